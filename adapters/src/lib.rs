@@ -1,0 +1,18 @@
+//! Agent Warden's adapters: the world behind the ports.
+//!
+//! - [`SledEventStore`]: the embedded default event store (sled 0.34.7), durable on return,
+//!   with group commit and an opt-in fsync mode.
+//! - [`MemoryEventStore`]: the same contract in memory, for tests and embedding.
+//! - [`SystemClock`], [`FixedClock`], [`SteppingClock`]: time.
+//!
+//! Architecture invariant: adapter errors are mapped into the port's error here, at the seam;
+//! no `sled::Error` or `io::Error` leaves this crate.
+
+mod clock;
+mod memory;
+mod sealing;
+mod sled;
+
+pub use clock::{FixedClock, SteppingClock, SystemClock};
+pub use memory::MemoryEventStore;
+pub use sled::{Durability, SledConfig, SledEventStore};

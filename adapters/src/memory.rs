@@ -1,0 +1,53 @@
+//! An in-memory event store with the same contract as the sled one, for tests and embedding.
+
+use std::sync::{Mutex, MutexGuard};
+
+use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
+use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+use async_trait::async_trait;
+
+use crate::sealing::prepare;
+
+/// A log held in memory; gone when dropped. Appends are atomic and ordered like the sled
+/// store's, so the contract suite runs against both.
+#[derive(Debug, Default)]
+pub struct MemoryEventStore {
+    records: Mutex<Vec<StoredRecord>>,
+}
+
+impl MemoryEventStore {
+    /// An empty log.
+    pub fn new() -> Self {
+        MemoryEventStore::default()
+    }
+
+    fn records(&self) -> Result<MutexGuard<'_, Vec<StoredRecord>>, StoreError> {
+        self.records.lock().map_err(|_| StoreError::Poisoned { reason: "a writer panicked".into() })
+    }
+}
+
+fn head_of(records: &[StoredRecord]) -> Head {
+    records.last().map_or(Head::EMPTY, |r| Head { seq: r.seq, hash: r.hash })
+}
+
+#[async_trait]
+impl EventStore for MemoryEventStore {
+    async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
+        let mut records = self.records()?;
+        let (sealed, head) = prepare(&head_of(&records), expected, &batch)?;
+        let first_seq = sealed.first().map_or(head.seq, |r| r.seq);
+        records.extend(sealed);
+        Ok(Appended { first_seq, head })
+    }
+
+    async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+        let records = self.records()?;
+        // Records are stored at index seq - 1.
+        let start = usize::try_from(from.saturating_sub(1)).unwrap_or(usize::MAX);
+        Ok(records.iter().skip(start).take(limit).cloned().collect())
+    }
+
+    async fn head(&self) -> Result<Head, StoreError> {
+        Ok(head_of(&self.records()?))
+    }
+}

@@ -1,0 +1,309 @@
+//! The embedded default event store, on sled 0.34.7.
+//!
+//! Layout: tree `events`, key = `seq` as 8 big-endian bytes, value = 32-byte hash ‖ body;
+//! tree `meta`, key `format` = [`FORMAT`].
+//!
+//! - **Durability .** An append returns only after sled's `flush()`, which on Linux is
+//!   `sync_file_range` — it survives a killed process, not necessarily a power cut.
+//!   [`Durability::Fsync`] also calls `fsync` on the log file.
+//! - **Group commit.** Concurrent appenders share one flush (see `group_commit`).
+//! - **Opening.** A path that does not exist is created. A path that exists must be an
+//!   Agent Warden event store whose first event is seq 1 and whose head verifies against the
+//!   event before it; otherwise opening fails — a store is never silently recreated. sled
+//!   locks its directory against other processes: the opener retries until
+//!   [`SledConfig::lock_timeout`], then fails with [`StoreError::Locked`].
+//! - **Poisoning.** After a failed flush the store refuses every further append: what reached
+//!   the disk is unknown until it is reopened and its head verified.
+
+mod group_commit;
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use agentwarden_domain::audit::{ChainVerifier, EventDraft, Hash, Head, StoredRecord};
+use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+use async_trait::async_trait;
+
+use crate::sealing::prepare;
+use group_commit::GroupCommit;
+
+/// The format marker written into a new store's `meta` tree.
+pub(crate) const FORMAT: &[u8] = b"agentwarden-events/1";
+
+/// How durable an acknowledged append is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// sled's `flush()` before returning (`sync_file_range` on Linux): survives a crash of the
+    /// process. The default.
+    #[default]
+    Flush,
+    /// `flush()` and then `fsync` of the log file: survives a crash of the machine, at the cost
+    /// of a full sync per group commit.
+    Fsync,
+}
+
+/// Where and how to open a [`SledEventStore`].
+#[derive(Clone, Debug)]
+pub struct SledConfig {
+    /// The store's directory.
+    pub path: PathBuf,
+    /// See [`Durability`].
+    pub durability: Durability,
+    /// How long to wait for another process to release the store.
+    pub lock_timeout: Duration,
+    /// sled's page cache, in bytes.
+    pub cache_capacity: u64,
+}
+
+impl SledConfig {
+    /// Defaults: [`Durability::Flush`], a 5 s lock wait, a 64 MiB cache.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        SledConfig {
+            path: path.into(),
+            durability: Durability::Flush,
+            lock_timeout: Duration::from_secs(5),
+            cache_capacity: 64 * 1024 * 1024,
+        }
+    }
+
+    /// Sets the durability.
+    pub fn durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
+        self
+    }
+
+    /// Sets the lock wait.
+    pub fn lock_timeout(mut self, timeout: Duration) -> Self {
+        self.lock_timeout = timeout;
+        self
+    }
+}
+
+/// The sled event store. Cheap to clone; clones share one database.
+#[derive(Clone, Debug)]
+pub struct SledEventStore {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    db: sled::Db,
+    events: sled::Tree,
+    durability: Durability,
+    log_file: Option<File>,
+    head: Mutex<Head>,
+    written: AtomicU64,
+    commit: GroupCommit,
+}
+
+fn unavailable(what: &str) -> impl Fn(sled::Error) -> StoreError + '_ {
+    move |e| StoreError::Unavailable { reason: format!("{what}: {e}") }
+}
+
+fn corrupt(seq: u64, why: impl Into<String>) -> StoreError {
+    StoreError::Corrupt { seq, why: why.into() }
+}
+
+fn key(seq: u64) -> [u8; 8] {
+    seq.to_be_bytes()
+}
+
+fn decode(key: &[u8], value: &[u8]) -> Result<StoredRecord, StoreError> {
+    let seq =
+        <[u8; 8]>::try_from(key).map(u64::from_be_bytes).map_err(|_| corrupt(0, "a key is not 8 bytes"))?;
+    let (hash, body) =
+        value.split_first_chunk::<32>().ok_or_else(|| corrupt(seq, "record shorter than its hash"))?;
+    Ok(StoredRecord { seq, hash: Hash::from_bytes(*hash), body: body.to_vec() })
+}
+
+fn encode(record: &StoredRecord) -> Vec<u8> {
+    let mut value = Vec::with_capacity(32 + record.body.len());
+    value.extend_from_slice(record.hash.as_bytes());
+    value.extend_from_slice(&record.body);
+    value
+}
+
+impl SledEventStore {
+    /// Opens the store at `config.path`, creating it if the path does not exist.
+    pub fn open(config: &SledConfig) -> Result<Self, StoreError> {
+        let path = config.path.as_path();
+        let exists = path.exists();
+        if exists && !path.join("db").is_file() {
+            return Err(corrupt(0, format!("`{}` exists but is not a sled event store", path.display())));
+        }
+        let db = open_locked(config)?;
+        let events = db.open_tree("events").map_err(unavailable("cannot open the events tree"))?;
+        let meta = db.open_tree("meta").map_err(unavailable("cannot open the meta tree"))?;
+        match meta.get("format").map_err(unavailable("cannot read the format marker"))? {
+            Some(format) if format.as_ref() == FORMAT => {}
+            Some(other) => {
+                return Err(corrupt(
+                    0,
+                    format!("unknown store format `{}`", String::from_utf8_lossy(&other)),
+                ));
+            }
+            // A store that was created but never written to (a crash between creating the
+            // directory and writing the marker) holds nothing to lose.
+            None if events.is_empty() => {
+                meta.insert("format", FORMAT).map_err(unavailable("cannot write the format marker"))?;
+                db.flush().map_err(unavailable("cannot flush the new store"))?;
+            }
+            None => return Err(corrupt(0, "events present but no format marker")),
+        }
+        let head = verified_head(&events)?;
+        let log_file = match config.durability {
+            Durability::Flush => None,
+            Durability::Fsync => Some(File::open(path.join("db")).map_err(|e| StoreError::Unavailable {
+                reason: format!("cannot open the log file for fsync: {e}"),
+            })?),
+        };
+        tracing::debug!(path = %path.display(), head = head.seq, created = !exists, "opened sled event store");
+        Ok(SledEventStore {
+            inner: Arc::new(Inner {
+                db,
+                events,
+                durability: config.durability,
+                log_file,
+                head: Mutex::new(head),
+                written: AtomicU64::new(head.seq),
+                commit: GroupCommit::new(head.seq),
+            }),
+        })
+    }
+
+    fn append_blocking(&self, expected: Expected, batch: &[EventDraft]) -> Result<Appended, StoreError> {
+        let inner = &self.inner;
+        inner.commit.check_healthy()?;
+        let (first_seq, head) = {
+            let mut head = inner.head.lock().map_err(|_| poisoned())?;
+            let (records, new_head) = prepare(&head, expected, batch)?;
+            let mut write = sled::Batch::default();
+            for record in &records {
+                write.insert(&key(record.seq), encode(record));
+            }
+            inner.events.apply_batch(write).map_err(unavailable("cannot write the batch"))?;
+            *head = new_head;
+            inner.written.store(new_head.seq, Ordering::Release);
+            (records.first().map_or(new_head.seq, |r| r.seq), new_head)
+        };
+        inner.commit.wait_durable(head.seq, &inner.written, || inner.make_durable())?;
+        Ok(Appended { first_seq, head })
+    }
+
+    fn read_blocking(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+        let mut out = Vec::with_capacity(limit.min(4096));
+        for entry in self.inner.events.range(key(from)..).take(limit) {
+            let (k, v) = entry.map_err(unavailable("cannot read events"))?;
+            out.push(decode(&k, &v)?);
+        }
+        Ok(out)
+    }
+
+    fn current_head(&self) -> Result<Head, StoreError> {
+        self.inner.head.lock().map(|h| *h).map_err(|_| poisoned())
+    }
+}
+
+impl Inner {
+    fn make_durable(&self) -> Result<(), String> {
+        self.db.flush().map_err(|e| format!("flush failed: {e}"))?;
+        if let Some(file) = &self.log_file {
+            file.sync_all().map_err(|e| format!("fsync failed: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
+fn poisoned() -> StoreError {
+    StoreError::Poisoned { reason: "a writer panicked while holding the head".into() }
+}
+
+/// Opens sled, retrying while another process holds its lock, up to `config.lock_timeout`.
+fn open_locked(config: &SledConfig) -> Result<sled::Db, StoreError> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        let opened = sled::Config::new()
+            .path(&config.path)
+            .cache_capacity(config.cache_capacity)
+            .flush_every_ms(None)
+            .open();
+        match opened {
+            Ok(db) => return Ok(db),
+            Err(sled::Error::Io(e)) if e.to_string().contains("could not acquire lock") => {
+                let waited = started.elapsed();
+                if waited >= config.lock_timeout {
+                    return Err(StoreError::Locked {
+                        path: config.path.display().to_string(),
+                        waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
+                    });
+                }
+                std::thread::sleep(pause.min(config.lock_timeout.saturating_sub(waited)));
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(e) => return Err(unavailable("cannot open the store")(e)),
+        }
+    }
+}
+
+/// The head of `events`, checked: the first event is seq 1, and the last one verifies against
+/// the event before it.
+fn verified_head(events: &sled::Tree) -> Result<Head, StoreError> {
+    let Some((last_key, last_value)) = events.last().map_err(unavailable("cannot read the head"))? else {
+        return Ok(Head::EMPTY);
+    };
+    let last = decode(&last_key, &last_value)?;
+    let first = match events.first().map_err(unavailable("cannot read the first event"))? {
+        Some((k, v)) => decode(&k, &v)?,
+        None => return Err(corrupt(0, "the log changed while it was opened")),
+    };
+    if first.seq != 1 {
+        return Err(corrupt(1, format!("the log starts at seq {}", first.seq)));
+    }
+    let before = match last.seq {
+        0 => return Err(corrupt(0, "an event has seq 0")),
+        1 => Head::EMPTY,
+        seq => {
+            let value = events
+                .get(key(seq - 1))
+                .map_err(unavailable("cannot read the event before the head"))?
+                .ok_or_else(|| corrupt(seq - 1, "event missing before the head"))?;
+            let previous = decode(&key(seq - 1), &value)?;
+            Head { seq: previous.seq, hash: previous.hash }
+        }
+    };
+    let mut verifier = ChainVerifier::after(before);
+    verifier.push(&last).map_err(|b| corrupt(b.seq, b.why.to_string()))?;
+    Ok(verifier.head())
+}
+
+#[async_trait]
+impl EventStore for SledEventStore {
+    async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.append_blocking(expected, &batch))
+            .await
+            .map_err(|e| StoreError::Unavailable { reason: format!("append task failed: {e}") })?
+    }
+
+    async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.read_blocking(from, limit))
+            .await
+            .map_err(|e| StoreError::Unavailable { reason: format!("read task failed: {e}") })?
+    }
+
+    async fn head(&self) -> Result<Head, StoreError> {
+        self.current_head()
+    }
+}
+
+impl SledEventStore {
+    /// The store's durability mode.
+    pub fn durability(&self) -> Durability {
+        self.inner.durability
+    }
+}

@@ -1,0 +1,241 @@
+//! `warden audit …`: read, verify, checkpoint, export and annotate the audit log.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Subcommand, ValueEnum};
+use serde_json::json;
+
+use agentwarden_domain::audit::{
+    Actor, AuditEvent, BreakKind, ChainBreak, Checkpoint, Correlation, CorrelationId, Envelope, OperatorNote,
+};
+use agentwarden_ports::StoreError;
+
+use super::{EXIT_OK, Failure};
+use crate::{Verification, Warden, WardenError};
+
+#[derive(Debug, Subcommand)]
+pub(super) enum AuditCommand {
+    /// List events: a table, or one JSON object per line with --json.
+    Log {
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+        /// First sequence number to show.
+        #[arg(long, default_value_t = 1, value_name = "SEQ")]
+        from: u64,
+        /// At most this many events.
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+    },
+    /// Show one event in full.
+    Show {
+        /// Its sequence number.
+        seq: u64,
+        /// One line of JSON instead of pretty-printed JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the hash chain (and a checkpoint): exit 0 if intact, 1 with the first broken seq.
+    Verify {
+        /// A checkpoint from `warden audit checkpoint`; finds truncation and rewrites behind it.
+        #[arg(long, value_name = "FILE")]
+        checkpoint: Option<PathBuf>,
+        /// Print the verdict as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the head as `{"seq": N, "head_hash": "…"}`, to keep outside the log.
+    Checkpoint,
+    /// Write the whole log for other tools.
+    Export {
+        /// The output format.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+    },
+    /// Count events by type and by decision.
+    Stats {
+        /// Print the counts as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Append an operator's note to the log.
+    Note {
+        /// The note.
+        message: String,
+        /// Who writes it.
+        #[arg(long, default_value = "cli")]
+        actor: String,
+        /// A session id to file it under.
+        #[arg(long)]
+        session: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(super) enum ExportFormat {
+    /// One JSON envelope per line.
+    Jsonl,
+}
+
+pub(super) async fn run(
+    command: AuditCommand,
+    open: impl FnOnce() -> Result<Warden, WardenError>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    match command {
+        AuditCommand::Verify { checkpoint, json } => {
+            let checkpoint = checkpoint.map(|path| read_checkpoint(&path)).transpose()?;
+            let verification = match open() {
+                Ok(warden) => warden.verify(checkpoint).await?,
+                // A store whose head does not verify refuses to open; that is a verdict too.
+                Err(WardenError::Store(StoreError::Corrupt { seq, why })) => {
+                    Verification::Broken(ChainBreak { seq, why: BreakKind::Unreadable { why } })
+                }
+                Err(e) => return Err(e.into()),
+            };
+            print_verification(&verification, json, out)
+        }
+        AuditCommand::Note { message, actor, session } => {
+            let message = message.trim_end().to_owned();
+            if message.trim().is_empty() {
+                return Err(Failure::usage("the note is empty"));
+            }
+            let actor = Actor::new(actor).map_err(|e| Failure::usage(e.to_string()))?;
+            let session =
+                session.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))?;
+            let warden = open()?.with_actor(actor);
+            let event = AuditEvent::OperatorNote(OperatorNote { message });
+            let appended = warden.record(Correlation { session, ..Correlation::default() }, &event).await?;
+            writeln!(out, "{}", json!({"seq": appended.head.seq, "hash": appended.head.hash}))?;
+            Ok(EXIT_OK)
+        }
+        AuditCommand::Log { json, from, limit } => {
+            let warden = open()?;
+            if !json {
+                writeln!(
+                    out,
+                    "{:>6}  {:<24}  {:<10}  {:<22}  {:<8}  {:<12}  HASH",
+                    "SEQ", "RECORDED_AT", "ACTOR", "TYPE", "DECISION", "SESSION"
+                )?;
+            }
+            let mut pages = warden.pages(from, limit);
+            while let Some(page) = pages.next_page().await.map_err(WardenError::from)? {
+                for record in &page {
+                    let envelope = Envelope::parse(record)
+                        .map_err(|e| Failure::no(format!("{e} (run `warden audit verify`)")))?;
+                    if json {
+                        writeln!(out, "{}", to_json(&envelope)?)?;
+                    } else {
+                        write_row(&envelope, out)?;
+                    }
+                }
+            }
+            Ok(EXIT_OK)
+        }
+        AuditCommand::Show { seq, json } => {
+            let warden = open()?;
+            let Some(envelope) = warden.event(seq).await? else {
+                return Err(Failure::no(format!("there is no event {seq}")));
+            };
+            let text = if json { to_json(&envelope)? } else { pretty(&envelope)? };
+            writeln!(out, "{text}")?;
+            Ok(EXIT_OK)
+        }
+        AuditCommand::Checkpoint => {
+            let warden = open()?;
+            let checkpoint = warden.checkpoint().await?;
+            writeln!(out, "{}", serde_json::to_string(&checkpoint).map_err(|e| Failure::no(e.to_string()))?)?;
+            Ok(EXIT_OK)
+        }
+        AuditCommand::Export { format: ExportFormat::Jsonl } => {
+            let warden = open()?;
+            let mut pages = warden.pages(1, None);
+            while let Some(page) = pages.next_page().await.map_err(WardenError::from)? {
+                for record in &page {
+                    let envelope = Envelope::parse(record).map_err(|e| Failure::no(e.to_string()))?;
+                    writeln!(out, "{}", to_json(&envelope)?)?;
+                }
+            }
+            Ok(EXIT_OK)
+        }
+        AuditCommand::Stats { json } => {
+            let warden = open()?;
+            let stats = warden.stats().await?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string(&stats).map_err(|e| Failure::no(e.to_string()))?)?;
+            } else {
+                writeln!(out, "events: {}", stats.events)?;
+                writeln!(out, "by type:")?;
+                for (event_type, n) in &stats.by_type {
+                    writeln!(out, "  {event_type:<28} {n:>10}")?;
+                }
+                writeln!(out, "by decision:")?;
+                for (decision, n) in &stats.by_decision {
+                    writeln!(out, "  {decision:<28} {n:>10}")?;
+                }
+            }
+            Ok(EXIT_OK)
+        }
+    }
+}
+
+fn read_checkpoint(path: &std::path::Path) -> Result<Checkpoint, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::usage(format!("cannot read checkpoint `{}`: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| {
+        Failure::usage(format!("`{}` is not a checkpoint ({{\"seq\", \"head_hash\"}}): {e}", path.display()))
+    })
+}
+
+fn print_verification(verification: &Verification, json: bool, out: &mut dyn Write) -> Result<u8, Failure> {
+    match verification {
+        Verification::Intact { head } => {
+            if json {
+                writeln!(out, "{}", json!({"intact": true, "events": head.seq, "head_hash": head.hash}))?;
+            } else {
+                writeln!(out, "intact: {} events, head {}", head.seq, head.hash)?;
+            }
+            Ok(EXIT_OK)
+        }
+        Verification::Broken(broken) => {
+            if json {
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"intact": false, "seq": broken.seq, "why": broken.why.to_string()})
+                )?;
+            }
+            Err(Failure::no(broken.to_string()))
+        }
+    }
+}
+
+fn to_json(envelope: &Envelope) -> Result<String, Failure> {
+    serde_json::to_string(envelope)
+        .map_err(|e| Failure::no(format!("cannot print event {}: {e}", envelope.seq)))
+}
+
+fn pretty(envelope: &Envelope) -> Result<String, Failure> {
+    serde_json::to_string_pretty(envelope)
+        .map_err(|e| Failure::no(format!("cannot print event {}: {e}", envelope.seq)))
+}
+
+fn write_row(e: &Envelope, out: &mut dyn Write) -> std::io::Result<()> {
+    let decision = serde_json::from_str::<serde_json::Value>(e.payload.get())
+        .ok()
+        .and_then(|p| p.get("decision").and_then(|d| d.as_str().map(str::to_owned)))
+        .unwrap_or_else(|| "-".into());
+    let hash = e.hash.to_string();
+    writeln!(
+        out,
+        "{:>6}  {:<24}  {:<10}  {:<22}  {:<8}  {:<12}  {}",
+        e.seq,
+        e.recorded_at.to_string(),
+        e.actor,
+        e.event_type,
+        decision,
+        e.session.as_deref().unwrap_or("-"),
+        hash.get(..12).unwrap_or(&hash),
+    )
+}

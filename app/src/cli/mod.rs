@@ -1,0 +1,148 @@
+//! The `warden` command line: a thin clap layer over the [`crate::Warden`] use cases.
+//!
+//! Exit codes (documented in the README):
+//!
+//! | code | meaning |
+//! | --- | --- |
+//! | 0 | success; `verify`: the log is intact |
+//! | 1 | the answer is no: `verify` found a break, or the store does not verify on open |
+//! | 2 | usage: bad arguments or an unreadable/malformed input file |
+//! | 3 | the store is unavailable: locked by another process past the wait, or an I/O error |
+//!
+//! Diagnostics go to stderr through `tracing` (filtered by `RUST_LOG`, default `warn`); stdout
+//! carries only the command's output, so `--json` output is never mixed with logs.
+
+mod audit;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use crate::{Durability, SledConfig, Warden, WardenError};
+use agentwarden_ports::StoreError;
+
+/// Exit code: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: the answer is no (integrity failure, and later: deny).
+pub const EXIT_NO: u8 = 1;
+/// Exit code: usage error or bad input.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code: the store is unavailable.
+pub const EXIT_STORE: u8 = 3;
+
+/// Agent Warden: the fail-closed governance kernel for AI-agent harnesses.
+#[derive(Debug, Parser)]
+#[command(name = "warden", version, about, max_term_width = 100)]
+struct Cli {
+    /// The embedded store's directory.
+    #[arg(long, global = true, env = "AGENTWARDEN_STORE", default_value = crate::DEFAULT_STORE)]
+    store: PathBuf,
+    /// Also fsync the log file on every commit (survives a machine crash, not only a process
+    /// crash).
+    #[arg(long, global = true)]
+    fsync: bool,
+    /// How long to wait for another process to release the store, in milliseconds.
+    #[arg(long, global = true, default_value_t = 5000, value_name = "MS")]
+    lock_timeout_ms: u64,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Read, verify and export the audit log.
+    #[command(subcommand)]
+    Audit(audit::AuditCommand),
+}
+
+/// A command's failure: the exit code and a one-line reason for stderr.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    code: u8,
+    reason: String,
+}
+
+impl Failure {
+    pub(crate) fn usage(reason: impl Into<String>) -> Self {
+        Failure { code: EXIT_USAGE, reason: reason.into() }
+    }
+
+    pub(crate) fn no(reason: impl Into<String>) -> Self {
+        Failure { code: EXIT_NO, reason: reason.into() }
+    }
+}
+
+impl From<WardenError> for Failure {
+    fn from(error: WardenError) -> Self {
+        let code = match &error {
+            WardenError::Store(StoreError::Corrupt { .. }) => EXIT_NO,
+            WardenError::Store(_) | WardenError::Event(_) => EXIT_STORE,
+            WardenError::Invalid(_) => EXIT_USAGE,
+        };
+        Failure { code, reason: error.to_string() }
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(error: std::io::Error) -> Self {
+        Failure { code: EXIT_STORE, reason: format!("cannot write output: {error}") }
+    }
+}
+
+/// Runs `warden` with the process's arguments and returns its exit code.
+pub fn main() -> ExitCode {
+    init_tracing();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            return fail(&Failure { code: EXIT_STORE, reason: format!("cannot start the runtime: {e}") });
+        }
+    };
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let result = runtime.block_on(run(cli, &mut stdout)).and_then(|code| {
+        stdout.flush()?;
+        Ok(code)
+    });
+    match result {
+        Ok(code) => ExitCode::from(code),
+        // `warden audit log | head`: the reader left; that is not a failure.
+        Err(f) if f.reason.contains("Broken pipe") => ExitCode::from(EXIT_OK),
+        Err(f) => fail(&f),
+    }
+}
+
+fn fail(failure: &Failure) -> ExitCode {
+    eprintln!("warden: {}", failure.reason);
+    ExitCode::from(failure.code)
+}
+
+fn init_tracing() {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|spec| spec.parse::<tracing_subscriber::filter::Targets>().ok())
+        .unwrap_or_else(|| tracing_subscriber::filter::Targets::new().with_default(tracing::Level::WARN));
+    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false);
+    let _ = tracing_subscriber::registry().with(layer).with(filter).try_init();
+}
+
+async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
+    let config = SledConfig::new(&cli.store)
+        .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
+        .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));
+    let open = || Warden::builder().embedded(config.clone()).build();
+    match cli.command {
+        Command::Audit(command) => audit::run(command, open, out).await,
+    }
+}

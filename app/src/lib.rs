@@ -1,0 +1,32 @@
+//! Agent Warden: the fail-closed governance kernel for AI-agent harnesses.
+//!
+//! A harness asks Agent Warden before it does something risky and gets a decision that is
+//! recorded, before it is returned, in a tamper-evident audit log. This crate is the
+//! application ring: the [`Warden`] facade a library consumer touches, its use cases, and the
+//! `warden` binary (a thin clap layer over the same use cases).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), agentwarden::WardenError> {
+//! use agentwarden::Warden;
+//! use agentwarden::audit::{AuditEvent, Correlation, OperatorNote};
+//!
+//! // The embedded default: a sled store under `.agentwarden/audit`.
+//! let warden = Warden::builder().build()?;
+//! let note = AuditEvent::OperatorNote(OperatorNote { message: "maintenance begins".into() });
+//! let appended = warden.record(Correlation::default(), &note).await?;
+//! assert!(warden.verify(None).await?.is_intact());
+//! # let _ = appended; Ok(()) }
+//! ```
+//!
+//! Architecture invariant: use cases read through ports, ask the domain, append the decision's
+//! event, and only then return. Nothing outside this crate wires adapters together.
+
+mod audit_log;
+pub mod cli;
+mod warden;
+
+pub use agentwarden_adapters::{Durability, MemoryEventStore, SledConfig, SledEventStore};
+pub use agentwarden_domain::audit;
+pub use agentwarden_ports::{Appended, Clock, EventStore, Expected, StoreError};
+pub use audit_log::{Pages, Stats, Verification};
+pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};

@@ -1,0 +1,145 @@
+//! The `Warden` facade and its builder: the composition root of the library.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agentwarden_adapters::{SledConfig, SledEventStore, SystemClock};
+use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, InvalidText};
+use agentwarden_ports::{Appended, Clock, EventStore, Expected, StoreError};
+
+/// Where the embedded store lives when nothing else is configured.
+pub const DEFAULT_STORE: &str = ".agentwarden/audit";
+
+/// Why a use case could not complete. Decisions never surface these as allows: a caller that
+/// gets an error must treat it as a deny.
+#[derive(Debug, thiserror::Error)]
+pub enum WardenError {
+    /// The event store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An event could not be built.
+    #[error("cannot build the event: {0}")]
+    Event(String),
+    /// An input was not acceptable.
+    #[error("{0}")]
+    Invalid(#[from] InvalidText),
+}
+
+impl WardenError {
+    /// The stable snake_case code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            WardenError::Store(e) => e.code(),
+            WardenError::Event(_) => "internal_error",
+            WardenError::Invalid(_) => "invalid_input",
+        }
+    }
+}
+
+/// The one object a library consumer holds: the adapters it was built with, and the use cases.
+#[derive(Clone)]
+pub struct Warden {
+    pub(crate) store: Arc<dyn EventStore>,
+    clock: Arc<dyn Clock>,
+    actor: Actor,
+}
+
+impl std::fmt::Debug for Warden {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Warden").field("actor", &self.actor).finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Warden`]. Without an event store it opens the embedded sled store at
+/// [`DEFAULT_STORE`]; without a clock it uses the system clock; the default actor is `warden`.
+#[derive(Default)]
+pub struct WardenBuilder {
+    store: Option<Arc<dyn EventStore>>,
+    sled: Option<SledConfig>,
+    clock: Option<Arc<dyn Clock>>,
+    actor: Option<Actor>,
+}
+
+impl std::fmt::Debug for WardenBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WardenBuilder")
+            .field("sled", &self.sled)
+            .field("actor", &self.actor)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WardenBuilder {
+    /// Uses this event store.
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Uses the embedded sled store with this configuration (ignored if
+    /// [`WardenBuilder::event_store`] is set).
+    pub fn embedded(mut self, config: SledConfig) -> Self {
+        self.sled = Some(config);
+        self
+    }
+
+    /// Uses this clock.
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Records events as this actor.
+    pub fn actor(mut self, actor: Actor) -> Self {
+        self.actor = Some(actor);
+        self
+    }
+
+    /// Opens what is not given. Opening the embedded store may wait for another process's lock
+    /// (bounded by [`SledConfig::lock_timeout`]), so call this outside latency-critical paths.
+    pub fn build(self) -> Result<Warden, WardenError> {
+        let store = match self.store {
+            Some(store) => store,
+            None => {
+                let config = self.sled.unwrap_or_else(|| SledConfig::new(PathBuf::from(DEFAULT_STORE)));
+                Arc::new(SledEventStore::open(&config)?)
+            }
+        };
+        let actor = match self.actor {
+            Some(actor) => actor,
+            None => Actor::new("warden")?,
+        };
+        Ok(Warden { store, clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)), actor })
+    }
+}
+
+impl Warden {
+    /// Starts a builder.
+    pub fn builder() -> WardenBuilder {
+        WardenBuilder::default()
+    }
+
+    /// The event store this Warden records into.
+    pub fn event_store(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+
+    /// The same Warden, recording as another actor.
+    pub fn with_actor(&self, actor: Actor) -> Warden {
+        Warden { actor, ..self.clone() }
+    }
+
+    /// Appends one event, timed by the clock and signed by this Warden's actor. Returns once
+    /// the event is durable.
+    pub async fn record(
+        &self,
+        correlation: Correlation,
+        event: &AuditEvent,
+    ) -> Result<Appended, WardenError> {
+        let draft = EventDraft::new(self.clock.now(), self.actor.clone(), correlation, event)
+            .map_err(|e| WardenError::Event(e.to_string()))?;
+        let appended = self.store.append(Expected::Any, vec![draft]).await?;
+        tracing::debug!(seq = appended.head.seq, event_type = event.event_type(), "recorded");
+        Ok(appended)
+    }
+}

@@ -1,0 +1,272 @@
+//! The event envelope: what an event says besides its payload, and the exact body bytes.
+//!
+//! The body is JSON with its fields in a fixed order, beginning `{"seq":N,"prev_hash":"…",`.
+//! That fixed prefix lets the verifier check an event's declared position with a byte
+//! comparison instead of a parse.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::chain::StoredRecord;
+use super::event::AuditEvent;
+use super::hash::Hash;
+use super::time::Timestamp;
+
+/// Text that cannot be an actor or a correlation id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidText {
+    /// Empty or only whitespace.
+    #[error("{what} is empty")]
+    Empty {
+        /// Which value.
+        what: &'static str,
+    },
+    /// Longer than allowed.
+    #[error("{what} is {len} characters long; at most {max} are allowed")]
+    TooLong {
+        /// Which value.
+        what: &'static str,
+        /// Its length in characters.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Contains a control character.
+    #[error("{what} contains a control character")]
+    ControlCharacter {
+        /// Which value.
+        what: &'static str,
+    },
+}
+
+fn check_text(what: &'static str, text: &str, max: usize) -> Result<(), InvalidText> {
+    if text.trim().is_empty() {
+        return Err(InvalidText::Empty { what });
+    }
+    let len = text.chars().count();
+    if len > max {
+        return Err(InvalidText::TooLong { what, len, max });
+    }
+    if text.chars().any(char::is_control) {
+        return Err(InvalidText::ControlCharacter { what });
+    }
+    Ok(())
+}
+
+/// Who caused an event (`daemon`, `cli`, a user name): non-empty, at most 128 characters,
+/// no control characters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Actor(String);
+
+impl Actor {
+    /// Validates and wraps an actor name.
+    pub fn new(name: impl Into<String>) -> Result<Self, InvalidText> {
+        let name = name.into();
+        check_text("actor", &name, 128)?;
+        Ok(Actor(name))
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A session, turn, run or item id: non-empty, at most 256 characters, no control characters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct CorrelationId(String);
+
+impl CorrelationId {
+    /// Validates and wraps an id.
+    pub fn new(id: impl Into<String>) -> Result<Self, InvalidText> {
+        let id = id.into();
+        check_text("correlation id", &id, 256)?;
+        Ok(CorrelationId(id))
+    }
+
+    /// The id.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The ids that tie an event to the work it is about; all optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Correlation {
+    /// The harness session.
+    pub session: Option<CorrelationId>,
+    /// The turn within the session.
+    pub turn: Option<CorrelationId>,
+    /// The fan-out or pipeline run.
+    pub run: Option<CorrelationId>,
+    /// The work item.
+    pub item: Option<CorrelationId>,
+}
+
+/// An event before it has a place in the chain: everything but `seq`, `prev_hash` and `hash`,
+/// which the store assigns at write time.
+#[derive(Debug, Clone)]
+pub struct EventDraft {
+    recorded_at: Timestamp,
+    actor: Actor,
+    correlation: Correlation,
+    event_type: &'static str,
+    event_version: u32,
+    payload: Box<RawValue>,
+}
+
+impl EventDraft {
+    /// A draft of `event`, recorded at `recorded_at` by `actor`.
+    pub fn new(
+        recorded_at: Timestamp,
+        actor: Actor,
+        correlation: Correlation,
+        event: &AuditEvent,
+    ) -> Result<Self, serde_json::Error> {
+        Ok(EventDraft {
+            recorded_at,
+            actor,
+            correlation,
+            event_type: event.event_type(),
+            event_version: event.event_version(),
+            payload: event.to_payload()?,
+        })
+    }
+
+    /// The event's type name.
+    pub fn event_type(&self) -> &'static str {
+        self.event_type
+    }
+
+    /// Writes the body of this draft at position `seq` after `prev` into `out`.
+    pub(crate) fn write_body(
+        &self,
+        seq: u64,
+        prev: &Hash,
+        out: &mut Vec<u8>,
+    ) -> Result<(), serde_json::Error> {
+        let body = BodyRef {
+            seq,
+            prev_hash: prev,
+            recorded_at: self.recorded_at,
+            actor: self.actor.as_str(),
+            session: self.correlation.session.as_ref().map(CorrelationId::as_str),
+            turn: self.correlation.turn.as_ref().map(CorrelationId::as_str),
+            run: self.correlation.run.as_ref().map(CorrelationId::as_str),
+            item: self.correlation.item.as_ref().map(CorrelationId::as_str),
+            event_type: self.event_type,
+            event_version: self.event_version,
+            payload: &self.payload,
+        };
+        serde_json::to_writer(out, &body)
+    }
+}
+
+fn display_timestamp<S: serde::Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(t)
+}
+
+fn parse_timestamp<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+    let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+    text.parse().map_err(serde::de::Error::custom)
+}
+
+/// The stored body, field order fixed: `seq` and `prev_hash` must come first (see module doc).
+#[derive(Serialize)]
+struct BodyRef<'a> {
+    seq: u64,
+    prev_hash: &'a Hash,
+    #[serde(serialize_with = "display_timestamp")]
+    recorded_at: Timestamp,
+    actor: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    turn: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    item: Option<&'a str>,
+    event_type: &'a str,
+    event_version: u32,
+    payload: &'a RawValue,
+}
+
+/// A stored event read back: the body's fields plus the record's hash.
+///
+/// `payload` keeps the exact stored JSON text of the payload.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Envelope {
+    /// Position in the log, from 1, gapless.
+    pub seq: u64,
+    /// When it was recorded.
+    #[serde(serialize_with = "display_timestamp", deserialize_with = "parse_timestamp")]
+    pub recorded_at: Timestamp,
+    /// Who caused it.
+    pub actor: String,
+    /// Harness session id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// Turn id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<String>,
+    /// Run id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// Work item id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    /// The event's type name, snake_case.
+    pub event_type: String,
+    /// The payload's schema version as written.
+    pub event_version: u32,
+    /// The payload as stored.
+    pub payload: Box<RawValue>,
+    /// The hash of the previous event.
+    pub prev_hash: Hash,
+    /// This event's hash (from the record, not the body).
+    #[serde(default = "genesis")]
+    pub hash: Hash,
+}
+
+fn genesis() -> Hash {
+    Hash::GENESIS
+}
+
+/// A stored body that cannot be read as an envelope.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvelopeError {
+    /// Not JSON of the envelope's shape.
+    #[error("event {seq}: the stored body is not a valid envelope: {why}")]
+    Malformed {
+        /// The record's sequence number.
+        seq: u64,
+        /// What the parser said.
+        why: String,
+    },
+    /// The body names another position than the record.
+    #[error("event {seq}: the stored body declares seq {declared}")]
+    SeqMismatch {
+        /// The record's sequence number.
+        seq: u64,
+        /// The body's.
+        declared: u64,
+    },
+}
+
+impl Envelope {
+    /// Reads a stored record's body. This does not verify the chain; [`super::ChainVerifier`]
+    /// does.
+    pub fn parse(record: &StoredRecord) -> Result<Envelope, EnvelopeError> {
+        let mut envelope: Envelope = serde_json::from_slice(&record.body)
+            .map_err(|e| EnvelopeError::Malformed { seq: record.seq, why: e.to_string() })?;
+        if envelope.seq != record.seq {
+            return Err(EnvelopeError::SeqMismatch { seq: record.seq, declared: envelope.seq });
+        }
+        envelope.hash = record.hash;
+        Ok(envelope)
+    }
+}

@@ -1,0 +1,149 @@
+//! Typed audit events, and the upcasting hook that reads old versions as today's types.
+//!
+//! Events are never rewritten: an event keeps the `event_version` it was written with. When a
+//! payload's shape changes, its version goes up by one and a step is added to [`UPCASTS`] that
+//! turns the old JSON into the new; [`decode`] applies the steps in order when it reads. Each
+//! capability adds its own variants to [`AuditEvent`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::envelope::Envelope;
+
+/// A note an operator adds to the log (`warden audit note`): an investigator's remark, a
+/// marker around maintenance, the README's first events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorNote {
+    /// The note's text.
+    pub message: String,
+}
+
+/// Every event Agent Warden writes, at its current version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuditEvent {
+    /// `operator_note`, version 1.
+    OperatorNote(OperatorNote),
+}
+
+impl AuditEvent {
+    /// The `event_type` written in the envelope.
+    pub fn event_type(&self) -> &'static str {
+        match self {
+            AuditEvent::OperatorNote(_) => "operator_note",
+        }
+    }
+
+    /// The current schema version of this event's payload.
+    pub fn event_version(&self) -> u32 {
+        match self {
+            AuditEvent::OperatorNote(_) => 1,
+        }
+    }
+
+    /// The payload as JSON.
+    pub fn to_payload(&self) -> Result<Box<RawValue>, serde_json::Error> {
+        match self {
+            AuditEvent::OperatorNote(note) => serde_json::value::to_raw_value(note),
+        }
+    }
+
+    fn from_current(event_type: &str, payload: serde_json::Value) -> Result<AuditEvent, DecodeError> {
+        let invalid = |e: serde_json::Error| DecodeError::InvalidPayload {
+            event_type: event_type.to_owned(),
+            why: e.to_string(),
+        };
+        match event_type {
+            "operator_note" => serde_json::from_value(payload).map(AuditEvent::OperatorNote).map_err(invalid),
+            other => Err(DecodeError::UnknownType { event_type: other.to_owned() }),
+        }
+    }
+
+    fn current_version(event_type: &str) -> Option<u32> {
+        match event_type {
+            "operator_note" => Some(1),
+            _ => None,
+        }
+    }
+}
+
+/// One step of schema evolution: turns version `from_version` of `event_type` into version
+/// `from_version + 1`.
+#[derive(Debug, Clone, Copy)]
+pub struct Upcast {
+    /// The event type the step applies to.
+    pub event_type: &'static str,
+    /// The version it reads.
+    pub from_version: u32,
+    /// The conversion; an error says what in the old payload could not be carried over.
+    pub step: fn(serde_json::Value) -> Result<serde_json::Value, String>,
+}
+
+/// The upcasting steps of the current schema. Empty while every event type is at version 1.
+pub const UPCASTS: &[Upcast] = &[];
+
+/// An event that cannot be read as today's type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// No variant of [`AuditEvent`] has this type.
+    #[error("unknown event type `{event_type}`")]
+    UnknownType {
+        /// The type seen.
+        event_type: String,
+    },
+    /// Written by a newer Agent Warden than this one.
+    #[error("`{event_type}` version {version} is newer than this reader's version {current}")]
+    FromTheFuture {
+        /// The type.
+        event_type: String,
+        /// The version seen.
+        version: u32,
+        /// The newest this reader knows.
+        current: u32,
+    },
+    /// An old version with no step to today's.
+    #[error("no upcast for `{event_type}` version {version}")]
+    NoUpcast {
+        /// The type.
+        event_type: String,
+        /// The version with no step.
+        version: u32,
+    },
+    /// The payload does not have the shape of its version.
+    #[error("invalid `{event_type}` payload: {why}")]
+    InvalidPayload {
+        /// The type.
+        event_type: String,
+        /// What was wrong.
+        why: String,
+    },
+}
+
+/// Reads an envelope's payload as today's event type, upcasting old versions with [`UPCASTS`].
+pub fn decode(envelope: &Envelope) -> Result<AuditEvent, DecodeError> {
+    decode_with(UPCASTS, envelope)
+}
+
+/// [`decode`] with an explicit list of upcasting steps.
+pub fn decode_with(upcasts: &[Upcast], envelope: &Envelope) -> Result<AuditEvent, DecodeError> {
+    let event_type = envelope.event_type.as_str();
+    let current = AuditEvent::current_version(event_type)
+        .ok_or_else(|| DecodeError::UnknownType { event_type: event_type.to_owned() })?;
+    let invalid = |why: String| DecodeError::InvalidPayload { event_type: event_type.to_owned(), why };
+    let mut version = envelope.event_version;
+    if version > current {
+        return Err(DecodeError::FromTheFuture { event_type: event_type.to_owned(), version, current });
+    }
+    let mut payload: serde_json::Value =
+        serde_json::from_str(envelope.payload.get()).map_err(|e| invalid(e.to_string()))?;
+    while version < current {
+        let step = upcasts
+            .iter()
+            .find(|u| u.event_type == event_type && u.from_version == version)
+            .ok_or_else(|| DecodeError::NoUpcast { event_type: event_type.to_owned(), version })?;
+        payload = (step.step)(payload).map_err(invalid)?;
+        version += 1;
+    }
+    AuditEvent::from_current(event_type, payload)
+}

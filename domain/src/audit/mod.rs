@@ -1,0 +1,27 @@
+//! The tamper-evident audit log: event envelopes, the hash chain, and typed events.
+//!
+//! Every decision Agent Warden takes is appended as an immutable event. An event is stored as
+//! the exact bytes of its envelope *body* (JSON, fields in a fixed order) together with
+//! `hash = BLAKE3(prev_hash ‖ body)`. Verification hashes the stored bytes; it never
+//! re-serialises anything, so a reader cannot be fooled by two encodings of one value.
+//!
+//! Identity is the gapless sequence number (from 1) and the hash; there are no random ids, so
+//! replaying the same inputs with the same clock gives the same log. Time comes from the
+//! caller's clock as RFC 3339 UTC with milliseconds.
+
+mod chain;
+mod checkpoint;
+mod envelope;
+mod event;
+mod hash;
+mod time;
+
+pub use chain::{BreakKind, ChainBreak, ChainVerifier, Head, StoredRecord, seal, seal_batch, verify};
+pub use checkpoint::Checkpoint;
+pub use envelope::{Actor, Correlation, CorrelationId, Envelope, EnvelopeError, EventDraft, InvalidText};
+pub use event::{AuditEvent, DecodeError, OperatorNote, UPCASTS, Upcast, decode, decode_with};
+pub use hash::{Hash, ParseHashError};
+pub use time::{InvalidTimestamp, Timestamp};
+
+#[cfg(test)]
+mod tests;

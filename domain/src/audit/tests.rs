@@ -1,0 +1,216 @@
+//! Chain, envelope and upcasting tests, including the properties of STYLE.md §9: a chain built
+//! by `seal` always verifies, and any single-byte edit is found at the right `seq`.
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+
+fn draft(message: &str, millis: i64) -> EventDraft {
+    EventDraft::new(
+        Timestamp::from_unix_millis(millis).unwrap(),
+        Actor::new("cli").unwrap(),
+        Correlation { session: Some(CorrelationId::new("s-1").unwrap()), ..Correlation::default() },
+        &AuditEvent::OperatorNote(OperatorNote { message: message.to_owned() }),
+    )
+    .unwrap()
+}
+
+fn chain(n: usize) -> Vec<StoredRecord> {
+    let drafts: Vec<_> = (0..n).map(|i| draft(&format!("note {i}"), 1_771_666_200_000 + i as i64)).collect();
+    seal_batch(&Head::EMPTY, &drafts).unwrap().0
+}
+
+#[test]
+fn first_event_links_to_genesis_and_body_is_canonical() {
+    let records = chain(1);
+    let record = &records[0];
+    assert_eq!(record.seq, 1);
+    let body = std::str::from_utf8(&record.body).unwrap();
+    assert_eq!(
+        body,
+        format!(
+            "{{\"seq\":1,\"prev_hash\":\"{}\",\"recorded_at\":\"2026-02-21T09:30:00.000Z\",\"actor\":\"cli\",\
+             \"session\":\"s-1\",\"event_type\":\"operator_note\",\"event_version\":1,\
+             \"payload\":{{\"message\":\"note 0\"}}}}",
+            "0".repeat(64)
+        )
+    );
+    assert_eq!(record.hash, Hash::link(&Hash::GENESIS, &record.body));
+}
+
+#[test]
+fn sealing_is_deterministic() {
+    assert_eq!(chain(5), chain(5));
+}
+
+#[test]
+fn envelope_parses_back_with_the_record_hash() {
+    let records = chain(2);
+    let envelope = Envelope::parse(&records[1]).unwrap();
+    assert_eq!(envelope.seq, 2);
+    assert_eq!(envelope.prev_hash, records[0].hash);
+    assert_eq!(envelope.hash, records[1].hash);
+    assert_eq!(envelope.session.as_deref(), Some("s-1"));
+    assert_eq!(envelope.payload.get(), r#"{"message":"note 1"}"#);
+    assert_eq!(
+        decode(&envelope).unwrap(),
+        AuditEvent::OperatorNote(OperatorNote { message: "note 1".into() })
+    );
+}
+
+#[test]
+fn envelope_parse_rejects_a_body_that_names_another_seq() {
+    let mut record = chain(1).remove(0);
+    record.seq = 7;
+    assert_eq!(Envelope::parse(&record).unwrap_err(), EnvelopeError::SeqMismatch { seq: 7, declared: 1 });
+}
+
+#[test]
+fn verify_names_gaps_reorders_and_removals() {
+    let records = chain(4);
+    let mut gap = records.clone();
+    gap.remove(1);
+    assert_eq!(verify(&gap).unwrap_err(), ChainBreak { seq: 2, why: BreakKind::Gap { found: 3 } });
+
+    let mut swapped = records.clone();
+    swapped.swap(2, 3);
+    assert_eq!(verify(&swapped).unwrap_err().seq, 3);
+
+    let first_missing: Vec<_> = records[1..].to_vec();
+    assert_eq!(verify(&first_missing).unwrap_err().seq, 1);
+}
+
+#[test]
+fn verify_finds_a_record_re_sealed_at_another_position() {
+    // A body copied from seq 2 into seq 3 with a correct-looking hash for its bytes.
+    let records = chain(3);
+    let mut forged = records.clone();
+    forged[2] = StoredRecord {
+        seq: 3,
+        hash: Hash::link(&records[1].hash, &records[1].body),
+        body: records[1].body.clone(),
+    };
+    assert_eq!(verify(&forged).unwrap_err(), ChainBreak { seq: 3, why: BreakKind::Position });
+}
+
+#[test]
+fn checkpoint_finds_truncation_and_rewrite() {
+    let records = chain(5);
+    let checkpoint = Checkpoint { seq: 4, head_hash: records[3].hash };
+
+    let mut intact = ChainVerifier::with_checkpoint(checkpoint);
+    records.iter().try_for_each(|r| intact.push(r)).unwrap();
+    assert_eq!(intact.finish().unwrap().seq, 5);
+
+    let mut truncated = ChainVerifier::with_checkpoint(checkpoint);
+    records[..3].iter().try_for_each(|r| truncated.push(r)).unwrap();
+    assert_eq!(truncated.finish().unwrap_err(), ChainBreak { seq: 4, why: BreakKind::Truncated { head: 3 } });
+
+    // Rewritten from seq 3 on and re-sealed: a valid chain, but not the one checkpointed.
+    let mut rewritten = records[..2].to_vec();
+    let head = Head { seq: 2, hash: records[1].hash };
+    let (tail, _) = seal_batch(&head, &[draft("forged", 1), draft("forged", 2), draft("forged", 3)]).unwrap();
+    rewritten.extend(tail);
+    assert!(verify(&rewritten).is_ok());
+    let mut verifier = ChainVerifier::with_checkpoint(checkpoint);
+    let err = rewritten.iter().try_for_each(|r| verifier.push(r)).unwrap_err();
+    assert_eq!(err.seq, 4);
+    assert!(matches!(err.why, BreakKind::CheckpointMismatch { .. }));
+}
+
+#[test]
+fn checkpoint_round_trips_as_json() {
+    let checkpoint = Checkpoint { seq: 3, head_hash: Hash::link(&Hash::GENESIS, b"x") };
+    let text = serde_json::to_string(&checkpoint).unwrap();
+    assert_eq!(text, format!("{{\"seq\":3,\"head_hash\":\"{}\"}}", checkpoint.head_hash));
+    assert_eq!(serde_json::from_str::<Checkpoint>(&text).unwrap(), checkpoint);
+    assert!(serde_json::from_value::<Checkpoint>(json!({"seq": 3, "head_hash": "zz"})).is_err());
+}
+
+#[test]
+fn actor_and_ids_are_validated() {
+    assert!(Actor::new("").is_err());
+    assert!(Actor::new("  ").is_err());
+    assert!(Actor::new("a\nb").is_err());
+    assert!(Actor::new("x".repeat(129)).is_err());
+    assert!(Actor::new("daemon").is_ok());
+    assert!(CorrelationId::new("x".repeat(257)).is_err());
+    assert!(CorrelationId::new("\u{0}").is_err());
+}
+
+fn note_envelope(version: u32, payload: serde_json::Value) -> Envelope {
+    let mut envelope = Envelope::parse(&chain(1)[0]).unwrap();
+    envelope.event_version = version;
+    envelope.payload = serde_json::value::to_raw_value(&payload).unwrap();
+    envelope
+}
+
+#[test]
+fn upcasting_turns_old_versions_into_todays_type() {
+    // A hypothetical version 0 of `operator_note` that called the field `text`.
+    fn rename_text(mut v: serde_json::Value) -> Result<serde_json::Value, String> {
+        let text = v.get_mut("text").map(serde_json::Value::take).ok_or("no `text`")?;
+        Ok(json!({ "message": text }))
+    }
+    let steps = [Upcast { event_type: "operator_note", from_version: 0, step: rename_text }];
+    let old = note_envelope(0, json!({"text": "hello"}));
+    assert_eq!(
+        decode_with(&steps, &old).unwrap(),
+        AuditEvent::OperatorNote(OperatorNote { message: "hello".into() })
+    );
+    assert_eq!(
+        decode(&old).unwrap_err(),
+        DecodeError::NoUpcast { event_type: "operator_note".into(), version: 0 }
+    );
+    let broken = note_envelope(0, json!({"other": 1}));
+    assert!(matches!(decode_with(&steps, &broken), Err(DecodeError::InvalidPayload { .. })));
+}
+
+#[test]
+fn decode_refuses_future_versions_unknown_types_and_bad_payloads() {
+    assert!(matches!(
+        decode(&note_envelope(2, json!({"message": "x"}))),
+        Err(DecodeError::FromTheFuture { .. })
+    ));
+    assert!(matches!(
+        decode(&note_envelope(1, json!({"message": "x", "extra": 1}))),
+        Err(DecodeError::InvalidPayload { .. })
+    ));
+    let mut unknown = note_envelope(1, json!({}));
+    unknown.event_type = "launch_missiles".into();
+    assert!(matches!(decode(&unknown), Err(DecodeError::UnknownType { .. })));
+}
+
+proptest! {
+    #[test]
+    fn a_sealed_chain_always_verifies(messages in proptest::collection::vec(".*", 0..20)) {
+        let drafts: Vec<_> = messages.iter().map(|m| draft(m, 0)).collect();
+        let (records, head) = seal_batch(&Head::EMPTY, &drafts).unwrap();
+        prop_assert_eq!(verify(&records), Ok(head));
+        prop_assert_eq!(head.seq, messages.len() as u64);
+    }
+
+    #[test]
+    fn any_single_byte_edit_is_found_at_its_seq(
+        n in 1usize..12,
+        pick in any::<prop::sample::Index>(),
+        offset in any::<prop::sample::Index>(),
+        xor in 1u8..=255,
+        in_hash in any::<bool>(),
+    ) {
+        let mut records = chain(n);
+        let victim = pick.index(n);
+        let record = &mut records[victim];
+        if in_hash {
+            let mut bytes = *record.hash.as_bytes();
+            bytes[offset.index(32)] ^= xor;
+            record.hash = Hash::from_bytes(bytes);
+        } else {
+            let at = offset.index(record.body.len());
+            record.body[at] ^= xor;
+        }
+        let err = verify(&records).unwrap_err();
+        prop_assert_eq!(err.seq, victim as u64 + 1);
+    }
+}

@@ -1,0 +1,8 @@
+//! Agent Warden's pure rules.
+//!
+//! Architecture invariant: this crate performs no I/O. It reads no file, no environment
+//! variable and no clock, and it knows nothing of tokio, sled or any adapter. The application
+//! reads the world through ports and hands this crate plain data; every decision here is a
+//! function of its arguments, so the same input always gives the same answer.
+
+pub mod audit;

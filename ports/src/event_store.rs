@@ -1,0 +1,132 @@
+//! The append-only event store: append a batch at an expected head, read a range, head.
+//!
+//! There is no update and no delete, by design. The store seals drafts into the hash chain at
+//! write time, under its own single-writer lock, so `seq` and `prev_hash` always agree with the
+//! head they are written after.
+
+use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
+use async_trait::async_trait;
+
+/// The position an append expects the log to be at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expected {
+    /// Append wherever the head is (decisions: each is its own fact).
+    Any,
+    /// Append only if the last event is this `seq` (0: the log is empty); otherwise
+    /// [`StoreError::Conflict`]. Optimistic concurrency for writers that read before they write.
+    Head(u64),
+}
+
+/// What an append wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Appended {
+    /// The sequence number of the batch's first event.
+    pub first_seq: u64,
+    /// The new head: the batch's last event.
+    pub head: Head,
+}
+
+/// Why the store could not do what was asked. Every variant has a stable [`StoreError::code`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The log's head is not where the append expected it.
+    #[error("append expected the head at seq {expected}, but it is at seq {actual}")]
+    Conflict {
+        /// The head the caller expected.
+        expected: u64,
+        /// The head found.
+        actual: u64,
+    },
+    /// An append of nothing.
+    #[error("an append must carry at least one event")]
+    EmptyBatch,
+    /// Another process holds the store, and it did not let go in time.
+    #[error("the store at `{path}` is locked by another process (waited {waited_ms} ms)")]
+    Locked {
+        /// Where the store is.
+        path: String,
+        /// How long this process waited.
+        waited_ms: u64,
+    },
+    /// The store does not verify, or is not an event store.
+    #[error("the store is corrupt at seq {seq}: {why}")]
+    Corrupt {
+        /// The first bad sequence number (0: the store as a whole).
+        seq: u64,
+        /// What is wrong.
+        why: String,
+    },
+    /// An earlier durable write failed; the store refuses everything until it is reopened.
+    #[error("the store refuses writes after an earlier failure: {reason}")]
+    Poisoned {
+        /// The earlier failure.
+        reason: String,
+    },
+    /// I/O or another failure below the store.
+    #[error("the store is unavailable: {reason}")]
+    Unavailable {
+        /// What failed.
+        reason: String,
+    },
+}
+
+impl StoreError {
+    /// The stable snake_case code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::Conflict { .. } => "store_conflict",
+            StoreError::EmptyBatch => "store_empty_batch",
+            StoreError::Locked { .. } => "store_locked",
+            StoreError::Corrupt { .. } => "store_corrupt",
+            StoreError::Poisoned { .. } | StoreError::Unavailable { .. } => "store_unavailable",
+        }
+    }
+}
+
+/// An append-only, hash-chained event log.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait EventStore: Send + Sync {
+    /// Seals `batch` after the current head and stores it atomically: all of it or none.
+    /// Returns only once the batch is as durable as the store promises.
+    async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError>;
+
+    /// Up to `limit` records from `from` (inclusive) on, in order.
+    async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError>;
+
+    /// The last event's position and hash.
+    async fn head(&self) -> Result<Head, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_store_is_object_safe_and_mockable() {
+        let mut mock = MockEventStore::new();
+        mock.expect_head().returning(|| Ok(Head::EMPTY));
+        let store: Box<dyn EventStore> = Box::new(mock);
+        let head = futures_lite_block_on(store.head());
+        assert_eq!(head, Ok(Head::EMPTY));
+    }
+
+    /// A minimal executor for a future that is ready at once (the mock never waits).
+    fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
+        use std::task::{Context, Poll, Waker};
+        let mut future = std::pin::pin!(future);
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                return output;
+            }
+        }
+    }
+
+    #[test]
+    fn codes_are_stable() {
+        assert_eq!(StoreError::Conflict { expected: 1, actual: 2 }.code(), "store_conflict");
+        assert_eq!(StoreError::Unavailable { reason: "x".into() }.code(), "store_unavailable");
+        assert_eq!(StoreError::Locked { path: "p".into(), waited_ms: 1 }.code(), "store_locked");
+    }
+}

@@ -1,0 +1,16 @@
+//! The traits Agent Warden's application needs from the world.
+//!
+//! Architecture invariant: ports speak in domain types only; an adapter maps its own errors
+//! (`sled::Error`, `std::io::Error`) into the port's error at the seam. Every port is small and
+//! object-safe, so the composition root holds `Arc<dyn Port>`. With the `mocks` feature each
+//! port has a `mockall` automock (`MockEventStore`, `MockClock`) for the app layer's unit tests.
+
+mod clock;
+mod event_store;
+
+pub use clock::Clock;
+#[cfg(any(test, feature = "mocks"))]
+pub use clock::MockClock;
+#[cfg(any(test, feature = "mocks"))]
+pub use event_store::MockEventStore;
+pub use event_store::{Appended, EventStore, Expected, StoreError};

@@ -1,0 +1,33 @@
+//! `cargo xtask ci | bench`: the project's automation, in Rust, with no dependencies.
+
+mod bench;
+mod ci;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <ci | bench>
+  ci      fmt check, clippy -D warnings, all tests, docs with warnings denied, benches compiled
+  bench   run the criterion benches and print one summary table";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci::run(),
+        Some("bench") => bench::run(args.get(1..).unwrap_or_default()),
+        Some("-h" | "--help") => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
