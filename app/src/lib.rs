@@ -30,3 +30,8 @@ pub use agentwarden_domain::audit;
 pub use agentwarden_ports::{Appended, Clock, EventStore, Expected, StoreError};
 pub use audit_log::{Pages, Stats, Verification};
 pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};
+
+/// The README's code, compiled as a doc test so that the quick start cannot rot.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -143,3 +143,52 @@ impl Warden {
         Ok(appended)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentwarden_domain::audit::{Head, OperatorNote, Timestamp};
+    use agentwarden_ports::{MockClock, MockEventStore};
+
+    fn note() -> AuditEvent {
+        AuditEvent::OperatorNote(OperatorNote { message: "m".into() })
+    }
+
+    #[tokio::test]
+    async fn record_appends_one_event_with_the_clocks_time_and_the_actor() {
+        let mut clock = MockClock::new();
+        clock.expect_now().times(1).returning(|| Timestamp::from_unix_millis(1_000).unwrap());
+        let mut store = MockEventStore::new();
+        store
+            .expect_append()
+            .withf(|expected, batch| *expected == Expected::Any && batch.len() == 1)
+            .times(1)
+            .returning(|_, batch| {
+                let (records, head) = agentwarden_domain::audit::seal_batch(&Head::EMPTY, &batch).unwrap();
+                let body = String::from_utf8(records[0].body.clone()).unwrap();
+                assert!(
+                    body.contains(r#""recorded_at":"1970-01-01T00:00:01.000Z","actor":"auditor""#),
+                    "{body}"
+                );
+                Ok(Appended { first_seq: 1, head })
+            });
+        let warden = Warden::builder()
+            .event_store(Arc::new(store))
+            .clock(Arc::new(clock))
+            .actor(Actor::new("auditor").unwrap())
+            .build()
+            .unwrap();
+        assert_eq!(warden.record(Correlation::default(), &note()).await.unwrap().head.seq, 1);
+    }
+
+    #[tokio::test]
+    async fn a_store_failure_is_an_error_never_a_silent_success() {
+        let mut store = MockEventStore::new();
+        store.expect_append().returning(|_, _| Err(StoreError::Unavailable { reason: "disk full".into() }));
+        store.expect_read().returning(|_, _| Err(StoreError::Unavailable { reason: "gone".into() }));
+        let warden = Warden::builder().event_store(Arc::new(store)).build().unwrap();
+        let err = warden.record(Correlation::default(), &note()).await.unwrap_err();
+        assert_eq!(err.code(), "store_unavailable");
+        assert!(warden.verify(None).await.is_err(), "an unreadable log is not a verdict");
+    }
+}

@@ -98,6 +98,30 @@ pub trait EventStore: Send + Sync {
     async fn head(&self) -> Result<Head, StoreError>;
 }
 
+macro_rules! forward_event_store {
+    ($($wrapper:ident)::+) => {
+        #[async_trait]
+        impl<T: EventStore + ?Sized> EventStore for $($wrapper)::+<T> {
+            async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
+                (**self).append(expected, batch).await
+            }
+
+            async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+                (**self).read(from, limit).await
+            }
+
+            async fn head(&self) -> Result<Head, StoreError> {
+                (**self).head().await
+            }
+        }
+    };
+}
+
+// `Box<dyn EventStore>` and `Arc<dyn EventStore>` are event stores themselves, so generic code
+// and the contract suite take them like any backend.
+forward_event_store!(Box);
+forward_event_store!(std::sync::Arc);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,12 +131,12 @@ mod tests {
         let mut mock = MockEventStore::new();
         mock.expect_head().returning(|| Ok(Head::EMPTY));
         let store: Box<dyn EventStore> = Box::new(mock);
-        let head = futures_lite_block_on(store.head());
+        let head = block_on(store.head());
         assert_eq!(head, Ok(Head::EMPTY));
     }
 
     /// A minimal executor for a future that is ready at once (the mock never waits).
-    fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
         use std::task::{Context, Poll, Waker};
         let mut future = std::pin::pin!(future);
         let mut cx = Context::from_waker(Waker::noop());

@@ -1,1 +1,19 @@
+//! End-to-end tests and cross-adapter contract suites for Agent Warden.
+//!
+//! [`event_store`] is the `EventStore` contract: every backend runs it, also through
+//! `Box<dyn EventStore>`. A new backend is done when this suite passes on it.
 
+pub mod event_store;
+
+use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
+
+/// A small event for tests: an operator note saying `message`, at a fixed time.
+pub fn note(message: &str) -> EventDraft {
+    EventDraft::new(
+        Timestamp::from_unix_millis(1_771_666_200_000).unwrap(),
+        Actor::new("test").unwrap(),
+        Correlation::default(),
+        &AuditEvent::OperatorNote(OperatorNote { message: message.to_owned() }),
+    )
+    .unwrap()
+}

@@ -2,18 +2,21 @@
 
 mod bench;
 mod ci;
+mod demo;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <ci | bench>
+const USAGE: &str = "usage: cargo xtask <ci | bench | demo>
   ci      fmt check, clippy -D warnings, all tests, docs with warnings denied, benches compiled
-  bench   run the criterion benches and print one summary table";
+  bench   run the criterion benches and print one summary table
+  demo    run warden on the bundled example with a fresh embedded store";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci::run(),
         Some("bench") => bench::run(args.get(1..).unwrap_or_default()),
+        Some("demo") => demo::run(),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

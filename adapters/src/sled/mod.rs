@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agentwarden_domain::audit::{ChainVerifier, EventDraft, Hash, Head, StoredRecord};
+use agentwarden_domain::audit::{BreakKind, ChainBreak, ChainVerifier, EventDraft, Hash, Head, StoredRecord};
 use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
 use async_trait::async_trait;
 
@@ -276,8 +276,31 @@ fn verified_head(events: &sled::Tree) -> Result<Head, StoreError> {
         }
     };
     let mut verifier = ChainVerifier::after(before);
-    verifier.push(&last).map_err(|b| corrupt(b.seq, b.why.to_string()))?;
-    Ok(verifier.head())
+    match verifier.push(&last) {
+        Ok(()) => Ok(verifier.head()),
+        // The tail check trusts the stored hash of the event before the head; to name the
+        // first bad event exactly, walk the whole chain once (only on this failure path).
+        Err(tail) => Err(first_break(events)
+            .map_or_else(|| corrupt(tail.seq, tail.why.to_string()), |b| corrupt(b.seq, b.why.to_string()))),
+    }
+}
+
+/// The first place the chain in `events` breaks, walking from seq 1.
+fn first_break(events: &sled::Tree) -> Option<ChainBreak> {
+    let mut verifier = ChainVerifier::new();
+    for entry in events.iter() {
+        let record = match entry.map_err(unavailable("")).and_then(|(k, v)| decode(&k, &v)) {
+            Ok(record) => record,
+            Err(e) => {
+                let seq = verifier.head().seq.saturating_add(1);
+                return Some(ChainBreak { seq, why: BreakKind::Unreadable { why: e.to_string() } });
+            }
+        };
+        if let Err(broken) = verifier.push(&record) {
+            return Some(broken);
+        }
+    }
+    verifier.finish().err()
 }
 
 #[async_trait]

@@ -14,7 +14,7 @@
 
 mod audit;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -133,7 +133,10 @@ fn init_tracing() {
         .ok()
         .and_then(|spec| spec.parse::<tracing_subscriber::filter::Targets>().ok())
         .unwrap_or_else(|| tracing_subscriber::filter::Targets::new().with_default(tracing::Level::WARN));
-    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false);
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false);
     let _ = tracing_subscriber::registry().with(layer).with(filter).try_init();
 }
 

@@ -185,13 +185,13 @@ impl ChainVerifier {
         if Hash::link(&self.head.hash, &record.body) != record.hash {
             return Err(ChainBreak { seq, why: BreakKind::HashMismatch });
         }
-        if let Some(checkpoint) = self.checkpoint.filter(|c| c.seq == seq) {
-            if checkpoint.head_hash != record.hash {
-                return Err(ChainBreak {
-                    seq,
-                    why: BreakKind::CheckpointMismatch { expected: checkpoint.head_hash, found: record.hash },
-                });
-            }
+        if let Some(checkpoint) = self.checkpoint.filter(|c| c.seq == seq)
+            && checkpoint.head_hash != record.hash
+        {
+            return Err(ChainBreak {
+                seq,
+                why: BreakKind::CheckpointMismatch { expected: checkpoint.head_hash, found: record.hash },
+            });
         }
         self.head = Head { seq, hash: record.hash };
         Ok(())

@@ -31,11 +31,11 @@ impl Hash {
 
     /// Writes the 64 hex digits into `out`.
     pub fn write_hex(&self, out: &mut [u8; 64]) {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let digit = |n: u8| if n < 10 { b'0' + n } else { b'a' + n - 10 };
         for (pair, byte) in out.chunks_exact_mut(2).zip(self.0) {
             if let [hi, lo] = pair {
-                *hi = DIGITS[usize::from(byte >> 4)];
-                *lo = DIGITS[usize::from(byte & 0x0f)];
+                *hi = digit(byte >> 4);
+                *lo = digit(byte & 0x0f);
             }
         }
     }

@@ -1,0 +1,159 @@
+//! The `EventStore` contract suite: order, gapless `seq`, a verifying chain, optimistic
+//! concurrency, atomic batches, and concurrent appenders. Each check takes a fresh, empty store.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use agentwarden_domain::audit::{Envelope, Head, StoredRecord, verify};
+use agentwarden_ports::{EventStore, Expected, StoreError};
+
+use crate::note;
+
+/// Reads the whole log, in pages of `page`.
+pub async fn read_all<S: EventStore + ?Sized>(store: &S, page: usize) -> Vec<StoredRecord> {
+    let mut out = Vec::new();
+    loop {
+        let next = out.last().map_or(1, |r: &StoredRecord| r.seq + 1);
+        let got = store.read(next, page).await.unwrap();
+        let done = got.len() < page;
+        out.extend(got);
+        if done {
+            return out;
+        }
+    }
+}
+
+/// Runs every check, each on a store from `fresh`.
+pub async fn run_all<S, F>(mut fresh: F)
+where
+    S: EventStore + 'static,
+    F: FnMut() -> S,
+{
+    empty_store_has_empty_head(&fresh()).await;
+    appends_in_order_with_gapless_seq(&fresh()).await;
+    batch_is_one_contiguous_run(&fresh()).await;
+    reads_ranges_in_order(&fresh()).await;
+    expected_head_is_enforced(&fresh()).await;
+    empty_batch_is_refused(&fresh()).await;
+    concurrent_appends_at_one_head_exactly_one_conflicts(Arc::new(fresh())).await;
+    many_concurrent_appenders_stay_gapless(Arc::new(fresh()), 8, 1000).await;
+}
+
+/// A new store is empty: head 0 with the genesis hash, nothing to read.
+pub async fn empty_store_has_empty_head<S: EventStore + ?Sized>(store: &S) {
+    assert_eq!(store.head().await.unwrap(), Head::EMPTY);
+    assert!(store.read(1, 10).await.unwrap().is_empty());
+}
+
+/// Single appends get seq 1, 2, 3…; the head follows; the chain verifies; bodies parse back.
+pub async fn appends_in_order_with_gapless_seq<S: EventStore + ?Sized>(store: &S) {
+    for i in 1..=10u64 {
+        let appended = store.append(Expected::Any, vec![note(&format!("event {i}"))]).await.unwrap();
+        assert_eq!(appended.first_seq, i);
+        assert_eq!(appended.head.seq, i);
+        assert_eq!(store.head().await.unwrap(), appended.head);
+    }
+    let records = read_all(store, 3).await;
+    assert_eq!(records.iter().map(|r| r.seq).collect::<Vec<_>>(), (1..=10).collect::<Vec<_>>());
+    assert_eq!(verify(&records).unwrap(), store.head().await.unwrap());
+    for (i, record) in records.iter().enumerate() {
+        let envelope = Envelope::parse(record).unwrap();
+        assert_eq!(envelope.payload.get(), format!(r#"{{"message":"event {}"}}"#, i + 1));
+    }
+}
+
+/// A batch lands as one contiguous run, and the receipt names its first and last event.
+pub async fn batch_is_one_contiguous_run<S: EventStore + ?Sized>(store: &S) {
+    store.append(Expected::Any, vec![note("before")]).await.unwrap();
+    let batch: Vec<_> = (0..5).map(|i| note(&format!("batch {i}"))).collect();
+    let appended = store.append(Expected::Head(1), batch).await.unwrap();
+    assert_eq!((appended.first_seq, appended.head.seq), (2, 6));
+    let records = read_all(store, 100).await;
+    assert_eq!(verify(&records).unwrap(), appended.head);
+    let last = Envelope::parse(&records[5]).unwrap();
+    assert_eq!(last.payload.get(), r#"{"message":"batch 4"}"#);
+}
+
+/// `read(from, limit)` returns at most `limit` records from `from` on, in order; past the end,
+/// nothing.
+pub async fn reads_ranges_in_order<S: EventStore + ?Sized>(store: &S) {
+    let batch: Vec<_> = (0..20).map(|i| note(&format!("{i}"))).collect();
+    store.append(Expected::Any, batch).await.unwrap();
+    let seqs = |records: Vec<StoredRecord>| records.iter().map(|r| r.seq).collect::<Vec<_>>();
+    assert_eq!(seqs(store.read(5, 3).await.unwrap()), [5, 6, 7]);
+    assert_eq!(seqs(store.read(18, 10).await.unwrap()), [18, 19, 20]);
+    assert_eq!(seqs(store.read(0, 2).await.unwrap()), [1, 2]);
+    assert!(store.read(21, 10).await.unwrap().is_empty());
+    assert!(store.read(5, 0).await.unwrap().is_empty());
+}
+
+/// An append at the wrong expected head is refused with `Conflict`, and writes nothing.
+pub async fn expected_head_is_enforced<S: EventStore + ?Sized>(store: &S) {
+    store.append(Expected::Head(0), vec![note("first")]).await.unwrap();
+    let err = store.append(Expected::Head(0), vec![note("stale")]).await.unwrap_err();
+    assert_eq!(err, StoreError::Conflict { expected: 0, actual: 1 });
+    let err = store.append(Expected::Head(5), vec![note("future")]).await.unwrap_err();
+    assert_eq!(err, StoreError::Conflict { expected: 5, actual: 1 });
+    assert_eq!(store.head().await.unwrap().seq, 1);
+    store.append(Expected::Head(1), vec![note("second")]).await.unwrap();
+    assert_eq!(read_all(store, 10).await.len(), 2);
+}
+
+/// An empty batch is a caller's bug: refused, nothing written.
+pub async fn empty_batch_is_refused<S: EventStore + ?Sized>(store: &S) {
+    assert_eq!(store.append(Expected::Any, vec![]).await.unwrap_err(), StoreError::EmptyBatch);
+    assert_eq!(store.head().await.unwrap(), Head::EMPTY);
+}
+
+/// Two appends racing at one expected head: exactly one wins, the other gets `Conflict`.
+pub async fn concurrent_appends_at_one_head_exactly_one_conflicts<S: EventStore + 'static>(store: Arc<S>) {
+    for round in 0..20u64 {
+        let (a, b) = (store.clone(), store.clone());
+        let first = tokio::spawn(async move { a.append(Expected::Head(round), vec![note("a")]).await });
+        let second = tokio::spawn(async move { b.append(Expected::Head(round), vec![note("b")]).await });
+        let results = [first.await.unwrap(), second.await.unwrap()];
+        let wins = results.iter().filter(|r| r.is_ok()).count();
+        let conflicts = results
+            .iter()
+            .filter(|r| matches!(r, Err(StoreError::Conflict { expected, actual }) if *expected == round && *actual == round + 1))
+            .count();
+        assert_eq!((wins, conflicts), (1, 1), "round {round}: {results:?}");
+    }
+    assert_eq!(store.head().await.unwrap().seq, 20);
+}
+
+/// `tasks` × `per_task` concurrent single appends: every one lands once, seq gapless, chain valid.
+pub async fn many_concurrent_appenders_stay_gapless<S: EventStore + 'static>(
+    store: Arc<S>,
+    tasks: usize,
+    per_task: usize,
+) {
+    let handles: Vec<_> = (0..tasks)
+        .map(|t| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut seqs = Vec::with_capacity(per_task);
+                for i in 0..per_task {
+                    let appended =
+                        store.append(Expected::Any, vec![note(&format!("{t}/{i}"))]).await.unwrap();
+                    seqs.push(appended.head.seq);
+                }
+                seqs
+            })
+        })
+        .collect();
+    let mut acknowledged = BTreeSet::new();
+    for handle in handles {
+        for seq in handle.await.unwrap() {
+            assert!(acknowledged.insert(seq), "seq {seq} acknowledged twice");
+        }
+    }
+    let total = (tasks * per_task) as u64;
+    assert_eq!(acknowledged, (1..=total).collect::<BTreeSet<_>>());
+    let records = read_all(&*store, 1024).await;
+    assert_eq!(records.len() as u64, total);
+    assert_eq!(verify(&records).unwrap(), store.head().await.unwrap());
+    let messages: BTreeSet<_> =
+        records.iter().map(|r| Envelope::parse(r).unwrap().payload.get().to_owned()).collect();
+    assert_eq!(messages.len() as u64, total, "every append is stored exactly once");
+}
