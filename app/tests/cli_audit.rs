@@ -225,3 +225,48 @@ fn the_store_path_comes_from_the_environment_too() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&warden(&s.path, &["audit", "log"])).contains("operator_note"));
 }
+
+#[test]
+fn readers_never_create_a_store() {
+    let s = store();
+    for args in [&["audit", "verify"][..], &["audit", "log"], &["audit", "checkpoint"], &["audit", "stats"]] {
+        let out = warden(&s.path, args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        assert!(stderr(&out).contains("there is no event store at"), "{}", stderr(&out));
+        assert!(!s.path.exists(), "{args:?} created the store");
+    }
+}
+
+#[test]
+fn a_reader_that_leaves_early_is_not_an_error() {
+    use std::io::{BufRead, BufReader};
+    let s = store();
+    {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let store = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(&s.path)).unwrap();
+        runtime.block_on(async {
+            use agentwarden::EventStore;
+            use agentwarden::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
+            let event = AuditEvent::OperatorNote(OperatorNote { message: "x".repeat(200) });
+            let at = Timestamp::from_unix_millis(0).unwrap();
+            let draft =
+                EventDraft::new(at, Actor::new("t").unwrap(), Correlation::default(), &event).unwrap();
+            store.append(agentwarden::Expected::Any, vec![draft; 2000]).await.unwrap();
+        });
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .arg("--store")
+        .arg(&s.path)
+        .args(["audit", "export", "--format", "jsonl"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("{\"seq\":1,"), "{first}");
+    // The reader is dropped here: warden's next write meets a closed pipe.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+}

@@ -48,6 +48,12 @@ pub enum StoreError {
         /// How long this process waited.
         waited_ms: u64,
     },
+    /// There is no store where one was expected.
+    #[error("there is no event store at `{path}`")]
+    Missing {
+        /// Where it was expected.
+        path: String,
+    },
     /// The store does not verify, or is not an event store.
     #[error("the store is corrupt at seq {seq}: {why}")]
     Corrupt {
@@ -77,6 +83,7 @@ impl StoreError {
             StoreError::Conflict { .. } => "store_conflict",
             StoreError::EmptyBatch => "store_empty_batch",
             StoreError::Locked { .. } => "store_locked",
+            StoreError::Missing { .. } => "store_missing",
             StoreError::Corrupt { .. } => "store_corrupt",
             StoreError::Poisoned { .. } | StoreError::Unavailable { .. } => "store_unavailable",
         }

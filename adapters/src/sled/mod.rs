@@ -56,6 +56,9 @@ pub struct SledConfig {
     pub lock_timeout: Duration,
     /// sled's page cache, in bytes.
     pub cache_capacity: u64,
+    /// Create the store if the path does not exist. Readers turn this off: a missing log is
+    /// an error for them, not an empty log that verifies.
+    pub create_if_missing: bool,
 }
 
 impl SledConfig {
@@ -66,7 +69,14 @@ impl SledConfig {
             durability: Durability::Flush,
             lock_timeout: Duration::from_secs(5),
             cache_capacity: 64 * 1024 * 1024,
+            create_if_missing: true,
         }
+    }
+
+    /// Sets whether a missing store is created.
+    pub fn create_if_missing(mut self, create: bool) -> Self {
+        self.create_if_missing = create;
+        self
     }
 
     /// Sets the durability.
@@ -131,6 +141,9 @@ impl SledEventStore {
     pub fn open(config: &SledConfig) -> Result<Self, StoreError> {
         let path = config.path.as_path();
         let exists = path.exists();
+        if !exists && !config.create_if_missing {
+            return Err(StoreError::Missing { path: path.display().to_string() });
+        }
         if exists && !path.join("db").is_file() {
             return Err(corrupt(0, format!("`{}` exists but is not a sled event store", path.display())));
         }

@@ -78,6 +78,13 @@ pub(super) enum ExportFormat {
     Jsonl,
 }
 
+impl AuditCommand {
+    /// True for the commands that append to the log.
+    pub(super) fn writes(&self) -> bool {
+        matches!(self, AuditCommand::Note { .. })
+    }
+}
+
 pub(super) async fn run(
     command: AuditCommand,
     open: impl FnOnce() -> Result<Warden, WardenError>,

@@ -88,6 +88,10 @@ impl From<WardenError> for Failure {
 
 impl From<std::io::Error> for Failure {
     fn from(error: std::io::Error) -> Self {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            // `warden audit log | head`: the reader left; that is not a failure.
+            return Failure { code: EXIT_OK, reason: String::new() };
+        }
         Failure { code: EXIT_STORE, reason: format!("cannot write output: {error}") }
     }
 }
@@ -115,8 +119,7 @@ pub fn main() -> ExitCode {
     });
     match result {
         Ok(code) => ExitCode::from(code),
-        // `warden audit log | head`: the reader left; that is not a failure.
-        Err(f) if f.reason.contains("Broken pipe") => ExitCode::from(EXIT_OK),
+        Err(f) if f.code == EXIT_OK => ExitCode::from(EXIT_OK),
         Err(f) => fail(&f),
     }
 }
@@ -144,8 +147,11 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
     let config = SledConfig::new(&cli.store)
         .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
         .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));
-    let open = || Warden::builder().embedded(config.clone()).build();
     match cli.command {
-        Command::Audit(command) => audit::run(command, open, out).await,
+        Command::Audit(command) => {
+            // Only a command that writes may create the store.
+            let config = config.create_if_missing(command.writes());
+            audit::run(command, || Warden::builder().embedded(config).build(), out).await
+        }
     }
 }

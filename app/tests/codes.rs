@@ -1,0 +1,26 @@
+//! every code the crate can emit is listed in `docs/codes.md`.
+
+use agentwarden::audit::Actor;
+use agentwarden::{StoreError, WardenError};
+
+#[test]
+fn every_emitted_code_is_documented() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/codes.md"))
+        .unwrap_or_else(|e| panic!("docs/codes.md: {e}"));
+    let store_errors = [
+        StoreError::Conflict { expected: 0, actual: 1 },
+        StoreError::EmptyBatch,
+        StoreError::Locked { path: String::new(), waited_ms: 0 },
+        StoreError::Missing { path: String::new() },
+        StoreError::Corrupt { seq: 0, why: String::new() },
+        StoreError::Poisoned { reason: String::new() },
+        StoreError::Unavailable { reason: String::new() },
+    ];
+    let invalid = Actor::new("").map(|_| ()).unwrap_err();
+    let mut codes: Vec<&str> = store_errors.iter().map(StoreError::code).collect();
+    codes.push(WardenError::Event(String::new()).code());
+    codes.push(WardenError::Invalid(invalid).code());
+    for code in codes {
+        assert!(doc.contains(&format!("| `{code}` |")), "`{code}` is not listed in docs/codes.md");
+    }
+}
