@@ -6,3 +6,5 @@
 //! function of its arguments, so the same input always gives the same answer.
 
 pub mod audit;
+pub mod governance;
+pub mod json;

@@ -1,0 +1,1 @@
+//! Strict JSON: duplicate keys are an error, not a silent last-one-wins (G-5).
