@@ -4,15 +4,21 @@
 //!   with group commit and an opt-in fsync mode.
 //! - [`MemoryEventStore`]: the same contract in memory, for tests and embedding.
 //! - [`SystemClock`], [`FixedClock`], [`SteppingClock`]: time.
+//! - [`ProcessEnvironment`], [`FixedEnvironment`]: environment variables.
+//! - [`LocalFileSystem`]: files, never following symbolic links.
 //!
 //! Architecture invariant: adapter errors are mapped into the port's error here, at the seam;
 //! no `sled::Error` or `io::Error` leaves this crate.
 
 mod clock;
+mod environment;
+mod file_system;
 mod memory;
 mod sealing;
 mod sled;
 
 pub use clock::{FixedClock, SteppingClock, SystemClock};
+pub use environment::{FixedEnvironment, ProcessEnvironment};
+pub use file_system::LocalFileSystem;
 pub use memory::MemoryEventStore;
 pub use sled::{Durability, SledConfig, SledEventStore};

@@ -3,9 +3,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agentwarden_adapters::{SledConfig, SledEventStore, SystemClock};
+use agentwarden_adapters::{LocalFileSystem, ProcessEnvironment, SledConfig, SledEventStore, SystemClock};
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, InvalidText};
-use agentwarden_ports::{Appended, Clock, EventStore, Expected, StoreError};
+use agentwarden_ports::{Appended, Clock, Environment, EventStore, Expected, FileSystem, StoreError};
+
+use crate::config::Config;
 
 /// Where the embedded store lives when nothing else is configured.
 pub const DEFAULT_STORE: &str = ".agentwarden/audit";
@@ -41,6 +43,9 @@ impl WardenError {
 pub struct Warden {
     pub(crate) store: Arc<dyn EventStore>,
     clock: Arc<dyn Clock>,
+    pub(crate) environment: Arc<dyn Environment>,
+    pub(crate) files: Arc<dyn FileSystem>,
+    pub(crate) config: Arc<Config>,
     actor: Actor,
 }
 
@@ -51,12 +56,16 @@ impl std::fmt::Debug for Warden {
 }
 
 /// Builds a [`Warden`]. Without an event store it opens the embedded sled store at
-/// [`DEFAULT_STORE`]; without a clock it uses the system clock; the default actor is `warden`.
+/// [`DEFAULT_STORE`]; the other defaults are the system clock, the process environment, the
+/// local file system, the default [`Config`], and the actor `warden`.
 #[derive(Default)]
 pub struct WardenBuilder {
     store: Option<Arc<dyn EventStore>>,
     sled: Option<SledConfig>,
     clock: Option<Arc<dyn Clock>>,
+    environment: Option<Arc<dyn Environment>>,
+    files: Option<Arc<dyn FileSystem>>,
+    config: Option<Config>,
     actor: Option<Actor>,
 }
 
@@ -89,6 +98,24 @@ impl WardenBuilder {
         self
     }
 
+    /// Reads environment variables through this port.
+    pub fn environment(mut self, environment: Arc<dyn Environment>) -> Self {
+        self.environment = Some(environment);
+        self
+    }
+
+    /// Reads files through this port.
+    pub fn file_system(mut self, files: Arc<dyn FileSystem>) -> Self {
+        self.files = Some(files);
+        self
+    }
+
+    /// Uses this configuration.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = Some(config);
+        self
+    }
+
     /// Records events as this actor.
     pub fn actor(mut self, actor: Actor) -> Self {
         self.actor = Some(actor);
@@ -109,7 +136,14 @@ impl WardenBuilder {
             Some(actor) => actor,
             None => Actor::new("warden")?,
         };
-        Ok(Warden { store, clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)), actor })
+        Ok(Warden {
+            store,
+            clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
+            environment: self.environment.unwrap_or_else(|| Arc::new(ProcessEnvironment)),
+            files: self.files.unwrap_or_else(|| Arc::new(LocalFileSystem)),
+            config: Arc::new(self.config.unwrap_or_default()),
+            actor,
+        })
     }
 }
 

@@ -3,14 +3,22 @@
 //! Architecture invariant: ports speak in domain types only; an adapter maps its own errors
 //! (`sled::Error`, `std::io::Error`) into the port's error at the seam. Every port is small and
 //! object-safe, so the composition root holds `Arc<dyn Port>`. With the `mocks` feature each
-//! port has a `mockall` automock (`MockEventStore`, `MockClock`) for the app layer's unit tests.
+//! port has a `mockall` automock (`MockEventStore`, `MockClock`, …) for the app layer's unit tests.
 
 mod clock;
+mod environment;
 mod event_store;
+mod file_system;
 
 pub use clock::Clock;
 #[cfg(any(test, feature = "mocks"))]
 pub use clock::MockClock;
+pub use environment::Environment;
+#[cfg(any(test, feature = "mocks"))]
+pub use environment::MockEnvironment;
 #[cfg(any(test, feature = "mocks"))]
 pub use event_store::MockEventStore;
 pub use event_store::{Appended, EventStore, Expected, StoreError};
+pub use file_system::FileSystem;
+#[cfg(any(test, feature = "mocks"))]
+pub use file_system::MockFileSystem;

@@ -1,5 +1,6 @@
-//! `cargo xtask demo`: the README's first command. Builds `warden`, then runs it against a
-//! fresh embedded store under `target/demo/`, printing each command before its output.
+//! `cargo xtask demo`: the README's first command. Builds `warden`, then evaluates the spec's
+//! Examples 1–4 from `examples/` against a fresh embedded store under `target/demo/`, and shows
+//! the resulting audit log and its verification.
 
 use std::path::Path;
 use std::process::Command;
@@ -8,15 +9,21 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
-fn warden(bin: &Path, store: &Path, args: &[&str]) -> Result<(), String> {
-    println!("\n$ warden --store {} {}", store.display(), args.join(" "));
+/// Runs warden with the example's kill switch on; `expect` is the exit code it must give.
+fn warden(bin: &Path, store: &Path, args: &[&str], expect: i32) -> Result<(), String> {
+    println!("\n$ CHIRALITY_ENABLE_SUBAGENTS=true warden --store {} {}", store.display(), args.join(" "));
     let status = Command::new(bin)
         .arg("--store")
         .arg(store)
         .args(args)
+        .env("CHIRALITY_ENABLE_SUBAGENTS", "true")
         .status()
         .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
-    if status.success() { Ok(()) } else { Err(format!("`warden {}` failed ({status})", args.join(" "))) }
+    if status.code() == Some(expect) {
+        Ok(())
+    } else {
+        Err(format!("`warden {}` exited with {status}, expected {expect}", args.join(" ")))
+    }
 }
 
 pub(crate) fn run() -> Result<(), String> {
@@ -33,11 +40,16 @@ pub(crate) fn run() -> Result<(), String> {
     if store.exists() {
         std::fs::remove_dir_all(&store).map_err(|e| format!("cannot reset {}: {e}", store.display()))?;
     }
-    warden(&bin, &store, &["audit", "note", "session started", "--session", "demo-1", "--actor", "harness"])?;
-    warden(&bin, &store, &["audit", "note", "approval GATE-2026-02-21-001 noted", "--session", "demo-1"])?;
-    warden(&bin, &store, &["audit", "note", "session ended", "--session", "demo-1", "--actor", "harness"])?;
-    warden(&bin, &store, &["audit", "log"])?;
-    warden(&bin, &store, &["audit", "verify"])?;
-    warden(&bin, &store, &["audit", "checkpoint"])?;
+    let config = "examples/agentwarden.toml";
+    for (request, expect) in [
+        ("examples/requests/example-1-allow.json", 0),
+        ("examples/requests/example-2-missing-metadata.json", 1),
+        ("examples/requests/example-3-context-not-sealed.json", 1),
+        ("examples/requests/example-4-type-coercion.json", 1),
+    ] {
+        warden(&bin, &store, &["gate", "--config", config, "--request", request], expect)?;
+    }
+    warden(&bin, &store, &["audit", "log"], 0)?;
+    warden(&bin, &store, &["audit", "verify"], 0)?;
     Ok(())
 }

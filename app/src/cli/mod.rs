@@ -4,8 +4,8 @@
 //!
 //! | code | meaning |
 //! | --- | --- |
-//! | 0 | success; `verify`: the log is intact |
-//! | 1 | the answer is no: `verify` found a break, or the store does not verify on open |
+//! | 0 | success; `gate`: allow; `verify`: the log is intact |
+//! | 1 | the answer is no: `gate` denied, `verify` found a break, or the store does not verify |
 //! | 2 | usage: bad arguments or an unreadable/malformed input file |
 //! | 3 | the store is unavailable: locked by another process past the wait, or an I/O error |
 //!
@@ -13,6 +13,7 @@
 //! carries only the command's output, so `--json` output is never mixed with logs.
 
 mod audit;
+mod gate;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -53,6 +54,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// May this persona inject these subagents? Exit 0 allow, 1 deny, 2 usage.
+    Gate(gate::GateArgs),
     /// Read, verify and export the audit log.
     #[command(subcommand)]
     Audit(audit::AuditCommand),
@@ -144,14 +147,17 @@ fn init_tracing() {
 }
 
 async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
-    let config = SledConfig::new(&cli.store)
+    let sled = SledConfig::new(&cli.store)
         .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
         .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));
     match cli.command {
+        Command::Gate(args) => {
+            gate::run(args, |config| Warden::builder().embedded(sled).config(config).build(), out).await
+        }
         Command::Audit(command) => {
             // Only a command that writes may create the store.
-            let config = config.create_if_missing(command.writes());
-            audit::run(command, || Warden::builder().embedded(config).build(), out).await
+            let sled = sled.create_if_missing(command.writes());
+            audit::run(command, || Warden::builder().embedded(sled).build(), out).await
         }
     }
 }

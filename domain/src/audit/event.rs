@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::envelope::Envelope;
+use crate::governance::GateReport;
 
 /// A note an operator adds to the log (`warden audit note`): an investigator's remark, a
 /// marker around maintenance, the README's first events.
@@ -25,6 +26,9 @@ pub struct OperatorNote {
 pub enum AuditEvent {
     /// `operator_note`, version 1.
     OperatorNote(OperatorNote),
+    /// `delegation_evaluated`, version 1: one subagent-gate evaluation, with every gate's
+    /// outcome, the candidates, the approval, and a digest of the metadata seen (G-10).
+    DelegationEvaluated(Box<GateReport>),
 }
 
 impl AuditEvent {
@@ -32,13 +36,14 @@ impl AuditEvent {
     pub fn event_type(&self) -> &'static str {
         match self {
             AuditEvent::OperatorNote(_) => "operator_note",
+            AuditEvent::DelegationEvaluated(_) => "delegation_evaluated",
         }
     }
 
     /// The current schema version of this event's payload.
     pub fn event_version(&self) -> u32 {
         match self {
-            AuditEvent::OperatorNote(_) => 1,
+            AuditEvent::OperatorNote(_) | AuditEvent::DelegationEvaluated(_) => 1,
         }
     }
 
@@ -46,6 +51,7 @@ impl AuditEvent {
     pub fn to_payload(&self) -> Result<Box<RawValue>, serde_json::Error> {
         match self {
             AuditEvent::OperatorNote(note) => serde_json::value::to_raw_value(note),
+            AuditEvent::DelegationEvaluated(report) => serde_json::value::to_raw_value(report),
         }
     }
 
@@ -56,13 +62,16 @@ impl AuditEvent {
         };
         match event_type {
             "operator_note" => serde_json::from_value(payload).map(AuditEvent::OperatorNote).map_err(invalid),
+            "delegation_evaluated" => serde_json::from_value(payload)
+                .map(|r| AuditEvent::DelegationEvaluated(Box::new(r)))
+                .map_err(invalid),
             other => Err(DecodeError::UnknownType { event_type: other.to_owned() }),
         }
     }
 
     fn current_version(event_type: &str) -> Option<u32> {
         match event_type {
-            "operator_note" => Some(1),
+            "operator_note" | "delegation_evaluated" => Some(1),
             _ => None,
         }
     }

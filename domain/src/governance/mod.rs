@@ -1,3 +1,34 @@
-//! The subagent gate (spec 000, rulings G-1 … G-10): may this persona inject these subagents?
+//! The subagent gate (spec 000, rulings G-1 … G-10): may persona P inject subagents S?
+//!
+//! The application reads the kill-switch variable, the request, the persona's instruction file
+//! and each candidate's instruction file, and hands them over raw; this module parses them
+//! strictly ([`read_persona`], [`read_agent`], [`parse_request`]) and [`evaluate`]s every gate
+//! in the fixed order of G-1: environment, persona allowlist, metadata presence,
+//! `contextSealed`, `pipelineRunApproved`, `approvalRef`; then each candidate (declared by the
+//! persona, registered, `AGENT_TYPE: 2`; `AGENT_CLASS` other than `TASK` is a warning). Every
+//! gate is evaluated and every failure reported, the first one named.
+//!
+//! A denial is not an error (G-9): the report says why and the delegated set is empty. The
+//! only way to inject is a [`DelegationGrant`], which only [`evaluate`] can build.
 
+mod agent;
 pub mod frontmatter;
+mod gate;
+mod inputs;
+mod metadata;
+mod names;
+mod persona;
+mod report;
+mod request;
+
+pub use agent::{AgentReading, read_agent};
+pub use gate::{DelegationGrant, Evaluation, GateInputs, candidate_names, candidates_to_read, evaluate};
+pub use inputs::{EnvValue, FileRead};
+pub use metadata::{KNOWN_FIELDS, MAX_APPROVAL_REF, Metadata};
+pub use names::{InvalidName, MAX_NAME_LEN, Name};
+pub use persona::{Persona, PersonaReading, read_persona};
+pub use report::{CandidateResult, Code, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
+pub use request::{REQUEST_FIELDS, Request, parse_request};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,231 @@
+//! `agentwarden.toml`: where the instruction files are and which variable is the kill switch.
+//!
+//! A missing file means the documented defaults. A file that exists must parse, and unknown
+//! keys are an error with the file and line — a misspelt key silently ignored could turn a
+//! control off (fail closed). Relative directories are relative to the file's own directory.
+//!
+//! ```toml
+//! [subagents]
+//! enable_env = "AGENTWARDEN_ENABLE_SUBAGENTS"   # the kill switch (G-2)
+//! personas_dir = "personas"
+//! agents_dir = "agents"
+//! persona_file_pattern = "AGENT_{name}.md"
+//! agent_file_pattern = "AGENT_{name}.md"
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use agentwarden_domain::governance::Name;
+use serde::Deserialize;
+
+/// The default kill-switch variable (G-2).
+pub const DEFAULT_ENABLE_ENV: &str = "AGENTWARDEN_ENABLE_SUBAGENTS";
+/// The file looked for in the working directory when no `--config` is given.
+pub const CONFIG_FILE: &str = "agentwarden.toml";
+
+/// A file-name pattern with exactly one `{name}` and no path separator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilePattern(String);
+
+impl FilePattern {
+    /// Validates a pattern.
+    pub fn new(pattern: &str) -> Result<FilePattern, String> {
+        let ok = pattern.matches("{name}").count() == 1
+            && !pattern.contains(['/', '\\', '\0'])
+            && !pattern.contains("..")
+            && pattern != "{name}";
+        if ok {
+            Ok(FilePattern(pattern.to_owned()))
+        } else {
+            Err(format!(
+                "`{pattern}` is not a file pattern: it needs exactly one {{name}}, an extension or prefix, \
+                 and no `/`, `\\` or `..`"
+            ))
+        }
+    }
+
+    /// The file name for `name`.
+    pub fn file_name(&self, name: &Name) -> String {
+        self.0.replace("{name}", name.as_str())
+    }
+}
+
+/// Where the subagent gate finds its inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubagentConfig {
+    /// The kill-switch variable's name.
+    pub enable_env: String,
+    /// The personas' instruction files.
+    pub personas_dir: PathBuf,
+    /// The subagents' instruction files.
+    pub agents_dir: PathBuf,
+    /// A persona's file name.
+    pub persona_file_pattern: FilePattern,
+    /// A subagent's file name.
+    pub agent_file_pattern: FilePattern,
+}
+
+impl Default for SubagentConfig {
+    fn default() -> Self {
+        SubagentConfig::relative_to(Path::new("."))
+    }
+}
+
+impl SubagentConfig {
+    fn relative_to(base: &Path) -> Self {
+        SubagentConfig {
+            enable_env: DEFAULT_ENABLE_ENV.to_owned(),
+            personas_dir: base.join("personas"),
+            agents_dir: base.join("agents"),
+            persona_file_pattern: FilePattern("AGENT_{name}.md".to_owned()),
+            agent_file_pattern: FilePattern("AGENT_{name}.md".to_owned()),
+        }
+    }
+
+    /// The persona's instruction file.
+    pub fn persona_path(&self, name: &Name) -> PathBuf {
+        self.personas_dir.join(self.persona_file_pattern.file_name(name))
+    }
+
+    /// A subagent's instruction file.
+    pub fn agent_path(&self, name: &Name) -> PathBuf {
+        self.agents_dir.join(self.agent_file_pattern.file_name(name))
+    }
+}
+
+/// The whole configuration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    /// `[subagents]`.
+    pub subagents: SubagentConfig,
+}
+
+/// A configuration file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct ConfigError {
+    /// The file.
+    pub path: String,
+    /// The line, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    subagents: Option<SubagentsSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SubagentsSection {
+    enable_env: Option<String>,
+    personas_dir: Option<PathBuf>,
+    agents_dir: Option<PathBuf>,
+    persona_file_pattern: Option<String>,
+    agent_file_pattern: Option<String>,
+}
+
+impl Config {
+    /// Parses `text`, the contents of the file at `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let error = |line: Option<usize>, message: String| ConfigError {
+            path: path.display().to_string(),
+            line,
+            message,
+        };
+        let file: File = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|span| text.get(..span.start).unwrap_or("").matches('\n').count() + 1);
+            error(line, e.message().to_owned())
+        })?;
+        let base = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let mut subagents = SubagentConfig::relative_to(base);
+        if let Some(section) = file.subagents {
+            if let Some(var) = section.enable_env {
+                let valid = !var.is_empty() && var.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+                if !valid {
+                    return Err(error(None, format!("subagents.enable_env `{var}` is not a variable name")));
+                }
+                subagents.enable_env = var;
+            }
+            if let Some(dir) = section.personas_dir {
+                subagents.personas_dir = base.join(dir);
+            }
+            if let Some(dir) = section.agents_dir {
+                subagents.agents_dir = base.join(dir);
+            }
+            if let Some(p) = section.persona_file_pattern {
+                subagents.persona_file_pattern = FilePattern::new(&p).map_err(|m| error(None, m))?;
+            }
+            if let Some(p) = section.agent_file_pattern {
+                subagents.agent_file_pattern = FilePattern::new(&p).map_err(|m| error(None, m))?;
+            }
+        }
+        Ok(Config { subagents })
+    }
+
+    /// Loads `path` if given (it must exist), else `agentwarden.toml` in the working directory
+    /// if it exists, else the defaults.
+    pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+        let (path, required) = match path {
+            Some(path) => (path, true),
+            None => (Path::new(CONFIG_FILE), false),
+        };
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(path, &text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(Config::default()),
+            Err(e) => {
+                Err(ConfigError { path: path.display().to_string(), line: None, message: e.to_string() })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides_relative_to_the_file() {
+        let config = Config::parse(
+            Path::new("proj/agentwarden.toml"),
+            "[subagents]\nenable_env = \"CHIRALITY_ENABLE_SUBAGENTS\"\nagents_dir = \"a\"\nagent_file_pattern = \"{name}.md\"\n",
+        )
+        .unwrap();
+        let s = &config.subagents;
+        assert_eq!(s.enable_env, "CHIRALITY_ENABLE_SUBAGENTS");
+        assert_eq!(s.agents_dir, Path::new("proj/a"));
+        assert_eq!(s.personas_dir, Path::new("proj/personas"));
+        let name = Name::new("PREP").unwrap();
+        assert_eq!(s.agent_path(&name), Path::new("proj/a/PREP.md"));
+        assert_eq!(s.persona_path(&name), Path::new("proj/personas/AGENT_PREP.md"));
+        assert_eq!(Config::parse(Path::new("agentwarden.toml"), "").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors_with_file_and_line() {
+        let err =
+            Config::parse(Path::new("w.toml"), "[subagents]\nenable_env = \"X\"\nagent_dir = \"typo\"\n")
+                .unwrap_err();
+        assert_eq!(err.line, Some(3), "{err}");
+        assert!(err.to_string().starts_with("w.toml:3: "), "{err}");
+        assert!(err.message.contains("agent_dir"), "{err}");
+        for bad in [
+            "[subagents]\nagent_file_pattern = \"../{name}.md\"\n",
+            "[subagents]\nagent_file_pattern = \"{name}\"\n",
+            "[subagents]\nagent_file_pattern = \"{name}{name}.md\"\n",
+            "[subagents]\nenable_env = \"A B\"\n",
+            "[nope]\n",
+            "[subagents\n",
+        ] {
+            assert!(Config::parse(Path::new("w.toml"), bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_named_config_must_exist_an_implicit_one_may_not() {
+        assert!(Config::load(Some(Path::new("/nonexistent/agentwarden.toml"))).is_err());
+    }
+}

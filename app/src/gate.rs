@@ -1,0 +1,145 @@
+//! The subagent-gate use case: read the inputs through ports, ask the domain, append the
+//! `delegation_evaluated` event, and only then answer (G-10).
+//!
+//! Nothing here returns an error: every failure is a deny with a reason, and the caller's turn
+//! goes on (G-9). An allow whose event cannot be appended becomes a deny (`audit_unavailable`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, Head};
+use agentwarden_domain::governance::{
+    DelegationGrant, FileRead, GateInputs, GateReport, PersonaReading, Request, candidates_to_read, evaluate,
+    parse_request, read_agent, read_persona,
+};
+use serde::Serialize;
+
+use crate::warden::Warden;
+
+/// Instruction files and requests larger than this are unreadable (and so denied).
+pub const MAX_INPUT_BYTES: u64 = 1024 * 1024;
+
+/// The answer to "may this persona inject these subagents?".
+#[derive(Debug)]
+pub struct GateOutcome {
+    /// Everything the gate found.
+    pub report: GateReport,
+    /// The permission to inject, present only on an allow that was recorded.
+    pub grant: Option<DelegationGrant>,
+    /// Where the decision was recorded; `None` if it could not be.
+    pub audit: Option<Head>,
+    /// How long the evaluation took, reading included, in microseconds.
+    pub evaluation_us: u64,
+}
+
+/// The report as `warden gate --json` prints it: the report's fields, then `evaluation_us` and
+/// `audit`.
+#[derive(Debug, Serialize)]
+pub struct GateOutput<'a> {
+    /// The report.
+    #[serde(flatten)]
+    pub report: &'a GateReport,
+    /// Microseconds.
+    pub evaluation_us: u64,
+    /// `{seq, hash}` or null.
+    pub audit: Option<AuditRef>,
+}
+
+/// An event's place in the log.
+#[derive(Debug, Serialize)]
+pub struct AuditRef {
+    /// Sequence number.
+    pub seq: u64,
+    /// Hash.
+    pub hash: String,
+}
+
+impl GateOutcome {
+    /// The JSON shape of `warden gate --json`.
+    pub fn output(&self) -> GateOutput<'_> {
+        GateOutput {
+            report: &self.report,
+            evaluation_us: self.evaluation_us,
+            audit: self.audit.map(|h| AuditRef { seq: h.seq, hash: h.hash.to_string() }),
+        }
+    }
+}
+
+impl Warden {
+    /// Evaluates a request given as JSON text.
+    pub async fn evaluate_delegation(&self, request_json: &str) -> GateOutcome {
+        let started = Instant::now();
+        self.evaluate_request(parse_request(request_json), started).await
+    }
+
+    /// Evaluates the request in the file at `path`; a missing or unreadable file is a deny.
+    pub async fn evaluate_delegation_file(&self, path: &Path) -> GateOutcome {
+        let started = Instant::now();
+        let request = match self.files.read_text(path, MAX_INPUT_BYTES).await {
+            FileRead::Text(text) => parse_request(&text),
+            FileRead::Missing => {
+                Request::unreadable_file(format!("request file `{}` does not exist", path.display()))
+            }
+            FileRead::Unreadable(why) => {
+                Request::unreadable_file(format!("request file `{}` {why}", path.display()))
+            }
+        };
+        self.evaluate_request(request, started).await
+    }
+
+    async fn evaluate_request(&self, request: Request, started: Instant) -> GateOutcome {
+        let config = &self.config.subagents;
+        let persona = match &request.persona {
+            Err(verdict) => PersonaReading::Invalid(verdict.clone()),
+            Ok(raw) => {
+                let file = match agentwarden_domain::governance::Name::new(raw) {
+                    Ok(name) => {
+                        Some(self.files.read_text(&config.persona_path(&name), MAX_INPUT_BYTES).await)
+                    }
+                    Err(_) => None,
+                };
+                read_persona(raw, file.as_ref())
+            }
+        };
+        let mut agents = BTreeMap::new();
+        for name in candidates_to_read(&request, &persona) {
+            let file = self.files.read_text(&config.agent_path(&name), MAX_INPUT_BYTES).await;
+            agents.insert(name, read_agent(&file));
+        }
+        let mut warnings = Vec::new();
+        let mut id = |field: &str, raw: &Option<String>| {
+            raw.as_ref().and_then(|raw| match CorrelationId::new(raw.clone()) {
+                Ok(id) => Some(id),
+                Err(e) => {
+                    warnings.push(format!("{field} not recorded: {e}"));
+                    None
+                }
+            })
+        };
+        let correlation = Correlation {
+            session: id("session", &request.session),
+            turn: id("turn", &request.turn),
+            ..Correlation::default()
+        };
+        let env = self.environment.var(&config.enable_env);
+        let inputs = GateInputs { env_var: config.enable_env.clone(), env, request, persona, agents };
+        let mut evaluation = evaluate(&inputs);
+        evaluation.report.warnings.extend(warnings);
+
+        let event = AuditEvent::DelegationEvaluated(Box::new(evaluation.report.clone()));
+        let (report, grant, audit) = match self.record(correlation, &event).await {
+            Ok(appended) => {
+                let (report, grant) = evaluation.into_parts();
+                (report, grant, Some(appended.head))
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "delegation decision could not be recorded; denying");
+                let reason = format!("the decision could not be recorded: {e}");
+                (evaluation.audit_failed("audit_unavailable", reason), None, None)
+            }
+        };
+        let evaluation_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        GateOutcome { report, grant, audit, evaluation_us }
+    }
+}

@@ -1,0 +1,155 @@
+//! Tables for the frontmatter subset and the body header, and never-panic properties.
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn plain(text: &str) -> Scalar {
+    Scalar { text: text.to_owned(), style: ScalarStyle::Plain }
+}
+
+fn front(text: &str) -> Mapping {
+    parse_instruction_file(text).unwrap().frontmatter.unwrap()
+}
+
+fn list(items: &[&str]) -> Value {
+    Value::List(items.iter().map(|i| plain(i)).collect())
+}
+
+#[test]
+fn lists_in_all_their_forms() {
+    let block = front("---\nsubagents:\n  - PREPARATION\n  - 4_DOCUMENTS\n---\n");
+    assert_eq!(block.get("subagents"), Some(&list(&["PREPARATION", "4_DOCUMENTS"])));
+    let unindented = front("---\nsubagents:\n- A\n- B\nname: x\n---\n");
+    assert_eq!(unindented.get("subagents"), Some(&list(&["A", "B"])));
+    assert_eq!(unindented.get("name"), Some(&Value::Scalar(plain("x"))));
+    let inline = front("---\nsubagents: [PREPARATION, \"4_DOCUMENTS\", 'X',]\n---\n");
+    assert_eq!(
+        inline.get("subagents"),
+        Some(&Value::List(vec![
+            plain("PREPARATION"),
+            Scalar { text: "4_DOCUMENTS".into(), style: ScalarStyle::DoubleQuoted },
+            Scalar { text: "X".into(), style: ScalarStyle::SingleQuoted },
+        ]))
+    );
+    assert_eq!(front("---\nsubagents: []\n---\n").get("subagents"), Some(&Value::List(vec![])));
+    let comma = front("---\nsubagents: A, B\n---\n");
+    assert_eq!(comma.get("subagents"), Some(&Value::Scalar(plain("A, B"))), "splitting is the caller's job");
+    assert_eq!(front("---\nsubagents:\n---\n").get("subagents"), Some(&Value::Scalar(plain(""))));
+}
+
+#[test]
+fn scalars_keep_how_they_were_written() {
+    let m = front("---\na: 2\nb: \"2\"\nc: '2'\nd: 2.0\ne: 02\nf: \"x\\\"y\\u0041\"\ng: 'it''s'\n---\n");
+    let get = |k: &str| match m.get(k) {
+        Some(Value::Scalar(s)) => (s.text.clone(), s.style),
+        other => panic!("{k}: {other:?}"),
+    };
+    assert_eq!(get("a"), ("2".into(), ScalarStyle::Plain));
+    assert_eq!(get("b"), ("2".into(), ScalarStyle::DoubleQuoted));
+    assert_eq!(get("c"), ("2".into(), ScalarStyle::SingleQuoted));
+    assert_eq!(get("d"), ("2.0".into(), ScalarStyle::Plain));
+    assert_eq!(get("e"), ("02".into(), ScalarStyle::Plain));
+    assert_eq!(get("f"), ("x\"yA".into(), ScalarStyle::DoubleQuoted));
+    assert_eq!(get("g"), ("it's".into(), ScalarStyle::SingleQuoted));
+    assert_eq!(m.line_of("e"), Some(6));
+}
+
+#[test]
+fn legitimate_variants_parse_like_the_plain_file() {
+    let plain_file =
+        "---\nname: prep\nsubagents:\n  - A\n  - B\nAGENT_TYPE: 2\n---\nAGENT_CLASS: TASK\n\n# Body\n";
+    let want = parse_instruction_file(plain_file).unwrap();
+    let variants = [
+        plain_file.replace('\n', "\r\n"),
+        format!("\u{feff}{plain_file}"),
+        plain_file.replace('\n', "  \t\n"),
+        "---\n# a comment\nname: prep # trailing\nsubagents: # the list\n  - A # first\n\n  - B\nAGENT_TYPE: 2\n---\nAGENT_CLASS: TASK\n\n# Body\n"
+            .to_owned(),
+    ];
+    for variant in variants {
+        assert_eq!(parse_instruction_file(&variant).unwrap(), want, "{variant:?}");
+    }
+}
+
+#[test]
+fn errors_name_their_code_and_line() {
+    let cases: &[(&str, &str, usize)] = &[
+        ("---\na: 1\n", "frontmatter_unterminated", 1),
+        ("hello\n---\na: 1\n---\n", "text_before_frontmatter", 2),
+        ("---\na: 1\n---\n\n---\nb: 2\n---\n", "second_frontmatter", 5),
+        ("---\na: 1\nb: 2\na: 3\n---\n", "duplicate_key", 4),
+        ("---\na:\n  b: 1\n---\n", "unsupported_yaml", 3),
+        ("---\na: {b: 1}\n---\n", "unsupported_yaml", 2),
+        ("---\na: &x 1\n---\n", "unsupported_yaml", 2),
+        ("---\na: *x\n---\n", "unsupported_yaml", 2),
+        ("---\na: !!int 2\n---\n", "unsupported_yaml", 2),
+        ("---\na: |\n  text\n---\n", "unsupported_yaml", 2),
+        ("---\na: one\n  two\n---\n", "unsupported_yaml", 3),
+        ("---\n\ta: 1\n---\n", "unsupported_yaml", 2),
+        ("---\n- a\n---\n", "unsupported_yaml", 2),
+        ("---\na: [b, [c]]\n---\n", "unsupported_yaml", 2),
+        ("---\na: b: c\n---\n", "unsupported_yaml", 2),
+        ("---\na: \"open\n---\n", "unterminated_quote", 2),
+        ("---\na: \"bad \\q escape\"\n---\n", "unterminated_quote", 2),
+        ("---\njust text\n---\n", "invalid_line", 2),
+        ("---\na: \"x\" y\n---\n", "invalid_line", 2),
+        ("---\na: [b, , c]\n---\n", "invalid_line", 2),
+        ("---\na: [b\n---\n", "invalid_line", 2),
+        ("---\nkey:value\n---\n", "invalid_line", 2),
+        ("---\n---\nA: 1\nA: 2\n", "duplicate_key", 4),
+    ];
+    for (text, code, line) in cases {
+        let err = parse_instruction_file(text).unwrap_err();
+        assert_eq!(err.code(), *code, "{text:?}: {err}");
+        assert!(err.to_string().starts_with(&format!("line {line}:")), "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn the_body_header_is_the_leading_key_value_run() {
+    let file =
+        parse_instruction_file("---\nname: x\n---\n\nAGENT_TYPE: 2\nAGENT_CLASS: \"TASK\"\n\nLATER: 1\n")
+            .unwrap();
+    assert_eq!(file.header.get("AGENT_TYPE"), Some(&Value::Scalar(plain("2"))));
+    assert_eq!(
+        file.header.get("AGENT_CLASS"),
+        Some(&Value::Scalar(Scalar { text: "TASK".into(), style: ScalarStyle::DoubleQuoted }))
+    );
+    assert_eq!(file.header.get("LATER"), None, "the header ends at the first blank line");
+    let heading = parse_instruction_file("AGENT_TYPE: 2\n# Title\nAGENT_CLASS: TASK\n").unwrap();
+    assert_eq!(heading.frontmatter, None);
+    assert_eq!(heading.header.len(), 1, "the header ends at a heading");
+    let prose = parse_instruction_file("Some prose first.\nAGENT_TYPE: 2\n").unwrap();
+    assert!(prose.header.is_empty(), "the header must come first");
+}
+
+#[test]
+fn edge_files() {
+    assert_eq!(parse_instruction_file("").unwrap(), InstructionFile::default());
+    let empty = parse_instruction_file("---\n---\n").unwrap();
+    assert_eq!(empty.frontmatter, Some(Mapping::default()));
+    let dots = parse_instruction_file("---\na: 1\n...\nbody\n").unwrap();
+    assert_eq!(dots.frontmatter.unwrap().len(), 1);
+    // A markdown rule in a body without frontmatter is fine when no mapping follows it.
+    assert!(parse_instruction_file("# Title\n\n---\n\nText.\n").is_ok());
+}
+
+proptest! {
+    #[test]
+    fn never_panics_on_any_text(text in "\\PC{0,300}") {
+        let _ = parse_instruction_file(&text);
+    }
+
+    #[test]
+    fn never_panics_on_mutated_files(
+        at in any::<prop::sample::Index>(),
+        insert in "[-:\\[\\]{}'\"#&*!|> \\n\\t\\\\a2]{0,6}",
+    ) {
+        let base = "---\nname: prep\nsubagents:\n  - A\n  - 'B'\nlist: [x, \"y\"]\n---\nAGENT_TYPE: 2\n\n# Body\n";
+        let mut at = at.index(base.len() + 1);
+        while !base.is_char_boundary(at) { at -= 1; }
+        let text = format!("{}{}{}", &base[..at], insert, &base[at..]);
+        let _ = parse_instruction_file(&text);
+    }
+}

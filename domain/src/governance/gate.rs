@@ -1,0 +1,337 @@
+//! The gate itself: every gate evaluated in the fixed order of G-1, candidates checked (G-8),
+//! and the decision combined in one exhaustive `match` that defaults to deny.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use super::agent::AgentReading;
+use super::inputs::EnvValue;
+use super::metadata::{self, Metadata};
+use super::names::{Name, show};
+use super::persona::PersonaReading;
+use super::report::{CandidateResult, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
+use super::request::Request;
+
+/// Everything the gate needs, read by the application and parsed by this module's readers.
+#[derive(Clone, Debug)]
+pub struct GateInputs {
+    /// The kill-switch variable's name (G-2).
+    pub env_var: String,
+    /// Its value.
+    pub env: EnvValue,
+    /// The request.
+    pub request: Request,
+    /// The persona, read with [`super::read_persona`].
+    pub persona: PersonaReading,
+    /// The candidate subagents' files, read with [`super::read_agent`], for the names
+    /// [`candidates_to_read`] returned.
+    pub agents: BTreeMap<Name, AgentReading>,
+}
+
+/// The permission to inject subagents. Only the gate builds one: its fields are private and it
+/// has no public constructor, so the compiler checks that the gate is the sole enforcement
+/// point. A consumer cannot make one up:
+///
+/// ```compile_fail
+/// use agentwarden_domain::governance::DelegationGrant;
+/// let forged = DelegationGrant { persona: todo!(), subagents: vec![], approval_ref: String::new() };
+/// ```
+#[derive(Debug, PartialEq, Eq)]
+pub struct DelegationGrant {
+    persona: Name,
+    subagents: Vec<Name>,
+    approval_ref: String,
+}
+
+impl DelegationGrant {
+    /// The persona that delegates.
+    pub fn persona(&self) -> &Name {
+        &self.persona
+    }
+
+    /// The subagents that may be injected, never empty.
+    pub fn subagents(&self) -> &[Name] {
+        &self.subagents
+    }
+
+    /// The human approval in force.
+    pub fn approval_ref(&self) -> &str {
+        &self.approval_ref
+    }
+}
+
+/// The gate's answer: the report, and a grant only on allow.
+#[derive(Debug)]
+pub struct Evaluation {
+    /// What was found.
+    pub report: GateReport,
+    grant: Option<DelegationGrant>,
+}
+
+impl Evaluation {
+    /// The grant, if the decision is allow.
+    pub fn grant(&self) -> Option<&DelegationGrant> {
+        self.grant.as_ref()
+    }
+
+    /// Splits into the report and the grant.
+    pub fn into_parts(self) -> (GateReport, Option<DelegationGrant>) {
+        (self.report, self.grant)
+    }
+
+    /// The decision could not be recorded: an allow becomes a deny (G-10), the grant is
+    /// dropped, and the failure is named at the `audit` stage.
+    pub fn audit_failed(self, code: &'static str, reason: impl Into<String>) -> GateReport {
+        let mut report = self.report;
+        report.decision = Decision::Deny;
+        report.delegated.clear();
+        for candidate in &mut report.candidates {
+            if candidate.delegated {
+                candidate.delegated = false;
+                candidate.code = Some(Cow::Borrowed(code));
+                candidate.reason = "not delegated: the decision could not be recorded".into();
+            }
+        }
+        let failure = Failure { gate: Stage::Audit, code: Cow::Borrowed(code), reason: reason.into() };
+        report.first_failure.get_or_insert_with(|| failure.clone());
+        report.failures.push(failure);
+        report
+    }
+}
+
+/// The candidates a request asks for: the names it lists (duplicates dropped), or else every
+/// subagent the persona declares. Raw strings: some may not be valid names.
+pub fn candidate_names(request: &Request, persona: &PersonaReading) -> Vec<String> {
+    match (&request.requested, persona) {
+        (Ok(Some(names)), _) => {
+            let mut unique: Vec<String> = Vec::with_capacity(names.len());
+            for name in names {
+                if !unique.contains(name) {
+                    unique.push(name.clone());
+                }
+            }
+            unique
+        }
+        (Ok(None), PersonaReading::Valid(p)) => p.declared.iter().map(|n| n.to_string()).collect(),
+        (Ok(None), PersonaReading::Invalid(_)) | (Err(_), _) => Vec::new(),
+    }
+}
+
+/// The candidate files the application should read: valid names the persona declares. No other
+/// name reaches the file system.
+pub fn candidates_to_read(request: &Request, persona: &PersonaReading) -> Vec<Name> {
+    let PersonaReading::Valid(persona) = persona else { return Vec::new() };
+    candidate_names(request, &PersonaReading::Valid(persona.clone()))
+        .iter()
+        .filter_map(|raw| Name::new(raw).ok())
+        .filter(|name| persona.declared.contains(name))
+        .collect()
+}
+
+fn environment(var: &str, value: &EnvValue) -> Verdict {
+    match value {
+        EnvValue::Set(v) if v == "true" => Verdict::pass(format!("{var} is `true`")),
+        EnvValue::Set(v) => {
+            Verdict::fail("env_not_enabled", format!("{var} is {}, expected exactly `true`", show(v)))
+        }
+        EnvValue::Unset => Verdict::fail("env_not_enabled", format!("{var} is not set, expected `true`")),
+        EnvValue::NotUnicode => Verdict::fail("env_not_enabled", format!("{var} is not valid Unicode")),
+    }
+}
+
+fn persona_gate(persona: &PersonaReading) -> Verdict {
+    match persona {
+        PersonaReading::Valid(p) => Verdict::pass(format!(
+            "persona {} declares {}",
+            p.name,
+            p.declared.iter().map(Name::as_str).collect::<Vec<_>>().join(", ")
+        )),
+        PersonaReading::Invalid(verdict) => verdict.clone(),
+    }
+}
+
+/// One global gate's outcome per field: adding a gate adds a field, and the destructuring in
+/// [`decide`] stops compiling until the new gate is combined.
+struct Gates {
+    environment: Verdict,
+    persona_allowlist: Verdict,
+    metadata_presence: Verdict,
+    context_sealed: Verdict,
+    pipeline_run_approved: Verdict,
+    approval_ref: Verdict,
+}
+
+/// The one place the decision is made. Default: deny.
+fn decide(gates: &Gates, eligible: &[Name]) -> Decision {
+    let Gates {
+        environment,
+        persona_allowlist,
+        metadata_presence,
+        context_sealed,
+        pipeline_run_approved,
+        approval_ref,
+    } = gates;
+    match (
+        environment.passed,
+        persona_allowlist.passed,
+        metadata_presence.passed,
+        context_sealed.passed,
+        pipeline_run_approved.passed,
+        approval_ref.passed,
+        eligible.is_empty(),
+    ) {
+        (true, true, true, true, true, true, false) => Decision::Allow,
+        _ => Decision::Deny,
+    }
+}
+
+/// BLAKE3 of the metadata's compact JSON (keys sorted), so the event says exactly what was seen
+/// without repeating it.
+fn metadata_digest(metadata: &Metadata) -> Option<String> {
+    match metadata {
+        Metadata::Present(value) => {
+            serde_json::to_vec(value).ok().map(|bytes| blake3::hash(&bytes).to_hex().to_string())
+        }
+        Metadata::Absent | Metadata::Unreadable { .. } => None,
+    }
+}
+
+/// Evaluates the gate. Pure: the same inputs give the same report.
+pub fn evaluate(inputs: &GateInputs) -> Evaluation {
+    let fields = metadata::presence(&inputs.request.metadata);
+    let object = fields.as_ref().ok().copied();
+    let (approval_verdict, approval_ref) = metadata::approval_ref(object);
+    let gates = Gates {
+        environment: environment(&inputs.env_var, &inputs.env),
+        persona_allowlist: persona_gate(&inputs.persona),
+        metadata_presence: match &fields {
+            Ok(map) => Verdict::pass(format!("subagentGovernance present with {} field(s)", map.len())),
+            Err(verdict) => verdict.clone(),
+        },
+        context_sealed: metadata::boolean_true(object, "contextSealed"),
+        pipeline_run_approved: metadata::boolean_true(object, "pipelineRunApproved"),
+        approval_ref: approval_verdict,
+    };
+    let extras = metadata::extras(object);
+
+    let declared: &[Name] = match &inputs.persona {
+        PersonaReading::Valid(p) => &p.declared,
+        PersonaReading::Invalid(_) => &[],
+    };
+    let mut eligible = Vec::new();
+    let mut candidates = Vec::new();
+    for raw in candidate_names(&inputs.request, &inputs.persona) {
+        let (verdict, warnings) = match Name::new(&raw) {
+            Err(e) => (Verdict::fail("name_not_identifier", format!("subagent {e}")), Vec::new()),
+            Ok(name) if !declared.contains(&name) => {
+                (Verdict::fail("not_declared", format!("the persona does not declare {name}")), Vec::new())
+            }
+            Ok(name) => match inputs.agents.get(&name) {
+                None => (Verdict::fail("agent_not_registered", format!("{name} was not read")), Vec::new()),
+                Some(reading) => {
+                    if reading.verdict.passed {
+                        eligible.push(name);
+                    }
+                    (reading.verdict.clone(), reading.warnings.clone())
+                }
+            },
+        };
+        candidates.push((raw, verdict, warnings));
+    }
+
+    let decision = decide(&gates, &eligible);
+    let Gates {
+        environment,
+        persona_allowlist,
+        metadata_presence,
+        context_sealed,
+        pipeline_run_approved,
+        approval_ref: approval,
+    } = gates;
+    let results: Vec<GateResult> = Gate::ORDER
+        .into_iter()
+        .zip([
+            environment,
+            persona_allowlist,
+            metadata_presence,
+            context_sealed,
+            pipeline_run_approved,
+            approval,
+        ])
+        .map(|(gate, verdict)| GateResult { gate, verdict })
+        .collect();
+    let gates_passed = results.iter().all(|r| r.verdict.passed);
+    let mut failures: Vec<Failure> = results
+        .iter()
+        .filter(|r| !r.verdict.passed)
+        .map(|r| Failure {
+            gate: Stage::Gate(r.gate),
+            code: r.verdict.code.clone().unwrap_or(Cow::Borrowed("internal_error")),
+            reason: r.verdict.reason.clone(),
+        })
+        .collect();
+    if gates_passed && eligible.is_empty() {
+        let reason = if candidates.is_empty() {
+            "no subagent was requested".to_owned()
+        } else {
+            let why: Vec<String> = candidates
+                .iter()
+                .map(|(name, v, _)| format!("{}: {}", show(name), v.code.as_deref().unwrap_or("?")))
+                .collect();
+            format!("no candidate may be delegated ({})", why.join(", "))
+        };
+        failures.push(Failure {
+            gate: Stage::Candidates,
+            code: Cow::Borrowed("no_candidate_delegated"),
+            reason,
+        });
+    }
+    let allowed = decision == Decision::Allow;
+    let candidates: Vec<CandidateResult> = candidates
+        .into_iter()
+        .map(|(name, verdict, warnings)| {
+            let delegated = allowed && verdict.passed;
+            let (code, reason) = match (delegated, verdict.passed) {
+                (true, _) => (None, verdict.reason),
+                (false, true) => {
+                    (Some(Cow::Borrowed("gates_failed")), "not delegated: a gate failed".to_owned())
+                }
+                (false, false) => (verdict.code, verdict.reason),
+            };
+            CandidateResult { name, delegated, code, reason, warnings }
+        })
+        .collect();
+
+    let mut warnings = inputs.request.warnings.clone();
+    warnings.extend(extras.warnings);
+    let grant = match (decision, &inputs.persona, &approval_ref) {
+        (Decision::Allow, PersonaReading::Valid(p), Some(approval_ref)) => Some(DelegationGrant {
+            persona: p.name.clone(),
+            subagents: eligible.clone(),
+            approval_ref: approval_ref.clone(),
+        }),
+        _ => None,
+    };
+    // Belt and braces: an allow without everything a grant needs is a deny.
+    let decision = if grant.is_some() { decision } else { Decision::Deny };
+    let report = GateReport {
+        decision,
+        delegated: match decision {
+            Decision::Allow => eligible.iter().map(Name::to_string).collect(),
+            Decision::Deny => Vec::new(),
+        },
+        persona: inputs.request.persona.as_ref().ok().cloned(),
+        requested: inputs.request.requested.as_ref().ok().cloned().flatten(),
+        env_var: inputs.env_var.clone(),
+        gates: results,
+        first_failure: failures.first().cloned(),
+        failures,
+        candidates,
+        warnings,
+        approval_ref,
+        approved_by: extras.approved_by,
+        unknown_fields: extras.unknown_fields,
+        metadata_digest: metadata_digest(&inputs.request.metadata),
+    };
+    Evaluation { report, grant }
+}

@@ -1,0 +1,24 @@
+//! What the application read, handed to the gate raw (ARCHITECTURE: the domain is strict about
+//! types because it sees them as they were).
+
+/// The kill-switch variable as read from the environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnvValue {
+    /// Not set.
+    Unset,
+    /// Set, but not valid Unicode.
+    NotUnicode,
+    /// Set to this exact text (no trimming).
+    Set(String),
+}
+
+/// An instruction file as read from its directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileRead {
+    /// There is no such file.
+    Missing,
+    /// It exists but could not be read (permissions, not UTF-8, too large, not a file…).
+    Unreadable(String),
+    /// Its text.
+    Text(String),
+}

@@ -1,0 +1,200 @@
+//! The gate's report: a stable JSON contract (documented in the README).
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+/// The six global gates, in the fixed evaluation order of G-1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Gate {
+    /// The kill-switch variable is exactly `true` (G-2).
+    Environment,
+    /// The persona exists and declares subagents.
+    PersonaAllowlist,
+    /// `opts.subagentGovernance` is present and an object.
+    MetadataPresence,
+    /// `contextSealed` is JSON `true`.
+    ContextSealed,
+    /// `pipelineRunApproved` is JSON `true`.
+    PipelineRunApproved,
+    /// `approvalRef` is a usable reference.
+    ApprovalRef,
+}
+
+impl Gate {
+    /// All gates, in evaluation order.
+    pub const ORDER: [Gate; 6] = [
+        Gate::Environment,
+        Gate::PersonaAllowlist,
+        Gate::MetadataPresence,
+        Gate::ContextSealed,
+        Gate::PipelineRunApproved,
+        Gate::ApprovalRef,
+    ];
+
+    /// The snake_case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Gate::Environment => "environment",
+            Gate::PersonaAllowlist => "persona_allowlist",
+            Gate::MetadataPresence => "metadata_presence",
+            Gate::ContextSealed => "context_sealed",
+            Gate::PipelineRunApproved => "pipeline_run_approved",
+            Gate::ApprovalRef => "approval_ref",
+        }
+    }
+}
+
+/// What a failure is attributed to: one of the gates, the candidate stage (no subagent could be
+/// delegated), or the audit log (an allow that could not be recorded, G-10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// A global gate.
+    Gate(Gate),
+    /// Every gate passed, but no candidate subagent may be delegated.
+    Candidates,
+    /// The decision's event could not be appended.
+    Audit,
+}
+
+impl Stage {
+    /// The snake_case name used in reports: a gate's name, `candidates` or `audit`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Gate(gate) => gate.as_str(),
+            Stage::Candidates => "candidates",
+            Stage::Audit => "audit",
+        }
+    }
+}
+
+impl Serialize for Stage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Stage {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = <Cow<'de, str>>::deserialize(deserializer)?;
+        match name.as_ref() {
+            "candidates" => Ok(Stage::Candidates),
+            "audit" => Ok(Stage::Audit),
+            other => Gate::ORDER
+                .into_iter()
+                .find(|g| g.as_str() == other)
+                .map(Stage::Gate)
+                .ok_or_else(|| serde::de::Error::custom(format!("unknown gate `{other}`"))),
+        }
+    }
+}
+
+/// A stable snake_case code: static when emitted, owned when read back from the log.
+pub type Code = Cow<'static, str>;
+
+/// Pass or fail, with a stable code on failure and a reason either way.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verdict {
+    /// Did it pass?
+    pub passed: bool,
+    /// The failure's stable code; `None` when it passed.
+    pub code: Option<Code>,
+    /// Why, in words.
+    pub reason: String,
+}
+
+impl Verdict {
+    pub(crate) fn pass(reason: impl Into<String>) -> Self {
+        Verdict { passed: true, code: None, reason: reason.into() }
+    }
+
+    pub(crate) fn fail(code: &'static str, reason: impl Into<String>) -> Self {
+        Verdict { passed: false, code: Some(Cow::Borrowed(code)), reason: reason.into() }
+    }
+}
+
+/// One gate's outcome in the report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateResult {
+    /// Which gate.
+    pub gate: Gate,
+    /// Its verdict.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// A failure: where, which code, why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Failure {
+    /// Where it happened.
+    pub gate: Stage,
+    /// Stable code.
+    pub code: Code,
+    /// Why.
+    pub reason: String,
+}
+
+/// One candidate subagent's outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CandidateResult {
+    /// The name as requested or declared (shown raw, even when it is not a valid name).
+    pub name: String,
+    /// Was it delegated?
+    pub delegated: bool,
+    /// Why not, as a stable code; `None` when delegated.
+    pub code: Option<Code>,
+    /// Why, in words.
+    pub reason: String,
+    /// Non-blocking findings (`AGENT_CLASS` missing or not `TASK`).
+    pub warnings: Vec<String>,
+}
+
+/// Allow or deny.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Inject the delegated subagents.
+    Allow,
+    /// Inject nothing; the turn goes on without subagents (G-9).
+    Deny,
+}
+
+/// Everything the gate found, in a stable shape. It is also the payload of the
+/// `delegation_evaluated` audit event (version 1): a change of shape needs a new event version
+/// and an upcast.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateReport {
+    /// Allow or deny.
+    pub decision: Decision,
+    /// The subagents that may be injected (empty on deny).
+    pub delegated: Vec<String>,
+    /// The persona as requested.
+    pub persona: Option<String>,
+    /// The subagents the request named (`None`: all the persona declares).
+    pub requested: Option<Vec<String>>,
+    /// The kill-switch variable's name.
+    pub env_var: String,
+    /// Every gate, in order.
+    pub gates: Vec<GateResult>,
+    /// The first failure, if any.
+    pub first_failure: Option<Failure>,
+    /// Every failure, in order.
+    pub failures: Vec<Failure>,
+    /// Every candidate subagent.
+    pub candidates: Vec<CandidateResult>,
+    /// Non-blocking findings about the request and its metadata.
+    pub warnings: Vec<String>,
+    /// The approval reference, when it passed its gate.
+    pub approval_ref: Option<String>,
+    /// Who approved, when given as a string (G-6).
+    pub approved_by: Option<String>,
+    /// Fields of `subagentGovernance` the gate does not know (G-7).
+    pub unknown_fields: Vec<String>,
+    /// BLAKE3 of the governance metadata as seen (its compact JSON), or `None` if absent.
+    pub metadata_digest: Option<String>,
+}

@@ -1,0 +1,116 @@
+//! The gate request: `{"persona", "subagents"?, "opts": {"subagentGovernance"}, "session"?,
+//! "turn"?}`, parsed strictly (duplicate keys anywhere: the request is ambiguous, G-5).
+//!
+//! A request that cannot be read is not an error to the caller: it is denied, with the
+//! problem reported at every gate that needed the missing part (`request_invalid`).
+
+use serde_json::Value;
+
+use super::metadata::{Metadata, describe};
+use super::names::show;
+use super::report::Verdict;
+use crate::json::{StrictJsonError, parse_strict};
+
+/// The request's top-level fields; any other is a warning.
+pub const REQUEST_FIELDS: [&str; 5] = ["persona", "subagents", "opts", "session", "turn"];
+
+/// A request as the gate sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// The persona's raw name, or why there is none.
+    pub persona: Result<String, Verdict>,
+    /// The subagents named (`None`: all the persona declares), or why the list is unusable.
+    pub requested: Result<Option<Vec<String>>, Verdict>,
+    /// `opts.subagentGovernance`.
+    pub metadata: Metadata,
+    /// Harness session id, if given as a string.
+    pub session: Option<String>,
+    /// Turn id, if given as a string.
+    pub turn: Option<String>,
+    /// Non-blocking findings.
+    pub warnings: Vec<String>,
+}
+
+impl Request {
+    /// A request whose file could not be read (`request_unreadable`).
+    pub fn unreadable_file(reason: impl Into<String>) -> Request {
+        Request::unreadable(Verdict::fail("request_unreadable", reason))
+    }
+
+    /// A request that could not be read at all: every part is missing for `verdict`'s reason.
+    pub fn unreadable(verdict: Verdict) -> Request {
+        let (code, reason) = (verdict.code.clone(), verdict.reason.clone());
+        Request {
+            persona: Err(verdict.clone()),
+            requested: Err(verdict),
+            metadata: Metadata::Unreadable {
+                code: code.unwrap_or(std::borrow::Cow::Borrowed("request_invalid")),
+                reason,
+            },
+            session: None,
+            turn: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+fn invalid(reason: impl Into<String>) -> Verdict {
+    Verdict::fail("request_invalid", reason)
+}
+
+/// Parses a request's text.
+pub fn parse_request(text: &str) -> Request {
+    let value = match parse_strict(text) {
+        Ok(value) => value,
+        Err(e @ StrictJsonError::DuplicateKey { .. }) => {
+            return Request::unreadable(Verdict::fail("duplicate_key", format!("request is ambiguous: {e}")));
+        }
+        Err(e) => return Request::unreadable(invalid(format!("request is not valid JSON: {e}"))),
+    };
+    let Value::Object(mut fields) = value else {
+        return Request::unreadable(invalid(format!("request is {}, expected an object", describe(&value))));
+    };
+    let mut warnings: Vec<String> = fields
+        .keys()
+        .filter(|k| !REQUEST_FIELDS.contains(&k.as_str()))
+        .map(|k| format!("unknown request field {} (ignored)", show(k)))
+        .collect();
+    let persona = match fields.remove("persona") {
+        Some(Value::String(name)) => Ok(name),
+        None => Err(invalid("request has no persona")),
+        Some(other) => Err(invalid(format!("persona is {}, expected a string", describe(&other)))),
+    };
+    let requested = match fields.remove("subagents") {
+        None => Ok(None),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::String(name) => Ok(name),
+                other => Err(invalid(format!("subagents holds {}, expected names", describe(&other)))),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(other) => Err(invalid(format!("subagents is {}, expected an array of names", describe(&other)))),
+    };
+    let metadata = match fields.remove("opts") {
+        None => Metadata::Absent,
+        Some(Value::Object(mut opts)) => match opts.remove("subagentGovernance") {
+            None => Metadata::Absent,
+            Some(value) => Metadata::Present(value),
+        },
+        Some(other) => Metadata::Unreadable {
+            code: std::borrow::Cow::Borrowed("request_invalid"),
+            reason: format!("opts is {}, expected an object", describe(&other)),
+        },
+    };
+    let mut id = |field: &str| match fields.remove(field) {
+        None => None,
+        Some(Value::String(id)) => Some(id),
+        Some(other) => {
+            warnings.push(format!("{field} is {}, expected a string (ignored)", describe(&other)));
+            None
+        }
+    };
+    let (session, turn) = (id("session"), id("turn"));
+    Request { persona, requested, metadata, session, turn, warnings }
+}
