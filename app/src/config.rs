@@ -11,6 +11,9 @@
 //! agents_dir = "agents"
 //! persona_file_pattern = "AGENT_{name}.md"
 //! agent_file_pattern = "AGENT_{name}.md"
+//!
+//! [lineage]
+//! manifests = "manifests"   # a file, or a directory of *.toml manifests
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -93,11 +96,26 @@ impl SubagentConfig {
     }
 }
 
+/// Where the lineage manifests are (spec 003).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineageConfig {
+    /// A manifest file, or a directory of `*.toml` manifests.
+    pub manifests: PathBuf,
+}
+
+impl Default for LineageConfig {
+    fn default() -> Self {
+        LineageConfig { manifests: Path::new(".").join("manifests") }
+    }
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
     /// `[subagents]`.
     pub subagents: SubagentConfig,
+    /// `[lineage]`.
+    pub lineage: LineageConfig,
 }
 
 /// A configuration file that cannot be used.
@@ -116,6 +134,13 @@ pub struct ConfigError {
 #[serde(deny_unknown_fields)]
 struct File {
     subagents: Option<SubagentsSection>,
+    lineage: Option<LineageSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineageSection {
+    manifests: Option<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -163,7 +188,11 @@ impl Config {
                 subagents.agent_file_pattern = FilePattern::new(&p).map_err(|m| error(None, m))?;
             }
         }
-        Ok(Config { subagents })
+        let lineage = LineageConfig {
+            manifests: base
+                .join(file.lineage.and_then(|l| l.manifests).unwrap_or_else(|| PathBuf::from("manifests"))),
+        };
+        Ok(Config { subagents, lineage })
     }
 
     /// Loads `path` if given (it must exist), else `agentwarden.toml` in the working directory

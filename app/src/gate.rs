@@ -143,3 +143,63 @@ impl Warden {
         GateOutcome { report, grant, audit, evaluation_us }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use agentwarden_domain::governance::{Decision, FileRead, Stage};
+    use agentwarden_ports::{MockEventStore, MockFileSystem, StoreError};
+
+    use crate::{FixedEnvironment, Warden};
+
+    const REQUEST: &str = r#"{"persona":"M","opts":{"subagentGovernance":
+        {"contextSealed":true,"pipelineRunApproved":true,"approvalRef":"GATE-1"}}}"#;
+
+    fn warden(store: MockEventStore) -> Warden {
+        let mut files = MockFileSystem::new();
+        files.expect_read_text().returning(|path, _| {
+            if path.ends_with("AGENT_M.md") {
+                FileRead::Text("---\nsubagents: [A]\n---\n".into())
+            } else {
+                FileRead::Text("---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n".into())
+            }
+        });
+        Warden::builder()
+            .event_store(Arc::new(store))
+            .file_system(Arc::new(files))
+            .environment(Arc::new(FixedEnvironment::with("AGENTWARDEN_ENABLE_SUBAGENTS", "true")))
+            .build()
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_allow_that_cannot_be_recorded_is_a_deny_without_a_grant() {
+        let mut store = MockEventStore::new();
+        store
+            .expect_append()
+            .times(1)
+            .returning(|_, _| Err(StoreError::Unavailable { reason: "disk full".into() }));
+        let outcome = warden(store).evaluate_delegation(REQUEST).await;
+        assert_eq!(outcome.report.decision, Decision::Deny);
+        assert!(outcome.grant.is_none());
+        assert!(outcome.audit.is_none());
+        let first = outcome.report.first_failure.unwrap();
+        assert_eq!(first.gate, Stage::Audit);
+        assert_eq!(first.code, "audit_unavailable");
+        assert!(first.reason.contains("disk full"), "{}", first.reason);
+    }
+
+    #[tokio::test]
+    async fn the_grant_is_handed_out_only_after_the_event_is_appended() {
+        let mut store = MockEventStore::new();
+        store.expect_append().times(1).returning(|_, batch| {
+            let (_, head) = agentwarden_domain::audit::seal_batch(&Default::default(), &batch).unwrap();
+            Ok(agentwarden_ports::Appended { first_seq: 1, head })
+        });
+        let outcome = warden(store).evaluate_delegation(REQUEST).await;
+        assert_eq!(outcome.report.decision, Decision::Allow);
+        assert_eq!(outcome.grant.unwrap().subagents()[0].as_str(), "A");
+        assert_eq!(outcome.audit.unwrap().seq, 1);
+    }
+}

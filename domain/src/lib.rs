@@ -8,3 +8,5 @@
 pub mod audit;
 pub mod governance;
 pub mod json;
+pub mod lineage;
+pub mod verdict;

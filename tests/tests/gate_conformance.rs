@@ -52,7 +52,7 @@ async fn run_case(path: &Path) -> Result<(), String> {
         .event_store(store.clone())
         .clock(Arc::new(SteppingClock::new(Timestamp::from_unix_millis(1_771_666_200_000).unwrap(), 1)))
         .environment(Arc::new(FixedEnvironment(env)))
-        .config(Config { subagents })
+        .config(Config { subagents, ..Config::default() })
         .build()
         .unwrap();
     let request = match case.get("request_text") {

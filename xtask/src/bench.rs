@@ -1,5 +1,245 @@
-//! `cargo xtask bench` (being written).
+//! `cargo xtask bench`: runs the criterion benches, times `warden gate` as a whole process, and
+//! prints one summary table: each figure beside its baseline from the same run, the ratio, and
+//! the target.
 
-pub(crate) fn run(_args: &[String]) -> Result<(), String> {
-    Err("not written yet".into())
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// One comparison: ours against a baseline, as criterion medians (ns per iteration).
+struct Ratio {
+    what: &'static str,
+    ours: (&'static str, &'static str),
+    baseline: (&'static str, &'static str),
+    /// Events per iteration, for the rate columns.
+    events: f64,
+    target: f64,
+}
+
+const RATIOS: [Ratio; 3] = [
+    Ratio {
+        what: "batched append (1000-event batches)",
+        ours: ("append_batch_1000", "warden"),
+        baseline: ("append_batch_1000", "raw_sled"),
+        events: 1000.0,
+        target: 0.6,
+    },
+    Ratio {
+        what: "durable append, 32 callers (group commit)",
+        ours: ("durable_append_32_callers", "warden_group_commit"),
+        baseline: ("durable_append_32_callers", "naive_flush_per_append"),
+        events: 640.0,
+        target: 3.0,
+    },
+    Ratio {
+        what: "verify, whole log (streaming)",
+        ours: ("verify", "warden"),
+        baseline: ("verify", "raw_sled_scan_hash"),
+        events: f64::NAN, // read from the memory report
+        target: 0.6,
+    },
+];
+
+/// Absolute limits: (group, function, what, limit in ns).
+const LIMITS: [(&str, &str, &str, f64); 2] = [
+    ("gate", "pre_parsed", "gate on pre-parsed inputs", 2_000.0),
+    ("gate", "parse_and_evaluate", "gate incl. parsing 1 persona + 4 agents", 50_000.0),
+];
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_default().join("target"))
+}
+
+/// The median point estimate, in ns, from criterion's `estimates.json` (a tiny hand parser:
+/// xtask has no dependencies).
+fn median_ns(group: &str, function: &str) -> Result<f64, String> {
+    let path = target_dir().join("criterion").join(group).join(function).join("new").join("estimates.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let median = text.find("\"median\"").ok_or_else(|| format!("{}: no median", path.display()))?;
+    let rest = text.get(median..).unwrap_or_default();
+    let at =
+        rest.find("\"point_estimate\":").ok_or_else(|| format!("{}: no point estimate", path.display()))?;
+    let number: String = rest
+        .get(at + "\"point_estimate\":".len()..)
+        .unwrap_or_default()
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
+        .collect();
+    number.parse().map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn exec(command: &mut Command) -> Result<(), String> {
+    let status = command.status().map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("{command:?} failed: {status}")) }
+}
+
+fn human_ns(ns: f64) -> String {
+    match ns {
+        n if n >= 1e9 => format!("{:.2} s", n / 1e9),
+        n if n >= 1e6 => format!("{:.2} ms", n / 1e6),
+        n if n >= 1e3 => format!("{:.2} µs", n / 1e3),
+        n => format!("{n:.0} ns"),
+    }
+}
+
+/// Median wall time of `warden gate` on the example (Example 1, an allow with its durable
+/// append), in ms: hyperfine when it is installed, else 30 timed runs of our own.
+fn time_warden_gate(warden: &Path) -> Result<(f64, &'static str), String> {
+    let store = target_dir().join("bench-gate-store");
+    let _ = std::fs::remove_dir_all(&store);
+    let args = [
+        "--store",
+        &store.to_string_lossy(),
+        "gate",
+        "--config",
+        "examples/agentwarden.toml",
+        "--request",
+        "examples/requests/example-1-allow.json",
+    ]
+    .map(str::to_owned);
+    let has_hyperfine = Command::new("hyperfine").arg("--version").output().is_ok_and(|o| o.status.success());
+    if has_hyperfine {
+        let json = target_dir().join("hyperfine-gate.json");
+        let line = format!("{} {}", warden.display(), args.join(" "));
+        exec(
+            Command::new("hyperfine")
+                .args(["--warmup", "5", "--runs", "50", "--style", "basic", "--export-json"])
+                .arg(&json)
+                .arg(&line)
+                .env("CHIRALITY_ENABLE_SUBAGENTS", "true"),
+        )?;
+        let text = std::fs::read_to_string(&json).map_err(|e| e.to_string())?;
+        let at = text.find("\"median\":").ok_or("hyperfine: no median")?;
+        let number: String = text
+            .get(at + 9..)
+            .unwrap_or_default()
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '-'))
+            .collect();
+        let secs: f64 = number.parse().map_err(|e| format!("hyperfine median: {e}"))?;
+        return Ok((secs * 1e3, "hyperfine, 50 runs"));
+    }
+    let mut times = Vec::new();
+    for i in 0..35 {
+        let started = Instant::now();
+        let status = Command::new(warden)
+            .args(&args)
+            .env("CHIRALITY_ENABLE_SUBAGENTS", "true")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("warden gate exited with {status}"));
+        }
+        if i >= 5 {
+            times.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), "own loop, 30 runs after 5 warm-up"))
+}
+
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let memory = target_dir().join("criterion").join("verify-memory.txt");
+    let _ = std::fs::create_dir_all(memory.parent().unwrap_or(Path::new(".")));
+    println!("$ cargo bench -p agentwarden-adapters --bench event_store {}", args.join(" "));
+    exec(
+        Command::new(cargo())
+            .args(["bench", "-p", "agentwarden-adapters", "--bench", "event_store", "--"])
+            .args(args)
+            .env("AGENTWARDEN_BENCH_MEMORY", &memory),
+    )?;
+    println!("$ cargo bench -p agentwarden-domain --bench gate {}", args.join(" "));
+    exec(
+        Command::new(cargo()).args(["bench", "-p", "agentwarden-domain", "--bench", "gate", "--"]).args(args),
+    )?;
+    exec(Command::new(cargo()).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "agentwarden",
+        "--bin",
+        "warden",
+    ]))?;
+    let gate = time_warden_gate(&target_dir().join("release").join("warden"));
+
+    let memory_report = std::fs::read_to_string(&memory).unwrap_or_default();
+    let field = |name: &str| -> f64 {
+        memory_report
+            .lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
+            .unwrap_or(f64::NAN)
+    };
+    println!(
+        "\nAgent Warden benchmark summary (medians; ratio = baseline time / our time, higher is better)\n"
+    );
+    println!(
+        "{:<44} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  verdict",
+        "comparison", "ours", "ours/s", "baseline", "baseline/s", "ratio", "target"
+    );
+    for r in &RATIOS {
+        let events = if r.events.is_nan() { field("events") } else { r.events };
+        match (median_ns(r.ours.0, r.ours.1), median_ns(r.baseline.0, r.baseline.1)) {
+            (Ok(ours), Ok(base)) => {
+                let ratio = base / ours;
+                println!(
+                    "{:<44} {:>12} {:>14.0} {:>12} {:>14.0} {:>7.2} {:>7.1}  {}",
+                    r.what,
+                    human_ns(ours),
+                    events / ours * 1e9,
+                    human_ns(base),
+                    events / base * 1e9,
+                    ratio,
+                    r.target,
+                    if ratio >= r.target { "PASS" } else { "MISS" }
+                );
+            }
+            (a, b) => println!("{:<44} missing: {:?} {:?}", r.what, a.err(), b.err()),
+        }
+    }
+    for (group, function, what, limit) in LIMITS {
+        match median_ns(group, function) {
+            Ok(ns) => println!(
+                "{what:<44} {:>12} {:>14.0} {:>12} {:>14} {:>7} {:>7}  {}",
+                human_ns(ns),
+                1e9 / ns,
+                format!("≤ {}", human_ns(limit)),
+                "",
+                "",
+                "",
+                if ns <= limit { "PASS" } else { "MISS" }
+            ),
+            Err(e) => println!("{what:<44} missing: {e}"),
+        }
+    }
+    match gate {
+        Ok((ms, how)) => println!(
+            "{:<44} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  {} ({how})",
+            "`warden gate` whole process, durable append",
+            format!("{ms:.2} ms"),
+            "",
+            "≤ 20 ms",
+            "",
+            "",
+            "",
+            if ms <= 20.0 { "PASS" } else { "MISS" }
+        ),
+        Err(e) => println!("`warden gate` whole process: not measured: {e}"),
+    }
+    println!(
+        "\nverify memory ({:.0} events): peak RSS {:.0} KiB once the log was built, {:.0} KiB after the verify runs",
+        field("events"),
+        field("peak_rss_kb_before_verify"),
+        field("peak_rss_kb_after_verify"),
+    );
+    Ok(())
 }

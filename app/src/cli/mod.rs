@@ -14,6 +14,7 @@
 
 mod audit;
 mod gate;
+mod lineage;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -56,6 +57,11 @@ struct Cli {
 enum Command {
     /// May this persona inject these subagents? Exit 0 allow, 1 deny, 2 usage.
     Gate(gate::GateArgs),
+    /// Check agent lineages against the manifests. Exit 0 allow, 1 deny, 2 usage.
+    #[command(subcommand)]
+    Lineage(lineage::LineageCommand),
+    /// May this agent, with this lineage, use this tool? Exit 0 allow, 1 deny, 2 usage.
+    Authorize(lineage::AuthorizeArgs),
     /// Read, verify and export the audit log.
     #[command(subcommand)]
     Audit(audit::AuditCommand),
@@ -153,6 +159,14 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
     match cli.command {
         Command::Gate(args) => {
             gate::run(args, |config| Warden::builder().embedded(sled).config(config).build(), out).await
+        }
+        Command::Lineage(command) => {
+            lineage::check(command, |config| Warden::builder().embedded(sled).config(config).build(), out)
+                .await
+        }
+        Command::Authorize(args) => {
+            lineage::authorize(args, |config| Warden::builder().embedded(sled).config(config).build(), out)
+                .await
         }
         Command::Audit(command) => {
             // Only a command that writes may create the store.

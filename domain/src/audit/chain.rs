@@ -33,7 +33,7 @@ impl fmt::Debug for StoredRecord {
 
 /// The end of a log: the last sequence number and its hash. The empty log's head is
 /// `{seq: 0, hash: GENESIS}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Head {
     /// The last event's sequence number; 0 for an empty log.
     pub seq: u64,

@@ -10,6 +10,42 @@ use serde_json::value::RawValue;
 
 use super::envelope::Envelope;
 use crate::governance::GateReport;
+use crate::lineage::{AgentIdentifier, Authorization, LineageVerdict};
+use crate::verdict::Decision;
+
+/// One lineage check (`lineage_checked`, version 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineageChecked {
+    /// Allow or deny.
+    pub decision: Decision,
+    /// The walker's verdict and failing pair (L-4).
+    pub result: LineageVerdict,
+    /// How many agents.
+    pub length: usize,
+    /// BLAKE3 of the lineage's JSON.
+    pub lineage_digest: String,
+    /// The lineage itself, when it has at most 64 agents.
+    pub lineage: Option<Vec<AgentIdentifier>>,
+}
+
+/// One tool-call authorization (`tool_call_authorized`, version 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCallAuthorized {
+    /// The acting agent, when the request could be read.
+    pub agent: Option<AgentIdentifier>,
+    /// The tool asked for, when the request could be read.
+    pub tool: Option<String>,
+    /// Every layer's verdict and the decision.
+    pub authorization: Authorization,
+    /// How many agents in the lineage.
+    pub lineage_length: usize,
+    /// BLAKE3 of the lineage's JSON.
+    pub lineage_digest: String,
+    /// The lineage itself, when it has at most 64 agents.
+    pub lineage: Option<Vec<AgentIdentifier>>,
+}
 
 /// A note an operator adds to the log (`warden audit note`): an investigator's remark, a
 /// marker around maintenance, the README's first events.
@@ -29,6 +65,10 @@ pub enum AuditEvent {
     /// `delegation_evaluated`, version 1: one subagent-gate evaluation, with every gate's
     /// outcome, the candidates, the approval, and a digest of the metadata seen (G-10).
     DelegationEvaluated(Box<GateReport>),
+    /// `lineage_checked`, version 1.
+    LineageChecked(Box<LineageChecked>),
+    /// `tool_call_authorized`, version 1.
+    ToolCallAuthorized(Box<ToolCallAuthorized>),
 }
 
 impl AuditEvent {
@@ -37,13 +77,18 @@ impl AuditEvent {
         match self {
             AuditEvent::OperatorNote(_) => "operator_note",
             AuditEvent::DelegationEvaluated(_) => "delegation_evaluated",
+            AuditEvent::LineageChecked(_) => "lineage_checked",
+            AuditEvent::ToolCallAuthorized(_) => "tool_call_authorized",
         }
     }
 
     /// The current schema version of this event's payload.
     pub fn event_version(&self) -> u32 {
         match self {
-            AuditEvent::OperatorNote(_) | AuditEvent::DelegationEvaluated(_) => 1,
+            AuditEvent::OperatorNote(_)
+            | AuditEvent::DelegationEvaluated(_)
+            | AuditEvent::LineageChecked(_)
+            | AuditEvent::ToolCallAuthorized(_) => 1,
         }
     }
 
@@ -52,6 +97,8 @@ impl AuditEvent {
         match self {
             AuditEvent::OperatorNote(note) => serde_json::value::to_raw_value(note),
             AuditEvent::DelegationEvaluated(report) => serde_json::value::to_raw_value(report),
+            AuditEvent::LineageChecked(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::ToolCallAuthorized(event) => serde_json::value::to_raw_value(event),
         }
     }
 
@@ -71,7 +118,7 @@ impl AuditEvent {
 
     fn current_version(event_type: &str) -> Option<u32> {
         match event_type {
-            "operator_note" | "delegation_evaluated" => Some(1),
+            "operator_note" | "delegation_evaluated" | "lineage_checked" | "tool_call_authorized" => Some(1),
             _ => None,
         }
     }

@@ -19,7 +19,10 @@ mod time;
 pub use chain::{BreakKind, ChainBreak, ChainVerifier, Head, StoredRecord, seal, seal_batch, verify};
 pub use checkpoint::Checkpoint;
 pub use envelope::{Actor, Correlation, CorrelationId, Envelope, EnvelopeError, EventDraft, InvalidText};
-pub use event::{AuditEvent, DecodeError, OperatorNote, UPCASTS, Upcast, decode, decode_with};
+pub use event::{
+    AuditEvent, DecodeError, LineageChecked, OperatorNote, ToolCallAuthorized, UPCASTS, Upcast, decode,
+    decode_with,
+};
 pub use hash::{Hash, ParseHashError};
 pub use time::{InvalidTimestamp, Timestamp};
 

@@ -4,6 +4,8 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::verdict::{Code, Decision, Verdict};
+
 /// The six global gates, in the fixed evaluation order of G-1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -90,31 +92,6 @@ impl<'de> Deserialize<'de> for Stage {
     }
 }
 
-/// A stable snake_case code: static when emitted, owned when read back from the log.
-pub type Code = Cow<'static, str>;
-
-/// Pass or fail, with a stable code on failure and a reason either way.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Verdict {
-    /// Did it pass?
-    pub passed: bool,
-    /// The failure's stable code; `None` when it passed.
-    pub code: Option<Code>,
-    /// Why, in words.
-    pub reason: String,
-}
-
-impl Verdict {
-    pub(crate) fn pass(reason: impl Into<String>) -> Self {
-        Verdict { passed: true, code: None, reason: reason.into() }
-    }
-
-    pub(crate) fn fail(code: &'static str, reason: impl Into<String>) -> Self {
-        Verdict { passed: false, code: Some(Cow::Borrowed(code)), reason: reason.into() }
-    }
-}
-
 /// One gate's outcome in the report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateResult {
@@ -151,16 +128,6 @@ pub struct CandidateResult {
     pub reason: String,
     /// Non-blocking findings (`AGENT_CLASS` missing or not `TASK`).
     pub warnings: Vec<String>,
-}
-
-/// Allow or deny.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    /// Inject the delegated subagents.
-    Allow,
-    /// Inject nothing; the turn goes on without subagents (G-9).
-    Deny,
 }
 
 /// Everything the gate found, in a stable shape. It is also the payload of the

@@ -1,0 +1,107 @@
+//! `warden lineage check` and `warden authorize`: exit 0 allow, 1 deny, 2 usage.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentwarden_domain::verdict::Decision;
+use clap::Subcommand;
+
+use super::{EXIT_NO, EXIT_OK, Failure};
+use crate::{Config, Warden, WardenError};
+
+#[derive(Debug, Subcommand)]
+pub(super) enum LineageCommand {
+    /// May this chain of agents exist? The file holds a JSON array of `{id, type, spawn_depth}`
+    /// from the root to the newest child, or `{"lineage": [...], "session"?}`.
+    Check {
+        /// The lineage file.
+        #[arg(long, value_name = "FILE")]
+        lineage: PathBuf,
+        /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Print the answer as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct AuthorizeArgs {
+    /// The request: `{"agent": {id, type, spawn_depth}, "lineage": [...], "tool", "session"?}`.
+    #[arg(long, value_name = "FILE")]
+    request: PathBuf,
+    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Print the answer as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn exit(decision: Decision) -> u8 {
+    match decision {
+        Decision::Allow => EXIT_OK,
+        Decision::Deny => EXIT_NO,
+    }
+}
+
+fn json(value: &impl serde::Serialize) -> Result<String, Failure> {
+    serde_json::to_string(value).map_err(|e| Failure::no(format!("deny: {e}")))
+}
+
+pub(super) async fn check(
+    command: LineageCommand,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let LineageCommand::Check { lineage, config, json: as_json } = command;
+    let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let warden = open(config).map_err(|e| Failure::no(format!("deny: the audit log is unavailable: {e}")))?;
+    let outcome = warden.check_lineage_file(&lineage).await;
+    if as_json {
+        writeln!(out, "{}", json(&outcome)?)?;
+    } else {
+        let verdict = &outcome.result.verdict;
+        match (outcome.decision, &verdict.code) {
+            (Decision::Allow, _) => writeln!(out, "ALLOW  lineage: {}", verdict.reason)?,
+            (Decision::Deny, code) => {
+                writeln!(out, "DENY  lineage ({}): {}", code.as_deref().unwrap_or("?"), verdict.reason)?;
+                if let Some(pair) = outcome.result.pair {
+                    writeln!(out, "  failing pair: positions {} -> {}", pair.parent, pair.child)?;
+                }
+            }
+        }
+        if let Some(head) = outcome.audit {
+            writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash)?;
+        }
+    }
+    Ok(exit(outcome.decision))
+}
+
+pub(super) async fn authorize(
+    args: AuthorizeArgs,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let warden = open(config).map_err(|e| Failure::no(format!("deny: the audit log is unavailable: {e}")))?;
+    let outcome = warden.authorize_file(&args.request).await;
+    let decision = outcome.authorization.decision;
+    if args.json {
+        writeln!(out, "{}", json(&outcome)?)?;
+    } else {
+        match (&outcome.authorization.first_failure, decision) {
+            (Some(f), _) => writeln!(out, "DENY  layer {} {:?} ({}): {}", f.layer, f.name, f.code, f.reason)?,
+            (None, _) => writeln!(out, "ALLOW  all {} layers passed", outcome.authorization.layers.len())?,
+        }
+        for layer in &outcome.authorization.layers {
+            let verdict = if layer.verdict.passed { "pass" } else { "FAIL" };
+            writeln!(out, "  {} {:?}: {verdict}: {}", layer.layer, layer.name, layer.verdict.reason)?;
+        }
+        if let Some(head) = outcome.audit {
+            writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash)?;
+        }
+    }
+    Ok(exit(decision))
+}

@@ -1,0 +1,162 @@
+//! The lineage use cases: check a lineage, authorize a tool call. Each reads its request, asks
+//! the domain, appends one event (`lineage_checked`, `tool_call_authorized`) with every verdict,
+//! and only then answers. Any failure — unreadable request, missing manifests, a store that
+//! cannot record — is a deny with a reason.
+
+use std::path::Path;
+
+use agentwarden_domain::audit::{
+    AuditEvent, Correlation, CorrelationId, Head, LineageChecked, ToolCallAuthorized,
+};
+use agentwarden_domain::governance::FileRead;
+use agentwarden_domain::lineage::{
+    AgentIdentifier, Authorization, LineageVerdict, Manifests, RECORDED_LINEAGE_MAX, authorize,
+    lineage_digest, parse_lineage_request, parse_tool_call, refuse, walk,
+};
+use agentwarden_domain::verdict::{Decision, Verdict};
+use serde::Serialize;
+
+use crate::MAX_INPUT_BYTES;
+use crate::config::ConfigError;
+use crate::manifests::load_manifests;
+use crate::warden::Warden;
+
+/// A lineage check's answer.
+#[derive(Debug, Serialize)]
+pub struct LineageOutcome {
+    /// Allow or deny.
+    pub decision: Decision,
+    /// The walker's verdict (or why the request or manifests could not be used).
+    pub result: LineageVerdict,
+    /// Where the decision was recorded; `None` if it could not be (and then it is a deny).
+    pub audit: Option<Head>,
+}
+
+/// A tool-call authorization's answer.
+#[derive(Debug, Serialize)]
+pub struct AuthorizationOutcome {
+    /// Every layer and the decision.
+    #[serde(flatten)]
+    pub authorization: Authorization,
+    /// Where the decision was recorded; `None` if it could not be (and then it is a deny).
+    pub audit: Option<Head>,
+}
+
+fn recorded(lineage: &[AgentIdentifier]) -> Option<Vec<AgentIdentifier>> {
+    (lineage.len() <= RECORDED_LINEAGE_MAX).then(|| lineage.to_vec())
+}
+
+impl Warden {
+    /// The manifests named by the configuration.
+    pub fn manifests(&self) -> Result<Manifests, ConfigError> {
+        load_manifests(&self.config.lineage.manifests)
+    }
+
+    async fn request_text(&self, path: &Path) -> Result<String, Verdict> {
+        match self.files.read_text(path, MAX_INPUT_BYTES).await {
+            FileRead::Text(text) => Ok(text),
+            FileRead::Missing => Err(unreadable(format!("request file `{}` does not exist", path.display()))),
+            FileRead::Unreadable(why) => Err(unreadable(format!("request file `{}` {why}", path.display()))),
+        }
+    }
+
+    fn correlation(session: Option<String>) -> Correlation {
+        Correlation { session: session.and_then(|s| CorrelationId::new(s).ok()), ..Correlation::default() }
+    }
+
+    /// Checks the lineage in the file at `path` against the configured manifests.
+    pub async fn check_lineage_file(&self, path: &Path) -> LineageOutcome {
+        let text = self.request_text(path).await;
+        let manifests = self.manifests();
+        self.check_lineage(text, manifests).await
+    }
+
+    /// Checks a lineage request's text against `manifests`.
+    pub async fn check_lineage(
+        &self,
+        text: Result<String, Verdict>,
+        manifests: Result<Manifests, ConfigError>,
+    ) -> LineageOutcome {
+        let parsed = text.and_then(|t| parse_lineage_request(&t));
+        let (result, lineage, session) = match (parsed, manifests) {
+            (Err(verdict), _) => (LineageVerdict { verdict, pair: None }, Vec::new(), None),
+            (Ok(request), Err(e)) => {
+                (LineageVerdict { verdict: no_manifests(&e), pair: None }, request.lineage, request.session)
+            }
+            (Ok(request), Ok(manifests)) => {
+                (walk(&request.lineage, &manifests), request.lineage, request.session)
+            }
+        };
+        let decision = if result.verdict.passed { Decision::Allow } else { Decision::Deny };
+        let event = LineageChecked {
+            decision,
+            result: result.clone(),
+            length: lineage.len(),
+            lineage_digest: lineage_digest(&lineage),
+            lineage: recorded(&lineage),
+        };
+        match self.record(Self::correlation(session), &AuditEvent::LineageChecked(Box::new(event))).await {
+            Ok(appended) => LineageOutcome { decision, result, audit: Some(appended.head) },
+            Err(e) => LineageOutcome {
+                decision: Decision::Deny,
+                result: LineageVerdict { verdict: audit_unavailable(&e.to_string()), pair: result.pair },
+                audit: None,
+            },
+        }
+    }
+
+    /// Authorizes the tool call in the file at `path` against the configured manifests.
+    pub async fn authorize_file(&self, path: &Path) -> AuthorizationOutcome {
+        let text = self.request_text(path).await;
+        let manifests = self.manifests();
+        self.authorize_tool_call(text, manifests).await
+    }
+
+    /// Authorizes a tool-call request's text against `manifests`.
+    pub async fn authorize_tool_call(
+        &self,
+        text: Result<String, Verdict>,
+        manifests: Result<Manifests, ConfigError>,
+    ) -> AuthorizationOutcome {
+        let parsed = text.and_then(|t| parse_tool_call(&t));
+        let (authorization, request) = match (parsed, manifests) {
+            (Err(verdict), _) => (refuse(&verdict), None),
+            (Ok(request), Err(e)) => (refuse(&no_manifests(&e)), Some(request)),
+            (Ok(request), Ok(manifests)) => (authorize(&request.call, &manifests), Some(request)),
+        };
+        let lineage = request.as_ref().map(|r| r.call.lineage.as_slice()).unwrap_or_default();
+        let event = ToolCallAuthorized {
+            agent: request.as_ref().map(|r| r.call.agent.clone()),
+            tool: request.as_ref().map(|r| r.call.tool.clone()),
+            authorization: authorization.clone(),
+            lineage_length: lineage.len(),
+            lineage_digest: lineage_digest(lineage),
+            lineage: recorded(lineage),
+        };
+        let session = request.and_then(|r| r.session);
+        match self.record(Self::correlation(session), &AuditEvent::ToolCallAuthorized(Box::new(event))).await
+        {
+            Ok(appended) => AuthorizationOutcome { authorization, audit: Some(appended.head) },
+            Err(e) => AuthorizationOutcome {
+                authorization: refuse(&audit_unavailable(&e.to_string())),
+                audit: None,
+            },
+        }
+    }
+}
+
+fn unreadable(reason: String) -> Verdict {
+    Verdict { passed: false, code: Some("request_unreadable".into()), reason }
+}
+
+fn no_manifests(e: &ConfigError) -> Verdict {
+    Verdict { passed: false, code: Some("manifests_unavailable".into()), reason: format!("manifests: {e}") }
+}
+
+fn audit_unavailable(why: &str) -> Verdict {
+    Verdict {
+        passed: false,
+        code: Some("audit_unavailable".into()),
+        reason: format!("the decision could not be recorded: {why}"),
+    }
+}

@@ -1,0 +1,174 @@
+//! Loading agent manifests (spec 003) from TOML: one file, or every `*.toml` in a directory.
+//!
+//! ```toml
+//! [agents.orchestrator]
+//! can_spawn = ["coder", "researcher"]
+//! max_spawn_depth = 3
+//! tools = ["read", "write", "search"]
+//! ```
+//!
+//! Unknown keys, a negative or missing `max_spawn_depth`, an invalid type name, and an agent
+//! type declared twice (in one file or across files) are load errors with file and line — never
+//! a silent default (fail closed).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use agentwarden_domain::governance::Name;
+use agentwarden_domain::lineage::{Manifest, Manifests};
+use serde::Deserialize;
+
+use crate::config::ConfigError;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    agents: BTreeMap<String, toml::Spanned<Entry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    #[serde(default)]
+    can_spawn: Vec<String>,
+    max_spawn_depth: u64,
+    #[serde(default)]
+    tools: Vec<String>,
+}
+
+fn line_at(text: &str, offset: usize) -> usize {
+    text.get(..offset).unwrap_or("").matches('\n').count() + 1
+}
+
+fn error(path: &Path, line: Option<usize>, message: impl Into<String>) -> ConfigError {
+    ConfigError { path: path.display().to_string(), line, message: message.into() }
+}
+
+/// Adds the manifests in `text` (the file at `path`) to `into`; `seen` remembers where each type
+/// was declared, to report duplicates across files.
+fn parse_into(
+    path: &Path,
+    text: &str,
+    into: &mut Manifests,
+    seen: &mut BTreeMap<Name, (PathBuf, usize)>,
+) -> Result<(), ConfigError> {
+    let file: File = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|span| line_at(text, span.start));
+        error(path, line, e.message())
+    })?;
+    for (agent_type, entry) in file.agents {
+        let line = line_at(text, entry.span().start);
+        let entry = entry.into_inner();
+        let agent_type =
+            Name::new(&agent_type).map_err(|e| error(path, Some(line), format!("agent type {e}")))?;
+        if let Some((first_path, first_line)) = seen.get(&agent_type) {
+            return Err(error(
+                path,
+                Some(line),
+                format!(
+                    "agent type `{agent_type}` is declared again (first in {}:{first_line})",
+                    first_path.display()
+                ),
+            ));
+        }
+        let can_spawn = entry
+            .can_spawn
+            .iter()
+            .map(|t| Name::new(t).map_err(|e| error(path, Some(line), format!("can_spawn: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(tool) =
+            entry.tools.iter().find(|t| t.trim().is_empty() || t.chars().any(char::is_control))
+        {
+            return Err(error(
+                path,
+                Some(line),
+                format!("tools: `{}` is not a tool name", tool.escape_debug()),
+            ));
+        }
+        seen.insert(agent_type.clone(), (path.to_owned(), line));
+        into.insert(
+            agent_type,
+            Manifest { can_spawn, max_spawn_depth: entry.max_spawn_depth, tools: entry.tools },
+        );
+    }
+    Ok(())
+}
+
+/// Parses one manifest file's text.
+pub fn parse_manifests(path: &Path, text: &str) -> Result<Manifests, ConfigError> {
+    let mut manifests = Manifests::new();
+    parse_into(path, text, &mut manifests, &mut BTreeMap::new())?;
+    Ok(manifests)
+}
+
+/// Loads `path`: a file, or every `*.toml` file in a directory (in name order). A path that
+/// does not exist is an error: without manifests every spawn would be denied, and saying so is
+/// clearer.
+pub fn load_manifests(path: &Path) -> Result<Manifests, ConfigError> {
+    let mut manifests = Manifests::new();
+    let mut seen = BTreeMap::new();
+    let read = |file: &Path| std::fs::read_to_string(file).map_err(|e| error(file, None, e.to_string()));
+    if path.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| error(path, None, e.to_string()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "toml") && p.is_file())
+            .collect();
+        files.sort();
+        for file in files {
+            parse_into(&file, &read(&file)?, &mut manifests, &mut seen)?;
+        }
+    } else {
+        parse_into(path, &read(path)?, &mut manifests, &mut seen)?;
+    }
+    Ok(manifests)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_shape() {
+        let text = "[agents.orchestrator]\ncan_spawn = [\"coder\"]\nmax_spawn_depth = 3\ntools = [\"read\"]\n\n\
+                    [agents.coder]\nmax_spawn_depth = 0\n";
+        let m = parse_manifests(Path::new("m.toml"), text).unwrap();
+        let orchestrator = &m[&Name::new("orchestrator").unwrap()];
+        assert_eq!(orchestrator.max_spawn_depth, 3);
+        assert_eq!(orchestrator.can_spawn, [Name::new("coder").unwrap()]);
+        assert!(m[&Name::new("coder").unwrap()].tools.is_empty());
+    }
+
+    #[test]
+    fn bad_manifests_fail_with_file_and_line() {
+        let cases = [
+            ("[agents.a]\nmax_spawn_depth = 1\ncan_spawnn = []\n", 3),
+            ("[agents.a]\nmax_spawn_depth = -1\n", 2),
+            ("[agents.a]\nmax_spawn_depth = 1.5\n", 2),
+            ("[agents.a]\ncan_spawn = [\"b\"]\n", 1),
+            ("[agents.a]\nmax_spawn_depth = 1\n[agents.a]\nmax_spawn_depth = 2\n", 3),
+            ("[agents.\"../x\"]\nmax_spawn_depth = 1\n", 1),
+            ("[agents.a]\nmax_spawn_depth = 1\ncan_spawn = [\"\"]\n", 1),
+            ("[agent.a]\nmax_spawn_depth = 1\n", 1),
+        ];
+        for (text, line) in cases {
+            let err = parse_manifests(Path::new("m.toml"), text).unwrap_err();
+            assert_eq!(err.line, Some(line), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_directory_merges_files_and_refuses_duplicates_across_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.toml"), "[agents.a]\nmax_spawn_depth = 1\n").unwrap();
+        std::fs::write(dir.path().join("b.toml"), "[agents.b]\nmax_spawn_depth = 2\n").unwrap();
+        std::fs::write(dir.path().join("notes.md"), "ignored").unwrap();
+        assert_eq!(load_manifests(dir.path()).unwrap().len(), 2);
+        std::fs::write(dir.path().join("c.toml"), "\n[agents.a]\nmax_spawn_depth = 1\n").unwrap();
+        let err = load_manifests(dir.path()).unwrap_err();
+        assert!(err.path.ends_with("c.toml") && err.line == Some(2), "{err}");
+        assert!(err.message.contains("a.toml:1"), "{err}");
+        assert!(load_manifests(&dir.path().join("missing.toml")).is_err());
+    }
+}

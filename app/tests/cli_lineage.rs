@@ -1,0 +1,105 @@
+//! `warden lineage check` and `warden authorize` through the real binary, on the example
+//! manifests: exit codes, the layer list, and one event per decision.
+
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+fn warden(store: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warden")).arg("--store").arg(store).args(args).output().unwrap()
+}
+
+fn json_run(store: &Path, args: &[&str]) -> (Option<i32>, Value) {
+    let config = examples().join("agentwarden.toml");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--config", config.to_str().unwrap(), "--json"]);
+    let out = warden(store, &all);
+    let text = String::from_utf8(out.stdout).unwrap();
+    (out.status.code(), serde_json::from_str(text.trim()).unwrap_or(Value::Null))
+}
+
+fn example(name: &str) -> String {
+    examples().join("lineage").join(name).to_string_lossy().into_owned()
+}
+
+#[test]
+fn lineage_check_allows_and_denies_with_the_failing_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let (code, ok) = json_run(&store, &["lineage", "check", "--lineage", &example("three-levels.json")]);
+    assert_eq!(code, Some(0), "{ok}");
+    assert_eq!(ok["decision"], "allow");
+    assert_eq!(ok["audit"]["seq"], 1);
+
+    let (code, bad) =
+        json_run(&store, &["lineage", "check", "--lineage", &example("mid-chain-violation.json")]);
+    assert_eq!(code, Some(1), "{bad}");
+    assert_eq!(bad["result"]["code"], "spawn_not_allowed");
+    assert_eq!(bad["result"]["pair"], serde_json::json!({"parent": 2, "child": 3}));
+
+    let log = warden(&store, &["audit", "log", "--json"]);
+    let events: Vec<Value> =
+        String::from_utf8(log.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events.len(), 2);
+    assert!(events.iter().all(|e| e["event_type"] == "lineage_checked" && e["session"] == "example-session"));
+    assert_eq!(events[1]["payload"]["result"]["code"], "spawn_not_allowed");
+    assert_eq!(events[1]["payload"]["length"], 4);
+}
+
+#[test]
+fn authorize_lists_every_layer_and_denies_escalation_at_layer_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let (code, ok) = json_run(&store, &["authorize", "--request", &example("authorize-write.json")]);
+    assert_eq!(code, Some(0), "{ok}");
+    let names: Vec<&str> =
+        ok["layers"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["capability", "delegation", "lineage"]);
+
+    let (code, denied) = json_run(&store, &["authorize", "--request", &example("authorize-escalation.json")]);
+    assert_eq!(code, Some(1), "{denied}");
+    assert_eq!(denied["first_failure"]["layer"], 2);
+    assert_eq!(denied["first_failure"]["code"], "ancestor_lacks_tool");
+    assert_eq!(denied["layers"][0]["passed"], true);
+    assert_eq!(denied["layers"][2]["passed"], true);
+    let stats = warden(&store, &["audit", "stats", "--json"]);
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(stats["by_type"]["tool_call_authorized"], 2);
+}
+
+#[test]
+fn bad_requests_and_missing_manifests_are_recorded_denials() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"[{"id":"o","type":"orchestrator","spawn_depth":-1}]"#).unwrap();
+    let (code, r) = json_run(&store, &["lineage", "check", "--lineage", bad.to_str().unwrap()]);
+    assert_eq!((code, r["result"]["code"].as_str()), (Some(1), Some("request_invalid")));
+
+    let no_manifests = dir.path().join("agentwarden.toml");
+    std::fs::write(&no_manifests, "[lineage]\nmanifests = \"nowhere\"\n").unwrap();
+    let out = warden(
+        &store,
+        &[
+            "authorize",
+            "--request",
+            &example("authorize-write.json"),
+            "--config",
+            no_manifests.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["first_failure"]["code"], "manifests_unavailable");
+    assert_eq!(warden(&store, &["audit", "verify"]).status.code(), Some(0));
+    let usage = warden(&store, &["lineage", "check"]);
+    assert_eq!(usage.status.code(), Some(2));
+}

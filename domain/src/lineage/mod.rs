@@ -1,0 +1,28 @@
+//! Lineage enforcement (spec 003, rulings L-1 … L-4) and the layered tool-call pipeline.
+//!
+//! No agent gains, by being spawned, a power its ancestors did not have: the [walker](walk)
+//! checks every parent → child spawn against the manifests (`can_spawn`, `max_spawn_depth`),
+//! and the [pipeline](authorize) checks a tool call against the agent's own manifest, every
+//! ancestor's manifest, and the lineage. Both answer with the shared
+//! [`Verdict`](crate::verdict::Verdict).
+
+mod model;
+mod pipeline;
+mod request;
+mod walk;
+
+pub use model::{AgentIdentifier, Manifest, Manifests};
+pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
+pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest, parse_lineage_request, parse_tool_call};
+pub use walk::{LineageVerdict, Pair, walk};
+
+/// BLAKE3 of the lineage's compact JSON: the events record it instead of a long chain.
+pub fn lineage_digest(lineage: &[AgentIdentifier]) -> String {
+    serde_json::to_vec(lineage).map(|bytes| blake3::hash(&bytes).to_hex().to_string()).unwrap_or_default()
+}
+
+/// Lineages up to this length are recorded in full in their events; longer ones by digest.
+pub const RECORDED_LINEAGE_MAX: usize = 64;
+
+#[cfg(test)]
+mod tests;

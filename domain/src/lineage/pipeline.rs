@@ -1,0 +1,203 @@
+//! The layered enforcement pipeline for a tool call by an agent with a lineage.
+//!
+//! Three ordered layers, every one evaluated, the first failure named, and the decision made in
+//! one exhaustive `match` that defaults to deny:
+//!
+//! 1. **capability** — the acting agent's manifest lists the tool;
+//! 2. **delegation** — every ancestor's manifest lists it too: capabilities only narrow down a
+//!    lineage, so an agent cannot escape a restriction by delegating to a child that lacks it;
+//! 3. **lineage** — the [walker](super::walk) allows the chain.
+//!
+//! The lineage lists the agents from the root to the acting agent (L-1); when it is not empty,
+//! its last entry must be the acting agent itself. An empty lineage means a top-level agent.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{AgentIdentifier, Manifests};
+use super::walk::{LineageVerdict, Pair, walk};
+use crate::governance::show;
+use crate::verdict::{Code, Decision, Verdict};
+
+/// A tool call to authorize.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The agent making the call.
+    pub agent: AgentIdentifier,
+    /// Root → acting agent (empty: a top-level agent).
+    pub lineage: Vec<AgentIdentifier>,
+    /// The tool (capability) asked for.
+    pub tool: String,
+}
+
+/// The layers, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// 1: the agent's own manifest.
+    Capability,
+    /// 2: every ancestor's manifest.
+    Delegation,
+    /// 3: the lineage walk.
+    Lineage,
+}
+
+impl Layer {
+    /// The layers in evaluation order.
+    pub const ORDER: [Layer; 3] = [Layer::Capability, Layer::Delegation, Layer::Lineage];
+
+    /// 1, 2 or 3.
+    pub fn number(self) -> u8 {
+        match self {
+            Layer::Capability => 1,
+            Layer::Delegation => 2,
+            Layer::Lineage => 3,
+        }
+    }
+}
+
+/// One layer's outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayerResult {
+    /// 1, 2 or 3.
+    pub layer: u8,
+    /// Which layer.
+    pub name: Layer,
+    /// Pass or fail.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// The first failing layer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayerFailure {
+    /// 1, 2 or 3.
+    pub layer: u8,
+    /// Which layer.
+    pub name: Layer,
+    /// Stable code.
+    pub code: Code,
+    /// Why.
+    pub reason: String,
+}
+
+/// The pipeline's answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Authorization {
+    /// Allow or deny.
+    pub decision: Decision,
+    /// Every layer, in order.
+    pub layers: Vec<LayerResult>,
+    /// The first failure, if any.
+    pub first_failure: Option<LayerFailure>,
+    /// The lineage pair the walker blamed, if it did.
+    pub pair: Option<Pair>,
+}
+
+fn capability(call: &ToolCall, manifests: &Manifests) -> Verdict {
+    let agent = &call.agent;
+    match manifests.get(&agent.agent_type) {
+        None => Verdict::fail("unknown_agent", format!("agent type {} has no manifest", agent.agent_type)),
+        Some(m) if m.tools.contains(&call.tool) => {
+            Verdict::pass(format!("{} may use {}", agent.agent_type, show(&call.tool)))
+        }
+        Some(_) => Verdict::fail(
+            "tool_not_allowed",
+            format!("{}'s manifest does not list {}", agent.agent_type, show(&call.tool)),
+        ),
+    }
+}
+
+/// The ancestors: the lineage without the acting agent at its end.
+fn ancestors(call: &ToolCall) -> &[AgentIdentifier] {
+    match call.lineage.split_last() {
+        Some((last, before)) if *last == call.agent => before,
+        _ => &call.lineage,
+    }
+}
+
+fn delegation(call: &ToolCall, manifests: &Manifests) -> Verdict {
+    let ancestors = ancestors(call);
+    for ancestor in ancestors {
+        match manifests.get(&ancestor.agent_type) {
+            None => {
+                let why =
+                    format!("ancestor {} ({}) has no manifest", show(&ancestor.id), ancestor.agent_type);
+                return Verdict::fail("unknown_ancestor", why);
+            }
+            Some(m) if !m.tools.contains(&call.tool) => {
+                let why = format!(
+                    "ancestor {} ({}) may not use {}: a child cannot gain it by being spawned",
+                    show(&ancestor.id),
+                    ancestor.agent_type,
+                    show(&call.tool)
+                );
+                return Verdict::fail("ancestor_lacks_tool", why);
+            }
+            Some(_) => {}
+        }
+    }
+    Verdict::pass(format!("all {} ancestor(s) may use {}", ancestors.len(), show(&call.tool)))
+}
+
+fn lineage(call: &ToolCall, manifests: &Manifests) -> LineageVerdict {
+    match call.lineage.last() {
+        Some(last) if *last != call.agent => LineageVerdict {
+            verdict: Verdict::fail(
+                "agent_not_last",
+                format!(
+                    "the lineage ends with {}, not with the acting agent {}",
+                    show(&last.id),
+                    show(&call.agent.id)
+                ),
+            ),
+            pair: None,
+        },
+        _ => walk(&call.lineage, manifests),
+    }
+}
+
+/// The one place the decision is made. Adding a layer breaks this match until it is combined.
+fn decide(capability: &Verdict, delegation: &Verdict, lineage: &Verdict) -> Decision {
+    match (capability.passed, delegation.passed, lineage.passed) {
+        (true, true, true) => Decision::Allow,
+        (false, _, _) | (_, false, _) | (_, _, false) => Decision::Deny,
+    }
+}
+
+/// Runs every layer and combines them. Pure: the same call gives the same answer.
+pub fn authorize(call: &ToolCall, manifests: &Manifests) -> Authorization {
+    let capability = capability(call, manifests);
+    let delegation = delegation(call, manifests);
+    let LineageVerdict { verdict: lineage, pair } = lineage(call, manifests);
+    let decision = decide(&capability, &delegation, &lineage);
+    let layers: Vec<LayerResult> = Layer::ORDER
+        .into_iter()
+        .zip([capability, delegation, lineage])
+        .map(|(name, verdict)| LayerResult { layer: name.number(), name, verdict })
+        .collect();
+    let first_failure = layers.iter().find(|l| !l.verdict.passed).map(|l| LayerFailure {
+        layer: l.layer,
+        name: l.name,
+        code: l.verdict.code.clone().unwrap_or(Code::Borrowed("internal_error")),
+        reason: l.verdict.reason.clone(),
+    });
+    Authorization { decision, layers, first_failure, pair }
+}
+
+/// The answer for a request that could not be read: every layer fails with `verdict`.
+pub fn refuse(verdict: &Verdict) -> Authorization {
+    let layers: Vec<LayerResult> = Layer::ORDER
+        .into_iter()
+        .map(|name| LayerResult { layer: name.number(), name, verdict: verdict.clone() })
+        .collect();
+    let first_failure = layers.first().map(|l| LayerFailure {
+        layer: l.layer,
+        name: l.name,
+        code: verdict.code.clone().unwrap_or(Code::Borrowed("request_invalid")),
+        reason: verdict.reason.clone(),
+    });
+    Authorization { decision: Decision::Deny, layers, first_failure, pair: None }
+}

@@ -1,0 +1,41 @@
+//! A check's outcome, shared by every rule set: the subagent gate's gates and the enforcement
+//! pipeline's layers both answer with a [`Verdict`].
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+/// A stable snake_case code: static when emitted, owned when read back from the log.
+pub type Code = Cow<'static, str>;
+
+/// Pass or fail, with a stable code on failure and a reason either way.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verdict {
+    /// Did it pass?
+    pub passed: bool,
+    /// The failure's stable code; `None` when it passed.
+    pub code: Option<Code>,
+    /// Why, in words.
+    pub reason: String,
+}
+
+impl Verdict {
+    pub(crate) fn pass(reason: impl Into<String>) -> Self {
+        Verdict { passed: true, code: None, reason: reason.into() }
+    }
+
+    pub(crate) fn fail(code: &'static str, reason: impl Into<String>) -> Self {
+        Verdict { passed: false, code: Some(Cow::Borrowed(code)), reason: reason.into() }
+    }
+}
+
+/// Allow or deny.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Go ahead.
+    Allow,
+    /// Do not; the caller goes on without it.
+    Deny,
+}
