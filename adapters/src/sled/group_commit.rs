@@ -164,7 +164,7 @@ mod tests {
         let leader = {
             let (commit, written) = (commit.clone(), written.clone());
             tokio::spawn(async move {
-                commit.wait_durable(1, &written, || std::future::pending::<Result<(), String>>()).await
+                commit.wait_durable(1, &written, std::future::pending::<Result<(), String>>).await
             })
         };
         tokio::time::sleep(Duration::from_millis(20)).await;
