@@ -146,17 +146,21 @@ impl Warden {
 }
 
 fn unreadable(reason: String) -> Verdict {
-    Verdict { passed: false, code: Some("request_unreadable".into()), reason }
+    Verdict { passed: false, code: Some("request_unreadable".into()), reason: reason.into() }
 }
 
 fn no_manifests(e: &ConfigError) -> Verdict {
-    Verdict { passed: false, code: Some("manifests_unavailable".into()), reason: format!("manifests: {e}") }
+    Verdict {
+        passed: false,
+        code: Some("manifests_unavailable".into()),
+        reason: format!("manifests: {e}").into(),
+    }
 }
 
 fn audit_unavailable(why: &str) -> Verdict {
     Verdict {
         passed: false,
         code: Some("audit_unavailable".into()),
-        reason: format!("the decision could not be recorded: {why}"),
+        reason: format!("the decision could not be recorded: {why}").into(),
     }
 }

@@ -16,16 +16,16 @@ pub struct Verdict {
     pub passed: bool,
     /// The failure's stable code; `None` when it passed.
     pub code: Option<Code>,
-    /// Why, in words.
-    pub reason: String,
+    /// Why, in words (static when it never varies, so that a pass costs no allocation).
+    pub reason: Cow<'static, str>,
 }
 
 impl Verdict {
-    pub(crate) fn pass(reason: impl Into<String>) -> Self {
+    pub(crate) fn pass(reason: impl Into<Cow<'static, str>>) -> Self {
         Verdict { passed: true, code: None, reason: reason.into() }
     }
 
-    pub(crate) fn fail(code: &'static str, reason: impl Into<String>) -> Self {
+    pub(crate) fn fail(code: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
         Verdict { passed: false, code: Some(Cow::Borrowed(code)), reason: reason.into() }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::agent::AgentReading;
 use super::inputs::EnvValue;
-use super::metadata::{self, Metadata};
+use super::metadata;
 use super::names::{Name, show};
 use super::persona::PersonaReading;
 use super::report::{CandidateResult, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
@@ -89,10 +89,11 @@ impl Evaluation {
             if candidate.delegated {
                 candidate.delegated = false;
                 candidate.code = Some(Cow::Borrowed(code));
-                candidate.reason = "not delegated: the decision could not be recorded".into();
+                candidate.reason = Cow::Borrowed("not delegated: the decision could not be recorded");
             }
         }
-        let failure = Failure { gate: Stage::Audit, code: Cow::Borrowed(code), reason: reason.into() };
+        let failure =
+            Failure { gate: Stage::Audit, code: Cow::Borrowed(code), reason: Cow::Owned(reason.into()) };
         report.first_failure.get_or_insert_with(|| failure.clone());
         report.failures.push(failure);
         report
@@ -101,36 +102,39 @@ impl Evaluation {
 
 /// The candidates a request asks for: the names it lists (duplicates dropped), or else every
 /// subagent the persona declares. Raw strings: some may not be valid names.
-pub fn candidate_names(request: &Request, persona: &PersonaReading) -> Vec<String> {
+pub fn candidate_names<'a>(request: &'a Request, persona: &'a PersonaReading) -> Vec<&'a str> {
     match (&request.requested, persona) {
         (Ok(Some(names)), _) => {
-            let mut unique: Vec<String> = Vec::with_capacity(names.len());
+            let mut unique: Vec<&str> = Vec::with_capacity(names.len());
             for name in names {
-                if !unique.contains(name) {
-                    unique.push(name.clone());
+                if !unique.contains(&name.as_str()) {
+                    unique.push(name);
                 }
             }
             unique
         }
-        (Ok(None), PersonaReading::Valid(p)) => p.declared.iter().map(|n| n.to_string()).collect(),
+        (Ok(None), PersonaReading::Valid(p)) => p.declared.iter().map(Name::as_str).collect(),
         (Ok(None), PersonaReading::Invalid(_)) | (Err(_), _) => Vec::new(),
+    }
+}
+
+/// The declared name equal to `raw`, if the persona declares it.
+fn declared<'a>(persona: &'a PersonaReading, raw: &str) -> Option<&'a Name> {
+    match persona {
+        PersonaReading::Valid(p) => p.declared.iter().find(|d| d.as_str() == raw),
+        PersonaReading::Invalid(_) => None,
     }
 }
 
 /// The candidate files the application should read: valid names the persona declares. No other
 /// name reaches the file system.
 pub fn candidates_to_read(request: &Request, persona: &PersonaReading) -> Vec<Name> {
-    let PersonaReading::Valid(persona) = persona else { return Vec::new() };
-    candidate_names(request, &PersonaReading::Valid(persona.clone()))
-        .iter()
-        .filter_map(|raw| Name::new(raw).ok())
-        .filter(|name| persona.declared.contains(name))
-        .collect()
+    candidate_names(request, persona).into_iter().filter_map(|raw| declared(persona, raw)).cloned().collect()
 }
 
 fn environment(var: &str, value: &EnvValue) -> Verdict {
     match value {
-        EnvValue::Set(v) if v == "true" => Verdict::pass(format!("{var} is `true`")),
+        EnvValue::Set(v) if v == "true" => Verdict::pass("the kill switch is `true`"),
         EnvValue::Set(v) => {
             Verdict::fail("env_not_enabled", format!("{var} is {}, expected exactly `true`", show(v)))
         }
@@ -141,11 +145,7 @@ fn environment(var: &str, value: &EnvValue) -> Verdict {
 
 fn persona_gate(persona: &PersonaReading) -> Verdict {
     match persona {
-        PersonaReading::Valid(p) => Verdict::pass(format!(
-            "persona {} declares {}",
-            p.name,
-            p.declared.iter().map(Name::as_str).collect::<Vec<_>>().join(", ")
-        )),
+        PersonaReading::Valid(_) => Verdict::pass("the persona declares subagents"),
         PersonaReading::Invalid(verdict) => verdict.clone(),
     }
 }
@@ -162,7 +162,7 @@ struct Gates {
 }
 
 /// The one place the decision is made. Default: deny.
-fn decide(gates: &Gates, eligible: &[Name]) -> Decision {
+fn decide(gates: &Gates, eligible: &[&Name]) -> Decision {
     let Gates {
         environment,
         persona_allowlist,
@@ -185,17 +185,6 @@ fn decide(gates: &Gates, eligible: &[Name]) -> Decision {
     }
 }
 
-/// BLAKE3 of the metadata's compact JSON (keys sorted), so the event says exactly what was seen
-/// without repeating it.
-fn metadata_digest(metadata: &Metadata) -> Option<String> {
-    match metadata {
-        Metadata::Present(value) => {
-            serde_json::to_vec(value).ok().map(|bytes| blake3::hash(&bytes).to_hex().to_string())
-        }
-        Metadata::Absent | Metadata::Unreadable { .. } => None,
-    }
-}
-
 /// Evaluates the gate. Pure: the same inputs give the same report.
 pub fn evaluate(inputs: &GateInputs) -> Evaluation {
     let fields = metadata::presence(&inputs.request.metadata);
@@ -205,28 +194,32 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
         environment: environment(&inputs.env_var, &inputs.env),
         persona_allowlist: persona_gate(&inputs.persona),
         metadata_presence: match &fields {
-            Ok(map) => Verdict::pass(format!("subagentGovernance present with {} field(s)", map.len())),
+            Ok(_) => Verdict::pass("subagentGovernance is present"),
             Err(verdict) => verdict.clone(),
         },
-        context_sealed: metadata::boolean_true(object, "contextSealed"),
-        pipeline_run_approved: metadata::boolean_true(object, "pipelineRunApproved"),
+        context_sealed: metadata::boolean_true(object, "contextSealed", "contextSealed is true"),
+        pipeline_run_approved: metadata::boolean_true(
+            object,
+            "pipelineRunApproved",
+            "pipelineRunApproved is true",
+        ),
         approval_ref: approval_verdict,
     };
     let extras = metadata::extras(object);
 
-    let declared: &[Name] = match &inputs.persona {
-        PersonaReading::Valid(p) => &p.declared,
-        PersonaReading::Invalid(_) => &[],
-    };
-    let mut eligible = Vec::new();
+    let mut eligible: Vec<&Name> = Vec::new();
     let mut candidates = Vec::new();
     for raw in candidate_names(&inputs.request, &inputs.persona) {
-        let (verdict, warnings) = match Name::new(&raw) {
-            Err(e) => (Verdict::fail("name_not_identifier", format!("subagent {e}")), Vec::new()),
-            Ok(name) if !declared.contains(&name) => {
-                (Verdict::fail("not_declared", format!("the persona does not declare {name}")), Vec::new())
-            }
-            Ok(name) => match inputs.agents.get(&name) {
+        let (verdict, warnings) = match (Name::is_valid(raw), declared(&inputs.persona, raw)) {
+            (false, _) => match Name::new(raw) {
+                Err(e) => (Verdict::fail("name_not_identifier", format!("subagent {e}")), Vec::new()),
+                Ok(_) => (Verdict::fail("internal_error", "name validation disagrees"), Vec::new()),
+            },
+            (true, None) => (
+                Verdict::fail("not_declared", format!("the persona does not declare {}", show(raw))),
+                Vec::new(),
+            ),
+            (true, Some(name)) => match inputs.agents.get(name) {
                 None => (Verdict::fail("agent_not_registered", format!("{name} was not read")), Vec::new()),
                 Some(reading) => {
                     if reading.verdict.passed {
@@ -283,7 +276,7 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
         failures.push(Failure {
             gate: Stage::Candidates,
             code: Cow::Borrowed("no_candidate_delegated"),
-            reason,
+            reason: reason.into(),
         });
     }
     let allowed = decision == Decision::Allow;
@@ -294,11 +287,11 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
             let (code, reason) = match (delegated, verdict.passed) {
                 (true, _) => (None, verdict.reason),
                 (false, true) => {
-                    (Some(Cow::Borrowed("gates_failed")), "not delegated: a gate failed".to_owned())
+                    (Some(Cow::Borrowed("gates_failed")), Cow::Borrowed("not delegated: a gate failed"))
                 }
                 (false, false) => (verdict.code, verdict.reason),
             };
-            CandidateResult { name, delegated, code, reason, warnings }
+            CandidateResult { name: name.to_owned(), delegated, code, reason, warnings }
         })
         .collect();
 
@@ -307,7 +300,7 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
     let grant = match (decision, &inputs.persona, &approval_ref) {
         (Decision::Allow, PersonaReading::Valid(p), Some(approval_ref)) => Some(DelegationGrant {
             persona: p.name.clone(),
-            subagents: eligible.clone(),
+            subagents: eligible.iter().map(|n| (*n).clone()).collect(),
             approval_ref: approval_ref.clone(),
         }),
         _ => None,
@@ -317,7 +310,7 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
     let report = GateReport {
         decision,
         delegated: match decision {
-            Decision::Allow => eligible.iter().map(Name::to_string).collect(),
+            Decision::Allow => eligible.iter().map(|n| n.to_string()).collect(),
             Decision::Deny => Vec::new(),
         },
         persona: inputs.request.persona.as_ref().ok().cloned(),
@@ -331,7 +324,7 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
         approval_ref,
         approved_by: extras.approved_by,
         unknown_fields: extras.unknown_fields,
-        metadata_digest: metadata_digest(&inputs.request.metadata),
+        metadata_digest: inputs.request.metadata_digest.clone(),
     };
     Evaluation { report, grant }
 }

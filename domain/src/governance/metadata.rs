@@ -50,7 +50,7 @@ pub(crate) fn presence(metadata: &Metadata) -> Result<&Map<String, Value>, Verdi
     match metadata {
         Metadata::Absent => Err(Verdict::fail("metadata_missing", "subagentGovernance field missing")),
         Metadata::Unreadable { code, reason } => {
-            Err(Verdict { passed: false, code: Some(code.clone()), reason: reason.clone() })
+            Err(Verdict { passed: false, code: Some(code.clone()), reason: reason.clone().into() })
         }
         Metadata::Present(Value::Object(map)) => Ok(map),
         Metadata::Present(other) => Err(Verdict::fail(
@@ -60,13 +60,17 @@ pub(crate) fn presence(metadata: &Metadata) -> Result<&Map<String, Value>, Verdi
     }
 }
 
-/// `field` must be JSON `true`.
-pub(crate) fn boolean_true(fields: Option<&Map<String, Value>>, field: &str) -> Verdict {
+/// `field` must be JSON `true`; `passed` is the reason when it is.
+pub(crate) fn boolean_true(
+    fields: Option<&Map<String, Value>>,
+    field: &str,
+    passed: &'static str,
+) -> Verdict {
     let Some(fields) = fields else {
         return Verdict::fail("metadata_missing", format!("{field} not checked: no governance metadata"));
     };
     match fields.get(field) {
-        Some(Value::Bool(true)) => Verdict::pass(format!("{field} is true")),
+        Some(Value::Bool(true)) => Verdict::pass(passed),
         Some(other) => Verdict::fail(
             "not_boolean_true",
             format!("{field} is {}, expected boolean true", describe(other)),
@@ -105,7 +109,7 @@ pub(crate) fn approval_ref(fields: Option<&Map<String, Value>>) -> (Verdict, Opt
             format!("approvalRef {} holds a control character", show(text)),
         )
     } else {
-        return (Verdict::pass(format!("approvalRef is {}", show(text))), Some(text.clone()));
+        return (Verdict::pass("approvalRef is a usable reference"), Some(text.clone()));
     };
     (verdict, None)
 }

@@ -26,11 +26,15 @@ pub struct InvalidName {
 impl Name {
     /// Validates a name.
     pub fn new(raw: &str) -> Result<Name, InvalidName> {
-        let ok = !raw.is_empty()
+        if Name::is_valid(raw) { Ok(Name(raw.to_owned())) } else { Err(InvalidName { shown: show(raw) }) }
+    }
+
+    /// Whether `raw` is a valid name, without allocating.
+    pub fn is_valid(raw: &str) -> bool {
+        !raw.is_empty()
             && raw.len() <= MAX_NAME_LEN
             && !raw.starts_with('-')
-            && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if ok { Ok(Name(raw.to_owned())) } else { Err(InvalidName { shown: show(raw) }) }
+            && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     }
 
     /// The name.

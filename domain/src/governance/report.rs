@@ -111,7 +111,7 @@ pub struct Failure {
     /// Stable code.
     pub code: Code,
     /// Why.
-    pub reason: String,
+    pub reason: Cow<'static, str>,
 }
 
 /// One candidate subagent's outcome.
@@ -125,7 +125,7 @@ pub struct CandidateResult {
     /// Why not, as a stable code; `None` when delegated.
     pub code: Option<Code>,
     /// Why, in words.
-    pub reason: String,
+    pub reason: Cow<'static, str>,
     /// Non-blocking findings (`AGENT_CLASS` missing or not `TASK`).
     pub warnings: Vec<String>,
 }

@@ -23,6 +23,9 @@ pub struct Request {
     pub requested: Result<Option<Vec<String>>, Verdict>,
     /// `opts.subagentGovernance`.
     pub metadata: Metadata,
+    /// BLAKE3 of the metadata's compact JSON (keys sorted), when present: the event records
+    /// exactly what was seen without repeating it (G-10).
+    pub metadata_digest: Option<String>,
     /// Harness session id, if given as a string.
     pub session: Option<String>,
     /// Turn id, if given as a string.
@@ -34,12 +37,12 @@ pub struct Request {
 impl Request {
     /// A request whose file could not be read (`request_unreadable`).
     pub fn unreadable_file(reason: impl Into<String>) -> Request {
-        Request::unreadable(Verdict::fail("request_unreadable", reason))
+        Request::unreadable(Verdict::fail("request_unreadable", reason.into()))
     }
 
     /// A request that could not be read at all: every part is missing for `verdict`'s reason.
     pub fn unreadable(verdict: Verdict) -> Request {
-        let (code, reason) = (verdict.code.clone(), verdict.reason.clone());
+        let (code, reason) = (verdict.code.clone(), verdict.reason.to_string());
         Request {
             persona: Err(verdict.clone()),
             requested: Err(verdict),
@@ -47,6 +50,7 @@ impl Request {
                 code: code.unwrap_or(std::borrow::Cow::Borrowed("request_invalid")),
                 reason,
             },
+            metadata_digest: None,
             session: None,
             turn: None,
             warnings: Vec::new(),
@@ -54,7 +58,7 @@ impl Request {
     }
 }
 
-fn invalid(reason: impl Into<String>) -> Verdict {
+fn invalid(reason: impl Into<std::borrow::Cow<'static, str>>) -> Verdict {
     Verdict::fail("request_invalid", reason)
 }
 
@@ -112,5 +116,11 @@ pub fn parse_request(text: &str) -> Request {
         }
     };
     let (session, turn) = (id("session"), id("turn"));
-    Request { persona, requested, metadata, session, turn, warnings }
+    let metadata_digest = match &metadata {
+        Metadata::Present(value) => {
+            serde_json::to_vec(value).ok().map(|bytes| blake3::hash(&bytes).to_hex().to_string())
+        }
+        Metadata::Absent | Metadata::Unreadable { .. } => None,
+    };
+    Request { persona, requested, metadata, metadata_digest, session, turn, warnings }
 }

@@ -79,7 +79,7 @@ pub struct LayerFailure {
     /// Stable code.
     pub code: Code,
     /// Why.
-    pub reason: String,
+    pub reason: std::borrow::Cow<'static, str>,
 }
 
 /// The pipeline's answer.
