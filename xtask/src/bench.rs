@@ -41,9 +41,11 @@ const RATIOS: [Ratio; 3] = [
 ];
 
 /// Absolute limits: (group, function, what, limit in ns).
-const LIMITS: [(&str, &str, &str, f64); 2] = [
+const LIMITS: [(&str, &str, &str, f64); 4] = [
     ("gate", "pre_parsed", "gate on pre-parsed inputs", 2_000.0),
     ("gate", "parse_and_evaluate", "gate incl. parsing 1 persona + 4 agents", 50_000.0),
+    ("lineage", "walk_depth_16", "lineage walk, depth 16", 1_000.0),
+    ("lineage", "authorize_three_layers", "three-layer tool-call authorization", 2_000.0),
 ];
 
 fn cargo() -> String {
@@ -157,10 +159,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             .args(args)
             .env("AGENTWARDEN_BENCH_MEMORY", &memory),
     )?;
-    println!("$ cargo bench -p agentwarden-domain --bench gate {}", args.join(" "));
-    exec(
-        Command::new(cargo()).args(["bench", "-p", "agentwarden-domain", "--bench", "gate", "--"]).args(args),
-    )?;
+    for bench in ["gate", "lineage"] {
+        println!("$ cargo bench -p agentwarden-domain --bench {bench} {}", args.join(" "));
+        exec(
+            Command::new(cargo())
+                .args(["bench", "-p", "agentwarden-domain", "--bench", bench, "--"])
+                .args(args),
+        )?;
+    }
     exec(Command::new(cargo()).args([
         "build",
         "--release",

@@ -100,9 +100,7 @@ fn capability(call: &ToolCall, manifests: &Manifests) -> Verdict {
     let agent = &call.agent;
     match manifests.get(&agent.agent_type) {
         None => Verdict::fail("unknown_agent", format!("agent type {} has no manifest", agent.agent_type)),
-        Some(m) if m.tools.contains(&call.tool) => {
-            Verdict::pass(format!("{} may use {}", agent.agent_type, show(&call.tool)))
-        }
+        Some(m) if m.tools.contains(&call.tool) => Verdict::pass("the agent's manifest lists the tool"),
         Some(_) => Verdict::fail(
             "tool_not_allowed",
             format!("{}'s manifest does not list {}", agent.agent_type, show(&call.tool)),
@@ -139,7 +137,7 @@ fn delegation(call: &ToolCall, manifests: &Manifests) -> Verdict {
             Some(_) => {}
         }
     }
-    Verdict::pass(format!("all {} ancestor(s) may use {}", ancestors.len(), show(&call.tool)))
+    Verdict::pass("every ancestor's manifest lists the tool")
 }
 
 fn lineage(call: &ToolCall, manifests: &Manifests) -> LineageVerdict {

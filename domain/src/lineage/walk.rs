@@ -37,7 +37,7 @@ pub struct LineageVerdict {
 }
 
 impl LineageVerdict {
-    fn pass(reason: String) -> Self {
+    fn pass(reason: std::borrow::Cow<'static, str>) -> Self {
         LineageVerdict { verdict: Verdict::pass(reason), pair: None }
     }
 
@@ -105,5 +105,5 @@ pub fn walk(lineage: &[AgentIdentifier], manifests: &Manifests) -> LineageVerdic
             return LineageVerdict::fail("spawn_not_allowed", at, why);
         }
     }
-    LineageVerdict::pass(format!("{} agent(s), every spawn allowed", lineage.len()))
+    LineageVerdict::pass("every spawn in the lineage is allowed".into())
 }
