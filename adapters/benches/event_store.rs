@@ -79,7 +79,7 @@ fn append_batch(c: &mut Criterion) {
     let raw_dir = temp();
     let db = sled::Config::new()
         .path(raw_dir.path())
-        .cache_capacity(64 * 1024 * 1024)
+        .cache_capacity(8 * 1024 * 1024)
         .flush_every_ms(None)
         .open()
         .unwrap_or_else(|e| fail(&e.to_string()));
@@ -215,7 +215,7 @@ fn verify(c: &mut Criterion) {
     // The same bytes, scanned raw: reopen the same sled files directly.
     let db = sled::Config::new()
         .path(dir.path().join("store"))
-        .cache_capacity(64 * 1024 * 1024)
+        .cache_capacity(8 * 1024 * 1024)
         .open()
         .unwrap_or_else(|e| fail(&e.to_string()));
     let tree = db.open_tree("events").unwrap_or_else(|e| fail(&e.to_string()));

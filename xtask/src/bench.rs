@@ -149,6 +149,45 @@ fn time_warden_gate(warden: &Path) -> Result<(f64, &'static str), String> {
     Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), "own loop, 30 runs after 5 warm-up"))
 }
 
+/// Peak RSS (KiB) of `warden audit verify` on a fresh log of `events` events, read from
+/// `/usr/bin/time -f %M`.
+fn verify_peak_kib(warden: &Path, events: u64) -> Result<u64, String> {
+    let store = target_dir().join(format!("bench-verify-{events}"));
+    let _ = std::fs::remove_dir_all(&store);
+    exec(
+        Command::new(cargo())
+            .args([
+                "run",
+                "--release",
+                "--quiet",
+                "-p",
+                "agentwarden-adapters",
+                "--example",
+                "build_log",
+                "--",
+            ])
+            .arg(events.to_string())
+            .arg(&store),
+    )?;
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(warden)
+        .arg("--store")
+        .arg(&store)
+        .args(["audit", "verify"])
+        .output()
+        .map_err(|e| format!("/usr/bin/time: {e}"))?;
+    let _ = std::fs::remove_dir_all(&store);
+    if !out.status.success() {
+        return Err(format!("warden audit verify failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .ok_or_else(|| "no peak RSS from /usr/bin/time".to_owned())
+}
+
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let memory = target_dir().join("criterion").join("verify-memory.txt");
     let _ = std::fs::create_dir_all(memory.parent().unwrap_or(Path::new(".")));
@@ -176,7 +215,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         "--bin",
         "warden",
     ]))?;
-    let gate = time_warden_gate(&target_dir().join("release").join("warden"));
+    let warden = target_dir().join("release").join("warden");
+    let gate = time_warden_gate(&warden);
+    let has_time = Path::new("/usr/bin/time").exists();
+    let peaks: Vec<(u64, Result<u64, String>)> = if has_time {
+        [100_000, 1_000_000].into_iter().map(|n| (n, verify_peak_kib(&warden, n))).collect()
+    } else {
+        Vec::new()
+    };
 
     let memory_report = std::fs::read_to_string(&memory).unwrap_or_default();
     let field = |name: &str| -> f64 {
@@ -242,10 +288,16 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         Err(e) => println!("`warden gate` whole process: not measured: {e}"),
     }
     println!(
-        "\nverify memory ({:.0} events): peak RSS {:.0} KiB once the log was built, {:.0} KiB after the verify runs",
+        "\nin-bench verify ({:.0} events): peak RSS {:.0} KiB once the log was built, {:.0} KiB after the verify runs",
         field("events"),
         field("peak_rss_kb_before_verify"),
         field("peak_rss_kb_after_verify"),
     );
+    for (events, peak) in peaks {
+        match peak {
+            Ok(kib) => println!("`warden audit verify`, fresh process, {events} events: peak RSS {kib} KiB"),
+            Err(e) => println!("`warden audit verify`, {events} events: not measured: {e}"),
+        }
+    }
     Ok(())
 }

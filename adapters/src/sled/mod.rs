@@ -62,13 +62,15 @@ pub struct SledConfig {
 }
 
 impl SledConfig {
-    /// Defaults: [`Durability::Flush`], a 5 s lock wait, a 64 MiB cache.
+    /// Defaults: [`Durability::Flush`], a 5 s lock wait, an 8 MiB cache (appends and sequential
+    /// scans gain nothing from a larger one; measured: a 1M-event verify is faster with 8 MiB
+    /// than with 64 MiB).
     pub fn new(path: impl Into<PathBuf>) -> Self {
         SledConfig {
             path: path.into(),
             durability: Durability::Flush,
             lock_timeout: Duration::from_secs(5),
-            cache_capacity: 64 * 1024 * 1024,
+            cache_capacity: 8 * 1024 * 1024,
             create_if_missing: true,
         }
     }

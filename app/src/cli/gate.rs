@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use agentwarden_domain::governance::{Decision, GateReport};
 
-use super::{EXIT_NO, EXIT_OK, Failure};
+use super::{Failure, decision_exit, open_for_decision};
 use crate::{Config, GateOutcome, Warden, WardenError};
 
 #[derive(Debug, clap::Args)]
@@ -26,9 +26,7 @@ pub(super) async fn run(
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-    // No store, no record, no allow.
-    let warden = open(config).map_err(|e| Failure::no(format!("deny: the audit log is unavailable: {e}")))?;
+    let warden = open_for_decision(args.config.as_deref(), open)?;
     let outcome = warden.evaluate_delegation_file(&args.request).await;
     if args.json {
         let text = serde_json::to_string(&outcome.output()).map_err(|e| Failure::no(format!("deny: {e}")))?;
@@ -36,10 +34,7 @@ pub(super) async fn run(
     } else {
         write_summary(&outcome, out)?;
     }
-    Ok(match outcome.report.decision {
-        Decision::Allow => EXIT_OK,
-        Decision::Deny => EXIT_NO,
-    })
+    Ok(decision_exit(outcome.report.decision))
 }
 
 fn write_summary(outcome: &GateOutcome, out: &mut dyn Write) -> std::io::Result<()> {

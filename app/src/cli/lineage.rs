@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use agentwarden_domain::verdict::Decision;
 use clap::Subcommand;
 
-use super::{EXIT_NO, EXIT_OK, Failure};
+use super::{Failure, decision_exit, open_for_decision};
 use crate::{Config, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
@@ -39,13 +39,6 @@ pub(super) struct AuthorizeArgs {
     json: bool,
 }
 
-fn exit(decision: Decision) -> u8 {
-    match decision {
-        Decision::Allow => EXIT_OK,
-        Decision::Deny => EXIT_NO,
-    }
-}
-
 fn json(value: &impl serde::Serialize) -> Result<String, Failure> {
     serde_json::to_string(value).map_err(|e| Failure::no(format!("deny: {e}")))
 }
@@ -56,8 +49,7 @@ pub(super) async fn check(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let LineageCommand::Check { lineage, config, json: as_json } = command;
-    let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-    let warden = open(config).map_err(|e| Failure::no(format!("deny: the audit log is unavailable: {e}")))?;
+    let warden = open_for_decision(config.as_deref(), open)?;
     let outcome = warden.check_lineage_file(&lineage).await;
     if as_json {
         writeln!(out, "{}", json(&outcome)?)?;
@@ -76,7 +68,7 @@ pub(super) async fn check(
             writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash)?;
         }
     }
-    Ok(exit(outcome.decision))
+    Ok(decision_exit(outcome.decision))
 }
 
 pub(super) async fn authorize(
@@ -84,8 +76,7 @@ pub(super) async fn authorize(
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-    let warden = open(config).map_err(|e| Failure::no(format!("deny: the audit log is unavailable: {e}")))?;
+    let warden = open_for_decision(args.config.as_deref(), open)?;
     let outcome = warden.authorize_file(&args.request).await;
     let decision = outcome.authorization.decision;
     if args.json {
@@ -103,5 +94,5 @@ pub(super) async fn authorize(
             writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash)?;
         }
     }
-    Ok(exit(decision))
+    Ok(decision_exit(decision))
 }

@@ -84,6 +84,24 @@ impl Failure {
     }
 }
 
+/// Loads the configuration (a usage error if it is unusable) and opens the store for a decision
+/// (a deny if it cannot be opened: no record, no allow).
+pub(crate) fn open_for_decision(
+    config: Option<&std::path::Path>,
+    open: impl FnOnce(crate::Config) -> Result<Warden, WardenError>,
+) -> Result<Warden, Failure> {
+    let config = crate::Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
+    open(config).map_err(|e| Failure::no(format!("deny: the audit log is unavailable: {e}")))
+}
+
+/// The exit code of a decision.
+pub(crate) fn decision_exit(decision: agentwarden_domain::verdict::Decision) -> u8 {
+    match decision {
+        agentwarden_domain::verdict::Decision::Allow => EXIT_OK,
+        agentwarden_domain::verdict::Decision::Deny => EXIT_NO,
+    }
+}
+
 impl From<WardenError> for Failure {
     fn from(error: WardenError) -> Self {
         let code = match &error {
