@@ -69,9 +69,16 @@ fn authorize_lists_every_layer_and_denies_escalation_at_layer_2() {
     assert_eq!(denied["first_failure"]["code"], "ancestor_lacks_tool");
     assert_eq!(denied["layers"][0]["passed"], true);
     assert_eq!(denied["layers"][2]["passed"], true);
-    let stats = warden(&store, &["audit", "stats", "--json"]);
-    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
-    assert_eq!(stats["by_type"]["tool_call_authorized"], 2);
+    let log = warden(&store, &["audit", "log", "--json"]);
+    let events: Vec<Value> =
+        String::from_utf8(log.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events.len(), 2);
+    assert!(events.iter().all(|e| e["event_type"] == "tool_call_authorized"));
+    let recorded = &events[1]["payload"];
+    assert_eq!(recorded["authorization"]["layers"].as_array().unwrap().len(), 3, "every layer's verdict");
+    assert_eq!(recorded["authorization"]["first_failure"]["code"], "ancestor_lacks_tool");
+    assert_eq!(recorded["tool"], "search");
+    assert_eq!(recorded["lineage_length"], 3);
 }
 
 #[test]

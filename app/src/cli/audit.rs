@@ -122,7 +122,7 @@ pub(super) async fn run(
             if !json {
                 writeln!(
                     out,
-                    "{:>6}  {:<24}  {:<10}  {:<22}  {:<8}  {:<12}  HASH",
+                    "{:>6}  {:<24}  {:<10}  {:<22}  {:<8}  {:<16}  HASH",
                     "SEQ", "RECORDED_AT", "ACTOR", "TYPE", "DECISION", "SESSION"
                 )?;
             }
@@ -236,7 +236,7 @@ fn write_row(e: &Envelope, out: &mut dyn Write) -> std::io::Result<()> {
     let hash = e.hash.to_string();
     writeln!(
         out,
-        "{:>6}  {:<24}  {:<10}  {:<22}  {:<8}  {:<12}  {}",
+        "{:>6}  {:<24}  {:<10}  {:<22}  {:<8}  {:<16}  {}",
         e.seq,
         e.recorded_at.to_string(),
         e.actor,
