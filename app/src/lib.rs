@@ -25,6 +25,7 @@ mod audit_log;
 pub mod cli;
 pub mod config;
 mod gate;
+mod guard;
 mod lineage;
 pub mod manifests;
 mod warden;
@@ -33,11 +34,12 @@ pub use agentwarden_adapters::{
     Durability, FixedClock, FixedEnvironment, LocalFileSystem, MemoryEventStore, ProcessEnvironment,
     SledConfig, SledEventStore, SteppingClock, SystemClock,
 };
-pub use agentwarden_domain::{audit, governance, lineage as lineage_rules, verdict};
+pub use agentwarden_domain::{audit, governance, guardrails, lineage as lineage_rules, verdict};
 pub use agentwarden_ports::{Appended, Clock, Environment, EventStore, Expected, FileSystem, StoreError};
 pub use audit_log::{Pages, Stats, Verification};
 pub use config::{Config, ConfigError, LineageConfig, SubagentConfig};
 pub use gate::{AuditRef, GateOutcome, GateOutput, MAX_INPUT_BYTES};
+pub use guard::ResultOutcome;
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};
 

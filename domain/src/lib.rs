@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod governance;
+pub mod guardrails;
 pub mod json;
 pub mod lineage;
 pub mod verdict;

@@ -15,6 +15,7 @@
 mod audit;
 mod gate;
 mod lineage;
+mod result;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -62,6 +63,9 @@ enum Command {
     Lineage(lineage::LineageCommand),
     /// May this agent, with this lineage, use this tool? Exit 0 allow, 1 deny, 2 usage.
     Authorize(lineage::AuthorizeArgs),
+    /// Validate agent results. Exit 0 valid, 1 invalid, 2 usage.
+    #[command(subcommand)]
+    Result(result::ResultCommand),
     /// Read, verify and export the audit log.
     #[command(subcommand)]
     Audit(audit::AuditCommand),
@@ -185,6 +189,9 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Authorize(args) => {
             lineage::authorize(args, |config| Warden::builder().embedded(sled).config(config).build(), out)
                 .await
+        }
+        Command::Result(command) => {
+            result::run(command, || Warden::builder().embedded(sled).build(), out).await
         }
         Command::Audit(command) => {
             // Only a command that writes may create the store.

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 
 use super::envelope::Envelope;
 use crate::governance::GateReport;
+use crate::guardrails::ResultValidation;
 use crate::lineage::{AgentIdentifier, Authorization, LineageVerdict};
 use crate::verdict::Decision;
 
@@ -27,6 +28,18 @@ pub struct LineageChecked {
     pub lineage_digest: String,
     /// The lineage itself, when it has at most 64 agents.
     pub lineage: Option<Vec<AgentIdentifier>>,
+}
+
+/// One `result.json` validation (`result_validated`, version 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultValidated {
+    /// The file, as given.
+    pub path: String,
+    /// BLAKE3 of the file's bytes, when it could be read.
+    pub digest: Option<String>,
+    /// The verdict and every problem.
+    pub validation: ResultValidation,
 }
 
 /// One tool-call authorization (`tool_call_authorized`, version 1).
@@ -69,6 +82,8 @@ pub enum AuditEvent {
     LineageChecked(Box<LineageChecked>),
     /// `tool_call_authorized`, version 1.
     ToolCallAuthorized(Box<ToolCallAuthorized>),
+    /// `result_validated`, version 1.
+    ResultValidated(Box<ResultValidated>),
 }
 
 impl AuditEvent {
@@ -79,6 +94,7 @@ impl AuditEvent {
             AuditEvent::DelegationEvaluated(_) => "delegation_evaluated",
             AuditEvent::LineageChecked(_) => "lineage_checked",
             AuditEvent::ToolCallAuthorized(_) => "tool_call_authorized",
+            AuditEvent::ResultValidated(_) => "result_validated",
         }
     }
 
@@ -88,7 +104,8 @@ impl AuditEvent {
             AuditEvent::OperatorNote(_)
             | AuditEvent::DelegationEvaluated(_)
             | AuditEvent::LineageChecked(_)
-            | AuditEvent::ToolCallAuthorized(_) => 1,
+            | AuditEvent::ToolCallAuthorized(_)
+            | AuditEvent::ResultValidated(_) => 1,
         }
     }
 
@@ -99,6 +116,7 @@ impl AuditEvent {
             AuditEvent::DelegationEvaluated(report) => serde_json::value::to_raw_value(report),
             AuditEvent::LineageChecked(event) => serde_json::value::to_raw_value(event),
             AuditEvent::ToolCallAuthorized(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::ResultValidated(event) => serde_json::value::to_raw_value(event),
         }
     }
 
@@ -118,7 +136,11 @@ impl AuditEvent {
 
     fn current_version(event_type: &str) -> Option<u32> {
         match event_type {
-            "operator_note" | "delegation_evaluated" | "lineage_checked" | "tool_call_authorized" => Some(1),
+            "operator_note"
+            | "delegation_evaluated"
+            | "lineage_checked"
+            | "tool_call_authorized"
+            | "result_validated" => Some(1),
             _ => None,
         }
     }

@@ -1,0 +1,53 @@
+//! `warden result validate FILE`: exit 0 valid, 1 invalid (or unreadable), 2 usage.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentwarden_domain::audit::{Correlation, CorrelationId};
+use clap::Subcommand;
+
+use super::{EXIT_NO, EXIT_OK, Failure};
+use crate::{Warden, WardenError};
+
+#[derive(Debug, Subcommand)]
+pub(super) enum ResultCommand {
+    /// Check a result.json against the strict schema and record the verdict.
+    Validate {
+        /// The result.json.
+        file: PathBuf,
+        /// The plan item it belongs to.
+        #[arg(long)]
+        item: Option<String>,
+        /// The run it belongs to.
+        #[arg(long)]
+        run: Option<String>,
+        /// Print the verdict as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub(super) async fn run(
+    command: ResultCommand,
+    open: impl FnOnce() -> Result<Warden, WardenError>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let ResultCommand::Validate { file, item, run, json } = command;
+    let id = |raw: Option<String>| {
+        raw.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))
+    };
+    let correlation = Correlation { item: id(item)?, run: id(run)?, ..Correlation::default() };
+    let warden = open().map_err(|e| Failure::no(format!("invalid: the audit log is unavailable: {e}")))?;
+    let outcome = warden.validate_result_file(&file, correlation).await;
+    if json {
+        writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| Failure::no(e.to_string()))?)?;
+    } else {
+        let verdict = if outcome.validation.valid { "VALID" } else { "INVALID" };
+        writeln!(out, "{verdict}  {}", file.display())?;
+        for p in &outcome.validation.problems {
+            let at = if p.pointer.is_empty() { "(document)" } else { p.pointer.as_str() };
+            writeln!(out, "  {at} ({}): {}", p.code, p.message)?;
+        }
+    }
+    Ok(if outcome.validation.valid { EXIT_OK } else { EXIT_NO })
+}

@@ -1,0 +1,241 @@
+//! `result.json`, strictly (R-4): `schema_version` exactly `"1.0"`, the five fields and no
+//! others, `summary` and `kr_impact_claim` non-empty strings, `proposed_changes` and
+//! `kr_targets` arrays of non-empty strings (possibly empty arrays). Every problem is reported
+//! with its JSON pointer, not just the first; duplicate keys are refused.
+//!
+//! Beyond the spec (fail closed): strings that are only whitespace count as empty, and array
+//! members must be non-empty strings too — an empty proposed change says nothing. The file may
+//! be at most [`MAX_RESULT_BYTES`] long (the application enforces it when reading).
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::json::{StrictJsonError, parse_strict};
+use crate::verdict::Code;
+
+/// The only schema version accepted.
+pub const SCHEMA_VERSION: &str = "1.0";
+
+/// The largest `result.json` read: 1 MiB.
+pub const MAX_RESULT_BYTES: u64 = 1024 * 1024;
+
+/// Every code a problem can carry (X-1), besides the strict-JSON codes (`json_syntax`,
+/// `json_too_deep`, `duplicate_key`).
+pub const RESULT_CODES: [&str; 6] =
+    ["not_object", "wrong_version", "wrong_type", "empty_string", "unknown_field", "missing_field"];
+
+const STRINGS: [&str; 2] = ["summary", "kr_impact_claim"];
+const ARRAYS: [&str; 2] = ["proposed_changes", "kr_targets"];
+const FIELDS: [&str; 5] = ["schema_version", "summary", "proposed_changes", "kr_targets", "kr_impact_claim"];
+
+/// One problem: where (RFC 6901 pointer; `""` is the whole document), which rule, why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Problem {
+    /// Where.
+    pub pointer: String,
+    /// Stable code (X-1).
+    pub code: Code,
+    /// Why.
+    pub message: String,
+}
+
+/// The verdict on one `result.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultValidation {
+    /// No problems.
+    pub valid: bool,
+    /// Every problem, in document order (missing fields last).
+    pub problems: Vec<Problem>,
+}
+
+fn problem(pointer: impl Into<String>, code: &'static str, message: impl Into<String>) -> Problem {
+    Problem { pointer: pointer.into(), code: Cow::Borrowed(code), message: message.into() }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Validates the text of a `result.json`.
+pub fn validate_result(text: &str) -> ResultValidation {
+    let problems = match parse_strict(text) {
+        Err(e @ StrictJsonError::DuplicateKey { .. }) => {
+            let pointer = match &e {
+                StrictJsonError::DuplicateKey { pointer } => pointer.clone(),
+                _ => String::new(),
+            };
+            vec![problem(pointer, "duplicate_key", e.to_string())]
+        }
+        Err(e) => vec![problem("", e.code(), e.to_string())],
+        Ok(value) => check(&value),
+    };
+    ResultValidation { valid: problems.is_empty(), problems }
+}
+
+fn check(value: &Value) -> Vec<Problem> {
+    let Value::Object(fields) = value else {
+        return vec![problem(
+            "",
+            "not_object",
+            format!("result.json is {}, expected an object", kind(value)),
+        )];
+    };
+    let mut problems = Vec::new();
+    for (key, value) in fields {
+        let pointer = format!("/{}", key.replace('~', "~0").replace('/', "~1"));
+        match key.as_str() {
+            "schema_version" => match value {
+                Value::String(v) if v == SCHEMA_VERSION => {}
+                Value::String(v) => problems.push(problem(
+                    pointer,
+                    "wrong_version",
+                    format!("schema_version is `{v}`, expected `1.0`"),
+                )),
+                other => problems.push(problem(
+                    pointer,
+                    "wrong_type",
+                    format!("schema_version is {}, expected the string `1.0`", kind(other)),
+                )),
+            },
+            k if STRINGS.contains(&k) => match value {
+                Value::String(s) if !s.trim().is_empty() => {}
+                Value::String(_) => problems.push(problem(pointer, "empty_string", format!("{k} is empty"))),
+                other => problems.push(problem(
+                    pointer,
+                    "wrong_type",
+                    format!("{k} is {}, expected a string", kind(other)),
+                )),
+            },
+            k if ARRAYS.contains(&k) => match value {
+                Value::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        let at = format!("{pointer}/{i}");
+                        match item {
+                            Value::String(s) if !s.trim().is_empty() => {}
+                            Value::String(_) => {
+                                problems.push(problem(at, "empty_string", format!("{k}[{i}] is empty")))
+                            }
+                            other => problems.push(problem(
+                                at,
+                                "wrong_type",
+                                format!("{k}[{i}] is {}, expected a string", kind(other)),
+                            )),
+                        }
+                    }
+                }
+                other => problems.push(problem(
+                    pointer,
+                    "wrong_type",
+                    format!("{k} is {}, expected an array", kind(other)),
+                )),
+            },
+            _ => problems.push(problem(
+                pointer,
+                "unknown_field",
+                format!("`{}` is not a result.json field", key.escape_debug()),
+            )),
+        }
+    }
+    for field in FIELDS.into_iter().filter(|f| !fields.contains_key(*f)) {
+        problems.push(problem(format!("/{field}"), "missing_field", format!("{field} is required")));
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VALID: &str = r#"{"schema_version":"1.0","summary":"Did it","proposed_changes":["a","b"],
+        "kr_targets":["kr-123"],"kr_impact_claim":"+3% with evidence"}"#;
+
+    fn codes(text: &str) -> Vec<(String, String)> {
+        let problems = validate_result(text).problems;
+        for p in &problems {
+            let known = RESULT_CODES.contains(&p.code.as_ref())
+                || ["json_syntax", "json_too_deep", "duplicate_key"].contains(&p.code.as_ref());
+            assert!(known, "`{}` is not in RESULT_CODES", p.code);
+        }
+        problems.into_iter().map(|p| (p.pointer, p.code.into_owned())).collect()
+    }
+
+    fn with(field: &str, value: &str) -> String {
+        let mut v: serde_json::Map<String, Value> = serde_json::from_str(VALID).unwrap();
+        v.insert(field.into(), serde_json::from_str(value).unwrap());
+        serde_json::to_string(&v).unwrap()
+    }
+
+    #[test]
+    fn the_spec_example_and_empty_arrays_are_valid() {
+        assert!(validate_result(VALID).valid);
+        assert!(validate_result(&with("proposed_changes", "[]")).valid);
+        assert!(validate_result(&with("kr_targets", "[]")).valid);
+    }
+
+    #[test]
+    fn each_rule_has_its_pointer_and_code() {
+        let table: [(&str, &str, &str, &str); 14] = [
+            ("schema_version", r#""1.1""#, "/schema_version", "wrong_version"),
+            ("schema_version", "1.0", "/schema_version", "wrong_type"),
+            ("schema_version", r#"" 1.0""#, "/schema_version", "wrong_version"),
+            ("summary", r#""""#, "/summary", "empty_string"),
+            ("summary", r#""   ""#, "/summary", "empty_string"),
+            ("summary", "null", "/summary", "wrong_type"),
+            ("kr_impact_claim", "42", "/kr_impact_claim", "wrong_type"),
+            ("proposed_changes", r#""a""#, "/proposed_changes", "wrong_type"),
+            ("proposed_changes", r#"["a", 1]"#, "/proposed_changes/1", "wrong_type"),
+            ("proposed_changes", r#"["a", null]"#, "/proposed_changes/1", "wrong_type"),
+            ("kr_targets", r#"[[]]"#, "/kr_targets/0", "wrong_type"),
+            ("kr_targets", r#"[""]"#, "/kr_targets/0", "empty_string"),
+            ("extra", "1", "/extra", "unknown_field"),
+            ("a/b~c", "1", "/a~1b~0c", "unknown_field"),
+        ];
+        for (field, value, pointer, code) in table {
+            assert_eq!(
+                codes(&with(field, value)),
+                [(pointer.to_owned(), code.to_owned())],
+                "{field}: {value}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_problem_is_reported_not_just_the_first() {
+        let all = codes(r#"{"schema_version":1,"summary":"","proposed_changes":{},"extra":true}"#);
+        let pointers: Vec<&str> = all.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            pointers,
+            ["/extra", "/proposed_changes", "/schema_version", "/summary", "/kr_targets", "/kr_impact_claim"]
+        );
+    }
+
+    #[test]
+    fn malformed_documents_are_refused_whole() {
+        for (text, code) in [
+            ("", "json_syntax"),
+            ("[]", "not_object"),
+            ("null", "not_object"),
+            (r#"{"summary":"a","summary":"b"}"#, "duplicate_key"),
+            (&format!("{VALID} trailing"), "json_syntax"),
+        ] {
+            let result = validate_result(text);
+            assert!(!result.valid);
+            assert_eq!(result.problems.first().map(|p| p.code.as_ref()), Some(code), "{text}");
+        }
+        assert_eq!(
+            codes(r#"{"summary":"a","summary":"b"}"#),
+            [("/summary".to_owned(), "duplicate_key".to_owned())]
+        );
+    }
+}
