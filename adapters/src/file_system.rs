@@ -4,6 +4,7 @@ use std::io::Read;
 use std::path::Path;
 
 use agentwarden_domain::governance::FileRead;
+use agentwarden_domain::guardrails::TreeManifest;
 use agentwarden_ports::FileSystem;
 use async_trait::async_trait;
 
@@ -50,6 +51,13 @@ impl FileSystem for LocalFileSystem {
     async fn read_text(&self, path: &Path, max_bytes: u64) -> FileRead {
         // Small files; a blocking read here costs less than a hop to the blocking pool.
         read_blocking(path, max_bytes)
+    }
+
+    async fn snapshot(&self, root: &Path, protected: &[String]) -> Result<TreeManifest, String> {
+        let (root, protected) = (root.to_owned(), protected.to_vec());
+        tokio::task::spawn_blocking(move || crate::snapshot::snapshot(&root, &protected))
+            .await
+            .unwrap_or_else(|e| Err(format!("the snapshot task failed: {e}")))
     }
 }
 

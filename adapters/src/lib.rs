@@ -16,6 +16,7 @@ mod file_system;
 mod memory;
 mod sealing;
 mod sled;
+mod snapshot;
 
 pub use clock::{FixedClock, SteppingClock, SystemClock};
 pub use environment::{FixedEnvironment, ProcessEnvironment};

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use agentwarden_domain::governance::FileRead;
+use agentwarden_domain::guardrails::TreeManifest;
 use async_trait::async_trait;
 
 /// Reads files.
@@ -13,4 +14,10 @@ pub trait FileSystem: Send + Sync {
     /// [`FileRead::Missing`]; a symbolic link, a directory, a file that is too large or not
     /// UTF-8, or any I/O error is [`FileRead::Unreadable`] with the reason.
     async fn read_text(&self, path: &Path, max_bytes: u64) -> FileRead;
+
+    /// A manifest of every entry under each of the `protected` paths (relative to `root`), never
+    /// following a symbolic link and never reading outside `root`. A protected path that
+    /// does not exist contributes nothing. An error says why the tree could not be read; the
+    /// caller must treat it as a violation, not as "no change".
+    async fn snapshot(&self, root: &Path, protected: &[String]) -> Result<TreeManifest, String>;
 }
