@@ -46,11 +46,30 @@ fn read_blocking(path: &Path, max_bytes: u64) -> FileRead {
     }
 }
 
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let written = std::fs::File::create(&temp)
+        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
+        .and_then(|()| std::fs::rename(&temp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        format!("`{}`: {e}", path.display())
+    })
+}
+
 #[async_trait]
 impl FileSystem for LocalFileSystem {
     async fn read_text(&self, path: &Path, max_bytes: u64) -> FileRead {
         // Small files; a blocking read here costs less than a hop to the blocking pool.
         read_blocking(path, max_bytes)
+    }
+
+    async fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), String> {
+        write_atomic(path, bytes)
     }
 
     async fn snapshot(&self, root: &Path, protected: &[String]) -> Result<TreeManifest, String> {

@@ -5,7 +5,8 @@
 //! - [`MemoryEventStore`]: the same contract in memory, for tests and embedding.
 //! - [`SystemClock`], [`FixedClock`], [`SteppingClock`]: time.
 //! - [`ProcessEnvironment`], [`FixedEnvironment`]: environment variables.
-//! - [`LocalFileSystem`]: files, never following symbolic links.
+//! - [`LocalFileSystem`]: files, never following symbolic links; snapshots of protected paths.
+//! - [`GitRestorer`]: puts protected paths back with git.
 //!
 //! Architecture invariant: adapter errors are mapped into the port's error here, at the seam;
 //! no `sled::Error` or `io::Error` leaves this crate.
@@ -13,6 +14,7 @@
 mod clock;
 mod environment;
 mod file_system;
+mod git_restorer;
 mod memory;
 mod sealing;
 mod sled;
@@ -21,5 +23,6 @@ mod snapshot;
 pub use clock::{FixedClock, SteppingClock, SystemClock};
 pub use environment::{FixedEnvironment, ProcessEnvironment};
 pub use file_system::LocalFileSystem;
+pub use git_restorer::GitRestorer;
 pub use memory::MemoryEventStore;
 pub use sled::{Durability, SledConfig, SledEventStore};

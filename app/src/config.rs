@@ -14,6 +14,10 @@
 //!
 //! [lineage]
 //! manifests = "manifests"   # a file, or a directory of *.toml manifests
+//!
+//! [guardrails]
+//! protected = ["okrs"]      # relative to the workspace root (R-1)
+//! actor = "daemon"          # who records guardrail_violation events
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -109,6 +113,21 @@ impl Default for LineageConfig {
     }
 }
 
+/// What the guardrails protect (R-1) and who records violations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuardrailsConfig {
+    /// Paths relative to the workspace root.
+    pub protected: Vec<String>,
+    /// The actor of `guardrail_violation` events.
+    pub actor: String,
+}
+
+impl Default for GuardrailsConfig {
+    fn default() -> Self {
+        GuardrailsConfig { protected: vec!["okrs".into()], actor: "daemon".into() }
+    }
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
@@ -116,6 +135,8 @@ pub struct Config {
     pub subagents: SubagentConfig,
     /// `[lineage]`.
     pub lineage: LineageConfig,
+    /// `[guardrails]`.
+    pub guardrails: GuardrailsConfig,
 }
 
 /// A configuration file that cannot be used.
@@ -135,6 +156,14 @@ pub struct ConfigError {
 struct File {
     subagents: Option<SubagentsSection>,
     lineage: Option<LineageSection>,
+    guardrails: Option<GuardrailsSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GuardrailsSection {
+    protected: Option<Vec<String>>,
+    actor: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -192,7 +221,16 @@ impl Config {
             manifests: base
                 .join(file.lineage.and_then(|l| l.manifests).unwrap_or_else(|| PathBuf::from("manifests"))),
         };
-        Ok(Config { subagents, lineage })
+        let mut guardrails = GuardrailsConfig::default();
+        if let Some(section) = file.guardrails {
+            if let Some(protected) = section.protected {
+                guardrails.protected = protected;
+            }
+            if let Some(actor) = section.actor {
+                guardrails.actor = actor;
+            }
+        }
+        Ok(Config { subagents, lineage, guardrails })
     }
 
     /// Loads `path` if given (it must exist), else `agentwarden.toml` in the working directory

@@ -57,3 +57,122 @@ impl Warden {
         }
     }
 }
+
+/// The answer of [`Warden::check_guardrails`]: clean, or a violation (written and recorded).
+#[derive(Debug, Serialize)]
+pub struct GuardOutcome {
+    /// `true` when nothing protected changed and the tree could be read.
+    pub clean: bool,
+    /// The violation, when there is one.
+    pub violation: Option<agentwarden_domain::guardrails::Violation>,
+    /// Where `violation.json` was written, when it could be.
+    pub violation_file: Option<String>,
+    /// Where the violation was recorded; `None` if clean or if it could not be.
+    pub audit: Option<Head>,
+}
+
+/// What a guardrail check is about.
+#[derive(Clone, Debug)]
+pub struct GuardTarget<'a> {
+    /// The workspace root.
+    pub root: &'a Path,
+    /// The plan item.
+    pub item: &'a str,
+    /// The run.
+    pub run: &'a str,
+    /// Where `violation.json` goes.
+    pub artifacts: &'a Path,
+}
+
+impl Warden {
+    /// Writes a file atomically through the file-system port.
+    pub async fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), String> {
+        self.files.write_atomic(path, bytes).await
+    }
+
+    /// A manifest of the configured protected paths under `root`.
+    pub async fn guard_snapshot(
+        &self,
+        root: &Path,
+    ) -> Result<agentwarden_domain::guardrails::TreeManifest, String> {
+        self.files.snapshot(root, &self.config.guardrails.protected).await
+    }
+
+    /// Compares the protected paths with `before`; on any change (or an unreadable tree) it
+    /// reverts if asked, verifies the revert with a new snapshot, writes `violation.json`
+    /// atomically, records a `guardrail_violation` event as the configured actor, and answers.
+    pub async fn check_guardrails(
+        &self,
+        target: &GuardTarget<'_>,
+        before: &agentwarden_domain::guardrails::TreeManifest,
+        revert: bool,
+    ) -> GuardOutcome {
+        use agentwarden_domain::guardrails::{TreeDiff, Violation, ViolationDetails, diff, violation_type};
+        let protected = &before.protected;
+        let (changes, unreadable) = match self.files.snapshot(target.root, protected).await {
+            Ok(after) => (diff(before, &after), None),
+            Err(why) => (TreeDiff::default(), Some(why)),
+        };
+        if changes.is_empty() && unreadable.is_none() {
+            return GuardOutcome { clean: true, violation: None, violation_file: None, audit: None };
+        }
+        let (reverted, revert_error) = match (&unreadable, revert) {
+            (Some(why), _) => (false, format!("the protected tree could not be read: {why}")),
+            (None, false) => (false, "revert not requested".to_owned()),
+            (None, true) => {
+                let restored = self.restorer.restore(target.root, before, &changes).await;
+                let remaining = match self.files.snapshot(target.root, protected).await {
+                    Ok(now) => diff(before, &now).changed_paths(),
+                    Err(why) => vec![format!("(unreadable after revert: {why})")],
+                };
+                match (restored, remaining.is_empty()) {
+                    (Ok(()), true) => (true, String::new()),
+                    (Err(e), _) => (false, e),
+                    (Ok(()), false) => {
+                        (false, format!("still changed after the revert: {}", remaining.join(", ")))
+                    }
+                }
+            }
+        };
+        let changed_files = changes.changed_paths();
+        let first = changed_files
+            .first()
+            .and_then(|path| protected.iter().find(|p| path.starts_with(p.trim_end_matches('/'))))
+            .or(protected.first())
+            .map_or_else(|| "protected".to_owned(), |p| violation_type(p));
+        let violation = Violation {
+            violation_type: first,
+            details: ViolationDetails {
+                message: format!(
+                    "Agent directly modified protected paths ({}), which is prohibited",
+                    protected.join(", ")
+                ),
+                changed_files,
+                diff: changes,
+                reverted,
+                revert_error,
+                item_id: target.item.to_owned(),
+                run_id: target.run.to_owned(),
+            },
+        };
+        let file = target.artifacts.join("violation.json");
+        let violation_file = match serde_json::to_vec_pretty(&violation) {
+            Ok(bytes) => {
+                self.files.write_atomic(&file, &bytes).await.ok().map(|()| file.display().to_string())
+            }
+            Err(_) => None,
+        };
+        let correlation = Correlation {
+            item: agentwarden_domain::audit::CorrelationId::new(target.item).ok(),
+            run: agentwarden_domain::audit::CorrelationId::new(target.run).ok(),
+            ..Correlation::default()
+        };
+        let recorder = match agentwarden_domain::audit::Actor::new(self.config.guardrails.actor.clone()) {
+            Ok(actor) => self.with_actor(actor),
+            Err(_) => self.clone(),
+        };
+        let event = AuditEvent::GuardrailViolation(Box::new(violation.clone()));
+        let audit = recorder.record(correlation, &event).await.ok().map(|a| a.head);
+        GuardOutcome { clean: false, violation: Some(violation), violation_file, audit }
+    }
+}

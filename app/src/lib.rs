@@ -37,9 +37,9 @@ pub use agentwarden_adapters::{
 pub use agentwarden_domain::{audit, governance, guardrails, lineage as lineage_rules, verdict};
 pub use agentwarden_ports::{Appended, Clock, Environment, EventStore, Expected, FileSystem, StoreError};
 pub use audit_log::{Pages, Stats, Verification};
-pub use config::{Config, ConfigError, LineageConfig, SubagentConfig};
+pub use config::{Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig};
 pub use gate::{AuditRef, GateOutcome, GateOutput, MAX_INPUT_BYTES};
-pub use guard::ResultOutcome;
+pub use guard::{GuardOutcome, GuardTarget, ResultOutcome};
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};
 

@@ -3,9 +3,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agentwarden_adapters::{LocalFileSystem, ProcessEnvironment, SledConfig, SledEventStore, SystemClock};
+use agentwarden_adapters::{
+    GitRestorer, LocalFileSystem, ProcessEnvironment, SledConfig, SledEventStore, SystemClock,
+};
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, InvalidText};
-use agentwarden_ports::{Appended, Clock, Environment, EventStore, Expected, FileSystem, StoreError};
+use agentwarden_ports::{
+    Appended, Clock, Environment, EventStore, Expected, FileSystem, Restorer, StoreError,
+};
 
 use crate::config::Config;
 
@@ -45,6 +49,7 @@ pub struct Warden {
     clock: Arc<dyn Clock>,
     pub(crate) environment: Arc<dyn Environment>,
     pub(crate) files: Arc<dyn FileSystem>,
+    pub(crate) restorer: Arc<dyn Restorer>,
     pub(crate) config: Arc<Config>,
     actor: Actor,
 }
@@ -65,6 +70,7 @@ pub struct WardenBuilder {
     clock: Option<Arc<dyn Clock>>,
     environment: Option<Arc<dyn Environment>>,
     files: Option<Arc<dyn FileSystem>>,
+    restorer: Option<Arc<dyn Restorer>>,
     config: Option<Config>,
     actor: Option<Actor>,
 }
@@ -110,6 +116,12 @@ impl WardenBuilder {
         self
     }
 
+    /// Reverts protected paths through this port (default: git).
+    pub fn restorer(mut self, restorer: Arc<dyn Restorer>) -> Self {
+        self.restorer = Some(restorer);
+        self
+    }
+
     /// Uses this configuration.
     pub fn config(mut self, config: Config) -> Self {
         self.config = Some(config);
@@ -141,6 +153,7 @@ impl WardenBuilder {
             clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
             environment: self.environment.unwrap_or_else(|| Arc::new(ProcessEnvironment)),
             files: self.files.unwrap_or_else(|| Arc::new(LocalFileSystem)),
+            restorer: self.restorer.unwrap_or_else(|| Arc::new(GitRestorer::default())),
             config: Arc::new(self.config.unwrap_or_default()),
             actor,
         })

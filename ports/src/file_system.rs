@@ -20,4 +20,8 @@ pub trait FileSystem: Send + Sync {
     /// does not exist contributes nothing. An error says why the tree could not be read; the
     /// caller must treat it as a violation, not as "no change".
     async fn snapshot(&self, root: &Path, protected: &[String]) -> Result<TreeManifest, String>;
+
+    /// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced, then
+    /// renamed over `path`. Creates the directory if needed.
+    async fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), String>;
 }

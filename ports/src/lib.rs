@@ -9,6 +9,7 @@ mod clock;
 mod environment;
 mod event_store;
 mod file_system;
+mod restorer;
 
 pub use clock::Clock;
 #[cfg(any(test, feature = "mocks"))]
@@ -22,3 +23,6 @@ pub use event_store::{Appended, EventStore, Expected, StoreError};
 pub use file_system::FileSystem;
 #[cfg(any(test, feature = "mocks"))]
 pub use file_system::MockFileSystem;
+#[cfg(any(test, feature = "mocks"))]
+pub use restorer::MockRestorer;
+pub use restorer::Restorer;

@@ -14,6 +14,7 @@
 
 mod audit;
 mod gate;
+mod guard;
 mod lineage;
 mod result;
 
@@ -63,6 +64,9 @@ enum Command {
     Lineage(lineage::LineageCommand),
     /// May this agent, with this lineage, use this tool? Exit 0 allow, 1 deny, 2 usage.
     Authorize(lineage::AuthorizeArgs),
+    /// Protected-path integrity: snapshot, check, revert. Exit 0 clean, 1 violation, 2 usage.
+    #[command(subcommand)]
+    Guard(guard::GuardCommand),
     /// Validate agent results. Exit 0 valid, 1 invalid, 2 usage.
     #[command(subcommand)]
     Result(result::ResultCommand),
@@ -189,6 +193,10 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Authorize(args) => {
             lineage::authorize(args, |config| Warden::builder().embedded(sled).config(config).build(), out)
                 .await
+        }
+        Command::Guard(command) => {
+            let sled = sled.create_if_missing(true);
+            guard::run(command, |config| Warden::builder().embedded(sled).config(config).build(), out).await
         }
         Command::Result(command) => {
             result::run(command, || Warden::builder().embedded(sled).build(), out).await

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use super::envelope::Envelope;
 use crate::governance::GateReport;
-use crate::guardrails::ResultValidation;
+use crate::guardrails::{ResultValidation, Violation};
 use crate::lineage::{AgentIdentifier, Authorization, LineageVerdict};
 use crate::verdict::Decision;
 
@@ -84,6 +84,8 @@ pub enum AuditEvent {
     ToolCallAuthorized(Box<ToolCallAuthorized>),
     /// `result_validated`, version 1.
     ResultValidated(Box<ResultValidated>),
+    /// `guardrail_violation`, version 1: the violation record of spec 004.
+    GuardrailViolation(Box<Violation>),
 }
 
 impl AuditEvent {
@@ -95,6 +97,7 @@ impl AuditEvent {
             AuditEvent::LineageChecked(_) => "lineage_checked",
             AuditEvent::ToolCallAuthorized(_) => "tool_call_authorized",
             AuditEvent::ResultValidated(_) => "result_validated",
+            AuditEvent::GuardrailViolation(_) => "guardrail_violation",
         }
     }
 
@@ -105,7 +108,8 @@ impl AuditEvent {
             | AuditEvent::DelegationEvaluated(_)
             | AuditEvent::LineageChecked(_)
             | AuditEvent::ToolCallAuthorized(_)
-            | AuditEvent::ResultValidated(_) => 1,
+            | AuditEvent::ResultValidated(_)
+            | AuditEvent::GuardrailViolation(_) => 1,
         }
     }
 
@@ -117,6 +121,7 @@ impl AuditEvent {
             AuditEvent::LineageChecked(event) => serde_json::value::to_raw_value(event),
             AuditEvent::ToolCallAuthorized(event) => serde_json::value::to_raw_value(event),
             AuditEvent::ResultValidated(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::GuardrailViolation(event) => serde_json::value::to_raw_value(event),
         }
     }
 
@@ -140,7 +145,8 @@ impl AuditEvent {
             | "delegation_evaluated"
             | "lineage_checked"
             | "tool_call_authorized"
-            | "result_validated" => Some(1),
+            | "result_validated"
+            | "guardrail_violation" => Some(1),
             _ => None,
         }
     }

@@ -1,0 +1,121 @@
+//! Reverting protected paths with git: tracked files come back from `HEAD`, added entries
+//! are removed, directories git cannot hold are recreated, permission bits are put back from the
+//! snapshot. Nothing outside the diff's paths is touched.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Component, Path};
+use std::process::Command;
+
+use agentwarden_domain::guardrails::{EntryKind, TreeDiff, TreeManifest};
+use agentwarden_ports::Restorer;
+use async_trait::async_trait;
+
+/// Restores with the `git` on the `PATH`.
+#[derive(Debug, Clone, Default)]
+pub struct GitRestorer {
+    /// The git executable (default `git`).
+    pub git: Option<std::path::PathBuf>,
+}
+
+fn plain(path: &str) -> bool {
+    !path.is_empty() && Path::new(path).components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+impl GitRestorer {
+    fn git(&self, root: &Path) -> Command {
+        let mut command = Command::new(self.git.as_deref().unwrap_or(Path::new("git")));
+        command.arg("-C").arg(root);
+        command
+    }
+
+    fn restore_blocking(&self, root: &Path, before: &TreeManifest, diff: &TreeDiff) -> Result<(), String> {
+        let inside = self
+            .git(root)
+            .args(["rev-parse", "--is-inside-work-tree"])
+            .output()
+            .map_err(|e| format!("git is not available: {e}"))?;
+        if !inside.status.success() {
+            return Err(format!("`{}` is not a git repository", root.display()));
+        }
+        let mut errors = Vec::new();
+        if let Some(bad) = diff.changed_paths().into_iter().find(|p| !plain(p)) {
+            return Err(format!("refusing to touch `{bad}`: not a plain relative path"));
+        }
+        // Added entries, deepest first, so a directory is empty when its turn comes.
+        let mut added = diff.added.clone();
+        added.sort_by(|a, b| b.cmp(a));
+        for path in &added {
+            let full = root.join(path);
+            let removed = match std::fs::symlink_metadata(&full) {
+                Ok(meta) if meta.is_dir() => std::fs::remove_dir(&full),
+                Ok(_) => std::fs::remove_file(&full),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = removed {
+                errors.push(format!("cannot remove added `{path}`: {e}"));
+            }
+        }
+        // Modified entries whose kind changed: clear what the agent put there first.
+        for path in &diff.modified {
+            let full = root.join(path);
+            let was = before.entries.get(path).map(|e| e.kind);
+            let now = std::fs::symlink_metadata(&full).ok();
+            let replaced = match (was, now) {
+                (Some(EntryKind::File | EntryKind::Symlink), Some(meta)) if meta.is_dir() => {
+                    std::fs::remove_dir_all(&full).map_err(|e| e.to_string())
+                }
+                (Some(EntryKind::File), Some(meta)) if meta.file_type().is_symlink() => {
+                    std::fs::remove_file(&full).map_err(|e| e.to_string())
+                }
+                _ => Ok(()),
+            };
+            if let Err(e) = replaced {
+                errors.push(format!("cannot clear `{path}`: {e}"));
+            }
+        }
+        // Directories git does not hold: recreate them.
+        for path in diff.removed.iter().chain(&diff.modified) {
+            if before.entries.get(path).is_some_and(|e| e.kind == EntryKind::Dir)
+                && let Err(e) = std::fs::create_dir_all(root.join(path))
+            {
+                errors.push(format!("cannot recreate `{path}`: {e}"));
+            }
+        }
+        let from_git: Vec<&String> = diff
+            .removed
+            .iter()
+            .chain(&diff.modified)
+            .filter(|p| before.entries.get(*p).is_some_and(|e| e.kind != EntryKind::Dir))
+            .collect();
+        if !from_git.is_empty() {
+            let out = self
+                .git(root)
+                .args(["checkout", "HEAD", "--"])
+                .args(from_git.iter().map(|p| p.as_str()))
+                .output()
+                .map_err(|e| format!("git is not available: {e}"))?;
+            if !out.status.success() {
+                errors.push(format!("git checkout failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+            }
+        }
+        // Permission bits git does not track.
+        for path in diff.removed.iter().chain(&diff.modified) {
+            if let Some(entry) = before.entries.get(path).filter(|e| e.kind != EntryKind::Symlink) {
+                let _ =
+                    std::fs::set_permissions(root.join(path), std::fs::Permissions::from_mode(entry.mode));
+            }
+        }
+        if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+    }
+}
+
+#[async_trait]
+impl Restorer for GitRestorer {
+    async fn restore(&self, root: &Path, before: &TreeManifest, diff: &TreeDiff) -> Result<(), String> {
+        let (me, root, before, diff) = (self.clone(), root.to_owned(), before.clone(), diff.clone());
+        tokio::task::spawn_blocking(move || me.restore_blocking(&root, &before, &diff))
+            .await
+            .unwrap_or_else(|e| Err(format!("the restore task failed: {e}")))
+    }
+}
