@@ -89,14 +89,36 @@ impl GitRestorer {
             .filter(|p| before.entries.get(*p).is_some_and(|e| e.kind != EntryKind::Dir))
             .collect();
         if !from_git.is_empty() {
-            let out = self
+            // Check out what HEAD holds; one unknown path must not stop the others.
+            let listed = self
                 .git(root)
-                .args(["checkout", "HEAD", "--"])
+                .args(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--"])
                 .args(from_git.iter().map(|p| p.as_str()))
                 .output()
                 .map_err(|e| format!("git is not available: {e}"))?;
-            if !out.status.success() {
-                errors.push(format!("git checkout failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+            let in_head: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+                .split('\0')
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect();
+            let missing: Vec<&str> =
+                from_git.iter().filter(|p| !in_head.contains(p)).map(|p| p.as_str()).collect();
+            if !missing.is_empty() {
+                errors.push(format!("not in git HEAD, cannot restore: {}", missing.join(", ")));
+            }
+            if !in_head.is_empty() {
+                let out = self
+                    .git(root)
+                    .args(["checkout", "HEAD", "--"])
+                    .args(&in_head)
+                    .output()
+                    .map_err(|e| format!("git is not available: {e}"))?;
+                if !out.status.success() {
+                    errors.push(format!(
+                        "git checkout failed: {}",
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    ));
+                }
             }
         }
         // Permission bits git does not track.

@@ -194,3 +194,77 @@ fn without_git_the_violation_is_still_recorded_and_the_item_fails() {
     let why = outcome["violation"]["details"]["revert_error"].as_str().unwrap();
     assert!(why.contains("git is not available"), "{why}");
 }
+
+fn guard_run(repo: &Repo, result: Option<&Path>, command: &[&str]) -> (Option<i32>, Value) {
+    let mut args = vec![
+        "guard".to_owned(),
+        "run".into(),
+        "--item".into(),
+        "ITEM-1".into(),
+        "--run".into(),
+        "R1".into(),
+        "--artifacts".into(),
+        repo.artifacts.to_string_lossy().into_owned(),
+        "--json".into(),
+    ];
+    if let Some(file) = result {
+        args.extend(["--result".into(), file.to_string_lossy().into_owned()]);
+    }
+    args.extend(["--root".into(), repo.root.to_string_lossy().into_owned(), "--".into()]);
+    args.extend(command.iter().map(|s| (*s).to_owned()));
+    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .arg("--store")
+        .arg(&repo.store)
+        .args(&args)
+        .output()
+        .unwrap();
+    (out.status.code(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
+}
+
+#[test]
+fn guard_run_fails_the_item_for_a_touch_a_failing_command_or_an_invalid_result() {
+    let repo = repo(true);
+    let result = repo.root.join("result.json");
+    std::fs::write(
+        &result,
+        r#"{"schema_version":"1.0","summary":"s","proposed_changes":[],"kr_targets":[],"kr_impact_claim":"c"}"#,
+    )
+    .unwrap();
+    let (code, ok) = guard_run(&repo, Some(&result), &["sh", "-c", "echo chatter; echo notes >> notes.md"]);
+    assert_eq!(code, Some(0), "{ok}");
+    assert_eq!(ok["item_failed"], false);
+
+    let (code, touched) = guard_run(&repo, None, &["sh", "-c", "echo hacked > okrs/a.md"]);
+    assert_eq!(code, Some(1), "{touched}");
+    assert_eq!(touched["guard"]["violation"]["details"]["reverted"], true);
+    assert_eq!(read(&repo, "okrs/a.md"), "objective A\n");
+
+    let (code, failing) = guard_run(&repo, None, &["false"]);
+    assert_eq!((code, failing["command"]["exit_code"].as_i64()), (Some(1), Some(1)), "{failing}");
+
+    std::fs::write(&result, r#"{"schema_version":"1.0"}"#).unwrap();
+    let (code, invalid) = guard_run(&repo, Some(&result), &["true"]);
+    assert_eq!(code, Some(1), "{invalid}");
+    assert_eq!(invalid["result"]["valid"], false);
+
+    let (code, missing) = guard_run(&repo, None, &["/nonexistent/agent"]);
+    assert_eq!(code, Some(1), "{missing}");
+    assert!(missing["command"]["error"].as_str().unwrap().contains("cannot run"));
+}
+
+#[test]
+fn a_revert_that_fails_half_way_is_recorded_and_the_item_fails() {
+    let repo = repo(true);
+    // An untracked protected file: git cannot bring it back once the agent deletes it.
+    std::fs::write(repo.root.join("okrs/untracked.md"), "never committed\n").unwrap();
+    let out = warden(&repo, &["guard", "snapshot", "--out", repo.snapshot.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0));
+    std::fs::remove_file(repo.root.join("okrs/untracked.md")).unwrap();
+    std::fs::write(repo.root.join("okrs/a.md"), "hacked\n").unwrap();
+    let (code, outcome) = check(&repo, None);
+    assert_eq!(code, Some(1));
+    let details = &outcome["violation"]["details"];
+    assert_eq!(details["reverted"], false, "{outcome}");
+    assert!(details["revert_error"].as_str().unwrap().contains("untracked.md"), "{outcome}");
+    assert_eq!(read(&repo, "okrs/a.md"), "objective A\n", "what could be reverted was");
+}

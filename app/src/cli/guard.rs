@@ -24,6 +24,35 @@ pub(super) enum GuardCommand {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
+    /// Snapshot, run the agent command, check and revert, validate result.json if given, and
+    /// fail the item (exit 1) if the command failed, anything protected was touched, or the
+    /// result is invalid.
+    Run {
+        /// The plan item.
+        #[arg(long)]
+        item: String,
+        /// The run.
+        #[arg(long)]
+        run: String,
+        /// The item's artifacts directory (violation.json goes there).
+        #[arg(long, value_name = "DIR")]
+        artifacts: PathBuf,
+        /// A result.json the command must leave valid.
+        #[arg(long, value_name = "FILE")]
+        result: Option<PathBuf>,
+        /// The workspace root (also the command's working directory).
+        #[arg(long, default_value = ".", value_name = "DIR")]
+        root: PathBuf,
+        /// The configuration.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Print the outcome as one JSON object (the command's stdout goes to stderr).
+        #[arg(long)]
+        json: bool,
+        /// The agent command and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
     /// Compare the protected paths with a snapshot; on a change, write violation.json, record a
     /// guardrail_violation event, and (with --revert) put them back.
     Check {
@@ -69,6 +98,67 @@ pub(super) async fn run(
             warden.write_file(&file, &bytes).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
             writeln!(out, "{} entries under {}", manifest.entries.len(), manifest.protected.join(", "))?;
             Ok(EXIT_OK)
+        }
+        GuardCommand::Run { item, run, artifacts, result, root, config, json, command } => {
+            let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+            let warden = open(config)?;
+            let before =
+                warden.guard_snapshot(&root).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
+            let (program, args) =
+                command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
+            let mut child = std::process::Command::new(program);
+            child.args(args).current_dir(&root);
+            if json {
+                child.stdout(std::io::stderr());
+            }
+            let exit = child.status().map(|s| s.code()).map_err(|e| format!("cannot run `{program}`: {e}"));
+            let target = GuardTarget { root: &root, item: &item, run: &run, artifacts: &artifacts };
+            let guard = warden.check_guardrails(&target, &before, true).await;
+            let correlation = agentwarden_domain::audit::Correlation {
+                item: agentwarden_domain::audit::CorrelationId::new(item.clone()).ok(),
+                run: agentwarden_domain::audit::CorrelationId::new(run.clone()).ok(),
+                ..Default::default()
+            };
+            let validation = match &result {
+                Some(file) => Some(warden.validate_result_file(file, correlation).await),
+                None => None,
+            };
+            let command_ok = matches!(exit, Ok(Some(0)));
+            let failed =
+                !command_ok || !guard.clean || validation.as_ref().is_some_and(|v| !v.validation.valid);
+            if json {
+                let report = serde_json::json!({
+                    "item_failed": failed,
+                    "command": match &exit { Ok(code) => serde_json::json!({"exit_code": code}), Err(e) => serde_json::json!({"error": e}) },
+                    "guard": guard,
+                    "result": validation,
+                });
+                writeln!(out, "{report}")?;
+            } else {
+                let command_text = match &exit {
+                    Ok(Some(code)) => format!("exit {code}"),
+                    Ok(None) => "killed by a signal".to_owned(),
+                    Err(e) => e.clone(),
+                };
+                writeln!(out, "{}  command: {command_text}", if failed { "FAILED" } else { "OK" })?;
+                match &guard.violation {
+                    Some(v) => writeln!(
+                        out,
+                        "  guard: {} {} (reverted: {})",
+                        v.violation_type,
+                        v.details.changed_files.join(", "),
+                        v.details.reverted
+                    )?,
+                    None => writeln!(out, "  guard: clean")?,
+                }
+                if let Some(v) = &validation {
+                    writeln!(out, "  result: {}", if v.validation.valid { "valid" } else { "invalid" })?;
+                    for p in &v.validation.problems {
+                        writeln!(out, "    {} ({}): {}", p.pointer, p.code, p.message)?;
+                    }
+                }
+            }
+            Ok(if failed { EXIT_NO } else { EXIT_OK })
         }
         GuardCommand::Check { snapshot, revert, item, run, artifacts, root, config, json } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
