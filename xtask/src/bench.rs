@@ -16,7 +16,7 @@ struct Ratio {
     target: f64,
 }
 
-const RATIOS: [Ratio; 3] = [
+const RATIOS: [Ratio; 4] = [
     Ratio {
         what: "batched append (1000-event batches)",
         ours: ("append_batch_1000", "warden"),
@@ -32,6 +32,13 @@ const RATIOS: [Ratio; 3] = [
         target: 3.0,
     },
     Ratio {
+        what: "snapshot, 10 000 files / 1 GiB (MB/s)",
+        ours: ("snapshot_1gib", "warden"),
+        baseline: ("snapshot_1gib", "raw_blake3"),
+        events: 1_034_240_000.0 / 1e6,
+        target: 0.5,
+    },
+    Ratio {
         what: "verify, whole log (streaming)",
         ours: ("verify", "warden"),
         baseline: ("verify", "raw_sled_scan_hash"),
@@ -41,7 +48,9 @@ const RATIOS: [Ratio; 3] = [
 ];
 
 /// Absolute limits: (group, function, what, limit in ns).
-const LIMITS: [(&str, &str, &str, f64); 4] = [
+const LIMITS: [(&str, &str, &str, f64); 6] = [
+    ("snapshot_100k_files", "warden", "snapshot of 100 000 small files", 2e9),
+    ("diff_100k_entries", "warden", "diff of two 100 000-entry manifests", 50e6),
     ("gate", "pre_parsed", "gate on pre-parsed inputs", 2_000.0),
     ("gate", "parse_and_evaluate", "gate incl. parsing 1 persona + 4 agents", 50_000.0),
     ("lineage", "walk_depth_16", "lineage walk, depth 16", 1_000.0),
@@ -191,13 +200,15 @@ fn verify_peak_kib(warden: &Path, events: u64) -> Result<u64, String> {
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let memory = target_dir().join("criterion").join("verify-memory.txt");
     let _ = std::fs::create_dir_all(memory.parent().unwrap_or(Path::new(".")));
-    println!("$ cargo bench -p agentwarden-adapters --bench event_store {}", args.join(" "));
-    exec(
-        Command::new(cargo())
-            .args(["bench", "-p", "agentwarden-adapters", "--bench", "event_store", "--"])
-            .args(args)
-            .env("AGENTWARDEN_BENCH_MEMORY", &memory),
-    )?;
+    for bench in ["event_store", "snapshot"] {
+        println!("$ cargo bench -p agentwarden-adapters --bench {bench} {}", args.join(" "));
+        exec(
+            Command::new(cargo())
+                .args(["bench", "-p", "agentwarden-adapters", "--bench", bench, "--"])
+                .args(args)
+                .env("AGENTWARDEN_BENCH_MEMORY", &memory),
+        )?;
+    }
     for bench in ["gate", "lineage"] {
         println!("$ cargo bench -p agentwarden-domain --bench {bench} {}", args.join(" "));
         exec(
