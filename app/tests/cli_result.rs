@@ -48,6 +48,13 @@ fn valid_invalid_and_unreadable_results() {
     let (code, r) = validate(&store, &big, &[]);
     assert_eq!((code, r["problems"][0]["code"].as_str()), (Some(1), Some("result_unreadable")), "{r}");
 
+    // 100 MB (sparse): refused by size before a byte is read.
+    let huge = dir.path().join("huge.json");
+    std::fs::File::create(&huge).unwrap().set_len(100 * 1024 * 1024).unwrap();
+    let (code, r) = validate(&store, &huge, &[]);
+    assert_eq!((code, r["problems"][0]["code"].as_str()), (Some(1), Some("result_unreadable")), "{r}");
+    assert!(r["problems"][0]["message"].as_str().unwrap().contains("104857600 bytes"), "{r}");
+
     let binary = dir.path().join("binary.json");
     std::fs::write(&binary, [b'{', 0xff, b'}']).unwrap();
     let (code, r) = validate(&store, &binary, &[]);
@@ -59,7 +66,7 @@ fn valid_invalid_and_unreadable_results() {
     let log = warden(&store, &["audit", "log", "--json"]);
     let events: Vec<Value> =
         String::from_utf8(log.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(events.len(), 5, "every verdict is recorded");
+    assert_eq!(events.len(), 6, "every verdict is recorded");
     assert!(events.iter().all(|e| e["event_type"] == "result_validated"));
     assert_eq!(events[0]["item"], "ITEM-1");
     assert_eq!(events[0]["run"], "20260117T223000Z");
