@@ -168,6 +168,10 @@ fn every_kind_of_change_is_named_and_reverted() {
 #[test]
 fn a_clean_run_is_clean() {
     let repo = repo(true);
+    let out = warden(&repo, &["guard", "snapshot", "--out", repo.snapshot.to_str().unwrap(), "--json"], None);
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["entries"], 5, "okrs, a.md, b.md, sub, sub/c.md: {summary}");
+    assert_eq!(summary["protected"], serde_json::json!(["okrs"]));
     std::fs::write(repo.root.join("notes.md"), "changed outside\n").unwrap();
     let (code, outcome) = check(&repo, None);
     assert_eq!((code, outcome["clean"].as_bool()), (Some(0), Some(true)), "{outcome}");

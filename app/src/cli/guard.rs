@@ -23,6 +23,9 @@ pub(super) enum GuardCommand {
         /// The configuration (its `[guardrails] protected` list; default `okrs`).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// Print a summary as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Snapshot, run the agent command, check and revert, validate result.json if given, and
     /// fail the item (exit 1) if the command failed, anything protected was touched, or the
@@ -89,14 +92,23 @@ pub(super) async fn run(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     match command {
-        GuardCommand::Snapshot { out: file, root, config } => {
+        GuardCommand::Snapshot { out: file, root, config, json } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
             let warden = open(config)?;
             let manifest =
                 warden.guard_snapshot(&root).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
             let bytes = serde_json::to_vec(&manifest).map_err(|e| Failure::no(e.to_string()))?;
             warden.write_file(&file, &bytes).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
-            writeln!(out, "{} entries under {}", manifest.entries.len(), manifest.protected.join(", "))?;
+            if json {
+                let summary = serde_json::json!({
+                    "out": file.display().to_string(),
+                    "protected": manifest.protected,
+                    "entries": manifest.entries.len(),
+                });
+                writeln!(out, "{summary}")?;
+            } else {
+                writeln!(out, "{} entries under {}", manifest.entries.len(), manifest.protected.join(", "))?;
+            }
             Ok(EXIT_OK)
         }
         GuardCommand::Run { item, run, artifacts, result, root, config, json, command } => {
