@@ -7,6 +7,7 @@
 //! - [`ProcessEnvironment`], [`FixedEnvironment`]: environment variables.
 //! - [`LocalFileSystem`]: files, never following symbolic links; snapshots of protected paths.
 //! - [`GitRestorer`]: puts protected paths back with git.
+//! - [`ProcessChunkRunner`]: one process per fan-out chunk, killed at its timeout.
 //!
 //! Architecture invariant: adapter errors are mapped into the port's error here, at the seam;
 //! no `sled::Error` or `io::Error` leaves this crate.
@@ -16,6 +17,7 @@ mod environment;
 mod file_system;
 mod git_restorer;
 mod memory;
+mod process_runner;
 mod sealing;
 mod sled;
 mod snapshot;
@@ -25,4 +27,5 @@ pub use environment::{FixedEnvironment, ProcessEnvironment};
 pub use file_system::LocalFileSystem;
 pub use git_restorer::GitRestorer;
 pub use memory::MemoryEventStore;
+pub use process_runner::{MAX_CHUNK_STDOUT, ProcessChunkRunner};
 pub use sled::{Durability, SledConfig, SledEventStore};

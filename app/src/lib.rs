@@ -24,6 +24,7 @@
 mod audit_log;
 pub mod cli;
 pub mod config;
+pub mod fanout;
 mod gate;
 mod guard;
 mod lineage;
@@ -31,11 +32,15 @@ pub mod manifests;
 mod warden;
 
 pub use agentwarden_adapters::{
-    Durability, FixedClock, FixedEnvironment, LocalFileSystem, MemoryEventStore, ProcessEnvironment,
-    SledConfig, SledEventStore, SteppingClock, SystemClock,
+    Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore,
+    ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock, SystemClock,
 };
-pub use agentwarden_domain::{audit, governance, guardrails, lineage as lineage_rules, verdict};
-pub use agentwarden_ports::{Appended, Clock, Environment, EventStore, Expected, FileSystem, StoreError};
+pub use agentwarden_domain::{
+    audit, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,
+};
+pub use agentwarden_ports::{
+    Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, Restorer, StoreError,
+};
 pub use audit_log::{Pages, Stats, Verification};
 pub use config::{Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig};
 pub use gate::{AuditRef, GateOutcome, GateOutput, MAX_INPUT_BYTES};

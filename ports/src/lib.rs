@@ -5,12 +5,16 @@
 //! object-safe, so the composition root holds `Arc<dyn Port>`. With the `mocks` feature each
 //! port has a `mockall` automock (`MockEventStore`, `MockClock`, …) for the app layer's unit tests.
 
+mod chunk_runner;
 mod clock;
 mod environment;
 mod event_store;
 mod file_system;
 mod restorer;
 
+pub use chunk_runner::ChunkRunner;
+#[cfg(any(test, feature = "mocks"))]
+pub use chunk_runner::MockChunkRunner;
 pub use clock::Clock;
 #[cfg(any(test, feature = "mocks"))]
 pub use clock::MockClock;

@@ -6,6 +6,7 @@
 mod config;
 mod items;
 mod merge;
+mod run;
 mod split;
 
 pub use config::{
@@ -17,4 +18,5 @@ pub use merge::{
     ChunkFailure, ChunkOutcome, ChunkStatus, Coverage, MAX_ERROR_CHARS, MergeStatus, Merged, TestResults,
     merge, truncate, validate_chunk_result,
 };
+pub use run::{ChunkInput, ChunkRun, outcome_of};
 pub use split::{Plan, plan};
