@@ -137,6 +137,8 @@ pub struct Config {
     pub lineage: LineageConfig,
     /// `[guardrails]`.
     pub guardrails: GuardrailsConfig,
+    /// `[fan_out]`, raw: validated (clamped, with warnings) by the fan-out rules (spec 002).
+    pub fan_out: Option<serde_json::Value>,
 }
 
 /// A configuration file that cannot be used.
@@ -157,6 +159,7 @@ struct File {
     subagents: Option<SubagentsSection>,
     lineage: Option<LineageSection>,
     guardrails: Option<GuardrailsSection>,
+    fan_out: Option<toml::Value>,
 }
 
 #[derive(Deserialize)]
@@ -230,7 +233,13 @@ impl Config {
                 guardrails.actor = actor;
             }
         }
-        Ok(Config { subagents, lineage, guardrails })
+        let fan_out = match file.fan_out {
+            Some(table) => {
+                Some(serde_json::to_value(table).map_err(|e| error(None, format!("fan_out: {e}")))?)
+            }
+            None => None,
+        };
+        Ok(Config { subagents, lineage, guardrails, fan_out })
     }
 
     /// Loads `path` if given (it must exist), else `agentwarden.toml` in the working directory

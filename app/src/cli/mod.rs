@@ -13,6 +13,7 @@
 //! carries only the command's output, so `--json` output is never mixed with logs.
 
 mod audit;
+mod fanout;
 mod gate;
 mod guard;
 mod lineage;
@@ -64,6 +65,9 @@ enum Command {
     Lineage(lineage::LineageCommand),
     /// May this agent, with this lineage, use this tool? Exit 0 allow, 1 deny, 2 usage.
     Authorize(lineage::AuthorizeArgs),
+    /// Fan-out / fan-in: plan, run and merge parallel chunk agents.
+    #[command(subcommand)]
+    Fanout(fanout::FanoutCommand),
     /// Protected-path integrity: snapshot, check, revert. Exit 0 clean, 1 violation, 2 usage.
     #[command(subcommand)]
     Guard(guard::GuardCommand),
@@ -141,7 +145,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             return fail(&Failure { code: EXIT_STORE, reason: format!("cannot start the runtime: {e}") });
@@ -193,6 +197,10 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Authorize(args) => {
             lineage::authorize(args, |config| Warden::builder().embedded(sled).config(config).build(), out)
                 .await
+        }
+        Command::Fanout(command) => {
+            let sled = sled.create_if_missing(true);
+            fanout::run(command, |config| Warden::builder().embedded(sled).config(config).build(), out).await
         }
         Command::Guard(command) => {
             let sled = sled.create_if_missing(true);

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::envelope::Envelope;
+use crate::fanout::{ChunkOutcome, Merged, Plan};
 use crate::governance::GateReport;
 use crate::guardrails::{ResultValidation, Violation};
 use crate::lineage::{AgentIdentifier, Authorization, LineageVerdict};
@@ -40,6 +41,60 @@ pub struct ResultValidated {
     pub digest: Option<String>,
     /// The verdict and every problem.
     pub validation: ResultValidation,
+}
+
+/// A fan-out plan (`fan_out_planned`, version 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FanOutPlanned {
+    /// The phase.
+    pub phase: String,
+    /// How many valid items.
+    pub items: usize,
+    /// Every value the validation changed, and every item dropped.
+    pub warnings: Vec<String>,
+    /// The plan: chunk sizes, or the single-agent reason.
+    pub plan: PlanSummary,
+}
+
+/// A plan without its items (the items can be many; the event records sizes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PlanSummary {
+    /// One agent, for this reason.
+    SingleAgent {
+        /// Why.
+        reason: String,
+    },
+    /// Chunks of these sizes.
+    FanOut {
+        /// The strategy used.
+        strategy: crate::fanout::Strategy,
+        /// Items per chunk.
+        chunk_sizes: Vec<usize>,
+    },
+}
+
+impl From<&Plan> for PlanSummary {
+    fn from(plan: &Plan) -> Self {
+        match plan {
+            Plan::SingleAgent { reason } => PlanSummary::SingleAgent { reason: reason.clone() },
+            Plan::FanOut { strategy, chunks } => PlanSummary::FanOut {
+                strategy: *strategy,
+                chunk_sizes: chunks.iter().map(Vec::len).collect(),
+            },
+        }
+    }
+}
+
+/// The merged outcome of a fan-out (`fan_out_merged`, version 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FanOutMerged {
+    /// The phase.
+    pub phase: String,
+    /// The merge.
+    pub merged: Merged,
 }
 
 /// One tool-call authorization (`tool_call_authorized`, version 1).
@@ -86,6 +141,12 @@ pub enum AuditEvent {
     ResultValidated(Box<ResultValidated>),
     /// `guardrail_violation`, version 1: the violation record of spec 004.
     GuardrailViolation(Box<Violation>),
+    /// `fan_out_planned`, version 1.
+    FanOutPlanned(Box<FanOutPlanned>),
+    /// `chunk_finished`, version 1: one chunk's validated outcome.
+    ChunkFinished(Box<ChunkOutcome>),
+    /// `fan_out_merged`, version 1.
+    FanOutMerged(Box<FanOutMerged>),
 }
 
 impl AuditEvent {
@@ -98,6 +159,9 @@ impl AuditEvent {
             AuditEvent::ToolCallAuthorized(_) => "tool_call_authorized",
             AuditEvent::ResultValidated(_) => "result_validated",
             AuditEvent::GuardrailViolation(_) => "guardrail_violation",
+            AuditEvent::FanOutPlanned(_) => "fan_out_planned",
+            AuditEvent::ChunkFinished(_) => "chunk_finished",
+            AuditEvent::FanOutMerged(_) => "fan_out_merged",
         }
     }
 
@@ -109,7 +173,10 @@ impl AuditEvent {
             | AuditEvent::LineageChecked(_)
             | AuditEvent::ToolCallAuthorized(_)
             | AuditEvent::ResultValidated(_)
-            | AuditEvent::GuardrailViolation(_) => 1,
+            | AuditEvent::GuardrailViolation(_)
+            | AuditEvent::FanOutPlanned(_)
+            | AuditEvent::ChunkFinished(_)
+            | AuditEvent::FanOutMerged(_) => 1,
         }
     }
 
@@ -122,6 +189,9 @@ impl AuditEvent {
             AuditEvent::ToolCallAuthorized(event) => serde_json::value::to_raw_value(event),
             AuditEvent::ResultValidated(event) => serde_json::value::to_raw_value(event),
             AuditEvent::GuardrailViolation(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::FanOutPlanned(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::ChunkFinished(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::FanOutMerged(event) => serde_json::value::to_raw_value(event),
         }
     }
 

@@ -20,8 +20,8 @@ pub use chain::{BreakKind, ChainBreak, ChainVerifier, Head, StoredRecord, seal, 
 pub use checkpoint::Checkpoint;
 pub use envelope::{Actor, Correlation, CorrelationId, Envelope, EnvelopeError, EventDraft, InvalidText};
 pub use event::{
-    AuditEvent, DecodeError, LineageChecked, OperatorNote, ResultValidated, ToolCallAuthorized, UPCASTS,
-    Upcast, decode, decode_with,
+    AuditEvent, DecodeError, FanOutMerged, FanOutPlanned, LineageChecked, OperatorNote, PlanSummary,
+    ResultValidated, ToolCallAuthorized, UPCASTS, Upcast, decode, decode_with,
 };
 pub use hash::{Hash, ParseHashError};
 pub use time::{InvalidTimestamp, Timestamp};

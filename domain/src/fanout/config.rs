@@ -152,6 +152,9 @@ pub fn validate_config(fan_out: Option<&Value>) -> (ValidatedConfig, Vec<String>
             return (config, warnings);
         }
     };
+    for key in fields.keys().filter(|k| !["enabled", "defaults", "phase_overrides"].contains(&k.as_str())) {
+        warnings.push(format!("fan_out.{key} is not a known setting: ignored"));
+    }
     match fields.get("enabled") {
         None | Some(Value::Bool(true)) => {}
         Some(Value::Bool(false)) => config.enabled = false,

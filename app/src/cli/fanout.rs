@@ -1,0 +1,204 @@
+//! `warden fanout plan | run | merge` (spec 002). `--json` everywhere. Exit codes: `plan` 0;
+//! `run` and `merge` 0 completed, 1 degraded or failed; 2 usage.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentwarden_domain::audit::{
+    AuditEvent, Correlation, CorrelationId, FanOutMerged, FanOutPlanned, PlanSummary,
+};
+use agentwarden_domain::fanout::{
+    MergeStatus, Plan, WorkItems, merge, plan, validate_chunk_result, validate_config, validate_items,
+};
+use agentwarden_domain::json::parse_strict;
+use clap::Subcommand;
+
+use super::{EXIT_NO, EXIT_OK, Failure};
+use crate::{Config, ProcessChunkRunner, Warden, WardenError};
+
+#[derive(Debug, Subcommand)]
+pub(super) enum FanoutCommand {
+    /// Validate the work items and print the plan (chunks, or the single-agent reason).
+    Plan {
+        /// A JSON array of work items.
+        #[arg(long, value_name = "FILE")]
+        items: PathBuf,
+        /// The phase (`tests`: round-robin, 250 per agent; anything else: files).
+        #[arg(long, default_value = "tests")]
+        phase: String,
+        /// The configuration (its `[fan_out]` section).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Force the single-agent path.
+        #[arg(long)]
+        no_fan_out: bool,
+        /// Print the plan as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Plan, run CMD once per chunk (its chunk as JSON on stdin, its result JSON on stdout), and
+    /// print the merged report.
+    Run {
+        /// A JSON array of work items.
+        #[arg(long, value_name = "FILE")]
+        items: PathBuf,
+        /// The phase.
+        #[arg(long)]
+        phase: String,
+        /// The run id the events are filed under.
+        #[arg(long)]
+        run: Option<String>,
+        /// The configuration (its `[fan_out]` section).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Print the report as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// The chunk agent and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Merge chunk result files (each a chunk's result JSON, in chunk order).
+    Merge {
+        /// The result files.
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// Print the merge as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn read_items(path: &PathBuf) -> Result<serde_json::Value, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::usage(format!("cannot read items `{}`: {e}", path.display())))?;
+    parse_strict(&text).map_err(|e| Failure::usage(format!("`{}`: {e}", path.display())))
+}
+
+fn merge_exit(status: MergeStatus) -> u8 {
+    match status {
+        MergeStatus::Completed => EXIT_OK,
+        MergeStatus::Degraded | MergeStatus::Failed => EXIT_NO,
+    }
+}
+
+pub(super) async fn run(
+    command: FanoutCommand,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let json_line = |value: &serde_json::Value, out: &mut dyn Write| -> Result<(), Failure> {
+        writeln!(out, "{value}")?;
+        Ok(())
+    };
+    match command {
+        FanoutCommand::Plan { items, phase, config, no_fan_out, json } => {
+            let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+            let (validated, mut warnings) = validate_config(config.fan_out.as_ref());
+            let (items, item_warnings) = validate_items(&read_items(&items)?);
+            warnings.extend(item_warnings);
+            let planned = match &items {
+                WorkItems::Items(list) => {
+                    let off = no_fan_out || !validated.enabled();
+                    plan(list, &validated.phase(&phase), validated.max_agents(), off)
+                }
+                WorkItems::NotAList => Plan::SingleAgent { reason: "work items are not an array".into() },
+                WorkItems::Empty => Plan::SingleAgent { reason: "the work list is empty".into() },
+            };
+            if json {
+                json_line(&serde_json::json!({"phase": phase, "warnings": warnings, "plan": planned}), out)?;
+            } else {
+                match &planned {
+                    Plan::SingleAgent { reason } => writeln!(out, "single agent: {reason}")?,
+                    Plan::FanOut { strategy, chunks } => {
+                        writeln!(out, "fan-out ({strategy:?}): {} chunk(s)", chunks.len())?;
+                        for (i, chunk) in chunks.iter().enumerate() {
+                            writeln!(out, "  chunk {i}: {} item(s)", chunk.len())?;
+                        }
+                    }
+                }
+                for w in &warnings {
+                    writeln!(out, "  warning: {w}")?;
+                }
+            }
+            Ok(EXIT_OK)
+        }
+        FanoutCommand::Run { items, phase, run, config, json, command } => {
+            let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+            let run_id =
+                run.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))?;
+            let (validated, mut warnings) = validate_config(config.fan_out.as_ref());
+            let (items, item_warnings) = validate_items(&read_items(&items)?);
+            warnings.extend(item_warnings);
+            let (program, args) =
+                command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
+            let list = match items {
+                WorkItems::Items(list) => list,
+                WorkItems::NotAList | WorkItems::Empty => Vec::new(),
+            };
+            // The single-agent path runs the whole list as one chunk.
+            let planned = plan(&list, &validated.phase(&phase), validated.max_agents(), !validated.enabled());
+            let chunks = match &planned {
+                Plan::FanOut { chunks, .. } => chunks.clone(),
+                Plan::SingleAgent { .. } => vec![list.clone()],
+            };
+            let warden = open(config)?;
+            let correlation = Correlation { run: run_id, ..Correlation::default() };
+            let event = FanOutPlanned {
+                phase: phase.clone(),
+                items: list.len(),
+                warnings,
+                plan: PlanSummary::from(&planned),
+            };
+            warden.record(correlation.clone(), &AuditEvent::FanOutPlanned(Box::new(event))).await?;
+            let runner = Arc::new(ProcessChunkRunner { program: program.clone(), args: args.to_vec() });
+            let timeout = Duration::from_millis(validated.timeout_per_chunk_ms());
+            let max_agents = usize::try_from(validated.max_agents()).unwrap_or(1);
+            let (outcomes, merged) =
+                crate::fanout::run_chunks(runner, &phase, chunks, max_agents, timeout).await;
+            for outcome in &outcomes {
+                warden
+                    .record(correlation.clone(), &AuditEvent::ChunkFinished(Box::new(outcome.clone())))
+                    .await?;
+            }
+            let merged_event = FanOutMerged { phase, merged: merged.clone() };
+            warden.record(correlation, &AuditEvent::FanOutMerged(Box::new(merged_event))).await?;
+            if json {
+                json_line(&serde_json::json!({"plan": planned, "chunks": outcomes, "merged": merged}), out)?;
+            } else {
+                writeln!(
+                    out,
+                    "{:?}: {} passed, {} failed, {} skipped",
+                    merged.status,
+                    merged.test_results.passed,
+                    merged.test_results.failed,
+                    merged.test_results.skipped
+                )?;
+                for f in &merged.failures {
+                    writeln!(out, "  chunk {} {:?}: {}", f.chunk_index, f.status, f.error)?;
+                }
+            }
+            Ok(merge_exit(merged.status))
+        }
+        FanoutCommand::Merge { results, json } => {
+            let mut outcomes = Vec::with_capacity(results.len());
+            for (index, path) in results.iter().enumerate() {
+                let value = std::fs::read_to_string(path).ok().and_then(|t| parse_strict(&t).ok());
+                outcomes.push(validate_chunk_result(index, value.as_ref()));
+            }
+            let merged = merge(&outcomes);
+            if json {
+                json_line(&serde_json::json!({"chunks": outcomes, "merged": merged}), out)?;
+            } else {
+                writeln!(
+                    out,
+                    "{:?}: {} passed, {} failed",
+                    merged.status, merged.test_results.passed, merged.test_results.failed
+                )?;
+            }
+            Ok(merge_exit(merged.status))
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! `warden fanout plan | run | merge` through the real binary.
+
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn warden(store: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warden")).arg("--store").arg(store).args(args).output().unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+}
+
+/// Echoes a completed result for whichever chunk it is given.
+const AGENT: &str = r#"read input
+i=$(printf '%s' "$input" | sed 's/.*"chunk_index":\([0-9]*\).*/\1/')
+echo "{\"chunk_index\":$i,\"status\":\"completed\",\"elapsed_ms\":1,\"test_results\":{\"passed\":1,\"failed\":0,\"skipped\":0}}""#;
+
+#[test]
+fn plan_run_and_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let items = dir.path().join("items.json");
+    let mut list: Vec<Value> = (0..600).map(|i| Value::String(format!("tests/t{i:03}.sh"))).collect();
+    list.extend([Value::from(7), Value::from("/etc/passwd"), Value::from("tests/t000.sh")]);
+    std::fs::write(&items, serde_json::to_string(&list).unwrap()).unwrap();
+    let items = items.to_str().unwrap();
+
+    let out = warden(&store, &["fanout", "plan", "--items", items, "--phase", "tests", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let p = json(&out);
+    assert_eq!(p["plan"]["mode"], "fan_out");
+    assert_eq!(p["plan"]["chunks"].as_array().unwrap().len(), 3, "ceil(600 / 250) = 3");
+    assert_eq!(p["warnings"].as_array().unwrap().len(), 2, "{p}");
+    let single = json(&warden(&store, &["fanout", "plan", "--items", items, "--no-fan-out", "--json"]));
+    assert_eq!(single["plan"]["mode"], "single_agent");
+
+    let out = warden(
+        &store,
+        &[
+            "fanout", "run", "--items", items, "--phase", "tests", "--run", "R1", "--json", "--", "sh", "-c",
+            AGENT,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = json(&out);
+    assert_eq!(r["merged"]["status"], "completed");
+    assert_eq!(r["merged"]["test_results"]["passed"], 3);
+    let log = warden(&store, &["audit", "log", "--json"]);
+    let types: Vec<String> = String::from_utf8(log.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["event_type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        types,
+        ["fan_out_planned", "chunk_finished", "chunk_finished", "chunk_finished", "fan_out_merged"]
+    );
+
+    let good = dir.path().join("r0.json");
+    let bad = dir.path().join("r1.json");
+    std::fs::write(&good, r#"{"chunk_index":0,"status":"completed","elapsed_ms":3,"test_results":{"passed":2,"failed":0,"skipped":0}}"#).unwrap();
+    std::fs::write(&bad, "garbage").unwrap();
+    let out = warden(&store, &["fanout", "merge", good.to_str().unwrap(), bad.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let m = json(&out);
+    assert_eq!(m["merged"]["status"], "degraded");
+    assert_eq!(m["merged"]["failures"][0]["status"], "invalid");
+}
