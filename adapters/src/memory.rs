@@ -13,6 +13,7 @@ use crate::sealing::prepare;
 #[derive(Debug, Default)]
 pub struct MemoryEventStore {
     records: Mutex<Vec<StoredRecord>>,
+    state: Mutex<std::collections::BTreeMap<String, agentwarden_domain::fanout::Merged>>,
 }
 
 impl MemoryEventStore {
@@ -49,5 +50,28 @@ impl EventStore for MemoryEventStore {
 
     async fn head(&self) -> Result<Head, StoreError> {
         Ok(head_of(&self.records()?))
+    }
+}
+
+#[async_trait]
+impl agentwarden_ports::StateStore for MemoryEventStore {
+    async fn write_merged(
+        &self,
+        key: &str,
+        merged: &agentwarden_domain::fanout::Merged,
+    ) -> Result<(), StoreError> {
+        let mut state =
+            self.state.lock().map_err(|_| StoreError::Poisoned { reason: "a writer panicked".into() })?;
+        if state.contains_key(key) {
+            return Err(StoreError::Conflict { expected: 0, actual: 1 });
+        }
+        state.insert(key.to_owned(), merged.clone());
+        Ok(())
+    }
+
+    async fn read_merged(&self, key: &str) -> Result<Option<agentwarden_domain::fanout::Merged>, StoreError> {
+        let state =
+            self.state.lock().map_err(|_| StoreError::Poisoned { reason: "a writer panicked".into() })?;
+        Ok(state.get(key).cloned())
     }
 }

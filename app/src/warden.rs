@@ -8,7 +8,7 @@ use agentwarden_adapters::{
 };
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, InvalidText};
 use agentwarden_ports::{
-    Appended, Clock, Environment, EventStore, Expected, FileSystem, Restorer, StoreError,
+    Appended, Clock, Environment, EventStore, Expected, FileSystem, Restorer, StateStore, StoreError,
 };
 
 use crate::config::Config;
@@ -50,6 +50,7 @@ pub struct Warden {
     pub(crate) environment: Arc<dyn Environment>,
     pub(crate) files: Arc<dyn FileSystem>,
     pub(crate) restorer: Arc<dyn Restorer>,
+    pub(crate) state: Option<Arc<dyn StateStore>>,
     pub(crate) config: Arc<Config>,
     actor: Actor,
 }
@@ -71,6 +72,7 @@ pub struct WardenBuilder {
     environment: Option<Arc<dyn Environment>>,
     files: Option<Arc<dyn FileSystem>>,
     restorer: Option<Arc<dyn Restorer>>,
+    state: Option<Arc<dyn StateStore>>,
     config: Option<Config>,
     actor: Option<Actor>,
 }
@@ -122,6 +124,12 @@ impl WardenBuilder {
         self
     }
 
+    /// Keeps the single writer's state here (default: the embedded store, when it is used).
+    pub fn state_store(mut self, state: Arc<dyn StateStore>) -> Self {
+        self.state = Some(state);
+        self
+    }
+
     /// Uses this configuration.
     pub fn config(mut self, config: Config) -> Self {
         self.config = Some(config);
@@ -137,11 +145,16 @@ impl WardenBuilder {
     /// Opens what is not given. Opening the embedded store may wait for another process's lock
     /// (bounded by [`SledConfig::lock_timeout`]), so call this outside latency-critical paths.
     pub fn build(self) -> Result<Warden, WardenError> {
-        let store = match self.store {
+        let mut state = self.state;
+        let store: Arc<dyn EventStore> = match self.store {
             Some(store) => store,
             None => {
                 let config = self.sled.unwrap_or_else(|| SledConfig::new(PathBuf::from(DEFAULT_STORE)));
-                Arc::new(SledEventStore::open(&config)?)
+                let sled = Arc::new(SledEventStore::open(&config)?);
+                if state.is_none() {
+                    state = Some(sled.clone());
+                }
+                sled
             }
         };
         let actor = match self.actor {
@@ -154,6 +167,7 @@ impl WardenBuilder {
             environment: self.environment.unwrap_or_else(|| Arc::new(ProcessEnvironment)),
             files: self.files.unwrap_or_else(|| Arc::new(LocalFileSystem)),
             restorer: self.restorer.unwrap_or_else(|| Arc::new(GitRestorer::default())),
+            state,
             config: Arc::new(self.config.unwrap_or_default()),
             actor,
         })
@@ -169,6 +183,20 @@ impl Warden {
     /// The event store this Warden records into.
     pub fn event_store(&self) -> &Arc<dyn EventStore> {
         &self.store
+    }
+
+    /// Writes a fan-out's merged result once (F-10). Without a state store it is an error.
+    pub async fn write_merged(
+        &self,
+        key: &str,
+        merged: &agentwarden_domain::fanout::Merged,
+    ) -> Result<(), WardenError> {
+        match &self.state {
+            Some(state) => Ok(state.write_merged(key, merged).await?),
+            None => Err(WardenError::Store(StoreError::Unavailable {
+                reason: "no state store is configured".into(),
+            })),
+        }
     }
 
     /// The same Warden, recording as another actor.

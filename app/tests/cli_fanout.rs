@@ -50,6 +50,7 @@ fn plan_run_and_merge() {
     let r = json(&out);
     assert_eq!(r["merged"]["status"], "completed");
     assert_eq!(r["merged"]["test_results"]["passed"], 3);
+    assert_eq!(r["state_key"], "tests@1", "the merged result is stored under the plan's event");
     let log = warden(&store, &["audit", "log", "--json"]);
     let types: Vec<String> = String::from_utf8(log.stdout)
         .unwrap()

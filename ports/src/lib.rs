@@ -11,6 +11,7 @@ mod environment;
 mod event_store;
 mod file_system;
 mod restorer;
+mod state_store;
 
 pub use chunk_runner::ChunkRunner;
 #[cfg(any(test, feature = "mocks"))]
@@ -30,3 +31,6 @@ pub use file_system::MockFileSystem;
 #[cfg(any(test, feature = "mocks"))]
 pub use restorer::MockRestorer;
 pub use restorer::Restorer;
+#[cfg(any(test, feature = "mocks"))]
+pub use state_store::MockStateStore;
+pub use state_store::StateStore;

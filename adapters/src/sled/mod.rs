@@ -104,6 +104,7 @@ pub struct SledEventStore {
 struct Inner {
     db: sled::Db,
     events: sled::Tree,
+    state: sled::Tree,
     durability: Durability,
     log_file: Option<File>,
     head: Mutex<Head>,
@@ -152,6 +153,7 @@ impl SledEventStore {
         let db = open_locked(config)?;
         let events = db.open_tree("events").map_err(unavailable("cannot open the events tree"))?;
         let meta = db.open_tree("meta").map_err(unavailable("cannot open the meta tree"))?;
+        let state = db.open_tree("state").map_err(unavailable("cannot open the state tree"))?;
         match meta.get("format").map_err(unavailable("cannot read the format marker"))? {
             Some(format) if format.as_ref() == FORMAT => {}
             Some(other) => {
@@ -180,6 +182,7 @@ impl SledEventStore {
             inner: Arc::new(Inner {
                 db,
                 events,
+                state,
                 durability: config.durability,
                 log_file,
                 head: Mutex::new(head),
@@ -360,5 +363,41 @@ impl SledEventStore {
     /// The store's durability mode.
     pub fn durability(&self) -> Durability {
         self.inner.durability
+    }
+}
+
+#[async_trait]
+impl agentwarden_ports::StateStore for SledEventStore {
+    async fn write_merged(
+        &self,
+        key: &str,
+        merged: &agentwarden_domain::fanout::Merged,
+    ) -> Result<(), StoreError> {
+        let bytes = serde_json::to_vec(merged)
+            .map_err(|e| StoreError::Unavailable { reason: format!("cannot encode the state: {e}") })?;
+        let inner = self.inner.clone();
+        let key = key.to_owned();
+        tokio::task::spawn_blocking(move || {
+            inner.commit.check_healthy()?;
+            let swapped = inner
+                .state
+                .compare_and_swap(key.as_bytes(), None as Option<&[u8]>, Some(bytes))
+                .map_err(unavailable("cannot write the state"))?;
+            if swapped.is_err() {
+                return Err(StoreError::Conflict { expected: 0, actual: 1 });
+            }
+            inner.make_durable().map_err(|reason| StoreError::Unavailable { reason })
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable { reason: format!("state task failed: {e}") })?
+    }
+
+    async fn read_merged(&self, key: &str) -> Result<Option<agentwarden_domain::fanout::Merged>, StoreError> {
+        match self.inner.state.get(key.as_bytes()).map_err(unavailable("cannot read the state"))? {
+            None => Ok(None),
+            Some(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| StoreError::Corrupt { seq: 0, why: format!("state `{key}`: {e}") }),
+        }
     }
 }

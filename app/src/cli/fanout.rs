@@ -152,7 +152,9 @@ pub(super) async fn run(
                 warnings,
                 plan: PlanSummary::from(&planned),
             };
-            warden.record(correlation.clone(), &AuditEvent::FanOutPlanned(Box::new(event))).await?;
+            let planned_at =
+                warden.record(correlation.clone(), &AuditEvent::FanOutPlanned(Box::new(event))).await?;
+            let state_key = format!("{phase}@{}", planned_at.head.seq);
             let runner = Arc::new(ProcessChunkRunner { program: program.clone(), args: args.to_vec() });
             let timeout = Duration::from_millis(validated.timeout_per_chunk_ms());
             let max_agents = usize::try_from(validated.max_agents()).unwrap_or(1);
@@ -165,8 +167,11 @@ pub(super) async fn run(
             }
             let merged_event = FanOutMerged { phase, merged: merged.clone() };
             warden.record(correlation, &AuditEvent::FanOutMerged(Box::new(merged_event))).await?;
+            // The single writer (F-10): once, after every chunk finished or timed out.
+            warden.write_merged(&state_key, &merged).await?;
             if json {
-                json_line(&serde_json::json!({"plan": planned, "chunks": outcomes, "merged": merged}), out)?;
+                let report = serde_json::json!({"plan": planned, "chunks": outcomes, "merged": merged, "state_key": state_key});
+                json_line(&report, out)?;
             } else {
                 writeln!(
                     out,
