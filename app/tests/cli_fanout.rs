@@ -72,3 +72,33 @@ fn plan_run_and_merge() {
     assert_eq!(m["merged"]["status"], "degraded");
     assert_eq!(m["merged"]["failures"][0]["status"], "invalid");
 }
+
+#[test]
+fn the_bundled_example_splits_a_real_test_suite() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .current_dir(&root)
+        .arg("--store")
+        .arg(dir.path().join("audit"))
+        .args([
+            "fanout",
+            "run",
+            "--config",
+            "examples/fanout/agentwarden.toml",
+            "--items",
+            "examples/fanout/items.json",
+        ])
+        .args(["--phase", "tests", "--json", "--", "sh", "examples/fanout/agent.sh"])
+        .output()
+        .unwrap();
+    let r = json(&out);
+    assert_eq!(r["plan"]["chunks"].as_array().map(Vec::len), Some(3), "{r}");
+    assert_eq!(r["merged"]["status"], "completed");
+    assert_eq!(r["merged"]["test_results"]["passed"], 8);
+    assert_eq!(r["merged"]["test_results"]["failed"], 1);
+    assert_eq!(
+        r["merged"]["test_results"]["failures"],
+        serde_json::json!(["examples/fanout/tests/test_09.sh"])
+    );
+}
