@@ -16,7 +16,21 @@ struct Ratio {
     target: f64,
 }
 
-const RATIOS: [Ratio; 4] = [
+const RATIOS: [Ratio; 6] = [
+    Ratio {
+        what: "plan 1M items, round-robin, vs sort -u",
+        ours: ("plan_1m", "round_robin"),
+        baseline: ("plan_1m", "sort_u"),
+        events: 1_000_000.0,
+        target: 1.0,
+    },
+    Ratio {
+        what: "plan 1M items, group-by-directory, vs sort -u",
+        ours: ("plan_1m", "group_by_directory"),
+        baseline: ("plan_1m", "sort_u"),
+        events: 1_000_000.0,
+        target: 1.0,
+    },
     Ratio {
         what: "batched append (1000-event batches)",
         ours: ("append_batch_1000", "warden"),
@@ -48,7 +62,10 @@ const RATIOS: [Ratio; 4] = [
 ];
 
 /// Absolute limits: (group, function, what, limit in ns).
-const LIMITS: [(&str, &str, &str, f64); 6] = [
+const LIMITS: [(&str, &str, &str, f64); 9] = [
+    ("plan_1m", "round_robin", "plan 1M items, round-robin", 0.5e9),
+    ("plan_1m", "group_by_directory", "plan 1M items, group-by-directory", 0.5e9),
+    ("merge_10k", "warden", "merge 10 000 chunk results", 10e6),
     ("snapshot_100k_files", "warden", "snapshot of 100 000 small files", 2e9),
     ("diff_100k_entries", "warden", "diff of two 100 000-entry manifests", 50e6),
     ("gate", "pre_parsed", "gate on pre-parsed inputs", 2_000.0),
@@ -209,7 +226,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 .env("AGENTWARDEN_BENCH_MEMORY", &memory),
         )?;
     }
-    for bench in ["gate", "lineage"] {
+    println!("$ cargo bench -p agentwarden --bench executor {}", args.join(" "));
+    exec(Command::new(cargo()).args(["bench", "-p", "agentwarden", "--bench", "executor", "--"]).args(args))?;
+    for bench in ["gate", "lineage", "fanout"] {
         println!("$ cargo bench -p agentwarden-domain --bench {bench} {}", args.join(" "));
         exec(
             Command::new(cargo())
@@ -283,6 +302,20 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             ),
             Err(e) => println!("{what:<44} missing: {e}"),
         }
+    }
+    match (median_ns("executor_8_chunks", "warden"), median_ns("executor_8_chunks", "one_chunk_alone")) {
+        (Ok(all), Ok(one)) => println!(
+            "{:<44} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  {}",
+            "executor overhead, 8 trivial chunks",
+            human_ns(all - one),
+            "",
+            "≤ 50.00 ms",
+            "",
+            "",
+            "",
+            if all - one <= 50e6 { "PASS" } else { "MISS" }
+        ),
+        (a, b) => println!("executor overhead: missing: {:?} {:?}", a.err(), b.err()),
     }
     match gate {
         Ok((ms, how)) => println!(
