@@ -31,7 +31,7 @@ fn items() -> Vec<String> {
 fn plan_items(value: &Value, strategy: Strategy) -> Plan {
     let (WorkItems::Items(list), _) = validate_items(value) else { fail("no items") };
     let phase = PhaseConfig { kind: PhaseKind::Tests, strategy, per_agent: 250, min_threshold: 250 };
-    plan(&list, &phase, 8, false)
+    plan(list, &phase, 8, false)
 }
 
 fn sort_u(input: &[u8]) -> usize {

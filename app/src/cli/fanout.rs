@@ -102,7 +102,7 @@ pub(super) async fn run(
             let planned = match &items {
                 WorkItems::Items(list) => {
                     let off = no_fan_out || !validated.enabled();
-                    plan(list, &validated.phase(&phase), validated.max_agents(), off)
+                    plan(list.clone(), &validated.phase(&phase), validated.max_agents(), off)
                 }
                 WorkItems::NotAList => Plan::SingleAgent { reason: "work items are not an array".into() },
                 WorkItems::Empty => Plan::SingleAgent { reason: "the work list is empty".into() },
@@ -139,7 +139,8 @@ pub(super) async fn run(
                 WorkItems::NotAList | WorkItems::Empty => Vec::new(),
             };
             // The single-agent path runs the whole list as one chunk.
-            let planned = plan(&list, &validated.phase(&phase), validated.max_agents(), !validated.enabled());
+            let planned =
+                plan(list.clone(), &validated.phase(&phase), validated.max_agents(), !validated.enabled());
             let chunks = match &planned {
                 Plan::FanOut { chunks, .. } => chunks.clone(),
                 Plan::SingleAgent { .. } => vec![list.clone()],

@@ -25,8 +25,8 @@ pub enum Plan {
     },
 }
 
-/// Plans `items` (validated: unique, sorted) for a phase (F-4).
-pub fn plan(items: &[String], phase: &PhaseConfig, max_agents: u64, no_fan_out: bool) -> Plan {
+/// Plans `items` (validated: unique, sorted) for a phase (F-4); the items move into the chunks.
+pub fn plan(items: Vec<String>, phase: &PhaseConfig, max_agents: u64, no_fan_out: bool) -> Plan {
     let single = |reason: String| Plan::SingleAgent { reason };
     if no_fan_out {
         return single("--no-fan-out".into());
@@ -42,17 +42,17 @@ pub fn plan(items: &[String], phase: &PhaseConfig, max_agents: u64, no_fan_out: 
     }
     let chunks = match phase.strategy {
         Strategy::RoundRobin => round_robin(items, n),
-        Strategy::GroupByDirectory => group_by_directory(items, n),
+        Strategy::GroupByDirectory => group_by_directory(&items, n),
     };
     Plan::FanOut { strategy: phase.strategy, chunks: chunks.into_iter().filter(|c| !c.is_empty()).collect() }
 }
 
 /// F-6: item *i* to chunk *i mod n*.
-fn round_robin(items: &[String], n: usize) -> Vec<Vec<String>> {
+fn round_robin(items: Vec<String>, n: usize) -> Vec<Vec<String>> {
     let mut chunks = vec![Vec::with_capacity(items.len() / n + 1); n];
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.into_iter().enumerate() {
         if let Some(chunk) = chunks.get_mut(i % n) {
-            chunk.push(item.clone());
+            chunk.push(item);
         }
     }
     chunks
@@ -105,23 +105,23 @@ mod tests {
     fn f4_chunk_count_and_single_agent_reasons() {
         let many: Vec<String> = (0..1000).map(|i| format!("t{i:04}")).collect();
         let tests = PhaseConfig::default_for(PhaseKind::Tests);
-        match plan(&many, &tests, 8, false) {
+        match plan(many.clone(), &tests, 8, false) {
             Plan::FanOut { chunks, .. } => assert_eq!(chunks.len(), 4, "ceil(1000 / 250)"),
             other => panic!("{other:?}"),
         }
-        match plan(&many, &tests, 2, false) {
+        match plan(many.clone(), &tests, 2, false) {
             Plan::FanOut { chunks, .. } => assert_eq!(chunks.len(), 2, "capped by max_agents"),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(plan(&many[..249], &tests, 8, false), Plan::SingleAgent { .. }));
+        assert!(matches!(plan(many[..249].to_vec(), &tests, 8, false), Plan::SingleAgent { .. }));
         assert!(
-            matches!(plan(&many, &tests, 8, true), Plan::SingleAgent { reason } if reason == "--no-fan-out")
+            matches!(plan(many.clone(), &tests, 8, true), Plan::SingleAgent { reason } if reason == "--no-fan-out")
         );
     }
 
     #[test]
     fn f6_round_robin() {
-        let plan = plan(&items(&["a", "b", "c", "d", "e"]), &phase(Strategy::RoundRobin, 2, 1), 8, false);
+        let plan = plan(items(&["a", "b", "c", "d", "e"]), &phase(Strategy::RoundRobin, 2, 1), 8, false);
         assert_eq!(
             plan,
             Plan::FanOut {
@@ -134,7 +134,8 @@ mod tests {
     #[test]
     fn f5_whole_directories_largest_first_and_big_ones_cut() {
         let list = items(&["src/a/1", "src/a/2", "src/a/3", "src/b/1", "src/b/2", "docs/x", "top"]);
-        let Plan::FanOut { chunks, .. } = plan(&list, &phase(Strategy::GroupByDirectory, 4, 1), 8, false)
+        let Plan::FanOut { chunks, .. } =
+            plan(list.clone(), &phase(Strategy::GroupByDirectory, 4, 1), 8, false)
         else {
             panic!("expected a fan-out")
         };
@@ -145,7 +146,8 @@ mod tests {
             vec![vec!["src/a/1", "src/a/2", "src/a/3", "docs/x"], vec!["src/b/1", "src/b/2", "top"]]
         );
         let big: Vec<String> = (0..10).map(|i| format!("d/{i}")).collect();
-        let Plan::FanOut { chunks, .. } = plan(&big, &phase(Strategy::GroupByDirectory, 5, 1), 8, false)
+        let Plan::FanOut { chunks, .. } =
+            plan(big.clone(), &phase(Strategy::GroupByDirectory, 5, 1), 8, false)
         else {
             panic!("expected a fan-out")
         };
@@ -171,8 +173,8 @@ mod tests {
         ) {
             let strategy = if by_directory { Strategy::GroupByDirectory } else { Strategy::RoundRobin };
             let p = phase(strategy, per_agent, 1);
-            let first = plan(&list, &p, max_agents, false);
-            prop_assert_eq!(&first, &plan(&list, &p, max_agents, false), "deterministic");
+            let first = plan(list.clone(), &p, max_agents, false);
+            prop_assert_eq!(&first, &plan(list.clone(), &p, max_agents, false), "deterministic");
             let Plan::FanOut { chunks, .. } = first else { return Err(TestCaseError::fail("no fan-out")) };
             prop_assert!(chunks.len() as u64 <= max_agents);
             let mut all: Vec<String> = chunks.iter().flatten().cloned().collect();
