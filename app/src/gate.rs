@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, Head};
 use agentwarden_domain::governance::{
-    DelegationGrant, FileRead, GateInputs, GateReport, PersonaReading, Request, candidates_to_read, evaluate,
+    DelegationGrant, GateInputs, GateReport, PersonaReading, Request, candidates_to_read, evaluate,
     parse_request, read_agent, read_persona,
 };
 use serde::Serialize;
@@ -76,14 +76,10 @@ impl Warden {
     /// Evaluates the request in the file at `path`; a missing or unreadable file is a deny.
     pub async fn evaluate_delegation_file(&self, path: &Path) -> GateOutcome {
         let started = Instant::now();
-        let request = match self.files.read_text(path, MAX_INPUT_BYTES).await {
-            FileRead::Text(text) => parse_request(&text),
-            FileRead::Missing => {
-                Request::unreadable_file(format!("request file `{}` does not exist", path.display()))
-            }
-            FileRead::Unreadable(why) => {
-                Request::unreadable_file(format!("request file `{}` {why}", path.display()))
-            }
+        let described = format!("request file `{}`", path.display());
+        let request = match self.files.read_text(path, MAX_INPUT_BYTES).await.into_text(&described) {
+            Ok(text) => parse_request(&text),
+            Err(why) => Request::unreadable_file(why),
         };
         self.evaluate_request(request, started).await
     }

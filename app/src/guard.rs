@@ -4,7 +4,6 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, Head, ResultValidated};
-use agentwarden_domain::governance::FileRead;
 use agentwarden_domain::guardrails::{MAX_RESULT_BYTES, Problem, ResultValidation, validate_result};
 use serde::Serialize;
 
@@ -33,13 +32,14 @@ impl Warden {
     /// `result_validated` event under `correlation`, and only then answers. A verdict that
     /// cannot be recorded is an invalid result.
     pub async fn validate_result_file(&self, path: &Path, correlation: Correlation) -> ResultOutcome {
-        let (validation, digest) = match self.files.read_text(path, MAX_RESULT_BYTES).await {
-            FileRead::Text(text) => {
-                (validate_result(&text), Some(blake3::hash(text.as_bytes()).to_hex().to_string()))
-            }
-            FileRead::Missing => (unreadable(format!("`{}` does not exist", path.display())), None),
-            FileRead::Unreadable(why) => (unreadable(format!("`{}` {why}", path.display())), None),
-        };
+        let described = format!("`{}`", path.display());
+        let (validation, digest) =
+            match self.files.read_text(path, MAX_RESULT_BYTES).await.into_text(&described) {
+                Ok(text) => {
+                    (validate_result(&text), Some(blake3::hash(text.as_bytes()).to_hex().to_string()))
+                }
+                Err(why) => (unreadable(why), None),
+            };
         let event =
             ResultValidated { path: path.display().to_string(), digest, validation: validation.clone() };
         match self.record(correlation, &AuditEvent::ResultValidated(Box::new(event))).await {

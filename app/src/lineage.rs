@@ -8,7 +8,6 @@ use std::path::Path;
 use agentwarden_domain::audit::{
     AuditEvent, Correlation, CorrelationId, Head, LineageChecked, ToolCallAuthorized,
 };
-use agentwarden_domain::governance::FileRead;
 use agentwarden_domain::lineage::{
     AgentIdentifier, Authorization, LineageVerdict, Manifests, RECORDED_LINEAGE_MAX, authorize,
     lineage_digest, parse_lineage_request, parse_tool_call, refuse, walk,
@@ -53,11 +52,8 @@ impl Warden {
     }
 
     async fn request_text(&self, path: &Path) -> Result<String, Verdict> {
-        match self.files.read_text(path, MAX_INPUT_BYTES).await {
-            FileRead::Text(text) => Ok(text),
-            FileRead::Missing => Err(unreadable(format!("request file `{}` does not exist", path.display()))),
-            FileRead::Unreadable(why) => Err(unreadable(format!("request file `{}` {why}", path.display()))),
-        }
+        let described = format!("request file `{}`", path.display());
+        self.files.read_text(path, MAX_INPUT_BYTES).await.into_text(&described).map_err(unreadable)
     }
 
     fn correlation(session: Option<String>) -> Correlation {

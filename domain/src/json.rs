@@ -68,8 +68,27 @@ pub fn parse_strict(text: &str) -> Result<Value, StrictJsonError> {
     })
 }
 
+/// One RFC 6901 pointer segment: `~` as `~0`, `/` as `~1`.
+pub fn pointer_segment(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
 fn pointer(path: &[String]) -> String {
-    path.iter().map(|segment| format!("/{}", segment.replace('~', "~0").replace('/', "~1"))).collect()
+    path.iter().map(|segment| format!("/{}", pointer_segment(segment))).collect()
+}
+
+/// A JSON value's type, for messages: `null`, `a boolean`, `an integer`, `a fraction`,
+/// `a string`, `an array`, `an object`.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_u64() || n.is_i64() => "an integer",
+        Value::Number(_) => "a fraction",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 struct ValueSeed<'a> {

@@ -5,6 +5,8 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use crate::json::{StrictJsonError, parse_strict};
+
 /// A stable snake_case code: static when emitted, owned when read back from the log.
 pub type Code = Cow<'static, str>;
 
@@ -18,6 +20,17 @@ pub struct Verdict {
     pub code: Option<Code>,
     /// Why, in words (static when it never varies, so that a pass costs no allocation).
     pub reason: Cow<'static, str>,
+}
+
+/// A request's text as strict JSON, or the verdict on it: `duplicate_key` (the request is
+/// ambiguous, G-5) or `request_invalid`.
+pub(crate) fn strict_request(text: &str) -> Result<serde_json::Value, Verdict> {
+    parse_strict(text).map_err(|e| match e {
+        StrictJsonError::DuplicateKey { .. } => {
+            Verdict::fail("duplicate_key", format!("request is ambiguous: {e}"))
+        }
+        _ => Verdict::fail("request_invalid", format!("request is not valid JSON: {e}")),
+    })
 }
 
 impl Verdict {

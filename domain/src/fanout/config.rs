@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::json::type_name;
+
 /// The hard cap on parallel chunk agents (§4.3).
 pub const MAX_AGENTS: u64 = 8;
 /// The default per-chunk timeout (F-1).
@@ -100,18 +102,6 @@ impl ValidatedConfig {
     }
 }
 
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_u64() || n.is_i64() => "an integer",
-        Value::Number(_) => "a fraction",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// F-2: not an integer → `default`; an integer outside [min, max] → the nearest bound.
 fn integer(
     value: Option<&Value>,
@@ -124,7 +114,7 @@ fn integer(
     let Some(value) = value else { return default };
     let seen = value.as_i64().map(i128::from).or_else(|| value.as_u64().map(i128::from));
     let Some(seen) = seen else {
-        warnings.push(format!("{field} is {}, expected an integer: using {default}", kind_of(value)));
+        warnings.push(format!("{field} is {}, expected an integer: using {default}", type_name(value)));
         return default;
     };
     let used = u64::try_from(seen.clamp(i128::from(min), i128::from(max))).unwrap_or(max);
@@ -148,7 +138,7 @@ pub fn validate_config(fan_out: Option<&Value>) -> (ValidatedConfig, Vec<String>
         None => return (config, warnings),
         Some(Value::Object(fields)) => fields,
         Some(other) => {
-            warnings.push(format!("fan_out is {}, expected an object: using all defaults", kind_of(other)));
+            warnings.push(format!("fan_out is {}, expected an object: using all defaults", type_name(other)));
             return (config, warnings);
         }
     };
@@ -159,12 +149,12 @@ pub fn validate_config(fan_out: Option<&Value>) -> (ValidatedConfig, Vec<String>
         None | Some(Value::Bool(true)) => {}
         Some(Value::Bool(false)) => config.enabled = false,
         Some(other) => {
-            warnings.push(format!("enabled is {}, expected a boolean: using true", kind_of(other)))
+            warnings.push(format!("enabled is {}, expected a boolean: using true", type_name(other)))
         }
     }
     let defaults = fields.get("defaults").and_then(Value::as_object);
     if let Some(other) = fields.get("defaults").filter(|d| !d.is_object()) {
-        warnings.push(format!("defaults is {}, expected an object: using the defaults", kind_of(other)));
+        warnings.push(format!("defaults is {}, expected an object: using the defaults", type_name(other)));
     }
     config.max_agents = integer(
         defaults.and_then(|d| d.get("max_agents")),
@@ -190,7 +180,7 @@ pub fn validate_config(fan_out: Option<&Value>) -> (ValidatedConfig, Vec<String>
         Some(other) => {
             warnings.push(format!(
                 "timeout_per_chunk_ms is {}, expected a number: using {DEFAULT_TIMEOUT_MS}",
-                kind_of(other)
+                type_name(other)
             ));
             DEFAULT_TIMEOUT_MS
         }
@@ -201,7 +191,7 @@ pub fn validate_config(fan_out: Option<&Value>) -> (ValidatedConfig, Vec<String>
             let Some(o) = value.as_object() else {
                 warnings.push(format!(
                     "phase_overrides.{name} is {}, expected an object: ignored",
-                    kind_of(value)
+                    type_name(value)
                 ));
                 continue;
             };

@@ -22,3 +22,15 @@ pub enum FileRead {
     /// Its text.
     Text(String),
 }
+
+impl FileRead {
+    /// The text, or why there is none, as `"{described} does not exist"` or
+    /// `"{described} {why}"` (e.g. described = "request file `r.json`").
+    pub fn into_text(self, described: &str) -> Result<String, String> {
+        match self {
+            FileRead::Text(text) => Ok(text),
+            FileRead::Missing => Err(format!("{described} does not exist")),
+            FileRead::Unreadable(why) => Err(format!("{described} {why}")),
+        }
+    }
+}

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::metadata::{Metadata, describe};
 use super::names::show;
 use super::report::Verdict;
-use crate::json::{StrictJsonError, parse_strict};
+use crate::verdict::strict_request;
 
 /// The request's top-level fields; any other is a warning.
 pub const REQUEST_FIELDS: [&str; 5] = ["persona", "subagents", "opts", "session", "turn"];
@@ -64,12 +64,9 @@ fn invalid(reason: impl Into<std::borrow::Cow<'static, str>>) -> Verdict {
 
 /// Parses a request's text.
 pub fn parse_request(text: &str) -> Request {
-    let value = match parse_strict(text) {
+    let value = match strict_request(text) {
         Ok(value) => value,
-        Err(e @ StrictJsonError::DuplicateKey { .. }) => {
-            return Request::unreadable(Verdict::fail("duplicate_key", format!("request is ambiguous: {e}")));
-        }
-        Err(e) => return Request::unreadable(invalid(format!("request is not valid JSON: {e}"))),
+        Err(verdict) => return Request::unreadable(verdict),
     };
     let Value::Object(mut fields) = value else {
         return Request::unreadable(invalid(format!("request is {}, expected an object", describe(&value))));

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::json::{StrictJsonError, parse_strict};
+use crate::json::{StrictJsonError, parse_strict, pointer_segment, type_name};
 use crate::verdict::Code;
 
 /// The only schema version accepted.
@@ -56,28 +56,16 @@ fn problem(pointer: impl Into<String>, code: &'static str, message: impl Into<St
     Problem { pointer: pointer.into(), code: Cow::Borrowed(code), message: message.into() }
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Validates the text of a `result.json`.
 pub fn validate_result(text: &str) -> ResultValidation {
     let problems = match parse_strict(text) {
-        Err(e @ StrictJsonError::DuplicateKey { .. }) => {
+        Err(e) => {
             let pointer = match &e {
                 StrictJsonError::DuplicateKey { pointer } => pointer.clone(),
-                _ => String::new(),
+                StrictJsonError::Syntax { .. } | StrictJsonError::TooDeep { .. } => String::new(),
             };
-            vec![problem(pointer, "duplicate_key", e.to_string())]
+            vec![problem(pointer, e.code(), e.to_string())]
         }
-        Err(e) => vec![problem("", e.code(), e.to_string())],
         Ok(value) => check(&value),
     };
     ResultValidation { valid: problems.is_empty(), problems }
@@ -88,12 +76,12 @@ fn check(value: &Value) -> Vec<Problem> {
         return vec![problem(
             "",
             "not_object",
-            format!("result.json is {}, expected an object", kind(value)),
+            format!("result.json is {}, expected an object", type_name(value)),
         )];
     };
     let mut problems = Vec::new();
     for (key, value) in fields {
-        let pointer = format!("/{}", key.replace('~', "~0").replace('/', "~1"));
+        let pointer = format!("/{}", pointer_segment(key));
         match key.as_str() {
             "schema_version" => match value {
                 Value::String(v) if v == SCHEMA_VERSION => {}
@@ -105,7 +93,7 @@ fn check(value: &Value) -> Vec<Problem> {
                 other => problems.push(problem(
                     pointer,
                     "wrong_type",
-                    format!("schema_version is {}, expected the string `1.0`", kind(other)),
+                    format!("schema_version is {}, expected the string `1.0`", type_name(other)),
                 )),
             },
             k if STRINGS.contains(&k) => match value {
@@ -114,7 +102,7 @@ fn check(value: &Value) -> Vec<Problem> {
                 other => problems.push(problem(
                     pointer,
                     "wrong_type",
-                    format!("{k} is {}, expected a string", kind(other)),
+                    format!("{k} is {}, expected a string", type_name(other)),
                 )),
             },
             k if ARRAYS.contains(&k) => match value {
@@ -129,7 +117,7 @@ fn check(value: &Value) -> Vec<Problem> {
                             other => problems.push(problem(
                                 at,
                                 "wrong_type",
-                                format!("{k}[{i}] is {}, expected a string", kind(other)),
+                                format!("{k}[{i}] is {}, expected a string", type_name(other)),
                             )),
                         }
                     }
@@ -137,7 +125,7 @@ fn check(value: &Value) -> Vec<Problem> {
                 other => problems.push(problem(
                     pointer,
                     "wrong_type",
-                    format!("{k} is {}, expected an array", kind(other)),
+                    format!("{k} is {}, expected an array", type_name(other)),
                 )),
             },
             _ => problems.push(problem(

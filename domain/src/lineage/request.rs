@@ -2,12 +2,10 @@
 //! fractional depths, and invalid type names are refused (`request_invalid`, `duplicate_key`).
 
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::model::AgentIdentifier;
 use super::pipeline::ToolCall;
-use crate::json::{StrictJsonError, parse_strict};
-use crate::verdict::Verdict;
+use crate::verdict::{Verdict, strict_request};
 
 /// `warden lineage check --lineage FILE`: a JSON array of agents (root first), or
 /// `{"lineage": [...], "session"?: "…"}`.
@@ -48,22 +46,13 @@ struct ToolCallObject {
     session: Option<String>,
 }
 
-fn strict(text: &str) -> Result<Value, Verdict> {
-    parse_strict(text).map_err(|e| match e {
-        StrictJsonError::DuplicateKey { .. } => {
-            Verdict::fail("duplicate_key", format!("request is ambiguous: {e}"))
-        }
-        _ => Verdict::fail("request_invalid", format!("request is not valid JSON: {e}")),
-    })
-}
-
 fn invalid(e: &serde_json::Error) -> Verdict {
     Verdict::fail("request_invalid", format!("request does not have the expected shape: {e}"))
 }
 
 /// Parses a lineage request.
 pub fn parse_lineage_request(text: &str) -> Result<LineageRequest, Verdict> {
-    let value = strict(text)?;
+    let value = strict_request(text)?;
     if value.is_array() {
         let lineage = serde_json::from_value(value).map_err(|e| invalid(&e))?;
         return Ok(LineageRequest { lineage, session: None });
@@ -75,7 +64,7 @@ pub fn parse_lineage_request(text: &str) -> Result<LineageRequest, Verdict> {
 /// Parses a tool-call request.
 pub fn parse_tool_call(text: &str) -> Result<ToolCallRequest, Verdict> {
     let ToolCallObject { agent, lineage, tool, session } =
-        serde_json::from_value(strict(text)?).map_err(|e| invalid(&e))?;
+        serde_json::from_value(strict_request(text)?).map_err(|e| invalid(&e))?;
     if tool.trim().is_empty() || tool.chars().count() > MAX_TOOL_LEN || tool.chars().any(char::is_control) {
         return Err(Verdict::fail(
             "request_invalid",
