@@ -99,10 +99,10 @@ pub(super) async fn run(
             let (validated, mut warnings) = validate_config(config.fan_out.as_ref());
             let (items, item_warnings) = validate_items(&read_items(&items)?);
             warnings.extend(item_warnings);
-            let planned = match &items {
+            let planned = match items {
                 WorkItems::Items(list) => {
                     let off = no_fan_out || !validated.enabled();
-                    plan(list.clone(), &validated.phase(&phase), validated.max_agents(), off)
+                    plan(list, &validated.phase(&phase), validated.max_agents(), off)
                 }
                 WorkItems::NotAList => Plan::SingleAgent { reason: "work items are not an array".into() },
                 WorkItems::Empty => Plan::SingleAgent { reason: "the work list is empty".into() },

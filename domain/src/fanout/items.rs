@@ -16,47 +16,84 @@ pub enum WorkItems {
 }
 
 fn escapes(item: &str) -> bool {
-    item.starts_with('/') || item.split(['/', '\\']).any(|part| part == "..")
+    // `contains` is a fast scan; only the rare item with `..` in it is split into segments.
+    item.starts_with('/') || (item.contains("..") && item.split(['/', '\\']).any(|part| part == ".."))
 }
 
-/// The first 32 bytes of `s`, big-endian, zero-padded: comparing keys compares prefixes.
-fn prefix_key(s: &str) -> (u128, u128) {
-    let mut bytes = [0u8; 32];
-    for (slot, b) in bytes.iter_mut().zip(s.bytes()) {
-        *slot = b;
+/// An item's sort key: its first 32 bytes (zero-padded, as four big-endian words, so that
+/// comparing keys compares prefixes), its length, and its index in the borrowed list. An item
+/// of at most 32 bytes is wholly in its key: it is compared, deduplicated and copied out
+/// without reading the original string again (which, among a million, is a cache miss).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key {
+    prefix: [u64; 4],
+    len: u32,
+    index: u32,
+}
+
+impl Key {
+    fn new(item: &str, index: usize) -> Key {
+        let mut bytes = [0u8; 32];
+        let src = item.as_bytes();
+        let n = src.len().min(32);
+        if let (Some(dst), Some(src)) = (bytes.get_mut(..n), src.get(..n)) {
+            dst.copy_from_slice(src);
+        }
+        let mut prefix = [0u64; 4];
+        for (word, chunk) in prefix.iter_mut().zip(bytes.chunks_exact(8)) {
+            *word = u64::from_be_bytes(<[u8; 8]>::try_from(chunk).unwrap_or([0; 8]));
+        }
+        let len = u32::try_from(item.len()).unwrap_or(u32::MAX);
+        Key { prefix, len, index: u32::try_from(index).unwrap_or(u32::MAX) }
     }
-    let (hi, lo) = bytes.split_at(16);
-    let word = |part: &[u8]| u128::from_be_bytes(<[u8; 16]>::try_from(part).unwrap_or([0; 16]));
-    (word(hi), word(lo))
+
+    /// True when the key holds the whole item: a prefix tie between two such items is decided
+    /// by their lengths (the shorter is a prefix of the longer).
+    fn is_short(&self) -> bool {
+        self.len <= 32
+    }
+
+    fn text<'a>(&self, items: &[&'a str]) -> &'a str {
+        items.get(self.index as usize).copied().unwrap_or_default()
+    }
+
+    /// The item as an owned string, from the key when it holds the whole item.
+    fn to_string(self, items: &[&str]) -> String {
+        if self.is_short() {
+            let mut bytes = [0u8; 32];
+            for (chunk, word) in bytes.chunks_exact_mut(8).zip(self.prefix) {
+                chunk.copy_from_slice(&word.to_be_bytes());
+            }
+            if let Some(Ok(text)) = bytes.get(..self.len as usize).map(std::str::from_utf8) {
+                return text.to_owned();
+            }
+        }
+        self.text(items).to_owned()
+    }
 }
 
 /// Sorted (byte order) and deduplicated copies of `items`. Sorting compact prefix keys in one
-/// contiguous array keeps the comparisons in cache; the strings are only read on a prefix tie.
-fn sorted_unique(items: &[&str]) -> Vec<String> {
-    let mut keys: Vec<(u128, u128, u32)> = items
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let (hi, lo) = prefix_key(s);
-            (hi, lo, u32::try_from(i).unwrap_or(u32::MAX))
-        })
-        .collect();
-    let at = |i: u32| items.get(i as usize).copied().unwrap_or_default();
+/// contiguous array keeps the comparisons in cache; the strings themselves are read only for
+/// items longer than 32 bytes. The copies are allocated in sorted order, so the plan that
+/// holds them is also freed in order.
+fn sorted_unique(items: &[&str], mut keys: Vec<Key>) -> Vec<String> {
     keys.sort_unstable_by(|a, b| {
-        (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| {
-            let (x, y) = (at(a.2), at(b.2));
-            // Equal 32-byte prefixes of strings no longer than 32 bytes: only the lengths differ.
-            if x.len() <= 32 && y.len() <= 32 { x.len().cmp(&y.len()) } else { x.cmp(y) }
+        a.prefix.cmp(&b.prefix).then_with(|| {
+            if a.is_short() && b.is_short() { a.len.cmp(&b.len) } else { a.text(items).cmp(b.text(items)) }
         })
     });
     let mut out: Vec<String> = Vec::with_capacity(keys.len());
-    let mut last: Option<&str> = None;
-    for (_, _, i) in keys {
-        let item = at(i);
-        if last != Some(item) {
-            out.push(item.to_owned());
-            last = Some(item);
+    let mut last: Option<Key> = None;
+    for key in keys {
+        let duplicate = last.is_some_and(|prev| {
+            prev.prefix == key.prefix
+                && prev.len == key.len
+                && (key.is_short() || prev.text(items) == key.text(items))
+        });
+        if !duplicate {
+            out.push(key.to_string(items));
         }
+        last = Some(key);
     }
     out
 }
@@ -68,17 +105,20 @@ pub fn validate_items(value: &Value) -> (WorkItems, Vec<String>) {
         warnings.push("work items are not an array: single-agent path".to_owned());
         return (WorkItems::NotAList, warnings);
     };
-    // Sort and dedupe borrowed strings; allocate only the survivors.
     let mut borrowed: Vec<&str> = Vec::with_capacity(values.len());
+    let mut keys: Vec<Key> = Vec::with_capacity(values.len());
     let (mut non_strings, mut escaping) = (0usize, Vec::new());
     for value in values {
         match value {
-            Value::String(item) if escapes(item) || item.is_empty() => escaping.push(item.clone()),
-            Value::String(item) => borrowed.push(item),
+            Value::String(item) if item.is_empty() || escapes(item) => escaping.push(item.clone()),
+            Value::String(item) => {
+                keys.push(Key::new(item, borrowed.len()));
+                borrowed.push(item);
+            }
             _ => non_strings += 1,
         }
     }
-    let items = sorted_unique(&borrowed);
+    let items = sorted_unique(&borrowed, keys);
     if non_strings > 0 {
         warnings.push(format!("{non_strings} work item(s) are not strings: filtered out"));
     }
@@ -107,10 +147,25 @@ mod tests {
         #[test]
         fn sorting_by_prefix_keys_is_byte_order(items in proptest::collection::vec(".{0,40}", 0..60)) {
             let borrowed: Vec<&str> = items.iter().map(String::as_str).collect();
+            let keys = items.iter().enumerate().map(|(i, s)| Key::new(s, i)).collect();
             let mut expected: Vec<String> = items.clone();
             expected.sort();
             expected.dedup();
-            proptest::prop_assert_eq!(sorted_unique(&borrowed), expected);
+            proptest::prop_assert_eq!(sorted_unique(&borrowed, keys), expected);
+        }
+
+        #[test]
+        fn long_shared_prefixes_and_duplicates_sort_and_dedupe_in_byte_order(
+            items in proptest::collection::vec("[ab\\x00]{28,36}", 0..80),
+            copies in 1usize..3,
+        ) {
+            let items: Vec<String> = items.iter().flat_map(|s| std::iter::repeat_n(s.clone(), copies)).collect();
+            let borrowed: Vec<&str> = items.iter().map(String::as_str).collect();
+            let keys = items.iter().enumerate().map(|(i, s)| Key::new(s, i)).collect();
+            let mut expected: Vec<String> = items.clone();
+            expected.sort();
+            expected.dedup();
+            proptest::prop_assert_eq!(sorted_unique(&borrowed, keys), expected);
         }
     }
 

@@ -42,7 +42,7 @@ pub fn plan(items: Vec<String>, phase: &PhaseConfig, max_agents: u64, no_fan_out
     }
     let chunks = match phase.strategy {
         Strategy::RoundRobin => round_robin(items, n),
-        Strategy::GroupByDirectory => group_by_directory(&items, n),
+        Strategy::GroupByDirectory => group_by_directory(items, n),
     };
     Plan::FanOut { strategy: phase.strategy, chunks: chunks.into_iter().filter(|c| !c.is_empty()).collect() }
 }
@@ -60,26 +60,49 @@ fn round_robin(items: Vec<String>, n: usize) -> Vec<Vec<String>> {
 
 /// F-5: group by parent directory; pack whole groups onto the least-loaded chunk, largest
 /// first, ties by name; a group larger than the fair share is cut into runs of that size.
-fn group_by_directory(items: &[String], n: usize) -> Vec<Vec<String>> {
+/// Items are sorted, so one directory's items are mostly adjacent: the map is consulted only
+/// when the directory changes, and every string moves into its chunk once.
+fn group_by_directory(mut items: Vec<String>, n: usize) -> Vec<Vec<String>> {
     let fair = items.len().div_ceil(n).max(1);
-    let mut groups: BTreeMap<&str, Vec<&String>> = BTreeMap::new();
-    for item in items {
+    let mut group_of: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut current: Option<(&str, usize)> = None;
+    for (i, item) in items.iter().enumerate() {
         let dir = item.rsplit_once('/').map_or("", |(dir, _)| dir);
-        groups.entry(dir).or_default().push(item);
+        let group = match current {
+            Some((last, group)) if last == dir => group,
+            _ => *group_of.entry(dir).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            }),
+        };
+        current = Some((dir, group));
+        if let Some(members) = groups.get_mut(group) {
+            members.push(i);
+        }
     }
-    let mut runs: Vec<(&str, Vec<&String>)> = Vec::new();
-    for (dir, members) in groups {
-        for run in members.chunks(fair) {
-            runs.push((dir, run.to_vec()));
+    // Runs in directory order, each group's members in item order.
+    let mut runs: Vec<(&str, &[usize])> = Vec::new();
+    for (dir, &group) in &group_of {
+        for run in groups.get(group).map_or(&[][..], Vec::as_slice).chunks(fair) {
+            runs.push((dir, run));
         }
     }
     // Largest first; ties by directory name (stable sort keeps run order within a directory).
     runs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(b.0)));
-    let mut chunks: Vec<Vec<String>> = vec![Vec::new(); n];
+    let mut placed: Vec<(usize, &[usize])> = Vec::with_capacity(runs.len());
+    let mut loads = vec![0usize; n];
     for (_, run) in runs {
-        let least = chunks.iter().enumerate().min_by_key(|(i, c)| (c.len(), *i)).map_or(0, |(i, _)| i);
-        if let Some(chunk) = chunks.get_mut(least) {
-            chunk.extend(run.into_iter().cloned());
+        let least = loads.iter().enumerate().min_by_key(|(i, load)| (**load, *i)).map_or(0, |(i, _)| i);
+        if let Some(load) = loads.get_mut(least) {
+            *load += run.len();
+        }
+        placed.push((least, run));
+    }
+    let mut chunks: Vec<Vec<String>> = loads.iter().map(|load| Vec::with_capacity(*load)).collect();
+    for (chunk, run) in placed {
+        if let Some(chunk) = chunks.get_mut(chunk) {
+            chunk.extend(run.iter().filter_map(|&i| items.get_mut(i).map(std::mem::take)));
         }
     }
     chunks
