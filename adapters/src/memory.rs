@@ -14,6 +14,7 @@ use crate::sealing::prepare;
 pub struct MemoryEventStore {
     records: Mutex<Vec<StoredRecord>>,
     state: Mutex<std::collections::BTreeMap<String, agentwarden_domain::fanout::Merged>>,
+    projections: Mutex<std::collections::BTreeMap<String, Vec<u8>>>,
 }
 
 impl MemoryEventStore {
@@ -73,5 +74,25 @@ impl agentwarden_ports::StateStore for MemoryEventStore {
         let state =
             self.state.lock().map_err(|_| StoreError::Poisoned { reason: "a writer panicked".into() })?;
         Ok(state.get(key).cloned())
+    }
+
+    async fn read_projection(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.projections()?.get(name).cloned())
+    }
+
+    async fn write_projection(&self, name: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        self.projections()?.insert(name.to_owned(), bytes);
+        Ok(())
+    }
+
+    async fn remove_projection(&self, name: &str) -> Result<(), StoreError> {
+        self.projections()?.remove(name);
+        Ok(())
+    }
+}
+
+impl MemoryEventStore {
+    fn projections(&self) -> Result<MutexGuard<'_, std::collections::BTreeMap<String, Vec<u8>>>, StoreError> {
+        self.projections.lock().map_err(|_| StoreError::Poisoned { reason: "a writer panicked".into() })
     }
 }

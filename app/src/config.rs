@@ -128,9 +128,29 @@ impl Default for GuardrailsConfig {
     }
 }
 
+/// How `warden hook` governs Claude Code sessions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaudeCodeConfig {
+    /// The persona of the main session (the root of every spawn tree): its instruction file
+    /// says which subagents it may spawn, and the manifests what its type may do.
+    /// A plain name, checked when the file is read (and again where it is used).
+    pub main_persona: String,
+}
+
+impl Default for ClaudeCodeConfig {
+    fn default() -> Self {
+        ClaudeCodeConfig { main_persona: "main".to_owned() }
+    }
+}
+
 /// The whole configuration.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
+    /// The workspace root: the configuration file's directory (`.` for the defaults). Protected
+    /// paths and the hook's `result.json` paths are relative to it.
+    pub root: PathBuf,
+    /// `[claude_code]`.
+    pub claude_code: ClaudeCodeConfig,
     /// `[subagents]`.
     pub subagents: SubagentConfig,
     /// `[lineage]`.
@@ -139,6 +159,19 @@ pub struct Config {
     pub guardrails: GuardrailsConfig,
     /// `[fan_out]`, raw: validated (clamped, with warnings) by the fan-out rules (spec 002).
     pub fan_out: Option<serde_json::Value>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            root: PathBuf::from("."),
+            claude_code: ClaudeCodeConfig::default(),
+            subagents: SubagentConfig::default(),
+            lineage: LineageConfig::default(),
+            guardrails: GuardrailsConfig::default(),
+            fan_out: None,
+        }
+    }
 }
 
 /// A configuration file that cannot be used.
@@ -160,6 +193,13 @@ struct File {
     lineage: Option<LineageSection>,
     guardrails: Option<GuardrailsSection>,
     fan_out: Option<toml::Value>,
+    claude_code: Option<ClaudeCodeSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaudeCodeSection {
+    main_persona: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -239,7 +279,12 @@ impl Config {
             }
             None => None,
         };
-        Ok(Config { subagents, lineage, guardrails, fan_out })
+        let mut claude_code = ClaudeCodeConfig::default();
+        if let Some(persona) = file.claude_code.and_then(|c| c.main_persona) {
+            Name::new(&persona).map_err(|e| error(None, format!("claude_code.main_persona: {e}")))?;
+            claude_code.main_persona = persona;
+        }
+        Ok(Config { root: base.to_path_buf(), claude_code, subagents, lineage, guardrails, fan_out })
     }
 
     /// Loads `path` if given (it must exist), else `agentwarden.toml` in the working directory
@@ -278,6 +323,8 @@ mod tests {
         assert_eq!(s.agent_path(&name), Path::new("proj/a/PREP.md"));
         assert_eq!(s.persona_path(&name), Path::new("proj/personas/AGENT_PREP.md"));
         assert_eq!(Config::parse(Path::new("agentwarden.toml"), "").unwrap(), Config::default());
+        assert_eq!(config.root, Path::new("proj"), "the workspace root is the file's directory");
+        assert_eq!(config.claude_code.main_persona, "main");
     }
 
     #[test]
@@ -293,6 +340,8 @@ mod tests {
             "[subagents]\nagent_file_pattern = \"{name}\"\n",
             "[subagents]\nagent_file_pattern = \"{name}{name}.md\"\n",
             "[subagents]\nenable_env = \"A B\"\n",
+            "[claude_code]\nmain_persona = \"../main\"\n",
+            "[claude_code]\nmain_personas = \"main\"\n",
             "[nope]\n",
             "[subagents\n",
         ] {

@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, Head};
 use agentwarden_domain::governance::{
-    DelegationGrant, GateInputs, GateReport, PersonaReading, Request, candidates_to_read, evaluate,
-    parse_request, read_agent, read_persona,
+    DelegationGrant, Evaluation, GateInputs, GateReport, PersonaReading, Request, candidates_to_read,
+    evaluate, parse_request, read_agent, read_persona,
 };
 use serde::Serialize;
 
@@ -84,7 +84,9 @@ impl Warden {
         self.evaluate_request(request, started).await
     }
 
-    async fn evaluate_request(&self, request: Request, started: Instant) -> GateOutcome {
+    /// Reads the persona's and the candidates' instruction files and evaluates the gate,
+    /// without recording: the caller records the decision (and only then acts on it).
+    pub(crate) async fn assess_delegation(&self, request: Request) -> (Evaluation, Correlation) {
         let config = &self.config.subagents;
         let persona = match &request.persona {
             Err(verdict) => PersonaReading::Invalid(verdict.clone()),
@@ -122,7 +124,11 @@ impl Warden {
         let inputs = GateInputs { env_var: config.enable_env.clone(), env, request, persona, agents };
         let mut evaluation = evaluate(&inputs);
         evaluation.report.warnings.extend(warnings);
+        (evaluation, correlation)
+    }
 
+    async fn evaluate_request(&self, request: Request, started: Instant) -> GateOutcome {
+        let (evaluation, correlation) = self.assess_delegation(request).await;
         let event = AuditEvent::DelegationEvaluated(Box::new(evaluation.report.clone()));
         let (report, grant, audit) = match self.record(correlation, &event).await {
             Ok(appended) => {

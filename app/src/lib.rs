@@ -27,6 +27,7 @@ pub mod config;
 pub mod fanout;
 mod gate;
 mod guard;
+mod hook;
 mod lineage;
 pub mod manifests;
 mod warden;
@@ -36,15 +37,16 @@ pub use agentwarden_adapters::{
     ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock, SystemClock,
 };
 pub use agentwarden_domain::{
-    audit, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,
+    audit, claude_code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,
 };
 pub use agentwarden_ports::{
     Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, Restorer, StoreError,
 };
 pub use audit_log::{Pages, Stats, Verification};
-pub use config::{Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig};
+pub use config::{ClaudeCodeConfig, Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig};
 pub use gate::{AuditRef, GateOutcome, GateOutput, MAX_INPUT_BYTES};
 pub use guard::{GuardOutcome, GuardTarget, ResultOutcome};
+pub use hook::{HOOK_FAILED, HOOK_PROJECTION, HookAnswer};
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};
 

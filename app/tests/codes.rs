@@ -20,6 +20,19 @@ fn every_emitted_code_is_documented() {
     let mut codes: Vec<&str> = store_errors.iter().map(StoreError::code).collect();
     codes.push(WardenError::Event(String::new()).code());
     codes.push(WardenError::Invalid(invalid).code());
+    let hook_inputs = ["", "{", r#"{}"#, r#"{"session_id":"s","hook_event_name":"SubagentStop"}"#];
+    let hook_codes: Vec<&str> = hook_inputs
+        .iter()
+        .filter_map(|text| agentwarden::claude_code::parse_hook_input(text).err())
+        .map(|e| e.code())
+        .collect();
+    assert_eq!(hook_codes.len(), hook_inputs.len(), "each input is refused");
+    codes.extend(hook_codes);
+    codes.push(agentwarden::claude_code::InputError::TooLarge.code());
+    codes.push(
+        agentwarden::claude_code::InputError::Invalid { field: "f", seen: String::new(), expected: "" }
+            .code(),
+    );
     for code in codes {
         assert!(doc.contains(&format!("| `{code}` |")), "`{code}` is not listed in docs/codes.md");
     }

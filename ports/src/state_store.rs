@@ -16,4 +16,14 @@ pub trait StateStore: Send + Sync {
 
     /// The merged result under `key`.
     async fn read_merged(&self, key: &str) -> Result<Option<Merged>, StoreError>;
+
+    /// A projection's saved state (a cache of a fold over the log, kept as of a head recorded
+    /// inside it). Losing it loses nothing: it is rebuilt by replaying the log.
+    async fn read_projection(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Saves a projection's state, replacing the previous one, durably.
+    async fn write_projection(&self, name: &str, bytes: Vec<u8>) -> Result<(), StoreError>;
+
+    /// Removes a projection's saved state (absent: nothing to do).
+    async fn remove_projection(&self, name: &str) -> Result<(), StoreError>;
 }

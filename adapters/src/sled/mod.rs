@@ -105,6 +105,7 @@ struct Inner {
     db: sled::Db,
     events: sled::Tree,
     state: sled::Tree,
+    projections: sled::Tree,
     durability: Durability,
     log_file: Option<File>,
     head: Mutex<Head>,
@@ -154,6 +155,8 @@ impl SledEventStore {
         let events = db.open_tree("events").map_err(unavailable("cannot open the events tree"))?;
         let meta = db.open_tree("meta").map_err(unavailable("cannot open the meta tree"))?;
         let state = db.open_tree("state").map_err(unavailable("cannot open the state tree"))?;
+        let projections =
+            db.open_tree("projections").map_err(unavailable("cannot open the projections tree"))?;
         match meta.get("format").map_err(unavailable("cannot read the format marker"))? {
             Some(format) if format.as_ref() == FORMAT => {}
             Some(other) => {
@@ -183,6 +186,7 @@ impl SledEventStore {
                 db,
                 events,
                 state,
+                projections,
                 durability: config.durability,
                 log_file,
                 head: Mutex::new(head),
@@ -399,5 +403,38 @@ impl agentwarden_ports::StateStore for SledEventStore {
                 .map(Some)
                 .map_err(|e| StoreError::Corrupt { seq: 0, why: format!("state `{key}`: {e}") }),
         }
+    }
+
+    async fn read_projection(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let bytes =
+            self.inner.projections.get(name.as_bytes()).map_err(unavailable("cannot read a projection"))?;
+        Ok(bytes.map(|b| b.to_vec()))
+    }
+
+    async fn write_projection(&self, name: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        let inner = self.inner.clone();
+        let name = name.to_owned();
+        tokio::task::spawn_blocking(move || {
+            inner.commit.check_healthy()?;
+            inner
+                .projections
+                .insert(name.as_bytes(), bytes)
+                .map_err(unavailable("cannot write a projection"))?;
+            inner.make_durable().map_err(|reason| StoreError::Unavailable { reason })
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable { reason: format!("projection task failed: {e}") })?
+    }
+
+    async fn remove_projection(&self, name: &str) -> Result<(), StoreError> {
+        let inner = self.inner.clone();
+        let name = name.to_owned();
+        tokio::task::spawn_blocking(move || {
+            inner.commit.check_healthy()?;
+            inner.projections.remove(name.as_bytes()).map_err(unavailable("cannot remove a projection"))?;
+            inner.make_durable().map_err(|reason| StoreError::Unavailable { reason })
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable { reason: format!("projection task failed: {e}") })?
     }
 }

@@ -16,8 +16,10 @@ mod audit;
 mod fanout;
 mod gate;
 mod guard;
+mod hook;
 mod lineage;
 mod result;
+mod setup;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -77,6 +79,22 @@ enum Command {
     /// Read, verify and export the audit log.
     #[command(subcommand)]
     Audit(audit::AuditCommand),
+    /// The Claude Code hook: reads one hook event on stdin and answers in Claude Code's
+    /// protocol. Exit 0 (with a deny or block on stdout when refused); 2 when it cannot decide.
+    Hook(hook::HookArgs),
+    /// Seal the context (a human approval, recorded). Refused inside a Claude Code session.
+    Seal(hook::ByArgs),
+    /// Approve the pipeline run under a reference (recorded). Refused inside a Claude Code session.
+    Approve(hook::ApproveArgs),
+    /// Withdraw the approval and the seal (recorded). Refused inside a Claude Code session.
+    Revoke(hook::RevokeArgs),
+    /// Set up a harness: `warden init claude-code` merges Warden's hooks into
+    /// `.claude/settings.json`.
+    #[command(subcommand)]
+    Init(setup::InitCommand),
+    /// Check the Claude Code setup, the persona and agent files, the manifests and the store;
+    /// say what to fix. Exit 0 when all is well, 1 otherwise.
+    Doctor(setup::DoctorArgs),
 }
 
 /// A command's failure: the exit code and a one-line reason for stderr.
@@ -145,10 +163,20 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
         }
     };
+    // Claude Code lets a tool call run on any exit code but 2: a hook that panics must still
+    // exit 2, never 101.
+    let is_hook = matches!(cli.command, Command::Hook(_));
+    if is_hook {
+        std::panic::set_hook(Box::new(|info| {
+            eprintln!("warden: internal_error: {info}");
+            std::process::exit(i32::from(crate::HOOK_FAILED));
+        }));
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
-            return fail(&Failure { code: EXIT_STORE, reason: format!("cannot start the runtime: {e}") });
+            let code = if is_hook { crate::HOOK_FAILED } else { EXIT_STORE };
+            return fail(&Failure { code, reason: format!("cannot start the runtime: {e}") });
         }
     };
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
@@ -158,7 +186,8 @@ pub fn main() -> ExitCode {
     });
     match result {
         Ok(code) => ExitCode::from(code),
-        Err(f) if f.code == EXIT_OK => ExitCode::from(EXIT_OK),
+        Err(f) if f.code == EXIT_OK && !is_hook => ExitCode::from(EXIT_OK),
+        Err(f) if is_hook => fail(&Failure { code: crate::HOOK_FAILED, reason: f.reason }),
         Err(f) => fail(&f),
     }
 }
@@ -214,5 +243,23 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             let sled = sled.create_if_missing(command.writes());
             audit::run(command, || Warden::builder().embedded(sled).build(), out).await
         }
+        Command::Hook(args) => {
+            let sled = sled.create_if_missing(true);
+            hook::hook(args, |config| Warden::builder().embedded(sled).config(config).build(), out).await
+        }
+        Command::Seal(by) => {
+            let sled = sled.create_if_missing(true);
+            hook::seal(by, || Warden::builder().embedded(sled).build(), out).await
+        }
+        Command::Approve(args) => {
+            let sled = sled.create_if_missing(true);
+            hook::approve(args, || Warden::builder().embedded(sled).build(), out).await
+        }
+        Command::Revoke(args) => {
+            let sled = sled.create_if_missing(true);
+            hook::revoke(args, || Warden::builder().embedded(sled).build(), out).await
+        }
+        Command::Init(command) => setup::init(command, out),
+        Command::Doctor(args) => setup::doctor(args, &cli.store, out).await,
     }
 }

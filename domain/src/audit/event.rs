@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::envelope::Envelope;
+use crate::claude_code::{
+    ApprovalGranted, ApprovalRevoked, ContextSealed, SpawnEvaluated, SubagentStarted, SubagentStopped,
+};
 use crate::fanout::{ChunkOutcome, Merged, Plan};
 use crate::governance::GateReport;
 use crate::guardrails::{ResultValidation, Violation};
@@ -147,6 +150,18 @@ pub enum AuditEvent {
     ChunkFinished(Box<ChunkOutcome>),
     /// `fan_out_merged`, version 1.
     FanOutMerged(Box<FanOutMerged>),
+    /// `context_sealed`, version 1: `warden seal`.
+    ContextSealed(ContextSealed),
+    /// `approval_granted`, version 1: `warden approve`.
+    ApprovalGranted(ApprovalGranted),
+    /// `approval_revoked`, version 1: `warden revoke`.
+    ApprovalRevoked(ApprovalRevoked),
+    /// `subagent_spawn_evaluated`, version 1: the hook's decision on a `Task`/`Agent` call.
+    SpawnEvaluated(Box<SpawnEvaluated>),
+    /// `subagent_started`, version 1.
+    SubagentStarted(Box<SubagentStarted>),
+    /// `subagent_stopped`, version 1: the hook's stop check.
+    SubagentStopped(Box<SubagentStopped>),
 }
 
 impl AuditEvent {
@@ -162,6 +177,12 @@ impl AuditEvent {
             AuditEvent::FanOutPlanned(_) => "fan_out_planned",
             AuditEvent::ChunkFinished(_) => "chunk_finished",
             AuditEvent::FanOutMerged(_) => "fan_out_merged",
+            AuditEvent::ContextSealed(_) => "context_sealed",
+            AuditEvent::ApprovalGranted(_) => "approval_granted",
+            AuditEvent::ApprovalRevoked(_) => "approval_revoked",
+            AuditEvent::SpawnEvaluated(_) => "subagent_spawn_evaluated",
+            AuditEvent::SubagentStarted(_) => "subagent_started",
+            AuditEvent::SubagentStopped(_) => "subagent_stopped",
         }
     }
 
@@ -176,7 +197,13 @@ impl AuditEvent {
             | AuditEvent::GuardrailViolation(_)
             | AuditEvent::FanOutPlanned(_)
             | AuditEvent::ChunkFinished(_)
-            | AuditEvent::FanOutMerged(_) => 1,
+            | AuditEvent::FanOutMerged(_)
+            | AuditEvent::ContextSealed(_)
+            | AuditEvent::ApprovalGranted(_)
+            | AuditEvent::ApprovalRevoked(_)
+            | AuditEvent::SpawnEvaluated(_)
+            | AuditEvent::SubagentStarted(_)
+            | AuditEvent::SubagentStopped(_) => 1,
         }
     }
 
@@ -192,21 +219,44 @@ impl AuditEvent {
             AuditEvent::FanOutPlanned(event) => serde_json::value::to_raw_value(event),
             AuditEvent::ChunkFinished(event) => serde_json::value::to_raw_value(event),
             AuditEvent::FanOutMerged(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::ContextSealed(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::ApprovalGranted(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::ApprovalRevoked(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::SpawnEvaluated(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::SubagentStarted(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::SubagentStopped(event) => serde_json::value::to_raw_value(event),
         }
     }
 
     fn from_current(event_type: &str, payload: serde_json::Value) -> Result<AuditEvent, DecodeError> {
-        let invalid = |e: serde_json::Error| DecodeError::InvalidPayload {
-            event_type: event_type.to_owned(),
-            why: e.to_string(),
-        };
-        match event_type {
-            "operator_note" => serde_json::from_value(payload).map(AuditEvent::OperatorNote).map_err(invalid),
-            "delegation_evaluated" => serde_json::from_value(payload)
-                .map(|r| AuditEvent::DelegationEvaluated(Box::new(r)))
-                .map_err(invalid),
-            other => Err(DecodeError::UnknownType { event_type: other.to_owned() }),
+        fn read<T: serde::de::DeserializeOwned>(
+            event_type: &str,
+            payload: serde_json::Value,
+        ) -> Result<T, DecodeError> {
+            serde_json::from_value(payload).map_err(|e| DecodeError::InvalidPayload {
+                event_type: event_type.to_owned(),
+                why: e.to_string(),
+            })
         }
+        let t = event_type;
+        Ok(match event_type {
+            "operator_note" => AuditEvent::OperatorNote(read(t, payload)?),
+            "delegation_evaluated" => AuditEvent::DelegationEvaluated(read(t, payload)?),
+            "lineage_checked" => AuditEvent::LineageChecked(read(t, payload)?),
+            "tool_call_authorized" => AuditEvent::ToolCallAuthorized(read(t, payload)?),
+            "result_validated" => AuditEvent::ResultValidated(read(t, payload)?),
+            "guardrail_violation" => AuditEvent::GuardrailViolation(read(t, payload)?),
+            "fan_out_planned" => AuditEvent::FanOutPlanned(read(t, payload)?),
+            "chunk_finished" => AuditEvent::ChunkFinished(read(t, payload)?),
+            "fan_out_merged" => AuditEvent::FanOutMerged(read(t, payload)?),
+            "context_sealed" => AuditEvent::ContextSealed(read(t, payload)?),
+            "approval_granted" => AuditEvent::ApprovalGranted(read(t, payload)?),
+            "approval_revoked" => AuditEvent::ApprovalRevoked(read(t, payload)?),
+            "subagent_spawn_evaluated" => AuditEvent::SpawnEvaluated(read(t, payload)?),
+            "subagent_started" => AuditEvent::SubagentStarted(read(t, payload)?),
+            "subagent_stopped" => AuditEvent::SubagentStopped(read(t, payload)?),
+            other => return Err(DecodeError::UnknownType { event_type: other.to_owned() }),
+        })
     }
 
     fn current_version(event_type: &str) -> Option<u32> {
@@ -216,7 +266,16 @@ impl AuditEvent {
             | "lineage_checked"
             | "tool_call_authorized"
             | "result_validated"
-            | "guardrail_violation" => Some(1),
+            | "guardrail_violation"
+            | "fan_out_planned"
+            | "chunk_finished"
+            | "fan_out_merged"
+            | "context_sealed"
+            | "approval_granted"
+            | "approval_revoked"
+            | "subagent_spawn_evaluated"
+            | "subagent_started"
+            | "subagent_stopped" => Some(1),
             _ => None,
         }
     }

@@ -80,6 +80,14 @@ pub(crate) fn boolean_true(
 }
 
 /// `approvalRef` must be a usable reference (G-4).
+/// Whether `text` is a usable `approvalRef` (G-4): the gate's own check, for the commands that
+/// record an approval, so that nothing is recorded that the gate would refuse.
+pub fn check_approval_ref(text: &str) -> Verdict {
+    let mut fields = Map::new();
+    fields.insert("approvalRef".to_owned(), Value::String(text.to_owned()));
+    approval_ref(Some(&fields)).0
+}
+
 pub(crate) fn approval_ref(fields: Option<&Map<String, Value>>) -> (Verdict, Option<String>) {
     let Some(fields) = fields else {
         return (Verdict::fail("metadata_missing", "approvalRef not checked: no governance metadata"), None);

@@ -24,7 +24,7 @@ mod request;
 pub use agent::{AgentReading, read_agent};
 pub use gate::{DelegationGrant, Evaluation, GateInputs, candidate_names, candidates_to_read, evaluate};
 pub use inputs::{EnvValue, FileRead};
-pub use metadata::{KNOWN_FIELDS, MAX_APPROVAL_REF, Metadata};
+pub use metadata::{KNOWN_FIELDS, MAX_APPROVAL_REF, Metadata, check_approval_ref};
 pub(crate) use names::show;
 pub use names::{InvalidName, MAX_NAME_LEN, Name};
 pub use persona::{Persona, PersonaReading, read_persona};

@@ -1,0 +1,342 @@
+//! `warden hook` as Claude Code runs it: the real binary, the example project copied into a
+//! fresh git repository, the fixture events of `examples/claude-code/events/` on stdin.
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test code: a failed unwrap or index is a failed test"
+)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/claude-code");
+
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    store: PathBuf,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git").arg("-C").arg(root).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn project() -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    copy_dir(Path::new(EXAMPLE), &root);
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"]);
+    Project { store: dir.path().join("audit"), root, _dir: dir }
+}
+
+fn warden(p: &Project, args: &[&str], stdin: &str, enabled: bool) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_warden"));
+    command.arg("--store").arg(&p.store).args(args).current_dir(&p.root).env_remove("CLAUDECODE");
+    if enabled {
+        command.env("AGENTWARDEN_ENABLE_SUBAGENTS", "true");
+    } else {
+        command.env_remove("AGENTWARDEN_ENABLE_SUBAGENTS");
+    }
+    let mut child =
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn event(name: &str) -> String {
+    std::fs::read_to_string(Path::new(EXAMPLE).join("events").join(format!("{name}.json"))).unwrap()
+}
+
+/// Runs the hook on a fixture; returns (exit code, stdout JSON or Null, stderr).
+fn hook_text(p: &Project, input: &str, enabled: bool) -> (i32, Value, String) {
+    let out = warden(p, &["hook", "--config", "agentwarden.toml"], input, enabled);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let json = if stdout.trim().is_empty() { Value::Null } else { serde_json::from_str(&stdout).unwrap() };
+    (out.status.code().unwrap(), json, String::from_utf8(out.stderr).unwrap())
+}
+
+fn hook(p: &Project, name: &str) -> (i32, Value, String) {
+    hook_text(p, &event(name), true)
+}
+
+fn approve(p: &Project) {
+    for args in
+        [&["seal", "--by", "alice"][..], &["approve", "--ref", "GATE-2026-11-22-001", "--by", "alice"]]
+    {
+        let out = warden(p, args, "", true);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+fn deny_reason(answer: &Value) -> &str {
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PreToolUse", "{answer}");
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
+    answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap()
+}
+
+fn allowed(result: &(i32, Value, String)) {
+    assert_eq!((result.0, &result.1), (0, &Value::Null), "an allow is exit 0 and silent: {}", result.2);
+}
+
+fn events(p: &Project) -> Vec<Value> {
+    let out = warden(p, &["audit", "export", "--format", "jsonl"], "", true);
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn the_nested_scenario_allows_within_the_manifests_and_denies_past_them() {
+    let p = project();
+    approve(&p);
+    allowed(&hook(&p, "pre-task-main-planner"));
+    allowed(&hook(&p, "start-planner"));
+    allowed(&hook(&p, "pre-agent-planner-coder"));
+    allowed(&hook(&p, "start-coder"));
+    let (code, answer, _) = hook(&p, "pre-task-coder-researcher");
+    assert_eq!(code, 0);
+    let reason = deny_reason(&answer);
+    assert!(reason.contains("lineage (depth_exceeded)"), "{reason}");
+    let (code, answer, _) = hook(&p, "pre-agent-planner-researcher");
+    assert_eq!(code, 0);
+    assert!(deny_reason(&answer).contains("lineage (spawn_not_allowed)"), "{answer}");
+
+    let log = events(&p);
+    let spawns: Vec<&Value> = log.iter().filter(|e| e["event_type"] == "subagent_spawn_evaluated").collect();
+    assert_eq!(spawns.len(), 4);
+    for spawn in &spawns {
+        assert_eq!(spawn["session"], "demo-session");
+        assert!(spawn["payload"]["tool_use_id"].as_str().unwrap().starts_with("toolu_"));
+    }
+    assert_eq!(spawns[1]["payload"]["agent_id"], "agent-planner-1");
+    let depths: Vec<u64> = spawns[2]["payload"]["lineage_agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["spawn_depth"].as_u64().unwrap())
+        .collect();
+    assert_eq!(depths, [0, 1, 2, 3], "main → planner → coder → researcher");
+    let started: Vec<&Value> = log.iter().filter(|e| e["event_type"] == "subagent_started").collect();
+    assert_eq!(started[1]["payload"]["tool_use_id"], "toolu_03", "matched to the planner's spawn");
+    assert_eq!(started[1]["payload"]["parent"], "agent-planner-1");
+    let verify = warden(&p, &["audit", "verify"], "", true);
+    assert_eq!(verify.status.code(), Some(0));
+}
+
+#[test]
+fn each_kind_of_deny_names_its_gate() {
+    let p = project();
+    // Kill switch off.
+    let (code, answer, _) = hook_text(&p, &event("pre-task-main-planner"), false);
+    assert_eq!(code, 0);
+    assert!(deny_reason(&answer).contains("gate: environment (env_not_enabled)"), "{answer}");
+    // Enabled, but nothing sealed or approved.
+    let (_, answer, _) = hook(&p, "pre-task-main-planner");
+    assert!(deny_reason(&answer).contains("gate: context_sealed"), "{answer}");
+    approve(&p);
+    allowed(&hook(&p, "pre-agent-main-planner"));
+    // Revoked: denied again.
+    assert_eq!(warden(&p, &["revoke", "--by", "bob"], "", true).status.code(), Some(0));
+    let (_, answer, _) = hook(&p, "pre-agent-main-planner");
+    assert!(deny_reason(&answer).contains("gate: context_sealed"), "{answer}");
+    approve(&p);
+    // The main persona does not declare the coder.
+    let asks_coder =
+        event("pre-task-main-planner").replace(r#""subagent_type":"planner""#, r#""subagent_type":"coder""#);
+    let (_, answer, _) = hook_text(&p, &asks_coder, true);
+    assert!(deny_reason(&answer).contains("gate: candidates"), "{answer}");
+    // An agent Warden never saw start.
+    let (_, answer, _) = hook(&p, "pre-agent-planner-coder");
+    assert!(deny_reason(&answer).contains("lineage (agent_unknown)"), "{answer}");
+    // An agent that lies about its type.
+    allowed(&hook(&p, "pre-task-main-planner"));
+    allowed(&hook(&p, "start-planner"));
+    let liar =
+        event("pre-agent-planner-coder").replace(r#""agent_type":"planner""#, r#""agent_type":"coder""#);
+    let (_, answer, _) = hook_text(&p, &liar, true);
+    assert!(deny_reason(&answer).contains("agent_type_mismatch"), "{answer}");
+    // A missing manifest file.
+    std::fs::remove_file(p.root.join("manifests.toml")).unwrap();
+    let (_, answer, _) = hook(&p, "pre-agent-planner-coder");
+    assert!(deny_reason(&answer).contains("lineage (manifests_unavailable)"), "{answer}");
+}
+
+#[test]
+fn unusable_input_is_exit_2_and_ungoverned_calls_are_silent() {
+    let p = project();
+    allowed(&hook(&p, "pre-bash"));
+    for (input, why) in [
+        (String::new(), "empty stdin"),
+        ("{not json".to_owned(), "invalid JSON"),
+        (event("pre-task-no-subagent-type"), "missing subagent_type"),
+        (r#"{"hook_event_name":"PreToolUse","tool_name":"Task"}"#.to_owned(), "missing session_id"),
+    ] {
+        let (code, stdout, stderr) = hook_text(&p, &input, true);
+        assert_eq!(code, 2, "{why}");
+        assert_eq!(stdout, Value::Null, "{why}");
+        assert!(stderr.starts_with("warden: hook_input_"), "{why}: {stderr}");
+    }
+    // A store that cannot be opened: exit 2, never a silent allow.
+    let blocked = Project {
+        store: p.root.join("okrs/q4.md"),
+        root: p.root.clone(),
+        _dir: tempfile::tempdir().unwrap(),
+    };
+    let (code, _, stderr) = hook(&blocked, "pre-task-main-planner");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("store_unavailable"), "{stderr}");
+    // A configuration that does not parse.
+    std::fs::write(p.root.join("agentwarden.toml"), "[claude_code]\nmain_persona = \"../x\"\n").unwrap();
+    let (code, _, stderr) = hook(&p, "pre-task-main-planner");
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn a_stop_after_touching_protected_paths_is_blocked_reverted_and_recorded() {
+    let p = project();
+    approve(&p);
+    for name in ["pre-task-main-planner", "start-planner", "pre-agent-planner-coder", "start-coder"] {
+        allowed(&hook(&p, name));
+    }
+    std::fs::write(p.root.join("okrs/q4.md"), "rewritten by an agent\n").unwrap();
+    std::fs::write(p.root.join("okrs/new.md"), "added by an agent\n").unwrap();
+    let (code, answer, _) = hook(&p, "stop-coder");
+    assert_eq!(code, 0);
+    assert_eq!(answer["decision"], "block");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(reason.contains("protected_path_changed") && reason.contains("okrs/q4.md"), "{reason}");
+    assert!(reason.contains("okrs/new.md") && reason.contains("have been reverted"), "{reason}");
+    assert!(reason.contains("result_invalid"), "the prompt asked for out/result.json: {reason}");
+    assert!(std::fs::read_to_string(p.root.join("okrs/q4.md")).unwrap().starts_with("# Q4 objectives"));
+    assert!(!p.root.join("okrs/new.md").exists());
+    let violation = p.root.join(".agentwarden/violations/demo-session/agent-coder-1/violation.json");
+    let violation: Value = serde_json::from_str(&std::fs::read_to_string(violation).unwrap()).unwrap();
+    assert_eq!(violation["details"]["reverted"], true);
+
+    // The agent writes its result and stops again: clean now, so it may stop.
+    std::fs::create_dir_all(p.root.join("out")).unwrap();
+    let result = r#"{"schema_version":"1.0","summary":"step 1 done","proposed_changes":["src/a.rs"],
+        "kr_targets":["KR-1"],"kr_impact_claim":"faster hooks"}"#;
+    std::fs::write(p.root.join("out/result.json"), result).unwrap();
+    let again = event("stop-coder").replace(r#""stop_hook_active":false"#, r#""stop_hook_active":true"#);
+    let outcome = hook_text(&p, &again, true);
+    if outcome.1 != Value::Null {
+        panic!("expected the stop to be allowed: {}", outcome.1);
+    }
+    let log = events(&p);
+    let types: Vec<&str> = log.iter().map(|e| e["event_type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"guardrail_violation"), "{types:?}");
+    let stops: Vec<&Value> = log.iter().filter(|e| e["event_type"] == "subagent_stopped").collect();
+    assert_eq!(stops[0]["payload"]["decision"], "deny");
+    assert_eq!(stops[1]["payload"]["decision"], "allow");
+}
+
+#[test]
+fn thirty_two_simultaneous_hooks_all_answer_and_append_an_intact_chain() {
+    let p = project();
+    approve(&p);
+    let children: Vec<_> = (0..32)
+        .map(|i| {
+            let input = event("pre-task-main-planner").replace("toolu_01", &format!("toolu_p{i:02}"));
+            let mut child = Command::new(env!("CARGO_BIN_EXE_warden"))
+                .arg("--store")
+                .arg(&p.store)
+                .args(["--lock-timeout-ms", "20000", "hook", "--config", "agentwarden.toml"])
+                .current_dir(&p.root)
+                .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+            child
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty(), "allowed: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    let log = events(&p);
+    let spawns = log.iter().filter(|e| e["event_type"] == "subagent_spawn_evaluated").count();
+    assert_eq!(spawns, 32);
+    assert_eq!(log.len(), 2 + 32, "seal, approve, then one event per hook");
+    assert_eq!(warden(&p, &["audit", "verify"], "", true).status.code(), Some(0));
+}
+
+#[test]
+fn approvals_are_human_commands_only_and_checked() {
+    let p = project();
+    let mut inside = Command::new(env!("CARGO_BIN_EXE_warden"));
+    let out = inside
+        .arg("--store")
+        .arg(&p.store)
+        .args(["approve", "--ref", "GATE-1"])
+        .env("CLAUDECODE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("CLAUDECODE"));
+    assert!(!p.store.exists(), "nothing recorded");
+    let out = warden(&p, &["approve", "--ref", "  "], "", true);
+    assert_eq!(out.status.code(), Some(2), "a blank reference is refused");
+    let out = warden(&p, &["revoke", "--ref", "GATE-9"], "", true);
+    assert_eq!(out.status.code(), Some(2), "nothing in force to revoke");
+}
+
+#[test]
+fn init_merges_the_settings_and_doctor_checks_the_project() {
+    let p = project();
+    let settings = p.root.join(".claude/settings.json");
+    std::fs::write(&settings, r#"{"permissions":{"allow":["Bash(ls)"]}}"#).unwrap();
+    let root = p.root.to_str().unwrap();
+    let out = warden(&p, &["init", "claude-code", "--project", root], "", true);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(merged["permissions"]["allow"][0], "Bash(ls)", "other keys kept");
+    assert_eq!(merged["hooks"]["PreToolUse"][0]["matcher"], "Task|Agent");
+    let command = merged["hooks"]["SubagentStop"][0]["hooks"][0]["command"].as_str().unwrap();
+    assert!(command.contains("hook --config"), "{command}");
+
+    let out = warden(&p, &["doctor", "--project", root], "", true);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("ok    manifests"), "{text}");
+
+    std::fs::write(
+        p.root.join(".claude/agents/coder.md"),
+        "---\nname: coder\nsubagents: [researcher]\n---\n",
+    )
+    .unwrap();
+    std::fs::write(&settings, "{}").unwrap();
+    let out = warden(&p, &["doctor", "--project", root, "--json"], "", true);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["ok"] == false)
+        .map(|c| c["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["settings", "agent"], "{report}");
+}

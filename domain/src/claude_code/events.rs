@@ -1,0 +1,119 @@
+//! The events of human approval and of the Claude Code hook.
+
+use serde::{Deserialize, Serialize};
+
+use crate::governance::GateReport;
+use crate::guardrails::ResultValidation;
+use crate::lineage::{AgentIdentifier, LineageVerdict};
+use crate::verdict::Decision;
+
+/// `context_sealed`, version 1: a human declared the context final (`warden seal`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSealed {
+    /// Who sealed it, when given.
+    pub by: Option<String>,
+}
+
+/// `approval_granted`, version 1: a human approved the pipeline run (`warden approve`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalGranted {
+    /// The approval's reference (a valid `approvalRef`).
+    pub approval_ref: String,
+    /// Who approved, when given.
+    pub approved_by: Option<String>,
+}
+
+/// `approval_revoked`, version 1: a human withdrew the approval and the seal (`warden revoke`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalRevoked {
+    /// The approval revoked (the one in force when the command ran), if there was one.
+    pub approval_ref: Option<String>,
+    /// Who revoked, when given.
+    pub by: Option<String>,
+}
+
+/// Which check failed first in a hook decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookFailure {
+    /// `gate`, `lineage`, `guardrails`, `result` or `audit`.
+    pub stage: String,
+    /// The stable code.
+    pub code: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// `subagent_spawn_evaluated`, version 1: one `PreToolUse` of `Task`/`Agent`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnEvaluated {
+    /// Claude Code's id of the tool call.
+    pub tool_use_id: String,
+    /// `Task` or `Agent`.
+    pub tool_name: String,
+    /// The calling subagent's id; `None` for the main session.
+    pub agent_id: Option<String>,
+    /// The persona the gate evaluated (the caller's type, or the main persona).
+    pub persona: String,
+    /// The subagent type asked for.
+    pub subagent_type: String,
+    /// Allow or deny.
+    pub decision: Decision,
+    /// The first failure, on a deny.
+    pub first_failure: Option<HookFailure>,
+    /// The gate's whole report.
+    pub gate: GateReport,
+    /// The lineage walk of parent → requested child.
+    pub lineage: LineageVerdict,
+    /// The lineage walked, root first, ending with the requested child.
+    pub lineage_agents: Vec<AgentIdentifier>,
+    /// The `result.json` the prompt asks for, if any.
+    pub result_path: Option<String>,
+}
+
+/// `subagent_started`, version 1: a subagent began (`SubagentStart`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentStarted {
+    /// Claude Code's id of the subagent.
+    pub agent_id: String,
+    /// Its type.
+    pub agent_type: String,
+    /// The allowed spawn it was matched to (H-2); `None`: no allowed spawn was pending, and
+    /// the agent may spawn nothing.
+    pub tool_use_id: Option<String>,
+    /// Its parent's id (`None`: the main session, or unmatched).
+    pub parent: Option<String>,
+    /// Its depth (the main session is 0), when matched.
+    pub depth: Option<u64>,
+    /// Whether the protected paths were snapshotted for the stop check.
+    pub snapshot: bool,
+}
+
+/// `subagent_stopped`, version 1: the stop check of a subagent (`SubagentStop`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentStopped {
+    /// Claude Code's id of the subagent.
+    pub agent_id: String,
+    /// Its type.
+    pub agent_type: String,
+    /// Allow (it may stop) or deny (the stop is blocked).
+    pub decision: Decision,
+    /// Every reason it was blocked.
+    pub failures: Vec<HookFailure>,
+    /// The protected paths it changed.
+    pub changed_files: Vec<String>,
+    /// Whether they were reverted.
+    pub reverted: bool,
+    /// The `result.json` checked, if one was asked for.
+    pub result_path: Option<String>,
+    /// Its validation.
+    pub result: Option<ResultValidation>,
+    /// Claude Code's `stop_hook_active`.
+    pub stop_hook_active: bool,
+}

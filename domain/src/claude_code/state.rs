@@ -1,0 +1,306 @@
+//! What the hook knows between calls: the human approval in force and each session's spawn
+//! tree. A projection of the audit log — a pure fold over its events — kept as of a head, so
+//! that each hook call only applies the events recorded since (H-3).
+//!
+//! H-2 (matching a `SubagentStart` to its spawn): Claude Code's `SubagentStart` names the new
+//! agent's id and type but not the tool call that spawned it. The agent is matched to a
+//! pending allowed spawn of the same session and type: the deepest one, and among those the
+//! oldest. Choosing the deepest when spawns of one type are pending at several depths is the
+//! fail-closed choice: the agent is given the least remaining depth. An agent with no pending
+//! spawn to match is recorded as untracked, and may spawn nothing.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::events::{SpawnEvaluated, SubagentStarted, SubagentStopped};
+use super::input::CallingAgent;
+use crate::audit::{AuditEvent, Head};
+use crate::governance::Name;
+use crate::lineage::AgentIdentifier;
+use crate::verdict::{Decision, Verdict};
+
+/// The id of the main session's agent, the root of every spawn tree.
+pub const ROOT_ID: &str = "main";
+/// Sessions kept; the least recently active is forgotten first (its agents may then spawn
+/// nothing).
+pub const MAX_SESSIONS: usize = 256;
+/// Allowed spawns awaiting their `SubagentStart`, per session; the oldest is dropped first.
+pub const MAX_PENDING: usize = 64;
+
+/// The seal in force.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealInForce {
+    /// The `context_sealed` event.
+    pub seq: u64,
+    /// Who sealed.
+    pub by: Option<String>,
+}
+
+/// The approval in force.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalInForce {
+    /// The `approval_granted` event.
+    pub seq: u64,
+    /// Its reference.
+    pub approval_ref: String,
+    /// Who approved.
+    pub approved_by: Option<String>,
+}
+
+/// The human approval state, set only by `warden seal`, `approve` and `revoke`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Governance {
+    /// The seal, if the context is sealed.
+    pub sealed: Option<SealInForce>,
+    /// The approval, if the pipeline run is approved.
+    pub approval: Option<ApprovalInForce>,
+}
+
+impl Governance {
+    /// The `subagentGovernance` metadata the gate evaluates: `contextSealed` and
+    /// `pipelineRunApproved` are `true` only while a seal and an approval are in force.
+    pub fn metadata(&self) -> serde_json::Value {
+        let mut metadata = serde_json::json!({
+            "contextSealed": self.sealed.is_some(),
+            "pipelineRunApproved": self.approval.is_some(),
+        });
+        if let (Some(approval), serde_json::Value::Object(map)) = (&self.approval, &mut metadata) {
+            map.insert("approvalRef".into(), approval.approval_ref.clone().into());
+            if let Some(by) = &approval.approved_by {
+                map.insert("approvedBy".into(), by.clone().into());
+            }
+        }
+        metadata
+    }
+}
+
+/// An allowed spawn whose agent has not started yet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingSpawn {
+    /// The `subagent_spawn_evaluated` event.
+    pub seq: u64,
+    /// The tool call.
+    pub tool_use_id: String,
+    /// The parent's agent id (`None`: the main session).
+    pub parent: Option<String>,
+    /// The type asked for.
+    pub child_type: String,
+    /// The child's depth.
+    pub depth: u64,
+    /// The `result.json` the prompt asks for.
+    pub result_path: Option<String>,
+}
+
+/// A subagent the hook has seen start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrackedAgent {
+    /// Its type.
+    pub agent_type: String,
+    /// Its parent's id (`None`: the main session).
+    pub parent: Option<String>,
+    /// Its depth; `None` when it matched no allowed spawn (untracked).
+    pub depth: Option<u64>,
+    /// The `result.json` it was asked for.
+    pub result_path: Option<String>,
+}
+
+/// One session's spawn tree.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpawnTree {
+    /// The last event of this session applied.
+    pub last_seq: u64,
+    /// Allowed spawns not yet started, oldest first.
+    pub pending: Vec<PendingSpawn>,
+    /// Running subagents by id.
+    pub agents: BTreeMap<String, TrackedAgent>,
+}
+
+impl SpawnTree {
+    /// The pending spawn a `SubagentStart` of `agent_type` is matched to (H-2).
+    pub fn match_start(&self, agent_type: &str) -> Option<&PendingSpawn> {
+        self.pending
+            .iter()
+            .filter(|p| p.child_type == agent_type)
+            .min_by_key(|p| (std::cmp::Reverse(p.depth), p.seq))
+    }
+
+    /// The lineage from the root to the caller, then the requested child (id `tool_use_id`),
+    /// or why there is none: the caller is unknown, untracked, or not of the type it claims.
+    pub fn lineage(
+        &self,
+        main: &Name,
+        caller: Option<&CallingAgent>,
+        child_type: &str,
+        tool_use_id: &str,
+    ) -> Result<Vec<AgentIdentifier>, Verdict> {
+        let mut chain: Vec<AgentIdentifier> = Vec::new();
+        let mut next = caller.map(|c| c.agent_id.clone());
+        if let Some(caller) = caller {
+            let tracked = self.agents.get(&caller.agent_id).ok_or_else(|| {
+                Verdict::fail(
+                    "agent_unknown",
+                    format!("agent `{}` was not started through a spawn Warden allowed", caller.agent_id),
+                )
+            })?;
+            if tracked.agent_type != caller.agent_type {
+                return Err(Verdict::fail(
+                    "agent_type_mismatch",
+                    format!(
+                        "agent `{}` claims type `{}` but was started as `{}`",
+                        caller.agent_id, caller.agent_type, tracked.agent_type
+                    ),
+                ));
+            }
+        }
+        while let Some(id) = next {
+            if chain.len() > self.agents.len() {
+                return Err(Verdict::fail("lineage_cycle", format!("the spawn tree loops at `{id}`")));
+            }
+            let agent = self.agents.get(&id).ok_or_else(|| {
+                Verdict::fail("agent_unknown", format!("ancestor `{id}` is not in the session's spawn tree"))
+            })?;
+            let depth = agent.depth.ok_or_else(|| {
+                Verdict::fail(
+                    "agent_untracked",
+                    format!("agent `{id}` matched no allowed spawn when it started; it may spawn nothing"),
+                )
+            })?;
+            chain.push(AgentIdentifier {
+                id: id.clone(),
+                agent_type: name(&agent.agent_type)?,
+                spawn_depth: depth,
+            });
+            next = agent.parent.clone();
+        }
+        chain.push(AgentIdentifier { id: ROOT_ID.to_owned(), agent_type: main.clone(), spawn_depth: 0 });
+        chain.reverse();
+        let depth = chain.last().map_or(0, |a| a.spawn_depth).saturating_add(1);
+        chain.push(AgentIdentifier {
+            id: tool_use_id.to_owned(),
+            agent_type: name(child_type)?,
+            spawn_depth: depth,
+        });
+        Ok(chain)
+    }
+}
+
+fn name(raw: &str) -> Result<Name, Verdict> {
+    Name::new(raw).map_err(|e| Verdict::fail("invalid_name", e.to_string()))
+}
+
+/// The hook's projection: governance and spawn trees, as of `head`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookState {
+    /// The last event applied.
+    pub head: Head,
+    /// The human approval in force.
+    pub governance: Governance,
+    /// Spawn trees by session id.
+    pub sessions: BTreeMap<String, SpawnTree>,
+}
+
+impl HookState {
+    /// The spawn tree of `session` (empty if unknown).
+    pub fn session(&self, session: &str) -> SpawnTree {
+        self.sessions.get(session).cloned().unwrap_or_default()
+    }
+
+    /// Applies the event at `head` (recorded under `session`). Events of other types change
+    /// nothing but the head.
+    pub fn apply(&mut self, head: Head, session: Option<&str>, event: &AuditEvent) {
+        self.head = head;
+        let seq = head.seq;
+        match event {
+            AuditEvent::ContextSealed(e) => {
+                self.governance.sealed = Some(SealInForce { seq, by: e.by.clone() })
+            }
+            AuditEvent::ApprovalGranted(e) => {
+                self.governance.approval = Some(ApprovalInForce {
+                    seq,
+                    approval_ref: e.approval_ref.clone(),
+                    approved_by: e.approved_by.clone(),
+                });
+            }
+            AuditEvent::ApprovalRevoked(_) => self.governance = Governance::default(),
+            AuditEvent::SpawnEvaluated(e) => {
+                if let Some(session) = session {
+                    self.spawn(seq, session, e);
+                }
+            }
+            AuditEvent::SubagentStarted(e) => {
+                if let Some(session) = session {
+                    self.started(seq, session, e);
+                }
+            }
+            AuditEvent::SubagentStopped(e) => {
+                if let Some(session) = session {
+                    self.stopped(seq, session, e);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn tree(&mut self, seq: u64, session: &str) -> &mut SpawnTree {
+        if !self.sessions.contains_key(session) && self.sessions.len() >= MAX_SESSIONS {
+            let oldest = self.sessions.iter().min_by_key(|(_, t)| t.last_seq).map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                self.sessions.remove(&oldest);
+            }
+        }
+        let tree = self.sessions.entry(session.to_owned()).or_default();
+        tree.last_seq = seq;
+        tree
+    }
+
+    fn spawn(&mut self, seq: u64, session: &str, e: &SpawnEvaluated) {
+        if e.decision != Decision::Allow {
+            return;
+        }
+        let depth = e.lineage_agents.last().map_or(1, |a| a.spawn_depth);
+        let tree = self.tree(seq, session);
+        if tree.pending.len() >= MAX_PENDING {
+            tree.pending.remove(0);
+        }
+        tree.pending.push(PendingSpawn {
+            seq,
+            tool_use_id: e.tool_use_id.clone(),
+            parent: e.agent_id.clone(),
+            child_type: e.subagent_type.clone(),
+            depth,
+            result_path: e.result_path.clone(),
+        });
+    }
+
+    fn started(&mut self, seq: u64, session: &str, e: &SubagentStarted) {
+        let tree = self.tree(seq, session);
+        let matched = e
+            .tool_use_id
+            .as_ref()
+            .and_then(|id| tree.pending.iter().position(|p| &p.tool_use_id == id))
+            .map(|i| tree.pending.remove(i));
+        let agent = match matched {
+            Some(p) => TrackedAgent {
+                agent_type: e.agent_type.clone(),
+                parent: p.parent,
+                depth: Some(p.depth),
+                result_path: p.result_path,
+            },
+            None => TrackedAgent {
+                agent_type: e.agent_type.clone(),
+                parent: None,
+                depth: None,
+                result_path: None,
+            },
+        };
+        tree.agents.insert(e.agent_id.clone(), agent);
+    }
+
+    fn stopped(&mut self, seq: u64, session: &str, e: &SubagentStopped) {
+        let tree = self.tree(seq, session);
+        if e.decision == Decision::Allow {
+            tree.agents.remove(&e.agent_id);
+        }
+    }
+}
