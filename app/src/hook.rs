@@ -390,3 +390,94 @@ impl Warden {
 fn verdict(code: &'static str, reason: String) -> Verdict {
     Verdict { passed: false, code: Some(code.into()), reason: reason.into() }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
+    use agentwarden_domain::claude_code::{ApprovalInForce, Governance};
+    use agentwarden_ports::{Appended, EventStore, Expected, StateStore};
+
+    use super::*;
+    use crate::MemoryEventStore;
+
+    const SPAWN: &str = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Task",
+        "tool_use_id":"t1","tool_input":{"subagent_type":"planner"}}"#;
+
+    fn warden(store: Arc<MemoryEventStore>) -> Warden {
+        Warden::builder().event_store(store.clone()).state_store(store).build().unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_saved_state_that_is_not_on_the_log_is_rebuilt_from_the_log() {
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = warden(store.clone());
+        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        warden.record(Correlation::default(), &note).await.unwrap();
+        // A forged state: an approval nobody granted, at seq 1 with a hash that is not the log's.
+        let forged = HookState {
+            head: Head { seq: 1, hash: agentwarden_domain::audit::Hash::from_bytes([7; 32]) },
+            governance: Governance {
+                sealed: None,
+                approval: Some(ApprovalInForce { seq: 1, approval_ref: "FORGED".into(), approved_by: None }),
+            },
+            sessions: Default::default(),
+        };
+        store.write_projection(HOOK_PROJECTION, serde_json::to_vec(&forged).unwrap()).await.unwrap();
+        let state = warden.hook_state().await.unwrap();
+        assert_eq!(state.governance, Governance::default());
+        assert_eq!(state.head.seq, 1);
+        // An unreadable saved state is rebuilt too.
+        store.write_projection(HOOK_PROJECTION, b"not json".to_vec()).await.unwrap();
+        assert_eq!(warden.hook_state().await.unwrap().head, state.head);
+    }
+
+    /// A log whose second record was edited after it was written.
+    #[derive(Debug)]
+    struct Tampered(Vec<StoredRecord>);
+
+    #[async_trait::async_trait]
+    impl EventStore for Tampered {
+        async fn append(&self, _: Expected, _: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            Err(StoreError::Unavailable { reason: "read-only".into() })
+        }
+        async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+            let skip = usize::try_from(from.saturating_sub(1)).unwrap_or(usize::MAX);
+            Ok(self.0.iter().skip(skip).take(limit).cloned().collect())
+        }
+        async fn head(&self) -> Result<Head, StoreError> {
+            Ok(self.0.last().map_or(Head::EMPTY, |r| Head { seq: r.seq, hash: r.hash }))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_log_that_does_not_verify_is_exit_2_never_a_decision() {
+        let store = Arc::new(MemoryEventStore::new());
+        let honest = warden(store.clone());
+        for _ in 0..2 {
+            let seal = AuditEvent::ContextSealed(agentwarden_domain::claude_code::ContextSealed { by: None });
+            honest.record(Correlation::default(), &seal).await.unwrap();
+        }
+        let mut records = store.read(1, 10).await.unwrap();
+        let body = String::from_utf8(records[1].body.clone()).unwrap().replace("\"by\":null", "\"by\":\"x\"");
+        records[1].body = body.into_bytes();
+        let warden = Warden::builder().event_store(Arc::new(Tampered(records))).build().unwrap();
+        let answer = warden.hook(SPAWN).await;
+        assert_eq!(answer.exit_code, HOOK_FAILED, "{answer:?}");
+        assert!(answer.stderr.unwrap().starts_with("store_corrupt"));
+        assert_eq!(answer.stdout, None);
+    }
+
+    #[tokio::test]
+    async fn a_decision_that_cannot_be_recorded_is_a_deny() {
+        let store = Arc::new(MemoryEventStore::new());
+        let records = store.read(1, 10).await.unwrap();
+        let warden = Warden::builder().event_store(Arc::new(Tampered(records))).build().unwrap();
+        let answer = warden.hook(SPAWN).await;
+        assert_eq!(answer.exit_code, 0);
+        let stdout: serde_json::Value = serde_json::from_str(&answer.stdout.unwrap()).unwrap();
+        let reason = stdout["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+        assert!(reason.contains("audit (audit_unavailable)"), "{reason}");
+    }
+}

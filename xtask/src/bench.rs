@@ -117,31 +117,31 @@ fn human_ns(ns: f64) -> String {
     }
 }
 
-/// Median wall time of `warden gate` on the example (Example 1, an allow with its durable
-/// append), in ms: hyperfine when it is installed, else 30 timed runs of our own.
-fn time_warden_gate(warden: &Path) -> Result<(f64, &'static str), String> {
-    let store = target_dir().join("bench-gate-store");
-    let _ = std::fs::remove_dir_all(&store);
-    let args = [
-        "--store",
-        &store.to_string_lossy(),
-        "gate",
-        "--config",
-        "examples/agentwarden.toml",
-        "--request",
-        "examples/requests/example-1-allow.json",
-    ]
-    .map(str::to_owned);
+/// One whole-process measurement: `warden ARGS` (with `stdin` from a file, if given) under
+/// `env`.
+struct WholeProcess<'a> {
+    name: &'a str,
+    args: Vec<String>,
+    stdin: Option<&'a str>,
+    env: (&'a str, &'a str),
+}
+
+/// Median wall time of a whole `warden` process, in ms: hyperfine when it is installed, else
+/// 30 timed runs of our own.
+fn time_warden(warden: &Path, run: &WholeProcess<'_>) -> Result<(f64, &'static str), String> {
     let has_hyperfine = Command::new("hyperfine").arg("--version").output().is_ok_and(|o| o.status.success());
     if has_hyperfine {
-        let json = target_dir().join("hyperfine-gate.json");
-        let line = format!("{} {}", warden.display(), args.join(" "));
+        let json = target_dir().join(format!("hyperfine-{}.json", run.name));
+        let mut line = format!("{} {}", warden.display(), run.args.join(" "));
+        if let Some(stdin) = run.stdin {
+            line.push_str(&format!(" < {stdin}"));
+        }
         exec(
             Command::new("hyperfine")
                 .args(["--warmup", "5", "--runs", "50", "--style", "basic", "--export-json"])
                 .arg(&json)
                 .arg(&line)
-                .env("CHIRALITY_ENABLE_SUBAGENTS", "true"),
+                .env(run.env.0, run.env.1),
         )?;
         let text = std::fs::read_to_string(&json).map_err(|e| e.to_string())?;
         let at = text.find("\"median\":").ok_or("hyperfine: no median")?;
@@ -157,15 +157,20 @@ fn time_warden_gate(warden: &Path) -> Result<(f64, &'static str), String> {
     }
     let mut times = Vec::new();
     for i in 0..35 {
+        let stdin = match run.stdin {
+            Some(file) => std::process::Stdio::from(std::fs::File::open(file).map_err(|e| e.to_string())?),
+            None => std::process::Stdio::null(),
+        };
         let started = Instant::now();
         let status = Command::new(warden)
-            .args(&args)
-            .env("CHIRALITY_ENABLE_SUBAGENTS", "true")
+            .args(&run.args)
+            .env(run.env.0, run.env.1)
+            .stdin(stdin)
             .stdout(std::process::Stdio::null())
             .status()
             .map_err(|e| e.to_string())?;
         if !status.success() {
-            return Err(format!("warden gate exited with {status}"));
+            return Err(format!("warden {} exited with {status}", run.name));
         }
         if i >= 5 {
             times.push(started.elapsed().as_secs_f64() * 1e3);
@@ -173,6 +178,43 @@ fn time_warden_gate(warden: &Path) -> Result<(f64, &'static str), String> {
     }
     times.sort_by(f64::total_cmp);
     Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), "own loop, 30 runs after 5 warm-up"))
+}
+
+/// `warden gate` on the example (Example 1, an allow with its durable append).
+fn time_warden_gate(warden: &Path) -> Result<(f64, &'static str), String> {
+    let store = target_dir().join("bench-gate-store");
+    let _ = std::fs::remove_dir_all(&store);
+    let args = ["--store", &store.to_string_lossy(), "gate", "--config", "examples/agentwarden.toml"]
+        .into_iter()
+        .chain(["--request", "examples/requests/example-1-allow.json"])
+        .map(str::to_owned)
+        .collect();
+    time_warden(
+        warden,
+        &WholeProcess { name: "gate", args, stdin: None, env: ("CHIRALITY_ENABLE_SUBAGENTS", "true") },
+    )
+}
+
+/// `warden hook` on the Claude Code example: a `PreToolUse` of `Task` from the main session,
+/// sealed and approved, so an allow (gate, lineage, durable append, saved state).
+fn time_warden_hook(warden: &Path) -> Result<(f64, &'static str), String> {
+    let store = target_dir().join("bench-hook-store");
+    let _ = std::fs::remove_dir_all(&store);
+    let store = store.to_string_lossy().into_owned();
+    exec(Command::new(warden).args(["--store", &store, "seal"]).env_remove("CLAUDECODE"))?;
+    exec(
+        Command::new(warden)
+            .args(["--store", &store, "approve", "--ref", "GATE-BENCH"])
+            .env_remove("CLAUDECODE"),
+    )?;
+    let args = ["--store", &store, "hook", "--config", "examples/claude-code/agentwarden.toml"]
+        .map(str::to_owned)
+        .to_vec();
+    let stdin = Some("examples/claude-code/events/pre-task-main-planner.json");
+    time_warden(
+        warden,
+        &WholeProcess { name: "hook", args, stdin, env: ("AGENTWARDEN_ENABLE_SUBAGENTS", "true") },
+    )
 }
 
 /// Peak RSS (KiB) of `warden audit verify` on a fresh log of `events` events, read from
@@ -247,6 +289,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     ]))?;
     let warden = target_dir().join("release").join("warden");
     let gate = time_warden_gate(&warden);
+    let hook = time_warden_hook(&warden);
     let has_time = Path::new("/usr/bin/time").exists();
     let peaks: Vec<(u64, Result<u64, String>)> = if has_time {
         [100_000, 1_000_000].into_iter().map(|n| (n, verify_peak_kib(&warden, n))).collect()
@@ -317,19 +360,24 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         ),
         (a, b) => println!("executor overhead: missing: {:?} {:?}", a.err(), b.err()),
     }
-    match gate {
-        Ok((ms, how)) => println!(
-            "{:<44} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  {} ({how})",
-            "`warden gate` whole process, durable append",
-            format!("{ms:.2} ms"),
-            "",
-            "≤ 20 ms",
-            "",
-            "",
-            "",
-            if ms <= 20.0 { "PASS" } else { "MISS" }
-        ),
-        Err(e) => println!("`warden gate` whole process: not measured: {e}"),
+    for (what, measured) in [
+        ("`warden gate` whole process, durable append", gate),
+        ("`warden hook` whole process, Task allowed", hook),
+    ] {
+        match measured {
+            Ok((ms, how)) => println!(
+                "{:<44} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  {} ({how})",
+                what,
+                format!("{ms:.2} ms"),
+                "",
+                "≤ 20 ms",
+                "",
+                "",
+                "",
+                if ms <= 20.0 { "PASS" } else { "MISS" }
+            ),
+            Err(e) => println!("{what}: not measured: {e}"),
+        }
     }
     println!(
         "\nin-bench verify ({:.0} events): peak RSS {:.0} KiB once the log was built, {:.0} KiB after the verify runs",

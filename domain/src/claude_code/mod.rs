@@ -23,3 +23,6 @@ pub use state::{
     ApprovalInForce, Governance, HookState, MAX_PENDING, MAX_SESSIONS, PendingSpawn, ROOT_ID, SealInForce,
     SpawnTree, TrackedAgent,
 };
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,239 @@
+//! Given these events, when the hook asks, then this state: the projection's rules, and the
+//! property that a state saved part-way and caught up equals one folded in one go (H-3).
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::{Just, Strategy, any, prop_assert_eq, prop_oneof, proptest};
+
+use super::*;
+use crate::audit::{AuditEvent, Hash, Head};
+use crate::governance::{EnvValue, GateInputs, GateReport, Name, PersonaReading, evaluate, parse_request};
+use crate::lineage::{AgentIdentifier, LineageVerdict};
+use crate::verdict::{Decision, Verdict};
+
+fn report() -> GateReport {
+    let inputs = GateInputs {
+        env_var: "X".into(),
+        env: EnvValue::Unset,
+        request: parse_request("{}"),
+        persona: PersonaReading::Invalid(Verdict::fail("persona_missing", "none")),
+        agents: BTreeMap::new(),
+    };
+    evaluate(&inputs).report
+}
+
+fn agent(id: &str, agent_type: &str, depth: u64) -> AgentIdentifier {
+    AgentIdentifier { id: id.into(), agent_type: Name::new(agent_type).unwrap(), spawn_depth: depth }
+}
+
+fn spawn(tool_use_id: &str, caller: Option<&str>, child: &str, depth: u64, decision: Decision) -> AuditEvent {
+    AuditEvent::SpawnEvaluated(Box::new(SpawnEvaluated {
+        tool_use_id: tool_use_id.into(),
+        tool_name: "Task".into(),
+        agent_id: caller.map(str::to_owned),
+        persona: "main".into(),
+        subagent_type: child.into(),
+        decision,
+        first_failure: None,
+        gate: report(),
+        lineage: LineageVerdict { verdict: Verdict::pass("ok"), pair: None },
+        lineage_agents: vec![agent("main", "main", 0), agent(tool_use_id, child, depth)],
+        result_path: Some("out/result.json".into()),
+    }))
+}
+
+fn started(agent_id: &str, agent_type: &str, matched: Option<&PendingSpawn>) -> AuditEvent {
+    AuditEvent::SubagentStarted(Box::new(SubagentStarted {
+        agent_id: agent_id.into(),
+        agent_type: agent_type.into(),
+        tool_use_id: matched.map(|p| p.tool_use_id.clone()),
+        parent: matched.and_then(|p| p.parent.clone()),
+        depth: matched.map(|p| p.depth),
+        snapshot: true,
+    }))
+}
+
+fn stopped(agent_id: &str, decision: Decision) -> AuditEvent {
+    AuditEvent::SubagentStopped(Box::new(SubagentStopped {
+        agent_id: agent_id.into(),
+        agent_type: "coder".into(),
+        decision,
+        failures: Vec::new(),
+        changed_files: Vec::new(),
+        reverted: false,
+        result_path: None,
+        result: None,
+        stop_hook_active: false,
+    }))
+}
+
+fn head(seq: u64) -> Head {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seq.to_be_bytes());
+    Head { seq, hash: Hash::from_bytes(bytes) }
+}
+
+fn fold(events: &[(Option<&str>, AuditEvent)]) -> HookState {
+    let mut state = HookState::default();
+    for (i, (session, event)) in events.iter().enumerate() {
+        state.apply(head(i as u64 + 1), *session, event);
+    }
+    state
+}
+
+#[test]
+fn governance_is_what_seal_approve_and_revoke_left() {
+    let seal = AuditEvent::ContextSealed(ContextSealed { by: Some("alice".into()) });
+    let approve =
+        AuditEvent::ApprovalGranted(ApprovalGranted { approval_ref: "GATE-1".into(), approved_by: None });
+    let revoke =
+        AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: Some("GATE-1".into()), by: None });
+    let state = fold(&[(None, seal.clone()), (None, approve.clone())]);
+    let metadata = state.governance.metadata();
+    assert_eq!(metadata["contextSealed"], true);
+    assert_eq!(metadata["pipelineRunApproved"], true);
+    assert_eq!(metadata["approvalRef"], "GATE-1");
+    assert!(metadata.get("approvedBy").is_none(), "no approver recorded, none claimed");
+    let revoked = fold(&[(None, seal), (None, approve), (None, revoke)]);
+    assert_eq!(revoked.governance, Governance::default(), "revoke withdraws the approval and the seal");
+    assert_eq!(revoked.governance.metadata()["contextSealed"], false);
+    assert_eq!(
+        HookState::default().governance.metadata()["pipelineRunApproved"],
+        false,
+        "nothing by default"
+    );
+}
+
+#[test]
+fn a_start_matches_the_deepest_then_oldest_pending_spawn_of_its_type() {
+    let state = fold(&[
+        (Some("s"), spawn("t1", None, "coder", 1, Decision::Allow)),
+        (Some("s"), spawn("t2", Some("p"), "coder", 2, Decision::Allow)),
+        (Some("s"), spawn("t3", Some("q"), "coder", 2, Decision::Allow)),
+        (Some("s"), spawn("t4", None, "planner", 1, Decision::Deny)),
+        (Some("other"), spawn("t5", None, "coder", 3, Decision::Allow)),
+    ]);
+    let tree = state.session("s");
+    assert_eq!(tree.match_start("coder").unwrap().tool_use_id, "t2", "deepest, then oldest");
+    assert!(tree.match_start("planner").is_none(), "a denied spawn is never pending");
+    assert!(tree.match_start("researcher").is_none());
+}
+
+#[test]
+fn the_lineage_follows_started_agents_to_the_root() {
+    let main = Name::new("main").unwrap();
+    let mut events = vec![(Some("s"), spawn("t1", None, "planner", 1, Decision::Allow))];
+    let pending = fold(&events).session("s").match_start("planner").cloned();
+    events.push((Some("s"), started("a1", "planner", pending.as_ref())));
+    let tree = fold(&events).session("s");
+    let caller = CallingAgent { agent_id: "a1".into(), agent_type: "planner".into() };
+    let chain = tree.lineage(&main, Some(&caller), "coder", "t2").unwrap();
+    let ids: Vec<(&str, u64)> = chain.iter().map(|a| (a.id.as_str(), a.spawn_depth)).collect();
+    assert_eq!(ids, [("main", 0), ("a1", 1), ("t2", 2)]);
+    let from_main = tree.lineage(&main, None, "planner", "t9").unwrap();
+    assert_eq!(from_main.len(), 2);
+
+    let rows = [
+        (CallingAgent { agent_id: "ghost".into(), agent_type: "planner".into() }, "agent_unknown"),
+        (CallingAgent { agent_id: "a1".into(), agent_type: "coder".into() }, "agent_type_mismatch"),
+    ];
+    for (caller, code) in rows {
+        assert_eq!(
+            tree.lineage(&main, Some(&caller), "coder", "t2").unwrap_err().code.as_deref(),
+            Some(code)
+        );
+    }
+    events.push((Some("s"), started("rogue", "coder", None)));
+    let tree = fold(&events).session("s");
+    let rogue = CallingAgent { agent_id: "rogue".into(), agent_type: "coder".into() };
+    let err = tree.lineage(&main, Some(&rogue), "researcher", "t3").unwrap_err();
+    assert_eq!(err.code.as_deref(), Some("agent_untracked"), "started without an allowed spawn");
+    assert_eq!(
+        tree.lineage(&main, None, "../etc", "t4").unwrap_err().code.as_deref(),
+        Some("invalid_name"),
+        "a requested type that is not a name"
+    );
+}
+
+#[test]
+fn an_allowed_stop_forgets_the_agent_and_a_blocked_one_keeps_it() {
+    let mut events = vec![(Some("s"), spawn("t1", None, "coder", 1, Decision::Allow))];
+    let pending = fold(&events).session("s").match_start("coder").cloned();
+    events.push((Some("s"), started("a1", "coder", pending.as_ref())));
+    events.push((Some("s"), stopped("a1", Decision::Deny)));
+    let kept = fold(&events).session("s");
+    assert_eq!(kept.agents["a1"].result_path.as_deref(), Some("out/result.json"), "carried from the spawn");
+    events.push((Some("s"), stopped("a1", Decision::Allow)));
+    assert!(!fold(&events).session("s").agents.contains_key("a1"));
+}
+
+#[test]
+fn pending_spawns_and_sessions_are_bounded() {
+    let events: Vec<(Option<&str>, AuditEvent)> = (0..MAX_PENDING + 5)
+        .map(|i| (Some("s"), spawn(&format!("t{i}"), None, "coder", 1, Decision::Allow)))
+        .collect();
+    let tree = fold(&events).session("s");
+    assert_eq!(tree.pending.len(), MAX_PENDING);
+    assert_eq!(tree.pending[0].tool_use_id, "t5", "the oldest were dropped");
+    let sessions: Vec<String> = (0..MAX_SESSIONS + 3).map(|i| format!("s{i}")).collect();
+    let events: Vec<(Option<&str>, AuditEvent)> =
+        sessions.iter().map(|s| (Some(s.as_str()), spawn("t", None, "coder", 1, Decision::Allow))).collect();
+    let state = fold(&events);
+    assert_eq!(state.sessions.len(), MAX_SESSIONS);
+    assert!(
+        !state.sessions.contains_key("s0") && state.sessions.contains_key("s258"),
+        "least recent forgotten"
+    );
+}
+
+fn any_event() -> impl Strategy<Value = (Option<&'static str>, AuditEvent)> {
+    let session = prop_oneof![Just(Some("s1")), Just(Some("s2")), Just(None)];
+    let kind = prop_oneof![Just("coder"), Just("planner")];
+    let id = prop_oneof![Just("a1"), Just("a2"), Just("a3")];
+    let tool = prop_oneof![Just("t1"), Just("t2")];
+    (0u8..6, session, kind, id, tool, any::<bool>(), 1u64..4).prop_map(
+        |(k, session, kind, id, tool, yes, depth)| {
+            let decision = if yes { Decision::Allow } else { Decision::Deny };
+            let event = match k {
+                0 => AuditEvent::ContextSealed(ContextSealed { by: None }),
+                1 => AuditEvent::ApprovalGranted(ApprovalGranted {
+                    approval_ref: tool.into(),
+                    approved_by: None,
+                }),
+                2 => AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: None, by: None }),
+                3 => spawn(tool, yes.then_some(id), kind, depth, decision),
+                4 => {
+                    let pending = PendingSpawn {
+                        seq: 0,
+                        tool_use_id: tool.into(),
+                        parent: None,
+                        child_type: kind.into(),
+                        depth,
+                        result_path: None,
+                    };
+                    started(id, kind, yes.then_some(&pending))
+                }
+                _ => stopped(id, decision),
+            };
+            (session, event)
+        },
+    )
+}
+
+proptest! {
+    #[test]
+    fn saved_part_way_then_caught_up_equals_folded_in_one_go(
+        events in proptest::collection::vec(any_event(), 0..60),
+        cut in 0usize..60,
+    ) {
+        let cut = cut.min(events.len());
+        let whole = fold(&events);
+        let (before, after) = events.split_at(cut);
+        let saved = serde_json::to_vec(&fold(before)).unwrap();
+        let mut resumed: HookState = serde_json::from_slice(&saved).unwrap();
+        for (i, (session, event)) in after.iter().enumerate() {
+            resumed.apply(head((cut + i) as u64 + 1), *session, event);
+        }
+        prop_assert_eq!(resumed, whole);
+    }
+}
