@@ -136,11 +136,9 @@ pub(super) fn init(command: InitCommand, out: &mut dyn Write) -> Result<u8, Fail
         path.display()
     )?;
     writeln!(out, "  command: {command}")?;
-    writeln!(
-        out,
-        "next: write agentwarden.toml in the project, then run `warden doctor --project {}`",
-        project.display()
-    )?;
+    let config = project.join(crate::config::CONFIG_FILE);
+    let first = if config.exists() { String::new() } else { format!("write `{}`, then ", config.display()) };
+    writeln!(out, "next: {first}run `warden doctor --project {}`", project.display())?;
     Ok(EXIT_OK)
 }
 
