@@ -340,3 +340,24 @@ fn init_merges_the_settings_and_doctor_checks_the_project() {
         .collect();
     assert_eq!(failed, ["settings", "agent"], "{report}");
 }
+
+#[test]
+fn a_store_held_past_the_lock_wait_is_exit_2() {
+    let p = project();
+    approve(&p);
+    let held = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(&p.store)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .arg("--store")
+        .arg(&p.store)
+        .args(["--lock-timeout-ms", "300", "hook", "--config", "agentwarden.toml"])
+        .current_dir(&p.root)
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .stdin(std::fs::File::open(Path::new(EXAMPLE).join("events/pre-task-main-planner.json")).unwrap())
+        .output()
+        .unwrap();
+    drop(held);
+    assert_eq!(out.status.code(), Some(2), "past the bound: deny");
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("store_unavailable") && stderr.contains("300"), "{stderr}");
+}
