@@ -51,6 +51,12 @@ impl FilePattern {
         }
     }
 
+    /// True when `file_name` is this pattern around a valid name.
+    pub fn matches(&self, file_name: &str) -> bool {
+        let (prefix, suffix) = self.0.split_once("{name}").unwrap_or((&self.0, ""));
+        file_name.strip_prefix(prefix).and_then(|rest| rest.strip_suffix(suffix)).is_some_and(Name::is_valid)
+    }
+
     /// The file name for `name`.
     pub fn file_name(&self, name: &Name) -> String {
         self.0.replace("{name}", name.as_str())
@@ -70,6 +76,9 @@ pub struct SubagentConfig {
     pub persona_file_pattern: FilePattern,
     /// A subagent's file name.
     pub agent_file_pattern: FilePattern,
+    /// G-21: `approvalRef` must name a recorded approval in force and in scope, and a seal must be
+    /// recorded (the Claude Code hook always requires this; library consumers opt in).
+    pub require_recorded_approval: bool,
 }
 
 impl Default for SubagentConfig {
@@ -86,6 +95,7 @@ impl SubagentConfig {
             agents_dir: base.join("agents"),
             persona_file_pattern: FilePattern("AGENT_{name}.md".to_owned()),
             agent_file_pattern: FilePattern("AGENT_{name}.md".to_owned()),
+            require_recorded_approval: false,
         }
     }
 
@@ -147,8 +157,10 @@ impl Default for ClaudeCodeConfig {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// The workspace root: the configuration file's directory (`.` for the defaults). Protected
-    /// paths and the hook's `result.json` paths are relative to it.
+    /// paths, the hook's `result.json` paths and sealed files' names are relative to it.
     pub root: PathBuf,
+    /// The file this configuration was read from (`None`: the defaults).
+    pub source: Option<PathBuf>,
     /// `[claude_code]`.
     pub claude_code: ClaudeCodeConfig,
     /// `[subagents]`.
@@ -165,6 +177,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             root: PathBuf::from("."),
+            source: None,
             claude_code: ClaudeCodeConfig::default(),
             subagents: SubagentConfig::default(),
             lineage: LineageConfig::default(),
@@ -223,6 +236,7 @@ struct SubagentsSection {
     agents_dir: Option<PathBuf>,
     persona_file_pattern: Option<String>,
     agent_file_pattern: Option<String>,
+    require_recorded_approval: Option<bool>,
 }
 
 impl Config {
@@ -259,6 +273,9 @@ impl Config {
             if let Some(p) = section.agent_file_pattern {
                 subagents.agent_file_pattern = FilePattern::new(&p).map_err(|m| error(None, m))?;
             }
+            if let Some(require) = section.require_recorded_approval {
+                subagents.require_recorded_approval = require;
+            }
         }
         let lineage = LineageConfig {
             manifests: base
@@ -284,7 +301,15 @@ impl Config {
             Name::new(&persona).map_err(|e| error(None, format!("claude_code.main_persona: {e}")))?;
             claude_code.main_persona = persona;
         }
-        Ok(Config { root: base.to_path_buf(), claude_code, subagents, lineage, guardrails, fan_out })
+        Ok(Config {
+            root: base.to_path_buf(),
+            source: Some(path.to_path_buf()),
+            claude_code,
+            subagents,
+            lineage,
+            guardrails,
+            fan_out,
+        })
     }
 
     /// Loads `path` if given (it must exist), else `agentwarden.toml` in the working directory
@@ -322,7 +347,8 @@ mod tests {
         let name = Name::new("PREP").unwrap();
         assert_eq!(s.agent_path(&name), Path::new("proj/a/PREP.md"));
         assert_eq!(s.persona_path(&name), Path::new("proj/personas/AGENT_PREP.md"));
-        assert_eq!(Config::parse(Path::new("agentwarden.toml"), "").unwrap(), Config::default());
+        let empty = Config::parse(Path::new("agentwarden.toml"), "").unwrap();
+        assert_eq!(Config { source: None, ..empty }, Config::default());
         assert_eq!(config.root, Path::new("proj"), "the workspace root is the file's directory");
         assert_eq!(config.claude_code.main_persona, "main");
     }

@@ -10,12 +10,24 @@ use std::time::Instant;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, Head};
 use agentwarden_domain::governance::{
-    DelegationGrant, Evaluation, GateInputs, GateReport, PersonaReading, Request, candidates_to_read,
-    evaluate, parse_request, read_agent, read_persona,
+    Approvals, DelegationGrant, Evaluation, GateInputs, GateReport, PersonaReading, ReadDigests, Recorded,
+    Request, candidates_to_read, evaluate, parse_request, read_agent, read_persona,
 };
 use serde::Serialize;
 
+use crate::records::{digest, key};
 use crate::warden::Warden;
+
+/// The records a gate decision is checked against (issue 11).
+#[derive(Debug)]
+pub(crate) struct GateRecords {
+    /// `require_recorded_approval`.
+    pub(crate) require: bool,
+    /// The recorded seal and approvals.
+    pub(crate) approvals: Approvals,
+    /// Digests of files read besides the instruction files (the configuration, manifests).
+    pub(crate) read: ReadDigests,
+}
 
 /// Instruction files and requests larger than this are unreadable (and so denied).
 pub const MAX_INPUT_BYTES: u64 = 1024 * 1024;
@@ -85,15 +97,25 @@ impl Warden {
     }
 
     /// Reads the persona's and the candidates' instruction files and evaluates the gate,
-    /// without recording: the caller records the decision (and only then acts on it).
-    pub(crate) async fn assess_delegation(&self, request: Request) -> (Evaluation, Correlation) {
+    /// without recording: the caller records the decision (and only then acts on it). With
+    /// `records`, the digests of the files read join `records.read` and the gate checks them
+    /// and the approval against the records (G-20, G-21).
+    pub(crate) async fn assess_delegation(
+        &self,
+        request: Request,
+        records: Option<GateRecords>,
+    ) -> (Evaluation, Correlation) {
+        let mut read = ReadDigests::new();
         let config = &self.config.subagents;
         let persona = match &request.persona {
             Err(verdict) => PersonaReading::Invalid(verdict.clone()),
             Ok(raw) => {
                 let file = match agentwarden_domain::governance::Name::new(raw) {
                     Ok(name) => {
-                        Some(self.files.read_text(&config.persona_path(&name), MAX_INPUT_BYTES).await)
+                        let path = config.persona_path(&name);
+                        let file = self.files.read_text(&path, MAX_INPUT_BYTES).await;
+                        read.insert(key(&self.config.root, &path), digest(&file));
+                        Some(file)
                     }
                     Err(_) => None,
                 };
@@ -102,7 +124,9 @@ impl Warden {
         };
         let mut agents = BTreeMap::new();
         for name in candidates_to_read(&request, &persona) {
-            let file = self.files.read_text(&config.agent_path(&name), MAX_INPUT_BYTES).await;
+            let path = config.agent_path(&name);
+            let file = self.files.read_text(&path, MAX_INPUT_BYTES).await;
+            read.insert(key(&self.config.root, &path), digest(&file));
             agents.insert(name, read_agent(&file));
         }
         let mut warnings = Vec::new();
@@ -121,19 +145,54 @@ impl Warden {
             ..Correlation::default()
         };
         let env = self.environment.var(&config.enable_env);
-        let inputs = GateInputs { env_var: config.enable_env.clone(), env, request, persona, agents };
+        let recorded = records.map(|mut records| {
+            records.read.append(&mut read);
+            Recorded {
+                require: records.require,
+                approvals: records.approvals,
+                read: records.read,
+                now: self.now(),
+            }
+        });
+        let inputs =
+            GateInputs { env_var: config.enable_env.clone(), env, request, persona, agents, recorded };
         let mut evaluation = evaluate(&inputs);
         evaluation.report.warnings.extend(warnings);
         (evaluation, correlation)
     }
 
     async fn evaluate_request(&self, request: Request, started: Instant) -> GateOutcome {
-        let (evaluation, correlation) = self.assess_delegation(request).await;
+        // The records are read for every decision: a seal in force is checked even when
+        // recorded approval is not required (G-20).
+        let mut state = match self.records().await {
+            Ok(state) => state,
+            Err(e) => {
+                let (evaluation, _) = self.assess_delegation(request, None).await;
+                let reason = format!("the recorded seal and approvals could not be read: {e}");
+                let report = evaluation.audit_failed("audit_unavailable", reason);
+                let evaluation_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+                return GateOutcome { report, grant: None, audit: None, evaluation_us };
+            }
+        };
+        let require = self.config.subagents.require_recorded_approval;
+        let records = (require || state.governance.seal.is_some()).then(|| GateRecords {
+            require,
+            approvals: state.governance.clone(),
+            read: ReadDigests::new(),
+        });
+        let records = match records {
+            Some(mut records) => {
+                self.read_context_digests(&mut records.read, false).await;
+                Some(records)
+            }
+            None => None,
+        };
+        let (evaluation, correlation) = self.assess_delegation(request, records).await;
         let event = AuditEvent::DelegationEvaluated(Box::new(evaluation.report.clone()));
-        let (report, grant, audit) = match self.record(correlation, &event).await {
-            Ok(appended) => {
+        let (report, grant, audit) = match self.record_and_apply(&mut state, correlation, event).await {
+            Ok(head) => {
                 let (report, grant) = evaluation.into_parts();
-                (report, grant, Some(appended.head))
+                (report, grant, Some(head))
             }
             Err(e) => {
                 tracing::error!(error = %e, "delegation decision could not be recorded; denying");
@@ -158,7 +217,9 @@ mod tests {
     const REQUEST: &str = r#"{"persona":"M","opts":{"subagentGovernance":
         {"contextSealed":true,"pipelineRunApproved":true,"approvalRef":"GATE-1"}}}"#;
 
-    fn warden(store: MockEventStore) -> Warden {
+    fn warden(mut store: MockEventStore) -> Warden {
+        // The records are read first: an empty log.
+        store.expect_read().returning(|_, _| Ok(Vec::new()));
         let mut files = MockFileSystem::new();
         files.expect_read_text().returning(|path, _| {
             if path.ends_with("AGENT_M.md") {

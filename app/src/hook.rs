@@ -20,22 +20,19 @@
 
 use std::path::Path;
 
-use agentwarden_domain::audit::{AuditEvent, ChainVerifier, Correlation, CorrelationId, Envelope, decode};
+use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId};
 use agentwarden_domain::claude_code::{
-    CallingAgent, HookEvent, HookFailure, HookState, SpawnEvaluated, SpawnRequest, SubagentStarted,
-    SubagentStopped, parse_hook_input, requested_result_path,
+    CallingAgent, HookEvent, HookFailure, SpawnEvaluated, SpawnRequest, SubagentStarted, SubagentStopped,
+    parse_hook_input, requested_result_path,
 };
-use agentwarden_domain::governance::{Name, parse_request};
+use agentwarden_domain::governance::{Name, ReadDigests, parse_request};
 use agentwarden_domain::guardrails::TreeManifest;
 use agentwarden_domain::lineage::{LineageVerdict, walk};
 use agentwarden_domain::verdict::{Decision, Verdict};
-use agentwarden_ports::StoreError;
 
+use crate::gate::GateRecords;
 use crate::guard::GuardTarget;
 use crate::warden::{Warden, WardenError};
-
-/// The name under which the hook's projection is saved in the state store.
-pub const HOOK_PROJECTION: &str = "claude_code";
 
 /// Exit code of a hook that could not decide: Claude Code denies the tool call or blocks the
 /// stop.
@@ -85,6 +82,10 @@ fn describe(f: &HookFailure) -> String {
     format!("Agent Warden denied this at {} ({}): {}", f.stage, f.code, f.reason)
 }
 
+fn session_correlation(session: &str) -> Correlation {
+    Correlation { session: CorrelationId::new(session).ok(), ..Correlation::default() }
+}
+
 fn snapshot_key(session: &str, agent_id: &str) -> String {
     // The session's length keeps `a/b` + `c` apart from `a` + `b/c`.
     format!("snapshot/{}/{session}/{agent_id}", session.len())
@@ -113,84 +114,25 @@ impl Warden {
         answer.unwrap_or_else(|e| HookAnswer::failed(format!("{}: {e}", e.code())))
     }
 
-    /// The hook's projection, caught up with the log: the saved state (if it is still a head of
-    /// this log) plus every event recorded since, with the chain verified on the way. A saved
-    /// state that is unreadable or not on this log is rebuilt from seq 1 (H-3).
-    pub async fn hook_state(&self) -> Result<HookState, WardenError> {
-        let saved = match &self.state {
-            Some(store) => store.read_projection(HOOK_PROJECTION).await?,
-            None => None,
-        };
-        let mut state =
-            saved.and_then(|bytes| serde_json::from_slice::<HookState>(&bytes).ok()).unwrap_or_default();
-        if state.head.seq > 0 {
-            let on_log = self.store.read(state.head.seq, 1).await?;
-            if on_log.first().is_none_or(|r| r.seq != state.head.seq || r.hash != state.head.hash) {
-                tracing::warn!(seq = state.head.seq, "the saved hook state is not on this log; rebuilding");
-                state = HookState::default();
-            }
-        }
-        let mut verifier = ChainVerifier::after(state.head);
-        let mut pages = self.pages(state.head.seq.saturating_add(1), None);
-        while let Some(page) = pages.next_page().await? {
-            for record in &page {
-                verifier.push(record).map_err(|b| StoreError::Corrupt { seq: b.seq, why: b.to_string() })?;
-                let envelope = Envelope::parse(record)
-                    .map_err(|e| StoreError::Corrupt { seq: record.seq, why: e.to_string() })?;
-                let head = agentwarden_domain::audit::Head { seq: record.seq, hash: record.hash };
-                match decode(&envelope) {
-                    Ok(event) => state.apply(head, envelope.session.as_deref(), &event),
-                    // An event this version does not know cannot be one the hook depends on.
-                    Err(agentwarden_domain::audit::DecodeError::UnknownType { .. }) => state.head = head,
-                    Err(e) => return Err(StoreError::Corrupt { seq: record.seq, why: e.to_string() }.into()),
-                }
-            }
-        }
-        Ok(state)
-    }
-
-    /// Records `event`, applies it to `state` and saves the state (best effort: a state that
-    /// cannot be saved is rebuilt next time).
-    async fn record_hook_event(
-        &self,
-        state: &mut HookState,
-        session: &str,
-        event: AuditEvent,
-    ) -> Result<agentwarden_domain::audit::Head, WardenError> {
-        let correlation = Correlation { session: CorrelationId::new(session).ok(), ..Correlation::default() };
-        let head = state.head;
-        let appended = self.record(correlation, &event).await?;
-        if appended.first_seq == head.seq.saturating_add(1) {
-            state.apply(appended.head, Some(session), &event);
-            self.save_hook_state(state).await;
-        }
-        Ok(appended.head)
-    }
-
-    async fn save_hook_state(&self, state: &HookState) {
-        let Some(store) = &self.state else { return };
-        match serde_json::to_vec(state) {
-            Ok(bytes) => {
-                if let Err(e) = store.write_projection(HOOK_PROJECTION, bytes).await {
-                    tracing::warn!(error = %e, "the hook state could not be saved; it will be rebuilt");
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "the hook state could not be encoded"),
-        }
-    }
-
     async fn hook_spawn(&self, session: &str, request: SpawnRequest) -> Result<HookAnswer, WardenError> {
-        let mut state = self.hook_state().await?;
+        let mut state = self.records().await?;
         let tree = state.session(session);
         let main = &self.config.claude_code.main_persona;
         let persona = request.caller.as_ref().map_or(main.as_str(), |c| c.agent_type.as_str());
+        let now = self.now();
+        let metadata = state.governance.metadata_for(persona, &[request.subagent_type.as_str()], now);
         let gate_request = serde_json::json!({
             "persona": persona,
             "subagents": [request.subagent_type],
-            "opts": {"subagentGovernance": state.governance.metadata()},
+            "opts": {"subagentGovernance": metadata},
             "session": session,
         });
-        let (evaluation, _) = self.assess_delegation(parse_request(&gate_request.to_string())).await;
+        // The hook always checks the records (G-20, G-21), the manifests among the sealed files.
+        let mut read = ReadDigests::new();
+        self.read_context_digests(&mut read, true).await;
+        let records = GateRecords { require: true, approvals: state.governance.clone(), read };
+        let (evaluation, _) =
+            self.assess_delegation(parse_request(&gate_request.to_string()), Some(records)).await;
         let gate = evaluation.report;
         // Who is asking comes first: an unknown, untracked or mistyped caller is named as such,
         // whatever the gate (which took its claimed type as the persona) found.
@@ -247,8 +189,13 @@ impl Warden {
             lineage_agents,
             result_path: requested_result_path(&request.prompt),
         };
-        let recorded =
-            self.record_hook_event(&mut state, session, AuditEvent::SpawnEvaluated(Box::new(event))).await;
+        let recorded = self
+            .record_and_apply(
+                &mut state,
+                session_correlation(session),
+                AuditEvent::SpawnEvaluated(Box::new(event)),
+            )
+            .await;
         Ok(match (recorded, first_failure) {
             (Err(e), _) => {
                 let why =
@@ -266,7 +213,7 @@ impl Warden {
         agent: CallingAgent,
         root: &Path,
     ) -> Result<HookAnswer, WardenError> {
-        let mut state = self.hook_state().await?;
+        let mut state = self.records().await?;
         let matched = state.session(session).match_start(&agent.agent_type).cloned();
         let snapshot = match self.guard_snapshot(root).await {
             Ok(manifest) => self.save_snapshot(session, &agent.agent_id, &manifest).await,
@@ -283,7 +230,12 @@ impl Warden {
             depth: matched.as_ref().map(|p| p.depth),
             snapshot,
         };
-        self.record_hook_event(&mut state, session, AuditEvent::SubagentStarted(Box::new(event))).await?;
+        self.record_and_apply(
+            &mut state,
+            session_correlation(session),
+            AuditEvent::SubagentStarted(Box::new(event)),
+        )
+        .await?;
         Ok(HookAnswer::silent())
     }
 
@@ -310,7 +262,7 @@ impl Warden {
         stop_hook_active: bool,
         root: &Path,
     ) -> Result<HookAnswer, WardenError> {
-        let mut state = self.hook_state().await?;
+        let mut state = self.records().await?;
         let tracked = state.session(session).agents.get(&agent.agent_id).cloned();
         let mut failures = Vec::new();
         let (mut changed_files, mut reverted) = (Vec::new(), false);
@@ -369,8 +321,13 @@ impl Warden {
             result,
             stop_hook_active,
         };
-        let recorded =
-            self.record_hook_event(&mut state, session, AuditEvent::SubagentStopped(Box::new(event))).await;
+        let recorded = self
+            .record_and_apply(
+                &mut state,
+                session_correlation(session),
+                AuditEvent::SubagentStopped(Box::new(event)),
+            )
+            .await;
         if let Err(e) = recorded {
             let why =
                 failure("audit", "audit_unavailable", format!("the decision could not be recorded: {e}"));
@@ -396,7 +353,9 @@ mod tests {
     use std::sync::Arc;
 
     use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
-    use agentwarden_domain::claude_code::{ApprovalInForce, Governance};
+    use agentwarden_domain::claude_code::HookState;
+    use agentwarden_domain::governance::{ApprovalRecord, Approvals, Scope};
+    use agentwarden_ports::StoreError;
     use agentwarden_ports::{Appended, EventStore, Expected, StateStore};
 
     use super::*;
@@ -418,19 +377,34 @@ mod tests {
         // A forged state: an approval nobody granted, at seq 1 with a hash that is not the log's.
         let forged = HookState {
             head: Head { seq: 1, hash: agentwarden_domain::audit::Hash::from_bytes([7; 32]) },
-            governance: Governance {
-                sealed: None,
-                approval: Some(ApprovalInForce { seq: 1, approval_ref: "FORGED".into(), approved_by: None }),
+            governance: Approvals {
+                seal: None,
+                approvals: [(
+                    "FORGED".to_owned(),
+                    ApprovalRecord {
+                        seq: 1,
+                        approval_ref: "FORGED".into(),
+                        approved_by: None,
+                        expires_at: None,
+                        scope: Scope::default(),
+                        revoked: None,
+                    },
+                )]
+                .into(),
             },
             sessions: Default::default(),
         };
-        store.write_projection(HOOK_PROJECTION, serde_json::to_vec(&forged).unwrap()).await.unwrap();
-        let state = warden.hook_state().await.unwrap();
-        assert_eq!(state.governance, Governance::default());
+        store
+            .write_projection(crate::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap())
+            .await
+            .unwrap();
+        let state = warden.records().await.unwrap();
+        assert_eq!(state.governance, Approvals::default());
         assert_eq!(state.head.seq, 1);
         // An unreadable saved state is rebuilt too.
-        store.write_projection(HOOK_PROJECTION, b"not json".to_vec()).await.unwrap();
-        assert_eq!(warden.hook_state().await.unwrap().head, state.head);
+        store.write_projection(crate::RECORDS_PROJECTION, b"not json".to_vec()).await.unwrap();
+        let fresh = self::warden(store.clone());
+        assert_eq!(fresh.records().await.unwrap().head, state.head);
     }
 
     /// A log whose second record was edited after it was written.
@@ -456,7 +430,10 @@ mod tests {
         let store = Arc::new(MemoryEventStore::new());
         let honest = warden(store.clone());
         for _ in 0..2 {
-            let seal = AuditEvent::ContextSealed(agentwarden_domain::claude_code::ContextSealed { by: None });
+            let seal = AuditEvent::ContextSealed(agentwarden_domain::claude_code::ContextSealed {
+                by: None,
+                files: Default::default(),
+            });
             honest.record(Correlation::default(), &seal).await.unwrap();
         }
         let mut records = store.read(1, 10).await.unwrap();

@@ -30,6 +30,7 @@ mod guard;
 mod hook;
 mod lineage;
 pub mod manifests;
+mod records;
 mod warden;
 
 pub use agentwarden_adapters::{
@@ -46,8 +47,9 @@ pub use audit_log::{Pages, Stats, Verification};
 pub use config::{ClaudeCodeConfig, Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig};
 pub use gate::{AuditRef, GateOutcome, GateOutput, MAX_INPUT_BYTES};
 pub use guard::{GuardOutcome, GuardTarget, ResultOutcome};
-pub use hook::{HOOK_FAILED, HOOK_PROJECTION, HookAnswer};
+pub use hook::{HOOK_FAILED, HookAnswer};
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
+pub use records::RECORDS_PROJECTION;
 pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};
 
 /// The README's code, compiled as a doc test so that the quick start cannot rot.

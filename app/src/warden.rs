@@ -46,12 +46,14 @@ impl WardenError {
 #[derive(Clone)]
 pub struct Warden {
     pub(crate) store: Arc<dyn EventStore>,
-    clock: Arc<dyn Clock>,
+    pub(crate) clock: Arc<dyn Clock>,
     pub(crate) environment: Arc<dyn Environment>,
     pub(crate) files: Arc<dyn FileSystem>,
     pub(crate) restorer: Arc<dyn Restorer>,
     pub(crate) state: Option<Arc<dyn StateStore>>,
     pub(crate) config: Arc<Config>,
+    /// The records as last caught up (see `records.rs`), shared by clones.
+    pub(crate) records: Arc<std::sync::Mutex<Option<agentwarden_domain::claude_code::HookState>>>,
     actor: Actor,
 }
 
@@ -169,6 +171,7 @@ impl WardenBuilder {
             restorer: self.restorer.unwrap_or_else(|| Arc::new(GitRestorer::default())),
             state,
             config: Arc::new(self.config.unwrap_or_default()),
+            records: Arc::default(),
             actor,
         })
     }

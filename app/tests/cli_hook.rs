@@ -173,10 +173,53 @@ fn each_kind_of_deny_names_its_gate() {
         event("pre-agent-planner-coder").replace(r#""agent_type":"planner""#, r#""agent_type":"coder""#);
     let (_, answer, _) = hook_text(&p, &liar, true);
     assert!(deny_reason(&answer).contains("agent_type_mismatch"), "{answer}");
-    // A missing manifest file.
+    // A manifest file removed after the seal: the seal names it.
     std::fs::remove_file(p.root.join("manifests.toml")).unwrap();
     let (_, answer, _) = hook(&p, "pre-agent-planner-coder");
+    assert!(deny_reason(&answer).contains("`manifests.toml` is missing"), "{answer}");
+    // Sealed again without manifests: the lineage has none to check against.
+    assert_eq!(warden(&p, &["seal"], "", true).status.code(), Some(0));
+    let (_, answer, _) = hook(&p, "pre-agent-planner-coder");
     assert!(deny_reason(&answer).contains("lineage (manifests_unavailable)"), "{answer}");
+}
+
+#[test]
+fn a_sealed_file_edited_denies_at_context_sealed_and_restoring_it_allows_again() {
+    let p = project();
+    approve(&p);
+    let edits: [(&str, &str, &str); 4] = [
+        (".claude/agents/main.md", "subagents: [planner]", "subagents: [planner, coder]"),
+        (".claude/agents/planner.md", "AGENT_TYPE: 2", "AGENT_TYPE: 3"),
+        ("manifests.toml", "max_spawn_depth = 3", "max_spawn_depth = 9"),
+        ("agentwarden.toml", "[guardrails]", "# edited\n[guardrails]"),
+    ];
+    for (file, from, to) in edits {
+        let path = p.root.join(file);
+        let original = std::fs::read_to_string(&path).unwrap();
+        assert!(original.contains(from), "{file}");
+        std::fs::write(&path, original.replace(from, to)).unwrap();
+        let (code, answer, _) = hook(&p, "pre-task-main-planner");
+        assert_eq!(code, 0);
+        let reason = deny_reason(&answer);
+        assert!(reason.contains("context_sealed (sealed_file_changed)"), "{file}: {reason}");
+        assert!(reason.contains(&format!("`{file}` changed")), "{file}: {reason}");
+        std::fs::write(&path, original).unwrap();
+        allowed(&hook(&p, "pre-task-main-planner"));
+    }
+    let show = warden(&p, &["seal", "--show", "--json"], "", true);
+    let seal: Value = serde_json::from_slice(&show.stdout).unwrap();
+    let files: Vec<&str> = seal["files"].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        files,
+        [
+            ".claude/agents/coder.md",
+            ".claude/agents/main.md",
+            ".claude/agents/planner.md",
+            ".claude/agents/researcher.md",
+            "agentwarden.toml",
+            "manifests.toml"
+        ]
+    );
 }
 
 #[test]

@@ -42,6 +42,7 @@ fn parse_all(files: &BTreeMap<&str, String>) -> GateInputs {
         request,
         persona,
         agents,
+        recorded: None,
     }
 }
 

@@ -8,9 +8,9 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation};
+use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, Timestamp};
 use agentwarden_domain::claude_code::{ApprovalGranted, ApprovalRevoked, ContextSealed, MAX_HOOK_INPUT};
-use agentwarden_domain::governance::check_approval_ref;
+use agentwarden_domain::governance::{ApprovalState, Name, Scope, check_approval_ref};
 
 use super::{EXIT_OK, Failure};
 use crate::hook::HOOK_FAILED;
@@ -34,12 +34,42 @@ pub(super) struct ByArgs {
     by: Option<String>,
 }
 
+/// `warden seal`.
+#[derive(Debug, clap::Args)]
+pub(super) struct SealArgs {
+    /// The configuration whose files are sealed (default: `agentwarden.toml` in the working
+    /// directory, if present).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Show the seal in force instead of sealing.
+    #[arg(long)]
+    show: bool,
+    /// With --show: print it as JSON.
+    #[arg(long, requires = "show")]
+    json: bool,
+    #[command(flatten)]
+    by: ByArgs,
+}
+
+impl SealArgs {
+    /// Only `--show` reads; sealing writes (and may create the store).
+    pub(super) fn show(&self) -> bool {
+        self.show
+    }
+}
+
 /// `warden approve`.
 #[derive(Debug, clap::Args)]
 pub(super) struct ApproveArgs {
     /// The approval's reference, as the gate's `approvalRef` (e.g. `GATE-2026-02-21-001`).
     #[arg(long = "ref", value_name = "REF")]
     reference: String,
+    /// It expires after this long: `90s`, `30m`, `8h`, `7d`.
+    #[arg(long, value_name = "DURATION")]
+    expires_in: Option<String>,
+    /// Whom it covers, repeatable: `persona:NAME` or `subagent:NAME` (default: anyone).
+    #[arg(long, value_name = "persona:NAME|subagent:NAME")]
+    scope: Vec<String>,
     #[command(flatten)]
     by: ByArgs,
 }
@@ -47,11 +77,19 @@ pub(super) struct ApproveArgs {
 /// `warden revoke`.
 #[derive(Debug, clap::Args)]
 pub(super) struct RevokeArgs {
-    /// Revoke only if this is the approval in force (a usage error otherwise).
+    /// The approval to revoke (it must be in force); without it, every approval and the seal.
     #[arg(long = "ref", value_name = "REF")]
     reference: Option<String>,
     #[command(flatten)]
     by: ByArgs,
+}
+
+/// `warden approvals`.
+#[derive(Debug, clap::Args)]
+pub(super) struct ApprovalsArgs {
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr.
@@ -110,18 +148,77 @@ async fn record(warden: &Warden, event: &AuditEvent, out: &mut dyn Write) -> Res
     Ok(EXIT_OK)
 }
 
-/// `warden seal`: the context is sealed.
+/// `warden seal`: the context is sealed, and what was sealed is recorded (G-20).
 pub(super) async fn seal(
-    by: ByArgs,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    args: SealArgs,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    refuse_inside_an_agent_session()?;
-    let event = AuditEvent::ContextSealed(ContextSealed { by: name(by)? });
-    record(&open()?, &event, out).await
+    if !args.show {
+        refuse_inside_an_agent_session()?;
+    }
+    let by = name(args.by)?;
+    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let warden = open(config)?;
+    if args.show {
+        let seal = warden.records().await?.governance.seal;
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string(&seal).map_err(|e| Failure::no(e.to_string()))?)?;
+        } else {
+            match seal {
+                None => writeln!(out, "no seal in force")?,
+                Some(seal) => {
+                    let by = seal.by.map(|b| format!(" by {b}")).unwrap_or_default();
+                    writeln!(out, "sealed at seq {}{by}: {} file(s)", seal.seq, seal.files.len())?;
+                    for (path, digest) in &seal.files {
+                        writeln!(out, "  {digest}  {path}")?;
+                    }
+                }
+            }
+        }
+        return Ok(EXIT_OK);
+    }
+    let files = warden.seal_digests().await.map_err(Failure::usage)?;
+    let event = AuditEvent::ContextSealed(ContextSealed { by, files });
+    record(&warden, &event, out).await
 }
 
-/// `warden approve --ref REF`: the pipeline run is approved under `REF`.
+/// `90s`, `30m`, `8h`, `7d` → milliseconds.
+fn parse_duration(text: &str) -> Result<i64, Failure> {
+    let bad =
+        || Failure::usage(format!("--expires-in `{text}` is not a duration like `90s`, `30m`, `8h` or `7d`"));
+    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let (number, unit) = text.split_at(split);
+    let number: i64 = number.parse().map_err(|_| bad())?;
+    let unit_ms: i64 = match unit {
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return Err(bad()),
+    };
+    number.checked_mul(unit_ms).filter(|ms| *ms > 0).ok_or_else(bad)
+}
+
+fn parse_scope(entries: &[String]) -> Result<Scope, Failure> {
+    let mut scope = Scope::default();
+    for entry in entries {
+        let (kind, raw) = entry.split_once(':').unwrap_or(("", entry));
+        let name = Name::new(raw).map_err(|e| Failure::usage(format!("--scope `{entry}`: {e}")))?;
+        match kind {
+            "persona" => scope.personas.push(name.as_str().to_owned()),
+            "subagent" => scope.subagents.push(name.as_str().to_owned()),
+            _ => {
+                return Err(Failure::usage(format!(
+                    "--scope `{entry}` is not `persona:NAME` or `subagent:NAME`"
+                )));
+            }
+        }
+    }
+    Ok(scope)
+}
+
+/// `warden approve --ref REF`: the pipeline run is approved under `REF` (G-21).
 pub(super) async fn approve(
     args: ApproveArgs,
     open: impl FnOnce() -> Result<Warden, WardenError>,
@@ -132,14 +229,22 @@ pub(super) async fn approve(
     if !verdict.passed {
         return Err(Failure::usage(format!("--ref: {}", verdict.reason)));
     }
+    let scope = parse_scope(&args.scope)?;
+    let expires_in = args.expires_in.as_deref().map(parse_duration).transpose()?;
+    let approved_by = name(args.by)?;
+    let warden = open()?;
+    let expires_at = expires_in
+        .map(|ms| Timestamp::saturating_from_unix_millis(warden.now().unix_millis().saturating_add(ms)));
     let event = AuditEvent::ApprovalGranted(ApprovalGranted {
         approval_ref: args.reference,
-        approved_by: name(args.by)?,
+        approved_by,
+        expires_at,
+        scope,
     });
-    record(&open()?, &event, out).await
+    record(&warden, &event, out).await
 }
 
-/// `warden revoke [--ref REF]`: the approval and the seal are withdrawn.
+/// `warden revoke [--ref REF]`: one approval, or every approval and the seal, withdrawn.
 pub(super) async fn revoke(
     args: RevokeArgs,
     open: impl FnOnce() -> Result<Warden, WardenError>,
@@ -148,12 +253,81 @@ pub(super) async fn revoke(
     refuse_inside_an_agent_session()?;
     let by = name(args.by)?;
     let warden = open()?;
-    let state = warden.hook_state().await?;
-    let in_force = state.governance.approval.map(|a| a.approval_ref);
-    if let Some(wanted) = args.reference.as_ref().filter(|wanted| in_force.as_ref() != Some(*wanted)) {
-        let current = in_force.as_deref().map_or_else(|| "none".to_owned(), |r| format!("`{r}`"));
-        return Err(Failure::usage(format!("approval `{wanted}` is not in force (in force: {current})")));
+    if let Some(wanted) = &args.reference {
+        let records = warden.records().await?.governance;
+        let state = records.approvals.get(wanted).map(|r| r.state(warden.now()));
+        if state != Some(ApprovalState::Active) {
+            let why =
+                state.map_or_else(|| "was never granted".to_owned(), |s| format!("is {s:?}").to_lowercase());
+            return Err(Failure::usage(format!("approval `{wanted}` {why}: nothing to revoke")));
+        }
     }
-    let event = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: in_force, by });
+    let event = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: args.reference, by });
     record(&warden, &event, out).await
+}
+
+/// `warden approvals`: every approval with its state now, and the seal.
+pub(super) async fn approvals(
+    args: ApprovalsArgs,
+    open: impl FnOnce() -> Result<Warden, WardenError>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let warden = open()?;
+    let records = warden.records().await?.governance;
+    let now = warden.now();
+    if args.json {
+        let list: Vec<serde_json::Value> = records
+            .approvals
+            .values()
+            .map(|r| serde_json::json!({"record": r, "state": r.state(now)}))
+            .collect();
+        let seal = records
+            .seal
+            .as_ref()
+            .map(|s| serde_json::json!({"seq": s.seq, "by": s.by, "files": s.files.len()}));
+        writeln!(out, "{}", serde_json::json!({"approvals": list, "seal": seal}))?;
+        return Ok(EXIT_OK);
+    }
+    match &records.seal {
+        Some(seal) => writeln!(out, "seal: in force since seq {} ({} file(s))", seal.seq, seal.files.len())?,
+        None => writeln!(out, "seal: none")?,
+    }
+    if records.approvals.is_empty() {
+        writeln!(out, "no approvals recorded")?;
+    }
+    for r in records.approvals.values() {
+        let state = format!("{:?}", r.state(now)).to_lowercase();
+        let by = r.approved_by.as_deref().unwrap_or("-");
+        let expires = r.expires_at.map_or_else(|| "never".to_owned(), |t| t.to_string());
+        let personas =
+            if r.scope.personas.is_empty() { "any".to_owned() } else { r.scope.personas.join(",") };
+        let subagents =
+            if r.scope.subagents.is_empty() { "any".to_owned() } else { r.scope.subagents.join(",") };
+        writeln!(
+            out,
+            "{:<28} {state:<8} seq {:<6} by {by:<12} expires {expires}  personas {personas}  subagents {subagents}",
+            r.approval_ref, r.seq
+        )?;
+    }
+    Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_scopes_parse_or_are_usage_errors() {
+        assert_eq!(parse_duration("90s").unwrap(), 90_000);
+        assert_eq!(parse_duration("2h").unwrap(), 7_200_000);
+        assert_eq!(parse_duration("7d").unwrap(), 604_800_000);
+        for bad in ["", "h", "10", "0m", "-1h", "1.5h", "3w", "99999999999999999999d"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        let scope = parse_scope(&["persona:main".into(), "subagent:coder".into()]).unwrap();
+        assert_eq!((scope.personas, scope.subagents), (vec!["main".to_owned()], vec!["coder".to_owned()]));
+        for bad in ["main", "agent:x", "persona:../x", "subagent:"] {
+            assert!(parse_scope(&[bad.to_owned()]).is_err(), "{bad}");
+        }
+    }
 }

@@ -82,12 +82,16 @@ enum Command {
     /// The Claude Code hook: reads one hook event on stdin and answers in Claude Code's
     /// protocol. Exit 0 (with a deny or block on stdout when refused); 2 when it cannot decide.
     Hook(hook::HookArgs),
-    /// Seal the context (a human approval, recorded). Refused inside a Claude Code session.
-    Seal(hook::ByArgs),
+    /// Seal the context: record the digest of every file decisions depend on (or --show the
+    /// seal in force). Refused inside a Claude Code session.
+    Seal(hook::SealArgs),
     /// Approve the pipeline run under a reference (recorded). Refused inside a Claude Code session.
     Approve(hook::ApproveArgs),
-    /// Withdraw the approval and the seal (recorded). Refused inside a Claude Code session.
+    /// Withdraw an approval, or every approval and the seal (recorded). Refused inside a Claude
+    /// Code session.
     Revoke(hook::RevokeArgs),
+    /// List the recorded approvals with their state, and the seal.
+    Approvals(hook::ApprovalsArgs),
     /// Set up a harness: `warden init claude-code` merges Warden's hooks into
     /// `.claude/settings.json`.
     #[command(subcommand)]
@@ -247,9 +251,9 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             let sled = sled.create_if_missing(true);
             hook::hook(args, |config| Warden::builder().embedded(sled).config(config).build(), out).await
         }
-        Command::Seal(by) => {
-            let sled = sled.create_if_missing(true);
-            hook::seal(by, || Warden::builder().embedded(sled).build(), out).await
+        Command::Seal(args) => {
+            let sled = sled.create_if_missing(!args.show());
+            hook::seal(args, |config| Warden::builder().embedded(sled).config(config).build(), out).await
         }
         Command::Approve(args) => {
             let sled = sled.create_if_missing(true);
@@ -258,6 +262,9 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Revoke(args) => {
             let sled = sled.create_if_missing(true);
             hook::revoke(args, || Warden::builder().embedded(sled).build(), out).await
+        }
+        Command::Approvals(args) => {
+            hook::approvals(args, || Warden::builder().embedded(sled).build(), out).await
         }
         Command::Init(command) => setup::init(command, out),
         Command::Doctor(args) => setup::doctor(args, &cli.store, out).await,

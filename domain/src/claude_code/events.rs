@@ -1,18 +1,24 @@
 //! The events of human approval and of the Claude Code hook.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
-use crate::governance::GateReport;
+use crate::audit::Timestamp;
+use crate::governance::{GateReport, Scope};
 use crate::guardrails::ResultValidation;
 use crate::lineage::{AgentIdentifier, LineageVerdict};
 use crate::verdict::Decision;
 
-/// `context_sealed`, version 1: a human declared the context final (`warden seal`).
+/// `context_sealed`, version 1: a human declared the context final (`warden seal`), and this is
+/// what was sealed: the digest of every file the decisions depend on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContextSealed {
     /// Who sealed it, when given.
     pub by: Option<String>,
+    /// BLAKE3 (hex) of each file, by path relative to the workspace root.
+    pub files: BTreeMap<String, String>,
 }
 
 /// `approval_granted`, version 1: a human approved the pipeline run (`warden approve`).
@@ -23,13 +29,18 @@ pub struct ApprovalGranted {
     pub approval_ref: String,
     /// Who approved, when given.
     pub approved_by: Option<String>,
+    /// When it stops being valid, if ever.
+    pub expires_at: Option<Timestamp>,
+    /// Whom it covers (empty lists: anyone).
+    pub scope: Scope,
 }
 
-/// `approval_revoked`, version 1: a human withdrew the approval and the seal (`warden revoke`).
+/// `approval_revoked`, version 1: a human withdrew an approval (`warden revoke --ref REF`), or
+/// every approval and the seal (`warden revoke`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ApprovalRevoked {
-    /// The approval revoked (the one in force when the command ran), if there was one.
+    /// The approval revoked; `None`: all of them, and the seal.
     pub approval_ref: Option<String>,
     /// Who revoked, when given.
     pub by: Option<String>,

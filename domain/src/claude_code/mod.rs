@@ -19,10 +19,7 @@ pub use input::{
     CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SUBAGENT_TOOLS, SpawnRequest,
     parse_hook_input, requested_result_path,
 };
-pub use state::{
-    ApprovalInForce, Governance, HookState, MAX_PENDING, MAX_SESSIONS, PendingSpawn, ROOT_ID, SealInForce,
-    SpawnTree, TrackedAgent,
-};
+pub use state::{HookState, MAX_PENDING, MAX_SESSIONS, PendingSpawn, ROOT_ID, SpawnTree, TrackedAgent};
 
 #[cfg(test)]
 mod tests;

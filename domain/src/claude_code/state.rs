@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::events::{SpawnEvaluated, SubagentStarted, SubagentStopped};
 use super::input::CallingAgent;
 use crate::audit::{AuditEvent, Head};
-use crate::governance::Name;
+use crate::governance::{Approvals, Name};
 use crate::lineage::AgentIdentifier;
 use crate::verdict::{Decision, Verdict};
 
@@ -27,53 +27,6 @@ pub const ROOT_ID: &str = "main";
 pub const MAX_SESSIONS: usize = 256;
 /// Allowed spawns awaiting their `SubagentStart`, per session; the oldest is dropped first.
 pub const MAX_PENDING: usize = 64;
-
-/// The seal in force.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SealInForce {
-    /// The `context_sealed` event.
-    pub seq: u64,
-    /// Who sealed.
-    pub by: Option<String>,
-}
-
-/// The approval in force.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApprovalInForce {
-    /// The `approval_granted` event.
-    pub seq: u64,
-    /// Its reference.
-    pub approval_ref: String,
-    /// Who approved.
-    pub approved_by: Option<String>,
-}
-
-/// The human approval state, set only by `warden seal`, `approve` and `revoke`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Governance {
-    /// The seal, if the context is sealed.
-    pub sealed: Option<SealInForce>,
-    /// The approval, if the pipeline run is approved.
-    pub approval: Option<ApprovalInForce>,
-}
-
-impl Governance {
-    /// The `subagentGovernance` metadata the gate evaluates: `contextSealed` and
-    /// `pipelineRunApproved` are `true` only while a seal and an approval are in force.
-    pub fn metadata(&self) -> serde_json::Value {
-        let mut metadata = serde_json::json!({
-            "contextSealed": self.sealed.is_some(),
-            "pipelineRunApproved": self.approval.is_some(),
-        });
-        if let (Some(approval), serde_json::Value::Object(map)) = (&self.approval, &mut metadata) {
-            map.insert("approvalRef".into(), approval.approval_ref.clone().into());
-            if let Some(by) = &approval.approved_by {
-                map.insert("approvedBy".into(), by.clone().into());
-            }
-        }
-        metadata
-    }
-}
 
 /// An allowed spawn whose agent has not started yet.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,8 +147,8 @@ fn name(raw: &str) -> Result<Name, Verdict> {
 pub struct HookState {
     /// The last event applied.
     pub head: Head,
-    /// The human approval in force.
-    pub governance: Governance,
+    /// The recorded seal and approvals, set only by `warden seal`, `approve` and `revoke`.
+    pub governance: Approvals,
     /// Spawn trees by session id.
     pub sessions: BTreeMap<String, SpawnTree>,
 }
@@ -211,18 +164,8 @@ impl HookState {
     pub fn apply(&mut self, head: Head, session: Option<&str>, event: &AuditEvent) {
         self.head = head;
         let seq = head.seq;
+        self.governance.apply(seq, event);
         match event {
-            AuditEvent::ContextSealed(e) => {
-                self.governance.sealed = Some(SealInForce { seq, by: e.by.clone() })
-            }
-            AuditEvent::ApprovalGranted(e) => {
-                self.governance.approval = Some(ApprovalInForce {
-                    seq,
-                    approval_ref: e.approval_ref.clone(),
-                    approved_by: e.approved_by.clone(),
-                });
-            }
-            AuditEvent::ApprovalRevoked(_) => self.governance = Governance::default(),
             AuditEvent::SpawnEvaluated(e) => {
                 if let Some(session) = session {
                     self.spawn(seq, session, e);

@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 use proptest::prelude::{Just, Strategy, any, prop_assert_eq, prop_oneof, proptest};
 
 use super::*;
-use crate::audit::{AuditEvent, Hash, Head};
-use crate::governance::{EnvValue, GateInputs, GateReport, Name, PersonaReading, evaluate, parse_request};
+use crate::audit::{AuditEvent, Hash, Head, Timestamp};
+use crate::governance::{
+    EnvValue, GateInputs, GateReport, Name, PersonaReading, Scope, evaluate, parse_request,
+};
 use crate::lineage::{AgentIdentifier, LineageVerdict};
 use crate::verdict::{Decision, Verdict};
 
@@ -18,6 +20,7 @@ fn report() -> GateReport {
         request: parse_request("{}"),
         persona: PersonaReading::Invalid(Verdict::fail("persona_missing", "none")),
         agents: BTreeMap::new(),
+        recorded: None,
     };
     evaluate(&inputs).report
 }
@@ -83,25 +86,30 @@ fn fold(events: &[(Option<&str>, AuditEvent)]) -> HookState {
 
 #[test]
 fn governance_is_what_seal_approve_and_revoke_left() {
-    let seal = AuditEvent::ContextSealed(ContextSealed { by: Some("alice".into()) });
-    let approve =
-        AuditEvent::ApprovalGranted(ApprovalGranted { approval_ref: "GATE-1".into(), approved_by: None });
-    let revoke =
-        AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: Some("GATE-1".into()), by: None });
+    let now = Timestamp::from_unix_millis(0).unwrap();
+    let seal = AuditEvent::ContextSealed(ContextSealed { by: Some("alice".into()), files: BTreeMap::new() });
+    let approve = AuditEvent::ApprovalGranted(ApprovalGranted {
+        approval_ref: "GATE-1".into(),
+        approved_by: None,
+        expires_at: None,
+        scope: Scope::default(),
+    });
+    let revoke_all = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: None, by: None });
     let state = fold(&[(None, seal.clone()), (None, approve.clone())]);
-    let metadata = state.governance.metadata();
+    let metadata = state.governance.metadata_for("main", &["planner"], now);
     assert_eq!(metadata["contextSealed"], true);
     assert_eq!(metadata["pipelineRunApproved"], true);
     assert_eq!(metadata["approvalRef"], "GATE-1");
     assert!(metadata.get("approvedBy").is_none(), "no approver recorded, none claimed");
-    let revoked = fold(&[(None, seal), (None, approve), (None, revoke)]);
-    assert_eq!(revoked.governance, Governance::default(), "revoke withdraws the approval and the seal");
-    assert_eq!(revoked.governance.metadata()["contextSealed"], false);
+    let revoked = fold(&[(None, seal), (None, approve), (None, revoke_all)]);
+    let metadata = revoked.governance.metadata_for("main", &["planner"], now);
     assert_eq!(
-        HookState::default().governance.metadata()["pipelineRunApproved"],
-        false,
-        "nothing by default"
+        (metadata["contextSealed"].clone(), metadata["pipelineRunApproved"].clone()),
+        (false.into(), false.into())
     );
+    assert!(metadata.get("approvalRef").is_none(), "revoke without a reference withdraws everything");
+    let nothing = HookState::default().governance.metadata_for("main", &[], now);
+    assert_eq!(nothing["pipelineRunApproved"], false, "nothing by default");
 }
 
 #[test]
@@ -195,12 +203,17 @@ fn any_event() -> impl Strategy<Value = (Option<&'static str>, AuditEvent)> {
         |(k, session, kind, id, tool, yes, depth)| {
             let decision = if yes { Decision::Allow } else { Decision::Deny };
             let event = match k {
-                0 => AuditEvent::ContextSealed(ContextSealed { by: None }),
+                0 => AuditEvent::ContextSealed(ContextSealed { by: None, files: BTreeMap::new() }),
                 1 => AuditEvent::ApprovalGranted(ApprovalGranted {
                     approval_ref: tool.into(),
                     approved_by: None,
+                    expires_at: None,
+                    scope: Scope::default(),
                 }),
-                2 => AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: None, by: None }),
+                2 => AuditEvent::ApprovalRevoked(ApprovalRevoked {
+                    approval_ref: yes.then(|| tool.to_owned()),
+                    by: None,
+                }),
                 3 => spawn(tool, yes.then_some(id), kind, depth, decision),
                 4 => {
                     let pending = PendingSpawn {

@@ -26,6 +26,9 @@ pub struct GateInputs {
     /// The candidate subagents' files, read with [`super::read_agent`], for the names
     /// [`candidates_to_read`] returned.
     pub agents: BTreeMap<Name, AgentReading>,
+    /// The recorded seal and approvals to check against (G-20, G-21); `None`: the spec's gate,
+    /// on the metadata alone.
+    pub recorded: Option<super::Recorded>,
 }
 
 /// The permission to inject subagents. Only the gate builds one: its fields are private and it
@@ -190,6 +193,16 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
     let fields = metadata::presence(&inputs.request.metadata);
     let object = fields.as_ref().ok().copied();
     let (approval_verdict, approval_ref) = metadata::approval_ref(object);
+    let sealed = metadata::boolean_true(object, "contextSealed", "contextSealed is true");
+    let (context_sealed, approval_verdict) = match &inputs.recorded {
+        None => (sealed, approval_verdict),
+        Some(recorded) => {
+            let persona = inputs.request.persona.as_deref().unwrap_or_default();
+            let names = candidate_names(&inputs.request, &inputs.persona);
+            let approval = recorded.approval(approval_verdict, approval_ref.as_deref(), persona, &names);
+            (recorded.context_sealed(sealed), approval)
+        }
+    };
     let gates = Gates {
         environment: environment(&inputs.env_var, &inputs.env),
         persona_allowlist: persona_gate(&inputs.persona),
@@ -197,7 +210,7 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
             Ok(_) => Verdict::pass("subagentGovernance is present"),
             Err(verdict) => verdict.clone(),
         },
-        context_sealed: metadata::boolean_true(object, "contextSealed", "contextSealed is true"),
+        context_sealed,
         pipeline_run_approved: metadata::boolean_true(
             object,
             "pipelineRunApproved",
@@ -307,6 +320,7 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
     };
     // Belt and braces: an allow without everything a grant needs is a deny.
     let decision = if grant.is_some() { decision } else { Decision::Deny };
+    let recorded = inputs.recorded.as_ref().map(|r| r.summary(approval_ref.as_deref()));
     let report = GateReport {
         decision,
         delegated: match decision {
@@ -325,6 +339,7 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
         approved_by: extras.approved_by,
         unknown_fields: extras.unknown_fields,
         metadata_digest: inputs.request.metadata_digest.clone(),
+        recorded,
     };
     Evaluation { report, grant }
 }

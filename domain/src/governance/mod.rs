@@ -18,6 +18,7 @@ mod inputs;
 mod metadata;
 mod names;
 mod persona;
+mod recorded;
 mod report;
 mod request;
 
@@ -28,8 +29,15 @@ pub use metadata::{KNOWN_FIELDS, MAX_APPROVAL_REF, Metadata, check_approval_ref}
 pub(crate) use names::show;
 pub use names::{InvalidName, MAX_NAME_LEN, Name};
 pub use persona::{Persona, PersonaReading, read_persona};
+pub use recorded::{
+    ApprovalRecord, ApprovalState, Approvals, ReadDigests, Recorded, RecordedSummary, Scope, SealRecord,
+    seal_changes,
+};
 pub use report::{CandidateResult, Code, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
 pub use request::{REQUEST_FIELDS, Request, parse_request};
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod recorded_tests;

@@ -164,4 +164,8 @@ pub struct GateReport {
     pub unknown_fields: Vec<String>,
     /// BLAKE3 of the governance metadata as seen (its compact JSON), or `None` if absent.
     pub metadata_digest: Option<String>,
+    /// The seal and approval records the decision was checked against (issue 11); absent when
+    /// the gate ran on the metadata alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<super::RecordedSummary>,
 }

@@ -25,7 +25,14 @@ fn inputs(env: &str, persona: &str, agents: &[(&str, &str)], request: serde_json
             (name, read_agent(&file))
         })
         .collect();
-    GateInputs { env_var: "ENABLE".into(), env: EnvValue::Set(env.into()), request, persona, agents }
+    GateInputs {
+        env_var: "ENABLE".into(),
+        env: EnvValue::Set(env.into()),
+        request,
+        persona,
+        agents,
+        recorded: None,
+    }
 }
 
 fn governance() -> serde_json::Value {

@@ -1,0 +1,195 @@
+//! The recorded state Warden decides with: the seal and approvals (issue 11) and the Claude
+//! Code sessions' spawn trees, as one projection of the log ([`HookState`]).
+//!
+//! H-3: it is rebuilt from the log, never trusted blindly. A Warden keeps it in memory and
+//! catches it up from its head before each decision (reading only the events since, with the
+//! chain verified on the way); across processes it is saved in the state store with the head it
+//! was folded to. A saved state that is unreadable, or whose head is not on this log, is rebuilt
+//! from seq 1. A log that does not verify is an error, so every decision that needs the records
+//! is a deny.
+//!
+//! G-20 (what a seal covers): every file the gate's decisions depend on, by path relative to the
+//! workspace root — `agentwarden.toml`, each persona and subagent instruction file (the files of
+//! the configured directories that match the configured patterns), and the lineage manifests.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use agentwarden_domain::audit::{
+    AuditEvent, ChainVerifier, Correlation, CorrelationId, DecodeError, Envelope, Head, Timestamp, decode,
+};
+use agentwarden_domain::claude_code::HookState;
+use agentwarden_domain::governance::{FileRead, ReadDigests};
+use agentwarden_ports::StoreError;
+
+use crate::MAX_INPUT_BYTES;
+use crate::config::FilePattern;
+use crate::warden::{Warden, WardenError};
+
+/// The name under which the projection is saved in the state store.
+pub const RECORDS_PROJECTION: &str = "claude_code";
+
+/// BLAKE3 (hex) of what a read returned, `None` if nothing could be read.
+pub(crate) fn digest(read: &FileRead) -> Option<String> {
+    match read {
+        FileRead::Text(text) => Some(blake3::hash(text.as_bytes()).to_hex().to_string()),
+        FileRead::Missing | FileRead::Unreadable(_) => None,
+    }
+}
+
+/// `path` relative to `root`, with `/` separators (a seal's key).
+pub(crate) fn key(root: &Path, path: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let parts: Vec<String> = relative
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+fn matching(dir: &Path, pattern: &FilePattern) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| pattern.matches(&e.file_name().to_string_lossy()))
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+}
+
+impl Warden {
+    /// The decision's time, from the clock port.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// The records, caught up with the log (H-3).
+    pub async fn records(&self) -> Result<HookState, WardenError> {
+        let cached = self.records.lock().ok().and_then(|mut guard| guard.take());
+        let start = match cached {
+            Some(state) => Some(state),
+            None => match &self.state {
+                Some(store) => store
+                    .read_projection(RECORDS_PROJECTION)
+                    .await?
+                    .and_then(|bytes| serde_json::from_slice::<HookState>(&bytes).ok()),
+                None => None,
+            },
+        };
+        let mut state = start.unwrap_or_default();
+        if state.head.seq > 0 {
+            let on_log = self.store.read(state.head.seq, 1).await?;
+            if on_log.first().is_none_or(|r| r.seq != state.head.seq || r.hash != state.head.hash) {
+                tracing::warn!(seq = state.head.seq, "the saved records are not on this log; rebuilding");
+                state = HookState::default();
+            }
+        }
+        let mut verifier = ChainVerifier::after(state.head);
+        let mut pages = self.pages(state.head.seq.saturating_add(1), None);
+        while let Some(page) = pages.next_page().await? {
+            for record in &page {
+                verifier.push(record).map_err(|b| StoreError::Corrupt { seq: b.seq, why: b.to_string() })?;
+                let envelope = Envelope::parse(record)
+                    .map_err(|e| StoreError::Corrupt { seq: record.seq, why: e.to_string() })?;
+                let head = Head { seq: record.seq, hash: record.hash };
+                match decode(&envelope) {
+                    Ok(event) => state.apply(head, envelope.session.as_deref(), &event),
+                    // An event this version does not know cannot be one the records depend on.
+                    Err(DecodeError::UnknownType { .. }) => state.head = head,
+                    Err(e) => return Err(StoreError::Corrupt { seq: record.seq, why: e.to_string() }.into()),
+                }
+            }
+        }
+        self.remember(&state);
+        Ok(state)
+    }
+
+    fn remember(&self, state: &HookState) {
+        if let Ok(mut guard) = self.records.lock() {
+            *guard = Some(state.clone());
+        }
+    }
+
+    /// Records `event` under `correlation`, applies it to `state` (when nothing else was appended
+    /// in between) and keeps the state, in memory and — best effort — in the state store.
+    pub(crate) async fn record_and_apply(
+        &self,
+        state: &mut HookState,
+        correlation: Correlation,
+        event: AuditEvent,
+    ) -> Result<Head, WardenError> {
+        let before = state.head;
+        let session = correlation.session.clone();
+        let appended = self.record(correlation, &event).await?;
+        if appended.first_seq == before.seq.saturating_add(1) {
+            state.apply(appended.head, session.as_ref().map(CorrelationId::as_str), &event);
+            self.remember(state);
+            self.save_records(state).await;
+        }
+        Ok(appended.head)
+    }
+
+    async fn save_records(&self, state: &HookState) {
+        let Some(store) = &self.state else { return };
+        match serde_json::to_vec(state) {
+            Ok(bytes) => {
+                if let Err(e) = store.write_projection(RECORDS_PROJECTION, bytes).await {
+                    tracing::warn!(error = %e, "the records could not be saved; they will be rebuilt");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "the records could not be encoded"),
+        }
+    }
+
+    /// Adds the digests of the configuration file and, if `manifests`, the lineage manifests to
+    /// `read` (G-20).
+    pub(crate) async fn read_context_digests(&self, read: &mut ReadDigests, manifests: bool) {
+        let mut files: Vec<PathBuf> = self.config.source.iter().cloned().collect();
+        if manifests {
+            files.extend(self.manifest_files());
+        }
+        for path in files {
+            let text = self.files.read_text(&path, MAX_INPUT_BYTES).await;
+            read.insert(key(&self.config.root, &path), digest(&text));
+        }
+    }
+
+    fn manifest_files(&self) -> Vec<PathBuf> {
+        let path = &self.config.lineage.manifests;
+        if path.is_dir() {
+            let Ok(entries) = std::fs::read_dir(path) else { return vec![path.clone()] };
+            let mut files: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect();
+            files.sort();
+            files
+        } else {
+            vec![path.clone()]
+        }
+    }
+
+    /// The digest of every file a seal covers (G-20); an unreadable one is an error: a seal
+    /// must not silently leave a file out.
+    pub async fn seal_digests(&self) -> Result<BTreeMap<String, String>, String> {
+        let subagents = &self.config.subagents;
+        let mut files: Vec<PathBuf> = self.config.source.iter().cloned().collect();
+        files.extend(matching(&subagents.personas_dir, &subagents.persona_file_pattern));
+        files.extend(matching(&subagents.agents_dir, &subagents.agent_file_pattern));
+        files.extend(self.manifest_files().into_iter().filter(|p| p.exists()));
+        let mut digests = BTreeMap::new();
+        for path in files {
+            let read = self.files.read_text(&path, MAX_INPUT_BYTES).await;
+            let digest = digest(&read).ok_or_else(|| match &read {
+                FileRead::Unreadable(why) => format!("cannot seal `{}`: {why}", path.display()),
+                _ => format!("cannot seal `{}`: it vanished", path.display()),
+            })?;
+            digests.insert(key(&self.config.root, &path), digest);
+        }
+        Ok(digests)
+    }
+}

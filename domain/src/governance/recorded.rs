@@ -1,0 +1,317 @@
+//! The human gates as records (issue 11): what a seal sealed, and which approvals were granted,
+//! revoked, or have expired — a projection of the log — and the checks the gate makes with them.
+//!
+//! The spec's gate trusts two booleans and a string in the caller's metadata. With records, the
+//! `context_sealed` gate also requires that every file read for the decision still has the
+//! digest it had when it was sealed (G-20), and, when recorded approval is required, that a seal
+//! is in force at all; the `approval_ref` gate requires that `approvalRef` names a granted,
+//! unrevoked, unexpired approval whose scope covers the request (G-21). Without records
+//! ([`super::GateInputs::recorded`] is `None`) the gate is exactly the spec's.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::report::Verdict;
+use crate::audit::{AuditEvent, Timestamp};
+
+/// Whom an approval covers; an empty list covers any.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scope {
+    /// The personas that may delegate under it.
+    #[serde(default)]
+    pub personas: Vec<String>,
+    /// The subagents that may be delegated under it.
+    #[serde(default)]
+    pub subagents: Vec<String>,
+}
+
+impl Scope {
+    /// True when `persona` and every one of `subagents` are within the scope.
+    pub fn covers(&self, persona: &str, subagents: &[&str]) -> bool {
+        let persona_ok = self.personas.is_empty() || self.personas.iter().any(|p| p == persona);
+        let subagents_ok =
+            self.subagents.is_empty() || subagents.iter().all(|s| self.subagents.iter().any(|a| a == s));
+        persona_ok && subagents_ok
+    }
+
+    fn describe(&self) -> String {
+        let list = |names: &[String]| if names.is_empty() { "any".to_owned() } else { names.join(", ") };
+        format!("personas {}; subagents {}", list(&self.personas), list(&self.subagents))
+    }
+}
+
+/// The seal in force: the digest of every file sealed, by path relative to the workspace root.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealRecord {
+    /// The `context_sealed` event.
+    pub seq: u64,
+    /// Who sealed.
+    pub by: Option<String>,
+    /// BLAKE3 (hex) by relative path.
+    pub files: BTreeMap<String, String>,
+}
+
+/// One approval and what became of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRecord {
+    /// The `approval_granted` event.
+    pub seq: u64,
+    /// Its reference.
+    pub approval_ref: String,
+    /// Who approved.
+    pub approved_by: Option<String>,
+    /// When it stops being valid.
+    pub expires_at: Option<Timestamp>,
+    /// Whom it covers.
+    pub scope: Scope,
+    /// The `approval_revoked` event, if it was revoked.
+    pub revoked: Option<u64>,
+}
+
+/// An approval's state at an instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalState {
+    /// Granted, not revoked, not expired.
+    Active,
+    /// Revoked.
+    Revoked,
+    /// Past its expiry.
+    Expired,
+}
+
+impl ApprovalRecord {
+    /// The state at `now`: revoked wins over expired.
+    pub fn state(&self, now: Timestamp) -> ApprovalState {
+        match (self.revoked, self.expires_at) {
+            (Some(_), _) => ApprovalState::Revoked,
+            (None, Some(expiry)) if now >= expiry => ApprovalState::Expired,
+            (None, _) => ApprovalState::Active,
+        }
+    }
+}
+
+/// The recorded human gates: a projection of `context_sealed`, `approval_granted` and
+/// `approval_revoked` events.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approvals {
+    /// The seal in force.
+    pub seal: Option<SealRecord>,
+    /// Every approval granted, by reference (a new grant of a reference replaces the old).
+    pub approvals: BTreeMap<String, ApprovalRecord>,
+}
+
+impl Approvals {
+    /// Applies the event at `seq`; other event types change nothing.
+    pub fn apply(&mut self, seq: u64, event: &AuditEvent) {
+        match event {
+            AuditEvent::ContextSealed(e) => {
+                self.seal = Some(SealRecord { seq, by: e.by.clone(), files: e.files.clone() });
+            }
+            AuditEvent::ApprovalGranted(e) => {
+                let record = ApprovalRecord {
+                    seq,
+                    approval_ref: e.approval_ref.clone(),
+                    approved_by: e.approved_by.clone(),
+                    expires_at: e.expires_at,
+                    scope: e.scope.clone(),
+                    revoked: None,
+                };
+                self.approvals.insert(e.approval_ref.clone(), record);
+            }
+            AuditEvent::ApprovalRevoked(e) => match &e.approval_ref {
+                Some(reference) => {
+                    if let Some(record) = self.approvals.get_mut(reference) {
+                        record.revoked.get_or_insert(seq);
+                    }
+                }
+                None => {
+                    self.seal = None;
+                    for record in self.approvals.values_mut() {
+                        record.revoked.get_or_insert(seq);
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+
+    /// G-21: does `approval_ref` name an approval in force at `now` that covers `persona`
+    /// delegating `subagents`? The failure says which of these did not hold.
+    pub fn check_approval(
+        &self,
+        approval_ref: &str,
+        persona: &str,
+        subagents: &[&str],
+        now: Timestamp,
+    ) -> Verdict {
+        let Some(record) = self.approvals.get(approval_ref) else {
+            return Verdict::fail(
+                "approval_not_recorded",
+                format!("approval `{approval_ref}` was never granted"),
+            );
+        };
+        match record.state(now) {
+            ApprovalState::Revoked => Verdict::fail(
+                "approval_revoked",
+                format!("approval `{approval_ref}` was revoked (seq {})", record.revoked.unwrap_or_default()),
+            ),
+            ApprovalState::Expired => Verdict::fail(
+                "approval_expired",
+                format!(
+                    "approval `{approval_ref}` expired at {}",
+                    record.expires_at.map(|t| t.to_string()).unwrap_or_default()
+                ),
+            ),
+            ApprovalState::Active if !record.scope.covers(persona, subagents) => Verdict::fail(
+                "approval_out_of_scope",
+                format!(
+                    "approval `{approval_ref}` covers {}, not persona `{persona}` delegating {}",
+                    record.scope.describe(),
+                    subagents.join(", ")
+                ),
+            ),
+            ApprovalState::Active => Verdict::pass(format!(
+                "approval `{approval_ref}` is recorded, in force and in scope (seq {})",
+                record.seq
+            )),
+        }
+    }
+
+    /// The newest approval in force at `now` that covers the request, else the newest in force.
+    pub fn best_for(&self, persona: &str, subagents: &[&str], now: Timestamp) -> Option<&ApprovalRecord> {
+        let active = || self.approvals.values().filter(move |r| r.state(now) == ApprovalState::Active);
+        active()
+            .filter(|r| r.scope.covers(persona, subagents))
+            .max_by_key(|r| r.seq)
+            .or_else(|| active().max_by_key(|r| r.seq))
+    }
+
+    /// The `subagentGovernance` metadata the records stand for (what the Claude Code hook hands
+    /// the gate): `contextSealed` while a seal is in force, `pipelineRunApproved` and
+    /// `approvalRef` from [`Approvals::best_for`].
+    pub fn metadata_for(&self, persona: &str, subagents: &[&str], now: Timestamp) -> serde_json::Value {
+        let approval = self.best_for(persona, subagents, now);
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("contextSealed".into(), self.seal.is_some().into());
+        metadata.insert("pipelineRunApproved".into(), approval.is_some().into());
+        if let Some(approval) = approval {
+            metadata.insert("approvalRef".into(), approval.approval_ref.clone().into());
+            if let Some(by) = &approval.approved_by {
+                metadata.insert("approvedBy".into(), by.clone().into());
+            }
+        }
+        serde_json::Value::Object(metadata)
+    }
+}
+
+/// The files read for one decision: relative path → BLAKE3 (hex) of what was read, `None` when
+/// the file was missing or unreadable.
+pub type ReadDigests = BTreeMap<String, Option<String>>;
+
+/// G-20: every file read that differs from the seal, each with how: changed, missing, or not
+/// sealed (added since).
+pub fn seal_changes(sealed: &BTreeMap<String, String>, read: &ReadDigests) -> Vec<String> {
+    read.iter()
+        .filter_map(|(path, digest)| match (sealed.get(path), digest) {
+            (Some(was), Some(now)) if was == now => None,
+            (Some(_), Some(_)) => Some(format!("`{path}` changed")),
+            (Some(_), None) => Some(format!("`{path}` is missing")),
+            (None, Some(_)) => Some(format!("`{path}` was not sealed")),
+            (None, None) => None,
+        })
+        .collect()
+}
+
+/// What the log says, for one gate decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    /// `require_recorded_approval`: a seal must be in force and `approvalRef` must be recorded.
+    pub require: bool,
+    /// The recorded seal and approvals.
+    pub approvals: Approvals,
+    /// The digests of the files read for this decision.
+    pub read: ReadDigests,
+    /// The decision's time (for expiry).
+    pub now: Timestamp,
+}
+
+/// What the report records of the seal and the approval in force (for investigations).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedSummary {
+    /// Whether recorded approval was required.
+    pub required: bool,
+    /// The `context_sealed` event in force.
+    pub seal_seq: Option<u64>,
+    /// The files compared with the seal.
+    pub files_checked: Vec<String>,
+    /// The `approval_granted` event of the `approvalRef`, if recorded.
+    pub approval_seq: Option<u64>,
+    /// Its state at the decision.
+    pub approval_state: Option<ApprovalState>,
+}
+
+impl Recorded {
+    /// G-20 on a `context_sealed` verdict that passed on the metadata.
+    pub(crate) fn context_sealed(&self, metadata: Verdict) -> Verdict {
+        if !metadata.passed {
+            return metadata;
+        }
+        match &self.approvals.seal {
+            Some(seal) => {
+                let changes = seal_changes(&seal.files, &self.read);
+                if changes.is_empty() {
+                    Verdict::pass(format!(
+                        "contextSealed is true and {} file(s) match the seal",
+                        self.read.len()
+                    ))
+                } else {
+                    Verdict::fail(
+                        "sealed_file_changed",
+                        format!(
+                            "the context changed since it was sealed (seq {}): {}",
+                            seal.seq,
+                            changes.join(", ")
+                        ),
+                    )
+                }
+            }
+            None if self.require => Verdict::fail(
+                "seal_not_recorded",
+                "contextSealed is true but no seal is recorded (run `warden seal`)",
+            ),
+            None => metadata,
+        }
+    }
+
+    /// G-21 on an `approval_ref` verdict that passed on the metadata.
+    pub(crate) fn approval(
+        &self,
+        metadata: Verdict,
+        approval_ref: Option<&str>,
+        persona: &str,
+        subagents: &[&str],
+    ) -> Verdict {
+        match approval_ref {
+            Some(reference) if metadata.passed && self.require => {
+                self.approvals.check_approval(reference, persona, subagents, self.now)
+            }
+            _ => metadata,
+        }
+    }
+
+    /// The summary recorded in the report.
+    pub(crate) fn summary(&self, approval_ref: Option<&str>) -> RecordedSummary {
+        let record = approval_ref.and_then(|r| self.approvals.approvals.get(r));
+        RecordedSummary {
+            required: self.require,
+            seal_seq: self.approvals.seal.as_ref().map(|s| s.seq),
+            files_checked: self.read.keys().cloned().collect(),
+            approval_seq: record.map(|r| r.seq),
+            approval_state: record.map(|r| r.state(self.now)),
+        }
+    }
+}
