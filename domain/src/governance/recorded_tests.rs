@@ -85,7 +85,8 @@ fn approvals_table() {
     let files = [("personas/AGENT_M.md", Some("d1"))];
     let only_prep = Scope { personas: vec![], subagents: vec!["PREPARATION".into()] };
     let other_persona = Scope { personas: vec!["OTHER".into()], subagents: vec![] };
-    let rows: Vec<(&str, Vec<AuditEvent>, &str, &[&str], i64, Option<&str>)> = vec![
+    type Row<'a> = (&'a str, Vec<AuditEvent>, &'a str, &'a [&'a str], i64, Option<&'a str>);
+    let rows: Vec<Row<'_>> = vec![
         ("valid", vec![sealed.clone(), grant("G", None, Scope::default())], "G", &["PREPARATION"], 5, None),
         (
             "unknown ref",
@@ -198,7 +199,7 @@ fn the_seal_names_every_file_read_that_differs_from_it() {
 #[test]
 fn required_records_need_a_seal_and_without_records_the_gate_is_the_specs() {
     let approval = grant("G", None, Scope::default());
-    let unsealed = gate("G", &["PREPARATION"], recorded(&[approval.clone()], &[], 0));
+    let unsealed = gate("G", &["PREPARATION"], recorded(std::slice::from_ref(&approval), &[], 0));
     assert_eq!(failed(&unsealed), [("context_sealed", "seal_not_recorded".to_owned())]);
     let optional =
         Some(Recorded { require: false, approvals: records(&[]), read: ReadDigests::new(), now: at(0) });
