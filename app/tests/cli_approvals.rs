@@ -2,11 +2,7 @@
 //! copy of the bundled example, approvals granted, scoped, revoked; and, through the library
 //! with a test clock, an approval that expires.
 
-#![expect(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    reason = "test code: a failed unwrap is a failed test"
-)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
