@@ -11,6 +11,7 @@
 //! agents_dir = "agents"
 //! persona_file_pattern = "AGENT_{name}.md"
 //! agent_file_pattern = "AGENT_{name}.md"
+//! require_recorded_approval = false             # G-21: approvals and the seal must be records
 //!
 //! [lineage]
 //! manifests = "manifests"   # a file, or a directory of *.toml manifests
@@ -18,6 +19,9 @@
 //! [guardrails]
 //! protected = ["okrs"]      # relative to the workspace root (R-1)
 //! actor = "daemon"          # who records guardrail_violation events
+//!
+//! [claude_code]
+//! main_persona = "main"     # the main session's persona, the root of every spawn tree
 //! ```
 
 use std::path::{Path, PathBuf};
