@@ -15,7 +15,10 @@ use crate::guardrails::{ResultValidation, Violation};
 use crate::lineage::{AgentIdentifier, Authorization, LineageVerdict};
 use crate::verdict::Decision;
 
-/// One lineage check (`lineage_checked`, version 1).
+/// One lineage check (`lineage_checked`, version 2).
+///
+/// Version 1 called the number of agents `length`; version 2 calls it `lineage_length`, as
+/// `tool_call_authorized` always has, so that one reader serves both (see [`UPCASTS`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineageChecked {
@@ -24,7 +27,7 @@ pub struct LineageChecked {
     /// The walker's verdict and failing pair (L-4).
     pub result: LineageVerdict,
     /// How many agents.
-    pub length: usize,
+    pub lineage_length: usize,
     /// BLAKE3 of the lineage's JSON.
     pub lineage_digest: String,
     /// The lineage itself, when it has at most 64 agents.
@@ -133,7 +136,7 @@ pub enum AuditEvent {
     /// `delegation_evaluated`, version 1: one subagent-gate evaluation, with every gate's
     /// outcome, the candidates, the approval, and a digest of the metadata seen (G-10).
     DelegationEvaluated(Box<GateReport>),
-    /// `lineage_checked`, version 1.
+    /// `lineage_checked`, version 2 (version 1 is upcast on read).
     LineageChecked(Box<LineageChecked>),
     /// `tool_call_authorized`, version 1.
     ToolCallAuthorized(Box<ToolCallAuthorized>),
@@ -168,9 +171,9 @@ impl AuditEvent {
     /// The current schema version of this event's payload.
     pub fn event_version(&self) -> u32 {
         match self {
+            AuditEvent::LineageChecked(_) => 2,
             AuditEvent::OperatorNote(_)
             | AuditEvent::DelegationEvaluated(_)
-            | AuditEvent::LineageChecked(_)
             | AuditEvent::ToolCallAuthorized(_)
             | AuditEvent::ResultValidated(_)
             | AuditEvent::GuardrailViolation(_)
@@ -195,29 +198,83 @@ impl AuditEvent {
         }
     }
 
-    fn from_current(event_type: &str, payload: serde_json::Value) -> Result<AuditEvent, DecodeError> {
+    /// The allow/deny of a decision event (`delegation_evaluated`, `lineage_checked`,
+    /// `tool_call_authorized`); `None` for events that record something else.
+    pub fn decision(&self) -> Option<Decision> {
+        match self {
+            AuditEvent::DelegationEvaluated(report) => Some(report.decision),
+            AuditEvent::LineageChecked(event) => Some(event.decision),
+            AuditEvent::ToolCallAuthorized(event) => Some(event.authorization.decision),
+            AuditEvent::OperatorNote(_)
+            | AuditEvent::ResultValidated(_)
+            | AuditEvent::GuardrailViolation(_)
+            | AuditEvent::FanOutPlanned(_)
+            | AuditEvent::ChunkFinished(_)
+            | AuditEvent::FanOutMerged(_) => None,
+        }
+    }
+
+    fn from_current(event_type: &str, payload: Payload<'_>) -> Result<AuditEvent, DecodeError> {
         let invalid = |e: serde_json::Error| DecodeError::InvalidPayload {
             event_type: event_type.to_owned(),
             why: e.to_string(),
         };
-        match event_type {
-            "operator_note" => serde_json::from_value(payload).map(AuditEvent::OperatorNote).map_err(invalid),
-            "delegation_evaluated" => serde_json::from_value(payload)
-                .map(|r| AuditEvent::DelegationEvaluated(Box::new(r)))
-                .map_err(invalid),
-            other => Err(DecodeError::UnknownType { event_type: other.to_owned() }),
-        }
+        let event = match event_type {
+            "operator_note" => AuditEvent::OperatorNote(payload.read().map_err(invalid)?),
+            "delegation_evaluated" => AuditEvent::DelegationEvaluated(payload.read().map_err(invalid)?),
+            "lineage_checked" => AuditEvent::LineageChecked(payload.read().map_err(invalid)?),
+            "tool_call_authorized" => AuditEvent::ToolCallAuthorized(payload.read().map_err(invalid)?),
+            "result_validated" => AuditEvent::ResultValidated(payload.read().map_err(invalid)?),
+            "guardrail_violation" => AuditEvent::GuardrailViolation(payload.read().map_err(invalid)?),
+            "fan_out_planned" => AuditEvent::FanOutPlanned(payload.read().map_err(invalid)?),
+            "chunk_finished" => AuditEvent::ChunkFinished(payload.read().map_err(invalid)?),
+            "fan_out_merged" => AuditEvent::FanOutMerged(payload.read().map_err(invalid)?),
+            other => return Err(DecodeError::UnknownType { event_type: other.to_owned() }),
+        };
+        Ok(event)
     }
 
     fn current_version(event_type: &str) -> Option<u32> {
         match event_type {
+            "lineage_checked" => Some(2),
             "operator_note"
             | "delegation_evaluated"
-            | "lineage_checked"
             | "tool_call_authorized"
             | "result_validated"
-            | "guardrail_violation" => Some(1),
+            | "guardrail_violation"
+            | "fan_out_planned"
+            | "chunk_finished"
+            | "fan_out_merged" => Some(1),
             _ => None,
+        }
+    }
+}
+
+/// Every `event_type` this reader knows, for filters that must refuse a misspelt one.
+pub const EVENT_TYPES: &[&str] = &[
+    "operator_note",
+    "delegation_evaluated",
+    "lineage_checked",
+    "tool_call_authorized",
+    "result_validated",
+    "guardrail_violation",
+    "fan_out_planned",
+    "chunk_finished",
+    "fan_out_merged",
+];
+
+/// A payload at today's version: the stored text (read directly, the fast path of a replay), or
+/// the JSON value an upcast produced.
+enum Payload<'a> {
+    Stored(&'a str),
+    Upcast(serde_json::Value),
+}
+
+impl Payload<'_> {
+    fn read<T: serde::de::DeserializeOwned>(self) -> Result<T, serde_json::Error> {
+        match self {
+            Payload::Stored(text) => serde_json::from_str(text),
+            Payload::Upcast(value) => serde_json::from_value(value),
         }
     }
 }
@@ -234,8 +291,21 @@ pub struct Upcast {
     pub step: fn(serde_json::Value) -> Result<serde_json::Value, String>,
 }
 
-/// The upcasting steps of the current schema. Empty while every event type is at version 1.
-pub const UPCASTS: &[Upcast] = &[];
+/// The upcasting steps of the current schema, applied in order by [`decode`].
+pub const UPCASTS: &[Upcast] =
+    &[Upcast { event_type: "lineage_checked", from_version: 1, step: lineage_checked_v1_to_v2 }];
+
+/// `lineage_checked` 1 → 2: `length` is renamed `lineage_length`. A version-1 payload without
+/// `length`, or with `lineage_length` already, is not a version-1 payload: refused.
+fn lineage_checked_v1_to_v2(mut payload: serde_json::Value) -> Result<serde_json::Value, String> {
+    let object = payload.as_object_mut().ok_or("a `lineage_checked` payload must be an object")?;
+    if object.contains_key("lineage_length") {
+        return Err("version 1 has no `lineage_length`".into());
+    }
+    let length = object.remove("length").ok_or("version 1 must have `length`")?;
+    object.insert("lineage_length".into(), length);
+    Ok(payload)
+}
 
 /// An event that cannot be read as today's type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -289,6 +359,9 @@ pub fn decode_with(upcasts: &[Upcast], envelope: &Envelope) -> Result<AuditEvent
     if version > current {
         return Err(DecodeError::FromTheFuture { event_type: event_type.to_owned(), version, current });
     }
+    if version == current {
+        return AuditEvent::from_current(event_type, Payload::Stored(envelope.payload.get()));
+    }
     let mut payload: serde_json::Value =
         serde_json::from_str(envelope.payload.get()).map_err(|e| invalid(e.to_string()))?;
     while version < current {
@@ -299,5 +372,5 @@ pub fn decode_with(upcasts: &[Upcast], envelope: &Envelope) -> Result<AuditEvent
         payload = (step.step)(payload).map_err(invalid)?;
         version += 1;
     }
-    AuditEvent::from_current(event_type, payload)
+    AuditEvent::from_current(event_type, Payload::Upcast(payload))
 }

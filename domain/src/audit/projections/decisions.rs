@@ -1,0 +1,64 @@
+//! Decisions over time: allow and deny counts per hour (UTC) of `recorded_at`, over the three
+//! events that decide (`delegation_evaluated`, `lineage_checked`, `tool_call_authorized`).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Projection, Recorded};
+use crate::audit::{Envelope, Timestamp};
+use crate::verdict::Decision;
+
+/// Decision counts per hour.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Decisions;
+
+/// The state of [`Decisions`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DecisionsState {
+    /// Per hour, keyed by the hour's first instant (`2026-02-21T09:00:00.000Z`); the key's
+    /// fixed format sorts chronologically.
+    pub hours: BTreeMap<String, DecisionCounts>,
+    /// Over the whole log.
+    pub total: DecisionCounts,
+}
+
+/// Allow and deny counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DecisionCounts {
+    /// Allows.
+    pub allow: u64,
+    /// Denies.
+    pub deny: u64,
+}
+
+impl DecisionCounts {
+    fn add(&mut self, decision: Decision) {
+        match decision {
+            Decision::Allow => self.allow += 1,
+            Decision::Deny => self.deny += 1,
+        }
+    }
+}
+
+/// The first instant of the hour `at` falls in.
+pub(crate) fn hour_of(at: Timestamp) -> Timestamp {
+    Timestamp::saturating_from_unix_millis(at.unix_millis() - at.unix_millis().rem_euclid(3_600_000))
+}
+
+impl Projection for Decisions {
+    type State = DecisionsState;
+
+    fn wants(&self, envelope: &Envelope) -> bool {
+        matches!(
+            envelope.event_type.as_str(),
+            "delegation_evaluated" | "lineage_checked" | "tool_call_authorized"
+        )
+    }
+
+    fn apply(&self, state: &mut DecisionsState, event: Recorded<'_>) {
+        let Some(decision) = event.event.decision() else { return };
+        state.hours.entry(hour_of(event.envelope.recorded_at).to_string()).or_default().add(decision);
+        state.total.add(decision);
+    }
+}
