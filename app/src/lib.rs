@@ -29,6 +29,7 @@ mod gate;
 mod guard;
 mod lineage;
 pub mod manifests;
+mod replay;
 mod warden;
 
 pub use agentwarden_adapters::{

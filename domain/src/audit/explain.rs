@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::envelope::Envelope;
 use super::event::{AuditEvent, PlanSummary};
-use super::projections::snake;
+use super::projections::snake_name;
 use crate::lineage::AgentIdentifier;
 use crate::verdict::{Decision, Verdict};
 
@@ -114,7 +114,7 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             }
         }
         AuditEvent::ToolCallAuthorized(e) => {
-            x.checks.extend(e.authorization.layers.iter().map(|l| check("layer", snake(&l.name), &l.verdict)));
+            x.checks.extend(e.authorization.layers.iter().map(|l| check("layer", snake_name(&l.name), &l.verdict)));
             x.lineage.clone_from(&e.lineage);
             x.digests.insert("lineage_digest", e.lineage_digest.clone());
         }
@@ -142,7 +142,7 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             x.notes.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
         }
         AuditEvent::FanOutMerged(m) => x.notes.extend(
-            m.merged.failures.iter().map(|f| format!("chunk {} {}: {}", f.chunk_index, snake(&f.status), f.error)),
+            m.merged.failures.iter().map(|f| format!("chunk {} {}: {}", f.chunk_index, snake_name(&f.status), f.error)),
         ),
         AuditEvent::OperatorNote(_) => {}
     }
@@ -181,7 +181,7 @@ pub fn summary(event: &AuditEvent) -> String {
                 .authorization
                 .first_failure
                 .as_ref()
-                .map(|f| format!(" at layer {} {} ({}): {}", f.layer, snake(&f.name), f.code, f.reason));
+                .map(|f| format!(" at layer {} {} ({}): {}", f.layer, snake_name(&f.name), f.code, f.reason));
             format!("{agent} {} tool `{tool}`{}", verb(e.authorization.decision), why.unwrap_or_default())
         }
         AuditEvent::ResultValidated(e) => format!(
@@ -207,7 +207,7 @@ pub fn summary(event: &AuditEvent) -> String {
                 p.phase,
                 p.items,
                 chunk_sizes.len(),
-                snake(strategy)
+                snake_name(strategy)
             ),
         },
         AuditEvent::ChunkFinished(c) => {
@@ -215,14 +215,14 @@ pub fn summary(event: &AuditEvent) -> String {
                 .test_results
                 .as_ref()
                 .map(|t| format!(": {} passed, {} failed, {} skipped", t.passed, t.failed, t.skipped));
-            format!("chunk {} {} in {} ms{}", c.chunk_index, snake(&c.status), c.elapsed_ms, tests.unwrap_or_default())
+            format!("chunk {} {} in {} ms{}", c.chunk_index, snake_name(&c.status), c.elapsed_ms, tests.unwrap_or_default())
         }
         AuditEvent::FanOutMerged(m) => {
             let t = &m.merged.test_results;
             format!(
                 "phase `{}` merged {}: {} passed, {} failed, {} skipped",
                 m.phase,
-                snake(&m.merged.status),
+                snake_name(&m.merged.status),
                 t.passed,
                 t.failed,
                 t.skipped

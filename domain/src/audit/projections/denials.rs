@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Projection, Recorded, snake};
+use super::{Projection, Recorded, snake_name};
 use crate::audit::{AuditEvent, Envelope};
 use crate::verdict::Decision;
 
@@ -61,7 +61,7 @@ impl Projection for Denials {
             }
             AuditEvent::ToolCallAuthorized(event) => {
                 let failure = event.authorization.first_failure.as_ref();
-                let layer = failure.map_or_else(|| "unknown".to_owned(), |f| snake(&f.name));
+                let layer = failure.map_or_else(|| "unknown".to_owned(), |f| snake_name(&f.name));
                 *state.by_layer.entry(layer).or_default() += 1;
                 let persona = event.agent.as_ref().map(|a| a.agent_type.as_str().to_owned());
                 (failure.map(|f| f.code.to_string()), persona)

@@ -76,7 +76,7 @@ pub fn fold<'a, P: Projection>(
 pub const NAMES: &[&str] = &["approvals", "denials", "spawn-tree", "fan-out", "violations", "decisions"];
 
 /// The snake_case name a unit enum serialises to (`completed`, `round_robin`), for prose.
-pub(crate) fn snake<T: Serialize>(value: &T) -> String {
+pub fn snake_name<T: Serialize>(value: &T) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(name)) => name,
         Ok(other) => other.to_string(),

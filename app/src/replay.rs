@@ -1,0 +1,72 @@
+//! Investigations: the audit log streamed, verified and decoded into projections.
+//!
+//! Every walk here starts at seq 1 and verifies the hash chain as it reads, a page at a time,
+//! so memory stays flat however long the log is. An investigation never answers from a log
+//! that does not verify up to the events it read (A-11): a break is an error naming the first
+//! broken seq, not a partial answer. An event the projection reads but this reader cannot
+//! decode (an unknown type, a version from the future, a payload of the wrong shape) is an
+//! error naming its seq too (A-12) — an answer that silently skipped it would be wrong.
+
+use agentwarden_domain::audit::projections::{Projection, Recorded};
+use agentwarden_domain::audit::{ChainVerifier, Envelope, Head, decode};
+use agentwarden_ports::StoreError;
+
+use crate::warden::{Warden, WardenError};
+
+impl Warden {
+    /// Rebuilds `projection` from the whole log (see the module doc): streams it from seq 1,
+    /// verifies the chain, decodes the events the projection wants (upcasting old versions) and
+    /// folds them.
+    ///
+    /// ```no_run
+    /// # async fn demo(warden: agentwarden::Warden) -> Result<(), agentwarden::WardenError> {
+    /// use agentwarden::audit::projections::Denials;
+    /// let denials = warden.replay(&Denials).await?;
+    /// println!("{} denials, by gate: {:?}", denials.denials, denials.by_gate);
+    /// # Ok(()) }
+    /// ```
+    pub async fn replay<P: Projection>(&self, projection: &P) -> Result<P::State, WardenError> {
+        self.replay_with_progress(projection, &mut |_| {}).await
+    }
+
+    /// [`Warden::replay`], calling `progress` with the last seq read after every page.
+    pub async fn replay_with_progress<P: Projection>(
+        &self,
+        projection: &P,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<P::State, WardenError> {
+        let mut state = P::State::default();
+        self.walk_verified(None, progress, |envelope| {
+            if projection.wants(envelope) {
+                let event = decode(envelope)
+                    .map_err(|error| WardenError::Undecodable { seq: envelope.seq, error })?;
+                projection.apply(&mut state, Recorded { envelope, event: &event });
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(state)
+    }
+
+    /// Walks the log from seq 1 to `until` (inclusive; the end when `None`), verifying every
+    /// record before `visit` sees its envelope. Returns the last verified position.
+    pub(crate) async fn walk_verified(
+        &self,
+        until: Option<u64>,
+        progress: &mut dyn FnMut(u64),
+        mut visit: impl FnMut(&Envelope) -> Result<(), WardenError>,
+    ) -> Result<Head, WardenError> {
+        let mut verifier = ChainVerifier::new();
+        let mut pages = self.pages(1, until);
+        while let Some(page) = pages.next_page().await? {
+            for record in &page {
+                verifier.push(record).map_err(WardenError::Broken)?;
+                let envelope = Envelope::parse(record)
+                    .map_err(|e| StoreError::Corrupt { seq: record.seq, why: e.to_string() })?;
+                visit(&envelope)?;
+            }
+            progress(verifier.head().seq);
+        }
+        Ok(verifier.head())
+    }
+}
