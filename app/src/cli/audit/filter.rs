@@ -128,11 +128,12 @@ pub(super) fn parse_when(flag: &str, text: &str) -> Result<When, Failure> {
             "{flag} `{text}` is neither an RFC 3339 time (2026-02-21T09:30:00Z) nor a duration ago (30m, 2h, 7d)"
         ))
     };
-    if let Some(unit) = text.chars().last().filter(char::is_ascii_alphabetic) {
-        let digits = text.get(..text.len() - 1).ok_or_else(bad)?;
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
+    let relative = text
+        .char_indices()
+        .last()
+        .and_then(|(at, unit)| Some((text.get(..at)?, unit)))
+        .filter(|(digits, _)| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()));
+    if let Some((digits, unit)) = relative {
         let n: i64 = digits.parse().map_err(|_| bad())?;
         let unit_ms: i64 = match unit {
             's' => 1_000,
