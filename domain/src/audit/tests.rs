@@ -168,6 +168,33 @@ fn upcasting_turns_old_versions_into_todays_type() {
 }
 
 #[test]
+fn lineage_checked_version_1_is_upcast_and_malformed_ones_refused() {
+    let lineage = json!([{"id": "o1", "type": "orchestrator", "spawn_depth": 0}]);
+    let result = json!({"passed": true, "code": null, "reason": "ok", "pair": null});
+    let v1 = |extra: serde_json::Value| {
+        let mut payload = json!({"decision": "allow", "result": result, "lineage_digest": "d", "lineage": lineage});
+        payload.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let mut envelope = note_envelope(1, payload);
+        envelope.event_type = "lineage_checked".into();
+        envelope
+    };
+    // (version-1 payload's extra fields, decodes?, why)
+    let rows = [
+        (json!({"length": 1}), true, "the shape version 1 wrote"),
+        (json!({"lineage_length": 1}), false, "version 1 never had `lineage_length`"),
+        (json!({}), false, "version 1 always had `length`"),
+        (json!({"length": 1, "lineage_length": 1}), false, "ambiguous: both names"),
+    ];
+    for (extra, ok, why) in rows {
+        let decoded = decode(&v1(extra));
+        assert_eq!(decoded.is_ok(), ok, "{why}: {decoded:?}");
+        if let Ok(AuditEvent::LineageChecked(event)) = decoded {
+            assert_eq!(event.lineage_length, 1);
+        }
+    }
+}
+
+#[test]
 fn decode_refuses_future_versions_unknown_types_and_bad_payloads() {
     assert!(matches!(
         decode(&note_envelope(2, json!({"message": "x"}))),
