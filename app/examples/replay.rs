@@ -30,14 +30,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Investigations: each is one streaming, verified pass over the log.
     let denials = warden.replay(&Denials).await?;
-    println!("\n{} denials; by layer {:?}; by persona {:?}", denials.denials, denials.by_layer, denials.by_persona);
+    println!(
+        "\n{} denials; by layer {:?}; by persona {:?}",
+        denials.denials, denials.by_layer, denials.by_persona
+    );
 
     let trees = warden.replay(&SpawnTrees).await?;
     for (session, tree) in &trees.sessions {
         println!("\nspawn tree of session {session}:");
         for (id, agent) in &tree.agents {
             let parent = agent.parent.as_deref().unwrap_or("(root)");
-            println!("  {id} ({}) spawned by {parent}; {} of {} checks denied", agent.agent_type, agent.denied, agent.checks);
+            println!(
+                "  {id} ({}) spawned by {parent}; {} of {} checks denied",
+                agent.agent_type, agent.denied, agent.checks
+            );
         }
     }
 

@@ -7,7 +7,7 @@
 
 #![expect(
     clippy::unwrap_used,
-    clippy::indexing_slicing,
+    clippy::panic,
     reason = "test code: a failed unwrap or index is a failed test"
 )]
 
@@ -51,13 +51,25 @@ fn violation(base: &Path, store: &Path, name: &str, with_git: bool) {
     }
     let snapshot = base.join(format!("{name}.snapshot.json"));
     let ws_arg = ws.to_str().unwrap();
-    let out = warden_in(base, store, &["guard", "snapshot", "--out", snapshot.to_str().unwrap(), "--root", ws_arg]);
+    let out =
+        warden_in(base, store, &["guard", "snapshot", "--out", snapshot.to_str().unwrap(), "--root", ws_arg]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     std::fs::write(ws.join("okrs/a.md"), "hacked\n").unwrap();
     let artifacts = base.join(format!("{name}-artifacts"));
     let args = [
-        "guard", "check", "--snapshot", snapshot.to_str().unwrap(), "--revert", "--item", "ITEM-1", "--run", name,
-        "--artifacts", artifacts.to_str().unwrap(), "--root", ws_arg,
+        "guard",
+        "check",
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "--revert",
+        "--item",
+        "ITEM-1",
+        "--run",
+        name,
+        "--artifacts",
+        artifacts.to_str().unwrap(),
+        "--root",
+        ws_arg,
     ];
     assert_eq!(warden_in(base, store, &args).status.code(), Some(1));
 }
@@ -67,7 +79,12 @@ fn build(base: &Path) -> PathBuf {
     let store = base.join("audit");
     let root = root();
     let config = ["--config", "examples/agentwarden.toml"];
-    for request in ["example-1-allow", "example-2-missing-metadata", "example-3-context-not-sealed", "example-4-type-coercion"] {
+    for request in [
+        "example-1-allow",
+        "example-2-missing-metadata",
+        "example-3-context-not-sealed",
+        "example-4-type-coercion",
+    ] {
         let file = format!("examples/requests/{request}.json");
         warden_in(&root, &store, &[&["gate", "--request", &file][..], &config[..]].concat());
     }
@@ -80,8 +97,19 @@ fn build(base: &Path) -> PathBuf {
         warden_in(&root, &store, &[&["authorize", "--request", &file][..], &config[..]].concat());
     }
     let fan_out = [
-        "fanout", "run", "--config", "examples/fanout/agentwarden.toml", "--items", "examples/fanout/items.json",
-        "--phase", "tests", "--run", "run-7", "--", "sh", "examples/fanout/agent.sh",
+        "fanout",
+        "run",
+        "--config",
+        "examples/fanout/agentwarden.toml",
+        "--items",
+        "examples/fanout/items.json",
+        "--phase",
+        "tests",
+        "--run",
+        "run-7",
+        "--",
+        "sh",
+        "examples/fanout/agent.sh",
     ];
     assert_eq!(warden_in(&root, &store, &fan_out).status.code(), Some(0));
     violation(base, &store, "run-reverted", true);
@@ -93,7 +121,8 @@ fn build(base: &Path) -> PathBuf {
 fn log() -> &'static (PathBuf, PathBuf) {
     static LOG: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     LOG.get_or_init(|| {
-        let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_investigate-{}", std::process::id()));
+        let base =
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_investigate-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         std::fs::create_dir_all(&base).unwrap();
         let store = build(&base);
@@ -122,7 +151,10 @@ fn normalise(value: &mut Value, base: &str) {
             let b = s.as_bytes();
             if s.len() == 24 && b.get(4) == Some(&b'-') && b.get(10) == Some(&b'T') && s.ends_with('Z') {
                 *s = "<time>".into();
-            } else if s.len() == 64 && s.bytes().all(|c| c.is_ascii_hexdigit()) && s.bytes().any(|c| c != b'0') {
+            } else if s.len() == 64
+                && s.bytes().all(|c| c.is_ascii_hexdigit())
+                && s.bytes().any(|c| c != b'0')
+            {
                 *s = "<hash>".into();
             } else if s.contains(base) {
                 *s = s.replace(base, "<base>");
@@ -149,9 +181,10 @@ fn golden(name: &str, mut actual: Value) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, serde_json::to_string_pretty(&actual).unwrap() + "\n").unwrap();
     }
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("{}: {e} (run with UPDATE_GOLDEN=1 to create it)", path.display())
-    }))
+    let expected: Value = serde_json::from_str(
+        &std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1 to create it)", path.display())),
+    )
     .unwrap();
     assert_eq!(actual, expected, "{name} differs from {}", path.display());
 }
@@ -180,7 +213,10 @@ fn replay_json_matches_the_golden_files() {
 
 #[test]
 fn timeline_and_explain_json_match_the_golden_files() {
-    golden("timeline-example-session", Value::Array(json_lines(&audit(&["timeline", "--session", "example-session", "--json"]))));
+    golden(
+        "timeline-example-session",
+        Value::Array(json_lines(&audit(&["timeline", "--session", "example-session", "--json"]))),
+    );
     for seq in ["1", "3", "6", "8"] {
         golden(&format!("explain-{seq}"), json_lines(&audit(&["explain", seq, "--json"])).remove(0));
     }
@@ -190,24 +226,73 @@ fn timeline_and_explain_json_match_the_golden_files() {
 fn human_outputs_state_the_key_facts() {
     // (command, facts it must state, why)
     let rows: [(&[&str], &[&str], &str); 7] = [
-        (&["replay", "--projection", "approvals"], &["GATE-2026-02-21-001: 1 allowed, 0 denied; approved by ryan; delegated PREPARATION"], "what ran under the approval, and who approved"),
-        (&["replay", "--projection", "denials"], &["denials: 5", "context_sealed", "2", "MANAGER"], "Examples 3 and 4 fail at context_sealed"),
-        (&["replay", "--projection", "spawn-tree"], &["session example-session", "    c1 (coder, depth 1)", "c2 (coder, depth 3)  DENIED 1 of 1 checks"], "the denied spawn is in the tree, marked"),
-        (&["replay", "--projection", "fan-out"], &["run run-7 phase tests: 9 items, 3 chunks", "merged completed: 8 passed, 1 failed"], "the fan-out example"),
-        (&["replay", "--projection", "violations"], &["violations: 2 (1 reverted, 1 NOT reverted)", "okrs/a.md"], "the unreverted violation is called out"),
-        (&["explain", "3"], &["decision: DENY", "FAIL gate context_sealed (not_boolean_true)", "approval: GATE-2026-02-21-002", "input metadata_digest: ", "chain: event 3 of"], "why Example 3 was denied, and where it sits"),
-        (&["timeline", "--session", "example-session"], &["under approval `GATE-2026-02-21-001`", "lineage of 4 agents denied (spawn_not_allowed)", "agent `r1` (researcher) denied tool `search`"], "the session's story"),
+        (
+            &["replay", "--projection", "approvals"],
+            &["GATE-2026-02-21-001: 1 allowed, 0 denied; approved by ryan; delegated PREPARATION"],
+            "what ran under the approval, and who approved",
+        ),
+        (
+            &["replay", "--projection", "denials"],
+            &["denials: 5", "context_sealed", "2", "MANAGER"],
+            "Examples 3 and 4 fail at context_sealed",
+        ),
+        (
+            &["replay", "--projection", "spawn-tree"],
+            &[
+                "session example-session",
+                "    c1 (coder, depth 1)",
+                "c2 (coder, depth 3)  DENIED 1 of 1 checks",
+            ],
+            "the denied spawn is in the tree, marked",
+        ),
+        (
+            &["replay", "--projection", "fan-out"],
+            &["run run-7 phase tests: 9 items, 3 chunks", "merged completed: 8 passed, 1 failed"],
+            "the fan-out example",
+        ),
+        (
+            &["replay", "--projection", "violations"],
+            &["violations: 2 (1 reverted, 1 NOT reverted)", "okrs/a.md"],
+            "the unreverted violation is called out",
+        ),
+        (
+            &["explain", "3"],
+            &[
+                "decision: DENY",
+                "FAIL gate context_sealed (not_boolean_true)",
+                "approval: GATE-2026-02-21-002",
+                "input metadata_digest: ",
+                "chain: event 3 of",
+            ],
+            "why Example 3 was denied, and where it sits",
+        ),
+        (
+            &["timeline", "--session", "example-session"],
+            &[
+                "under approval `GATE-2026-02-21-001`",
+                "lineage of 4 agents denied (spawn_not_allowed)",
+                "agent `r1` (researcher) denied tool `search`",
+            ],
+            "the session's story",
+        ),
     ];
     for (args, facts, why) in rows {
         let out = text(&audit(args));
         for fact in facts {
-            assert!(out.contains(fact), "`warden audit {}` must say `{fact}` ({why}):\n{out}", args.join(" "));
+            assert!(
+                out.contains(fact),
+                "`warden audit {}` must say `{fact}` ({why}):\n{out}",
+                args.join(" ")
+            );
         }
     }
 }
 
 fn seqs(args: &[&str]) -> Vec<u64> {
-    json_lines(&audit(&[&["log", "--json"][..], args].concat())).iter().map(|e| e["seq"].as_u64().unwrap()).collect()
+    json_lines(&audit(&[&["log", "--json"][..], args].concat()))
+        .iter()
+        .map(|e| e["seq"].as_u64().unwrap())
+        .collect()
 }
 
 #[test]
@@ -216,13 +301,21 @@ fn log_filters_combine() {
     // (filters, expected seqs, why)
     let rows: [(&[&str], Vec<u64>, &str); 9] = [
         (&["--type", "delegation_evaluated"], vec![1, 2, 3, 4], "the gate's four examples"),
-        (&["--decision", "deny", "--type", "delegation_evaluated"], vec![2, 3, 4], "AND: denied gate evaluations"),
+        (
+            &["--decision", "deny", "--type", "delegation_evaluated"],
+            vec![2, 3, 4],
+            "AND: denied gate evaluations",
+        ),
         (&["--decision", "allow"], vec![1, 5, 7], "allows of every deciding type, tool calls included"),
         (&["--approval-ref", "GATE-2026-02-21-001"], vec![1], "Example 1's approval"),
         (&["--session", "example-session", "--type", "lineage_checked"], vec![5, 6], "session AND type"),
         (&["--run", "run-7", "--type", "chunk_finished"], vec![10, 11, 12], "the fan-out's chunks"),
         (&["--decision", "deny", "--limit", "2"], vec![2, 3], "the limit counts matches"),
-        (&["--since", "7d", "--until", "2999-01-01T00:00:00Z"], all.clone(), "inclusive window around everything"),
+        (
+            &["--since", "7d", "--until", "2999-01-01T00:00:00Z"],
+            all.clone(),
+            "inclusive window around everything",
+        ),
         (&["--until", "2000-01-01T00:00:00+01:00"], vec![], "nothing before 2000"),
     ];
     for (filters, want, why) in rows {

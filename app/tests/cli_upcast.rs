@@ -5,7 +5,6 @@
 
 #![expect(
     clippy::unwrap_used,
-    clippy::indexing_slicing,
     reason = "test code: a failed unwrap or index is a failed test"
 )]
 
@@ -64,7 +63,11 @@ fn a_version_1_log_replays_through_todays_projections() {
     ];
     for (id, parent, checks, denied, why) in rows {
         let agent = &agents[id];
-        assert_eq!((&agent["parent"], agent["checks"].as_u64(), agent["denied"].as_u64()), (&parent, Some(checks), Some(denied)), "{id}: {why}");
+        assert_eq!(
+            (&agent["parent"], agent["checks"].as_u64(), agent["denied"].as_u64()),
+            (&parent, Some(checks), Some(denied)),
+            "{id}: {why}"
+        );
     }
 
     let explained = json(&warden(&store, &["audit", "explain", "2", "--json"]));

@@ -20,7 +20,8 @@ fn every_emitted_code_is_documented() {
     let mut codes: Vec<&str> = store_errors.iter().map(StoreError::code).collect();
     codes.push(WardenError::Event(String::new()).code());
     codes.push(WardenError::Invalid(invalid).code());
-    let chain_break = agentwarden::audit::ChainBreak { seq: 1, why: agentwarden::audit::BreakKind::HashMismatch };
+    let chain_break =
+        agentwarden::audit::ChainBreak { seq: 1, why: agentwarden::audit::BreakKind::HashMismatch };
     codes.push(WardenError::Broken(chain_break).code());
     let unknown = agentwarden::audit::DecodeError::UnknownType { event_type: String::new() };
     codes.push(WardenError::Undecodable { seq: 1, error: unknown }.code());

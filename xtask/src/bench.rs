@@ -16,7 +16,7 @@ struct Ratio {
     target: f64,
 }
 
-const RATIOS: [Ratio; 6] = [
+const RATIOS: [Ratio; 8] = [
     Ratio {
         what: "plan 1M items, round-robin, vs sort -u",
         ours: ("plan_1m", "round_robin"),
@@ -50,6 +50,20 @@ const RATIOS: [Ratio; 6] = [
         ours: ("snapshot_1gib", "warden"),
         baseline: ("snapshot_1gib", "raw_blake3"),
         events: 1_034_240_000.0 / 1e6,
+        target: 0.5,
+    },
+    Ratio {
+        what: "replay `decisions`, whole log, vs raw scan",
+        ours: ("replay", "warden_decisions"),
+        baseline: ("replay", "raw_sled_scan"),
+        events: f64::NAN, // the same count as verify's, read from its report
+        target: 0.5,
+    },
+    Ratio {
+        what: "replay `decisions` vs raw scan + BLAKE3",
+        ours: ("replay", "warden_decisions"),
+        baseline: ("replay", "raw_sled_scan_hash"),
+        events: f64::NAN,
         target: 0.5,
     },
     Ratio {
@@ -226,8 +240,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 .env("AGENTWARDEN_BENCH_MEMORY", &memory),
         )?;
     }
-    println!("$ cargo bench -p agentwarden --bench executor {}", args.join(" "));
-    exec(Command::new(cargo()).args(["bench", "-p", "agentwarden", "--bench", "executor", "--"]).args(args))?;
+    for bench in ["executor", "replay"] {
+        println!("$ cargo bench -p agentwarden --bench {bench} {}", args.join(" "));
+        exec(Command::new(cargo()).args(["bench", "-p", "agentwarden", "--bench", bench, "--"]).args(args))?;
+    }
     for bench in ["gate", "lineage", "fanout"] {
         println!("$ cargo bench -p agentwarden-domain --bench {bench} {}", args.join(" "));
         exec(
@@ -316,6 +332,23 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             if all - one <= 50e6 { "PASS" } else { "MISS" }
         ),
         (a, b) => println!("executor overhead: missing: {:?} {:?}", a.err(), b.err()),
+    }
+    match median_ns("replay", "warden_decisions") {
+        Ok(ns) => {
+            let rate = field("events") / ns * 1e9;
+            println!(
+                "{:<44} {:>12} {:>14.0} {:>12} {:>14} {:>7} {:>7}  {}",
+                "replay `decisions`, events/s",
+                human_ns(ns),
+                rate,
+                "≥ 500000/s",
+                "",
+                "",
+                "",
+                if rate >= 500_000.0 { "PASS" } else { "MISS" }
+            );
+        }
+        Err(e) => println!("replay: missing: {e}"),
     }
     match gate {
         Ok((ms, how)) => println!(

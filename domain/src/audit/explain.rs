@@ -98,8 +98,10 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
                 code: c.code.as_ref().map(ToString::to_string),
                 reason: c.reason.to_string(),
             }));
-            x.approval =
-                Some(Approval { approval_ref: report.approval_ref.clone(), approved_by: report.approved_by.clone() });
+            x.approval = Some(Approval {
+                approval_ref: report.approval_ref.clone(),
+                approved_by: report.approved_by.clone(),
+            });
             if let Some(digest) = &report.metadata_digest {
                 x.digests.insert("metadata_digest", digest.clone());
             }
@@ -114,7 +116,9 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             }
         }
         AuditEvent::ToolCallAuthorized(e) => {
-            x.checks.extend(e.authorization.layers.iter().map(|l| check("layer", snake_name(&l.name), &l.verdict)));
+            x.checks.extend(
+                e.authorization.layers.iter().map(|l| check("layer", snake_name(&l.name), &l.verdict)),
+            );
             x.lineage.clone_from(&e.lineage);
             x.digests.insert("lineage_digest", e.lineage_digest.clone());
         }
@@ -142,7 +146,10 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             x.notes.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
         }
         AuditEvent::FanOutMerged(m) => x.notes.extend(
-            m.merged.failures.iter().map(|f| format!("chunk {} {}: {}", f.chunk_index, snake_name(&f.status), f.error)),
+            m.merged
+                .failures
+                .iter()
+                .map(|f| format!("chunk {} {}: {}", f.chunk_index, snake_name(&f.status), f.error)),
         ),
         AuditEvent::OperatorNote(_) => {}
     }
@@ -173,15 +180,15 @@ pub fn summary(event: &AuditEvent) -> String {
             format!("lineage of {} agents {}{}", e.lineage_length, verb(e.decision), why.unwrap_or_default())
         }
         AuditEvent::ToolCallAuthorized(e) => {
-            let agent = e.agent.as_ref().map_or_else(|| "(unreadable request)".to_owned(), |a| {
-                format!("agent `{}` ({})", a.id, a.agent_type)
-            });
+            let agent = e.agent.as_ref().map_or_else(
+                || "(unreadable request)".to_owned(),
+                |a| format!("agent `{}` ({})", a.id, a.agent_type),
+            );
             let tool = e.tool.as_deref().unwrap_or("?");
-            let why = e
-                .authorization
-                .first_failure
-                .as_ref()
-                .map(|f| format!(" at layer {} {} ({}): {}", f.layer, snake_name(&f.name), f.code, f.reason));
+            let why =
+                e.authorization.first_failure.as_ref().map(|f| {
+                    format!(" at layer {} {} ({}): {}", f.layer, snake_name(&f.name), f.code, f.reason)
+                });
             format!("{agent} {} tool `{tool}`{}", verb(e.authorization.decision), why.unwrap_or_default())
         }
         AuditEvent::ResultValidated(e) => format!(
@@ -215,7 +222,13 @@ pub fn summary(event: &AuditEvent) -> String {
                 .test_results
                 .as_ref()
                 .map(|t| format!(": {} passed, {} failed, {} skipped", t.passed, t.failed, t.skipped));
-            format!("chunk {} {} in {} ms{}", c.chunk_index, snake_name(&c.status), c.elapsed_ms, tests.unwrap_or_default())
+            format!(
+                "chunk {} {} in {} ms{}",
+                c.chunk_index,
+                snake_name(&c.status),
+                c.elapsed_ms,
+                tests.unwrap_or_default()
+            )
         }
         AuditEvent::FanOutMerged(m) => {
             let t = &m.merged.test_results;

@@ -22,8 +22,8 @@ pub use chain::{BreakKind, ChainBreak, ChainVerifier, Head, StoredRecord, seal, 
 pub use checkpoint::Checkpoint;
 pub use envelope::{Actor, Correlation, CorrelationId, Envelope, EnvelopeError, EventDraft, InvalidText};
 pub use event::{
-    AuditEvent, DecodeError, EVENT_TYPES, FanOutMerged, FanOutPlanned, LineageChecked, OperatorNote, PlanSummary,
-    ResultValidated, ToolCallAuthorized, UPCASTS, Upcast, decode, decode_with,
+    AuditEvent, DecodeError, EVENT_TYPES, FanOutMerged, FanOutPlanned, LineageChecked, OperatorNote,
+    PlanSummary, ResultValidated, ToolCallAuthorized, UPCASTS, Upcast, decode, decode_with,
 };
 pub use explain::{Explanation, explain};
 pub use hash::{Hash, ParseHashError};

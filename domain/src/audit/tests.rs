@@ -172,7 +172,8 @@ fn lineage_checked_version_1_is_upcast_and_malformed_ones_refused() {
     let lineage = json!([{"id": "o1", "type": "orchestrator", "spawn_depth": 0}]);
     let result = json!({"passed": true, "code": null, "reason": "ok", "pair": null});
     let v1 = |extra: serde_json::Value| {
-        let mut payload = json!({"decision": "allow", "result": result, "lineage_digest": "d", "lineage": lineage});
+        let mut payload =
+            json!({"decision": "allow", "result": result, "lineage_digest": "d", "lineage": lineage});
         payload.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
         let mut envelope = note_envelope(1, payload);
         envelope.event_type = "lineage_checked".into();

@@ -55,32 +55,29 @@ pub(super) struct Filter {
 
 impl Filter {
     pub(super) fn parse(args: FilterArgs) -> Result<Filter, Failure> {
-        if let Some(t) = &args.event_type {
-            if !EVENT_TYPES.contains(&t.as_str()) {
-                return Err(Failure::usage(format!(
-                    "--type `{t}` is not an event type; expected one of {}",
-                    EVENT_TYPES.join(", ")
-                )));
-            }
+        if let Some(t) = args.event_type.as_ref().filter(|t| !EVENT_TYPES.contains(&t.as_str())) {
+            return Err(Failure::usage(format!(
+                "--type `{t}` is not an event type; expected one of {}",
+                EVENT_TYPES.join(", ")
+            )));
         }
         let decision = match args.decision.as_deref() {
             None => None,
             Some("allow") => Some(Decision::Allow),
             Some("deny") => Some(Decision::Deny),
-            Some(other) => return Err(Failure::usage(format!("--decision `{other}` must be `allow` or `deny`"))),
+            Some(other) => {
+                return Err(Failure::usage(format!("--decision `{other}` must be `allow` or `deny`")));
+            }
         };
-        for (flag, value) in [("--session", &args.session), ("--run", &args.run), ("--approval-ref", &args.approval_ref)] {
+        for (flag, value) in
+            [("--session", &args.session), ("--run", &args.run), ("--approval-ref", &args.approval_ref)]
+        {
             if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
                 return Err(Failure::usage(format!("{flag} is empty")));
             }
         }
         let since = args.since.as_deref().map(|t| parse_when("--since", t)).transpose()?;
         let until = args.until.as_deref().map(|t| parse_when("--until", t)).transpose()?;
-        if let (Some(When::At(s)), Some(When::At(u))) = (since, until) {
-            if s > u {
-                return Err(Failure::usage(format!("--since `{s}` is after --until `{u}`")));
-            }
-        }
         Ok(Filter {
             event_type: args.event_type,
             decision,
@@ -93,9 +90,16 @@ impl Filter {
         })
     }
 
-    /// Fixes relative bounds against `now`.
-    pub(super) fn resolve(&mut self, now: Timestamp) {
+    /// Fixes relative bounds against `now`; an empty window (`--since` after `--until`) is a
+    /// usage error, not an empty listing.
+    pub(super) fn resolve(&mut self, now: Timestamp) -> Result<(), Failure> {
         self.window = (self.since.map(|w| w.resolve(now)), self.until.map(|w| w.resolve(now)));
+        match self.window {
+            (Some(s), Some(u)) if s > u => {
+                Err(Failure::usage(format!("--since `{s}` is after --until `{u}`")))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Does `envelope` pass every filter? Decodes the payload only when a filter needs it.
@@ -112,7 +116,8 @@ impl Filter {
         if self.approval_ref.is_some() && envelope.event_type != "delegation_evaluated" {
             return Ok(false);
         }
-        let event = decode(envelope).map_err(|error| WardenError::Undecodable { seq: envelope.seq, error })?;
+        let event =
+            decode(envelope).map_err(|error| WardenError::Undecodable { seq: envelope.seq, error })?;
         let approval_ok = self.approval_ref.as_ref().is_none_or(|want| match &event {
             AuditEvent::DelegationEvaluated(report) => report.approval_ref.as_ref() == Some(want),
             _ => false,
@@ -149,7 +154,8 @@ pub(super) fn parse_when(flag: &str, text: &str) -> Result<When, Failure> {
 
 /// RFC 3339 with a `T`, seconds, an optional fraction, and `Z` or `±HH:MM`.
 fn parse_rfc3339(text: &str) -> Option<Timestamp> {
-    let (date_time, offset_ms) = if let Some(rest) = text.strip_suffix('Z').or_else(|| text.strip_suffix('z')) {
+    let (date_time, offset_ms) = if let Some(rest) = text.strip_suffix('Z').or_else(|| text.strip_suffix('z'))
+    {
         (rest, 0)
     } else {
         let split = text.len().checked_sub(6)?;

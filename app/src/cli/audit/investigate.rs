@@ -9,7 +9,8 @@ use std::io::Write;
 use serde::Serialize;
 
 use agentwarden_domain::audit::projections::{
-    Approvals, Decisions, Denials, FanOutRuns, NAMES, Projection, SpawnTrees, Timeline, Violations, snake_name,
+    Approvals, Decisions, Denials, FanOutRuns, NAMES, Projection, SpawnTrees, Timeline, Violations,
+    snake_name,
 };
 use agentwarden_domain::audit::{Envelope, Explanation, Hash, decode, explain};
 
@@ -29,7 +30,11 @@ fn refused(error: WardenError, what: &str) -> Failure {
     }
 }
 
-async fn replay<P: Projection>(warden: &Warden, projection: &P, what: &'static str) -> Result<P::State, Failure> {
+async fn replay<P: Projection>(
+    warden: &Warden,
+    projection: &P,
+    what: &'static str,
+) -> Result<P::State, Failure> {
     let head = warden.head().await?;
     let mut progress = Progress::new(what, head.seq);
     warden
@@ -43,7 +48,12 @@ fn line<T: Serialize>(value: &T) -> Result<String, Failure> {
 }
 
 /// `warden audit replay --projection NAME`.
-pub(super) async fn run_replay(warden: &Warden, name: &str, json: bool, out: &mut dyn Write) -> Result<u8, Failure> {
+pub(super) async fn run_replay(
+    warden: &Warden,
+    name: &str,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
     macro_rules! show {
         ($projection:expr, $render:path) => {{
             let state = replay(warden, &$projection, "replay").await?;
@@ -64,7 +74,10 @@ pub(super) async fn run_replay(warden: &Warden, name: &str, json: bool, out: &mu
 
 /// The usage error of an unknown `--projection` (checked before the store is opened).
 pub(super) fn run_replay_name_error(name: &str) -> Result<u8, Failure> {
-    Err(Failure::usage(format!("--projection `{name}` is not a projection; expected one of {}", NAMES.join(", "))))
+    Err(Failure::usage(format!(
+        "--projection `{name}` is not a projection; expected one of {}",
+        NAMES.join(", ")
+    )))
 }
 
 /// `warden audit timeline --session ID`.
@@ -83,7 +96,11 @@ pub(super) async fn run_timeline(
             writeln!(out, "{}", line(entry)?)?;
         } else {
             let decision = entry.decision.map_or("-".to_owned(), |d| snake_name(&d));
-            writeln!(out, "{:>6}  {}  {:<22}  {:<5}  {}", entry.seq, entry.recorded_at, entry.event_type, decision, entry.summary)?;
+            writeln!(
+                out,
+                "{:>6}  {}  {:<22}  {:<5}  {}",
+                entry.seq, entry.recorded_at, entry.event_type, decision, entry.summary
+            )?;
         }
     }
     Ok(EXIT_OK)
@@ -118,7 +135,12 @@ struct Explained<'a> {
 }
 
 /// `warden audit explain SEQ`.
-pub(super) async fn run_explain(warden: &Warden, seq: u64, json: bool, out: &mut dyn Write) -> Result<u8, Failure> {
+pub(super) async fn run_explain(
+    warden: &Warden,
+    seq: u64,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
     let head = warden.head().await?;
     if seq == 0 || seq > head.seq {
         return Err(Failure::no(format!("there is no event {seq} (the log ends at seq {})", head.seq)));

@@ -185,7 +185,7 @@ pub(super) async fn run(
             let args = filter::FilterArgs { event_type, decision, session, run, approval_ref, since, until };
             let mut filter = filter::Filter::parse(args)?;
             let warden = open()?;
-            filter.resolve(warden.now());
+            filter.resolve(warden.now())?;
             if !json {
                 writeln!(
                     out,
@@ -324,7 +324,8 @@ fn write_row(e: &Envelope, out: &mut dyn Write) -> std::io::Result<()> {
         .ok()
         .and_then(|p| {
             // `tool_call_authorized` keeps its decision inside the authorization.
-            let decision = p.get("decision").or_else(|| p.get("authorization").and_then(|a| a.get("decision")));
+            let decision =
+                p.get("decision").or_else(|| p.get("authorization").and_then(|a| a.get("decision")));
             decision.and_then(|d| d.as_str().map(str::to_owned))
         })
         .unwrap_or_else(|| "-".into());

@@ -29,7 +29,7 @@ impl Progress {
         }
         self.last = Instant::now();
         self.shown = true;
-        let percent = if self.total == 0 { 100 } else { seq.saturating_mul(100) / self.total };
+        let percent = seq.saturating_mul(100).checked_div(self.total).unwrap_or(100);
         let _ = write!(std::io::stderr(), "\r{}: seq {seq} of {} ({percent}%)\x1b[K", self.what, self.total);
     }
 }

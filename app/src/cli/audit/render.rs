@@ -66,7 +66,8 @@ fn tree(tree: &SpawnTree, out: &mut dyn Write) -> Result<()> {
         if !seen.insert(id) {
             continue;
         }
-        let mut line = format!("{}{id} ({}, depth {})", "  ".repeat(depth + 1), agent.agent_type, agent.spawn_depth);
+        let mut line =
+            format!("{}{id} ({}, depth {})", "  ".repeat(depth + 1), agent.agent_type, agent.spawn_depth);
         if agent.denied > 0 {
             line.push_str(&format!("  DENIED {} of {} checks", agent.denied, agent.checks));
         }
@@ -113,7 +114,13 @@ pub(super) fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
         };
         let merged = run.merged.as_ref().map_or("not merged".to_owned(), |m| {
             let t = &m.merged.test_results;
-            format!("merged {}: {} passed, {} failed, {} skipped", snake_name(&m.merged.status), t.passed, t.failed, t.skipped)
+            format!(
+                "merged {}: {} passed, {} failed, {} skipped",
+                snake_name(&m.merged.status),
+                t.passed,
+                t.failed,
+                t.skipped
+            )
         });
         writeln!(
             out,
@@ -127,14 +134,23 @@ pub(super) fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
                 format!(": {} passed, {} failed, {} skipped", t.passed, t.failed, t.skipped)
             });
             let error = c.outcome.error.as_deref().map_or(String::new(), |e| format!(" — {e}"));
-            writeln!(out, "  chunk {} {}{tests}{error}", c.outcome.chunk_index, snake_name(&c.outcome.status))?;
+            writeln!(
+                out,
+                "  chunk {} {}{tests}{error}",
+                c.outcome.chunk_index,
+                snake_name(&c.outcome.status)
+            )?;
         }
     }
     Ok(())
 }
 
 pub(super) fn violations(state: &ViolationsState, out: &mut dyn Write) -> Result<()> {
-    writeln!(out, "violations: {} ({} reverted, {} NOT reverted)", state.total, state.reverted, state.not_reverted)?;
+    writeln!(
+        out,
+        "violations: {} ({} reverted, {} NOT reverted)",
+        state.total, state.reverted, state.not_reverted
+    )?;
     for v in &state.violations {
         writeln!(
             out,
@@ -166,7 +182,12 @@ pub(super) fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Wr
         "event {}: {} v{}, recorded {} by {}",
         envelope.seq, envelope.event_type, envelope.event_version, envelope.recorded_at, envelope.actor
     )?;
-    for (name, id) in [("session", &envelope.session), ("turn", &envelope.turn), ("run", &envelope.run), ("item", &envelope.item)] {
+    for (name, id) in [
+        ("session", &envelope.session),
+        ("turn", &envelope.turn),
+        ("run", &envelope.run),
+        ("item", &envelope.item),
+    ] {
         if let Some(id) = id {
             writeln!(out, "{name}: {id}")?;
         }
@@ -178,7 +199,14 @@ pub(super) fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Wr
     }
     for c in &x.checks {
         let code = c.code.as_deref().map_or(String::new(), |code| format!(" ({code})"));
-        writeln!(out, "  {} {} {}{code}: {}", if c.passed { "pass" } else { "FAIL" }, c.kind, c.name, c.reason)?;
+        writeln!(
+            out,
+            "  {} {} {}{code}: {}",
+            if c.passed { "pass" } else { "FAIL" },
+            c.kind,
+            c.name,
+            c.reason
+        )?;
     }
     if let Some(a) = &x.approval {
         writeln!(

@@ -69,7 +69,11 @@ impl Projection for Denials {
             AuditEvent::LineageChecked(event) => {
                 *state.by_layer.entry("lineage".to_owned()).or_default() += 1;
                 let parent = event.result.pair.and_then(|pair| {
-                    event.lineage.as_ref().and_then(|l| l.get(pair.parent)).map(|a| a.agent_type.as_str().to_owned())
+                    event
+                        .lineage
+                        .as_ref()
+                        .and_then(|l| l.get(pair.parent))
+                        .map(|a| a.agent_type.as_str().to_owned())
                 });
                 (event.result.verdict.code.as_ref().map(ToString::to_string), parent)
             }

@@ -1,8 +1,6 @@
 //! Projection tests: given these events, then this state (tables), and the fold property —
 //! rebuilding from seq 1 equals folding a prefix and then the rest.
 
-#![expect(clippy::unwrap_used, clippy::indexing_slicing, reason = "test code: a failed unwrap is a failed test")]
-
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -12,7 +10,14 @@ use crate::audit::{AuditEvent, Envelope, decode};
 /// 2026-02-21T09:00:00.000Z.
 const BASE_MS: i64 = 1_771_664_400_000;
 
-fn envelope(seq: u64, minute: i64, session: Option<&str>, run: Option<&str>, kind: &str, payload: Value) -> Envelope {
+fn envelope(
+    seq: u64,
+    minute: i64,
+    session: Option<&str>,
+    run: Option<&str>,
+    kind: &str,
+    payload: Value,
+) -> Envelope {
     let version = if kind == "lineage_checked" { 2 } else { 1 };
     let at = crate::audit::Timestamp::from_unix_millis(BASE_MS + minute * 60_000).unwrap();
     let mut body = json!({
@@ -28,7 +33,13 @@ fn envelope(seq: u64, minute: i64, session: Option<&str>, run: Option<&str>, kin
     serde_json::from_value(body).unwrap()
 }
 
-fn gate(decision: &str, persona: &str, approval: Option<&str>, by: Option<&str>, failure: Option<&str>) -> Value {
+fn gate(
+    decision: &str,
+    persona: &str,
+    approval: Option<&str>,
+    by: Option<&str>,
+    failure: Option<&str>,
+) -> Value {
     json!({
         "decision": decision, "delegated": if decision == "allow" { json!(["PREPARATION"]) } else { json!([]) },
         "persona": persona, "requested": null, "env_var": "E", "gates": [
@@ -85,17 +96,42 @@ fn scenario() -> Vec<Envelope> {
     let kinds: Vec<(Option<&str>, Option<&str>, &str, Value)> = vec![
         (s1, None, "delegation_evaluated", gate("allow", "MANAGER", Some("GATE-1"), Some("alice"), None)),
         (s1, None, "delegation_evaluated", gate("deny", "MANAGER", None, None, Some("context_sealed"))),
-        (s2, None, "delegation_evaluated", gate("deny", "OTHER", Some("GATE-1"), Some("bob"), Some("environment"))),
+        (
+            s2,
+            None,
+            "delegation_evaluated",
+            gate("deny", "OTHER", Some("GATE-1"), Some("bob"), Some("environment")),
+        ),
         (s1, None, "lineage_checked", lineage("allow", &[("o", "orchestrator"), ("c", "coder")], None)),
-        (s1, None, "lineage_checked", lineage("deny", &[("o", "orchestrator"), ("c", "coder"), ("x", "shell")], Some((1, 2)))),
-        (s2, None, "tool_call_authorized", tool("deny", &[("r", "orchestrator"), ("w", "researcher")], Some("delegation"))),
-        (None, Some("run-1"), "fan_out_planned", json!({"phase": "tests", "items": 3, "warnings": [],
-            "plan": {"mode": "fan_out", "strategy": "round-robin", "chunk_sizes": [2, 1]}})),
+        (
+            s1,
+            None,
+            "lineage_checked",
+            lineage("deny", &[("o", "orchestrator"), ("c", "coder"), ("x", "shell")], Some((1, 2))),
+        ),
+        (
+            s2,
+            None,
+            "tool_call_authorized",
+            tool("deny", &[("r", "orchestrator"), ("w", "researcher")], Some("delegation")),
+        ),
+        (
+            None,
+            Some("run-1"),
+            "fan_out_planned",
+            json!({"phase": "tests", "items": 3, "warnings": [],
+            "plan": {"mode": "fan_out", "strategy": "round-robin", "chunk_sizes": [2, 1]}}),
+        ),
         (None, Some("run-1"), "chunk_finished", chunk(1, "completed")),
         (None, Some("run-1"), "chunk_finished", chunk(0, "failed")),
-        (None, Some("run-1"), "fan_out_merged", json!({"phase": "tests", "merged": {"status": "degraded",
+        (
+            None,
+            Some("run-1"),
+            "fan_out_merged",
+            json!({"phase": "tests", "merged": {"status": "degraded",
             "test_results": {"passed": 1, "failed": 0, "skipped": 0, "failures": []}, "coverage": null,
-            "coverage_partial": false, "failures": [{"chunk_index": 0, "status": "failed", "error": "boom"}]}})),
+            "coverage_partial": false, "failures": [{"chunk_index": 0, "status": "failed", "error": "boom"}]}}),
+        ),
         (None, Some("r"), "guardrail_violation", violation(true)),
         (None, Some("r"), "guardrail_violation", violation(false)),
         (s1, None, "operator_note", json!({"message": "investigation begins"})),
@@ -103,14 +139,20 @@ fn scenario() -> Vec<Envelope> {
     kinds
         .into_iter()
         .enumerate()
-        .map(|(i, (session, run, kind, payload))| envelope(i as u64 + 1, i as i64 * 20, session, run, kind, payload))
+        .map(|(i, (session, run, kind, payload))| {
+            envelope(i as u64 + 1, i as i64 * 20, session, run, kind, payload)
+        })
         .collect()
 }
 
 fn replay<P: Projection>(projection: &P, log: &[Envelope]) -> P::State {
     let events: Vec<AuditEvent> = log.iter().map(|e| decode(e).unwrap()).collect();
     let mut state = P::State::default();
-    fold(projection, &mut state, log.iter().zip(&events).map(|(envelope, event)| Recorded { envelope, event }));
+    fold(
+        projection,
+        &mut state,
+        log.iter().zip(&events).map(|(envelope, event)| Recorded { envelope, event }),
+    );
     state
 }
 
@@ -138,7 +180,12 @@ fn denials_count_each_denial_once_by_its_first_failure() {
     let rows: [(&str, Value, Value, &str); 5] = [
         ("denials", json!(state.denials), json!(4), "two gate, one lineage, one tool-call denial"),
         ("by_gate", json!(state.by_gate), json!({"context_sealed": 1, "environment": 1}), "first failure"),
-        ("by_layer", json!(state.by_layer), json!({"delegation": 1, "lineage": 1}), "layer of the first failure"),
+        (
+            "by_layer",
+            json!(state.by_layer),
+            json!({"delegation": 1, "lineage": 1}),
+            "layer of the first failure",
+        ),
         (
             "by_persona",
             json!(state.by_persona),
@@ -167,8 +214,22 @@ fn spawn_tree_links_each_child_to_its_parent_per_session() {
 #[test]
 fn spawn_tree_keeps_a_disagreeing_parent_beside_the_first() {
     let log = vec![
-        envelope(1, 0, Some("s"), None, "lineage_checked", lineage("allow", &[("a", "orchestrator"), ("c", "coder")], None)),
-        envelope(2, 1, Some("s"), None, "lineage_checked", lineage("allow", &[("b", "orchestrator"), ("c", "coder")], None)),
+        envelope(
+            1,
+            0,
+            Some("s"),
+            None,
+            "lineage_checked",
+            lineage("allow", &[("a", "orchestrator"), ("c", "coder")], None),
+        ),
+        envelope(
+            2,
+            1,
+            Some("s"),
+            None,
+            "lineage_checked",
+            lineage("allow", &[("b", "orchestrator"), ("c", "coder")], None),
+        ),
     ];
     let state = replay(&SpawnTrees, &log);
     let c = &state.sessions["s"].agents["c"];
@@ -188,7 +249,8 @@ fn fan_out_gathers_chunks_and_merge_under_the_run() {
 
 #[test]
 fn unnamed_runs_are_never_merged_into_one() {
-    let plan = json!({"phase": "p", "items": 1, "warnings": [], "plan": {"mode": "single_agent", "reason": "few"}});
+    let plan =
+        json!({"phase": "p", "items": 1, "warnings": [], "plan": {"mode": "single_agent", "reason": "few"}});
     let log = vec![
         envelope(1, 0, None, None, "fan_out_planned", plan.clone()),
         envelope(2, 0, None, None, "chunk_finished", chunk(0, "completed")),
@@ -214,7 +276,8 @@ fn violations_say_which_were_not_reverted() {
 fn decisions_are_bucketed_by_hour() {
     let state = replay(&Decisions, &scenario());
     // Events 1–3 fall in 09:00, 4–6 in 10:00 (20 minutes apart).
-    let hours: Vec<(&str, u64, u64)> = state.hours.iter().map(|(h, c)| (h.as_str(), c.allow, c.deny)).collect();
+    let hours: Vec<(&str, u64, u64)> =
+        state.hours.iter().map(|(h, c)| (h.as_str(), c.allow, c.deny)).collect();
     assert_eq!(hours, [("2026-02-21T09:00:00.000Z", 1, 2), ("2026-02-21T10:00:00.000Z", 1, 2)]);
     assert_eq!((state.total.allow, state.total.deny), (2, 4));
 }
@@ -232,19 +295,21 @@ fn timeline_lists_one_session_in_order() {
 /// time, so prefixes cut through runs, sessions and hours at random places.
 fn arbitrary_log() -> impl Strategy<Value = Vec<Envelope>> {
     let kinds = scenario();
-    proptest::collection::vec((0..kinds.len(), 0..3usize, 0..3usize, 0..600i64), 0..40).prop_map(move |picks| {
-        picks
-            .into_iter()
-            .enumerate()
-            .map(|(i, (kind, session, run, minute))| {
-                let template = &kinds[kind];
-                let session = ["a", "b"].get(session).copied();
-                let run = ["r1", "r2"].get(run).copied();
-                let payload: Value = serde_json::from_str(template.payload.get()).unwrap();
-                envelope(i as u64 + 1, minute, session, run, &template.event_type, payload)
-            })
-            .collect()
-    })
+    proptest::collection::vec((0..kinds.len(), 0..3usize, 0..3usize, 0..600i64), 0..40).prop_map(
+        move |picks| {
+            picks
+                .into_iter()
+                .enumerate()
+                .map(|(i, (kind, session, run, minute))| {
+                    let template = &kinds[kind];
+                    let session = ["a", "b"].get(session).copied();
+                    let run = ["r1", "r2"].get(run).copied();
+                    let payload: Value = serde_json::from_str(template.payload.get()).unwrap();
+                    envelope(i as u64 + 1, minute, session, run, &template.event_type, payload)
+                })
+                .collect()
+        },
+    )
 }
 
 fn incremental_equals_rebuild<P: Projection>(projection: &P, log: &[Envelope], cut: usize) -> bool
