@@ -3,10 +3,7 @@
 //! today's binary. The version-1 events (`length`) are upcast on read to today's type
 //! (`lineage_length`); nothing in the store is rewritten.
 
-#![expect(
-    clippy::unwrap_used,
-    reason = "test code: a failed unwrap or index is a failed test"
-)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap or index is a failed test")]
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -17,7 +14,10 @@ use serde_json::Value;
 /// Seals each fixture line after its chain prefix and writes the store exactly as
 /// `SledEventStore` lays it out: `events` (seq → hash ‖ body) and the `meta` format marker.
 fn store_from_fixture(path: &Path) -> Vec<Vec<u8>> {
-    let fixture = include_str!("fixtures/lineage-v1.jsonl");
+    store_from_lines(path, include_str!("fixtures/lineage-v1.jsonl"))
+}
+
+fn store_from_lines(path: &Path, fixture: &str) -> Vec<Vec<u8>> {
     let db = sled::open(path).unwrap();
     db.open_tree("meta").unwrap().insert("format", b"agentwarden-events/1".as_slice()).unwrap();
     let events = db.open_tree("events").unwrap();
@@ -83,5 +83,47 @@ fn a_version_1_log_replays_through_todays_projections() {
     for (i, body) in bodies.iter().enumerate() {
         let stored = events.get((i as u64 + 1).to_be_bytes()).unwrap().unwrap();
         assert_eq!(&stored[32..], body.as_slice());
+    }
+}
+
+#[test]
+fn an_event_an_investigation_needs_but_cannot_read_stops_it() {
+    let v1 = include_str!("fixtures/lineage-v1.jsonl");
+    let future = v1.lines().next().unwrap().replace("\"event_version\":1", "\"event_version\":3");
+    let unknown = r#""recorded_at":"2026-02-21T11:00:00.000Z","actor":"warden","session":"legacy-session","event_type":"launch_missiles","event_version":1,"payload":{}}"#;
+    // (the log's extra line, command, expected stderr, why)
+    let rows: [(&str, &[&str], Option<&str>, &str); 3] = [
+        (
+            &future,
+            &["audit", "replay", "--projection", "spawn-tree"],
+            Some("event 4 cannot be read: `lineage_checked` version 3 is newer"),
+            "a version from the future is not guessed at",
+        ),
+        (
+            unknown,
+            &["audit", "timeline", "--session", "legacy-session"],
+            Some("event 4 cannot be read: unknown event type `launch_missiles`"),
+            "the timeline needs every event of its session",
+        ),
+        (
+            unknown,
+            &["audit", "replay", "--projection", "denials"],
+            None,
+            "a projection that never reads the type is not stopped by it",
+        ),
+    ];
+    for (extra, args, error, why) in rows {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("audit");
+        store_from_lines(&store, &format!("{v1}{extra}\n"));
+        let out = warden(&store, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match error {
+            Some(error) => {
+                assert_eq!(out.status.code(), Some(1), "{why}: {stderr}");
+                assert!(stderr.contains(error), "{why}: {stderr}");
+            }
+            None => assert_eq!(out.status.code(), Some(0), "{why}: {stderr}"),
+        }
     }
 }

@@ -21,6 +21,9 @@ pub struct DecisionsState {
     pub hours: BTreeMap<String, DecisionCounts>,
     /// Over the whole log.
     pub total: DecisionCounts,
+    /// The last event's hour and its key: events come in time order, so most need no new key.
+    #[serde(skip)]
+    last_hour: Option<(Timestamp, String)>,
 }
 
 /// Allow and deny counts.
@@ -58,7 +61,16 @@ impl Projection for Decisions {
 
     fn apply(&self, state: &mut DecisionsState, event: Recorded<'_>) {
         let Some(decision) = event.event.decision() else { return };
-        state.hours.entry(hour_of(event.envelope.recorded_at).to_string()).or_default().add(decision);
+        let hour = hour_of(event.envelope.recorded_at);
+        if !matches!(&state.last_hour, Some((last, _)) if *last == hour) {
+            state.last_hour = Some((hour, hour.to_string()));
+        }
+        if let Some((_, key)) = &state.last_hour {
+            match state.hours.get_mut(key) {
+                Some(counts) => counts.add(decision),
+                None => state.hours.entry(key.clone()).or_default().add(decision),
+            }
+        }
         state.total.add(decision);
     }
 }
