@@ -189,9 +189,9 @@ fn time_warden_gate(warden: &Path) -> Result<(f64, &'static str), String> {
     Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), "own loop, 30 runs after 5 warm-up"))
 }
 
-/// Peak RSS (KiB) of `warden audit verify` on a fresh log of `events` events, read from
-/// `/usr/bin/time -f %M`.
-fn verify_peak_kib(warden: &Path, events: u64) -> Result<u64, String> {
+/// Peak RSS (KiB) of `warden audit verify` and of `warden audit replay --projection
+/// decisions` on a fresh log of `events` events, read from `/usr/bin/time -f %M`.
+fn verify_peak_kib(warden: &Path, events: u64) -> Result<(u64, u64), String> {
     let store = target_dir().join(format!("bench-verify-{events}"));
     let _ = std::fs::remove_dir_all(&store);
     exec(
@@ -209,17 +209,23 @@ fn verify_peak_kib(warden: &Path, events: u64) -> Result<u64, String> {
             .arg(events.to_string())
             .arg(&store),
     )?;
+    let verify = peak_kib(warden, &store, &["audit", "verify"]);
+    let replay = peak_kib(warden, &store, &["audit", "replay", "--projection", "decisions"]);
+    let _ = std::fs::remove_dir_all(&store);
+    Ok((verify?, replay?))
+}
+
+fn peak_kib(warden: &Path, store: &Path, args: &[&str]) -> Result<u64, String> {
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
         .arg(warden)
         .arg("--store")
-        .arg(&store)
-        .args(["audit", "verify"])
+        .arg(store)
+        .args(args)
         .output()
         .map_err(|e| format!("/usr/bin/time: {e}"))?;
-    let _ = std::fs::remove_dir_all(&store);
     if !out.status.success() {
-        return Err(format!("warden audit verify failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!("warden {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr)));
     }
     String::from_utf8_lossy(&out.stderr)
         .lines()
@@ -264,7 +270,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let warden = target_dir().join("release").join("warden");
     let gate = time_warden_gate(&warden);
     let has_time = Path::new("/usr/bin/time").exists();
-    let peaks: Vec<(u64, Result<u64, String>)> = if has_time {
+    let peaks: Vec<(u64, Result<(u64, u64), String>)> = if has_time {
         [100_000, 1_000_000].into_iter().map(|n| (n, verify_peak_kib(&warden, n))).collect()
     } else {
         Vec::new()
@@ -372,7 +378,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     );
     for (events, peak) in peaks {
         match peak {
-            Ok(kib) => println!("`warden audit verify`, fresh process, {events} events: peak RSS {kib} KiB"),
+            Ok((verify, replay)) => println!(
+                "fresh process, {events} events: peak RSS `warden audit verify` {verify} KiB, `warden audit replay --projection decisions` {replay} KiB"
+            ),
             Err(e) => println!("`warden audit verify`, {events} events: not measured: {e}"),
         }
     }
