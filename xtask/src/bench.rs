@@ -189,9 +189,12 @@ fn time_warden_gate(warden: &Path) -> Result<(f64, &'static str), String> {
     Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), "own loop, 30 runs after 5 warm-up"))
 }
 
+/// Peak RSS (KiB) of `verify` and of `replay`, or why they could not be measured.
+type Peaks = Result<(u64, u64), String>;
+
 /// Peak RSS (KiB) of `warden audit verify` and of `warden audit replay --projection
 /// decisions` on a fresh log of `events` events, read from `/usr/bin/time -f %M`.
-fn verify_peak_kib(warden: &Path, events: u64) -> Result<(u64, u64), String> {
+fn verify_peak_kib(warden: &Path, events: u64) -> Peaks {
     let store = target_dir().join(format!("bench-verify-{events}"));
     let _ = std::fs::remove_dir_all(&store);
     exec(
@@ -270,7 +273,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let warden = target_dir().join("release").join("warden");
     let gate = time_warden_gate(&warden);
     let has_time = Path::new("/usr/bin/time").exists();
-    let peaks: Vec<(u64, Result<(u64, u64), String>)> = if has_time {
+    let peaks: Vec<(u64, Peaks)> = if has_time {
         [100_000, 1_000_000].into_iter().map(|n| (n, verify_peak_kib(&warden, n))).collect()
     } else {
         Vec::new()
