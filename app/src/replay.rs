@@ -8,7 +8,7 @@
 //! error naming its seq too — an answer that silently skipped it would be wrong.
 
 use agentwarden_domain::audit::projections::{Projection, Recorded};
-use agentwarden_domain::audit::{ChainVerifier, Envelope, Head, decode};
+use agentwarden_domain::audit::{ChainVerifier, EnvelopeRef, Head, decode_ref};
 use agentwarden_ports::StoreError;
 
 use crate::warden::{Warden, WardenError};
@@ -38,7 +38,7 @@ impl Warden {
         let mut state = P::State::default();
         self.walk_verified(None, progress, |envelope| {
             if projection.wants(envelope) {
-                let event = decode(envelope)
+                let event = decode_ref(envelope)
                     .map_err(|error| WardenError::Undecodable { seq: envelope.seq, error })?;
                 projection.apply(&mut state, Recorded { envelope, event: &event });
             }
@@ -52,13 +52,14 @@ impl Warden {
     /// record before `visit` sees its envelope. Returns the last verified position.
     ///
     /// The next page is read while this one is verified and folded (the store reads on a
-    /// blocking thread, so the two overlap). Verifying on a third thread as well was measured
-    /// slower on a shared two-core machine, so it is not done.
+    /// blocking thread, so the two overlap). Verifying on a third thread as well was measured:
+    /// no faster on a shared two-core machine (parsing and verifying envelopes on it: slower),
+    /// so it is not done.
     pub(crate) async fn walk_verified(
         &self,
         until: Option<u64>,
         progress: &mut dyn FnMut(u64),
-        mut visit: impl FnMut(&Envelope) -> Result<(), WardenError>,
+        mut visit: impl FnMut(&EnvelopeRef<'_>) -> Result<(), WardenError>,
     ) -> Result<Head, WardenError> {
         let mut verifier = ChainVerifier::new();
         let mut pages = self.pages(1, until);
@@ -67,7 +68,7 @@ impl Warden {
             let (next, done) = tokio::join!(pages.next_page(), async {
                 for record in &current {
                     verifier.push(record).map_err(WardenError::Broken)?;
-                    let envelope = Envelope::parse(record)
+                    let envelope = EnvelopeRef::parse(record)
                         .map_err(|e| StoreError::Corrupt { seq: record.seq, why: e.to_string() })?;
                     visit(&envelope)?;
                 }

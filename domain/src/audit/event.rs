@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::envelope::Envelope;
+use super::view::EnvelopeRef;
 use crate::fanout::{ChunkOutcome, Merged, Plan};
 use crate::governance::GateReport;
 use crate::guardrails::{ResultValidation, Violation};
@@ -349,21 +350,33 @@ pub fn decode(envelope: &Envelope) -> Result<AuditEvent, DecodeError> {
     decode_with(UPCASTS, envelope)
 }
 
+/// [`decode`] of a borrowed envelope (the replay's path: no copy of the payload).
+pub fn decode_ref(envelope: &EnvelopeRef<'_>) -> Result<AuditEvent, DecodeError> {
+    decode_payload(UPCASTS, envelope.event_type(), envelope.event_version, envelope.payload())
+}
+
 /// [`decode`] with an explicit list of upcasting steps.
 pub fn decode_with(upcasts: &[Upcast], envelope: &Envelope) -> Result<AuditEvent, DecodeError> {
-    let event_type = envelope.event_type.as_str();
+    decode_payload(upcasts, &envelope.event_type, envelope.event_version, envelope.payload.get())
+}
+
+fn decode_payload(
+    upcasts: &[Upcast],
+    event_type: &str,
+    version: u32,
+    payload: &str,
+) -> Result<AuditEvent, DecodeError> {
     let current = AuditEvent::current_version(event_type)
         .ok_or_else(|| DecodeError::UnknownType { event_type: event_type.to_owned() })?;
     let invalid = |why: String| DecodeError::InvalidPayload { event_type: event_type.to_owned(), why };
-    let mut version = envelope.event_version;
+    let mut version = version;
     if version > current {
         return Err(DecodeError::FromTheFuture { event_type: event_type.to_owned(), version, current });
     }
     if version == current {
-        return AuditEvent::from_current(event_type, Payload::Stored(envelope.payload.get()));
+        return AuditEvent::from_current(event_type, Payload::Stored(payload));
     }
-    let mut payload: serde_json::Value =
-        serde_json::from_str(envelope.payload.get()).map_err(|e| invalid(e.to_string()))?;
+    let mut payload: serde_json::Value = serde_json::from_str(payload).map_err(|e| invalid(e.to_string()))?;
     while version < current {
         let step = upcasts
             .iter()

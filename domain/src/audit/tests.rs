@@ -242,3 +242,41 @@ proptest! {
         prop_assert_eq!(err.seq, victim as u64 + 1);
     }
 }
+
+proptest! {
+    /// The replay's borrowed reading says exactly what the owned one says, escapes included.
+    #[test]
+    fn a_borrowed_envelope_reads_like_an_owned_one(
+        actor in "[^\\p{Cc}]{1,20}",
+        session in proptest::option::of("[^\\p{Cc}]{1,20}"),
+        message in ".*",
+    ) {
+        let draft = EventDraft::new(
+            Timestamp::from_unix_millis(1_771_666_200_123).unwrap(),
+            Actor::new(actor.clone()).unwrap_or_else(|_| Actor::new("x").unwrap()),
+            Correlation { session: session.and_then(|s| CorrelationId::new(s).ok()), ..Correlation::default() },
+            &AuditEvent::OperatorNote(OperatorNote { message }),
+        )
+        .unwrap();
+        let record = seal(&Head::EMPTY, &draft).unwrap();
+        let owned = Envelope::parse(&record).unwrap();
+        let borrowed = EnvelopeRef::parse(&record).unwrap();
+        prop_assert_eq!(borrowed.seq, owned.seq);
+        prop_assert_eq!(borrowed.recorded_at, owned.recorded_at);
+        prop_assert_eq!(borrowed.hash, owned.hash);
+        prop_assert_eq!(borrowed.actor(), owned.actor.as_str());
+        prop_assert_eq!(borrowed.session(), owned.session.as_deref());
+        prop_assert_eq!(borrowed.event_type(), owned.event_type.as_str());
+        prop_assert_eq!(borrowed.payload(), owned.payload.get());
+        prop_assert_eq!(decode_ref(&borrowed), decode(&owned));
+    }
+}
+
+#[test]
+fn a_borrowed_envelope_refuses_what_the_owned_one_refuses() {
+    let mut record = chain(2).remove(1);
+    record.seq = 7;
+    assert!(matches!(EnvelopeRef::parse(&record), Err(EnvelopeError::SeqMismatch { seq: 7, declared: 2 })));
+    record.body = br#"{"seq":7,"prev_hash":"x","recorded_at":"2026-02-21T09:30:00.000Z","actor":"a","event_type":"t","event_version":1,"payload":{},"extra":1}"#.to_vec();
+    assert!(matches!(EnvelopeRef::parse(&record), Err(EnvelopeError::Malformed { seq: 7, .. })));
+}

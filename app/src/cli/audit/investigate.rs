@@ -12,7 +12,7 @@ use agentwarden_domain::audit::projections::{
     Approvals, Decisions, Denials, FanOutRuns, NAMES, Projection, SpawnTrees, Timeline, Violations,
     snake_name,
 };
-use agentwarden_domain::audit::{Envelope, Explanation, Hash, decode, explain};
+use agentwarden_domain::audit::{Explanation, Hash, decode, explain};
 
 use super::super::{EXIT_OK, Failure};
 use super::progress::Progress;
@@ -147,19 +147,17 @@ pub(super) async fn run_explain(
     }
     let what = "explain";
     let mut progress = Progress::new(what, seq);
-    let mut found: Option<Envelope> = None;
     let verified = warden
-        .walk_verified(Some(seq), &mut |s| progress.update(s), |envelope| {
-            if envelope.seq == seq {
-                found = Some(envelope.clone());
-            }
-            Ok(())
-        })
+        .walk_verified(Some(seq), &mut |s| progress.update(s), |_| Ok(()))
         .await
         .map_err(|e| refused(e, &format!("explain event {seq}")))?;
     drop(progress);
-    let Some(envelope) = found.filter(|_| verified.seq == seq) else {
-        return Err(Failure::no(format!("there is no event {seq}")));
+    // The event verified as part of the chain; read it again, whole, to explain it, and check
+    // it is still the one that verified.
+    let envelope = match warden.event(seq).await? {
+        Some(envelope) if verified.seq == seq && envelope.hash == verified.hash => envelope,
+        Some(_) => return Err(Failure::no(format!("event {seq} changed while it was being explained"))),
+        None => return Err(Failure::no(format!("there is no event {seq}"))),
     };
     let event = decode(&envelope).map_err(|error| refused(WardenError::Undecodable { seq, error }, what))?;
     let explanation = explain(&envelope, &event);

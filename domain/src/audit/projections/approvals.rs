@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::{AuditEvent, Envelope};
+use crate::audit::{AuditEvent, EnvelopeRef};
 use crate::verdict::Decision;
 
 /// Delegations by approval reference.
@@ -63,8 +63,8 @@ pub struct Delegation {
 impl Projection for Approvals {
     type State = ApprovalsState;
 
-    fn wants(&self, envelope: &Envelope) -> bool {
-        envelope.event_type == "delegation_evaluated"
+    fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
+        envelope.event_type() == "delegation_evaluated"
     }
 
     fn apply(&self, state: &mut ApprovalsState, event: Recorded<'_>) {
@@ -83,7 +83,7 @@ impl Projection for Approvals {
         record.evaluations.push(Delegation {
             seq: event.envelope.seq,
             recorded_at: event.envelope.recorded_at.to_string(),
-            session: event.envelope.session.clone(),
+            session: event.envelope.session().map(str::to_owned),
             persona: report.persona.clone(),
             decision: report.decision,
             delegated: report.delegated.clone(),

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::{Envelope, Timestamp};
+use crate::audit::{EnvelopeRef, Timestamp};
 use crate::verdict::Decision;
 
 /// Decision counts per hour.
@@ -52,11 +52,8 @@ pub(crate) fn hour_of(at: Timestamp) -> Timestamp {
 impl Projection for Decisions {
     type State = DecisionsState;
 
-    fn wants(&self, envelope: &Envelope) -> bool {
-        matches!(
-            envelope.event_type.as_str(),
-            "delegation_evaluated" | "lineage_checked" | "tool_call_authorized"
-        )
+    fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
+        matches!(envelope.event_type(), "delegation_evaluated" | "lineage_checked" | "tool_call_authorized")
     }
 
     fn apply(&self, state: &mut DecisionsState, event: Recorded<'_>) {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Projection, Recorded, snake_name};
-use crate::audit::{AuditEvent, Envelope};
+use crate::audit::{AuditEvent, EnvelopeRef};
 use crate::verdict::Decision;
 
 /// The persona of a denial whose event does not name one.
@@ -41,11 +41,8 @@ pub struct DenialsState {
 impl Projection for Denials {
     type State = DenialsState;
 
-    fn wants(&self, envelope: &Envelope) -> bool {
-        matches!(
-            envelope.event_type.as_str(),
-            "delegation_evaluated" | "lineage_checked" | "tool_call_authorized"
-        )
+    fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
+        matches!(envelope.event_type(), "delegation_evaluated" | "lineage_checked" | "tool_call_authorized")
     }
 
     fn apply(&self, state: &mut DenialsState, event: Recorded<'_>) {

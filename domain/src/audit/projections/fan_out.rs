@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::{AuditEvent, Envelope, PlanSummary};
+use crate::audit::{AuditEvent, EnvelopeRef, PlanSummary};
 use crate::fanout::{ChunkOutcome, Merged};
 
 /// Fan-out runs.
@@ -86,13 +86,13 @@ impl FanOutState {
 impl Projection for FanOutRuns {
     type State = FanOutState;
 
-    fn wants(&self, envelope: &Envelope) -> bool {
-        matches!(envelope.event_type.as_str(), "fan_out_planned" | "chunk_finished" | "fan_out_merged")
+    fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
+        matches!(envelope.event_type(), "fan_out_planned" | "chunk_finished" | "fan_out_merged")
     }
 
     fn apply(&self, state: &mut FanOutState, event: Recorded<'_>) {
         let seq = event.envelope.seq;
-        let run_id = event.envelope.run.clone();
+        let run_id = event.envelope.run().map(str::to_owned);
         match event.event {
             AuditEvent::FanOutPlanned(plan) => {
                 if let Some(run) = state.open(run_id) {

@@ -23,8 +23,8 @@ mod tests;
 
 use serde::Serialize;
 
-use super::envelope::Envelope;
 use super::event::AuditEvent;
+use super::view::EnvelopeRef;
 
 pub use approvals::{ApprovalRecord, Approvals, ApprovalsState, Delegation};
 pub use decisions::{DecisionCounts, Decisions, DecisionsState};
@@ -38,8 +38,9 @@ pub use violations::{RecordedViolation, Violations, ViolationsState};
 /// payload decoded at today's version.
 #[derive(Clone, Copy, Debug)]
 pub struct Recorded<'a> {
-    /// The envelope as stored (its chain position already verified by the caller).
-    pub envelope: &'a Envelope,
+    /// The envelope, borrowed from the stored body (its chain position already verified by the
+    /// caller).
+    pub envelope: &'a EnvelopeRef<'a>,
     /// The payload, upcast to today's type.
     pub event: &'a AuditEvent,
 }
@@ -50,7 +51,7 @@ pub trait Projection {
     type State: Default + Serialize;
 
     /// True if [`Projection::apply`] reads events like this one; others are not even decoded.
-    fn wants(&self, envelope: &Envelope) -> bool {
+    fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
         let _ = envelope;
         true
     }

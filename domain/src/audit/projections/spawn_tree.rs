@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::{AuditEvent, Envelope};
+use crate::audit::{AuditEvent, EnvelopeRef};
 use crate::lineage::AgentIdentifier;
 use crate::verdict::Decision;
 
@@ -97,8 +97,8 @@ impl SpawnTree {
 impl Projection for SpawnTrees {
     type State = SpawnTreeState;
 
-    fn wants(&self, envelope: &Envelope) -> bool {
-        matches!(envelope.event_type.as_str(), "lineage_checked" | "tool_call_authorized")
+    fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
+        matches!(envelope.event_type(), "lineage_checked" | "tool_call_authorized")
     }
 
     fn apply(&self, state: &mut SpawnTreeState, event: Recorded<'_>) {
@@ -107,8 +107,8 @@ impl Projection for SpawnTrees {
             AuditEvent::ToolCallAuthorized(e) => (&e.lineage, e.authorization.decision),
             _ => return,
         };
-        let tree = match &event.envelope.session {
-            Some(session) => state.sessions.entry(session.clone()).or_default(),
+        let tree = match event.envelope.session() {
+            Some(session) => state.sessions.entry(session.to_owned()).or_default(),
             None => &mut state.without_session,
         };
         match lineage {

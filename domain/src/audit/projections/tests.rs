@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::audit::{AuditEvent, Envelope, decode};
+use crate::audit::{AuditEvent, Envelope, EnvelopeRef, decode};
 
 /// 2026-02-21T09:00:00.000Z.
 const BASE_MS: i64 = 1_771_664_400_000;
@@ -147,11 +147,12 @@ fn scenario() -> Vec<Envelope> {
 
 fn replay<P: Projection>(projection: &P, log: &[Envelope]) -> P::State {
     let events: Vec<AuditEvent> = log.iter().map(|e| decode(e).unwrap()).collect();
+    let views: Vec<EnvelopeRef<'_>> = log.iter().map(EnvelopeRef::from).collect();
     let mut state = P::State::default();
     fold(
         projection,
         &mut state,
-        log.iter().zip(&events).map(|(envelope, event)| Recorded { envelope, event }),
+        views.iter().zip(&events).map(|(envelope, event)| Recorded { envelope, event }),
     );
     state
 }
@@ -317,7 +318,8 @@ where
     P::State: PartialEq + std::fmt::Debug,
 {
     let events: Vec<AuditEvent> = log.iter().map(|e| decode(e).unwrap()).collect();
-    let recorded = || log.iter().zip(&events).map(|(envelope, event)| Recorded { envelope, event });
+    let views: Vec<EnvelopeRef<'_>> = log.iter().map(EnvelopeRef::from).collect();
+    let recorded = || views.iter().zip(&events).map(|(envelope, event)| Recorded { envelope, event });
     let mut rebuilt = P::State::default();
     fold(projection, &mut rebuilt, recorded());
     let cut = cut.min(log.len());

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::Envelope;
+use crate::audit::EnvelopeRef;
 use crate::audit::explain::summary;
 use crate::verdict::Decision;
 
@@ -35,8 +35,8 @@ pub struct TimelineEntry {
 impl Projection for Timeline {
     type State = Vec<TimelineEntry>;
 
-    fn wants(&self, envelope: &Envelope) -> bool {
-        envelope.session.as_deref() == Some(self.session.as_str())
+    fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
+        envelope.session() == Some(self.session.as_str())
     }
 
     fn apply(&self, state: &mut Vec<TimelineEntry>, event: Recorded<'_>) {
@@ -47,8 +47,8 @@ impl Projection for Timeline {
         state.push(TimelineEntry {
             seq: envelope.seq,
             recorded_at: envelope.recorded_at.to_string(),
-            actor: envelope.actor.clone(),
-            event_type: envelope.event_type.clone(),
+            actor: envelope.actor().to_owned(),
+            event_type: envelope.event_type().to_owned(),
             decision: event.event.decision(),
             summary: summary(event.event),
         });

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::{AuditEvent, Envelope};
+use crate::audit::{AuditEvent, EnvelopeRef};
 
 /// Guardrail violations.
 #[derive(Clone, Copy, Debug, Default)]
@@ -48,8 +48,8 @@ pub struct RecordedViolation {
 impl Projection for Violations {
     type State = ViolationsState;
 
-    fn wants(&self, envelope: &Envelope) -> bool {
-        envelope.event_type == "guardrail_violation"
+    fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
+        envelope.event_type() == "guardrail_violation"
     }
 
     fn apply(&self, state: &mut ViolationsState, event: Recorded<'_>) {
