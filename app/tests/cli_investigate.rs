@@ -212,6 +212,13 @@ fn replay_json_matches_the_golden_files() {
 }
 
 #[test]
+fn filtered_log_json_matches_the_golden_file() {
+    let denied =
+        json_lines(&audit(&["log", "--json", "--type", "delegation_evaluated", "--decision", "deny"]));
+    golden("log-denied-gate-evaluations", Value::Array(denied));
+}
+
+#[test]
 fn timeline_and_explain_json_match_the_golden_files() {
     golden(
         "timeline-example-session",
