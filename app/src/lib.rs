@@ -31,6 +31,7 @@ mod hook;
 mod lineage;
 pub mod manifests;
 mod records;
+mod replay;
 mod warden;
 
 pub use agentwarden_adapters::{

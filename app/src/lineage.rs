@@ -87,7 +87,7 @@ impl Warden {
         let event = LineageChecked {
             decision,
             result: result.clone(),
-            length: lineage.len(),
+            lineage_length: lineage.len(),
             lineage_digest: lineage_digest(&lineage),
             lineage: recorded(&lineage),
         };

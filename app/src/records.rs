@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agentwarden_domain::audit::{
-    AuditEvent, ChainVerifier, Correlation, CorrelationId, DecodeError, Envelope, Head, Timestamp, decode,
+    AuditEvent, ChainVerifier, Correlation, CorrelationId, DecodeError, Envelope, Head, decode,
 };
 use agentwarden_domain::claude_code::HookState;
 use agentwarden_domain::governance::{FileRead, ReadDigests};
@@ -61,11 +61,6 @@ fn matching(dir: &Path, pattern: &FilePattern) -> Vec<PathBuf> {
 }
 
 impl Warden {
-    /// The decision's time, from the clock port.
-    pub fn now(&self) -> Timestamp {
-        self.clock.now()
-    }
-
     /// The records, caught up with the log (H-3).
     pub async fn records(&self) -> Result<HookState, WardenError> {
         let cached = self.records.lock().ok().and_then(|mut guard| guard.take());

@@ -29,6 +29,17 @@ pub enum WardenError {
     /// An input was not acceptable.
     #[error("{0}")]
     Invalid(#[from] InvalidText),
+    /// The hash chain does not verify: an investigation refuses to answer from it.
+    #[error(transparent)]
+    Broken(agentwarden_domain::audit::ChainBreak),
+    /// An event an investigation needs cannot be read as today's type.
+    #[error("event {seq} cannot be read: {error}")]
+    Undecodable {
+        /// Its position.
+        seq: u64,
+        /// Why.
+        error: agentwarden_domain::audit::DecodeError,
+    },
 }
 
 impl WardenError {
@@ -38,6 +49,8 @@ impl WardenError {
             WardenError::Store(e) => e.code(),
             WardenError::Event(_) => "internal_error",
             WardenError::Invalid(_) => "invalid_input",
+            WardenError::Broken(_) => "chain_broken",
+            WardenError::Undecodable { .. } => "event_undecodable",
         }
     }
 }
@@ -181,6 +194,11 @@ impl Warden {
     /// Starts a builder.
     pub fn builder() -> WardenBuilder {
         WardenBuilder::default()
+    }
+
+    /// The time now, by this Warden's clock (relative times like `--since 2h` count back from it).
+    pub fn now(&self) -> agentwarden_domain::audit::Timestamp {
+        self.clock.now()
     }
 
     /// The event store this Warden records into.

@@ -50,7 +50,7 @@ fn lineage_check_allows_and_denies_with_the_failing_pair() {
     assert_eq!(events.len(), 2);
     assert!(events.iter().all(|e| e["event_type"] == "lineage_checked" && e["session"] == "example-session"));
     assert_eq!(events[1]["payload"]["result"]["code"], "spawn_not_allowed");
-    assert_eq!(events[1]["payload"]["length"], 4);
+    assert_eq!(events[1]["payload"]["lineage_length"], 4);
 }
 
 #[test]

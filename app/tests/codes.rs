@@ -33,6 +33,11 @@ fn every_emitted_code_is_documented() {
         agentwarden::claude_code::InputError::Invalid { field: "f", seen: String::new(), expected: "" }
             .code(),
     );
+    let chain_break =
+        agentwarden::audit::ChainBreak { seq: 1, why: agentwarden::audit::BreakKind::HashMismatch };
+    codes.push(WardenError::Broken(chain_break).code());
+    let unknown = agentwarden::audit::DecodeError::UnknownType { event_type: String::new() };
+    codes.push(WardenError::Undecodable { seq: 1, error: unknown }.code());
     for code in codes {
         assert!(doc.contains(&format!("| `{code}` |")), "`{code}` is not listed in docs/codes.md");
     }

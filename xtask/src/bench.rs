@@ -16,7 +16,7 @@ struct Ratio {
     target: f64,
 }
 
-const RATIOS: [Ratio; 6] = [
+const RATIOS: [Ratio; 8] = [
     Ratio {
         what: "plan 1M items, round-robin, vs sort -u",
         ours: ("plan_1m", "round_robin"),
@@ -50,6 +50,20 @@ const RATIOS: [Ratio; 6] = [
         ours: ("snapshot_1gib", "warden"),
         baseline: ("snapshot_1gib", "raw_blake3"),
         events: 1_034_240_000.0 / 1e6,
+        target: 0.5,
+    },
+    Ratio {
+        what: "replay `decisions`, whole log, vs raw scan",
+        ours: ("replay", "warden_decisions"),
+        baseline: ("replay", "raw_sled_scan"),
+        events: f64::NAN, // the same count as verify's, read from its report
+        target: 0.5,
+    },
+    Ratio {
+        what: "replay `decisions` vs raw scan + BLAKE3",
+        ours: ("replay", "warden_decisions"),
+        baseline: ("replay", "raw_sled_scan_hash"),
+        events: f64::NAN,
         target: 0.5,
     },
     Ratio {
@@ -201,7 +215,10 @@ fn time_warden_hook(warden: &Path) -> Result<(f64, &'static str), String> {
     let store = target_dir().join("bench-hook-store");
     let _ = std::fs::remove_dir_all(&store);
     let store = store.to_string_lossy().into_owned();
-    exec(Command::new(warden).args(["--store", &store, "seal"]).env_remove("CLAUDECODE"))?;
+    let config = "examples/claude-code/agentwarden.toml";
+    exec(
+        Command::new(warden).args(["--store", &store, "seal", "--config", config]).env_remove("CLAUDECODE"),
+    )?;
     exec(
         Command::new(warden)
             .args(["--store", &store, "approve", "--ref", "GATE-BENCH"])
@@ -217,9 +234,12 @@ fn time_warden_hook(warden: &Path) -> Result<(f64, &'static str), String> {
     )
 }
 
-/// Peak RSS (KiB) of `warden audit verify` on a fresh log of `events` events, read from
-/// `/usr/bin/time -f %M`.
-fn verify_peak_kib(warden: &Path, events: u64) -> Result<u64, String> {
+/// Peak RSS (KiB) of `verify` and of `replay`, or why they could not be measured.
+type Peaks = Result<(u64, u64), String>;
+
+/// Peak RSS (KiB) of `warden audit verify` and of `warden audit replay --projection
+/// decisions` on a fresh log of `events` events, read from `/usr/bin/time -f %M`.
+fn verify_peak_kib(warden: &Path, events: u64) -> Peaks {
     let store = target_dir().join(format!("bench-verify-{events}"));
     let _ = std::fs::remove_dir_all(&store);
     exec(
@@ -237,17 +257,23 @@ fn verify_peak_kib(warden: &Path, events: u64) -> Result<u64, String> {
             .arg(events.to_string())
             .arg(&store),
     )?;
+    let verify = peak_kib(warden, &store, &["audit", "verify"]);
+    let replay = peak_kib(warden, &store, &["audit", "replay", "--projection", "decisions"]);
+    let _ = std::fs::remove_dir_all(&store);
+    Ok((verify?, replay?))
+}
+
+fn peak_kib(warden: &Path, store: &Path, args: &[&str]) -> Result<u64, String> {
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
         .arg(warden)
         .arg("--store")
-        .arg(&store)
-        .args(["audit", "verify"])
+        .arg(store)
+        .args(args)
         .output()
         .map_err(|e| format!("/usr/bin/time: {e}"))?;
-    let _ = std::fs::remove_dir_all(&store);
     if !out.status.success() {
-        return Err(format!("warden audit verify failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!("warden {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr)));
     }
     String::from_utf8_lossy(&out.stderr)
         .lines()
@@ -268,8 +294,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 .env("AGENTWARDEN_BENCH_MEMORY", &memory),
         )?;
     }
-    println!("$ cargo bench -p agentwarden --bench executor {}", args.join(" "));
-    exec(Command::new(cargo()).args(["bench", "-p", "agentwarden", "--bench", "executor", "--"]).args(args))?;
+    for bench in ["executor", "replay"] {
+        println!("$ cargo bench -p agentwarden --bench {bench} {}", args.join(" "));
+        exec(Command::new(cargo()).args(["bench", "-p", "agentwarden", "--bench", bench, "--"]).args(args))?;
+    }
     for bench in ["gate", "lineage", "fanout"] {
         println!("$ cargo bench -p agentwarden-domain --bench {bench} {}", args.join(" "));
         exec(
@@ -291,7 +319,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let gate = time_warden_gate(&warden);
     let hook = time_warden_hook(&warden);
     let has_time = Path::new("/usr/bin/time").exists();
-    let peaks: Vec<(u64, Result<u64, String>)> = if has_time {
+    let peaks: Vec<(u64, Peaks)> = if has_time {
         [100_000, 1_000_000].into_iter().map(|n| (n, verify_peak_kib(&warden, n))).collect()
     } else {
         Vec::new()
@@ -360,6 +388,23 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         ),
         (a, b) => println!("executor overhead: missing: {:?} {:?}", a.err(), b.err()),
     }
+    match median_ns("replay", "warden_decisions") {
+        Ok(ns) => {
+            let rate = field("events") / ns * 1e9;
+            println!(
+                "{:<44} {:>12} {:>14.0} {:>12} {:>14} {:>7} {:>7}  {}",
+                "replay `decisions`, events/s",
+                human_ns(ns),
+                rate,
+                "≥ 500000/s",
+                "",
+                "",
+                "",
+                if rate >= 500_000.0 { "PASS" } else { "MISS" }
+            );
+        }
+        Err(e) => println!("replay: missing: {e}"),
+    }
     for (what, measured) in [
         ("`warden gate` whole process, durable append", gate),
         ("`warden hook` whole process, Task allowed", hook),
@@ -387,7 +432,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     );
     for (events, peak) in peaks {
         match peak {
-            Ok(kib) => println!("`warden audit verify`, fresh process, {events} events: peak RSS {kib} KiB"),
+            Ok((verify, replay)) => println!(
+                "fresh process, {events} events: peak RSS `warden audit verify` {verify} KiB, `warden audit replay --projection decisions` {replay} KiB"
+            ),
             Err(e) => println!("`warden audit verify`, {events} events: not measured: {e}"),
         }
     }

@@ -139,7 +139,9 @@ pub(crate) fn decision_exit(decision: agentwarden_domain::verdict::Decision) -> 
 impl From<WardenError> for Failure {
     fn from(error: WardenError) -> Self {
         let code = match &error {
-            WardenError::Store(StoreError::Corrupt { .. }) => EXIT_NO,
+            WardenError::Store(StoreError::Corrupt { .. })
+            | WardenError::Broken(_)
+            | WardenError::Undecodable { .. } => EXIT_NO,
             WardenError::Store(_) | WardenError::Event(_) => EXIT_STORE,
             WardenError::Invalid(_) => EXIT_USAGE,
         };

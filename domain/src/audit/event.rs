@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::envelope::Envelope;
+use super::view::EnvelopeRef;
 use crate::claude_code::{
     ApprovalGranted, ApprovalRevoked, ContextSealed, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
@@ -18,7 +19,10 @@ use crate::guardrails::{ResultValidation, Violation};
 use crate::lineage::{AgentIdentifier, Authorization, LineageVerdict};
 use crate::verdict::Decision;
 
-/// One lineage check (`lineage_checked`, version 1).
+/// One lineage check (`lineage_checked`, version 2).
+///
+/// Version 1 called the number of agents `length`; version 2 calls it `lineage_length`, as
+/// `tool_call_authorized` always has, so that one reader serves both (see [`UPCASTS`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineageChecked {
@@ -27,7 +31,7 @@ pub struct LineageChecked {
     /// The walker's verdict and failing pair (L-4).
     pub result: LineageVerdict,
     /// How many agents.
-    pub length: usize,
+    pub lineage_length: usize,
     /// BLAKE3 of the lineage's JSON.
     pub lineage_digest: String,
     /// The lineage itself, when it has at most 64 agents.
@@ -136,7 +140,7 @@ pub enum AuditEvent {
     /// `delegation_evaluated`, version 1: one subagent-gate evaluation, with every gate's
     /// outcome, the candidates, the approval, and a digest of the metadata seen (G-10).
     DelegationEvaluated(Box<GateReport>),
-    /// `lineage_checked`, version 1.
+    /// `lineage_checked`, version 2 (version 1 is upcast on read).
     LineageChecked(Box<LineageChecked>),
     /// `tool_call_authorized`, version 1.
     ToolCallAuthorized(Box<ToolCallAuthorized>),
@@ -189,9 +193,9 @@ impl AuditEvent {
     /// The current schema version of this event's payload.
     pub fn event_version(&self) -> u32 {
         match self {
+            AuditEvent::LineageChecked(_) => 2,
             AuditEvent::OperatorNote(_)
             | AuditEvent::DelegationEvaluated(_)
-            | AuditEvent::LineageChecked(_)
             | AuditEvent::ToolCallAuthorized(_)
             | AuditEvent::ResultValidated(_)
             | AuditEvent::GuardrailViolation(_)
@@ -228,42 +232,59 @@ impl AuditEvent {
         }
     }
 
-    fn from_current(event_type: &str, payload: serde_json::Value) -> Result<AuditEvent, DecodeError> {
-        fn read<T: serde::de::DeserializeOwned>(
-            event_type: &str,
-            payload: serde_json::Value,
-        ) -> Result<T, DecodeError> {
-            serde_json::from_value(payload).map_err(|e| DecodeError::InvalidPayload {
-                event_type: event_type.to_owned(),
-                why: e.to_string(),
-            })
+    /// The allow/deny of a decision event (`delegation_evaluated`, `lineage_checked`,
+    /// `tool_call_authorized`); `None` for events that record something else.
+    pub fn decision(&self) -> Option<Decision> {
+        match self {
+            AuditEvent::DelegationEvaluated(report) => Some(report.decision),
+            AuditEvent::LineageChecked(event) => Some(event.decision),
+            AuditEvent::ToolCallAuthorized(event) => Some(event.authorization.decision),
+            AuditEvent::SpawnEvaluated(event) => Some(event.decision),
+            AuditEvent::SubagentStopped(event) => Some(event.decision),
+            AuditEvent::OperatorNote(_)
+            | AuditEvent::ResultValidated(_)
+            | AuditEvent::ContextSealed(_)
+            | AuditEvent::ApprovalGranted(_)
+            | AuditEvent::ApprovalRevoked(_)
+            | AuditEvent::SubagentStarted(_)
+            | AuditEvent::GuardrailViolation(_)
+            | AuditEvent::FanOutPlanned(_)
+            | AuditEvent::ChunkFinished(_)
+            | AuditEvent::FanOutMerged(_) => None,
         }
-        let t = event_type;
-        Ok(match event_type {
-            "operator_note" => AuditEvent::OperatorNote(read(t, payload)?),
-            "delegation_evaluated" => AuditEvent::DelegationEvaluated(read(t, payload)?),
-            "lineage_checked" => AuditEvent::LineageChecked(read(t, payload)?),
-            "tool_call_authorized" => AuditEvent::ToolCallAuthorized(read(t, payload)?),
-            "result_validated" => AuditEvent::ResultValidated(read(t, payload)?),
-            "guardrail_violation" => AuditEvent::GuardrailViolation(read(t, payload)?),
-            "fan_out_planned" => AuditEvent::FanOutPlanned(read(t, payload)?),
-            "chunk_finished" => AuditEvent::ChunkFinished(read(t, payload)?),
-            "fan_out_merged" => AuditEvent::FanOutMerged(read(t, payload)?),
-            "context_sealed" => AuditEvent::ContextSealed(read(t, payload)?),
-            "approval_granted" => AuditEvent::ApprovalGranted(read(t, payload)?),
-            "approval_revoked" => AuditEvent::ApprovalRevoked(read(t, payload)?),
-            "subagent_spawn_evaluated" => AuditEvent::SpawnEvaluated(read(t, payload)?),
-            "subagent_started" => AuditEvent::SubagentStarted(read(t, payload)?),
-            "subagent_stopped" => AuditEvent::SubagentStopped(read(t, payload)?),
+    }
+
+    fn from_current(event_type: &str, payload: Payload<'_>) -> Result<AuditEvent, DecodeError> {
+        let invalid = |e: serde_json::Error| DecodeError::InvalidPayload {
+            event_type: event_type.to_owned(),
+            why: e.to_string(),
+        };
+        let event = match event_type {
+            "operator_note" => AuditEvent::OperatorNote(payload.read().map_err(invalid)?),
+            "delegation_evaluated" => AuditEvent::DelegationEvaluated(payload.read().map_err(invalid)?),
+            "lineage_checked" => AuditEvent::LineageChecked(payload.read().map_err(invalid)?),
+            "tool_call_authorized" => AuditEvent::ToolCallAuthorized(payload.read().map_err(invalid)?),
+            "result_validated" => AuditEvent::ResultValidated(payload.read().map_err(invalid)?),
+            "guardrail_violation" => AuditEvent::GuardrailViolation(payload.read().map_err(invalid)?),
+            "fan_out_planned" => AuditEvent::FanOutPlanned(payload.read().map_err(invalid)?),
+            "chunk_finished" => AuditEvent::ChunkFinished(payload.read().map_err(invalid)?),
+            "fan_out_merged" => AuditEvent::FanOutMerged(payload.read().map_err(invalid)?),
+            "context_sealed" => AuditEvent::ContextSealed(payload.read().map_err(invalid)?),
+            "approval_granted" => AuditEvent::ApprovalGranted(payload.read().map_err(invalid)?),
+            "approval_revoked" => AuditEvent::ApprovalRevoked(payload.read().map_err(invalid)?),
+            "subagent_spawn_evaluated" => AuditEvent::SpawnEvaluated(payload.read().map_err(invalid)?),
+            "subagent_started" => AuditEvent::SubagentStarted(payload.read().map_err(invalid)?),
+            "subagent_stopped" => AuditEvent::SubagentStopped(payload.read().map_err(invalid)?),
             other => return Err(DecodeError::UnknownType { event_type: other.to_owned() }),
-        })
+        };
+        Ok(event)
     }
 
     fn current_version(event_type: &str) -> Option<u32> {
         match event_type {
+            "lineage_checked" => Some(2),
             "operator_note"
             | "delegation_evaluated"
-            | "lineage_checked"
             | "tool_call_authorized"
             | "result_validated"
             | "guardrail_violation"
@@ -281,6 +302,41 @@ impl AuditEvent {
     }
 }
 
+/// Every `event_type` this reader knows, for filters that must refuse a misspelt one.
+pub const EVENT_TYPES: &[&str] = &[
+    "operator_note",
+    "delegation_evaluated",
+    "lineage_checked",
+    "tool_call_authorized",
+    "result_validated",
+    "guardrail_violation",
+    "fan_out_planned",
+    "chunk_finished",
+    "fan_out_merged",
+    "context_sealed",
+    "approval_granted",
+    "approval_revoked",
+    "subagent_spawn_evaluated",
+    "subagent_started",
+    "subagent_stopped",
+];
+
+/// A payload at today's version: the stored text (read directly, the fast path of a replay), or
+/// the JSON value an upcast produced.
+enum Payload<'a> {
+    Stored(&'a str),
+    Upcast(serde_json::Value),
+}
+
+impl Payload<'_> {
+    fn read<T: serde::de::DeserializeOwned>(self) -> Result<T, serde_json::Error> {
+        match self {
+            Payload::Stored(text) => serde_json::from_str(text),
+            Payload::Upcast(value) => serde_json::from_value(value),
+        }
+    }
+}
+
 /// One step of schema evolution: turns version `from_version` of `event_type` into version
 /// `from_version + 1`.
 #[derive(Debug, Clone, Copy)]
@@ -293,8 +349,21 @@ pub struct Upcast {
     pub step: fn(serde_json::Value) -> Result<serde_json::Value, String>,
 }
 
-/// The upcasting steps of the current schema. Empty while every event type is at version 1.
-pub const UPCASTS: &[Upcast] = &[];
+/// The upcasting steps of the current schema, applied in order by [`decode`].
+pub const UPCASTS: &[Upcast] =
+    &[Upcast { event_type: "lineage_checked", from_version: 1, step: lineage_checked_v1_to_v2 }];
+
+/// `lineage_checked` 1 → 2: `length` is renamed `lineage_length`. A version-1 payload without
+/// `length`, or with `lineage_length` already, is not a version-1 payload: refused.
+fn lineage_checked_v1_to_v2(mut payload: serde_json::Value) -> Result<serde_json::Value, String> {
+    let object = payload.as_object_mut().ok_or("a `lineage_checked` payload must be an object")?;
+    if object.contains_key("lineage_length") {
+        return Err("version 1 has no `lineage_length`".into());
+    }
+    let length = object.remove("length").ok_or("version 1 must have `length`")?;
+    object.insert("lineage_length".into(), length);
+    Ok(payload)
+}
 
 /// An event that cannot be read as today's type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -338,18 +407,33 @@ pub fn decode(envelope: &Envelope) -> Result<AuditEvent, DecodeError> {
     decode_with(UPCASTS, envelope)
 }
 
+/// [`decode`] of a borrowed envelope (the replay's path: no copy of the payload).
+pub fn decode_ref(envelope: &EnvelopeRef<'_>) -> Result<AuditEvent, DecodeError> {
+    decode_payload(UPCASTS, envelope.event_type(), envelope.event_version, envelope.payload())
+}
+
 /// [`decode`] with an explicit list of upcasting steps.
 pub fn decode_with(upcasts: &[Upcast], envelope: &Envelope) -> Result<AuditEvent, DecodeError> {
-    let event_type = envelope.event_type.as_str();
+    decode_payload(upcasts, &envelope.event_type, envelope.event_version, envelope.payload.get())
+}
+
+fn decode_payload(
+    upcasts: &[Upcast],
+    event_type: &str,
+    version: u32,
+    payload: &str,
+) -> Result<AuditEvent, DecodeError> {
     let current = AuditEvent::current_version(event_type)
         .ok_or_else(|| DecodeError::UnknownType { event_type: event_type.to_owned() })?;
     let invalid = |why: String| DecodeError::InvalidPayload { event_type: event_type.to_owned(), why };
-    let mut version = envelope.event_version;
+    let mut version = version;
     if version > current {
         return Err(DecodeError::FromTheFuture { event_type: event_type.to_owned(), version, current });
     }
-    let mut payload: serde_json::Value =
-        serde_json::from_str(envelope.payload.get()).map_err(|e| invalid(e.to_string()))?;
+    if version == current {
+        return AuditEvent::from_current(event_type, Payload::Stored(payload));
+    }
+    let mut payload: serde_json::Value = serde_json::from_str(payload).map_err(|e| invalid(e.to_string()))?;
     while version < current {
         let step = upcasts
             .iter()
@@ -358,5 +442,5 @@ pub fn decode_with(upcasts: &[Upcast], envelope: &Envelope) -> Result<AuditEvent
         payload = (step.step)(payload).map_err(invalid)?;
         version += 1;
     }
-    AuditEvent::from_current(event_type, payload)
+    AuditEvent::from_current(event_type, Payload::Upcast(payload))
 }

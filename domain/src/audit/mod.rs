@@ -13,18 +13,24 @@ mod chain;
 mod checkpoint;
 mod envelope;
 mod event;
+pub mod explain;
 mod hash;
+pub mod projections;
 mod time;
+mod view;
 
 pub use chain::{BreakKind, ChainBreak, ChainVerifier, Head, StoredRecord, seal, seal_batch, verify};
 pub use checkpoint::Checkpoint;
 pub use envelope::{Actor, Correlation, CorrelationId, Envelope, EnvelopeError, EventDraft, InvalidText};
 pub use event::{
-    AuditEvent, DecodeError, FanOutMerged, FanOutPlanned, LineageChecked, OperatorNote, PlanSummary,
-    ResultValidated, ToolCallAuthorized, UPCASTS, Upcast, decode, decode_with,
+    AuditEvent, DecodeError, EVENT_TYPES, FanOutMerged, FanOutPlanned, LineageChecked, OperatorNote,
+    PlanSummary, ResultValidated, ToolCallAuthorized, UPCASTS, Upcast, decode, decode_ref, decode_with,
 };
+pub use explain::{Explanation, explain};
 pub use hash::{Hash, ParseHashError};
+pub use projections::{Projection, Recorded};
 pub use time::{InvalidTimestamp, Timestamp};
+pub use view::EnvelopeRef;
 
 #[cfg(test)]
 mod tests;

@@ -168,6 +168,34 @@ fn upcasting_turns_old_versions_into_todays_type() {
 }
 
 #[test]
+fn lineage_checked_version_1_is_upcast_and_malformed_ones_refused() {
+    let lineage = json!([{"id": "o1", "type": "orchestrator", "spawn_depth": 0}]);
+    let result = json!({"passed": true, "code": null, "reason": "ok", "pair": null});
+    let v1 = |extra: serde_json::Value| {
+        let mut payload =
+            json!({"decision": "allow", "result": result, "lineage_digest": "d", "lineage": lineage});
+        payload.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let mut envelope = note_envelope(1, payload);
+        envelope.event_type = "lineage_checked".into();
+        envelope
+    };
+    // (version-1 payload's extra fields, decodes?, why)
+    let rows = [
+        (json!({"length": 1}), true, "the shape version 1 wrote"),
+        (json!({"lineage_length": 1}), false, "version 1 never had `lineage_length`"),
+        (json!({}), false, "version 1 always had `length`"),
+        (json!({"length": 1, "lineage_length": 1}), false, "ambiguous: both names"),
+    ];
+    for (extra, ok, why) in rows {
+        let decoded = decode(&v1(extra));
+        assert_eq!(decoded.is_ok(), ok, "{why}: {decoded:?}");
+        if let Ok(AuditEvent::LineageChecked(event)) = decoded {
+            assert_eq!(event.lineage_length, 1);
+        }
+    }
+}
+
+#[test]
 fn decode_refuses_future_versions_unknown_types_and_bad_payloads() {
     assert!(matches!(
         decode(&note_envelope(2, json!({"message": "x"}))),
@@ -213,4 +241,42 @@ proptest! {
         let err = verify(&records).unwrap_err();
         prop_assert_eq!(err.seq, victim as u64 + 1);
     }
+}
+
+proptest! {
+    /// The replay's borrowed reading says exactly what the owned one says, escapes included.
+    #[test]
+    fn a_borrowed_envelope_reads_like_an_owned_one(
+        actor in "[^\\p{Cc}]{1,20}",
+        session in proptest::option::of("[^\\p{Cc}]{1,20}"),
+        message in ".*",
+    ) {
+        let draft = EventDraft::new(
+            Timestamp::from_unix_millis(1_771_666_200_123).unwrap(),
+            Actor::new(actor.clone()).unwrap_or_else(|_| Actor::new("x").unwrap()),
+            Correlation { session: session.and_then(|s| CorrelationId::new(s).ok()), ..Correlation::default() },
+            &AuditEvent::OperatorNote(OperatorNote { message }),
+        )
+        .unwrap();
+        let record = seal(&Head::EMPTY, &draft).unwrap();
+        let owned = Envelope::parse(&record).unwrap();
+        let borrowed = EnvelopeRef::parse(&record).unwrap();
+        prop_assert_eq!(borrowed.seq, owned.seq);
+        prop_assert_eq!(borrowed.recorded_at, owned.recorded_at);
+        prop_assert_eq!(borrowed.hash, owned.hash);
+        prop_assert_eq!(borrowed.actor(), owned.actor.as_str());
+        prop_assert_eq!(borrowed.session(), owned.session.as_deref());
+        prop_assert_eq!(borrowed.event_type(), owned.event_type.as_str());
+        prop_assert_eq!(borrowed.payload(), owned.payload.get());
+        prop_assert_eq!(decode_ref(&borrowed), decode(&owned));
+    }
+}
+
+#[test]
+fn a_borrowed_envelope_refuses_what_the_owned_one_refuses() {
+    let mut record = chain(2).remove(1);
+    record.seq = 7;
+    assert!(matches!(EnvelopeRef::parse(&record), Err(EnvelopeError::SeqMismatch { seq: 7, declared: 2 })));
+    record.body = br#"{"seq":7,"prev_hash":"x","recorded_at":"2026-02-21T09:30:00.000Z","actor":"a","event_type":"t","event_version":1,"payload":{},"extra":1}"#.to_vec();
+    assert!(matches!(EnvelopeRef::parse(&record), Err(EnvelopeError::Malformed { seq: 7, .. })));
 }

@@ -94,12 +94,29 @@ impl<'de> Deserialize<'de> for Stage {
 
 /// One gate's outcome in the report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "GateResultFields")]
 pub struct GateResult {
     /// Which gate.
     pub gate: Gate,
     /// Its verdict.
     #[serde(flatten)]
     pub verdict: Verdict,
+}
+
+/// [`GateResult`] as stored, read field by field (without `flatten`'s buffering).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GateResultFields {
+    gate: Gate,
+    passed: bool,
+    code: Option<Code>,
+    reason: Cow<'static, str>,
+}
+
+impl From<GateResultFields> for GateResult {
+    fn from(f: GateResultFields) -> Self {
+        GateResult { gate: f.gate, verdict: Verdict { passed: f.passed, code: f.code, reason: f.reason } }
+    }
 }
 
 /// A failure: where, which code, why.

@@ -57,7 +57,7 @@ impl Layer {
 
 /// One layer's outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "LayerResultFields")]
 pub struct LayerResult {
     /// 1, 2 or 3.
     pub layer: u8,
@@ -66,6 +66,27 @@ pub struct LayerResult {
     /// Pass or fail.
     #[serde(flatten)]
     pub verdict: Verdict,
+}
+
+/// [`LayerResult`] as stored, read field by field (without `flatten`'s buffering).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LayerResultFields {
+    layer: u8,
+    name: Layer,
+    passed: bool,
+    code: Option<Code>,
+    reason: std::borrow::Cow<'static, str>,
+}
+
+impl From<LayerResultFields> for LayerResult {
+    fn from(f: LayerResultFields) -> Self {
+        LayerResult {
+            layer: f.layer,
+            name: f.name,
+            verdict: Verdict { passed: f.passed, code: f.code, reason: f.reason },
+        }
+    }
 }
 
 /// The first failing layer.

@@ -28,12 +28,30 @@ pub struct Pair {
 
 /// The walker's answer: a verdict (its code is the rule broken) and the failing pair.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "LineageVerdictFields")]
 pub struct LineageVerdict {
     /// Pass or fail, with the rule's code and a reason.
     #[serde(flatten)]
     pub verdict: Verdict,
     /// The pair that broke it, if a pair did.
     pub pair: Option<Pair>,
+}
+
+/// [`LineageVerdict`] as stored, read field by field: `flatten` buffers every field first, which
+/// made decoding the most expensive step of a replay.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineageVerdictFields {
+    passed: bool,
+    code: Option<crate::verdict::Code>,
+    reason: std::borrow::Cow<'static, str>,
+    pair: Option<Pair>,
+}
+
+impl From<LineageVerdictFields> for LineageVerdict {
+    fn from(f: LineageVerdictFields) -> Self {
+        LineageVerdict { verdict: Verdict { passed: f.passed, code: f.code, reason: f.reason }, pair: f.pair }
+    }
 }
 
 impl LineageVerdict {

@@ -1,4 +1,10 @@
-//! `warden audit …`: read, verify, checkpoint, export and annotate the audit log.
+//! `warden audit …`: read, filter, verify, checkpoint, export, investigate and annotate the
+//! audit log. Every command streams the log a page at a time.
+
+mod filter;
+mod investigate;
+mod progress;
+mod render;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,7 +22,7 @@ use crate::{Verification, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum AuditCommand {
-    /// List events: a table, or one JSON object per line with --json.
+    /// List events: a table, or one JSON object per line with --json. Filters combine (AND).
     Log {
         /// One JSON object per line.
         #[arg(long)]
@@ -24,9 +30,56 @@ pub(super) enum AuditCommand {
         /// First sequence number to show.
         #[arg(long, default_value_t = 1, value_name = "SEQ")]
         from: u64,
-        /// At most this many events.
+        /// At most this many (matching) events.
         #[arg(long, value_name = "N")]
         limit: Option<u64>,
+        /// Only events of this type (`delegation_evaluated`, `lineage_checked`, …).
+        #[arg(long = "type", value_name = "TYPE")]
+        event_type: Option<String>,
+        /// Only decisions that were `allow` or `deny`.
+        #[arg(long, value_name = "allow|deny")]
+        decision: Option<String>,
+        /// Only events of this session.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Only events of this run.
+        #[arg(long, value_name = "ID")]
+        run: Option<String>,
+        /// Only gate evaluations under this approval reference.
+        #[arg(long, value_name = "REF")]
+        approval_ref: Option<String>,
+        /// Only events recorded at or after: RFC 3339, or a duration ago (`30m`, `2h`, `7d`).
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// Only events recorded at or before: RFC 3339, or a duration ago.
+        #[arg(long, value_name = "WHEN")]
+        until: Option<String>,
+    },
+    /// Explain one event in plain words, after verifying the chain up to it.
+    Explain {
+        /// Its sequence number.
+        seq: u64,
+        /// One line of JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rebuild a projection from the verified log and print it.
+    Replay {
+        /// approvals, denials, spawn-tree, fan-out, violations or decisions.
+        #[arg(long, value_name = "NAME")]
+        projection: String,
+        /// One line of JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What happened in one session, in order.
+    Timeline {
+        /// The session id.
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
     },
     /// Show one event in full.
     Show {
@@ -117,8 +170,22 @@ pub(super) async fn run(
             writeln!(out, "{}", json!({"seq": appended.head.seq, "hash": appended.head.hash}))?;
             Ok(EXIT_OK)
         }
-        AuditCommand::Log { json, from, limit } => {
+        AuditCommand::Log {
+            json,
+            from,
+            limit,
+            event_type,
+            decision,
+            session,
+            run,
+            approval_ref,
+            since,
+            until,
+        } => {
+            let args = filter::FilterArgs { event_type, decision, session, run, approval_ref, since, until };
+            let mut filter = filter::Filter::parse(args)?;
             let warden = open()?;
+            filter.resolve(warden.now())?;
             if !json {
                 writeln!(
                     out,
@@ -126,19 +193,43 @@ pub(super) async fn run(
                     "SEQ", "RECORDED_AT", "ACTOR", "TYPE", "DECISION", "SESSION"
                 )?;
             }
-            let mut pages = warden.pages(from, limit);
-            while let Some(page) = pages.next_page().await.map_err(WardenError::from)? {
+            let mut remaining = limit.unwrap_or(u64::MAX);
+            let total = warden.head().await?.seq;
+            let mut progress = progress::Progress::new("log", total);
+            let mut pages = warden.pages(from, None);
+            while remaining > 0 {
+                let Some(page) = pages.next_page().await.map_err(WardenError::from)? else { break };
                 for record in &page {
                     let envelope = Envelope::parse(record)
                         .map_err(|e| Failure::no(format!("{e} (run `warden audit verify`)")))?;
+                    if remaining == 0 || !filter.matches(&envelope)? {
+                        continue;
+                    }
+                    remaining -= 1;
                     if json {
                         writeln!(out, "{}", to_json(&envelope)?)?;
                     } else {
                         write_row(&envelope, out)?;
                     }
                 }
+                if let Some(last) = page.last() {
+                    progress.update(last.seq);
+                }
             }
             Ok(EXIT_OK)
+        }
+        AuditCommand::Explain { seq, json } => investigate::run_explain(&open()?, seq, json, out).await,
+        AuditCommand::Replay { projection, json } => {
+            if !agentwarden_domain::audit::projections::NAMES.contains(&projection.as_str()) {
+                return investigate::run_replay_name_error(&projection);
+            }
+            investigate::run_replay(&open()?, &projection, json, out).await
+        }
+        AuditCommand::Timeline { session, json } => {
+            if session.trim().is_empty() {
+                return Err(Failure::usage("--session is empty"));
+            }
+            investigate::run_timeline(&open()?, session, json, out).await
         }
         AuditCommand::Show { seq, json } => {
             let warden = open()?;
@@ -231,7 +322,12 @@ fn pretty(envelope: &Envelope) -> Result<String, Failure> {
 fn write_row(e: &Envelope, out: &mut dyn Write) -> std::io::Result<()> {
     let decision = serde_json::from_str::<serde_json::Value>(e.payload.get())
         .ok()
-        .and_then(|p| p.get("decision").and_then(|d| d.as_str().map(str::to_owned)))
+        .and_then(|p| {
+            // `tool_call_authorized` keeps its decision inside the authorization.
+            let decision =
+                p.get("decision").or_else(|| p.get("authorization").and_then(|a| a.get("decision")));
+            decision.and_then(|d| d.as_str().map(str::to_owned))
+        })
         .unwrap_or_else(|| "-".into());
     let hash = e.hash.to_string();
     writeln!(

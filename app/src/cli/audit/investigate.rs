@@ -1,0 +1,194 @@
+//! `warden audit explain | replay | timeline`: answers rebuilt from the verified log.
+//!
+//! Each streams the log from seq 1, verifying the chain as it goes: `explain SEQ`
+//! verifies up to SEQ before it says a word about the event, so a forged event is reported as
+//! the break it is, never explained.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use agentwarden_domain::audit::projections::{
+    Approvals, Decisions, Denials, FanOutRuns, NAMES, Projection, SpawnTrees, Timeline, Violations,
+    snake_name,
+};
+use agentwarden_domain::audit::{Explanation, Hash, decode, explain};
+
+use super::super::{EXIT_OK, Failure};
+use super::progress::Progress;
+use super::render;
+use crate::{Warden, WardenError};
+
+/// An investigation's failure, worded for the command line.
+fn refused(error: WardenError, what: &str) -> Failure {
+    match error {
+        WardenError::Broken(broken) => Failure::no(format!(
+            "the audit chain is broken at seq {}: {}; refusing to {what} (run `warden audit verify`)",
+            broken.seq, broken.why
+        )),
+        other => other.into(),
+    }
+}
+
+async fn replay<P: Projection>(
+    warden: &Warden,
+    projection: &P,
+    what: &'static str,
+) -> Result<P::State, Failure> {
+    let head = warden.head().await?;
+    let mut progress = Progress::new(what, head.seq);
+    warden
+        .replay_with_progress(projection, &mut |seq| progress.update(seq))
+        .await
+        .map_err(|e| refused(e, what))
+}
+
+fn line<T: Serialize>(value: &T) -> Result<String, Failure> {
+    serde_json::to_string(value).map_err(|e| Failure::no(format!("cannot print the answer: {e}")))
+}
+
+/// `warden audit replay --projection NAME`.
+pub(super) async fn run_replay(
+    warden: &Warden,
+    name: &str,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    macro_rules! show {
+        ($projection:expr, $render:path) => {{
+            let state = replay(warden, &$projection, "replay").await?;
+            if json { writeln!(out, "{}", line(&state)?)? } else { $render(&state, out)? }
+        }};
+    }
+    match name {
+        "approvals" => show!(Approvals, render::approvals),
+        "denials" => show!(Denials, render::denials),
+        "spawn-tree" => show!(SpawnTrees, render::spawn_trees),
+        "fan-out" => show!(FanOutRuns, render::fan_out),
+        "violations" => show!(Violations, render::violations),
+        "decisions" => show!(Decisions, render::decisions),
+        other => return run_replay_name_error(other),
+    }
+    Ok(EXIT_OK)
+}
+
+/// The usage error of an unknown `--projection` (checked before the store is opened).
+pub(super) fn run_replay_name_error(name: &str) -> Result<u8, Failure> {
+    Err(Failure::usage(format!(
+        "--projection `{name}` is not a projection; expected one of {}",
+        NAMES.join(", ")
+    )))
+}
+
+/// `warden audit timeline --session ID`.
+pub(super) async fn run_timeline(
+    warden: &Warden,
+    session: String,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let entries = replay(warden, &Timeline { session: session.clone() }, "timeline").await?;
+    if entries.is_empty() {
+        return Err(Failure::no(format!("no event is filed under session `{session}`")));
+    }
+    for entry in &entries {
+        if json {
+            writeln!(out, "{}", line(entry)?)?;
+        } else {
+            let decision = entry.decision.map_or("-".to_owned(), |d| snake_name(&d));
+            writeln!(
+                out,
+                "{:>6}  {}  {:<22}  {:<5}  {}",
+                entry.seq, entry.recorded_at, entry.event_type, decision, entry.summary
+            )?;
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// Where an explained event sits in the chain.
+#[derive(Serialize)]
+struct ChainPlace {
+    /// Every event from `verified_from` to `verified_to` verified.
+    verified_from: u64,
+    verified_to: u64,
+    /// The log's head when the explanation was made.
+    head: u64,
+    prev_hash: Hash,
+    hash: Hash,
+}
+
+#[derive(Serialize)]
+struct Explained<'a> {
+    seq: u64,
+    event_type: &'a str,
+    event_version: u32,
+    recorded_at: String,
+    actor: &'a str,
+    session: Option<&'a str>,
+    turn: Option<&'a str>,
+    run: Option<&'a str>,
+    item: Option<&'a str>,
+    #[serde(flatten)]
+    explanation: &'a Explanation,
+    chain: ChainPlace,
+}
+
+/// `warden audit explain SEQ`.
+pub(super) async fn run_explain(
+    warden: &Warden,
+    seq: u64,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let head = warden.head().await?;
+    if seq == 0 || seq > head.seq {
+        return Err(Failure::no(format!("there is no event {seq} (the log ends at seq {})", head.seq)));
+    }
+    let what = "explain";
+    let mut progress = Progress::new(what, seq);
+    let verified = warden
+        .walk_verified(Some(seq), &mut |s| progress.update(s), |_| Ok(()))
+        .await
+        .map_err(|e| refused(e, &format!("explain event {seq}")))?;
+    drop(progress);
+    // The event verified as part of the chain; read it again, whole, to explain it, and check
+    // it is still the one that verified.
+    let envelope = match warden.event(seq).await? {
+        Some(envelope) if verified.seq == seq && envelope.hash == verified.hash => envelope,
+        Some(_) => return Err(Failure::no(format!("event {seq} changed while it was being explained"))),
+        None => return Err(Failure::no(format!("there is no event {seq}"))),
+    };
+    let event = decode(&envelope).map_err(|error| refused(WardenError::Undecodable { seq, error }, what))?;
+    let explanation = explain(&envelope, &event);
+    let explained = Explained {
+        seq,
+        event_type: &envelope.event_type,
+        event_version: envelope.event_version,
+        recorded_at: envelope.recorded_at.to_string(),
+        actor: &envelope.actor,
+        session: envelope.session.as_deref(),
+        turn: envelope.turn.as_deref(),
+        run: envelope.run.as_deref(),
+        item: envelope.item.as_deref(),
+        explanation: &explanation,
+        chain: ChainPlace {
+            verified_from: 1,
+            verified_to: verified.seq,
+            head: head.seq,
+            prev_hash: envelope.prev_hash,
+            hash: envelope.hash,
+        },
+    };
+    if json {
+        writeln!(out, "{}", line(&explained)?)?;
+    } else {
+        render::explanation(&envelope, &explanation, out)?;
+        writeln!(
+            out,
+            "chain: event {seq} of {} — verified from seq 1 to {seq}; prev_hash {}, hash {}",
+            head.seq, envelope.prev_hash, envelope.hash
+        )?;
+    }
+    Ok(EXIT_OK)
+}

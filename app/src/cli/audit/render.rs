@@ -1,0 +1,231 @@
+//! Human output of the investigations: short, one fact per line, the most alarming first
+//! where there is one (`NOT reverted`, `DENIED`). `--json` prints the same states as JSON.
+
+use std::io::{Result, Write};
+
+use agentwarden_domain::audit::projections::{
+    ApprovalsState, DecisionsState, DenialsState, FanOutState, SpawnTree, SpawnTreeState, ViolationsState,
+    snake_name,
+};
+use agentwarden_domain::audit::{Envelope, Explanation, PlanSummary};
+
+pub(super) fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {
+    if state.by_ref.is_empty() {
+        writeln!(out, "no delegation was evaluated under an approval reference")?;
+    }
+    for (reference, record) in &state.by_ref {
+        let approvers: Vec<&str> = record.approved_by.iter().map(String::as_str).collect();
+        let subagents: Vec<&str> = record.subagents.iter().map(String::as_str).collect();
+        writeln!(
+            out,
+            "{reference}: {} allowed, {} denied; approved by {}; delegated {}",
+            record.allowed,
+            record.denied,
+            if approvers.is_empty() { "(nobody named)".to_owned() } else { approvers.join(", ") },
+            if subagents.is_empty() { "nothing".to_owned() } else { subagents.join(", ") },
+        )?;
+        for e in &record.evaluations {
+            writeln!(
+                out,
+                "  seq {:<6} {}  session {}  persona {}  {}  {}",
+                e.seq,
+                e.recorded_at,
+                e.session.as_deref().unwrap_or("-"),
+                e.persona.as_deref().unwrap_or("-"),
+                snake_name(&e.decision),
+                e.delegated.join(", ")
+            )?;
+        }
+    }
+    writeln!(out, "evaluations without an approval reference: {}", state.without_ref)
+}
+
+fn counts(title: &str, map: &std::collections::BTreeMap<String, u64>, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "{title}:")?;
+    for (key, n) in map {
+        writeln!(out, "  {key:<32} {n:>10}")?;
+    }
+    Ok(())
+}
+
+pub(super) fn denials(state: &DenialsState, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "denials: {}", state.denials)?;
+    counts("by gate", &state.by_gate, out)?;
+    counts("by layer", &state.by_layer, out)?;
+    counts("by code", &state.by_code, out)?;
+    counts("by persona", &state.by_persona, out)
+}
+
+fn tree(tree: &SpawnTree, out: &mut dyn Write) -> Result<()> {
+    // Depth-first with an explicit stack: lineages can be long (L-8), recursion is not safe.
+    let mut stack: Vec<(usize, &String)> = tree.roots().map(|(id, _)| (0, id)).collect();
+    stack.reverse();
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some((depth, id)) = stack.pop() {
+        let Some(agent) = tree.agents.get(id) else { continue };
+        if !seen.insert(id) {
+            continue;
+        }
+        let mut line =
+            format!("{}{id} ({}, depth {})", "  ".repeat(depth + 1), agent.agent_type, agent.spawn_depth);
+        if agent.denied > 0 {
+            line.push_str(&format!("  DENIED {} of {} checks", agent.denied, agent.checks));
+        }
+        if !agent.other_parents.is_empty() {
+            let others: Vec<&str> = agent.other_parents.iter().map(String::as_str).collect();
+            line.push_str(&format!("  also claimed by {}", others.join(", ")));
+        }
+        writeln!(out, "{line}")?;
+        let children: Vec<_> = tree.children(id).map(|(child, _)| (depth + 1, child)).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    if tree.unrecorded > 0 {
+        writeln!(out, "  (+{} lineages too long to record, by digest only)", tree.unrecorded)?;
+    }
+    Ok(())
+}
+
+pub(super) fn spawn_trees(state: &SpawnTreeState, out: &mut dyn Write) -> Result<()> {
+    for (session, t) in &state.sessions {
+        writeln!(out, "session {session}")?;
+        tree(t, out)?;
+    }
+    if !state.without_session.agents.is_empty() || state.without_session.unrecorded > 0 {
+        writeln!(out, "without a session")?;
+        tree(&state.without_session, out)?;
+    }
+    if state.sessions.is_empty() && state.without_session.agents.is_empty() {
+        writeln!(out, "no lineage was recorded")?;
+    }
+    Ok(())
+}
+
+pub(super) fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
+    if state.runs.is_empty() {
+        writeln!(out, "no fan-out run was recorded")?;
+    }
+    for run in &state.runs {
+        let plan = match &run.plan {
+            None => "no plan recorded".to_owned(),
+            Some(PlanSummary::SingleAgent { reason }) => format!("one agent ({reason})"),
+            Some(PlanSummary::FanOut { strategy, chunk_sizes }) => {
+                format!("{} chunks, {}", chunk_sizes.len(), snake_name(strategy))
+            }
+        };
+        let merged = run.merged.as_ref().map_or("not merged".to_owned(), |m| {
+            let t = &m.merged.test_results;
+            format!(
+                "merged {}: {} passed, {} failed, {} skipped",
+                snake_name(&m.merged.status),
+                t.passed,
+                t.failed,
+                t.skipped
+            )
+        });
+        writeln!(
+            out,
+            "run {} phase {}: {} items, {plan}; {merged}",
+            run.run.as_deref().unwrap_or("(unnamed)"),
+            run.phase.as_deref().unwrap_or("?"),
+            run.items.map_or("?".to_owned(), |n| n.to_string()),
+        )?;
+        for c in &run.chunks {
+            let tests = c.outcome.test_results.as_ref().map_or(String::new(), |t| {
+                format!(": {} passed, {} failed, {} skipped", t.passed, t.failed, t.skipped)
+            });
+            let error = c.outcome.error.as_deref().map_or(String::new(), |e| format!(" — {e}"));
+            writeln!(
+                out,
+                "  chunk {} {}{tests}{error}",
+                c.outcome.chunk_index,
+                snake_name(&c.outcome.status)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn violations(state: &ViolationsState, out: &mut dyn Write) -> Result<()> {
+    writeln!(
+        out,
+        "violations: {} ({} reverted, {} NOT reverted)",
+        state.total, state.reverted, state.not_reverted
+    )?;
+    for v in &state.violations {
+        writeln!(
+            out,
+            "  seq {:<6} {}  run {}  item {}  {}  {}: {}{}",
+            v.seq,
+            v.recorded_at,
+            v.run_id,
+            v.item_id,
+            v.violation_type,
+            if v.reverted { "reverted" } else { "NOT reverted" },
+            v.changed_files.join(", "),
+            if v.revert_error.is_empty() { String::new() } else { format!(" — {}", v.revert_error) }
+        )?;
+    }
+    Ok(())
+}
+
+pub(super) fn decisions(state: &DecisionsState, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "{:<26} {:>10} {:>10}", "HOUR (UTC)", "ALLOW", "DENY")?;
+    for (hour, c) in &state.hours {
+        writeln!(out, "{hour:<26} {:>10} {:>10}", c.allow, c.deny)?;
+    }
+    writeln!(out, "{:<26} {:>10} {:>10}", "total", state.total.allow, state.total.deny)
+}
+
+pub(super) fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Write) -> Result<()> {
+    writeln!(
+        out,
+        "event {}: {} v{}, recorded {} by {}",
+        envelope.seq, envelope.event_type, envelope.event_version, envelope.recorded_at, envelope.actor
+    )?;
+    for (name, id) in [
+        ("session", &envelope.session),
+        ("turn", &envelope.turn),
+        ("run", &envelope.run),
+        ("item", &envelope.item),
+    ] {
+        if let Some(id) = id {
+            writeln!(out, "{name}: {id}")?;
+        }
+    }
+    let decision = x.decision.map_or("-".to_owned(), |d| snake_name(&d).to_uppercase());
+    writeln!(out, "decision: {decision} — {}", x.summary)?;
+    if !x.checks.is_empty() {
+        writeln!(out, "checks:")?;
+    }
+    for c in &x.checks {
+        let code = c.code.as_deref().map_or(String::new(), |code| format!(" ({code})"));
+        writeln!(
+            out,
+            "  {} {} {}{code}: {}",
+            if c.passed { "pass" } else { "FAIL" },
+            c.kind,
+            c.name,
+            c.reason
+        )?;
+    }
+    if let Some(a) = &x.approval {
+        writeln!(
+            out,
+            "approval: {} approved by {}",
+            a.approval_ref.as_deref().unwrap_or("(none in force)"),
+            a.approved_by.as_deref().unwrap_or("(nobody named)")
+        )?;
+    }
+    if let Some(lineage) = &x.lineage {
+        let agents: Vec<String> =
+            lineage.iter().map(|a| format!("{} ({}, depth {})", a.id, a.agent_type, a.spawn_depth)).collect();
+        writeln!(out, "lineage: {}", agents.join(" → "))?;
+    }
+    for (name, digest) in &x.digests {
+        writeln!(out, "input {name}: {digest}")?;
+    }
+    for note in &x.notes {
+        writeln!(out, "{note}")?;
+    }
+    Ok(())
+}
