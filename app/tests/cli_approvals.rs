@@ -97,6 +97,13 @@ fn recorded_approvals_each_deny_with_their_own_reason() {
     assert_eq!(allowed["decision"], "allow", "{allowed}");
     assert_eq!(allowed["recorded"]["approval_state"], "active");
     assert!(allowed["recorded"]["files_checked"].as_array().unwrap().len() >= 3, "{allowed}");
+    // The investigator sees the seal and the approval that were in force.
+    let seq = allowed["audit"]["seq"].as_u64().unwrap().to_string();
+    let explained = warden(&p, &["audit", "explain", &seq, "--json"]);
+    let explained: Value = serde_json::from_slice(&explained.stdout).unwrap();
+    let notes = explained.to_string();
+    assert!(notes.contains("seal in force: seq 2") && notes.contains("personas/AGENT_MANAGER.md"), "{notes}");
+    assert!(notes.contains("approval record: seq 6, active"), "{notes}");
     // A revoke between two decisions flips the second.
     ok(&p, &["revoke", "--ref", REF, "--by", "alice"]);
     assert_eq!(failure(&gate(&p)), ("approval_ref".into(), "approval_revoked".into()));

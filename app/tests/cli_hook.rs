@@ -139,6 +139,16 @@ fn the_nested_scenario_allows_within_the_manifests_and_denies_past_them() {
     assert_eq!(started[1]["payload"]["parent"], "agent-planner-1");
     let verify = warden(&p, &["audit", "verify"], "", true);
     assert_eq!(verify.status.code(), Some(0));
+
+    // The investigation side sees the same tree and the denials.
+    let out = warden(&p, &["audit", "replay", "--projection", "spawn-tree", "--json"], "", true);
+    let tree = String::from_utf8(out.stdout).unwrap();
+    for id in ["agent-planner-1", "agent-coder-1", "toolu_04"] {
+        assert!(tree.contains(id), "{id} in {tree}");
+    }
+    let out = warden(&p, &["audit", "replay", "--projection", "denials", "--json"], "", true);
+    let denials: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(denials["by_layer"]["lineage"], 2, "{denials}");
 }
 
 #[test]
