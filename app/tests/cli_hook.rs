@@ -414,3 +414,32 @@ fn a_store_held_past_the_lock_wait_is_exit_2() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("store_unavailable") && stderr.contains("300"), "{stderr}");
 }
+
+#[test]
+fn a_file_size_limit_is_exit_2_not_a_killed_hook() {
+    // Found by the fault tests: without a handler, SIGXFSZ killed the hook (exit 153), which
+    // Claude Code reads as "go ahead".
+    let p = project();
+    approve(&p);
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -f 64; exec "$0" "$@""#)
+        .arg(env!("CARGO_BIN_EXE_warden"))
+        .arg("--store")
+        .arg(&p.store)
+        .args(["hook", "--config", "agentwarden.toml"])
+        .current_dir(&p.root)
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .stdin(std::fs::File::open(Path::new(EXAMPLE).join("events/pre-task-main-planner.json")).unwrap())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let denied = out.status.code() == Some(2) || stdout.contains(r#""permissionDecision":"deny""#);
+    assert!(
+        denied,
+        "exit {:?}, stdout {stdout}, stderr {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(warden(&p, &["audit", "verify"], "", true).status.code(), Some(0), "the log still verifies");
+}

@@ -185,6 +185,7 @@ pub fn main() -> ExitCode {
             return fail(&Failure { code, reason: format!("cannot start the runtime: {e}") });
         }
     };
+    let _file_size_limit = survive_file_size_limit(&runtime);
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let result = runtime.block_on(run(cli, &mut stdout)).and_then(|code| {
         stdout.flush()?;
@@ -196,6 +197,42 @@ pub fn main() -> ExitCode {
         Err(f) if is_hook => fail(&Failure { code: crate::HOOK_FAILED, reason: f.reason }),
         Err(f) => fail(&f),
     }
+}
+
+/// A write past the process's file-size limit (`ulimit -f`) raises `SIGXFSZ`, whose default
+/// action kills the process: a hook killed that way exits 153, which Claude Code reads as "go
+/// ahead" (found by the fault tests). With a handler installed the write fails with `EFBIG`
+/// instead, and the store's error becomes a deny like any other. The handler lives as long as
+/// the returned value.
+#[cfg(all(
+    target_os = "linux",
+    any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64"
+    )
+))]
+fn survive_file_size_limit(runtime: &tokio::runtime::Runtime) -> Option<tokio::signal::unix::Signal> {
+    /// `SIGXFSZ` on these Linux architectures.
+    const SIGXFSZ: i32 = 25;
+    let _context = runtime.enter();
+    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::from_raw(SIGXFSZ)).ok()
+}
+
+#[cfg(not(all(
+    target_os = "linux",
+    any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64"
+    )
+)))]
+fn survive_file_size_limit(_runtime: &tokio::runtime::Runtime) -> Option<()> {
+    None
 }
 
 fn fail(failure: &Failure) -> ExitCode {
