@@ -1,5 +1,10 @@
 //! One process per chunk (spec 002): the chunk's input as JSON on stdin, its result from stdout
 //! (at most 8 MiB), stderr captured and truncated, never parsed; killed at its timeout.
+//!
+//! F-15: each agent runs in a process group of its own, and the whole group is killed when the
+//! agent exits or times out. Whatever the agent started in the background dies with it: it can
+//! neither outlive the timeout nor hold the output pipes open (which kept the orchestrator
+//! waiting for an end of file that only a grandchild's exit would bring).
 
 use std::time::Duration;
 
@@ -20,10 +25,30 @@ pub struct ProcessChunkRunner {
     pub args: Vec<String>,
 }
 
+/// A chunk agent's process group, killed when this is dropped: at the agent's exit, and when
+/// the run is abandoned at its timeout.
+struct Group(Option<rustix::process::Pid>);
+
+impl Group {
+    fn kill(&self) {
+        if let Some(pid) = self.0 {
+            // Gone already (ESRCH) is the usual case.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 impl ProcessChunkRunner {
     async fn run(&self, input: &ChunkInput) -> ChunkRun {
         let mut child = match tokio::process::Command::new(&self.program)
             .args(&self.args)
+            .process_group(0)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -33,6 +58,8 @@ impl ProcessChunkRunner {
             Ok(child) => child,
             Err(e) => return ChunkRun::Failed(format!("cannot start `{}`: {e}", self.program)),
         };
+        let group =
+            Group(child.id().and_then(|id| i32::try_from(id).ok()).and_then(rustix::process::Pid::from_raw));
         let payload = match serde_json::to_vec(input) {
             Ok(bytes) => bytes,
             Err(e) => return ChunkRun::Failed(format!("cannot encode the chunk: {e}")),
@@ -48,8 +75,14 @@ impl ProcessChunkRunner {
         let mut out = Vec::new();
         let mut err = Vec::new();
         let (mut stdout, mut stderr) = (stdout.take(MAX_CHUNK_STDOUT), stderr.take(64 * 1024));
+        let exited = async {
+            let status = child.wait().await;
+            // The agent is gone: what it left running goes too, and with it the pipes' last writers.
+            group.kill();
+            status
+        };
         let (read_out, read_err, status) =
-            tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err), child.wait());
+            tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err), exited);
         if let Err(e) = read_out.and(read_err) {
             return ChunkRun::Failed(format!("cannot read the agent's output: {e}"));
         }

@@ -70,3 +70,45 @@ async fn at_most_max_agents_run_at_once() {
     assert!(elapsed >= Duration::from_millis(580), "{elapsed:?}: more than 2 ran at once");
     assert_eq!(merged.test_results.passed, 4);
 }
+
+/// True while a process with this pid exists and is not a zombie.
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| !stat.contains(") Z "))
+}
+
+async fn wait_dead(pid: &str) -> bool {
+    for _ in 0..50 {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_chunk_leaves_running_dies_with_it() {
+    // F-15: the agent forks a sleeper that holds stdout open, prints its result and exits. The
+    // run must neither wait for the sleeper nor leave it running.
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let script = format!(
+        r#"read input; sleep 30 & echo $! > {}; echo '{{"chunk_index":0,"status":"completed","elapsed_ms":1,"test_results":{{"passed":1,"failed":0,"skipped":0}}}}'"#,
+        pidfile.display()
+    );
+    let agent = Arc::new(ProcessChunkRunner { program: "sh".into(), args: vec!["-c".into(), script] });
+    let started = Instant::now();
+    let (outcomes, _) = run_chunks(agent, "tests", chunks(1), 1, Duration::from_secs(20)).await;
+    assert!(started.elapsed() < Duration::from_secs(5), "waited {:?} for the sleeper", started.elapsed());
+    assert_eq!(outcomes[0].status, ChunkStatus::Completed);
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    assert!(wait_dead(pid.trim()).await, "the agent's background sleeper outlived it");
+
+    // And at the timeout: the agent and its children are killed together.
+    let script = format!("read input; sleep 30 & echo $! > {}; sleep 30", pidfile.display());
+    let agent = Arc::new(ProcessChunkRunner { program: "sh".into(), args: vec!["-c".into(), script] });
+    let (outcomes, _) = run_chunks(agent, "tests", chunks(1), 1, Duration::from_millis(500)).await;
+    assert_eq!(outcomes[0].status, ChunkStatus::TimedOut);
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    assert!(wait_dead(pid.trim()).await, "a child outlived the timeout");
+}
