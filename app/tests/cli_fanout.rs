@@ -102,3 +102,66 @@ fn the_bundled_example_splits_a_real_test_suite() {
         serde_json::json!(["examples/fanout/tests/test_09.sh"])
     );
 }
+
+#[test]
+fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
+    // F-16: the chunk agents (in process groups of their own) are killed with the run, nothing
+    // is merged, the interruption is recorded, and the log still verifies.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let items = dir.path().join("items.json");
+    std::fs::write(&items, r#"["a","b"]"#).unwrap();
+    let pids = dir.path().join("pids");
+    let agent = format!("read input; echo $$ >> {}; sleep 30", pids.display());
+    let mut run = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .arg("--store")
+        .arg(&store)
+        .args([
+            "fanout",
+            "run",
+            "--items",
+            items.to_str().unwrap(),
+            "--phase",
+            "tests",
+            "--",
+            "sh",
+            "-c",
+            &agent,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !pids.exists() && started.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let status = Command::new("kill").args(["-TERM", &run.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let finished = std::time::Instant::now();
+    let out = run.wait_with_output().unwrap();
+    assert!(finished.elapsed() < std::time::Duration::from_secs(5), "it waited for the chunks");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted by SIGTERM"));
+    for pid in std::fs::read_to_string(&pids).unwrap().lines() {
+        let mut dead = false;
+        for _ in 0..50 {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"));
+            if stat.map_or(true, |s| s.contains(") Z ")) {
+                dead = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(dead, "chunk agent {pid} outlived the run");
+    }
+    let log = warden(&store, &["audit", "export", "--format", "jsonl"]);
+    let types: Vec<String> = String::from_utf8(log.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["event_type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(types, ["fan_out_planned", "operator_note"], "nothing merged");
+    assert_eq!(warden(&store, &["audit", "verify"]).status.code(), Some(0));
+}

@@ -159,8 +159,18 @@ pub(super) async fn run(
             let runner = Arc::new(ProcessChunkRunner { program: program.clone(), args: args.to_vec() });
             let timeout = Duration::from_millis(validated.timeout_per_chunk_ms());
             let max_agents = usize::try_from(validated.max_agents()).unwrap_or(1);
-            let (outcomes, merged) =
-                crate::fanout::run_chunks(runner, &phase, chunks, max_agents, timeout).await;
+            let run = crate::fanout::run_chunks(runner, &phase, chunks, max_agents, timeout);
+            let (outcomes, merged) = tokio::select! {
+                done = run => done,
+                signal = interrupted() => {
+                    // F-16: the dropped run kills every chunk's process group (F-15); nothing is
+                    // merged or written as final, and the interruption is on the record.
+                    let message = format!("fan-out `{phase}` interrupted by {signal}: chunks killed, no merged result written");
+                    let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message });
+                    let _ = warden.record(correlation, &note).await;
+                    return Err(Failure::no(format!("interrupted by {signal}: the chunk agents were killed and no merged result was written")));
+                }
+            };
             for outcome in &outcomes {
                 warden
                     .record(correlation.clone(), &AuditEvent::ChunkFinished(Box::new(outcome.clone())))
@@ -206,5 +216,23 @@ pub(super) async fn run(
             }
             Ok(merge_exit(merged.status))
         }
+    }
+}
+
+/// Resolves with the signal's name when the run is asked to stop (SIGTERM, SIGINT, SIGHUP). The
+/// chunk agents run in process groups of their own, so a terminal's signals no longer reach
+/// them directly: the orchestrator passes them on by killing the groups. If the handlers cannot
+/// be installed, this never resolves and the default actions stay.
+async fn interrupted() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) =
+        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::hangup()))
+    else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+        _ = hup.recv() => "SIGHUP",
     }
 }
