@@ -113,7 +113,7 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
     std::fs::write(&items, r#"["a","b"]"#).unwrap();
     let pids = dir.path().join("pids");
     let agent = format!("read input; echo $$ >> {}; sleep 30", pids.display());
-    let mut run = Command::new(env!("CARGO_BIN_EXE_warden"))
+    let run = Command::new(env!("CARGO_BIN_EXE_warden"))
         .arg("--store")
         .arg(&store)
         .args([
