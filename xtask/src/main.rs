@@ -1,15 +1,17 @@
-//! `cargo xtask ci | bench`: the project's automation, in Rust, with no dependencies.
+//! `cargo xtask ci | bench | demo | fuzz`: the project's automation, in Rust, with no dependencies.
 
 mod bench;
 mod ci;
 mod demo;
+mod fuzz;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <ci | bench | demo>
+const USAGE: &str = "usage: cargo xtask <ci | bench | demo | fuzz>
   ci      fmt check, clippy -D warnings, all tests, docs with warnings denied, benches compiled
   bench   run the criterion benches and print one summary table
-  demo    run warden on the bundled example with a fresh embedded store";
+  demo    run warden on the bundled example with a fresh embedded store
+  fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -17,6 +19,7 @@ fn main() -> ExitCode {
         Some("ci") => ci::run(),
         Some("bench") => bench::run(args.get(1..).unwrap_or_default()),
         Some("demo") => demo::run(),
+        Some("fuzz") => fuzz::run(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -1,0 +1,80 @@
+//! `cargo xtask fuzz [--seconds N] [TARGET…]`: every fuzz target in `fuzz/`, each for N seconds
+//! (default 60), seeded from `fuzz/seeds/TARGET/` (cases from the test tables). Installs
+//! cargo-fuzz when it is missing. Runs on the stable toolchain without a sanitizer (`-s none`):
+//! the targets' own assertions (reference checks of every decision) are the oracle. A crash
+//! stops the run and names the artifact to turn into a regression test.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Every target in `fuzz/Cargo.toml`.
+const TARGETS: [&str; 8] = [
+    "hook_input",
+    "gate_request",
+    "instruction_file",
+    "lineage_request",
+    "manifests_toml",
+    "fanout_inputs",
+    "result_json",
+    "audit_record",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn has_cargo_fuzz() -> bool {
+    Command::new("cargo").args(["fuzz", "--version"]).output().is_ok_and(|o| o.status.success())
+}
+
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let mut seconds = 60u64;
+    let mut targets: Vec<String> = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--seconds" => {
+                let value = rest.next().ok_or("--seconds needs a number")?;
+                seconds = value.parse().map_err(|e| format!("--seconds `{value}`: {e}"))?;
+            }
+            name if TARGETS.contains(&name) => targets.push(name.to_owned()),
+            other => {
+                return Err(format!("unknown argument or target `{other}` (targets: {})", TARGETS.join(", ")));
+            }
+        }
+    }
+    if targets.is_empty() {
+        targets = TARGETS.iter().map(|t| (*t).to_owned()).collect();
+    }
+    if !has_cargo_fuzz() {
+        println!("==> installing cargo-fuzz");
+        let status = Command::new("cargo").args(["install", "cargo-fuzz", "--locked"]).status();
+        if !status.is_ok_and(|s| s.success()) {
+            return Err("cannot install cargo-fuzz".into());
+        }
+    }
+    let fuzz = root().join("fuzz");
+    for target in &targets {
+        let corpus = fuzz.join("corpus").join(target);
+        std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+        let seeds = fuzz.join("seeds").join(target);
+        println!("==> {target}: {seconds} s");
+        let status = Command::new("cargo")
+            .current_dir(&fuzz)
+            .args(["fuzz", "run", "-s", "none", target])
+            .arg(&corpus)
+            .arg(&seeds)
+            .arg("--")
+            .arg(format!("-max_total_time={seconds}"))
+            .arg("-print_final_stats=1")
+            .status()
+            .map_err(|e| format!("cannot run cargo fuzz: {e}"))?;
+        if !status.success() {
+            return Err(format!(
+                "`{target}` found a failure: see fuzz/artifacts/{target}/ and add it to the regression tests"
+            ));
+        }
+    }
+    println!("xtask fuzz: {} target(s) ran clean for {seconds} s each", targets.len());
+    Ok(())
+}
