@@ -39,7 +39,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             }
             name if TARGETS.contains(&name) => targets.push(name.to_owned()),
             other => {
-                return Err(format!("unknown argument or target `{other}` (targets: {})", TARGETS.join(", ")));
+                return Err(format!(
+                    "unknown argument or target `{other}` (targets: {})",
+                    TARGETS.join(", ")
+                ));
             }
         }
     }

@@ -183,21 +183,11 @@ pub(super) async fn seal(
     record(&warden, &event, out).await
 }
 
-/// `90s`, `30m`, `8h`, `7d` → milliseconds.
+/// `--expires-in`: a positive duration (`90s`, `30m`, `8h`, `7d`) in milliseconds.
 fn parse_duration(text: &str) -> Result<i64, Failure> {
-    let bad =
-        || Failure::usage(format!("--expires-in `{text}` is not a duration like `90s`, `30m`, `8h` or `7d`"));
-    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (number, unit) = text.split_at(split);
-    let number: i64 = number.parse().map_err(|_| bad())?;
-    let unit_ms: i64 = match unit {
-        "s" => 1_000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        "d" => 86_400_000,
-        _ => return Err(bad()),
-    };
-    number.checked_mul(unit_ms).filter(|ms| *ms > 0).ok_or_else(bad)
+    super::duration::duration_ms(text).filter(|ms| *ms > 0).ok_or_else(|| {
+        Failure::usage(format!("--expires-in `{text}` is not a duration like `90s`, `30m`, `8h` or `7d`"))
+    })
 }
 
 fn parse_scope(entries: &[String]) -> Result<Scope, Failure> {

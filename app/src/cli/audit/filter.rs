@@ -133,21 +133,9 @@ pub(super) fn parse_when(flag: &str, text: &str) -> Result<When, Failure> {
             "{flag} `{text}` is neither an RFC 3339 time (2026-02-21T09:30:00Z) nor a duration ago (30m, 2h, 7d)"
         ))
     };
-    let relative = text
-        .char_indices()
-        .last()
-        .and_then(|(at, unit)| Some((text.get(..at)?, unit)))
-        .filter(|(digits, _)| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()));
-    if let Some((digits, unit)) = relative {
-        let n: i64 = digits.parse().map_err(|_| bad())?;
-        let unit_ms: i64 = match unit {
-            's' => 1_000,
-            'm' => 60_000,
-            'h' => 3_600_000,
-            'd' => 86_400_000,
-            _ => return Err(bad()),
-        };
-        return n.checked_mul(unit_ms).map(When::Ago).ok_or_else(bad);
+    // An RFC 3339 time always has `-` and `:`; a duration never does.
+    if !text.contains(['-', ':']) {
+        return crate::cli::duration::duration_ms(text).map(When::Ago).ok_or_else(bad);
     }
     parse_rfc3339(text).map(When::At).ok_or_else(bad)
 }
