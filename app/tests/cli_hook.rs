@@ -412,7 +412,7 @@ fn a_store_held_past_the_lock_wait_is_exit_2() {
     assert_eq!(out.status.code(), Some(2), "past the bound: deny");
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("store_unavailable") && stderr.contains("300"), "{stderr}");
+    assert!(stderr.contains("store_unavailable") && stderr.contains("locked by another process"), "{stderr}");
 }
 
 #[test]
