@@ -4,6 +4,7 @@
 //! `Box<dyn EventStore>`. A new backend is done when this suite passes on it.
 
 pub mod event_store;
+pub mod pg;
 
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
 

@@ -27,7 +27,7 @@ use agentwarden_domain::audit::{BreakKind, ChainBreak, ChainVerifier, EventDraft
 use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
 use async_trait::async_trait;
 
-use crate::sealing::prepare;
+use crate::sealing::{check_sealed, prepare};
 use group_commit::GroupCommit;
 
 /// The format marker written into a new store's `meta` tree.
@@ -202,7 +202,25 @@ impl SledEventStore {
         inner.commit.check_healthy()?;
         let mut head = inner.head.lock().map_err(|_| poisoned())?;
         let (records, new_head) = prepare(&head, expected, batch)?;
-        match records.as_slice() {
+        self.write_records(&mut head, &records, new_head)
+    }
+
+    /// Checks and writes records sealed elsewhere, under the head lock.
+    fn write_sealed(&self, expected: u64, records: &[StoredRecord]) -> Result<Appended, StoreError> {
+        self.inner.commit.check_healthy()?;
+        let mut head = self.inner.head.lock().map_err(|_| poisoned())?;
+        let new_head = check_sealed(&head, expected, records)?;
+        self.write_records(&mut head, records, new_head)
+    }
+
+    fn write_records(
+        &self,
+        head: &mut Head,
+        records: &[StoredRecord],
+        new_head: Head,
+    ) -> Result<Appended, StoreError> {
+        let inner = &self.inner;
+        match records {
             // One key is atomic by itself; sled's batch path takes a global write lock and
             // seals a batch marker in its log, which costs far more than the insert.
             [record] => {
@@ -213,7 +231,7 @@ impl SledEventStore {
             }
             _ => {
                 let mut write = sled::Batch::default();
-                for record in &records {
+                for record in records {
                     write.insert(&key(record.seq), encode(record));
                 }
                 inner.events.apply_batch(write).map_err(unavailable("cannot write the batch"))?;
@@ -338,17 +356,12 @@ fn first_break(events: &sled::Tree) -> Option<ChainBreak> {
 impl EventStore for SledEventStore {
     async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
         let appended = self.write(expected, &batch)?;
-        let inner = &self.inner;
-        let flush = || {
-            let inner = inner.clone();
-            async move {
-                tokio::task::spawn_blocking(move || inner.make_durable())
-                    .await
-                    .unwrap_or_else(|e| Err(format!("the flush task failed: {e}")))
-            }
-        };
-        inner.commit.wait_durable(appended.head.seq, &inner.written, flush).await?;
-        Ok(appended)
+        self.durable(appended).await
+    }
+
+    async fn append_sealed(&self, expected: u64, records: Vec<StoredRecord>) -> Result<Appended, StoreError> {
+        let appended = self.write_sealed(expected, &records)?;
+        self.durable(appended).await
     }
 
     async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
@@ -364,6 +377,21 @@ impl EventStore for SledEventStore {
 }
 
 impl SledEventStore {
+    /// Returns `appended` once it is durable (group commit).
+    async fn durable(&self, appended: Appended) -> Result<Appended, StoreError> {
+        let inner = &self.inner;
+        let flush = || {
+            let inner = inner.clone();
+            async move {
+                tokio::task::spawn_blocking(move || inner.make_durable())
+                    .await
+                    .unwrap_or_else(|e| Err(format!("the flush task failed: {e}")))
+            }
+        };
+        inner.commit.wait_durable(appended.head.seq, &inner.written, flush).await?;
+        Ok(appended)
+    }
+
     /// The store's durability mode.
     pub fn durability(&self) -> Durability {
         self.inner.durability

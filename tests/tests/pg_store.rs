@@ -1,0 +1,95 @@
+//! The PostgreSQL event store: the contract suite, imports, the append-only triggers, and a
+//! server that goes away and comes back. Needs `AGENTWARDEN_TEST_PG` (see `agentwarden_tests::pg`).
+
+use std::sync::Arc;
+
+use agentwarden_adapters::{MemoryEventStore, PgConfig, PostgresEventStore};
+use agentwarden_domain::audit::verify;
+use agentwarden_ports::{EventStore, Expected, StoreError};
+use agentwarden_tests::event_store::{read_all, run_all};
+use agentwarden_tests::note;
+use agentwarden_tests::pg::PgTest;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_store_meets_the_contract() {
+    let Some(pg) = PgTest::start("contract").await else { return };
+    run_all(|| pg.store()).await;
+    run_all(|| -> Box<dyn EventStore> { Box::new(pg.store()) }).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_events_table_is_append_only() {
+    let Some(pg) = PgTest::start("append_only").await else { return };
+    let schema = pg.schema();
+    let store = PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
+    assert_eq!(store.config().schema_name(), schema);
+    store.append(Expected::Any, vec![note("one"), note("two")]).await.unwrap();
+    for sql in [
+        format!("UPDATE \"{schema}\".agentwarden_events SET body = 'x' WHERE seq = 1"),
+        format!("DELETE FROM \"{schema}\".agentwarden_events WHERE seq = 2"),
+        format!("TRUNCATE \"{schema}\".agentwarden_events"),
+    ] {
+        let err = pg.sql(&sql).await.unwrap_err();
+        assert!(format!("{err:?}").contains("append-only"), "{sql}: {err:?}");
+    }
+    assert_eq!(verify(&read_all(&store, 10).await).unwrap().seq, 2);
+    // Migrations are idempotent: a second store on the same schema opens the same log.
+    let again = PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
+    assert_eq!(again.head().await.unwrap(), store.head().await.unwrap());
+    let versions = pg.sql(&format!("SELECT count(*) FROM \"{schema}\".agentwarden_migrations")).await.unwrap();
+    assert!(matches!(&versions[1], tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("1")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sealed_records_import_byte_for_byte_and_only_as_a_continuation() {
+    let Some(pg) = PgTest::start("import").await else { return };
+    let source = MemoryEventStore::new();
+    for i in 0..7 {
+        source.append(Expected::Any, vec![note(&format!("n{i}"))]).await.unwrap();
+    }
+    let records = read_all(&source, 100).await;
+    let store = pg.store();
+    let (first, rest) = records.split_at(3);
+    store.append_sealed(0, first.to_vec()).await.unwrap();
+    let err = store.append_sealed(0, rest.to_vec()).await.unwrap_err();
+    assert_eq!(err, StoreError::Conflict { expected: 0, actual: 3 });
+    let err = store.append_sealed(3, rest[1..].to_vec()).await.unwrap_err();
+    assert_eq!(err.code(), "store_corrupt", "{err}");
+    let appended = store.append_sealed(3, rest.to_vec()).await.unwrap();
+    assert_eq!(appended.head, source.head().await.unwrap());
+    assert_eq!(read_all(&store, 2).await, records, "the same bytes and hashes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_server_fails_clearly() {
+    let config = PgConfig::parse("postgres://postgres@127.0.0.1:1/test").unwrap();
+    let store = PostgresEventStore::new(config);
+    let err = store.append(Expected::Any, vec![note("lost")]).await.unwrap_err();
+    assert_eq!(err.code(), "store_unavailable");
+    let text = err.to_string();
+    assert!(text.contains("PostgreSQL at `postgres@127.0.0.1:1/test`") && text.contains("connect"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminated_connection_fails_or_reconnects_without_a_gap() {
+    let Some(pg) = PgTest::start("terminate").await else { return };
+    let schema = pg.schema();
+    let app = format!("aw_terminate_{}", std::process::id());
+    let url = format!("{}&application_name={app}", pg.url_for(&schema));
+    let store = Arc::new(PostgresEventStore::new(PgConfig::parse(&url).unwrap()));
+    let mut acknowledged = 0u64;
+    for round in 0..5 {
+        for i in 0..10 {
+            if store.append(Expected::Any, vec![note(&format!("{round}/{i}"))]).await.is_ok() {
+                acknowledged += 1;
+            }
+        }
+        pg.sql(&format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '{app}'"))
+            .await
+            .unwrap();
+    }
+    store.append(Expected::Any, vec![note("after")]).await.unwrap();
+    let records = read_all(&*store, 100).await;
+    assert_eq!(records.len() as u64, acknowledged + 1, "every acknowledged append, no other");
+    assert_eq!(verify(&records).unwrap(), store.head().await.unwrap());
+}
