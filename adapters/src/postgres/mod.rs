@@ -198,26 +198,31 @@ async fn open(config: &PgConfig) -> Result<Connection, StoreError> {
     Ok(connection)
 }
 
-/// The head row must name the last event, with its hash.
+/// The head row must name the last event, with its hash. One statement, so one snapshot: other
+/// hosts appending meanwhile cannot make the two disagree.
 async fn check_head(connection: &Connection, s: &str) -> Result<(), StoreError> {
-    let head = head_of(
-        &connection
-            .client
-            .query_one(&connection.statements.head, &[])
-            .await
-            .map_err(pg_error("cannot read the head"))?,
-    )?;
-    let last = connection
+    let row = connection
         .client
-        .query_opt(&format!("SELECT seq, hash FROM {s}.agentwarden_events ORDER BY seq DESC LIMIT 1"), &[])
+        .query_one(
+            &format!(
+                "SELECT h.seq, h.hash, coalesce(e.seq, 0), coalesce(e.hash, h.hash) FROM {s}.agentwarden_head h \
+                 LEFT JOIN LATERAL (SELECT seq, hash FROM {s}.agentwarden_events ORDER BY seq DESC LIMIT 1) e ON true"
+            ),
+            &[],
+        )
         .await
-        .map_err(pg_error("cannot read the last event"))?;
-    let last = last.as_ref().map(head_of).transpose()?.unwrap_or(Head::EMPTY);
-    if last != head {
+        .map_err(pg_error("cannot read the head"))?;
+    let head = head_of(&row)?;
+    let last_seq = to_u64(row.try_get(2).map_err(pg_error("cannot read the last event"))?)?;
+    let last_hash: &[u8] = row.try_get(3).map_err(pg_error("cannot read the last event"))?;
+    if last_seq != head.seq {
         return Err(corrupt(
-            head.seq.min(last.seq).saturating_add(1),
-            format!("the head row says seq {} but the last event is seq {}", head.seq, last.seq),
+            head.seq.min(last_seq).saturating_add(1),
+            format!("the head row says seq {} but the last event is seq {last_seq}", head.seq),
         ));
+    }
+    if to_hash(last_seq, last_hash)? != head.hash {
+        return Err(corrupt(last_seq, "the head row's hash is not the last event's"));
     }
     Ok(())
 }
