@@ -70,12 +70,12 @@ impl PostgresEventStore {
         let (works, replies): (Vec<Work>, Vec<_>) = group.into_iter().map(|p| (p.work, p.reply)).unzip();
         let config = &self.inner.config;
         let outcome = tokio::time::timeout(config.timeout, async {
-            let connection = super::live(&mut slot, config).await?;
+            let connection = super::live(&mut slot, config).await.map_err(|e| super::at_server(config, e))?;
             let outcome = commit(connection, &works).await;
             if connection.client.is_closed() {
                 *slot = None;
             }
-            outcome
+            outcome.map_err(|e| super::at_server(config, e))
         })
         .await
         .unwrap_or_else(|_| {

@@ -140,6 +140,7 @@ impl PostgresEventStore {
             }
             result
         };
+        let run = async { run.await.map_err(|e| at_server(config, e)) };
         tokio::time::timeout(config.timeout, run).await.unwrap_or_else(|_| {
             Err(StoreError::Unavailable {
                 reason: format!(
@@ -152,18 +153,23 @@ impl PostgresEventStore {
     }
 }
 
+/// Names the server in an availability error, so the operator knows which one went away.
+pub(super) fn at_server(config: &PgConfig, error: StoreError) -> StoreError {
+    match error {
+        StoreError::Unavailable { reason } => {
+            StoreError::Unavailable { reason: format!("PostgreSQL at `{}`: {reason}", config.server()) }
+        }
+        other => other,
+    }
+}
+
 /// The open connection in `slot`, or a new one (migrated, head checked).
 async fn live<'a>(slot: &'a mut Option<Connection>, config: &PgConfig) -> Result<&'a mut Connection, StoreError> {
     if slot.as_ref().is_some_and(|c| c.client.is_closed()) {
         *slot = None;
     }
     if slot.is_none() {
-        *slot = Some(open(config).await.map_err(|e| match e {
-            StoreError::Unavailable { reason } => StoreError::Unavailable {
-                reason: format!("PostgreSQL at `{}`: {reason}", config.server()),
-            },
-            other => other,
-        })?);
+        *slot = Some(open(config).await?);
     }
     slot.as_mut().ok_or_else(|| StoreError::Unavailable { reason: "no connection".into() })
 }
