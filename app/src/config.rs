@@ -321,7 +321,8 @@ impl Config {
         }
         let store = match file.store.map(|s| s.url) {
             Some(url) if agentwarden_adapters::PgConfig::is_postgres_url(&url) => {
-                agentwarden_adapters::PgConfig::parse(&url).map_err(|e| error(None, format!("store.url: {e}")))?;
+                agentwarden_adapters::PgConfig::parse(&url)
+                    .map_err(|e| error(None, format!("store.url: {e}")))?;
                 Some(url)
             }
             Some(dir) if dir.trim().is_empty() => return Err(error(None, "store.url is empty".into())),

@@ -36,8 +36,9 @@ pub mod store;
 mod warden;
 
 pub use agentwarden_adapters::{
-    Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore,
-    PgConfig, PostgresEventStore, ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock, SystemClock,
+    Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore, PgConfig,
+    PostgresEventStore, ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock,
+    SystemClock,
 };
 pub use agentwarden_domain::{
     audit, claude_code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,

@@ -76,7 +76,10 @@ impl PgTest {
     }
 
     /// Runs SQL on the test server as a plain client (for what a store would never do).
-    pub async fn sql(&self, sql: &str) -> Result<Vec<tokio_postgres::SimpleQueryMessage>, tokio_postgres::Error> {
+    pub async fn sql(
+        &self,
+        sql: &str,
+    ) -> Result<Vec<tokio_postgres::SimpleQueryMessage>, tokio_postgres::Error> {
         let (client, connection) = tokio_postgres::connect(&server_url(), tokio_postgres::NoTls).await?;
         tokio::spawn(connection);
         client.simple_query(sql).await
@@ -96,11 +99,14 @@ impl Drop for PgTest {
         let _ = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
             runtime.block_on(async {
-                if let Ok((client, connection)) = tokio_postgres::connect(&server_url(), tokio_postgres::NoTls).await
+                if let Ok((client, connection)) =
+                    tokio_postgres::connect(&server_url(), tokio_postgres::NoTls).await
                 {
                     tokio::spawn(connection);
                     for schema in schemas {
-                        let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")).await;
+                        let _ = client
+                            .batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
+                            .await;
                     }
                 }
             });

@@ -65,7 +65,11 @@ async fn a_host_killed_mid_append_leaves_no_partial_batch() {
     let url = pg.url_for(&pg.schema());
     const BATCH: u64 = 200;
     let spawn = |label: &str| {
-        Command::new(APPENDER).args([&url, "0", &BATCH.to_string(), label]).stdout(Stdio::piped()).spawn().unwrap()
+        Command::new(APPENDER)
+            .args([&url, "0", &BATCH.to_string(), label])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap()
     };
     let (mut victim, mut survivor) = (spawn("victim"), spawn("survivor"));
     tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -91,7 +95,10 @@ async fn a_host_killed_mid_append_leaves_no_partial_batch() {
         assert_eq!(labels.len(), 1, "a batch interleaved with another: {labels:?}");
     }
     for (first, last) in acknowledged(&victim.stdout).into_iter().chain(acknowledged(&survivor.stdout)) {
-        assert!(last <= records.len() as u64 && last - first + 1 == BATCH, "acknowledged {first}..{last} is stored");
+        assert!(
+            last <= records.len() as u64 && last - first + 1 == BATCH,
+            "acknowledged {first}..{last} is stored"
+        );
     }
     assert!(records.len() as u64 >= 2 * BATCH, "both hosts got appends in before the kill");
 }

@@ -36,7 +36,8 @@ async fn the_events_table_is_append_only() {
     // Migrations are idempotent: a second store on the same schema opens the same log.
     let again = PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
     assert_eq!(again.head().await.unwrap(), store.head().await.unwrap());
-    let versions = pg.sql(&format!("SELECT count(*) FROM \"{schema}\".agentwarden_migrations")).await.unwrap();
+    let versions =
+        pg.sql(&format!("SELECT count(*) FROM \"{schema}\".agentwarden_migrations")).await.unwrap();
     assert!(matches!(&versions[1], tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("1")));
 }
 
@@ -84,9 +85,11 @@ async fn a_terminated_connection_fails_or_reconnects_without_a_gap() {
                 acknowledged += 1;
             }
         }
-        pg.sql(&format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '{app}'"))
-            .await
-            .unwrap();
+        pg.sql(&format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '{app}'"
+        ))
+        .await
+        .unwrap();
     }
     // The first append after a termination may fail (the server's goodbye arrives first); the
     // next one reconnects.
@@ -158,7 +161,8 @@ async fn a_lost_server_fails_appends_clearly_and_they_resume_without_a_gap() {
     let user = config.get_user().unwrap_or("postgres");
     let db = config.get_dbname().unwrap_or(user);
     let url = format!("postgres://{user}@127.0.0.1:{}/{db}", proxy.port);
-    let config = PgConfig::parse(&url).unwrap().schema(&schema).unwrap().timeout(std::time::Duration::from_secs(5));
+    let config =
+        PgConfig::parse(&url).unwrap().schema(&schema).unwrap().timeout(std::time::Duration::from_secs(5));
     let store = PostgresEventStore::new(config);
     for i in 0..5 {
         store.append(Expected::Any, vec![note(&format!("before {i}"))]).await.unwrap();

@@ -135,7 +135,8 @@ mod tests {
 
     #[test]
     fn bad_urls_and_schemas_are_refused() {
-        for bad in ["/var/audit", "postgres://u@h/d?nonsense=1", "postgres://u@h/d?options=-csearch_path%3DA"] {
+        for bad in ["/var/audit", "postgres://u@h/d?nonsense=1", "postgres://u@h/d?options=-csearch_path%3DA"]
+        {
             assert!(PgConfig::parse(bad).is_err(), "{bad}");
         }
         let config = PgConfig::parse("postgres://u@h/d").unwrap();

@@ -92,7 +92,9 @@ fn to_u64(seq: i64) -> Result<u64, StoreError> {
 }
 
 fn to_hash(seq: u64, bytes: &[u8]) -> Result<Hash, StoreError> {
-    <[u8; 32]>::try_from(bytes).map(Hash::from_bytes).map_err(|_| corrupt(seq, "a stored hash is not 32 bytes"))
+    <[u8; 32]>::try_from(bytes)
+        .map(Hash::from_bytes)
+        .map_err(|_| corrupt(seq, "a stored hash is not 32 bytes"))
 }
 
 /// The head in a `(seq, hash)` row.
@@ -164,7 +166,10 @@ pub(super) fn at_server(config: &PgConfig, error: StoreError) -> StoreError {
 }
 
 /// The open connection in `slot`, or a new one (migrated, head checked).
-async fn live<'a>(slot: &'a mut Option<Connection>, config: &PgConfig) -> Result<&'a mut Connection, StoreError> {
+async fn live<'a>(
+    slot: &'a mut Option<Connection>,
+    config: &PgConfig,
+) -> Result<&'a mut Connection, StoreError> {
     if slot.as_ref().is_some_and(|c| c.client.is_closed()) {
         *slot = None;
     }
@@ -183,7 +188,8 @@ async fn open(config: &PgConfig) -> Result<Connection, StoreError> {
     });
     schema::migrate(&mut client, &config.schema).await?;
     let s = format!("\"{}\"", config.schema);
-    let prepare = async |sql: String| client.prepare(&sql).await.map_err(pg_error("cannot prepare a statement"));
+    let prepare =
+        async |sql: String| client.prepare(&sql).await.map_err(pg_error("cannot prepare a statement"));
     let statements = Statements {
         lock_head: prepare(format!("SELECT seq, hash FROM {s}.agentwarden_head FOR UPDATE")).await?,
         insert: prepare(format!(
@@ -257,7 +263,10 @@ impl EventStore for PostgresEventStore {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = self
             .with_connection(async |c: &mut Connection| {
-                c.client.query(&c.statements.read, &[&from, &limit]).await.map_err(pg_error("cannot read events"))
+                c.client
+                    .query(&c.statements.read, &[&from, &limit])
+                    .await
+                    .map_err(pg_error("cannot read events"))
             })
             .await?;
         rows.iter()

@@ -21,12 +21,17 @@ impl Stores {
             (None, Some(config)) => config.store.clone(),
             (None, None) => Config::load(None).map_err(|e| WardenError::Config(e.to_string()))?.store,
         };
-        let location = self.explicit.clone().or(configured).unwrap_or_else(|| crate::DEFAULT_STORE.to_owned());
+        let location =
+            self.explicit.clone().or(configured).unwrap_or_else(|| crate::DEFAULT_STORE.to_owned());
         Ok(StoreLocation::parse(&location)?)
     }
 
     /// A builder on the store; `create` lets a command that writes create an embedded store.
-    pub(super) fn builder(&self, config: Option<&Config>, create: bool) -> Result<WardenBuilder, WardenError> {
+    pub(super) fn builder(
+        &self,
+        config: Option<&Config>,
+        create: bool,
+    ) -> Result<WardenBuilder, WardenError> {
         let location = self.location(config)?;
         Ok(Warden::builder().location(&location, self.sled.clone().create_if_missing(create)))
     }

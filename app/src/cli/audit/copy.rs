@@ -29,7 +29,8 @@ async fn verify_all(
 ) -> Result<Head, Failure> {
     let mut verifier = ChainVerifier::new();
     loop {
-        let page = store.read(verifier.head().seq.saturating_add(1), PAGE).await.map_err(WardenError::from)?;
+        let page =
+            store.read(verifier.head().seq.saturating_add(1), PAGE).await.map_err(WardenError::from)?;
         for record in &page {
             verifier.push(record).map_err(|b| Failure::no(format!("the {what} does not verify: {b}")))?;
             each(record)?;
@@ -40,7 +41,11 @@ async fn verify_all(
     }
 }
 
-fn open(location: &str, sled: &SledConfig, create: bool) -> Result<(StoreLocation, Arc<dyn EventStore>), Failure> {
+fn open(
+    location: &str,
+    sled: &SledConfig,
+    create: bool,
+) -> Result<(StoreLocation, Arc<dyn EventStore>), Failure> {
     let location = StoreLocation::parse(location).map_err(|e| Failure::usage(e.to_string()))?;
     let store = location.open(sled.clone().create_if_missing(create)).map_err(WardenError::from)?;
     Ok((location, store))
