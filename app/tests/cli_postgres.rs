@@ -102,6 +102,14 @@ async fn the_config_file_selects_the_fleet_store() {
             .output()
             .unwrap()
     };
+    // A reader never creates the store: a dropped log cannot verify as an empty one.
+    let out = run(&["audit", "verify"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("there is no event store at `PostgreSQL schema"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(run(&["audit", "note", "via config"]).status.success());
     let out = run(&["audit", "verify"]);
     assert!(text(&out.stdout).starts_with("intact: 1 events"), "{}", text(&out.stdout));

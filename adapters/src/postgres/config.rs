@@ -18,6 +18,7 @@ pub struct PgConfig {
     pub(super) pg: tokio_postgres::Config,
     pub(super) schema: String,
     pub(super) timeout: Duration,
+    pub(super) create_if_missing: bool,
 }
 
 impl std::fmt::Debug for PgConfig {
@@ -47,7 +48,7 @@ impl PgConfig {
         }
         let schema = pg.get_options().and_then(search_path).unwrap_or_else(|| "public".to_owned());
         check_schema(&schema)?;
-        Ok(PgConfig { pg, schema, timeout: Duration::from_secs(30) })
+        Ok(PgConfig { pg, schema, timeout: Duration::from_secs(30), create_if_missing: true })
     }
 
     /// Keeps the tables in `schema` (created if missing).
@@ -61,6 +62,14 @@ impl PgConfig {
     /// gets an error, never a hang.
     pub fn timeout(mut self, timeout: Duration) -> PgConfig {
         self.timeout = timeout;
+        self
+    }
+
+    /// Whether a schema without the store's tables gets them (default) or is an error
+    /// ([`StoreError::Missing`]): readers turn this off, so that a dropped log cannot verify as
+    /// an empty, intact one.
+    pub fn create_if_missing(mut self, create: bool) -> PgConfig {
+        self.create_if_missing = create;
         self
     }
 

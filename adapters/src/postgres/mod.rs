@@ -186,7 +186,7 @@ async fn open(config: &PgConfig) -> Result<Connection, StoreError> {
             tracing::warn!(error = %e, "the PostgreSQL connection ended");
         }
     });
-    schema::migrate(&mut client, &config.schema).await?;
+    schema::migrate(&mut client, &config.schema, config.create_if_missing).await?;
     let s = format!("\"{}\"", config.schema);
     let prepare =
         async |sql: String| client.prepare(&sql).await.map_err(pg_error("cannot prepare a statement"));

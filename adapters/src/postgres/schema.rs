@@ -5,6 +5,9 @@
 //! migration newer than the last applied one. A schema newer than this build knows is refused:
 //! an older Warden must not write into a log whose rules it does not know (fail closed).
 //!
+//! A reader's store (`create_if_missing` off) refuses a schema without the tables
+//! ([`StoreError::Missing`]) instead of creating them (A-6).
+//!
 //! Version 1: `agentwarden_events` (`seq` primary key, the exact body bytes and both hashes), a
 //! one-row `agentwarden_head` that appenders lock, and triggers that refuse `UPDATE`, `DELETE`
 //! and `TRUNCATE` on the events: the log is append-only in the database too.
@@ -48,12 +51,21 @@ CREATE TRIGGER agentwarden_events_no_truncate BEFORE TRUNCATE ON {s}.agentwarden
 pub(super) const VERSION: i32 = 1;
 
 /// Creates the schema and applies the migrations it lacks.
-pub(super) async fn migrate(client: &mut Client, schema: &str) -> Result<(), StoreError> {
+pub(super) async fn migrate(client: &mut Client, schema: &str, create: bool) -> Result<(), StoreError> {
     let quoted = format!("\"{schema}\"");
     let tx = client.transaction().await.map_err(pg_error("cannot start the migration"))?;
     tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&format!("agentwarden:{schema}")])
         .await
         .map_err(pg_error("cannot lock the schema for migration"))?;
+    if !create {
+        let found = tx
+            .query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{quoted}.agentwarden_migrations")])
+            .await
+            .map_err(pg_error("cannot look for the store's tables"))?;
+        if !found.try_get::<_, bool>(0).map_err(pg_error("cannot look for the store's tables"))? {
+            return Err(StoreError::Missing { path: format!("PostgreSQL schema `{schema}`") });
+        }
+    }
     tx.batch_execute(&format!(
         "CREATE SCHEMA IF NOT EXISTS {quoted};
          CREATE TABLE IF NOT EXISTS {quoted}.agentwarden_migrations (

@@ -225,12 +225,12 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));
     let stores = stores::Stores { explicit: cli.store.clone(), sled };
     match cli.command {
-        Command::Gate(args) => gate::run(args, |config| stores.open(config, false), out).await,
-        Command::Lineage(command) => lineage::check(command, |config| stores.open(config, false), out).await,
-        Command::Authorize(args) => lineage::authorize(args, |config| stores.open(config, false), out).await,
+        Command::Gate(args) => gate::run(args, |config| stores.open(config, true), out).await,
+        Command::Lineage(command) => lineage::check(command, |config| stores.open(config, true), out).await,
+        Command::Authorize(args) => lineage::authorize(args, |config| stores.open(config, true), out).await,
         Command::Fanout(command) => fanout::run(command, |config| stores.open(config, true), out).await,
         Command::Guard(command) => guard::run(command, |config| stores.open(config, true), out).await,
-        Command::Result(command) => result::run(command, || stores.open_plain(false), out).await,
+        Command::Result(command) => result::run(command, || stores.open_plain(true), out).await,
         Command::Audit(audit::AuditCommand::Copy { from, to, batch }) => {
             audit::copy::run(&from, &to, batch, &stores.sled, out).await
         }
@@ -246,7 +246,7 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         }
         Command::Approve(args) => hook::approve(args, || stores.open_plain(true), out).await,
         Command::Revoke(args) => hook::revoke(args, || stores.open_plain(true), out).await,
-        Command::Approvals(args) => hook::approvals(args, || stores.open_plain(false), out).await,
+        Command::Approvals(args) => hook::approvals(args, || stores.open_plain(true), out).await,
         Command::Init(command) => setup::init(command, out),
         Command::Doctor(args) => {
             let store = PathBuf::from(cli.store.as_deref().unwrap_or(crate::DEFAULT_STORE));

@@ -32,7 +32,10 @@ impl Stores {
         config: Option<&Config>,
         create: bool,
     ) -> Result<WardenBuilder, WardenError> {
-        let location = self.location(config)?;
+        let location = match self.location(config)? {
+            StoreLocation::Postgres(pg) => StoreLocation::Postgres(pg.create_if_missing(create)),
+            embedded => embedded,
+        };
         Ok(Warden::builder().location(&location, self.sled.clone().create_if_missing(create)))
     }
 
