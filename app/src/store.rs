@@ -18,14 +18,14 @@ pub enum StoreLocation {
     /// The embedded sled store in this directory.
     Embedded(PathBuf),
     /// The PostgreSQL store.
-    Postgres(PgConfig),
+    Postgres(Box<PgConfig>),
 }
 
 impl StoreLocation {
     /// Reads a location: a PostgreSQL URL, or a directory.
     pub fn parse(location: &str) -> Result<StoreLocation, StoreError> {
         if PgConfig::is_postgres_url(location) {
-            Ok(StoreLocation::Postgres(PgConfig::parse(location)?))
+            Ok(StoreLocation::Postgres(Box::new(PgConfig::parse(location)?)))
         } else {
             Ok(StoreLocation::Embedded(PathBuf::from(location)))
         }
@@ -37,7 +37,7 @@ impl StoreLocation {
             StoreLocation::Embedded(path) => {
                 Ok(Arc::new(SledEventStore::open(&SledConfig { path: path.clone(), ..sled })?))
             }
-            StoreLocation::Postgres(config) => Ok(Arc::new(PostgresEventStore::new(config.clone()))),
+            StoreLocation::Postgres(config) => Ok(Arc::new(PostgresEventStore::new((**config).clone()))),
         }
     }
 

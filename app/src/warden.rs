@@ -129,7 +129,7 @@ impl WardenBuilder {
     pub fn location(self, location: &crate::StoreLocation, sled: SledConfig) -> Self {
         match location {
             crate::StoreLocation::Embedded(path) => self.embedded(SledConfig { path: path.clone(), ..sled }),
-            crate::StoreLocation::Postgres(config) => self.postgres(config.clone()),
+            crate::StoreLocation::Postgres(config) => self.postgres((**config).clone()),
         }
     }
 

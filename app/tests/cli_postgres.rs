@@ -3,12 +3,7 @@
 //! `audit copy` carries a log sled → PostgreSQL → sled byte for byte. Needs
 //! `AGENTWARDEN_TEST_PG` (see `tests/src/pg.rs`).
 
-#![expect(
-    clippy::unwrap_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test code: a failed unwrap is a failed test"
-)]
+#![expect(clippy::unwrap_used, clippy::panic, reason = "test code: a failed unwrap is a failed test")]
 
 #[path = "../../tests/src/pg.rs"]
 #[expect(dead_code, unreachable_pub, reason = "shared with the tests crate; not every helper is used here")]

@@ -33,7 +33,7 @@ impl Stores {
         create: bool,
     ) -> Result<WardenBuilder, WardenError> {
         let location = match self.location(config)? {
-            StoreLocation::Postgres(pg) => StoreLocation::Postgres(pg.create_if_missing(create)),
+            StoreLocation::Postgres(pg) => StoreLocation::Postgres(Box::new(pg.create_if_missing(create))),
             embedded => embedded,
         };
         Ok(Warden::builder().location(&location, self.sled.clone().create_if_missing(create)))

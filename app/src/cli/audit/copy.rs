@@ -47,7 +47,7 @@ fn open(
     create: bool,
 ) -> Result<(StoreLocation, Arc<dyn EventStore>), Failure> {
     let location = match StoreLocation::parse(location).map_err(|e| Failure::usage(e.to_string()))? {
-        StoreLocation::Postgres(pg) => StoreLocation::Postgres(pg.create_if_missing(create)),
+        StoreLocation::Postgres(pg) => StoreLocation::Postgres(Box::new(pg.create_if_missing(create))),
         embedded => embedded,
     };
     let store = location.open(sled.clone().create_if_missing(create)).map_err(WardenError::from)?;
