@@ -119,8 +119,13 @@ impl WardenBuilder {
     }
 
     /// Records into the PostgreSQL fleet store at `config` (connected on first use).
+    /// It also keeps the single writer's state there, unless a state store is already set.
     pub fn postgres(mut self, config: agentwarden_adapters::PgConfig) -> Self {
-        self.store = Some(Arc::new(agentwarden_adapters::PostgresEventStore::new(config)));
+        let store = Arc::new(agentwarden_adapters::PostgresEventStore::new(config));
+        if self.state.is_none() {
+            self.state = Some(store.clone());
+        }
+        self.store = Some(store);
         self
     }
 

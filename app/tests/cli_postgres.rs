@@ -94,6 +94,7 @@ async fn the_config_file_selects_the_fleet_store() {
             .args(args)
             .current_dir(dir.path())
             .env_remove("AGENTWARDEN_STORE")
+            .env_remove("CLAUDECODE")
             .output()
             .unwrap()
     };
@@ -108,6 +109,11 @@ async fn the_config_file_selects_the_fleet_store() {
     assert!(run(&["audit", "note", "via config"]).status.success());
     let out = run(&["audit", "verify"]);
     assert!(text(&out.stdout).starts_with("intact: 1 events"), "{}", text(&out.stdout));
+    // Approvals and their saved projection live on the fleet store too.
+    let out = run(&["approve", "--ref", "GATE-FLEET-1", "--by", "ops"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(&["approvals", "--json"]);
+    assert!(text(&out.stdout).contains("GATE-FLEET-1"), "{}{}", text(&out.stdout), text(&out.stderr));
     assert!(!dir.path().join(".agentwarden").exists(), "nothing went to the embedded store");
 }
 

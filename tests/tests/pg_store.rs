@@ -38,7 +38,17 @@ async fn the_events_table_is_append_only() {
     assert_eq!(again.head().await.unwrap(), store.head().await.unwrap());
     let versions =
         pg.sql(&format!("SELECT count(*) FROM \"{schema}\".agentwarden_migrations")).await.unwrap();
-    assert!(matches!(&versions[1], tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("1")));
+    assert!(matches!(&versions[1], tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("2")));
+    // A schema newer than this build knows is refused, never written into.
+    pg.sql(&format!(
+        "INSERT INTO \"{schema}\".agentwarden_migrations (version, description) VALUES (99, 'future')"
+    ))
+    .await
+    .unwrap();
+    let newer = PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
+    let err = newer.append(Expected::Any, vec![note("three")]).await.unwrap_err();
+    assert_eq!(err.code(), "store_corrupt", "{err}");
+    assert!(err.to_string().contains("version 99, newer than this warden knows"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -179,4 +189,26 @@ async fn a_lost_server_fails_appends_clearly_and_they_resume_without_a_gap() {
     assert_eq!(appended.head.seq, 6, "nothing from the outage was stored, nothing skipped");
     let records = read_all(&store, 100).await;
     assert_eq!(verify(&records).unwrap(), appended.head);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_state_is_written_once_and_projections_replace() {
+    use agentwarden_domain::fanout::{ChunkOutcome, ChunkStatus, merge};
+    use agentwarden_ports::StateStore;
+    let Some(pg) = PgTest::start("state").await else { return };
+    let schema = pg.schema();
+    let store = PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
+    let merged = merge(&[ChunkOutcome::without_result(0, ChunkStatus::TimedOut, "slow")]);
+    store.write_merged("tests@1", &merged).await.unwrap();
+    let again = store.write_merged("tests@1", &merged).await.unwrap_err();
+    assert!(matches!(again, StoreError::Conflict { .. }), "a second writer must not overwrite: {again}");
+    // Another host (another store on the same schema) sees it.
+    let other = PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
+    assert_eq!(other.read_merged("tests@1").await.unwrap(), Some(merged));
+    assert_eq!(other.read_merged("nope").await.unwrap(), None);
+    store.write_projection("p", b"one".to_vec()).await.unwrap();
+    store.write_projection("p", b"two".to_vec()).await.unwrap();
+    assert_eq!(other.read_projection("p").await.unwrap(), Some(b"two".to_vec()));
+    other.remove_projection("p").await.unwrap();
+    assert_eq!(store.read_projection("p").await.unwrap(), None);
 }

@@ -11,6 +11,8 @@
 //! - **Group commit .** Appenders in one process queue their batches; whoever gets the
 //!   connection commits everything queued in one transaction, each batch checked in turn
 //!   against the head the previous one left (a conflict fails that batch alone). See `commit`.
+//! - **State.** The fan-out state and saved projections live in tables beside the log (`state`),
+//!   so a fleet host needs no local store at all.
 //! - **Connection.** One connection, opened on first use (so building a store never blocks),
 //!   migrated (see `schema`) and checked (the head row agrees with the last event). A closed
 //!   connection is reopened before the next operation; an operation that fails on the way is
@@ -20,6 +22,7 @@
 mod commit;
 mod config;
 mod schema;
+mod state;
 
 use std::sync::{Arc, Mutex};
 

@@ -10,7 +10,8 @@
 //!
 //! Version 1: `agentwarden_events` (`seq` primary key, the exact body bytes and both hashes), a
 //! one-row `agentwarden_head` that appenders lock, and triggers that refuse `UPDATE`, `DELETE`
-//! and `TRUNCATE` on the events: the log is append-only in the database too.
+//! and `TRUNCATE` on the events: the log is append-only in the database too. Version 2: the
+//! single writer's state and saved projections (see `state`).
 
 use tokio_postgres::Client;
 
@@ -18,10 +19,11 @@ use super::pg_error;
 use agentwarden_ports::StoreError;
 
 /// Migrations in order: (version, description, SQL with `{s}` for the quoted schema).
-const MIGRATIONS: [(i32, &str, &str); 1] = [(
-    1,
-    "events, head, append-only triggers",
-    r#"
+const MIGRATIONS: [(i32, &str, &str); 2] = [
+    (
+        1,
+        "events, head, append-only triggers",
+        r#"
 CREATE TABLE {s}.agentwarden_events (
     seq       bigint PRIMARY KEY CHECK (seq > 0),
     prev_hash bytea  NOT NULL CHECK (octet_length(prev_hash) = 32),
@@ -45,10 +47,12 @@ CREATE TRIGGER agentwarden_events_no_change BEFORE UPDATE OR DELETE ON {s}.agent
 CREATE TRIGGER agentwarden_events_no_truncate BEFORE TRUNCATE ON {s}.agentwarden_events
     FOR EACH STATEMENT EXECUTE FUNCTION {s}.agentwarden_refuse_change();
 "#,
-)];
+    ),
+    (2, "fan-out state and saved projections", super::state::MIGRATION),
+];
 
 /// The newest schema version this build knows.
-pub(super) const VERSION: i32 = 1;
+pub(super) const VERSION: i32 = 2;
 
 /// Creates the schema and applies the migrations it lacks.
 pub(super) async fn migrate(client: &mut Client, schema: &str, create: bool) -> Result<(), StoreError> {
