@@ -34,7 +34,9 @@ impl PgTest {
                 tokio::spawn(connection);
                 client.simple_query("SELECT 1").await.map(|_| ()).map_err(|e| e.to_string())
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => {
+                Err(std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| format!("{e}: {s}")))
+            }
         };
         match reachable {
             Ok(()) => Some(PgTest { prefix: test.to_owned(), schemas: Arc::default() }),
