@@ -6,7 +6,7 @@ use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
 use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
 use async_trait::async_trait;
 
-use crate::sealing::prepare;
+use crate::sealing::{check_sealed, prepare};
 
 /// A log held in memory; gone when dropped. Appends are atomic and ordered like the sled
 /// store's, so the contract suite runs against both.
@@ -51,6 +51,13 @@ impl EventStore for MemoryEventStore {
 
     async fn head(&self) -> Result<Head, StoreError> {
         Ok(head_of(&self.records()?))
+    }
+
+    async fn append_sealed(&self, expected: u64, batch: Vec<StoredRecord>) -> Result<Appended, StoreError> {
+        let mut records = self.records()?;
+        let head = check_sealed(&head_of(&records), expected, &batch)?;
+        records.extend(batch);
+        Ok(Appended { first_seq: expected.saturating_add(1), head })
     }
 }
 

@@ -22,6 +22,9 @@
 //!
 //! [claude_code]
 //! main_persona = "main"     # the main session's persona, the root of every spawn tree
+//!
+//! [store]
+//! url = "postgres://warden@db.internal/audit"   # or a directory; --store/AGENTWARDEN_STORE win
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -173,6 +176,9 @@ pub struct Config {
     pub lineage: LineageConfig,
     /// `[guardrails]`.
     pub guardrails: GuardrailsConfig,
+    /// `[store] url`: a `postgres://` URL or the embedded store's directory (relative to the
+    /// file); `None`: `--store`, `AGENTWARDEN_STORE` or the default decide.
+    pub store: Option<String>,
     /// `[fan_out]`, raw: validated (clamped, with warnings) by the fan-out rules (spec 002).
     pub fan_out: Option<serde_json::Value>,
 }
@@ -186,6 +192,7 @@ impl Default for Config {
             subagents: SubagentConfig::default(),
             lineage: LineageConfig::default(),
             guardrails: GuardrailsConfig::default(),
+            store: None,
             fan_out: None,
         }
     }
@@ -211,6 +218,13 @@ struct File {
     guardrails: Option<GuardrailsSection>,
     fan_out: Option<toml::Value>,
     claude_code: Option<ClaudeCodeSection>,
+    store: Option<StoreSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoreSection {
+    url: String,
 }
 
 #[derive(Deserialize)]
@@ -305,8 +319,19 @@ impl Config {
             Name::new(&persona).map_err(|e| error(None, format!("claude_code.main_persona: {e}")))?;
             claude_code.main_persona = persona;
         }
+        let store = match file.store.map(|s| s.url) {
+            Some(url) if agentwarden_adapters::PgConfig::is_postgres_url(&url) => {
+                agentwarden_adapters::PgConfig::parse(&url)
+                    .map_err(|e| error(None, format!("store.url: {e}")))?;
+                Some(url)
+            }
+            Some(dir) if dir.trim().is_empty() => return Err(error(None, "store.url is empty".into())),
+            Some(dir) => Some(base.join(dir).display().to_string()),
+            None => None,
+        };
         Ok(Config {
             root: base.to_path_buf(),
+            store,
             source: Some(path.to_path_buf()),
             claude_code,
             subagents,
@@ -374,9 +399,20 @@ mod tests {
             "[claude_code]\nmain_personas = \"main\"\n",
             "[nope]\n",
             "[subagents\n",
+            "[store]\nurl = \"postgres://u@h/d?bogus=1\"\n",
+            "[store]\nurl = \"\"\n",
+            "[store]\nuri = \"postgres://u@h/d\"\n",
         ] {
             assert!(Config::parse(Path::new("w.toml"), bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_store_is_a_postgres_url_or_a_directory_relative_to_the_file() {
+        let pg = Config::parse(Path::new("p/w.toml"), "[store]\nurl = \"postgres://u@h/d\"\n").unwrap();
+        assert_eq!(pg.store.as_deref(), Some("postgres://u@h/d"));
+        let dir = Config::parse(Path::new("p/w.toml"), "[store]\nurl = \"audit\"\n").unwrap();
+        assert_eq!(dir.store.map(PathBuf::from), Some(Path::new("p").join("audit")));
     }
 
     #[test]

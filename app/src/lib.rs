@@ -32,11 +32,13 @@ mod lineage;
 pub mod manifests;
 mod records;
 mod replay;
+pub mod store;
 mod warden;
 
 pub use agentwarden_adapters::{
-    Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore,
-    ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock, SystemClock,
+    Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore, PgConfig,
+    PostgresEventStore, ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock,
+    SystemClock,
 };
 pub use agentwarden_domain::{
     audit, claude_code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,
@@ -51,6 +53,7 @@ pub use guard::{GuardOutcome, GuardTarget, ResultOutcome};
 pub use hook::{HOOK_FAILED, HookAnswer};
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use records::RECORDS_PROJECTION;
+pub use store::StoreLocation;
 pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};
 
 /// The README's code, compiled as a doc test so that the quick start cannot rot.

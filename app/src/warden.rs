@@ -29,6 +29,9 @@ pub enum WardenError {
     /// An input was not acceptable.
     #[error("{0}")]
     Invalid(#[from] InvalidText),
+    /// The configuration file cannot be used.
+    #[error("{0}")]
+    Config(String),
     /// The hash chain does not verify: an investigation refuses to answer from it.
     #[error(transparent)]
     Broken(agentwarden_domain::audit::ChainBreak),
@@ -48,7 +51,7 @@ impl WardenError {
         match self {
             WardenError::Store(e) => e.code(),
             WardenError::Event(_) => "internal_error",
-            WardenError::Invalid(_) => "invalid_input",
+            WardenError::Invalid(_) | WardenError::Config(_) => "invalid_input",
             WardenError::Broken(_) => "chain_broken",
             WardenError::Undecodable { .. } => "event_undecodable",
         }
@@ -113,6 +116,26 @@ impl WardenBuilder {
     pub fn embedded(mut self, config: SledConfig) -> Self {
         self.sled = Some(config);
         self
+    }
+
+    /// Records into the PostgreSQL fleet store at `config` (connected on first use).
+    /// It also keeps the single writer's state there, unless a state store is already set.
+    pub fn postgres(mut self, config: agentwarden_adapters::PgConfig) -> Self {
+        let store = Arc::new(agentwarden_adapters::PostgresEventStore::new(config));
+        if self.state.is_none() {
+            self.state = Some(store.clone());
+        }
+        self.store = Some(store);
+        self
+    }
+
+    /// Uses the store at `location`: the embedded store there (with `sled`'s settings), or
+    /// PostgreSQL.
+    pub fn location(self, location: &crate::StoreLocation, sled: SledConfig) -> Self {
+        match location {
+            crate::StoreLocation::Embedded(path) => self.embedded(SledConfig { path: path.clone(), ..sled }),
+            crate::StoreLocation::Postgres(config) => self.postgres((**config).clone()),
+        }
     }
 
     /// Uses this clock.

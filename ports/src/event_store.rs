@@ -103,6 +103,15 @@ pub trait EventStore: Send + Sync {
 
     /// The last event's position and hash.
     async fn head(&self) -> Result<Head, StoreError>;
+
+    /// Stores records sealed elsewhere (a copy from another store), byte for byte: only if the
+    /// head is at `expected` and the records continue its chain (each body declares its
+    /// position after the previous hash, each hash matches its bytes); otherwise nothing is
+    /// written. A store that cannot import says so with [`StoreError::Unavailable`].
+    async fn append_sealed(&self, expected: u64, records: Vec<StoredRecord>) -> Result<Appended, StoreError> {
+        let _ = (expected, records);
+        Err(StoreError::Unavailable { reason: "this store cannot import sealed records".into() })
+    }
 }
 
 macro_rules! forward_event_store {
@@ -119,6 +128,10 @@ macro_rules! forward_event_store {
 
             async fn head(&self) -> Result<Head, StoreError> {
                 (**self).head().await
+            }
+
+            async fn append_sealed(&self, expected: u64, records: Vec<StoredRecord>) -> Result<Appended, StoreError> {
+                (**self).append_sealed(expected, records).await
             }
         }
     };

@@ -1,9 +1,11 @@
 //! End-to-end tests and cross-adapter contract suites for Agent Warden.
 //!
 //! [`event_store`] is the `EventStore` contract: every backend runs it, also through
-//! `Box<dyn EventStore>`. A new backend is done when this suite passes on it.
+//! `Box<dyn EventStore>`. A new backend is done when this suite passes on it. [`pg`] gives the
+//! PostgreSQL tests a server and schemas of their own (`AGENTWARDEN_TEST_PG`).
 
 pub mod event_store;
+pub mod pg;
 
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
 

@@ -16,7 +16,7 @@ struct Ratio {
     target: f64,
 }
 
-const RATIOS: [Ratio; 8] = [
+const RATIOS: [Ratio; 11] = [
     Ratio {
         what: "plan 1M items, round-robin, vs sort -u",
         ours: ("plan_1m", "round_robin"),
@@ -44,6 +44,27 @@ const RATIOS: [Ratio; 8] = [
         baseline: ("durable_append_32_callers", "naive_flush_per_append"),
         events: 640.0,
         target: 3.0,
+    },
+    Ratio {
+        what: "PostgreSQL durable appends, 32 callers vs 1",
+        ours: ("fleet_append", "postgres_32"),
+        baseline: ("fleet_append", "postgres_1"),
+        events: 256.0,
+        target: 5.0,
+    },
+    Ratio {
+        what: "PostgreSQL durable appends, 8 callers vs 1",
+        ours: ("fleet_append", "postgres_8"),
+        baseline: ("fleet_append", "postgres_1"),
+        events: 256.0,
+        target: 1.0,
+    },
+    Ratio {
+        what: "PostgreSQL vs sled, 32 callers",
+        ours: ("fleet_append", "postgres_32"),
+        baseline: ("fleet_append", "sled_32"),
+        events: 256.0,
+        target: 0.2,
     },
     Ratio {
         what: "snapshot, 10 000 files / 1 GiB (MB/s)",
@@ -285,7 +306,7 @@ fn peak_kib(warden: &Path, store: &Path, args: &[&str]) -> Result<u64, String> {
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let memory = target_dir().join("criterion").join("verify-memory.txt");
     let _ = std::fs::create_dir_all(memory.parent().unwrap_or(Path::new(".")));
-    for bench in ["event_store", "snapshot"] {
+    for bench in ["event_store", "fleet_store", "snapshot"] {
         println!("$ cargo bench -p agentwarden-adapters --bench {bench} {}", args.join(" "));
         exec(
             Command::new(cargo())

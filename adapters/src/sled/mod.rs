@@ -16,6 +16,7 @@
 //!   the disk is unknown until it is reopened and its head verified.
 
 mod group_commit;
+mod state;
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -27,7 +28,7 @@ use agentwarden_domain::audit::{BreakKind, ChainBreak, ChainVerifier, EventDraft
 use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
 use async_trait::async_trait;
 
-use crate::sealing::prepare;
+use crate::sealing::{check_sealed, prepare};
 use group_commit::GroupCommit;
 
 /// The format marker written into a new store's `meta` tree.
@@ -202,7 +203,25 @@ impl SledEventStore {
         inner.commit.check_healthy()?;
         let mut head = inner.head.lock().map_err(|_| poisoned())?;
         let (records, new_head) = prepare(&head, expected, batch)?;
-        match records.as_slice() {
+        self.write_records(&mut head, &records, new_head)
+    }
+
+    /// Checks and writes records sealed elsewhere, under the head lock.
+    fn write_sealed(&self, expected: u64, records: &[StoredRecord]) -> Result<Appended, StoreError> {
+        self.inner.commit.check_healthy()?;
+        let mut head = self.inner.head.lock().map_err(|_| poisoned())?;
+        let new_head = check_sealed(&head, expected, records)?;
+        self.write_records(&mut head, records, new_head)
+    }
+
+    fn write_records(
+        &self,
+        head: &mut Head,
+        records: &[StoredRecord],
+        new_head: Head,
+    ) -> Result<Appended, StoreError> {
+        let inner = &self.inner;
+        match records {
             // One key is atomic by itself; sled's batch path takes a global write lock and
             // seals a batch marker in its log, which costs far more than the insert.
             [record] => {
@@ -213,7 +232,7 @@ impl SledEventStore {
             }
             _ => {
                 let mut write = sled::Batch::default();
-                for record in &records {
+                for record in records {
                     write.insert(&key(record.seq), encode(record));
                 }
                 inner.events.apply_batch(write).map_err(unavailable("cannot write the batch"))?;
@@ -338,17 +357,12 @@ fn first_break(events: &sled::Tree) -> Option<ChainBreak> {
 impl EventStore for SledEventStore {
     async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
         let appended = self.write(expected, &batch)?;
-        let inner = &self.inner;
-        let flush = || {
-            let inner = inner.clone();
-            async move {
-                tokio::task::spawn_blocking(move || inner.make_durable())
-                    .await
-                    .unwrap_or_else(|e| Err(format!("the flush task failed: {e}")))
-            }
-        };
-        inner.commit.wait_durable(appended.head.seq, &inner.written, flush).await?;
-        Ok(appended)
+        self.durable(appended).await
+    }
+
+    async fn append_sealed(&self, expected: u64, records: Vec<StoredRecord>) -> Result<Appended, StoreError> {
+        let appended = self.write_sealed(expected, &records)?;
+        self.durable(appended).await
     }
 
     async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
@@ -364,77 +378,23 @@ impl EventStore for SledEventStore {
 }
 
 impl SledEventStore {
+    /// Returns `appended` once it is durable (group commit).
+    async fn durable(&self, appended: Appended) -> Result<Appended, StoreError> {
+        let inner = &self.inner;
+        let flush = || {
+            let inner = inner.clone();
+            async move {
+                tokio::task::spawn_blocking(move || inner.make_durable())
+                    .await
+                    .unwrap_or_else(|e| Err(format!("the flush task failed: {e}")))
+            }
+        };
+        inner.commit.wait_durable(appended.head.seq, &inner.written, flush).await?;
+        Ok(appended)
+    }
+
     /// The store's durability mode.
     pub fn durability(&self) -> Durability {
         self.inner.durability
-    }
-}
-
-#[async_trait]
-impl agentwarden_ports::StateStore for SledEventStore {
-    async fn write_merged(
-        &self,
-        key: &str,
-        merged: &agentwarden_domain::fanout::Merged,
-    ) -> Result<(), StoreError> {
-        let bytes = serde_json::to_vec(merged)
-            .map_err(|e| StoreError::Unavailable { reason: format!("cannot encode the state: {e}") })?;
-        let inner = self.inner.clone();
-        let key = key.to_owned();
-        tokio::task::spawn_blocking(move || {
-            inner.commit.check_healthy()?;
-            let swapped = inner
-                .state
-                .compare_and_swap(key.as_bytes(), None as Option<&[u8]>, Some(bytes))
-                .map_err(unavailable("cannot write the state"))?;
-            if swapped.is_err() {
-                return Err(StoreError::Conflict { expected: 0, actual: 1 });
-            }
-            inner.make_durable().map_err(|reason| StoreError::Unavailable { reason })
-        })
-        .await
-        .map_err(|e| StoreError::Unavailable { reason: format!("state task failed: {e}") })?
-    }
-
-    async fn read_merged(&self, key: &str) -> Result<Option<agentwarden_domain::fanout::Merged>, StoreError> {
-        match self.inner.state.get(key.as_bytes()).map_err(unavailable("cannot read the state"))? {
-            None => Ok(None),
-            Some(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| StoreError::Corrupt { seq: 0, why: format!("state `{key}`: {e}") }),
-        }
-    }
-
-    async fn read_projection(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let bytes =
-            self.inner.projections.get(name.as_bytes()).map_err(unavailable("cannot read a projection"))?;
-        Ok(bytes.map(|b| b.to_vec()))
-    }
-
-    async fn write_projection(&self, name: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
-        let inner = self.inner.clone();
-        let name = name.to_owned();
-        tokio::task::spawn_blocking(move || {
-            inner.commit.check_healthy()?;
-            inner
-                .projections
-                .insert(name.as_bytes(), bytes)
-                .map_err(unavailable("cannot write a projection"))?;
-            inner.make_durable().map_err(|reason| StoreError::Unavailable { reason })
-        })
-        .await
-        .map_err(|e| StoreError::Unavailable { reason: format!("projection task failed: {e}") })?
-    }
-
-    async fn remove_projection(&self, name: &str) -> Result<(), StoreError> {
-        let inner = self.inner.clone();
-        let name = name.to_owned();
-        tokio::task::spawn_blocking(move || {
-            inner.commit.check_healthy()?;
-            inner.projections.remove(name.as_bytes()).map_err(unavailable("cannot remove a projection"))?;
-            inner.make_durable().map_err(|reason| StoreError::Unavailable { reason })
-        })
-        .await
-        .map_err(|e| StoreError::Unavailable { reason: format!("projection task failed: {e}") })?
     }
 }

@@ -21,6 +21,7 @@ mod hook;
 mod lineage;
 mod result;
 mod setup;
+mod stores;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -45,9 +46,10 @@ pub const EXIT_STORE: u8 = 3;
 #[derive(Debug, Parser)]
 #[command(name = "warden", version, about, max_term_width = 100)]
 struct Cli {
-    /// The embedded store's directory.
-    #[arg(long, global = true, env = "AGENTWARDEN_STORE", default_value = crate::DEFAULT_STORE)]
-    store: PathBuf,
+    /// The event store: the embedded store's directory, or a `postgres://` URL for the fleet
+    /// store [default: `[store] url` in agentwarden.toml, else .agentwarden/audit].
+    #[arg(long, global = true, env = "AGENTWARDEN_STORE", value_name = "DIR|URL")]
+    store: Option<String>,
     /// Also fsync the log file on every commit (survives a machine crash, not only a process
     /// crash).
     #[arg(long, global = true)]
@@ -144,7 +146,7 @@ impl From<WardenError> for Failure {
             | WardenError::Broken(_)
             | WardenError::Undecodable { .. } => EXIT_NO,
             WardenError::Store(_) | WardenError::Event(_) => EXIT_STORE,
-            WardenError::Invalid(_) => EXIT_USAGE,
+            WardenError::Invalid(_) | WardenError::Config(_) => EXIT_USAGE,
         };
         Failure { code, reason: error.to_string() }
     }
@@ -256,57 +258,37 @@ fn init_tracing() {
 }
 
 async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
-    let sled = SledConfig::new(&cli.store)
+    let sled = SledConfig::new(crate::DEFAULT_STORE)
         .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
         .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));
+    let stores = stores::Stores { explicit: cli.store.clone(), sled };
     match cli.command {
-        Command::Gate(args) => {
-            gate::run(args, |config| Warden::builder().embedded(sled).config(config).build(), out).await
-        }
-        Command::Lineage(command) => {
-            lineage::check(command, |config| Warden::builder().embedded(sled).config(config).build(), out)
-                .await
-        }
-        Command::Authorize(args) => {
-            lineage::authorize(args, |config| Warden::builder().embedded(sled).config(config).build(), out)
-                .await
-        }
-        Command::Fanout(command) => {
-            let sled = sled.create_if_missing(true);
-            fanout::run(command, |config| Warden::builder().embedded(sled).config(config).build(), out).await
-        }
-        Command::Guard(command) => {
-            let sled = sled.create_if_missing(true);
-            guard::run(command, |config| Warden::builder().embedded(sled).config(config).build(), out).await
-        }
-        Command::Result(command) => {
-            result::run(command, || Warden::builder().embedded(sled).build(), out).await
+        Command::Gate(args) => gate::run(args, |config| stores.open(config, true), out).await,
+        Command::Lineage(command) => lineage::check(command, |config| stores.open(config, true), out).await,
+        Command::Authorize(args) => lineage::authorize(args, |config| stores.open(config, true), out).await,
+        Command::Fanout(command) => fanout::run(command, |config| stores.open(config, true), out).await,
+        Command::Guard(command) => guard::run(command, |config| stores.open(config, true), out).await,
+        Command::Result(command) => result::run(command, || stores.open_plain(true), out).await,
+        Command::Audit(audit::AuditCommand::Copy { from, to, batch }) => {
+            audit::copy::run(&from, &to, batch, &stores.sled, out).await
         }
         Command::Audit(command) => {
             // Only a command that writes may create the store.
-            let sled = sled.create_if_missing(command.writes());
-            audit::run(command, || Warden::builder().embedded(sled).build(), out).await
+            let create = command.writes();
+            audit::run(command, || stores.open_plain(create), out).await
         }
-        Command::Hook(args) => {
-            let sled = sled.create_if_missing(true);
-            hook::hook(args, |config| Warden::builder().embedded(sled).config(config).build(), out).await
-        }
+        Command::Hook(args) => hook::hook(args, |config| stores.open(config, true), out).await,
         Command::Seal(args) => {
-            let sled = sled.create_if_missing(!args.show());
-            hook::seal(args, |config| Warden::builder().embedded(sled).config(config).build(), out).await
+            let create = !args.show();
+            hook::seal(args, |config| stores.open(config, create), out).await
         }
-        Command::Approve(args) => {
-            let sled = sled.create_if_missing(true);
-            hook::approve(args, || Warden::builder().embedded(sled).build(), out).await
-        }
-        Command::Revoke(args) => {
-            let sled = sled.create_if_missing(true);
-            hook::revoke(args, || Warden::builder().embedded(sled).build(), out).await
-        }
-        Command::Approvals(args) => {
-            hook::approvals(args, || Warden::builder().embedded(sled).build(), out).await
-        }
+        Command::Approve(args) => hook::approve(args, || stores.open_plain(true), out).await,
+        Command::Revoke(args) => hook::revoke(args, || stores.open_plain(true), out).await,
+        Command::Approvals(args) => hook::approvals(args, || stores.open_plain(true), out).await,
         Command::Init(command) => setup::init(command, out),
-        Command::Doctor(args) => setup::doctor(args, &cli.store, out).await,
+        Command::Doctor(args) => {
+            let store = PathBuf::from(cli.store.as_deref().unwrap_or(crate::DEFAULT_STORE));
+            setup::doctor(args, &store, out).await
+        }
     }
 }

@@ -18,7 +18,7 @@ use agentwarden_domain::governance::{FileRead, PersonaReading, read_agent, read_
 
 use super::{EXIT_NO, EXIT_OK, Failure};
 use crate::manifests::load_manifests;
-use crate::{Config, SledConfig, Verification, Warden};
+use crate::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
 
 /// What marks a hook entry as Warden's: its command ends like this.
 const MARK: &str = r#"hook --config "$CLAUDE_PROJECT_DIR/agentwarden.toml""#;
@@ -304,6 +304,34 @@ async fn check_store(store: &Path) -> Check {
     }
 }
 
+/// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
+async fn check_fleet_store(url: &str) -> Check {
+    let config = match crate::PgConfig::parse(url) {
+        Ok(config) => config.create_if_missing(false),
+        Err(e) => return Check::fail("store", e.to_string(), "fix the postgres:// URL"),
+    };
+    let server = config.server();
+    let warden = match Warden::builder().postgres(config).build() {
+        Ok(warden) => warden,
+        Err(e) => return Check::fail("store", e.to_string(), "check the PostgreSQL server and URL"),
+    };
+    match warden.verify(None).await {
+        Ok(Verification::Intact { head }) => {
+            Check::ok("store", format!("PostgreSQL at `{server}` verifies: {} event(s)", head.seq))
+        }
+        Ok(Verification::Broken(broken)) => Check::fail(
+            "store",
+            format!("the chain is broken at seq {}: {broken}", broken.seq),
+            "investigate with `warden audit verify`; do not append to a broken log",
+        ),
+        Err(WardenError::Store(StoreError::Missing { .. })) => Check::ok(
+            "store",
+            format!("PostgreSQL at `{server}` has no event store yet: the first append creates it"),
+        ),
+        Err(e) => Check::fail("store", e.to_string(), "make the PostgreSQL server reachable from this host"),
+    }
+}
+
 pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) -> Result<u8, Failure> {
     let mut checks = vec![check_settings(&args.project)];
     let config_path = args.config.clone().unwrap_or_else(|| args.project.join(crate::config::CONFIG_FILE));
@@ -330,8 +358,13 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             });
         }
     }
-    let store = if store.is_absolute() { store.to_path_buf() } else { args.project.join(store) };
-    checks.push(check_store(&store).await);
+    match store.to_str().filter(|s| crate::PgConfig::is_postgres_url(s)) {
+        Some(url) => checks.push(check_fleet_store(url).await),
+        None => {
+            let store = if store.is_absolute() { store.to_path_buf() } else { args.project.join(store) };
+            checks.push(check_store(&store).await);
+        }
+    }
     let healthy = checks.iter().all(|c| c.ok);
     if args.json {
         writeln!(out, "{}", json!({"healthy": healthy, "checks": checks}))?;

@@ -1,6 +1,7 @@
 //! `warden audit …`: read, filter, verify, checkpoint, export, investigate and annotate the
 //! audit log. Every command streams the log a page at a time.
 
+pub(super) mod copy;
 mod filter;
 mod investigate;
 mod progress;
@@ -112,6 +113,19 @@ pub(super) enum AuditCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Copy the log to another store (a directory or a postgres:// URL), verifying the chain;
+    /// the destination must be empty or a prefix of the source (then the rest is copied).
+    Copy {
+        /// The store to read.
+        #[arg(long, value_name = "DIR|URL")]
+        from: String,
+        /// The store to write.
+        #[arg(long, value_name = "DIR|URL")]
+        to: String,
+        /// Events per append.
+        #[arg(long, default_value_t = 1000, value_name = "N")]
+        batch: usize,
+    },
     /// Append an operator's note to the log.
     Note {
         /// The note.
@@ -134,7 +148,7 @@ pub(super) enum ExportFormat {
 impl AuditCommand {
     /// True for the commands that append to the log.
     pub(super) fn writes(&self) -> bool {
-        matches!(self, AuditCommand::Note { .. })
+        matches!(self, AuditCommand::Note { .. } | AuditCommand::Copy { .. })
     }
 }
 
@@ -144,6 +158,7 @@ pub(super) async fn run(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     match command {
+        AuditCommand::Copy { .. } => Err(Failure::usage("`audit copy` opens its own stores")),
         AuditCommand::Verify { checkpoint, json } => {
             let checkpoint = checkpoint.map(|path| read_checkpoint(&path)).transpose()?;
             let verification = match open() {

@@ -1,0 +1,51 @@
+//! Which store a command records into or reads: `--store` (or `AGENTWARDEN_STORE`), else the
+//! configuration's `[store] url`, else the default embedded store (see [`crate::store`]).
+
+use crate::{Config, SledConfig, StoreLocation, Warden, WardenBuilder, WardenError};
+
+/// The global store options, resolved per command.
+#[derive(Clone, Debug)]
+pub(super) struct Stores {
+    /// `--store` or `AGENTWARDEN_STORE`.
+    pub(super) explicit: Option<String>,
+    /// The embedded store's settings (its path is the location's).
+    pub(super) sled: SledConfig,
+}
+
+impl Stores {
+    /// The location: explicit, else `config`'s (or, for a command that reads no configuration,
+    /// the working directory's `agentwarden.toml`), else the default.
+    pub(super) fn location(&self, config: Option<&Config>) -> Result<StoreLocation, WardenError> {
+        let configured = match (&self.explicit, config) {
+            (Some(_), _) => None,
+            (None, Some(config)) => config.store.clone(),
+            (None, None) => Config::load(None).map_err(|e| WardenError::Config(e.to_string()))?.store,
+        };
+        let location =
+            self.explicit.clone().or(configured).unwrap_or_else(|| crate::DEFAULT_STORE.to_owned());
+        Ok(StoreLocation::parse(&location)?)
+    }
+
+    /// A builder on the store; `create` lets a command that writes create an embedded store.
+    pub(super) fn builder(
+        &self,
+        config: Option<&Config>,
+        create: bool,
+    ) -> Result<WardenBuilder, WardenError> {
+        let location = match self.location(config)? {
+            StoreLocation::Postgres(pg) => StoreLocation::Postgres(Box::new(pg.create_if_missing(create))),
+            embedded => embedded,
+        };
+        Ok(Warden::builder().location(&location, self.sled.clone().create_if_missing(create)))
+    }
+
+    /// Opens a Warden with `config`.
+    pub(super) fn open(&self, config: Config, create: bool) -> Result<Warden, WardenError> {
+        self.builder(Some(&config), create)?.config(config).build()
+    }
+
+    /// Opens a Warden for a command that reads no configuration.
+    pub(super) fn open_plain(&self, create: bool) -> Result<Warden, WardenError> {
+        self.builder(None, create)?.build()
+    }
+}

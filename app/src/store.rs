@@ -1,0 +1,71 @@
+//! Which event store a location names: a `postgres://` or `postgresql://` URL selects the
+//! PostgreSQL fleet store, anything else is the embedded sled store's directory (the default).
+//!
+//! The location comes from `--store`, else `AGENTWARDEN_STORE`, else `[store] url` in
+//! `agentwarden.toml`, else [`crate::DEFAULT_STORE`]. A URL that does not parse is an error,
+//! never a fall-back to the embedded store: a host that was told to record into the fleet's log
+//! must not quietly record somewhere else (fail closed).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agentwarden_adapters::{PgConfig, PostgresEventStore, SledConfig, SledEventStore};
+use agentwarden_ports::{EventStore, StoreError};
+
+/// Where an event store is.
+#[derive(Clone, Debug)]
+pub enum StoreLocation {
+    /// The embedded sled store in this directory.
+    Embedded(PathBuf),
+    /// The PostgreSQL store.
+    Postgres(Box<PgConfig>),
+}
+
+impl StoreLocation {
+    /// Reads a location: a PostgreSQL URL, or a directory.
+    pub fn parse(location: &str) -> Result<StoreLocation, StoreError> {
+        if PgConfig::is_postgres_url(location) {
+            Ok(StoreLocation::Postgres(Box::new(PgConfig::parse(location)?)))
+        } else {
+            Ok(StoreLocation::Embedded(PathBuf::from(location)))
+        }
+    }
+
+    /// Opens the store; `sled` gives the embedded store's settings (its path is replaced).
+    pub fn open(&self, sled: SledConfig) -> Result<Arc<dyn EventStore>, StoreError> {
+        match self {
+            StoreLocation::Embedded(path) => {
+                Ok(Arc::new(SledEventStore::open(&SledConfig { path: path.clone(), ..sled })?))
+            }
+            StoreLocation::Postgres(config) => Ok(Arc::new(PostgresEventStore::new((**config).clone()))),
+        }
+    }
+
+    /// For messages: the directory, or the server and schema (never a password).
+    pub fn describe(&self) -> String {
+        match self {
+            StoreLocation::Embedded(path) => path.display().to_string(),
+            StoreLocation::Postgres(config) => {
+                format!("postgres {} schema {}", config.server(), config.schema_name())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_postgres_url_selects_postgres_anything_else_a_directory() {
+        for url in ["postgres://u@h/d", "postgresql://u@h:5433/d?options=-csearch_path%3Dfleet"] {
+            assert!(matches!(StoreLocation::parse(url), Ok(StoreLocation::Postgres(_))), "{url}");
+        }
+        for dir in [".agentwarden/audit", "/var/lib/warden", "postgres", "./postgres://x"] {
+            assert!(matches!(StoreLocation::parse(dir), Ok(StoreLocation::Embedded(_))), "{dir}");
+        }
+        assert!(StoreLocation::parse("postgres://u@h/d?bogus=1").is_err(), "a bad URL is an error");
+        let described = StoreLocation::parse("postgres://u:pw@h/d").unwrap().describe();
+        assert!(!described.contains("pw"), "{described}");
+    }
+}
