@@ -204,7 +204,7 @@ pub(super) async fn run(
             if !json {
                 writeln!(
                     out,
-                    "{:>6}  {:<24}  {:<10}  {:<22}  {:<8}  {:<16}  HASH",
+                    "{:>6}  {:<24}  {:<10}  {:<24}  {:<8}  {:<16}  HASH",
                     "SEQ", "RECORDED_AT", "ACTOR", "TYPE", "DECISION", "SESSION"
                 )?;
             }
@@ -347,7 +347,7 @@ fn write_row(e: &Envelope, out: &mut dyn Write) -> std::io::Result<()> {
     let hash = e.hash.to_string();
     writeln!(
         out,
-        "{:>6}  {:<24}  {:<10}  {:<22}  {:<8}  {:<16}  {}",
+        "{:>6}  {:<24}  {:<10}  {:<24}  {:<8}  {:<16}  {}",
         e.seq,
         e.recorded_at.to_string(),
         e.actor,
