@@ -15,9 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use agentwarden_domain::audit::{
-    AuditEvent, ChainVerifier, Correlation, CorrelationId, DecodeError, Envelope, Head, decode,
-};
+use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, DecodeError, Head, decode_ref};
 use agentwarden_domain::claude_code::HookState;
 use agentwarden_domain::governance::{FileRead, ReadDigests};
 use agentwarden_ports::StoreError;
@@ -82,21 +80,24 @@ impl Warden {
                 state = HookState::default();
             }
         }
-        let mut verifier = ChainVerifier::after(state.head);
-        let mut pages = self.pages(state.head.seq.saturating_add(1), None);
-        while let Some(page) = pages.next_page().await? {
-            for record in &page {
-                verifier.push(record).map_err(|b| StoreError::Corrupt { seq: b.seq, why: b.to_string() })?;
-                let envelope = Envelope::parse(record)
-                    .map_err(|e| StoreError::Corrupt { seq: record.seq, why: e.to_string() })?;
-                let head = Head { seq: record.seq, hash: record.hash };
-                match decode(&envelope) {
-                    Ok(event) => state.apply(head, envelope.session.as_deref(), &event),
+        let after = state.head;
+        let walked = self
+            .walk_verified_after(after, None, &mut |_| {}, |envelope, head| {
+                match decode_ref(envelope) {
+                    Ok(event) => state.apply(head, envelope.session(), &event),
                     // An event this version does not know cannot be one the records depend on.
                     Err(DecodeError::UnknownType { .. }) => state.head = head,
-                    Err(e) => return Err(StoreError::Corrupt { seq: record.seq, why: e.to_string() }.into()),
+                    Err(e) => return Err(StoreError::Corrupt { seq: head.seq, why: e.to_string() }.into()),
                 }
-            }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = walked {
+            // A break in the chain is a store that cannot be trusted: `store_corrupt` (H-3).
+            return Err(match e {
+                WardenError::Broken(b) => StoreError::Corrupt { seq: b.seq, why: b.to_string() }.into(),
+                other => other,
+            });
         }
         self.remember(&state);
         Ok(state)

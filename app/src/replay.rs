@@ -50,19 +50,32 @@ impl Warden {
 
     /// Walks the log from seq 1 to `until` (inclusive; the end when `None`), verifying every
     /// record before `visit` sees its envelope. Returns the last verified position.
-    ///
-    /// The next page is read while this one is verified and folded (the store reads on a
-    /// blocking thread, so the two overlap). Verifying on a third thread as well was measured:
-    /// no faster on a shared two-core machine (parsing and verifying envelopes on it: slower),
-    /// so it is not done.
     pub(crate) async fn walk_verified(
         &self,
         until: Option<u64>,
         progress: &mut dyn FnMut(u64),
         mut visit: impl FnMut(&EnvelopeRef<'_>) -> Result<(), WardenError>,
     ) -> Result<Head, WardenError> {
-        let mut verifier = ChainVerifier::new();
-        let mut pages = self.pages(1, until);
+        self.walk_verified_after(Head::EMPTY, until, progress, |envelope, _| visit(envelope)).await
+    }
+
+    /// [`Warden::walk_verified`] from the event after `after` (a verified head), which the
+    /// chain must continue; `visit` also gets each record's own head.
+    ///
+    /// The next page is read while this one is verified and folded (the store reads on a
+    /// blocking thread, so the two overlap). Verifying on a third thread as well was measured:
+    /// no faster on a shared two-core machine (parsing and verifying envelopes on it: slower),
+    /// so it is not done.
+    pub(crate) async fn walk_verified_after(
+        &self,
+        after: Head,
+        until: Option<u64>,
+        progress: &mut dyn FnMut(u64),
+        mut visit: impl FnMut(&EnvelopeRef<'_>, Head) -> Result<(), WardenError>,
+    ) -> Result<Head, WardenError> {
+        let mut verifier = ChainVerifier::after(after);
+        let limit = until.map(|until| until.saturating_sub(after.seq));
+        let mut pages = self.pages(after.seq.saturating_add(1), limit);
         let mut page = pages.next_page().await?;
         while let Some(current) = page {
             let (next, done) = tokio::join!(pages.next_page(), async {
@@ -70,7 +83,7 @@ impl Warden {
                     verifier.push(record).map_err(WardenError::Broken)?;
                     let envelope = EnvelopeRef::parse(record)
                         .map_err(|e| StoreError::Corrupt { seq: record.seq, why: e.to_string() })?;
-                    visit(&envelope)?;
+                    visit(&envelope, Head { seq: record.seq, hash: record.hash })?;
                 }
                 progress(verifier.head().seq);
                 Ok::<(), WardenError>(())

@@ -207,35 +207,20 @@ pub fn main() -> ExitCode {
 /// ahead" (found by the fault tests). With a handler installed the write fails with `EFBIG`
 /// instead, and the store's error becomes a deny like any other. The handler lives as long as
 /// the returned value.
-#[cfg(all(
-    target_os = "linux",
-    any(
-        target_arch = "x86_64",
-        target_arch = "x86",
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "riscv64"
-    )
-))]
 fn survive_file_size_limit(runtime: &tokio::runtime::Runtime) -> Option<tokio::signal::unix::Signal> {
-    /// `SIGXFSZ` on these Linux architectures.
-    const SIGXFSZ: i32 = 25;
+    // `SIGXFSZ` is 25 on these Linux architectures; elsewhere the default action stays.
+    let known = cfg!(all(
+        target_os = "linux",
+        any(
+            target_arch = "x86_64",
+            target_arch = "x86",
+            target_arch = "aarch64",
+            target_arch = "arm",
+            target_arch = "riscv64"
+        )
+    ));
     let _context = runtime.enter();
-    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::from_raw(SIGXFSZ)).ok()
-}
-
-#[cfg(not(all(
-    target_os = "linux",
-    any(
-        target_arch = "x86_64",
-        target_arch = "x86",
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "riscv64"
-    )
-)))]
-fn survive_file_size_limit(_runtime: &tokio::runtime::Runtime) -> Option<()> {
-    None
+    known.then(|| tokio::signal::unix::signal(tokio::signal::unix::SignalKind::from_raw(25)).ok()).flatten()
 }
 
 fn fail(failure: &Failure) -> ExitCode {
