@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 8] = [
+const TARGETS: [&str; 10] = [
     "hook_input",
     "gate_request",
     "instruction_file",
@@ -17,6 +17,8 @@ const TARGETS: [&str; 8] = [
     "fanout_inputs",
     "result_json",
     "audit_record",
+    "governance_json",
+    "fanout_config_toml",
 ];
 
 fn root() -> PathBuf {

@@ -1,0 +1,111 @@
+//! Governance metadata alone: arbitrary text as `opts.subagentGovernance` of an otherwise valid
+//! request, through the whole gate. Never a panic, and never an allow unless an independent
+//! reference holds on the text: the request is JSON with no duplicated key at any depth (G-5),
+//! `contextSealed` and `pipelineRunApproved` are exactly `true`, and `approvalRef` is usable.
+#![no_main]
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use agentwarden_domain::governance::{
+    Decision, EnvValue, FileRead, GateInputs, candidates_to_read, evaluate, parse_request, read_agent, read_persona,
+};
+use libfuzzer_sys::fuzz_target;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+const PERSONA: &str = "---\nsubagents: [PREPARATION]\n---\n";
+const AGENT: &str = "---\nAGENT_TYPE: 2\n---\n";
+
+/// Deserializes to whether no object in the document repeats a key: written apart from the
+/// domain's strict parser so that the two can disagree.
+struct NoDuplicates(bool);
+
+impl<'de> Deserialize<'de> for NoDuplicates {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(Check)
+    }
+}
+
+struct Check;
+
+impl<'de> Visitor<'de> for Check {
+    type Value = NoDuplicates;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates(true))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates(true))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates(true))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates(true))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates(true))
+    }
+    fn visit_unit<E>(self) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates(true))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<NoDuplicates, A::Error> {
+        let mut clean = true;
+        while let Some(NoDuplicates(ok)) = seq.next_element()? {
+            clean &= ok;
+        }
+        Ok(NoDuplicates(clean))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NoDuplicates, A::Error> {
+        let mut keys = Vec::new();
+        let mut clean = true;
+        while let Some(key) = map.next_key::<String>()? {
+            clean &= !keys.contains(&key);
+            keys.push(key);
+            clean &= map.next_value::<NoDuplicates>()?.0;
+        }
+        Ok(NoDuplicates(clean))
+    }
+}
+
+fn reference_allows(text: &str) -> bool {
+    let Ok(NoDuplicates(true)) = serde_json::from_str::<NoDuplicates>(text) else { return false };
+    let Ok(request) = serde_json::from_str::<Value>(text) else { return false };
+    let Some(meta) = request.pointer("/opts/subagentGovernance").and_then(Value::as_object) else { return false };
+    let reference = meta.get("approvalRef").and_then(Value::as_str);
+    request.get("persona").and_then(Value::as_str) == Some("MANAGER")
+        && meta.get("contextSealed") == Some(&Value::Bool(true))
+        && meta.get("pipelineRunApproved") == Some(&Value::Bool(true))
+        && reference.is_some_and(|r| !r.trim().is_empty() && r.chars().count() <= 256 && !r.chars().any(char::is_control))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(governance) = std::str::from_utf8(data) else { return };
+    let text = format!(r#"{{"persona":"MANAGER","subagents":["PREPARATION"],"opts":{{"subagentGovernance":{governance}}}}}"#);
+    let request = parse_request(&text);
+    let persona = match &request.persona {
+        Ok(raw) if raw == "MANAGER" => read_persona(raw, Some(&FileRead::Text(PERSONA.into()))),
+        Ok(raw) => read_persona(raw, Some(&FileRead::Missing)),
+        Err(v) => agentwarden_domain::governance::PersonaReading::Invalid(v.clone()),
+    };
+    let agents: BTreeMap<_, _> = candidates_to_read(&request, &persona)
+        .into_iter()
+        .map(|name| {
+            let file = if name.as_str() == "PREPARATION" { FileRead::Text(AGENT.into()) } else { FileRead::Missing };
+            (name, read_agent(&file))
+        })
+        .collect();
+    let inputs = GateInputs { env_var: "E".into(), env: EnvValue::Set("true".into()), request, persona, agents, recorded: None };
+    let report = evaluate(&inputs).report;
+    if report.decision == Decision::Allow {
+        assert!(reference_allows(&text), "allowed without every gate's check: {governance}");
+        assert!(report.gates.iter().all(|g| g.verdict.passed));
+    }
+});
