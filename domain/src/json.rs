@@ -194,6 +194,24 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn type_names_say_what_a_value_is_for_reasons() {
+        let table = [
+            ("null", "null"),
+            ("true", "a boolean"),
+            ("7", "an integer"),
+            ("-7", "an integer"),
+            ("1.5", "a fraction"),
+            ("\"x\"", "a string"),
+            ("[]", "an array"),
+            ("{}", "an object"),
+        ];
+        for (text, name) in table {
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(type_name(&value), name, "{text}");
+        }
+    }
+
     fn pointer_of(text: &str) -> String {
         match parse_strict(text) {
             Err(StrictJsonError::DuplicateKey { pointer }) => pointer,

@@ -1,17 +1,19 @@
-//! `cargo xtask ci | bench | demo | fuzz`: the project's automation, in Rust, with no dependencies.
+//! `cargo xtask ci | bench | demo | fuzz | mutants`: the project's automation, in Rust, with no dependencies.
 
 mod bench;
 mod ci;
 mod demo;
 mod fuzz;
+mod mutants;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <ci | bench | demo | fuzz>
+const USAGE: &str = "usage: cargo xtask <ci | bench | demo | fuzz | mutants>
   ci      fmt check, clippy -D warnings, all tests, docs with warnings denied, benches compiled
   bench   run the criterion benches and print one summary table
   demo    run warden on the bundled example with a fresh embedded store
-  fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded";
+  fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
+  mutants [ARGS…] cargo mutants over the domain crate; fails under a 90 % score";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -20,6 +22,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(args.get(1..).unwrap_or_default()),
         Some("demo") => demo::run(),
         Some("fuzz") => fuzz::run(args.get(1..).unwrap_or_default()),
+        Some("mutants") => mutants::run(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
