@@ -126,12 +126,14 @@ pub enum BreakKind {
 
 /// Appends `n` in decimal to `out`, without the allocation of `n.to_string()` (this runs once
 /// per record of every walk).
-fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+fn push_decimal(out: &mut Vec<u8>, n: u64) {
     let start = out.len();
-    loop {
-        out.push(b'0' + (n % 10) as u8);
-        n /= 10;
-        if n == 0 {
+    let mut rest = n;
+    // Twenty digits hold any u64: the loop is bounded whatever happens inside it.
+    for _ in 0..20 {
+        out.push(b'0' + (rest % 10) as u8);
+        rest /= 10;
+        if rest == 0 {
             break;
         }
     }

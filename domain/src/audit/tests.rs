@@ -280,3 +280,45 @@ fn a_borrowed_envelope_refuses_what_the_owned_one_refuses() {
     record.body = br#"{"seq":7,"prev_hash":"x","recorded_at":"2026-02-21T09:30:00.000Z","actor":"a","event_type":"t","event_version":1,"payload":{},"extra":1}"#.to_vec();
     assert!(matches!(EnvelopeRef::parse(&record), Err(EnvelopeError::Malformed { seq: 7, .. })));
 }
+
+#[test]
+fn a_checkpoint_at_the_head_passes_and_one_at_the_empty_log_must_be_genesis() {
+    let records = chain(3);
+    let finish = |checkpoint: Checkpoint, upto: usize| {
+        let mut verifier = ChainVerifier::with_checkpoint(checkpoint);
+        records[..upto].iter().try_for_each(|r| verifier.push(r)).unwrap();
+        verifier.finish()
+    };
+    let at_head = Checkpoint { seq: 3, head_hash: records[2].hash };
+    assert_eq!(finish(at_head, 3).unwrap(), Head { seq: 3, hash: records[2].hash });
+    let empty = Checkpoint { seq: 0, head_hash: Hash::GENESIS };
+    assert_eq!(finish(empty, 0).unwrap(), Head::EMPTY);
+    assert_eq!(finish(empty, 3).unwrap().seq, 3);
+    let forged_empty = Checkpoint { seq: 0, head_hash: records[0].hash };
+    let err = finish(forged_empty, 3).unwrap_err();
+    assert_eq!(err.seq, 0);
+    assert_eq!(err.why, BreakKind::CheckpointMismatch { expected: records[0].hash, found: Hash::GENESIS });
+}
+
+#[test]
+fn a_tail_verifies_after_its_verified_head_and_nowhere_else() {
+    let records = chain(5);
+    let mut fresh = ChainVerifier::new();
+    assert_eq!(fresh.head(), Head::EMPTY);
+    assert_eq!(fresh.push(&records[2]).unwrap_err(), ChainBreak { seq: 1, why: BreakKind::Gap { found: 3 } });
+
+    let mut tail = ChainVerifier::after(Head { seq: 2, hash: records[1].hash });
+    records[2..].iter().try_for_each(|r| tail.push(r)).unwrap();
+    assert_eq!(tail.head(), Head { seq: 5, hash: records[4].hash });
+
+    let mut wrong_hash = ChainVerifier::after(Head { seq: 2, hash: records[0].hash });
+    assert_eq!(wrong_hash.push(&records[2]).unwrap_err().why, BreakKind::Position);
+}
+
+#[test]
+fn a_record_debugs_with_its_body_as_text() {
+    let shown = format!("{:?}", chain(1)[0]);
+    assert!(shown.starts_with("StoredRecord { seq: 1, hash: "), "{shown}");
+    assert!(shown.contains(r#"body: "{\"seq\":1,\"prev_hash\":"#), "{shown}");
+    assert!(shown.contains("note 0"), "{shown}");
+}

@@ -265,3 +265,12 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_lineage_digest_is_blake3_of_the_compact_json_the_events_record() {
+    let lineage = [agent("o1", "orchestrator", 0), agent("c1", "coder", 1)];
+    let compact =
+        r#"[{"id":"o1","type":"orchestrator","spawn_depth":0},{"id":"c1","type":"coder","spawn_depth":1}]"#;
+    assert_eq!(lineage_digest(&lineage), blake3::hash(compact.as_bytes()).to_hex().to_string());
+    assert_ne!(lineage_digest(&lineage), lineage_digest(&lineage[..1]));
+}
