@@ -448,3 +448,57 @@ fn a_file_size_limit_is_exit_2_not_a_killed_hook() {
     );
     assert_eq!(warden(&p, &["audit", "verify"], "", true).status.code(), Some(0), "the log still verifies");
 }
+
+#[test]
+fn a_store_the_hook_cannot_write_is_exit_2_and_loses_nothing() {
+    // A store directory this process may not write (permission bits; as root, which ignores
+    // them, the hook runs as `nobody` through setpriv on a copy of the binary).
+    use std::os::unix::fs::PermissionsExt;
+    let p = project();
+    approve(&p);
+    let before = events(&p).len();
+    let root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    let readonly = |mode_dir: u32, mode_file: u32| {
+        for entry in std::fs::read_dir(&p.store).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode_file)).unwrap();
+            }
+        }
+        std::fs::set_permissions(&p.store, std::fs::Permissions::from_mode(mode_dir)).unwrap();
+    };
+    let mut command = if root {
+        let home = p.store.parent().unwrap();
+        std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let binary = home.join("warden");
+        std::fs::copy(env!("CARGO_BIN_EXE_warden"), &binary).unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(binary);
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_warden"))
+    };
+    readonly(0o555, 0o444);
+    let out = command
+        .arg("--store")
+        .arg(&p.store)
+        .args(["hook", "--config", "agentwarden.toml"])
+        .current_dir(&p.root)
+        .env_remove("CLAUDECODE")
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .stdin(std::fs::File::open(Path::new(EXAMPLE).join("events/pre-task-main-planner.json")).unwrap())
+        .output()
+        .unwrap();
+    readonly(0o755, 0o644);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stdout {}, stderr {stderr}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(out.stdout.is_empty(), "no answer on stdout: exit 2 is the deny");
+    assert!(stderr.contains("store_unavailable") && stderr.contains("Permission denied"), "{stderr}");
+    assert_eq!(events(&p).len(), before, "nothing lost, nothing half-written");
+    assert_eq!(warden(&p, &["audit", "verify"], "", true).status.code(), Some(0), "the log still verifies");
+}
