@@ -33,4 +33,6 @@ pub use time::{InvalidTimestamp, Timestamp};
 pub use view::EnvelopeRef;
 
 #[cfg(test)]
+mod golden_tests;
+#[cfg(test)]
 mod tests;

@@ -1,0 +1,91 @@
+//! The whole audit vocabulary on a real log: `testdata/log.jsonl` was exported (`warden audit
+//! export --format jsonl`) from the real binary running the bundled examples — the gate's
+//! Examples 1–4, lineage and tool-call checks, a fan-out run, two guardrail violations (one
+//! reverted), a result validation, and a Claude Code session with a seal, a scoped approval,
+//! spawns allowed and denied, starts, a stop and a revoke: one event of every type.
+//!
+//! Every event decodes, re-encodes to the bytes it was stored with, and explains to what
+//! `testdata/explained.json` says; every projection folds the log to what
+//! `testdata/replayed.json` says. `UPDATE_GOLDEN=1` rewrites the two files (review the diff).
+
+use serde_json::{Value, json};
+
+use super::projections::{
+    Approvals, Decisions, Denials, FanOutRuns, Projection, Recorded, SpawnTrees, Timeline, Violations,
+};
+use super::{AuditEvent, Envelope, EnvelopeRef, decode, explain::explain};
+
+const LOG: &str = include_str!("testdata/log.jsonl");
+
+fn events() -> Vec<(Envelope, AuditEvent)> {
+    LOG.lines()
+        .map(|line| {
+            let envelope: Envelope = serde_json::from_str(line).unwrap();
+            let event = decode(&envelope).unwrap_or_else(|e| panic!("seq {}: {e}", envelope.seq));
+            (envelope, event)
+        })
+        .collect()
+}
+
+fn golden(name: &str, actual: &Value) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/audit/testdata").join(name);
+    let text = serde_json::to_string_pretty(actual).unwrap() + "\n";
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap();
+    assert!(expected == text, "{name} differs; rerun with UPDATE_GOLDEN=1 and review the diff:\n{text}");
+}
+
+#[test]
+fn the_log_holds_every_event_type_and_each_re_encodes_to_its_stored_payload() {
+    let events = events();
+    let mut types: Vec<&str> = events.iter().map(|(_, e)| e.event_type()).collect();
+    types.sort_unstable();
+    types.dedup();
+    assert_eq!(types.len(), 15, "{types:?}");
+    for (envelope, event) in &events {
+        assert_eq!(event.event_type(), envelope.event_type, "seq {}", envelope.seq);
+        assert_eq!(event.event_version(), envelope.event_version, "seq {}", envelope.seq);
+        let stored: Value = serde_json::from_str(envelope.payload.get()).unwrap();
+        let encoded: Value = serde_json::from_str(event.to_payload().unwrap().get()).unwrap();
+        assert_eq!(encoded, stored, "seq {} re-encodes to what was stored", envelope.seq);
+    }
+}
+
+#[test]
+fn every_event_explains_as_the_golden_file_says() {
+    let explained: Vec<Value> = events()
+        .iter()
+        .map(|(envelope, event)| json!({"seq": envelope.seq, "explanation": explain(envelope, event)}))
+        .collect();
+    golden("explained.json", &Value::Array(explained));
+}
+
+fn replay<P: Projection>(projection: &P) -> Value {
+    let events = events();
+    let mut state = P::State::default();
+    for (envelope, event) in &events {
+        let view = EnvelopeRef::from(envelope);
+        if projection.wants(&view) {
+            projection.apply(&mut state, Recorded { envelope: &view, event });
+        }
+    }
+    serde_json::to_value(&state).unwrap()
+}
+
+#[test]
+fn every_projection_replays_the_log_as_the_golden_file_says() {
+    let replayed = json!({
+        "approvals": replay(&Approvals),
+        "decisions": replay(&Decisions),
+        "denials": replay(&Denials),
+        "fan_out": replay(&FanOutRuns),
+        "spawn_tree": replay(&SpawnTrees),
+        "violations": replay(&Violations),
+        "timeline_demo_session": replay(&Timeline { session: "demo-session".into() }),
+        "timeline_example_session": replay(&Timeline { session: "example-session".into() }),
+    });
+    golden("replayed.json", &replayed);
+}
