@@ -103,6 +103,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn debug_shows_the_hex() {
+        let hash = Hash::from_bytes([0xab; 32]);
+        assert_eq!(format!("{hash:?}"), format!("Hash({})", "ab".repeat(32)));
+    }
+
+    #[test]
     fn genesis_is_64_zeros() {
         assert_eq!(Hash::GENESIS.to_string(), "0".repeat(64));
     }

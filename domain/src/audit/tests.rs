@@ -153,7 +153,15 @@ fn upcasting_turns_old_versions_into_todays_type() {
         let text = v.get_mut("text").map(serde_json::Value::take).ok_or("no `text`")?;
         Ok(json!({ "message": text }))
     }
-    let steps = [Upcast { event_type: "operator_note", from_version: 0, step: rename_text }];
+    fn wrong(_: serde_json::Value) -> Result<serde_json::Value, String> {
+        Err("the step of another type or version ran".into())
+    }
+    // Decoys first: a step is chosen by type and version together, never by one of them.
+    let steps = [
+        Upcast { event_type: "lineage_checked", from_version: 0, step: wrong },
+        Upcast { event_type: "operator_note", from_version: 7, step: wrong },
+        Upcast { event_type: "operator_note", from_version: 0, step: rename_text },
+    ];
     let old = note_envelope(0, json!({"text": "hello"}));
     assert_eq!(
         decode_with(&steps, &old).unwrap(),
@@ -321,4 +329,11 @@ fn a_record_debugs_with_its_body_as_text() {
     assert!(shown.starts_with("StoredRecord { seq: 1, hash: "), "{shown}");
     assert!(shown.contains(r#"body: "{\"seq\":1,\"prev_hash\":"#), "{shown}");
     assert!(shown.contains("note 0"), "{shown}");
+}
+
+#[test]
+fn a_draft_names_its_event_type_and_text_limits_are_inclusive() {
+    assert_eq!(draft("x", 1).event_type(), "operator_note");
+    assert!(Actor::new("a".repeat(128)).is_ok(), "128 characters is the limit, allowed");
+    assert!(Actor::new("a".repeat(129)).is_err());
 }

@@ -146,6 +146,15 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn saturation_pins_both_ends_and_keeps_what_is_in_range() {
+        assert_eq!(Timestamp::saturating_from_unix_millis(-5).unix_millis(), 0);
+        assert_eq!(Timestamp::saturating_from_unix_millis(i64::MIN).unix_millis(), 0);
+        assert_eq!(Timestamp::saturating_from_unix_millis(i64::MAX).unix_millis(), MAX_MILLIS);
+        assert_eq!(Timestamp::saturating_from_unix_millis(MAX_MILLIS + 1).unix_millis(), MAX_MILLIS);
+        assert_eq!(Timestamp::saturating_from_unix_millis(42).unix_millis(), 42);
+    }
+
+    #[test]
     fn formats_known_instants() {
         let cases = [
             (0, "1970-01-01T00:00:00.000Z"),

@@ -342,3 +342,31 @@ proptest! {
         prop_assert!(incremental_equals_rebuild(&timeline, &log, cut));
     }
 }
+
+/// A projection that keeps the default `wants`: it is offered every event.
+struct CountAll;
+
+impl Projection for CountAll {
+    type State = u64;
+
+    fn apply(&self, state: &mut u64, _: Recorded<'_>) {
+        *state += 1;
+    }
+}
+
+#[test]
+fn by_default_a_projection_wants_every_event() {
+    let events = [
+        envelope(1, 0, None, None, "operator_note", json!({"message": "a"})),
+        envelope(2, 1, Some("s"), None, "operator_note", json!({"message": "b"})),
+    ];
+    let decoded: Vec<AuditEvent> = events.iter().map(|e| decode(e).unwrap()).collect();
+    let views: Vec<EnvelopeRef<'_>> = events.iter().map(EnvelopeRef::from).collect();
+    let mut count = 0;
+    fold(
+        &CountAll,
+        &mut count,
+        views.iter().zip(&decoded).map(|(envelope, event)| Recorded { envelope, event }),
+    );
+    assert_eq!(count, 2);
+}
