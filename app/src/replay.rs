@@ -11,7 +11,6 @@ use agentwarden_domain::audit::projections::{Projection, Recorded};
 use agentwarden_domain::audit::{ChainVerifier, EnvelopeRef, Head, StoredRecord, decode_ref};
 use agentwarden_ports::StoreError;
 
-use crate::audit_log::Pages;
 use crate::warden::{Warden, WardenError};
 
 impl Warden {
@@ -63,11 +62,12 @@ impl Warden {
     /// [`Warden::walk_verified`] from the event after `after` (a verified head), which the
     /// chain must continue; `visit` also gets each record's own head.
     ///
-    /// Two stages overlap: while this page is parsed and folded, the next one is read and its
-    /// chain verified (hashing every record) on blocking threads. `visit` still sees only
-    /// records whose page verified, in order, so an error stops the walk before anything past
-    /// the break is folded. Hashing beside the fold, rather than before it on the same thread,
-    /// is what brings a replay within reach of a raw scan (issue 8's bench).
+    /// Three stages overlap, a page each: while page k is parsed and folded here, page k + 1
+    /// has its chain verified (every record hashed) on a blocking thread and page k + 2 is read
+    /// from the store (on the store's blocking thread). `visit` still sees only records whose
+    /// page verified, in order, and errors are reported in log order, so a break stops the walk
+    /// before anything past it is folded. Hashing beside the fold rather than before it is what
+    /// brings a replay within reach of a raw scan (issue 8's bench).
     pub(crate) async fn walk_verified_after(
         &self,
         after: Head,
@@ -77,39 +77,47 @@ impl Warden {
     ) -> Result<Head, WardenError> {
         let limit = until.map(|until| until.saturating_sub(after.seq));
         let mut pages = self.pages(after.seq.saturating_add(1), limit);
-        let mut verified = verified_page(&mut pages, ChainVerifier::after(after)).await?;
-        let mut head = after;
-        while let Some((current, verifier)) = verified {
-            head = verifier.head();
-            let (next, done) = tokio::join!(verified_page(&mut pages, verifier), async {
-                for record in &current {
-                    let envelope = EnvelopeRef::parse(record)
-                        .map_err(|e| StoreError::Corrupt { seq: record.seq, why: e.to_string() })?;
-                    visit(&envelope, Head { seq: record.seq, hash: record.hash })?;
+        let mut verifier = ChainVerifier::after(after);
+        let mut unverified = pages.next_page().await?;
+        let mut verified: Option<Vec<StoredRecord>> = None;
+        while unverified.is_some() || verified.is_some() {
+            let more = unverified.is_some();
+            let (read, checked, folded) = tokio::join!(
+                async { if more { pages.next_page().await } else { Ok(None) } },
+                verify_page(unverified.take(), verifier),
+                async {
+                    let Some(page) = verified.take() else { return Ok(()) };
+                    for record in &page {
+                        let envelope = EnvelopeRef::parse(record)
+                            .map_err(|e| StoreError::Corrupt { seq: record.seq, why: e.to_string() })?;
+                        visit(&envelope, Head { seq: record.seq, hash: record.hash })?;
+                    }
+                    if let Some(last) = page.last() {
+                        progress(last.seq);
+                    }
+                    Ok::<(), WardenError>(())
                 }
-                progress(head.seq);
-                Ok::<(), WardenError>(())
-            });
-            done?;
-            verified = next?;
+            );
+            folded?;
+            (verified, verifier) = checked?;
+            unverified = read?;
         }
-        Ok(head)
+        Ok(verifier.head())
     }
 }
 
-/// The next page, with the verifier that has checked its chain (on a blocking thread), or
-/// `None` at the end.
-async fn verified_page(
-    pages: &mut Pages,
+/// Checks `page`'s chain with `verifier` on a blocking thread; hands both back.
+async fn verify_page(
+    page: Option<Vec<StoredRecord>>,
     mut verifier: ChainVerifier,
-) -> Result<Option<(Vec<StoredRecord>, ChainVerifier)>, WardenError> {
-    let Some(page) = pages.next_page().await? else { return Ok(None) };
-    let checked = tokio::task::spawn_blocking(move || {
-        page.iter().try_for_each(|record| verifier.push(record)).map(|()| (page, verifier))
+) -> Result<(Option<Vec<StoredRecord>>, ChainVerifier), WardenError> {
+    let Some(page) = page else { return Ok((None, verifier)) };
+    tokio::task::spawn_blocking(move || {
+        page.iter().try_for_each(|record| verifier.push(record)).map(|()| (Some(page), verifier))
     })
     .await
-    .map_err(|e| StoreError::Unavailable { reason: format!("the verifying task failed: {e}") })?;
-    checked.map(Some).map_err(WardenError::Broken)
+    .map_err(|e| StoreError::Unavailable { reason: format!("the verifying task failed: {e}") })?
+    .map_err(WardenError::Broken)
 }
 
 #[cfg(test)]
