@@ -502,3 +502,26 @@ fn a_store_the_hook_cannot_write_is_exit_2_and_loses_nothing() {
     assert_eq!(events(&p).len(), before, "nothing lost, nothing half-written");
     assert_eq!(warden(&p, &["audit", "verify"], "", true).status.code(), Some(0), "the log still verifies");
 }
+
+#[test]
+fn a_panic_mid_decision_is_exit_2_not_101() {
+    // Rust's panic exit code, 101, is one Claude Code lets the tool call through on.
+    let p = project();
+    approve(&p);
+    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .arg("--store")
+        .arg(&p.store)
+        .args(["hook", "--config", "agentwarden.toml"])
+        .current_dir(&p.root)
+        .env_remove("CLAUDECODE")
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .env("AGENTWARDEN_FAULT_PANIC", "1")
+        .stdin(std::fs::File::open(Path::new(EXAMPLE).join("events/pre-task-main-planner.json")).unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(stderr.contains("internal_error") && stderr.contains("fault injected"), "{stderr}");
+    assert_eq!(warden(&p, &["audit", "verify"], "", true).status.code(), Some(0), "the log still verifies");
+}

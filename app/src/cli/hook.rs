@@ -108,6 +108,16 @@ pub(super) async fn hook(
     let config = Config::load(args.config.as_deref()).map_err(|e| failed(format!("config_invalid: {e}")))?;
     let warden =
         open(config).map_err(|e| failed(format!("store_unavailable: the audit log is unavailable: {e}")))?;
+    // Fault injection for the tests, in debug builds only: a panic mid-decision, with the store
+    // open, must still be exit 2 (the panic hook in `cli::main`), never Rust's 101, which
+    // Claude Code would let through.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("AGENTWARDEN_FAULT_PANIC").is_some() {
+        #[expect(clippy::panic, reason = "fault injection for the tests; not in release builds")]
+        {
+            panic!("fault injected by AGENTWARDEN_FAULT_PANIC");
+        }
+    }
     let answer = warden.hook(&input).await;
     if let Some(stdout) = &answer.stdout {
         writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
