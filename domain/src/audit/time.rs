@@ -145,6 +145,40 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Every day from 1970-01-01 to 9999-12-31: the two conversions are inverse, and each day
+    /// follows the one before it under the Gregorian leap rule (written here apart from the
+    /// algorithm).
+    #[test]
+    fn every_day_in_range_converts_both_ways_and_follows_the_day_before() {
+        fn days_in_month(year: i64, month: i64) -> i64 {
+            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+            match month {
+                2 if leap => 29,
+                2 => 28,
+                4 | 6 | 9 | 11 => 30,
+                _ => 31,
+            }
+        }
+        let last = MAX_MILLIS.div_euclid(86_400_000);
+        let mut before = civil_from_days(0);
+        assert_eq!(before, (1970, 1, 1));
+        for days in 1..=last {
+            let (year, month, day) = civil_from_days(days);
+            assert_eq!(days_from_civil(year, month, day), days);
+            let (py, pm, pd) = before;
+            let next = if pd < days_in_month(py, pm) {
+                (py, pm, pd + 1)
+            } else if pm < 12 {
+                (py, pm + 1, 1)
+            } else {
+                (py + 1, 1, 1)
+            };
+            assert_eq!((year, month, day), next, "day {days}");
+            before = next;
+        }
+        assert_eq!(before, (9999, 12, 31));
+    }
+
     #[test]
     fn saturation_pins_both_ends_and_keeps_what_is_in_range() {
         assert_eq!(Timestamp::saturating_from_unix_millis(-5).unix_millis(), 0);
