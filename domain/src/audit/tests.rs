@@ -257,12 +257,16 @@ proptest! {
     fn a_borrowed_envelope_reads_like_an_owned_one(
         actor in "[^\\p{Cc}]{1,20}",
         session in proptest::option::of("[^\\p{Cc}]{1,20}"),
+        turn in proptest::option::of("[a-z0-9-]{1,12}"),
+        run in proptest::option::of("[a-z0-9-]{1,12}"),
+        item in proptest::option::of("[a-z0-9-]{1,12}"),
         message in ".*",
     ) {
+        let id = |text: Option<String>| text.and_then(|t| CorrelationId::new(t).ok());
         let draft = EventDraft::new(
             Timestamp::from_unix_millis(1_771_666_200_123).unwrap(),
             Actor::new(actor.clone()).unwrap_or_else(|_| Actor::new("x").unwrap()),
-            Correlation { session: session.and_then(|s| CorrelationId::new(s).ok()), ..Correlation::default() },
+            Correlation { session: id(session), turn: id(turn), run: id(run), item: id(item) },
             &AuditEvent::OperatorNote(OperatorNote { message }),
         )
         .unwrap();
@@ -274,6 +278,9 @@ proptest! {
         prop_assert_eq!(borrowed.hash, owned.hash);
         prop_assert_eq!(borrowed.actor(), owned.actor.as_str());
         prop_assert_eq!(borrowed.session(), owned.session.as_deref());
+        prop_assert_eq!(borrowed.turn(), owned.turn.as_deref());
+        prop_assert_eq!(borrowed.run(), owned.run.as_deref());
+        prop_assert_eq!(borrowed.item(), owned.item.as_deref());
         prop_assert_eq!(borrowed.event_type(), owned.event_type.as_str());
         prop_assert_eq!(borrowed.payload(), owned.payload.get());
         prop_assert_eq!(decode_ref(&borrowed), decode(&owned));

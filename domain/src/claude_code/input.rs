@@ -299,6 +299,18 @@ mod tests {
     }
 
     #[test]
+    fn input_up_to_the_limit_is_read_and_one_byte_more_is_refused() {
+        let start =
+            r#"{"session_id":"s","hook_event_name":"SubagentStart","agent_id":"a1","agent_type":"planner"}"#;
+        let HookEvent::SubagentStart(agent) = parse(start).unwrap().event else { panic!("not a start") };
+        assert_eq!((agent.agent_id.as_str(), agent.agent_type.as_str()), ("a1", "planner"));
+        let padded = format!("{start}{}", " ".repeat(MAX_HOOK_INPUT - start.len()));
+        assert_eq!(padded.len(), 1024 * 1024);
+        assert!(matches!(parse(&padded).unwrap().event, HookEvent::SubagentStart(_)));
+        assert_eq!(parse(&format!("{padded} ")).unwrap_err().code(), "hook_input_too_large");
+    }
+
+    #[test]
     fn other_tools_and_events_are_not_governed_but_still_parsed() {
         let other = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
         assert_eq!(parse(other).unwrap().event, HookEvent::OtherTool { tool_name: "Bash".into() });

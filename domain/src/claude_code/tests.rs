@@ -250,3 +250,27 @@ proptest! {
         prop_assert_eq!(resumed, whole);
     }
 }
+
+#[test]
+fn a_spawn_tree_that_loops_is_refused_not_walked_forever() {
+    // Only forged events can make a loop: a1 started under a2's spawn, a2 under a1's.
+    let main = Name::new("main").unwrap();
+    let pending = |tool_use_id: &str, parent: &str, depth: u64| PendingSpawn {
+        tool_use_id: tool_use_id.into(),
+        parent: Some(parent.into()),
+        child_type: "planner".into(),
+        depth,
+        seq: 1,
+        result_path: None,
+    };
+    let events = [
+        (Some("s"), spawn("t1", Some("a2"), "planner", 1, Decision::Allow)),
+        (Some("s"), spawn("t2", Some("a1"), "planner", 2, Decision::Allow)),
+        (Some("s"), started("a1", "planner", Some(&pending("t1", "a2", 1)))),
+        (Some("s"), started("a2", "planner", Some(&pending("t2", "a1", 2)))),
+    ];
+    let tree = fold(&events).session("s");
+    let caller = CallingAgent { agent_id: "a1".into(), agent_type: "planner".into() };
+    let err = tree.lineage(&main, Some(&caller), "coder", "t3").unwrap_err();
+    assert_eq!(err.code.as_deref(), Some("lineage_cycle"), "{err:?}");
+}

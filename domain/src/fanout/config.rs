@@ -309,5 +309,11 @@ mod tests {
         assert!(!off.enabled());
         let (_, w) = validate_config(Some(&json!([1])));
         assert_eq!(w.len(), 1);
+        // Each strategy by its own name: tests default to round-robin, files to directories.
+        let (c, w) = validate_config(Some(&json!({"phase_overrides": {
+            "tests": {"strategy": "group-by-directory"}, "implement": {"strategy": "round-robin"}}})));
+        assert_eq!(c.phase("tests").strategy, Strategy::GroupByDirectory);
+        assert_eq!(c.phase("implement").strategy, Strategy::RoundRobin);
+        assert!(w.iter().all(|w| !w.contains("strategy")), "{w:?}");
     }
 }

@@ -171,6 +171,22 @@ mod tests {
     }
 
     #[test]
+    fn items_past_32_bytes_sort_by_their_whole_text_and_dotted_names_stay() {
+        let shared = "x".repeat(32);
+        let rows: [Vec<String>; 3] = [
+            vec![format!("{shared}b"), format!("{shared}a"), format!("{shared}b")],
+            vec![format!("{shared}zz"), shared.clone(), format!("{shared}a")],
+            vec!["a..b/c".into(), "v1..2.txt".into(), "..hidden".into()],
+        ];
+        for items in &rows {
+            sorts_like_the_reference(items).unwrap();
+        }
+        let (kept, warnings) = validate_items(&json!(["a..b/c", "v1..2.txt", "..hidden", "../up", "a/../b"]));
+        assert_eq!(kept, WorkItems::Items(vec!["..hidden".into(), "a..b/c".into(), "v1..2.txt".into()]));
+        assert_eq!(warnings.len(), 2, "only `..` as a whole segment escapes: {warnings:?}");
+    }
+
+    #[test]
     fn the_5_2_table() {
         assert_eq!(validate_items(&json!({"a": 1})).0, WorkItems::NotAList);
         assert_eq!(validate_items(&json!([])).0, WorkItems::Empty);
