@@ -187,6 +187,27 @@ mod tests {
     }
 
     #[test]
+    fn ten_rejections_are_named_and_the_rest_counted() {
+        let rejected = |n: usize| -> Vec<String> {
+            let mut list: Vec<Value> = (0..n).map(|i| json!(format!("/abs/{i}"))).collect();
+            list.push(json!("ok"));
+            validate_items(&Value::Array(list)).1
+        };
+        assert!(validate_items(&json!(["a", "b"])).1.is_empty(), "a clean list warns of nothing");
+        assert_eq!(rejected(10).len(), 10);
+        let eleven = rejected(11);
+        assert_eq!(
+            (eleven.len(), eleven.last().map(String::as_str)),
+            (11, Some("1 more work items rejected"))
+        );
+        let twelve = rejected(12);
+        assert_eq!(
+            (twelve.len(), twelve.last().map(String::as_str)),
+            (11, Some("2 more work items rejected"))
+        );
+    }
+
+    #[test]
     fn the_5_2_table() {
         assert_eq!(validate_items(&json!({"a": 1})).0, WorkItems::NotAList);
         assert_eq!(validate_items(&json!([])).0, WorkItems::Empty);
