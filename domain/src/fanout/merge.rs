@@ -254,6 +254,25 @@ mod tests {
     }
 
     #[test]
+    fn bad_times_and_coverage_are_dropped_and_skips_add_up() {
+        let negative =
+            validate_chunk_result(0, Some(&json!({"chunk_index": 0, "status": "failed", "elapsed_ms": -5})));
+        assert_eq!(negative.elapsed_ms, -1, "a negative time is unknown, not kept");
+        assert_eq!(ChunkOutcome::without_result(2, ChunkStatus::TimedOut, "late").elapsed_ms, -1);
+        let mut over = ok(0, 1, Some((5, 3)));
+        let outcome = validate_chunk_result(0, Some(&over));
+        assert_eq!(outcome.coverage, None, "covered > total is ignored");
+        assert!(outcome.warnings.iter().any(|w| w.contains("coverage")), "{:?}", outcome.warnings);
+        over["coverage"] = json!({"covered": 3, "total": 3});
+        assert_eq!(validate_chunk_result(0, Some(&over)).coverage, Some(Coverage { covered: 3, total: 3 }));
+        let outcomes: Vec<ChunkOutcome> =
+            (0..3).map(|i| validate_chunk_result(i, Some(&ok(i, 2, None)))).collect();
+        let merged = merge(&outcomes);
+        let t = &merged.test_results;
+        assert_eq!((t.passed, t.failed, t.skipped), (6, 0, 3));
+    }
+
+    #[test]
     fn the_5_3_table() {
         assert_eq!(validate_chunk_result(0, None).status, ChunkStatus::Invalid);
         assert_eq!(validate_chunk_result(0, Some(&json!("x"))).status, ChunkStatus::Invalid);

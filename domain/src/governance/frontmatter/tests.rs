@@ -153,3 +153,26 @@ proptest! {
         let _ = parse_instruction_file(&text);
     }
 }
+
+#[test]
+fn mappings_compare_by_keys_and_values_and_list_them_in_file_order() {
+    let a = front("---\nname: x\nsubagents: [A]\n---\n");
+    let moved = front("---\n\nname: x\n\nsubagents: [A]\n---\n");
+    assert_eq!(a, moved, "the same keys and values, at other lines");
+    assert_ne!(a, front("---\nname: y\nsubagents: [A]\n---\n"));
+    assert_ne!(a, front("---\nname: x\n---\n"));
+    let keys: Vec<&str> = a.iter().map(|(k, _)| k).collect();
+    assert_eq!(keys, ["name", "subagents"]);
+    assert_eq!((a.len(), a.is_empty()), (2, false));
+    let empty = front("---\n---\n");
+    assert_eq!((empty.len(), empty.is_empty()), (0, true));
+    assert_eq!(plain("PREPARATION").to_string(), "PREPARATION");
+}
+
+#[test]
+fn keys_start_with_a_letter_or_an_underscore() {
+    let mapping = front("---\n_private: 1\nname: x\n---\n");
+    assert_eq!(mapping.get("_private"), Some(&Value::Scalar(plain("1"))));
+    assert!(parse_instruction_file("---\n1st: x\n---\n").is_err(), "a key cannot start with a digit");
+    assert!(parse_instruction_file("---\n-x: y\n---\n").is_err());
+}
