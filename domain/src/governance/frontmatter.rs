@@ -304,12 +304,8 @@ fn block_list(lines: &[Line<'_>]) -> Result<(Value, usize), ParseError> {
             None => break,
         }
     }
-    // Trailing blank and comment lines belong to whatever comes next.
-    while used > 0
-        && lines.get(used - 1).is_some_and(|(_, t)| t.trim().is_empty() || t.trim_start().starts_with('#'))
-    {
-        used -= 1;
-    }
+    // Blank and comment lines after the last item are counted as the list's: the mapping
+    // would skip them anyway.
     let value = if items.is_empty() {
         Value::Scalar(Scalar { text: String::new(), style: ScalarStyle::Plain })
     } else {

@@ -176,3 +176,24 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_approval_ref_of_256_characters_passes_and_257_do_not() {
+    assert!(check_approval_ref(&"é".repeat(256)).passed, "the limit counts characters, not bytes");
+    let long = check_approval_ref(&"a".repeat(257));
+    assert_eq!(long.code.as_deref(), Some("approval_ref_too_long"));
+    assert!(long.reason.contains("257 characters"), "{}", long.reason);
+}
+
+#[test]
+fn a_file_read_is_its_text_or_says_why_not() {
+    assert_eq!(FileRead::Text("x".into()).into_text("persona file `p.md`"), Ok("x".to_owned()));
+    assert_eq!(
+        FileRead::Missing.into_text("persona file `p.md`"),
+        Err("persona file `p.md` does not exist".to_owned())
+    );
+    assert_eq!(
+        FileRead::Unreadable("is not UTF-8".into()).into_text("agent file `a.md`"),
+        Err("agent file `a.md` is not UTF-8".to_owned())
+    );
+}

@@ -176,3 +176,50 @@ fn keys_start_with_a_letter_or_an_underscore() {
     assert!(parse_instruction_file("---\n1st: x\n---\n").is_err(), "a key cannot start with a digit");
     assert!(parse_instruction_file("---\n-x: y\n---\n").is_err());
 }
+
+#[test]
+fn what_the_subset_refuses_inside_lists_and_values() {
+    let refused = [
+        "---\nsubagents:\n  - - A\n---\n",
+        "---\nsubagents:\n  - -\n---\n",
+        "---\nsubagents:\n  - [A]\n---\n",
+        "---\nsubagents:\n  - key: v\n---\n",
+        "---\nsubagents:\n  - A\n  nested: x\n---\n",
+        "---\nsubagents:\n  - &a A\n---\n",
+        "---\nsubagents:\n  - *a\n---\n",
+        "---\nsubagents:\n  - !tag A\n---\n",
+        "---\nsubagents:\n  - {a}\n---\n",
+        "---\nname: %x\n---\n",
+        "---\nname: @x\n---\n",
+        "---\nname: `x`\n---\n",
+    ];
+    for text in refused {
+        let err = parse_instruction_file(text).unwrap_err();
+        assert_eq!(err.code(), "unsupported_yaml", "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn a_list_ends_where_the_next_key_begins() {
+    let mapping = front("---\nsubagents:\n  - A\n\n  # the end of the list\nname: x\n---\n");
+    assert_eq!(mapping.get("subagents"), Some(&list(&["A"])));
+    assert_eq!(mapping.get("name"), Some(&Value::Scalar(plain("x"))));
+    assert_eq!(mapping.line_of("name"), Some(6));
+}
+
+#[test]
+fn double_quoted_escapes() {
+    let mapping = front("---\nname: \"a\\\\b\\/c\\nd\\te\\rf\\\"g\\u00e9\"\n---\n");
+    let Some(Value::Scalar(name)) = mapping.get("name") else { panic!("not a scalar") };
+    assert_eq!(name.text, "a\\b/c\nd\te\rf\"gé");
+    assert!(parse_instruction_file("---\nname: \"\\q\"\n---\n").is_err(), "an unknown escape");
+}
+
+#[test]
+fn header_keys_may_start_with_an_underscore_not_a_digit() {
+    let file = parse_instruction_file("_KIND: x\nAGENT_TYPE: 2\n").unwrap();
+    assert_eq!(file.header.get("_KIND"), Some(&Value::Scalar(plain("x"))));
+    assert_eq!(file.header.get("AGENT_TYPE"), Some(&Value::Scalar(plain("2"))));
+    let stopped = parse_instruction_file("1KIND: x\nAGENT_TYPE: 2\n").unwrap();
+    assert!(stopped.header.is_empty(), "the header ends at the first line that is not `KEY: VALUE`");
+}
