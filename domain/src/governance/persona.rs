@@ -107,7 +107,8 @@ fn is_yaml_non_string(text: &str) -> bool {
         "", "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", ".inf", ".nan",
         ".NaN",
     ];
-    WORDS.contains(&text) || text.parse::<f64>().is_ok() || text.parse::<i64>().is_ok()
+    // Every integer YAML resolves (decimal) parses as an f64 too.
+    WORDS.contains(&text) || text.parse::<f64>().is_ok()
 }
 
 #[cfg(test)]
@@ -150,6 +151,9 @@ mod tests {
             ("---\nsubagents: []\n---\n", "persona_no_subagents"),
             ("---\nsubagents: 5\n---\n", "subagents_not_list"),
             ("---\nsubagents: true\n---\n", "subagents_not_list"),
+            ("---\nsubagents: 1.5\n---\n", "subagents_not_list"),
+            ("---\nsubagents: -7\n---\n", "subagents_not_list"),
+            ("---\nsubagents: .inf\n---\n", "subagents_not_list"),
             ("---\nsubagents:\n---\n", "subagents_not_list"),
             ("---\nsubagents: [../x]\n---\n", "subagents_invalid"),
             ("---\nsubagents: A,,B\n---\n", "subagents_invalid"),

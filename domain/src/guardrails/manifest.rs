@@ -128,6 +128,15 @@ mod tests {
     }
 
     #[test]
+    fn a_diff_is_empty_only_without_any_change() {
+        let one = || vec!["okrs/a.md".to_owned()];
+        assert!(TreeDiff::default().is_empty());
+        assert!(!TreeDiff { added: one(), ..TreeDiff::default() }.is_empty());
+        assert!(!TreeDiff { removed: one(), ..TreeDiff::default() }.is_empty());
+        assert!(!TreeDiff { modified: one(), ..TreeDiff::default() }.is_empty());
+    }
+
+    #[test]
     fn names_added_removed_and_modified_paths() {
         let before = manifest(&[
             ("okrs", Entry { kind: EntryKind::Dir, mode: 0o755, digest: None }),

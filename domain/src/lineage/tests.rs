@@ -274,3 +274,53 @@ fn the_lineage_digest_is_blake3_of_the_compact_json_the_events_record() {
     assert_eq!(lineage_digest(&lineage), blake3::hash(compact.as_bytes()).to_hex().to_string());
     assert_ne!(lineage_digest(&lineage), lineage_digest(&lineage[..1]));
 }
+
+#[test]
+fn layer_2_checks_the_ancestors_and_only_them() {
+    // The lineage does not end with the acting agent: every agent in it is an ancestor.
+    let call = ToolCall {
+        agent: agent("r1", "researcher", 2),
+        lineage: vec![agent("o1", "orchestrator", 0), agent("c1", "coder", 1)],
+        tool: "search".into(),
+    };
+    let layer_2 = &authorize(&call, &manifests()).layers[1];
+    assert_eq!(layer_2.verdict.code.as_deref(), Some("ancestor_lacks_tool"));
+    assert!(layer_2.verdict.reason.contains("`c1`"), "{}", layer_2.verdict.reason);
+    // It ends with the agent: the agent is not its own ancestor (its own manifest is layer 1).
+    let coder = agent("c1", "coder", 1);
+    let call = ToolCall {
+        agent: coder.clone(),
+        lineage: vec![agent("o1", "orchestrator", 0), coder],
+        tool: "search".into(),
+    };
+    let auth = authorize(&call, &manifests());
+    assert_eq!(auth.layers[0].verdict.code.as_deref(), Some("tool_not_allowed"));
+    assert!(auth.layers[1].verdict.passed, "{:?}", auth.layers[1]);
+}
+
+#[test]
+fn a_short_lineage_that_repeats_its_root_is_a_cycle() {
+    let lineage = [agent("a", "orchestrator", 0), agent("b", "coder", 1), agent("a", "researcher", 2)];
+    let verdict = walk(&lineage, &manifests());
+    assert_eq!(code(&verdict), Some("agent_repeated"));
+    assert_eq!(verdict.pair, Some(Pair { parent: 1, child: 2 }));
+}
+
+#[test]
+fn reasons_name_the_agent_its_type_and_depth() {
+    let verdict = walk(&[agent("o1", "orchestrator", 1)], &manifests());
+    assert_eq!(code(&verdict), Some("root_depth_not_zero"));
+    assert_eq!(verdict.verdict.reason, "the root `o1` (orchestrator at depth 1) must be at depth 0");
+}
+
+#[test]
+fn a_tool_name_of_128_characters_is_read_and_129_are_not() {
+    let request = |tool: &str| {
+        format!(r#"{{"agent":{{"id":"c1","type":"coder","spawn_depth":0}},"lineage":[],"tool":"{tool}"}}"#)
+    };
+    assert!(parse_tool_call(&request(&"é".repeat(MAX_TOOL_LEN))).is_ok(), "characters, not bytes");
+    assert_eq!(
+        parse_tool_call(&request(&"a".repeat(MAX_TOOL_LEN + 1))).unwrap_err().code.as_deref(),
+        Some("request_invalid")
+    );
+}
