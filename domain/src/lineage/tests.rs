@@ -324,3 +324,18 @@ fn a_tool_name_of_128_characters_is_read_and_129_are_not() {
         Some("request_invalid")
     );
 }
+
+#[test]
+fn the_root_repeated_is_found_on_both_sides_of_the_scan_limit() {
+    let manifests = Manifests::from([(name("t"), manifest(&["t"], 100, &[]))]);
+    for len in [31, 32, 33, 34] {
+        let mut lineage: Vec<AgentIdentifier> =
+            (0..len - 1).map(|i| agent(&format!("a{i}"), "t", i as u64)).collect();
+        lineage.push(agent("a0", "t", len as u64 - 1));
+        let verdict = walk(&lineage, &manifests);
+        assert_eq!(code(&verdict), Some("agent_repeated"), "length {len}");
+        assert_eq!(verdict.pair, Some(Pair { parent: len - 2, child: len - 1 }), "length {len}");
+        lineage.pop();
+        assert!(walk(&lineage, &manifests).verdict.passed, "length {} without the repeat", len - 1);
+    }
+}
