@@ -89,3 +89,54 @@ fn every_projection_replays_the_log_as_the_golden_file_says() {
     });
     golden("replayed.json", &replayed);
 }
+
+/// Seq 19 of the log (the main session's allowed spawn of `planner`) with `edit` applied to its
+/// payload: for what a real log has no example of.
+fn spawn_19(edit: impl FnOnce(&mut Value)) -> (Envelope, AuditEvent) {
+    let line = LOG.lines().nth(18).unwrap();
+    let mut body: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        (body["seq"].as_u64(), body["event_type"].as_str()),
+        (Some(19), Some("subagent_spawn_evaluated"))
+    );
+    edit(&mut body["payload"]);
+    let envelope: Envelope = serde_json::from_value(body).unwrap();
+    let event = decode(&envelope).unwrap();
+    (envelope, event)
+}
+
+fn fold_one<P: Projection>(projection: &P, (envelope, event): &(Envelope, AuditEvent)) -> P::State {
+    let mut state = P::State::default();
+    let view = EnvelopeRef::from(envelope);
+    assert!(projection.wants(&view));
+    projection.apply(&mut state, Recorded { envelope: &view, event });
+    state
+}
+
+#[test]
+fn a_spawn_the_gate_allowed_but_the_lineage_denied_did_not_run_under_the_approval() {
+    let allowed = fold_one(&Approvals, &spawn_19(|_| {}));
+    let record = &allowed.by_ref["GATE-2026-11-22-001"];
+    assert_eq!((record.allowed, record.denied), (1, 0));
+    assert_eq!(record.evaluations[0].delegated, ["planner"]);
+
+    let denied = fold_one(&Approvals, &spawn_19(|p| p["decision"] = json!("deny")));
+    let record = &denied.by_ref["GATE-2026-11-22-001"];
+    assert_eq!((record.allowed, record.denied), (0, 1));
+    assert!(record.subagents.is_empty() && record.evaluations[0].delegated.is_empty());
+    assert_eq!(record.evaluations[0].decision, crate::verdict::Decision::Deny);
+}
+
+#[test]
+fn a_lineage_too_long_to_record_is_counted_not_drawn() {
+    let line = LOG.lines().nth(4).unwrap();
+    let mut body: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(body["event_type"], "lineage_checked");
+    body["payload"]["lineage"] = Value::Null;
+    let envelope: Envelope = serde_json::from_value(body).unwrap();
+    let event = decode(&envelope).unwrap();
+    let state = fold_one(&SpawnTrees, &(envelope, event));
+    let tree = state.sessions.get("example-session").unwrap();
+    assert_eq!(tree.unrecorded, 1);
+    assert_eq!(tree.roots().count(), 0);
+}

@@ -265,11 +265,16 @@ mod tests {
         assert!(outcome.warnings.iter().any(|w| w.contains("coverage")), "{:?}", outcome.warnings);
         over["coverage"] = json!({"covered": 3, "total": 3});
         assert_eq!(validate_chunk_result(0, Some(&over)).coverage, Some(Coverage { covered: 3, total: 3 }));
-        let outcomes: Vec<ChunkOutcome> =
-            (0..3).map(|i| validate_chunk_result(i, Some(&ok(i, 2, None)))).collect();
+        let outcomes: Vec<ChunkOutcome> = (0..3)
+            .map(|i| {
+                let mut result = ok(i, 2, None);
+                result["test_results"]["failed"] = json!(i);
+                validate_chunk_result(i, Some(&result))
+            })
+            .collect();
         let merged = merge(&outcomes);
         let t = &merged.test_results;
-        assert_eq!((t.passed, t.failed, t.skipped), (6, 0, 3));
+        assert_eq!((t.passed, t.failed, t.skipped), (6, 3, 3));
     }
 
     #[test]

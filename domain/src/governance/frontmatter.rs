@@ -314,14 +314,11 @@ fn block_list(lines: &[Line<'_>]) -> Result<(Value, usize), ParseError> {
     Ok((value, used))
 }
 
-/// A value on the key's own line: a flow list or a scalar.
+/// A value on the key's own line: a flow list or a scalar (which refuses anchors, aliases,
+/// tags and flow mappings itself).
 fn inline_value(text: &str, line: usize) -> Result<Value, ParseError> {
     match text.chars().next() {
         Some('[') => flow_list(text, line),
-        Some('{') => Err(unsupported(line, "a flow mapping")),
-        Some('&') => Err(unsupported(line, "an anchor")),
-        Some('*') => Err(unsupported(line, "an alias")),
-        Some('!') => Err(unsupported(line, "a tag")),
         Some('|' | '>') => Err(unsupported(line, "a block scalar")),
         Some('%' | '@' | '`') => Err(unsupported(line, "a reserved indicator")),
         _ => scalar(text, line).map(Value::Scalar),

@@ -228,3 +228,24 @@ fn seal_changes_compares_only_what_was_read() {
     assert!(seal_changes(&sealed, &read(&[("y", None)])).is_empty(), "a file neither sealed nor present");
     assert_eq!(seal_changes(&sealed, &read(&[("x", Some("2"))])), ["`x` changed"]);
 }
+
+#[test]
+fn an_out_of_scope_approval_says_what_it_covers() {
+    let sealed = seal(&[("personas/AGENT_M.md", "d1")]);
+    let files = [("personas/AGENT_M.md", Some("d1"))];
+    let reason = |scope: Scope| {
+        let report =
+            gate("G", &["PREPARATION"], recorded(&[sealed.clone(), grant("G", None, scope)], &files, 5));
+        let gate =
+            report.gates.iter().find(|g| g.verdict.code.as_deref() == Some("approval_out_of_scope")).unwrap();
+        gate.verdict.reason.to_string()
+    };
+    assert_eq!(
+        reason(Scope { personas: vec!["OTHER".into(), "X".into()], subagents: vec![] }),
+        "approval `G` covers personas OTHER, X; subagents any, not persona `M` delegating PREPARATION"
+    );
+    assert_eq!(
+        reason(Scope { personas: vec![], subagents: vec!["REVIEW".into()] }),
+        "approval `G` covers personas any; subagents REVIEW, not persona `M` delegating PREPARATION"
+    );
+}

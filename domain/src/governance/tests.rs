@@ -197,3 +197,18 @@ fn a_file_read_is_its_text_or_says_why_not() {
         Err("agent file `a.md` is not UTF-8".to_owned())
     );
 }
+
+#[test]
+fn reasons_say_the_json_type_and_value_seen() {
+    let rows = [
+        (json!(null), "null"),
+        (json!(false), "boolean false"),
+        (json!(1), "number 1"),
+        (json!("true"), "string `true`"),
+        (json!([true, 1]), "array of 2 element(s)"),
+        (json!({"value": true}), "object with 1 field(s)"),
+    ];
+    for (value, said) in rows {
+        assert_eq!(metadata::describe(&value), said);
+    }
+}
