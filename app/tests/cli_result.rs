@@ -43,6 +43,12 @@ fn valid_invalid_and_unreadable_results() {
         ["/proposed_changes/1", "/schema_version", "/summary", "/x", "/kr_targets", "/kr_impact_claim"]
     );
 
+    // Exactly 1 MiB is read; one byte more is not.
+    let limit = dir.path().join("limit.json");
+    std::fs::write(&limit, format!("{VALID}{}", " ".repeat(1024 * 1024 - VALID.len()))).unwrap();
+    let (code, r) = validate(&store, &limit, &[]);
+    assert_eq!((code, r["valid"].as_bool()), (Some(0), Some(true)), "{r}");
+
     let big = dir.path().join("big.json");
     std::fs::write(&big, vec![b' '; 1024 * 1024 + 1]).unwrap();
     let (code, r) = validate(&store, &big, &[]);
@@ -66,7 +72,7 @@ fn valid_invalid_and_unreadable_results() {
     let log = warden(&store, &["audit", "log", "--json"]);
     let events: Vec<Value> =
         String::from_utf8(log.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(events.len(), 6, "every verdict is recorded");
+    assert_eq!(events.len(), 7, "every verdict is recorded");
     assert!(events.iter().all(|e| e["event_type"] == "result_validated"));
     assert_eq!(events[0]["item"], "ITEM-1");
     assert_eq!(events[0]["run"], "20260117T223000Z");
