@@ -98,6 +98,21 @@ fn allowed(result: &(i32, Value, String)) {
     assert_eq!((result.0, &result.1), (0, &Value::Null), "an allow is exit 0 and silent: {}", result.2);
 }
 
+/// Runs `command` (the binary, or a wrapper that execs the arguments after it) as the hook on
+/// the main session's `Task` spawn of `planner`.
+fn hook_with(p: &Project, mut command: Command) -> Output {
+    command
+        .arg("--store")
+        .arg(&p.store)
+        .args(["hook", "--config", "agentwarden.toml"])
+        .current_dir(&p.root)
+        .env_remove("CLAUDECODE")
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .stdin(std::fs::File::open(Path::new(EXAMPLE).join("events/pre-task-main-planner.json")).unwrap())
+        .output()
+        .unwrap()
+}
+
 fn events(p: &Project) -> Vec<Value> {
     let out = warden(p, &["audit", "export", "--format", "jsonl"], "", true);
     String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
@@ -426,18 +441,9 @@ fn a_file_size_limit_is_exit_2_not_a_killed_hook() {
     // Claude Code reads as "go ahead".
     let p = project();
     approve(&p);
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(r#"ulimit -f 64; exec "$0" "$@""#)
-        .arg(env!("CARGO_BIN_EXE_warden"))
-        .arg("--store")
-        .arg(&p.store)
-        .args(["hook", "--config", "agentwarden.toml"])
-        .current_dir(&p.root)
-        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
-        .stdin(std::fs::File::open(Path::new(EXAMPLE).join("events/pre-task-main-planner.json")).unwrap())
-        .output()
-        .unwrap();
+    let mut limited = Command::new("sh");
+    limited.arg("-c").arg(r#"ulimit -f 64; exec "$0" "$@""#).arg(env!("CARGO_BIN_EXE_warden"));
+    let out = hook_with(&p, limited);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let denied = out.status.code() == Some(2) || stdout.contains(r#""permissionDecision":"deny""#);
     assert!(
@@ -467,7 +473,7 @@ fn a_store_the_hook_cannot_write_is_exit_2_and_loses_nothing() {
         }
         std::fs::set_permissions(&p.store, std::fs::Permissions::from_mode(mode_dir)).unwrap();
     };
-    let mut command = if root {
+    let command = if root {
         let home = p.store.parent().unwrap();
         std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).unwrap();
         let binary = home.join("warden");
@@ -479,16 +485,7 @@ fn a_store_the_hook_cannot_write_is_exit_2_and_loses_nothing() {
         Command::new(env!("CARGO_BIN_EXE_warden"))
     };
     readonly(0o555, 0o444);
-    let out = command
-        .arg("--store")
-        .arg(&p.store)
-        .args(["hook", "--config", "agentwarden.toml"])
-        .current_dir(&p.root)
-        .env_remove("CLAUDECODE")
-        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
-        .stdin(std::fs::File::open(Path::new(EXAMPLE).join("events/pre-task-main-planner.json")).unwrap())
-        .output()
-        .unwrap();
+    let out = hook_with(&p, command);
     readonly(0o755, 0o644);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
@@ -508,17 +505,9 @@ fn a_panic_mid_decision_is_exit_2_not_101() {
     // Rust's panic exit code, 101, is one Claude Code lets the tool call through on.
     let p = project();
     approve(&p);
-    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
-        .arg("--store")
-        .arg(&p.store)
-        .args(["hook", "--config", "agentwarden.toml"])
-        .current_dir(&p.root)
-        .env_remove("CLAUDECODE")
-        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
-        .env("AGENTWARDEN_FAULT_PANIC", "1")
-        .stdin(std::fs::File::open(Path::new(EXAMPLE).join("events/pre-task-main-planner.json")).unwrap())
-        .output()
-        .unwrap();
+    let mut panicking = Command::new(env!("CARGO_BIN_EXE_warden"));
+    panicking.env("AGENTWARDEN_FAULT_PANIC", "1");
+    let out = hook_with(&p, panicking);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(out.stdout.is_empty());

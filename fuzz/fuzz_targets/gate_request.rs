@@ -2,10 +2,13 @@
 //! and never an allow unless a small reference check of every gate holds on the parsed input.
 #![no_main]
 
+mod reference;
+
 use std::collections::BTreeMap;
 
 use agentwarden_domain::governance::{
-    Decision, EnvValue, FileRead, GateInputs, candidates_to_read, evaluate, parse_request, read_agent, read_persona,
+    Decision, EnvValue, FileRead, GateInputs, candidates_to_read, evaluate, parse_request, read_agent,
+    read_persona,
 };
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -13,15 +16,6 @@ use serde_json::Value;
 const PERSONA: &str = "---\nsubagents: [PREPARATION, REVIEW, BAD]\n---\n";
 const GOOD: &str = "---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n";
 const BAD: &str = "---\nAGENT_TYPE: \"2\"\n---\n";
-
-fn reference_allows(request: &Value) -> bool {
-    let Some(meta) = request.pointer("/opts/subagentGovernance").and_then(Value::as_object) else { return false };
-    let reference = meta.get("approvalRef").and_then(Value::as_str);
-    request.get("persona").and_then(Value::as_str) == Some("MANAGER")
-        && meta.get("contextSealed") == Some(&Value::Bool(true))
-        && meta.get("pipelineRunApproved") == Some(&Value::Bool(true))
-        && reference.is_some_and(|r| !r.trim().is_empty() && r.chars().count() <= 256 && !r.chars().any(char::is_control))
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -42,14 +36,25 @@ fuzz_target!(|data: &[u8]| {
             (name, read_agent(&file))
         })
         .collect();
-    let inputs = GateInputs { env_var: "E".into(), env: EnvValue::Set("true".into()), request, persona, agents, recorded: None };
+    let inputs = GateInputs {
+        env_var: "E".into(),
+        env: EnvValue::Set("true".into()),
+        request,
+        persona,
+        agents,
+        recorded: None,
+    };
     let report = evaluate(&inputs).report;
     if report.decision == Decision::Allow {
         let parsed: Value = serde_json::from_str(text).expect("an allowed request is JSON");
-        assert!(reference_allows(&parsed), "allowed without every gate's check: {text}");
+        assert!(reference::allows(&parsed), "allowed without every gate's check: {text}");
         assert!(report.gates.iter().all(|g| g.verdict.passed));
         assert!(!report.delegated.is_empty());
-        assert!(report.delegated.iter().all(|d| d == "PREPARATION" || d == "REVIEW"), "{:?}", report.delegated);
+        assert!(
+            report.delegated.iter().all(|d| d == "PREPARATION" || d == "REVIEW"),
+            "{:?}",
+            report.delegated
+        );
     } else {
         assert!(report.delegated.is_empty());
         assert!(report.first_failure.is_some());

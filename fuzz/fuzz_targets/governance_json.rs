@@ -4,11 +4,14 @@
 //! `contextSealed` and `pipelineRunApproved` are exactly `true`, and `approvalRef` is usable.
 #![no_main]
 
+mod reference;
+
 use std::collections::BTreeMap;
 use std::fmt;
 
 use agentwarden_domain::governance::{
-    Decision, EnvValue, FileRead, GateInputs, candidates_to_read, evaluate, parse_request, read_agent, read_persona,
+    Decision, EnvValue, FileRead, GateInputs, candidates_to_read, evaluate, parse_request, read_agent,
+    read_persona,
 };
 use libfuzzer_sys::fuzz_target;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -77,18 +80,14 @@ impl<'de> Visitor<'de> for Check {
 
 fn reference_allows(text: &str) -> bool {
     let Ok(NoDuplicates(true)) = serde_json::from_str::<NoDuplicates>(text) else { return false };
-    let Ok(request) = serde_json::from_str::<Value>(text) else { return false };
-    let Some(meta) = request.pointer("/opts/subagentGovernance").and_then(Value::as_object) else { return false };
-    let reference = meta.get("approvalRef").and_then(Value::as_str);
-    request.get("persona").and_then(Value::as_str) == Some("MANAGER")
-        && meta.get("contextSealed") == Some(&Value::Bool(true))
-        && meta.get("pipelineRunApproved") == Some(&Value::Bool(true))
-        && reference.is_some_and(|r| !r.trim().is_empty() && r.chars().count() <= 256 && !r.chars().any(char::is_control))
+    serde_json::from_str::<Value>(text).is_ok_and(|request| reference::allows(&request))
 }
 
 fuzz_target!(|data: &[u8]| {
     let Ok(governance) = std::str::from_utf8(data) else { return };
-    let text = format!(r#"{{"persona":"MANAGER","subagents":["PREPARATION"],"opts":{{"subagentGovernance":{governance}}}}}"#);
+    let text = format!(
+        r#"{{"persona":"MANAGER","subagents":["PREPARATION"],"opts":{{"subagentGovernance":{governance}}}}}"#
+    );
     let request = parse_request(&text);
     let persona = match &request.persona {
         Ok(raw) if raw == "MANAGER" => read_persona(raw, Some(&FileRead::Text(PERSONA.into()))),
@@ -98,11 +97,19 @@ fuzz_target!(|data: &[u8]| {
     let agents: BTreeMap<_, _> = candidates_to_read(&request, &persona)
         .into_iter()
         .map(|name| {
-            let file = if name.as_str() == "PREPARATION" { FileRead::Text(AGENT.into()) } else { FileRead::Missing };
+            let file =
+                if name.as_str() == "PREPARATION" { FileRead::Text(AGENT.into()) } else { FileRead::Missing };
             (name, read_agent(&file))
         })
         .collect();
-    let inputs = GateInputs { env_var: "E".into(), env: EnvValue::Set("true".into()), request, persona, agents, recorded: None };
+    let inputs = GateInputs {
+        env_var: "E".into(),
+        env: EnvValue::Set("true".into()),
+        request,
+        persona,
+        agents,
+        recorded: None,
+    };
     let report = evaluate(&inputs).report;
     if report.decision == Decision::Allow {
         assert!(reference_allows(&text), "allowed without every gate's check: {governance}");
