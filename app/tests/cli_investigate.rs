@@ -22,8 +22,11 @@ fn root() -> PathBuf {
 }
 
 fn warden_in(dir: &Path, store: &Path, args: &[&str]) -> Output {
+    // Git must not find a repository above `dir`: the test's workspaces live under the
+    // project's own checkout, and "no repository" must not depend on where that is.
     Command::new(env!("CARGO_BIN_EXE_warden"))
         .current_dir(dir)
+        .env("GIT_CEILING_DIRECTORIES", dir)
         .arg("--store")
         .arg(store)
         .args(args)
