@@ -160,3 +160,26 @@ fn no_store_no_allow() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8(out.stderr).unwrap().contains("deny: the audit log is unavailable"));
 }
+
+#[test]
+fn a_request_of_exactly_1_mib_is_read_and_one_byte_more_is_denied() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let example = std::fs::read_to_string(examples().join("requests/example-1-allow.json")).unwrap();
+    let config = examples().join("agentwarden.toml");
+    let run = |len: usize| {
+        let file = dir.path().join(format!("request-{len}.json"));
+        std::fs::write(&file, format!("{example}{}", " ".repeat(len - example.len()))).unwrap();
+        let args =
+            ["gate", "--request", file.to_str().unwrap(), "--config", config.to_str().unwrap(), "--json"];
+        let out = warden(&store, &args, Some("true"));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), report)
+    };
+    let (code, r) = run(1024 * 1024);
+    assert_eq!((code, r["decision"].as_str()), (Some(0), Some("allow")), "{r}");
+    let (code, r) = run(1024 * 1024 + 1);
+    assert_eq!((code, r["decision"].as_str()), (Some(1), Some("deny")), "{r}");
+    assert_eq!(r["first_failure"]["code"], "request_unreadable", "{r}");
+    assert!(r["first_failure"]["reason"].as_str().unwrap().contains("more than the 1048576 allowed"), "{r}");
+}
