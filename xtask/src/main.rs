@@ -13,7 +13,8 @@ const USAGE: &str = "usage: cargo xtask <ci | bench | demo | fuzz | mutants>
   bench   run the criterion benches and print one summary table
   demo    run warden on the bundled example with a fresh embedded store
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
-  mutants [ARGS…] cargo mutants over the domain crate; fails under a 90 % score";
+  mutants [app] [ARGS…] cargo mutants over the domain crate (or the app's decision paths);
+          fails under a 90 % score";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,6 +1,8 @@
-//! `cargo xtask mutants [ARGS…]`: mutation testing of the `domain` crate with cargo-mutants
-//! (installed when missing), then the score: caught ÷ (caught + missed + timed out), which must
-//! be at least 90 %. Unviable mutants (ones that do not build) do not count either way.
+//! `cargo xtask mutants [app] [ARGS…]`: mutation testing with cargo-mutants (installed when
+//! missing) of the `domain` crate, or with `app` of the application's decision paths (the gate,
+//! lineage, guardrail and hook use cases, against the app's unit and CLI tests); then the score:
+//! caught ÷ (caught + missed + timed out), which must be at least 90 %. Unviable mutants (ones
+//! that do not build) do not count either way.
 //!
 //! ARGS go to cargo-mutants as they are: `--shard 0/4`, `-j 2`, `--file domain/src/json.rs`,
 //! `--iterate`. Settings shared with a plain `cargo mutants` are in `.cargo/mutants.toml`.
@@ -13,6 +15,22 @@ use std::process::Command;
 
 /// The least acceptable share of viable mutants caught.
 const MIN_SCORE: f64 = 0.90;
+
+/// The app's decision paths. The CLI tests they need read git state, so the copy keeps `.git`.
+const APP: &[&str] = &[
+    "-p",
+    "agentwarden",
+    "--file",
+    "app/src/gate.rs",
+    "--file",
+    "app/src/lineage.rs",
+    "--file",
+    "app/src/guard.rs",
+    "--file",
+    "app/src/hook.rs",
+    "--copy-vcs",
+    "true",
+];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
@@ -52,11 +70,16 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let root = root();
-    println!("==> cargo mutants -p agentwarden-domain {}", args.join(" "));
+    let (scope, args): (&[&str], &[String]) = match args.split_first() {
+        Some((first, rest)) if first == "app" => (APP, rest),
+        _ => (&["-p", "agentwarden-domain"], args),
+    };
+    println!("==> cargo mutants {} {}", scope.join(" "), args.join(" "));
     // cargo-mutants exits non-zero whenever a mutant is missed; the score decides here.
     Command::new("cargo")
         .current_dir(&root)
-        .args(["mutants", "-p", "agentwarden-domain"])
+        .arg("mutants")
+        .args(scope)
         .args(args)
         .env("PROPTEST_CASES", "64")
         .status()
