@@ -162,6 +162,7 @@ fn every_kind_of_change_is_named_and_reverted() {
         assert_eq!(event["event_type"], "guardrail_violation");
         assert_eq!(event["actor"], "daemon");
         assert_eq!(event["item"], "ITEM-1");
+        assert_eq!(event["run"], "20260117T223000Z", "filed under its run, for `audit log --run`");
     }
 }
 
