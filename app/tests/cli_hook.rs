@@ -291,7 +291,8 @@ fn a_stop_after_touching_protected_paths_is_blocked_reverted_and_recorded() {
     assert_eq!(answer["decision"], "block");
     let reason = answer["reason"].as_str().unwrap();
     assert!(reason.contains("protected_path_changed") && reason.contains("okrs/q4.md"), "{reason}");
-    assert!(reason.contains("okrs/new.md") && reason.contains("have been reverted"), "{reason}");
+    assert!(reason.contains("have been reverted: okrs/new.md, okrs/q4.md"), "{reason}");
+    assert!(!reason.contains("okrs/q4.md ("), "a revert that worked adds no error: {reason}");
     assert!(reason.contains("result_invalid"), "the prompt asked for out/result.json: {reason}");
     assert!(std::fs::read_to_string(p.root.join("okrs/q4.md")).unwrap().starts_with("# Q4 objectives"));
     assert!(!p.root.join("okrs/new.md").exists());
@@ -315,6 +316,30 @@ fn a_stop_after_touching_protected_paths_is_blocked_reverted_and_recorded() {
     let stops: Vec<&Value> = log.iter().filter(|e| e["event_type"] == "subagent_stopped").collect();
     assert_eq!(stops[0]["payload"]["decision"], "deny");
     assert_eq!(stops[1]["payload"]["decision"], "allow");
+    let results: Vec<&Value> = log.iter().filter(|e| e["event_type"] == "result_validated").collect();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results.iter().all(|e| e["session"] == "demo-session" && e["item"] == "agent-coder-1"),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn each_subagent_is_checked_against_its_own_start() {
+    // The planner starts, a protected file changes, then the coder starts (its snapshot has
+    // the change): the planner's stop must still see the change.
+    let p = project();
+    approve(&p);
+    allowed(&hook(&p, "pre-task-main-planner"));
+    allowed(&hook(&p, "start-planner"));
+    std::fs::write(p.root.join("okrs/q4.md"), "rewritten while the planner ran\n").unwrap();
+    allowed(&hook(&p, "pre-agent-planner-coder"));
+    allowed(&hook(&p, "start-coder"));
+    let stop_planner =
+        event("stop-coder").replace("agent-coder-1", "agent-planner-1").replace(r#""coder""#, r#""planner""#);
+    let (code, answer, _) = hook_text(&p, &stop_planner, true);
+    assert_eq!((code, answer["decision"].as_str()), (0, Some("block")), "{answer}");
+    assert!(answer["reason"].as_str().unwrap().contains("okrs/q4.md"), "{answer}");
 }
 
 #[test]
