@@ -407,6 +407,32 @@ mod tests {
         assert_eq!(fresh.records().await.unwrap().head, state.head);
     }
 
+    #[tokio::test]
+    async fn an_event_another_writer_appended_in_between_is_never_skipped() {
+        use agentwarden_domain::claude_code::{ApprovalGranted, ApprovalRevoked};
+        let store = Arc::new(MemoryEventStore::new());
+        let grant = AuditEvent::ApprovalGranted(ApprovalGranted {
+            approval_ref: "G".into(),
+            approved_by: None,
+            expires_at: None,
+            scope: Scope::default(),
+        });
+        let ours = warden(store.clone());
+        ours.record(Correlation::default(), &grant).await.unwrap();
+        let mut state = ours.records().await.unwrap();
+        assert!(state.governance.approvals["G"].revoked.is_none());
+        // Another process revokes G between our read and our write.
+        let revoke =
+            AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: Some("G".into()), by: None });
+        warden(store.clone()).record(Correlation::default(), &revoke).await.unwrap();
+        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        let head = ours.record_and_apply(&mut state, Correlation::default(), note).await.unwrap();
+        assert_eq!(head.seq, 3);
+        let caught_up = ours.records().await.unwrap();
+        assert_eq!(caught_up.head, head);
+        assert!(caught_up.governance.approvals["G"].revoked.is_some(), "the revoke in between is folded");
+    }
+
     /// A log whose second record was edited after it was written.
     #[derive(Debug)]
     struct Tampered(Vec<StoredRecord>);

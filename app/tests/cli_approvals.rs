@@ -196,3 +196,21 @@ async fn an_approval_expires_on_the_clock() {
     assert_eq!((first.gate.as_str(), first.code.as_ref()), ("approval_ref", "approval_expired"));
     assert!(after.grant.is_none());
 }
+
+#[test]
+fn a_seal_covers_the_toml_manifests_and_names_a_file_it_cannot_read() {
+    let p = project(true);
+    std::fs::write(p.root.join("manifests/NOTES.md"), "not a manifest\n").unwrap();
+    ok(&p, &["seal"]);
+    let out = warden(&p, &["seal", "--show", "--json"]);
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(shown.contains("manifests/agents.toml"), "{shown}");
+    assert!(!shown.contains("NOTES.md"), "only *.toml files are manifests: {shown}");
+    // A persona file that is not UTF-8 cannot be sealed, and the refusal says why.
+    std::fs::write(p.root.join("personas/AGENT_BROKEN.md"), [0xff, 0xfe]).unwrap();
+    let out = warden(&p, &["seal"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr.contains("cannot seal") && stderr.contains("AGENT_BROKEN.md"), "{stderr}");
+    assert!(!stderr.contains("vanished"), "the reason is the read's, not a guess: {stderr}");
+}

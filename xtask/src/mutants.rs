@@ -1,6 +1,7 @@
 //! `cargo xtask mutants [app] [ARGS…]`: mutation testing with cargo-mutants (installed when
 //! missing) of the `domain` crate, or with `app` of the application's decision paths (the gate,
-//! lineage, guardrail and hook use cases, against the app's unit and CLI tests); then the score:
+//! lineage, guardrail, hook, recorded-approval and fan-out use cases, against the app's unit
+//! and CLI tests); then the score:
 //! caught ÷ (caught + missed + timed out), which must be at least 90 %. Unviable mutants (ones
 //! that do not build) do not count either way.
 //!
@@ -28,6 +29,10 @@ const APP: &[&str] = &[
     "app/src/guard.rs",
     "--file",
     "app/src/hook.rs",
+    "--file",
+    "app/src/records.rs",
+    "--file",
+    "app/src/fanout.rs",
     "--copy-vcs",
     "true",
 ];
