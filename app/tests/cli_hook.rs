@@ -539,3 +539,23 @@ fn a_panic_mid_decision_is_exit_2_not_101() {
     assert!(stderr.contains("internal_error") && stderr.contains("fault injected"), "{stderr}");
     assert_eq!(warden(&p, &["audit", "verify"], "", true).status.code(), Some(0), "the log still verifies");
 }
+
+#[test]
+fn a_store_truncated_between_runs_is_exit_2_never_an_allow() {
+    let p = project();
+    approve(&p);
+    let db = p.store.join("db");
+    let file = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+    file.set_len(100).unwrap();
+    drop(file);
+    let out = hook_with(&p, Command::new(env!("CARGO_BIN_EXE_warden")));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty(), "no answer on stdout: exit 2 is the deny");
+    assert!(stderr.contains("store_unavailable"), "{stderr}");
+    assert_ne!(
+        warden(&p, &["audit", "verify"], "", true).status.code(),
+        Some(0),
+        "a cut log does not verify"
+    );
+}
