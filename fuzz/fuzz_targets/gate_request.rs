@@ -4,12 +4,7 @@
 
 mod reference;
 
-use std::collections::BTreeMap;
-
-use agentwarden_domain::governance::{
-    Decision, EnvValue, FileRead, GateInputs, candidates_to_read, evaluate, parse_request, read_agent,
-    read_persona,
-};
+use agentwarden_domain::governance::{Decision, FileRead};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -19,32 +14,11 @@ const BAD: &str = "---\nAGENT_TYPE: \"2\"\n---\n";
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let request = parse_request(text);
-    let persona = match &request.persona {
-        Ok(raw) if raw == "MANAGER" => read_persona(raw, Some(&FileRead::Text(PERSONA.into()))),
-        Ok(raw) => read_persona(raw, Some(&FileRead::Missing)),
-        Err(v) => agentwarden_domain::governance::PersonaReading::Invalid(v.clone()),
-    };
-    let agents: BTreeMap<_, _> = candidates_to_read(&request, &persona)
-        .into_iter()
-        .map(|name| {
-            let file = match name.as_str() {
-                "PREPARATION" | "REVIEW" => FileRead::Text(GOOD.into()),
-                "BAD" => FileRead::Text(BAD.into()),
-                _ => FileRead::Missing,
-            };
-            (name, read_agent(&file))
-        })
-        .collect();
-    let inputs = GateInputs {
-        env_var: "E".into(),
-        env: EnvValue::Set("true".into()),
-        request,
-        persona,
-        agents,
-        recorded: None,
-    };
-    let report = evaluate(&inputs).report;
+    let report = reference::gate(text, PERSONA, |name| match name {
+        "PREPARATION" | "REVIEW" => FileRead::Text(GOOD.into()),
+        "BAD" => FileRead::Text(BAD.into()),
+        _ => FileRead::Missing,
+    });
     if report.decision == Decision::Allow {
         let parsed: Value = serde_json::from_str(text).expect("an allowed request is JSON");
         assert!(reference::allows(&parsed), "allowed without every gate's check: {text}");

@@ -6,13 +6,9 @@
 
 mod reference;
 
-use std::collections::BTreeMap;
 use std::fmt;
 
-use agentwarden_domain::governance::{
-    Decision, EnvValue, FileRead, GateInputs, candidates_to_read, evaluate, parse_request, read_agent,
-    read_persona,
-};
+use agentwarden_domain::governance::{Decision, FileRead};
 use libfuzzer_sys::fuzz_target;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -88,29 +84,9 @@ fuzz_target!(|data: &[u8]| {
     let text = format!(
         r#"{{"persona":"MANAGER","subagents":["PREPARATION"],"opts":{{"subagentGovernance":{governance}}}}}"#
     );
-    let request = parse_request(&text);
-    let persona = match &request.persona {
-        Ok(raw) if raw == "MANAGER" => read_persona(raw, Some(&FileRead::Text(PERSONA.into()))),
-        Ok(raw) => read_persona(raw, Some(&FileRead::Missing)),
-        Err(v) => agentwarden_domain::governance::PersonaReading::Invalid(v.clone()),
-    };
-    let agents: BTreeMap<_, _> = candidates_to_read(&request, &persona)
-        .into_iter()
-        .map(|name| {
-            let file =
-                if name.as_str() == "PREPARATION" { FileRead::Text(AGENT.into()) } else { FileRead::Missing };
-            (name, read_agent(&file))
-        })
-        .collect();
-    let inputs = GateInputs {
-        env_var: "E".into(),
-        env: EnvValue::Set("true".into()),
-        request,
-        persona,
-        agents,
-        recorded: None,
-    };
-    let report = evaluate(&inputs).report;
+    let report = reference::gate(&text, PERSONA, |name| {
+        if name == "PREPARATION" { FileRead::Text(AGENT.into()) } else { FileRead::Missing }
+    });
     if report.decision == Decision::Allow {
         assert!(reference_allows(&text), "allowed without every gate's check: {governance}");
         assert!(report.gates.iter().all(|g| g.verdict.passed));
