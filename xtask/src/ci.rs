@@ -98,24 +98,13 @@ fn run_step(step: &Step) -> Result<(), String> {
     }
 }
 
-fn has_cargo_deny() -> bool {
-    Command::new(cargo()).args(["deny", "--version"]).output().is_ok_and(|o| o.status.success())
-}
-
 /// `cargo deny` (installed when missing): the policy checks always; the advisories when the
 /// RustSec database can be fetched. Where it cannot (the build machines reach only package
 /// registries, not github.com), the output says the advisories were not checked, and
 /// `AGENTWARDEN_REQUIRE_ADVISORIES=1` makes that a failure.
 fn supply_chain() -> Result<(), String> {
-    if !has_cargo_deny() {
-        println!("\n==> installing cargo-deny");
-        let started = Instant::now();
-        let status = Command::new(cargo()).args(["install", "cargo-deny", "--locked"]).status();
-        if !status.is_ok_and(|s| s.success()) {
-            return Err("cannot install cargo-deny: the supply-chain check cannot run".into());
-        }
-        println!("==> installed cargo-deny in {:.0} s", started.elapsed().as_secs_f64());
-    }
+    crate::ensure_cargo_tool("deny", "cargo-deny")
+        .map_err(|e| format!("{e}: the supply-chain check cannot run"))?;
     run_step(&DENY_POLICY)?;
     println!("\n==> fetching the RustSec advisory database");
     let fetched = Command::new(cargo()).args(["deny", "fetch", "db"]).status().is_ok_and(|s| s.success());

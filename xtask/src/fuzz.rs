@@ -4,7 +4,6 @@
 //! the targets' own assertions (reference checks of every decision) are the oracle. A crash
 //! stops the run and names the artifact to turn into a regression test.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
@@ -20,14 +19,6 @@ const TARGETS: [&str; 10] = [
     "governance_json",
     "fanout_config_toml",
 ];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
-}
-
-fn has_cargo_fuzz() -> bool {
-    Command::new("cargo").args(["fuzz", "--version"]).output().is_ok_and(|o| o.status.success())
-}
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut seconds = 60u64;
@@ -51,14 +42,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if targets.is_empty() {
         targets = TARGETS.iter().map(|t| (*t).to_owned()).collect();
     }
-    if !has_cargo_fuzz() {
-        println!("==> installing cargo-fuzz");
-        let status = Command::new("cargo").args(["install", "cargo-fuzz", "--locked"]).status();
-        if !status.is_ok_and(|s| s.success()) {
-            return Err("cannot install cargo-fuzz".into());
-        }
-    }
-    let fuzz = root().join("fuzz");
+    crate::ensure_cargo_tool("fuzz", "cargo-fuzz")?;
+    let fuzz = crate::root().join("fuzz");
     for target in &targets {
         let corpus = fuzz.join("corpus").join(target);
         std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;

@@ -6,7 +6,9 @@ mod demo;
 mod fuzz;
 mod mutants;
 
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
 
 const USAGE: &str = "usage: cargo xtask <ci | bench | demo | fuzz | mutants>
   ci      fmt check, clippy -D warnings, all tests, docs with warnings denied, benches compiled
@@ -15,6 +17,28 @@ const USAGE: &str = "usage: cargo xtask <ci | bench | demo | fuzz | mutants>
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
   mutants [app] [ARGS…] cargo mutants over the domain crate (or the app's decision paths);
           fails under a 90 % score";
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// Makes `cargo SUBCOMMAND` available: `cargo install TOOL --locked` when it is not.
+fn ensure_cargo_tool(subcommand: &str, tool: &str) -> Result<(), String> {
+    let present =
+        Command::new("cargo").args([subcommand, "--version"]).output().is_ok_and(|o| o.status.success());
+    if present {
+        return Ok(());
+    }
+    println!("==> installing {tool}");
+    let started = Instant::now();
+    let status = Command::new("cargo").args(["install", tool, "--locked"]).status();
+    if !status.is_ok_and(|s| s.success()) {
+        return Err(format!("cannot install {tool}"));
+    }
+    println!("==> installed {tool} in {:.0} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -11,7 +11,6 @@
 //! failing case, and a thousand runs of the suite must fit in an hour on two cores. Not part
 //! of `ci`: a full run takes about that hour.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The least acceptable share of viable mutants caught.
@@ -37,14 +36,6 @@ const APP: &[&str] = &[
     "true",
 ];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
-}
-
-fn has_cargo_mutants() -> bool {
-    Command::new("cargo").args(["mutants", "--version"]).output().is_ok_and(|o| o.status.success())
-}
-
 /// The number after the last `"key":` in `json` (the totals follow the per-mutant list in
 /// cargo-mutants' `outcomes.json`).
 fn total(json: &str, key: &str) -> Option<u64> {
@@ -67,14 +58,8 @@ fn score(json: &str) -> Result<(f64, [u64; 4]), String> {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    if !has_cargo_mutants() {
-        println!("==> installing cargo-mutants");
-        let status = Command::new("cargo").args(["install", "cargo-mutants", "--locked"]).status();
-        if !status.is_ok_and(|s| s.success()) {
-            return Err("cannot install cargo-mutants".into());
-        }
-    }
-    let root = root();
+    crate::ensure_cargo_tool("mutants", "cargo-mutants")?;
+    let root = crate::root();
     let (scope, args): (&[&str], &[String]) = match args.split_first() {
         Some((first, rest)) if first == "app" => (APP, rest),
         _ => (&["-p", "agentwarden-domain"], args),
