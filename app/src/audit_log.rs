@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use agentwarden_domain::audit::{ChainBreak, ChainVerifier, Checkpoint, Envelope, Head, StoredRecord};
+use agentwarden_domain::audit::{
+    ChainBreak, ChainVerifier, Checkpoint, Envelope, Head, RecordPage, StoredRecord,
+};
 use agentwarden_ports::{EventStore, StoreError};
 use serde::Serialize;
 
@@ -31,24 +33,48 @@ impl std::fmt::Debug for Pages {
 impl Pages {
     /// The next page, or `None` at the end of the log (or of the limit).
     pub async fn next_page(&mut self) -> Result<Option<Vec<StoredRecord>>, StoreError> {
-        if self.done || self.remaining == 0 {
-            return Ok(None);
-        }
-        let want = usize::try_from(self.remaining).unwrap_or(PAGE).min(PAGE);
+        let Some(want) = self.want() else { return Ok(None) };
         let page = self.store.read(self.next, want).await?;
-        match page.last() {
-            None => {
-                self.done = true;
-                Ok(None)
-            }
-            Some(last) => {
-                self.next = last.seq.saturating_add(1);
-                self.remaining = self.remaining.saturating_sub(page.len() as u64);
-                self.done = page.len() < want;
-                Ok(Some(page))
-            }
-        }
+        Ok(self.advance(page.last().map(|r| r.seq), page.len(), want).then_some(page))
     }
+
+    /// [`Pages::next_page`] into `page` (cleared first), for walks that reuse their pages.
+    pub async fn next_into(&mut self, page: RecordPage) -> Result<Option<RecordPage>, StoreError> {
+        let Some(want) = self.want() else { return Ok(None) };
+        let page = self.store.read_page(self.next, want, page).await?;
+        Ok(self.advance(page.last_seq(), page.len(), want).then_some(page))
+    }
+
+    /// How many records the next read asks for; `None` once the walk is over.
+    fn want(&self) -> Option<usize> {
+        (!self.done && self.remaining > 0).then(|| usize::try_from(self.remaining).unwrap_or(PAGE).min(PAGE))
+    }
+
+    /// Moves past a page of `len` records ending at `last`; false if it was empty (the end).
+    fn advance(&mut self, last: Option<u64>, len: usize, want: usize) -> bool {
+        let Some(last) = last else {
+            self.done = true;
+            return false;
+        };
+        self.next = last.saturating_add(1);
+        self.remaining = self.remaining.saturating_sub(len as u64);
+        self.done = len < want;
+        true
+    }
+}
+
+/// Checks `page`'s chain with `verifier` on a blocking thread. Hands back the page, and the
+/// verifier or where the chain broke.
+pub(crate) async fn verify_page(
+    page: RecordPage,
+    mut verifier: ChainVerifier,
+) -> Result<(RecordPage, Result<ChainVerifier, ChainBreak>), WardenError> {
+    let checked = tokio::task::spawn_blocking(move || {
+        let checked = page.iter().try_for_each(|record| verifier.push(record));
+        (page, checked.map(|()| verifier))
+    })
+    .await;
+    checked.map_err(|e| StoreError::Unavailable { reason: format!("the verifying task failed: {e}") }.into())
 }
 
 /// The answer of [`Warden::verify`].
@@ -113,12 +139,18 @@ impl Warden {
     pub async fn verify(&self, checkpoint: Option<Checkpoint>) -> Result<Verification, WardenError> {
         let mut verifier = checkpoint.map_or_else(ChainVerifier::new, ChainVerifier::with_checkpoint);
         let mut pages = self.pages(1, None);
-        while let Some(page) = pages.next_page().await? {
-            for record in &page {
-                if let Err(broken) = verifier.push(record) {
-                    return Ok(Verification::Broken(broken));
-                }
-            }
+        // Page k + 1 is read while page k is hashed, on a blocking thread.
+        let mut spare = RecordPage::new();
+        let mut current = pages.next_into(RecordPage::new()).await?;
+        while let Some(page) = current {
+            let (read, checked) = tokio::join!(pages.next_into(spare), verify_page(page, verifier));
+            let (page, checked) = checked?;
+            verifier = match checked {
+                Ok(verifier) => verifier,
+                Err(broken) => return Ok(Verification::Broken(broken)),
+            };
+            spare = page;
+            current = read?;
         }
         Ok(match verifier.finish() {
             Ok(head) => Verification::Intact { head },

@@ -220,6 +220,10 @@ mod tests {
     fn warden(mut store: MockEventStore) -> Warden {
         // The records are read first: an empty log.
         store.expect_read().returning(|_, _| Ok(Vec::new()));
+        store.expect_read_page().returning(|_, _, mut page| {
+            page.clear();
+            Ok(page)
+        });
         let mut files = MockFileSystem::new();
         files.expect_read_text().returning(|path, _| {
             if path.ends_with("AGENT_M.md") {

@@ -8,9 +8,10 @@
 //! error naming its seq too — an answer that silently skipped it would be wrong.
 
 use agentwarden_domain::audit::projections::{Projection, Recorded};
-use agentwarden_domain::audit::{ChainVerifier, EnvelopeRef, Head, StoredRecord, decode_ref};
+use agentwarden_domain::audit::{ChainVerifier, EnvelopeRef, Head, RecordPage, decode_ref};
 use agentwarden_ports::StoreError;
 
+use crate::audit_log::verify_page;
 use crate::warden::{Warden, WardenError};
 
 impl Warden {
@@ -78,27 +79,30 @@ impl Warden {
         let limit = until.map(|until| until.saturating_sub(after.seq));
         let mut pages = self.pages(after.seq.saturating_add(1), limit);
         let mut verifier = ChainVerifier::after(after);
-        let mut unverified = pages.next_page().await?;
-        let mut verified: Option<Vec<StoredRecord>> = None;
+        // Folded pages come back here and are refilled: a walk allocates four pages at most.
+        let mut spare: Vec<RecordPage> = Vec::new();
+        let mut unverified = pages.next_into(RecordPage::new()).await?;
+        let mut verified: Option<RecordPage> = None;
         while unverified.is_some() || verified.is_some() {
             let more = unverified.is_some();
+            let buffer = spare.pop().unwrap_or_default();
             let (read, checked, folded) = tokio::join!(
-                async { if more { pages.next_page().await } else { Ok(None) } },
-                verify_page(unverified.take(), verifier),
+                async { if more { pages.next_into(buffer).await } else { Ok(None) } },
+                verify_next(unverified.take(), verifier),
                 async {
-                    let Some(page) = verified.take() else { return Ok(()) };
-                    for record in &page {
+                    let Some(page) = verified.take() else { return Ok(None) };
+                    for record in page.iter() {
                         let envelope = EnvelopeRef::parse(record)
                             .map_err(|e| StoreError::Corrupt { seq: record.seq, why: e.to_string() })?;
                         visit(&envelope, Head { seq: record.seq, hash: record.hash })?;
                     }
-                    if let Some(last) = page.last() {
-                        progress(last.seq);
+                    if let Some(last) = page.last_seq() {
+                        progress(last);
                     }
-                    Ok::<(), WardenError>(())
+                    Ok::<_, WardenError>(Some(page))
                 }
             );
-            folded?;
+            spare.extend(folded?);
             (verified, verifier) = checked?;
             unverified = read?;
         }
@@ -106,18 +110,14 @@ impl Warden {
     }
 }
 
-/// Checks `page`'s chain with `verifier` on a blocking thread; hands both back.
-async fn verify_page(
-    page: Option<Vec<StoredRecord>>,
-    mut verifier: ChainVerifier,
-) -> Result<(Option<Vec<StoredRecord>>, ChainVerifier), WardenError> {
+/// [`verify_page`] for a page that may not be there; a break is an error.
+async fn verify_next(
+    page: Option<RecordPage>,
+    verifier: ChainVerifier,
+) -> Result<(Option<RecordPage>, ChainVerifier), WardenError> {
     let Some(page) = page else { return Ok((None, verifier)) };
-    tokio::task::spawn_blocking(move || {
-        page.iter().try_for_each(|record| verifier.push(record)).map(|()| (Some(page), verifier))
-    })
-    .await
-    .map_err(|e| StoreError::Unavailable { reason: format!("the verifying task failed: {e}") })?
-    .map_err(WardenError::Broken)
+    let (page, checked) = verify_page(page, verifier).await?;
+    Ok((Some(page), checked.map_err(WardenError::Broken)?))
 }
 
 #[cfg(test)]

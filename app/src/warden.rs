@@ -305,6 +305,7 @@ mod tests {
         let mut store = MockEventStore::new();
         store.expect_append().returning(|_, _| Err(StoreError::Unavailable { reason: "disk full".into() }));
         store.expect_read().returning(|_, _| Err(StoreError::Unavailable { reason: "gone".into() }));
+        store.expect_read_page().returning(|_, _, _| Err(StoreError::Unavailable { reason: "gone".into() }));
         let warden = Warden::builder().event_store(Arc::new(store)).build().unwrap();
         let err = warden.record(Correlation::default(), &note()).await.unwrap_err();
         assert_eq!(err.code(), "store_unavailable");

@@ -4,7 +4,7 @@
 //! write time, under its own single-writer lock, so `seq` and `prev_hash` always agree with the
 //! head they are written after.
 
-use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
+use agentwarden_domain::audit::{EventDraft, Head, RecordPage, StoredRecord};
 use async_trait::async_trait;
 
 /// The position an append expects the log to be at.
@@ -101,6 +101,21 @@ pub trait EventStore: Send + Sync {
     /// Up to `limit` records from `from` (inclusive) on, in order.
     async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError>;
 
+    /// [`EventStore::read`] into `page`, which is cleared first and handed back: what a walk
+    /// over the whole log calls, reusing a few pages instead of allocating per record. A store
+    /// that can fill the page without an owned copy of each record overrides this.
+    async fn read_page(
+        &self,
+        from: u64,
+        limit: usize,
+        mut page: RecordPage,
+    ) -> Result<RecordPage, StoreError> {
+        let records = self.read(from, limit).await?;
+        page.clear();
+        page.extend(&records);
+        Ok(page)
+    }
+
     /// The last event's position and hash.
     async fn head(&self) -> Result<Head, StoreError>;
 
@@ -124,6 +139,10 @@ macro_rules! forward_event_store {
 
             async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
                 (**self).read(from, limit).await
+            }
+
+            async fn read_page(&self, from: u64, limit: usize, page: RecordPage) -> Result<RecordPage, StoreError> {
+                (**self).read_page(from, limit, page).await
             }
 
             async fn head(&self) -> Result<Head, StoreError> {

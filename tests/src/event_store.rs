@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use agentwarden_domain::audit::{Envelope, Head, StoredRecord, verify};
+use agentwarden_domain::audit::{Envelope, Head, RecordPage, StoredRecord, verify};
 use agentwarden_ports::{EventStore, Expected, StoreError};
 
 use crate::note;
@@ -85,6 +85,15 @@ pub async fn reads_ranges_in_order<S: EventStore + ?Sized>(store: &S) {
     assert_eq!(seqs(store.read(0, 2).await.unwrap()), [1, 2]);
     assert!(store.read(21, 10).await.unwrap().is_empty());
     assert!(store.read(5, 0).await.unwrap().is_empty());
+    // `read_page` answers exactly as `read`, into a page that is cleared first: reuse a page
+    // that still holds other records each time.
+    let mut page = store.read_page(1, 20, RecordPage::new()).await.unwrap();
+    for (from, limit) in [(5, 3), (18, 10), (0, 2), (21, 10), (5, 0), (1, 20)] {
+        let expected = store.read(from, limit).await.unwrap();
+        page = store.read_page(from, limit, page).await.unwrap();
+        let got: Vec<StoredRecord> = page.iter().map(|r| r.to_owned_record()).collect();
+        assert_eq!(got, expected, "read_page({from}, {limit})");
+    }
 }
 
 /// An append at the wrong expected head is refused with `Conflict`, and writes nothing.

@@ -16,7 +16,7 @@ struct Ratio {
     target: f64,
 }
 
-const RATIOS: [Ratio; 11] = [
+const RATIOS: [Ratio; 12] = [
     Ratio {
         what: "plan 1M items, round-robin, vs sort -u",
         ours: ("plan_1m", "round_robin"),
@@ -84,6 +84,13 @@ const RATIOS: [Ratio; 11] = [
         what: "replay `decisions` vs raw scan + BLAKE3",
         ours: ("replay", "warden_decisions"),
         baseline: ("replay", "raw_sled_scan_hash"),
+        events: f64::NAN,
+        target: 0.5,
+    },
+    Ratio {
+        what: "replay `decisions` vs the store's paged read alone",
+        ours: ("replay", "warden_decisions"),
+        baseline: ("replay", "store_read_pages"),
         events: f64::NAN,
         target: 0.5,
     },

@@ -24,7 +24,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agentwarden_domain::audit::{BreakKind, ChainBreak, ChainVerifier, EventDraft, Hash, Head, StoredRecord};
+use agentwarden_domain::audit::{
+    BreakKind, ChainBreak, ChainVerifier, EventDraft, Hash, Head, RecordPage, StoredRecord,
+};
 use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
 use async_trait::async_trait;
 
@@ -126,12 +128,18 @@ fn key(seq: u64) -> [u8; 8] {
     seq.to_be_bytes()
 }
 
-fn decode(key: &[u8], value: &[u8]) -> Result<StoredRecord, StoreError> {
+/// A stored entry's seq, hash and body, borrowed.
+fn split<'v>(key: &[u8], value: &'v [u8]) -> Result<(u64, Hash, &'v [u8]), StoreError> {
     let seq =
         <[u8; 8]>::try_from(key).map(u64::from_be_bytes).map_err(|_| corrupt(0, "a key is not 8 bytes"))?;
     let (hash, body) =
         value.split_first_chunk::<32>().ok_or_else(|| corrupt(seq, "record shorter than its hash"))?;
-    Ok(StoredRecord { seq, hash: Hash::from_bytes(*hash), body: body.to_vec() })
+    Ok((seq, Hash::from_bytes(*hash), body))
+}
+
+fn decode(key: &[u8], value: &[u8]) -> Result<StoredRecord, StoreError> {
+    let (seq, hash, body) = split(key, value)?;
+    Ok(StoredRecord { seq, hash, body: body.to_vec() })
 }
 
 fn encode(record: &StoredRecord) -> Vec<u8> {
@@ -252,6 +260,23 @@ impl SledEventStore {
         Ok(out)
     }
 
+    /// [`SledEventStore::read_blocking`] into `page`: each value is copied once, into the
+    /// page's buffer, with no allocation per record.
+    fn read_page_blocking(
+        &self,
+        from: u64,
+        limit: usize,
+        mut page: RecordPage,
+    ) -> Result<RecordPage, StoreError> {
+        page.clear();
+        for entry in self.inner.events.range(key(from)..).take(limit) {
+            let (k, v) = entry.map_err(unavailable("cannot read events"))?;
+            let (seq, hash, body) = split(&k, &v)?;
+            page.push(seq, hash, body);
+        }
+        Ok(page)
+    }
+
     fn current_head(&self) -> Result<Head, StoreError> {
         self.inner.head.lock().map(|h| *h).map_err(|_| poisoned())
     }
@@ -368,6 +393,13 @@ impl EventStore for SledEventStore {
     async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
         let store = self.clone();
         tokio::task::spawn_blocking(move || store.read_blocking(from, limit))
+            .await
+            .map_err(|e| StoreError::Unavailable { reason: format!("read task failed: {e}") })?
+    }
+
+    async fn read_page(&self, from: u64, limit: usize, page: RecordPage) -> Result<RecordPage, StoreError> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.read_page_blocking(from, limit, page))
             .await
             .map_err(|e| StoreError::Unavailable { reason: format!("read task failed: {e}") })?
     }

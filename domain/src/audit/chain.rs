@@ -9,6 +9,7 @@ use std::fmt;
 use super::checkpoint::Checkpoint;
 use super::envelope::EventDraft;
 use super::hash::Hash;
+use super::page::RecordRef;
 
 /// One stored event: its sequence number, the exact body bytes, and its hash.
 #[derive(Clone, PartialEq, Eq)]
@@ -184,7 +185,8 @@ impl ChainVerifier {
     }
 
     /// Checks the next record. After an error the verifier must not be fed further.
-    pub fn push(&mut self, record: &StoredRecord) -> Result<(), ChainBreak> {
+    pub fn push<'r>(&mut self, record: impl Into<RecordRef<'r>>) -> Result<(), ChainBreak> {
+        let record = record.into();
         let seq = self.head.seq.saturating_add(1);
         if record.seq != seq {
             return Err(ChainBreak { seq, why: BreakKind::Gap { found: record.seq } });
@@ -200,7 +202,7 @@ impl ChainVerifier {
         if !record.body.starts_with(&self.prefix) {
             return Err(ChainBreak { seq, why: BreakKind::Position });
         }
-        if Hash::link(&self.head.hash, &record.body) != record.hash {
+        if Hash::link(&self.head.hash, record.body) != record.hash {
             return Err(ChainBreak { seq, why: BreakKind::HashMismatch });
         }
         if let Some(checkpoint) = self.checkpoint.filter(|c| c.seq == seq)

@@ -15,6 +15,7 @@ mod envelope;
 mod event;
 pub mod explain;
 mod hash;
+mod page;
 pub mod projections;
 mod time;
 mod view;
@@ -28,6 +29,7 @@ pub use event::{
 };
 pub use explain::{Explanation, explain};
 pub use hash::{Hash, ParseHashError};
+pub use page::{RecordPage, RecordRef};
 pub use projections::{Projection, Recorded};
 pub use time::{InvalidTimestamp, Timestamp};
 pub use view::EnvelopeRef;

@@ -9,9 +9,9 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
-use super::chain::StoredRecord;
 use super::envelope::{Envelope, EnvelopeError};
 use super::hash::Hash;
+use super::page::RecordRef;
 use super::time::Timestamp;
 
 /// An event's envelope, borrowed from its stored body (or from an owned [`Envelope`]).
@@ -62,9 +62,13 @@ struct Body<'a> {
 
 impl<'a> EnvelopeRef<'a> {
     /// Reads a stored record's body, as [`Envelope::parse`] does, without copying it.
-    pub fn parse(record: &'a StoredRecord) -> Result<EnvelopeRef<'a>, EnvelopeError> {
+    pub fn parse(record: impl Into<RecordRef<'a>>) -> Result<EnvelopeRef<'a>, EnvelopeError> {
+        let record = record.into();
         let malformed = |why: String| EnvelopeError::Malformed { seq: record.seq, why };
-        let body: Body<'a> = serde_json::from_slice(&record.body).map_err(|e| malformed(e.to_string()))?;
+        // One UTF-8 check of the whole body, then a parse from text: cheaper than the per-string
+        // checks of a parse from bytes (and a body that is not UTF-8 is not JSON either).
+        let text = std::str::from_utf8(record.body).map_err(|e| malformed(e.to_string()))?;
+        let body: Body<'a> = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
         if body.seq != record.seq {
             return Err(EnvelopeError::SeqMismatch { seq: record.seq, declared: body.seq });
         }
