@@ -13,8 +13,10 @@ use serde::Serialize;
 
 use crate::warden::{Warden, WardenError};
 
-/// How many records a walk reads at a time.
-const PAGE: usize = 1024;
+/// How many records a walk reads at a time (about 2.5 MB of bodies). On the replay bench
+/// (2 cores, 1M events, one run each) pages of 1024 replayed in 3.44 s, 4096 in 2.83 s and
+/// 16384 in 2.98 s: the pipeline's stages hand over a quarter as often.
+pub(crate) const PAGE: usize = 4096;
 
 /// Reads a log in order, a page at a time.
 pub struct Pages {

@@ -129,13 +129,15 @@ mod tests {
     use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, OperatorNote};
 
     use crate::Warden;
+    use crate::audit_log::PAGE;
 
     #[tokio::test]
     async fn replay_streams_every_page_in_order() -> Result<(), crate::WardenError> {
         let warden = Warden::builder().event_store(Arc::new(MemoryEventStore::new())).build()?;
         let session = Some(CorrelationId::new("s")?);
         // More than two pages, so that the read-ahead and the page boundaries are crossed.
-        for i in 0..2500 {
+        let events = 2 * PAGE as u64 + PAGE as u64 / 2;
+        for i in 0..events {
             let note = AuditEvent::OperatorNote(OperatorNote { message: format!("note {i}") });
             let correlation = if i % 2 == 0 {
                 Correlation { session: session.clone(), ..Correlation::default() }
@@ -146,16 +148,16 @@ mod tests {
         }
         let timeline = warden.replay(&Timeline { session: "s".into() }).await?;
         let seqs: Vec<u64> = timeline.iter().map(|e| e.seq).collect();
-        assert_eq!(seqs, (1..=2500).step_by(2).collect::<Vec<u64>>());
+        assert_eq!(seqs, (1..=events).step_by(2).collect::<Vec<u64>>());
         assert_eq!(warden.replay(&Decisions).await?.total.allow, 0, "notes decide nothing");
         let mut seen = Vec::new();
         let head = warden
-            .walk_verified(Some(1500), &mut |_| {}, |e| {
+            .walk_verified(Some(PAGE as u64 + 500), &mut |_| {}, |e| {
                 seen.push(e.seq);
                 Ok(())
             })
             .await?;
-        assert_eq!((head.seq, seen.len()), (1500, 1500));
+        assert_eq!((head.seq, seen.len() as u64), (PAGE as u64 + 500, PAGE as u64 + 500));
         Ok(())
     }
 }

@@ -286,10 +286,7 @@ mod tests {
     ];
 
     fn text() -> impl Strategy<Value = String> {
-        prop_oneof![
-            "[a-z0-9_.:-]{0,12}",
-            "[a-zé✓ \"\\\\/\u{1}\u{1f}]{0,8}",
-        ]
+        prop_oneof!["[a-z0-9_.:-]{0,12}", "[a-zé✓ \"\\\\/\u{1}\u{1f}]{0,8}",]
     }
 
     prop_compose! {
