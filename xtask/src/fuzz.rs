@@ -7,7 +7,7 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 10] = [
+const TARGETS: [&str; 11] = [
     "hook_input",
     "gate_request",
     "instruction_file",
@@ -18,6 +18,7 @@ const TARGETS: [&str; 10] = [
     "audit_record",
     "governance_json",
     "fanout_config_toml",
+    "envelope_view",
 ];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
