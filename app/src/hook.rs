@@ -352,14 +352,14 @@ fn verdict(code: &'static str, reason: String) -> Verdict {
 mod tests {
     use std::sync::Arc;
 
-    use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
+    use agentwarden_domain::audit::Head;
     use agentwarden_domain::claude_code::HookState;
     use agentwarden_domain::governance::{ApprovalRecord, Approvals, Scope};
-    use agentwarden_ports::StoreError;
-    use agentwarden_ports::{Appended, EventStore, Expected, StateStore};
+    use agentwarden_ports::{EventStore, StateStore};
 
     use super::*;
     use crate::MemoryEventStore;
+    use crate::testing::FixedLog;
 
     const SPAWN: &str = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Task",
         "tool_use_id":"t1","tool_input":{"subagent_type":"planner"}}"#;
@@ -433,24 +433,6 @@ mod tests {
         assert!(caught_up.governance.approvals["G"].revoked.is_some(), "the revoke in between is folded");
     }
 
-    /// A log whose second record was edited after it was written.
-    #[derive(Debug)]
-    struct Tampered(Vec<StoredRecord>);
-
-    #[async_trait::async_trait]
-    impl EventStore for Tampered {
-        async fn append(&self, _: Expected, _: Vec<EventDraft>) -> Result<Appended, StoreError> {
-            Err(StoreError::Unavailable { reason: "read-only".into() })
-        }
-        async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
-            let skip = usize::try_from(from.saturating_sub(1)).unwrap_or(usize::MAX);
-            Ok(self.0.iter().skip(skip).take(limit).cloned().collect())
-        }
-        async fn head(&self) -> Result<Head, StoreError> {
-            Ok(self.0.last().map_or(Head::EMPTY, |r| Head { seq: r.seq, hash: r.hash }))
-        }
-    }
-
     #[tokio::test]
     async fn a_log_that_does_not_verify_is_exit_2_never_a_decision() {
         let store = Arc::new(MemoryEventStore::new());
@@ -465,7 +447,7 @@ mod tests {
         let mut records = store.read(1, 10).await.unwrap();
         let body = String::from_utf8(records[1].body.clone()).unwrap().replace("\"by\":null", "\"by\":\"x\"");
         records[1].body = body.into_bytes();
-        let warden = Warden::builder().event_store(Arc::new(Tampered(records))).build().unwrap();
+        let warden = Warden::builder().event_store(Arc::new(FixedLog(records))).build().unwrap();
         let answer = warden.hook(SPAWN).await;
         assert_eq!(answer.exit_code, HOOK_FAILED, "{answer:?}");
         assert!(answer.stderr.unwrap().starts_with("store_corrupt"));
@@ -476,7 +458,7 @@ mod tests {
     async fn a_decision_that_cannot_be_recorded_is_a_deny() {
         let store = Arc::new(MemoryEventStore::new());
         let records = store.read(1, 10).await.unwrap();
-        let warden = Warden::builder().event_store(Arc::new(Tampered(records))).build().unwrap();
+        let warden = Warden::builder().event_store(Arc::new(FixedLog(records))).build().unwrap();
         let answer = warden.hook(SPAWN).await;
         assert_eq!(answer.exit_code, 0);
         let stdout: serde_json::Value = serde_json::from_str(&answer.stdout.unwrap()).unwrap();

@@ -33,6 +33,8 @@ pub mod manifests;
 mod records;
 mod replay;
 pub mod store;
+#[cfg(test)]
+mod testing;
 mod warden;
 
 pub use agentwarden_adapters::{

@@ -167,41 +167,12 @@ mod broken_tests {
     use std::sync::Arc;
 
     use agentwarden_adapters::MemoryEventStore;
-    use agentwarden_domain::audit::{
-        AuditEvent, BreakKind, ChainBreak, Correlation, EventDraft, Head, OperatorNote, StoredRecord,
-    };
-    use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
-    use async_trait::async_trait;
+    use agentwarden_domain::audit::{AuditEvent, BreakKind, ChainBreak, Correlation, OperatorNote};
+    use agentwarden_ports::EventStore;
 
     use crate::audit_log::{PAGE, Verification};
+    use crate::testing::FixedLog;
     use crate::{Warden, WardenError};
-
-    /// A store whose record at `at` reads back with one byte of its body changed.
-    struct Tampered {
-        inner: MemoryEventStore,
-        at: u64,
-    }
-
-    #[async_trait]
-    impl EventStore for Tampered {
-        async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
-            self.inner.append(expected, batch).await
-        }
-
-        async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
-            let mut records = self.inner.read(from, limit).await?;
-            for record in records.iter_mut().filter(|r| r.seq == self.at) {
-                if let Some(byte) = record.body.iter_mut().rev().find(|b| b.is_ascii_digit()) {
-                    *byte = if *byte == b'9' { b'0' } else { *byte + 1 };
-                }
-            }
-            Ok(records)
-        }
-
-        async fn head(&self) -> Result<Head, StoreError> {
-            self.inner.head().await
-        }
-    }
 
     /// A break deep in the log (in the third page, while the next is being read and the one
     /// before folded) is named at its seq by `verify` and by a walk, and nothing at or past it
@@ -209,15 +180,22 @@ mod broken_tests {
     #[tokio::test]
     async fn a_break_past_the_first_pages_stops_verify_and_walks_at_its_seq() -> Result<(), WardenError> {
         let at = 2 * PAGE as u64 + 7;
-        let store = Tampered { inner: MemoryEventStore::new(), at };
-        let warden = Warden::builder().event_store(Arc::new(store)).build()?;
+        let store = Arc::new(MemoryEventStore::new());
+        let honest = Warden::builder().event_store(store.clone()).build()?;
         for chunk in 0..4u64 {
             for i in 0..PAGE as u64 {
                 let note =
                     AuditEvent::OperatorNote(OperatorNote { message: format!("note {}", chunk * 1000 + i) });
-                warden.record(Correlation::default(), &note).await?;
+                honest.record(Correlation::default(), &note).await?;
             }
         }
+        // One digit of the record at `at` changed after it was written.
+        let mut records = store.read(1, 4 * PAGE).await?;
+        let body = &mut records[usize::try_from(at - 1).unwrap_or(usize::MAX)].body;
+        if let Some(byte) = body.iter_mut().rev().find(|b| b.is_ascii_digit()) {
+            *byte = if *byte == b'9' { b'0' } else { *byte + 1 };
+        }
+        let warden = Warden::builder().event_store(Arc::new(FixedLog(records))).build()?;
         let broken = ChainBreak { seq: at, why: BreakKind::HashMismatch };
         assert_eq!(warden.verify(None).await?, Verification::Broken(broken.clone()));
         let mut seen = Vec::new();

@@ -95,14 +95,6 @@ impl RecordPage {
     }
 }
 
-impl<'a> FromIterator<&'a StoredRecord> for RecordPage {
-    fn from_iter<I: IntoIterator<Item = &'a StoredRecord>>(records: I) -> Self {
-        let mut page = RecordPage::new();
-        page.extend(records);
-        page
-    }
-}
-
 impl<'a> Extend<&'a StoredRecord> for RecordPage {
     fn extend<I: IntoIterator<Item = &'a StoredRecord>>(&mut self, records: I) {
         for record in records {
@@ -149,7 +141,8 @@ mod tests {
         let view = RecordRef::from(&stored);
         assert_eq!((view.seq, view.hash, view.body), (7, stored.hash, stored.body.as_slice()));
         assert_eq!(view.to_owned_record(), stored);
-        let page: RecordPage = [&stored, &stored].into_iter().collect();
+        let mut page = RecordPage::new();
+        page.extend([&stored, &stored]);
         assert_eq!(page.iter().collect::<Vec<_>>(), vec![view, view]);
     }
 }
