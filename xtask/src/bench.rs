@@ -262,15 +262,51 @@ fn time_warden_hook(warden: &Path) -> Result<(f64, &'static str), String> {
     )
 }
 
-/// Peak RSS (KiB) of `verify` and of `replay`, or why they could not be measured.
-type Peaks = Result<(u64, u64), String>;
+/// What a fresh process's peak memory is measured on: a name, and the arguments after
+/// `warden --store PATH` (`None`: the raw sled scan, `raw_scan PATH`), and `MALLOC_ARENA_MAX`.
+struct MemoryRun {
+    what: &'static str,
+    warden_args: Option<&'static [&'static str]>,
+    arenas: Option<&'static str>,
+}
 
-/// Peak RSS (KiB) of `warden audit verify` and of `warden audit replay --projection
-/// decisions` on a fresh log of `events` events, read from `/usr/bin/time -f %M`.
-fn verify_peak_kib(warden: &Path, events: u64) -> Peaks {
+/// The raw scan is sled alone reading the whole log: its peak grows with the log (sled keeps its
+/// page table in memory). A walk meets "memory independent of log length" when its growth from
+/// 100k to 1M events is the raw scan's, under the same allocator settings, within [`WALK_SLACK_KIB`].
+const MEMORY_RUNS: [MemoryRun; 6] = [
+    MemoryRun { what: "raw sled scan (the store alone)", warden_args: None, arenas: None },
+    MemoryRun { what: "`warden audit verify`", warden_args: Some(&["audit", "verify"]), arenas: None },
+    MemoryRun {
+        what: "`warden audit replay --projection decisions`",
+        warden_args: Some(&["audit", "replay", "--projection", "decisions"]),
+        arenas: None,
+    },
+    MemoryRun { what: "raw sled scan, MALLOC_ARENA_MAX=1", warden_args: None, arenas: Some("1") },
+    MemoryRun {
+        what: "`warden audit verify`, MALLOC_ARENA_MAX=1",
+        warden_args: Some(&["audit", "verify"]),
+        arenas: Some("1"),
+    },
+    MemoryRun {
+        what: "`… replay …`, MALLOC_ARENA_MAX=1",
+        warden_args: Some(&["audit", "replay", "--projection", "decisions"]),
+        arenas: Some("1"),
+    },
+];
+
+/// How much more than the raw scan a walk's peak may grow from 100k to 1M events: 8 MiB, under
+/// 10 bytes per extra event.
+const WALK_SLACK_KIB: u64 = 8 * 1024;
+
+/// The log lengths memory is measured at.
+const MEMORY_LENGTHS: [u64; 2] = [100_000, 1_000_000];
+
+/// Median peak RSS (KiB) of three runs of each of [`MEMORY_RUNS`] on a fresh log of `events`
+/// events, read from `/usr/bin/time -f %M`.
+fn peaks_kib(warden: &Path, raw_scan: &Path, events: u64) -> Vec<Result<u64, String>> {
     let store = target_dir().join(format!("bench-verify-{events}"));
     let _ = std::fs::remove_dir_all(&store);
-    exec(
+    let built = exec(
         Command::new(cargo())
             .args([
                 "run",
@@ -284,30 +320,79 @@ fn verify_peak_kib(warden: &Path, events: u64) -> Peaks {
             ])
             .arg(events.to_string())
             .arg(&store),
-    )?;
-    let verify = peak_kib(warden, &store, &["audit", "verify"]);
-    let replay = peak_kib(warden, &store, &["audit", "replay", "--projection", "decisions"]);
+    );
+    let peaks = MEMORY_RUNS
+        .iter()
+        .map(|run| {
+            built.clone()?;
+            let mut runs = (0..3)
+                .map(|_| {
+                    let mut command = Command::new("/usr/bin/time");
+                    command.args(["-f", "%M"]);
+                    match run.warden_args {
+                        Some(args) => command.arg(warden).arg("--store").arg(&store).args(args),
+                        None => command.arg(raw_scan).arg(&store),
+                    };
+                    if let Some(arenas) = run.arenas {
+                        command.env("MALLOC_ARENA_MAX", arenas);
+                    }
+                    peak_kib(&mut command, run.what)
+                })
+                .collect::<Result<Vec<u64>, String>>()?;
+            runs.sort_unstable();
+            runs.get(1).copied().ok_or_else(|| "no runs".to_owned())
+        })
+        .collect();
     let _ = std::fs::remove_dir_all(&store);
-    Ok((verify?, replay?))
+    peaks
 }
 
-fn peak_kib(warden: &Path, store: &Path, args: &[&str]) -> Result<u64, String> {
-    let out = Command::new("/usr/bin/time")
-        .args(["-f", "%M"])
-        .arg(warden)
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .output()
-        .map_err(|e| format!("/usr/bin/time: {e}"))?;
+fn peak_kib(command: &mut Command, what: &str) -> Result<u64, String> {
+    let out = command.output().map_err(|e| format!("/usr/bin/time: {e}"))?;
     if !out.status.success() {
-        return Err(format!("warden {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr)));
+        return Err(format!("{what} failed: {}", String::from_utf8_lossy(&out.stderr)));
     }
     String::from_utf8_lossy(&out.stderr)
         .lines()
         .last()
         .and_then(|l| l.trim().parse().ok())
         .ok_or_else(|| "no peak RSS from /usr/bin/time".to_owned())
+}
+
+/// Prints [`MEMORY_RUNS`]' peaks at each length, their growth, and for each walk whether it
+/// grew no more than the raw scan under the same allocator settings.
+fn print_peaks(peaks: &[Vec<Result<u64, String>>]) {
+    let (Some(short), Some(long)) = (peaks.first(), peaks.get(1)) else { return };
+    println!(
+        "\nfresh-process peak RSS, median of 3 (KiB)      {:>10} {:>10} {:>10}  walk's own growth (≤ {WALK_SLACK_KIB} KiB)",
+        MEMORY_LENGTHS[0], MEMORY_LENGTHS[1], "growth"
+    );
+    let growth = |i: usize| match (short.get(i), long.get(i)) {
+        (Some(Ok(a)), Some(Ok(b))) => Some(b.saturating_sub(*a)),
+        _ => None,
+    };
+    for (i, run) in MEMORY_RUNS.iter().enumerate() {
+        let show = |p: Option<&Result<u64, String>>| match p {
+            Some(Ok(kib)) => kib.to_string(),
+            Some(Err(e)) => format!("not measured: {e}"),
+            None => "—".to_owned(),
+        };
+        let baseline = MEMORY_RUNS.iter().position(|r| r.warden_args.is_none() && r.arenas == run.arenas);
+        let verdict = match (run.warden_args, growth(i), baseline.and_then(growth)) {
+            (Some(_), Some(ours), Some(raw)) => {
+                let own = ours.saturating_sub(raw);
+                format!("{own} KiB  {}", if own <= WALK_SLACK_KIB { "PASS" } else { "MISS" })
+            }
+            _ => String::new(),
+        };
+        println!(
+            "{:<48} {:>10} {:>10} {:>10}  {verdict}",
+            run.what,
+            show(short.get(i)),
+            show(long.get(i)),
+            growth(i).map(|g| format!("+{g}")).unwrap_or_default(),
+        );
+    }
 }
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
@@ -343,12 +428,22 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         "--bin",
         "warden",
     ]))?;
+    exec(Command::new(cargo()).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "agentwarden-adapters",
+        "--example",
+        "raw_scan",
+    ]))?;
     let warden = target_dir().join("release").join("warden");
+    let raw_scan = target_dir().join("release").join("examples").join("raw_scan");
     let gate = time_warden_gate(&warden);
     let hook = time_warden_hook(&warden);
     let has_time = Path::new("/usr/bin/time").exists();
-    let peaks: Vec<(u64, Peaks)> = if has_time {
-        [100_000, 1_000_000].into_iter().map(|n| (n, verify_peak_kib(&warden, n))).collect()
+    let peaks: Vec<Vec<Result<u64, String>>> = if has_time {
+        MEMORY_LENGTHS.into_iter().map(|n| peaks_kib(&warden, &raw_scan, n)).collect()
     } else {
         Vec::new()
     };
@@ -458,13 +553,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         field("peak_rss_kb_before_verify"),
         field("peak_rss_kb_after_verify"),
     );
-    for (events, peak) in peaks {
-        match peak {
-            Ok((verify, replay)) => println!(
-                "fresh process, {events} events: peak RSS `warden audit verify` {verify} KiB, `warden audit replay --projection decisions` {replay} KiB"
-            ),
-            Err(e) => println!("`warden audit verify`, {events} events: not measured: {e}"),
-        }
+    if !has_time {
+        println!("fresh-process peak RSS: not measured (no /usr/bin/time; apt-get install time)");
     }
+    print_peaks(&peaks);
     Ok(())
 }

@@ -1,0 +1,27 @@
+//! A raw sled scan of an event store, nothing verified or decoded: `cargo run --release -p
+//! agentwarden-adapters --example raw_scan -- PATH`. `cargo xtask bench` runs it under
+//! `/usr/bin/time` as the baseline for `warden audit verify`'s and `replay`'s peak memory: what
+//! sled itself holds to read the whole log, which grows with the log (its in-memory page table).
+//!
+//! It opens the database as [`SledConfig::new`] does (same cache) and reads the `events` tree in
+//! order, as a walk does, touching every value.
+
+use agentwarden_adapters::SledConfig;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args().nth(1).ok_or("usage: raw_scan PATH")?;
+    let config = SledConfig::new(path);
+    let db = sled::Config::new().path(&config.path).cache_capacity(config.cache_capacity).open()?;
+    let events = db.open_tree("events")?;
+    let (mut count, mut bytes) = (0u64, 0usize);
+    for entry in events.iter() {
+        let (_, value) = entry?;
+        bytes += std::hint::black_box(value.len());
+        count += 1;
+    }
+    if count == 0 {
+        return Err("no events: not an event store".into());
+    }
+    println!("{count} events, {bytes} bytes");
+    Ok(())
+}
