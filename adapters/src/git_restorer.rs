@@ -1,6 +1,8 @@
 //! Reverting protected paths with git: tracked files come back from `HEAD`, added entries
 //! are removed, directories git cannot hold are recreated, permission bits are put back from the
-//! snapshot. Nothing outside the diff's paths is touched.
+//! snapshot. Nothing outside the diff's paths is touched. A workspace inside a larger
+//! repository is restored from that repository's `HEAD`, under the workspace's own prefix
+//! git runs with `-C root`, so paths resolve relative to the workspace.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path};

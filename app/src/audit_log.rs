@@ -1,6 +1,6 @@
 //! Reading the audit log back: streaming pages, verification (with an optional checkpoint),
-//! checkpoints, and counts. Every walk reads fixed-size pages, so memory stays flat however
-//! long the log is.
+//! checkpoints, and counts. Every walk reads fixed-size pages, so what it holds does not grow
+//! with the log (the store's own state may: ruling S-6).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Investigations: the audit log streamed, verified and decoded into projections.
 //!
 //! Every walk here starts at seq 1 and verifies the hash chain as it reads, a page at a time,
-//! so memory stays flat however long the log is. An investigation never answers from a log
+//! so what it holds does not grow with the log (ruling S-6). An investigation never answers from a log
 //! that does not verify up to the events it read: a break is an error naming the first
 //! broken seq, not a partial answer. An event the projection reads but this reader cannot
 //! decode (an unknown type, a version from the future, a payload of the wrong shape) is an

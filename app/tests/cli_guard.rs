@@ -273,3 +273,41 @@ fn a_revert_that_fails_half_way_is_recorded_and_the_item_fails() {
     assert!(details["revert_error"].as_str().unwrap().contains("untracked.md"), "{outcome}");
     assert_eq!(read(&repo, "okrs/a.md"), "objective A\n", "what could be reverted was");
 }
+
+/// Commits `paths` of the repository at `root` as they are.
+fn commit(root: &Path, paths: &[&str]) {
+    sh(root, &[&["add", "--"], paths].concat());
+    sh(root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"]);
+}
+
+/// A workspace inside a larger repository (ruling R-11): git resolves the protected paths under
+/// the workspace's own prefix, so what comes back is what that repository committed for the
+/// workspace; a workspace the repository does not track is not restored at all.
+#[test]
+fn a_workspace_inside_a_larger_repository_is_restored_only_from_its_own_committed_files() {
+    let tracked = repo(false);
+    let outer = tracked.root.parent().unwrap();
+    sh(outer, &["init", "-q"]);
+    commit(outer, &["ws"]);
+    std::fs::write(tracked.root.join("okrs/a.md"), "hacked\n").unwrap();
+    std::fs::remove_file(tracked.root.join("okrs/sub/c.md")).unwrap();
+    let (code, outcome) = check(&tracked, None);
+    assert_eq!(code, Some(1));
+    assert_eq!(changed(&outcome), ["okrs/a.md", "okrs/sub/c.md"]);
+    assert_eq!(outcome["violation"]["details"]["reverted"], true, "{outcome}");
+    assert_eq!(read(&tracked, "okrs/a.md"), "objective A\n");
+    assert_eq!(read(&tracked, "okrs/sub/c.md"), "objective C\n");
+
+    let untracked = repo(false);
+    let outer = untracked.root.parent().unwrap();
+    sh(outer, &["init", "-q"]);
+    std::fs::write(outer.join("okrs.md"), "the outer repository's own file\n").unwrap();
+    commit(outer, &["okrs.md"]);
+    std::fs::write(untracked.root.join("okrs/a.md"), "hacked\n").unwrap();
+    let (code, outcome) = check(&untracked, None);
+    assert_eq!(code, Some(1));
+    assert_eq!(outcome["violation"]["details"]["reverted"], false, "{outcome}");
+    let why = outcome["violation"]["details"]["revert_error"].as_str().unwrap();
+    assert!(why.contains("not in git HEAD") && why.contains("okrs/a.md"), "{why}");
+    assert_eq!(read(&untracked, "okrs/a.md"), "hacked\n", "nothing restored from elsewhere");
+}

@@ -364,8 +364,8 @@ fn peak_kib(command: &mut Command, what: &str) -> Result<u64, String> {
 fn print_peaks(peaks: &[Vec<Result<u64, String>>]) {
     let (Some(short), Some(long)) = (peaks.first(), peaks.get(1)) else { return };
     println!(
-        "\nfresh-process peak RSS, median of 3 (KiB)      {:>10} {:>10} {:>10}  walk's own growth (≤ {WALK_SLACK_KIB} KiB)",
-        MEMORY_LENGTHS[0], MEMORY_LENGTHS[1], "growth"
+        "\n{:<50} {:>10} {:>10} {:>10}  walk's own growth (≤ {WALK_SLACK_KIB} KiB)",
+        "fresh-process peak RSS, median of 3 (KiB)", MEMORY_LENGTHS[0], MEMORY_LENGTHS[1], "growth"
     );
     let growth = |i: usize| match (short.get(i), long.get(i)) {
         (Some(Ok(a)), Some(Ok(b))) => Some(b.saturating_sub(*a)),
@@ -386,7 +386,7 @@ fn print_peaks(peaks: &[Vec<Result<u64, String>>]) {
             _ => String::new(),
         };
         println!(
-            "{:<48} {:>10} {:>10} {:>10}  {verdict}",
+            "{:<50} {:>10} {:>10} {:>10}  {verdict}",
             run.what,
             show(short.get(i)),
             show(long.get(i)),
@@ -459,7 +459,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         "\nAgent Warden benchmark summary (medians; ratio = baseline time / our time, higher is better)\n"
     );
     println!(
-        "{:<44} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  verdict",
+        "{:<50} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  verdict",
         "comparison", "ours", "ours/s", "baseline", "baseline/s", "ratio", "target"
     );
     for r in &RATIOS {
@@ -468,7 +468,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             (Ok(ours), Ok(base)) => {
                 let ratio = base / ours;
                 println!(
-                    "{:<44} {:>12} {:>14.0} {:>12} {:>14.0} {:>7.2} {:>7.1}  {}",
+                    "{:<50} {:>12} {:>14.0} {:>12} {:>14.0} {:>7.2} {:>7.1}  {}",
                     r.what,
                     human_ns(ours),
                     events / ours * 1e9,
@@ -479,13 +479,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     if ratio >= r.target { "PASS" } else { "MISS" }
                 );
             }
-            (a, b) => println!("{:<44} missing: {:?} {:?}", r.what, a.err(), b.err()),
+            (a, b) => println!("{:<50} missing: {:?} {:?}", r.what, a.err(), b.err()),
         }
     }
     for (group, function, what, limit) in LIMITS {
         match median_ns(group, function) {
             Ok(ns) => println!(
-                "{what:<44} {:>12} {:>14.0} {:>12} {:>14} {:>7} {:>7}  {}",
+                "{what:<50} {:>12} {:>14.0} {:>12} {:>14} {:>7} {:>7}  {}",
                 human_ns(ns),
                 1e9 / ns,
                 format!("≤ {}", human_ns(limit)),
@@ -494,12 +494,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 "",
                 if ns <= limit { "PASS" } else { "MISS" }
             ),
-            Err(e) => println!("{what:<44} missing: {e}"),
+            Err(e) => println!("{what:<50} missing: {e}"),
         }
     }
     match (median_ns("executor_8_chunks", "warden"), median_ns("executor_8_chunks", "one_chunk_alone")) {
         (Ok(all), Ok(one)) => println!(
-            "{:<44} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  {}",
+            "{:<50} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  {}",
             "executor overhead, 8 trivial chunks",
             human_ns(all - one),
             "",
@@ -515,7 +515,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         Ok(ns) => {
             let rate = field("events") / ns * 1e9;
             println!(
-                "{:<44} {:>12} {:>14.0} {:>12} {:>14} {:>7} {:>7}  {}",
+                "{:<50} {:>12} {:>14.0} {:>12} {:>14} {:>7} {:>7}  {}",
                 "replay `decisions`, events/s",
                 human_ns(ns),
                 rate,
@@ -534,7 +534,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     ] {
         match measured {
             Ok((ms, how)) => println!(
-                "{:<44} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  {} ({how})",
+                "{:<50} {:>12} {:>14} {:>12} {:>14} {:>7} {:>7}  {} ({how})",
                 what,
                 format!("{ms:.2} ms"),
                 "",
