@@ -1,11 +1,11 @@
 //! Investigations: the audit log streamed, verified and decoded into projections.
 //!
 //! Every walk here starts at seq 1 and verifies the hash chain as it reads, a page at a time,
-//! so what it holds does not grow with the log (ruling S-6). An investigation never answers from a log
-//! that does not verify up to the events it read: a break is an error naming the first
-//! broken seq, not a partial answer. An event the projection reads but this reader cannot
-//! decode (an unknown type, a version from the future, a payload of the wrong shape) is an
-//! error naming its seq too — an answer that silently skipped it would be wrong.
+//! so what it holds does not grow with the log (ruling S-6). An investigation never answers
+//! from a log that does not verify up to the events it read: a break is an error naming
+//! the first broken seq, not a partial answer. An event the projection reads but this reader
+//! cannot decode (an unknown type, a version from the future, a payload of the wrong shape) is
+//! an error naming its seq too — an answer that silently skipped it would be wrong.
 
 use agentwarden_domain::audit::projections::{Projection, Recorded};
 use agentwarden_domain::audit::{ChainVerifier, EnvelopeRef, Head, RecordPage, decode_ref};
@@ -154,8 +154,8 @@ mod broken_tests {
     use crate::testing::FixedLog;
     use crate::{Warden, WardenError};
 
-    /// A break deep in the log (in the third page, while the fourth is being read) is named at its seq by `verify` and by a walk, and nothing at or past it
-    /// reaches the visitor.
+    /// A break deep in the log (in the third page, while the fourth is being read) is named at
+    /// its seq by `verify` and by a walk, and nothing at or past it reaches the visitor.
     #[tokio::test]
     async fn a_break_past_the_first_pages_stops_verify_and_walks_at_its_seq() -> Result<(), WardenError> {
         let at = 2 * PAGE as u64 + 7;
