@@ -14,8 +14,9 @@ use serde::Serialize;
 use crate::warden::{Warden, WardenError};
 
 /// How many records a walk reads at a time (about 2.5 MB of bodies). On the replay bench
-/// (2 cores, 1M events, one run each) pages of 1024 replayed in 3.44 s, 4096 in 2.83 s and
-/// 16384 in 2.98 s: the pipeline's stages hand over a quarter as often.
+/// (2 cores, 1M events, one run each, with the earlier three-stage walk) pages of 1024
+/// replayed in 3.44 s, 4096 in 2.83 s and 16384 in 2.98 s: the stages hand over a quarter as
+/// often.
 pub(crate) const PAGE: usize = 4096;
 
 /// Reads a log in order, a page at a time.
@@ -67,7 +68,7 @@ impl Pages {
 
 /// Checks `page`'s chain with `verifier` on a blocking thread. Hands back the page, and the
 /// verifier or where the chain broke.
-pub(crate) async fn verify_page(
+async fn verify_page(
     page: RecordPage,
     mut verifier: ChainVerifier,
 ) -> Result<(RecordPage, Result<ChainVerifier, ChainBreak>), WardenError> {

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use crate::cargo;
+
 /// One comparison: ours against a baseline, as criterion medians (ns per iteration).
 struct Ratio {
     what: &'static str,
@@ -115,10 +117,6 @@ const LIMITS: [(&str, &str, &str, f64); 9] = [
     ("lineage", "walk_depth_16", "lineage walk, depth 16", 1_000.0),
     ("lineage", "authorize_three_layers", "three-layer tool-call authorization", 2_000.0),
 ];
-
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
-}
 
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
@@ -263,36 +261,19 @@ fn time_warden_hook(warden: &Path) -> Result<(f64, &'static str), String> {
 }
 
 /// What a fresh process's peak memory is measured on: a name, and the arguments after
-/// `warden --store PATH` (`None`: the raw sled scan, `raw_scan PATH`), and `MALLOC_ARENA_MAX`.
-struct MemoryRun {
-    what: &'static str,
-    warden_args: Option<&'static [&'static str]>,
-    arenas: Option<&'static str>,
-}
-
-/// The raw scan is sled alone reading the whole log: its peak grows with the log (sled keeps its
-/// page table in memory). A walk meets "memory independent of log length" when its growth from
-/// 100k to 1M events is the raw scan's, under the same allocator settings, within [`WALK_SLACK_KIB`].
-const MEMORY_RUNS: [MemoryRun; 6] = [
-    MemoryRun { what: "raw sled scan (the store alone)", warden_args: None, arenas: None },
-    MemoryRun { what: "`warden audit verify`", warden_args: Some(&["audit", "verify"]), arenas: None },
-    MemoryRun {
-        what: "`warden audit replay --projection decisions`",
-        warden_args: Some(&["audit", "replay", "--projection", "decisions"]),
-        arenas: None,
-    },
-    MemoryRun { what: "raw sled scan, MALLOC_ARENA_MAX=1", warden_args: None, arenas: Some("1") },
-    MemoryRun {
-        what: "`warden audit verify`, MALLOC_ARENA_MAX=1",
-        warden_args: Some(&["audit", "verify"]),
-        arenas: Some("1"),
-    },
-    MemoryRun {
-        what: "`… replay …`, MALLOC_ARENA_MAX=1",
-        warden_args: Some(&["audit", "replay", "--projection", "decisions"]),
-        arenas: Some("1"),
-    },
+/// `warden --store PATH`. The first, `None`, is the baseline: the raw sled scan (`raw_scan
+/// PATH`), sled alone reading the whole log, whose peak grows with the log (sled keeps its page
+/// table in memory). A walk meets "memory independent of log length" (ruling S-6) when its
+/// growth from 100k to 1M events is the raw scan's, under the same allocator settings, within
+/// [`WALK_SLACK_KIB`].
+const MEMORY_RUNS: [(&str, Option<&[&str]>); 3] = [
+    ("raw sled scan (the store alone)", None),
+    ("`warden audit verify`", Some(&["audit", "verify"])),
+    ("`warden audit replay --projection decisions`", Some(&["audit", "replay", "--projection", "decisions"])),
 ];
+
+/// Every run under glibc's default arenas, and under `MALLOC_ARENA_MAX=1`.
+const ARENAS: [Option<&str>; 2] = [None, Some("1")];
 
 /// How much more than the raw scan a walk's peak may grow from 100k to 1M events: 8 MiB, under
 /// 10 bytes per extra event.
@@ -301,56 +282,47 @@ const WALK_SLACK_KIB: u64 = 8 * 1024;
 /// The log lengths memory is measured at.
 const MEMORY_LENGTHS: [u64; 2] = [100_000, 1_000_000];
 
-/// Median peak RSS (KiB) of three runs of each of [`MEMORY_RUNS`] on a fresh log of `events`
-/// events, read from `/usr/bin/time -f %M`.
-fn peaks_kib(warden: &Path, raw_scan: &Path, events: u64) -> Vec<Result<u64, String>> {
+/// A peak RSS in KiB, or why it could not be measured.
+type Peak = Result<u64, String>;
+
+/// Median peak RSS of three runs of each of [`MEMORY_RUNS`] under each of [`ARENAS`]
+/// (`[arena][run]`) on a fresh log of `events` events, read from `/usr/bin/time -f %M`.
+fn peaks_kib(bin: &Path, events: u64) -> Vec<Vec<Peak>> {
     let store = target_dir().join(format!("bench-verify-{events}"));
     let _ = std::fs::remove_dir_all(&store);
-    let built = exec(
-        Command::new(cargo())
-            .args([
-                "run",
-                "--release",
-                "--quiet",
-                "-p",
-                "agentwarden-adapters",
-                "--example",
-                "build_log",
-                "--",
-            ])
-            .arg(events.to_string())
-            .arg(&store),
-    );
-    let peaks = MEMORY_RUNS
+    let built =
+        exec(Command::new(bin.join("examples").join("build_log")).arg(events.to_string()).arg(&store));
+    let median = |arenas: Option<&str>, args: Option<&[&str]>| -> Peak {
+        built.clone()?;
+        let mut runs = (0..3)
+            .map(|_| {
+                let mut command = Command::new("/usr/bin/time");
+                command.args(["-f", "%M"]);
+                match args {
+                    Some(args) => command.arg(bin.join("warden")).arg("--store").arg(&store).args(args),
+                    None => command.arg(bin.join("examples").join("raw_scan")).arg(&store),
+                };
+                if let Some(arenas) = arenas {
+                    command.env("MALLOC_ARENA_MAX", arenas);
+                }
+                peak_kib(&mut command)
+            })
+            .collect::<Result<Vec<u64>, String>>()?;
+        runs.sort_unstable();
+        runs.get(1).copied().ok_or_else(|| "no runs".to_owned())
+    };
+    let peaks = ARENAS
         .iter()
-        .map(|run| {
-            built.clone()?;
-            let mut runs = (0..3)
-                .map(|_| {
-                    let mut command = Command::new("/usr/bin/time");
-                    command.args(["-f", "%M"]);
-                    match run.warden_args {
-                        Some(args) => command.arg(warden).arg("--store").arg(&store).args(args),
-                        None => command.arg(raw_scan).arg(&store),
-                    };
-                    if let Some(arenas) = run.arenas {
-                        command.env("MALLOC_ARENA_MAX", arenas);
-                    }
-                    peak_kib(&mut command, run.what)
-                })
-                .collect::<Result<Vec<u64>, String>>()?;
-            runs.sort_unstable();
-            runs.get(1).copied().ok_or_else(|| "no runs".to_owned())
-        })
+        .map(|arenas| MEMORY_RUNS.iter().map(|(_, args)| median(*arenas, *args)).collect())
         .collect();
     let _ = std::fs::remove_dir_all(&store);
     peaks
 }
 
-fn peak_kib(command: &mut Command, what: &str) -> Result<u64, String> {
+fn peak_kib(command: &mut Command) -> Peak {
     let out = command.output().map_err(|e| format!("/usr/bin/time: {e}"))?;
     if !out.status.success() {
-        return Err(format!("{what} failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!("{command:?} failed: {}", String::from_utf8_lossy(&out.stderr)));
     }
     String::from_utf8_lossy(&out.stderr)
         .lines()
@@ -359,39 +331,41 @@ fn peak_kib(command: &mut Command, what: &str) -> Result<u64, String> {
         .ok_or_else(|| "no peak RSS from /usr/bin/time".to_owned())
 }
 
-/// Prints [`MEMORY_RUNS`]' peaks at each length, their growth, and for each walk whether it
-/// grew no more than the raw scan under the same allocator settings.
-fn print_peaks(peaks: &[Vec<Result<u64, String>>]) {
+/// Prints the peaks at each of [`MEMORY_LENGTHS`] (`peaks[length][arena][run]`), their growth,
+/// and for each walk whether it grew no more than the raw scan under the same arenas.
+fn print_peaks(peaks: &[Vec<Vec<Peak>>]) {
     let (Some(short), Some(long)) = (peaks.first(), peaks.get(1)) else { return };
     println!(
-        "\n{:<50} {:>10} {:>10} {:>10}  walk's own growth (≤ {WALK_SLACK_KIB} KiB)",
+        "\n{:<64} {:>10} {:>10} {:>10}  walk's own growth (≤ {WALK_SLACK_KIB} KiB)",
         "fresh-process peak RSS, median of 3 (KiB)", MEMORY_LENGTHS[0], MEMORY_LENGTHS[1], "growth"
     );
-    let growth = |i: usize| match (short.get(i), long.get(i)) {
-        (Some(Ok(a)), Some(Ok(b))) => Some(b.saturating_sub(*a)),
-        _ => None,
-    };
-    for (i, run) in MEMORY_RUNS.iter().enumerate() {
-        let show = |p: Option<&Result<u64, String>>| match p {
+    for (a, arenas) in ARENAS.iter().enumerate() {
+        let (Some(short), Some(long)) = (short.get(a), long.get(a)) else { continue };
+        let growth = |r: usize| match (short.get(r), long.get(r)) {
+            (Some(Ok(from)), Some(Ok(to))) => Some(to.saturating_sub(*from)),
+            _ => None,
+        };
+        let show = |p: Option<&Peak>| match p {
             Some(Ok(kib)) => kib.to_string(),
             Some(Err(e)) => format!("not measured: {e}"),
             None => "—".to_owned(),
         };
-        let baseline = MEMORY_RUNS.iter().position(|r| r.warden_args.is_none() && r.arenas == run.arenas);
-        let verdict = match (run.warden_args, growth(i), baseline.and_then(growth)) {
-            (Some(_), Some(ours), Some(raw)) => {
-                let own = ours.saturating_sub(raw);
-                format!("{own} KiB  {}", if own <= WALK_SLACK_KIB { "PASS" } else { "MISS" })
-            }
-            _ => String::new(),
-        };
-        println!(
-            "{:<50} {:>10} {:>10} {:>10}  {verdict}",
-            run.what,
-            show(short.get(i)),
-            show(long.get(i)),
-            growth(i).map(|g| format!("+{g}")).unwrap_or_default(),
-        );
+        for (r, (what, _)) in MEMORY_RUNS.iter().enumerate() {
+            let verdict = match (r, growth(r), growth(0)) {
+                (1.., Some(ours), Some(raw)) => {
+                    let own = ours.saturating_sub(raw);
+                    format!("{own} KiB  {}", if own <= WALK_SLACK_KIB { "PASS" } else { "MISS" })
+                }
+                _ => String::new(),
+            };
+            let what = arenas.map_or_else(|| (*what).to_owned(), |n| format!("{what}, MALLOC_ARENA_MAX={n}"));
+            println!(
+                "{what:<64} {:>10} {:>10} {:>10}  {verdict}",
+                show(short.get(r)),
+                show(long.get(r)),
+                growth(r).map(|g| format!("+{g}")).unwrap_or_default(),
+            );
+        }
     }
 }
 
@@ -427,26 +401,20 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         "agentwarden",
         "--bin",
         "warden",
-    ]))?;
-    exec(Command::new(cargo()).args([
-        "build",
-        "--release",
-        "--quiet",
         "-p",
         "agentwarden-adapters",
         "--example",
+        "build_log",
+        "--example",
         "raw_scan",
     ]))?;
-    let warden = target_dir().join("release").join("warden");
-    let raw_scan = target_dir().join("release").join("examples").join("raw_scan");
+    let bin = target_dir().join("release");
+    let warden = bin.join("warden");
     let gate = time_warden_gate(&warden);
     let hook = time_warden_hook(&warden);
     let has_time = Path::new("/usr/bin/time").exists();
-    let peaks: Vec<Vec<Result<u64, String>>> = if has_time {
-        MEMORY_LENGTHS.into_iter().map(|n| peaks_kib(&warden, &raw_scan, n)).collect()
-    } else {
-        Vec::new()
-    };
+    let peaks: Vec<Vec<Vec<Peak>>> =
+        if has_time { MEMORY_LENGTHS.into_iter().map(|n| peaks_kib(&bin, n)).collect() } else { Vec::new() };
 
     let memory_report = std::fs::read_to_string(&memory).unwrap_or_default();
     let field = |name: &str| -> f64 {

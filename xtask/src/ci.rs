@@ -4,6 +4,8 @@
 use std::process::Command;
 use std::time::Instant;
 
+use crate::cargo;
+
 struct Step {
     name: &'static str,
     args: &'static [&'static str],
@@ -73,14 +75,6 @@ const DENY_ADVISORIES: Step = Step {
 /// Set to fail the gate when the RustSec database cannot be fetched.
 const REQUIRE_ADVISORIES: &str = "AGENTWARDEN_REQUIRE_ADVISORIES";
 
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
-}
-
-fn has_nextest() -> bool {
-    Command::new(cargo()).args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success())
-}
-
 fn run_step(step: &Step) -> Result<(), String> {
     println!("\n==> {}: cargo {}", step.name, step.args.join(" "));
     let started = Instant::now();
@@ -121,7 +115,8 @@ fn supply_chain() -> Result<(), String> {
 
 pub(crate) fn run() -> Result<(), String> {
     let started = Instant::now();
-    let tests: &[&Step] = if has_nextest() { &[&NEXTEST, &DOCTEST] } else { &[&CARGO_TEST] };
+    let tests: &[&Step] =
+        if crate::has_cargo_tool("nextest") { &[&NEXTEST, &DOCTEST] } else { &[&CARGO_TEST] };
     let steps = [&FMT, &CLIPPY].into_iter().chain(tests.iter().copied()).chain([&DOCS, &BENCHES]);
     for step in steps {
         run_step(step)?;

@@ -5,9 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
-}
+use crate::cargo;
 
 /// Runs warden with the example's kill switch on; `expect` is the exit code it must give.
 fn warden(bin: &Path, store: &Path, args: &[&str], expect: i32) -> Result<(), String> {

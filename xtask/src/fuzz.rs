@@ -50,7 +50,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
         let seeds = fuzz.join("seeds").join(target);
         println!("==> {target}: {seconds} s");
-        let status = Command::new("cargo")
+        let status = Command::new(crate::cargo())
             .current_dir(&fuzz)
             .args(["fuzz", "run", "-s", "none", target])
             .arg(&corpus)

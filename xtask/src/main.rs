@@ -23,16 +23,24 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
+/// The cargo that runs xtask (`$CARGO`), else the one on the `PATH`.
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+/// True if `cargo SUBCOMMAND` is installed.
+fn has_cargo_tool(subcommand: &str) -> bool {
+    Command::new(cargo()).args([subcommand, "--version"]).output().is_ok_and(|o| o.status.success())
+}
+
 /// Makes `cargo SUBCOMMAND` available: `cargo install TOOL --locked` when it is not.
 fn ensure_cargo_tool(subcommand: &str, tool: &str) -> Result<(), String> {
-    let present =
-        Command::new("cargo").args([subcommand, "--version"]).output().is_ok_and(|o| o.status.success());
-    if present {
+    if has_cargo_tool(subcommand) {
         return Ok(());
     }
     println!("==> installing {tool}");
     let started = Instant::now();
-    let status = Command::new("cargo").args(["install", tool, "--locked"]).status();
+    let status = Command::new(cargo()).args(["install", tool, "--locked"]).status();
     if !status.is_ok_and(|s| s.success()) {
         return Err(format!("cannot install {tool}"));
     }

@@ -66,7 +66,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     };
     println!("==> cargo mutants {} {}", scope.join(" "), args.join(" "));
     // cargo-mutants exits non-zero whenever a mutant is missed; the score decides here.
-    Command::new("cargo")
+    Command::new(crate::cargo())
         .current_dir(&root)
         .arg("mutants")
         .args(scope)
