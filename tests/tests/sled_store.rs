@@ -65,9 +65,25 @@ fn fsync_mode_appends_and_reopens() {
     runtime().block_on(async { assert_eq!(verify(&read_all(&store, 10).await).unwrap().seq, 5) });
 }
 
+/// sled itself on a store this process has just closed. sled's own threads can hold the
+/// directory's lock for a moment after the last handle is dropped (a flaky
+/// `could not acquire lock` here in CI), so wait for it as [`SledEventStore::open`] does.
+fn raw_sled(path: &Path) -> sled::Db {
+    let started = Instant::now();
+    loop {
+        match sled::open(path) {
+            Ok(db) => return db,
+            Err(_) if started.elapsed() < Duration::from_secs(5) => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            Err(e) => panic!("cannot open {}: {e}", path.display()),
+        }
+    }
+}
+
 /// Edits one byte of the stored value of `victim` behind the store's back.
 fn tamper(path: &Path, victim: u64, offset: usize, xor: u8) {
-    let db = sled::open(path).unwrap();
+    let db = raw_sled(path);
     let events = db.open_tree("events").unwrap();
     let mut value = events.get(victim.to_be_bytes()).unwrap().unwrap().to_vec();
     let at = offset % value.len();
@@ -172,7 +188,7 @@ fn a_log_that_does_not_start_at_one_is_refused() {
     let path = dir.path().join("store");
     fill(&path, 4);
     {
-        let db = sled::open(&path).unwrap();
+        let db = raw_sled(&path);
         db.open_tree("events").unwrap().remove(1u64.to_be_bytes()).unwrap();
         db.flush().unwrap();
     }
