@@ -1,0 +1,728 @@
+//! `warden doctor`: check that everything Warden reads in a Claude Code project is usable, and
+//! that the installed hook really blocks — by running it.
+//!
+//! H-14: the doctor reads Warden's hook entries back from where Claude Code reads them (the
+//! managed settings, `/etc/claude-code/managed-settings.json` and
+//! `/etc/claude-code/managed-settings.d/*.json`, or the files given with `--managed`; then the
+//! project's `.claude/settings.json`), says which form is installed, and fails on an entry
+//! that does not fail closed: a missing binary, a line without the `|| exit 2` tail, a timeout
+//! without margin over the lock wait and the deadline. It fails on what would make a guarded
+//! session unsafe or useless: no git repository where reverts need one (any protected path:
+//! reverts restore what git `HEAD` holds), `.agentwarden/` not ignored by git (a subagent's
+//! `git add -A && git commit` would take the log into history), the guard's own files not
+//! protected (H-12), no seal in force, no active approval.
+//!
+//! H-15: the canary. For every distinct installed command line the doctor runs that exact line
+//! with `sh -c`, as Claude Code does (`CLAUDE_PROJECT_DIR` set to the project, `CLAUDECODE=1`,
+//! the kill switch variable removed), on a synthetic `PreToolUse` of `Agent` from the main
+//! session, bounded by the entry's Claude Code timeout. Only an answer of exit 0 with
+//! `permissionDecision: "deny"` passes: exit 2 blocks but means the hook cannot decide, any
+//! other exit or a timeout would let the call run. The canary is recorded in the real log like
+//! any hook call, under the session `warden-doctor-canary-<unix ms>`, so an investigator tells
+//! it apart. Only a `PreToolUse` is sent: a synthetic `SubagentStop` would compare and revert
+//! the project's protected paths.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use agentwarden_domain::governance::{ApprovalState, FileRead, PersonaReading, read_agent, read_persona};
+
+use super::setup::{covered, in_git_work_tree, own_files, store_ignored};
+use super::wiring::{self, EVENTS, is_ours};
+use super::{EXIT_NO, EXIT_OK, Failure};
+use crate::manifests::load_manifests;
+use crate::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
+
+/// Where Claude Code reads managed settings on Linux.
+const MANAGED_FILE: &str = "/etc/claude-code/managed-settings.json";
+/// Its drop-in directory (`*.json`, merged in name order after the base file).
+const MANAGED_DIR: &str = "/etc/claude-code/managed-settings.d";
+/// The session id prefix of the canary's events (H-15).
+pub(super) const CANARY_SESSION: &str = "warden-doctor-canary-";
+
+#[derive(Debug, clap::Args)]
+pub(super) struct DoctorArgs {
+    /// The project's root directory.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    project: PathBuf,
+    /// The configuration (default: `agentwarden.toml` in the project).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// A managed-settings file to read instead of `/etc/claude-code/managed-settings.json` and
+    /// `/etc/claude-code/managed-settings.d/*.json` (repeatable, in merge order).
+    #[arg(long, value_name = "FILE")]
+    managed: Vec<PathBuf>,
+    /// Print the checks as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One finding of `warden doctor`.
+#[derive(Debug, Serialize)]
+struct Check {
+    check: &'static str,
+    ok: bool,
+    detail: String,
+    fix: Option<String>,
+}
+
+impl Check {
+    fn ok(check: &'static str, detail: impl Into<String>) -> Check {
+        Check { check, ok: true, detail: detail.into(), fix: None }
+    }
+
+    fn fail(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check { check, ok: false, detail: detail.into(), fix: Some(fix.into()) }
+    }
+}
+
+/// One of Warden's installed hook entries.
+#[derive(Debug)]
+struct Entry {
+    event: String,
+    matcher: Option<String>,
+    command: String,
+    timeout: Option<u64>,
+}
+
+/// A settings file Claude Code reads, as far as Warden cares.
+#[derive(Debug)]
+struct Source {
+    path: PathBuf,
+    entries: Vec<Entry>,
+    managed_only: Option<bool>,
+}
+
+fn read_source(path: &Path) -> Result<Option<Source>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
+    };
+    let settings: Value =
+        serde_json::from_str(&text).map_err(|e| format!("`{}` is not valid JSON: {e}", path.display()))?;
+    let mut entries = Vec::new();
+    for (event, _) in EVENTS {
+        let groups = settings.pointer(&format!("/hooks/{event}")).and_then(Value::as_array);
+        for group in groups.into_iter().flatten() {
+            let matcher = group.get("matcher").and_then(Value::as_str).map(str::to_owned);
+            let hooks = group.get("hooks").and_then(Value::as_array);
+            for hook in hooks.into_iter().flatten().filter(|h| is_ours(h)) {
+                entries.push(Entry {
+                    event: event.to_owned(),
+                    matcher: matcher.clone(),
+                    command: hook.get("command").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    timeout: hook.get("timeout").and_then(Value::as_u64),
+                });
+            }
+        }
+    }
+    let managed_only = settings.get("allowManagedHooksOnly").and_then(Value::as_bool);
+    Ok(Some(Source { path: path.to_path_buf(), entries, managed_only }))
+}
+
+/// The managed files to read: the ones given, else the Linux locations.
+fn managed_files(given: &[PathBuf]) -> Vec<PathBuf> {
+    if !given.is_empty() {
+        return given.to_vec();
+    }
+    let mut files = vec![PathBuf::from(MANAGED_FILE)];
+    if let Ok(dir) = std::fs::read_dir(MANAGED_DIR) {
+        let mut drop_ins: Vec<PathBuf> = dir
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or(".");
+                !name.starts_with('.') && name.ends_with(".json")
+            })
+            .collect();
+        drop_ins.sort();
+        files.extend(drop_ins);
+    }
+    files
+}
+
+/// "Every tool" in Claude Code's matcher syntax.
+fn every_tool(matcher: Option<&str>) -> bool {
+    matches!(matcher, None | Some("" | "*"))
+}
+
+/// The installed form and Warden's entries Claude Code would run.
+fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Entry> {
+    let init = format!("run `warden init claude-code --project {}`", project.display());
+    let mut sources = Vec::new();
+    for path in managed_files(managed) {
+        match read_source(&path) {
+            Ok(Some(source)) => sources.push(source),
+            Ok(None) => {}
+            Err(e) => {
+                checks.push(Check::fail("form", e, "fix the managed settings file, or ask its administrator"))
+            }
+        }
+    }
+    // Scalars of later managed files win.
+    let managed_only = sources.iter().filter_map(|s| s.managed_only).next_back() == Some(true);
+    let managed_entries =
+        sources.iter().filter(|s| !s.entries.is_empty()).map(|s| s.path.display().to_string());
+    let managed_names: Vec<String> = managed_entries.collect();
+    let project_file = project.join(".claude").join("settings.json");
+    let project_source = match read_source(&project_file) {
+        Ok(source) => source,
+        Err(e) => {
+            checks.push(Check::fail("form", e, init.clone()));
+            None
+        }
+    };
+    let project_has = project_source.as_ref().is_some_and(|s| !s.entries.is_empty());
+    let mut entries: Vec<Entry> = sources.into_iter().flat_map(|s| s.entries).collect();
+    let form = match (managed_names.is_empty(), managed_only, project_has) {
+        (false, true, _) => format!(
+            "managed settings ({}) with allowManagedHooksOnly: the project's hooks are ignored, an edit of \
+             `.claude/settings.json` cannot remove Warden's",
+            managed_names.join(", ")
+        ),
+        (false, false, _) => format!(
+            "managed settings ({}) without allowManagedHooksOnly{}",
+            managed_names.join(", "),
+            if project_has { ", and the project's settings" } else { "" }
+        ),
+        (true, _, true) => format!(
+            "project settings (`{}`): an agent that edits it removes the hooks from the next session; \
+             `warden init claude-code --managed FILE` writes the form it cannot edit",
+            project_file.display()
+        ),
+        (true, _, false) => String::new(),
+    };
+    if !managed_only {
+        entries.extend(project_source.into_iter().flat_map(|s| s.entries));
+    }
+    if entries.is_empty() {
+        let detail = format!("no Warden hook in `{}` nor in the managed settings", project_file.display());
+        checks.push(Check::fail("form", detail, init));
+        return entries;
+    }
+    checks.push(Check::ok("form", form));
+    let mut missing = Vec::new();
+    for (event, matcher) in EVENTS {
+        let found = entries
+            .iter()
+            .any(|e| e.event == event && (matcher.is_none() || every_tool(e.matcher.as_deref())));
+        if !found {
+            missing.push(matcher.map_or_else(|| event.to_owned(), |m| format!("{event} (matcher `{m}`)")));
+        }
+    }
+    checks.push(if missing.is_empty() {
+        Check::ok("hooks", "Warden's hook runs for every tool call, every subagent start and stop")
+    } else {
+        Check::fail("hooks", format!("Warden's hook is missing for {}", missing.join(", ")), init)
+    });
+    entries
+}
+
+/// Each entry's line: the binary exists, the tail fails closed, the numbers leave margin.
+fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
+    let init = format!("run `warden init claude-code --project {}` again", project.display());
+    let mut binaries = Vec::new();
+    let mut problems = Vec::new();
+    let mut open = Vec::new();
+    for entry in entries {
+        let parsed = wiring::parse(&entry.command);
+        match parsed.binary {
+            Some(binary) => {
+                if !binaries.contains(&binary) {
+                    binaries.push(binary);
+                }
+            }
+            None => problems
+                .push(format!("{}: the line does not start with an absolute, quoted binary", entry.event)),
+        }
+        if !parsed.fail_closed {
+            open.push(entry.event.clone());
+        }
+        let budget = match (entry.timeout, parsed.lock_ms, parsed.deadline_ms) {
+            (Some(timeout), Some(lock), Some(deadline)) => wiring::check_budget(timeout, lock, deadline),
+            (None, _, _) => Err("no `timeout`: Claude Code's default applies, unchecked".to_owned()),
+            (_, None, _) => Err("no `--lock-timeout-ms` on the line".to_owned()),
+            (_, _, None) => {
+                Err("no `--deadline-ms` on the line: the hook has no bound below the timeout".to_owned())
+            }
+        };
+        if let Err(why) = budget {
+            problems.push(format!("{}: {why}", entry.event));
+        }
+    }
+    for binary in &binaries {
+        let usable = std::fs::metadata(binary).is_ok_and(|m| {
+            use std::os::unix::fs::PermissionsExt;
+            m.is_file() && m.permissions().mode() & 0o111 != 0
+        });
+        checks.push(if usable {
+            Check::ok("binary", format!("`{}` exists and is executable", binary.display()))
+        } else {
+            Check::fail(
+                "binary",
+                format!(
+                    "`{}` is missing or not executable: every hook call would fail (the line's tail makes that a block)",
+                    binary.display()
+                ),
+                format!("build it again, or {init} with `--warden PATH`"),
+            )
+        });
+    }
+    checks.push(if open.is_empty() {
+        Check::ok("fail-closed", "every line turns an exit other than 0 and 2 into exit 2")
+    } else {
+        Check::fail(
+            "fail-closed",
+            format!("the line for {} lacks the `|| exit 2` tail: a crash or a missing binary would let the call run", open.join(", ")),
+            init.clone(),
+        )
+    });
+    checks.push(if problems.is_empty() {
+        Check::ok("timeout", "every deadline lies below Claude Code's timeout, with the lock wait inside it")
+    } else {
+        Check::fail("timeout", problems.join("; "), init)
+    });
+}
+
+fn read(path: &Path) -> FileRead {
+    match std::fs::read_to_string(path) {
+        Ok(text) => FileRead::Text(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileRead::Missing,
+        Err(e) => FileRead::Unreadable(e.to_string()),
+    }
+}
+
+/// The persona, agent and manifest files; returns the first declared subagent of the main
+/// persona (the canary asks for it).
+fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
+    let main = &config.claude_code.main_persona;
+    let persona_file =
+        agentwarden_domain::governance::Name::new(main).map(|name| config.subagents.persona_path(&name));
+    let declared = match persona_file.as_ref().map(|path| (path, read_persona(main, Some(&read(path))))) {
+        Err(e) => {
+            checks.push(Check::fail(
+                "persona",
+                e.to_string(),
+                "set `[claude_code] main_persona` to a plain name",
+            ));
+            Vec::new()
+        }
+        Ok((path, PersonaReading::Invalid(verdict))) => {
+            let fix = format!("write `{}` with a `subagents:` list in its frontmatter", path.display());
+            checks.push(Check::fail("persona", verdict.reason.to_string(), fix));
+            Vec::new()
+        }
+        Ok((path, PersonaReading::Valid(persona))) => {
+            let names: Vec<String> = persona.declared.iter().map(|n| n.as_str().to_owned()).collect();
+            checks.push(Check::ok("persona", format!("`{}` declares {}", path.display(), names.join(", "))));
+            persona.declared
+        }
+    };
+    let first = declared.first().map(|n| n.as_str().to_owned());
+    // Every agent reachable from the main persona: each declared subagent's own instruction
+    // file, and the subagents it declares in turn when it is a persona too.
+    let mut queue: std::collections::VecDeque<_> = declared.into();
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(name) = queue.pop_front() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let path = config.subagents.agent_path(&name);
+        let reading = read_agent(&read(&path));
+        checks.push(if reading.verdict.passed {
+            Check::ok("agent", format!("`{}`: {}", path.display(), reading.verdict.reason))
+        } else {
+            let fix = format!("give `{}` frontmatter with `AGENT_TYPE: 2`", path.display());
+            Check::fail("agent", format!("`{}`: {}", path.display(), reading.verdict.reason), fix)
+        });
+        let persona = config.subagents.persona_path(&name);
+        if let PersonaReading::Valid(p) = read_persona(name.as_str(), Some(&read(&persona))) {
+            queue.extend(p.declared);
+        }
+    }
+    checks.push(match load_manifests(&config.lineage.manifests) {
+        Err(e) => Check::fail("manifests", e.to_string(), "fix the manifest file named above"),
+        Ok(manifests) => {
+            match agentwarden_domain::governance::Name::new(main).ok().and_then(|n| manifests.get(&n)) {
+                Some(_) => {
+                    Check::ok("manifests", format!("{} agent type(s), `{main}` included", manifests.len()))
+                }
+                None => Check::fail(
+                    "manifests",
+                    format!("no manifest for the main persona `{main}`: every spawn would be denied"),
+                    format!("add `[agents.{main}]` with `can_spawn` and `max_spawn_depth` to the manifests"),
+                ),
+            }
+        }
+    });
+    first
+}
+
+/// The guard protects itself (H-12); reverts need git; git ignores the store.
+fn check_protection(project: &Path, config: &Config, checks: &mut Vec<Check>) {
+    let init = format!("run `warden init claude-code --project {}`", project.display());
+    let protected = &config.guardrails.protected;
+    checks.push(match own_files(project, config) {
+        Err(e) => Check::fail("protected", e, "move the file into the project"),
+        Ok(own) => {
+            let missing: Vec<&String> = own.iter().filter(|p| !covered(protected, p)).collect();
+            if missing.is_empty() {
+                Check::ok(
+                    "protected",
+                    format!("`[guardrails] protected` covers the guard's own files: {}", own.join(", ")),
+                )
+            } else {
+                let missing: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+                Check::fail(
+                    "protected",
+                    format!(
+                        "a subagent could change the guard's own files: {} not in `[guardrails] protected`",
+                        missing.join(", ")
+                    ),
+                    init,
+                )
+            }
+        }
+    });
+    let in_git = in_git_work_tree(project);
+    if !protected.is_empty() {
+        checks.push(if in_git {
+            Check::ok("git", "the project is in a git work tree: reverts restore what `HEAD` holds")
+        } else {
+            Check::fail(
+                "git",
+                format!(
+                    "`{}` is not in a git work tree: a change to a protected path cannot be reverted",
+                    project.display()
+                ),
+                format!(
+                    "`git -C {0} init && git -C {0} add -A && git -C {0} commit -m base`",
+                    project.display()
+                ),
+            )
+        });
+    }
+    if in_git {
+        checks.push(match store_ignored(project) {
+            Some(true) => Check::ok("ignored", "git ignores `.agentwarden/`"),
+            Some(false) => Check::fail(
+                "ignored",
+                "git does not ignore `.agentwarden/`: a subagent's `git add -A && git commit` takes the log and its violations into history",
+                format!("add `.agentwarden/` to `{}`", project.join(".gitignore").display()),
+            ),
+            None => Check::fail("ignored", "`git check-ignore` failed", "make `git` usable in the project"),
+        });
+    }
+}
+
+/// The store verifies; a seal is in force and an approval active.
+async fn check_store(store: &Path, checks: &mut Vec<Check>) {
+    let seal_fix = "a human runs `warden seal --by NAME` from their own terminal";
+    let approve_fix =
+        "a human runs `warden approve --ref GATE-YYYY-MM-DD-NNN --by NAME` from their own terminal";
+    if !store.exists() {
+        checks.push(Check::ok(
+            "store",
+            format!("`{}` does not exist yet: the first hook call creates it", store.display()),
+        ));
+        checks.push(Check::fail("seal", "no seal in force: every spawn is denied", seal_fix));
+        checks.push(Check::fail("approval", "no approval recorded: every spawn is denied", approve_fix));
+        return;
+    }
+    let warden = match Warden::builder().embedded(SledConfig::new(store)).build() {
+        Ok(warden) => warden,
+        Err(e) => {
+            checks.push(Check::fail(
+                "store",
+                e.to_string(),
+                "stop the process holding the store, or restore it from a backup",
+            ));
+            return;
+        }
+    };
+    match warden.verify(None).await {
+        Ok(Verification::Intact { head }) => {
+            checks.push(Check::ok("store", format!("`{}` verifies: {} event(s)", store.display(), head.seq)));
+        }
+        Ok(Verification::Broken(broken)) => {
+            return checks.push(Check::fail(
+                "store",
+                format!("the chain is broken at seq {}: {broken}", broken.seq),
+                "investigate with `warden audit verify`; do not append to a broken log",
+            ));
+        }
+        Err(e) => return checks.push(Check::fail("store", e.to_string(), "make the store readable")),
+    }
+    check_governance(&warden, checks, seal_fix, approve_fix).await;
+}
+
+async fn check_governance(warden: &Warden, checks: &mut Vec<Check>, seal_fix: &str, approve_fix: &str) {
+    let records = match warden.records().await {
+        Ok(records) => records.governance,
+        Err(e) => return checks.push(Check::fail("seal", e.to_string(), "make the store readable")),
+    };
+    checks.push(match &records.seal {
+        Some(seal) => {
+            Check::ok("seal", format!("in force since seq {} ({} file(s))", seal.seq, seal.files.len()))
+        }
+        None => Check::fail("seal", "no seal in force: every spawn is denied", seal_fix),
+    });
+    let now = warden.now();
+    let active: Vec<&str> = records
+        .approvals
+        .values()
+        .filter(|r| r.state(now) == ApprovalState::Active)
+        .map(|r| r.approval_ref.as_str())
+        .collect();
+    checks.push(if active.is_empty() {
+        Check::fail("approval", "no active approval: every spawn is denied", approve_fix)
+    } else {
+        Check::ok("approval", format!("active: {}", active.join(", ")))
+    });
+}
+
+/// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
+async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
+    let config = match crate::PgConfig::parse(url) {
+        Ok(config) => config.create_if_missing(false),
+        Err(e) => return checks.push(Check::fail("store", e.to_string(), "fix the postgres:// URL")),
+    };
+    let server = config.server();
+    let warden = match Warden::builder().postgres(config).build() {
+        Ok(warden) => warden,
+        Err(e) => {
+            return checks.push(Check::fail("store", e.to_string(), "check the PostgreSQL server and URL"));
+        }
+    };
+    checks.push(match warden.verify(None).await {
+        Ok(Verification::Intact { head }) => {
+            Check::ok("store", format!("PostgreSQL at `{server}` verifies: {} event(s)", head.seq))
+        }
+        Ok(Verification::Broken(broken)) => Check::fail(
+            "store",
+            format!("the chain is broken at seq {}: {broken}", broken.seq),
+            "investigate with `warden audit verify`; do not append to a broken log",
+        ),
+        Err(WardenError::Store(StoreError::Missing { .. })) => Check::ok(
+            "store",
+            format!("PostgreSQL at `{server}` has no event store yet: the first append creates it"),
+        ),
+        Err(e) => Check::fail("store", e.to_string(), "make the PostgreSQL server reachable from this host"),
+    });
+}
+
+/// What the canary's run came back with.
+#[derive(Debug)]
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `command` with `sh -c` as Claude Code would, `input` on stdin, for at most `limit`.
+fn run_line(
+    project: &Path,
+    command: &str,
+    input: &str,
+    unset: &str,
+    limit: Duration,
+) -> Result<Option<Ran>, String> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(project)
+        .env("CLAUDE_PROJECT_DIR", project)
+        .env("CLAUDECODE", "1")
+        .env_remove(unset)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run `sh`: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A line that exits without reading its input is judged by its exit, not by this.
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() >= limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(None);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(format!("cannot wait for `sh`: {e}")),
+        }
+    };
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    Ok(Some(Ran { code: status.code(), stdout, stderr }))
+}
+
+/// H-15: runs each distinct installed line on a spawn without the kill switch.
+fn canary(project: &Path, entries: &[Entry], enable_env: &str, subagent: &str, checks: &mut Vec<Check>) {
+    let mut lines: Vec<(&str, u64)> = Vec::new();
+    for entry in entries.iter().filter(|e| e.event == "PreToolUse") {
+        if !lines.iter().any(|(line, _)| *line == entry.command) {
+            lines.push((&entry.command, entry.timeout.unwrap_or(wiring::DEFAULT_DEADLINE_MS / 1000)));
+        }
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    let session = format!("{CANARY_SESSION}{now}");
+    let input = json!({
+        "session_id": session,
+        "transcript_path": "",
+        "cwd": project,
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Agent",
+        "tool_use_id": "toolu_warden_doctor_canary",
+        "tool_input": {
+            "description": "warden doctor canary",
+            "prompt": "A canary from `warden doctor`: this spawn must be denied.",
+            "subagent_type": subagent,
+        },
+    })
+    .to_string();
+    let fix = "fix what the reason names, then run `warden doctor` again; do not start Claude Code before";
+    for (line, timeout) in lines {
+        let ran = run_line(project, line, &input, enable_env, Duration::from_secs(timeout));
+        let last = |text: &str| text.lines().last().unwrap_or("").trim().to_owned();
+        checks.push(match ran {
+            Err(e) => Check::fail("canary", e, "make `sh` runnable"),
+            Ok(None) => Check::fail(
+                "canary",
+                format!("no answer within the Claude Code timeout of {timeout} s: Claude Code would let the spawn run"),
+                fix,
+            ),
+            Ok(Some(Ran { code: Some(0), stdout, .. })) => {
+                let answer: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+                let decision = answer.pointer("/hookSpecificOutput/permissionDecision").and_then(Value::as_str);
+                let reason = answer
+                    .pointer("/hookSpecificOutput/permissionDecisionReason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if decision == Some("deny") {
+                    Check::ok(
+                        "canary",
+                        format!("the installed line denied a spawn without `{enable_env}` (session `{session}`): {reason}"),
+                    )
+                } else {
+                    Check::fail(
+                        "canary",
+                        format!("the installed line let a spawn without `{enable_env}` through (session `{session}`)"),
+                        "check the configuration the line names; do not start Claude Code before this passes",
+                    )
+                }
+            }
+            Ok(Some(Ran { code: Some(2), stderr, .. })) => Check::fail(
+                "canary",
+                format!("the installed line blocks but cannot decide (exit 2): {}", last(&stderr)),
+                fix,
+            ),
+            Ok(Some(Ran { code, stderr, .. })) => Check::fail(
+                "canary",
+                format!(
+                    "the installed line exits {}: Claude Code would let the spawn run ({})",
+                    code.map_or_else(|| "by a signal".to_owned(), |c| c.to_string()),
+                    last(&stderr)
+                ),
+                "run `warden init claude-code` again",
+            ),
+        });
+    }
+}
+
+pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) -> Result<u8, Failure> {
+    let project = std::fs::canonicalize(&args.project)
+        .map_err(|e| Failure::usage(format!("`{}`: {e}", args.project.display())))?;
+    let mut checks = Vec::new();
+    let entries = check_hooks(&project, &args.managed, &mut checks);
+    check_lines(&project, &entries, &mut checks);
+    let config_path = args.config.clone().unwrap_or_else(|| project.join(crate::config::CONFIG_FILE));
+    let mut canary_with = None;
+    match Config::load(Some(&config_path)) {
+        Err(e) => checks.push(Check::fail(
+            "config",
+            e.to_string(),
+            format!("write `{}` (see the README's \"Guard Claude Code\")", config_path.display()),
+        )),
+        Ok(config) => {
+            checks.push(Check::ok("config", format!("`{}` loads", config_path.display())));
+            let first = check_files(&config, &mut checks);
+            check_protection(&project, &config, &mut checks);
+            let var = &config.subagents.enable_env;
+            checks.push(match std::env::var(var).as_deref() {
+                Ok("true") => {
+                    Check::ok("kill switch", format!("`{var}` is `true`: subagents may be enabled"))
+                }
+                _ => Check::ok(
+                    "kill switch",
+                    format!(
+                        "`{var}` is not `true` here: every spawn is denied until Claude Code runs with it set"
+                    ),
+                ),
+            });
+            canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
+        }
+    }
+    // The store is closed again before the canary runs: sled admits one process at a time.
+    match store.to_str().filter(|s| crate::PgConfig::is_postgres_url(s)) {
+        Some(url) => check_fleet_store(url, &mut checks).await,
+        None => {
+            let store = if store.is_absolute() { store.to_path_buf() } else { project.join(store) };
+            check_store(&store, &mut checks).await;
+        }
+    }
+    if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty()) {
+        canary(&project, &entries, &var, &subagent, &mut checks);
+    }
+    let healthy = checks.iter().all(|c| c.ok);
+    if args.json {
+        writeln!(out, "{}", json!({"healthy": healthy, "checks": checks}))?;
+    } else {
+        for c in &checks {
+            writeln!(out, "{}  {}: {}", if c.ok { "ok  " } else { "FAIL" }, c.check, c.detail)?;
+            if let Some(fix) = &c.fix {
+                writeln!(out, "      fix: {fix}")?;
+            }
+        }
+    }
+    Ok(if healthy { EXIT_OK } else { EXIT_NO })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_is_star_empty_or_no_matcher() {
+        assert!(every_tool(Some("*")));
+        assert!(every_tool(Some("")));
+        assert!(every_tool(None));
+        assert!(!every_tool(Some("Task|Agent")));
+        assert!(!every_tool(Some(".*")), "a regex that happens to match all is not what init writes");
+    }
+}
