@@ -5,6 +5,7 @@
 #![expect(
     clippy::unwrap_used,
     clippy::indexing_slicing,
+    clippy::panic,
     reason = "test code: a failed unwrap or index is a failed test"
 )]
 
@@ -246,6 +247,7 @@ fn init_installs_every_tool_and_refuses_a_timeout_without_margin() {
 /// Starts `flock -o FILE cat`: another process holding the store's lock (`-o`: flock itself
 /// holds it, not its `cat`, so killing flock by its PID releases it; `cat` ends when its stdin,
 /// held by the returned child, is dropped).
+#[expect(clippy::zombie_processes, reason = "the caller kills it by its PID and waits for it")]
 fn hold_lock(file: &Path) -> std::process::Child {
     let child = Command::new("flock").arg("-o").arg(file).arg("cat").stdin(Stdio::piped()).spawn().unwrap();
     // Until flock holds it, a hook would get the lock: wait for it.

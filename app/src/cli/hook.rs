@@ -101,8 +101,8 @@ pub(super) struct ApprovalsArgs {
 
 /// Starts the deadline's watchdog (H-10): unless the answer is settled first, it writes the
 /// reason and ends the process with exit 2 when `deadline_ms` has passed — whatever the hook is
-/// waiting for (the store's lock, a slow file system, a hung read). Whoever sets `settled`
-/// first decides: the hook before it writes its answer, the watchdog before it exits.
+/// waiting for (the store's lock, a slow file system, a hung read). H-16: whoever sets
+/// `settled` first decides: the hook before it writes its answer, the watchdog before it exits.
 fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<()> {
     let deadline = Duration::from_millis(deadline_ms);
     std::thread::Builder::new().name("hook-deadline".into()).spawn(move || {

@@ -13,6 +13,7 @@
 //! carries only the command's output, so `--json` output is never mixed with logs.
 
 mod audit;
+mod canary;
 mod doctor;
 mod duration;
 mod fanout;

@@ -23,6 +23,9 @@
 //! hooks: an edit of `.claude/settings.json` cannot remove Warden's from the next session. The
 //! line names `$CLAUDE_PROJECT_DIR/agentwarden.toml`, so on such a machine every project Claude
 //! Code opens must have one: a project without it gets exit 2, every governed call blocked.
+//!
+//! H-17: `init` appends `.agentwarden/` to the project's `.gitignore` when git does not ignore
+//! it yet, so a subagent's `git add -A && git commit` cannot take the log into history.
 
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};

@@ -35,8 +35,8 @@ pub(super) const DECIDE_MS: u64 = 1_000;
 /// default timeout of 30 s (H-10).
 pub(crate) const DEFAULT_DEADLINE_MS: u64 = 30_000 - START_MS - ANSWER_MS;
 
-/// The events Warden's hook handles, with their matcher: `*` is Claude Code's "every tool"
-/// (the hook governs every tool call, so an untracked agent's calls can be denied).
+/// H-11: the events Warden's hook handles, with their matcher: `*` is Claude Code's "every
+/// tool" (the hook governs every tool call, so an untracked agent's calls can be denied).
 pub(super) const EVENTS: [(&str, Option<&str>); 3] =
     [("PreToolUse", Some("*")), ("SubagentStart", None), ("SubagentStop", None)];
 
