@@ -353,6 +353,13 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     assert_eq!(failed(&report), ["hooks", "fail-closed", "timeout"], "{report}");
     std::fs::write(&path, &good).unwrap();
 
+    // Hooks turned off in the local settings (Claude Code honours it for non-managed hooks).
+    let local = p.root.join(".claude/settings.local.json");
+    std::fs::write(&local, r#"{"disableAllHooks": true}"#).unwrap();
+    let (_, report) = doctor(&p, &[]);
+    assert_eq!(failed(&report), ["disabled", "form"], "{report}");
+    std::fs::remove_file(&local).unwrap();
+
     // `.agentwarden/` no longer ignored.
     std::fs::write(p.root.join(".gitignore"), "").unwrap();
     let (_, report) = doctor(&p, &[]);
@@ -465,6 +472,18 @@ fn a_managed_drop_in_holds_the_hooks_and_doctor_names_the_form() {
     let form = check(&report, "form")["detail"].as_str().unwrap();
     assert!(form.starts_with("managed settings") && form.contains("allowManagedHooksOnly"), "{form}");
     assert!(check(&report, "canary")["ok"] == true);
+    // Managed hooks only: the project's `disableAllHooks` cannot turn them off ...
+    std::fs::write(p.root.join(".claude/settings.local.json"), r#"{"disableAllHooks": true}"#).unwrap();
+    let (code, report) = doctor(&p, &["--managed", drop_in.to_str().unwrap()]);
+    assert_eq!((code, failed(&report)), (0, Vec::<String>::new()), "{report}");
+    // ... but the managed settings' own can.
+    let mut off = managed.clone();
+    off.as_object_mut().unwrap().insert("disableAllHooks".into(), Value::Bool(true));
+    let off_file = p.dir.path().join("90-off.json");
+    std::fs::write(&off_file, off.to_string()).unwrap();
+    let (_, report) =
+        doctor(&p, &["--managed", drop_in.to_str().unwrap(), "--managed", off_file.to_str().unwrap()]);
+    assert_eq!(failed(&report), ["disabled"], "{report}");
 
     // Without allowManagedHooksOnly the project's settings could add or shadow hooks: said so.
     let mut loose = managed.clone();

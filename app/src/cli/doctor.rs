@@ -5,7 +5,8 @@
 //! managed settings, `/etc/claude-code/managed-settings.json` and
 //! `/etc/claude-code/managed-settings.d/*.json`, or the files given with `--managed`; then the
 //! project's `.claude/settings.json`), says which form is installed, and fails on an entry
-//! that does not fail closed: a missing binary, a line without the `|| exit 2` tail, a timeout
+//! that does not fail closed or does not run: `disableAllHooks` (in the managed settings; or in
+//! the project's, local or user settings unless managed hooks only are in force), a missing binary, a line without the `|| exit 2` tail, a timeout
 //! without margin over the lock wait and the deadline. It fails on what would make a guarded
 //! session unsafe or useless: no git repository where reverts need one (any protected path:
 //! reverts restore what git `HEAD` holds), `.agentwarden/` not ignored by git (a subagent's
@@ -85,6 +86,7 @@ struct Source {
     path: PathBuf,
     entries: Vec<Entry>,
     managed_only: Option<bool>,
+    disables: Option<bool>,
 }
 
 fn read_source(path: &Path) -> Result<Option<Source>, String> {
@@ -112,7 +114,8 @@ fn read_source(path: &Path) -> Result<Option<Source>, String> {
         }
     }
     let managed_only = settings.get("allowManagedHooksOnly").and_then(Value::as_bool);
-    Ok(Some(Source { path: path.to_path_buf(), entries, managed_only }))
+    let disables = settings.get("disableAllHooks").and_then(Value::as_bool);
+    Ok(Some(Source { path: path.to_path_buf(), entries, managed_only, disables }))
 }
 
 /// The managed files to read: the ones given, else the Linux locations.
@@ -156,6 +159,14 @@ fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> 
     }
     // Scalars of later managed files win.
     let managed_only = sources.iter().filter_map(|s| s.managed_only).next_back() == Some(true);
+    if sources.iter().filter_map(|s| s.disables).next_back() == Some(true) {
+        checks.push(Check::fail(
+            "disabled",
+            "the managed settings set `disableAllHooks`: Claude Code runs no hook at all",
+            "ask the administrator to remove `disableAllHooks` from the managed settings",
+        ));
+        return Vec::new();
+    }
     let managed_entries =
         sources.iter().filter(|s| !s.entries.is_empty()).map(|s| s.path.display().to_string());
     let managed_names: Vec<String> = managed_entries.collect();
@@ -167,7 +178,26 @@ fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> 
             None
         }
     };
-    let project_has = project_source.as_ref().is_some_and(|s| !s.entries.is_empty());
+    // `disableAllHooks` outside the managed settings turns off every hook but the managed ones.
+    let mut others = vec![project.join(".claude").join("settings.local.json")];
+    others
+        .extend(std::env::var_os("HOME").map(|home| Path::new(&home).join(".claude").join("settings.json")));
+    let others: Vec<Source> = others.iter().filter_map(|p| read_source(p).ok().flatten()).collect();
+    let disabling: Vec<String> = project_source
+        .iter()
+        .chain(&others)
+        .filter(|s| s.disables == Some(true))
+        .map(|s| format!("`{}`", s.path.display()))
+        .collect();
+    let project_off = !managed_only && !disabling.is_empty();
+    if project_off {
+        checks.push(Check::fail(
+            "disabled",
+            format!("{} sets `disableAllHooks`: Claude Code runs no hook from the project's settings", disabling.join(", ")),
+            "remove `disableAllHooks` there, or install the managed form (`warden init claude-code --managed FILE`)",
+        ));
+    }
+    let project_has = !project_off && project_source.as_ref().is_some_and(|s| !s.entries.is_empty());
     let mut entries: Vec<Entry> = sources.into_iter().flat_map(|s| s.entries).collect();
     let form = match (managed_names.is_empty(), managed_only, project_has) {
         (false, true, _) => format!(
@@ -187,7 +217,7 @@ fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> 
         ),
         (true, _, false) => String::new(),
     };
-    if !managed_only {
+    if !managed_only && !project_off {
         entries.extend(project_source.into_iter().flat_map(|s| s.entries));
     }
     if entries.is_empty() {
@@ -197,10 +227,9 @@ fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> 
     }
     checks.push(Check::ok("form", form));
     let mut missing = Vec::new();
+    // A matcher on the subagent events filters by agent type: only "all" covers every agent.
     for (event, matcher) in EVENTS {
-        let found = entries
-            .iter()
-            .any(|e| e.event == event && (matcher.is_none() || every_tool(e.matcher.as_deref())));
+        let found = entries.iter().any(|e| e.event == event && every_tool(e.matcher.as_deref()));
         if !found {
             missing.push(matcher.map_or_else(|| event.to_owned(), |m| format!("{event} (matcher `{m}`)")));
         }
