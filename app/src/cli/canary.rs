@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::doctor::{Check, Entry};
+use super::doctor::Check;
+use super::installed::Entry;
 use super::wiring;
 
 /// The session id prefix of the canary's events (H-15).

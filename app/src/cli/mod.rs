@@ -20,6 +20,7 @@ mod fanout;
 mod gate;
 mod guard;
 mod hook;
+mod installed;
 mod lineage;
 mod result;
 mod setup;
