@@ -371,8 +371,20 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     let agent = std::fs::read_to_string(&coder).unwrap();
     std::fs::write(&coder, "---\nname: coder\nsubagents: [researcher]\n---\n").unwrap();
     let (_, report) = doctor(&p, &[]);
-    assert_eq!(failed(&report), ["agent"], "{report}");
+    assert_eq!(failed(&report), ["agent", "seal"], "a sealed file changed too: {report}");
     std::fs::write(&coder, agent).unwrap();
+
+    // A sealed file changed after the seal: every spawn would be denied at context_sealed.
+    let manifests = p.root.join("manifests.toml");
+    let sealed = std::fs::read_to_string(&manifests).unwrap();
+    std::fs::write(&manifests, format!("{sealed}\n# edited\n")).unwrap();
+    let (_, report) = doctor(&p, &[]);
+    assert_eq!(failed(&report), ["seal"], "{report}");
+    assert!(
+        check(&report, "seal")["detail"].as_str().unwrap().contains("`manifests.toml` changed"),
+        "{report}"
+    );
+    std::fs::write(&manifests, sealed).unwrap();
 
     // The approval revoked (with the seal).
     ok(&warden(&p, &["revoke", "--by", "alice"], ""));

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::json;
 
-use agentwarden_domain::governance::{ApprovalState, FileRead, PersonaReading, read_agent, read_persona};
+use agentwarden_domain::governance::{
+    ApprovalState, FileRead, PersonaReading, ReadDigests, read_agent, read_persona, seal_changes,
+};
 
 use super::setup::{covered, in_git_work_tree, own_files, store_ignored};
 use super::{EXIT_NO, EXIT_OK, Failure};
@@ -191,7 +193,7 @@ fn check_protection(project: &Path, config: &Config, checks: &mut Vec<Check>) {
 }
 
 /// The store verifies; a seal is in force and an approval active.
-async fn check_store(store: &Path, checks: &mut Vec<Check>) {
+async fn check_store(store: &Path, config: Option<&Config>, checks: &mut Vec<Check>) {
     let seal_fix = "a human runs `warden seal --by NAME` from their own terminal";
     let approve_fix =
         "a human runs `warden approve --ref GATE-YYYY-MM-DD-NNN --by NAME` from their own terminal";
@@ -204,7 +206,11 @@ async fn check_store(store: &Path, checks: &mut Vec<Check>) {
         checks.push(Check::fail("approval", "no approval recorded: every spawn is denied", approve_fix));
         return;
     }
-    let warden = match Warden::builder().embedded(SledConfig::new(store)).build() {
+    let mut builder = Warden::builder().embedded(SledConfig::new(store));
+    if let Some(config) = config {
+        builder = builder.config(config.clone());
+    }
+    let warden = match builder.build() {
         Ok(warden) => warden,
         Err(e) => {
             checks.push(Check::fail(
@@ -228,19 +234,52 @@ async fn check_store(store: &Path, checks: &mut Vec<Check>) {
         }
         Err(e) => return checks.push(Check::fail("store", e.to_string(), "make the store readable")),
     }
-    check_governance(&warden, checks, seal_fix, approve_fix).await;
+    check_governance(&warden, config.is_some(), checks, seal_fix, approve_fix).await;
 }
 
-async fn check_governance(warden: &Warden, checks: &mut Vec<Check>, seal_fix: &str, approve_fix: &str) {
+async fn check_governance(
+    warden: &Warden,
+    configured: bool,
+    checks: &mut Vec<Check>,
+    seal_fix: &str,
+    approve_fix: &str,
+) {
     let records = match warden.records().await {
         Ok(records) => records.governance,
         Err(e) => return checks.push(Check::fail("seal", e.to_string(), "make the store readable")),
     };
     checks.push(match &records.seal {
-        Some(seal) => {
+        None => Check::fail("seal", "no seal in force: every spawn is denied", seal_fix),
+        Some(seal) if !configured => {
             Check::ok("seal", format!("in force since seq {} ({} file(s))", seal.seq, seal.files.len()))
         }
-        None => Check::fail("seal", "no seal in force: every spawn is denied", seal_fix),
+        Some(seal) => match warden.seal_digests().await {
+            Err(e) => Check::fail("seal", e, "make the sealed files readable"),
+            Ok(now) => {
+                // What the gate would read now, beside what was sealed (missing: `None`).
+                let mut read: ReadDigests = now.into_iter().map(|(path, digest)| (path, Some(digest))).collect();
+                for path in seal.files.keys() {
+                    read.entry(path.clone()).or_insert(None);
+                }
+                let changes = seal_changes(&seal.files, &read);
+                if changes.is_empty() {
+                    Check::ok(
+                        "seal",
+                        format!("in force since seq {}; its {} file(s) unchanged", seal.seq, seal.files.len()),
+                    )
+                } else {
+                    Check::fail(
+                        "seal",
+                        format!(
+                            "the seal of seq {} no longer matches: {}; every spawn is denied at context_sealed",
+                            seal.seq,
+                            changes.join(", ")
+                        ),
+                        "review the change, then a human seals again with `warden seal --by NAME` from their own terminal",
+                    )
+                }
+            }
+        },
     });
     let now = warden.now();
     let active: Vec<&str> = records
@@ -294,12 +333,15 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
     super::installed::check_lines(&project, &entries, &mut checks);
     let config_path = args.config.clone().unwrap_or_else(|| project.join(crate::config::CONFIG_FILE));
     let mut canary_with = None;
-    match Config::load(Some(&config_path)) {
-        Err(e) => checks.push(Check::fail(
-            "config",
-            e.to_string(),
-            format!("write `{}` (see the README's \"Guard Claude Code\")", config_path.display()),
-        )),
+    let loaded = match Config::load(Some(&config_path)) {
+        Err(e) => {
+            checks.push(Check::fail(
+                "config",
+                e.to_string(),
+                format!("write `{}` (see the README's \"Guard Claude Code\")", config_path.display()),
+            ));
+            None
+        }
         Ok(config) => {
             checks.push(Check::ok("config", format!("`{}` loads", config_path.display())));
             let first = check_files(&config, &mut checks);
@@ -317,14 +359,15 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
                 ),
             });
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
+            Some(config)
         }
-    }
+    };
     // The store is closed again before the canary runs: sled admits one process at a time.
     match store.to_str().filter(|s| crate::PgConfig::is_postgres_url(s)) {
         Some(url) => check_fleet_store(url, &mut checks).await,
         None => {
             let store = if store.is_absolute() { store.to_path_buf() } else { project.join(store) };
-            check_store(&store, &mut checks).await;
+            check_store(&store, loaded.as_ref(), &mut checks).await;
         }
     }
     if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty()) {
