@@ -435,6 +435,7 @@ fn init_protects_the_guards_own_files_and_a_subagent_cannot_remove_the_hooks() {
     );
     ok(&init(&p, &[]));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), after, "a second init adds nothing");
+    assert_eq!(std::fs::read_to_string(p.root.join(".gitignore")).unwrap(), ".agentwarden/\n", "H-17, once");
     commit(&p.root);
     approve(&p);
 
@@ -506,4 +507,28 @@ fn a_managed_drop_in_holds_the_hooks_and_doctor_names_the_form() {
         check(&report, "form")["detail"].as_str().unwrap().contains("without allowManagedHooksOnly"),
         "{report}"
     );
+}
+
+#[test]
+fn init_writes_nothing_without_a_configuration_or_with_manifests_outside_the_project() {
+    let p = project(true);
+    let config = p.root.join("agentwarden.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::remove_file(&config).unwrap();
+    let out = init(&p, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("write it first"));
+    assert!(!p.root.join(".claude/settings.json").exists());
+
+    let outside = p.dir.path().join("manifests.toml");
+    std::fs::copy(p.root.join("manifests.toml"), &outside).unwrap();
+    let moved = text.replace(r#"manifests = "manifests.toml""#, r#"manifests = "../manifests.toml""#);
+    assert_ne!(moved, text);
+    std::fs::write(&config, &moved).unwrap();
+    let out = init(&p, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("outside the project") && stderr.contains("nothing written"), "{stderr}");
+    assert!(!p.root.join(".claude/settings.json").exists());
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), moved);
 }
