@@ -397,44 +397,6 @@ fn approvals_are_human_commands_only_and_checked() {
 }
 
 #[test]
-fn init_merges_the_settings_and_doctor_checks_the_project() {
-    let p = project();
-    let settings = p.root.join(".claude/settings.json");
-    std::fs::write(&settings, r#"{"permissions":{"allow":["Bash(ls)"]}}"#).unwrap();
-    let root = p.root.to_str().unwrap();
-    let out = warden(&p, &["init", "claude-code", "--project", root], "", true);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
-    assert_eq!(merged["permissions"]["allow"][0], "Bash(ls)", "other keys kept");
-    assert_eq!(merged["hooks"]["PreToolUse"][0]["matcher"], "Task|Agent");
-    let command = merged["hooks"]["SubagentStop"][0]["hooks"][0]["command"].as_str().unwrap();
-    assert!(command.contains("hook --config"), "{command}");
-
-    let out = warden(&p, &["doctor", "--project", root], "", true);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("ok    manifests"), "{text}");
-
-    std::fs::write(
-        p.root.join(".claude/agents/coder.md"),
-        "---\nname: coder\nsubagents: [researcher]\n---\n",
-    )
-    .unwrap();
-    std::fs::write(&settings, "{}").unwrap();
-    let out = warden(&p, &["doctor", "--project", root, "--json"], "", true);
-    assert_eq!(out.status.code(), Some(1));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let failed: Vec<&str> = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["ok"] == false)
-        .map(|c| c["check"].as_str().unwrap())
-        .collect();
-    assert_eq!(failed, ["settings", "agent"], "{report}");
-}
-
-#[test]
 fn a_store_held_past_the_lock_wait_is_exit_2() {
     let p = project();
     approve(&p);

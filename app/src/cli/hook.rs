@@ -7,6 +7,9 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, Timestamp};
 use agentwarden_domain::claude_code::{ApprovalGranted, ApprovalRevoked, ContextSealed, MAX_HOOK_INPUT};
@@ -24,6 +27,10 @@ pub(super) struct HookArgs {
     /// The configuration (default: `agentwarden.toml` in the working directory, if present).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Answer within this many milliseconds of starting, or exit 2 (H-10): below the Claude
+    /// Code timeout, which would let the call run.
+    #[arg(long, default_value_t = super::wiring::DEFAULT_DEADLINE_MS, value_name = "MS")]
+    deadline_ms: u64,
 }
 
 /// Who performs a human approval command.
@@ -92,13 +99,36 @@ pub(super) struct ApprovalsArgs {
     json: bool,
 }
 
-/// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr.
+/// Starts the deadline's watchdog (H-10): unless the answer is settled first, it writes the
+/// reason and ends the process with exit 2 when `deadline_ms` has passed — whatever the hook is
+/// waiting for (the store's lock, a slow file system, a hung read). H-16: whoever sets
+/// `settled` first decides: the hook before it writes its answer, the watchdog before it exits.
+fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<()> {
+    let deadline = Duration::from_millis(deadline_ms);
+    std::thread::Builder::new().name("hook-deadline".into()).spawn(move || {
+        std::thread::sleep(deadline);
+        if !settled.swap(true, Ordering::SeqCst) {
+            eprintln!(
+                "warden: deadline_passed: no answer within --deadline-ms {deadline_ms} (the store busy or \
+                 locked, or a slow file system); blocked"
+            );
+            std::process::exit(i32::from(HOOK_FAILED));
+        }
+    })?;
+    Ok(())
+}
+
+/// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr;
+/// so is an answer not ready within `--deadline-ms`.
 pub(super) async fn hook(
     args: HookArgs,
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let failed = |reason: String| Failure { code: HOOK_FAILED, reason };
+    let settled = Arc::new(AtomicBool::new(false));
+    watchdog(args.deadline_ms, Arc::clone(&settled))
+        .map_err(|e| failed(format!("internal_error: cannot start the deadline watchdog: {e}")))?;
     let mut input = String::new();
     let limit = u64::try_from(MAX_HOOK_INPUT).unwrap_or(u64::MAX).saturating_add(1);
     std::io::stdin()
@@ -119,6 +149,10 @@ pub(super) async fn hook(
         }
     }
     let answer = warden.hook(&input).await;
+    if settled.swap(true, Ordering::SeqCst) {
+        // The watchdog fired first and is ending the process with exit 2.
+        return Err(failed(format!("deadline_passed: no answer within --deadline-ms {}", args.deadline_ms)));
+    }
     if let Some(stdout) = &answer.stdout {
         writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
     }

@@ -13,15 +13,19 @@
 //! carries only the command's output, so `--json` output is never mixed with logs.
 
 mod audit;
+mod canary;
+mod doctor;
 mod duration;
 mod fanout;
 mod gate;
 mod guard;
 mod hook;
+mod installed;
 mod lineage;
 mod result;
 mod setup;
 mod stores;
+mod wiring;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -96,12 +100,14 @@ enum Command {
     /// List the recorded approvals with their state, and the seal.
     Approvals(hook::ApprovalsArgs),
     /// Set up a harness: `warden init claude-code` merges Warden's hooks into
-    /// `.claude/settings.json`.
+    /// `.claude/settings.json` (or writes a managed-settings drop-in) and adds the guard's own
+    /// files to its protected paths.
     #[command(subcommand)]
     Init(setup::InitCommand),
-    /// Check the Claude Code setup, the persona and agent files, the manifests and the store;
-    /// say what to fix. Exit 0 when all is well, 1 otherwise.
-    Doctor(setup::DoctorArgs),
+    /// Check the Claude Code setup (and run the installed hook on a canary spawn), the persona
+    /// and agent files, the manifests, the store, the seal and the approvals; say what to fix.
+    /// Exit 0 when all is well, 1 otherwise.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// A command's failure: the exit code and a one-line reason for stderr.
@@ -270,10 +276,10 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Approve(args) => hook::approve(args, || stores.open_plain(true), out).await,
         Command::Revoke(args) => hook::revoke(args, || stores.open_plain(true), out).await,
         Command::Approvals(args) => hook::approvals(args, || stores.open_plain(true), out).await,
-        Command::Init(command) => setup::init(command, out),
+        Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
         Command::Doctor(args) => {
             let store = PathBuf::from(cli.store.as_deref().unwrap_or(crate::DEFAULT_STORE));
-            setup::doctor(args, &store, out).await
+            doctor::doctor(args, &store, out).await
         }
     }
 }

@@ -1,34 +1,48 @@
-//! `warden init claude-code` and `warden doctor`: put Warden on a Claude Code project's hook
-//! path, and check that everything it reads there is usable.
+//! `warden init claude-code`: put Warden on a Claude Code project's hook path, in the project's
+//! settings or as a managed-settings drop-in, and make the guard protect its own files.
 //!
 //! H-6: Claude Code has no fail-closed switch for command hooks: a hook that times out, or
-//! exits with anything but 2, lets the call run. So the entries carry a timeout well above
-//! Warden's own bound (the store's lock wait, 5 s by default), Warden itself turns every
-//! internal failure into exit 2, and the command names the `warden` binary by absolute path
-//! (a missing binary would be exit 127: the call would run).
+//! exits with anything but 2, lets the call run. So the installed line is built to fail closed
+//! ([`super::wiring`]: absolute binary, `|| exit 2` tail, a deadline below the timeout), `init`
+//! refuses a timeout without margin over the lock wait, and Warden itself turns every internal
+//! failure into exit 2.
+//!
+//! H-12: the guard protects itself. `init` adds to `[guardrails] protected` `.claude` (the
+//! settings that install the hooks, the agent definitions) and every file the seal covers: the
+//! configuration itself, the persona and agent directories and the manifests — each as a path
+//! relative to the project, unless an entry already covers it. Paths outside the project cannot
+//! be protected: `init` refuses them and writes nothing. When the configuration has no
+//! `protected` key, the list starts from the default (`okrs`), so adding ours drops nothing the
+//! guard protected before. The file is edited with `toml_edit`: comments, order and formatting
+//! are kept.
+//!
+//! H-13: `init claude-code --managed FILE` writes the hooks, with `"allowManagedHooksOnly":
+//! true`, to FILE instead of the project's settings, for an administrator to install where an
+//! agent running as the user cannot write (on Linux `/etc/claude-code/managed-settings.json`,
+//! or a drop-in in `/etc/claude-code/managed-settings.d/`). Claude Code then runs only managed
+//! hooks: an edit of `.claude/settings.json` cannot remove Warden's from the next session. The
+//! line names `$CLAUDE_PROJECT_DIR/agentwarden.toml`, so on such a machine every project Claude
+//! Code opens must have one: a project without it gets exit 2, every governed call blocked.
+//!
+//! H-17: `init` appends `.agentwarden/` to the project's `.gitignore` when git does not ignore
+//! it yet, so a subagent's `git add -A && git commit` cannot take the log into history.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
 
 use clap::Subcommand;
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use agentwarden_domain::governance::{FileRead, PersonaReading, read_agent, read_persona};
-
-use super::{EXIT_NO, EXIT_OK, Failure};
-use crate::manifests::load_manifests;
-use crate::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
-
-/// What marks a hook entry as Warden's: its command ends like this.
-const MARK: &str = r#"hook --config "$CLAUDE_PROJECT_DIR/agentwarden.toml""#;
-/// The events Warden's hook handles, with their matcher.
-const EVENTS: [(&str, Option<&str>); 3] =
-    [("PreToolUse", Some("Task|Agent")), ("SubagentStart", None), ("SubagentStop", None)];
+use super::wiring::{EVENTS, deadline_for, hook_command, is_ours};
+use super::{EXIT_OK, Failure};
+use crate::Config;
+use crate::config::{CONFIG_FILE, GuardrailsConfig};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum InitCommand {
-    /// Merge Warden's hook entries into `.claude/settings.json` (other keys are kept).
+    /// Merge Warden's hook entries into `.claude/settings.json` (other keys are kept), and add
+    /// the guard's own files to `[guardrails] protected`.
     ClaudeCode {
         /// The project's root directory.
         #[arg(long, default_value = ".", value_name = "DIR")]
@@ -36,36 +50,16 @@ pub(super) enum InitCommand {
         /// The `warden` binary the hook runs (default: this one).
         #[arg(long, value_name = "PATH")]
         warden: Option<PathBuf>,
-        /// Claude Code's timeout for each hook call, in seconds.
+        /// Claude Code's timeout for each hook call, in seconds: at least the lock wait
+        /// (`--lock-timeout-ms`) plus 3 s.
         #[arg(long, default_value_t = 30, value_name = "SECONDS")]
         timeout: u64,
+        /// Write the hooks with `allowManagedHooksOnly` to FILE, a managed-settings drop-in
+        /// for an administrator to install (e.g. in `/etc/claude-code/managed-settings.d/`),
+        /// instead of merging them into `.claude/settings.json`.
+        #[arg(long, value_name = "FILE")]
+        managed: Option<PathBuf>,
     },
-}
-
-#[derive(Debug, clap::Args)]
-pub(super) struct DoctorArgs {
-    /// The project's root directory.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    project: PathBuf,
-    /// The configuration (default: `agentwarden.toml` in the project).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Print the checks as one JSON object.
-    #[arg(long)]
-    json: bool,
-}
-
-fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
-}
-
-/// The hook command for `warden` at `exe`.
-fn hook_command(exe: &Path) -> String {
-    format!(r#"{} --store "$CLAUDE_PROJECT_DIR/.agentwarden/audit" {MARK}"#, shell_quote(exe))
-}
-
-fn is_ours(hook: &Value) -> bool {
-    hook.get("command").and_then(Value::as_str).is_some_and(|c| c.ends_with(MARK))
 }
 
 /// Merges Warden's entries into `settings`: any earlier Warden entry is replaced, every other
@@ -92,8 +86,138 @@ fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u64) -
     Ok(())
 }
 
-pub(super) fn init(command: InitCommand, out: &mut dyn Write) -> Result<u8, Failure> {
-    let InitCommand::ClaudeCode { project, warden, timeout } = command;
+fn read_json_object(path: &Path) -> Result<Map<String, Value>, Failure> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => {
+                Err(Failure::usage(format!("`{}` is not a JSON object; nothing written", path.display())))
+            }
+            Err(e) => Err(Failure::usage(format!("`{}`: {e}; nothing written", path.display()))),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Map::new()),
+        Err(e) => Err(Failure::usage(format!("cannot read `{}`: {e}", path.display()))),
+    }
+}
+
+/// Writes `text` to `path` through a temporary file beside it and a rename.
+fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::usage(format!("cannot create `{}`: {e}", dir.display())))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let temporary = dir.join(format!(".{name}.warden-tmp"));
+    std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", path.display())))
+}
+
+/// `path` relative to `project`, as a plain protected-path entry (`a/b`), if it lies inside.
+fn inside(project: &Path, path: &Path) -> Option<String> {
+    let plain = |rel: &Path| -> Option<String> {
+        let mut parts = Vec::new();
+        for component in rel.components() {
+            match component {
+                Component::Normal(part) => parts.push(part.to_str()?.to_owned()),
+                Component::CurDir => {}
+                _ => return None,
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("/"))
+    };
+    if let Some(rel) = path.strip_prefix(project).ok().and_then(plain) {
+        return Some(rel);
+    }
+    let project = std::fs::canonicalize(project).ok()?;
+    let path = std::fs::canonicalize(path).ok()?;
+    path.strip_prefix(&project).ok().and_then(plain)
+}
+
+/// What the guard must protect of itself (H-12), relative to the project.
+pub(super) fn own_files(project: &Path, config: &Config) -> Result<Vec<String>, String> {
+    let named = [
+        (".claude", project.join(".claude")),
+        ("the configuration", project.join(CONFIG_FILE)),
+        ("`[subagents] personas_dir`", config.subagents.personas_dir.clone()),
+        ("`[subagents] agents_dir`", config.subagents.agents_dir.clone()),
+        ("`[lineage] manifests`", config.lineage.manifests.clone()),
+    ];
+    let mut own = Vec::new();
+    for (what, path) in named {
+        let rel = inside(project, &path).ok_or_else(|| {
+            format!(
+                "{what} `{}` is outside the project `{}`: the guard cannot protect it; move it into the project",
+                path.display(),
+                project.display()
+            )
+        })?;
+        if !own.contains(&rel) {
+            own.push(rel);
+        }
+    }
+    Ok(own)
+}
+
+/// Whether `protected` already covers `path` (the entry itself or a directory above it).
+pub(super) fn covered(protected: &[String], path: &str) -> bool {
+    protected.iter().any(|entry| {
+        let entry = entry.trim_end_matches('/');
+        path == entry || path.strip_prefix(entry).is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+/// Adds `wanted` to `[guardrails] protected` in the TOML `text`, keeping everything else;
+/// returns the new text and what was added.
+fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), String> {
+    let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+    let guardrails = document.as_table_mut().entry("guardrails").or_insert_with(toml_edit::table);
+    let guardrails = guardrails.as_table_like_mut().ok_or("`guardrails` is not a table")?;
+    if guardrails.get("protected").is_none() {
+        let defaults: toml_edit::Array = GuardrailsConfig::default().protected.iter().collect();
+        guardrails.insert("protected", toml_edit::value(defaults));
+    }
+    let protected = guardrails
+        .get_mut("protected")
+        .and_then(toml_edit::Item::as_array_mut)
+        .ok_or("`guardrails.protected` is not an array")?;
+    let mut present: Vec<String> = protected
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned).ok_or("`guardrails.protected` holds a non-string"))
+        .collect::<Result<_, _>>()?;
+    let mut added = Vec::new();
+    for path in wanted {
+        if !covered(&present, path) {
+            protected.push(path.as_str());
+            present.push(path.clone());
+            added.push(path.clone());
+        }
+    }
+    Ok((document.to_string(), added))
+}
+
+/// `git` in `project`: `None` when git cannot run there, else whether it succeeded.
+pub(super) fn git(project: &Path, args: &[&str]) -> Option<std::process::Output> {
+    Command::new("git").arg("-C").arg(project).args(args).output().ok()
+}
+
+pub(super) fn in_git_work_tree(project: &Path) -> bool {
+    git(project, &["rev-parse", "--is-inside-work-tree"])
+        .is_some_and(|o| o.status.success() && o.stdout.starts_with(b"true"))
+}
+
+/// Whether git ignores the project's `.agentwarden/` (`None`: git could not tell).
+pub(super) fn store_ignored(project: &Path) -> Option<bool> {
+    let out = git(project, &["check-ignore", "-q", ".agentwarden/"])?;
+    match out.status.code() {
+        Some(0) => Some(true),
+        Some(1) => Some(false),
+        _ => None,
+    }
+}
+
+pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
+    let InitCommand::ClaudeCode { project, warden, timeout, managed } = command;
+    let deadline = deadline_for(timeout, lock_ms).map_err(|e| Failure::usage(format!("refused: {e}")))?;
     let exe = match warden {
         Some(path) => path,
         None => {
@@ -102,281 +226,87 @@ pub(super) fn init(command: InitCommand, out: &mut dyn Write) -> Result<u8, Fail
     };
     let exe = std::fs::canonicalize(&exe)
         .map_err(|e| Failure::usage(format!("`{}` is not a usable warden binary: {e}", exe.display())))?;
-    let dir = project.join(".claude");
-    let path = dir.join("settings.json");
-    let mut settings = match std::fs::read_to_string(&path) {
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => {
-                return Err(Failure::usage(format!(
-                    "`{}` is not a JSON object; nothing written",
-                    path.display()
-                )));
-            }
-            Err(e) => return Err(Failure::usage(format!("`{}`: {e}; nothing written", path.display()))),
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
-        Err(e) => return Err(Failure::usage(format!("cannot read `{}`: {e}", path.display()))),
-    };
-    let command = hook_command(&exe);
+
+    // The configuration first: the guard's own files join its protected paths (H-12).
+    let config_path = project.join(CONFIG_FILE);
+    let config_text = std::fs::read_to_string(&config_path).map_err(|e| {
+        Failure::usage(format!(
+            "cannot read `{}`: {e}; write it first (see the README's \"Guard Claude Code\"), nothing written",
+            config_path.display()
+        ))
+    })?;
+    let config =
+        Config::load(Some(&config_path)).map_err(|e| Failure::usage(format!("{e}; nothing written")))?;
+    let own = own_files(&project, &config).map_err(|e| Failure::usage(format!("{e}; nothing written")))?;
+    let (new_config, added) = protect(&config_text, &own)
+        .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", config_path.display())))?;
+
+    let target = managed.clone().unwrap_or_else(|| project.join(".claude").join("settings.json"));
+    let mut settings = read_json_object(&target)?;
+    let command = hook_command(&exe, lock_ms, deadline);
     merge_hooks(&mut settings, &command, timeout)
-        .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", path.display())))?;
+        .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
+    if managed.is_some() {
+        settings.insert("allowManagedHooksOnly".into(), Value::Bool(true));
+    }
     let mut text = serde_json::to_string_pretty(&Value::Object(settings))
         .map_err(|e| Failure::usage(format!("cannot encode the settings: {e}")))?;
     text.push('\n');
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Failure::usage(format!("cannot create `{}`: {e}", dir.display())))?;
-    let temporary = dir.join(".settings.json.warden-tmp");
-    std::fs::write(&temporary, text)
-        .and_then(|()| std::fs::rename(&temporary, &path))
-        .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", path.display())))?;
+
+    if !added.is_empty() {
+        write_atomically(&config_path, &new_config)?;
+    }
+    write_atomically(&target, &text)?;
+    let events = EVENTS
+        .iter()
+        .map(|(event, matcher)| matcher.map_or_else(|| (*event).to_owned(), |m| format!("{event} {m}")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match &managed {
+        None => {
+            writeln!(out, "merged Warden's hooks into {} ({events}; timeout {timeout} s)", target.display())?
+        }
+        Some(file) => {
+            writeln!(
+                out,
+                "wrote a managed-settings drop-in to {} ({events}; timeout {timeout} s; allowManagedHooksOnly)",
+                file.display()
+            )?;
+            writeln!(
+                out,
+                "  an administrator installs it: sudo install -D -o root -m 644 {} /etc/claude-code/managed-settings.d/50-agentwarden.json",
+                file.display()
+            )?;
+        }
+    }
+    writeln!(out, "  command: {command}")?;
+    writeln!(out, "  deadline: {deadline} ms (lock wait {lock_ms} ms)")?;
+    if added.is_empty() {
+        writeln!(out, "`[guardrails] protected` already covers {}", own.join(", "))?;
+    } else {
+        writeln!(
+            out,
+            "added to `[guardrails] protected` in {}: {}",
+            config_path.display(),
+            added.join(", ")
+        )?;
+    }
+    if in_git_work_tree(&project) && store_ignored(&project) == Some(false) {
+        let gitignore = project.join(".gitignore");
+        let mut existing = std::fs::read_to_string(&gitignore).unwrap_or_default();
+        if !existing.is_empty() && !existing.ends_with('\n') {
+            existing.push('\n');
+        }
+        existing.push_str(".agentwarden/\n");
+        write_atomically(&gitignore, &existing)?;
+        writeln!(out, "added `.agentwarden/` to {}", gitignore.display())?;
+    }
     writeln!(
         out,
-        "merged Warden's hooks into {} (PreToolUse Task|Agent, SubagentStart, SubagentStop; timeout {timeout} s)",
-        path.display()
+        "next: commit these files, seal and approve (`warden seal`, `warden approve`), then run `warden doctor --project {}`",
+        project.display()
     )?;
-    writeln!(out, "  command: {command}")?;
-    let config = project.join(crate::config::CONFIG_FILE);
-    let first = if config.exists() { String::new() } else { format!("write `{}`, then ", config.display()) };
-    writeln!(out, "next: {first}run `warden doctor --project {}`", project.display())?;
     Ok(EXIT_OK)
-}
-
-/// One finding of `warden doctor`.
-#[derive(Debug, Serialize)]
-struct Check {
-    check: &'static str,
-    ok: bool,
-    detail: String,
-    fix: Option<String>,
-}
-
-impl Check {
-    fn ok(check: &'static str, detail: impl Into<String>) -> Check {
-        Check { check, ok: true, detail: detail.into(), fix: None }
-    }
-
-    fn fail(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
-        Check { check, ok: false, detail: detail.into(), fix: Some(fix.into()) }
-    }
-}
-
-fn covers(matcher: Option<&str>, tool: &str) -> bool {
-    match matcher {
-        None | Some("" | "*") => true,
-        Some(m) => m.split('|').any(|part| part == tool),
-    }
-}
-
-fn check_settings(project: &Path) -> Check {
-    let path = project.join(".claude").join("settings.json");
-    let fix = format!("run `warden init claude-code --project {}`", project.display());
-    let settings: Value = match std::fs::read_to_string(&path).map(|t| serde_json::from_str(&t)) {
-        Ok(Ok(value)) => value,
-        Ok(Err(e)) => {
-            return Check::fail("settings", format!("`{}` is not valid JSON: {e}", path.display()), fix);
-        }
-        Err(e) => return Check::fail("settings", format!("cannot read `{}`: {e}", path.display()), fix),
-    };
-    let mut missing = Vec::new();
-    for (event, matcher) in EVENTS {
-        let groups = settings.pointer(&format!("/hooks/{event}")).and_then(Value::as_array);
-        let ours = groups.into_iter().flatten().filter_map(|group| {
-            let hooks = group.get("hooks").and_then(Value::as_array)?;
-            hooks.iter().any(is_ours).then(|| group.get("matcher").and_then(Value::as_str))
-        });
-        let wanted: Vec<&str> = matcher.map(|m| m.split('|').collect()).unwrap_or_default();
-        let covered: Vec<Option<&str>> = ours.collect();
-        if covered.is_empty() || !wanted.iter().all(|tool| covered.iter().any(|m| covers(*m, tool))) {
-            missing.push(matcher.map_or_else(|| event.to_owned(), |m| format!("{event} ({m})")));
-        }
-    }
-    if missing.is_empty() {
-        Check::ok("settings", format!("`{}` runs `warden hook` for every governed event", path.display()))
-    } else {
-        Check::fail(
-            "settings",
-            format!("`{}` lacks Warden's hook for {}", path.display(), missing.join(", ")),
-            fix,
-        )
-    }
-}
-
-fn read(path: &Path) -> FileRead {
-    match std::fs::read_to_string(path) {
-        Ok(text) => FileRead::Text(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileRead::Missing,
-        Err(e) => FileRead::Unreadable(e.to_string()),
-    }
-}
-
-fn check_files(config: &Config) -> Vec<Check> {
-    let mut checks = Vec::new();
-    let main = &config.claude_code.main_persona;
-    let persona_file =
-        agentwarden_domain::governance::Name::new(main).map(|name| config.subagents.persona_path(&name));
-    let declared = match persona_file.as_ref().map(|path| (path, read_persona(main, Some(&read(path))))) {
-        Err(e) => {
-            checks.push(Check::fail(
-                "persona",
-                e.to_string(),
-                "set `[claude_code] main_persona` to a plain name",
-            ));
-            Vec::new()
-        }
-        Ok((path, PersonaReading::Invalid(verdict))) => {
-            let fix = format!("write `{}` with a `subagents:` list in its frontmatter", path.display());
-            checks.push(Check::fail("persona", verdict.reason.to_string(), fix));
-            Vec::new()
-        }
-        Ok((path, PersonaReading::Valid(persona))) => {
-            let names: Vec<String> = persona.declared.iter().map(|n| n.as_str().to_owned()).collect();
-            checks.push(Check::ok("persona", format!("`{}` declares {}", path.display(), names.join(", "))));
-            persona.declared
-        }
-    };
-    // Every agent reachable from the main persona: each declared subagent's own instruction
-    // file, and the subagents it declares in turn when it is a persona too.
-    let mut queue: std::collections::VecDeque<_> = declared.into();
-    let mut seen = std::collections::BTreeSet::new();
-    while let Some(name) = queue.pop_front() {
-        if !seen.insert(name.clone()) {
-            continue;
-        }
-        let path = config.subagents.agent_path(&name);
-        let reading = read_agent(&read(&path));
-        checks.push(if reading.verdict.passed {
-            Check::ok("agent", format!("`{}`: {}", path.display(), reading.verdict.reason))
-        } else {
-            let fix = format!("give `{}` frontmatter with `AGENT_TYPE: 2`", path.display());
-            Check::fail("agent", format!("`{}`: {}", path.display(), reading.verdict.reason), fix)
-        });
-        let persona = config.subagents.persona_path(&name);
-        if let PersonaReading::Valid(p) = read_persona(name.as_str(), Some(&read(&persona))) {
-            queue.extend(p.declared);
-        }
-    }
-    checks.push(match load_manifests(&config.lineage.manifests) {
-        Err(e) => Check::fail("manifests", e.to_string(), "fix the manifest file named above"),
-        Ok(manifests) => {
-            match agentwarden_domain::governance::Name::new(main).ok().and_then(|n| manifests.get(&n)) {
-                Some(_) => {
-                    Check::ok("manifests", format!("{} agent type(s), `{main}` included", manifests.len()))
-                }
-                None => Check::fail(
-                    "manifests",
-                    format!("no manifest for the main persona `{main}`: every spawn would be denied"),
-                    format!("add `[agents.{main}]` with `can_spawn` and `max_spawn_depth` to the manifests"),
-                ),
-            }
-        }
-    });
-    checks
-}
-
-async fn check_store(store: &Path) -> Check {
-    if !store.exists() {
-        return Check::ok(
-            "store",
-            format!("`{}` does not exist yet: the first hook call creates it", store.display()),
-        );
-    }
-    let warden = match Warden::builder().embedded(SledConfig::new(store)).build() {
-        Ok(warden) => warden,
-        Err(e) => {
-            return Check::fail(
-                "store",
-                e.to_string(),
-                "stop the process holding the store, or restore it from a backup",
-            );
-        }
-    };
-    match warden.verify(None).await {
-        Ok(Verification::Intact { head }) => {
-            Check::ok("store", format!("`{}` verifies: {} event(s)", store.display(), head.seq))
-        }
-        Ok(Verification::Broken(broken)) => Check::fail(
-            "store",
-            format!("the chain is broken at seq {}: {broken}", broken.seq),
-            "investigate with `warden audit verify`; do not append to a broken log",
-        ),
-        Err(e) => Check::fail("store", e.to_string(), "make the store readable"),
-    }
-}
-
-/// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
-async fn check_fleet_store(url: &str) -> Check {
-    let config = match crate::PgConfig::parse(url) {
-        Ok(config) => config.create_if_missing(false),
-        Err(e) => return Check::fail("store", e.to_string(), "fix the postgres:// URL"),
-    };
-    let server = config.server();
-    let warden = match Warden::builder().postgres(config).build() {
-        Ok(warden) => warden,
-        Err(e) => return Check::fail("store", e.to_string(), "check the PostgreSQL server and URL"),
-    };
-    match warden.verify(None).await {
-        Ok(Verification::Intact { head }) => {
-            Check::ok("store", format!("PostgreSQL at `{server}` verifies: {} event(s)", head.seq))
-        }
-        Ok(Verification::Broken(broken)) => Check::fail(
-            "store",
-            format!("the chain is broken at seq {}: {broken}", broken.seq),
-            "investigate with `warden audit verify`; do not append to a broken log",
-        ),
-        Err(WardenError::Store(StoreError::Missing { .. })) => Check::ok(
-            "store",
-            format!("PostgreSQL at `{server}` has no event store yet: the first append creates it"),
-        ),
-        Err(e) => Check::fail("store", e.to_string(), "make the PostgreSQL server reachable from this host"),
-    }
-}
-
-pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) -> Result<u8, Failure> {
-    let mut checks = vec![check_settings(&args.project)];
-    let config_path = args.config.clone().unwrap_or_else(|| args.project.join(crate::config::CONFIG_FILE));
-    match Config::load(Some(&config_path)) {
-        Err(e) => checks.push(Check::fail(
-            "config",
-            e.to_string(),
-            format!("write `{}` (see the README's \"Guard Claude Code\")", config_path.display()),
-        )),
-        Ok(config) => {
-            checks.push(Check::ok("config", format!("`{}` loads", config_path.display())));
-            checks.extend(check_files(&config));
-            let var = &config.subagents.enable_env;
-            checks.push(match std::env::var(var).as_deref() {
-                Ok("true") => {
-                    Check::ok("kill switch", format!("`{var}` is `true`: subagents may be enabled"))
-                }
-                _ => Check::ok(
-                    "kill switch",
-                    format!(
-                        "`{var}` is not `true` here: every spawn is denied until Claude Code runs with it set"
-                    ),
-                ),
-            });
-        }
-    }
-    match store.to_str().filter(|s| crate::PgConfig::is_postgres_url(s)) {
-        Some(url) => checks.push(check_fleet_store(url).await),
-        None => {
-            let store = if store.is_absolute() { store.to_path_buf() } else { args.project.join(store) };
-            checks.push(check_store(&store).await);
-        }
-    }
-    let healthy = checks.iter().all(|c| c.ok);
-    if args.json {
-        writeln!(out, "{}", json!({"healthy": healthy, "checks": checks}))?;
-    } else {
-        for c in &checks {
-            writeln!(out, "{}  {}: {}", if c.ok { "ok  " } else { "FAIL" }, c.check, c.detail)?;
-            if let Some(fix) = &c.fix {
-                writeln!(out, "      fix: {fix}")?;
-            }
-        }
-    }
-    Ok(if healthy { EXIT_OK } else { EXIT_NO })
 }
 
 #[cfg(test)]
@@ -392,13 +322,14 @@ mod tests {
             ]}}"#,
         )
         .unwrap();
-        merge_hooks(&mut settings, &hook_command(Path::new("/new/warden")), 30).unwrap();
-        merge_hooks(&mut settings, &hook_command(Path::new("/new/warden")), 30).unwrap();
+        let command = hook_command(Path::new("/new/warden"), 5000, 28000);
+        merge_hooks(&mut settings, &command, 30).unwrap();
+        merge_hooks(&mut settings, &command, 30).unwrap();
         assert_eq!(settings["model"], "opus");
         let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
         assert_eq!(pre.len(), 2, "lint kept, one Warden entry: {pre:?}");
         assert_eq!(pre[0]["hooks"][0]["command"], "lint.sh");
-        assert_eq!(pre[1]["matcher"], "Task|Agent");
+        assert_eq!(pre[1]["matcher"], "*");
         assert!(pre[1]["hooks"][0]["command"].as_str().unwrap().starts_with("'/new/warden' --store"));
         assert_eq!(settings["hooks"]["SubagentStop"].as_array().unwrap().len(), 1);
         assert!(settings["hooks"]["SubagentStart"][0].get("matcher").is_none());
@@ -414,15 +345,64 @@ mod tests {
     }
 
     #[test]
-    fn quoting_survives_a_quote_in_the_path() {
-        assert_eq!(shell_quote(Path::new("/a b/it's/warden")), r"'/a b/it'\''s/warden'");
+    fn protecting_keeps_the_users_text_and_adds_only_what_is_missing() {
+        let wanted: Vec<String> = [".claude", "agentwarden.toml", "manifests.toml", "okrs/q1"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        // (input, expected protected list, why)
+        let table = [
+            (
+                "# mine\n[guardrails]\nprotected = [\"okrs\"]  # keep\n",
+                vec!["okrs", ".claude", "agentwarden.toml", "manifests.toml"],
+                "okrs covers okrs/q1; comments kept",
+            ),
+            (
+                "[lineage]\nmanifests = \"manifests.toml\"\n",
+                vec!["okrs", ".claude", "agentwarden.toml", "manifests.toml"],
+                "no key: starts from the default",
+            ),
+            (
+                "[guardrails]\nactor = \"ci\"\n",
+                vec!["okrs", ".claude", "agentwarden.toml", "manifests.toml"],
+                "a table without the key",
+            ),
+            (
+                "guardrails = { protected = [\".claude/\", \"agentwarden.toml\", \"manifests.toml\", \"okrs\"] }\n",
+                vec![".claude/", "agentwarden.toml", "manifests.toml", "okrs"],
+                "all present: nothing added",
+            ),
+        ];
+        for (input, expected, why) in table {
+            let (text, _) = protect(input, &wanted).unwrap();
+            let parsed: toml::Table = toml::from_str(&text).unwrap();
+            let list: Vec<&str> = parsed["guardrails"]["protected"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            assert_eq!(list, expected, "{why}: {text}");
+            if input.contains("# keep") {
+                assert!(text.starts_with("# mine\n") && text.contains("# keep"), "{text}");
+            }
+        }
+        let (again, added) = protect(&protect("", &wanted).unwrap().0, &wanted).unwrap();
+        assert!(added.is_empty(), "idempotent: {again}");
+        assert!(protect("guardrails = 3\n", &wanted).is_err());
+        assert!(protect("[guardrails]\nprotected = \"okrs\"\n", &wanted).is_err());
+        assert!(protect("[guardrails]\nprotected = [1]\n", &wanted).is_err());
     }
 
     #[test]
-    fn matchers_cover_tools_by_alternative_or_wildcard() {
-        assert!(covers(Some("Task|Agent"), "Agent"));
-        assert!(covers(Some("*"), "Task"));
-        assert!(covers(None, "Task"));
-        assert!(!covers(Some("Task"), "Agent"));
+    fn paths_outside_the_project_are_not_ours_to_protect() {
+        let project = Path::new("/p");
+        assert_eq!(inside(project, Path::new("/p/./manifests.toml")).as_deref(), Some("manifests.toml"));
+        assert_eq!(inside(project, Path::new("/p/.claude/agents")).as_deref(), Some(".claude/agents"));
+        assert_eq!(inside(project, Path::new("/p")), None, "the project itself");
+        assert_eq!(inside(project, Path::new("/p/../etc/x")), None);
+        assert_eq!(inside(project, Path::new("/elsewhere/m.toml")), None);
+        assert!(covered(&[".claude/".into()], ".claude/agents"));
+        assert!(!covered(&[".cla".into()], ".claude"));
     }
 }

@@ -1,0 +1,388 @@
+//! `warden doctor`: check that everything Warden reads in a Claude Code project is usable, and
+//! that the installed hook really blocks — by running it.
+//!
+//! H-14: the entries are read back from where Claude Code reads them and each line checked
+//! ([`super::installed`]: the form in force, `disableAllHooks`, a missing binary, a line
+//! without the `|| exit 2` tail, a timeout without margin over the lock wait and the
+//! deadline). Here: what would make a guarded session unsafe or useless — no git repository
+//! where reverts need one (any protected path: reverts restore what git `HEAD` holds),
+//! `.agentwarden/` not ignored by git (a subagent's `git add -A && git commit` would take the
+//! log into history), the guard's own files not protected (H-12), no seal in force, no active
+//! approval. Then the canary (H-15, [`super::canary`]) runs each installed line.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::json;
+
+use agentwarden_domain::governance::{
+    ApprovalState, FileRead, PersonaReading, ReadDigests, read_agent, read_persona, seal_changes,
+};
+
+use super::setup::{covered, in_git_work_tree, own_files, store_ignored};
+use super::{EXIT_NO, EXIT_OK, Failure};
+use crate::manifests::load_manifests;
+use crate::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct DoctorArgs {
+    /// The project's root directory.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    project: PathBuf,
+    /// The configuration (default: `agentwarden.toml` in the project).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// A managed-settings file to read instead of `/etc/claude-code/managed-settings.json` and
+    /// `/etc/claude-code/managed-settings.d/*.json` (repeatable, in merge order).
+    #[arg(long, value_name = "FILE")]
+    managed: Vec<PathBuf>,
+    /// Print the checks as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One finding of `warden doctor`.
+#[derive(Debug, Serialize)]
+pub(super) struct Check {
+    check: &'static str,
+    ok: bool,
+    detail: String,
+    fix: Option<String>,
+}
+
+impl Check {
+    pub(super) fn ok(check: &'static str, detail: impl Into<String>) -> Check {
+        Check { check, ok: true, detail: detail.into(), fix: None }
+    }
+
+    pub(super) fn fail(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check { check, ok: false, detail: detail.into(), fix: Some(fix.into()) }
+    }
+}
+
+fn read(path: &Path) -> FileRead {
+    match std::fs::read_to_string(path) {
+        Ok(text) => FileRead::Text(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileRead::Missing,
+        Err(e) => FileRead::Unreadable(e.to_string()),
+    }
+}
+
+/// The persona, agent and manifest files; returns the first declared subagent of the main
+/// persona (the canary asks for it).
+fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
+    let main = &config.claude_code.main_persona;
+    let persona_file =
+        agentwarden_domain::governance::Name::new(main).map(|name| config.subagents.persona_path(&name));
+    let declared = match persona_file.as_ref().map(|path| (path, read_persona(main, Some(&read(path))))) {
+        Err(e) => {
+            checks.push(Check::fail(
+                "persona",
+                e.to_string(),
+                "set `[claude_code] main_persona` to a plain name",
+            ));
+            Vec::new()
+        }
+        Ok((path, PersonaReading::Invalid(verdict))) => {
+            let fix = format!("write `{}` with a `subagents:` list in its frontmatter", path.display());
+            checks.push(Check::fail("persona", verdict.reason.to_string(), fix));
+            Vec::new()
+        }
+        Ok((path, PersonaReading::Valid(persona))) => {
+            let names: Vec<String> = persona.declared.iter().map(|n| n.as_str().to_owned()).collect();
+            checks.push(Check::ok("persona", format!("`{}` declares {}", path.display(), names.join(", "))));
+            persona.declared
+        }
+    };
+    let first = declared.first().map(|n| n.as_str().to_owned());
+    // Every agent reachable from the main persona: each declared subagent's own instruction
+    // file, and the subagents it declares in turn when it is a persona too.
+    let mut queue: std::collections::VecDeque<_> = declared.into();
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(name) = queue.pop_front() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let path = config.subagents.agent_path(&name);
+        let reading = read_agent(&read(&path));
+        checks.push(if reading.verdict.passed {
+            Check::ok("agent", format!("`{}`: {}", path.display(), reading.verdict.reason))
+        } else {
+            let fix = format!("give `{}` frontmatter with `AGENT_TYPE: 2`", path.display());
+            Check::fail("agent", format!("`{}`: {}", path.display(), reading.verdict.reason), fix)
+        });
+        let persona = config.subagents.persona_path(&name);
+        if let PersonaReading::Valid(p) = read_persona(name.as_str(), Some(&read(&persona))) {
+            queue.extend(p.declared);
+        }
+    }
+    checks.push(match load_manifests(&config.lineage.manifests) {
+        Err(e) => Check::fail("manifests", e.to_string(), "fix the manifest file named above"),
+        Ok(manifests) => {
+            match agentwarden_domain::governance::Name::new(main).ok().and_then(|n| manifests.get(&n)) {
+                Some(_) => {
+                    Check::ok("manifests", format!("{} agent type(s), `{main}` included", manifests.len()))
+                }
+                None => Check::fail(
+                    "manifests",
+                    format!("no manifest for the main persona `{main}`: every spawn would be denied"),
+                    format!("add `[agents.{main}]` with `can_spawn` and `max_spawn_depth` to the manifests"),
+                ),
+            }
+        }
+    });
+    first
+}
+
+/// The guard protects itself (H-12); reverts need git; git ignores the store.
+fn check_protection(project: &Path, config: &Config, checks: &mut Vec<Check>) {
+    let init = format!("run `warden init claude-code --project {}`", project.display());
+    let protected = &config.guardrails.protected;
+    checks.push(match own_files(project, config) {
+        Err(e) => Check::fail("protected", e, "move the file into the project"),
+        Ok(own) => {
+            let missing: Vec<&String> = own.iter().filter(|p| !covered(protected, p)).collect();
+            if missing.is_empty() {
+                Check::ok(
+                    "protected",
+                    format!("`[guardrails] protected` covers the guard's own files: {}", own.join(", ")),
+                )
+            } else {
+                let missing: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+                Check::fail(
+                    "protected",
+                    format!(
+                        "a subagent could change the guard's own files: {} not in `[guardrails] protected`",
+                        missing.join(", ")
+                    ),
+                    init,
+                )
+            }
+        }
+    });
+    let in_git = in_git_work_tree(project);
+    if !protected.is_empty() {
+        checks.push(if in_git {
+            Check::ok("git", "the project is in a git work tree: reverts restore what `HEAD` holds")
+        } else {
+            Check::fail(
+                "git",
+                format!(
+                    "`{}` is not in a git work tree: a change to a protected path cannot be reverted",
+                    project.display()
+                ),
+                format!(
+                    "`git -C {0} init && git -C {0} add -A && git -C {0} commit -m base`",
+                    project.display()
+                ),
+            )
+        });
+    }
+    if in_git {
+        checks.push(match store_ignored(project) {
+            Some(true) => Check::ok("ignored", "git ignores `.agentwarden/`"),
+            Some(false) => Check::fail(
+                "ignored",
+                "git does not ignore `.agentwarden/`: a subagent's `git add -A && git commit` takes the log and its violations into history",
+                format!("add `.agentwarden/` to `{}`", project.join(".gitignore").display()),
+            ),
+            None => Check::fail("ignored", "`git check-ignore` failed", "make `git` usable in the project"),
+        });
+    }
+}
+
+/// The store verifies; a seal is in force and an approval active.
+async fn check_store(store: &Path, config: Option<&Config>, checks: &mut Vec<Check>) {
+    let seal_fix = "a human runs `warden seal --by NAME` from their own terminal";
+    let approve_fix =
+        "a human runs `warden approve --ref GATE-YYYY-MM-DD-NNN --by NAME` from their own terminal";
+    if !store.exists() {
+        checks.push(Check::ok(
+            "store",
+            format!("`{}` does not exist yet: the first hook call creates it", store.display()),
+        ));
+        checks.push(Check::fail("seal", "no seal in force: every spawn is denied", seal_fix));
+        checks.push(Check::fail("approval", "no approval recorded: every spawn is denied", approve_fix));
+        return;
+    }
+    let mut builder = Warden::builder().embedded(SledConfig::new(store));
+    if let Some(config) = config {
+        builder = builder.config(config.clone());
+    }
+    let warden = match builder.build() {
+        Ok(warden) => warden,
+        Err(e) => {
+            checks.push(Check::fail(
+                "store",
+                e.to_string(),
+                "stop the process holding the store, or restore it from a backup",
+            ));
+            return;
+        }
+    };
+    match warden.verify(None).await {
+        Ok(Verification::Intact { head }) => {
+            checks.push(Check::ok("store", format!("`{}` verifies: {} event(s)", store.display(), head.seq)));
+        }
+        Ok(Verification::Broken(broken)) => {
+            return checks.push(Check::fail(
+                "store",
+                format!("the chain is broken at seq {}: {broken}", broken.seq),
+                "investigate with `warden audit verify`; do not append to a broken log",
+            ));
+        }
+        Err(e) => return checks.push(Check::fail("store", e.to_string(), "make the store readable")),
+    }
+    check_governance(&warden, config.is_some(), checks, seal_fix, approve_fix).await;
+}
+
+async fn check_governance(
+    warden: &Warden,
+    configured: bool,
+    checks: &mut Vec<Check>,
+    seal_fix: &str,
+    approve_fix: &str,
+) {
+    let records = match warden.records().await {
+        Ok(records) => records.governance,
+        Err(e) => return checks.push(Check::fail("seal", e.to_string(), "make the store readable")),
+    };
+    checks.push(match &records.seal {
+        None => Check::fail("seal", "no seal in force: every spawn is denied", seal_fix),
+        Some(seal) if !configured => {
+            Check::ok("seal", format!("in force since seq {} ({} file(s))", seal.seq, seal.files.len()))
+        }
+        Some(seal) => match warden.seal_digests().await {
+            Err(e) => Check::fail("seal", e, "make the sealed files readable"),
+            Ok(now) => {
+                // What the gate would read now, beside what was sealed (missing: `None`).
+                let mut read: ReadDigests = now.into_iter().map(|(path, digest)| (path, Some(digest))).collect();
+                for path in seal.files.keys() {
+                    read.entry(path.clone()).or_insert(None);
+                }
+                let changes = seal_changes(&seal.files, &read);
+                if changes.is_empty() {
+                    Check::ok(
+                        "seal",
+                        format!("in force since seq {}; its {} file(s) unchanged", seal.seq, seal.files.len()),
+                    )
+                } else {
+                    Check::fail(
+                        "seal",
+                        format!(
+                            "the seal of seq {} no longer matches: {}; every spawn is denied at context_sealed",
+                            seal.seq,
+                            changes.join(", ")
+                        ),
+                        "review the change, then a human seals again with `warden seal --by NAME` from their own terminal",
+                    )
+                }
+            }
+        },
+    });
+    let now = warden.now();
+    let active: Vec<&str> = records
+        .approvals
+        .values()
+        .filter(|r| r.state(now) == ApprovalState::Active)
+        .map(|r| r.approval_ref.as_str())
+        .collect();
+    checks.push(if active.is_empty() {
+        Check::fail("approval", "no active approval: every spawn is denied", approve_fix)
+    } else {
+        Check::ok("approval", format!("active: {}", active.join(", ")))
+    });
+}
+
+/// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
+async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
+    let config = match crate::PgConfig::parse(url) {
+        Ok(config) => config.create_if_missing(false),
+        Err(e) => return checks.push(Check::fail("store", e.to_string(), "fix the postgres:// URL")),
+    };
+    let server = config.server();
+    let warden = match Warden::builder().postgres(config).build() {
+        Ok(warden) => warden,
+        Err(e) => {
+            return checks.push(Check::fail("store", e.to_string(), "check the PostgreSQL server and URL"));
+        }
+    };
+    checks.push(match warden.verify(None).await {
+        Ok(Verification::Intact { head }) => {
+            Check::ok("store", format!("PostgreSQL at `{server}` verifies: {} event(s)", head.seq))
+        }
+        Ok(Verification::Broken(broken)) => Check::fail(
+            "store",
+            format!("the chain is broken at seq {}: {broken}", broken.seq),
+            "investigate with `warden audit verify`; do not append to a broken log",
+        ),
+        Err(WardenError::Store(StoreError::Missing { .. })) => Check::ok(
+            "store",
+            format!("PostgreSQL at `{server}` has no event store yet: the first append creates it"),
+        ),
+        Err(e) => Check::fail("store", e.to_string(), "make the PostgreSQL server reachable from this host"),
+    });
+}
+
+pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) -> Result<u8, Failure> {
+    let project = std::fs::canonicalize(&args.project)
+        .map_err(|e| Failure::usage(format!("`{}`: {e}", args.project.display())))?;
+    let mut checks = Vec::new();
+    let entries = super::installed::check_hooks(&project, &args.managed, &mut checks);
+    super::installed::check_lines(&project, &entries, &mut checks);
+    let config_path = args.config.clone().unwrap_or_else(|| project.join(crate::config::CONFIG_FILE));
+    let mut canary_with = None;
+    let loaded = match Config::load(Some(&config_path)) {
+        Err(e) => {
+            checks.push(Check::fail(
+                "config",
+                e.to_string(),
+                format!("write `{}` (see the README's \"Guard Claude Code\")", config_path.display()),
+            ));
+            None
+        }
+        Ok(config) => {
+            checks.push(Check::ok("config", format!("`{}` loads", config_path.display())));
+            let first = check_files(&config, &mut checks);
+            check_protection(&project, &config, &mut checks);
+            let var = &config.subagents.enable_env;
+            checks.push(match std::env::var(var).as_deref() {
+                Ok("true") => {
+                    Check::ok("kill switch", format!("`{var}` is `true`: subagents may be enabled"))
+                }
+                _ => Check::ok(
+                    "kill switch",
+                    format!(
+                        "`{var}` is not `true` here: every spawn is denied until Claude Code runs with it set"
+                    ),
+                ),
+            });
+            canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
+            Some(config)
+        }
+    };
+    // The store is closed again before the canary runs: sled admits one process at a time.
+    match store.to_str().filter(|s| crate::PgConfig::is_postgres_url(s)) {
+        Some(url) => check_fleet_store(url, &mut checks).await,
+        None => {
+            let store = if store.is_absolute() { store.to_path_buf() } else { project.join(store) };
+            check_store(&store, loaded.as_ref(), &mut checks).await;
+        }
+    }
+    if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty()) {
+        super::canary::canary(&project, &entries, &var, &subagent, &mut checks);
+    }
+    let healthy = checks.iter().all(|c| c.ok);
+    if args.json {
+        writeln!(out, "{}", json!({"healthy": healthy, "checks": checks}))?;
+    } else {
+        for c in &checks {
+            writeln!(out, "{}  {}: {}", if c.ok { "ok  " } else { "FAIL" }, c.check, c.detail)?;
+            if let Some(fix) = &c.fix {
+                writeln!(out, "      fix: {fix}")?;
+            }
+        }
+    }
+    Ok(if healthy { EXIT_OK } else { EXIT_NO })
+}
