@@ -31,5 +31,5 @@ pub use file_system::LocalFileSystem;
 pub use git_restorer::GitRestorer;
 pub use memory::MemoryEventStore;
 pub use postgres::{PgConfig, PostgresEventStore};
-pub use process_runner::{MAX_CHUNK_STDOUT, ProcessChunkRunner};
+pub use process_runner::{BASE_ENV, MAX_CHUNK_STDERR, MAX_CHUNK_STDOUT, ProcessChunkRunner};
 pub use sled::{Durability, SledConfig, SledEventStore};

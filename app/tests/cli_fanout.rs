@@ -165,3 +165,41 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
     assert_eq!(types, ["fan_out_planned", "operator_note"], "nothing merged");
     assert_eq!(warden(&store, &["audit", "verify"]).status.code(), Some(0));
 }
+
+#[test]
+fn a_chunk_agent_gets_neither_the_store_nor_wardens_variables() {
+    // F-19: `warden` itself runs with AGENTWARDEN_STORE set (A-19); its chunk agents do not see
+    // it, nor anything else but the base set and what `fan_out.pass_env` names.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let items = dir.path().join("items.json");
+    std::fs::write(&items, r#"["tests/a.sh"]"#).unwrap();
+    let config = dir.path().join("agentwarden.toml");
+    std::fs::write(
+        &config,
+        "[fan_out]\npass_env = [\"PASSED_ON\", \"AGENTWARDEN_STORE\"]\n[fan_out.defaults]\ntimeout_per_chunk_ms = 60000\n",
+    )
+    .unwrap();
+    let env_file = dir.path().join("env");
+    let agent = format!("env > {}; {AGENT}", env_file.display());
+    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .env("AGENTWARDEN_STORE", &store)
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .env("PASSED_ON", "yes")
+        .env("NOT_PASSED", "secret")
+        .args(["fanout", "run", "--items", items.to_str().unwrap(), "--phase", "tests", "--json"])
+        .arg("--config")
+        .arg(&config)
+        .args(["--", "sh", "-c", &agent])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(store.exists(), "the run used the store AGENTWARDEN_STORE named");
+    let env = std::fs::read_to_string(&env_file).unwrap();
+    assert!(env.lines().any(|l| l == "PASSED_ON=yes"), "{env}");
+    assert!(env.lines().any(|l| l.starts_with("PATH=")), "{env}");
+    for banned in ["AGENTWARDEN_", "NOT_PASSED"] {
+        assert!(!env.lines().any(|l| l.starts_with(banned)), "the agent was given {banned}…: {env}");
+    }
+    assert_eq!(json(&out)["merged"]["status"], "completed");
+}
