@@ -112,7 +112,11 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
     let items = dir.path().join("items.json");
     std::fs::write(&items, r#"["a","b"]"#).unwrap();
     let pids = dir.path().join("pids");
-    let agent = format!("read input; echo $$ >> {}; sleep 30", pids.display());
+    // Each agent also leaves a `setsid` grandchild, outside its process group (F-18).
+    let agent = format!(
+        "read input; setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! >> {0}; echo $$ >> {0}; sleep 30",
+        pids.display()
+    );
     let run = Command::new(env!("CARGO_BIN_EXE_warden"))
         .arg("--store")
         .arg(&store)
@@ -136,7 +140,7 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
     while !pids.exists() && started.elapsed() < std::time::Duration::from_secs(10) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    std::thread::sleep(std::time::Duration::from_millis(300));
     let status = Command::new("kill").args(["-TERM", &run.id().to_string()]).status().unwrap();
     assert!(status.success());
     let finished = std::time::Instant::now();
@@ -154,7 +158,10 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        assert!(dead, "chunk agent {pid} outlived the run");
+        if !dead {
+            let _ = Command::new("kill").args(["-9", pid]).status();
+        }
+        assert!(dead, "chunk agent or its child {pid} outlived the run");
     }
     let log = warden(&store, &["audit", "export", "--format", "jsonl"]);
     let types: Vec<String> = String::from_utf8(log.stdout)
