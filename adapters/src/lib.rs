@@ -5,6 +5,7 @@
 //! - [`PostgresEventStore`]: the fleet store, one audit trail for many hosts, with the same
 //!   records and chain as sled.
 //! - [`MemoryEventStore`]: the same contract in memory, for tests and embedding.
+//! - [`UnavailableEventStore`]: a store that cannot be used; decisions against it deny.
 //! - [`SystemClock`], [`FixedClock`], [`SteppingClock`]: time.
 //! - [`ProcessEnvironment`], [`FixedEnvironment`]: environment variables.
 //! - [`LocalFileSystem`]: files, never following symbolic links; snapshots of protected paths.
@@ -24,6 +25,7 @@ mod process_runner;
 mod sealing;
 mod sled;
 mod snapshot;
+mod unavailable;
 
 pub use clock::{FixedClock, SteppingClock, SystemClock};
 pub use environment::{FixedEnvironment, ProcessEnvironment};
@@ -33,3 +35,4 @@ pub use memory::MemoryEventStore;
 pub use postgres::{PgConfig, PostgresEventStore};
 pub use process_runner::{BASE_ENV, MAX_CHUNK_STDERR, MAX_CHUNK_STDOUT, ProcessChunkRunner};
 pub use sled::{Durability, SledConfig, SledEventStore};
+pub use unavailable::UnavailableEventStore;
