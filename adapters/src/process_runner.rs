@@ -118,19 +118,20 @@ fn parent_and_start(pid: &str) -> Option<(i32, u64)> {
     Some((parent, start))
 }
 
-/// The children of this process that started at or after `since`, are not a running chunk's
-/// root, and (each) are now sent SIGKILL. The roots' lock is held while they are picked and
-/// killed.
-fn kill_children(since: u64) -> Vec<Pid> {
+/// The children of this process that started at or after `since` and (unless `everything`) are
+/// not a running chunk's root, each now sent SIGKILL. The roots' lock is held while they are
+/// picked and killed.
+fn kill_children(since: u64, everything: bool) -> Result<Vec<Pid>, String> {
     let me = rustix::process::getpid().as_raw_nonzero().get();
     let live = LIVE_ROOTS.lock().unwrap_or_else(PoisonError::into_inner);
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    // Without /proc no leftover can be found: that is a failure, not a clean sweep.
+    let entries = std::fs::read_dir("/proc").map_err(|e| format!("cannot list processes in /proc: {e}"))?;
     let mut killed = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
         let Some((parent, start)) = name.to_str().and_then(parent_and_start) else { continue };
-        if parent != me || start < since || live.contains(&pid) {
+        if parent != me || start < since || (!everything && live.contains(&pid)) {
             continue;
         }
         if let Some(pid) = Pid::from_raw(pid) {
@@ -138,15 +139,15 @@ fn kill_children(since: u64) -> Vec<Pid> {
             killed.push(pid);
         }
     }
-    killed
+    Ok(killed)
 }
 
 /// F-18: kills and reaps, level by level, every child of this process that started at or after
-/// `since` and is not a running chunk's root, until none is left.
-fn sweep(since: u64) -> Result<(), String> {
+/// `since` and (unless `everything`) is not a running chunk's root, until none is left.
+fn sweep(since: u64, everything: bool) -> Result<(), String> {
     let deadline = Instant::now() + SWEEP_LIMIT;
     loop {
-        let killed = kill_children(since);
+        let killed = kill_children(since, everything)?;
         if killed.is_empty() {
             return Ok(());
         }
@@ -164,8 +165,8 @@ fn sweep(since: u64) -> Result<(), String> {
     }
 }
 
-async fn sweep_async(since: u64) -> Result<(), String> {
-    tokio::task::spawn_blocking(move || sweep(since))
+async fn sweep_async(since: u64, everything: bool) -> Result<(), String> {
+    tokio::task::spawn_blocking(move || sweep(since, everything))
         .await
         .unwrap_or_else(|e| Err(format!("the sweep of its processes failed: {e}")))
 }
@@ -240,10 +241,11 @@ impl ProcessChunkRunner {
             .collect()
     }
 
-    /// Kills and reaps every child this process has left: for a run that is being abandoned
-    /// (F-16), after its chunks' futures were dropped.
+    /// Kills and reaps every child of this process, chunk roots included, and everything they
+    /// started: for a run that is being abandoned (F-16). The chunks' tasks may not have been
+    /// dropped yet (an aborted task is dropped later), so nothing is spared.
     pub async fn kill_leftovers() -> Result<(), String> {
-        sweep_async(0).await
+        sweep_async(0, true).await
     }
 
     async fn run(&self, input: &ChunkInput, timeout: Duration) -> ChunkRun {
@@ -295,7 +297,7 @@ impl ProcessChunkRunner {
                     child.wait().await.map_err(|e| Stop::Failed(format!("cannot wait for the agent: {e}")));
                 // The agent is gone: what it left goes too, and with it the pipes' last writers.
                 group.kill();
-                sweep_async(since).await.map_err(Stop::Failed)?;
+                sweep_async(since, false).await.map_err(Stop::Failed)?;
                 status
             };
             tokio::try_join!(
@@ -323,7 +325,7 @@ impl ProcessChunkRunner {
         let _ = child.start_kill();
         let _ = child.wait().await;
         drop(registered);
-        let swept = sweep_async(since).await;
+        let swept = sweep_async(since, false).await;
         match (stopped, swept) {
             (Stop::StdoutTooLarge(read), _) => ChunkRun::StdoutTooLarge { limit: MAX_CHUNK_STDOUT, read },
             (_, Err(why)) => ChunkRun::Failed(why),

@@ -158,10 +158,11 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         if !dead {
             let _ = Command::new("kill").args(["-9", pid]).status();
         }
-        assert!(dead, "chunk agent or its child {pid} outlived the run");
+        assert!(dead, "chunk agent or its child {pid} outlived the run: {stat}");
     }
     let log = warden(&store, &["audit", "export", "--format", "jsonl"]);
     let types: Vec<String> = String::from_utf8(log.stdout)
@@ -184,7 +185,7 @@ fn a_chunk_agent_gets_neither_the_store_nor_wardens_variables() {
     let config = dir.path().join("agentwarden.toml");
     std::fs::write(
         &config,
-        "[fan_out]\npass_env = [\"PASSED_ON\", \"AGENTWARDEN_STORE\"]\n[fan_out.defaults]\ntimeout_per_chunk_ms = 60000\n",
+        "[subagents]\nenable_env = \"MY_SWITCH\"\n[fan_out]\npass_env = [\"PASSED_ON\", \"AGENTWARDEN_STORE\", \"MY_SWITCH\"]\n[fan_out.defaults]\ntimeout_per_chunk_ms = 60000\n",
     )
     .unwrap();
     let env_file = dir.path().join("env");
@@ -194,6 +195,7 @@ fn a_chunk_agent_gets_neither_the_store_nor_wardens_variables() {
         .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
         .env("PASSED_ON", "yes")
         .env("NOT_PASSED", "secret")
+        .env("MY_SWITCH", "true")
         .args(["fanout", "run", "--items", items.to_str().unwrap(), "--phase", "tests", "--json"])
         .arg("--config")
         .arg(&config)
@@ -205,7 +207,8 @@ fn a_chunk_agent_gets_neither_the_store_nor_wardens_variables() {
     let env = std::fs::read_to_string(&env_file).unwrap();
     assert!(env.lines().any(|l| l == "PASSED_ON=yes"), "{env}");
     assert!(env.lines().any(|l| l.starts_with("PATH=")), "{env}");
-    for banned in ["AGENTWARDEN_", "NOT_PASSED"] {
+    // The kill switch is Warden's, whatever its configured name.
+    for banned in ["AGENTWARDEN_", "NOT_PASSED", "MY_SWITCH"] {
         assert!(!env.lines().any(|l| l.starts_with(banned)), "the agent was given {banned}…: {env}");
     }
     assert_eq!(json(&out)["merged"]["status"], "completed");
