@@ -177,3 +177,18 @@ fn an_empty_time_window_is_a_usage_error_before_the_store_is_opened() {
     let out = warden(&missing, &["audit", "log", "--since", "2h", "--until", "1h"]);
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn audit_copy_parses_both_locations_before_opening_either() {
+    // a destination URL that cannot be parsed is a usage error even when the source is
+    // missing (before: exit 3 for the source, the usage error never seen).
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .args(["audit", "copy", "--from", missing.to_str().unwrap(), "--to", "postgres://u@h/d?bogus=1"])
+        .env_remove("AGENTWARDEN_STORE")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!missing.exists());
+}
