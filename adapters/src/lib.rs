@@ -10,7 +10,8 @@
 //! - [`ProcessEnvironment`], [`FixedEnvironment`]: environment variables.
 //! - [`LocalFileSystem`]: files, never following symbolic links; snapshots of protected paths.
 //! - [`GitRestorer`]: puts protected paths back with git.
-//! - [`ProcessChunkRunner`]: one process per fan-out chunk, killed at its timeout.
+//! - [`ProcessChunkRunner`]: one process per fan-out chunk, in a box: output drained and
+//!   bounded, every descendant killed with it, a cleared environment (F-17 … F-19).
 //!
 //! Architecture invariant: adapter errors are mapped into the port's error here, at the seam;
 //! no `sled::Error`, `tokio_postgres::Error` or `io::Error` leaves this crate.

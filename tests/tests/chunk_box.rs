@@ -62,6 +62,7 @@ async fn a_chunk_chatty_on_stderr_finishes_completed() {
     let (outcomes, _) =
         run_chunks(Arc::new(sh(&script)), "tests", vec![vec!["t".into()]], 1, Duration::from_secs(20)).await;
     assert_eq!(outcomes[0].status, ChunkStatus::Completed, "{:?}", outcomes[0].error);
+    assert_eq!(outcomes[0].warnings, ["983040 bytes of stderr past its bound discarded"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -59,12 +59,21 @@ pub fn outcome_of(chunk_index: usize, run: &ChunkRun) -> ChunkOutcome {
             &format!("killed after its {after_ms} ms timeout"),
         ),
         ChunkRun::Failed(why) => ChunkOutcome::without_result(chunk_index, ChunkStatus::Failed, why),
-        ChunkRun::Finished { exit_code: Some(0), stdout, .. } => {
+        ChunkRun::Finished { exit_code: Some(0), stdout, stderr_discarded, .. } => {
             match std::str::from_utf8(stdout)
                 .map_err(|e| e.to_string())
                 .and_then(|t| parse_strict(t.trim()).map_err(|e| e.to_string()))
             {
-                Ok(value) => validate_chunk_result(chunk_index, Some(&value)),
+                Ok(value) => {
+                    let mut outcome = validate_chunk_result(chunk_index, Some(&value));
+                    if *stderr_discarded > 0 {
+                        // F-17: the chunk ends as it would have; the loss is on the record.
+                        outcome
+                            .warnings
+                            .push(format!("{stderr_discarded} bytes of stderr past its bound discarded"));
+                    }
+                    outcome
+                }
                 Err(why) => ChunkOutcome::without_result(
                     chunk_index,
                     ChunkStatus::Invalid,
@@ -105,6 +114,21 @@ mod tests {
             outcome.error.as_deref(),
             Some("stdout passed its 8-byte bound (9 bytes read): killed at once")
         );
+    }
+
+    #[test]
+    fn a_completed_chunk_says_how_much_stderr_was_discarded() {
+        let result = r#"{"chunk_index":0,"status":"completed","elapsed_ms":1,"test_results":{"passed":1,"failed":0,"skipped":0}}"#;
+        let run = |discarded| ChunkRun::Finished {
+            exit_code: Some(0),
+            stdout: result.as_bytes().to_vec(),
+            stderr: String::new(),
+            stderr_discarded: discarded,
+        };
+        let outcome = outcome_of(0, &run(7));
+        assert_eq!(outcome.status, ChunkStatus::Completed);
+        assert_eq!(outcome.warnings, ["7 bytes of stderr past its bound discarded"]);
+        assert!(outcome_of(0, &run(0)).warnings.is_empty());
     }
 
     #[test]
