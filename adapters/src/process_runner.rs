@@ -15,12 +15,14 @@
 //!   init, whatever session or group it moved to. When a chunk ends (exit, timeout, too much
 //!   stdout), its group and its root are killed and the root reaped; then every child of this
 //!   process that is not a running chunk's root and started no earlier than the ended chunk's
-//!   root is killed and reaped, and again, level by level, until none is left (5 s at most, else
-//!   the chunk failed). A cgroup would name a chunk's processes exactly but needs a delegated,
-//!   writable cgroup tree, which a user's shell seldom has; the subreaper needs no privilege. The
-//!   price: an orphan cannot say which chunk it came from, so with several chunks at once a
-//!   process one chunk detached dies when any chunk started before it ends. Chunk agents may
-//!   not leave detached processes behind.
+//!   root is killed (through a pidfd checked against `/proc`, never a reused pid) and reaped,
+//!   and again, level by level, until none is left (5 s at most, else the chunk failed). A
+//!   cgroup would name a chunk's processes exactly but needs a delegated, writable cgroup tree,
+//!   which a user's shell seldom has; the subreaper needs no privilege. The price: an orphan
+//!   cannot say which chunk it came from, so with several chunks at once a process one chunk
+//!   detached dies when any chunk started before it ends. Chunk agents may not leave detached
+//!   processes behind. The subreaper stays set for the life of the process: an embedding
+//!   application that abandons a run calls [`ProcessChunkRunner::kill_leftovers`].
 //! - F-19: the agent's environment is cleared, then given [`BASE_ENV`] and every `LC_*` variable
 //!   from Warden's environment, plus the names `fan_out.pass_env` lists; never a variable of
 //!   Warden's own (`AGENTWARDEN_*`), whatever the list says.
@@ -134,12 +136,34 @@ fn kill_children(since: u64, everything: bool) -> Result<Vec<Pid>, String> {
         if parent != me || start < since || (!everything && live.contains(&pid)) {
             continue;
         }
-        if let Some(pid) = Pid::from_raw(pid) {
-            let _ = rustix::process::kill_process(pid, Signal::KILL);
+        if let Some(pid) = Pid::from_raw(pid)
+            && kill_exactly(pid, me, start)
+        {
             killed.push(pid);
         }
     }
     Ok(killed)
+}
+
+/// Sends SIGKILL to the process at `pid` only if it is still the child of `me` that started at
+/// `start`: by a pidfd opened and then checked against `/proc`, so a pid reaped by another
+/// owner and reused meanwhile is never hit. False if it is no longer that child.
+/// A kernel without pidfds (before Linux 5.3) gets the plain `kill` after the same check.
+fn kill_exactly(pid: Pid, me: i32, start: u64) -> bool {
+    let still_ours = || parent_and_start(&pid.as_raw_nonzero().get().to_string()) == Some((me, start));
+    match rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
+        // The process was at `pid` when scanned and is there now: so it was there when the
+        // pidfd was opened, and the pidfd names it.
+        Ok(pidfd) if still_ours() => {
+            let _ = rustix::process::pidfd_send_signal(&pidfd, Signal::KILL);
+            true
+        }
+        Err(rustix::io::Errno::NOSYS) if still_ours() => {
+            let _ = rustix::process::kill_process(pid, Signal::KILL);
+            true
+        }
+        Ok(_) | Err(_) => false,
+    }
 }
 
 /// F-18: kills and reaps, level by level, every child of this process that started at or after
