@@ -5,11 +5,13 @@
 //! - [`PostgresEventStore`]: the fleet store, one audit trail for many hosts, with the same
 //!   records and chain as sled.
 //! - [`MemoryEventStore`]: the same contract in memory, for tests and embedding.
+//! - [`UnavailableEventStore`]: a store that cannot be used; decisions against it deny.
 //! - [`SystemClock`], [`FixedClock`], [`SteppingClock`]: time.
 //! - [`ProcessEnvironment`], [`FixedEnvironment`]: environment variables.
 //! - [`LocalFileSystem`]: files, never following symbolic links; snapshots of protected paths.
 //! - [`GitRestorer`]: puts protected paths back with git.
-//! - [`ProcessChunkRunner`]: one process per fan-out chunk, killed at its timeout.
+//! - [`ProcessChunkRunner`]: one process per fan-out chunk, in a box: output drained and
+//!   bounded, every descendant killed with it, a cleared environment (F-17 … F-19).
 //!
 //! Architecture invariant: adapter errors are mapped into the port's error here, at the seam;
 //! no `sled::Error`, `tokio_postgres::Error` or `io::Error` leaves this crate.
@@ -24,6 +26,7 @@ mod process_runner;
 mod sealing;
 mod sled;
 mod snapshot;
+mod unavailable;
 
 pub use clock::{FixedClock, SteppingClock, SystemClock};
 pub use environment::{FixedEnvironment, ProcessEnvironment};
@@ -31,5 +34,6 @@ pub use file_system::LocalFileSystem;
 pub use git_restorer::GitRestorer;
 pub use memory::MemoryEventStore;
 pub use postgres::{PgConfig, PostgresEventStore};
-pub use process_runner::{MAX_CHUNK_STDOUT, ProcessChunkRunner};
+pub use process_runner::{BASE_ENV, MAX_CHUNK_STDERR, MAX_CHUNK_STDOUT, ProcessChunkRunner};
 pub use sled::{Durability, SledConfig, SledEventStore};
+pub use unavailable::UnavailableEventStore;

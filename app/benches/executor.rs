@@ -23,7 +23,7 @@ fn executor(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap_or_else(|e| fail(&e.to_string()));
-    let runner = Arc::new(ProcessChunkRunner { program: "sh".into(), args: vec!["-c".into(), AGENT.into()] });
+    let runner = Arc::new(ProcessChunkRunner::new("sh", vec!["-c".into(), AGENT.into()]));
     let chunks: Vec<Vec<String>> = (0..8).map(|i| vec![format!("t{i}")]).collect();
     let mut group = c.benchmark_group("executor_8_chunks");
     group.sample_size(20);

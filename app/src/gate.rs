@@ -169,7 +169,7 @@ impl Warden {
             Err(e) => {
                 let (evaluation, _) = self.assess_delegation(request, None).await;
                 let reason = format!("the recorded seal and approvals could not be read: {e}");
-                let report = evaluation.audit_failed("audit_unavailable", reason);
+                let report = evaluation.records_unavailable("audit_unavailable", reason);
                 let evaluation_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
                 return GateOutcome { report, grant: None, audit: None, evaluation_us };
             }

@@ -40,7 +40,7 @@ mod warden;
 pub use agentwarden_adapters::{
     Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore, PgConfig,
     PostgresEventStore, ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock,
-    SystemClock,
+    SystemClock, UnavailableEventStore,
 };
 pub use agentwarden_domain::{
     audit, claude_code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,

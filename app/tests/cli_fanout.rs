@@ -112,7 +112,11 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
     let items = dir.path().join("items.json");
     std::fs::write(&items, r#"["a","b"]"#).unwrap();
     let pids = dir.path().join("pids");
-    let agent = format!("read input; echo $$ >> {}; sleep 30", pids.display());
+    // Each agent also leaves a `setsid` grandchild, outside its process group (F-18).
+    let agent = format!(
+        "read input; setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! >> {0}; echo $$ >> {0}; sleep 30",
+        pids.display()
+    );
     let run = Command::new(env!("CARGO_BIN_EXE_warden"))
         .arg("--store")
         .arg(&store)
@@ -136,7 +140,7 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
     while !pids.exists() && started.elapsed() < std::time::Duration::from_secs(10) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    std::thread::sleep(std::time::Duration::from_millis(300));
     let status = Command::new("kill").args(["-TERM", &run.id().to_string()]).status().unwrap();
     assert!(status.success());
     let finished = std::time::Instant::now();
@@ -154,7 +158,11 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        assert!(dead, "chunk agent {pid} outlived the run");
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if !dead {
+            let _ = Command::new("kill").args(["-9", pid]).status();
+        }
+        assert!(dead, "chunk agent or its child {pid} outlived the run: {stat}");
     }
     let log = warden(&store, &["audit", "export", "--format", "jsonl"]);
     let types: Vec<String> = String::from_utf8(log.stdout)
@@ -164,4 +172,44 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
         .collect();
     assert_eq!(types, ["fan_out_planned", "operator_note"], "nothing merged");
     assert_eq!(warden(&store, &["audit", "verify"]).status.code(), Some(0));
+}
+
+#[test]
+fn a_chunk_agent_gets_neither_the_store_nor_wardens_variables() {
+    // F-19: `warden` itself runs with AGENTWARDEN_STORE set (A-19); its chunk agents do not see
+    // it, nor anything else but the base set and what `fan_out.pass_env` names.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let items = dir.path().join("items.json");
+    std::fs::write(&items, r#"["tests/a.sh"]"#).unwrap();
+    let config = dir.path().join("agentwarden.toml");
+    std::fs::write(
+        &config,
+        "[subagents]\nenable_env = \"MY_SWITCH\"\n[fan_out]\npass_env = [\"PASSED_ON\", \"AGENTWARDEN_STORE\", \"MY_SWITCH\"]\n[fan_out.defaults]\ntimeout_per_chunk_ms = 60000\n",
+    )
+    .unwrap();
+    let env_file = dir.path().join("env");
+    let agent = format!("env > {}; {AGENT}", env_file.display());
+    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .env("AGENTWARDEN_STORE", &store)
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .env("PASSED_ON", "yes")
+        .env("NOT_PASSED", "secret")
+        .env("MY_SWITCH", "true")
+        .args(["fanout", "run", "--items", items.to_str().unwrap(), "--phase", "tests", "--json"])
+        .arg("--config")
+        .arg(&config)
+        .args(["--", "sh", "-c", &agent])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(store.exists(), "the run used the store AGENTWARDEN_STORE named");
+    let env = std::fs::read_to_string(&env_file).unwrap();
+    assert!(env.lines().any(|l| l == "PASSED_ON=yes"), "{env}");
+    assert!(env.lines().any(|l| l.starts_with("PATH=")), "{env}");
+    // The kill switch is Warden's, whatever its configured name.
+    for banned in ["AGENTWARDEN_", "NOT_PASSED", "MY_SWITCH"] {
+        assert!(!env.lines().any(|l| l.starts_with(banned)), "the agent was given {banned}…: {env}");
+    }
+    assert_eq!(json(&out)["merged"]["status"], "completed");
 }

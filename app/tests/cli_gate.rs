@@ -158,7 +158,10 @@ fn no_store_no_allow() {
         Some("true"),
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("deny: the audit log is unavailable"));
+    // the deny is reported like any other, failing first at `audit` (G-23).
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("DENY  MANAGER: audit (audit_unavailable)"), "{stdout}");
+    assert!(stdout.contains("not a sled event store"), "{stdout}");
 }
 
 #[test]

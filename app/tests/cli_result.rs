@@ -89,3 +89,31 @@ fn a_bad_correlation_id_is_a_usage_error() {
         warden(&dir.path().join("audit"), &["result", "validate", file.to_str().unwrap(), "--item", ""]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_duplicate_key_is_reported_with_every_other_problem() {
+    // R-30: the duplicate no longer hides the rest of the file.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let file = dir.path().join("result.json");
+    std::fs::write(&file, r#"{"schema_version":"1.1","summary":"a","summary":"b","kr_targets":[""]}"#)
+        .unwrap();
+    let (code, report) = validate(&store, &file, &[]);
+    assert_eq!(code, Some(1));
+    let problems: Vec<(&str, &str)> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["pointer"].as_str().unwrap(), p["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            ("/summary", "duplicate_key"),
+            ("/kr_targets/0", "empty_string"),
+            ("/schema_version", "wrong_version"),
+            ("/proposed_changes", "missing_field"),
+            ("/kr_impact_claim", "missing_field"),
+        ]
+    );
+}

@@ -53,10 +53,34 @@ impl StrictJsonError {
 
 /// Parses `text` as one JSON value, refusing duplicate keys and deep nesting.
 pub fn parse_strict(text: &str) -> Result<Value, StrictJsonError> {
+    parse(text, None)
+}
+
+/// A member an object declared again: where (its RFC 6901 pointer) and the value it was given
+/// that time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Duplicate {
+    /// The pointer of the duplicated member.
+    pub pointer: String,
+    /// The value of this later declaration.
+    pub value: Value,
+}
+
+/// Parses `text` like [`parse_strict`], but a duplicated key does not stop it: each later
+/// declaration is returned beside the value (which keeps the first), so a validator can
+/// report the duplicate and still every other problem (R-4, R-30). Syntax errors and deep
+/// nesting still refuse the text.
+pub fn parse_with_duplicates(text: &str) -> Result<(Value, Vec<Duplicate>), StrictJsonError> {
+    let mut duplicates = Vec::new();
+    let value = parse(text, Some(&mut duplicates))?;
+    Ok((value, duplicates))
+}
+
+fn parse(text: &str, duplicates: Option<&mut Vec<Duplicate>>) -> Result<Value, StrictJsonError> {
     let mut found = None;
     let mut path = Vec::new();
     let mut de = serde_json::Deserializer::from_str(text);
-    let parsed = ValueSeed { path: &mut path, found: &mut found }
+    let parsed = ValueSeed { path: &mut path, found: &mut found, duplicates }
         .deserialize(&mut de)
         .and_then(|v| de.end().map(|()| v));
     parsed.map_err(|e| {
@@ -94,6 +118,19 @@ pub fn type_name(value: &Value) -> &'static str {
 struct ValueSeed<'a> {
     path: &'a mut Vec<String>,
     found: &'a mut Option<StrictJsonError>,
+    /// `Some`: duplicates are collected here instead of refused.
+    duplicates: Option<&'a mut Vec<Duplicate>>,
+}
+
+impl ValueSeed<'_> {
+    /// A seed for a value inside this one, sharing its path, error and duplicates.
+    fn child(&mut self) -> ValueSeed<'_> {
+        ValueSeed {
+            path: &mut *self.path,
+            found: &mut *self.found,
+            duplicates: self.duplicates.as_deref_mut(),
+        }
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
@@ -162,7 +199,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         let mut items = Vec::new();
         loop {
             self.path.push(items.len().to_string());
-            let item = seq.next_element_seed(ValueSeed { path: &mut *self.path, found: &mut *self.found })?;
+            let item = seq.next_element_seed(self.child())?;
             self.path.pop();
             match item {
                 Some(item) => items.push(item),
@@ -178,10 +215,18 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         while let Some(key) = map.next_key::<String>()? {
             self.path.push(key.clone());
             if !seen.insert(key.clone()) {
-                let error = StrictJsonError::DuplicateKey { pointer: pointer(self.path) };
-                return Err(self.fail(error));
+                let at = pointer(self.path);
+                if self.duplicates.is_none() {
+                    return Err(self.fail(StrictJsonError::DuplicateKey { pointer: at }));
+                }
+                let value = map.next_value_seed(self.child())?;
+                self.path.pop();
+                if let Some(duplicates) = self.duplicates.as_deref_mut() {
+                    duplicates.push(Duplicate { pointer: at, value });
+                }
+                continue;
             }
-            let value = map.next_value_seed(ValueSeed { path: &mut *self.path, found: &mut *self.found })?;
+            let value = map.next_value_seed(self.child())?;
             self.path.pop();
             object.insert(key, value);
         }
@@ -229,6 +274,21 @@ mod tests {
         assert_eq!(pointer_of(r#"{"a":[{"k":1},{"k":1,"k":2}]}"#), "/a/1/k");
         assert_eq!(pointer_of(r#"{"x/y~z":{"p":1,"p":1}}"#), "/x~1y~0z/p");
         assert_eq!(parse_strict(r#"{"a":1,"a":2}"#).unwrap_err().code(), "duplicate_key");
+    }
+
+    #[test]
+    fn duplicates_can_be_collected_instead_of_refused() {
+        let (value, duplicates) =
+            parse_with_duplicates(r#"{"a":1,"b":{"c":2,"c":[3]},"a":"x","a":null}"#).unwrap();
+        assert_eq!(value, serde_json::json!({"a": 1, "b": {"c": 2}}), "the first declaration is kept");
+        let found: Vec<(&str, &Value)> = duplicates.iter().map(|d| (d.pointer.as_str(), &d.value)).collect();
+        assert_eq!(
+            found,
+            [("/b/c", &serde_json::json!([3])), ("/a", &serde_json::json!("x")), ("/a", &Value::Null)]
+        );
+        assert!(matches!(parse_with_duplicates(r#"{"a":1,"a":"#), Err(StrictJsonError::Syntax { .. })));
+        let deep = format!("{{\"a\":1,\"a\":{}{}}}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(matches!(parse_with_duplicates(&deep), Err(StrictJsonError::TooDeep { .. })));
     }
 
     #[test]

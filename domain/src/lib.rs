@@ -12,4 +12,5 @@ pub mod governance;
 pub mod guardrails;
 pub mod json;
 pub mod lineage;
+pub mod unicode;
 pub mod verdict;

@@ -10,6 +10,9 @@ use async_trait::async_trait;
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait ChunkRunner: Send + Sync {
-    /// Runs one chunk; returns within about `timeout`, killing the agent if it must.
+    /// Runs one chunk; returns within about `timeout`, killing the agent if it must. A runner
+    /// never blocks an agent on its output, reports output past its bounds (F-17), leaves no
+    /// process of the chunk running when it returns (F-18), and gives the agent none of
+    /// Warden's environment (F-19).
     async fn run_chunk(&self, input: ChunkInput, timeout: Duration) -> ChunkRun;
 }

@@ -19,7 +19,7 @@ case "$input" in
 esac"#;
 
 fn runner() -> Arc<ProcessChunkRunner> {
-    Arc::new(ProcessChunkRunner { program: "sh".into(), args: vec!["-c".into(), AGENT.into()] })
+    Arc::new(ProcessChunkRunner::new("sh", vec!["-c".into(), AGENT.into()]))
 }
 
 fn chunks(n: usize) -> Vec<Vec<String>> {
@@ -45,10 +45,10 @@ async fn failures_are_collected_and_the_run_ends_at_the_timeout() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn all_chunks_failing_is_a_failed_run() {
-    let failing = Arc::new(ProcessChunkRunner { program: "false".into(), args: vec![] });
+    let failing = Arc::new(ProcessChunkRunner::new("false", vec![]));
     let (_, merged) = run_chunks(failing, "tests", chunks(3), 2, Duration::from_secs(5)).await;
     assert_eq!(merged.status, MergeStatus::Failed);
-    let missing = Arc::new(ProcessChunkRunner { program: "/nonexistent/agent".into(), args: vec![] });
+    let missing = Arc::new(ProcessChunkRunner::new("/nonexistent/agent", vec![]));
     let (outcomes, merged) = run_chunks(missing, "tests", chunks(2), 2, Duration::from_secs(5)).await;
     assert_eq!(merged.status, MergeStatus::Failed);
     assert!(outcomes[0].error.as_deref().unwrap().contains("cannot start"));
@@ -57,13 +57,10 @@ async fn all_chunks_failing_is_a_failed_run() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn at_most_max_agents_run_at_once() {
     // Each chunk sleeps 300 ms; 4 chunks with 2 at a time take about 600 ms, not 300.
-    let sleeper = Arc::new(ProcessChunkRunner {
-        program: "sh".into(),
-        args: vec![
+    let sleeper = Arc::new(ProcessChunkRunner::new("sh", vec![
             "-c".into(),
             r#"read input; sleep 0.3; echo '{"chunk_index":0,"status":"completed","elapsed_ms":300,"test_results":{"passed":1,"failed":0,"skipped":0}}'"#.into(),
-        ],
-    });
+        ]));
     let started = Instant::now();
     let (_, merged) = run_chunks(sleeper, "tests", chunks(4), 2, Duration::from_secs(10)).await;
     let elapsed = started.elapsed();
@@ -96,7 +93,7 @@ async fn what_a_chunk_leaves_running_dies_with_it() {
         r#"read input; sleep 30 & echo $! > {}; echo '{{"chunk_index":0,"status":"completed","elapsed_ms":1,"test_results":{{"passed":1,"failed":0,"skipped":0}}}}'"#,
         pidfile.display()
     );
-    let agent = Arc::new(ProcessChunkRunner { program: "sh".into(), args: vec!["-c".into(), script] });
+    let agent = Arc::new(ProcessChunkRunner::new("sh", vec!["-c".into(), script]));
     let started = Instant::now();
     let (outcomes, _) = run_chunks(agent, "tests", chunks(1), 1, Duration::from_secs(20)).await;
     assert!(started.elapsed() < Duration::from_secs(5), "waited {:?} for the sleeper", started.elapsed());
@@ -106,7 +103,7 @@ async fn what_a_chunk_leaves_running_dies_with_it() {
 
     // And at the timeout: the agent and its children are killed together.
     let script = format!("read input; sleep 30 & echo $! > {}; sleep 30", pidfile.display());
-    let agent = Arc::new(ProcessChunkRunner { program: "sh".into(), args: vec!["-c".into(), script] });
+    let agent = Arc::new(ProcessChunkRunner::new("sh", vec!["-c".into(), script]));
     let (outcomes, _) = run_chunks(agent, "tests", chunks(1), 1, Duration::from_millis(500)).await;
     assert_eq!(outcomes[0].status, ChunkStatus::TimedOut);
     let pid = std::fs::read_to_string(&pidfile).unwrap();

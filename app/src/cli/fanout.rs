@@ -145,6 +145,7 @@ pub(super) async fn run(
                 Plan::FanOut { chunks, .. } => chunks.clone(),
                 Plan::SingleAgent { .. } => vec![list.clone()],
             };
+            let config_enable_env = config.subagents.enable_env.clone();
             let warden = open(config)?;
             let correlation = Correlation { run: run_id, ..Correlation::default() };
             let event = FanOutPlanned {
@@ -156,15 +157,20 @@ pub(super) async fn run(
             let planned_at =
                 warden.record(correlation.clone(), &AuditEvent::FanOutPlanned(Box::new(event))).await?;
             let state_key = format!("{phase}@{}", planned_at.head.seq);
-            let runner = Arc::new(ProcessChunkRunner { program: program.clone(), args: args.to_vec() });
+            // F-19: the kill-switch variable is Warden's too, whatever its name.
+            let enable_env = config_enable_env.clone();
+            let pass = validated.pass_env().iter().filter(|n| **n != enable_env).cloned();
+            let runner = Arc::new(ProcessChunkRunner::new(program.clone(), args.to_vec()).pass_env(pass));
             let timeout = Duration::from_millis(validated.timeout_per_chunk_ms());
             let max_agents = usize::try_from(validated.max_agents()).unwrap_or(1);
             let run = crate::fanout::run_chunks(runner, &phase, chunks, max_agents, timeout);
             let (outcomes, merged) = tokio::select! {
                 done = run => done,
                 signal = interrupted() => {
-                    // F-16: the dropped run kills every chunk's process group (F-15); nothing is
-                    // merged or written as final, and the interruption is on the record.
+                    // F-16: the dropped run kills every chunk's process group (F-15), and what
+                    // they left is swept (F-18); nothing is merged or written as final, and the
+                    // interruption is on the record.
+                    let _ = ProcessChunkRunner::kill_leftovers().await;
                     let message = format!("fan-out `{phase}` interrupted by {signal}: chunks killed, no merged result written");
                     let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message });
                     let _ = warden.record(correlation, &note).await;

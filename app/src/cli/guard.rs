@@ -113,11 +113,12 @@ pub(super) async fn run(
         }
         GuardCommand::Run { item, run, artifacts, result, root, config, json, command } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+            // Every argument is checked before the store is opened.
+            let (program, args) =
+                command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
             let warden = open(config)?;
             let before =
                 warden.guard_snapshot(&root).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
-            let (program, args) =
-                command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
             let mut child = std::process::Command::new(program);
             child.args(args).current_dir(&root);
             if json {

@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::{Durability, SledConfig, Warden, WardenError};
 use agentwarden_ports::StoreError;
@@ -127,14 +127,31 @@ impl Failure {
     }
 }
 
-/// Loads the configuration (a usage error if it is unusable) and opens the store for a decision
-/// (a deny if it cannot be opened: no record, no allow).
+/// Loads the configuration (a usage error if it is unusable) and opens the store for a decision.
+/// A store that cannot be opened is no reason to stay silent: the decision is taken
+/// against a store that refuses everything, so it denies at `audit` and is reported in its usual
+/// shape — `--json`: one object.
 pub(crate) fn open_for_decision(
     config: Option<&std::path::Path>,
     open: impl FnOnce(crate::Config) -> Result<Warden, WardenError>,
 ) -> Result<Warden, Failure> {
     let config = crate::Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
-    open(config).map_err(|e| Failure::no(format!("deny: the audit log is unavailable: {e}")))
+    match open(config.clone()) {
+        Ok(warden) => Ok(warden),
+        Err(e) => unavailable(Some(config), &e),
+    }
+}
+
+/// A Warden on a store that refuses everything with `error`'s reason.
+pub(crate) fn unavailable(config: Option<crate::Config>, error: &WardenError) -> Result<Warden, Failure> {
+    tracing::error!(error = %error, "the store cannot be used; deciding against an unavailable store");
+    let store = std::sync::Arc::new(crate::UnavailableEventStore::new(error.to_string()));
+    let builder = Warden::builder().event_store(store);
+    let builder = match config {
+        Some(config) => builder.config(config),
+        None => builder,
+    };
+    builder.build().map_err(|e| Failure::no(format!("deny: the audit log is unavailable: {e}")))
 }
 
 /// The exit code of a decision.
@@ -171,11 +188,23 @@ impl From<std::io::Error> for Failure {
 /// Runs `warden` with the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
     init_tracing();
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, json) = match parsed {
+        Ok((cli, matches)) => (cli, wants_json(&matches)),
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
+            if !e.use_stderr() {
+                return ExitCode::from(EXIT_OK);
+            }
+            // the arguments could not be read, but `--json` was among them.
+            let json = std::env::args_os().take_while(|a| a != "--").any(|a| a == "--json");
+            if json {
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or_default();
+                let reason = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+                let _ = print_error_object(&mut std::io::stdout().lock(), &Failure::usage(reason));
+            }
+            return ExitCode::from(EXIT_USAGE);
         }
     };
     // Claude Code lets a tool call run on any exit code but 2: a hook that panics must still
@@ -195,11 +224,20 @@ pub fn main() -> ExitCode {
         }
     };
     let _file_size_limit = survive_file_size_limit(&runtime);
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut stdout = Counted { inner: std::io::BufWriter::new(std::io::stdout().lock()), written: false };
     let result = runtime.block_on(run(cli, &mut stdout)).and_then(|code| {
         stdout.flush()?;
         Ok(code)
     });
+    // a `--json` command that failed before printing its object prints one for the failure.
+    if let Err(f) = &result
+        && json
+        && !is_hook
+        && !stdout.written
+        && f.code != EXIT_OK
+    {
+        let _ = print_error_object(&mut stdout, f).and_then(|()| stdout.flush());
+    }
     match result {
         Ok(code) => ExitCode::from(code),
         Err(f) if f.code == EXIT_OK && !is_hook => ExitCode::from(EXIT_OK),
@@ -227,6 +265,37 @@ fn survive_file_size_limit(runtime: &tokio::runtime::Runtime) -> Option<tokio::s
     ));
     let _context = runtime.enter();
     known.then(|| tokio::signal::unix::signal(tokio::signal::unix::SignalKind::from_raw(25)).ok()).flatten()
+}
+
+/// Whether the (sub)command given has `--json` set.
+fn wants_json(matches: &clap::ArgMatches) -> bool {
+    matches.try_get_one::<bool>("json").ok().flatten().copied().unwrap_or(false)
+        || matches.subcommand().is_some_and(|(_, sub)| wants_json(sub))
+}
+
+/// the one object a `--json` command prints when it fails before printing its own:
+/// `{"error": {"exit": N, "reason": "…"}}`, the exit code and the line stderr gets.
+fn print_error_object(out: &mut dyn Write, failure: &Failure) -> std::io::Result<()> {
+    let object = serde_json::json!({"error": {"exit": failure.code, "reason": failure.reason}});
+    writeln!(out, "{object}")
+}
+
+/// Stdout, remembering whether anything was written to it.
+struct Counted<W: Write> {
+    inner: W,
+    written: bool,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written |= n > 0;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 fn fail(failure: &Failure) -> ExitCode {

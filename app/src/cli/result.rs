@@ -37,7 +37,11 @@ pub(super) async fn run(
         raw.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))
     };
     let correlation = Correlation { item: id(item)?, run: id(run)?, ..Correlation::default() };
-    let warden = open().map_err(|e| Failure::no(format!("invalid: the audit log is unavailable: {e}")))?;
+    // a verdict that cannot be recorded is `invalid`, reported like any other.
+    let warden = match open() {
+        Ok(warden) => warden,
+        Err(e) => super::unavailable(None, &e)?,
+    };
     let outcome = warden.validate_result_file(&file, correlation).await;
     if json {
         writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| Failure::no(e.to_string()))?)?;

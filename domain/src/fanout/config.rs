@@ -78,6 +78,18 @@ pub struct ValidatedConfig {
     max_agents: u64,
     timeout_per_chunk_ms: u64,
     overrides: BTreeMap<String, PhaseConfig>,
+    pass_env: Vec<String>,
+}
+
+/// The prefix of Warden's own variables: never passed to a chunk agent (F-19).
+pub const WARDEN_ENV_PREFIX: &str = "AGENTWARDEN_";
+
+/// F-19: a name a chunk agent may be passed: `[A-Za-z_][A-Za-z0-9_]*`, not one of Warden's.
+pub fn passable_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.to_ascii_uppercase().starts_with(WARDEN_ENV_PREFIX)
 }
 
 impl ValidatedConfig {
@@ -94,6 +106,12 @@ impl ValidatedConfig {
     /// At least 60 000.
     pub fn timeout_per_chunk_ms(&self) -> u64 {
         self.timeout_per_chunk_ms
+    }
+
+    /// The variables `fan_out.pass_env` passes to chunk agents on top of the base set (F-19):
+    /// names only, none of Warden's own.
+    pub fn pass_env(&self) -> &[String] {
+        &self.pass_env
     }
 
     /// The settings of the phase called `name`: its override, or its kind's defaults.
@@ -133,6 +151,7 @@ pub fn validate_config(fan_out: Option<&Value>) -> (ValidatedConfig, Vec<String>
         max_agents: MAX_AGENTS,
         timeout_per_chunk_ms: DEFAULT_TIMEOUT_MS,
         overrides: BTreeMap::new(),
+        pass_env: Vec::new(),
     };
     let fields = match fan_out {
         None => return (config, warnings),
@@ -142,7 +161,10 @@ pub fn validate_config(fan_out: Option<&Value>) -> (ValidatedConfig, Vec<String>
             return (config, warnings);
         }
     };
-    for key in fields.keys().filter(|k| !["enabled", "defaults", "phase_overrides"].contains(&k.as_str())) {
+    for key in fields
+        .keys()
+        .filter(|k| !["enabled", "defaults", "phase_overrides", "pass_env"].contains(&k.as_str()))
+    {
         warnings.push(format!("fan_out.{key} is not a known setting: ignored"));
     }
     match fields.get("enabled") {
@@ -185,6 +207,28 @@ pub fn validate_config(fan_out: Option<&Value>) -> (ValidatedConfig, Vec<String>
             DEFAULT_TIMEOUT_MS
         }
     };
+    match fields.get("pass_env") {
+        None => {}
+        Some(Value::Array(names)) => {
+            for name in names {
+                match name.as_str() {
+                    Some(n) if passable_env_name(n) => config.pass_env.push(n.to_owned()),
+                    Some(n) if n.to_ascii_uppercase().starts_with(WARDEN_ENV_PREFIX) => {
+                        warnings.push(format!("pass_env `{n}` is one of Warden's own variables: not passed"))
+                    }
+                    Some(n) => warnings.push(format!("pass_env `{n}` is not a variable name: not passed")),
+                    None => warnings.push(format!(
+                        "pass_env holds {}, expected a variable name: ignored",
+                        type_name(name)
+                    )),
+                }
+            }
+        }
+        Some(other) => warnings.push(format!(
+            "pass_env is {}, expected a list of variable names: nothing passed",
+            type_name(other)
+        )),
+    }
     if let Some(phases) = fields.get("phase_overrides").and_then(Value::as_object) {
         for (name, value) in phases {
             let base = PhaseConfig::default_for(PhaseKind::of(name));
@@ -241,6 +285,20 @@ mod tests {
 
     fn with_defaults(defaults: Value) -> (ValidatedConfig, Vec<String>) {
         validate_config(Some(&json!({"enabled": true, "defaults": defaults})))
+    }
+
+    #[test]
+    fn pass_env_takes_names_but_never_wardens_own() {
+        let (c, w) = validate_config(Some(&json!({
+            "defaults": {"timeout_per_chunk_ms": 60_000},
+            "pass_env": ["CARGO_HOME", "AGENTWARDEN_STORE", "agentwarden_x", "1BAD", "A=B", 7, "_OK"]
+        })));
+        assert_eq!(c.pass_env(), ["CARGO_HOME", "_OK"]);
+        assert_eq!(w.len(), 5, "{w:?}");
+        assert!(w.iter().any(|w| w.contains("`AGENTWARDEN_STORE` is one of Warden's own")), "{w:?}");
+        let (c, w) =
+            validate_config(Some(&json!({"defaults": {"timeout_per_chunk_ms": 60_000}, "pass_env": "PATH"})));
+        assert!(c.pass_env().is_empty() && w.len() == 1, "{w:?}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ mod split;
 
 pub use config::{
     DEFAULT_TIMEOUT_MS, MAX_AGENTS, MIN_TIMEOUT_MS, PhaseConfig, PhaseKind, Strategy, ValidatedConfig,
-    validate_config,
+    WARDEN_ENV_PREFIX, passable_env_name, validate_config,
 };
 pub use items::{WorkItems, validate_items};
 pub use merge::{

@@ -82,6 +82,18 @@ impl Evaluation {
         (self.report, self.grant)
     }
 
+    /// The records could not be read (G-22, G-23: the store cannot be used): a deny whose first
+    /// failure is `audit`, whatever else failed — no other answer could have been an allow.
+    /// The other gates' failures follow it, in evaluation order.
+    pub fn records_unavailable(self, code: &'static str, reason: impl Into<String>) -> GateReport {
+        let mut report = self.audit_failed(code, reason);
+        if let Some(audit) = report.failures.pop() {
+            report.first_failure = Some(audit.clone());
+            report.failures.insert(0, audit);
+        }
+        report
+    }
+
     /// The decision could not be recorded: an allow becomes a deny (G-10), the grant is
     /// dropped, and the failure is named at the `audit` stage.
     pub fn audit_failed(self, code: &'static str, reason: impl Into<String>) -> GateReport {

@@ -2,7 +2,8 @@
 //! `approvalRef`, and the optional `approvedBy` and unknown fields.
 //!
 //! Types are strict: `contextSealed` must be JSON `true` — not `"true"`, `1`, `[true]` or
-//! `{"value": true}`. `approvalRef` must be a string with a non-whitespace character, at most
+//! `{"value": true}`. `approvalRef` must be a string with a visible character (not only whitespace and
+//! default-ignorable characters, G-24), at most
 //! 256 characters, and no control characters. Every failure says what type and value it saw.
 
 use serde_json::{Map, Value};
@@ -101,7 +102,9 @@ pub(crate) fn approval_ref(fields: Option<&Map<String, Value>>) -> (Verdict, Opt
         }
     };
     let len = text.chars().count();
-    let verdict = if text.trim().is_empty() {
+    // G-24: only whitespace and characters that show nothing (a zero-width space, a BOM …)
+    // reads as empty to whoever checks the reference.
+    let verdict = if crate::unicode::is_blank(text) {
         Verdict::fail(
             "approval_ref_empty",
             format!("approvalRef is {}, expected a non-empty string", show(text)),

@@ -56,7 +56,8 @@ impl fmt::Display for Name {
     }
 }
 
-/// Quotes user text for a reason: backticks, control characters escaped, at most 64 characters.
+/// Quotes user text for a reason: backticks, control and invisible (default-ignorable)
+/// characters escaped, at most 64 characters.
 pub(crate) fn show(raw: &str) -> String {
     let mut out = String::from("`");
     for (i, c) in raw.chars().enumerate() {
@@ -64,7 +65,7 @@ pub(crate) fn show(raw: &str) -> String {
             out.push('…');
             break;
         }
-        if c.is_control() {
+        if c.is_control() || crate::unicode::is_default_ignorable(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);

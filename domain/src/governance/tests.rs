@@ -105,6 +105,21 @@ fn an_allow_that_cannot_be_recorded_becomes_a_deny() {
 }
 
 #[test]
+fn records_that_cannot_be_read_put_audit_first_whatever_else_failed() {
+    // G-23: the request fails its metadata gates too; the store is still the first failure.
+    let request = json!({"persona": "M"});
+    let evaluation = evaluate(&inputs("true", "---\nsubagents: [A]\n---\n", &[("A", TYPE_2)], request));
+    let before = evaluation.report.failures.len();
+    assert!(before > 0);
+    let report = evaluation.records_unavailable("audit_unavailable", "no store");
+    assert_eq!(report.decision, Decision::Deny);
+    let first = report.first_failure.clone().unwrap();
+    assert_eq!((first.gate.as_str(), first.code.as_ref()), ("audit", "audit_unavailable"));
+    assert_eq!(report.failures.len(), before + 1);
+    assert_eq!(report.failures[0], first);
+}
+
+#[test]
 fn the_report_round_trips_through_json_as_the_event_payload() {
     let request = json!({"persona": "M", "opts": {"subagentGovernance": governance()}, "extra": 1});
     let report = evaluate(&inputs("true", "---\nsubagents: [A]\n---\n", &[("A", TYPE_2)], request)).report;

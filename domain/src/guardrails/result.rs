@@ -3,7 +3,8 @@
 //! `kr_targets` arrays of non-empty strings (possibly empty arrays). Every problem is reported
 //! with its JSON pointer, not just the first; duplicate keys are refused.
 //!
-//! Beyond the spec (fail closed): strings that are only whitespace count as empty, and array
+//! Beyond the spec (fail closed): strings that are only whitespace (or characters that show
+//! nothing, R-31) count as empty, and array
 //! members must be non-empty strings too — an empty proposed change says nothing. The file may
 //! be at most [`MAX_RESULT_BYTES`] long (the application enforces it when reading).
 
@@ -12,7 +13,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::json::{StrictJsonError, parse_strict, pointer_segment, type_name};
+use crate::json::{Duplicate, StrictJsonError, parse_with_duplicates, pointer_segment, type_name};
 use crate::verdict::Code;
 
 /// The only schema version accepted.
@@ -57,8 +58,14 @@ fn problem(pointer: impl Into<String>, code: &'static str, message: impl Into<St
 }
 
 /// Validates the text of a `result.json`.
+///
+/// R-30: a duplicated key does not hide the file's other problems. Each later declaration is a
+/// `duplicate_key` problem at its pointer, listed first; a duplicated top-level member's later
+/// value is checked like the first (its problems follow its `duplicate_key`); then every problem
+/// of the document, the first declaration of each member standing. Only text that is not JSON
+/// at all (or nested too deep) is refused whole, with one problem.
 pub fn validate_result(text: &str) -> ResultValidation {
-    let problems = match parse_strict(text) {
+    let problems = match parse_with_duplicates(text) {
         Err(e) => {
             let pointer = match &e {
                 StrictJsonError::DuplicateKey { pointer } => pointer.clone(),
@@ -66,9 +73,27 @@ pub fn validate_result(text: &str) -> ResultValidation {
             };
             vec![problem(pointer, e.code(), e.to_string())]
         }
-        Ok(value) => check(&value),
+        Ok((value, duplicates)) => {
+            let mut problems = Vec::new();
+            for Duplicate { pointer, value: later } in duplicates {
+                let key = top_level_key(&pointer).filter(|_| value.is_object());
+                let message = StrictJsonError::DuplicateKey { pointer: pointer.clone() }.to_string();
+                problems.push(problem(pointer, "duplicate_key", message));
+                if let Some(key) = key {
+                    check_member(&key, &later, &mut problems);
+                }
+            }
+            problems.extend(check(&value));
+            problems
+        }
     };
     ResultValidation { valid: problems.is_empty(), problems }
+}
+
+/// The member a one-segment pointer names (`/a~1b` is `a/b`); `None` deeper down.
+fn top_level_key(pointer: &str) -> Option<String> {
+    let segment = pointer.strip_prefix('/')?;
+    (!segment.contains('/')).then(|| segment.replace("~1", "/").replace("~0", "~"))
 }
 
 fn check(value: &Value) -> Vec<Problem> {
@@ -81,8 +106,19 @@ fn check(value: &Value) -> Vec<Problem> {
     };
     let mut problems = Vec::new();
     for (key, value) in fields {
+        check_member(key, value, &mut problems);
+    }
+    for field in FIELDS.into_iter().filter(|f| !fields.contains_key(*f)) {
+        problems.push(problem(format!("/{field}"), "missing_field", format!("{field} is required")));
+    }
+    problems
+}
+
+/// The problems of one top-level member.
+fn check_member(key: &str, value: &Value, problems: &mut Vec<Problem>) {
+    {
         let pointer = format!("/{}", pointer_segment(key));
-        match key.as_str() {
+        match key {
             "schema_version" => match value {
                 Value::String(v) if v == SCHEMA_VERSION => {}
                 Value::String(v) => problems.push(problem(
@@ -97,7 +133,7 @@ fn check(value: &Value) -> Vec<Problem> {
                 )),
             },
             k if STRINGS.contains(&k) => match value {
-                Value::String(s) if !s.trim().is_empty() => {}
+                Value::String(s) if !crate::unicode::is_blank(s) => {}
                 Value::String(_) => problems.push(problem(pointer, "empty_string", format!("{k} is empty"))),
                 other => problems.push(problem(
                     pointer,
@@ -110,7 +146,7 @@ fn check(value: &Value) -> Vec<Problem> {
                     for (i, item) in items.iter().enumerate() {
                         let at = format!("{pointer}/{i}");
                         match item {
-                            Value::String(s) if !s.trim().is_empty() => {}
+                            Value::String(s) if !crate::unicode::is_blank(s) => {}
                             Value::String(_) => {
                                 problems.push(problem(at, "empty_string", format!("{k}[{i}] is empty")))
                             }
@@ -135,10 +171,6 @@ fn check(value: &Value) -> Vec<Problem> {
             )),
         }
     }
-    for field in FIELDS.into_iter().filter(|f| !fields.contains_key(*f)) {
-        problems.push(problem(format!("/{field}"), "missing_field", format!("{field} is required")));
-    }
-    problems
 }
 
 #[cfg(test)]
@@ -173,12 +205,14 @@ mod tests {
 
     #[test]
     fn each_rule_has_its_pointer_and_code() {
-        let table: [(&str, &str, &str, &str); 14] = [
+        let table: [(&str, &str, &str, &str); 16] = [
             ("schema_version", r#""1.1""#, "/schema_version", "wrong_version"),
             ("schema_version", "1.0", "/schema_version", "wrong_type"),
             ("schema_version", r#"" 1.0""#, "/schema_version", "wrong_version"),
             ("summary", r#""""#, "/summary", "empty_string"),
             ("summary", r#""   ""#, "/summary", "empty_string"),
+            ("summary", r#""\u200b\ufeff \u2060""#, "/summary", "empty_string"),
+            ("kr_targets", r#"["\u00ad"]"#, "/kr_targets/0", "empty_string"),
             ("summary", "null", "/summary", "wrong_type"),
             ("kr_impact_claim", "42", "/kr_impact_claim", "wrong_type"),
             ("proposed_changes", r#""a""#, "/proposed_changes", "wrong_type"),
@@ -214,16 +248,49 @@ mod tests {
             ("", "json_syntax"),
             ("[]", "not_object"),
             ("null", "not_object"),
-            (r#"{"summary":"a","summary":"b"}"#, "duplicate_key"),
             (&format!("{VALID} trailing"), "json_syntax"),
         ] {
             let result = validate_result(text);
             assert!(!result.valid);
             assert_eq!(result.problems.first().map(|p| p.code.as_ref()), Some(code), "{text}");
         }
+    }
+
+    #[test]
+    fn a_duplicate_key_is_one_problem_among_all_the_others() {
+        // R-30: before, the duplicate hid the wrong version, the empty and missing fields and
+        // the bad second value.
+        let text = r#"{"schema_version":"2.0","summary":"a","summary":"","proposed_changes":[""],
+            "kr_targets":[],"extra":1}"#;
         assert_eq!(
-            codes(r#"{"summary":"a","summary":"b"}"#),
-            [("/summary".to_owned(), "duplicate_key".to_owned())]
+            codes(text),
+            [
+                ("/summary", "duplicate_key"),
+                ("/summary", "empty_string"),
+                ("/extra", "unknown_field"),
+                ("/proposed_changes/0", "empty_string"),
+                ("/schema_version", "wrong_version"),
+                ("/kr_impact_claim", "missing_field"),
+            ]
+            .map(|(p, c)| (p.to_owned(), c.to_owned()))
+        );
+        // Deeper duplicates are named too; a valid document with a member repeated, valid both
+        // times, is still invalid.
+        let nested = VALID.replacen(r#""summary":"Did it""#, r#""summary":{"k":1,"k":2}"#, 1);
+        assert_eq!(
+            codes(&nested),
+            [("/summary/k", "duplicate_key"), ("/summary", "wrong_type")]
+                .map(|(p, c)| (p.to_owned(), c.to_owned()))
+        );
+        let repeated = VALID.replacen(r#""summary":"Did it""#, r#""summary":"Did it","summary":"Did it""#, 1);
+        assert_eq!(codes(&repeated), [("/summary".to_owned(), "duplicate_key".to_owned())]);
+        let escaped = codes(r#"{"a/b":1,"a/b":2}"#);
+        assert_eq!(
+            escaped.get(..3),
+            Some(
+                &[("/a~1b", "duplicate_key"), ("/a~1b", "unknown_field"), ("/a~1b", "unknown_field")]
+                    .map(|(p, c)| (p.to_owned(), c.to_owned()))[..]
+            )
         );
     }
 }

@@ -41,15 +41,20 @@ async fn verify_all(
     }
 }
 
+/// A store's location, parsed (a usage error if it cannot be): both are parsed before either
+/// store is opened.
+fn locate(location: &str, create: bool) -> Result<StoreLocation, Failure> {
+    Ok(match StoreLocation::parse(location).map_err(|e| Failure::usage(e.to_string()))? {
+        StoreLocation::Postgres(pg) => StoreLocation::Postgres(Box::new(pg.create_if_missing(create))),
+        embedded => embedded,
+    })
+}
+
 fn open(
-    location: &str,
+    location: StoreLocation,
     sled: &SledConfig,
     create: bool,
 ) -> Result<(StoreLocation, Arc<dyn EventStore>), Failure> {
-    let location = match StoreLocation::parse(location).map_err(|e| Failure::usage(e.to_string()))? {
-        StoreLocation::Postgres(pg) => StoreLocation::Postgres(Box::new(pg.create_if_missing(create))),
-        embedded => embedded,
-    };
     let store = location.open(sled.clone().create_if_missing(create)).map_err(WardenError::from)?;
     Ok((location, store))
 }
@@ -67,8 +72,9 @@ pub(crate) async fn run(
     if from == to {
         return Err(Failure::usage(format!("`{from}` is both the source and the destination")));
     }
-    let (source_at, source) = open(from, sled, false)?;
-    let (dest_at, dest) = open(to, sled, true)?;
+    let (from_at, to_at) = (locate(from, false)?, locate(to, true)?);
+    let (source_at, source) = open(from_at, sled, false)?;
+    let (dest_at, dest) = open(to_at, sled, true)?;
     let dest_head = verify_all(&*dest, "destination", |_| Ok(())).await?;
     let mut at_dest_head = None;
     let source_head = verify_all(&*source, "source", |record| {
