@@ -49,7 +49,7 @@ fn payload<'a>(event: &'a Value, field: &str) -> Option<&'a Value> {
     event.get("payload").and_then(|p| p.get(field))
 }
 
-fn str_of<'a>(value: Option<&'a Value>) -> &'a str {
+fn str_of(value: Option<&Value>) -> &str {
     value.and_then(Value::as_str).unwrap_or_default()
 }
 
@@ -63,11 +63,18 @@ fn the_pinned_version_is_exact_and_locked() {
     let dir = workspace_root().join("tests/claude-code");
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).unwrap()).unwrap();
-    assert_eq!(manifest["dependencies"]["@anthropic-ai/claude-code"], json!(PINNED_VERSION), "pin an exact version");
+    assert_eq!(
+        manifest["dependencies"]["@anthropic-ai/claude-code"],
+        json!(PINNED_VERSION),
+        "pin an exact version"
+    );
     let lock: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("package-lock.json")).unwrap()).unwrap();
     assert_eq!(lock["packages"]["node_modules/@anthropic-ai/claude-code"]["version"], json!(PINNED_VERSION));
-    assert_eq!(lock["packages"]["node_modules/@anthropic-ai/claude-code-linux-x64"]["version"], json!(PINNED_VERSION));
+    assert_eq!(
+        lock["packages"]["node_modules/@anthropic-ai/claude-code-linux-x64"]["version"],
+        json!(PINNED_VERSION)
+    );
 }
 
 #[test]
@@ -104,7 +111,11 @@ fn logging_hooks(project: &Project) -> std::path::PathBuf {
 }
 
 fn logged_hooks(log: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 #[test]
@@ -129,7 +140,10 @@ fn the_client_sends_the_hook_inputs_the_protocol_document_records() {
     let session = run.session_id().expect("an init event with the session id");
 
     let pre = of("PreToolUse");
-    let spawn = pre.iter().find(|h| h["input"]["tool_use_id"] == json!("toolu_typed")).expect("PreToolUse of the spawn");
+    let spawn = pre
+        .iter()
+        .find(|h| h["input"]["tool_use_id"] == json!("toolu_typed"))
+        .expect("PreToolUse of the spawn");
     let input = &spawn["input"];
     assert_eq!(input["tool_name"], json!("Agent"));
     assert_eq!(
@@ -147,14 +161,23 @@ fn the_client_sends_the_hook_inputs_the_protocol_document_records() {
     let start = &start[0]["input"];
     assert_eq!(start["agent_type"], json!("planner"));
     let agent_id = start["agent_id"].as_str().expect("agent_id");
-    assert!(agent_id.len() == 17 && agent_id.starts_with('a'), "agent ids are `a` + 16 hex digits: {agent_id}");
+    assert!(
+        agent_id.len() == 17 && agent_id.starts_with('a'),
+        "agent ids are `a` + 16 hex digits: {agent_id}"
+    );
     assert!(start.get("tool_use_id").is_none(), "SubagentStart names no tool call: {start}");
 
     let stops = of("SubagentStop");
     assert_eq!(stops.len(), 1, "{stops:?}");
     let stop = &stops[0]["input"];
-    assert_eq!((stop["agent_id"].as_str(), stop["stop_hook_active"].as_bool()), (Some(agent_id), Some(false)));
-    assert!(str_of(stop.get("agent_transcript_path")).ends_with(&format!("/subagents/agent-{agent_id}.jsonl")), "{stop}");
+    assert_eq!(
+        (stop["agent_id"].as_str(), stop["stop_hook_active"].as_bool()),
+        (Some(agent_id), Some(false))
+    );
+    assert!(
+        str_of(stop.get("agent_transcript_path")).ends_with(&format!("/subagents/agent-{agent_id}.jsonl")),
+        "{stop}"
+    );
     assert_eq!(stop["last_assistant_message"], json!("PLANTASK DONE"));
 }
 
@@ -182,7 +205,10 @@ fn an_allowed_spawn_with_seal_and_approval_runs_the_subagent() {
     assert_eq!(spawns.len(), 1, "{spawns:?}");
     let spawn = &spawns[0];
     assert_eq!(str_of(spawn.get("session")), session);
-    assert_eq!((str_of(payload(spawn, "decision")), str_of(payload(spawn, "subagent_type"))), ("allow", "planner"));
+    assert_eq!(
+        (str_of(payload(spawn, "decision")), str_of(payload(spawn, "subagent_type"))),
+        ("allow", "planner")
+    );
     assert_eq!(str_of(payload(spawn, "tool_use_id")), "toolu_spawn");
     assert!(spawn.to_string().contains(APPROVAL_REF), "the allow names the approval it ran under: {spawn}");
     assert_eq!(project.audit_of("subagent_started").len(), 1);
@@ -204,7 +230,10 @@ fn with_the_kill_switch_unset_the_spawn_is_denied_and_the_model_is_told_why() {
     assert!(!api.ran("PLANTASK"), "the planner ran although the kill switch was unset");
     let result = api.tool_result("toolu_spawn").expect("the denial reached the model");
     assert!(result.text.contains("env_not_enabled"), "the reason names the failed gate: {result:?}");
-    assert!(result.text.contains("AGENTWARDEN_ENABLE_SUBAGENTS"), "the reason names the variable: {result:?}");
+    assert!(
+        result.text.contains("AGENTWARDEN_ENABLE_SUBAGENTS"),
+        "the reason names the variable: {result:?}"
+    );
 
     let spawns = project.audit_of("subagent_spawn_evaluated");
     assert_eq!(spawns.len(), 1, "{spawns:?}");
@@ -273,12 +302,10 @@ mod pending {
     fn an_agent_call_without_subagent_type_is_evaluated_as_general_purpose() {
         let project = Project::readme_setup(&tools());
         let api = start(
-            Script::new()
-                .agent("MAINTASK", vec![spawn("toolu_untyped", None, "GPTASK do anything")])
-                .agent(
-                    "GPTASK",
-                    vec![Turn::one(Block::tool("Write", json!({"file_path": "okrs/gp.md", "content": "x\n"})))],
-                ),
+            Script::new().agent("MAINTASK", vec![spawn("toolu_untyped", None, "GPTASK do anything")]).agent(
+                "GPTASK",
+                vec![Turn::one(Block::tool("Write", json!({"file_path": "okrs/gp.md", "content": "x\n"})))],
+            ),
         );
         let run = project.run(&api, "MAINTASK go", &RunOptions::default());
         run.assert_finished();
@@ -336,10 +363,16 @@ mod pending {
                       const r = await agent('WFTASK write it', {agentType: 'coder'})\nreturn r\n";
         let api = start(
             Script::new()
-                .agent("MAINTASK", vec![Turn::one(Block::tool_with_id("toolu_wf", "Workflow", json!({"script": script})))])
+                .agent(
+                    "MAINTASK",
+                    vec![Turn::one(Block::tool_with_id("toolu_wf", "Workflow", json!({"script": script})))],
+                )
                 .agent(
                     "WFTASK",
-                    vec![Turn::one(Block::tool("Write", json!({"file_path": "okrs/wf.md", "content": "x\n"})))],
+                    vec![Turn::one(Block::tool(
+                        "Write",
+                        json!({"file_path": "okrs/wf.md", "content": "x\n"}),
+                    ))],
                 ),
         );
         let run = project.run(&api, "MAINTASK go", &RunOptions::default());
@@ -433,7 +466,10 @@ mod pending {
                 .agent("PLANTASK", vec![Turn::one(Block::tool("Agent", coder))])
                 .agent(
                     "CODETASK",
-                    vec![Turn::one(Block::tool("Write", json!({"file_path": "okrs/iso.md", "content": "x\n"})))],
+                    vec![Turn::one(Block::tool(
+                        "Write",
+                        json!({"file_path": "okrs/iso.md", "content": "x\n"}),
+                    ))],
                 ),
         );
         let run = project.run(&api, "MAINTASK go", &RunOptions::default());
@@ -442,7 +478,11 @@ mod pending {
         assert!(api.ran("CODETASK"));
         let worktrees = project.root.join(".claude/worktrees");
         for entry in std::fs::read_dir(&worktrees).into_iter().flatten().flatten() {
-            assert!(!entry.path().join("okrs/iso.md").exists(), "the write stayed in `{}`", entry.path().display());
+            assert!(
+                !entry.path().join("okrs/iso.md").exists(),
+                "the write stayed in `{}`",
+                entry.path().display()
+            );
         }
         let violations = project.audit_of("guardrail_violation");
         assert_eq!(violations.len(), 1, "{violations:?}");
@@ -496,7 +536,10 @@ mod pending {
         let run = project.run(&api, "MAINTASK go", &RunOptions::kill_switch_unset());
         run.assert_finished();
         assert_loopback_only(&api);
-        assert!(!api.ran("PLANTASK"), "the spawn ran with the hook's binary missing and the kill switch unset");
+        assert!(
+            !api.ran("PLANTASK"),
+            "the spawn ran with the hook's binary missing and the kill switch unset"
+        );
     }
 
     #[test]
@@ -541,7 +584,10 @@ mod pending {
                 .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement")])
                 .agent(
                     "CODETASK",
-                    vec![Turn::one(Block::tool("Write", json!({"file_path": "okrs/evil.md", "content": "x\n"})))],
+                    vec![Turn::one(Block::tool(
+                        "Write",
+                        json!({"file_path": "okrs/evil.md", "content": "x\n"}),
+                    ))],
                 ),
         );
         let run = project.run(&api, "MAINTASK go", &RunOptions::default());

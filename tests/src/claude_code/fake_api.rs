@@ -10,7 +10,7 @@
 //! The same address is given to the client as `HTTPS_PROXY`/`HTTP_PROXY`: a request for any
 //! other host (a `CONNECT`, an absolute-form target, a foreign `Host`) is refused with 403 and
 //! logged as foreign ([`FakeApi::foreign_requests`]), so a test can check that the client talked
-//! to loopback only.
+//! to loopback only (ruling H-42).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -41,7 +41,11 @@ pub struct LoggedRequest {
 impl LoggedRequest {
     /// The messages of a Messages API request (empty for any other request).
     pub fn messages(&self) -> &[Value] {
-        self.body.as_ref().and_then(|b| b.get("messages")).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+        self.body
+            .as_ref()
+            .and_then(|b| b.get("messages"))
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The text of the first message: the `-p` prompt for the main session, the spawn's prompt
@@ -146,7 +150,9 @@ impl FakeApi {
         for request in self.requests() {
             for message in request.messages() {
                 let Some(blocks) = message.get("content").and_then(Value::as_array) else { continue };
-                for block in blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")) {
+                for block in
+                    blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                {
                     let id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or_default().to_owned();
                     if seen.iter().any(|r| r.tool_use_id == id) {
                         continue;
@@ -228,7 +234,8 @@ fn serve(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
             }
         }
         let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
-        let body = if header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
+        let body = if header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
+        {
             read_chunked(&mut reader)?
         } else {
             let length = header("content-length").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
@@ -240,7 +247,8 @@ fn serve(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
         let own_host = host == shared.addr.to_string();
         let foreign = method == "CONNECT" || !target.starts_with('/') || !own_host;
         let body_json = serde_json::from_slice::<Value>(&body).ok();
-        let logged = LoggedRequest { method: method.clone(), target: target.clone(), host, body: body_json, foreign };
+        let logged =
+            LoggedRequest { method: method.clone(), target: target.clone(), host, body: body_json, foreign };
         shared.log.lock().unwrap_or_else(PoisonError::into_inner).push(logged.clone());
 
         let (status, content_type, payload) = if foreign {
@@ -250,7 +258,8 @@ fn serve(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
         } else if method == "POST" && target.starts_with("/v1/messages") {
             let turn = shared.script.decide(&logged);
             let blocks = turn.blocks(&logged, &shared.ids);
-            let streaming = logged.body.as_ref().and_then(|b| b.get("stream")).and_then(Value::as_bool) == Some(true);
+            let streaming =
+                logged.body.as_ref().and_then(|b| b.get("stream")).and_then(Value::as_bool) == Some(true);
             if streaming {
                 ("200 OK", "text/event-stream", sse(&blocks, &shared.ids))
             } else {
@@ -294,11 +303,17 @@ fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
 }
 
 fn error_body(message: &str) -> Vec<u8> {
-    json!({"type": "error", "error": {"type": "not_found_error", "message": message}}).to_string().into_bytes()
+    json!({"type": "error", "error": {"type": "not_found_error", "message": message}})
+        .to_string()
+        .into_bytes()
 }
 
 fn stop_reason(blocks: &[Value]) -> &'static str {
-    if blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) { "tool_use" } else { "end_turn" }
+    if blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
+        "tool_use"
+    } else {
+        "end_turn"
+    }
 }
 
 fn whole_message(blocks: &[Value], ids: &AtomicU64) -> Vec<u8> {
@@ -326,8 +341,12 @@ fn sse(blocks: &[Value], ids: &AtomicU64) -> Vec<u8> {
     );
     for (index, block) in blocks.iter().enumerate() {
         if block.get("type").and_then(Value::as_str) == Some("tool_use") {
-            let start = json!({"type": "tool_use", "id": block.get("id"), "name": block.get("name"), "input": {}});
-            event("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": start}));
+            let start =
+                json!({"type": "tool_use", "id": block.get("id"), "name": block.get("name"), "input": {}});
+            event(
+                "content_block_start",
+                json!({"type": "content_block_start", "index": index, "content_block": start}),
+            );
             let partial = block.get("input").map(Value::to_string).unwrap_or_else(|| "{}".into());
             event(
                 "content_block_delta",
@@ -361,7 +380,9 @@ impl Block {
         match self {
             Self::Text(text) => json!({"type": "text", "text": text}),
             Self::ToolUse { id, name, input } => {
-                let id = id.clone().unwrap_or_else(|| format!("toolu_fake_{}", ids.fetch_add(1, Ordering::SeqCst)));
+                let id = id
+                    .clone()
+                    .unwrap_or_else(|| format!("toolu_fake_{}", ids.fetch_add(1, Ordering::SeqCst)));
                 json!({"type": "tool_use", "id": id, "name": name, "input": substitute(input, request)})
             }
         }
@@ -382,7 +403,9 @@ fn substitute(input: &Value, request: &LoggedRequest) -> Value {
             Value::String(s.replace("$AGENT_ID", &last_agent_id(request).unwrap_or_default()))
         }
         Value::Array(items) => Value::Array(items.iter().map(|v| substitute(v, request)).collect()),
-        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), substitute(v, request))).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), substitute(v, request))).collect())
+        }
         other => other.clone(),
     }
 }

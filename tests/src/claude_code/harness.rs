@@ -53,7 +53,8 @@ pub struct Tools {
 impl Tools {
     /// Finds both binaries, or says how to get them.
     pub fn locate() -> Result<Self, String> {
-        let claude = std::env::var_os(CLAUDE_BIN_ENV).map_or_else(|| claude_in(&install_dir()), PathBuf::from);
+        let claude =
+            std::env::var_os(CLAUDE_BIN_ENV).map_or_else(|| claude_in(&install_dir()), PathBuf::from);
         if !claude.is_file() {
             return Err(format!(
                 "no Claude Code binary at `{}`: run `cargo xtask claude-code-install` (or set {CLAUDE_BIN_ENV})",
@@ -92,7 +93,12 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        Self { kill_switch: true, allowed_tools: ALLOWED_TOOLS.to_owned(), env: Vec::new(), timeout: Duration::from_secs(60) }
+        Self {
+            kill_switch: true,
+            allowed_tools: ALLOWED_TOOLS.to_owned(),
+            env: Vec::new(),
+            timeout: Duration::from_secs(60),
+        }
     }
 }
 
@@ -237,7 +243,10 @@ impl Project {
 
     /// The audit events of one type.
     pub fn audit_of(&self, event_type: &str) -> Vec<Value> {
-        self.audit().into_iter().filter(|e| e.get("event_type").and_then(Value::as_str) == Some(event_type)).collect()
+        self.audit()
+            .into_iter()
+            .filter(|e| e.get("event_type").and_then(Value::as_str) == Some(event_type))
+            .collect()
     }
 
     /// `.claude/settings.json`.
