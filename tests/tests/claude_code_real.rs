@@ -292,6 +292,39 @@ fn a_nested_subagents_plain_write_to_okrs_is_reverted_at_its_stop() {
     assert!(spawns.iter().all(|e| str_of(payload(e, "decision")) == "allow"));
 }
 
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn a_built_in_type_and_the_main_persona_itself_are_denied_as_subagents() {
+    let project = Project::readme_setup(&tools());
+    // Claude Code offers its built-in types and every `.claude/agents/*.md`, `main.md` included.
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    spawn("toolu_explore", Some("Explore"), "EXPLORETASK look around"),
+                    spawn("toolu_main", Some("main"), "SELFTASK be the main persona"),
+                ],
+            )
+            .agent("EXPLORETASK", vec![])
+            .agent("SELFTASK", vec![]),
+    );
+    let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+    run.assert_finished();
+    assert_loopback_only(&api);
+    assert!(!api.ran("EXPLORETASK") && !api.ran("SELFTASK"), "a denied subagent ran");
+    for id in ["toolu_explore", "toolu_main"] {
+        let result = api.tool_result(id).expect("the denial reached the model");
+        assert!(result.text.contains("Agent Warden denied"), "{result:?}");
+    }
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    let seen: Vec<(&str, &str)> = spawns
+        .iter()
+        .map(|e| (str_of(payload(e, "subagent_type")), str_of(payload(e, "decision"))))
+        .collect();
+    assert_eq!(seen, [("Explore", "deny"), ("main", "deny")]);
+}
+
 // ----- behaviour the hook does not have yet (issue 18) -------------------------------------
 
 mod pending {
@@ -598,5 +631,86 @@ mod pending {
         assert_eq!(str_of(violations[0].get("session")), session, "{}", violations[0]);
         let timeline = project.warden_ok(&["audit", "timeline", "--session", &session, "--json"]);
         assert!(timeline.contains("guardrail_violation"), "{timeline}");
+    }
+
+    #[test]
+    #[ignore = "needs the hook fix: `decisions` and `denials` count hook decisions; one spawn-tree node per agent"]
+    fn the_investigation_views_agree_with_the_hooks_decisions() {
+        let project = Project::readme_setup(&tools());
+        let api = start(
+            Script::new()
+                .agent(
+                    "MAINTASK",
+                    vec![
+                        spawn("toolu_planner", Some("planner"), "PLANTASK plan"),
+                        spawn("toolu_explore", Some("Explore"), "EXPLORETASK look"),
+                    ],
+                )
+                .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement")])
+                .agent("EXPLORETASK", vec![]),
+        );
+        let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+        run.assert_finished();
+        assert_loopback_only(&api);
+        let session = run.session_id().unwrap();
+        let replay = |name: &str| -> Value {
+            serde_json::from_str(&project.warden_ok(&["audit", "replay", "--projection", name, "--json"]))
+                .unwrap()
+        };
+        let decisions = replay("decisions");
+        assert_eq!(
+            (decisions["total"]["allow"].as_u64(), decisions["total"]["deny"].as_u64()),
+            (Some(2), Some(1)),
+            "{decisions}"
+        );
+        let denials = replay("denials");
+        assert_eq!(denials["denials"].as_u64(), Some(1), "{denials}");
+        let tree = replay("spawn-tree");
+        let agents = tree["sessions"][&session]["agents"].as_object().expect("the session's spawn tree");
+        let started: Vec<&String> = agents.keys().filter(|k| *k != "main").collect();
+        assert_eq!(started.len(), 2, "one node per started agent (planner, coder): {agents:?}");
+        assert!(
+            started.iter().all(|k| !k.starts_with("toolu_")),
+            "nodes are agents, not tool calls: {agents:?}"
+        );
+    }
+
+    #[test]
+    #[ignore = "needs the hook fix: a stop the store cannot serve quarantines the session, even with the store locked"]
+    fn a_subagent_that_locks_the_store_gets_its_session_quarantined() {
+        let project = Project::readme_setup(&tools());
+        // The coder writes to okrs/, then holds the store's lock so that every stop hook fails.
+        let lock = "(flock -x .agentwarden/audit/db sleep 40 >/dev/null 2>&1 &) ; sleep 1";
+        let api = start(
+            Script::new()
+                .agent(
+                    "MAINTASK",
+                    vec![
+                        spawn("toolu_planner", Some("planner"), "PLANTASK plan"),
+                        Turn::one(Block::tool_with_id("toolu_after", "Bash", json!({"command": "true"}))),
+                    ],
+                )
+                .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement")])
+                .agent(
+                    "CODETASK",
+                    vec![
+                        Turn::one(Block::tool(
+                            "Write",
+                            json!({"file_path": "okrs/evil.md", "content": "x\n"}),
+                        )),
+                        Turn::one(Block::tool("Bash", json!({"command": lock}))),
+                    ],
+                ),
+        );
+        let options = RunOptions { timeout: Duration::from_secs(120), ..RunOptions::default() };
+        let run = project.run(&api, "MAINTASK go", &options);
+        run.assert_finished();
+        assert_loopback_only(&api);
+        let session = run.session_id().unwrap();
+        let result = api.tool_result("toolu_after").expect("the main session's next call was answered");
+        assert!(
+            result.text.contains(&format!("warden release --session {session}")),
+            "the session is not quarantined: {result:?}"
+        );
     }
 }
