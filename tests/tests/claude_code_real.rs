@@ -181,6 +181,44 @@ fn the_client_sends_the_hook_inputs_the_protocol_document_records() {
     assert_eq!(stop["last_assistant_message"], json!("PLANTASK DONE"));
 }
 
+/// The fail-closed switch Claude Code 2.1.330 has for command hooks: `"onFailure": "block"` on
+/// the hook object turns exit 127, any other failure and a timeout of a PreToolUse hook into a
+/// block (without it each of them lets the call run).
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn the_client_blocks_a_failing_pre_tool_use_hook_marked_on_failure_block() {
+    let project = Project::example(&tools());
+    let missing = project.dir().join("no-such-warden");
+    let cases = [
+        (format!("'{}' hook", missing.display()), "failed; blocking because onFailure is \"block\""),
+        ("sleep 5".to_owned(), "timed out; blocking because onFailure is \"block\""),
+    ];
+    for (command, expected) in cases {
+        for on_failure in [true, false] {
+            let mut hook = json!({"type": "command", "command": command, "timeout": 1});
+            if on_failure {
+                hook["onFailure"] = json!("block");
+            }
+            project.set_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Agent", "hooks": [hook]}]}}));
+            let api = start(
+                Script::new()
+                    .agent("MAINTASK", vec![spawn("toolu_spawn", Some("planner"), "PLANTASK plan")])
+                    .agent("PLANTASK", vec![]),
+            );
+            let run = project.run(&api, "MAINTASK go", &RunOptions::kill_switch_unset());
+            run.assert_finished();
+            assert_loopback_only(&api);
+            let result = api.tool_result("toolu_spawn").expect("the spawn was answered");
+            if on_failure {
+                assert!(!api.ran("PLANTASK"), "`{command}` with onFailure block let the spawn run");
+                assert!(result.is_error && result.text.contains(expected), "{result:?}");
+            } else {
+                assert!(api.ran("PLANTASK"), "`{command}` without onFailure blocked: the client changed");
+            }
+        }
+    }
+}
+
 // ----- today's behaviour -------------------------------------------------------------------
 
 #[test]
