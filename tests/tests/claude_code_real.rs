@@ -181,6 +181,92 @@ fn the_client_sends_the_hook_inputs_the_protocol_document_records() {
     assert_eq!(stop["last_assistant_message"], json!("PLANTASK DONE"));
 }
 
+/// The paths by which agents start that the hook fixes rely on: a resume by `SendMessage`, an
+/// `Agent` call without `subagent_type`, a worktree subagent, a `Workflow`'s agent.
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn the_client_starts_agents_the_ways_the_protocol_document_records() {
+    let project = Project::example(&tools());
+    let log = logging_hooks(&project);
+    let workflow = "export const meta = { name: 'wf', description: 'one agent', phases: [] }\n\
+                    const r = await agent('WFTASK report', {agentType: 'coder'})\nreturn r\n";
+    let isolated = json!({"description": "isolated", "prompt": "ISOTASK work", "subagent_type": "coder",
+                          "run_in_background": false, "isolation": "worktree"});
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    spawn("toolu_coder", Some("coder"), "CODETASK first"),
+                    Turn::one(Block::tool_with_id(
+                        "toolu_resume",
+                        "SendMessage",
+                        json!({"to": "$AGENT_ID", "summary": "continue", "message": "go on"}),
+                    )),
+                    spawn("toolu_untyped", None, "GPTASK anything"),
+                    Turn::one(Block::tool_with_id("toolu_iso", "Agent", isolated)),
+                    Turn::one(Block::tool_with_id("toolu_wf", "Workflow", json!({"script": workflow}))),
+                ],
+            )
+            .agent("CODETASK", vec![])
+            .agent("GPTASK", vec![])
+            .agent("ISOTASK", vec![])
+            .agent("WFTASK", vec![]),
+    );
+    let run = project.run(&api, "MAINTASK go", &RunOptions::kill_switch_unset());
+    run.assert_finished();
+    assert_loopback_only(&api);
+    let hooks = logged_hooks(&log);
+    let inputs: Vec<&Value> = hooks.iter().map(|h| &h["input"]).collect();
+    let pre = |tool: &str| -> Vec<&Value> {
+        inputs
+            .iter()
+            .copied()
+            .filter(|i| i["hook_event_name"] == json!("PreToolUse") && i["tool_name"] == json!(tool))
+            .collect()
+    };
+    let starts: Vec<&Value> =
+        inputs.iter().copied().filter(|i| i["hook_event_name"] == json!("SubagentStart")).collect();
+    let root = project.root.canonicalize().unwrap();
+
+    // SendMessage: the hook sees the agent id in `to` (normalised with `recipient`), and the
+    // resumed agent starts again under the same id, with no PreToolUse of Agent.
+    let send = pre("SendMessage");
+    assert_eq!(send.len(), 1, "{send:?}");
+    let coder_id = send[0]["tool_input"]["to"].as_str().unwrap().to_owned();
+    assert_eq!(send[0]["tool_input"]["recipient_kind"], json!("agent"));
+    assert_eq!(send[0]["tool_input"]["recipient"], json!(coder_id));
+    let coder_starts = starts.iter().filter(|s| s["agent_id"] == json!(coder_id)).count();
+    assert_eq!(coder_starts, 2, "a resume is a second SubagentStart of the same agent: {starts:?}");
+    assert_eq!(api.calls_of("CODETASK"), 2, "SendMessage resumed the finished coder");
+
+    // Agent without subagent_type: none in the hook input; it starts as general-purpose.
+    let agent_calls = pre("Agent");
+    let untyped = agent_calls.iter().find(|i| i["tool_use_id"] == json!("toolu_untyped")).unwrap();
+    assert!(untyped["tool_input"].get("subagent_type").is_none(), "{untyped}");
+    assert!(starts.iter().any(|s| s["agent_type"] == json!("general-purpose")), "{starts:?}");
+
+    // A worktree subagent: its events' cwd is its worktree under .claude/worktrees/.
+    let worktree_start = starts
+        .iter()
+        .find(|s| str_of(s.get("cwd")) != root.to_str().unwrap())
+        .expect("a SubagentStart outside the project root");
+    let expected =
+        root.join(".claude/worktrees").join(format!("agent-{}", str_of(worktree_start.get("agent_id"))));
+    assert_eq!(str_of(worktree_start.get("cwd")), expected.to_str().unwrap());
+
+    // Workflow: its agent starts with no PreToolUse of Agent (three Agent calls, four agents
+    // started plus the resume).
+    assert_eq!(pre("Workflow").len(), 1);
+    assert!(api.ran("WFTASK"), "the workflow's agent ran");
+    assert_eq!(agent_calls.len(), 3, "{agent_calls:?}");
+    assert_eq!(
+        starts.len(),
+        5,
+        "coder, its resume, general-purpose, the worktree coder, the workflow's coder: {starts:?}"
+    );
+}
+
 /// The fail-closed switch Claude Code 2.1.330 has for command hooks: `"onFailure": "block"` on
 /// the hook object turns exit 127, any other failure and a timeout of a PreToolUse hook into a
 /// block (without it each of them lets the call run).
