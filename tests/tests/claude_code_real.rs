@@ -1,9 +1,9 @@
 //! The real-client suite: the real Claude Code CLI (the npm package pinned in
 //! `tests/claude-code/`), in `-p` mode, against a scripted fake of the Messages API on
 //! 127.0.0.1, in copies of `examples/claude-code` set up as README.md's "Guard Claude Code"
-//! says. Run it with `cargo xtask claude-code` (it installs the CLI with `npm ci` when absent,
-//! builds `warden`, and runs these tests with `--ignored`); `cargo xtask ci` runs it as a step
-//! of its own.
+//! says. Run it with `cargo xtask claude-code` (it installs the CLI with `npm ci` when absent
+//! and runs these tests with `--ignored`); `cargo xtask ci` runs it as a step of its own. The
+//! hook is this crate's build of `warden` (`src/bin/warden-under-test.rs`: the binary's `main`).
 //!
 //! Ruling H-40: every test here that needs the CLI is `#[ignore]`d, so a plain `cargo test` or
 //! `cargo nextest run` never runs it (nor counts it as passed); only the xtask step runs them,
@@ -23,7 +23,7 @@ use agentwarden_tests::claude_code::{
 use serde_json::{Value, json};
 
 fn tools() -> Tools {
-    Tools::locate().unwrap_or_else(|e| panic!("{e}"))
+    Tools::locate(env!("CARGO_BIN_EXE_warden-under-test")).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn start(script: Script) -> FakeApi {

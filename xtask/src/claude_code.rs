@@ -4,7 +4,7 @@
 //! `tests/claude-code/package.json` and its `package-lock.json`. `install` copies both into
 //! `target/claude-code/` (git-ignored) and runs `npm ci --ignore-scripts` there when the
 //! installed lock differs or the binary is absent; the suite runs the native binary directly
-//! (`postinstall` is not needed). `run` installs, builds `warden`, and runs
+//! (`postinstall` is not needed). `run` installs, then runs
 //! `tests/tests/claude_code_real.rs` with `--ignored --skip pending::` (ruling H-40).
 //!
 //! Ruling H-41: under `CI=true` a suite that cannot run (no npm, an install that fails, a
@@ -101,26 +101,14 @@ pub(crate) fn install() -> Result<PathBuf, CannotRun> {
     Ok(binary)
 }
 
-/// The cargo target directory.
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
-}
-
 /// Runs the suite with `claude` (already installed). `Err` names what failed.
 pub(crate) fn run_suite(claude: &Path) -> Result<(), String> {
-    println!("\n==> real Claude Code: cargo build --bin warden");
-    let built = Command::new(cargo())
-        .args(["build", "--locked", "-p", "agentwarden", "--bin", "warden"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !built {
-        return Err("real Claude Code: `cargo build --bin warden` failed".into());
-    }
+    // `--workspace --all-features`, as the test steps build: the same artifacts, no rebuild.
     let args = [
         "test",
         "--locked",
-        "-p",
-        "agentwarden-tests",
+        "--workspace",
+        "--all-features",
         "--test",
         "claude_code_real",
         "--",
@@ -135,7 +123,6 @@ pub(crate) fn run_suite(claude: &Path) -> Result<(), String> {
     let status = Command::new(cargo())
         .args(args)
         .env("AGENTWARDEN_CLAUDE_BIN", claude)
-        .env("AGENTWARDEN_WARDEN_BIN", target_dir().join("debug").join("warden"))
         .status()
         .map_err(|e| format!("real Claude Code: cannot run cargo: {e}"))?;
     let secs = started.elapsed().as_secs_f64();

@@ -19,7 +19,7 @@ use super::FakeApi;
 pub const PINNED_VERSION: &str = "2.1.330";
 /// Names the `claude` binary to run (default: the one `cargo xtask claude-code` installs).
 pub const CLAUDE_BIN_ENV: &str = "AGENTWARDEN_CLAUDE_BIN";
-/// Names the `warden` binary to install as the hook (default: `warden` beside the test's deps).
+/// Names the `warden` binary to install as the hook (default: the suite's own build of it).
 pub const WARDEN_BIN_ENV: &str = "AGENTWARDEN_WARDEN_BIN";
 /// The approval reference the README's setup grants.
 pub const APPROVAL_REF: &str = "GATE-2026-11-22-001";
@@ -51,8 +51,10 @@ pub struct Tools {
 }
 
 impl Tools {
-    /// Finds both binaries, or says how to get them.
-    pub fn locate() -> Result<Self, String> {
+    /// Finds both binaries, or says how to get them. `warden` is the binary the tests were
+    /// built with (`env!("CARGO_BIN_EXE_warden-under-test")`), unless `AGENTWARDEN_WARDEN_BIN`
+    /// names another.
+    pub fn locate(warden: impl Into<PathBuf>) -> Result<Self, String> {
         let claude =
             std::env::var_os(CLAUDE_BIN_ENV).map_or_else(|| claude_in(&install_dir()), PathBuf::from);
         if !claude.is_file() {
@@ -61,18 +63,9 @@ impl Tools {
                 claude.display()
             ));
         }
-        let warden = match std::env::var_os(WARDEN_BIN_ENV) {
-            Some(path) => PathBuf::from(path),
-            None => std::env::current_exe()
-                .ok()
-                .and_then(|exe| exe.parent().and_then(Path::parent).map(|dir| dir.join("warden")))
-                .unwrap_or_else(|| PathBuf::from("warden")),
-        };
+        let warden = std::env::var_os(WARDEN_BIN_ENV).map_or_else(|| warden.into(), PathBuf::from);
         if !warden.is_file() {
-            return Err(format!(
-                "no warden binary at `{}`: run `cargo build --bin warden` (or set {WARDEN_BIN_ENV})",
-                warden.display()
-            ));
+            return Err(format!("no warden binary at `{}`", warden.display()));
         }
         Ok(Self { claude, warden })
     }
