@@ -449,6 +449,44 @@ fn a_built_in_type_and_the_main_persona_itself_are_denied_as_subagents() {
     assert_eq!(seen, [("Explore", "deny"), ("main", "deny")]);
 }
 
+/// Warden's hooks in a managed-settings drop-in (with `allowManagedHooksOnly`) survive the
+/// agent's edit of the project's settings; in the project's settings alone they do not.
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code` (as root: a mount namespace)"]
+fn root_only_hooks_in_managed_settings_survive_an_edit_of_the_projects_settings() {
+    let project = Project::readme_setup(&tools());
+    let managed = project.dir().join("managed");
+    std::fs::create_dir_all(managed.join("managed-settings.d")).unwrap();
+    let drop_in = json!({"allowManagedHooksOnly": true, "hooks": project.settings()["hooks"].clone()});
+    std::fs::write(managed.join("managed-settings.d/50-agentwarden.json"), drop_in.to_string()).unwrap();
+    // What an agent with Write can do to the project's settings.
+    project.set_settings(&json!({"disableAllHooks": true}));
+    for with_managed in [false, true] {
+        let api = start(
+            Script::new()
+                .agent("MAINTASK", vec![spawn("toolu_spawn", Some("planner"), "PLANTASK plan")])
+                .agent("PLANTASK", vec![]),
+        );
+        let options = RunOptions {
+            managed_settings: with_managed.then(|| managed.clone()),
+            ..RunOptions::kill_switch_unset()
+        };
+        let run = project.run(&api, "MAINTASK go", &options);
+        run.assert_finished();
+        assert_loopback_only(&api);
+        if with_managed {
+            assert!(!api.ran("PLANTASK"), "the managed hook did not deny the spawn");
+            let result = api.tool_result("toolu_spawn").unwrap();
+            assert!(result.text.contains("env_not_enabled"), "{result:?}");
+        } else {
+            assert!(
+                api.ran("PLANTASK"),
+                "disableAllHooks in the project did not switch its hooks off: the client changed"
+            );
+        }
+    }
+}
+
 // ----- behaviour the hook does not have yet (issue 18) -------------------------------------
 
 mod pending {
@@ -836,5 +874,34 @@ mod pending {
             result.text.contains(&format!("warden release --session {session}")),
             "the session is not quarantined: {result:?}"
         );
+    }
+
+    #[test]
+    #[ignore = "needs the hook fix: `init claude-code --managed FILE` writes a managed-settings drop-in (hooks + allowManagedHooksOnly)"]
+    fn the_managed_drop_in_that_init_writes_keeps_the_guard_when_the_project_settings_are_edited() {
+        let project = Project::readme_setup(&tools());
+        let managed = project.dir().join("managed");
+        let drop_in = managed.join("managed-settings.d/50-agentwarden.json");
+        std::fs::create_dir_all(drop_in.parent().unwrap()).unwrap();
+        let warden = project.tools.warden.to_string_lossy().into_owned();
+        project.warden_ok(&[
+            "init",
+            "claude-code",
+            "--warden",
+            &warden,
+            "--managed",
+            drop_in.to_str().unwrap(),
+        ]);
+        project.set_settings(&json!({"disableAllHooks": true}));
+        let api = start(
+            Script::new()
+                .agent("MAINTASK", vec![spawn("toolu_spawn", Some("planner"), "PLANTASK plan")])
+                .agent("PLANTASK", vec![]),
+        );
+        let options = RunOptions { managed_settings: Some(managed), ..RunOptions::kill_switch_unset() };
+        let run = project.run(&api, "MAINTASK go", &options);
+        run.assert_finished();
+        assert_loopback_only(&api);
+        assert!(!api.ran("PLANTASK"), "the spawn ran: the drop-in did not keep Warden's hooks");
     }
 }

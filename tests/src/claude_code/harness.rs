@@ -82,6 +82,11 @@ pub struct RunOptions {
     pub env: Vec<(String, String)>,
     /// The hard deadline: the whole process group is killed then.
     pub timeout: Duration,
+    /// A directory that appears, for this run only, as `/etc/claude-code` (managed settings:
+    /// `managed-settings.json`, `managed-settings.d/*.json`). The run then happens in a private
+    /// mount namespace with an overlay on `/etc` (`unshare`; root only): the machine's `/etc`
+    /// is never written.
+    pub managed_settings: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -91,6 +96,7 @@ impl Default for RunOptions {
             allowed_tools: ALLOWED_TOOLS.to_owned(),
             env: Vec::new(),
             timeout: Duration::from_secs(60),
+            managed_settings: None,
         }
     }
 }
@@ -266,7 +272,10 @@ impl Project {
         let stdout = std::fs::File::create(&stdout_path).expect("create stdout file");
         let stderr = std::fs::File::create(&stderr_path).expect("create stderr file");
         let url = api.url();
-        let mut command = Command::new(&self.tools.claude);
+        let mut command = match &options.managed_settings {
+            None => Command::new(&self.tools.claude),
+            Some(managed) => self.in_managed_namespace(managed),
+        };
         command
             .args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
             .args(["--permission-mode", "acceptEdits", "--allowedTools", &options.allowed_tools])
@@ -321,6 +330,28 @@ impl Project {
             .collect();
         let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
         Run { exit: status.and_then(|s| s.code()), timed_out, events, stderr, elapsed }
+    }
+}
+
+impl Project {
+    /// `unshare` into a private mount namespace, overlay `/etc` with an upper layer holding
+    /// `claude-code/` = a copy of `managed`, then `exec` Claude Code (same PID throughout, so the
+    /// process group is still the run's).
+    fn in_managed_namespace(&self, managed: &Path) -> Command {
+        assert!(rustix::process::geteuid().is_root(), "managed settings need root (a mount namespace)");
+        let layer = self.dir().join("etc-overlay");
+        let (upper, work) = (layer.join("upper"), layer.join("work"));
+        let _ = std::fs::remove_dir_all(&layer);
+        copy_dir(managed, &upper.join("claude-code"));
+        std::fs::create_dir_all(&work).expect("create overlay workdir");
+        let mount = format!(
+            "mount -t overlay overlay -o lowerdir=/etc,upperdir={},workdir={} /etc && exec \"$0\" \"$@\"",
+            upper.display(),
+            work.display()
+        );
+        let mut command = Command::new("unshare");
+        command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(&self.tools.claude);
+        command
     }
 }
 
