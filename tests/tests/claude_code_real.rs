@@ -723,6 +723,8 @@ mod pending {
         project.warden_ok(&["seal", "--by", "alice"]);
         project.warden_ok(&["approve", "--ref", APPROVAL_REF, "--by", "alice"]);
         std::fs::remove_file(&copy).unwrap(); // e.g. `cargo clean`
+        let doctor = project.warden(&["doctor"]);
+        assert!(!doctor.status.success(), "doctor passes a settings file whose binary is gone");
         let api = start(
             Script::new()
                 .agent("MAINTASK", vec![spawn("toolu_spawn", Some("planner"), "PLANTASK plan")])
