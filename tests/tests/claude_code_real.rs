@@ -18,7 +18,8 @@
 use std::time::Duration;
 
 use agentwarden_tests::claude_code::{
-    APPROVAL_REF, Block, FakeApi, PINNED_VERSION, Project, RunOptions, Script, Tools, Turn, workspace_root,
+    APPROVAL_REF, Block, FakeApi, HELPER_TIMEOUT, PINNED_VERSION, Project, RunOptions, Script, Tools, Turn,
+    output_within, workspace_root,
 };
 use serde_json::{Value, json};
 
@@ -80,7 +81,7 @@ fn the_pinned_version_is_exact_and_locked() {
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn the_installed_client_is_the_pinned_version() {
-    let out = std::process::Command::new(tools().claude).arg("--version").output().unwrap();
+    let out = output_within(std::process::Command::new(tools().claude).arg("--version"), HELPER_TIMEOUT);
     let version = String::from_utf8_lossy(&out.stdout);
     assert!(version.starts_with(PINNED_VERSION), "installed {version:?}, pinned {PINNED_VERSION}");
 }
@@ -525,12 +526,13 @@ mod pending {
                     0 => Some(spawn("toolu_spawn", Some("planner"), "PLANTASK plan the change")),
                     1 => {
                         // A human revokes the approval while the session goes on.
-                        let out = std::process::Command::new(&warden)
-                            .args(["revoke", "--ref", APPROVAL_REF, "--by", "alice"])
-                            .current_dir(&root)
-                            .env_remove("CLAUDECODE")
-                            .output()
-                            .unwrap();
+                        let out = output_within(
+                            std::process::Command::new(&warden)
+                                .args(["revoke", "--ref", APPROVAL_REF, "--by", "alice"])
+                                .current_dir(&root)
+                                .env_remove("CLAUDECODE"),
+                            HELPER_TIMEOUT,
+                        );
                         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
                         Some(Turn::one(Block::tool_with_id(
                             "toolu_resume",
@@ -751,12 +753,12 @@ mod pending {
         }
         project.warden_ok(&["seal", "--by", "alice"]);
         project.warden_ok(&["approve", "--ref", APPROVAL_REF, "--by", "alice"]);
-        // A process holds the store's lock for the whole run.
-        let mut holder = std::process::Command::new("flock")
-            .args(["-x", ".agentwarden/audit/db", "sleep", "60"])
-            .current_dir(&project.root)
-            .spawn()
-            .unwrap();
+        // A process group holds the store's lock for the whole run (at most 60 s).
+        let mut holder = std::process::Command::new("flock");
+        holder.args(["-x", ".agentwarden/audit/db", "sleep", "60"]).current_dir(&project.root);
+        std::os::unix::process::CommandExt::process_group(&mut holder, 0);
+        let mut holder = holder.spawn().unwrap();
+        let holder_group = rustix::process::Pid::from_child(&holder);
         std::thread::sleep(Duration::from_millis(300));
         let api = start(
             Script::new()
@@ -764,7 +766,7 @@ mod pending {
                 .agent("PLANTASK", vec![]),
         );
         let run = project.run(&api, "MAINTASK go", &RunOptions::default());
-        let _ = holder.kill();
+        let _ = rustix::process::kill_process_group(holder_group, rustix::process::Signal::KILL);
         let _ = holder.wait();
         run.assert_finished();
         assert_loopback_only(&api);

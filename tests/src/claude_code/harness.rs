@@ -194,28 +194,29 @@ impl Project {
 
     /// Runs git in the project with a fixed identity; panics if it fails; returns stdout.
     pub fn git(&self, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&self.root)
-            .args(["-c", "user.name=warden-test", "-c", "user.email=test@agentwarden.invalid"])
-            .args(args)
-            .output()
-            .expect("run git");
+        let out = output_within(
+            Command::new("git")
+                .arg("-C")
+                .arg(&self.root)
+                .args(["-c", "user.name=warden-test", "-c", "user.email=test@agentwarden.invalid"])
+                .args(args),
+            HELPER_TIMEOUT,
+        );
         assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Runs `warden ARGS` in the project as a human would (no `CLAUDECODE`).
     pub fn warden(&self, args: &[&str]) -> Output {
-        Command::new(&self.tools.warden)
-            .args(args)
-            .current_dir(&self.root)
-            .env_remove("CLAUDECODE")
-            .env_remove("AGENTWARDEN_STORE")
-            .env_remove("AGENTWARDEN_ENABLE_SUBAGENTS")
-            .stdin(Stdio::null())
-            .output()
-            .expect("run warden")
+        output_within(
+            Command::new(&self.tools.warden)
+                .args(args)
+                .current_dir(&self.root)
+                .env_remove("CLAUDECODE")
+                .env_remove("AGENTWARDEN_STORE")
+                .env_remove("AGENTWARDEN_ENABLE_SUBAGENTS"),
+            HELPER_TIMEOUT,
+        )
     }
 
     /// [`Self::warden`], which must succeed; returns stdout.
@@ -352,6 +353,42 @@ impl Project {
         let mut command = Command::new("unshare");
         command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(&self.tools.claude);
         command
+    }
+}
+
+/// The deadline of a helper command (`git`, `warden`, `claude --version`).
+pub const HELPER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `command` (stdin empty) in a process group of its own and returns its output; at
+/// `timeout` the whole group is killed, and the output is what it wrote by then with no exit
+/// code. The group is killed after a normal exit too.
+pub fn output_within(command: &mut Command, timeout: Duration) -> Output {
+    let dir = tempfile::tempdir().expect("temp dir for a helper's output");
+    let (out_path, err_path) = (dir.path().join("stdout"), dir.path().join("stderr"));
+    command
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).expect("create stdout file"))
+        .stderr(std::fs::File::create(&err_path).expect("create stderr file"));
+    std::os::unix::process::CommandExt::process_group(command, 0);
+    let mut child =
+        command.spawn().unwrap_or_else(|e| panic!("cannot start {:?}: {e}", command.get_program()));
+    let group = rustix::process::Pid::from_child(&child);
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for a helper") {
+            break status;
+        }
+        if started.elapsed() >= timeout {
+            kill_group(group);
+            break child.wait().expect("reap a killed helper");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    kill_group(group);
+    Output {
+        status,
+        stdout: std::fs::read(&out_path).unwrap_or_default(),
+        stderr: std::fs::read(&err_path).unwrap_or_default(),
     }
 }
 

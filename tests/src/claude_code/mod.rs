@@ -31,7 +31,7 @@ mod script;
 
 pub use fake_api::{FakeApi, LoggedRequest, ToolResult, last_agent_id, text_of};
 pub use harness::{
-    ALLOWED_TOOLS, APPROVAL_REF, CLAUDE_BIN_ENV, PINNED_VERSION, Project, Run, RunOptions, Tools,
-    WARDEN_BIN_ENV, claude_in, install_dir, workspace_root,
+    ALLOWED_TOOLS, APPROVAL_REF, CLAUDE_BIN_ENV, HELPER_TIMEOUT, PINNED_VERSION, Project, Run, RunOptions,
+    Tools, WARDEN_BIN_ENV, claude_in, install_dir, output_within, workspace_root,
 };
 pub use script::{Block, Script, Turn};
