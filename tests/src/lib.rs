@@ -2,8 +2,10 @@
 //!
 //! [`event_store`] is the `EventStore` contract: every backend runs it, also through
 //! `Box<dyn EventStore>`. A new backend is done when this suite passes on it. [`pg`] gives the
-//! PostgreSQL tests a server and schemas of their own (`AGENTWARDEN_TEST_PG`).
+//! PostgreSQL tests a server and schemas of their own (`AGENTWARDEN_TEST_PG`). [`claude_code`]
+//! runs the real Claude Code CLI against a scripted fake of the Messages API.
 
+pub mod claude_code;
 pub mod event_store;
 pub mod pg;
 

@@ -1,10 +1,12 @@
-//! `cargo xtask ci`: the one gate (format, clippy, tests, docs, benches, supply chain). Each
-//! step prints what it runs; a failing step names the command that fixes or reproduces it.
+//! `cargo xtask ci`: the one gate (format, clippy, tests, the real Claude Code suite, docs,
+//! benches, supply chain). Each step prints what it runs; a failing step names the command that
+//! fixes or reproduces it.
 
 use std::process::Command;
 use std::time::Instant;
 
 use crate::cargo;
+use crate::claude_code::{self, CannotRun};
 
 struct Step {
     name: &'static str,
@@ -113,15 +115,55 @@ fn supply_chain() -> Result<(), String> {
     Ok(())
 }
 
+/// The real-client suite, a step of its own (its tests are `#[ignore]`d, so the test steps
+/// above do not run them: H-40). `Ok(Some(why))`: skipped, outside CI only (H-41).
+fn real_claude_code() -> Result<Option<String>, String> {
+    println!("\n==> real Claude Code: installing the pinned CLI when absent");
+    match claude_code::install() {
+        Ok(binary) => claude_code::run_suite(&binary).map(|()| None),
+        Err(cannot) => skip_or_fail(cannot, claude_code::under_ci()),
+    }
+}
+
+/// A suite that cannot run fails the gate under CI, and is a loud skip elsewhere (H-41).
+fn skip_or_fail(CannotRun(why): CannotRun, under_ci: bool) -> Result<Option<String>, String> {
+    if under_ci {
+        return Err(format!("real Claude Code cannot run under CI=true: {why}"));
+    }
+    println!("==> real Claude Code: SKIPPED, NOT PASSED: {why} (under CI=true this fails)");
+    Ok(Some(why))
+}
+
 pub(crate) fn run() -> Result<(), String> {
     let started = Instant::now();
     let tests: &[&Step] =
         if crate::has_cargo_tool("nextest") { &[&NEXTEST, &DOCTEST] } else { &[&CARGO_TEST] };
-    let steps = [&FMT, &CLIPPY].into_iter().chain(tests.iter().copied()).chain([&DOCS, &BENCHES]);
-    for step in steps {
+    for step in [&FMT, &CLIPPY].into_iter().chain(tests.iter().copied()) {
+        run_step(step)?;
+    }
+    let skipped = real_claude_code()?;
+    for step in [&DOCS, &BENCHES] {
         run_step(step)?;
     }
     supply_chain()?;
-    println!("\nxtask ci: all steps passed in {:.0} s", started.elapsed().as_secs_f64());
+    let secs = started.elapsed().as_secs_f64();
+    match skipped {
+        None => println!("\nxtask ci: all steps passed in {secs:.0} s"),
+        Some(why) => println!(
+            "\nxtask ci: the other steps passed in {secs:.0} s; real Claude Code was SKIPPED (not passed): {why}"
+        ),
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CannotRun, skip_or_fail};
+
+    #[test]
+    fn a_suite_that_cannot_run_fails_under_ci_and_is_a_skip_elsewhere() {
+        let why = || CannotRun("npm is not installed".into());
+        assert!(skip_or_fail(why(), true).is_err_and(|e| e.contains("npm is not installed")));
+        assert_eq!(skip_or_fail(why(), false), Ok(Some("npm is not installed".into())));
+    }
 }

@@ -1,7 +1,8 @@
-//! `cargo xtask ci | bench | demo | fuzz | mutants`: the project's automation, in Rust, with no dependencies.
+//! `cargo xtask ci | bench | demo | fuzz | mutants | claude-code`: the project's automation, in Rust, with no dependencies.
 
 mod bench;
 mod ci;
+mod claude_code;
 mod demo;
 mod fuzz;
 mod mutants;
@@ -10,13 +11,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-const USAGE: &str = "usage: cargo xtask <ci | bench | demo | fuzz | mutants>
-  ci      fmt check, clippy -D warnings, all tests, docs with warnings denied, benches compiled
+const USAGE: &str =
+    "usage: cargo xtask <ci | bench | demo | fuzz | mutants | claude-code | claude-code-install>
+  ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, docs with warnings
+          denied, benches compiled
   bench   run the criterion benches and print one summary table
   demo    run warden on the bundled example with a fresh embedded store
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
   mutants [app] [ARGS…] cargo mutants over the domain crate (or the app's decision paths);
-          fails under a 90 % score";
+          fails under a 90 % score
+  claude-code          install the pinned Claude Code CLI when absent (npm ci into
+                       target/claude-code), then run the real-client suite
+  claude-code-install  only install it, and print the binary's path";
 
 /// The workspace root.
 fn root() -> PathBuf {
@@ -56,6 +62,8 @@ fn main() -> ExitCode {
         Some("demo") => demo::run(),
         Some("fuzz") => fuzz::run(args.get(1..).unwrap_or_default()),
         Some("mutants") => mutants::run(args.get(1..).unwrap_or_default()),
+        Some("claude-code") => claude_code::run(),
+        Some("claude-code-install") => claude_code::install_command(),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -1,0 +1,272 @@
+//! The real-client suite: the real Claude Code CLI (the npm package pinned in
+//! `tests/claude-code/`), in `-p` mode, against a scripted fake of the Messages API on
+//! 127.0.0.1, in copies of `examples/claude-code` set up as README.md's "Guard Claude Code"
+//! says. Run it with `cargo xtask claude-code` (it installs the CLI with `npm ci` when absent
+//! and runs these tests with `--ignored`); `cargo xtask ci` runs it as a step of its own. The
+//! hook is this crate's build of `warden` (`src/bin/warden-under-test.rs`: the binary's `main`).
+//!
+//! Ruling H-40: every test here that needs the CLI is `#[ignore]`d, so a plain `cargo test` or
+//! `cargo nextest run` never runs it (nor counts it as passed); only the xtask step runs them,
+//! with `--ignored --skip pending::`. The scenarios in `mod pending` describe behaviour the hook
+//! does not have yet (issue 18): each is `#[ignore = "needs the hook fix: …"]` and fails on
+//! today's code; when a fix lands, move its test out of `pending` (try it first with
+//! `cargo test -p agentwarden-tests --test claude_code_real -- --ignored pending::NAME`).
+//!
+//! Every scenario also checks that the client reached nothing but the fake (the fake is the
+//! proxy for every other host and refuses it).
+
+use agentwarden_tests::claude_code::{
+    APPROVAL_REF, Block, FakeApi, HELPER_TIMEOUT, PINNED_VERSION, Project, RunOptions, Script, Tools, Turn,
+    output_within, workspace_root,
+};
+use serde_json::{Value, json};
+
+fn tools() -> Tools {
+    Tools::locate(env!("CARGO_BIN_EXE_warden-under-test")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn start(script: Script) -> FakeApi {
+    FakeApi::start(script).expect("start the fake Messages API")
+}
+
+/// The client talked to the fake only.
+fn assert_loopback_only(api: &FakeApi) {
+    let foreign = api.foreign_requests();
+    assert!(foreign.is_empty(), "the client tried to reach other hosts: {foreign:?}");
+}
+
+/// A foreground `Agent` call with a fixed tool_use id.
+fn spawn(id: &str, subagent_type: Option<&str>, prompt: &str) -> Turn {
+    let mut input = json!({"description": "delegated step", "prompt": prompt, "run_in_background": false});
+    if let Some(t) = subagent_type {
+        input["subagent_type"] = json!(t);
+    }
+    Turn::one(Block::tool_with_id(id, "Agent", input))
+}
+
+fn payload<'a>(event: &'a Value, field: &str) -> Option<&'a Value> {
+    event.get("payload").and_then(|p| p.get(field))
+}
+
+fn str_of(value: Option<&Value>) -> &str {
+    value.and_then(Value::as_str).unwrap_or_default()
+}
+
+const ORIGINAL_Q4: &str = include_str!("../../examples/claude-code/okrs/q4.md");
+
+// ----- the pinned client -------------------------------------------------------------------
+
+/// Not ignored: needs no CLI. The harness's version, the manifest and the lock agree.
+#[test]
+fn the_pinned_version_is_exact_and_locked() {
+    let dir = workspace_root().join("tests/claude-code");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest["dependencies"]["@anthropic-ai/claude-code"],
+        json!(PINNED_VERSION),
+        "pin an exact version"
+    );
+    let lock: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package-lock.json")).unwrap()).unwrap();
+    assert_eq!(lock["packages"]["node_modules/@anthropic-ai/claude-code"]["version"], json!(PINNED_VERSION));
+    assert_eq!(
+        lock["packages"]["node_modules/@anthropic-ai/claude-code-linux-x64"]["version"],
+        json!(PINNED_VERSION)
+    );
+}
+
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn the_installed_client_is_the_pinned_version() {
+    let out = output_within(std::process::Command::new(tools().claude).arg("--version"), HELPER_TIMEOUT);
+    let version = String::from_utf8_lossy(&out.stdout);
+    assert!(version.starts_with(PINNED_VERSION), "installed {version:?}, pinned {PINNED_VERSION}");
+}
+
+// ----- today's behaviour -------------------------------------------------------------------
+
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn an_allowed_spawn_with_seal_and_approval_runs_the_subagent() {
+    let project = Project::readme_setup(&tools());
+    let api = start(
+        Script::new()
+            .agent("MAINTASK", vec![spawn("toolu_spawn", Some("planner"), "PLANTASK plan the change")])
+            .agent("PLANTASK", vec![]),
+    );
+    let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+    run.assert_finished();
+    assert_loopback_only(&api);
+
+    assert!(api.ran("PLANTASK"), "the planner made no model call");
+    let result = api.tool_result("toolu_spawn").expect("the spawn's result reached the main session");
+    assert!(!result.is_error && result.text.contains("PLANTASK DONE"), "{result:?}");
+
+    let session = run.session_id().unwrap();
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    assert_eq!(spawns.len(), 1, "{spawns:?}");
+    let spawn = &spawns[0];
+    assert_eq!(str_of(spawn.get("session")), session);
+    assert_eq!(
+        (str_of(payload(spawn, "decision")), str_of(payload(spawn, "subagent_type"))),
+        ("allow", "planner")
+    );
+    assert_eq!(str_of(payload(spawn, "tool_use_id")), "toolu_spawn");
+    assert!(spawn.to_string().contains(APPROVAL_REF), "the allow names the approval it ran under: {spawn}");
+    assert_eq!(project.audit_of("subagent_started").len(), 1);
+}
+
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn with_the_kill_switch_unset_the_spawn_is_denied_and_the_model_is_told_why() {
+    let project = Project::readme_setup(&tools());
+    let api = start(
+        Script::new()
+            .agent("MAINTASK", vec![spawn("toolu_spawn", Some("planner"), "PLANTASK plan the change")])
+            .agent("PLANTASK", vec![]),
+    );
+    let run = project.run(&api, "MAINTASK go", &RunOptions::kill_switch_unset());
+    run.assert_finished();
+    assert_loopback_only(&api);
+
+    assert!(!api.ran("PLANTASK"), "the planner ran although the kill switch was unset");
+    let result = api.tool_result("toolu_spawn").expect("the denial reached the model");
+    assert!(result.text.contains("env_not_enabled"), "the reason names the failed gate: {result:?}");
+    assert!(
+        result.text.contains("AGENTWARDEN_ENABLE_SUBAGENTS"),
+        "the reason names the variable: {result:?}"
+    );
+
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    assert_eq!(spawns.len(), 1, "{spawns:?}");
+    assert_eq!(str_of(payload(&spawns[0], "decision")), "deny");
+    assert_eq!(str_of(spawns[0].get("session")), run.session_id().unwrap());
+    assert!(spawns[0].to_string().contains("env_not_enabled"), "{}", spawns[0]);
+    assert!(project.audit_of("subagent_started").is_empty());
+}
+
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn a_nested_subagents_plain_write_to_okrs_is_reverted_at_its_stop() {
+    let project = Project::readme_setup(&tools());
+    let api = start(
+        Script::new()
+            .agent("MAINTASK", vec![spawn("toolu_planner", Some("planner"), "PLANTASK plan the change")])
+            .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement it")])
+            .agent(
+                "CODETASK",
+                vec![Turn::one(Block::tool_with_id(
+                    "toolu_write",
+                    "Write",
+                    json!({"file_path": "okrs/evil.md", "content": "the coder was here\n"}),
+                ))],
+            ),
+    );
+    let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+    run.assert_finished();
+    assert_loopback_only(&api);
+
+    // The write happened (nothing prevents it yet), then the stop hook reverted it.
+    let write = api.tool_result("toolu_write").expect("the coder's write ran");
+    assert!(!write.is_error, "{write:?}");
+    assert_eq!(project.read("okrs/evil.md"), None, "the added protected file is still there");
+    assert_eq!(project.read("okrs/q4.md").as_deref(), Some(ORIGINAL_Q4));
+    assert_eq!(project.git(&["status", "--porcelain", "--", "okrs"]), "");
+
+    // The coder was told, by its blocked stop, which file was reverted.
+    let feedback = api.texts_seen_by("CODETASK").join("\n");
+    assert!(
+        feedback.contains("Stop hook feedback") && feedback.contains("okrs/evil.md"),
+        "the coder was not told: {feedback}"
+    );
+
+    let violations = project.audit_of("guardrail_violation");
+    assert_eq!(violations.len(), 1, "{violations:?}");
+    assert!(violations[0].to_string().contains("okrs/evil.md"), "{}", violations[0]);
+    // The blocked stop, then (stop_hook_active, the revert done) a stop that passes: the coder
+    // is not held until Claude Code's block cap lets it go.
+    let stopped = project.audit_of("subagent_stopped");
+    let stops: Vec<&str> = stopped.iter().map(|e| str_of(payload(e, "decision"))).collect();
+    assert_eq!(stops, ["deny", "allow", "allow"], "coder blocked once then passed, then the planner passed");
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    let types: Vec<&str> = spawns.iter().map(|e| str_of(payload(e, "subagent_type"))).collect();
+    assert_eq!(types, ["planner", "coder"]);
+    assert!(spawns.iter().all(|e| str_of(payload(e, "decision")) == "allow"));
+}
+
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn a_built_in_type_and_the_main_persona_itself_are_denied_as_subagents() {
+    let project = Project::readme_setup(&tools());
+    // Claude Code offers its built-in types and every `.claude/agents/*.md`, `main.md` included.
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    spawn("toolu_explore", Some("Explore"), "EXPLORETASK look around"),
+                    spawn("toolu_main", Some("main"), "SELFTASK be the main persona"),
+                ],
+            )
+            .agent("EXPLORETASK", vec![])
+            .agent("SELFTASK", vec![]),
+    );
+    let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+    run.assert_finished();
+    assert_loopback_only(&api);
+    assert!(!api.ran("EXPLORETASK") && !api.ran("SELFTASK"), "a denied subagent ran");
+    for id in ["toolu_explore", "toolu_main"] {
+        let result = api.tool_result(id).expect("the denial reached the model");
+        assert!(result.text.contains("Agent Warden denied"), "{result:?}");
+    }
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    let seen: Vec<(&str, &str)> = spawns
+        .iter()
+        .map(|e| (str_of(payload(e, "subagent_type")), str_of(payload(e, "decision"))))
+        .collect();
+    assert_eq!(seen, [("Explore", "deny"), ("main", "deny")]);
+}
+
+/// Warden's hooks in a managed-settings drop-in (with `allowManagedHooksOnly`) survive the
+/// agent's edit of the project's settings; in the project's settings alone they do not.
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code` (as root: a mount namespace)"]
+fn root_only_hooks_in_managed_settings_survive_an_edit_of_the_projects_settings() {
+    let project = Project::readme_setup(&tools());
+    let managed = project.dir().join("managed");
+    std::fs::create_dir_all(managed.join("managed-settings.d")).unwrap();
+    let drop_in = json!({"allowManagedHooksOnly": true, "hooks": project.settings()["hooks"].clone()});
+    std::fs::write(managed.join("managed-settings.d/50-agentwarden.json"), drop_in.to_string()).unwrap();
+    // What an agent with Write can do to the project's settings.
+    project.set_settings(&json!({"disableAllHooks": true}));
+    for with_managed in [false, true] {
+        let api = start(
+            Script::new()
+                .agent("MAINTASK", vec![spawn("toolu_spawn", Some("planner"), "PLANTASK plan")])
+                .agent("PLANTASK", vec![]),
+        );
+        let options = RunOptions {
+            managed_settings: with_managed.then(|| managed.clone()),
+            ..RunOptions::kill_switch_unset()
+        };
+        let run = project.run(&api, "MAINTASK go", &options);
+        run.assert_finished();
+        assert_loopback_only(&api);
+        if with_managed {
+            assert!(!api.ran("PLANTASK"), "the managed hook did not deny the spawn");
+            let result = api.tool_result("toolu_spawn").unwrap();
+            assert!(result.text.contains("env_not_enabled"), "{result:?}");
+        } else {
+            assert!(
+                api.ran("PLANTASK"),
+                "disableAllHooks in the project did not switch its hooks off: the client changed"
+            );
+        }
+    }
+}
+
+#[path = "claude_code_real/pending.rs"]
+mod pending;
+#[path = "claude_code_real/protocol.rs"]
+mod protocol;
