@@ -32,4 +32,4 @@ pub use git_restorer::GitRestorer;
 pub use memory::MemoryEventStore;
 pub use postgres::{PgConfig, PostgresEventStore};
 pub use process_runner::{MAX_CHUNK_STDOUT, ProcessChunkRunner};
-pub use sled::{Durability, SledConfig, SledEventStore};
+pub use sled::{Discarded, Durability, Leftover, SledConfig, SledEventStore};
