@@ -340,4 +340,19 @@ mod tests {
         assert!(!is_snapshot_candidate(b"snap.00000000006AE3D5.in___motion"));
         assert!(is_snapshot_candidate(b"snap.anything"));
     }
+
+    /// `CONF_TEXT` is what this sled writes for this crate's configuration: a sled upgrade that
+    /// changes it must change the constant, or torn `conf`s would no longer be recognised.
+    #[test]
+    fn conf_text_is_what_sled_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store");
+        drop(super::super::SledEventStore::open(&super::super::SledConfig::new(&path)).unwrap());
+        let conf = std::fs::read(path.join("conf")).unwrap();
+        assert_eq!(conf.len(), CONF_WHOLE);
+        assert_eq!(conf.get(..CONF_TEXT.len()).unwrap(), CONF_TEXT);
+        assert!(conf_is_ours(&conf));
+        assert!(conf_is_ours(conf.get(..9).unwrap()));
+        assert!(!conf_is_ours(b"segment_size: 1048576\n"));
+    }
 }
