@@ -9,12 +9,7 @@
 //! CI runs [`ROUNDS_IN_CI`] rounds; `cargo xtask torture [--rounds N]` runs the ignored long
 //! version (`AGENTWARDEN_TORTURE_ROUNDS`, default 200) and prints its tally.
 
-#![expect(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test code: a failed unwrap is a failed test"
-)]
+#![expect(clippy::unwrap_used, clippy::panic, reason = "test code: a failed unwrap is a failed test")]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,22 +1,26 @@
-//! `cargo xtask ci | bench | demo | fuzz | mutants`: the project's automation, in Rust, with no dependencies.
+//! `cargo xtask ci | bench | demo | fuzz | mutants | torture`: the project's automation, in Rust, with no dependencies.
 
 mod bench;
 mod ci;
 mod demo;
 mod fuzz;
 mod mutants;
+mod torture;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-const USAGE: &str = "usage: cargo xtask <ci | bench | demo | fuzz | mutants>
+const USAGE: &str = "usage: cargo xtask <ci | bench | demo | fuzz | mutants | torture>
   ci      fmt check, clippy -D warnings, all tests, docs with warnings denied, benches compiled
   bench   run the criterion benches and print one summary table
   demo    run warden on the bundled example with a fresh embedded store
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
   mutants [app] [ARGS…] cargo mutants over the domain crate (or the app's decision paths);
-          fails under a 90 % score";
+          fails under a 90 % score
+  torture [--rounds N] [--seed S] N rounds (default 200) of 4 writers killed with SIGKILL at
+          random moments; each round the store must reopen, verify and hold every decision
+          a writer printed";
 
 /// The workspace root.
 fn root() -> PathBuf {
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Some("demo") => demo::run(),
         Some("fuzz") => fuzz::run(args.get(1..).unwrap_or_default()),
         Some("mutants") => mutants::run(args.get(1..).unwrap_or_default()),
+        Some("torture") => torture::run(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
