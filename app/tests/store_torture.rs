@@ -75,15 +75,13 @@ fn writer(store: &Path, fsync: bool) -> Child {
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(Stdio::piped());
     command.spawn().unwrap()
 }
 
 /// The decision a writer printed as recorded: `audit.seq` and `audit.hash` of its one JSON
 /// line, if the line is complete (a writer killed mid-print acknowledged nothing).
-fn printed(child: &mut Child) -> Option<(u64, String)> {
-    let mut out = String::new();
-    std::io::Read::read_to_string(child.stdout.as_mut()?, &mut out).ok()?;
+fn printed(out: &str) -> Option<(u64, String)> {
     let line = out.strip_suffix('\n')?;
     let report: serde_json::Value = serde_json::from_str(line).ok()?;
     let audit = report.get("audit")?;
@@ -99,23 +97,32 @@ fn round(store: &Path, for_ms: u64, fsync: bool, tally: &mut Tally) -> Vec<(u64,
     while Instant::now() < deadline {
         for slot in &mut slots {
             if slot.try_wait().unwrap().is_some() {
-                let mut done = std::mem::replace(slot, writer(store, fsync));
-                let decision = printed(&mut done);
+                let done = std::mem::replace(slot, writer(store, fsync));
+                let out = done.wait_with_output().unwrap();
+                let decision = printed(&String::from_utf8_lossy(&out.stdout));
                 // A writer that exits by itself has recorded its decision and printed it.
-                assert!(decision.is_some(), "a writer exited {:?} without recording", done.wait());
+                if decision.is_none() {
+                    panic!(
+                        "a writer exited {:?} without recording: {}{}",
+                        out.status,
+                        String::from_utf8_lossy(&out.stdout),
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
                 acknowledged.extend(decision);
                 tally.finished += 1;
             }
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    for mut slot in slots {
+    for slot in slots {
+        let mut slot = slot;
         if slot.try_wait().unwrap().is_none() {
             slot.kill().unwrap(); // SIGKILL
             tally.kills += 1;
         }
-        slot.wait().unwrap();
-        acknowledged.extend(printed(&mut slot));
+        let out = slot.wait_with_output().unwrap();
+        acknowledged.extend(printed(&String::from_utf8_lossy(&out.stdout)));
     }
     tally.acknowledged += acknowledged.len() as u64;
     acknowledged
@@ -214,6 +221,28 @@ fn torture(rounds: u64) -> Tally {
     assert!(tally.acknowledged > rounds, "the writers recorded too little to test anything: {tally:?}");
     assert!(tally.kills > rounds, "too few writers were killed running: {tally:?}");
     tally
+}
+
+/// Four writers creating the same store at once all record: none takes another's creation in
+/// progress (a directory without its log yet, a `conf` half written) for a foreign directory or
+/// a broken store.
+#[test]
+fn writers_creating_the_store_at_once_all_record() {
+    for attempt in 0..12 {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store");
+        let writers: Vec<Child> = (0..WRITERS).map(|_| writer(&store, false)).collect();
+        let mut seqs = Vec::new();
+        for child in writers {
+            let out = child.wait_with_output().unwrap();
+            let decision = printed(&String::from_utf8_lossy(&out.stdout)).unwrap_or_else(|| {
+                panic!("attempt {attempt}: a writer did not record: {}", String::from_utf8_lossy(&out.stderr))
+            });
+            seqs.push(decision.0);
+        }
+        seqs.sort_unstable();
+        assert_eq!(seqs, [1, 2, 3, 4], "attempt {attempt}");
+    }
 }
 
 #[test]

@@ -316,10 +316,11 @@ fn poisoned() -> StoreError {
     StoreError::Poisoned { reason: "a writer panicked while holding the head".into() }
 }
 
-/// How many times an open that sled refused is retried after discarding more leftovers: each
-/// retry needs a file discarded since the last, which a live writer can leave at most once
-/// per open it loses to a kill.
+/// How many times an open that sled refused is retried, after discarding more leftovers.
 const RECOVERY_RETRIES: usize = 8;
+
+/// How many of those retries may follow a refusal with nothing discarded.
+const QUIET_RETRIES: usize = 3;
 
 /// Opens sled, retrying while another process holds its lock, up to `deadline`. sled takes its
 /// lock only once `recover::prepare` has released it, so a writer killed in between can leave
@@ -333,6 +334,7 @@ fn open_locked(
     let started = Instant::now();
     let mut pause = Duration::from_millis(2);
     let mut retries = 0;
+    let mut quiet_retries = 0;
     loop {
         let opened = sled::Config::new()
             .path(&config.path)
@@ -355,7 +357,14 @@ fn open_locked(
             Err(e) if retries < RECOVERY_RETRIES => {
                 let (_, more) = recover::prepare(&config.path, config.create_if_missing, deadline)?;
                 if more.is_empty() {
-                    return Err(unavailable("cannot open the store")(e));
+                    // Nothing new to discard: a refusal that lasts is final. One that passes
+                    // was another opener creating the store (sled reads `conf` before its
+                    // lock, and writes it in two steps): look again a few times.
+                    if quiet_retries >= QUIET_RETRIES {
+                        return Err(unavailable("cannot open the store")(e));
+                    }
+                    quiet_retries += 1;
+                    std::thread::sleep(Duration::from_millis(10));
                 }
                 discarded.extend(more);
                 retries += 1;

@@ -120,6 +120,11 @@ fn not_regular(path: &Path, name: &str) -> StoreError {
     }
 }
 
+/// How long a directory that is not (yet) a store is looked at again before it is refused:
+/// another opener may be creating the store there right now (sled makes the directory, then
+/// `blobs/`, `conf` and `db`, within milliseconds of each other).
+const CREATION_GRACE: Duration = Duration::from_millis(500);
+
 /// Examines the store at `path` and discards what a killed writer left that sled cannot open
 /// past. Waits for the store's lock until `deadline`. With `create` off, a killed creation is
 /// reported [`Found::Absent`] and left as it is.
@@ -128,10 +133,26 @@ pub(super) fn prepare(
     create: bool,
     deadline: Instant,
 ) -> Result<(Found, Vec<Discarded>), StoreError> {
+    let grace = deadline.min(Instant::now() + CREATION_GRACE);
+    loop {
+        match examine(path, create, deadline)? {
+            Some(found) => return Ok(found),
+            None if Instant::now() < grace => std::thread::sleep(Duration::from_millis(5)),
+            None => return Err(not_a_store(path)),
+        }
+    }
+}
+
+/// [`prepare`], once; `None` for a directory that is not a store (or not one yet).
+fn examine(
+    path: &Path,
+    create: bool,
+    deadline: Instant,
+) -> Result<Option<(Found, Vec<Discarded>)>, StoreError> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let dir = match rustix::fs::openat(rustix::fs::CWD, path, flags, Mode::empty()) {
         Ok(dir) => dir,
-        Err(Errno::NOENT) => return Ok((Found::Absent, Vec::new())),
+        Err(Errno::NOENT) => return Ok(Some((Found::Absent, Vec::new()))),
         Err(Errno::NOTDIR) => return Err(not_a_store(path)),
         Err(e) => return Err(unavailable("cannot open the store", path, e)),
     };
@@ -140,17 +161,17 @@ pub(super) fn prepare(
         Ok(_) => return Err(not_regular(path, "db")),
         Err(Errno::NOENT) => {
             if !killed_creation(path, &dir)? {
-                return Err(not_a_store(path));
+                return Ok(None);
             }
             let discarded = if create { discard(path, &dir)? } else { Vec::new() };
-            return Ok((Found::Absent, discarded));
+            return Ok(Some((Found::Absent, discarded)));
         }
         Err(e) => return Err(unavailable("cannot examine the log of", path, e)),
     }
     let lock = lock(path, &dir, deadline)?;
     let discarded = discard(path, &dir)?;
     drop(lock);
-    Ok((Found::Store, discarded))
+    Ok(Some((Found::Store, discarded)))
 }
 
 /// Takes sled's lock (an exclusive `flock` on `db`), waiting until `deadline`.
