@@ -179,11 +179,14 @@ fn check(store: &Path, round: u64, acknowledged: &BTreeMap<u64, String>, tally: 
     });
     tally.discarded.clear();
     for (_, what) in opened.recoveries().unwrap() {
-        let kind = what
-            .split('`')
-            .nth(1)
-            .map_or("?", |name| if name.ends_with(".generating") { "snap.*.generating" } else { name });
-        *tally.discarded.entry(kind.to_owned()).or_default() += 1;
+        // "`name` (N bytes): why"
+        let name = what.split('`').nth(1).unwrap_or("?");
+        let kind = match (name.ends_with(".generating"), what.contains("` (0 bytes)")) {
+            (true, true) => "snap.*.generating, empty".to_owned(),
+            (true, false) => "snap.*.generating, not empty".to_owned(),
+            (false, _) => name.to_owned(),
+        };
+        *tally.discarded.entry(kind).or_default() += 1;
     }
 }
 

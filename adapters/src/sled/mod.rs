@@ -13,7 +13,7 @@
 //!   event before it; otherwise opening fails — a store is never silently recreated. sled
 //!   locks its directory against other processes: the opener retries until
 //!   [`SledConfig::lock_timeout`], then fails with [`StoreError::Locked`].
-//! - **Recovery (S-7..S-10).** Before sled opens it, under sled's lock, what a writer killed at
+//! - **Recovery (S-7..S-12).** Before sled opens it, under sled's lock, what a writer killed at
 //!   any instant leaves and sled cannot open past (an unfinished `snap.*.generating`, a `conf`
 //!   cut short) is discarded, by descriptor, and reported ([`SledEventStore::discarded`], a
 //!   warning, and a note in the `meta` tree); nothing that holds an event is. See `recover`.
@@ -316,7 +316,7 @@ fn poisoned() -> StoreError {
     StoreError::Poisoned { reason: "a writer panicked while holding the head".into() }
 }
 
-/// How many times an open that sled refused is retried, after discarding more leftovers.
+/// How many times an open that sled refused is retried, after discarding more leftovers (S-12).
 const RECOVERY_RETRIES: usize = 8;
 
 /// How many of those retries may follow a refusal with nothing discarded.
@@ -375,7 +375,7 @@ fn open_locked(
 }
 
 /// Records in the `meta` tree, under `recovered/<unix ms>/<n>`, each file discarded before
-/// opening: the evidence outlives the warning on a hook's stderr.
+/// opening: the evidence outlives the warning on a hook's stderr (S-12).
 fn note_discarded(meta: &sled::Tree, discarded: &[Discarded]) -> Result<(), StoreError> {
     if discarded.is_empty() {
         return Ok(());

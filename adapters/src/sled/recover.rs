@@ -1,5 +1,5 @@
 //! What a killed writer can leave in a sled directory, and what of it is discarded before sled
-//! opens it (S-7, S-8, S-9).
+//! opens it (S-7..S-10, S-12).
 //!
 //! sled 0.34.7 writes three kinds of file besides its log `db`:
 //!
@@ -26,7 +26,8 @@
 //! - **`blobs/`**: created first, on creation. A directory holding only an empty `blobs/` (and a
 //!   `conf` as above), no `db`, is a creation that was killed before the log existed: it holds
 //!   no event, and a writer creates the store there (S-9). Any other directory without `db` is
-//!   refused, as before.
+//!   refused, as before, after looking again for up to 500 ms: another opener may be creating
+//!   the store there right now.
 //!
 //! Every `snap.*` entry and `conf` must be a regular file: a FIFO there would hang sled's read,
 //! a symlink could point anywhere, so either refuses the store (S-10).
@@ -34,7 +35,7 @@
 //! The cleaning is done by descriptor (the directory opened once; entries examined with
 //! `fstatat(AT_SYMLINK_NOFOLLOW)`, opened with `O_NOFOLLOW | O_NONBLOCK`, removed with
 //! `unlinkat`) and under sled's own lock (an exclusive `flock` on `db`, taken and released before
-//! sled takes it), so it never removes the temp file of a live writer.
+//! sled takes it), so it never removes the temp file of a live writer (S-12).
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
