@@ -35,5 +35,5 @@ pub use git_restorer::GitRestorer;
 pub use memory::MemoryEventStore;
 pub use postgres::{PgConfig, PostgresEventStore};
 pub use process_runner::{BASE_ENV, MAX_CHUNK_STDERR, MAX_CHUNK_STDOUT, ProcessChunkRunner};
-pub use sled::{Durability, SledConfig, SledEventStore};
+pub use sled::{Discarded, Durability, Leftover, SledConfig, SledEventStore};
 pub use unavailable::UnavailableEventStore;

@@ -1,4 +1,4 @@
-//! `cargo xtask ci | bench | demo | fuzz | mutants | claude-code`: the project's automation, in Rust, with no dependencies.
+//! `cargo xtask ci | bench | demo | fuzz | mutants | torture | claude-code`: the project's automation, in Rust, with no dependencies.
 
 mod bench;
 mod ci;
@@ -6,13 +6,14 @@ mod claude_code;
 mod demo;
 mod fuzz;
 mod mutants;
+mod torture;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | demo | fuzz | mutants | claude-code | claude-code-install>
+    "usage: cargo xtask <ci | bench | demo | fuzz | mutants | torture | claude-code | claude-code-install>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, docs with warnings
           denied, benches compiled
   bench   run the criterion benches and print one summary table
@@ -20,6 +21,9 @@ const USAGE: &str =
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
   mutants [app] [ARGS…] cargo mutants over the domain crate (or the app's decision paths);
           fails under a 90 % score
+  torture [--rounds N] [--seed S] N rounds (default 200) of 4 writers killed with SIGKILL at
+          random moments; each round the store must reopen, verify and hold every decision
+          a writer printed
   claude-code          install the pinned Claude Code CLI when absent (npm ci into
                        target/claude-code), then run the real-client suite
   claude-code-install  only install it, and print the binary's path";
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Some("demo") => demo::run(),
         Some("fuzz") => fuzz::run(args.get(1..).unwrap_or_default()),
         Some("mutants") => mutants::run(args.get(1..).unwrap_or_default()),
+        Some("torture") => torture::run(args.get(1..).unwrap_or_default()),
         Some("claude-code") => claude_code::run(),
         Some("claude-code-install") => claude_code::install_command(),
         Some("-h" | "--help") => {

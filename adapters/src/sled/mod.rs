@@ -1,7 +1,8 @@
 //! The embedded default event store, on sled 0.34.7.
 //!
 //! Layout: tree `events`, key = `seq` as 8 big-endian bytes, value = 32-byte hash ‖ body;
-//! tree `meta`, key `format` = [`FORMAT`].
+//! tree `meta`, key `format` = [`FORMAT`], and `recovered/<unix ms>/<n>` = a file discarded on
+//! opening (S-7).
 //!
 //! - **Durability .** An append returns only after sled's `flush()`, which on Linux is
 //!   `sync_file_range` — it survives a killed process, not necessarily a power cut.
@@ -12,11 +13,18 @@
 //!   event before it; otherwise opening fails — a store is never silently recreated. sled
 //!   locks its directory against other processes: the opener retries until
 //!   [`SledConfig::lock_timeout`], then fails with [`StoreError::Locked`].
+//! - **Recovery (S-7..S-12).** Before sled opens it, under sled's lock, what a writer killed at
+//!   any instant leaves and sled cannot open past (an unfinished `snap.*.generating`, a `conf`
+//!   cut short) is discarded, by descriptor, and reported ([`SledEventStore::discarded`], a
+//!   warning, and a note in the `meta` tree); nothing that holds an event is. See `recover`.
 //! - **Poisoning.** After a failed flush the store refuses every further append: what reached
 //!   the disk is unknown until it is reopened and its head verified.
 
 mod group_commit;
+mod recover;
 mod state;
+
+pub use recover::{Discarded, Leftover};
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -32,6 +40,7 @@ use async_trait::async_trait;
 
 use crate::sealing::{check_sealed, prepare};
 use group_commit::GroupCommit;
+use recover::Found;
 
 /// The format marker written into a new store's `meta` tree.
 pub(crate) const FORMAT: &[u8] = b"agentwarden-events/1";
@@ -114,6 +123,7 @@ struct Inner {
     head: Mutex<Head>,
     written: AtomicU64,
     commit: GroupCommit,
+    discarded: Vec<Discarded>,
 }
 
 fn unavailable(what: &str) -> impl Fn(sled::Error) -> StoreError + '_ {
@@ -153,14 +163,13 @@ impl SledEventStore {
     /// Opens the store at `config.path`, creating it if the path does not exist.
     pub fn open(config: &SledConfig) -> Result<Self, StoreError> {
         let path = config.path.as_path();
-        let exists = path.exists();
+        let deadline = Instant::now() + config.lock_timeout;
+        let (found, mut discarded) = recover::prepare(path, config.create_if_missing, deadline)?;
+        let exists = found == Found::Store;
         if !exists && !config.create_if_missing {
             return Err(StoreError::Missing { path: path.display().to_string() });
         }
-        if exists && !path.join("db").is_file() {
-            return Err(corrupt(0, format!("`{}` exists but is not a sled event store", path.display())));
-        }
-        let db = open_locked(config)?;
+        let db = open_locked(config, deadline, &mut discarded)?;
         let events = db.open_tree("events").map_err(unavailable("cannot open the events tree"))?;
         let meta = db.open_tree("meta").map_err(unavailable("cannot open the meta tree"))?;
         let state = db.open_tree("state").map_err(unavailable("cannot open the state tree"))?;
@@ -189,6 +198,16 @@ impl SledEventStore {
                 reason: format!("cannot open the log file for fsync: {e}"),
             })?),
         };
+        for file in &discarded {
+            tracing::warn!(
+                path = %path.display(),
+                file = %file.name,
+                bytes = file.bytes,
+                "discarded {} left by a writer that was killed",
+                file.what.why()
+            );
+        }
+        note_discarded(&meta, &discarded)?;
         tracing::debug!(path = %path.display(), head = head.seq, created = !exists, "opened sled event store");
         Ok(SledEventStore {
             inner: Arc::new(Inner {
@@ -201,6 +220,7 @@ impl SledEventStore {
                 head: Mutex::new(head),
                 written: AtomicU64::new(head.seq),
                 commit: GroupCommit::new(head.seq),
+                discarded,
             }),
         })
     }
@@ -296,10 +316,25 @@ fn poisoned() -> StoreError {
     StoreError::Poisoned { reason: "a writer panicked while holding the head".into() }
 }
 
-/// Opens sled, retrying while another process holds its lock, up to `config.lock_timeout`.
-fn open_locked(config: &SledConfig) -> Result<sled::Db, StoreError> {
+/// How many times an open that sled refused is retried, after discarding more leftovers (S-12).
+const RECOVERY_RETRIES: usize = 8;
+
+/// How many of those retries may follow a refusal with nothing discarded.
+const QUIET_RETRIES: usize = 3;
+
+/// Opens sled, retrying while another process holds its lock, up to `deadline`. sled takes its
+/// lock only once `recover::prepare` has released it, so a writer killed in between can leave
+/// a new leftover: when sled then refuses the store, the leftovers are discarded again and the
+/// open retried, as long as something was discarded.
+fn open_locked(
+    config: &SledConfig,
+    deadline: Instant,
+    discarded: &mut Vec<Discarded>,
+) -> Result<sled::Db, StoreError> {
     let started = Instant::now();
     let mut pause = Duration::from_millis(2);
+    let mut retries = 0;
+    let mut quiet_retries = 0;
     loop {
         let opened = sled::Config::new()
             .path(&config.path)
@@ -309,20 +344,56 @@ fn open_locked(config: &SledConfig) -> Result<sled::Db, StoreError> {
         match opened {
             Ok(db) => return Ok(db),
             Err(sled::Error::Io(e)) if e.to_string().contains("could not acquire lock") => {
-                let waited = started.elapsed();
-                if waited >= config.lock_timeout {
+                let now = Instant::now();
+                if now >= deadline {
                     return Err(StoreError::Locked {
                         path: config.path.display().to_string(),
-                        waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
+                        waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                     });
                 }
-                std::thread::sleep(pause.min(config.lock_timeout.saturating_sub(waited)));
+                std::thread::sleep(pause.min(deadline - now));
                 pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(e) if retries < RECOVERY_RETRIES => {
+                let (_, more) = recover::prepare(&config.path, config.create_if_missing, deadline)?;
+                if more.is_empty() {
+                    // Nothing new to discard: a refusal that lasts is final. One that passes
+                    // was another opener creating the store (sled reads `conf` before its
+                    // lock, and writes it in two steps): look again a few times.
+                    if quiet_retries >= QUIET_RETRIES {
+                        return Err(unavailable("cannot open the store")(e));
+                    }
+                    quiet_retries += 1;
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                discarded.extend(more);
+                retries += 1;
             }
             Err(e) => return Err(unavailable("cannot open the store")(e)),
         }
     }
 }
+
+/// Records in the `meta` tree, under `recovered/<unix ms>/<n>`, each file discarded before
+/// opening: the evidence outlives the warning on a hook's stderr (S-12).
+fn note_discarded(meta: &sled::Tree, discarded: &[Discarded]) -> Result<(), StoreError> {
+    if discarded.is_empty() {
+        return Ok(());
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    for (n, file) in discarded.iter().enumerate() {
+        let key = format!("{RECOVERED}{now:020}/{n}");
+        meta.insert(key.as_bytes(), file.to_string().as_bytes())
+            .map_err(unavailable("cannot note a discarded file"))?;
+    }
+    meta.flush().map_err(unavailable("cannot note a discarded file"))?;
+    Ok(())
+}
+
+/// The prefix of the `meta` keys that record discarded files.
+const RECOVERED: &str = "recovered/";
 
 /// The head of `events`, checked: the first event is seq 1, and the last one verifies against
 /// the event before it.
@@ -423,6 +494,28 @@ impl SledEventStore {
         };
         inner.commit.wait_durable(appended.head.seq, &inner.written, flush).await?;
         Ok(appended)
+    }
+
+    /// The files discarded when this handle opened the store (S-7, S-8): what a killed writer
+    /// had left.
+    pub fn discarded(&self) -> &[Discarded] {
+        &self.inner.discarded
+    }
+
+    /// Every discard this store has recorded, oldest first: when (Unix milliseconds) and what.
+    pub fn recoveries(&self) -> Result<Vec<(u64, String)>, StoreError> {
+        let meta = self.inner.db.open_tree("meta").map_err(unavailable("cannot open the meta tree"))?;
+        let mut out = Vec::new();
+        for entry in meta.scan_prefix(RECOVERED) {
+            let (key, value) = entry.map_err(unavailable("cannot read the recovery notes"))?;
+            let when = key
+                .get(RECOVERED.len()..RECOVERED.len() + 20)
+                .and_then(|digits| std::str::from_utf8(digits).ok())
+                .and_then(|digits| digits.parse().ok())
+                .unwrap_or(0);
+            out.push((when, String::from_utf8_lossy(&value).into_owned()));
+        }
+        Ok(out)
     }
 
     /// The store's durability mode.
