@@ -340,6 +340,11 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     std::fs::write(&path, good.replace(r#""timeout": 30"#, r#""timeout": 2"#)).unwrap();
     let (_, report) = doctor(&p, &[]);
     assert_eq!(failed(&report), ["timeout"], "{report}");
+    // H-18: the PreToolUse entry without `onFailure: "block"` (a timeout would let a call run).
+    std::fs::write(&path, good.replace(r#""onFailure": "block""#, r#""onFailure": "ignore""#)).unwrap();
+    let (_, report) = doctor(&p, &[]);
+    assert_eq!(failed(&report), ["timeout"], "{report}");
+    assert!(report.to_string().contains("onFailure"), "{report}");
     // An install from before: Task|Agent only, no tail, no deadline.
     let old = r#"'WARDEN' --store "$CLAUDE_PROJECT_DIR/.agentwarden/audit" hook --config "$CLAUDE_PROJECT_DIR/agentwarden.toml""#
         .replace("WARDEN", WARDEN);

@@ -25,6 +25,8 @@ pub(super) struct Entry {
     matcher: Option<String>,
     pub(super) command: String,
     pub(super) timeout: Option<u64>,
+    /// `onFailure` is `"block"` (H-18).
+    blocks_on_failure: bool,
 }
 
 /// A settings file Claude Code reads, as far as Warden cares.
@@ -56,6 +58,7 @@ fn read_source(path: &Path) -> Result<Option<Source>, String> {
                     matcher: matcher.clone(),
                     command: hook.get("command").and_then(Value::as_str).unwrap_or_default().to_owned(),
                     timeout: hook.get("timeout").and_then(Value::as_u64),
+                    blocks_on_failure: hook.get("onFailure").and_then(Value::as_str) == Some("block"),
                 });
             }
         }
@@ -208,6 +211,12 @@ pub(super) fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Ch
         }
         if !parsed.fail_closed {
             open.push(entry.event.clone());
+        }
+        if entry.event == wiring::BLOCKING_EVENT && !entry.blocks_on_failure {
+            problems.push(format!(
+                "{}: no `\"onFailure\": \"block\"`: a timeout of this hook lets the tool call run",
+                entry.event
+            ));
         }
         let budget = match (entry.timeout, parsed.lock_ms, parsed.deadline_ms) {
             (Some(timeout), Some(lock), Some(deadline)) => wiring::check_budget(timeout, lock, deadline),

@@ -34,7 +34,7 @@ use std::process::Command;
 use clap::Subcommand;
 use serde_json::{Map, Value, json};
 
-use super::wiring::{EVENTS, deadline_for, hook_command, is_ours};
+use super::wiring::{self, EVENTS, deadline_for, hook_command, is_ours};
 use super::{EXIT_OK, Failure};
 use crate::Config;
 use crate::config::{CONFIG_FILE, GuardrailsConfig};
@@ -80,7 +80,13 @@ fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u64) -
         if let Some(matcher) = matcher {
             group.insert("matcher".into(), matcher.into());
         }
-        group.insert("hooks".into(), json!([{"type": "command", "command": command, "timeout": timeout}]));
+        let mut hook = json!({"type": "command", "command": command, "timeout": timeout});
+        // H-18: Claude Code honours `onFailure: "block"` on `PreToolUse` only; there it turns a
+        // timeout, a missing binary and any exit but 0 and 2 into a block.
+        if event == wiring::BLOCKING_EVENT {
+            hook["onFailure"] = json!("block");
+        }
+        group.insert("hooks".into(), json!([hook]));
         groups.push(Value::Object(group));
     }
     Ok(())
@@ -333,6 +339,9 @@ mod tests {
         assert!(pre[1]["hooks"][0]["command"].as_str().unwrap().starts_with("'/new/warden' --store"));
         assert_eq!(settings["hooks"]["SubagentStop"].as_array().unwrap().len(), 1);
         assert!(settings["hooks"]["SubagentStart"][0].get("matcher").is_none());
+        // H-18: only PreToolUse honours onFailure; there it must be "block".
+        assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
+        assert!(settings["hooks"]["SubagentStop"][0]["hooks"][0].get("onFailure").is_none());
     }
 
     #[test]

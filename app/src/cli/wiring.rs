@@ -37,6 +37,10 @@ pub(crate) const DEFAULT_DEADLINE_MS: u64 = 30_000 - START_MS - ANSWER_MS;
 
 /// H-11: the events Warden's hook handles, with their matcher: `*` is Claude Code's "every
 /// tool" (the hook governs every tool call, so an untracked agent's calls can be denied).
+/// The one event whose hook entry Claude Code lets fail closed with `"onFailure": "block"`
+/// (H-18; 2.1.330 ignores the key on `SubagentStart` and `SubagentStop`).
+pub(super) const BLOCKING_EVENT: &str = "PreToolUse";
+
 pub(super) const EVENTS: [(&str, Option<&str>); 3] =
     [("PreToolUse", Some("*")), ("SubagentStart", None), ("SubagentStop", None)];
 
