@@ -11,6 +11,7 @@ use std::process::Command;
 use agentwarden_domain::guardrails::{EntryKind, TreeDiff, TreeManifest};
 use agentwarden_ports::Restorer;
 use async_trait::async_trait;
+use rustix::fs::FileType;
 
 /// Restores with the `git` on the `PATH`.
 #[derive(Debug, Clone, Default)]
@@ -43,37 +44,33 @@ impl GitRestorer {
         if let Some(bad) = diff.changed_paths().into_iter().find(|p| !plain(p)) {
             return Err(format!("refusing to touch `{bad}`: not a plain relative path"));
         }
-        // Added entries, deepest first, so a directory is empty when its turn comes.
+        // Added entries (odd ones and names that are not UTF-8 among them), deepest first, by
+        // descriptor (U-10): a link planted on the way is never followed.
         let mut added = diff.added.clone();
         added.sort_by(|a, b| b.cmp(a));
         for path in &added {
-            let full = root.join(path);
-            let removed = match std::fs::symlink_metadata(&full) {
-                Ok(meta) if meta.is_dir() => std::fs::remove_dir(&full),
-                Ok(_) => std::fs::remove_file(&full),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(e),
-            };
-            if let Err(e) = removed {
-                errors.push(format!("cannot remove added `{path}`: {e}"));
-            }
+            crate::restore::remove_path(root, path, &mut errors);
         }
-        // Modified entries whose kind changed: clear what the agent put there first.
+        // Modified entries whose kind changed, or that are odd: clear what the agent put there.
         for path in &diff.modified {
-            let full = root.join(path);
             let was = before.entries.get(path).map(|e| e.kind);
-            let now = std::fs::symlink_metadata(&full).ok();
-            let replaced = match (was, now) {
-                (Some(EntryKind::File | EntryKind::Symlink), Some(meta)) if meta.is_dir() => {
-                    std::fs::remove_dir_all(&full).map_err(|e| e.to_string())
-                }
-                (Some(EntryKind::File), Some(meta)) if meta.file_type().is_symlink() => {
-                    std::fs::remove_file(&full).map_err(|e| e.to_string())
-                }
-                _ => Ok(()),
-            };
-            if let Err(e) = replaced {
-                errors.push(format!("cannot clear `{path}`: {e}"));
+            let now = crate::restore::key_names(path).and_then(|names| {
+                let (leaf, dirs) = names.split_last()?;
+                let dir = crate::untrusted::open_anchor(root)
+                    .and_then(|fd| {
+                        crate::untrusted::walk_dirs(fd, dirs, Path::new(path), Path::new(""), false)
+                    })
+                    .ok()?;
+                crate::untrusted::kind_at(std::os::fd::AsFd::as_fd(&dir), leaf)
+            });
+            let same_kind = matches!(
+                (was, now),
+                (Some(EntryKind::File), Some(FileType::RegularFile))
+                    | (Some(EntryKind::Symlink), Some(FileType::Symlink))
+                    | (Some(EntryKind::Dir), Some(FileType::Directory))
+            );
+            if now.is_some() && !same_kind {
+                crate::restore::remove_path(root, path, &mut errors);
             }
         }
         // Directories git does not hold: recreate them.

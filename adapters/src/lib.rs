@@ -21,9 +21,11 @@ mod git_restorer;
 mod memory;
 mod postgres;
 mod process_runner;
+mod restore;
 mod sealing;
 mod sled;
 mod snapshot;
+pub mod untrusted;
 
 pub use clock::{FixedClock, SteppingClock, SystemClock};
 pub use environment::{FixedEnvironment, ProcessEnvironment};

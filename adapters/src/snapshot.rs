@@ -1,15 +1,26 @@
-//! Snapshots of protected paths: walk without following links, hash on every core.
+//! Snapshots of protected paths, walked by descriptor (U-10): every directory is opened
+//! `O_NOFOLLOW` relative to its parent's descriptor, every file `O_NOFOLLOW | O_NONBLOCK` and
+//! `fstat`ed before it is read. A FIFO, a socket, a device, or an entry that cannot be read is
+//! recorded as an odd entry with its kind — never an error that would hide the other changes.
+//! Names that are not UTF-8 are keyed escaped (U-11).
 
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use agentwarden_domain::audit::Hash;
-use agentwarden_domain::guardrails::{Entry, EntryKind, TreeManifest};
+use agentwarden_domain::guardrails::{
+    ContentSnapshot, Entry, EntryKind, TreeManifest, escape_name, link_digest,
+};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+
+use crate::untrusted::{self, UntrustedError};
 
 /// A protected path must be relative, without `..`, `.` or empty components.
-fn check_protected(protected: &str) -> Result<PathBuf, String> {
+pub(crate) fn check_protected(protected: &str) -> Result<PathBuf, String> {
     let path = Path::new(protected.trim_end_matches('/'));
     let plain = !protected.is_empty() && path.components().all(|c| matches!(c, Component::Normal(_)));
     if plain {
@@ -19,110 +30,200 @@ fn check_protected(protected: &str) -> Result<PathBuf, String> {
     }
 }
 
-fn relative(root: &Path, path: &Path) -> Result<String, String> {
-    let rel =
-        path.strip_prefix(root).map_err(|_| format!("`{}` is outside the workspace", path.display()))?;
-    rel.to_str().map(str::to_owned).ok_or_else(|| format!("`{}` is not a UTF-8 path", rel.display()))
+/// A walk's output: the manifest's entries, and the content when it is kept.
+struct Walk {
+    entries: BTreeMap<String, Entry>,
+    contents: Option<(BTreeMap<String, Vec<u8>>, u64)>,
 }
 
-fn hash_file(path: &Path) -> Result<Hash, String> {
-    let mut file = std::fs::File::open(path).map_err(|e| format!("`{}`: {e}", path.display()))?;
-    let mut hasher = blake3::Hasher::new();
-    let mut buffer = vec![0u8; 64 * 1024];
-    loop {
-        let n = file.read(&mut buffer).map_err(|e| format!("`{}`: {e}", path.display()))?;
-        if n == 0 {
-            return Ok(Hash::from_bytes(*hasher.finalize().as_bytes()));
-        }
-        hasher.update(buffer.get(..n).unwrap_or_default());
+fn odd(kind: FileType) -> EntryKind {
+    match kind {
+        FileType::Fifo => EntryKind::Fifo,
+        FileType::Socket => EntryKind::Socket,
+        FileType::CharacterDevice => EntryKind::CharDevice,
+        FileType::BlockDevice => EntryKind::BlockDevice,
+        _ => EntryKind::Unreadable,
     }
 }
 
-/// Walks `root/protected…` and returns the manifest.
-pub(crate) fn snapshot(root: &Path, protected: &[String]) -> Result<TreeManifest, String> {
-    let mut entries = std::collections::BTreeMap::new();
-    let mut files: Vec<(String, PathBuf, u32)> = Vec::new();
+const UNREADABLE: Entry = Entry { kind: EntryKind::Unreadable, mode: 0, digest: None };
+
+impl Walk {
+    /// Keeps `bytes` for `key` within the budget; over it is an error (U-12).
+    fn keep(&mut self, key: &str, bytes: Vec<u8>) -> Result<(), String> {
+        if let Some((contents, left)) = &mut self.contents {
+            let size = bytes.len() as u64;
+            if size > *left {
+                return Err(format!(
+                    "the protected paths hold more than the {MAX_CONTENT_BYTES} bytes a content snapshot may keep"
+                ));
+            }
+            *left -= size;
+            contents.insert(key.to_owned(), bytes);
+        }
+        Ok(())
+    }
+
+    /// Records the entry `name` of `dir` under `key`; returns the directory's descriptor when
+    /// it is one, for the walk to go on. Anything that cannot be read becomes an odd entry
+    /// (U-10); only a budget overrun is an error.
+    fn visit(
+        &mut self,
+        dir: BorrowedFd<'_>,
+        name: &OsStr,
+        key: &str,
+        kind: FileType,
+    ) -> Result<Option<OwnedFd>, String> {
+        let shown = Path::new(key);
+        match kind {
+            FileType::Directory => {
+                let Ok(fd) = untrusted::open_dir_at(dir, name, shown) else {
+                    let again = untrusted::kind_at(dir, name);
+                    self.entries.insert(
+                        key.to_owned(),
+                        again.map_or(UNREADABLE, |k| Entry { kind: odd(k), mode: 0, digest: None }),
+                    );
+                    return Ok(None);
+                };
+                let mode = rustix::fs::fstat(&fd).map(|s| s.st_mode & 0o7777).unwrap_or(0);
+                self.entries.insert(key.to_owned(), Entry { kind: EntryKind::Dir, mode, digest: None });
+                Ok(Some(fd))
+            }
+            FileType::Symlink => {
+                let entry = match rustix::fs::readlinkat(dir, name, Vec::new()) {
+                    Ok(target) => {
+                        let target = target.into_bytes();
+                        let digest = link_digest(&target);
+                        self.keep(key, target)?;
+                        Entry { kind: EntryKind::Symlink, mode: 0o777, digest: Some(digest) }
+                    }
+                    Err(_) => UNREADABLE,
+                };
+                self.entries.insert(key.to_owned(), entry);
+                Ok(None)
+            }
+            FileType::RegularFile => {
+                let entry = match untrusted::open_file_at(dir, name, shown) {
+                    Ok((file, _, mode)) => match self.read_file(file, key) {
+                        Ok(digest) => Entry { kind: EntryKind::File, mode, digest: Some(digest) },
+                        Err(Some(over)) => return Err(over),
+                        Err(None) => Entry { kind: EntryKind::Unreadable, mode, digest: None },
+                    },
+                    Err(_) => untrusted::kind_at(dir, name)
+                        .filter(|k| *k != FileType::RegularFile)
+                        .map_or(UNREADABLE, |k| Entry { kind: odd(k), mode: 0, digest: None }),
+                };
+                self.entries.insert(key.to_owned(), entry);
+                Ok(None)
+            }
+            other => {
+                let mode = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                    .map(|s| s.st_mode & 0o7777)
+                    .unwrap_or(0);
+                self.entries.insert(key.to_owned(), Entry { kind: odd(other), mode, digest: None });
+                Ok(None)
+            }
+        }
+    }
+
+    /// Hashes (and keeps, within the budget) an open file; `Err(None)`: unreadable.
+    fn read_file(&mut self, mut file: std::fs::File, key: &str) -> Result<Hash, Option<String>> {
+        let mut hasher = blake3::Hasher::new();
+        let mut kept = self.contents.as_ref().map(|_| Vec::new());
+        let mut buffer = vec![0u8; 64 * 1024];
+        loop {
+            let n = file.read(&mut buffer).map_err(|_| None)?;
+            if n == 0 {
+                break;
+            }
+            let chunk = buffer.get(..n).unwrap_or_default();
+            hasher.update(chunk);
+            if let (Some(kept), Some((_, left))) = (&mut kept, &self.contents) {
+                if (kept.len() + n) as u64 > *left {
+                    return Err(Some(format!(
+                        "the protected paths hold more than the {MAX_CONTENT_BYTES} bytes a content snapshot may keep"
+                    )));
+                }
+                kept.extend_from_slice(chunk);
+            }
+        }
+        if let Some(kept) = kept {
+            self.keep(key, kept).map_err(Some)?;
+        }
+        Ok(Hash::from_bytes(*hasher.finalize().as_bytes()))
+    }
+}
+
+const DOT: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC);
+
+fn walk(root: &Path, protected: &[String], contents: bool) -> Result<Walk, String> {
+    let mut walk =
+        Walk { entries: BTreeMap::new(), contents: contents.then(|| (BTreeMap::new(), MAX_CONTENT_BYTES)) };
+    let root_fd = untrusted::open_anchor(root).map_err(|e| e.to_string())?;
     for p in protected {
         let rel = check_protected(p)?;
-        // No ancestor of a protected path may be a link: that would lead the walk elsewhere.
-        let mut at = root.to_owned();
-        let components: Vec<_> = rel.components().collect();
-        for (i, component) in components.iter().enumerate() {
-            at.push(component);
-            let last = i + 1 == components.len();
-            match std::fs::symlink_metadata(&at) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
-                Err(e) => return Err(format!("`{}`: {e}", at.display())),
-                Ok(meta) if meta.file_type().is_symlink() && !last => {
-                    return Err(format!(
-                        "protected path `{p}` passes through the symbolic link `{}`",
-                        at.display()
-                    ));
-                }
-                Ok(_) => {}
+        let mut names: Vec<OsString> = rel.components().map(|c| c.as_os_str().to_os_string()).collect();
+        let Some(leaf) = names.pop() else { continue };
+        let dup = rustix::fs::openat(&root_fd, ".", DOT, Mode::empty()).map_err(|e| e.to_string())?;
+        // No directory on the way to a protected path may be a link.
+        let parent = match untrusted::walk_dirs(dup, &names, &rel, Path::new(""), false) {
+            Ok(fd) => fd,
+            Err(UntrustedError::Missing { .. }) => continue,
+            Err(UntrustedError::Link { at, .. }) => {
+                return Err(format!("protected path `{p}` passes through the symbolic link `{at}`"));
             }
+            Err(e) => return Err(format!("protected path `{p}`: {e}")),
+        };
+        let Some(kind) = untrusted::kind_at(parent.as_fd(), &leaf) else { continue };
+        let key = rel.to_str().map(str::to_owned).ok_or_else(|| format!("`{p}` is not UTF-8"))?;
+        // Depth first; each pending directory holds one descriptor per level.
+        let mut stack: Vec<(OwnedFd, String)> = Vec::new();
+        if let Some(fd) = walk.visit(parent.as_fd(), &leaf, &key, kind)? {
+            stack.push((fd, key));
         }
-        let start = root.join(&rel);
-        let mut stack = vec![start];
-        while let Some(path) = stack.pop() {
-            let meta = match std::fs::symlink_metadata(&path) {
-                Ok(meta) => meta,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(format!("`{}`: {e}", path.display())),
+        while let Some((dir, prefix)) = stack.pop() {
+            let children = match untrusted::entries(dir.as_fd(), Path::new(&prefix)) {
+                Ok(children) => children,
+                Err(_) => {
+                    walk.entries.insert(prefix.clone(), UNREADABLE);
+                    continue;
+                }
             };
-            let name = relative(root, &path)?;
-            let mode = meta.permissions().mode() & 0o7777;
-            let kind = meta.file_type();
-            if kind.is_symlink() {
-                let target = std::fs::read_link(&path).map_err(|e| format!("`{}`: {e}", path.display()))?;
-                let digest = Hash::link(&Hash::GENESIS, target.as_os_str().as_bytes());
-                entries.insert(name, Entry { kind: EntryKind::Symlink, mode, digest: Some(digest) });
-            } else if kind.is_dir() {
-                entries.insert(name, Entry { kind: EntryKind::Dir, mode, digest: None });
-                for child in std::fs::read_dir(&path).map_err(|e| format!("`{}`: {e}", path.display()))? {
-                    stack.push(child.map_err(|e| format!("`{}`: {e}", path.display()))?.path());
+            for (name, kind) in children {
+                let child = format!("{prefix}/{}", escape_name(name.as_bytes()));
+                if let Some(fd) = walk.visit(dir.as_fd(), &name, &child, kind)? {
+                    stack.push((fd, child));
                 }
-            } else if kind.is_file() {
-                files.push((name, path, mode));
-            } else {
-                return Err(format!("`{}` is neither a file, a directory nor a link", path.display()));
             }
         }
     }
-    // Hash the files on every core, in contiguous shares.
-    let workers = std::thread::available_parallelism().map_or(1, usize::from).min(files.len().max(1));
-    let share = files.len().div_ceil(workers).max(1);
-    let hashed: Vec<Result<Vec<(String, Entry)>, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(share)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|(name, path, mode)| {
-                            let digest = hash_file(path)?;
-                            Ok((
-                                name.clone(),
-                                Entry { kind: EntryKind::File, mode: *mode, digest: Some(digest) },
-                            ))
-                        })
-                        .collect::<Result<Vec<_>, String>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("a hashing thread panicked".into())))
-            .collect()
-    });
-    for part in hashed {
-        entries.extend(part?);
-    }
-    Ok(TreeManifest { protected: protected.to_vec(), entries })
+    Ok(walk)
+}
+
+/// The most a content snapshot keeps (U-12): 64 MiB of file bytes and link targets.
+pub(crate) const MAX_CONTENT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Walks `root/protected…` by descriptor and returns the manifest (R-2, U-10).
+pub(crate) fn snapshot(root: &Path, protected: &[String]) -> Result<TreeManifest, String> {
+    let walk = walk(root, protected, false)?;
+    Ok(TreeManifest { protected: protected.to_vec(), entries: walk.entries })
+}
+
+/// Walks `root/protected…` by descriptor and keeps the content too (U-12): more than
+/// [`MAX_CONTENT_BYTES`] is an error, which callers treat as "no snapshot" (fail closed).
+pub(crate) fn capture(root: &Path, protected: &[String]) -> Result<ContentSnapshot, String> {
+    let walk = walk(root, protected, true)?;
+    let contents = walk.contents.map(|(c, _)| c).unwrap_or_default();
+    Ok(ContentSnapshot {
+        manifest: TreeManifest { protected: protected.to_vec(), entries: walk.entries },
+        contents,
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     #[test]

@@ -188,14 +188,15 @@ pub fn open_anchor(anchor: &Path) -> Result<OwnedFd, UntrustedError> {
     )
 }
 
+fn strip(p: &Path) -> Vec<Component<'_>> {
+    p.components().filter(|c| !matches!(c, Component::CurDir)).collect()
+}
+
 /// Splits `path` into an anchor and plain components (U-2): under `root` (lexically, `.`
 /// components ignored) the anchor is `root` and every component after it is untrusted;
 /// elsewhere the anchor is the file's own directory and only the file name is.
 pub fn split(root: Option<&Path>, path: &Path) -> Result<(PathBuf, Vec<OsString>), UntrustedError> {
     let not_plain = || UntrustedError::NotPlain { path: shown(path) };
-    let strip = |p: &Path| -> Vec<Component<'_>> {
-        p.components().filter(|c| !matches!(c, Component::CurDir)).collect()
-    };
     if let Some(root) = root {
         let (root_parts, parts) = (strip(root), strip(path));
         if parts.len() > root_parts.len() && parts.starts_with(&root_parts) {
@@ -247,6 +248,12 @@ pub fn walk_dirs(
         fd = opened.map_err(|e| open_error(fd.as_fd(), name, e, path, &at, "a directory"))?;
     }
     Ok(fd)
+}
+
+/// Opens the directory `name` in `dir` without following a link.
+pub fn open_dir_at(dir: BorrowedFd<'_>, name: &OsStr, path: &Path) -> Result<OwnedFd, UntrustedError> {
+    rustix::fs::openat(dir, name, DIR_FLAGS, Mode::empty())
+        .map_err(|e| open_error(dir, name, e, path, path, "a directory"))
 }
 
 /// Opens the directory that holds the file `path` names (anchored as [`split`] says) and
@@ -353,7 +360,7 @@ pub fn entries(dir: BorrowedFd<'_>, path: &Path) -> Result<Vec<(OsString, FileTy
         };
         out.push((name.to_os_string(), kind));
     }
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
 }
 

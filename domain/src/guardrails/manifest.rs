@@ -166,7 +166,19 @@ impl TreeDiff {
 fn note_odd(out: &mut TreeDiff, path: &str, entry: &Entry) {
     if entry.kind.is_odd() {
         out.odd.push(format!("{path} ({})", entry.kind.describe()));
+    } else if not_utf8(path) {
+        out.odd.push(format!("{path} ({} whose name is not UTF-8)", entry.kind.describe()));
     }
+}
+
+/// The key names an entry whose name is not UTF-8 (U-11).
+fn not_utf8(path: &str) -> bool {
+    path.contains('\\') && unescape_name(path).is_none_or(|bytes| std::str::from_utf8(&bytes).is_err())
+}
+
+/// Always a change (U-10, U-11).
+fn always_changed(path: &str, entry: &Entry) -> bool {
+    entry.kind.is_odd() || not_utf8(path)
 }
 
 /// The diff of two manifests, in one merge pass over their sorted entries. An odd entry after
@@ -199,7 +211,7 @@ pub fn diff(before: &TreeManifest, after: &TreeManifest) -> TreeDiff {
                 }
                 std::cmp::Ordering::Equal => {
                     note_odd(&mut out, b, entry_b);
-                    if entry_a != entry_b || entry_b.kind.is_odd() {
+                    if entry_a != entry_b || always_changed(b, entry_b) {
                         out.modified.push((*a).clone());
                     }
                     old.next();
@@ -283,6 +295,12 @@ mod tests {
         assert_eq!(d.modified, ["okrs/a.md", "okrs/p"], "a FIFO there before is still a change");
         assert_eq!(d.added, ["okrs/s"]);
         assert_eq!(d.odd, ["okrs/p (a FIFO)", "okrs/s (a socket)"]);
+        let named = manifest(&[("okrs/bad\\xff", file(b"x", 0o644))]);
+        let d = diff(&named, &named);
+        assert_eq!(d.modified, ["okrs/bad\\xff"], "a name that is not UTF-8 is always a change");
+        assert_eq!(d.odd, ["okrs/bad\\xff (a regular file whose name is not UTF-8)"]);
+        let backslash = manifest(&[("okrs/a\\\\b", file(b"x", 0o644))]);
+        assert!(diff(&backslash, &backslash).is_empty(), "a UTF-8 name with a backslash is not odd");
     }
 
     #[test]
