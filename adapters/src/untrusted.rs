@@ -22,7 +22,8 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+pub use rustix::fs::FileType;
+use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
 /// Why an untrusted file could not be read or written. The messages name the path and what
@@ -57,6 +58,8 @@ pub enum UntrustedError {
         path: String,
         /// The bound in bytes.
         limit: u64,
+        /// Its size, when known before the read.
+        size: Option<u64>,
     },
     /// Not UTF-8 where text was asked for.
     NotUtf8 {
@@ -90,9 +93,7 @@ impl fmt::Display for UntrustedError {
             UntrustedError::WrongKind { path, kind, expected } => {
                 write!(f, "`{path}` is {kind}, not {expected}")
             }
-            UntrustedError::TooLarge { path, limit } => {
-                write!(f, "`{path}` is more than the {limit} bytes allowed")
-            }
+            UntrustedError::TooLarge { path, .. } => write!(f, "`{path}` {}", self.reason()),
             UntrustedError::NotUtf8 { path } => write!(f, "`{path}` is not valid UTF-8"),
             UntrustedError::NotPlain { path } => {
                 write!(f, "`{path}` is not a plain path (no `..`, a file name at the end)")
@@ -114,7 +115,12 @@ impl UntrustedError {
                 format!("passes through the symbolic link `{at}` (not followed)")
             }
             UntrustedError::WrongKind { kind, expected, .. } => format!("is {kind}, not {expected}"),
-            UntrustedError::TooLarge { limit, .. } => format!("is more than the {limit} bytes allowed"),
+            UntrustedError::TooLarge { limit, size: Some(size), .. } => {
+                format!("is {size} bytes, more than the {limit} allowed")
+            }
+            UntrustedError::TooLarge { limit, size: None, .. } => {
+                format!("grew past the bound while read: more than the {limit} allowed")
+            }
             UntrustedError::NotUtf8 { .. } => "is not valid UTF-8".into(),
             UntrustedError::NotPlain { .. } => "is not a plain path".into(),
             UntrustedError::Io { why, .. } => why.clone(),
@@ -199,7 +205,8 @@ pub fn split(root: Option<&Path>, path: &Path) -> Result<(PathBuf, Vec<OsString>
     let not_plain = || UntrustedError::NotPlain { path: shown(path) };
     if let Some(root) = root {
         let (root_parts, parts) = (strip(root), strip(path));
-        if parts.len() > root_parts.len() && parts.starts_with(&root_parts) {
+        let same_base = root.is_absolute() == path.is_absolute();
+        if same_base && parts.len() > root_parts.len() && parts.starts_with(&root_parts) {
             let tail = parts.get(root_parts.len()..).unwrap_or_default();
             let mut names = Vec::with_capacity(tail.len());
             for c in tail {
@@ -300,13 +307,13 @@ pub fn open_file_at(
 /// Reads at most `max` bytes of an open file; more is [`UntrustedError::TooLarge`].
 pub fn read_bounded(file: File, size: u64, max: u64, path: &Path) -> Result<Vec<u8>, UntrustedError> {
     if size > max {
-        return Err(UntrustedError::TooLarge { path: shown(path), limit: max });
+        return Err(UntrustedError::TooLarge { path: shown(path), limit: max, size: Some(size) });
     }
     // The file may grow after the fstat: read one byte past the bound to know.
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     file.take(max.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| io(path, e))?;
     if bytes.len() as u64 > max {
-        return Err(UntrustedError::TooLarge { path: shown(path), limit: max });
+        return Err(UntrustedError::TooLarge { path: shown(path), limit: max, size: None });
     }
     Ok(bytes)
 }
@@ -332,13 +339,8 @@ pub fn read_text(root: Option<&Path>, path: &Path, max: u64) -> Result<String, U
 /// The entries of the directory `path` (opened by descriptor, never through a link), with
 /// their kinds, sorted by name.
 pub fn list_dir(root: Option<&Path>, path: &Path) -> Result<Vec<(OsString, FileType)>, UntrustedError> {
-    let (anchor, names) = match root {
-        Some(root) => match split(Some(root), path) {
-            Ok(split) => split,
-            Err(_) => (path.to_path_buf(), Vec::new()),
-        },
-        None => (path.to_path_buf(), Vec::new()),
-    };
+    // Anchored like a file: the last component (and under `root`, every one) is not followed.
+    let (anchor, names) = split(root, path).unwrap_or_else(|_| (path.to_path_buf(), Vec::new()));
     let dir = walk_dirs(open_anchor(&anchor)?, &names, path, &anchor, false)?;
     entries(dir.as_fd(), path)
 }
@@ -432,6 +434,8 @@ mod tests {
         std::fs::write(root.join("a/x.md"), "hello").unwrap();
         assert_eq!(read_text(Some(root), &root.join("a/x.md"), 100).unwrap(), "hello");
         assert_eq!(read_text(None, &root.join("a/x.md"), 100).unwrap(), "hello");
+        // An absolute path is never "under" a relative root (`.`): it is anchored at its directory.
+        assert_eq!(read_text(Some(Path::new(".")), &root.join("a/x.md"), 100).unwrap(), "hello");
         assert!(matches!(
             read_text(Some(root), &root.join("a/none"), 100),
             Err(UntrustedError::Missing { .. })

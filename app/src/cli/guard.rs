@@ -174,8 +174,9 @@ pub(super) async fn run(
         }
         GuardCommand::Check { snapshot, revert, item, run, artifacts, root, config, json } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-            let text = std::fs::read_to_string(&snapshot)
-                .map_err(|e| Failure::usage(format!("cannot read snapshot `{}`: {e}", snapshot.display())))?;
+            let text =
+                agentwarden_adapters::untrusted::read_text(None, &snapshot, crate::guard::MAX_SNAPSHOT_BYTES)
+                    .map_err(|e| Failure::usage(format!("cannot read snapshot: {e}")))?;
             let before: TreeManifest = serde_json::from_str(&text)
                 .map_err(|e| Failure::usage(format!("`{}` is not a snapshot: {e}", snapshot.display())))?;
             let warden = open(config)?;

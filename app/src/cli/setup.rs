@@ -104,32 +104,29 @@ pub(super) fn init(command: InitCommand, out: &mut dyn Write) -> Result<u8, Fail
         .map_err(|e| Failure::usage(format!("`{}` is not a usable warden binary: {e}", exe.display())))?;
     let dir = project.join(".claude");
     let path = dir.join("settings.json");
-    let mut settings = match std::fs::read_to_string(&path) {
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => {
-                return Err(Failure::usage(format!(
-                    "`{}` is not a JSON object; nothing written",
-                    path.display()
-                )));
-            }
-            Err(e) => return Err(Failure::usage(format!("`{}`: {e}; nothing written", path.display()))),
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
-        Err(e) => return Err(Failure::usage(format!("cannot read `{}`: {e}", path.display()))),
-    };
+    let mut settings =
+        match agentwarden_adapters::untrusted::read_text(Some(&project), &path, crate::MAX_INPUT_BYTES) {
+            Ok(text) => match serde_json::from_str::<Value>(&text) {
+                Ok(Value::Object(map)) => map,
+                Ok(_) => {
+                    return Err(Failure::usage(format!(
+                        "`{}` is not a JSON object; nothing written",
+                        path.display()
+                    )));
+                }
+                Err(e) => return Err(Failure::usage(format!("`{}`: {e}; nothing written", path.display()))),
+            },
+            Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => Map::new(),
+            Err(e) => return Err(Failure::usage(format!("cannot read {e}"))),
+        };
     let command = hook_command(&exe);
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", path.display())))?;
     let mut text = serde_json::to_string_pretty(&Value::Object(settings))
         .map_err(|e| Failure::usage(format!("cannot encode the settings: {e}")))?;
     text.push('\n');
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Failure::usage(format!("cannot create `{}`: {e}", dir.display())))?;
-    let temporary = dir.join(".settings.json.warden-tmp");
-    std::fs::write(&temporary, text)
-        .and_then(|()| std::fs::rename(&temporary, &path))
-        .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", path.display())))?;
+    agentwarden_adapters::untrusted::write_atomic(Some(&project), &path, text.as_bytes(), 0o644)
+        .map_err(|e| Failure::usage(format!("cannot write {e}")))?;
     writeln!(
         out,
         "merged Warden's hooks into {} (PreToolUse Task|Agent, SubagentStart, SubagentStop; timeout {timeout} s)",
@@ -171,12 +168,13 @@ fn covers(matcher: Option<&str>, tool: &str) -> bool {
 fn check_settings(project: &Path) -> Check {
     let path = project.join(".claude").join("settings.json");
     let fix = format!("run `warden init claude-code --project {}`", project.display());
-    let settings: Value = match std::fs::read_to_string(&path).map(|t| serde_json::from_str(&t)) {
+    let read = agentwarden_adapters::untrusted::read_text(Some(&project), &path, crate::MAX_INPUT_BYTES);
+    let settings: Value = match read.map(|t| serde_json::from_str(&t)) {
         Ok(Ok(value)) => value,
         Ok(Err(e)) => {
             return Check::fail("settings", format!("`{}` is not valid JSON: {e}", path.display()), fix);
         }
-        Err(e) => return Check::fail("settings", format!("cannot read `{}`: {e}", path.display()), fix),
+        Err(e) => return Check::fail("settings", format!("cannot read {e}"), fix),
     };
     let mut missing = Vec::new();
     for (event, matcher) in EVENTS {
@@ -203,10 +201,10 @@ fn check_settings(project: &Path) -> Check {
 }
 
 fn read(path: &Path) -> FileRead {
-    match std::fs::read_to_string(path) {
+    match agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES) {
         Ok(text) => FileRead::Text(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileRead::Missing,
-        Err(e) => FileRead::Unreadable(e.to_string()),
+        Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => FileRead::Missing,
+        Err(e) => FileRead::Unreadable(e.reason()),
     }
 }
 
