@@ -154,7 +154,6 @@ impl Swapper {
                     if std::fs::rename(staging(i), &path).is_ok() {
                         swaps += 1;
                     }
-                    std::thread::yield_now();
                 }
             }
             swaps

@@ -81,7 +81,7 @@ fn a_gate_never_allows_through_a_link_swapped_in_for_the_agent_file() {
     let (code, r) = gate(&store, &root);
     assert_eq!((code, r["decision"].as_str()), (Some(1), Some("deny")), "the regular file alone: {r}");
     let swapper = Swapper::start(&agent, vec![Version::File(three.clone()), Version::Link(outside.clone())]);
-    for run in 0..25 {
+    for run in 0..60 {
         let (code, r) = gate(&store, &root);
         assert_eq!((code, r["decision"].as_str()), (Some(1), Some("deny")), "run {run}: {r}");
     }

@@ -71,7 +71,7 @@ pub(super) enum FanoutCommand {
     },
 }
 
-fn read_items(path: &PathBuf) -> Result<serde_json::Value, Failure> {
+fn read_items(path: &std::path::Path) -> Result<serde_json::Value, Failure> {
     let text = agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES)
         .map_err(|e| Failure::usage(format!("cannot read items: {e}")))?;
     parse_strict(&text).map_err(|e| Failure::usage(format!("`{}`: {e}", path.display())))

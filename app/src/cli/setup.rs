@@ -168,7 +168,7 @@ fn covers(matcher: Option<&str>, tool: &str) -> bool {
 fn check_settings(project: &Path) -> Check {
     let path = project.join(".claude").join("settings.json");
     let fix = format!("run `warden init claude-code --project {}`", project.display());
-    let read = agentwarden_adapters::untrusted::read_text(Some(&project), &path, crate::MAX_INPUT_BYTES);
+    let read = agentwarden_adapters::untrusted::read_text(Some(project), &path, crate::MAX_INPUT_BYTES);
     let settings: Value = match read.map(|t| serde_json::from_str(&t)) {
         Ok(Ok(value)) => value,
         Ok(Err(e)) => {
