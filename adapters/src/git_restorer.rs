@@ -4,7 +4,6 @@
 //! repository is restored from that repository's `HEAD`, under the workspace's own prefix
 //! git runs with `-C root`, so paths resolve relative to the workspace.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path};
 use std::process::Command;
 
@@ -76,7 +75,7 @@ impl GitRestorer {
         // Directories git does not hold: recreate them.
         for path in diff.removed.iter().chain(&diff.modified) {
             if before.entries.get(path).is_some_and(|e| e.kind == EntryKind::Dir)
-                && let Err(e) = std::fs::create_dir_all(root.join(path))
+                && let Err(e) = crate::restore::make_dirs(root, path)
             {
                 errors.push(format!("cannot recreate `{path}`: {e}"));
             }
@@ -123,8 +122,8 @@ impl GitRestorer {
         // Permission bits git does not track.
         for path in diff.removed.iter().chain(&diff.modified) {
             if let Some(entry) = before.entries.get(path).filter(|e| e.kind != EntryKind::Symlink) {
-                let _ =
-                    std::fs::set_permissions(root.join(path), std::fs::Permissions::from_mode(entry.mode));
+                // What stays wrong is named by the check's new snapshot.
+                let _ = crate::restore::set_mode(root, path, entry.mode);
             }
         }
         if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }

@@ -75,6 +75,28 @@ pub(crate) fn remove_path(root: &Path, key: &str, errors: &mut Vec<String>) {
     }
 }
 
+/// Makes the directory `key` names under `root` and its parents, by descriptor.
+pub(crate) fn make_dirs(root: &Path, key: &str) -> Result<(), String> {
+    let names = key_names(key).ok_or_else(|| format!("`{key}` is not a manifest key"))?;
+    let root_fd = untrusted::open_anchor(root).map_err(|e| e.to_string())?;
+    untrusted::walk_dirs(root_fd, &names, Path::new(key), Path::new(""), true)
+        .map(drop)
+        .map_err(|e| e.reason())
+}
+
+/// Sets the permission bits of the entry `key` names under `root`, on a descriptor opened
+/// without following a link (a link's own bits are not set).
+pub(crate) fn set_mode(root: &Path, key: &str, mode: u32) -> Result<(), String> {
+    let mut names = key_names(key).ok_or_else(|| format!("`{key}` is not a manifest key"))?;
+    let leaf = names.pop().ok_or_else(|| format!("`{key}` is empty"))?;
+    let root_fd = untrusted::open_anchor(root).map_err(|e| e.to_string())?;
+    let dir = untrusted::walk_dirs(root_fd, &names, Path::new(key), Path::new(""), false)
+        .map_err(|e| e.reason())?;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let fd = rustix::fs::openat(&dir, leaf.as_os_str(), flags, Mode::empty()).map_err(|e| e.to_string())?;
+    rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode & 0o7777)).map_err(|e| e.to_string())
+}
+
 fn same_file(dir: BorrowedFd<'_>, name: &OsStr, key: &str, bytes: &[u8], mode: u32) -> bool {
     let Ok((file, size, have_mode)) = untrusted::open_file_at(dir, name, Path::new(key)) else {
         return false;
