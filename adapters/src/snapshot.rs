@@ -34,6 +34,7 @@ pub(crate) fn check_protected(protected: &str) -> Result<PathBuf, String> {
 struct Walk {
     entries: BTreeMap<String, Entry>,
     contents: Option<(BTreeMap<String, Vec<u8>>, u64)>,
+    bound: u64,
 }
 
 fn odd(kind: FileType) -> EntryKind {
@@ -55,7 +56,8 @@ impl Walk {
             let size = bytes.len() as u64;
             if size > *left {
                 return Err(format!(
-                    "the protected paths hold more than the {MAX_CONTENT_BYTES} bytes a content snapshot may keep"
+                    "the protected paths hold more than the {} bytes a content snapshot may keep",
+                    self.bound
                 ));
             }
             *left -= size;
@@ -141,7 +143,8 @@ impl Walk {
             if let (Some(kept), Some((_, left))) = (&mut kept, &self.contents) {
                 if (kept.len() + n) as u64 > *left {
                     return Err(Some(format!(
-                        "the protected paths hold more than the {MAX_CONTENT_BYTES} bytes a content snapshot may keep"
+                        "the protected paths hold more than the {} bytes a content snapshot may keep",
+                        self.bound
                     )));
                 }
                 kept.extend_from_slice(chunk);
@@ -156,9 +159,12 @@ impl Walk {
 
 const DOT: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC);
 
-fn walk(root: &Path, protected: &[String], contents: bool) -> Result<Walk, String> {
-    let mut walk =
-        Walk { entries: BTreeMap::new(), contents: contents.then(|| (BTreeMap::new(), MAX_CONTENT_BYTES)) };
+fn walk(root: &Path, protected: &[String], bound: Option<u64>) -> Result<Walk, String> {
+    let mut walk = Walk {
+        entries: BTreeMap::new(),
+        contents: bound.map(|b| (BTreeMap::new(), b)),
+        bound: bound.unwrap_or(0),
+    };
     let root_fd = untrusted::open_anchor(root).map_err(|e| e.to_string())?;
     for p in protected {
         let rel = check_protected(p)?;
@@ -205,14 +211,23 @@ pub(crate) const MAX_CONTENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Walks `root/protected…` by descriptor and returns the manifest (R-2, U-10).
 pub(crate) fn snapshot(root: &Path, protected: &[String]) -> Result<TreeManifest, String> {
-    let walk = walk(root, protected, false)?;
+    let walk = walk(root, protected, None)?;
     Ok(TreeManifest { protected: protected.to_vec(), entries: walk.entries })
 }
 
 /// Walks `root/protected…` by descriptor and keeps the content too (U-12): more than
 /// [`MAX_CONTENT_BYTES`] is an error, which callers treat as "no snapshot" (fail closed).
 pub(crate) fn capture(root: &Path, protected: &[String]) -> Result<ContentSnapshot, String> {
-    let walk = walk(root, protected, true)?;
+    capture_within(root, protected, MAX_CONTENT_BYTES)
+}
+
+/// [`capture`] with the bound given.
+pub(crate) fn capture_within(
+    root: &Path,
+    protected: &[String],
+    bound: u64,
+) -> Result<ContentSnapshot, String> {
+    let walk = walk(root, protected, Some(bound))?;
     let contents = walk.contents.map(|(c, _)| c).unwrap_or_default();
     Ok(ContentSnapshot {
         manifest: TreeManifest { protected: protected.to_vec(), entries: walk.entries },
@@ -247,6 +262,22 @@ mod tests {
         std::fs::set_permissions(root.join("okrs/a.md"), std::fs::Permissions::from_mode(0o755)).unwrap();
         let after = snapshot(root, &["okrs".into()]).unwrap();
         assert_eq!(agentwarden_domain::guardrails::diff(&m, &after).modified, ["okrs/a.md"]);
+    }
+
+    #[test]
+    fn a_content_snapshot_over_its_bound_is_an_error_not_a_partial_snapshot() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("okrs")).unwrap();
+        std::fs::write(root.join("okrs/a.md"), "12345").unwrap();
+        std::fs::write(root.join("okrs/b.md"), "67890").unwrap();
+        let protected = ["okrs".to_owned()];
+        assert_eq!(capture_within(root, &protected, 10).unwrap().contents.len(), 2);
+        let e = capture_within(root, &protected, 9).unwrap_err();
+        assert!(e.contains("more than the 9 bytes"), "{e}");
+        std::os::unix::fs::symlink("0123456789", root.join("okrs/l")).unwrap();
+        assert!(capture_within(root, &protected, 19).is_err(), "link targets count too");
+        assert!(capture_within(root, &protected, 20).is_ok());
     }
 
     #[test]

@@ -358,7 +358,17 @@ fn a_fifo_result_never_hangs_the_stop_hook() {
         assert_eq!(hook(&h, &fixture(name)), (Some(0), Value::Null), "{name}");
     }
     std::fs::create_dir_all(h.root.join("out")).unwrap();
-    fifo(&h.root.join("out/result.json"));
+    let result = h.root.join("out/result.json");
+    let valid =
+        r#"{"summary":"s","kr_impact_claim":"k","artifacts":[],"tests":[],"risks":[],"next_steps":[]}"#;
+    let swapper = Swapper::start(&result, vec![Version::File(valid.into()), Version::Fifo]);
+    for _ in 0..8 {
+        let (code, answer) = hook(&h, &fixture("stop-coder"));
+        assert_eq!(code, Some(0), "an answer, never a hang: {answer}");
+    }
+    swapper.finish();
+    let _ = std::fs::remove_file(&result);
+    fifo(&result);
     let (code, answer) = hook(&h, &fixture("stop-coder"));
     assert_eq!(code, Some(0), "{answer}");
     assert_eq!(answer["decision"], "block");

@@ -132,8 +132,27 @@ fn take_sized(bytes: &[u8]) -> Result<(&[u8], &[u8]), ContentError> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
     use crate::guardrails::Entry;
+
+    proptest! {
+        #[test]
+        fn decoding_any_bytes_never_panics_and_only_a_verified_snapshot_is_accepted(
+            tail in prop::collection::vec(any::<u8>(), 0..256),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let mut bytes = MAGIC.to_vec();
+            bytes.extend_from_slice(&tail);
+            if let Ok(s) = ContentSnapshot::decode(&bytes) {
+                prop_assert!(s.verify().is_ok());
+            }
+            let good = sample().encode().unwrap();
+            let n = cut.index(good.len());
+            prop_assert!(ContentSnapshot::decode(&good[..n]).is_err(), "a truncation at {} is refused", n);
+        }
+    }
 
     fn sample() -> ContentSnapshot {
         let mut s = ContentSnapshot::default();
