@@ -7,7 +7,10 @@
 //! - [`MemoryEventStore`]: the same contract in memory, for tests and embedding.
 //! - [`SystemClock`], [`FixedClock`], [`SteppingClock`]: time.
 //! - [`ProcessEnvironment`], [`FixedEnvironment`]: environment variables.
-//! - [`LocalFileSystem`]: files, never following symbolic links; snapshots of protected paths.
+//! - [`LocalFileSystem`]: files, never following symbolic links; snapshots of protected paths,
+//!   with their content, and restores from them.
+//! - [`untrusted`]: the one way to read and write a file an agent can touch: by descriptor,
+//!   `O_NOFOLLOW`, regular files only, bounded; atomic writes that cannot be redirected.
 //! - [`GitRestorer`]: puts protected paths back with git.
 //! - [`ProcessChunkRunner`]: one process per fan-out chunk, killed at its timeout.
 //!
