@@ -10,6 +10,7 @@ use std::io::Read;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use agentwarden_domain::audit::Hash;
 use agentwarden_domain::guardrails::{
@@ -66,8 +67,8 @@ impl Walk {
         Ok(())
     }
 
-    /// Records the entry `name` of `dir` under `key`; returns the directory's descriptor when
-    /// it is one, for the walk to go on. Anything that cannot be read becomes an odd entry
+    /// Records the entry `name` of `dir` under `key`; `true` for a directory, which the walk
+    /// opens with [`Walk::open_dir`] when its turn comes. Anything that cannot be read becomes an odd entry
     /// (U-10); only a budget overrun is an error.
     fn visit(
         &mut self,
@@ -75,22 +76,11 @@ impl Walk {
         name: &OsStr,
         key: &str,
         kind: FileType,
-    ) -> Result<Option<OwnedFd>, String> {
+    ) -> Result<bool, String> {
         let shown = Path::new(key);
         match kind {
-            FileType::Directory => {
-                let Ok(fd) = untrusted::open_dir_at(dir, name, shown) else {
-                    let again = untrusted::kind_at(dir, name);
-                    self.entries.insert(
-                        key.to_owned(),
-                        again.map_or(UNREADABLE, |k| Entry { kind: odd(k), mode: 0, digest: None }),
-                    );
-                    return Ok(None);
-                };
-                let mode = rustix::fs::fstat(&fd).map(|s| s.st_mode & 0o7777).unwrap_or(0);
-                self.entries.insert(key.to_owned(), Entry { kind: EntryKind::Dir, mode, digest: None });
-                Ok(Some(fd))
-            }
+            // Opened when its turn comes, so that only one descriptor per level is open.
+            FileType::Directory => Ok(true),
             FileType::Symlink => {
                 let entry = match rustix::fs::readlinkat(dir, name, Vec::new()) {
                     Ok(target) => {
@@ -102,7 +92,7 @@ impl Walk {
                     Err(_) => UNREADABLE,
                 };
                 self.entries.insert(key.to_owned(), entry);
-                Ok(None)
+                Ok(false)
             }
             FileType::RegularFile => {
                 let entry = match untrusted::open_file_at(dir, name, shown) {
@@ -116,14 +106,33 @@ impl Walk {
                         .map_or(UNREADABLE, |k| Entry { kind: odd(k), mode: 0, digest: None }),
                 };
                 self.entries.insert(key.to_owned(), entry);
-                Ok(None)
+                Ok(false)
             }
             other => {
                 let mode = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
                     .map(|s| s.st_mode & 0o7777)
                     .unwrap_or(0);
                 self.entries.insert(key.to_owned(), Entry { kind: odd(other), mode, digest: None });
-                Ok(None)
+                Ok(false)
+            }
+        }
+    }
+
+    /// Opens the directory `name` of `dir` and records it; one that cannot be opened (swapped,
+    /// unreadable) is an odd entry.
+    fn open_dir(&mut self, dir: BorrowedFd<'_>, name: &OsStr, key: &str) -> Option<OwnedFd> {
+        match untrusted::open_dir_at(dir, name, Path::new(key)) {
+            Ok(fd) => {
+                let mode = rustix::fs::fstat(&fd).map(|s| s.st_mode & 0o7777).unwrap_or(0);
+                self.entries.insert(key.to_owned(), Entry { kind: EntryKind::Dir, mode, digest: None });
+                Some(fd)
+            }
+            Err(_) => {
+                let entry = untrusted::kind_at(dir, name)
+                    .filter(|k| *k != FileType::Directory)
+                    .map_or(UNREADABLE, |k| Entry { kind: odd(k), mode: 0, digest: None });
+                self.entries.insert(key.to_owned(), entry);
+                None
             }
         }
     }
@@ -157,6 +166,48 @@ impl Walk {
     }
 }
 
+/// The entry of one regular file of `dir`, hashed by descriptor.
+fn hash_one(dir: BorrowedFd<'_>, name: &OsStr, key: &str) -> Entry {
+    let mut walk = Walk { entries: BTreeMap::new(), contents: None, bound: 0 };
+    match walk.visit(dir, name, key, FileType::RegularFile) {
+        Ok(_) => walk.entries.remove(key).unwrap_or(UNREADABLE),
+        Err(_) => UNREADABLE,
+    }
+}
+
+/// Hashes the regular files of one directory, on every core when there are many.
+fn hash_files(dir: BorrowedFd<'_>, prefix: &str, files: &[(OsString, FileType)]) -> Vec<(String, Entry)> {
+    let keyed = |(name, _): &(OsString, FileType)| {
+        let key = format!("{prefix}/{}", escape_name(name.as_bytes()));
+        let entry = hash_one(dir, name, &key);
+        (key, entry)
+    };
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    if files.len() < 16 || workers < 2 {
+        return files.iter().map(keyed).collect();
+    }
+    let share = files.len().div_ceil(workers).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(share)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(keyed).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .zip(files.chunks(share))
+            .flat_map(|(handle, chunk)| {
+                // A thread that panicked: its files are unreadable, never "unchanged".
+                handle.join().unwrap_or_else(|_| {
+                    chunk
+                        .iter()
+                        .map(|(name, _)| (format!("{prefix}/{}", escape_name(name.as_bytes())), UNREADABLE))
+                        .collect()
+                })
+            })
+            .collect()
+    })
+}
+
 const DOT: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC);
 
 fn walk(root: &Path, protected: &[String], bound: Option<u64>) -> Result<Walk, String> {
@@ -182,12 +233,17 @@ fn walk(root: &Path, protected: &[String], bound: Option<u64>) -> Result<Walk, S
         };
         let Some(kind) = untrusted::kind_at(parent.as_fd(), &leaf) else { continue };
         let key = rel.to_str().map(str::to_owned).ok_or_else(|| format!("`{p}` is not UTF-8"))?;
-        // Depth first; each pending directory holds one descriptor per level.
-        let mut stack: Vec<(OwnedFd, String)> = Vec::new();
-        if let Some(fd) = walk.visit(parent.as_fd(), &leaf, &key, kind)? {
-            stack.push((fd, key));
+        // Depth first; a pending directory holds its parent's descriptor, so at most one
+        // descriptor per level is open however wide the tree.
+        let parent = Arc::new(parent);
+        let mut stack: Vec<(Arc<OwnedFd>, OsString, String)> = Vec::new();
+        if walk.visit(parent.as_fd(), &leaf, &key, kind)? {
+            stack.push((parent, leaf, key));
         }
-        while let Some((dir, prefix)) = stack.pop() {
+        while let Some((parent, name, prefix)) = stack.pop() {
+            let Some(dir) = walk.open_dir(parent.as_fd(), &name, &prefix) else { continue };
+            drop(parent);
+            let dir = Arc::new(dir);
             let children = match untrusted::entries(dir.as_fd(), Path::new(&prefix)) {
                 Ok(children) => children,
                 Err(_) => {
@@ -195,10 +251,14 @@ fn walk(root: &Path, protected: &[String], bound: Option<u64>) -> Result<Walk, S
                     continue;
                 }
             };
-            for (name, kind) in children {
+            let (files, others): (Vec<_>, Vec<_>) = children
+                .into_iter()
+                .partition(|(_, kind)| *kind == FileType::RegularFile && walk.contents.is_none());
+            walk.entries.extend(hash_files(dir.as_fd(), &prefix, &files));
+            for (name, kind) in others {
                 let child = format!("{prefix}/{}", escape_name(name.as_bytes()));
-                if let Some(fd) = walk.visit(dir.as_fd(), &name, &child, kind)? {
-                    stack.push((fd, child));
+                if walk.visit(dir.as_fd(), &name, &child, kind)? {
+                    stack.push((dir.clone(), name, child));
                 }
             }
         }
@@ -278,6 +338,27 @@ mod tests {
         std::os::unix::fs::symlink("0123456789", root.join("okrs/l")).unwrap();
         assert!(capture_within(root, &protected, 19).is_err(), "link targets count too");
         assert!(capture_within(root, &protected, 20).is_ok());
+    }
+
+    #[test]
+    fn a_wide_tree_is_walked_with_one_descriptor_per_level_and_hashed_on_every_core() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // More directories side by side than a process may hold open at once by default.
+        for i in 0..1100 {
+            std::fs::create_dir_all(root.join(format!("okrs/d{i}"))).unwrap();
+        }
+        for i in 0..64 {
+            std::fs::write(root.join(format!("okrs/f{i}")), format!("file {i}")).unwrap();
+        }
+        let m = snapshot(root, &["okrs".into()]).unwrap();
+        assert_eq!(m.entries.len(), 1 + 1100 + 64);
+        assert!(m.entries.values().all(|e| !e.kind.is_odd()), "nothing unreadable");
+        assert_eq!(
+            m.entries["okrs/f7"].digest,
+            Some(agentwarden_domain::guardrails::file_digest(b"file 7")),
+            "the parallel hash is the content's"
+        );
     }
 
     #[test]

@@ -387,3 +387,44 @@ fn a_chmod_of_a_sealed_file_breaks_the_seal_naming_it() {
     let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default();
     assert!(reason.contains("context_sealed") && reason.contains(".claude/agents/planner.md"), "{answer}");
 }
+
+#[test]
+fn a_protected_tree_wider_than_the_descriptor_limit_is_walked_whole() {
+    let (dir, root, store, _) = guarded_repo();
+    for i in 0..600 {
+        std::fs::create_dir_all(root.join(format!("okrs/d{i}"))).unwrap();
+    }
+    let snapshot = dir.path().join("wide.json");
+    // `ulimit -n 256`: a walk that held a descriptor per pending directory would run out.
+    let limited = |args: &[&str]| {
+        let mut command = Command::new("bash");
+        command
+            .arg("-c")
+            .arg("ulimit -n 256 && exec \"$@\"")
+            .arg("bash")
+            .arg(warden_bin())
+            .arg("--store")
+            .arg(&store)
+            .args(args)
+            .current_dir(&root);
+        run_bounded(command, None, LIMIT)
+    };
+    let out = limited(&["guard", "snapshot", "--out", snapshot.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let artifacts = dir.path().join("artifacts");
+    let out = limited(&[
+        "guard",
+        "check",
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "--item",
+        "I",
+        "--run",
+        "R",
+        "--artifacts",
+        artifacts.to_str().unwrap(),
+        "--json",
+    ]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!((out.status.code(), &report["clean"]), (Some(0), &Value::Bool(true)), "{report}");
+}
