@@ -26,8 +26,19 @@ pub(crate) fn key_names(key: &str) -> Option<Vec<OsString>> {
     key.split('/').map(|part| unescape_name(part).map(OsString::from_vec)).collect()
 }
 
+/// How deep a restore or removal descends (U-14): deeper is an error, not a stack overflow.
+const MAX_DEPTH: usize = 256;
+
 /// Removes `name` from `dir`, a directory with everything in it, never following a link.
 pub(crate) fn remove_tree(dir: BorrowedFd<'_>, name: &OsStr, key: &str, errors: &mut Vec<String>) {
+    remove_tree_at(dir, name, key, errors, 0);
+}
+
+fn remove_tree_at(dir: BorrowedFd<'_>, name: &OsStr, key: &str, errors: &mut Vec<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        errors.push(format!("cannot remove `{key}`: more than {MAX_DEPTH} directories deep"));
+        return;
+    }
     match untrusted::kind_at(dir, name) {
         None => {}
         Some(FileType::Directory) => {
@@ -39,7 +50,7 @@ pub(crate) fn remove_tree(dir: BorrowedFd<'_>, name: &OsStr, key: &str, errors: 
                                 "{key}/{}",
                                 agentwarden_domain::guardrails::escape_name(child.as_bytes())
                             );
-                            remove_tree(fd.as_fd(), &child, &child_key, errors);
+                            remove_tree_at(fd.as_fd(), &child, &child_key, errors, depth + 1);
                         }
                     }
                     Err(e) => errors.push(format!("cannot list `{key}`: {}", e.reason())),
@@ -114,7 +125,12 @@ fn restore_entry(
     key: &str,
     snapshot: &ContentSnapshot,
     errors: &mut Vec<String>,
+    depth: usize,
 ) {
+    if depth > MAX_DEPTH {
+        errors.push(format!("cannot restore `{key}`: more than {MAX_DEPTH} directories deep"));
+        return;
+    }
     let have = untrusted::kind_at(dir, name);
     let Some(want) = snapshot.manifest.entries.get(key) else {
         remove_tree(dir, name, key, errors);
@@ -168,9 +184,14 @@ fn restore_entry(
             for child_key in wanted {
                 let leaf = child_key.get(prefix.len()..).unwrap_or_default();
                 match unescape_name(leaf) {
-                    Some(bytes) => {
-                        restore_entry(fd.as_fd(), OsStr::from_bytes(&bytes), child_key, snapshot, errors)
-                    }
+                    Some(bytes) => restore_entry(
+                        fd.as_fd(),
+                        OsStr::from_bytes(&bytes),
+                        child_key,
+                        snapshot,
+                        errors,
+                        depth + 1,
+                    ),
                     None => errors.push(format!("cannot restore `{child_key}`: not a manifest key")),
                 }
             }
@@ -230,7 +251,7 @@ pub(crate) fn restore(root: &Path, snapshot: &ContentSnapshot) -> Result<(), Str
         let dup = rustix::fs::openat(&root_fd, ".", DOT, Mode::empty()).map_err(|e| e.to_string())?;
         // The directories on the way are not protected: made when missing, never followed.
         match untrusted::walk_dirs(dup, &names, &rel, Path::new(""), wanted) {
-            Ok(parent) => restore_entry(parent.as_fd(), &leaf, key, snapshot, &mut errors),
+            Ok(parent) => restore_entry(parent.as_fd(), &leaf, key, snapshot, &mut errors, 0),
             Err(untrusted::UntrustedError::Missing { .. }) if !wanted => {}
             Err(e) => errors.push(format!("cannot reach `{p}`: {}", e.reason())),
         }
@@ -285,6 +306,21 @@ mod tests {
         let after = crate::snapshot::capture(root, &protected).unwrap();
         assert_eq!(after, before, "content, kinds and modes are back, the additions gone");
         assert_eq!(std::fs::read_to_string(outside.path().join("victim")).unwrap(), "keep");
+    }
+
+    #[test]
+    fn a_tree_too_deep_to_remove_is_an_error_never_a_stack_overflow() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("okrs")).unwrap();
+        let before = crate::snapshot::capture(root, &["okrs".to_owned()]).unwrap();
+        let mut deep = root.join("okrs");
+        for _ in 0..(MAX_DEPTH + 10) {
+            deep.push("d");
+        }
+        std::fs::create_dir_all(&deep).unwrap();
+        let e = restore(root, &before).unwrap_err();
+        assert!(e.contains("directories deep"), "{e}");
     }
 
     #[test]
