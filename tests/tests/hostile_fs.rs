@@ -428,3 +428,41 @@ fn a_protected_tree_wider_than_the_descriptor_limit_is_walked_whole() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     assert_eq!((out.status.code(), &report["clean"]), (Some(0), &Value::Bool(true)), "{report}");
 }
+
+#[test]
+fn guard_run_restores_what_the_command_changed_without_git() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(root.join("okrs")).unwrap();
+    std::fs::write(root.join("okrs/a.md"), "objective A\n").unwrap();
+    let artifacts = dir.path().join("artifacts");
+    let store = dir.path().join("audit");
+    let script = "echo hacked > okrs/a.md && chmod 755 okrs/a.md && mkfifo okrs/p && ln -s /etc okrs/l";
+    let args = [
+        "guard",
+        "run",
+        "--item",
+        "I",
+        "--run",
+        "R",
+        "--artifacts",
+        artifacts.to_str().unwrap(),
+        "--root",
+        root.to_str().unwrap(),
+        "--json",
+        "--",
+        "sh",
+        "-c",
+        script,
+    ];
+    let out = warden(&store, &root, &args, None);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert_eq!(report["guard"]["violation"]["details"]["reverted"], true, "no git needed: {report}");
+    assert_eq!(std::fs::read_to_string(root.join("okrs/a.md")).unwrap(), "objective A\n");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(root.join("okrs/a.md")).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o111, 0, "the chmod is undone");
+    assert_eq!(std::fs::read_dir(root.join("okrs")).unwrap().count(), 1);
+}

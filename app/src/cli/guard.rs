@@ -27,7 +27,8 @@ pub(super) enum GuardCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Snapshot, run the agent command, check and revert, validate result.json if given, and
+    /// Snapshot (with content), run the agent command, check and revert from that content (no
+    /// git needed), validate result.json if given, and
     /// fail the item (exit 1) if the command failed, anything protected was touched, or the
     /// result is invalid.
     Run {
@@ -114,8 +115,10 @@ pub(super) async fn run(
         GuardCommand::Run { item, run, artifacts, result, root, config, json, command } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
             let warden = open(config)?;
+            // The content is kept in this process (U-8): the revert needs no git, and a commit
+            // the command makes launders nothing.
             let before =
-                warden.guard_snapshot(&root).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
+                warden.guard_capture(&root).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
             let (program, args) =
                 command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
             let mut child = std::process::Command::new(program);
@@ -125,7 +128,7 @@ pub(super) async fn run(
             }
             let exit = child.status().map(|s| s.code()).map_err(|e| format!("cannot run `{program}`: {e}"));
             let target = GuardTarget { root: &root, item: &item, run: &run, artifacts: &artifacts };
-            let guard = warden.check_guardrails(&target, &before, true).await;
+            let guard = warden.check_guardrails_restoring(&target, &before).await;
             let correlation = agentwarden_domain::audit::Correlation {
                 item: agentwarden_domain::audit::CorrelationId::new(item.clone()).ok(),
                 run: agentwarden_domain::audit::CorrelationId::new(run.clone()).ok(),
