@@ -206,8 +206,11 @@ pub fn split(root: Option<&Path>, path: &Path) -> Result<(PathBuf, Vec<OsString>
     if let Some(root) = root {
         let (root_parts, parts) = (strip(root), strip(path));
         let same_base = root.is_absolute() == path.is_absolute();
-        if same_base && parts.len() > root_parts.len() && parts.starts_with(&root_parts) {
-            let tail = parts.get(root_parts.len()..).unwrap_or_default();
+        let tail = parts.get(root_parts.len()..).unwrap_or_default();
+        // A path that leaves the root at once (`../x`) is not under it: anchored at its own
+        // directory below. One that goes down and then up (`a/../../x`) is refused.
+        let leaves = matches!(tail.first(), Some(Component::ParentDir));
+        if same_base && !leaves && !tail.is_empty() && parts.starts_with(&root_parts) {
             let mut names = Vec::with_capacity(tail.len());
             for c in tail {
                 match c {
@@ -455,6 +458,9 @@ mod tests {
         assert!(e.to_string().contains("is a directory"), "{e}");
         let e = read_text(Some(root), &root.join("a/../a/x.md"), 100).unwrap_err();
         assert!(matches!(e, UntrustedError::NotPlain { .. }), "{e}");
+        // A path that leaves the root at once is the human's: anchored at its own directory.
+        std::fs::create_dir(root.join("sub")).unwrap();
+        assert_eq!(read_text(Some(&root.join("sub")), &root.join("sub/../a/x.md"), 100).unwrap(), "hello");
         let _socket = std::os::unix::net::UnixListener::bind(root.join("a/sock")).unwrap();
         let e = read_text(Some(root), &root.join("a/sock"), 100).unwrap_err();
         assert!(e.to_string().contains("a socket"), "{e}");
