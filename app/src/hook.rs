@@ -283,6 +283,13 @@ impl Warden {
                         "protected paths were changed and have been {what}: {}",
                         changed_files.join(", ")
                     );
+                    if !violation.details.diff.odd.is_empty() {
+                        // What each odd entry is (U-10, U-11).
+                        reason.push_str(&format!(
+                            "; not files, links or directories: {}",
+                            violation.details.diff.odd.join(", ")
+                        ));
+                    }
                     if !violation.details.revert_error.is_empty() {
                         reason.push_str(&format!(" ({})", violation.details.revert_error));
                     }

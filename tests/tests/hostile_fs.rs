@@ -344,6 +344,7 @@ fn the_hook_restores_without_git_and_removes_odd_entries() {
         reason.contains("okrs/pipe") && reason.contains("okrs/x\\xfe") && reason.contains("okrs/q4.md"),
         "{reason}"
     );
+    assert!(reason.contains("okrs/pipe (a FIFO)"), "the kind is named: {reason}");
     let meta = std::fs::symlink_metadata(h.root.join("okrs/q4.md")).unwrap();
     assert!(meta.is_file());
     assert_eq!(std::fs::read_to_string(h.root.join("okrs/q4.md")).unwrap(), original);
