@@ -1,4 +1,5 @@
-//! Files an agent can touch, read and written by descriptor (issue 19, rulings U-1 … U-9).
+//! Files an agent can touch, read and written by descriptor (issue 19, rulings U-1 … U-5; the
+//! hook reads its event from stdin and its `result.json` through here, U-9).
 //!
 //! The agent under guard runs as the user: it can replace any file Warden reads or writes with
 //! a symbolic link, a FIFO, a socket or a directory, at any instant. So nothing here checks a
@@ -369,7 +370,7 @@ pub fn entries(dir: BorrowedFd<'_>, path: &Path) -> Result<Vec<(OsString, FileTy
     Ok(out)
 }
 
-/// A random temporary name for `name` (U-4): 128 bits from the kernel's generator.
+/// A random temporary name for `name` (U-4, U-5): 128 bits from the kernel's generator.
 pub(crate) fn temp_name(name: &OsStr) -> OsString {
     let mut random = [0u8; 16];
     // Without randomness the name is still created O_EXCL: a clash fails, it never redirects.

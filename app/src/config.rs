@@ -348,7 +348,7 @@ impl Config {
             Some(path) => (path, true),
             None => (Path::new(CONFIG_FILE), false),
         };
-        // U-5: read like every other file an agent can touch.
+        // U-1: read like every other file an agent can touch (a link refused).
         match agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES) {
             Ok(text) => Config::parse(path, &text),
             Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) if !required => {

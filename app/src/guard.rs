@@ -116,6 +116,8 @@ impl Warden {
     /// Compares the protected paths with `before`; on any change (or an unreadable tree) it
     /// reverts if asked, verifies the revert with a new snapshot, writes `violation.json`
     /// atomically, records a `guardrail_violation` event as the configured actor, and answers.
+    /// U-7: the event in Warden's own store is the record; `violation.json` in the artifacts
+    /// directory (which the agent can write) is only a copy, written by descriptor (U-4).
     pub async fn check_guardrails(
         &self,
         target: &GuardTarget<'_>,
