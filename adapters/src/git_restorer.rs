@@ -4,13 +4,13 @@
 //! repository is restored from that repository's `HEAD`, under the workspace's own prefix
 //! git runs with `-C root`, so paths resolve relative to the workspace.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path};
 use std::process::Command;
 
 use agentwarden_domain::guardrails::{EntryKind, TreeDiff, TreeManifest};
 use agentwarden_ports::Restorer;
 use async_trait::async_trait;
+use rustix::fs::FileType;
 
 /// Restores with the `git` on the `PATH`.
 #[derive(Debug, Clone, Default)]
@@ -43,43 +43,39 @@ impl GitRestorer {
         if let Some(bad) = diff.changed_paths().into_iter().find(|p| !plain(p)) {
             return Err(format!("refusing to touch `{bad}`: not a plain relative path"));
         }
-        // Added entries, deepest first, so a directory is empty when its turn comes.
+        // Added entries (odd ones and names that are not UTF-8 among them), deepest first, by
+        // descriptor (U-10): a link planted on the way is never followed.
         let mut added = diff.added.clone();
         added.sort_by(|a, b| b.cmp(a));
         for path in &added {
-            let full = root.join(path);
-            let removed = match std::fs::symlink_metadata(&full) {
-                Ok(meta) if meta.is_dir() => std::fs::remove_dir(&full),
-                Ok(_) => std::fs::remove_file(&full),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(e),
-            };
-            if let Err(e) = removed {
-                errors.push(format!("cannot remove added `{path}`: {e}"));
-            }
+            crate::restore::remove_path(root, path, &mut errors);
         }
-        // Modified entries whose kind changed: clear what the agent put there first.
+        // Modified entries whose kind changed, or that are odd: clear what the agent put there.
         for path in &diff.modified {
-            let full = root.join(path);
             let was = before.entries.get(path).map(|e| e.kind);
-            let now = std::fs::symlink_metadata(&full).ok();
-            let replaced = match (was, now) {
-                (Some(EntryKind::File | EntryKind::Symlink), Some(meta)) if meta.is_dir() => {
-                    std::fs::remove_dir_all(&full).map_err(|e| e.to_string())
-                }
-                (Some(EntryKind::File), Some(meta)) if meta.file_type().is_symlink() => {
-                    std::fs::remove_file(&full).map_err(|e| e.to_string())
-                }
-                _ => Ok(()),
-            };
-            if let Err(e) = replaced {
-                errors.push(format!("cannot clear `{path}`: {e}"));
+            let now = crate::restore::key_names(path).and_then(|names| {
+                let (leaf, dirs) = names.split_last()?;
+                let dir = crate::untrusted::open_anchor(root)
+                    .and_then(|fd| {
+                        crate::untrusted::walk_dirs(fd, dirs, Path::new(path), Path::new(""), false)
+                    })
+                    .ok()?;
+                crate::untrusted::kind_at(std::os::fd::AsFd::as_fd(&dir), leaf)
+            });
+            let same_kind = matches!(
+                (was, now),
+                (Some(EntryKind::File), Some(FileType::RegularFile))
+                    | (Some(EntryKind::Symlink), Some(FileType::Symlink))
+                    | (Some(EntryKind::Dir), Some(FileType::Directory))
+            );
+            if now.is_some() && !same_kind {
+                crate::restore::remove_path(root, path, &mut errors);
             }
         }
         // Directories git does not hold: recreate them.
         for path in diff.removed.iter().chain(&diff.modified) {
             if before.entries.get(path).is_some_and(|e| e.kind == EntryKind::Dir)
-                && let Err(e) = std::fs::create_dir_all(root.join(path))
+                && let Err(e) = crate::restore::make_dirs(root, path)
             {
                 errors.push(format!("cannot recreate `{path}`: {e}"));
             }
@@ -126,8 +122,8 @@ impl GitRestorer {
         // Permission bits git does not track.
         for path in diff.removed.iter().chain(&diff.modified) {
             if let Some(entry) = before.entries.get(path).filter(|e| e.kind != EntryKind::Symlink) {
-                let _ =
-                    std::fs::set_permissions(root.join(path), std::fs::Permissions::from_mode(entry.mode));
+                // What stays wrong is named by the check's new snapshot.
+                let _ = crate::restore::set_mode(root, path, entry.mode);
             }
         }
         if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }

@@ -8,7 +8,10 @@
 //! - [`UnavailableEventStore`]: a store that cannot be used; decisions against it deny.
 //! - [`SystemClock`], [`FixedClock`], [`SteppingClock`]: time.
 //! - [`ProcessEnvironment`], [`FixedEnvironment`]: environment variables.
-//! - [`LocalFileSystem`]: files, never following symbolic links; snapshots of protected paths.
+//! - [`LocalFileSystem`]: files, never following symbolic links; snapshots of protected paths,
+//!   with their content, and restores from them.
+//! - [`untrusted`]: the one way to read and write a file an agent can touch: by descriptor,
+//!   `O_NOFOLLOW`, regular files only, bounded; atomic writes that cannot be redirected.
 //! - [`GitRestorer`]: puts protected paths back with git.
 //! - [`ProcessChunkRunner`]: one process per fan-out chunk, in a box: output drained and
 //!   bounded, every descendant killed with it, a cleared environment (F-17 … F-19).
@@ -23,10 +26,12 @@ mod git_restorer;
 mod memory;
 mod postgres;
 mod process_runner;
+mod restore;
 mod sealing;
 mod sled;
 mod snapshot;
 mod unavailable;
+pub mod untrusted;
 
 pub use clock::{FixedClock, SteppingClock, SystemClock};
 pub use environment::{FixedEnvironment, ProcessEnvironment};

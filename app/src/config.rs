@@ -348,12 +348,13 @@ impl Config {
             Some(path) => (path, true),
             None => (Path::new(CONFIG_FILE), false),
         };
-        match std::fs::read_to_string(path) {
+        // U-1: read like every other file an agent can touch (a link refused).
+        match agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES) {
             Ok(text) => Config::parse(path, &text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(Config::default()),
-            Err(e) => {
-                Err(ConfigError { path: path.display().to_string(), line: None, message: e.to_string() })
+            Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) if !required => {
+                Ok(Config::default())
             }
+            Err(e) => Err(ConfigError { path: path.display().to_string(), line: None, message: e.reason() }),
         }
     }
 }

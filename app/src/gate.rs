@@ -113,8 +113,8 @@ impl Warden {
                 let file = match agentwarden_domain::governance::Name::new(raw) {
                     Ok(name) => {
                         let path = config.persona_path(&name);
-                        let file = self.files.read_text(&path, MAX_INPUT_BYTES).await;
-                        read.insert(key(&self.config.root, &path), digest(&file));
+                        let (file, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
+                        read.insert(key(&self.config.root, &path), digest(&file, mode));
                         Some(file)
                     }
                     Err(_) => None,
@@ -125,8 +125,8 @@ impl Warden {
         let mut agents = BTreeMap::new();
         for name in candidates_to_read(&request, &persona) {
             let path = config.agent_path(&name);
-            let file = self.files.read_text(&path, MAX_INPUT_BYTES).await;
-            read.insert(key(&self.config.root, &path), digest(&file));
+            let (file, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
+            read.insert(key(&self.config.root, &path), digest(&file, mode));
             agents.insert(name, read_agent(&file));
         }
         let mut warnings = Vec::new();
@@ -225,11 +225,11 @@ mod tests {
             Ok(page)
         });
         let mut files = MockFileSystem::new();
-        files.expect_read_text().returning(|path, _| {
+        files.expect_read_text_mode().returning(|path, _| {
             if path.ends_with("AGENT_M.md") {
-                FileRead::Text("---\nsubagents: [A]\n---\n".into())
+                (FileRead::Text("---\nsubagents: [A]\n---\n".into()), None)
             } else {
-                FileRead::Text("---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n".into())
+                (FileRead::Text("---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n".into()), None)
             }
         });
         Warden::builder()

@@ -4,7 +4,9 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, Head, ResultValidated};
-use agentwarden_domain::guardrails::{MAX_RESULT_BYTES, Problem, ResultValidation, validate_result};
+use agentwarden_domain::guardrails::{
+    ContentSnapshot, MAX_RESULT_BYTES, Problem, ResultValidation, validate_result,
+};
 use serde::Serialize;
 
 use crate::warden::Warden;
@@ -58,6 +60,19 @@ impl Warden {
     }
 }
 
+/// The largest snapshot file `warden guard check --snapshot` reads.
+pub(crate) const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How a guardrail check puts protected paths back.
+enum Revert<'a> {
+    /// It does not.
+    No,
+    /// Through the restorer port (git, R-3).
+    Restorer,
+    /// From a content snapshot in Warden's own storage (U-14): no git, nothing laundered.
+    Content(&'a ContentSnapshot),
+}
+
 /// The answer of [`Warden::check_guardrails`]: clean, or a violation (written and recorded).
 #[derive(Debug, Serialize)]
 pub struct GuardOutcome {
@@ -101,11 +116,38 @@ impl Warden {
     /// Compares the protected paths with `before`; on any change (or an unreadable tree) it
     /// reverts if asked, verifies the revert with a new snapshot, writes `violation.json`
     /// atomically, records a `guardrail_violation` event as the configured actor, and answers.
+    /// U-7: the event in Warden's own store is the record; `violation.json` in the artifacts
+    /// directory (which the agent can write) is only a copy, written by descriptor (U-4).
     pub async fn check_guardrails(
         &self,
         target: &GuardTarget<'_>,
         before: &agentwarden_domain::guardrails::TreeManifest,
         revert: bool,
+    ) -> GuardOutcome {
+        self.check(target, before, if revert { Revert::Restorer } else { Revert::No }).await
+    }
+
+    /// The content snapshot of the protected paths under `root` (U-12), to be kept in Warden's
+    /// own storage; an error (too large, unreadable) means there is none: fail closed.
+    pub async fn guard_capture(&self, root: &Path) -> Result<ContentSnapshot, String> {
+        self.files.capture(root, &self.config.guardrails.protected).await
+    }
+
+    /// [`Warden::check_guardrails`] with the revert made from `snapshot` (U-14): every protected
+    /// entry put back exactly and every added one removed, with no git.
+    pub async fn check_guardrails_restoring(
+        &self,
+        target: &GuardTarget<'_>,
+        snapshot: &ContentSnapshot,
+    ) -> GuardOutcome {
+        self.check(target, &snapshot.manifest, Revert::Content(snapshot)).await
+    }
+
+    async fn check(
+        &self,
+        target: &GuardTarget<'_>,
+        before: &agentwarden_domain::guardrails::TreeManifest,
+        revert: Revert<'_>,
     ) -> GuardOutcome {
         use agentwarden_domain::guardrails::{TreeDiff, Violation, ViolationDetails, diff, violation_type};
         let protected = &before.protected;
@@ -116,11 +158,14 @@ impl Warden {
         if changes.is_empty() && unreadable.is_none() {
             return GuardOutcome { clean: true, violation: None, violation_file: None, audit: None };
         }
-        let (reverted, revert_error) = match (&unreadable, revert) {
+        let (reverted, revert_error) = match (&unreadable, &revert) {
             (Some(why), _) => (false, format!("the protected tree could not be read: {why}")),
-            (None, false) => (false, "revert not requested".to_owned()),
-            (None, true) => {
-                let restored = self.restorer.restore(target.root, before, &changes).await;
+            (None, Revert::No) => (false, "revert not requested".to_owned()),
+            (None, Revert::Restorer | Revert::Content(_)) => {
+                let restored = match revert {
+                    Revert::Content(snapshot) => self.files.restore(target.root, snapshot).await,
+                    _ => self.restorer.restore(target.root, before, &changes).await,
+                };
                 let remaining = match self.files.snapshot(target.root, protected).await {
                     Ok(now) => diff(before, &now).changed_paths(),
                     Err(why) => vec![format!("(unreadable after revert: {why})")],
@@ -143,10 +188,18 @@ impl Warden {
         let violation = Violation {
             violation_type: first,
             details: ViolationDetails {
-                message: format!(
-                    "Agent directly modified protected paths ({}), which is prohibited",
-                    protected.join(", ")
-                ),
+                message: if changes.odd.is_empty() {
+                    format!(
+                        "Agent directly modified protected paths ({}), which is prohibited",
+                        protected.join(", ")
+                    )
+                } else {
+                    format!(
+                        "Agent directly modified protected paths ({}), which is prohibited; entries that do not belong there: {}",
+                        protected.join(", "),
+                        changes.odd.join(", ")
+                    )
+                },
                 changed_files,
                 diff: changes,
                 reverted,

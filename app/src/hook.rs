@@ -26,7 +26,7 @@ use agentwarden_domain::claude_code::{
     parse_hook_input, requested_result_path,
 };
 use agentwarden_domain::governance::{Name, ReadDigests, parse_request};
-use agentwarden_domain::guardrails::TreeManifest;
+use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::lineage::{LineageVerdict, walk};
 use agentwarden_domain::verdict::{Decision, Verdict};
 
@@ -215,8 +215,9 @@ impl Warden {
     ) -> Result<HookAnswer, WardenError> {
         let mut state = self.records().await?;
         let matched = state.session(session).match_start(&agent.agent_type).cloned();
-        let snapshot = match self.guard_snapshot(root).await {
-            Ok(manifest) => self.save_snapshot(session, &agent.agent_id, &manifest).await,
+        // The content, not only the digests, kept in Warden's own storage (U-12, U-14).
+        let snapshot = match self.guard_capture(root).await {
+            Ok(content) => self.save_snapshot(session, &agent.agent_id, &content).await,
             Err(why) => {
                 tracing::warn!(why = %why, "the protected paths could not be snapshotted");
                 false
@@ -239,17 +240,16 @@ impl Warden {
         Ok(HookAnswer::silent())
     }
 
-    async fn save_snapshot(&self, session: &str, agent_id: &str, manifest: &TreeManifest) -> bool {
-        let (Some(store), Ok(bytes)) = (&self.state, serde_json::to_vec(manifest)) else { return false };
+    async fn save_snapshot(&self, session: &str, agent_id: &str, content: &ContentSnapshot) -> bool {
+        let (Some(store), Ok(bytes)) = (&self.state, content.encode()) else { return false };
         store.write_projection(&snapshot_key(session, agent_id), bytes).await.is_ok()
     }
 
-    async fn load_snapshot(&self, session: &str, agent_id: &str) -> Result<TreeManifest, String> {
+    async fn load_snapshot(&self, session: &str, agent_id: &str) -> Result<ContentSnapshot, String> {
         let Some(store) = &self.state else { return Err("no state store is configured".into()) };
         match store.read_projection(&snapshot_key(session, agent_id)).await {
-            Ok(Some(bytes)) => {
-                serde_json::from_slice(&bytes).map_err(|e| format!("the snapshot is unreadable: {e}"))
-            }
+            // Decoding checks every entry's bytes against its digest (U-13).
+            Ok(Some(bytes)) => ContentSnapshot::decode(&bytes).map_err(|e| e.to_string()),
             Ok(None) => Err("no snapshot of the protected paths was taken when it started".into()),
             Err(e) => Err(e.to_string()),
         }
@@ -272,7 +272,9 @@ impl Warden {
                 let artifacts =
                     root.join(".agentwarden").join("violations").join(session).join(&agent.agent_id);
                 let target = GuardTarget { root, item: &agent.agent_id, run: session, artifacts: &artifacts };
-                let outcome = self.check_guardrails(&target, &before, true).await;
+                // Restored from the content kept at the start: a commit inside the subagent
+                // launders nothing, and no git is needed (U-14).
+                let outcome = self.check_guardrails_restoring(&target, &before).await;
                 if let Some(violation) = outcome.violation {
                     changed_files = violation.details.changed_files.clone();
                     reverted = violation.details.reverted;
@@ -281,6 +283,13 @@ impl Warden {
                         "protected paths were changed and have been {what}: {}",
                         changed_files.join(", ")
                     );
+                    if !violation.details.diff.odd.is_empty() {
+                        // What each odd entry is (U-10, U-11).
+                        reason.push_str(&format!(
+                            "; not files, links or directories: {}",
+                            violation.details.diff.odd.join(", ")
+                        ));
+                    }
                     if !violation.details.revert_error.is_empty() {
                         reason.push_str(&format!(" ({})", violation.details.revert_error));
                     }

@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use agentwarden_adapters::untrusted;
 use agentwarden_domain::governance::Name;
 use agentwarden_domain::lineage::{Manifest, Manifests};
 use serde::Deserialize;
@@ -108,19 +109,33 @@ pub fn parse_manifests(path: &Path, text: &str) -> Result<Manifests, ConfigError
 pub fn load_manifests(path: &Path) -> Result<Manifests, ConfigError> {
     let mut manifests = Manifests::new();
     let mut seen = BTreeMap::new();
-    let read = |file: &Path| std::fs::read_to_string(file).map_err(|e| error(file, None, e.to_string()));
-    if path.is_dir() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| error(path, None, e.to_string()))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "toml") && p.is_file())
-            .collect();
-        files.sort();
-        for file in files {
-            parse_into(&file, &read(&file)?, &mut manifests, &mut seen)?;
+    let read = |file: &Path| {
+        untrusted::read_text(None, file, crate::MAX_INPUT_BYTES).map_err(|e| error(file, None, e.reason()))
+    };
+    // U-6: a manifest is read like an instruction file: a link (the path itself, or a file in
+    // the directory) is refused, never followed; so is anything that is not a regular file.
+    match untrusted::list_dir(None, path) {
+        Ok(entries) => {
+            for (name, kind) in entries {
+                let file = path.join(&name);
+                if file.extension().is_none_or(|e| e != "toml") {
+                    continue;
+                }
+                if kind != untrusted::FileType::RegularFile {
+                    // A `*.toml` entry that is not a regular file is refused, not skipped.
+                    return Err(error(
+                        &file,
+                        None,
+                        format!("is {}, not a regular file", untrusted::kind_name(kind)),
+                    ));
+                }
+                parse_into(&file, &read(&file)?, &mut manifests, &mut seen)?;
+            }
         }
-    } else {
-        parse_into(path, &read(path)?, &mut manifests, &mut seen)?;
+        Err(untrusted::UntrustedError::WrongKind { .. }) => {
+            parse_into(path, &read(path)?, &mut manifests, &mut seen)?;
+        }
+        Err(e) => return Err(error(path, None, e.reason())),
     }
     Ok(manifests)
 }

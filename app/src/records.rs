@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use agentwarden_adapters::untrusted;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, DecodeError, Head, decode_ref};
 use agentwarden_domain::claude_code::HookState;
 use agentwarden_domain::governance::{FileRead, ReadDigests};
@@ -27,10 +28,19 @@ use crate::warden::{Warden, WardenError};
 /// The name under which the projection is saved in the state store.
 pub const RECORDS_PROJECTION: &str = "claude_code";
 
-/// BLAKE3 (hex) of what a read returned, `None` if nothing could be read.
-pub(crate) fn digest(read: &FileRead) -> Option<String> {
+/// BLAKE3 (hex) of what a read returned, `None` if nothing could be read. U-15: with the
+/// permission bits read from the same descriptor, they follow as ` mode 0NNNN`, so a `chmod`
+/// of a sealed file breaks the seal, naming it (a seal made before this digest changes too:
+/// seal again).
+pub(crate) fn digest(read: &FileRead, mode: Option<u32>) -> Option<String> {
     match read {
-        FileRead::Text(text) => Some(blake3::hash(text.as_bytes()).to_hex().to_string()),
+        FileRead::Text(text) => {
+            let hex = blake3::hash(text.as_bytes()).to_hex();
+            Some(match mode {
+                Some(mode) => format!("{hex} mode {mode:05o}"),
+                None => hex.to_string(),
+            })
+        }
         FileRead::Missing | FileRead::Unreadable(_) => None,
     }
 }
@@ -46,16 +56,16 @@ pub(crate) fn key(root: &Path, path: &Path) -> String {
     parts.join("/")
 }
 
-fn matching(dir: &Path, pattern: &FilePattern) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter(|e| pattern.matches(&e.file_name().to_string_lossy()))
-        .map(|e| e.path())
-        .collect();
-    files.sort();
-    files
+/// The files of `dir` whose names match: every entry that is not a directory (a link, a FIFO
+/// among them), so that sealing one fails rather than leaving it out (U-6).
+fn matching(root: &Path, dir: &Path, pattern: &FilePattern) -> Vec<PathBuf> {
+    let Ok(entries) = untrusted::list_dir(Some(root), dir) else { return Vec::new() };
+    entries
+        .into_iter()
+        .filter(|(_, kind)| *kind != untrusted::FileType::Directory)
+        .filter(|(name, _)| pattern.matches(&name.to_string_lossy()))
+        .map(|(name, _)| dir.join(name))
+        .collect()
 }
 
 impl Warden {
@@ -148,24 +158,20 @@ impl Warden {
             files.extend(self.manifest_files());
         }
         for path in files {
-            let text = self.files.read_text(&path, MAX_INPUT_BYTES).await;
-            read.insert(key(&self.config.root, &path), digest(&text));
+            let (text, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
+            read.insert(key(&self.config.root, &path), digest(&text, mode));
         }
     }
 
     fn manifest_files(&self) -> Vec<PathBuf> {
         let path = &self.config.lineage.manifests;
-        if path.is_dir() {
-            let Ok(entries) = std::fs::read_dir(path) else { return vec![path.clone()] };
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
+        match untrusted::list_dir(Some(&self.config.root), path) {
+            Ok(entries) => entries
+                .into_iter()
+                .map(|(name, _)| path.join(name))
                 .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-                .collect();
-            files.sort();
-            files
-        } else {
-            vec![path.clone()]
+                .collect(),
+            Err(_) => vec![path.clone()],
         }
     }
 
@@ -174,13 +180,17 @@ impl Warden {
     pub async fn seal_digests(&self) -> Result<BTreeMap<String, String>, String> {
         let subagents = &self.config.subagents;
         let mut files: Vec<PathBuf> = self.config.source.iter().cloned().collect();
-        files.extend(matching(&subagents.personas_dir, &subagents.persona_file_pattern));
-        files.extend(matching(&subagents.agents_dir, &subagents.agent_file_pattern));
-        files.extend(self.manifest_files().into_iter().filter(|p| p.exists()));
+        let root = &self.config.root;
+        files.extend(matching(root, &subagents.personas_dir, &subagents.persona_file_pattern));
+        files.extend(matching(root, &subagents.agents_dir, &subagents.agent_file_pattern));
+        // A manifest that is not there is not sealed; anything else (a link too) is read.
+        files.extend(self.manifest_files().into_iter().filter(|p| {
+            !matches!(untrusted::read_bytes(Some(root), p, 0), Err(untrusted::UntrustedError::Missing { .. }))
+        }));
         let mut digests = BTreeMap::new();
         for path in files {
-            let read = self.files.read_text(&path, MAX_INPUT_BYTES).await;
-            let digest = digest(&read).ok_or_else(|| match &read {
+            let (read, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
+            let digest = digest(&read, mode).ok_or_else(|| match &read {
                 FileRead::Unreadable(why) => format!("cannot seal `{}`: {why}", path.display()),
                 _ => format!("cannot seal `{}`: it vanished", path.display()),
             })?;

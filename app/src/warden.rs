@@ -203,7 +203,12 @@ impl WardenBuilder {
             store,
             clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
             environment: self.environment.unwrap_or_else(|| Arc::new(ProcessEnvironment)),
-            files: self.files.unwrap_or_else(|| Arc::new(LocalFileSystem)),
+            files: match self.files {
+                Some(files) => files,
+                None => Arc::new(LocalFileSystem::beneath(
+                    self.config.as_ref().map_or_else(|| PathBuf::from("."), |c| c.root.clone()),
+                )),
+            },
             restorer: self.restorer.unwrap_or_else(|| Arc::new(GitRestorer::default())),
             state,
             config: Arc::new(self.config.unwrap_or_default()),

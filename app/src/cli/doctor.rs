@@ -62,9 +62,10 @@ impl Check {
 }
 
 fn read(path: &Path) -> FileRead {
-    match std::fs::read_to_string(path) {
+    // By descriptor, like every read of a file an agent can touch (U-1).
+    match agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES) {
         Ok(text) => FileRead::Text(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileRead::Missing,
+        Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => FileRead::Missing,
         Err(e) => FileRead::Unreadable(e.to_string()),
     }
 }

@@ -71,9 +71,9 @@ pub(super) enum FanoutCommand {
     },
 }
 
-fn read_items(path: &PathBuf) -> Result<serde_json::Value, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::usage(format!("cannot read items `{}`: {e}", path.display())))?;
+fn read_items(path: &std::path::Path) -> Result<serde_json::Value, Failure> {
+    let text = agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES)
+        .map_err(|e| Failure::usage(format!("cannot read items: {e}")))?;
     parse_strict(&text).map_err(|e| Failure::usage(format!("`{}`: {e}", path.display())))
 }
 
@@ -207,7 +207,9 @@ pub(super) async fn run(
         FanoutCommand::Merge { results, json } => {
             let mut outcomes = Vec::with_capacity(results.len());
             for (index, path) in results.iter().enumerate() {
-                let value = std::fs::read_to_string(path).ok().and_then(|t| parse_strict(&t).ok());
+                let value = agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES)
+                    .ok()
+                    .and_then(|t| parse_strict(&t).ok());
                 outcomes.push(validate_chunk_result(index, value.as_ref()));
             }
             let merged = merge(&outcomes);

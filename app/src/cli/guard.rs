@@ -27,7 +27,8 @@ pub(super) enum GuardCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Snapshot, run the agent command, check and revert, validate result.json if given, and
+    /// Snapshot (with content), run the agent command, check and revert from that content (no
+    /// git needed), validate result.json if given, and
     /// fail the item (exit 1) if the command failed, anything protected was touched, or the
     /// result is invalid.
     Run {
@@ -117,8 +118,10 @@ pub(super) async fn run(
             let (program, args) =
                 command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
             let warden = open(config)?;
+            // The content is kept in this process (U-8): the revert needs no git, and a commit
+            // the command makes launders nothing.
             let before =
-                warden.guard_snapshot(&root).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
+                warden.guard_capture(&root).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
             let mut child = std::process::Command::new(program);
             child.args(args).current_dir(&root);
             if json {
@@ -126,7 +129,7 @@ pub(super) async fn run(
             }
             let exit = child.status().map(|s| s.code()).map_err(|e| format!("cannot run `{program}`: {e}"));
             let target = GuardTarget { root: &root, item: &item, run: &run, artifacts: &artifacts };
-            let guard = warden.check_guardrails(&target, &before, true).await;
+            let guard = warden.check_guardrails_restoring(&target, &before).await;
             let correlation = agentwarden_domain::audit::Correlation {
                 item: agentwarden_domain::audit::CorrelationId::new(item.clone()).ok(),
                 run: agentwarden_domain::audit::CorrelationId::new(run.clone()).ok(),
@@ -175,8 +178,9 @@ pub(super) async fn run(
         }
         GuardCommand::Check { snapshot, revert, item, run, artifacts, root, config, json } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-            let text = std::fs::read_to_string(&snapshot)
-                .map_err(|e| Failure::usage(format!("cannot read snapshot `{}`: {e}", snapshot.display())))?;
+            let text =
+                agentwarden_adapters::untrusted::read_text(None, &snapshot, crate::guard::MAX_SNAPSHOT_BYTES)
+                    .map_err(|e| Failure::usage(format!("cannot read snapshot: {e}")))?;
             let before: TreeManifest = serde_json::from_str(&text)
                 .map_err(|e| Failure::usage(format!("`{}` is not a snapshot: {e}", snapshot.display())))?;
             let warden = open(config)?;

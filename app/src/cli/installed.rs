@@ -39,10 +39,11 @@ struct Source {
 }
 
 fn read_source(path: &Path) -> Result<Option<Source>, String> {
-    let text = match std::fs::read_to_string(path) {
+    // By descriptor, like every read of a file an agent can touch (U-1).
+    let text = match agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
+        Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => return Ok(None),
+        Err(e) => return Err(format!("cannot read {e}")),
     };
     let settings: Value =
         serde_json::from_str(&text).map_err(|e| format!("`{}` is not valid JSON: {e}", path.display()))?;

@@ -32,10 +32,12 @@ use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
 use clap::Subcommand;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::wiring::{self, EVENTS, deadline_for, hook_command, is_ours};
 use super::{EXIT_OK, Failure};
+use agentwarden_adapters::untrusted::{self, UntrustedError};
+
 use crate::Config;
 use crate::config::{CONFIG_FILE, GuardrailsConfig};
 
@@ -80,42 +82,47 @@ fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u64) -
         if let Some(matcher) = matcher {
             group.insert("matcher".into(), matcher.into());
         }
-        let mut hook = json!({"type": "command", "command": command, "timeout": timeout});
+        let mut hook = Map::new();
+        hook.insert("type".into(), "command".into());
+        hook.insert("command".into(), command.into());
+        hook.insert("timeout".into(), timeout.into());
         // H-18: Claude Code honours `onFailure: "block"` on `PreToolUse` only; there it turns a
         // timeout, a missing binary and any exit but 0 and 2 into a block.
         if event == wiring::BLOCKING_EVENT {
-            hook["onFailure"] = json!("block");
+            hook.insert("onFailure".into(), "block".into());
         }
-        group.insert("hooks".into(), json!([hook]));
+        group.insert("hooks".into(), Value::Array(vec![Value::Object(hook)]));
         groups.push(Value::Object(group));
     }
     Ok(())
 }
 
-fn read_json_object(path: &Path) -> Result<Map<String, Value>, Failure> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
+fn read_json_object(project: &Path, path: &Path) -> Result<Map<String, Value>, Failure> {
+    match read_text_file(project, path)? {
+        None => Ok(Map::new()),
+        Some(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => Ok(map),
             Ok(_) => {
                 Err(Failure::usage(format!("`{}` is not a JSON object; nothing written", path.display())))
             }
             Err(e) => Err(Failure::usage(format!("`{}`: {e}; nothing written", path.display()))),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Map::new()),
-        Err(e) => Err(Failure::usage(format!("cannot read `{}`: {e}", path.display()))),
     }
 }
 
-/// Writes `text` to `path` through a temporary file beside it and a rename.
-fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Failure::usage(format!("cannot create `{}`: {e}", dir.display())))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temporary = dir.join(format!(".{name}.warden-tmp"));
-    std::fs::write(&temporary, text)
-        .and_then(|()| std::fs::rename(&temporary, path))
-        .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", path.display())))
+/// Reads a file an agent can touch, by descriptor (U-1): `None` when it does not exist.
+fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure> {
+    match untrusted::read_text(Some(project), path, crate::MAX_INPUT_BYTES) {
+        Ok(text) => Ok(Some(text)),
+        Err(UntrustedError::Missing { .. }) => Ok(None),
+        Err(e) => Err(Failure::usage(format!("cannot read {e}; nothing written"))),
+    }
+}
+
+/// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
+fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), Failure> {
+    untrusted::write_atomic(Some(project), path, text.as_bytes(), 0o644)
+        .map_err(|e| Failure::usage(format!("cannot write {e}")))
 }
 
 /// `path` relative to `project`, as a plain protected-path entry (`a/b`), if it lies inside.
@@ -235,9 +242,9 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
 
     // The configuration first: the guard's own files join its protected paths (H-12).
     let config_path = project.join(CONFIG_FILE);
-    let config_text = std::fs::read_to_string(&config_path).map_err(|e| {
+    let config_text = read_text_file(&project, &config_path)?.ok_or_else(|| {
         Failure::usage(format!(
-            "cannot read `{}`: {e}; write it first (see the README's \"Guard Claude Code\"), nothing written",
+            "there is no `{}`; write it first (see the README's \"Guard Claude Code\"), nothing written",
             config_path.display()
         ))
     })?;
@@ -248,7 +255,7 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", config_path.display())))?;
 
     let target = managed.clone().unwrap_or_else(|| project.join(".claude").join("settings.json"));
-    let mut settings = read_json_object(&target)?;
+    let mut settings = read_json_object(&project, &target)?;
     let command = hook_command(&exe, lock_ms, deadline);
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
@@ -260,9 +267,9 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
     text.push('\n');
 
     if !added.is_empty() {
-        write_atomically(&config_path, &new_config)?;
+        write_atomically(&project, &config_path, &new_config)?;
     }
-    write_atomically(&target, &text)?;
+    write_atomically(&project, &target, &text)?;
     let events = EVENTS
         .iter()
         .map(|(event, matcher)| matcher.map_or_else(|| (*event).to_owned(), |m| format!("{event} {m}")))
@@ -299,12 +306,12 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
     }
     if in_git_work_tree(&project) && store_ignored(&project) == Some(false) {
         let gitignore = project.join(".gitignore");
-        let mut existing = std::fs::read_to_string(&gitignore).unwrap_or_default();
+        let mut existing = read_text_file(&project, &gitignore)?.unwrap_or_default();
         if !existing.is_empty() && !existing.ends_with('\n') {
             existing.push('\n');
         }
         existing.push_str(".agentwarden/\n");
-        write_atomically(&gitignore, &existing)?;
+        write_atomically(&project, &gitignore, &existing)?;
         writeln!(out, "added `.agentwarden/` to {}", gitignore.display())?;
     }
     writeln!(

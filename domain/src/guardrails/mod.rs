@@ -4,11 +4,13 @@
 //! the protected paths and their diff, and the violation record. Reading the tree and
 //! reverting it happen in the application, through ports.
 
+mod content;
 mod manifest;
 mod result;
 mod violation;
 
-pub use manifest::{Entry, EntryKind, TreeDiff, TreeManifest, diff};
+pub use content::{ContentError, ContentSnapshot, file_digest, link_digest};
+pub use manifest::{Entry, EntryKind, TreeDiff, TreeManifest, diff, escape_name, unescape_name};
 pub use violation::{Violation, ViolationDetails, violation_type};
 
 pub use result::{

@@ -61,7 +61,12 @@ mod tests {
             details: ViolationDetails {
                 message: "m".into(),
                 changed_files: vec!["okrs/a.md".into()],
-                diff: TreeDiff { added: vec![], removed: vec![], modified: vec!["okrs/a.md".into()] },
+                diff: TreeDiff {
+                    added: vec![],
+                    removed: vec![],
+                    modified: vec!["okrs/a.md".into()],
+                    odd: vec![],
+                },
                 reverted: true,
                 revert_error: String::new(),
                 item_id: "ITEM-1".into(),

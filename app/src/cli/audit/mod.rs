@@ -296,8 +296,8 @@ pub(super) async fn run(
 }
 
 fn read_checkpoint(path: &std::path::Path) -> Result<Checkpoint, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::usage(format!("cannot read checkpoint `{}`: {e}", path.display())))?;
+    let text = agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES)
+        .map_err(|e| Failure::usage(format!("cannot read checkpoint: {e}")))?;
     serde_json::from_str(&text).map_err(|e| {
         Failure::usage(format!("`{}` is not a checkpoint ({{\"seq\", \"head_hash\"}}): {e}", path.display()))
     })
