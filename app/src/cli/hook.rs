@@ -93,8 +93,13 @@ pub(super) struct ApprovalsArgs {
 }
 
 /// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr.
+/// What needs no store is decided before it is opened (`crate::hook::before_store`: the
+/// quarantine marker, writes into protected paths, the fast path of H-24); a store that
+/// cannot be opened then gives the deny already known, or exit 2 (and quarantines the session
+/// at a stop, H-28).
 pub(super) async fn hook(
     args: HookArgs,
+    storage: impl FnOnce(&Config) -> crate::HookStorage,
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
@@ -106,8 +111,18 @@ pub(super) async fn hook(
         .read_to_string(&mut input)
         .map_err(|e| failed(format!("hook_input_invalid: cannot read stdin: {e}")))?;
     let config = Config::load(args.config.as_deref()).map_err(|e| failed(format!("config_invalid: {e}")))?;
-    let warden =
-        open(config).map_err(|e| failed(format!("store_unavailable: the audit log is unavailable: {e}")))?;
+    let storage = storage(&config);
+    let fallback = match crate::before_store(&config, &storage, &input) {
+        crate::Pre::Done(answer) => return answer_with(answer, out),
+        crate::Pre::Store { fallback } => fallback,
+    };
+    let warden = match open(config) {
+        Ok(warden) => warden,
+        Err(e) => {
+            let why = format!("store_unavailable: the audit log is unavailable: {e}");
+            return answer_with(crate::hook_store_unavailable(&storage, &input, fallback, why), out);
+        }
+    };
     // Fault injection for the tests, in debug builds only: a panic mid-decision, with the store
     // open, must still be exit 2 (the panic hook in `cli::main`), never Rust's 101, which
     // Claude Code would let through.
@@ -118,7 +133,12 @@ pub(super) async fn hook(
             panic!("fault injected by AGENTWARDEN_FAULT_PANIC");
         }
     }
-    let answer = warden.hook(&input).await;
+    let answer = warden.hook_with(&input, &storage).await;
+    answer_with(answer, out)
+}
+
+fn answer_with(answer: crate::HookAnswer, out: &mut dyn Write) -> Result<u8, Failure> {
+    let failed = |reason: String| Failure { code: HOOK_FAILED, reason };
     if let Some(stdout) = &answer.stdout {
         writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
     }

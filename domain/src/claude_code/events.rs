@@ -103,6 +103,10 @@ pub struct SubagentStarted {
     pub depth: Option<u64>,
     /// Whether the protected paths were snapshotted for the stop check.
     pub snapshot: bool,
+    /// Where they were snapshotted, when not the workspace root: a worktree subagent's own
+    /// worktree (H-27). Its stop is checked there too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
 }
 
 /// `subagent_stopped`, version 1: the stop check of a subagent (`SubagentStop`).

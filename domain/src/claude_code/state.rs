@@ -66,6 +66,9 @@ pub struct TrackedAgent {
     /// It stopped (allowed); it stays known so that a `SendMessage` can resume it (H-21).
     #[serde(default)]
     pub stopped: bool,
+    /// Where its protected paths are checked, when not the workspace root (H-27).
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 /// A session's quarantine (H-28).
@@ -323,12 +326,13 @@ impl HookState {
                 result_path: p.result_path,
                 approval_ref: p.approval_ref,
                 stopped: false,
+                root: e.root.clone(),
             },
             None => match tree.agents.get(&e.agent_id) {
                 // A tracked agent that starts again (resumed by a `SendMessage` Warden allowed)
                 // keeps its place: it is the same agent, of the same type.
                 Some(known) if known.depth.is_some() && known.agent_type == e.agent_type => {
-                    TrackedAgent { stopped: false, ..known.clone() }
+                    TrackedAgent { stopped: false, root: e.root.clone(), ..known.clone() }
                 }
                 _ => TrackedAgent {
                     agent_type: e.agent_type.clone(),
@@ -337,6 +341,7 @@ impl HookState {
                     result_path: None,
                     approval_ref: None,
                     stopped: false,
+                    root: e.root.clone(),
                 },
             },
         };

@@ -53,6 +53,7 @@ fn started(agent_id: &str, agent_type: &str, matched: Option<&PendingSpawn>) -> 
         parent: matched.and_then(|p| p.parent.clone()),
         depth: matched.map(|p| p.depth),
         snapshot: true,
+        root: None,
     }))
 }
 
