@@ -164,7 +164,11 @@ pub struct ClaudeCodeConfig {
 
 impl Default for ClaudeCodeConfig {
     fn default() -> Self {
-        ClaudeCodeConfig { main_persona: "main".to_owned(), builtin_agents: Vec::new(), agent_tools: Vec::new() }
+        ClaudeCodeConfig {
+            main_persona: "main".to_owned(),
+            builtin_agents: Vec::new(),
+            agent_tools: Vec::new(),
+        }
     }
 }
 

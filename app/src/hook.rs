@@ -43,8 +43,8 @@ use agentwarden_domain::guardrails::TreeManifest;
 use agentwarden_domain::lineage::{LineageVerdict, walk};
 use agentwarden_domain::verdict::{Decision, Verdict};
 
-pub use fast::{Pre, before_store};
 pub(crate) use fast::protected_write;
+pub use fast::{Pre, before_store};
 pub use storage::{HookStorage, Marker, SessionIndex};
 
 use crate::gate::GateRecords;
@@ -168,9 +168,9 @@ impl Warden {
                 Some(marker) => Ok(self.deny_in_quarantine(&mut state, session, &request, marker).await),
                 None => self.hook_spawn(session, request).await,
             },
-            HookEvent::Tool(call) => {
-                Ok(self.hook_tool(&mut state, session, input.cwd.as_deref(), call, quarantined.as_ref()).await)
-            }
+            HookEvent::Tool(call) => Ok(self
+                .hook_tool(&mut state, session, input.cwd.as_deref(), call, quarantined.as_ref())
+                .await),
             HookEvent::SubagentStart(agent) => {
                 let own = agent_root(&root, input.cwd.as_deref());
                 self.hook_start(session, agent, own.as_deref().unwrap_or(&root), own.is_some()).await
@@ -266,7 +266,8 @@ impl Warden {
     /// Rewrites the session's index from the records as last caught up (H-24; best effort).
     async fn write_index(&self, session: &str, storage: &HookStorage) {
         let Ok(state) = self.records().await else { return };
-        let quarantined = state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
+        let quarantined =
+            state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
         let index = SessionIndex::of(session, state.head.seq, quarantined, &state.session(session));
         if let Err(e) = storage.write_index(&index) {
             tracing::debug!(error = %e, "the session index could not be written");
@@ -552,13 +553,16 @@ fn quarantine_cause(
     stop_hook_active: bool,
 ) -> Option<HookFailure> {
     if !changed_files.is_empty() && !reverted {
-        let reason = format!("protected paths were changed and could not be reverted: {}", changed_files.join(", "));
+        let reason =
+            format!("protected paths were changed and could not be reverted: {}", changed_files.join(", "));
         return Some(failure("guardrails", "revert_failed", reason));
     }
-    let unresolved: Vec<&HookFailure> = failures.iter().filter(|f| f.code != "protected_path_changed").collect();
+    let unresolved: Vec<&HookFailure> =
+        failures.iter().filter(|f| f.code != "protected_path_changed").collect();
     if let (true, Some(first)) = (stop_hook_active, unresolved.first()) {
         let reasons: Vec<String> = unresolved.iter().map(|f| format!("{}: {}", f.code, f.reason)).collect();
-        let reason = format!("still failing after Claude Code continued the subagent once: {}", reasons.join("; "));
+        let reason =
+            format!("still failing after Claude Code continued the subagent once: {}", reasons.join("; "));
         return Some(failure(&first.stage, "stop_unresolved", reason));
     }
     None
@@ -575,7 +579,13 @@ pub fn hook_store_unavailable(
 ) -> HookAnswer {
     if let Ok(input) = parse_hook_input(input) {
         if let HookEvent::SubagentStop { agent, .. } = &input.event {
-            quarantine_unrecorded(storage, &input.session_id, Some(&agent.agent_id), "store_unavailable", &why);
+            quarantine_unrecorded(
+                storage,
+                &input.session_id,
+                Some(&agent.agent_id),
+                "store_unavailable",
+                &why,
+            );
             return HookAnswer::failed(format!(
                 "{why}; session `{}` is quarantined until a human runs `warden release --session {}`",
                 input.session_id, input.session_id
@@ -587,8 +597,15 @@ pub fn hook_store_unavailable(
 
 /// Writes the quarantine marker without the store (H-28); a failure is logged — the caller
 /// answers exit 2 or a block anyway.
-fn quarantine_unrecorded(storage: &HookStorage, session: &str, agent_id: Option<&str>, code: &str, reason: &str) {
-    let marker = Marker { code: code.to_owned(), reason: reason.to_owned(), agent_id: agent_id.map(str::to_owned) };
+fn quarantine_unrecorded(
+    storage: &HookStorage,
+    session: &str,
+    agent_id: Option<&str>,
+    code: &str,
+    reason: &str,
+) {
+    let marker =
+        Marker { code: code.to_owned(), reason: reason.to_owned(), agent_id: agent_id.map(str::to_owned) };
     if let Err(e) = storage.quarantine(session, &marker) {
         tracing::error!(error = %e, "the quarantine marker could not be written");
     }

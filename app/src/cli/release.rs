@@ -55,7 +55,10 @@ pub(super) async fn run(
     let recorded = warden.records().await?.quarantined.get(&args.session).cloned();
     let marker = storage.marker(&args.session).map_err(Failure::no)?;
     if recorded.is_none() && marker.is_none() {
-        return Err(Failure::usage(format!("session `{}` is not quarantined: nothing to release", args.session)));
+        return Err(Failure::usage(format!(
+            "session `{}` is not quarantined: nothing to release",
+            args.session
+        )));
     }
     storage.release(&args.session).map_err(Failure::no)?;
     let correlation =

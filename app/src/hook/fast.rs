@@ -23,9 +23,7 @@
 //! still consult the store (which re-creates a removed marker). Run Warden as another OS user
 //! (the resident service) to close it.
 
-use agentwarden_domain::claude_code::{
-    HookEvent, ToolKind, normalize, parse_hook_input, protected_target,
-};
+use agentwarden_domain::claude_code::{HookEvent, ToolKind, normalize, parse_hook_input, protected_target};
 
 use super::storage::{HookStorage, Marker};
 use super::{HookAnswer, quarantine_reason};
@@ -132,7 +130,8 @@ pub(crate) fn protected_write(config: &Config, cwd: Option<&str>, path: &str) ->
 }
 
 fn absolute(path: &std::path::Path) -> Option<String> {
-    let joined = if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir().ok()?.join(path) };
+    let joined =
+        if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir().ok()?.join(path) };
     normalize(&joined.to_string_lossy(), None)
 }
 

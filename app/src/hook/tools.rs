@@ -41,7 +41,9 @@ impl Warden {
                     target = Some(path.clone());
                     match protected_write(&self.config, cwd, path) {
                         None => return HookAnswer::silent(),
-                        Some(reason) => (Decision::Deny, Some(failure("protected_path", "protected_path_write", reason))),
+                        Some(reason) => {
+                            (Decision::Deny, Some(failure("protected_path", "protected_path_write", reason)))
+                        }
                     }
                 }
                 ToolKind::SendMessage { to } => {
@@ -101,14 +103,23 @@ impl Warden {
     }
 
     /// Records the decision, then answers it; an allow that cannot be recorded is a deny.
-    async fn answer_recorded(&self, state: &mut HookState, session: &str, event: HookToolEvaluated) -> HookAnswer {
+    async fn answer_recorded(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        event: HookToolEvaluated,
+    ) -> HookAnswer {
         let answer = match &event.failure {
             Some(f) if f.stage == "quarantine" || f.stage == "protected_path" => HookAnswer::deny(&f.reason),
             Some(f) => HookAnswer::deny(&describe(f)),
             None => HookAnswer::silent(),
         };
         let recorded = self
-            .record_and_apply(state, session_correlation(session), AuditEvent::HookToolEvaluated(Box::new(event)))
+            .record_and_apply(
+                state,
+                session_correlation(session),
+                AuditEvent::HookToolEvaluated(Box::new(event)),
+            )
             .await;
         match recorded {
             Ok(_) => answer,
