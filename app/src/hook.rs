@@ -660,6 +660,7 @@ mod tests {
                 .into(),
             },
             sessions: Default::default(),
+            quarantined: Default::default(),
         };
         store
             .write_projection(crate::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap())
@@ -720,6 +721,45 @@ mod tests {
         assert_eq!(answer.exit_code, HOOK_FAILED, "{answer:?}");
         assert!(answer.stderr.unwrap().starts_with("store_corrupt"));
         assert_eq!(answer.stdout, None);
+    }
+
+    #[test]
+    fn a_stop_quarantines_on_a_failed_revert_or_what_a_repeated_stop_did_not_fix() {
+        let changed = failure("guardrails", "protected_path_changed", "r");
+        let missing = failure("result", "result_invalid", "no file");
+        let no_snapshot = failure("guardrails", "snapshot_missing", "none");
+        let files = vec!["okrs/a.md".to_owned()];
+        let rows: [(Vec<HookFailure>, &[String], bool, bool, Option<&str>, &str); 8] = [
+            (vec![changed.clone()], &files, true, false, None, "reverted, first stop: a block"),
+            (vec![changed.clone()], &files, true, true, None, "reverted again on a repeated stop: a block"),
+            (vec![changed.clone()], &files, false, false, Some("revert_failed"), "not reverted"),
+            (vec![changed.clone(), missing.clone()], &files, false, true, Some("revert_failed"), "both"),
+            (vec![missing.clone()], &[], false, false, None, "result missing, first stop: a block"),
+            (vec![missing.clone()], &[], false, true, Some("stop_unresolved"), "result still missing"),
+            (vec![changed, missing], &files, true, true, Some("stop_unresolved"), "reverted but no result"),
+            (vec![no_snapshot], &[], false, true, Some("stop_unresolved"), "no snapshot, repeated"),
+        ];
+        for (failures, changed, reverted, active, expected, why) in rows {
+            let cause = quarantine_cause(&failures, changed, reverted, active);
+            assert_eq!(cause.as_ref().map(|c| c.code.as_str()), expected, "{why}");
+        }
+    }
+
+    #[test]
+    fn a_worktree_is_its_agents_root_and_a_subdirectory_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        let tree = dir.path().join("wt");
+        for d in [root.join(".git"), root.join("sub"), tree.clone()] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(tree.join(".git"), "gitdir: ../p/.git/worktrees/wt\n").unwrap();
+        let text = |p: &Path| p.display().to_string();
+        assert_eq!(agent_root(&root, Some(&text(&tree))), Some(std::fs::canonicalize(&tree).unwrap()));
+        assert_eq!(agent_root(&root, Some(&text(&root))), None, "the project itself");
+        assert_eq!(agent_root(&root, Some(&text(&root.join("sub")))), None, "a subdirectory");
+        assert_eq!(agent_root(&root, Some("wt")), None, "relative");
+        assert_eq!(agent_root(&root, None), None);
     }
 
     #[tokio::test]

@@ -178,6 +178,13 @@ fn an_untracked_agent_may_call_nothing_and_a_tracked_one_takes_the_fast_path() {
     let before = events(&p).len();
     allowed(&hook(&p, &bash(Some(("agent-planner-1", "planner")))));
     allowed(&hook(&p, &bash(None)));
+    // The fast path opens no store: allowed even while another process holds its lock.
+    let holder = lock_store(&p);
+    let fast = hook_with(&p, &bash(Some(("agent-planner-1", "planner"))), &["--lock-timeout-ms", "100"]);
+    let untracked = hook_with(&p, &bash(Some(("agent-coder-1", "coder"))), &["--lock-timeout-ms", "100"]);
+    unlock(holder);
+    allowed(&fast);
+    assert_eq!(untracked.0, 2, "not in the index: the store decides, and it is locked: exit 2 (a deny)");
     // A claimed type the index does not hold goes to the store, which denies it.
     let reason = deny_reason(&hook(&p, &bash(Some(("agent-planner-1", "coder")))));
     assert!(reason.contains("agent_type_mismatch"), "{reason}");
@@ -457,4 +464,40 @@ fn the_views_agree_on_a_hook_session() {
         String::from_utf8(timeline.stdout).unwrap().contains("guardrail_violation"),
         "the violation is in the session"
     );
+}
+
+#[test]
+fn a_worktree_subagent_is_snapshotted_and_checked_in_its_own_worktree() {
+    let p = project();
+    approve(&p);
+    let worktree = p.root.parent().unwrap().join("wt");
+    git(&p.root, &["worktree", "add", "-q", "-b", "agent", worktree.to_str().unwrap()]);
+    allowed(&hook(&p, &fixture("pre-task-main-planner")));
+    let in_worktree = |name: &str| {
+        let mut event: Value = serde_json::from_str(&fixture(name)).unwrap();
+        event["agent_id"] = json!("agent-planner-1");
+        event["agent_type"] = json!("planner");
+        event["cwd"] = json!(worktree.display().to_string());
+        event.to_string()
+    };
+    allowed(&hook(&p, &in_worktree("start-planner")));
+    // The project root's okrs change (another writer): not this agent's worktree.
+    std::fs::write(p.root.join("okrs/other.md"), "not the worktree\n").unwrap();
+    // The agent changes its worktree's okrs.
+    std::fs::write(worktree.join("okrs/q4.md"), "rewritten in the worktree\n").unwrap();
+    let (_, answer, _) = hook(&p, &in_worktree("stop-coder"));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(reason.contains("okrs/q4.md") && !reason.contains("okrs/other.md"), "{reason}");
+    assert!(std::fs::read_to_string(worktree.join("okrs/q4.md")).unwrap().starts_with("# Q4 objectives"));
+    let log = events(&p);
+    let started = of_type(&log, "subagent_started");
+    assert_eq!(started[0]["payload"]["root"], json!(worktree.display().to_string()));
+    // A start whose cwd is a subdirectory of the project (not a worktree) is checked at the root.
+    let sub = p.root.join("okrs");
+    let mut event: Value = serde_json::from_str(&fixture("start-coder")).unwrap();
+    event["cwd"] = json!(sub.display().to_string());
+    allowed(&hook(&p, &event.to_string()));
+    let log = events(&p);
+    assert!(of_type(&log, "subagent_started")[1]["payload"].get("root").is_none());
 }
