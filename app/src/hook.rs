@@ -263,9 +263,17 @@ impl Warden {
         }
     }
 
-    /// Rewrites the session's index from the records as last caught up (H-24; best effort).
+    /// Rewrites the session's index from the records as last caught up (H-24; best effort),
+    /// and saves the records themselves: a slow path that recorded nothing (a tool call the
+    /// index did not cover) must not leave the next one to fold the log again from the last
+    /// saved head — at 1M events that fold takes seconds.
     async fn write_index(&self, session: &str, storage: &HookStorage) {
         let Ok(state) = self.records().await else { return };
+        if let (Some(store), Ok(bytes)) = (&self.state, serde_json::to_vec(&state)) {
+            if let Err(e) = store.write_projection(crate::RECORDS_PROJECTION, bytes).await {
+                tracing::debug!(error = %e, "the records could not be saved");
+            }
+        }
         let quarantined =
             state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
         let index = SessionIndex::of(session, state.head.seq, quarantined, &state.session(session));
