@@ -269,10 +269,10 @@ impl Warden {
     /// saved head — at 1M events that fold takes seconds.
     async fn write_index(&self, session: &str, storage: &HookStorage) {
         let Ok(state) = self.records().await else { return };
-        if let (Some(store), Ok(bytes)) = (&self.state, serde_json::to_vec(&state)) {
-            if let Err(e) = store.write_projection(crate::RECORDS_PROJECTION, bytes).await {
-                tracing::debug!(error = %e, "the records could not be saved");
-            }
+        if let (Some(store), Ok(bytes)) = (&self.state, serde_json::to_vec(&state))
+            && let Err(e) = store.write_projection(crate::RECORDS_PROJECTION, bytes).await
+        {
+            tracing::debug!(error = %e, "the records could not be saved");
         }
         let quarantined =
             state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
@@ -585,20 +585,14 @@ pub fn hook_store_unavailable(
     fallback: Option<HookAnswer>,
     why: String,
 ) -> HookAnswer {
-    if let Ok(input) = parse_hook_input(input) {
-        if let HookEvent::SubagentStop { agent, .. } = &input.event {
-            quarantine_unrecorded(
-                storage,
-                &input.session_id,
-                Some(&agent.agent_id),
-                "store_unavailable",
-                &why,
-            );
-            return HookAnswer::failed(format!(
-                "{why}; session `{}` is quarantined until a human runs `warden release --session {}`",
-                input.session_id, input.session_id
-            ));
-        }
+    if let Ok(input) = parse_hook_input(input)
+        && let HookEvent::SubagentStop { agent, .. } = &input.event
+    {
+        quarantine_unrecorded(storage, &input.session_id, Some(&agent.agent_id), "store_unavailable", &why);
+        return HookAnswer::failed(format!(
+            "{why}; session `{}` is quarantined until a human runs `warden release --session {}`",
+            input.session_id, input.session_id
+        ));
     }
     fallback.unwrap_or_else(|| HookAnswer::failed(why))
 }
@@ -737,7 +731,9 @@ mod tests {
         let missing = failure("result", "result_invalid", "no file");
         let no_snapshot = failure("guardrails", "snapshot_missing", "none");
         let files = vec!["okrs/a.md".to_owned()];
-        let rows: [(Vec<HookFailure>, &[String], bool, bool, Option<&str>, &str); 8] = [
+        /// Failures, changed files, reverted, `stop_hook_active`, the quarantine's code, why.
+        type Row<'a> = (Vec<HookFailure>, &'a [String], bool, bool, Option<&'a str>, &'a str);
+        let rows: [Row<'_>; 8] = [
             (vec![changed.clone()], &files, true, false, None, "reverted, first stop: a block"),
             (vec![changed.clone()], &files, true, true, None, "reverted again on a repeated stop: a block"),
             (vec![changed.clone()], &files, false, false, Some("revert_failed"), "not reverted"),

@@ -8,6 +8,7 @@
     clippy::indexing_slicing,
     reason = "test code: a failed unwrap or index is a failed test"
 )]
+#![allow(clippy::zombie_processes, reason = "every lock holder is killed and waited for by `unlock`")]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -297,16 +298,21 @@ fn writes_into_protected_paths_are_denied_from_any_agent_before_they_happen() {
 fn lock_store(p: &Project) -> std::process::Child {
     let db = p.store.join("db");
     assert!(db.exists(), "the store exists");
-    let child = Command::new("flock").args(["-x", "-F"]).arg(&db).args(["sleep", "30"]).spawn().unwrap();
+    let mut child = Command::new("flock").args(["-x", "-F"]).arg(&db).args(["sleep", "30"]).spawn().unwrap();
     // Wait until the lock is held: a non-blocking flock fails while it is.
-    for _ in 0..200 {
+    let held = (0..200).any(|_| {
         let probe = Command::new("flock").args(["-n", "-x"]).arg(&db).arg("true").status().unwrap();
-        if !probe.success() {
-            return child;
+        if probe.success() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        std::thread::sleep(std::time::Duration::from_millis(10));
+        !probe.success()
+    });
+    if !held {
+        child.kill().unwrap();
+        child.wait().unwrap();
     }
-    panic!("the lock was never taken");
+    assert!(held, "the lock was never taken");
+    child
 }
 
 fn unlock(mut holder: std::process::Child) {

@@ -350,10 +350,8 @@ impl HookState {
 
     fn stopped(&mut self, seq: u64, session: &str, e: &SubagentStopped) {
         let tree = self.tree(seq, session);
-        if e.decision == Decision::Allow {
-            if let Some(agent) = tree.agents.get_mut(&e.agent_id) {
-                agent.stopped = true;
-            }
+        if let (Decision::Allow, Some(agent)) = (e.decision, tree.agents.get_mut(&e.agent_id)) {
+            agent.stopped = true;
         }
     }
 }
