@@ -1,5 +1,6 @@
-//! Claude Code hook input: parsing never panics; a spawn it accepts names a non-blank subagent
-//! type and a safe tool-use id (H-25); a requested result path is always relative and inside the workspace.
+//! Claude Code hook input: parsing never panics; the ids it accepts are safe as file names
+//! (H-25) and a spawn names a non-blank subagent type; a requested result path is always
+//! relative and inside the workspace.
 #![no_main]
 
 use agentwarden_domain::claude_code::{HookEvent, is_safe_id, parse_hook_input, requested_result_path};
