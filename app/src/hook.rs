@@ -263,17 +263,9 @@ impl Warden {
         }
     }
 
-    /// Rewrites the session's index from the records as last caught up (H-24; best effort),
-    /// and saves the records themselves: a slow path that recorded nothing (a tool call the
-    /// index did not cover) must not leave the next one to fold the log again from the last
-    /// saved head — at 1M events that fold takes seconds.
+    /// Rewrites the session's index from the records as last caught up (H-24; best effort).
     async fn write_index(&self, session: &str, storage: &HookStorage) {
         let Ok(state) = self.records().await else { return };
-        if let (Some(store), Ok(bytes)) = (&self.state, serde_json::to_vec(&state))
-            && let Err(e) = store.write_projection(crate::RECORDS_PROJECTION, bytes).await
-        {
-            tracing::debug!(error = %e, "the records could not be saved");
-        }
         let quarantined =
             state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
         let index = SessionIndex::of(session, state.head.seq, quarantined, &state.session(session));
@@ -675,6 +667,20 @@ mod tests {
         store.write_projection(crate::RECORDS_PROJECTION, b"not json".to_vec()).await.unwrap();
         let fresh = self::warden(store.clone());
         assert_eq!(fresh.records().await.unwrap().head, state.head);
+    }
+
+    #[tokio::test]
+    async fn records_caught_up_are_saved_so_that_the_next_process_does_not_fold_them_again() {
+        let store = Arc::new(MemoryEventStore::new());
+        let writer = warden(store.clone());
+        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        for _ in 0..3 {
+            writer.record(Correlation::default(), &note).await.unwrap();
+        }
+        warden(store.clone()).records().await.unwrap();
+        let saved = store.read_projection(crate::RECORDS_PROJECTION).await.unwrap().unwrap();
+        let saved: HookState = serde_json::from_slice(&saved).unwrap();
+        assert_eq!(saved.head.seq, 3, "a hook call that records nothing still saves what it folded");
     }
 
     #[tokio::test]
