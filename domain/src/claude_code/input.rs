@@ -1,9 +1,10 @@
 //! The hook's input: one JSON object on stdin, as Claude Code's hooks reference describes it.
 //!
 //! Unknown fields are ignored (new ones appear often). The fields Warden uses are strict: a
-//! field of the wrong type, a missing `session_id` or `hook_event_name`, a subagent call
-//! without a `subagent_type` — each is an [`InputError`], which the hook answers with exit
-//! code 2 (a deny for `PreToolUse`, a block for `SubagentStop`), never with a guess (H-1).
+//! field of the wrong type, a missing `session_id` or `hook_event_name`, an id that is not safe
+//! as a file name (H-25), a write tool without its path — each is an [`InputError`], which the
+//! hook answers with exit code 2 (a deny for `PreToolUse`, a block for `SubagentStop`), never
+//! with a guess (H-1). A subagent call without a `subagent_type` is `general-purpose` (H-20).
 
 use serde_json::{Map, Value};
 
