@@ -487,6 +487,19 @@ fn a_worktree_subagent_is_snapshotted_and_checked_in_its_own_worktree() {
         event.to_string()
     };
     allowed(&hook(&p, &in_worktree("start-planner")));
+    // A write into the worktree's okrs is denied even after the agent moved its cwd away.
+    let mut write: Value = serde_json::from_str(&tool(
+        &p,
+        "Write",
+        json!({"file_path": worktree.join("okrs/x.md").display().to_string(), "content": "x"}),
+        Some(("agent-planner-1", "planner")),
+    ))
+    .unwrap();
+    write["cwd"] = json!(p.root.parent().unwrap().display().to_string());
+    for _ in 0..2 {
+        // Decided from the index's roots before the store, and again by the store (recorded).
+        assert!(deny_reason(&hook(&p, &write.to_string())).contains("protected_path_write"));
+    }
     // The project root's okrs change (another writer): not this agent's worktree.
     std::fs::write(p.root.join("okrs/other.md"), "not the worktree\n").unwrap();
     // The agent changes its worktree's okrs.

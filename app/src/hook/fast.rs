@@ -62,16 +62,22 @@ pub fn before_store(config: &Config, storage: &HookStorage, input: &str) -> Pre 
         }
     }
     let Some(call) = call else { return Pre::Store { fallback: None } };
+    let index = storage.read_index(session);
     match &call.kind {
         ToolKind::SendMessage { .. } | ToolKind::StartsAgents => return Pre::Store { fallback: None },
         ToolKind::Write { path } => {
-            if let Some(reason) = protected_write(config, input.cwd.as_deref(), path) {
+            // A subagent's own root (H-27) is in the index; without one, the store knows it.
+            let own_root = match (&call.caller, &index) {
+                (Some(agent), Some(index)) => index.roots.get(&agent.agent_id).map(String::as_str),
+                _ => None,
+            };
+            if let Some(reason) = protected_write(config, input.cwd.as_deref(), own_root, path) {
                 return Pre::Store { fallback: Some(HookAnswer::deny(&reason)) };
             }
         }
         ToolKind::Other => {}
     }
-    let Some(index) = storage.read_index(session) else { return Pre::Store { fallback: None } };
+    let Some(index) = index else { return Pre::Store { fallback: None } };
     if index.quarantined {
         return Pre::Store { fallback: None };
     }
@@ -87,13 +93,19 @@ pub fn before_store(config: &Config, storage: &HookStorage, input: &str) -> Pre 
 /// H-26: the reason a write of `path` (from a hook input whose `cwd` is `cwd`) is refused, or
 /// `None` when it is outside every protected path.
 ///
-/// Protected are the configured paths under the workspace root and under the calling agent's
-/// `cwd` (a worktree subagent's own worktree). Both the target and the protected paths are
+/// Protected are the configured paths under the workspace root, under the hook input's `cwd`,
+/// and under the calling agent's own root recorded at its start (`own_root`: a worktree
+/// subagent's worktree, which a `cd` cannot move). Both the target and the protected paths are
 /// compared lexically (`.`/`..` normalised, relative to `cwd`) and as the file system resolves
 /// them (symlinked parents followed: the longest existing ancestor is canonicalised and the
 /// rest appended), so `link/x` with `link -> okrs` is caught. A relative target with no usable
 /// `cwd` cannot be placed: refused.
-pub(crate) fn protected_write(config: &Config, cwd: Option<&str>, path: &str) -> Option<String> {
+pub(crate) fn protected_write(
+    config: &Config,
+    cwd: Option<&str>,
+    own_root: Option<&str>,
+    path: &str,
+) -> Option<String> {
     let deny = |what: String| {
         Some(format!(
             "Agent Warden denied this at protected_path (protected_path_write): {what}; protected paths \
@@ -111,9 +123,7 @@ pub(crate) fn protected_write(config: &Config, cwd: Option<&str>, path: &str) ->
     if let Some(root) = absolute(&config.root) {
         bases.push(root);
     }
-    if let Some(cwd) = cwd.and_then(|c| normalize(c, None)) {
-        bases.push(cwd);
-    }
+    bases.extend([cwd, own_root].into_iter().flatten().filter_map(|c| normalize(c, None)));
     let mut protected: Vec<String> = Vec::new();
     for base in &bases {
         for p in &config.guardrails.protected {
@@ -190,8 +200,19 @@ mod tests {
             (&format!("{w}/src/a.md"), &w, false, "outside in the worktree"),
         ];
         for (path, cwd, denied, why) in rows {
-            assert_eq!(protected_write(&config, Some(cwd), path).is_some(), denied, "{why}: {path}");
+            assert_eq!(protected_write(&config, Some(cwd), None, path).is_some(), denied, "{why}: {path}");
         }
-        assert!(protected_write(&config, None, "notes.md").is_some(), "a relative path with no cwd: refused");
+        assert!(
+            protected_write(&config, None, None, "notes.md").is_some(),
+            "a relative path with no cwd: refused"
+        );
+        // A worktree agent that moved its cwd elsewhere: its own root still counts.
+        let elsewhere = root.join("src").display().to_string();
+        let into_worktree = format!("{w}/okrs/a.md");
+        assert!(
+            protected_write(&config, Some(&elsewhere), None, &into_worktree).is_none(),
+            "(without the root)"
+        );
+        assert!(protected_write(&config, Some(&elsewhere), Some(&w), &into_worktree).is_some());
     }
 }

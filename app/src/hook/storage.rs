@@ -46,6 +46,10 @@ pub struct SessionIndex {
     pub quarantined: bool,
     /// Tracked agents: id → type.
     pub tracked: BTreeMap<String, String>,
+    /// Tracked agents with a root of their own (a worktree, H-27): id → root. A write is
+    /// checked against its protected paths too, wherever the agent's `cwd` has moved since.
+    #[serde(default)]
+    pub roots: BTreeMap<String, String>,
 }
 
 impl SessionIndex {
@@ -55,7 +59,11 @@ impl SessionIndex {
             .tracked()
             .filter_map(|id| tree.agents.get(id).map(|a| (id.clone(), a.agent_type.clone())))
             .collect();
-        SessionIndex { session: session.to_owned(), head, quarantined, tracked }
+        let roots = tree
+            .tracked()
+            .filter_map(|id| tree.agents.get(id).and_then(|a| a.root.clone()).map(|root| (id.clone(), root)))
+            .collect();
+        SessionIndex { session: session.to_owned(), head, quarantined, tracked, roots }
     }
 }
 

@@ -39,7 +39,12 @@ impl Warden {
                 ToolKind::Other => return HookAnswer::silent(),
                 ToolKind::Write { path } => {
                     target = Some(path.clone());
-                    match protected_write(&self.config, cwd, path) {
+                    let own_root = call
+                        .caller
+                        .as_ref()
+                        .and_then(|c| tree.agents.get(&c.agent_id))
+                        .and_then(|a| a.root.as_deref());
+                    match protected_write(&self.config, cwd, own_root, path) {
                         None => return HookAnswer::silent(),
                         Some(reason) => {
                             (Decision::Deny, Some(failure("protected_path", "protected_path_write", reason)))
