@@ -22,6 +22,8 @@
 //!
 //! [claude_code]
 //! main_persona = "main"     # the main session's persona, the root of every spawn tree
+//! builtin_agents = []       # Claude Code's built-in agent types that may be spawned (H-20)
+//! agent_tools = []          # tools that start agents (`Workflow`, …) that may be used (H-22)
 //!
 //! [store]
 //! url = "postgres://warden@db.internal/audit"   # or a directory; --store/AGENTWARDEN_STORE win
@@ -152,11 +154,21 @@ pub struct ClaudeCodeConfig {
     /// says which subagents it may spawn, and the manifests what its type may do.
     /// A plain name, checked when the file is read (and again where it is used).
     pub main_persona: String,
+    /// Built-in agent types (`general-purpose`, `Explore`, …) a spawn may ask for; the rest are
+    /// denied before the gate (H-20). Default: none.
+    pub builtin_agents: Vec<String>,
+    /// Tools other than `Agent`/`Task` that start agents (`Workflow`, …) and may be used;
+    /// the rest are denied (H-22). Default: none.
+    pub agent_tools: Vec<String>,
 }
 
 impl Default for ClaudeCodeConfig {
     fn default() -> Self {
-        ClaudeCodeConfig { main_persona: "main".to_owned() }
+        ClaudeCodeConfig {
+            main_persona: "main".to_owned(),
+            builtin_agents: Vec::new(),
+            agent_tools: Vec::new(),
+        }
     }
 }
 
@@ -231,6 +243,8 @@ struct StoreSection {
 #[serde(deny_unknown_fields)]
 struct ClaudeCodeSection {
     main_persona: Option<String>,
+    builtin_agents: Option<Vec<String>>,
+    agent_tools: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -315,9 +329,31 @@ impl Config {
             None => None,
         };
         let mut claude_code = ClaudeCodeConfig::default();
-        if let Some(persona) = file.claude_code.and_then(|c| c.main_persona) {
-            Name::new(&persona).map_err(|e| error(None, format!("claude_code.main_persona: {e}")))?;
-            claude_code.main_persona = persona;
+        if let Some(section) = file.claude_code {
+            if let Some(persona) = section.main_persona {
+                Name::new(&persona).map_err(|e| error(None, format!("claude_code.main_persona: {e}")))?;
+                claude_code.main_persona = persona;
+            }
+            if let Some(builtin) = section.builtin_agents {
+                let known = agentwarden_domain::claude_code::BUILTIN_AGENT_TYPES;
+                if let Some(unknown) = builtin.iter().find(|b| !known.contains(&b.as_str())) {
+                    return Err(error(
+                        None,
+                        format!("claude_code.builtin_agents: `{unknown}` is not one of {}", known.join(", ")),
+                    ));
+                }
+                claude_code.builtin_agents = builtin;
+            }
+            if let Some(tools) = section.agent_tools {
+                let known = agentwarden_domain::claude_code::AGENT_STARTING_TOOLS;
+                if let Some(unknown) = tools.iter().find(|t| !known.contains(&t.as_str())) {
+                    return Err(error(
+                        None,
+                        format!("claude_code.agent_tools: `{unknown}` is not one of {}", known.join(", ")),
+                    ));
+                }
+                claude_code.agent_tools = tools;
+            }
         }
         let store = match file.store.map(|s| s.url) {
             Some(url) if agentwarden_adapters::PgConfig::is_postgres_url(&url) => {
@@ -381,6 +417,14 @@ mod tests {
         assert_eq!(Config { source: None, ..empty }, Config::default());
         assert_eq!(config.root, Path::new("proj"), "the workspace root is the file's directory");
         assert_eq!(config.claude_code.main_persona, "main");
+        assert!(config.claude_code.builtin_agents.is_empty() && config.claude_code.agent_tools.is_empty());
+        let listed = Config::parse(
+            Path::new("agentwarden.toml"),
+            "[claude_code]\nbuiltin_agents = [\"Explore\"]\nagent_tools = [\"Workflow\"]\n",
+        )
+        .unwrap();
+        assert_eq!(listed.claude_code.builtin_agents, ["Explore"]);
+        assert_eq!(listed.claude_code.agent_tools, ["Workflow"]);
     }
 
     #[test]
@@ -398,6 +442,8 @@ mod tests {
             "[subagents]\nenable_env = \"A B\"\n",
             "[claude_code]\nmain_persona = \"../main\"\n",
             "[claude_code]\nmain_personas = \"main\"\n",
+            "[claude_code]\nbuiltin_agents = [\"general_purpose\"]\n",
+            "[claude_code]\nagent_tools = [\"Bash\"]\n",
             "[nope]\n",
             "[subagents\n",
             "[store]\nurl = \"postgres://u@h/d?bogus=1\"\n",

@@ -95,6 +95,9 @@ pub struct GuardTarget<'a> {
     pub item: &'a str,
     /// The run.
     pub run: &'a str,
+    /// The Claude Code session, when the hook checks a subagent: the violation is recorded
+    /// under it, so that the session's timeline shows it (H-30).
+    pub session: Option<&'a str>,
     /// Where `violation.json` goes.
     pub artifacts: &'a Path,
 }
@@ -218,6 +221,7 @@ impl Warden {
         let correlation = Correlation {
             item: agentwarden_domain::audit::CorrelationId::new(target.item).ok(),
             run: agentwarden_domain::audit::CorrelationId::new(target.run).ok(),
+            session: target.session.and_then(|s| agentwarden_domain::audit::CorrelationId::new(s).ok()),
             ..Correlation::default()
         };
         let recorder = match agentwarden_domain::audit::Actor::new(self.config.guardrails.actor.clone()) {

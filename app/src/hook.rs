@@ -1,34 +1,51 @@
 //! The Claude Code hook use case: `warden hook` reads one hook event and answers in the
-//! protocol of Claude Code's hooks reference.
+//! protocol of Claude Code's hooks reference. It runs for every tool call (the hook is installed
+//! for all tools), so most of them are decided before the store is opened ([`fast`], H-24).
 //!
 //! - `PreToolUse` of `Task`/`Agent`: the subagent gate (persona: the calling subagent's type,
 //!   or `[claude_code] main_persona`; metadata: the human approval state that only `warden
-//!   seal`/`approve`/`revoke` set) and the lineage walk of parent → requested type. Allow: exit
-//!   0, no output (Claude Code's own permission flow goes on). Deny: exit 0 with a
-//!   `permissionDecision: "deny"` carrying the first failure's reason.
+//!   seal`/`approve`/`revoke` set) and the lineage walk of parent → requested type. A spawn
+//!   without `subagent_type` is `general-purpose`, and a built-in type is denied unless
+//!   `[claude_code] builtin_agents` lists it (H-20). Allow: exit 0, no output (Claude Code's own
+//!   permission flow goes on). Deny: exit 0 with a `permissionDecision: "deny"` carrying the
+//!   first failure's reason.
+//! - `PreToolUse` of any other tool: denied in a quarantined session (H-28) and from an agent
+//!   no allowed spawn accounts for (H-23); a write into a protected path is denied (H-26); a
+//!   `SendMessage` re-checks the approval its target runs under (H-21); a tool that starts
+//!   agents is denied unless `[claude_code] agent_tools` lists it (H-22). Each of those is
+//!   recorded (`hook_tool_evaluated`); anything else is allowed unrecorded.
 //! - `SubagentStart`: the agent is matched to a pending allowed spawn (H-2) and the protected
-//!   paths are snapshotted for its stop check.
+//!   paths are snapshotted for its stop check, in its own worktree when it has one (H-27).
 //! - `SubagentStop`: protected paths compared with that snapshot (reverted on a change), and the
 //!   `result.json` the prompt asked for validated; any failure blocks the stop with its reasons.
-//! - Every other event or tool: exit 0, no output.
+//!   A stop that cannot be made safe quarantines the session (H-28, H-29).
 //!
 //! Every decision is one event, recorded before the answer, with the session as correlation
-//! and the tool-use and agent ids in its payload. Whatever goes wrong inside — bad input, a
-//! store that cannot be opened or read, a log that does not verify — is exit 2, which Claude
-//! Code treats as a deny (`PreToolUse`) or a block (`SubagentStop`); any other exit code would
-//! let the call run.
+//! and the tool-use and agent ids in its payload. Whatever goes wrong inside — bad input (then
+//! recorded as `hook_input_refused` when the store can be used), a store that cannot be opened
+//! or read, a log that does not verify — is exit 2, which Claude Code treats as a deny
+//! (`PreToolUse`) or a block (`SubagentStop`); any other exit code would let the call run.
 
-use std::path::Path;
+mod fast;
+mod storage;
+mod tools;
+
+use std::path::{Path, PathBuf};
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId};
 use agentwarden_domain::claude_code::{
-    CallingAgent, HookEvent, HookFailure, SpawnEvaluated, SpawnRequest, SubagentStarted, SubagentStopped,
-    parse_hook_input, requested_result_path,
+    BUILTIN_AGENT_TYPES, CallingAgent, HookEvent, HookFailure, HookInputRefused, HookState, InputError,
+    SessionQuarantined, SpawnEvaluated, SpawnRequest, SubagentStarted, SubagentStopped, parse_hook_input,
+    requested_result_path,
 };
 use agentwarden_domain::governance::{Name, ReadDigests, parse_request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::lineage::{LineageVerdict, walk};
 use agentwarden_domain::verdict::{Decision, Verdict};
+
+pub(crate) use fast::protected_write;
+pub use fast::{Pre, before_store};
+pub use storage::{HookStorage, Marker, SessionIndex};
 
 use crate::gate::GateRecords;
 use crate::guard::GuardTarget;
@@ -50,7 +67,7 @@ pub struct HookAnswer {
 }
 
 impl HookAnswer {
-    fn silent() -> Self {
+    pub(crate) fn silent() -> Self {
         HookAnswer { exit_code: 0, stdout: None, stderr: None }
     }
 
@@ -59,7 +76,7 @@ impl HookAnswer {
         HookAnswer { exit_code: HOOK_FAILED, stdout: None, stderr: Some(reason.into()) }
     }
 
-    fn deny(reason: &str) -> Self {
+    pub(crate) fn deny(reason: &str) -> Self {
         let answer = serde_json::json!({"hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
@@ -72,6 +89,16 @@ impl HookAnswer {
         let answer = serde_json::json!({"decision": "block", "reason": reason});
         HookAnswer { exit_code: 0, stdout: Some(answer.to_string()), stderr: None }
     }
+}
+
+/// The reason every tool call of a quarantined session is denied with (H-28).
+pub(crate) fn quarantine_reason(session: &str, marker: &Marker) -> String {
+    format!(
+        "Agent Warden denied this at quarantine (session_quarantined): session `{session}` is quarantined \
+         ({}: {}); nothing more runs in it until a human checks the workspace and runs \
+         `warden release --session {session}` outside the session",
+        marker.code, marker.reason
+    )
 }
 
 fn failure(stage: &str, code: &str, reason: impl Into<String>) -> HookFailure {
@@ -91,27 +118,160 @@ fn snapshot_key(session: &str, agent_id: &str) -> String {
     format!("snapshot/{}/{session}/{agent_id}", session.len())
 }
 
+/// H-27: where a subagent's protected paths are snapshotted and checked. Its `cwd` when that is
+/// the root of a git working tree other than the workspace root (a worktree subagent's own
+/// worktree: it holds a `.git` entry); otherwise the workspace root — a session started in a
+/// subdirectory of the project is still checked at the project's root.
+pub(crate) fn agent_root(workspace: &Path, cwd: Option<&str>) -> Option<PathBuf> {
+    let cwd = PathBuf::from(cwd?);
+    if !cwd.is_absolute() || !cwd.join(".git").exists() {
+        return None;
+    }
+    let real = std::fs::canonicalize(&cwd).ok()?;
+    let project = std::fs::canonicalize(workspace).ok();
+    (project.as_ref() != Some(&real)).then_some(real)
+}
+
 impl Warden {
-    /// Answers one Claude Code hook event given as the JSON text of its stdin.
+    /// Answers one Claude Code hook event given as the JSON text of its stdin, with the hook's
+    /// files (quarantine markers, session index) under `.agentwarden/` of the workspace root.
     pub async fn hook(&self, input: &str) -> HookAnswer {
-        let input = match parse_hook_input(input) {
+        let storage = HookStorage::new(self.config.root.join(".agentwarden"));
+        self.hook_with(input, &storage).await
+    }
+
+    /// Answers one hook event with the hook's files in `storage`.
+    pub async fn hook_with(&self, text: &str, storage: &HookStorage) -> HookAnswer {
+        let input = match parse_hook_input(text) {
             Ok(input) => input,
-            Err(e) => return HookAnswer::failed(format!("{}: {e}", e.code())),
-        };
-        let session = input.session_id.as_str();
-        if let Err(e) = CorrelationId::new(session) {
-            return HookAnswer::failed(format!("hook_input_wrong_type: `session_id` is not usable: {e}"));
-        }
-        let root = self.config.root.clone();
-        let answer = match input.event {
-            HookEvent::OtherTool { .. } | HookEvent::Other { .. } => Ok(HookAnswer::silent()),
-            HookEvent::Spawn(request) => self.hook_spawn(session, request).await,
-            HookEvent::SubagentStart(agent) => self.hook_start(session, agent, &root).await,
-            HookEvent::SubagentStop { agent, stop_hook_active } => {
-                self.hook_stop(session, agent, stop_hook_active, &root).await
+            Err(e) => {
+                self.record_refused(&e, text).await;
+                return HookAnswer::failed(format!("{}: {e}", e.code()));
             }
         };
-        answer.unwrap_or_else(|e| HookAnswer::failed(format!("{}: {e}", e.code())))
+        let session = input.session_id.as_str();
+        let is_stop = matches!(input.event, HookEvent::SubagentStop { .. });
+        let mut state = match self.records().await {
+            Ok(state) => state,
+            Err(e) => {
+                if is_stop {
+                    quarantine_unrecorded(storage, session, None, "store_unavailable", &e.to_string());
+                }
+                return HookAnswer::failed(format!("{}: {e}", e.code()));
+            }
+        };
+        let quarantined = self.quarantine_in_force(&mut state, session, storage).await;
+        let root = self.config.root.clone();
+        let answer = match input.event {
+            HookEvent::Other { .. } => Ok(HookAnswer::silent()),
+            HookEvent::Spawn(request) => match &quarantined {
+                Some(marker) => Ok(self.deny_in_quarantine(&mut state, session, &request, marker).await),
+                None => self.hook_spawn(session, request).await,
+            },
+            HookEvent::Tool(call) => Ok(self
+                .hook_tool(&mut state, session, input.cwd.as_deref(), call, quarantined.as_ref())
+                .await),
+            HookEvent::SubagentStart(agent) => {
+                let own = agent_root(&root, input.cwd.as_deref());
+                self.hook_start(session, agent, own.as_deref().unwrap_or(&root), own.is_some()).await
+            }
+            HookEvent::SubagentStop { agent, stop_hook_active } => {
+                let own = state.session(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
+                let root = own.map_or(root, PathBuf::from);
+                self.hook_stop(session, agent, stop_hook_active, &root, storage, quarantined.is_some()).await
+            }
+        };
+        let answer = answer.unwrap_or_else(|e| {
+            if is_stop {
+                quarantine_unrecorded(storage, session, None, "store_unavailable", &e.to_string());
+            }
+            HookAnswer::failed(format!("{}: {e}", e.code()))
+        });
+        self.write_index(session, storage).await;
+        answer
+    }
+
+    /// H-30: an input the hook refuses is recorded when the store can be used — by digest and
+    /// length, without a session (its ids are not trusted).
+    async fn record_refused(&self, error: &InputError, text: &str) {
+        let event = AuditEvent::HookInputRefused(Box::new(HookInputRefused {
+            code: error.code().to_owned(),
+            reason: error.to_string(),
+            digest: blake3::hash(text.as_bytes()).to_hex().to_string(),
+            bytes: u64::try_from(text.len()).unwrap_or(u64::MAX),
+        }));
+        if let Err(e) = self.record(Correlation::default(), &event).await {
+            tracing::warn!(error = %e, "the refused hook input could not be recorded");
+        }
+    }
+
+    /// The quarantine of `session`, reconciling the marker with the log (H-28): a marker the
+    /// log does not know yet (written while the store could not be used) is recorded now; a
+    /// quarantine the log knows whose marker is gone is marked again.
+    async fn quarantine_in_force(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        storage: &HookStorage,
+    ) -> Option<Marker> {
+        let recorded = state.quarantined.get(session).cloned();
+        match (storage.marker(session), recorded) {
+            (Err(why), _) => Some(Marker { code: "session_quarantined".into(), reason: why, agent_id: None }),
+            (Ok(Some(marker)), Some(_)) => Some(marker),
+            (Ok(Some(marker)), None) => {
+                let event = AuditEvent::SessionQuarantined(Box::new(SessionQuarantined {
+                    agent_id: marker.agent_id.clone(),
+                    code: marker.code.clone(),
+                    reason: marker.reason.clone(),
+                }));
+                if let Err(e) = self.record_and_apply(state, session_correlation(session), event).await {
+                    tracing::warn!(error = %e, "the quarantine could not be recorded yet");
+                }
+                Some(marker)
+            }
+            (Ok(None), Some(q)) => {
+                let marker = Marker { code: q.code, reason: q.reason, agent_id: None };
+                if let Err(e) = storage.quarantine(session, &marker) {
+                    tracing::warn!(error = %e, "the quarantine marker could not be written again");
+                }
+                Some(marker)
+            }
+            (Ok(None), None) => None,
+        }
+    }
+
+    /// Quarantines `session` (H-28): marker first (it holds without the store), then the event.
+    async fn quarantine(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        storage: &HookStorage,
+        agent_id: Option<&str>,
+        cause: &HookFailure,
+    ) {
+        quarantine_unrecorded(storage, session, agent_id, &cause.code, &cause.reason);
+        if state.quarantined.contains_key(session) {
+            return;
+        }
+        let event = AuditEvent::SessionQuarantined(Box::new(SessionQuarantined {
+            agent_id: agent_id.map(str::to_owned),
+            code: cause.code.clone(),
+            reason: cause.reason.clone(),
+        }));
+        if let Err(e) = self.record_and_apply(state, session_correlation(session), event).await {
+            tracing::warn!(error = %e, "the quarantine could not be recorded; the marker holds it");
+        }
+    }
+
+    /// Rewrites the session's index from the records as last caught up (H-24; best effort).
+    async fn write_index(&self, session: &str, storage: &HookStorage) {
+        let Ok(state) = self.records().await else { return };
+        let quarantined =
+            state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
+        let index = SessionIndex::of(session, state.head.seq, quarantined, &state.session(session));
+        if let Err(e) = storage.write_index(&index) {
+            tracing::debug!(error = %e, "the session index could not be written");
+        }
     }
 
     async fn hook_spawn(&self, session: &str, request: SpawnRequest) -> Result<HookAnswer, WardenError> {
@@ -171,7 +331,22 @@ impl Warden {
             let code = lineage.verdict.code.as_deref().unwrap_or("lineage_denied");
             failure("lineage", code, lineage.verdict.reason.clone())
         });
-        let first_failure = identity_failure.or(gate_failure).or(lineage_failure);
+        // H-20: a built-in agent type has no instruction file of the project's; it is refused
+        // unless the configuration lists it (and then the gate still needs its registration).
+        let builtin = BUILTIN_AGENT_TYPES.contains(&request.subagent_type.as_str())
+            && !self.config.claude_code.builtin_agents.contains(&request.subagent_type);
+        let builtin_failure = builtin.then(|| {
+            failure(
+                "spawn",
+                "builtin_agent_denied",
+                format!(
+                    "`{}` is a built-in Claude Code agent type; list it in `[claude_code] builtin_agents` \
+                     to allow it",
+                    request.subagent_type
+                ),
+            )
+        });
+        let first_failure = identity_failure.or(builtin_failure).or(gate_failure).or(lineage_failure);
         let decision = match (&gate.decision, &first_failure) {
             (Decision::Allow, None) => Decision::Allow,
             _ => Decision::Deny,
@@ -212,6 +387,7 @@ impl Warden {
         session: &str,
         agent: CallingAgent,
         root: &Path,
+        own_root: bool,
     ) -> Result<HookAnswer, WardenError> {
         let mut state = self.records().await?;
         let matched = state.session(session).match_start(&agent.agent_type).cloned();
@@ -230,6 +406,7 @@ impl Warden {
             parent: matched.as_ref().and_then(|p| p.parent.clone()),
             depth: matched.as_ref().map(|p| p.depth),
             snapshot,
+            root: own_root.then(|| root.display().to_string()),
         };
         self.record_and_apply(
             &mut state,
@@ -261,6 +438,8 @@ impl Warden {
         agent: CallingAgent,
         stop_hook_active: bool,
         root: &Path,
+        storage: &HookStorage,
+        in_quarantine: bool,
     ) -> Result<HookAnswer, WardenError> {
         let mut state = self.records().await?;
         let tracked = state.session(session).agents.get(&agent.agent_id).cloned();
@@ -271,7 +450,13 @@ impl Warden {
             Ok(before) => {
                 let artifacts =
                     root.join(".agentwarden").join("violations").join(session).join(&agent.agent_id);
-                let target = GuardTarget { root, item: &agent.agent_id, run: session, artifacts: &artifacts };
+                let target = GuardTarget {
+                    root,
+                    item: &agent.agent_id,
+                    run: session,
+                    session: Some(session),
+                    artifacts: &artifacts,
+                };
                 // Restored from the content kept at the start: a commit inside the subagent
                 // launders nothing, and no git is needed (U-14).
                 let outcome = self.check_guardrails_restoring(&target, &before).await;
@@ -319,6 +504,7 @@ impl Warden {
             result = Some(outcome.validation);
         }
         let decision = if failures.is_empty() { Decision::Allow } else { Decision::Deny };
+        let cause = quarantine_cause(&failures, &changed_files, reverted, stop_hook_active);
         let event = SubagentStopped {
             agent_id: agent.agent_id.clone(),
             agent_type: agent.agent_type,
@@ -338,8 +524,10 @@ impl Warden {
             )
             .await;
         if let Err(e) = recorded {
+            // H-28: the store cannot be used at a stop: the session is quarantined (marker only).
             let why =
                 failure("audit", "audit_unavailable", format!("the decision could not be recorded: {e}"));
+            quarantine_unrecorded(storage, session, Some(&agent.agent_id), &why.code, &why.reason);
             return Ok(HookAnswer::block(&describe(&why)));
         }
         if decision == Decision::Allow {
@@ -348,8 +536,81 @@ impl Warden {
             }
             return Ok(HookAnswer::silent());
         }
+        if let Some(cause) = &cause {
+            self.quarantine(&mut state, session, storage, Some(&agent.agent_id), cause).await;
+        }
+        if cause.is_some() || in_quarantine {
+            // H-29: blocking again would only loop until Claude Code's cap lets the stop through;
+            // the quarantine is what holds the session now.
+            return Ok(HookAnswer::silent());
+        }
         let reasons: Vec<String> = failures.iter().map(describe).collect();
         Ok(HookAnswer::block(&reasons.join("\n")))
+    }
+}
+
+/// H-28: what quarantines a session at a blocked stop. A revert that failed (the protected
+/// tree is still changed, or could not be read), whatever `stop_hook_active` says; and on a
+/// repeated stop (`stop_hook_active: true`, Claude Code already continued the subagent once
+/// after a block) any reason that remains other than a change that was reverted — a
+/// `result.json` still missing or invalid, a snapshot missing. A first block after a
+/// successful revert is not a quarantine: the next stop passes if nothing changed again.
+fn quarantine_cause(
+    failures: &[HookFailure],
+    changed_files: &[String],
+    reverted: bool,
+    stop_hook_active: bool,
+) -> Option<HookFailure> {
+    if !changed_files.is_empty() && !reverted {
+        let reason =
+            format!("protected paths were changed and could not be reverted: {}", changed_files.join(", "));
+        return Some(failure("guardrails", "revert_failed", reason));
+    }
+    let unresolved: Vec<&HookFailure> =
+        failures.iter().filter(|f| f.code != "protected_path_changed").collect();
+    if let (true, Some(first)) = (stop_hook_active, unresolved.first()) {
+        let reasons: Vec<String> = unresolved.iter().map(|f| format!("{}: {}", f.code, f.reason)).collect();
+        let reason =
+            format!("still failing after Claude Code continued the subagent once: {}", reasons.join("; "));
+        return Some(failure(&first.stage, "stop_unresolved", reason));
+    }
+    None
+}
+
+/// The answer when the store cannot be opened (H-28): at a `SubagentStop` the session is
+/// quarantined (the marker holds without the store) and the stop blocked with exit 2; otherwise
+/// the deny already known before the store (`fallback`), or exit 2.
+pub fn hook_store_unavailable(
+    storage: &HookStorage,
+    input: &str,
+    fallback: Option<HookAnswer>,
+    why: String,
+) -> HookAnswer {
+    if let Ok(input) = parse_hook_input(input)
+        && let HookEvent::SubagentStop { agent, .. } = &input.event
+    {
+        quarantine_unrecorded(storage, &input.session_id, Some(&agent.agent_id), "store_unavailable", &why);
+        return HookAnswer::failed(format!(
+            "{why}; session `{}` is quarantined until a human runs `warden release --session {}`",
+            input.session_id, input.session_id
+        ));
+    }
+    fallback.unwrap_or_else(|| HookAnswer::failed(why))
+}
+
+/// Writes the quarantine marker without the store (H-28); a failure is logged — the caller
+/// answers exit 2 or a block anyway.
+fn quarantine_unrecorded(
+    storage: &HookStorage,
+    session: &str,
+    agent_id: Option<&str>,
+    code: &str,
+    reason: &str,
+) {
+    let marker =
+        Marker { code: code.to_owned(), reason: reason.to_owned(), agent_id: agent_id.map(str::to_owned) };
+    if let Err(e) = storage.quarantine(session, &marker) {
+        tracing::error!(error = %e, "the quarantine marker could not be written");
     }
 }
 
@@ -402,6 +663,7 @@ mod tests {
                 .into(),
             },
             sessions: Default::default(),
+            quarantined: Default::default(),
         };
         store
             .write_projection(crate::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap())
@@ -414,6 +676,20 @@ mod tests {
         store.write_projection(crate::RECORDS_PROJECTION, b"not json".to_vec()).await.unwrap();
         let fresh = self::warden(store.clone());
         assert_eq!(fresh.records().await.unwrap().head, state.head);
+    }
+
+    #[tokio::test]
+    async fn records_caught_up_are_saved_so_that_the_next_process_does_not_fold_them_again() {
+        let store = Arc::new(MemoryEventStore::new());
+        let writer = warden(store.clone());
+        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        for _ in 0..3 {
+            writer.record(Correlation::default(), &note).await.unwrap();
+        }
+        warden(store.clone()).records().await.unwrap();
+        let saved = store.read_projection(crate::RECORDS_PROJECTION).await.unwrap().unwrap();
+        let saved: HookState = serde_json::from_slice(&saved).unwrap();
+        assert_eq!(saved.head.seq, 3, "a hook call that records nothing still saves what it folded");
     }
 
     #[tokio::test]
@@ -457,10 +733,52 @@ mod tests {
         let body = String::from_utf8(records[1].body.clone()).unwrap().replace("\"by\":null", "\"by\":\"x\"");
         records[1].body = body.into_bytes();
         let warden = Warden::builder().event_store(Arc::new(FixedLog(records))).build().unwrap();
-        let answer = warden.hook(SPAWN).await;
+        let dir = tempfile::tempdir().unwrap();
+        let answer = warden.hook_with(SPAWN, &HookStorage::new(dir.path())).await;
         assert_eq!(answer.exit_code, HOOK_FAILED, "{answer:?}");
         assert!(answer.stderr.unwrap().starts_with("store_corrupt"));
         assert_eq!(answer.stdout, None);
+    }
+
+    #[test]
+    fn a_stop_quarantines_on_a_failed_revert_or_what_a_repeated_stop_did_not_fix() {
+        let changed = failure("guardrails", "protected_path_changed", "r");
+        let missing = failure("result", "result_invalid", "no file");
+        let no_snapshot = failure("guardrails", "snapshot_missing", "none");
+        let files = vec!["okrs/a.md".to_owned()];
+        /// Failures, changed files, reverted, `stop_hook_active`, the quarantine's code, why.
+        type Row<'a> = (Vec<HookFailure>, &'a [String], bool, bool, Option<&'a str>, &'a str);
+        let rows: [Row<'_>; 8] = [
+            (vec![changed.clone()], &files, true, false, None, "reverted, first stop: a block"),
+            (vec![changed.clone()], &files, true, true, None, "reverted again on a repeated stop: a block"),
+            (vec![changed.clone()], &files, false, false, Some("revert_failed"), "not reverted"),
+            (vec![changed.clone(), missing.clone()], &files, false, true, Some("revert_failed"), "both"),
+            (vec![missing.clone()], &[], false, false, None, "result missing, first stop: a block"),
+            (vec![missing.clone()], &[], false, true, Some("stop_unresolved"), "result still missing"),
+            (vec![changed, missing], &files, true, true, Some("stop_unresolved"), "reverted but no result"),
+            (vec![no_snapshot], &[], false, true, Some("stop_unresolved"), "no snapshot, repeated"),
+        ];
+        for (failures, changed, reverted, active, expected, why) in rows {
+            let cause = quarantine_cause(&failures, changed, reverted, active);
+            assert_eq!(cause.as_ref().map(|c| c.code.as_str()), expected, "{why}");
+        }
+    }
+
+    #[test]
+    fn a_worktree_is_its_agents_root_and_a_subdirectory_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        let tree = dir.path().join("wt");
+        for d in [root.join(".git"), root.join("sub"), tree.clone()] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(tree.join(".git"), "gitdir: ../p/.git/worktrees/wt\n").unwrap();
+        let text = |p: &Path| p.display().to_string();
+        assert_eq!(agent_root(&root, Some(&text(&tree))), Some(std::fs::canonicalize(&tree).unwrap()));
+        assert_eq!(agent_root(&root, Some(&text(&root))), None, "the project itself");
+        assert_eq!(agent_root(&root, Some(&text(&root.join("sub")))), None, "a subdirectory");
+        assert_eq!(agent_root(&root, Some("wt")), None, "relative");
+        assert_eq!(agent_root(&root, None), None);
     }
 
     #[tokio::test]
@@ -468,7 +786,8 @@ mod tests {
         let store = Arc::new(MemoryEventStore::new());
         let records = store.read(1, 10).await.unwrap();
         let warden = Warden::builder().event_store(Arc::new(FixedLog(records))).build().unwrap();
-        let answer = warden.hook(SPAWN).await;
+        let dir = tempfile::tempdir().unwrap();
+        let answer = warden.hook_with(SPAWN, &HookStorage::new(dir.path())).await;
         assert_eq!(answer.exit_code, 0);
         let stdout: serde_json::Value = serde_json::from_str(&answer.stdout.unwrap()).unwrap();
         let reason = stdout["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();

@@ -52,7 +52,9 @@ pub use audit_log::{Pages, Stats, Verification};
 pub use config::{ClaudeCodeConfig, Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig};
 pub use gate::{AuditRef, GateOutcome, GateOutput, MAX_INPUT_BYTES};
 pub use guard::{GuardOutcome, GuardTarget, ResultOutcome};
-pub use hook::{HOOK_FAILED, HookAnswer};
+pub use hook::{
+    HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, hook_store_unavailable,
+};
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use records::RECORDS_PROJECTION;
 pub use store::StoreLocation;

@@ -109,6 +109,12 @@ impl Warden {
                 other => other,
             });
         }
+        // Saved again when the walk moved it: a caller that records nothing (the hook on a tool
+        // call its index did not cover, `seal`, `approve`) must not leave every later process to
+        // fold the same events again — from seq 1, at 1M events, that is seconds.
+        if state.head != after {
+            self.save_records(&state).await;
+        }
         self.remember(&state);
         Ok(state)
     }

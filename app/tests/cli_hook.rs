@@ -254,7 +254,6 @@ fn unusable_input_is_exit_2_and_ungoverned_calls_are_silent() {
     for (input, why) in [
         (String::new(), "empty stdin"),
         ("{not json".to_owned(), "invalid JSON"),
-        (event("pre-task-no-subagent-type"), "missing subagent_type"),
         (r#"{"hook_event_name":"PreToolUse","tool_name":"Task"}"#.to_owned(), "missing session_id"),
     ] {
         let (code, stdout, stderr) = hook_text(&p, &input, true);

@@ -29,6 +29,7 @@ fn every_emitted_code_is_documented() {
     assert_eq!(hook_codes.len(), hook_inputs.len(), "each input is refused");
     codes.extend(hook_codes);
     codes.push(agentwarden::claude_code::InputError::TooLarge.code());
+    codes.push(agentwarden::claude_code::InputError::UnsafeId { field: "session_id" }.code());
     codes.push(
         agentwarden::claude_code::InputError::Invalid { field: "f", seen: String::new(), expected: "" }
             .code(),

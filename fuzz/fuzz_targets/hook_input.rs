@@ -1,17 +1,18 @@
-//! Claude Code hook input: parsing never panics; a spawn it accepts names a non-blank subagent
-//! type and tool-use id; a requested result path is always relative and inside the workspace.
+//! Claude Code hook input: parsing never panics; the ids it accepts are safe as file names
+//! (H-25) and a spawn names a non-blank subagent type; a requested result path is always
+//! relative and inside the workspace.
 #![no_main]
 
-use agentwarden_domain::claude_code::{HookEvent, parse_hook_input, requested_result_path};
+use agentwarden_domain::claude_code::{HookEvent, is_safe_id, parse_hook_input, requested_result_path};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(input) = parse_hook_input(text) {
-        assert!(!input.session_id.trim().is_empty());
+        assert!(is_safe_id(&input.session_id), "H-25: every accepted session id names one file");
         if let HookEvent::Spawn(spawn) = &input.event {
             assert!(!spawn.subagent_type.trim().is_empty());
-            assert!(!spawn.tool_use_id.trim().is_empty());
+            assert!(is_safe_id(&spawn.tool_use_id));
             assert!(matches!(spawn.tool_name.as_str(), "Task" | "Agent"));
         }
     }

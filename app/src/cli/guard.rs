@@ -128,7 +128,8 @@ pub(super) async fn run(
                 child.stdout(std::io::stderr());
             }
             let exit = child.status().map(|s| s.code()).map_err(|e| format!("cannot run `{program}`: {e}"));
-            let target = GuardTarget { root: &root, item: &item, run: &run, artifacts: &artifacts };
+            let target =
+                GuardTarget { root: &root, item: &item, run: &run, session: None, artifacts: &artifacts };
             let guard = warden.check_guardrails_restoring(&target, &before).await;
             let correlation = agentwarden_domain::audit::Correlation {
                 item: agentwarden_domain::audit::CorrelationId::new(item.clone()).ok(),
@@ -184,7 +185,8 @@ pub(super) async fn run(
             let before: TreeManifest = serde_json::from_str(&text)
                 .map_err(|e| Failure::usage(format!("`{}` is not a snapshot: {e}", snapshot.display())))?;
             let warden = open(config)?;
-            let target = GuardTarget { root: &root, item: &item, run: &run, artifacts: &artifacts };
+            let target =
+                GuardTarget { root: &root, item: &item, run: &run, session: None, artifacts: &artifacts };
             let outcome = warden.check_guardrails(&target, &before, revert).await;
             if json {
                 writeln!(

@@ -119,9 +119,13 @@ fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<()> {
 }
 
 /// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr;
-/// so is an answer not ready within `--deadline-ms`.
+/// so is an answer not ready within `--deadline-ms`. What needs no store is decided before it
+/// is opened (`crate::hook::before_store`: the quarantine marker, writes into protected paths,
+/// the fast path of H-24); a store that cannot be opened then gives the deny already known, or
+/// exit 2 (and quarantines the session at a stop, H-28).
 pub(super) async fn hook(
     args: HookArgs,
+    storage: impl FnOnce(&Config) -> crate::HookStorage,
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
@@ -129,6 +133,8 @@ pub(super) async fn hook(
     let settled = Arc::new(AtomicBool::new(false));
     watchdog(args.deadline_ms, Arc::clone(&settled))
         .map_err(|e| failed(format!("internal_error: cannot start the deadline watchdog: {e}")))?;
+    let answer =
+        |answer: crate::HookAnswer, out: &mut dyn Write| answer_with(answer, &settled, args.deadline_ms, out);
     let mut input = String::new();
     let limit = u64::try_from(MAX_HOOK_INPUT).unwrap_or(u64::MAX).saturating_add(1);
     std::io::stdin()
@@ -136,8 +142,18 @@ pub(super) async fn hook(
         .read_to_string(&mut input)
         .map_err(|e| failed(format!("hook_input_invalid: cannot read stdin: {e}")))?;
     let config = Config::load(args.config.as_deref()).map_err(|e| failed(format!("config_invalid: {e}")))?;
-    let warden =
-        open(config).map_err(|e| failed(format!("store_unavailable: the audit log is unavailable: {e}")))?;
+    let storage = storage(&config);
+    let fallback = match crate::before_store(&config, &storage, &input) {
+        crate::Pre::Done(done) => return answer(done, out),
+        crate::Pre::Store { fallback } => fallback,
+    };
+    let warden = match open(config) {
+        Ok(warden) => warden,
+        Err(e) => {
+            let why = format!("store_unavailable: the audit log is unavailable: {e}");
+            return answer(crate::hook_store_unavailable(&storage, &input, fallback, why), out);
+        }
+    };
     // Fault injection for the tests, in debug builds only: a panic mid-decision, with the store
     // open, must still be exit 2 (the panic hook in `cli::main`), never Rust's 101, which
     // Claude Code would let through.
@@ -148,10 +164,21 @@ pub(super) async fn hook(
             panic!("fault injected by AGENTWARDEN_FAULT_PANIC");
         }
     }
-    let answer = warden.hook(&input).await;
+    let decided = warden.hook_with(&input, &storage).await;
+    answer(decided, out)
+}
+
+/// Writes the answer unless the watchdog settled first (it is then ending the process with
+/// exit 2).
+fn answer_with(
+    answer: crate::HookAnswer,
+    settled: &AtomicBool,
+    deadline_ms: u64,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let failed = |reason: String| Failure { code: HOOK_FAILED, reason };
     if settled.swap(true, Ordering::SeqCst) {
-        // The watchdog fired first and is ending the process with exit 2.
-        return Err(failed(format!("deadline_passed: no answer within --deadline-ms {}", args.deadline_ms)));
+        return Err(failed(format!("deadline_passed: no answer within --deadline-ms {deadline_ms}")));
     }
     if let Some(stdout) = &answer.stdout {
         writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;

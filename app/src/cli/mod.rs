@@ -22,6 +22,7 @@ mod guard;
 mod hook;
 mod installed;
 mod lineage;
+mod release;
 mod result;
 mod setup;
 mod stores;
@@ -99,6 +100,9 @@ enum Command {
     Revoke(hook::RevokeArgs),
     /// List the recorded approvals with their state, and the seal.
     Approvals(hook::ApprovalsArgs),
+    /// Lift a Claude Code session's quarantine after checking the workspace (recorded).
+    /// Refused inside a Claude Code session.
+    Release(release::ReleaseArgs),
     /// Set up a harness: `warden init claude-code` merges Warden's hooks into
     /// `.claude/settings.json` (or writes a managed-settings drop-in) and adds the guard's own
     /// files to its protected paths.
@@ -337,7 +341,18 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             let create = command.writes();
             audit::run(command, || stores.open_plain(create), out).await
         }
-        Command::Hook(args) => hook::hook(args, |config| stores.open(config, true), out).await,
+        Command::Hook(args) => {
+            let storage = |config: &crate::Config| {
+                crate::HookStorage::for_store(stores.location(Some(config)).ok().as_ref(), &config.root)
+            };
+            hook::hook(args, storage, |config| stores.open(config, true), out).await
+        }
+        Command::Release(args) => {
+            let storage = |config: &crate::Config| {
+                crate::HookStorage::for_store(stores.location(Some(config)).ok().as_ref(), &config.root)
+            };
+            release::run(args, storage, |config| stores.open(config, false), out).await
+        }
         Command::Seal(args) => {
             let create = !args.show();
             hook::seal(args, |config| stores.open(config, create), out).await

@@ -11,7 +11,8 @@ use serde_json::value::RawValue;
 use super::envelope::Envelope;
 use super::view::EnvelopeRef;
 use crate::claude_code::{
-    ApprovalGranted, ApprovalRevoked, ContextSealed, SpawnEvaluated, SubagentStarted, SubagentStopped,
+    ApprovalGranted, ApprovalRevoked, ContextSealed, HookInputRefused, HookToolEvaluated, SessionQuarantined,
+    SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
 use crate::fanout::{ChunkOutcome, Merged, Plan};
 use crate::governance::GateReport;
@@ -166,6 +167,14 @@ pub enum AuditEvent {
     SubagentStarted(Box<SubagentStarted>),
     /// `subagent_stopped`, version 1: the hook's stop check.
     SubagentStopped(Box<SubagentStopped>),
+    /// `hook_tool_evaluated`, version 1: the hook's decision on another governed tool call.
+    HookToolEvaluated(Box<HookToolEvaluated>),
+    /// `session_quarantined`, version 1.
+    SessionQuarantined(Box<SessionQuarantined>),
+    /// `session_released`, version 1: `warden release`.
+    SessionReleased(SessionReleased),
+    /// `hook_input_refused`, version 1.
+    HookInputRefused(Box<HookInputRefused>),
 }
 
 impl AuditEvent {
@@ -187,6 +196,10 @@ impl AuditEvent {
             AuditEvent::SpawnEvaluated(_) => "subagent_spawn_evaluated",
             AuditEvent::SubagentStarted(_) => "subagent_started",
             AuditEvent::SubagentStopped(_) => "subagent_stopped",
+            AuditEvent::HookToolEvaluated(_) => "hook_tool_evaluated",
+            AuditEvent::SessionQuarantined(_) => "session_quarantined",
+            AuditEvent::SessionReleased(_) => "session_released",
+            AuditEvent::HookInputRefused(_) => "hook_input_refused",
         }
     }
 
@@ -207,7 +220,11 @@ impl AuditEvent {
             | AuditEvent::ApprovalRevoked(_)
             | AuditEvent::SpawnEvaluated(_)
             | AuditEvent::SubagentStarted(_)
-            | AuditEvent::SubagentStopped(_) => 1,
+            | AuditEvent::SubagentStopped(_)
+            | AuditEvent::HookToolEvaluated(_)
+            | AuditEvent::SessionQuarantined(_)
+            | AuditEvent::SessionReleased(_)
+            | AuditEvent::HookInputRefused(_) => 1,
         }
     }
 
@@ -229,6 +246,10 @@ impl AuditEvent {
             AuditEvent::SpawnEvaluated(event) => serde_json::value::to_raw_value(event),
             AuditEvent::SubagentStarted(event) => serde_json::value::to_raw_value(event),
             AuditEvent::SubagentStopped(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::HookToolEvaluated(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::SessionQuarantined(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::SessionReleased(event) => serde_json::value::to_raw_value(event),
+            AuditEvent::HookInputRefused(event) => serde_json::value::to_raw_value(event),
         }
     }
 
@@ -241,6 +262,7 @@ impl AuditEvent {
             AuditEvent::ToolCallAuthorized(event) => Some(event.authorization.decision),
             AuditEvent::SpawnEvaluated(event) => Some(event.decision),
             AuditEvent::SubagentStopped(event) => Some(event.decision),
+            AuditEvent::HookToolEvaluated(event) => Some(event.decision),
             AuditEvent::OperatorNote(_)
             | AuditEvent::ResultValidated(_)
             | AuditEvent::ContextSealed(_)
@@ -250,7 +272,10 @@ impl AuditEvent {
             | AuditEvent::GuardrailViolation(_)
             | AuditEvent::FanOutPlanned(_)
             | AuditEvent::ChunkFinished(_)
-            | AuditEvent::FanOutMerged(_) => None,
+            | AuditEvent::FanOutMerged(_)
+            | AuditEvent::SessionQuarantined(_)
+            | AuditEvent::SessionReleased(_)
+            | AuditEvent::HookInputRefused(_) => None,
         }
     }
 
@@ -275,6 +300,10 @@ impl AuditEvent {
             "subagent_spawn_evaluated" => AuditEvent::SpawnEvaluated(payload.read().map_err(invalid)?),
             "subagent_started" => AuditEvent::SubagentStarted(payload.read().map_err(invalid)?),
             "subagent_stopped" => AuditEvent::SubagentStopped(payload.read().map_err(invalid)?),
+            "hook_tool_evaluated" => AuditEvent::HookToolEvaluated(payload.read().map_err(invalid)?),
+            "session_quarantined" => AuditEvent::SessionQuarantined(payload.read().map_err(invalid)?),
+            "session_released" => AuditEvent::SessionReleased(payload.read().map_err(invalid)?),
+            "hook_input_refused" => AuditEvent::HookInputRefused(payload.read().map_err(invalid)?),
             other => return Err(DecodeError::UnknownType { event_type: other.to_owned() }),
         };
         Ok(event)
@@ -296,7 +325,11 @@ impl AuditEvent {
             | "approval_revoked"
             | "subagent_spawn_evaluated"
             | "subagent_started"
-            | "subagent_stopped" => Some(1),
+            | "subagent_stopped"
+            | "hook_tool_evaluated"
+            | "session_quarantined"
+            | "session_released"
+            | "hook_input_refused" => Some(1),
             _ => None,
         }
     }
@@ -319,6 +352,10 @@ pub const EVENT_TYPES: &[&str] = &[
     "subagent_spawn_evaluated",
     "subagent_started",
     "subagent_stopped",
+    "hook_tool_evaluated",
+    "session_quarantined",
+    "session_released",
+    "hook_input_refused",
 ];
 
 /// A payload at today's version: the stored text (read directly, the fast path of a replay), or

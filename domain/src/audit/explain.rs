@@ -125,6 +125,23 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             }));
             x.notes.extend(e.changed_files.iter().map(|f| format!("changed: {f}")));
         }
+        AuditEvent::HookToolEvaluated(e) => {
+            if let Some(f) = &e.failure {
+                x.checks.push(Check {
+                    kind: "tool",
+                    name: f.stage.clone(),
+                    passed: false,
+                    code: Some(f.code.clone()),
+                    reason: f.reason.clone(),
+                });
+            }
+            x.notes.push(format!("tool `{}`", e.tool_name));
+            if let Some(target) = &e.target {
+                x.notes.push(format!("target: {target}"));
+            }
+        }
+        AuditEvent::SessionQuarantined(e) => x.notes.push(format!("quarantined ({}): {}", e.code, e.reason)),
+        AuditEvent::SessionReleased(_) | AuditEvent::HookInputRefused(_) => {}
         AuditEvent::ContextSealed(e) => {
             x.notes.extend(e.files.iter().map(|(path, digest)| format!("sealed: {path} {digest}")));
         }
@@ -343,6 +360,20 @@ pub fn summary(event: &AuditEvent) -> String {
             Some(reference) => format!("approval `{reference}` revoked"),
             None => "every approval and the seal revoked".to_owned(),
         },
+        AuditEvent::HookToolEvaluated(e) => {
+            let who = e
+                .agent_id
+                .as_deref()
+                .map_or_else(|| "the main session".to_owned(), |a| format!("subagent `{a}`"));
+            let why = e.failure.as_ref().map(|f| format!(" at {} ({}): {}", f.stage, f.code, f.reason));
+            format!("{who} {} using `{}`{}", verb(e.decision), e.tool_name, why.unwrap_or_default())
+        }
+        AuditEvent::SessionQuarantined(e) => format!("session quarantined ({}): {}", e.code, e.reason),
+        AuditEvent::SessionReleased(e) => format!(
+            "session released from quarantine{}",
+            e.by.as_deref().map(|b| format!(" by {b}")).unwrap_or_default()
+        ),
+        AuditEvent::HookInputRefused(e) => format!("hook input refused ({}): {}", e.code, e.reason),
     }
 }
 

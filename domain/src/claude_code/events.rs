@@ -103,6 +103,10 @@ pub struct SubagentStarted {
     pub depth: Option<u64>,
     /// Whether the protected paths were snapshotted for the stop check.
     pub snapshot: bool,
+    /// Where they were snapshotted, when not the workspace root: a worktree subagent's own
+    /// worktree (H-27). Its stop is checked there too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
 }
 
 /// `subagent_stopped`, version 1: the stop check of a subagent (`SubagentStop`).
@@ -127,4 +131,67 @@ pub struct SubagentStopped {
     pub result: Option<ResultValidation>,
     /// Claude Code's `stop_hook_active`.
     pub stop_hook_active: bool,
+}
+
+/// `hook_tool_evaluated`, version 1: the hook's decision on a `PreToolUse` that is not a spawn
+/// through `Agent`/`Task` but that Warden governs: a tool call in a quarantined session (H-29),
+/// from an untracked or unknown agent (H-23), a write into a protected path (H-26), a
+/// `SendMessage` to an existing agent (H-21), or a tool that starts agents (H-22). A tool call
+/// that nothing governs is not recorded (the fast path, H-24).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookToolEvaluated {
+    /// The tool's name.
+    pub tool_name: String,
+    /// Claude Code's id of the tool call, when given.
+    pub tool_use_id: Option<String>,
+    /// The calling subagent's id; `None` for the main session.
+    pub agent_id: Option<String>,
+    /// The calling subagent's type, when given.
+    pub agent_type: Option<String>,
+    /// What the call targets, when Warden read one: the agent a `SendMessage` goes to, or the
+    /// file a write names.
+    pub target: Option<String>,
+    /// Allow or deny.
+    pub decision: Decision,
+    /// Why it was denied.
+    pub failure: Option<HookFailure>,
+}
+
+/// `session_quarantined`, version 1: a stop could not be made safe (a revert failed, the store
+/// could not be used, a required `result.json` was still missing on a repeated stop), so every
+/// further tool call of the session is denied until a human runs `warden release` (H-28).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionQuarantined {
+    /// The subagent whose stop quarantined the session, when known.
+    pub agent_id: Option<String>,
+    /// The stable code of the cause.
+    pub code: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// `session_released`, version 1: a human lifted a session's quarantine (`warden release`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionReleased {
+    /// Who released it, when given.
+    pub by: Option<String>,
+}
+
+/// `hook_input_refused`, version 1: a hook input Warden could not use (H-1), answered with
+/// exit 2. Recorded when the store can be used; the input itself is kept only by digest and
+/// length (it may be large, and it is the adversary's text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookInputRefused {
+    /// The stable code (`hook_input_*`).
+    pub code: String,
+    /// Why.
+    pub reason: String,
+    /// BLAKE3 (hex) of the input.
+    pub digest: String,
+    /// Its length in bytes.
+    pub bytes: u64,
 }

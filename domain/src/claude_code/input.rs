@@ -1,9 +1,10 @@
 //! The hook's input: one JSON object on stdin, as Claude Code's hooks reference describes it.
 //!
 //! Unknown fields are ignored (new ones appear often). The fields Warden uses are strict: a
-//! field of the wrong type, a missing `session_id` or `hook_event_name`, a subagent call
-//! without a `subagent_type` — each is an [`InputError`], which the hook answers with exit
-//! code 2 (a deny for `PreToolUse`, a block for `SubagentStop`), never with a guess (H-1).
+//! field of the wrong type, a missing `session_id` or `hook_event_name`, an id that is not safe
+//! as a file name (H-25), a write tool without its path — each is an [`InputError`], which the
+//! hook answers with exit code 2 (a deny for `PreToolUse`, a block for `SubagentStop`), never
+//! with a guess (H-1). A subagent call without a `subagent_type` is `general-purpose` (H-20).
 
 use serde_json::{Map, Value};
 
@@ -14,6 +15,45 @@ pub const SUBAGENT_TOOLS: [&str; 2] = ["Task", "Agent"];
 
 /// Hook input larger than this is refused.
 pub const MAX_HOOK_INPUT: usize = 1024 * 1024;
+
+/// The subagent type Claude Code runs when an `Agent`/`Task` call names none (H-20).
+pub const DEFAULT_SUBAGENT_TYPE: &str = "general-purpose";
+
+/// Claude Code's built-in agent types: they have no instruction file of the project's, so a
+/// spawn of one is denied unless `[claude_code] builtin_agents` lists it (H-20).
+pub const BUILTIN_AGENT_TYPES: [&str; 7] =
+    ["general-purpose", "Explore", "Plan", "fork", "claude", "statusline-setup", "workflow-subagent"];
+
+/// Tools other than `Agent`/`Task` and `SendMessage` that start agents: denied unless
+/// `[claude_code] agent_tools` lists them (H-22). `Workflow` runs a scripted set of agents;
+/// `TeamCreate` and `Teammate` start agent-team members.
+pub const AGENT_STARTING_TOOLS: [&str; 3] = ["Workflow", "TeamCreate", "Teammate"];
+
+/// The tool that sends a message to (and so resumes) an existing agent (H-21).
+pub const SEND_MESSAGE_TOOL: &str = "SendMessage";
+
+/// The tools that write a file, with the input field that names it (H-26).
+pub const WRITE_TOOLS: [(&str, &str); 4] = [
+    ("Write", "file_path"),
+    ("Edit", "file_path"),
+    ("MultiEdit", "file_path"),
+    ("NotebookEdit", "notebook_path"),
+];
+
+/// The longest id (`session_id`, `agent_id`, `tool_use_id`) Warden accepts (H-25).
+pub const MAX_ID_LEN: usize = 128;
+
+/// H-25: an id from the hook input names files (a session's quarantine marker and index, a
+/// subagent's snapshot and violation directory), so it must be safe as one path component:
+/// 1 to [`MAX_ID_LEN`] bytes of ASCII letters, digits, `_`, `-` and `.`, not starting with `.`
+/// (so never `.`, `..` or a hidden name). Claude Code's ids (UUIDs, hex agent ids,
+/// `toolu_…`) all pass.
+pub fn is_safe_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_ID_LEN
+        && !id.starts_with('.')
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
 
 /// The calling subagent, when a tool call comes from inside one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,16 +79,45 @@ pub struct SpawnRequest {
     pub caller: Option<CallingAgent>,
 }
 
+/// What a `PreToolUse` of a tool other than `Agent`/`Task` asks for, as far as Warden reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolKind {
+    /// `Write`, `Edit`, `MultiEdit`, `NotebookEdit`: the file it writes, as given (H-26).
+    Write {
+        /// `file_path` or `notebook_path`, unresolved.
+        path: String,
+    },
+    /// `SendMessage`: the agent it goes to, when named by `to` (H-21).
+    SendMessage {
+        /// `tool_input.to`.
+        to: Option<String>,
+    },
+    /// A tool that starts agents (H-22).
+    StartsAgents,
+    /// Anything else: governed only by who calls it (H-23, H-24).
+    Other,
+}
+
+/// A `PreToolUse` of a tool other than `Agent`/`Task`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub tool_name: String,
+    /// The tool call's id, when given.
+    pub tool_use_id: Option<String>,
+    /// Who calls: a subagent, or the main session (`None`).
+    pub caller: Option<CallingAgent>,
+    /// What it asks for.
+    pub kind: ToolKind,
+}
+
 /// One hook event, as far as Warden governs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HookEvent {
     /// `PreToolUse` of `Task`/`Agent`: may this subagent be spawned?
     Spawn(SpawnRequest),
-    /// `PreToolUse` of any other tool: not governed here.
-    OtherTool {
-        /// The tool's name.
-        tool_name: String,
-    },
+    /// `PreToolUse` of any other tool.
+    Tool(ToolCall),
     /// `SubagentStart`: a subagent began.
     SubagentStart(CallingAgent),
     /// `SubagentStop`: a subagent wants to stop.
@@ -94,6 +163,12 @@ pub enum InputError {
     /// A field Warden needs is missing.
     #[error("the hook input has no `{0}`")]
     Missing(&'static str),
+    /// An id that would name a file is not safe as one path component (H-25).
+    #[error("`{field}` is not a safe id (1 to {MAX_ID_LEN} of A-Z a-z 0-9 _ - ., not starting with `.`)")]
+    UnsafeId {
+        /// The field.
+        field: &'static str,
+    },
     /// A field has the wrong type or an empty value.
     #[error("`{field}` is {seen}, expected {expected}")]
     Invalid {
@@ -115,6 +190,7 @@ impl InputError {
             InputError::Json(_) | InputError::NotAnObject(_) => "hook_input_invalid",
             InputError::Missing(_) => "hook_input_missing_field",
             InputError::Invalid { .. } => "hook_input_wrong_type",
+            InputError::UnsafeId { .. } => "hook_input_unsafe_id",
         }
     }
 }
@@ -138,8 +214,15 @@ fn required(object: &Map<String, Value>, field: &'static str) -> Result<String, 
     string(object, field)?.ok_or(InputError::Missing(field))
 }
 
+fn id(object: &Map<String, Value>, field: &'static str) -> Result<Option<String>, InputError> {
+    match string(object, field)? {
+        Some(id) if !is_safe_id(&id) => Err(InputError::UnsafeId { field }),
+        other => Ok(other),
+    }
+}
+
 fn agent(object: &Map<String, Value>) -> Result<Option<CallingAgent>, InputError> {
-    match (string(object, "agent_id")?, string(object, "agent_type")?) {
+    match (id(object, "agent_id")?, string(object, "agent_type")?) {
         (Some(agent_id), Some(agent_type)) => Ok(Some(CallingAgent { agent_id, agent_type })),
         (None, None) => Ok(None),
         (Some(_), None) => Err(InputError::Missing("agent_type")),
@@ -148,7 +231,7 @@ fn agent(object: &Map<String, Value>) -> Result<Option<CallingAgent>, InputError
 }
 
 fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
-    let tool_use_id = required(object, "tool_use_id")?;
+    let tool_use_id = id(object, "tool_use_id")?.ok_or(InputError::Missing("tool_use_id"))?;
     let input = match object.get("tool_input") {
         Some(Value::Object(input)) => input,
         None | Some(Value::Null) => return Err(InputError::Missing("tool_input")),
@@ -162,7 +245,8 @@ fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, In
     };
     let subagent_type = match string(input, "subagent_type") {
         Ok(Some(t)) => t,
-        Ok(None) => return Err(InputError::Missing("tool_input.subagent_type")),
+        // H-20: Claude Code runs `general-purpose` when none is named; so is it evaluated.
+        Ok(None) => DEFAULT_SUBAGENT_TYPE.to_owned(),
         Err(InputError::Invalid { seen, expected, .. }) => {
             return Err(InputError::Invalid { field: "tool_input.subagent_type", seen, expected });
         }
@@ -188,7 +272,46 @@ fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, In
     }))
 }
 
+fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
+    let input = match object.get("tool_input") {
+        Some(Value::Object(input)) => Some(input),
+        _ => None,
+    };
+    let text = |field: &'static str, qualified: &'static str| match input.map(|i| string(i, field)) {
+        None => Ok(None),
+        Some(Err(InputError::Invalid { seen, expected, .. })) => {
+            Err(InputError::Invalid { field: qualified, seen, expected })
+        }
+        Some(other) => other,
+    };
+    let kind = if let Some((_, field)) = WRITE_TOOLS.iter().find(|(name, _)| *name == tool_name) {
+        let qualified =
+            if *field == "file_path" { "tool_input.file_path" } else { "tool_input.notebook_path" };
+        // A write whose target cannot be read cannot be checked: refused (H-1, H-26).
+        let path = text(field, qualified)?.ok_or(InputError::Missing(qualified))?;
+        ToolKind::Write { path }
+    } else if tool_name == SEND_MESSAGE_TOOL {
+        ToolKind::SendMessage { to: text("to", "tool_input.to")? }
+    } else if AGENT_STARTING_TOOLS.contains(&tool_name.as_str()) {
+        ToolKind::StartsAgents
+    } else {
+        ToolKind::Other
+    };
+    Ok(HookEvent::Tool(ToolCall {
+        tool_name,
+        tool_use_id: id(object, "tool_use_id")?,
+        caller: agent(object)?,
+        kind,
+    }))
+}
+
 /// Parses the hook input.
+///
+/// The inputs assumed (Claude Code 2.1.x): every event carries `session_id`,
+/// `hook_event_name` and `cwd`; `PreToolUse` adds `tool_name`, `tool_input` and `tool_use_id`,
+/// and inside a subagent `agent_id` and `agent_type`; `SubagentStart` carries `agent_id`,
+/// `agent_type` and `cwd` (a worktree subagent's own worktree); `SubagentStop` adds
+/// `stop_hook_active`. Ids are checked by [`is_safe_id`] (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     if text.len() > MAX_HOOK_INPUT {
         return Err(InputError::TooLarge);
@@ -198,7 +321,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     }
     let value = parse_strict(text).map_err(|e| InputError::Json(e.to_string()))?;
     let Value::Object(object) = value else { return Err(InputError::NotAnObject(type_name(&value))) };
-    let session_id = required(&object, "session_id")?;
+    let session_id = id(&object, "session_id")?.ok_or(InputError::Missing("session_id"))?;
     let name = required(&object, "hook_event_name")?;
     let cwd = string(&object, "cwd")?;
     let event = match name.as_str() {
@@ -207,7 +330,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
             if SUBAGENT_TOOLS.contains(&tool_name.as_str()) {
                 spawn(&object, tool_name)?
             } else {
-                HookEvent::OtherTool { tool_name }
+                tool(&object, tool_name)?
             }
         }
         "SubagentStart" => HookEvent::SubagentStart(agent(&object)?.ok_or(InputError::Missing("agent_id"))?),
@@ -277,13 +400,27 @@ mod tests {
                 r#"{{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Task","tool_use_id":"t","tool_input":{input}}}"#
             )
         };
-        let rows: [(&str, &str, &str); 10] = [
+        let stop = |ids: &str| format!(r#"{{"hook_event_name":"SubagentStop","agent_type":"coder",{ids}}}"#);
+        let long = "a".repeat(MAX_ID_LEN + 1);
+        let rows: [(&str, &str, &str); 18] = [
             ("", "hook_input_empty", "empty stdin"),
             ("   \n", "hook_input_empty", "only whitespace"),
             ("{not json", "hook_input_invalid", "invalid JSON"),
             ("[1]", "hook_input_invalid", "not an object"),
             (r#"{"hook_event_name":"PreToolUse"}"#, "hook_input_missing_field", "no session"),
-            (&spawn("{}"), "hook_input_missing_field", "no subagent_type"),
+            (&stop(r#""session_id":"../../..","agent_id":"a""#), "hook_input_unsafe_id", "session id `..`"),
+            (&stop(r#""session_id":"s/t","agent_id":"a""#), "hook_input_unsafe_id", "a slash"),
+            (&stop(r#""session_id":".hidden","agent_id":"a""#), "hook_input_unsafe_id", "a leading dot"),
+            (&stop(r#""session_id":"s","agent_id":"..""#), "hook_input_unsafe_id", "agent id `..`"),
+            (&stop(r#""session_id":"s","agent_id":"a b""#), "hook_input_unsafe_id", "a space"),
+            (&stop(&format!(r#""session_id":"{long}","agent_id":"a""#)), "hook_input_unsafe_id", "too long"),
+            (&stop(r#""session_id":"s\u0000","agent_id":"a""#), "hook_input_unsafe_id", "a NUL"),
+            (&spawn("{}").replace(r#""t""#, r#""../t""#), "hook_input_unsafe_id", "tool_use_id"),
+            (
+                r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{}}"#,
+                "hook_input_missing_field",
+                "a write without its file",
+            ),
             (&spawn(r#"{"subagent_type":7}"#), "hook_input_wrong_type", "subagent_type a number"),
             (&spawn(r#"{"subagent_type":" "}"#), "hook_input_wrong_type", "subagent_type blank"),
             (&spawn(r#""x""#), "hook_input_wrong_type", "tool_input a string"),
@@ -313,12 +450,72 @@ mod tests {
     #[test]
     fn other_tools_and_events_are_not_governed_but_still_parsed() {
         let other = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
-        assert_eq!(parse(other).unwrap().event, HookEvent::OtherTool { tool_name: "Bash".into() });
+        let bash = HookEvent::Tool(ToolCall {
+            tool_name: "Bash".into(),
+            tool_use_id: None,
+            caller: None,
+            kind: ToolKind::Other,
+        });
+        assert_eq!(parse(other).unwrap().event, bash);
         let stop = r#"{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a","agent_type":"coder",
                       "agent_transcript_path":"/t","stop_hook_active":true}"#;
         assert!(matches!(parse(stop).unwrap().event, HookEvent::SubagentStop { stop_hook_active: true, .. }));
         let stop_without_agent = r#"{"session_id":"s","hook_event_name":"SubagentStop"}"#;
         assert_eq!(parse(stop_without_agent).unwrap_err().code(), "hook_input_missing_field");
+    }
+
+    #[test]
+    fn a_spawn_without_a_type_is_general_purpose_and_tools_are_told_apart() {
+        let untyped = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Agent","tool_use_id":"t",
+                          "tool_input":{"description":"d","prompt":"p"}}"#;
+        let HookEvent::Spawn(spawn) = parse(untyped).unwrap().event else { panic!("not a spawn") };
+        assert_eq!(spawn.subagent_type, DEFAULT_SUBAGENT_TYPE);
+        let tool = |name: &str, input: &str| {
+            let text = format!(
+                r#"{{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"{name}","tool_use_id":"t",
+                     "agent_id":"a1","agent_type":"coder","tool_input":{input}}}"#
+            );
+            match parse(&text).unwrap().event {
+                HookEvent::Tool(call) => {
+                    assert_eq!(call.caller.unwrap().agent_id, "a1");
+                    call.kind
+                }
+                other => panic!("{other:?}"),
+            }
+        };
+        let rows = [
+            (
+                ("Write", r#"{"file_path":"okrs/a.md","content":"x"}"#),
+                ToolKind::Write { path: "okrs/a.md".into() },
+            ),
+            (("Edit", r#"{"file_path":"/p/okrs/a.md"}"#), ToolKind::Write { path: "/p/okrs/a.md".into() }),
+            (("MultiEdit", r#"{"file_path":"a"}"#), ToolKind::Write { path: "a".into() }),
+            (("NotebookEdit", r#"{"notebook_path":"n.ipynb"}"#), ToolKind::Write { path: "n.ipynb".into() }),
+            (
+                ("SendMessage", r#"{"to":"a2","message":"go on"}"#),
+                ToolKind::SendMessage { to: Some("a2".into()) },
+            ),
+            (("SendMessage", r#"{"message":"go on"}"#), ToolKind::SendMessage { to: None }),
+            (("Workflow", r#"{}"#), ToolKind::StartsAgents),
+            (("TeamCreate", r#"{}"#), ToolKind::StartsAgents),
+            (("Bash", r#"{"command":"ls"}"#), ToolKind::Other),
+            (("Read", r#"{"file_path":"okrs/a.md"}"#), ToolKind::Other),
+        ];
+        for ((name, input), kind) in rows {
+            assert_eq!(tool(name, input), kind, "{name} {input}");
+        }
+    }
+
+    #[test]
+    fn safe_ids_are_one_plain_path_component() {
+        for good in
+            ["a", "toolu_01ABCdef", "9f1c2b3a-1111-2222-3333-444455556666", "a.b", &"x".repeat(MAX_ID_LEN)]
+        {
+            assert!(is_safe_id(good), "{good}");
+        }
+        for bad in ["", ".", "..", ".a", "a/b", "a\\b", "a b", "é", "a\n", &"x".repeat(MAX_ID_LEN + 1)] {
+            assert!(!is_safe_id(bad), "{bad:?}");
+        }
     }
 
     #[test]

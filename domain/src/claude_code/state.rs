@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::events::{SpawnEvaluated, SubagentStarted, SubagentStopped};
 use super::input::CallingAgent;
-use crate::audit::{AuditEvent, Head};
-use crate::governance::{Approvals, Name};
+use crate::audit::{AuditEvent, Head, Timestamp};
+use crate::governance::{ApprovalState, Approvals, Name};
 use crate::lineage::AgentIdentifier;
 use crate::verdict::{Decision, Verdict};
 
@@ -43,6 +43,9 @@ pub struct PendingSpawn {
     pub depth: u64,
     /// The `result.json` the prompt asks for.
     pub result_path: Option<String>,
+    /// The approval the spawn was allowed under (H-21).
+    #[serde(default)]
+    pub approval_ref: Option<String>,
 }
 
 /// A subagent the hook has seen start.
@@ -56,6 +59,27 @@ pub struct TrackedAgent {
     pub depth: Option<u64>,
     /// The `result.json` it was asked for.
     pub result_path: Option<String>,
+    /// The approval its spawn was allowed under: a `SendMessage` that resumes it re-checks it
+    /// (H-21).
+    #[serde(default)]
+    pub approval_ref: Option<String>,
+    /// It stopped (allowed); it stays known so that a `SendMessage` can resume it (H-21).
+    #[serde(default)]
+    pub stopped: bool,
+    /// Where its protected paths are checked, when not the workspace root (H-27).
+    #[serde(default)]
+    pub root: Option<String>,
+}
+
+/// A session's quarantine (H-28).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quarantine {
+    /// The `session_quarantined` event.
+    pub seq: u64,
+    /// Its code.
+    pub code: String,
+    /// Its reason.
+    pub reason: String,
 }
 
 /// One session's spawn tree.
@@ -70,6 +94,61 @@ pub struct SpawnTree {
 }
 
 impl SpawnTree {
+    /// H-23: an agent is tracked when a `SubagentStart` matched it to an allowed spawn. An agent
+    /// that started untracked, or that the tree does not know at all, is not.
+    pub fn is_tracked(&self, agent_id: &str) -> bool {
+        self.agents.get(agent_id).is_some_and(|a| a.depth.is_some())
+    }
+
+    /// The ids of the tracked agents (the fast path's index, H-24).
+    pub fn tracked(&self) -> impl Iterator<Item = &String> {
+        self.agents.iter().filter(|(_, a)| a.depth.is_some()).map(|(id, _)| id)
+    }
+
+    /// H-21: may a `SendMessage` resume `to`? Only a tracked agent of this session whose spawn
+    /// was allowed under an approval that is still active at `now`; anything else (no target,
+    /// an unknown or untracked agent, no approval, an approval revoked or expired) is a
+    /// failure with its code. Returns the approval.
+    pub fn may_resume(
+        &self,
+        to: Option<&str>,
+        approvals: &Approvals,
+        now: Timestamp,
+    ) -> Result<String, Verdict> {
+        let to = to.ok_or_else(|| {
+            Verdict::fail(
+                "message_target_unknown",
+                "`SendMessage` names no agent in `to`; it cannot be checked",
+            )
+        })?;
+        let agent = self.agents.get(to).filter(|a| a.depth.is_some()).ok_or_else(|| {
+            Verdict::fail(
+                "message_target_unknown",
+                format!("`{to}` is not an agent Warden allowed in this session; a message cannot start it"),
+            )
+        })?;
+        let reference = agent.approval_ref.clone().ok_or_else(|| {
+            Verdict::fail(
+                "approval_not_active",
+                format!("agent `{to}` was started under no recorded approval"),
+            )
+        })?;
+        match approvals.approvals.get(&reference).map(|r| r.state(now)) {
+            Some(ApprovalState::Active) => Ok(reference),
+            Some(state) => Err(Verdict::fail(
+                "approval_not_active",
+                format!(
+                    "agent `{to}` runs under approval `{reference}`, which is {}; a human approves again with `warden approve`",
+                    format!("{state:?}").to_lowercase()
+                ),
+            )),
+            None => Err(Verdict::fail(
+                "approval_not_active",
+                format!("agent `{to}` runs under approval `{reference}`, which is not recorded"),
+            )),
+        }
+    }
+
     /// The pending spawn a `SubagentStart` of `agent_type` is matched to (H-2).
     pub fn match_start(&self, agent_type: &str) -> Option<&PendingSpawn> {
         self.pending
@@ -151,6 +230,10 @@ pub struct HookState {
     pub governance: Approvals,
     /// Spawn trees by session id.
     pub sessions: BTreeMap<String, SpawnTree>,
+    /// Quarantined sessions (H-28), kept apart from the spawn trees so that no eviction of a
+    /// quiet session can lift one.
+    #[serde(default)]
+    pub quarantined: BTreeMap<String, Quarantine>,
 }
 
 impl HookState {
@@ -179,6 +262,17 @@ impl HookState {
             AuditEvent::SubagentStopped(e) => {
                 if let Some(session) = session {
                     self.stopped(seq, session, e);
+                }
+            }
+            AuditEvent::SessionQuarantined(e) => {
+                if let Some(session) = session {
+                    let quarantine = Quarantine { seq, code: e.code.clone(), reason: e.reason.clone() };
+                    self.quarantined.entry(session.to_owned()).or_insert(quarantine);
+                }
+            }
+            AuditEvent::SessionReleased(_) => {
+                if let Some(session) = session {
+                    self.quarantined.remove(session);
                 }
             }
             _ => {}
@@ -213,6 +307,7 @@ impl HookState {
             child_type: e.subagent_type.clone(),
             depth,
             result_path: e.result_path.clone(),
+            approval_ref: e.gate.approval_ref.clone(),
         });
     }
 
@@ -229,12 +324,25 @@ impl HookState {
                 parent: p.parent,
                 depth: Some(p.depth),
                 result_path: p.result_path,
+                approval_ref: p.approval_ref,
+                stopped: false,
+                root: e.root.clone(),
             },
-            None => TrackedAgent {
-                agent_type: e.agent_type.clone(),
-                parent: None,
-                depth: None,
-                result_path: None,
+            None => match tree.agents.get(&e.agent_id) {
+                // A tracked agent that starts again (resumed by a `SendMessage` Warden allowed)
+                // keeps its place: it is the same agent, of the same type.
+                Some(known) if known.depth.is_some() && known.agent_type == e.agent_type => {
+                    TrackedAgent { stopped: false, root: e.root.clone(), ..known.clone() }
+                }
+                _ => TrackedAgent {
+                    agent_type: e.agent_type.clone(),
+                    parent: None,
+                    depth: None,
+                    result_path: None,
+                    approval_ref: None,
+                    stopped: false,
+                    root: e.root.clone(),
+                },
             },
         };
         tree.agents.insert(e.agent_id.clone(), agent);
@@ -242,8 +350,8 @@ impl HookState {
 
     fn stopped(&mut self, seq: u64, session: &str, e: &SubagentStopped) {
         let tree = self.tree(seq, session);
-        if e.decision == Decision::Allow {
-            tree.agents.remove(&e.agent_id);
+        if let (Decision::Allow, Some(agent)) = (e.decision, tree.agents.get_mut(&e.agent_id)) {
+            agent.stopped = true;
         }
     }
 }

@@ -53,6 +53,7 @@ fn started(agent_id: &str, agent_type: &str, matched: Option<&PendingSpawn>) -> 
         parent: matched.and_then(|p| p.parent.clone()),
         depth: matched.map(|p| p.depth),
         snapshot: true,
+        root: None,
     }))
 }
 
@@ -172,7 +173,90 @@ fn an_allowed_stop_forgets_the_agent_and_a_blocked_one_keeps_it() {
     let kept = fold(&events).session("s");
     assert_eq!(kept.agents["a1"].result_path.as_deref(), Some("out/result.json"), "carried from the spawn");
     events.push((Some("s"), stopped("a1", Decision::Allow)));
-    assert!(!fold(&events).session("s").agents.contains_key("a1"));
+    let after = fold(&events).session("s");
+    assert!(after.agents["a1"].stopped, "kept, marked stopped, so that a message can resume it (H-21)");
+    assert!(after.is_tracked("a1"));
+}
+
+fn spawn_under(tool_use_id: &str, child: &str, approval: &str) -> AuditEvent {
+    let AuditEvent::SpawnEvaluated(mut e) = spawn(tool_use_id, None, child, 1, Decision::Allow) else {
+        unreachable!()
+    };
+    e.gate.approval_ref = Some(approval.into());
+    AuditEvent::SpawnEvaluated(e)
+}
+
+#[test]
+fn a_message_resumes_only_a_tracked_agent_whose_approval_is_still_active() {
+    let grant = |reference: &str, expires: Option<i64>| {
+        AuditEvent::ApprovalGranted(ApprovalGranted {
+            approval_ref: reference.into(),
+            approved_by: None,
+            expires_at: expires.map(|ms| Timestamp::from_unix_millis(ms).unwrap()),
+            scope: Scope::default(),
+        })
+    };
+    let mut events = vec![
+        (None, grant("LIVE", None)),
+        (None, grant("SHORT", Some(1_000))),
+        (None, grant("GONE", None)),
+        (None, AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: Some("GONE".into()), by: None })),
+        (Some("s"), spawn_under("t1", "coder", "LIVE")),
+        (Some("s"), spawn_under("t2", "planner", "SHORT")),
+        (Some("s"), spawn_under("t3", "researcher", "GONE")),
+        (Some("s"), spawn("t4", None, "writer", 1, Decision::Allow)),
+    ];
+    for (id, kind, tool) in
+        [("a1", "coder", "t1"), ("a2", "planner", "t2"), ("a3", "researcher", "t3"), ("a4", "writer", "t4")]
+    {
+        let pending = fold(&events).session("s").pending.into_iter().find(|p| p.tool_use_id == tool);
+        events.push((Some("s"), started(id, kind, pending.as_ref())));
+    }
+    events.push((Some("s"), started("rogue", "coder", None)));
+    events.push((Some("s"), stopped("a1", Decision::Allow)));
+    let state = fold(&events);
+    let tree = state.session("s");
+    let now = Timestamp::from_unix_millis(5_000).unwrap();
+    let rows: [(Option<&str>, Result<&str, &str>, &str); 7] = [
+        (Some("a1"), Ok("LIVE"), "a stopped agent under an active approval"),
+        (Some("a2"), Err("approval_not_active"), "its approval expired"),
+        (Some("a3"), Err("approval_not_active"), "its approval was revoked"),
+        (Some("a4"), Err("approval_not_active"), "spawned under no recorded approval"),
+        (Some("rogue"), Err("message_target_unknown"), "untracked"),
+        (Some("nobody"), Err("message_target_unknown"), "unknown"),
+        (None, Err("message_target_unknown"), "no target"),
+    ];
+    for (to, expected, why) in rows {
+        let got = tree.may_resume(to, &state.governance, now);
+        match expected {
+            Ok(reference) => assert_eq!(got.unwrap(), reference, "{why}"),
+            Err(code) => assert_eq!(got.unwrap_err().code.as_deref(), Some(code), "{why}"),
+        }
+    }
+    assert!(tree.is_tracked("a1") && !tree.is_tracked("rogue") && !tree.is_tracked("nobody"));
+    assert_eq!(tree.tracked().map(String::as_str).collect::<Vec<_>>(), ["a1", "a2", "a3", "a4"]);
+    // A tracked agent that starts again (resumed) stays tracked; an unknown one is untracked.
+    events.push((Some("s"), started("a1", "coder", None)));
+    let tree = fold(&events).session("s");
+    assert!(tree.is_tracked("a1") && !tree.agents["a1"].stopped);
+}
+
+#[test]
+fn a_quarantine_holds_until_released_and_no_eviction_lifts_it() {
+    let quarantine = AuditEvent::SessionQuarantined(Box::new(SessionQuarantined {
+        agent_id: Some("a1".into()),
+        code: "revert_failed".into(),
+        reason: "r".into(),
+    }));
+    let release = AuditEvent::SessionReleased(SessionReleased { by: Some("alice".into()) });
+    let mut events = vec![(Some("q"), quarantine.clone()), (None, release.clone())];
+    assert!(fold(&events).quarantined.contains_key("q"), "a release without a session releases nothing");
+    let sessions: Vec<String> = (0..MAX_SESSIONS + 1).map(|i| format!("s{i}")).collect();
+    events.extend(sessions.iter().map(|s| (Some(s.as_str()), spawn("t", None, "coder", 1, Decision::Allow))));
+    let state = fold(&events);
+    assert_eq!(state.quarantined["q"].code, "revert_failed");
+    events.push((Some("q"), release));
+    assert!(fold(&events).quarantined.is_empty());
 }
 
 #[test]
@@ -223,6 +307,7 @@ fn any_event() -> impl Strategy<Value = (Option<&'static str>, AuditEvent)> {
                         child_type: kind.into(),
                         depth,
                         result_path: None,
+                        approval_ref: None,
                     };
                     started(id, kind, yes.then_some(&pending))
                 }
@@ -262,6 +347,7 @@ fn a_spawn_tree_that_loops_is_refused_not_walked_forever() {
         depth,
         seq: 1,
         result_path: None,
+        approval_ref: None,
     };
     let events = [
         (Some("s"), spawn("t1", Some("a2"), "planner", 1, Decision::Allow)),

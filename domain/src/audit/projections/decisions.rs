@@ -1,5 +1,6 @@
-//! Decisions over time: allow and deny counts per hour (UTC) of `recorded_at`, over the three
-//! events that decide (`delegation_evaluated`, `lineage_checked`, `tool_call_authorized`).
+//! Decisions over time: allow and deny counts per hour (UTC) of `recorded_at`, over every
+//! event that decides: `delegation_evaluated`, `lineage_checked`, `tool_call_authorized`, and
+//! the hook's `subagent_spawn_evaluated`, `subagent_stopped` and `hook_tool_evaluated` (H-30).
 
 use std::collections::BTreeMap;
 
@@ -53,7 +54,15 @@ impl Projection for Decisions {
     type State = DecisionsState;
 
     fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
-        matches!(envelope.event_type(), "delegation_evaluated" | "lineage_checked" | "tool_call_authorized")
+        matches!(
+            envelope.event_type(),
+            "delegation_evaluated"
+                | "lineage_checked"
+                | "tool_call_authorized"
+                | "subagent_spawn_evaluated"
+                | "subagent_stopped"
+                | "hook_tool_evaluated"
+        )
     }
 
     fn apply(&self, state: &mut DecisionsState, event: Recorded<'_>) {

@@ -1,10 +1,12 @@
-//! Denials by gate, by layer, by code and by persona, from the three events that decide.
+//! Denials by gate, by layer, by code and by persona, from every event that decides (the hook's
+//! included, H-30).
 //!
 //! Each denial is counted once, under its first failure (G-1: the first failure is the
 //! denial's cause; the others are in the event). The persona of a denial is the one that asked
 //! for the power it was refused: the gate's persona for `delegation_evaluated`, the acting
 //! agent's type for `tool_call_authorized`, the parent of the failing pair for
-//! `lineage_checked` (the agent that tried to spawn). Where the event cannot say (an unreadable
+//! `lineage_checked` (the agent that tried to spawn), the subagent's type for the hook's
+//! `subagent_stopped` and `hook_tool_evaluated`. Where the event cannot say (an unreadable
 //! request, a lineage too long to record), the persona is [`UNKNOWN_PERSONA`], which no name
 //! can spell (G-14).
 
@@ -44,7 +46,12 @@ impl Projection for Denials {
     fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
         matches!(
             envelope.event_type(),
-            "delegation_evaluated" | "lineage_checked" | "tool_call_authorized" | "subagent_spawn_evaluated"
+            "delegation_evaluated"
+                | "lineage_checked"
+                | "tool_call_authorized"
+                | "subagent_spawn_evaluated"
+                | "subagent_stopped"
+                | "hook_tool_evaluated"
         )
     }
 
@@ -75,6 +82,19 @@ impl Projection for Denials {
                     None => *state.by_layer.entry(stage.to_owned()).or_default() += 1,
                 }
                 (failure.map(|f| f.code.clone()), Some(event.persona.clone()))
+            }
+            AuditEvent::SubagentStopped(event) => {
+                // A blocked stop counts under the stage of its first reason (`guardrails`, `result`).
+                let failure = event.failures.first();
+                let stage = failure.map_or("unknown", |f| f.stage.as_str());
+                *state.by_layer.entry(stage.to_owned()).or_default() += 1;
+                (failure.map(|f| f.code.clone()), Some(event.agent_type.clone()))
+            }
+            AuditEvent::HookToolEvaluated(event) => {
+                let failure = event.failure.as_ref();
+                let stage = failure.map_or("unknown", |f| f.stage.as_str());
+                *state.by_layer.entry(stage.to_owned()).or_default() += 1;
+                (failure.map(|f| f.code.clone()), event.agent_type.clone())
             }
             AuditEvent::LineageChecked(event) => {
                 *state.by_layer.entry("lineage".to_owned()).or_default() += 1;

@@ -6,6 +6,12 @@
 //! `other_parents` rather than overwriting it — two lineages that disagree about who spawned an
 //! agent are themselves a finding. Lineages longer than 64 agents are recorded only by digest
 //! (L-8); they are counted as `unrecorded`. Events without a session form their own tree.
+//!
+//! H-31 (one node per agent): the hook records a spawn's child under its tool-call id (the
+//! agent has no id yet), and the agent's `subagent_started` names both. At that event the
+//! node is renamed to the agent's id — its children (recorded under the agent id) join it — so
+//! an agent appears once. An agent that started matching no allowed spawn is a root of its own,
+//! marked `untracked`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,6 +61,12 @@ pub struct SpawnedAgent {
     pub checks: u64,
     /// How many of those were denied.
     pub denied: u64,
+    /// The tool call that spawned it, once it started (H-31).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    /// It started matching no allowed spawn (H-2, H-23).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untracked: bool,
 }
 
 impl SpawnTree {
@@ -79,6 +91,8 @@ impl SpawnTree {
                 first_seq: seq,
                 checks: 0,
                 denied: 0,
+                tool_use_id: None,
+                untracked: false,
             });
             if entry.parent.as_deref() != parent {
                 entry.other_parents.insert(parent.unwrap_or("(root)").to_owned());
@@ -94,13 +108,55 @@ impl SpawnTree {
     }
 }
 
+impl SpawnTree {
+    /// H-31: the node of the spawn `tool_use_id` becomes the node of `agent_id`.
+    fn started(&mut self, seq: u64, e: &crate::claude_code::SubagentStarted) {
+        let spawned = e.tool_use_id.as_ref().and_then(|t| self.agents.remove(t).map(|node| (t, node)));
+        match spawned {
+            Some((tool_use_id, mut node)) => {
+                for child in self.agents.values_mut() {
+                    if child.parent.as_deref() == Some(tool_use_id.as_str()) {
+                        child.parent = Some(e.agent_id.clone());
+                    }
+                }
+                node.tool_use_id = Some(tool_use_id.clone());
+                match self.agents.get_mut(&e.agent_id) {
+                    // Already named by a lineage under its own id: one node, the counts summed.
+                    Some(existing) => {
+                        existing.checks += node.checks;
+                        existing.denied += node.denied;
+                        existing.first_seq = existing.first_seq.min(node.first_seq);
+                        existing.tool_use_id = node.tool_use_id;
+                    }
+                    None => {
+                        self.agents.insert(e.agent_id.clone(), node);
+                    }
+                }
+            }
+            None => {
+                self.agents.entry(e.agent_id.clone()).or_insert_with(|| SpawnedAgent {
+                    agent_type: e.agent_type.clone(),
+                    spawn_depth: e.depth.unwrap_or(0),
+                    parent: e.parent.clone(),
+                    other_parents: BTreeSet::new(),
+                    first_seq: seq,
+                    checks: 0,
+                    denied: 0,
+                    tool_use_id: e.tool_use_id.clone(),
+                    untracked: e.tool_use_id.is_none(),
+                });
+            }
+        }
+    }
+}
+
 impl Projection for SpawnTrees {
     type State = SpawnTreeState;
 
     fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
         matches!(
             envelope.event_type(),
-            "lineage_checked" | "tool_call_authorized" | "subagent_spawn_evaluated"
+            "lineage_checked" | "tool_call_authorized" | "subagent_spawn_evaluated" | "subagent_started"
         )
     }
 
@@ -114,6 +170,14 @@ impl Projection for SpawnTrees {
                     None => &mut state.without_session,
                 };
                 tree.add(event.envelope.seq, &e.lineage_agents, e.decision);
+                return;
+            }
+            AuditEvent::SubagentStarted(e) => {
+                let tree = match event.envelope.session() {
+                    Some(session) => state.sessions.entry(session.to_owned()).or_default(),
+                    None => &mut state.without_session,
+                };
+                tree.started(event.envelope.seq, e);
                 return;
             }
             _ => return,

@@ -370,3 +370,86 @@ fn by_default_a_projection_wants_every_event() {
     );
     assert_eq!(count, 2);
 }
+
+fn hook_spawn(tool_use_id: &str, caller: Option<&str>, ids: &[(&str, &str)], decision: &str) -> Value {
+    let failure = (decision == "deny")
+        .then(|| json!({"stage": "gate: environment", "code": "env_not_enabled", "reason": "r"}));
+    json!({
+        "tool_use_id": tool_use_id, "tool_name": "Agent", "agent_id": caller, "persona": "main",
+        "subagent_type": ids.last().map(|(_, t)| *t).unwrap_or("x"), "decision": decision,
+        "first_failure": failure, "gate": gate(decision, "main", Some("GATE-1"), None, None),
+        "lineage": {"passed": true, "code": null, "reason": "ok", "pair": null},
+        "lineage_agents": agents(ids), "result_path": null,
+    })
+}
+
+fn hook_started(agent_id: &str, agent_type: &str, tool_use_id: Option<&str>, parent: Option<&str>) -> Value {
+    json!({"agent_id": agent_id, "agent_type": agent_type, "tool_use_id": tool_use_id, "parent": parent,
+           "depth": tool_use_id.map(|_| 1), "snapshot": true})
+}
+
+/// A Claude Code session as the hook records it: two allowed spawns and their starts (one
+/// nested), a denied spawn, an untracked start, a denied tool call and a blocked stop.
+fn hook_log() -> Vec<Envelope> {
+    let s = Some("cc");
+    let kinds: Vec<(&str, Value)> = vec![
+        ("subagent_spawn_evaluated", hook_spawn("t1", None, &[("main", "main"), ("t1", "planner")], "allow")),
+        ("subagent_started", hook_started("a1", "planner", Some("t1"), None)),
+        (
+            "subagent_spawn_evaluated",
+            hook_spawn("t2", Some("a1"), &[("main", "main"), ("a1", "planner"), ("t2", "coder")], "allow"),
+        ),
+        ("subagent_started", hook_started("a2", "coder", Some("t2"), Some("a1"))),
+        ("subagent_spawn_evaluated", hook_spawn("t3", None, &[("main", "main"), ("t3", "shell")], "deny")),
+        ("subagent_started", hook_started("rogue", "coder", None, None)),
+        (
+            "hook_tool_evaluated",
+            json!({"tool_name": "Bash", "tool_use_id": "t4", "agent_id": "rogue", "agent_type": "coder",
+                   "target": null, "decision": "deny",
+                   "failure": {"stage": "identity", "code": "agent_untracked", "reason": "r"}}),
+        ),
+        (
+            "subagent_stopped",
+            json!({"agent_id": "a2", "agent_type": "coder", "decision": "deny",
+                   "failures": [{"stage": "guardrails", "code": "protected_path_changed", "reason": "r"}],
+                   "changed_files": ["okrs/a.md"], "reverted": true, "result_path": null, "result": null,
+                   "stop_hook_active": false}),
+        ),
+    ];
+    kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, (kind, payload))| envelope(i as u64 + 1, 1, s, None, kind, payload))
+        .collect()
+}
+
+#[test]
+fn hook_decisions_are_counted_and_each_agent_is_one_node() {
+    let log = hook_log();
+    let decisions = replay(&Decisions, &log);
+    assert_eq!(
+        (decisions.total.allow, decisions.total.deny),
+        (2, 3),
+        "2 spawns allowed; a spawn, a tool call, a stop denied"
+    );
+    let denials = replay(&Denials, &log);
+    assert_eq!(denials.denials, 3);
+    assert_eq!(denials.by_gate.get("environment"), Some(&1));
+    assert_eq!((denials.by_layer.get("identity"), denials.by_layer.get("guardrails")), (Some(&1), Some(&1)));
+    assert_eq!(denials.by_code.get("agent_untracked"), Some(&1));
+    assert_eq!(denials.by_persona.get("coder"), Some(&2), "the tool call and the stop, by agent type");
+
+    let tree = &replay(&SpawnTrees, &log).sessions["cc"];
+    let ids: Vec<&str> = tree.agents.keys().map(String::as_str).collect();
+    assert_eq!(
+        ids,
+        ["a1", "a2", "main", "rogue", "t3"],
+        "one node per agent; the denied spawn stays under its call"
+    );
+    assert_eq!(tree.children("main").map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["a1", "t3"]);
+    assert_eq!(tree.children("a1").map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["a2"]);
+    assert_eq!(tree.agents["a1"].tool_use_id.as_deref(), Some("t1"));
+    assert_eq!((tree.agents["a2"].spawn_depth, tree.agents["a2"].checks), (2, 1));
+    assert!(tree.agents["rogue"].untracked && tree.agents["rogue"].parent.is_none());
+    assert!(!tree.agents["a1"].untracked);
+}

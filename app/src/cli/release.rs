@@ -1,0 +1,83 @@
+//! `warden release --session ID`: a human lifts a Claude Code session's quarantine (H-28).
+//!
+//! H-32: only a human releases. Refused where `CLAUDECODE` is set (inside a Claude Code session,
+//! as `warden approve` is, H-5). The marker is removed first and the release recorded after
+//! (`session_released`, under the session); if the release cannot be recorded the marker is
+//! put back and the command fails — and a quarantine the log still holds is marked again by the
+//! next hook call anyway. Releasing a session that is not quarantined is a usage error.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, CorrelationId};
+use agentwarden_domain::claude_code::{SessionReleased, is_safe_id};
+
+use super::hook::CLAUDE_CODE_ENV;
+use super::{EXIT_OK, Failure};
+use crate::{Config, HookStorage, Warden, WardenError};
+
+/// `warden release`.
+#[derive(Debug, clap::Args)]
+pub(super) struct ReleaseArgs {
+    /// The quarantined session (as the deny reason names it).
+    #[arg(long, value_name = "ID")]
+    session: String,
+    /// Who releases it (recorded in the event).
+    #[arg(long, value_name = "NAME")]
+    by: Option<String>,
+    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+/// Runs `warden release`.
+pub(super) async fn run(
+    args: ReleaseArgs,
+    storage: impl FnOnce(&Config) -> HookStorage,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    if std::env::var_os(CLAUDE_CODE_ENV).is_some() {
+        return Err(Failure::usage(format!(
+            "refused: `{CLAUDE_CODE_ENV}` is set, so this runs inside a Claude Code session; \
+             a human releases a quarantine from their own terminal"
+        )));
+    }
+    if !is_safe_id(&args.session) {
+        return Err(Failure::usage(format!("--session `{}` is not a Claude Code session id", args.session)));
+    }
+    if let Some(by) = &args.by {
+        Actor::new(by.clone()).map_err(|e| Failure::usage(format!("--by: {e}")))?;
+    }
+    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let storage = storage(&config);
+    let warden = open(config)?;
+    let recorded = warden.records().await?.quarantined.get(&args.session).cloned();
+    let marker = storage.marker(&args.session).map_err(Failure::no)?;
+    if recorded.is_none() && marker.is_none() {
+        return Err(Failure::usage(format!(
+            "session `{}` is not quarantined: nothing to release",
+            args.session
+        )));
+    }
+    storage.release(&args.session).map_err(Failure::no)?;
+    let correlation =
+        Correlation { session: CorrelationId::new(args.session.clone()).ok(), ..Correlation::default() };
+    let event = AuditEvent::SessionReleased(SessionReleased { by: args.by });
+    match warden.record(correlation, &event).await {
+        Ok(appended) => {
+            writeln!(
+                out,
+                "{}",
+                serde_json::json!({"released": args.session, "seq": appended.head.seq, "hash": appended.head.hash.to_string()})
+            )?;
+            Ok(EXIT_OK)
+        }
+        Err(e) => {
+            if let Some(marker) = marker {
+                let _ = storage.quarantine(&args.session, &marker);
+            }
+            Err(e.into())
+        }
+    }
+}

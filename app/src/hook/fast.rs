@@ -1,0 +1,218 @@
+//! What the hook decides before it opens the store (H-24, H-28).
+//!
+//! Opening the embedded store costs tens of milliseconds and grows with the log, and the hook
+//! now runs for every tool call. So `warden hook` first looks at what needs no store:
+//!
+//! 1. A `PreToolUse` in a session with a quarantine marker (or one that cannot be checked) is a
+//!    deny. The store is still opened to record it; if it cannot be, the deny stands unrecorded.
+//! 2. A `Write`/`Edit`/`MultiEdit`/`NotebookEdit` into a protected path is a deny (recorded the
+//!    same way).
+//! 3. A spawn, a `SendMessage`, a tool that starts agents: the store decides.
+//! 4. Any other tool call is allowed at once when the session's index says the session is not
+//!    quarantined and the caller (a subagent) is tracked with the type it claims, or the caller
+//!    is the main session. Anything else — no index, an unreadable one, an agent it does not
+//!    list — goes to the store, which decides and rewrites the index.
+//!
+//! H-24 (trusting the index): it is a cache of what the store said, and it never allows more
+//! than the store did when it was written. A missing or unreadable index, a missing entry, an
+//! index about another session: each falls back to the store, never allows. Entries only become
+//! stale in the safe direction, except for a quarantine, which the marker covers (checked
+//! first; quarantining removes the index before writing the marker). Known weakness of direct
+//! mode: an agent with the user's shell can write the index (list itself as tracked) or remove
+//! the marker, as it can edit the store's files; spawns, messages, stops and every slow path
+//! still consult the store (which re-creates a removed marker). Run Warden as another OS user
+//! (the resident service) to close it.
+
+use agentwarden_domain::claude_code::{HookEvent, ToolKind, normalize, parse_hook_input, protected_target};
+
+use super::storage::{HookStorage, Marker};
+use super::{HookAnswer, quarantine_reason};
+use crate::Config;
+
+/// The hook's answer before the store, or what to answer if the store cannot be opened.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Pre {
+    /// Decided without the store (nothing to record).
+    Done(HookAnswer),
+    /// The store decides; if it cannot be opened, `fallback` (a deny already known) or exit 2.
+    Store {
+        /// The deny to give when the store cannot be opened.
+        fallback: Option<HookAnswer>,
+    },
+}
+
+/// Decides what it can without the store.
+pub fn before_store(config: &Config, storage: &HookStorage, input: &str) -> Pre {
+    let Ok(input) = parse_hook_input(input) else { return Pre::Store { fallback: None } };
+    let session = input.session_id.as_str();
+    let call = match &input.event {
+        HookEvent::Tool(call) => Some(call),
+        HookEvent::Spawn(_) => None,
+        HookEvent::Other { .. } => return Pre::Done(HookAnswer::silent()),
+        HookEvent::SubagentStart(_) | HookEvent::SubagentStop { .. } => return Pre::Store { fallback: None },
+    };
+    match storage.marker(session) {
+        Ok(None) => {}
+        Ok(Some(marker)) => {
+            return Pre::Store { fallback: Some(HookAnswer::deny(&quarantine_reason(session, &marker))) };
+        }
+        Err(why) => {
+            let marker = Marker { code: "session_quarantined".into(), reason: why, agent_id: None };
+            return Pre::Store { fallback: Some(HookAnswer::deny(&quarantine_reason(session, &marker))) };
+        }
+    }
+    let Some(call) = call else { return Pre::Store { fallback: None } };
+    let index = storage.read_index(session);
+    match &call.kind {
+        ToolKind::SendMessage { .. } | ToolKind::StartsAgents => return Pre::Store { fallback: None },
+        ToolKind::Write { path } => {
+            // A subagent's own root (H-27) is in the index; without one, the store knows it.
+            let own_root = match (&call.caller, &index) {
+                (Some(agent), Some(index)) => index.roots.get(&agent.agent_id).map(String::as_str),
+                _ => None,
+            };
+            if let Some(reason) = protected_write(config, input.cwd.as_deref(), own_root, path) {
+                return Pre::Store { fallback: Some(HookAnswer::deny(&reason)) };
+            }
+        }
+        ToolKind::Other => {}
+    }
+    let Some(index) = index else { return Pre::Store { fallback: None } };
+    if index.quarantined {
+        return Pre::Store { fallback: None };
+    }
+    match &call.caller {
+        None => Pre::Done(HookAnswer::silent()),
+        Some(agent) if index.tracked.get(&agent.agent_id) == Some(&agent.agent_type) => {
+            Pre::Done(HookAnswer::silent())
+        }
+        Some(_) => Pre::Store { fallback: None },
+    }
+}
+
+/// H-26: the reason a write of `path` (from a hook input whose `cwd` is `cwd`) is refused, or
+/// `None` when it is outside every protected path.
+///
+/// Protected are the configured paths under the workspace root, under the hook input's `cwd`,
+/// and under the calling agent's own root recorded at its start (`own_root`: a worktree
+/// subagent's worktree, which a `cd` cannot move). Both the target and the protected paths are
+/// compared lexically (`.`/`..` normalised, relative to `cwd`) and as the file system resolves
+/// them (symlinked parents followed: the longest existing ancestor is canonicalised and the
+/// rest appended), so `link/x` with `link -> okrs` is caught. A relative target with no usable
+/// `cwd` cannot be placed: refused.
+pub(crate) fn protected_write(
+    config: &Config,
+    cwd: Option<&str>,
+    own_root: Option<&str>,
+    path: &str,
+) -> Option<String> {
+    let deny = |what: String| {
+        Some(format!(
+            "Agent Warden denied this at protected_path (protected_path_write): {what}; protected paths \
+             change only outside agent sessions"
+        ))
+    };
+    let Some(lexical) = normalize(path, cwd) else {
+        return deny(format!("`{path}` is relative and the hook input gives no absolute `cwd` to place it"));
+    };
+    let mut candidates = vec![lexical.clone()];
+    if let Some(real) = resolve_existing(&lexical) {
+        candidates.push(real);
+    }
+    let mut bases: Vec<String> = Vec::new();
+    if let Some(root) = absolute(&config.root) {
+        bases.push(root);
+    }
+    bases.extend([cwd, own_root].into_iter().flatten().filter_map(|c| normalize(c, None)));
+    let mut protected: Vec<String> = Vec::new();
+    for base in &bases {
+        for p in &config.guardrails.protected {
+            if let Some(lexical) = normalize(p, Some(base)) {
+                if let Some(real) = resolve_existing(&lexical) {
+                    protected.push(real);
+                }
+                protected.push(lexical);
+            }
+        }
+    }
+    protected_target(&candidates, &protected)
+        .and_then(|hit| deny(format!("`{path}` is inside the protected path `{hit}`")))
+}
+
+fn absolute(path: &std::path::Path) -> Option<String> {
+    let joined =
+        if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir().ok()?.join(path) };
+    normalize(&joined.to_string_lossy(), None)
+}
+
+/// `path` (absolute, normalised) with its longest existing ancestor canonicalised.
+fn resolve_existing(path: &str) -> Option<String> {
+    let mut existing = std::path::PathBuf::from(path);
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&existing) {
+            let mut full = real;
+            for part in rest.iter().rev() {
+                full.push(part);
+            }
+            return normalize(&full.to_string_lossy(), None);
+        }
+        let name = existing.file_name()?.to_os_string();
+        rest.push(name);
+        if !existing.pop() {
+            return None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(root: &std::path::Path) -> Config {
+        Config { root: root.to_path_buf(), ..Config::default() }
+    }
+
+    #[test]
+    fn writes_into_protected_paths_are_caught_however_they_are_spelt() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let worktree = root.join("wt");
+        for d in ["okrs", "src", "wt/okrs"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::os::unix::fs::symlink(root.join("okrs"), root.join("src/link")).unwrap();
+        std::os::unix::fs::symlink(root.join("src"), root.join("src-alias")).unwrap();
+        let config = config(&root);
+        let r = root.display().to_string();
+        let w = worktree.display().to_string();
+        let rows: [(&str, &str, bool, &str); 11] = [
+            ("okrs/a.md", &r, true, "relative"),
+            (&format!("{r}/okrs/new/b.md"), &r, true, "absolute, in a directory that does not exist yet"),
+            ("src/../okrs/a.md", &r, true, "`..`"),
+            ("src/link/a.md", &r, true, "a symlinked parent"),
+            ("src-alias/link/a.md", &r, true, "two symlinks"),
+            ("okrs/a.md", &w, true, "a worktree's own protected path"),
+            (&format!("{r}/okrs/a.md"), &w, true, "the project's from a worktree"),
+            ("src/a.md", &r, false, "outside"),
+            ("okrs-notes.md", &r, false, "a name that shares a prefix"),
+            ("src/link-not/a.md", &r, false, "a sibling of the link"),
+            (&format!("{w}/src/a.md"), &w, false, "outside in the worktree"),
+        ];
+        for (path, cwd, denied, why) in rows {
+            assert_eq!(protected_write(&config, Some(cwd), None, path).is_some(), denied, "{why}: {path}");
+        }
+        assert!(
+            protected_write(&config, None, None, "notes.md").is_some(),
+            "a relative path with no cwd: refused"
+        );
+        // A worktree agent that moved its cwd elsewhere: its own root still counts.
+        let elsewhere = root.join("src").display().to_string();
+        let into_worktree = format!("{w}/okrs/a.md");
+        assert!(
+            protected_write(&config, Some(&elsewhere), None, &into_worktree).is_none(),
+            "(without the root)"
+        );
+        assert!(protected_write(&config, Some(&elsewhere), Some(&w), &into_worktree).is_some());
+    }
+}

@@ -1,0 +1,174 @@
+//! The slow path of a `PreToolUse` that is not a spawn through `Agent`/`Task`: the store's
+//! authoritative answer, recorded as `hook_tool_evaluated` for everything Warden governs.
+//!
+//! In this order: a quarantined session denies everything (H-28); a subagent that no allowed
+//! spawn accounts for — untracked at its start, unknown, or claiming another type — may call
+//! nothing (H-23); a write into a protected path is denied (H-26); a `SendMessage` may resume
+//! only a tracked agent whose approval is still active (H-21); a tool that starts agents needs
+//! `[claude_code] agent_tools` (H-22). Anything else is allowed and not recorded (H-24).
+
+use agentwarden_domain::audit::AuditEvent;
+use agentwarden_domain::claude_code::{
+    HookFailure, HookState, HookToolEvaluated, SpawnRequest, ToolCall, ToolKind,
+};
+use agentwarden_domain::verdict::Decision;
+
+use super::storage::Marker;
+use super::{HookAnswer, describe, failure, protected_write, quarantine_reason, session_correlation};
+use crate::warden::Warden;
+
+impl Warden {
+    /// Decides one governed tool call (see the module's doc).
+    pub(super) async fn hook_tool(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        cwd: Option<&str>,
+        call: ToolCall,
+        quarantined: Option<&Marker>,
+    ) -> HookAnswer {
+        let tree = state.session(session);
+        let mut target = None;
+        let (decision, failure) = if let Some(marker) = quarantined {
+            let reason = quarantine_reason(session, marker);
+            (Decision::Deny, Some(failure("quarantine", "session_quarantined", reason)))
+        } else if let Some(f) = call.caller.as_ref().and_then(|caller| identity(&tree, caller)) {
+            (Decision::Deny, Some(f))
+        } else {
+            match &call.kind {
+                ToolKind::Other => return HookAnswer::silent(),
+                ToolKind::Write { path } => {
+                    target = Some(path.clone());
+                    let own_root = call
+                        .caller
+                        .as_ref()
+                        .and_then(|c| tree.agents.get(&c.agent_id))
+                        .and_then(|a| a.root.as_deref());
+                    match protected_write(&self.config, cwd, own_root, path) {
+                        None => return HookAnswer::silent(),
+                        Some(reason) => {
+                            (Decision::Deny, Some(failure("protected_path", "protected_path_write", reason)))
+                        }
+                    }
+                }
+                ToolKind::SendMessage { to } => {
+                    target = to.clone();
+                    match tree.may_resume(to.as_deref(), &state.governance, self.now()) {
+                        Ok(_) => (Decision::Allow, None),
+                        Err(v) => {
+                            let code = v.code.as_deref().unwrap_or("message_denied");
+                            (Decision::Deny, Some(failure("resume", code, v.reason.to_string())))
+                        }
+                    }
+                }
+                ToolKind::StartsAgents => {
+                    if self.config.claude_code.agent_tools.contains(&call.tool_name) {
+                        (Decision::Allow, None)
+                    } else {
+                        let reason = format!(
+                            "`{}` starts agents the spawn gate never sees; list it in `[claude_code] agent_tools` \
+                             to allow it",
+                            call.tool_name
+                        );
+                        (Decision::Deny, Some(failure("agent_tool", "agent_tool_not_allowed", reason)))
+                    }
+                }
+            }
+        };
+        let event = HookToolEvaluated {
+            tool_name: call.tool_name,
+            tool_use_id: call.tool_use_id,
+            agent_id: call.caller.as_ref().map(|c| c.agent_id.clone()),
+            agent_type: call.caller.map(|c| c.agent_type),
+            target,
+            decision,
+            failure: failure.clone(),
+        };
+        self.answer_recorded(state, session, event).await
+    }
+
+    /// A spawn in a quarantined session: denied and recorded as a governed tool call (H-28).
+    pub(super) async fn deny_in_quarantine(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        request: &SpawnRequest,
+        marker: &Marker,
+    ) -> HookAnswer {
+        let event = HookToolEvaluated {
+            tool_name: request.tool_name.clone(),
+            tool_use_id: Some(request.tool_use_id.clone()),
+            agent_id: request.caller.as_ref().map(|c| c.agent_id.clone()),
+            agent_type: request.caller.as_ref().map(|c| c.agent_type.clone()),
+            target: Some(request.subagent_type.clone()),
+            decision: Decision::Deny,
+            failure: Some(failure("quarantine", "session_quarantined", quarantine_reason(session, marker))),
+        };
+        self.answer_recorded(state, session, event).await
+    }
+
+    /// Records the decision, then answers it; an allow that cannot be recorded is a deny.
+    async fn answer_recorded(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        event: HookToolEvaluated,
+    ) -> HookAnswer {
+        let answer = match &event.failure {
+            Some(f) if f.stage == "quarantine" || f.stage == "protected_path" => HookAnswer::deny(&f.reason),
+            Some(f) => HookAnswer::deny(&describe(f)),
+            None => HookAnswer::silent(),
+        };
+        let recorded = self
+            .record_and_apply(
+                state,
+                session_correlation(session),
+                AuditEvent::HookToolEvaluated(Box::new(event)),
+            )
+            .await;
+        match recorded {
+            Ok(_) => answer,
+            Err(e) if answer.stdout.is_some() => {
+                tracing::warn!(error = %e, "a denied tool call could not be recorded");
+                answer
+            }
+            Err(e) => {
+                let why =
+                    failure("audit", "audit_unavailable", format!("the decision could not be recorded: {e}"));
+                HookAnswer::deny(&describe(&why))
+            }
+        }
+    }
+}
+
+/// H-23: why `caller` may call nothing, if it may not: it is unknown to the session's tree, it
+/// started matching no allowed spawn, or it claims a type it was not started as.
+fn identity(
+    tree: &agentwarden_domain::claude_code::SpawnTree,
+    caller: &agentwarden_domain::claude_code::CallingAgent,
+) -> Option<HookFailure> {
+    match tree.agents.get(&caller.agent_id) {
+        None => Some(failure(
+            "identity",
+            "agent_unknown",
+            format!("agent `{}` was not started through a spawn Warden allowed", caller.agent_id),
+        )),
+        Some(agent) if agent.depth.is_none() => Some(failure(
+            "identity",
+            "agent_untracked",
+            format!(
+                "agent `{}` matched no allowed spawn when it started; every tool call it makes is denied",
+                caller.agent_id
+            ),
+        )),
+        Some(agent) if agent.agent_type != caller.agent_type => Some(failure(
+            "identity",
+            "agent_type_mismatch",
+            format!(
+                "agent `{}` claims type `{}` but was started as `{}`",
+                caller.agent_id, caller.agent_type, agent.agent_type
+            ),
+        )),
+        Some(_) => None,
+    }
+}
