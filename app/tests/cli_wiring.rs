@@ -435,7 +435,9 @@ fn init_protects_the_guards_own_files_and_a_subagent_cannot_remove_the_hooks() {
     let after = std::fs::read_to_string(&path).unwrap();
     assert!(after.starts_with(before.lines().next().unwrap()), "the user's comments are kept");
     assert!(
-        after.contains(r#"protected = ["okrs", ".claude", "agentwarden.toml", "manifests.toml"]"#),
+        after.contains(
+            r#"protected = ["okrs", ".claude/settings.json", ".claude/settings.local.json", ".claude/agents", ".claude/commands", ".claude/skills", ".claude/hooks", ".mcp.json", "agentwarden.toml", "manifests.toml"]"#
+        ),
         "{after}"
     );
     ok(&init(&p, &[]));
@@ -453,6 +455,10 @@ fn init_protects_the_guards_own_files_and_a_subagent_cannot_remove_the_hooks() {
     let hooks = std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap();
     std::fs::write(p.root.join(".claude/settings.json"), "{}").unwrap();
     std::fs::write(&path, "[guardrails]\nprotected = []\n").unwrap();
+    // A worktree subagent's work under `.claude/worktrees/` is not the guard's (H-19).
+    let worktree = p.root.join(".claude/worktrees/agent-a0/src");
+    std::fs::create_dir_all(&worktree).unwrap();
+    std::fs::write(worktree.join("lib.rs"), "work\n").unwrap();
     let out = run_line(&p, &hooks_line(&hooks), &event("stop-coder"), true);
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["decision"], "block", "{answer}");
@@ -464,6 +470,12 @@ fn init_protects_the_guards_own_files_and_a_subagent_cannot_remove_the_hooks() {
         "hooks restored"
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), after, "configuration restored");
+    assert!(!reason.contains("worktrees"), "{reason}");
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("lib.rs")).unwrap(),
+        "work\n",
+        "a worktree is left alone"
+    );
 }
 
 fn hooks_line(settings_text: &str) -> String {
@@ -480,7 +492,11 @@ fn a_managed_drop_in_holds_the_hooks_and_doctor_names_the_form() {
     let managed: Value = serde_json::from_str(&std::fs::read_to_string(&drop_in).unwrap()).unwrap();
     assert_eq!(managed["allowManagedHooksOnly"], true);
     assert_eq!(managed["hooks"]["PreToolUse"][0]["matcher"], "*");
-    assert!(std::fs::read_to_string(p.root.join("agentwarden.toml")).unwrap().contains(r#"".claude""#));
+    assert!(
+        std::fs::read_to_string(p.root.join("agentwarden.toml"))
+            .unwrap()
+            .contains(r#"".claude/settings.json""#)
+    );
     commit(&p.root);
     approve(&p);
     // A project settings file with a hook of its own changes nothing: managed hooks only.

@@ -147,14 +147,30 @@ fn inside(project: &Path, path: &Path) -> Option<String> {
 }
 
 /// What the guard must protect of itself (H-12), relative to the project.
+/// What Claude Code reads from a project that can change how the guard is run (H-19): the
+/// settings (hooks), the agent definitions, commands, skills, hook scripts and MCP servers.
+/// Not the whole `.claude/`: Claude Code makes worktree subagents' worktrees under
+/// `.claude/worktrees/`, where their own work must be neither denied nor reverted (each is
+/// checked in its own worktree, H-27). An entry that does not exist is protected too: creating
+/// it is a change.
+pub(super) const CLAUDE_CODE_FILES: [&str; 7] = [
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude/agents",
+    ".claude/commands",
+    ".claude/skills",
+    ".claude/hooks",
+    ".mcp.json",
+];
+
 pub(super) fn own_files(project: &Path, config: &Config) -> Result<Vec<String>, String> {
-    let named = [
-        (".claude", project.join(".claude")),
+    let claude_code = CLAUDE_CODE_FILES.iter().map(|f| ("Claude Code's settings", project.join(f)));
+    let named = claude_code.chain([
         ("the configuration", project.join(CONFIG_FILE)),
         ("`[subagents] personas_dir`", config.subagents.personas_dir.clone()),
         ("`[subagents] agents_dir`", config.subagents.agents_dir.clone()),
         ("`[lineage] manifests`", config.lineage.manifests.clone()),
-    ];
+    ]);
     let mut own = Vec::new();
     for (what, path) in named {
         let rel = inside(project, &path).ok_or_else(|| {
