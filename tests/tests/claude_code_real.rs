@@ -7,10 +7,9 @@
 //!
 //! Ruling H-40: every test here that needs the CLI is `#[ignore]`d, so a plain `cargo test` or
 //! `cargo nextest run` never runs it (nor counts it as passed); only the xtask step runs them,
-//! with `--ignored --skip pending::`. The scenarios in `mod pending` describe behaviour the hook
-//! does not have yet (issue 18): each is `#[ignore = "needs the hook fix: …"]` and fails on
-//! today's code; when a fix lands, move its test out of `pending` (try it first with
-//! `cargo test -p agentwarden-tests --test claude_code_real -- --ignored pending::NAME`).
+//! with `--ignored --skip pending::`. A scenario of behaviour the hook does not have yet goes in
+//! a `mod pending` with `#[ignore = "needs the hook fix: …"]` and moves out when its fix lands;
+//! `mod issue18` holds the bypasses issue 18 found, each of which failed before its fix.
 //!
 //! Every scenario also checks that the client reached nothing but the fake (the fake is the
 //! proxy for every other host and refuses it).
@@ -156,10 +155,12 @@ fn a_nested_subagents_plain_write_to_okrs_is_reverted_at_its_stop() {
             .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement it")])
             .agent(
                 "CODETASK",
+                // A shell write: a Write into a protected path is denied before it happens (H-26),
+                // a shell command is only caught at the stop.
                 vec![Turn::one(Block::tool_with_id(
                     "toolu_write",
-                    "Write",
-                    json!({"file_path": "okrs/evil.md", "content": "the coder was here\n"}),
+                    "Bash",
+                    json!({"command": "printf 'the coder was here\\n' > okrs/evil.md"}),
                 ))],
             ),
     );
@@ -167,7 +168,7 @@ fn a_nested_subagents_plain_write_to_okrs_is_reverted_at_its_stop() {
     run.assert_finished();
     assert_loopback_only(&api);
 
-    // The write happened (nothing prevents it yet), then the stop hook reverted it.
+    // The write happened (a shell command is not parsed), then the stop hook reverted it.
     let write = api.tool_result("toolu_write").expect("the coder's write ran");
     assert!(!write.is_error, "{write:?}");
     assert_eq!(project.read("okrs/evil.md"), None, "the added protected file is still there");
@@ -266,7 +267,7 @@ fn root_only_hooks_in_managed_settings_survive_an_edit_of_the_projects_settings(
     }
 }
 
-#[path = "claude_code_real/pending.rs"]
-mod pending;
+#[path = "claude_code_real/issue18.rs"]
+mod issue18;
 #[path = "claude_code_real/protocol.rs"]
 mod protocol;

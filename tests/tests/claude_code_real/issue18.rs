@@ -1,5 +1,5 @@
 //! Behaviour the hook does not have yet (issue 18): each scenario fails on the code it
-//! describes and is `#[ignore = "needs the hook fix: …"]`; `cargo xtask claude-code` skips this
+//! describes and is `#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]`; `cargo xtask claude-code` skips this
 //! module (`--skip pending::`). When a fix lands, move its test up into the suite (ruling H-40).
 
 use std::time::Duration;
@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::*;
 
 #[test]
-#[ignore = "needs the hook fix: Agent without subagent_type is evaluated (and recorded) as general-purpose"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn an_agent_call_without_subagent_type_is_evaluated_as_general_purpose() {
     let project = Project::readme_setup(&tools());
     let api = start(
@@ -29,7 +29,7 @@ fn an_agent_call_without_subagent_type_is_evaluated_as_general_purpose() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: SendMessage to an existing agent re-checks the approval it runs under"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn send_message_to_an_agent_whose_approval_was_revoked_is_denied() {
     let project = Project::readme_setup(&tools());
     let (warden, root) = (project.tools.warden.clone(), project.root.clone());
@@ -66,7 +66,7 @@ fn send_message_to_an_agent_whose_approval_was_revoked_is_denied() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: Workflow (which starts agents with no PreToolUse of Agent) is denied"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_workflow_that_starts_agents_is_denied() {
     let project = Project::readme_setup(&tools());
     let script = "export const meta = { name: 'wf', description: 'write okrs', phases: [] }\n\
@@ -92,7 +92,7 @@ fn a_workflow_that_starts_agents_is_denied() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: an agent no allowed spawn accounts for is untracked, and every tool call it makes is denied"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn an_untracked_agents_tool_calls_are_denied() {
     let project = Project::readme_setup(&tools());
     // A spawn the gate never saw (as a Workflow's, or one whose PreToolUse failed open): the
@@ -121,7 +121,7 @@ fn an_untracked_agents_tool_calls_are_denied() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: protected paths restored from a content snapshot, so a commit launders nothing"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_subagents_commit_to_okrs_is_reverted() {
     let project = Project::readme_setup(&tools());
     let commit = "printf 'rewritten\\n' > okrs/q4.md && git add okrs && \
@@ -140,7 +140,7 @@ fn a_subagents_commit_to_okrs_is_reverted() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: Write/Edit/NotebookEdit to a protected path denied at PreToolUse, from any agent"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_write_to_a_protected_path_is_denied_before_it_happens() {
     let project = Project::readme_setup(&tools());
     let api = start(Script::new().agent(
@@ -160,7 +160,7 @@ fn a_write_to_a_protected_path_is_denied_before_it_happens() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: a worktree subagent is checked in its own worktree (the `cwd` of its events)"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_worktree_subagents_write_to_okrs_is_reverted_in_its_worktree() {
     let project = Project::readme_setup(&tools());
     let coder = json!({"description": "isolated", "prompt": "CODETASK isolated",
@@ -171,7 +171,8 @@ fn a_worktree_subagents_write_to_okrs_is_reverted_in_its_worktree() {
             .agent("PLANTASK", vec![Turn::one(Block::tool("Agent", coder))])
             .agent(
                 "CODETASK",
-                vec![Turn::one(Block::tool("Write", json!({"file_path": "okrs/iso.md", "content": "x\n"})))],
+                // A shell write: a Write into a protected path is denied before it happens (H-26).
+                vec![Turn::one(Block::tool("Bash", json!({"command": "printf 'x\\n' > okrs/iso.md"})))],
             ),
     );
     let run = project.run(&api, "MAINTASK go", &RunOptions::default());
@@ -188,11 +189,11 @@ fn a_worktree_subagents_write_to_okrs_is_reverted_in_its_worktree() {
     }
     let violations = project.audit_of("guardrail_violation");
     assert_eq!(violations.len(), 1, "{violations:?}");
-    assert!(violations[0].to_string().contains("okrs/iso.md"));
+    assert!(violations[0].to_string().contains("okrs/iso.md"), "{violations:?}");
 }
 
 #[test]
-#[ignore = "needs the hook fix: a missing result.json on a stop with stop_hook_active quarantines the session"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_missing_result_json_quarantines_the_session() {
     let project = Project::readme_setup(&tools());
     let api = start(
@@ -219,7 +220,7 @@ fn a_missing_result_json_quarantines_the_session() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: the installed command blocks (exit 2) when the warden binary is missing"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_missing_warden_binary_blocks_the_spawn() {
     let tools = tools();
     let project = Project::example(&tools);
@@ -244,7 +245,7 @@ fn a_missing_warden_binary_blocks_the_spawn() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: the hook answers before Claude Code's timeout, which init keeps above the lock wait"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_busy_store_never_lets_a_spawn_through_a_hook_timeout() {
     let tools = tools();
     let project = Project::example(&tools);
@@ -276,7 +277,7 @@ fn a_busy_store_never_lets_a_spawn_through_a_hook_timeout() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: violations are recorded under their session (the timeline shows them)"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn the_violation_is_in_the_sessions_timeline() {
     let project = Project::readme_setup(&tools());
     let api = start(
@@ -285,7 +286,8 @@ fn the_violation_is_in_the_sessions_timeline() {
             .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement")])
             .agent(
                 "CODETASK",
-                vec![Turn::one(Block::tool("Write", json!({"file_path": "okrs/evil.md", "content": "x\n"})))],
+                // A shell write: a Write into a protected path is denied before it happens (H-26).
+                vec![Turn::one(Block::tool("Bash", json!({"command": "printf 'x\\n' > okrs/evil.md"})))],
             ),
     );
     let run = project.run(&api, "MAINTASK go", &RunOptions::default());
@@ -299,7 +301,7 @@ fn the_violation_is_in_the_sessions_timeline() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: `decisions` and `denials` count hook decisions; one spawn-tree node per agent"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn the_investigation_views_agree_with_the_hooks_decisions() {
     let project = Project::readme_setup(&tools());
     let api = start(
@@ -330,13 +332,18 @@ fn the_investigation_views_agree_with_the_hooks_decisions() {
     assert!(denials["denials"].as_u64().unwrap_or(0) >= 1, "{denials}");
     let tree = replay("spawn-tree");
     let agents = tree["sessions"][&session]["agents"].as_object().expect("the session's spawn tree");
-    let started: Vec<&String> = agents.keys().filter(|k| *k != "main").collect();
+    // H-31: an agent that started is one node, under its agent id; a denied spawn never became
+    // an agent and stays the node of its tool call, counted as denied.
+    let started: Vec<&String> =
+        agents.iter().filter(|(k, a)| *k != "main" && a["denied"] == 0).map(|(k, _)| k).collect();
     assert_eq!(started.len(), 2, "one node per started agent (planner, coder): {agents:?}");
     assert!(started.iter().all(|k| !k.starts_with("toolu_")), "nodes are agents, not tool calls: {agents:?}");
+    assert_eq!(agents["toolu_explore"]["denied"], 1, "the denied Explore spawn: {agents:?}");
+    assert_eq!(agents.len(), 4, "main, planner, coder and the denied attempt: {agents:?}");
 }
 
 #[test]
-#[ignore = "needs the hook fix: a stop the store cannot serve quarantines the session, even with the store locked"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_subagent_that_locks_the_store_gets_its_session_quarantined() {
     let project = Project::readme_setup(&tools());
     // The coder writes to okrs/, then holds the store's lock so that every stop hook fails.
@@ -372,7 +379,7 @@ fn a_subagent_that_locks_the_store_gets_its_session_quarantined() {
 }
 
 #[test]
-#[ignore = "needs the hook fix: `init claude-code --managed FILE` writes a managed-settings drop-in (hooks + allowManagedHooksOnly)"]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn the_managed_drop_in_that_init_writes_keeps_the_guard_when_the_project_settings_are_edited() {
     let project = Project::readme_setup(&tools());
     let managed = project.dir().join("managed");
