@@ -16,31 +16,15 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/claude-code");
+mod support;
+
+use support::{EXAMPLE, copy_dir, git};
 const SESSION: &str = "demo-session";
 
 struct Project {
     _dir: tempfile::TempDir,
     root: PathBuf,
     store: PathBuf,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git").arg("-C").arg(root).args(args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 fn project() -> Project {

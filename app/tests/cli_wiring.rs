@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/claude-code");
+mod support;
+
+use support::{EXAMPLE, copy_dir, git};
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
 
 struct Project {
@@ -25,30 +27,6 @@ struct Project {
     root: PathBuf,
     /// Where the installed line keeps the log: `$CLAUDE_PROJECT_DIR/.agentwarden/audit`.
     store: PathBuf,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 fn commit(root: &Path) {
