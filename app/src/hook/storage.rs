@@ -13,7 +13,7 @@
 //! Both names come from a session id checked by [`is_safe_id`] (H-25): one path component.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -135,7 +135,9 @@ impl HookStorage {
             return Ok(());
         }
         let bytes = serde_json::to_vec(marker).map_err(|e| e.to_string())?;
-        write_atomic(&path, &bytes, true)
+        // Durable and not redirectable: a random temporary name, `O_EXCL | O_NOFOLLOW`, synced,
+        // renamed, the directory synced (U-4).
+        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
     }
 
     /// Removes the marker of `session`; `Ok(false)` when there was none.
@@ -160,25 +162,20 @@ impl HookStorage {
     pub fn write_index(&self, index: &SessionIndex) -> Result<(), String> {
         let path = self.named("sessions", &index.session, ".json")?;
         let bytes = serde_json::to_vec(index).map_err(|e| e.to_string())?;
-        write_atomic(&path, &bytes, false)
+        write_unsynced(&path, &bytes)
     }
 }
 
-/// Reads a regular file through one descriptor, at most [`MAX_INDEX_BYTES`].
+/// Reads a regular file by descriptor, at most [`MAX_INDEX_BYTES`] (U-1, U-3): a link, a FIFO
+/// or anything else planted at the name is refused at once, never followed or waited on.
 fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() || meta.len() > MAX_INDEX_BYTES {
-        return Err("not a regular file of a plausible size".into());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_INDEX_BYTES).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    Ok(bytes)
+    agentwarden_adapters::untrusted::read_bytes(None, path, MAX_INDEX_BYTES).map_err(|e| e.to_string())
 }
 
-/// Writes `bytes` to `path` through a new temporary file in the same directory (`O_EXCL`, mode
-/// 0600), synced when `sync`, then renamed over `path`.
-fn write_atomic(path: &Path, bytes: &[u8], sync: bool) -> Result<(), String> {
+/// Writes `bytes` to `path` through a new temporary file in the same directory (`O_EXCL`, so
+/// never through a planted link; mode 0600), renamed over `path`; not synced: the index is a
+/// cache, and a lost one only sends the next call down the slow path (H-24).
+fn write_unsynced(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let dir = path.parent().ok_or_else(|| format!("`{}` has no directory", path.display()))?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -190,9 +187,6 @@ fn write_atomic(path: &Path, bytes: &[u8], sync: bool) -> Result<(), String> {
     let written = (|| {
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
         file.write_all(bytes)?;
-        if sync {
-            file.sync_all()?;
-        }
         std::fs::rename(&temp, path)
     })();
     written.map_err(|e| {
@@ -251,5 +245,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(storage.read_index("s1"), None, "an unknown field");
+    }
+
+    #[test]
+    fn a_fifo_or_a_link_planted_at_the_index_or_the_marker_never_hangs_and_never_allows() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = HookStorage::new(dir.path());
+        std::fs::create_dir_all(dir.path().join("sessions")).unwrap();
+        std::fs::create_dir_all(dir.path().join("quarantine")).unwrap();
+        let fifo = |path: &Path| {
+            let made = std::process::Command::new("mkfifo").arg(path).status().unwrap();
+            assert!(made.success());
+        };
+        // A plain open of a FIFO would wait for a writer forever: these return at once.
+        fifo(&dir.path().join("sessions/s1.json"));
+        assert_eq!(storage.read_index("s1"), None, "a FIFO index is absent: the store decides");
+        fifo(&dir.path().join("quarantine/s1"));
+        assert!(storage.marker("s1").unwrap().is_some(), "a FIFO marker quarantines");
+        // A link to a valid index elsewhere is not followed.
+        let elsewhere = dir.path().join("forged.json");
+        let index = SessionIndex { session: "s2".into(), ..SessionIndex::default() };
+        std::fs::write(&elsewhere, serde_json::to_vec(&index).unwrap()).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir.path().join("sessions/s2.json")).unwrap();
+        assert_eq!(storage.read_index("s2"), None, "a linked index is absent");
     }
 }
