@@ -27,6 +27,9 @@
 //!
 //! [store]
 //! url = "postgres://warden@db.internal/audit"   # or a directory; --store/AGENTWARDEN_STORE win
+//!
+//! [server]
+//! socket = "/run/agentwarden/warden.sock"  # `warden hook` asks the resident service (V-5)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -193,6 +196,9 @@ pub struct Config {
     pub store: Option<String>,
     /// `[fan_out]`, raw: validated (clamped, with warnings) by the fan-out rules (spec 002).
     pub fan_out: Option<serde_json::Value>,
+    /// `[server] socket`: the resident service's socket (relative to the file); when set,
+    /// `warden hook` asks it and never decides by itself (V-5).
+    pub server: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -206,6 +212,7 @@ impl Default for Config {
             guardrails: GuardrailsConfig::default(),
             store: None,
             fan_out: None,
+            server: None,
         }
     }
 }
@@ -231,6 +238,13 @@ struct File {
     fan_out: Option<toml::Value>,
     claude_code: Option<ClaudeCodeSection>,
     store: Option<StoreSection>,
+    server: Option<ServerSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerSection {
+    socket: PathBuf,
 }
 
 #[derive(Deserialize)]
@@ -365,6 +379,13 @@ impl Config {
             Some(dir) => Some(base.join(dir).display().to_string()),
             None => None,
         };
+        let server = match file.server.map(|s| s.socket) {
+            Some(socket) if socket.as_os_str().is_empty() => {
+                return Err(error(None, "server.socket is empty".into()));
+            }
+            Some(socket) => Some(base.join(socket)),
+            None => None,
+        };
         Ok(Config {
             root: base.to_path_buf(),
             store,
@@ -374,6 +395,7 @@ impl Config {
             lineage,
             guardrails,
             fan_out,
+            server,
         })
     }
 
@@ -460,6 +482,15 @@ mod tests {
         assert_eq!(pg.store.as_deref(), Some("postgres://u@h/d"));
         let dir = Config::parse(Path::new("p/w.toml"), "[store]\nurl = \"audit\"\n").unwrap();
         assert_eq!(dir.store.map(PathBuf::from), Some(Path::new("p").join("audit")));
+    }
+
+    #[test]
+    fn the_server_socket_is_relative_to_the_file_and_never_empty() {
+        let config = Config::parse(Path::new("p/w.toml"), "[server]\nsocket = \"run/w.sock\"\n").unwrap();
+        assert_eq!(config.server, Some(Path::new("p").join("run/w.sock")));
+        assert!(Config::parse(Path::new("w.toml"), "[server]\nsocket = \"\"\n").is_err());
+        assert!(Config::parse(Path::new("w.toml"), "[server]\npath = \"s\"\n").is_err());
+        assert_eq!(Config::parse(Path::new("w.toml"), "").unwrap().server, None);
     }
 
     #[test]
