@@ -601,3 +601,52 @@ fn sigkill_mid_stream_loses_no_answer_a_client_received() {
         );
     }
 }
+
+/// Runs the installed `line` as Claude Code does: `sh -c`, `CLAUDE_PROJECT_DIR` set.
+fn run_line(p: &Project, line: &str, input: &str) -> Output {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(line)
+        .current_dir(&p.root)
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .env("CLAUDECODE", "1")
+        .env_remove("AGENTWARDEN_SERVER")
+        .env_remove("AGENTWARDEN_ENABLE_SUBAGENTS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
+    bounded(child)
+}
+
+#[test]
+fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_server_is_down() {
+    let p = project();
+    let socket = p.socket().display().to_string();
+    let root = p.root.display().to_string();
+    let out = warden(&p, &["init", "claude-code", "--project", &root, "--server", &socket], "", false);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    let line = settings["hooks"]["PreToolUse"].as_array().unwrap().last().unwrap()["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(line.contains(&format!("--server '{socket}'")) && !line.contains("--store"), "{line}");
+    // Down: exit 2, and no store was created in the project.
+    let out = run_line(&p, &line, &event("pre-task-main-planner"));
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!p.root.join(".agentwarden/audit").exists(), "the client opened no store");
+    // Up: the server decides (its kill switch off here: a deny with the gate's reason).
+    let git = |args: &[&str]| git(&p.root, args);
+    git(&["add", "-A"]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"]);
+    let server = Server::start(&p, false);
+    let out = run_line(&p, &line, &event("pre-task-main-planner"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("env_not_enabled"));
+    assert_eq!(server.terminate().status.code(), Some(0));
+}
