@@ -432,7 +432,7 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
         let answer = read_frame(&mut garbage).unwrap();
         assert_eq!(
             (answer["kind"].as_str(), answer["code"].as_str()),
-            (Some("error"), Some("request_invalid")),
+            (Some("error"), Some("frame_invalid")),
             "{answer}"
         );
         assert_eq!(answer["version"], 1);

@@ -8,7 +8,7 @@
 //!
 //! V-2: the reader is strict. A frame longer than [`MAX_FRAME`], a body that is not one JSON
 //! object of a known kind and version, an unknown field: an `error` answer (`frame_too_large`,
-//! `request_invalid`), and the connection is closed after a length it refused (it cannot find
+//! `frame_invalid`), and the connection is closed after a length it refused (it cannot find
 //! the next frame). A client reads an answer the same way: anything it does not understand is
 //! exit 2, never a pass (V-6).
 
@@ -19,6 +19,16 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 pub(crate) const VERSION: u64 = 1;
 /// The largest frame body either side reads or writes: 1 MiB.
 pub(crate) const MAX_FRAME: usize = 1024 * 1024;
+
+/// Every code the server and the thin client name (listed in `docs/codes.md`).
+pub(crate) const CODES: [&str; 6] = [
+    "server_unavailable",
+    "server_answer_invalid",
+    "server_config_mismatch",
+    "frame_invalid",
+    "frame_too_large",
+    "request_timeout",
+];
 
 /// A request, after its `version` was checked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,6 +194,14 @@ pub(crate) fn read_frame_blocking(reader: &mut impl std::io::Read) -> Result<Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_code_is_documented() {
+        let doc = include_str!("../../../docs/codes.md");
+        for code in CODES {
+            assert!(doc.contains(&format!("| `{code}` |")), "`{code}` is not listed in docs/codes.md");
+        }
+    }
 
     #[test]
     fn frames_round_trip_and_anything_else_is_refused() {

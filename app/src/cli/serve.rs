@@ -244,7 +244,7 @@ async fn connection(server: &Server, mut stream: UnixStream) {
                 return;
             }
             Ok(Ok(body)) => match protocol::decode::<Request>(&body) {
-                Err(why) => (Answer::error("request_invalid", why), false),
+                Err(why) => (Answer::error("frame_invalid", why), false),
                 Ok(request) => {
                     let kind = match &request {
                         Request::Hook { .. } => "hook",
