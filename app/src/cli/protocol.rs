@@ -21,6 +21,7 @@ pub(crate) const VERSION: u64 = 1;
 pub(crate) const MAX_FRAME: usize = 1024 * 1024;
 
 /// Every code the server and the thin client name (listed in `docs/codes.md`).
+#[cfg(test)]
 pub(crate) const CODES: [&str; 6] = [
     "server_unavailable",
     "server_answer_invalid",
