@@ -191,10 +191,12 @@ fn event(name: &str) -> String {
     std::fs::read_to_string(Path::new(EXAMPLE).join("events").join(format!("{name}.json"))).unwrap()
 }
 
-/// (exit code, stdout, stderr) of `warden hook` through the server at `socket`.
+/// (exit code, stdout, stderr) of `warden hook` through the server at `socket`, with the kill
+/// switch on in the client's environment.
 fn via(p: &Project, socket: &Path, input: &str) -> (i32, String, String) {
     let socket = socket.display().to_string();
-    let out = warden(p, &["hook", "--config", "agentwarden.toml", "--server", &socket], input, false);
+    // The client's kill switch is on: only the server's counts (V-4).
+    let out = warden(p, &["hook", "--config", "agentwarden.toml", "--server", &socket], input, true);
     let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
     (out.status.code().unwrap(), text(out.stdout), text(out.stderr))
 }
