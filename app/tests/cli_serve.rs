@@ -328,6 +328,10 @@ fn a_server_that_is_down_silent_or_talking_nonsense_is_exit_2() {
     let (code, stdout, stderr) = via(&p, &p.socket(), &spawn);
     assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
     assert!(stderr.contains("server_unavailable"), "{stderr}");
+    let socket = p.socket().display().to_string();
+    let out = warden(&p, &["status", "--server", &socket], "", false);
+    assert_eq!(out.status.code(), Some(1), "status: a server that does not answer is exit 1");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("server_unavailable"));
     // Named by the configuration, or by the variable: the same.
     std::fs::write(
         p.root.join("agentwarden.toml"),
