@@ -25,6 +25,9 @@
 //! They are not yet in the events: that needs a new field in the envelope or the payloads,
 //! which this landing does not change.
 //!
+//! V-11: the socket's mode is `--socket-mode` (default 600: the server's own user only), set
+//! right after it is bound; who may connect is then the socket's mode and its directory's.
+//!
 //! V-9: lifecycle. A lock file beside the socket (`PATH.lock`, `flock`) admits one server per
 //! socket; the store's own lock admits one server per embedded store. A live socket at the path
 //! (a connect succeeds) is refused; a socket file nobody answers on is stale and replaced; any
@@ -62,6 +65,11 @@ pub(super) struct ServeArgs {
     /// How many connections are served at once; one more is closed at once.
     #[arg(long, default_value_t = 64, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
+    /// The socket's permission bits, in octal (V-11): 600 lets only the server's own user
+    /// connect; for a server running as its own user, 666 in a directory whose permissions
+    /// admit the agent's user (or its group).
+    #[arg(long, default_value = "600", value_name = "OCTAL", value_parser = parse_mode)]
+    socket_mode: u32,
     /// How long SIGTERM waits for the requests in flight.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     drain_timeout_ms: u64,
@@ -112,7 +120,7 @@ pub(super) async fn serve(
             location.describe()
         ))
     })?;
-    let listener = bind(&socket)?;
+    let listener = bind(&socket, args.socket_mode)?;
     let decide =
         decider(Decider { warden: warden.clone(), location: location.clone(), config: config_path.clone() })?;
     let server = Arc::new(Server {
@@ -166,6 +174,14 @@ pub(super) async fn serve(
     Ok(EXIT_OK)
 }
 
+/// `--socket-mode`: octal permission bits, at most 777.
+fn parse_mode(text: &str) -> Result<u32, String> {
+    u32::from_str_radix(text.trim_start_matches("0o"), 8)
+        .ok()
+        .filter(|mode| *mode <= 0o777)
+        .ok_or_else(|| format!("`{text}` is not octal permission bits like `600` or `660`"))
+}
+
 /// Takes `PATH.lock` (V-9): one server per socket.
 fn lock_socket(socket: &Path) -> Result<std::fs::File, Failure> {
     let mut name = socket.as_os_str().to_owned();
@@ -192,7 +208,7 @@ fn lock_socket(socket: &Path) -> Result<std::fs::File, Failure> {
 }
 
 /// Binds the socket (V-9): a live one is refused, a stale one replaced, anything else refused.
-fn bind(socket: &Path) -> Result<UnixListener, Failure> {
+fn bind(socket: &Path, mode: u32) -> Result<UnixListener, Failure> {
     match std::fs::symlink_metadata(socket) {
         Ok(meta) if meta.file_type().is_socket() => match std::os::unix::net::UnixStream::connect(socket) {
             Ok(_) => {
@@ -220,6 +236,11 @@ fn bind(socket: &Path) -> Result<UnixListener, Failure> {
     let listener = std::os::unix::net::UnixListener::bind(socket)
         .and_then(|l| l.set_nonblocking(true).map(|()| l))
         .map_err(|e| Failure::usage(format!("cannot listen on `{}`: {e}", socket.display())))?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(socket, std::fs::Permissions::from_mode(mode))
+            .map_err(|e| Failure::usage(format!("cannot set the mode of `{}`: {e}", socket.display())))?;
+    }
     UnixListener::from_std(listener)
         .map_err(|e| Failure::usage(format!("cannot listen on `{}`: {e}", socket.display())))
 }
