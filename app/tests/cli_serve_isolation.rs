@@ -170,6 +170,13 @@ fn the_agents_user_can_ask_the_server_but_cannot_lock_remove_or_edit_its_store()
     Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
     let out = server.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // Nor can it take the socket's lock file while the server is down, to keep it from
+    // starting again.
+    let lock = run(
+        as_user(AGENT_USER, "sh").arg("-c").arg(r#"flock -n -s "$1.lock" true"#).arg("sh").arg(&socket),
+        "",
+    );
+    assert!(!lock.status.success(), "the lock file is the server's alone");
     let log =
         run(Command::new(BIN).arg("--store").arg(&store).args(["audit", "export", "--format", "jsonl"]), "");
     let text = String::from_utf8(log.stdout).unwrap();

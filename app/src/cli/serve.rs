@@ -36,7 +36,7 @@
 //! removed, exit 0.
 
 use std::io::Write;
-use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -191,11 +191,15 @@ fn lock_socket(socket: &Path) -> Result<std::fs::File, Failure> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Failure::usage(format!("cannot create `{}`: {e}", dir.display())))?;
     }
+    // Mode 0600, also when it was there before: `flock` works on a descriptor opened for
+    // reading, so a lock file others can read is one they can hold to keep the server down.
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
+        .mode(0o600)
         .open(&path)
+        .and_then(|file| file.set_permissions(std::fs::Permissions::from_mode(0o600)).map(|()| file))
         .map_err(|e| Failure::usage(format!("cannot open `{}`: {e}", path.display())))?;
     rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(|_| {
         Failure::usage(format!(
@@ -236,11 +240,8 @@ fn bind(socket: &Path, mode: u32) -> Result<UnixListener, Failure> {
     let listener = std::os::unix::net::UnixListener::bind(socket)
         .and_then(|l| l.set_nonblocking(true).map(|()| l))
         .map_err(|e| Failure::usage(format!("cannot listen on `{}`: {e}", socket.display())))?;
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(socket, std::fs::Permissions::from_mode(mode))
-            .map_err(|e| Failure::usage(format!("cannot set the mode of `{}`: {e}", socket.display())))?;
-    }
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| Failure::usage(format!("cannot set the mode of `{}`: {e}", socket.display())))?;
     UnixListener::from_std(listener)
         .map_err(|e| Failure::usage(format!("cannot listen on `{}`: {e}", socket.display())))
 }
