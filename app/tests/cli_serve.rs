@@ -657,3 +657,34 @@ fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_serve
     assert!(String::from_utf8_lossy(&out.stdout).contains("env_not_enabled"));
     assert_eq!(server.terminate().status.code(), Some(0));
 }
+
+#[test]
+fn sigterm_answers_the_request_in_flight_before_it_exits() {
+    let p = project();
+    let server = Server::start(&p, true);
+    let mut client = UnixStream::connect(p.socket()).unwrap();
+    client.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let request = serde_json::json!({
+        "version": 1, "kind": "hook", "deadline_ms": 10_000, "input": event("pre-task-main-planner"),
+        "config": std::fs::canonicalize(p.root.join("agentwarden.toml")).unwrap(),
+    });
+    let whole = frame(request.to_string().as_bytes());
+    let (first, rest) = whole.split_at(40);
+    client.write_all(first).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = server.pid().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(UnixStream::connect(p.socket()).is_err(), "no new connection once stopping");
+    client.write_all(rest).unwrap();
+    let answer = read_frame(&mut client).unwrap();
+    assert_eq!((answer["kind"].as_str(), answer["exit_code"].as_u64()), (Some("hook"), Some(0)), "{answer}");
+    // The client keeps its connection open: idle now, it is closed, and the server does not
+    // wait for it (its request timeout is 10 s).
+    let answered = Instant::now();
+    let out = server.exited();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(answered.elapsed() < Duration::from_secs(5), "stopped without waiting on an idle client");
+    let log = events(&p, &p.store);
+    assert_eq!(log.last().unwrap()["payload"]["tool_use_id"], "toolu_01", "the answer's event is recorded");
+}

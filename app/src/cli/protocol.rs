@@ -154,18 +154,14 @@ fn length(header: [u8; 4]) -> Result<usize, FrameError> {
     }
 }
 
-/// Reads one frame's body.
-pub(crate) async fn read_frame<R: AsyncReadExt + Unpin>(reader: &mut R) -> Result<Vec<u8>, FrameError> {
-    let mut header = [0_u8; 4];
-    let mut got = 0;
-    while got < header.len() {
-        let rest = header.get_mut(got..).unwrap_or_default();
-        match reader.read(rest).await.map_err(FrameError::Io)? {
-            0 if got == 0 => return Err(FrameError::Closed),
-            0 => return Err(FrameError::Io(std::io::ErrorKind::UnexpectedEof.into())),
-            n => got += n,
-        }
-    }
+/// Reads the rest of a frame whose first byte was `first`.
+pub(crate) async fn read_frame_after<R: AsyncReadExt + Unpin>(
+    first: u8,
+    reader: &mut R,
+) -> Result<Vec<u8>, FrameError> {
+    let mut header = [first, 0, 0, 0];
+    let rest = header.get_mut(1..).unwrap_or_default();
+    reader.read_exact(rest).await.map_err(FrameError::Io)?;
     let mut body = vec![0_u8; length(header)?];
     reader.read_exact(&mut body).await.map_err(FrameError::Io)?;
     Ok(body)

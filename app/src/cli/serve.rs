@@ -32,8 +32,8 @@
 //! socket; the store's own lock admits one server per embedded store. A live socket at the path
 //! (a connect succeeds) is refused; a socket file nobody answers on is stale and replaced; any
 //! other file at the path is refused, never removed. SIGTERM or SIGINT: no new connection is
-//! accepted, the requests in flight are answered (within the drain timeout), the socket is
-//! removed, exit 0.
+//! accepted, the requests in flight are answered (within the drain timeout), idle connections
+//! are closed, the socket is removed, exit 0.
 
 use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
@@ -42,8 +42,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use tokio::io::AsyncReadExt;
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 
 use super::protocol::{self, Answer, FrameError, Request};
 use super::{EXIT_OK, Failure};
@@ -82,6 +83,8 @@ struct Server {
     location: StoreLocation,
     /// The decider's queue (V-7).
     decide: mpsc::Sender<Job>,
+    /// Set when the server stops: idle connections close (V-9).
+    stop: watch::Receiver<bool>,
     started: Instant,
     served: AtomicU64,
     timeout: Duration,
@@ -123,10 +126,12 @@ pub(super) async fn serve(
     let listener = bind(&socket, args.socket_mode)?;
     let decide =
         decider(Decider { warden: warden.clone(), location: location.clone(), config: config_path.clone() })?;
+    let (stopping, stop) = watch::channel(false);
     let server = Arc::new(Server {
         warden,
         location,
         decide,
+        stop,
         started: Instant::now(),
         served: AtomicU64::new(0),
         timeout: Duration::from_millis(args.request_timeout_ms),
@@ -163,6 +168,7 @@ pub(super) async fn serve(
     }
     drop(listener);
     let _ = std::fs::remove_file(&socket);
+    let _ = stopping.send(true);
     tracing::info!("stopping: draining the requests in flight");
     let all = args.max_connections;
     let drained =
@@ -254,7 +260,23 @@ async fn connection(server: &Server, mut stream: UnixStream) {
         Err(_) => (None, None),
     };
     loop {
-        let read = tokio::time::timeout(server.timeout, protocol::read_frame(&mut stream)).await;
+        // Between requests, stopping closes the connection; a request begun is read and answered.
+        let mut stop = server.stop.clone();
+        let read = tokio::time::timeout(server.timeout, async {
+            let mut first = [0_u8; 1];
+            // `read` is cancel-safe: when the stop wins, no byte was taken.
+            tokio::select! {
+                biased;
+                read = stream.read(&mut first) => match read {
+                    Ok(0) => return Err(FrameError::Closed),
+                    Ok(_) => {}
+                    Err(e) => return Err(FrameError::Io(e)),
+                },
+                _ = stop.wait_for(|stopping| *stopping) => return Err(FrameError::Closed),
+            }
+            protocol::read_frame_after(first[0], &mut stream).await
+        })
+        .await;
         let (answer, close) = match read {
             Err(_) => {
                 (Answer::error("request_timeout", "no complete request within the request timeout"), true)
