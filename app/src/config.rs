@@ -30,6 +30,7 @@
 //!
 //! [server]
 //! socket = "/run/agentwarden/warden.sock"  # `warden hook` asks the resident service (V-5)
+//! uid = 998                                 # and only a server running as this user (V-12)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -199,6 +200,9 @@ pub struct Config {
     /// `[server] socket`: the resident service's socket (relative to the file); when set,
     /// `warden hook` asks it and never decides by itself (V-5).
     pub server: Option<PathBuf>,
+    /// `[server] uid`: the user the server must run as; the client checks the peer of its
+    /// connection (`SO_PEERCRED`) and refuses any other (V-12).
+    pub server_uid: Option<u32>,
 }
 
 impl Default for Config {
@@ -213,6 +217,7 @@ impl Default for Config {
             store: None,
             fan_out: None,
             server: None,
+            server_uid: None,
         }
     }
 }
@@ -245,6 +250,7 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct ServerSection {
     socket: PathBuf,
+    uid: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -379,6 +385,7 @@ impl Config {
             Some(dir) => Some(base.join(dir).display().to_string()),
             None => None,
         };
+        let server_uid = file.server.as_ref().and_then(|s| s.uid);
         let server = match file.server.map(|s| s.socket) {
             Some(socket) if socket.as_os_str().is_empty() => {
                 return Err(error(None, "server.socket is empty".into()));
@@ -396,6 +403,7 @@ impl Config {
             guardrails,
             fan_out,
             server,
+            server_uid,
         })
     }
 
@@ -491,6 +499,9 @@ mod tests {
         assert!(Config::parse(Path::new("w.toml"), "[server]\nsocket = \"\"\n").is_err());
         assert!(Config::parse(Path::new("w.toml"), "[server]\npath = \"s\"\n").is_err());
         assert_eq!(Config::parse(Path::new("w.toml"), "").unwrap().server, None);
+        let pinned = Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nuid = 998\n").unwrap();
+        assert_eq!(pinned.server_uid, Some(998));
+        assert!(Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nuid = -1\n").is_err());
     }
 
     #[test]

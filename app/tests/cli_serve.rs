@@ -458,6 +458,19 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
     let answer = via(&p, &p.socket(), &event("pre-bash"));
     assert_eq!(answer.0, 0, "{answer:?}");
     assert!(started.elapsed() < Duration::from_secs(2), "not held up by the silent client");
+    // A configuration that pins the server's user: this one runs as another (V-12).
+    let pinned = p.dir.path().join("pinned.toml");
+    std::fs::write(&pinned, "[server]\nsocket = \"x.sock\"\nuid = 4242\n").unwrap();
+    let socket_arg = p.socket().display().to_string();
+    let pinned_arg = pinned.display().to_string();
+    let out =
+        warden(&p, &["hook", "--config", &pinned_arg, "--server", &socket_arg], &event("pre-bash"), true);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("server_unavailable") && stderr.contains("not the configured `[server] uid` 4242"),
+        "{stderr}"
+    );
     // A hook of another configuration is not decided by this server's (V-3).
     std::fs::copy(p.root.join("agentwarden.toml"), p.root.join("other.toml")).unwrap();
     let socket = p.socket().display().to_string();

@@ -83,6 +83,15 @@ fn the_agents_user_can_ask_the_server_but_cannot_lock_remove_or_edit_its_store()
     let run_dir = dir.path().join("run");
     let store = state.join("audit");
     let socket = run_dir.join("warden.sock");
+    // The client reads answers only from the server's user (V-12).
+    let uid =
+        String::from_utf8(Command::new("id").args(["-u", SERVER_USER]).output().unwrap().stdout).unwrap();
+    let config = std::fs::read_to_string(root.join("agentwarden.toml")).unwrap();
+    std::fs::write(
+        root.join("agentwarden.toml"),
+        format!("{config}\n[server]\nuid = {}\nsocket = \"../run/warden.sock\"\n", uid.trim()),
+    )
+    .unwrap();
     // Sealed and approved by the operator, then the state handed to the server's user.
     for args in [&["seal", "--by", "ops"][..], &["approve", "--ref", "GATE-2026-11-23-001", "--by", "ops"]] {
         let out = run(
@@ -138,8 +147,6 @@ fn the_agents_user_can_ask_the_server_but_cannot_lock_remove_or_edit_its_store()
             as_user(AGENT_USER, BIN)
                 .args(["hook", "--config"])
                 .arg(root.join("agentwarden.toml"))
-                .arg("--server")
-                .arg(&socket)
                 .current_dir(&root),
             input,
         )

@@ -5,6 +5,11 @@
 //! configuration. With one of them set, `warden hook` never decides by itself and never opens
 //! the store: it sends the event to the server and prints its answer.
 //!
+//! V-12: with `[server] uid` set, the client reads an answer only from a server running as that
+//! user (the connection's peer, `SO_PEERCRED`); any other is `server_unavailable`. In the
+//! isolated deployment it keeps a process of the agent's user from answering in the server's
+//! place, should the socket's path ever be one it can bind.
+//!
 //! V-6: never unguarded. A server that is configured but cannot be reached, closes the
 //! connection, does not answer within the hook's deadline, or answers anything but a hook
 //! answer of this protocol (exit code 0 or 2, stdout a JSON object, a reason with an exit 2)
@@ -36,12 +41,33 @@ pub(super) fn explicit_server(flag: Option<&Path>) -> Result<Option<PathBuf>, St
     }
 }
 
-/// One request, one answer, within `budget`.
-fn exchange(socket: &Path, request: &Request, budget: Duration) -> Result<Answer, String> {
+/// V-12: the server must run as `uid` (when one is configured): the peer of the connection,
+/// as the kernel reports it, or the answer is not read.
+fn check_peer(stream: &UnixStream, uid: Option<u32>) -> Result<(), String> {
+    let Some(wanted) = uid else { return Ok(()) };
+    #[cfg(target_os = "linux")]
+    {
+        let peer = rustix::net::sockopt::socket_peercred(stream).map_err(|e| format!("SO_PEERCRED: {e}"))?;
+        let seen = peer.uid.as_raw();
+        if seen == wanted {
+            return Ok(());
+        }
+        Err(format!("it runs as uid {seen}, not the configured `[server] uid` {wanted}"))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (stream, wanted);
+        Err("`[server] uid` cannot be checked on this system".to_owned())
+    }
+}
+
+/// One request, one answer, within `budget`, from a server running as `uid` when given.
+fn exchange(socket: &Path, uid: Option<u32>, request: &Request, budget: Duration) -> Result<Answer, String> {
     let started = Instant::now();
     let unreachable =
         |e: &dyn std::fmt::Display| format!("server_unavailable: the server at `{}`: {e}", socket.display());
     let mut stream = UnixStream::connect(socket).map_err(|e| unreachable(&e))?;
+    check_peer(&stream, uid).map_err(|e| unreachable(&e))?;
     let left = budget.saturating_sub(started.elapsed()).max(Duration::from_millis(1));
     stream.set_write_timeout(Some(left)).map_err(|e| unreachable(&e))?;
     stream.set_read_timeout(Some(left)).map_err(|e| unreachable(&e))?;
@@ -54,9 +80,15 @@ fn exchange(socket: &Path, request: &Request, budget: Duration) -> Result<Answer
 }
 
 /// `warden hook` through the server (V-6): the answer, or exit 2 with why.
-pub(super) fn hook(socket: &Path, config: Option<String>, input: String, deadline_ms: u64) -> HookAnswer {
+pub(super) fn hook(
+    socket: &Path,
+    uid: Option<u32>,
+    config: Option<String>,
+    input: String,
+    deadline_ms: u64,
+) -> HookAnswer {
     let request = Request::Hook { config, input, deadline_ms: Some(deadline_ms) };
-    match exchange(socket, &request, Duration::from_millis(deadline_ms)) {
+    match exchange(socket, uid, &request, Duration::from_millis(deadline_ms)) {
         Ok(answer) => checked(answer),
         Err(why) => HookAnswer::failed(why),
     }
@@ -107,16 +139,18 @@ pub(super) struct StatusArgs {
 
 /// `warden status`: exit 0 when the server answers, 1 when it does not.
 pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failure> {
-    let socket = match explicit_server(args.server.as_deref()).map_err(Failure::usage)? {
-        Some(socket) => socket,
-        None => crate::Config::load(args.config.as_deref())
-            .map_err(|e| Failure::usage(e.to_string()))?
-            .server
-            .ok_or_else(|| {
+    let (socket, uid) = match explicit_server(args.server.as_deref()).map_err(Failure::usage)? {
+        Some(socket) => (socket, None),
+        None => {
+            let config =
+                crate::Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+            let socket = config.server.ok_or_else(|| {
                 Failure::usage("no server: give --server PATH, `AGENTWARDEN_SERVER` or `[server] socket`")
-            })?,
+            })?;
+            (socket, config.server_uid)
+        }
     };
-    let answer = exchange(&socket, &Request::Status {}, Duration::from_millis(args.timeout_ms))
+    let answer = exchange(&socket, uid, &Request::Status {}, Duration::from_millis(args.timeout_ms))
         .map_err(Failure::no)?;
     let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served } = answer else {
         return Err(Failure::no(format!("server_answer_invalid: not a status answer: {answer:?}")));

@@ -149,12 +149,18 @@ pub(super) async fn hook(
     // V-5, V-6: with a server configured, it decides; this process opens no store.
     let explicit = super::client::explicit_server(args.server.as_deref()).map_err(failed)?;
     let loaded = Config::load(args.config.as_deref());
+    // V-12: `[server] uid` applies whichever way the socket was named.
+    let uid = loaded.as_ref().ok().and_then(|c| c.server_uid);
     if let Some(socket) = explicit.or_else(|| loaded.as_ref().ok().and_then(|c| c.server.clone())) {
+        // A configuration that cannot be read cannot say which server to trust.
+        if let Err(e) = &loaded {
+            return Err(failed(format!("config_invalid: {e}")));
+        }
         let config = super::serve::config_file(args.config.as_deref()).map_err(failed)?;
         let config = config.map(|p| p.to_string_lossy().into_owned());
         let left = u64::try_from(started.elapsed().as_millis())
             .map_or(0, |spent| args.deadline_ms.saturating_sub(spent));
-        return answer(super::client::hook(&socket, config, input, left), out);
+        return answer(super::client::hook(&socket, uid, config, input, left), out);
     }
     let config = loaded.map_err(|e| failed(format!("config_invalid: {e}")))?;
     let storage = storage(&config);
