@@ -545,6 +545,18 @@ fn a_second_server_on_the_same_socket_or_store_is_refused_and_a_stale_socket_rep
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot open the store") && stderr.contains("locked"), "{stderr}");
     assert!(UnixStream::connect(p.socket()).is_ok(), "the first one still answers");
+    // Not from inside a Claude Code session (V-4).
+    let mut inside = Command::new(BIN);
+    inside
+        .args(["serve", "--socket"])
+        .arg(p.dir.path().join("other.sock"))
+        .current_dir(&p.root)
+        .env("CLAUDECODE", "1");
+    let out =
+        bounded(inside.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("inside a Claude Code session"), "{out:?}");
+    assert!(!p.dir.path().join("other.sock").exists());
     // Killed: its socket file stays behind, stale; the next server replaces it.
     first.kill();
     assert!(p.socket().exists());

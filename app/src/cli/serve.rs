@@ -12,7 +12,10 @@
 //!
 //! V-4: what the gate reads from the environment (the kill switch, G-2) is the server's
 //! environment, never the client's: the client sends none. The kill switch is set where the
-//! server is started.
+//! server is started. `warden serve` refuses to start where `CLAUDECODE` is set (as H-5). In a
+//! same-user deployment the agent can still stop the server and start its own with its own
+//! environment (unsetting `CLAUDECODE`); run the server as its own user and pin it with
+//! `[server] uid` (V-11, V-12) to close that.
 //!
 //! V-7: decisions are taken one at a time, in order, by one decider thread, as direct mode takes
 //! them one process at a time under the store's lock; frames are read and written by other
@@ -110,6 +113,15 @@ pub(super) async fn serve(
     stores: &super::stores::Stores,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
+    // V-4: the server's environment is the kill switch; an agent must not start one from its
+    // shell tool (as H-5 for the approval commands).
+    if std::env::var_os(super::hook::CLAUDE_CODE_ENV).is_some() {
+        return Err(Failure::usage(format!(
+            "refused: `{}` is set, so this runs inside a Claude Code session; start the server from \
+             your own terminal or a service manager",
+            super::hook::CLAUDE_CODE_ENV
+        )));
+    }
     let config_path = config_file(args.config.as_deref()).map_err(Failure::usage)?;
     let config = Config::load(config_path.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     let socket = args.socket.clone().or_else(|| config.server.clone()).ok_or_else(|| {
