@@ -27,6 +27,10 @@
 //!
 //! [store]
 //! url = "postgres://warden@db.internal/audit"   # or a directory; --store/AGENTWARDEN_STORE win
+//!
+//! [server]
+//! socket = "/run/agentwarden/warden.sock"  # `warden hook` asks the resident service (V-5)
+//! uid = 998                                 # and only a server running as this user (V-12)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -193,6 +197,12 @@ pub struct Config {
     pub store: Option<String>,
     /// `[fan_out]`, raw: validated (clamped, with warnings) by the fan-out rules (spec 002).
     pub fan_out: Option<serde_json::Value>,
+    /// `[server] socket`: the resident service's socket (relative to the file); when set,
+    /// `warden hook` asks it and never decides by itself (V-5).
+    pub server: Option<PathBuf>,
+    /// `[server] uid`: the user the server must run as; the client checks the peer of its
+    /// connection (`SO_PEERCRED`) and refuses any other (V-12).
+    pub server_uid: Option<u32>,
 }
 
 impl Default for Config {
@@ -206,6 +216,8 @@ impl Default for Config {
             guardrails: GuardrailsConfig::default(),
             store: None,
             fan_out: None,
+            server: None,
+            server_uid: None,
         }
     }
 }
@@ -231,6 +243,14 @@ struct File {
     fan_out: Option<toml::Value>,
     claude_code: Option<ClaudeCodeSection>,
     store: Option<StoreSection>,
+    server: Option<ServerSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerSection {
+    socket: PathBuf,
+    uid: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -365,6 +385,14 @@ impl Config {
             Some(dir) => Some(base.join(dir).display().to_string()),
             None => None,
         };
+        let server_uid = file.server.as_ref().and_then(|s| s.uid);
+        let server = match file.server.map(|s| s.socket) {
+            Some(socket) if socket.as_os_str().is_empty() => {
+                return Err(error(None, "server.socket is empty".into()));
+            }
+            Some(socket) => Some(base.join(socket)),
+            None => None,
+        };
         Ok(Config {
             root: base.to_path_buf(),
             store,
@@ -374,6 +402,8 @@ impl Config {
             lineage,
             guardrails,
             fan_out,
+            server,
+            server_uid,
         })
     }
 
@@ -460,6 +490,18 @@ mod tests {
         assert_eq!(pg.store.as_deref(), Some("postgres://u@h/d"));
         let dir = Config::parse(Path::new("p/w.toml"), "[store]\nurl = \"audit\"\n").unwrap();
         assert_eq!(dir.store.map(PathBuf::from), Some(Path::new("p").join("audit")));
+    }
+
+    #[test]
+    fn the_server_socket_is_relative_to_the_file_and_never_empty() {
+        let config = Config::parse(Path::new("p/w.toml"), "[server]\nsocket = \"run/w.sock\"\n").unwrap();
+        assert_eq!(config.server, Some(Path::new("p").join("run/w.sock")));
+        assert!(Config::parse(Path::new("w.toml"), "[server]\nsocket = \"\"\n").is_err());
+        assert!(Config::parse(Path::new("w.toml"), "[server]\npath = \"s\"\n").is_err());
+        assert_eq!(Config::parse(Path::new("w.toml"), "").unwrap().server, None);
+        let pinned = Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nuid = 998\n").unwrap();
+        assert_eq!(pinned.server_uid, Some(998));
+        assert!(Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nuid = -1\n").is_err());
     }
 
     #[test]

@@ -248,6 +248,13 @@ impl Warden {
         }
     }
 
+    /// The same Warden (same stores, same records cache) deciding with `config`: the resident
+    /// service reads its configuration again for each request, as each direct hook process does.
+    pub(crate) fn with_config(&self, config: Config) -> Warden {
+        let files: Arc<dyn FileSystem> = Arc::new(LocalFileSystem::beneath(config.root.clone()));
+        Warden { files, config: Arc::new(config), ..self.clone() }
+    }
+
     /// The same Warden, recording as another actor.
     pub fn with_actor(&self, actor: Actor) -> Warden {
         Warden { actor, ..self.clone() }

@@ -31,6 +31,10 @@ pub(super) struct HookArgs {
     /// Code timeout, which would let the call run.
     #[arg(long, default_value_t = super::wiring::DEFAULT_DEADLINE_MS, value_name = "MS")]
     deadline_ms: u64,
+    /// Ask the resident service at this socket (`warden serve`) instead of deciding here
+    /// [default: `AGENTWARDEN_SERVER`, else `[server] socket` in the configuration] (V-5, V-6).
+    #[arg(long, value_name = "PATH")]
+    server: Option<PathBuf>,
 }
 
 /// Who performs a human approval command.
@@ -130,6 +134,7 @@ pub(super) async fn hook(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let failed = |reason: String| Failure { code: HOOK_FAILED, reason };
+    let started = std::time::Instant::now();
     let settled = Arc::new(AtomicBool::new(false));
     watchdog(args.deadline_ms, Arc::clone(&settled))
         .map_err(|e| failed(format!("internal_error: cannot start the deadline watchdog: {e}")))?;
@@ -141,7 +146,23 @@ pub(super) async fn hook(
         .take(limit)
         .read_to_string(&mut input)
         .map_err(|e| failed(format!("hook_input_invalid: cannot read stdin: {e}")))?;
-    let config = Config::load(args.config.as_deref()).map_err(|e| failed(format!("config_invalid: {e}")))?;
+    // V-5, V-6: with a server configured, it decides; this process opens no store.
+    let explicit = super::client::explicit_server(args.server.as_deref()).map_err(failed)?;
+    let loaded = Config::load(args.config.as_deref());
+    // V-12: `[server] uid` applies whichever way the socket was named.
+    let uid = loaded.as_ref().ok().and_then(|c| c.server_uid);
+    if let Some(socket) = explicit.or_else(|| loaded.as_ref().ok().and_then(|c| c.server.clone())) {
+        // A configuration that cannot be read cannot say which server to trust.
+        if let Err(e) = &loaded {
+            return Err(failed(format!("config_invalid: {e}")));
+        }
+        let config = super::serve::config_file(args.config.as_deref()).map_err(failed)?;
+        let config = config.map(|p| p.to_string_lossy().into_owned());
+        let left = u64::try_from(started.elapsed().as_millis())
+            .map_or(0, |spent| args.deadline_ms.saturating_sub(spent));
+        return answer(super::client::hook(&socket, uid, config, input, left), out);
+    }
+    let config = loaded.map_err(|e| failed(format!("config_invalid: {e}")))?;
     let storage = storage(&config);
     let fallback = match crate::before_store(&config, &storage, &input) {
         crate::Pre::Done(done) => return answer(done, out),

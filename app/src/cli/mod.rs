@@ -14,6 +14,7 @@
 
 mod audit;
 mod canary;
+mod client;
 mod doctor;
 mod duration;
 mod fanout;
@@ -22,8 +23,10 @@ mod guard;
 mod hook;
 mod installed;
 mod lineage;
+mod protocol;
 mod release;
 mod result;
+mod serve;
 mod setup;
 mod stores;
 mod wiring;
@@ -112,6 +115,12 @@ enum Command {
     /// and agent files, the manifests, the store, the seal and the approvals; say what to fix.
     /// Exit 0 when all is well, 1 otherwise.
     Doctor(doctor::DoctorArgs),
+    /// The resident service: hold the store open and answer `warden hook` and `warden status`
+    /// over a Unix domain socket (`docs/server-protocol.md`). SIGTERM drains and exits 0.
+    Serve(serve::ServeArgs),
+    /// Whether the resident service answers: its store's head, uptime and requests served.
+    /// Exit 0 when it answers, 1 when it does not.
+    Status(client::StatusArgs),
 }
 
 /// A command's failure: the exit code and a one-line reason for stderr.
@@ -220,7 +229,13 @@ pub fn main() -> ExitCode {
             std::process::exit(i32::from(crate::HOOK_FAILED));
         }));
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    // The server decides on one thread while others read and write frames.
+    let runtime = if matches!(cli.command, Command::Serve(_)) {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    };
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => {
             let code = if is_hook { crate::HOOK_FAILED } else { EXIT_STORE };
@@ -361,6 +376,8 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Revoke(args) => hook::revoke(args, || stores.open_plain(true), out).await,
         Command::Approvals(args) => hook::approvals(args, || stores.open_plain(true), out).await,
         Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
+        Command::Serve(args) => serve::serve(args, &stores, out).await,
+        Command::Status(args) => client::status(args, out),
         Command::Doctor(args) => {
             let store = PathBuf::from(cli.store.as_deref().unwrap_or(crate::DEFAULT_STORE));
             doctor::doctor(args, &store, out).await

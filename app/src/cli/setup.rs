@@ -61,6 +61,11 @@ pub(super) enum InitCommand {
         /// instead of merging them into `.claude/settings.json`.
         #[arg(long, value_name = "FILE")]
         managed: Option<PathBuf>,
+        /// Install the thin client of the resident service at this socket (`warden serve`)
+        /// instead of the direct hook: it opens no store, and exits 2 when the server does not
+        /// answer (V-10).
+        #[arg(long, value_name = "PATH")]
+        server: Option<PathBuf>,
     },
 }
 
@@ -245,7 +250,11 @@ pub(super) fn store_ignored(project: &Path) -> Option<bool> {
 }
 
 pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
-    let InitCommand::ClaudeCode { project, warden, timeout, managed } = command;
+    let InitCommand::ClaudeCode { project, warden, timeout, managed, server } = command;
+    let server = server
+        .map(|socket| std::path::absolute(&socket))
+        .transpose()
+        .map_err(|e| Failure::usage(format!("--server: {e}")))?;
     let deadline = deadline_for(timeout, lock_ms).map_err(|e| Failure::usage(format!("refused: {e}")))?;
     let exe = match warden {
         Some(path) => path,
@@ -272,7 +281,7 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
 
     let target = managed.clone().unwrap_or_else(|| project.join(".claude").join("settings.json"));
     let mut settings = read_json_object(&project, &target)?;
-    let command = hook_command(&exe, lock_ms, deadline);
+    let command = hook_command(&exe, lock_ms, deadline, server.as_deref());
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
     if managed.is_some() {
@@ -351,7 +360,7 @@ mod tests {
             ]}}"#,
         )
         .unwrap();
-        let command = hook_command(Path::new("/new/warden"), 5000, 28000);
+        let command = hook_command(Path::new("/new/warden"), 5000, 28000, None);
         merge_hooks(&mut settings, &command, 30).unwrap();
         merge_hooks(&mut settings, &command, 30).unwrap();
         assert_eq!(settings["model"], "opus");

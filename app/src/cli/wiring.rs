@@ -83,12 +83,21 @@ pub(super) fn shell_quote(path: &Path) -> String {
     format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }
 
-/// The hook command for `warden` at `exe`.
-pub(super) fn hook_command(exe: &Path, lock_ms: u64, deadline_ms: u64) -> String {
-    format!(
-        r#"{} --store "$CLAUDE_PROJECT_DIR/.agentwarden/audit" --lock-timeout-ms {lock_ms} {MARK} --deadline-ms {deadline_ms} {FAIL_CLOSED}"#,
-        shell_quote(exe)
-    )
+/// The hook command for `warden` at `exe`: direct (it opens the project's store), or, with
+/// `server`, the thin client of the resident service at that socket (V-10: no `--store`, the
+/// server holds it; `--lock-timeout-ms` stays, so the budget reads back the same).
+pub(super) fn hook_command(exe: &Path, lock_ms: u64, deadline_ms: u64, server: Option<&Path>) -> String {
+    match server {
+        None => format!(
+            r#"{} --store "$CLAUDE_PROJECT_DIR/.agentwarden/audit" --lock-timeout-ms {lock_ms} {MARK} --deadline-ms {deadline_ms} {FAIL_CLOSED}"#,
+            shell_quote(exe)
+        ),
+        Some(socket) => format!(
+            r#"{} --lock-timeout-ms {lock_ms} {MARK} --server {} --deadline-ms {deadline_ms} {FAIL_CLOSED}"#,
+            shell_quote(exe),
+            shell_quote(socket)
+        ),
+    }
 }
 
 pub(super) fn is_ours(hook: &Value) -> bool {
@@ -142,7 +151,13 @@ mod tests {
 
     #[test]
     fn the_installed_line_reads_back() {
-        let line = hook_command(Path::new("/a b/it's/warden"), 5000, 28000);
+        let client = hook_command(Path::new("/w/warden"), 5000, 28000, Some(Path::new("/run/a b/w.sock")));
+        assert!(client.contains(r"--server '/run/a b/w.sock' --deadline-ms"), "{client}");
+        assert!(!client.contains("--store"), "the client form opens no store: {client}");
+        assert!(is_ours(&serde_json::json!({"command": client})));
+        let read = parse(&client);
+        assert_eq!((read.lock_ms, read.deadline_ms, read.fail_closed), (Some(5000), Some(28000), true));
+        let line = hook_command(Path::new("/a b/it's/warden"), 5000, 28000, None);
         assert_eq!(
             parse(&line),
             Parsed {

@@ -1,0 +1,437 @@
+//! `warden serve`: the resident service. One process holds the store open and answers `warden
+//! hook` (and `warden status`) over a Unix domain socket, in the frames of [`super::protocol`].
+//!
+//! V-1: a hook request is decided by exactly what the direct `warden hook` calls —
+//! [`crate::before_store`], then [`Warden::hook_with`] — on the store the server holds, so the
+//! same events are recorded. The configuration is read again for every request (as every direct
+//! hook process reads it), from the server's own `--config`.
+//!
+//! V-3: one server serves one configuration. A hook request names the client's configuration
+//! file; when it is not the server's (compared as canonical paths), the answer is exit 2
+//! (`server_config_mismatch`): a project is never decided by another project's rules.
+//!
+//! V-4: what the gate reads from the environment (the kill switch, G-2) is the server's
+//! environment, never the client's: the client sends none. The kill switch is set where the
+//! server is started. `warden serve` refuses to start where `CLAUDECODE` is set (as H-5). In a
+//! same-user deployment the agent can still stop the server and start its own with its own
+//! environment (unsetting `CLAUDECODE`); run the server as its own user and pin it with
+//! `[server] uid` (V-11, V-12) to close that.
+//!
+//! V-7: decisions are taken one at a time, in order, by one decider thread, as direct mode takes
+//! them one process at a time under the store's lock; frames are read and written by other
+//! tasks, so a slow or silent client holds up nobody. Each connection reads its request within the
+//! request timeout, each decision finishes within the request's deadline (or the server's
+//! timeout, the smaller), or the answer is an error. At most `--max-connections` connections
+//! are served at once; one more is closed at once (its client exits 2).
+//!
+//! V-8: the peer's uid and pid (`SO_PEERCRED`) are logged (tracing, `info`) with each request.
+//! They are not yet in the events: that needs a new field in the envelope or the payloads,
+//! which this landing does not change.
+//!
+//! V-11: the socket's mode is `--socket-mode` (default 600: the server's own user only), set
+//! right after it is bound; who may connect is then the socket's mode and its directory's.
+//!
+//! V-9: lifecycle. A lock file beside the socket (`PATH.lock`, `flock`) admits one server per
+//! socket; the store's own lock admits one server per embedded store. A live socket at the path
+//! (a connect succeeds) is refused; a socket file nobody answers on is stale and replaced; any
+//! other file at the path is refused, never removed. SIGTERM or SIGINT: no new connection is
+//! accepted, the requests in flight are answered (within the drain timeout), idle connections
+//! are closed, the socket is removed, exit 0.
+
+use std::io::Write;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncReadExt;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+
+use super::protocol::{self, Answer, FrameError, Request};
+use super::{EXIT_OK, Failure};
+use crate::{Config, HookAnswer, HookStorage, StoreLocation, Warden};
+
+/// `warden serve`.
+#[derive(Debug, clap::Args)]
+pub(super) struct ServeArgs {
+    /// The socket to listen on [default: `[server] socket` in the configuration].
+    #[arg(long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+    /// The configuration the server decides with (default: `agentwarden.toml` in the working
+    /// directory, if present); read again for every request.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The longest a request may take, from its first byte to its answer.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    request_timeout_ms: u64,
+    /// How many connections are served at once; one more is closed at once.
+    #[arg(long, default_value_t = 64, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// The socket's permission bits, in octal (V-11): 600 lets only the server's own user
+    /// connect; for a server running as its own user, 666 in a directory whose permissions
+    /// admit the agent's user (or its group).
+    #[arg(long, default_value = "600", value_name = "OCTAL", value_parser = parse_mode)]
+    socket_mode: u32,
+    /// How long SIGTERM waits for the requests in flight.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    drain_timeout_ms: u64,
+}
+
+/// What every connection shares.
+struct Server {
+    /// The Warden on the store the server holds, with the configuration read at start.
+    warden: Warden,
+    location: StoreLocation,
+    /// The decider's queue (V-7).
+    decide: mpsc::Sender<Job>,
+    /// Set when the server stops: idle connections close (V-9).
+    stop: watch::Receiver<bool>,
+    started: Instant,
+    served: AtomicU64,
+    timeout: Duration,
+}
+
+/// The canonical path of the configuration `path` names (or `agentwarden.toml` in the working
+/// directory when it exists), `None` for the defaults.
+pub(super) fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
+    let (path, required) = match path {
+        Some(path) => (path, true),
+        None => (Path::new(crate::config::CONFIG_FILE), false),
+    };
+    match std::fs::canonicalize(path) {
+        Ok(path) => Ok(Some(path)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(None),
+        Err(e) => Err(format!("config_invalid: `{}`: {e}", path.display())),
+    }
+}
+
+/// Runs the server until SIGTERM or SIGINT.
+pub(super) async fn serve(
+    args: ServeArgs,
+    stores: &super::stores::Stores,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    // V-4: the server's environment is the kill switch; an agent must not start one from its
+    // shell tool (as H-5 for the approval commands).
+    if std::env::var_os(super::hook::CLAUDE_CODE_ENV).is_some() {
+        return Err(Failure::usage(format!(
+            "refused: `{}` is set, so this runs inside a Claude Code session; start the server from \
+             your own terminal or a service manager",
+            super::hook::CLAUDE_CODE_ENV
+        )));
+    }
+    let config_path = config_file(args.config.as_deref()).map_err(Failure::usage)?;
+    let config = Config::load(config_path.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let socket = args.socket.clone().or_else(|| config.server.clone()).ok_or_else(|| {
+        Failure::usage("no socket: give --socket PATH or `[server] socket` in agentwarden.toml")
+    })?;
+    let _lock = lock_socket(&socket)?;
+    let location = stores.location(Some(&config))?;
+    let warden = stores.open(config, true).map_err(|e| {
+        Failure::usage(format!(
+            "cannot open the store `{}`: {e} (is another `warden serve` or `warden` process using it?)",
+            location.describe()
+        ))
+    })?;
+    let listener = bind(&socket, args.socket_mode)?;
+    let decide =
+        decider(Decider { warden: warden.clone(), location: location.clone(), config: config_path.clone() })?;
+    let (stopping, stop) = watch::channel(false);
+    let server = Arc::new(Server {
+        warden,
+        location,
+        decide,
+        stop,
+        started: Instant::now(),
+        served: AtomicU64::new(0),
+        timeout: Duration::from_millis(args.request_timeout_ms),
+    });
+    tracing::info!(socket = %socket.display(), store = %server.location.describe(), "serving");
+    writeln!(out, "serving on {}", socket.display())?;
+    out.flush()?;
+    let slots = Arc::new(Semaphore::new(usize::try_from(args.max_connections).unwrap_or(64)));
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| Failure::usage(format!("cannot handle SIGTERM: {e}")))?;
+    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| Failure::usage(format!("cannot handle SIGINT: {e}")))?;
+    loop {
+        tokio::select! {
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => match Arc::clone(&slots).try_acquire_owned() {
+                    Ok(permit) => {
+                        let server = Arc::clone(&server);
+                        tokio::spawn(async move {
+                            connection(&server, stream).await;
+                            drop(permit);
+                        });
+                    }
+                    Err(_) => tracing::warn!("too many connections: one closed unanswered"),
+                },
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            },
+        }
+    }
+    drop(listener);
+    let _ = std::fs::remove_file(&socket);
+    let _ = stopping.send(true);
+    tracing::info!("stopping: draining the requests in flight");
+    let all = args.max_connections;
+    let drained =
+        tokio::time::timeout(Duration::from_millis(args.drain_timeout_ms), slots.acquire_many(all)).await;
+    if drained.is_err() {
+        tracing::warn!("the drain timeout passed with requests still in flight");
+    }
+    tracing::info!(served = server.served.load(Ordering::Relaxed), "stopped");
+    Ok(EXIT_OK)
+}
+
+/// `--socket-mode`: octal permission bits, at most 777.
+fn parse_mode(text: &str) -> Result<u32, String> {
+    u32::from_str_radix(text.trim_start_matches("0o"), 8)
+        .ok()
+        .filter(|mode| *mode <= 0o777)
+        .ok_or_else(|| format!("`{text}` is not octal permission bits like `600` or `660`"))
+}
+
+/// Takes `PATH.lock` (V-9): one server per socket.
+fn lock_socket(socket: &Path) -> Result<std::fs::File, Failure> {
+    let mut name = socket.as_os_str().to_owned();
+    name.push(".lock");
+    let path = PathBuf::from(name);
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::usage(format!("cannot create `{}`: {e}", dir.display())))?;
+    }
+    // Mode 0600, also when it was there before: `flock` works on a descriptor opened for
+    // reading, so a lock file others can read is one they can hold to keep the server down.
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&path)
+        .and_then(|file| file.set_permissions(std::fs::Permissions::from_mode(0o600)).map(|()| file))
+        .map_err(|e| Failure::usage(format!("cannot open `{}`: {e}", path.display())))?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(|_| {
+        Failure::usage(format!(
+            "refused: another `warden serve` holds `{}`; stop it first (`warden status --server {}`)",
+            path.display(),
+            socket.display()
+        ))
+    })?;
+    Ok(file)
+}
+
+/// Binds the socket (V-9): a live one is refused, a stale one replaced, anything else refused.
+fn bind(socket: &Path, mode: u32) -> Result<UnixListener, Failure> {
+    match std::fs::symlink_metadata(socket) {
+        Ok(meta) if meta.file_type().is_socket() => match std::os::unix::net::UnixStream::connect(socket) {
+            Ok(_) => {
+                return Err(Failure::usage(format!(
+                    "refused: a server already answers at `{}`; stop it first",
+                    socket.display()
+                )));
+            }
+            Err(_) => {
+                tracing::info!(socket = %socket.display(), "replacing a stale socket");
+                std::fs::remove_file(socket).map_err(|e| {
+                    Failure::usage(format!("cannot remove the stale socket `{}`: {e}", socket.display()))
+                })?;
+            }
+        },
+        Ok(_) => {
+            return Err(Failure::usage(format!(
+                "refused: `{}` exists and is not a socket; remove it or choose another --socket",
+                socket.display()
+            )));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Failure::usage(format!("cannot check `{}`: {e}", socket.display()))),
+    }
+    let listener = std::os::unix::net::UnixListener::bind(socket)
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .map_err(|e| Failure::usage(format!("cannot listen on `{}`: {e}", socket.display())))?;
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| Failure::usage(format!("cannot set the mode of `{}`: {e}", socket.display())))?;
+    UnixListener::from_std(listener)
+        .map_err(|e| Failure::usage(format!("cannot listen on `{}`: {e}", socket.display())))
+}
+
+/// Serves one connection: requests one after another until the client closes it, or a frame
+/// cannot be read (an error answer first when there is someone to answer).
+async fn connection(server: &Server, mut stream: UnixStream) {
+    let (uid, pid) = match stream.peer_cred() {
+        Ok(cred) => (Some(cred.uid()), cred.pid()),
+        Err(_) => (None, None),
+    };
+    loop {
+        // Between requests, stopping closes the connection; a request begun is read and answered.
+        let mut stop = server.stop.clone();
+        let read = tokio::time::timeout(server.timeout, async {
+            let mut first = [0_u8; 1];
+            // `read` is cancel-safe: when the stop wins, no byte was taken.
+            tokio::select! {
+                biased;
+                read = stream.read(&mut first) => match read {
+                    Ok(0) => return Err(FrameError::Closed),
+                    Ok(_) => {}
+                    Err(e) => return Err(FrameError::Io(e)),
+                },
+                _ = stop.wait_for(|stopping| *stopping) => return Err(FrameError::Closed),
+            }
+            protocol::read_frame_after(first[0], &mut stream).await
+        })
+        .await;
+        let (answer, close) = match read {
+            Err(_) => {
+                (Answer::error("request_timeout", "no complete request within the request timeout"), true)
+            }
+            Ok(Err(FrameError::Closed)) => return,
+            Ok(Err(e @ FrameError::TooLarge(_))) => (Answer::error("frame_too_large", e.to_string()), true),
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "a connection failed mid-frame");
+                return;
+            }
+            Ok(Ok(body)) => match protocol::decode::<Request>(&body) {
+                Err(why) => (Answer::error("frame_invalid", why), false),
+                Ok(request) => {
+                    let kind = match &request {
+                        Request::Hook { .. } => "hook",
+                        Request::Status {} => "status",
+                    };
+                    tracing::info!(peer_uid = ?uid, peer_pid = ?pid, kind, "request");
+                    (answer(server, request).await, false)
+                }
+            },
+        };
+        server.served.fetch_add(1, Ordering::Relaxed);
+        let frame = match protocol::encode(&answer) {
+            Ok(frame) => frame,
+            Err(e) => match protocol::encode(&Answer::error("internal_error", e)) {
+                Ok(frame) => frame,
+                Err(_) => return,
+            },
+        };
+        let written = tokio::time::timeout(server.timeout, protocol::write_frame(&mut stream, &frame)).await;
+        if close || !matches!(written, Ok(Ok(()))) {
+            return;
+        }
+    }
+}
+
+async fn answer(server: &Server, request: Request) -> Answer {
+    match request {
+        Request::Status {} => status(server).await,
+        Request::Hook { config, input, deadline_ms } => {
+            let limit =
+                deadline_ms.map_or(server.timeout, |ms| server.timeout.min(Duration::from_millis(ms)));
+            let (reply, answered) = oneshot::channel();
+            let asked = async {
+                server.decide.send(Job { config, input, reply }).await.map_err(|_| ())?;
+                answered.await.map_err(|_| ())
+            };
+            match tokio::time::timeout(limit, asked).await {
+                Ok(Ok(answer)) => {
+                    Answer::Hook { exit_code: answer.exit_code, stdout: answer.stdout, stderr: answer.stderr }
+                }
+                Ok(Err(())) => Answer::error("internal_error", "the decider is gone"),
+                Err(_) => Answer::Hook {
+                    exit_code: crate::HOOK_FAILED,
+                    stdout: None,
+                    stderr: Some(format!(
+                        "deadline_passed: the server did not decide within {} ms",
+                        limit.as_millis()
+                    )),
+                },
+            }
+        }
+    }
+}
+
+async fn status(server: &Server) -> Answer {
+    match server.warden.event_store().head().await {
+        Ok(head) => Answer::Status {
+            pid: std::process::id(),
+            store: server.location.describe(),
+            head_seq: head.seq,
+            head_hash: head.hash.to_string(),
+            uptime_ms: u64::try_from(server.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            requests_served: server.served.load(Ordering::Relaxed),
+        },
+        Err(e) => Answer::error(e.code(), format!("the store cannot be read: {e}")),
+    }
+}
+
+/// One hook request for the decider, and where its answer goes.
+struct Job {
+    config: Option<String>,
+    input: String,
+    reply: oneshot::Sender<HookAnswer>,
+}
+
+/// What the decider needs.
+struct Decider {
+    warden: Warden,
+    location: StoreLocation,
+    config: Option<PathBuf>,
+}
+
+/// Starts the decider (V-7): one thread that takes the hook requests one at a time, in the
+/// order they came, as direct mode takes them one process at a time under the store's lock.
+fn decider(decider: Decider) -> Result<mpsc::Sender<Job>, Failure> {
+    let (send, mut jobs) = mpsc::channel::<Job>(QUEUE);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::usage(format!("cannot start the decider: {e}")))?;
+    std::thread::Builder::new()
+        .name("decider".into())
+        .spawn(move || {
+            runtime.block_on(async {
+                while let Some(job) = jobs.recv().await {
+                    if job.reply.is_closed() {
+                        continue;
+                    }
+                    let answer = hook(&decider, job.config.as_deref(), &job.input).await;
+                    let _ = job.reply.send(answer);
+                }
+            });
+        })
+        .map_err(|e| Failure::usage(format!("cannot start the decider: {e}")))?;
+    Ok(send)
+}
+
+/// How many hook requests may wait for the decider.
+const QUEUE: usize = 256;
+
+/// Decides one hook event (V-1, V-3).
+async fn hook(server: &Decider, config: Option<&str>, input: &str) -> HookAnswer {
+    let theirs = config.map(PathBuf::from);
+    if theirs != server.config {
+        let name = |p: &Option<PathBuf>| {
+            p.as_ref().map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()))
+        };
+        return HookAnswer::failed(format!(
+            "server_config_mismatch: the hook's configuration is {} but this server decides with {}; \
+             point the hook at the server of its project",
+            name(&theirs),
+            name(&server.config)
+        ));
+    }
+    let config = match Config::load(server.config.as_deref()) {
+        Ok(config) => config,
+        Err(e) => return HookAnswer::failed(format!("config_invalid: {e}")),
+    };
+    let storage = HookStorage::for_store(Some(&server.location), &config.root);
+    match crate::before_store(&config, &storage, input) {
+        crate::Pre::Done(done) => done,
+        crate::Pre::Store { .. } => server.warden.with_config(config).hook_with(input, &storage).await,
+    }
+}

@@ -1,0 +1,715 @@
+//! `warden serve` and the thin client (issue 20, V-1..V-9): the real binary, the example project
+//! in a fresh git repository, the server on a socket in a temporary directory. Every child
+//! process is bounded in time and killed at the end.
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test code: a failed unwrap or index is a failed test"
+)]
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/claude-code");
+const BIN: &str = env!("CARGO_BIN_EXE_warden");
+/// The longest any child may run.
+const BOUND: Duration = Duration::from_secs(60);
+
+struct Project {
+    dir: tempfile::TempDir,
+    root: PathBuf,
+    store: PathBuf,
+}
+
+impl Project {
+    fn socket(&self) -> PathBuf {
+        self.dir.path().join("run/warden.sock")
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git").arg("-C").arg(root).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn project() -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    copy_dir(Path::new(EXAMPLE), &root);
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"]);
+    Project { store: dir.path().join("audit"), root, dir }
+}
+
+/// Waits for `child` (reading its output) at most [`BOUND`]; kills it past that.
+fn bounded(child: Child) -> Output {
+    let pid = child.id().to_string();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watch = std::sync::Arc::clone(&done);
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        while started.elapsed() < BOUND {
+            if watch.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if !watch.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    out
+}
+
+/// Runs `warden ARGS` in the project with `stdin`; the kill switch on when `enabled`.
+fn warden(p: &Project, args: &[&str], stdin: &str, enabled: bool) -> Output {
+    let mut command = Command::new(BIN);
+    command.args(args).current_dir(&p.root).env_remove("CLAUDECODE").env_remove("AGENTWARDEN_SERVER");
+    if enabled {
+        command.env("AGENTWARDEN_ENABLE_SUBAGENTS", "true");
+    } else {
+        command.env_remove("AGENTWARDEN_ENABLE_SUBAGENTS");
+    }
+    let mut child =
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    bounded(child)
+}
+
+fn store_arg(p: &Project) -> String {
+    p.store.display().to_string()
+}
+
+/// Seals and approves on the project's store (before its server holds it).
+fn approve(p: &Project) {
+    let store = store_arg(p);
+    for args in [
+        &["--store", &store, "seal", "--by", "alice"][..],
+        &["--store", &store, "approve", "--ref", "GATE-2026-11-22-001", "--by", "alice"],
+    ] {
+        let out = warden(p, args, "", true);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+/// A running `warden serve`, killed when dropped.
+struct Server {
+    child: Option<Child>,
+}
+
+impl Server {
+    fn start(p: &Project, enabled: bool) -> Server {
+        let server = Server::spawn(p, enabled, &[]);
+        wait_for(&p.socket());
+        server
+    }
+
+    fn spawn(p: &Project, enabled: bool, extra: &[&str]) -> Server {
+        let mut command = Command::new(BIN);
+        command
+            .args(["--store", &store_arg(p), "--lock-timeout-ms", "300", "serve", "--socket"])
+            .arg(p.socket())
+            .args(["--config", "agentwarden.toml"])
+            .args(extra)
+            .current_dir(&p.root)
+            .env_remove("CLAUDECODE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if enabled {
+            command.env("AGENTWARDEN_ENABLE_SUBAGENTS", "true");
+        } else {
+            command.env_remove("AGENTWARDEN_ENABLE_SUBAGENTS");
+        }
+        Server { child: Some(command.spawn().unwrap()) }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.as_ref().unwrap().id()
+    }
+
+    /// SIGTERM, then its exit (bounded).
+    fn terminate(mut self) -> Output {
+        let status = Command::new("kill").args(["-TERM", &self.pid().to_string()]).status().unwrap();
+        assert!(status.success());
+        bounded(self.child.take().unwrap())
+    }
+
+    /// SIGKILL, then reaped.
+    fn kill(mut self) {
+        let mut child = self.child.take().unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    /// Its exit when it stops by itself (bounded).
+    fn exited(mut self) -> Output {
+        bounded(self.child.take().unwrap())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn wait_for(socket: &Path) {
+    let started = Instant::now();
+    while UnixStream::connect(socket).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(20), "the server never answered at {socket:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn event(name: &str) -> String {
+    std::fs::read_to_string(Path::new(EXAMPLE).join("events").join(format!("{name}.json"))).unwrap()
+}
+
+/// (exit code, stdout, stderr) of `warden hook` through the server at `socket`, with the kill
+/// switch on in the client's environment.
+fn via(p: &Project, socket: &Path, input: &str) -> (i32, String, String) {
+    let socket = socket.display().to_string();
+    // The client's kill switch is on: only the server's counts (V-4).
+    let out = warden(p, &["hook", "--config", "agentwarden.toml", "--server", &socket], input, true);
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap(), text(out.stdout), text(out.stderr))
+}
+
+/// The same through the direct path on `store`.
+fn direct(p: &Project, store: &Path, input: &str) -> (i32, String, String) {
+    let store = store.display().to_string();
+    let out = warden(p, &["--store", &store, "hook", "--config", "agentwarden.toml"], input, true);
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap(), text(out.stdout), text(out.stderr))
+}
+
+fn events(p: &Project, store: &Path) -> Vec<Value> {
+    let store = store.display().to_string();
+    let out = warden(p, &["--store", &store, "audit", "export", "--format", "jsonl"], "", false);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn verifies(p: &Project, store: &Path) {
+    let store = store.display().to_string();
+    let out = warden(p, &["--store", &store, "audit", "verify"], "", false);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// What a decision is, without the words: the exit code and the permission decision.
+fn decision(answer: &(i32, String, String)) -> (i32, Option<String>) {
+    let json: Option<Value> = serde_json::from_str(answer.1.trim()).ok();
+    let decided = json.map(|j| j["hookSpecificOutput"]["permissionDecision"].as_str().unwrap().to_owned());
+    (answer.0, decided)
+}
+
+#[test]
+fn through_the_server_the_decisions_and_events_are_those_of_direct_mode() {
+    let p = project();
+    let direct_store = p.dir.path().join("direct");
+    // The server's environment is the kill switch (V-4): off there, a deny however the client's.
+    let server = Server::start(&p, false);
+    let denied = via(&p, &p.socket(), &event("pre-task-main-planner"));
+    assert_eq!(denied.0, 0, "{denied:?}");
+    assert!(denied.1.contains("gate: environment (env_not_enabled)"), "{denied:?}");
+    let out = server.terminate();
+    assert_eq!(out.status.code(), Some(0), "SIGTERM: exit 0: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(!p.socket().exists(), "the socket is removed at exit");
+
+    // Sealed and approved, kill switch on: the nested scenario, through the server and direct.
+    approve(&p);
+    let direct_project =
+        Project { store: direct_store.clone(), root: p.root.clone(), dir: tempfile::tempdir().unwrap() };
+    approve(&direct_project);
+    let server = Server::start(&p, true);
+    let steps = [
+        "pre-task-main-planner",
+        "start-planner",
+        "pre-bash",
+        "pre-agent-planner-coder",
+        "start-coder",
+        "pre-task-coder-researcher",
+        "pre-agent-planner-researcher",
+    ];
+    let mut served = Vec::new();
+    for step in steps {
+        let via_server = via(&p, &p.socket(), &event(step));
+        let directly = direct(&p, &direct_store, &event(step));
+        assert_eq!(via_server.1, directly.1, "{step}: the same answer");
+        assert_eq!(decision(&via_server), decision(&directly), "{step}");
+        served.push(decision(&via_server));
+    }
+    assert_eq!(served[0], (0, None), "the planner is allowed");
+    assert_eq!(served[3], (0, None), "the coder is allowed");
+    assert_eq!(served[5], (0, Some("deny".to_owned())), "the researcher is past the depth");
+
+    let status = warden(&p, &["status", "--server", &p.socket().display().to_string(), "--json"], "", false);
+    assert_eq!(status.status.code(), Some(0));
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert!(status["requests_served"].as_u64().unwrap() >= 7, "{status}");
+    assert!(status["head"]["seq"].as_u64().unwrap() >= 7, "{status}");
+    let out = server.terminate();
+    assert_eq!(out.status.code(), Some(0));
+
+    let kinds = |log: &[Value]| -> Vec<(String, Value)> {
+        log.iter()
+            .map(|e| (e["event_type"].as_str().unwrap().to_owned(), e["payload"]["decision"].clone()))
+            .collect()
+    };
+    let (ours, theirs) = (events(&p, &p.store), events(&p, &direct_store));
+    assert_eq!(ours[0]["payload"]["decision"], "deny", "the first server's deny is recorded");
+    assert_eq!(kinds(&ours[1..]), kinds(&theirs), "the same events, in the same order");
+    assert_eq!(ours.last().unwrap()["session"], "demo-session");
+    assert_eq!(
+        status["head"]["seq"].as_u64().unwrap(),
+        ours.last().unwrap()["seq"].as_u64().unwrap(),
+        "status gave the store's head"
+    );
+    verifies(&p, &p.store);
+}
+
+/// A fake server on `socket` that runs `behave` on each connection (a thread; it ends with the
+/// test process).
+fn fake_server(socket: &Path, behave: fn(UnixStream)) {
+    std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(socket).unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || behave(stream));
+        }
+    });
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
+    frame.extend_from_slice(body);
+    frame
+}
+
+fn read_frame(stream: &mut UnixStream) -> Option<Value> {
+    let mut header = [0_u8; 4];
+    stream.read_exact(&mut header).ok()?;
+    let mut body = vec![0_u8; usize::try_from(u32::from_be_bytes(header)).unwrap()];
+    stream.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+#[test]
+fn a_server_that_is_down_silent_or_talking_nonsense_is_exit_2() {
+    let p = project();
+    let spawn = event("pre-task-main-planner");
+    // Down: nothing at the path.
+    let (code, stdout, stderr) = via(&p, &p.socket(), &spawn);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(stderr.contains("server_unavailable"), "{stderr}");
+    let socket = p.socket().display().to_string();
+    let out = warden(&p, &["status", "--server", &socket], "", false);
+    assert_eq!(out.status.code(), Some(1), "status: a server that does not answer is exit 1");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("server_unavailable"));
+    // Named by the configuration, or by the variable: the same.
+    std::fs::write(
+        p.root.join("agentwarden.toml"),
+        format!(
+            "{}\n[server]\nsocket = \"{}\"\n",
+            std::fs::read_to_string(p.root.join("agentwarden.toml")).unwrap(),
+            p.socket().display()
+        ),
+    )
+    .unwrap();
+    let out = warden(&p, &["hook", "--config", "agentwarden.toml"], &spawn, true);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("server_unavailable"));
+    assert!(!p.root.join(".agentwarden").exists() && !p.store.exists(), "the client opened no store");
+    let mut command = Command::new(BIN);
+    command
+        .args(["hook"])
+        .current_dir(&p.root)
+        .env("AGENTWARDEN_SERVER", p.dir.path().join("elsewhere.sock"));
+    let out =
+        bounded(command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("elsewhere.sock"),
+        "the variable wins over the file"
+    );
+
+    // Nonsense, a wrong version, an exit 1, silence: exit 2 each.
+    /// A name, what the fake server does, the code the hook names.
+    type Case<'a> = (&'a str, fn(UnixStream), &'a str);
+    let cases: [Case<'_>; 4] = [
+        (
+            "garbage",
+            |mut s| {
+                let _ = read_frame(&mut s);
+                let _ = s.write_all(&frame(b"allow"));
+            },
+            "server_answer_invalid",
+        ),
+        (
+            "exit 1",
+            |mut s| {
+                let _ = read_frame(&mut s);
+                let _ = s.write_all(&frame(
+                    br#"{"version":1,"kind":"hook","exit_code":1,"stdout":null,"stderr":null}"#,
+                ));
+            },
+            "server_answer_invalid",
+        ),
+        (
+            "version 2",
+            |mut s| {
+                let _ = read_frame(&mut s);
+                let _ = s.write_all(&frame(
+                    br#"{"version":2,"kind":"hook","exit_code":0,"stdout":null,"stderr":null}"#,
+                ));
+            },
+            "server_answer_invalid",
+        ),
+        (
+            "silent",
+            |mut s| {
+                let _ = read_frame(&mut s);
+                std::thread::sleep(Duration::from_secs(30));
+            },
+            "server_unavailable",
+        ),
+    ];
+    for (i, (name, behave, code)) in cases.into_iter().enumerate() {
+        let socket = p.dir.path().join(format!("fake{i}.sock"));
+        fake_server(&socket, behave);
+        let started = Instant::now();
+        let socket_arg = socket.display().to_string();
+        let out = warden(
+            &p,
+            &["hook", "--config", "agentwarden.toml", "--server", &socket_arg, "--deadline-ms", "1500"],
+            &spawn,
+            true,
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(out.stdout.is_empty(), "{name}");
+        assert!(stderr.contains(code) || stderr.contains("deadline_passed"), "{name}: {stderr}");
+        assert!(started.elapsed() < Duration::from_secs(10), "{name}: within the deadline");
+    }
+}
+
+#[test]
+fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() {
+    let p = project();
+    let server = Server::spawn(&p, true, &["--request-timeout-ms", "3000"]);
+    wait_for(&p.socket());
+    // A client that sends half a header and stays.
+    let mut silent = UnixStream::connect(p.socket()).unwrap();
+    silent.write_all(&[0, 0]).unwrap();
+    // A half-closed one.
+    let half = UnixStream::connect(p.socket()).unwrap();
+    half.shutdown(std::net::Shutdown::Write).unwrap();
+    // Garbage in a frame: an error, and the connection still serves.
+    let mut garbage = UnixStream::connect(p.socket()).unwrap();
+    garbage.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    for body in [&b"not json"[..], br#"{"version":1,"kind":"reboot"}"#, br#"{"version":9,"kind":"status"}"#] {
+        garbage.write_all(&frame(body)).unwrap();
+        let answer = read_frame(&mut garbage).unwrap();
+        assert_eq!(
+            (answer["kind"].as_str(), answer["code"].as_str()),
+            (Some("error"), Some("frame_invalid")),
+            "{answer}"
+        );
+        assert_eq!(answer["version"], 1);
+    }
+    garbage.write_all(&frame(br#"{"version":1,"kind":"status"}"#)).unwrap();
+    assert_eq!(read_frame(&mut garbage).unwrap()["kind"], "status");
+    // Oversized: an error, then closed.
+    let mut big = UnixStream::connect(p.socket()).unwrap();
+    big.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    big.write_all(&(2_u32 << 20).to_be_bytes()).unwrap();
+    let answer = read_frame(&mut big).unwrap();
+    assert_eq!(answer["code"], "frame_too_large", "{answer}");
+    let mut rest = Vec::new();
+    assert_eq!(big.read_to_end(&mut rest).unwrap(), 0, "closed after it");
+    // Meanwhile hooks are answered at once.
+    let started = Instant::now();
+    let answer = via(&p, &p.socket(), &event("pre-bash"));
+    assert_eq!(answer.0, 0, "{answer:?}");
+    assert!(started.elapsed() < Duration::from_secs(2), "not held up by the silent client");
+    // A configuration that pins the server's user: this one runs as another (V-12).
+    let pinned = p.dir.path().join("pinned.toml");
+    std::fs::write(&pinned, "[server]\nsocket = \"x.sock\"\nuid = 4242\n").unwrap();
+    let socket_arg = p.socket().display().to_string();
+    let pinned_arg = pinned.display().to_string();
+    let out =
+        warden(&p, &["hook", "--config", &pinned_arg, "--server", &socket_arg], &event("pre-bash"), true);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("server_unavailable") && stderr.contains("not the configured `[server] uid` 4242"),
+        "{stderr}"
+    );
+    // A hook of another configuration is not decided by this server's (V-3).
+    std::fs::copy(p.root.join("agentwarden.toml"), p.root.join("other.toml")).unwrap();
+    let socket = p.socket().display().to_string();
+    let out = warden(&p, &["hook", "--config", "other.toml", "--server", &socket], &event("pre-bash"), true);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("server_config_mismatch"), "{out:?}");
+    // The silent client is told, after the request timeout.
+    silent.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let answer = read_frame(&mut silent).unwrap();
+    assert_eq!(answer["code"], "request_timeout", "{answer}");
+    drop(half);
+    let out = server.terminate();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A spawn of the planner with its own tool-use id.
+fn spawn_numbered(n: usize) -> String {
+    event("pre-task-main-planner").replace("toolu_01", &format!("toolu_n{n}"))
+}
+
+#[test]
+fn twenty_concurrent_clients_are_all_answered_and_recorded() {
+    let p = project();
+    approve(&p);
+    let server = Server::start(&p, true);
+    let handles: Vec<_> = (0..20)
+        .map(|n| {
+            let socket = p.socket();
+            let root = p.root.clone();
+            std::thread::spawn(move || {
+                let mut child = Command::new(BIN)
+                    .args(["hook", "--config", "agentwarden.toml", "--server"])
+                    .arg(&socket)
+                    .current_dir(&root)
+                    .env_remove("AGENTWARDEN_SERVER")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                child.stdin.take().unwrap().write_all(spawn_numbered(n).as_bytes()).unwrap();
+                bounded(child)
+            })
+        })
+        .collect();
+    for handle in handles {
+        let out = handle.join().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(server.terminate().status.code(), Some(0));
+    let log = events(&p, &p.store);
+    let spawns: Vec<&Value> = log.iter().filter(|e| e["event_type"] == "subagent_spawn_evaluated").collect();
+    assert_eq!(spawns.len(), 20);
+    for n in 0..20 {
+        let id = format!("toolu_n{n}");
+        assert!(spawns.iter().any(|s| s["payload"]["tool_use_id"] == id.as_str()), "{id}");
+    }
+    verifies(&p, &p.store);
+}
+
+#[test]
+fn a_second_server_on_the_same_socket_or_store_is_refused_and_a_stale_socket_replaced() {
+    let p = project();
+    let first = Server::start(&p, true);
+    let second = Server::spawn(&p, true, &[]);
+    let out = second.exited();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("another `warden serve` holds"), "{out:?}");
+    let other = Project { store: p.store.clone(), root: p.root.clone(), dir: tempfile::tempdir().unwrap() };
+    let out = Server::spawn(&other, true, &[]).exited();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot open the store") && stderr.contains("locked"), "{stderr}");
+    assert!(UnixStream::connect(p.socket()).is_ok(), "the first one still answers");
+    // Not from inside a Claude Code session (V-4).
+    let mut inside = Command::new(BIN);
+    inside
+        .args(["serve", "--socket"])
+        .arg(p.dir.path().join("other.sock"))
+        .current_dir(&p.root)
+        .env("CLAUDECODE", "1");
+    let out =
+        bounded(inside.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("inside a Claude Code session"), "{out:?}");
+    assert!(!p.dir.path().join("other.sock").exists());
+    // Killed: its socket file stays behind, stale; the next server replaces it.
+    first.kill();
+    assert!(p.socket().exists());
+    let next = Server::start(&p, true);
+    assert_eq!(via(&p, &p.socket(), &event("pre-bash")).0, 0);
+    assert_eq!(next.terminate().status.code(), Some(0));
+    // A file that is not a socket is never removed.
+    std::fs::write(p.socket(), "mine").unwrap();
+    let out = Server::spawn(&p, true, &[]).exited();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a socket"));
+    assert_eq!(std::fs::read_to_string(p.socket()).unwrap(), "mine");
+}
+
+#[test]
+fn sigkill_mid_stream_loses_no_answer_a_client_received() {
+    let p = project();
+    approve(&p);
+    let mut answered: Vec<String> = Vec::new();
+    for round in 0..20_usize {
+        let server = Server::start(&p, true);
+        let clients: Vec<_> = (0..8)
+            .map(|i| {
+                let socket = p.socket();
+                let root = p.root.clone();
+                std::thread::spawn(move || {
+                    let mut got = Vec::new();
+                    for k in 0..40 {
+                        let n = round * 10_000 + i * 100 + k;
+                        let mut child = Command::new(BIN)
+                            .args([
+                                "hook",
+                                "--config",
+                                "agentwarden.toml",
+                                "--deadline-ms",
+                                "5000",
+                                "--server",
+                            ])
+                            .arg(&socket)
+                            .current_dir(&root)
+                            .env_remove("AGENTWARDEN_SERVER")
+                            .stdin(Stdio::piped())
+                            .stdout(Stdio::piped())
+                            .stderr(Stdio::piped())
+                            .spawn()
+                            .unwrap();
+                        child.stdin.take().unwrap().write_all(spawn_numbered(n).as_bytes()).unwrap();
+                        let out = bounded(child);
+                        match out.status.code() {
+                            Some(0) => got.push(format!("toolu_n{n}")),
+                            Some(2) => break,
+                            other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+                        }
+                    }
+                    got
+                })
+            })
+            .collect();
+        // Killed at a different moment each round.
+        std::thread::sleep(Duration::from_millis(150 + 37 * u64::try_from(round % 10).unwrap()));
+        server.kill();
+        for client in clients {
+            answered.extend(client.join().unwrap());
+        }
+        verifies(&p, &p.store);
+    }
+    assert!(!answered.is_empty(), "some answers came before the kills");
+    let log = events(&p, &p.store);
+    for id in &answered {
+        assert!(
+            log.iter().any(|e| e["event_type"] == "subagent_spawn_evaluated"
+                && e["payload"]["tool_use_id"] == id.as_str()),
+            "{id} was answered but is not in the log"
+        );
+    }
+}
+
+/// Runs the installed `line` as Claude Code does: `sh -c`, `CLAUDE_PROJECT_DIR` set.
+fn run_line(p: &Project, line: &str, input: &str) -> Output {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(line)
+        .current_dir(&p.root)
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .env("CLAUDECODE", "1")
+        .env_remove("AGENTWARDEN_SERVER")
+        .env_remove("AGENTWARDEN_ENABLE_SUBAGENTS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
+    bounded(child)
+}
+
+#[test]
+fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_server_is_down() {
+    let p = project();
+    let socket = p.socket().display().to_string();
+    let root = p.root.display().to_string();
+    let out = warden(&p, &["init", "claude-code", "--project", &root, "--server", &socket], "", false);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    let line = settings["hooks"]["PreToolUse"].as_array().unwrap().last().unwrap()["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(line.contains(&format!("--server '{socket}'")) && !line.contains("--store"), "{line}");
+    // Down: exit 2, and no store was created in the project.
+    let out = run_line(&p, &line, &event("pre-task-main-planner"));
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!p.root.join(".agentwarden/audit").exists(), "the client opened no store");
+    // Up: the server decides (its kill switch off here: a deny with the gate's reason).
+    let git = |args: &[&str]| git(&p.root, args);
+    git(&["add", "-A"]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"]);
+    let server = Server::start(&p, false);
+    let out = run_line(&p, &line, &event("pre-task-main-planner"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("env_not_enabled"));
+    assert_eq!(server.terminate().status.code(), Some(0));
+}
+
+#[test]
+fn sigterm_answers_the_request_in_flight_before_it_exits() {
+    let p = project();
+    let server = Server::start(&p, true);
+    let mut client = UnixStream::connect(p.socket()).unwrap();
+    client.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let request = serde_json::json!({
+        "version": 1, "kind": "hook", "deadline_ms": 10_000, "input": event("pre-task-main-planner"),
+        "config": std::fs::canonicalize(p.root.join("agentwarden.toml")).unwrap(),
+    });
+    let whole = frame(request.to_string().as_bytes());
+    let (first, rest) = whole.split_at(40);
+    client.write_all(first).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = server.pid().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(UnixStream::connect(p.socket()).is_err(), "no new connection once stopping");
+    client.write_all(rest).unwrap();
+    let answer = read_frame(&mut client).unwrap();
+    assert_eq!((answer["kind"].as_str(), answer["exit_code"].as_u64()), (Some("hook"), Some(0)), "{answer}");
+    // The client keeps its connection open: idle now, it is closed, and the server does not
+    // wait for it (its request timeout is 10 s).
+    let answered = Instant::now();
+    let out = server.exited();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(answered.elapsed() < Duration::from_secs(5), "stopped without waiting on an idle client");
+    let log = events(&p, &p.store);
+    assert_eq!(log.last().unwrap()["payload"]["tool_use_id"], "toolu_01", "the answer's event is recorded");
+}
