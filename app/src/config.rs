@@ -25,6 +25,9 @@
 //! builtin_agents = []       # Claude Code's built-in agent types that may be spawned (H-20)
 //! agent_tools = []          # tools that start agents (`Workflow`, …) that may be used (H-22)
 //!
+//! [approvals]
+//! allowed_signers = "allowed_signers"   # K-1: seals and approvals must be SSH-signed by these
+//!
 //! [store]
 //! url = "postgres://warden@db.internal/audit"   # or a directory; --store/AGENTWARDEN_STORE win
 //! ```
@@ -193,6 +196,9 @@ pub struct Config {
     pub store: Option<String>,
     /// `[fan_out]`, raw: validated (clamped, with warnings) by the fan-out rules (spec 002).
     pub fan_out: Option<serde_json::Value>,
+    /// `[approvals] allowed_signers` (relative to the file): when set, seals and approvals
+    /// count only when signed by a key it lists (K-1).
+    pub allowed_signers: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -206,6 +212,7 @@ impl Default for Config {
             guardrails: GuardrailsConfig::default(),
             store: None,
             fan_out: None,
+            allowed_signers: None,
         }
     }
 }
@@ -231,6 +238,13 @@ struct File {
     fan_out: Option<toml::Value>,
     claude_code: Option<ClaudeCodeSection>,
     store: Option<StoreSection>,
+    approvals: Option<ApprovalsSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApprovalsSection {
+    allowed_signers: PathBuf,
 }
 
 #[derive(Deserialize)]
@@ -374,6 +388,7 @@ impl Config {
             lineage,
             guardrails,
             fan_out,
+            allowed_signers: file.approvals.map(|a| base.join(a.allowed_signers)),
         })
     }
 

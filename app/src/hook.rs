@@ -658,6 +658,9 @@ mod tests {
                         expires_at: None,
                         scope: Scope::default(),
                         revoked: None,
+                        signature: None,
+                        after: None,
+                        refused: None,
                     },
                 )]
                 .into(),
@@ -701,6 +704,7 @@ mod tests {
             approved_by: None,
             expires_at: None,
             scope: Scope::default(),
+            signature: None,
         });
         let ours = warden(store.clone());
         ours.record(Correlation::default(), &grant).await.unwrap();
@@ -726,6 +730,7 @@ mod tests {
             let seal = AuditEvent::ContextSealed(agentwarden_domain::claude_code::ContextSealed {
                 by: None,
                 files: Default::default(),
+                signature: None,
             });
             honest.record(Correlation::default(), &seal).await.unwrap();
         }

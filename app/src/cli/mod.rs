@@ -25,6 +25,7 @@ mod lineage;
 mod release;
 mod result;
 mod setup;
+mod signed;
 mod stores;
 mod wiring;
 
@@ -357,9 +358,9 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             let create = !args.show();
             hook::seal(args, |config| stores.open(config, create), out).await
         }
-        Command::Approve(args) => hook::approve(args, || stores.open_plain(true), out).await,
+        Command::Approve(args) => hook::approve(args, |config| stores.open(config, true), out).await,
         Command::Revoke(args) => hook::revoke(args, || stores.open_plain(true), out).await,
-        Command::Approvals(args) => hook::approvals(args, || stores.open_plain(true), out).await,
+        Command::Approvals(args) => hook::approvals(args, |config| stores.open(config, true), out).await,
         Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
         Command::Doctor(args) => {
             let store = PathBuf::from(cli.store.as_deref().unwrap_or(crate::DEFAULT_STORE));

@@ -133,7 +133,16 @@ impl SpawnTree {
                 format!("agent `{to}` was started under no recorded approval"),
             )
         })?;
-        match approvals.approvals.get(&reference).map(|r| r.state(now)) {
+        let record = approvals.approvals.get(&reference);
+        if let Some(refused) = record.and_then(|r| r.refused.as_ref()) {
+            return Err(Verdict::fail(
+                "approval_not_active",
+                format!(
+                    "agent `{to}` runs under approval `{reference}`, which is not an approval ({refused})"
+                ),
+            ));
+        }
+        match record.map(|r| r.state(now)) {
             Some(ApprovalState::Active) => Ok(reference),
             Some(state) => Err(Verdict::fail(
                 "approval_not_active",
@@ -245,9 +254,10 @@ impl HookState {
     /// Applies the event at `head` (recorded under `session`). Events of other types change
     /// nothing but the head.
     pub fn apply(&mut self, head: Head, session: Option<&str>, event: &AuditEvent) {
+        let after = self.head;
         self.head = head;
         let seq = head.seq;
-        self.governance.apply(seq, event);
+        self.governance.apply(after, seq, event);
         match event {
             AuditEvent::SpawnEvaluated(e) => {
                 if let Some(session) = session {

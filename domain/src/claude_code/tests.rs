@@ -88,12 +88,17 @@ fn fold(events: &[(Option<&str>, AuditEvent)]) -> HookState {
 #[test]
 fn governance_is_what_seal_approve_and_revoke_left() {
     let now = Timestamp::from_unix_millis(0).unwrap();
-    let seal = AuditEvent::ContextSealed(ContextSealed { by: Some("alice".into()), files: BTreeMap::new() });
+    let seal = AuditEvent::ContextSealed(ContextSealed {
+        by: Some("alice".into()),
+        files: BTreeMap::new(),
+        signature: None,
+    });
     let approve = AuditEvent::ApprovalGranted(ApprovalGranted {
         approval_ref: "GATE-1".into(),
         approved_by: None,
         expires_at: None,
         scope: Scope::default(),
+        signature: None,
     });
     let revoke_all = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: None, by: None });
     let state = fold(&[(None, seal.clone()), (None, approve.clone())]);
@@ -194,6 +199,7 @@ fn a_message_resumes_only_a_tracked_agent_whose_approval_is_still_active() {
             approved_by: None,
             expires_at: expires.map(|ms| Timestamp::from_unix_millis(ms).unwrap()),
             scope: Scope::default(),
+            signature: None,
         })
     };
     let mut events = vec![
@@ -287,12 +293,17 @@ fn any_event() -> impl Strategy<Value = (Option<&'static str>, AuditEvent)> {
         |(k, session, kind, id, tool, yes, depth)| {
             let decision = if yes { Decision::Allow } else { Decision::Deny };
             let event = match k {
-                0 => AuditEvent::ContextSealed(ContextSealed { by: None, files: BTreeMap::new() }),
+                0 => AuditEvent::ContextSealed(ContextSealed {
+                    by: None,
+                    files: BTreeMap::new(),
+                    signature: None,
+                }),
                 1 => AuditEvent::ApprovalGranted(ApprovalGranted {
                     approval_ref: tool.into(),
                     approved_by: None,
                     expires_at: None,
                     scope: Scope::default(),
+                    signature: None,
                 }),
                 2 => AuditEvent::ApprovalRevoked(ApprovalRevoked {
                     approval_ref: yes.then(|| tool.to_owned()),

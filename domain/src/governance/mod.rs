@@ -21,6 +21,7 @@ mod persona;
 mod recorded;
 mod report;
 mod request;
+mod signed;
 
 pub use agent::{AgentReading, read_agent};
 pub use gate::{DelegationGrant, Evaluation, GateInputs, candidate_names, candidates_to_read, evaluate};
@@ -35,6 +36,9 @@ pub use recorded::{
 };
 pub use report::{CandidateResult, Code, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
 pub use request::{REQUEST_FIELDS, Request, parse_request};
+pub use signed::{
+    RecordSignature, SIGNATURE_NAMESPACE, SignatureCode, SignatureRefusal, SignedContent, signed_bytes,
+};
 
 #[cfg(test)]
 mod tests;

@@ -22,6 +22,7 @@ fn grant(reference: &str, expires_at: Option<i64>, scope: Scope) -> AuditEvent {
         approved_by: Some("alice".into()),
         expires_at: expires_at.map(at),
         scope,
+        signature: None,
     })
 }
 
@@ -31,13 +32,13 @@ fn revoke(reference: Option<&str>) -> AuditEvent {
 
 fn seal(files: &[(&str, &str)]) -> AuditEvent {
     let files = files.iter().map(|(p, d)| ((*p).to_owned(), (*d).to_owned())).collect();
-    AuditEvent::ContextSealed(ContextSealed { by: None, files })
+    AuditEvent::ContextSealed(ContextSealed { by: None, files, signature: None })
 }
 
 fn records(events: &[AuditEvent]) -> Approvals {
     let mut approvals = Approvals::default();
     for (i, event) in events.iter().enumerate() {
-        approvals.apply(i as u64 + 1, event);
+        approvals.apply(crate::audit::Head::EMPTY, i as u64 + 1, event);
     }
     approvals
 }

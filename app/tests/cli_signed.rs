@@ -1,0 +1,306 @@
+//! Issue 21 through the real binary: with `[approvals] allowed_signers`, seals and approvals
+//! count only when signed by a listed SSH key (K-1 … K-8). A key made by `ssh-keygen` signs an
+//! approval the gate accepts; the same environment without the key makes none: the CLI refuses
+//! it, and records appended another way (through the library) are denied with their own codes.
+//! Verification is differential-tested against `ssh-keygen -Y verify`.
+
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use agentwarden::audit::{AuditEvent, Correlation, Head};
+use agentwarden::claude_code::ApprovalGranted;
+use agentwarden::governance::{RecordSignature, Scope, SignedContent, signed_bytes};
+use agentwarden::signing::{AllowedSigners, sign_with_private_key, verify_record};
+use agentwarden::{Config, SledConfig, SledEventStore, Warden};
+use serde_json::Value;
+
+const REF: &str = "GATE-2026-02-21-001";
+
+/// Makes a forged record to append after the given head.
+type Forge<'a> = Box<dyn Fn(Head) -> AuditEvent + 'a>;
+
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    store: PathBuf,
+    /// alice's private key, listed in allowed_signers.
+    key: PathBuf,
+    /// mallory's private key, listed nowhere.
+    other: PathBuf,
+}
+
+fn keygen(path: &Path) {
+    let out = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "test", "-f"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn project() -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    for sub in ["personas", "agents", "manifests", "requests"] {
+        std::fs::create_dir_all(root.join(sub)).unwrap();
+        for entry in std::fs::read_dir(examples.join(sub)).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), root.join(sub).join(entry.file_name())).unwrap();
+        }
+    }
+    let config = std::fs::read_to_string(examples.join("agentwarden.toml")).unwrap();
+    let config = config.replace("[subagents]\n", "[subagents]\nrequire_recorded_approval = true\n");
+    let config = format!("{config}\n[approvals]\nallowed_signers = \"allowed_signers\"\n");
+    std::fs::write(root.join("agentwarden.toml"), config).unwrap();
+    let keys = dir.path().join("keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    let key = keys.join("alice");
+    let other = keys.join("mallory");
+    keygen(&key);
+    keygen(&other);
+    let public = std::fs::read_to_string(keys.join("alice.pub")).unwrap();
+    std::fs::write(root.join("allowed_signers"), format!("alice namespaces=\"agentwarden\" {public}"))
+        .unwrap();
+    Project { store: dir.path().join("audit"), root, _dir: dir, key, other }
+}
+
+fn warden(p: &Project, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warden"))
+        .arg("--store")
+        .arg(&p.store)
+        .args(args)
+        .current_dir(&p.root)
+        .env("CHIRALITY_ENABLE_SUBAGENTS", "true")
+        .env_remove("CLAUDECODE")
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .unwrap()
+}
+
+fn ok(p: &Project, args: &[&str]) {
+    let out = warden(p, args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn refused(p: &Project, args: &[&str], code: &str) {
+    let out = warden(p, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    assert!(stderr.contains(code) && stderr.lines().count() == 1, "{args:?}: {stderr}");
+}
+
+fn gate(p: &Project) -> Value {
+    let out = warden(p, &["gate", "--request", "requests/example-1-allow.json", "--json"]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn failure(report: &Value) -> (String, String) {
+    let first = &report["first_failure"];
+    (first["gate"].as_str().unwrap_or("").to_owned(), first["code"].as_str().unwrap_or("").to_owned())
+}
+
+fn key(p: &Project) -> &str {
+    p.key.to_str().unwrap()
+}
+
+/// A Warden on the project's store, as an agent with the library and no key would open it.
+fn library(p: &Project) -> Warden {
+    let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
+    let store = SledEventStore::open(&SledConfig::new(&p.store)).unwrap();
+    Warden::builder().event_store(std::sync::Arc::new(store)).config(config).build().unwrap()
+}
+
+fn grant(reference: &str, signature: Option<RecordSignature>) -> AuditEvent {
+    AuditEvent::ApprovalGranted(ApprovalGranted {
+        approval_ref: reference.into(),
+        approved_by: Some("alice".into()),
+        expires_at: None,
+        scope: Scope::default(),
+        signature,
+    })
+}
+
+/// A signature made with `key` (through `ssh-keygen -Y sign -n namespace`) over what an
+/// approval of `reference` by `principal` at `head` covers.
+fn ssh_keygen_sign(key: &Path, namespace: &str, message: &[u8]) -> String {
+    let mut child = Command::new("ssh-keygen")
+        .args(["-q", "-Y", "sign", "-n", namespace, "-f"])
+        .arg(key)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(message).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn approval_bytes(reference: &str, principal: &str, head: Head) -> Vec<u8> {
+    let scope = Scope::default();
+    let content = SignedContent::Approval { approval_ref: reference, scope: &scope, expires_at: None };
+    signed_bytes(content, principal, head.seq, &head.hash.to_string())
+}
+
+#[test]
+fn a_key_made_by_ssh_keygen_signs_a_seal_and_an_approval_the_gate_accepts() {
+    let p = project();
+    ok(&p, &["seal", "--key", key(&p)]);
+    assert_eq!(failure(&gate(&p)), ("approval_ref".into(), "approval_not_recorded".into()));
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    let allowed = gate(&p);
+    assert_eq!(allowed["decision"], "allow", "{allowed}");
+    // The approver is the key's principal, recorded with the signature.
+    let listed: Value = serde_json::from_slice(&warden(&p, &["approvals", "--json"]).stdout).unwrap();
+    let record = &listed["approvals"][0]["record"];
+    assert_eq!(record["approved_by"], "alice", "{listed}");
+    assert_eq!(record["signature"]["principal"], "alice", "{listed}");
+    assert!(record["signature"]["sshsig"].as_str().unwrap().starts_with("-----BEGIN SSH SIGNATURE-----"));
+    // K-6: allowed_signers is sealed; a key added after the seal denies, naming the file.
+    let signers = p.root.join("allowed_signers");
+    let mut text = std::fs::read_to_string(&signers).unwrap();
+    let mallory = std::fs::read_to_string(p.other.with_extension("pub")).unwrap();
+    text.push_str(&format!("mallory {mallory}"));
+    std::fs::write(&signers, text).unwrap();
+    let denied = gate(&p);
+    assert_eq!(failure(&denied), ("context_sealed".into(), "sealed_file_changed".into()), "{denied}");
+    assert!(
+        denied["first_failure"]["reason"].as_str().unwrap().contains("`allowed_signers` changed"),
+        "{denied}"
+    );
+}
+
+#[test]
+fn without_the_key_the_cli_refuses_every_approval_with_its_own_code() {
+    let p = project();
+    ok(&p, &["seal", "--key", key(&p)]);
+    refused(&p, &["approve", "--ref", REF], "signature_missing");
+    refused(&p, &["seal"], "signature_missing");
+    refused(&p, &["approve", "--ref", REF, "--key", p.other.to_str().unwrap()], "signer_not_allowed");
+    refused(&p, &["approve", "--ref", REF, "--key", key(&p), "--by", "mallory"], "signer_not_allowed");
+    // Nothing was recorded by the refusals: the gate still has no approval.
+    assert_eq!(failure(&gate(&p)), ("approval_ref".into(), "approval_not_recorded".into()));
+}
+
+#[tokio::test]
+async fn records_that_reach_the_log_another_way_are_not_approvals() {
+    let p = project();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", "GENUINE", "--key", key(&p)]);
+    // A record of `REF` by alice, signed with `key` for `namespace` over `reference` at `signed_at`.
+    let forged = |key: &Path, namespace: &str, reference: &str, signed_at: Head| {
+        let sshsig = ssh_keygen_sign(key, namespace, &approval_bytes(reference, "alice", signed_at));
+        let signature = RecordSignature {
+            principal: "alice".into(),
+            head_seq: signed_at.seq,
+            head_hash: signed_at.hash.to_string(),
+            sshsig,
+        };
+        grant(REF, Some(signature))
+    };
+    let older = |head: Head| Head { seq: head.seq - 1, hash: head.hash };
+    let cases: Vec<(&str, Forge<'_>)> = vec![
+        ("signature_missing", Box::new(|_| grant(REF, None))),
+        // mallory's key, claiming to be alice.
+        ("signer_not_allowed", Box::new(|head| forged(&p.other, "agentwarden", REF, head))),
+        // alice's key, for git.
+        ("signature_wrong_namespace", Box::new(|head| forged(&p.key, "git", REF, head))),
+        // alice's key, against an older head: a replay.
+        ("signature_wrong_head", Box::new(|head| forged(&p.key, "agentwarden", REF, older(head)))),
+        // alice's genuine signature of another reference, copied onto this record.
+        ("signature_invalid", Box::new(|head| forged(&p.key, "agentwarden", "OTHER", head))),
+    ];
+    for (code, forge) in cases {
+        let head = {
+            let lib = library(&p);
+            let head = lib.head().await.unwrap();
+            lib.record(Correlation::default(), &forge(head)).await.unwrap();
+            head
+        };
+        let denied = gate(&p);
+        assert_eq!(
+            failure(&denied),
+            ("approval_ref".into(), code.into()),
+            "{code} (after seq {}): {denied}",
+            head.seq
+        );
+        // The investigator is told why.
+        let seq = denied["audit"]["seq"].as_u64().unwrap().to_string();
+        let explained = String::from_utf8(warden(&p, &["audit", "explain", &seq]).stdout).unwrap();
+        assert!(explained.contains(code) && explained.contains("is not an approval"), "{code}: {explained}");
+    }
+    // The genuine one, copied whole into a later record: signed against another head.
+    let lib = library(&p);
+    let records = lib.records().await.unwrap();
+    let genuine = records.governance.approvals.get("GENUINE").unwrap().signature.clone();
+    lib.record(Correlation::default(), &grant("GENUINE", genuine)).await.unwrap();
+    drop(lib);
+    let out = warden(&p, &["approvals", "--json"]);
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let genuine = listed["approvals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["record"]["approval_ref"] == "GENUINE")
+        .unwrap();
+    assert_eq!(genuine["record"]["refused"]["code"], "signature_wrong_head", "{listed}");
+}
+
+#[test]
+fn verification_agrees_with_ssh_keygen_both_ways() {
+    let p = project();
+    let signers_path = p.root.join("allowed_signers");
+    let signers = AllowedSigners::parse(&std::fs::read_to_string(&signers_path).unwrap()).unwrap();
+    let head = Head::EMPTY;
+    let message = approval_bytes(REF, "alice", head);
+    let record = |sshsig: String| RecordSignature {
+        principal: "alice".into(),
+        head_seq: head.seq,
+        head_hash: head.hash.to_string(),
+        sshsig,
+    };
+    let warden_verifies = |sshsig: &str, reference: &str| {
+        verify_record(&signers, 1, Some(head), Some(&record(sshsig.to_owned())), |a, _, _| {
+            approval_bytes(reference, a, head)
+        })
+    };
+    let openssh_verifies = |sshsig: &str, signed: &[u8]| {
+        let file = p.root.join("message.sig");
+        std::fs::write(&file, sshsig).unwrap();
+        let mut child = Command::new("ssh-keygen")
+            .args(["-q", "-Y", "verify", "-I", "alice", "-n", "agentwarden", "-f"])
+            .arg(&signers_path)
+            .arg("-s")
+            .arg(&file)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(signed).unwrap();
+        child.wait().unwrap().success()
+    };
+    // ssh-keygen signs, both verify; over another reference, both refuse.
+    let by_openssh = ssh_keygen_sign(&p.key, "agentwarden", &message);
+    assert!(openssh_verifies(&by_openssh, &message));
+    assert_eq!(warden_verifies(&by_openssh, REF), Ok(()));
+    assert!(!openssh_verifies(&by_openssh, &approval_bytes("OTHER", "alice", head)));
+    assert!(warden_verifies(&by_openssh, "OTHER").is_err());
+    // Warden signs, both verify; another key's signature, both refuse.
+    let private = ssh_key::PrivateKey::read_openssh_file(&p.key).unwrap();
+    let by_warden = sign_with_private_key(&private, &message).unwrap();
+    assert!(openssh_verifies(&by_warden, &message));
+    assert_eq!(warden_verifies(&by_warden, REF), Ok(()));
+    let other = ssh_key::PrivateKey::read_openssh_file(&p.other).unwrap();
+    let by_mallory = sign_with_private_key(&other, &message).unwrap();
+    assert!(!openssh_verifies(&by_mallory, &message));
+    assert_eq!(warden_verifies(&by_mallory, REF).unwrap_err().code.as_str(), "signer_not_allowed");
+    // Another namespace: both refuse.
+    let for_git = ssh_keygen_sign(&p.key, "git", &message);
+    assert!(!openssh_verifies(&for_git, &message));
+    assert_eq!(warden_verifies(&for_git, REF).unwrap_err().code.as_str(), "signature_wrong_namespace");
+}
