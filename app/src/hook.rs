@@ -711,8 +711,11 @@ mod tests {
         let mut state = ours.records().await.unwrap();
         assert!(state.governance.approvals["G"].revoked.is_none());
         // Another process revokes G between our read and our write.
-        let revoke =
-            AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: Some("G".into()), by: None });
+        let revoke = AuditEvent::ApprovalRevoked(ApprovalRevoked {
+            approval_ref: Some("G".into()),
+            by: None,
+            signature: None,
+        });
         warden(store.clone()).record(Correlation::default(), &revoke).await.unwrap();
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
         let head = ours.record_and_apply(&mut state, Correlation::default(), note).await.unwrap();

@@ -160,6 +160,13 @@ fn a_key_made_by_ssh_keygen_signs_a_seal_and_an_approval_the_gate_accepts() {
     assert_eq!(record["approved_by"], "alice", "{listed}");
     assert_eq!(record["signature"]["principal"], "alice", "{listed}");
     assert!(record["signature"]["sshsig"].as_str().unwrap().starts_with("-----BEGIN SSH SIGNATURE-----"));
+    // K-9: a revoke is signed too; without the key it is refused, with it the gate denies.
+    refused(&p, &["revoke", "--ref", REF], "signature_missing");
+    assert_eq!(gate(&p)["decision"], "allow");
+    ok(&p, &["revoke", "--ref", REF, "--key", key(&p)]);
+    assert_eq!(failure(&gate(&p)), ("approval_ref".into(), "approval_revoked".into()));
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    assert_eq!(gate(&p)["decision"], "allow");
     // K-6: allowed_signers is sealed; a key added after the seal denies, naming the file.
     let signers = p.root.join("allowed_signers");
     let mut text = std::fs::read_to_string(&signers).unwrap();

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, Timestamp};
+use agentwarden_domain::audit::{Actor, AuditEvent, Timestamp};
 use agentwarden_domain::claude_code::{ApprovalGranted, ApprovalRevoked, ContextSealed, MAX_HOOK_INPUT};
 use agentwarden_domain::governance::{ApprovalState, Name, Scope, SignedContent, check_approval_ref};
 
@@ -97,6 +97,11 @@ pub(super) struct RevokeArgs {
     reference: Option<String>,
     #[command(flatten)]
     by: ByArgs,
+    #[command(flatten)]
+    key: super::signed::KeyArgs,
+    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 /// `warden approvals`.
@@ -222,16 +227,6 @@ fn name(by: ByArgs) -> Result<Option<String>, Failure> {
     }
 }
 
-async fn record(warden: &Warden, event: &AuditEvent, out: &mut dyn Write) -> Result<u8, Failure> {
-    let appended = warden.record(Correlation::default(), event).await?;
-    writeln!(
-        out,
-        "{}",
-        serde_json::json!({"seq": appended.head.seq, "hash": appended.head.hash.to_string()})
-    )?;
-    Ok(EXIT_OK)
-}
-
 /// `warden seal`: the context is sealed, and what was sealed is recorded (G-20).
 pub(super) async fn seal(
     args: SealArgs,
@@ -334,12 +329,13 @@ pub(super) async fn approve(
 /// `warden revoke [--ref REF]`: one approval, or every approval and the seal, withdrawn.
 pub(super) async fn revoke(
     args: RevokeArgs,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     refuse_inside_an_agent_session()?;
     let by = name(args.by)?;
-    let warden = open()?;
+    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let warden = open(config)?;
     if let Some(wanted) = &args.reference {
         let records = warden.records().await?.governance;
         let state = records.approvals.get(wanted).map(|r| r.state(warden.now()));
@@ -349,8 +345,13 @@ pub(super) async fn revoke(
             return Err(Failure::usage(format!("approval `{wanted}` {why}: nothing to revoke")));
         }
     }
-    let event = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: args.reference, by });
-    record(&warden, &event, out).await
+    let content = SignedContent::Revoke { approval_ref: args.reference.as_deref() };
+    let signed =
+        super::signed::signature_for(&warden, args.key.key.as_deref(), by.as_deref(), content).await?;
+    let (signature, at) = signed.map_or((None, None), |(s, head)| (Some(s), Some(head)));
+    let by = by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
+    let event = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: args.reference, by, signature });
+    super::signed::record(&warden, &event, at, out).await
 }
 
 /// `warden approvals`: every approval with its state now, and the seal.

@@ -359,7 +359,7 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             hook::seal(args, |config| stores.open(config, create), out).await
         }
         Command::Approve(args) => hook::approve(args, |config| stores.open(config, true), out).await,
-        Command::Revoke(args) => hook::revoke(args, || stores.open_plain(true), out).await,
+        Command::Revoke(args) => hook::revoke(args, |config| stores.open(config, true), out).await,
         Command::Approvals(args) => hook::approvals(args, |config| stores.open(config, true), out).await,
         Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
         Command::Doctor(args) => {

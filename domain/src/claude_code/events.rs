@@ -50,6 +50,9 @@ pub struct ApprovalRevoked {
     pub approval_ref: Option<String>,
     /// Who revoked, when given.
     pub by: Option<String>,
+    /// The human's SSH signature (K-1), absent when none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<RecordSignature>,
 }
 
 /// Which check failed first in a hook decision.
@@ -184,6 +187,9 @@ pub struct SessionQuarantined {
 pub struct SessionReleased {
     /// Who released it, when given.
     pub by: Option<String>,
+    /// The human's SSH signature (K-1), absent when none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<RecordSignature>,
 }
 
 /// `hook_input_refused`, version 1: a hook input Warden could not use (H-1), answered with

@@ -100,7 +100,8 @@ fn governance_is_what_seal_approve_and_revoke_left() {
         scope: Scope::default(),
         signature: None,
     });
-    let revoke_all = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: None, by: None });
+    let revoke_all =
+        AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: None, by: None, signature: None });
     let state = fold(&[(None, seal.clone()), (None, approve.clone())]);
     let metadata = state.governance.metadata_for("main", &["planner"], now);
     assert_eq!(metadata["contextSealed"], true);
@@ -206,7 +207,14 @@ fn a_message_resumes_only_a_tracked_agent_whose_approval_is_still_active() {
         (None, grant("LIVE", None)),
         (None, grant("SHORT", Some(1_000))),
         (None, grant("GONE", None)),
-        (None, AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: Some("GONE".into()), by: None })),
+        (
+            None,
+            AuditEvent::ApprovalRevoked(ApprovalRevoked {
+                approval_ref: Some("GONE".into()),
+                by: None,
+                signature: None,
+            }),
+        ),
         (Some("s"), spawn_under("t1", "coder", "LIVE")),
         (Some("s"), spawn_under("t2", "planner", "SHORT")),
         (Some("s"), spawn_under("t3", "researcher", "GONE")),
@@ -254,7 +262,7 @@ fn a_quarantine_holds_until_released_and_no_eviction_lifts_it() {
         code: "revert_failed".into(),
         reason: "r".into(),
     }));
-    let release = AuditEvent::SessionReleased(SessionReleased { by: Some("alice".into()) });
+    let release = AuditEvent::SessionReleased(SessionReleased { by: Some("alice".into()), signature: None });
     let mut events = vec![(Some("q"), quarantine.clone()), (None, release.clone())];
     assert!(fold(&events).quarantined.contains_key("q"), "a release without a session releases nothing");
     let sessions: Vec<String> = (0..MAX_SESSIONS + 1).map(|i| format!("s{i}")).collect();
@@ -308,6 +316,7 @@ fn any_event() -> impl Strategy<Value = (Option<&'static str>, AuditEvent)> {
                 2 => AuditEvent::ApprovalRevoked(ApprovalRevoked {
                     approval_ref: yes.then(|| tool.to_owned()),
                     by: None,
+                    signature: None,
                 }),
                 3 => spawn(tool, yes.then_some(id), kind, depth, decision),
                 4 => {

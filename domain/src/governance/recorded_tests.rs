@@ -27,7 +27,11 @@ fn grant(reference: &str, expires_at: Option<i64>, scope: Scope) -> AuditEvent {
 }
 
 fn revoke(reference: Option<&str>) -> AuditEvent {
-    AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: reference.map(str::to_owned), by: None })
+    AuditEvent::ApprovalRevoked(ApprovalRevoked {
+        approval_ref: reference.map(str::to_owned),
+        by: None,
+        signature: None,
+    })
 }
 
 fn seal(files: &[(&str, &str)]) -> AuditEvent {

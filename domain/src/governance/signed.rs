@@ -52,6 +52,16 @@ pub enum SignedContent<'a> {
         /// When it expires.
         expires_at: Option<Timestamp>,
     },
+    /// `warden revoke`: one approval, or (`None`) every approval and the seal.
+    Revoke {
+        /// The reference.
+        approval_ref: Option<&'a str>,
+    },
+    /// `warden release`: a session's quarantine lifted.
+    Release {
+        /// The session.
+        session: &'a str,
+    },
 }
 
 #[derive(Serialize)]
@@ -62,6 +72,8 @@ struct Canonical<'a> {
     scope: Option<&'a Scope>,
     expires_at: Option<Timestamp>,
     files: Option<&'a BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<&'a str>,
     principal: &'a str,
     head_seq: u64,
     head_hash: &'a str,
@@ -71,11 +83,13 @@ struct Canonical<'a> {
 /// fixed order (`format` `agentwarden-signed/1`, `verb`, `approval_ref`, `scope`,
 /// `expires_at`, `files`, `principal`, `head_seq`, `head_hash`; absent ones `null`).
 pub fn signed_bytes(content: SignedContent<'_>, principal: &str, head_seq: u64, head_hash: &str) -> Vec<u8> {
-    let (verb, approval_ref, scope, expires_at, files) = match content {
-        SignedContent::Seal { files } => ("seal", None, None, None, Some(files)),
+    let (verb, approval_ref, scope, expires_at, files, session) = match content {
+        SignedContent::Seal { files } => ("seal", None, None, None, Some(files), None),
         SignedContent::Approval { approval_ref, scope, expires_at } => {
-            ("approve", Some(approval_ref), Some(scope), expires_at, None)
+            ("approve", Some(approval_ref), Some(scope), expires_at, None, None)
         }
+        SignedContent::Revoke { approval_ref } => ("revoke", approval_ref, None, None, None, None),
+        SignedContent::Release { session } => ("release", None, None, None, None, Some(session)),
     };
     let canonical = Canonical {
         format: "agentwarden-signed/1",
@@ -84,6 +98,7 @@ pub fn signed_bytes(content: SignedContent<'_>, principal: &str, head_seq: u64, 
         scope,
         expires_at,
         files,
+        session,
         principal,
         head_seq,
         head_hash,
@@ -192,7 +207,13 @@ mod tests {
             signed_bytes(approval, "alice", 5, "ab"),
             signed_bytes(approval, "alice", 4, "cd"),
             signed_bytes(SignedContent::Seal { files: &BTreeMap::new() }, "alice", 4, "ab"),
+            signed_bytes(SignedContent::Revoke { approval_ref: Some("R-1") }, "alice", 4, "ab"),
+            signed_bytes(SignedContent::Release { session: "R-1" }, "alice", 4, "ab"),
         ];
+        assert_ne!(
+            signed_bytes(SignedContent::Revoke { approval_ref: None }, "alice", 4, "ab"),
+            signed_bytes(SignedContent::Revoke { approval_ref: Some("R-1") }, "alice", 4, "ab"),
+        );
         for (i, variant) in variants.iter().enumerate() {
             assert_ne!(variant, &bytes, "variant {i}");
         }
