@@ -255,6 +255,17 @@ async fn records_that_reach_the_log_another_way_are_not_approvals() {
         .find(|a| a["record"]["approval_ref"] == "GENUINE")
         .unwrap();
     assert_eq!(genuine["record"]["refused"]["code"], "signature_wrong_head", "{listed}");
+    // An unsigned seal appended by the library is no seal: the gate names why.
+    let lib = library(&p);
+    let files = lib.seal_digests().await.unwrap();
+    let seal = AuditEvent::ContextSealed(agentwarden::claude_code::ContextSealed {
+        by: Some("alice".into()),
+        files,
+        signature: None,
+    });
+    lib.record(Correlation::default(), &seal).await.unwrap();
+    drop(lib);
+    assert_eq!(failure(&gate(&p)), ("context_sealed".into(), "signature_missing".into()));
 }
 
 #[test]

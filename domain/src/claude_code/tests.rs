@@ -249,6 +249,17 @@ fn a_message_resumes_only_a_tracked_agent_whose_approval_is_still_active() {
     }
     assert!(tree.is_tracked("a1") && !tree.is_tracked("rogue") && !tree.is_tracked("nobody"));
     assert_eq!(tree.tracked().map(String::as_str).collect::<Vec<_>>(), ["a1", "a2", "a3", "a4"]);
+    // K-3: an approval whose signature the application refused is no approval to resume under.
+    let mut refused = state.governance.clone();
+    if let Some(live) = refused.approvals.get_mut("LIVE") {
+        live.refused = Some(crate::governance::SignatureRefusal {
+            code: crate::governance::SignatureCode::Missing,
+            reason: "unsigned".into(),
+        });
+    }
+    let got = tree.may_resume(Some("a1"), &refused, now).unwrap_err();
+    assert_eq!(got.code.as_deref(), Some("approval_not_active"));
+    assert!(got.reason.contains("signature_missing"), "{}", got.reason);
     // A tracked agent that starts again (resumed) stays tracked; an unknown one is untracked.
     events.push((Some("s"), started("a1", "coder", None)));
     let tree = fold(&events).session("s");
