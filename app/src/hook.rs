@@ -664,6 +664,7 @@ mod tests {
                     },
                 )]
                 .into(),
+                signers_pin: None,
             },
             sessions: Default::default(),
             quarantined: Default::default(),

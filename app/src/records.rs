@@ -118,7 +118,7 @@ impl Warden {
         if state.head != after {
             self.save_records(&state).await;
         }
-        self.check_signatures(&mut state.governance);
+        self.check_signatures(&mut state.governance).await;
         self.remember(&state);
         Ok(state)
     }
@@ -126,18 +126,45 @@ impl Warden {
     /// K-3: with `allowed_signers` configured, marks every seal and approval whose signature
     /// does not verify as refused (it is then no seal or approval to any decision); without it,
     /// clears every mark. Run on every catch-up: a mark is never taken from a saved state.
-    pub(crate) fn check_signatures(&self, governance: &mut agentwarden_domain::governance::Approvals) {
+    ///
+    /// K-10: once a signed seal has pinned the key list, a configuration without
+    /// `allowed_signers`, or one whose file is not the one that seal sealed, refuses every record
+    /// (`signers_unavailable`): an agent that points the configuration at a key list of its own
+    /// (or removes it) and then signs, or records unsigned, makes no seal or approval.
+    pub(crate) async fn check_signatures(&self, governance: &mut agentwarden_domain::governance::Approvals) {
+        let pinned_by = governance.signers_pin.as_ref().map(|pin| pin.seq);
         let Some(path) = &self.config.allowed_signers else {
+            let refusal = pinned_by.map(|seq| SignatureRefusal {
+                code: SignatureCode::SignersUnavailable,
+                reason: format!(
+                    "the signed seal at seq {seq} pinned a key list, and `[approvals] allowed_signers` is not configured"
+                ),
+            });
             if let Some(seal) = governance.seal.as_mut() {
-                seal.refused = None;
+                seal.refused.clone_from(&refusal);
             }
             for record in governance.approvals.values_mut() {
-                record.refused = None;
+                record.refused.clone_from(&refusal);
             }
             return;
         };
-        let text = untrusted::read_text(Some(&self.config.root), path, MAX_INPUT_BYTES)
-            .map_err(|e| e.to_string())
+        let pin_matches = match &governance.signers_pin {
+            None => Ok(()),
+            Some(pin) => {
+                let (read, mode) = self.files.read_text_mode(path, MAX_INPUT_BYTES).await;
+                let now = digest(&read, mode);
+                if now.is_some() && pin.files.get(&key(&self.config.root, path)) == now.as_ref() {
+                    Ok(())
+                } else {
+                    Err(format!("it is not the key list the signed seal at seq {} pinned", pin.seq))
+                }
+            }
+        };
+        let text = pin_matches
+            .and_then(|()| {
+                untrusted::read_text(Some(&self.config.root), path, MAX_INPUT_BYTES)
+                    .map_err(|e| e.to_string())
+            })
             .and_then(|text| AllowedSigners::parse(&text).map(|signers| (text, signers)));
         let check = |seq: u64,
                      signature: Option<&RecordSignature>,

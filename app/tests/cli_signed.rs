@@ -173,12 +173,11 @@ fn a_key_made_by_ssh_keygen_signs_a_seal_and_an_approval_the_gate_accepts() {
     let mallory = std::fs::read_to_string(p.other.with_extension("pub")).unwrap();
     text.push_str(&format!("mallory {mallory}"));
     std::fs::write(&signers, text).unwrap();
+    // The seal that pinned the list no longer matches it (K-10), and the file is named.
     let denied = gate(&p);
-    assert_eq!(failure(&denied), ("context_sealed".into(), "sealed_file_changed".into()), "{denied}");
-    assert!(
-        denied["first_failure"]["reason"].as_str().unwrap().contains("`allowed_signers` changed"),
-        "{denied}"
-    );
+    assert_eq!(failure(&denied), ("context_sealed".into(), "signers_unavailable".into()), "{denied}");
+    let reason = denied["first_failure"]["reason"].as_str().unwrap();
+    assert!(reason.contains("allowed_signers` cannot be used"), "{denied}");
 }
 
 #[test]
@@ -266,6 +265,44 @@ async fn records_that_reach_the_log_another_way_are_not_approvals() {
     lib.record(Correlation::default(), &seal).await.unwrap();
     drop(lib);
     assert_eq!(failure(&gate(&p)), ("context_sealed".into(), "signature_missing".into()));
+}
+
+#[test]
+fn an_agent_that_repoints_or_drops_the_key_list_makes_no_approval() {
+    let p = project();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    assert_eq!(gate(&p)["decision"], "allow");
+    // The agent lists its own key in a file of its own, points the configuration at it, and
+    // seals and approves with that key: the CLI cannot tell, the gate can (K-10).
+    let mallory = std::fs::read_to_string(p.other.with_extension("pub")).unwrap();
+    std::fs::write(p.root.join("mine"), format!("alice {mallory}")).unwrap();
+    let config_path = p.root.join("agentwarden.toml");
+    let config = std::fs::read_to_string(&config_path).unwrap();
+    std::fs::write(
+        &config_path,
+        config.replace("allowed_signers = \"allowed_signers\"", "allowed_signers = \"mine\""),
+    )
+    .unwrap();
+    let other = p.other.to_str().unwrap();
+    ok(&p, &["seal", "--key", other]);
+    ok(&p, &["approve", "--ref", REF, "--key", other]);
+    let denied = gate(&p);
+    assert_eq!(failure(&denied), ("context_sealed".into(), "signers_unavailable".into()), "{denied}");
+    assert!(denied["first_failure"]["reason"].as_str().unwrap().contains("seq 1 pinned"), "{denied}");
+    // Or it drops the key list and records unsigned.
+    let dropped = config.replace("allowed_signers = \"allowed_signers\"", "");
+    let dropped = dropped.replace("[approvals]\n", "");
+    std::fs::write(&config_path, dropped).unwrap();
+    ok(&p, &["seal"]);
+    ok(&p, &["approve", "--ref", REF]);
+    let denied = gate(&p);
+    assert_eq!(failure(&denied), ("context_sealed".into(), "signers_unavailable".into()), "{denied}");
+    // The human's configuration back: the human's records are approvals again once resealed.
+    std::fs::write(&config_path, config).unwrap();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    assert_eq!(gate(&p)["decision"], "allow");
 }
 
 #[test]

@@ -32,7 +32,7 @@ pub use names::{InvalidName, MAX_NAME_LEN, Name};
 pub use persona::{Persona, PersonaReading, read_persona};
 pub use recorded::{
     ApprovalRecord, ApprovalState, Approvals, ReadDigests, Recorded, RecordedSummary, Scope, SealRecord,
-    seal_changes,
+    SignersPin, seal_changes,
 };
 pub use report::{CandidateResult, Code, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
 pub use request::{REQUEST_FIELDS, Request, parse_request};

@@ -141,6 +141,19 @@ pub struct Approvals {
     pub seal: Option<SealRecord>,
     /// Every approval granted, by reference (a new grant of a reference replaces the old).
     pub approvals: BTreeMap<String, ApprovalRecord>,
+    /// K-10: the first seal in the log that carries a signature pins the key list: its sealed
+    /// files (among them `allowed_signers`' digest).
+    #[serde(default)]
+    pub signers_pin: Option<SignersPin>,
+}
+
+/// K-10: the seal that pinned the key list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignersPin {
+    /// The `context_sealed` event.
+    pub seq: u64,
+    /// Its sealed files' digests, by relative path.
+    pub files: BTreeMap<String, String>,
 }
 
 impl Approvals {
@@ -149,6 +162,9 @@ impl Approvals {
     pub fn apply(&mut self, after: Head, seq: u64, event: &AuditEvent) {
         match event {
             AuditEvent::ContextSealed(e) => {
+                if self.signers_pin.is_none() && e.signature.is_some() {
+                    self.signers_pin = Some(SignersPin { seq, files: e.files.clone() });
+                }
                 self.seal = Some(SealRecord {
                     seq,
                     by: e.by.clone(),
