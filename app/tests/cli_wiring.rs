@@ -323,6 +323,10 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     approve(&p);
     let (code, report) = doctor(&p, &[]);
     assert_eq!((code, failed(&report)), (0, Vec::<String>::new()), "{report}");
+    // Issue 21: healthy, but warned that the agent could approve itself, and told how not to.
+    let keys = check(&report, "approval keys");
+    assert_eq!(keys["ok"], true, "{report}");
+    assert!(keys["fix"].as_str().unwrap().contains("allowed_signers"), "{report}");
     let canary = check(&report, "canary")["detail"].as_str().unwrap();
     assert!(canary.contains("denied a spawn without `AGENTWARDEN_ENABLE_SUBAGENTS`"), "{canary}");
     // The canary is in the real log, under its own session.
