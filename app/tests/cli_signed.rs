@@ -305,6 +305,57 @@ fn an_agent_that_repoints_or_drops_the_key_list_makes_no_approval() {
     assert_eq!(gate(&p)["decision"], "allow");
 }
 
+/// Ends the test's ssh-agent, whatever the test's outcome.
+struct KillOnDrop(String);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_public_key_signs_through_ssh_agent() {
+    let p = project();
+    let socket = p.root.join("agent.sock");
+    let started = Command::new("ssh-agent").arg("-a").arg(&socket).output().unwrap();
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let pid = String::from_utf8(started.stdout)
+        .unwrap()
+        .split(['=', ';'])
+        .skip_while(|w| w.trim() != "SSH_AGENT_PID")
+        .nth(1)
+        .unwrap()
+        .to_owned();
+    let _agent = KillOnDrop(pid);
+    let with_agent = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_warden"))
+            .arg("--store")
+            .arg(&p.store)
+            .args(args)
+            .current_dir(&p.root)
+            .env("CHIRALITY_ENABLE_SUBAGENTS", "true")
+            .env_remove("CLAUDECODE")
+            .env("SSH_AUTH_SOCK", &socket)
+            .output()
+            .unwrap()
+    };
+    // The public key alone, away from its private half (ssh-keygen would fall back to it).
+    let public = p.root.join("alice.pub");
+    std::fs::copy(p.key.with_extension("pub"), &public).unwrap();
+    let public = public.to_str().unwrap();
+    // Not in the agent yet: ssh-keygen cannot sign, and nothing is recorded.
+    let out = with_agent(&["seal", "--key", public]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let added = Command::new("ssh-add").arg(&p.key).env("SSH_AUTH_SOCK", &socket).output().unwrap();
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let sealed = with_agent(&["seal", "--key", public]);
+    let approved = with_agent(&["approve", "--ref", REF, "--key", public]);
+    assert_eq!(sealed.status.code(), Some(0), "{}", String::from_utf8_lossy(&sealed.stderr));
+    assert_eq!(approved.status.code(), Some(0), "{}", String::from_utf8_lossy(&approved.stderr));
+    assert_eq!(gate(&p)["decision"], "allow");
+}
+
 #[test]
 fn verification_agrees_with_ssh_keygen_both_ways() {
     let p = project();
