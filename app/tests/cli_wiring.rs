@@ -316,6 +316,12 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     assert!(failed(&report).contains(&"form".to_owned()), "{report}");
 
     ok(&init(&p, &[]));
+    // K-12: the settings deny the Bash commands that run Warden's human verbs.
+    let settings = std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains("Bash(warden approve:*)") && settings.contains("Bash(warden release:*)"),
+        "{settings}"
+    );
     commit(&p.root);
     let (code, report) = doctor(&p, &[]);
     assert_eq!((code, failed(&report)), (1, vec!["seal".to_owned(), "approval".to_owned()]), "{report}");
