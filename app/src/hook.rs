@@ -668,6 +668,7 @@ mod tests {
             },
             sessions: Default::default(),
             quarantined: Default::default(),
+            releases: Default::default(),
         };
         store
             .write_projection(crate::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap())

@@ -19,7 +19,7 @@ use agentwarden_adapters::untrusted;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, DecodeError, Head, decode_ref};
 use agentwarden_domain::claude_code::HookState;
 use agentwarden_domain::governance::{
-    FileRead, ReadDigests, RecordSignature, SignatureCode, SignatureRefusal,
+    FileRead, ReadDigests, RecordSignature, SignatureCode, SignatureRefusal, SignedContent, signed_bytes,
 };
 use agentwarden_ports::StoreError;
 
@@ -118,7 +118,7 @@ impl Warden {
         if state.head != after {
             self.save_records(&state).await;
         }
-        self.check_signatures(&mut state.governance).await;
+        self.check_signatures(&mut state).await;
         self.remember(&state);
         Ok(state)
     }
@@ -131,7 +131,11 @@ impl Warden {
     /// `allowed_signers`, or one whose file is not the one that seal sealed, refuses every record
     /// (`signers_unavailable`): an agent that points the configuration at a key list of its own
     /// (or removes it) and then signs, or records unsigned, makes no seal or approval.
-    pub(crate) async fn check_signatures(&self, governance: &mut agentwarden_domain::governance::Approvals) {
+    ///
+    /// K-9: a release whose signature does not verify lifted nothing: its quarantine is put back
+    /// (unless the session is quarantined again already).
+    pub(crate) async fn check_signatures(&self, state: &mut HookState) {
+        let governance = &mut state.governance;
         let pinned_by = governance.signers_pin.as_ref().map(|pin| pin.seq);
         let Some(path) = &self.config.allowed_signers else {
             let refusal = pinned_by.map(|seq| SignatureRefusal {
@@ -145,6 +149,21 @@ impl Warden {
             }
             for record in governance.approvals.values_mut() {
                 record.refused.clone_from(&refusal);
+            }
+            if refusal.is_some() {
+                let mut seen = std::collections::BTreeSet::new();
+                let last = state
+                    .releases
+                    .iter()
+                    .rev()
+                    .filter(|r| seen.insert(r.session.clone()))
+                    .cloned()
+                    .collect::<Vec<_>>();
+                for release in &last {
+                    if !state.quarantined.contains_key(&release.session) {
+                        state.quarantined.insert(release.session.clone(), release.lifted.clone());
+                    }
+                }
             }
             return;
         };
@@ -208,6 +227,27 @@ impl Warden {
                 approval.after,
             )
             .err();
+        }
+        // Only each session's last release can stand between it and its quarantine.
+        let mut seen = std::collections::BTreeSet::new();
+        let last = state
+            .releases
+            .iter()
+            .rev()
+            .filter(|r| seen.insert(r.session.clone()))
+            .cloned()
+            .collect::<Vec<_>>();
+        for release in &last {
+            let content = SignedContent::Release { session: &release.session };
+            let verdict = check(
+                release.seq,
+                release.signature.as_ref(),
+                &|p, s, h| signed_bytes(content, p, s, h),
+                Some(release.after),
+            );
+            if verdict.is_err() && !state.quarantined.contains_key(&release.session) {
+                state.quarantined.insert(release.session.clone(), release.lifted.clone());
+            }
         }
     }
 

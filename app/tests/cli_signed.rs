@@ -410,3 +410,52 @@ fn verification_agrees_with_ssh_keygen_both_ways() {
     assert!(!openssh_verifies(&for_git, &message));
     assert_eq!(warden_verifies(&for_git, REF).unwrap_err().code.as_str(), "signature_wrong_namespace");
 }
+
+#[tokio::test]
+async fn an_unsigned_release_lifts_no_quarantine_and_a_signed_one_does() {
+    let p = project();
+    let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
+    let warden = Warden::builder()
+        .event_store(std::sync::Arc::new(agentwarden::MemoryEventStore::new()))
+        .config(config)
+        .build()
+        .unwrap();
+    let session = Correlation {
+        session: Some(agentwarden::audit::CorrelationId::new("s1".to_owned()).unwrap()),
+        ..Correlation::default()
+    };
+    let quarantine = AuditEvent::SessionQuarantined(Box::new(agentwarden::claude_code::SessionQuarantined {
+        agent_id: None,
+        code: "revert_failed".into(),
+        reason: "x".into(),
+    }));
+    warden.record(session.clone(), &quarantine).await.unwrap();
+    let release = |signature| {
+        AuditEvent::SessionReleased(agentwarden::claude_code::SessionReleased { by: None, signature })
+    };
+    warden.record(session.clone(), &release(None)).await.unwrap();
+    assert!(
+        warden.records().await.unwrap().quarantined.contains_key("s1"),
+        "an unsigned release lifts nothing"
+    );
+    let head = warden.head().await.unwrap();
+    let bytes =
+        signed_bytes(SignedContent::Release { session: "s1" }, "alice", head.seq, &head.hash.to_string());
+    let sshsig = ssh_keygen_sign(&p.key, "agentwarden", &bytes);
+    let signature = RecordSignature {
+        principal: "alice".into(),
+        head_seq: head.seq,
+        head_hash: head.hash.to_string(),
+        sshsig,
+    };
+    // The quarantine was put back by the check, so the signed release lifts it.
+    warden.record(session.clone(), &release(Some(signature.clone()))).await.unwrap();
+    assert!(!warden.records().await.unwrap().quarantined.contains_key("s1"), "a signed release lifts it");
+    // The same signature, replayed at a later quarantine, lifts nothing.
+    warden.record(session.clone(), &quarantine).await.unwrap();
+    warden.record(session.clone(), &release(Some(signature))).await.unwrap();
+    assert!(
+        warden.records().await.unwrap().quarantined.contains_key("s1"),
+        "a replayed release lifts nothing"
+    );
+}

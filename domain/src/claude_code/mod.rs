@@ -25,7 +25,8 @@ pub use input::{
 };
 pub use paths::{is_within, normalize, protected_target};
 pub use state::{
-    HookState, MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, ROOT_ID, SpawnTree, TrackedAgent,
+    HookState, MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, ROOT_ID, Released, SpawnTree,
+    TrackedAgent,
 };
 
 #[cfg(test)]
