@@ -459,3 +459,81 @@ async fn an_unsigned_release_lifts_no_quarantine_and_a_signed_one_does() {
         "a replayed release lifts nothing"
     );
 }
+
+/// An `sk-ssh-ed25519` (FIDO) signature, made the way a token makes it (ed25519 over
+/// SHA-256(application) ‖ flags ‖ counter ‖ SHA-256(SSHSIG signed data)), since no token is
+/// attached here: Warden and `ssh-keygen -Y verify` both accept it.
+#[test]
+fn an_sk_signature_verifies_like_openssh_verifies_it() {
+    use signature::Signer;
+    use ssh_key::sha2::{Digest, Sha256};
+    use ssh_key::{Algorithm, HashAlg, LineEnding, SshSig};
+
+    let dir = tempfile::tempdir().unwrap();
+    let keypair = ssh_key::private::Ed25519Keypair::from_seed(&[9; 32]);
+    let application = "ssh:";
+    let public =
+        ssh_key::public::KeyData::SkEd25519(ssh_key::public::SkEd25519::new(keypair.public, application));
+    let line = format!("alice {}\n", ssh_key::PublicKey::from(public.clone()).to_openssh().unwrap());
+    let signers_path = dir.path().join("allowed_signers");
+    std::fs::write(&signers_path, &line).unwrap();
+    let signers = AllowedSigners::parse(&line).unwrap();
+    let head = Head::EMPTY;
+    let message = approval_bytes(REF, "alice", head);
+    let sign = |flags: u8| {
+        let trailer = [flags, 0, 0, 0, 7];
+        let signed = SshSig::signed_data("agentwarden", HashAlg::Sha512, &message).unwrap();
+        let mut data = Sha256::digest(application).to_vec();
+        data.extend(trailer);
+        data.extend(Sha256::digest(&signed));
+        let raw: ssh_key::Signature = keypair.try_sign(&data).unwrap();
+        let sk = ssh_key::Signature::new(Algorithm::SkEd25519, [raw.as_bytes(), &trailer].concat()).unwrap();
+        SshSig::new(public.clone(), "agentwarden", HashAlg::Sha512, sk)
+            .unwrap()
+            .to_pem(LineEnding::LF)
+            .unwrap()
+    };
+    let openssh_verifies = |sshsig: &str| {
+        let file = dir.path().join("message.sig");
+        std::fs::write(&file, sshsig).unwrap();
+        let mut child = Command::new("ssh-keygen")
+            .args(["-q", "-Y", "verify", "-I", "alice", "-n", "agentwarden", "-f"])
+            .arg(&signers_path)
+            .arg("-s")
+            .arg(&file)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&message).unwrap();
+        child.wait().unwrap().success()
+    };
+    let record = |sshsig: String| RecordSignature {
+        principal: "alice".into(),
+        head_seq: head.seq,
+        head_hash: head.hash.to_string(),
+        sshsig,
+    };
+    let touched = sign(0x01);
+    assert!(openssh_verifies(&touched), "OpenSSH accepts the fixture");
+    assert_eq!(
+        verify_record(&signers, 1, Some(head), Some(&record(touched)), |a, _, _| approval_bytes(
+            REF, a, head
+        )),
+        Ok(())
+    );
+    // Without the "user present" flag OpenSSH 9.2's `-Y verify` still accepts it; so does
+    // Warden (the same answer: whether a touch is required is the key's, set when it is made).
+    let untouched = sign(0x00);
+    assert!(openssh_verifies(&untouched));
+    let warden = verify_record(&signers, 1, Some(head), Some(&record(untouched.clone())), |a, _, _| {
+        approval_bytes(REF, a, head)
+    });
+    assert_eq!(warden, Ok(()));
+    // Over another reference, both refuse.
+    let other = verify_record(&signers, 1, Some(head), Some(&record(untouched)), |a, _, _| {
+        approval_bytes("OTHER", a, head)
+    });
+    assert!(other.is_err());
+}
