@@ -167,10 +167,11 @@ impl Warden {
             }
             return;
         };
+        // One read: the bytes compared with the pin are the bytes parsed (no swap in between).
+        let (read, mode) = self.files.read_text_mode(path, MAX_INPUT_BYTES).await;
         let pin_matches = match &governance.signers_pin {
             None => Ok(()),
             Some(pin) => {
-                let (read, mode) = self.files.read_text_mode(path, MAX_INPUT_BYTES).await;
                 let now = digest(&read, mode);
                 if now.is_some() && pin.files.get(&key(&self.config.root, path)) == now.as_ref() {
                     Ok(())
@@ -180,9 +181,10 @@ impl Warden {
             }
         };
         let text = pin_matches
-            .and_then(|()| {
-                untrusted::read_text(Some(&self.config.root), path, MAX_INPUT_BYTES)
-                    .map_err(|e| e.to_string())
+            .and_then(|()| match read {
+                FileRead::Text(text) => Ok(text),
+                FileRead::Missing => Err("it is missing".to_owned()),
+                FileRead::Unreadable(why) => Err(why),
             })
             .and_then(|text| AllowedSigners::parse(&text).map(|signers| (text, signers)));
         let check = |seq: u64,
