@@ -25,6 +25,9 @@
 //! builtin_agents = []       # Claude Code's built-in agent types that may be spawned (H-20)
 //! agent_tools = []          # tools that start agents (`Workflow`, …) that may be used (H-22)
 //!
+//! [approvals]
+//! allowed_signers = "allowed_signers"   # K-1: seals and approvals must be SSH-signed by these
+//!
 //! [store]
 //! url = "postgres://warden@db.internal/audit"   # or a directory; --store/AGENTWARDEN_STORE win
 //!
@@ -203,6 +206,9 @@ pub struct Config {
     /// `[server] uid`: the user the server must run as; the client checks the peer of its
     /// connection (`SO_PEERCRED`) and refuses any other (V-12).
     pub server_uid: Option<u32>,
+    /// `[approvals] allowed_signers` (relative to the file): when set, seals and approvals
+    /// count only when signed by a key it lists (K-1).
+    pub allowed_signers: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -218,6 +224,7 @@ impl Default for Config {
             fan_out: None,
             server: None,
             server_uid: None,
+            allowed_signers: None,
         }
     }
 }
@@ -244,6 +251,7 @@ struct File {
     claude_code: Option<ClaudeCodeSection>,
     store: Option<StoreSection>,
     server: Option<ServerSection>,
+    approvals: Option<ApprovalsSection>,
 }
 
 #[derive(Deserialize)]
@@ -251,6 +259,12 @@ struct File {
 struct ServerSection {
     socket: PathBuf,
     uid: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApprovalsSection {
+    allowed_signers: PathBuf,
 }
 
 #[derive(Deserialize)]
@@ -404,6 +418,7 @@ impl Config {
             fan_out,
             server,
             server_uid,
+            allowed_signers: file.approvals.map(|a| base.join(a.allowed_signers)),
         })
     }
 

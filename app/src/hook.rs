@@ -658,12 +658,17 @@ mod tests {
                         expires_at: None,
                         scope: Scope::default(),
                         revoked: None,
+                        signature: None,
+                        after: None,
+                        refused: None,
                     },
                 )]
                 .into(),
+                signers_pin: None,
             },
             sessions: Default::default(),
             quarantined: Default::default(),
+            releases: Default::default(),
         };
         store
             .write_projection(crate::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap())
@@ -701,14 +706,18 @@ mod tests {
             approved_by: None,
             expires_at: None,
             scope: Scope::default(),
+            signature: None,
         });
         let ours = warden(store.clone());
         ours.record(Correlation::default(), &grant).await.unwrap();
         let mut state = ours.records().await.unwrap();
         assert!(state.governance.approvals["G"].revoked.is_none());
         // Another process revokes G between our read and our write.
-        let revoke =
-            AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: Some("G".into()), by: None });
+        let revoke = AuditEvent::ApprovalRevoked(ApprovalRevoked {
+            approval_ref: Some("G".into()),
+            by: None,
+            signature: None,
+        });
         warden(store.clone()).record(Correlation::default(), &revoke).await.unwrap();
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
         let head = ours.record_and_apply(&mut state, Correlation::default(), note).await.unwrap();
@@ -726,6 +735,7 @@ mod tests {
             let seal = AuditEvent::ContextSealed(agentwarden_domain::claude_code::ContextSealed {
                 by: None,
                 files: Default::default(),
+                signature: None,
             });
             honest.record(Correlation::default(), &seal).await.unwrap();
         }

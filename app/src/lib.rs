@@ -32,6 +32,7 @@ mod lineage;
 pub mod manifests;
 mod records;
 mod replay;
+pub mod signing;
 pub mod store;
 #[cfg(test)]
 mod testing;

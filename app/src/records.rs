@@ -18,11 +18,14 @@ use std::path::{Path, PathBuf};
 use agentwarden_adapters::untrusted;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, DecodeError, Head, decode_ref};
 use agentwarden_domain::claude_code::HookState;
-use agentwarden_domain::governance::{FileRead, ReadDigests};
+use agentwarden_domain::governance::{
+    FileRead, ReadDigests, RecordSignature, SignatureCode, SignatureRefusal, SignedContent, signed_bytes,
+};
 use agentwarden_ports::StoreError;
 
 use crate::MAX_INPUT_BYTES;
 use crate::config::FilePattern;
+use crate::signing::{self, AllowedSigners};
 use crate::warden::{Warden, WardenError};
 
 /// The name under which the projection is saved in the state store.
@@ -115,8 +118,139 @@ impl Warden {
         if state.head != after {
             self.save_records(&state).await;
         }
+        self.check_signatures(&mut state).await;
         self.remember(&state);
         Ok(state)
+    }
+
+    /// K-3: with `allowed_signers` configured, marks every seal and approval whose signature
+    /// does not verify as refused (it is then no seal or approval to any decision); without it,
+    /// clears every mark. Run on every catch-up: a mark is never taken from a saved state.
+    ///
+    /// K-10: once a signed seal has pinned the key list, a configuration without
+    /// `allowed_signers`, or one whose file is not the one that seal sealed, refuses every record
+    /// (`signers_unavailable`): an agent that points the configuration at a key list of its own
+    /// (or removes it) and then signs, or records unsigned, makes no seal or approval.
+    ///
+    /// K-9: a release whose signature does not verify lifted nothing: its quarantine is put back
+    /// (unless the session is quarantined again already).
+    pub(crate) async fn check_signatures(&self, state: &mut HookState) {
+        let governance = &mut state.governance;
+        let pinned_by = governance.signers_pin.as_ref().map(|pin| pin.seq);
+        let Some(path) = &self.config.allowed_signers else {
+            let refusal = pinned_by.map(|seq| SignatureRefusal {
+                code: SignatureCode::SignersUnavailable,
+                reason: format!(
+                    "the signed seal at seq {seq} pinned a key list, and `[approvals] allowed_signers` is not configured"
+                ),
+            });
+            if let Some(seal) = governance.seal.as_mut() {
+                seal.refused.clone_from(&refusal);
+            }
+            for record in governance.approvals.values_mut() {
+                record.refused.clone_from(&refusal);
+            }
+            if refusal.is_some() {
+                let mut seen = std::collections::BTreeSet::new();
+                let last = state
+                    .releases
+                    .iter()
+                    .rev()
+                    .filter(|r| seen.insert(r.session.clone()))
+                    .cloned()
+                    .collect::<Vec<_>>();
+                for release in &last {
+                    if !state.quarantined.contains_key(&release.session) {
+                        state.quarantined.insert(release.session.clone(), release.lifted.clone());
+                    }
+                }
+            }
+            return;
+        };
+        // One read: the bytes compared with the pin are the bytes parsed (no swap in between).
+        let (read, mode) = self.files.read_text_mode(path, MAX_INPUT_BYTES).await;
+        let pin_matches = match &governance.signers_pin {
+            None => Ok(()),
+            Some(pin) => {
+                let now = digest(&read, mode);
+                if now.is_some() && pin.files.get(&key(&self.config.root, path)) == now.as_ref() {
+                    Ok(())
+                } else {
+                    Err(format!("it is not the key list the signed seal at seq {} pinned", pin.seq))
+                }
+            }
+        };
+        let text = pin_matches
+            .and_then(|()| match read {
+                FileRead::Text(text) => Ok(text),
+                FileRead::Missing => Err("it is missing".to_owned()),
+                FileRead::Unreadable(why) => Err(why),
+            })
+            .and_then(|text| AllowedSigners::parse(&text).map(|signers| (text, signers)));
+        let check = |seq: u64,
+                     signature: Option<&RecordSignature>,
+                     bytes: &dyn Fn(&str, u64, &str) -> Vec<u8>,
+                     after: Option<Head>| {
+            let (text, signers) = match &text {
+                Ok(found) => found,
+                Err(why) => {
+                    return Err(SignatureRefusal {
+                        code: SignatureCode::SignersUnavailable,
+                        reason: format!("`{}` cannot be used: {why}", path.display()),
+                    });
+                }
+            };
+            let mut hasher = blake3::Hasher::new();
+            hasher.update(text.as_bytes());
+            hasher.update(&seq.to_le_bytes());
+            if let Some(after) = after {
+                hasher.update(after.hash.to_string().as_bytes());
+            }
+            if let Some(signature) = signature {
+                hasher.update(signature.sshsig.as_bytes());
+                hasher.update(&bytes(&signature.principal, signature.head_seq, &signature.head_hash));
+            }
+            self.verified.get_or(*hasher.finalize().as_bytes(), || {
+                signing::verify_record(signers, seq, after, signature, |p, s, h| bytes(p, s, h))
+            })
+        };
+        if let Some(seal) = governance.seal.as_mut() {
+            let record = seal.clone();
+            seal.refused =
+                check(seal.seq, seal.signature.as_ref(), &|p, s, h| record.signed_bytes(p, s, h), seal.after)
+                    .err();
+        }
+        for approval in governance.approvals.values_mut() {
+            let record = approval.clone();
+            approval.refused = check(
+                approval.seq,
+                approval.signature.as_ref(),
+                &|p, s, h| record.signed_bytes(p, s, h),
+                approval.after,
+            )
+            .err();
+        }
+        // Only each session's last release can stand between it and its quarantine.
+        let mut seen = std::collections::BTreeSet::new();
+        let last = state
+            .releases
+            .iter()
+            .rev()
+            .filter(|r| seen.insert(r.session.clone()))
+            .cloned()
+            .collect::<Vec<_>>();
+        for release in &last {
+            let content = SignedContent::Release { session: &release.session };
+            let verdict = check(
+                release.seq,
+                release.signature.as_ref(),
+                &|p, s, h| signed_bytes(content, p, s, h),
+                Some(release.after),
+            );
+            if verdict.is_err() && !state.quarantined.contains_key(&release.session) {
+                state.quarantined.insert(release.session.clone(), release.lifted.clone());
+            }
+        }
     }
 
     fn remember(&self, state: &HookState) {
@@ -160,6 +294,7 @@ impl Warden {
     /// `read` (G-20).
     pub(crate) async fn read_context_digests(&self, read: &mut ReadDigests, manifests: bool) {
         let mut files: Vec<PathBuf> = self.config.source.iter().cloned().collect();
+        files.extend(self.config.allowed_signers.iter().cloned());
         if manifests {
             files.extend(self.manifest_files());
         }
@@ -186,6 +321,8 @@ impl Warden {
     pub async fn seal_digests(&self) -> Result<BTreeMap<String, String>, String> {
         let subagents = &self.config.subagents;
         let mut files: Vec<PathBuf> = self.config.source.iter().cloned().collect();
+        // K-6: the key list is sealed: a key added after the seal fails `context_sealed`.
+        files.extend(self.config.allowed_signers.iter().cloned());
         let root = &self.config.root;
         files.extend(matching(root, &subagents.personas_dir, &subagents.persona_file_pattern));
         files.extend(matching(root, &subagents.agents_dir, &subagents.agent_file_pattern));

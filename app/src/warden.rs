@@ -70,6 +70,8 @@ pub struct Warden {
     pub(crate) config: Arc<Config>,
     /// The records as last caught up (see `records.rs`), shared by clones.
     pub(crate) records: Arc<std::sync::Mutex<Option<agentwarden_domain::claude_code::HookState>>>,
+    /// Signature verifications already made (K-5), shared by clones.
+    pub(crate) verified: Arc<crate::signing::VerifiedCache>,
     actor: Actor,
 }
 
@@ -213,6 +215,7 @@ impl WardenBuilder {
             state,
             config: Arc::new(self.config.unwrap_or_default()),
             records: Arc::default(),
+            verified: Arc::default(),
             actor,
         })
     }
@@ -260,6 +263,11 @@ impl Warden {
         Warden { actor, ..self.clone() }
     }
 
+    /// The configuration this Warden decides with.
+    pub fn configuration(&self) -> &Config {
+        &self.config
+    }
+
     /// Appends one event, timed by the clock and signed by this Warden's actor. Returns once
     /// the event is durable.
     pub async fn record(
@@ -267,9 +275,19 @@ impl Warden {
         correlation: Correlation,
         event: &AuditEvent,
     ) -> Result<Appended, WardenError> {
+        self.record_expected(correlation, event, Expected::Any).await
+    }
+
+    /// Records `event` only where `expected` says (a signed record at the head it names, K-7).
+    pub async fn record_expected(
+        &self,
+        correlation: Correlation,
+        event: &AuditEvent,
+        expected: Expected,
+    ) -> Result<Appended, WardenError> {
         let draft = EventDraft::new(self.clock.now(), self.actor.clone(), correlation, event)
             .map_err(|e| WardenError::Event(e.to_string()))?;
-        let appended = self.store.append(Expected::Any, vec![draft]).await?;
+        let appended = self.store.append(expected, vec![draft]).await?;
         tracing::debug!(seq = appended.head.seq, event_type = event.event_type(), "recorded");
         Ok(appended)
     }

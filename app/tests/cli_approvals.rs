@@ -172,13 +172,18 @@ async fn an_approval_expires_on_the_clock() {
         .build()
         .unwrap();
     let files = warden.seal_digests().await.unwrap();
-    let seal = AuditEvent::ContextSealed(agentwarden::claude_code::ContextSealed { by: None, files });
+    let seal = AuditEvent::ContextSealed(agentwarden::claude_code::ContextSealed {
+        by: None,
+        files,
+        signature: None,
+    });
     warden.record(Correlation::default(), &seal).await.unwrap();
     let grant = AuditEvent::ApprovalGranted(ApprovalGranted {
         approval_ref: REF.into(),
         approved_by: None,
         expires_at: Some(Timestamp::from_unix_millis(5_000).unwrap()),
         scope: Scope::default(),
+        signature: None,
     });
     warden.record(Correlation::default(), &grant).await.unwrap();
     let request = std::fs::read_to_string(p.root.join("requests/example-1-allow.json")).unwrap();

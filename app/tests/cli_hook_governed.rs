@@ -504,3 +504,29 @@ fn a_worktree_subagent_is_snapshotted_and_checked_in_its_own_worktree() {
     let log = events(&p);
     assert!(of_type(&log, "subagent_started")[1]["payload"].get("root").is_none());
 }
+
+#[test]
+fn bash_calls_that_run_wardens_human_verbs_are_denied_and_recorded() {
+    let p = project();
+    approve(&p);
+    for name in ["pre-task-main-planner", "start-planner"] {
+        allowed(&hook(&p, &fixture(name)));
+    }
+    let bash = |command: &str, agent| tool(&p, "Bash", json!({"command": command}), agent);
+    let planner = Some(("agent-planner-1", "planner"));
+    for (command, agent) in [
+        ("warden approve --ref SELF-2 --by main-agent", None),
+        ("env -u CLAUDECODE warden approve --ref SELF-2", None),
+        ("cd /tmp && ./target/debug/warden seal", planner),
+        ("warden release --session s", planner),
+    ] {
+        let reason = deny_reason(&hook(&p, &bash(command, agent)));
+        assert!(reason.contains("human_verb_denied"), "{command}: {reason}");
+    }
+    allowed(&hook(&p, &bash("warden audit log --type approval_granted", None)));
+    allowed(&hook(&p, &bash("ls", planner)));
+    let log = events(&p);
+    let denied = of_type(&log, "hook_tool_evaluated");
+    assert_eq!(denied.len(), 4, "each denial recorded");
+    assert_eq!(denied[0]["payload"]["failure"]["code"], "human_verb_denied", "{}", denied[0]);
+}

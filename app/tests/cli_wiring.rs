@@ -294,6 +294,12 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     assert!(failed(&report).contains(&"form".to_owned()), "{report}");
 
     ok(&init(&p, &[]));
+    // K-12: the settings deny the Bash commands that run Warden's human verbs.
+    let settings = std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains("Bash(warden approve:*)") && settings.contains("Bash(warden release:*)"),
+        "{settings}"
+    );
     commit(&p.root);
     let (code, report) = doctor(&p, &[]);
     assert_eq!((code, failed(&report)), (1, vec!["seal".to_owned(), "approval".to_owned()]), "{report}");
@@ -301,6 +307,10 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     approve(&p);
     let (code, report) = doctor(&p, &[]);
     assert_eq!((code, failed(&report)), (0, Vec::<String>::new()), "{report}");
+    // Issue 21: healthy, but warned that the agent could approve itself, and told how not to.
+    let keys = check(&report, "approval keys");
+    assert_eq!(keys["ok"], true, "{report}");
+    assert!(keys["fix"].as_str().unwrap().contains("allowed_signers"), "{report}");
     let canary = check(&report, "canary")["detail"].as_str().unwrap();
     assert!(canary.contains("denied a spawn without `AGENTWARDEN_ENABLE_SUBAGENTS`"), "{canary}");
     // The canary is in the real log, under its own session.

@@ -39,6 +39,18 @@ fn every_emitted_code_is_documented() {
     codes.push(WardenError::Broken(chain_break).code());
     let unknown = agentwarden::audit::DecodeError::UnknownType { event_type: String::new() };
     codes.push(WardenError::Undecodable { seq: 1, error: unknown }.code());
+    use agentwarden::governance::SignatureCode;
+    for code in [
+        SignatureCode::Missing,
+        SignatureCode::Malformed,
+        SignatureCode::WrongNamespace,
+        SignatureCode::WrongHead,
+        SignatureCode::SignerNotAllowed,
+        SignatureCode::Invalid,
+        SignatureCode::SignersUnavailable,
+    ] {
+        codes.push(code.as_str());
+    }
     for code in codes {
         assert!(doc.contains(&format!("| `{code}` |")), "`{code}` is not listed in docs/codes.md");
     }

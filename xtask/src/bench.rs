@@ -107,7 +107,7 @@ const RATIOS: [Ratio; 12] = [
 ];
 
 /// Absolute limits: (group, function, what, limit in ns).
-const LIMITS: [(&str, &str, &str, f64); 9] = [
+const LIMITS: [(&str, &str, &str, f64); 10] = [
     ("plan_1m", "round_robin", "plan 1M items, round-robin", 0.5e9),
     ("plan_1m", "group_by_directory", "plan 1M items, group-by-directory", 0.5e9),
     ("merge_10k", "warden", "merge 10 000 chunk results", 10e6),
@@ -117,6 +117,7 @@ const LIMITS: [(&str, &str, &str, f64); 9] = [
     ("gate", "parse_and_evaluate", "gate incl. parsing 1 persona + 4 agents", 50_000.0),
     ("lineage", "walk_depth_16", "lineage walk, depth 16", 1_000.0),
     ("lineage", "authorize_three_layers", "three-layer tool-call authorization", 2_000.0),
+    ("signed_approval", "verify_record", "verify one signed approval (issue 21)", 100_000.0),
 ];
 
 fn target_dir() -> PathBuf {
@@ -421,7 +422,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 .env("AGENTWARDEN_BENCH_MEMORY", &memory),
         )?;
     }
-    for bench in ["executor", "replay"] {
+    for bench in ["executor", "replay", "signed"] {
         println!("$ cargo bench -p agentwarden --bench {bench} {}", args.join(" "));
         exec(Command::new(cargo()).args(["bench", "-p", "agentwarden", "--bench", bench, "--"]).args(args))?;
     }

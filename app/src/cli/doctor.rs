@@ -59,6 +59,11 @@ impl Check {
     pub(super) fn fail(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
         Check { check, ok: false, detail: detail.into(), fix: Some(fix.into()) }
     }
+
+    /// A warning: healthy, with something to fix.
+    pub(super) fn warn(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check { check, ok: true, detail: detail.into(), fix: Some(fix.into()) }
+    }
 }
 
 fn read(path: &Path) -> FileRead {
@@ -296,6 +301,44 @@ async fn check_governance(
     });
 }
 
+/// Issue 21: without `[approvals] allowed_signers` an agent with the user's shell can approve
+/// itself (`env -u CLAUDECODE warden approve`); a warning, with how to set it up.
+fn approval_keys(config: &Config) -> Check {
+    match &config.allowed_signers {
+        Some(path) => {
+            match agentwarden_adapters::untrusted::read_text(Some(&config.root), path, crate::MAX_INPUT_BYTES)
+                .map_err(|e| e.to_string())
+                .and_then(|text| crate::signing::AllowedSigners::parse(&text))
+            {
+                Ok(signers) if !signers.entries.is_empty() => Check::ok(
+                    "approval keys",
+                    format!(
+                        "`{}` lists {} key(s): seals and approvals must be signed",
+                        path.display(),
+                        signers.entries.len()
+                    ),
+                ),
+                Ok(_) => Check::fail(
+                    "approval keys",
+                    format!("`{}` lists no key: no seal or approval can count", path.display()),
+                    "add a line `NAME namespaces=\"agentwarden\" <your ~/.ssh/id_ed25519.pub>`",
+                ),
+                Err(e) => Check::fail(
+                    "approval keys",
+                    format!("`{}` cannot be used: {e}", path.display()),
+                    "fix the file (OpenSSH allowed_signers format)",
+                ),
+            }
+        }
+        None => Check::warn(
+            "approval keys",
+            "`[approvals] allowed_signers` is not configured: an agent with your shell can run `warden approve` itself",
+            "list your SSH key in a file `allowed_signers` (`NAME namespaces=\"agentwarden\" ssh-ed25519 AAAA…`), \
+             set `[approvals] allowed_signers = \"allowed_signers\"` in agentwarden.toml, then seal and approve with `--key`",
+        ),
+    }
+}
+
 /// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
 async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
     let config = match crate::PgConfig::parse(url) {
@@ -359,6 +402,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
                     ),
                 ),
             });
+            checks.push(approval_keys(&config));
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
             Some(config)
         }
@@ -379,11 +423,40 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
         writeln!(out, "{}", json!({"healthy": healthy, "checks": checks}))?;
     } else {
         for c in &checks {
-            writeln!(out, "{}  {}: {}", if c.ok { "ok  " } else { "FAIL" }, c.check, c.detail)?;
+            let mark = match (c.ok, &c.fix) {
+                (true, None) => "ok  ",
+                (true, Some(_)) => "warn",
+                (false, _) => "FAIL",
+            };
+            writeln!(out, "{mark}  {}: {}", c.check, c.detail)?;
             if let Some(fix) = &c.fix {
                 writeln!(out, "      fix: {fix}")?;
             }
         }
     }
     Ok(if healthy { EXIT_OK } else { EXIT_NO })
+}
+
+#[cfg(test)]
+mod approval_key_tests {
+    use super::*;
+
+    #[test]
+    fn approval_keys_warn_when_unset_and_fail_when_unusable() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = |file: Option<&str>| Config {
+            root: dir.path().to_path_buf(),
+            allowed_signers: file.map(|f| dir.path().join(f)),
+            ..Config::default()
+        };
+        let unset = approval_keys(&config(None));
+        assert!(unset.ok && unset.fix.is_some(), "a warning: {unset:?}");
+        std::fs::write(dir.path().join("empty"), "# nobody yet\n").unwrap();
+        assert!(!approval_keys(&config(Some("empty"))).ok);
+        assert!(!approval_keys(&config(Some("missing"))).ok);
+        let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICBTpl5EwMQaftglvSQwtBQC9LrXWCh2cYt78/9jhzuH";
+        std::fs::write(dir.path().join("signers"), format!("alice {key}\n")).unwrap();
+        let listed = approval_keys(&config(Some("signers")));
+        assert!(listed.ok && listed.fix.is_none(), "{listed:?}");
+    }
 }

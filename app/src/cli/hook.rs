@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, Timestamp};
+use agentwarden_domain::audit::{Actor, AuditEvent, Timestamp};
 use agentwarden_domain::claude_code::{ApprovalGranted, ApprovalRevoked, ContextSealed, MAX_HOOK_INPUT};
-use agentwarden_domain::governance::{ApprovalState, Name, Scope, check_approval_ref};
+use agentwarden_domain::governance::{ApprovalState, Name, Scope, SignedContent, check_approval_ref};
 
 use super::{EXIT_OK, Failure};
 use crate::hook::HOOK_FAILED;
@@ -60,6 +60,8 @@ pub(super) struct SealArgs {
     json: bool,
     #[command(flatten)]
     by: ByArgs,
+    #[command(flatten)]
+    key: super::signed::KeyArgs,
 }
 
 impl SealArgs {
@@ -83,6 +85,12 @@ pub(super) struct ApproveArgs {
     scope: Vec<String>,
     #[command(flatten)]
     by: ByArgs,
+    #[command(flatten)]
+    key: super::signed::KeyArgs,
+    /// The configuration (default: `agentwarden.toml` in the working directory, if present):
+    /// its `[approvals] allowed_signers` says whether the approval must be signed.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 /// `warden revoke`.
@@ -93,6 +101,11 @@ pub(super) struct RevokeArgs {
     reference: Option<String>,
     #[command(flatten)]
     by: ByArgs,
+    #[command(flatten)]
+    key: super::signed::KeyArgs,
+    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 /// `warden approvals`.
@@ -101,6 +114,11 @@ pub(super) struct ApprovalsArgs {
     /// One JSON object.
     #[arg(long)]
     json: bool,
+    /// The configuration (default: `agentwarden.toml` in the working directory, if present):
+    /// with `[approvals] allowed_signers`, records whose signature does not verify are shown
+    /// refused.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 /// Starts the deadline's watchdog (H-10): unless the answer is settled first, it writes the
@@ -230,16 +248,6 @@ fn name(by: ByArgs) -> Result<Option<String>, Failure> {
     }
 }
 
-async fn record(warden: &Warden, event: &AuditEvent, out: &mut dyn Write) -> Result<u8, Failure> {
-    let appended = warden.record(Correlation::default(), event).await?;
-    writeln!(
-        out,
-        "{}",
-        serde_json::json!({"seq": appended.head.seq, "hash": appended.head.hash.to_string()})
-    )?;
-    Ok(EXIT_OK)
-}
-
 /// `warden seal`: the context is sealed, and what was sealed is recorded (G-20).
 pub(super) async fn seal(
     args: SealArgs,
@@ -271,8 +279,13 @@ pub(super) async fn seal(
         return Ok(EXIT_OK);
     }
     let files = warden.seal_digests().await.map_err(Failure::usage)?;
-    let event = AuditEvent::ContextSealed(ContextSealed { by, files });
-    record(&warden, &event, out).await
+    let content = SignedContent::Seal { files: &files };
+    let signed =
+        super::signed::signature_for(&warden, args.key.key.as_deref(), by.as_deref(), content).await?;
+    let (signature, at) = signed.map_or((None, None), |(s, head)| (Some(s), Some(head)));
+    let by = by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
+    let event = AuditEvent::ContextSealed(ContextSealed { by, files, signature });
+    super::signed::record(&warden, &event, at, out).await
 }
 
 /// `--expires-in`: a positive duration (`90s`, `30m`, `8h`, `7d`) in milliseconds.
@@ -303,7 +316,7 @@ fn parse_scope(entries: &[String]) -> Result<Scope, Failure> {
 /// `warden approve --ref REF`: the pipeline run is approved under `REF` (G-21).
 pub(super) async fn approve(
     args: ApproveArgs,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     refuse_inside_an_agent_session()?;
@@ -314,27 +327,36 @@ pub(super) async fn approve(
     let scope = parse_scope(&args.scope)?;
     let expires_in = args.expires_in.as_deref().map(parse_duration).transpose()?;
     let approved_by = name(args.by)?;
-    let warden = open()?;
+    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let warden = open(config)?;
     let expires_at = expires_in
         .map(|ms| Timestamp::saturating_from_unix_millis(warden.now().unix_millis().saturating_add(ms)));
+    let content = SignedContent::Approval { approval_ref: &args.reference, scope: &scope, expires_at };
+    let signed =
+        super::signed::signature_for(&warden, args.key.key.as_deref(), approved_by.as_deref(), content)
+            .await?;
+    let (signature, at) = signed.map_or((None, None), |(s, head)| (Some(s), Some(head)));
+    let approved_by = approved_by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
     let event = AuditEvent::ApprovalGranted(ApprovalGranted {
         approval_ref: args.reference,
         approved_by,
         expires_at,
         scope,
+        signature,
     });
-    record(&warden, &event, out).await
+    super::signed::record(&warden, &event, at, out).await
 }
 
 /// `warden revoke [--ref REF]`: one approval, or every approval and the seal, withdrawn.
 pub(super) async fn revoke(
     args: RevokeArgs,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     refuse_inside_an_agent_session()?;
     let by = name(args.by)?;
-    let warden = open()?;
+    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let warden = open(config)?;
     if let Some(wanted) = &args.reference {
         let records = warden.records().await?.governance;
         let state = records.approvals.get(wanted).map(|r| r.state(warden.now()));
@@ -344,17 +366,23 @@ pub(super) async fn revoke(
             return Err(Failure::usage(format!("approval `{wanted}` {why}: nothing to revoke")));
         }
     }
-    let event = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: args.reference, by });
-    record(&warden, &event, out).await
+    let content = SignedContent::Revoke { approval_ref: args.reference.as_deref() };
+    let signed =
+        super::signed::signature_for(&warden, args.key.key.as_deref(), by.as_deref(), content).await?;
+    let (signature, at) = signed.map_or((None, None), |(s, head)| (Some(s), Some(head)));
+    let by = by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
+    let event = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: args.reference, by, signature });
+    super::signed::record(&warden, &event, at, out).await
 }
 
 /// `warden approvals`: every approval with its state now, and the seal.
 pub(super) async fn approvals(
     args: ApprovalsArgs,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let warden = open()?;
+    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let warden = open(config)?;
     let records = warden.records().await?.governance;
     let now = warden.now();
     if args.json {
@@ -378,7 +406,10 @@ pub(super) async fn approvals(
         writeln!(out, "no approvals recorded")?;
     }
     for r in records.approvals.values() {
-        let state = format!("{:?}", r.state(now)).to_lowercase();
+        let state = match &r.refused {
+            Some(refused) => refused.code.as_str().to_owned(),
+            None => format!("{:?}", r.state(now)).to_lowercase(),
+        };
         let by = r.approved_by.as_deref().unwrap_or("-");
         let expires = r.expires_at.map_or_else(|| "never".to_owned(), |t| t.to_string());
         let personas =

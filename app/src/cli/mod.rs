@@ -28,6 +28,7 @@ mod release;
 mod result;
 mod serve;
 mod setup;
+mod signed;
 mod stores;
 mod wiring;
 
@@ -372,9 +373,9 @@ async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             let create = !args.show();
             hook::seal(args, |config| stores.open(config, create), out).await
         }
-        Command::Approve(args) => hook::approve(args, || stores.open_plain(true), out).await,
-        Command::Revoke(args) => hook::revoke(args, || stores.open_plain(true), out).await,
-        Command::Approvals(args) => hook::approvals(args, || stores.open_plain(true), out).await,
+        Command::Approve(args) => hook::approve(args, |config| stores.open(config, true), out).await,
+        Command::Revoke(args) => hook::revoke(args, |config| stores.open(config, true), out).await,
+        Command::Approvals(args) => hook::approvals(args, |config| stores.open(config, true), out).await,
         Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
         Command::Serve(args) => serve::serve(args, &stores, out).await,
         Command::Status(args) => client::status(args, out),

@@ -28,6 +28,8 @@ pub(super) struct ReleaseArgs {
     /// The configuration (default: `agentwarden.toml` in the working directory, if present).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    #[command(flatten)]
+    key: super::signed::KeyArgs,
 }
 
 /// Runs `warden release`.
@@ -60,11 +62,19 @@ pub(super) async fn run(
             args.session
         )));
     }
+    // K-9: signed (and verified) before the marker is touched.
+    let content = agentwarden_domain::governance::SignedContent::Release { session: &args.session };
+    let signed =
+        super::signed::signature_for(&warden, args.key.key.as_deref(), args.by.as_deref(), content).await?;
+    let (signature, at) = signed.map_or((None, None), |(s, head)| (Some(s), Some(head)));
+    let by = args.by.clone().or_else(|| signature.as_ref().map(|s| s.principal.clone()));
     storage.release(&args.session).map_err(Failure::no)?;
     let correlation =
         Correlation { session: CorrelationId::new(args.session.clone()).ok(), ..Correlation::default() };
-    let event = AuditEvent::SessionReleased(SessionReleased { by: args.by });
-    match warden.record(correlation, &event).await {
+    let event = AuditEvent::SessionReleased(SessionReleased { by, signature });
+    let expected =
+        at.map_or(agentwarden_ports::Expected::Any, |head| agentwarden_ports::Expected::Head(head.seq));
+    match warden.record_expected(correlation, &event, expected).await {
         Ok(appended) => {
             writeln!(
                 out,

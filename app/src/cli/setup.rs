@@ -102,6 +102,25 @@ fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u64) -
     Ok(())
 }
 
+/// K-12: Claude Code permission rules that deny the Bash commands running Warden's human verbs
+/// (`permissions.deny`, kept with any rule already there; added once). Defence in depth beside
+/// the hook's own denial (K-11) and the signatures (K-1).
+pub(super) const HUMAN_VERB_RULES: [&str; 4] =
+    ["Bash(warden seal:*)", "Bash(warden approve:*)", "Bash(warden revoke:*)", "Bash(warden release:*)"];
+
+fn deny_human_verbs(settings: &mut Map<String, Value>) -> Result<(), String> {
+    let permissions = settings.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(permissions) = permissions else { return Err("`permissions` is not an object".into()) };
+    let deny = permissions.entry("deny").or_insert_with(|| Value::Array(Vec::new()));
+    let Value::Array(deny) = deny else { return Err("`permissions.deny` is not a list".into()) };
+    for rule in HUMAN_VERB_RULES {
+        if !deny.iter().any(|r| r.as_str() == Some(rule)) {
+            deny.push(Value::String(rule.to_owned()));
+        }
+    }
+    Ok(())
+}
+
 fn read_json_object(project: &Path, path: &Path) -> Result<Map<String, Value>, Failure> {
     match read_text_file(project, path)? {
         None => Ok(Map::new()),
@@ -284,6 +303,8 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
     let command = hook_command(&exe, lock_ms, deadline, server.as_deref());
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
+    deny_human_verbs(&mut settings)
+        .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
     if managed.is_some() {
         settings.insert("allowManagedHooksOnly".into(), Value::Bool(true));
     }
@@ -374,6 +395,26 @@ mod tests {
         // H-18: only PreToolUse honours onFailure; there it must be "block".
         assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
         assert!(settings["hooks"]["SubagentStop"][0]["hooks"][0].get("onFailure").is_none());
+    }
+
+    #[test]
+    fn the_human_verbs_are_denied_once_and_other_rules_kept() {
+        let mut settings: Map<String, Value> = serde_json::from_str(
+            r#"{"permissions":{"deny":["Read(.env)","Bash(warden seal:*)"],"allow":["Bash(ls)"]}}"#,
+        )
+        .unwrap();
+        deny_human_verbs(&mut settings).unwrap();
+        deny_human_verbs(&mut settings).unwrap();
+        let deny: Vec<&str> =
+            settings["permissions"]["deny"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+        assert_eq!(deny.len(), 1 + HUMAN_VERB_RULES.len(), "{deny:?}");
+        assert!(
+            deny.contains(&"Read(.env)") && HUMAN_VERB_RULES.iter().all(|r| deny.contains(r)),
+            "{deny:?}"
+        );
+        assert_eq!(settings["permissions"]["allow"][0], "Bash(ls)");
+        let mut bad: Map<String, Value> = serde_json::from_str(r#"{"permissions":{"deny":"x"}}"#).unwrap();
+        assert!(deny_human_verbs(&mut bad).is_err());
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub fn before_store(config: &Config, storage: &HookStorage, input: &str) -> Pre 
                 return Pre::Store { fallback: Some(HookAnswer::deny(&reason)) };
             }
         }
+        ToolKind::HumanVerb { verb } => {
+            return Pre::Store { fallback: Some(HookAnswer::deny(&human_verb_reason(verb))) };
+        }
         ToolKind::Other => {}
     }
     let Some(index) = index else { return Pre::Store { fallback: None } };
@@ -88,6 +91,14 @@ pub fn before_store(config: &Config, storage: &HookStorage, input: &str) -> Pre 
         }
         Some(_) => Pre::Store { fallback: None },
     }
+}
+
+/// K-11: the reason a `Bash` call that runs `warden VERB` is refused.
+pub(crate) fn human_verb_reason(verb: &str) -> String {
+    format!(
+        "Agent Warden denied this at human_verb (human_verb_denied): the command runs `warden {verb}`, \
+         which only a human runs, from their own terminal"
+    )
 }
 
 /// H-26: the reason a write of `path` (from a hook input whose `cwd` is `cwd`) is refused, or

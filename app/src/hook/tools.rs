@@ -5,7 +5,8 @@
 //! spawn accounts for — untracked at its start, unknown, or claiming another type — may call
 //! nothing (H-23); a write into a protected path is denied (H-26); a `SendMessage` may resume
 //! only a tracked agent whose approval is still active (H-21); a tool that starts agents needs
-//! `[claude_code] agent_tools` (H-22). Anything else is allowed and not recorded (H-24).
+//! `[claude_code] agent_tools` (H-22); a `Bash` call that runs `warden seal|approve|revoke|release`
+//! is denied (K-11). Anything else is allowed and not recorded (H-24).
 
 use agentwarden_domain::audit::AuditEvent;
 use agentwarden_domain::claude_code::{
@@ -37,6 +38,10 @@ impl Warden {
         } else {
             match &call.kind {
                 ToolKind::Other => return HookAnswer::silent(),
+                ToolKind::HumanVerb { verb } => {
+                    let reason = super::fast::human_verb_reason(verb);
+                    (Decision::Deny, Some(failure("human_verb", "human_verb_denied", reason)))
+                }
                 ToolKind::Write { path } => {
                     target = Some(path.clone());
                     let own_root = call

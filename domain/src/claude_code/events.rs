@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::audit::Timestamp;
-use crate::governance::{GateReport, Scope};
+use crate::governance::{GateReport, RecordSignature, Scope};
 use crate::guardrails::ResultValidation;
 use crate::lineage::{AgentIdentifier, LineageVerdict};
 use crate::verdict::Decision;
@@ -19,6 +19,9 @@ pub struct ContextSealed {
     pub by: Option<String>,
     /// BLAKE3 (hex) of each file, by path relative to the workspace root.
     pub files: BTreeMap<String, String>,
+    /// The approver's SSH signature (K-1), absent when none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<RecordSignature>,
 }
 
 /// `approval_granted`, version 1: a human approved the pipeline run (`warden approve`).
@@ -33,6 +36,9 @@ pub struct ApprovalGranted {
     pub expires_at: Option<Timestamp>,
     /// Whom it covers (empty lists: anyone).
     pub scope: Scope,
+    /// The approver's SSH signature (K-1), absent when none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<RecordSignature>,
 }
 
 /// `approval_revoked`, version 1: a human withdrew an approval (`warden revoke --ref REF`), or
@@ -44,6 +50,9 @@ pub struct ApprovalRevoked {
     pub approval_ref: Option<String>,
     /// Who revoked, when given.
     pub by: Option<String>,
+    /// The human's SSH signature (K-1), absent when none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<RecordSignature>,
 }
 
 /// Which check failed first in a hook decision.
@@ -178,6 +187,9 @@ pub struct SessionQuarantined {
 pub struct SessionReleased {
     /// Who released it, when given.
     pub by: Option<String>,
+    /// The human's SSH signature (K-1), absent when none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<RecordSignature>,
 }
 
 /// `hook_input_refused`, version 1: a hook input Warden could not use (H-1), answered with

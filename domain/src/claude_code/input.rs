@@ -94,8 +94,35 @@ pub enum ToolKind {
     },
     /// A tool that starts agents (H-22).
     StartsAgents,
+    /// A `Bash` command that runs one of Warden's human verbs (K-11).
+    HumanVerb {
+        /// `seal`, `approve`, `revoke` or `release`.
+        verb: &'static str,
+    },
     /// Anything else: governed only by who calls it (H-23, H-24).
     Other,
+}
+
+/// The commands only a human runs (H-5, H-32, issue 21).
+pub const HUMAN_VERBS: [&str; 4] = ["seal", "approve", "revoke", "release"];
+
+/// K-11: the human verb a shell command runs through `warden`, if it looks like it does: after
+/// removing quotes and backslashes, the command split at whitespace and shell punctuation holds
+/// a word that is `warden` (or ends in `/warden`) and a word that is one of [`HUMAN_VERBS`].
+/// Defence in depth only, and broad on purpose (`echo warden approve` is caught too): a command
+/// that builds the name at run time (`w=ward; ${w}en approve`) passes, and the signatures
+/// (K-1) are what an agent cannot get round.
+pub fn human_verb_in(command: &str) -> Option<&'static str> {
+    let plain: String = command.chars().filter(|c| !matches!(c, '"' | '\'' | '\\')).collect();
+    let words: Vec<&str> = plain
+        .split(|c: char| c.is_whitespace() || ";&|()<>`${}".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let runs_warden = words.iter().any(|w| *w == "warden" || w.ends_with("/warden"));
+    if !runs_warden {
+        return None;
+    }
+    HUMAN_VERBS.into_iter().find(|verb| words.contains(verb))
 }
 
 /// A `PreToolUse` of a tool other than `Agent`/`Task`.
@@ -294,6 +321,11 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         ToolKind::SendMessage { to: text("to", "tool_input.to")? }
     } else if AGENT_STARTING_TOOLS.contains(&tool_name.as_str()) {
         ToolKind::StartsAgents
+    } else if let Some(verb) = (tool_name == "Bash")
+        .then(|| input.and_then(|i| i.get("command")).and_then(Value::as_str).and_then(human_verb_in))
+        .flatten()
+    {
+        ToolKind::HumanVerb { verb }
     } else {
         ToolKind::Other
     };
@@ -499,6 +531,20 @@ mod tests {
             (("Workflow", r#"{}"#), ToolKind::StartsAgents),
             (("TeamCreate", r#"{}"#), ToolKind::StartsAgents),
             (("Bash", r#"{"command":"ls"}"#), ToolKind::Other),
+            (("Bash", r#"{"command":"warden approve --ref X"}"#), ToolKind::HumanVerb { verb: "approve" }),
+            (
+                ("Bash", r#"{"command":"env -u CLAUDECODE /usr/local/bin/warden seal"}"#),
+                ToolKind::HumanVerb { verb: "seal" },
+            ),
+            (("Bash", r#"{"command":"cd x && \"ward\"en revoke"}"#), ToolKind::HumanVerb { verb: "revoke" }),
+            (
+                ("Bash", r#"{"command":"(warden release --session s)"}"#),
+                ToolKind::HumanVerb { verb: "release" },
+            ),
+            (("Bash", r#"{"command":"warden audit log --type approval_granted"}"#), ToolKind::Other),
+            (("Bash", r#"{"command":"git approve"}"#), ToolKind::Other),
+            (("Bash", r#"{"command":"wardens approve"}"#), ToolKind::Other),
+            (("Read", r#"{"command":"warden approve"}"#), ToolKind::Other),
             (("Read", r#"{"file_path":"okrs/a.md"}"#), ToolKind::Other),
         ];
         for ((name, input), kind) in rows {

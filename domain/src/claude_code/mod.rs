@@ -19,13 +19,14 @@ pub use events::{
     SessionQuarantined, SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
 pub use input::{
-    AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, CallingAgent, DEFAULT_SUBAGENT_TYPE, HookEvent, HookInput,
-    InputError, MAX_HOOK_INPUT, MAX_ID_LEN, SEND_MESSAGE_TOOL, SUBAGENT_TOOLS, SpawnRequest, ToolCall,
-    ToolKind, WRITE_TOOLS, is_safe_id, parse_hook_input, requested_result_path,
+    AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, CallingAgent, DEFAULT_SUBAGENT_TYPE, HUMAN_VERBS, HookEvent,
+    HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN, SEND_MESSAGE_TOOL, SUBAGENT_TOOLS, SpawnRequest,
+    ToolCall, ToolKind, WRITE_TOOLS, human_verb_in, is_safe_id, parse_hook_input, requested_result_path,
 };
 pub use paths::{is_within, normalize, protected_target};
 pub use state::{
-    HookState, MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, ROOT_ID, SpawnTree, TrackedAgent,
+    HookState, MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, ROOT_ID, Released, SpawnTree,
+    TrackedAgent,
 };
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::events::{SpawnEvaluated, SubagentStarted, SubagentStopped};
 use super::input::CallingAgent;
 use crate::audit::{AuditEvent, Head, Timestamp};
-use crate::governance::{ApprovalState, Approvals, Name};
+use crate::governance::{ApprovalState, Approvals, Name, RecordSignature};
 use crate::lineage::AgentIdentifier;
 use crate::verdict::{Decision, Verdict};
 
@@ -133,7 +133,16 @@ impl SpawnTree {
                 format!("agent `{to}` was started under no recorded approval"),
             )
         })?;
-        match approvals.approvals.get(&reference).map(|r| r.state(now)) {
+        let record = approvals.approvals.get(&reference);
+        if let Some(refused) = record.and_then(|r| r.refused.as_ref()) {
+            return Err(Verdict::fail(
+                "approval_not_active",
+                format!(
+                    "agent `{to}` runs under approval `{reference}`, which is not an approval ({refused})"
+                ),
+            ));
+        }
+        match record.map(|r| r.state(now)) {
             Some(ApprovalState::Active) => Ok(reference),
             Some(state) => Err(Verdict::fail(
                 "approval_not_active",
@@ -234,6 +243,25 @@ pub struct HookState {
     /// quiet session can lift one.
     #[serde(default)]
     pub quarantined: BTreeMap<String, Quarantine>,
+    /// Every release that lifted a quarantine, in log order, with what it lifted: the
+    /// application puts the quarantine back when the release's signature does not verify (K-9).
+    #[serde(default)]
+    pub releases: Vec<Released>,
+}
+
+/// A `session_released` that lifted a quarantine.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Released {
+    /// The `session_released` event.
+    pub seq: u64,
+    /// The log's head before it (what its signature must name).
+    pub after: Head,
+    /// The session.
+    pub session: String,
+    /// The quarantine it lifted.
+    pub lifted: Quarantine,
+    /// Its signature, if it carries one.
+    pub signature: Option<RecordSignature>,
 }
 
 impl HookState {
@@ -245,9 +273,10 @@ impl HookState {
     /// Applies the event at `head` (recorded under `session`). Events of other types change
     /// nothing but the head.
     pub fn apply(&mut self, head: Head, session: Option<&str>, event: &AuditEvent) {
+        let after = self.head;
         self.head = head;
         let seq = head.seq;
-        self.governance.apply(seq, event);
+        self.governance.apply(after, seq, event);
         match event {
             AuditEvent::SpawnEvaluated(e) => {
                 if let Some(session) = session {
@@ -270,9 +299,17 @@ impl HookState {
                     self.quarantined.entry(session.to_owned()).or_insert(quarantine);
                 }
             }
-            AuditEvent::SessionReleased(_) => {
-                if let Some(session) = session {
-                    self.quarantined.remove(session);
+            AuditEvent::SessionReleased(e) => {
+                if let Some(session) = session
+                    && let Some(lifted) = self.quarantined.remove(session)
+                {
+                    self.releases.push(Released {
+                        seq,
+                        after,
+                        session: session.to_owned(),
+                        lifted,
+                        signature: e.signature.clone(),
+                    });
                 }
             }
             _ => {}

@@ -88,14 +88,20 @@ fn fold(events: &[(Option<&str>, AuditEvent)]) -> HookState {
 #[test]
 fn governance_is_what_seal_approve_and_revoke_left() {
     let now = Timestamp::from_unix_millis(0).unwrap();
-    let seal = AuditEvent::ContextSealed(ContextSealed { by: Some("alice".into()), files: BTreeMap::new() });
+    let seal = AuditEvent::ContextSealed(ContextSealed {
+        by: Some("alice".into()),
+        files: BTreeMap::new(),
+        signature: None,
+    });
     let approve = AuditEvent::ApprovalGranted(ApprovalGranted {
         approval_ref: "GATE-1".into(),
         approved_by: None,
         expires_at: None,
         scope: Scope::default(),
+        signature: None,
     });
-    let revoke_all = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: None, by: None });
+    let revoke_all =
+        AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: None, by: None, signature: None });
     let state = fold(&[(None, seal.clone()), (None, approve.clone())]);
     let metadata = state.governance.metadata_for("main", &["planner"], now);
     assert_eq!(metadata["contextSealed"], true);
@@ -194,13 +200,21 @@ fn a_message_resumes_only_a_tracked_agent_whose_approval_is_still_active() {
             approved_by: None,
             expires_at: expires.map(|ms| Timestamp::from_unix_millis(ms).unwrap()),
             scope: Scope::default(),
+            signature: None,
         })
     };
     let mut events = vec![
         (None, grant("LIVE", None)),
         (None, grant("SHORT", Some(1_000))),
         (None, grant("GONE", None)),
-        (None, AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: Some("GONE".into()), by: None })),
+        (
+            None,
+            AuditEvent::ApprovalRevoked(ApprovalRevoked {
+                approval_ref: Some("GONE".into()),
+                by: None,
+                signature: None,
+            }),
+        ),
         (Some("s"), spawn_under("t1", "coder", "LIVE")),
         (Some("s"), spawn_under("t2", "planner", "SHORT")),
         (Some("s"), spawn_under("t3", "researcher", "GONE")),
@@ -235,6 +249,17 @@ fn a_message_resumes_only_a_tracked_agent_whose_approval_is_still_active() {
     }
     assert!(tree.is_tracked("a1") && !tree.is_tracked("rogue") && !tree.is_tracked("nobody"));
     assert_eq!(tree.tracked().map(String::as_str).collect::<Vec<_>>(), ["a1", "a2", "a3", "a4"]);
+    // K-3: an approval whose signature the application refused is no approval to resume under.
+    let mut refused = state.governance.clone();
+    if let Some(live) = refused.approvals.get_mut("LIVE") {
+        live.refused = Some(crate::governance::SignatureRefusal {
+            code: crate::governance::SignatureCode::Missing,
+            reason: "unsigned".into(),
+        });
+    }
+    let got = tree.may_resume(Some("a1"), &refused, now).unwrap_err();
+    assert_eq!(got.code.as_deref(), Some("approval_not_active"));
+    assert!(got.reason.contains("signature_missing"), "{}", got.reason);
     // A tracked agent that starts again (resumed) stays tracked; an unknown one is untracked.
     events.push((Some("s"), started("a1", "coder", None)));
     let tree = fold(&events).session("s");
@@ -248,7 +273,7 @@ fn a_quarantine_holds_until_released_and_no_eviction_lifts_it() {
         code: "revert_failed".into(),
         reason: "r".into(),
     }));
-    let release = AuditEvent::SessionReleased(SessionReleased { by: Some("alice".into()) });
+    let release = AuditEvent::SessionReleased(SessionReleased { by: Some("alice".into()), signature: None });
     let mut events = vec![(Some("q"), quarantine.clone()), (None, release.clone())];
     assert!(fold(&events).quarantined.contains_key("q"), "a release without a session releases nothing");
     let sessions: Vec<String> = (0..MAX_SESSIONS + 1).map(|i| format!("s{i}")).collect();
@@ -287,16 +312,22 @@ fn any_event() -> impl Strategy<Value = (Option<&'static str>, AuditEvent)> {
         |(k, session, kind, id, tool, yes, depth)| {
             let decision = if yes { Decision::Allow } else { Decision::Deny };
             let event = match k {
-                0 => AuditEvent::ContextSealed(ContextSealed { by: None, files: BTreeMap::new() }),
+                0 => AuditEvent::ContextSealed(ContextSealed {
+                    by: None,
+                    files: BTreeMap::new(),
+                    signature: None,
+                }),
                 1 => AuditEvent::ApprovalGranted(ApprovalGranted {
                     approval_ref: tool.into(),
                     approved_by: None,
                     expires_at: None,
                     scope: Scope::default(),
+                    signature: None,
                 }),
                 2 => AuditEvent::ApprovalRevoked(ApprovalRevoked {
                     approval_ref: yes.then(|| tool.to_owned()),
                     by: None,
+                    signature: None,
                 }),
                 3 => spawn(tool, yes.then_some(id), kind, depth, decision),
                 4 => {

@@ -21,6 +21,7 @@ mod persona;
 mod recorded;
 mod report;
 mod request;
+mod signed;
 
 pub use agent::{AgentReading, read_agent};
 pub use gate::{DelegationGrant, Evaluation, GateInputs, candidate_names, candidates_to_read, evaluate};
@@ -31,10 +32,13 @@ pub use names::{InvalidName, MAX_NAME_LEN, Name};
 pub use persona::{Persona, PersonaReading, read_persona};
 pub use recorded::{
     ApprovalRecord, ApprovalState, Approvals, ReadDigests, Recorded, RecordedSummary, Scope, SealRecord,
-    seal_changes,
+    SignersPin, seal_changes,
 };
 pub use report::{CandidateResult, Code, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
 pub use request::{REQUEST_FIELDS, Request, parse_request};
+pub use signed::{
+    RecordSignature, SIGNATURE_NAMESPACE, SignatureCode, SignatureRefusal, SignedContent, signed_bytes,
+};
 
 #[cfg(test)]
 mod tests;

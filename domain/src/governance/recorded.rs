@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::report::Verdict;
-use crate::audit::{AuditEvent, Timestamp};
+use super::signed::{RecordSignature, SignatureRefusal, SignedContent, signed_bytes};
+use crate::audit::{AuditEvent, Head, Timestamp};
 
 /// Whom an approval covers; an empty list covers any.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +52,17 @@ pub struct SealRecord {
     pub by: Option<String>,
     /// BLAKE3 (hex) by relative path.
     pub files: BTreeMap<String, String>,
+    /// Its SSH signature, if it carries one (K-1).
+    #[serde(default)]
+    pub signature: Option<RecordSignature>,
+    /// The log's head before it (what a signature must name, K-2).
+    #[serde(default)]
+    pub after: Option<Head>,
+    /// Set by the application when signatures are required and this record's does not verify:
+    /// it is then not a seal or an approval (K-3). Never trusted from a saved projection: the
+    /// application sets it again before every decision.
+    #[serde(default)]
+    pub refused: Option<SignatureRefusal>,
 }
 
 /// One approval and what became of it.
@@ -68,6 +80,17 @@ pub struct ApprovalRecord {
     pub scope: Scope,
     /// The `approval_revoked` event, if it was revoked.
     pub revoked: Option<u64>,
+    /// Its SSH signature, if it carries one (K-1).
+    #[serde(default)]
+    pub signature: Option<RecordSignature>,
+    /// The log's head before it (what a signature must name, K-2).
+    #[serde(default)]
+    pub after: Option<Head>,
+    /// Set by the application when signatures are required and this record's does not verify:
+    /// it is then not a seal or an approval (K-3). Never trusted from a saved projection: the
+    /// application sets it again before every decision.
+    #[serde(default)]
+    pub refused: Option<SignatureRefusal>,
 }
 
 /// An approval's state at an instant.
@@ -82,7 +105,24 @@ pub enum ApprovalState {
     Expired,
 }
 
+impl SealRecord {
+    /// What its signature covers, for `principal` and the head it names (K-1).
+    pub fn signed_bytes(&self, principal: &str, head_seq: u64, head_hash: &str) -> Vec<u8> {
+        signed_bytes(SignedContent::Seal { files: &self.files }, principal, head_seq, head_hash)
+    }
+}
+
 impl ApprovalRecord {
+    /// What its signature covers, for `principal` and the head it names (K-1).
+    pub fn signed_bytes(&self, principal: &str, head_seq: u64, head_hash: &str) -> Vec<u8> {
+        let content = SignedContent::Approval {
+            approval_ref: &self.approval_ref,
+            scope: &self.scope,
+            expires_at: self.expires_at,
+        };
+        signed_bytes(content, principal, head_seq, head_hash)
+    }
+
     /// The state at `now`: revoked wins over expired.
     pub fn state(&self, now: Timestamp) -> ApprovalState {
         match (self.revoked, self.expires_at) {
@@ -101,14 +141,38 @@ pub struct Approvals {
     pub seal: Option<SealRecord>,
     /// Every approval granted, by reference (a new grant of a reference replaces the old).
     pub approvals: BTreeMap<String, ApprovalRecord>,
+    /// K-10: the first seal in the log that carries a signature pins the key list: its sealed
+    /// files (among them `allowed_signers`' digest).
+    #[serde(default)]
+    pub signers_pin: Option<SignersPin>,
+}
+
+/// K-10: the seal that pinned the key list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignersPin {
+    /// The `context_sealed` event.
+    pub seq: u64,
+    /// Its sealed files' digests, by relative path.
+    pub files: BTreeMap<String, String>,
 }
 
 impl Approvals {
-    /// Applies the event at `seq`; other event types change nothing.
-    pub fn apply(&mut self, seq: u64, event: &AuditEvent) {
+    /// Applies the event at `seq`, whose predecessor is `after`; other event types change
+    /// nothing.
+    pub fn apply(&mut self, after: Head, seq: u64, event: &AuditEvent) {
         match event {
             AuditEvent::ContextSealed(e) => {
-                self.seal = Some(SealRecord { seq, by: e.by.clone(), files: e.files.clone() });
+                if self.signers_pin.is_none() && e.signature.is_some() {
+                    self.signers_pin = Some(SignersPin { seq, files: e.files.clone() });
+                }
+                self.seal = Some(SealRecord {
+                    seq,
+                    by: e.by.clone(),
+                    files: e.files.clone(),
+                    signature: e.signature.clone(),
+                    after: Some(after),
+                    refused: None,
+                });
             }
             AuditEvent::ApprovalGranted(e) => {
                 let record = ApprovalRecord {
@@ -118,6 +182,9 @@ impl Approvals {
                     expires_at: e.expires_at,
                     scope: e.scope.clone(),
                     revoked: None,
+                    signature: e.signature.clone(),
+                    after: Some(after),
+                    refused: None,
                 };
                 self.approvals.insert(e.approval_ref.clone(), record);
             }
@@ -153,6 +220,15 @@ impl Approvals {
                 format!("approval `{approval_ref}` was never granted"),
             );
         };
+        if let Some(refused) = &record.refused {
+            return Verdict::fail(
+                refused.code.as_str(),
+                format!(
+                    "approval `{approval_ref}` (seq {}) is not an approval: {}",
+                    record.seq, refused.reason
+                ),
+            );
+        }
         match record.state(now) {
             ApprovalState::Revoked => Verdict::fail(
                 "approval_revoked",
@@ -182,7 +258,11 @@ impl Approvals {
 
     /// The newest approval in force at `now` that covers the request, else the newest in force.
     pub fn best_for(&self, persona: &str, subagents: &[&str], now: Timestamp) -> Option<&ApprovalRecord> {
-        let active = || self.approvals.values().filter(move |r| r.state(now) == ApprovalState::Active);
+        let active = || {
+            self.approvals
+                .values()
+                .filter(move |r| r.refused.is_none() && r.state(now) == ApprovalState::Active)
+        };
         active()
             .filter(|r| r.scope.covers(persona, subagents))
             .max_by_key(|r| r.seq)
@@ -195,7 +275,8 @@ impl Approvals {
     pub fn metadata_for(&self, persona: &str, subagents: &[&str], now: Timestamp) -> serde_json::Value {
         let approval = self.best_for(persona, subagents, now);
         let mut metadata = serde_json::Map::new();
-        metadata.insert("contextSealed".into(), self.seal.is_some().into());
+        let sealed = self.seal.as_ref().is_some_and(|s| s.refused.is_none());
+        metadata.insert("contextSealed".into(), sealed.into());
         metadata.insert("pipelineRunApproved".into(), approval.is_some().into());
         if let Some(approval) = approval {
             metadata.insert("approvalRef".into(), approval.approval_ref.clone().into());
@@ -261,6 +342,10 @@ impl Recorded {
             return metadata;
         }
         match &self.approvals.seal {
+            Some(SealRecord { seq, refused: Some(refused), .. }) => Verdict::fail(
+                refused.code.as_str(),
+                format!("the seal (seq {seq}) is not a seal: {}", refused.reason),
+            ),
             Some(seal) => {
                 let changes = seal_changes(&seal.files, &self.read);
                 if changes.is_empty() {

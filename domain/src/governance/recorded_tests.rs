@@ -22,22 +22,27 @@ fn grant(reference: &str, expires_at: Option<i64>, scope: Scope) -> AuditEvent {
         approved_by: Some("alice".into()),
         expires_at: expires_at.map(at),
         scope,
+        signature: None,
     })
 }
 
 fn revoke(reference: Option<&str>) -> AuditEvent {
-    AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: reference.map(str::to_owned), by: None })
+    AuditEvent::ApprovalRevoked(ApprovalRevoked {
+        approval_ref: reference.map(str::to_owned),
+        by: None,
+        signature: None,
+    })
 }
 
 fn seal(files: &[(&str, &str)]) -> AuditEvent {
     let files = files.iter().map(|(p, d)| ((*p).to_owned(), (*d).to_owned())).collect();
-    AuditEvent::ContextSealed(ContextSealed { by: None, files })
+    AuditEvent::ContextSealed(ContextSealed { by: None, files, signature: None })
 }
 
 fn records(events: &[AuditEvent]) -> Approvals {
     let mut approvals = Approvals::default();
     for (i, event) in events.iter().enumerate() {
-        approvals.apply(i as u64 + 1, event);
+        approvals.apply(crate::audit::Head::EMPTY, i as u64 + 1, event);
     }
     approvals
 }
