@@ -151,15 +151,7 @@ impl Warden {
                 record.refused.clone_from(&refusal);
             }
             if refusal.is_some() {
-                let mut seen = std::collections::BTreeSet::new();
-                let last = state
-                    .releases
-                    .iter()
-                    .rev()
-                    .filter(|r| seen.insert(r.session.clone()))
-                    .cloned()
-                    .collect::<Vec<_>>();
-                for release in &last {
+                for release in &state.last_releases() {
                     if !state.quarantined.contains_key(&release.session) {
                         state.quarantined.insert(release.session.clone(), release.lifted.clone());
                     }
@@ -231,15 +223,7 @@ impl Warden {
             .err();
         }
         // Only each session's last release can stand between it and its quarantine.
-        let mut seen = std::collections::BTreeSet::new();
-        let last = state
-            .releases
-            .iter()
-            .rev()
-            .filter(|r| seen.insert(r.session.clone()))
-            .cloned()
-            .collect::<Vec<_>>();
-        for release in &last {
+        for release in &state.last_releases() {
             let content = SignedContent::Release { session: &release.session };
             let verdict = check(
                 release.seq,

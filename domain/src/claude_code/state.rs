@@ -249,6 +249,15 @@ pub struct HookState {
     pub releases: Vec<Released>,
 }
 
+impl HookState {
+    /// Each session's last release, newest first: only it can stand between the session and
+    /// its quarantine (K-9).
+    pub fn last_releases(&self) -> Vec<Released> {
+        let mut seen = std::collections::BTreeSet::new();
+        self.releases.iter().rev().filter(|r| seen.insert(r.session.clone())).cloned().collect()
+    }
+}
+
 /// A `session_released` that lifted a quarantine.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Released {

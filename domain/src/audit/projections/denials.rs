@@ -44,15 +44,7 @@ impl Projection for Denials {
     type State = DenialsState;
 
     fn wants(&self, envelope: &EnvelopeRef<'_>) -> bool {
-        matches!(
-            envelope.event_type(),
-            "delegation_evaluated"
-                | "lineage_checked"
-                | "tool_call_authorized"
-                | "subagent_spawn_evaluated"
-                | "subagent_stopped"
-                | "hook_tool_evaluated"
-        )
+        super::DECISION_EVENTS.contains(&envelope.event_type())
     }
 
     fn apply(&self, state: &mut DenialsState, event: Recorded<'_>) {

@@ -73,6 +73,17 @@ pub fn fold<'a, P: Projection>(
     }
 }
 
+/// The events that record a decision (allow or deny), counted by `decisions` and `denials`
+/// alike (H-30).
+pub(crate) const DECISION_EVENTS: &[&str] = &[
+    "delegation_evaluated",
+    "lineage_checked",
+    "tool_call_authorized",
+    "subagent_spawn_evaluated",
+    "subagent_stopped",
+    "hook_tool_evaluated",
+];
+
 /// The projections the command line can replay by name.
 pub const NAMES: &[&str] = &["approvals", "denials", "spawn-tree", "fan-out", "violations", "decisions"];
 
