@@ -392,6 +392,18 @@ pub fn write_at(
     mode: u32,
     path: &Path,
 ) -> Result<(), UntrustedError> {
+    write_with(dir, name, bytes, mode, path, true)
+}
+
+/// [`write_at`], synced (file and directory) when `durable`.
+fn write_with(
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    bytes: &[u8],
+    mode: u32,
+    path: &Path,
+    durable: bool,
+) -> Result<(), UntrustedError> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let mut attempt = 0;
     let (temp, fd) = loop {
@@ -409,9 +421,9 @@ pub fn write_at(
         .and_then(|()| {
             rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777)).map_err(|e| e.to_string())
         })
-        .and_then(|()| file.sync_all().map_err(|e| e.to_string()))
+        .and_then(|()| if durable { file.sync_all().map_err(|e| e.to_string()) } else { Ok(()) })
         .and_then(|()| rustix::fs::renameat(dir, temp.as_os_str(), dir, name).map_err(|e| e.to_string()))
-        .and_then(|()| rustix::fs::fsync(dir).map_err(|e| e.to_string()));
+        .and_then(|()| if durable { rustix::fs::fsync(dir).map_err(|e| e.to_string()) } else { Ok(()) });
     if let Err(why) = written {
         let _ = rustix::fs::unlinkat(dir, temp.as_os_str(), AtFlags::empty());
         return Err(io(path, why));
@@ -424,6 +436,13 @@ pub fn write_at(
 pub fn write_atomic(root: Option<&Path>, path: &Path, bytes: &[u8], mode: u32) -> Result<(), UntrustedError> {
     let (dir, name) = open_parent(root, path, true)?;
     write_at(dir.as_fd(), &name, bytes, mode, path)
+}
+
+/// [`write_atomic`] without the syncs, for a cache whose loss only costs time (a crash may
+/// leave the old content or none, never a torn or redirected file).
+pub fn write_cache(root: Option<&Path>, path: &Path, bytes: &[u8], mode: u32) -> Result<(), UntrustedError> {
+    let (dir, name) = open_parent(root, path, true)?;
+    write_with(dir.as_fd(), &name, bytes, mode, path, false)
 }
 
 #[cfg(test)]

@@ -39,11 +39,13 @@
 //! are closed, the socket is removed, exit 0.
 
 use std::io::Write;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use rustix::fs::{Mode, OFlags};
 
 use tokio::io::AsyncReadExt;
 use tokio::net::{UnixListener, UnixStream};
@@ -211,13 +213,19 @@ fn lock_socket(socket: &Path) -> Result<std::fs::File, Failure> {
     }
     // Mode 0600, also when it was there before: `flock` works on a descriptor opened for
     // reading, so a lock file others can read is one they can hold to keep the server down.
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(&path)
-        .and_then(|file| file.set_permissions(std::fs::Permissions::from_mode(0o600)).map(|()| file))
+    // Opened `O_NOFOLLOW` and checked on the descriptor (U-1): a link or a FIFO planted at the
+    // name is refused, and the mode is set on what was opened (`fchmod`), never on a link's target.
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let file = rustix::fs::open(&path, flags, Mode::from_raw_mode(0o600))
+        .map_err(std::io::Error::from)
+        .and_then(|fd| {
+            let file = std::fs::File::from(fd);
+            if !file.metadata()?.is_file() {
+                return Err(std::io::Error::other("not a regular file"));
+            }
+            rustix::fs::fchmod(&file, Mode::from_raw_mode(0o600))?;
+            Ok(file)
+        })
         .map_err(|e| Failure::usage(format!("cannot open `{}`: {e}", path.display())))?;
     rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(|_| {
         Failure::usage(format!(
@@ -433,5 +441,32 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str) -> HookAnswer
     match crate::before_store(&config, &storage, input) {
         crate::Pre::Done(done) => done,
         crate::Pre::Store { .. } => server.warden.with_config(config).hook_with(input, &storage).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_or_a_fifo_planted_at_the_lock_is_refused_and_its_target_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let socket = dir.path().join("warden.sock");
+        std::os::unix::fs::symlink(&victim, dir.path().join("warden.sock.lock")).unwrap();
+        assert!(lock_socket(&socket).is_err(), "a link at the lock's name is not followed");
+        let mode = std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "the link's target keeps its mode");
+
+        let fifo_socket = dir.path().join("other.sock");
+        let made = std::process::Command::new("mkfifo").arg(dir.path().join("other.sock.lock")).status();
+        assert!(made.unwrap().success());
+        assert!(lock_socket(&fifo_socket).is_err(), "a FIFO at the lock's name is refused, never waited on");
+
+        let good = dir.path().join("good.sock");
+        let held = lock_socket(&good).unwrap();
+        assert_eq!(held.metadata().unwrap().permissions().mode() & 0o777, 0o600);
     }
 }

@@ -13,8 +13,6 @@
 //! Both names come from a session id checked by [`is_safe_id`] (H-25): one path component.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use agentwarden_domain::claude_code::{SpawnTree, is_safe_id};
@@ -162,7 +160,9 @@ impl HookStorage {
     pub fn write_index(&self, index: &SessionIndex) -> Result<(), String> {
         let path = self.named("sessions", &index.session, ".json")?;
         let bytes = serde_json::to_vec(index).map_err(|e| e.to_string())?;
-        write_unsynced(&path, &bytes)
+        // Not synced: the index is a cache, and a lost one only sends the next call down the
+        // slow path (H-24); written like every other file, never through a planted link (U-4).
+        agentwarden_adapters::untrusted::write_cache(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
     }
 }
 
@@ -170,29 +170,6 @@ impl HookStorage {
 /// or anything else planted at the name is refused at once, never followed or waited on.
 fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
     agentwarden_adapters::untrusted::read_bytes(None, path, MAX_INDEX_BYTES).map_err(|e| e.to_string())
-}
-
-/// Writes `bytes` to `path` through a new temporary file in the same directory (`O_EXCL`, so
-/// never through a planted link; mode 0600), renamed over `path`; not synced: the index is a
-/// cache, and a lost one only sends the next call down the slow path (H-24).
-fn write_unsynced(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().ok_or_else(|| format!("`{}` has no directory", path.display()))?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".tmp-{name}-{}-{nanos}", std::process::id()));
-    let written = (|| {
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
-        file.write_all(bytes)?;
-        std::fs::rename(&temp, path)
-    })();
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        format!("cannot write `{}`: {e}", path.display())
-    })
 }
 
 #[cfg(test)]
