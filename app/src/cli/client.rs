@@ -62,7 +62,12 @@ fn check_peer(stream: &UnixStream, uid: Option<u32>) -> Result<(), String> {
 }
 
 /// One request, one answer, within `budget`, from a server running as `uid` when given.
-fn exchange(socket: &Path, uid: Option<u32>, request: &Request, budget: Duration) -> Result<Answer, String> {
+pub(super) fn exchange(
+    socket: &Path,
+    uid: Option<u32>,
+    request: &Request,
+    budget: Duration,
+) -> Result<Answer, String> {
     let started = Instant::now();
     let unreachable =
         |e: &dyn std::fmt::Display| format!("server_unavailable: the server at `{}`: {e}", socket.display());
@@ -114,7 +119,7 @@ fn checked(answer: Answer) -> HookAnswer {
             invalid(&format!("exit code {exit_code} without a reason, or not 0 or 2"))
         }
         Answer::Error { code, reason } => HookAnswer::failed(format!("{code}: {reason}")),
-        Answer::Status { .. } => invalid("a status answer to a hook request"),
+        Answer::Status { .. } | Answer::Run { .. } => invalid("another kind of answer to a hook request"),
     }
 }
 

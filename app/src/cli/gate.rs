@@ -12,13 +12,15 @@ use crate::{Config, GateOutcome, Warden, WardenError};
 pub(super) struct GateArgs {
     /// The request: `{"persona", "subagents"?, "opts": {"subagentGovernance": {…}}, "session"?, "turn"?}`.
     #[arg(long, value_name = "FILE")]
-    request: PathBuf,
+    pub(super) request: PathBuf,
     /// The configuration (default: `agentwarden.toml` in the working directory, if present).
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(super) config: Option<PathBuf>,
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    pub(super) server: super::served::ServerArgs,
 }
 
 pub(super) async fn run(

@@ -84,6 +84,8 @@ pub(super) enum GuardCommand {
         /// Print the outcome as one JSON object.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        server: super::served::ServerArgs,
     },
 }
 
@@ -177,7 +179,7 @@ pub(super) async fn run(
             }
             Ok(if failed { EXIT_NO } else { EXIT_OK })
         }
-        GuardCommand::Check { snapshot, revert, item, run, artifacts, root, config, json } => {
+        GuardCommand::Check { snapshot, revert, item, run, artifacts, root, config, json, .. } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
             let text =
                 agentwarden_adapters::untrusted::read_text(None, &snapshot, crate::guard::MAX_SNAPSHOT_BYTES)

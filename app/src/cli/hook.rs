@@ -51,10 +51,10 @@ pub(super) struct SealArgs {
     /// The configuration whose files are sealed (default: `agentwarden.toml` in the working
     /// directory, if present).
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(super) config: Option<PathBuf>,
     /// Show the seal in force instead of sealing.
     #[arg(long)]
-    show: bool,
+    pub(super) show: bool,
     /// With --show: print it as JSON.
     #[arg(long, requires = "show")]
     json: bool,
@@ -62,6 +62,9 @@ pub(super) struct SealArgs {
     by: ByArgs,
     #[command(flatten)]
     key: super::signed::KeyArgs,
+    /// With --show: the server to ask (V-13); sealing is never served (V-17).
+    #[command(flatten)]
+    pub(super) server: super::served::ServerArgs,
 }
 
 impl SealArgs {
@@ -90,7 +93,7 @@ pub(super) struct ApproveArgs {
     /// The configuration (default: `agentwarden.toml` in the working directory, if present):
     /// its `[approvals] allowed_signers` says whether the approval must be signed.
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(super) config: Option<PathBuf>,
 }
 
 /// `warden revoke`.
@@ -105,7 +108,7 @@ pub(super) struct RevokeArgs {
     key: super::signed::KeyArgs,
     /// The configuration (default: `agentwarden.toml` in the working directory, if present).
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(super) config: Option<PathBuf>,
 }
 
 /// `warden approvals`.
@@ -118,7 +121,9 @@ pub(super) struct ApprovalsArgs {
     /// with `[approvals] allowed_signers`, records whose signature does not verify are shown
     /// refused.
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(super) config: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) server: super::served::ServerArgs,
 }
 
 /// Starts the deadline's watchdog (H-10): unless the answer is settled first, it writes the

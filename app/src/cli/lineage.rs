@@ -23,6 +23,8 @@ pub(super) enum LineageCommand {
         /// Print the answer as one JSON object.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        server: super::served::ServerArgs,
     },
 }
 
@@ -30,13 +32,15 @@ pub(super) enum LineageCommand {
 pub(super) struct AuthorizeArgs {
     /// The request: `{"agent": {id, type, spawn_depth}, "lineage": [...], "tool", "session"?}`.
     #[arg(long, value_name = "FILE")]
-    request: PathBuf,
+    pub(super) request: PathBuf,
     /// The configuration (default: `agentwarden.toml` in the working directory, if present).
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(super) config: Option<PathBuf>,
     /// Print the answer as one JSON object.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    pub(super) server: super::served::ServerArgs,
 }
 
 fn json(value: &impl serde::Serialize) -> Result<String, Failure> {
@@ -48,7 +52,7 @@ pub(super) async fn check(
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let LineageCommand::Check { lineage, config, json: as_json } = command;
+    let LineageCommand::Check { lineage, config, json: as_json, .. } = command;
     let warden = open_for_decision(config.as_deref(), open)?;
     let outcome = warden.check_lineage_file(&lineage).await;
     if as_json {

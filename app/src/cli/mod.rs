@@ -27,6 +27,7 @@ mod protocol;
 mod release;
 mod result;
 mod serve;
+mod served;
 mod setup;
 mod signed;
 mod stores;
@@ -337,7 +338,12 @@ fn init_tracing() {
     let _ = tracing_subscriber::registry().with(layer).with(filter).try_init();
 }
 
-async fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
+async fn run(mut cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
+    // V-13: a served command with a server configured is the server's to answer.
+    if let Some(route) = served::route(&mut cli.command)? {
+        return served::forward(cli.command, route, out).await;
+    }
+    served::refuse_human_verb(&cli.command)?;
     let sled = SledConfig::new(crate::DEFAULT_STORE)
         .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
         .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));

@@ -3,8 +3,9 @@
 //!
 //! A frame is a 4-byte big-endian length followed by that many bytes of one JSON object, at most
 //! [`MAX_FRAME`] bytes. Every object carries `"version": 1` and a `kind`. Requests: `hook` (one
-//! Claude Code hook event, as the text `warden hook` read on stdin) and `status`. Answers: the
-//! request's kind, or `error` with a stable code and a reason.
+//! Claude Code hook event, as the text `warden hook` read on stdin), `run` (a decision command's
+//! arguments, V-13) and `status`. Answers: the request's kind, or `error` with a stable code and
+//! a reason.
 //!
 //! V-2: the reader is strict. A frame longer than [`MAX_FRAME`], a body that is not one JSON
 //! object of a known kind and version, an unknown field: an `error` answer (`frame_too_large`,
@@ -22,8 +23,11 @@ pub(crate) const MAX_FRAME: usize = 1024 * 1024;
 
 /// Every code the server and the thin client name (listed in `docs/codes.md`).
 #[cfg(test)]
-pub(crate) const CODES: [&str; 6] = [
+pub(crate) const CODES: [&str; 9] = [
     "server_unavailable",
+    "command_not_served",
+    "request_invalid",
+    "server_holds_store",
     "server_answer_invalid",
     "server_config_mismatch",
     "frame_invalid",
@@ -46,6 +50,18 @@ pub(crate) enum Request {
     },
     /// Say how the server is.
     Status {},
+    /// Run one decision command (V-13): `warden ARGV…` as the client was given it.
+    Run {
+        /// The command's arguments after `warden` (the client's own options among them are
+        /// ignored: the server's store is the one used).
+        argv: Vec<String>,
+        /// The client's working directory, absolute: relative paths resolve against it (V-15).
+        cwd: String,
+        /// The client's configuration file, canonical (`null`: none, which is refused).
+        config: Option<String>,
+        /// The client's remaining deadline in milliseconds.
+        deadline_ms: Option<u64>,
+    },
 }
 
 /// An answer.
@@ -75,6 +91,15 @@ pub(crate) enum Answer {
         uptime_ms: u64,
         /// Requests answered so far (this one not counted).
         requests_served: u64,
+    },
+    /// A command's answer, as the command gives it in direct mode (V-13).
+    Run {
+        /// The command's exit code.
+        exit_code: u8,
+        /// Everything it printed on stdout.
+        stdout: String,
+        /// Its one-line reason, when it failed.
+        stderr: Option<String>,
     },
     /// The request was refused or could not be answered.
     Error {

@@ -27,7 +27,7 @@ pub(super) struct ReleaseArgs {
     by: Option<String>,
     /// The configuration (default: `agentwarden.toml` in the working directory, if present).
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(super) config: Option<PathBuf>,
     #[command(flatten)]
     key: super::signed::KeyArgs,
 }

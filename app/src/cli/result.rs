@@ -24,6 +24,8 @@ pub(super) enum ResultCommand {
         /// Print the verdict as one JSON object.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        server: super::served::ServerArgs,
     },
 }
 
@@ -32,7 +34,7 @@ pub(super) async fn run(
     open: impl FnOnce() -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let ResultCommand::Validate { file, item, run, json } = command;
+    let ResultCommand::Validate { file, item, run, json, .. } = command;
     let id = |raw: Option<String>| {
         raw.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))
     };

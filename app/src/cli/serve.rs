@@ -24,9 +24,9 @@
 //! timeout, the smaller), or the answer is an error. At most `--max-connections` connections
 //! are served at once; one more is closed at once (its client exits 2).
 //!
-//! V-8: the peer's uid and pid (`SO_PEERCRED`) are logged (tracing, `info`) with each request.
-//! They are not yet in the events: that needs a new field in the envelope or the payloads,
-//! which this landing does not change.
+//! V-8: the peer's uid and pid (`SO_PEERCRED`) are logged (tracing, `info`) with each request,
+//! and recorded in every event the request records, as its actor (V-18, [`super::served`]):
+//! `warden-serve peer uid=1000 pid=4242`. A request whose peer's uid cannot be read is refused.
 //!
 //! V-11: the socket's mode is `--socket-mode` (default 600: the server's own user only), set
 //! right after it is bound; who may connect is then the socket's mode and its directory's.
@@ -50,6 +50,8 @@ use rustix::fs::{Mode, OFlags};
 use tokio::io::AsyncReadExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+
+use agentwarden_domain::audit::Actor;
 
 use super::protocol::{self, Answer, FrameError, Request};
 use super::{EXIT_OK, Failure};
@@ -129,7 +131,21 @@ pub(super) async fn serve(
     let socket = args.socket.clone().or_else(|| config.server.clone()).ok_or_else(|| {
         Failure::usage("no socket: give --socket PATH or `[server] socket` in agentwarden.toml")
     })?;
+    // V-15: every path the server holds is absolute before it serves (the decider enters each
+    // client's working directory for a served command).
+    let home = std::env::current_dir().map_err(|e| Failure::usage(format!("no working directory: {e}")))?;
+    let socket = home.join(socket);
     let _lock = lock_socket(&socket)?;
+    let stores = match stores.location(Some(&config))? {
+        StoreLocation::Embedded(dir) if dir.is_relative() => {
+            let dir = home.join(dir);
+            let dir =
+                dir.to_str().ok_or_else(|| Failure::usage(format!("`{}` is not UTF-8", dir.display())))?;
+            super::stores::Stores { explicit: Some(dir.to_owned()), sled: stores.sled.clone() }
+        }
+        _ => stores.clone(),
+    };
+    let stores = &stores;
     let location = stores.location(Some(&config))?;
     let warden = stores.open(config, true).map_err(|e| {
         Failure::usage(format!(
@@ -138,8 +154,18 @@ pub(super) async fn serve(
         ))
     })?;
     let listener = bind(&socket, args.socket_mode)?;
-    let decide =
-        decider(Decider { warden: warden.clone(), location: location.clone(), config: config_path.clone() })?;
+    let mut guarded: Vec<PathBuf> =
+        socket.parent().and_then(|d| std::fs::canonicalize(d).ok()).into_iter().collect();
+    if let StoreLocation::Embedded(dir) = &location {
+        guarded.extend(std::fs::canonicalize(dir).ok());
+    }
+    let host = super::served::Host { warden: warden.clone(), config: config_path.clone(), home, guarded };
+    let decide = decider(Decider {
+        warden: warden.clone(),
+        location: location.clone(),
+        config: config_path.clone(),
+        host,
+    })?;
     let (stopping, stop) = watch::channel(false);
     let server = Arc::new(Server {
         warden,
@@ -312,10 +338,15 @@ async fn connection(server: &Server, mut stream: UnixStream) {
                 Ok(request) => {
                     let kind = match &request {
                         Request::Hook { .. } => "hook",
+                        Request::Run { .. } => "run",
                         Request::Status {} => "status",
                     };
                     tracing::info!(peer_uid = ?uid, peer_pid = ?pid, kind, "request");
-                    (answer(server, request).await, false)
+                    let answered = match super::served::peer_actor(uid, pid) {
+                        Ok(peer) => answer(server, request, peer).await,
+                        Err(why) => Answer::error("request_invalid", why),
+                    };
+                    (answered, false)
                 }
             },
         };
@@ -334,15 +365,37 @@ async fn connection(server: &Server, mut stream: UnixStream) {
     }
 }
 
-async fn answer(server: &Server, request: Request) -> Answer {
+async fn answer(server: &Server, request: Request, peer: Actor) -> Answer {
     match request {
         Request::Status {} => status(server).await,
+        Request::Run { argv, cwd, config, deadline_ms } => {
+            let limit =
+                deadline_ms.map_or(server.timeout, |ms| server.timeout.min(Duration::from_millis(ms)));
+            let (reply, answered) = oneshot::channel();
+            let job = super::served::RunJob { argv, cwd, config, peer, reply };
+            let asked = async {
+                server.decide.send(Job::Run(job)).await.map_err(|_| ())?;
+                answered.await.map_err(|_| ())
+            };
+            match tokio::time::timeout(limit, asked).await {
+                Ok(Ok(answer)) => answer,
+                Ok(Err(())) => Answer::error("internal_error", "the decider is gone"),
+                Err(_) => Answer::error(
+                    "request_timeout",
+                    format!("the server did not answer within {} ms", limit.as_millis()),
+                ),
+            }
+        }
         Request::Hook { config, input, deadline_ms } => {
             let limit =
                 deadline_ms.map_or(server.timeout, |ms| server.timeout.min(Duration::from_millis(ms)));
             let (reply, answered) = oneshot::channel();
             let asked = async {
-                server.decide.send(Job { config, input, reply }).await.map_err(|_| ())?;
+                server
+                    .decide
+                    .send(Job::Hook(HookJob { config, input, peer, reply }))
+                    .await
+                    .map_err(|_| ())?;
                 answered.await.map_err(|_| ())
             };
             match tokio::time::timeout(limit, asked).await {
@@ -377,10 +430,19 @@ async fn status(server: &Server) -> Answer {
     }
 }
 
+/// A request for the decider.
+enum Job {
+    Hook(HookJob),
+    /// A served command (V-13).
+    Run(super::served::RunJob),
+}
+
 /// One hook request for the decider, and where its answer goes.
-struct Job {
+struct HookJob {
     config: Option<String>,
     input: String,
+    /// Who asks (V-18).
+    peer: Actor,
     reply: oneshot::Sender<HookAnswer>,
 }
 
@@ -389,6 +451,8 @@ struct Decider {
     warden: Warden,
     location: StoreLocation,
     config: Option<PathBuf>,
+    /// What `run` requests are served with (V-13).
+    host: super::served::Host,
 }
 
 /// Starts the decider (V-7): one thread that takes the hook requests one at a time, in the
@@ -404,10 +468,17 @@ fn decider(decider: Decider) -> Result<mpsc::Sender<Job>, Failure> {
         .spawn(move || {
             runtime.block_on(async {
                 while let Some(job) = jobs.recv().await {
+                    let job = match job {
+                        Job::Hook(job) => job,
+                        Job::Run(job) => {
+                            super::served::decide(&decider.host, job).await;
+                            continue;
+                        }
+                    };
                     if job.reply.is_closed() {
                         continue;
                     }
-                    let answer = hook(&decider, job.config.as_deref(), &job.input).await;
+                    let answer = hook(&decider, job.config.as_deref(), &job.input, job.peer).await;
                     let _ = job.reply.send(answer);
                 }
             });
@@ -420,7 +491,7 @@ fn decider(decider: Decider) -> Result<mpsc::Sender<Job>, Failure> {
 const QUEUE: usize = 256;
 
 /// Decides one hook event (V-1, V-3).
-async fn hook(server: &Decider, config: Option<&str>, input: &str) -> HookAnswer {
+async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) -> HookAnswer {
     let theirs = config.map(PathBuf::from);
     if theirs != server.config {
         let name = |p: &Option<PathBuf>| {
@@ -440,7 +511,9 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str) -> HookAnswer
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
     match crate::before_store(&config, &storage, input) {
         crate::Pre::Done(done) => done,
-        crate::Pre::Store { .. } => server.warden.with_config(config).hook_with(input, &storage).await,
+        crate::Pre::Store { .. } => {
+            super::served::as_peer(&server.warden, config, &peer).hook_with(input, &storage).await
+        }
     }
 }
 

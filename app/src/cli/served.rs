@@ -1,0 +1,437 @@
+//! The decision commands through the resident service (issue 20): `warden gate`, `lineage
+//! check`, `authorize`, `result validate`, `guard check`, `approvals` and `seal --show` send
+//! their arguments to `warden serve`, which runs the same command on the store it holds.
+//!
+//! V-13: a `run` request carries the command's arguments as the client was given them, its
+//! working directory and its canonical configuration file. The server parses them with the same
+//! definitions, refuses any command not on [`parts`]'s list (`command_not_served`), and runs the
+//! same command function with an `open` that hands out the server's Warden, its stdout captured.
+//! The client prints that stdout and exits with that code: the same output, `--json` contract and
+//! events as direct mode. The options that pick a store (`--store`, `--fsync`,
+//! `--lock-timeout-ms`) are ignored by the server; `--store` on the client's command line with a
+//! server configured is refused (exit 2): it names a store the server does not hold.
+//!
+//! V-14: never unguarded. A configured server that cannot be reached, does not answer within
+//! `--server-timeout-ms`, refuses the request or answers nonsense: the client runs the same
+//! command against a store that refuses everything, with that reason — exactly what direct mode
+//! does on an unusable store (A-22): the gate, `lineage check` and `authorize` deny at `audit`,
+//! `result validate` is invalid (exit 1), `guard check`, `approvals` and `seal --show` fail with
+//! exit 3. Nothing is decided without the server's store, and nothing falls back to it.
+//!
+//! V-15: relative paths resolve against the client's working directory. The decider (one thread,
+//! one request at a time, V-7) changes the process's working directory to the client's for the
+//! command and back after it; every path the server itself holds (socket, store, configuration)
+//! is made absolute before it serves, so the change moves none of them. A path argument that
+//! leads into the server's store or its socket's directory is refused (`path_refused`): in the
+//! isolated deployment (V-11) the server reads and writes with its own user's rights, and the
+//! agent must not borrow them to read or plant files in the store.
+//!
+//! V-16: one configuration per server (V-3) holds for every request; a `run` request must name
+//! one (an `agentwarden.toml` in the working directory, or `--config`): with none, the server
+//! cannot know which project asks, and refuses (`server_config_mismatch`).
+//!
+//! V-17: the human verbs (`seal`, `approve`, `revoke`, `release`) are never served: they record
+//! a human's act, which the agent must not reach through the socket. With a server configured
+//! that answers, they refuse (`server_holds_store`, exit 2) and say what to do: stop the server,
+//! run the verb, start the server again. With the server down they run directly as always.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentwarden_domain::audit::Actor;
+use tokio::sync::oneshot;
+
+use super::protocol::{Answer, Request};
+use super::{Cli, Command, Failure, guard::GuardCommand, lineage::LineageCommand, result::ResultCommand};
+use crate::{Config, StoreError, Warden, WardenError};
+
+/// `--server` on a served command (V-13).
+#[derive(Debug, Clone, clap::Args)]
+pub(super) struct ServerArgs {
+    /// Ask the resident service at this socket (`warden serve`) instead of opening the store
+    /// [default: `AGENTWARDEN_SERVER`, else `[server] socket` in the configuration].
+    #[arg(long, value_name = "PATH")]
+    server: Option<PathBuf>,
+    /// How long to wait for the server's answer; past it the command fails as on an unusable
+    /// store (V-14).
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    server_timeout_ms: u64,
+}
+
+/// What the client and the server need of a served command.
+struct Parts<'a> {
+    /// `--config`, when the command has one.
+    config: Option<&'a mut Option<PathBuf>>,
+    server: &'a ServerArgs,
+    /// Every other path argument.
+    paths: Vec<&'a Path>,
+}
+
+/// The served commands (V-13), and their parts; `None` for every other command.
+fn parts(command: &mut Command) -> Option<Parts<'_>> {
+    let parts = |config, server, paths| Some(Parts { config, server, paths });
+    match command {
+        Command::Gate(a) => parts(Some(&mut a.config), &a.server, vec![a.request.as_path()]),
+        Command::Lineage(LineageCommand::Check { lineage, config, server, .. }) => {
+            parts(Some(config), server, vec![lineage.as_path()])
+        }
+        Command::Authorize(a) => parts(Some(&mut a.config), &a.server, vec![a.request.as_path()]),
+        Command::Result(ResultCommand::Validate { file, server, .. }) => {
+            parts(None, server, vec![file.as_path()])
+        }
+        Command::Guard(GuardCommand::Check { snapshot, artifacts, root, config, server, .. }) => {
+            parts(Some(config), server, vec![snapshot.as_path(), artifacts.as_path(), root.as_path()])
+        }
+        Command::Approvals(a) => parts(Some(&mut a.config), &a.server, Vec::new()),
+        Command::Seal(a) if a.show => parts(Some(&mut a.config), &a.server, Vec::new()),
+        _ => None,
+    }
+}
+
+/// Runs a served command with `open` (the server's Warden, or a store that refuses everything).
+async fn dispatch(
+    command: Command,
+    open: &dyn Fn(Config) -> Result<Warden, WardenError>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    match command {
+        Command::Gate(args) => super::gate::run(args, open, out).await,
+        Command::Lineage(command) => super::lineage::check(command, open, out).await,
+        Command::Authorize(args) => super::lineage::authorize(args, open, out).await,
+        Command::Result(command) => super::result::run(command, || open(Config::default()), out).await,
+        Command::Guard(command) => super::guard::run(command, open, out).await,
+        Command::Approvals(args) => super::hook::approvals(args, open, out).await,
+        Command::Seal(args) => super::hook::seal(args, open, out).await,
+        _ => Err(Failure::usage("command_not_served: this command is not served")),
+    }
+}
+
+/// Where a served command goes.
+pub(super) struct Route {
+    /// The server, or why none can be asked (the command then fails as on an unusable store).
+    target: Result<(PathBuf, Option<u32>), String>,
+    config: Option<String>,
+    timeout: Duration,
+}
+
+/// V-13: the route of `command` when it is served and a server is configured; `None` runs it
+/// directly. `--store` on the command line with a server configured is a usage error.
+pub(super) fn route(command: &mut Command) -> Result<Option<Route>, Failure> {
+    let Some(parts) = parts(command) else { return Ok(None) };
+    let flag = parts.server.server.clone();
+    let timeout = Duration::from_millis(parts.server.server_timeout_ms);
+    let config_arg = parts.config.and_then(|c| c.clone());
+    let explicit = match super::client::explicit_server(flag.as_deref()) {
+        Ok(explicit) => explicit,
+        Err(why) => return Ok(Some(Route { target: Err(why), config: None, timeout })),
+    };
+    let loaded = Config::load(config_arg.as_deref());
+    let Some(socket) = explicit.or_else(|| loaded.as_ref().ok().and_then(|c| c.server.clone())) else {
+        return Ok(None);
+    };
+    if std::env::args_os().any(|a| a == "--store" || a.to_string_lossy().starts_with("--store=")) {
+        return Err(Failure::usage(format!(
+            "--store names a store, but the server at `{}` answers this command from its own; drop --store, \
+             or run without a server configured",
+            socket.display()
+        )));
+    }
+    // V-12: a configuration that cannot be read cannot say which server to trust.
+    let checked = loaded.map_err(|e| format!("config_invalid: {e}")).and_then(|loaded| {
+        let config = super::serve::config_file(config_arg.as_deref())?;
+        Ok((loaded.server_uid, config.map(|p| p.to_string_lossy().into_owned())))
+    });
+    Ok(Some(match checked {
+        Ok((uid, config)) => Route { target: Ok((socket, uid)), config, timeout },
+        Err(why) => Route { target: Err(why), config: None, timeout },
+    }))
+}
+
+/// V-13, V-14: asks the server and prints its answer; anything else fails as direct mode does
+/// on an unusable store.
+pub(super) async fn forward(command: Command, route: Route, out: &mut dyn Write) -> Result<u8, Failure> {
+    let asked = route.target.and_then(|(socket, uid)| {
+        let argv = std::env::args_os()
+            .skip(1)
+            .map(|a| {
+                a.into_string().map_err(|a| format!("the argument `{}` is not UTF-8", a.to_string_lossy()))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("request_invalid: {e}"))?;
+        let cwd = std::env::current_dir()
+            .map_err(|e| format!("request_invalid: no working directory: {e}"))?
+            .to_string_lossy()
+            .into_owned();
+        let deadline_ms = u64::try_from(route.timeout.as_millis()).unwrap_or(u64::MAX);
+        let request = Request::Run { argv, cwd, config: route.config, deadline_ms: Some(deadline_ms) };
+        super::client::exchange(&socket, uid, &request, route.timeout)
+            .and_then(|answer| checked(answer, &socket))
+    });
+    match asked {
+        Ok((exit_code, stdout, stderr)) => {
+            out.write_all(stdout.as_bytes())?;
+            match (exit_code, stderr) {
+                (super::EXIT_OK, _) => Ok(super::EXIT_OK),
+                (code, Some(reason)) => Err(Failure { code, reason }),
+                (code, None) => Ok(code),
+            }
+        }
+        Err(why) => {
+            tracing::error!(reason = %why, "no usable answer from the server; failing as on an unusable store");
+            let refuse = move |_: Config| -> Result<Warden, WardenError> {
+                Err(WardenError::Store(StoreError::Unavailable { reason: why.clone() }))
+            };
+            dispatch(command, &refuse, out).await
+        }
+    }
+}
+
+/// A `run` answer the client may print (V-14), or why not.
+fn checked(answer: Answer, socket: &Path) -> Result<(u8, String, Option<String>), String> {
+    let invalid = |why: &str| format!("server_answer_invalid: the server at `{}` {why}", socket.display());
+    match answer {
+        Answer::Run { exit_code, stdout, stderr } => {
+            if exit_code > super::EXIT_STORE {
+                return Err(invalid(&format!("answered exit code {exit_code}")));
+            }
+            if exit_code != super::EXIT_OK && stdout.is_empty() && stderr.as_deref().is_none_or(str::is_empty)
+            {
+                return Err(invalid("answered a failure without output or reason"));
+            }
+            if stderr.as_deref().is_some_and(|r| r.contains('\n')) {
+                return Err(invalid("answered a reason of more than one line"));
+            }
+            Ok((exit_code, stdout, stderr))
+        }
+        Answer::Error { code, reason } => Err(format!("{code}: {reason}")),
+        Answer::Hook { .. } | Answer::Status { .. } => Err(invalid("answered another kind of request")),
+    }
+}
+
+/// V-17: a human verb while a server configured for it answers is refused, naming the fix.
+pub(super) fn refuse_human_verb(command: &Command) -> Result<(), Failure> {
+    let (verb, config, flag) = match command {
+        Command::Seal(a) if !a.show => ("seal", a.config.as_deref(), a.server.server.as_deref()),
+        Command::Approve(a) => ("approve", a.config.as_deref(), None),
+        Command::Revoke(a) => ("revoke", a.config.as_deref(), None),
+        Command::Release(a) => ("release", a.config.as_deref(), None),
+        _ => return Ok(()),
+    };
+    let loaded = Config::load(config).ok();
+    let explicit = super::client::explicit_server(flag).ok().flatten();
+    let Some(socket) = explicit.or_else(|| loaded.as_ref().and_then(|c| c.server.clone())) else {
+        return Ok(());
+    };
+    let uid = loaded.and_then(|c| c.server_uid);
+    match super::client::exchange(&socket, uid, &Request::Status {}, HUMAN_PROBE) {
+        Ok(Answer::Status { pid, .. }) => Err(Failure::usage(format!(
+            "server_holds_store: the server at `{}` (pid {pid}) holds the store and `warden {verb}` is not \
+             served; stop the server (`kill -TERM {pid}` or your service manager), run `warden {verb}` again, \
+             then start the server",
+            socket.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// How long a human verb waits to learn whether the server answers.
+const HUMAN_PROBE: Duration = Duration::from_millis(2_000);
+
+/// One `run` request for the decider, and where its answer goes.
+pub(super) struct RunJob {
+    pub(super) argv: Vec<String>,
+    pub(super) cwd: String,
+    pub(super) config: Option<String>,
+    /// Who asks (V-18): recorded as the actor of every event the command records.
+    pub(super) peer: Actor,
+    pub(super) reply: oneshot::Sender<Answer>,
+}
+
+/// What the decider serves `run` requests with.
+pub(super) struct Host {
+    pub(super) warden: Warden,
+    /// The server's configuration file, canonical.
+    pub(super) config: Option<PathBuf>,
+    /// The server's own working directory, absolute: the decider returns to it after each command.
+    pub(super) home: PathBuf,
+    /// Directories no path argument may lead into (V-15): the store's and the socket's, canonical.
+    pub(super) guarded: Vec<PathBuf>,
+}
+
+/// Answers one `run` request, on the decider's thread (V-7); a client that left gets nothing.
+pub(super) async fn decide(host: &Host, job: RunJob) {
+    if job.reply.is_closed() {
+        return;
+    }
+    let RunJob { argv, cwd, config, peer, reply } = job;
+    let _ = reply.send(answer(host, argv, &cwd, config, &peer).await);
+}
+
+/// The answer to one `run` request (V-13, V-15, V-16).
+async fn answer(
+    host: &Host,
+    argv: Vec<String>,
+    cwd_text: &str,
+    config: Option<String>,
+    peer: &Actor,
+) -> Answer {
+    let theirs = config.as_deref().map(PathBuf::from);
+    if theirs.is_none() || theirs != host.config {
+        let name = |p: Option<&Path>| p.map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()));
+        return Answer::error(
+            "server_config_mismatch",
+            format!(
+                "the command's configuration is {} but this server decides with {}; run it with the project's \
+                 `--config` (or from its root)",
+                name(theirs.as_deref()),
+                name(host.config.as_deref())
+            ),
+        );
+    }
+    let cwd = PathBuf::from(cwd_text);
+    if !cwd.is_absolute() {
+        return Answer::error(
+            "request_invalid",
+            format!("the working directory `{cwd_text}` is not absolute"),
+        );
+    }
+    let argv = std::iter::once("warden".to_owned()).chain(argv);
+    let mut cli = match <Cli as clap::Parser>::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            let reason = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+            return Answer::Run { exit_code: super::EXIT_USAGE, stdout: String::new(), stderr: Some(reason) };
+        }
+    };
+    let Some(parts) = parts(&mut cli.command) else {
+        return Answer::error(
+            "command_not_served",
+            "only gate, lineage check, authorize, result validate, guard check, approvals and seal --show are served",
+        );
+    };
+    if let Some(config) = parts.config {
+        config.clone_from(&host.config);
+    }
+    if let Some(path) = parts.paths.iter().map(|p| cwd.join(p)).find(|p| guarded(p, &host.guarded)) {
+        return Answer::error(
+            "path_refused",
+            format!("`{}` leads into the server's store or socket directory", path.display()),
+        );
+    }
+    if let Err(e) = std::env::set_current_dir(&cwd) {
+        return Answer::error(
+            "request_invalid",
+            format!("cannot enter the working directory `{cwd_text}`: {e}"),
+        );
+    }
+    let mut out = Vec::new();
+    let open = |config: Config| -> Result<Warden, WardenError> { Ok(as_peer(&host.warden, config, peer)) };
+    let result = dispatch(cli.command, &open, &mut out).await;
+    if let Err(e) = std::env::set_current_dir(&host.home) {
+        tracing::error!(error = %e, home = %host.home.display(), "cannot return to the server's working directory");
+    }
+    let stdout = String::from_utf8_lossy(&out).into_owned();
+    match result {
+        Ok(exit_code) => Answer::Run { exit_code, stdout, stderr: None },
+        Err(f) => Answer::Run { exit_code: f.code, stdout, stderr: Some(f.reason) },
+    }
+}
+
+/// Whether `path` (absolute) leads into one of `dirs` (canonical): its nearest existing ancestor
+/// is resolved, links included, and what follows it appended.
+fn guarded(path: &Path, dirs: &[PathBuf]) -> bool {
+    let mut existing = path;
+    let mut rest = Vec::new();
+    let resolved = loop {
+        if let Ok(found) = std::fs::canonicalize(existing) {
+            break rest.iter().rev().fold(found, |p: PathBuf, c| p.join(c));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            // `..` or the root that cannot be resolved: refused, to be safe.
+            _ => return true,
+        }
+    };
+    dirs.iter().any(|dir| resolved.starts_with(dir))
+}
+
+/// `warden` deciding with `config` and recording as `peer` (V-18). A guardrail violation, which
+/// direct mode records as the configured `[guardrails] actor`, names the peer after it:
+/// `daemon (warden-serve peer uid=1000 pid=4242)`.
+pub(super) fn as_peer(warden: &Warden, mut config: Config, peer: &Actor) -> Warden {
+    config.guardrails.actor = format!("{} ({})", config.guardrails.actor, peer.as_str());
+    warden.with_config(config).with_actor(peer.clone())
+}
+
+/// The actor of the events recorded for a peer (V-18).
+pub(super) fn peer_actor(uid: Option<u32>, pid: Option<i32>) -> Result<Actor, String> {
+    let uid = uid.ok_or("the peer's uid cannot be read (SO_PEERCRED)")?;
+    let pid = pid.map_or_else(|| "unknown".to_owned(), |p| p.to_string());
+    Actor::new(format!("warden-serve peer uid={uid} pid={pid}")).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_into_the_store_is_refused_however_it_is_spelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("audit");
+        std::fs::create_dir_all(store.join("blobs")).unwrap();
+        std::fs::create_dir_all(dir.path().join("project")).unwrap();
+        std::os::unix::fs::symlink(&store, dir.path().join("project/link")).unwrap();
+        let dirs = [std::fs::canonicalize(&store).unwrap()];
+        let p = dir.path();
+        for (path, refused, why) in [
+            (p.join("audit/db"), true, "a file of the store"),
+            (p.join("audit"), true, "the store itself"),
+            (p.join("project/../audit/conf"), true, "through `..`"),
+            (p.join("project/link/db"), true, "through a link"),
+            (p.join("project/link/new/violation.json"), true, "a new file through a link"),
+            (p.join("project/request.json"), false, "beside the store"),
+            (p.join("audit-other/x"), false, "a sibling whose name starts alike"),
+        ] {
+            assert_eq!(guarded(&path, &dirs), refused, "{why}: {}", path.display());
+        }
+    }
+
+    #[test]
+    fn the_peer_is_named_by_uid_and_pid_and_an_unknown_uid_is_refused() {
+        assert_eq!(
+            peer_actor(Some(1000), Some(4242)).unwrap().as_str(),
+            "warden-serve peer uid=1000 pid=4242"
+        );
+        assert_eq!(peer_actor(Some(0), None).unwrap().as_str(), "warden-serve peer uid=0 pid=unknown");
+        assert!(peer_actor(None, Some(1)).is_err());
+    }
+
+    #[test]
+    fn only_a_well_formed_run_answer_is_printed() {
+        let socket = Path::new("/s");
+        let run = |exit_code, stdout: &str, stderr: Option<&str>| Answer::Run {
+            exit_code,
+            stdout: stdout.to_owned(),
+            stderr: stderr.map(str::to_owned),
+        };
+        assert!(checked(run(0, "ALLOW\n", None), socket).is_ok());
+        assert!(checked(run(1, "DENY\n", None), socket).is_ok());
+        assert!(checked(run(2, "", Some("usage")), socket).is_ok());
+        for (nonsense, why) in [
+            (run(4, "x", None), "exit 4"),
+            (run(1, "", None), "a failure without output or reason"),
+            (run(3, "", Some("")), "an empty reason"),
+            (run(2, "", Some("a\nb")), "two lines"),
+            (Answer::Hook { exit_code: 0, stdout: None, stderr: None }, "a hook answer"),
+            (Answer::error("command_not_served", "r"), "an error"),
+        ] {
+            assert!(checked(nonsense, socket).is_err(), "{why}");
+        }
+    }
+}
