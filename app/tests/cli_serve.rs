@@ -713,3 +713,469 @@ fn sigterm_answers_the_request_in_flight_before_it_exits() {
     let log = events(&p, &p.store);
     assert_eq!(log.last().unwrap()["payload"]["tool_use_id"], "toolu_01", "the answer's event is recorded");
 }
+
+// ---- The decision commands through the server (V-13 … V-19) ----
+
+const GATE_EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+const VALID_RESULT: &str = r#"{"schema_version":"1.0","summary":"Did it","proposed_changes":["a"],
+    "kr_targets":["kr-1"],"kr_impact_claim":"+3%"}"#;
+
+/// The gate's example project (requests, lineages, manifests) in a fresh git repository, with a
+/// protected `okrs` and a valid and an invalid result.json.
+fn gate_project() -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    for part in ["agents", "personas", "manifests", "requests", "lineage"] {
+        copy_dir(&Path::new(GATE_EXAMPLE).join(part), &root.join(part));
+    }
+    std::fs::copy(Path::new(GATE_EXAMPLE).join("agentwarden.toml"), root.join("agentwarden.toml")).unwrap();
+    std::fs::create_dir_all(root.join("okrs")).unwrap();
+    std::fs::write(root.join("okrs/q1.md"), "grow\n").unwrap();
+    std::fs::write(root.join("valid.json"), VALID_RESULT).unwrap();
+    std::fs::write(root.join("invalid.json"), "{}").unwrap();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"]);
+    Project { store: dir.path().join("audit"), root, dir }
+}
+
+/// `warden ARGS` in `cwd`, the gate's kill switch on, with `env` set (and nothing else of
+/// Warden's): the exit code, stdout, stderr and the child's pid.
+fn run_in(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String, u32) {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("CLAUDECODE")
+        .env_remove("AGENTWARDEN_SERVER")
+        .env_remove("AGENTWARDEN_STORE")
+        .env("CHIRALITY_ENABLE_SUBAGENTS", "true");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let pid = child.id();
+    let out = bounded(child);
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap(), text(out.stdout), text(out.stderr), pid)
+}
+
+/// A server for the gate's example project, its kill switch on.
+fn gate_server(p: &Project) -> Server {
+    let mut command = Command::new(BIN);
+    command
+        .args(["--store", &store_arg(p), "serve", "--socket"])
+        .arg(p.socket())
+        .args(["--config", "agentwarden.toml"])
+        .current_dir(&p.root)
+        .env_remove("CLAUDECODE")
+        .env("CHIRALITY_ENABLE_SUBAGENTS", "true")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let server = Server { child: Some(command.spawn().unwrap()) };
+    wait_for(&p.socket());
+    server
+}
+
+/// What may differ between two stores holding the same events: hashes and timings.
+fn normalized(text: &str) -> String {
+    let mut out = String::new();
+    let mut hex = String::new();
+    let flush = |hex: &mut String, out: &mut String| {
+        out.push_str(if hex.len() >= 32 { "#" } else { hex.as_str() });
+        hex.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_hexdigit() && !c.is_ascii_uppercase() {
+            hex.push(c);
+        } else {
+            flush(&mut hex, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut hex, &mut out);
+    match out.find("\"evaluation_us\":") {
+        Some(at) => {
+            let start = at + "\"evaluation_us\":".len();
+            let end = start + out[start..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+            format!("{}0{}", &out[..start], &out[end..])
+        }
+        None => out,
+    }
+}
+
+/// Touches the protected file again (the row before may have reverted it).
+fn touch_okrs(p: &Project) {
+    std::fs::write(p.root.join("okrs/q1.md"), "shrink\n").unwrap();
+}
+
+#[test]
+fn every_served_command_answers_as_direct_mode_does_and_records_the_peer() {
+    let p = gate_project();
+    let snapshot = p.dir.path().join("snapshot.json");
+    let out = run_in(
+        &p.root,
+        &["--store", &store_arg(&p), "guard", "snapshot", "--out", snapshot.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(out.0, 0, "{out:?}");
+    let snap = snapshot.to_str().unwrap();
+    let direct_store = p.dir.path().join("direct").display().to_string();
+    let server = gate_server(&p);
+    let socket = p.socket().display().to_string();
+    let c = ["--config", "agentwarden.toml"];
+    // (arguments, expected exit, what it shows)
+    let rows: Vec<(Vec<&str>, i32, &str)> = vec![
+        (vec!["gate", "--request", "requests/example-1-allow.json", c[0], c[1]], 0, "gate allows"),
+        (
+            vec!["gate", "--request", "requests/example-2-missing-metadata.json", c[0], c[1], "--json"],
+            1,
+            "gate denies, --json",
+        ),
+        (
+            vec!["gate", "--request", "requests/example-3-context-not-sealed.json", c[0], c[1]],
+            1,
+            "gate denies",
+        ),
+        (
+            vec!["gate", "--request", "requests/missing.json", c[0], c[1], "--json"],
+            1,
+            "an unreadable request",
+        ),
+        (
+            vec!["gate", "--request", "requests/example-1-allow.json", "--config", "nowhere.toml", "--json"],
+            2,
+            "a missing --config: A-23",
+        ),
+        (vec!["lineage", "check", "--lineage", "lineage/three-levels.json", c[0], c[1]], 0, "lineage allows"),
+        (
+            vec!["lineage", "check", "--lineage", "lineage/mid-chain-violation.json", c[0], c[1], "--json"],
+            1,
+            "lineage denies",
+        ),
+        (vec!["authorize", "--request", "lineage/authorize-write.json", c[0], c[1]], 0, "authorize allows"),
+        (
+            vec!["authorize", "--request", "lineage/authorize-escalation.json", c[0], c[1], "--json"],
+            1,
+            "authorize denies",
+        ),
+        (vec!["result", "validate", "valid.json", "--item", "i1", "--run", "r1"], 0, "a valid result"),
+        (vec!["result", "validate", "invalid.json", "--json"], 1, "an invalid result"),
+        (
+            vec![
+                "guard",
+                "check",
+                "--snapshot",
+                snap,
+                "--item",
+                "i1",
+                "--run",
+                "r1",
+                "--artifacts",
+                "art",
+                c[0],
+                c[1],
+                "--json",
+            ],
+            1,
+            "a violation",
+        ),
+        (
+            vec![
+                "guard",
+                "check",
+                "--snapshot",
+                snap,
+                "--item",
+                "i2",
+                "--run",
+                "r1",
+                "--artifacts",
+                "art",
+                "--revert",
+                c[0],
+                c[1],
+            ],
+            1,
+            "a violation reverted",
+        ),
+        (vec!["approvals", c[0], c[1]], 0, "approvals"),
+        (vec!["approvals", c[0], c[1], "--json"], 0, "approvals, --json"),
+        (vec!["seal", "--show", c[0], c[1]], 0, "the seal"),
+        (vec!["seal", "--show", "--json", c[0], c[1]], 0, "the seal, --json"),
+    ];
+    let mut pids = Vec::new();
+    for (args, exit, why) in &rows {
+        touch_okrs(&p);
+        let mut direct_args = vec!["--store", direct_store.as_str()];
+        direct_args.extend(args);
+        let directly = run_in(&p.root, &direct_args, &[]);
+        touch_okrs(&p);
+        let mut served_args = args.clone();
+        served_args.extend(["--server", socket.as_str()]);
+        let served = run_in(&p.root, &served_args, &[]);
+        assert_eq!(directly.0, *exit, "{why}: direct: {directly:?}");
+        assert_eq!(served.0, *exit, "{why}: served: {served:?}");
+        assert_eq!(normalized(&served.1), normalized(&directly.1), "{why}: the same stdout");
+        let line = |s: &str| s.lines().find(|l| l.starts_with("warden: ")).map(str::to_owned);
+        assert_eq!(line(&served.2), line(&directly.2), "{why}: the same reason");
+        pids.push(served.3);
+    }
+    assert_eq!(std::fs::read_to_string(p.root.join("okrs/q1.md")).unwrap(), "shrink\n");
+    let status = run_in(&p.root, &["status", "--server", &socket, "--json"], &[]);
+    let status: Value = serde_json::from_str(&status.1).unwrap();
+    let out = server.terminate();
+    assert_eq!(out.status.code(), Some(0));
+
+    // The same events in the same order; each served one names its client's uid and pid (V-18).
+    let (ours, theirs) = (events(&p, &p.store), events(&p, Path::new(&direct_store)));
+    let kinds =
+        |log: &[Value]| log.iter().map(|e| e["event_type"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+    assert_eq!(kinds(&ours), kinds(&theirs));
+    assert_eq!(status["head"]["seq"].as_u64().unwrap(), ours.last().unwrap()["seq"].as_u64().unwrap());
+    let uid = String::from_utf8(Command::new("id").arg("-u").output().unwrap().stdout).unwrap();
+    let log = run_in(&p.root, &["--store", &store_arg(&p), "audit", "log", "--json"], &[]);
+    assert_eq!(log.0, 0, "{log:?}");
+    let first: Value = serde_json::from_str(log.1.lines().next().unwrap()).unwrap();
+    let actor = format!("warden-serve peer uid={} pid={}", uid.trim(), pids[0]);
+    assert_eq!(first["actor"], actor.as_str(), "audit log --json shows the peer: {first}");
+    for event in &ours {
+        let actor = event["actor"].as_str().unwrap();
+        assert!(actor.contains(&format!("warden-serve peer uid={} pid=", uid.trim())), "{event}");
+    }
+    let violation = ours.iter().find(|e| e["event_type"] == "guardrail_violation").unwrap();
+    assert!(violation["actor"].as_str().unwrap().starts_with("daemon (warden-serve peer"), "{violation}");
+    verifies(&p, &p.store);
+}
+
+#[test]
+fn a_relative_path_resolves_against_the_clients_working_directory() {
+    let p = gate_project();
+    let server = gate_server(&p);
+    let socket = p.socket().display().to_string();
+    let sub = p.root.join("personas");
+    let args = ["gate", "--request", "../requests/example-1-allow.json", "--config", "../agentwarden.toml"];
+    let served = run_in(&sub, &args, &[("AGENTWARDEN_SERVER", &socket)]);
+    assert_eq!(served.0, 0, "{served:?}");
+    assert!(served.1.starts_with("ALLOW  MANAGER -> PREPARATION"), "{served:?}");
+    let result = run_in(&sub, &["result", "validate", "../valid.json", "--server", &socket], &[]);
+    // `result validate` has no --config: from a directory without the project's configuration
+    // the server cannot tell the project, and the verdict is invalid (V-16).
+    assert_eq!(result.0, 1, "{result:?}");
+    assert!(result.2.contains("server_config_mismatch"), "{result:?}");
+    let direct_store = p.dir.path().join("direct").display().to_string();
+    let mut direct_args = vec!["--store", direct_store.as_str()];
+    direct_args.extend(args);
+    let directly = run_in(&sub, &direct_args, &[]);
+    assert_eq!(normalized(&served.1), normalized(&directly.1));
+    // The next client, from the root, is served from the root.
+    let again = run_in(
+        &p.root,
+        &[
+            "gate",
+            "--request",
+            "requests/example-1-allow.json",
+            "--config",
+            "agentwarden.toml",
+            "--server",
+            &socket,
+        ],
+        &[],
+    );
+    assert_eq!(again.0, 0, "{again:?}");
+    drop(server);
+}
+
+#[test]
+fn an_unusable_server_denies_and_never_allows() {
+    let p = gate_project();
+    let socket = p.socket().display().to_string();
+    let c = ["--config", "agentwarden.toml"];
+    let snap = p.dir.path().join("snapshot.json");
+    let other = p.dir.path().join("other").display().to_string();
+    let made =
+        run_in(&p.root, &["--store", &other, "guard", "snapshot", "--out", snap.to_str().unwrap()], &[]);
+    assert_eq!(made.0, 0, "{made:?}");
+    let snap = snap.to_str().unwrap();
+    // Each would allow (or succeed) on a usable store.
+    let rows: Vec<(Vec<&str>, i32)> = vec![
+        (vec!["gate", "--request", "requests/example-1-allow.json", c[0], c[1]], 1),
+        (vec!["lineage", "check", "--lineage", "lineage/three-levels.json", c[0], c[1]], 1),
+        (vec!["authorize", "--request", "lineage/authorize-write.json", c[0], c[1]], 1),
+        (vec!["result", "validate", "valid.json"], 1),
+        (
+            vec![
+                "guard",
+                "check",
+                "--snapshot",
+                snap,
+                "--item",
+                "i",
+                "--run",
+                "r",
+                "--artifacts",
+                "art",
+                c[0],
+                c[1],
+            ],
+            3,
+        ),
+        (vec!["approvals", c[0], c[1]], 3),
+        (vec!["seal", "--show", c[0], c[1]], 3),
+    ];
+    let check = |label: &str, extra: &[&str], reason: &str| {
+        for (args, exit) in &rows {
+            let mut args = args.clone();
+            args.extend(extra);
+            let out = run_in(&p.root, &args, &[("AGENTWARDEN_SERVER", &socket)]);
+            assert_eq!(out.0, *exit, "{label}: {args:?}: {out:?}");
+            assert!(!out.1.starts_with("ALLOW") && !out.1.starts_with("VALID"), "{label}: {out:?}");
+            assert!(out.1.contains(reason) || out.2.contains(reason), "{label}: {args:?}: {out:?}");
+        }
+        let json = run_in(
+            &p.root,
+            &["gate", "--request", "requests/example-1-allow.json", c[0], c[1], "--json"],
+            &[("AGENTWARDEN_SERVER", &socket)],
+        );
+        let json: Value = serde_json::from_str(&json.1).unwrap();
+        assert_eq!(json["decision"], "deny", "{label}");
+        assert_eq!(json["first_failure"]["gate"], "audit", "{label}: {json}");
+    };
+    check("down", &[], "server_unavailable");
+    // Talking nonsense, then silent.
+    fake_server(&p.socket(), |mut s| {
+        let _ = read_frame(&mut s);
+        let _ = s.write_all(&frame(
+            br#"{"version":1,"kind":"run","exit_code":0,"stdout":"ALLOW\n","stderr":null,"x":1}"#,
+        ));
+    });
+    check("nonsense", &[], "server_answer_invalid");
+    let silent = p.dir.path().join("silent.sock");
+    fake_server(&silent, |s| {
+        std::thread::sleep(Duration::from_secs(30));
+        drop(s);
+    });
+    let started = Instant::now();
+    let out = run_in(
+        &p.root,
+        &[
+            "gate",
+            "--request",
+            "requests/example-1-allow.json",
+            c[0],
+            c[1],
+            "--server",
+            silent.to_str().unwrap(),
+            "--server-timeout-ms",
+            "300",
+        ],
+        &[],
+    );
+    assert_eq!(out.0, 1, "{out:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(!p.store.exists(), "nothing fell back to the store");
+}
+
+/// One `run` frame to the server at `socket`, and its answer.
+fn ask(socket: &Path, body: &Value) -> Value {
+    let mut stream = UnixStream::connect(socket).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    stream.write_all(&frame(body.to_string().as_bytes())).unwrap();
+    read_frame(&mut stream).unwrap()
+}
+
+#[test]
+fn the_server_refuses_what_it_does_not_serve_and_the_human_verbs_name_the_fix() {
+    let p = gate_project();
+    let server = gate_server(&p);
+    let config = std::fs::canonicalize(p.root.join("agentwarden.toml")).unwrap().display().to_string();
+    let cwd = p.root.display().to_string();
+    let run = |argv: &[&str], config: Option<&str>| {
+        ask(
+            &p.socket(),
+            &serde_json::json!({"version": 1, "kind": "run", "argv": argv, "cwd": cwd, "config": config, "deadline_ms": 5000}),
+        )
+    };
+    for argv in [
+        &["fanout", "plan", "--items", "x.json"][..],
+        &["init", "claude-code"],
+        &["serve", "--socket", "/tmp/x.sock"],
+        &["approve", "--ref", "GATE-2026-11-22-001"],
+        &["revoke"],
+        &["release", "--session", "s"],
+        &["seal"],
+        &["audit", "note", "hi"],
+        &["hook"],
+        &["guard", "run", "--item", "i", "--run", "r", "--artifacts", "a", "--", "true"],
+    ] {
+        let answer = run(argv, Some(&config));
+        assert_eq!(answer["kind"], "error", "{argv:?}: {answer}");
+        assert_eq!(answer["code"], "command_not_served", "{argv:?}: {answer}");
+    }
+    let gate = ["gate", "--request", "requests/example-1-allow.json"];
+    for (config, why) in
+        [(None, "no configuration"), (Some("/elsewhere/agentwarden.toml"), "another project's")]
+    {
+        let answer = run(&gate, config);
+        assert_eq!(answer["code"], "server_config_mismatch", "{why}: {answer}");
+    }
+    let store_file = p.store.join("db").display().to_string();
+    let answer = run(&["gate", "--request", &store_file], Some(&config));
+    assert_eq!(answer["code"], "path_refused", "{answer}");
+    let answer = run(
+        &[
+            "guard",
+            "check",
+            "--snapshot",
+            "s.json",
+            "--item",
+            "i",
+            "--run",
+            "r",
+            "--artifacts",
+            &p.store.display().to_string(),
+        ],
+        Some(&config),
+    );
+    assert_eq!(answer["code"], "path_refused", "{answer}");
+    let answer = run(&gate, Some(&config));
+    assert_eq!((answer["kind"].as_str(), answer["exit_code"].as_u64()), (Some("run"), Some(0)), "{answer}");
+
+    // The human verbs are not served, and refuse while the server answers (V-17).
+    let socket = p.socket().display().to_string();
+    for args in [
+        &["approve", "--ref", "GATE-2026-11-22-001", "--by", "alice"][..],
+        &["revoke", "--by", "alice"],
+        &["seal", "--by", "alice"],
+        &["release", "--session", "s1"],
+    ] {
+        let out = run_in(&p.root, args, &[("AGENTWARDEN_SERVER", &socket)]);
+        assert_eq!(out.0, 2, "{args:?}: {out:?}");
+        assert!(out.2.contains("server_holds_store") && out.2.contains("stop the server"), "{out:?}");
+    }
+    let out = run_in(&p.root, &["--store", "elsewhere", "approvals", "--server", &socket], &[]);
+    assert_eq!(out.0, 2, "--store with a server is refused: {out:?}");
+    drop(server);
+    let out = run_in(&p.root, &["--store", &store_arg(&p), "approvals", "--json"], &[]);
+    assert_eq!(serde_json::from_str::<Value>(&out.1).unwrap()["approvals"], serde_json::json!([]), "{out:?}");
+}
+
+#[test]
+fn doctor_asks_the_configured_server_and_fails_when_it_is_down() {
+    let p = gate_project();
+    let socket = p.socket().display().to_string();
+    let doctor = |p: &Project| {
+        let out = run_in(&p.root, &["doctor", "--json"], &[("AGENTWARDEN_SERVER", &socket)]);
+        let report: Value = serde_json::from_str(&out.1).unwrap();
+        report["checks"].as_array().unwrap().iter().find(|c| c["check"] == "server").cloned().unwrap()
+    };
+    let down = doctor(&p);
+    assert_eq!(down["ok"], false, "{down}");
+    assert!(down["fix"].as_str().unwrap().contains("warden serve"), "{down}");
+    let server = gate_server(&p);
+    let up = doctor(&p);
+    assert_eq!(up["ok"], true, "{up}");
+    assert!(up["detail"].as_str().unwrap().contains("is not opened here"), "{up}");
+    drop(server);
+}

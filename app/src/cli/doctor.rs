@@ -339,6 +339,40 @@ fn approval_keys(config: &Config) -> Check {
     }
 }
 
+/// V-19: the configured server answers (its store's head), or the command that starts it.
+fn check_server(socket: &Path, config: Option<&Config>, config_path: &Path, checks: &mut Vec<Check>) {
+    let uid = config.and_then(|c| c.server_uid);
+    let asked = super::client::exchange(
+        socket,
+        uid,
+        &super::protocol::Request::Status {},
+        std::time::Duration::from_millis(2_000),
+    );
+    checks.push(match asked {
+        Ok(super::protocol::Answer::Status { pid, store, head_seq, .. }) => Check::ok(
+            "server",
+            format!(
+                "the server at `{}` answers (pid {pid}): store {store}, head seq {head_seq}; the store is the \
+                 server's and is not opened here (its seal and approvals: `warden approvals`)",
+                socket.display()
+            ),
+        ),
+        Ok(other) => Check::fail(
+            "server",
+            format!("the server at `{}` answered nonsense: {other:?}", socket.display()),
+            "restart it with this build of warden",
+        ),
+        Err(why) => Check::fail(
+            "server",
+            format!("{why}: every hook call and served command fails closed until it answers"),
+            format!(
+                "start it: `warden serve --config {}` (or `systemctl start agentwarden`)",
+                config_path.display()
+            ),
+        ),
+    });
+}
+
 /// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
 async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
     let config = match crate::PgConfig::parse(url) {
@@ -407,10 +441,19 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             Some(config)
         }
     };
+    // V-19: with a server configured, the store is the server's: it is asked, not opened.
+    let server = super::client::explicit_server(None)
+        .map(|explicit| explicit.or_else(|| loaded.as_ref().and_then(|c| c.server.clone())));
     // The store is closed again before the canary runs: sled admits one process at a time.
-    match store.to_str().filter(|s| crate::PgConfig::is_postgres_url(s)) {
-        Some(url) => check_fleet_store(url, &mut checks).await,
-        None => {
+    match (server, store.to_str().filter(|s| crate::PgConfig::is_postgres_url(s))) {
+        (Err(why), _) => checks.push(Check::fail(
+            "server",
+            why,
+            format!("unset `{}` or name the socket", super::client::SERVER_ENV),
+        )),
+        (Ok(Some(socket)), _) => check_server(&socket, loaded.as_ref(), &config_path, &mut checks),
+        (Ok(None), Some(url)) => check_fleet_store(url, &mut checks).await,
+        (Ok(None), None) => {
             let store = if store.is_absolute() { store.to_path_buf() } else { project.join(store) };
             check_store(&store, loaded.as_ref(), &mut checks).await;
         }

@@ -117,8 +117,9 @@ enum Command {
     /// and agent files, the manifests, the store, the seal and the approvals; say what to fix.
     /// Exit 0 when all is well, 1 otherwise.
     Doctor(doctor::DoctorArgs),
-    /// The resident service: hold the store open and answer `warden hook` and `warden status`
-    /// over a Unix domain socket (`docs/server-protocol.md`). SIGTERM drains and exits 0.
+    /// The resident service: hold the store open and answer `warden hook`, the decision commands
+    /// and `warden status` over a Unix domain socket (`docs/server-protocol.md`). SIGTERM drains
+    /// and exits 0.
     Serve(serve::ServeArgs),
     /// Whether the resident service answers: its store's head, uptime and requests served.
     /// Exit 0 when it answers, 1 when it does not.

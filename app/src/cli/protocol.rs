@@ -23,7 +23,8 @@ pub(crate) const MAX_FRAME: usize = 1024 * 1024;
 
 /// Every code the server and the thin client name (listed in `docs/codes.md`).
 #[cfg(test)]
-pub(crate) const CODES: [&str; 9] = [
+pub(crate) const CODES: [&str; 10] = [
+    "path_refused",
     "server_unavailable",
     "command_not_served",
     "request_invalid",

@@ -1,5 +1,6 @@
 //! `warden serve`: the resident service. One process holds the store open and answers `warden
-//! hook` (and `warden status`) over a Unix domain socket, in the frames of [`super::protocol`].
+//! hook`, the served decision commands ([`super::served`], V-13) and `warden status` over a Unix
+//! domain socket, in the frames of [`super::protocol`].
 //!
 //! V-1: a hook request is decided by exactly what the direct `warden hook` calls —
 //! [`crate::before_store`], then [`Warden::hook_with`] — on the store the server holds, so the
