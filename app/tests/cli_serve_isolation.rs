@@ -173,6 +173,27 @@ fn the_agents_user_can_ask_the_server_but_cannot_lock_remove_or_edit_its_store()
     // The hooks keep answering, and a spawn is still decided by the records.
     let again = hook(&spawn.replace("toolu_01", "toolu_02"));
     assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    // The decision commands are served to the agent's user (V-13), but never a path into the
+    // store (V-15), and the human verbs refuse while the server answers (V-17).
+    let served = |args: &[&str]| {
+        run(
+            as_user(AGENT_USER, BIN)
+                .args(args)
+                .arg("--config")
+                .arg(root.join("agentwarden.toml"))
+                .current_dir(&root),
+            "",
+        )
+    };
+    let approvals = served(&["approvals", "--json"]);
+    assert_eq!(approvals.status.code(), Some(0), "{}", String::from_utf8_lossy(&approvals.stderr));
+    assert!(String::from_utf8_lossy(&approvals.stdout).contains("GATE-2026-11-23-001"));
+    let into_store = served(&["gate", "--request", store.join("db").to_str().unwrap()]);
+    assert_eq!(into_store.status.code(), Some(1), "denied");
+    assert!(String::from_utf8_lossy(&into_store.stderr).contains("path_refused"));
+    let approve = served(&["approve", "--ref", "GATE-2026-11-23-002"]);
+    assert_eq!(approve.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&approve.stderr).contains("server_holds_store"));
 
     Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
     let out = server.wait_with_output().unwrap();
@@ -188,4 +209,10 @@ fn the_agents_user_can_ask_the_server_but_cannot_lock_remove_or_edit_its_store()
         run(Command::new(BIN).arg("--store").arg(&store).args(["audit", "export", "--format", "jsonl"]), "");
     let text = String::from_utf8(log.stdout).unwrap();
     assert_eq!(text.matches("subagent_spawn_evaluated").count(), 2, "{text}");
+    // Each event the server recorded names the agent's uid (V-18).
+    let agent =
+        String::from_utf8(Command::new("id").args(["-u", AGENT_USER]).output().unwrap().stdout).unwrap();
+    let peer = format!("warden-serve peer uid={} pid=", agent.trim());
+    let spawns: Vec<&str> = text.lines().filter(|l| l.contains("subagent_spawn_evaluated")).collect();
+    assert!(spawns.iter().all(|l| l.contains(&peer)), "{peer}: {spawns:?}");
 }
