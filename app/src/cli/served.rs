@@ -34,6 +34,10 @@
 //! a human's act, which the agent must not reach through the socket. With a server configured
 //! that answers, they refuse (`server_holds_store`, exit 2) and say what to do: stop the server,
 //! run the verb, start the server again. With the server down they run directly as always.
+//!
+//! V-20: `warden audit` is not served, reads included: in the isolated deployment the socket is
+//! the agent's to reach, and the log is what the store's permissions keep from it. Stop the
+//! server to read an embedded store; a PostgreSQL store is read directly meanwhile.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
