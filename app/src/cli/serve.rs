@@ -373,7 +373,7 @@ async fn answer(server: &Server, request: Request, peer: Actor) -> Answer {
             let limit =
                 deadline_ms.map_or(server.timeout, |ms| server.timeout.min(Duration::from_millis(ms)));
             let (reply, answered) = oneshot::channel();
-            let job = super::served::RunJob { argv, cwd, config, peer, reply };
+            let job = RunJob { request: super::served::RunRequest { argv, cwd, config, peer }, reply };
             let asked = async {
                 server.decide.send(Job::Run(job)).await.map_err(|_| ())?;
                 answered.await.map_err(|_| ())
@@ -435,7 +435,13 @@ async fn status(server: &Server) -> Answer {
 enum Job {
     Hook(HookJob),
     /// A served command (V-13).
-    Run(super::served::RunJob),
+    Run(RunJob),
+}
+
+/// One served command for the decider, and where its answer goes.
+struct RunJob {
+    request: super::served::RunRequest,
+    reply: oneshot::Sender<Answer>,
 }
 
 /// One hook request for the decider, and where its answer goes.
@@ -472,7 +478,10 @@ fn decider(decider: Decider) -> Result<mpsc::Sender<Job>, Failure> {
                     let job = match job {
                         Job::Hook(job) => job,
                         Job::Run(job) => {
-                            super::served::decide(&decider.host, job).await;
+                            if !job.reply.is_closed() {
+                                let answer = super::served::decide(&decider.host, job.request).await;
+                                let _ = job.reply.send(answer);
+                            }
                             continue;
                         }
                     };

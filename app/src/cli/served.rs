@@ -44,7 +44,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentwarden_domain::audit::Actor;
-use tokio::sync::oneshot;
 
 use super::protocol::{Answer, Request};
 use super::{Cli, Command, Failure, guard::GuardCommand, lineage::LineageCommand, result::ResultCommand};
@@ -242,14 +241,13 @@ pub(super) fn refuse_human_verb(command: &Command) -> Result<(), Failure> {
 /// How long a human verb waits to learn whether the server answers.
 const HUMAN_PROBE: Duration = Duration::from_millis(2_000);
 
-/// One `run` request for the decider, and where its answer goes.
-pub(super) struct RunJob {
+/// One `run` request, as the decider takes it.
+pub(super) struct RunRequest {
     pub(super) argv: Vec<String>,
     pub(super) cwd: String,
     pub(super) config: Option<String>,
     /// Who asks (V-18): recorded as the actor of every event the command records.
     pub(super) peer: Actor,
-    pub(super) reply: oneshot::Sender<Answer>,
 }
 
 /// What the decider serves `run` requests with.
@@ -263,23 +261,11 @@ pub(super) struct Host {
     pub(super) guarded: Vec<PathBuf>,
 }
 
-/// Answers one `run` request, on the decider's thread (V-7); a client that left gets nothing.
-pub(super) async fn decide(host: &Host, job: RunJob) {
-    if job.reply.is_closed() {
-        return;
-    }
-    let RunJob { argv, cwd, config, peer, reply } = job;
-    let _ = reply.send(answer(host, argv, &cwd, config, &peer).await);
-}
-
-/// The answer to one `run` request (V-13, V-15, V-16).
-async fn answer(
-    host: &Host,
-    argv: Vec<String>,
-    cwd_text: &str,
-    config: Option<String>,
-    peer: &Actor,
-) -> Answer {
+/// Answers one `run` request (V-13, V-15, V-16), on the decider's thread (V-7): the events its
+/// command records are appended (durable) before it returns.
+pub(super) async fn decide(host: &Host, request: RunRequest) -> Answer {
+    let RunRequest { argv, cwd, config, peer } = request;
+    let (cwd_text, peer) = (cwd.as_str(), &peer);
     let theirs = config.as_deref().map(PathBuf::from);
     if theirs.is_none() || theirs != host.config {
         let name = |p: Option<&Path>| p.map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()));
