@@ -264,8 +264,7 @@ pub(super) struct Host {
 /// Answers one `run` request (V-13, V-15, V-16), on the decider's thread (V-7): the events its
 /// command records are appended (durable) before it returns.
 pub(super) async fn decide(host: &Host, request: RunRequest) -> Answer {
-    let RunRequest { argv, cwd, config, peer } = request;
-    let (cwd_text, peer) = (cwd.as_str(), &peer);
+    let RunRequest { argv, cwd: cwd_text, config, peer } = request;
     let theirs = config.as_deref().map(PathBuf::from);
     if theirs.is_none() || theirs != host.config {
         let name = |p: Option<&Path>| p.map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()));
@@ -279,7 +278,7 @@ pub(super) async fn decide(host: &Host, request: RunRequest) -> Answer {
             ),
         );
     }
-    let cwd = PathBuf::from(cwd_text);
+    let cwd = PathBuf::from(&cwd_text);
     if !cwd.is_absolute() {
         return Answer::error(
             "request_invalid",
@@ -318,7 +317,7 @@ pub(super) async fn decide(host: &Host, request: RunRequest) -> Answer {
         );
     }
     let mut out = Vec::new();
-    let open = |config: Config| -> Result<Warden, WardenError> { Ok(as_peer(&host.warden, config, peer)) };
+    let open = |config: Config| -> Result<Warden, WardenError> { Ok(as_peer(&host.warden, config, &peer)) };
     let result = dispatch(cli.command, &open, &mut out).await;
     if let Err(e) = std::env::set_current_dir(&host.home) {
         tracing::error!(error = %e, home = %host.home.display(), "cannot return to the server's working directory");
