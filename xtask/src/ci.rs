@@ -1,5 +1,5 @@
-//! `cargo xtask ci`: the one gate (format, clippy, tests, the real Claude Code suite, docs,
-//! benches, supply chain). Each step prints what it runs; a failing step names the command that
+//! `cargo xtask ci`: the one gate (format, clippy, tests, the real Claude Code suite, the
+//! README's commands, docs, benches, supply chain). Each step prints what it runs; a failing step names the command that
 //! fixes or reproduces it.
 
 use std::process::Command;
@@ -142,6 +142,9 @@ pub(crate) fn run() -> Result<(), String> {
         run_step(step)?;
     }
     let skipped = real_claude_code()?;
+    // Seconds once `warden` is built: every ```sh block of the README, as written.
+    println!("\n==> README commands: cargo xtask readme");
+    crate::readme::run().map_err(|e| format!("README commands: {e}; reproduce with `cargo xtask readme`"))?;
     for step in [&DOCS, &BENCHES] {
         run_step(step)?;
     }

@@ -259,6 +259,19 @@ pub(super) async fn seal(
     }
     let by = name(args.by)?;
     let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    if !args.show {
+        // N-3: what would be sealed is known before any store is opened (or created).
+        let files = Warden::builder()
+            .event_store(std::sync::Arc::new(crate::MemoryEventStore::new()))
+            .config(config.clone())
+            .build()?
+            .seal_digests()
+            .await
+            .map_err(Failure::usage)?;
+        if files.is_empty() {
+            return Err(Failure::usage(nothing_to_seal(&config)));
+        }
+    }
     let warden = open(config)?;
     if args.show {
         let seal = warden.records().await?.governance.seal;
@@ -286,6 +299,23 @@ pub(super) async fn seal(
     let by = by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
     let event = AuditEvent::ContextSealed(ContextSealed { by, files, signature });
     super::signed::record(&warden, &event, at, out).await
+}
+
+/// N-3: a seal of no file would pass `context_sealed` for every decision while checking nothing,
+/// so it is refused, saying where Warden looked.
+fn nothing_to_seal(config: &Config) -> String {
+    let looked = match &config.source {
+        Some(file) => format!("the configuration `{}`", file.display()),
+        None => format!(
+            "no `{}` from `{}` upward (the defaults)",
+            crate::config::CONFIG_FILE,
+            std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string())
+        ),
+    };
+    format!(
+        "refused: nothing to seal: {looked}: no persona, agent or manifest file it names exists; \
+         run `warden seal` in the project (where `agentwarden.toml` is) or pass --config FILE"
+    )
 }
 
 /// `--expires-in`: a positive duration (`90s`, `30m`, `8h`, `7d`) in milliseconds.
