@@ -73,6 +73,20 @@ impl FilePattern {
         file_name.strip_prefix(prefix).and_then(|rest| rest.strip_suffix(suffix)).is_some_and(Name::is_valid)
     }
 
+    /// The pattern, e.g. `AGENT_{name}.md`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name in `file_name`, when it is this pattern around a valid name.
+    pub fn name_of<'a>(&self, file_name: &'a str) -> Option<&'a str> {
+        let (prefix, suffix) = self.0.split_once("{name}").unwrap_or((&self.0, ""));
+        file_name
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(suffix))
+            .filter(|n| Name::is_valid(n))
+    }
+
     /// The file name for `name`.
     pub fn file_name(&self, name: &Name) -> String {
         self.0.replace("{name}", name.as_str())
@@ -465,7 +479,10 @@ pub fn discover() -> Result<Option<PathBuf>, ConfigError> {
 /// working directory (`.`).
 pub fn project_root() -> Result<PathBuf, ConfigError> {
     Ok(match discover()? {
-        Some(file) => file.parent().filter(|p| !p.as_os_str().is_empty()).map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        Some(file) => file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         None => PathBuf::from("."),
     })
 }

@@ -101,6 +101,25 @@ pub(crate) fn quarantine_reason(session: &str, marker: &Marker) -> String {
     )
 }
 
+/// N-7: a Claude Code user never writes `contextSealed` or `pipelineRunApproved`: the hook
+/// builds them from the records. A gate that fails because there is no seal or no approval says
+/// so, and names the command a human runs (outside the session) to give one; the code and the
+/// spec's reason stay, after it.
+pub(crate) fn in_user_terms(gate: &str, code: &str, reason: &str) -> String {
+    let absent = matches!(code, "not_boolean_true" | "field_missing" | "metadata_missing");
+    match gate {
+        "context_sealed" if absent => format!(
+            "no seal is in force: a human seals the context from their own terminal with `warden seal` \
+             in the project ({reason})"
+        ),
+        "pipeline_run_approved" | "approval_ref" if absent => format!(
+            "no approval is active: a human approves the run from their own terminal with \
+             `warden approve --ref REF` in the project ({reason})"
+        ),
+        _ => reason.to_owned(),
+    }
+}
+
 fn failure(stage: &str, code: &str, reason: impl Into<String>) -> HookFailure {
     HookFailure { stage: stage.to_owned(), code: code.to_owned(), reason: reason.into() }
 }
@@ -325,7 +344,7 @@ impl Warden {
         };
         let gate_failure = gate.first_failure.as_ref().map(|f| {
             let stage = format!("gate: {}", f.gate.as_str());
-            failure(&stage, &f.code, f.reason.clone())
+            failure(&stage, &f.code, in_user_terms(f.gate.as_str(), &f.code, &f.reason))
         });
         let lineage_failure = (!lineage.verdict.passed).then(|| {
             let code = lineage.verdict.code.as_deref().unwrap_or("lineage_denied");

@@ -60,7 +60,8 @@ pub(crate) fn blocks(markdown: &str) -> Result<Vec<Block>, String> {
                 return Err(format!("README.md:{fence_line}: a code block is never closed"));
             }
             if trimmed == "```sh" {
-                let expect = annotation(previous).map_err(|e| format!("README.md:{}: {e}", fence_line - 1))?;
+                let expect =
+                    annotation(previous).map_err(|e| format!("README.md:{}: {e}", fence_line - 1))?;
                 blocks.push(Block { line: fence_line, heading: heading.clone(), script, expect });
             }
             previous = "";
@@ -91,7 +92,9 @@ fn annotation(line: &str) -> Result<Expect, String> {
     }
     if let Some(rest) = directive.strip_prefix("exit") {
         let code = rest.split_whitespace().next().and_then(|c| c.parse().ok());
-        return code.map(Expect::Exit).ok_or_else(|| format!("`readme: exit N` needs a number: `{directive}`"));
+        return code
+            .map(Expect::Exit)
+            .ok_or_else(|| format!("`readme: exit N` needs a number: `{directive}`"));
     }
     Err(format!("unknown readme directive `{directive}` (known: `skip REASON`, `exit N`)"))
 }
@@ -118,7 +121,8 @@ fn copy_repo(from: &Path, to: &Path) -> Result<(), String> {
         }
         let target = to.join(&file);
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
         }
         std::fs::copy(&source, &target).map_err(|e| format!("cannot copy {}: {e}", source.display()))?;
     }
@@ -139,7 +143,8 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new() -> Result<TempDir, String> {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let dir = std::env::temp_dir().join(format!("xtask-readme-{}-{nanos}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         Ok(TempDir(dir))
@@ -210,7 +215,8 @@ fn run_block(block: &Block, repo: &Path, path: &str, tmp: &Path) -> Result<(), S
 pub(crate) fn run() -> Result<(), String> {
     let started = Instant::now();
     let root = root();
-    let markdown = std::fs::read_to_string(root.join("README.md")).map_err(|e| format!("cannot read README.md: {e}"))?;
+    let markdown =
+        std::fs::read_to_string(root.join("README.md")).map_err(|e| format!("cannot read README.md: {e}"))?;
     let blocks = blocks(&markdown)?;
     let warden = crate::demo::build_warden()?;
     let temp = TempDir::new()?;
@@ -249,7 +255,10 @@ mod tests {
                   ```toml\n[x]\n```\n<!-- readme: exit 1 a deny -->\n\n```sh\nwarden authorize\n```\n";
         let found = blocks(md).unwrap();
         assert_eq!(found.len(), 3);
-        assert_eq!((found[0].line, found[0].heading.as_str(), found[0].script.as_str()), (3, "A", "warden gate\n"));
+        assert_eq!(
+            (found[0].line, found[0].heading.as_str(), found[0].script.as_str()),
+            (3, "A", "warden gate\n")
+        );
         assert_eq!(found[0].expect, Expect::Exit(0));
         assert_eq!(found[1].expect, Expect::Skip("needs root".into()));
         assert_eq!(found[1].script, "sudo x\n");

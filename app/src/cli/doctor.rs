@@ -375,8 +375,8 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
         Some(project) => project.clone(),
         None => crate::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
     };
-    let project =
-        std::fs::canonicalize(&project).map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
+    let project = std::fs::canonicalize(&project)
+        .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
     let mut checks = Vec::new();
     let entries = super::installed::check_hooks(&project, &args.managed, &mut checks);
     super::installed::check_lines(&project, &entries, &mut checks);
