@@ -482,11 +482,9 @@ impl Warden {
                 if let Some(violation) = outcome.violation {
                     changed_files = violation.details.changed_files.clone();
                     reverted = violation.details.reverted;
-                    let what = if reverted { "reverted" } else { "NOT reverted" };
-                    let mut reason = format!(
-                        "protected paths were changed and have been {what}: {}",
-                        changed_files.join(", ")
-                    );
+                    let what = if reverted { "and have been reverted" } else { "and could NOT be reverted" };
+                    let mut reason =
+                        format!("protected paths were changed {what}: {}", changed_files.join(", "));
                     if !violation.details.diff.odd.is_empty() {
                         // What each odd entry is (U-10, U-11).
                         reason.push_str(&format!(

@@ -206,3 +206,63 @@ fn a_seal_of_nothing_is_refused_and_creates_no_store() {
     assert!(said.contains("nothing to seal") && said.contains("agentwarden.toml"), "N-3: {said}");
     assert!(!dir.path().join(".agentwarden").exists(), "N-3: refused before any store is opened");
 }
+
+#[test]
+fn the_global_options_are_listed_once_and_each_command_has_an_example() {
+    let dir = empty_repository();
+    let root = stdout(&warden_in(dir.path(), &["--help"]));
+    for flag in ["--store <DIR|URL>", "--fsync", "--lock-timeout-ms <MS>"] {
+        assert_eq!(root.matches(flag).count(), 1, "N-8: {flag} once: {root}");
+    }
+    for command in [&["seal"][..], &["audit", "log"], &["gate"], &["init", "claude-code"]] {
+        let help = stdout(&warden_in(dir.path(), &[command, &["--help"]].concat()));
+        assert!(
+            !help.contains("--store <") && !help.contains("--lock-timeout-ms <"),
+            "N-8: {command:?}: {help}"
+        );
+        assert!(help.contains("Example:\n  "), "N-8: {command:?}: {help}");
+    }
+    let hook = stdout(&warden_in(dir.path(), &["hook", "--help"]));
+    assert!(hook.contains("Stdin: one Claude Code hook event"), "{hook}");
+    assert!(hook.contains("examples/claude-code/events/"), "{hook}");
+    // Still accepted after the command.
+    let out = warden_in(dir.path(), &["audit", "note", "x", "--store", "s", "--lock-timeout-ms", "100"]);
+    assert!(out.status.success() && dir.path().join("s").is_dir(), "{}", stderr(&out));
+}
+
+#[test]
+fn fan_out_text_names_the_test_that_failed() {
+    let dir = empty_repository();
+    let store = dir.path().join("fanout");
+    let out = warden_in(
+        &examples().join(".."),
+        &[
+            "--store",
+            store.to_str().unwrap(),
+            "fanout",
+            "run",
+            "--config",
+            "examples/fanout/agentwarden.toml",
+            "--items",
+            "examples/fanout/items.json",
+            "--phase",
+            "tests",
+            "--",
+            "sh",
+            "examples/fanout/agent.sh",
+        ],
+    );
+    let said = stdout(&out);
+    assert!(said.contains("8 passed, 1 failed"), "{said}");
+    assert!(said.contains("  failed: examples/fanout/tests/test_09.sh"), "the failing test is named: {said}");
+}
+
+#[test]
+fn counts_agree_with_their_noun() {
+    let dir = empty_repository();
+    let result = r#"{"schema_version":"1.0","summary":"s","proposed_changes":[],"kr_targets":[],"kr_impact_claim":"x","extra":1}"#;
+    std::fs::write(dir.path().join("result.json"), result).unwrap();
+    assert_eq!(warden_in(dir.path(), &["result", "validate", "result.json"]).status.code(), Some(1));
+    let explained = stdout(&warden_in(dir.path(), &["audit", "explain", "1"]));
+    assert!(explained.contains("invalid (1 problem)"), "{explained}");
+}

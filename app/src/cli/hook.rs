@@ -24,7 +24,7 @@ pub(crate) const CLAUDE_CODE_ENV: &str = "CLAUDECODE";
 
 #[derive(Debug, clap::Args)]
 pub(super) struct HookArgs {
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Answer within this many milliseconds of starting, or exit 2 (H-10): below the Claude
@@ -48,8 +48,8 @@ pub(super) struct ByArgs {
 /// `warden seal`.
 #[derive(Debug, clap::Args)]
 pub(super) struct SealArgs {
-    /// The configuration whose files are sealed (default: `agentwarden.toml` in the working
-    /// directory, if present).
+    /// The configuration whose files are sealed (default: the project's `agentwarden.toml`,
+    /// from here upward).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Show the seal in force instead of sealing.
@@ -87,7 +87,7 @@ pub(super) struct ApproveArgs {
     by: ByArgs,
     #[command(flatten)]
     key: super::signed::KeyArgs,
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present):
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward):
     /// its `[approvals] allowed_signers` says whether the approval must be signed.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -103,7 +103,7 @@ pub(super) struct RevokeArgs {
     by: ByArgs,
     #[command(flatten)]
     key: super::signed::KeyArgs,
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -114,7 +114,7 @@ pub(super) struct ApprovalsArgs {
     /// One JSON object.
     #[arg(long)]
     json: bool,
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present):
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward):
     /// with `[approvals] allowed_signers`, records whose signature does not verify are shown
     /// refused.
     #[arg(long, value_name = "FILE")]

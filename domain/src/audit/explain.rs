@@ -273,10 +273,10 @@ pub fn summary(event: &AuditEvent) -> String {
             format!("{agent} {} tool `{tool}`{}", verb(e.authorization.decision), why.unwrap_or_default())
         }
         AuditEvent::ResultValidated(e) => format!(
-            "result `{}` {} ({} problems)",
+            "result `{}` {} ({})",
             e.path,
             if e.validation.valid { "valid" } else { "invalid" },
-            e.validation.problems.len()
+            count(e.validation.problems.len(), "problem")
         ),
         AuditEvent::GuardrailViolation(v) => format!(
             "guardrail violation `{}` in run `{}` item `{}`: {} changed, {}",
@@ -375,6 +375,11 @@ pub fn summary(event: &AuditEvent) -> String {
         ),
         AuditEvent::HookInputRefused(e) => format!("hook input refused ({}): {}", e.code, e.reason),
     }
+}
+
+/// "1 problem", "2 problems", "0 problems".
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 fn list(names: &[String]) -> String {
