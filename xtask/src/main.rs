@@ -16,8 +16,8 @@ use std::time::Instant;
 
 const USAGE: &str =
     "usage: cargo xtask <ci | bench | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install>
-  ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, docs with warnings
-          denied, benches compiled
+  ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, the README's
+          commands, docs with warnings denied, benches compiled, cargo deny
   bench   run the criterion benches and print one summary table
   demo    run warden on the bundled example with a fresh embedded store
   readme  run every ```sh block of README.md, as written, in a temporary copy of the repository
