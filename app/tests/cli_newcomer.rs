@@ -255,6 +255,19 @@ fn fan_out_text_names_the_test_that_failed() {
     let said = stdout(&out);
     assert!(said.contains("8 passed, 1 failed"), "{said}");
     assert!(said.contains("  failed: examples/fanout/tests/test_09.sh"), "the failing test is named: {said}");
+    let replayed = stdout(&warden_in(
+        dir.path(),
+        &["--store", store.to_str().unwrap(), "audit", "replay", "--projection", "fan-out"],
+    ));
+    assert!(replayed.contains("  failed: examples/fanout/tests/test_09.sh"), "{replayed}");
+    let log = stdout(&warden_in(
+        dir.path(),
+        &["--store", store.to_str().unwrap(), "audit", "log", "--type", "fan_out_merged"],
+    ));
+    let seq = log.lines().nth(1).and_then(|l| l.split_whitespace().next()).unwrap().to_owned();
+    let explained =
+        stdout(&warden_in(dir.path(), &["--store", store.to_str().unwrap(), "audit", "explain", &seq]));
+    assert!(explained.contains("failed test: examples/fanout/tests/test_09.sh"), "{explained}");
 }
 
 #[test]

@@ -196,10 +196,12 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             x.notes.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
         }
         AuditEvent::FanOutMerged(m) => x.notes.extend(
-            m.merged
-                .failures
-                .iter()
-                .map(|f| format!("chunk {} {}: {}", f.chunk_index, snake_name(&f.status), f.error)),
+            m.merged.test_results.failures.iter().map(|test| format!("failed test: {test}")).chain(
+                m.merged
+                    .failures
+                    .iter()
+                    .map(|f| format!("chunk {} {}: {}", f.chunk_index, snake_name(&f.status), f.error)),
+            ),
         ),
         AuditEvent::OperatorNote(_) => {}
     }
