@@ -116,6 +116,26 @@ pub(crate) fn in_user_terms(gate: &str, code: &str, reason: &str) -> String {
             "no approval is active: a human approves the run from their own terminal with \
              `warden approve --ref REF` in the project ({reason})"
         ),
+        _ => with_fix(code, reason),
+    }
+}
+
+/// N-7: a failure of the records (an approval that is not active or does not cover the spawn, a
+/// sealed file that changed) with the command a human runs to mend it, after the reason.
+pub(crate) fn with_fix(code: &str, reason: &str) -> String {
+    match code {
+        "approval_not_recorded" | "approval_revoked" | "approval_expired" => {
+            format!("{reason}; a human approves the run from their own terminal: `warden approve --ref REF`")
+        }
+        "approval_out_of_scope" => format!(
+            "{reason}; a human approves it with a scope that covers it: \
+             `warden approve --ref REF --scope persona:NAME --scope subagent:NAME`"
+        ),
+        "sealed_file_changed" => {
+            format!(
+                "{reason}; if the change is wanted, a human seals again from their own terminal: `warden seal`"
+            )
+        }
         _ => reason.to_owned(),
     }
 }
@@ -819,5 +839,28 @@ mod tests {
         let stdout: serde_json::Value = serde_json::from_str(&answer.stdout.unwrap()).unwrap();
         let reason = stdout["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
         assert!(reason.contains("audit (audit_unavailable)"), "{reason}");
+    }
+}
+
+#[cfg(test)]
+mod user_terms_tests {
+    use super::in_user_terms;
+
+    #[test]
+    fn an_absent_seal_or_approval_and_a_failed_record_name_the_command_that_mends_them() {
+        let said = in_user_terms("context_sealed", "not_boolean_true", "contextSealed is boolean false");
+        assert!(said.starts_with("no seal is in force") && said.contains("`warden seal`"), "{said}");
+        let said = in_user_terms("pipeline_run_approved", "not_boolean_true", "r");
+        assert!(said.starts_with("no approval is active") && said.contains("`warden approve --ref REF`"));
+        for code in ["approval_not_recorded", "approval_revoked", "approval_expired", "approval_out_of_scope"]
+        {
+            let said = in_user_terms("approval_ref", code, "approval `X` was revoked (seq 4)");
+            assert!(
+                said.starts_with("approval `X` was revoked") && said.contains("`warden approve --ref REF"),
+                "{said}"
+            );
+        }
+        assert!(in_user_terms("context_sealed", "sealed_file_changed", "r").contains("`warden seal`"));
+        assert_eq!(in_user_terms("environment", "env_not_enabled", "r"), "r", "other reasons unchanged");
     }
 }

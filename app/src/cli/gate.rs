@@ -73,7 +73,10 @@ fn write_summary(outcome: &GateOutcome, config: &Config, out: &mut dyn Write) ->
             writeln!(out, "ALLOW  {persona} -> {}  (approval {approval}{by})", delegated.join(", "))?;
         }
         Decision::Deny => match first_failure {
-            Some(f) => writeln!(out, "DENY  {persona}: {} ({}): {}", f.gate.as_str(), f.code, f.reason)?,
+            Some(f) => {
+                let reason = crate::hook::with_fix(&f.code, &f.reason);
+                writeln!(out, "DENY  {persona}: {} ({}): {reason}", f.gate.as_str(), f.code)?;
+            }
             None => writeln!(out, "DENY  {persona}")?,
         },
     }
