@@ -43,7 +43,7 @@ use serde::Deserialize;
 
 /// The default kill-switch variable (G-2).
 pub const DEFAULT_ENABLE_ENV: &str = "AGENTWARDEN_ENABLE_SUBAGENTS";
-/// The file looked for in the working directory when no `--config` is given.
+/// The file looked for, from the working directory upward, when no `--config` is given (N-1).
 pub const CONFIG_FILE: &str = "agentwarden.toml";
 
 /// A file-name pattern with exactly one `{name}` and no path separator.
@@ -71,6 +71,20 @@ impl FilePattern {
     pub fn matches(&self, file_name: &str) -> bool {
         let (prefix, suffix) = self.0.split_once("{name}").unwrap_or((&self.0, ""));
         file_name.strip_prefix(prefix).and_then(|rest| rest.strip_suffix(suffix)).is_some_and(Name::is_valid)
+    }
+
+    /// The pattern, e.g. `AGENT_{name}.md`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name in `file_name`, when it is this pattern around a valid name.
+    pub fn name_of<'a>(&self, file_name: &'a str) -> Option<&'a str> {
+        let (prefix, suffix) = self.0.split_once("{name}").unwrap_or((&self.0, ""));
+        file_name
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(suffix))
+            .filter(|n| Name::is_valid(n))
     }
 
     /// The file name for `name`.
@@ -422,22 +436,78 @@ impl Config {
         })
     }
 
-    /// Loads `path` if given (it must exist), else `agentwarden.toml` in the working directory
-    /// if it exists, else the defaults.
+    /// Loads `path` if given (it must exist), else the project's configuration: the nearest
+    /// `agentwarden.toml` from the working directory upward ([`discover`], N-1), else the
+    /// defaults (the working directory is then the root).
     pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
-        let (path, required) = match path {
-            Some(path) => (path, true),
-            None => (Path::new(CONFIG_FILE), false),
+        let discovered;
+        let path = match path {
+            Some(path) => path,
+            None => match discover()? {
+                Some(found) => {
+                    discovered = found;
+                    &discovered
+                }
+                None => return Ok(Config::default()),
+            },
         };
-        // U-1: read like every other file an agent can touch (a link refused).
+        // U-1: read like every other file an agent can touch (a link refused). A file that was
+        // found and cannot be read is an error, never the defaults (N-1).
         match agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES) {
             Ok(text) => Config::parse(path, &text),
-            Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) if !required => {
-                Ok(Config::default())
-            }
             Err(e) => Err(ConfigError { path: path.display().to_string(), line: None, message: e.reason() }),
         }
     }
+}
+
+/// The project's configuration file (N-1): `agentwarden.toml` in the working directory (as that
+/// relative name), else in the nearest parent that has one (as an absolute path). The search
+/// stops after the first directory that holds `.git` (a project does not reach past its
+/// repository) and at the filesystem root; `None` when there is none. Anything by that name,
+/// even a directory or a link, is the configuration (reading it then fails: never skipped for
+/// one further up), and a directory that cannot be looked into is an error, not "none".
+pub fn discover() -> Result<Option<PathBuf>, ConfigError> {
+    let here = std::env::current_dir().map_err(|e| ConfigError {
+        path: CONFIG_FILE.to_owned(),
+        line: None,
+        message: format!("cannot read the working directory to look for it: {e}"),
+    })?;
+    discover_from(&here)
+}
+
+/// The project's root (N-1): the directory of the configuration [`discover`] finds, else the
+/// working directory (`.`).
+pub fn project_root() -> Result<PathBuf, ConfigError> {
+    Ok(match discover()? {
+        Some(file) => file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        None => PathBuf::from("."),
+    })
+}
+
+/// [`discover`] from `start`, an absolute directory.
+pub fn discover_from(start: &Path) -> Result<Option<PathBuf>, ConfigError> {
+    let exists = |path: &Path| match std::fs::symlink_metadata(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(ConfigError {
+            path: path.display().to_string(),
+            line: None,
+            message: format!("cannot look for the project's configuration here: {e}"),
+        }),
+    };
+    for (depth, dir) in start.ancestors().enumerate() {
+        let candidate = dir.join(CONFIG_FILE);
+        if exists(&candidate)? {
+            return Ok(Some(if depth == 0 { PathBuf::from(CONFIG_FILE) } else { candidate }));
+        }
+        if exists(&dir.join(".git"))? {
+            return Ok(None);
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

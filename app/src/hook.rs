@@ -101,6 +101,45 @@ pub(crate) fn quarantine_reason(session: &str, marker: &Marker) -> String {
     )
 }
 
+/// N-7: a Claude Code user never writes `contextSealed` or `pipelineRunApproved`: the hook
+/// builds them from the records. A gate that fails because there is no seal or no approval says
+/// so, and names the command a human runs (outside the session) to give one; the code and the
+/// spec's reason stay, after it.
+pub(crate) fn in_user_terms(gate: &str, code: &str, reason: &str) -> String {
+    let absent = matches!(code, "not_boolean_true" | "field_missing" | "metadata_missing");
+    match gate {
+        "context_sealed" if absent => format!(
+            "no seal is in force: a human seals the context from their own terminal with `warden seal` \
+             in the project ({reason})"
+        ),
+        "pipeline_run_approved" | "approval_ref" if absent => format!(
+            "no approval is active: a human approves the run from their own terminal with \
+             `warden approve --ref REF` in the project ({reason})"
+        ),
+        _ => with_fix(code, reason),
+    }
+}
+
+/// N-7: a failure of the records (an approval that is not active or does not cover the spawn, a
+/// sealed file that changed) with the command a human runs to mend it, after the reason.
+pub(crate) fn with_fix(code: &str, reason: &str) -> String {
+    match code {
+        "approval_not_recorded" | "approval_revoked" | "approval_expired" => {
+            format!("{reason}; a human approves the run from their own terminal: `warden approve --ref REF`")
+        }
+        "approval_out_of_scope" => format!(
+            "{reason}; a human approves it with a scope that covers it: \
+             `warden approve --ref REF --scope persona:NAME --scope subagent:NAME`"
+        ),
+        "sealed_file_changed" => {
+            format!(
+                "{reason}; if the change is wanted, a human seals again from their own terminal: `warden seal`"
+            )
+        }
+        _ => reason.to_owned(),
+    }
+}
+
 fn failure(stage: &str, code: &str, reason: impl Into<String>) -> HookFailure {
     HookFailure { stage: stage.to_owned(), code: code.to_owned(), reason: reason.into() }
 }
@@ -325,7 +364,7 @@ impl Warden {
         };
         let gate_failure = gate.first_failure.as_ref().map(|f| {
             let stage = format!("gate: {}", f.gate.as_str());
-            failure(&stage, &f.code, f.reason.clone())
+            failure(&stage, &f.code, in_user_terms(f.gate.as_str(), &f.code, &f.reason))
         });
         let lineage_failure = (!lineage.verdict.passed).then(|| {
             let code = lineage.verdict.code.as_deref().unwrap_or("lineage_denied");
@@ -463,11 +502,9 @@ impl Warden {
                 if let Some(violation) = outcome.violation {
                     changed_files = violation.details.changed_files.clone();
                     reverted = violation.details.reverted;
-                    let what = if reverted { "reverted" } else { "NOT reverted" };
-                    let mut reason = format!(
-                        "protected paths were changed and have been {what}: {}",
-                        changed_files.join(", ")
-                    );
+                    let what = if reverted { "and have been reverted" } else { "and could NOT be reverted" };
+                    let mut reason =
+                        format!("protected paths were changed {what}: {}", changed_files.join(", "));
                     if !violation.details.diff.odd.is_empty() {
                         // What each odd entry is (U-10, U-11).
                         reason.push_str(&format!(
@@ -802,5 +839,28 @@ mod tests {
         let stdout: serde_json::Value = serde_json::from_str(&answer.stdout.unwrap()).unwrap();
         let reason = stdout["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
         assert!(reason.contains("audit (audit_unavailable)"), "{reason}");
+    }
+}
+
+#[cfg(test)]
+mod user_terms_tests {
+    use super::in_user_terms;
+
+    #[test]
+    fn an_absent_seal_or_approval_and_a_failed_record_name_the_command_that_mends_them() {
+        let said = in_user_terms("context_sealed", "not_boolean_true", "contextSealed is boolean false");
+        assert!(said.starts_with("no seal is in force") && said.contains("`warden seal`"), "{said}");
+        let said = in_user_terms("pipeline_run_approved", "not_boolean_true", "r");
+        assert!(said.starts_with("no approval is active") && said.contains("`warden approve --ref REF`"));
+        for code in ["approval_not_recorded", "approval_revoked", "approval_expired", "approval_out_of_scope"]
+        {
+            let said = in_user_terms("approval_ref", code, "approval `X` was revoked (seq 4)");
+            assert!(
+                said.starts_with("approval `X` was revoked") && said.contains("`warden approve --ref REF"),
+                "{said}"
+            );
+        }
+        assert!(in_user_terms("context_sealed", "sealed_file_changed", "r").contains("`warden seal`"));
+        assert_eq!(in_user_terms("environment", "env_not_enabled", "r"), "r", "other reasons unchanged");
     }
 }

@@ -161,7 +161,7 @@ fn no_store_no_allow() {
     // the deny is reported like any other, failing first at `audit` (G-23).
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("DENY  MANAGER: audit (audit_unavailable)"), "{stdout}");
-    assert!(stdout.contains("not a sled event store"), "{stdout}");
+    assert!(stdout.contains("is not a Warden store (a directory that holds no Warden store)"), "{stdout}");
 }
 
 #[test]

@@ -127,7 +127,7 @@ fn every_json_command_prints_one_object_when_the_store_cannot_be_used() {
                 assert!(codes.contains(&"audit_unavailable"), "{what}: {object}");
             }
             _ => assert!(
-                object["error"]["reason"].as_str().unwrap().contains("not a sled event store"),
+                object["error"]["reason"].as_str().unwrap().contains("is not a Warden store"),
                 "{what}: {object}"
             ),
         }

@@ -54,8 +54,9 @@ pub enum StoreError {
         /// Where it was expected.
         path: String,
     },
-    /// The store does not verify, or is not an event store.
-    #[error("the store is corrupt at seq {seq}: {why}")]
+    /// The store does not verify, or is not an event store (seq 0: the store as a whole, whose
+    /// reason is then said alone, N-4: a path that is no store is no tampering).
+    #[error("{}", corrupt(*seq, why))]
     Corrupt {
         /// The first bad sequence number (0: the store as a whole).
         seq: u64,
@@ -74,6 +75,12 @@ pub enum StoreError {
         /// What failed.
         reason: String,
     },
+}
+
+/// [`StoreError::Corrupt`]'s text: a broken seq is named; the store as a whole (seq 0) is
+/// described by its reason alone.
+fn corrupt(seq: u64, why: &str) -> String {
+    if seq == 0 { why.to_owned() } else { format!("the store is corrupt at seq {seq}: {why}") }
 }
 
 impl StoreError {

@@ -1,5 +1,5 @@
-//! `cargo xtask ci`: the one gate (format, clippy, tests, the real Claude Code suite, docs,
-//! benches, supply chain). Each step prints what it runs; a failing step names the command that
+//! `cargo xtask ci`: the one gate (format, clippy, tests, the real Claude Code suite, the
+//! README's commands, docs, benches, supply chain). Each step prints what it runs; a failing step names the command that
 //! fixes or reproduces it.
 
 use std::process::Command;
@@ -28,6 +28,27 @@ const CLIPPY: Step = Step {
 const NEXTEST: Step = Step {
     name: "tests (nextest)",
     args: &["nextest", "run", "--workspace", "--all-features", "--locked", "--no-fail-fast"],
+    env: &[],
+    fix: "reproduce with `cargo nextest run --workspace --all-features`",
+};
+
+/// The PostgreSQL test binaries (they need `AGENTWARDEN_TEST_PG`, see `tests/src/pg.rs`).
+const PG_TESTS: &[&str] = &["pg_store", "pg_fleet", "cli_postgres"];
+
+/// The tests without the PostgreSQL binaries, when no server answers outside CI: they are then
+/// not run at all, and the summary says so, rather than each passing after printing SKIPPED.
+const NEXTEST_NO_PG: Step = Step {
+    name: "tests (nextest, without PostgreSQL)",
+    args: &[
+        "nextest",
+        "run",
+        "--workspace",
+        "--all-features",
+        "--locked",
+        "--no-fail-fast",
+        "-E",
+        "not (binary(=pg_store) | binary(=pg_fleet) | binary(=cli_postgres))",
+    ],
     env: &[],
     fix: "reproduce with `cargo nextest run --workspace --all-features`",
 };
@@ -134,31 +155,134 @@ fn skip_or_fail(CannotRun(why): CannotRun, under_ci: bool) -> Result<Option<Stri
     Ok(Some(why))
 }
 
+/// The test server's URL, as `tests/src/pg.rs` reads it.
+fn pg_url() -> String {
+    std::env::var("AGENTWARDEN_TEST_PG").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+/// `host:port` of a `postgres://` URL (default port 5432); `None` when it names none (a socket
+/// directory in the query, say): then the tests decide for themselves.
+fn pg_address(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?']).next()?;
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if host_port.is_empty() {
+        return None;
+    }
+    let has_port = host_port.rsplit_once(':').is_some_and(|(_, p)| p.bytes().all(|b| b.is_ascii_digit()))
+        && !host_port.ends_with(']');
+    Some(if has_port { host_port.to_owned() } else { format!("{host_port}:5432") })
+}
+
+/// Whether something listens at the test server's address (`Err`: why not).
+fn pg_reachable(url: &str) -> Result<(), String> {
+    use std::net::ToSocketAddrs;
+    let Some(address) = pg_address(url) else { return Ok(()) };
+    let addresses = address.to_socket_addrs().map_err(|e| format!("`{address}`: {e}"))?;
+    let mut last = format!("`{address}` resolves to no address");
+    for socket in addresses {
+        match std::net::TcpStream::connect_timeout(&socket, std::time::Duration::from_secs(2)) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = format!("`{address}`: {e}"),
+        }
+    }
+    Err(last)
+}
+
+/// Which test steps run, and what is skipped: without a PostgreSQL server, under `CI=true` the
+/// gate fails at once (not after the other tests); elsewhere nextest leaves the PostgreSQL
+/// binaries out and the summary names them as SKIPPED, NOT PASSED.
+fn test_steps(
+    nextest: bool,
+    pg: Result<(), String>,
+    under_ci: bool,
+) -> Result<(Vec<&'static Step>, Option<String>), String> {
+    let url = pg_url();
+    let skipped = match pg {
+        Ok(()) => None,
+        Err(why) if under_ci => {
+            return Err(format!(
+                "no PostgreSQL server at AGENTWARDEN_TEST_PG `{url}` ({why}): CI=true needs one; start it, \
+                 or set AGENTWARDEN_TEST_PG=postgres://USER:PASSWORD@HOST:PORT/DB"
+            ));
+        }
+        Err(why) => Some(format!(
+            "the PostgreSQL tests ({}): no server at AGENTWARDEN_TEST_PG `{url}` ({why})",
+            PG_TESTS.join(", ")
+        )),
+    };
+    let steps = match (nextest, skipped.is_some()) {
+        (true, false) => vec![&NEXTEST, &DOCTEST],
+        (true, true) => vec![&NEXTEST_NO_PG, &DOCTEST],
+        // `cargo test` cannot leave binaries out: each PostgreSQL test prints SKIPPED and
+        // returns; the summary still names them.
+        (false, _) => vec![&CARGO_TEST],
+    };
+    Ok((steps, skipped))
+}
+
 pub(crate) fn run() -> Result<(), String> {
     let started = Instant::now();
-    let tests: &[&Step] =
-        if crate::has_cargo_tool("nextest") { &[&NEXTEST, &DOCTEST] } else { &[&CARGO_TEST] };
+    let (tests, pg_skipped) =
+        test_steps(crate::has_cargo_tool("nextest"), pg_reachable(&pg_url()), claude_code::under_ci())?;
+    if let Some(why) = &pg_skipped {
+        println!("==> SKIPPING {why}; under CI=true this fails");
+    }
     for step in [&FMT, &CLIPPY].into_iter().chain(tests.iter().copied()) {
         run_step(step)?;
     }
     let skipped = real_claude_code()?;
+    // Seconds once `warden` is built: every ```sh block of the README, as written.
+    println!("\n==> README commands: cargo xtask readme");
+    crate::readme::run().map_err(|e| format!("README commands: {e}; reproduce with `cargo xtask readme`"))?;
     for step in [&DOCS, &BENCHES] {
         run_step(step)?;
     }
     supply_chain()?;
     let secs = started.elapsed().as_secs_f64();
-    match skipped {
-        None => println!("\nxtask ci: all steps passed in {secs:.0} s"),
-        Some(why) => println!(
-            "\nxtask ci: the other steps passed in {secs:.0} s; real Claude Code was SKIPPED (not passed): {why}"
-        ),
+    let skipped: Vec<String> =
+        skipped.map(|why| format!("real Claude Code: {why}")).into_iter().chain(pg_skipped).collect();
+    if skipped.is_empty() {
+        println!("\nxtask ci: all steps passed in {secs:.0} s");
+    } else {
+        println!("\nxtask ci: the other steps passed in {secs:.0} s; SKIPPED, NOT PASSED:");
+        for why in skipped {
+            println!("  - {why}");
+        }
     }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{CannotRun, skip_or_fail};
+    use super::{CannotRun, NEXTEST, NEXTEST_NO_PG, PG_TESTS, pg_address, skip_or_fail, test_steps};
+
+    #[test]
+    fn the_test_servers_address_is_read_from_its_url() {
+        assert_eq!(pg_address("postgres://postgres@127.0.0.1:5432/test").as_deref(), Some("127.0.0.1:5432"));
+        assert_eq!(pg_address("postgres://me:s@cr@t@db:5433/x?y=1").as_deref(), Some("db:5433"));
+        assert_eq!(pg_address("postgresql://db.internal/audit").as_deref(), Some("db.internal:5432"));
+        assert_eq!(pg_address("postgres://u@[::1]:6000/d").as_deref(), Some("[::1]:6000"));
+        assert_eq!(pg_address("postgres:///d?host=/run/postgresql"), None);
+    }
+
+    #[test]
+    fn without_postgresql_its_tests_are_left_out_and_named_or_ci_fails() {
+        let (steps, skipped) = test_steps(true, Ok(()), true).unwrap();
+        assert!(steps[0].name == NEXTEST.name && skipped.is_none());
+        let (steps, skipped) = test_steps(true, Err("refused".into()), false).unwrap();
+        assert!(steps[0].name == NEXTEST_NO_PG.name, "the PostgreSQL binaries are not run");
+        let skipped = skipped.unwrap();
+        assert!(PG_TESTS.iter().all(|t| skipped.contains(t)) && skipped.contains("refused"), "{skipped}");
+        for test in PG_TESTS {
+            assert!(NEXTEST_NO_PG.args.iter().any(|a| a.contains(&format!("binary(={test})"))));
+        }
+        let (_, skipped) = test_steps(false, Err("refused".into()), false).unwrap();
+        assert!(skipped.is_some(), "cargo test runs them (each prints SKIPPED), the summary names them");
+        assert!(
+            test_steps(true, Err("refused".into()), true).is_err_and(|e| e.contains("CI=true needs one"))
+        );
+    }
 
     #[test]
     fn a_suite_that_cannot_run_fails_under_ci_and_is_a_skip_elsewhere() {

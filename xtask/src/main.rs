@@ -1,4 +1,5 @@
-//! `cargo xtask ci | bench | demo | fuzz | mutants | torture | claude-code`: the project's automation, in Rust, with no dependencies.
+//! `cargo xtask ci | bench | demo | readme | fuzz | mutants | torture | claude-code`: the
+//! project's automation, in Rust, with no dependencies.
 
 mod bench;
 mod ci;
@@ -6,6 +7,7 @@ mod claude_code;
 mod demo;
 mod fuzz;
 mod mutants;
+mod readme;
 mod torture;
 
 use std::path::{Path, PathBuf};
@@ -13,11 +15,12 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | demo | fuzz | mutants | torture | claude-code | claude-code-install>
-  ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, docs with warnings
-          denied, benches compiled
+    "usage: cargo xtask <ci | bench | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install>
+  ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, the README's
+          commands, docs with warnings denied, benches compiled, cargo deny
   bench   run the criterion benches and print one summary table
   demo    run warden on the bundled example with a fresh embedded store
+  readme  run every ```sh block of README.md, as written, in a temporary copy of the repository
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
   mutants [app] [ARGS…] cargo mutants over the domain crate (or the app's decision paths);
           fails under a 90 % score
@@ -58,6 +61,14 @@ fn ensure_cargo_tool(subcommand: &str, tool: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// What `cargo xtask` says to a command it does not know (or none): which, and the usage.
+fn unknown(command: Option<&str>) -> String {
+    match command {
+        Some(name) => format!("xtask: unknown command `{name}`\n\n{USAGE}"),
+        None => format!("xtask: no command given\n\n{USAGE}"),
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
@@ -69,12 +80,13 @@ fn main() -> ExitCode {
         Some("torture") => torture::run(args.get(1..).unwrap_or_default()),
         Some("claude-code") => claude_code::run(),
         Some("claude-code-install") => claude_code::install_command(),
+        Some("readme") => readme::run(),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
         }
-        _ => {
-            eprintln!("{USAGE}");
+        other => {
+            eprintln!("{}", unknown(other));
             return ExitCode::from(2);
         }
     };
@@ -84,5 +96,18 @@ fn main() -> ExitCode {
             eprintln!("xtask: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unknown;
+
+    #[test]
+    fn an_unknown_command_is_named_before_the_usage() {
+        let said = unknown(Some("tests"));
+        assert!(said.starts_with("xtask: unknown command `tests`\n"), "{said}");
+        assert!(said.contains("usage: cargo xtask <ci"), "{said}");
+        assert!(unknown(None).starts_with("xtask: no command given"));
     }
 }

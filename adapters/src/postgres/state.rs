@@ -52,10 +52,10 @@ impl StateStore for PostgresEventStore {
     async fn read_merged(&self, key: &str) -> Result<Option<Merged>, StoreError> {
         let sql = format!("SELECT value FROM {} WHERE key = $1", self.table("agentwarden_state"));
         let bytes = self.read_value(&sql, key).await?;
-        bytes
-            .map(|b| serde_json::from_slice(&b))
-            .transpose()
-            .map_err(|e| StoreError::Corrupt { seq: 0, why: format!("state `{key}`: {e}") })
+        bytes.map(|b| serde_json::from_slice(&b)).transpose().map_err(|e| StoreError::Corrupt {
+            seq: 0,
+            why: format!("the store is corrupt: state `{key}`: {e}"),
+        })
     }
 
     async fn read_projection(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {

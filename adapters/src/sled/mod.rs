@@ -27,7 +27,7 @@ mod state;
 pub use recover::{Discarded, Leftover};
 
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -128,6 +128,11 @@ struct Inner {
 
 fn unavailable(what: &str) -> impl Fn(sled::Error) -> StoreError + '_ {
     move |e| StoreError::Unavailable { reason: format!("{what}: {e}") }
+}
+
+/// An I/O error opening the store names the store's path (N-5).
+fn cannot_open(path: &Path, e: sled::Error) -> StoreError {
+    StoreError::Unavailable { reason: format!("cannot open the store `{}`: {e}", path.display()) }
 }
 
 fn corrupt(seq: u64, why: impl Into<String>) -> StoreError {
@@ -361,7 +366,7 @@ fn open_locked(
                     // was another opener creating the store (sled reads `conf` before its
                     // lock, and writes it in two steps): look again a few times.
                     if quiet_retries >= QUIET_RETRIES {
-                        return Err(unavailable("cannot open the store")(e));
+                        return Err(cannot_open(&config.path, e));
                     }
                     quiet_retries += 1;
                     std::thread::sleep(Duration::from_millis(10));
@@ -369,7 +374,7 @@ fn open_locked(
                 discarded.extend(more);
                 retries += 1;
             }
-            Err(e) => return Err(unavailable("cannot open the store")(e)),
+            Err(e) => return Err(cannot_open(&config.path, e)),
         }
     }
 }

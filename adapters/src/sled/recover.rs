@@ -107,15 +107,29 @@ fn unavailable(what: &str, path: &Path, e: Errno) -> StoreError {
     StoreError::Unavailable { reason: format!("{what} `{}`: {e}", path.display()) }
 }
 
+/// N-4: what the path is, and what to do, in the user's terms (never "corrupt at seq 0").
 fn not_a_store(path: &Path) -> StoreError {
-    StoreError::Corrupt { seq: 0, why: format!("`{}` exists but is not a sled event store", path.display()) }
+    let what = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() => "a file",
+        Ok(meta) if meta.is_dir() => "a directory that holds no Warden store",
+        Ok(_) => "neither a file nor a directory",
+        Err(_) => "not a directory",
+    };
+    StoreError::Corrupt {
+        seq: 0,
+        why: format!(
+            "`{}` is not a Warden store ({what}): give --store the store's directory (a new one is \
+             created where nothing exists)",
+            path.display()
+        ),
+    }
 }
 
 fn not_regular(path: &Path, name: &str) -> StoreError {
     StoreError::Corrupt {
         seq: 0,
         why: format!(
-            "`{name}` in the store `{}` is not a regular file: sled would read it; remove it",
+            "the store is corrupt: `{name}` in the store `{}` is not a regular file: sled would read it; remove it",
             path.display()
         ),
     }

@@ -35,9 +35,10 @@ impl agentwarden_ports::StateStore for SledEventStore {
     async fn read_merged(&self, key: &str) -> Result<Option<agentwarden_domain::fanout::Merged>, StoreError> {
         match self.inner.state.get(key.as_bytes()).map_err(unavailable("cannot read the state"))? {
             None => Ok(None),
-            Some(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| StoreError::Corrupt { seq: 0, why: format!("state `{key}`: {e}") }),
+            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| StoreError::Corrupt {
+                seq: 0,
+                why: format!("the store is corrupt: state `{key}`: {e}"),
+            }),
         }
     }
 

@@ -27,9 +27,10 @@ use crate::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct DoctorArgs {
-    /// The project's root directory.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    project: PathBuf,
+    /// The project's root directory [default: the nearest directory, from here upward, with an
+    /// `agentwarden.toml` (N-1), else this one].
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
     /// The configuration (default: `agentwarden.toml` in the project).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -404,8 +405,12 @@ async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
 }
 
 pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) -> Result<u8, Failure> {
-    let project = std::fs::canonicalize(&args.project)
-        .map_err(|e| Failure::usage(format!("`{}`: {e}", args.project.display())))?;
+    let project = match &args.project {
+        Some(project) => project.clone(),
+        None => crate::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+    };
+    let project = std::fs::canonicalize(&project)
+        .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
     let mut checks = Vec::new();
     let entries = super::installed::check_hooks(&project, &args.managed, &mut checks);
     super::installed::check_lines(&project, &entries, &mut checks);

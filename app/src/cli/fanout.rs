@@ -10,7 +10,7 @@ use agentwarden_domain::audit::{
     AuditEvent, Correlation, CorrelationId, FanOutMerged, FanOutPlanned, PlanSummary,
 };
 use agentwarden_domain::fanout::{
-    MergeStatus, Plan, WorkItems, merge, plan, validate_chunk_result, validate_config, validate_items,
+    MergeStatus, Merged, Plan, WorkItems, merge, plan, validate_chunk_result, validate_config, validate_items,
 };
 use agentwarden_domain::json::parse_strict;
 use clap::Subcommand;
@@ -190,17 +190,7 @@ pub(super) async fn run(
                 let report = serde_json::json!({"plan": planned, "chunks": outcomes, "merged": merged, "state_key": state_key});
                 json_line(&report, out)?;
             } else {
-                writeln!(
-                    out,
-                    "{:?}: {} passed, {} failed, {} skipped",
-                    merged.status,
-                    merged.test_results.passed,
-                    merged.test_results.failed,
-                    merged.test_results.skipped
-                )?;
-                for f in &merged.failures {
-                    writeln!(out, "  chunk {} {:?}: {}", f.chunk_index, f.status, f.error)?;
-                }
+                write_merged(&merged, out)?;
             }
             Ok(merge_exit(merged.status))
         }
@@ -216,15 +206,29 @@ pub(super) async fn run(
             if json {
                 json_line(&serde_json::json!({"chunks": outcomes, "merged": merged}), out)?;
             } else {
-                writeln!(
-                    out,
-                    "{:?}: {} passed, {} failed",
-                    merged.status, merged.test_results.passed, merged.test_results.failed
-                )?;
+                write_merged(&merged, out)?;
             }
             Ok(merge_exit(merged.status))
         }
     }
+}
+
+/// The merged result in text: the counts, then each failed test and each failed chunk by name,
+/// so "1 failed" is never said without saying which.
+fn write_merged(merged: &Merged, out: &mut dyn Write) -> std::io::Result<()> {
+    let t = &merged.test_results;
+    writeln!(out, "{:?}: {} passed, {} failed, {} skipped", merged.status, t.passed, t.failed, t.skipped)?;
+    for test in &t.failures {
+        writeln!(out, "  failed: {test}")?;
+    }
+    let unnamed = usize::try_from(t.failed).unwrap_or(usize::MAX).saturating_sub(t.failures.len());
+    if unnamed > 0 {
+        writeln!(out, "  ({unnamed} failed test(s) not named by their chunk's result)")?;
+    }
+    for f in &merged.failures {
+        writeln!(out, "  chunk {} {:?}: {}", f.chunk_index, f.status, f.error)?;
+    }
+    Ok(())
 }
 
 /// Resolves with the signal's name when the run is asked to stop (SIGTERM, SIGINT, SIGHUP). The

@@ -1,11 +1,12 @@
 //! `warden gate`: may this persona inject these subagents? Exit 0 allow, 1 deny, 2 usage.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use agentwarden_domain::governance::{Decision, GateReport};
+use agentwarden_domain::governance::{Decision, GateReport, Name};
 
 use super::{Failure, decision_exit, open_for_decision};
+use crate::config::FilePattern;
 use crate::{Config, GateOutcome, Warden, WardenError};
 
 #[derive(Debug, clap::Args)]
@@ -13,7 +14,7 @@ pub(super) struct GateArgs {
     /// The request: `{"persona", "subagents"?, "opts": {"subagentGovernance": {…}}, "session"?, "turn"?}`.
     #[arg(long, value_name = "FILE")]
     pub(super) request: PathBuf,
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
     /// Print the report as one JSON object.
@@ -34,12 +35,36 @@ pub(super) async fn run(
         let text = serde_json::to_string(&outcome.output()).map_err(|e| Failure::no(format!("deny: {e}")))?;
         writeln!(out, "{text}")?;
     } else {
-        write_summary(&outcome, out)?;
+        write_summary(&outcome, warden.configuration(), out)?;
     }
     Ok(decision_exit(outcome.report.decision))
 }
 
-fn write_summary(outcome: &GateOutcome, out: &mut dyn Write) -> std::io::Result<()> {
+/// N-6: for a persona or agent that has no instruction file, where the gate looked and which
+/// names that directory holds (what a typo would have meant), e.g.
+/// "looked for `personas/AGENT_MANGER.md`; `personas` holds: MANAGER, PLANNER".
+pub(super) fn where_looked(dir: &Path, pattern: &FilePattern, name: &str) -> String {
+    let looked = match Name::new(name) {
+        Ok(name) => format!("looked for `{}`", dir.join(pattern.file_name(&name)).display()),
+        Err(_) => format!("looked in `{}`", dir.display()),
+    };
+    let mut names: Vec<String> = match agentwarden_adapters::untrusted::list_dir(None, dir) {
+        Ok(entries) => entries
+            .iter()
+            .filter_map(|(file, _)| pattern.name_of(&file.to_string_lossy()).map(str::to_owned))
+            .collect(),
+        Err(e) => return format!("{looked}; `{}` cannot be listed: {}", dir.display(), e.reason()),
+    };
+    names.sort();
+    if names.is_empty() {
+        format!("{looked}; `{}` holds no `{}` file", dir.display(), pattern.as_str())
+    } else {
+        format!("{looked}; `{}` holds: {}", dir.display(), names.join(", "))
+    }
+}
+
+fn write_summary(outcome: &GateOutcome, config: &Config, out: &mut dyn Write) -> std::io::Result<()> {
+    let subagents = &config.subagents;
     let GateReport { decision, delegated, persona, first_failure, failures, candidates, warnings, .. } =
         &outcome.report;
     let persona = persona.as_deref().unwrap_or("?");
@@ -50,12 +75,19 @@ fn write_summary(outcome: &GateOutcome, out: &mut dyn Write) -> std::io::Result<
             writeln!(out, "ALLOW  {persona} -> {}  (approval {approval}{by})", delegated.join(", "))?;
         }
         Decision::Deny => match first_failure {
-            Some(f) => writeln!(out, "DENY  {persona}: {} ({}): {}", f.gate.as_str(), f.code, f.reason)?,
+            Some(f) => {
+                let reason = crate::hook::with_fix(&f.code, &f.reason);
+                writeln!(out, "DENY  {persona}: {} ({}): {reason}", f.gate.as_str(), f.code)?;
+            }
             None => writeln!(out, "DENY  {persona}")?,
         },
     }
     for failure in failures.iter().skip(1) {
         writeln!(out, "  also failed: {} ({}): {}", failure.gate.as_str(), failure.code, failure.reason)?;
+    }
+    if failures.iter().any(|f| f.code == "persona_missing") {
+        let hint = where_looked(&subagents.personas_dir, &subagents.persona_file_pattern, persona);
+        writeln!(out, "  {hint}")?;
     }
     for c in candidates {
         let verdict = if c.delegated {
@@ -63,7 +95,16 @@ fn write_summary(outcome: &GateOutcome, out: &mut dyn Write) -> std::io::Result<
         } else {
             format!("not delegated ({})", c.code.as_deref().unwrap_or("?"))
         };
-        writeln!(out, "  candidate {}: {verdict}: {}", c.name, c.reason)?;
+        // "not delegated (gates_failed): a gate failed", not "…: not delegated: a gate failed".
+        let reason = c.reason.strip_prefix("not delegated: ").unwrap_or(&c.reason);
+        writeln!(out, "  candidate {}: {verdict}: {reason}", c.name)?;
+        if c.code.as_deref() == Some("agent_not_registered") {
+            writeln!(
+                out,
+                "    {}",
+                where_looked(&subagents.agents_dir, &subagents.agent_file_pattern, &c.name)
+            )?;
+        }
         for w in &c.warnings {
             writeln!(out, "    warning: {w}")?;
         }

@@ -24,7 +24,7 @@ pub(crate) const CLAUDE_CODE_ENV: &str = "CLAUDECODE";
 
 #[derive(Debug, clap::Args)]
 pub(super) struct HookArgs {
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Answer within this many milliseconds of starting, or exit 2 (H-10): below the Claude
@@ -48,8 +48,8 @@ pub(super) struct ByArgs {
 /// `warden seal`.
 #[derive(Debug, clap::Args)]
 pub(super) struct SealArgs {
-    /// The configuration whose files are sealed (default: `agentwarden.toml` in the working
-    /// directory, if present).
+    /// The configuration whose files are sealed (default: the project's `agentwarden.toml`,
+    /// from here upward).
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
     /// Show the seal in force instead of sealing.
@@ -90,7 +90,7 @@ pub(super) struct ApproveArgs {
     by: ByArgs,
     #[command(flatten)]
     key: super::signed::KeyArgs,
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present):
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward):
     /// its `[approvals] allowed_signers` says whether the approval must be signed.
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
@@ -106,7 +106,7 @@ pub(super) struct RevokeArgs {
     by: ByArgs,
     #[command(flatten)]
     key: super::signed::KeyArgs,
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
 }
@@ -117,7 +117,7 @@ pub(super) struct ApprovalsArgs {
     /// One JSON object.
     #[arg(long)]
     json: bool,
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present):
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward):
     /// with `[approvals] allowed_signers`, records whose signature does not verify are shown
     /// refused.
     #[arg(long, value_name = "FILE")]
@@ -264,6 +264,19 @@ pub(super) async fn seal(
     }
     let by = name(args.by)?;
     let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    if !args.show {
+        // N-3: what would be sealed is known before any store is opened (or created).
+        let files = Warden::builder()
+            .event_store(std::sync::Arc::new(crate::MemoryEventStore::new()))
+            .config(config.clone())
+            .build()?
+            .seal_digests()
+            .await
+            .map_err(Failure::usage)?;
+        if files.is_empty() {
+            return Err(Failure::usage(nothing_to_seal(&config)));
+        }
+    }
     let warden = open(config)?;
     if args.show {
         let seal = warden.records().await?.governance.seal;
@@ -291,6 +304,23 @@ pub(super) async fn seal(
     let by = by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
     let event = AuditEvent::ContextSealed(ContextSealed { by, files, signature });
     super::signed::record(&warden, &event, at, out).await
+}
+
+/// N-3: a seal of no file would pass `context_sealed` for every decision while checking nothing,
+/// so it is refused, saying where Warden looked.
+fn nothing_to_seal(config: &Config) -> String {
+    let looked = match &config.source {
+        Some(file) => format!("the configuration `{}`", file.display()),
+        None => format!(
+            "no `{}` from `{}` upward (the defaults)",
+            crate::config::CONFIG_FILE,
+            std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string())
+        ),
+    };
+    format!(
+        "refused: nothing to seal: {looked}: no persona, agent or manifest file it names exists; \
+         run `warden seal` in the project (where `agentwarden.toml` is) or pass --config FILE"
+    )
 }
 
 /// `--expires-in`: a positive duration (`90s`, `30m`, `8h`, `7d`) in milliseconds.

@@ -17,7 +17,7 @@ pub(super) enum LineageCommand {
         /// The lineage file.
         #[arg(long, value_name = "FILE")]
         lineage: PathBuf,
-        /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+        /// The configuration (default: the project's `agentwarden.toml`, from here upward).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         /// Print the answer as one JSON object.
@@ -33,7 +33,7 @@ pub(super) struct AuthorizeArgs {
     /// The request: `{"agent": {id, type, spawn_depth}, "lineage": [...], "tool", "session"?}`.
     #[arg(long, value_name = "FILE")]
     pub(super) request: PathBuf,
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
     /// Print the answer as one JSON object.

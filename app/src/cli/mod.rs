@@ -20,6 +20,7 @@ mod duration;
 mod fanout;
 mod gate;
 mod guard;
+mod help;
 mod hook;
 mod installed;
 mod lineage;
@@ -38,7 +39,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{FromArgMatches, Parser, Subcommand};
 
 use crate::{Durability, SledConfig, Warden, WardenError};
 use agentwarden_ports::StoreError;
@@ -56,16 +57,18 @@ pub const EXIT_STORE: u8 = 3;
 #[derive(Debug, Parser)]
 #[command(name = "warden", version, about, max_term_width = 100)]
 struct Cli {
+    // The global options are hidden from every subcommand's help and listed once (`help.rs`).
     /// The event store: the embedded store's directory, or a `postgres://` URL for the fleet
-    /// store [default: `[store] url` in agentwarden.toml, else .agentwarden/audit].
-    #[arg(long, global = true, env = "AGENTWARDEN_STORE", value_name = "DIR|URL")]
+    /// store [default: `[store] url` in agentwarden.toml, else .agentwarden/audit in the
+    /// project's root: the nearest directory upward with an agentwarden.toml].
+    #[arg(long, global = true, hide = true, env = "AGENTWARDEN_STORE", value_name = "DIR|URL")]
     store: Option<String>,
     /// Also fsync the log file on every commit (survives a machine crash, not only a process
     /// crash).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, hide = true)]
     fsync: bool,
     /// How long to wait for another process to release the store, in milliseconds.
-    #[arg(long, global = true, default_value_t = 5000, value_name = "MS")]
+    #[arg(long, global = true, hide = true, default_value_t = 5000, value_name = "MS")]
     lock_timeout_ms: u64,
     #[command(subcommand)]
     command: Command,
@@ -204,7 +207,8 @@ impl From<std::io::Error> for Failure {
 /// Runs `warden` with the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
     init_tracing();
-    let parsed = Cli::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let parsed =
+        help::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let (cli, json) = match parsed {
         Ok((cli, matches)) => (cli, wants_json(&matches)),
         Err(e) => {

@@ -25,7 +25,7 @@ pub(super) struct ReleaseArgs {
     /// Who releases it (recorded in the event).
     #[arg(long, value_name = "NAME")]
     by: Option<String>,
-    /// The configuration (default: `agentwarden.toml` in the working directory, if present).
+    /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
     #[command(flatten)]

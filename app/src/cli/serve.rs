@@ -98,18 +98,21 @@ struct Server {
     timeout: Duration,
 }
 
-/// The canonical path of the configuration `path` names (or `agentwarden.toml` in the working
-/// directory when it exists), `None` for the defaults.
+/// The canonical path of the configuration `path` names (or the project's, found from the
+/// working directory upward as every command finds it, N-1), `None` for the defaults.
 pub(super) fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
-    let (path, required) = match path {
-        Some(path) => (path, true),
-        None => (Path::new(crate::config::CONFIG_FILE), false),
+    let found;
+    let path = match path {
+        Some(path) => path,
+        None => match crate::config::discover().map_err(|e| format!("config_invalid: {e}"))? {
+            Some(discovered) => {
+                found = discovered;
+                found.as_path()
+            }
+            None => return Ok(None),
+        },
     };
-    match std::fs::canonicalize(path) {
-        Ok(path) => Ok(Some(path)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(None),
-        Err(e) => Err(format!("config_invalid: `{}`: {e}", path.display())),
-    }
+    std::fs::canonicalize(path).map(Some).map_err(|e| format!("config_invalid: `{}`: {e}", path.display()))
 }
 
 /// Runs the server until SIGTERM or SIGINT.

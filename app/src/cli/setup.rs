@@ -46,9 +46,10 @@ pub(super) enum InitCommand {
     /// Merge Warden's hook entries into `.claude/settings.json` (other keys are kept), and add
     /// the guard's own files to `[guardrails] protected`.
     ClaudeCode {
-        /// The project's root directory.
-        #[arg(long, default_value = ".", value_name = "DIR")]
-        project: PathBuf,
+        /// The project's root directory [default: the nearest directory, from here upward, with an
+        /// `agentwarden.toml` (N-1), else this one].
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
         /// The `warden` binary the hook runs (default: this one).
         #[arg(long, value_name = "PATH")]
         warden: Option<PathBuf>,
@@ -270,6 +271,10 @@ pub(super) fn store_ignored(project: &Path) -> Option<bool> {
 
 pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
     let InitCommand::ClaudeCode { project, warden, timeout, managed, server } = command;
+    let project = match project {
+        Some(project) => project,
+        None => crate::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+    };
     let server = server
         .map(|socket| std::path::absolute(&socket))
         .transpose()

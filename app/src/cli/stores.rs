@@ -14,15 +14,21 @@ pub(super) struct Stores {
 
 impl Stores {
     /// The location: explicit, else `config`'s (or, for a command that reads no configuration,
-    /// the working directory's `agentwarden.toml`), else the default.
+    /// the project's: [`Config::load`] searches upward), else the project's default store,
+    /// `.agentwarden/audit` in the configuration's directory (N-2).
     pub(super) fn location(&self, config: Option<&Config>) -> Result<StoreLocation, WardenError> {
-        let configured = match (&self.explicit, config) {
-            (Some(_), _) => None,
-            (None, Some(config)) => config.store.clone(),
-            (None, None) => Config::load(None).map_err(|e| WardenError::Config(e.to_string()))?.store,
+        if let Some(explicit) = &self.explicit {
+            return Ok(StoreLocation::parse(explicit)?);
+        }
+        let loaded;
+        let config = match config {
+            Some(config) => config,
+            None => {
+                loaded = Config::load(None).map_err(|e| WardenError::Config(e.to_string()))?;
+                &loaded
+            }
         };
-        let location =
-            self.explicit.clone().or(configured).unwrap_or_else(|| crate::DEFAULT_STORE.to_owned());
+        let location = config.store.clone().unwrap_or_else(|| default_store(&config.root));
         Ok(StoreLocation::parse(&location)?)
     }
 
@@ -47,5 +53,15 @@ impl Stores {
     /// Opens a Warden for a command that reads no configuration.
     pub(super) fn open_plain(&self, create: bool) -> Result<Warden, WardenError> {
         self.builder(None, create)?.build()
+    }
+}
+
+/// The project's default store (N-2): `.agentwarden/audit` in the project's root, the
+/// configuration's directory (the working directory when there is none).
+pub(super) fn default_store(root: &std::path::Path) -> String {
+    if root.as_os_str().is_empty() || root == std::path::Path::new(".") {
+        crate::DEFAULT_STORE.to_owned()
+    } else {
+        root.join(crate::DEFAULT_STORE).to_string_lossy().into_owned()
     }
 }

@@ -196,10 +196,12 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             x.notes.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
         }
         AuditEvent::FanOutMerged(m) => x.notes.extend(
-            m.merged
-                .failures
-                .iter()
-                .map(|f| format!("chunk {} {}: {}", f.chunk_index, snake_name(&f.status), f.error)),
+            m.merged.test_results.failures.iter().map(|test| format!("failed test: {test}")).chain(
+                m.merged
+                    .failures
+                    .iter()
+                    .map(|f| format!("chunk {} {}: {}", f.chunk_index, snake_name(&f.status), f.error)),
+            ),
         ),
         AuditEvent::OperatorNote(_) => {}
     }
@@ -273,10 +275,10 @@ pub fn summary(event: &AuditEvent) -> String {
             format!("{agent} {} tool `{tool}`{}", verb(e.authorization.decision), why.unwrap_or_default())
         }
         AuditEvent::ResultValidated(e) => format!(
-            "result `{}` {} ({} problems)",
+            "result `{}` {} ({})",
             e.path,
             if e.validation.valid { "valid" } else { "invalid" },
-            e.validation.problems.len()
+            count(e.validation.problems.len(), "problem")
         ),
         AuditEvent::GuardrailViolation(v) => format!(
             "guardrail violation `{}` in run `{}` item `{}`: {} changed, {}",
@@ -375,6 +377,11 @@ pub fn summary(event: &AuditEvent) -> String {
         ),
         AuditEvent::HookInputRefused(e) => format!("hook input refused ({}): {}", e.code, e.reason),
     }
+}
+
+/// "1 problem", "2 problems", "0 problems".
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 fn list(names: &[String]) -> String {

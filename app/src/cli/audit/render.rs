@@ -129,6 +129,10 @@ pub(super) fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
             run.phase.as_deref().unwrap_or("?"),
             run.items.map_or("?".to_owned(), |n| n.to_string()),
         )?;
+        // Each failed test by name, not only counted.
+        for test in run.merged.iter().flat_map(|m| &m.merged.test_results.failures) {
+            writeln!(out, "  failed: {test}")?;
+        }
         for c in &run.chunks {
             let tests = c.outcome.test_results.as_ref().map_or(String::new(), |t| {
                 format!(": {} passed, {} failed, {} skipped", t.passed, t.failed, t.skipped)

@@ -1,0 +1,281 @@
+//! A newcomer's first hour (issue 23): messages that say what to do, one store per project
+//! wherever a command runs (N-1 … N-7), and the help.
+
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+/// `warden ARGS` in `dir`, with no store or kill switch from the environment.
+fn warden_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warden"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("AGENTWARDEN_STORE")
+        .env_remove("AGENTWARDEN_SERVER")
+        .env_remove("CLAUDECODE")
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A copy of `examples/claude-code` in a fresh directory that is its own repository boundary
+/// (a `.git` directory), so the upward search never leaves it.
+fn claude_code_project() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    let status =
+        Command::new("cp").arg("-r").arg(examples().join("claude-code")).arg(&root).status().unwrap();
+    assert!(status.success());
+    std::fs::create_dir(root.join(".git")).unwrap();
+    (dir, root)
+}
+
+/// A fresh directory that is a repository boundary, holding nothing else.
+fn empty_repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    dir
+}
+
+#[test]
+fn a_store_that_is_a_file_is_named_as_such_not_as_a_broken_chain() {
+    let dir = empty_repository();
+    std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+    let out = warden_in(dir.path(), &["--store", "notes.txt", "audit", "log"]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    assert!(said.contains("`notes.txt` is not a Warden store (a file)"), "{said}");
+    assert!(!said.contains("seq 0") && !said.contains("corrupt"), "N-4: no tampering implied: {said}");
+}
+
+#[test]
+fn an_error_opening_the_store_names_its_path() {
+    let dir = empty_repository();
+    let out = warden_in(dir.path(), &["--store", "/proc/no-such-dir/audit", "audit", "note", "x"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("`/proc/no-such-dir/audit`"), "N-5: {}", stderr(&out));
+}
+
+#[test]
+fn a_persona_or_agent_typo_lists_where_the_gate_looked_and_what_exists() {
+    let dir = empty_repository();
+    let request = std::fs::read_to_string(examples().join("requests/example-1-allow.json")).unwrap();
+    std::fs::write(dir.path().join("r.json"), request.replace("\"MANAGER\"", "\"MANGER\"")).unwrap();
+    let config = examples().join("agentwarden.toml");
+    let out = warden_in(
+        dir.path(),
+        &["--store", "audit", "gate", "--config", config.to_str().unwrap(), "--request", "r.json"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let said = stdout(&out);
+    assert!(said.contains("persona_missing"), "{said}");
+    assert!(said.contains("looked for `") && said.contains("AGENT_MANGER.md`"), "N-6: {said}");
+    assert!(said.contains("personas` holds: MANAGER"), "N-6: {said}");
+}
+
+#[test]
+fn a_denied_candidate_is_not_said_to_be_not_delegated_twice() {
+    let dir = empty_repository();
+    let config = examples().join("agentwarden.toml");
+    let request = examples().join("requests/example-3-context-not-sealed.json");
+    let out = warden_in(
+        dir.path(),
+        &[
+            "--store",
+            "audit",
+            "gate",
+            "--config",
+            config.to_str().unwrap(),
+            "--request",
+            request.to_str().unwrap(),
+        ],
+    );
+    let said = stdout(&out);
+    assert!(said.contains("not delegated (gates_failed): a gate failed"), "{said}");
+    assert!(!said.contains("not delegated: not delegated"), "{said}");
+}
+
+#[test]
+fn the_hook_tells_a_claude_code_user_to_seal_and_then_to_approve() {
+    let (_dir, root) = claude_code_project();
+    let event = std::fs::read(root.join("events/pre-task-main-planner.json")).unwrap();
+    let hook = |root: &Path| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_warden"))
+            .args(["hook", "--config", "agentwarden.toml"])
+            .current_dir(root)
+            .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+            .env_remove("AGENTWARDEN_STORE")
+            .env_remove("AGENTWARDEN_SERVER")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &event).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        stdout(&out)
+    };
+    let unsealed = hook(&root);
+    assert!(unsealed.contains("\"deny\"") && unsealed.contains("context_sealed"), "{unsealed}");
+    assert!(
+        unsealed.contains("no seal is in force") && unsealed.contains("`warden seal`"),
+        "N-7: {unsealed}"
+    );
+    assert!(warden_in(&root, &["seal", "--by", "alice"]).status.success());
+    let unapproved = hook(&root);
+    assert!(unapproved.contains("no approval is active"), "N-7: {unapproved}");
+    assert!(unapproved.contains("`warden approve --ref REF`"), "N-7: {unapproved}");
+}
+
+#[test]
+fn clap_suggests_the_subcommand_or_flag_that_was_meant() {
+    let dir = empty_repository();
+    let out = warden_in(dir.path(), &["sael"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("similar subcommand exists: 'seal'"), "{}", stderr(&out));
+    let out = warden_in(dir.path(), &["gate", "--requets", "r.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("similar argument exists: '--request'"), "{}", stderr(&out));
+}
+
+#[test]
+fn every_command_run_in_a_subdirectory_uses_the_project_and_its_one_store() {
+    let (_dir, root) = claude_code_project();
+    let okrs = root.join("okrs");
+    let deeper = okrs.join("q1");
+    std::fs::create_dir_all(&deeper).unwrap();
+    let sealed = warden_in(&okrs, &["seal", "--by", "alice"]);
+    assert!(sealed.status.success(), "{}", stderr(&sealed));
+    let approved = warden_in(&deeper, &["approve", "--ref", "GATE-1", "--by", "alice"]);
+    assert!(approved.status.success(), "{}", stderr(&approved));
+    assert!(root.join(".agentwarden/audit").is_dir(), "N-2: the project's store");
+    assert!(!okrs.join(".agentwarden").exists(), "N-1: no second store inside a protected path");
+    assert!(!deeper.join(".agentwarden").exists(), "N-1");
+    let listed = warden_in(&deeper, &["approvals"]);
+    let said = stdout(&listed);
+    assert!(said.contains("GATE-1") && said.contains("seal: in force since seq 1"), "{said}");
+    let log = warden_in(&okrs, &["audit", "log"]);
+    assert!(stdout(&log).contains("approval_granted"), "{}", stdout(&log));
+}
+
+#[test]
+fn the_upward_search_stops_at_the_repository_boundary() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("agentwarden.toml"), "[guardrails]\nprotected = [\"x\"]\n").unwrap();
+    let repository = dir.path().join("inner");
+    let sub = repository.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::create_dir(repository.join(".git")).unwrap();
+    let out = warden_in(&sub, &["audit", "note", "hello"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(sub.join(".agentwarden/audit").is_dir(), "N-1: no configuration inside the repository: here");
+    assert!(!dir.path().join(".agentwarden").exists(), "N-1: nothing above the repository is used");
+}
+
+#[test]
+fn a_configuration_found_upward_that_cannot_be_read_is_an_error_not_the_defaults() {
+    let dir = empty_repository();
+    std::fs::create_dir(dir.path().join("agentwarden.toml")).unwrap(); // not a file
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let out = warden_in(&sub, &["approvals"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("agentwarden.toml"), "N-1: the file is named: {}", stderr(&out));
+    assert!(!sub.join(".agentwarden").exists() && !dir.path().join(".agentwarden").exists());
+}
+
+#[test]
+fn a_seal_of_nothing_is_refused_and_creates_no_store() {
+    let dir = empty_repository();
+    let out = warden_in(dir.path(), &["seal", "--by", "alice"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = stderr(&out);
+    assert!(said.contains("nothing to seal") && said.contains("agentwarden.toml"), "N-3: {said}");
+    assert!(!dir.path().join(".agentwarden").exists(), "N-3: refused before any store is opened");
+}
+
+#[test]
+fn the_global_options_are_listed_once_and_each_command_has_an_example() {
+    let dir = empty_repository();
+    let root = stdout(&warden_in(dir.path(), &["--help"]));
+    for flag in ["--store <DIR|URL>", "--fsync", "--lock-timeout-ms <MS>"] {
+        assert_eq!(root.matches(flag).count(), 1, "N-8: {flag} once: {root}");
+    }
+    for command in [&["seal"][..], &["audit", "log"], &["gate"], &["init", "claude-code"]] {
+        let help = stdout(&warden_in(dir.path(), &[command, &["--help"]].concat()));
+        assert!(
+            !help.contains("--store <") && !help.contains("--lock-timeout-ms <"),
+            "N-8: {command:?}: {help}"
+        );
+        assert!(help.contains("Example:\n  "), "N-8: {command:?}: {help}");
+    }
+    let hook = stdout(&warden_in(dir.path(), &["hook", "--help"]));
+    assert!(hook.contains("Stdin: one Claude Code hook event"), "{hook}");
+    assert!(hook.contains("examples/claude-code/events/"), "{hook}");
+    // Still accepted after the command.
+    let out = warden_in(dir.path(), &["audit", "note", "x", "--store", "s", "--lock-timeout-ms", "100"]);
+    assert!(out.status.success() && dir.path().join("s").is_dir(), "{}", stderr(&out));
+}
+
+#[test]
+fn fan_out_text_names_the_test_that_failed() {
+    let dir = empty_repository();
+    let store = dir.path().join("fanout");
+    let out = warden_in(
+        &examples().join(".."),
+        &[
+            "--store",
+            store.to_str().unwrap(),
+            "fanout",
+            "run",
+            "--config",
+            "examples/fanout/agentwarden.toml",
+            "--items",
+            "examples/fanout/items.json",
+            "--phase",
+            "tests",
+            "--",
+            "sh",
+            "examples/fanout/agent.sh",
+        ],
+    );
+    let said = stdout(&out);
+    assert!(said.contains("8 passed, 1 failed"), "{said}");
+    assert!(said.contains("  failed: examples/fanout/tests/test_09.sh"), "the failing test is named: {said}");
+    let replayed = stdout(&warden_in(
+        dir.path(),
+        &["--store", store.to_str().unwrap(), "audit", "replay", "--projection", "fan-out"],
+    ));
+    assert!(replayed.contains("  failed: examples/fanout/tests/test_09.sh"), "{replayed}");
+    let log = stdout(&warden_in(
+        dir.path(),
+        &["--store", store.to_str().unwrap(), "audit", "log", "--type", "fan_out_merged"],
+    ));
+    let seq = log.lines().nth(1).and_then(|l| l.split_whitespace().next()).unwrap().to_owned();
+    let explained =
+        stdout(&warden_in(dir.path(), &["--store", store.to_str().unwrap(), "audit", "explain", &seq]));
+    assert!(explained.contains("failed test: examples/fanout/tests/test_09.sh"), "{explained}");
+}
+
+#[test]
+fn counts_agree_with_their_noun() {
+    let dir = empty_repository();
+    let result = r#"{"schema_version":"1.0","summary":"s","proposed_changes":[],"kr_targets":[],"kr_impact_claim":"x","extra":1}"#;
+    std::fs::write(dir.path().join("result.json"), result).unwrap();
+    assert_eq!(warden_in(dir.path(), &["result", "validate", "result.json"]).status.code(), Some(1));
+    let explained = stdout(&warden_in(dir.path(), &["audit", "explain", "1"]));
+    assert!(explained.contains("invalid (1 problem)"), "{explained}");
+}

@@ -1,0 +1,275 @@
+//! `cargo xtask readme`: every ```sh block of README.md runs as written. The repository's files
+//! (those git tracks or would track) are copied to a temporary directory, `warden` is built and
+//! put on the `PATH`, the demo's store is made the way `cargo xtask demo` makes it, and each
+//! block runs in order with `sh -e` from the copy's root. The first block that fails stops the
+//! run, named by its line and heading.
+//!
+//! An HTML comment on the line before a block changes what is expected of it:
+//! `<!-- readme: skip REASON -->` (not run; the reason is printed: it needs PostgreSQL, root,
+//! a key of yours…) or `<!-- readme: exit N REASON -->` (the block must exit N, e.g. a deny).
+//! Claude Code itself is not run: a `claude` on the `PATH` feeds the hook the bundled spawn event
+//! of `examples/claude-code/events/` and fails if it is not allowed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::root;
+
+/// One ```sh block of the README.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    /// The line of its opening fence (1-based).
+    pub(crate) line: usize,
+    /// The heading it sits under.
+    pub(crate) heading: String,
+    pub(crate) script: String,
+    pub(crate) expect: Expect,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Expect {
+    Exit(i32),
+    Skip(String),
+}
+
+/// The ```sh blocks of `markdown`, with what each must do.
+pub(crate) fn blocks(markdown: &str) -> Result<Vec<Block>, String> {
+    let mut blocks = Vec::new();
+    let mut heading = String::new();
+    let mut previous = "";
+    let mut lines = markdown.lines().enumerate();
+    while let Some((index, line)) = lines.next() {
+        let trimmed = line.trim();
+        if let Some(title) = trimmed.strip_prefix('#').filter(|_| !line.starts_with(' ')) {
+            heading = title.trim_start_matches('#').trim().to_owned();
+        }
+        if trimmed.starts_with("```") {
+            let fence_line = index + 1;
+            let mut script = String::new();
+            let mut closed = false;
+            for (_, body) in lines.by_ref() {
+                if body.trim() == "```" {
+                    closed = true;
+                    break;
+                }
+                script.push_str(body.trim_start());
+                script.push('\n');
+            }
+            if !closed {
+                return Err(format!("README.md:{fence_line}: a code block is never closed"));
+            }
+            if trimmed == "```sh" {
+                let expect =
+                    annotation(previous).map_err(|e| format!("README.md:{}: {e}", fence_line - 1))?;
+                blocks.push(Block { line: fence_line, heading: heading.clone(), script, expect });
+            }
+            previous = "";
+            continue;
+        }
+        if !trimmed.is_empty() {
+            previous = trimmed;
+        }
+    }
+    Ok(blocks)
+}
+
+/// What `<!-- readme: … -->` on the line before a block says (none: exit 0).
+fn annotation(line: &str) -> Result<Expect, String> {
+    let Some(inner) = line.strip_prefix("<!--").and_then(|l| l.strip_suffix("-->")) else {
+        return Ok(Expect::Exit(0));
+    };
+    let Some(directive) = inner.trim().strip_prefix("readme:") else {
+        return Ok(Expect::Exit(0));
+    };
+    let directive = directive.trim();
+    if let Some(reason) = directive.strip_prefix("skip") {
+        let reason = reason.trim();
+        if reason.is_empty() {
+            return Err("`readme: skip` needs a reason".into());
+        }
+        return Ok(Expect::Skip(reason.to_owned()));
+    }
+    if let Some(rest) = directive.strip_prefix("exit") {
+        let code = rest.split_whitespace().next().and_then(|c| c.parse().ok());
+        return code
+            .map(Expect::Exit)
+            .ok_or_else(|| format!("`readme: exit N` needs a number: `{directive}`"));
+    }
+    Err(format!("unknown readme directive `{directive}` (known: `skip REASON`, `exit N`)"))
+}
+
+/// The files to copy: every file git tracks or would track (not `target/`, not ignored ones).
+fn files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let output = Command::new("git")
+        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run git to list the repository's files: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("`git ls-files` failed in {}: is it a git checkout?", root.display()));
+    }
+    let listed = String::from_utf8(output.stdout).map_err(|_| "a file name is not UTF-8".to_owned())?;
+    Ok(listed.split('\0').filter(|f| !f.is_empty()).map(PathBuf::from).collect())
+}
+
+fn copy_repo(from: &Path, to: &Path) -> Result<(), String> {
+    for file in files(from)? {
+        let source = from.join(&file);
+        if !source.is_file() {
+            continue; // listed but deleted in the work tree
+        }
+        let target = to.join(&file);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::copy(&source, &target).map_err(|e| format!("cannot copy {}: {e}", source.display()))?;
+    }
+    Ok(())
+}
+
+/// Claude Code's stand-in for the README's `claude` lines: one spawn from the main session,
+/// the bundled event, must be allowed (exit 0 and no deny on stdout).
+const CLAUDE_STUB: &str = r#"#!/bin/sh
+# cargo xtask readme: stands in for Claude Code by feeding the hook a bundled event.
+out=$(warden hook --config agentwarden.toml < events/pre-task-main-planner.json) || exit $?
+case "$out" in *'"deny"'*) echo "claude (stand-in): the hook denied the spawn: $out" >&2; exit 1;; esac
+echo "claude (stand-in): the hook allowed the bundled spawn event"
+"#;
+
+/// A fresh directory under the system's temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<TempDir, String> {
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("xtask-readme-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(TempDir(dir))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn bin_dir(temp: &Path, warden: &Path) -> Result<PathBuf, String> {
+    let bin = temp.join("bin");
+    std::fs::create_dir(&bin).map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
+    std::os::unix::fs::symlink(warden, bin.join("warden")).map_err(|e| format!("cannot link warden: {e}"))?;
+    let claude = bin.join("claude");
+    std::fs::write(&claude, CLAUDE_STUB).map_err(|e| format!("cannot write {}: {e}", claude.display()))?;
+    let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(&claude, executable)
+        .map_err(|e| format!("cannot make {} executable: {e}", claude.display()))?;
+    Ok(bin)
+}
+
+/// Runs one block; `Err` names it.
+fn run_block(block: &Block, repo: &Path, path: &str, tmp: &Path) -> Result<(), String> {
+    let name = format!("README.md:{} (under \"{}\")", block.line, block.heading);
+    let expected = match &block.expect {
+        Expect::Skip(reason) => {
+            println!("\n==> {name}: SKIPPED, NOT RUN: {reason}");
+            return Ok(());
+        }
+        Expect::Exit(code) => *code,
+    };
+    println!("\n==> {name}");
+    for line in block.script.lines() {
+        println!("$ {line}");
+    }
+    let started = Instant::now();
+    let status = Command::new("sh")
+        .args(["-e", "-c", &block.script])
+        .current_dir(repo)
+        .env("PATH", path)
+        .env("TMPDIR", tmp)
+        .env("HOME", tmp)
+        .env("GIT_AUTHOR_NAME", "readme")
+        .env("GIT_AUTHOR_EMAIL", "readme@example.invalid")
+        .env("GIT_COMMITTER_NAME", "readme")
+        .env("GIT_COMMITTER_EMAIL", "readme@example.invalid")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("CLAUDECODE")
+        .env_remove("AGENTWARDEN_STORE")
+        .env_remove("AGENTWARDEN_SERVER")
+        .env_remove("AGENTWARDEN_ENABLE_SUBAGENTS")
+        .env_remove("CHIRALITY_ENABLE_SUBAGENTS")
+        .status()
+        .map_err(|e| format!("{name}: cannot run sh: {e}"))?;
+    let secs = started.elapsed().as_secs_f64();
+    match status.code() {
+        Some(code) if code == expected => {
+            println!("==> {name}: ok, exit {code} ({secs:.1} s)");
+            Ok(())
+        }
+        _ => Err(format!("{name} failed: {status}, expected exit {expected}; see its output above")),
+    }
+}
+
+pub(crate) fn run() -> Result<(), String> {
+    let started = Instant::now();
+    let root = root();
+    let markdown =
+        std::fs::read_to_string(root.join("README.md")).map_err(|e| format!("cannot read README.md: {e}"))?;
+    let blocks = blocks(&markdown)?;
+    let warden = crate::demo::build_warden()?;
+    let temp = TempDir::new()?;
+    let repo = temp.0.join("repo");
+    let tmp = temp.0.join("tmp");
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    copy_repo(&root, &repo)?;
+    println!("==> a copy of the repository in {}", repo.display());
+    let bin = bin_dir(&temp.0, &warden)?;
+    let path = match std::env::var_os("PATH") {
+        Some(path) => format!("{}:{}", bin.display(), path.to_string_lossy()),
+        None => bin.display().to_string(),
+    };
+    println!("\n==> the demo's store, as `cargo xtask demo` makes it");
+    crate::demo::examples(&warden, &repo)?;
+    let mut skipped = 0;
+    for block in &blocks {
+        skipped += usize::from(matches!(block.expect, Expect::Skip(_)));
+        run_block(block, &repo, &path, &tmp)?;
+    }
+    println!(
+        "\nxtask readme: {} blocks ran as written, {skipped} SKIPPED (reasons above), in {:.0} s",
+        blocks.len() - skipped,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Expect, blocks};
+
+    #[test]
+    fn blocks_are_found_with_their_heading_and_annotation() {
+        let md = "# A\n\n```sh\nwarden gate\n```\n\n## B\n<!-- readme: skip needs root -->\n```sh\n  sudo x\n```\n\
+                  ```toml\n[x]\n```\n<!-- readme: exit 1 a deny -->\n\n```sh\nwarden authorize\n```\n";
+        let found = blocks(md).unwrap();
+        assert_eq!(found.len(), 3);
+        assert_eq!(
+            (found[0].line, found[0].heading.as_str(), found[0].script.as_str()),
+            (3, "A", "warden gate\n")
+        );
+        assert_eq!(found[0].expect, Expect::Exit(0));
+        assert_eq!(found[1].expect, Expect::Skip("needs root".into()));
+        assert_eq!(found[1].script, "sudo x\n");
+        assert_eq!(found[2].expect, Expect::Exit(1));
+    }
+
+    #[test]
+    fn a_bad_annotation_or_an_unclosed_block_is_an_error() {
+        assert!(blocks("<!-- readme: skip -->\n```sh\nx\n```\n").is_err());
+        assert!(blocks("<!-- readme: exit one -->\n```sh\nx\n```\n").is_err());
+        assert!(blocks("<!-- readme: sometimes -->\n```sh\nx\n```\n").is_err());
+        assert!(blocks("```sh\nx\n").is_err());
+    }
+}
