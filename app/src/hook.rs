@@ -664,7 +664,7 @@ mod tests {
                     },
                 )]
                 .into(),
-                signers_pin: None,
+                key_lists: Vec::new(),
             },
             sessions: Default::default(),
             quarantined: Default::default(),
@@ -736,6 +736,7 @@ mod tests {
                 by: None,
                 files: Default::default(),
                 signature: None,
+                key_list: None,
             });
             honest.record(Correlation::default(), &seal).await.unwrap();
         }

@@ -339,6 +339,29 @@ fn approval_keys(config: &Config) -> Check {
     }
 }
 
+/// K-13: Claude Code's own deny rules for the human verbs and the files an agent must not edit
+/// (what `init claude-code` writes). Defence in depth beside the hook and the signatures: a
+/// warning, with the rules missing, when any is not in force.
+fn permission_rules(project: &Path, config: &Config, managed: &[PathBuf]) -> Check {
+    let in_force = super::installed::deny_rules_in_force(project, managed);
+    let missing: Vec<String> = super::setup::deny_rules(project, config, None)
+        .into_iter()
+        .filter(|rule| !in_force.contains(rule))
+        .collect();
+    if missing.is_empty() {
+        Check::ok(
+            "permission rules",
+            "Claude Code denies the human verbs and edits of the store, the configuration and the key list",
+        )
+    } else {
+        Check::warn(
+            "permission rules",
+            format!("Claude Code's `permissions.deny` lacks {}", missing.join(", ")),
+            format!("run `warden init claude-code --project {}` again", project.display()),
+        )
+    }
+}
+
 /// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
 async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
     let config = match crate::PgConfig::parse(url) {
@@ -403,6 +426,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
                 ),
             });
             checks.push(approval_keys(&config));
+            checks.push(permission_rules(&project, &config, &args.managed));
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
             Some(config)
         }

@@ -36,7 +36,7 @@ fn revoke(reference: Option<&str>) -> AuditEvent {
 
 fn seal(files: &[(&str, &str)]) -> AuditEvent {
     let files = files.iter().map(|(p, d)| ((*p).to_owned(), (*d).to_owned())).collect();
-    AuditEvent::ContextSealed(ContextSealed { by: None, files, signature: None })
+    AuditEvent::ContextSealed(ContextSealed { by: None, files, signature: None, key_list: None })
 }
 
 fn records(events: &[AuditEvent]) -> Approvals {
