@@ -102,15 +102,71 @@ impl Warden {
         let cached = self.records.lock().ok().and_then(|mut guard| guard.take());
         let start = match cached {
             Some(state) => Some(state),
-            None => match &self.state {
-                Some(store) => store
-                    .read_projection(RECORDS_PROJECTION)
-                    .await?
-                    .and_then(|bytes| serde_json::from_slice::<HookState>(&bytes).ok()),
-                None => None,
-            },
+            None if self.saved_start => self.saved_records().await?,
+            None => None,
         };
-        let mut state = start.unwrap_or_default();
+        self.catch_up(start.unwrap_or_default()).await
+    }
+
+    /// The records as the saved projection holds them, if it can be read.
+    async fn saved_records(&self) -> Result<Option<HookState>, WardenError> {
+        Ok(match &self.state {
+            Some(store) => store
+                .read_projection(RECORDS_PROJECTION)
+                .await?
+                .and_then(|bytes| serde_json::from_slice::<HookState>(&bytes).ok()),
+            None => None,
+        })
+    }
+
+    /// K-15: the records folded from the log's first event, neither the saved projection nor
+    /// this process's memory taken as a starting point; kept in memory and saved in place of
+    /// what was saved. `warden serve` starts from it, so that a resident Warden never decides
+    /// with a projection written outside it; `doctor` compares it with the saved one.
+    pub async fn records_from_log(&self) -> Result<HookState, WardenError> {
+        if let Ok(mut guard) = self.records.lock() {
+            guard.take();
+        }
+        let state = self.catch_up(HookState::default()).await?;
+        self.save_records(&state).await;
+        Ok(state)
+    }
+
+    /// K-15: what `doctor` reports: the seal, approvals, key lists, quarantines and releases
+    /// that the saved projection (caught up) holds and the log does not say, by part; empty
+    /// when they agree. The saved projection is rebuilt from the log either way.
+    pub async fn saved_records_differ(&self) -> Result<Vec<&'static str>, WardenError> {
+        if let Ok(mut guard) = self.records.lock() {
+            guard.take();
+        }
+        let saved = match self.saved_records().await? {
+            Some(saved) => Some(self.catch_up(saved).await?),
+            None => None,
+        };
+        let fresh = self.records_from_log().await?;
+        let Some(saved) = saved else { return Ok(Vec::new()) };
+        let mut differ = Vec::new();
+        if saved.governance.seal != fresh.governance.seal {
+            differ.push("the seal");
+        }
+        if saved.governance.approvals != fresh.governance.approvals {
+            differ.push("the approvals");
+        }
+        if saved.governance.key_lists != fresh.governance.key_lists {
+            differ.push("the key lists");
+        }
+        if saved.quarantined != fresh.quarantined {
+            differ.push("the quarantines");
+        }
+        if saved.releases != fresh.releases {
+            differ.push("the releases");
+        }
+        Ok(differ)
+    }
+
+    /// `start` caught up with the log, its signatures checked, kept in memory (H-3).
+    async fn catch_up(&self, start: HookState) -> Result<HookState, WardenError> {
+        let mut state = start;
         if state.head.seq > 0 {
             let on_log = self.store.read(state.head.seq, 1).await?;
             if on_log.first().is_none_or(|r| r.seq != state.head.seq || r.hash != state.head.hash) {

@@ -613,3 +613,43 @@ async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_
     ok(&p, &["seal", "--key", bob_key]);
     assert_eq!(gate(&p)["decision"], "allow");
 }
+
+/// K-15: the saved projection lives in the store an agent with the user's shell can write. One
+/// that drops the human's pin (so that the agent's own signed seal of its own key list pins
+/// it) is found by `doctor`, which names what differs and rebuilds the records from the log:
+/// the gate then refuses the agent's seal as a change of the list it did not sign for.
+#[tokio::test]
+async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log() {
+    use agentwarden::StateStore;
+    let p = project();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    let mallory = std::fs::read_to_string(p.other.with_extension("pub")).unwrap();
+    let mine = format!("alice {mallory}");
+    std::fs::write(p.root.join("allowed_signers"), &mine).unwrap();
+    {
+        let store = std::sync::Arc::new(SledEventStore::open(&SledConfig::new(&p.store)).unwrap());
+        let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
+        let lib = Warden::builder().event_store(store.clone()).config(config).build().unwrap();
+        let files = lib.seal_digests().await.unwrap();
+        let head = lib.head().await.unwrap();
+        lib.record(Correlation::default(), &seal_signed(&p.other, "alice", files, head, &mine)).await.unwrap();
+        let mut forged = lib.records().await.unwrap();
+        assert_eq!(forged.governance.key_lists.len(), 2, "the human's pin, then the agent's change");
+        forged.governance.key_lists.remove(0);
+        store.write_projection(agentwarden::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap()).await.unwrap();
+    }
+    let out = warden(&p, &["doctor", "--project", p.root.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = report["checks"].as_array().unwrap().iter().find(|c| c["check"] == "saved records").unwrap();
+    assert_eq!(check["ok"], false, "{report}");
+    let detail = check["detail"].as_str().unwrap();
+    assert!(detail.contains("the key lists") && detail.contains("rebuilt from the log"), "{detail}");
+    let denied = gate(&p);
+    assert_eq!(failure(&denied), ("context_sealed".into(), "key_rotation_refused".into()), "{denied}");
+    // Rebuilt: the next doctor finds the saved records and the log in agreement.
+    let out = warden(&p, &["doctor", "--project", p.root.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = report["checks"].as_array().unwrap().iter().find(|c| c["check"] == "saved records").unwrap();
+    assert_eq!(check["ok"], true, "{report}");
+}

@@ -250,6 +250,21 @@ async fn check_governance(
     seal_fix: &str,
     approve_fix: &str,
 ) {
+    // K-15: the saved projection agrees with the log (it is rebuilt from the log either way).
+    checks.push(match warden.saved_records_differ().await {
+        Ok(differ) if differ.is_empty() => Check::ok("saved records", "the saved projection agrees with the log"),
+        Ok(differ) => Check::fail(
+            "saved records",
+            format!(
+                "the saved projection held {} other than the log says: the state store was written outside Warden \
+                 (it has been rebuilt from the log)",
+                differ.join(", ")
+            ),
+            "find what wrote the store: an agent with your shell can; run the hook through `warden serve` \
+             as another user, which folds the log itself (README, \"Approvals an agent cannot make\")",
+        ),
+        Err(e) => Check::fail("saved records", e.to_string(), "make the store readable"),
+    });
     let records = match warden.records().await {
         Ok(records) => records.governance,
         Err(e) => return checks.push(Check::fail("seal", e.to_string(), "make the store readable")),
