@@ -304,8 +304,13 @@ impl Warden {
                     code: SignatureCode::SignersUnavailable,
                     reason: format!("`{}` cannot be used: {why}", path.display()),
                 }),
-                None => check(seal.seq, seal.signature.as_ref(), &|p, s, h| record.signed_bytes(p, s, h), seal.after)
-                    .err(),
+                None => check(
+                    seal.seq,
+                    seal.signature.as_ref(),
+                    &|p, s, h| record.signed_bytes(p, s, h),
+                    seal.after,
+                )
+                .err(),
             };
         }
         for approval in governance.approvals.values_mut() {
@@ -351,7 +356,9 @@ impl Warden {
         let mut walk = KeyListInForce::default();
         let Some((first, changes)) = pins.split_first() else { return walk };
         let current = match read {
-            FileRead::Text(text) if first.files.get(&sealed_as).map(String::as_str) == now => Some(text.clone()),
+            FileRead::Text(text) if first.files.get(&sealed_as).map(String::as_str) == now => {
+                Some(text.clone())
+            }
             _ => None,
         };
         walk.pin = Some((first.seq, first.files.clone()));
@@ -395,7 +402,8 @@ impl Warden {
         if sealed != Some(blake3::hash(new.as_bytes()).to_hex().as_str()) {
             return Err(refused(format!("the key list it carries is not the `{sealed_as}` it sealed")));
         }
-        let signers = AllowedSigners::parse(old).map_err(|why| refused(format!("the pinned list cannot be read: {why}")))?;
+        let signers = AllowedSigners::parse(old)
+            .map_err(|why| refused(format!("the pinned list cannot be read: {why}")))?;
         let content = SignedContent::Seal { files: &change.files };
         let mut hasher = blake3::Hasher::new();
         hasher.update(b"key-list-change");
@@ -404,13 +412,22 @@ impl Warden {
         hasher.update(change.after.hash.to_string().as_bytes());
         if let Some(signature) = &change.signature {
             hasher.update(signature.sshsig.as_bytes());
-            hasher.update(&signed_bytes(content, &signature.principal, signature.head_seq, &signature.head_hash));
+            hasher.update(&signed_bytes(
+                content,
+                &signature.principal,
+                signature.head_seq,
+                &signature.head_hash,
+            ));
         }
         self.verified
             .get_or(*hasher.finalize().as_bytes(), || {
-                signing::verify_record(&signers, change.seq, Some(change.after), change.signature.as_ref(), |p, s, h| {
-                    signed_bytes(content, p, s, h)
-                })
+                signing::verify_record(
+                    &signers,
+                    change.seq,
+                    Some(change.after),
+                    change.signature.as_ref(),
+                    |p, s, h| signed_bytes(content, p, s, h),
+                )
             })
             .map_err(|r| refused(format!("it is not signed by a key of that list: {r}")))
     }

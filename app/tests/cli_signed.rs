@@ -542,11 +542,22 @@ fn an_sk_signature_verifies_like_openssh_verifies_it() {
 
 /// A seal of `files` by `principal`, signed with `key` against `head`, carrying `key_list`:
 /// what an agent with the library appends.
-fn seal_signed(key: &Path, principal: &str, files: std::collections::BTreeMap<String, String>, head: Head, key_list: &str) -> AuditEvent {
-    let bytes = signed_bytes(SignedContent::Seal { files: &files }, principal, head.seq, &head.hash.to_string());
+fn seal_signed(
+    key: &Path,
+    principal: &str,
+    files: std::collections::BTreeMap<String, String>,
+    head: Head,
+    key_list: &str,
+) -> AuditEvent {
+    let bytes =
+        signed_bytes(SignedContent::Seal { files: &files }, principal, head.seq, &head.hash.to_string());
     let sshsig = ssh_keygen_sign(key, "agentwarden", &bytes);
-    let signature =
-        RecordSignature { principal: principal.into(), head_seq: head.seq, head_hash: head.hash.to_string(), sshsig };
+    let signature = RecordSignature {
+        principal: principal.into(),
+        head_seq: head.seq,
+        head_hash: head.hash.to_string(),
+        sshsig,
+    };
     AuditEvent::ContextSealed(agentwarden::claude_code::ContextSealed {
         by: Some(principal.into()),
         files,
@@ -567,7 +578,10 @@ async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_
     assert_eq!(gate(&p)["decision"], "allow");
     let bob = p.key.with_file_name("bob");
     keygen(&bob);
-    let bob_list = format!("bob namespaces=\"agentwarden\" {}", std::fs::read_to_string(bob.with_extension("pub")).unwrap());
+    let bob_list = format!(
+        "bob namespaces=\"agentwarden\" {}",
+        std::fs::read_to_string(bob.with_extension("pub")).unwrap()
+    );
     let signers = p.root.join("allowed_signers");
     std::fs::write(&signers, &bob_list).unwrap();
     // The file changed: denied at context_sealed, naming it, until a human seals it.
@@ -633,11 +647,16 @@ async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log()
         let lib = Warden::builder().event_store(store.clone()).config(config).build().unwrap();
         let files = lib.seal_digests().await.unwrap();
         let head = lib.head().await.unwrap();
-        lib.record(Correlation::default(), &seal_signed(&p.other, "alice", files, head, &mine)).await.unwrap();
+        lib.record(Correlation::default(), &seal_signed(&p.other, "alice", files, head, &mine))
+            .await
+            .unwrap();
         let mut forged = lib.records().await.unwrap();
         assert_eq!(forged.governance.key_lists.len(), 2, "the human's pin, then the agent's change");
         forged.governance.key_lists.remove(0);
-        store.write_projection(agentwarden::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap()).await.unwrap();
+        store
+            .write_projection(agentwarden::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap())
+            .await
+            .unwrap();
     }
     let out = warden(&p, &["doctor", "--project", p.root.to_str().unwrap(), "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();

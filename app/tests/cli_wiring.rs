@@ -591,7 +591,10 @@ fn init_denies_the_human_verbs_and_edits_of_the_guards_records_and_keys() {
     let path = p.root.join(".claude/settings.json");
     let mut edited = settings(&p);
     let signers_rule = format!("Edit(/{root}/allowed_signers)");
-    edited["permissions"]["deny"].as_array_mut().unwrap().retain(|r| r.as_str() != Some(signers_rule.as_str()));
+    edited["permissions"]["deny"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r.as_str() != Some(signers_rule.as_str()));
     std::fs::write(&path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
     let (_, report) = doctor(&p, &[]);
     let rules = check(&report, "permission rules");

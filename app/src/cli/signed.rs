@@ -20,7 +20,8 @@ use std::process::{Command, Stdio};
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, Head};
 use agentwarden_domain::governance::{
-    FileRead, RecordSignature, SIGNATURE_NAMESPACE, SignatureCode, SignatureRefusal, SignedContent, signed_bytes,
+    FileRead, RecordSignature, SIGNATURE_NAMESPACE, SignatureCode, SignatureRefusal, SignedContent,
+    signed_bytes,
 };
 use agentwarden_ports::Expected;
 use ssh_key::{PrivateKey, PublicKey};
@@ -173,7 +174,9 @@ pub(super) async fn signature_for(
         AllowedSigners::parse(old).map_err(|why| unavailable(path, why))?
     } else if rotation {
         let old = now.pinned.as_ref().and_then(|(_, text)| text.as_deref()).ok_or_else(|| {
-            rotation_refused("that list is not in the log (sealed by an earlier version); start a new store".into())
+            rotation_refused(
+                "that list is not in the log (sealed by an earlier version); start a new store".into(),
+            )
         })?;
         AllowedSigners::parse(old).map_err(|why| rotation_refused(format!("it cannot be read: {why}")))?
     } else {
@@ -214,7 +217,13 @@ pub(super) async fn signature_for(
     verify_record(&signers, head.seq.saturating_add(1), Some(head), Some(&signature), |p, s, h| {
         signed_bytes(content, p, s, h)
     })
-    .map_err(|r| if rotation && is_seal { rotation_refused(format!("it is not signed by a key of it: {r}")) } else { refused(&r) })?;
+    .map_err(|r| {
+        if rotation && is_seal {
+            rotation_refused(format!("it is not signed by a key of it: {r}"))
+        } else {
+            refused(&r)
+        }
+    })?;
     Ok(Some(Signed { signature, head, key_list: current }))
 }
 
