@@ -30,12 +30,12 @@ use crate::signing::{self, AllowedSigners};
 use crate::warden::{Warden, WardenError};
 
 /// K-14: the key list in force, walked from the seals that may pin one.
-#[derive(Debug, Default)]
-pub(crate) struct KeyListInForce {
-    /// The seal whose list is pinned: its seq and sealed files.
-    pub(crate) pin: Option<(u64, BTreeMap<String, String>)>,
+#[derive(Debug)]
+pub(crate) struct KeyListInForce<'a> {
+    /// The seal whose list is pinned.
+    pub(crate) pin: Option<&'a SignersPin>,
     /// The pinned list's text, when known.
-    pub(crate) text: Option<String>,
+    pub(crate) text: Option<std::borrow::Cow<'a, str>>,
     /// Each later seal that changed the list: accepted, or why not.
     pub(crate) changes: BTreeMap<u64, Result<(), SignatureRefusal>>,
 }
@@ -248,9 +248,9 @@ impl Warden {
         let (read, mode) = self.files.read_text_mode(path, MAX_INPUT_BYTES).await;
         let now = digest(&read, mode);
         let walk = self.walk_key_lists(&governance.key_lists, path, &read, now.as_deref());
-        let pin_matches = match &walk.pin {
+        let pin_matches = match walk.pin {
             None => Ok(()),
-            Some((seq, files)) => {
+            Some(SignersPin { seq, files, .. }) => {
                 if now.is_some() && files.get(&key(&self.config.root, path)) == now.as_ref() {
                     Ok(())
                 } else {
@@ -262,12 +262,12 @@ impl Warden {
             }
         };
         let text = pin_matches
-            .and_then(|()| match read {
-                FileRead::Text(text) => Ok(text),
+            .and_then(|()| match &read {
+                FileRead::Text(text) => Ok(text.as_str()),
                 FileRead::Missing => Err("it is missing".to_owned()),
-                FileRead::Unreadable(why) => Err(why),
+                FileRead::Unreadable(why) => Err(why.clone()),
             })
-            .and_then(|text| AllowedSigners::parse(&text).map(|signers| (text, signers)));
+            .and_then(|text| AllowedSigners::parse(text).map(|signers| (text, signers)));
         let check = |seq: u64,
                      signature: Option<&RecordSignature>,
                      bytes: &dyn Fn(&str, u64, &str) -> Vec<u8>,
@@ -345,29 +345,30 @@ impl Warden {
     /// it is refused (`key_rotation_refused`) and the pin stays. The first pin's text is the
     /// list it carries, or (a seal of an earlier version, which carries none) the current file
     /// when it is the one that seal sealed; without it no change can be verified.
-    pub(crate) fn walk_key_lists(
+    pub(crate) fn walk_key_lists<'a>(
         &self,
-        pins: &[SignersPin],
+        pins: &'a [SignersPin],
         path: &Path,
-        read: &FileRead,
+        read: &'a FileRead,
         now: Option<&str>,
-    ) -> KeyListInForce {
+    ) -> KeyListInForce<'a> {
+        use std::borrow::Cow;
         let sealed_as = key(&self.config.root, path);
-        let mut walk = KeyListInForce::default();
+        let mut walk = KeyListInForce { pin: None, text: None, changes: BTreeMap::new() };
         let Some((first, changes)) = pins.split_first() else { return walk };
         let current = match read {
             FileRead::Text(text) if first.files.get(&sealed_as).map(String::as_str) == now => {
-                Some(text.clone())
+                Some(Cow::Borrowed(text.as_str()))
             }
             _ => None,
         };
-        walk.pin = Some((first.seq, first.files.clone()));
-        walk.text = first.key_list.clone().or(current);
+        walk.pin = Some(first);
+        walk.text = first.key_list.as_deref().map(Cow::Borrowed).or(current);
         for change in changes {
             let verdict = self.verify_key_change(&walk, change, &sealed_as);
             if verdict.is_ok() {
-                walk.pin = Some((change.seq, change.files.clone()));
-                walk.text.clone_from(&change.key_list);
+                walk.pin = Some(change);
+                walk.text = change.key_list.as_deref().map(Cow::Borrowed);
             }
             walk.changes.insert(change.seq, verdict);
         }
@@ -376,11 +377,11 @@ impl Warden {
 
     fn verify_key_change(
         &self,
-        walk: &KeyListInForce,
+        walk: &KeyListInForce<'_>,
         change: &SignersPin,
         sealed_as: &str,
     ) -> Result<(), SignatureRefusal> {
-        let pinned = walk.pin.as_ref().map_or(0, |(seq, _)| *seq);
+        let pinned = walk.pin.map_or(0, |pin| pin.seq);
         let refused = |why: String| SignatureRefusal {
             code: SignatureCode::KeyRotationRefused,
             reason: format!(
@@ -440,9 +441,9 @@ impl Warden {
         let now = digest(&read, mode);
         let walk = self.walk_key_lists(&state.governance.key_lists, path, &read, now.as_deref());
         let sealed_as = key(&self.config.root, path);
-        let is_pinned =
-            walk.pin.as_ref().is_none_or(|(_, files)| now.is_some() && files.get(&sealed_as) == now.as_ref());
-        Ok(KeyListNow { read, is_pinned, pinned: walk.pin.map(|(seq, _)| (seq, walk.text)), sealed_as })
+        let is_pinned = walk.pin.is_none_or(|pin| now.is_some() && pin.files.get(&sealed_as) == now.as_ref());
+        let pinned = walk.pin.map(|pin| (pin.seq, walk.text.map(std::borrow::Cow::into_owned)));
+        Ok(KeyListNow { read, is_pinned, pinned, sealed_as })
     }
 
     fn remember(&self, state: &HookState) {

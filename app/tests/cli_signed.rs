@@ -593,6 +593,9 @@ async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_
     refused(&p, &["seal", "--key", bob_key], "key_rotation_refused");
     refused(&p, &["approve", "--ref", "GATE-2026-02-21-002", "--key", bob_key], "signers_unavailable");
     assert_eq!(failure(&gate(&p)).1, "signers_unavailable");
+    // K-16: a revocation is not held up by the pending change: verified against the pinned list.
+    refused(&p, &["revoke", "--ref", REF, "--key", bob_key], "signer_not_allowed");
+    ok(&p, &["revoke", "--ref", REF, "--key", key(&p)]);
     // alice, of the pinned list, seals the new one: the pin moves to it.
     ok(&p, &["seal", "--key", key(&p)]);
     // alice's approval no longer counts (her key left the list), nor can she approve again.
