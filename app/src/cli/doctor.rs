@@ -252,12 +252,14 @@ async fn check_governance(
 ) {
     // K-15: the saved projection agrees with the log (it is rebuilt from the log either way).
     checks.push(match warden.saved_records_differ().await {
-        Ok(differ) if differ.is_empty() => Check::ok("saved records", "the saved projection agrees with the log"),
+        Ok(differ) if differ.is_empty() => {
+            Check::ok("saved records", "the saved projection agrees with the log")
+        }
         Ok(differ) => Check::fail(
             "saved records",
             format!(
-                "the saved projection held {} other than the log says: the state store was written outside Warden \
-                 (it has been rebuilt from the log)",
+                "the saved projection holds {} other than the log says: the state store was written outside \
+                 Warden (or kept a quarantine put back under an earlier configuration); rebuilt from the log",
                 differ.join(", ")
             ),
             "find what wrote the store: an agent with your shell can; run the hook through `warden serve` \
