@@ -675,3 +675,43 @@ async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log()
     let check = report["checks"].as_array().unwrap().iter().find(|c| c["check"] == "saved records").unwrap();
     assert_eq!(check["ok"], true, "{report}");
 }
+
+/// K-14 on a store whose first signed seal was made before seals carried their key list: the
+/// list is taken from the file while it is the one pinned, so a change cannot be verified once
+/// the file differs (refused, saying how) — the old list put back and sealed once is recorded,
+/// and a change signed by its key then counts.
+#[tokio::test]
+async fn a_pin_of_an_earlier_version_is_rotated_after_one_seal_of_the_old_list() {
+    let p = project();
+    let alice_list = std::fs::read_to_string(p.root.join("allowed_signers")).unwrap();
+    {
+        let lib = library(&p);
+        let files = lib.seal_digests().await.unwrap();
+        let head = lib.head().await.unwrap();
+        let AuditEvent::ContextSealed(mut legacy) = seal_signed(&p.key, "alice", files, head, "") else {
+            unreachable!()
+        };
+        legacy.key_list = None;
+        lib.record(Correlation::default(), &AuditEvent::ContextSealed(legacy)).await.unwrap();
+    }
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    assert_eq!(gate(&p)["decision"], "allow", "the legacy pin verifies against the file it sealed");
+    let bob = p.key.with_file_name("bob");
+    keygen(&bob);
+    let bob_list = format!(
+        "bob namespaces=\"agentwarden\" {}",
+        std::fs::read_to_string(bob.with_extension("pub")).unwrap()
+    );
+    let signers = p.root.join("allowed_signers");
+    std::fs::write(&signers, &bob_list).unwrap();
+    let out = warden(&p, &["seal", "--key", key(&p)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("key_rotation_refused") && stderr.contains("put the old list back"), "{stderr}");
+    std::fs::write(&signers, &alice_list).unwrap();
+    ok(&p, &["seal", "--key", key(&p)]);
+    std::fs::write(&signers, &bob_list).unwrap();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", REF, "--key", bob.to_str().unwrap()]);
+    assert_eq!(gate(&p)["decision"], "allow");
+}

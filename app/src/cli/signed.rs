@@ -175,7 +175,9 @@ pub(super) async fn signature_for(
     } else if rotation {
         let old = now.pinned.as_ref().and_then(|(_, text)| text.as_deref()).ok_or_else(|| {
             rotation_refused(
-                "that list is not in the log (sealed by an earlier version); start a new store".into(),
+                "that list is not in the log (sealed by an earlier version): put the old list back and seal it \
+                 once, then change it"
+                    .into(),
             )
         })?;
         AllowedSigners::parse(old).map_err(|why| rotation_refused(format!("it cannot be read: {why}")))?

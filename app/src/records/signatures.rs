@@ -44,6 +44,11 @@ pub(crate) struct KeyListNow {
     pub(crate) sealed_as: String,
 }
 
+/// The content hash a seal recorded for `file` (its digest without the mode).
+fn sealed_hash<'f>(files: &'f BTreeMap<String, String>, file: &str) -> Option<&'f str> {
+    files.get(file).and_then(|digest| digest.split(' ').next())
+}
+
 impl Warden {
     /// K-3: with `allowed_signers` configured, marks every seal and approval whose signature
     /// does not verify as refused (it is then no seal or approval to any decision); without it,
@@ -230,17 +235,23 @@ impl Warden {
                 change.seq
             ),
         };
-        let Some(old) = &walk.text else {
+        // A pin of an earlier version carries no list: a later seal that carries the very list
+        // it sealed (by digest) recovers it.
+        let recovered = change.key_list.as_deref().filter(|list| {
+            walk.pin.and_then(|pin| sealed_hash(&pin.files, sealed_as))
+                == Some(blake3::hash(list.as_bytes()).to_hex().as_str())
+        });
+        let Some(old) = walk.text.as_deref().or(recovered) else {
             return Err(refused(
                 "that list is not in the log (sealed by an earlier version): no change of it can be verified; \
-                 put the old list back, or start a new store"
+                 put the old list back and seal it once (`warden seal --key KEY`), then change it"
                     .to_owned(),
             ));
         };
         let Some(new) = &change.key_list else {
             return Err(refused("it does not carry the key list it sealed".to_owned()));
         };
-        let sealed = change.files.get(sealed_as).and_then(|d| d.split(' ').next());
+        let sealed = sealed_hash(&change.files, sealed_as);
         if sealed != Some(blake3::hash(new.as_bytes()).to_hex().as_str()) {
             return Err(refused(format!("the key list it carries is not the `{sealed_as}` it sealed")));
         }
