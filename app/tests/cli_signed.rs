@@ -596,6 +596,17 @@ async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_
     // K-16: a revocation is not held up by the pending change: verified against the pinned list.
     refused(&p, &["revoke", "--ref", REF, "--key", bob_key], "signer_not_allowed");
     ok(&p, &["revoke", "--ref", REF, "--key", key(&p)]);
+    // The agent appends a seal of the very same new list, signed with its own key: refused,
+    // and it does not stand in the way of the human's seal of that list below.
+    {
+        let lib = library(&p);
+        let files = lib.seal_digests().await.unwrap();
+        let head = lib.head().await.unwrap();
+        lib.record(Correlation::default(), &seal_signed(&p.other, "bob", files, head, &bob_list))
+            .await
+            .unwrap();
+    }
+    assert_eq!(failure(&gate(&p)), ("context_sealed".into(), "key_rotation_refused".into()));
     // alice, of the pinned list, seals the new one: the pin moves to it.
     ok(&p, &["seal", "--key", key(&p)]);
     // alice's approval no longer counts (her key left the list), nor can she approve again.

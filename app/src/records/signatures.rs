@@ -44,6 +44,11 @@ pub(crate) struct KeyListNow {
     pub(crate) sealed_as: String,
 }
 
+/// BLAKE3 (hex) of a key list's text, as a seal's digest starts.
+fn hash_hex(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex().to_string()
+}
+
 /// The content hash a seal recorded for `file` (its digest without the mode).
 fn sealed_hash<'f>(files: &'f BTreeMap<String, String>, file: &str) -> Option<&'f str> {
     files.get(file).and_then(|digest| digest.split(' ').next())
@@ -184,9 +189,10 @@ impl Warden {
         }
     }
 
-    /// K-14: the key list in force, from the signed seals that may pin one (`pins`, in log
-    /// order). The first pins its list (K-10). Each later one is a change of the list, and
-    /// counts only when it carries the list it sealed (its digest among the sealed files) and
+    /// K-14: the key list in force, from the signed seals (`pins`, in log order). The first
+    /// pins its list (K-10). A later one that seals the same list (by digest) changes nothing
+    /// (it is checked as any seal), but records the list's text when the pin has none. One that
+    /// seals another list is a change: it counts only when it carries the list it sealed and
     /// its signature verifies against the list pinned before it; then the pin moves to it, else
     /// it is refused (`key_rotation_refused`) and the pin stays. The first pin's text is the
     /// list it carries, or (a seal of an earlier version, which carries none) the current file
@@ -201,7 +207,7 @@ impl Warden {
         use std::borrow::Cow;
         let sealed_as = key(&self.config.root, path);
         let mut walk = KeyListInForce { pin: None, text: None, changes: BTreeMap::new() };
-        let Some((first, changes)) = pins.split_first() else { return walk };
+        let Some((first, later)) = pins.split_first() else { return walk };
         let current = match read {
             FileRead::Text(text) if first.files.get(&sealed_as).map(String::as_str) == now => {
                 Some(Cow::Borrowed(text.as_str()))
@@ -210,13 +216,23 @@ impl Warden {
         };
         walk.pin = Some(first);
         walk.text = first.key_list.as_deref().map(Cow::Borrowed).or(current);
-        for change in changes {
-            let verdict = self.verify_key_change(&walk, change, &sealed_as);
-            if verdict.is_ok() {
-                walk.pin = Some(change);
-                walk.text = change.key_list.as_deref().map(Cow::Borrowed);
+        for seal in later {
+            let pinned = walk.pin.and_then(|pin| sealed_hash(&pin.files, &sealed_as));
+            if pinned.is_some() && sealed_hash(&seal.files, &sealed_as) == pinned {
+                if walk.text.is_none() {
+                    let carried = seal.key_list.as_deref();
+                    walk.text = carried
+                        .filter(|list| hash_hex(list) == pinned.unwrap_or_default())
+                        .map(Cow::Borrowed);
+                }
+                continue;
             }
-            walk.changes.insert(change.seq, verdict);
+            let verdict = self.verify_key_change(&walk, seal, &sealed_as);
+            if verdict.is_ok() {
+                walk.pin = Some(seal);
+                walk.text = seal.key_list.as_deref().map(Cow::Borrowed);
+            }
+            walk.changes.insert(seal.seq, verdict);
         }
         walk
     }
@@ -235,13 +251,7 @@ impl Warden {
                 change.seq
             ),
         };
-        // A pin of an earlier version carries no list: a later seal that carries the very list
-        // it sealed (by digest) recovers it.
-        let recovered = change.key_list.as_deref().filter(|list| {
-            walk.pin.and_then(|pin| sealed_hash(&pin.files, sealed_as))
-                == Some(blake3::hash(list.as_bytes()).to_hex().as_str())
-        });
-        let Some(old) = walk.text.as_deref().or(recovered) else {
+        let Some(old) = walk.text.as_deref() else {
             return Err(refused(
                 "that list is not in the log (sealed by an earlier version): no change of it can be verified; \
                  put the old list back and seal it once (`warden seal --key KEY`), then change it"
@@ -252,7 +262,7 @@ impl Warden {
             return Err(refused("it does not carry the key list it sealed".to_owned()));
         };
         let sealed = sealed_hash(&change.files, sealed_as);
-        if sealed != Some(blake3::hash(new.as_bytes()).to_hex().as_str()) {
+        if sealed != Some(hash_hex(new).as_str()) {
             return Err(refused(format!("the key list it carries is not the `{sealed_as}` it sealed")));
         }
         let signers = AllowedSigners::parse(old)

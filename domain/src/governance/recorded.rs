@@ -141,10 +141,11 @@ pub struct Approvals {
     pub seal: Option<SealRecord>,
     /// Every approval granted, by reference (a new grant of a reference replaces the old).
     pub approvals: BTreeMap<String, ApprovalRecord>,
-    /// K-10, K-14: the signed seals that may have pinned a key list, in log order: the first
-    /// signed seal, then each signed seal whose key list differs from the one before it. The
-    /// application walks them: a change counts only when signed by a key of the list pinned
-    /// before it. Required when read back: a state saved without it (an earlier version) is
+    /// K-10, K-14: every signed seal, in log order: the first pins the key list; the
+    /// application walks the rest, and one that seals another list moves the pin only when
+    /// signed by a key of the list pinned before it. None is left out, not even one that repeats
+    /// the list of the one before (that one may be refused: a human's seal of the same list must
+    /// still be weighed). Required when read back: a state saved without it (an earlier version) is
     /// rebuilt from the log rather than read as "nothing pinned".
     pub key_lists: Vec<SignersPin>,
 }
@@ -170,8 +171,7 @@ impl Approvals {
     pub fn apply(&mut self, after: Head, seq: u64, event: &AuditEvent) {
         match event {
             AuditEvent::ContextSealed(e) => {
-                let changed = self.key_lists.last().is_none_or(|last| last.key_list != e.key_list);
-                if e.signature.is_some() && changed {
+                if e.signature.is_some() {
                     self.key_lists.push(SignersPin {
                         seq,
                         files: e.files.clone(),
