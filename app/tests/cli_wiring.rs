@@ -572,6 +572,7 @@ fn init_denies_the_human_verbs_and_edits_of_the_guards_records_and_keys() {
         "Bash(warden approve:*)".to_owned(),
         "Bash(warden revoke:*)".to_owned(),
         "Bash(warden release:*)".to_owned(),
+        "Bash(*warden approve*)".to_owned(),
         format!("Bash({} approve:*)", exe.display()),
         format!("Bash({} seal:*)", exe.display()),
         format!("Edit(/{root}/.agentwarden/**)"),

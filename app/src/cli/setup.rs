@@ -118,13 +118,18 @@ fn rule_path(path: &Path) -> String {
 }
 
 /// K-13: every rule `init claude-code` puts in `permissions.deny`: [`HUMAN_VERB_RULES`], the
-/// same verbs run by the absolute path of the installed binary (`exe`, when known), and `Edit`
+/// same verbs anywhere in a command (`Bash(*warden approve*)`: after `env -u CLAUDECODE`, or
+/// `&&`) and run by the absolute path of the installed binary (`exe`, when known), and `Edit`
 /// rules for the store directory (`.agentwarden`), `agentwarden.toml` and, when configured,
 /// `allowed_signers`, each from the filesystem root. `Edit` rules cover every built-in tool
 /// that changes files (Edit, Write, MultiEdit, NotebookEdit); a `Write(...)` rule is not a path
 /// rule Claude Code consults, so none is written.
 pub(super) fn deny_rules(project: &Path, config: &Config, exe: Option<&Path>) -> Vec<String> {
     let mut rules: Vec<String> = HUMAN_VERB_RULES.iter().map(|r| (*r).to_owned()).collect();
+    // Anywhere in the command: `env -u CLAUDECODE warden approve`, `cd x && warden seal`.
+    for verb in ["seal", "approve", "revoke", "release"] {
+        rules.push(format!("Bash(*warden {verb}*)"));
+    }
     if let Some(exe) = exe {
         for verb in ["seal", "approve", "revoke", "release"] {
             rules.push(format!("Bash({} {verb}:*)", exe.display()));
