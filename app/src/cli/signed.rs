@@ -144,8 +144,8 @@ pub(super) async fn signature_for(
     let is_seal = matches!(content, SignedContent::Seal { .. });
     // Withdrawing never grants (K-9): a revocation is verified against the pinned list.
     let is_revoke = matches!(content, SignedContent::Revoke { .. });
-    // Set when the file is not the pinned list: a seal is then a change of the list (K-14).
-    let rotation = match &now.pinned {
+    // The file is not the pinned list (a change pending): a seal is then the change (K-14).
+    let pending = match &now.pinned {
         Some(_) if now.is_pinned => false,
         None => false,
         Some((seq, _)) if !is_seal && !is_revoke => {
@@ -169,10 +169,10 @@ pub(super) async fn signature_for(
             ),
         })
     };
-    let signers = if rotation && is_revoke {
+    let signers = if pending && is_revoke {
         let old = now.pinned.as_ref().and_then(|(_, text)| text.as_deref()).unwrap_or(&current);
         AllowedSigners::parse(old).map_err(|why| unavailable(path, why))?
-    } else if rotation {
+    } else if pending {
         let old = now.pinned.as_ref().and_then(|(_, text)| text.as_deref()).ok_or_else(|| {
             rotation_refused(
                 "that list is not in the log (sealed by an earlier version): put the old list back and seal it \
@@ -206,7 +206,7 @@ pub(super) async fn signature_for(
                     path.display()
                 ),
             };
-            if rotation && is_seal {
+            if pending && is_seal {
                 rotation_refused(format!("the key `{}` is not in it", key.display()))
             } else {
                 refused(&refusal)
@@ -220,7 +220,7 @@ pub(super) async fn signature_for(
         signed_bytes(content, p, s, h)
     })
     .map_err(|r| {
-        if rotation && is_seal {
+        if pending && is_seal {
             rotation_refused(format!("it is not signed by a key of it: {r}"))
         } else {
             refused(&r)
