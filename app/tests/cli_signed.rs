@@ -726,3 +726,21 @@ async fn a_pin_of_an_earlier_version_is_rotated_after_one_seal_of_the_old_list()
     ok(&p, &["approve", "--ref", REF, "--key", bob.to_str().unwrap()]);
     assert_eq!(gate(&p)["decision"], "allow");
 }
+
+/// K-14 with U-15: a `chmod` of the pinned key list breaks the seal (named at
+/// `context_sealed`) but not the pin: the same list sealed again counts.
+#[test]
+fn a_chmod_of_the_key_list_is_resealed_without_a_change_of_keys() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = project();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    let signers = p.root.join("allowed_signers");
+    let mode = std::fs::metadata(&signers).unwrap().permissions().mode();
+    std::fs::set_permissions(&signers, std::fs::Permissions::from_mode(mode ^ 0o040)).unwrap();
+    let denied = gate(&p);
+    assert_eq!(failure(&denied).0, "context_sealed", "{denied}");
+    assert!(denied["first_failure"]["reason"].as_str().unwrap().contains("allowed_signers"), "{denied}");
+    ok(&p, &["seal", "--key", key(&p)]);
+    assert_eq!(gate(&p)["decision"], "allow");
+}

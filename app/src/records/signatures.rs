@@ -54,6 +54,14 @@ fn sealed_hash<'f>(files: &'f BTreeMap<String, String>, file: &str) -> Option<&'
     files.get(file).and_then(|digest| digest.split(' ').next())
 }
 
+/// Whether a seal's `files` hold the key list `file` whose digest is `now`, by content: the
+/// pin is the list's text, so a `chmod` of the file breaks the seal (U-15, `context_sealed`)
+/// but not the pin (a seal of the same list would not move it).
+fn pins_content(files: &BTreeMap<String, String>, file: &str, now: Option<&str>) -> bool {
+    let now = now.and_then(|digest| digest.split(' ').next());
+    now.is_some() && sealed_hash(files, file) == now
+}
+
 impl Warden {
     /// K-3: with `allowed_signers` configured, marks every seal and approval whose signature
     /// does not verify as refused (it is then no seal or approval to any decision); without it,
@@ -102,7 +110,7 @@ impl Warden {
         let pin_matches = match walk.pin {
             None => Ok(()),
             Some(SignersPin { seq, files, .. }) => {
-                if now.is_some() && files.get(&key(&self.config.root, path)) == now.as_ref() {
+                if pins_content(files, &key(&self.config.root, path), now.as_deref()) {
                     Ok(())
                 } else {
                     Err(format!(
@@ -209,7 +217,7 @@ impl Warden {
         let mut walk = KeyListInForce { pin: None, text: None, changes: BTreeMap::new() };
         let Some((first, later)) = pins.split_first() else { return walk };
         let current = match read {
-            FileRead::Text(text) if first.files.get(&sealed_as).map(String::as_str) == now => {
+            FileRead::Text(text) if pins_content(&first.files, &sealed_as, now) => {
                 Some(Cow::Borrowed(text.as_str()))
             }
             _ => None,
@@ -303,7 +311,7 @@ impl Warden {
         let now = digest(&read, mode);
         let walk = self.walk_key_lists(&state.governance.key_lists, path, &read, now.as_deref());
         let sealed_as = key(&self.config.root, path);
-        let is_pinned = walk.pin.is_none_or(|pin| now.is_some() && pin.files.get(&sealed_as) == now.as_ref());
+        let is_pinned = walk.pin.is_none_or(|pin| pins_content(&pin.files, &sealed_as, now.as_deref()));
         let pinned = walk.pin.map(|pin| (pin.seq, walk.text.map(std::borrow::Cow::into_owned)));
         Ok(KeyListNow { read, is_pinned, pinned, sealed_as })
     }
