@@ -588,6 +588,13 @@ async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_
     let denied = gate(&p);
     assert_eq!(failure(&denied), ("context_sealed".into(), "signers_unavailable".into()), "{denied}");
     assert!(denied["first_failure"]["reason"].as_str().unwrap().contains("allowed_signers"), "{denied}");
+    // doctor says so, and how to mend it.
+    let out = warden(&p, &["doctor", "--project", p.root.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let seal = report["checks"].as_array().unwrap().iter().find(|c| c["check"] == "seal").unwrap();
+    assert_eq!(seal["ok"], false, "{report}");
+    assert!(seal["detail"].as_str().unwrap().contains("signers_unavailable"), "{report}");
+    assert!(seal["fix"].as_str().unwrap().contains("a key the old list names"), "{report}");
     // bob, listed only by the new file, can neither seal it nor approve under it.
     let bob_key = bob.to_str().unwrap();
     refused(&p, &["seal", "--key", bob_key], "key_rotation_refused");

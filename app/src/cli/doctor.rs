@@ -200,9 +200,19 @@ fn check_protection(project: &Path, config: &Config, checks: &mut Vec<Check>) {
 
 /// The store verifies; a seal is in force and an approval active.
 async fn check_store(store: &Path, config: Option<&Config>, checks: &mut Vec<Check>) {
-    let seal_fix = "a human runs `warden seal --by NAME` from their own terminal";
-    let approve_fix =
-        "a human runs `warden approve --ref GATE-YYYY-MM-DD-NNN --by NAME` from their own terminal";
+    // K-8: with a key list, the human signs (after a change of the list, with a key of the old).
+    let signed = config.is_some_and(|c| c.allowed_signers.is_some());
+    let seal_fix = if signed {
+        "a human runs `warden seal --key KEY` from their own terminal (after a change of `allowed_signers`, \
+         with a key the old list names)"
+    } else {
+        "a human runs `warden seal --by NAME` from their own terminal"
+    };
+    let approve_fix = if signed {
+        "a human runs `warden approve --ref GATE-YYYY-MM-DD-NNN --key KEY` from their own terminal"
+    } else {
+        "a human runs `warden approve --ref GATE-YYYY-MM-DD-NNN --by NAME` from their own terminal"
+    };
     if !store.exists() {
         checks.push(Check::ok(
             "store",
@@ -273,6 +283,16 @@ async fn check_governance(
     };
     checks.push(match &records.seal {
         None => Check::fail("seal", "no seal in force: every spawn is denied", seal_fix),
+        // K-3: a seal whose signature does not count is no seal.
+        Some(seal) if seal.refused.is_some() => Check::fail(
+            "seal",
+            format!(
+                "the seal of seq {} is not a seal: {}; every spawn is denied at context_sealed",
+                seal.seq,
+                seal.refused.as_ref().map(ToString::to_string).unwrap_or_default()
+            ),
+            seal_fix,
+        ),
         Some(seal) if !configured => {
             Check::ok("seal", format!("in force since seq {} ({} file(s))", seal.seq, seal.files.len()))
         }
@@ -298,7 +318,7 @@ async fn check_governance(
                             seal.seq,
                             changes.join(", ")
                         ),
-                        "review the change, then a human seals again with `warden seal --by NAME` from their own terminal",
+                        format!("review the change, then {seal_fix}"),
                     )
                 }
             }
@@ -308,7 +328,7 @@ async fn check_governance(
     let active: Vec<&str> = records
         .approvals
         .values()
-        .filter(|r| r.state(now) == ApprovalState::Active)
+        .filter(|r| r.refused.is_none() && r.state(now) == ApprovalState::Active)
         .map(|r| r.approval_ref.as_str())
         .collect();
     checks.push(if active.is_empty() {
