@@ -557,8 +557,10 @@ fn init_denies_the_human_verbs_and_edits_of_the_guards_records_and_keys() {
         "alice ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICBTpl5EwMQaftglvSQwtBQC9LrXWCh2cYt78/9jhzuH\n",
     )
     .unwrap();
-    ok(&init(&p, &[]));
-    ok(&init(&p, &[]));
+    let first = ok(&init(&p, &[]));
+    assert!(first.contains("permissions.deny: 15 rule(s) added, 15 in all"), "{first}");
+    let again = ok(&init(&p, &[]));
+    assert!(again.contains("permissions.deny: 0 rule(s) added"), "{again}");
     let deny: Vec<String> = settings(&p)["permissions"]["deny"]
         .as_array()
         .unwrap()

@@ -143,17 +143,19 @@ pub(super) fn deny_rules(project: &Path, config: &Config, exe: Option<&Path>) ->
     rules
 }
 
-fn deny_human_verbs(settings: &mut Map<String, Value>, rules: &[String]) -> Result<(), String> {
+/// Adds each of `rules` not there yet to `permissions.deny`; returns how many it added.
+fn deny_human_verbs(settings: &mut Map<String, Value>, rules: &[String]) -> Result<usize, String> {
     let permissions = settings.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(permissions) = permissions else { return Err("`permissions` is not an object".into()) };
     let deny = permissions.entry("deny").or_insert_with(|| Value::Array(Vec::new()));
     let Value::Array(deny) = deny else { return Err("`permissions.deny` is not a list".into()) };
+    let before = deny.len();
     for rule in rules {
         if !deny.iter().any(|r| r.as_str() == Some(rule)) {
             deny.push(Value::String(rule.clone()));
         }
     }
-    Ok(())
+    Ok(deny.len().saturating_sub(before))
 }
 
 fn read_json_object(project: &Path, path: &Path) -> Result<Map<String, Value>, Failure> {
@@ -339,7 +341,7 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
     let rules = deny_rules(&project, &config, Some(&exe));
-    deny_human_verbs(&mut settings, &rules)
+    let denied = deny_human_verbs(&mut settings, &rules)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
     if managed.is_some() {
         settings.insert("allowManagedHooksOnly".into(), Value::Bool(true));
@@ -375,6 +377,13 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
         }
     }
     writeln!(out, "  command: {command}")?;
+    // K-13: Claude Code's own rules, beside the hook.
+    writeln!(
+        out,
+        "  permissions.deny: {denied} rule(s) added, {} in all for the human verbs and edits of the store, \
+         the configuration and the key list",
+        rules.len()
+    )?;
     writeln!(out, "  deadline: {deadline} ms (lock wait {lock_ms} ms)")?;
     if added.is_empty() {
         writeln!(out, "`[guardrails] protected` already covers {}", own.join(", "))?;
