@@ -701,7 +701,7 @@ mod tests {
                     },
                 )]
                 .into(),
-                signers_pin: None,
+                key_lists: Vec::new(),
             },
             sessions: Default::default(),
             quarantined: Default::default(),
@@ -718,6 +718,40 @@ mod tests {
         store.write_projection(crate::RECORDS_PROJECTION, b"not json".to_vec()).await.unwrap();
         let fresh = self::warden(store.clone());
         assert_eq!(fresh.records().await.unwrap().head, state.head);
+    }
+
+    /// K-15: a saved state on the log's head is a one-shot process's starting point (H-3), and
+    /// never the resident Warden's: `folding_from_log` folds from the first event.
+    #[tokio::test]
+    async fn a_warden_folding_from_the_log_ignores_a_saved_state_written_outside_it() {
+        let store = Arc::new(MemoryEventStore::new());
+        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        warden(store.clone()).record(Correlation::default(), &note).await.unwrap();
+        let mut forged = warden(store.clone()).records().await.unwrap();
+        forged.governance.approvals.insert(
+            "FORGED".to_owned(),
+            ApprovalRecord {
+                seq: 1,
+                approval_ref: "FORGED".into(),
+                approved_by: None,
+                expires_at: None,
+                scope: Scope::default(),
+                revoked: None,
+                signature: None,
+                after: None,
+                refused: None,
+            },
+        );
+        store
+            .write_projection(crate::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap())
+            .await
+            .unwrap();
+        let trusting = warden(store.clone()).records().await.unwrap();
+        assert!(trusting.governance.approvals.contains_key("FORGED"), "the one-shot path starts from it");
+        let resident = warden(store.clone()).folding_from_log();
+        assert_eq!(resident.records().await.unwrap().governance, Approvals::default());
+        // And what it folded replaced the forged state.
+        assert!(!warden(store.clone()).records().await.unwrap().governance.approvals.contains_key("FORGED"));
     }
 
     #[tokio::test]
@@ -773,6 +807,7 @@ mod tests {
                 by: None,
                 files: Default::default(),
                 signature: None,
+                key_list: None,
             });
             honest.record(Correlation::default(), &seal).await.unwrap();
         }

@@ -18,15 +18,14 @@ use std::path::{Path, PathBuf};
 use agentwarden_adapters::untrusted;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, DecodeError, Head, decode_ref};
 use agentwarden_domain::claude_code::HookState;
-use agentwarden_domain::governance::{
-    FileRead, ReadDigests, RecordSignature, SignatureCode, SignatureRefusal, SignedContent, signed_bytes,
-};
+use agentwarden_domain::governance::{FileRead, ReadDigests};
 use agentwarden_ports::StoreError;
 
 use crate::MAX_INPUT_BYTES;
 use crate::config::FilePattern;
-use crate::signing::{self, AllowedSigners};
 use crate::warden::{Warden, WardenError};
+
+mod signatures;
 
 /// The name under which the projection is saved in the state store.
 pub const RECORDS_PROJECTION: &str = "claude_code";
@@ -77,15 +76,71 @@ impl Warden {
         let cached = self.records.lock().ok().and_then(|mut guard| guard.take());
         let start = match cached {
             Some(state) => Some(state),
-            None => match &self.state {
-                Some(store) => store
-                    .read_projection(RECORDS_PROJECTION)
-                    .await?
-                    .and_then(|bytes| serde_json::from_slice::<HookState>(&bytes).ok()),
-                None => None,
-            },
+            None if self.saved_start => self.saved_records().await?,
+            None => None,
         };
-        let mut state = start.unwrap_or_default();
+        self.catch_up(start.unwrap_or_default()).await
+    }
+
+    /// The records as the saved projection holds them, if it can be read.
+    async fn saved_records(&self) -> Result<Option<HookState>, WardenError> {
+        Ok(match &self.state {
+            Some(store) => store
+                .read_projection(RECORDS_PROJECTION)
+                .await?
+                .and_then(|bytes| serde_json::from_slice::<HookState>(&bytes).ok()),
+            None => None,
+        })
+    }
+
+    /// K-15: the records folded from the log's first event, neither the saved projection nor
+    /// this process's memory taken as a starting point; kept in memory and saved in place of
+    /// what was saved. `warden serve` starts from it, so that a resident Warden never decides
+    /// with a projection written outside it; `doctor` compares it with the saved one.
+    pub async fn records_from_log(&self) -> Result<HookState, WardenError> {
+        if let Ok(mut guard) = self.records.lock() {
+            guard.take();
+        }
+        let state = self.catch_up(HookState::default()).await?;
+        self.save_records(&state).await;
+        Ok(state)
+    }
+
+    /// K-15: what `doctor` reports: the seal, approvals, key lists, quarantines and releases
+    /// that the saved projection (caught up) holds and the log does not say, by part; empty
+    /// when they agree. The saved projection is rebuilt from the log either way.
+    pub async fn saved_records_differ(&self) -> Result<Vec<&'static str>, WardenError> {
+        if let Ok(mut guard) = self.records.lock() {
+            guard.take();
+        }
+        let saved = match self.saved_records().await? {
+            Some(saved) => Some(self.catch_up(saved).await?),
+            None => None,
+        };
+        let fresh = self.records_from_log().await?;
+        let Some(saved) = saved else { return Ok(Vec::new()) };
+        let mut differ = Vec::new();
+        if saved.governance.seal != fresh.governance.seal {
+            differ.push("the seal");
+        }
+        if saved.governance.approvals != fresh.governance.approvals {
+            differ.push("the approvals");
+        }
+        if saved.governance.key_lists != fresh.governance.key_lists {
+            differ.push("the key lists");
+        }
+        if saved.quarantined != fresh.quarantined {
+            differ.push("the quarantines");
+        }
+        if saved.releases != fresh.releases {
+            differ.push("the releases");
+        }
+        Ok(differ)
+    }
+
+    /// `start` caught up with the log, its signatures checked, kept in memory (H-3).
+    async fn catch_up(&self, start: HookState) -> Result<HookState, WardenError> {
+        let mut state = start;
         if state.head.seq > 0 {
             let on_log = self.store.read(state.head.seq, 1).await?;
             if on_log.first().is_none_or(|r| r.seq != state.head.seq || r.hash != state.head.hash) {
@@ -121,120 +176,6 @@ impl Warden {
         self.check_signatures(&mut state).await;
         self.remember(&state);
         Ok(state)
-    }
-
-    /// K-3: with `allowed_signers` configured, marks every seal and approval whose signature
-    /// does not verify as refused (it is then no seal or approval to any decision); without it,
-    /// clears every mark. Run on every catch-up: a mark is never taken from a saved state.
-    ///
-    /// K-10: once a signed seal has pinned the key list, a configuration without
-    /// `allowed_signers`, or one whose file is not the one that seal sealed, refuses every record
-    /// (`signers_unavailable`): an agent that points the configuration at a key list of its own
-    /// (or removes it) and then signs, or records unsigned, makes no seal or approval.
-    ///
-    /// K-9: a release whose signature does not verify lifted nothing: its quarantine is put back
-    /// (unless the session is quarantined again already).
-    pub(crate) async fn check_signatures(&self, state: &mut HookState) {
-        let governance = &mut state.governance;
-        let pinned_by = governance.signers_pin.as_ref().map(|pin| pin.seq);
-        let Some(path) = &self.config.allowed_signers else {
-            let refusal = pinned_by.map(|seq| SignatureRefusal {
-                code: SignatureCode::SignersUnavailable,
-                reason: format!(
-                    "the signed seal at seq {seq} pinned a key list, and `[approvals] allowed_signers` is not configured"
-                ),
-            });
-            if let Some(seal) = governance.seal.as_mut() {
-                seal.refused.clone_from(&refusal);
-            }
-            for record in governance.approvals.values_mut() {
-                record.refused.clone_from(&refusal);
-            }
-            if refusal.is_some() {
-                for release in &state.last_releases() {
-                    if !state.quarantined.contains_key(&release.session) {
-                        state.quarantined.insert(release.session.clone(), release.lifted.clone());
-                    }
-                }
-            }
-            return;
-        };
-        // One read: the bytes compared with the pin are the bytes parsed (no swap in between).
-        let (read, mode) = self.files.read_text_mode(path, MAX_INPUT_BYTES).await;
-        let pin_matches = match &governance.signers_pin {
-            None => Ok(()),
-            Some(pin) => {
-                let now = digest(&read, mode);
-                if now.is_some() && pin.files.get(&key(&self.config.root, path)) == now.as_ref() {
-                    Ok(())
-                } else {
-                    Err(format!("it is not the key list the signed seal at seq {} pinned", pin.seq))
-                }
-            }
-        };
-        let text = pin_matches
-            .and_then(|()| match read {
-                FileRead::Text(text) => Ok(text),
-                FileRead::Missing => Err("it is missing".to_owned()),
-                FileRead::Unreadable(why) => Err(why),
-            })
-            .and_then(|text| AllowedSigners::parse(&text).map(|signers| (text, signers)));
-        let check = |seq: u64,
-                     signature: Option<&RecordSignature>,
-                     bytes: &dyn Fn(&str, u64, &str) -> Vec<u8>,
-                     after: Option<Head>| {
-            let (text, signers) = match &text {
-                Ok(found) => found,
-                Err(why) => {
-                    return Err(SignatureRefusal {
-                        code: SignatureCode::SignersUnavailable,
-                        reason: format!("`{}` cannot be used: {why}", path.display()),
-                    });
-                }
-            };
-            let mut hasher = blake3::Hasher::new();
-            hasher.update(text.as_bytes());
-            hasher.update(&seq.to_le_bytes());
-            if let Some(after) = after {
-                hasher.update(after.hash.to_string().as_bytes());
-            }
-            if let Some(signature) = signature {
-                hasher.update(signature.sshsig.as_bytes());
-                hasher.update(&bytes(&signature.principal, signature.head_seq, &signature.head_hash));
-            }
-            self.verified.get_or(*hasher.finalize().as_bytes(), || {
-                signing::verify_record(signers, seq, after, signature, |p, s, h| bytes(p, s, h))
-            })
-        };
-        if let Some(seal) = governance.seal.as_mut() {
-            let record = seal.clone();
-            seal.refused =
-                check(seal.seq, seal.signature.as_ref(), &|p, s, h| record.signed_bytes(p, s, h), seal.after)
-                    .err();
-        }
-        for approval in governance.approvals.values_mut() {
-            let record = approval.clone();
-            approval.refused = check(
-                approval.seq,
-                approval.signature.as_ref(),
-                &|p, s, h| record.signed_bytes(p, s, h),
-                approval.after,
-            )
-            .err();
-        }
-        // Only each session's last release can stand between it and its quarantine.
-        for release in &state.last_releases() {
-            let content = SignedContent::Release { session: &release.session };
-            let verdict = check(
-                release.seq,
-                release.signature.as_ref(),
-                &|p, s, h| signed_bytes(content, p, s, h),
-                Some(release.after),
-            );
-            if verdict.is_err() && !state.quarantined.contains_key(&release.session) {
-                state.quarantined.insert(release.session.clone(), release.lifted.clone());
-            }
-        }
     }
 
     fn remember(&self, state: &HookState) {

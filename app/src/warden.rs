@@ -72,6 +72,9 @@ pub struct Warden {
     pub(crate) records: Arc<std::sync::Mutex<Option<agentwarden_domain::claude_code::HookState>>>,
     /// Signature verifications already made (K-5), shared by clones.
     pub(crate) verified: Arc<crate::signing::VerifiedCache>,
+    /// K-15: whether the saved projection may be the records' starting point (else they are
+    /// folded from the log's first event when this process holds none in memory).
+    pub(crate) saved_start: bool,
     actor: Actor,
 }
 
@@ -216,6 +219,7 @@ impl WardenBuilder {
             config: Arc::new(self.config.unwrap_or_default()),
             records: Arc::default(),
             verified: Arc::default(),
+            saved_start: true,
             actor,
         })
     }
@@ -249,6 +253,12 @@ impl Warden {
                 reason: "no state store is configured".into(),
             })),
         }
+    }
+
+    /// K-15: the same Warden, never starting its records from the saved projection: it folds
+    /// the log from its first event when it holds none in memory (what `warden serve` uses).
+    pub fn folding_from_log(self) -> Warden {
+        Warden { saved_start: false, ..self }
     }
 
     /// The same Warden (same stores, same records cache) deciding with `config`: the resident

@@ -176,6 +176,7 @@ async fn an_approval_expires_on_the_clock() {
         by: None,
         files,
         signature: None,
+        key_list: None,
     });
     warden.record(Correlation::default(), &seal).await.unwrap();
     let grant = AuditEvent::ApprovalGranted(ApprovalGranted {

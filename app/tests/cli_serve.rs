@@ -1199,3 +1199,42 @@ fn doctor_asks_the_configured_server_and_fails_when_it_is_down() {
     assert!(up["detail"].as_str().unwrap().contains("is not opened here"), "{up}");
     drop(server);
 }
+
+/// K-15: the saved projection is in the store, which an agent with the user's shell can write.
+/// One that forgets a revocation is what a one-shot hook process starts from (the residual
+/// H-3 leaves, found by `doctor`); the resident service folds the log itself and is not misled.
+#[tokio::test]
+async fn the_server_folds_the_log_and_is_not_misled_by_a_forged_saved_projection() {
+    use agentwarden::StateStore;
+    let p = project();
+    approve(&p);
+    let store = store_arg(&p);
+    let out =
+        warden(&p, &["--store", &store, "revoke", "--ref", "GATE-2026-11-22-001", "--by", "alice"], "", true);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let spawn = event("pre-task-main-planner");
+    let revoked = direct(&p, &p.store, &spawn);
+    assert_eq!(decision(&revoked), (0, Some("deny".to_owned())), "{revoked:?}");
+    // Revoked: no approval in force, so the records' metadata says not approved.
+    assert!(revoked.1.contains("pipelineRunApproved is boolean false"), "{revoked:?}");
+    // The agent rewrites the saved projection: the revocation forgotten.
+    {
+        let sled = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(&p.store)).unwrap();
+        let saved = sled.read_projection(agentwarden::RECORDS_PROJECTION).await.unwrap().unwrap();
+        let mut state: agentwarden::claude_code::HookState = serde_json::from_slice(&saved).unwrap();
+        for approval in state.governance.approvals.values_mut() {
+            approval.revoked = None;
+        }
+        let forged = serde_json::to_vec(&state).unwrap();
+        sled.write_projection(agentwarden::RECORDS_PROJECTION, forged).await.unwrap();
+    }
+    // A one-shot process starts from it (the documented residual): the forgery took.
+    let misled = direct(&p, &p.store, &spawn);
+    assert_eq!(decision(&misled), (0, None), "{misled:?}");
+    // The server folds the log from its first event: the revocation stands.
+    let server = Server::start(&p, true);
+    let served = via(&p, &p.socket(), &spawn);
+    assert_eq!(decision(&served), (0, Some("deny".to_owned())), "{served:?}");
+    assert!(served.1.contains("pipelineRunApproved is boolean false"), "{served:?}");
+    drop(server);
+}

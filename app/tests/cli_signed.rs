@@ -261,6 +261,7 @@ async fn records_that_reach_the_log_another_way_are_not_approvals() {
         by: Some("alice".into()),
         files,
         signature: None,
+        key_list: None,
     });
     lib.record(Correlation::default(), &seal).await.unwrap();
     drop(lib);
@@ -274,7 +275,8 @@ fn an_agent_that_repoints_or_drops_the_key_list_makes_no_approval() {
     ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
     assert_eq!(gate(&p)["decision"], "allow");
     // The agent lists its own key in a file of its own, points the configuration at it, and
-    // seals and approves with that key: the CLI cannot tell, the gate can (K-10).
+    // seals and approves with that key: the CLI refuses both (K-14: a new list is sealed with
+    // a key of the pinned one), and the gate denies while the pinned list is not configured.
     let mallory = std::fs::read_to_string(p.other.with_extension("pub")).unwrap();
     std::fs::write(p.root.join("mine"), format!("alice {mallory}")).unwrap();
     let config_path = p.root.join("agentwarden.toml");
@@ -285,8 +287,8 @@ fn an_agent_that_repoints_or_drops_the_key_list_makes_no_approval() {
     )
     .unwrap();
     let other = p.other.to_str().unwrap();
-    ok(&p, &["seal", "--key", other]);
-    ok(&p, &["approve", "--ref", REF, "--key", other]);
+    refused(&p, &["seal", "--key", other], "key_rotation_refused");
+    refused(&p, &["approve", "--ref", REF, "--key", other], "signers_unavailable");
     let denied = gate(&p);
     assert_eq!(failure(&denied), ("context_sealed".into(), "signers_unavailable".into()), "{denied}");
     assert!(denied["first_failure"]["reason"].as_str().unwrap().contains("seq 1 pinned"), "{denied}");
@@ -536,4 +538,216 @@ fn an_sk_signature_verifies_like_openssh_verifies_it() {
         approval_bytes("OTHER", a, head)
     });
     assert!(other.is_err());
+}
+
+/// A seal of `files` by `principal`, signed with `key` against `head`, carrying `key_list`:
+/// what an agent with the library appends.
+fn seal_signed(
+    key: &Path,
+    principal: &str,
+    files: std::collections::BTreeMap<String, String>,
+    head: Head,
+    key_list: &str,
+) -> AuditEvent {
+    let bytes =
+        signed_bytes(SignedContent::Seal { files: &files }, principal, head.seq, &head.hash.to_string());
+    let sshsig = ssh_keygen_sign(key, "agentwarden", &bytes);
+    let signature = RecordSignature {
+        principal: principal.into(),
+        head_seq: head.seq,
+        head_hash: head.hash.to_string(),
+        sshsig,
+    };
+    AuditEvent::ContextSealed(agentwarden::claude_code::ContextSealed {
+        by: Some(principal.into()),
+        files,
+        signature: Some(signature),
+        key_list: Some(key_list.into()),
+    })
+}
+
+/// K-14: rotation. A new `allowed_signers` counts only once a seal of it is signed by a key of
+/// the list pinned before it; until then the change denies at `context_sealed`, naming the
+/// file. Signed by the new key alone, the change is refused with its own code, at the CLI and
+/// at the gate when it reaches the log another way.
+#[tokio::test]
+async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_list() {
+    let p = project();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    assert_eq!(gate(&p)["decision"], "allow");
+    let bob = p.key.with_file_name("bob");
+    keygen(&bob);
+    let bob_list = format!(
+        "bob namespaces=\"agentwarden\" {}",
+        std::fs::read_to_string(bob.with_extension("pub")).unwrap()
+    );
+    let signers = p.root.join("allowed_signers");
+    std::fs::write(&signers, &bob_list).unwrap();
+    // The file changed: denied at context_sealed, naming it, until a human seals it.
+    let denied = gate(&p);
+    assert_eq!(failure(&denied), ("context_sealed".into(), "signers_unavailable".into()), "{denied}");
+    assert!(denied["first_failure"]["reason"].as_str().unwrap().contains("allowed_signers"), "{denied}");
+    // doctor says so, and how to mend it.
+    let out = warden(&p, &["doctor", "--project", p.root.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let seal = report["checks"].as_array().unwrap().iter().find(|c| c["check"] == "seal").unwrap();
+    assert_eq!(seal["ok"], false, "{report}");
+    assert!(seal["detail"].as_str().unwrap().contains("signers_unavailable"), "{report}");
+    assert!(seal["fix"].as_str().unwrap().contains("a key the old list names"), "{report}");
+    // bob, listed only by the new file, can neither seal it nor approve under it.
+    let bob_key = bob.to_str().unwrap();
+    refused(&p, &["seal", "--key", bob_key], "key_rotation_refused");
+    refused(&p, &["approve", "--ref", "GATE-2026-02-21-002", "--key", bob_key], "signers_unavailable");
+    assert_eq!(failure(&gate(&p)).1, "signers_unavailable");
+    // K-16: a revocation is not held up by the pending change: verified against the pinned list.
+    refused(&p, &["revoke", "--ref", REF, "--key", bob_key], "signer_not_allowed");
+    ok(&p, &["revoke", "--ref", REF, "--key", key(&p)]);
+    // The agent appends a seal of the very same new list, signed with its own key: refused,
+    // and it does not stand in the way of the human's seal of that list below.
+    {
+        let lib = library(&p);
+        let files = lib.seal_digests().await.unwrap();
+        let head = lib.head().await.unwrap();
+        lib.record(Correlation::default(), &seal_signed(&p.other, "bob", files, head, &bob_list))
+            .await
+            .unwrap();
+    }
+    assert_eq!(failure(&gate(&p)), ("context_sealed".into(), "key_rotation_refused".into()));
+    // alice, of the pinned list, seals the new one: the pin moves to it.
+    ok(&p, &["seal", "--key", key(&p)]);
+    // alice's approval no longer counts (her key left the list), nor can she approve again.
+    let denied = gate(&p);
+    assert_eq!(failure(&denied), ("approval_ref".into(), "signer_not_allowed".into()), "{denied}");
+    refused(&p, &["approve", "--ref", REF, "--key", key(&p)], "signer_not_allowed");
+    ok(&p, &["approve", "--ref", REF, "--key", bob_key]);
+    assert_eq!(gate(&p)["decision"], "allow");
+
+    // The agent writes a list of its own and appends a seal of it signed with its own key
+    // (listed by that new list only): a change not signed by the pinned list.
+    let mallory = std::fs::read_to_string(p.other.with_extension("pub")).unwrap();
+    let mallory_list = format!("mallory {mallory}");
+    std::fs::write(&signers, &mallory_list).unwrap();
+    {
+        let lib = library(&p);
+        let files = lib.seal_digests().await.unwrap();
+        let head = lib.head().await.unwrap();
+        lib.record(Correlation::default(), &seal_signed(&p.other, "mallory", files, head, &mallory_list))
+            .await
+            .unwrap();
+    }
+    let denied = gate(&p);
+    assert_eq!(failure(&denied), ("context_sealed".into(), "key_rotation_refused".into()), "{denied}");
+    let reason = denied["first_failure"]["reason"].as_str().unwrap();
+    assert!(reason.contains("pinned at seq"), "{denied}");
+    let seq = denied["audit"]["seq"].as_u64().unwrap().to_string();
+    let explained = String::from_utf8(warden(&p, &["audit", "explain", &seq]).stdout).unwrap();
+    assert!(explained.contains("key_rotation_refused"), "{explained}");
+    // bob's list back and sealed by bob (the pinned list): approvals count again.
+    std::fs::write(&signers, &bob_list).unwrap();
+    ok(&p, &["seal", "--key", bob_key]);
+    assert_eq!(gate(&p)["decision"], "allow");
+}
+
+/// K-15: the saved projection lives in the store an agent with the user's shell can write. One
+/// that drops the human's pin (so that the agent's own signed seal of its own key list pins
+/// it) is found by `doctor`, which names what differs and rebuilds the records from the log:
+/// the gate then refuses the agent's seal as a change of the list it did not sign for.
+#[tokio::test]
+async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log() {
+    use agentwarden::StateStore;
+    let p = project();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    let mallory = std::fs::read_to_string(p.other.with_extension("pub")).unwrap();
+    let mine = format!("alice {mallory}");
+    std::fs::write(p.root.join("allowed_signers"), &mine).unwrap();
+    {
+        let store = std::sync::Arc::new(SledEventStore::open(&SledConfig::new(&p.store)).unwrap());
+        let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
+        let lib = Warden::builder().event_store(store.clone()).config(config).build().unwrap();
+        let files = lib.seal_digests().await.unwrap();
+        let head = lib.head().await.unwrap();
+        lib.record(Correlation::default(), &seal_signed(&p.other, "alice", files, head, &mine))
+            .await
+            .unwrap();
+        let mut forged = lib.records().await.unwrap();
+        assert_eq!(forged.governance.key_lists.len(), 2, "the human's pin, then the agent's change");
+        forged.governance.key_lists.remove(0);
+        store
+            .write_projection(agentwarden::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap())
+            .await
+            .unwrap();
+    }
+    let out = warden(&p, &["doctor", "--project", p.root.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = report["checks"].as_array().unwrap().iter().find(|c| c["check"] == "saved records").unwrap();
+    assert_eq!(check["ok"], false, "{report}");
+    let detail = check["detail"].as_str().unwrap();
+    assert!(detail.contains("the key lists") && detail.contains("rebuilt from the log"), "{detail}");
+    let denied = gate(&p);
+    assert_eq!(failure(&denied), ("context_sealed".into(), "key_rotation_refused".into()), "{denied}");
+    // Rebuilt: the next doctor finds the saved records and the log in agreement.
+    let out = warden(&p, &["doctor", "--project", p.root.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = report["checks"].as_array().unwrap().iter().find(|c| c["check"] == "saved records").unwrap();
+    assert_eq!(check["ok"], true, "{report}");
+}
+
+/// K-14 on a store whose first signed seal was made before seals carried their key list: the
+/// list is taken from the file while it is the one pinned, so a change cannot be verified once
+/// the file differs (refused, saying how) — the old list put back and sealed once is recorded,
+/// and a change signed by its key then counts.
+#[tokio::test]
+async fn a_pin_of_an_earlier_version_is_rotated_after_one_seal_of_the_old_list() {
+    let p = project();
+    let alice_list = std::fs::read_to_string(p.root.join("allowed_signers")).unwrap();
+    {
+        let lib = library(&p);
+        let files = lib.seal_digests().await.unwrap();
+        let head = lib.head().await.unwrap();
+        let AuditEvent::ContextSealed(mut legacy) = seal_signed(&p.key, "alice", files, head, "") else {
+            unreachable!()
+        };
+        legacy.key_list = None;
+        lib.record(Correlation::default(), &AuditEvent::ContextSealed(legacy)).await.unwrap();
+    }
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    assert_eq!(gate(&p)["decision"], "allow", "the legacy pin verifies against the file it sealed");
+    let bob = p.key.with_file_name("bob");
+    keygen(&bob);
+    let bob_list = format!(
+        "bob namespaces=\"agentwarden\" {}",
+        std::fs::read_to_string(bob.with_extension("pub")).unwrap()
+    );
+    let signers = p.root.join("allowed_signers");
+    std::fs::write(&signers, &bob_list).unwrap();
+    let out = warden(&p, &["seal", "--key", key(&p)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("key_rotation_refused") && stderr.contains("put the old list back"), "{stderr}");
+    std::fs::write(&signers, &alice_list).unwrap();
+    ok(&p, &["seal", "--key", key(&p)]);
+    std::fs::write(&signers, &bob_list).unwrap();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", REF, "--key", bob.to_str().unwrap()]);
+    assert_eq!(gate(&p)["decision"], "allow");
+}
+
+/// K-14 with U-15: a `chmod` of the pinned key list breaks the seal (named at
+/// `context_sealed`) but not the pin: the same list sealed again counts.
+#[test]
+fn a_chmod_of_the_key_list_is_resealed_without_a_change_of_keys() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = project();
+    ok(&p, &["seal", "--key", key(&p)]);
+    ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
+    let signers = p.root.join("allowed_signers");
+    let mode = std::fs::metadata(&signers).unwrap().permissions().mode();
+    std::fs::set_permissions(&signers, std::fs::Permissions::from_mode(mode ^ 0o040)).unwrap();
+    let denied = gate(&p);
+    assert_eq!(failure(&denied).0, "context_sealed", "{denied}");
+    assert!(denied["first_failure"]["reason"].as_str().unwrap().contains("allowed_signers"), "{denied}");
+    ok(&p, &["seal", "--key", key(&p)]);
+    assert_eq!(gate(&p)["decision"], "allow");
 }

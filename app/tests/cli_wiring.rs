@@ -541,3 +541,72 @@ fn init_writes_nothing_without_a_configuration_or_with_manifests_outside_the_pro
     assert!(!p.root.join(".claude/settings.json").exists());
     assert_eq!(std::fs::read_to_string(&config).unwrap(), moved);
 }
+
+/// K-13: `init claude-code` denies, in Claude Code's own permissions, the human verbs (by name
+/// and by the installed binary's path) and edits of the store, the configuration and the key
+/// list; once each, however often it runs; `doctor` warns, naming a rule that is gone.
+#[test]
+fn init_denies_the_human_verbs_and_edits_of_the_guards_records_and_keys() {
+    let p = project(true);
+    let config = p.root.join("agentwarden.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("\n[approvals]\nallowed_signers = \"allowed_signers\"\n");
+    std::fs::write(&config, text).unwrap();
+    std::fs::write(
+        p.root.join("allowed_signers"),
+        "alice ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICBTpl5EwMQaftglvSQwtBQC9LrXWCh2cYt78/9jhzuH\n",
+    )
+    .unwrap();
+    let first = ok(&init(&p, &[]));
+    assert!(first.contains("permissions.deny: 15 rule(s) added, 15 in all"), "{first}");
+    let again = ok(&init(&p, &[]));
+    assert!(again.contains("permissions.deny: 0 rule(s) added"), "{again}");
+    let deny: Vec<String> = settings(&p)["permissions"]["deny"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_owned())
+        .collect();
+    let exe = std::fs::canonicalize(WARDEN).unwrap();
+    let root = p.root.display();
+    let wanted = [
+        "Bash(warden seal:*)".to_owned(),
+        "Bash(warden approve:*)".to_owned(),
+        "Bash(warden revoke:*)".to_owned(),
+        "Bash(warden release:*)".to_owned(),
+        "Bash(*warden approve*)".to_owned(),
+        format!("Bash({} approve:*)", exe.display()),
+        format!("Bash({} seal:*)", exe.display()),
+        format!("Edit(/{root}/.agentwarden/**)"),
+        format!("Edit(/{root}/agentwarden.toml)"),
+        format!("Edit(/{root}/allowed_signers)"),
+    ];
+    for rule in &wanted {
+        assert_eq!(deny.iter().filter(|r| *r == rule).count(), 1, "{rule} once in {deny:?}");
+    }
+    assert!(wanted.iter().all(|w| w.starts_with("Bash(") || w.starts_with("Edit(//")), "from the root");
+    commit(&p.root);
+    let (_, report) = doctor(&p, &[]);
+    let rules = check(&report, "permission rules");
+    assert!(rules["ok"] == true && rules.get("fix").is_none_or(Value::is_null), "{report}");
+
+    // An agent (or a hand) removes the rule that keeps it off the key list: doctor says which.
+    let path = p.root.join(".claude/settings.json");
+    let mut edited = settings(&p);
+    let signers_rule = format!("Edit(/{root}/allowed_signers)");
+    edited["permissions"]["deny"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r.as_str() != Some(signers_rule.as_str()));
+    std::fs::write(&path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+    let (_, report) = doctor(&p, &[]);
+    let rules = check(&report, "permission rules");
+    assert_eq!(rules["ok"], true, "a warning: {report}");
+    let detail = rules["detail"].as_str().unwrap();
+    assert!(detail.contains("allowed_signers") && !detail.contains("agentwarden.toml"), "{detail}");
+    assert!(rules["fix"].as_str().unwrap().contains("warden init claude-code"), "{report}");
+    // Put back by the next init, once.
+    ok(&init(&p, &[]));
+    let (_, report) = doctor(&p, &[]);
+    assert!(check(&report, "permission rules").get("fix").is_none_or(Value::is_null), "{report}");
+}

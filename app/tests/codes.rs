@@ -48,6 +48,7 @@ fn every_emitted_code_is_documented() {
         SignatureCode::SignerNotAllowed,
         SignatureCode::Invalid,
         SignatureCode::SignersUnavailable,
+        SignatureCode::KeyRotationRefused,
     ] {
         codes.push(code.as_str());
     }

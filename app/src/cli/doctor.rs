@@ -201,9 +201,19 @@ fn check_protection(project: &Path, config: &Config, checks: &mut Vec<Check>) {
 
 /// The store verifies; a seal is in force and an approval active.
 async fn check_store(store: &Path, config: Option<&Config>, checks: &mut Vec<Check>) {
-    let seal_fix = "a human runs `warden seal --by NAME` from their own terminal";
-    let approve_fix =
-        "a human runs `warden approve --ref GATE-YYYY-MM-DD-NNN --by NAME` from their own terminal";
+    // K-8: with a key list, the human signs (after a change of the list, with a key of the old).
+    let signed = config.is_some_and(|c| c.allowed_signers.is_some());
+    let seal_fix = if signed {
+        "a human runs `warden seal --key KEY` from their own terminal (after a change of `allowed_signers`, \
+         with a key the old list names)"
+    } else {
+        "a human runs `warden seal --by NAME` from their own terminal"
+    };
+    let approve_fix = if signed {
+        "a human runs `warden approve --ref GATE-YYYY-MM-DD-NNN --key KEY` from their own terminal"
+    } else {
+        "a human runs `warden approve --ref GATE-YYYY-MM-DD-NNN --by NAME` from their own terminal"
+    };
     if !store.exists() {
         checks.push(Check::ok(
             "store",
@@ -251,12 +261,39 @@ async fn check_governance(
     seal_fix: &str,
     approve_fix: &str,
 ) {
+    // K-15: the saved projection agrees with the log (it is rebuilt from the log either way).
+    checks.push(match warden.saved_records_differ().await {
+        Ok(differ) if differ.is_empty() => {
+            Check::ok("saved records", "the saved projection agrees with the log")
+        }
+        Ok(differ) => Check::fail(
+            "saved records",
+            format!(
+                "the saved projection holds {} other than the log says: the state store was written outside \
+                 Warden (or kept a quarantine put back under an earlier configuration); rebuilt from the log",
+                differ.join(", ")
+            ),
+            "find what wrote the store: an agent with your shell can; run the hook through `warden serve` \
+             as another user, which folds the log itself (README, \"Approvals an agent cannot make\")",
+        ),
+        Err(e) => Check::fail("saved records", e.to_string(), "make the store readable"),
+    });
     let records = match warden.records().await {
         Ok(records) => records.governance,
         Err(e) => return checks.push(Check::fail("seal", e.to_string(), "make the store readable")),
     };
     checks.push(match &records.seal {
         None => Check::fail("seal", "no seal in force: every spawn is denied", seal_fix),
+        // K-3: a seal whose signature does not count is no seal.
+        Some(seal) if seal.refused.is_some() => Check::fail(
+            "seal",
+            format!(
+                "the seal of seq {} is not a seal: {}; every spawn is denied at context_sealed",
+                seal.seq,
+                seal.refused.as_ref().map(ToString::to_string).unwrap_or_default()
+            ),
+            seal_fix,
+        ),
         Some(seal) if !configured => {
             Check::ok("seal", format!("in force since seq {} ({} file(s))", seal.seq, seal.files.len()))
         }
@@ -282,7 +319,7 @@ async fn check_governance(
                             seal.seq,
                             changes.join(", ")
                         ),
-                        "review the change, then a human seals again with `warden seal --by NAME` from their own terminal",
+                        format!("review the change, then {seal_fix}"),
                     )
                 }
             }
@@ -292,7 +329,7 @@ async fn check_governance(
     let active: Vec<&str> = records
         .approvals
         .values()
-        .filter(|r| r.state(now) == ApprovalState::Active)
+        .filter(|r| r.refused.is_none() && r.state(now) == ApprovalState::Active)
         .map(|r| r.approval_ref.as_str())
         .collect();
     checks.push(if active.is_empty() {
@@ -374,6 +411,29 @@ fn check_server(socket: &Path, config: Option<&Config>, config_path: &Path, chec
     });
 }
 
+/// K-13: Claude Code's own deny rules for the human verbs and the files an agent must not edit
+/// (what `init claude-code` writes). Defence in depth beside the hook and the signatures: a
+/// warning, with the rules missing, when any is not in force.
+fn permission_rules(project: &Path, config: &Config, managed: &[PathBuf]) -> Check {
+    let in_force = super::installed::deny_rules_in_force(project, managed);
+    let missing: Vec<String> = super::setup::deny_rules(project, config, None)
+        .into_iter()
+        .filter(|rule| !in_force.contains(rule))
+        .collect();
+    if missing.is_empty() {
+        Check::ok(
+            "permission rules",
+            "Claude Code denies the human verbs and edits of the store, the configuration and the key list",
+        )
+    } else {
+        Check::warn(
+            "permission rules",
+            format!("Claude Code's `permissions.deny` lacks {}", missing.join(", ")),
+            format!("run `warden init claude-code --project {}` again", project.display()),
+        )
+    }
+}
+
 /// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
 async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
     let config = match crate::PgConfig::parse(url) {
@@ -442,6 +502,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
                 ),
             });
             checks.push(approval_keys(&config));
+            checks.push(permission_rules(&project, &config, &args.managed));
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
             Some(config)
         }

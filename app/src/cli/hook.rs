@@ -300,9 +300,10 @@ pub(super) async fn seal(
     let content = SignedContent::Seal { files: &files };
     let signed =
         super::signed::signature_for(&warden, args.key.key.as_deref(), by.as_deref(), content).await?;
-    let (signature, at) = signed.map_or((None, None), |(s, head)| (Some(s), Some(head)));
+    let (signature, at, key_list) =
+        signed.map_or((None, None, None), |s| (Some(s.signature), Some(s.head), Some(s.key_list)));
     let by = by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
-    let event = AuditEvent::ContextSealed(ContextSealed { by, files, signature });
+    let event = AuditEvent::ContextSealed(ContextSealed { by, files, signature, key_list });
     super::signed::record(&warden, &event, at, out).await
 }
 
@@ -370,7 +371,7 @@ pub(super) async fn approve(
     let signed =
         super::signed::signature_for(&warden, args.key.key.as_deref(), approved_by.as_deref(), content)
             .await?;
-    let (signature, at) = signed.map_or((None, None), |(s, head)| (Some(s), Some(head)));
+    let (signature, at) = signed.map_or((None, None), |s| (Some(s.signature), Some(s.head)));
     let approved_by = approved_by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
     let event = AuditEvent::ApprovalGranted(ApprovalGranted {
         approval_ref: args.reference,
@@ -404,7 +405,7 @@ pub(super) async fn revoke(
     let content = SignedContent::Revoke { approval_ref: args.reference.as_deref() };
     let signed =
         super::signed::signature_for(&warden, args.key.key.as_deref(), by.as_deref(), content).await?;
-    let (signature, at) = signed.map_or((None, None), |(s, head)| (Some(s), Some(head)));
+    let (signature, at) = signed.map_or((None, None), |s| (Some(s.signature), Some(s.head)));
     let by = by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
     let event = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: args.reference, by, signature });
     super::signed::record(&warden, &event, at, out).await

@@ -95,6 +95,26 @@ fn every_tool(matcher: Option<&str>) -> bool {
     matches!(matcher, None | Some("" | "*"))
 }
 
+/// K-13: the `permissions.deny` rules of every settings file Claude Code reads for `project`
+/// (managed, the project's, its local and the user's: Claude Code merges them). A file that
+/// cannot be read contributes nothing (the check then reports its rules missing).
+pub(super) fn deny_rules_in_force(project: &Path, managed: &[PathBuf]) -> Vec<String> {
+    let mut files = managed_files(managed);
+    files.push(project.join(".claude").join("settings.json"));
+    files.push(project.join(".claude").join("settings.local.json"));
+    files.extend(std::env::var_os("HOME").map(|home| Path::new(&home).join(".claude").join("settings.json")));
+    let mut rules = Vec::new();
+    for path in files {
+        let Ok(text) = agentwarden_adapters::untrusted::read_text(None, &path, crate::MAX_INPUT_BYTES) else {
+            continue;
+        };
+        let Ok(settings) = serde_json::from_str::<Value>(&text) else { continue };
+        let deny = settings.pointer("/permissions/deny").and_then(Value::as_array);
+        rules.extend(deny.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned));
+    }
+    rules
+}
+
 /// The installed form and Warden's entries Claude Code would run.
 pub(super) fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Entry> {
     let init = format!("run `warden init claude-code --project {}`", project.display());

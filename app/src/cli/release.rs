@@ -66,7 +66,7 @@ pub(super) async fn run(
     let content = agentwarden_domain::governance::SignedContent::Release { session: &args.session };
     let signed =
         super::signed::signature_for(&warden, args.key.key.as_deref(), args.by.as_deref(), content).await?;
-    let (signature, at) = signed.map_or((None, None), |(s, head)| (Some(s), Some(head)));
+    let (signature, at) = signed.map_or((None, None), |s| (Some(s.signature), Some(s.head)));
     let by = args.by.clone().or_else(|| signature.as_ref().map(|s| s.principal.clone()));
     storage.release(&args.session).map_err(Failure::no)?;
     let correlation =

@@ -157,6 +157,14 @@ pub(super) async fn serve(
             location.describe()
         ))
     })?;
+    // K-15: a resident Warden folds its records from the log itself, never from the saved
+    // projection (which a process that can write the state store could have forged); done
+    // now, so the first decision does not wait for it. A failure here is met again, as a
+    // deny, by the decisions that need the records.
+    let warden = warden.folding_from_log();
+    if let Err(e) = warden.records().await {
+        tracing::warn!(error = %e, "the records could not be folded from the log");
+    }
     let listener = bind(&socket, args.socket_mode)?;
     let mut guarded: Vec<PathBuf> =
         socket.parent().and_then(|d| std::fs::canonicalize(d).ok()).into_iter().collect();

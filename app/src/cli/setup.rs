@@ -109,17 +109,54 @@ fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u64) -
 pub(super) const HUMAN_VERB_RULES: [&str; 4] =
     ["Bash(warden seal:*)", "Bash(warden approve:*)", "Bash(warden revoke:*)", "Bash(warden release:*)"];
 
-fn deny_human_verbs(settings: &mut Map<String, Value>) -> Result<(), String> {
+/// `//` and the absolute path: Claude Code's rule syntax for a path from the filesystem root (a
+/// single `/` is relative to the settings file).
+fn rule_path(path: &Path) -> String {
+    let absolute = std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf());
+    format!("/{}", absolute.display())
+}
+
+/// K-13: every rule `init claude-code` puts in `permissions.deny`: [`HUMAN_VERB_RULES`], the
+/// same verbs anywhere in a command (`Bash(*warden approve*)`: after `env -u CLAUDECODE`, or
+/// `&&`) and run by the absolute path of the installed binary (`exe`, when known), and `Edit`
+/// rules for the store directory (`.agentwarden`), `agentwarden.toml` and, when configured,
+/// `allowed_signers`, each from the filesystem root. `Edit` rules cover every built-in tool
+/// that changes files (Edit, Write, MultiEdit, NotebookEdit); a `Write(...)` rule is not a path
+/// rule Claude Code consults, so none is written.
+pub(super) fn deny_rules(project: &Path, config: &Config, exe: Option<&Path>) -> Vec<String> {
+    let mut rules: Vec<String> = HUMAN_VERB_RULES.iter().map(|r| (*r).to_owned()).collect();
+    // Anywhere in the command: `env -u CLAUDECODE warden approve`, `cd x && warden seal`.
+    for verb in ["seal", "approve", "revoke", "release"] {
+        rules.push(format!("Bash(*warden {verb}*)"));
+    }
+    if let Some(exe) = exe {
+        for verb in ["seal", "approve", "revoke", "release"] {
+            rules.push(format!("Bash({} {verb}:*)", exe.display()));
+        }
+    }
+    rules.push(format!("Edit({}/**)", rule_path(&project.join(".agentwarden"))));
+    rules.push(format!("Edit({})", rule_path(&project.join(CONFIG_FILE))));
+    if let Some(signers) = &config.allowed_signers {
+        rules.push(format!("Edit({})", rule_path(signers)));
+    }
+    rules
+}
+
+/// Adds each of `rules` not there yet to `permissions.deny`; returns how many it added.
+fn deny_human_verbs(settings: &mut Map<String, Value>, rules: &[String]) -> Result<usize, String> {
     let permissions = settings.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(permissions) = permissions else { return Err("`permissions` is not an object".into()) };
     let deny = permissions.entry("deny").or_insert_with(|| Value::Array(Vec::new()));
     let Value::Array(deny) = deny else { return Err("`permissions.deny` is not a list".into()) };
-    for rule in HUMAN_VERB_RULES {
+    let before = deny.len();
+    for rule in rules {
         if !deny.iter().any(|r| r.as_str() == Some(rule)) {
-            deny.push(Value::String(rule.to_owned()));
+            deny.push(Value::String(rule.clone()));
         }
     }
-    Ok(())
+    Ok(deny.len().saturating_sub(before))
 }
 
 fn read_json_object(project: &Path, path: &Path) -> Result<Map<String, Value>, Failure> {
@@ -308,7 +345,8 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
     let command = hook_command(&exe, lock_ms, deadline, server.as_deref());
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
-    deny_human_verbs(&mut settings)
+    let rules = deny_rules(&project, &config, Some(&exe));
+    let denied = deny_human_verbs(&mut settings, &rules)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
     if managed.is_some() {
         settings.insert("allowManagedHooksOnly".into(), Value::Bool(true));
@@ -344,6 +382,13 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
         }
     }
     writeln!(out, "  command: {command}")?;
+    // K-13: Claude Code's own rules, beside the hook.
+    writeln!(
+        out,
+        "  permissions.deny: {denied} rule(s) added, {} in all for the human verbs and edits of the store, \
+         the configuration and the key list",
+        rules.len()
+    )?;
     writeln!(out, "  deadline: {deadline} ms (lock wait {lock_ms} ms)")?;
     if added.is_empty() {
         writeln!(out, "`[guardrails] protected` already covers {}", own.join(", "))?;
@@ -408,8 +453,9 @@ mod tests {
             r#"{"permissions":{"deny":["Read(.env)","Bash(warden seal:*)"],"allow":["Bash(ls)"]}}"#,
         )
         .unwrap();
-        deny_human_verbs(&mut settings).unwrap();
-        deny_human_verbs(&mut settings).unwrap();
+        let rules: Vec<String> = HUMAN_VERB_RULES.iter().map(|r| (*r).to_owned()).collect();
+        deny_human_verbs(&mut settings, &rules).unwrap();
+        deny_human_verbs(&mut settings, &rules).unwrap();
         let deny: Vec<&str> =
             settings["permissions"]["deny"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
         assert_eq!(deny.len(), 1 + HUMAN_VERB_RULES.len(), "{deny:?}");
@@ -419,7 +465,7 @@ mod tests {
         );
         assert_eq!(settings["permissions"]["allow"][0], "Bash(ls)");
         let mut bad: Map<String, Value> = serde_json::from_str(r#"{"permissions":{"deny":"x"}}"#).unwrap();
-        assert!(deny_human_verbs(&mut bad).is_err());
+        assert!(deny_human_verbs(&mut bad, &rules).is_err());
     }
 
     #[test]

@@ -20,7 +20,8 @@ use std::process::{Command, Stdio};
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, Head};
 use agentwarden_domain::governance::{
-    RecordSignature, SIGNATURE_NAMESPACE, SignatureCode, SignatureRefusal, SignedContent, signed_bytes,
+    FileRead, RecordSignature, SIGNATURE_NAMESPACE, SignatureCode, SignatureRefusal, SignedContent,
+    signed_bytes,
 };
 use agentwarden_ports::Expected;
 use ssh_key::{PrivateKey, PublicKey};
@@ -86,15 +87,35 @@ fn sign(key: &Path, message: &[u8]) -> Result<(String, PublicKey), Failure> {
     Ok((sig, public))
 }
 
+/// A record's signature, the head it must be appended at, and (for a seal) the key list it
+/// seals (K-14).
+pub(super) struct Signed {
+    pub(super) signature: RecordSignature,
+    pub(super) head: Head,
+    pub(super) key_list: String,
+}
+
+fn unavailable(path: &Path, why: impl std::fmt::Display) -> Failure {
+    refused(&SignatureRefusal {
+        code: SignatureCode::SignersUnavailable,
+        reason: format!("`{}` cannot be used: {why}", path.display()),
+    })
+}
+
 /// K-1: the signature for `content`, made against the log's head now, verified before it is
-/// returned — with the head it must be appended at. `None` when signatures are not configured
-/// and no key was given.
+/// returned. `None` when signatures are not configured and no key was given.
+///
+/// K-14: once a signed seal has pinned the key list, a record is verified against that list.
+/// A seal made while the configured file is another list is a change of the list: it is signed
+/// and verified with a key of the *pinned* list (`key_rotation_refused` otherwise), and carries
+/// the new list. Any other record while the file is not the pinned list is refused
+/// (`signers_unavailable`): it could not count.
 pub(super) async fn signature_for(
     warden: &Warden,
     key: Option<&Path>,
     by: Option<&str>,
     content: SignedContent<'_>,
-) -> Result<Option<(RecordSignature, Head)>, Failure> {
+) -> Result<Option<Signed>, Failure> {
     let config = warden.configuration();
     let (path, key) = match (&config.allowed_signers, key) {
         (None, None) => return Ok(None),
@@ -114,15 +135,62 @@ pub(super) async fn signature_for(
         }
         (Some(path), Some(key)) => (path, key),
     };
-    let signers = agentwarden_adapters::untrusted::read_text(Some(&config.root), path, MAX_INPUT_BYTES)
-        .map_err(|e| e.to_string())
-        .and_then(|text| AllowedSigners::parse(&text))
-        .map_err(|why| {
-            refused(&SignatureRefusal {
-                code: SignatureCode::SignersUnavailable,
-                reason: format!("`{}` cannot be used: {why}", path.display()),
-            })
+    let now = warden.key_list_now(path).await?;
+    let current = match now.read {
+        FileRead::Text(text) => text,
+        FileRead::Missing => return Err(unavailable(path, "it is missing")),
+        FileRead::Unreadable(why) => return Err(unavailable(path, why)),
+    };
+    let is_seal = matches!(content, SignedContent::Seal { .. });
+    // Withdrawing never grants (K-9): a revocation is verified against the pinned list.
+    let is_revoke = matches!(content, SignedContent::Revoke { .. });
+    // The file is not the pinned list (a change pending): a seal is then the change (K-14).
+    let pending = match &now.pinned {
+        Some(_) if now.is_pinned => false,
+        None => false,
+        Some((seq, _)) if !is_seal && !is_revoke => {
+            return Err(unavailable(
+                path,
+                format!(
+                    "it is not the key list the signed seal at seq {seq} pinned; a human seals the new list first, \
+                     signed with a key of the old one (`warden seal --key OLD_KEY`)"
+                ),
+            ));
+        }
+        Some(_) => true,
+    };
+    let rotation_refused = |why: String| {
+        refused(&SignatureRefusal {
+            code: SignatureCode::KeyRotationRefused,
+            reason: format!(
+                "`{}` is not the key list pinned at seq {}, and {why}",
+                path.display(),
+                now.pinned.as_ref().map_or(0, |(seq, _)| *seq)
+            ),
+        })
+    };
+    let signers = if pending && is_revoke {
+        let old = now.pinned.as_ref().and_then(|(_, text)| text.as_deref()).unwrap_or(&current);
+        AllowedSigners::parse(old).map_err(|why| unavailable(path, why))?
+    } else if pending {
+        let old = now.pinned.as_ref().and_then(|(_, text)| text.as_deref()).ok_or_else(|| {
+            rotation_refused(
+                "that list is not in the log (sealed by an earlier version): put the old list back and seal it \
+                 once, then change it"
+                    .into(),
+            )
         })?;
+        AllowedSigners::parse(old).map_err(|why| rotation_refused(format!("it cannot be read: {why}")))?
+    } else {
+        AllowedSigners::parse(&current).map_err(|why| unavailable(path, why))?
+    };
+    if let SignedContent::Seal { files } = content {
+        // The list carried must be the one sealed: a change in between is a seal to make again.
+        let sealed = files.get(&now.sealed_as).and_then(|d| d.split(' ').next());
+        if sealed != Some(blake3::hash(current.as_bytes()).to_hex().as_str()) {
+            return Err(Failure::no(format!("`{}` changed while sealing; seal again", path.display())));
+        }
+    }
     let head = warden.head().await?;
     let head_hash = head.hash.to_string();
     // The principal is needed before signing: from --by, or the file's entry for the key.
@@ -130,14 +198,19 @@ pub(super) async fn signature_for(
     let principal = match by {
         Some(by) => by.to_owned(),
         None => signers.principal_of(&public).map(str::to_owned).ok_or_else(|| {
-            refused(&SignatureRefusal {
+            let refusal = SignatureRefusal {
                 code: SignatureCode::SignerNotAllowed,
                 reason: format!(
                     "the key `{}` is not listed in `{}` for namespace `{SIGNATURE_NAMESPACE}`",
                     key.display(),
                     path.display()
                 ),
-            })
+            };
+            if pending && is_seal {
+                rotation_refused(format!("the key `{}` is not in it", key.display()))
+            } else {
+                refused(&refusal)
+            }
         })?,
     };
     let message = signed_bytes(content, &principal, head.seq, &head_hash);
@@ -146,8 +219,14 @@ pub(super) async fn signature_for(
     verify_record(&signers, head.seq.saturating_add(1), Some(head), Some(&signature), |p, s, h| {
         signed_bytes(content, p, s, h)
     })
-    .map_err(|r| refused(&r))?;
-    Ok(Some((signature, head)))
+    .map_err(|r| {
+        if pending && is_seal {
+            rotation_refused(format!("it is not signed by a key of it: {r}"))
+        } else {
+            refused(&r)
+        }
+    })?;
+    Ok(Some(Signed { signature, head, key_list: current }))
 }
 
 /// The public half of `key` (a private or a public key file).

@@ -22,6 +22,10 @@ pub struct ContextSealed {
     /// The approver's SSH signature (K-1), absent when none was made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<RecordSignature>,
+    /// K-14: the text of `allowed_signers` as sealed (its digest is among `files`), kept so that
+    /// a later change of the list can be verified against this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_list: Option<String>,
 }
 
 /// `approval_granted`, version 1: a human approved the pipeline run (`warden approve`).

@@ -92,6 +92,7 @@ fn governance_is_what_seal_approve_and_revoke_left() {
         by: Some("alice".into()),
         files: BTreeMap::new(),
         signature: None,
+        key_list: None,
     });
     let approve = AuditEvent::ApprovalGranted(ApprovalGranted {
         approval_ref: "GATE-1".into(),
@@ -316,6 +317,7 @@ fn any_event() -> impl Strategy<Value = (Option<&'static str>, AuditEvent)> {
                     by: None,
                     files: BTreeMap::new(),
                     signature: None,
+                    key_list: None,
                 }),
                 1 => AuditEvent::ApprovalGranted(ApprovalGranted {
                     approval_ref: tool.into(),

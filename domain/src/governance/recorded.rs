@@ -141,19 +141,28 @@ pub struct Approvals {
     pub seal: Option<SealRecord>,
     /// Every approval granted, by reference (a new grant of a reference replaces the old).
     pub approvals: BTreeMap<String, ApprovalRecord>,
-    /// K-10: the first seal in the log that carries a signature pins the key list: its sealed
-    /// files (among them `allowed_signers`' digest).
-    #[serde(default)]
-    pub signers_pin: Option<SignersPin>,
+    /// K-10, K-14: every signed seal, in log order: the first pins the key list; the
+    /// application walks the rest, and one that seals another list moves the pin only when
+    /// signed by a key of the list pinned before it. None is left out, not even one that repeats
+    /// the list of the one before (that one may be refused: a human's seal of the same list must
+    /// still be weighed). Required when read back: a state saved without it (an earlier version) is
+    /// rebuilt from the log rather than read as "nothing pinned".
+    pub key_lists: Vec<SignersPin>,
 }
 
-/// K-10: the seal that pinned the key list.
+/// K-10, K-14: a signed seal that pins a key list, if the list before it lets it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignersPin {
     /// The `context_sealed` event.
     pub seq: u64,
     /// Its sealed files' digests, by relative path.
     pub files: BTreeMap<String, String>,
+    /// The text of the key list it sealed (K-14; absent from seals of earlier versions).
+    pub key_list: Option<String>,
+    /// Its signature.
+    pub signature: Option<RecordSignature>,
+    /// The log's head before it.
+    pub after: Head,
 }
 
 impl Approvals {
@@ -162,8 +171,14 @@ impl Approvals {
     pub fn apply(&mut self, after: Head, seq: u64, event: &AuditEvent) {
         match event {
             AuditEvent::ContextSealed(e) => {
-                if self.signers_pin.is_none() && e.signature.is_some() {
-                    self.signers_pin = Some(SignersPin { seq, files: e.files.clone() });
+                if e.signature.is_some() {
+                    self.key_lists.push(SignersPin {
+                        seq,
+                        files: e.files.clone(),
+                        key_list: e.key_list.clone(),
+                        signature: e.signature.clone(),
+                        after,
+                    });
                 }
                 self.seal = Some(SealRecord {
                     seq,

@@ -36,7 +36,7 @@ fn revoke(reference: Option<&str>) -> AuditEvent {
 
 fn seal(files: &[(&str, &str)]) -> AuditEvent {
     let files = files.iter().map(|(p, d)| ((*p).to_owned(), (*d).to_owned())).collect();
-    AuditEvent::ContextSealed(ContextSealed { by: None, files, signature: None })
+    AuditEvent::ContextSealed(ContextSealed { by: None, files, signature: None, key_list: None })
 }
 
 fn records(events: &[AuditEvent]) -> Approvals {
@@ -253,4 +253,34 @@ fn an_out_of_scope_approval_says_what_it_covers() {
         reason(Scope { personas: vec![], subagents: vec!["REVIEW".into()] }),
         "approval `G` covers personas any; subagents REVIEW, not persona `M` delegating PREPARATION"
     );
+}
+
+/// K-14: the seals that may pin a key list: every signed one, a repeat of the list before it
+/// included (that one may have been refused); unsigned seals are not.
+#[test]
+fn signed_seals_that_change_the_key_list_are_kept_in_log_order() {
+    let signed = |list: Option<&str>| {
+        AuditEvent::ContextSealed(ContextSealed {
+            by: None,
+            files: BTreeMap::new(),
+            signature: Some(crate::governance::RecordSignature {
+                principal: "alice".into(),
+                head_seq: 0,
+                head_hash: String::new(),
+                sshsig: String::new(),
+            }),
+            key_list: list.map(str::to_owned),
+        })
+    };
+    let approvals = records(&[
+        seal(&[]),
+        signed(Some("A")),
+        signed(Some("A")),
+        seal(&[]),
+        signed(Some("B")),
+        signed(Some("A")),
+    ]);
+    let kept: Vec<(u64, Option<&str>)> =
+        approvals.key_lists.iter().map(|pin| (pin.seq, pin.key_list.as_deref())).collect();
+    assert_eq!(kept, [(2, Some("A")), (3, Some("A")), (5, Some("B")), (6, Some("A"))]);
 }

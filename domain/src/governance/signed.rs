@@ -132,6 +132,9 @@ pub enum SignatureCode {
     /// `allowed_signers` cannot be read or parsed: no signature can be checked.
     #[serde(rename = "signers_unavailable")]
     SignersUnavailable,
+    /// A seal that changes the pinned key list is not signed by a key of that list (K-14).
+    #[serde(rename = "key_rotation_refused")]
+    KeyRotationRefused,
 }
 
 impl SignatureCode {
@@ -145,6 +148,7 @@ impl SignatureCode {
             SignatureCode::SignerNotAllowed => "signer_not_allowed",
             SignatureCode::Invalid => "signature_invalid",
             SignatureCode::SignersUnavailable => "signers_unavailable",
+            SignatureCode::KeyRotationRefused => "key_rotation_refused",
         }
     }
 }
