@@ -133,6 +133,7 @@ impl Warden {
             lineage_length: lineage.len(),
             lineage_digest: lineage_digest(lineage),
             lineage: recorded(lineage),
+            shadow: false,
         };
         let session = request.and_then(|r| r.session);
         match self.record(Self::correlation(session), &AuditEvent::ToolCallAuthorized(Box::new(event))).await
