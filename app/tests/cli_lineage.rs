@@ -185,3 +185,42 @@ fn authorize_compares_the_call_with_rules_in_claude_codes_syntax() {
     let why = broken["first_failure"]["reason"].as_str().unwrap();
     assert!(why.contains("agents.toml") && why.contains(":4") && why.contains("Edit(~/x)"), "{why}");
 }
+
+/// Issue 24, item 5: `warden doctor` compares the manifests' tool rules with the tools Claude
+/// Code offers each agent (its definition's `tools:` line) and warns where they disagree.
+#[test]
+fn doctor_warns_where_tool_rules_and_an_agents_tools_line_disagree() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    let copied =
+        Command::new("cp").arg("-r").arg(examples().join("claude-code")).arg(&project).status().unwrap();
+    assert!(copied.success());
+    let doctor = |project: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+            .args(["doctor", "--json"])
+            .current_dir(project)
+            .env_remove("AGENTWARDEN_STORE")
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        report["checks"]
+            .as_array()
+            .unwrap_or(&Vec::new())
+            .iter()
+            .filter(|c| c["check"] == "tool rules")
+            .cloned()
+            .collect::<Vec<Value>>()
+    };
+    let clean = doctor(&project);
+    assert_eq!(clean.len(), 3, "one per agent with a tools: line: {clean:?}");
+    assert!(clean.iter().all(|c| c["ok"] == true && c["fix"].is_null()), "the example agrees: {clean:?}");
+
+    let researcher = project.join(".claude/agents/researcher.md");
+    let text = std::fs::read_to_string(&researcher).unwrap();
+    std::fs::write(&researcher, text.replace("tools: Read, Grep, WebSearch", "tools: Read, Bash")).unwrap();
+    let warned = doctor(&project);
+    let detail =
+        warned.iter().find(|c| c["fix"].is_string()).map(|c| c["detail"].to_string()).unwrap_or_default();
+    assert!(detail.contains("offers Bash") && detail.contains("researcher"), "{warned:?}");
+    assert!(detail.contains("WebSearch"), "a leaf's rule for a tool it is not offered: {warned:?}");
+}

@@ -15,7 +15,9 @@ mod walk;
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest, parse_lineage_request, parse_tool_call};
-pub use rules::{Argument, MAX_RULE_LEN, RuleError, ToolPath, ToolRule, ToolUse, granted};
+pub use rules::{
+    Argument, Disagreement, MAX_RULE_LEN, RuleError, ToolPath, ToolRule, ToolUse, compare_offered, granted,
+};
 pub use walk::{LineageVerdict, Pair, walk};
 
 /// BLAKE3 of the lineage's compact JSON: the events record it instead of a long chain.

@@ -144,6 +144,11 @@ impl ToolRule {
         }
     }
 
+    /// Whether this rule is about `tool` at all, whatever its specifier says.
+    pub fn names_tool(&self, tool: &str) -> bool {
+        self.tool_matches(tool)
+    }
+
     fn tool_matches(&self, tool: &str) -> bool {
         match &self.tool {
             ToolName::McpServer(server) => tool
@@ -572,6 +577,35 @@ impl fmt::Display for ToolUse {
             Argument::AgentType(agent) => write!(f, "{}({})", shown(&self.tool), shown(agent)),
         }
     }
+}
+
+/// Where a manifest's rules and the tools Claude Code offers an agent (its definition's
+/// `tools:` list) disagree (issue 24, `warden doctor`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Disagreement {
+    /// Tools Claude Code offers that no rule names: every call of them is denied.
+    pub offered_not_granted: Vec<String>,
+    /// Rules about tools Claude Code does not offer: they never apply.
+    pub granted_not_offered: Vec<String>,
+}
+
+/// Compares `rules` with `offered` (tool names as a `tools:` list writes them). MCP rules are
+/// not compared (a definition need not list MCP tools one by one), nor are `Agent`/`Task`:
+/// spawns are governed by `can_spawn` and the gate, not by tool rules (T-9).
+pub fn compare_offered(rules: &[ToolRule], offered: &[String]) -> Disagreement {
+    let offered_not_granted = offered
+        .iter()
+        .filter(|tool| !AGENT_FAMILY.contains(&tool.as_str()))
+        .filter(|tool| !rules.iter().any(|r| r.names_tool(tool)))
+        .cloned()
+        .collect();
+    let granted_not_offered = rules
+        .iter()
+        .filter(|r| !matches!(r.tool, ToolName::McpServer(_)) && !r.text.starts_with("mcp__"))
+        .filter(|r| !offered.iter().any(|tool| r.names_tool(tool)))
+        .map(|r| r.text.clone())
+        .collect();
+    Disagreement { offered_not_granted, granted_not_offered }
 }
 
 /// Whether any of `rules` grants `call`.

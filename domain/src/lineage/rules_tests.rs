@@ -208,6 +208,19 @@ fn a_call_is_shown_as_the_rule_that_would_grant_it() {
     assert_eq!(bash("a\nb").to_string(), "Bash(a\\nb)", "control characters are escaped");
 }
 
+#[test]
+fn rules_and_offered_tools_are_compared_by_name() {
+    let rules: Vec<ToolRule> = ["Read", "Bash(npm test:*)", "WebFetch(domain:a.io)", "mcp__github"]
+        .iter()
+        .map(|r| ToolRule::parse(r).unwrap())
+        .collect();
+    let offered: Vec<String> =
+        ["Read", "Grep", "Bash", "Write", "Task"].iter().map(|s| (*s).to_owned()).collect();
+    let d = super::rules::compare_offered(&rules, &offered);
+    assert_eq!(d.offered_not_granted, ["Write"], "Grep is in Read's family; Bash has a rule; Task spawns");
+    assert_eq!(d.granted_not_offered, ["WebFetch(domain:a.io)"], "MCP rules are not compared");
+}
+
 proptest! {
     /// A call shown as a rule is granted by that rule (when it is one command with no
     /// operators), and by the bare tool rule.
