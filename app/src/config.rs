@@ -24,6 +24,7 @@
 //! main_persona = "main"     # the main session's persona, the root of every spawn tree
 //! builtin_agents = []       # Claude Code's built-in agent types that may be spawned (H-20)
 //! agent_tools = []          # tools that start agents (`Workflow`, …) that may be used (H-22)
+//! tools = "enforce"         # subagents' tool calls against the manifests' rules, or "shadow" (T-10)
 //!
 //! [approvals]
 //! allowed_signers = "allowed_signers"   # K-1: seals and approvals must be SSH-signed by these
@@ -181,6 +182,20 @@ pub struct ClaudeCodeConfig {
     /// Tools other than `Agent`/`Task` that start agents (`Workflow`, …) and may be used;
     /// the rest are denied (H-22). Default: none.
     pub agent_tools: Vec<String>,
+    /// `tools`: what a subagent's tool call the manifests' rules do not grant gets (T-10).
+    pub tools: ToolRules,
+}
+
+/// T-10: `[claude_code] tools`. Enforced unless the file says `"shadow"`: a new rule set is
+/// rolled out by recording what it would deny first, never by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ToolRules {
+    /// Denied, and recorded.
+    #[default]
+    Enforce,
+    /// Recorded as what enforcing would deny (`tool_call_authorized` with `shadow: true`), and
+    /// let run.
+    Shadow,
 }
 
 impl Default for ClaudeCodeConfig {
@@ -189,6 +204,7 @@ impl Default for ClaudeCodeConfig {
             main_persona: "main".to_owned(),
             builtin_agents: Vec::new(),
             agent_tools: Vec::new(),
+            tools: ToolRules::Enforce,
         }
     }
 }
@@ -293,6 +309,7 @@ struct ClaudeCodeSection {
     main_persona: Option<String>,
     builtin_agents: Option<Vec<String>>,
     agent_tools: Option<Vec<String>>,
+    tools: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -402,6 +419,16 @@ impl Config {
                 }
                 claude_code.agent_tools = tools;
             }
+            claude_code.tools = match section.tools.as_deref() {
+                None | Some("enforce") => ToolRules::Enforce,
+                Some("shadow") => ToolRules::Shadow,
+                Some(other) => {
+                    return Err(error(
+                        None,
+                        format!("claude_code.tools: `{}` is not `enforce` or `shadow`", other.escape_debug()),
+                    ));
+                }
+            };
         }
         let store = match file.store.map(|s| s.url) {
             Some(url) if agentwarden_adapters::PgConfig::is_postgres_url(&url) => {
@@ -540,6 +567,13 @@ mod tests {
         .unwrap();
         assert_eq!(listed.claude_code.builtin_agents, ["Explore"]);
         assert_eq!(listed.claude_code.agent_tools, ["Workflow"]);
+        assert_eq!(config.claude_code.tools, ToolRules::Enforce, "enforced unless the file says shadow");
+        let shadow = Config::parse(Path::new("w.toml"), "[claude_code]\ntools = \"shadow\"\n").unwrap();
+        assert_eq!(shadow.claude_code.tools, ToolRules::Shadow);
+        for bad in ["\"Shadow\"", "\"off\"", "\"\"", "false"] {
+            let text = format!("[claude_code]\ntools = {bad}\n");
+            assert!(Config::parse(Path::new("w.toml"), &text).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -51,7 +51,9 @@ pub use agentwarden_ports::{
     StoreError,
 };
 pub use audit_log::{Pages, Stats, Verification};
-pub use config::{ClaudeCodeConfig, Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig};
+pub use config::{
+    ClaudeCodeConfig, Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig, ToolRules,
+};
 pub use gate::{AuditRef, GateOutcome, GateOutput, MAX_INPUT_BYTES};
 pub use guard::{GuardOutcome, GuardTarget, ResultOutcome};
 pub use hook::{

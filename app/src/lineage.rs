@@ -114,7 +114,12 @@ impl Warden {
         text: Result<String, Verdict>,
         manifests: Result<Manifests, ConfigError>,
     ) -> AuthorizationOutcome {
-        let parsed = text.and_then(|t| parse_tool_call(&t));
+        // T-8: paths in the call's input are read against the project root; a root that cannot
+        // be made absolute reads as no path, which no path rule grants.
+        let root = std::path::absolute(&self.config.root)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let parsed = text.and_then(|t| parse_tool_call(&t, &root));
         let (authorization, request) = match (parsed, manifests) {
             (Err(verdict), _) => (refuse(&verdict), None),
             (Ok(request), Err(e)) => (refuse(&no_manifests(&e)), Some(request)),
@@ -123,11 +128,12 @@ impl Warden {
         let lineage = request.as_ref().map(|r| r.call.lineage.as_slice()).unwrap_or_default();
         let event = ToolCallAuthorized {
             agent: request.as_ref().map(|r| r.call.agent.clone()),
-            tool: request.as_ref().map(|r| r.call.tool.clone()),
+            tool: request.as_ref().map(|r| r.call.tool.to_string()),
             authorization: authorization.clone(),
             lineage_length: lineage.len(),
             lineage_digest: lineage_digest(lineage),
             lineage: recorded(lineage),
+            shadow: false,
         };
         let session = request.and_then(|r| r.session);
         match self.record(Self::correlation(session), &AuditEvent::ToolCallAuthorized(Box::new(event))).await

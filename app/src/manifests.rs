@@ -4,7 +4,7 @@
 //! [agents.orchestrator]
 //! can_spawn = ["coder", "researcher"]
 //! max_spawn_depth = 3
-//! tools = ["read", "write", "search"]
+//! tools = ["Read", "Grep", "Bash(npm test:*)", "Edit(src/**)", "mcp__github__*"]
 //! ```
 //!
 //! Unknown keys, a negative or missing `max_spawn_depth`, an invalid type name, and an agent
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::untrusted;
 use agentwarden_domain::governance::Name;
-use agentwarden_domain::lineage::{Manifest, Manifests};
+use agentwarden_domain::lineage::{Manifest, Manifests, ToolRule};
 use serde::Deserialize;
 
 use crate::config::ConfigError;
@@ -35,7 +35,7 @@ struct Entry {
     can_spawn: Vec<String>,
     max_spawn_depth: u64,
     #[serde(default)]
-    tools: Vec<String>,
+    tools: Vec<toml::Spanned<String>>,
 }
 
 fn line_at(text: &str, offset: usize) -> usize {
@@ -78,20 +78,17 @@ fn parse_into(
             .iter()
             .map(|t| Name::new(t).map_err(|e| error(path, Some(line), format!("can_spawn: {e}"))))
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(tool) =
-            entry.tools.iter().find(|t| t.trim().is_empty() || t.chars().any(char::is_control))
-        {
-            return Err(error(
-                path,
-                Some(line),
-                format!("tools: `{}` is not a tool name", tool.escape_debug()),
-            ));
-        }
+        // T-1: each rule parsed here; one Warden cannot read exactly stops the load.
+        let tools = entry
+            .tools
+            .iter()
+            .map(|rule| {
+                ToolRule::parse(rule.get_ref())
+                    .map_err(|e| error(path, Some(line_at(text, rule.span().start)), format!("tools: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         seen.insert(agent_type.clone(), (path.to_owned(), line));
-        into.insert(
-            agent_type,
-            Manifest { can_spawn, max_spawn_depth: entry.max_spawn_depth, tools: entry.tools },
-        );
+        into.insert(agent_type, Manifest { can_spawn, max_spawn_depth: entry.max_spawn_depth, tools });
     }
     Ok(())
 }
@@ -166,6 +163,8 @@ mod tests {
             ("[agents.\"../x\"]\nmax_spawn_depth = 1\n", 1),
             ("[agents.a]\nmax_spawn_depth = 1\ncan_spawn = [\"\"]\n", 1),
             ("[agent.a]\nmax_spawn_depth = 1\n", 1),
+            ("[agents.a]\nmax_spawn_depth = 1\ntools = [\n  \"Read\",\n  \"Bash(npm test\",\n]\n", 5),
+            ("[agents.a]\nmax_spawn_depth = 1\ntools = [\"Edit(~/x)\"]\n", 3),
         ];
         for (text, line) in cases {
             let err = parse_manifests(Path::new("m.toml"), text).unwrap_err();

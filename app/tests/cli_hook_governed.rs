@@ -141,7 +141,7 @@ fn a_spawn_without_a_type_is_evaluated_as_general_purpose_and_a_builtin_is_denie
 }
 
 #[test]
-fn an_untracked_agent_may_call_nothing_and_a_tracked_one_takes_the_fast_path() {
+fn an_untracked_agent_may_call_nothing_and_a_tracked_one_is_checked_against_the_tool_rules() {
     let p = project();
     approve(&p);
     // The coder starts with no allowed spawn pending: untracked.
@@ -151,7 +151,7 @@ fn an_untracked_agent_may_call_nothing_and_a_tracked_one_takes_the_fast_path() {
     assert!(reason.contains("identity (agent_untracked)"), "{reason}");
     let reason = deny_reason(&hook(&p, &bash(Some(("agent-ghost", "coder")))));
     assert!(reason.contains("identity (agent_unknown)"), "{reason}");
-    // A tracked planner's tool calls are allowed; the second one from the session's index.
+    // A tracked planner's tool calls run the tool rules (T-9): its manifest grants Bash.
     for name in ["pre-task-main-planner", "start-planner"] {
         allowed(&hook(&p, &fixture(name)));
     }
@@ -163,27 +163,90 @@ fn an_untracked_agent_may_call_nothing_and_a_tracked_one_takes_the_fast_path() {
     let before = events(&p).len();
     allowed(&hook(&p, &bash(Some(("agent-planner-1", "planner")))));
     allowed(&hook(&p, &bash(None)));
-    // The fast path opens no store: allowed even while another process holds its lock.
+    // The main session's call takes the fast path, which opens no store: allowed even while
+    // another process holds its lock. A subagent's call is the store's to decide and record.
     let holder = lock_store(&p);
-    let fast = hook_with(&p, &bash(Some(("agent-planner-1", "planner"))), &["--lock-timeout-ms", "100"]);
-    let untracked = hook_with(&p, &bash(Some(("agent-coder-1", "coder"))), &["--lock-timeout-ms", "100"]);
+    let main = hook_with(&p, &bash(None), &["--lock-timeout-ms", "100"]);
+    let subagent = hook_with(&p, &bash(Some(("agent-planner-1", "planner"))), &["--lock-timeout-ms", "100"]);
     unlock(holder);
-    allowed(&fast);
-    assert_eq!(untracked.0, 2, "not in the index: the store decides, and it is locked: exit 2 (a deny)");
-    // A claimed type the index does not hold goes to the store, which denies it.
+    allowed(&main);
+    assert_eq!(subagent.0, 2, "the store decides, and it is locked: exit 2 (a deny)");
+    // A claimed type the tree does not hold: denied.
     let reason = deny_reason(&hook(&p, &bash(Some(("agent-planner-1", "coder")))));
     assert!(reason.contains("agent_type_mismatch"), "{reason}");
     let log = events(&p);
-    assert_eq!(log.len(), before + 1, "allowed calls nothing governs are not recorded; the deny is");
+    assert_eq!(
+        log.len(),
+        before + 2,
+        "the subagent's allowed call and the deny are recorded, not the main's"
+    );
     let tools = of_type(&log, "hook_tool_evaluated");
     let codes: Vec<&str> = tools.iter().map(|e| e["payload"]["failure"]["code"].as_str().unwrap()).collect();
     assert_eq!(codes, ["agent_untracked", "agent_unknown", "agent_type_mismatch"]);
     assert!(tools.iter().all(|e| e["session"] == SESSION));
-    // An index edited to list the untracked coder as tracked with another session's name: ignored.
+    let authorized = of_type(&log, "tool_call_authorized");
+    assert_eq!(authorized.len(), 2, "each of the planner's calls");
+    let last = &authorized[1]["payload"];
+    assert_eq!(last["authorization"]["decision"], "allow");
+    assert_eq!(last["tool"], "Bash(ls)");
+    let ids: Vec<&str> =
+        last["lineage"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["main", "agent-planner-1"], "the recorded lineage, the main session at the root");
+    assert_eq!(authorized[1]["session"], SESSION);
+    // An index edited to list the untracked coder as tracked: the store still decides.
     let forged =
-        json!({"session": "other", "head": 1, "quarantined": false, "tracked": {"agent-coder-1": "coder"}});
+        json!({"session": SESSION, "head": 1, "quarantined": false, "tracked": {"agent-coder-1": "coder"}});
     std::fs::write(&index, forged.to_string()).unwrap();
     assert!(deny_reason(&hook(&p, &bash(Some(("agent-coder-1", "coder"))))).contains("agent_untracked"));
+}
+
+/// T-9, T-10: a call the manifests' rules do not grant is denied naming the layer, the agent
+/// and the rule that was missing; in shadow mode it runs and is recorded as what enforcing
+/// would have denied; `audit replay --projection shadow` lists it.
+#[test]
+fn tool_rules_deny_what_a_manifest_does_not_grant_and_shadow_mode_records_it() {
+    let p = project();
+    approve(&p);
+    for name in ["pre-task-main-planner", "start-planner"] {
+        allowed(&hook(&p, &fixture(name)));
+    }
+    let planner = Some(("agent-planner-1", "planner"));
+    let search = tool(&p, "WebSearch", json!({"query": "q"}), planner);
+    let reason = deny_reason(&hook(&p, &search));
+    assert!(
+        reason.contains("tool rules layer 1 (tool_not_allowed)")
+            && reason.contains("planner")
+            && reason.contains("WebSearch"),
+        "{reason}"
+    );
+    allowed(&hook(&p, &tool(&p, "Read", json!({"file_path": "x.md"}), planner)));
+    let log = events(&p);
+    let authorized = of_type(&log, "tool_call_authorized");
+    assert_eq!(authorized.len(), 2);
+    assert_eq!(authorized[0]["payload"]["authorization"]["decision"], "deny");
+    assert!(authorized[0]["payload"].get("shadow").is_none(), "enforced: no shadow flag");
+
+    let config = std::fs::read_to_string(p.root.join("agentwarden.toml")).unwrap();
+    std::fs::write(
+        p.root.join("agentwarden.toml"),
+        config.replace("main_persona = \"main\"", "main_persona = \"main\"\ntools = \"shadow\""),
+    )
+    .unwrap();
+    approve(&p);
+    allowed(&hook(&p, &search));
+    let log = events(&p);
+    let last = of_type(&log, "tool_call_authorized").pop().unwrap();
+    assert_eq!(last["payload"]["shadow"], true);
+    assert_eq!(last["payload"]["authorization"]["decision"], "deny", "what enforcing would have done");
+    let out = run(&p, &["audit", "replay", "--projection", "shadow", "--json"], "", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let shadow: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = shadow["would_deny"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{shadow}");
+    assert_eq!(rows[0]["agent_type"], "planner");
+    assert_eq!(rows[0]["tool"], "WebSearch");
+    assert_eq!(rows[0]["code"], "tool_not_allowed");
+    assert_eq!(rows[0]["count"], 1);
 }
 
 #[test]

@@ -110,3 +110,117 @@ fn bad_requests_and_missing_manifests_are_recorded_denials() {
     let usage = warden(&store, &["lineage", "check"]);
     assert_eq!(usage.status.code(), Some(2));
 }
+
+/// Issue 24 through the real binary: rules in Claude Code's syntax, compared with the call's
+/// input; the denial names the layer, the agent and the call as the rule that was missing.
+#[test]
+fn authorize_compares_the_call_with_rules_in_claude_codes_syntax() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("agentwarden.toml"), "[lineage]\nmanifests = \"agents.toml\"\n").unwrap();
+    std::fs::write(
+        project.join("agents.toml"),
+        "[agents.planner]\ncan_spawn = [\"researcher\"]\nmax_spawn_depth = 2\n\
+         tools = [\"Read\", \"Bash(npm test:*)\", \"Bash(git push:*)\", \"Edit(src/**)\"]\n\n\
+         [agents.researcher]\nmax_spawn_depth = 2\ntools = [\"Read\", \"Bash(npm test:*)\", \"Edit(src/**)\"]\n",
+    )
+    .unwrap();
+    let store = dir.path().join("audit");
+    let config = project.join("agentwarden.toml");
+    let decide = |tool: &str, input: Value| {
+        let request = serde_json::json!({
+            "agent": {"id": "r1", "type": "researcher", "spawn_depth": 1},
+            "lineage": [
+                {"id": "main", "type": "planner", "spawn_depth": 0},
+                {"id": "r1", "type": "researcher", "spawn_depth": 1}
+            ],
+            "tool": tool,
+            "input": input,
+        });
+        let file = dir.path().join("request.json");
+        std::fs::write(&file, request.to_string()).unwrap();
+        let out = warden(
+            &store,
+            &[
+                "authorize",
+                "--request",
+                file.to_str().unwrap(),
+                "--config",
+                config.to_str().unwrap(),
+                "--json",
+            ],
+        );
+        (out.status.code(), serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null))
+    };
+    let (code, push) = decide("Bash", serde_json::json!({"command": "git push origin main"}));
+    assert_eq!(code, Some(1), "{push}");
+    assert_eq!(push["first_failure"]["layer"], 1);
+    assert_eq!(push["first_failure"]["code"], "tool_not_allowed");
+    let reason = push["first_failure"]["reason"].as_str().unwrap();
+    assert!(reason.contains("researcher") && reason.contains("Bash(git push origin main)"), "{reason}");
+
+    assert_eq!(decide("Bash", serde_json::json!({"command": "npm test -- -u"})).0, Some(0));
+    let (code, chained) = decide("Bash", serde_json::json!({"command": "npm test && git push"}));
+    assert_eq!((code, chained["first_failure"]["code"].as_str()), (Some(1), Some("tool_not_allowed")));
+    let src = project.join("src/lib.rs");
+    assert_eq!(decide("Write", serde_json::json!({"file_path": src})).0, Some(0), "Edit covers Write");
+    let escape = project.join("src/../okrs/q.md");
+    assert_eq!(decide("Edit", serde_json::json!({"file_path": escape})).0, Some(1), "`..` is resolved first");
+    assert_eq!(decide("Read", serde_json::json!({"file_path": "/etc/hosts"})).0, Some(0));
+
+    let log = warden(&store, &["audit", "log", "--json"]);
+    let events: Vec<Value> =
+        String::from_utf8(log.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events.len(), 6, "one event per decision");
+    assert_eq!(events[0]["payload"]["tool"], "Bash(git push origin main)", "recorded as the missing rule");
+
+    std::fs::write(
+        project.join("agents.toml"),
+        "[agents.planner]\nmax_spawn_depth = 2\ntools = [\n\"Edit(~/x)\"]\n",
+    )
+    .unwrap();
+    let (code, broken) = decide("Read", serde_json::json!({"file_path": "/etc/hosts"}));
+    assert_eq!((code, broken["first_failure"]["code"].as_str()), (Some(1), Some("manifests_unavailable")));
+    let why = broken["first_failure"]["reason"].as_str().unwrap();
+    assert!(why.contains("agents.toml") && why.contains(":4") && why.contains("Edit(~/x)"), "{why}");
+}
+
+/// Issue 24, item 5: `warden doctor` compares the manifests' tool rules with the tools Claude
+/// Code offers each agent (its definition's `tools:` line) and warns where they disagree.
+#[test]
+fn doctor_warns_where_tool_rules_and_an_agents_tools_line_disagree() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    let copied =
+        Command::new("cp").arg("-r").arg(examples().join("claude-code")).arg(&project).status().unwrap();
+    assert!(copied.success());
+    let doctor = |project: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+            .args(["doctor", "--json"])
+            .current_dir(project)
+            .env_remove("AGENTWARDEN_STORE")
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        report["checks"]
+            .as_array()
+            .unwrap_or(&Vec::new())
+            .iter()
+            .filter(|c| c["check"] == "tool rules")
+            .cloned()
+            .collect::<Vec<Value>>()
+    };
+    let clean = doctor(&project);
+    assert_eq!(clean.len(), 3, "one per agent with a tools: line: {clean:?}");
+    assert!(clean.iter().all(|c| c["ok"] == true && c["fix"].is_null()), "the example agrees: {clean:?}");
+
+    let researcher = project.join(".claude/agents/researcher.md");
+    let text = std::fs::read_to_string(&researcher).unwrap();
+    std::fs::write(&researcher, text.replace("tools: Read, Grep, WebSearch", "tools: Read, Bash")).unwrap();
+    let warned = doctor(&project);
+    let detail =
+        warned.iter().find(|c| c["fix"].is_string()).map(|c| c["detail"].to_string()).unwrap_or_default();
+    assert!(detail.contains("offers Bash") && detail.contains("researcher"), "{warned:?}");
+    assert!(detail.contains("WebSearch"), "a leaf's rule for a tool it is not offered: {warned:?}");
+}

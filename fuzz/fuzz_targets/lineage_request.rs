@@ -6,18 +6,23 @@
 use std::collections::{HashMap, HashSet};
 
 use agentwarden_domain::lineage::{
-    AgentIdentifier, Manifest, Manifests, authorize, parse_lineage_request, parse_tool_call, walk,
+    AgentIdentifier, Manifest, Manifests, ToolRule, authorize, granted, parse_lineage_request, parse_tool_call,
+    walk,
 };
 use agentwarden_domain::governance::Name;
 use agentwarden_domain::verdict::Decision;
 use libfuzzer_sys::fuzz_target;
 
+fn rules(texts: &[&str]) -> Vec<ToolRule> {
+    texts.iter().map(|t| ToolRule::parse(t).expect("a valid rule")).collect()
+}
+
 fn manifests() -> Manifests {
     let name = |s: &str| Name::new(s).expect("a valid name");
     let mut m: Manifests = HashMap::new();
-    m.insert(name("orchestrator"), Manifest { can_spawn: vec![name("coder"), name("researcher")], max_spawn_depth: 3, tools: vec!["read".into(), "write".into()] });
-    m.insert(name("coder"), Manifest { can_spawn: vec![name("researcher")], max_spawn_depth: 2, tools: vec!["read".into(), "write".into()] });
-    m.insert(name("researcher"), Manifest { can_spawn: vec![], max_spawn_depth: 3, tools: vec!["read".into()] });
+    m.insert(name("orchestrator"), Manifest { can_spawn: vec![name("coder"), name("researcher")], max_spawn_depth: 3, tools: rules(&["read", "write"]) });
+    m.insert(name("coder"), Manifest { can_spawn: vec![name("researcher")], max_spawn_depth: 2, tools: rules(&["read", "write"]) });
+    m.insert(name("researcher"), Manifest { can_spawn: vec![], max_spawn_depth: 3, tools: rules(&["read"]) });
     m
 }
 
@@ -45,11 +50,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(reference_walk(&request.lineage, &m), "walk allowed: {text}");
         }
     }
-    if let Ok(request) = parse_tool_call(text) {
+    if let Ok(request) = parse_tool_call(text, "/project") {
         let authorization = authorize(&request.call, &m);
         if authorization.decision == Decision::Allow {
             let call = &request.call;
-            let may = |a: &AgentIdentifier| m.get(&a.agent_type).is_some_and(|x| x.tools.contains(&call.tool));
+            let may = |a: &AgentIdentifier| m.get(&a.agent_type).is_some_and(|x| granted(&x.tools, &call.tool));
             assert!(may(&call.agent), "capability: {text}");
             assert!(call.lineage.iter().all(may), "delegation: {text}");
             assert!(reference_walk(&call.lineage, &m), "lineage: {text}");

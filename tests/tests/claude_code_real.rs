@@ -116,6 +116,79 @@ fn an_allowed_spawn_with_seal_and_approval_runs_the_subagent() {
     assert_eq!(project.audit_of("subagent_started").len(), 1);
 }
 
+/// Issue 24: a researcher spawned by a planner calls `Bash(git push …)`, which no rule of its
+/// manifest grants (Claude Code's own `tools:` list for it does include Bash): denied before it
+/// runs, and recorded with its lineage; its `Read` runs.
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn a_subagents_tool_call_its_manifest_does_not_grant_is_denied_and_recorded() {
+    let project = Project::example(&tools());
+    let edit = |relative: &str, from: &str, to: &str| {
+        let path = project.root.join(relative);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{relative} holds `{from}`");
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+    };
+    edit("manifests.toml", "can_spawn = [\"coder\"]", "can_spawn = [\"coder\", \"researcher\"]");
+    edit(
+        ".claude/agents/researcher.md",
+        "tools: Read, Grep, WebSearch",
+        "tools: Read, Grep, WebSearch, Bash",
+    );
+    project.git(&["commit", "-q", "-a", "-m", "the planner may spawn a researcher"]);
+    let warden = project.tools.warden.to_string_lossy().into_owned();
+    project.warden_ok(&["init", "claude-code", "--warden", &warden]);
+    project.warden_ok(&["seal", "--by", "alice"]);
+    project.warden_ok(&["approve", "--ref", APPROVAL_REF, "--by", "alice"]);
+    let q4 = project.root.join("okrs/q4.md").to_string_lossy().into_owned();
+    let api = start(
+        Script::new()
+            .agent("MAINTASK", vec![spawn("toolu_plan", Some("planner"), "PLANTASK plan the change")])
+            .agent("PLANTASK", vec![spawn("toolu_research", Some("researcher"), "RESTASK look it up")])
+            .agent(
+                "RESTASK",
+                vec![
+                    Turn::one(Block::tool_with_id(
+                        "toolu_push",
+                        "Bash",
+                        json!({"command": "git push origin main"}),
+                    )),
+                    Turn::one(Block::tool_with_id("toolu_read", "Read", json!({"file_path": q4}))),
+                ],
+            ),
+    );
+    let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+    run.assert_finished();
+    assert_loopback_only(&api);
+    assert!(api.ran("RESTASK"), "the researcher was spawned");
+    let push = api.tool_result("toolu_push").expect("the denial reached the researcher");
+    assert!(
+        push.text.contains("tool_not_allowed") && push.text.contains("Bash(git push origin main)"),
+        "the reason names the layer's code and the missing rule: {push:?}"
+    );
+    let read = api.tool_result("toolu_read").expect("the read ran");
+    assert!(!read.is_error && read.text.contains("Q4 objectives"), "{read:?}");
+
+    let calls = project.audit_of("tool_call_authorized");
+    let by_tool = |tool: &str| {
+        calls
+            .iter()
+            .find(|e| str_of(payload(e, "tool")) == tool)
+            .unwrap_or_else(|| panic!("{tool}: {calls:?}"))
+    };
+    let denied = by_tool("Bash(git push origin main)");
+    assert_eq!(denied["payload"]["authorization"]["decision"], "deny");
+    assert_eq!(str_of(denied.get("session")), run.session_id().unwrap());
+    let types: Vec<&str> = denied["payload"]["lineage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["main", "planner", "researcher"], "the recorded lineage, root first");
+    assert_eq!(by_tool("Read(okrs/q4.md)")["payload"]["authorization"]["decision"], "allow");
+}
+
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn with_the_kill_switch_unset_the_spawn_is_denied_and_the_model_is_told_why() {

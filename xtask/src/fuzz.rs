@@ -7,7 +7,7 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 11] = [
+const TARGETS: [&str; 12] = [
     "hook_input",
     "gate_request",
     "instruction_file",
@@ -19,6 +19,7 @@ const TARGETS: [&str; 11] = [
     "governance_json",
     "fanout_config_toml",
     "envelope_view",
+    "tool_rule",
 ];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {

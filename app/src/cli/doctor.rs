@@ -124,6 +124,9 @@ fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
             queue.extend(p.declared);
         }
     }
+    if let Ok(manifests) = load_manifests(&config.lineage.manifests) {
+        super::doctor_tools::check_tool_rules(config, &manifests, checks);
+    }
     checks.push(match load_manifests(&config.lineage.manifests) {
         Err(e) => Check::fail("manifests", e.to_string(), "fix the manifest file named above"),
         Ok(manifests) => {

@@ -16,6 +16,7 @@ mod audit;
 mod canary;
 mod client;
 mod doctor;
+mod doctor_tools;
 mod duration;
 mod fanout;
 mod gate;

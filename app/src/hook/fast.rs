@@ -8,10 +8,10 @@
 //! 2. A `Write`/`Edit`/`MultiEdit`/`NotebookEdit` into a protected path is a deny (recorded the
 //!    same way).
 //! 3. A spawn, a `SendMessage`, a tool that starts agents: the store decides.
-//! 4. Any other tool call is allowed at once when the session's index says the session is not
-//!    quarantined and the caller (a subagent) is tracked with the type it claims, or the caller
-//!    is the main session. Anything else — no index, an unreadable one, an agent it does not
-//!    list — goes to the store, which decides and rewrites the index.
+//! 4. Any other tool call of the main session is allowed at once when the session's index says
+//!    the session is not quarantined. A subagent's call goes to the store, which checks it
+//!    against the manifests' tool rules and records it (T-9); so does anything else — no
+//!    index, an unreadable one — and the store rewrites the index.
 //!
 //! H-24 (trusting the index): it is a cache of what the store said, and it never allows more
 //! than the store did when it was written. A missing or unreadable index, a missing entry, an
@@ -84,11 +84,10 @@ pub fn before_store(config: &Config, storage: &HookStorage, input: &str) -> Pre 
     if index.quarantined {
         return Pre::Store { fallback: None };
     }
+    // T-9: a subagent's call is checked against the manifests' tool rules and recorded, by
+    // the store; only the main session's calls are answered here.
     match &call.caller {
         None => Pre::Done(HookAnswer::silent()),
-        Some(agent) if index.tracked.get(&agent.agent_id) == Some(&agent.agent_type) => {
-            Pre::Done(HookAnswer::silent())
-        }
         Some(_) => Pre::Store { fallback: None },
     }
 }
@@ -150,7 +149,7 @@ pub(crate) fn protected_write(
         .and_then(|hit| deny(format!("`{path}` is inside the protected path `{hit}`")))
 }
 
-fn absolute(path: &std::path::Path) -> Option<String> {
+pub(crate) fn absolute(path: &std::path::Path) -> Option<String> {
     let joined =
         if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir().ok()?.join(path) };
     normalize(&joined.to_string_lossy(), None)

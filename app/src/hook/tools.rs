@@ -8,19 +8,111 @@
 //! `[claude_code] agent_tools` (H-22); a `Bash` call that runs `warden seal|approve|revoke|release`
 //! is denied (K-11). Anything else is allowed and not recorded (H-24).
 
-use agentwarden_domain::audit::AuditEvent;
+use agentwarden_domain::audit::{AuditEvent, ToolCallAuthorized};
 use agentwarden_domain::claude_code::{
     HookFailure, HookState, HookToolEvaluated, SpawnRequest, ToolCall, ToolKind,
 };
+use agentwarden_domain::governance::Name;
+use agentwarden_domain::lineage::{RECORDED_LINEAGE_MAX, lineage_digest, refuse};
 use agentwarden_domain::verdict::Decision;
+
+use crate::ToolRules;
 
 use super::storage::Marker;
 use super::{HookAnswer, describe, failure, protected_write, quarantine_reason, session_correlation};
 use crate::warden::Warden;
 
 impl Warden {
-    /// Decides one governed tool call (see the module's doc).
+    /// Decides one tool call (see the module's doc): the checks above, then, for a subagent's
+    /// call they let through, the manifests' tool rules (T-9, T-10).
     pub(super) async fn hook_tool(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        cwd: Option<&str>,
+        call: ToolCall,
+        quarantined: Option<&Marker>,
+    ) -> HookAnswer {
+        let rules_call = call.caller.is_some().then(|| call.clone());
+        let answer = self.hook_tool_checks(state, session, cwd, call, quarantined).await;
+        let allowed = answer.exit_code == 0 && answer.stdout.is_none();
+        match rules_call {
+            Some(call) if allowed => self.hook_tool_rules(state, session, cwd, &call).await.unwrap_or(answer),
+            _ => answer,
+        }
+    }
+
+    /// T-9, T-10: a subagent's call through the three layers on its recorded lineage, recorded
+    /// as `tool_call_authorized`. `Some(answer)` when it is not to run: a denial in enforce
+    /// mode, or an allow that could not be recorded; `None` when it may.
+    async fn hook_tool_rules(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        cwd: Option<&str>,
+        call: &ToolCall,
+    ) -> Option<HookAnswer> {
+        let tree = state.session(session);
+        let main = match Name::new(&self.config.claude_code.main_persona) {
+            Ok(main) => main,
+            Err(e) => {
+                return Some(HookAnswer::failed(format!("config_invalid: claude_code.main_persona: {e}")));
+            }
+        };
+        // Paths are read from the agent's own root when it has one (a worktree, H-27).
+        let own_root =
+            call.caller.as_ref().and_then(|c| tree.agents.get(&c.agent_id)).and_then(|a| a.root.clone());
+        let root = own_root.or_else(|| super::fast::absolute(&self.config.root)).unwrap_or_default();
+        let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
+        let (lineage, authorization) = match self.manifests() {
+            Ok(manifests) => tree.authorize_tool(&main, call, &cwd, &root, &manifests)?,
+            Err(e) => {
+                let why = super::verdict("manifests_unavailable", format!("manifests: {e}"));
+                (Vec::new(), refuse(&why))
+            }
+        };
+        let shadow = self.config.claude_code.tools == ToolRules::Shadow;
+        let denied = authorization.decision == Decision::Deny;
+        let reason = authorization.first_failure.as_ref().map(|f| {
+            format!("Agent Warden denied this at tool rules layer {} ({}): {}", f.layer, f.code, f.reason)
+        });
+        let tool =
+            agentwarden_domain::lineage::ToolUse::from_claude_code(&call.tool_name, &call.input, &cwd, &root);
+        let event = ToolCallAuthorized {
+            agent: lineage.last().cloned(),
+            tool: Some(tool.to_string()),
+            authorization,
+            lineage_length: lineage.len(),
+            lineage_digest: lineage_digest(&lineage),
+            lineage: (lineage.len() <= RECORDED_LINEAGE_MAX).then_some(lineage),
+            shadow,
+        };
+        let recorded = self
+            .record_and_apply(
+                state,
+                session_correlation(session),
+                AuditEvent::ToolCallAuthorized(Box::new(event)),
+            )
+            .await;
+        match (recorded, denied && !shadow) {
+            (_, true) => {
+                if let Some(reason) = &reason {
+                    tracing::info!(%reason, "tool call denied by the manifests' rules");
+                }
+                Some(HookAnswer::deny(reason.as_deref().unwrap_or("Agent Warden denied this at tool rules")))
+            }
+            (Ok(_), false) => None,
+            (Err(e), false) => {
+                let why =
+                    failure("audit", "audit_unavailable", format!("the decision could not be recorded: {e}"));
+                Some(HookAnswer::deny(&describe(&why)))
+            }
+        }
+    }
+
+    /// The checks every tool call passes: quarantine, identity, protected writes, messages,
+    /// agent-starting tools, the human verbs.
+    async fn hook_tool_checks(
         &self,
         state: &mut HookState,
         session: &str,

@@ -121,6 +121,10 @@ pub struct ToolCallAuthorized {
     pub lineage_digest: String,
     /// The lineage itself, when it has at most 64 agents.
     pub lineage: Option<Vec<AgentIdentifier>>,
+    /// T-10: decided in shadow mode — the decision is what enforcing would have answered, and
+    /// the call went ahead. Absent (false) in events recorded before the field existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shadow: bool,
 }
 
 /// A note an operator adds to the log (`warden audit note`): an investigator's remark, a
@@ -259,6 +263,8 @@ impl AuditEvent {
         match self {
             AuditEvent::DelegationEvaluated(report) => Some(report.decision),
             AuditEvent::LineageChecked(event) => Some(event.decision),
+            // T-10: a call decided in shadow mode ran: that is the decision that was made.
+            AuditEvent::ToolCallAuthorized(event) if event.shadow => Some(Decision::Allow),
             AuditEvent::ToolCallAuthorized(event) => Some(event.authorization.decision),
             AuditEvent::SpawnEvaluated(event) => Some(event.decision),
             AuditEvent::SubagentStopped(event) => Some(event.decision),

@@ -136,6 +136,9 @@ pub struct ToolCall {
     pub caller: Option<CallingAgent>,
     /// What it asks for.
     pub kind: ToolKind,
+    /// `tool_input` as sent (`null` when it was not an object): what the manifests' tool rules
+    /// are compared with (T-8).
+    pub input: Value,
 }
 
 /// One hook event, as far as Warden governs it.
@@ -334,6 +337,7 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         tool_use_id: id(object, "tool_use_id")?,
         caller: agent(object)?,
         kind,
+        input: input.map_or(Value::Null, |i| Value::Object(i.clone())),
     }))
 }
 
@@ -487,6 +491,7 @@ mod tests {
             tool_use_id: None,
             caller: None,
             kind: ToolKind::Other,
+            input: serde_json::json!({"command": "ls"}),
         });
         assert_eq!(parse(other).unwrap().event, bash);
         let stop = r#"{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a","agent_type":"coder",

@@ -175,6 +175,23 @@ impl SpawnTree {
         child_type: &str,
         tool_use_id: &str,
     ) -> Result<Vec<AgentIdentifier>, Verdict> {
+        let mut chain = self.caller_lineage(main, caller)?;
+        let depth = chain.last().map_or(0, |a| a.spawn_depth).saturating_add(1);
+        chain.push(AgentIdentifier {
+            id: tool_use_id.to_owned(),
+            agent_type: name(child_type)?,
+            spawn_depth: depth,
+        });
+        Ok(chain)
+    }
+
+    /// The lineage from the root (the main session, of type `main`) to the caller, or why there
+    /// is none: the caller is unknown, untracked, or not of the type it claims.
+    pub fn caller_lineage(
+        &self,
+        main: &Name,
+        caller: Option<&CallingAgent>,
+    ) -> Result<Vec<AgentIdentifier>, Verdict> {
         let mut chain: Vec<AgentIdentifier> = Vec::new();
         let mut next = caller.map(|c| c.agent_id.clone());
         if let Some(caller) = caller {
@@ -216,13 +233,38 @@ impl SpawnTree {
         }
         chain.push(AgentIdentifier { id: ROOT_ID.to_owned(), agent_type: main.clone(), spawn_depth: 0 });
         chain.reverse();
-        let depth = chain.last().map_or(0, |a| a.spawn_depth).saturating_add(1);
-        chain.push(AgentIdentifier {
-            id: tool_use_id.to_owned(),
-            agent_type: name(child_type)?,
-            spawn_depth: depth,
-        });
         Ok(chain)
+    }
+
+    /// T-9 (issue 24): a subagent's tool call through the three layers — its manifest, every
+    /// ancestor's (the main session's type, `main`, at the root), and the walk — against its
+    /// recorded lineage. `None` for the main session's own calls, which Claude Code's own
+    /// permissions govern. A caller with no lineage (unknown, untracked, of another type) is
+    /// denied with that reason at every layer.
+    pub fn authorize_tool(
+        &self,
+        main: &Name,
+        call: &super::input::ToolCall,
+        cwd: &str,
+        root: &str,
+        manifests: &crate::lineage::Manifests,
+    ) -> Option<(Vec<AgentIdentifier>, crate::lineage::Authorization)> {
+        let caller = call.caller.as_ref()?;
+        let tool = crate::lineage::ToolUse::from_claude_code(&call.tool_name, &call.input, cwd, root);
+        Some(match self.caller_lineage(main, Some(caller)) {
+            Err(verdict) => (Vec::new(), crate::lineage::refuse(&verdict)),
+            Ok(lineage) => {
+                let Some(agent) = lineage.last().cloned() else {
+                    return Some((
+                        Vec::new(),
+                        crate::lineage::refuse(&Verdict::fail("agent_unknown", "no lineage")),
+                    ));
+                };
+                let request = crate::lineage::ToolCall { agent, lineage: lineage.clone(), tool };
+                let authorization = crate::lineage::authorize(&request, manifests);
+                (lineage, authorization)
+            }
+        })
     }
 }
 

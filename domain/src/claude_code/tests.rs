@@ -171,6 +171,76 @@ fn the_lineage_follows_started_agents_to_the_root() {
     );
 }
 
+/// T-9: a subagent's tool call is authorized against its recorded lineage, the main session's
+/// type at the root; the main session itself is not governed here; an untracked caller is
+/// denied at every layer.
+#[test]
+fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
+    use crate::lineage::{Manifest, Manifests, ToolRule};
+    let main = Name::new("main").unwrap();
+    let rules = |texts: &[&str]| texts.iter().map(|t| ToolRule::parse(t).unwrap()).collect::<Vec<_>>();
+    let manifests = Manifests::from([
+        (
+            main.clone(),
+            Manifest {
+                can_spawn: vec![Name::new("planner").unwrap()],
+                max_spawn_depth: 3,
+                tools: rules(&["Read", "Bash(git push:*)", "Bash(npm test:*)"]),
+            },
+        ),
+        (
+            Name::new("planner").unwrap(),
+            Manifest {
+                can_spawn: vec![],
+                max_spawn_depth: 3,
+                tools: rules(&["Read", "Bash(npm test:*)", "Bash(curl:*)"]),
+            },
+        ),
+    ]);
+    let mut events = vec![(Some("s"), spawn("t1", None, "planner", 1, Decision::Allow))];
+    let pending = fold(&events).session("s").match_start("planner").cloned();
+    events.push((Some("s"), started("a1", "planner", pending.as_ref())));
+    events.push((Some("s"), started("rogue", "planner", None)));
+    let tree = fold(&events).session("s");
+    let call = |agent: Option<&str>, tool: &str, input: serde_json::Value| ToolCall {
+        tool_name: tool.into(),
+        tool_use_id: Some("u1".into()),
+        caller: agent.map(|a| CallingAgent { agent_id: a.into(), agent_type: "planner".into() }),
+        kind: ToolKind::Other,
+        input,
+    };
+    let decide = |c: &ToolCall| tree.authorize_tool(&main, c, "/p", "/p", &manifests);
+
+    let push = call(Some("a1"), "Bash", serde_json::json!({"command": "git push origin"}));
+    let (lineage, denied) = decide(&push).unwrap();
+    assert_eq!(lineage.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(), ["main", "a1"]);
+    assert_eq!(denied.decision, Decision::Deny);
+    let failure = denied.first_failure.unwrap();
+    assert_eq!((failure.layer, failure.code.as_ref()), (1, "tool_not_allowed"));
+    assert!(failure.reason.contains("planner") && failure.reason.contains("Bash(git push origin)"));
+
+    let curl = call(Some("a1"), "Bash", serde_json::json!({"command": "curl https://x.io"}));
+    let escalation = decide(&curl).unwrap().1.first_failure.unwrap();
+    assert_eq!(
+        (escalation.layer, escalation.code.as_ref()),
+        (2, "ancestor_lacks_tool"),
+        "the root's rules bind"
+    );
+    let test = call(Some("a1"), "Bash", serde_json::json!({"command": "npm test"}));
+    assert_eq!(decide(&test).unwrap().1.decision, Decision::Allow);
+    let read = call(Some("a1"), "Read", serde_json::json!({"file_path": "/p/a"}));
+    assert_eq!(decide(&read).unwrap().1.decision, Decision::Allow);
+    let write = call(Some("a1"), "Write", serde_json::json!({"file_path": "/p/a"}));
+    assert_eq!(decide(&write).unwrap().1.first_failure.unwrap().code, "tool_not_allowed");
+
+    assert!(decide(&call(None, "Bash", serde_json::json!({"command": "rm -rf /"}))).is_none(), "main");
+    let (_, rogue) = decide(&call(Some("rogue"), "Read", serde_json::json!({}))).unwrap();
+    assert_eq!(rogue.decision, Decision::Deny);
+    assert_eq!(rogue.first_failure.unwrap().code, "agent_untracked");
+    let (_, ghost) = decide(&call(Some("ghost"), "Read", serde_json::json!({}))).unwrap();
+    assert_eq!(ghost.first_failure.unwrap().code, "agent_unknown");
+}
+
 #[test]
 fn an_allowed_stop_forgets_the_agent_and_a_blocked_one_keeps_it() {
     let mut events = vec![(Some("s"), spawn("t1", None, "coder", 1, Decision::Allow))];

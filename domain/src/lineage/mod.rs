@@ -9,11 +9,15 @@
 mod model;
 mod pipeline;
 mod request;
+mod rules;
 mod walk;
 
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest, parse_lineage_request, parse_tool_call};
+pub use rules::{
+    Argument, Disagreement, MAX_RULE_LEN, RuleError, ToolPath, ToolRule, ToolUse, compare_offered, granted,
+};
 pub use walk::{LineageVerdict, Pair, walk};
 
 /// BLAKE3 of the lineage's compact JSON: the events record it instead of a long chain.
@@ -24,5 +28,7 @@ pub fn lineage_digest(lineage: &[AgentIdentifier]) -> String {
 /// Lineages up to this length are recorded in full in their events; longer ones by digest.
 pub const RECORDED_LINEAGE_MAX: usize = 64;
 
+#[cfg(test)]
+mod rules_tests;
 #[cfg(test)]
 mod tests;

@@ -26,8 +26,8 @@ pub struct Manifest {
     pub can_spawn: Vec<Name>,
     /// The deepest a child it spawns may be.
     pub max_spawn_depth: u64,
-    /// The tools (capabilities) it may use.
-    pub tools: Vec<String>,
+    /// The tools it may use, as rules in Claude Code's permission syntax (T-1).
+    pub tools: Vec<super::rules::ToolRule>,
 }
 
 /// Manifests by agent type.

@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{AgentIdentifier, Manifests};
+use super::rules::granted;
 use super::walk::{LineageVerdict, Pair, walk};
 use crate::governance::show;
 use crate::verdict::{Code, Decision, Verdict};
@@ -25,8 +26,8 @@ pub struct ToolCall {
     pub agent: AgentIdentifier,
     /// Root → acting agent (empty: a top-level agent).
     pub lineage: Vec<AgentIdentifier>,
-    /// The tool (capability) asked for.
-    pub tool: String,
+    /// The tool asked for, with what its rules compare (T-2).
+    pub tool: super::rules::ToolUse,
 }
 
 /// The layers, in order.
@@ -121,10 +122,10 @@ fn capability(call: &ToolCall, manifests: &Manifests) -> Verdict {
     let agent = &call.agent;
     match manifests.get(&agent.agent_type) {
         None => Verdict::fail("unknown_agent", format!("agent type {} has no manifest", agent.agent_type)),
-        Some(m) if m.tools.contains(&call.tool) => Verdict::pass("the agent's manifest lists the tool"),
+        Some(m) if granted(&m.tools, &call.tool) => Verdict::pass("the agent's manifest grants the tool"),
         Some(_) => Verdict::fail(
             "tool_not_allowed",
-            format!("{}'s manifest does not list {}", agent.agent_type, show(&call.tool)),
+            format!("{}'s manifest has no rule granting {}", agent.agent_type, show(&call.tool.to_string())),
         ),
     }
 }
@@ -146,19 +147,19 @@ fn delegation(call: &ToolCall, manifests: &Manifests) -> Verdict {
                     format!("ancestor {} ({}) has no manifest", show(&ancestor.id), ancestor.agent_type);
                 return Verdict::fail("unknown_ancestor", why);
             }
-            Some(m) if !m.tools.contains(&call.tool) => {
+            Some(m) if !granted(&m.tools, &call.tool) => {
                 let why = format!(
-                    "ancestor {} ({}) may not use {}: a child cannot gain it by being spawned",
+                    "ancestor {} ({}) has no rule granting {}: a child cannot gain it by being spawned",
                     show(&ancestor.id),
                     ancestor.agent_type,
-                    show(&call.tool)
+                    show(&call.tool.to_string())
                 );
                 return Verdict::fail("ancestor_lacks_tool", why);
             }
             Some(_) => {}
         }
     }
-    Verdict::pass("every ancestor's manifest lists the tool")
+    Verdict::pass("every ancestor's manifest grants the tool")
 }
 
 fn lineage(call: &ToolCall, manifests: &Manifests) -> LineageVerdict {

@@ -5,6 +5,7 @@ use serde::Deserialize;
 
 use super::model::AgentIdentifier;
 use super::pipeline::ToolCall;
+use super::rules::ToolUse;
 use crate::verdict::{Verdict, strict_request};
 
 /// `warden lineage check --lineage FILE`: a JSON array of agents (root first), or
@@ -17,7 +18,10 @@ pub struct LineageRequest {
     pub session: Option<String>,
 }
 
-/// `warden authorize --request FILE`: `{"agent", "lineage", "tool", "session"?}`.
+/// `warden authorize --request FILE`: `{"agent", "lineage", "tool", "input"?, "cwd"?,
+/// "session"?}`; `input` is the tool's input as Claude Code sends it (`{"command": …}` for
+/// Bash, `{"file_path": …}` for Edit), which the manifest's rule specifiers are compared with
+/// (T-2); `cwd` is where a relative path in it starts (default: the project root).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCallRequest {
     /// The call.
@@ -43,6 +47,8 @@ struct ToolCallObject {
     #[serde(default)]
     lineage: Vec<AgentIdentifier>,
     tool: String,
+    input: Option<serde_json::Map<String, serde_json::Value>>,
+    cwd: Option<String>,
     session: Option<String>,
 }
 
@@ -61,9 +67,10 @@ pub fn parse_lineage_request(text: &str) -> Result<LineageRequest, Verdict> {
     Ok(LineageRequest { lineage, session })
 }
 
-/// Parses a tool-call request.
-pub fn parse_tool_call(text: &str) -> Result<ToolCallRequest, Verdict> {
-    let ToolCallObject { agent, lineage, tool, session } =
+/// Parses a tool-call request; `root` is the project root (absolute), against which paths in
+/// the input are read.
+pub fn parse_tool_call(text: &str, root: &str) -> Result<ToolCallRequest, Verdict> {
+    let ToolCallObject { agent, lineage, tool, input, cwd, session } =
         serde_json::from_value(strict_request(text)?).map_err(|e| invalid(&e))?;
     if tool.trim().is_empty() || tool.chars().count() > MAX_TOOL_LEN || tool.chars().any(char::is_control) {
         return Err(Verdict::fail(
@@ -71,5 +78,12 @@ pub fn parse_tool_call(text: &str) -> Result<ToolCallRequest, Verdict> {
             format!("tool must be 1 to {MAX_TOOL_LEN} characters without control characters"),
         ));
     }
+    let tool = match input {
+        None => ToolUse::named(tool),
+        Some(input) => {
+            let cwd = cwd.as_deref().unwrap_or(root);
+            ToolUse::from_claude_code(&tool, &serde_json::Value::Object(input), cwd, root)
+        }
+    };
     Ok(ToolCallRequest { call: ToolCall { agent, lineage, tool }, session })
 }

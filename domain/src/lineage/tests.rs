@@ -20,7 +20,7 @@ fn manifest(can_spawn: &[&str], max_spawn_depth: u64, tools: &[&str]) -> Manifes
     Manifest {
         can_spawn: can_spawn.iter().map(|s| name(s)).collect(),
         max_spawn_depth,
-        tools: tools.iter().map(|s| (*s).to_owned()).collect(),
+        tools: tools.iter().map(|s| ToolRule::parse(s).unwrap()).collect(),
     }
 }
 
@@ -32,6 +32,10 @@ fn manifests() -> Manifests {
         (name("coder"), manifest(&["researcher"], 2, &["read", "write"])),
         (name("researcher"), manifest(&[], 3, &["read", "search"])),
     ])
+}
+
+fn parse_tool_call_at(text: &str) -> Result<ToolCallRequest, crate::verdict::Verdict> {
+    parse_tool_call(text, "/project")
 }
 
 fn code(verdict: &LineageVerdict) -> Option<&str> {
@@ -203,7 +207,7 @@ fn adversarial_requests_are_refused_with_a_reason() {
         let text =
             format!(r#"{{"agent":{{"id":"o","type":"orchestrator","spawn_depth":0}},"tool":{bad_tool}}}"#);
         assert_eq!(
-            parse_tool_call(&text).unwrap_err().code.as_deref(),
+            parse_tool_call_at(&text).unwrap_err().code.as_deref(),
             Some("request_invalid"),
             "{bad_tool}"
         );
@@ -318,9 +322,9 @@ fn a_tool_name_of_128_characters_is_read_and_129_are_not() {
     let request = |tool: &str| {
         format!(r#"{{"agent":{{"id":"c1","type":"coder","spawn_depth":0}},"lineage":[],"tool":"{tool}"}}"#)
     };
-    assert!(parse_tool_call(&request(&"é".repeat(MAX_TOOL_LEN))).is_ok(), "characters, not bytes");
+    assert!(parse_tool_call_at(&request(&"é".repeat(MAX_TOOL_LEN))).is_ok(), "characters, not bytes");
     assert_eq!(
-        parse_tool_call(&request(&"a".repeat(MAX_TOOL_LEN + 1))).unwrap_err().code.as_deref(),
+        parse_tool_call_at(&request(&"a".repeat(MAX_TOOL_LEN + 1))).unwrap_err().code.as_deref(),
         Some("request_invalid")
     );
 }

@@ -9,7 +9,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use agentwarden_domain::audit::projections::{
-    Approvals, Decisions, Denials, FanOutRuns, NAMES, Projection, SpawnTrees, Timeline, Violations,
+    Approvals, Decisions, Denials, FanOutRuns, NAMES, Projection, Shadow, SpawnTrees, Timeline, Violations,
     snake_name,
 };
 use agentwarden_domain::audit::{Explanation, Hash, decode, explain};
@@ -67,6 +67,7 @@ pub(super) async fn run_replay(
         "fan-out" => show!(FanOutRuns, render::fan_out),
         "violations" => show!(Violations, render::violations),
         "decisions" => show!(Decisions, render::decisions),
+        "shadow" => show!(Shadow, render::shadow),
         other => return run_replay_name_error(other),
     }
     Ok(EXIT_OK)

@@ -4,8 +4,8 @@
 use std::io::{Result, Write};
 
 use agentwarden_domain::audit::projections::{
-    ApprovalsState, DecisionsState, DenialsState, FanOutState, SpawnTree, SpawnTreeState, ViolationsState,
-    snake_name,
+    ApprovalsState, DecisionsState, DenialsState, FanOutState, ShadowState, SpawnTree, SpawnTreeState,
+    ViolationsState, snake_name,
 };
 use agentwarden_domain::audit::{Envelope, Explanation, PlanSummary};
 
@@ -178,6 +178,23 @@ pub(super) fn decisions(state: &DecisionsState, out: &mut dyn Write) -> Result<(
         writeln!(out, "{hour:<26} {:>10} {:>10}", c.allow, c.deny)?;
     }
     writeln!(out, "{:<26} {:>10} {:>10}", "total", state.total.allow, state.total.deny)
+}
+
+/// T-10: what enforcing the tool rules would have denied.
+pub(super) fn shadow(state: &ShadowState, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "{} tool calls recorded in shadow mode; enforcing would deny:", state.calls)?;
+    if state.would_deny.is_empty() {
+        return writeln!(out, "  none");
+    }
+    writeln!(out, "{:<20} {:<40} {:<11} {:<22} {:>6}", "AGENT TYPE", "CALL", "LAYER", "CODE", "COUNT")?;
+    for row in state.would_deny.values() {
+        writeln!(
+            out,
+            "{:<20} {:<40} {:<11} {:<22} {:>6}",
+            row.agent_type, row.tool, row.layer, row.code, row.count
+        )?;
+    }
+    Ok(())
 }
 
 pub(super) fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Write) -> Result<()> {

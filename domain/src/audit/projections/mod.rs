@@ -14,6 +14,7 @@ mod approvals;
 mod decisions;
 mod denials;
 mod fan_out;
+mod shadow;
 mod spawn_tree;
 mod timeline;
 mod violations;
@@ -30,6 +31,7 @@ pub use approvals::{ApprovalRecord, Approvals, ApprovalsState, Delegation};
 pub use decisions::{DecisionCounts, Decisions, DecisionsState};
 pub use denials::{Denials, DenialsState, UNKNOWN_PERSONA};
 pub use fan_out::{FanOutRun, FanOutRuns, FanOutState, RecordedChunk, RecordedMerge};
+pub use shadow::{Shadow, ShadowState, WouldDeny};
 pub use spawn_tree::{SpawnTree, SpawnTreeState, SpawnTrees, SpawnedAgent};
 pub use timeline::{Timeline, TimelineEntry};
 pub use violations::{RecordedViolation, Violations, ViolationsState};
@@ -85,7 +87,8 @@ pub(crate) const DECISION_EVENTS: &[&str] = &[
 ];
 
 /// The projections the command line can replay by name.
-pub const NAMES: &[&str] = &["approvals", "denials", "spawn-tree", "fan-out", "violations", "decisions"];
+pub const NAMES: &[&str] =
+    &["approvals", "denials", "spawn-tree", "fan-out", "violations", "decisions", "shadow"];
 
 /// The snake_case name a unit enum serialises to (`completed`, `round_robin`), for prose.
 pub fn snake_name<T: Serialize>(value: &T) -> String {

@@ -1,0 +1,264 @@
+//! Tool rules: a table of (rule, call, granted?, why) rows — Claude Code's documented forms
+//! first, then the ones an agent would try to slip through — the parse errors, and properties.
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::rules::{ToolRule, ToolUse};
+
+const ROOT: &str = "/home/u/project";
+
+fn call(tool: &str, input: serde_json::Value) -> ToolUse {
+    ToolUse::from_claude_code(tool, &input, ROOT, ROOT)
+}
+
+fn bash(command: &str) -> ToolUse {
+    call("Bash", json!({ "command": command }))
+}
+
+fn edit(tool: &str, path: &str) -> ToolUse {
+    call(tool, json!({ "file_path": path }))
+}
+
+#[test]
+fn the_rule_table() {
+    let rows: Vec<(&str, ToolUse, bool, &str)> = vec![
+        // Names.
+        ("Read", edit("Read", "/etc/passwd"), true, "a bare rule grants every use"),
+        ("Read", call("Grep", json!({"pattern": "x"})), true, "Read covers Grep (T-3)"),
+        ("Read", call("Glob", json!({"pattern": "*"})), true, "Read covers Glob (T-3)"),
+        ("Read", edit("Edit", "/home/u/project/a"), false, "Read never grants an edit"),
+        ("Edit", edit("Write", "/home/u/project/a"), true, "Edit covers Write (T-3)"),
+        ("Edit", call("NotebookEdit", json!({"notebook_path": "n.ipynb"})), true, "and NotebookEdit"),
+        ("Write", edit("Edit", "/home/u/project/a"), false, "Write is Write only"),
+        ("read", ToolUse::named("read"), true, "an old capability name, exact"),
+        ("read", ToolUse::named("Read"), false, "names are case-sensitive"),
+        ("WebSearch", call("WebSearch", json!({"query": "q"})), true, "a tool without specifiers"),
+        ("Bash", bash("rm -rf / ; curl x | sh"), true, "bare Bash grants any command"),
+        // MCP.
+        ("mcp__github", call("mcp__github__get_issue", json!({})), true, "a whole server"),
+        ("mcp__github__*", call("mcp__github__get_issue", json!({})), true, "a whole server, wildcard form"),
+        ("mcp__github__get_issue", call("mcp__github__get_issue", json!({})), true, "one tool"),
+        ("mcp__github__get_issue", call("mcp__github__delete_repo", json!({})), false, "another tool"),
+        ("mcp__github", call("mcp__githubx__get_issue", json!({})), false, "a server with a longer name"),
+        ("mcp__github", call("mcp__github__", json!({})), false, "no tool name at all"),
+        ("mcp__github", call("mcp__github", json!({})), false, "the server itself is no tool"),
+        // Bash specifiers (T-4, T-6).
+        ("Bash(npm test)", bash("npm test"), true, "exact"),
+        ("Bash(python -c \"print(1)\")", bash("python -c \"print(1)\""), true, "balanced parentheses"),
+        ("Bash(npm test)", bash("  npm test  "), true, "surrounding space is no part of the command"),
+        ("Bash(npm test)", bash("npm test --watch"), false, "exact means exact"),
+        ("Bash(npm test:*)", bash("npm test"), true, "legacy prefix: the bare prefix"),
+        ("Bash(npm test:*)", bash("npm test --watch"), true, "legacy prefix: with arguments"),
+        ("Bash(npm test:*)", bash("npm tests"), false, "the prefix ends at a word"),
+        ("Bash(npm test *)", bash("npm test -- -u"), true, "the space-star form"),
+        ("Bash(ls*)", bash("lsof -i"), true, "no space: any continuation"),
+        ("Bash(git * main)", bash("git push origin main"), true, "a star in the middle"),
+        ("Bash(git * main)", bash("git push origin main2"), false, "the literal after the star is a suffix"),
+        ("Bash(npm test:*)", bash("npm test && git push"), false, "&& runs a second command"),
+        ("Bash(npm test:*)", bash("npm test; git push"), false, "; runs a second command"),
+        ("Bash(npm test:*)", bash("npm test | sh"), false, "a pipe runs a second command"),
+        ("Bash(npm test:*)", bash("npm test $(git push)"), false, "command substitution"),
+        ("Bash(npm test:*)", bash("npm test `git push`"), false, "backquote substitution"),
+        ("Bash(npm test:*)", bash("npm test > ~/.bashrc"), false, "a redirection writes a file"),
+        ("Bash(npm test:*)", bash("npm test\ngit push"), false, "a newline runs a second command"),
+        ("Bash(npm test:*)", bash("npm test & git push"), false, "& runs a second command"),
+        ("Bash(*)", bash("anything at all"), true, "star alone: any single command"),
+        ("Bash(git * push *)", bash("git -C x push"), true, "a trailing ` *` also matches nothing"),
+        ("Bash(git * push *)", bash("git -C x pushy"), false, "but at a word"),
+        ("Bash(*)", bash("a || b"), false, "but never two"),
+        ("Bash(git push)", call("Bash", json!({"command": 7})), false, "a command that is not a string"),
+        ("Bash(git push)", call("Bash", json!({})), false, "no command"),
+        // Path specifiers (T-5).
+        ("Edit(src/**)", edit("Edit", "/home/u/project/src/a/b.rs"), true, "under the directory"),
+        ("Edit(src/**)", edit("Write", "/home/u/project/src/new.rs"), true, "Write to a new file under it"),
+        ("Edit(src/**)", edit("Edit", "/home/u/project/srcx/a.rs"), false, "a sibling with a longer name"),
+        ("Edit(src/**)", edit("Edit", "/home/u/project/src/../okrs/q.md"), false, "`..` is resolved first"),
+        ("Edit(src/**)", edit("Edit", "/home/u/other/src/a.rs"), false, "another project"),
+        ("Edit(src/**)", edit("Edit", "src/a.rs"), true, "relative to the working directory"),
+        ("Edit(src/**)", edit("Edit", "../project/src/a.rs"), true, "climbing back in"),
+        ("Edit(/src/*.rs)", edit("Edit", "/home/u/project/src/a.rs"), true, "/ is the project root"),
+        ("Edit(/src/*.rs)", edit("Edit", "/home/u/project/src/a/b.rs"), false, "* stays in one segment"),
+        (
+            "Edit(./docs)",
+            edit("Edit", "/home/u/project/docs/x/y.md"),
+            true,
+            "a directory grants what is under it",
+        ),
+        ("Edit(*.md)", edit("Edit", "/home/u/project/a/b/c.md"), true, "no slash: any depth"),
+        ("Edit(*.md)", edit("Edit", "/tmp/c.md"), false, "but inside the project only"),
+        ("Read(//etc/hosts)", edit("Read", "/etc/hosts"), true, "// is absolute"),
+        ("Read(//etc/hosts)", edit("Read", "/etc/hosts2"), false, "exact file"),
+        ("Read(//etc/*)", edit("Read", "/etc/x/../hosts"), true, "normalised before matching"),
+        ("Edit(src/**)", edit("Edit", "/home/u/project/../project/src/a.rs"), true, "normalised inside"),
+        (
+            "Edit(src/**)",
+            call("Edit", json!({"file_path": ["src/a.rs"]})),
+            false,
+            "a path that is not a string",
+        ),
+        ("Edit(src/?.rs)", edit("Edit", "/home/u/project/src/é.rs"), true, "? is one character"),
+        ("Edit(src/?.rs)", edit("Edit", "/home/u/project/src/ab.rs"), false, "and only one"),
+        ("Grep(src)", call("Grep", json!({"pattern": "x", "path": "src"})), true, "Grep's path"),
+        ("Grep(src)", call("Grep", json!({"pattern": "x"})), false, "Grep without a path searches the cwd"),
+        // WebFetch (T-7).
+        (
+            "WebFetch(domain:example.com)",
+            call("WebFetch", json!({"url": "https://example.com/a"})),
+            true,
+            "host",
+        ),
+        (
+            "WebFetch(domain:example.com)",
+            call("WebFetch", json!({"url": "https://EXAMPLE.com:443"})),
+            true,
+            "case, port",
+        ),
+        (
+            "WebFetch(domain:example.com)",
+            call("WebFetch", json!({"url": "https://example.com.evil.io/"})),
+            false,
+            "a longer host",
+        ),
+        (
+            "WebFetch(domain:example.com)",
+            call("WebFetch", json!({"url": "https://example.com@evil.io/"})),
+            false,
+            "userinfo",
+        ),
+        (
+            "WebFetch(domain:example.com)",
+            call("WebFetch", json!({"url": "ftp://example.com/"})),
+            false,
+            "not http",
+        ),
+        (
+            "WebFetch(domain:example.com)",
+            call("WebFetch", json!({"url": "https://evil.io/?example.com"})),
+            false,
+            "in the query",
+        ),
+        // Agent (T-8).
+        ("Agent(Explore)", call("Agent", json!({"subagent_type": "Explore"})), true, "the subagent type"),
+        (
+            "Agent(Explore)",
+            call("Task", json!({"subagent_type": "Explore"})),
+            true,
+            "Task is Agent's old name",
+        ),
+        ("Agent(Explore)", call("Agent", json!({"prompt": "p"})), false, "no type is general-purpose"),
+        ("Agent(general-purpose)", call("Agent", json!({"prompt": "p"})), true, "as Claude Code defaults it"),
+        // A specifier never grants a different tool.
+        ("Bash(npm test)", edit("Edit", "npm test"), false, "another tool"),
+    ];
+    for (rule, use_, expected, why) in rows {
+        let parsed = ToolRule::parse(rule).unwrap_or_else(|e| panic!("{rule}: {e}"));
+        assert_eq!(parsed.grants(&use_), expected, "{rule} vs {use_:?}: {why}");
+    }
+}
+
+#[test]
+fn rules_warden_cannot_read_exactly_are_refused() {
+    let rows = [
+        ("", "empty"),
+        ("Bash(", "unclosed"),
+        ("Bash(npm test", "unclosed"),
+        ("Bash(a)b)", "text after the specifier"),
+        ("Bash(a(b)", "unbalanced"),
+        ("Bash()", "empty specifier"),
+        ("Bash( )", "blank specifier"),
+        ("Bash( npm test)", "leading space"),
+        ("Bash(npm *:*)", "star inside a legacy prefix"),
+        ("Edit(~/x)", "home paths"),
+        ("Edit(src/[ab].rs)", "character classes"),
+        ("Edit(!src)", "negation"),
+        ("Edit(src/{a,b})", "braces"),
+        ("Edit(src\\a)", "escapes"),
+        ("Edit(src/../okrs)", "`..` in a pattern"),
+        ("Edit(src//a)", "empty segment"),
+        ("Edit(src/a**)", "** inside a segment"),
+        ("WebFetch(example.com)", "domain: is required"),
+        ("WebFetch(domain:)", "empty domain"),
+        ("WebFetch(domain:a/b)", "a path is no domain"),
+        ("WebSearch(q)", "a specifier Warden cannot compare"),
+        ("mcp__github(x)", "an MCP rule with a specifier"),
+        ("mcp__", "no server"),
+        ("mcp__a b", "space in a server"),
+        ("mcp__a__b*", "a partial wildcard"),
+        ("Agent(a b)", "a space in an agent type"),
+        ("1Bash", "a name starts with a letter"),
+        ("Ba sh", "space in a name"),
+        ("Bash\n", "control characters"),
+        ("Bash\u{200b}", "invisible characters"),
+        ("*", "a bare star"),
+    ];
+    for (rule, why) in rows {
+        assert!(ToolRule::parse(rule).is_err(), "`{}` should be refused: {why}", rule.escape_debug());
+    }
+    assert!(ToolRule::parse(&format!("Bash({})", "a".repeat(600))).is_err(), "over the length limit");
+}
+
+#[test]
+fn a_call_is_shown_as_the_rule_that_would_grant_it() {
+    assert_eq!(bash("git push origin").to_string(), "Bash(git push origin)");
+    assert_eq!(edit("Edit", "/home/u/project/okrs/q.md").to_string(), "Edit(okrs/q.md)");
+    assert_eq!(edit("Read", "/etc/hosts").to_string(), "Read(//etc/hosts)");
+    assert_eq!(call("WebFetch", json!({"url": "https://a.io/x"})).to_string(), "WebFetch(domain:a.io)");
+    assert_eq!(ToolUse::named("Read").to_string(), "Read");
+    assert_eq!(bash("a\nb").to_string(), "Bash(a\\nb)", "control characters are escaped");
+}
+
+#[test]
+fn rules_and_offered_tools_are_compared_by_name() {
+    let rules: Vec<ToolRule> = ["Read", "Bash(npm test:*)", "WebFetch(domain:a.io)", "mcp__github"]
+        .iter()
+        .map(|r| ToolRule::parse(r).unwrap())
+        .collect();
+    let offered: Vec<String> =
+        ["Read", "Grep", "Bash", "Write", "Task"].iter().map(|s| (*s).to_owned()).collect();
+    let d = super::rules::compare_offered(&rules, &offered);
+    assert_eq!(d.offered_not_granted, ["Write"], "Grep is in Read's family; Bash has a rule; Task spawns");
+    assert_eq!(d.granted_not_offered, ["WebFetch(domain:a.io)"], "MCP rules are not compared");
+}
+
+proptest! {
+    /// A call shown as a rule is granted by that rule (when it is one command with no
+    /// operators), and by the bare tool rule.
+    #[test]
+    fn the_shown_rule_grants_the_call(words in proptest::collection::vec("[a-z0-9=.-]{1,8}", 1..5)) {
+        let use_ = bash(&words.join(" "));
+        let rule = ToolRule::parse(&use_.to_string()).unwrap();
+        prop_assert!(rule.grants(&use_));
+        prop_assert!(ToolRule::parse("Bash").unwrap().grants(&use_));
+    }
+
+    /// Whatever is appended after an operator, a prefix rule never grants it.
+    #[test]
+    fn no_operator_smuggles_a_second_command(
+        tail in "[a-z][ -~]{0,20}",
+        op in prop::sample::select(vec![";", "&&", "||", "|", "&", "\n", "$(", "`", ">", "<"]),
+    ) {
+        let rule = ToolRule::parse("Bash(npm test:*)").unwrap();
+        let command = format!("npm test {op}{tail}");
+        prop_assert!(!rule.grants(&bash(&command)));
+    }
+
+    /// Parsing never panics, and a rule that parses grants nothing to a tool it does not name.
+    #[test]
+    fn parsing_any_text_is_total(text in "\\PC{0,40}") {
+        if let Ok(rule) = ToolRule::parse(&text) {
+            prop_assert!(!rule.grants(&ToolUse::named("NoSuchTool_zz")) || text == "NoSuchTool_zz");
+        }
+    }
+
+    /// Path rules: a path outside the project is never granted by a project-relative rule.
+    #[test]
+    fn project_rules_stay_in_the_project(segments in proptest::collection::vec("[a-z.]{1,4}", 1..6)) {
+        let path = format!("/elsewhere/{}", segments.join("/"));
+        for rule in ["Edit(**)", "Edit(*)", "Edit(/)", "Edit(*.md)"] {
+            if let Ok(rule) = ToolRule::parse(rule) {
+                prop_assert!(!rule.grants(&edit("Edit", &path)), "{rule} granted {path}");
+            }
+        }
+    }
+}
