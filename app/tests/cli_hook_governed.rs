@@ -211,12 +211,12 @@ fn tool_rules_deny_what_a_manifest_does_not_grant_and_shadow_mode_records_it() {
         allowed(&hook(&p, &fixture(name)));
     }
     let planner = Some(("agent-planner-1", "planner"));
-    let search = tool(&p, "WebSearch", json!({"query": "q"}), planner);
+    let search = tool(&p, "WebFetch", json!({"url": "https://example.com/x"}), planner);
     let reason = deny_reason(&hook(&p, &search));
     assert!(
         reason.contains("tool rules layer 1 (tool_not_allowed)")
             && reason.contains("planner")
-            && reason.contains("WebSearch"),
+            && reason.contains("WebFetch(domain:example.com)"),
         "{reason}"
     );
     allowed(&hook(&p, &tool(&p, "Read", json!({"file_path": "x.md"}), planner)));
@@ -244,7 +244,7 @@ fn tool_rules_deny_what_a_manifest_does_not_grant_and_shadow_mode_records_it() {
     let rows = shadow["would_deny"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{shadow}");
     assert_eq!(rows[0]["agent_type"], "planner");
-    assert_eq!(rows[0]["tool"], "WebSearch");
+    assert_eq!(rows[0]["tool"], "WebFetch(domain:example.com)");
     assert_eq!(rows[0]["code"], "tool_not_allowed");
     assert_eq!(rows[0]["count"], 1);
 }

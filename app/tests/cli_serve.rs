@@ -980,10 +980,14 @@ fn a_relative_path_resolves_against_the_clients_working_directory() {
     assert_eq!(served.0, 0, "{served:?}");
     assert!(served.1.starts_with("ALLOW  MANAGER -> PREPARATION"), "{served:?}");
     let result = run_in(&sub, &["result", "validate", "../valid.json", "--server", &socket], &[]);
-    // `result validate` has no --config: from a directory without the project's configuration
-    // the server cannot tell the project, and the verdict is invalid (V-16).
-    assert_eq!(result.0, 1, "{result:?}");
-    assert!(result.2.contains("server_config_mismatch"), "{result:?}");
+    // `result validate` has no --config: the project's configuration is found upward from the
+    // subdirectory (N-1), so the server knows the project (V-16).
+    assert_eq!(result.0, 0, "{result:?}");
+    assert!(result.1.starts_with("VALID"), "{result:?}");
+    let outside = run_in(p.dir.path(), &["result", "validate", "project/valid.json", "--server", &socket], &[]);
+    // Outside any project the server cannot tell which one asks: invalid, never valid (V-16).
+    assert_eq!(outside.0, 1, "{outside:?}");
+    assert!(outside.2.contains("server_config_mismatch"), "{outside:?}");
     let direct_store = p.dir.path().join("direct").display().to_string();
     let mut direct_args = vec!["--store", direct_store.as_str()];
     direct_args.extend(args);
