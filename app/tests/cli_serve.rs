@@ -984,7 +984,8 @@ fn a_relative_path_resolves_against_the_clients_working_directory() {
     // subdirectory (N-1), so the server knows the project (V-16).
     assert_eq!(result.0, 0, "{result:?}");
     assert!(result.1.starts_with("VALID"), "{result:?}");
-    let outside = run_in(p.dir.path(), &["result", "validate", "project/valid.json", "--server", &socket], &[]);
+    let outside =
+        run_in(p.dir.path(), &["result", "validate", "project/valid.json", "--server", &socket], &[]);
     // Outside any project the server cannot tell which one asks: invalid, never valid (V-16).
     assert_eq!(outside.0, 1, "{outside:?}");
     assert!(outside.2.contains("server_config_mismatch"), "{outside:?}");
