@@ -88,7 +88,10 @@ fn parse_into(
             })
             .collect::<Result<Vec<_>, _>>()?;
         seen.insert(agent_type.clone(), (path.to_owned(), line));
-        into.insert(agent_type, Manifest { can_spawn, max_spawn_depth: entry.max_spawn_depth, tools });
+        into.insert(
+            agent_type,
+            Manifest { can_spawn, max_spawn_depth: entry.max_spawn_depth, tools: tools.into() },
+        );
     }
     Ok(())
 }

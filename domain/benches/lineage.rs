@@ -5,7 +5,7 @@ use std::hint::black_box;
 
 use agentwarden_domain::governance::Name;
 use agentwarden_domain::lineage::{
-    AgentIdentifier, Manifest, Manifests, ToolCall, ToolRule, ToolUse, authorize, walk,
+    AgentIdentifier, Manifest, Manifests, ToolCall, ToolRule, ToolRuleSet, ToolUse, authorize, walk,
 };
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -18,7 +18,7 @@ fn unreachable_name(why: &str) -> ! {
     panic!("bench setup: {why}")
 }
 
-fn rules(texts: &[&str]) -> Vec<ToolRule> {
+fn rules(texts: &[&str]) -> ToolRuleSet {
     texts.iter().map(|t| ToolRule::parse(t).unwrap_or_else(|e| unreachable_name(&e.to_string()))).collect()
 }
 

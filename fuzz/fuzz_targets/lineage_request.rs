@@ -13,7 +13,7 @@ use agentwarden_domain::governance::Name;
 use agentwarden_domain::verdict::Decision;
 use libfuzzer_sys::fuzz_target;
 
-fn rules(texts: &[&str]) -> Vec<ToolRule> {
+fn rules(texts: &[&str]) -> agentwarden_domain::lineage::ToolRuleSet {
     texts.iter().map(|t| ToolRule::parse(t).expect("a valid rule")).collect()
 }
 
@@ -54,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
         let authorization = authorize(&request.call, &m);
         if authorization.decision == Decision::Allow {
             let call = &request.call;
-            let may = |a: &AgentIdentifier| m.get(&a.agent_type).is_some_and(|x| granted(&x.tools, &call.tool));
+            let may = |a: &AgentIdentifier| m.get(&a.agent_type).is_some_and(|x| granted(x.tools.rules(), &call.tool));
             assert!(may(&call.agent), "capability: {text}");
             assert!(call.lineage.iter().all(may), "delegation: {text}");
             assert!(reference_walk(&call.lineage, &m), "lineage: {text}");

@@ -30,7 +30,7 @@ pub(super) fn check_tool_rules(config: &Config, manifests: &Manifests, checks: &
             }
             Value::List(items) => items.into_iter().map(|s| s.text.trim().to_owned()).collect(),
         };
-        let mut d = compare_offered(&manifest.tools, &offered);
+        let mut d = compare_offered(manifest.tools.rules(), &offered);
         if !manifest.can_spawn.is_empty() {
             d.granted_not_offered.clear();
         }

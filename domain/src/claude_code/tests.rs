@@ -178,7 +178,9 @@ fn the_lineage_follows_started_agents_to_the_root() {
 fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
     use crate::lineage::{Manifest, Manifests, ToolRule};
     let main = Name::new("main").unwrap();
-    let rules = |texts: &[&str]| texts.iter().map(|t| ToolRule::parse(t).unwrap()).collect::<Vec<_>>();
+    let rules = |texts: &[&str]| {
+        texts.iter().map(|t| ToolRule::parse(t).unwrap()).collect::<crate::lineage::ToolRuleSet>()
+    };
     let manifests = Manifests::from([
         (
             main.clone(),

@@ -16,7 +16,8 @@ pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest, parse_lineage_request, parse_tool_call};
 pub use rules::{
-    Argument, Disagreement, MAX_RULE_LEN, RuleError, ToolPath, ToolRule, ToolUse, compare_offered, granted,
+    Argument, Disagreement, MAX_RULE_LEN, RuleError, ToolPath, ToolRule, ToolRuleSet, ToolUse,
+    compare_offered, granted,
 };
 pub use walk::{LineageVerdict, Pair, walk};
 

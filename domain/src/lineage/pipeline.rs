@@ -14,7 +14,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{AgentIdentifier, Manifests};
-use super::rules::granted;
 use super::walk::{LineageVerdict, Pair, walk};
 use crate::governance::show;
 use crate::verdict::{Code, Decision, Verdict};
@@ -122,7 +121,7 @@ fn capability(call: &ToolCall, manifests: &Manifests) -> Verdict {
     let agent = &call.agent;
     match manifests.get(&agent.agent_type) {
         None => Verdict::fail("unknown_agent", format!("agent type {} has no manifest", agent.agent_type)),
-        Some(m) if granted(&m.tools, &call.tool) => Verdict::pass("the agent's manifest grants the tool"),
+        Some(m) if m.tools.grants(&call.tool) => Verdict::pass("the agent's manifest grants the tool"),
         Some(_) => Verdict::fail(
             "tool_not_allowed",
             format!("{}'s manifest has no rule granting {}", agent.agent_type, show(&call.tool.to_string())),
@@ -147,7 +146,7 @@ fn delegation(call: &ToolCall, manifests: &Manifests) -> Verdict {
                     format!("ancestor {} ({}) has no manifest", show(&ancestor.id), ancestor.agent_type);
                 return Verdict::fail("unknown_ancestor", why);
             }
-            Some(m) if !granted(&m.tools, &call.tool) => {
+            Some(m) if !m.tools.grants(&call.tool) => {
                 let why = format!(
                     "ancestor {} ({}) has no rule granting {}: a child cannot gain it by being spawned",
                     show(&ancestor.id),

@@ -222,6 +222,30 @@ fn rules_and_offered_tools_are_compared_by_name() {
 }
 
 proptest! {
+    /// The indexed set answers exactly as a scan of every rule does.
+    #[test]
+    fn the_indexed_set_agrees_with_the_scan(
+        picks in proptest::collection::vec(0_usize..14, 0..10),
+        tool in prop::sample::select(vec![
+            "Read", "Grep", "Glob", "Edit", "Write", "MultiEdit", "Bash", "WebFetch", "Agent", "Task",
+            "mcp__github__get_issue", "mcp__gitlab__x", "read", "NotebookEdit",
+        ]),
+        command in "[a-z ]{0,12}",
+    ) {
+        let pool = [
+            "Read", "Edit(src/**)", "Write", "Bash(npm test:*)", "Bash", "mcp__github", "mcp__github__get_issue",
+            "WebFetch(domain:a.io)", "Agent(Explore)", "Task", "Grep(src)", "read", "Read(//etc/*)", "mcp__gitlab__*",
+        ];
+        let rules: Vec<ToolRule> = picks.iter().map(|&i| ToolRule::parse(pool[i]).unwrap()).collect();
+        let input = json!({
+            "command": command, "file_path": "/home/u/project/src/a.rs", "path": "src",
+            "url": "https://a.io/", "subagent_type": "Explore", "notebook_path": "src/n.ipynb",
+        });
+        let use_ = call(tool, input);
+        let set = super::rules::ToolRuleSet::new(rules.clone());
+        prop_assert_eq!(set.grants(&use_), super::rules::granted(&rules, &use_));
+    }
+
     /// A call shown as a rule is granted by that rule (when it is one command with no
     /// operators), and by the bare tool rule.
     #[test]
