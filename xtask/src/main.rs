@@ -1,6 +1,7 @@
 //! `cargo xtask ci | bench | demo | fuzz | mutants | torture | claude-code`: the project's automation, in Rust, with no dependencies.
 
 mod bench;
+mod bench_server;
 mod ci;
 mod claude_code;
 mod demo;
@@ -16,7 +17,8 @@ const USAGE: &str =
     "usage: cargo xtask <ci | bench | demo | fuzz | mutants | torture | claude-code | claude-code-install>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, docs with warnings
           denied, benches compiled
-  bench   run the criterion benches and print one summary table
+  bench   run the criterion benches and print one summary table; `bench server`: only the
+          resident service's rows, beside direct mode
   demo    run warden on the bundled example with a fresh embedded store
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
   mutants [app] [ARGS…] cargo mutants over the domain crate (or the app's decision paths);

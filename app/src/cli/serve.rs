@@ -138,8 +138,11 @@ pub(super) async fn serve(
         ))
     })?;
     let listener = bind(&socket, args.socket_mode)?;
-    let decide =
-        decider(Decider { warden: warden.clone(), location: location.clone(), config: config_path.clone() })?;
+    let decide = decider(Decider {
+        warden: warden.deferring(),
+        location: location.clone(),
+        config: config_path.clone(),
+    })?;
     let (stopping, stop) = watch::channel(false);
     let server = Arc::new(Server {
         warden,
@@ -190,6 +193,7 @@ pub(super) async fn serve(
     if drained.is_err() {
         tracing::warn!("the drain timeout passed with requests still in flight");
     }
+    save_records(&server.warden).await;
     tracing::info!(served = server.served.load(Ordering::Relaxed), "stopped");
     Ok(EXIT_OK)
 }
@@ -391,8 +395,19 @@ struct Decider {
     config: Option<PathBuf>,
 }
 
-/// Starts the decider (V-7): one thread that takes the hook requests one at a time, in the
-/// order they came, as direct mode takes them one process at a time under the store's lock.
+/// Starts the decider (V-7): one thread that takes the hook requests in the order they came,
+/// as direct mode takes them one process at a time under the store's lock.
+///
+/// V-26 (group commit): it takes every request already waiting (at most [`QUEUE`]), decides
+/// them one after another with its events appended deferred ([`Warden::deferring`]), makes
+/// them all durable with one [`agentwarden_ports::EventStore::sync`], and only then sends
+/// the answers — an answer never leaves before its event is durable, and one flush serves the
+/// whole group. An answer that recorded nothing waits for the same sync: it may rest on the
+/// group's earlier events (the session index they rewrote).
+///
+/// V-28: a failed sync leaves it unknown what reached the disk: every answer of the group, and
+/// every later one, is exit 2 (`store_unavailable`) until the server is restarted and the store
+/// reopened and verified; nothing is decided from records that may not be on the log.
 fn decider(decider: Decider) -> Result<mpsc::Sender<Job>, Failure> {
     let (send, mut jobs) = mpsc::channel::<Job>(QUEUE);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -403,12 +418,47 @@ fn decider(decider: Decider) -> Result<mpsc::Sender<Job>, Failure> {
         .name("decider".into())
         .spawn(move || {
             runtime.block_on(async {
-                while let Some(job) = jobs.recv().await {
-                    if job.reply.is_closed() {
-                        continue;
+                let mut group = Vec::with_capacity(QUEUE);
+                let mut broken: Option<String> = None;
+                let mut saved = Instant::now();
+                while jobs.recv_many(&mut group, QUEUE).await > 0 {
+                    let mut answers = Vec::with_capacity(group.len());
+                    let mut stored = false;
+                    for job in group.drain(..) {
+                        if job.reply.is_closed() {
+                            continue;
+                        }
+                        let answer = match &broken {
+                            Some(why) => HookAnswer::failed(why.clone()),
+                            None => {
+                                let (answer, asked) = hook(&decider, job.config.as_deref(), &job.input).await;
+                                stored |= asked;
+                                answer
+                            }
+                        };
+                        answers.push((job.reply, answer));
                     }
-                    let answer = hook(&decider, job.config.as_deref(), &job.input).await;
-                    let _ = job.reply.send(answer);
+                    if stored
+                        && broken.is_none()
+                        && let Err(e) = decider.warden.event_store().sync().await
+                    {
+                        tracing::error!(error = %e, "the group's events could not be made durable");
+                        broken = Some(format!(
+                            "store_unavailable: the server could not make its log durable ({e}); restart \
+                             `warden serve`"
+                        ));
+                    }
+                    for (reply, answer) in answers {
+                        let answer = match &broken {
+                            Some(why) => HookAnswer::failed(why.clone()),
+                            None => answer,
+                        };
+                        let _ = reply.send(answer);
+                    }
+                    if stored && broken.is_none() && saved.elapsed() >= SAVE_RECORDS_EVERY {
+                        save_records(&decider.warden).await;
+                        saved = Instant::now();
+                    }
                 }
             });
         })
@@ -416,37 +466,127 @@ fn decider(decider: Decider) -> Result<mpsc::Sender<Job>, Failure> {
     Ok(send)
 }
 
-/// How many hook requests may wait for the decider.
+/// How many hook requests may wait for the decider, and the largest group it commits at once.
 const QUEUE: usize = 256;
 
-/// Decides one hook event (V-1, V-3).
-async fn hook(server: &Decider, config: Option<&str>, input: &str) -> HookAnswer {
+/// V-27: how often, at most, the decider saves the records (a cache of a fold over the log,
+/// rebuilt from the log when lost): a restarted server folds at most this much of the log
+/// again. Saved after the group's answers are sent, never on their way.
+const SAVE_RECORDS_EVERY: Duration = Duration::from_secs(1);
+
+/// Saves the records as they stand (best effort; V-27).
+async fn save_records(warden: &Warden) {
+    match warden.records().await {
+        Ok(state) => warden.save_records_now(&state).await,
+        Err(e) => tracing::warn!(error = %e, "the records could not be saved"),
+    }
+}
+
+/// Decides one hook event (V-1, V-3), and says whether the store was asked. V-30: what
+/// `before_store` decides (a tool call nothing governs, in a session whose index covers it) is
+/// answered from the hook's own files and the configuration alone: the event store is never
+/// called for it, not even for the group's sync.
+async fn hook(server: &Decider, config: Option<&str>, input: &str) -> (HookAnswer, bool) {
     let theirs = config.map(PathBuf::from);
     if theirs != server.config {
         let name = |p: &Option<PathBuf>| {
             p.as_ref().map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()))
         };
-        return HookAnswer::failed(format!(
+        let why = format!(
             "server_config_mismatch: the hook's configuration is {} but this server decides with {}; \
              point the hook at the server of its project",
             name(&theirs),
             name(&server.config)
-        ));
+        );
+        return (HookAnswer::failed(why), false);
     }
     let config = match Config::load(server.config.as_deref()) {
         Ok(config) => config,
-        Err(e) => return HookAnswer::failed(format!("config_invalid: {e}")),
+        Err(e) => return (HookAnswer::failed(format!("config_invalid: {e}")), false),
     };
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
     match crate::before_store(&config, &storage, input) {
-        crate::Pre::Done(done) => done,
-        crate::Pre::Store { .. } => server.warden.with_config(config).hook_with(input, &storage).await,
+        crate::Pre::Done(done) => (done, false),
+        crate::Pre::Store { .. } => (server.warden.with_config(config).hook_with(input, &storage).await, true),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::sync::atomic::AtomicUsize;
+
+    use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
+    use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+
+    /// A store that fails every call, and counts them.
+    #[derive(Default)]
+    struct Refusing {
+        calls: AtomicUsize,
+    }
+
+    impl Refusing {
+        fn refuse<T>(&self) -> Result<T, StoreError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            Err(StoreError::Unavailable { reason: "the test's store refuses every call".into() })
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for Refusing {
+        async fn append(&self, _: Expected, _: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.refuse()
+        }
+        async fn append_deferred(&self, _: Expected, _: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.refuse()
+        }
+        async fn sync(&self) -> Result<(), StoreError> {
+            self.refuse()
+        }
+        async fn read(&self, _: u64, _: usize) -> Result<Vec<StoredRecord>, StoreError> {
+            self.refuse()
+        }
+        async fn head(&self) -> Result<Head, StoreError> {
+            self.refuse()
+        }
+    }
+
+    /// Item 6, V-30: through the decider (the group loop included), a tool call nothing governs
+    /// in a session its index covers is answered without one call to the event store; the same
+    /// call in a session without an index goes to the store (here: exit 2).
+    #[test]
+    fn a_tool_call_nothing_governs_is_answered_without_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("agentwarden.toml");
+        std::fs::write(&config, "[claude_code]\nmain_persona = \"main\"\n").unwrap();
+        let config = std::fs::canonicalize(config).unwrap();
+        let location = StoreLocation::Embedded(dir.path().join("audit"));
+        let storage = HookStorage::for_store(Some(&location), dir.path());
+        let index = crate::SessionIndex { session: "covered".into(), ..crate::SessionIndex::default() };
+        storage.write_index(&index).unwrap();
+        let store = Arc::new(Refusing::default());
+        let warden = Warden::builder().event_store(store.clone()).build().unwrap();
+        let decide = decider(Decider { warden: warden.deferring(), location, config: Some(config.clone()) })
+            .unwrap_or_else(|f| panic!("{}", f.reason));
+        let ask = |session: &str| {
+            let input = serde_json::json!({
+                "session_id": session, "hook_event_name": "PreToolUse", "cwd": dir.path(),
+                "tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": {"command": "ls"},
+            });
+            let (reply, answer) = oneshot::channel();
+            let job = Job { config: Some(config.display().to_string()), input: input.to_string(), reply };
+            decide.blocking_send(job).unwrap();
+            answer.blocking_recv().unwrap()
+        };
+        for _ in 0..3 {
+            assert_eq!(ask("covered"), HookAnswer { exit_code: 0, stdout: None, stderr: None });
+        }
+        assert_eq!(store.calls.load(Ordering::SeqCst), 0, "the store was never called");
+        let uncovered = ask("uncovered");
+        assert_eq!(uncovered.exit_code, crate::HOOK_FAILED, "{uncovered:?}");
+        assert!(store.calls.load(Ordering::SeqCst) > 0, "without an index the store decides");
+    }
 
     #[test]
     fn a_link_or_a_fifo_planted_at_the_lock_is_refused_and_its_target_left_alone() {
