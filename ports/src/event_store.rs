@@ -104,7 +104,11 @@ pub trait EventStore: Send + Sync {
     /// durable together (the resident service's group commit): it must not let anything
     /// outside the process rely on the batch before `sync` returns. A store whose appends are
     /// durable anyway keeps this default.
-    async fn append_deferred(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
+    async fn append_deferred(
+        &self,
+        expected: Expected,
+        batch: Vec<EventDraft>,
+    ) -> Result<Appended, StoreError> {
         self.append(expected, batch).await
     }
 

@@ -121,7 +121,8 @@ pub async fn empty_batch_is_refused<S: EventStore + ?Sized>(store: &S) {
 pub async fn deferred_appends_are_read_at_once_and_synced_together<S: EventStore + ?Sized>(store: &S) {
     store.sync().await.unwrap();
     for i in 1..=5u64 {
-        let appended = store.append_deferred(Expected::Any, vec![note(&format!("deferred {i}"))]).await.unwrap();
+        let appended =
+            store.append_deferred(Expected::Any, vec![note(&format!("deferred {i}"))]).await.unwrap();
         assert_eq!((appended.first_seq, appended.head.seq), (i, i));
         assert_eq!(store.head().await.unwrap(), appended.head);
         assert_eq!(store.read(i, 1).await.unwrap().len(), 1, "readable before the sync");

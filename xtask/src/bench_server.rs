@@ -45,7 +45,9 @@ impl Server {
         if events > 0 {
             exec(Command::new(bin.join("examples").join("build_log")).arg(events.to_string()).arg(&store))?;
         }
-        exec(Command::new(warden).args(["--store", &at, "seal", "--config", CONFIG]).env_remove("CLAUDECODE"))?;
+        exec(
+            Command::new(warden).args(["--store", &at, "seal", "--config", CONFIG]).env_remove("CLAUDECODE"),
+        )?;
         exec(
             Command::new(warden)
                 .args(["--store", &at, "approve", "--ref", "GATE-BENCH"])
@@ -166,7 +168,9 @@ fn concurrent(warden: &Path, server: &Server, clients: u64, rounds: u64) -> Resu
             let (warden, args) = (warden.to_path_buf(), args.clone());
             std::thread::spawn(move || {
                 (0..rounds)
-                    .map(|r| one_hook(&warden, &args, &spawn_event(1_000_000 + c * 1000 + r, "bench-concurrent")?))
+                    .map(|r| {
+                        one_hook(&warden, &args, &spawn_event(1_000_000 + c * 1000 + r, "bench-concurrent")?)
+                    })
                     .collect::<Result<Vec<f64>, String>>()
             })
         })
@@ -283,10 +287,8 @@ fn show(result: &Result<(f64, &'static str), String>) -> String {
 
 /// The server rows: builds what they need, measures, prints.
 pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
-    let large: u64 = std::env::var("AGENTWARDEN_BENCH_DECISIONS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1_000_000);
+    let large: u64 =
+        std::env::var("AGENTWARDEN_BENCH_DECISIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
     let spawn = write_input("spawn", &spawn_event(1, "bench-session")?)?;
     let bash = write_input("bash", &bash_event("bench-session")?)?;
 
@@ -311,17 +313,20 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     );
 
     let empty = Server::start(warden, bin, "empty", 0)?;
-    let via = WholeProcess { name: "serve-spawn", args: empty.hook_args(), stdin: Some(&spawn), env: KILL_SWITCH };
+    let via =
+        WholeProcess { name: "serve-spawn", args: empty.hook_args(), stdin: Some(&spawn), env: KILL_SWITCH };
     let via_empty = time_warden(warden, &via);
     // The first `Bash` call of the session writes its index; the rest take the fast path.
     one_hook(warden, &empty.hook_args(), &bash_event("bench-session")?)?;
-    let via = WholeProcess { name: "serve-bash", args: empty.hook_args(), stdin: Some(&bash), env: KILL_SWITCH };
+    let via =
+        WholeProcess { name: "serve-bash", args: empty.hook_args(), stdin: Some(&bash), env: KILL_SWITCH };
     let bash_empty = time_warden(warden, &via);
     let crowd = concurrent(warden, &empty, 20, 10);
     empty.stop();
 
     let big = Server::start(warden, bin, "1m", 1_000_000)?;
-    let via = WholeProcess { name: "serve-spawn-1m", args: big.hook_args(), stdin: Some(&spawn), env: KILL_SWITCH };
+    let via =
+        WholeProcess { name: "serve-spawn-1m", args: big.hook_args(), stdin: Some(&spawn), env: KILL_SWITCH };
     let via_big = time_warden(warden, &via);
     big.stop();
 
@@ -377,7 +382,12 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
                 "",
                 None,
             );
-            row("20 concurrent `warden hook` Agent: p99", &format!("{p99:.2} ms"), "≤ 20 ms", Some(p99 <= 20.0));
+            row(
+                "20 concurrent `warden hook` Agent: p99",
+                &format!("{p99:.2} ms"),
+                "≤ 20 ms",
+                Some(p99 <= 20.0),
+            );
         }
         Err(e) => row("20 concurrent `warden hook`", &format!("not measured: {e}"), "", None),
     }

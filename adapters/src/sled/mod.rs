@@ -463,7 +463,11 @@ impl EventStore for SledEventStore {
         self.durable(appended).await
     }
 
-    async fn append_deferred(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
+    async fn append_deferred(
+        &self,
+        expected: Expected,
+        batch: Vec<EventDraft>,
+    ) -> Result<Appended, StoreError> {
         self.write(expected, &batch)
     }
 

@@ -242,8 +242,8 @@ pub(super) fn through_server(begun: Begun, out: &mut dyn Write) -> Result<u8, Fa
     }
     let config = super::serve::config_file(args.config.as_deref()).map_err(hook_failed)?;
     let config = config.map(|p| p.to_string_lossy().into_owned());
-    let left =
-        u64::try_from(started.elapsed().as_millis()).map_or(0, |spent| args.deadline_ms.saturating_sub(spent));
+    let left = u64::try_from(started.elapsed().as_millis())
+        .map_or(0, |spent| args.deadline_ms.saturating_sub(spent));
     let answer = super::client::hook(&socket, uid, config, input, left);
     answer_with(answer, &settled, args.deadline_ms, out)
 }

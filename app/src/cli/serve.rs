@@ -409,61 +409,61 @@ struct Decider {
 /// every later one, is exit 2 (`store_unavailable`) until the server is restarted and the store
 /// reopened and verified; nothing is decided from records that may not be on the log.
 fn decider(decider: Decider) -> Result<mpsc::Sender<Job>, Failure> {
-    let (send, mut jobs) = mpsc::channel::<Job>(QUEUE);
+    let (send, jobs) = mpsc::channel::<Job>(QUEUE);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::usage(format!("cannot start the decider: {e}")))?;
     std::thread::Builder::new()
         .name("decider".into())
-        .spawn(move || {
-            runtime.block_on(async {
-                let mut group = Vec::with_capacity(QUEUE);
-                let mut broken: Option<String> = None;
-                let mut saved = Instant::now();
-                while jobs.recv_many(&mut group, QUEUE).await > 0 {
-                    let mut answers = Vec::with_capacity(group.len());
-                    let mut stored = false;
-                    for job in group.drain(..) {
-                        if job.reply.is_closed() {
-                            continue;
-                        }
-                        let answer = match &broken {
-                            Some(why) => HookAnswer::failed(why.clone()),
-                            None => {
-                                let (answer, asked) = hook(&decider, job.config.as_deref(), &job.input).await;
-                                stored |= asked;
-                                answer
-                            }
-                        };
-                        answers.push((job.reply, answer));
-                    }
-                    if stored
-                        && broken.is_none()
-                        && let Err(e) = decider.warden.event_store().sync().await
-                    {
-                        tracing::error!(error = %e, "the group's events could not be made durable");
-                        broken = Some(format!(
-                            "store_unavailable: the server could not make its log durable ({e}); restart \
-                             `warden serve`"
-                        ));
-                    }
-                    for (reply, answer) in answers {
-                        let answer = match &broken {
-                            Some(why) => HookAnswer::failed(why.clone()),
-                            None => answer,
-                        };
-                        let _ = reply.send(answer);
-                    }
-                    if stored && broken.is_none() && saved.elapsed() >= SAVE_RECORDS_EVERY {
-                        save_records(&decider.warden).await;
-                        saved = Instant::now();
-                    }
-                }
-            });
-        })
+        .spawn(move || runtime.block_on(decide(&decider, jobs)))
         .map_err(|e| Failure::usage(format!("cannot start the decider: {e}")))?;
     Ok(send)
+}
+
+/// The decider's loop (V-26, V-28): until every sender is gone.
+async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
+    let mut group = Vec::with_capacity(QUEUE);
+    let mut broken: Option<String> = None;
+    let mut saved = Instant::now();
+    while jobs.recv_many(&mut group, QUEUE).await > 0 {
+        let mut answers = Vec::with_capacity(group.len());
+        let mut stored = false;
+        for job in group.drain(..) {
+            if job.reply.is_closed() {
+                continue;
+            }
+            let answer = match &broken {
+                Some(why) => HookAnswer::failed(why.clone()),
+                None => {
+                    let (answer, asked) = hook(decider, job.config.as_deref(), &job.input).await;
+                    stored |= asked;
+                    answer
+                }
+            };
+            answers.push((job.reply, answer));
+        }
+        if stored
+            && broken.is_none()
+            && let Err(e) = decider.warden.event_store().sync().await
+        {
+            tracing::error!(error = %e, "the group's events could not be made durable");
+            broken = Some(format!(
+                "store_unavailable: the server could not make its log durable ({e}); restart `warden serve`"
+            ));
+        }
+        for (reply, answer) in answers {
+            let answer = match &broken {
+                Some(why) => HookAnswer::failed(why.clone()),
+                None => answer,
+            };
+            let _ = reply.send(answer);
+        }
+        if stored && broken.is_none() && saved.elapsed() >= SAVE_RECORDS_EVERY {
+            save_records(&decider.warden).await;
+            saved = Instant::now();
+        }
+    }
 }
 
 /// How many hook requests may wait for the decider, and the largest group it commits at once.
@@ -507,7 +507,9 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str) -> (HookAnswe
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
     match crate::before_store(&config, &storage, input) {
         crate::Pre::Done(done) => (done, false),
-        crate::Pre::Store { .. } => (server.warden.with_config(config).hook_with(input, &storage).await, true),
+        crate::Pre::Store { .. } => {
+            (server.warden.with_config(config).hook_with(input, &storage).await, true)
+        }
     }
 }
 
@@ -552,16 +554,107 @@ mod tests {
         }
     }
 
+    /// A memory store that counts its syncs, each of which takes a while.
+    #[derive(Default)]
+    struct Counting {
+        inner: crate::MemoryEventStore,
+        syncs: AtomicUsize,
+        deferred: AtomicUsize,
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for Counting {
+        async fn append(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.inner.append(e, b).await
+        }
+        async fn append_deferred(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.deferred.fetch_add(1, Ordering::SeqCst);
+            self.inner.append(e, b).await
+        }
+        async fn sync(&self) -> Result<(), StoreError> {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.syncs.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+        async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+            self.inner.read(from, limit).await
+        }
+        async fn head(&self) -> Result<Head, StoreError> {
+            self.inner.head().await
+        }
+    }
+
+    /// A project with a configuration and nothing else, and its store's location.
+    fn bare_project(dir: &Path) -> (PathBuf, StoreLocation) {
+        let config = dir.join("agentwarden.toml");
+        std::fs::write(&config, "[claude_code]\nmain_persona = \"main\"\n").unwrap();
+        (std::fs::canonicalize(config).unwrap(), StoreLocation::Embedded(dir.join("audit")))
+    }
+
+    /// V-26: the requests waiting when the decider looks are decided in order, their events
+    /// appended deferred, made durable by one sync, and answered only after it.
+    #[test]
+    fn waiting_requests_share_one_sync_and_are_answered_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, location) = bare_project(dir.path());
+        let store = Arc::new(Counting::default());
+        let warden = Warden::builder().event_store(store.clone()).build().unwrap();
+        let decider = Decider { warden: warden.deferring(), location, config: Some(config.clone()) };
+        let (send, jobs) = mpsc::channel::<Job>(QUEUE);
+        let answers: Vec<_> = (0..10)
+            .map(|n| {
+                let input = serde_json::json!({
+                    "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Task",
+                    "tool_use_id": format!("toolu_{n}"), "tool_input": {"subagent_type": "planner"},
+                });
+                let (reply, answer) = oneshot::channel();
+                let job = Job { config: Some(config.display().to_string()), input: input.to_string(), reply };
+                send.try_send(job).unwrap();
+                answer
+            })
+            .collect();
+        drop(send);
+        let synced = Arc::clone(&store);
+        let loop_ = std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(decide(&decider, jobs));
+        });
+        for answer in answers {
+            let answer = answer.blocking_recv().unwrap();
+            assert_eq!(synced.syncs.load(Ordering::SeqCst), 1, "no answer before the sync");
+            assert!(answer.stdout.unwrap().contains("deny"), "no persona files: a recorded deny");
+        }
+        loop_.join().unwrap();
+        assert_eq!(store.syncs.load(Ordering::SeqCst), 1, "one sync for the group");
+        assert_eq!(store.deferred.load(Ordering::SeqCst), 10, "every decision appended deferred");
+        let records = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(store.inner.read(1, 100))
+            .unwrap();
+        let ids: Vec<String> = records
+            .iter()
+            .map(|r| agentwarden_domain::audit::Envelope::parse(r).unwrap().payload.get().to_owned())
+            .map(|p| {
+                serde_json::from_str::<serde_json::Value>(&p).unwrap()["tool_use_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(ids, (0..10).map(|n| format!("toolu_{n}")).collect::<Vec<_>>(), "in arrival order");
+    }
+
     /// Item 6, V-30: through the decider (the group loop included), a tool call nothing governs
     /// in a session its index covers is answered without one call to the event store; the same
     /// call in a session without an index goes to the store (here: exit 2).
     #[test]
     fn a_tool_call_nothing_governs_is_answered_without_the_store() {
         let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("agentwarden.toml");
-        std::fs::write(&config, "[claude_code]\nmain_persona = \"main\"\n").unwrap();
-        let config = std::fs::canonicalize(config).unwrap();
-        let location = StoreLocation::Embedded(dir.path().join("audit"));
+        let (config, location) = bare_project(dir.path());
         let storage = HookStorage::for_store(Some(&location), dir.path());
         let index = crate::SessionIndex { session: "covered".into(), ..crate::SessionIndex::default() };
         storage.write_index(&index).unwrap();
