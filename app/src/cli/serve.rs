@@ -137,6 +137,12 @@ pub(super) async fn serve(
             location.describe()
         ))
     })?;
+    // V-33: the records are caught up (and saved) before the socket is bound: on a log whose
+    // records were never saved (a store filled by direct-mode commands that do not read them)
+    // the first request would otherwise fold the whole log within its own deadline.
+    if let Err(e) = warden.records().await {
+        tracing::warn!(error = %e, "the records cannot be caught up; every decision that needs them fails");
+    }
     let listener = bind(&socket, args.socket_mode)?;
     let decide = decider(Decider {
         warden: warden.deferring(),
