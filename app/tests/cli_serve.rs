@@ -721,7 +721,8 @@ fn saved_records(store: &Path) -> (Option<u64>, u64) {
     runtime.block_on(async {
         let store = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(store)).unwrap();
         let saved = store.read_projection(agentwarden::RECORDS_PROJECTION).await.unwrap();
-        let saved = saved.map(|bytes| serde_json::from_slice::<Value>(&bytes).unwrap()["head"]["seq"].as_u64().unwrap());
+        let saved = saved
+            .map(|bytes| serde_json::from_slice::<Value>(&bytes).unwrap()["head"]["seq"].as_u64().unwrap());
         (saved, store.head().await.unwrap().seq)
     })
 }
