@@ -280,7 +280,7 @@ impl Warden {
     }
 
     /// Appends one event, timed by the clock and signed by this Warden's actor. Returns once
-    /// the event is durable (with [`Warden::deferring`]: once it is written).
+    /// the event is durable (deferring, as the resident service's decider: once it is written).
     pub async fn record(
         &self,
         correlation: Correlation,
