@@ -303,11 +303,19 @@ impl Warden {
     }
 
     /// Rewrites the session's index from the records as last caught up (H-24; best effort).
+    /// V-32: only when what it says (its head aside) is not what is there already: a decision
+    /// that changed nothing about the session costs a read, not a create and a rename.
     async fn write_index(&self, session: &str, storage: &HookStorage) {
         let Ok(state) = self.records().await else { return };
         let quarantined =
             state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
         let index = SessionIndex::of(session, state.head.seq, quarantined, &state.session(session));
+        if storage
+            .read_index(session)
+            .is_some_and(|there| SessionIndex { head: index.head, ..there } == index)
+        {
+            return;
+        }
         if let Err(e) = storage.write_index(&index) {
             tracing::debug!(error = %e, "the session index could not be written");
         }
@@ -861,6 +869,35 @@ mod tests {
         assert_eq!(agent_root(&root, Some(&text(&root.join("sub")))), None, "a subdirectory");
         assert_eq!(agent_root(&root, Some("wt")), None, "relative");
         assert_eq!(agent_root(&root, None), None);
+    }
+
+    /// V-32: an index that says what the records say is left as it is (the same file); one
+    /// that says anything else (here: an agent listed as tracked) is rewritten.
+    #[tokio::test]
+    async fn the_index_is_rewritten_only_when_what_it_says_changed() {
+        use std::os::unix::fs::MetadataExt;
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = warden(store.clone());
+        let dir = tempfile::tempdir().unwrap();
+        let storage = HookStorage::new(dir.path());
+        const BASH: &str = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash",
+            "tool_use_id":"t2","tool_input":{"command":"ls"}}"#;
+        assert_eq!(warden.hook_with(BASH, &storage).await.exit_code, 0);
+        let written = storage.read_index("s").unwrap();
+        let path = dir.path().join("sessions/s.json");
+        let inode = std::fs::metadata(&path).unwrap().ino();
+        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        warden.record(Correlation::default(), &note).await.unwrap();
+        assert_eq!(warden.hook_with(BASH, &storage).await.exit_code, 0);
+        assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode, "nothing changed: not rewritten");
+        assert_eq!(storage.read_index("s"), Some(written.clone()));
+        let mut forged = written.clone();
+        forged.tracked.insert("agent-x".into(), "coder".into());
+        storage.write_index(&forged).unwrap();
+        assert_eq!(warden.hook_with(BASH, &storage).await.exit_code, 0);
+        let now = storage.read_index("s").unwrap();
+        assert!(now.tracked.is_empty(), "the forged entry is gone: {now:?}");
+        assert!(now.head > written.head);
     }
 
     #[tokio::test]

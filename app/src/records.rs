@@ -141,6 +141,13 @@ impl Warden {
     /// `start` caught up with the log, its signatures checked, kept in memory (H-3).
     async fn catch_up(&self, start: HookState) -> Result<HookState, WardenError> {
         let mut state = start;
+        // V-31: at the head (same seq, same hash: the same chain) there is nothing to fold: the
+        // resident service, the log's only writer, decides without reading the log.
+        if state.head.seq > 0 && self.store.head().await? == state.head {
+            self.check_signatures(&mut state).await;
+            self.remember(&state);
+            return Ok(state);
+        }
         if state.head.seq > 0 {
             let on_log = self.store.read(state.head.seq, 1).await?;
             if on_log.first().is_none_or(|r| r.seq != state.head.seq || r.hash != state.head.hash) {
@@ -204,6 +211,15 @@ impl Warden {
     }
 
     async fn save_records(&self, state: &HookState) {
+        if self.deferred {
+            return;
+        }
+        self.save_records_now(state).await;
+    }
+
+    /// Saves the records in the state store now (best effort), deferring or not: the resident
+    /// service's decider calls it once its events are durable (V-27).
+    pub(crate) async fn save_records_now(&self, state: &HookState) {
         let Some(store) = &self.state else { return };
         match serde_json::to_vec(state) {
             Ok(bytes) => {

@@ -75,6 +75,9 @@ pub struct Warden {
     /// K-15: whether the saved projection may be the records' starting point (else they are
     /// folded from the log's first event when this process holds none in memory).
     pub(crate) saved_start: bool,
+    /// V-25: events are appended deferred and the records not saved; whoever set this makes
+    /// them durable ([`EventStore::sync`]) before anyone relies on them.
+    pub(crate) deferred: bool,
     actor: Actor,
 }
 
@@ -220,6 +223,7 @@ impl WardenBuilder {
             records: Arc::default(),
             verified: Arc::default(),
             saved_start: true,
+            deferred: false,
             actor,
         })
     }
@@ -268,6 +272,13 @@ impl Warden {
         Warden { files, config: Arc::new(config), ..self.clone() }
     }
 
+    /// V-25: the same Warden, appending deferred and leaving the records unsaved: the resident
+    /// service's decider, which makes a group of decisions durable with one
+    /// [`EventStore::sync`] before it sends their answers, and saves the records itself.
+    pub(crate) fn deferring(&self) -> Warden {
+        Warden { deferred: true, ..self.clone() }
+    }
+
     /// The same Warden, recording as another actor.
     pub fn with_actor(&self, actor: Actor) -> Warden {
         Warden { actor, ..self.clone() }
@@ -279,7 +290,7 @@ impl Warden {
     }
 
     /// Appends one event, timed by the clock and signed by this Warden's actor. Returns once
-    /// the event is durable.
+    /// the event is durable (deferring, as the resident service's decider: once it is written).
     pub async fn record(
         &self,
         correlation: Correlation,
@@ -297,7 +308,11 @@ impl Warden {
     ) -> Result<Appended, WardenError> {
         let draft = EventDraft::new(self.clock.now(), self.actor.clone(), correlation, event)
             .map_err(|e| WardenError::Event(e.to_string()))?;
-        let appended = self.store.append(expected, vec![draft]).await?;
+        let appended = if self.deferred {
+            self.store.append_deferred(expected, vec![draft]).await?
+        } else {
+            self.store.append(expected, vec![draft]).await?
+        };
         tracing::debug!(seq = appended.head.seq, event_type = event.event_type(), "recorded");
         Ok(appended)
     }

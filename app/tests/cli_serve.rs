@@ -1243,3 +1243,30 @@ async fn the_server_folds_the_log_and_is_not_misled_by_a_forged_saved_projection
     assert!(served.1.contains("pipelineRunApproved is boolean false"), "{served:?}");
     drop(server);
 }
+
+/// The saved records of the store at `store` (the server stopped): their head seq, and the log's.
+fn saved_records(store: &Path) -> (Option<u64>, u64) {
+    use agentwarden_ports::{EventStore, StateStore};
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let store = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(store)).unwrap();
+        let saved = store.read_projection(agentwarden::RECORDS_PROJECTION).await.unwrap();
+        let saved = saved
+            .map(|bytes| serde_json::from_slice::<Value>(&bytes).unwrap()["head"]["seq"].as_u64().unwrap());
+        (saved, store.head().await.unwrap().seq)
+    })
+}
+
+/// V-33: on a store whose records were never saved (`seal` and `approve` record without folding
+/// the log), the server folds and saves them before it answers at all: killed with SIGKILL the
+/// moment its socket answers, it has saved them at the log's head.
+#[test]
+fn the_server_catches_the_records_up_before_it_answers() {
+    let p = project();
+    approve(&p);
+    let (saved, head) = saved_records(&p.store);
+    assert_eq!((saved, head), (None, 2), "the direct commands saved no records");
+    let server = Server::start(&p, true);
+    server.kill();
+    assert_eq!(saved_records(&p.store), (Some(2), 2));
+}

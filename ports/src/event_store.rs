@@ -105,6 +105,27 @@ pub trait EventStore: Send + Sync {
     /// Returns only once the batch is as durable as the store promises.
     async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError>;
 
+    /// [`EventStore::append`] that may return before the batch is durable: it is sealed and
+    /// written, readable by this process at once, and made durable by the next
+    /// [`EventStore::sync`] (V-25). For a caller that answers many requests and makes them
+    /// durable together (the resident service's group commit): it must not let anything
+    /// outside the process rely on the batch before `sync` returns. A store whose appends are
+    /// durable anyway keeps this default.
+    async fn append_deferred(
+        &self,
+        expected: Expected,
+        batch: Vec<EventDraft>,
+    ) -> Result<Appended, StoreError> {
+        self.append(expected, batch).await
+    }
+
+    /// Returns once everything appended so far, deferred or not, is durable (V-25). An error
+    /// means some of it may be lost: the store refuses further appends (poisoned) until it is
+    /// reopened.
+    async fn sync(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// Up to `limit` records from `from` (inclusive) on, in order.
     async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError>;
 
@@ -142,6 +163,14 @@ macro_rules! forward_event_store {
         impl<T: EventStore + ?Sized> EventStore for $($wrapper)::+<T> {
             async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
                 (**self).append(expected, batch).await
+            }
+
+            async fn append_deferred(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
+                (**self).append_deferred(expected, batch).await
+            }
+
+            async fn sync(&self) -> Result<(), StoreError> {
+                (**self).sync().await
             }
 
             async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {

@@ -35,6 +35,7 @@ where
     reads_ranges_in_order(&fresh()).await;
     expected_head_is_enforced(&fresh()).await;
     empty_batch_is_refused(&fresh()).await;
+    deferred_appends_are_read_at_once_and_synced_together(&fresh()).await;
     concurrent_appends_at_one_head_exactly_one_conflicts(Arc::new(fresh())).await;
     many_concurrent_appenders_stay_gapless(Arc::new(fresh()), 8, 1000).await;
 }
@@ -112,6 +113,31 @@ pub async fn expected_head_is_enforced<S: EventStore + ?Sized>(store: &S) {
 pub async fn empty_batch_is_refused<S: EventStore + ?Sized>(store: &S) {
     assert_eq!(store.append(Expected::Any, vec![]).await.unwrap_err(), StoreError::EmptyBatch);
     assert_eq!(store.head().await.unwrap(), Head::EMPTY);
+}
+
+/// V-25: deferred appends take their seq, head and chain as plain ones do, in order with them,
+/// are read back at once, keep the expected-head check, and `sync` then returns (with nothing
+/// pending too).
+pub async fn deferred_appends_are_read_at_once_and_synced_together<S: EventStore + ?Sized>(store: &S) {
+    store.sync().await.unwrap();
+    for i in 1..=5u64 {
+        let appended =
+            store.append_deferred(Expected::Any, vec![note(&format!("deferred {i}"))]).await.unwrap();
+        assert_eq!((appended.first_seq, appended.head.seq), (i, i));
+        assert_eq!(store.head().await.unwrap(), appended.head);
+        assert_eq!(store.read(i, 1).await.unwrap().len(), 1, "readable before the sync");
+    }
+    let plain = store.append(Expected::Head(5), vec![note("plain")]).await.unwrap();
+    assert_eq!(plain.head.seq, 6);
+    let err = store.append_deferred(Expected::Head(5), vec![note("stale")]).await.unwrap_err();
+    assert_eq!(err, StoreError::Conflict { expected: 5, actual: 6 });
+    let batch = vec![note("a"), note("b")];
+    assert_eq!(store.append_deferred(Expected::Head(6), batch).await.unwrap().head.seq, 8);
+    store.sync().await.unwrap();
+    store.sync().await.unwrap();
+    let records = read_all(store, 3).await;
+    assert_eq!(records.len(), 8);
+    assert_eq!(verify(&records).unwrap(), store.head().await.unwrap());
 }
 
 /// Two appends racing at one expected head: exactly one wins, the other gets `Conflict`.

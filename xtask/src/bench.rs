@@ -1,7 +1,8 @@
 //! `cargo xtask bench`: runs the criterion benches, times `warden gate` and `warden hook` (a
 //! spawn, and the fast path of a tool call nothing governs on an empty and a 1M-event store) as
 //! whole processes, and prints one summary table: each figure beside its baseline from the
-//! same run, the ratio, and the target.
+//! same run, the ratio, and the target. Then the resident service's rows (`bench_server`;
+//! `cargo xtask bench server` runs only those).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -120,7 +121,7 @@ const LIMITS: [(&str, &str, &str, f64); 10] = [
     ("signed_approval", "verify_record", "verify one signed approval (issue 21)", 100_000.0),
 ];
 
-fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::current_dir().unwrap_or_default().join("target"))
@@ -145,7 +146,7 @@ fn median_ns(group: &str, function: &str) -> Result<f64, String> {
     number.parse().map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn exec(command: &mut Command) -> Result<(), String> {
+pub(crate) fn exec(command: &mut Command) -> Result<(), String> {
     let status = command.status().map_err(|e| format!("cannot run {command:?}: {e}"))?;
     if status.success() { Ok(()) } else { Err(format!("{command:?} failed: {status}")) }
 }
@@ -161,16 +162,16 @@ fn human_ns(ns: f64) -> String {
 
 /// One whole-process measurement: `warden ARGS` (with `stdin` from a file, if given) under
 /// `env`.
-struct WholeProcess<'a> {
-    name: &'a str,
-    args: Vec<String>,
-    stdin: Option<&'a str>,
-    env: (&'a str, &'a str),
+pub(crate) struct WholeProcess<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) args: Vec<String>,
+    pub(crate) stdin: Option<&'a str>,
+    pub(crate) env: (&'a str, &'a str),
 }
 
 /// Median wall time of a whole `warden` process, in ms: hyperfine when it is installed, else
 /// 30 timed runs of our own.
-fn time_warden(warden: &Path, run: &WholeProcess<'_>) -> Result<(f64, &'static str), String> {
+pub(crate) fn time_warden(warden: &Path, run: &WholeProcess<'_>) -> Result<(f64, &'static str), String> {
     let has_hyperfine = Command::new("hyperfine").arg("--version").output().is_ok_and(|o| o.status.success());
     if has_hyperfine {
         let json = target_dir().join(format!("hyperfine-{}.json", run.name));
@@ -410,7 +411,32 @@ fn print_peaks(peaks: &[Vec<Vec<Peak>>]) {
     }
 }
 
+/// Builds the release binaries the whole-process rows run.
+fn build_release() -> Result<PathBuf, String> {
+    exec(Command::new(cargo()).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "agentwarden",
+        "--bin",
+        "warden",
+        "-p",
+        "agentwarden-adapters",
+        "--example",
+        "build_log",
+        "--example",
+        "raw_scan",
+    ]))?;
+    Ok(target_dir().join("release"))
+}
+
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    // `cargo xtask bench server`: only the resident service's rows (with direct mode beside).
+    if args.first().map(String::as_str) == Some("server") {
+        let bin = build_release()?;
+        return crate::bench_server::run(&bin.join("warden"), &bin);
+    }
     let memory = target_dir().join("criterion").join("verify-memory.txt");
     let _ = std::fs::create_dir_all(memory.parent().unwrap_or(Path::new(".")));
     for bench in ["event_store", "fleet_store", "snapshot"] {
@@ -434,22 +460,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 .args(args),
         )?;
     }
-    exec(Command::new(cargo()).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "agentwarden",
-        "--bin",
-        "warden",
-        "-p",
-        "agentwarden-adapters",
-        "--example",
-        "build_log",
-        "--example",
-        "raw_scan",
-    ]))?;
-    let bin = target_dir().join("release");
+    let bin = build_release()?;
     let warden = bin.join("warden");
     let gate = time_warden_gate(&warden);
     let hook = time_warden_hook(&warden);
@@ -570,5 +581,5 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         println!("fresh-process peak RSS: not measured (no /usr/bin/time; apt-get install time)");
     }
     print_peaks(&peaks);
-    Ok(())
+    crate::bench_server::run(&warden, &bin)
 }

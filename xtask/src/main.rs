@@ -2,6 +2,7 @@
 //! project's automation, in Rust, with no dependencies.
 
 mod bench;
+mod bench_server;
 mod ci;
 mod claude_code;
 mod demo;
@@ -18,7 +19,8 @@ const USAGE: &str =
     "usage: cargo xtask <ci | bench | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, the README's
           commands, docs with warnings denied, benches compiled, cargo deny
-  bench   run the criterion benches and print one summary table
+  bench   run the criterion benches and print one summary table; `bench server`: only the
+          resident service's rows, beside direct mode
   demo    run warden on the bundled example with a fresh embedded store
   readme  run every ```sh block of README.md, as written, in a temporary copy of the repository
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded

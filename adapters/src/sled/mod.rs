@@ -7,7 +7,9 @@
 //! - **Durability .** An append returns only after sled's `flush()`, which on Linux is
 //!   `sync_file_range` — it survives a killed process, not necessarily a power cut.
 //!   [`Durability::Fsync`] also calls `fsync` on the log file.
-//! - **Group commit.** Concurrent appenders share one flush (see `group_commit`).
+//! - **Group commit.** Concurrent appenders share one flush (see `group_commit`). A caller
+//!   that groups its own appends (the resident service) appends them deferred, without
+//!   waiting, and then calls `sync` once: one flush for the group (V-25).
 //! - **Opening.** A path that does not exist is created. A path that exists must be an
 //!   Agent Warden event store whose first event is seq 1 and whose head verifies against the
 //!   event before it; otherwise opening fails — a store is never silently recreated. sled
@@ -466,6 +468,18 @@ impl EventStore for SledEventStore {
         self.durable(appended).await
     }
 
+    async fn append_deferred(
+        &self,
+        expected: Expected,
+        batch: Vec<EventDraft>,
+    ) -> Result<Appended, StoreError> {
+        self.write(expected, &batch)
+    }
+
+    async fn sync(&self) -> Result<(), StoreError> {
+        self.durable_up_to(self.inner.written.load(Ordering::Acquire)).await
+    }
+
     async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
         let store = self.clone();
         tokio::task::spawn_blocking(move || store.read_blocking(from, limit))
@@ -488,6 +502,12 @@ impl EventStore for SledEventStore {
 impl SledEventStore {
     /// Returns `appended` once it is durable (group commit).
     async fn durable(&self, appended: Appended) -> Result<Appended, StoreError> {
+        self.durable_up_to(appended.head.seq).await?;
+        Ok(appended)
+    }
+
+    /// Returns once every event up to `seq` is durable (group commit).
+    async fn durable_up_to(&self, seq: u64) -> Result<(), StoreError> {
         let inner = &self.inner;
         let flush = || {
             let inner = inner.clone();
@@ -497,8 +517,7 @@ impl SledEventStore {
                     .unwrap_or_else(|e| Err(format!("the flush task failed: {e}")))
             }
         };
-        inner.commit.wait_durable(appended.head.seq, &inner.written, flush).await?;
-        Ok(appended)
+        inner.commit.wait_durable(seq, &inner.written, flush).await
     }
 
     /// The files discarded when this handle opened the store (S-7, S-8): what a killed writer

@@ -22,7 +22,7 @@ use crate::{Config, Warden, WardenError};
 /// The variable Claude Code sets in the environment of the commands it runs.
 pub(crate) const CLAUDE_CODE_ENV: &str = "CLAUDECODE";
 
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub(super) struct HookArgs {
     /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
@@ -145,47 +145,69 @@ fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr;
-/// so is an answer not ready within `--deadline-ms`. What needs no store is decided before it
-/// is opened (`crate::hook::before_store`: the quarantine marker, writes into protected paths,
-/// the fast path of H-24); a store that cannot be opened then gives the deny already known, or
-/// exit 2 (and quarantines the session at a stop, H-28).
-pub(super) async fn hook(
+/// `warden hook` once its input is read and its route chosen: the watchdog runs (H-10), and
+/// the server, if one is configured, is known (V-5).
+pub(super) struct Begun {
     args: HookArgs,
-    storage: impl FnOnce(&Config) -> crate::HookStorage,
-    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    let failed = |reason: String| Failure { code: HOOK_FAILED, reason };
+    started: std::time::Instant,
+    settled: Arc<AtomicBool>,
+    input: String,
+    loaded: Result<Config, crate::ConfigError>,
+    /// The server's socket and `[server] uid`, when one is configured.
+    server: Option<(PathBuf, Option<u32>)>,
+}
+
+impl Begun {
+    /// Whether a server decides (V-5): the thin client, which needs no runtime (V-29).
+    pub(super) fn is_client(&self) -> bool {
+        self.server.is_some()
+    }
+}
+
+fn hook_failed(reason: String) -> Failure {
+    Failure { code: HOOK_FAILED, reason }
+}
+
+/// Starts `warden hook`: the deadline's watchdog, stdin, the configuration, and which server
+/// (if any) decides. Synchronous, so that the thin client runs without a runtime (V-29).
+pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
     let started = std::time::Instant::now();
     let settled = Arc::new(AtomicBool::new(false));
     watchdog(args.deadline_ms, Arc::clone(&settled))
-        .map_err(|e| failed(format!("internal_error: cannot start the deadline watchdog: {e}")))?;
-    let answer =
-        |answer: crate::HookAnswer, out: &mut dyn Write| answer_with(answer, &settled, args.deadline_ms, out);
+        .map_err(|e| hook_failed(format!("internal_error: cannot start the deadline watchdog: {e}")))?;
     let mut input = String::new();
     let limit = u64::try_from(MAX_HOOK_INPUT).unwrap_or(u64::MAX).saturating_add(1);
     std::io::stdin()
         .take(limit)
         .read_to_string(&mut input)
-        .map_err(|e| failed(format!("hook_input_invalid: cannot read stdin: {e}")))?;
-    // V-5, V-6: with a server configured, it decides; this process opens no store.
-    let explicit = super::client::explicit_server(args.server.as_deref()).map_err(failed)?;
+        .map_err(|e| hook_failed(format!("hook_input_invalid: cannot read stdin: {e}")))?;
+    let explicit = super::client::explicit_server(args.server.as_deref()).map_err(hook_failed)?;
     let loaded = Config::load(args.config.as_deref());
     // V-12: `[server] uid` applies whichever way the socket was named.
     let uid = loaded.as_ref().ok().and_then(|c| c.server_uid);
-    if let Some(socket) = explicit.or_else(|| loaded.as_ref().ok().and_then(|c| c.server.clone())) {
-        // A configuration that cannot be read cannot say which server to trust.
-        if let Err(e) = &loaded {
-            return Err(failed(format!("config_invalid: {e}")));
-        }
-        let config = super::serve::config_file(args.config.as_deref()).map_err(failed)?;
-        let config = config.map(|p| p.to_string_lossy().into_owned());
-        let left = u64::try_from(started.elapsed().as_millis())
-            .map_or(0, |spent| args.deadline_ms.saturating_sub(spent));
-        return answer(super::client::hook(&socket, uid, config, input, left), out);
+    let server = explicit.or_else(|| loaded.as_ref().ok().and_then(|c| c.server.clone())).map(|s| (s, uid));
+    Ok(Begun { args, started, settled, input, loaded, server })
+}
+
+/// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr;
+/// so is an answer not ready within `--deadline-ms`. With a server configured it asks the
+/// server ([`through_server`]); otherwise what needs no store is decided before it is opened
+/// (`crate::hook::before_store`: the quarantine marker, writes into protected paths, the fast
+/// path of H-24); a store that cannot be opened then gives the deny already known, or exit 2
+/// (and quarantines the session at a stop, H-28).
+pub(super) async fn hook(
+    begun: Begun,
+    storage: impl FnOnce(&Config) -> crate::HookStorage,
+    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    if begun.is_client() {
+        return through_server(begun, out);
     }
-    let config = loaded.map_err(|e| failed(format!("config_invalid: {e}")))?;
+    let Begun { args, settled, input, loaded, .. } = begun;
+    let answer =
+        |answer: crate::HookAnswer, out: &mut dyn Write| answer_with(answer, &settled, args.deadline_ms, out);
+    let config = loaded.map_err(|e| hook_failed(format!("config_invalid: {e}")))?;
     let storage = storage(&config);
     let fallback = match crate::before_store(&config, &storage, &input) {
         crate::Pre::Done(done) => return answer(done, out),
@@ -210,6 +232,25 @@ pub(super) async fn hook(
     }
     let decided = warden.hook_with(&input, &storage).await;
     answer(decided, out)
+}
+
+/// V-5, V-6: with a server configured, it decides; this process opens no store. Synchronous:
+/// the thin client needs no runtime (V-29).
+pub(super) fn through_server(begun: Begun, out: &mut dyn Write) -> Result<u8, Failure> {
+    let Begun { args, started, settled, input, loaded, server } = begun;
+    let Some((socket, uid)) = server else {
+        return Err(hook_failed("internal_error: no server to ask".to_owned()));
+    };
+    // A configuration that cannot be read cannot say which server to trust.
+    if let Err(e) = &loaded {
+        return Err(hook_failed(format!("config_invalid: {e}")));
+    }
+    let config = super::serve::config_file(args.config.as_deref()).map_err(hook_failed)?;
+    let config = config.map(|p| p.to_string_lossy().into_owned());
+    let left = u64::try_from(started.elapsed().as_millis())
+        .map_or(0, |spent| args.deadline_ms.saturating_sub(spent));
+    let answer = super::client::hook(&socket, uid, config, input, left);
+    answer_with(answer, &settled, args.deadline_ms, out)
 }
 
 /// Writes the answer unless the watchdog settled first (it is then ending the process with

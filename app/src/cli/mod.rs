@@ -207,7 +207,6 @@ impl From<std::io::Error> for Failure {
 
 /// Runs `warden` with the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
-    init_tracing();
     let parsed =
         help::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let (cli, json) = match parsed {
@@ -237,6 +236,27 @@ pub fn main() -> ExitCode {
             std::process::exit(i32::from(crate::HOOK_FAILED));
         }));
     }
+    // V-29: `warden hook` reads its input and picks its route before anything else starts: the
+    // thin client asks the server without a runtime or a log subscriber (it logs nothing).
+    let mut begun = None;
+    if let Command::Hook(args) = &cli.command {
+        match hook::begin(args.clone()) {
+            Err(f) => return fail(&Failure { code: crate::HOOK_FAILED, reason: f.reason }),
+            Ok(client) if client.is_client() => {
+                let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+                let answered = hook::through_server(client, &mut stdout).and_then(|code| {
+                    stdout.flush()?;
+                    Ok(code)
+                });
+                return match answered {
+                    Ok(code) => ExitCode::from(code),
+                    Err(f) => fail(&Failure { code: crate::HOOK_FAILED, reason: f.reason }),
+                };
+            }
+            Ok(direct) => begun = Some(direct),
+        }
+    }
+    init_tracing();
     // The server decides on one thread while others read and write frames.
     let runtime = if matches!(cli.command, Command::Serve(_)) {
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
@@ -252,7 +272,7 @@ pub fn main() -> ExitCode {
     };
     let _file_size_limit = survive_file_size_limit(&runtime);
     let mut stdout = Counted { inner: std::io::BufWriter::new(std::io::stdout().lock()), written: false };
-    let result = runtime.block_on(run(cli, &mut stdout)).and_then(|code| {
+    let result = runtime.block_on(run(cli, begun, &mut stdout)).and_then(|code| {
         stdout.flush()?;
         Ok(code)
     });
@@ -344,7 +364,7 @@ fn init_tracing() {
     let _ = tracing_subscriber::registry().with(layer).with(filter).try_init();
 }
 
-async fn run(mut cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
+async fn run(mut cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Result<u8, Failure> {
     // V-13: a served command with a server configured is the server's to answer.
     if let Some(route) = served::route(&mut cli.command)? {
         return served::forward(cli.command, route, out).await;
@@ -369,11 +389,12 @@ async fn run(mut cli: Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             let create = command.writes();
             audit::run(command, || stores.open_plain(create), out).await
         }
-        Command::Hook(args) => {
+        Command::Hook(_) => {
+            let begun = begun.ok_or_else(|| Failure::usage("internal_error: the hook was not begun"))?;
             let storage = |config: &crate::Config| {
                 crate::HookStorage::for_store(stores.location(Some(config)).ok().as_ref(), &config.root)
             };
-            hook::hook(args, storage, |config| stores.open(config, true), out).await
+            hook::hook(begun, storage, |config| stores.open(config, true), out).await
         }
         Command::Release(args) => {
             let storage = |config: &crate::Config| {

@@ -158,12 +158,13 @@ pub(super) async fn serve(
         ))
     })?;
     // K-15: a resident Warden folds its records from the log itself, never from the saved
-    // projection (which a process that can write the state store could have forged); done
-    // now, so the first decision does not wait for it. A failure here is met again, as a
-    // deny, by the decisions that need the records.
+    // projection (which a process that can write the state store could have forged). V-33:
+    // done (and saved) before the socket is bound, so that the first request does not fold
+    // the whole log within its own deadline. A failure here is met again, as a deny, by the
+    // decisions that need the records.
     let warden = warden.folding_from_log();
     if let Err(e) = warden.records().await {
-        tracing::warn!(error = %e, "the records could not be folded from the log");
+        tracing::warn!(error = %e, "the records cannot be folded from the log; every decision that needs them fails");
     }
     let listener = bind(&socket, args.socket_mode)?;
     let mut guarded: Vec<PathBuf> =
@@ -173,7 +174,7 @@ pub(super) async fn serve(
     }
     let host = super::served::Host { warden: warden.clone(), config: config_path.clone(), home, guarded };
     let decide = decider(Decider {
-        warden: warden.clone(),
+        warden: warden.deferring(),
         location: location.clone(),
         config: config_path.clone(),
         host,
@@ -228,6 +229,7 @@ pub(super) async fn serve(
     if drained.is_err() {
         tracing::warn!("the drain timeout passed with requests still in flight");
     }
+    save_records(&server.warden).await;
     tracing::info!(served = server.served.load(Ordering::Relaxed), "stopped");
     Ok(EXIT_OK)
 }
@@ -473,67 +475,151 @@ struct Decider {
     host: super::served::Host,
 }
 
-/// Starts the decider (V-7): one thread that takes the hook requests one at a time, in the
-/// order they came, as direct mode takes them one process at a time under the store's lock.
+/// Starts the decider (V-7): one thread that takes the hook requests in the order they came,
+/// as direct mode takes them one process at a time under the store's lock.
+///
+/// V-26 (group commit): it takes every request already waiting (at most [`QUEUE`]), decides
+/// them one after another with its events appended deferred ([`Warden::deferring`]), makes
+/// them all durable with one [`agentwarden_ports::EventStore::sync`], and only then sends
+/// the answers — an answer never leaves before its event is durable, and one flush serves the
+/// whole group. An answer that recorded nothing waits for the same sync: it may rest on the
+/// group's earlier events (the session index they rewrote).
+///
+/// V-28: a failed sync leaves it unknown what reached the disk: every answer of the group, and
+/// every later one, is exit 2 (`store_unavailable`) until the server is restarted and the store
+/// reopened and verified; nothing is decided from records that may not be on the log.
 fn decider(decider: Decider) -> Result<mpsc::Sender<Job>, Failure> {
-    let (send, mut jobs) = mpsc::channel::<Job>(QUEUE);
+    let (send, jobs) = mpsc::channel::<Job>(QUEUE);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::usage(format!("cannot start the decider: {e}")))?;
     std::thread::Builder::new()
         .name("decider".into())
-        .spawn(move || {
-            runtime.block_on(async {
-                while let Some(job) = jobs.recv().await {
-                    let job = match job {
-                        Job::Hook(job) => job,
-                        Job::Run(job) => {
-                            if !job.reply.is_closed() {
-                                let answer = super::served::decide(&decider.host, job.request).await;
-                                let _ = job.reply.send(answer);
-                            }
-                            continue;
-                        }
-                    };
-                    if job.reply.is_closed() {
-                        continue;
-                    }
-                    let answer = hook(&decider, job.config.as_deref(), &job.input, job.peer).await;
-                    let _ = job.reply.send(answer);
-                }
-            });
-        })
+        .spawn(move || runtime.block_on(decide(&decider, jobs)))
         .map_err(|e| Failure::usage(format!("cannot start the decider: {e}")))?;
     Ok(send)
 }
 
-/// How many hook requests may wait for the decider.
+/// An answer decided in the current group, sent once the group is durable (V-26).
+enum Decided {
+    Hook(oneshot::Sender<HookAnswer>, HookAnswer),
+    Run(oneshot::Sender<Answer>, Answer),
+}
+
+/// The decider's loop (V-26, V-28): until every sender is gone. A served command (V-13) is
+/// decided in its place in the group like a hook event; its events are appended by a Warden
+/// that does not defer, and its answer, too, leaves only after the group's sync.
+async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
+    let mut group = Vec::with_capacity(QUEUE);
+    let mut broken: Option<String> = None;
+    let mut saved = Instant::now();
+    while jobs.recv_many(&mut group, QUEUE).await > 0 {
+        let mut answers = Vec::with_capacity(group.len());
+        let mut stored = false;
+        for job in group.drain(..) {
+            match job {
+                Job::Hook(job) if job.reply.is_closed() => {}
+                Job::Run(job) if job.reply.is_closed() => {}
+                Job::Hook(job) => {
+                    let answer = match &broken {
+                        Some(why) => HookAnswer::failed(why.clone()),
+                        None => {
+                            let (answer, asked) =
+                                hook(decider, job.config.as_deref(), &job.input, job.peer).await;
+                            stored |= asked;
+                            answer
+                        }
+                    };
+                    answers.push(Decided::Hook(job.reply, answer));
+                }
+                Job::Run(job) => {
+                    let answer = match &broken {
+                        Some(why) => Answer::error("store_unavailable", why.clone()),
+                        None => {
+                            stored = true;
+                            super::served::decide(&decider.host, job.request).await
+                        }
+                    };
+                    answers.push(Decided::Run(job.reply, answer));
+                }
+            }
+        }
+        if stored
+            && broken.is_none()
+            && let Err(e) = decider.warden.event_store().sync().await
+        {
+            tracing::error!(error = %e, "the group's events could not be made durable");
+            broken = Some(format!(
+                "store_unavailable: the server could not make its log durable ({e}); restart `warden serve`"
+            ));
+        }
+        for decided in answers {
+            match (decided, &broken) {
+                (Decided::Hook(reply, _), Some(why)) => {
+                    let _ = reply.send(HookAnswer::failed(why.clone()));
+                }
+                (Decided::Hook(reply, answer), None) => {
+                    let _ = reply.send(answer);
+                }
+                (Decided::Run(reply, _), Some(why)) => {
+                    let _ = reply.send(Answer::error("store_unavailable", why.clone()));
+                }
+                (Decided::Run(reply, answer), None) => {
+                    let _ = reply.send(answer);
+                }
+            }
+        }
+        if stored && broken.is_none() && saved.elapsed() >= SAVE_RECORDS_EVERY {
+            save_records(&decider.warden).await;
+            saved = Instant::now();
+        }
+    }
+}
+
+/// How many hook requests may wait for the decider, and the largest group it commits at once.
 const QUEUE: usize = 256;
 
-/// Decides one hook event (V-1, V-3).
-async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) -> HookAnswer {
+/// V-27: how often, at most, the decider saves the records (a cache of a fold over the log,
+/// rebuilt from the log when lost): a restarted server folds at most this much of the log
+/// again. Saved after the group's answers are sent, never on their way.
+const SAVE_RECORDS_EVERY: Duration = Duration::from_secs(1);
+
+/// Saves the records as they stand (best effort; V-27).
+async fn save_records(warden: &Warden) {
+    match warden.records().await {
+        Ok(state) => warden.save_records_now(&state).await,
+        Err(e) => tracing::warn!(error = %e, "the records could not be saved"),
+    }
+}
+
+/// Decides one hook event (V-1, V-3), and says whether the store was asked. V-30: what
+/// `before_store` decides (a tool call nothing governs, in a session whose index covers it) is
+/// answered from the hook's own files and the configuration alone: the event store is never
+/// called for it, not even for the group's sync.
+async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) -> (HookAnswer, bool) {
     let theirs = config.map(PathBuf::from);
     if theirs != server.config {
         let name = |p: &Option<PathBuf>| {
             p.as_ref().map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()))
         };
-        return HookAnswer::failed(format!(
+        let why = format!(
             "server_config_mismatch: the hook's configuration is {} but this server decides with {}; \
              point the hook at the server of its project",
             name(&theirs),
             name(&server.config)
-        ));
+        );
+        return (HookAnswer::failed(why), false);
     }
     let config = match Config::load(server.config.as_deref()) {
         Ok(config) => config,
-        Err(e) => return HookAnswer::failed(format!("config_invalid: {e}")),
+        Err(e) => return (HookAnswer::failed(format!("config_invalid: {e}")), false),
     };
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
     match crate::before_store(&config, &storage, input) {
-        crate::Pre::Done(done) => done,
+        crate::Pre::Done(done) => (done, false),
         crate::Pre::Store { .. } => {
-            super::served::as_peer(&server.warden, config, &peer).hook_with(input, &storage).await
+            (super::served::as_peer(&server.warden, config, &peer).hook_with(input, &storage).await, true)
         }
     }
 }
@@ -541,6 +627,192 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::sync::atomic::AtomicUsize;
+
+    use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
+    use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+
+    /// A store that fails every call, and counts them.
+    #[derive(Default)]
+    struct Refusing {
+        calls: AtomicUsize,
+    }
+
+    impl Refusing {
+        fn refuse<T>(&self) -> Result<T, StoreError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            Err(StoreError::Unavailable { reason: "the test's store refuses every call".into() })
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for Refusing {
+        async fn append(&self, _: Expected, _: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.refuse()
+        }
+        async fn append_deferred(&self, _: Expected, _: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.refuse()
+        }
+        async fn sync(&self) -> Result<(), StoreError> {
+            self.refuse()
+        }
+        async fn read(&self, _: u64, _: usize) -> Result<Vec<StoredRecord>, StoreError> {
+            self.refuse()
+        }
+        async fn head(&self) -> Result<Head, StoreError> {
+            self.refuse()
+        }
+    }
+
+    /// A memory store that counts its syncs, each of which takes a while.
+    #[derive(Default)]
+    struct Counting {
+        inner: crate::MemoryEventStore,
+        syncs: AtomicUsize,
+        deferred: AtomicUsize,
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for Counting {
+        async fn append(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.inner.append(e, b).await
+        }
+        async fn append_deferred(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.deferred.fetch_add(1, Ordering::SeqCst);
+            self.inner.append(e, b).await
+        }
+        async fn sync(&self) -> Result<(), StoreError> {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.syncs.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+        async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+            self.inner.read(from, limit).await
+        }
+        async fn head(&self) -> Result<Head, StoreError> {
+            self.inner.head().await
+        }
+    }
+
+    /// The decider of a server on `warden`'s store deciding with `config`.
+    fn test_decider(warden: &Warden, location: StoreLocation, config: &Path) -> Decider {
+        let host = crate::cli::served::Host {
+            warden: warden.clone(),
+            config: Some(config.to_path_buf()),
+            home: std::env::current_dir().unwrap(),
+            guarded: Vec::new(),
+        };
+        Decider { warden: warden.deferring(), location, config: Some(config.to_path_buf()), host }
+    }
+
+    /// A hook request for the decider.
+    fn hook_job(config: &Path, input: &serde_json::Value, reply: oneshot::Sender<HookAnswer>) -> Job {
+        let peer = Actor::new("warden-serve peer uid=0 pid=1").unwrap();
+        Job::Hook(HookJob {
+            config: Some(config.display().to_string()),
+            input: input.to_string(),
+            peer,
+            reply,
+        })
+    }
+
+    /// A project with a configuration and nothing else, and its store's location.
+    fn bare_project(dir: &Path) -> (PathBuf, StoreLocation) {
+        let config = dir.join("agentwarden.toml");
+        std::fs::write(&config, "[claude_code]\nmain_persona = \"main\"\n").unwrap();
+        (std::fs::canonicalize(config).unwrap(), StoreLocation::Embedded(dir.join("audit")))
+    }
+
+    /// V-26: the requests waiting when the decider looks are decided in order, their events
+    /// appended deferred, made durable by one sync, and answered only after it.
+    #[test]
+    fn waiting_requests_share_one_sync_and_are_answered_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, location) = bare_project(dir.path());
+        let store = Arc::new(Counting::default());
+        let warden = Warden::builder().event_store(store.clone()).build().unwrap();
+        let decider = test_decider(&warden, location, &config);
+        let (send, jobs) = mpsc::channel::<Job>(QUEUE);
+        let answers: Vec<_> = (0..10)
+            .map(|n| {
+                let input = serde_json::json!({
+                    "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Task",
+                    "tool_use_id": format!("toolu_{n}"), "tool_input": {"subagent_type": "planner"},
+                });
+                let (reply, answer) = oneshot::channel();
+                let job = hook_job(&config, &input, reply);
+                send.try_send(job).unwrap();
+                answer
+            })
+            .collect();
+        drop(send);
+        let synced = Arc::clone(&store);
+        let loop_ = std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(decide(&decider, jobs));
+        });
+        for answer in answers {
+            let answer = answer.blocking_recv().unwrap();
+            assert_eq!(synced.syncs.load(Ordering::SeqCst), 1, "no answer before the sync");
+            assert!(answer.stdout.unwrap().contains("deny"), "no persona files: a recorded deny");
+        }
+        loop_.join().unwrap();
+        assert_eq!(store.syncs.load(Ordering::SeqCst), 1, "one sync for the group");
+        assert_eq!(store.deferred.load(Ordering::SeqCst), 10, "every decision appended deferred");
+        let records = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(store.inner.read(1, 100))
+            .unwrap();
+        let ids: Vec<String> = records
+            .iter()
+            .map(|r| agentwarden_domain::audit::Envelope::parse(r).unwrap().payload.get().to_owned())
+            .map(|p| {
+                serde_json::from_str::<serde_json::Value>(&p).unwrap()["tool_use_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(ids, (0..10).map(|n| format!("toolu_{n}")).collect::<Vec<_>>(), "in arrival order");
+    }
+
+    /// Item 6, V-30: through the decider (the group loop included), a tool call nothing governs
+    /// in a session its index covers is answered without one call to the event store; the same
+    /// call in a session without an index goes to the store (here: exit 2).
+    #[test]
+    fn a_tool_call_nothing_governs_is_answered_without_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, location) = bare_project(dir.path());
+        let storage = HookStorage::for_store(Some(&location), dir.path());
+        let index = crate::SessionIndex { session: "covered".into(), ..crate::SessionIndex::default() };
+        storage.write_index(&index).unwrap();
+        let store = Arc::new(Refusing::default());
+        let warden = Warden::builder().event_store(store.clone()).build().unwrap();
+        let decide =
+            decider(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{}", f.reason));
+        let ask = |session: &str| {
+            let input = serde_json::json!({
+                "session_id": session, "hook_event_name": "PreToolUse", "cwd": dir.path(),
+                "tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": {"command": "ls"},
+            });
+            let (reply, answer) = oneshot::channel();
+            let job = hook_job(&config, &input, reply);
+            decide.blocking_send(job).unwrap();
+            answer.blocking_recv().unwrap()
+        };
+        for _ in 0..3 {
+            assert_eq!(ask("covered"), HookAnswer { exit_code: 0, stdout: None, stderr: None });
+        }
+        assert_eq!(store.calls.load(Ordering::SeqCst), 0, "the store was never called");
+        let uncovered = ask("uncovered");
+        assert_eq!(uncovered.exit_code, crate::HOOK_FAILED, "{uncovered:?}");
+        assert!(store.calls.load(Ordering::SeqCst) > 0, "without an index the store decides");
+    }
 
     #[test]
     fn a_link_or_a_fifo_planted_at_the_lock_is_refused_and_its_target_left_alone() {

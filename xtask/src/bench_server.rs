@@ -1,0 +1,423 @@
+//! `cargo xtask bench server` (and the end of `cargo xtask bench`): the resident service
+//! (issue 20) beside direct mode, in one run, on the Claude Code example.
+//!
+//! - `warden hook` as a whole process on a `PreToolUse` of `Agent` (sealed and approved: an
+//!   allow, recorded): direct on an empty store, through the server on an empty store, and
+//!   through the server on a store of 1M events (built by the `build_log` example);
+//! - a `Bash` call nothing governs, through the server;
+//! - 20 `warden hook` processes at once through one server: p50 and p99 of their wall times;
+//! - the server's resident memory (`VmRSS`, and its peak `VmHWM`, from `/proc/PID/status`) after
+//!   10 000 and after 1 000 000 decisions (`AGENTWARDEN_BENCH_DECISIONS` sets the larger count),
+//!   sent as frames over a few persistent connections, with the peak of a raw sled scan of the
+//!   resulting store beside it: sled's own share.
+//!
+//! Timings are medians of whole processes (hyperfine when installed, else our own loop); none
+//! is asserted anywhere, only printed against its target.
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::bench::{WholeProcess, exec, target_dir, time_warden};
+
+const CONFIG: &str = "examples/claude-code/agentwarden.toml";
+const SPAWN: &str = "examples/claude-code/events/pre-task-main-planner.json";
+const KILL_SWITCH: (&str, &str) = ("AGENTWARDEN_ENABLE_SUBAGENTS", "true");
+
+/// A `warden serve` on a store of its own, stopped (SIGTERM, then SIGKILL) when dropped.
+struct Server {
+    child: Child,
+    socket: PathBuf,
+    store: PathBuf,
+}
+
+impl Server {
+    /// A sealed and approved store of `events` events (0: empty) in `target/bench-serve-NAME`,
+    /// and a server on it.
+    fn start(warden: &Path, bin: &Path, name: &str, events: u64) -> Result<Server, String> {
+        let dir = target_dir().join(format!("bench-serve-{name}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let store = dir.join("audit");
+        let at = store.to_string_lossy().into_owned();
+        if events > 0 {
+            exec(Command::new(bin.join("examples").join("build_log")).arg(events.to_string()).arg(&store))?;
+        }
+        exec(
+            Command::new(warden).args(["--store", &at, "seal", "--config", CONFIG]).env_remove("CLAUDECODE"),
+        )?;
+        exec(
+            Command::new(warden)
+                .args(["--store", &at, "approve", "--ref", "GATE-BENCH"])
+                .env_remove("CLAUDECODE"),
+        )?;
+        let socket = dir.join("warden.sock");
+        let child = Command::new(warden)
+            .args(["--store", &at, "serve", "--config", CONFIG, "--request-timeout-ms", "120000", "--socket"])
+            .arg(&socket)
+            .env(KILL_SWITCH.0, KILL_SWITCH.1)
+            .env_remove("CLAUDECODE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start warden serve: {e}"))?;
+        let server = Server { child, socket, store };
+        let started = Instant::now();
+        while UnixStream::connect(&server.socket).is_err() {
+            if started.elapsed() > Duration::from_secs(300) {
+                return Err("warden serve did not answer within 300 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        println!(
+            "warden serve on {name} ({events} events) answers after {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        // One decision first, untimed: the server's first one reads the configuration and the
+        // files the gate reads into the page cache.
+        one_hook(warden, &server.hook_args(), &spawn_event(0, "bench-warmup")?)?;
+        Ok(server)
+    }
+
+    fn hook_args(&self) -> Vec<String> {
+        ["hook", "--config", CONFIG, "--server", &self.socket.to_string_lossy()].map(str::to_owned).to_vec()
+    }
+
+    /// `VmRSS` and `VmHWM` in KiB.
+    fn memory_kib(&self) -> Result<(u64, u64), String> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .map_err(|e| format!("/proc/{}/status: {e}", self.child.id()))?;
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+                .ok_or_else(|| format!("no {name} in /proc status"))
+        };
+        Ok((field("VmRSS:")?, field("VmHWM:")?))
+    }
+
+    /// SIGTERM (the server drains and exits), then SIGKILL if it has not within 10 s.
+    fn stop(mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(10) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The spawn event with its own tool-use id (every spawn is its own decision) in `session`.
+fn spawn_event(n: u64, session: &str) -> Result<String, String> {
+    let text = std::fs::read_to_string(SPAWN).map_err(|e| format!("{SPAWN}: {e}"))?;
+    Ok(text.replace("toolu_01", &format!("toolu_b{n}")).replace("demo-session", session))
+}
+
+/// A `Bash` call from the main session of `session`, which nothing governs.
+fn bash_event(session: &str) -> Result<String, String> {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    Ok(format!(
+        r#"{{"session_id":"{session}","hook_event_name":"PreToolUse","cwd":"{}","tool_name":"Bash","tool_use_id":"toolu_bash","tool_input":{{"command":"ls"}}}}"#,
+        cwd.display()
+    ))
+}
+
+fn write_input(name: &str, text: &str) -> Result<String, String> {
+    let path = target_dir().join(format!("bench-serve-{name}.json"));
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    Ok(path.to_string_lossy().into_owned())
+}
+
+/// One whole-process `warden hook` with `input` on stdin: its wall time in ms, or why it failed.
+fn one_hook(warden: &Path, args: &[String], input: &str) -> Result<f64, String> {
+    let started = Instant::now();
+    let mut child = Command::new(warden)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).map_err(|e| e.to_string())?;
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    if !out.status.success() {
+        return Err(format!("warden hook exited {}: {}", out.status, String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(ms)
+}
+
+/// `clients` threads each running `rounds` `warden hook` processes (distinct spawns) back to
+/// back through `server`, all at once: every process's wall time, sorted.
+fn concurrent(warden: &Path, server: &Server, clients: u64, rounds: u64) -> Result<Vec<f64>, String> {
+    let args = server.hook_args();
+    let threads: Vec<_> = (0..clients)
+        .map(|c| {
+            let (warden, args) = (warden.to_path_buf(), args.clone());
+            std::thread::spawn(move || {
+                (0..rounds)
+                    .map(|r| {
+                        one_hook(&warden, &args, &spawn_event(1_000_000 + c * 1000 + r, "bench-concurrent")?)
+                    })
+                    .collect::<Result<Vec<f64>, String>>()
+            })
+        })
+        .collect();
+    let mut times = Vec::new();
+    for thread in threads {
+        times.extend(thread.join().map_err(|_| "a client thread panicked".to_owned())??);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted.get(at).copied().unwrap_or(f64::NAN)
+}
+
+/// A JSON string literal of `text`.
+fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Sends `count` spawn decisions (numbered from `first`) as frames over `connections`
+/// persistent connections; fails on the first answer that is not an allow.
+fn decisions(server: &Server, first: u64, count: u64, connections: u64) -> Result<(), String> {
+    let config = std::fs::canonicalize(CONFIG).map_err(|e| e.to_string())?;
+    let config = json_string(&config.to_string_lossy());
+    let threads: Vec<_> = (0..connections)
+        .map(|c| {
+            let (socket, config) = (server.socket.clone(), config.clone());
+            std::thread::spawn(move || -> Result<(), String> {
+                let mut stream = UnixStream::connect(&socket).map_err(|e| e.to_string())?;
+                let mut n = first + c;
+                while n < first + count {
+                    // 512 sessions in turn: more than the records keep (256), so they evict.
+                    let input = spawn_event(n, &format!("bench-memory-{}", n % 512))?;
+                    let body = format!(
+                        r#"{{"version":1,"kind":"hook","config":{config},"input":{},"deadline_ms":60000}}"#,
+                        json_string(&input)
+                    );
+                    let length = u32::try_from(body.len()).map_err(|e| e.to_string())?;
+                    stream.write_all(&length.to_be_bytes()).map_err(|e| e.to_string())?;
+                    stream.write_all(body.as_bytes()).map_err(|e| e.to_string())?;
+                    let mut head = [0_u8; 4];
+                    stream.read_exact(&mut head).map_err(|e| e.to_string())?;
+                    let mut answer = vec![0_u8; u32::from_be_bytes(head) as usize];
+                    stream.read_exact(&mut answer).map_err(|e| e.to_string())?;
+                    let answer = String::from_utf8_lossy(&answer);
+                    if !answer.contains(r#""exit_code":0"#) || answer.contains("deny") {
+                        return Err(format!("decision {n}: {answer}"));
+                    }
+                    n += connections;
+                }
+                Ok(())
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().map_err(|_| "a load thread panicked".to_owned())??;
+    }
+    Ok(())
+}
+
+/// The peak RSS (KiB) of a raw sled scan of `store`: sled alone holding the whole log.
+fn raw_scan_kib(bin: &Path, store: &Path) -> Result<u64, String> {
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(bin.join("examples").join("raw_scan"))
+        .arg(store)
+        .output()
+        .map_err(|e| format!("/usr/bin/time: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("raw_scan failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .ok_or_else(|| "no peak RSS from /usr/bin/time".to_owned())
+}
+
+/// One row of the table: what, ours, the baseline or target, the verdict.
+fn row(what: &str, ours: &str, against: &str, pass: Option<bool>) {
+    let verdict = match pass {
+        Some(true) => "PASS",
+        Some(false) => "MISS",
+        None => "",
+    };
+    println!("{what:<58} {ours:>16} {against:>26}  {verdict}");
+}
+
+fn ms(result: &Result<(f64, &'static str), String>) -> Option<f64> {
+    result.as_ref().ok().map(|(ms, _)| *ms)
+}
+
+fn show(result: &Result<(f64, &'static str), String>) -> String {
+    match result {
+        Ok((ms, _)) => format!("{ms:.2} ms"),
+        Err(e) => format!("not measured: {e}"),
+    }
+}
+
+/// The server rows: builds what they need, measures, prints.
+pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
+    let large: u64 =
+        std::env::var("AGENTWARDEN_BENCH_DECISIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
+    let spawn = write_input("spawn", &spawn_event(1, "bench-session")?)?;
+    let bash = write_input("bash", &bash_event("bench-session")?)?;
+
+    // Direct mode, in the same run: the baseline.
+    let direct_dir = target_dir().join("bench-serve-direct");
+    let _ = std::fs::remove_dir_all(&direct_dir);
+    let direct_store = direct_dir.join("audit").to_string_lossy().into_owned();
+    exec(
+        Command::new(warden)
+            .args(["--store", &direct_store, "seal", "--config", CONFIG])
+            .env_remove("CLAUDECODE"),
+    )?;
+    exec(
+        Command::new(warden)
+            .args(["--store", &direct_store, "approve", "--ref", "GATE-BENCH"])
+            .env_remove("CLAUDECODE"),
+    )?;
+    let args = ["--store", &direct_store, "hook", "--config", CONFIG].map(str::to_owned).to_vec();
+    let direct = time_warden(
+        warden,
+        &WholeProcess { name: "serve-direct", args, stdin: Some(&spawn), env: KILL_SWITCH },
+    );
+
+    let empty = Server::start(warden, bin, "empty", 0)?;
+    let via =
+        WholeProcess { name: "serve-spawn", args: empty.hook_args(), stdin: Some(&spawn), env: KILL_SWITCH };
+    let via_empty = time_warden(warden, &via);
+    // The first `Bash` call of the session writes its index; the rest take the fast path.
+    one_hook(warden, &empty.hook_args(), &bash_event("bench-session")?)?;
+    let via =
+        WholeProcess { name: "serve-bash", args: empty.hook_args(), stdin: Some(&bash), env: KILL_SWITCH };
+    let bash_empty = time_warden(warden, &via);
+    let crowd = concurrent(warden, &empty, 20, 10);
+    empty.stop();
+
+    let big = Server::start(warden, bin, "1m", 1_000_000)?;
+    let via =
+        WholeProcess { name: "serve-spawn-1m", args: big.hook_args(), stdin: Some(&spawn), env: KILL_SWITCH };
+    let via_big = time_warden(warden, &via);
+    big.stop();
+
+    let memory = Server::start(warden, bin, "memory", 0)?;
+    let small = 10_000.min(large);
+    let after_small = decisions(&memory, 0, small, 8).and_then(|()| memory.memory_kib());
+    let after_large = decisions(&memory, small, large - small, 8).and_then(|()| memory.memory_kib());
+    let store = memory.store.clone();
+    memory.stop();
+    let sled_share = raw_scan_kib(bin, &store);
+
+    println!("\nThe resident service (issue 20) beside direct mode, in one run (medians)\n");
+    println!("{:<58} {:>16} {:>26}  verdict", "measurement", "ours", "baseline / target");
+    row("`warden hook` Agent, direct, empty store", &show(&direct), "(the baseline)", None);
+    let ratio = match (ms(&via_empty), ms(&direct)) {
+        (Some(v), Some(d)) => format!("{:.2} × direct", v / d),
+        _ => "—".to_owned(),
+    };
+    row(
+        "`warden hook` Agent, through the server, empty store",
+        &show(&via_empty),
+        &format!("≤ 3 ms, ≤ 0.25 × ({ratio})"),
+        match (ms(&via_empty), ms(&direct)) {
+            (Some(v), Some(d)) => Some(v <= 3.0 && v <= 0.25 * d),
+            _ => None,
+        },
+    );
+    let big_ratio = match (ms(&via_big), ms(&via_empty)) {
+        (Some(b), Some(e)) => format!("{:.2} × empty", b / e),
+        _ => "—".to_owned(),
+    };
+    row(
+        "`warden hook` Agent, through the server, 1M-event store",
+        &show(&via_big),
+        &format!("≤ 1.2 × empty ({big_ratio})"),
+        match (ms(&via_big), ms(&via_empty)) {
+            (Some(b), Some(e)) => Some(b <= 1.2 * e),
+            _ => None,
+        },
+    );
+    row(
+        "`warden hook` Bash (nothing governs), through the server",
+        &show(&bash_empty),
+        "≤ 2 ms",
+        ms(&bash_empty).map(|b| b <= 2.0),
+    );
+    match &crowd {
+        Ok(times) => {
+            let (p50, p99) = (percentile(times, 0.5), percentile(times, 0.99));
+            row(
+                &format!("20 concurrent `warden hook` Agent, {} runs: p50", times.len()),
+                &format!("{p50:.2} ms"),
+                "",
+                None,
+            );
+            row(
+                "20 concurrent `warden hook` Agent: p99",
+                &format!("{p99:.2} ms"),
+                "≤ 20 ms",
+                Some(p99 <= 20.0),
+            );
+        }
+        Err(e) => row("20 concurrent `warden hook`", &format!("not measured: {e}"), "", None),
+    }
+    let kib = |r: &Result<(u64, u64), String>| match r {
+        Ok((rss, hwm)) => format!("{rss} KiB (peak {hwm})"),
+        Err(e) => format!("not measured: {e}"),
+    };
+    row(&format!("server RSS after {small} decisions"), &kib(&after_small), "", None);
+    let growth = match (&after_small, &after_large) {
+        (Ok((s, _)), Ok((l, _))) => Some(*l as f64 / *s as f64),
+        _ => None,
+    };
+    row(
+        &format!("server RSS after {large} decisions"),
+        &kib(&after_large),
+        &growth.map_or_else(|| "≤ 1.5 ×".to_owned(), |g| format!("≤ 1.5 × ({g:.2} ×)")),
+        growth.map(|g| g <= 1.5),
+    );
+    row(
+        &format!("sled's share: raw scan of that {large}-decision store (peak)"),
+        &sled_share.map_or_else(|e| format!("not measured: {e}"), |k| format!("{k} KiB")),
+        "",
+        None,
+    );
+    Ok(())
+}
