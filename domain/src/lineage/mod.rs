@@ -7,18 +7,20 @@
 //! [`Verdict`](crate::verdict::Verdict).
 
 mod model;
+mod patterns;
 mod pipeline;
 mod request;
+mod rule_set;
 mod rules;
+mod tool_use;
 mod walk;
 
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest, parse_lineage_request, parse_tool_call};
-pub use rules::{
-    Argument, Disagreement, MAX_RULE_LEN, RuleError, ToolPath, ToolRule, ToolRuleSet, ToolUse,
-    compare_offered, granted,
-};
+pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
+pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};
+pub use tool_use::{Argument, ToolPath, ToolUse};
 pub use walk::{LineageVerdict, Pair, walk};
 
 /// BLAKE3 of the lineage's compact JSON: the events record it instead of a long chain.

@@ -27,7 +27,7 @@ pub struct Manifest {
     /// The deepest a child it spawns may be.
     pub max_spawn_depth: u64,
     /// The tools it may use, as rules in Claude Code's permission syntax (T-1).
-    pub tools: super::rules::ToolRuleSet,
+    pub tools: super::rule_set::ToolRuleSet,
 }
 
 /// Manifests by agent type.

@@ -26,7 +26,7 @@ pub struct ToolCall {
     /// Root → acting agent (empty: a top-level agent).
     pub lineage: Vec<AgentIdentifier>,
     /// The tool asked for, with what its rules compare (T-2).
-    pub tool: super::rules::ToolUse,
+    pub tool: super::tool_use::ToolUse,
 }
 
 /// The layers, in order.

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::model::AgentIdentifier;
 use super::pipeline::ToolCall;
-use super::rules::ToolUse;
+use super::tool_use::ToolUse;
 use crate::verdict::{Verdict, strict_request};
 
 /// `warden lineage check --lineage FILE`: a JSON array of agents (root first), or

@@ -4,7 +4,8 @@
 use proptest::prelude::*;
 use serde_json::json;
 
-use super::rules::{ToolRule, ToolUse};
+use super::rules::ToolRule;
+use super::tool_use::ToolUse;
 
 const ROOT: &str = "/home/u/project";
 
@@ -216,7 +217,7 @@ fn rules_and_offered_tools_are_compared_by_name() {
         .collect();
     let offered: Vec<String> =
         ["Read", "Grep", "Bash", "Write", "Task"].iter().map(|s| (*s).to_owned()).collect();
-    let d = super::rules::compare_offered(&rules, &offered);
+    let d = super::rule_set::compare_offered(&rules, &offered);
     assert_eq!(d.offered_not_granted, ["Write"], "Grep is in Read's family; Bash has a rule; Task spawns");
     assert_eq!(d.granted_not_offered, ["WebFetch(domain:a.io)"], "MCP rules are not compared");
 }
@@ -242,8 +243,8 @@ proptest! {
             "url": "https://a.io/", "subagent_type": "Explore", "notebook_path": "src/n.ipynb",
         });
         let use_ = call(tool, input);
-        let set = super::rules::ToolRuleSet::new(rules.clone());
-        prop_assert_eq!(set.grants(&use_), super::rules::granted(&rules, &use_));
+        let set = super::rule_set::ToolRuleSet::new(rules.clone());
+        prop_assert_eq!(set.grants(&use_), super::rule_set::granted(&rules, &use_));
     }
 
     /// A call shown as a rule is granted by that rule (when it is one command with no

@@ -1,0 +1,125 @@
+//! The matching under the tool rules (T-4 … T-7): glob segments and paths, Bash command
+//! patterns, and the host of a URL. Every function is linear or bounded by pattern × text, so
+//! no rule and no call can make a decision slow.
+
+use super::rules::Piece;
+
+pub(super) fn glob_segment(pattern: &[String], segment: &str) -> bool {
+    pattern.first().is_some_and(|p| wildcard(p.as_bytes(), segment.as_bytes()))
+}
+
+/// Segment-wise match with `**` as zero or more segments.
+pub(super) fn glob_path(pattern: &[String], path: &[String]) -> bool {
+    match pattern.split_first() {
+        None => path.is_empty(),
+        Some((first, rest)) if first == "**" => {
+            (0..=path.len()).any(|skip| path.get(skip..).is_some_and(|tail| glob_path(rest, tail)))
+        }
+        Some((first, rest)) => match path.split_first() {
+            Some((segment, tail)) => wildcard(first.as_bytes(), segment.as_bytes()) && glob_path(rest, tail),
+            None => false,
+        },
+    }
+}
+
+/// `*` (any run of characters) and `?` (one character) within one segment: the linear
+/// algorithm that backtracks only to the last `*`, so no pattern costs more than
+/// pattern × text steps.
+pub(super) fn wildcard(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        let here = utf8_len(text.get(t).copied().unwrap_or(0));
+        match pattern.get(p) {
+            Some(b'*') => {
+                star = Some((p, t));
+                p += 1;
+            }
+            Some(b'?') => {
+                t += here;
+                p += 1;
+            }
+            Some(&c) if text.get(t) == Some(&c) => {
+                p += 1;
+                t += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    // Let the `*` take one more character (never half of one).
+                    let next = st + utf8_len(text.get(st).copied().unwrap_or(0));
+                    star = Some((sp, next));
+                    p = sp + 1;
+                    t = next;
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern.get(p..).is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
+}
+
+pub(super) fn utf8_len(first: u8) -> usize {
+    match first {
+        0xf0.. => 4,
+        0xe0.. => 3,
+        0xc0.. => 2,
+        _ => 1,
+    }
+}
+
+/// T-6: characters with which one Bash call runs more than the one command a pattern names.
+pub(super) const SHELL_OPERATORS: [&str; 8] = [";", "&", "|", "`", "$(", ">", "<", "\n"];
+
+/// A Bash command as the rules see it: trimmed, and a single command, or `None` (T-6).
+pub(super) fn single_command(command: &str) -> Option<String> {
+    let command = command.trim();
+    let compound =
+        SHELL_OPERATORS.iter().any(|op| command.contains(op)) || command.chars().any(char::is_control);
+    (!compound).then(|| command.to_owned())
+}
+
+/// Only `*` is special, so the first literal is a prefix, the last a suffix, and those between
+/// are found leftmost in order: linear, however many `*` a rule has.
+pub(super) fn pieces_match(pieces: &[Piece], text: &str) -> bool {
+    if !pieces.contains(&Piece::Any) {
+        return match pieces {
+            [] => text.is_empty(),
+            [Piece::Text(literal)] => literal == text,
+            _ => false,
+        };
+    }
+    let (mut pieces, mut rest) = (pieces, text);
+    if let Some((Piece::Text(first), tail)) = pieces.split_first() {
+        let Some(after) = rest.strip_prefix(first.as_str()) else { return false };
+        (pieces, rest) = (tail, after);
+    }
+    if let Some((Piece::Text(last), head)) = pieces.split_last() {
+        let Some(before) = rest.strip_suffix(last.as_str()) else { return false };
+        (pieces, rest) = (head, before);
+    }
+    for piece in pieces {
+        if let Piece::Text(literal) = piece {
+            let Some(at) = rest.find(literal.as_str()) else { return false };
+            rest = rest.get(at + literal.len()..).unwrap_or_default();
+        }
+    }
+    true
+}
+
+/// T-7: the host of an `http(s)` URL, lowercase; `None` (grants nothing) for anything unusual.
+pub(super) fn host_of(url: &str) -> Option<String> {
+    let lower = url.to_ascii_lowercase();
+    let rest = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://"))?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    if authority.contains(['@', '\\', '%']) {
+        return None;
+    }
+    let host = match authority.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
+        Some(_) => return None,
+        None => authority,
+    };
+    let host = host.strip_suffix('.').unwrap_or(host);
+    (!host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+        .then(|| host.to_owned())
+}

@@ -1,0 +1,145 @@
+//! One tool call as the tool rules see it (T-8): its tool, and the argument a rule's specifier
+//! is compared with, built from Claude Code's `tool_name` and `tool_input`.
+
+use std::fmt;
+
+use super::patterns::{host_of, single_command};
+
+/// A path a tool call names, lexically normalised: its absolute segments, and its segments
+/// relative to the project root when it is inside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolPath {
+    pub(super) absolute: Vec<String>,
+    pub(super) in_project: Option<Vec<String>>,
+}
+
+impl ToolPath {
+    /// `path` (absolute, or relative to `cwd`) against the project `root` (absolute). `None`
+    /// when it cannot be read as a path: then no path rule grants the call (T-5).
+    pub fn new(path: &str, cwd: &str, root: &str) -> Option<ToolPath> {
+        let absolute = if path.starts_with('/') {
+            normalise(path)?
+        } else {
+            let mut base = normalise(cwd)?;
+            base.extend(normalise_relative(path)?);
+            normalise(&format!("/{}", base.join("/")))?
+        };
+        let root = normalise(root)?;
+        let in_project = absolute.strip_prefix(root.as_slice()).map(<[String]>::to_vec);
+        Some(ToolPath { absolute, in_project })
+    }
+}
+
+fn normalise_relative(path: &str) -> Option<Vec<String>> {
+    if path.is_empty() || path.contains('\0') {
+        return None;
+    }
+    Some(path.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect())
+}
+
+/// `..` resolved lexically; a path that climbs above `/` is refused.
+fn normalise(path: &str) -> Option<Vec<String>> {
+    if !path.starts_with('/') || path.contains('\0') {
+        return None;
+    }
+    let mut out: Vec<String> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            other => out.push(other.to_owned()),
+        }
+    }
+    Some(out)
+}
+
+/// What a rule's specifier is compared with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Argument {
+    /// Nothing a specifier can be compared with: only a rule without one grants the call.
+    None,
+    /// Bash: one command, trimmed.
+    Command(String),
+    /// Bash: a command line that runs more than one command, or redirects (T-6): only the
+    /// bare `Bash` rule grants it.
+    Compound(String),
+    /// A file tool's path.
+    Path(ToolPath),
+    /// WebFetch: the URL.
+    Url(String),
+    /// Agent / Task: the subagent type.
+    AgentType(String),
+}
+
+/// One tool call, as the rules see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolUse {
+    /// The tool's name, as the harness sends it.
+    pub tool: String,
+    /// What a specifier is compared with.
+    pub argument: Argument,
+}
+
+impl ToolUse {
+    /// A call by name only (`warden authorize` without an input).
+    pub fn named(tool: impl Into<String>) -> ToolUse {
+        ToolUse { tool: tool.into(), argument: Argument::None }
+    }
+
+    /// A Claude Code tool call: `tool_name` and `tool_input` from the hook's input, `cwd` the
+    /// call's working directory, `root` the project root (T-8). A field of the wrong type is
+    /// an argument no specifier matches.
+    pub fn from_claude_code(tool: &str, input: &serde_json::Value, cwd: &str, root: &str) -> ToolUse {
+        let text = |field: &str| input.get(field).and_then(serde_json::Value::as_str);
+        let argument = match tool {
+            "Bash" => text("command").map(|c| match single_command(c) {
+                Some(single) => Argument::Command(single),
+                None => Argument::Compound(c.to_owned()),
+            }),
+            "Edit" | "Write" | "MultiEdit" | "Read" => {
+                text("file_path").and_then(|p| ToolPath::new(p, cwd, root)).map(Argument::Path)
+            }
+            "NotebookEdit" => {
+                text("notebook_path").and_then(|p| ToolPath::new(p, cwd, root)).map(Argument::Path)
+            }
+            // Grep and Glob search the working directory when they name no path.
+            "Grep" | "Glob" => ToolPath::new(text("path").unwrap_or(cwd), cwd, root).map(Argument::Path),
+            "WebFetch" => text("url").map(|u| Argument::Url(u.to_owned())),
+            "Agent" | "Task" => {
+                Some(Argument::AgentType(text("subagent_type").unwrap_or("general-purpose").to_owned()))
+            }
+            _ => Some(Argument::None),
+        };
+        ToolUse { tool: tool.to_owned(), argument: argument.unwrap_or(Argument::None) }
+    }
+}
+
+impl From<&str> for ToolUse {
+    fn from(tool: &str) -> ToolUse {
+        ToolUse::named(tool)
+    }
+}
+
+impl fmt::Display for ToolUse {
+    /// The call in rule syntax: the rule a manifest would need to grant it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = |s: &str| crate::governance::show(s).trim_matches('`').to_owned();
+        match &self.argument {
+            Argument::None => write!(f, "{}", shown(&self.tool)),
+            Argument::Command(command) | Argument::Compound(command) => {
+                write!(f, "{}({})", shown(&self.tool), shown(command.trim()))
+            }
+            Argument::Path(path) => match &path.in_project {
+                Some(relative) => write!(f, "{}({})", shown(&self.tool), shown(&relative.join("/"))),
+                None => write!(f, "{}(//{})", shown(&self.tool), shown(&path.absolute.join("/"))),
+            },
+            Argument::Url(url) => match host_of(url) {
+                Some(host) => write!(f, "{}(domain:{host})", shown(&self.tool)),
+                None => write!(f, "{}({})", shown(&self.tool), shown(url)),
+            },
+            Argument::AgentType(agent) => write!(f, "{}({})", shown(&self.tool), shown(agent)),
+        }
+    }
+}
