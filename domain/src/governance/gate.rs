@@ -134,6 +134,20 @@ pub fn candidate_names<'a>(request: &'a Request, persona: &'a PersonaReading) ->
 }
 
 /// The declared name equal to `raw`, if the persona declares it.
+/// What a persona declares, for a reason about a name it does not (N-6: an unknown name is told
+/// what exists): `; it declares `a`, `b`` (the first eight), or nothing for an invalid persona.
+fn declares(persona: &PersonaReading) -> String {
+    match persona {
+        PersonaReading::Valid(p) if p.declared.is_empty() => "; it declares none".to_owned(),
+        PersonaReading::Valid(p) => {
+            let names: Vec<String> = p.declared.iter().take(8).map(|n| show(n.as_str())).collect();
+            let more = if p.declared.len() > 8 { ", …" } else { "" };
+            format!("; it declares {}{more}", names.join(", "))
+        }
+        PersonaReading::Invalid(_) => String::new(),
+    }
+}
+
 fn declared<'a>(persona: &'a PersonaReading, raw: &str) -> Option<&'a Name> {
     match persona {
         PersonaReading::Valid(p) => p.declared.iter().find(|d| d.as_str() == raw),
@@ -241,7 +255,10 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
                 Ok(_) => (Verdict::fail("internal_error", "name validation disagrees"), Vec::new()),
             },
             (true, None) => (
-                Verdict::fail("not_declared", format!("the persona does not declare {}", show(raw))),
+                Verdict::fail(
+                    "not_declared",
+                    format!("the persona does not declare {}{}", show(raw), declares(&inputs.persona)),
+                ),
                 Vec::new(),
             ),
             (true, Some(name)) => match inputs.agents.get(name) {
@@ -296,7 +313,9 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
                 .iter()
                 .map(|(name, v, _)| format!("{}: {}", show(name), v.code.as_deref().unwrap_or("?")))
                 .collect();
-            format!("no candidate may be delegated ({})", why.join(", "))
+            let undeclared = candidates.iter().any(|(_, v, _)| v.code.as_deref() == Some("not_declared"));
+            let known = if undeclared { declares(&inputs.persona) } else { String::new() };
+            format!("no candidate may be delegated ({}){known}", why.join(", "))
         };
         failures.push(Failure {
             gate: Stage::Candidates,

@@ -80,6 +80,23 @@ fn given_all_gates_pass_when_evaluated_then_a_grant_names_the_eligible_subagents
     assert_eq!(grant.persona().as_str(), "M");
     let codes: Vec<Option<&str>> = evaluation.report.candidates.iter().map(|c| c.code.as_deref()).collect();
     assert_eq!(codes, [None, Some("agent_type_not_2"), Some("not_declared")]);
+    let undeclared = &evaluation.report.candidates[2].reason;
+    assert!(undeclared.contains("does not declare `C`; it declares `A`, `B`"), "N-6: {undeclared}");
+}
+
+/// N-6: a request naming only names the persona does not declare is told what it declares.
+#[test]
+fn a_mistyped_subagent_is_told_what_the_persona_declares() {
+    let request =
+        json!({"persona": "M", "subagents": ["plannr"], "opts": {"subagentGovernance": governance()}});
+    let evaluation = evaluate(&inputs("true", "---\nsubagents: [planner, coder]\n---\n", &[], request));
+    let failure = evaluation.report.failures.last().unwrap();
+    assert_eq!(failure.code, "no_candidate_delegated");
+    assert!(
+        failure.reason.ends_with("(`plannr`: not_declared); it declares `planner`, `coder`"),
+        "{}",
+        failure.reason
+    );
 }
 
 #[test]
