@@ -206,6 +206,7 @@ fn a_call_is_shown_as_the_rule_that_would_grant_it() {
     assert_eq!(edit("Read", "/etc/hosts").to_string(), "Read(//etc/hosts)");
     assert_eq!(call("WebFetch", json!({"url": "https://a.io/x"})).to_string(), "WebFetch(domain:a.io)");
     assert_eq!(ToolUse::named("Read").to_string(), "Read");
+    assert_eq!(ToolUse::named("`").to_string(), "`", "a backtick of the name is kept (fuzz regression)");
     assert_eq!(bash("a\nb").to_string(), "Bash(a\\nb)", "control characters are escaped");
 }
 

@@ -125,7 +125,12 @@ impl From<&str> for ToolUse {
 impl fmt::Display for ToolUse {
     /// The call in rule syntax: the rule a manifest would need to grant it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let shown = |s: &str| crate::governance::show(s).trim_matches('`').to_owned();
+        // `show` quotes in backticks: strip exactly that pair, never a backtick of the text
+        // (found by the `tool_rule` fuzz target: a tool named "`" was shown as nothing).
+        let shown = |s: &str| {
+            let quoted = crate::governance::show(s);
+            quoted.strip_prefix('`').and_then(|q| q.strip_suffix('`')).unwrap_or(&quoted).to_owned()
+        };
         match &self.argument {
             Argument::None => write!(f, "{}", shown(&self.tool)),
             Argument::Command(command) | Argument::Compound(command) => {
