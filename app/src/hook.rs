@@ -694,21 +694,7 @@ mod tests {
             head: Head { seq: 1, hash: agentwarden_domain::audit::Hash::from_bytes([7; 32]) },
             governance: Approvals {
                 seal: None,
-                approvals: [(
-                    "FORGED".to_owned(),
-                    ApprovalRecord {
-                        seq: 1,
-                        approval_ref: "FORGED".into(),
-                        approved_by: None,
-                        expires_at: None,
-                        scope: Scope::default(),
-                        revoked: None,
-                        signature: None,
-                        after: None,
-                        refused: None,
-                    },
-                )]
-                .into(),
+                approvals: [("FORGED".to_owned(), forged_approval())].into(),
                 key_lists: Vec::new(),
             },
             sessions: Default::default(),
@@ -728,6 +714,21 @@ mod tests {
         assert_eq!(fresh.records().await.unwrap().head, state.head);
     }
 
+    /// An approval the log never granted, as a forged saved state would hold it.
+    fn forged_approval() -> ApprovalRecord {
+        ApprovalRecord {
+            seq: 1,
+            approval_ref: "FORGED".into(),
+            approved_by: None,
+            expires_at: None,
+            scope: Scope::default(),
+            revoked: None,
+            signature: None,
+            after: None,
+            refused: None,
+        }
+    }
+
     /// K-15: a saved state on the log's head is a one-shot process's starting point (H-3), and
     /// never the resident Warden's: `folding_from_log` folds from the first event.
     #[tokio::test]
@@ -736,20 +737,7 @@ mod tests {
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
         warden(store.clone()).record(Correlation::default(), &note).await.unwrap();
         let mut forged = warden(store.clone()).records().await.unwrap();
-        forged.governance.approvals.insert(
-            "FORGED".to_owned(),
-            ApprovalRecord {
-                seq: 1,
-                approval_ref: "FORGED".into(),
-                approved_by: None,
-                expires_at: None,
-                scope: Scope::default(),
-                revoked: None,
-                signature: None,
-                after: None,
-                refused: None,
-            },
-        );
+        forged.governance.approvals.insert("FORGED".to_owned(), forged_approval());
         store
             .write_projection(crate::RECORDS_PROJECTION, serde_json::to_vec(&forged).unwrap())
             .await

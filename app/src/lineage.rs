@@ -126,15 +126,13 @@ impl Warden {
             (Ok(request), Ok(manifests)) => (authorize(&request.call, &manifests), Some(request)),
         };
         let lineage = request.as_ref().map(|r| r.call.lineage.as_slice()).unwrap_or_default();
-        let event = ToolCallAuthorized {
-            agent: request.as_ref().map(|r| r.call.agent.clone()),
-            tool: request.as_ref().map(|r| r.call.tool.to_string()),
-            authorization: authorization.clone(),
-            lineage_length: lineage.len(),
-            lineage_digest: lineage_digest(lineage),
-            lineage: recorded(lineage),
-            shadow: false,
-        };
+        let event = ToolCallAuthorized::new(
+            request.as_ref().map(|r| r.call.agent.clone()),
+            request.as_ref().map(|r| r.call.tool.to_string()),
+            authorization.clone(),
+            lineage,
+            false,
+        );
         let session = request.and_then(|r| r.session);
         match self.record(Self::correlation(session), &AuditEvent::ToolCallAuthorized(Box::new(event))).await
         {

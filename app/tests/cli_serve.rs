@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/claude-code");
+mod support;
+
+use support::{EXAMPLE, copy_dir, git};
 const BIN: &str = env!("CARGO_BIN_EXE_warden");
 /// The longest any child may run.
 const BOUND: Duration = Duration::from_secs(60);
@@ -31,24 +33,6 @@ impl Project {
     fn socket(&self) -> PathBuf {
         self.dir.path().join("run/warden.sock")
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git").arg("-C").arg(root).args(args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 fn project() -> Project {

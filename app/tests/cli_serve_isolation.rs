@@ -11,23 +11,13 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/claude-code");
+#[expect(dead_code, reason = "the isolation test copies the example and needs no git")]
+mod support;
+
+use support::{EXAMPLE, copy_dir};
 const BIN: &str = env!("CARGO_BIN_EXE_warden");
 const SERVER_USER: &str = "awtest-warden";
 const AGENT_USER: &str = "awtest-agent";
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 fn run(command: &mut Command, stdin: &str) -> Output {
     let mut child =

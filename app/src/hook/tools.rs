@@ -13,7 +13,7 @@ use agentwarden_domain::claude_code::{
     HookFailure, HookState, HookToolEvaluated, SpawnRequest, ToolCall, ToolKind,
 };
 use agentwarden_domain::governance::Name;
-use agentwarden_domain::lineage::{RECORDED_LINEAGE_MAX, lineage_digest, refuse};
+use agentwarden_domain::lineage::refuse;
 use agentwarden_domain::verdict::Decision;
 
 use crate::ToolRules;
@@ -64,8 +64,10 @@ impl Warden {
             call.caller.as_ref().and_then(|c| tree.agents.get(&c.agent_id)).and_then(|a| a.root.clone());
         let root = own_root.or_else(|| super::fast::absolute(&self.config.root)).unwrap_or_default();
         let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
+        let tool =
+            agentwarden_domain::lineage::ToolUse::from_claude_code(&call.tool_name, &call.input, &cwd, &root);
         let (lineage, authorization) = match self.manifests() {
-            Ok(manifests) => tree.authorize_tool(&main, call, &cwd, &root, &manifests)?,
+            Ok(manifests) => tree.authorize_tool(&main, call.caller.as_ref(), tool.clone(), &manifests)?,
             Err(e) => {
                 let why = super::verdict("manifests_unavailable", format!("manifests: {e}"));
                 (Vec::new(), refuse(&why))
@@ -76,17 +78,13 @@ impl Warden {
         let reason = authorization.first_failure.as_ref().map(|f| {
             format!("Agent Warden denied this at tool rules layer {} ({}): {}", f.layer, f.code, f.reason)
         });
-        let tool =
-            agentwarden_domain::lineage::ToolUse::from_claude_code(&call.tool_name, &call.input, &cwd, &root);
-        let event = ToolCallAuthorized {
-            agent: lineage.last().cloned(),
-            tool: Some(tool.to_string()),
+        let event = ToolCallAuthorized::new(
+            lineage.last().cloned(),
+            Some(tool.to_string()),
             authorization,
-            lineage_length: lineage.len(),
-            lineage_digest: lineage_digest(&lineage),
-            lineage: (lineage.len() <= RECORDED_LINEAGE_MAX).then_some(lineage),
+            &lineage,
             shadow,
-        };
+        );
         let recorded = self
             .record_and_apply(
                 state,

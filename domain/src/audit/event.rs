@@ -127,6 +127,29 @@ pub struct ToolCallAuthorized {
     pub shadow: bool,
 }
 
+impl ToolCallAuthorized {
+    /// The event for `authorization` of `tool` by `agent` with `lineage` (root first): the
+    /// lineage recorded in full when it has at most [`crate::lineage::RECORDED_LINEAGE_MAX`]
+    /// agents, and always by length and digest (L-8).
+    pub fn new(
+        agent: Option<AgentIdentifier>,
+        tool: Option<String>,
+        authorization: Authorization,
+        lineage: &[AgentIdentifier],
+        shadow: bool,
+    ) -> ToolCallAuthorized {
+        ToolCallAuthorized {
+            agent,
+            tool,
+            authorization,
+            lineage_length: lineage.len(),
+            lineage_digest: crate::lineage::lineage_digest(lineage),
+            lineage: (lineage.len() <= crate::lineage::RECORDED_LINEAGE_MAX).then(|| lineage.to_vec()),
+            shadow,
+        }
+    }
+}
+
 /// A note an operator adds to the log (`warden audit note`): an investigator's remark, a
 /// marker around maintenance, the README's first events.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

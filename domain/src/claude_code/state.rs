@@ -236,35 +236,29 @@ impl SpawnTree {
         Ok(chain)
     }
 
-    /// T-9 (issue 24): a subagent's tool call through the three layers — its manifest, every
-    /// ancestor's (the main session's type, `main`, at the root), and the walk — against its
-    /// recorded lineage. `None` for the main session's own calls, which Claude Code's own
-    /// permissions govern. A caller with no lineage (unknown, untracked, of another type) is
-    /// denied with that reason at every layer.
+    /// T-9 (issue 24): `caller`'s tool call `tool` through the three layers — its manifest,
+    /// every ancestor's (the main session's type, `main`, at the root), and the walk — against
+    /// its recorded lineage. `None` for the main session's own calls (`caller` `None`), which
+    /// Claude Code's own permissions govern. A caller with no lineage (unknown, untracked, of
+    /// another type) is denied with that reason at every layer, with an empty lineage.
     pub fn authorize_tool(
         &self,
         main: &Name,
-        call: &super::input::ToolCall,
-        cwd: &str,
-        root: &str,
+        caller: Option<&CallingAgent>,
+        tool: crate::lineage::ToolUse,
         manifests: &crate::lineage::Manifests,
     ) -> Option<(Vec<AgentIdentifier>, crate::lineage::Authorization)> {
-        let caller = call.caller.as_ref()?;
-        let tool = crate::lineage::ToolUse::from_claude_code(&call.tool_name, &call.input, cwd, root);
-        Some(match self.caller_lineage(main, Some(caller)) {
-            Err(verdict) => (Vec::new(), crate::lineage::refuse(&verdict)),
-            Ok(lineage) => {
-                let Some(agent) = lineage.last().cloned() else {
-                    return Some((
-                        Vec::new(),
-                        crate::lineage::refuse(&Verdict::fail("agent_unknown", "no lineage")),
-                    ));
-                };
-                let request = crate::lineage::ToolCall { agent, lineage: lineage.clone(), tool };
-                let authorization = crate::lineage::authorize(&request, manifests);
-                (lineage, authorization)
-            }
-        })
+        let caller = caller?;
+        let lineage = match self.caller_lineage(main, Some(caller)) {
+            Ok(lineage) => lineage,
+            Err(verdict) => return Some((Vec::new(), crate::lineage::refuse(&verdict))),
+        };
+        let Some(agent) = lineage.last().cloned() else {
+            return Some((Vec::new(), crate::lineage::refuse(&Verdict::fail("agent_unknown", "no lineage"))));
+        };
+        let request = crate::lineage::ToolCall { agent, lineage: lineage.clone(), tool };
+        let authorization = crate::lineage::authorize(&request, manifests);
+        Some((lineage, authorization))
     }
 }
 

@@ -211,7 +211,10 @@ fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
         kind: ToolKind::Other,
         input,
     };
-    let decide = |c: &ToolCall| tree.authorize_tool(&main, c, "/p", "/p", &manifests);
+    let decide = |c: &ToolCall| {
+        let tool = crate::lineage::ToolUse::from_claude_code(&c.tool_name, &c.input, "/p", "/p");
+        tree.authorize_tool(&main, c.caller.as_ref(), tool, &manifests)
+    };
 
     let push = call(Some("a1"), "Bash", serde_json::json!({"command": "git push origin"}));
     let (lineage, denied) = decide(&push).unwrap();
