@@ -217,6 +217,10 @@ pub struct Config {
     pub root: PathBuf,
     /// The file this configuration was read from (`None`: the defaults).
     pub source: Option<PathBuf>,
+    /// The seal digest of the bytes [`Config::load`] parsed (with their permission bits, U-15);
+    /// `None` when not loaded from a file by `load`. A decision compares it with the seal
+    /// (U-16).
+    pub source_digest: Option<String>,
     /// `[claude_code]`.
     pub claude_code: ClaudeCodeConfig,
     /// `[subagents]`.
@@ -246,6 +250,7 @@ impl Default for Config {
         Config {
             root: PathBuf::from("."),
             source: None,
+            source_digest: None,
             claude_code: ClaudeCodeConfig::default(),
             subagents: SubagentConfig::default(),
             lineage: LineageConfig::default(),
@@ -452,6 +457,7 @@ impl Config {
             root: base.to_path_buf(),
             store,
             source: Some(path.to_path_buf()),
+            source_digest: None,
             claude_code,
             subagents,
             lineage,
@@ -480,10 +486,15 @@ impl Config {
         };
         // U-1: read like every other file an agent can touch (a link refused). A file that was
         // found and cannot be read is an error, never the defaults (N-1).
-        match agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES) {
-            Ok(text) => Config::parse(path, &text),
-            Err(e) => Err(ConfigError { path: path.display().to_string(), line: None, message: e.reason() }),
-        }
+        let unreadable = |message| ConfigError { path: path.display().to_string(), line: None, message };
+        let (bytes, mode) =
+            agentwarden_adapters::untrusted::read_bytes_mode(None, path, crate::MAX_INPUT_BYTES)
+                .map_err(|e| unreadable(e.reason()))?;
+        let text = String::from_utf8(bytes).map_err(|_| unreadable("is not valid UTF-8".to_owned()))?;
+        let mut config = Config::parse(path, &text)?;
+        let read = agentwarden_domain::governance::FileRead::Text(text);
+        config.source_digest = crate::records::digest(&read, Some(mode));
+        Ok(config)
     }
 }
 

@@ -182,7 +182,7 @@ impl Warden {
         });
         let records = match records {
             Some(mut records) => {
-                self.read_context_digests(&mut records.read, false).await;
+                self.read_context_digests(&mut records.read).await;
                 Some(records)
             }
             None => None,

@@ -336,7 +336,9 @@ impl Warden {
         });
         // The hook always checks the records (G-20, G-21), the manifests among the sealed files.
         let mut read = ReadDigests::new();
-        self.read_context_digests(&mut read, true).await;
+        self.read_context_digests(&mut read).await;
+        // T-11: the manifests the walk uses are the bytes compared with the seal.
+        let manifests = self.sealed_manifests(&mut read).await;
         let records = GateRecords { require: true, approvals: state.governance.clone(), read };
         let (evaluation, _) =
             self.assess_delegation(parse_request(&gate_request.to_string()), Some(records)).await;
@@ -360,8 +362,8 @@ impl Warden {
                         identity_failure = Some(failure("lineage", code, verdict.reason.clone()));
                         (LineageVerdict { verdict, pair: None }, Vec::new())
                     }
-                    Ok(chain) => match self.manifests() {
-                        Ok(manifests) => (walk(&chain, &manifests), chain),
+                    Ok(chain) => match &manifests {
+                        Ok(manifests) => (walk(&chain, manifests), chain),
                         Err(e) => {
                             let why = verdict("manifests_unavailable", format!("manifests: {e}"));
                             (LineageVerdict { verdict: why, pair: None }, chain)

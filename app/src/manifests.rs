@@ -103,19 +103,33 @@ pub fn parse_manifests(path: &Path, text: &str) -> Result<Manifests, ConfigError
     Ok(manifests)
 }
 
-/// Loads `path`: a file, or every `*.toml` file in a directory (in name order). A path that
-/// does not exist is an error: without manifests every spawn would be denied, and saying so is
-/// clearer.
-pub fn load_manifests(path: &Path) -> Result<Manifests, ConfigError> {
-    let mut manifests = Manifests::new();
-    let mut seen = BTreeMap::new();
+/// One manifest file as read for a decision: its path, and its text with the permission bits
+/// read from the same descriptor — what a seal's digest covers (U-15, T-11).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Its text.
+    pub text: String,
+    /// Its permission bits.
+    pub mode: u32,
+}
+
+/// Reads `path`: a file, or every `*.toml` file in a directory (in name order), each once, by
+/// descriptor, anchored at `root` when under it (U-2). A path that does not exist is an error:
+/// without manifests every spawn would be denied, and saying so is clearer.
+pub fn read_manifest_files(root: Option<&Path>, path: &Path) -> Result<Vec<ManifestFile>, ConfigError> {
     let read = |file: &Path| {
-        untrusted::read_text(None, file, crate::MAX_INPUT_BYTES).map_err(|e| error(file, None, e.reason()))
+        let (bytes, mode) = untrusted::read_bytes_mode(root, file, crate::MAX_INPUT_BYTES)
+            .map_err(|e| error(file, None, e.reason()))?;
+        let text = String::from_utf8(bytes).map_err(|_| error(file, None, "is not valid UTF-8"))?;
+        Ok(ManifestFile { path: file.to_owned(), text, mode })
     };
     // U-6: a manifest is read like an instruction file: a link (the path itself, or a file in
     // the directory) is refused, never followed; so is anything that is not a regular file.
-    match untrusted::list_dir(None, path) {
+    match untrusted::list_dir(root, path) {
         Ok(entries) => {
+            let mut files = Vec::new();
             for (name, kind) in entries {
                 let file = path.join(&name);
                 if file.extension().is_none_or(|e| e != "toml") {
@@ -129,15 +143,29 @@ pub fn load_manifests(path: &Path) -> Result<Manifests, ConfigError> {
                         format!("is {}, not a regular file", untrusted::kind_name(kind)),
                     ));
                 }
-                parse_into(&file, &read(&file)?, &mut manifests, &mut seen)?;
+                files.push(read(&file)?);
             }
+            Ok(files)
         }
-        Err(untrusted::UntrustedError::WrongKind { .. }) => {
-            parse_into(path, &read(path)?, &mut manifests, &mut seen)?;
-        }
-        Err(e) => return Err(error(path, None, e.reason())),
+        Err(untrusted::UntrustedError::WrongKind { .. }) => Ok(vec![read(path)?]),
+        Err(e) => Err(error(path, None, e.reason())),
+    }
+}
+
+/// Parses manifest files read by [`read_manifest_files`]; a type declared in two of them is an
+/// error naming both.
+pub fn parse_manifest_files(files: &[ManifestFile]) -> Result<Manifests, ConfigError> {
+    let mut manifests = Manifests::new();
+    let mut seen = BTreeMap::new();
+    for file in files {
+        parse_into(&file.path, &file.text, &mut manifests, &mut seen)?;
     }
     Ok(manifests)
+}
+
+/// Reads and parses `path` (see [`read_manifest_files`]).
+pub fn load_manifests(path: &Path) -> Result<Manifests, ConfigError> {
+    parse_manifest_files(&read_manifest_files(None, path)?)
 }
 
 #[cfg(test)]

@@ -19,10 +19,12 @@ use agentwarden_adapters::untrusted;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, DecodeError, Head, decode_ref};
 use agentwarden_domain::claude_code::HookState;
 use agentwarden_domain::governance::{FileRead, ReadDigests};
+use agentwarden_domain::lineage::Manifests;
 use agentwarden_ports::StoreError;
 
 use crate::MAX_INPUT_BYTES;
-use crate::config::FilePattern;
+use crate::config::{ConfigError, FilePattern};
+use crate::manifests::{parse_manifest_files, read_manifest_files};
 use crate::warden::{Warden, WardenError};
 
 mod signatures;
@@ -231,18 +233,46 @@ impl Warden {
         }
     }
 
-    /// Adds the digests of the configuration file and, if `manifests`, the lineage manifests to
-    /// `read` (G-20).
-    pub(crate) async fn read_context_digests(&self, read: &mut ReadDigests, manifests: bool) {
+    /// Adds the digests of the configuration file and the key list to `read` (G-20). U-16: the
+    /// configuration's digest is of the bytes this Warden was configured from; a file that no
+    /// longer holds them reads as changed, so neither a swap before the load nor one after it
+    /// matches the seal.
+    pub(crate) async fn read_context_digests(&self, read: &mut ReadDigests) {
         let mut files: Vec<PathBuf> = self.config.source.iter().cloned().collect();
         files.extend(self.config.allowed_signers.iter().cloned());
-        if manifests {
-            files.extend(self.manifest_files());
-        }
         for path in files {
             let (text, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
-            read.insert(key(&self.config.root, &path), digest(&text, mode));
+            let mut now = digest(&text, mode);
+            if Some(&path) == self.config.source.as_ref()
+                && let Some(loaded) = &self.config.source_digest
+                && now.as_ref() != Some(loaded)
+            {
+                now = Some(format!("{loaded} (loaded; the file now reads otherwise)"));
+            }
+            read.insert(key(&self.config.root, &path), now);
         }
+    }
+
+    /// T-11: the lineage manifests as this decision reads them — each file once, by descriptor —
+    /// with their digests added to `read`, so that what is compared with the seal is exactly what
+    /// is parsed: a manifest changed after the check cannot be the one that decides.
+    pub(crate) async fn sealed_manifests(&self, read: &mut ReadDigests) -> Result<Manifests, ConfigError> {
+        let files = match read_manifest_files(Some(&self.config.root), &self.config.lineage.manifests) {
+            Ok(files) => files,
+            Err(e) => {
+                // A deny either way; the comparison with the seal still names what went missing.
+                for path in self.manifest_files() {
+                    let (text, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
+                    read.insert(key(&self.config.root, &path), digest(&text, mode));
+                }
+                return Err(e);
+            }
+        };
+        for file in &files {
+            let text = FileRead::Text(file.text.clone());
+            read.insert(key(&self.config.root, &file.path), digest(&text, Some(file.mode)));
+        }
+        parse_manifest_files(&files)
     }
 
     fn manifest_files(&self) -> Vec<PathBuf> {
@@ -281,5 +311,52 @@ impl Warden {
             digests.insert(key(&self.config.root, &path), digest);
         }
         Ok(digests)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    use std::sync::Arc;
+
+    use agentwarden_adapters::MemoryEventStore;
+
+    use super::*;
+    use crate::Config;
+
+    /// U-16: a configuration file swapped after it was loaded (or before, and put back) does not
+    /// read as what the seal holds; put back, it does again.
+    #[tokio::test]
+    async fn the_configuration_reads_as_changed_while_the_file_is_not_what_was_loaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agentwarden.toml");
+        let loaded = "[claude_code]\nmain_persona = \"main\"\n";
+        std::fs::write(&path, loaded).unwrap();
+        let config = Config::load(Some(&path)).unwrap();
+        assert!(config.source_digest.is_some());
+        let warden =
+            Warden::builder().config(config).event_store(Arc::new(MemoryEventStore::new())).build().unwrap();
+        let read = || async {
+            let mut read = ReadDigests::new();
+            warden.read_context_digests(&mut read).await;
+            read.remove("agentwarden.toml").unwrap().unwrap()
+        };
+        let sealed = read().await;
+        std::fs::write(&path, format!("{loaded}tools = \"shadow\"\n")).unwrap();
+        let swapped = read().await;
+        assert_ne!(swapped, sealed);
+        assert!(swapped.contains("loaded; the file now reads otherwise"), "{swapped}");
+        // Loaded while swapped, then put back before the digest is read: still not the seal's.
+        let swapped_config = Config::load(Some(&path)).unwrap();
+        std::fs::write(&path, loaded).unwrap();
+        assert_eq!(read().await, sealed);
+        let raced = Warden::builder()
+            .config(swapped_config)
+            .event_store(Arc::new(MemoryEventStore::new()))
+            .build()
+            .unwrap();
+        let mut digests = ReadDigests::new();
+        raced.read_context_digests(&mut digests).await;
+        assert_ne!(digests["agentwarden.toml"].as_deref(), Some(sealed.as_str()));
     }
 }

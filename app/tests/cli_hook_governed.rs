@@ -249,6 +249,65 @@ fn tool_rules_deny_what_a_manifest_does_not_grant_and_shadow_mode_records_it() {
     assert_eq!(rows[0]["count"], 1);
 }
 
+/// T-11, U-16: a subagent whose `Bash` rewrites the manifests is not judged by the rules it
+/// wrote: once they differ from the seal, every call of every subagent is denied at
+/// `sealed_file_changed`, naming the file, until a human seals again; the same for
+/// `agentwarden.toml` switched to shadow mode. The main session is not a subagent: its calls
+/// are not the manifests' to judge.
+#[test]
+fn a_subagent_cannot_grant_itself_tools_by_rewriting_the_manifests_or_the_mode() {
+    let p = project();
+    approve(&p);
+    for name in ["pre-task-main-planner", "start-planner"] {
+        allowed(&hook(&p, &fixture(name)));
+    }
+    let planner = Some(("agent-planner-1", "planner"));
+    let fetch = tool(&p, "WebFetch", json!({"url": "https://example.com/x"}), planner);
+    let read = tool(&p, "Read", json!({"file_path": "x.md"}), planner);
+    assert!(deny_reason(&hook(&p, &fetch)).contains("tool_not_allowed"));
+    // What the planner's granted `Bash` can do: grant itself (and every ancestor) WebFetch.
+    let path = p.root.join("manifests.toml");
+    let sealed = std::fs::read_to_string(&path).unwrap();
+    let widened = sealed.replace("tools = [\"Read\"", "tools = [\"WebFetch\", \"Read\"");
+    assert_ne!(widened, sealed);
+    std::fs::write(&path, &widened).unwrap();
+    for call in [&fetch, &read] {
+        let reason = deny_reason(&hook(&p, call));
+        assert!(
+            reason.contains("sealed_file_changed") && reason.contains("`manifests.toml` changed"),
+            "{reason}"
+        );
+    }
+    allowed(&hook(&p, &tool(&p, "Read", json!({"file_path": "x.md"}), None)));
+    // Put back, the seal holds again; sealed by a human, the wider rules are the rules.
+    std::fs::write(&path, &sealed).unwrap();
+    allowed(&hook(&p, &read));
+    std::fs::write(&path, &widened).unwrap();
+    approve(&p);
+    allowed(&hook(&p, &fetch));
+    // Shadow mode written by the agent: the configuration differs from the seal.
+    std::fs::write(&path, &sealed).unwrap();
+    approve(&p);
+    let config = std::fs::read_to_string(p.root.join("agentwarden.toml")).unwrap();
+    std::fs::write(
+        p.root.join("agentwarden.toml"),
+        config.replace("main_persona = \"main\"", "main_persona = \"main\"\ntools = \"shadow\""),
+    )
+    .unwrap();
+    let reason = deny_reason(&hook(&p, &fetch));
+    assert!(reason.contains("`agentwarden.toml` changed"), "{reason}");
+    let log = events(&p);
+    let denied: Vec<&str> = of_type(&log, "tool_call_authorized")
+        .iter()
+        .filter_map(|e| e["payload"]["authorization"]["first_failure"]["code"].as_str())
+        .collect();
+    assert_eq!(
+        denied,
+        ["tool_not_allowed", "sealed_file_changed", "sealed_file_changed", "sealed_file_changed"],
+        "each denial recorded with its code"
+    );
+}
+
 #[test]
 fn tools_that_start_agents_are_denied_unless_configured_and_messages_recheck_the_approval() {
     let p = project();

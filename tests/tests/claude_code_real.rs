@@ -189,6 +189,69 @@ fn a_subagents_tool_call_its_manifest_does_not_grant_is_denied_and_recorded() {
     assert_eq!(by_tool("Read(okrs/q4.md)")["payload"]["authorization"]["decision"], "allow");
 }
 
+/// T-11: a planner whose manifest grants it `Bash` but edits only under `src/` rewrites
+/// `manifests.toml` with its `Bash` to grant itself every edit, then writes outside `src/`.
+/// Before the fix the hook judged the write by the rewritten rules and let it run; now the
+/// rules are the sealed ones: the write is denied at `sealed_file_changed`, naming the file, and
+/// nothing is written.
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn a_subagent_that_rewrites_the_manifests_is_still_judged_by_the_sealed_rules() {
+    let project = Project::example(&tools());
+    // Claude Code's own list for the planner gains Bash and Write; its manifest grants the
+    // planner `Bash` and `Edit(src/**)`.
+    let planner = project.root.join(".claude/agents/planner.md");
+    let text = std::fs::read_to_string(&planner).unwrap();
+    assert!(text.contains("tools: Read, Grep, Glob, Task"));
+    std::fs::write(
+        &planner,
+        text.replace("tools: Read, Grep, Glob, Task", "tools: Read, Grep, Glob, Task, Bash, Write"),
+    )
+    .unwrap();
+    project.git(&["commit", "-q", "-a", "-m", "the planner runs commands and writes"]);
+    let warden = project.tools.warden.to_string_lossy().into_owned();
+    project.warden_ok(&["init", "claude-code", "--warden", &warden]);
+    project.warden_ok(&["seal", "--by", "alice"]);
+    project.warden_ok(&["approve", "--ref", APPROVAL_REF, "--by", "alice"]);
+    let notes = project.root.join("docs/plan.md");
+    let api = start(
+        Script::new()
+            .agent("MAINTASK", vec![spawn("toolu_plan", Some("planner"), "PLANTASK plan the change")])
+            .agent(
+                "PLANTASK",
+                vec![
+                    Turn::one(Block::tool_with_id(
+                        "toolu_widen",
+                        "Bash",
+                        json!({"command": "sed -i 's/Edit(src\\/\\*\\*)/Edit/' manifests.toml"}),
+                    )),
+                    Turn::one(Block::tool_with_id(
+                        "toolu_write",
+                        "Write",
+                        json!({"file_path": notes.to_string_lossy(), "content": "the plan\n"}),
+                    )),
+                ],
+            ),
+    );
+    let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+    run.assert_finished();
+    assert_loopback_only(&api);
+    let widen = api.tool_result("toolu_widen").expect("the planner's Bash ran");
+    assert!(!widen.is_error, "{widen:?}");
+    let write = api.tool_result("toolu_write").expect("the denial reached the planner");
+    assert!(
+        write.text.contains("sealed_file_changed") && write.text.contains("`manifests.toml` changed"),
+        "the write is judged by the sealed rules, not the rewritten ones: {write:?}"
+    );
+    assert!(!notes.exists(), "nothing was written");
+    let calls = project.audit_of("tool_call_authorized");
+    let denied = calls
+        .iter()
+        .find(|e| str_of(payload(e, "tool")).starts_with("Write("))
+        .unwrap_or_else(|| panic!("the write is recorded: {calls:?}"));
+    assert_eq!(denied["payload"]["authorization"]["first_failure"]["code"], "sealed_file_changed");
+}
+
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn with_the_kill_switch_unset_the_spawn_is_denied_and_the_model_is_told_why() {

@@ -12,9 +12,9 @@ use agentwarden_domain::audit::{AuditEvent, ToolCallAuthorized};
 use agentwarden_domain::claude_code::{
     HookFailure, HookState, HookToolEvaluated, SpawnRequest, ToolCall, ToolKind,
 };
-use agentwarden_domain::governance::Name;
+use agentwarden_domain::governance::{Name, ReadDigests};
 use agentwarden_domain::lineage::refuse;
-use agentwarden_domain::verdict::Decision;
+use agentwarden_domain::verdict::{Decision, Verdict};
 
 use crate::ToolRules;
 
@@ -66,14 +66,34 @@ impl Warden {
         let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
         let tool =
             agentwarden_domain::lineage::ToolUse::from_claude_code(&call.tool_name, &call.input, &cwd, &root);
-        let (lineage, authorization) = match self.manifests() {
-            Ok(manifests) => tree.authorize_tool(&main, call.caller.as_ref(), tool.clone(), &manifests)?,
+        // T-11: the rules that judge the call are the manifests as sealed, read once: a subagent
+        // that can write them (a bare `Bash`) does not get to write its own rules.
+        let mut read = ReadDigests::new();
+        self.read_context_digests(&mut read).await;
+        let manifests = self.sealed_manifests(&mut read).await;
+        let sealed = state.governance.seal_verdict(&read).unwrap_or_else(|| {
+            let reason = "no seal is recorded, so no tool rule is in force (run `warden seal`)";
+            super::verdict("seal_not_recorded", reason.to_owned())
+        });
+        // Shadow mode softens only the rules' verdict: rules that are not the sealed ones, or
+        // that cannot be read, deny in either mode.
+        let mut enforced = true;
+        let (lineage, authorization) = match manifests {
+            Ok(_) if !sealed.passed => {
+                let reason = format!("the tool rules are not as sealed: {}", sealed.reason);
+                let why = Verdict { passed: false, code: sealed.code.clone(), reason: reason.into() };
+                (tree.caller_lineage(&main, call.caller.as_ref()).unwrap_or_default(), refuse(&why))
+            }
+            Ok(manifests) => {
+                enforced = false;
+                tree.authorize_tool(&main, call.caller.as_ref(), tool.clone(), &manifests)?
+            }
             Err(e) => {
                 let why = super::verdict("manifests_unavailable", format!("manifests: {e}"));
                 (Vec::new(), refuse(&why))
             }
         };
-        let shadow = self.config.claude_code.tools == ToolRules::Shadow;
+        let shadow = !enforced && self.config.claude_code.tools == ToolRules::Shadow;
         let denied = authorization.decision == Decision::Deny;
         let reason = authorization.first_failure.as_ref().map(|f| {
             format!("Agent Warden denied this at tool rules layer {} ({}): {}", f.layer, f.code, f.reason)

@@ -166,6 +166,34 @@ pub struct SignersPin {
 }
 
 impl Approvals {
+    /// G-20, T-11: whether the files in `read` are as the seal in force recorded them — a
+    /// refused seal fails with its refusal's code, a file changed, missing or added since with
+    /// `sealed_file_changed` naming each; `None` when no seal is recorded.
+    pub fn seal_verdict(&self, read: &ReadDigests) -> Option<Verdict> {
+        let seal = self.seal.as_ref()?;
+        Some(match &seal.refused {
+            Some(refused) => Verdict::fail(
+                refused.code.as_str(),
+                format!("the seal (seq {}) is not a seal: {}", seal.seq, refused.reason),
+            ),
+            None => {
+                let changes = seal_changes(&seal.files, read);
+                if changes.is_empty() {
+                    Verdict::pass(format!("{} file(s) match the seal", read.len()))
+                } else {
+                    Verdict::fail(
+                        "sealed_file_changed",
+                        format!(
+                            "the context changed since it was sealed (seq {}): {}",
+                            seal.seq,
+                            changes.join(", ")
+                        ),
+                    )
+                }
+            }
+        })
+    }
+
     /// Applies the event at `seq`, whose predecessor is `after`; other event types change
     /// nothing.
     pub fn apply(&mut self, after: Head, seq: u64, event: &AuditEvent) {
@@ -356,29 +384,11 @@ impl Recorded {
         if !metadata.passed {
             return metadata;
         }
-        match &self.approvals.seal {
-            Some(SealRecord { seq, refused: Some(refused), .. }) => Verdict::fail(
-                refused.code.as_str(),
-                format!("the seal (seq {seq}) is not a seal: {}", refused.reason),
-            ),
-            Some(seal) => {
-                let changes = seal_changes(&seal.files, &self.read);
-                if changes.is_empty() {
-                    Verdict::pass(format!(
-                        "contextSealed is true and {} file(s) match the seal",
-                        self.read.len()
-                    ))
-                } else {
-                    Verdict::fail(
-                        "sealed_file_changed",
-                        format!(
-                            "the context changed since it was sealed (seq {}): {}",
-                            seal.seq,
-                            changes.join(", ")
-                        ),
-                    )
-                }
+        match self.approvals.seal_verdict(&self.read) {
+            Some(verdict) if verdict.passed => {
+                Verdict::pass(format!("contextSealed is true and {}", verdict.reason))
             }
+            Some(verdict) => verdict,
             None if self.require => Verdict::fail(
                 "seal_not_recorded",
                 "contextSealed is true but no seal is recorded (run `warden seal`)",
