@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, Head};
 use agentwarden_domain::governance::{
-    Approvals, DelegationGrant, Evaluation, GateInputs, GateReport, PersonaReading, ReadDigests, Recorded,
+    Approvals, Delegation, Evaluation, GateInputs, GateReport, PersonaReading, ReadDigests, Recorded,
     Request, candidates_to_read, evaluate, parse_request, read_agent, read_persona,
 };
 use serde::Serialize;
@@ -31,6 +31,45 @@ pub(crate) struct GateRecords {
 
 /// Instruction files and requests larger than this are unreadable (and so denied).
 pub const MAX_INPUT_BYTES: u64 = 1024 * 1024;
+
+/// The permission to inject subagents: what the gate delegated, and where its decision was
+/// recorded. X-20: only a [`Warden`] hands one out, from [`Warden::evaluate_delegation`] or
+/// [`Warden::evaluate_delegation_file`], and only once the decision's `delegation_evaluated` event is durable;
+/// its fields are private and it has no public constructor, nor does any crate of the workspace
+/// offer another way to obtain one, so a harness that injects only against a grant cannot
+/// inject around the gate. A consumer cannot make one up (the compile-fail suite,
+/// `tests/tests/compile_fail.rs`, checks each way with its error code):
+///
+/// ```compile_fail
+/// let forged = agentwarden::DelegationGrant { delegation: todo!(), audit: todo!() };
+/// ```
+#[derive(Debug, PartialEq, Eq)]
+pub struct DelegationGrant {
+    delegation: Delegation,
+    audit: Head,
+}
+
+impl DelegationGrant {
+    /// The persona that delegates.
+    pub fn persona(&self) -> &agentwarden_domain::governance::Name {
+        self.delegation.persona()
+    }
+
+    /// The subagents that may be injected, never empty.
+    pub fn subagents(&self) -> &[agentwarden_domain::governance::Name] {
+        self.delegation.subagents()
+    }
+
+    /// The human approval in force.
+    pub fn approval_ref(&self) -> &str {
+        self.delegation.approval_ref()
+    }
+
+    /// Where the decision that granted it was recorded.
+    pub fn audit(&self) -> Head {
+        self.audit
+    }
+}
 
 /// The answer to "may this persona inject these subagents?".
 #[derive(Debug)]
@@ -191,7 +230,8 @@ impl Warden {
         let event = AuditEvent::DelegationEvaluated(Box::new(evaluation.report.clone()));
         let (report, grant, audit) = match self.record_and_apply(&mut state, correlation, event).await {
             Ok(head) => {
-                let (report, grant) = evaluation.into_parts();
+                let (report, delegation) = evaluation.into_parts();
+                let grant = delegation.map(|delegation| DelegationGrant { delegation, audit: head });
                 (report, grant, Some(head))
             }
             Err(e) => {

@@ -44,7 +44,7 @@ impl Warden {
             };
         let event =
             ResultValidated { path: path.display().to_string(), digest, validation: validation.clone() };
-        match self.record(correlation, &AuditEvent::ResultValidated(Box::new(event))).await {
+        match self.record_event(correlation, &AuditEvent::ResultValidated(Box::new(event))).await {
             Ok(appended) => ResultOutcome { validation, audit: Some(appended.head) },
             Err(e) => {
                 let mut validation = validation;
@@ -229,7 +229,7 @@ impl Warden {
             Err(_) => self.clone(),
         };
         let event = AuditEvent::GuardrailViolation(Box::new(violation.clone()));
-        let audit = recorder.record(correlation, &event).await.ok().map(|a| a.head);
+        let audit = recorder.record_event(correlation, &event).await.ok().map(|a| a.head);
         GuardOutcome { clean: false, violation: Some(violation), violation_file, audit }
     }
 }

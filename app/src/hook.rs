@@ -239,7 +239,7 @@ impl Warden {
             digest: blake3::hash(text.as_bytes()).to_hex().to_string(),
             bytes: u64::try_from(text.len()).unwrap_or(u64::MAX),
         }));
-        if let Err(e) = self.record(Correlation::default(), &event).await {
+        if let Err(e) = self.record_event(Correlation::default(), &event).await {
             tracing::warn!(error = %e, "the refused hook input could not be recorded");
         }
     }
@@ -690,7 +690,7 @@ mod tests {
         let store = Arc::new(MemoryEventStore::new());
         let warden = warden(store.clone());
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
-        warden.record(Correlation::default(), &note).await.unwrap();
+        warden.record_event(Correlation::default(), &note).await.unwrap();
         // A forged state: an approval nobody granted, at seq 1 with a hash that is not the log's.
         let forged = HookState {
             head: Head { seq: 1, hash: agentwarden_domain::audit::Hash::from_bytes([7; 32]) },
@@ -737,7 +737,7 @@ mod tests {
     async fn a_warden_folding_from_the_log_ignores_a_saved_state_written_outside_it() {
         let store = Arc::new(MemoryEventStore::new());
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
-        warden(store.clone()).record(Correlation::default(), &note).await.unwrap();
+        warden(store.clone()).record_event(Correlation::default(), &note).await.unwrap();
         let mut forged = warden(store.clone()).records().await.unwrap();
         forged.governance.approvals.insert("FORGED".to_owned(), forged_approval());
         store
@@ -758,7 +758,7 @@ mod tests {
         let writer = warden(store.clone());
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
         for _ in 0..3 {
-            writer.record(Correlation::default(), &note).await.unwrap();
+            writer.record_event(Correlation::default(), &note).await.unwrap();
         }
         warden(store.clone()).records().await.unwrap();
         let saved = store.read_projection(crate::RECORDS_PROJECTION).await.unwrap().unwrap();
@@ -778,7 +778,7 @@ mod tests {
             signature: None,
         });
         let ours = warden(store.clone());
-        ours.record(Correlation::default(), &grant).await.unwrap();
+        ours.record_event(Correlation::default(), &grant).await.unwrap();
         let mut state = ours.records().await.unwrap();
         assert!(state.governance.approvals["G"].revoked.is_none());
         // Another process revokes G between our read and our write.
@@ -787,7 +787,7 @@ mod tests {
             by: None,
             signature: None,
         });
-        warden(store.clone()).record(Correlation::default(), &revoke).await.unwrap();
+        warden(store.clone()).record_event(Correlation::default(), &revoke).await.unwrap();
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
         let head = ours.record_and_apply(&mut state, Correlation::default(), note).await.unwrap();
         assert_eq!(head.seq, 3);
@@ -807,7 +807,7 @@ mod tests {
                 signature: None,
                 key_list: None,
             });
-            honest.record(Correlation::default(), &seal).await.unwrap();
+            honest.record_event(Correlation::default(), &seal).await.unwrap();
         }
         let mut records = store.read(1, 10).await.unwrap();
         let body = String::from_utf8(records[1].body.clone()).unwrap().replace("\"by\":null", "\"by\":\"x\"");
@@ -877,7 +877,7 @@ mod tests {
         let path = dir.path().join("sessions/s.json");
         let inode = std::fs::metadata(&path).unwrap().ino();
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
-        warden.record(Correlation::default(), &note).await.unwrap();
+        warden.record_event(Correlation::default(), &note).await.unwrap();
         assert_eq!(warden.hook_with(BASH, &storage).await.exit_code, 0);
         assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode, "nothing changed: not rewritten");
         assert_eq!(storage.read_index("s"), Some(written.clone()));

@@ -8,11 +8,11 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), agentwarden::WardenError> {
 //! use agentwarden::Warden;
-//! use agentwarden::audit::{AuditEvent, Correlation, OperatorNote};
+//! use agentwarden::audit::{Correlation, OperatorNote};
 //!
 //! // The embedded default: a sled store under `.agentwarden/audit`.
 //! let warden = Warden::builder().build()?;
-//! let note = AuditEvent::OperatorNote(OperatorNote { message: "maintenance begins".into() });
+//! let note = OperatorNote { message: "maintenance begins".into() };
 //! let appended = warden.record(Correlation::default(), &note).await?;
 //! assert!(warden.verify(None).await?.is_intact());
 //! # let _ = appended; Ok(()) }
@@ -54,7 +54,7 @@ pub use audit_log::{Pages, Stats, Verification};
 pub use config::{
     ClaudeCodeConfig, Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig, ToolRules,
 };
-pub use gate::{AuditRef, GateOutcome, GateOutput, MAX_INPUT_BYTES};
+pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput, MAX_INPUT_BYTES};
 pub use guard::{GuardOutcome, GuardTarget, ResultOutcome};
 pub use hook::{
     HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, hook_store_unavailable,

@@ -91,7 +91,10 @@ impl Warden {
             lineage_digest: lineage_digest(&lineage),
             lineage: recorded(&lineage),
         };
-        match self.record(Self::correlation(session), &AuditEvent::LineageChecked(Box::new(event))).await {
+        match self
+            .record_event(Self::correlation(session), &AuditEvent::LineageChecked(Box::new(event)))
+            .await
+        {
             Ok(appended) => LineageOutcome { decision, result, audit: Some(appended.head) },
             Err(e) => LineageOutcome {
                 decision: Decision::Deny,
@@ -134,7 +137,9 @@ impl Warden {
             false,
         );
         let session = request.and_then(|r| r.session);
-        match self.record(Self::correlation(session), &AuditEvent::ToolCallAuthorized(Box::new(event))).await
+        match self
+            .record_event(Self::correlation(session), &AuditEvent::ToolCallAuthorized(Box::new(event)))
+            .await
         {
             Ok(appended) => AuthorizationOutcome { authorization, audit: Some(appended.head) },
             Err(e) => AuthorizationOutcome {

@@ -203,7 +203,7 @@ impl Warden {
     ) -> Result<Head, WardenError> {
         let before = state.head;
         let session = correlation.session.clone();
-        let appended = self.record(correlation, &event).await?;
+        let appended = self.record_event(correlation, &event).await?;
         if appended.first_seq == before.seq.saturating_add(1) {
             state.apply(appended.head, session.as_ref().map(CorrelationId::as_str), &event);
             self.remember(state);

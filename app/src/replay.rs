@@ -124,7 +124,7 @@ mod tests {
             } else {
                 Correlation::default()
             };
-            warden.record(correlation, &note).await?;
+            warden.record_event(correlation, &note).await?;
         }
         let timeline = warden.replay(&Timeline { session: "s".into() }).await?;
         let seqs: Vec<u64> = timeline.iter().map(|e| e.seq).collect();
@@ -165,7 +165,7 @@ mod broken_tests {
             for i in 0..PAGE as u64 {
                 let note =
                     AuditEvent::OperatorNote(OperatorNote { message: format!("note {}", chunk * 1000 + i) });
-                honest.record(Correlation::default(), &note).await?;
+                honest.record_event(Correlation::default(), &note).await?;
             }
         }
         // One digit of the record at `at` changed after it was written.

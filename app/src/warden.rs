@@ -6,7 +6,7 @@ use std::sync::Arc;
 use agentwarden_adapters::{
     GitRestorer, LocalFileSystem, ProcessEnvironment, SledConfig, SledEventStore, SystemClock,
 };
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, InvalidText};
+use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, InvalidText, OperatorNote};
 use agentwarden_ports::{
     Appended, Clock, Environment, EventStore, Expected, FileSystem, Restorer, StateStore, StoreError,
 };
@@ -289,9 +289,31 @@ impl Warden {
         &self.config
     }
 
+    /// Records an operator's note (`operator_note`), timed by the clock and signed by this
+    /// Warden's actor; returns once it is durable.
+    ///
+    /// X-20: a note is the only event a consumer records directly. Every other event is the
+    /// record of a decision or of a human act, appended by the use case that makes it — the
+    /// gate, the lineage and tool checks, the guard, fan-out, seal/approve/revoke/release — so
+    /// the facade offers no way to write a `delegation_evaluated` no gate made or an
+    /// `approval_granted` no human gave:
+    ///
+    /// ```compile_fail
+    /// # async fn forge(warden: agentwarden::Warden, event: agentwarden::audit::AuditEvent) {
+    /// warden.record(agentwarden::audit::Correlation::default(), &event).await;
+    /// # }
+    /// ```
+    pub async fn record(
+        &self,
+        correlation: Correlation,
+        note: &OperatorNote,
+    ) -> Result<Appended, WardenError> {
+        self.record_event(correlation, &AuditEvent::OperatorNote(note.clone())).await
+    }
+
     /// Appends one event, timed by the clock and signed by this Warden's actor. Returns once
     /// the event is durable (deferring, as the resident service's decider: once it is written).
-    pub async fn record(
+    pub(crate) async fn record_event(
         &self,
         correlation: Correlation,
         event: &AuditEvent,
@@ -300,7 +322,7 @@ impl Warden {
     }
 
     /// Records `event` only where `expected` says (a signed record at the head it names, K-7).
-    pub async fn record_expected(
+    pub(crate) async fn record_expected(
         &self,
         correlation: Correlation,
         event: &AuditEvent,
@@ -324,8 +346,8 @@ mod tests {
     use agentwarden_domain::audit::{Head, OperatorNote, Timestamp};
     use agentwarden_ports::{MockClock, MockEventStore};
 
-    fn note() -> AuditEvent {
-        AuditEvent::OperatorNote(OperatorNote { message: "m".into() })
+    fn note() -> OperatorNote {
+        OperatorNote { message: "m".into() }
     }
 
     #[tokio::test]

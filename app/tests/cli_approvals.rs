@@ -14,6 +14,10 @@ use agentwarden::governance::Scope;
 use agentwarden::{Clock, Config, FixedEnvironment, MemoryEventStore, Warden};
 use serde_json::Value;
 
+mod forge;
+
+use forge::Forger;
+
 const REF: &str = "GATE-2026-02-21-001";
 
 struct Project {
@@ -164,13 +168,15 @@ async fn an_approval_expires_on_the_clock() {
     let p = project(true);
     let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
     let clock = Arc::new(TestClock(std::sync::Mutex::new(1_000)));
-    let warden = Warden::builder()
-        .event_store(Arc::new(MemoryEventStore::new()))
-        .config(config)
-        .clock(clock.clone())
-        .environment(Arc::new(FixedEnvironment::with("CHIRALITY_ENABLE_SUBAGENTS", "true")))
-        .build()
-        .unwrap();
+    let warden = Forger::new(Arc::new(MemoryEventStore::new()), |store| {
+        Warden::builder()
+            .event_store(store)
+            .config(config)
+            .clock(clock.clone())
+            .environment(Arc::new(FixedEnvironment::with("CHIRALITY_ENABLE_SUBAGENTS", "true")))
+            .build()
+            .unwrap()
+    });
     let files = warden.seal_digests().await.unwrap();
     let seal = AuditEvent::ContextSealed(agentwarden::claude_code::ContextSealed {
         by: None,

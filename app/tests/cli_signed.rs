@@ -17,6 +17,10 @@ use agentwarden::signing::{AllowedSigners, sign_with_private_key, verify_record}
 use agentwarden::{Config, SledConfig, SledEventStore, Warden};
 use serde_json::Value;
 
+mod forge;
+
+use forge::Forger;
+
 const REF: &str = "GATE-2026-02-21-001";
 
 /// Makes a forged record to append after the given head.
@@ -107,11 +111,14 @@ fn key(p: &Project) -> &str {
     p.key.to_str().unwrap()
 }
 
-/// A Warden on the project's store, as an agent with the library and no key would open it.
-fn library(p: &Project) -> Warden {
+/// A Warden on the project's store, as an agent with the library, the store and no key would
+/// open it.
+fn library(p: &Project) -> Forger {
     let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
     let store = SledEventStore::open(&SledConfig::new(&p.store)).unwrap();
-    Warden::builder().event_store(std::sync::Arc::new(store)).config(config).build().unwrap()
+    Forger::new(std::sync::Arc::new(store), |store| {
+        Warden::builder().event_store(store).config(config).build().unwrap()
+    })
 }
 
 fn grant(reference: &str, signature: Option<RecordSignature>) -> AuditEvent {
@@ -417,11 +424,9 @@ fn verification_agrees_with_ssh_keygen_both_ways() {
 async fn an_unsigned_release_lifts_no_quarantine_and_a_signed_one_does() {
     let p = project();
     let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
-    let warden = Warden::builder()
-        .event_store(std::sync::Arc::new(agentwarden::MemoryEventStore::new()))
-        .config(config)
-        .build()
-        .unwrap();
+    let warden = Forger::new(std::sync::Arc::new(agentwarden::MemoryEventStore::new()), |store| {
+        Warden::builder().event_store(store).config(config).build().unwrap()
+    });
     let session = Correlation {
         session: Some(agentwarden::audit::CorrelationId::new("s1".to_owned()).unwrap()),
         ..Correlation::default()
@@ -665,7 +670,9 @@ async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log()
     {
         let store = std::sync::Arc::new(SledEventStore::open(&SledConfig::new(&p.store)).unwrap());
         let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
-        let lib = Warden::builder().event_store(store.clone()).config(config).build().unwrap();
+        let lib = Forger::new(store.clone(), |store| {
+            Warden::builder().event_store(store).config(config).build().unwrap()
+        });
         let files = lib.seal_digests().await.unwrap();
         let head = lib.head().await.unwrap();
         lib.record(Correlation::default(), &seal_signed(&p.other, "alice", files, head, &mine))

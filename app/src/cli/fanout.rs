@@ -155,7 +155,7 @@ pub(super) async fn run(
                 plan: PlanSummary::from(&planned),
             };
             let planned_at =
-                warden.record(correlation.clone(), &AuditEvent::FanOutPlanned(Box::new(event))).await?;
+                warden.record_event(correlation.clone(), &AuditEvent::FanOutPlanned(Box::new(event))).await?;
             let state_key = format!("{phase}@{}", planned_at.head.seq);
             // F-19: the kill-switch variable is Warden's too, whatever its name.
             let enable_env = config_enable_env.clone();
@@ -173,17 +173,17 @@ pub(super) async fn run(
                     let _ = ProcessChunkRunner::kill_leftovers().await;
                     let message = format!("fan-out `{phase}` interrupted by {signal}: chunks killed, no merged result written");
                     let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message });
-                    let _ = warden.record(correlation, &note).await;
+                    let _ = warden.record_event(correlation, &note).await;
                     return Err(Failure::no(format!("interrupted by {signal}: the chunk agents were killed and no merged result was written")));
                 }
             };
             for outcome in &outcomes {
                 warden
-                    .record(correlation.clone(), &AuditEvent::ChunkFinished(Box::new(outcome.clone())))
+                    .record_event(correlation.clone(), &AuditEvent::ChunkFinished(Box::new(outcome.clone())))
                     .await?;
             }
             let merged_event = FanOutMerged { phase, merged: merged.clone() };
-            warden.record(correlation, &AuditEvent::FanOutMerged(Box::new(merged_event))).await?;
+            warden.record_event(correlation, &AuditEvent::FanOutMerged(Box::new(merged_event))).await?;
             // The single writer (F-10): once, after every chunk finished or timed out.
             warden.write_merged(&state_key, &merged).await?;
             if json {

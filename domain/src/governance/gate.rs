@@ -31,22 +31,18 @@ pub struct GateInputs {
     pub recorded: Option<super::Recorded>,
 }
 
-/// The permission to inject subagents. Only the gate builds one: its fields are private and it
-/// has no public constructor, so the compiler checks that the gate is the sole enforcement
-/// point. A consumer cannot make one up:
-///
-/// ```compile_fail
-/// use agentwarden_domain::governance::DelegationGrant;
-/// let forged = DelegationGrant { persona: todo!(), subagents: vec![], approval_ref: String::new() };
-/// ```
-#[derive(Debug, PartialEq, Eq)]
-pub struct DelegationGrant {
+/// What the gate allows to delegate: the persona, the subagents, the approval in force. Only
+/// [`evaluate`] builds one, and only on an allow. It is the decision's content, not the
+/// permission to act on it: that is `agentwarden::DelegationGrant`, which only a `Warden` hands
+/// out, once the decision's event is durable (G-10, X-20).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delegation {
     persona: Name,
     subagents: Vec<Name>,
     approval_ref: String,
 }
 
-impl DelegationGrant {
+impl Delegation {
     /// The persona that delegates.
     pub fn persona(&self) -> &Name {
         &self.persona
@@ -63,23 +59,23 @@ impl DelegationGrant {
     }
 }
 
-/// The gate's answer: the report, and a grant only on allow.
+/// The gate's answer: the report, and what is delegated only on allow.
 #[derive(Debug)]
 pub struct Evaluation {
     /// What was found.
     pub report: GateReport,
-    grant: Option<DelegationGrant>,
+    delegation: Option<Delegation>,
 }
 
 impl Evaluation {
-    /// The grant, if the decision is allow.
-    pub fn grant(&self) -> Option<&DelegationGrant> {
-        self.grant.as_ref()
+    /// What is delegated, if the decision is allow.
+    pub fn delegation(&self) -> Option<&Delegation> {
+        self.delegation.as_ref()
     }
 
-    /// Splits into the report and the grant.
-    pub fn into_parts(self) -> (GateReport, Option<DelegationGrant>) {
-        (self.report, self.grant)
+    /// Splits into the report and what is delegated.
+    pub fn into_parts(self) -> (GateReport, Option<Delegation>) {
+        (self.report, self.delegation)
     }
 
     /// The records could not be read (G-22, G-23: the store cannot be used): a deny whose first
@@ -94,7 +90,7 @@ impl Evaluation {
         report
     }
 
-    /// The decision could not be recorded: an allow becomes a deny (G-10), the grant is
+    /// The decision could not be recorded: an allow becomes a deny (G-10), the delegation is
     /// dropped, and the failure is named at the `audit` stage.
     pub fn audit_failed(self, code: &'static str, reason: impl Into<String>) -> GateReport {
         let mut report = self.report;
@@ -341,16 +337,16 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
 
     let mut warnings = inputs.request.warnings.clone();
     warnings.extend(extras.warnings);
-    let grant = match (decision, &inputs.persona, &approval_ref) {
-        (Decision::Allow, PersonaReading::Valid(p), Some(approval_ref)) => Some(DelegationGrant {
+    let delegation = match (decision, &inputs.persona, &approval_ref) {
+        (Decision::Allow, PersonaReading::Valid(p), Some(approval_ref)) => Some(Delegation {
             persona: p.name.clone(),
             subagents: eligible.iter().map(|n| (*n).clone()).collect(),
             approval_ref: approval_ref.clone(),
         }),
         _ => None,
     };
-    // Belt and braces: an allow without everything a grant needs is a deny.
-    let decision = if grant.is_some() { decision } else { Decision::Deny };
+    // Belt and braces: an allow without everything a delegation needs is a deny.
+    let decision = if delegation.is_some() { decision } else { Decision::Deny };
     let recorded = inputs.recorded.as_ref().map(|r| r.summary(approval_ref.as_deref()));
     let report = GateReport {
         decision,
@@ -372,5 +368,5 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
         metadata_digest: inputs.request.metadata_digest.clone(),
         recorded,
     };
-    Evaluation { report, grant }
+    Evaluation { report, delegation }
 }

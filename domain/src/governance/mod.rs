@@ -8,8 +8,10 @@
 //! persona, registered, `AGENT_TYPE: 2`; `AGENT_CLASS` other than `TASK` is a warning). Every
 //! gate is evaluated and every failure reported, the first one named.
 //!
-//! A denial is not an error (G-9): the report says why and the delegated set is empty. The
-//! only way to inject is a [`DelegationGrant`], which only [`evaluate`] can build.
+//! A denial is not an error (G-9): the report says why and the delegated set is empty. What an
+//! allow delegates is a [`Delegation`], which only [`evaluate`] builds; the permission to inject
+//! is not in this crate at all: only `agentwarden::Warden` hands one out, once the decision is
+//! recorded.
 
 mod agent;
 pub mod frontmatter;
@@ -24,7 +26,7 @@ mod request;
 mod signed;
 
 pub use agent::{AgentReading, read_agent};
-pub use gate::{DelegationGrant, Evaluation, GateInputs, candidate_names, candidates_to_read, evaluate};
+pub use gate::{Delegation, Evaluation, GateInputs, candidate_names, candidates_to_read, evaluate};
 pub use inputs::{EnvValue, FileRead};
 pub use metadata::{KNOWN_FIELDS, MAX_APPROVAL_REF, Metadata, check_approval_ref};
 pub(crate) use names::show;

@@ -62,7 +62,7 @@ fn every_gate_is_evaluated_and_reported_in_order_even_after_a_failure() {
     assert_eq!(failed, ["environment", "context_sealed", "pipeline_run_approved", "approval_ref"]);
     assert_eq!(report.first_failure.as_ref().map(|f| f.gate.as_str()), Some("environment"));
     assert_eq!(report.decision, Decision::Deny);
-    assert!(evaluation.grant().is_none());
+    assert!(evaluation.delegation().is_none());
     // The candidate is eligible in itself, but not delegated.
     assert_eq!(report.candidates[0].code.as_deref(), Some("gates_failed"));
 }
@@ -74,7 +74,7 @@ fn given_all_gates_pass_when_evaluated_then_a_grant_names_the_eligible_subagents
     let persona = "---\nsubagents: [A, B]\n---\n";
     let evaluation =
         evaluate(&inputs("true", persona, &[("A", TYPE_2), ("B", "---\nAGENT_TYPE: 3\n---\n")], request));
-    let grant = evaluation.grant().unwrap();
+    let grant = evaluation.delegation().unwrap();
     assert_eq!(grant.subagents(), [Name::new("A").unwrap()]);
     assert_eq!(grant.approval_ref(), "GATE-1");
     assert_eq!(grant.persona().as_str(), "M");
@@ -188,7 +188,7 @@ proptest! {
         let evaluation = evaluate(&inputs(&env, &persona, &files, request));
         let report = &evaluation.report;
         prop_assert_eq!(report.gates.len(), 6);
-        prop_assert_eq!(report.decision == Decision::Allow, evaluation.grant().is_some());
+        prop_assert_eq!(report.decision == Decision::Allow, evaluation.delegation().is_some());
         if report.decision == Decision::Allow {
             prop_assert!(report.gates.iter().all(|g| g.verdict.passed));
             prop_assert!(report.first_failure.is_none());

@@ -181,7 +181,8 @@ pub(super) async fn run(
                 session.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))?;
             let warden = open()?.with_actor(actor);
             let event = AuditEvent::OperatorNote(OperatorNote { message });
-            let appended = warden.record(Correlation { session, ..Correlation::default() }, &event).await?;
+            let appended =
+                warden.record_event(Correlation { session, ..Correlation::default() }, &event).await?;
             writeln!(out, "{}", json!({"seq": appended.head.seq, "hash": appended.head.hash}))?;
             Ok(EXIT_OK)
         }
