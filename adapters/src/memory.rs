@@ -62,7 +62,7 @@ impl EventStore for MemoryEventStore {
 }
 
 #[async_trait]
-impl agentwarden_ports::StateStore for MemoryEventStore {
+impl agentwarden_ports::MergedStore for MemoryEventStore {
     async fn write_merged(
         &self,
         key: &str,
@@ -71,7 +71,7 @@ impl agentwarden_ports::StateStore for MemoryEventStore {
         let mut state =
             self.state.lock().map_err(|_| StoreError::Poisoned { reason: "a writer panicked".into() })?;
         if state.contains_key(key) {
-            return Err(StoreError::Conflict { expected: 0, actual: 1 });
+            return Err(StoreError::AlreadyWritten { key: key.to_owned() });
         }
         state.insert(key.to_owned(), merged.clone());
         Ok(())
@@ -82,7 +82,10 @@ impl agentwarden_ports::StateStore for MemoryEventStore {
             self.state.lock().map_err(|_| StoreError::Poisoned { reason: "a writer panicked".into() })?;
         Ok(state.get(key).cloned())
     }
+}
 
+#[async_trait]
+impl agentwarden_ports::ProjectionStore for MemoryEventStore {
     async fn read_projection(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
         Ok(self.projections()?.get(name).cloned())
     }
@@ -95,6 +98,28 @@ impl agentwarden_ports::StateStore for MemoryEventStore {
     async fn remove_projection(&self, name: &str) -> Result<(), StoreError> {
         self.projections()?.remove(name);
         Ok(())
+    }
+}
+
+/// Snapshots are kept among the projections, under [`agentwarden_ports::snapshot_key`].
+#[async_trait]
+impl agentwarden_ports::SnapshotStore for MemoryEventStore {
+    async fn read_snapshot(&self, session: &str, agent: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        agentwarden_ports::ProjectionStore::read_projection(
+            self,
+            &agentwarden_ports::snapshot_key(session, agent),
+        )
+        .await
+    }
+
+    async fn write_snapshot(&self, session: &str, agent: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        let key = agentwarden_ports::snapshot_key(session, agent);
+        agentwarden_ports::ProjectionStore::write_projection(self, &key, bytes).await
+    }
+
+    async fn remove_snapshot(&self, session: &str, agent: &str) -> Result<(), StoreError> {
+        let key = agentwarden_ports::snapshot_key(session, agent);
+        agentwarden_ports::ProjectionStore::remove_projection(self, &key).await
     }
 }
 

@@ -89,8 +89,7 @@ fn replay(c: &mut Criterion) {
     drop(store);
     let store = SledEventStore::open(&SledConfig::new(&path).create_if_missing(false))
         .unwrap_or_else(|e| fail(&e.to_string()));
-    let warden =
-        Warden::builder().event_store(Arc::new(store)).build().unwrap_or_else(|e| fail(&e.to_string()));
+    let warden = Warden::builder().store(Arc::new(store)).build().unwrap_or_else(|e| fail(&e.to_string()));
     let before = peak_rss_kb();
     let mut group = c.benchmark_group("replay");
     group.throughput(Throughput::Elements(count));

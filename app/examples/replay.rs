@@ -16,7 +16,7 @@ use agentwarden::{Config, MemoryEventStore, Warden};
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let config = Config::load(Some(&examples.join("agentwarden.toml")))?;
-    let warden = Warden::builder().event_store(Arc::new(MemoryEventStore::new())).config(config).build()?;
+    let warden = Warden::builder().store(Arc::new(MemoryEventStore::new())).config(config).build()?;
 
     // A few decisions, each recorded before it is returned.
     for lineage in ["three-levels", "mid-chain-violation"] {

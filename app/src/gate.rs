@@ -274,6 +274,7 @@ mod tests {
         });
         Warden::builder()
             .event_store(Arc::new(store))
+            .without_state()
             .file_system(Arc::new(files))
             .environment(Arc::new(FixedEnvironment::with("AGENTWARDEN_ENABLE_SUBAGENTS", "true")))
             .build()

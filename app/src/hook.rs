@@ -152,11 +152,6 @@ fn session_correlation(session: &str) -> Correlation {
     Correlation { session: CorrelationId::new(session).ok(), ..Correlation::default() }
 }
 
-fn snapshot_key(session: &str, agent_id: &str) -> String {
-    // The session's length keeps `a/b` + `c` apart from `a` + `b/c`.
-    format!("snapshot/{}/{session}/{agent_id}", session.len())
-}
-
 /// H-27: where a subagent's protected paths are snapshotted and checked. Its `cwd` when that is
 /// the root of a git working tree other than the workspace root (a worktree subagent's own
 /// worktree: it holds a `.git` entry); otherwise the workspace root — a session started in a
@@ -467,13 +462,13 @@ impl Warden {
     }
 
     async fn save_snapshot(&self, session: &str, agent_id: &str, content: &ContentSnapshot) -> bool {
-        let (Some(store), Ok(bytes)) = (&self.state, content.encode()) else { return false };
-        store.write_projection(&snapshot_key(session, agent_id), bytes).await.is_ok()
+        let (Some(store), Ok(bytes)) = (&self.snapshots, content.encode()) else { return false };
+        store.write_snapshot(session, agent_id, bytes).await.is_ok()
     }
 
     async fn load_snapshot(&self, session: &str, agent_id: &str) -> Result<ContentSnapshot, String> {
-        let Some(store) = &self.state else { return Err("no state store is configured".into()) };
-        match store.read_projection(&snapshot_key(session, agent_id)).await {
+        let Some(store) = &self.snapshots else { return Err("no snapshot store is configured".into()) };
+        match store.read_snapshot(session, agent_id).await {
             // Decoding checks every entry's bytes against its digest (U-13).
             Ok(Some(bytes)) => ContentSnapshot::decode(&bytes).map_err(|e| e.to_string()),
             Ok(None) => Err("no snapshot of the protected paths was taken when it started".into()),
@@ -578,8 +573,8 @@ impl Warden {
             return Ok(HookAnswer::block(&describe(&why)));
         }
         if decision == Decision::Allow {
-            if let Some(store) = &self.state {
-                let _ = store.remove_projection(&snapshot_key(session, &agent.agent_id)).await;
+            if let Some(store) = &self.snapshots {
+                let _ = store.remove_snapshot(session, &agent.agent_id).await;
             }
             return Ok(HookAnswer::silent());
         }
@@ -672,7 +667,7 @@ mod tests {
     use agentwarden_domain::audit::Head;
     use agentwarden_domain::claude_code::HookState;
     use agentwarden_domain::governance::{ApprovalRecord, Approvals, Scope};
-    use agentwarden_ports::{EventStore, StateStore};
+    use agentwarden_ports::{EventStore, ProjectionStore};
 
     use super::*;
     use crate::MemoryEventStore;
@@ -682,7 +677,7 @@ mod tests {
         "tool_use_id":"t1","tool_input":{"subagent_type":"planner"}}"#;
 
     fn warden(store: Arc<MemoryEventStore>) -> Warden {
-        Warden::builder().event_store(store.clone()).state_store(store).build().unwrap()
+        Warden::builder().store(store).build().unwrap()
     }
 
     #[tokio::test]
@@ -812,7 +807,8 @@ mod tests {
         let mut records = store.read(1, 10).await.unwrap();
         let body = String::from_utf8(records[1].body.clone()).unwrap().replace("\"by\":null", "\"by\":\"x\"");
         records[1].body = body.into_bytes();
-        let warden = Warden::builder().event_store(Arc::new(FixedLog(records))).build().unwrap();
+        let warden =
+            Warden::builder().event_store(Arc::new(FixedLog(records))).without_state().build().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let answer = warden.hook_with(SPAWN, &HookStorage::new(dir.path())).await;
         assert_eq!(answer.exit_code, HOOK_FAILED, "{answer:?}");
@@ -894,7 +890,8 @@ mod tests {
     async fn a_decision_that_cannot_be_recorded_is_a_deny() {
         let store = Arc::new(MemoryEventStore::new());
         let records = store.read(1, 10).await.unwrap();
-        let warden = Warden::builder().event_store(Arc::new(FixedLog(records))).build().unwrap();
+        let warden =
+            Warden::builder().event_store(Arc::new(FixedLog(records))).without_state().build().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let answer = warden.hook_with(SPAWN, &HookStorage::new(dir.path())).await;
         assert_eq!(answer.exit_code, 0);

@@ -47,8 +47,8 @@ pub use agentwarden_domain::{
     audit, claude_code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,
 };
 pub use agentwarden_ports::{
-    Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, Restorer, StateStore,
-    StoreError,
+    Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, MergedStore,
+    ProjectionStore, Restorer, SnapshotStore, StateStore, StoreError,
 };
 pub use audit_log::{Pages, Stats, Verification};
 pub use config::{

@@ -86,7 +86,7 @@ impl Warden {
 
     /// The records as the saved projection holds them, if it can be read.
     async fn saved_records(&self) -> Result<Option<HookState>, WardenError> {
-        Ok(match &self.state {
+        Ok(match &self.projections {
             Some(store) => store
                 .read_projection(RECORDS_PROJECTION)
                 .await?
@@ -222,7 +222,7 @@ impl Warden {
     /// Saves the records in the state store now (best effort), deferring or not: the resident
     /// service's decider calls it once its events are durable (V-27).
     pub(crate) async fn save_records_now(&self, state: &HookState) {
-        let Some(store) = &self.state else { return };
+        let Some(store) = &self.projections else { return };
         match serde_json::to_vec(state) {
             Ok(bytes) => {
                 if let Err(e) = store.write_projection(RECORDS_PROJECTION, bytes).await {
@@ -335,7 +335,7 @@ mod tests {
         let config = Config::load(Some(&path)).unwrap();
         assert!(config.source_digest.is_some());
         let warden =
-            Warden::builder().config(config).event_store(Arc::new(MemoryEventStore::new())).build().unwrap();
+            Warden::builder().config(config).store(Arc::new(MemoryEventStore::new())).build().unwrap();
         let read = || async {
             let mut read = ReadDigests::new();
             warden.read_context_digests(&mut read).await;
@@ -352,7 +352,7 @@ mod tests {
         assert_eq!(read().await, sealed);
         let raced = Warden::builder()
             .config(swapped_config)
-            .event_store(Arc::new(MemoryEventStore::new()))
+            .store(Arc::new(MemoryEventStore::new()))
             .build()
             .unwrap();
         let mut digests = ReadDigests::new();

@@ -113,7 +113,7 @@ mod tests {
 
     #[tokio::test]
     async fn replay_streams_every_page_in_order() -> Result<(), crate::WardenError> {
-        let warden = Warden::builder().event_store(Arc::new(MemoryEventStore::new())).build()?;
+        let warden = Warden::builder().store(Arc::new(MemoryEventStore::new())).build()?;
         let session = Some(CorrelationId::new("s")?);
         // More than two pages, so that the read-ahead and the page boundaries are crossed.
         let events = 2 * PAGE as u64 + PAGE as u64 / 2;
@@ -160,7 +160,7 @@ mod broken_tests {
     async fn a_break_past_the_first_pages_stops_verify_and_walks_at_its_seq() -> Result<(), WardenError> {
         let at = 2 * PAGE as u64 + 7;
         let store = Arc::new(MemoryEventStore::new());
-        let honest = Warden::builder().event_store(store.clone()).build()?;
+        let honest = Warden::builder().store(store.clone()).build()?;
         for chunk in 0..4u64 {
             for i in 0..PAGE as u64 {
                 let note =
@@ -174,7 +174,7 @@ mod broken_tests {
         if let Some(byte) = body.iter_mut().rev().find(|b| b.is_ascii_digit()) {
             *byte = if *byte == b'9' { b'0' } else { *byte + 1 };
         }
-        let warden = Warden::builder().event_store(Arc::new(FixedLog(records))).build()?;
+        let warden = Warden::builder().event_store(Arc::new(FixedLog(records))).without_state().build()?;
         let broken = ChainBreak { seq: at, why: BreakKind::HashMismatch };
         assert_eq!(warden.verify(None).await?, Verification::Broken(broken.clone()));
         let mut seen = Vec::new();

@@ -8,7 +8,8 @@ use agentwarden_adapters::{
 };
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, InvalidText, OperatorNote};
 use agentwarden_ports::{
-    Appended, Clock, Environment, EventStore, Expected, FileSystem, Restorer, StateStore, StoreError,
+    Appended, Clock, Environment, EventStore, Expected, FileSystem, MergedStore, ProjectionStore, Restorer,
+    SnapshotStore, StateStore, StoreError,
 };
 
 use crate::config::Config;
@@ -43,6 +44,16 @@ pub enum WardenError {
         /// Why.
         error: agentwarden_domain::audit::DecodeError,
     },
+    /// X-21: the builder was given an event store but not every state port, and was not told
+    /// to go without them.
+    #[error(
+        "the Warden has no {missing}: give it (`.state_store(..)`, or `.store(..)` for an adapter that is \
+         both), or build without state (`.without_state()`)"
+    )]
+    Incomplete {
+        /// The ports missing, named.
+        missing: String,
+    },
 }
 
 impl WardenError {
@@ -54,6 +65,7 @@ impl WardenError {
             WardenError::Invalid(_) | WardenError::Config(_) => "invalid_input",
             WardenError::Broken(_) => "chain_broken",
             WardenError::Undecodable { .. } => "event_undecodable",
+            WardenError::Incomplete { .. } => "adapters_incomplete",
         }
     }
 }
@@ -66,7 +78,9 @@ pub struct Warden {
     pub(crate) environment: Arc<dyn Environment>,
     pub(crate) files: Arc<dyn FileSystem>,
     pub(crate) restorer: Arc<dyn Restorer>,
-    pub(crate) state: Option<Arc<dyn StateStore>>,
+    pub(crate) merged: Option<Arc<dyn MergedStore>>,
+    pub(crate) projections: Option<Arc<dyn ProjectionStore>>,
+    pub(crate) snapshots: Option<Arc<dyn SnapshotStore>>,
     pub(crate) config: Arc<Config>,
     /// The records as last caught up (see `records.rs`), shared by clones.
     pub(crate) records: Arc<std::sync::Mutex<Option<agentwarden_domain::claude_code::HookState>>>,
@@ -98,7 +112,10 @@ pub struct WardenBuilder {
     environment: Option<Arc<dyn Environment>>,
     files: Option<Arc<dyn FileSystem>>,
     restorer: Option<Arc<dyn Restorer>>,
-    state: Option<Arc<dyn StateStore>>,
+    merged: Option<Arc<dyn MergedStore>>,
+    projections: Option<Arc<dyn ProjectionStore>>,
+    snapshots: Option<Arc<dyn SnapshotStore>>,
+    without_state: bool,
     config: Option<Config>,
     actor: Option<Actor>,
 }
@@ -128,11 +145,16 @@ impl WardenBuilder {
 
     /// Records into the PostgreSQL fleet store at `config` (connected on first use).
     /// It also keeps the single writer's state there, unless a state store is already set.
-    pub fn postgres(mut self, config: agentwarden_adapters::PgConfig) -> Self {
-        let store = Arc::new(agentwarden_adapters::PostgresEventStore::new(config));
-        if self.state.is_none() {
-            self.state = Some(store.clone());
-        }
+    pub fn postgres(self, config: agentwarden_adapters::PgConfig) -> Self {
+        self.store(Arc::new(agentwarden_adapters::PostgresEventStore::new(config)))
+    }
+
+    /// Records into `store` and keeps there each state port not already set: for an adapter
+    /// that is both (the embedded, PostgreSQL and in-memory stores are).
+    pub fn store<S: EventStore + StateStore + 'static>(mut self, store: Arc<S>) -> Self {
+        self.merged.get_or_insert_with(|| store.clone());
+        self.projections.get_or_insert_with(|| store.clone());
+        self.snapshots.get_or_insert_with(|| store.clone());
         self.store = Some(store);
         self
     }
@@ -170,9 +192,38 @@ impl WardenBuilder {
         self
     }
 
-    /// Keeps the single writer's state here (default: the embedded store, when it is used).
+    /// Keeps every state port here (default: the embedded store, when it is used).
     pub fn state_store(mut self, state: Arc<dyn StateStore>) -> Self {
-        self.state = Some(state);
+        self.merged = Some(state.clone());
+        self.projections = Some(state.clone());
+        self.snapshots = Some(state);
+        self
+    }
+
+    /// Keeps merged fan-out results here.
+    pub fn merged_store(mut self, merged: Arc<dyn MergedStore>) -> Self {
+        self.merged = Some(merged);
+        self
+    }
+
+    /// Keeps projections' saved states here.
+    pub fn projection_store(mut self, projections: Arc<dyn ProjectionStore>) -> Self {
+        self.projections = Some(projections);
+        self
+    }
+
+    /// Keeps the hook's content snapshots here.
+    pub fn snapshot_store(mut self, snapshots: Arc<dyn SnapshotStore>) -> Self {
+        self.snapshots = Some(snapshots);
+        self
+    }
+
+    /// Builds without the state ports not given, deliberately (X-21): every decision is still
+    /// made and recorded; a fan-out's merged result cannot be written (an error), the hook's
+    /// subagent stops find no snapshot (a block, fail closed), and the records are folded from
+    /// the log by each process.
+    pub fn without_state(mut self) -> Self {
+        self.without_state = true;
         self
     }
 
@@ -190,19 +241,33 @@ impl WardenBuilder {
 
     /// Opens what is not given. Opening the embedded store may wait for another process's lock
     /// (bounded by [`SledConfig::lock_timeout`]), so call this outside latency-critical paths.
+    ///
+    /// X-21: given an event store, it refuses to build without every state port unless told
+    /// [`WardenBuilder::without_state`]: a missing adapter is an error here, not at first use.
     pub fn build(self) -> Result<Warden, WardenError> {
-        let mut state = self.state;
+        let (mut merged, mut projections, mut snapshots) = (self.merged, self.projections, self.snapshots);
         let store: Arc<dyn EventStore> = match self.store {
             Some(store) => store,
             None => {
                 let config = self.sled.unwrap_or_else(|| SledConfig::new(PathBuf::from(DEFAULT_STORE)));
                 let sled = Arc::new(SledEventStore::open(&config)?);
-                if state.is_none() {
-                    state = Some(sled.clone());
-                }
+                merged.get_or_insert_with(|| sled.clone());
+                projections.get_or_insert_with(|| sled.clone());
+                snapshots.get_or_insert_with(|| sled.clone());
                 sled
             }
         };
+        let missing: Vec<&str> = [
+            (merged.is_none(), "merged-result store"),
+            (projections.is_none(), "projection store"),
+            (snapshots.is_none(), "snapshot store"),
+        ]
+        .into_iter()
+        .filter_map(|(missing, name)| missing.then_some(name))
+        .collect();
+        if !missing.is_empty() && !self.without_state {
+            return Err(WardenError::Incomplete { missing: missing.join(", ") });
+        }
         let actor = match self.actor {
             Some(actor) => actor,
             None => Actor::new("warden")?,
@@ -218,7 +283,9 @@ impl WardenBuilder {
                 )),
             },
             restorer: self.restorer.unwrap_or_else(|| Arc::new(GitRestorer::default())),
-            state,
+            merged,
+            projections,
+            snapshots,
             config: Arc::new(self.config.unwrap_or_default()),
             records: Arc::default(),
             verified: Arc::default(),
@@ -251,7 +318,7 @@ impl Warden {
         key: &str,
         merged: &agentwarden_domain::fanout::Merged,
     ) -> Result<(), WardenError> {
-        match &self.state {
+        match &self.merged {
             Some(state) => Ok(state.write_merged(key, merged).await?),
             None => Err(WardenError::Store(StoreError::Unavailable {
                 reason: "no state store is configured".into(),
@@ -350,6 +417,38 @@ mod tests {
         OperatorNote { message: "m".into() }
     }
 
+    /// X-21: a builder given an event store and not every state port refuses to build,
+    /// naming what is missing; given them (or told to go without), it builds.
+    #[test]
+    fn an_incomplete_set_of_adapters_is_refused_when_it_builds() {
+        let memory = || Arc::new(crate::MemoryEventStore::new());
+        let missing = |builder: WardenBuilder| match builder.build() {
+            Err(WardenError::Incomplete { missing }) => missing,
+            other => panic!("built: {other:?}"),
+        };
+        let all = missing(Warden::builder().event_store(memory()));
+        assert_eq!(all, "merged-result store, projection store, snapshot store");
+        let err = Warden::builder().event_store(memory()).build().unwrap_err();
+        assert_eq!(err.code(), "adapters_incomplete");
+        assert!(err.to_string().contains(".without_state()"), "{err}");
+        let store = memory();
+        let some = missing(Warden::builder().event_store(store.clone()).merged_store(store.clone()));
+        assert_eq!(some, "projection store, snapshot store");
+        let builds = [
+            Warden::builder().store(memory()),
+            Warden::builder().event_store(memory()).state_store(memory()),
+            Warden::builder()
+                .event_store(store.clone())
+                .merged_store(store.clone())
+                .projection_store(store.clone())
+                .snapshot_store(store),
+            Warden::builder().event_store(memory()).without_state(),
+        ];
+        for builder in builds {
+            builder.build().unwrap();
+        }
+    }
+
     #[tokio::test]
     async fn record_appends_one_event_with_the_clocks_time_and_the_actor() {
         let mut clock = MockClock::new();
@@ -370,6 +469,7 @@ mod tests {
             });
         let warden = Warden::builder()
             .event_store(Arc::new(store))
+            .without_state()
             .clock(Arc::new(clock))
             .actor(Actor::new("auditor").unwrap())
             .build()
@@ -383,7 +483,7 @@ mod tests {
         store.expect_append().returning(|_, _| Err(StoreError::Unavailable { reason: "disk full".into() }));
         store.expect_read().returning(|_, _| Err(StoreError::Unavailable { reason: "gone".into() }));
         store.expect_read_page().returning(|_, _, _| Err(StoreError::Unavailable { reason: "gone".into() }));
-        let warden = Warden::builder().event_store(Arc::new(store)).build().unwrap();
+        let warden = Warden::builder().event_store(Arc::new(store)).without_state().build().unwrap();
         let err = warden.record(Correlation::default(), &note()).await.unwrap_err();
         assert_eq!(err.code(), "store_unavailable");
         assert!(warden.verify(None).await.is_err(), "an unreadable log is not a verdict");

@@ -170,7 +170,7 @@ async fn an_approval_expires_on_the_clock() {
     let clock = Arc::new(TestClock(std::sync::Mutex::new(1_000)));
     let warden = Forger::new(Arc::new(MemoryEventStore::new()), |store| {
         Warden::builder()
-            .event_store(store)
+            .store(store)
             .config(config)
             .clock(clock.clone())
             .environment(Arc::new(FixedEnvironment::with("CHIRALITY_ENABLE_SUBAGENTS", "true")))

@@ -1194,7 +1194,7 @@ fn doctor_asks_the_configured_server_and_fails_when_it_is_down() {
 /// H-3 leaves, found by `doctor`); the resident service folds the log itself and is not misled.
 #[tokio::test]
 async fn the_server_folds_the_log_and_is_not_misled_by_a_forged_saved_projection() {
-    use agentwarden::StateStore;
+    use agentwarden::ProjectionStore;
     let p = project();
     approve(&p);
     let store = store_arg(&p);
@@ -1230,7 +1230,7 @@ async fn the_server_folds_the_log_and_is_not_misled_by_a_forged_saved_projection
 
 /// The saved records of the store at `store` (the server stopped): their head seq, and the log's.
 fn saved_records(store: &Path) -> (Option<u64>, u64) {
-    use agentwarden_ports::{EventStore, StateStore};
+    use agentwarden_ports::{EventStore, ProjectionStore};
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let store = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(store)).unwrap();

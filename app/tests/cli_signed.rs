@@ -117,7 +117,7 @@ fn library(p: &Project) -> Forger {
     let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
     let store = SledEventStore::open(&SledConfig::new(&p.store)).unwrap();
     Forger::new(std::sync::Arc::new(store), |store| {
-        Warden::builder().event_store(store).config(config).build().unwrap()
+        Warden::builder().store(store).config(config).build().unwrap()
     })
 }
 
@@ -425,7 +425,7 @@ async fn an_unsigned_release_lifts_no_quarantine_and_a_signed_one_does() {
     let p = project();
     let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
     let warden = Forger::new(std::sync::Arc::new(agentwarden::MemoryEventStore::new()), |store| {
-        Warden::builder().event_store(store).config(config).build().unwrap()
+        Warden::builder().store(store).config(config).build().unwrap()
     });
     let session = Correlation {
         session: Some(agentwarden::audit::CorrelationId::new("s1".to_owned()).unwrap()),
@@ -660,7 +660,7 @@ async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_
 /// the gate then refuses the agent's seal as a change of the list it did not sign for.
 #[tokio::test]
 async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log() {
-    use agentwarden::StateStore;
+    use agentwarden::ProjectionStore;
     let p = project();
     ok(&p, &["seal", "--key", key(&p)]);
     ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
@@ -671,7 +671,7 @@ async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log()
         let store = std::sync::Arc::new(SledEventStore::open(&SledConfig::new(&p.store)).unwrap());
         let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
         let lib = Forger::new(store.clone(), |store| {
-            Warden::builder().event_store(store).config(config).build().unwrap()
+            Warden::builder().store(store).config(config).build().unwrap()
         });
         let files = lib.seal_digests().await.unwrap();
         let head = lib.head().await.unwrap();

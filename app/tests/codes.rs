@@ -10,6 +10,7 @@ fn every_emitted_code_is_documented() {
     let store_errors = [
         StoreError::Conflict { expected: 0, actual: 1 },
         StoreError::EmptyBatch,
+        StoreError::AlreadyWritten { key: String::new() },
         StoreError::Locked { path: String::new(), waited_ms: 0 },
         StoreError::Missing { path: String::new() },
         StoreError::Corrupt { seq: 0, why: String::new() },
@@ -20,6 +21,7 @@ fn every_emitted_code_is_documented() {
     let mut codes: Vec<&str> = store_errors.iter().map(StoreError::code).collect();
     codes.push(WardenError::Event(String::new()).code());
     codes.push(WardenError::Invalid(invalid).code());
+    codes.push(WardenError::Incomplete { missing: String::new() }.code());
     let hook_inputs = ["", "{", r#"{}"#, r#"{"session_id":"s","hook_event_name":"SubagentStop"}"#];
     let hook_codes: Vec<&str> = hook_inputs
         .iter()

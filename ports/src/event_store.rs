@@ -40,6 +40,13 @@ pub enum StoreError {
     /// An append of nothing.
     #[error("an append must carry at least one event")]
     EmptyBatch,
+    /// A value written once per key (a merged fan-out result, F-10) is already there: a second
+    /// writer, or a replay, does not overwrite the first.
+    #[error("`{key}` is already written; the first write stands")]
+    AlreadyWritten {
+        /// The key.
+        key: String,
+    },
     /// Another process holds the store, and it did not let go in time.
     #[error("the store at `{path}` is locked by another process (waited {waited_ms} ms)")]
     Locked {
@@ -89,6 +96,7 @@ impl StoreError {
         match self {
             StoreError::Conflict { .. } => "store_conflict",
             StoreError::EmptyBatch => "store_empty_batch",
+            StoreError::AlreadyWritten { .. } => "store_already_written",
             StoreError::Locked { .. } => "store_locked",
             StoreError::Missing { .. } => "store_missing",
             StoreError::Corrupt { .. } => "store_corrupt",

@@ -7,6 +7,8 @@
 
 mod chunk_runner;
 mod clock;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 mod environment;
 mod event_store;
 mod file_system;
@@ -31,6 +33,6 @@ pub use file_system::MockFileSystem;
 #[cfg(any(test, feature = "mocks"))]
 pub use restorer::MockRestorer;
 pub use restorer::Restorer;
+pub use state_store::{MergedStore, ProjectionStore, SnapshotStore, StateStore, snapshot_key};
 #[cfg(any(test, feature = "mocks"))]
-pub use state_store::MockStateStore;
-pub use state_store::StateStore;
+pub use state_store::{MockMergedStore, MockProjectionStore, MockSnapshotStore};

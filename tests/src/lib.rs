@@ -7,19 +7,9 @@
 //! hostile-filesystem kit: swaps, odd entries and planted links while `warden` runs.
 
 pub mod claude_code;
-pub mod event_store;
+/// The `EventStore` suite lives with the port (feature `conformance`), for third parties too.
+pub use agentwarden_ports::conformance::event_store;
 pub mod hostile;
 pub mod pg;
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
-
-/// A small event for tests: an operator note saying `message`, at a fixed time.
-pub fn note(message: &str) -> EventDraft {
-    EventDraft::new(
-        Timestamp::from_unix_millis(1_771_666_200_000).unwrap(),
-        Actor::new("test").unwrap(),
-        Correlation::default(),
-        &AuditEvent::OperatorNote(OperatorNote { message: message.to_owned() }),
-    )
-    .unwrap()
-}
+pub use agentwarden_ports::conformance::note;

@@ -49,7 +49,7 @@ async fn run_case(path: &Path) -> Result<(), String> {
     let env: BTreeMap<String, String> = texts(&case, "env");
     let store = Arc::new(MemoryEventStore::new());
     let warden = Warden::builder()
-        .event_store(store.clone())
+        .store(store.clone())
         .clock(Arc::new(SteppingClock::new(Timestamp::from_unix_millis(1_771_666_200_000).unwrap(), 1)))
         .environment(Arc::new(FixedEnvironment(env)))
         .config(Config { subagents, ..Config::default() })

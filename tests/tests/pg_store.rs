@@ -15,6 +15,7 @@ async fn postgres_store_meets_the_contract() {
     let Some(pg) = PgTest::start("contract").await else { return };
     run_all(|| pg.store()).await;
     run_all(|| -> Box<dyn EventStore> { Box::new(pg.store()) }).await;
+    agentwarden_ports::conformance::state::run_all(|| pg.store()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -194,14 +195,17 @@ async fn a_lost_server_fails_appends_clearly_and_they_resume_without_a_gap() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_state_is_written_once_and_projections_replace() {
     use agentwarden_domain::fanout::{ChunkOutcome, ChunkStatus, merge};
-    use agentwarden_ports::StateStore;
+    use agentwarden_ports::{MergedStore, ProjectionStore};
     let Some(pg) = PgTest::start("state").await else { return };
     let schema = pg.schema();
     let store = PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
     let merged = merge(&[ChunkOutcome::without_result(0, ChunkStatus::TimedOut, "slow")]);
     store.write_merged("tests@1", &merged).await.unwrap();
     let again = store.write_merged("tests@1", &merged).await.unwrap_err();
-    assert!(matches!(again, StoreError::Conflict { .. }), "a second writer must not overwrite: {again}");
+    assert!(
+        matches!(again, StoreError::AlreadyWritten { .. }),
+        "a second writer must not overwrite: {again}"
+    );
     // Another host (another store on the same schema) sees it.
     let other = PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
     assert_eq!(other.read_merged("tests@1").await.unwrap(), Some(merged));

@@ -198,7 +198,7 @@ fn a_log_that_does_not_start_at_one_is_refused() {
 #[test]
 fn the_merged_state_is_written_once_and_survives_reopening() {
     use agentwarden_domain::fanout::{ChunkOutcome, ChunkStatus, merge};
-    use agentwarden_ports::StateStore;
+    use agentwarden_ports::MergedStore;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store");
     let merged = merge(&[ChunkOutcome::without_result(0, ChunkStatus::TimedOut, "slow")]);
@@ -206,7 +206,10 @@ fn the_merged_state_is_written_once_and_survives_reopening() {
         let store = open(&path).unwrap();
         store.write_merged("tests@1", &merged).await.unwrap();
         let again = store.write_merged("tests@1", &merged).await.unwrap_err();
-        assert!(matches!(again, StoreError::Conflict { .. }), "a second writer must not overwrite: {again}");
+        assert!(
+            matches!(again, StoreError::AlreadyWritten { .. }),
+            "a second writer must not overwrite: {again}"
+        );
     });
     let store = open(&path).unwrap();
     let read = runtime().block_on(store.read_merged("tests@1")).unwrap();

@@ -6,7 +6,7 @@
 //! checks against the log before trusting it.
 
 use agentwarden_domain::fanout::Merged;
-use agentwarden_ports::{StateStore, StoreError};
+use agentwarden_ports::StoreError;
 use async_trait::async_trait;
 
 use super::{Connection, PostgresEventStore, pg_error};
@@ -30,7 +30,7 @@ impl PostgresEventStore {
 }
 
 #[async_trait]
-impl StateStore for PostgresEventStore {
+impl agentwarden_ports::MergedStore for PostgresEventStore {
     async fn write_merged(&self, key: &str, merged: &Merged) -> Result<(), StoreError> {
         let bytes = serde_json::to_vec(merged)
             .map_err(|e| StoreError::Unavailable { reason: format!("cannot encode the state: {e}") })?;
@@ -44,7 +44,7 @@ impl StateStore for PostgresEventStore {
             })
             .await?;
         if inserted == 0 {
-            return Err(StoreError::Conflict { expected: 0, actual: 1 });
+            return Err(StoreError::AlreadyWritten { key: key.to_owned() });
         }
         Ok(())
     }
@@ -57,7 +57,10 @@ impl StateStore for PostgresEventStore {
             why: format!("the store is corrupt: state `{key}`: {e}"),
         })
     }
+}
 
+#[async_trait]
+impl agentwarden_ports::ProjectionStore for PostgresEventStore {
     async fn read_projection(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let sql = format!("SELECT value FROM {} WHERE name = $1", self.table("agentwarden_projections"));
         self.read_value(&sql, name).await
@@ -82,6 +85,28 @@ impl StateStore for PostgresEventStore {
         })
         .await
         .map(|_| ())
+    }
+}
+
+/// Snapshots are kept among the projections, under [`agentwarden_ports::snapshot_key`].
+#[async_trait]
+impl agentwarden_ports::SnapshotStore for PostgresEventStore {
+    async fn read_snapshot(&self, session: &str, agent: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        agentwarden_ports::ProjectionStore::read_projection(
+            self,
+            &agentwarden_ports::snapshot_key(session, agent),
+        )
+        .await
+    }
+
+    async fn write_snapshot(&self, session: &str, agent: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        let key = agentwarden_ports::snapshot_key(session, agent);
+        agentwarden_ports::ProjectionStore::write_projection(self, &key, bytes).await
+    }
+
+    async fn remove_snapshot(&self, session: &str, agent: &str) -> Result<(), StoreError> {
+        let key = agentwarden_ports::snapshot_key(session, agent);
+        agentwarden_ports::ProjectionStore::remove_projection(self, &key).await
     }
 }
 

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use super::{SledEventStore, unavailable};
 
 #[async_trait]
-impl agentwarden_ports::StateStore for SledEventStore {
+impl agentwarden_ports::MergedStore for SledEventStore {
     async fn write_merged(
         &self,
         key: &str,
@@ -24,7 +24,7 @@ impl agentwarden_ports::StateStore for SledEventStore {
                 .compare_and_swap(key.as_bytes(), None as Option<&[u8]>, Some(bytes))
                 .map_err(unavailable("cannot write the state"))?;
             if swapped.is_err() {
-                return Err(StoreError::Conflict { expected: 0, actual: 1 });
+                return Err(StoreError::AlreadyWritten { key });
             }
             inner.make_durable().map_err(|reason| StoreError::Unavailable { reason })
         })
@@ -41,7 +41,10 @@ impl agentwarden_ports::StateStore for SledEventStore {
             }),
         }
     }
+}
 
+#[async_trait]
+impl agentwarden_ports::ProjectionStore for SledEventStore {
     async fn read_projection(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let bytes =
             self.inner.projections.get(name.as_bytes()).map_err(unavailable("cannot read a projection"))?;
@@ -73,5 +76,27 @@ impl agentwarden_ports::StateStore for SledEventStore {
         })
         .await
         .map_err(|e| StoreError::Unavailable { reason: format!("projection task failed: {e}") })?
+    }
+}
+
+/// Snapshots are kept among the projections, under [`agentwarden_ports::snapshot_key`].
+#[async_trait]
+impl agentwarden_ports::SnapshotStore for SledEventStore {
+    async fn read_snapshot(&self, session: &str, agent: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        agentwarden_ports::ProjectionStore::read_projection(
+            self,
+            &agentwarden_ports::snapshot_key(session, agent),
+        )
+        .await
+    }
+
+    async fn write_snapshot(&self, session: &str, agent: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        let key = agentwarden_ports::snapshot_key(session, agent);
+        agentwarden_ports::ProjectionStore::write_projection(self, &key, bytes).await
+    }
+
+    async fn remove_snapshot(&self, session: &str, agent: &str) -> Result<(), StoreError> {
+        let key = agentwarden_ports::snapshot_key(session, agent);
+        agentwarden_ports::ProjectionStore::remove_projection(self, &key).await
     }
 }

@@ -308,7 +308,7 @@ pub(super) async fn seal(
     if !args.show {
         // N-3: what would be sealed is known before any store is opened (or created).
         let files = Warden::builder()
-            .event_store(std::sync::Arc::new(crate::MemoryEventStore::new()))
+            .store(std::sync::Arc::new(crate::MemoryEventStore::new()))
             .config(config.clone())
             .build()?
             .seal_digests()

@@ -166,7 +166,7 @@ pub(crate) fn open_for_decision(
 pub(crate) fn unavailable(config: Option<crate::Config>, error: &WardenError) -> Result<Warden, Failure> {
     tracing::error!(error = %error, "the store cannot be used; deciding against an unavailable store");
     let store = std::sync::Arc::new(crate::UnavailableEventStore::new(error.to_string()));
-    let builder = Warden::builder().event_store(store);
+    let builder = Warden::builder().event_store(store).without_state();
     let builder = match config {
         Some(config) => builder.config(config),
         None => builder,
@@ -189,7 +189,7 @@ impl From<WardenError> for Failure {
             | WardenError::Broken(_)
             | WardenError::Undecodable { .. } => EXIT_NO,
             WardenError::Store(_) | WardenError::Event(_) => EXIT_STORE,
-            WardenError::Invalid(_) | WardenError::Config(_) => EXIT_USAGE,
+            WardenError::Invalid(_) | WardenError::Config(_) | WardenError::Incomplete { .. } => EXIT_USAGE,
         };
         Failure { code, reason: error.to_string() }
     }

@@ -731,7 +731,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (config, location) = bare_project(dir.path());
         let store = Arc::new(Counting::default());
-        let warden = Warden::builder().event_store(store.clone()).build().unwrap();
+        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
         let decider = test_decider(&warden, location, &config);
         let (send, jobs) = mpsc::channel::<Job>(QUEUE);
         let answers: Vec<_> = (0..10)
@@ -792,7 +792,7 @@ mod tests {
         let index = crate::SessionIndex { session: "covered".into(), ..crate::SessionIndex::default() };
         storage.write_index(&index).unwrap();
         let store = Arc::new(Refusing::default());
-        let warden = Warden::builder().event_store(store.clone()).build().unwrap();
+        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
         let decide =
             decider(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{}", f.reason));
         let ask = |session: &str| {

@@ -19,9 +19,9 @@ pub(crate) struct Forger {
 
 impl Forger {
     /// A Warden built on `store` by `build`, which is handed the store.
-    pub(crate) fn new(
-        store: Arc<dyn EventStore>,
-        build: impl FnOnce(Arc<dyn EventStore>) -> Warden,
+    pub(crate) fn new<S: EventStore + 'static>(
+        store: Arc<S>,
+        build: impl FnOnce(Arc<S>) -> Warden,
     ) -> Forger {
         Forger { warden: build(store.clone()), store }
     }

@@ -1,13 +1,15 @@
 //! The `EventStore` contract suite: order, gapless `seq`, a verifying chain, optimistic
-//! concurrency, atomic batches, and concurrent appenders. Each check takes a fresh, empty store.
+//! concurrency, atomic batches, deferred appends, imports of sealed records, and concurrent
+//! appenders. Each check takes a fresh, empty store; concurrency checks need a multi-threaded
+//! tokio runtime.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use agentwarden_domain::audit::{Envelope, Head, RecordPage, StoredRecord, verify};
-use agentwarden_ports::{EventStore, Expected, StoreError};
 
-use crate::note;
+use super::note;
+use crate::{EventStore, Expected, StoreError};
 
 /// Reads the whole log, in pages of `page`.
 pub async fn read_all<S: EventStore + ?Sized>(store: &S, page: usize) -> Vec<StoredRecord> {
@@ -36,6 +38,7 @@ where
     expected_head_is_enforced(&fresh()).await;
     empty_batch_is_refused(&fresh()).await;
     deferred_appends_are_read_at_once_and_synced_together(&fresh()).await;
+    sealed_records_are_imported_whole_or_not_at_all(&fresh(), &fresh()).await;
     concurrent_appends_at_one_head_exactly_one_conflicts(Arc::new(fresh())).await;
     many_concurrent_appenders_stay_gapless(Arc::new(fresh()), 8, 1000).await;
 }
@@ -138,6 +141,45 @@ pub async fn deferred_appends_are_read_at_once_and_synced_together<S: EventStore
     let records = read_all(store, 3).await;
     assert_eq!(records.len(), 8);
     assert_eq!(verify(&records).unwrap(), store.head().await.unwrap());
+}
+
+/// `append_sealed` imports records sealed by another store byte for byte, only at the expected
+/// head and only when they continue its chain: a wrong head is `Conflict`, a record that does
+/// not continue the chain is `Corrupt`, an empty import `EmptyBatch`; a refused import writes
+/// nothing. A store that does not import keeps the trait's default, which refuses every import
+/// (and then this check accepts that refusal and checks only that nothing was written).
+pub async fn sealed_records_are_imported_whole_or_not_at_all<S: EventStore + ?Sized>(source: &S, store: &S) {
+    let batch: Vec<_> = (0..6).map(|i| note(&format!("sealed {i}"))).collect();
+    source.append(Expected::Any, batch).await.unwrap();
+    let records = read_all(source, 10).await;
+    let (first, rest) = records.split_at(3);
+    match store.append_sealed(0, first.to_vec()).await {
+        Ok(appended) => assert_eq!((appended.first_seq, appended.head.seq), (1, 3)),
+        Err(refused) => {
+            assert_eq!(
+                store.head().await.unwrap(),
+                Head::EMPTY,
+                "a refused import writes nothing: {refused}"
+            );
+            return;
+        }
+    }
+    assert_eq!(read_all(store, 10).await, first, "byte for byte");
+    let stale = store.append_sealed(0, rest.to_vec()).await.unwrap_err();
+    assert_eq!(stale, StoreError::Conflict { expected: 0, actual: 3 });
+    let skipping = store.append_sealed(3, rest[1..].to_vec()).await.unwrap_err();
+    assert!(matches!(skipping, StoreError::Corrupt { .. }), "a gap is not a continuation: {skipping}");
+    let mut forged = rest.to_vec();
+    if let Some(last) = forged.last_mut() {
+        last.body.push(b' ');
+    }
+    let tampered = store.append_sealed(3, forged).await.unwrap_err();
+    assert!(matches!(tampered, StoreError::Corrupt { .. }), "a record whose hash fails: {tampered}");
+    assert_eq!(store.append_sealed(3, Vec::new()).await.unwrap_err(), StoreError::EmptyBatch);
+    assert_eq!(store.head().await.unwrap().seq, 3, "refused imports wrote nothing");
+    let appended = store.append_sealed(3, rest.to_vec()).await.unwrap();
+    assert_eq!(appended.head, source.head().await.unwrap());
+    assert_eq!(read_all(store, 10).await, records);
 }
 
 /// Two appends racing at one expected head: exactly one wins, the other gets `Conflict`.
