@@ -56,6 +56,14 @@ pub enum WardenError {
     },
 }
 
+/// A configuration that cannot be used is an error of the facade's too, so a consumer's `?`
+/// carries `Config::load`'s error (with its file and line) into [`WardenError`].
+impl From<crate::ConfigError> for WardenError {
+    fn from(error: crate::ConfigError) -> Self {
+        WardenError::Config(error.to_string())
+    }
+}
+
 impl WardenError {
     /// The stable snake_case code.
     pub fn code(&self) -> &'static str {
@@ -415,6 +423,20 @@ mod tests {
 
     fn note() -> OperatorNote {
         OperatorNote { message: "m".into() }
+    }
+
+    /// `Config::load`'s error carries into `WardenError` with `?`, file and line kept.
+    #[test]
+    fn a_configuration_error_converts_with_its_place() {
+        fn load(path: &std::path::Path) -> Result<Config, WardenError> {
+            Ok(Config::load(Some(path))?)
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agentwarden.toml");
+        std::fs::write(&path, "[subagents]\nenable_env = 3\n").unwrap();
+        let err = load(&path).unwrap_err();
+        assert_eq!(err.code(), "invalid_input");
+        assert!(err.to_string().contains("agentwarden.toml") && err.to_string().contains(":2"), "{err}");
     }
 
     /// a builder given an event store and not every state port refuses to build,

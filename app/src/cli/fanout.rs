@@ -4,11 +4,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
-use agentwarden_domain::audit::{
-    AuditEvent, Correlation, CorrelationId, FanOutMerged, FanOutPlanned, PlanSummary,
-};
+use agentwarden_domain::audit::CorrelationId;
 use agentwarden_domain::fanout::{
     MergeStatus, Merged, Plan, WorkItems, merge, plan, validate_chunk_result, validate_config, validate_items,
 };
@@ -16,6 +13,7 @@ use agentwarden_domain::json::parse_strict;
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
+use crate::fanout::{FanOutRequest, FanOutStopped};
 use crate::{Config, ProcessChunkRunner, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
@@ -127,72 +125,35 @@ pub(super) async fn run(
         }
         FanoutCommand::Run { items, phase, run, config, json, command } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-            let run_id =
-                run.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))?;
-            let (validated, mut warnings) = validate_config(config.fan_out.as_ref());
-            let (items, item_warnings) = validate_items(&read_items(&items)?);
-            warnings.extend(item_warnings);
+            let run = run.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))?;
+            let items = read_items(&items)?;
             let (program, args) =
                 command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
-            let list = match items {
-                WorkItems::Items(list) => list,
-                WorkItems::NotAList | WorkItems::Empty => Vec::new(),
-            };
-            // The single-agent path runs the whole list as one chunk.
-            let planned =
-                plan(list.clone(), &validated.phase(&phase), validated.max_agents(), !validated.enabled());
-            let chunks = match &planned {
-                Plan::FanOut { chunks, .. } => chunks.clone(),
-                Plan::SingleAgent { .. } => vec![list.clone()],
-            };
-            let config_enable_env = config.subagents.enable_env.clone();
-            let warden = open(config)?;
-            let correlation = Correlation { run: run_id, ..Correlation::default() };
-            let event = FanOutPlanned {
-                phase: phase.clone(),
-                items: list.len(),
-                warnings,
-                plan: PlanSummary::from(&planned),
-            };
-            let planned_at =
-                warden.record_event(correlation.clone(), &AuditEvent::FanOutPlanned(Box::new(event))).await?;
-            let state_key = format!("{phase}@{}", planned_at.head.seq);
             // F-19: the kill-switch variable is Warden's too, whatever its name.
-            let enable_env = config_enable_env.clone();
+            let (validated, _) = validate_config(config.fan_out.as_ref());
+            let enable_env = config.subagents.enable_env.clone();
             let pass = validated.pass_env().iter().filter(|n| **n != enable_env).cloned();
             let runner = Arc::new(ProcessChunkRunner::new(program.clone(), args.to_vec()).pass_env(pass));
-            let timeout = Duration::from_millis(validated.timeout_per_chunk_ms());
-            let max_agents = usize::try_from(validated.max_agents()).unwrap_or(1);
-            let run = crate::fanout::run_chunks(runner, &phase, chunks, max_agents, timeout);
-            let (outcomes, merged) = tokio::select! {
-                done = run => done,
-                signal = interrupted() => {
-                    // F-16: the dropped run kills every chunk's process group (F-15), and what
-                    // they left is swept (F-18); nothing is merged or written as final, and the
-                    // interruption is on the record.
+            let warden = open(config)?;
+            let request = FanOutRequest { phase, items, run };
+            let report = match warden.run_fan_out(request, runner, interrupted()).await {
+                Ok(report) => report,
+                Err(FanOutStopped::Cancelled(signal)) => {
+                    // F-16: the dropped run killed every chunk's process group (F-15); what they
+                    // left is swept (F-18); the interruption is on the record.
                     let _ = ProcessChunkRunner::kill_leftovers().await;
-                    let message = format!("fan-out `{phase}` interrupted by {signal}: chunks killed, no merged result written");
-                    let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message });
-                    let _ = warden.record_event(correlation, &note).await;
-                    return Err(Failure::no(format!("interrupted by {signal}: the chunk agents were killed and no merged result was written")));
+                    return Err(Failure::no(format!(
+                        "interrupted by {signal}: the chunk agents were killed and no merged result was written"
+                    )));
                 }
+                Err(FanOutStopped::Warden(e)) => return Err(e.into()),
             };
-            for outcome in &outcomes {
-                warden
-                    .record_event(correlation.clone(), &AuditEvent::ChunkFinished(Box::new(outcome.clone())))
-                    .await?;
-            }
-            let merged_event = FanOutMerged { phase, merged: merged.clone() };
-            warden.record_event(correlation, &AuditEvent::FanOutMerged(Box::new(merged_event))).await?;
-            // The single writer (F-10): once, after every chunk finished or timed out.
-            warden.write_merged(&state_key, &merged).await?;
             if json {
-                let report = serde_json::json!({"plan": planned, "chunks": outcomes, "merged": merged, "state_key": state_key});
-                json_line(&report, out)?;
+                json_line(&serde_json::to_value(&report).map_err(|e| Failure::no(e.to_string()))?, out)?;
             } else {
-                write_merged(&merged, out)?;
+                write_merged(&report.merged, out)?;
             }
-            Ok(merge_exit(merged.status))
+            Ok(merge_exit(report.merged.status))
         }
         FanoutCommand::Merge { results, json } => {
             let mut outcomes = Vec::with_capacity(results.len());
@@ -235,16 +196,17 @@ fn write_merged(merged: &Merged, out: &mut dyn Write) -> std::io::Result<()> {
 /// chunk agents run in process groups of their own, so a terminal's signals no longer reach
 /// them directly: the orchestrator passes them on by killing the groups. If the handlers cannot
 /// be installed, this never resolves and the default actions stay.
-async fn interrupted() -> &'static str {
+async fn interrupted() -> String {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut int), Ok(mut hup)) =
         (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::hangup()))
     else {
         return std::future::pending().await;
     };
-    tokio::select! {
+    let signal = tokio::select! {
         _ = term.recv() => "SIGTERM",
         _ = int.recv() => "SIGINT",
         _ = hup.recv() => "SIGHUP",
-    }
+    };
+    signal.to_owned()
 }

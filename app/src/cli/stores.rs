@@ -24,7 +24,7 @@ impl Stores {
         let config = match config {
             Some(config) => config,
             None => {
-                loaded = Config::load(None).map_err(|e| WardenError::Config(e.to_string()))?;
+                loaded = Config::load(None)?;
                 &loaded
             }
         };
