@@ -201,8 +201,8 @@ mod tests {
     }
 
     fn warden(store: &Arc<MemoryEventStore>) -> Warden {
-        let mut config = crate::Config::default();
-        config.fan_out = Some(serde_json::json!({"enabled": true, "max_agents": 2}));
+        let fan_out = Some(serde_json::json!({"enabled": true, "max_agents": 2}));
+        let config = crate::Config { fan_out, ..crate::Config::default() };
         Warden::builder().store(store.clone()).config(config).build().unwrap()
     }
 
