@@ -28,6 +28,7 @@ pub mod fanout;
 mod gate;
 mod guard;
 mod hook;
+pub mod human;
 mod lineage;
 pub mod manifests;
 mod records;

@@ -11,16 +11,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Timestamp};
-use agentwarden_domain::claude_code::{ApprovalGranted, ApprovalRevoked, ContextSealed, MAX_HOOK_INPUT};
-use agentwarden_domain::governance::{ApprovalState, Name, Scope, SignedContent, check_approval_ref};
+use agentwarden_domain::audit::Actor;
+use agentwarden_domain::claude_code::MAX_HOOK_INPUT;
 
 use super::{EXIT_OK, Failure};
 use crate::hook::HOOK_FAILED;
+use crate::human::ApprovalRequest;
 use crate::{Config, Warden, WardenError};
 
 /// The variable Claude Code sets in the environment of the commands it runs.
-pub(crate) const CLAUDE_CODE_ENV: &str = "CLAUDECODE";
+pub(crate) use crate::human::CLAUDE_CODE_ENV;
 
 #[derive(Clone, Debug, clap::Args)]
 pub(super) struct HookArgs {
@@ -284,6 +284,7 @@ fn refuse_inside_an_agent_session() -> Result<(), Failure> {
     }
 }
 
+/// `--by`, checked before any store is opened (the facade checks it too).
 fn name(by: ByArgs) -> Result<Option<String>, Failure> {
     match by.by {
         Some(by) => {
@@ -301,6 +302,7 @@ pub(super) async fn seal(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     if !args.show {
+        // Before any store is opened (or created).
         refuse_inside_an_agent_session()?;
     }
     let by = name(args.by)?;
@@ -315,7 +317,7 @@ pub(super) async fn seal(
             .await
             .map_err(Failure::usage)?;
         if files.is_empty() {
-            return Err(Failure::usage(nothing_to_seal(&config)));
+            return Err(Failure::usage(crate::human::nothing_to_seal(&config)));
         }
     }
     let warden = open(config)?;
@@ -337,32 +339,8 @@ pub(super) async fn seal(
         }
         return Ok(EXIT_OK);
     }
-    let files = warden.seal_digests().await.map_err(Failure::usage)?;
-    let content = SignedContent::Seal { files: &files };
-    let signed =
-        super::signed::signature_for(&warden, args.key.key.as_deref(), by.as_deref(), content).await?;
-    let (signature, at, key_list) =
-        signed.map_or((None, None, None), |s| (Some(s.signature), Some(s.head), Some(s.key_list)));
-    let by = by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
-    let event = AuditEvent::ContextSealed(ContextSealed { by, files, signature, key_list });
-    super::signed::record(&warden, &event, at, out).await
-}
-
-/// N-3: a seal of no file would pass `context_sealed` for every decision while checking nothing,
-/// so it is refused, saying where Warden looked.
-fn nothing_to_seal(config: &Config) -> String {
-    let looked = match &config.source {
-        Some(file) => format!("the configuration `{}`", file.display()),
-        None => format!(
-            "no `{}` from `{}` upward (the defaults)",
-            crate::config::CONFIG_FILE,
-            std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string())
-        ),
-    };
-    format!(
-        "refused: nothing to seal: {looked}: no persona, agent or manifest file it names exists; \
-         run `warden seal` in the project (where `agentwarden.toml` is) or pass --config FILE"
-    )
+    let appended = warden.seal(&args.key.signer(by)).await?;
+    super::signed::print(&appended, out)
 }
 
 /// `--expires-in`: a positive duration (`90s`, `30m`, `8h`, `7d`) in milliseconds.
@@ -372,24 +350,6 @@ fn parse_duration(text: &str) -> Result<i64, Failure> {
     })
 }
 
-fn parse_scope(entries: &[String]) -> Result<Scope, Failure> {
-    let mut scope = Scope::default();
-    for entry in entries {
-        let (kind, raw) = entry.split_once(':').unwrap_or(("", entry));
-        let name = Name::new(raw).map_err(|e| Failure::usage(format!("--scope `{entry}`: {e}")))?;
-        match kind {
-            "persona" => scope.personas.push(name.as_str().to_owned()),
-            "subagent" => scope.subagents.push(name.as_str().to_owned()),
-            _ => {
-                return Err(Failure::usage(format!(
-                    "--scope `{entry}` is not `persona:NAME` or `subagent:NAME`"
-                )));
-            }
-        }
-    }
-    Ok(scope)
-}
-
 /// `warden approve --ref REF`: the pipeline run is approved under `REF` (G-21).
 pub(super) async fn approve(
     args: ApproveArgs,
@@ -397,31 +357,13 @@ pub(super) async fn approve(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     refuse_inside_an_agent_session()?;
-    let verdict = check_approval_ref(&args.reference);
-    if !verdict.passed {
-        return Err(Failure::usage(format!("--ref: {}", verdict.reason)));
-    }
-    let scope = parse_scope(&args.scope)?;
-    let expires_in = args.expires_in.as_deref().map(parse_duration).transpose()?;
-    let approved_by = name(args.by)?;
+    let expires_in_ms = args.expires_in.as_deref().map(parse_duration).transpose()?;
+    let request = ApprovalRequest { reference: args.reference, scope: args.scope, expires_in_ms };
+    let by = name(args.by)?;
     let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     let warden = open(config)?;
-    let expires_at = expires_in
-        .map(|ms| Timestamp::saturating_from_unix_millis(warden.now().unix_millis().saturating_add(ms)));
-    let content = SignedContent::Approval { approval_ref: &args.reference, scope: &scope, expires_at };
-    let signed =
-        super::signed::signature_for(&warden, args.key.key.as_deref(), approved_by.as_deref(), content)
-            .await?;
-    let (signature, at) = signed.map_or((None, None), |s| (Some(s.signature), Some(s.head)));
-    let approved_by = approved_by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
-    let event = AuditEvent::ApprovalGranted(ApprovalGranted {
-        approval_ref: args.reference,
-        approved_by,
-        expires_at,
-        scope,
-        signature,
-    });
-    super::signed::record(&warden, &event, at, out).await
+    let appended = warden.approve(&request, &args.key.signer(by)).await?;
+    super::signed::print(&appended, out)
 }
 
 /// `warden revoke [--ref REF]`: one approval, or every approval and the seal, withdrawn.
@@ -434,22 +376,8 @@ pub(super) async fn revoke(
     let by = name(args.by)?;
     let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     let warden = open(config)?;
-    if let Some(wanted) = &args.reference {
-        let records = warden.records().await?.governance;
-        let state = records.approvals.get(wanted).map(|r| r.state(warden.now()));
-        if state != Some(ApprovalState::Active) {
-            let why =
-                state.map_or_else(|| "was never granted".to_owned(), |s| format!("is {s:?}").to_lowercase());
-            return Err(Failure::usage(format!("approval `{wanted}` {why}: nothing to revoke")));
-        }
-    }
-    let content = SignedContent::Revoke { approval_ref: args.reference.as_deref() };
-    let signed =
-        super::signed::signature_for(&warden, args.key.key.as_deref(), by.as_deref(), content).await?;
-    let (signature, at) = signed.map_or((None, None), |s| (Some(s.signature), Some(s.head)));
-    let by = by.or_else(|| signature.as_ref().map(|s| s.principal.clone()));
-    let event = AuditEvent::ApprovalRevoked(ApprovalRevoked { approval_ref: args.reference, by, signature });
-    super::signed::record(&warden, &event, at, out).await
+    let appended = warden.revoke(args.reference.as_deref(), &args.key.signer(by)).await?;
+    super::signed::print(&appended, out)
 }
 
 /// `warden approvals`: every approval with its state now, and the seal.
@@ -507,17 +435,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations_and_scopes_parse_or_are_usage_errors() {
+    fn durations_parse_or_are_usage_errors() {
         assert_eq!(parse_duration("90s").unwrap(), 90_000);
         assert_eq!(parse_duration("2h").unwrap(), 7_200_000);
         assert_eq!(parse_duration("7d").unwrap(), 604_800_000);
         for bad in ["", "h", "10", "0m", "-1h", "1.5h", "3w", "99999999999999999999d"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
-        }
-        let scope = parse_scope(&["persona:main".into(), "subagent:coder".into()]).unwrap();
-        assert_eq!((scope.personas, scope.subagents), (vec!["main".to_owned()], vec!["coder".to_owned()]));
-        for bad in ["main", "agent:x", "persona:../x", "subagent:"] {
-            assert!(parse_scope(&[bad.to_owned()]).is_err(), "{bad}");
         }
     }
 }

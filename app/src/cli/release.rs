@@ -9,9 +9,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, CorrelationId};
-use agentwarden_domain::claude_code::{SessionReleased, is_safe_id};
-
 use super::hook::CLAUDE_CODE_ENV;
 use super::{EXIT_OK, Failure};
 use crate::{Config, HookStorage, Warden, WardenError};
@@ -45,49 +42,14 @@ pub(super) async fn run(
              a human releases a quarantine from their own terminal"
         )));
     }
-    if !is_safe_id(&args.session) {
-        return Err(Failure::usage(format!("--session `{}` is not a Claude Code session id", args.session)));
-    }
-    if let Some(by) = &args.by {
-        Actor::new(by.clone()).map_err(|e| Failure::usage(format!("--by: {e}")))?;
-    }
     let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     let storage = storage(&config);
     let warden = open(config)?;
-    let recorded = warden.records().await?.quarantined.get(&args.session).cloned();
-    let marker = storage.marker(&args.session).map_err(Failure::no)?;
-    if recorded.is_none() && marker.is_none() {
-        return Err(Failure::usage(format!(
-            "session `{}` is not quarantined: nothing to release",
-            args.session
-        )));
-    }
-    // K-9: signed (and verified) before the marker is touched.
-    let content = agentwarden_domain::governance::SignedContent::Release { session: &args.session };
-    let signed =
-        super::signed::signature_for(&warden, args.key.key.as_deref(), args.by.as_deref(), content).await?;
-    let (signature, at) = signed.map_or((None, None), |s| (Some(s.signature), Some(s.head)));
-    let by = args.by.clone().or_else(|| signature.as_ref().map(|s| s.principal.clone()));
-    storage.release(&args.session).map_err(Failure::no)?;
-    let correlation =
-        Correlation { session: CorrelationId::new(args.session.clone()).ok(), ..Correlation::default() };
-    let event = AuditEvent::SessionReleased(SessionReleased { by, signature });
-    let expected =
-        at.map_or(agentwarden_ports::Expected::Any, |head| agentwarden_ports::Expected::Head(head.seq));
-    match warden.record_expected(correlation, &event, expected).await {
-        Ok(appended) => {
-            writeln!(
-                out,
-                "{}",
-                serde_json::json!({"released": args.session, "seq": appended.head.seq, "hash": appended.head.hash.to_string()})
-            )?;
-            Ok(EXIT_OK)
-        }
-        Err(e) => {
-            if let Some(marker) = marker {
-                let _ = storage.quarantine(&args.session, &marker);
-            }
-            Err(e.into())
-        }
-    }
+    let appended = warden.release(&args.session, &storage, &args.key.signer(args.by)).await?;
+    writeln!(
+        out,
+        "{}",
+        serde_json::json!({"released": args.session, "seq": appended.head.seq, "hash": appended.head.hash.to_string()})
+    )?;
+    Ok(EXIT_OK)
 }
