@@ -2,8 +2,8 @@
 //!
 //! - [`SledEventStore`]: the embedded default event store (sled 0.34.7), durable on return,
 //!   with group commit and an opt-in fsync mode.
-//! - [`PostgresEventStore`]: the fleet store, one audit trail for many hosts, with the same
-//!   records and chain as sled.
+//! - `PostgresEventStore` (feature `postgres`): the fleet store, one audit trail for many
+//!   hosts, with the same records and chain as sled.
 //! - [`MemoryEventStore`]: the same contract in memory, for tests and embedding.
 //! - [`UnavailableEventStore`]: a store that cannot be used; decisions against it deny.
 //! - [`SystemClock`], [`FixedClock`], [`SteppingClock`]: time.
@@ -24,6 +24,7 @@ mod environment;
 mod file_system;
 mod git_restorer;
 mod memory;
+#[cfg(feature = "postgres")]
 mod postgres;
 mod process_runner;
 mod restore;
@@ -38,7 +39,15 @@ pub use environment::{FixedEnvironment, ProcessEnvironment};
 pub use file_system::LocalFileSystem;
 pub use git_restorer::GitRestorer;
 pub use memory::MemoryEventStore;
+#[cfg(feature = "postgres")]
 pub use postgres::{PgConfig, PostgresEventStore};
 pub use process_runner::{BASE_ENV, MAX_CHUNK_STDERR, MAX_CHUNK_STDOUT, ProcessChunkRunner};
 pub use sled::{Discarded, Durability, Leftover, SledConfig, SledEventStore};
 pub use unavailable::UnavailableEventStore;
+
+/// True when `location` names a PostgreSQL server (`postgres://`, `postgresql://`) rather than
+/// a directory — known with or without the `postgres` feature, so that a build without it
+/// refuses such a location instead of taking it for a directory's name.
+pub fn is_postgres_url(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}

@@ -436,9 +436,8 @@ impl Config {
             };
         }
         let store = match file.store.map(|s| s.url) {
-            Some(url) if agentwarden_adapters::PgConfig::is_postgres_url(&url) => {
-                agentwarden_adapters::PgConfig::parse(&url)
-                    .map_err(|e| error(None, format!("store.url: {e}")))?;
+            Some(url) if agentwarden_adapters::is_postgres_url(&url) => {
+                crate::StoreLocation::parse(&url).map_err(|e| error(None, format!("store.url: {e}")))?;
                 Some(url)
             }
             Some(dir) if dir.trim().is_empty() => return Err(error(None, "store.url is empty".into())),
@@ -616,8 +615,12 @@ mod tests {
 
     #[test]
     fn the_store_is_a_postgres_url_or_a_directory_relative_to_the_file() {
-        let pg = Config::parse(Path::new("p/w.toml"), "[store]\nurl = \"postgres://u@h/d\"\n").unwrap();
-        assert_eq!(pg.store.as_deref(), Some("postgres://u@h/d"));
+        let pg = Config::parse(Path::new("p/w.toml"), "[store]\nurl = \"postgres://u@h/d\"\n");
+        // a build without PostgreSQL refuses the URL when it loads the file.
+        #[cfg(feature = "postgres")]
+        assert_eq!(pg.unwrap().store.as_deref(), Some("postgres://u@h/d"));
+        #[cfg(not(feature = "postgres"))]
+        assert!(pg.unwrap_err().to_string().contains("no PostgreSQL support"));
         let dir = Config::parse(Path::new("p/w.toml"), "[store]\nurl = \"audit\"\n").unwrap();
         assert_eq!(dir.store.map(PathBuf::from), Some(Path::new("p").join("audit")));
     }

@@ -22,6 +22,7 @@
 //! event, and only then return. Nothing outside this crate wires adapters together.
 
 mod audit_log;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod config;
 pub mod fanout;
@@ -40,10 +41,12 @@ mod testing;
 mod warden;
 
 pub use agentwarden_adapters::{
-    Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore, PgConfig,
-    PostgresEventStore, ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock,
-    SystemClock, UnavailableEventStore,
+    Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore,
+    ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock, SystemClock,
+    UnavailableEventStore,
 };
+#[cfg(feature = "postgres")]
+pub use agentwarden_adapters::{PgConfig, PostgresEventStore};
 pub use agentwarden_domain::{
     audit, claude_code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,
 };

@@ -4,12 +4,15 @@
 //! The location comes from `--store`, else `AGENTWARDEN_STORE`, else `[store] url` in
 //! `agentwarden.toml`, else [`crate::DEFAULT_STORE`]. A URL that does not parse is an error,
 //! never a fall-back to the embedded store: a host that was told to record into the fleet's log
-//! must not quietly record somewhere else (fail closed).
+//! must not quietly record somewhere else (fail closed). X-23: so is a URL in a build without
+//! the `postgres` feature — refused, never taken for a directory's name.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agentwarden_adapters::{PgConfig, PostgresEventStore, SledConfig, SledEventStore};
+#[cfg(feature = "postgres")]
+use agentwarden_adapters::{PgConfig, PostgresEventStore};
+use agentwarden_adapters::{SledConfig, SledEventStore};
 use agentwarden_ports::{EventStore, StoreError};
 
 /// Where an event store is.
@@ -18,14 +21,15 @@ pub enum StoreLocation {
     /// The embedded sled store in this directory.
     Embedded(PathBuf),
     /// The PostgreSQL store.
+    #[cfg(feature = "postgres")]
     Postgres(Box<PgConfig>),
 }
 
 impl StoreLocation {
     /// Reads a location: a PostgreSQL URL, or a directory.
     pub fn parse(location: &str) -> Result<StoreLocation, StoreError> {
-        if PgConfig::is_postgres_url(location) {
-            Ok(StoreLocation::Postgres(Box::new(PgConfig::parse(location)?)))
+        if agentwarden_adapters::is_postgres_url(location) {
+            postgres(location)
         } else {
             Ok(StoreLocation::Embedded(PathBuf::from(location)))
         }
@@ -37,6 +41,7 @@ impl StoreLocation {
             StoreLocation::Embedded(path) => {
                 Ok(Arc::new(SledEventStore::open(&SledConfig { path: path.clone(), ..sled })?))
             }
+            #[cfg(feature = "postgres")]
             StoreLocation::Postgres(config) => Ok(Arc::new(PostgresEventStore::new((**config).clone()))),
         }
     }
@@ -45,6 +50,7 @@ impl StoreLocation {
     pub fn describe(&self) -> String {
         match self {
             StoreLocation::Embedded(path) => path.display().to_string(),
+            #[cfg(feature = "postgres")]
             StoreLocation::Postgres(config) => {
                 format!("postgres {} schema {}", config.server(), config.schema_name())
             }
@@ -52,10 +58,38 @@ impl StoreLocation {
     }
 }
 
+#[cfg(feature = "postgres")]
+fn postgres(location: &str) -> Result<StoreLocation, StoreError> {
+    Ok(StoreLocation::Postgres(Box::new(PgConfig::parse(location)?)))
+}
+
+/// X-23: a build without PostgreSQL refuses a PostgreSQL URL.
+#[cfg(not(feature = "postgres"))]
+fn postgres(location: &str) -> Result<StoreLocation, StoreError> {
+    let _ = location;
+    Err(StoreError::Unavailable { reason: NO_POSTGRES.to_owned() })
+}
+
+/// Why a build without the `postgres` feature refuses a PostgreSQL location.
+pub const NO_POSTGRES: &str = "this build of Agent Warden has no PostgreSQL support (cargo feature `postgres`): \
+                               a postgres:// store cannot be used";
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// X-23: without the `postgres` feature a PostgreSQL URL is refused, never a directory.
+    #[cfg(not(feature = "postgres"))]
+    #[test]
+    fn without_postgres_a_postgres_url_is_refused_not_a_directory() {
+        for url in ["postgres://u@h/d", "postgresql://u@h:5433/d"] {
+            let err = StoreLocation::parse(url).unwrap_err();
+            assert!(err.to_string().contains("no PostgreSQL support"), "{url}: {err}");
+        }
+        assert!(matches!(StoreLocation::parse("./postgres://x"), Ok(StoreLocation::Embedded(_))));
+    }
+
+    #[cfg(feature = "postgres")]
     #[test]
     fn a_postgres_url_selects_postgres_anything_else_a_directory() {
         for url in ["postgres://u@h/d", "postgresql://u@h:5433/d?options=-csearch_path%3Dfleet"] {

@@ -152,6 +152,7 @@ impl WardenBuilder {
     }
 
     /// Records into the PostgreSQL fleet store at `config` (connected on first use).
+    #[cfg(feature = "postgres")]
     /// It also keeps the single writer's state there, unless a state store is already set.
     pub fn postgres(self, config: agentwarden_adapters::PgConfig) -> Self {
         self.store(Arc::new(agentwarden_adapters::PostgresEventStore::new(config)))
@@ -172,6 +173,7 @@ impl WardenBuilder {
     pub fn location(self, location: &crate::StoreLocation, sled: SledConfig) -> Self {
         match location {
             crate::StoreLocation::Embedded(path) => self.embedded(SledConfig { path: path.clone(), ..sled }),
+            #[cfg(feature = "postgres")]
             crate::StoreLocation::Postgres(config) => self.postgres((**config).clone()),
         }
     }
@@ -342,6 +344,7 @@ impl Warden {
 
     /// The same Warden (same stores, same records cache) deciding with `config`: the resident
     /// service reads its configuration again for each request, as each direct hook process does.
+    #[cfg(feature = "cli")]
     pub(crate) fn with_config(&self, config: Config) -> Warden {
         let files: Arc<dyn FileSystem> = Arc::new(LocalFileSystem::beneath(config.root.clone()));
         Warden { files, config: Arc::new(config), ..self.clone() }
@@ -350,6 +353,7 @@ impl Warden {
     /// V-25: the same Warden, appending deferred and leaving the records unsaved: the resident
     /// service's decider, which makes a group of decisions durable with one
     /// [`EventStore::sync`] before it sends their answers, and saves the records itself.
+    #[cfg(feature = "cli")]
     pub(crate) fn deferring(&self) -> Warden {
         Warden { deferred: true, ..self.clone() }
     }

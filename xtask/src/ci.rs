@@ -25,6 +25,32 @@ const CLIPPY: Step = Step {
     fix: "see the warnings above; reproduce with `cargo clippy --workspace --all-targets --all-features`",
 };
 
+/// the library as a consumer builds it, without the CLI and PostgreSQL: it compiles
+/// without warnings and its own tests pass (a PostgreSQL URL is then refused).
+const LIBRARY_ALONE: Step = Step {
+    name: "library alone (no default features)",
+    args: &[
+        "clippy",
+        "-p",
+        "agentwarden",
+        "--no-default-features",
+        "--lib",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ],
+    env: &[],
+    fix: "reproduce with `cargo clippy -p agentwarden --no-default-features --lib`",
+};
+
+const LIBRARY_ALONE_TESTS: Step = Step {
+    name: "library alone: its tests",
+    args: &["test", "-p", "agentwarden", "--no-default-features", "--lib", "--locked"],
+    env: &[],
+    fix: "reproduce with `cargo test -p agentwarden --no-default-features --lib`",
+};
+
 const NEXTEST: Step = Step {
     name: "tests (nextest)",
     args: &["nextest", "run", "--workspace", "--all-features", "--locked", "--no-fail-fast"],
@@ -228,7 +254,8 @@ pub(crate) fn run() -> Result<(), String> {
     if let Some(why) = &pg_skipped {
         println!("==> SKIPPING {why}; under CI=true this fails");
     }
-    for step in [&FMT, &CLIPPY].into_iter().chain(tests.iter().copied()) {
+    for step in [&FMT, &CLIPPY, &LIBRARY_ALONE, &LIBRARY_ALONE_TESTS].into_iter().chain(tests.iter().copied())
+    {
         run_step(step)?;
     }
     let skipped = real_claude_code()?;

@@ -30,7 +30,7 @@ impl std::fmt::Debug for PgConfig {
 impl PgConfig {
     /// True when `location` names a PostgreSQL server rather than a directory.
     pub fn is_postgres_url(location: &str) -> bool {
-        location.starts_with("postgres://") || location.starts_with("postgresql://")
+        crate::is_postgres_url(location)
     }
 
     /// Parses a `postgres://` or `postgresql://` URL.
