@@ -9,6 +9,10 @@
 //! a key of yours…) or `<!-- readme: exit N REASON -->` (the block must exit N, e.g. a deny).
 //! Claude Code itself is not run: a `claude` on the `PATH` feeds the hook the bundled spawn event
 //! of `examples/claude-code/events/` and fails if it is not allowed.
+//!
+//! The "Library quick start" is pasted into a fresh crate, as a reader would: its ```toml
+//! block is the crate's `[dependencies]` (the git URL pointed at the copy), its ```rust block
+//! is `src/main.rs`, and the crate is built offline (with the workspace's `Cargo.lock`) and run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -212,6 +216,59 @@ fn run_block(block: &Block, repo: &Path, path: &str, tmp: &Path) -> Result<(), S
     }
 }
 
+/// The "Library quick start" section's ```toml and ```rust blocks.
+pub(crate) fn library_quick_start(markdown: &str) -> Result<(String, String), String> {
+    let section = markdown
+        .split("\n## ")
+        .find(|s| s.starts_with("Library quick start"))
+        .ok_or("README.md has no \"Library quick start\" section")?;
+    let block = |fence: &str| {
+        let start = section.find(fence).ok_or(format!("the library quick start has no {fence} block"))?;
+        let body = section.get(start + fence.len()..).unwrap_or("");
+        let end = body.find("\n```").ok_or(format!("its {fence} block is never closed"))?;
+        Ok::<String, String>(body.get(..end).unwrap_or("").trim_start_matches('\n').to_owned() + "\n")
+    };
+    Ok((block("```toml\n")?, block("```rust\n")?))
+}
+
+/// The library quick start, pasted into a fresh crate beside the copy `repo`, built and run.
+fn run_library_quick_start(markdown: &str, repo: &Path, temp: &Path) -> Result<(), String> {
+    let (toml, main) = library_quick_start(markdown)?;
+    const GIT: &str = "git = \"https://github.com/agentwarden/agentwarden\"";
+    if !toml.contains(GIT) {
+        return Err(format!("the library quick start's Cargo.toml lines do not say `{GIT}`"));
+    }
+    let crate_dir = temp.join("guarded");
+    let write = |path: &Path, text: &str| {
+        std::fs::create_dir_all(path.parent().unwrap_or(temp))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let manifest = format!(
+        "[package]\nname = \"guarded\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n\n{}",
+        toml.replace(GIT, &format!("path = \"{}\"", repo.join("app").display()))
+    );
+    write(&crate_dir.join("Cargo.toml"), &manifest)?;
+    write(&crate_dir.join("src/main.rs"), &main)?;
+    std::fs::copy(repo.join("Cargo.lock"), crate_dir.join("Cargo.lock"))
+        .map_err(|e| format!("Cargo.lock: {e}"))?;
+    println!(
+        "\n==> README.md \"Library quick start\": a fresh crate in {}, built and run",
+        crate_dir.display()
+    );
+    let status = Command::new(crate::cargo())
+        .args(["run", "--quiet", "--offline"])
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", root().join("target/readme-library"))
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the library quick start, pasted into a fresh crate, failed ({status})"))
+    }
+}
+
 pub(crate) fn run() -> Result<(), String> {
     let started = Instant::now();
     let root = root();
@@ -237,6 +294,7 @@ pub(crate) fn run() -> Result<(), String> {
         skipped += usize::from(matches!(block.expect, Expect::Skip(_)));
         run_block(block, &repo, &path, &tmp)?;
     }
+    run_library_quick_start(&markdown, &repo, &temp.0)?;
     println!(
         "\nxtask readme: {} blocks ran as written, {skipped} SKIPPED (reasons above), in {:.0} s",
         blocks.len() - skipped,
@@ -263,6 +321,15 @@ mod tests {
         assert_eq!(found[1].expect, Expect::Skip("needs root".into()));
         assert_eq!(found[1].script, "sudo x\n");
         assert_eq!(found[2].expect, Expect::Exit(1));
+    }
+
+    #[test]
+    fn the_library_quick_start_is_its_toml_and_rust_blocks() {
+        let md = "# T\n\n## Library quick start\n\ntext\n\n```toml\n[dependencies]\nx = 1\n```\n\n```rust\nfn main() {}\n```\n\n## Next\n```rust\nno\n```\n";
+        let (toml, rust) = super::library_quick_start(md).unwrap();
+        assert_eq!((toml.as_str(), rust.as_str()), ("[dependencies]\nx = 1\n", "fn main() {}\n"));
+        assert!(super::library_quick_start("# T\n## Other\n").is_err());
+        assert!(super::library_quick_start("## Library quick start\n```rust\nfn main() {}\n```\n").is_err());
     }
 
     #[test]
