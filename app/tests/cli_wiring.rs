@@ -542,9 +542,10 @@ fn init_writes_nothing_without_a_configuration_or_with_manifests_outside_the_pro
     assert_eq!(std::fs::read_to_string(&config).unwrap(), moved);
 }
 
-/// K-13: `init claude-code` denies, in Claude Code's own permissions, the human verbs (by name
-/// and by the installed binary's path) and edits of the store, the configuration and the key
-/// list; once each, however often it runs; `doctor` warns, naming a rule that is gone.
+/// K-13, K-18: `init claude-code` denies, in Claude Code's own permissions, the human verbs (by
+/// name and by the installed binary's path, with options before the verb) and edits of the
+/// store, the configuration and the key list; once each, however often it runs; `doctor` warns,
+/// naming a rule that is gone.
 #[test]
 fn init_denies_the_human_verbs_and_edits_of_the_guards_records_and_keys() {
     let p = project(true);
@@ -558,7 +559,7 @@ fn init_denies_the_human_verbs_and_edits_of_the_guards_records_and_keys() {
     )
     .unwrap();
     let first = ok(&init(&p, &[]));
-    assert!(first.contains("permissions.deny: 15 rule(s) added, 15 in all"), "{first}");
+    assert!(first.contains("permissions.deny: 23 rule(s) added, 23 in all"), "{first}");
     let again = ok(&init(&p, &[]));
     assert!(again.contains("permissions.deny: 0 rule(s) added"), "{again}");
     let deny: Vec<String> = settings(&p)["permissions"]["deny"]
@@ -575,8 +576,11 @@ fn init_denies_the_human_verbs_and_edits_of_the_guards_records_and_keys() {
         "Bash(warden revoke:*)".to_owned(),
         "Bash(warden release:*)".to_owned(),
         "Bash(*warden approve*)".to_owned(),
-        format!("Bash({} approve:*)", exe.display()),
-        format!("Bash({} seal:*)", exe.display()),
+        // K-18: options before the verb, and the binary's path anywhere in the command.
+        "Bash(*warden --* approve*)".to_owned(),
+        "Bash(*warden --* release*)".to_owned(),
+        format!("Bash(*{} approve*)", exe.display()),
+        format!("Bash(*{} --* seal*)", exe.display()),
         format!("Edit(/{root}/.agentwarden/**)"),
         format!("Edit(/{root}/agentwarden.toml)"),
         format!("Edit(/{root}/allowed_signers)"),

@@ -109,6 +109,9 @@ fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u64) -
 pub(super) const HUMAN_VERB_RULES: [&str; 4] =
     ["Bash(warden seal:*)", "Bash(warden approve:*)", "Bash(warden revoke:*)", "Bash(warden release:*)"];
 
+/// The verbs only a human runs (K-11).
+const HUMAN_VERBS: [&str; 4] = ["seal", "approve", "revoke", "release"];
+
 /// `//` and the absolute path: Claude Code's rule syntax for a path from the filesystem root (a
 /// single `/` is relative to the settings file).
 fn rule_path(path: &Path) -> String {
@@ -125,15 +128,23 @@ fn rule_path(path: &Path) -> String {
 /// `allowed_signers`, each from the filesystem root. `Edit` rules cover every built-in tool
 /// that changes files (Edit, Write, MultiEdit, NotebookEdit); a `Write(...)` rule is not a path
 /// rule Claude Code consults, so none is written.
+///
+/// K-18 (shown against the real client): a global option between the binary and the verb
+/// (`warden --store DIR approve`) escaped every rule of K-12 and K-13, and so did the binary's
+/// absolute path anywhere but at the start (`sh -c '/…/warden approve'`). Each name (`warden`,
+/// and the binary's path) is now denied with its verb anywhere, directly after it or after
+/// options (`Bash(*warden --* approve*)`).
 pub(super) fn deny_rules(project: &Path, config: &Config, exe: Option<&Path>) -> Vec<String> {
     let mut rules: Vec<String> = HUMAN_VERB_RULES.iter().map(|r| (*r).to_owned()).collect();
-    // Anywhere in the command: `env -u CLAUDECODE warden approve`, `cd x && warden seal`.
-    for verb in ["seal", "approve", "revoke", "release"] {
-        rules.push(format!("Bash(*warden {verb}*)"));
-    }
-    if let Some(exe) = exe {
-        for verb in ["seal", "approve", "revoke", "release"] {
-            rules.push(format!("Bash({} {verb}:*)", exe.display()));
+    let names = std::iter::once("warden".to_owned()).chain(exe.map(|exe| exe.display().to_string()));
+    for name in names {
+        // Anywhere in the command: `env -u CLAUDECODE warden approve`, `cd x && warden seal`,
+        // `sh -c '…'`; and with global options before the verb: `warden --store DIR approve`.
+        for verb in HUMAN_VERBS {
+            rules.push(format!("Bash(*{name} {verb}*)"));
+        }
+        for verb in HUMAN_VERBS {
+            rules.push(format!("Bash(*{name} --* {verb}*)"));
         }
     }
     rules.push(format!("Edit({}/**)", rule_path(&project.join(".agentwarden"))));
