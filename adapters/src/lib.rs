@@ -13,12 +13,14 @@
 //! - [`untrusted`]: the one way to read and write a file an agent can touch: by descriptor,
 //!   `O_NOFOLLOW`, regular files only, bounded; atomic writes that cannot be redirected.
 //! - [`GitRestorer`]: puts protected paths back with git.
+//! - [`ProcessAgentRunner`]: the agent of a guarded run, as a process in the workspace.
 //! - [`ProcessChunkRunner`]: one process per fan-out chunk, in a box: output drained and
 //!   bounded, every descendant killed with it, a cleared environment (F-17 … F-19).
 //!
 //! Architecture invariant: adapter errors are mapped into the port's error here, at the seam;
 //! no `sled::Error`, `tokio_postgres::Error` or `io::Error` leaves this crate.
 
+mod agent_runner;
 mod clock;
 mod environment;
 mod file_system;
@@ -34,6 +36,7 @@ mod snapshot;
 mod unavailable;
 pub mod untrusted;
 
+pub use agent_runner::ProcessAgentRunner;
 pub use clock::{FixedClock, SteppingClock, SystemClock};
 pub use environment::{FixedEnvironment, ProcessEnvironment};
 pub use file_system::LocalFileSystem;

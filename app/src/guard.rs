@@ -234,3 +234,112 @@ impl Warden {
         GuardOutcome { clean: false, violation: Some(violation), violation_file, audit }
     }
 }
+
+/// A guarded run's outcome: how the agent ended, what the guard found (and put back), and the
+/// verdict on its `result.json` when one was named.
+#[derive(Debug, Serialize)]
+pub struct GuardedRun {
+    /// The item failed: the agent did not exit 0, or it touched a protected path, or its
+    /// result is invalid.
+    pub item_failed: bool,
+    /// The agent's exit code (`None`: ended by a signal), or why it could not be started.
+    #[serde(serialize_with = "command_json")]
+    pub command: Result<Option<i32>, String>,
+    /// The guard's check after the run, reverted from the content kept before it.
+    pub guard: GuardOutcome,
+    /// The `result.json` verdict, recorded.
+    pub result: Option<ResultOutcome>,
+}
+
+fn command_json<S: serde::Serializer>(
+    command: &Result<Option<i32>, String>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(1))?;
+    match command {
+        Ok(code) => map.serialize_entry("exit_code", code)?,
+        Err(why) => map.serialize_entry("error", why)?,
+    }
+    map.end()
+}
+
+impl Warden {
+    /// `warden guard run`: keeps the content of the protected paths (U-8: in this process, so
+    /// the revert needs no git and a commit the agent makes launders nothing), runs the agent
+    /// through `agent`, then checks the paths and puts back what changed (a violation written
+    /// and recorded), and validates and records `result` when named. No snapshot (too large,
+    /// unreadable) is an error and the agent is not run: fail closed.
+    pub async fn guarded_run(
+        &self,
+        target: &GuardTarget<'_>,
+        agent: &dyn agentwarden_ports::AgentRunner,
+        result: Option<&Path>,
+    ) -> Result<GuardedRun, String> {
+        let before = self.guard_capture(target.root).await.map_err(|e| format!("snapshot: {e}"))?;
+        let command = agent.run_agent(target.root).await;
+        let guard = self.check_guardrails_restoring(target, &before).await;
+        let correlation = Correlation {
+            item: agentwarden_domain::audit::CorrelationId::new(target.item).ok(),
+            run: agentwarden_domain::audit::CorrelationId::new(target.run).ok(),
+            ..Correlation::default()
+        };
+        let result = match result {
+            Some(file) => Some(self.validate_result_file(file, correlation).await),
+            None => None,
+        };
+        let item_failed = !matches!(command, Ok(Some(0)))
+            || !guard.clean
+            || result.as_ref().is_some_and(|v| !v.validation.valid);
+        Ok(GuardedRun { item_failed, command, guard, result })
+    }
+}
+
+#[cfg(test)]
+mod guarded_run_tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::{Config, GuardrailsConfig, MemoryEventStore};
+
+    /// Writes into the protected `okrs/` and exits 0, or cannot start.
+    struct Agent {
+        starts: bool,
+    }
+
+    #[async_trait::async_trait]
+    impl agentwarden_ports::AgentRunner for Agent {
+        async fn run_agent(&self, root: &Path) -> Result<Option<i32>, String> {
+            if !self.starts {
+                return Err("cannot run `agent`".into());
+            }
+            std::fs::write(root.join("okrs/q4.md"), "rewritten by the agent").map_err(|e| e.to_string())?;
+            Ok(Some(0))
+        }
+    }
+
+    /// The agent's write into a protected path is put back from the content kept before it
+    /// ran, the violation is recorded, and the item fails though the agent exited 0; an agent
+    /// that cannot start fails the item too.
+    #[tokio::test]
+    async fn a_guarded_run_puts_back_what_the_agent_changed_and_fails_the_item() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("okrs")).unwrap();
+        std::fs::write(root.join("okrs/q4.md"), "objectives").unwrap();
+        let guardrails = GuardrailsConfig { protected: vec!["okrs".into()], ..GuardrailsConfig::default() };
+        let config = Config { root: root.clone(), guardrails, ..Config::default() };
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = Warden::builder().store(store.clone()).config(config).build().unwrap();
+        let artifacts = root.join("artifacts");
+        let target = GuardTarget { root: &root, item: "i1", run: "r1", session: None, artifacts: &artifacts };
+        let run = warden.guarded_run(&target, &Agent { starts: true }, None).await.unwrap();
+        assert_eq!(run.command, Ok(Some(0)));
+        assert!(run.item_failed && !run.guard.clean);
+        assert!(run.guard.violation.as_ref().is_some_and(|v| v.details.reverted), "{:?}", run.guard);
+        assert!(run.guard.audit.is_some(), "the violation is recorded");
+        assert_eq!(std::fs::read_to_string(root.join("okrs/q4.md")).unwrap(), "objectives");
+        let failed = warden.guarded_run(&target, &Agent { starts: false }, None).await.unwrap();
+        assert!(failed.item_failed && failed.guard.clean && failed.command.is_err());
+    }
+}

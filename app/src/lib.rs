@@ -42,8 +42,8 @@ mod warden;
 
 pub use agentwarden_adapters::{
     Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore,
-    ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock, SystemClock,
-    UnavailableEventStore,
+    ProcessAgentRunner, ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock,
+    SystemClock, UnavailableEventStore,
 };
 #[cfg(feature = "postgres")]
 pub use agentwarden_adapters::{PgConfig, PostgresEventStore};
@@ -51,7 +51,7 @@ pub use agentwarden_domain::{
     audit, claude_code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,
 };
 pub use agentwarden_ports::{
-    Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, MergedStore,
+    AgentRunner, Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, MergedStore,
     ProjectionStore, Restorer, SnapshotStore, StateStore, StoreError,
 };
 pub use audit_log::{Pages, Stats, Verification};
@@ -59,7 +59,7 @@ pub use config::{
     ClaudeCodeConfig, Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig, ToolRules,
 };
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput, MAX_INPUT_BYTES};
-pub use guard::{GuardOutcome, GuardTarget, ResultOutcome};
+pub use guard::{GuardOutcome, GuardTarget, GuardedRun, ResultOutcome};
 pub use hook::{
     HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, hook_store_unavailable,
 };

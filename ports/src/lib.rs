@@ -5,6 +5,7 @@
 //! object-safe, so the composition root holds `Arc<dyn Port>`. With the `mocks` feature each
 //! port has a `mockall` automock (`MockEventStore`, `MockClock`, …) for the app layer's unit tests.
 
+mod agent_runner;
 mod chunk_runner;
 mod clock;
 #[cfg(feature = "conformance")]
@@ -15,6 +16,9 @@ mod file_system;
 mod restorer;
 mod state_store;
 
+pub use agent_runner::AgentRunner;
+#[cfg(any(test, feature = "mocks"))]
+pub use agent_runner::MockAgentRunner;
 pub use chunk_runner::ChunkRunner;
 #[cfg(any(test, feature = "mocks"))]
 pub use chunk_runner::MockChunkRunner;

@@ -8,7 +8,7 @@ use agentwarden_domain::guardrails::TreeManifest;
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
-use crate::{Config, GuardTarget, Warden, WardenError};
+use crate::{Config, GuardTarget, ProcessAgentRunner, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum GuardCommand {
@@ -120,41 +120,17 @@ pub(super) async fn run(
             let (program, args) =
                 command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
             let warden = open(config)?;
-            // The content is kept in this process (U-8): the revert needs no git, and a commit
-            // the command makes launders nothing.
-            let before =
-                warden.guard_capture(&root).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
-            let mut child = std::process::Command::new(program);
-            child.args(args).current_dir(&root);
-            if json {
-                child.stdout(std::io::stderr());
-            }
-            let exit = child.status().map(|s| s.code()).map_err(|e| format!("cannot run `{program}`: {e}"));
+            let agent = ProcessAgentRunner::new(program.clone(), args.to_vec()).stdout_to_stderr(json);
             let target =
                 GuardTarget { root: &root, item: &item, run: &run, session: None, artifacts: &artifacts };
-            let guard = warden.check_guardrails_restoring(&target, &before).await;
-            let correlation = agentwarden_domain::audit::Correlation {
-                item: agentwarden_domain::audit::CorrelationId::new(item.clone()).ok(),
-                run: agentwarden_domain::audit::CorrelationId::new(run.clone()).ok(),
-                ..Default::default()
-            };
-            let validation = match &result {
-                Some(file) => Some(warden.validate_result_file(file, correlation).await),
-                None => None,
-            };
-            let command_ok = matches!(exit, Ok(Some(0)));
-            let failed =
-                !command_ok || !guard.clean || validation.as_ref().is_some_and(|v| !v.validation.valid);
+            let guarded =
+                warden.guarded_run(&target, &agent, result.as_deref()).await.map_err(Failure::no)?;
+            let (failed, exit, guard, validation) =
+                (guarded.item_failed, &guarded.command, &guarded.guard, &guarded.result);
             if json {
-                let report = serde_json::json!({
-                    "item_failed": failed,
-                    "command": match &exit { Ok(code) => serde_json::json!({"exit_code": code}), Err(e) => serde_json::json!({"error": e}) },
-                    "guard": guard,
-                    "result": validation,
-                });
-                writeln!(out, "{report}")?;
+                writeln!(out, "{}", serde_json::to_value(&guarded).map_err(|e| Failure::no(e.to_string()))?)?;
             } else {
-                let command_text = match &exit {
+                let command_text = match exit {
                     Ok(Some(code)) => format!("exit {code}"),
                     Ok(None) => "killed by a signal".to_owned(),
                     Err(e) => e.clone(),
