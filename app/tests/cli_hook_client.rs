@@ -85,8 +85,18 @@ fn run(bin: &str, p: &Project, args: &[&str], stdin: &str) -> Output {
     bounded(child)
 }
 
+/// A running `warden serve`, killed when dropped (a failed assertion included).
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Seals and approves on the project's store, then serves it (kill switch on).
-fn served(p: &Project) -> Child {
+fn served(p: &Project) -> Server {
     let store = p.store.display().to_string();
     for args in [
         &["--store", &store, "seal", "--by", "alice"][..],
@@ -111,20 +121,19 @@ fn served(p: &Project) -> Child {
         assert!(started.elapsed() < Duration::from_secs(20), "the server never answered");
         std::thread::sleep(Duration::from_millis(10));
     }
-    child
+    Server(child)
 }
 
-fn stop(mut server: Child) {
-    let _ = Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
+/// SIGTERM (the server drains and exits), then a kill past 20 s.
+fn stop(mut server: Server) {
+    let _ = Command::new("kill").args(["-TERM", &server.0.id().to_string()]).status();
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(20) {
-        if let Ok(Some(_)) = server.try_wait() {
+        if let Ok(Some(_)) = server.0.try_wait() {
             return;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let _ = server.kill();
-    let _ = server.wait();
 }
 
 fn event(name: &str) -> String {
