@@ -66,10 +66,11 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, St
             ("--help" | "-h", _) => return Ok(Asked::Help),
             ("--version" | "-V", _) => return Ok(Asked::Version),
             ("hook", false) => hook = true,
-            ("--lock-timeout-ms", false) => {
+            // Global options of `warden`, accepted before or after `hook` as clap accepts them.
+            ("--lock-timeout-ms", _) => {
                 number(name, value()?)?;
             }
-            ("--store" | "--fsync", false) => {
+            ("--store" | "--fsync", _) => {
                 return Err(format!("`{name}`: warden-hook opens no store; the server holds it"));
             }
             ("--config", true) => config = Some(PathBuf::from(value()?)),
@@ -136,7 +137,7 @@ mod tests {
             Ok(Asked::Hook(HookArgs::new(config.map(PathBuf::from), deadline, server.map(PathBuf::from))))
         };
         let default = super::super::wiring::DEFAULT_DEADLINE_MS;
-        let rows: [(&str, Result<Asked, String>, &str); 8] = [
+        let rows: [(&str, Result<Asked, String>, &str); 9] = [
             (
                 "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000",
                 hook(Some("c.toml"), 28000, Some("/s")),
@@ -145,6 +146,7 @@ mod tests {
             ("hook", hook(None, default, None), "the bare command"),
             ("hook --server=/s --config=c.toml", hook(Some("c.toml"), default, Some("/s")), "`=` forms"),
             ("hook --deadline-ms 100 --deadline-ms 200", hook(None, 200, None), "the last one wins"),
+            ("hook --lock-timeout-ms 5", hook(None, default, None), "a global option after `hook`"),
             ("hook --version", Ok(Asked::Version), "the version"),
             ("--help", Ok(Asked::Help), "the help"),
             ("--lock-timeout-ms 5000 hook --json", Err(String::new()), "an option warden hook lacks"),
@@ -163,8 +165,8 @@ mod tests {
             "--fsync hook",
             "hook --config",
             "hook --deadline-ms soon",
-            "hook --lock-timeout-ms 5",
             "--server /s hook",
+            "hook --store /x",
             "hook hook",
             "--lock-timeout-ms x hook",
         ] {
