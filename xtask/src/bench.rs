@@ -421,6 +421,8 @@ fn build_release() -> Result<PathBuf, String> {
         "agentwarden",
         "--bin",
         "warden",
+        "--bin",
+        "warden-hook",
         "-p",
         "agentwarden-adapters",
         "--example",

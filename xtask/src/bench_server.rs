@@ -4,8 +4,14 @@
 //! - `warden hook` as a whole process on a `PreToolUse` of `Agent` (sealed and approved: an
 //!   allow, recorded): direct on an empty store, through the server on an empty store, and
 //!   through the server on a store of 1M events (built by the `build_log` example);
+//! - the same through `warden-hook`, the hook client `warden init claude-code --server`
+//!   installs (V-34), beside `warden hook` through the server;
 //! - a `Bash` call nothing governs, through the server;
-//! - 20 `warden hook` processes at once through one server: p50 and p99 of their wall times;
+//! - a subagent's tool call (issue 24): a `Read` by a planner the main session spawned, which
+//!   goes through the three tool-rule layers and records `tool_call_authorized`, direct and
+//!   through the server;
+//! - 20 hook processes at once through one server (`warden hook`, then `warden-hook`): p50 and
+//!   p99 of their wall times;
 //! - the server's resident memory (`VmRSS`, and its peak `VmHWM`, from `/proc/PID/status`) after
 //!   10 000 and after 1 000 000 decisions (`AGENTWARDEN_BENCH_DECISIONS` sets the larger count),
 //!   sent as frames over a few persistent connections, with the peak of a raw sled scan of the
@@ -24,6 +30,7 @@ use crate::bench::{WholeProcess, exec, target_dir, time_warden};
 
 const CONFIG: &str = "examples/claude-code/agentwarden.toml";
 const SPAWN: &str = "examples/claude-code/events/pre-task-main-planner.json";
+const START: &str = "examples/claude-code/events/start-planner.json";
 const KILL_SWITCH: (&str, &str) = ("AGENTWARDEN_ENABLE_SUBAGENTS", "true");
 
 /// A `warden serve` on a store of its own, stopped (SIGTERM, then SIGKILL) when dropped.
@@ -130,6 +137,52 @@ fn spawn_event(n: u64, session: &str) -> Result<String, String> {
     Ok(text.replace("toolu_01", &format!("toolu_b{n}")).replace("demo-session", session))
 }
 
+/// The planner's `SubagentStart` in `session` (it is then a tracked subagent).
+fn start_planner(session: &str) -> Result<String, String> {
+    let text = std::fs::read_to_string(START).map_err(|e| format!("{START}: {e}"))?;
+    Ok(text.replace("demo-session", session))
+}
+
+/// A `Read` by the planner of `session` (issue 24): its call goes through the three tool-rule
+/// layers and is recorded as `tool_call_authorized`.
+fn subagent_read_event(session: &str) -> Result<String, String> {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    Ok(format!(
+        r#"{{"session_id":"{session}","hook_event_name":"PreToolUse","cwd":"{}","tool_name":"Read","tool_use_id":"toolu_read","agent_id":"agent-planner-1","agent_type":"planner","tool_input":{{"file_path":"README.md"}}}}"#,
+        cwd.display()
+    ))
+}
+
+/// Makes the planner a tracked subagent of `session`: its spawn and its start, through `hook`
+/// with `args`; then checks that its `Read` is allowed (no deny).
+fn track_planner(hook: &Path, args: &[String], session: &str) -> Result<(), String> {
+    one_hook(hook, args, &spawn_event(7, session)?)?;
+    one_hook(hook, args, &start_planner(session)?)?;
+    let out = hook_output(hook, args, &subagent_read_event(session)?)?;
+    if out.contains("deny") {
+        return Err(format!("the planner's Read was denied: {out}"));
+    }
+    Ok(())
+}
+
+/// How many `tool_call_authorized` events the store at `store` holds (read after its server
+/// stopped).
+fn authorized_calls(warden: &Path, store: &Path) -> Result<usize, String> {
+    let out = Command::new(warden)
+        .arg("--store")
+        .arg(store)
+        .args(["audit", "export", "--format", "jsonl"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("audit export: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("\"tool_call_authorized\""))
+        .count())
+}
+
 /// A `Bash` call from the main session of `session`, which nothing governs.
 fn bash_event(session: &str) -> Result<String, String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
@@ -145,11 +198,33 @@ fn write_input(name: &str, text: &str) -> Result<String, String> {
     Ok(path.to_string_lossy().into_owned())
 }
 
+/// One whole-process `warden hook` with `input` on stdin: its stdout, or why it failed.
+fn hook_output(warden: &Path, args: &[String], input: &str) -> Result<String, String> {
+    // The kill switch for the direct hook (a server's client sends none, V-4).
+    let mut child = Command::new(warden)
+        .args(args)
+        .env(KILL_SWITCH.0, KILL_SWITCH.1)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).map_err(|e| e.to_string())?;
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("warden hook exited {}: {}", out.status, String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// One whole-process `warden hook` with `input` on stdin: its wall time in ms, or why it failed.
 fn one_hook(warden: &Path, args: &[String], input: &str) -> Result<f64, String> {
     let started = Instant::now();
     let mut child = Command::new(warden)
         .args(args)
+        .env(KILL_SWITCH.0, KILL_SWITCH.1)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -168,7 +243,13 @@ fn one_hook(warden: &Path, args: &[String], input: &str) -> Result<f64, String> 
 
 /// `clients` threads each running `rounds` `warden hook` processes (distinct spawns) back to
 /// back through `server`, all at once: every process's wall time, sorted.
-fn concurrent(warden: &Path, server: &Server, clients: u64, rounds: u64) -> Result<Vec<f64>, String> {
+fn concurrent(
+    warden: &Path,
+    server: &Server,
+    clients: u64,
+    rounds: u64,
+    first: u64,
+) -> Result<Vec<f64>, String> {
     let args = server.hook_args();
     let threads: Vec<_> = (0..clients)
         .map(|c| {
@@ -176,7 +257,7 @@ fn concurrent(warden: &Path, server: &Server, clients: u64, rounds: u64) -> Resu
             std::thread::spawn(move || {
                 (0..rounds)
                     .map(|r| {
-                        one_hook(&warden, &args, &spawn_event(1_000_000 + c * 1000 + r, "bench-concurrent")?)
+                        one_hook(&warden, &args, &spawn_event(first + c * 1000 + r, "bench-concurrent")?)
                     })
                     .collect::<Result<Vec<f64>, String>>()
             })
@@ -296,8 +377,10 @@ fn show(result: &Result<(f64, &'static str), String>) -> String {
 pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     let large: u64 =
         std::env::var("AGENTWARDEN_BENCH_DECISIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
+    let client = bin.join("warden-hook");
     let spawn = write_input("spawn", &spawn_event(1, "bench-session")?)?;
     let bash = write_input("bash", &bash_event("bench-session")?)?;
+    let read = write_input("subagent-read", &subagent_read_event("bench-sub")?)?;
 
     // Direct mode, in the same run: the baseline.
     let direct_dir = target_dir().join("bench-serve-direct");
@@ -316,25 +399,49 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     let args = ["--store", &direct_store, "hook", "--config", CONFIG].map(str::to_owned).to_vec();
     let direct = time_warden(
         warden,
-        &WholeProcess { name: "serve-direct", args, stdin: Some(&spawn), env: KILL_SWITCH },
+        &WholeProcess { name: "serve-direct", args: args.clone(), stdin: Some(&spawn), env: KILL_SWITCH },
     );
+    let direct_read = track_planner(warden, &args, "bench-sub").and_then(|()| {
+        time_warden(
+            warden,
+            &WholeProcess {
+                name: "serve-direct-read",
+                args: args.clone(),
+                stdin: Some(&read),
+                env: KILL_SWITCH,
+            },
+        )
+    });
 
     let empty = Server::start(warden, bin, "empty", 0)?;
-    let via =
-        WholeProcess { name: "serve-spawn", args: empty.hook_args(), stdin: Some(&spawn), env: KILL_SWITCH };
-    let via_empty = time_warden(warden, &via);
+    let timed = |name, hook: &Path, stdin| {
+        time_warden(
+            hook,
+            &WholeProcess { name, args: empty.hook_args(), stdin: Some(stdin), env: KILL_SWITCH },
+        )
+    };
+    let via_empty = timed("serve-spawn", warden, &spawn);
+    let client_empty = timed("serve-spawn-client", &client, &spawn);
     // The first `Bash` call of the session writes its index; the rest take the fast path.
     one_hook(warden, &empty.hook_args(), &bash_event("bench-session")?)?;
-    let via =
-        WholeProcess { name: "serve-bash", args: empty.hook_args(), stdin: Some(&bash), env: KILL_SWITCH };
-    let bash_empty = time_warden(warden, &via);
-    let crowd = concurrent(warden, &empty, 20, 10);
+    let bash_empty = timed("serve-bash", warden, &bash);
+    let client_bash = timed("serve-bash-client", &client, &bash);
+    let (via_read, client_read) = match track_planner(&client, &empty.hook_args(), "bench-sub") {
+        Ok(()) => (timed("serve-read", warden, &read), timed("serve-read-client", &client, &read)),
+        Err(e) => (Err(e.clone()), Err(e)),
+    };
+    let crowd = concurrent(warden, &empty, 20, 10, 1_000_000);
+    let client_crowd = concurrent(&client, &empty, 20, 10, 2_000_000);
+    let empty_store = empty.store.clone();
     empty.stop();
+    let recorded = authorized_calls(warden, &empty_store);
 
     let big = Server::start(warden, bin, "1m", 1_000_000)?;
     let via =
         WholeProcess { name: "serve-spawn-1m", args: big.hook_args(), stdin: Some(&spawn), env: KILL_SWITCH };
     let via_big = time_warden(warden, &via);
+    let via = WholeProcess { name: "serve-spawn-1m-client", ..via };
+    let client_big = time_warden(&client, &via);
     big.stop();
 
     let memory = Server::start(warden, bin, "memory", 0)?;
@@ -348,55 +455,84 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     println!("\nThe resident service (issue 20) beside direct mode, in one run (medians)\n");
     println!("{:<58} {:>16} {:>26}  verdict", "measurement", "ours", "baseline / target");
     row("`warden hook` Agent, direct, empty store", &show(&direct), "(the baseline)", None);
-    let ratio = match (ms(&via_empty), ms(&direct)) {
-        (Some(v), Some(d)) => format!("{:.2} × direct", v / d),
-        _ => "—".to_owned(),
-    };
+    for (what, ours) in [
+        ("`warden hook` Agent, through the server, empty store", &via_empty),
+        ("`warden-hook` Agent, through the server, empty store", &client_empty),
+    ] {
+        let ratio = match (ms(ours), ms(&direct)) {
+            (Some(v), Some(d)) => format!("{:.2} × direct", v / d),
+            _ => "—".to_owned(),
+        };
+        row(
+            what,
+            &show(ours),
+            &format!("≤ 3 ms, ≤ 0.25 × ({ratio})"),
+            match (ms(ours), ms(&direct)) {
+                (Some(v), Some(d)) => Some(v <= 3.0 && v <= 0.25 * d),
+                _ => None,
+            },
+        );
+    }
+    for (what, ours, empty) in [
+        ("`warden hook` Agent, through the server, 1M-event store", &via_big, &via_empty),
+        ("`warden-hook` Agent, through the server, 1M-event store", &client_big, &client_empty),
+    ] {
+        let big_ratio = match (ms(ours), ms(empty)) {
+            (Some(b), Some(e)) => format!("{:.2} × empty", b / e),
+            _ => "—".to_owned(),
+        };
+        row(
+            what,
+            &show(ours),
+            &format!("≤ 1.2 × empty ({big_ratio})"),
+            match (ms(ours), ms(empty)) {
+                (Some(b), Some(e)) => Some(b <= 1.2 * e),
+                _ => None,
+            },
+        );
+    }
+    for (what, ours) in [
+        ("`warden hook` Bash (nothing governs), through the server", &bash_empty),
+        ("`warden-hook` Bash (nothing governs), through the server", &client_bash),
+    ] {
+        row(what, &show(ours), "≤ 2 ms", ms(ours).map(|b| b <= 2.0));
+    }
+    row("`warden hook` subagent tool call (Read), direct", &show(&direct_read), "(the baseline)", None);
+    for (what, ours) in [
+        ("`warden hook` subagent tool call (Read), through the server", &via_read),
+        ("`warden-hook` subagent tool call (Read), through the server", &client_read),
+    ] {
+        let ratio = match (ms(ours), ms(&direct_read)) {
+            (Some(v), Some(d)) => format!("{:.2} × direct", v / d),
+            _ => "—".to_owned(),
+        };
+        row(what, &show(ours), &format!("≤ 2 ms ({ratio})"), ms(ours).map(|v| v <= 2.0));
+    }
     row(
-        "`warden hook` Agent, through the server, empty store",
-        &show(&via_empty),
-        &format!("≤ 3 ms, ≤ 0.25 × ({ratio})"),
-        match (ms(&via_empty), ms(&direct)) {
-            (Some(v), Some(d)) => Some(v <= 3.0 && v <= 0.25 * d),
-            _ => None,
-        },
+        "  `tool_call_authorized` events recorded by that server",
+        &recorded.map_or_else(|e| format!("not read: {e}"), |n| n.to_string()),
+        "",
+        None,
     );
-    let big_ratio = match (ms(&via_big), ms(&via_empty)) {
-        (Some(b), Some(e)) => format!("{:.2} × empty", b / e),
-        _ => "—".to_owned(),
-    };
-    row(
-        "`warden hook` Agent, through the server, 1M-event store",
-        &show(&via_big),
-        &format!("≤ 1.2 × empty ({big_ratio})"),
-        match (ms(&via_big), ms(&via_empty)) {
-            (Some(b), Some(e)) => Some(b <= 1.2 * e),
-            _ => None,
-        },
-    );
-    row(
-        "`warden hook` Bash (nothing governs), through the server",
-        &show(&bash_empty),
-        "≤ 2 ms",
-        ms(&bash_empty).map(|b| b <= 2.0),
-    );
-    match &crowd {
-        Ok(times) => {
-            let (p50, p99) = (percentile(times, 0.5), percentile(times, 0.99));
-            row(
-                &format!("20 concurrent `warden hook` Agent, {} runs: p50", times.len()),
-                &format!("{p50:.2} ms"),
-                "",
-                None,
-            );
-            row(
-                "20 concurrent `warden hook` Agent: p99",
-                &format!("{p99:.2} ms"),
-                "≤ 20 ms",
-                Some(p99 <= 20.0),
-            );
+    for (name, crowd) in [("`warden hook`", &crowd), ("`warden-hook`", &client_crowd)] {
+        match crowd {
+            Ok(times) => {
+                let (p50, p99) = (percentile(times, 0.5), percentile(times, 0.99));
+                row(
+                    &format!("20 concurrent {name} Agent, {} runs: p50", times.len()),
+                    &format!("{p50:.2} ms"),
+                    "",
+                    None,
+                );
+                row(
+                    &format!("20 concurrent {name} Agent: p99"),
+                    &format!("{p99:.2} ms"),
+                    "≤ 20 ms",
+                    Some(p99 <= 20.0),
+                );
+            }
+            Err(e) => row(&format!("20 concurrent {name}"), &format!("not measured: {e}"), "", None),
         }
-        Err(e) => row("20 concurrent `warden hook`", &format!("not measured: {e}"), "", None),
     }
     let kib = |r: &Result<(u64, u64), String>| match r {
         Ok((rss, hwm)) => format!("{rss} KiB (peak {hwm})"),

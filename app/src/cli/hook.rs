@@ -22,7 +22,7 @@ use crate::{Config, Warden, WardenError};
 /// The variable Claude Code sets in the environment of the commands it runs.
 pub(crate) use crate::human::CLAUDE_CODE_ENV;
 
-#[derive(Clone, Debug, clap::Args)]
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub(super) struct HookArgs {
     /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
@@ -35,6 +35,13 @@ pub(super) struct HookArgs {
     /// [default: `AGENTWARDEN_SERVER`, else `[server] socket` in the configuration] (V-5, V-6).
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
+}
+
+impl HookArgs {
+    /// The arguments `warden-hook` read by hand (V-34).
+    pub(super) fn new(config: Option<PathBuf>, deadline_ms: u64, server: Option<PathBuf>) -> HookArgs {
+        HookArgs { config, deadline_ms, server }
+    }
 }
 
 /// Who performs a human approval command.

@@ -23,8 +23,9 @@ pub(crate) const MAX_FRAME: usize = 1024 * 1024;
 
 /// Every code the server and the thin client name (listed in `docs/codes.md`).
 #[cfg(test)]
-pub(crate) const CODES: [&str; 10] = [
+pub(crate) const CODES: [&str; 11] = [
     "path_refused",
+    "usage_invalid",
     "server_unavailable",
     "command_not_served",
     "request_invalid",

@@ -482,8 +482,9 @@ struct Decider {
 /// them one after another with its events appended deferred ([`Warden::deferring`]), makes
 /// them all durable with one [`agentwarden_ports::EventStore::sync`], and only then sends
 /// the answers — an answer never leaves before its event is durable, and one flush serves the
-/// whole group. An answer that recorded nothing waits for the same sync: it may rest on the
-/// group's earlier events (the session index they rewrote).
+/// whole group. An answer that recorded nothing waits for the same sync when it may rest on
+/// the group's earlier events (the session index they rewrote); V-35: one decided before any
+/// of its group was stored leaves at once.
 ///
 /// V-28: a failed sync leaves it unknown what reached the disk: every answer of the group, and
 /// every later one, is exit 2 (`store_unavailable`) until the server is restarted and the store
@@ -522,15 +523,18 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
                 Job::Hook(job) if job.reply.is_closed() => {}
                 Job::Run(job) if job.reply.is_closed() => {}
                 Job::Hook(job) => {
-                    let answer = match &broken {
-                        Some(why) => HookAnswer::failed(why.clone()),
-                        None => {
-                            let (answer, asked) =
-                                hook(decider, job.config.as_deref(), &job.input, job.peer).await;
-                            stored |= asked;
-                            answer
-                        }
+                    let (answer, asked) = match &broken {
+                        Some(why) => (HookAnswer::failed(why.clone()), false),
+                        None => hook(decider, job.config.as_deref(), &job.input, job.peer).await,
                     };
+                    // V-35: an answer that asked no store and comes before anything of its
+                    // group was stored rests only on what earlier groups made durable: it
+                    // leaves at once, without waiting for this group's sync.
+                    if !asked && !stored {
+                        let _ = job.reply.send(answer);
+                        continue;
+                    }
+                    stored |= asked;
                     answers.push(Decided::Hook(job.reply, answer));
                 }
                 Job::Run(job) => {
@@ -779,6 +783,56 @@ mod tests {
             })
             .collect();
         assert_eq!(ids, (0..10).map(|n| format!("toolu_{n}")).collect::<Vec<_>>(), "in arrival order");
+    }
+
+    /// V-35: a call nothing governs that comes first in its group leaves before the group's
+    /// sync; one that comes after a recorded decision of the group waits for it.
+    #[test]
+    fn a_call_nothing_governs_waits_for_no_sync_unless_it_follows_a_recorded_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, location) = bare_project(dir.path());
+        let storage = HookStorage::for_store(Some(&location), dir.path());
+        let index = crate::SessionIndex { session: "covered".into(), ..crate::SessionIndex::default() };
+        storage.write_index(&index).unwrap();
+        let store = Arc::new(Counting::default());
+        let warden = Warden::builder().event_store(store.clone()).build().unwrap();
+        let decider = test_decider(&warden, location, &config);
+        let (send, jobs) = mpsc::channel::<Job>(QUEUE);
+        let bash = serde_json::json!({
+            "session_id": "covered", "hook_event_name": "PreToolUse", "cwd": dir.path(),
+            "tool_name": "Bash", "tool_use_id": "toolu_b", "tool_input": {"command": "ls"},
+        });
+        let spawn = serde_json::json!({
+            "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Task",
+            "tool_use_id": "toolu_s", "tool_input": {"subagent_type": "planner"},
+        });
+        let mut answers = Vec::new();
+        for input in [&bash, &spawn, &bash] {
+            let (reply, answer) = oneshot::channel();
+            send.try_send(hook_job(&config, input, reply)).unwrap();
+            answers.push(answer);
+        }
+        drop(send);
+        let loop_ = std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(decide(&decider, jobs));
+        });
+        let mut answers = answers.into_iter();
+        let first = answers.next().unwrap().blocking_recv().unwrap();
+        assert_eq!(first, HookAnswer::silent());
+        assert_eq!(
+            store.syncs.load(Ordering::SeqCst),
+            0,
+            "the first call nothing governs left before the sync"
+        );
+        for answer in answers {
+            answer.blocking_recv().unwrap();
+            assert_eq!(store.syncs.load(Ordering::SeqCst), 1, "after a recorded decision: after the sync");
+        }
+        loop_.join().unwrap();
     }
 
     /// Item 6, V-30: through the decider (the group loop included), a tool call nothing governs

@@ -353,7 +353,12 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
 
     let target = managed.clone().unwrap_or_else(|| project.join(".claude").join("settings.json"));
     let mut settings = read_json_object(&project, &target)?;
-    let command = hook_command(&exe, lock_ms, deadline, server.as_deref());
+    // V-34: the client form runs `warden-hook` when it lies beside `warden`; else `warden hook`.
+    let hook_binary = match server {
+        Some(_) => wiring::client_binary(&exe),
+        None => None,
+    };
+    let command = hook_command(hook_binary.as_deref().unwrap_or(&exe), lock_ms, deadline, server.as_deref());
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
     let rules = deny_rules(&project, &config, Some(&exe));
@@ -393,6 +398,13 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
         }
     }
     writeln!(out, "  command: {command}")?;
+    if server.is_some() && hook_binary.is_none() {
+        writeln!(
+            out,
+            "  (no `warden-hook` beside `{}`: the client is `warden hook`, which starts slower)",
+            exe.display()
+        )?;
+    }
     // K-13: Claude Code's own rules, beside the hook.
     writeln!(
         out,

@@ -85,7 +85,8 @@ pub(super) fn shell_quote(path: &Path) -> String {
 
 /// The hook command for `warden` at `exe`: direct (it opens the project's store), or, with
 /// `server`, the thin client of the resident service at that socket (V-10: no `--store`, the
-/// server holds it; `--lock-timeout-ms` stays, so the budget reads back the same).
+/// server holds it; `--lock-timeout-ms` stays, so the budget reads back the same). `exe` is then
+/// `warden-hook` when there is one (V-34): it reads the same line.
 pub(super) fn hook_command(exe: &Path, lock_ms: u64, deadline_ms: u64, server: Option<&Path>) -> String {
     match server {
         None => format!(
@@ -99,6 +100,17 @@ pub(super) fn hook_command(exe: &Path, lock_ms: u64, deadline_ms: u64, server: O
         ),
     }
 }
+
+/// V-34: the resident service's hook client, `warden-hook`, beside the `warden` binary at `exe`
+/// (canonical), when it is there and is a file.
+pub(super) fn client_binary(exe: &Path) -> Option<PathBuf> {
+    let client = exe.with_file_name(CLIENT_BINARY);
+    let client = std::fs::canonicalize(client).ok()?;
+    std::fs::metadata(&client).is_ok_and(|m| m.is_file()).then_some(client)
+}
+
+/// The name of the resident service's hook client (V-34).
+pub(super) const CLIENT_BINARY: &str = "warden-hook";
 
 pub(super) fn is_ours(hook: &Value) -> bool {
     hook.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(MARK))
@@ -169,6 +181,20 @@ mod tests {
         );
         assert!(is_ours(&serde_json::json!({"command": line})));
         assert_eq!(parse("warden hook"), Parsed::default());
+    }
+
+    #[test]
+    fn the_client_binary_is_the_one_beside_warden_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let warden = dir.path().join("warden");
+        std::fs::write(&warden, "").unwrap();
+        assert_eq!(client_binary(&warden), None, "none beside it: `warden hook` is installed");
+        std::fs::create_dir(dir.path().join(CLIENT_BINARY)).unwrap();
+        assert_eq!(client_binary(&warden), None, "a directory by that name is not a client");
+        std::fs::remove_dir(dir.path().join(CLIENT_BINARY)).unwrap();
+        std::fs::write(dir.path().join(CLIENT_BINARY), "").unwrap();
+        let found = client_binary(&warden).unwrap();
+        assert_eq!(found, std::fs::canonicalize(dir.path().join(CLIENT_BINARY)).unwrap());
     }
 
     #[test]
