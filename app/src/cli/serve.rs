@@ -795,7 +795,7 @@ mod tests {
         let index = crate::SessionIndex { session: "covered".into(), ..crate::SessionIndex::default() };
         storage.write_index(&index).unwrap();
         let store = Arc::new(Counting::default());
-        let warden = Warden::builder().event_store(store.clone()).build().unwrap();
+        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
         let decider = test_decider(&warden, location, &config);
         let (send, jobs) = mpsc::channel::<Job>(QUEUE);
         let bash = serde_json::json!({
