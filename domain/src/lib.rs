@@ -6,6 +6,7 @@
 //! function of its arguments, so the same input always gives the same answer.
 
 pub mod audit;
+pub mod code;
 pub mod claude_code;
 pub mod fanout;
 pub mod governance;
