@@ -121,14 +121,6 @@ impl Verdict {
             Verdict::Pass { reason } | Verdict::Fail { reason, .. } => reason,
         }
     }
-
-    /// The same outcome (and code) for another reason.
-    pub fn reworded(&self, reason: impl Into<Cow<'static, str>>) -> Self {
-        match self {
-            Verdict::Pass { .. } => Verdict::Pass { reason: reason.into() },
-            Verdict::Fail { code, .. } => Verdict::Fail { code: code.clone(), reason: reason.into() },
-        }
-    }
 }
 
 impl TryFrom<VerdictFields> for Verdict {

@@ -398,8 +398,8 @@ pub(super) async fn approve(
 ) -> Result<u8, Failure> {
     refuse_inside_an_agent_session()?;
     let verdict = check_approval_ref(&args.reference);
-    if !verdict.passed {
-        return Err(Failure::usage(format!("--ref: {}", verdict.reason)));
+    if !verdict.passed() {
+        return Err(Failure::usage(format!("--ref: {}", verdict.reason())));
     }
     let scope = parse_scope(&args.scope)?;
     let expires_in = args.expires_in.as_deref().map(parse_duration).transpose()?;
