@@ -347,9 +347,10 @@ impl Warden {
         // whatever the gate (which took its claimed type as the persona) found.
         let mut identity_failure = None;
         let (lineage, lineage_agents) = match Name::new(main) {
-            Err(e) => {
-                (LineageVerdict { verdict: failed(Code::InvalidName, e.to_string()).into(), pair: None }, Vec::new())
-            }
+            Err(e) => (
+                LineageVerdict { verdict: failed(Code::InvalidName, e.to_string()).into(), pair: None },
+                Vec::new(),
+            ),
             Ok(main) => {
                 match tree.lineage(
                     &main,
@@ -358,7 +359,8 @@ impl Warden {
                     &request.tool_use_id,
                 ) {
                     Err(failed) => {
-                        identity_failure = Some(failure("lineage", failed.code.clone(), failed.reason.clone()));
+                        identity_failure =
+                            Some(failure("lineage", failed.code.clone(), failed.reason.clone()));
                         (LineageVerdict { verdict: failed.into(), pair: None }, Vec::new())
                     }
                     Ok(chain) => match &manifests {
@@ -421,8 +423,11 @@ impl Warden {
             .await;
         Ok(match (recorded, first_failure) {
             (Err(e), _) => {
-                let why =
-                    failure("audit", Code::AuditUnavailable, format!("the decision could not be recorded: {e}"));
+                let why = failure(
+                    "audit",
+                    Code::AuditUnavailable,
+                    format!("the decision could not be recorded: {e}"),
+                );
                 HookAnswer::deny(&describe(&why))
             }
             (Ok(_), Some(f)) => HookAnswer::deny(&describe(&f)),
@@ -635,7 +640,13 @@ pub fn hook_store_unavailable(
     if let Ok(input) = parse_hook_input(input)
         && let HookEvent::SubagentStop { agent, .. } = &input.event
     {
-        quarantine_unrecorded(storage, &input.session_id, Some(&agent.agent_id), &Code::StoreUnavailable, &why);
+        quarantine_unrecorded(
+            storage,
+            &input.session_id,
+            Some(&agent.agent_id),
+            &Code::StoreUnavailable,
+            &why,
+        );
         return HookAnswer::failed(format!(
             "{why}; session `{}` is quarantined until a human runs `warden release --session {}`",
             input.session_id, input.session_id

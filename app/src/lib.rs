@@ -44,7 +44,8 @@ pub use agentwarden_adapters::{
     SystemClock, UnavailableEventStore,
 };
 pub use agentwarden_domain::{
-    audit, claude_code, code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,
+    audit, claude_code, code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules,
+    verdict,
 };
 pub use agentwarden_ports::{
     Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, Restorer, StateStore,

@@ -76,9 +76,11 @@ impl Warden {
         let parsed = text.and_then(|t| parse_lineage_request(&t));
         let (result, lineage, session) = match (parsed, manifests) {
             (Err(failed), _) => (LineageVerdict { verdict: failed.into(), pair: None }, Vec::new(), None),
-            (Ok(request), Err(e)) => {
-                (LineageVerdict { verdict: no_manifests(&e).into(), pair: None }, request.lineage, request.session)
-            }
+            (Ok(request), Err(e)) => (
+                LineageVerdict { verdict: no_manifests(&e).into(), pair: None },
+                request.lineage,
+                request.session,
+            ),
             (Ok(request), Ok(manifests)) => {
                 (walk(&request.lineage, &manifests), request.lineage, request.session)
             }
@@ -98,7 +100,10 @@ impl Warden {
             Ok(appended) => LineageOutcome { decision, result, audit: Some(appended.head) },
             Err(e) => LineageOutcome {
                 decision: Decision::Deny,
-                result: LineageVerdict { verdict: audit_unavailable(&e.to_string()).into(), pair: result.pair },
+                result: LineageVerdict {
+                    verdict: audit_unavailable(&e.to_string()).into(),
+                    pair: result.pair,
+                },
                 audit: None,
             },
         }

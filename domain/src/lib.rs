@@ -6,8 +6,8 @@
 //! function of its arguments, so the same input always gives the same answer.
 
 pub mod audit;
-pub mod code;
 pub mod claude_code;
+pub mod code;
 pub mod fanout;
 pub mod governance;
 pub mod guardrails;

@@ -12,7 +12,15 @@ pub(crate) fn run() -> Result<(), String> {
     let status = Command::new(crate::cargo())
         .current_dir(crate::root())
         .env(WRITE, "1")
-        .args(["test", "-p", "agentwarden", "--test", "codes", "--", "docs_codes_md_is_rendered_from_the_code_enum"])
+        .args([
+            "test",
+            "-p",
+            "agentwarden",
+            "--test",
+            "codes",
+            "--",
+            "docs_codes_md_is_rendered_from_the_code_enum",
+        ])
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if status.success() { Ok(()) } else { Err(format!("writing docs/codes.md failed ({status})")) }

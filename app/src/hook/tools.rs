@@ -121,8 +121,11 @@ impl Warden {
             }
             (Ok(_), false) => None,
             (Err(e), false) => {
-                let why =
-                    failure("audit", Code::AuditUnavailable, format!("the decision could not be recorded: {e}"));
+                let why = failure(
+                    "audit",
+                    Code::AuditUnavailable,
+                    format!("the decision could not be recorded: {e}"),
+                );
                 Some(HookAnswer::deny(&describe(&why)))
             }
         }
@@ -161,9 +164,10 @@ impl Warden {
                         .and_then(|a| a.root.as_deref());
                     match protected_write(&self.config, cwd, own_root, path) {
                         None => return HookAnswer::silent(),
-                        Some(reason) => {
-                            (Decision::Deny, Some(failure("protected_path", Code::ProtectedPathWrite, reason)))
-                        }
+                        Some(reason) => (
+                            Decision::Deny,
+                            Some(failure("protected_path", Code::ProtectedPathWrite, reason)),
+                        ),
                     }
                 }
                 ToolKind::SendMessage { to } => {
@@ -214,7 +218,11 @@ impl Warden {
             agent_type: request.caller.as_ref().map(|c| c.agent_type.clone()),
             target: Some(request.subagent_type.clone()),
             decision: Decision::Deny,
-            failure: Some(failure("quarantine", Code::SessionQuarantined, quarantine_reason(session, marker))),
+            failure: Some(failure(
+                "quarantine",
+                Code::SessionQuarantined,
+                quarantine_reason(session, marker),
+            )),
         };
         self.answer_recorded(state, session, event).await
     }
@@ -245,8 +253,11 @@ impl Warden {
                 answer
             }
             Err(e) => {
-                let why =
-                    failure("audit", Code::AuditUnavailable, format!("the decision could not be recorded: {e}"));
+                let why = failure(
+                    "audit",
+                    Code::AuditUnavailable,
+                    format!("the decision could not be recorded: {e}"),
+                );
                 HookAnswer::deny(&describe(&why))
             }
         }

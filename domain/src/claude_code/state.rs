@@ -254,7 +254,10 @@ impl SpawnTree {
             Err(verdict) => return Some((Vec::new(), crate::lineage::refuse(&verdict))),
         };
         let Some(agent) = lineage.last().cloned() else {
-            return Some((Vec::new(), crate::lineage::refuse(&Failed::new(Code::AgentUnknown, "no lineage"))));
+            return Some((
+                Vec::new(),
+                crate::lineage::refuse(&Failed::new(Code::AgentUnknown, "no lineage")),
+            ));
         };
         let request = crate::lineage::ToolCall { agent, lineage: lineage.clone(), tool };
         let authorization = crate::lineage::authorize(&request, manifests);

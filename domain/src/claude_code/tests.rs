@@ -154,10 +154,7 @@ fn the_lineage_follows_started_agents_to_the_root() {
         (CallingAgent { agent_id: "a1".into(), agent_type: "coder".into() }, "agent_type_mismatch"),
     ];
     for (caller, code) in rows {
-        assert_eq!(
-            tree.lineage(&main, Some(&caller), "coder", "t2").unwrap_err().code,
-            code
-        );
+        assert_eq!(tree.lineage(&main, Some(&caller), "coder", "t2").unwrap_err().code, code);
     }
     events.push((Some("s"), started("rogue", "coder", None)));
     let tree = fold(&events).session("s");

@@ -37,7 +37,8 @@ fn the_table_is_consistent() {
         let text = code.as_str();
         assert!(seen.insert(text), "`{text}` is declared twice");
         assert!(
-            !text.is_empty() && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            !text.is_empty()
+                && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
             "`{text}` is not snake_case"
         );
         assert!(!matches!(code, Code::Other(_)));

@@ -138,7 +138,10 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(read(text).verdict.code().map(|c| c.as_str()), Some(want), "{text:?}");
         }
-        assert_eq!(read_agent(&FileRead::Missing).verdict.code().map(|c| c.as_str()), Some("agent_not_registered"));
+        assert_eq!(
+            read_agent(&FileRead::Missing).verdict.code().map(|c| c.as_str()),
+            Some("agent_not_registered")
+        );
     }
 
     #[test]

@@ -103,8 +103,7 @@ impl Evaluation {
                 candidate.reason = Cow::Borrowed("not delegated: the decision could not be recorded");
             }
         }
-        let failure =
-            Failure { gate: Stage::Audit, code, reason: Cow::Owned(reason.into()) };
+        let failure = Failure { gate: Stage::Audit, code, reason: Cow::Owned(reason.into()) };
         report.first_failure.get_or_insert_with(|| failure.clone());
         report.failures.push(failure);
         report
@@ -326,7 +325,9 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
             let delegated = allowed && verdict.passed();
             let (code, reason) = match verdict {
                 Verdict::Pass { reason } if delegated => (None, reason),
-                Verdict::Pass { .. } => (Some(Code::GatesFailed), Cow::Borrowed("not delegated: a gate failed")),
+                Verdict::Pass { .. } => {
+                    (Some(Code::GatesFailed), Cow::Borrowed("not delegated: a gate failed"))
+                }
                 Verdict::Fail { code, reason } => (Some(code), reason),
             };
             CandidateResult { name: name.to_owned(), delegated, code, reason, warnings }

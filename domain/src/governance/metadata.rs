@@ -50,9 +50,7 @@ pub(crate) fn describe(value: &Value) -> String {
 pub(crate) fn presence(metadata: &Metadata) -> Result<&Map<String, Value>, Verdict> {
     match metadata {
         Metadata::Absent => Err(Verdict::fail(Code::MetadataMissing, "subagentGovernance field missing")),
-        Metadata::Unreadable { code, reason } => {
-            Err(Verdict::fail(code.clone(), reason.clone()))
-        }
+        Metadata::Unreadable { code, reason } => Err(Verdict::fail(code.clone(), reason.clone())),
         Metadata::Present(Value::Object(map)) => Ok(map),
         Metadata::Present(other) => Err(Verdict::fail(
             Code::MetadataNotObject,
@@ -91,7 +89,10 @@ pub fn check_approval_ref(text: &str) -> Verdict {
 
 pub(crate) fn approval_ref(fields: Option<&Map<String, Value>>) -> (Verdict, Option<String>) {
     let Some(fields) = fields else {
-        return (Verdict::fail(Code::MetadataMissing, "approvalRef not checked: no governance metadata"), None);
+        return (
+            Verdict::fail(Code::MetadataMissing, "approvalRef not checked: no governance metadata"),
+            None,
+        );
     };
     let text = match fields.get("approvalRef") {
         None => return (Verdict::fail(Code::ApprovalRefMissing, "approvalRef missing"), None),

@@ -78,7 +78,9 @@ pub fn read_persona(raw_name: &str, file: Option<&FileRead>) -> PersonaReading {
         match Name::new(entry) {
             Ok(sub) if !declared.contains(&sub) => declared.push(sub),
             Ok(_) => {}
-            Err(e) => return invalid(Code::SubagentsInvalid, format!("persona {name} declares subagent {e}")),
+            Err(e) => {
+                return invalid(Code::SubagentsInvalid, format!("persona {name} declares subagent {e}"));
+            }
         }
     }
     if declared.is_empty() {

@@ -174,7 +174,12 @@ fn approvals_table() {
     for (why, events, reference, subagents, now, expected) in rows {
         let report = gate(reference, subagents, recorded(&events, &files, now));
         let approval = report.gates.iter().find(|g| g.gate.as_str() == "approval_ref").unwrap();
-        assert_eq!(approval.verdict.code().map(|c| c.as_str()), expected, "{why}: {}", approval.verdict.reason());
+        assert_eq!(
+            approval.verdict.code().map(|c| c.as_str()),
+            expected,
+            "{why}: {}",
+            approval.verdict.reason()
+        );
         assert_eq!(report.decision == Decision::Allow, expected.is_none() && why != "revoke all", "{why}");
         let summary = report.recorded.unwrap();
         assert!(summary.required, "{why}");
@@ -241,8 +246,11 @@ fn an_out_of_scope_approval_says_what_it_covers() {
     let reason = |scope: Scope| {
         let report =
             gate("G", &["PREPARATION"], recorded(&[sealed.clone(), grant("G", None, scope)], &files, 5));
-        let gate =
-            report.gates.iter().find(|g| g.verdict.code().map(|c| c.as_str()) == Some("approval_out_of_scope")).unwrap();
+        let gate = report
+            .gates
+            .iter()
+            .find(|g| g.verdict.code().map(|c| c.as_str()) == Some("approval_out_of_scope"))
+            .unwrap();
         gate.verdict.reason().to_string()
     };
     assert_eq!(

@@ -138,7 +138,9 @@ fn check_member(key: &str, value: &Value, problems: &mut Vec<Problem>) {
             },
             k if STRINGS.contains(&k) => match value {
                 Value::String(s) if !crate::unicode::is_blank(s) => {}
-                Value::String(_) => problems.push(problem(pointer, Code::EmptyString, format!("{k} is empty"))),
+                Value::String(_) => {
+                    problems.push(problem(pointer, Code::EmptyString, format!("{k} is empty")))
+                }
                 other => problems.push(problem(
                     pointer,
                     Code::WrongType,

@@ -102,7 +102,11 @@ fn spec_case_9_mid_chain_violation_names_the_pair() {
     let verdict = walk(&lineage, &manifests());
     assert_eq!(code(&verdict), Some("spawn_not_allowed"));
     assert_eq!(verdict.pair, Some(Pair { parent: 2, child: 3 }));
-    assert!(verdict.verdict.reason().contains("researcher may not spawn coder"), "{}", verdict.verdict.reason());
+    assert!(
+        verdict.verdict.reason().contains("researcher may not spawn coder"),
+        "{}",
+        verdict.verdict.reason()
+    );
 }
 
 #[test]
@@ -206,11 +210,7 @@ fn adversarial_requests_are_refused_with_a_reason() {
     for bad_tool in [r#""""#, r#""  ""#, r#""a\u0000b""#] {
         let text =
             format!(r#"{{"agent":{{"id":"o","type":"orchestrator","spawn_depth":0}},"tool":{bad_tool}}}"#);
-        assert_eq!(
-            parse_tool_call_at(&text).unwrap_err().code,
-            Code::RequestInvalid,
-            "{bad_tool}"
-        );
+        assert_eq!(parse_tool_call_at(&text).unwrap_err().code, Code::RequestInvalid, "{bad_tool}");
     }
 }
 

@@ -26,7 +26,10 @@ fn the_stored_shape_reads_and_writes_back_byte_for_byte() {
 #[test]
 fn x_30_a_pass_with_a_code_or_a_failure_without_one_is_refused() {
     let rows = [
-        (r#"{"passed":true,"code":"env_not_enabled","reason":"r"}"#, "passed carries the code `env_not_enabled`"),
+        (
+            r#"{"passed":true,"code":"env_not_enabled","reason":"r"}"#,
+            "passed carries the code `env_not_enabled`",
+        ),
         (r#"{"passed":false,"code":null,"reason":"r"}"#, "failed carries no code"),
         (r#"{"passed":false,"reason":"r"}"#, "failed carries no code"),
         (r#"{"passed":true,"code":null,"reason":"r","extra":1}"#, "unknown field"),
