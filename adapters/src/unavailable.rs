@@ -56,8 +56,9 @@ mod tests {
     #[tokio::test]
     async fn every_operation_fails_with_the_reason() {
         let store = UnavailableEventStore::new("`x` is not a store");
-        let reason = |e: StoreError| (e.code(), e.to_string());
-        let want = ("store_unavailable", "the store is unavailable: `x` is not a store".to_owned());
+        let reason = |e: StoreError| (e.code().to_string(), e.to_string());
+        let want =
+            ("store_unavailable".to_owned(), "the store is unavailable: `x` is not a store".to_owned());
         assert_eq!(store.head().await.map_err(reason).err(), Some(want.clone()));
         assert_eq!(store.read(1, 10).await.map_err(reason).err(), Some(want.clone()));
         assert_eq!(store.append(Expected::Any, Vec::new()).await.map_err(reason).err(), Some(want.clone()));

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, Head};
+use agentwarden_domain::code::Code;
 use agentwarden_domain::governance::{
     Approvals, Delegation, Evaluation, GateInputs, GateReport, PersonaReading, ReadDigests, Recorded,
     Request, candidates_to_read, evaluate, parse_request, read_agent, read_persona,
@@ -208,7 +209,7 @@ impl Warden {
             Err(e) => {
                 let (evaluation, _) = self.assess_delegation(request, None).await;
                 let reason = format!("the recorded seal and approvals could not be read: {e}");
-                let report = evaluation.records_unavailable("audit_unavailable", reason);
+                let report = evaluation.records_unavailable(Code::AuditUnavailable, reason);
                 let evaluation_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
                 return GateOutcome { report, grant: None, audit: None, evaluation_us };
             }
@@ -237,7 +238,7 @@ impl Warden {
             Err(e) => {
                 tracing::error!(error = %e, "delegation decision could not be recorded; denying");
                 let reason = format!("the decision could not be recorded: {e}");
-                (evaluation.audit_failed("audit_unavailable", reason), None, None)
+                (evaluation.audit_failed(Code::AuditUnavailable, reason), None, None)
             }
         };
         let evaluation_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);

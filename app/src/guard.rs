@@ -1,9 +1,9 @@
 //! Guardrail use cases. For now: validate a `result.json` and record the verdict.
 
-use std::borrow::Cow;
 use std::path::Path;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, Head, ResultValidated};
+use agentwarden_domain::code::Code;
 use agentwarden_domain::guardrails::{
     ContentSnapshot, MAX_RESULT_BYTES, Problem, ResultValidation, validate_result,
 };
@@ -25,7 +25,7 @@ pub struct ResultOutcome {
 fn unreadable(message: String) -> ResultValidation {
     ResultValidation {
         valid: false,
-        problems: vec![Problem { pointer: String::new(), code: Cow::Borrowed("result_unreadable"), message }],
+        problems: vec![Problem { pointer: String::new(), code: Code::ResultUnreadable, message }],
     }
 }
 
@@ -51,7 +51,7 @@ impl Warden {
                 validation.valid = false;
                 validation.problems.push(Problem {
                     pointer: String::new(),
-                    code: Cow::Borrowed("audit_unavailable"),
+                    code: Code::AuditUnavailable,
                     message: format!("the verdict could not be recorded: {e}"),
                 });
                 ResultOutcome { validation, audit: None }

@@ -41,7 +41,7 @@ use agentwarden_domain::claude_code::{
 use agentwarden_domain::governance::{Name, ReadDigests, parse_request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::lineage::{LineageVerdict, walk};
-use agentwarden_domain::verdict::{Decision, Verdict};
+use agentwarden_domain::verdict::{Code, Decision, Failed, Verdict};
 
 pub(crate) use fast::protected_write;
 pub use fast::{Pre, before_store};
@@ -140,8 +140,8 @@ pub(crate) fn with_fix(code: &str, reason: &str) -> String {
     }
 }
 
-fn failure(stage: &str, code: &str, reason: impl Into<String>) -> HookFailure {
-    HookFailure { stage: stage.to_owned(), code: code.to_owned(), reason: reason.into() }
+fn failure(stage: &str, code: Code, reason: impl Into<String>) -> HookFailure {
+    HookFailure { stage: stage.to_owned(), code, reason: reason.into() }
 }
 
 fn describe(f: &HookFailure) -> String {
@@ -189,7 +189,7 @@ impl Warden {
             Ok(state) => state,
             Err(e) => {
                 if is_stop {
-                    quarantine_unrecorded(storage, session, None, "store_unavailable", &e.to_string());
+                    quarantine_unrecorded(storage, session, None, &Code::StoreUnavailable, &e.to_string());
                 }
                 return HookAnswer::failed(format!("{}: {e}", e.code()));
             }
@@ -217,7 +217,7 @@ impl Warden {
         };
         let answer = answer.unwrap_or_else(|e| {
             if is_stop {
-                quarantine_unrecorded(storage, session, None, "store_unavailable", &e.to_string());
+                quarantine_unrecorded(storage, session, None, &Code::StoreUnavailable, &e.to_string());
             }
             HookAnswer::failed(format!("{}: {e}", e.code()))
         });
@@ -229,7 +229,7 @@ impl Warden {
     /// length, without a session (its ids are not trusted).
     async fn record_refused(&self, error: &InputError, text: &str) {
         let event = AuditEvent::HookInputRefused(Box::new(HookInputRefused {
-            code: error.code().to_owned(),
+            code: error.code(),
             reason: error.to_string(),
             digest: blake3::hash(text.as_bytes()).to_hex().to_string(),
             bytes: u64::try_from(text.len()).unwrap_or(u64::MAX),
@@ -255,7 +255,7 @@ impl Warden {
             (Ok(Some(marker)), None) => {
                 let event = AuditEvent::SessionQuarantined(Box::new(SessionQuarantined {
                     agent_id: marker.agent_id.clone(),
-                    code: marker.code.clone(),
+                    code: Code::from(marker.code.clone()),
                     reason: marker.reason.clone(),
                 }));
                 if let Err(e) = self.record_and_apply(state, session_correlation(session), event).await {
@@ -264,7 +264,7 @@ impl Warden {
                 Some(marker)
             }
             (Ok(None), Some(q)) => {
-                let marker = Marker { code: q.code, reason: q.reason, agent_id: None };
+                let marker = Marker { code: q.code.to_string(), reason: q.reason, agent_id: None };
                 if let Err(e) = storage.quarantine(session, &marker) {
                     tracing::warn!(error = %e, "the quarantine marker could not be written again");
                 }
@@ -342,9 +342,10 @@ impl Warden {
         // whatever the gate (which took its claimed type as the persona) found.
         let mut identity_failure = None;
         let (lineage, lineage_agents) = match Name::new(main) {
-            Err(e) => {
-                (LineageVerdict { verdict: verdict("invalid_name", e.to_string()), pair: None }, Vec::new())
-            }
+            Err(e) => (
+                LineageVerdict { verdict: failed(Code::InvalidName, e.to_string()).into(), pair: None },
+                Vec::new(),
+            ),
             Ok(main) => {
                 match tree.lineage(
                     &main,
@@ -352,16 +353,16 @@ impl Warden {
                     &request.subagent_type,
                     &request.tool_use_id,
                 ) {
-                    Err(verdict) => {
-                        let code = verdict.code.as_deref().unwrap_or("lineage_denied");
-                        identity_failure = Some(failure("lineage", code, verdict.reason.clone()));
-                        (LineageVerdict { verdict, pair: None }, Vec::new())
+                    Err(failed) => {
+                        identity_failure =
+                            Some(failure("lineage", failed.code.clone(), failed.reason.clone()));
+                        (LineageVerdict { verdict: failed.into(), pair: None }, Vec::new())
                     }
                     Ok(chain) => match &manifests {
                         Ok(manifests) => (walk(&chain, manifests), chain),
                         Err(e) => {
-                            let why = verdict("manifests_unavailable", format!("manifests: {e}"));
-                            (LineageVerdict { verdict: why, pair: None }, chain)
+                            let why = failed(Code::ManifestsUnavailable, format!("manifests: {e}"));
+                            (LineageVerdict { verdict: why.into(), pair: None }, chain)
                         }
                     },
                 }
@@ -369,12 +370,12 @@ impl Warden {
         };
         let gate_failure = gate.first_failure.as_ref().map(|f| {
             let stage = format!("gate: {}", f.gate.as_str());
-            failure(&stage, &f.code, in_user_terms(f.gate.as_str(), &f.code, &f.reason))
+            failure(&stage, f.code.clone(), in_user_terms(f.gate.as_str(), &f.code, &f.reason))
         });
-        let lineage_failure = (!lineage.verdict.passed).then(|| {
-            let code = lineage.verdict.code.as_deref().unwrap_or("lineage_denied");
-            failure("lineage", code, lineage.verdict.reason.clone())
-        });
+        let lineage_failure = match &lineage.verdict {
+            Verdict::Pass { .. } => None,
+            Verdict::Fail { code, reason } => Some(failure("lineage", code.clone(), reason.clone())),
+        };
         // H-20: a built-in agent type has no instruction file of the project's; it is refused
         // unless the configuration lists it (and then the gate still needs its registration).
         let builtin = BUILTIN_AGENT_TYPES.contains(&request.subagent_type.as_str())
@@ -382,7 +383,7 @@ impl Warden {
         let builtin_failure = builtin.then(|| {
             failure(
                 "spawn",
-                "builtin_agent_denied",
+                Code::BuiltinAgentDenied,
                 format!(
                     "`{}` is a built-in Claude Code agent type; list it in `[claude_code] builtin_agents` \
                      to allow it",
@@ -417,8 +418,11 @@ impl Warden {
             .await;
         Ok(match (recorded, first_failure) {
             (Err(e), _) => {
-                let why =
-                    failure("audit", "audit_unavailable", format!("the decision could not be recorded: {e}"));
+                let why = failure(
+                    "audit",
+                    Code::AuditUnavailable,
+                    format!("the decision could not be recorded: {e}"),
+                );
                 HookAnswer::deny(&describe(&why))
             }
             (Ok(_), Some(f)) => HookAnswer::deny(&describe(&f)),
@@ -490,7 +494,7 @@ impl Warden {
         let mut failures = Vec::new();
         let (mut changed_files, mut reverted) = (Vec::new(), false);
         match self.load_snapshot(session, &agent.agent_id).await {
-            Err(why) => failures.push(failure("guardrails", "snapshot_missing", why)),
+            Err(why) => failures.push(failure("guardrails", Code::SnapshotMissing, why)),
             Ok(before) => {
                 let artifacts =
                     root.join(".agentwarden").join("violations").join(session).join(&agent.agent_id);
@@ -520,7 +524,7 @@ impl Warden {
                     if !violation.details.revert_error.is_empty() {
                         reason.push_str(&format!(" ({})", violation.details.revert_error));
                     }
-                    failures.push(failure("guardrails", "protected_path_changed", reason));
+                    failures.push(failure("guardrails", Code::ProtectedPathChanged, reason));
                 }
             }
         }
@@ -541,7 +545,7 @@ impl Warden {
                     .map(|p| format!("{} {}", if p.pointer.is_empty() { "/" } else { &p.pointer }, p.message))
                     .collect();
                 let reason = format!("`{path}` is not a valid result: {}", problems.join("; "));
-                failures.push(failure("result", "result_invalid", reason));
+                failures.push(failure("result", Code::ResultInvalid, reason));
             }
             result = Some(outcome.validation);
         }
@@ -568,7 +572,7 @@ impl Warden {
         if let Err(e) = recorded {
             // H-28: the store cannot be used at a stop: the session is quarantined (marker only).
             let why =
-                failure("audit", "audit_unavailable", format!("the decision could not be recorded: {e}"));
+                failure("audit", Code::AuditUnavailable, format!("the decision could not be recorded: {e}"));
             quarantine_unrecorded(storage, session, Some(&agent.agent_id), &why.code, &why.reason);
             return Ok(HookAnswer::block(&describe(&why)));
         }
@@ -606,15 +610,15 @@ fn quarantine_cause(
     if !changed_files.is_empty() && !reverted {
         let reason =
             format!("protected paths were changed and could not be reverted: {}", changed_files.join(", "));
-        return Some(failure("guardrails", "revert_failed", reason));
+        return Some(failure("guardrails", Code::RevertFailed, reason));
     }
     let unresolved: Vec<&HookFailure> =
-        failures.iter().filter(|f| f.code != "protected_path_changed").collect();
+        failures.iter().filter(|f| f.code != Code::ProtectedPathChanged).collect();
     if let (true, Some(first)) = (stop_hook_active, unresolved.first()) {
         let reasons: Vec<String> = unresolved.iter().map(|f| format!("{}: {}", f.code, f.reason)).collect();
         let reason =
             format!("still failing after Claude Code continued the subagent once: {}", reasons.join("; "));
-        return Some(failure(&first.stage, "stop_unresolved", reason));
+        return Some(failure(&first.stage, Code::StopUnresolved, reason));
     }
     None
 }
@@ -631,7 +635,13 @@ pub fn hook_store_unavailable(
     if let Ok(input) = parse_hook_input(input)
         && let HookEvent::SubagentStop { agent, .. } = &input.event
     {
-        quarantine_unrecorded(storage, &input.session_id, Some(&agent.agent_id), "store_unavailable", &why);
+        quarantine_unrecorded(
+            storage,
+            &input.session_id,
+            Some(&agent.agent_id),
+            &Code::StoreUnavailable,
+            &why,
+        );
         return HookAnswer::failed(format!(
             "{why}; session `{}` is quarantined until a human runs `warden release --session {}`",
             input.session_id, input.session_id
@@ -646,18 +656,18 @@ fn quarantine_unrecorded(
     storage: &HookStorage,
     session: &str,
     agent_id: Option<&str>,
-    code: &str,
+    code: &Code,
     reason: &str,
 ) {
     let marker =
-        Marker { code: code.to_owned(), reason: reason.to_owned(), agent_id: agent_id.map(str::to_owned) };
+        Marker { code: code.to_string(), reason: reason.to_owned(), agent_id: agent_id.map(str::to_owned) };
     if let Err(e) = storage.quarantine(session, &marker) {
         tracing::error!(error = %e, "the quarantine marker could not be written");
     }
 }
 
-fn verdict(code: &'static str, reason: String) -> Verdict {
-    Verdict { passed: false, code: Some(code.into()), reason: reason.into() }
+fn failed(code: Code, reason: String) -> Failed {
+    Failed::new(code, reason)
 }
 
 #[cfg(test)]
@@ -818,9 +828,9 @@ mod tests {
 
     #[test]
     fn a_stop_quarantines_on_a_failed_revert_or_what_a_repeated_stop_did_not_fix() {
-        let changed = failure("guardrails", "protected_path_changed", "r");
-        let missing = failure("result", "result_invalid", "no file");
-        let no_snapshot = failure("guardrails", "snapshot_missing", "none");
+        let changed = failure("guardrails", Code::ProtectedPathChanged, "r");
+        let missing = failure("result", Code::ResultInvalid, "no file");
+        let no_snapshot = failure("guardrails", Code::SnapshotMissing, "none");
         let files = vec!["okrs/a.md".to_owned()];
         /// Failures, changed files, reverted, `stop_hook_active`, the quarantine's code, why.
         type Row<'a> = (Vec<HookFailure>, &'a [String], bool, bool, Option<&'a str>, &'a str);

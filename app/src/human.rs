@@ -137,8 +137,8 @@ impl Warden {
     ) -> Result<Appended, HumanActError> {
         self.refuse_inside_an_agent_session("approves")?;
         let verdict = check_approval_ref(&request.reference);
-        if !verdict.passed {
-            return Err(HumanActError::usage(format!("--ref: {}", verdict.reason)));
+        if !verdict.passed() {
+            return Err(HumanActError::usage(format!("--ref: {}", verdict.reason())));
         }
         let scope = parse_scope(&request.scope)?;
         if request.expires_in_ms.is_some_and(|ms| ms <= 0) {

@@ -48,7 +48,8 @@ pub use agentwarden_adapters::{
 #[cfg(feature = "postgres")]
 pub use agentwarden_adapters::{PgConfig, PostgresEventStore};
 pub use agentwarden_domain::{
-    audit, claude_code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, verdict,
+    audit, claude_code, code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules,
+    verdict,
 };
 pub use agentwarden_ports::{
     AgentRunner, Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, MergedStore,

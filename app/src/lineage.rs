@@ -12,7 +12,7 @@ use agentwarden_domain::lineage::{
     AgentIdentifier, Authorization, LineageVerdict, Manifests, RECORDED_LINEAGE_MAX, authorize,
     lineage_digest, parse_lineage_request, parse_tool_call, refuse, walk,
 };
-use agentwarden_domain::verdict::{Decision, Verdict};
+use agentwarden_domain::verdict::{Code, Decision, Failed};
 use serde::Serialize;
 
 use crate::MAX_INPUT_BYTES;
@@ -51,7 +51,7 @@ impl Warden {
         load_manifests(&self.config.lineage.manifests)
     }
 
-    async fn request_text(&self, path: &Path) -> Result<String, Verdict> {
+    async fn request_text(&self, path: &Path) -> Result<String, Failed> {
         let described = format!("request file `{}`", path.display());
         self.files.read_text(path, MAX_INPUT_BYTES).await.into_text(&described).map_err(unreadable)
     }
@@ -70,20 +70,22 @@ impl Warden {
     /// Checks a lineage request's text against `manifests`.
     pub async fn check_lineage(
         &self,
-        text: Result<String, Verdict>,
+        text: Result<String, Failed>,
         manifests: Result<Manifests, ConfigError>,
     ) -> LineageOutcome {
         let parsed = text.and_then(|t| parse_lineage_request(&t));
         let (result, lineage, session) = match (parsed, manifests) {
-            (Err(verdict), _) => (LineageVerdict { verdict, pair: None }, Vec::new(), None),
-            (Ok(request), Err(e)) => {
-                (LineageVerdict { verdict: no_manifests(&e), pair: None }, request.lineage, request.session)
-            }
+            (Err(failed), _) => (LineageVerdict { verdict: failed.into(), pair: None }, Vec::new(), None),
+            (Ok(request), Err(e)) => (
+                LineageVerdict { verdict: no_manifests(&e).into(), pair: None },
+                request.lineage,
+                request.session,
+            ),
             (Ok(request), Ok(manifests)) => {
                 (walk(&request.lineage, &manifests), request.lineage, request.session)
             }
         };
-        let decision = if result.verdict.passed { Decision::Allow } else { Decision::Deny };
+        let decision = if result.verdict.passed() { Decision::Allow } else { Decision::Deny };
         let event = LineageChecked {
             decision,
             result: result.clone(),
@@ -98,7 +100,10 @@ impl Warden {
             Ok(appended) => LineageOutcome { decision, result, audit: Some(appended.head) },
             Err(e) => LineageOutcome {
                 decision: Decision::Deny,
-                result: LineageVerdict { verdict: audit_unavailable(&e.to_string()), pair: result.pair },
+                result: LineageVerdict {
+                    verdict: audit_unavailable(&e.to_string()).into(),
+                    pair: result.pair,
+                },
                 audit: None,
             },
         }
@@ -114,7 +119,7 @@ impl Warden {
     /// Authorizes a tool-call request's text against `manifests`.
     pub async fn authorize_tool_call(
         &self,
-        text: Result<String, Verdict>,
+        text: Result<String, Failed>,
         manifests: Result<Manifests, ConfigError>,
     ) -> AuthorizationOutcome {
         // T-8: paths in the call's input are read against the project root; a root that cannot
@@ -124,7 +129,7 @@ impl Warden {
             .unwrap_or_default();
         let parsed = text.and_then(|t| parse_tool_call(&t, &root));
         let (authorization, request) = match (parsed, manifests) {
-            (Err(verdict), _) => (refuse(&verdict), None),
+            (Err(failed), _) => (refuse(&failed), None),
             (Ok(request), Err(e)) => (refuse(&no_manifests(&e)), Some(request)),
             (Ok(request), Ok(manifests)) => (authorize(&request.call, &manifests), Some(request)),
         };
@@ -150,22 +155,14 @@ impl Warden {
     }
 }
 
-fn unreadable(reason: String) -> Verdict {
-    Verdict { passed: false, code: Some("request_unreadable".into()), reason: reason.into() }
+fn unreadable(reason: String) -> Failed {
+    Failed::new(Code::RequestUnreadable, reason)
 }
 
-fn no_manifests(e: &ConfigError) -> Verdict {
-    Verdict {
-        passed: false,
-        code: Some("manifests_unavailable".into()),
-        reason: format!("manifests: {e}").into(),
-    }
+fn no_manifests(e: &ConfigError) -> Failed {
+    Failed::new(Code::ManifestsUnavailable, format!("manifests: {e}"))
 }
 
-fn audit_unavailable(why: &str) -> Verdict {
-    Verdict {
-        passed: false,
-        code: Some("audit_unavailable".into()),
-        reason: format!("the decision could not be recorded: {why}").into(),
-    }
+fn audit_unavailable(why: &str) -> Failed {
+    Failed::new(Code::AuditUnavailable, format!("the decision could not be recorded: {why}"))
 }

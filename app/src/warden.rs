@@ -7,6 +7,7 @@ use agentwarden_adapters::{
     GitRestorer, LocalFileSystem, ProcessEnvironment, SledConfig, SledEventStore, SystemClock,
 };
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, InvalidText, OperatorNote};
+use agentwarden_domain::code::Code;
 use agentwarden_ports::{
     Appended, Clock, Environment, EventStore, Expected, FileSystem, MergedStore, ProjectionStore, Restorer,
     SnapshotStore, StateStore, StoreError,
@@ -66,14 +67,14 @@ impl From<crate::ConfigError> for WardenError {
 
 impl WardenError {
     /// The stable snake_case code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
             WardenError::Store(e) => e.code(),
-            WardenError::Event(_) => "internal_error",
-            WardenError::Invalid(_) | WardenError::Config(_) => "invalid_input",
-            WardenError::Broken(_) => "chain_broken",
-            WardenError::Undecodable { .. } => "event_undecodable",
-            WardenError::Incomplete { .. } => "adapters_incomplete",
+            WardenError::Event(_) => Code::InternalError,
+            WardenError::Invalid(_) | WardenError::Config(_) => Code::InvalidInput,
+            WardenError::Broken(_) => Code::ChainBroken,
+            WardenError::Undecodable { .. } => Code::EventUndecodable,
+            WardenError::Incomplete { .. } => Code::AdaptersIncomplete,
         }
     }
 }

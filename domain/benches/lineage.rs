@@ -91,7 +91,7 @@ fn setup() -> (Manifests, Vec<AgentIdentifier>) {
 
 fn lineage(c: &mut Criterion) {
     let (manifests, lineage) = setup();
-    assert!(walk(&lineage, &manifests).verdict.passed, "the bench must measure a full, passing walk");
+    assert!(walk(&lineage, &manifests).verdict.passed(), "the bench must measure a full, passing walk");
     let call = ToolCall {
         agent: lineage.last().cloned().unwrap_or_else(|| unreachable_name("empty lineage")),
         lineage: lineage.clone(),

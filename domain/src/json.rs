@@ -10,6 +10,8 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
+use crate::code::Code;
+
 /// The deepest nesting of arrays and objects accepted.
 pub const MAX_DEPTH: usize = 64;
 
@@ -42,11 +44,11 @@ pub enum StrictJsonError {
 
 impl StrictJsonError {
     /// The stable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            StrictJsonError::Syntax { .. } => "json_syntax",
-            StrictJsonError::DuplicateKey { .. } => "duplicate_key",
-            StrictJsonError::TooDeep { .. } => "json_too_deep",
+            StrictJsonError::Syntax { .. } => Code::JsonSyntax,
+            StrictJsonError::DuplicateKey { .. } => Code::DuplicateKey,
+            StrictJsonError::TooDeep { .. } => Code::JsonTooDeep,
         }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod claude_code;
+pub mod code;
 pub mod fanout;
 pub mod governance;
 pub mod guardrails;

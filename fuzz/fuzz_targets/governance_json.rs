@@ -89,6 +89,6 @@ fuzz_target!(|data: &[u8]| {
     });
     if report.decision == Decision::Allow {
         assert!(reference_allows(&text), "allowed without every gate's check: {governance}");
-        assert!(report.gates.iter().all(|g| g.verdict.passed));
+        assert!(report.gates.iter().all(|g| g.verdict.passed()));
     }
 });

@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = parse_instruction_file(text);
     let file = FileRead::Text(text.to_owned());
     let agent = read_agent(&file);
-    if agent.verdict.passed {
+    if agent.verdict.passed() {
         assert!(text.contains("AGENT_TYPE"), "qualified without AGENT_TYPE: {text:?}");
         assert!(text.contains('2'));
     }

@@ -5,6 +5,7 @@
 //! head they are written after.
 
 use agentwarden_domain::audit::{EventDraft, Head, RecordPage, StoredRecord};
+use agentwarden_domain::code::Code;
 use async_trait::async_trait;
 
 /// The position an append expects the log to be at.
@@ -92,15 +93,15 @@ fn corrupt(seq: u64, why: &str) -> String {
 
 impl StoreError {
     /// The stable snake_case code of this error.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            StoreError::Conflict { .. } => "store_conflict",
-            StoreError::EmptyBatch => "store_empty_batch",
-            StoreError::AlreadyWritten { .. } => "store_already_written",
-            StoreError::Locked { .. } => "store_locked",
-            StoreError::Missing { .. } => "store_missing",
-            StoreError::Corrupt { .. } => "store_corrupt",
-            StoreError::Poisoned { .. } | StoreError::Unavailable { .. } => "store_unavailable",
+            StoreError::Conflict { .. } => Code::StoreConflict,
+            StoreError::EmptyBatch => Code::StoreEmptyBatch,
+            StoreError::AlreadyWritten { .. } => Code::StoreAlreadyWritten,
+            StoreError::Locked { .. } => Code::StoreLocked,
+            StoreError::Missing { .. } => Code::StoreMissing,
+            StoreError::Corrupt { .. } => Code::StoreCorrupt,
+            StoreError::Poisoned { .. } | StoreError::Unavailable { .. } => Code::StoreUnavailable,
         }
     }
 }

@@ -1,10 +1,11 @@
-//! `cargo xtask ci | bench | demo | readme | fuzz | mutants | torture | claude-code`: the
+//! `cargo xtask ci | bench | codes | demo | readme | fuzz | mutants | torture | claude-code`: the
 //! project's automation, in Rust, with no dependencies.
 
 mod bench;
 mod bench_server;
 mod ci;
 mod claude_code;
+mod codes;
 mod demo;
 mod fuzz;
 mod mutants;
@@ -16,11 +17,12 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install>
+    "usage: cargo xtask <ci | bench | codes | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, the README's
           commands, docs with warnings denied, benches compiled, cargo deny
   bench   run the criterion benches and print one summary table; `bench server`: only the
           resident service's rows, beside direct mode
+  codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
   demo    run warden on the bundled example with a fresh embedded store
   readme  run every ```sh block of README.md, as written, in a temporary copy of the repository
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci::run(),
         Some("bench") => bench::run(args.get(1..).unwrap_or_default()),
+        Some("codes") => codes::run(),
         Some("demo") => demo::run(),
         Some("fuzz") => fuzz::run(args.get(1..).unwrap_or_default()),
         Some("mutants") => mutants::run(args.get(1..).unwrap_or_default()),

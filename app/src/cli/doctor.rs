@@ -93,7 +93,7 @@ fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
         }
         Ok((path, PersonaReading::Invalid(verdict))) => {
             let fix = format!("write `{}` with a `subagents:` list in its frontmatter", path.display());
-            checks.push(Check::fail("persona", verdict.reason.to_string(), fix));
+            checks.push(Check::fail("persona", verdict.reason().to_string(), fix));
             Vec::new()
         }
         Ok((path, PersonaReading::Valid(persona))) => {
@@ -113,11 +113,11 @@ fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
         }
         let path = config.subagents.agent_path(&name);
         let reading = read_agent(&read(&path));
-        checks.push(if reading.verdict.passed {
-            Check::ok("agent", format!("`{}`: {}", path.display(), reading.verdict.reason))
+        checks.push(if reading.verdict.passed() {
+            Check::ok("agent", format!("`{}`: {}", path.display(), reading.verdict.reason()))
         } else {
             let fix = format!("give `{}` frontmatter with `AGENT_TYPE: 2`", path.display());
-            Check::fail("agent", format!("`{}`: {}", path.display(), reading.verdict.reason), fix)
+            Check::fail("agent", format!("`{}`: {}", path.display(), reading.verdict.reason()), fix)
         });
         let persona = config.subagents.persona_path(&name);
         if let PersonaReading::Valid(p) = read_persona(name.as_str(), Some(&read(&persona))) {

@@ -59,10 +59,10 @@ pub(super) async fn check(
         writeln!(out, "{}", json(&outcome)?)?;
     } else {
         let verdict = &outcome.result.verdict;
-        match (outcome.decision, &verdict.code) {
-            (Decision::Allow, _) => writeln!(out, "ALLOW  lineage: {}", verdict.reason)?,
+        match (outcome.decision, verdict.code()) {
+            (Decision::Allow, _) => writeln!(out, "ALLOW  lineage: {}", verdict.reason())?,
             (Decision::Deny, code) => {
-                writeln!(out, "DENY  lineage ({}): {}", code.as_deref().unwrap_or("?"), verdict.reason)?;
+                writeln!(out, "DENY  lineage ({}): {}", code.map_or("?", |c| c.as_str()), verdict.reason())?;
                 if let Some(pair) = outcome.result.pair {
                     writeln!(out, "  failing pair: positions {} -> {}", pair.parent, pair.child)?;
                 }
@@ -91,8 +91,8 @@ pub(super) async fn authorize(
             (None, _) => writeln!(out, "ALLOW  all {} layers passed", outcome.authorization.layers.len())?,
         }
         for layer in &outcome.authorization.layers {
-            let verdict = if layer.verdict.passed { "pass" } else { "FAIL" };
-            writeln!(out, "  {} {:?}: {verdict}: {}", layer.layer, layer.name, layer.verdict.reason)?;
+            let verdict = if layer.verdict.passed() { "pass" } else { "FAIL" };
+            writeln!(out, "  {} {:?}: {verdict}: {}", layer.layer, layer.name, layer.verdict.reason())?;
         }
         if let Some(head) = outcome.audit {
             writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash)?;

@@ -440,7 +440,7 @@ async fn status(server: &Server) -> Answer {
             uptime_ms: u64::try_from(server.started.elapsed().as_millis()).unwrap_or(u64::MAX),
             requests_served: server.served.load(Ordering::Relaxed),
         },
-        Err(e) => Answer::error(e.code(), format!("the store cannot be read: {e}")),
+        Err(e) => Answer::error(e.code().as_str(), format!("the store cannot be read: {e}")),
     }
 }
 

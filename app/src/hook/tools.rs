@@ -14,7 +14,7 @@ use agentwarden_domain::claude_code::{
 };
 use agentwarden_domain::governance::{Name, ReadDigests};
 use agentwarden_domain::lineage::refuse;
-use agentwarden_domain::verdict::{Decision, Verdict};
+use agentwarden_domain::verdict::{Code, Decision, Verdict};
 
 use crate::ToolRules;
 
@@ -73,23 +73,23 @@ impl Warden {
         let manifests = self.sealed_manifests(&mut read).await;
         let sealed = state.governance.seal_verdict(&read).unwrap_or_else(|| {
             let reason = "no seal is recorded, so no tool rule is in force (run `warden seal`)";
-            super::verdict("seal_not_recorded", reason.to_owned())
+            Verdict::from(super::failed(Code::SealNotRecorded, reason.to_owned()))
         });
         // Shadow mode softens only the rules' verdict: rules that are not the sealed ones, or
         // that cannot be read, deny in either mode.
         let mut enforced = true;
-        let (lineage, authorization) = match manifests {
-            Ok(_) if !sealed.passed => {
-                let reason = format!("the tool rules are not as sealed: {}", sealed.reason);
-                let why = Verdict { passed: false, code: sealed.code.clone(), reason: reason.into() };
+        let (lineage, authorization) = match (manifests, &sealed) {
+            (Ok(_), Verdict::Fail { code, reason }) => {
+                let reason = format!("the tool rules are not as sealed: {reason}");
+                let why = super::failed(code.clone(), reason);
                 (tree.caller_lineage(&main, call.caller.as_ref()).unwrap_or_default(), refuse(&why))
             }
-            Ok(manifests) => {
+            (Ok(manifests), Verdict::Pass { .. }) => {
                 enforced = false;
                 tree.authorize_tool(&main, call.caller.as_ref(), tool.clone(), &manifests)?
             }
-            Err(e) => {
-                let why = super::verdict("manifests_unavailable", format!("manifests: {e}"));
+            (Err(e), _) => {
+                let why = super::failed(Code::ManifestsUnavailable, format!("manifests: {e}"));
                 (Vec::new(), refuse(&why))
             }
         };
@@ -121,8 +121,11 @@ impl Warden {
             }
             (Ok(_), false) => None,
             (Err(e), false) => {
-                let why =
-                    failure("audit", "audit_unavailable", format!("the decision could not be recorded: {e}"));
+                let why = failure(
+                    "audit",
+                    Code::AuditUnavailable,
+                    format!("the decision could not be recorded: {e}"),
+                );
                 Some(HookAnswer::deny(&describe(&why)))
             }
         }
@@ -142,7 +145,7 @@ impl Warden {
         let mut target = None;
         let (decision, failure) = if let Some(marker) = quarantined {
             let reason = quarantine_reason(session, marker);
-            (Decision::Deny, Some(failure("quarantine", "session_quarantined", reason)))
+            (Decision::Deny, Some(failure("quarantine", Code::SessionQuarantined, reason)))
         } else if let Some(f) = call.caller.as_ref().and_then(|caller| identity(&tree, caller)) {
             (Decision::Deny, Some(f))
         } else {
@@ -150,7 +153,7 @@ impl Warden {
                 ToolKind::Other => return HookAnswer::silent(),
                 ToolKind::HumanVerb { verb } => {
                     let reason = super::fast::human_verb_reason(verb);
-                    (Decision::Deny, Some(failure("human_verb", "human_verb_denied", reason)))
+                    (Decision::Deny, Some(failure("human_verb", Code::HumanVerbDenied, reason)))
                 }
                 ToolKind::Write { path } => {
                     target = Some(path.clone());
@@ -161,19 +164,17 @@ impl Warden {
                         .and_then(|a| a.root.as_deref());
                     match protected_write(&self.config, cwd, own_root, path) {
                         None => return HookAnswer::silent(),
-                        Some(reason) => {
-                            (Decision::Deny, Some(failure("protected_path", "protected_path_write", reason)))
-                        }
+                        Some(reason) => (
+                            Decision::Deny,
+                            Some(failure("protected_path", Code::ProtectedPathWrite, reason)),
+                        ),
                     }
                 }
                 ToolKind::SendMessage { to } => {
                     target = to.clone();
                     match tree.may_resume(to.as_deref(), &state.governance, self.now()) {
                         Ok(_) => (Decision::Allow, None),
-                        Err(v) => {
-                            let code = v.code.as_deref().unwrap_or("message_denied");
-                            (Decision::Deny, Some(failure("resume", code, v.reason.to_string())))
-                        }
+                        Err(v) => (Decision::Deny, Some(failure("resume", v.code, v.reason.to_string()))),
                     }
                 }
                 ToolKind::StartsAgents => {
@@ -185,7 +186,7 @@ impl Warden {
                              to allow it",
                             call.tool_name
                         );
-                        (Decision::Deny, Some(failure("agent_tool", "agent_tool_not_allowed", reason)))
+                        (Decision::Deny, Some(failure("agent_tool", Code::AgentToolNotAllowed, reason)))
                     }
                 }
             }
@@ -217,7 +218,11 @@ impl Warden {
             agent_type: request.caller.as_ref().map(|c| c.agent_type.clone()),
             target: Some(request.subagent_type.clone()),
             decision: Decision::Deny,
-            failure: Some(failure("quarantine", "session_quarantined", quarantine_reason(session, marker))),
+            failure: Some(failure(
+                "quarantine",
+                Code::SessionQuarantined,
+                quarantine_reason(session, marker),
+            )),
         };
         self.answer_recorded(state, session, event).await
     }
@@ -248,8 +253,11 @@ impl Warden {
                 answer
             }
             Err(e) => {
-                let why =
-                    failure("audit", "audit_unavailable", format!("the decision could not be recorded: {e}"));
+                let why = failure(
+                    "audit",
+                    Code::AuditUnavailable,
+                    format!("the decision could not be recorded: {e}"),
+                );
                 HookAnswer::deny(&describe(&why))
             }
         }
@@ -265,12 +273,12 @@ fn identity(
     match tree.agents.get(&caller.agent_id) {
         None => Some(failure(
             "identity",
-            "agent_unknown",
+            Code::AgentUnknown,
             format!("agent `{}` was not started through a spawn Warden allowed", caller.agent_id),
         )),
         Some(agent) if agent.depth.is_none() => Some(failure(
             "identity",
-            "agent_untracked",
+            Code::AgentUntracked,
             format!(
                 "agent `{}` matched no allowed spawn when it started; every tool call it makes is denied",
                 caller.agent_id
@@ -278,7 +286,7 @@ fn identity(
         )),
         Some(agent) if agent.agent_type != caller.agent_type => Some(failure(
             "identity",
-            "agent_type_mismatch",
+            Code::AgentTypeMismatch,
             format!(
                 "agent `{}` claims type `{}` but was started as `{}`",
                 caller.agent_id, caller.agent_type, agent.agent_type

@@ -13,7 +13,7 @@ use super::envelope::Envelope;
 use super::event::{AuditEvent, PlanSummary};
 use super::projections::snake_name;
 use crate::lineage::AgentIdentifier;
-use crate::verdict::{Decision, Verdict};
+use crate::verdict::{Code, Decision, Verdict};
 
 /// An event, explained.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -44,7 +44,7 @@ pub struct Check {
     /// Did it pass?
     pub passed: bool,
     /// The failure's code.
-    pub code: Option<String>,
+    pub code: Option<Code>,
     /// Why.
     pub reason: String,
 }
@@ -62,9 +62,9 @@ fn check(kind: &'static str, name: impl Into<String>, verdict: &Verdict) -> Chec
     Check {
         kind,
         name: name.into(),
-        passed: verdict.passed,
-        code: verdict.code.as_ref().map(ToString::to_string),
-        reason: verdict.reason.to_string(),
+        passed: verdict.passed(),
+        code: verdict.code().cloned(),
+        reason: verdict.reason().to_string(),
     }
 }
 
@@ -177,7 +177,7 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
                 kind: "schema",
                 name: if p.pointer.is_empty() { "/".to_owned() } else { p.pointer.clone() },
                 passed: false,
-                code: Some(p.code.to_string()),
+                code: Some(p.code.clone()),
                 reason: p.message.clone(),
             }));
             if let Some(digest) = &e.digest {
@@ -216,7 +216,7 @@ fn gate_report(x: &mut Explanation, report: &crate::governance::GateReport) {
         kind: "candidate",
         name: c.name.clone(),
         passed: c.delegated,
-        code: c.code.as_ref().map(ToString::to_string),
+        code: c.code.clone(),
         reason: c.reason.to_string(),
     }));
     x.approval =
@@ -259,7 +259,7 @@ pub fn summary(event: &AuditEvent) -> String {
             }
         }
         AuditEvent::LineageChecked(e) => {
-            let why = e.result.verdict.code.as_ref().map(|c| format!(" ({c}): {}", e.result.verdict.reason));
+            let why = e.result.verdict.code().map(|c| format!(" ({c}): {}", e.result.verdict.reason()));
             format!("lineage of {} agents {}{}", e.lineage_length, verb(e.decision), why.unwrap_or_default())
         }
         AuditEvent::ToolCallAuthorized(e) => {

@@ -8,7 +8,7 @@ use crate::audit::Timestamp;
 use crate::governance::{GateReport, RecordSignature, Scope};
 use crate::guardrails::ResultValidation;
 use crate::lineage::{AgentIdentifier, LineageVerdict};
-use crate::verdict::Decision;
+use crate::verdict::{Code, Decision};
 
 /// `context_sealed`, version 1: a human declared the context final (`warden seal`), and this is
 /// what was sealed: the digest of every file the decisions depend on.
@@ -66,7 +66,7 @@ pub struct HookFailure {
     /// `gate`, `lineage`, `guardrails`, `result` or `audit`.
     pub stage: String,
     /// The stable code.
-    pub code: String,
+    pub code: Code,
     /// Why.
     pub reason: String,
 }
@@ -180,7 +180,7 @@ pub struct SessionQuarantined {
     /// The subagent whose stop quarantined the session, when known.
     pub agent_id: Option<String>,
     /// The stable code of the cause.
-    pub code: String,
+    pub code: Code,
     /// Why.
     pub reason: String,
 }
@@ -203,7 +203,7 @@ pub struct SessionReleased {
 #[serde(deny_unknown_fields)]
 pub struct HookInputRefused {
     /// The stable code (`hook_input_*`).
-    pub code: String,
+    pub code: Code,
     /// Why.
     pub reason: String,
     /// BLAKE3 (hex) of the input.

@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::code::Code;
 use crate::json::{parse_strict, type_name};
 
 /// The tool names of the subagent tool: `Task` in older Claude Code versions, `Agent` in newer.
@@ -213,14 +214,14 @@ pub enum InputError {
 
 impl InputError {
     /// The stable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            InputError::Empty => "hook_input_empty",
-            InputError::TooLarge => "hook_input_too_large",
-            InputError::Json(_) | InputError::NotAnObject(_) => "hook_input_invalid",
-            InputError::Missing(_) => "hook_input_missing_field",
-            InputError::Invalid { .. } => "hook_input_wrong_type",
-            InputError::UnsafeId { .. } => "hook_input_unsafe_id",
+            InputError::Empty => Code::HookInputEmpty,
+            InputError::TooLarge => Code::HookInputTooLarge,
+            InputError::Json(_) | InputError::NotAnObject(_) => Code::HookInputInvalid,
+            InputError::Missing(_) => Code::HookInputMissingField,
+            InputError::Invalid { .. } => Code::HookInputWrongType,
+            InputError::UnsafeId { .. } => Code::HookInputUnsafeId,
         }
     }
 }

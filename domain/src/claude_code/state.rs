@@ -18,7 +18,7 @@ use super::input::CallingAgent;
 use crate::audit::{AuditEvent, Head, Timestamp};
 use crate::governance::{ApprovalState, Approvals, Name, RecordSignature};
 use crate::lineage::AgentIdentifier;
-use crate::verdict::{Decision, Verdict};
+use crate::verdict::{Code, Decision, Failed};
 
 /// The id of the main session's agent, the root of every spawn tree.
 pub const ROOT_ID: &str = "main";
@@ -77,7 +77,7 @@ pub struct Quarantine {
     /// The `session_quarantined` event.
     pub seq: u64,
     /// Its code.
-    pub code: String,
+    pub code: Code,
     /// Its reason.
     pub reason: String,
 }
@@ -114,29 +114,29 @@ impl SpawnTree {
         to: Option<&str>,
         approvals: &Approvals,
         now: Timestamp,
-    ) -> Result<String, Verdict> {
+    ) -> Result<String, Failed> {
         let to = to.ok_or_else(|| {
-            Verdict::fail(
-                "message_target_unknown",
+            Failed::new(
+                Code::MessageTargetUnknown,
                 "`SendMessage` names no agent in `to`; it cannot be checked",
             )
         })?;
         let agent = self.agents.get(to).filter(|a| a.depth.is_some()).ok_or_else(|| {
-            Verdict::fail(
-                "message_target_unknown",
+            Failed::new(
+                Code::MessageTargetUnknown,
                 format!("`{to}` is not an agent Warden allowed in this session; a message cannot start it"),
             )
         })?;
         let reference = agent.approval_ref.clone().ok_or_else(|| {
-            Verdict::fail(
-                "approval_not_active",
+            Failed::new(
+                Code::ApprovalNotActive,
                 format!("agent `{to}` was started under no recorded approval"),
             )
         })?;
         let record = approvals.approvals.get(&reference);
         if let Some(refused) = record.and_then(|r| r.refused.as_ref()) {
-            return Err(Verdict::fail(
-                "approval_not_active",
+            return Err(Failed::new(
+                Code::ApprovalNotActive,
                 format!(
                     "agent `{to}` runs under approval `{reference}`, which is not an approval ({refused})"
                 ),
@@ -144,15 +144,15 @@ impl SpawnTree {
         }
         match record.map(|r| r.state(now)) {
             Some(ApprovalState::Active) => Ok(reference),
-            Some(state) => Err(Verdict::fail(
-                "approval_not_active",
+            Some(state) => Err(Failed::new(
+                Code::ApprovalNotActive,
                 format!(
                     "agent `{to}` runs under approval `{reference}`, which is {}; a human approves again with `warden approve`",
                     format!("{state:?}").to_lowercase()
                 ),
             )),
-            None => Err(Verdict::fail(
-                "approval_not_active",
+            None => Err(Failed::new(
+                Code::ApprovalNotActive,
                 format!("agent `{to}` runs under approval `{reference}`, which is not recorded"),
             )),
         }
@@ -174,7 +174,7 @@ impl SpawnTree {
         caller: Option<&CallingAgent>,
         child_type: &str,
         tool_use_id: &str,
-    ) -> Result<Vec<AgentIdentifier>, Verdict> {
+    ) -> Result<Vec<AgentIdentifier>, Failed> {
         let mut chain = self.caller_lineage(main, caller)?;
         let depth = chain.last().map_or(0, |a| a.spawn_depth).saturating_add(1);
         chain.push(AgentIdentifier {
@@ -191,19 +191,19 @@ impl SpawnTree {
         &self,
         main: &Name,
         caller: Option<&CallingAgent>,
-    ) -> Result<Vec<AgentIdentifier>, Verdict> {
+    ) -> Result<Vec<AgentIdentifier>, Failed> {
         let mut chain: Vec<AgentIdentifier> = Vec::new();
         let mut next = caller.map(|c| c.agent_id.clone());
         if let Some(caller) = caller {
             let tracked = self.agents.get(&caller.agent_id).ok_or_else(|| {
-                Verdict::fail(
-                    "agent_unknown",
+                Failed::new(
+                    Code::AgentUnknown,
                     format!("agent `{}` was not started through a spawn Warden allowed", caller.agent_id),
                 )
             })?;
             if tracked.agent_type != caller.agent_type {
-                return Err(Verdict::fail(
-                    "agent_type_mismatch",
+                return Err(Failed::new(
+                    Code::AgentTypeMismatch,
                     format!(
                         "agent `{}` claims type `{}` but was started as `{}`",
                         caller.agent_id, caller.agent_type, tracked.agent_type
@@ -213,14 +213,14 @@ impl SpawnTree {
         }
         while let Some(id) = next {
             if chain.len() > self.agents.len() {
-                return Err(Verdict::fail("lineage_cycle", format!("the spawn tree loops at `{id}`")));
+                return Err(Failed::new(Code::LineageCycle, format!("the spawn tree loops at `{id}`")));
             }
             let agent = self.agents.get(&id).ok_or_else(|| {
-                Verdict::fail("agent_unknown", format!("ancestor `{id}` is not in the session's spawn tree"))
+                Failed::new(Code::AgentUnknown, format!("ancestor `{id}` is not in the session's spawn tree"))
             })?;
             let depth = agent.depth.ok_or_else(|| {
-                Verdict::fail(
-                    "agent_untracked",
+                Failed::new(
+                    Code::AgentUntracked,
                     format!("agent `{id}` matched no allowed spawn when it started; it may spawn nothing"),
                 )
             })?;
@@ -254,7 +254,10 @@ impl SpawnTree {
             Err(verdict) => return Some((Vec::new(), crate::lineage::refuse(&verdict))),
         };
         let Some(agent) = lineage.last().cloned() else {
-            return Some((Vec::new(), crate::lineage::refuse(&Verdict::fail("agent_unknown", "no lineage"))));
+            return Some((
+                Vec::new(),
+                crate::lineage::refuse(&Failed::new(Code::AgentUnknown, "no lineage")),
+            ));
         };
         let request = crate::lineage::ToolCall { agent, lineage: lineage.clone(), tool };
         let authorization = crate::lineage::authorize(&request, manifests);
@@ -262,8 +265,8 @@ impl SpawnTree {
     }
 }
 
-fn name(raw: &str) -> Result<Name, Verdict> {
-    Name::new(raw).map_err(|e| Verdict::fail("invalid_name", e.to_string()))
+fn name(raw: &str) -> Result<Name, Failed> {
+    Name::new(raw).map_err(|e| Failed::new(Code::InvalidName, e.to_string()))
 }
 
 /// The hook's projection: governance and spawn trees, as of `head`.

@@ -11,14 +11,14 @@ use crate::governance::{
     EnvValue, GateInputs, GateReport, Name, PersonaReading, Scope, evaluate, parse_request,
 };
 use crate::lineage::{AgentIdentifier, LineageVerdict};
-use crate::verdict::{Decision, Verdict};
+use crate::verdict::{Code, Decision, Verdict};
 
 fn report() -> GateReport {
     let inputs = GateInputs {
         env_var: "X".into(),
         env: EnvValue::Unset,
         request: parse_request("{}"),
-        persona: PersonaReading::Invalid(Verdict::fail("persona_missing", "none")),
+        persona: PersonaReading::Invalid(Verdict::fail(Code::PersonaMissing, "none")),
         agents: BTreeMap::new(),
         recorded: None,
     };
@@ -154,19 +154,16 @@ fn the_lineage_follows_started_agents_to_the_root() {
         (CallingAgent { agent_id: "a1".into(), agent_type: "coder".into() }, "agent_type_mismatch"),
     ];
     for (caller, code) in rows {
-        assert_eq!(
-            tree.lineage(&main, Some(&caller), "coder", "t2").unwrap_err().code.as_deref(),
-            Some(code)
-        );
+        assert_eq!(tree.lineage(&main, Some(&caller), "coder", "t2").unwrap_err().code, code);
     }
     events.push((Some("s"), started("rogue", "coder", None)));
     let tree = fold(&events).session("s");
     let rogue = CallingAgent { agent_id: "rogue".into(), agent_type: "coder".into() };
     let err = tree.lineage(&main, Some(&rogue), "researcher", "t3").unwrap_err();
-    assert_eq!(err.code.as_deref(), Some("agent_untracked"), "started without an allowed spawn");
+    assert_eq!(err.code, "agent_untracked", "started without an allowed spawn");
     assert_eq!(
-        tree.lineage(&main, None, "../etc", "t4").unwrap_err().code.as_deref(),
-        Some("invalid_name"),
+        tree.lineage(&main, None, "../etc", "t4").unwrap_err().code,
+        "invalid_name",
         "a requested type that is not a name"
     );
 }
@@ -320,7 +317,7 @@ fn a_message_resumes_only_a_tracked_agent_whose_approval_is_still_active() {
         let got = tree.may_resume(to, &state.governance, now);
         match expected {
             Ok(reference) => assert_eq!(got.unwrap(), reference, "{why}"),
-            Err(code) => assert_eq!(got.unwrap_err().code.as_deref(), Some(code), "{why}"),
+            Err(code) => assert_eq!(got.unwrap_err().code, code, "{why}"),
         }
     }
     assert!(tree.is_tracked("a1") && !tree.is_tracked("rogue") && !tree.is_tracked("nobody"));
@@ -334,7 +331,7 @@ fn a_message_resumes_only_a_tracked_agent_whose_approval_is_still_active() {
         });
     }
     let got = tree.may_resume(Some("a1"), &refused, now).unwrap_err();
-    assert_eq!(got.code.as_deref(), Some("approval_not_active"));
+    assert_eq!(got.code, "approval_not_active");
     assert!(got.reason.contains("signature_missing"), "{}", got.reason);
     // A tracked agent that starts again (resumed) stays tracked; an unknown one is untracked.
     events.push((Some("s"), started("a1", "coder", None)));
@@ -466,5 +463,5 @@ fn a_spawn_tree_that_loops_is_refused_not_walked_forever() {
     let tree = fold(&events).session("s");
     let caller = CallingAgent { agent_id: "a1".into(), agent_type: "planner".into() };
     let err = tree.lineage(&main, Some(&caller), "coder", "t3").unwrap_err();
-    assert_eq!(err.code.as_deref(), Some("lineage_cycle"), "{err:?}");
+    assert_eq!(err.code, "lineage_cycle", "{err:?}");
 }

@@ -8,7 +8,7 @@
 use super::frontmatter::{InstructionFile, Scalar, ScalarStyle, Value, parse_instruction_file};
 use super::inputs::FileRead;
 use super::names::show;
-use super::report::Verdict;
+use super::report::{Code, Verdict};
 
 /// A subagent file's verdict: may it be delegated (as far as the file goes), and warnings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,32 +52,32 @@ pub fn read_agent(file: &FileRead) -> AgentReading {
         |code, reason: String| AgentReading { verdict: Verdict::fail(code, reason), warnings: Vec::new() };
     let text = match file {
         FileRead::Missing => {
-            return fail("agent_not_registered", "no instruction file: not registered".into());
+            return fail(Code::AgentNotRegistered, "no instruction file: not registered".into());
         }
         FileRead::Unreadable(why) => {
-            return fail("agent_unreadable", format!("instruction file unreadable: {why}"));
+            return fail(Code::AgentUnreadable, format!("instruction file unreadable: {why}"));
         }
         FileRead::Text(text) => text,
     };
     let parsed = match parse_instruction_file(text) {
         Ok(parsed) => parsed,
-        Err(e) => return fail("agent_invalid", format!("instruction file: {e} ({})", e.code())),
+        Err(e) => return fail(Code::AgentInvalid, format!("instruction file: {e} ({})", e.code())),
     };
     let agent_type = match declared(&parsed, "AGENT_TYPE") {
         Err((front, header)) => {
             return fail(
-                "agent_type_conflict",
+                Code::AgentTypeConflict,
                 format!("AGENT_TYPE is {front} in the frontmatter but {header} in the body header"),
             );
         }
-        Ok(None) => return fail("agent_type_missing", "AGENT_TYPE not declared, expected 2".into()),
+        Ok(None) => return fail(Code::AgentTypeMissing, "AGENT_TYPE not declared, expected 2".into()),
         Ok(Some(value)) => value,
     };
     match agent_type {
         Value::Scalar(Scalar { text, style: ScalarStyle::Plain }) if text == "2" => {}
         other => {
             return fail(
-                "agent_type_not_2",
+                Code::AgentTypeNot2,
                 format!("AGENT_TYPE is {}, expected the integer 2", render(other)),
             );
         }
@@ -86,7 +86,7 @@ pub fn read_agent(file: &FileRead) -> AgentReading {
     match declared(&parsed, "AGENT_CLASS") {
         Err((front, header)) => {
             return fail(
-                "agent_class_conflict",
+                Code::AgentClassConflict,
                 format!("AGENT_CLASS is {front} in the frontmatter but {header} in the body header"),
             );
         }
@@ -114,7 +114,7 @@ mod tests {
             "---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\nAGENT_TYPE: 2\n",
         ] {
             let reading = read(text);
-            assert!(reading.verdict.passed, "{text:?}: {reading:?}");
+            assert!(reading.verdict.passed(), "{text:?}: {reading:?}");
             assert!(reading.warnings.is_empty(), "{text:?}: {reading:?}");
         }
     }
@@ -136,18 +136,21 @@ mod tests {
             ("---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\nAGENT_CLASS: CHAT\n", "agent_class_conflict"),
         ];
         for (text, want) in cases {
-            assert_eq!(read(text).verdict.code.as_deref(), Some(want), "{text:?}");
+            assert_eq!(read(text).verdict.code().map(|c| c.as_str()), Some(want), "{text:?}");
         }
-        assert_eq!(read_agent(&FileRead::Missing).verdict.code.as_deref(), Some("agent_not_registered"));
+        assert_eq!(
+            read_agent(&FileRead::Missing).verdict.code().map(|c| c.as_str()),
+            Some("agent_not_registered")
+        );
     }
 
     #[test]
     fn agent_class_is_a_warning_only() {
         let missing = read("---\nAGENT_TYPE: 2\n---\n");
-        assert!(missing.verdict.passed);
+        assert!(missing.verdict.passed());
         assert_eq!(missing.warnings, ["AGENT_CLASS not declared (TASK expected)"]);
         let other = read("---\nAGENT_TYPE: 2\nAGENT_CLASS: CHAT\n---\n");
-        assert!(other.verdict.passed);
+        assert!(other.verdict.passed());
         assert_eq!(other.warnings, ["AGENT_CLASS is `CHAT`, TASK expected"]);
     }
 }

@@ -18,6 +18,8 @@
 
 use std::fmt;
 
+use crate::code::Code;
+
 /// A scalar as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scalar {
@@ -162,15 +164,15 @@ pub enum ParseError {
 
 impl ParseError {
     /// The stable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            ParseError::Unterminated { .. } => "frontmatter_unterminated",
-            ParseError::TextBeforeFrontmatter { .. } => "text_before_frontmatter",
-            ParseError::SecondFrontmatter { .. } => "second_frontmatter",
-            ParseError::DuplicateKey { .. } => "duplicate_key",
-            ParseError::UnsupportedYaml { .. } => "unsupported_yaml",
-            ParseError::UnterminatedQuote { .. } => "unterminated_quote",
-            ParseError::InvalidLine { .. } => "invalid_line",
+            ParseError::Unterminated { .. } => Code::FrontmatterUnterminated,
+            ParseError::TextBeforeFrontmatter { .. } => Code::TextBeforeFrontmatter,
+            ParseError::SecondFrontmatter { .. } => Code::SecondFrontmatter,
+            ParseError::DuplicateKey { .. } => Code::DuplicateKey,
+            ParseError::UnsupportedYaml { .. } => Code::UnsupportedYaml,
+            ParseError::UnterminatedQuote { .. } => Code::UnterminatedQuote,
+            ParseError::InvalidLine { .. } => Code::InvalidLine,
         }
     }
 }

@@ -9,7 +9,7 @@ use super::inputs::EnvValue;
 use super::metadata;
 use super::names::{Name, show};
 use super::persona::PersonaReading;
-use super::report::{CandidateResult, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
+use super::report::{CandidateResult, Code, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
 use super::request::Request;
 
 /// Everything the gate needs, read by the application and parsed by this module's readers.
@@ -81,7 +81,7 @@ impl Evaluation {
     /// The records could not be read (G-22, G-23: the store cannot be used): a deny whose first
     /// failure is `audit`, whatever else failed — no other answer could have been an allow.
     /// The other gates' failures follow it, in evaluation order.
-    pub fn records_unavailable(self, code: &'static str, reason: impl Into<String>) -> GateReport {
+    pub fn records_unavailable(self, code: Code, reason: impl Into<String>) -> GateReport {
         let mut report = self.audit_failed(code, reason);
         if let Some(audit) = report.failures.pop() {
             report.first_failure = Some(audit.clone());
@@ -92,19 +92,18 @@ impl Evaluation {
 
     /// The decision could not be recorded: an allow becomes a deny (G-10), the delegation is
     /// dropped, and the failure is named at the `audit` stage.
-    pub fn audit_failed(self, code: &'static str, reason: impl Into<String>) -> GateReport {
+    pub fn audit_failed(self, code: Code, reason: impl Into<String>) -> GateReport {
         let mut report = self.report;
         report.decision = Decision::Deny;
         report.delegated.clear();
         for candidate in &mut report.candidates {
             if candidate.delegated {
                 candidate.delegated = false;
-                candidate.code = Some(Cow::Borrowed(code));
+                candidate.code = Some(code.clone());
                 candidate.reason = Cow::Borrowed("not delegated: the decision could not be recorded");
             }
         }
-        let failure =
-            Failure { gate: Stage::Audit, code: Cow::Borrowed(code), reason: Cow::Owned(reason.into()) };
+        let failure = Failure { gate: Stage::Audit, code, reason: Cow::Owned(reason.into()) };
         report.first_failure.get_or_insert_with(|| failure.clone());
         report.failures.push(failure);
         report
@@ -161,10 +160,10 @@ fn environment(var: &str, value: &EnvValue) -> Verdict {
     match value {
         EnvValue::Set(v) if v == "true" => Verdict::pass("the kill switch is `true`"),
         EnvValue::Set(v) => {
-            Verdict::fail("env_not_enabled", format!("{var} is {}, expected exactly `true`", show(v)))
+            Verdict::fail(Code::EnvNotEnabled, format!("{var} is {}, expected exactly `true`", show(v)))
         }
-        EnvValue::Unset => Verdict::fail("env_not_enabled", format!("{var} is not set, expected `true`")),
-        EnvValue::NotUnicode => Verdict::fail("env_not_enabled", format!("{var} is not valid Unicode")),
+        EnvValue::Unset => Verdict::fail(Code::EnvNotEnabled, format!("{var} is not set, expected `true`")),
+        EnvValue::NotUnicode => Verdict::fail(Code::EnvNotEnabled, format!("{var} is not valid Unicode")),
     }
 }
 
@@ -197,12 +196,12 @@ fn decide(gates: &Gates, eligible: &[&Name]) -> Decision {
         approval_ref,
     } = gates;
     match (
-        environment.passed,
-        persona_allowlist.passed,
-        metadata_presence.passed,
-        context_sealed.passed,
-        pipeline_run_approved.passed,
-        approval_ref.passed,
+        environment.passed(),
+        persona_allowlist.passed(),
+        metadata_presence.passed(),
+        context_sealed.passed(),
+        pipeline_run_approved.passed(),
+        approval_ref.passed(),
         eligible.is_empty(),
     ) {
         (true, true, true, true, true, true, false) => Decision::Allow,
@@ -247,20 +246,20 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
     for raw in candidate_names(&inputs.request, &inputs.persona) {
         let (verdict, warnings) = match (Name::is_valid(raw), declared(&inputs.persona, raw)) {
             (false, _) => match Name::new(raw) {
-                Err(e) => (Verdict::fail("name_not_identifier", format!("subagent {e}")), Vec::new()),
-                Ok(_) => (Verdict::fail("internal_error", "name validation disagrees"), Vec::new()),
+                Err(e) => (Verdict::fail(Code::NameNotIdentifier, format!("subagent {e}")), Vec::new()),
+                Ok(_) => (Verdict::fail(Code::InternalError, "name validation disagrees"), Vec::new()),
             },
             (true, None) => (
                 Verdict::fail(
-                    "not_declared",
+                    Code::NotDeclared,
                     format!("the persona does not declare {}{}", show(raw), declares(&inputs.persona)),
                 ),
                 Vec::new(),
             ),
             (true, Some(name)) => match inputs.agents.get(name) {
-                None => (Verdict::fail("agent_not_registered", format!("{name} was not read")), Vec::new()),
+                None => (Verdict::fail(Code::AgentNotRegistered, format!("{name} was not read")), Vec::new()),
                 Some(reading) => {
-                    if reading.verdict.passed {
+                    if reading.verdict.passed() {
                         eligible.push(name);
                     }
                     (reading.verdict.clone(), reading.warnings.clone())
@@ -291,14 +290,14 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
         ])
         .map(|(gate, verdict)| GateResult { gate, verdict })
         .collect();
-    let gates_passed = results.iter().all(|r| r.verdict.passed);
+    let gates_passed = results.iter().all(|r| r.verdict.passed());
     let mut failures: Vec<Failure> = results
         .iter()
-        .filter(|r| !r.verdict.passed)
-        .map(|r| Failure {
-            gate: Stage::Gate(r.gate),
-            code: r.verdict.code.clone().unwrap_or(Cow::Borrowed("internal_error")),
-            reason: r.verdict.reason.clone(),
+        .filter_map(|r| match &r.verdict {
+            Verdict::Pass { .. } => None,
+            Verdict::Fail { code, reason } => {
+                Some(Failure { gate: Stage::Gate(r.gate), code: code.clone(), reason: reason.clone() })
+            }
         })
         .collect();
     if gates_passed && eligible.is_empty() {
@@ -307,15 +306,15 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
         } else {
             let why: Vec<String> = candidates
                 .iter()
-                .map(|(name, v, _)| format!("{}: {}", show(name), v.code.as_deref().unwrap_or("?")))
+                .map(|(name, v, _)| format!("{}: {}", show(name), v.code().map_or("?", Code::as_str)))
                 .collect();
-            let undeclared = candidates.iter().any(|(_, v, _)| v.code.as_deref() == Some("not_declared"));
+            let undeclared = candidates.iter().any(|(_, v, _)| v.code() == Some(&Code::NotDeclared));
             let known = if undeclared { declares(&inputs.persona) } else { String::new() };
             format!("no candidate may be delegated ({}){known}", why.join(", "))
         };
         failures.push(Failure {
             gate: Stage::Candidates,
-            code: Cow::Borrowed("no_candidate_delegated"),
+            code: Code::NoCandidateDelegated,
             reason: reason.into(),
         });
     }
@@ -323,13 +322,13 @@ pub fn evaluate(inputs: &GateInputs) -> Evaluation {
     let candidates: Vec<CandidateResult> = candidates
         .into_iter()
         .map(|(name, verdict, warnings)| {
-            let delegated = allowed && verdict.passed;
-            let (code, reason) = match (delegated, verdict.passed) {
-                (true, _) => (None, verdict.reason),
-                (false, true) => {
-                    (Some(Cow::Borrowed("gates_failed")), Cow::Borrowed("not delegated: a gate failed"))
+            let delegated = allowed && verdict.passed();
+            let (code, reason) = match verdict {
+                Verdict::Pass { reason } if delegated => (None, reason),
+                Verdict::Pass { .. } => {
+                    (Some(Code::GatesFailed), Cow::Borrowed("not delegated: a gate failed"))
                 }
-                (false, false) => (verdict.code, verdict.reason),
+                Verdict::Fail { code, reason } => (Some(code), reason),
             };
             CandidateResult { name: name.to_owned(), delegated, code, reason, warnings }
         })

@@ -49,13 +49,11 @@ pub(crate) fn describe(value: &Value) -> String {
 /// The object to check, or why there is none.
 pub(crate) fn presence(metadata: &Metadata) -> Result<&Map<String, Value>, Verdict> {
     match metadata {
-        Metadata::Absent => Err(Verdict::fail("metadata_missing", "subagentGovernance field missing")),
-        Metadata::Unreadable { code, reason } => {
-            Err(Verdict { passed: false, code: Some(code.clone()), reason: reason.clone().into() })
-        }
+        Metadata::Absent => Err(Verdict::fail(Code::MetadataMissing, "subagentGovernance field missing")),
+        Metadata::Unreadable { code, reason } => Err(Verdict::fail(code.clone(), reason.clone())),
         Metadata::Present(Value::Object(map)) => Ok(map),
         Metadata::Present(other) => Err(Verdict::fail(
-            "metadata_not_object",
+            Code::MetadataNotObject,
             format!("subagentGovernance is {}, expected an object", describe(other)),
         )),
     }
@@ -68,15 +66,15 @@ pub(crate) fn boolean_true(
     passed: &'static str,
 ) -> Verdict {
     let Some(fields) = fields else {
-        return Verdict::fail("metadata_missing", format!("{field} not checked: no governance metadata"));
+        return Verdict::fail(Code::MetadataMissing, format!("{field} not checked: no governance metadata"));
     };
     match fields.get(field) {
         Some(Value::Bool(true)) => Verdict::pass(passed),
         Some(other) => Verdict::fail(
-            "not_boolean_true",
+            Code::NotBooleanTrue,
             format!("{field} is {}, expected boolean true", describe(other)),
         ),
-        None => Verdict::fail("field_missing", format!("{field} missing, expected boolean true")),
+        None => Verdict::fail(Code::FieldMissing, format!("{field} missing, expected boolean true")),
     }
 }
 
@@ -91,14 +89,17 @@ pub fn check_approval_ref(text: &str) -> Verdict {
 
 pub(crate) fn approval_ref(fields: Option<&Map<String, Value>>) -> (Verdict, Option<String>) {
     let Some(fields) = fields else {
-        return (Verdict::fail("metadata_missing", "approvalRef not checked: no governance metadata"), None);
+        return (
+            Verdict::fail(Code::MetadataMissing, "approvalRef not checked: no governance metadata"),
+            None,
+        );
     };
     let text = match fields.get("approvalRef") {
-        None => return (Verdict::fail("approval_ref_missing", "approvalRef missing"), None),
+        None => return (Verdict::fail(Code::ApprovalRefMissing, "approvalRef missing"), None),
         Some(Value::String(text)) => text,
         Some(other) => {
             let why = format!("approvalRef is {}, expected a non-empty string", describe(other));
-            return (Verdict::fail("approval_ref_not_string", why), None);
+            return (Verdict::fail(Code::ApprovalRefNotString, why), None);
         }
     };
     let len = text.chars().count();
@@ -106,17 +107,17 @@ pub(crate) fn approval_ref(fields: Option<&Map<String, Value>>) -> (Verdict, Opt
     // reads as empty to whoever checks the reference.
     let verdict = if crate::unicode::is_blank(text) {
         Verdict::fail(
-            "approval_ref_empty",
+            Code::ApprovalRefEmpty,
             format!("approvalRef is {}, expected a non-empty string", show(text)),
         )
     } else if len > MAX_APPROVAL_REF {
         Verdict::fail(
-            "approval_ref_too_long",
+            Code::ApprovalRefTooLong,
             format!("approvalRef is {len} characters long, at most {MAX_APPROVAL_REF} are allowed"),
         )
     } else if text.chars().any(char::is_control) {
         Verdict::fail(
-            "approval_ref_control_character",
+            Code::ApprovalRefControlCharacter,
             format!("approvalRef {} holds a control character", show(text)),
         )
     } else {

@@ -7,7 +7,7 @@
 use super::frontmatter::{Scalar, ScalarStyle, Value, parse_instruction_file};
 use super::inputs::FileRead;
 use super::names::{Name, show};
-use super::report::Verdict;
+use super::report::{Code, Verdict};
 
 /// A persona whose file declared at least one subagent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,16 +32,16 @@ pub fn read_persona(raw_name: &str, file: Option<&FileRead>) -> PersonaReading {
     let name = match Name::new(raw_name) {
         Ok(name) => name,
         Err(e) => {
-            return PersonaReading::Invalid(Verdict::fail("name_not_identifier", format!("persona {e}")));
+            return PersonaReading::Invalid(Verdict::fail(Code::NameNotIdentifier, format!("persona {e}")));
         }
     };
     let invalid = |code, reason: String| PersonaReading::Invalid(Verdict::fail(code, reason));
     let text = match file {
         None | Some(FileRead::Missing) => {
-            return invalid("persona_missing", format!("persona {name} has no instruction file"));
+            return invalid(Code::PersonaMissing, format!("persona {name} has no instruction file"));
         }
         Some(FileRead::Unreadable(why)) => {
-            return invalid("persona_unreadable", format!("persona {name}'s instruction file: {why}"));
+            return invalid(Code::PersonaUnreadable, format!("persona {name}'s instruction file: {why}"));
         }
         Some(FileRead::Text(text)) => text,
     };
@@ -49,25 +49,25 @@ pub fn read_persona(raw_name: &str, file: Option<&FileRead>) -> PersonaReading {
         Ok(parsed) => parsed,
         Err(e) => {
             return invalid(
-                "persona_invalid",
+                Code::PersonaInvalid,
                 format!("persona {name}'s instruction file: {e} ({})", e.code()),
             );
         }
     };
     let Some(frontmatter) = parsed.frontmatter else {
         return invalid(
-            "persona_no_frontmatter",
+            Code::PersonaNoFrontmatter,
             format!("persona {name}'s instruction file has no frontmatter"),
         );
     };
     let entries = match frontmatter.get("subagents") {
-        None => return invalid("persona_no_subagents", format!("persona {name} declares no subagents")),
+        None => return invalid(Code::PersonaNoSubagents, format!("persona {name} declares no subagents")),
         Some(Value::List(items)) => items.iter().map(|s| s.text.trim()).collect::<Vec<_>>(),
         Some(Value::Scalar(scalar)) => match comma_list(scalar) {
             Ok(entries) => entries,
             Err(seen) => {
                 return invalid(
-                    "subagents_not_list",
+                    Code::SubagentsNotList,
                     format!("persona {name}'s subagents is {seen}, expected a list of names"),
                 );
             }
@@ -78,11 +78,13 @@ pub fn read_persona(raw_name: &str, file: Option<&FileRead>) -> PersonaReading {
         match Name::new(entry) {
             Ok(sub) if !declared.contains(&sub) => declared.push(sub),
             Ok(_) => {}
-            Err(e) => return invalid("subagents_invalid", format!("persona {name} declares subagent {e}")),
+            Err(e) => {
+                return invalid(Code::SubagentsInvalid, format!("persona {name} declares subagent {e}"));
+            }
         }
     }
     if declared.is_empty() {
-        return invalid("persona_no_subagents", format!("persona {name} declares an empty subagents list"));
+        return invalid(Code::PersonaNoSubagents, format!("persona {name} declares an empty subagents list"));
     }
     PersonaReading::Valid(Persona { name, declared })
 }
@@ -128,7 +130,7 @@ mod tests {
 
     fn code(text: &str) -> String {
         match read(text) {
-            PersonaReading::Invalid(v) => v.code.unwrap().into_owned(),
+            PersonaReading::Invalid(v) => v.code().unwrap().to_string(),
             PersonaReading::Valid(p) => panic!("{text:?} should be invalid: {p:?}"),
         }
     }
@@ -167,7 +169,7 @@ mod tests {
     #[test]
     fn missing_unreadable_and_path_like_personas_fail() {
         let verdict = |r: PersonaReading| match r {
-            PersonaReading::Invalid(v) => v.code.unwrap().into_owned(),
+            PersonaReading::Invalid(v) => v.code().unwrap().to_string(),
             PersonaReading::Valid(_) => "valid".to_owned(),
         };
         assert_eq!(verdict(read_persona("M", Some(&FileRead::Missing))), "persona_missing");

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::report::Verdict;
+use super::report::{Code, Verdict};
 use super::signed::{RecordSignature, SignatureRefusal, SignedContent, signed_bytes};
 use crate::audit::{AuditEvent, Head, Timestamp};
 
@@ -173,7 +173,7 @@ impl Approvals {
         let seal = self.seal.as_ref()?;
         Some(match &seal.refused {
             Some(refused) => Verdict::fail(
-                refused.code.as_str(),
+                refused.code.into(),
                 format!("the seal (seq {}) is not a seal: {}", seal.seq, refused.reason),
             ),
             None => {
@@ -182,7 +182,7 @@ impl Approvals {
                     Verdict::pass(format!("{} file(s) match the seal", read.len()))
                 } else {
                     Verdict::fail(
-                        "sealed_file_changed",
+                        Code::SealedFileChanged,
                         format!(
                             "the context changed since it was sealed (seq {}): {}",
                             seal.seq,
@@ -259,13 +259,13 @@ impl Approvals {
     ) -> Verdict {
         let Some(record) = self.approvals.get(approval_ref) else {
             return Verdict::fail(
-                "approval_not_recorded",
+                Code::ApprovalNotRecorded,
                 format!("approval `{approval_ref}` was never granted"),
             );
         };
         if let Some(refused) = &record.refused {
             return Verdict::fail(
-                refused.code.as_str(),
+                refused.code.into(),
                 format!(
                     "approval `{approval_ref}` (seq {}) is not an approval: {}",
                     record.seq, refused.reason
@@ -274,18 +274,18 @@ impl Approvals {
         }
         match record.state(now) {
             ApprovalState::Revoked => Verdict::fail(
-                "approval_revoked",
+                Code::ApprovalRevoked,
                 format!("approval `{approval_ref}` was revoked (seq {})", record.revoked.unwrap_or_default()),
             ),
             ApprovalState::Expired => Verdict::fail(
-                "approval_expired",
+                Code::ApprovalExpired,
                 format!(
                     "approval `{approval_ref}` expired at {}",
                     record.expires_at.map(|t| t.to_string()).unwrap_or_default()
                 ),
             ),
             ApprovalState::Active if !record.scope.covers(persona, subagents) => Verdict::fail(
-                "approval_out_of_scope",
+                Code::ApprovalOutOfScope,
                 format!(
                     "approval `{approval_ref}` covers {}, not persona `{persona}` delegating {}",
                     record.scope.describe(),
@@ -381,16 +381,16 @@ pub struct RecordedSummary {
 impl Recorded {
     /// G-20 on a `context_sealed` verdict that passed on the metadata.
     pub(crate) fn context_sealed(&self, metadata: Verdict) -> Verdict {
-        if !metadata.passed {
+        if !metadata.passed() {
             return metadata;
         }
         match self.approvals.seal_verdict(&self.read) {
-            Some(verdict) if verdict.passed => {
-                Verdict::pass(format!("contextSealed is true and {}", verdict.reason))
+            Some(verdict) if verdict.passed() => {
+                Verdict::pass(format!("contextSealed is true and {}", verdict.reason()))
             }
             Some(verdict) => verdict,
             None if self.require => Verdict::fail(
-                "seal_not_recorded",
+                Code::SealNotRecorded,
                 "contextSealed is true but no seal is recorded (run `warden seal`)",
             ),
             None => metadata,
@@ -406,7 +406,7 @@ impl Recorded {
         subagents: &[&str],
     ) -> Verdict {
         match approval_ref {
-            Some(reference) if metadata.passed && self.require => {
+            Some(reference) if metadata.passed() && self.require => {
                 self.approvals.check_approval(reference, persona, subagents, self.now)
             }
             _ => metadata,

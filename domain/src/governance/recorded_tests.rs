@@ -79,8 +79,8 @@ fn failed(report: &GateReport) -> Vec<(&'static str, String)> {
     report
         .gates
         .iter()
-        .filter(|g| !g.verdict.passed)
-        .map(|g| (g.gate.as_str(), g.verdict.code.as_deref().unwrap_or("?").to_owned()))
+        .filter(|g| !g.verdict.passed())
+        .map(|g| (g.gate.as_str(), g.verdict.code().map(|c| c.as_str()).unwrap_or("?").to_owned()))
         .collect()
 }
 
@@ -174,7 +174,12 @@ fn approvals_table() {
     for (why, events, reference, subagents, now, expected) in rows {
         let report = gate(reference, subagents, recorded(&events, &files, now));
         let approval = report.gates.iter().find(|g| g.gate.as_str() == "approval_ref").unwrap();
-        assert_eq!(approval.verdict.code.as_deref(), expected, "{why}: {}", approval.verdict.reason);
+        assert_eq!(
+            approval.verdict.code().map(|c| c.as_str()),
+            expected,
+            "{why}: {}",
+            approval.verdict.reason()
+        );
         assert_eq!(report.decision == Decision::Allow, expected.is_none() && why != "revoke all", "{why}");
         let summary = report.recorded.unwrap();
         assert!(summary.required, "{why}");
@@ -194,7 +199,7 @@ fn the_seal_names_every_file_read_that_differs_from_it() {
         recorded(&events, &[("a.md", Some("9")), ("b.md", None), ("new.md", Some("4"))], 0),
     );
     assert_eq!(failed(&report), [("context_sealed", "sealed_file_changed".to_owned())]);
-    let reason = &report.gates[3].verdict.reason;
+    let reason = &report.gates[3].verdict.reason();
     for named in ["`a.md` changed", "`b.md` is missing", "`new.md` was not sealed"] {
         assert!(reason.contains(named), "{reason}");
     }
@@ -241,9 +246,12 @@ fn an_out_of_scope_approval_says_what_it_covers() {
     let reason = |scope: Scope| {
         let report =
             gate("G", &["PREPARATION"], recorded(&[sealed.clone(), grant("G", None, scope)], &files, 5));
-        let gate =
-            report.gates.iter().find(|g| g.verdict.code.as_deref() == Some("approval_out_of_scope")).unwrap();
-        gate.verdict.reason.to_string()
+        let gate = report
+            .gates
+            .iter()
+            .find(|g| g.verdict.code().map(|c| c.as_str()) == Some("approval_out_of_scope"))
+            .unwrap();
+        gate.verdict.reason().to_string()
     };
     assert_eq!(
         reason(Scope { personas: vec!["OTHER".into(), "X".into()], subagents: vec![] }),

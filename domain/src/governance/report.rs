@@ -94,7 +94,7 @@ impl<'de> Deserialize<'de> for Stage {
 
 /// One gate's outcome in the report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "GateResultFields")]
+#[serde(try_from = "GateResultFields")]
 pub struct GateResult {
     /// Which gate.
     pub gate: Gate,
@@ -113,9 +113,11 @@ struct GateResultFields {
     reason: Cow<'static, str>,
 }
 
-impl From<GateResultFields> for GateResult {
-    fn from(f: GateResultFields) -> Self {
-        GateResult { gate: f.gate, verdict: Verdict { passed: f.passed, code: f.code, reason: f.reason } }
+impl TryFrom<GateResultFields> for GateResult {
+    type Error = crate::verdict::VerdictShapeError;
+
+    fn try_from(f: GateResultFields) -> Result<Self, Self::Error> {
+        Ok(GateResult { gate: f.gate, verdict: Verdict::from_parts(f.passed, f.code, f.reason)? })
     }
 }
 

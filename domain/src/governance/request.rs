@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::metadata::{Metadata, describe};
 use super::names::show;
-use super::report::Verdict;
+use super::report::{Code, Verdict};
+use crate::verdict::Failed;
 use crate::verdict::strict_request;
 
 /// The request's top-level fields; any other is a warning.
@@ -37,19 +38,17 @@ pub struct Request {
 impl Request {
     /// A request whose file could not be read (`request_unreadable`).
     pub fn unreadable_file(reason: impl Into<String>) -> Request {
-        Request::unreadable(Verdict::fail("request_unreadable", reason.into()))
+        Request::unreadable(Failed::new(Code::RequestUnreadable, reason.into()))
     }
 
-    /// A request that could not be read at all: every part is missing for `verdict`'s reason.
-    pub fn unreadable(verdict: Verdict) -> Request {
-        let (code, reason) = (verdict.code.clone(), verdict.reason.to_string());
+    /// A request that could not be read at all: every part is missing for `failed`'s reason.
+    pub fn unreadable(failed: Failed) -> Request {
+        let metadata = Metadata::Unreadable { code: failed.code.clone(), reason: failed.reason.to_string() };
+        let verdict = Verdict::from(failed);
         Request {
             persona: Err(verdict.clone()),
             requested: Err(verdict),
-            metadata: Metadata::Unreadable {
-                code: code.unwrap_or(std::borrow::Cow::Borrowed("request_invalid")),
-                reason,
-            },
+            metadata,
             metadata_digest: None,
             session: None,
             turn: None,
@@ -59,17 +58,18 @@ impl Request {
 }
 
 fn invalid(reason: impl Into<std::borrow::Cow<'static, str>>) -> Verdict {
-    Verdict::fail("request_invalid", reason)
+    Verdict::fail(Code::RequestInvalid, reason)
 }
 
 /// Parses a request's text.
 pub fn parse_request(text: &str) -> Request {
     let value = match strict_request(text) {
         Ok(value) => value,
-        Err(verdict) => return Request::unreadable(verdict),
+        Err(failed) => return Request::unreadable(failed),
     };
     let Value::Object(mut fields) = value else {
-        return Request::unreadable(invalid(format!("request is {}, expected an object", describe(&value))));
+        let why = format!("request is {}, expected an object", describe(&value));
+        return Request::unreadable(Failed::new(Code::RequestInvalid, why));
     };
     let mut warnings: Vec<String> = fields
         .keys()
@@ -100,7 +100,7 @@ pub fn parse_request(text: &str) -> Request {
             Some(value) => Metadata::Present(value),
         },
         Some(other) => Metadata::Unreadable {
-            code: std::borrow::Cow::Borrowed("request_invalid"),
+            code: Code::RequestInvalid,
             reason: format!("opts is {}, expected an object", describe(&other)),
         },
     };

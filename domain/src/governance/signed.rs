@@ -137,6 +137,22 @@ pub enum SignatureCode {
     KeyRotationRefused,
 }
 
+impl From<SignatureCode> for crate::code::Code {
+    fn from(code: SignatureCode) -> Self {
+        use crate::code::Code;
+        match code {
+            SignatureCode::Missing => Code::SignatureMissing,
+            SignatureCode::Malformed => Code::SignatureMalformed,
+            SignatureCode::WrongNamespace => Code::SignatureWrongNamespace,
+            SignatureCode::WrongHead => Code::SignatureWrongHead,
+            SignatureCode::SignerNotAllowed => Code::SignerNotAllowed,
+            SignatureCode::Invalid => Code::SignatureInvalid,
+            SignatureCode::SignersUnavailable => Code::SignersUnavailable,
+            SignatureCode::KeyRotationRefused => Code::KeyRotationRefused,
+        }
+    }
+}
+
 impl SignatureCode {
     /// The stable code.
     pub const fn as_str(self) -> &'static str {

@@ -113,7 +113,7 @@ fn an_allow_that_cannot_be_recorded_becomes_a_deny() {
     let request = json!({"persona": "M", "opts": {"subagentGovernance": governance()}});
     let evaluation = evaluate(&inputs("true", "---\nsubagents: [A]\n---\n", &[("A", TYPE_2)], request));
     assert_eq!(evaluation.report.decision, Decision::Allow);
-    let report = evaluation.audit_failed("audit_unavailable", "disk full");
+    let report = evaluation.audit_failed(Code::AuditUnavailable, "disk full");
     assert_eq!(report.decision, Decision::Deny);
     assert!(report.delegated.is_empty());
     assert!(report.candidates.iter().all(|c| !c.delegated));
@@ -128,7 +128,7 @@ fn records_that_cannot_be_read_put_audit_first_whatever_else_failed() {
     let evaluation = evaluate(&inputs("true", "---\nsubagents: [A]\n---\n", &[("A", TYPE_2)], request));
     let before = evaluation.report.failures.len();
     assert!(before > 0);
-    let report = evaluation.records_unavailable("audit_unavailable", "no store");
+    let report = evaluation.records_unavailable(Code::AuditUnavailable, "no store");
     assert_eq!(report.decision, Decision::Deny);
     let first = report.first_failure.clone().unwrap();
     assert_eq!((first.gate.as_str(), first.code.as_ref()), ("audit", "audit_unavailable"));
@@ -190,7 +190,7 @@ proptest! {
         prop_assert_eq!(report.gates.len(), 6);
         prop_assert_eq!(report.decision == Decision::Allow, evaluation.delegation().is_some());
         if report.decision == Decision::Allow {
-            prop_assert!(report.gates.iter().all(|g| g.verdict.passed));
+            prop_assert!(report.gates.iter().all(|g| g.verdict.passed()));
             prop_assert!(report.first_failure.is_none());
             prop_assert!(!report.delegated.is_empty());
             for name in &report.delegated {
@@ -211,10 +211,10 @@ proptest! {
 
 #[test]
 fn an_approval_ref_of_256_characters_passes_and_257_do_not() {
-    assert!(check_approval_ref(&"é".repeat(256)).passed, "the limit counts characters, not bytes");
+    assert!(check_approval_ref(&"é".repeat(256)).passed(), "the limit counts characters, not bytes");
     let long = check_approval_ref(&"a".repeat(257));
-    assert_eq!(long.code.as_deref(), Some("approval_ref_too_long"));
-    assert!(long.reason.contains("257 characters"), "{}", long.reason);
+    assert_eq!(long.code().map(|c| c.as_str()), Some("approval_ref_too_long"));
+    assert!(long.reason().contains("257 characters"), "{}", long.reason());
 }
 
 #[test]

@@ -8,8 +8,6 @@
 //! members must be non-empty strings too — an empty proposed change says nothing. The file may
 //! be at most [`MAX_RESULT_BYTES`] long (the application enforces it when reading).
 
-use std::borrow::Cow;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -24,8 +22,14 @@ pub const MAX_RESULT_BYTES: u64 = 1024 * 1024;
 
 /// Every code a problem can carry, besides the strict-JSON codes (`json_syntax`,
 /// `json_too_deep`, `duplicate_key`).
-pub const RESULT_CODES: [&str; 6] =
-    ["not_object", "wrong_version", "wrong_type", "empty_string", "unknown_field", "missing_field"];
+pub const RESULT_CODES: [Code; 6] = [
+    Code::NotObject,
+    Code::WrongVersion,
+    Code::WrongType,
+    Code::EmptyString,
+    Code::UnknownField,
+    Code::MissingField,
+];
 
 const STRINGS: [&str; 2] = ["summary", "kr_impact_claim"];
 const ARRAYS: [&str; 2] = ["proposed_changes", "kr_targets"];
@@ -53,8 +57,8 @@ pub struct ResultValidation {
     pub problems: Vec<Problem>,
 }
 
-fn problem(pointer: impl Into<String>, code: &'static str, message: impl Into<String>) -> Problem {
-    Problem { pointer: pointer.into(), code: Cow::Borrowed(code), message: message.into() }
+fn problem(pointer: impl Into<String>, code: Code, message: impl Into<String>) -> Problem {
+    Problem { pointer: pointer.into(), code, message: message.into() }
 }
 
 /// Validates the text of a `result.json`.
@@ -78,7 +82,7 @@ pub fn validate_result(text: &str) -> ResultValidation {
             for Duplicate { pointer, value: later } in duplicates {
                 let key = top_level_key(&pointer).filter(|_| value.is_object());
                 let message = StrictJsonError::DuplicateKey { pointer: pointer.clone() }.to_string();
-                problems.push(problem(pointer, "duplicate_key", message));
+                problems.push(problem(pointer, Code::DuplicateKey, message));
                 if let Some(key) = key {
                     check_member(&key, &later, &mut problems);
                 }
@@ -100,7 +104,7 @@ fn check(value: &Value) -> Vec<Problem> {
     let Value::Object(fields) = value else {
         return vec![problem(
             "",
-            "not_object",
+            Code::NotObject,
             format!("result.json is {}, expected an object", type_name(value)),
         )];
     };
@@ -109,7 +113,7 @@ fn check(value: &Value) -> Vec<Problem> {
         check_member(key, value, &mut problems);
     }
     for field in FIELDS.into_iter().filter(|f| !fields.contains_key(*f)) {
-        problems.push(problem(format!("/{field}"), "missing_field", format!("{field} is required")));
+        problems.push(problem(format!("/{field}"), Code::MissingField, format!("{field} is required")));
     }
     problems
 }
@@ -123,21 +127,23 @@ fn check_member(key: &str, value: &Value, problems: &mut Vec<Problem>) {
                 Value::String(v) if v == SCHEMA_VERSION => {}
                 Value::String(v) => problems.push(problem(
                     pointer,
-                    "wrong_version",
+                    Code::WrongVersion,
                     format!("schema_version is `{v}`, expected `1.0`"),
                 )),
                 other => problems.push(problem(
                     pointer,
-                    "wrong_type",
+                    Code::WrongType,
                     format!("schema_version is {}, expected the string `1.0`", type_name(other)),
                 )),
             },
             k if STRINGS.contains(&k) => match value {
                 Value::String(s) if !crate::unicode::is_blank(s) => {}
-                Value::String(_) => problems.push(problem(pointer, "empty_string", format!("{k} is empty"))),
+                Value::String(_) => {
+                    problems.push(problem(pointer, Code::EmptyString, format!("{k} is empty")))
+                }
                 other => problems.push(problem(
                     pointer,
-                    "wrong_type",
+                    Code::WrongType,
                     format!("{k} is {}, expected a string", type_name(other)),
                 )),
             },
@@ -148,11 +154,11 @@ fn check_member(key: &str, value: &Value, problems: &mut Vec<Problem>) {
                         match item {
                             Value::String(s) if !crate::unicode::is_blank(s) => {}
                             Value::String(_) => {
-                                problems.push(problem(at, "empty_string", format!("{k}[{i}] is empty")))
+                                problems.push(problem(at, Code::EmptyString, format!("{k}[{i}] is empty")))
                             }
                             other => problems.push(problem(
                                 at,
-                                "wrong_type",
+                                Code::WrongType,
                                 format!("{k}[{i}] is {}, expected a string", type_name(other)),
                             )),
                         }
@@ -160,13 +166,13 @@ fn check_member(key: &str, value: &Value, problems: &mut Vec<Problem>) {
                 }
                 other => problems.push(problem(
                     pointer,
-                    "wrong_type",
+                    Code::WrongType,
                     format!("{k} is {}, expected an array", type_name(other)),
                 )),
             },
             _ => problems.push(problem(
                 pointer,
-                "unknown_field",
+                Code::UnknownField,
                 format!("`{}` is not a result.json field", key.escape_debug()),
             )),
         }
@@ -183,11 +189,11 @@ mod tests {
     fn codes(text: &str) -> Vec<(String, String)> {
         let problems = validate_result(text).problems;
         for p in &problems {
-            let known = RESULT_CODES.contains(&p.code.as_ref())
+            let known = RESULT_CODES.contains(&p.code)
                 || ["json_syntax", "json_too_deep", "duplicate_key"].contains(&p.code.as_ref());
             assert!(known, "`{}` is not in RESULT_CODES", p.code);
         }
-        problems.into_iter().map(|p| (p.pointer, p.code.into_owned())).collect()
+        problems.into_iter().map(|p| (p.pointer, p.code.to_string())).collect()
     }
 
     fn with(field: &str, value: &str) -> String {

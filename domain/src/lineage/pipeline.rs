@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::model::{AgentIdentifier, Manifests};
 use super::walk::{LineageVerdict, Pair, walk};
 use crate::governance::show;
-use crate::verdict::{Code, Decision, Verdict};
+use crate::verdict::{Code, Decision, Failed, Verdict};
 
 /// A tool call to authorize.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl Layer {
 
 /// One layer's outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "LayerResultFields")]
+#[serde(try_from = "LayerResultFields")]
 pub struct LayerResult {
     /// 1, 2 or 3.
     pub layer: u8,
@@ -79,13 +79,15 @@ struct LayerResultFields {
     reason: std::borrow::Cow<'static, str>,
 }
 
-impl From<LayerResultFields> for LayerResult {
-    fn from(f: LayerResultFields) -> Self {
-        LayerResult {
+impl TryFrom<LayerResultFields> for LayerResult {
+    type Error = crate::verdict::VerdictShapeError;
+
+    fn try_from(f: LayerResultFields) -> Result<Self, Self::Error> {
+        Ok(LayerResult {
             layer: f.layer,
             name: f.name,
-            verdict: Verdict { passed: f.passed, code: f.code, reason: f.reason },
-        }
+            verdict: Verdict::from_parts(f.passed, f.code, f.reason)?,
+        })
     }
 }
 
@@ -120,10 +122,10 @@ pub struct Authorization {
 fn capability(call: &ToolCall, manifests: &Manifests) -> Verdict {
     let agent = &call.agent;
     match manifests.get(&agent.agent_type) {
-        None => Verdict::fail("unknown_agent", format!("agent type {} has no manifest", agent.agent_type)),
+        None => Verdict::fail(Code::UnknownAgent, format!("agent type {} has no manifest", agent.agent_type)),
         Some(m) if m.tools.grants(&call.tool) => Verdict::pass("the agent's manifest grants the tool"),
         Some(_) => Verdict::fail(
-            "tool_not_allowed",
+            Code::ToolNotAllowed,
             format!("{}'s manifest has no rule granting {}", agent.agent_type, show(&call.tool.to_string())),
         ),
     }
@@ -144,7 +146,7 @@ fn delegation(call: &ToolCall, manifests: &Manifests) -> Verdict {
             None => {
                 let why =
                     format!("ancestor {} ({}) has no manifest", show(&ancestor.id), ancestor.agent_type);
-                return Verdict::fail("unknown_ancestor", why);
+                return Verdict::fail(Code::UnknownAncestor, why);
             }
             Some(m) if !m.tools.grants(&call.tool) => {
                 let why = format!(
@@ -153,7 +155,7 @@ fn delegation(call: &ToolCall, manifests: &Manifests) -> Verdict {
                     ancestor.agent_type,
                     show(&call.tool.to_string())
                 );
-                return Verdict::fail("ancestor_lacks_tool", why);
+                return Verdict::fail(Code::AncestorLacksTool, why);
             }
             Some(_) => {}
         }
@@ -165,7 +167,7 @@ fn lineage(call: &ToolCall, manifests: &Manifests) -> LineageVerdict {
     match call.lineage.last() {
         Some(last) if *last != call.agent => LineageVerdict {
             verdict: Verdict::fail(
-                "agent_not_last",
+                Code::AgentNotLast,
                 format!(
                     "the lineage ends with {}, not with the acting agent {}",
                     show(&last.id),
@@ -180,7 +182,7 @@ fn lineage(call: &ToolCall, manifests: &Manifests) -> LineageVerdict {
 
 /// The one place the decision is made. Adding a layer breaks this match until it is combined.
 fn decide(capability: &Verdict, delegation: &Verdict, lineage: &Verdict) -> Decision {
-    match (capability.passed, delegation.passed, lineage.passed) {
+    match (capability.passed(), delegation.passed(), lineage.passed()) {
         (true, true, true) => Decision::Allow,
         (false, _, _) | (_, false, _) | (_, _, false) => Decision::Deny,
     }
@@ -197,26 +199,26 @@ pub fn authorize(call: &ToolCall, manifests: &Manifests) -> Authorization {
         .zip([capability, delegation, lineage])
         .map(|(name, verdict)| LayerResult { layer: name.number(), name, verdict })
         .collect();
-    let first_failure = layers.iter().find(|l| !l.verdict.passed).map(|l| LayerFailure {
-        layer: l.layer,
-        name: l.name,
-        code: l.verdict.code.clone().unwrap_or(Code::Borrowed("internal_error")),
-        reason: l.verdict.reason.clone(),
+    let first_failure = layers.iter().find_map(|l| match &l.verdict {
+        Verdict::Pass { .. } => None,
+        Verdict::Fail { code, reason } => {
+            Some(LayerFailure { layer: l.layer, name: l.name, code: code.clone(), reason: reason.clone() })
+        }
     });
     Authorization { decision, layers, first_failure, pair }
 }
 
-/// The answer for a request that could not be read: every layer fails with `verdict`.
-pub fn refuse(verdict: &Verdict) -> Authorization {
+/// The answer for a request that could not be read: every layer fails with `failed`.
+pub fn refuse(failed: &Failed) -> Authorization {
     let layers: Vec<LayerResult> = Layer::ORDER
         .into_iter()
-        .map(|name| LayerResult { layer: name.number(), name, verdict: verdict.clone() })
+        .map(|name| LayerResult { layer: name.number(), name, verdict: failed.clone().into() })
         .collect();
     let first_failure = layers.first().map(|l| LayerFailure {
         layer: l.layer,
         name: l.name,
-        code: verdict.code.clone().unwrap_or(Code::Borrowed("request_invalid")),
-        reason: verdict.reason.clone(),
+        code: failed.code.clone(),
+        reason: failed.reason.clone(),
     });
     Authorization { decision: Decision::Deny, layers, first_failure, pair: None }
 }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use super::model::AgentIdentifier;
 use super::pipeline::ToolCall;
 use super::tool_use::ToolUse;
-use crate::verdict::{Verdict, strict_request};
+use crate::verdict::{Code, Failed, strict_request};
 
 /// `warden lineage check --lineage FILE`: a JSON array of agents (root first), or
 /// `{"lineage": [...], "session"?: "…"}`.
@@ -52,12 +52,12 @@ struct ToolCallObject {
     session: Option<String>,
 }
 
-fn invalid(e: &serde_json::Error) -> Verdict {
-    Verdict::fail("request_invalid", format!("request does not have the expected shape: {e}"))
+fn invalid(e: &serde_json::Error) -> Failed {
+    Failed::new(Code::RequestInvalid, format!("request does not have the expected shape: {e}"))
 }
 
 /// Parses a lineage request.
-pub fn parse_lineage_request(text: &str) -> Result<LineageRequest, Verdict> {
+pub fn parse_lineage_request(text: &str) -> Result<LineageRequest, Failed> {
     let value = strict_request(text)?;
     if value.is_array() {
         let lineage = serde_json::from_value(value).map_err(|e| invalid(&e))?;
@@ -69,12 +69,12 @@ pub fn parse_lineage_request(text: &str) -> Result<LineageRequest, Verdict> {
 
 /// Parses a tool-call request; `root` is the project root (absolute), against which paths in
 /// the input are read.
-pub fn parse_tool_call(text: &str, root: &str) -> Result<ToolCallRequest, Verdict> {
+pub fn parse_tool_call(text: &str, root: &str) -> Result<ToolCallRequest, Failed> {
     let ToolCallObject { agent, lineage, tool, input, cwd, session } =
         serde_json::from_value(strict_request(text)?).map_err(|e| invalid(&e))?;
     if tool.trim().is_empty() || tool.chars().count() > MAX_TOOL_LEN || tool.chars().any(char::is_control) {
-        return Err(Verdict::fail(
-            "request_invalid",
+        return Err(Failed::new(
+            Code::RequestInvalid,
             format!("tool must be 1 to {MAX_TOOL_LEN} characters without control characters"),
         ));
     }

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::governance::Name;
-use crate::verdict::Decision;
+use crate::verdict::{Code, Decision};
 
 fn name(s: &str) -> Name {
     Name::new(s).unwrap()
@@ -34,40 +34,40 @@ fn manifests() -> Manifests {
     ])
 }
 
-fn parse_tool_call_at(text: &str) -> Result<ToolCallRequest, crate::verdict::Verdict> {
+fn parse_tool_call_at(text: &str) -> Result<ToolCallRequest, crate::verdict::Failed> {
     parse_tool_call(text, "/project")
 }
 
 fn code(verdict: &LineageVerdict) -> Option<&str> {
-    verdict.verdict.code.as_deref()
+    verdict.verdict.code().map(|c| c.as_str())
 }
 
 #[test]
 fn spec_case_1_no_lineage_is_allowed() {
-    assert!(walk(&[], &manifests()).verdict.passed);
+    assert!(walk(&[], &manifests()).verdict.passed());
 }
 
 #[test]
 fn spec_case_2_empty_lineage_is_allowed() {
     let empty: Vec<AgentIdentifier> = Vec::new();
-    assert!(walk(&empty, &manifests()).verdict.passed);
+    assert!(walk(&empty, &manifests()).verdict.passed());
 }
 
 #[test]
 fn spec_case_3_single_agent_lineage_is_allowed() {
-    assert!(walk(&[agent("o1", "orchestrator", 0)], &manifests()).verdict.passed);
+    assert!(walk(&[agent("o1", "orchestrator", 0)], &manifests()).verdict.passed());
 }
 
 #[test]
 fn spec_case_4_valid_two_level_lineage_is_allowed() {
     let lineage = [agent("o1", "orchestrator", 0), agent("r1", "researcher", 1)];
-    assert!(walk(&lineage, &manifests()).verdict.passed);
+    assert!(walk(&lineage, &manifests()).verdict.passed());
 }
 
 #[test]
 fn spec_case_5_valid_three_level_lineage_is_allowed() {
     let lineage = [agent("o1", "orchestrator", 0), agent("c1", "coder", 1), agent("r1", "researcher", 2)];
-    assert!(walk(&lineage, &manifests()).verdict.passed);
+    assert!(walk(&lineage, &manifests()).verdict.passed());
 }
 
 #[test]
@@ -102,7 +102,11 @@ fn spec_case_9_mid_chain_violation_names_the_pair() {
     let verdict = walk(&lineage, &manifests());
     assert_eq!(code(&verdict), Some("spawn_not_allowed"));
     assert_eq!(verdict.pair, Some(Pair { parent: 2, child: 3 }));
-    assert!(verdict.verdict.reason.contains("researcher may not spawn coder"), "{}", verdict.verdict.reason);
+    assert!(
+        verdict.verdict.reason().contains("researcher may not spawn coder"),
+        "{}",
+        verdict.verdict.reason()
+    );
 }
 
 #[test]
@@ -140,7 +144,7 @@ fn escalation_by_delegation_is_denied_at_layer_2() {
     let failure = auth.first_failure.unwrap();
     assert_eq!((failure.layer, failure.code.as_ref()), (2, "ancestor_lacks_tool"));
     assert!(failure.reason.contains("`c1`"), "{}", failure.reason);
-    assert!(auth.layers[0].verdict.passed && auth.layers[2].verdict.passed, "every layer is evaluated");
+    assert!(auth.layers[0].verdict.passed() && auth.layers[2].verdict.passed(), "every layer is evaluated");
 }
 
 #[test]
@@ -171,7 +175,7 @@ fn layer_1_and_a_lineage_that_does_not_end_with_the_agent() {
         tool: "read".into(),
     };
     let auth = authorize(&elsewhere, &manifests());
-    assert_eq!(auth.layers[2].verdict.code.as_deref(), Some("agent_not_last"));
+    assert_eq!(auth.layers[2].verdict.code().map(|c| c.as_str()), Some("agent_not_last"));
     assert_eq!(auth.decision, Decision::Deny);
 }
 
@@ -190,7 +194,7 @@ fn adversarial_requests_are_refused_with_a_reason() {
     ];
     for (text, want) in cases {
         let err = parse_lineage_request(text).unwrap_err();
-        assert_eq!(err.code.as_deref(), Some(want), "{text}: {}", err.reason);
+        assert_eq!(err.code, want, "{text}: {}", err.reason);
     }
     let max = format!(
         r#"[{{"id":"o","type":"orchestrator","spawn_depth":0}},{{"id":"c","type":"coder","spawn_depth":{}}}]"#,
@@ -206,11 +210,7 @@ fn adversarial_requests_are_refused_with_a_reason() {
     for bad_tool in [r#""""#, r#""  ""#, r#""a\u0000b""#] {
         let text =
             format!(r#"{{"agent":{{"id":"o","type":"orchestrator","spawn_depth":0}},"tool":{bad_tool}}}"#);
-        assert_eq!(
-            parse_tool_call_at(&text).unwrap_err().code.as_deref(),
-            Some("request_invalid"),
-            "{bad_tool}"
-        );
+        assert_eq!(parse_tool_call_at(&text).unwrap_err().code, Code::RequestInvalid, "{bad_tool}");
     }
 }
 
@@ -219,7 +219,7 @@ fn a_100_000_agent_lineage_is_walked_in_bounded_time_without_recursion() {
     let chain = Manifests::from([(name("worker"), manifest(&["worker"], u64::MAX, &["read"]))]);
     let lineage: Vec<AgentIdentifier> =
         (0..100_000u64).map(|i| agent(&format!("w{i}"), "worker", i)).collect();
-    assert!(walk(&lineage, &chain).verdict.passed);
+    assert!(walk(&lineage, &chain).verdict.passed());
     let mut looped = lineage.clone();
     looped[99_999].id = "w5".into();
     let verdict = walk(&looped, &chain);
@@ -245,7 +245,7 @@ proptest! {
         link in any::<prop::sample::Index>(),
         rule in 0usize..4,
     ) {
-        prop_assert!(walk(&lineage, &manifests()).verdict.passed);
+        prop_assert!(walk(&lineage, &manifests()).verdict.passed());
         if lineage.len() < 2 {
             return Ok(());
         }
@@ -260,7 +260,7 @@ proptest! {
         // Changing the parent's type can also break the link above it; the walker names the
         // first broken link, which is then the one above.
         let verdict = walk(&broken, &manifests());
-        prop_assert!(!verdict.verdict.passed);
+        prop_assert!(!verdict.verdict.passed());
         if rule == 3 && child >= 2 {
             prop_assert_eq!(verdict.pair, Some(Pair { parent: child - 2, child: child - 1 }));
         } else {
@@ -288,8 +288,8 @@ fn layer_2_checks_the_ancestors_and_only_them() {
         tool: "search".into(),
     };
     let layer_2 = &authorize(&call, &manifests()).layers[1];
-    assert_eq!(layer_2.verdict.code.as_deref(), Some("ancestor_lacks_tool"));
-    assert!(layer_2.verdict.reason.contains("`c1`"), "{}", layer_2.verdict.reason);
+    assert_eq!(layer_2.verdict.code().map(|c| c.as_str()), Some("ancestor_lacks_tool"));
+    assert!(layer_2.verdict.reason().contains("`c1`"), "{}", layer_2.verdict.reason());
     // It ends with the agent: the agent is not its own ancestor (its own manifest is layer 1).
     let coder = agent("c1", "coder", 1);
     let call = ToolCall {
@@ -298,8 +298,8 @@ fn layer_2_checks_the_ancestors_and_only_them() {
         tool: "search".into(),
     };
     let auth = authorize(&call, &manifests());
-    assert_eq!(auth.layers[0].verdict.code.as_deref(), Some("tool_not_allowed"));
-    assert!(auth.layers[1].verdict.passed, "{:?}", auth.layers[1]);
+    assert_eq!(auth.layers[0].verdict.code().map(|c| c.as_str()), Some("tool_not_allowed"));
+    assert!(auth.layers[1].verdict.passed(), "{:?}", auth.layers[1]);
 }
 
 #[test]
@@ -314,7 +314,7 @@ fn a_short_lineage_that_repeats_its_root_is_a_cycle() {
 fn reasons_name_the_agent_its_type_and_depth() {
     let verdict = walk(&[agent("o1", "orchestrator", 1)], &manifests());
     assert_eq!(code(&verdict), Some("root_depth_not_zero"));
-    assert_eq!(verdict.verdict.reason, "the root `o1` (orchestrator at depth 1) must be at depth 0");
+    assert_eq!(verdict.verdict.reason(), "the root `o1` (orchestrator at depth 1) must be at depth 0");
 }
 
 #[test]
@@ -324,8 +324,8 @@ fn a_tool_name_of_128_characters_is_read_and_129_are_not() {
     };
     assert!(parse_tool_call_at(&request(&"é".repeat(MAX_TOOL_LEN))).is_ok(), "characters, not bytes");
     assert_eq!(
-        parse_tool_call_at(&request(&"a".repeat(MAX_TOOL_LEN + 1))).unwrap_err().code.as_deref(),
-        Some("request_invalid")
+        parse_tool_call_at(&request(&"a".repeat(MAX_TOOL_LEN + 1))).unwrap_err().code,
+        Code::RequestInvalid
     );
 }
 
@@ -340,6 +340,6 @@ fn the_root_repeated_is_found_on_both_sides_of_the_scan_limit() {
         assert_eq!(code(&verdict), Some("agent_repeated"), "length {len}");
         assert_eq!(verdict.pair, Some(Pair { parent: len - 2, child: len - 1 }), "length {len}");
         lineage.pop();
-        assert!(walk(&lineage, &manifests).verdict.passed, "length {} without the repeat", len - 1);
+        assert!(walk(&lineage, &manifests).verdict.passed(), "length {} without the repeat", len - 1);
     }
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{AgentIdentifier, Manifests};
 use crate::governance::show;
-use crate::verdict::Verdict;
+use crate::verdict::{Code, Verdict};
 
 /// Positions (0-based, from the root) of the parent and the child that broke a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,7 +28,7 @@ pub struct Pair {
 
 /// The walker's answer: a verdict (its code is the rule broken) and the failing pair.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "LineageVerdictFields")]
+#[serde(try_from = "LineageVerdictFields")]
 pub struct LineageVerdict {
     /// Pass or fail, with the rule's code and a reason.
     #[serde(flatten)]
@@ -48,9 +48,11 @@ struct LineageVerdictFields {
     pair: Option<Pair>,
 }
 
-impl From<LineageVerdictFields> for LineageVerdict {
-    fn from(f: LineageVerdictFields) -> Self {
-        LineageVerdict { verdict: Verdict { passed: f.passed, code: f.code, reason: f.reason }, pair: f.pair }
+impl TryFrom<LineageVerdictFields> for LineageVerdict {
+    type Error = crate::verdict::VerdictShapeError;
+
+    fn try_from(f: LineageVerdictFields) -> Result<Self, Self::Error> {
+        Ok(LineageVerdict { verdict: Verdict::from_parts(f.passed, f.code, f.reason)?, pair: f.pair })
     }
 }
 
@@ -59,7 +61,7 @@ impl LineageVerdict {
         LineageVerdict { verdict: Verdict::pass(reason), pair: None }
     }
 
-    fn fail(code: &'static str, pair: Option<Pair>, reason: String) -> Self {
+    fn fail(code: Code, pair: Option<Pair>, reason: String) -> Self {
         LineageVerdict { verdict: Verdict::fail(code, reason), pair }
     }
 }
@@ -78,7 +80,7 @@ pub fn walk(lineage: &[AgentIdentifier], manifests: &Manifests) -> LineageVerdic
     };
     if root.spawn_depth != 0 {
         return LineageVerdict::fail(
-            "root_depth_not_zero",
+            Code::RootDepthNotZero,
             None,
             format!("the root {} must be at depth 0", describe(root)),
         );
@@ -98,16 +100,16 @@ pub fn walk(lineage: &[AgentIdentifier], manifests: &Manifests) -> LineageVerdic
         };
         if repeated {
             let why = format!("{} appears twice in the lineage (a cycle)", show(&child.id));
-            return LineageVerdict::fail("agent_repeated", at, why);
+            return LineageVerdict::fail(Code::AgentRepeated, at, why);
         }
         let Some(manifest) = manifests.get(&parent.agent_type) else {
             let why = format!("parent {} has no manifest", describe(parent));
-            return LineageVerdict::fail("unknown_parent", at, why);
+            return LineageVerdict::fail(Code::UnknownParent, at, why);
         };
         if parent.spawn_depth.checked_add(1) != Some(child.spawn_depth) {
             let why =
                 format!("child {} is not one deeper than its parent {}", describe(child), describe(parent));
-            return LineageVerdict::fail("depth_not_consecutive", at, why);
+            return LineageVerdict::fail(Code::DepthNotConsecutive, at, why);
         }
         if child.spawn_depth > manifest.max_spawn_depth {
             let why = format!(
@@ -116,11 +118,11 @@ pub fn walk(lineage: &[AgentIdentifier], manifests: &Manifests) -> LineageVerdic
                 parent.agent_type,
                 manifest.max_spawn_depth
             );
-            return LineageVerdict::fail("depth_exceeded", at, why);
+            return LineageVerdict::fail(Code::DepthExceeded, at, why);
         }
         if !manifest.can_spawn.contains(&child.agent_type) {
             let why = format!("{} may not spawn {} (can_spawn)", parent.agent_type, child.agent_type);
-            return LineageVerdict::fail("spawn_not_allowed", at, why);
+            return LineageVerdict::fail(Code::SpawnNotAllowed, at, why);
         }
     }
     LineageVerdict::pass("every spawn in the lineage is allowed".into())

@@ -73,20 +73,20 @@ impl Projection for Denials {
                     Some(gate) => *state.by_gate.entry(gate.to_owned()).or_default() += 1,
                     None => *state.by_layer.entry(stage.to_owned()).or_default() += 1,
                 }
-                (failure.map(|f| f.code.clone()), Some(event.persona.clone()))
+                (failure.map(|f| f.code.to_string()), Some(event.persona.clone()))
             }
             AuditEvent::SubagentStopped(event) => {
                 // A blocked stop counts under the stage of its first reason (`guardrails`, `result`).
                 let failure = event.failures.first();
                 let stage = failure.map_or("unknown", |f| f.stage.as_str());
                 *state.by_layer.entry(stage.to_owned()).or_default() += 1;
-                (failure.map(|f| f.code.clone()), Some(event.agent_type.clone()))
+                (failure.map(|f| f.code.to_string()), Some(event.agent_type.clone()))
             }
             AuditEvent::HookToolEvaluated(event) => {
                 let failure = event.failure.as_ref();
                 let stage = failure.map_or("unknown", |f| f.stage.as_str());
                 *state.by_layer.entry(stage.to_owned()).or_default() += 1;
-                (failure.map(|f| f.code.clone()), event.agent_type.clone())
+                (failure.map(|f| f.code.to_string()), event.agent_type.clone())
             }
             AuditEvent::LineageChecked(event) => {
                 *state.by_layer.entry("lineage".to_owned()).or_default() += 1;
@@ -97,7 +97,7 @@ impl Projection for Denials {
                         .and_then(|l| l.get(pair.parent))
                         .map(|a| a.agent_type.as_str().to_owned())
                 });
-                (event.result.verdict.code.as_ref().map(ToString::to_string), parent)
+                (event.result.verdict.code().map(ToString::to_string), parent)
             }
             _ => return,
         };

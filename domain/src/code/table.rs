@@ -1,0 +1,556 @@
+//! The reason codes and where `docs/codes.md` lists them (X-1): one variant per code, with each
+//! of its usages — the table, the table's middle column (what emits it, or the gate, layer or
+//! stage), and its meaning. Rows of a table are rendered in the order of the variants.
+//! A new code is a new entry here, in the same change that emits it.
+
+super::codes! {
+    StoreConflict = "store_conflict" {
+        Store(
+            "`StoreError::Conflict`",
+            "an append expected the log's head at another seq (optimistic concurrency)",
+        ),
+    }
+    StoreEmptyBatch = "store_empty_batch" {
+        Store("`StoreError::EmptyBatch`", "an append carried no event"),
+    }
+    StoreAlreadyWritten = "store_already_written" {
+        Store(
+            "`StoreError::AlreadyWritten`",
+            "a value written once per key (a fan-out's merged result, F-10) is already there; the first write \
+             stands",
+        ),
+    }
+    StoreLocked = "store_locked" {
+        Store("`StoreError::Locked`", "another process held the embedded store past the configured wait"),
+    }
+    StoreMissing = "store_missing" {
+        Store(
+            "`StoreError::Missing`",
+            "a reader found no store where one was expected (readers never create one)",
+        ),
+    }
+    StoreCorrupt = "store_corrupt" {
+        Store(
+            "`StoreError::Corrupt`",
+            "the store is not an Agent Warden store, or its chain does not verify",
+        ),
+    }
+    StoreUnavailable = "store_unavailable" {
+        Store(
+            "`StoreError::Unavailable`, `StoreError::Poisoned`",
+            "an I/O failure, or a store that refuses writes after a failed flush",
+        ),
+        Decision("audit", "quarantine cause: the store could not be used at a stop (H-28)"),
+    }
+    InternalError = "internal_error" {
+        Store("`WardenError::Event`", "an event could not be built; a decision that meets it is a deny"),
+    }
+    ChainBroken = "chain_broken" {
+        Store(
+            "`WardenError::Broken`",
+            "an investigation (`explain`, `replay`, `timeline`, `Warden::replay`) found the hash chain \
+             broken at a seq before the events it needed, and refused to answer (A-11)",
+        ),
+    }
+    EventUndecodable = "event_undecodable" {
+        Store(
+            "`WardenError::Undecodable`",
+            "an investigation met an event it cannot read as today's type — unknown type, newer version, \
+             wrong shape — and refused to answer without it (A-12)",
+        ),
+    }
+    AdaptersIncomplete = "adapters_incomplete" {
+        Store(
+            "`WardenError::Incomplete`",
+            "`WardenBuilder::build` was given an event store but not every state port, and not \
+             `.without_state()`: the missing ports are named (X-21)",
+        ),
+    }
+    InvalidInput = "invalid_input" {
+        Store(
+            "`WardenError::Invalid`, `WardenError::Config`",
+            "an actor or correlation id that is empty, too long, or holds a control character; a \
+             configuration file that cannot be used",
+        ),
+    }
+    EnvNotEnabled = "env_not_enabled" {
+        Gate("environment", "the kill-switch variable is unset, not Unicode, or not exactly `true` (G-2)"),
+    }
+    RequestInvalid = "request_invalid" {
+        Gate(
+            "persona_allowlist, metadata_presence",
+            "the request is not JSON, not an object, or a field has the wrong type",
+        ),
+        Server(
+            "the server",
+            "a `run` request whose working directory is not absolute or cannot be entered, or a peer whose \
+             uid cannot be read (V-15, V-18)",
+        ),
+    }
+    RequestUnreadable = "request_unreadable" {
+        Gate(
+            "persona_allowlist, metadata_presence",
+            "the request file is missing, too large, not UTF-8, or not a regular file",
+        ),
+    }
+    DuplicateKey = "duplicate_key" {
+        Gate(
+            "persona_allowlist, metadata_presence",
+            "the request holds a duplicated JSON key: it is ambiguous (G-5)",
+        ),
+        Parser("", "a key declared twice (YAML frontmatter, body header, or JSON)"),
+    }
+    NameNotIdentifier = "name_not_identifier" {
+        Gate(
+            "persona_allowlist; candidates",
+            "a persona or subagent name that is not a plain identifier (`../x`, `a/b`, NUL…)",
+        ),
+    }
+    PersonaMissing = "persona_missing" {
+        Gate("persona_allowlist", "the persona has no instruction file"),
+    }
+    PersonaUnreadable = "persona_unreadable" {
+        Gate("persona_allowlist", "the persona's file exists but cannot be read"),
+    }
+    PersonaInvalid = "persona_invalid" {
+        Gate("persona_allowlist", "the persona's file does not parse (the parser's code is in the reason)"),
+    }
+    PersonaNoFrontmatter = "persona_no_frontmatter" {
+        Gate("persona_allowlist", "the persona's file has no frontmatter, so it declares nothing"),
+    }
+    PersonaNoSubagents = "persona_no_subagents" {
+        Gate("persona_allowlist", "`subagents` is absent or an empty list"),
+    }
+    SubagentsNotList = "subagents_not_list" {
+        Gate("persona_allowlist", "`subagents` is a number, boolean or null, not names"),
+    }
+    SubagentsInvalid = "subagents_invalid" {
+        Gate("persona_allowlist", "an entry of `subagents` is not a plain name"),
+    }
+    MetadataMissing = "metadata_missing" {
+        Gate("metadata_presence (and the gates after it)", "the request has no `opts.subagentGovernance`"),
+    }
+    MetadataNotObject = "metadata_not_object" {
+        Gate("metadata_presence", "`subagentGovernance` is an array, string, number, boolean or null"),
+    }
+    FieldMissing = "field_missing" {
+        Gate("context_sealed, pipeline_run_approved", "the field is absent"),
+    }
+    NotBooleanTrue = "not_boolean_true" {
+        Gate("context_sealed, pipeline_run_approved", "the field is not JSON `true` (G-4)"),
+    }
+    ApprovalRefMissing = "approval_ref_missing" {
+        Gate("approval_ref", "`approvalRef` is absent"),
+    }
+    ApprovalRefNotString = "approval_ref_not_string" {
+        Gate("approval_ref", "`approvalRef` is not a string"),
+    }
+    ApprovalRefEmpty = "approval_ref_empty" {
+        Gate("approval_ref", "`approvalRef` is empty or only whitespace"),
+    }
+    ApprovalRefTooLong = "approval_ref_too_long" {
+        Gate("approval_ref", "`approvalRef` is longer than 256 characters"),
+    }
+    ApprovalRefControlCharacter = "approval_ref_control_character" {
+        Gate("approval_ref", "`approvalRef` holds a control character"),
+    }
+    SealNotRecorded = "seal_not_recorded" {
+        Gate("context_sealed", "recorded approval is required and no seal is in force (G-20)"),
+    }
+    SealedFileChanged = "sealed_file_changed" {
+        Gate(
+            "context_sealed",
+            "a file read for the decision differs from the seal in force: changed, missing, or not sealed — \
+             each named (G-20)",
+        ),
+    }
+    ApprovalNotRecorded = "approval_not_recorded" {
+        Gate("approval_ref", "recorded approval is required and `approvalRef` was never granted (G-21)"),
+    }
+    ApprovalRevoked = "approval_revoked" {
+        Gate("approval_ref", "the approval was revoked (G-21)"),
+    }
+    ApprovalExpired = "approval_expired" {
+        Gate("approval_ref", "the approval's expiry has passed (G-21)"),
+    }
+    ApprovalOutOfScope = "approval_out_of_scope" {
+        Gate("approval_ref", "the approval's scope does not cover this persona or these subagents (G-21)"),
+    }
+    SignatureMissing = "signature_missing" {
+        Gate(
+            "context_sealed, approval_ref",
+            "`[approvals] allowed_signers` is configured and the seal or approval carries no signature \
+             (K-3); also `warden seal`/`approve` without `--key` (exit 1)",
+        ),
+    }
+    SignatureMalformed = "signature_malformed" {
+        Gate("context_sealed, approval_ref", "the record's signature is not an armored SSHSIG (K-3)"),
+    }
+    SignatureWrongNamespace = "signature_wrong_namespace" {
+        Gate(
+            "context_sealed, approval_ref",
+            "the signature was made for another namespace than `agentwarden` (K-3)",
+        ),
+    }
+    SignatureWrongHead = "signature_wrong_head" {
+        Gate(
+            "context_sealed, approval_ref",
+            "the signature names another head of the log than the record's predecessor: replayed, or copied \
+             whole from another record (K-2)",
+        ),
+    }
+    SignerNotAllowed = "signer_not_allowed" {
+        Gate(
+            "context_sealed, approval_ref",
+            "the signing key is not listed in `allowed_signers` for the record's principal and namespace \
+             `agentwarden` (K-3); also the CLI's refusal of such a key or `--by` (exit 1)",
+        ),
+    }
+    SignatureInvalid = "signature_invalid" {
+        Gate(
+            "context_sealed, approval_ref",
+            "the signature does not verify over the record's bytes: forged, or copied from a record with \
+             other content (K-3)",
+        ),
+    }
+    SignersUnavailable = "signers_unavailable" {
+        Gate(
+            "context_sealed, approval_ref",
+            "`allowed_signers` cannot be read or parsed (K-4), so no record's signature can be checked: \
+             none counts",
+        ),
+    }
+    KeyRotationRefused = "key_rotation_refused" {
+        Gate(
+            "context_sealed",
+            "a seal that changes the pinned `allowed_signers` is not signed by a key of the list pinned \
+             before it, does not carry the list it sealed, or the pinned list is not in the log (K-14); \
+             also `warden seal --key` refusing such a change (exit 1)",
+        ),
+    }
+    NoCandidateDelegated = "no_candidate_delegated" {
+        Gate("candidates", "every gate passed, but no candidate may be delegated"),
+    }
+    AuditUnavailable = "audit_unavailable" {
+        Gate("audit", "the decision could not be recorded, so an allow became a deny (G-10)"),
+    }
+    NotDeclared = "not_declared" {
+        Candidate("", "the persona does not declare this subagent"),
+    }
+    AgentNotRegistered = "agent_not_registered" {
+        Candidate("", "the subagent has no instruction file"),
+    }
+    AgentUnreadable = "agent_unreadable" {
+        Candidate("", "its file exists but cannot be read"),
+    }
+    AgentInvalid = "agent_invalid" {
+        Candidate("", "its file does not parse (the parser's code is in the reason)"),
+    }
+    AgentTypeMissing = "agent_type_missing" {
+        Candidate("", "no `AGENT_TYPE` in the frontmatter or the body header"),
+    }
+    AgentTypeNot2 = "agent_type_not_2" {
+        Candidate("", r#"`AGENT_TYPE` is not the plain integer `2` (`"2"`, `2.0`, `02`, `3`…)"#),
+    }
+    AgentTypeConflict = "agent_type_conflict" {
+        Candidate("", "the frontmatter and the body header declare different `AGENT_TYPE`s (G-3)"),
+    }
+    AgentClassConflict = "agent_class_conflict" {
+        Candidate("", "the frontmatter and the body header declare different `AGENT_CLASS`es (G-3)"),
+    }
+    GatesFailed = "gates_failed" {
+        Candidate("", "the subagent itself is eligible, but a global gate failed"),
+    }
+    FrontmatterUnterminated = "frontmatter_unterminated" {
+        Parser("", "a frontmatter block without its closing `---`"),
+    }
+    TextBeforeFrontmatter = "text_before_frontmatter" {
+        Parser("", "text before a `---` block that looks like frontmatter"),
+    }
+    SecondFrontmatter = "second_frontmatter" {
+        Parser("", "a second frontmatter block right after the first"),
+    }
+    UnsupportedYaml = "unsupported_yaml" {
+        Parser("", "YAML outside the accepted subset (nested mappings, anchors, tags, block scalars…)"),
+    }
+    UnterminatedQuote = "unterminated_quote" {
+        Parser("", "a quoted scalar without its closing quote"),
+    }
+    InvalidLine = "invalid_line" {
+        Parser("", "a line that is not `key: value`, a list item, a comment or blank"),
+    }
+    JsonSyntax = "json_syntax" {
+        Parser("", "not JSON"),
+    }
+    JsonTooDeep = "json_too_deep" {
+        Parser("", "JSON nested deeper than 64 levels"),
+    }
+    RootDepthNotZero = "root_depth_not_zero" {
+        Lineage("", "the lineage's root claims a `spawn_depth` other than 0"),
+    }
+    AgentRepeated = "agent_repeated" {
+        Lineage("", "an agent id appears twice: a cycle (L-3)"),
+    }
+    UnknownParent = "unknown_parent" {
+        Lineage("", "a parent's type has no manifest"),
+    }
+    DepthNotConsecutive = "depth_not_consecutive" {
+        Lineage("", "a child's depth is not its parent's plus one: a spoofed depth (L-2)"),
+    }
+    DepthExceeded = "depth_exceeded" {
+        Lineage("", "a child is deeper than its parent's `max_spawn_depth`"),
+    }
+    SpawnNotAllowed = "spawn_not_allowed" {
+        Lineage("", "the parent's `can_spawn` does not list the child's type"),
+    }
+    AgentNotLast = "agent_not_last" {
+        Lineage("", "the lineage does not end with the acting agent (layer 3 of `authorize`)"),
+    }
+    UnknownAgent = "unknown_agent" {
+        Layer("1 capability", "the acting agent's type has no manifest"),
+    }
+    ToolNotAllowed = "tool_not_allowed" {
+        Layer("1 capability", "the acting agent's manifest does not list the tool"),
+    }
+    UnknownAncestor = "unknown_ancestor" {
+        Layer("2 delegation", "an ancestor's type has no manifest"),
+    }
+    AncestorLacksTool = "ancestor_lacks_tool" {
+        Layer("2 delegation", "an ancestor may not use the tool: a child cannot gain it by being spawned"),
+    }
+    ManifestsUnavailable = "manifests_unavailable" {
+        Loading("", "the manifests could not be loaded (missing, unknown key, duplicate type…)"),
+    }
+    ResultUnreadable = "result_unreadable" {
+        Result("", "the file is missing, larger than 1 MiB, not UTF-8, or not a regular file"),
+    }
+    NotObject = "not_object" {
+        Result("", "the document is not a JSON object"),
+    }
+    WrongVersion = "wrong_version" {
+        Result("", "`schema_version` is a string other than exactly `1.0`"),
+    }
+    WrongType = "wrong_type" {
+        Result("", "a field or array member has the wrong JSON type"),
+    }
+    EmptyString = "empty_string" {
+        Result("", "`summary`, `kr_impact_claim` or an array member is empty or only whitespace"),
+    }
+    UnknownField = "unknown_field" {
+        Result("", "a field outside the five of the schema"),
+    }
+    MissingField = "missing_field" {
+        Result("", "one of the five fields is absent"),
+    }
+    HookInputEmpty = "hook_input_empty" {
+        HookInput("", "nothing, or only whitespace, on stdin"),
+    }
+    HookInputTooLarge = "hook_input_too_large" {
+        HookInput("", "more than 1 MiB on stdin"),
+    }
+    HookInputInvalid = "hook_input_invalid" {
+        HookInput("", "not JSON, a duplicated key, or not an object"),
+    }
+    HookInputMissingField = "hook_input_missing_field" {
+        HookInput(
+            "",
+            "no `session_id`, `hook_event_name`, `tool_name`, `tool_use_id`, `tool_input`, \
+             `tool_input.subagent_type`, or (for `SubagentStart`/`SubagentStop`) `agent_id`/`agent_type`",
+        ),
+    }
+    HookInputWrongType = "hook_input_wrong_type" {
+        HookInput(
+            "",
+            "one of those fields of the wrong type, empty, or (`session_id`) not usable as a correlation id",
+        ),
+    }
+    HookInputUnsafeId = "hook_input_unsafe_id" {
+        HookInput(
+            "",
+            "`session_id`, `agent_id` or `tool_use_id` is not 1–128 of `A-Z a-z 0-9 _ - .` or starts with \
+             `.` (H-25)",
+        ),
+    }
+    ConfigInvalid = "config_invalid" {
+        HookInput("", "the configuration file cannot be read or parsed"),
+    }
+    DeadlinePassed = "deadline_passed" {
+        HookInput(
+            "",
+            "no answer within `--deadline-ms` (the store busy or locked, a slow file system): exit 2 before \
+             Claude Code's timeout would let the call run (H-10)",
+        ),
+    }
+    ServerUnavailable = "server_unavailable" {
+        Server(
+            "the thin client",
+            "a server is configured but cannot be reached, closed the connection, or did not answer within \
+             the hook's deadline (a served command's `--server-timeout-ms`); `AGENTWARDEN_SERVER` set but \
+             empty (V-6, V-14)",
+        ),
+    }
+    ServerAnswerInvalid = "server_answer_invalid" {
+        Server(
+            "the thin client, `warden status`",
+            "the server answered something that is not a hook answer of this protocol: not JSON, another \
+             version or kind, an exit code other than 0 and 2, a stdout that is not one JSON object, an \
+             exit 2 without a reason (V-6)",
+        ),
+    }
+    ServerConfigMismatch = "server_config_mismatch" {
+        Server(
+            "the server",
+            "the hook or command names another configuration file than the server decides with, or a \
+             command names none (V-3, V-16)",
+        ),
+    }
+    FrameInvalid = "frame_invalid" {
+        Server(
+            "the server",
+            "a frame that is not one JSON object of a known kind and version, or has an unknown field (V-2)",
+        ),
+    }
+    FrameTooLarge = "frame_too_large" {
+        Server("the server", "a frame longer than 1 MiB; the connection is closed after it (V-2)"),
+    }
+    RequestTimeout = "request_timeout" {
+        Server(
+            "the server",
+            "no complete request within the server's request timeout; the connection is closed (V-7)",
+        ),
+    }
+    CommandNotServed = "command_not_served" {
+        Server(
+            "the server",
+            "a `run` request for a command the server does not serve: only `gate`, `lineage check`, \
+             `authorize`, `result validate`, `guard check`, `approvals` and `seal --show` are (V-13, V-17)",
+        ),
+    }
+    PathRefused = "path_refused" {
+        Server(
+            "the server",
+            "a path argument of a `run` request leads into the server's store or its socket's directory \
+             (V-15)",
+        ),
+    }
+    UsageInvalid = "usage_invalid" {
+        Server(
+            "`warden-hook`",
+            "its command line is not `[--lock-timeout-ms MS] hook [--config FILE] [--server PATH] \
+             [--deadline-ms MS]`: an unknown argument, a value missing or not a number, `--store` or \
+             `--fsync` (it opens no store); exit 2 (V-34)",
+        ),
+    }
+    ServerHoldsStore = "server_holds_store" {
+        Server(
+            "`seal`, `approve`, `revoke`, `release`",
+            "a server configured for this project answers: the human verbs are not served and the store is \
+             the server's; stop the server, run the verb, start it again (V-17)",
+        ),
+    }
+    AgentUnknown = "agent_unknown" {
+        Decision(
+            "lineage",
+            "the calling subagent (or an ancestor) was never seen starting through a spawn Warden allowed",
+        ),
+        Decision(
+            "identity",
+            "the same as at `lineage`, for any other tool call of such a subagent (`hook_tool_evaluated`, \
+             H-23)",
+        ),
+    }
+    AgentUntracked = "agent_untracked" {
+        Decision(
+            "lineage",
+            "the calling subagent started without a pending allowed spawn to match (H-2): it may spawn \
+             nothing",
+        ),
+        Decision(
+            "identity",
+            "the same as at `lineage`, for any other tool call of such a subagent (`hook_tool_evaluated`, \
+             H-23)",
+        ),
+    }
+    AgentTypeMismatch = "agent_type_mismatch" {
+        Decision("lineage", "the calling subagent claims a type other than the one it started as"),
+        Decision(
+            "identity",
+            "the same as at `lineage`, for any other tool call of such a subagent (`hook_tool_evaluated`, \
+             H-23)",
+        ),
+    }
+    LineageCycle = "lineage_cycle" {
+        Decision("lineage", "the session's spawn tree loops (a corrupt state): denied"),
+    }
+    InvalidName = "invalid_name" {
+        Decision("lineage", "the main persona or the requested type is not a plain name"),
+    }
+    ProtectedPathChanged = "protected_path_changed" {
+        Decision(
+            "guardrails",
+            "a protected path changed while the subagent ran; it was reverted (or the reason says what was \
+             not)",
+        ),
+    }
+    SnapshotMissing = "snapshot_missing" {
+        Decision(
+            "guardrails",
+            "no snapshot of the protected paths was taken when the subagent started: the stop cannot be \
+             checked",
+        ),
+    }
+    ResultInvalid = "result_invalid" {
+        Decision("result", "the `result.json` the spawn's prompt asked for is missing or invalid"),
+    }
+    BuiltinAgentDenied = "builtin_agent_denied" {
+        Decision(
+            "spawn",
+            "a built-in Claude Code agent type not listed in `[claude_code] builtin_agents` (H-20)",
+        ),
+    }
+    ProtectedPathWrite = "protected_path_write" {
+        Decision(
+            "protected_path",
+            "a `Write`/`Edit`/`MultiEdit`/`NotebookEdit` into a protected path (H-26)",
+        ),
+    }
+    MessageTargetUnknown = "message_target_unknown" {
+        Decision(
+            "resume",
+            "a `SendMessage` that names no agent, or one Warden did not allow in the session (H-21)",
+        ),
+    }
+    ApprovalNotActive = "approval_not_active" {
+        Decision(
+            "resume",
+            "the agent a `SendMessage` would resume runs under an approval revoked, expired, never \
+             recorded, or whose signature does not verify (H-21, K-3)",
+        ),
+    }
+    AgentToolNotAllowed = "agent_tool_not_allowed" {
+        Decision(
+            "agent_tool",
+            "a tool that starts agents (`Workflow`, …) not listed in `[claude_code] agent_tools` (H-22)",
+        ),
+    }
+    HumanVerbDenied = "human_verb_denied" {
+        Decision(
+            "human_verb",
+            "a `Bash` call whose command runs `warden seal`, `approve`, `revoke` or `release` (K-11): only \
+             a human runs them",
+        ),
+    }
+    SessionQuarantined = "session_quarantined" {
+        Decision("quarantine", "the session is quarantined; `warden release --session ID` lifts it (H-28)"),
+    }
+    RevertFailed = "revert_failed" {
+        Decision("guardrails", "quarantine cause: a changed protected path could not be reverted (H-28)"),
+    }
+    StopUnresolved = "stop_unresolved" {
+        Decision(
+            "guardrails, result",
+            "quarantine cause: a repeated stop still failed for another reason than a reverted change \
+             (H-28)",
+        ),
+    }
+}
