@@ -20,6 +20,45 @@
 //! Architecture invariant: adapter errors are mapped into the port's error here, at the seam;
 //! no `sled::Error`, `tokio_postgres::Error` or `io::Error` leaves this crate.
 
+/// Implements `SnapshotStore` for a store that keeps the hook's snapshots among its
+/// projections, under [`agentwarden_ports::snapshot_key`] (the embedded, PostgreSQL and
+/// in-memory stores do, so snapshots stay where earlier versions wrote them).
+macro_rules! snapshots_among_projections {
+    ($store:ty) => {
+        #[async_trait::async_trait]
+        impl agentwarden_ports::SnapshotStore for $store {
+            async fn read_snapshot(
+                &self,
+                session: &str,
+                agent: &str,
+            ) -> Result<Option<Vec<u8>>, agentwarden_ports::StoreError> {
+                let key = agentwarden_ports::snapshot_key(session, agent);
+                agentwarden_ports::ProjectionStore::read_projection(self, &key).await
+            }
+
+            async fn write_snapshot(
+                &self,
+                session: &str,
+                agent: &str,
+                bytes: Vec<u8>,
+            ) -> Result<(), agentwarden_ports::StoreError> {
+                let key = agentwarden_ports::snapshot_key(session, agent);
+                agentwarden_ports::ProjectionStore::write_projection(self, &key, bytes).await
+            }
+
+            async fn remove_snapshot(
+                &self,
+                session: &str,
+                agent: &str,
+            ) -> Result<(), agentwarden_ports::StoreError> {
+                let key = agentwarden_ports::snapshot_key(session, agent);
+                agentwarden_ports::ProjectionStore::remove_projection(self, &key).await
+            }
+        }
+    };
+}
+pub(crate) use snapshots_among_projections;
+
 mod agent_runner;
 mod clock;
 mod environment;

@@ -101,27 +101,7 @@ impl agentwarden_ports::ProjectionStore for MemoryEventStore {
     }
 }
 
-/// Snapshots are kept among the projections, under [`agentwarden_ports::snapshot_key`].
-#[async_trait]
-impl agentwarden_ports::SnapshotStore for MemoryEventStore {
-    async fn read_snapshot(&self, session: &str, agent: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        agentwarden_ports::ProjectionStore::read_projection(
-            self,
-            &agentwarden_ports::snapshot_key(session, agent),
-        )
-        .await
-    }
-
-    async fn write_snapshot(&self, session: &str, agent: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
-        let key = agentwarden_ports::snapshot_key(session, agent);
-        agentwarden_ports::ProjectionStore::write_projection(self, &key, bytes).await
-    }
-
-    async fn remove_snapshot(&self, session: &str, agent: &str) -> Result<(), StoreError> {
-        let key = agentwarden_ports::snapshot_key(session, agent);
-        agentwarden_ports::ProjectionStore::remove_projection(self, &key).await
-    }
-}
+crate::snapshots_among_projections!(MemoryEventStore);
 
 impl MemoryEventStore {
     fn projections(&self) -> Result<MutexGuard<'_, std::collections::BTreeMap<String, Vec<u8>>>, StoreError> {

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod bounded;
 mod support;
 
 use support::{EXAMPLE, copy_dir, git};
@@ -49,22 +50,7 @@ impl Project {
 
 /// Waits for `child` at most [`BOUND`] (killed past it), with its output.
 fn bounded(child: Child) -> Output {
-    let pid = child.id().to_string();
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let watch = std::sync::Arc::clone(&done);
-    std::thread::spawn(move || {
-        let started = Instant::now();
-        while started.elapsed() < BOUND {
-            if watch.load(std::sync::atomic::Ordering::SeqCst) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = Command::new("kill").args(["-KILL", &pid]).status();
-    });
-    let out = child.wait_with_output().unwrap();
-    done.store(true, std::sync::atomic::Ordering::SeqCst);
-    out
+    bounded::bounded(child, BOUND)
 }
 
 /// Runs `bin ARGS` in the project with `stdin`, the kill switch on in its environment (only

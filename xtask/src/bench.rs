@@ -20,7 +20,14 @@ struct Ratio {
     target: f64,
 }
 
-const RATIOS: [Ratio; 12] = [
+const RATIOS: [Ratio; 13] = [
+    Ratio {
+        what: "gate through Warden (memory store) vs the domain gate alone",
+        ours: ("facade_gate", "warden_memory"),
+        baseline: ("facade_gate", "domain_alone"),
+        events: 1.0,
+        target: 0.5,
+    },
     Ratio {
         what: "plan 1M items, round-robin, vs sort -u",
         ours: ("plan_1m", "round_robin"),
@@ -450,7 +457,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 .env("AGENTWARDEN_BENCH_MEMORY", &memory),
         )?;
     }
-    for bench in ["executor", "replay", "signed"] {
+    for bench in ["executor", "replay", "signed", "facade_gate"] {
         println!("$ cargo bench -p agentwarden --bench {bench} {}", args.join(" "));
         exec(Command::new(cargo()).args(["bench", "-p", "agentwarden", "--bench", bench, "--"]).args(args))?;
     }
