@@ -229,7 +229,17 @@ impl Warden {
         };
         let (evaluation, correlation) = self.assess_delegation(request, records).await;
         let event = AuditEvent::DelegationEvaluated(Box::new(evaluation.report.clone()));
-        let (report, grant, audit) = match self.record_and_apply(&mut state, correlation, event).await {
+        let mut recorded = self.record_and_apply(&mut state, correlation, event).await;
+        // a deferring Warden (a resident service's group commit) appended the event
+        // without making it durable; a grant waits for the sync, so that none is ever handed
+        // out for an event a crash could still take back.
+        if self.deferred
+            && evaluation.delegation().is_some()
+            && let Ok(head) = recorded
+        {
+            recorded = self.store.sync().await.map(|()| head).map_err(crate::WardenError::from);
+        }
+        let (report, grant, audit) = match recorded {
             Ok(head) => {
                 let (report, delegation) = evaluation.into_parts();
                 let grant = delegation.map(|delegation| DelegationGrant { delegation, audit: head });
@@ -310,5 +320,40 @@ mod tests {
         assert_eq!(outcome.report.decision, Decision::Allow);
         assert_eq!(outcome.grant.unwrap().subagents()[0].as_str(), "A");
         assert_eq!(outcome.audit.unwrap().seq, 1);
+    }
+
+    fn deferred_append(store: &mut MockEventStore) {
+        store.expect_append_deferred().times(1).returning(|_, batch| {
+            let (_, head) = agentwarden_domain::audit::seal_batch(&Default::default(), &batch).unwrap();
+            Ok(agentwarden_ports::Appended { first_seq: 1, head })
+        });
+    }
+
+    #[tokio::test]
+    async fn a_deferring_warden_syncs_before_it_hands_out_a_grant() {
+        // the event appended deferred is made durable before the grant leaves.
+        let mut store = MockEventStore::new();
+        deferred_append(&mut store);
+        store.expect_sync().times(1).returning(|| Ok(()));
+        let outcome = warden(store).deferring().evaluate_delegation(REQUEST).await;
+        assert_eq!(outcome.report.decision, Decision::Allow);
+        assert!(outcome.grant.is_some());
+    }
+
+    #[tokio::test]
+    async fn a_deferring_warden_whose_sync_fails_hands_out_no_grant() {
+        let mut store = MockEventStore::new();
+        deferred_append(&mut store);
+        store
+            .expect_sync()
+            .times(1)
+            .returning(|| Err(StoreError::Unavailable { reason: "fsync failed".into() }));
+        let outcome = warden(store).deferring().evaluate_delegation(REQUEST).await;
+        assert_eq!(outcome.report.decision, Decision::Deny);
+        assert!(outcome.grant.is_none());
+        assert!(outcome.audit.is_none());
+        let first = outcome.report.first_failure.unwrap();
+        assert_eq!(first.code, "audit_unavailable");
+        assert!(first.reason.contains("fsync failed"), "{}", first.reason);
     }
 }

@@ -61,8 +61,7 @@ impl Warden {
 }
 
 /// The largest snapshot file `warden guard check --snapshot` reads.
-#[cfg(feature = "cli")]
-pub(crate) const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How a guardrail check puts protected paths back.
 enum Revert<'a> {

@@ -67,7 +67,7 @@ pub struct HookAnswer {
 }
 
 impl HookAnswer {
-    pub(crate) fn silent() -> Self {
+    pub fn silent() -> Self {
         HookAnswer { exit_code: 0, stdout: None, stderr: None }
     }
 
@@ -122,7 +122,7 @@ pub(crate) fn in_user_terms(gate: &str, code: &str, reason: &str) -> String {
 
 /// N-7: a failure of the records (an approval that is not active or does not cover the spawn, a
 /// sealed file that changed) with the command a human runs to mend it, after the reason.
-pub(crate) fn with_fix(code: &str, reason: &str) -> String {
+pub fn with_fix(code: &str, reason: &str) -> String {
     match code {
         "approval_not_recorded" | "approval_revoked" | "approval_expired" => {
             format!("{reason}; a human approves the run from their own terminal: `warden approve --ref REF`")

@@ -261,7 +261,7 @@ fn parse_scope(entries: &[String]) -> Result<Scope, HumanActError> {
 
 /// N-3: a seal of no file would pass `context_sealed` for every decision while checking nothing,
 /// so it is refused, saying where Warden looked.
-pub(crate) fn nothing_to_seal(config: &crate::Config) -> String {
+pub fn nothing_to_seal(config: &crate::Config) -> String {
     let looked = match &config.source {
         Some(file) => format!("the configuration `{}`", file.display()),
         None => format!(

@@ -2,8 +2,8 @@
 //!
 //! A harness asks Agent Warden before it does something risky and gets a decision that is
 //! recorded, before it is returned, in a tamper-evident audit log. This crate is the
-//! application ring: the [`Warden`] facade a library consumer touches, its use cases, and the
-//! `warden` binary (a thin clap layer over the same use cases).
+//! application ring: the [`Warden`] facade a library consumer touches and its use cases. The
+//! `warden` binary, a thin clap layer over the same use cases, is the crate `agentwarden-cli`.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), agentwarden::WardenError> {
@@ -22,8 +22,6 @@
 //! event, and only then return. Nothing outside this crate wires adapters together.
 
 mod audit_log;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod config;
 pub mod fanout;
 mod gate;
@@ -60,9 +58,10 @@ pub use config::{
     ClaudeCodeConfig, Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig, ToolRules,
 };
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput, MAX_INPUT_BYTES};
-pub use guard::{GuardOutcome, GuardTarget, GuardedRun, ResultOutcome};
+pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
 pub use hook::{
     HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, hook_store_unavailable,
+    with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use records::RECORDS_PROJECTION;

@@ -221,7 +221,7 @@ impl Warden {
 
     /// Saves the records in the state store now (best effort), deferring or not: the resident
     /// service's decider calls it once its events are durable (V-27).
-    pub(crate) async fn save_records_now(&self, state: &HookState) {
+    pub async fn save_records_now(&self, state: &HookState) {
         let Some(store) = &self.projections else { return };
         match serde_json::to_vec(state) {
             Ok(bytes) => {

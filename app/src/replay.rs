@@ -50,7 +50,7 @@ impl Warden {
 
     /// Walks the log from seq 1 to `until` (inclusive; the end when `None`), verifying every
     /// record before `visit` sees its envelope. Returns the last verified position.
-    pub(crate) async fn walk_verified(
+    pub async fn walk_verified(
         &self,
         until: Option<u64>,
         progress: &mut dyn FnMut(u64),

@@ -345,8 +345,7 @@ impl Warden {
 
     /// The same Warden (same stores, same records cache) deciding with `config`: the resident
     /// service reads its configuration again for each request, as each direct hook process does.
-    #[cfg(feature = "cli")]
-    pub(crate) fn with_config(&self, config: Config) -> Warden {
+    pub fn with_config(&self, config: Config) -> Warden {
         let files: Arc<dyn FileSystem> = Arc::new(LocalFileSystem::beneath(config.root.clone()));
         Warden { files, config: Arc::new(config), ..self.clone() }
     }
@@ -354,8 +353,12 @@ impl Warden {
     /// V-25: the same Warden, appending deferred and leaving the records unsaved: the resident
     /// service's decider, which makes a group of decisions durable with one
     /// [`EventStore::sync`] before it sends their answers, and saves the records itself.
-    #[cfg(feature = "cli")]
-    pub(crate) fn deferring(&self) -> Warden {
+    ///
+    /// what such a Warden answers is durable only once [`EventStore::sync`] has returned
+    /// (through [`Warden::event_store`]): act on no hook answer before. A [`crate::DelegationGrant`]
+    /// is the exception that needs no care: [`Warden::evaluate_delegation`] syncs before it
+    /// hands one out, deferring or not.
+    pub fn deferring(&self) -> Warden {
         Warden { deferred: true, ..self.clone() }
     }
 

@@ -31,7 +31,7 @@ pub fn warden_bin() -> PathBuf {
     let bin = exe.parent().and_then(Path::parent).map(|d| d.join("warden")).unwrap_or_default();
     assert!(
         bin.is_file(),
-        "no `warden` binary at `{}`: run `cargo build -p agentwarden --bin warden` or set AGENTWARDEN_BIN",
+        "no `warden` binary at `{}`: run `cargo build -p agentwarden-cli --bin warden` or set AGENTWARDEN_BIN",
         bin.display()
     );
     bin

@@ -425,7 +425,7 @@ fn build_release() -> Result<PathBuf, String> {
         "--release",
         "--quiet",
         "-p",
-        "agentwarden",
+        "agentwarden-cli",
         "--bin",
         "warden",
         "--bin",

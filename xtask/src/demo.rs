@@ -14,9 +14,9 @@ pub(crate) const STORE: &str = "target/demo/audit";
 
 /// Builds the debug `warden`, showing cargo's progress, and returns its path.
 pub(crate) fn build_warden() -> Result<PathBuf, String> {
-    println!("==> building warden (cargo build --locked -p agentwarden --bin warden)");
+    println!("==> building warden (cargo build --locked -p agentwarden-cli --bin warden)");
     let status = Command::new(cargo())
-        .args(["build", "--locked", "--package", "agentwarden", "--bin", "warden"])
+        .args(["build", "--locked", "--package", "agentwarden-cli", "--bin", "warden"])
         .current_dir(root())
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;

@@ -20,6 +20,8 @@ const MIN_SCORE: f64 = 0.90;
 const APP: &[&str] = &[
     "-p",
     "agentwarden",
+    // The CLI tests that exercise these paths live in `agentwarden-cli`.
+    "--test-workspace=true",
     "--file",
     "app/src/gate.rs",
     "--file",

@@ -1,6 +1,6 @@
 //! `cargo xtask torture [--rounds N] [--seed S]`: the store's crash torture (S-11), long.
 //!
-//! Runs the ignored test `torture_long` in `app/tests/store_torture.rs`: N rounds (default 200)
+//! Runs the ignored test `torture_long` in `cli/tests/store_torture.rs`: N rounds (default 200)
 //! of 4 `warden gate` writers killed with SIGKILL at random moments, each round reopened,
 //! verified, and checked for every decision a writer printed. CI runs a short version of the
 //! same test.
@@ -32,7 +32,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut command = Command::new(cargo());
     command
         .current_dir(root())
-        .args(["test", "--package", "agentwarden", "--test", "store_torture", "--", "torture_long"])
+        .args(["test", "--package", "agentwarden-cli", "--test", "store_torture", "--", "torture_long"])
         .args(["--ignored", "--exact", "--nocapture"])
         .env("AGENTWARDEN_TORTURE_ROUNDS", &rounds);
     if let Some(seed) = seed {

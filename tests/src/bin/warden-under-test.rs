@@ -3,5 +3,5 @@
 //! they are (no separate build step, no stale binary).
 
 fn main() -> std::process::ExitCode {
-    agentwarden::cli::main()
+    agentwarden_cli::main()
 }

@@ -40,7 +40,7 @@ struct Source {
 
 fn read_source(path: &Path) -> Result<Option<Source>, String> {
     // By descriptor, like every read of a file an agent can touch (U-1).
-    let text = match agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES) {
+    let text = match agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => text,
         Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => return Ok(None),
         Err(e) => return Err(format!("cannot read {e}")),
@@ -105,7 +105,8 @@ pub(super) fn deny_rules_in_force(project: &Path, managed: &[PathBuf]) -> Vec<St
     files.extend(std::env::var_os("HOME").map(|home| Path::new(&home).join(".claude").join("settings.json")));
     let mut rules = Vec::new();
     for path in files {
-        let Ok(text) = agentwarden_adapters::untrusted::read_text(None, &path, crate::MAX_INPUT_BYTES) else {
+        let Ok(text) = agentwarden_adapters::untrusted::read_text(None, &path, agentwarden::MAX_INPUT_BYTES)
+        else {
             continue;
         };
         let Ok(settings) = serde_json::from_str::<Value>(&text) else { continue };

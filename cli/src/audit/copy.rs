@@ -17,7 +17,7 @@ use agentwarden_domain::audit::{ChainVerifier, Head, StoredRecord};
 use agentwarden_ports::{EventStore, StoreError};
 
 use super::super::{EXIT_OK, Failure};
-use crate::{SledConfig, StoreLocation, WardenError};
+use agentwarden::{SledConfig, StoreLocation, WardenError};
 
 const PAGE: usize = 1000;
 

@@ -7,7 +7,7 @@ use agentwarden_domain::verdict::Decision;
 use clap::Subcommand;
 
 use super::{Failure, decision_exit, open_for_decision};
-use crate::{Config, Warden, WardenError};
+use agentwarden::{Config, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum LineageCommand {

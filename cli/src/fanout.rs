@@ -13,8 +13,8 @@ use agentwarden_domain::json::parse_strict;
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
-use crate::fanout::{FanOutRequest, FanOutStopped};
-use crate::{Config, ProcessChunkRunner, Warden, WardenError};
+use agentwarden::fanout::{FanOutRequest, FanOutStopped};
+use agentwarden::{Config, ProcessChunkRunner, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum FanoutCommand {
@@ -70,7 +70,7 @@ pub(super) enum FanoutCommand {
 }
 
 fn read_items(path: &std::path::Path) -> Result<serde_json::Value, Failure> {
-    let text = agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES)
+    let text = agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES)
         .map_err(|e| Failure::usage(format!("cannot read items: {e}")))?;
     parse_strict(&text).map_err(|e| Failure::usage(format!("`{}`: {e}", path.display())))
 }
@@ -158,9 +158,10 @@ pub(super) async fn run(
         FanoutCommand::Merge { results, json } => {
             let mut outcomes = Vec::with_capacity(results.len());
             for (index, path) in results.iter().enumerate() {
-                let value = agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES)
-                    .ok()
-                    .and_then(|t| parse_strict(&t).ok());
+                let value =
+                    agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES)
+                        .ok()
+                        .and_then(|t| parse_strict(&t).ok());
                 outcomes.push(validate_chunk_result(index, value.as_ref()));
             }
             let merged = merge(&outcomes);

@@ -47,7 +47,7 @@ use agentwarden_domain::audit::Actor;
 
 use super::protocol::{Answer, Request};
 use super::{Cli, Command, Failure, guard::GuardCommand, lineage::LineageCommand, result::ResultCommand};
-use crate::{Config, StoreError, Warden, WardenError};
+use agentwarden::{Config, StoreError, Warden, WardenError};
 
 /// `--server` on a served command (V-13).
 #[derive(Debug, Clone, clap::Args)]

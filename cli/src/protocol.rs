@@ -221,7 +221,7 @@ mod tests {
 
     #[test]
     fn every_code_is_documented() {
-        let doc = include_str!("../../../docs/codes.md");
+        let doc = include_str!("../../docs/codes.md");
         for code in CODES {
             assert!(doc.contains(&format!("| `{code}` |")), "`{code}` is not listed in docs/codes.md");
         }

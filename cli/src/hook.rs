@@ -15,12 +15,12 @@ use agentwarden_domain::audit::Actor;
 use agentwarden_domain::claude_code::MAX_HOOK_INPUT;
 
 use super::{EXIT_OK, Failure};
-use crate::hook::HOOK_FAILED;
-use crate::human::ApprovalRequest;
-use crate::{Config, Warden, WardenError};
+use agentwarden::HOOK_FAILED;
+use agentwarden::human::ApprovalRequest;
+use agentwarden::{Config, Warden, WardenError};
 
 /// The variable Claude Code sets in the environment of the commands it runs.
-pub(crate) use crate::human::CLAUDE_CODE_ENV;
+pub(crate) use agentwarden::human::CLAUDE_CODE_ENV;
 
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub(super) struct HookArgs {
@@ -159,7 +159,7 @@ pub(super) struct Begun {
     started: std::time::Instant,
     settled: Arc<AtomicBool>,
     input: String,
-    loaded: Result<Config, crate::ConfigError>,
+    loaded: Result<Config, agentwarden::ConfigError>,
     /// The server's socket and `[server] uid`, when one is configured.
     server: Option<(PathBuf, Option<u32>)>,
 }
@@ -199,12 +199,12 @@ pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
 /// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr;
 /// so is an answer not ready within `--deadline-ms`. With a server configured it asks the
 /// server ([`through_server`]); otherwise what needs no store is decided before it is opened
-/// (`crate::hook::before_store`: the quarantine marker, writes into protected paths, the fast
+/// (`agentwarden::before_store`: the quarantine marker, writes into protected paths, the fast
 /// path of H-24); a store that cannot be opened then gives the deny already known, or exit 2
 /// (and quarantines the session at a stop, H-28).
 pub(super) async fn hook(
     begun: Begun,
-    storage: impl FnOnce(&Config) -> crate::HookStorage,
+    storage: impl FnOnce(&Config) -> agentwarden::HookStorage,
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
@@ -212,19 +212,20 @@ pub(super) async fn hook(
         return through_server(begun, out);
     }
     let Begun { args, settled, input, loaded, .. } = begun;
-    let answer =
-        |answer: crate::HookAnswer, out: &mut dyn Write| answer_with(answer, &settled, args.deadline_ms, out);
+    let answer = |answer: agentwarden::HookAnswer, out: &mut dyn Write| {
+        answer_with(answer, &settled, args.deadline_ms, out)
+    };
     let config = loaded.map_err(|e| hook_failed(format!("config_invalid: {e}")))?;
     let storage = storage(&config);
-    let fallback = match crate::before_store(&config, &storage, &input) {
-        crate::Pre::Done(done) => return answer(done, out),
-        crate::Pre::Store { fallback } => fallback,
+    let fallback = match agentwarden::before_store(&config, &storage, &input) {
+        agentwarden::Pre::Done(done) => return answer(done, out),
+        agentwarden::Pre::Store { fallback } => fallback,
     };
     let warden = match open(config) {
         Ok(warden) => warden,
         Err(e) => {
             let why = format!("store_unavailable: the audit log is unavailable: {e}");
-            return answer(crate::hook_store_unavailable(&storage, &input, fallback, why), out);
+            return answer(agentwarden::hook_store_unavailable(&storage, &input, fallback, why), out);
         }
     };
     // Fault injection for the tests, in debug builds only: a panic mid-decision, with the store
@@ -263,7 +264,7 @@ pub(super) fn through_server(begun: Begun, out: &mut dyn Write) -> Result<u8, Fa
 /// Writes the answer unless the watchdog settled first (it is then ending the process with
 /// exit 2).
 fn answer_with(
-    answer: crate::HookAnswer,
+    answer: agentwarden::HookAnswer,
     settled: &AtomicBool,
     deadline_ms: u64,
     out: &mut dyn Write,
@@ -317,14 +318,14 @@ pub(super) async fn seal(
     if !args.show {
         // N-3: what would be sealed is known before any store is opened (or created).
         let files = Warden::builder()
-            .store(std::sync::Arc::new(crate::MemoryEventStore::new()))
+            .store(std::sync::Arc::new(agentwarden::MemoryEventStore::new()))
             .config(config.clone())
             .build()?
             .seal_digests()
             .await
             .map_err(Failure::usage)?;
         if files.is_empty() {
-            return Err(Failure::usage(crate::human::nothing_to_seal(&config)));
+            return Err(Failure::usage(agentwarden::human::nothing_to_seal(&config)));
         }
     }
     let warden = open(config)?;

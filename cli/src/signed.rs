@@ -1,6 +1,6 @@
 //! `--key FILE` of the human verbs, and how their outcome is printed. The verbs themselves —
 //! their rules and their signatures (K-1 … K-17) — are use cases of the facade
-//! (`crate::human`); the CLI parses and renders.
+//! (`agentwarden::human`); the CLI parses and renders.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use agentwarden_ports::Appended;
 
 use super::{EXIT_OK, Failure};
-use crate::human::{HumanActError, Signer};
+use agentwarden::human::{HumanActError, Signer};
 
 /// `--key`.
 #[derive(Debug, clap::Args)]

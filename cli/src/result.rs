@@ -7,7 +7,7 @@ use agentwarden_domain::audit::{Correlation, CorrelationId};
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
-use crate::{Warden, WardenError};
+use agentwarden::{Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum ResultCommand {

@@ -1,4 +1,4 @@
-//! The `warden` command line: a thin clap layer over the [`crate::Warden`] use cases.
+//! The `warden` command line: a thin clap layer over the [`agentwarden::Warden`] use cases.
 //!
 //! Exit codes (documented in the README):
 //!
@@ -43,7 +43,7 @@ use std::time::Duration;
 
 use clap::{FromArgMatches, Parser, Subcommand};
 
-use crate::{Durability, SledConfig, Warden, WardenError};
+use agentwarden::{Durability, SledConfig, Warden, WardenError};
 use agentwarden_ports::StoreError;
 
 /// Exit code: success.
@@ -154,9 +154,9 @@ impl Failure {
 /// shape — `--json`: one object.
 pub(crate) fn open_for_decision(
     config: Option<&std::path::Path>,
-    open: impl FnOnce(crate::Config) -> Result<Warden, WardenError>,
+    open: impl FnOnce(agentwarden::Config) -> Result<Warden, WardenError>,
 ) -> Result<Warden, Failure> {
-    let config = crate::Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
+    let config = agentwarden::Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
     match open(config.clone()) {
         Ok(warden) => Ok(warden),
         Err(e) => unavailable(Some(config), &e),
@@ -164,9 +164,12 @@ pub(crate) fn open_for_decision(
 }
 
 /// A Warden on a store that refuses everything with `error`'s reason.
-pub(crate) fn unavailable(config: Option<crate::Config>, error: &WardenError) -> Result<Warden, Failure> {
+pub(crate) fn unavailable(
+    config: Option<agentwarden::Config>,
+    error: &WardenError,
+) -> Result<Warden, Failure> {
     tracing::error!(error = %error, "the store cannot be used; deciding against an unavailable store");
-    let store = std::sync::Arc::new(crate::UnavailableEventStore::new(error.to_string()));
+    let store = std::sync::Arc::new(agentwarden::UnavailableEventStore::new(error.to_string()));
     let builder = Warden::builder().event_store(store).without_state();
     let builder = match config {
         Some(config) => builder.config(config),
@@ -234,7 +237,7 @@ pub fn main() -> ExitCode {
     if is_hook {
         std::panic::set_hook(Box::new(|info| {
             eprintln!("warden: internal_error: {info}");
-            std::process::exit(i32::from(crate::HOOK_FAILED));
+            std::process::exit(i32::from(agentwarden::HOOK_FAILED));
         }));
     }
     // V-29: `warden hook` reads its input and picks its route before anything else starts: the
@@ -242,7 +245,7 @@ pub fn main() -> ExitCode {
     let mut begun = None;
     if let Command::Hook(args) = &cli.command {
         match hook::begin(args.clone()) {
-            Err(f) => return fail(&Failure { code: crate::HOOK_FAILED, reason: f.reason }),
+            Err(f) => return fail(&Failure { code: agentwarden::HOOK_FAILED, reason: f.reason }),
             Ok(client) if client.is_client() => return answer_through_server(client, "warden"),
             Ok(direct) => begun = Some(direct),
         }
@@ -257,7 +260,7 @@ pub fn main() -> ExitCode {
     let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => {
-            let code = if is_hook { crate::HOOK_FAILED } else { EXIT_STORE };
+            let code = if is_hook { agentwarden::HOOK_FAILED } else { EXIT_STORE };
             return fail(&Failure { code, reason: format!("cannot start the runtime: {e}") });
         }
     };
@@ -279,7 +282,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(f) if f.code == EXIT_OK && !is_hook => ExitCode::from(EXIT_OK),
-        Err(f) if is_hook => fail(&Failure { code: crate::HOOK_FAILED, reason: f.reason }),
+        Err(f) if is_hook => fail(&Failure { code: agentwarden::HOOK_FAILED, reason: f.reason }),
         Err(f) => fail(&f),
     }
 }
@@ -302,7 +305,7 @@ fn answer_through_server(client: hook::Begun, name: &str) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
             eprintln!("{name}: {}", f.reason);
-            ExitCode::from(crate::HOOK_FAILED)
+            ExitCode::from(agentwarden::HOOK_FAILED)
         }
     }
 }
@@ -384,7 +387,7 @@ async fn run(mut cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> R
         return served::forward(cli.command, route, out).await;
     }
     served::refuse_human_verb(&cli.command)?;
-    let sled = SledConfig::new(crate::DEFAULT_STORE)
+    let sled = SledConfig::new(agentwarden::DEFAULT_STORE)
         .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
         .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));
     let stores = stores::Stores { explicit: cli.store.clone(), sled };
@@ -405,14 +408,14 @@ async fn run(mut cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> R
         }
         Command::Hook(_) => {
             let begun = begun.ok_or_else(|| Failure::usage("internal_error: the hook was not begun"))?;
-            let storage = |config: &crate::Config| {
-                crate::HookStorage::for_store(stores.location(Some(config)).ok().as_ref(), &config.root)
+            let storage = |config: &agentwarden::Config| {
+                agentwarden::HookStorage::for_store(stores.location(Some(config)).ok().as_ref(), &config.root)
             };
             hook::hook(begun, storage, |config| stores.open(config, true), out).await
         }
         Command::Release(args) => {
-            let storage = |config: &crate::Config| {
-                crate::HookStorage::for_store(stores.location(Some(config)).ok().as_ref(), &config.root)
+            let storage = |config: &agentwarden::Config| {
+                agentwarden::HookStorage::for_store(stores.location(Some(config)).ok().as_ref(), &config.root)
             };
             release::run(args, storage, |config| stores.open(config, false), out).await
         }
@@ -427,7 +430,7 @@ async fn run(mut cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> R
         Command::Serve(args) => serve::serve(args, &stores, out).await,
         Command::Status(args) => client::status(args, out),
         Command::Doctor(args) => {
-            let store = PathBuf::from(cli.store.as_deref().unwrap_or(crate::DEFAULT_STORE));
+            let store = PathBuf::from(cli.store.as_deref().unwrap_or(agentwarden::DEFAULT_STORE));
             doctor::doctor(args, &store, out).await
         }
     }

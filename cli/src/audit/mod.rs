@@ -14,12 +14,12 @@ use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use agentwarden_domain::audit::{
-    Actor, AuditEvent, BreakKind, ChainBreak, Checkpoint, Correlation, CorrelationId, Envelope, OperatorNote,
+    Actor, BreakKind, ChainBreak, Checkpoint, Correlation, CorrelationId, Envelope, OperatorNote,
 };
 use agentwarden_ports::StoreError;
 
 use super::{EXIT_OK, Failure};
-use crate::{Verification, Warden, WardenError};
+use agentwarden::{Verification, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum AuditCommand {
@@ -180,9 +180,9 @@ pub(super) async fn run(
             let session =
                 session.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))?;
             let warden = open()?.with_actor(actor);
-            let event = AuditEvent::OperatorNote(OperatorNote { message });
-            let appended =
-                warden.record_event(Correlation { session, ..Correlation::default() }, &event).await?;
+            let appended = warden
+                .record(Correlation { session, ..Correlation::default() }, &OperatorNote { message })
+                .await?;
             writeln!(out, "{}", json!({"seq": appended.head.seq, "hash": appended.head.hash}))?;
             Ok(EXIT_OK)
         }
@@ -202,7 +202,7 @@ pub(super) async fn run(
             let mut filter = filter::Filter::parse(args)?;
             // every filter is checked before the store is opened, an empty window
             // included; the command line's Warden keeps the system clock, so its now is this one.
-            filter.resolve(agentwarden_ports::Clock::now(&crate::SystemClock))?;
+            filter.resolve(agentwarden_ports::Clock::now(&agentwarden::SystemClock))?;
             let warden = open()?;
             if !json {
                 writeln!(
@@ -297,7 +297,7 @@ pub(super) async fn run(
 }
 
 fn read_checkpoint(path: &std::path::Path) -> Result<Checkpoint, Failure> {
-    let text = agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES)
+    let text = agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES)
         .map_err(|e| Failure::usage(format!("cannot read checkpoint: {e}")))?;
     serde_json::from_str(&text).map_err(|e| {
         Failure::usage(format!("`{}` is not a checkpoint ({{\"seq\", \"head_hash\"}}): {e}", path.display()))

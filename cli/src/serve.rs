@@ -3,7 +3,7 @@
 //! domain socket, in the frames of [`super::protocol`].
 //!
 //! V-1: a hook request is decided by exactly what the direct `warden hook` calls —
-//! [`crate::before_store`], then [`Warden::hook_with`] — on the store the server holds, so the
+//! [`agentwarden::before_store`], then [`Warden::hook_with`] — on the store the server holds, so the
 //! same events are recorded. The configuration is read again for every request (as every direct
 //! hook process reads it), from the server's own `--config`.
 //!
@@ -56,7 +56,7 @@ use agentwarden_domain::audit::Actor;
 
 use super::protocol::{self, Answer, FrameError, Request};
 use super::{EXIT_OK, Failure};
-use crate::{Config, HookAnswer, HookStorage, StoreLocation, Warden};
+use agentwarden::{Config, HookAnswer, HookStorage, StoreLocation, Warden};
 
 /// `warden serve`.
 #[derive(Debug, clap::Args)]
@@ -104,7 +104,7 @@ pub(super) fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String
     let found;
     let path = match path {
         Some(path) => path,
-        None => match crate::config::discover().map_err(|e| format!("config_invalid: {e}"))? {
+        None => match agentwarden::config::discover().map_err(|e| format!("config_invalid: {e}"))? {
             Some(discovered) => {
                 found = discovered;
                 found.as_path()
@@ -418,7 +418,7 @@ async fn answer(server: &Server, request: Request, peer: Actor) -> Answer {
                 }
                 Ok(Err(())) => Answer::error("internal_error", "the decider is gone"),
                 Err(_) => Answer::Hook {
-                    exit_code: crate::HOOK_FAILED,
+                    exit_code: agentwarden::HOOK_FAILED,
                     stdout: None,
                     stderr: Some(format!(
                         "deadline_passed: the server did not decide within {} ms",
@@ -620,9 +620,9 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
         Err(e) => return (HookAnswer::failed(format!("config_invalid: {e}")), false),
     };
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
-    match crate::before_store(&config, &storage, input) {
-        crate::Pre::Done(done) => (done, false),
-        crate::Pre::Store { .. } => {
+    match agentwarden::before_store(&config, &storage, input) {
+        agentwarden::Pre::Done(done) => (done, false),
+        agentwarden::Pre::Store { .. } => {
             (super::served::as_peer(&server.warden, config, &peer).hook_with(input, &storage).await, true)
         }
     }
@@ -672,7 +672,7 @@ mod tests {
     /// A memory store that counts its syncs, each of which takes a while.
     #[derive(Default)]
     struct Counting {
-        inner: crate::MemoryEventStore,
+        inner: agentwarden::MemoryEventStore,
         syncs: AtomicUsize,
         deferred: AtomicUsize,
     }
@@ -701,7 +701,7 @@ mod tests {
 
     /// The decider of a server on `warden`'s store deciding with `config`.
     fn test_decider(warden: &Warden, location: StoreLocation, config: &Path) -> Decider {
-        let host = crate::cli::served::Host {
+        let host = crate::served::Host {
             warden: warden.clone(),
             config: Some(config.to_path_buf()),
             home: std::env::current_dir().unwrap(),
@@ -792,7 +792,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (config, location) = bare_project(dir.path());
         let storage = HookStorage::for_store(Some(&location), dir.path());
-        let index = crate::SessionIndex { session: "covered".into(), ..crate::SessionIndex::default() };
+        let index =
+            agentwarden::SessionIndex { session: "covered".into(), ..agentwarden::SessionIndex::default() };
         storage.write_index(&index).unwrap();
         let store = Arc::new(Counting::default());
         let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
@@ -843,7 +844,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (config, location) = bare_project(dir.path());
         let storage = HookStorage::for_store(Some(&location), dir.path());
-        let index = crate::SessionIndex { session: "covered".into(), ..crate::SessionIndex::default() };
+        let index =
+            agentwarden::SessionIndex { session: "covered".into(), ..agentwarden::SessionIndex::default() };
         storage.write_index(&index).unwrap();
         let store = Arc::new(Refusing::default());
         let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
@@ -864,7 +866,7 @@ mod tests {
         }
         assert_eq!(store.calls.load(Ordering::SeqCst), 0, "the store was never called");
         let uncovered = ask("uncovered");
-        assert_eq!(uncovered.exit_code, crate::HOOK_FAILED, "{uncovered:?}");
+        assert_eq!(uncovered.exit_code, agentwarden::HOOK_FAILED, "{uncovered:?}");
         assert!(store.calls.load(Ordering::SeqCst) > 0, "without an index the store decides");
     }
 

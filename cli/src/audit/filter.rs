@@ -10,7 +10,7 @@ use agentwarden_domain::audit::{AuditEvent, EVENT_TYPES, Envelope, Timestamp, de
 use agentwarden_domain::verdict::Decision;
 
 use super::super::Failure;
-use crate::WardenError;
+use agentwarden::WardenError;
 
 /// A time bound as given: absolute, or this many milliseconds before now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,7 +135,7 @@ pub(super) fn parse_when(flag: &str, text: &str) -> Result<When, Failure> {
     };
     // An RFC 3339 time always has `-` and `:`; a duration never does.
     if !text.contains(['-', ':']) {
-        return crate::cli::duration::duration_ms(text).map(When::Ago).ok_or_else(bad);
+        return crate::duration::duration_ms(text).map(When::Ago).ok_or_else(bad);
     }
     parse_rfc3339(text).map(When::At).ok_or_else(bad)
 }

@@ -1,7 +1,7 @@
 //! Which store a command records into or reads: `--store` (or `AGENTWARDEN_STORE`), else the
-//! configuration's `[store] url`, else the default embedded store (see [`crate::store`]).
+//! configuration's `[store] url`, else the default embedded store (see [`agentwarden::store`]).
 
-use crate::{Config, SledConfig, StoreLocation, Warden, WardenBuilder, WardenError};
+use agentwarden::{Config, SledConfig, StoreLocation, Warden, WardenBuilder, WardenError};
 
 /// The global store options, resolved per command.
 #[derive(Clone, Debug)]
@@ -60,8 +60,8 @@ impl Stores {
 /// configuration's directory (the working directory when there is none).
 pub(super) fn default_store(root: &std::path::Path) -> String {
     if root.as_os_str().is_empty() || root == std::path::Path::new(".") {
-        crate::DEFAULT_STORE.to_owned()
+        agentwarden::DEFAULT_STORE.to_owned()
     } else {
-        root.join(crate::DEFAULT_STORE).to_string_lossy().into_owned()
+        root.join(agentwarden::DEFAULT_STORE).to_string_lossy().into_owned()
     }
 }

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::protocol::{self, Answer, Request};
 use super::{EXIT_OK, Failure};
-use crate::HookAnswer;
+use agentwarden::HookAnswer;
 
 /// The variable naming the server's socket (V-5).
 pub(crate) const SERVER_ENV: &str = "AGENTWARDEN_SERVER";
@@ -147,8 +147,8 @@ pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failur
     let (socket, uid) = match explicit_server(args.server.as_deref()).map_err(Failure::usage)? {
         Some(socket) => (socket, None),
         None => {
-            let config =
-                crate::Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+            let config = agentwarden::Config::load(args.config.as_deref())
+                .map_err(|e| Failure::usage(e.to_string()))?;
             let socket = config.server.ok_or_else(|| {
                 Failure::usage("no server: give --server PATH, `AGENTWARDEN_SERVER` or `[server] socket`")
             })?;
@@ -211,7 +211,7 @@ mod tests {
                 "a status",
             ),
         ] {
-            assert_eq!(checked(nonsense).exit_code, crate::HOOK_FAILED, "{why}");
+            assert_eq!(checked(nonsense).exit_code, agentwarden::HOOK_FAILED, "{why}");
         }
     }
 }

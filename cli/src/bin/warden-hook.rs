@@ -1,6 +1,6 @@
 //! The `warden-hook` binary: the resident service's hook client (V-34), in
-//! [`agentwarden::cli::hook_client_main`].
+//! [`agentwarden_cli::hook_client_main`].
 
 fn main() -> std::process::ExitCode {
-    agentwarden::cli::hook_client_main()
+    agentwarden_cli::hook_client_main()
 }

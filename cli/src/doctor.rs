@@ -22,8 +22,8 @@ use agentwarden_domain::governance::{
 
 use super::setup::{covered, in_git_work_tree, own_files, store_ignored};
 use super::{EXIT_NO, EXIT_OK, Failure};
-use crate::manifests::load_manifests;
-use crate::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
+use agentwarden::manifests::load_manifests;
+use agentwarden::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct DoctorArgs {
@@ -69,7 +69,7 @@ impl Check {
 
 fn read(path: &Path) -> FileRead {
     // By descriptor, like every read of a file an agent can touch (U-1).
-    match agentwarden_adapters::untrusted::read_text(None, path, crate::MAX_INPUT_BYTES) {
+    match agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => FileRead::Text(text),
         Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => FileRead::Missing,
         Err(e) => FileRead::Unreadable(e.to_string()),
@@ -347,9 +347,13 @@ async fn check_governance(
 fn approval_keys(config: &Config) -> Check {
     match &config.allowed_signers {
         Some(path) => {
-            match agentwarden_adapters::untrusted::read_text(Some(&config.root), path, crate::MAX_INPUT_BYTES)
-                .map_err(|e| e.to_string())
-                .and_then(|text| crate::signing::AllowedSigners::parse(&text))
+            match agentwarden_adapters::untrusted::read_text(
+                Some(&config.root),
+                path,
+                agentwarden::MAX_INPUT_BYTES,
+            )
+            .map_err(|e| e.to_string())
+            .and_then(|text| agentwarden::signing::AllowedSigners::parse(&text))
             {
                 Ok(signers) if !signers.entries.is_empty() => Check::ok(
                     "approval keys",
@@ -439,7 +443,7 @@ fn permission_rules(project: &Path, config: &Config, managed: &[PathBuf]) -> Che
 
 /// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
 async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
-    let config = match crate::PgConfig::parse(url) {
+    let config = match agentwarden::PgConfig::parse(url) {
         Ok(config) => config.create_if_missing(false),
         Err(e) => return checks.push(Check::fail("store", e.to_string(), "fix the postgres:// URL")),
     };
@@ -470,14 +474,14 @@ async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
 pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) -> Result<u8, Failure> {
     let project = match &args.project {
         Some(project) => project.clone(),
-        None => crate::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
     };
     let project = std::fs::canonicalize(&project)
         .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
     let mut checks = Vec::new();
     let entries = super::installed::check_hooks(&project, &args.managed, &mut checks);
     super::installed::check_lines(&project, &entries, &mut checks);
-    let config_path = args.config.clone().unwrap_or_else(|| project.join(crate::config::CONFIG_FILE));
+    let config_path = args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE));
     let mut canary_with = None;
     let loaded = match Config::load(Some(&config_path)) {
         Err(e) => {
@@ -514,7 +518,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
     let server = super::client::explicit_server(None)
         .map(|explicit| explicit.or_else(|| loaded.as_ref().and_then(|c| c.server.clone())));
     // The store is closed again before the canary runs: sled admits one process at a time.
-    match (server, store.to_str().filter(|s| crate::PgConfig::is_postgres_url(s))) {
+    match (server, store.to_str().filter(|s| agentwarden::PgConfig::is_postgres_url(s))) {
         (Err(why), _) => checks.push(Check::fail(
             "server",
             why,

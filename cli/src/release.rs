@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use super::hook::CLAUDE_CODE_ENV;
 use super::{EXIT_OK, Failure};
-use crate::{Config, HookStorage, Warden, WardenError};
+use agentwarden::{Config, HookStorage, Warden, WardenError};
 
 /// `warden release`.
 #[derive(Debug, clap::Args)]

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use agentwarden_domain::governance::{Decision, GateReport, Name};
 
 use super::{Failure, decision_exit, open_for_decision};
-use crate::config::FilePattern;
-use crate::{Config, GateOutcome, Warden, WardenError};
+use agentwarden::config::FilePattern;
+use agentwarden::{Config, GateOutcome, Warden, WardenError};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct GateArgs {
@@ -76,7 +76,7 @@ fn write_summary(outcome: &GateOutcome, config: &Config, out: &mut dyn Write) ->
         }
         Decision::Deny => match first_failure {
             Some(f) => {
-                let reason = crate::hook::with_fix(&f.code, &f.reason);
+                let reason = agentwarden::with_fix(&f.code, &f.reason);
                 writeln!(out, "DENY  {persona}: {} ({}): {reason}", f.gate.as_str(), f.code)?;
             }
             None => writeln!(out, "DENY  {persona}")?,

@@ -8,13 +8,14 @@ use agentwarden_domain::governance::frontmatter::{Value, parse_instruction_file}
 use agentwarden_domain::lineage::{Manifests, compare_offered};
 
 use super::doctor::Check;
-use crate::Config;
+use agentwarden::Config;
 
 /// One check per agent type whose definition has a `tools:` list.
 pub(super) fn check_tool_rules(config: &Config, manifests: &Manifests, checks: &mut Vec<Check>) {
     for (name, manifest) in manifests {
         let path = config.subagents.agent_path(name);
-        let Ok(text) = agentwarden_adapters::untrusted::read_text(None, &path, crate::MAX_INPUT_BYTES) else {
+        let Ok(text) = agentwarden_adapters::untrusted::read_text(None, &path, agentwarden::MAX_INPUT_BYTES)
+        else {
             continue;
         };
         let Some(tools) = parse_instruction_file(&text)

@@ -38,8 +38,8 @@ use super::wiring::{self, EVENTS, deadline_for, hook_command, is_ours};
 use super::{EXIT_OK, Failure};
 use agentwarden_adapters::untrusted::{self, UntrustedError};
 
-use crate::Config;
-use crate::config::{CONFIG_FILE, GuardrailsConfig};
+use agentwarden::Config;
+use agentwarden::config::{CONFIG_FILE, GuardrailsConfig};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum InitCommand {
@@ -185,7 +185,7 @@ fn read_json_object(project: &Path, path: &Path) -> Result<Map<String, Value>, F
 
 /// Reads a file an agent can touch, by descriptor (U-1): `None` when it does not exist.
 fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure> {
-    match untrusted::read_text(Some(project), path, crate::MAX_INPUT_BYTES) {
+    match untrusted::read_text(Some(project), path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(UntrustedError::Missing { .. }) => Ok(None),
         Err(e) => Err(Failure::usage(format!("cannot read {e}; nothing written"))),
@@ -321,7 +321,7 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
     let InitCommand::ClaudeCode { project, warden, timeout, managed, server } = command;
     let project = match project {
         Some(project) => project,
-        None => crate::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
     };
     let server = server
         .map(|socket| std::path::absolute(&socket))

@@ -8,7 +8,7 @@ use agentwarden_domain::guardrails::TreeManifest;
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
-use crate::{Config, GuardTarget, ProcessAgentRunner, Warden, WardenError};
+use agentwarden::{Config, GuardTarget, ProcessAgentRunner, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum GuardCommand {
@@ -158,7 +158,7 @@ pub(super) async fn run(
         GuardCommand::Check { snapshot, revert, item, run, artifacts, root, config, json, .. } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
             let text =
-                agentwarden_adapters::untrusted::read_text(None, &snapshot, crate::guard::MAX_SNAPSHOT_BYTES)
+                agentwarden_adapters::untrusted::read_text(None, &snapshot, agentwarden::MAX_SNAPSHOT_BYTES)
                     .map_err(|e| Failure::usage(format!("cannot read snapshot: {e}")))?;
             let before: TreeManifest = serde_json::from_str(&text)
                 .map_err(|e| Failure::usage(format!("`{}` is not a snapshot: {e}", snapshot.display())))?;

@@ -17,7 +17,7 @@ use agentwarden_domain::audit::{Explanation, Hash, decode, explain};
 use super::super::{EXIT_OK, Failure};
 use super::progress::Progress;
 use super::render;
-use crate::{Warden, WardenError};
+use agentwarden::{Warden, WardenError};
 
 /// An investigation's failure, worded for the command line.
 fn refused(error: WardenError, what: &str) -> Failure {
