@@ -65,6 +65,7 @@ mod environment;
 mod file_system;
 mod git_restorer;
 mod memory;
+pub mod paths;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod process_runner;

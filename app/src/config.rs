@@ -526,14 +526,12 @@ pub fn project_root() -> Result<PathBuf, ConfigError> {
 
 /// [`discover`] from `start`, an absolute directory.
 pub fn discover_from(start: &Path) -> Result<Option<PathBuf>, ConfigError> {
-    let exists = |path: &Path| match std::fs::symlink_metadata(path) {
-        Ok(_) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(ConfigError {
+    let exists = |path: &Path| {
+        agentwarden_adapters::paths::entry_exists(path).map_err(|e| ConfigError {
             path: path.display().to_string(),
             line: None,
             message: format!("cannot look for the project's configuration here: {e}"),
-        }),
+        })
     };
     for (depth, dir) in start.ancestors().enumerate() {
         let candidate = dir.join(CONFIG_FILE);

@@ -32,6 +32,7 @@ mod tools;
 
 use std::path::{Path, PathBuf};
 
+use agentwarden_adapters::paths;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId};
 use agentwarden_domain::claude_code::{
     BUILTIN_AGENT_TYPES, CallingAgent, HookEvent, HookFailure, HookInputRefused, HookState, InputError,
@@ -158,11 +159,11 @@ fn session_correlation(session: &str) -> Correlation {
 /// subdirectory of the project is still checked at the project's root.
 pub(crate) fn agent_root(workspace: &Path, cwd: Option<&str>) -> Option<PathBuf> {
     let cwd = PathBuf::from(cwd?);
-    if !cwd.is_absolute() || !cwd.join(".git").exists() {
+    if !cwd.is_absolute() || !paths::entry_exists(&cwd.join(".git")).unwrap_or(false) {
         return None;
     }
-    let real = std::fs::canonicalize(&cwd).ok()?;
-    let project = std::fs::canonicalize(workspace).ok();
+    let real = paths::canonical(&cwd).ok()?;
+    let project = paths::canonical(workspace).ok();
     (project.as_ref() != Some(&real)).then_some(real)
 }
 

@@ -160,7 +160,7 @@ fn resolve_existing(path: &str) -> Option<String> {
     let mut existing = std::path::PathBuf::from(path);
     let mut rest: Vec<std::ffi::OsString> = Vec::new();
     loop {
-        if let Ok(real) = std::fs::canonicalize(&existing) {
+        if let Ok(real) = agentwarden_adapters::paths::canonical(&existing) {
             let mut full = real;
             for part in rest.iter().rev() {
                 full.push(part);

@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use agentwarden_adapters::paths;
 use agentwarden_domain::claude_code::{SpawnTree, is_safe_id};
 use serde::{Deserialize, Serialize};
 
@@ -105,10 +106,10 @@ impl HookStorage {
     /// (the caller treats that as quarantined).
     pub fn marker(&self, session: &str) -> Result<Option<Marker>, String> {
         let path = self.named("quarantine", session, "")?;
-        match std::fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        match paths::entry_exists(&path) {
+            Ok(false) => Ok(None),
             Err(e) => Err(format!("the quarantine marker `{}` cannot be checked: {e}", path.display())),
-            Ok(_) => {
+            Ok(true) => {
                 let marker = read_bounded(&path)
                     .ok()
                     .and_then(|bytes| serde_json::from_slice::<Marker>(&bytes).ok())
@@ -127,9 +128,9 @@ impl HookStorage {
     pub fn quarantine(&self, session: &str, marker: &Marker) -> Result<(), String> {
         let path = self.named("quarantine", session, "")?;
         if let Ok(index) = self.named("sessions", session, ".json") {
-            let _ = std::fs::remove_file(index);
+            let _ = paths::remove_entry(&index);
         }
-        if std::fs::symlink_metadata(&path).is_ok() {
+        if paths::entry_exists(&path).unwrap_or(false) {
             return Ok(());
         }
         let bytes = serde_json::to_vec(marker).map_err(|e| e.to_string())?;
@@ -141,11 +142,7 @@ impl HookStorage {
     /// Removes the marker of `session`; `Ok(false)` when there was none.
     pub fn release(&self, session: &str) -> Result<bool, String> {
         let path = self.named("quarantine", session, "")?;
-        match std::fs::remove_file(&path) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(format!("cannot remove `{}`: {e}", path.display())),
-        }
+        paths::remove_entry(&path).map_err(|e| format!("cannot remove `{}`: {e}", path.display()))
     }
 
     /// The index of `session`, if it is there, readable, and about that session.

@@ -1,0 +1,68 @@
+//! Issue 22: the application reads the file system only through the adapters it wires — no
+//! `std::fs`, no `File`, no `Path::exists` and its kin in `app/src` outside test modules. A
+//! test module is what follows a `#[cfg(test)]` line (the convention: tests last in the file).
+
+use std::path::{Path, PathBuf};
+
+/// What reaches the file system behind the adapters' back.
+const FORBIDDEN: [&str; 8] = [
+    "std::fs",
+    "fs::File",
+    "File::open",
+    "OpenOptions",
+    ".exists()",
+    ".is_dir()",
+    ".is_file()",
+    ".metadata()",
+];
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The lines of `text` that are not in a test module and not comments, with their numbers.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .take_while(|(_, line)| line.trim() != "#[cfg(test)]")
+        .filter(|(_, line)| !line.trim_start().starts_with("//"))
+        .map(|(n, line)| (n + 1, line))
+}
+
+fn offences(text: &str) -> Vec<String> {
+    code_lines(text)
+        .filter_map(|(n, line)| {
+            FORBIDDEN.iter().find(|f| line.contains(*f)).map(|f| format!("line {n}: `{f}`"))
+        })
+        .collect()
+}
+
+#[test]
+fn the_application_touches_the_file_system_only_through_its_adapters() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../app/src");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    assert!(files.len() > 10, "app/src holds {} files: the scan read nothing", files.len());
+    let found: Vec<String> = files
+        .iter()
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(file).unwrap();
+            offences(&text).into_iter().map(move |o| format!("{}: {o}", file.display()))
+        })
+        .collect();
+    assert!(found.is_empty(), "file-system access outside the adapters:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_scan_finds_what_it_forbids_and_skips_comments_and_tests() {
+    let text = "fn a() { let _ = std::fs::read(\"x\"); }\n// std::fs in prose\n#[cfg(test)]\nmod tests { fn b() { std::fs::write(\"y\", \"\"); } }\n";
+    assert_eq!(offences(text), vec!["line 1: `std::fs`".to_owned()]);
+    assert_eq!(offences("if p.join(\".git\").exists() {}"), vec!["line 1: `.exists()`".to_owned()]);
+}
