@@ -24,7 +24,7 @@ use agentwarden_ports::StoreError;
 
 use crate::MAX_INPUT_BYTES;
 use crate::config::{ConfigError, FilePattern};
-use crate::manifests::{parse_manifest_files, read_manifest_files};
+use crate::manifests::read_manifest_files;
 use crate::warden::{Warden, WardenError};
 
 mod signatures;
@@ -255,8 +255,12 @@ impl Warden {
 
     /// T-11: the lineage manifests as this decision reads them — each file once, by descriptor —
     /// with their digests added to `read`, so that what is compared with the seal is exactly what
-    /// is parsed: a manifest changed after the check cannot be the one that decides.
-    pub(crate) async fn sealed_manifests(&self, read: &mut ReadDigests) -> Result<Manifests, ConfigError> {
+    /// is parsed: a manifest changed after the check cannot be the one that decides. V-36: the
+    /// parse of the same bytes is taken from the last one ([`crate::manifests::ParsedManifests`]).
+    pub(crate) async fn sealed_manifests(
+        &self,
+        read: &mut ReadDigests,
+    ) -> Result<std::sync::Arc<Manifests>, ConfigError> {
         let files = match read_manifest_files(Some(&self.config.root), &self.config.lineage.manifests) {
             Ok(files) => files,
             Err(e) => {
@@ -272,7 +276,7 @@ impl Warden {
             let text = FileRead::Text(file.text.clone());
             read.insert(key(&self.config.root, &file.path), digest(&text, Some(file.mode)));
         }
-        parse_manifest_files(&files)
+        self.parsed_manifests.parse(&files)
     }
 
     fn manifest_files(&self) -> Vec<PathBuf> {
