@@ -472,6 +472,12 @@ impl Config {
     /// `agentwarden.toml` from the working directory upward ([`discover`], N-1), else the
     /// defaults (the working directory is then the root).
     pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+        Config::load_with(path, None)
+    }
+
+    /// [`Config::load`], the parse taken from `cache` when the file holds the bytes it was
+    /// last parsed from (V-36).
+    pub fn load_with(path: Option<&Path>, cache: Option<&ConfigCache>) -> Result<Config, ConfigError> {
         let discovered;
         let path = match path {
             Some(path) => path,
@@ -490,10 +496,47 @@ impl Config {
             agentwarden_adapters::untrusted::read_bytes_mode(None, path, crate::MAX_INPUT_BYTES)
                 .map_err(|e| unreadable(e.reason()))?;
         let text = String::from_utf8(bytes).map_err(|_| unreadable("is not valid UTF-8".to_owned()))?;
-        let mut config = Config::parse(path, &text)?;
         let read = agentwarden_domain::governance::FileRead::Text(text);
-        config.source_digest = crate::records::digest(&read, Some(mode));
+        let digest = crate::records::digest(&read, Some(mode));
+        if let (Some(cache), Some(digest)) = (cache, &digest)
+            && let Some(config) = cache.get(path, digest)
+        {
+            return Ok(config);
+        }
+        let agentwarden_domain::governance::FileRead::Text(text) = &read else {
+            return Err(unreadable("cannot be read".to_owned()));
+        };
+        let mut config = Config::parse(path, text)?;
+        config.source_digest = digest;
+        if let Some(cache) = cache {
+            cache.put(path, &config);
+        }
         Ok(config)
+    }
+}
+
+/// V-36: the configuration last parsed, keyed by its file and the seal digest of the bytes it
+/// was parsed from (their BLAKE3 and permission bits, U-15). The resident service reads its
+/// configuration file for every request, by descriptor, as before, and parses it only when
+/// those bytes differ from the last ones parsed: the configuration it decides with, and the
+/// digest it compares with the seal (U-16), are always of the bytes just read.
+#[derive(Debug, Default)]
+pub struct ConfigCache {
+    last: std::sync::Mutex<Option<(PathBuf, Config)>>,
+}
+
+impl ConfigCache {
+    /// The configuration parsed from `path` when its bytes had `digest`, if it is the last one.
+    fn get(&self, path: &Path, digest: &str) -> Option<Config> {
+        let guard = self.last.lock().ok()?;
+        let (last, config) = guard.as_ref()?;
+        (last == path && config.source_digest.as_deref() == Some(digest)).then(|| config.clone())
+    }
+
+    fn put(&self, path: &Path, config: &Config) {
+        if let Ok(mut guard) = self.last.lock() {
+            *guard = Some((path.to_path_buf(), config.clone()));
+        }
     }
 }
 
@@ -548,6 +591,28 @@ pub fn discover_from(start: &Path) -> Result<Option<PathBuf>, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// V-36: the cached parse answers only for the same file holding the same bytes (and mode);
+    /// a rewrite or a `chmod` is read and parsed anew, with its own digest.
+    #[test]
+    fn the_cached_configuration_follows_the_bytes_read() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agentwarden.toml");
+        std::fs::write(&path, "[claude_code]\nmain_persona = \"main\"\n").unwrap();
+        let cache = ConfigCache::default();
+        let first = Config::load_with(Some(&path), Some(&cache)).unwrap();
+        assert_eq!(Config::load_with(Some(&path), Some(&cache)).unwrap(), first);
+        std::fs::write(&path, "[claude_code]\nmain_persona = \"lead\"\n").unwrap();
+        let rewritten = Config::load_with(Some(&path), Some(&cache)).unwrap();
+        assert_eq!(rewritten.claude_code.main_persona, "lead");
+        assert_eq!(rewritten, Config::load(Some(&path)).unwrap(), "as an uncached load reads it");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let chmodded = Config::load_with(Some(&path), Some(&cache)).unwrap();
+        assert_ne!(chmodded.source_digest, rewritten.source_digest, "U-15: the mode is in the digest");
+        std::fs::write(&path, "[claude_code\n").unwrap();
+        assert!(Config::load_with(Some(&path), Some(&cache)).is_err(), "never the last good parse");
+    }
 
     #[test]
     fn defaults_and_overrides_relative_to_the_file() {

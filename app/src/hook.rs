@@ -201,7 +201,7 @@ impl Warden {
             HookEvent::Other { .. } => Ok(HookAnswer::silent()),
             HookEvent::Spawn(request) => match &quarantined {
                 Some(marker) => Ok(self.deny_in_quarantine(&mut state, session, &request, marker).await),
-                None => self.hook_spawn(session, request).await,
+                None => self.hook_spawn(&mut state, session, request).await,
             },
             HookEvent::Tool(call) => Ok(self
                 .hook_tool(&mut state, session, input.cwd.as_deref(), call, quarantined.as_ref())
@@ -302,10 +302,12 @@ impl Warden {
     /// V-32: only when what it says (its head aside) is not what is there already: a decision
     /// that changed nothing about the session costs a read, not a create and a rename.
     async fn write_index(&self, session: &str, storage: &HookStorage) {
-        let Ok(state) = self.records().await else { return };
-        let quarantined =
-            state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
-        let index = SessionIndex::of(session, state.head.seq, quarantined, &state.session(session));
+        let index = self.with_records(|state| {
+            let quarantined =
+                state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
+            SessionIndex::of(session, state.head.seq, quarantined, &state.session(session))
+        });
+        let Ok(index) = index.await else { return };
         if storage
             .read_index(session)
             .is_some_and(|there| SessionIndex { head: index.head, ..there } == index)
@@ -317,8 +319,14 @@ impl Warden {
         }
     }
 
-    async fn hook_spawn(&self, session: &str, request: SpawnRequest) -> Result<HookAnswer, WardenError> {
-        let mut state = self.records().await?;
+    /// A spawn, decided on `state`: the records [`Warden::hook_with`] caught up for this call
+    /// (V-37: not caught up, and copied, a second time).
+    async fn hook_spawn(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        request: SpawnRequest,
+    ) -> Result<HookAnswer, WardenError> {
         let tree = state.session(session);
         let main = &self.config.claude_code.main_persona;
         let persona = request.caller.as_ref().map_or(main.as_str(), |c| c.agent_type.as_str());
@@ -412,7 +420,7 @@ impl Warden {
         };
         let recorded = self
             .record_and_apply(
-                &mut state,
+                state,
                 session_correlation(session),
                 AuditEvent::SpawnEvaluated(Box::new(event)),
             )

@@ -55,7 +55,8 @@ pub use agentwarden_ports::{
 };
 pub use audit_log::{Pages, Stats, Verification};
 pub use config::{
-    ClaudeCodeConfig, Config, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig, ToolRules,
+    ClaudeCodeConfig, Config, ConfigCache, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig,
+    ToolRules,
 };
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput, MAX_INPUT_BYTES};
 pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};

@@ -163,6 +163,51 @@ pub fn parse_manifest_files(files: &[ManifestFile]) -> Result<Manifests, ConfigE
     Ok(manifests)
 }
 
+/// V-36: the last manifests parsed, keyed by the BLAKE3 of exactly the bytes they were parsed
+/// from (each file's path and text, length-framed). The resident service decides every
+/// subagent call with the manifests (T-11): it still reads every file, once, by descriptor,
+/// and compares their digests with the seal, but parses them only when those bytes differ
+/// from the last ones parsed. A file rewritten between two calls is other bytes, so another
+/// key: it is parsed anew, and judged (and its digest compared with the seal) as read.
+/// Shared by the clones of a Warden; only a successful parse is kept.
+#[derive(Debug, Default)]
+pub struct ParsedManifests {
+    last: std::sync::Mutex<Option<(blake3::Hash, std::sync::Arc<Manifests>)>>,
+}
+
+impl ParsedManifests {
+    /// [`parse_manifest_files`] of `files`, from the cache when these are the bytes last parsed.
+    pub fn parse(&self, files: &[ManifestFile]) -> Result<std::sync::Arc<Manifests>, ConfigError> {
+        let key = bytes_key(files);
+        if let Ok(guard) = self.last.lock()
+            && let Some((last, manifests)) = guard.as_ref()
+            && *last == key
+        {
+            return Ok(std::sync::Arc::clone(manifests));
+        }
+        let manifests = std::sync::Arc::new(parse_manifest_files(files)?);
+        if let Ok(mut guard) = self.last.lock() {
+            *guard = Some((key, std::sync::Arc::clone(&manifests)));
+        }
+        Ok(manifests)
+    }
+}
+
+/// BLAKE3 over every file's path and text, each length-prefixed (no two lists of files share
+/// a framing).
+fn bytes_key(files: &[ManifestFile]) -> blake3::Hash {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&(files.len() as u64).to_le_bytes());
+    for file in files {
+        let path = file.path.as_os_str().as_encoded_bytes();
+        hasher.update(&(path.len() as u64).to_le_bytes());
+        hasher.update(path);
+        hasher.update(&(file.text.len() as u64).to_le_bytes());
+        hasher.update(file.text.as_bytes());
+    }
+    hasher.finalize()
+}
+
 /// Reads and parses `path` (see [`read_manifest_files`]).
 pub fn load_manifests(path: &Path) -> Result<Manifests, ConfigError> {
     parse_manifest_files(&read_manifest_files(None, path)?)
@@ -215,5 +260,22 @@ mod tests {
         assert!(err.path.ends_with("c.toml") && err.line == Some(2), "{err}");
         assert!(err.message.contains("a.toml:1"), "{err}");
         assert!(load_manifests(&dir.path().join("missing.toml")).is_err());
+    }
+
+    /// V-36: the cache answers for the same bytes only; other bytes are parsed (and a parse
+    /// that fails is an error, never the last good manifests).
+    #[test]
+    fn parsed_manifests_follow_the_bytes() {
+        let file =
+            |text: &str| ManifestFile { path: PathBuf::from("m.toml"), text: text.to_owned(), mode: 0o644 };
+        let cache = ParsedManifests::default();
+        let a = [file("[agents.a]\nmax_spawn_depth = 1\n")];
+        let first = cache.parse(&a).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&first, &cache.parse(&a).unwrap()), "the same bytes: from the cache");
+        let b = [file("[agents.a]\nmax_spawn_depth = 2\n")];
+        assert_eq!(cache.parse(&b).unwrap()[&Name::new("a").unwrap()].max_spawn_depth, 2);
+        assert!(cache.parse(&[file("[agents.a]\n")]).is_err(), "a file that no longer parses");
+        let moved = [ManifestFile { path: PathBuf::from("other.toml"), ..b[0].clone() }];
+        assert!(!std::sync::Arc::ptr_eq(&cache.parse(&b).unwrap(), &cache.parse(&moved).unwrap()));
     }
 }

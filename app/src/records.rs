@@ -24,7 +24,7 @@ use agentwarden_ports::StoreError;
 
 use crate::MAX_INPUT_BYTES;
 use crate::config::{ConfigError, FilePattern};
-use crate::manifests::{parse_manifest_files, read_manifest_files};
+use crate::manifests::read_manifest_files;
 use crate::warden::{Warden, WardenError};
 
 mod signatures;
@@ -75,6 +75,24 @@ fn matching(root: &Path, dir: &Path, pattern: &FilePattern) -> Vec<PathBuf> {
 impl Warden {
     /// The records, caught up with the log (H-3).
     pub async fn records(&self) -> Result<HookState, WardenError> {
+        let state = self.caught_up().await?;
+        self.remember(&state);
+        Ok(state)
+    }
+
+    /// V-37: `read` of the records caught up (as [`Warden::records`] catches them up), without
+    /// a copy: they are taken from memory, read, and put back. For a caller that only reads
+    /// them — the resident service copied the whole projection for each read.
+    pub(crate) async fn with_records<R>(&self, read: impl FnOnce(&HookState) -> R) -> Result<R, WardenError> {
+        let state = self.caught_up().await?;
+        let read = read(&state);
+        self.keep(state);
+        Ok(read)
+    }
+
+    /// The records kept in memory (or the saved ones, or none) caught up with the log; memory
+    /// holds none until the caller puts them back.
+    async fn caught_up(&self) -> Result<HookState, WardenError> {
         let cached = self.records.lock().ok().and_then(|mut guard| guard.take());
         let start = match cached {
             Some(state) => Some(state),
@@ -104,6 +122,7 @@ impl Warden {
             guard.take();
         }
         let state = self.catch_up(HookState::default()).await?;
+        self.remember(&state);
         self.save_records(&state).await;
         Ok(state)
     }
@@ -140,14 +159,13 @@ impl Warden {
         Ok(differ)
     }
 
-    /// `start` caught up with the log, its signatures checked, kept in memory (H-3).
+    /// `start` caught up with the log, its signatures checked (H-3); the caller keeps it.
     async fn catch_up(&self, start: HookState) -> Result<HookState, WardenError> {
         let mut state = start;
         // V-31: at the head (same seq, same hash: the same chain) there is nothing to fold: the
         // resident service, the log's only writer, decides without reading the log.
         if state.head.seq > 0 && self.store.head().await? == state.head {
             self.check_signatures(&mut state).await;
-            self.remember(&state);
             return Ok(state);
         }
         if state.head.seq > 0 {
@@ -183,13 +201,16 @@ impl Warden {
             self.save_records(&state).await;
         }
         self.check_signatures(&mut state).await;
-        self.remember(&state);
         Ok(state)
     }
 
     fn remember(&self, state: &HookState) {
+        self.keep(state.clone());
+    }
+
+    fn keep(&self, state: HookState) {
         if let Ok(mut guard) = self.records.lock() {
-            *guard = Some(state.clone());
+            *guard = Some(state);
         }
     }
 
@@ -255,8 +276,12 @@ impl Warden {
 
     /// T-11: the lineage manifests as this decision reads them — each file once, by descriptor —
     /// with their digests added to `read`, so that what is compared with the seal is exactly what
-    /// is parsed: a manifest changed after the check cannot be the one that decides.
-    pub(crate) async fn sealed_manifests(&self, read: &mut ReadDigests) -> Result<Manifests, ConfigError> {
+    /// is parsed: a manifest changed after the check cannot be the one that decides. V-36: the
+    /// parse of the same bytes is taken from the last one ([`crate::manifests::ParsedManifests`]).
+    pub(crate) async fn sealed_manifests(
+        &self,
+        read: &mut ReadDigests,
+    ) -> Result<std::sync::Arc<Manifests>, ConfigError> {
         let files = match read_manifest_files(Some(&self.config.root), &self.config.lineage.manifests) {
             Ok(files) => files,
             Err(e) => {
@@ -272,7 +297,7 @@ impl Warden {
             let text = FileRead::Text(file.text.clone());
             read.insert(key(&self.config.root, &file.path), digest(&text, Some(file.mode)));
         }
-        parse_manifest_files(&files)
+        self.parsed_manifests.parse(&files)
     }
 
     fn manifest_files(&self) -> Vec<PathBuf> {

@@ -95,6 +95,8 @@ pub struct Warden {
     pub(crate) records: Arc<std::sync::Mutex<Option<agentwarden_domain::claude_code::HookState>>>,
     /// Signature verifications already made (K-5), shared by clones.
     pub(crate) verified: Arc<crate::signing::VerifiedCache>,
+    /// The manifests last parsed, by the digest of their bytes (V-36), shared by clones.
+    pub(crate) parsed_manifests: Arc<crate::manifests::ParsedManifests>,
     /// K-15: whether the saved projection may be the records' starting point (else they are
     /// folded from the log's first event when this process holds none in memory).
     pub(crate) saved_start: bool,
@@ -300,6 +302,7 @@ impl WardenBuilder {
             config: Arc::new(self.config.unwrap_or_default()),
             records: Arc::default(),
             verified: Arc::default(),
+            parsed_manifests: Arc::default(),
             saved_start: true,
             deferred: false,
             actor,

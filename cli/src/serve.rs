@@ -5,7 +5,8 @@
 //! V-1: a hook request is decided by exactly what the direct `warden hook` calls —
 //! [`agentwarden::before_store`], then [`Warden::hook_with`] — on the store the server holds, so the
 //! same events are recorded. The configuration is read again for every request (as every direct
-//! hook process reads it), from the server's own `--config`.
+//! hook process reads it), from the server's own `--config`; V-36: parsed again only when its
+//! bytes changed.
 //!
 //! V-3: one server serves one configuration. A hook request names the client's configuration
 //! file; when it is not the server's (compared as canonical paths), the answer is exit 2
@@ -177,6 +178,7 @@ pub(super) async fn serve(
         warden: warden.deferring(),
         location: location.clone(),
         config: config_path.clone(),
+        configs: agentwarden::ConfigCache::default(),
         host,
     })?;
     let (stopping, stop) = watch::channel(false);
@@ -471,6 +473,8 @@ struct Decider {
     warden: Warden,
     location: StoreLocation,
     config: Option<PathBuf>,
+    /// The configuration last parsed, by its bytes' digest (V-36).
+    configs: agentwarden::ConfigCache,
     /// What `run` requests are served with (V-13).
     host: super::served::Host,
 }
@@ -615,7 +619,7 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
         );
         return (HookAnswer::failed(why), false);
     }
-    let config = match Config::load(server.config.as_deref()) {
+    let config = match Config::load_with(server.config.as_deref(), Some(&server.configs)) {
         Ok(config) => config,
         Err(e) => return (HookAnswer::failed(format!("config_invalid: {e}")), false),
     };
@@ -707,7 +711,13 @@ mod tests {
             home: std::env::current_dir().unwrap(),
             guarded: Vec::new(),
         };
-        Decider { warden: warden.deferring(), location, config: Some(config.to_path_buf()), host }
+        Decider {
+            warden: warden.deferring(),
+            location,
+            config: Some(config.to_path_buf()),
+            configs: agentwarden::ConfigCache::default(),
+            host,
+        }
     }
 
     /// A hook request for the decider.

@@ -1238,3 +1238,44 @@ fn the_server_catches_the_records_up_before_it_answers() {
     server.kill();
     assert_eq!(saved_records(&p.store), (Some(2), 2));
 }
+
+/// V-36, T-11: the server keeps the manifests it parsed, by the digest of their bytes, but reads
+/// them for every subagent call: a `manifests.toml` rewritten between two calls is judged by its
+/// new bytes, and denied because they are not the sealed ones; put back, the same server allows
+/// again. The same for `agentwarden.toml` (its parse is kept the same way).
+#[test]
+fn a_file_rewritten_between_two_requests_is_judged_by_its_new_bytes() {
+    let p = project();
+    approve(&p);
+    let server = Server::start(&p, true);
+    let socket = p.socket();
+    for name in ["pre-task-main-planner", "start-planner"] {
+        assert_eq!(decision(&via(&p, &socket, &event(name))), (0, None), "{name}");
+    }
+    let read = serde_json::json!({
+        "session_id": "demo-session", "hook_event_name": "PreToolUse", "cwd": p.root.display().to_string(),
+        "tool_name": "Read", "tool_use_id": "toolu_r", "agent_id": "agent-planner-1",
+        "agent_type": "planner", "tool_input": {"file_path": "x.md"},
+    })
+    .to_string();
+    let denied = |answer: &(i32, String, String), file: &str| {
+        assert_eq!(decision(answer), (0, Some("deny".to_owned())), "{answer:?}");
+        assert!(
+            answer.1.contains("sealed_file_changed") && answer.1.contains(&format!("`{file}` changed")),
+            "{answer:?}"
+        );
+    };
+    for (file, edit) in [
+        ("manifests.toml", "\n# rewritten by an agent\n"),
+        ("agentwarden.toml", "\n# rewritten by an agent\n"),
+    ] {
+        assert_eq!(decision(&via(&p, &socket, &read)), (0, None), "sealed: the Read runs");
+        let path = p.root.join(file);
+        let sealed = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{sealed}{edit}")).unwrap();
+        denied(&via(&p, &socket, &read), file);
+        std::fs::write(&path, &sealed).unwrap();
+        assert_eq!(decision(&via(&p, &socket, &read)), (0, None), "{file} put back");
+    }
+    drop(server);
+}
