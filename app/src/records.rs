@@ -52,7 +52,7 @@ pub(crate) fn digest(read: &FileRead, mode: Option<u32>) -> Option<String> {
 /// `path` relative to `root`, with `/` separators (a seal's key).
 pub(crate) fn key(root: &Path, path: &Path) -> String {
     let relative = path.strip_prefix(root).unwrap_or(path);
-    // Written into one string: the gate keys every file it reads.
+    // Written into one string: the gate keys every file it reads.
     let mut key = String::with_capacity(relative.as_os_str().len());
     for part in relative.components().filter(|c| !matches!(c, std::path::Component::CurDir)) {
         if !key.is_empty() {
