@@ -52,12 +52,15 @@ pub(crate) fn digest(read: &FileRead, mode: Option<u32>) -> Option<String> {
 /// `path` relative to `root`, with `/` separators (a seal's key).
 pub(crate) fn key(root: &Path, path: &Path) -> String {
     let relative = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<String> = relative
-        .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
+    // Written into one string: the gate keys every file it reads.
+    let mut key = String::with_capacity(relative.as_os_str().len());
+    for part in relative.components().filter(|c| !matches!(c, std::path::Component::CurDir)) {
+        if !key.is_empty() {
+            key.push('/');
+        }
+        key.push_str(&part.as_os_str().to_string_lossy());
+    }
+    key
 }
 
 /// The files of `dir` whose names match: every entry that is not a directory (a link, a FIFO
@@ -341,6 +344,18 @@ impl Warden {
 
 #[cfg(test)]
 mod tests {
+
+    /// A seal's key: relative to the root, `/`-separated, `.` dropped; a path outside the root
+    /// is kept whole.
+    #[test]
+    fn keys_are_relative_and_slash_separated() {
+        use std::path::Path;
+        let root = Path::new("/p");
+        assert_eq!(super::key(root, Path::new("/p/.claude/agents/AGENT_A.md")), ".claude/agents/AGENT_A.md");
+        assert_eq!(super::key(root, Path::new("/p/./a/./b")), "a/b");
+        assert_eq!(super::key(root, Path::new("/etc/hosts")), "//etc/hosts");
+        assert_eq!(super::key(Path::new("."), Path::new("./agentwarden.toml")), "agentwarden.toml");
+    }
 
     use std::sync::Arc;
 

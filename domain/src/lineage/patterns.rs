@@ -106,6 +106,62 @@ pub(super) fn pieces_match(pieces: &[Piece], text: &str) -> bool {
     true
 }
 
+/// The first bytes (at most eight) that every command a pattern matches starts with, packed in
+/// a word: a necessary condition a rule set checks with one comparison before it matches the
+/// pattern itself, so that a call is matched only against the few rules that could grant it
+/// (T-12). [`Lead::ANY`] (no byte known) admits every command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Lead {
+    /// The bytes, little-endian, zero past `len`.
+    word: u64,
+    /// The bits of `word` that hold them.
+    mask: u64,
+    /// How many bytes, 0 to 8.
+    len: usize,
+}
+
+impl Lead {
+    /// No byte known: every command is admitted.
+    pub(super) const ANY: Lead = Lead { word: 0, mask: 0, len: 0 };
+
+    /// The first (at most eight) bytes of `text`.
+    pub(super) fn of(text: &str) -> Lead {
+        let bytes = text.as_bytes();
+        let len = bytes.len().min(8);
+        let mut word = [0_u8; 8];
+        for (to, from) in word.iter_mut().zip(bytes) {
+            *to = *from;
+        }
+        let mask = if len >= 8 { u64::MAX } else { (1_u64 << (8 * len)) - 1 };
+        Lead { word: u64::from_le_bytes(word), mask, len }
+    }
+
+    /// The bytes every text matched by `pieces` starts with (its first literal's, when it
+    /// starts with one).
+    pub(super) fn of_pieces(pieces: &[Piece]) -> Lead {
+        match pieces.first() {
+            Some(Piece::Text(first)) => Lead::of(first),
+            Some(Piece::Any) | None => Lead::ANY,
+        }
+    }
+
+    /// The bytes both leads require: their common first bytes.
+    pub(super) fn common(self, other: Lead) -> Lead {
+        let differ = (self.word ^ other.word) | (self.mask ^ other.mask);
+        // Bytes are equal, and in both, up to the first that differs.
+        let same = if differ == 0 { self.len } else { (differ.trailing_zeros() / 8) as usize };
+        let len = same.min(self.len).min(other.len);
+        let mask = if len >= 8 { u64::MAX } else { (1_u64 << (8 * len)) - 1 };
+        Lead { word: self.word & mask, mask, len }
+    }
+
+    /// Whether a text whose lead is `text` may start with these bytes (`text` is
+    /// [`Lead::of`] the text: its first eight bytes, or all of a shorter one).
+    pub(super) fn admits(self, text: Lead) -> bool {
+        text.len >= self.len && text.word & self.mask == self.word
+    }
+}
+
 /// T-7: the host of an `http(s)` URL, lowercase; `None` (grants nothing) for anything unusual.
 pub(super) fn host_of(url: &str) -> Option<String> {
     let lower = url.to_ascii_lowercase();

@@ -13,8 +13,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{AgentIdentifier, Manifests};
-use super::walk::{LineageVerdict, Pair, walk};
+use super::model::{AgentIdentifier, Manifest, Manifests};
+use super::walk::{LineageVerdict, Pair, walk_with};
 use crate::governance::show;
 use crate::verdict::{Code, Decision, Failed, Verdict};
 
@@ -119,9 +119,9 @@ pub struct Authorization {
     pub pair: Option<Pair>,
 }
 
-fn capability(call: &ToolCall, manifests: &Manifests) -> Verdict {
+fn capability(call: &ToolCall, manifest: Option<&Manifest>) -> Verdict {
     let agent = &call.agent;
-    match manifests.get(&agent.agent_type) {
+    match manifest {
         None => Verdict::fail(Code::UnknownAgent, format!("agent type {} has no manifest", agent.agent_type)),
         Some(m) if m.tools.grants(&call.tool) => Verdict::pass("the agent's manifest grants the tool"),
         Some(_) => Verdict::fail(
@@ -131,18 +131,13 @@ fn capability(call: &ToolCall, manifests: &Manifests) -> Verdict {
     }
 }
 
-/// The ancestors: the lineage without the acting agent at its end.
-fn ancestors(call: &ToolCall) -> &[AgentIdentifier] {
-    match call.lineage.split_last() {
-        Some((last, before)) if *last == call.agent => before,
-        _ => &call.lineage,
-    }
-}
-
-fn delegation(call: &ToolCall, manifests: &Manifests) -> Verdict {
-    let ancestors = ancestors(call);
-    for ancestor in ancestors {
-        match manifests.get(&ancestor.agent_type) {
+/// `ancestors`: the lineage without the acting agent at its end, each with its manifest.
+fn delegation<'m>(
+    call: &ToolCall,
+    ancestors: impl Iterator<Item = (&'m AgentIdentifier, Option<&'m Manifest>)>,
+) -> Verdict {
+    for (ancestor, manifest) in ancestors {
+        match manifest {
             None => {
                 let why =
                     format!("ancestor {} ({}) has no manifest", show(&ancestor.id), ancestor.agent_type);
@@ -163,7 +158,10 @@ fn delegation(call: &ToolCall, manifests: &Manifests) -> Verdict {
     Verdict::pass("every ancestor's manifest grants the tool")
 }
 
-fn lineage(call: &ToolCall, manifests: &Manifests) -> LineageVerdict {
+fn lineage<'m>(
+    call: &ToolCall,
+    manifest_of: impl Fn(usize, &AgentIdentifier) -> Option<&'m Manifest>,
+) -> LineageVerdict {
     match call.lineage.last() {
         Some(last) if *last != call.agent => LineageVerdict {
             verdict: Verdict::fail(
@@ -176,7 +174,7 @@ fn lineage(call: &ToolCall, manifests: &Manifests) -> LineageVerdict {
             ),
             pair: None,
         },
-        _ => walk(&call.lineage, manifests),
+        _ => walk_with(&call.lineage, manifest_of),
     }
 }
 
@@ -190,9 +188,24 @@ fn decide(capability: &Verdict, delegation: &Verdict, lineage: &Verdict) -> Deci
 
 /// Runs every layer and combines them. Pure: the same call gives the same answer.
 pub fn authorize(call: &ToolCall, manifests: &Manifests) -> Authorization {
-    let capability = capability(call, manifests);
-    let delegation = delegation(call, manifests);
-    let LineageVerdict { verdict: lineage, pair } = lineage(call, manifests);
+    // T-12: each agent of the lineage has its manifest looked up once, for every layer that
+    // reads it; the acting agent, when the lineage ends with it, is that last agent.
+    let resolved: Vec<Option<&Manifest>> =
+        call.lineage.iter().map(|agent| manifests.get(&agent.agent_type)).collect();
+    let ends_with_agent = call.lineage.last() == Some(&call.agent);
+    let own = match resolved.last() {
+        Some(manifest) if ends_with_agent => *manifest,
+        _ => manifests.get(&call.agent.agent_type),
+    };
+    // The ancestors: the lineage without the acting agent at its end.
+    let ancestors = call.lineage.len().saturating_sub(usize::from(ends_with_agent));
+    let manifest_of = |at: usize, agent: &AgentIdentifier| match resolved.get(at) {
+        Some(manifest) => *manifest,
+        None => manifests.get(&agent.agent_type),
+    };
+    let capability = capability(call, own);
+    let delegation = delegation(call, call.lineage.iter().zip(resolved.iter().copied()).take(ancestors));
+    let LineageVerdict { verdict: lineage, pair } = lineage(call, manifest_of);
     let decision = decide(&capability, &delegation, &lineage);
     let layers: Vec<LayerResult> = Layer::ORDER
         .into_iter()

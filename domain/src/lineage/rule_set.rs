@@ -1,8 +1,9 @@
 //! A manifest's rules as a set: indexed by tool name for the three layers, and compared with
 //! the tools Claude Code offers an agent (`warden doctor`).
 
+use super::patterns::Lead;
 use super::rules::{AGENT_FAMILY, ToolName, ToolRule};
-use super::tool_use::ToolUse;
+use super::tool_use::{Argument, ToolUse};
 
 /// Where a manifest's rules and the tools Claude Code offers an agent (its definition's
 /// `tools:` list) disagree (issue 24, `warden doctor`).
@@ -35,11 +36,14 @@ pub fn compare_offered(rules: &[ToolRule], offered: &[String]) -> Disagreement {
 
 /// A manifest's rules, indexed by the tool each names, so that a call is compared only with
 /// the rules about its tool (a lookup, then those few), not with every rule of the manifest.
+/// T-12: a Bash command pattern is indexed with the first bytes of every command it grants
+/// ([`Lead`]), so that of the rules about Bash, only those whose first bytes the command
+/// shares are matched: one comparison of a word skips each of the others.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolRuleSet {
     rules: Vec<ToolRule>,
     /// Tool name → the rules that name it (a family rule under each member).
-    by_tool: std::collections::HashMap<String, Vec<usize>, Fnv>,
+    by_tool: std::collections::HashMap<String, Vec<Candidate>, Fnv>,
     /// The rules about a whole MCP server.
     mcp: Vec<usize>,
 }
@@ -50,11 +54,12 @@ impl ToolRuleSet {
         let mut set =
             ToolRuleSet { rules: Vec::new(), by_tool: std::collections::HashMap::default(), mcp: Vec::new() };
         for (i, rule) in rules.iter().enumerate() {
+            let candidate = Candidate { rule: i, lead: rule.command_lead() };
             match &rule.tool {
-                ToolName::Exact(name) => set.by_tool.entry(name.clone()).or_default().push(i),
+                ToolName::Exact(name) => set.by_tool.entry(name.clone()).or_default().push(candidate),
                 ToolName::Family(family) => {
                     for member in *family {
-                        set.by_tool.entry((*member).to_owned()).or_default().push(i);
+                        set.by_tool.entry((*member).to_owned()).or_default().push(candidate);
                     }
                 }
                 ToolName::McpServer(_) => set.mcp.push(i),
@@ -81,12 +86,28 @@ impl ToolRuleSet {
         if self.rules.len() <= SCAN_BELOW {
             return granted(&self.rules, call);
         }
-        // The index holds only rules that name the call's tool.
-        let named = |i: &usize| self.rules.get(*i).is_some_and(|r| r.specifier_grants(call));
+        // The index holds only rules that name the call's tool; a rule with a lead grants only
+        // a command that starts with it.
+        let lead = match &call.argument {
+            Argument::Command(command) => Some(Lead::of(command)),
+            _ => None,
+        };
+        let named = |c: &Candidate| match c.lead {
+            Some(wanted) if !lead.is_some_and(|seen| wanted.admits(seen)) => false,
+            _ => self.rules.get(c.rule).is_some_and(|r| r.specifier_grants(call)),
+        };
         let rule = |i: &usize| self.rules.get(*i).is_some_and(|r| r.grants(call));
         self.by_tool.get(call.tool.as_str()).is_some_and(|ids| ids.iter().any(named))
             || (call.tool.starts_with("mcp__") && self.mcp.iter().any(rule))
     }
+}
+
+/// A rule of the index: its position, and for a Bash command pattern the first bytes of every
+/// command it grants (T-12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Candidate {
+    rule: usize,
+    lead: Option<Lead>,
 }
 
 /// Sets of at most this many rules are scanned rather than looked up.

@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use super::patterns::{glob_path, glob_segment, host_of, pieces_match};
+use super::patterns::{Lead, glob_path, glob_segment, host_of, pieces_match};
 use super::tool_use::{Argument, ToolPath, ToolUse};
 
 /// A parsed tool rule.
@@ -146,6 +146,21 @@ impl ToolRule {
             (Specifier::AgentType(wanted), Argument::AgentType(seen)) => wanted == seen,
             // A specifier the call's argument cannot be compared with grants nothing (T-2).
             _ => false,
+        }
+    }
+
+    /// For a Bash command pattern, the first bytes of every command it grants (T-12): `None`
+    /// for any other rule. A rule with a lead grants only a [`Argument::Command`] it admits.
+    pub(super) fn command_lead(&self) -> Option<Lead> {
+        match &self.specifier {
+            Some(Specifier::Command(pattern)) => {
+                let lead = Lead::of_pieces(&pattern.pieces);
+                Some(match &pattern.bare {
+                    Some(bare) => lead.common(Lead::of_pieces(bare)),
+                    None => lead,
+                })
+            }
+            _ => None,
         }
     }
 

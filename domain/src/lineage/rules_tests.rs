@@ -223,20 +223,66 @@ fn rules_and_offered_tools_are_compared_by_name() {
     assert_eq!(d.granted_not_offered, ["WebFetch(domain:a.io)"], "MCP rules are not compared");
 }
 
+/// T-12: the index matches a Bash call only with the rules whose first bytes it starts with;
+/// at the edges (a command exactly as long as a rule's first bytes, a rule's first bytes longer
+/// than the word the index compares, a leading `*`) it still answers as the scan does.
+#[test]
+fn the_index_skips_only_rules_that_cannot_grant() {
+    let texts = [
+        "Bash(npm)",
+        "Bash(npm test status:*)",
+        "Bash(np* -v)",
+        "Bash(* test)",
+        "Bash(g)",
+        "Bash(cargo b:*)",
+        "Read",
+        "Write",
+        "Grep(src)",
+        "WebFetch(domain:a.io)",
+    ];
+    let rules: Vec<ToolRule> = texts.iter().map(|t| ToolRule::parse(t).unwrap()).collect();
+    let set = super::rule_set::ToolRuleSet::new(rules.clone());
+    let cases = [
+        ("npm", true),
+        ("npm test status", true),
+        ("npm test status -v", true),
+        ("npm test statu", false),
+        ("npx -v", true),
+        ("run test", true),
+        ("g", true),
+        ("gi", false),
+        ("cargo b", true),
+        ("cargo build", false),
+        ("cargo b x", true),
+        ("cargo", false),
+        ("", false),
+    ];
+    for (command, expected) in cases {
+        let use_ = bash(command);
+        assert_eq!(super::rule_set::granted(&rules, &use_), expected, "the scan, {command:?}");
+        assert_eq!(set.grants(&use_), expected, "the index, {command:?}");
+    }
+    assert!(!set.grants(&ToolUse::named("Bash")), "a command rule grants no call without a command");
+}
+
 proptest! {
     /// The indexed set answers exactly as a scan of every rule does.
     #[test]
     fn the_indexed_set_agrees_with_the_scan(
-        picks in proptest::collection::vec(0_usize..14, 0..10),
+        picks in proptest::collection::vec(0_usize..22, 0..20),
         tool in prop::sample::select(vec![
             "Read", "Grep", "Glob", "Edit", "Write", "MultiEdit", "Bash", "WebFetch", "Agent", "Task",
             "mcp__github__get_issue", "mcp__gitlab__x", "read", "NotebookEdit",
         ]),
-        command in "[a-z ]{0,12}",
+        command in "(npm|np|n|git|g|)( test| t|t| |)( status|x|)[a-z ]{0,6}",
     ) {
+        // T-12: Bash patterns whose first bytes are shorter, longer than a word, shared, or
+        // none (a leading `*`), against commands that share some of them.
         let pool = [
             "Read", "Edit(src/**)", "Write", "Bash(npm test:*)", "Bash", "mcp__github", "mcp__github__get_issue",
             "WebFetch(domain:a.io)", "Agent(Explore)", "Task", "Grep(src)", "read", "Read(//etc/*)", "mcp__gitlab__*",
+            "Bash(n*)", "Bash(* test)", "Bash(npm)", "Bash(npm test status:*)", "Bash(np* t*)", "Bash(git *)",
+            "Bash(g)", "Bash(*)",
         ];
         let rules: Vec<ToolRule> = picks.iter().map(|&i| ToolRule::parse(pool[i]).unwrap()).collect();
         let input = json!({

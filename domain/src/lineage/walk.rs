@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{AgentIdentifier, Manifests};
+use super::model::{AgentIdentifier, Manifest, Manifests};
 use crate::governance::show;
 use crate::verdict::{Code, Verdict};
 
@@ -75,6 +75,15 @@ fn describe(agent: &AgentIdentifier) -> String {
 
 /// Walks `lineage` (root first) against `manifests`.
 pub fn walk(lineage: &[AgentIdentifier], manifests: &Manifests) -> LineageVerdict {
+    walk_with(lineage, |_, agent| manifests.get(&agent.agent_type))
+}
+
+/// [`walk`], with `manifest_of(position, agent)` the manifest of the agent at that position:
+/// the pipeline looks each agent's manifest up once for its layers (T-12).
+pub(super) fn walk_with<'m>(
+    lineage: &[AgentIdentifier],
+    manifest_of: impl Fn(usize, &AgentIdentifier) -> Option<&'m Manifest>,
+) -> LineageVerdict {
     let Some(root) = lineage.first() else {
         return LineageVerdict::pass("no lineage: a top-level agent".into());
     };
@@ -102,7 +111,7 @@ pub fn walk(lineage: &[AgentIdentifier], manifests: &Manifests) -> LineageVerdic
             let why = format!("{} appears twice in the lineage (a cycle)", show(&child.id));
             return LineageVerdict::fail(Code::AgentRepeated, at, why);
         }
-        let Some(manifest) = manifests.get(&parent.agent_type) else {
+        let Some(manifest) = manifest_of(index, parent) else {
             let why = format!("parent {} has no manifest", describe(parent));
             return LineageVerdict::fail(Code::UnknownParent, at, why);
         };
