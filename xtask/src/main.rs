@@ -21,7 +21,8 @@ use std::time::Instant;
 const USAGE: &str =
     "usage: cargo xtask <ci | bench | codes | public-api | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, the README's
-          commands, docs with warnings denied, benches compiled, cargo deny
+          commands, docs with warnings denied, the public API's snapshots, benches compiled,
+          cargo deny
   bench   run the criterion benches and print one summary table; `bench server`: only the
           resident service's rows, beside direct mode
   codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
