@@ -1,6 +1,6 @@
 //! `cargo xtask ci`: the one gate (format, clippy, tests, the real Claude Code suite, the
-//! README's commands, docs, the public API's snapshots, benches, supply chain). Each step prints what it runs; a failing step names the command that
-//! fixes or reproduces it.
+//! README's commands, docs, the public API's snapshots, benches, supply chain). Each step prints
+//! what it runs; a failing step names the command that fixes or reproduces it.
 
 use std::process::Command;
 use std::time::Instant;
