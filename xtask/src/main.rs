@@ -1,5 +1,6 @@
-//! `cargo xtask ci | bench | codes | demo | readme | fuzz | mutants | torture | claude-code`: the
-//! project's automation, in Rust, with no dependencies.
+//! `cargo xtask ci | bench | codes | public-api | demo | readme | fuzz | mutants | torture |
+//! claude-code`: the project's automation, in Rust, with no dependencies (the public-API
+//! renderer, a binary of its own behind the `public-api` feature, has its own: X-31).
 
 mod bench;
 mod bench_server;
@@ -9,6 +10,7 @@ mod codes;
 mod demo;
 mod fuzz;
 mod mutants;
+mod public_api;
 mod readme;
 mod torture;
 
@@ -17,12 +19,15 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install>
+    "usage: cargo xtask <ci | bench | codes | public-api | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, the README's
-          commands, docs with warnings denied, benches compiled, cargo deny
+          commands, docs with warnings denied, the public API's snapshots, benches compiled,
+          cargo deny
   bench   run the criterion benches and print one summary table; `bench server`: only the
           resident service's rows, beside direct mode
   codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
+  public-api [--bless]  check the library crates' public API against docs/public-api/ (fails
+          naming each crate whose surface changed); `--bless` rewrites the files
   demo    run warden on the bundled example with a fresh embedded store
   readme  run every ```sh block of README.md, as written, in a temporary copy of the repository
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
@@ -79,6 +84,7 @@ fn main() -> ExitCode {
         Some("ci") => ci::run(),
         Some("bench") => bench::run(args.get(1..).unwrap_or_default()),
         Some("codes") => codes::run(),
+        Some("public-api") => public_api::run(args.get(1..).unwrap_or_default()),
         Some("demo") => demo::run(),
         Some("fuzz") => fuzz::run(args.get(1..).unwrap_or_default()),
         Some("mutants") => mutants::run(args.get(1..).unwrap_or_default()),
