@@ -23,7 +23,7 @@ struct Surface {
 /// The crates a library consumer compiles against. Not `agentwarden-tests`, `xtask`
 /// or the fuzz targets (nobody depends on them), nor the command line's crate.
 const SURFACES: &[Surface] = &[
-    Surface { package: "agentwarden", features: &["--no-default-features", "--features", "postgres"] },
+    Surface { package: "agentwarden", features: &["--features", "postgres"] },
     Surface { package: "agentwarden-domain", features: &[] },
     Surface { package: "agentwarden-ports", features: &["--features", "conformance"] },
     Surface { package: "agentwarden-adapters", features: &["--features", "postgres"] },
@@ -114,18 +114,7 @@ fn render(surface: &Surface, root: &Path, target: &Path) -> Result<String, Strin
         // The same as the rustdoc's: the proc macros both share are then built once, not again
         // each time one follows the other.
         .env("RUSTC_BOOTSTRAP", "1")
-        .args([
-            "run",
-            "--quiet",
-            "--locked",
-            "-p",
-            "xtask",
-            "--features",
-            "public-api",
-            "--bin",
-            "xtask-public-api",
-            "--",
-        ])
+        .args(["run", "--quiet", "--locked", "--manifest-path", "xtask/public-api/Cargo.toml", "--"])
         .arg(&json)
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -271,6 +260,6 @@ mod tests {
             );
         }
         let app = SURFACES.iter().find(|s| s.package == "agentwarden").unwrap();
-        assert!(app.features.contains(&"--no-default-features"), "the default feature is the binary's `cli`");
+        assert!(app.features.contains(&"postgres"), "the fleet store is part of what a consumer can use");
     }
 }
