@@ -141,6 +141,36 @@ fn run_step(step: &Step) -> Result<(), String> {
     }
 }
 
+/// Every example of the library (`app/examples/*.rs`, one per capability) runs to its end:
+/// each asserts what it shows, so an example that no longer does what its doc says fails here.
+fn examples() -> Result<(), String> {
+    let dir = crate::root().join("app/examples");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.strip_suffix(".rs").map(str::to_owned))
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        return Err(format!("no example in {}: the library's examples step ran nothing", dir.display()));
+    }
+    for name in &names {
+        let args = ["run", "--quiet", "--locked", "-p", "agentwarden", "--example", name];
+        println!("\n==> example {name}: cargo {}", args.join(" "));
+        let started = Instant::now();
+        let status = Command::new(cargo())
+            .args(args)
+            .status()
+            .map_err(|e| format!("example {name}: cannot run cargo: {e}"))?;
+        if !status.success() {
+            return Err(format!(
+                "example {name} failed ({status}): reproduce with `cargo run -p agentwarden --example {name}`"
+            ));
+        }
+        println!("==> example {name}: ok ({:.1} s)", started.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
+
 /// `cargo deny` (installed when missing): the policy checks always; the advisories when the
 /// RustSec database can be fetched. Where it cannot (the build machines reach only package
 /// registries, not github.com), the output says the advisories were not checked, and
@@ -263,6 +293,7 @@ pub(crate) fn run() -> Result<(), String> {
     println!("\n==> README commands: cargo xtask readme");
     crate::readme::run().map_err(|e| format!("README commands: {e}; reproduce with `cargo xtask readme`"))?;
     run_step(&DOCS)?;
+    examples()?;
     // a change to a library crate's public surface is deliberate: its snapshot changes too.
     println!("\n==> public API: cargo xtask public-api");
     crate::public_api::run(&[])?;
