@@ -39,7 +39,7 @@ use agentwarden_domain::claude_code::{
     SessionQuarantined, SpawnEvaluated, SpawnRequest, SubagentStarted, SubagentStopped, parse_hook_input,
     requested_result_path,
 };
-use agentwarden_domain::governance::{Name, ReadDigests, parse_request};
+use agentwarden_domain::governance::{Name, ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::lineage::{LineageVerdict, walk};
 use agentwarden_domain::verdict::{Code, Decision, Failed, Verdict};
@@ -331,21 +331,17 @@ impl Warden {
         let main = &self.config.claude_code.main_persona;
         let persona = request.caller.as_ref().map_or(main.as_str(), |c| c.agent_type.as_str());
         let now = self.now();
-        let metadata = state.governance.metadata_for(persona, &[request.subagent_type.as_str()], now);
-        let gate_request = serde_json::json!({
-            "persona": persona,
-            "subagents": [request.subagent_type],
-            "opts": {"subagentGovernance": metadata},
-            "session": session,
-        });
+        let subagents = [request.subagent_type.as_str()];
+        let metadata = state.governance.metadata_for(persona, &subagents, now);
+        // Issue 22: the gate's request is built typed, not written as JSON and read back.
+        let gate_request = Request::from_parts(persona, &subagents, metadata, Some(session));
         // The hook always checks the records (G-20, G-21), the manifests among the sealed files.
         let mut read = ReadDigests::new();
         self.read_context_digests(&mut read).await;
         // T-11: the manifests the walk uses are the bytes compared with the seal.
         let manifests = self.sealed_manifests(&mut read).await;
         let records = GateRecords { require: true, approvals: state.governance.clone(), read };
-        let (evaluation, _) =
-            self.assess_delegation(parse_request(&gate_request.to_string()), Some(records)).await;
+        let (evaluation, _) = self.assess_delegation(gate_request, Some(records)).await;
         let gate = evaluation.report;
         // Who is asking comes first: an unknown, untracked or mistyped caller is named as such,
         // whatever the gate (which took its claimed type as the persona) found.

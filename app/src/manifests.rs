@@ -11,36 +11,12 @@
 //! type declared twice (in one file or across files) are load errors with file and line — never
 //! a silent default (fail closed).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::untrusted;
-use agentwarden_domain::governance::Name;
-use agentwarden_domain::lineage::{Manifest, Manifests, ToolRule};
-use serde::Deserialize;
+use agentwarden_domain::lineage::{ManifestSet, Manifests};
 
 use crate::config::ConfigError;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    #[serde(default)]
-    agents: BTreeMap<String, toml::Spanned<Entry>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Entry {
-    #[serde(default)]
-    can_spawn: Vec<String>,
-    max_spawn_depth: u64,
-    #[serde(default)]
-    tools: Vec<toml::Spanned<String>>,
-}
-
-fn line_at(text: &str, offset: usize) -> usize {
-    text.get(..offset).unwrap_or("").matches('\n').count() + 1
-}
 
 fn error(path: &Path, line: Option<usize>, message: impl Into<String>) -> ConfigError {
     ConfigError { path: path.display().to_string(), line, message: message.into() }
@@ -48,59 +24,17 @@ fn error(path: &Path, line: Option<usize>, message: impl Into<String>) -> Config
 
 /// Adds the manifests in `text` (the file at `path`) to `into`; `seen` remembers where each type
 /// was declared, to report duplicates across files.
-fn parse_into(
-    path: &Path,
-    text: &str,
-    into: &mut Manifests,
-    seen: &mut BTreeMap<Name, (PathBuf, usize)>,
-) -> Result<(), ConfigError> {
-    let file: File = toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|span| line_at(text, span.start));
-        error(path, line, e.message())
-    })?;
-    for (agent_type, entry) in file.agents {
-        let line = line_at(text, entry.span().start);
-        let entry = entry.into_inner();
-        let agent_type =
-            Name::new(&agent_type).map_err(|e| error(path, Some(line), format!("agent type {e}")))?;
-        if let Some((first_path, first_line)) = seen.get(&agent_type) {
-            return Err(error(
-                path,
-                Some(line),
-                format!(
-                    "agent type `{agent_type}` is declared again (first in {}:{first_line})",
-                    first_path.display()
-                ),
-            ));
-        }
-        let can_spawn = entry
-            .can_spawn
-            .iter()
-            .map(|t| Name::new(t).map_err(|e| error(path, Some(line), format!("can_spawn: {e}"))))
-            .collect::<Result<Vec<_>, _>>()?;
-        // T-1: each rule parsed here; one Warden cannot read exactly stops the load.
-        let tools = entry
-            .tools
-            .iter()
-            .map(|rule| {
-                ToolRule::parse(rule.get_ref())
-                    .map_err(|e| error(path, Some(line_at(text, rule.span().start)), format!("tools: {e}")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        seen.insert(agent_type.clone(), (path.to_owned(), line));
-        into.insert(
-            agent_type,
-            Manifest { can_spawn, max_spawn_depth: entry.max_spawn_depth, tools: tools.into() },
-        );
-    }
-    Ok(())
+/// Adds `text` (the file `path`) to `set`: the domain's rules (issue 22), its error placed in
+/// the file.
+fn parse_into(path: &Path, text: &str, set: &mut ManifestSet) -> Result<(), ConfigError> {
+    set.add_text(&path.display().to_string(), text).map_err(|e| error(path, e.line, e.message))
 }
 
 /// Parses one manifest file's text.
 pub fn parse_manifests(path: &Path, text: &str) -> Result<Manifests, ConfigError> {
-    let mut manifests = Manifests::new();
-    parse_into(path, text, &mut manifests, &mut BTreeMap::new())?;
-    Ok(manifests)
+    let mut set = ManifestSet::new();
+    parse_into(path, text, &mut set)?;
+    Ok(set.into_manifests())
 }
 
 /// One manifest file as read for a decision: its path, and its text with the permission bits
@@ -155,12 +89,11 @@ pub fn read_manifest_files(root: Option<&Path>, path: &Path) -> Result<Vec<Manif
 /// Parses manifest files read by [`read_manifest_files`]; a type declared in two of them is an
 /// error naming both.
 pub fn parse_manifest_files(files: &[ManifestFile]) -> Result<Manifests, ConfigError> {
-    let mut manifests = Manifests::new();
-    let mut seen = BTreeMap::new();
+    let mut set = ManifestSet::new();
     for file in files {
-        parse_into(&file.path, &file.text, &mut manifests, &mut seen)?;
+        parse_into(&file.path, &file.text, &mut set)?;
     }
-    Ok(manifests)
+    Ok(set.into_manifests())
 }
 
 /// V-36: the last manifests parsed, keyed by the BLAKE3 of exactly the bytes they were parsed
@@ -216,6 +149,7 @@ pub fn load_manifests(path: &Path) -> Result<Manifests, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agentwarden_domain::governance::Name;
 
     #[test]
     fn parses_the_documented_shape() {

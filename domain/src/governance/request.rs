@@ -55,6 +55,33 @@ impl Request {
             warnings: Vec::new(),
         }
     }
+
+    /// A request built from typed parts (the Claude Code hook's spawn, issue 22): what
+    /// [`parse_request`] returns for `{"persona", "subagents", "opts": {"subagentGovernance":
+    /// metadata}, "session"}`, without writing that JSON and reading it back. The metadata's
+    /// strict types are still checked where every request's are, by the gate.
+    pub fn from_parts(persona: &str, subagents: &[&str], metadata: Value, session: Option<&str>) -> Request {
+        let metadata = Metadata::Present(metadata);
+        Request {
+            persona: Ok(persona.to_owned()),
+            requested: Ok(Some(subagents.iter().map(|name| (*name).to_owned()).collect())),
+            metadata_digest: digest_of(&metadata),
+            metadata,
+            session: session.map(str::to_owned),
+            turn: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// G-10: BLAKE3 of the metadata's compact JSON (keys sorted), when it is present.
+fn digest_of(metadata: &Metadata) -> Option<String> {
+    match metadata {
+        Metadata::Present(value) => {
+            serde_json::to_vec(value).ok().map(|bytes| blake3::hash(&bytes).to_hex().to_string())
+        }
+        Metadata::Absent | Metadata::Unreadable { .. } => None,
+    }
 }
 
 fn invalid(reason: impl Into<std::borrow::Cow<'static, str>>) -> Verdict {
@@ -113,11 +140,37 @@ pub fn parse_request(text: &str) -> Request {
         }
     };
     let (session, turn) = (id("session"), id("turn"));
-    let metadata_digest = match &metadata {
-        Metadata::Present(value) => {
-            serde_json::to_vec(value).ok().map(|bytes| blake3::hash(&bytes).to_hex().to_string())
-        }
-        Metadata::Absent | Metadata::Unreadable { .. } => None,
-    };
+    let metadata_digest = digest_of(&metadata);
     Request { persona, requested, metadata, metadata_digest, session, turn, warnings }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_from_typed_parts_is_the_request_its_json_would_be() {
+        let metadata = serde_json::json!({
+            "contextSealed": true,
+            "pipelineRunApproved": false,
+            "approvalRef": "R-1",
+            "approvedBy": "human",
+        });
+        let json = serde_json::json!({
+            "persona": "planner",
+            "subagents": ["researcher"],
+            "opts": {"subagentGovernance": metadata},
+            "session": "s-1",
+        });
+        let typed = Request::from_parts("planner", &["researcher"], metadata, Some("s-1"));
+        assert_eq!(typed, parse_request(&json.to_string()));
+        assert!(typed.metadata_digest.is_some(), "the event records what the gate saw (G-10)");
+    }
+
+    #[test]
+    fn typed_parts_still_carry_metadata_of_the_wrong_type_to_the_gate() {
+        let metadata = serde_json::json!({"contextSealed": "true"});
+        let typed = Request::from_parts("p", &["a"], metadata.clone(), None);
+        assert_eq!(typed.metadata, Metadata::Present(metadata));
+    }
 }

@@ -6,6 +6,7 @@
 //! ancestor's manifest, and the lineage. Both answer with the shared
 //! [`Verdict`](crate::verdict::Verdict).
 
+mod manifest_text;
 mod model;
 mod patterns;
 mod pipeline;
@@ -15,6 +16,7 @@ mod rules;
 mod tool_use;
 mod walk;
 
+pub use manifest_text::{ManifestError, ManifestSet, parse_manifest_text};
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest, parse_lineage_request, parse_tool_call};
