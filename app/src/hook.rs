@@ -35,9 +35,9 @@ use std::path::{Path, PathBuf};
 use agentwarden_adapters::paths;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId};
 use agentwarden_domain::claude_code::{
-    BUILTIN_AGENT_TYPES, CallingAgent, HookEvent, HookFailure, HookInputRefused, HookState, InputError,
-    SessionQuarantined, SpawnEvaluated, SpawnRequest, SubagentStarted, SubagentStopped, parse_hook_input,
-    requested_result_path,
+    BUILTIN_AGENT_TYPES, CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, HookState,
+    InputError, SessionQuarantined, SpawnEvaluated, SpawnRequest, SubagentStarted, SubagentStopped,
+    parse_hook_input, requested_result_path,
 };
 use agentwarden_domain::governance::{Name, ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
@@ -175,15 +175,22 @@ impl Warden {
         self.hook_with(input, &storage).await
     }
 
-    /// Answers one hook event with the hook's files in `storage`.
+    /// Answers one hook event with the hook's files in `storage`: the JSON convenience over
+    /// [`Warden::hook_input`]. Text the domain refuses (`parse_hook_input`) is recorded, by
+    /// digest and length (H-30), and answered exit 2.
     pub async fn hook_with(&self, text: &str, storage: &HookStorage) -> HookAnswer {
-        let input = match parse_hook_input(text) {
-            Ok(input) => input,
+        match parse_hook_input(text) {
+            Ok(input) => self.hook_input(input, storage).await,
             Err(e) => {
                 self.record_refused(&e, text).await;
-                return HookAnswer::failed(format!("{}: {e}", e.code()));
+                HookAnswer::failed(format!("{}: {e}", e.code()))
             }
-        };
+        }
+    }
+
+    /// Answers one hook event given typed (issue 22): a harness that already holds the event
+    /// as [`HookInput`] — parsed by the domain's `parse_hook_input`, or built — asks with it.
+    pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
         let session = input.session_id.as_str();
         let is_stop = matches!(input.event, HookEvent::SubagentStop { .. });
         let mut state = match self.records().await {
@@ -693,6 +700,32 @@ mod tests {
 
     fn warden(store: Arc<MemoryEventStore>) -> Warden {
         Warden::builder().store(store).build().unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_typed_event_is_answered_and_recorded_as_its_json_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = HookStorage::new(dir.path().join("hook"));
+        let (by_json, typed) = (Arc::new(MemoryEventStore::new()), Arc::new(MemoryEventStore::new()));
+        let json_answer = warden(by_json.clone()).hook_with(SPAWN, &storage).await;
+        let input = parse_hook_input(SPAWN).unwrap();
+        let typed_answer = warden(typed.clone()).hook_input(input, &storage).await;
+        assert_eq!(typed_answer, json_answer);
+        assert_eq!(typed_answer.exit_code, 0, "a spawn without a seal is denied, not failed");
+        let types = |records: Vec<agentwarden_domain::audit::StoredRecord>| {
+            let types: Vec<String> = records
+                .iter()
+                .map(|r| {
+                    serde_json::from_slice::<serde_json::Value>(&r.body).unwrap()["event_type"].to_string()
+                })
+                .collect();
+            assert!(types.iter().all(|t| t != "null"), "{types:?}");
+            types
+        };
+        let (json_events, typed_events) =
+            (by_json.read(1, 100).await.unwrap(), typed.read(1, 100).await.unwrap());
+        assert!(!typed_events.is_empty(), "the typed spawn was recorded");
+        assert_eq!(types(typed_events), types(json_events));
     }
 
     #[tokio::test]
