@@ -37,7 +37,7 @@ pub fn compare_offered(rules: &[ToolRule], offered: &[String]) -> Disagreement {
 /// A manifest's rules, indexed by the tool each names, so that a call is compared only with
 /// the rules about its tool (a lookup, then those few), not with every rule of the manifest.
 /// T-12: a Bash command pattern is indexed with the first bytes of every command it grants
-/// ([`Lead`]), so that of the rules about Bash, only those whose first bytes the command
+/// (`Lead`), so that of the rules about Bash, only those whose first bytes the command
 /// shares are matched: one comparison of a word skips each of the others.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolRuleSet {
