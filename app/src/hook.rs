@@ -218,7 +218,7 @@ impl Warden {
                 self.hook_start(session, agent, own.as_deref().unwrap_or(&root), own.is_some()).await
             }
             HookEvent::SubagentStop { agent, stop_hook_active } => {
-                let own = state.session(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
+                let own = state.session_ref(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
                 let root = own.map_or(root, PathBuf::from);
                 self.hook_stop(session, agent, stop_hook_active, &root, storage, quarantined.is_some()).await
             }
@@ -312,7 +312,7 @@ impl Warden {
         let index = self.with_records(|state| {
             let quarantined =
                 state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
-            SessionIndex::of(session, state.head.seq, quarantined, &state.session(session))
+            SessionIndex::of(session, state.head.seq, quarantined, state.session_ref(session))
         });
         let Ok(index) = index.await else { return };
         if storage
@@ -334,7 +334,7 @@ impl Warden {
         session: &str,
         request: SpawnRequest,
     ) -> Result<HookAnswer, WardenError> {
-        let tree = state.session(session);
+        let tree = state.session_ref(session);
         let main = &self.config.claude_code.main_persona;
         let persona = request.caller.as_ref().map_or(main.as_str(), |c| c.agent_type.as_str());
         let now = self.now();
@@ -450,7 +450,7 @@ impl Warden {
         own_root: bool,
     ) -> Result<HookAnswer, WardenError> {
         let mut state = self.records().await?;
-        let matched = state.session(session).match_start(&agent.agent_type).cloned();
+        let matched = state.session_ref(session).match_start(&agent.agent_type).cloned();
         // The content, not only the digests, kept in Warden's own storage (U-12, U-14).
         let snapshot = match self.guard_capture(root).await {
             Ok(content) => self.save_snapshot(session, &agent.agent_id, &content).await,
@@ -502,7 +502,7 @@ impl Warden {
         in_quarantine: bool,
     ) -> Result<HookAnswer, WardenError> {
         let mut state = self.records().await?;
-        let tracked = state.session(session).agents.get(&agent.agent_id).cloned();
+        let tracked = state.session_ref(session).agents.get(&agent.agent_id).cloned();
         let mut failures = Vec::new();
         let (mut changed_files, mut reverted) = (Vec::new(), false);
         match self.load_snapshot(session, &agent.agent_id).await {

@@ -52,7 +52,7 @@ impl Warden {
         cwd: Option<&str>,
         call: &ToolCall,
     ) -> Option<HookAnswer> {
-        let tree = state.session(session);
+        let tree = state.session_ref(session);
         let main = match Name::new(&self.config.claude_code.main_persona) {
             Ok(main) => main,
             Err(e) => {
@@ -141,12 +141,12 @@ impl Warden {
         call: ToolCall,
         quarantined: Option<&Marker>,
     ) -> HookAnswer {
-        let tree = state.session(session);
+        let tree = state.session_ref(session);
         let mut target = None;
         let (decision, failure) = if let Some(marker) = quarantined {
             let reason = quarantine_reason(session, marker);
             (Decision::Deny, Some(failure("quarantine", Code::SessionQuarantined, reason)))
-        } else if let Some(f) = call.caller.as_ref().and_then(|caller| identity(&tree, caller)) {
+        } else if let Some(f) = call.caller.as_ref().and_then(|caller| identity(tree, caller)) {
             (Decision::Deny, Some(f))
         } else {
             match &call.kind {

@@ -315,7 +315,14 @@ pub struct Released {
 impl HookState {
     /// The spawn tree of `session` (empty if unknown).
     pub fn session(&self, session: &str) -> SpawnTree {
-        self.sessions.get(session).cloned().unwrap_or_default()
+        self.session_ref(session).clone()
+    }
+
+    /// The spawn tree of `session`, borrowed (V-37: a decision that only reads it copies
+    /// nothing); an empty tree when the session has none.
+    pub fn session_ref(&self, session: &str) -> &SpawnTree {
+        const EMPTY: &SpawnTree = &SpawnTree { last_seq: 0, pending: Vec::new(), agents: BTreeMap::new() };
+        self.sessions.get(session).unwrap_or(EMPTY)
     }
 
     /// Applies the event at `head` (recorded under `session`). Events of other types change
