@@ -9,26 +9,14 @@ use std::hint::black_box;
 use std::path::Path;
 use std::sync::Arc;
 
-use agentwarden::governance::{
-    EnvValue, FileRead, GateInputs, PersonaReading, candidates_to_read, evaluate, parse_request, read_agent,
-    read_persona,
-};
+use agentwarden::governance::{FileRead, evaluate};
 use agentwarden::guardrails::TreeManifest;
 use agentwarden::{Config, FileSystem, FixedEnvironment, MemoryEventStore, Warden};
 use criterion::{Criterion, criterion_group, criterion_main};
 
-const PERSONA: &str = "---\nname: MANAGER\ndescription: Type 1 manager persona.\nAGENT_TYPE: 1\n\
-subagents: [PREPARATION, 4_DOCUMENTS, REVIEW, PUBLISH]\n---\n\n# Manager\n\nPlans and delegates.\n";
-const NAMES: [&str; 4] = ["PREPARATION", "4_DOCUMENTS", "REVIEW", "PUBLISH"];
-const REQUEST: &str = r#"{"persona":"MANAGER","opts":{"subagentGovernance":{"contextSealed":true,
-"pipelineRunApproved":true,"approvalRef":"GATE-2026-02-21-001","approvedBy":"ryan"}},"session":"s","turn":"t"}"#;
-const ENABLE: &str = "AGENTWARDEN_ENABLE_SUBAGENTS";
-
-fn agent_file(name: &str) -> String {
-    format!(
-        "---\nname: {name}\ndescription: A specialist.\n---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n\n# {name}\n\nWork.\n"
-    )
-}
+#[path = "../../domain/benches/support/gate_inputs.rs"]
+mod gate_inputs;
+use gate_inputs::{ENABLE, NAMES, PERSONA, REQUEST, agent_file, agent_files, parse_all};
 
 #[expect(clippy::panic, reason = "a broken bench setup must stop the bench")]
 fn fail(why: &str) -> ! {
@@ -53,32 +41,8 @@ impl FileSystem for Files {
     }
 }
 
-/// The domain's gate, parsing as the application does after reading the files.
-fn domain_gate(files: &BTreeMap<&str, String>) -> GateInputs {
-    let request = parse_request(REQUEST);
-    let persona = match &request.persona {
-        Ok(raw) => read_persona(raw, Some(&FileRead::Text(PERSONA.to_owned()))),
-        Err(v) => PersonaReading::Invalid(v.clone()),
-    };
-    let agents = candidates_to_read(&request, &persona)
-        .into_iter()
-        .map(|name| {
-            let text = files.get(name.as_str()).cloned().map_or(FileRead::Missing, FileRead::Text);
-            (name, read_agent(&text))
-        })
-        .collect();
-    GateInputs {
-        env_var: ENABLE.into(),
-        env: EnvValue::Set("true".into()),
-        request,
-        persona,
-        agents,
-        recorded: None,
-    }
-}
-
 fn facade_gate(c: &mut Criterion) {
-    let files: BTreeMap<&str, String> = NAMES.iter().map(|n| (*n, agent_file(n))).collect();
+    let files = agent_files();
     let config = Config::default();
     let mut by_path = BTreeMap::new();
     by_path.insert(
@@ -104,11 +68,11 @@ fn facade_gate(c: &mut Criterion) {
     if first.grant.is_none() {
         fail(&format!("the bench must measure an allow: {:?}", first.report.first_failure));
     }
-    if evaluate(&domain_gate(&files)).report.delegated.len() != 4 {
+    if evaluate(&parse_all(&files)).report.delegated.len() != 4 {
         fail("the baseline must measure an allow");
     }
     let mut group = c.benchmark_group("facade_gate");
-    group.bench_function("domain_alone", |b| b.iter(|| evaluate(&domain_gate(black_box(&files)))));
+    group.bench_function("domain_alone", |b| b.iter(|| evaluate(&parse_all(black_box(&files)))));
     group.bench_function("warden_memory", |b| {
         b.iter(|| runtime.block_on(warden.evaluate_delegation(black_box(REQUEST))))
     });

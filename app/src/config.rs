@@ -496,18 +496,12 @@ impl Config {
             agentwarden_adapters::untrusted::read_bytes_mode(None, path, crate::MAX_INPUT_BYTES)
                 .map_err(|e| unreadable(e.reason()))?;
         let text = String::from_utf8(bytes).map_err(|_| unreadable("is not valid UTF-8".to_owned()))?;
-        let read = agentwarden_domain::governance::FileRead::Text(text);
-        let digest = crate::records::digest(&read, Some(mode));
-        if let (Some(cache), Some(digest)) = (cache, &digest)
-            && let Some(config) = cache.get(path, digest)
-        {
+        let digest = crate::records::text_digest(&text, Some(mode));
+        if let Some(config) = cache.and_then(|cache| cache.get(path, &digest)) {
             return Ok(config);
         }
-        let agentwarden_domain::governance::FileRead::Text(text) = &read else {
-            return Err(unreadable("cannot be read".to_owned()));
-        };
-        let mut config = Config::parse(path, text)?;
-        config.source_digest = digest;
+        let mut config = Config::parse(path, &text)?;
+        config.source_digest = Some(digest);
         if let Some(cache) = cache {
             cache.put(path, &config);
         }

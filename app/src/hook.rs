@@ -326,7 +326,7 @@ impl Warden {
         }
     }
 
-    /// A spawn, decided on `state`: the records [`Warden::hook_with`] caught up for this call
+    /// A spawn, decided on `state`: the records [`Warden::hook_input`] caught up for this call
     /// (V-37: not caught up, and copied, a second time).
     async fn hook_spawn(
         &self,

@@ -22,8 +22,6 @@ fn error(path: &Path, line: Option<usize>, message: impl Into<String>) -> Config
     ConfigError { path: path.display().to_string(), line, message: message.into() }
 }
 
-/// Adds the manifests in `text` (the file at `path`) to `into`; `seen` remembers where each type
-/// was declared, to report duplicates across files.
 /// Adds `text` (the file `path`) to `set`: the domain's rules (issue 22), its error placed in
 /// the file.
 fn parse_into(path: &Path, text: &str, set: &mut ManifestSet) -> Result<(), ConfigError> {
@@ -47,6 +45,13 @@ pub struct ManifestFile {
     pub text: String,
     /// Its permission bits.
     pub mode: u32,
+}
+
+impl ManifestFile {
+    /// Its digest as a seal records it: its text's BLAKE3 and its permission bits (U-15).
+    pub fn digest(&self) -> String {
+        crate::records::text_digest(&self.text, Some(self.mode))
+    }
 }
 
 /// Reads `path`: a file, or every `*.toml` file in a directory (in name order), each once, by
@@ -97,7 +102,7 @@ pub fn parse_manifest_files(files: &[ManifestFile]) -> Result<Manifests, ConfigE
 }
 
 /// V-36: the last manifests parsed, keyed by the BLAKE3 of exactly the bytes they were parsed
-/// from (each file's path and text, length-framed). The resident service decides every
+/// from (each file's path and seal digest — its text's BLAKE3 and mode — length-framed). The resident service decides every
 /// subagent call with the manifests (T-11): it still reads every file, once, by descriptor,
 /// and compares their digests with the seal, but parses them only when those bytes differ
 /// from the last ones parsed. A file rewritten between two calls is other bytes, so another
@@ -111,7 +116,22 @@ pub struct ParsedManifests {
 impl ParsedManifests {
     /// [`parse_manifest_files`] of `files`, from the cache when these are the bytes last parsed.
     pub fn parse(&self, files: &[ManifestFile]) -> Result<std::sync::Arc<Manifests>, ConfigError> {
-        let key = bytes_key(files);
+        let digests: Vec<String> = files.iter().map(ManifestFile::digest).collect();
+        self.parse_digested(files, &digests)
+    }
+
+    /// [`ParsedManifests::parse`] given each file's [`ManifestFile::digest`], already taken
+    /// for the comparison with the seal (T-11): the files are hashed once per decision.
+    pub(crate) fn parse_digested(
+        &self,
+        files: &[ManifestFile],
+        digests: &[String],
+    ) -> Result<std::sync::Arc<Manifests>, ConfigError> {
+        if digests.len() != files.len() {
+            // Not the digests of these files: no key can be trusted, so no cache.
+            return parse_manifest_files(files).map(std::sync::Arc::new);
+        }
+        let key = bytes_key(files, digests);
         if let Ok(guard) = self.last.lock()
             && let Some((last, manifests)) = guard.as_ref()
             && *last == key
@@ -126,17 +146,17 @@ impl ParsedManifests {
     }
 }
 
-/// BLAKE3 over every file's path and text, each length-prefixed (no two lists of files share
-/// a framing).
-fn bytes_key(files: &[ManifestFile]) -> blake3::Hash {
+/// BLAKE3 over every file's path and digest (its text's BLAKE3 and its mode), each
+/// length-prefixed (no two lists of files share a framing).
+fn bytes_key(files: &[ManifestFile], digests: &[String]) -> blake3::Hash {
     let mut hasher = blake3::Hasher::new();
     hasher.update(&(files.len() as u64).to_le_bytes());
-    for file in files {
+    for (file, digest) in files.iter().zip(digests) {
         let path = file.path.as_os_str().as_encoded_bytes();
         hasher.update(&(path.len() as u64).to_le_bytes());
         hasher.update(path);
-        hasher.update(&(file.text.len() as u64).to_le_bytes());
-        hasher.update(file.text.as_bytes());
+        hasher.update(&(digest.len() as u64).to_le_bytes());
+        hasher.update(digest.as_bytes());
     }
     hasher.finalize()
 }

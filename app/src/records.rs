@@ -24,7 +24,7 @@ use agentwarden_ports::StoreError;
 
 use crate::MAX_INPUT_BYTES;
 use crate::config::{ConfigError, FilePattern};
-use crate::manifests::read_manifest_files;
+use crate::manifests::{ManifestFile, read_manifest_files};
 use crate::warden::{Warden, WardenError};
 
 mod signatures;
@@ -38,14 +38,17 @@ pub const RECORDS_PROJECTION: &str = "claude_code";
 /// seal again).
 pub(crate) fn digest(read: &FileRead, mode: Option<u32>) -> Option<String> {
     match read {
-        FileRead::Text(text) => {
-            let hex = blake3::hash(text.as_bytes()).to_hex();
-            Some(match mode {
-                Some(mode) => format!("{hex} mode {mode:05o}"),
-                None => hex.to_string(),
-            })
-        }
+        FileRead::Text(text) => Some(text_digest(text, mode)),
         FileRead::Missing | FileRead::Unreadable(_) => None,
+    }
+}
+
+/// [`digest`] of a text that was read.
+pub(crate) fn text_digest(text: &str, mode: Option<u32>) -> String {
+    let hex = blake3::hash(text.as_bytes()).to_hex();
+    match mode {
+        Some(mode) => format!("{hex} mode {mode:05o}"),
+        None => hex.to_string(),
     }
 }
 
@@ -296,11 +299,11 @@ impl Warden {
                 return Err(e);
             }
         };
-        for file in &files {
-            let text = FileRead::Text(file.text.clone());
-            read.insert(key(&self.config.root, &file.path), digest(&text, Some(file.mode)));
+        let digests: Vec<String> = files.iter().map(ManifestFile::digest).collect();
+        for (file, digest) in files.iter().zip(&digests) {
+            read.insert(key(&self.config.root, &file.path), Some(digest.clone()));
         }
-        self.parsed_manifests.parse(&files)
+        self.parsed_manifests.parse_digested(&files, &digests)
     }
 
     fn manifest_files(&self) -> Vec<PathBuf> {

@@ -11,5 +11,6 @@ pub mod claude_code;
 pub use agentwarden_ports::conformance::event_store;
 pub mod hostile;
 pub mod pg;
+pub mod sources;
 
 pub use agentwarden_ports::conformance::note;

@@ -2,7 +2,9 @@
 //! `std::fs`, no `File`, no `Path::exists` and its kin in `app/src` outside test modules. A
 //! test module is what follows a `#[cfg(test)]` line (the convention: tests last in the file).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use agentwarden_tests::sources::{outside_tests, rust_files};
 
 /// What reaches the file system behind the adapters' back.
 const FORBIDDEN: [&str; 8] = [
@@ -16,22 +18,11 @@ const FORBIDDEN: [&str; 8] = [
     ".metadata()",
 ];
 
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The lines of `text` that are not in a test module and not comments, with their numbers.
 fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
+    outside_tests(text)
+        .lines()
         .enumerate()
-        .take_while(|(_, line)| line.trim() != "#[cfg(test)]")
         .filter(|(_, line)| !line.trim_start().starts_with("//"))
         .map(|(n, line)| (n + 1, line))
 }
@@ -47,8 +38,7 @@ fn offences(text: &str) -> Vec<String> {
 #[test]
 fn the_application_touches_the_file_system_only_through_its_adapters() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../app/src");
-    let mut files = Vec::new();
-    sources(&root, &mut files);
+    let files = rust_files(&root);
     assert!(files.len() > 10, "app/src holds {} files: the scan read nothing", files.len());
     let found: Vec<String> = files
         .iter()

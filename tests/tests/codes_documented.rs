@@ -3,30 +3,16 @@
 //! `Code::Other(…)`, or a string literal parsed into a `Code`. The sources are scanned for both
 //! (outside tests), so a new code cannot bypass the table.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
-}
-
-/// The text of `source` before its `#[cfg(test)]` module, if any.
-fn outside_tests(source: &str) -> &str {
-    source.split("#[cfg(test)]").next().unwrap_or(source)
-}
+use agentwarden_tests::sources::{outside_tests, rust_files};
 
 #[test]
 fn no_code_is_built_from_a_string_outside_the_table() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
     for dir in ["domain/src", "ports/src", "adapters/src", "app/src"] {
-        sources(&root.join(dir), &mut files);
+        files.extend(rust_files(&root.join(dir)));
     }
     let mut scanned = 0;
     for path in files {
