@@ -204,7 +204,8 @@ impl Warden {
     async fn evaluate_request(&self, request: Request, started: Instant) -> GateOutcome {
         // The records are read for every decision: a seal in force is checked even when
         // recorded approval is not required (G-20).
-        let mut state = match self.records().await {
+        // V-38: held, not copied; back in memory when the decision ends.
+        let mut state = match self.hold().await {
             Ok(state) => state,
             Err(e) => {
                 let (evaluation, _) = self.assess_delegation(request, None).await;

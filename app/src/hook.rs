@@ -45,7 +45,7 @@ use agentwarden_domain::lineage::{LineageVerdict, walk};
 use agentwarden_domain::verdict::{Code, Decision, Failed, Verdict};
 
 pub(crate) use fast::protected_write;
-pub use fast::{Pre, before_store};
+pub use fast::{Pre, before_store, before_store_input};
 pub use storage::{HookStorage, Marker, SessionIndex};
 
 use crate::gate::GateRecords;
@@ -89,6 +89,20 @@ impl HookAnswer {
     fn block(reason: &str) -> Self {
         let answer = serde_json::json!({"decision": "block", "reason": reason});
         HookAnswer { exit_code: 0, stdout: Some(answer.to_string()), stderr: None }
+    }
+}
+
+/// Rewrites the session's index from `state`, the records caught up (H-24; best effort).
+/// V-32: only when what it says (its head aside) is not what is there already: a decision
+/// that changed nothing about the session costs a read, not a create and a rename.
+fn write_index(state: &HookState, session: &str, storage: &HookStorage) {
+    let quarantined = state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
+    let index = SessionIndex::of(session, state.head.seq, quarantined, state.session_ref(session));
+    if storage.read_index(session).is_some_and(|there| SessionIndex { head: index.head, ..there } == index) {
+        return;
+    }
+    if let Err(e) = storage.write_index(&index) {
+        tracing::debug!(error = %e, "the session index could not be written");
     }
 }
 
@@ -193,7 +207,8 @@ impl Warden {
     pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
         let session = input.session_id.as_str();
         let is_stop = matches!(input.event, HookEvent::SubagentStop { .. });
-        let mut state = match self.records().await {
+        // V-38: held for the whole decision, not copied; back in memory when it ends.
+        let mut state = match self.hold().await {
             Ok(state) => state,
             Err(e) => {
                 if is_stop {
@@ -215,12 +230,22 @@ impl Warden {
                 .await),
             HookEvent::SubagentStart(agent) => {
                 let own = agent_root(&root, input.cwd.as_deref());
-                self.hook_start(session, agent, own.as_deref().unwrap_or(&root), own.is_some()).await
+                self.hook_start(&mut state, session, agent, own.as_deref().unwrap_or(&root), own.is_some())
+                    .await
             }
             HookEvent::SubagentStop { agent, stop_hook_active } => {
                 let own = state.session_ref(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
                 let root = own.map_or(root, PathBuf::from);
-                self.hook_stop(session, agent, stop_hook_active, &root, storage, quarantined.is_some()).await
+                self.hook_stop(
+                    &mut state,
+                    session,
+                    agent,
+                    stop_hook_active,
+                    &root,
+                    storage,
+                    quarantined.is_some(),
+                )
+                .await
             }
         };
         let answer = answer.unwrap_or_else(|e| {
@@ -229,7 +254,11 @@ impl Warden {
             }
             HookAnswer::failed(format!("{}: {e}", e.code()))
         });
-        self.write_index(session, storage).await;
+        // The index says what the log says now: caught up first (another writer may have
+        // appended since), and left unwritten when the log cannot be read.
+        if state.catch_up_again().await.is_ok() {
+            write_index(&state, session, storage);
+        }
         answer
     }
 
@@ -302,27 +331,6 @@ impl Warden {
         }));
         if let Err(e) = self.record_and_apply(state, session_correlation(session), event).await {
             tracing::warn!(error = %e, "the quarantine could not be recorded; the marker holds it");
-        }
-    }
-
-    /// Rewrites the session's index from the records as last caught up (H-24; best effort).
-    /// V-32: only when what it says (its head aside) is not what is there already: a decision
-    /// that changed nothing about the session costs a read, not a create and a rename.
-    async fn write_index(&self, session: &str, storage: &HookStorage) {
-        let index = self.with_records(|state| {
-            let quarantined =
-                state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
-            SessionIndex::of(session, state.head.seq, quarantined, state.session_ref(session))
-        });
-        let Ok(index) = index.await else { return };
-        if storage
-            .read_index(session)
-            .is_some_and(|there| SessionIndex { head: index.head, ..there } == index)
-        {
-            return;
-        }
-        if let Err(e) = storage.write_index(&index) {
-            tracing::debug!(error = %e, "the session index could not be written");
         }
     }
 
@@ -444,12 +452,12 @@ impl Warden {
 
     async fn hook_start(
         &self,
+        state: &mut HookState,
         session: &str,
         agent: CallingAgent,
         root: &Path,
         own_root: bool,
     ) -> Result<HookAnswer, WardenError> {
-        let mut state = self.records().await?;
         let matched = state.session_ref(session).match_start(&agent.agent_type).cloned();
         // The content, not only the digests, kept in Warden's own storage (U-12, U-14).
         let snapshot = match self.guard_capture(root).await {
@@ -469,7 +477,7 @@ impl Warden {
             root: own_root.then(|| root.display().to_string()),
         };
         self.record_and_apply(
-            &mut state,
+            state,
             session_correlation(session),
             AuditEvent::SubagentStarted(Box::new(event)),
         )
@@ -492,8 +500,10 @@ impl Warden {
         }
     }
 
+    #[expect(clippy::too_many_arguments, reason = "the stop's facts, each from its own source")]
     async fn hook_stop(
         &self,
+        state: &mut HookState,
         session: &str,
         agent: CallingAgent,
         stop_hook_active: bool,
@@ -501,7 +511,6 @@ impl Warden {
         storage: &HookStorage,
         in_quarantine: bool,
     ) -> Result<HookAnswer, WardenError> {
-        let mut state = self.records().await?;
         let tracked = state.session_ref(session).agents.get(&agent.agent_id).cloned();
         let mut failures = Vec::new();
         let (mut changed_files, mut reverted) = (Vec::new(), false);
@@ -576,7 +585,7 @@ impl Warden {
         };
         let recorded = self
             .record_and_apply(
-                &mut state,
+                state,
                 session_correlation(session),
                 AuditEvent::SubagentStopped(Box::new(event)),
             )
@@ -595,7 +604,7 @@ impl Warden {
             return Ok(HookAnswer::silent());
         }
         if let Some(cause) = &cause {
-            self.quarantine(&mut state, session, storage, Some(&agent.agent_id), cause).await;
+            self.quarantine(state, session, storage, Some(&agent.agent_id), cause).await;
         }
         if cause.is_some() || in_quarantine {
             // H-29: blocking again would only loop until Claude Code's cap lets the stop through;
@@ -726,6 +735,75 @@ mod tests {
             (by_json.read(1, 100).await.unwrap(), typed.read(1, 100).await.unwrap());
         assert!(!typed_events.is_empty(), "the typed spawn was recorded");
         assert_eq!(types(typed_events), types(json_events));
+    }
+
+    /// A memory store that counts the reads of its log.
+    #[derive(Default)]
+    struct ReadCounting {
+        inner: MemoryEventStore,
+        reads: std::sync::atomic::AtomicUsize,
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for ReadCounting {
+        async fn append(
+            &self,
+            expected: agentwarden_ports::Expected,
+            batch: Vec<agentwarden_domain::audit::EventDraft>,
+        ) -> Result<agentwarden_ports::Appended, agentwarden_ports::StoreError> {
+            self.inner.append(expected, batch).await
+        }
+        async fn read(
+            &self,
+            from: u64,
+            limit: usize,
+        ) -> Result<Vec<agentwarden_domain::audit::StoredRecord>, agentwarden_ports::StoreError> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.inner.read(from, limit).await
+        }
+        async fn head(&self) -> Result<Head, agentwarden_ports::StoreError> {
+            self.inner.head().await
+        }
+    }
+
+    /// V-38: a decision holds the records without copying them and puts them back into memory
+    /// at the log's head, however it went: the next decisions read nothing of the log, and
+    /// memory says what a fold of the whole log says.
+    #[tokio::test]
+    async fn each_decision_puts_the_records_back_at_the_head() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = HookStorage::new(dir.path().join("hook"));
+        let store = Arc::new(ReadCounting::default());
+        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
+        assert_eq!(warden.hook_with(SPAWN, &storage).await.exit_code, 0);
+        let folded = store.reads.load(std::sync::atomic::Ordering::SeqCst);
+        let events = [
+            SPAWN.replace("\"t1\"", "\"t2\""),
+            r#"{"session_id":"s","hook_event_name":"SubagentStart","agent_id":"a1","agent_type":"planner"}"#
+                .to_owned(),
+            r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":"t3",
+                "agent_id":"a1","agent_type":"planner","tool_input":{"file_path":"/x"}}"#
+                .to_owned(),
+            r#"{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t4",
+                "tool_input":{"command":"ls"}}"#
+                .to_owned(),
+            SPAWN.replace("\"t1\"", "\"t5\""),
+        ];
+        for event in &events {
+            let answer = warden.hook_with(event, &storage).await;
+            assert_eq!(answer.exit_code, 0, "{event}: {answer:?}");
+        }
+        assert_eq!(
+            store.reads.load(std::sync::atomic::Ordering::SeqCst),
+            folded,
+            "no decision after the first read the log: each found the records at the head"
+        );
+        let head = store.head().await.unwrap();
+        assert!(head.seq >= 5, "the decisions were recorded: {head:?}");
+        let memory = warden.records().await.unwrap();
+        let from_log = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
+        assert_eq!(memory, from_log.records_from_log().await.unwrap(), "memory is the log's fold");
+        assert_eq!(memory.head, head);
     }
 
     #[tokio::test]

@@ -61,8 +61,8 @@ pub use config::{
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput, MAX_INPUT_BYTES};
 pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
 pub use hook::{
-    HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, hook_store_unavailable,
-    with_fix,
+    HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, before_store_input,
+    hook_store_unavailable, with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use records::RECORDS_PROJECTION;

@@ -79,21 +79,22 @@ fn matching(root: &Path, dir: &Path, pattern: &FilePattern) -> Vec<PathBuf> {
 }
 
 impl Warden {
-    /// The records, caught up with the log (H-3).
+    /// The records, caught up with the log (H-3): a copy; memory keeps its own.
     pub async fn records(&self) -> Result<HookState, WardenError> {
-        let state = self.caught_up().await?;
-        self.remember(&state);
-        Ok(state)
+        Ok(self.hold().await?.clone())
     }
 
-    /// V-37: `read` of the records caught up (as [`Warden::records`] catches them up), without
-    /// a copy: they are taken from memory, read, and put back. For a caller that only reads
-    /// them — the resident service copied the whole projection for each read.
-    pub(crate) async fn with_records<R>(&self, read: impl FnOnce(&HookState) -> R) -> Result<R, WardenError> {
+    /// V-38: the records caught up and taken out of memory for one decision, without a copy;
+    /// the decision reads them, [`Warden::record_and_apply`] applies its events to them, and
+    /// they go back into memory when the returned guard is dropped, however the decision
+    /// ends. Only the log's events change them (no decision writes them otherwise), so what
+    /// goes back is what the log says as of their head; a head behind the log is caught up by
+    /// the next decision. While they are held, another caller of this Warden (or of a clone
+    /// sharing its memory) finds memory empty and folds its own from the saved projection or
+    /// the log: correct, and slower, so a decision holds them once and passes them down.
+    pub(crate) async fn hold(&self) -> Result<Held<'_>, WardenError> {
         let state = self.caught_up().await?;
-        let read = read(&state);
-        self.keep(state);
-        Ok(read)
+        Ok(Held { warden: self, state, lost: false })
     }
 
     /// The records kept in memory (or the saved ones, or none) caught up with the log; memory
@@ -128,7 +129,7 @@ impl Warden {
             guard.take();
         }
         let state = self.catch_up(HookState::default()).await?;
-        self.remember(&state);
+        self.keep(state.clone());
         self.save_records(&state).await;
         Ok(state)
     }
@@ -210,10 +211,6 @@ impl Warden {
         Ok(state)
     }
 
-    fn remember(&self, state: &HookState) {
-        self.keep(state.clone());
-    }
-
     fn keep(&self, state: HookState) {
         if let Ok(mut guard) = self.records.lock() {
             *guard = Some(state);
@@ -221,7 +218,8 @@ impl Warden {
     }
 
     /// Records `event` under `correlation`, applies it to `state` (when nothing else was appended
-    /// in between) and keeps the state, in memory and — best effort — in the state store.
+    /// in between) and saves the state — best effort — in the state store. Memory gets it back
+    /// from the [`Held`] guard it came in (V-38).
     pub(crate) async fn record_and_apply(
         &self,
         state: &mut HookState,
@@ -233,7 +231,6 @@ impl Warden {
         let appended = self.record_event(correlation, &event).await?;
         if appended.first_seq == before.seq.saturating_add(1) {
             state.apply(appended.head, session.as_ref().map(CorrelationId::as_str), &event);
-            self.remember(state);
             self.save_records(state).await;
         }
         Ok(appended.head)
@@ -342,6 +339,54 @@ impl Warden {
             digests.insert(key(&self.config.root, &path), digest);
         }
         Ok(digests)
+    }
+}
+
+/// The records held for one decision (V-38, [`Warden::hold`]): put back into memory when dropped.
+pub(crate) struct Held<'w> {
+    warden: &'w Warden,
+    state: HookState,
+    /// Set when the state was lost on the way: nothing goes back.
+    lost: bool,
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = HookState;
+
+    fn deref(&self) -> &HookState {
+        &self.state
+    }
+}
+
+impl std::ops::DerefMut for Held<'_> {
+    fn deref_mut(&mut self) -> &mut HookState {
+        &mut self.state
+    }
+}
+
+impl Held<'_> {
+    /// Catches the held records up with the log again (another writer may have appended since
+    /// they were taken). On an error memory gets none back: the next decision folds its own.
+    pub(crate) async fn catch_up_again(&mut self) -> Result<(), WardenError> {
+        let state = std::mem::take(&mut self.state);
+        match self.warden.catch_up(state).await {
+            Ok(state) => {
+                self.state = state;
+                Ok(())
+            }
+            Err(e) => {
+                self.lost = true;
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        if !self.lost {
+            self.warden.keep(std::mem::take(&mut self.state));
+        }
     }
 }
 

@@ -624,10 +624,19 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
         Err(e) => return (HookAnswer::failed(format!("config_invalid: {e}")), false),
     };
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
-    match agentwarden::before_store(&config, &storage, input) {
+    // Parsed once: what `before_store` leaves to the store is decided on the same input. One
+    // that does not parse goes to the store as text, which records its refusal (H-30).
+    let parsed = match agentwarden_domain::claude_code::parse_hook_input(input) {
+        Ok(parsed) => parsed,
+        Err(_) => {
+            let warden = super::served::as_peer(&server.warden, config, &peer);
+            return (warden.hook_with(input, &storage).await, true);
+        }
+    };
+    match agentwarden::before_store_input(&config, &storage, &parsed) {
         agentwarden::Pre::Done(done) => (done, false),
         agentwarden::Pre::Store { .. } => {
-            (super::served::as_peer(&server.warden, config, &peer).hook_with(input, &storage).await, true)
+            (super::served::as_peer(&server.warden, config, &peer).hook_input(parsed, &storage).await, true)
         }
     }
 }

@@ -23,7 +23,9 @@
 //! still consult the store (which re-creates a removed marker). Run Warden as another OS user
 //! (the resident service) to close it.
 
-use agentwarden_domain::claude_code::{HookEvent, ToolKind, normalize, parse_hook_input, protected_target};
+use agentwarden_domain::claude_code::{
+    HookEvent, HookInput, ToolKind, normalize, parse_hook_input, protected_target,
+};
 
 use super::storage::{HookStorage, Marker};
 use super::{HookAnswer, quarantine_reason};
@@ -41,9 +43,18 @@ pub enum Pre {
     },
 }
 
-/// Decides what it can without the store.
+/// Decides what it can without the store. An input that does not parse goes to the store,
+/// which records its refusal (H-30).
 pub fn before_store(config: &Config, storage: &HookStorage, input: &str) -> Pre {
-    let Ok(input) = parse_hook_input(input) else { return Pre::Store { fallback: None } };
+    match parse_hook_input(input) {
+        Ok(input) => before_store_input(config, storage, &input),
+        Err(_) => Pre::Store { fallback: None },
+    }
+}
+
+/// [`before_store`] of an input already parsed: the resident service parses each event once
+/// and hands the same [`HookInput`] to [`crate::Warden::hook_input`] when the store decides.
+pub fn before_store_input(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
     let session = input.session_id.as_str();
     let call = match &input.event {
         HookEvent::Tool(call) => Some(call),
