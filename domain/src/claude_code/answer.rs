@@ -127,11 +127,14 @@ pub enum RenderingError {
 /// The longest piece of a refused stdout quoted in a [`RenderingError`].
 const QUOTED: usize = 120;
 
+/// `text` cut at [`QUOTED`] characters, escaped so that the reason stays one line.
 fn quoted(text: &str) -> String {
-    match text.char_indices().nth(QUOTED) {
-        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),
-        None => text.to_owned(),
-    }
+    let cut = match text.char_indices().nth(QUOTED) {
+        Some((at, _)) => text.get(..at).unwrap_or_default(),
+        None => text,
+    };
+    let ellipsis = if cut.len() < text.len() { "…" } else { "" };
+    format!("{}{ellipsis}", cut.escape_debug())
 }
 
 impl HookAnswer {
@@ -351,6 +354,10 @@ mod tests {
             unreachable!("a long non-JSON stdout is refused");
         };
         assert_eq!(quoted.chars().count(), QUOTED + 1);
+        let Err(RenderingError::Stdout(quoted)) = from(0, Some("{}\n{}"), None) else {
+            panic!("two objects are refused");
+        };
+        assert_eq!(quoted, "{}\\n{}", "one line");
     }
 
     fn any_answer() -> impl Strategy<Value = HookAnswer> {

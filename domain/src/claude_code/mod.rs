@@ -25,6 +25,7 @@ mod spawn;
 mod state;
 mod stop;
 mod tool;
+mod tool_rules;
 
 pub use answer::{HOOK_FAILED, HookAnswer, HookReason, RenderingError};
 
@@ -45,10 +46,8 @@ pub use state::{
     TrackedAgent,
 };
 pub use stop::{StopDecision, StopFacts, evaluate_stop, quarantine_cause};
-pub use tool::{
-    QuarantineInForce, ToolFacts, ToolRulesFacts, ToolRulesJudged, check_tool, judge_tool_rules, tool_answer,
-    tool_rules_answer,
-};
+pub use tool::{QuarantineInForce, ToolFacts, check_tool, tool_answer};
+pub use tool_rules::{ToolRulesFacts, ToolRulesJudged, judge_tool_rules, tool_rules_answer};
 
 #[cfg(test)]
 mod tests;
