@@ -1,11 +1,15 @@
-//! Guardrail use cases. For now: validate a `result.json` and record the verdict.
+//! Guardrail use cases: validate a `result.json` and record the verdict; snapshot,
+//! check and revert protected paths, writing and recording a violation; the guarded agent run
+//! . The rules — the verdict, the diff, what a revert achieved, the violation record,
+//! when an item fails — are the domain's (`agentwarden_domain::guardrails`); this module reads
+//! and writes through the ports around them.
 
 use std::path::Path;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, Head, ResultValidated};
-use agentwarden_domain::code::Code;
 use agentwarden_domain::guardrails::{
-    ContentSnapshot, MAX_RESULT_BYTES, Problem, ResultValidation, validate_result,
+    ContentSnapshot, MAX_RESULT_BYTES, ResultValidation, RevertAttempt, TreeDiff, Violation, diff,
+    item_failed, validate_result,
 };
 use serde::Serialize;
 
@@ -22,13 +26,6 @@ pub struct ResultOutcome {
     pub audit: Option<Head>,
 }
 
-fn unreadable(message: String) -> ResultValidation {
-    ResultValidation {
-        valid: false,
-        problems: vec![Problem { pointer: String::new(), code: Code::ResultUnreadable, message }],
-    }
-}
-
 impl Warden {
     /// Reads and validates the `result.json` at `path` (at most 1 MiB, UTF-8), records a
     /// `result_validated` event under `correlation`, and only then answers. A verdict that
@@ -40,22 +37,13 @@ impl Warden {
                 Ok(text) => {
                     (validate_result(&text), Some(blake3::hash(text.as_bytes()).to_hex().to_string()))
                 }
-                Err(why) => (unreadable(why), None),
+                Err(why) => (ResultValidation::unreadable(why), None),
             };
         let event =
             ResultValidated { path: path.display().to_string(), digest, validation: validation.clone() };
         match self.record_event(correlation, &AuditEvent::ResultValidated(Box::new(event))).await {
             Ok(appended) => ResultOutcome { validation, audit: Some(appended.head) },
-            Err(e) => {
-                let mut validation = validation;
-                validation.valid = false;
-                validation.problems.push(Problem {
-                    pointer: String::new(),
-                    code: Code::AuditUnavailable,
-                    message: format!("the verdict could not be recorded: {e}"),
-                });
-                ResultOutcome { validation, audit: None }
-            }
+            Err(e) => ResultOutcome { validation: validation.unrecorded(&e.to_string()), audit: None },
         }
     }
 }
@@ -152,7 +140,6 @@ impl Warden {
         before: &agentwarden_domain::guardrails::TreeManifest,
         revert: Revert<'_>,
     ) -> GuardOutcome {
-        use agentwarden_domain::guardrails::{TreeDiff, Violation, ViolationDetails, diff, violation_type};
         let protected = &before.protected;
         let (changes, unreadable) = match self.files.snapshot(target.root, protected).await {
             Ok(after) => (diff(before, &after), None),
@@ -161,9 +148,9 @@ impl Warden {
         if changes.is_empty() && unreadable.is_none() {
             return GuardOutcome { clean: true, violation: None, violation_file: None, audit: None };
         }
-        let (reverted, revert_error) = match (&unreadable, &revert) {
-            (Some(why), _) => (false, format!("the protected tree could not be read: {why}")),
-            (None, Revert::No) => (false, "revert not requested".to_owned()),
+        let attempt = match (unreadable, &revert) {
+            (Some(why), _) => RevertAttempt::Unreadable(why),
+            (None, Revert::No) => RevertAttempt::NotRequested,
             (None, Revert::Restorer | Revert::Content(_)) => {
                 let restored = match revert {
                     Revert::Content(snapshot) => self.files.restore(target.root, snapshot).await,
@@ -173,44 +160,10 @@ impl Warden {
                     Ok(now) => diff(before, &now).changed_paths(),
                     Err(why) => vec![format!("(unreadable after revert: {why})")],
                 };
-                match (restored, remaining.is_empty()) {
-                    (Ok(()), true) => (true, String::new()),
-                    (Err(e), _) => (false, e),
-                    (Ok(()), false) => {
-                        (false, format!("still changed after the revert: {}", remaining.join(", ")))
-                    }
-                }
+                RevertAttempt::Made { restored, remaining }
             }
         };
-        let changed_files = changes.changed_paths();
-        let first = changed_files
-            .first()
-            .and_then(|path| protected.iter().find(|p| path.starts_with(p.trim_end_matches('/'))))
-            .or(protected.first())
-            .map_or_else(|| "protected".to_owned(), |p| violation_type(p));
-        let violation = Violation {
-            violation_type: first,
-            details: ViolationDetails {
-                message: if changes.odd.is_empty() {
-                    format!(
-                        "Agent directly modified protected paths ({}), which is prohibited",
-                        protected.join(", ")
-                    )
-                } else {
-                    format!(
-                        "Agent directly modified protected paths ({}), which is prohibited; entries that do not belong there: {}",
-                        protected.join(", "),
-                        changes.odd.join(", ")
-                    )
-                },
-                changed_files,
-                diff: changes,
-                reverted,
-                revert_error,
-                item_id: target.item.to_owned(),
-                run_id: target.run.to_owned(),
-            },
-        };
+        let violation = Violation::new(protected, changes, attempt, target.item, target.run);
         let file = target.artifacts.join("violation.json");
         let violation_file = match serde_json::to_vec_pretty(&violation) {
             Ok(bytes) => {
@@ -287,9 +240,7 @@ impl Warden {
             Some(file) => Some(self.validate_result_file(file, correlation).await),
             None => None,
         };
-        let item_failed = !matches!(command, Ok(Some(0)))
-            || !guard.clean
-            || result.as_ref().is_some_and(|v| !v.validation.valid);
+        let item_failed = item_failed(&command, guard.clean, result.as_ref().map(|r| r.validation.valid));
         Ok(GuardedRun { item_failed, command, guard, result })
     }
 }

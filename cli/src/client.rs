@@ -12,8 +12,10 @@
 //!
 //! V-6: never unguarded. A server that is configured but cannot be reached, closes the
 //! connection, does not answer within the hook's deadline, or answers anything but a hook
-//! answer of this protocol (exit code 0 or 2, stdout a JSON object, a reason with an exit 2)
-//! makes the hook exit 2 with the reason (`server_unavailable`, `server_answer_invalid`).
+//! answer of this protocol makes the hook exit 2 with the reason (`server_unavailable`,
+//! `server_answer_invalid`). X-40: a hook answer is exactly the rendering of one of the four
+//! the hook gives — exit 0 with nothing, exit 0 with a deny's or a block's line as Warden
+//! writes it, exit 2 with a reason — read back into the typed `HookAnswer`.
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;
@@ -99,24 +101,15 @@ pub(super) fn hook(
     }
 }
 
-/// A hook answer the client may print, or exit 2.
+/// A hook answer the client may print, or exit 2 (`server_answer_invalid`): X-40, a `hook`
+/// frame is read back only when it is exactly the rendering of one of the four answers
+/// (`HookAnswer::from_rendering`).
 fn checked(answer: Answer) -> HookAnswer {
     let invalid = |why: &str| HookAnswer::failed(format!("server_answer_invalid: {why}"));
     match answer {
-        Answer::Hook { exit_code: 0, stdout, stderr: _ } => match stdout {
-            None => HookAnswer { exit_code: 0, stdout: None, stderr: None },
-            Some(text) => match serde_json::from_str::<serde_json::Value>(&text) {
-                Ok(serde_json::Value::Object(_)) if !text.contains('\n') => {
-                    HookAnswer { exit_code: 0, stdout: Some(text), stderr: None }
-                }
-                _ => invalid("its stdout is not one line of a JSON object"),
-            },
-        },
-        Answer::Hook { exit_code: 2, stdout: _, stderr: Some(reason) } if !reason.is_empty() => {
-            HookAnswer::failed(reason)
-        }
-        Answer::Hook { exit_code, .. } => {
-            invalid(&format!("exit code {exit_code} without a reason, or not 0 or 2"))
+        Answer::Hook { exit_code, stdout, stderr } => {
+            HookAnswer::from_rendering(exit_code, stdout.as_deref(), stderr.as_deref())
+                .unwrap_or_else(|e| invalid(&e.to_string()))
         }
         Answer::Error { code, reason } => HookAnswer::failed(format!("{code}: {reason}")),
         Answer::Status { .. } | Answer::Run { .. } => invalid("another kind of answer to a hook request"),
@@ -179,26 +172,56 @@ pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failur
 mod tests {
     use super::*;
 
+    fn hook(exit_code: u8, stdout: Option<&str>, stderr: Option<&str>) -> Answer {
+        Answer::Hook { exit_code, stdout: stdout.map(str::to_owned), stderr: stderr.map(str::to_owned) }
+    }
+
+    const DENY: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"r"}}"#;
+
+    /// X-40: a frame the server sends is printed only when it is exactly one answer's rendering.
     #[test]
     fn only_a_well_formed_hook_answer_is_printed() {
-        let hook = |exit_code, stdout: Option<&str>, stderr: Option<&str>| Answer::Hook {
-            exit_code,
-            stdout: stdout.map(str::to_owned),
-            stderr: stderr.map(str::to_owned),
-        };
-        let deny = r#"{"hookSpecificOutput":{"permissionDecision":"deny"}}"#;
-        assert_eq!(checked(hook(0, None, None)), HookAnswer { exit_code: 0, stdout: None, stderr: None });
-        assert_eq!(checked(hook(0, Some(deny), None)).stdout.as_deref(), Some(deny));
-        assert_eq!(checked(hook(2, None, Some("store_corrupt: x"))), HookAnswer::failed("store_corrupt: x"));
-        for (nonsense, why) in [
+        let block = r#"{"decision":"block","reason":"r"}"#;
+        let accepted = [
+            (hook(0, None, None), HookAnswer::Proceed),
+            (hook(0, Some(DENY), None), HookAnswer::deny("r")),
+            (hook(0, Some(block), None), HookAnswer::block("r")),
+            (hook(2, None, Some("store_corrupt: x")), HookAnswer::failed("store_corrupt: x")),
+            (Answer::error("request_invalid", "r"), HookAnswer::failed("request_invalid: r")),
+        ];
+        for (frame, answer) in accepted {
+            assert_eq!(checked(frame), answer);
+        }
+        // The frame, why it is refused.
+        let refused: [(Answer, &str); 17] = [
             (hook(1, None, None), "exit 1 would let the call run"),
             (hook(3, None, Some("r")), "exit 3"),
             (hook(2, None, None), "exit 2 without a reason"),
             (hook(2, None, Some("")), "an empty reason"),
+            (hook(2, Some(DENY), Some("r")), "exit 2 with a deny beside it"),
+            (hook(0, None, Some("r")), "exit 0 with a reason"),
             (hook(0, Some("allow"), None), "stdout not JSON"),
             (hook(0, Some("[1]"), None), "stdout not an object"),
+            (hook(0, Some("{}"), None), "an object that decides nothing"),
             (hook(0, Some("{}\n{}"), None), "two lines"),
-            (Answer::error("request_invalid", "r"), "an error"),
+            (
+                hook(0, Some(r#"{"hookSpecificOutput":{"permissionDecision":"deny"}}"#), None),
+                "a deny cut short",
+            ),
+            (
+                hook(
+                    0,
+                    Some(
+                        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"r"}}"#,
+                    ),
+                    None,
+                ),
+                "an allow in a deny's shape",
+            ),
+            (hook(0, Some(r#"{"decision":"approve","reason":"r"}"#), None), "a block's shape that approves"),
+            (hook(0, Some(r#"{"decision":"block","reason":"r","continue":true}"#), None), "a key more"),
+            (hook(0, Some(r#"{"reason":"r","decision":"block"}"#), None), "not as Warden writes it"),
+            (hook(0, Some(r#"{"continue":false}"#), None), "another JSON object of the protocol"),
             (
                 Answer::Status {
                     pid: 1,
@@ -210,8 +233,31 @@ mod tests {
                 },
                 "a status",
             ),
+        ];
+        for (frame, why) in refused {
+            let answer = checked(frame);
+            assert_eq!(answer.exit_code(), agentwarden::HOOK_FAILED, "{why}");
+            assert!(
+                answer.stderr().is_some_and(|r| r.starts_with("server_answer_invalid: ")),
+                "{why}: {answer:?}"
+            );
+        }
+    }
+
+    /// X-40 over the wire: what `warden serve` sends for an answer (`serve::frame`), encoded
+    /// and decoded as a frame, reads back as that answer.
+    #[test]
+    fn an_answer_sent_by_the_server_reads_back_as_itself() {
+        for answer in [
+            HookAnswer::Proceed,
+            HookAnswer::deny("a \"quoted\" reason\nof two lines"),
+            HookAnswer::block("r1\nr2"),
+            HookAnswer::failed("store_unavailable: é"),
         ] {
-            assert_eq!(checked(nonsense).exit_code, agentwarden::HOOK_FAILED, "{why}");
+            let frame = protocol::encode(&super::super::serve::hook_frame(answer.clone())).unwrap();
+            let body = frame.get(4..).unwrap();
+            let decoded = protocol::decode::<Answer>(body).unwrap();
+            assert_eq!(checked(decoded), answer);
         }
     }
 }

@@ -273,12 +273,12 @@ fn answer_with(
     if settled.swap(true, Ordering::SeqCst) {
         return Err(failed(format!("deadline_passed: no answer within --deadline-ms {deadline_ms}")));
     }
-    if let Some(stdout) = &answer.stdout {
+    if let Some(stdout) = answer.stdout() {
         writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
     }
-    match answer.stderr {
-        Some(reason) if answer.exit_code != EXIT_OK => Err(failed(reason)),
-        _ => Ok(answer.exit_code),
+    match answer.stderr() {
+        Some(reason) => Err(failed(reason.to_owned())),
+        None => Ok(answer.exit_code()),
     }
 }
 

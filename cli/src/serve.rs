@@ -415,20 +415,24 @@ async fn answer(server: &Server, request: Request, peer: Actor) -> Answer {
                 answered.await.map_err(|_| ())
             };
             match tokio::time::timeout(limit, asked).await {
-                Ok(Ok(answer)) => {
-                    Answer::Hook { exit_code: answer.exit_code, stdout: answer.stdout, stderr: answer.stderr }
-                }
+                Ok(Ok(answer)) => hook_frame(answer),
                 Ok(Err(())) => Answer::error("internal_error", "the decider is gone"),
-                Err(_) => Answer::Hook {
-                    exit_code: agentwarden::HOOK_FAILED,
-                    stdout: None,
-                    stderr: Some(format!(
-                        "deadline_passed: the server did not decide within {} ms",
-                        limit.as_millis()
-                    )),
-                },
+                Err(_) => hook_frame(HookAnswer::failed(format!(
+                    "deadline_passed: the server did not decide within {} ms",
+                    limit.as_millis()
+                ))),
             }
         }
+    }
+}
+
+/// A hook answer as the protocol's `hook` frame: its rendering, the bytes and exit code direct
+/// `warden hook` gives (the client reads it back, X-40).
+pub(super) fn hook_frame(answer: HookAnswer) -> Answer {
+    Answer::Hook {
+        exit_code: answer.exit_code(),
+        stdout: answer.stdout(),
+        stderr: answer.stderr().map(str::to_owned),
     }
 }
 
@@ -781,7 +785,7 @@ mod tests {
         for answer in answers {
             let answer = answer.blocking_recv().unwrap();
             assert_eq!(synced.syncs.load(Ordering::SeqCst), 1, "no answer before the sync");
-            assert!(answer.stdout.unwrap().contains("deny"), "no persona files: a recorded deny");
+            assert!(answer.stdout().unwrap().contains("deny"), "no persona files: a recorded deny");
         }
         loop_.join().unwrap();
         assert_eq!(store.syncs.load(Ordering::SeqCst), 1, "one sync for the group");
@@ -881,11 +885,11 @@ mod tests {
             answer.blocking_recv().unwrap()
         };
         for _ in 0..3 {
-            assert_eq!(ask("covered"), HookAnswer { exit_code: 0, stdout: None, stderr: None });
+            assert_eq!(ask("covered"), HookAnswer::Proceed);
         }
         assert_eq!(store.calls.load(Ordering::SeqCst), 0, "the store was never called");
         let uncovered = ask("uncovered");
-        assert_eq!(uncovered.exit_code, agentwarden::HOOK_FAILED, "{uncovered:?}");
+        assert_eq!(uncovered.exit_code(), agentwarden::HOOK_FAILED, "{uncovered:?}");
         assert!(store.calls.load(Ordering::SeqCst) > 0, "without an index the store decides");
     }
 

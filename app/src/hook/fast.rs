@@ -24,11 +24,11 @@
 //! (the resident service) to close it.
 
 use agentwarden_domain::claude_code::{
-    HookEvent, HookInput, ToolKind, normalize, parse_hook_input, protected_target,
+    HookAnswer, HookEvent, HookInput, ProtectedPaths, ResolvePath, ToolKind, human_verb_reason, normalize,
+    parse_hook_input, quarantine_reason,
 };
 
-use super::storage::{HookStorage, Marker};
-use super::{HookAnswer, quarantine_reason};
+use super::storage::HookStorage;
 use crate::Config;
 
 /// The hook's answer before the store, or what to answer if the store cannot be opened.
@@ -62,15 +62,13 @@ pub fn before_store_input(config: &Config, storage: &HookStorage, input: &HookIn
         HookEvent::Other { .. } => return Pre::Done(HookAnswer::silent()),
         HookEvent::SubagentStart(_) | HookEvent::SubagentStop { .. } => return Pre::Store { fallback: None },
     };
+    let quarantined = |code: &str, reason: &str| Pre::Store {
+        fallback: Some(HookAnswer::deny(quarantine_reason(session, code, reason))),
+    };
     match storage.marker(session) {
         Ok(None) => {}
-        Ok(Some(marker)) => {
-            return Pre::Store { fallback: Some(HookAnswer::deny(&quarantine_reason(session, &marker))) };
-        }
-        Err(why) => {
-            let marker = Marker { code: "session_quarantined".into(), reason: why, agent_id: None };
-            return Pre::Store { fallback: Some(HookAnswer::deny(&quarantine_reason(session, &marker))) };
-        }
+        Ok(Some(marker)) => return quarantined(&marker.code, &marker.reason),
+        Err(why) => return quarantined("session_quarantined", &why),
     }
     let Some(call) = call else { return Pre::Store { fallback: None } };
     let index = storage.read_index(session);
@@ -83,11 +81,11 @@ pub fn before_store_input(config: &Config, storage: &HookStorage, input: &HookIn
                 _ => None,
             };
             if let Some(reason) = protected_write(config, input.cwd.as_deref(), own_root, path) {
-                return Pre::Store { fallback: Some(HookAnswer::deny(&reason)) };
+                return Pre::Store { fallback: Some(HookAnswer::deny(reason)) };
             }
         }
         ToolKind::HumanVerb { verb } => {
-            return Pre::Store { fallback: Some(HookAnswer::deny(&human_verb_reason(verb))) };
+            return Pre::Store { fallback: Some(HookAnswer::deny(human_verb_reason(verb))) };
         }
         ToolKind::Other => {}
     }
@@ -103,64 +101,25 @@ pub fn before_store_input(config: &Config, storage: &HookStorage, input: &HookIn
     }
 }
 
-/// K-11: the reason a `Bash` call that runs `warden VERB` is refused.
-pub(crate) fn human_verb_reason(verb: &str) -> String {
-    format!(
-        "Agent Warden denied this at human_verb (human_verb_denied): the command runs `warden {verb}`, \
-         which only a human runs, from their own terminal"
-    )
+/// H-26: the reason a write of `path` is refused, or `None`: the domain's rule
+/// ([`agentwarden_domain::claude_code::protected_write`]) over the configured protected paths,
+/// with the workspace root made absolute here and paths resolved by the local file system.
+fn protected_write(config: &Config, cwd: Option<&str>, own_root: Option<&str>, path: &str) -> Option<String> {
+    let root = absolute(&config.root);
+    let protected = ProtectedPaths { root: root.as_deref(), paths: &config.guardrails.protected };
+    agentwarden_domain::claude_code::protected_write(protected, &LocalPaths, cwd, own_root, path)
 }
 
-/// H-26: the reason a write of `path` (from a hook input whose `cwd` is `cwd`) is refused, or
-/// `None` when it is outside every protected path.
-///
-/// Protected are the configured paths under the workspace root, under the hook input's `cwd`,
-/// and under the calling agent's own root recorded at its start (`own_root`: a worktree
-/// subagent's worktree, which a `cd` cannot move). Both the target and the protected paths are
-/// compared lexically (`.`/`..` normalised, relative to `cwd`) and as the file system resolves
-/// them (symlinked parents followed: the longest existing ancestor is canonicalised and the
-/// rest appended), so `link/x` with `link -> okrs` is caught. A relative target with no usable
-/// `cwd` cannot be placed: refused.
-pub(crate) fn protected_write(
-    config: &Config,
-    cwd: Option<&str>,
-    own_root: Option<&str>,
-    path: &str,
-) -> Option<String> {
-    let deny = |what: String| {
-        Some(format!(
-            "Agent Warden denied this at protected_path (protected_path_write): {what}; protected paths \
-             change only outside agent sessions"
-        ))
-    };
-    let Some(lexical) = normalize(path, cwd) else {
-        return deny(format!("`{path}` is relative and the hook input gives no absolute `cwd` to place it"));
-    };
-    let mut candidates = vec![lexical.clone()];
-    if let Some(real) = resolve_existing(&lexical) {
-        candidates.push(real);
+/// Paths as the local file system resolves them, symbolic links followed.
+pub(super) struct LocalPaths;
+
+impl ResolvePath for LocalPaths {
+    fn resolve_existing(&self, path: &str) -> Option<String> {
+        resolve_existing(path)
     }
-    let mut bases: Vec<String> = Vec::new();
-    if let Some(root) = absolute(&config.root) {
-        bases.push(root);
-    }
-    bases.extend([cwd, own_root].into_iter().flatten().filter_map(|c| normalize(c, None)));
-    let mut protected: Vec<String> = Vec::new();
-    for base in &bases {
-        for p in &config.guardrails.protected {
-            if let Some(lexical) = normalize(p, Some(base)) {
-                if let Some(real) = resolve_existing(&lexical) {
-                    protected.push(real);
-                }
-                protected.push(lexical);
-            }
-        }
-    }
-    protected_target(&candidates, &protected)
-        .and_then(|hit| deny(format!("`{path}` is inside the protected path `{hit}`")))
 }
 
-pub(crate) fn absolute(path: &std::path::Path) -> Option<String> {
+pub(super) fn absolute(path: &std::path::Path) -> Option<String> {
     let joined =
         if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir().ok()?.join(path) };
     normalize(&joined.to_string_lossy(), None)

@@ -8,11 +8,26 @@
 //! relative path ending in `result.json` (H-4). H-20 … H-31 (issue 18): every way an agent
 //! starts is governed, ids are checked before they name files, writes into protected paths are
 //! refused before they happen, and a stop that cannot be made safe quarantines its session.
+//!
+//! The hook's decisions are here too, as functions of what the application read (issue 22,
+//! which tool calls are governed and how each is decided ([`check_tool`],
+//! [`judge_tool_rules`]), a spawn ([`evaluate_spawn`]), a stop ([`evaluate_stop`],
+//! [`quarantine_cause`]), a protected write ([`protected_write`]), the texts of their reasons,
+//! and the answer each becomes once recorded: a typed [`HookAnswer`] with the exact bytes
+//! Claude Code reads.
 
+mod answer;
 mod events;
 mod input;
 mod paths;
+mod reasons;
+mod spawn;
 mod state;
+mod stop;
+mod tool;
+mod tool_rules;
+
+pub use answer::{HOOK_FAILED, HookAnswer, HookReason, RenderingError};
 
 pub use events::{
     ApprovalGranted, ApprovalRevoked, ContextSealed, HookFailure, HookInputRefused, HookToolEvaluated,
@@ -23,11 +38,16 @@ pub use input::{
     HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN, SEND_MESSAGE_TOOL, SUBAGENT_TOOLS, SpawnRequest,
     ToolCall, ToolKind, WRITE_TOOLS, human_verb_in, is_safe_id, parse_hook_input, requested_result_path,
 };
-pub use paths::{is_within, normalize, protected_target};
+pub use paths::{ProtectedPaths, ResolvePath, is_within, normalize, protected_target, protected_write};
+pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantined_without_store, with_fix};
+pub use spawn::{SpawnFacts, builtin_failure, evaluate_spawn, spawn_answer};
 pub use state::{
     HookState, MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, ROOT_ID, Released, SpawnTree,
     TrackedAgent,
 };
+pub use stop::{StopDecision, StopFacts, evaluate_stop, quarantine_cause};
+pub use tool::{QuarantineInForce, ToolFacts, check_tool, tool_answer};
+pub use tool_rules::{ToolRulesFacts, ToolRulesJudged, judge_tool_rules, tool_rules_answer};
 
 #[cfg(test)]
 mod tests;

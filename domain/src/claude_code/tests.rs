@@ -13,7 +13,7 @@ use crate::governance::{
 use crate::lineage::{AgentIdentifier, LineageVerdict};
 use crate::verdict::{Code, Decision, Verdict};
 
-fn report() -> GateReport {
+pub(super) fn report() -> GateReport {
     let inputs = GateInputs {
         env_var: "X".into(),
         env: EnvValue::Unset,

@@ -393,8 +393,9 @@ super::codes! {
         Server(
             "the thin client, `warden status`",
             "the server answered something that is not a hook answer of this protocol: not JSON, another \
-             version or kind, an exit code other than 0 and 2, a stdout that is not one JSON object, an \
-             exit 2 without a reason (V-6)",
+             version or kind, an exit code other than 0 and 2, a stdout that is not exactly Warden's deny \
+             or block, output beside an exit 2 or a reason beside an exit 0, an exit 2 without a reason \
+             (V-6, X-40)",
         ),
     }
     ServerConfigMismatch = "server_config_mismatch" {

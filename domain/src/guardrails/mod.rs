@@ -11,7 +11,7 @@ mod violation;
 
 pub use content::{ContentError, ContentSnapshot, file_digest, link_digest};
 pub use manifest::{Entry, EntryKind, TreeDiff, TreeManifest, diff, escape_name, unescape_name};
-pub use violation::{Violation, ViolationDetails, violation_type};
+pub use violation::{RevertAttempt, Violation, ViolationDetails, item_failed, violation_type};
 
 pub use result::{
     MAX_RESULT_BYTES, Problem, RESULT_CODES, ResultValidation, SCHEMA_VERSION, validate_result,

@@ -57,6 +57,25 @@ pub struct ResultValidation {
     pub problems: Vec<Problem>,
 }
 
+impl ResultValidation {
+    /// The verdict on a `result.json` that could not be read: invalid, with why.
+    pub fn unreadable(message: String) -> ResultValidation {
+        ResultValidation { valid: false, problems: vec![problem("", Code::ResultUnreadable, message)] }
+    }
+
+    /// This verdict once it could not be recorded: invalid, whatever it was, with why
+    /// (`audit_unavailable`) after its other problems.
+    pub fn unrecorded(mut self, error: &str) -> ResultValidation {
+        self.valid = false;
+        self.problems.push(problem(
+            "",
+            Code::AuditUnavailable,
+            format!("the verdict could not be recorded: {error}"),
+        ));
+        self
+    }
+}
+
 fn problem(pointer: impl Into<String>, code: Code, message: impl Into<String>) -> Problem {
     Problem { pointer: pointer.into(), code, message: message.into() }
 }
@@ -194,6 +213,28 @@ mod tests {
             assert!(known, "`{}` is not in RESULT_CODES", p.code);
         }
         problems.into_iter().map(|p| (p.pointer, p.code.to_string())).collect()
+    }
+
+    /// a verdict that could not be read or recorded is invalid, saying why.
+    #[test]
+    fn a_result_unread_or_unrecorded_is_invalid() {
+        let unread = ResultValidation::unreadable("`r.json`: no such file".into());
+        assert!(!unread.valid);
+        assert_eq!(codes_of(&unread), ["result_unreadable"]);
+        let valid = validate_result(VALID);
+        assert!(valid.valid);
+        let unrecorded = valid.unrecorded("disk full");
+        assert!(!unrecorded.valid, "a valid verdict unrecorded is invalid");
+        assert_eq!(codes_of(&unrecorded), ["audit_unavailable"]);
+        assert!(
+            unrecorded.problems.iter().any(|p| p.message == "the verdict could not be recorded: disk full")
+        );
+        let both = ResultValidation::unreadable("x".into()).unrecorded("y");
+        assert_eq!(codes_of(&both), ["result_unreadable", "audit_unavailable"], "its problems kept, first");
+    }
+
+    fn codes_of(validation: &ResultValidation) -> Vec<String> {
+        validation.problems.iter().map(|p| p.code.to_string()).collect()
     }
 
     fn with(field: &str, value: &str) -> String {

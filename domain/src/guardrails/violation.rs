@@ -43,9 +43,168 @@ pub fn violation_type(protected: &str) -> String {
     format!("{}_direct_edit", if name.is_empty() { "protected" } else { &name })
 }
 
+/// What became of the revert after a change (R-3, U-14).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RevertAttempt {
+    /// The protected tree could not be read after the agent, so nothing was put back.
+    Unreadable(String),
+    /// No revert was asked for.
+    NotRequested,
+    /// A revert was made: what the restore answered, and the paths still changed after it (a
+    /// tree that could not be read then is named as such among them).
+    Made {
+        /// The restore's answer.
+        restored: Result<(), String>,
+        /// What a new snapshot still finds changed.
+        remaining: Vec<String>,
+    },
+}
+
+impl RevertAttempt {
+    /// Whether every change was put back, and if not why (`revert_error`): a revert counts only
+    /// when the restore succeeded and a new snapshot finds nothing changed.
+    pub fn outcome(self) -> (bool, String) {
+        match self {
+            RevertAttempt::Unreadable(why) => (false, format!("the protected tree could not be read: {why}")),
+            RevertAttempt::NotRequested => (false, "revert not requested".to_owned()),
+            RevertAttempt::Made { restored: Err(e), .. } => (false, e),
+            RevertAttempt::Made { restored: Ok(()), remaining } if remaining.is_empty() => {
+                (true, String::new())
+            }
+            RevertAttempt::Made { restored: Ok(()), remaining } => {
+                (false, format!("still changed after the revert: {}", remaining.join(", ")))
+            }
+        }
+    }
+}
+
+impl Violation {
+    /// The record of a check that found `changes` under `protected` (spec 004): its type
+    /// named after the protected path the first changed file lies in (else the first
+    /// protected path), its message naming the protected paths and every odd entry (U-10),
+    /// and what the revert did.
+    pub fn new(
+        protected: &[String],
+        changes: TreeDiff,
+        revert: RevertAttempt,
+        item_id: &str,
+        run_id: &str,
+    ) -> Violation {
+        let (reverted, revert_error) = revert.outcome();
+        let changed_files = changes.changed_paths();
+        let violation_type = changed_files
+            .first()
+            .and_then(|path| protected.iter().find(|p| path.starts_with(p.trim_end_matches('/'))))
+            .or(protected.first())
+            .map_or_else(|| "protected".to_owned(), |p| violation_type(p));
+        let message = if changes.odd.is_empty() {
+            format!("Agent directly modified protected paths ({}), which is prohibited", protected.join(", "))
+        } else {
+            format!(
+                "Agent directly modified protected paths ({}), which is prohibited; entries that do not belong there: {}",
+                protected.join(", "),
+                changes.odd.join(", ")
+            )
+        };
+        Violation {
+            violation_type,
+            details: ViolationDetails {
+                message,
+                changed_files,
+                diff: changes,
+                reverted,
+                revert_error,
+                item_id: item_id.to_owned(),
+                run_id: run_id.to_owned(),
+            },
+        }
+    }
+}
+
+/// X-24: a guarded run's item fails when its agent did not exit 0 (or could not start, or was
+/// ended by a signal), when the guard found a change, or when its result is invalid.
+pub fn item_failed(
+    command: &Result<Option<i32>, String>,
+    guard_clean: bool,
+    result_valid: Option<bool>,
+) -> bool {
+    !matches!(command, Ok(Some(0))) || !guard_clean || result_valid == Some(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_revert_counts_only_when_restored_and_nothing_remains() {
+        let made = |restored: Result<(), String>, remaining: &[&str]| RevertAttempt::Made {
+            restored,
+            remaining: remaining.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let rows: [(RevertAttempt, bool, &str, &str); 5] = [
+            (made(Ok(()), &[]), true, "", "restored, nothing left"),
+            (made(Ok(()), &["okrs/a"]), false, "still changed after the revert: okrs/a", "something left"),
+            (made(Err("git failed".into()), &[]), false, "git failed", "the restore failed"),
+            (RevertAttempt::NotRequested, false, "revert not requested", "not asked"),
+            (
+                RevertAttempt::Unreadable("EACCES".into()),
+                false,
+                "the protected tree could not be read: EACCES",
+                "unreadable",
+            ),
+        ];
+        for (attempt, reverted, error, why) in rows {
+            assert_eq!(attempt.outcome(), (reverted, error.to_owned()), "{why}");
+        }
+    }
+
+    #[test]
+    fn a_violation_is_typed_by_the_protected_path_its_first_change_is_in() {
+        let protected = ["docs/policy/".to_owned(), "okrs".to_owned()];
+        let changes = |paths: &[&str], odd: &[&str]| TreeDiff {
+            added: paths.iter().map(|s| (*s).to_owned()).collect(),
+            odd: odd.iter().map(|s| (*s).to_owned()).collect(),
+            ..TreeDiff::default()
+        };
+        let v =
+            Violation::new(&protected, changes(&["okrs/a.md"], &[]), RevertAttempt::NotRequested, "i", "r");
+        assert_eq!(v.violation_type, "okrs_direct_edit");
+        assert_eq!(
+            v.details.message,
+            "Agent directly modified protected paths (docs/policy/, okrs), which is prohibited"
+        );
+        assert_eq!((v.details.item_id.as_str(), v.details.run_id.as_str()), ("i", "r"));
+        assert!(!v.details.reverted);
+        let odd = Violation::new(
+            &protected,
+            changes(&[], &["okrs/p (FIFO)"]),
+            RevertAttempt::NotRequested,
+            "i",
+            "r",
+        );
+        assert_eq!(odd.violation_type, "policy_direct_edit", "no changed file: the first protected path");
+        assert!(odd.details.message.ends_with("entries that do not belong there: okrs/p (FIFO)"));
+        let none = Violation::new(&[], changes(&["x"], &[]), RevertAttempt::NotRequested, "i", "r");
+        assert_eq!(none.violation_type, "protected");
+    }
+
+    #[test]
+    fn an_item_fails_on_a_bad_exit_a_change_or_an_invalid_result() {
+        /// The agent's exit, the guard clean, the result valid, the item failed, why.
+        type Row = (Result<Option<i32>, String>, bool, Option<bool>, bool, &'static str);
+        let rows: [Row; 7] = [
+            (Ok(Some(0)), true, None, false, "clean exit, nothing changed, no result asked"),
+            (Ok(Some(0)), true, Some(true), false, "a valid result"),
+            (Ok(Some(0)), true, Some(false), true, "an invalid result"),
+            (Ok(Some(0)), false, None, true, "a protected path changed"),
+            (Ok(Some(1)), true, None, true, "exit 1"),
+            (Ok(None), true, None, true, "ended by a signal"),
+            (Err("cannot start".into()), true, None, true, "not started"),
+        ];
+        for (command, clean, valid, failed, why) in rows {
+            assert_eq!(item_failed(&command, clean, valid), failed, "{why}");
+        }
+    }
 
     #[test]
     fn violation_types_follow_the_spec_pattern() {
