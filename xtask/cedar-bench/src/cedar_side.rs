@@ -1,4 +1,4 @@
-//! A [`Case`] as Cedar sees it: the gate as one `permit` ([`POLICY`]), what the instruction
+//! A [`Case`] as Cedar sees it: the gate as one `permit` ([`policy`]), what the instruction
 //! files say as Cedar entities (JSON), and the code in front of Cedar that turns the request's
 //! text into a context and one `Request` per candidate ([`Pep`]). Any error on the way is a
 //! deny: no request, no allow.

@@ -9,7 +9,7 @@
 //! (typed: not `"true"`, not `1`) and whose `approvalRef` is a string with a visible character,
 //! at most 256 characters and no control character; the subagent's file says `AGENT_TYPE: 2`.
 //! On the Cedar side it is one `permit` over `Persona`, `Action::"delegate"` and `Subagent`
-//! ([`cedar_side::POLICY`]); the rest is default deny.
+//! ([`cedar_side::policy`]); the rest is default deny.
 //!
 //! How the two are made to ask the same question:
 //!
