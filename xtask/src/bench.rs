@@ -2,7 +2,8 @@
 //! spawn, and the fast path of a tool call nothing governs on an empty and a 1M-event store) as
 //! whole processes, and prints one summary table: each figure beside its baseline from the
 //! same run, the ratio, and the target. Then the resident service's rows (`bench_server`;
-//! `cargo xtask bench server` runs only those).
+//! `cargo xtask bench server` runs only those), and, in a run without a filter, the domain gate
+//! against Cedar (`bench_cedar`; `cargo xtask bench cedar` runs only that).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -134,10 +135,15 @@ pub(crate) fn target_dir() -> PathBuf {
         .unwrap_or_else(|| std::env::current_dir().unwrap_or_default().join("target"))
 }
 
-/// The median point estimate, in ns, from criterion's `estimates.json` (a tiny hand parser:
-/// xtask has no dependencies).
+/// The median point estimate, in ns, of a bench of the workspace's (under `target/criterion`).
 fn median_ns(group: &str, function: &str) -> Result<f64, String> {
-    let path = target_dir().join("criterion").join(group).join(function).join("new").join("estimates.json");
+    median_ns_in(&target_dir().join("criterion"), group, function)
+}
+
+/// The median point estimate, in ns, from criterion's `estimates.json` under `criterion` (a
+/// tiny hand parser: xtask has no dependencies).
+pub(crate) fn median_ns_in(criterion: &Path, group: &str, function: &str) -> Result<f64, String> {
+    let path = criterion.join(group).join(function).join("new").join("estimates.json");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let median = text.find("\"median\"").ok_or_else(|| format!("{}: no median", path.display()))?;
     let rest = text.get(median..).unwrap_or_default();
@@ -158,7 +164,7 @@ pub(crate) fn exec(command: &mut Command) -> Result<(), String> {
     if status.success() { Ok(()) } else { Err(format!("{command:?} failed: {status}")) }
 }
 
-fn human_ns(ns: f64) -> String {
+pub(crate) fn human_ns(ns: f64) -> String {
     match ns {
         n if n >= 1e9 => format!("{:.2} s", n / 1e9),
         n if n >= 1e6 => format!("{:.2} ms", n / 1e6),
@@ -446,6 +452,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         let bin = build_release()?;
         return crate::bench_server::run(&bin.join("warden"), &bin);
     }
+    // `cargo xtask bench cedar`: only the domain gate against Cedar.
+    if args.first().map(String::as_str) == Some("cedar") {
+        return crate::bench_cedar::run(args.get(1..).unwrap_or_default());
+    }
     let memory = target_dir().join("criterion").join("verify-memory.txt");
     let _ = std::fs::create_dir_all(memory.parent().unwrap_or(Path::new(".")));
     for bench in ["event_store", "fleet_store", "snapshot"] {
@@ -590,5 +600,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         println!("fresh-process peak RSS: not measured (no /usr/bin/time; apt-get install time)");
     }
     print_peaks(&peaks);
-    crate::bench_server::run(&warden, &bin)
+    crate::bench_server::run(&warden, &bin)?;
+    // The Cedar comparison closes a whole run (issue 20: side by side in one run); a run
+    // filtered to some benches leaves it out rather than build Cedar for nothing.
+    if args.is_empty() { crate::bench_cedar::run(&[]) } else { Ok(()) }
 }

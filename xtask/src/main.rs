@@ -3,6 +3,7 @@
 //! renderer, a binary of its own behind the `public-api` feature, has its own: X-31).
 
 mod bench;
+mod bench_cedar;
 mod bench_server;
 mod ci;
 mod claude_code;
@@ -24,7 +25,8 @@ const USAGE: &str =
           commands, docs with warnings denied, the public API's snapshots, benches compiled,
           cargo deny
   bench   run the criterion benches and print one summary table; `bench server`: only the
-          resident service's rows, beside direct mode
+          resident service's rows, beside direct mode; `bench cedar`: only the domain gate
+          against Cedar's is_authorized on the same policy (xtask/cedar-bench, its own lock)
   codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
   public-api [--bless]  check the library crates' public API against docs/public-api/ (fails
           naming each crate whose surface changed); `--bless` rewrites the files
