@@ -184,6 +184,13 @@ pub(crate) struct WholeProcess<'a> {
 
 /// Median wall time of a whole `warden` process, in ms: hyperfine when it is installed, else
 /// 30 timed runs of our own.
+/// The runs the own loop times, after [`WARM_UP`] untimed: the medians of the 30 it timed
+/// before moved by ±0.3 ms from one run to the next on a shared 2-core machine.
+const RUNS: usize = 100;
+
+/// The untimed runs first (page cache, the server's first decision of a kind).
+const WARM_UP: usize = 5;
+
 pub(crate) fn time_warden(warden: &Path, run: &WholeProcess<'_>) -> Result<(f64, &'static str), String> {
     let has_hyperfine = Command::new("hyperfine").arg("--version").output().is_ok_and(|o| o.status.success());
     if has_hyperfine {
@@ -212,7 +219,7 @@ pub(crate) fn time_warden(warden: &Path, run: &WholeProcess<'_>) -> Result<(f64,
         return Ok((secs * 1e3, "hyperfine, 50 runs"));
     }
     let mut times = Vec::new();
-    for i in 0..35 {
+    for i in 0..(WARM_UP + RUNS) {
         let stdin = match run.stdin {
             Some(file) => std::process::Stdio::from(std::fs::File::open(file).map_err(|e| e.to_string())?),
             None => std::process::Stdio::null(),
@@ -228,12 +235,12 @@ pub(crate) fn time_warden(warden: &Path, run: &WholeProcess<'_>) -> Result<(f64,
         if !status.success() {
             return Err(format!("warden {} exited with {status}", run.name));
         }
-        if i >= 5 {
+        if i >= WARM_UP {
             times.push(started.elapsed().as_secs_f64() * 1e3);
         }
     }
     times.sort_by(f64::total_cmp);
-    Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), "own loop, 30 runs after 5 warm-up"))
+    Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), "own loop, 100 runs after 5 warm-up"))
 }
 
 /// `warden gate` on the example (Example 1, an allow with its durable append).
