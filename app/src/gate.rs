@@ -139,13 +139,14 @@ impl Warden {
     /// Reads the persona's and the candidates' instruction files and evaluates the gate,
     /// without recording: the caller records the decision (and only then acts on it). With
     /// `records`, the digests of the files read join `records.read` and the gate checks them
-    /// and the approval against the records (G-20, G-21).
+    /// and the approval against the records (G-20, G-21); X-51: without, nothing compares
+    /// them, and the files are read but not digested.
     pub(crate) async fn assess_delegation(
         &self,
         request: Request,
         records: Option<GateRecords>,
     ) -> (Evaluation, Correlation) {
-        let mut read = ReadDigests::new();
+        let mut read = records.as_ref().map(|_| ReadDigests::new());
         let config = &self.config.subagents;
         let persona = match &request.persona {
             Err(verdict) => PersonaReading::Invalid(verdict.clone()),
@@ -154,7 +155,9 @@ impl Warden {
                     Ok(name) => {
                         let path = config.persona_path(&name);
                         let (file, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
-                        read.insert(key(&self.config.root, &path), digest(&file, mode));
+                        if let Some(read) = &mut read {
+                            read.insert(key(&self.config.root, &path), digest(&file, mode));
+                        }
                         Some(file)
                     }
                     Err(_) => None,
@@ -166,7 +169,9 @@ impl Warden {
         for name in candidates_to_read(&request, &persona) {
             let path = config.agent_path(&name);
             let (file, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
-            read.insert(key(&self.config.root, &path), digest(&file, mode));
+            if let Some(read) = &mut read {
+                read.insert(key(&self.config.root, &path), digest(&file, mode));
+            }
             agents.insert(name, read_agent(&file));
         }
         let mut warnings = Vec::new();
@@ -186,7 +191,9 @@ impl Warden {
         };
         let env = self.environment.var(&config.enable_env);
         let recorded = records.map(|mut records| {
-            records.read.append(&mut read);
+            if let Some(mut read) = read {
+                records.read.append(&mut read);
+            }
             Recorded {
                 require: records.require,
                 approvals: records.approvals,
