@@ -3,6 +3,11 @@
 //! request, persona and four subagent files held in memory; the facade also reads them through
 //! its file-system port, catches its records up, encodes, hashes and appends
 //! `delegation_evaluated`, and hands out the grant.
+//!
+//! `warden_memory_sealed` is the same call with a seal in force (`warden seal` recorded first,
+//! its workspace a temporary directory holding the same files): the facade then also digests
+//! every file it reads and compares them with the seal (G-20). It has no domain counterpart
+//! here; it shows what the seal adds.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -11,6 +16,7 @@ use std::sync::Arc;
 
 use agentwarden::governance::{FileRead, evaluate};
 use agentwarden::guardrails::TreeManifest;
+use agentwarden::human::Signer;
 use agentwarden::{Config, FileSystem, FixedEnvironment, MemoryEventStore, Warden};
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -41,9 +47,8 @@ impl FileSystem for Files {
     }
 }
 
-fn facade_gate(c: &mut Criterion) {
-    let files = agent_files();
-    let config = Config::default();
+/// The persona's and the subagents' files, by the paths `config` reads them at.
+fn by_path(config: &Config) -> BTreeMap<String, String> {
     let mut by_path = BTreeMap::new();
     by_path.insert(
         config.subagents.personas_dir.join("AGENT_MANAGER.md").display().to_string(),
@@ -55,18 +60,52 @@ fn facade_gate(c: &mut Criterion) {
             agent_file(name),
         );
     }
-    let warden = Warden::builder()
+    by_path
+}
+
+fn warden(config: Config) -> Warden {
+    Warden::builder()
         .store(Arc::new(MemoryEventStore::new()))
-        .file_system(Arc::new(Files(by_path)))
+        .file_system(Arc::new(Files(by_path(&config))))
         .environment(Arc::new(FixedEnvironment::with(ENABLE, "true")))
         .config(config)
         .build()
-        .unwrap_or_else(|e| fail(&e.to_string()));
+        .unwrap_or_else(|e| fail(&e.to_string()))
+}
+
+/// A Warden whose workspace is `dir`, holding the files on disk too (`warden seal` lists the
+/// directories; every read goes through the in-memory port), with a seal recorded.
+fn sealed_warden(dir: &Path, runtime: &tokio::runtime::Runtime) -> Warden {
+    let mut config = Config { root: dir.to_path_buf(), ..Config::default() };
+    config.subagents.personas_dir = dir.join("personas");
+    config.subagents.agents_dir = dir.join("agents");
+    for (path, text) in by_path(&config) {
+        let path = Path::new(&path);
+        let written =
+            path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(path, text));
+        written.unwrap_or_else(|e| fail(&e.to_string()));
+    }
+    let warden = warden(config);
+    let signer = Signer { by: Some("ryan".into()), key: None };
+    runtime.block_on(warden.seal(&signer)).unwrap_or_else(|e| fail(&e.to_string()));
+    warden
+}
+
+fn facade_gate(c: &mut Criterion) {
+    let files = agent_files();
+    let warden = warden(Config::default());
     let runtime =
         tokio::runtime::Builder::new_current_thread().build().unwrap_or_else(|e| fail(&e.to_string()));
-    let first = runtime.block_on(warden.evaluate_delegation(REQUEST));
-    if first.grant.is_none() {
-        fail(&format!("the bench must measure an allow: {:?}", first.report.first_failure));
+    let workspace = tempfile::tempdir().unwrap_or_else(|e| fail(&e.to_string()));
+    let sealed = sealed_warden(workspace.path(), &runtime);
+    for (which, warden) in [("warden_memory", &warden), ("warden_memory_sealed", &sealed)] {
+        let first = runtime.block_on(warden.evaluate_delegation(REQUEST));
+        if first.grant.is_none() {
+            fail(&format!("{which} must measure an allow: {:?}", first.report.first_failure));
+        }
+        if which == "warden_memory_sealed" && first.report.recorded.is_none() {
+            fail("warden_memory_sealed must check the seal");
+        }
     }
     if evaluate(&parse_all(&files)).report.delegated.len() != 4 {
         fail("the baseline must measure an allow");
@@ -75,6 +114,9 @@ fn facade_gate(c: &mut Criterion) {
     group.bench_function("domain_alone", |b| b.iter(|| evaluate(&parse_all(black_box(&files)))));
     group.bench_function("warden_memory", |b| {
         b.iter(|| runtime.block_on(warden.evaluate_delegation(black_box(REQUEST))))
+    });
+    group.bench_function("warden_memory_sealed", |b| {
+        b.iter(|| runtime.block_on(sealed.evaluate_delegation(black_box(REQUEST))))
     });
     group.finish();
 }

@@ -49,7 +49,13 @@ pub const CONFIG_FILE: &str = "agentwarden.toml";
 
 /// A file-name pattern with exactly one `{name}` and no path separator.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FilePattern(String);
+pub struct FilePattern {
+    pattern: String,
+    /// What comes before `{name}` and what after it, split once when the pattern is made: the
+    /// gate builds a path from them for every instruction file it reads.
+    prefix: String,
+    suffix: String,
+}
 
 impl FilePattern {
     /// Validates a pattern.
@@ -59,7 +65,7 @@ impl FilePattern {
             && !pattern.contains("..")
             && pattern != "{name}";
         if ok {
-            Ok(FilePattern(pattern.to_owned()))
+            Ok(FilePattern::split(pattern))
         } else {
             Err(format!(
                 "`{pattern}` is not a file pattern: it needs exactly one {{name}}, an extension or prefix, \
@@ -68,29 +74,56 @@ impl FilePattern {
         }
     }
 
+    /// A pattern known to hold one `{name}`.
+    fn split(pattern: &str) -> FilePattern {
+        let (prefix, suffix) = pattern.split_once("{name}").unwrap_or((pattern, ""));
+        FilePattern { pattern: pattern.to_owned(), prefix: prefix.to_owned(), suffix: suffix.to_owned() }
+    }
+
     /// True when `file_name` is this pattern around a valid name.
     pub fn matches(&self, file_name: &str) -> bool {
-        let (prefix, suffix) = self.0.split_once("{name}").unwrap_or((&self.0, ""));
-        file_name.strip_prefix(prefix).and_then(|rest| rest.strip_suffix(suffix)).is_some_and(Name::is_valid)
+        self.name_of(file_name).is_some()
     }
 
     /// The pattern, e.g. `AGENT_{name}.md`.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.pattern
     }
 
     /// The name in `file_name`, when it is this pattern around a valid name.
     pub fn name_of<'a>(&self, file_name: &'a str) -> Option<&'a str> {
-        let (prefix, suffix) = self.0.split_once("{name}").unwrap_or((&self.0, ""));
         file_name
-            .strip_prefix(prefix)
-            .and_then(|rest| rest.strip_suffix(suffix))
+            .strip_prefix(self.prefix.as_str())
+            .and_then(|rest| rest.strip_suffix(self.suffix.as_str()))
             .filter(|n| Name::is_valid(n))
     }
 
     /// The file name for `name`.
     pub fn file_name(&self, name: &Name) -> String {
-        self.0.replace("{name}", name.as_str())
+        let name = name.as_str();
+        let mut file = String::with_capacity(self.prefix.len() + name.len() + self.suffix.len());
+        file.push_str(&self.prefix);
+        file.push_str(name);
+        file.push_str(&self.suffix);
+        file
+    }
+
+    /// `dir.join(self.file_name(name))`, written once into a path of the right size.
+    fn path_in(&self, dir: &Path, name: &Name) -> PathBuf {
+        let name = name.as_str();
+        let dir = dir.as_os_str();
+        let mut path =
+            PathBuf::with_capacity(dir.len() + 1 + self.prefix.len() + name.len() + self.suffix.len());
+        let path_text = path.as_mut_os_string();
+        path_text.push(dir);
+        // As `Path::join` does: a separator unless the directory is empty or ends with one.
+        if dir.as_encoded_bytes().last().is_some_and(|last| !std::path::is_separator(char::from(*last))) {
+            path_text.push(std::path::MAIN_SEPARATOR_STR);
+        }
+        path_text.push(&self.prefix);
+        path_text.push(name);
+        path_text.push(&self.suffix);
+        path
     }
 }
 
@@ -124,20 +157,20 @@ impl SubagentConfig {
             enable_env: DEFAULT_ENABLE_ENV.to_owned(),
             personas_dir: base.join("personas"),
             agents_dir: base.join("agents"),
-            persona_file_pattern: FilePattern("AGENT_{name}.md".to_owned()),
-            agent_file_pattern: FilePattern("AGENT_{name}.md".to_owned()),
+            persona_file_pattern: FilePattern::split("AGENT_{name}.md"),
+            agent_file_pattern: FilePattern::split("AGENT_{name}.md"),
             require_recorded_approval: false,
         }
     }
 
     /// The persona's instruction file.
     pub fn persona_path(&self, name: &Name) -> PathBuf {
-        self.personas_dir.join(self.persona_file_pattern.file_name(name))
+        self.persona_file_pattern.path_in(&self.personas_dir, name)
     }
 
     /// A subagent's instruction file.
     pub fn agent_path(&self, name: &Name) -> PathBuf {
-        self.agents_dir.join(self.agent_file_pattern.file_name(name))
+        self.agent_file_pattern.path_in(&self.agents_dir, name)
     }
 }
 
@@ -585,6 +618,23 @@ pub fn discover_from(start: &Path) -> Result<Option<PathBuf>, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The path a pattern builds in a directory is `dir.join(file_name)`, whatever the
+    /// directory looks like.
+    #[test]
+    fn a_pattern_builds_the_path_join_builds() {
+        let name = Name::new("REVIEW").unwrap();
+        for pattern in ["AGENT_{name}.md", "{name}.md", "agent-{name}", "{name}.persona.md"] {
+            let pattern = FilePattern::new(pattern).unwrap();
+            for dir in ["", ".", "./agents", "agents/", "/abs/dir", "/", "a//b", ".claude/agents/"] {
+                let dir = Path::new(dir);
+                assert_eq!(pattern.path_in(dir, &name), dir.join(pattern.file_name(&name)), "{dir:?}");
+            }
+            assert!(pattern.matches(&pattern.file_name(&name)));
+            assert_eq!(pattern.name_of(&pattern.file_name(&name)), Some("REVIEW"));
+        }
+        assert_eq!(FilePattern::new("AGENT_{name}.md").unwrap().file_name(&name), "AGENT_REVIEW.md");
+    }
 
     /// V-36: the cached parse answers only for the same file holding the same bytes (and mode);
     /// a rewrite or a `chmod` is read and parsed anew, with its own digest.

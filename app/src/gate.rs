@@ -139,13 +139,14 @@ impl Warden {
     /// Reads the persona's and the candidates' instruction files and evaluates the gate,
     /// without recording: the caller records the decision (and only then acts on it). With
     /// `records`, the digests of the files read join `records.read` and the gate checks them
-    /// and the approval against the records (G-20, G-21).
+    /// and the approval against the records (G-20, G-21); X-51: without, nothing compares
+    /// them, and the files are read but not digested.
     pub(crate) async fn assess_delegation(
         &self,
         request: Request,
         records: Option<GateRecords>,
     ) -> (Evaluation, Correlation) {
-        let mut read = ReadDigests::new();
+        let mut read = records.as_ref().map(|_| ReadDigests::new());
         let config = &self.config.subagents;
         let persona = match &request.persona {
             Err(verdict) => PersonaReading::Invalid(verdict.clone()),
@@ -154,7 +155,9 @@ impl Warden {
                     Ok(name) => {
                         let path = config.persona_path(&name);
                         let (file, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
-                        read.insert(key(&self.config.root, &path), digest(&file, mode));
+                        if let Some(read) = &mut read {
+                            read.insert(key(&self.config.root, &path), digest(&file, mode));
+                        }
                         Some(file)
                     }
                     Err(_) => None,
@@ -166,7 +169,9 @@ impl Warden {
         for name in candidates_to_read(&request, &persona) {
             let path = config.agent_path(&name);
             let (file, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
-            read.insert(key(&self.config.root, &path), digest(&file, mode));
+            if let Some(read) = &mut read {
+                read.insert(key(&self.config.root, &path), digest(&file, mode));
+            }
             agents.insert(name, read_agent(&file));
         }
         let mut warnings = Vec::new();
@@ -186,7 +191,9 @@ impl Warden {
         };
         let env = self.environment.var(&config.enable_env);
         let recorded = records.map(|mut records| {
-            records.read.append(&mut read);
+            if let Some(mut read) = read {
+                records.read.append(&mut read);
+            }
             Recorded {
                 require: records.require,
                 approvals: records.approvals,
@@ -228,9 +235,19 @@ impl Warden {
             }
             None => None,
         };
-        let (evaluation, correlation) = self.assess_delegation(request, records).await;
-        let event = AuditEvent::DelegationEvaluated(Box::new(evaluation.report.clone()));
-        let mut recorded = self.record_and_apply(&mut state, correlation, event).await;
+        let (mut evaluation, correlation) = self.assess_delegation(request, records).await;
+        // the report is moved into the event and, once recorded, back out of it: not
+        // copied. Until it is back, the evaluation holds a report that is a deny.
+        let event = AuditEvent::DelegationEvaluated(Box::new(std::mem::take(&mut evaluation.report)));
+        let mut recorded = self.record_and_apply_ref(&mut state, correlation, &event).await;
+        let AuditEvent::DelegationEvaluated(report) = event else {
+            // Cannot be (the event was built above); fail closed all the same: no grant.
+            let reason = "the recorded event is not the gate's report";
+            let report = evaluation.audit_failed(Code::InternalError, reason);
+            let evaluation_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            return GateOutcome { report, grant: None, audit: None, evaluation_us };
+        };
+        evaluation.report = *report;
         // a deferring Warden (a resident service's group commit) appended the event
         // without making it durable; a grant waits for the sync, so that none is ever handed
         // out for an event a crash could still take back.
@@ -321,6 +338,37 @@ mod tests {
         assert_eq!(outcome.report.decision, Decision::Allow);
         assert_eq!(outcome.grant.unwrap().subagents()[0].as_str(), "A");
         assert_eq!(outcome.audit.unwrap().seq, 1);
+    }
+
+    /// the report handed back is the one recorded, moved into the event and back out of
+    /// it whole — not the deny it leaves behind meanwhile.
+    #[tokio::test]
+    async fn the_report_handed_back_is_the_report_recorded() {
+        use agentwarden_domain::audit::{AuditEvent, EnvelopeRef, decode_ref};
+        let store = Arc::new(crate::MemoryEventStore::new());
+        let mut files = MockFileSystem::new();
+        files.expect_read_text_mode().returning(|path, _| {
+            if path.ends_with("AGENT_M.md") {
+                (FileRead::Text("---\nsubagents: [A]\n---\n".into()), None)
+            } else {
+                (FileRead::Text("---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n".into()), None)
+            }
+        });
+        let warden = Warden::builder()
+            .store(store.clone())
+            .file_system(Arc::new(files))
+            .environment(Arc::new(FixedEnvironment::with("AGENTWARDEN_ENABLE_SUBAGENTS", "true")))
+            .build()
+            .unwrap();
+        let outcome = warden.evaluate_delegation(REQUEST).await;
+        assert_eq!(outcome.report.decision, Decision::Allow);
+        assert!(outcome.grant.is_some());
+        let stored = agentwarden_ports::EventStore::read(store.as_ref(), 1, 1).await.unwrap();
+        let envelope = EnvelopeRef::parse(&stored[0]).unwrap();
+        let AuditEvent::DelegationEvaluated(recorded) = decode_ref(&envelope).unwrap() else {
+            panic!("not the gate's event")
+        };
+        assert_eq!(*recorded, outcome.report);
     }
 
     fn deferred_append(store: &mut MockEventStore) {

@@ -226,11 +226,22 @@ impl Warden {
         correlation: Correlation,
         event: AuditEvent,
     ) -> Result<Head, WardenError> {
+        self.record_and_apply_ref(state, correlation, &event).await
+    }
+
+    /// [`Warden::record_and_apply`] of a borrowed event, for a caller that keeps what it holds
+    /// (the gate takes its report back out of the event).
+    pub(crate) async fn record_and_apply_ref(
+        &self,
+        state: &mut HookState,
+        correlation: Correlation,
+        event: &AuditEvent,
+    ) -> Result<Head, WardenError> {
         let before = state.head;
         let session = correlation.session.clone();
-        let appended = self.record_event(correlation, &event).await?;
+        let appended = self.record_event(correlation, event).await?;
         if appended.first_seq == before.seq.saturating_add(1) {
-            state.apply(appended.head, session.as_ref().map(CorrelationId::as_str), &event);
+            state.apply(appended.head, session.as_ref().map(CorrelationId::as_str), event);
             self.save_records(state).await;
         }
         Ok(appended.head)

@@ -56,7 +56,7 @@ impl Default for Head {
 /// Places `draft` in the chain right after `prev`.
 pub fn seal(prev: &Head, draft: &EventDraft) -> Result<StoredRecord, serde_json::Error> {
     let seq = prev.seq.saturating_add(1);
-    let mut body = Vec::with_capacity(256);
+    let mut body = Vec::with_capacity(draft.body_capacity());
     draft.write_body(seq, &prev.hash, &mut body)?;
     let hash = Hash::link(&prev.hash, &body);
     Ok(StoredRecord { seq, hash, body })
@@ -249,7 +249,36 @@ pub fn verify<'a>(records: impl IntoIterator<Item = &'a StoredRecord>) -> Result
 
 #[cfg(test)]
 mod tests {
-    use super::push_decimal;
+    use super::{Head, push_decimal, seal};
+    use crate::audit::{
+        Actor, AuditEvent, Correlation, CorrelationId, EventDraft, Hash, OperatorNote, Timestamp,
+    };
+
+    /// A body is written into a buffer of the size `body_capacity` says, never grown on the
+    /// way: at the longest seq, time and ids, whatever the payload's length.
+    #[test]
+    fn a_body_fits_the_capacity_its_draft_names() {
+        let id = |c: char| Some(CorrelationId::new(c.to_string().repeat(256)).unwrap());
+        let longest = Correlation { session: id('s'), turn: id('t'), run: id('r'), item: id('i') };
+        for (correlation, message) in [(longest, "m".repeat(10_000)), (Correlation::default(), String::new())]
+        {
+            let draft = EventDraft::new(
+                Timestamp::saturating_from_unix_millis(i64::MAX),
+                Actor::new("a".repeat(128)).unwrap(),
+                correlation,
+                &AuditEvent::OperatorNote(OperatorNote { message }),
+            )
+            .unwrap();
+            let record = seal(&Head { seq: u64::MAX - 1, hash: Hash::GENESIS }, &draft).unwrap();
+            assert!(
+                record.body.len() <= draft.body_capacity(),
+                "{} > {}",
+                record.body.len(),
+                draft.body_capacity()
+            );
+            assert_eq!(record.body.capacity(), draft.body_capacity(), "grown on the way");
+        }
+    }
 
     #[test]
     fn decimals_are_written_as_to_string_writes_them() {

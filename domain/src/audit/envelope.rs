@@ -140,6 +140,27 @@ impl EventDraft {
         self.event_type
     }
 
+    /// What the body will hold, in bytes, when no text needs escaping: the payload, the actor,
+    /// the ids and the event type, and the frame around them — field names, quotes, `seq`,
+    /// `prev_hash`, `recorded_at`, `event_version` — at their longest. The buffer the body is
+    /// written into is made this size, so that it is not grown and copied on the way.
+    pub(crate) fn body_capacity(&self) -> usize {
+        // `{"seq":` … `}`: every field name and delimiter, twenty digits of seq and ten of
+        // event_version, 64 hex digits of prev_hash, 24 characters of recorded_at.
+        const FRAME: usize = 320;
+        let ids = [
+            &self.correlation.session,
+            &self.correlation.turn,
+            &self.correlation.run,
+            &self.correlation.item,
+        ];
+        FRAME
+            + self.payload.get().len()
+            + self.actor.as_str().len()
+            + self.event_type.len()
+            + ids.iter().filter_map(|id| id.as_ref()).map(|id| id.as_str().len()).sum::<usize>()
+    }
+
     /// Writes the body of this draft at position `seq` after `prev` into `out`.
     pub(crate) fn write_body(
         &self,

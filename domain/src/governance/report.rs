@@ -188,3 +188,28 @@ pub struct GateReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded: Option<super::RecordedSummary>,
 }
+
+/// a deny that found nothing — no gate ran, nothing is delegated. It is what a report
+/// leaves behind when it is moved out of its place (the facade moves the gate's report into the
+/// recorded event and back instead of copying it), and no reader can take it for an allow.
+impl Default for GateReport {
+    fn default() -> Self {
+        GateReport {
+            decision: Decision::Deny,
+            delegated: Vec::new(),
+            persona: None,
+            requested: None,
+            env_var: String::new(),
+            gates: Vec::new(),
+            first_failure: None,
+            failures: Vec::new(),
+            candidates: Vec::new(),
+            warnings: Vec::new(),
+            approval_ref: None,
+            approved_by: None,
+            unknown_fields: Vec::new(),
+            metadata_digest: None,
+            recorded: None,
+        }
+    }
+}

@@ -244,3 +244,11 @@ fn reasons_say_the_json_type_and_value_seen() {
         assert_eq!(metadata::describe(&value), said);
     }
 }
+
+/// the report a moved-out report leaves behind is a deny that delegates nothing.
+#[test]
+fn the_default_report_is_a_deny_that_delegates_nothing() {
+    let report = GateReport::default();
+    assert_eq!(report.decision, Decision::Deny);
+    assert!(report.delegated.is_empty() && report.candidates.is_empty());
+}
