@@ -293,6 +293,18 @@ mod tests {
             page.clear();
             Ok(page)
         });
+        let files = example_files();
+        Warden::builder()
+            .event_store(Arc::new(store))
+            .without_state()
+            .file_system(Arc::new(files))
+            .environment(Arc::new(FixedEnvironment::with("AGENTWARDEN_ENABLE_SUBAGENTS", "true")))
+            .build()
+            .unwrap()
+    }
+
+    /// The persona `M` (who may spawn `A`) and an agent file of type 2 for every other name.
+    fn example_files() -> MockFileSystem {
         let mut files = MockFileSystem::new();
         files.expect_read_text_mode().returning(|path, _| {
             if path.ends_with("AGENT_M.md") {
@@ -301,13 +313,7 @@ mod tests {
                 (FileRead::Text("---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n".into()), None)
             }
         });
-        Warden::builder()
-            .event_store(Arc::new(store))
-            .without_state()
-            .file_system(Arc::new(files))
-            .environment(Arc::new(FixedEnvironment::with("AGENTWARDEN_ENABLE_SUBAGENTS", "true")))
-            .build()
-            .unwrap()
+        files
     }
 
     #[tokio::test]
@@ -346,14 +352,7 @@ mod tests {
     async fn the_report_handed_back_is_the_report_recorded() {
         use agentwarden_domain::audit::{AuditEvent, EnvelopeRef, decode_ref};
         let store = Arc::new(crate::MemoryEventStore::new());
-        let mut files = MockFileSystem::new();
-        files.expect_read_text_mode().returning(|path, _| {
-            if path.ends_with("AGENT_M.md") {
-                (FileRead::Text("---\nsubagents: [A]\n---\n".into()), None)
-            } else {
-                (FileRead::Text("---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n".into()), None)
-            }
-        });
+        let files = example_files();
         let warden = Warden::builder()
             .store(store.clone())
             .file_system(Arc::new(files))
