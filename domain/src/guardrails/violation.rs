@@ -34,6 +34,13 @@ pub struct ViolationDetails {
     pub run_id: String,
 }
 
+/// X-43: whether `path` (relative, `/`-separated) is `dir` or lies under it, by whole path
+/// components: `okrs-notes/a.md` is not under `okrs`.
+fn within(path: &str, dir: &str) -> bool {
+    let dir = dir.trim_end_matches('/');
+    path.strip_prefix(dir).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// The violation type for a protected path: its last component, non-alphanumerics as `_`, then
 /// `_direct_edit` (`okrs/` → `okrs_direct_edit`, `docs/policy` → `policy_direct_edit`).
 pub fn violation_type(protected: &str) -> String {
@@ -94,7 +101,7 @@ impl Violation {
         let changed_files = changes.changed_paths();
         let violation_type = changed_files
             .first()
-            .and_then(|path| protected.iter().find(|p| path.starts_with(p.trim_end_matches('/'))))
+            .and_then(|path| protected.iter().find(|p| within(path, p)))
             .or(protected.first())
             .map_or_else(|| "protected".to_owned(), |p| violation_type(p));
         let message = if changes.odd.is_empty() {
@@ -186,6 +193,18 @@ mod tests {
         assert!(odd.details.message.ends_with("entries that do not belong there: okrs/p (FIFO)"));
         let none = Violation::new(&[], changes(&["x"], &[]), RevertAttempt::NotRequested, "i", "r");
         assert_eq!(none.violation_type, "protected");
+        // X-43: a name that only begins like a protected path is not in it.
+        let siblings = ["okrs".to_owned(), "okrs-notes".to_owned()];
+        let sibling = Violation::new(
+            &siblings,
+            changes(&["okrs-notes/a.md"], &[]),
+            RevertAttempt::NotRequested,
+            "i",
+            "r",
+        );
+        assert_eq!(sibling.violation_type, "okrs_notes_direct_edit");
+        let own = Violation::new(&siblings, changes(&["okrs"], &[]), RevertAttempt::NotRequested, "i", "r");
+        assert_eq!(own.violation_type, "okrs_direct_edit", "the protected path itself");
     }
 
     #[test]
