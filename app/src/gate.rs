@@ -239,7 +239,7 @@ impl Warden {
         // the report is moved into the event and, once recorded, back out of it: not
         // copied. Until it is back, the evaluation holds a report that is a deny.
         let event = AuditEvent::DelegationEvaluated(Box::new(std::mem::take(&mut evaluation.report)));
-        let mut recorded = self.record_and_apply_ref(&mut state, correlation, &event).await;
+        let mut recorded = self.record_and_apply(&mut state, correlation, &event).await;
         let AuditEvent::DelegationEvaluated(report) = event else {
             // Cannot be (the event was built above); fail closed all the same: no grant.
             let reason = "the recorded event is not the gate's report";

@@ -49,7 +49,7 @@ use agentwarden_domain::governance::{ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::verdict::{Code, Decision};
 
-pub use fast::{Pre, before_store, before_store_input};
+pub use fast::{Pre, before_store, before_store_parsed};
 pub use storage::{HookStorage, Marker, SessionIndex};
 
 use crate::gate::GateRecords;
@@ -100,7 +100,18 @@ impl Warden {
     /// [`Warden::hook_input`]. Text the domain refuses (`parse_hook_input`) is recorded, by
     /// digest and length (H-30), and answered exit 2.
     pub async fn hook_with(&self, text: &str, storage: &HookStorage) -> HookAnswer {
-        match parse_hook_input(text) {
+        self.hook_parsed(text, parse_hook_input(text), storage).await
+    }
+
+    /// [`Warden::hook_with`] of an event already parsed (`parsed` is `parse_hook_input` of
+    /// `text`): a caller that asked [`before_store_parsed`] first decides on the same parse.
+    pub async fn hook_parsed(
+        &self,
+        text: &str,
+        parsed: Result<HookInput, InputError>,
+        storage: &HookStorage,
+    ) -> HookAnswer {
+        match parsed {
             Ok(input) => self.hook_input(input, storage).await,
             Err(e) => {
                 self.record_refused(&e, text).await;
@@ -202,7 +213,7 @@ impl Warden {
                     code: Code::from(marker.code.clone()),
                     reason: marker.reason.clone(),
                 }));
-                if let Err(e) = self.record_and_apply(state, session_correlation(session), event).await {
+                if let Err(e) = self.record_and_apply(state, session_correlation(session), &event).await {
                     tracing::warn!(error = %e, "the quarantine could not be recorded yet");
                 }
                 Some(marker)
@@ -236,7 +247,7 @@ impl Warden {
             code: cause.code.clone(),
             reason: cause.reason.clone(),
         }));
-        if let Err(e) = self.record_and_apply(state, session_correlation(session), event).await {
+        if let Err(e) = self.record_and_apply(state, session_correlation(session), &event).await {
             tracing::warn!(error = %e, "the quarantine could not be recorded; the marker holds it");
         }
     }
@@ -276,7 +287,7 @@ impl Warden {
             .record_and_apply(
                 state,
                 session_correlation(session),
-                AuditEvent::SpawnEvaluated(Box::new(event)),
+                &AuditEvent::SpawnEvaluated(Box::new(event)),
             )
             .await;
         Ok(spawn_answer(first_failure.as_ref(), recorded.map(drop).map_err(|e| e.to_string())))
@@ -311,7 +322,7 @@ impl Warden {
         self.record_and_apply(
             state,
             session_correlation(session),
-            AuditEvent::SubagentStarted(Box::new(event)),
+            &AuditEvent::SubagentStarted(Box::new(event)),
         )
         .await?;
         Ok(HookAnswer::silent())
@@ -377,7 +388,7 @@ impl Warden {
             .record_and_apply(
                 state,
                 session_correlation(session),
-                AuditEvent::SubagentStopped(Box::new(decided.event.clone())),
+                &AuditEvent::SubagentStopped(Box::new(decided.event.clone())),
             )
             .await
             .map(drop)
@@ -656,7 +667,7 @@ mod tests {
         });
         warden(store.clone()).record_event(Correlation::default(), &revoke).await.unwrap();
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
-        let head = ours.record_and_apply(&mut state, Correlation::default(), note).await.unwrap();
+        let head = ours.record_and_apply(&mut state, Correlation::default(), &note).await.unwrap();
         assert_eq!(head.seq, 3);
         let caught_up = ours.records().await.unwrap();
         assert_eq!(caught_up.head, head);

@@ -61,7 +61,7 @@ pub use config::{
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput, MAX_INPUT_BYTES};
 pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
 pub use hook::{
-    HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, before_store_input,
+    HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, before_store_parsed,
     hook_store_unavailable, with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};

@@ -219,19 +219,9 @@ impl Warden {
 
     /// Records `event` under `correlation`, applies it to `state` (when nothing else was appended
     /// in between) and saves the state — best effort — in the state store. Memory gets it back
-    /// from the [`Held`] guard it came in (V-38).
+    /// from the [`Held`] guard it came in (V-38). The event is borrowed: a caller may take back
+    /// what it put in (the gate its report, X-50).
     pub(crate) async fn record_and_apply(
-        &self,
-        state: &mut HookState,
-        correlation: Correlation,
-        event: AuditEvent,
-    ) -> Result<Head, WardenError> {
-        self.record_and_apply_ref(state, correlation, &event).await
-    }
-
-    /// [`Warden::record_and_apply`] of a borrowed event, for a caller that keeps what it holds
-    /// (the gate takes its report back out of the event).
-    pub(crate) async fn record_and_apply_ref(
         &self,
         state: &mut HookState,
         correlation: Correlation,

@@ -217,7 +217,9 @@ pub(super) async fn hook(
     };
     let config = loaded.map_err(|e| hook_failed(format!("config_invalid: {e}")))?;
     let storage = storage(&config);
-    let fallback = match agentwarden::before_store(&config, &storage, &input) {
+    // Parsed once: what `before_store` leaves to the store is decided on the same parse.
+    let parsed = agentwarden_domain::claude_code::parse_hook_input(&input);
+    let fallback = match agentwarden::before_store_parsed(&config, &storage, &parsed) {
         agentwarden::Pre::Done(done) => return answer(done, out),
         agentwarden::Pre::Store { fallback } => fallback,
     };
@@ -238,7 +240,7 @@ pub(super) async fn hook(
             panic!("fault injected by AGENTWARDEN_FAULT_PANIC");
         }
     }
-    let decided = warden.hook_with(&input, &storage).await;
+    let decided = warden.hook_parsed(&input, parsed, &storage).await;
     answer(decided, out)
 }
 

@@ -3,7 +3,7 @@
 //! domain socket, in the frames of [`super::protocol`].
 //!
 //! V-1: a hook request is decided by exactly what the direct `warden hook` calls —
-//! [`agentwarden::before_store`], then [`Warden::hook_with`] — on the store the server holds, so the
+//! [`agentwarden::before_store_parsed`], then [`Warden::hook_parsed`] — on the store the server holds, so the
 //! same events are recorded. The configuration is read again for every request (as every direct
 //! hook process reads it), from the server's own `--config`; V-36: parsed again only when its
 //! bytes changed.
@@ -628,19 +628,13 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
         Err(e) => return (HookAnswer::failed(format!("config_invalid: {e}")), false),
     };
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
-    // Parsed once: what `before_store` leaves to the store is decided on the same input. One
-    // that does not parse goes to the store as text, which records its refusal (H-30).
-    let parsed = match agentwarden_domain::claude_code::parse_hook_input(input) {
-        Ok(parsed) => parsed,
-        Err(_) => {
-            let warden = super::served::as_peer(&server.warden, config, &peer);
-            return (warden.hook_with(input, &storage).await, true);
-        }
-    };
-    match agentwarden::before_store_input(&config, &storage, &parsed) {
+    // Parsed once: what `before_store` leaves to the store is decided on the same parse.
+    let parsed = agentwarden_domain::claude_code::parse_hook_input(input);
+    match agentwarden::before_store_parsed(&config, &storage, &parsed) {
         agentwarden::Pre::Done(done) => (done, false),
         agentwarden::Pre::Store { .. } => {
-            (super::served::as_peer(&server.warden, config, &peer).hook_input(parsed, &storage).await, true)
+            let warden = super::served::as_peer(&server.warden, config, &peer);
+            (warden.hook_parsed(input, parsed, &storage).await, true)
         }
     }
 }

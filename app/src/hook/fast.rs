@@ -24,8 +24,8 @@
 //! (the resident service) to close it.
 
 use agentwarden_domain::claude_code::{
-    HookAnswer, HookEvent, HookInput, ProtectedPaths, ResolvePath, ToolKind, human_verb_reason, normalize,
-    parse_hook_input, quarantine_reason,
+    HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath, ToolKind, human_verb_reason,
+    normalize, parse_hook_input, quarantine_reason,
 };
 
 use super::storage::HookStorage;
@@ -46,15 +46,18 @@ pub enum Pre {
 /// Decides what it can without the store. An input that does not parse goes to the store,
 /// which records its refusal (H-30).
 pub fn before_store(config: &Config, storage: &HookStorage, input: &str) -> Pre {
-    match parse_hook_input(input) {
-        Ok(input) => before_store_input(config, storage, &input),
-        Err(_) => Pre::Store { fallback: None },
-    }
+    before_store_parsed(config, storage, &parse_hook_input(input))
 }
 
-/// [`before_store`] of an input already parsed: the resident service parses each event once
-/// and hands the same [`HookInput`] to [`crate::Warden::hook_input`] when the store decides.
-pub fn before_store_input(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
+/// [`before_store`] of an event already parsed (`parse_hook_input` of its text): a caller parses
+/// each event once and hands the same parse to [`crate::Warden::hook_parsed`] when the store
+/// decides.
+pub fn before_store_parsed(
+    config: &Config,
+    storage: &HookStorage,
+    parsed: &Result<HookInput, InputError>,
+) -> Pre {
+    let Ok(input) = parsed else { return Pre::Store { fallback: None } };
     let session = input.session_id.as_str();
     let call = match &input.event {
         HookEvent::Tool(call) => Some(call),

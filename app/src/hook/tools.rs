@@ -89,7 +89,7 @@ impl Warden {
             .record_and_apply(
                 state,
                 session_correlation(session),
-                AuditEvent::ToolCallAuthorized(Box::new(event)),
+                &AuditEvent::ToolCallAuthorized(Box::new(event)),
             )
             .await;
         tool_rules_answer(refused, recorded.map(drop).map_err(|e| e.to_string()))
@@ -149,7 +149,7 @@ impl Warden {
             .record_and_apply(
                 state,
                 session_correlation(session),
-                AuditEvent::HookToolEvaluated(Box::new(event)),
+                &AuditEvent::HookToolEvaluated(Box::new(event)),
             )
             .await
             .map(drop)
