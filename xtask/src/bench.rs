@@ -450,7 +450,16 @@ fn build_release() -> Result<PathBuf, String> {
         "--example",
         "raw_scan",
     ]))?;
-    Ok(target_dir().join("release"))
+    // V-43: the client `cargo xtask install` ships is linked statically; the dynamically linked
+    // one Cargo builds stays beside it as the baseline.
+    let bin = target_dir().join("release");
+    std::fs::copy(bin.join("warden-hook"), bin.join("warden-hook-dynamic"))
+        .map_err(|e| format!("cannot keep the dynamically linked warden-hook: {e}"))?;
+    match crate::install::static_hook(crate::install::Profile::Release)? {
+        crate::install::Linked::Static => println!("warden-hook: statically linked (as installed)"),
+        crate::install::Linked::Dynamic(why) => println!("warden-hook: dynamically linked: {why}"),
+    }
+    Ok(bin)
 }
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {

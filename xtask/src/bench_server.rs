@@ -12,6 +12,9 @@
 //!   through the server;
 //! - 20 hook processes at once through one server (`warden hook`, then `warden-hook`): p50 and
 //!   p99 of their wall times;
+//! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
+//!   dynamically linked one Cargo builds by default is timed beside it for `Bash`, `Read` and
+//!   the 20 concurrent clients;
 //! - the server's resident memory (`VmRSS`, and its peak `VmHWM`, from `/proc/PID/status`) after
 //!   10 000 and after 1 000 000 decisions (`AGENTWARDEN_BENCH_DECISIONS` sets the larger count),
 //!   sent as frames over a few persistent connections, with the peak of a raw sled scan of the
@@ -378,6 +381,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     let large: u64 =
         std::env::var("AGENTWARDEN_BENCH_DECISIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
     let client = bin.join("warden-hook");
+    let dynamic = bin.join("warden-hook-dynamic");
     let spawn = write_input("spawn", &spawn_event(1, "bench-session")?)?;
     let bash = write_input("bash", &bash_event("bench-session")?)?;
     let read = write_input("subagent-read", &subagent_read_event("bench-sub")?)?;
@@ -426,12 +430,19 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     one_hook(warden, &empty.hook_args(), &bash_event("bench-session")?)?;
     let bash_empty = timed("serve-bash", warden, &bash);
     let client_bash = timed("serve-bash-client", &client, &bash);
-    let (via_read, client_read) = match track_planner(&client, &empty.hook_args(), "bench-sub") {
-        Ok(()) => (timed("serve-read", warden, &read), timed("serve-read-client", &client, &read)),
-        Err(e) => (Err(e.clone()), Err(e)),
+    let dynamic_bash = timed("serve-bash-dynamic", &dynamic, &bash);
+    let (via_read, client_read, dynamic_read) = match track_planner(&client, &empty.hook_args(), "bench-sub")
+    {
+        Ok(()) => (
+            timed("serve-read", warden, &read),
+            timed("serve-read-client", &client, &read),
+            timed("serve-read-dynamic", &dynamic, &read),
+        ),
+        Err(e) => (Err(e.clone()), Err(e.clone()), Err(e)),
     };
     let crowd = concurrent(warden, &empty, 20, 10, 1_000_000);
     let client_crowd = concurrent(&client, &empty, 20, 10, 2_000_000);
+    let dynamic_crowd = concurrent(&dynamic, &empty, 20, 10, 3_000_000);
     let empty_store = empty.store.clone();
     empty.stop();
     let recorded = authorized_calls(warden, &empty_store);
@@ -494,6 +505,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     for (what, ours) in [
         ("`warden hook` Bash (nothing governs), through the server", &bash_empty),
         ("`warden-hook` Bash (nothing governs), through the server", &client_bash),
+        ("`warden-hook` dynamically linked, Bash, through the server", &dynamic_bash),
     ] {
         row(what, &show(ours), "≤ 2 ms", ms(ours).map(|b| b <= 2.0));
     }
@@ -501,6 +513,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     for (what, ours) in [
         ("`warden hook` subagent tool call (Read), through the server", &via_read),
         ("`warden-hook` subagent tool call (Read), through the server", &client_read),
+        ("`warden-hook` dynamically linked, Read, through the server", &dynamic_read),
     ] {
         let ratio = match (ms(ours), ms(&direct_read)) {
             (Some(v), Some(d)) => format!("{:.2} × direct", v / d),
@@ -514,7 +527,11 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         "",
         None,
     );
-    for (name, crowd) in [("`warden hook`", &crowd), ("`warden-hook`", &client_crowd)] {
+    for (name, crowd) in [
+        ("`warden hook`", &crowd),
+        ("`warden-hook`", &client_crowd),
+        ("`warden-hook` (dynamic)", &dynamic_crowd),
+    ] {
         match crowd {
             Ok(times) => {
                 let (p50, p99) = (percentile(times, 0.5), percentile(times, 0.99));
@@ -556,4 +573,46 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         None,
     );
     Ok(())
+}
+
+/// One whole-process hook with `input` on stdin: its exit code (`None`: killed by a signal) and
+/// its stdout.
+fn hook_exit(hook: &Path, args: &[String], input: &str) -> Result<(Option<i32>, String), String> {
+    let mut child = Command::new(hook)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", hook.display()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).map_err(|e| e.to_string())?;
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    Ok((out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned()))
+}
+
+/// V-43: an installed `warden` and `warden-hook` answer as Claude Code would use them, on the
+/// Claude Code example: through a `warden serve` of the installed `warden`, the client lets a
+/// spawn that is sealed and approved through and tracks it, lets the spawned planner `Read`,
+/// denies the same call from an agent it does not track, and exits 2 once the server is gone.
+pub(crate) fn installed_answers(warden: &Path, hook: &Path) -> Result<(), String> {
+    let bin = warden.parent().unwrap_or(Path::new("."));
+    let server = Server::start(warden, bin, "install-check", 0)?;
+    let args = server.hook_args();
+    track_planner(hook, &args, "install-check")?;
+    let (code, out) = hook_exit(hook, &args, &subagent_read_event("install-untracked")?)?;
+    if !(code == Some(2) || code == Some(0) && out.contains("\"deny\"")) {
+        return Err(format!("an untracked agent's Read must be denied: exit {code:?}, {out}"));
+    }
+    let store = server.store.clone();
+    server.stop();
+    let (code, _) = hook_exit(hook, &args, &bash_event("install-check")?)?;
+    if code != Some(2) {
+        return Err(format!("with the server gone the client must exit 2, not {code:?}"));
+    }
+    match authorized_calls(warden, &store)? {
+        0 => Err("the planner's Read was not recorded as tool_call_authorized".into()),
+        _ => Ok(()),
+    }
 }

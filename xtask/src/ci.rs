@@ -171,6 +171,17 @@ fn examples() -> Result<(), String> {
     Ok(())
 }
 
+/// V-43: `cargo xtask install --debug --root target/install-check --check`, as a user runs it.
+fn installed_client() -> Result<(), String> {
+    println!("\n==> installed client: cargo xtask install --debug --root target/install-check --check");
+    let fix = "reproduce with `cargo xtask install --debug --root target/install-check --check`";
+    let root = crate::bench::target_dir().join("install-check");
+    let _ = std::fs::remove_dir_all(&root);
+    crate::install::install(Some(root.join("bin")), crate::install::Profile::Debug)
+        .and_then(|installed| crate::install::check(&installed))
+        .map_err(|e| format!("installed client: {e}; {fix}"))
+}
+
 /// `cargo deny` (installed when missing): the policy checks always; the advisories when the
 /// RustSec database can be fetched. Where it cannot (the build machines reach only package
 /// registries, not github.com), the output says the advisories were not checked, and
@@ -289,6 +300,7 @@ pub(crate) fn run() -> Result<(), String> {
         run_step(step)?;
     }
     let skipped = real_claude_code()?;
+    installed_client()?;
     // Seconds once `warden` is built: every ```sh block of the README, as written.
     println!("\n==> README commands: cargo xtask readme");
     crate::readme::run().map_err(|e| format!("README commands: {e}; reproduce with `cargo xtask readme`"))?;

@@ -10,6 +10,7 @@ mod claude_code;
 mod codes;
 mod demo;
 mod fuzz;
+mod install;
 mod mutants;
 mod public_api;
 mod readme;
@@ -20,7 +21,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | public-api | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install>
+    "usage: cargo xtask <ci | bench | codes | public-api | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | install>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, the README's
           commands, docs with warnings denied, the public API's snapshots, benches compiled,
           cargo deny
@@ -40,7 +41,11 @@ const USAGE: &str =
           a writer printed
   claude-code          install the pinned Claude Code CLI when absent (npm ci into
                        target/claude-code), then run the real-client suite
-  claude-code-install  only install it, and print the binary's path";
+  claude-code-install  only install it, and print the binary's path
+  install [--root DIR] [--debug] [--check]  build `warden` and a statically linked
+          `warden-hook` (the resident service's hook client; dynamically linked where static
+          linking is not possible, saying why) into ~/.cargo/bin (or DIR/bin); `--check`: then
+          check the installed pair answers hook events through `warden serve`";
 
 /// The workspace root.
 fn root() -> PathBuf {
@@ -94,6 +99,7 @@ fn main() -> ExitCode {
         Some("claude-code") => claude_code::run(),
         Some("claude-code-install") => claude_code::install_command(),
         Some("readme") => readme::run(),
+        Some("install") => install::run(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
