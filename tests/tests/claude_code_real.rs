@@ -15,8 +15,8 @@
 //! proxy for every other host and refuses it).
 
 use agentwarden_tests::claude_code::{
-    APPROVAL_REF, Block, FakeApi, HELPER_TIMEOUT, PINNED_VERSION, Project, RunOptions, Script, Tools, Turn,
-    output_within, workspace_root,
+    APPROVAL_REF, Block, FakeApi, HELPER_TIMEOUT, PINNED_VERSION, Project, Run, RunOptions, Script, Tools,
+    Turn, output_within, workspace_root,
 };
 use serde_json::{Value, json};
 
@@ -122,6 +122,19 @@ fn an_allowed_spawn_with_seal_and_approval_runs_the_subagent() {
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_subagents_tool_call_its_manifest_does_not_grant_is_denied_and_recorded() {
+    let project = researcher_project();
+    let warden = project.tools.warden.to_string_lossy().into_owned();
+    project.warden_ok(&["init", "claude-code", "--warden", &warden]);
+    project.warden_ok(&["seal", "--by", "alice"]);
+    project.warden_ok(&["approve", "--ref", APPROVAL_REF, "--by", "alice"]);
+    let api = start(researcher_script(&project));
+    let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+    researcher_denied_push_and_read(&project, &api, &run);
+}
+
+/// The example with a planner that may spawn a researcher, whose Claude Code `tools:` list
+/// includes `Bash` (its manifest grants no `Bash`), committed.
+fn researcher_project() -> Project {
     let project = Project::example(&tools());
     let edit = |relative: &str, from: &str, to: &str| {
         let path = project.root.join(relative);
@@ -136,30 +149,35 @@ fn a_subagents_tool_call_its_manifest_does_not_grant_is_denied_and_recorded() {
         "tools: Read, Grep, WebSearch, Bash",
     );
     project.git(&["commit", "-q", "-a", "-m", "the planner may spawn a researcher"]);
-    let warden = project.tools.warden.to_string_lossy().into_owned();
-    project.warden_ok(&["init", "claude-code", "--warden", &warden]);
-    project.warden_ok(&["seal", "--by", "alice"]);
-    project.warden_ok(&["approve", "--ref", APPROVAL_REF, "--by", "alice"]);
+    project
+}
+
+/// The main session spawns a planner, which spawns a researcher, which calls `Bash(git push
+/// origin main)` and then `Read`s `okrs/q4.md`.
+fn researcher_script(project: &Project) -> Script {
     let q4 = project.root.join("okrs/q4.md").to_string_lossy().into_owned();
-    let api = start(
-        Script::new()
-            .agent("MAINTASK", vec![spawn("toolu_plan", Some("planner"), "PLANTASK plan the change")])
-            .agent("PLANTASK", vec![spawn("toolu_research", Some("researcher"), "RESTASK look it up")])
-            .agent(
-                "RESTASK",
-                vec![
-                    Turn::one(Block::tool_with_id(
-                        "toolu_push",
-                        "Bash",
-                        json!({"command": "git push origin main"}),
-                    )),
-                    Turn::one(Block::tool_with_id("toolu_read", "Read", json!({"file_path": q4}))),
-                ],
-            ),
-    );
-    let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+    Script::new()
+        .agent("MAINTASK", vec![spawn("toolu_plan", Some("planner"), "PLANTASK plan the change")])
+        .agent("PLANTASK", vec![spawn("toolu_research", Some("researcher"), "RESTASK look it up")])
+        .agent(
+            "RESTASK",
+            vec![
+                Turn::one(Block::tool_with_id(
+                    "toolu_push",
+                    "Bash",
+                    json!({"command": "git push origin main"}),
+                )),
+                Turn::one(Block::tool_with_id("toolu_read", "Read", json!({"file_path": q4}))),
+            ],
+        )
+}
+
+/// The run of [`researcher_script`] finished; the push was denied naming the layer's code and
+/// the missing rule, the read ran; both are recorded as `tool_call_authorized` with the
+/// lineage, root first. Returns the recorded calls.
+fn researcher_denied_push_and_read(project: &Project, api: &FakeApi, run: &Run) -> Vec<Value> {
     run.assert_finished();
-    assert_loopback_only(&api);
+    assert_loopback_only(api);
     assert!(api.ran("RESTASK"), "the researcher was spawned");
     let push = api.tool_result("toolu_push").expect("the denial reached the researcher");
     assert!(
@@ -187,6 +205,77 @@ fn a_subagents_tool_call_its_manifest_does_not_grant_is_denied_and_recorded() {
         .collect();
     assert_eq!(types, ["main", "planner", "researcher"], "the recorded lineage, root first");
     assert_eq!(by_tool("Read(okrs/q4.md)")["payload"]["authorization"]["decision"], "allow");
+    calls
+}
+
+/// Issues 20 and 24 through the resident service: the same session with `warden serve` holding
+/// the store and `warden init claude-code --server` installing its client (`warden-hook` where
+/// it lies beside `warden`, as `cargo xtask install` puts it). Claude Code's environment has no
+/// kill switch: the server's decides (V-4). The spawns are allowed under the approval, the
+/// push is denied and the read runs, and every event names the client process's uid and pid
+/// (`SO_PEERCRED`). Once the server is gone, the next session's first call is blocked: no
+/// fallback to unguarded.
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn through_the_resident_service_the_same_session_is_decided_the_same_way() {
+    let project = researcher_project();
+    let socket = project.dir().join("warden.sock");
+    let at = socket.to_string_lossy().into_owned();
+    let warden = project.tools.warden.to_string_lossy().into_owned();
+    project.warden_ok(&["init", "claude-code", "--warden", &warden, "--server", &at]);
+    project.warden_ok(&["seal", "--by", "alice"]);
+    project.warden_ok(&["approve", "--ref", APPROVAL_REF, "--by", "alice"]);
+    let settings = project.settings().to_string();
+    let client = project.tools.warden.with_file_name("warden-hook");
+    if client.is_file() {
+        assert!(settings.contains("warden-hook"), "the client binary beside warden is installed: {settings}");
+    }
+    assert!(settings.contains(&format!("--server '{at}'")), "the hook names the socket: {settings}");
+
+    let mut server = std::process::Command::new(&project.tools.warden)
+        .args(["serve", "--socket", &at])
+        .current_dir(&project.root)
+        .env_remove("CLAUDECODE")
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(project.dir().join("serve.stderr.txt")).unwrap())
+        .spawn()
+        .expect("start warden serve");
+    let started = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(started.elapsed() < HELPER_TIMEOUT, "warden serve did not answer");
+        assert!(server.try_wait().unwrap().is_none(), "warden serve exited");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+
+    let api = start(researcher_script(&project));
+    let run = project.run(&api, "MAINTASK go", &RunOptions::kill_switch_unset());
+    let stop = |server: &mut std::process::Child| {
+        rustix::process::kill_process(
+            rustix::process::Pid::from_child(server),
+            rustix::process::Signal::TERM,
+        )
+        .expect("SIGTERM the server");
+        let status = server.wait().expect("the server exits");
+        assert!(status.success(), "SIGTERM drains and exits 0: {status}");
+    };
+    stop(&mut server);
+    let calls = researcher_denied_push_and_read(&project, &api, &run);
+    assert!(
+        calls.iter().all(|e| str_of(e.get("actor")).starts_with("warden-serve peer uid=")),
+        "the server recorded them, naming the client: {calls:?}"
+    );
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    assert_eq!(spawns.len(), 2, "the planner's and the researcher's spawns: {spawns:?}");
+    assert!(spawns.iter().all(|e| e.to_string().contains(APPROVAL_REF)), "{spawns:?}");
+
+    // The server is gone: the hook cannot be answered, so the spawn is blocked.
+    let api =
+        start(Script::new().agent("MAINTASK", vec![spawn("toolu_plan", Some("planner"), "PLANTASK plan")]));
+    let run = project.run(&api, "MAINTASK go", &RunOptions::kill_switch_unset());
+    assert!(!api.ran("PLANTASK"), "no server, no spawn: {}", run.stderr);
+    assert_loopback_only(&api);
 }
 
 /// T-11: a planner whose manifest grants it `Bash` but edits only under `src/` rewrites
