@@ -449,6 +449,8 @@ fn build_release() -> Result<PathBuf, String> {
         "build_log",
         "--example",
         "raw_scan",
+        "--example",
+        "sled_memory",
     ]))?;
     Ok(target_dir().join("release"))
 }
