@@ -449,6 +449,8 @@ fn build_release() -> Result<PathBuf, String> {
         "build_log",
         "--example",
         "raw_scan",
+        "--example",
+        "sled_memory",
     ]))?;
     // V-43: the client `cargo xtask install` ships is linked statically; the dynamically linked
     // one Cargo builds stays beside it as the baseline.
