@@ -127,7 +127,7 @@ pub enum BreakKind {
 
 /// Appends `n` in decimal to `out`, without the allocation of `n.to_string()` (this runs once
 /// per record of every walk).
-fn push_decimal(out: &mut Vec<u8>, n: u64) {
+pub(super) fn push_decimal(out: &mut Vec<u8>, n: u64) {
     let start = out.len();
     let mut rest = n;
     // Twenty digits hold any u64: the loop is bounded whatever happens inside it.

@@ -255,6 +255,34 @@ impl AuditEvent {
         }
     }
 
+    /// The payload as JSON, written into `out` (the bytes [`AuditEvent::to_payload`] holds).
+    pub(crate) fn write_payload(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        fn write<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), serde_json::Error> {
+            serde_json::to_writer(out, value)
+        }
+        match self {
+            AuditEvent::OperatorNote(note) => write(out, note),
+            AuditEvent::DelegationEvaluated(report) => write(out, report),
+            AuditEvent::LineageChecked(event) => write(out, event),
+            AuditEvent::ToolCallAuthorized(event) => write(out, event),
+            AuditEvent::ResultValidated(event) => write(out, event),
+            AuditEvent::GuardrailViolation(event) => write(out, event),
+            AuditEvent::FanOutPlanned(event) => write(out, event),
+            AuditEvent::ChunkFinished(event) => write(out, event),
+            AuditEvent::FanOutMerged(event) => write(out, event),
+            AuditEvent::ContextSealed(event) => write(out, event),
+            AuditEvent::ApprovalGranted(event) => write(out, event),
+            AuditEvent::ApprovalRevoked(event) => write(out, event),
+            AuditEvent::SpawnEvaluated(event) => write(out, event),
+            AuditEvent::SubagentStarted(event) => write(out, event),
+            AuditEvent::SubagentStopped(event) => write(out, event),
+            AuditEvent::HookToolEvaluated(event) => write(out, event),
+            AuditEvent::SessionQuarantined(event) => write(out, event),
+            AuditEvent::SessionReleased(event) => write(out, event),
+            AuditEvent::HookInputRefused(event) => write(out, event),
+        }
+    }
+
     /// The payload as JSON.
     pub fn to_payload(&self) -> Result<Box<RawValue>, serde_json::Error> {
         match self {

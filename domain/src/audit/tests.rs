@@ -344,3 +344,65 @@ fn a_draft_names_its_event_type_and_text_limits_are_inclusive() {
     assert!(Actor::new("a".repeat(128)).is_ok(), "128 characters is the limit, allowed");
     assert!(Actor::new("a".repeat(129)).is_err());
 }
+
+proptest! {
+    /// The body written by hand is, byte for byte, what `serde_json` writes of the body's
+    /// fields, whatever text the actor, the ids and the payload hold; and the payload's bytes
+    /// are [`AuditEvent::to_payload`]'s.
+    #[test]
+    fn the_hand_written_body_is_what_serde_writes(
+        message in any::<String>(),
+        actor in "[^\\p{Cc}]{1,20}",
+        ids in proptest::collection::vec(proptest::option::of("[^\\p{Cc}]{1,12}"), 4),
+        seq in any::<u64>(),
+        millis in 0i64..253_402_300_799_999,
+        prev in any::<[u8; 32]>(),
+    ) {
+        prop_assume!(!actor.trim().is_empty());
+        let id = |i: usize| ids[i].as_ref().filter(|t| !t.trim().is_empty()).map(|t| CorrelationId::new(t.clone()).unwrap());
+        let event = AuditEvent::OperatorNote(OperatorNote { message });
+        let draft = EventDraft::new(
+            Timestamp::from_unix_millis(millis).unwrap(),
+            Actor::new(actor).unwrap(),
+            Correlation { session: id(0), turn: id(1), run: id(2), item: id(3) },
+            &event,
+        )
+        .unwrap();
+        let prev = Hash::from_bytes(prev);
+        let (mut by_hand, mut by_serde) = (Vec::new(), Vec::new());
+        draft.write_body(seq, &prev, &mut by_hand).unwrap();
+        draft.write_body_serde(seq, &prev, &mut by_serde).unwrap();
+        prop_assert_eq!(String::from_utf8(by_hand).unwrap(), String::from_utf8(by_serde).unwrap());
+        let mut payload = Vec::new();
+        event.write_payload(&mut payload).unwrap();
+        let raw = event.to_payload().unwrap();
+        prop_assert_eq!(payload.as_slice(), raw.get().as_bytes());
+    }
+}
+
+/// A gate's result is written as `#[serde(flatten)]` of its verdict wrote it: the gate, then
+/// `passed`, `code`, `reason`.
+#[test]
+fn a_gate_result_is_written_as_the_flattened_verdict_was() {
+    use crate::governance::{Gate, GateResult};
+    use crate::verdict::{Code, Verdict};
+    #[derive(serde::Serialize)]
+    struct Flattened<'a> {
+        gate: Gate,
+        #[serde(flatten)]
+        verdict: &'a Verdict,
+    }
+    let verdicts = [
+        Verdict::Pass { reason: "the kill switch is `true`".into() },
+        Verdict::Fail { code: Code::InternalError, reason: "a \"quoted\"\nreason".to_owned().into() },
+    ];
+    for verdict in verdicts {
+        for gate in Gate::ORDER {
+            let result = GateResult { gate, verdict: verdict.clone() };
+            let flattened = serde_json::to_string(&Flattened { gate, verdict: &verdict }).unwrap();
+            assert_eq!(serde_json::to_string(&result).unwrap(), flattened);
+            let back: GateResult = serde_json::from_str(&flattened).unwrap();
+            assert_eq!(back, result);
+        }
+    }
+}

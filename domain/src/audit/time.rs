@@ -99,6 +99,15 @@ impl fmt::Display for Timestamp {
     /// body carries one; `write!` of seven padded numbers cost ten times as much). The range
     /// (years 1970 … 9999) makes every field exactly as wide as its slot.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.text();
+        // Only ASCII digits and separators were written.
+        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl Timestamp {
+    /// The 24 bytes [`Timestamp`]'s `Display` writes (an event body takes them as they are).
+    pub(crate) fn text(&self) -> [u8; 24] {
         let days = self.0.div_euclid(86_400_000);
         let in_day = self.0.rem_euclid(86_400_000);
         let (year, month, day) = civil_from_days(days);
@@ -121,8 +130,7 @@ impl fmt::Display for Timestamp {
                 rest /= 10;
             }
         }
-        // Only ASCII digits and separators were written.
-        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+        text
     }
 }
 

@@ -71,6 +71,11 @@ pub struct ProtectedPaths<'a> {
 /// compared lexically (`.`/`..` normalised, relative to `cwd`) and as `resolve` resolves them
 /// (symlinked parents followed), so `link/x` with `link -> okrs` is caught. A relative target
 /// with no usable `cwd` cannot be placed: refused.
+///
+/// X-62: with protected paths configured and no workspace root (it could not be made absolute:
+/// a relative configured root and no current directory), every write is refused, saying so:
+/// the workspace's protected paths cannot be placed, and `cwd` and `own_root` may not be the
+/// workspace (an absolute write into it would otherwise pass).
 pub fn protected_write(
     protected: ProtectedPaths<'_>,
     resolve: &dyn ResolvePath,
@@ -84,6 +89,12 @@ pub fn protected_write(
              change only outside agent sessions"
         ))
     };
+    if protected.root.is_none() && !protected.paths.is_empty() {
+        return deny(format!(
+            "`{path}` cannot be checked: the workspace root could not be placed (made absolute), so its \
+             protected paths cannot be"
+        ));
+    }
     let Some(lexical) = normalize(path, cwd) else {
         return deny(format!("`{path}` is relative and the hook input gives no absolute `cwd` to place it"));
     };
@@ -155,6 +166,31 @@ mod tests {
                 assert!(reason.starts_with("Agent Warden denied this at protected_path"), "{reason}");
             }
         }
+    }
+
+    /// X-62: no workspace root with protected paths configured: every write is refused, naming
+    /// the root; with none configured, nothing is.
+    #[test]
+    fn without_a_workspace_root_writes_are_refused_while_paths_are_protected() {
+        let links = Links(BTreeMap::new());
+        let configured = ["okrs".to_owned()];
+        let unplaced = ProtectedPaths { root: None, paths: &configured };
+        /// Path, cwd, own root, why.
+        type Row<'a> = (&'a str, Option<&'a str>, Option<&'a str>, &'a str);
+        let rows: [Row<'_>; 4] = [
+            ("/p/okrs/a.md", None, None, "absolute into the workspace's protected path, no cwd"),
+            ("/p/okrs/a.md", Some("/wt"), None, "absolute into it from another tree"),
+            ("/p/src/a.md", None, None, "outside, but nothing can tell"),
+            ("okrs/a.md", Some("/p"), Some("/p"), "relative, the cwd and own root given"),
+        ];
+        for (path, cwd, own_root, why) in rows {
+            let reason = protected_write(unplaced, &links, cwd, own_root, path);
+            let reason = reason.unwrap_or_else(|| panic!("{why}: {path} was let through"));
+            assert!(reason.starts_with("Agent Warden denied this at protected_path"), "{reason}");
+            assert!(reason.contains("the workspace root could not be placed"), "{why}: {reason}");
+        }
+        let none = ProtectedPaths { root: None, paths: &[] };
+        assert_eq!(protected_write(none, &links, None, None, "/p/okrs/a.md"), None);
     }
 
     #[test]
