@@ -116,7 +116,7 @@ const RATIOS: [Ratio; 13] = [
 ];
 
 /// Absolute limits: (group, function, what, limit in ns).
-const LIMITS: [(&str, &str, &str, f64); 10] = [
+const LIMITS: [(&str, &str, &str, f64); 11] = [
     ("plan_1m", "round_robin", "plan 1M items, round-robin", 0.5e9),
     ("plan_1m", "group_by_directory", "plan 1M items, group-by-directory", 0.5e9),
     ("merge_10k", "warden", "merge 10 000 chunk results", 10e6),
@@ -126,6 +126,7 @@ const LIMITS: [(&str, &str, &str, f64); 10] = [
     ("gate", "parse_and_evaluate", "gate incl. parsing 1 persona + 4 agents", 50_000.0),
     ("lineage", "walk_depth_16", "lineage walk, depth 16", 1_000.0),
     ("lineage", "authorize_three_layers", "three-layer tool-call authorization", 2_000.0),
+    ("lineage", "authorize_depth_8_50_rules", "three layers, depth 8, 50 rules each (issue 24)", 5_000.0),
     ("signed_approval", "verify_record", "verify one signed approval (issue 21)", 100_000.0),
 ];
 
