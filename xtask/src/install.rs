@@ -136,11 +136,29 @@ fn interpreter_in(bytes: &[u8]) -> Result<bool, String> {
 }
 
 /// Copies `from` to `dir/name` through a temporary file in `dir` renamed over the destination.
+/// The temporary file is created new (`O_EXCL`, mode 0755): a file or symbolic link already at
+/// its name is refused, never followed or written through, so a link planted there cannot
+/// redirect the copy.
 fn install_file(from: &Path, dir: &Path, name: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::OpenOptionsExt;
     let to = dir.join(name);
     let temporary = dir.join(format!(".{name}.installing-{}", std::process::id()));
-    std::fs::copy(from, &temporary)
-        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), temporary.display()))?;
+    let copied = std::fs::File::open(from)
+        .map_err(|e| format!("cannot read {}: {e}", from.display()))
+        .and_then(|mut source| {
+            let mut target = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o755)
+                .open(&temporary)
+                .map_err(|e| format!("cannot create {} (it must not exist): {e}", temporary.display()))?;
+            let written = std::io::copy(&mut source, &mut target).and_then(|_| target.sync_all());
+            written.map_err(|e| {
+                let _ = std::fs::remove_file(&temporary);
+                format!("cannot copy {} to {}: {e}", from.display(), temporary.display())
+            })
+        });
+    copied?;
     std::fs::rename(&temporary, &to).map_err(|e| {
         let _ = std::fs::remove_file(&temporary);
         format!("cannot rename {} to {}: {e}", temporary.display(), to.display())
@@ -271,6 +289,39 @@ mod tests {
         assert!(interpreter_in(&big_endian).is_err());
         let whole = elf(&[1, 3]);
         assert!(interpreter_in(&whole[..whole.len() - 60]).is_err(), "the INTERP header cut off");
+    }
+
+    #[test]
+    fn a_file_is_installed_whole_and_a_link_at_the_temporary_name_is_not_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch_dir("install");
+        let source = dir.join("built");
+        std::fs::write(&source, b"the binary").unwrap();
+        let bin = dir.join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        std::fs::write(bin.join("tool"), b"the old one").unwrap();
+        let installed = install_file(&source, &bin, "tool").unwrap();
+        assert_eq!(std::fs::read(&installed).unwrap(), b"the binary");
+        assert_eq!(std::fs::metadata(&installed).unwrap().permissions().mode() & 0o777, 0o755);
+
+        // A link planted at the temporary name, pointing at a file of the user's.
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"keep me").unwrap();
+        let planted = bin.join(format!(".tool.installing-{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let refused = install_file(&source, &bin, "tool").unwrap_err();
+        assert!(refused.contains("must not exist"), "{refused}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me", "the link was not written through");
+        assert_eq!(std::fs::read(bin.join("tool")).unwrap(), b"the binary", "the installed file stays");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A fresh directory under the target directory (xtask has no dependencies: no tempfile).
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir = target_dir().join(format!("xtask-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 
     #[test]
