@@ -316,9 +316,10 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// A fresh directory under the target directory (xtask has no dependencies: no tempfile).
+    /// A fresh directory under the system's temporary directory (xtask has no dependencies: no
+    /// tempfile).
     fn scratch_dir(name: &str) -> PathBuf {
-        let dir = target_dir().join(format!("xtask-test-{name}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("xtask-test-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
