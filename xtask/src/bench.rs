@@ -432,18 +432,14 @@ fn print_peaks(peaks: &[Vec<Vec<Peak>>]) {
     }
 }
 
-/// Builds the release binaries the whole-process rows run.
+/// Builds the release binaries the whole-process rows run: `warden` and `warden-hook` as
+/// `cargo xtask install` builds them, and the adapters' examples that build and scan stores.
 fn build_release() -> Result<PathBuf, String> {
+    use crate::install::{Linked, Profile, build_bins, static_hook};
     exec(Command::new(cargo()).args([
         "build",
         "--release",
         "--quiet",
-        "-p",
-        "agentwarden-cli",
-        "--bin",
-        "warden",
-        "--bin",
-        "warden-hook",
         "-p",
         "agentwarden-adapters",
         "--example",
@@ -453,14 +449,15 @@ fn build_release() -> Result<PathBuf, String> {
         "--example",
         "sled_memory",
     ]))?;
+    build_bins(Profile::Release)?;
     // V-43: the client `cargo xtask install` ships is linked statically; the dynamically linked
     // one Cargo builds stays beside it as the baseline.
     let bin = target_dir().join("release");
     std::fs::copy(bin.join("warden-hook"), bin.join("warden-hook-dynamic"))
         .map_err(|e| format!("cannot keep the dynamically linked warden-hook: {e}"))?;
-    match crate::install::static_hook(crate::install::Profile::Release)? {
-        crate::install::Linked::Static => println!("warden-hook: statically linked (as installed)"),
-        crate::install::Linked::Dynamic(why) => println!("warden-hook: dynamically linked: {why}"),
+    match static_hook(Profile::Release)? {
+        Linked::Static => println!("warden-hook: statically linked (as installed)"),
+        Linked::Dynamic(why) => println!("warden-hook: dynamically linked: {why}"),
     }
     Ok(bin)
 }

@@ -205,19 +205,7 @@ fn write_input(name: &str, text: &str) -> Result<String, String> {
 
 /// One whole-process `warden hook` with `input` on stdin: its stdout, or why it failed.
 fn hook_output(warden: &Path, args: &[String], input: &str) -> Result<String, String> {
-    // The kill switch for the direct hook (a server's client sends none, V-4).
-    let mut child = Command::new(warden)
-        .args(args)
-        .env(KILL_SWITCH.0, KILL_SWITCH.1)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(input.as_bytes()).map_err(|e| e.to_string())?;
-    }
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let out = hook_exit(warden, args, input)?;
     if !out.status.success() {
         return Err(format!("warden hook exited {}: {}", out.status, String::from_utf8_lossy(&out.stderr)));
     }
@@ -643,21 +631,21 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// One whole-process hook with `input` on stdin: its exit code (`None`: killed by a signal) and
-/// its stdout.
-fn hook_exit(hook: &Path, args: &[String], input: &str) -> Result<(Option<i32>, String), String> {
+/// One whole-process hook with `input` on stdin, and what it left: exit status, stdout, stderr.
+fn hook_exit(hook: &Path, args: &[String], input: &str) -> Result<std::process::Output, String> {
+    // The kill switch for the direct hook (a server's client sends none, V-4).
     let mut child = Command::new(hook)
         .args(args)
+        .env(KILL_SWITCH.0, KILL_SWITCH.1)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", hook.display()))?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin.write_all(input.as_bytes()).map_err(|e| e.to_string())?;
     }
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    Ok((out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned()))
+    child.wait_with_output().map_err(|e| e.to_string())
 }
 
 /// V-43: an installed `warden` and `warden-hook` answer as Claude Code would use them, on the
@@ -669,13 +657,14 @@ pub(crate) fn installed_answers(warden: &Path, hook: &Path) -> Result<(), String
     let server = Server::start(warden, bin, "install-check", 0)?;
     let args = server.hook_args();
     track_planner(hook, &args, "install-check")?;
-    let (code, out) = hook_exit(hook, &args, &subagent_read_event("install-untracked")?)?;
+    let out = hook_exit(hook, &args, &subagent_read_event("install-untracked")?)?;
+    let (code, out) = (out.status.code(), String::from_utf8_lossy(&out.stdout));
     if !(code == Some(2) || code == Some(0) && out.contains("\"deny\"")) {
         return Err(format!("an untracked agent's Read must be denied: exit {code:?}, {out}"));
     }
     let store = server.store.clone();
     server.stop();
-    let (code, _) = hook_exit(hook, &args, &bash_event("install-check")?)?;
+    let code = hook_exit(hook, &args, &bash_event("install-check")?)?.status.code();
     if code != Some(2) {
         return Err(format!("with the server gone the client must exit 2, not {code:?}"));
     }

@@ -174,12 +174,14 @@ fn examples() -> Result<(), String> {
 /// V-43: `cargo xtask install --debug --root target/install-check --check`, as a user runs it.
 fn installed_client() -> Result<(), String> {
     println!("\n==> installed client: cargo xtask install --debug --root target/install-check --check");
-    let fix = "reproduce with `cargo xtask install --debug --root target/install-check --check`";
     let root = crate::bench::target_dir().join("install-check");
     let _ = std::fs::remove_dir_all(&root);
-    crate::install::install(Some(root.join("bin")), crate::install::Profile::Debug)
-        .and_then(|installed| crate::install::check(&installed))
-        .map_err(|e| format!("installed client: {e}; {fix}"))
+    let args = ["--debug", "--root", &root.to_string_lossy(), "--check"].map(str::to_owned);
+    crate::install::run(&args).map_err(|e| {
+        format!(
+            "installed client: {e}; reproduce with `cargo xtask install --debug --root target/install-check --check`"
+        )
+    })
 }
 
 /// `cargo deny` (installed when missing): the policy checks always; the advisories when the

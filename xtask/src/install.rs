@@ -75,7 +75,7 @@ pub(crate) fn static_hook(profile: Profile) -> Result<Linked, String> {
     let binary = profile.dir().join("warden-hook");
     if !output.status.success() {
         // The failed link may have left nothing: build the dynamic one again.
-        rebuild_dynamic(profile)?;
+        build_bins(profile)?;
         let said = String::from_utf8_lossy(&output.stderr);
         return Ok(Linked::Dynamic(format!("the static link failed: {}", last_line(&said))));
     }
@@ -85,11 +85,14 @@ pub(crate) fn static_hook(profile: Profile) -> Result<Linked, String> {
     }
 }
 
-/// Builds `warden-hook` again as Cargo does by default (the static relink changed its flags).
-fn rebuild_dynamic(profile: Profile) -> Result<(), String> {
-    exec(Command::new(cargo()).args(["build", "--locked", "--quiet"]).args(profile.args()).args([
+/// Builds `warden` and `warden-hook` of `profile` as Cargo does by default (dynamically
+/// linked): what [`static_hook`] then relinks, and what it falls back to.
+pub(crate) fn build_bins(profile: Profile) -> Result<(), String> {
+    exec(Command::new(cargo()).args(["build", "--locked"]).args(profile.args()).args([
         "-p",
         "agentwarden-cli",
+        "--bin",
+        "warden",
         "--bin",
         "warden-hook",
     ]))
@@ -193,14 +196,7 @@ pub(crate) fn install(bin: Option<PathBuf>, profile: Profile) -> Result<Installe
         Some(bin) => bin,
         None => default_bin_dir()?,
     };
-    exec(Command::new(cargo()).args(["build", "--locked"]).args(profile.args()).args([
-        "-p",
-        "agentwarden-cli",
-        "--bin",
-        "warden",
-        "--bin",
-        "warden-hook",
-    ]))?;
+    build_bins(profile)?;
     let linked = static_hook(profile)?;
     std::fs::create_dir_all(&bin).map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
     let built = profile.dir();

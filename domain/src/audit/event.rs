@@ -283,29 +283,12 @@ impl AuditEvent {
         }
     }
 
-    /// The payload as JSON.
+    /// The payload as JSON: [`AuditEvent::write_payload`]'s bytes, held as a raw JSON value.
     pub fn to_payload(&self) -> Result<Box<RawValue>, serde_json::Error> {
-        match self {
-            AuditEvent::OperatorNote(note) => serde_json::value::to_raw_value(note),
-            AuditEvent::DelegationEvaluated(report) => serde_json::value::to_raw_value(report),
-            AuditEvent::LineageChecked(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::ToolCallAuthorized(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::ResultValidated(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::GuardrailViolation(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::FanOutPlanned(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::ChunkFinished(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::FanOutMerged(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::ContextSealed(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::ApprovalGranted(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::ApprovalRevoked(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::SpawnEvaluated(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::SubagentStarted(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::SubagentStopped(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::HookToolEvaluated(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::SessionQuarantined(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::SessionReleased(event) => serde_json::value::to_raw_value(event),
-            AuditEvent::HookInputRefused(event) => serde_json::value::to_raw_value(event),
-        }
+        let mut payload = Vec::new();
+        self.write_payload(&mut payload)?;
+        let text = String::from_utf8(payload).map_err(|e| serde::ser::Error::custom(e.to_string()))?;
+        RawValue::from_string(text)
     }
 
     /// The allow/deny of a decision event (`delegation_evaluated`, `lineage_checked`,
