@@ -283,7 +283,7 @@ impl AuditEvent {
         }
     }
 
-    /// The payload as JSON: [`AuditEvent::write_payload`]'s bytes, held as a raw JSON value.
+    /// The payload as JSON, held as a raw JSON value (the bytes an event body carries).
     pub fn to_payload(&self) -> Result<Box<RawValue>, serde_json::Error> {
         let mut payload = Vec::new();
         self.write_payload(&mut payload)?;
