@@ -85,7 +85,7 @@ pub use memory::MemoryEventStore;
 #[cfg(feature = "postgres")]
 pub use postgres::{PgConfig, PostgresEventStore};
 pub use process_runner::{BASE_ENV, MAX_CHUNK_STDERR, MAX_CHUNK_STDOUT, ProcessChunkRunner};
-pub use sled::{Discarded, Durability, Leftover, SledConfig, SledEventStore};
+pub use sled::{Archiving, Discarded, Durability, Leftover, SledConfig, SledEventStore};
 pub use unavailable::UnavailableEventStore;
 
 /// True when `location` names a PostgreSQL server (`postgres://`, `postgresql://`) rather than

@@ -39,7 +39,7 @@ mod testing;
 mod warden;
 
 pub use agentwarden_adapters::{
-    Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore,
+    Archiving, Durability, FixedClock, FixedEnvironment, GitRestorer, LocalFileSystem, MemoryEventStore,
     ProcessAgentRunner, ProcessChunkRunner, ProcessEnvironment, SledConfig, SledEventStore, SteppingClock,
     SystemClock, UnavailableEventStore,
 };

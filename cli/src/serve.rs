@@ -150,6 +150,12 @@ pub(super) async fn serve(
         }
         _ => stores.clone(),
     };
+    // S-13: the server moves older events into segments on a thread of the store's own: no
+    // answer waits for a move.
+    let stores = super::stores::Stores {
+        sled: stores.sled.clone().archiving(agentwarden::Archiving::Background),
+        ..stores
+    };
     let stores = &stores;
     let location = stores.location(Some(&config))?;
     let warden = stores.open(config, true).map_err(|e| {

@@ -1,7 +1,7 @@
 //! Which store a command records into or reads: `--store` (or `AGENTWARDEN_STORE`), else the
 //! configuration's `[store] url`, else the default embedded store (see [`agentwarden::store`]).
 
-use agentwarden::{Config, SledConfig, StoreLocation, Warden, WardenBuilder, WardenError};
+use agentwarden::{Archiving, Config, SledConfig, StoreLocation, Warden, WardenBuilder, WardenError};
 
 /// The global store options, resolved per command.
 #[derive(Clone, Debug)]
@@ -42,7 +42,12 @@ impl Stores {
             StoreLocation::Postgres(pg) => StoreLocation::Postgres(Box::new(pg.create_if_missing(create))),
             embedded => embedded,
         };
-        Ok(Warden::builder().location(&location, self.sled.clone().create_if_missing(create)))
+        // S-13: a command that may not create the store reads it: it never moves its events.
+        let mut sled = self.sled.clone().create_if_missing(create);
+        if !create {
+            sled = sled.archiving(Archiving::Off);
+        }
+        Ok(Warden::builder().location(&location, sled))
     }
 
     /// Opens a Warden with `config`.

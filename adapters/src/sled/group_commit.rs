@@ -57,6 +57,19 @@ impl GroupCommit {
         }
     }
 
+    /// How far the log is durable.
+    pub(super) fn durable(&self) -> u64 {
+        self.state.borrow().durable
+    }
+
+    /// Refuses every later append and wait: what reached the disk is unknown (a flush outside
+    /// the group commit failed).
+    pub(super) fn poison(&self, reason: String) {
+        self.state.send_modify(|state| {
+            state.failed.get_or_insert(reason);
+        });
+    }
+
     /// Returns once every event up to `target` is durable, flushing as the leader if no flush
     /// is in progress. `written` is the highest seq written so far; `flush` makes everything
     /// written before it was called durable.

@@ -21,7 +21,12 @@
 //!   warning, and a note in the `meta` tree); nothing that holds an event is. See `recover`.
 //! - **Poisoning.** After a failed flush the store refuses every further append: what reached
 //!   the disk is unknown until it is reopened and its head verified.
+//! - **Archive (S-13).** Only the newest events stay in sled: once more than
+//!   [`SledConfig::archive_keep`] plus a segment are durable, the oldest are moved into a
+//!   segment file under `archive/` and their keys removed, so sled's memory and its start-up
+//!   do not grow with the log. Reads go through both, in seq order. See `archive`.
 
+mod archive;
 mod group_commit;
 mod recover;
 mod state;
@@ -30,17 +35,19 @@ pub use recover::{Discarded, Leftover};
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use agentwarden_domain::audit::{
-    BreakKind, ChainBreak, ChainVerifier, EventDraft, Hash, Head, RecordPage, StoredRecord,
+    BreakKind, ChainBreak, ChainVerifier, EventDraft, Hash, Head, RecordPage, RecordRef, StoredRecord,
 };
 use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
 use async_trait::async_trait;
 
 use crate::sealing::{check_sealed, prepare};
+use archive::{ArchiveDir, Entry, Segment};
 use group_commit::GroupCommit;
 use recover::Found;
 
@@ -73,12 +80,34 @@ pub struct SledConfig {
     /// Create the store if the path does not exist. Readers turn this off: a missing log is
     /// an error for them, not an empty log that verifies.
     pub create_if_missing: bool,
+    /// When older events are moved out of sled into segment files (S-13).
+    pub archiving: Archiving,
+    /// How many of the newest durable events stay in sled, at least (at least 1).
+    pub archive_keep: u64,
+    /// How many events a segment holds (at least 1; fewer when they pass 16 MiB).
+    pub archive_segment: u64,
+}
+
+/// When a [`SledEventStore`] moves its older events into segment files (S-13).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Archiving {
+    /// In the append that makes a segment due, once its events are durable: that append
+    /// returns after the move (tens of milliseconds, once a segment). The default: for a
+    /// process that may exit as soon as its append returns.
+    #[default]
+    Inline,
+    /// On a thread of the store's own, woken when a segment is due: appends never wait for a
+    /// move. For a long-running process (`warden serve`).
+    Background,
+    /// Never: a store opened to be read, or one whose tail a test edits.
+    Off,
 }
 
 impl SledConfig {
     /// Defaults: [`Durability::Flush`], a 5 s lock wait, an 8 MiB cache (appends and sequential
     /// scans gain nothing from a larger one; measured: a 1M-event verify is faster with 8 MiB
-    /// than with 64 MiB).
+    /// than with 64 MiB), [`Archiving::Inline`] of segments of 2 048 events once 4 096 more
+    /// stay in sled.
     pub fn new(path: impl Into<PathBuf>) -> Self {
         SledConfig {
             path: path.into(),
@@ -86,7 +115,23 @@ impl SledConfig {
             lock_timeout: Duration::from_secs(5),
             cache_capacity: 8 * 1024 * 1024,
             create_if_missing: true,
+            archiving: Archiving::Inline,
+            archive_keep: 4096,
+            archive_segment: 2048,
         }
+    }
+
+    /// Sets when older events are archived.
+    pub fn archiving(mut self, archiving: Archiving) -> Self {
+        self.archiving = archiving;
+        self
+    }
+
+    /// Sets how many events stay in sled and how many a segment holds (each at least 1).
+    pub fn archive_sizes(mut self, keep: u64, segment: u64) -> Self {
+        self.archive_keep = keep.max(1);
+        self.archive_segment = segment.max(1);
+        self
     }
 
     /// Sets whether a missing store is created.
@@ -126,6 +171,32 @@ struct Inner {
     written: AtomicU64,
     commit: GroupCommit,
     discarded: Vec<Discarded>,
+    log: Log,
+    archiving: Archiving,
+    keep: u64,
+    segment: u64,
+    /// Held while a segment is moved: one move at a time.
+    moving: Mutex<()>,
+    /// A move failed: none is tried again until the store is reopened (the events stay in
+    /// sled, and a failing move would otherwise be retried on every append).
+    move_failed: AtomicBool,
+    /// Wakes the [`Archiving::Background`] thread.
+    wake: Option<SyncSender<()>>,
+}
+
+/// The log as readers see it: the archived segments, then the tail in sled (S-13).
+#[derive(Debug)]
+struct Log {
+    path: PathBuf,
+    events: sled::Tree,
+    /// The segments, by first seq.
+    index: sled::Tree,
+    dir: OnceLock<ArchiveDir>,
+    /// The last archived event; published only once its segment is durable and listed.
+    archived: AtomicU64,
+    archived_head: Mutex<Head>,
+    /// The segment read last: a walk reads each segment once.
+    cached: Mutex<Option<Arc<Segment>>>,
 }
 
 fn unavailable(what: &str) -> impl Fn(sled::Error) -> StoreError + '_ {
@@ -198,7 +269,9 @@ impl SledEventStore {
             }
             None => return Err(corrupt(0, "events present but no format marker")),
         }
-        let head = verified_head(&events)?;
+        let index = db.open_tree(archive::TREE).map_err(unavailable("cannot open the archive tree"))?;
+        let log = Log::open(path, events.clone(), index)?;
+        let head = log.verified_head()?;
         let log_file = match config.durability {
             Durability::Flush => None,
             Durability::Fsync => Some(File::open(path.join("db")).map_err(|e| StoreError::Unavailable {
@@ -216,20 +289,46 @@ impl SledEventStore {
         }
         note_discarded(&meta, &discarded)?;
         tracing::debug!(path = %path.display(), head = head.seq, created = !exists, "opened sled event store");
-        Ok(SledEventStore {
-            inner: Arc::new(Inner {
-                db,
-                events,
-                state,
-                projections,
-                durability: config.durability,
-                log_file,
-                head: Mutex::new(head),
-                written: AtomicU64::new(head.seq),
-                commit: GroupCommit::new(head.seq),
-                discarded,
-            }),
-        })
+        let (wake, woken) = match config.archiving {
+            Archiving::Background => {
+                let (wake, woken) = std::sync::mpsc::sync_channel(1);
+                (Some(wake), Some(woken))
+            }
+            Archiving::Inline | Archiving::Off => (None, None),
+        };
+        let inner = Arc::new(Inner {
+            db,
+            events,
+            state,
+            projections,
+            durability: config.durability,
+            log_file,
+            head: Mutex::new(head),
+            written: AtomicU64::new(head.seq),
+            commit: GroupCommit::new(head.seq),
+            discarded,
+            log,
+            archiving: config.archiving,
+            keep: config.archive_keep.max(1),
+            segment: config.archive_segment.max(1),
+            moving: Mutex::new(()),
+            move_failed: AtomicBool::new(false),
+            wake,
+        });
+        if let Some(woken) = woken {
+            let weak = Arc::downgrade(&inner);
+            std::thread::Builder::new()
+                .name("sled-archive".into())
+                .spawn(move || archiver(&weak, &woken))
+                .map_err(|e| StoreError::Unavailable { reason: format!("cannot start the archiver: {e}") })?;
+        }
+        let store = SledEventStore { inner };
+        if store.inner.wake.is_some() && store.archive_due() {
+            // A store left with segments due (written with archiving off, or by appends whose
+            // moves were cut short) is brought back within bounds, off the appends' path.
+            store.wake_archiver();
+        }
+        Ok(store)
     }
 
     /// Seals and writes the batch under the head lock; durability is awaited afterwards.
@@ -280,10 +379,9 @@ impl SledEventStore {
 
     fn read_blocking(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
         let mut out = Vec::with_capacity(limit.min(4096));
-        for entry in self.inner.events.range(key(from)..).take(limit) {
-            let (k, v) = entry.map_err(unavailable("cannot read events"))?;
-            out.push(decode(&k, &v)?);
-        }
+        self.inner.log.walk(from, limit, |r| {
+            out.push(StoredRecord { seq: r.seq, hash: r.hash, body: r.body.to_vec() });
+        })?;
         Ok(out)
     }
 
@@ -296,11 +394,7 @@ impl SledEventStore {
         mut page: RecordPage,
     ) -> Result<RecordPage, StoreError> {
         page.clear();
-        for entry in self.inner.events.range(key(from)..).take(limit) {
-            let (k, v) = entry.map_err(unavailable("cannot read events"))?;
-            let (seq, hash, body) = split(&k, &v)?;
-            page.push(seq, hash, body);
-        }
+        self.inner.log.walk(from, limit, |r| page.push(r.seq, r.hash, r.body))?;
         Ok(page)
     }
 
@@ -402,58 +496,196 @@ fn note_discarded(meta: &sled::Tree, discarded: &[Discarded]) -> Result<(), Stor
 /// The prefix of the `meta` keys that record discarded files.
 const RECOVERED: &str = "recovered/";
 
-/// The head of `events`, checked: the first event is seq 1, and the last one verifies against
-/// the event before it.
-fn verified_head(events: &sled::Tree) -> Result<Head, StoreError> {
-    let Some((last_key, last_value)) = events.last().map_err(unavailable("cannot read the head"))? else {
-        return Ok(Head::EMPTY);
-    };
-    let last = decode(&last_key, &last_value)?;
-    let first = match events.first().map_err(unavailable("cannot read the first event"))? {
-        Some((k, v)) => decode(&k, &v)?,
-        None => return Err(corrupt(0, "the log changed while it was opened")),
-    };
-    if first.seq != 1 {
-        return Err(corrupt(1, format!("the log starts at seq {}", first.seq)));
-    }
-    let before = match last.seq {
-        0 => return Err(corrupt(0, "an event has seq 0")),
-        1 => Head::EMPTY,
-        seq => {
-            let value = events
-                .get(key(seq - 1))
-                .map_err(unavailable("cannot read the event before the head"))?
-                .ok_or_else(|| corrupt(seq - 1, "event missing before the head"))?;
-            let previous = decode(&key(seq - 1), &value)?;
-            Head { seq: previous.seq, hash: previous.hash }
+impl Log {
+    /// The log at `path`: its segments listed in `index` are checked to follow one another
+    /// from seq 1, and the last one's file to be there; nothing is read from the files.
+    fn open(path: &Path, events: sled::Tree, index: sled::Tree) -> Result<Log, StoreError> {
+        let dir = OnceLock::new();
+        if let Some(opened) = ArchiveDir::open(path, false).map_err(|why| corrupt(1, why))? {
+            let _ = dir.set(opened);
         }
-    };
-    let mut verifier = ChainVerifier::after(before);
-    match verifier.push(&last) {
-        Ok(()) => Ok(verifier.head()),
-        // The tail check trusts the stored hash of the event before the head; to name the
-        // first bad event exactly, walk the whole chain once (only on this failure path).
-        Err(tail) => Err(first_break(events)
-            .map_or_else(|| corrupt(tail.seq, tail.why.to_string()), |b| corrupt(b.seq, b.why.to_string()))),
+        let mut archived = Head::EMPTY;
+        let mut last = None;
+        for listed in index.iter() {
+            let (k, v) = listed.map_err(unavailable("cannot read the archive tree"))?;
+            let entry = Entry::decode(&k, &v)
+                .ok_or_else(|| corrupt(archived.seq + 1, "an archive listing has the wrong shape"))?;
+            if entry.first != archived.seq + 1 {
+                return Err(corrupt(
+                    archived.seq + 1,
+                    format!("the archive holds seq {} where seq {} belongs", entry.first, archived.seq + 1),
+                ));
+            }
+            archived = Head { seq: entry.last, hash: entry.last_hash };
+            last = Some(entry);
+        }
+        if let Some(entry) = last {
+            let dir = dir.get().ok_or_else(|| {
+                corrupt(1, format!("segments are listed but `{}` is missing", path.join(archive::DIR).display()))
+            })?;
+            dir.holds(&entry).map_err(|why| corrupt(entry.first, format!("an archived segment: {why}")))?;
+        }
+        Ok(Log {
+            path: path.to_path_buf(),
+            events,
+            index,
+            dir,
+            archived: AtomicU64::new(archived.seq),
+            archived_head: Mutex::new(archived),
+            cached: Mutex::new(None),
+        })
     }
-}
 
-/// The first place the chain in `events` breaks, walking from seq 1.
-fn first_break(events: &sled::Tree) -> Option<ChainBreak> {
-    let mut verifier = ChainVerifier::new();
-    for entry in events.iter() {
-        let record = match entry.map_err(unavailable("")).and_then(|(k, v)| decode(&k, &v)) {
-            Ok(record) => record,
-            Err(e) => {
+    fn archived_head(&self) -> Result<Head, StoreError> {
+        self.archived_head.lock().map(|h| *h).map_err(|_| poisoned())
+    }
+
+    /// The log's head, checked: the log starts at seq 1 (in the archive or in sled), sled's
+    /// events follow the archive's last, and the last event verifies against the one before it.
+    fn verified_head(&self) -> Result<Head, StoreError> {
+        let archived = self.archived_head()?;
+        let events = &self.events;
+        let last = match events.last().map_err(unavailable("cannot read the head"))? {
+            Some((k, v)) => decode(&k, &v)?,
+            None => return Ok(archived),
+        };
+        // Keys at or before the archive's last event are ones a cut-short move left: skipped.
+        if last.seq <= archived.seq {
+            return Ok(archived);
+        }
+        let first = match events.range(key(archived.seq + 1)..).next() {
+            Some(entry) => entry.map_err(unavailable("cannot read the first event")).and_then(|(k, v)| decode(&k, &v))?,
+            None => return Err(corrupt(0, "the log changed while it was opened")),
+        };
+        if first.seq != archived.seq + 1 {
+            return Err(match archived.seq {
+                0 => corrupt(1, format!("the log starts at seq {}", first.seq)),
+                n => corrupt(n + 1, format!("the log after its archive starts at seq {}", first.seq)),
+            });
+        }
+        let before = match last.seq {
+            0 => return Err(corrupt(0, "an event has seq 0")),
+            seq if seq - 1 == archived.seq => archived,
+            seq => {
+                let value = events
+                    .get(key(seq - 1))
+                    .map_err(unavailable("cannot read the event before the head"))?
+                    .ok_or_else(|| corrupt(seq - 1, "event missing before the head"))?;
+                let previous = decode(&key(seq - 1), &value)?;
+                Head { seq: previous.seq, hash: previous.hash }
+            }
+        };
+        let mut verifier = ChainVerifier::after(before);
+        match verifier.push(&last) {
+            Ok(()) => Ok(verifier.head()),
+            // The tail check trusts the stored hash of the event before the head; to name the
+            // first bad event exactly, walk the whole chain once (only on this failure path).
+            Err(tail) => Err(self
+                .first_break()
+                .map_or_else(|| corrupt(tail.seq, tail.why.to_string()), |b| corrupt(b.seq, b.why.to_string()))),
+        }
+    }
+
+    /// The first place the chain breaks, walking from seq 1.
+    fn first_break(&self) -> Option<ChainBreak> {
+        let mut verifier = ChainVerifier::new();
+        let mut broken = None;
+        loop {
+            let from = verifier.head().seq.saturating_add(1);
+            let mut seen = 0;
+            let walked = self.walk(from, 1024, |record| {
+                seen += 1;
+                if broken.is_none()
+                    && let Err(b) = verifier.push(record)
+                {
+                    broken = Some(b);
+                }
+            });
+            if let Err(e) = walked {
                 let seq = verifier.head().seq.saturating_add(1);
                 return Some(ChainBreak { seq, why: BreakKind::Unreadable { why: e.to_string() } });
             }
-        };
-        if let Err(broken) = verifier.push(&record) {
-            return Some(broken);
+            if broken.is_some() {
+                return broken;
+            }
+            if seen == 0 {
+                return verifier.finish().err();
+            }
         }
     }
-    verifier.finish().err()
+
+    /// Calls `each` for up to `limit` records from `from` on, in seq order: from the archived
+    /// segments, then from sled. A key a concurrent move removed under the walk is read from its
+    /// segment instead; a gap nothing explains is passed on as it is (a verifier names it).
+    fn walk(&self, from: u64, limit: usize, mut each: impl FnMut(RecordRef<'_>)) -> Result<(), StoreError> {
+        let mut next = from.max(1);
+        let mut left = limit;
+        while left > 0 {
+            if next <= self.archived.load(Ordering::Acquire) {
+                let segment = self.segment(next)?;
+                let before = left;
+                for record in segment.from(next).take(left) {
+                    next = record.seq + 1;
+                    left -= 1;
+                    each(record);
+                }
+                if left == before {
+                    return Err(corrupt(next, "the archived segment that lists it does not hold it"));
+                }
+                continue;
+            }
+            let mut moved = false;
+            for entry in self.events.range(key(next)..) {
+                if left == 0 {
+                    break;
+                }
+                let (k, v) = entry.map_err(unavailable("cannot read events"))?;
+                let (seq, hash, body) = split(&k, &v)?;
+                if seq != next && next <= self.archived.load(Ordering::Acquire) {
+                    moved = true;
+                    break;
+                }
+                next = seq.saturating_add(1);
+                left -= 1;
+                each(RecordRef { seq, hash, body });
+            }
+            if !moved {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The archived segment that holds `seq`, read and checked (or the one read last).
+    fn segment(&self, seq: u64) -> Result<Arc<Segment>, StoreError> {
+        let mut cached = self.cached.lock().map_err(|_| poisoned())?;
+        if let Some(segment) = cached.as_ref().filter(|s| s.first() <= seq && s.from(seq).next().is_some()) {
+            return Ok(segment.clone());
+        }
+        let listed = self.index.range(..=key(seq)).next_back();
+        let (k, v) = listed
+            .ok_or_else(|| corrupt(seq, "no archived segment holds it"))?
+            .map_err(unavailable("cannot read the archive tree"))?;
+        let entry = Entry::decode(&k, &v).ok_or_else(|| corrupt(seq, "an archive listing has the wrong shape"))?;
+        if entry.last < seq {
+            return Err(corrupt(seq, "no archived segment holds it"));
+        }
+        let dir = self.dir.get().ok_or_else(|| {
+            corrupt(entry.first, format!("`{}` is missing", self.path.join(archive::DIR).display()))
+        })?;
+        let segment =
+            Arc::new(dir.read(&entry).map_err(|why| corrupt(entry.first, format!("an archived segment: {why}")))?);
+        *cached = Some(segment.clone());
+        Ok(segment)
+    }
+}
+
+/// The [`Archiving::Background`] thread: a move each time it is woken, until the store is gone.
+fn archiver(store: &Weak<Inner>, woken: &std::sync::mpsc::Receiver<()>) {
+    while woken.recv().is_ok() {
+        let Some(inner) = store.upgrade() else { return };
+        SledEventStore { inner }.archive_logged(None);
+    }
 }
 
 #[async_trait]
@@ -517,7 +749,133 @@ impl SledEventStore {
                     .unwrap_or_else(|e| Err(format!("the flush task failed: {e}")))
             }
         };
-        inner.commit.wait_durable(seq, &inner.written, flush).await
+        inner.commit.wait_durable(seq, &inner.written, flush).await?;
+        if self.archive_due() {
+            match inner.archiving {
+                Archiving::Inline => {
+                    let store = self.clone();
+                    // One segment at most: an append waits for one move, never for a backlog.
+                    // The move's outcome is logged; the append it follows is durable either way.
+                    let _ = tokio::task::spawn_blocking(move || store.archive_logged(Some(1))).await;
+                }
+                Archiving::Background => self.wake_archiver(),
+                Archiving::Off => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a segment is due to be moved: more than `archive_keep` plus a segment of durable
+    /// events in sled, archiving on, and no move failed since the store was opened.
+    fn archive_due(&self) -> bool {
+        let inner = &self.inner;
+        inner.archiving != Archiving::Off
+            && !inner.move_failed.load(Ordering::Acquire)
+            && inner.commit.durable().saturating_sub(inner.log.archived.load(Ordering::Acquire))
+                >= inner.keep.saturating_add(inner.segment)
+    }
+
+    /// Wakes the background archiver (a wake already pending is enough), or, inline, moves now.
+    fn wake_archiver(&self) {
+        match &self.inner.wake {
+            Some(wake) => match wake.try_send(()) {
+                Ok(()) | Err(TrySendError::Full(())) => {}
+                Err(TrySendError::Disconnected(())) => {
+                    tracing::error!("the archiver thread is gone; the log stays in sled");
+                }
+            },
+            None => {}
+        }
+    }
+
+    /// [`SledEventStore::archive`], its failure logged: a move that fails is not tried again
+    /// until the store is reopened (its events stay in sled, readable and verifiable).
+    fn archive_logged(&self, segments: Option<u64>) {
+        if let Err(e) = self.archive_some(segments) {
+            self.inner.move_failed.store(true, Ordering::Release);
+            tracing::error!(error = %e, "older events could not be archived; they stay in sled");
+        }
+    }
+
+    /// Moves every segment that is due out of sled into its file (S-13), and returns how many
+    /// events it moved. Only durable events are moved, and only when more than
+    /// [`SledConfig::archive_keep`] plus a segment of them are in sled; each segment's events
+    /// are verified as a chain after the archive's last event first (a broken chain is never
+    /// archived: the error names the seq). A failure to make the listing durable poisons the
+    /// store, as a failed flush does. Another move in progress in this process: returns 0.
+    pub fn archive(&self) -> Result<u64, StoreError> {
+        self.archive_some(None)
+    }
+
+    /// [`SledEventStore::archive`], of at most `segments` segments.
+    fn archive_some(&self, segments: Option<u64>) -> Result<u64, StoreError> {
+        let inner = &self.inner;
+        let Ok(_moving) = inner.moving.try_lock() else { return Ok(0) };
+        let mut moved = 0;
+        let mut left = segments.unwrap_or(u64::MAX);
+        while left > 0
+            && inner.commit.durable().saturating_sub(inner.log.archived.load(Ordering::Acquire))
+                >= inner.keep.saturating_add(inner.segment)
+        {
+            moved += self.move_segment()?;
+            left -= 1;
+        }
+        Ok(moved)
+    }
+
+    /// Moves the next segment: see [`SledEventStore::archive`] and `archive`'s module comment.
+    fn move_segment(&self) -> Result<u64, StoreError> {
+        let inner = &self.inner;
+        let log = &inner.log;
+        let archived = log.archived_head()?;
+        let first = archived.seq + 1;
+        let mut verifier = ChainVerifier::after(archived);
+        let mut bytes = archive::MAGIC.to_vec();
+        for entry in log.events.range(key(first)..=key(archived.seq + inner.segment)) {
+            let (k, v) = entry.map_err(unavailable("cannot read events to archive"))?;
+            let (seq, hash, body) = split(&k, &v)?;
+            let record = RecordRef { seq, hash, body };
+            verifier.push(record).map_err(|b| corrupt(b.seq, format!("not archived: {}", b.why)))?;
+            archive::push_record(&mut bytes, record).map_err(|why| corrupt(seq, why))?;
+            if bytes.len() >= archive::SEGMENT_BYTES {
+                break;
+            }
+        }
+        let head = verifier.head();
+        if head.seq < first {
+            return Err(corrupt(first, "not archived: the event is missing"));
+        }
+        let entry = Entry {
+            first,
+            last: head.seq,
+            last_hash: head.hash,
+            bytes: u64::try_from(bytes.len()).unwrap_or(u64::MAX),
+            digest: *blake3::hash(&bytes).as_bytes(),
+        };
+        let dir = match log.dir.get() {
+            Some(dir) => dir,
+            None => {
+                let opened = ArchiveDir::open(&log.path, true)
+                    .and_then(|d| d.ok_or_else(|| "the archive directory vanished".to_owned()))
+                    .map_err(|reason| StoreError::Unavailable { reason })?;
+                log.dir.get_or_init(|| opened)
+            }
+        };
+        dir.write(&entry.name(), &bytes).map_err(|reason| StoreError::Unavailable { reason })?;
+        log.index.insert(key(first), &entry.encode()[..]).map_err(unavailable("cannot list the segment"))?;
+        if let Err(reason) = inner.make_durable() {
+            let reason = format!("the archive listing could not be made durable: {reason}");
+            inner.commit.poison(reason.clone());
+            return Err(StoreError::Poisoned { reason });
+        }
+        *log.archived_head.lock().map_err(|_| poisoned())? = head;
+        log.archived.store(head.seq, Ordering::Release);
+        // The moved events' keys, and any a cut-short move left before them.
+        for k in log.events.range(..=key(head.seq)).keys() {
+            let k = k.map_err(unavailable("cannot read archived keys"))?;
+            log.events.remove(k).map_err(unavailable("cannot remove an archived key"))?;
+        }
+        Ok(head.seq - archived.seq)
     }
 
     /// The files discarded when this handle opened the store (S-7, S-8): what a killed writer
