@@ -3,8 +3,9 @@
 //! `/usr/bin/time` as the baseline for `warden audit verify`'s and `replay`'s peak memory: what
 //! sled itself holds to read the whole log, which grows with the log (its in-memory page table).
 //!
-//! It opens the database as [`SledConfig::new`] does (same cache) and reads the `events` tree in
-//! order, as a walk does, touching every value.
+//! It opens the database as [`SledConfig::new`] does (same cache) and reads, as a walk does, the
+//! archived segment files in order (each whole, S-13) and then the `events` tree, touching every
+//! value.
 
 use agentwarden_adapters::SledConfig;
 
@@ -14,6 +15,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let db = sled::Config::new().path(&config.path).cache_capacity(config.cache_capacity).open()?;
     let events = db.open_tree("events")?;
     let (mut count, mut bytes) = (0u64, 0usize);
+    let mut segments: Vec<_> = match std::fs::read_dir(config.path.join("archive")) {
+        Ok(entries) => entries.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e.into()),
+    };
+    segments.retain(|p| p.extension().is_some_and(|e| e == "seg"));
+    segments.sort();
+    for segment in segments {
+        let content = std::fs::read(segment)?;
+        bytes += std::hint::black_box(content.len());
+        count += 1;
+    }
     for entry in events.iter() {
         let (_, value) = entry?;
         bytes += std::hint::black_box(value.len());
@@ -22,6 +35,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if count == 0 {
         return Err("no events: not an event store".into());
     }
-    println!("{count} events, {bytes} bytes");
+    println!("{count} sled events and segments, {bytes} bytes");
     Ok(())
 }

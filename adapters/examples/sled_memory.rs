@@ -6,7 +6,8 @@
 //! itself holds.
 //!
 //! It opens a new store at PATH with [`SledConfig::new`] — as `warden serve` opens its store
-//! (same cache, [`agentwarden_adapters::Durability::Flush`]: nothing is relaxed) — and appends
+//! (same cache, [`agentwarden_adapters::Durability::Flush`]: nothing is relaxed, and
+//! [`Archiving::Background`], S-13) — and appends
 //! one event at a time as the server's decider does: each appended deferred, then one `sync`
 //! per group of `--group` events (the server's group commit). After 10 000, 100 000 and
 //! 1 000 000 appends (or the counts `--at` lists), every `--every` appends and at the end, it
@@ -26,7 +27,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use agentwarden_adapters::{SledConfig, SledEventStore};
+use agentwarden_adapters::{Archiving, SledConfig, SledEventStore};
 use agentwarden_domain::audit::{
     Actor, AuditEvent, Correlation, CorrelationId, Envelope, EventDraft, Hash, OperatorNote, StoredRecord,
     Timestamp, decode,
@@ -177,7 +178,7 @@ fn main() -> Result<(), Failure> {
     }
     let draft = template(o.like.as_deref(), o.value_bytes)?;
     runtime.block_on(async {
-        let mut config = SledConfig::new(&o.path);
+        let mut config = SledConfig::new(&o.path).archiving(Archiving::Background);
         if let Some(bytes) = o.cache_bytes {
             config.cache_capacity = bytes;
         }

@@ -1,6 +1,7 @@
 //! Crash test: a child appends in durable mode and prints each acknowledged `seq`; the parent
 //! kills it with SIGKILL at varied moments. After every kill the store must reopen, hold every
-//! acknowledged event, and verify.
+//! acknowledged event, and verify. Every other round the child also moves events into archive
+//! segments (S-13) as it goes, so kills land inside moves.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -27,6 +28,7 @@ fn every_acknowledged_event_survives_kill_9() {
         let mut child = Command::new(env!("CARGO_BIN_EXE_crash_appender"))
             .arg(&path)
             .args(if round % 4 == 3 { &["fsync"][..] } else { &[][..] })
+            .args(if round % 2 == 1 { &["archive"][..] } else { &[][..] })
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -55,4 +57,6 @@ fn every_acknowledged_event_survives_kill_9() {
         });
     }
     assert!(acknowledged_total > ROUNDS as usize, "the child acknowledged too little to test anything");
+    let archived = std::fs::read_dir(path.join("archive")).map_or(0, |d| d.count());
+    assert!(archived > 10, "the archiving rounds moved too little to test anything: {archived} files");
 }

@@ -3,7 +3,9 @@
 //! state suites on each store, the `FileSystem` suite on the local file system and the
 //! `Restorer` suite on git.
 
-use agentwarden_adapters::{GitRestorer, LocalFileSystem, MemoryEventStore, SledConfig, SledEventStore};
+use agentwarden_adapters::{
+    Archiving, GitRestorer, LocalFileSystem, MemoryEventStore, SledConfig, SledEventStore,
+};
 use agentwarden_ports::EventStore;
 use agentwarden_ports::conformance;
 use agentwarden_tests::event_store::run_all;
@@ -24,6 +26,22 @@ async fn memory_store_meets_the_contract() {
 async fn sled_store_meets_the_contract() {
     let mut dirs = Vec::new();
     run_all(|| sled_in(&mut dirs)).await;
+}
+
+/// S-13: with segments of 2 events once 3 stay in sled, the contract's logs cross many
+/// segments, moved inline and in the background while the suite reads and appends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sled_store_that_archives_meets_the_contract() {
+    for archiving in [Archiving::Inline, Archiving::Background] {
+        let mut dirs = Vec::new();
+        run_all(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let config = SledConfig::new(dir.path().join("store")).archive_sizes(3, 2).archiving(archiving);
+            dirs.push(dir);
+            SledEventStore::open(&config).unwrap()
+        })
+        .await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

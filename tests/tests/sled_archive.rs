@@ -37,10 +37,8 @@ fn fill(config: &SledConfig, n: u64) {
 
 fn segments(path: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(path.join("archive")) else { return Vec::new() };
-    let mut files: Vec<PathBuf> = entries
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "seg"))
-        .collect();
+    let mut files: Vec<PathBuf> =
+        entries.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "seg")).collect();
     files.sort();
     files
 }
@@ -52,7 +50,9 @@ fn raw_sled(path: &Path) -> sled::Db {
     loop {
         match sled::open(path) {
             Ok(db) => return db,
-            Err(_) if started.elapsed() < Duration::from_secs(5) => std::thread::sleep(Duration::from_millis(5)),
+            Err(_) if started.elapsed() < Duration::from_secs(5) => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
             Err(e) => panic!("cannot open {}: {e}", path.display()),
         }
     }
@@ -200,10 +200,12 @@ fn a_broken_chain_in_sled_is_never_archived() {
         other => panic!("a broken chain was archived: {other:?}"),
     }
     drop(store);
-    assert!(segments(&path).is_empty() || {
-        let db = raw_sled(&path);
-        db.open_tree("archive").unwrap().is_empty()
-    });
+    assert!(
+        segments(&path).is_empty() || {
+            let db = raw_sled(&path);
+            db.open_tree("archive").unwrap().is_empty()
+        }
+    );
     assert_eq!(tail_keys(&path).len(), 12, "nothing left sled");
 }
 

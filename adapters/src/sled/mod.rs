@@ -521,7 +521,10 @@ impl Log {
         }
         if let Some(entry) = last {
             let dir = dir.get().ok_or_else(|| {
-                corrupt(1, format!("segments are listed but `{}` is missing", path.join(archive::DIR).display()))
+                corrupt(
+                    1,
+                    format!("segments are listed but `{}` is missing", path.join(archive::DIR).display()),
+                )
             })?;
             dir.holds(&entry).map_err(|why| corrupt(entry.first, format!("an archived segment: {why}")))?;
         }
@@ -554,7 +557,9 @@ impl Log {
             return Ok(archived);
         }
         let first = match events.range(key(archived.seq + 1)..).next() {
-            Some(entry) => entry.map_err(unavailable("cannot read the first event")).and_then(|(k, v)| decode(&k, &v))?,
+            Some(entry) => {
+                entry.map_err(unavailable("cannot read the first event")).and_then(|(k, v)| decode(&k, &v))?
+            }
             None => return Err(corrupt(0, "the log changed while it was opened")),
         };
         if first.seq != archived.seq + 1 {
@@ -580,9 +585,10 @@ impl Log {
             Ok(()) => Ok(verifier.head()),
             // The tail check trusts the stored hash of the event before the head; to name the
             // first bad event exactly, walk the whole chain once (only on this failure path).
-            Err(tail) => Err(self
-                .first_break()
-                .map_or_else(|| corrupt(tail.seq, tail.why.to_string()), |b| corrupt(b.seq, b.why.to_string()))),
+            Err(tail) => Err(self.first_break().map_or_else(
+                || corrupt(tail.seq, tail.why.to_string()),
+                |b| corrupt(b.seq, b.why.to_string()),
+            )),
         }
     }
 
@@ -666,15 +672,17 @@ impl Log {
         let (k, v) = listed
             .ok_or_else(|| corrupt(seq, "no archived segment holds it"))?
             .map_err(unavailable("cannot read the archive tree"))?;
-        let entry = Entry::decode(&k, &v).ok_or_else(|| corrupt(seq, "an archive listing has the wrong shape"))?;
+        let entry =
+            Entry::decode(&k, &v).ok_or_else(|| corrupt(seq, "an archive listing has the wrong shape"))?;
         if entry.last < seq {
             return Err(corrupt(seq, "no archived segment holds it"));
         }
         let dir = self.dir.get().ok_or_else(|| {
             corrupt(entry.first, format!("`{}` is missing", self.path.join(archive::DIR).display()))
         })?;
-        let segment =
-            Arc::new(dir.read(&entry).map_err(|why| corrupt(entry.first, format!("an archived segment: {why}")))?);
+        let segment = Arc::new(
+            dir.read(&entry).map_err(|why| corrupt(entry.first, format!("an archived segment: {why}")))?,
+        );
         *cached = Some(segment.clone());
         Ok(segment)
     }
@@ -775,16 +783,12 @@ impl SledEventStore {
                 >= inner.keep.saturating_add(inner.segment)
     }
 
-    /// Wakes the background archiver (a wake already pending is enough), or, inline, moves now.
+    /// Wakes the background archiver (a wake already pending is enough).
     fn wake_archiver(&self) {
-        match &self.inner.wake {
-            Some(wake) => match wake.try_send(()) {
-                Ok(()) | Err(TrySendError::Full(())) => {}
-                Err(TrySendError::Disconnected(())) => {
-                    tracing::error!("the archiver thread is gone; the log stays in sled");
-                }
-            },
-            None => {}
+        if let Some(wake) = &self.inner.wake
+            && let Err(TrySendError::Disconnected(())) = wake.try_send(())
+        {
+            tracing::error!("the archiver thread is gone; the log stays in sled");
         }
     }
 

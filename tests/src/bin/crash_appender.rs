@@ -1,17 +1,23 @@
 //! Child process of the crash test: appends to a durable sled store forever, printing each
-//! acknowledged `seq` on its own line, until it is killed.
+//! acknowledged `seq` on its own line, until it is killed. With `archive`, it moves events into
+//! segments of 5 once 7 more stay in sled, on the store's background thread (S-13), so kills
+//! land inside moves too.
 
 use std::io::Write;
 
-use agentwarden_adapters::{Durability, SledConfig, SledEventStore};
+use agentwarden_adapters::{Archiving, Durability, SledConfig, SledEventStore};
 use agentwarden_ports::{EventStore, Expected};
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: crash_appender STORE_DIR [fsync]");
-    let durability =
-        if args.next().as_deref() == Some("fsync") { Durability::Fsync } else { Durability::Flush };
-    let store = SledEventStore::open(&SledConfig::new(path).durability(durability)).expect("open the store");
+    let path = args.next().expect("usage: crash_appender STORE_DIR [fsync] [archive]");
+    let rest: Vec<String> = args.collect();
+    let durability = if rest.iter().any(|a| a == "fsync") { Durability::Fsync } else { Durability::Flush };
+    let mut config = SledConfig::new(path).durability(durability);
+    if rest.iter().any(|a| a == "archive") {
+        config = config.archive_sizes(7, 5).archiving(Archiving::Background);
+    }
+    let store = SledEventStore::open(&config).expect("open the store");
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().expect("runtime");
     let mut stdout = std::io::stdout().lock();
     runtime.block_on(async {
