@@ -15,8 +15,9 @@
 //!   (last seq, last hash, the file's length and its BLAKE3 digest).
 //! - **Moving a segment** ([`super::SledEventStore::archive`]): the events, already durable in
 //!   sled, are read and verified as a chain after the archive's last event (a broken chain is
-//!   never archived), written to a temporary file created `O_EXCL | O_NOFOLLOW` (mode 0400),
-//!   `fsync`ed, renamed to the segment's name and the directory `fsync`ed; then the segment is
+//!   never archived), written to a temporary file under a random name created
+//!   `O_EXCL | O_NOFOLLOW` (mode 0400), `fsync`ed, renamed to the segment's name and the
+//!   directory `fsync`ed (U-4); then the segment is
 //!   listed in the `archive` tree and sled flushed; only then do readers see it, and only then
 //!   are the events' keys removed from the tail. A writer killed at any point leaves either a
 //!   segment that is not listed (rewritten by the next move) and the events still in the tail,
@@ -27,9 +28,10 @@
 //!   last hash: a segment edited, cut, swapped or replaced is refused with the seq it starts at
 //!   — never read as events.
 
-use std::io::Write;
-use std::os::fd::OwnedFd;
+use std::ffi::OsStr;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use agentwarden_domain::audit::{Hash, RecordRef};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -196,6 +198,8 @@ fn header(bytes: &[u8], at: usize) -> Option<(u64, Hash, usize)> {
 pub(super) struct ArchiveDir {
     fd: OwnedFd,
     path: PathBuf,
+    /// Leftover temporary files were removed.
+    cleaned: AtomicBool,
 }
 
 impl ArchiveDir {
@@ -216,32 +220,30 @@ impl ArchiveDir {
             other => other,
         };
         match opened {
-            Ok(fd) => Ok(Some(ArchiveDir { fd, path })),
+            Ok(fd) => Ok(Some(ArchiveDir { fd, path, cleaned: AtomicBool::new(false) })),
             Err(Errno::NOENT) => Ok(None),
             Err(e) => Err(format!("cannot open `{}` as a directory: {e}", path.display())),
         }
     }
 
-    /// Writes a segment under `name`, whole or not at all: a temporary file created
-    /// `O_EXCL | O_NOFOLLOW` (one a killed writer left is removed first; a link there is
-    /// removed, never followed), `fsync`ed, renamed over `name`, and the directory `fsync`ed.
+    /// Writes a segment under `name`, whole or not at all (U-4: a temporary file created
+    /// `O_EXCL | O_NOFOLLOW` under a random name, synced, renamed over `name`, the directory
+    /// synced). The first write of an open first removes the temporary files of writers killed
+    /// before their rename (the caller holds sled's lock: no other writer is live).
     pub(super) fn write(&self, name: &str, bytes: &[u8]) -> Result<(), String> {
-        let temp = format!(".{name}.tmp");
-        let fail = |what: &str, e: &dyn std::fmt::Display| {
-            format!("cannot {what} `{}`: {e}", self.path.join(&temp).display())
-        };
-        match rustix::fs::unlinkat(&self.fd, &temp, AtFlags::empty()) {
-            Ok(()) | Err(Errno::NOENT) => {}
-            Err(e) => return Err(fail("remove the leftover", &e)),
+        if !self.cleaned.swap(true, Ordering::AcqRel) {
+            let entries = crate::untrusted::entries(self.fd.as_fd(), &self.path).map_err(|e| e.reason())?;
+            for (entry, _) in entries {
+                let text = entry.to_string_lossy();
+                if text.starts_with('.') && text.ends_with(".tmp") {
+                    rustix::fs::unlinkat(&self.fd, entry.as_os_str(), AtFlags::empty()).map_err(|e| {
+                        format!("cannot remove the leftover `{}`: {e}", self.path.join(&entry).display())
+                    })?;
+                }
+            }
         }
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&self.fd, &temp, flags, Mode::RUSR).map_err(|e| fail("create", &e))?;
-        let mut file = std::fs::File::from(fd);
-        file.write_all(bytes).map_err(|e| fail("write", &e))?;
-        file.sync_all().map_err(|e| fail("sync", &e))?;
-        drop(file);
-        rustix::fs::renameat(&self.fd, &temp, &self.fd, name).map_err(|e| fail("rename", &e))?;
-        rustix::fs::fsync(&self.fd).map_err(|e| fail("sync the directory of", &e))
+        crate::untrusted::write_at(self.fd.as_fd(), OsStr::new(name), bytes, 0o400, &self.path.join(name))
+            .map_err(|e| e.reason())
     }
 
     /// Reads the segment `entry` lists, and checks it ([`Segment::parse`]).
