@@ -17,7 +17,7 @@ use agentwarden::audit::projections::Decisions;
 use agentwarden::audit::{
     Actor, AuditEvent, Correlation, CorrelationId, EventDraft, OperatorNote, RecordPage, Timestamp,
 };
-use agentwarden::{EventStore, Expected, SledConfig, SledEventStore, Warden};
+use agentwarden::{Archiving, EventStore, Expected, SledConfig, SledEventStore, Warden};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 #[expect(clippy::panic, reason = "a broken bench setup must stop the bench")]
@@ -58,7 +58,9 @@ fn replay(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap_or_else(|e| fail(&e.to_string()));
     let dir = tempfile::tempdir().unwrap_or_else(|e| fail(&e.to_string()));
     let path = dir.path().join("store");
-    let store = SledEventStore::open(&SledConfig::new(&path)).unwrap_or_else(|e| fail(&e.to_string()));
+    // Every event stays in sled (no archive, S-13): the baselines below scan sled's tree raw.
+    let store = SledEventStore::open(&SledConfig::new(&path).archiving(Archiving::Off))
+        .unwrap_or_else(|e| fail(&e.to_string()));
     let templates = events();
     let actor = Actor::new("bench").unwrap_or_else(|e| fail(&e.to_string()));
     let sessions: Vec<Correlation> = (0..16)
@@ -87,8 +89,9 @@ fn replay(c: &mut Criterion) {
     // An investigation opens the store in a fresh process (`warden audit replay`): replay a
     // freshly opened store, as the raw scans below read one, not the writer's warm database.
     drop(store);
-    let store = SledEventStore::open(&SledConfig::new(&path).create_if_missing(false))
-        .unwrap_or_else(|e| fail(&e.to_string()));
+    let store =
+        SledEventStore::open(&SledConfig::new(&path).create_if_missing(false).archiving(Archiving::Off))
+            .unwrap_or_else(|e| fail(&e.to_string()));
     let warden = Warden::builder().store(Arc::new(store)).build().unwrap_or_else(|e| fail(&e.to_string()));
     let before = peak_rss_kb();
     let mut group = c.benchmark_group("replay");

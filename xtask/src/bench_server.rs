@@ -3,7 +3,8 @@
 //!
 //! - `warden hook` as a whole process on a `PreToolUse` of `Agent` (sealed and approved: an
 //!   allow, recorded): direct on an empty store, through the server on an empty store, and
-//!   through the server on a store of 1M events (built by the `build_log` example);
+//!   through the server and direct on a store of 1M events (built by the `build_log` example,
+//!   most of them in archive segments: S-13);
 //! - the same through `warden-hook`, the hook client `warden init claude-code --server`
 //!   installs (V-34), beside `warden hook` through the server;
 //! - a `Bash` call nothing governs, through the server;
@@ -483,7 +484,19 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     let via_big = time_warden(warden, &via);
     let via = WholeProcess { name: "serve-spawn-1m-client", ..via };
     let client_big = time_warden(&client, &via);
+    let big_store = big.store.clone();
     big.stop();
+    // S-13: direct mode on the same 1M-event store, whose older events are in segments.
+    let big_store = big_store.to_string_lossy().into_owned();
+    let direct_big = time_warden(
+        warden,
+        &WholeProcess {
+            name: "serve-direct-1m",
+            args: ["--store", &big_store, "hook", "--config", CONFIG].map(str::to_owned).to_vec(),
+            stdin: Some(&spawn),
+            env: KILL_SWITCH,
+        },
+    );
 
     let memory = Server::start(warden, bin, "memory", 0)?;
     let small = 10_000.min(large);
@@ -497,6 +510,12 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     println!("\nThe resident service (issue 20) beside direct mode, in one run (medians)\n");
     println!("{:<58} {:>16} {:>26}  verdict", "measurement", "ours", "baseline / target");
     row("`warden hook` Agent, direct, empty store", &show(&direct), "(the baseline)", None);
+    // No target: the issue measured 8 × before the archive (S-13); shown for comparison.
+    let ratio = match (ms(&direct_big), ms(&direct)) {
+        (Some(v), Some(d)) => format!("{:.2} × empty", v / d),
+        _ => "—".to_owned(),
+    };
+    row("`warden hook` Agent, direct, 1M-event store (S-13)", &show(&direct_big), &ratio, None);
     for (what, ours) in [
         ("`warden hook` Agent, through the server, empty store", &via_empty),
         ("`warden-hook` Agent, through the server, empty store", &client_empty),
