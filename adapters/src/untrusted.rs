@@ -392,17 +392,29 @@ pub fn write_at(
     mode: u32,
     path: &Path,
 ) -> Result<(), UntrustedError> {
-    write_with(dir, name, bytes, mode, path, true)
+    write_with(dir, name, mode, path, true, |file| file.write_all(bytes))
+}
+
+/// [`write_at`], with the content written by `fill` into the temporary file (which it may
+/// wrap in a buffer of its own): for content too large to hold in memory at once.
+pub(crate) fn write_at_with(
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    mode: u32,
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> Result<(), UntrustedError> {
+    write_with(dir, name, mode, path, true, fill)
 }
 
 /// [`write_at`], synced (file and directory) when `durable`.
 fn write_with(
     dir: BorrowedFd<'_>,
     name: &OsStr,
-    bytes: &[u8],
     mode: u32,
     path: &Path,
     durable: bool,
+    fill: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> Result<(), UntrustedError> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let mut attempt = 0;
@@ -415,8 +427,7 @@ fn write_with(
         }
     };
     let mut file = File::from(fd);
-    let written = file
-        .write_all(bytes)
+    let written = fill(&mut file)
         .map_err(|e| e.to_string())
         .and_then(|()| {
             rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777)).map_err(|e| e.to_string())
@@ -442,7 +453,7 @@ pub fn write_atomic(root: Option<&Path>, path: &Path, bytes: &[u8], mode: u32) -
 /// leave the old content or none, never a torn or redirected file).
 pub fn write_cache(root: Option<&Path>, path: &Path, bytes: &[u8], mode: u32) -> Result<(), UntrustedError> {
     let (dir, name) = open_parent(root, path, true)?;
-    write_with(dir.as_fd(), &name, bytes, mode, path, false)
+    write_with(dir.as_fd(), &name, mode, path, false, |file| file.write_all(bytes))
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@
 //!   — never read as events.
 
 use std::ffi::OsStr;
+use std::io::{BufWriter, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -102,20 +103,64 @@ impl Entry {
 
     /// The segment file's name.
     pub(super) fn name(&self) -> String {
-        format!("{:020}.seg", self.first)
+        segment_name(self.first)
     }
 }
 
-/// Appends one record to a segment's bytes (which start with [`MAGIC`]).
-pub(super) fn push_record(out: &mut Vec<u8>, record: RecordRef<'_>) -> Result<(), String> {
-    let len = u32::try_from(record.body.len())
-        .map_err(|_| format!("event {} is too large for a segment", record.seq))?;
-    out.reserve(RECORD_HEADER + record.body.len());
-    out.extend_from_slice(&record.seq.to_be_bytes());
-    out.extend_from_slice(record.hash.as_bytes());
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(record.body);
-    Ok(())
+/// The name of the segment file that starts at `first`.
+pub(super) fn segment_name(first: u64) -> String {
+    format!("{first:020}.seg")
+}
+
+/// Writes a segment as it goes, through a small buffer, counting its bytes and hashing them: a
+/// move never holds a segment in memory.
+pub(super) struct SegmentWriter<W: Write> {
+    out: BufWriter<W>,
+    hasher: blake3::Hasher,
+    bytes: u64,
+}
+
+impl<W: Write> SegmentWriter<W> {
+    /// A segment that starts with [`MAGIC`].
+    pub(super) fn new(out: W) -> std::io::Result<Self> {
+        let mut writer = SegmentWriter {
+            out: BufWriter::with_capacity(64 * 1024, out),
+            hasher: blake3::Hasher::new(),
+            bytes: 0,
+        };
+        writer.put(MAGIC)?;
+        Ok(writer)
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.hasher.update(bytes);
+        self.bytes += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Appends one record.
+    pub(super) fn push(&mut self, record: RecordRef<'_>) -> std::io::Result<()> {
+        let len = u32::try_from(record.body.len())
+            .map_err(|_| std::io::Error::other(format!("event {} is too large for a segment", record.seq)))?;
+        let mut header = [0u8; RECORD_HEADER];
+        header[..8].copy_from_slice(&record.seq.to_be_bytes());
+        header[8..40].copy_from_slice(record.hash.as_bytes());
+        header[40..].copy_from_slice(&len.to_be_bytes());
+        self.put(&header)?;
+        self.put(record.body)
+    }
+
+    /// The bytes written so far.
+    pub(super) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Flushes the buffer: the segment's length and digest.
+    pub(super) fn finish(mut self) -> std::io::Result<(u64, [u8; 32])> {
+        self.out.flush()?;
+        Ok((self.bytes, *self.hasher.finalize().as_bytes()))
+    }
 }
 
 /// A segment's bytes, checked against its listing, and where each record starts.
@@ -226,11 +271,16 @@ impl ArchiveDir {
         }
     }
 
-    /// Writes a segment under `name`, whole or not at all (U-4: a temporary file created
-    /// `O_EXCL | O_NOFOLLOW` under a random name, synced, renamed over `name`, the directory
-    /// synced). The first write of an open first removes the temporary files of writers killed
-    /// before their rename (the caller holds sled's lock: no other writer is live).
-    pub(super) fn write(&self, name: &str, bytes: &[u8]) -> Result<(), String> {
+    /// Writes a segment under `name`, its bytes written by `fill`, whole or not at all (U-4: a
+    /// temporary file created `O_EXCL | O_NOFOLLOW` under a random name, synced, renamed over
+    /// `name`, the directory synced; removed if `fill` fails). The first write of an open first
+    /// removes the temporary files of writers killed before their rename (the caller holds
+    /// sled's lock: no other writer is live).
+    pub(super) fn write(
+        &self,
+        name: &str,
+        fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+    ) -> Result<(), String> {
         if !self.cleaned.swap(true, Ordering::AcqRel) {
             let entries = crate::untrusted::entries(self.fd.as_fd(), &self.path).map_err(|e| e.reason())?;
             for (entry, _) in entries {
@@ -242,7 +292,7 @@ impl ArchiveDir {
                 }
             }
         }
-        crate::untrusted::write_at(self.fd.as_fd(), OsStr::new(name), bytes, 0o400, &self.path.join(name))
+        crate::untrusted::write_at_with(self.fd.as_fd(), OsStr::new(name), 0o400, &self.path.join(name), fill)
             .map_err(|e| e.reason())
     }
 
@@ -286,20 +336,18 @@ mod tests {
     use proptest::prelude::*;
 
     fn segment(first: u64, bodies: &[&[u8]]) -> (Entry, Vec<u8>) {
-        let mut bytes = MAGIC.to_vec();
+        let mut bytes = Vec::new();
+        let mut writer = SegmentWriter::new(&mut bytes).unwrap();
         let mut hash = Hash::from_bytes([0; 32]);
         for (i, body) in bodies.iter().enumerate() {
             hash = Hash::link(&hash, body);
             let seq = first + i as u64;
-            push_record(&mut bytes, RecordRef { seq, hash, body }).unwrap();
+            writer.push(RecordRef { seq, hash, body }).unwrap();
         }
-        let entry = Entry {
-            first,
-            last: first + bodies.len() as u64 - 1,
-            last_hash: hash,
-            bytes: bytes.len() as u64,
-            digest: *blake3::hash(&bytes).as_bytes(),
-        };
+        let (len, digest) = writer.finish().unwrap();
+        assert_eq!((len, digest), (bytes.len() as u64, *blake3::hash(&bytes).as_bytes()));
+        let entry =
+            Entry { first, last: first + bodies.len() as u64 - 1, last_hash: hash, bytes: len, digest };
         (entry, bytes)
     }
 

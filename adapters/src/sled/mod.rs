@@ -688,6 +688,13 @@ impl Log {
     }
 }
 
+/// Keeps `error` for the caller and turns it into the I/O error that abandons a segment file.
+fn stop(slot: &mut Option<StoreError>, error: StoreError) -> std::io::Error {
+    let why = error.to_string();
+    *slot = Some(error);
+    std::io::Error::other(why)
+}
+
 /// The [`Archiving::Background`] thread: a move each time it is woken, until the store is gone.
 fn archiver(store: &Weak<Inner>, woken: &std::sync::mpsc::Receiver<()>) {
     while woken.recv().is_ok() {
@@ -833,29 +840,6 @@ impl SledEventStore {
         let log = &inner.log;
         let archived = log.archived_head()?;
         let first = archived.seq + 1;
-        let mut verifier = ChainVerifier::after(archived);
-        let mut bytes = archive::MAGIC.to_vec();
-        for entry in log.events.range(key(first)..=key(archived.seq + inner.segment)) {
-            let (k, v) = entry.map_err(unavailable("cannot read events to archive"))?;
-            let (seq, hash, body) = split(&k, &v)?;
-            let record = RecordRef { seq, hash, body };
-            verifier.push(record).map_err(|b| corrupt(b.seq, format!("not archived: {}", b.why)))?;
-            archive::push_record(&mut bytes, record).map_err(|why| corrupt(seq, why))?;
-            if bytes.len() >= archive::SEGMENT_BYTES {
-                break;
-            }
-        }
-        let head = verifier.head();
-        if head.seq < first {
-            return Err(corrupt(first, "not archived: the event is missing"));
-        }
-        let entry = Entry {
-            first,
-            last: head.seq,
-            last_hash: head.hash,
-            bytes: u64::try_from(bytes.len()).unwrap_or(u64::MAX),
-            digest: *blake3::hash(&bytes).as_bytes(),
-        };
         let dir = match log.dir.get() {
             Some(dir) => dir,
             None => {
@@ -865,7 +849,41 @@ impl SledEventStore {
                 log.dir.get_or_init(|| opened)
             }
         };
-        dir.write(&entry.name(), &bytes).map_err(|reason| StoreError::Unavailable { reason })?;
+        // The events are verified and written as they are read; a break found on the way
+        // abandons the file (removed) and is the move's error.
+        let mut refused = None;
+        let mut written = None;
+        let wrote = dir.write(&archive::segment_name(first), |file| {
+            let mut writer = archive::SegmentWriter::new(file)?;
+            let mut verifier = ChainVerifier::after(archived);
+            for entry in log.events.range(key(first)..=key(archived.seq + inner.segment)) {
+                let (k, v) =
+                    entry.map_err(|e| stop(&mut refused, unavailable("cannot read events to archive")(e)))?;
+                let (seq, hash, body) = split(&k, &v).map_err(|e| stop(&mut refused, e))?;
+                let record = RecordRef { seq, hash, body };
+                verifier
+                    .push(record)
+                    .map_err(|b| stop(&mut refused, corrupt(b.seq, format!("not archived: {}", b.why))))?;
+                writer.push(record)?;
+                if writer.bytes() >= archive::SEGMENT_BYTES as u64 {
+                    break;
+                }
+            }
+            if verifier.head().seq < first {
+                refused = Some(corrupt(first, "not archived: the event is missing"));
+                return Err(std::io::Error::other("the event is missing"));
+            }
+            let (bytes, digest) = writer.finish()?;
+            written = Some((verifier.head(), bytes, digest));
+            Ok(())
+        });
+        if let Some(refused) = refused {
+            return Err(refused);
+        }
+        wrote.map_err(|reason| StoreError::Unavailable { reason })?;
+        let (head, bytes, digest) = written
+            .ok_or_else(|| StoreError::Unavailable { reason: "the segment was not written".into() })?;
+        let entry = Entry { first, last: head.seq, last_hash: head.hash, bytes, digest };
         log.index.insert(key(first), &entry.encode()[..]).map_err(unavailable("cannot list the segment"))?;
         if let Err(reason) = inner.make_durable() {
             let reason = format!("the archive listing could not be made durable: {reason}");
