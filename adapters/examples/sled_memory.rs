@@ -20,7 +20,8 @@
 //!
 //! Options: `--events N` (1 000 000), `--group G` (8), `--at N,N,…` (10 000, 100 000,
 //! 1 000 000), `--every N` (0: only those),
-//! `--cache-bytes B` (the store's default), `--like STORE`, `--value-bytes B` (1 800),
+//! `--cache-bytes B` (the store's default), `--archive KEEP,SEGMENT` (the store's default
+//! archive sizes, S-13), `--like STORE`, `--value-bytes B` (1 800),
 //! `--records-bytes N` (0), `--records-every N` (1 000).
 
 use std::io::Write;
@@ -43,6 +44,7 @@ struct Options {
     at: Vec<u64>,
     every: u64,
     cache_bytes: Option<u64>,
+    archive: Option<(u64, u64)>,
     like: Option<String>,
     last: Option<String>,
     value_bytes: usize,
@@ -58,6 +60,7 @@ fn options() -> Result<Options, Failure> {
         at: vec![10_000, 100_000, 1_000_000],
         every: 0,
         cache_bytes: None,
+        archive: None,
         like: None,
         last: None,
         value_bytes: 1_800,
@@ -73,6 +76,11 @@ fn options() -> Result<Options, Failure> {
             "--at" => o.at = value()?.split(',').map(str::parse).collect::<Result<_, _>>()?,
             "--every" => o.every = value()?.parse()?,
             "--cache-bytes" => o.cache_bytes = Some(value()?.parse()?),
+            "--archive" => {
+                let sizes = value()?;
+                let (keep, segment) = sizes.split_once(',').ok_or("--archive takes KEEP,SEGMENT")?;
+                o.archive = Some((keep.parse()?, segment.parse()?));
+            }
             "--like" => o.like = Some(value()?),
             "--last" => {
                 o.last = Some(value()?);
@@ -181,6 +189,9 @@ fn main() -> Result<(), Failure> {
         let mut config = SledConfig::new(&o.path).archiving(Archiving::Background);
         if let Some(bytes) = o.cache_bytes {
             config.cache_capacity = bytes;
+        }
+        if let Some((keep, segment)) = o.archive {
+            config = config.archive_sizes(keep, segment);
         }
         if Path::new(&o.path).exists() {
             return Err(format!("{} exists: the probe starts from a new store", o.path).into());
