@@ -406,6 +406,30 @@ mod tests {
     }
 
     proptest! {
+        /// A whole segment with one byte changed, cut or added, its listing rewritten to match
+        /// (as a writer of both files could): refused, or read as exactly the listed records.
+        #[test]
+        fn a_segment_rewritten_with_its_listing_is_refused_or_read_whole(
+            bodies in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 1..6),
+            at in any::<prop::sample::Index>(),
+            byte in any::<u8>(),
+            how in 0u8..3,
+        ) {
+            let bodies: Vec<&[u8]> = bodies.iter().map(Vec::as_slice).collect();
+            let (entry, mut bytes) = segment(5, &bodies);
+            let at = at.index(bytes.len());
+            match how {
+                0 => bytes[at] ^= byte | 1,
+                1 => bytes.truncate(at),
+                _ => bytes.insert(at, byte),
+            }
+            let entry = with_digest(entry, &bytes);
+            if let Ok(read) = Segment::parse(&entry, bytes) {
+                let seqs: Vec<u64> = read.from(5).map(|r| r.seq).collect();
+                prop_assert_eq!(seqs, (5..5 + bodies.len() as u64).collect::<Vec<_>>());
+            }
+        }
+
         /// The parser of a file an agent may have written never panics and never reads past
         /// its input, whatever the bytes and the listing.
         #[test]
