@@ -14,7 +14,9 @@
 //!   p99 of their wall times; for the `warden-hook` crowd, beside them, where its CPU went per
 //!   call (the hook processes, this process spawning them, the server; from `/proc`, read
 //!   before and after, so the processes are timed as before) and how busy the machine's CPUs
-//!   were (V-46);
+//!   were (V-46); with `AGENTWARDEN_BENCH_BASELINE=PATH` (another build's `warden`), the same
+//!   crowd of the same client right after against that build's server, for a comparison under
+//!   the same load;
 //! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
 //!   dynamically linked one Cargo builds by default is timed beside it for `Bash`, `Read` and
 //!   the 20 concurrent clients;
@@ -556,6 +558,18 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         Ok((times, cpu)) => (Ok(times), Some(cpu)),
         Err(e) => (Err(e), None),
     };
+    // V-46: `AGENTWARDEN_BENCH_BASELINE=PATH` names another build's `warden`: its server, on an
+    // empty store of its own, takes one untimed crowd (as this one took `warden hook`'s) and
+    // then the same crowd of the same `warden-hook`, right after this one's: two servers
+    // compared under the same load of the machine.
+    let baseline = std::env::var_os("AGENTWARDEN_BENCH_BASELINE").map(PathBuf::from);
+    let baseline_crowd = baseline.as_deref().map(|old| {
+        let server = Server::start(old, bin, "baseline", 0)?;
+        let crowd = concurrent(&client, &server, 20, 10, 5_000_000)
+            .and_then(|_| concurrent_cpu(&client, &server, 20, 10, 4_000_000));
+        server.stop();
+        crowd
+    });
     let dynamic_crowd = concurrent(&dynamic, &empty, 20, 10, 3_000_000);
     let empty_store = empty.store.clone();
     empty.stop();
@@ -679,6 +693,42 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
             "",
             None,
         );
+    }
+    if let (Some(old), Some(crowd)) = (&baseline, &baseline_crowd) {
+        let name = format!("baseline server {}", old.display());
+        match crowd {
+            Ok((times, cpu)) => {
+                let (p50, p99) = (percentile(times, 0.5), percentile(times, 0.99));
+                row(
+                    "20 concurrent `warden-hook` Agent, baseline server: p50",
+                    &format!("{p50:.2} ms"),
+                    "",
+                    None,
+                );
+                row(
+                    "20 concurrent `warden-hook` Agent, baseline server: p99",
+                    &format!("{p99:.2} ms"),
+                    "≤ 20 ms",
+                    Some(p99 <= 20.0),
+                );
+                row(
+                    "  baseline crowd: CPU per call, all of it",
+                    &format!("{:.2} ms", cpu.clients + cpu.parent + cpu.server),
+                    &format!("hook {:.2} xtask {:.2} serve {:.2}", cpu.clients, cpu.parent, cpu.server),
+                    None,
+                );
+                row(
+                    "  baseline crowd: the machine's CPUs busy",
+                    &format!("{:.0} %", cpu.machine_busy),
+                    "",
+                    None,
+                );
+                println!("  (the baseline: {name})");
+            }
+            Err(e) => {
+                row(&format!("20 concurrent `warden-hook`, {name}"), &format!("not measured: {e}"), "", None)
+            }
+        }
     }
     let kib = |r: &Result<(u64, u64), String>| match r {
         Ok((rss, hwm)) => format!("{rss} KiB (peak {hwm})"),
