@@ -13,10 +13,11 @@
 //! - 20 hook processes at once through one server (`warden hook`, then `warden-hook`): p50 and
 //!   p99 of their wall times; for the `warden-hook` crowd, beside them, where its CPU went per
 //!   call (the hook processes, this process spawning them, the server; from `/proc`, read
-//!   before and after, so the processes are timed as before) and how busy the machine's CPUs
-//!   were (V-46); with `AGENTWARDEN_BENCH_BASELINE=PATH` (another build's `warden`), the same
-//!   crowd of the same client right after against that build's server, for a comparison under
-//!   the same load;
+//!   before and after, so the processes are timed as before), how busy the machine's CPUs
+//!   were and how much of that was the crowd's own (the rest is other work on the machine: the
+//!   figure is only as good as the machine was quiet) (V-46); with
+//!   `AGENTWARDEN_BENCH_BASELINE=PATH` (another build's `warden`), the same crowd of the same
+//!   client right after against that build's server, for a comparison under the same load;
 //! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
 //!   dynamically linked one Cargo builds by default is timed beside it for `Bash`, `Read` and
 //!   the 20 concurrent clients;
@@ -281,7 +282,10 @@ struct CrowdCpu {
     clients: f64,
     parent: f64,
     server: f64,
+    /// Of all the machine's CPU time while the crowd ran: the share in use, and the share the
+    /// crowd's own processes (the three above) used; the rest is other work on the machine.
     machine_busy: f64,
+    crowd_share: f64,
 }
 
 /// CPU time so far, in clock ticks, from `/proc/PID/stat`: the process's own (every thread,
@@ -342,11 +346,15 @@ fn concurrent_cpu(
     let (me_after, server_after, machine_after) = (cpu_ticks("self")?, cpu_ticks(&pid)?, machine_ticks()?);
     let per_call = tick_ms() / times.len().max(1) as f64;
     let all = machine_after.0.saturating_sub(machine.0).max(1) as f64;
+    let crowd = me_after.1.saturating_sub(me.1)
+        + me_after.0.saturating_sub(me.0)
+        + server_after.0.saturating_sub(server_before.0);
     let cpu = CrowdCpu {
         clients: me_after.1.saturating_sub(me.1) as f64 * per_call,
         parent: me_after.0.saturating_sub(me.0) as f64 * per_call,
         server: server_after.0.saturating_sub(server_before.0) as f64 * per_call,
         machine_busy: 100.0 * (1.0 - machine_after.1.saturating_sub(machine.1) as f64 / all),
+        crowd_share: 100.0 * crowd as f64 / all,
     };
     Ok((times, cpu))
 }
@@ -690,7 +698,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         row(
             "  `warden-hook` crowd: the machine's CPUs busy",
             &format!("{:.0} %", cpu.machine_busy),
-            "",
+            &format!("the crowd's own {:.0} %", cpu.crowd_share),
             None,
         );
     }
@@ -720,7 +728,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
                 row(
                     "  baseline crowd: the machine's CPUs busy",
                     &format!("{:.0} %", cpu.machine_busy),
-                    "",
+                    &format!("the crowd's own {:.0} %", cpu.crowd_share),
                     None,
                 );
                 println!("  (the baseline: {name})");
