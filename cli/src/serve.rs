@@ -628,6 +628,7 @@ async fn complete(
     answers: Vec<Decided>,
     broken: Broken,
 ) {
+    let started = Instant::now();
     if let Some(before) = before
         && let Err(e) = before.await
     {
@@ -635,6 +636,7 @@ async fn complete(
             "store_unavailable: the server lost a group of answers ({e}); restart `warden serve`"
         ));
     }
+    let waited = started.elapsed();
     if stored
         && broken.why().is_none()
         && let Err(e) = store.sync().await
@@ -644,6 +646,15 @@ async fn complete(
             "store_unavailable: the server could not make its log durable ({e}); restart `warden serve`"
         ));
     }
+    // `RUST_LOG=warden::groups=debug`: each group's size and its waits, alone.
+    tracing::debug!(
+        target: "warden::groups",
+        answers = answers.len(),
+        stored,
+        before_us = waited.as_micros(),
+        sync_us = (started.elapsed() - waited).as_micros(),
+        "group completed"
+    );
     let broken = broken.why();
     for decided in answers {
         match (decided, &broken) {
