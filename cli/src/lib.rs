@@ -251,12 +251,10 @@ pub fn main() -> ExitCode {
         }
     }
     init_tracing();
-    // The server decides on one thread while others read and write frames.
-    let runtime = if matches!(cli.command, Command::Serve(_)) {
-        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
-    } else {
-        tokio::runtime::Builder::new_current_thread().enable_all().build()
-    };
+    // V-44: one thread for every command. The server decides on a thread of its own (the
+    // decider, V-7) while this one accepts connections and reads and writes their frames as
+    // tasks: moving a frame is cheap, and a second pool of workers only added wakeups.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => {

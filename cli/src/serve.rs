@@ -525,26 +525,37 @@ enum Decided {
 /// The decider's loop (V-26, V-28): until every sender is gone. A served command (V-13) is
 /// decided in its place in the group like a hook event; its events are appended by a Warden
 /// that does not defer, and its answer, too, leaves only after the group's sync.
+///
+/// V-45: a group's sync and answers are left to a task of their own ([`complete`]), and the
+/// decider goes on to the next group while that sync runs: the flush (a blocking thread, the
+/// store's I/O) no longer holds up the decisions behind it. The groups' tasks are chained: each
+/// waits for the one before it, so answers leave in group order, each after its own group's
+/// sync and every earlier group's. An answer that would leave at once (V-35) waits, too, while
+/// an earlier group's answers have not all left: it may rest on that group's index rewrites.
 async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
     let mut group = Vec::with_capacity(QUEUE);
-    let mut broken: Option<String> = None;
+    let broken = Broken::default();
+    // The task completing the last group decided, while its answers have not all left.
+    let mut before: Option<tokio::task::JoinHandle<()>> = None;
     let mut saved = Instant::now();
     while jobs.recv_many(&mut group, QUEUE).await > 0 {
         let mut answers = Vec::with_capacity(group.len());
         let mut stored = false;
         for job in group.drain(..) {
+            let pending = before.as_ref().is_some_and(|task| !task.is_finished());
             match job {
                 Job::Hook(job) if job.reply.is_closed() => {}
                 Job::Run(job) if job.reply.is_closed() => {}
                 Job::Hook(job) => {
-                    let (answer, asked) = match &broken {
-                        Some(why) => (HookAnswer::failed(why.clone()), false),
+                    let (answer, asked) = match broken.why() {
+                        Some(why) => (HookAnswer::failed(why), false),
                         None => hook(decider, job.config.as_deref(), &job.input, job.peer).await,
                     };
                     // V-35: an answer that asked no store and comes before anything of its
                     // group was stored rests only on what earlier groups made durable: it
-                    // leaves at once, without waiting for this group's sync.
-                    if !asked && !stored {
+                    // leaves at once, without waiting for this group's sync — once every
+                    // earlier group's answers have left (V-45).
+                    if !asked && !stored && !pending {
                         let _ = job.reply.send(answer);
                         continue;
                     }
@@ -552,8 +563,8 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
                     answers.push(Decided::Hook(job.reply, answer));
                 }
                 Job::Run(job) => {
-                    let answer = match &broken {
-                        Some(why) => Answer::error("store_unavailable", why.clone()),
+                    let answer = match broken.why() {
+                        Some(why) => Answer::error("store_unavailable", why),
                         None => {
                             stored = true;
                             super::served::decide(&decider.host, job.request).await
@@ -562,35 +573,109 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
                     answers.push(Decided::Run(job.reply, answer));
                 }
             }
-        }
-        if stored
-            && broken.is_none()
-            && let Err(e) = decider.warden.event_store().sync().await
-        {
-            tracing::error!(error = %e, "the group's events could not be made durable");
-            broken = Some(format!(
-                "store_unavailable: the server could not make its log durable ({e}); restart `warden serve`"
-            ));
-        }
-        for decided in answers {
-            match (decided, &broken) {
-                (Decided::Hook(reply, _), Some(why)) => {
-                    let _ = reply.send(HookAnswer::failed(why.clone()));
-                }
-                (Decided::Hook(reply, answer), None) => {
-                    let _ = reply.send(answer);
-                }
-                (Decided::Run(reply, _), Some(why)) => {
-                    let _ = reply.send(Answer::error("store_unavailable", why.clone()));
-                }
-                (Decided::Run(reply, answer), None) => {
-                    let _ = reply.send(answer);
-                }
+            if pending {
+                // The earlier group's task sends its answers as soon as its sync ends.
+                tokio::task::yield_now().await;
             }
         }
-        if stored && broken.is_none() && saved.elapsed() >= SAVE_RECORDS_EVERY {
-            save_records(&decider.warden).await;
+        if answers.is_empty() {
+            continue;
+        }
+        let store = Arc::clone(decider.warden.event_store());
+        before = Some(tokio::spawn(complete(before.take(), stored, store, answers, broken.clone())));
+        // The group's task starts its sync before the next group is decided.
+        tokio::task::yield_now().await;
+        if stored && saved.elapsed() >= SAVE_RECORDS_EVERY {
+            // V-27: saved once every answer decided so far has left, never on their way, and
+            // never with events a sync has not made durable.
+            if let Some(task) = before.take() {
+                let _ = task.await;
+            }
+            if broken.why().is_none() {
+                save_records(&decider.warden).await;
+            }
             saved = Instant::now();
+        }
+    }
+    if let Some(task) = before.take() {
+        let _ = task.await;
+    }
+}
+
+/// V-28: why every decision fails once a sync failed; shared by the decider and the groups'
+/// tasks. A lock poisoned by a panic fails closed, too.
+#[derive(Clone, Default)]
+struct Broken(Arc<std::sync::Mutex<Option<String>>>);
+
+impl Broken {
+    fn why(&self) -> Option<String> {
+        match self.0.lock() {
+            Ok(why) => why.clone(),
+            Err(_) => {
+                Some("store_unavailable: the server's decider failed; restart `warden serve`".to_owned())
+            }
+        }
+    }
+
+    fn set(&self, why: String) {
+        if let Ok(mut broken) = self.0.lock() {
+            broken.get_or_insert(why);
+        }
+    }
+}
+
+/// Completes one group (V-26, V-45): after the group before it has completed, makes the
+/// group's events durable with one sync (when it stored any) and only then sends its answers.
+/// A failed sync — this group's or an earlier one's — fails every answer of the group (V-28).
+async fn complete(
+    before: Option<tokio::task::JoinHandle<()>>,
+    stored: bool,
+    store: Arc<dyn agentwarden_ports::EventStore>,
+    answers: Vec<Decided>,
+    broken: Broken,
+) {
+    let started = Instant::now();
+    if let Some(before) = before
+        && let Err(e) = before.await
+    {
+        broken.set(format!(
+            "store_unavailable: the server lost a group of answers ({e}); restart `warden serve`"
+        ));
+    }
+    let waited = started.elapsed();
+    if stored
+        && broken.why().is_none()
+        && let Err(e) = store.sync().await
+    {
+        tracing::error!(error = %e, "the group's events could not be made durable");
+        broken.set(format!(
+            "store_unavailable: the server could not make its log durable ({e}); restart `warden serve`"
+        ));
+    }
+    // `RUST_LOG=warden::groups=debug`: each group's size and its waits, alone.
+    tracing::debug!(
+        target: "warden::groups",
+        answers = answers.len(),
+        stored,
+        before_us = waited.as_micros(),
+        sync_us = (started.elapsed() - waited).as_micros(),
+        "group completed"
+    );
+    let broken = broken.why();
+    for decided in answers {
+        match (decided, &broken) {
+            (Decided::Hook(reply, _), Some(why)) => {
+                let _ = reply.send(HookAnswer::failed(why.clone()));
+            }
+            (Decided::Hook(reply, answer), None) => {
+                let _ = reply.send(answer);
+            }
+            (Decided::Run(reply, _), Some(why)) => {
+                let _ = reply.send(Answer::error("store_unavailable", why.clone()));
+            }
+            (Decided::Run(reply, answer), None) => {
+                let _ = reply.send(answer);
+            }
         }
     }
 }
@@ -857,6 +942,154 @@ mod tests {
             assert_eq!(store.syncs.load(Ordering::SeqCst), 1, "after a recorded decision: after the sync");
         }
         loop_.join().unwrap();
+    }
+
+    /// A memory store whose syncs wait until the test lets each one end (and fail, when told).
+    struct Gated {
+        inner: agentwarden::MemoryEventStore,
+        deferred: AtomicUsize,
+        begun: AtomicUsize,
+        ended: AtomicUsize,
+        gate: tokio::sync::Semaphore,
+        fail: std::sync::atomic::AtomicBool,
+    }
+
+    impl Default for Gated {
+        fn default() -> Self {
+            Gated {
+                inner: agentwarden::MemoryEventStore::default(),
+                deferred: AtomicUsize::new(0),
+                begun: AtomicUsize::new(0),
+                ended: AtomicUsize::new(0),
+                gate: tokio::sync::Semaphore::new(0),
+                fail: std::sync::atomic::AtomicBool::new(false),
+            }
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for Gated {
+        async fn append(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.inner.append(e, b).await
+        }
+        async fn append_deferred(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.deferred.fetch_add(1, Ordering::SeqCst);
+            self.inner.append(e, b).await
+        }
+        async fn sync(&self) -> Result<(), StoreError> {
+            self.begun.fetch_add(1, Ordering::SeqCst);
+            self.gate.acquire().await.unwrap().forget();
+            self.ended.fetch_add(1, Ordering::SeqCst);
+            if self.fail.load(Ordering::SeqCst) {
+                return Err(StoreError::Unavailable { reason: "the test's disk failed".into() });
+            }
+            Ok(())
+        }
+        async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+            self.inner.read(from, limit).await
+        }
+        async fn head(&self) -> Result<Head, StoreError> {
+            self.inner.head().await
+        }
+    }
+
+    /// Waits (at most 10 s) until `count` reaches `n`.
+    fn wait_for(count: &AtomicUsize, n: usize, what: &str) {
+        let started = Instant::now();
+        while count.load(Ordering::SeqCst) < n {
+            assert!(started.elapsed() < Duration::from_secs(10), "{what}: never reached {n}");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// A decider on a [`Gated`] store in a covered session's project, and the inputs the tests
+    /// send it: a spawn (recorded) and a `Bash` call nothing governs (answered from the index).
+    fn gated_decider(dir: &Path) -> (Arc<Gated>, mpsc::Sender<Job>, PathBuf, [serde_json::Value; 3]) {
+        let (config, location) = bare_project(dir);
+        let storage = HookStorage::for_store(Some(&location), dir);
+        let index =
+            agentwarden::SessionIndex { session: "covered".into(), ..agentwarden::SessionIndex::default() };
+        storage.write_index(&index).unwrap();
+        let store = Arc::new(Gated::default());
+        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
+        let decide =
+            decider(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{}", f.reason));
+        let spawn = |n: u32| {
+            serde_json::json!({
+                "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Task",
+                "tool_use_id": format!("toolu_{n}"), "tool_input": {"subagent_type": "planner"},
+            })
+        };
+        let bash = serde_json::json!({
+            "session_id": "covered", "hook_event_name": "PreToolUse", "cwd": dir,
+            "tool_name": "Bash", "tool_use_id": "toolu_b", "tool_input": {"command": "ls"},
+        });
+        (store, decide, config, [spawn(1), spawn(2), bash])
+    }
+
+    fn ask(
+        decide: &mpsc::Sender<Job>,
+        config: &Path,
+        input: &serde_json::Value,
+    ) -> oneshot::Receiver<HookAnswer> {
+        let (reply, answer) = oneshot::channel();
+        decide.blocking_send(hook_job(config, input, reply)).unwrap();
+        answer
+    }
+
+    /// V-45: the next group is decided while the one before it syncs; its answers, and an
+    /// answer from the index that would otherwise leave at once (V-35), wait for the earlier
+    /// group's sync and then for their own, in order.
+    #[test]
+    fn a_group_is_decided_while_the_one_before_syncs_and_answered_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, decide, config, [first, second, bash]) = gated_decider(dir.path());
+        let mut a = ask(&decide, &config, &first);
+        wait_for(&store.begun, 1, "the first group's sync");
+        let mut c = ask(&decide, &config, &bash);
+        let mut b = ask(&decide, &config, &second);
+        wait_for(&store.deferred, 2, "the second spawn decided while the first sync runs");
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(store.ended.load(Ordering::SeqCst), 0);
+        for answer in [&mut a, &mut b, &mut c] {
+            assert!(answer.try_recv().is_err(), "no answer before the first sync ends");
+        }
+        store.gate.add_permits(1);
+        let a = a.blocking_recv().unwrap();
+        assert!(a.stdout().unwrap().contains("deny"), "{a:?}");
+        wait_for(&store.begun, 2, "the second group's sync");
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(b.try_recv().is_err(), "the second spawn waits for its own group's sync");
+        store.gate.add_permits(1);
+        assert!(b.blocking_recv().unwrap().stdout().unwrap().contains("deny"));
+        assert_eq!(c.blocking_recv().unwrap(), HookAnswer::Proceed);
+        assert_eq!(store.ended.load(Ordering::SeqCst), 2);
+        // With nothing in flight, a call nothing governs leaves at once again (V-35).
+        assert_eq!(ask(&decide, &config, &bash).blocking_recv().unwrap(), HookAnswer::Proceed);
+        assert_eq!(store.begun.load(Ordering::SeqCst), 2, "and asks for no sync");
+    }
+
+    /// V-45, V-28: when a sync fails, the group decided behind it while it ran fails too, and
+    /// so does every later request.
+    #[test]
+    fn a_failed_sync_fails_the_group_decided_behind_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, decide, config, [first, second, bash]) = gated_decider(dir.path());
+        store.fail.store(true, Ordering::SeqCst);
+        let a = ask(&decide, &config, &first);
+        wait_for(&store.begun, 1, "the first group's sync");
+        let b = ask(&decide, &config, &second);
+        let c = ask(&decide, &config, &bash);
+        wait_for(&store.deferred, 2, "the second spawn decided while the first sync runs");
+        store.gate.add_permits(1);
+        for answer in [a, b, c] {
+            let answer = answer.blocking_recv().unwrap();
+            assert_eq!(answer.exit_code(), agentwarden::HOOK_FAILED, "{answer:?}");
+            assert!(answer.stderr().unwrap().contains("store_unavailable"), "{answer:?}");
+        }
+        let later = ask(&decide, &config, &bash).blocking_recv().unwrap();
+        assert_eq!(later.exit_code(), agentwarden::HOOK_FAILED, "{later:?}");
+        assert_eq!(store.begun.load(Ordering::SeqCst), 1, "no sync after the failed one");
     }
 
     /// Item 6, V-30: through the decider (the group loop included), a tool call nothing governs

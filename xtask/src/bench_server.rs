@@ -12,7 +12,13 @@
 //!   goes through the three tool-rule layers and records `tool_call_authorized`, direct and
 //!   through the server;
 //! - 20 hook processes at once through one server (`warden hook`, then `warden-hook`): p50 and
-//!   p99 of their wall times;
+//!   p99 of their wall times; for the `warden-hook` crowd, beside them, where its CPU went per
+//!   call (the hook processes, this process spawning them, the server; from `/proc`, read
+//!   before and after, so the processes are timed as before), how busy the machine's CPUs
+//!   were and how much of that was the crowd's own (the rest is other work on the machine: the
+//!   figure is only as good as the machine was quiet) (V-46); with
+//!   `AGENTWARDEN_BENCH_BASELINE=PATH` (another build's `warden`), the same crowd of the same
+//!   client right after against that build's server, for a comparison under the same load;
 //! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
 //!   dynamically linked one Cargo builds by default is timed beside it for `Bash`, `Read` and
 //!   the 20 concurrent clients;
@@ -270,6 +276,90 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted.get(at).copied().unwrap_or(f64::NAN)
 }
 
+/// Where the CPU of a crowd of hook processes went, in ms per process (V-46): the hook
+/// processes themselves (this process's waited-for children), this process (its threads
+/// spawning and waiting for them), and the server; and how busy the whole machine was.
+struct CrowdCpu {
+    clients: f64,
+    parent: f64,
+    server: f64,
+    /// Of all the machine's CPU time while the crowd ran: the share in use, and the share the
+    /// crowd's own processes (the three above) used; the rest is other work on the machine.
+    machine_busy: f64,
+    crowd_share: f64,
+}
+
+/// CPU time so far, in clock ticks, from `/proc/PID/stat`: the process's own (every thread,
+/// live or gone) and its waited-for children's.
+fn cpu_ticks(pid: &str) -> Result<(u64, u64), String> {
+    let stat =
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("/proc/{pid}/stat: {e}"))?;
+    let fields: Vec<u64> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    match fields.as_slice() {
+        [user, system, children_user, children_system] => {
+            Ok((user + system, children_user + children_system))
+        }
+        _ => Err(format!("/proc/{pid}/stat: unexpected format")),
+    }
+}
+
+/// The machine's CPU ticks so far, all and idle (idle and waiting for I/O), from `/proc/stat`.
+fn machine_ticks() -> Result<(u64, u64), String> {
+    let stat = std::fs::read_to_string("/proc/stat").map_err(|e| format!("/proc/stat: {e}"))?;
+    let ticks: Vec<u64> =
+        stat.lines().next().unwrap_or("").split_whitespace().skip(1).filter_map(|f| f.parse().ok()).collect();
+    match ticks.get(3..5) {
+        Some([idle, iowait]) => Ok((ticks.iter().sum(), idle + iowait)),
+        _ => Err("/proc/stat: unexpected format".to_owned()),
+    }
+}
+
+/// Milliseconds per clock tick of `/proc` (`getconf CLK_TCK`; 100 per second when it cannot say).
+fn tick_ms() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<f64>().ok())
+        .filter(|hz| *hz > 0.0)
+        .map_or(10.0, |hz| 1e3 / hz)
+}
+
+/// [`concurrent`], and where the CPU went (V-46): read from `/proc` before and after, so the
+/// processes are timed exactly as without it.
+fn concurrent_cpu(
+    hook: &Path,
+    server: &Server,
+    clients: u64,
+    rounds: u64,
+    first: u64,
+) -> Result<(Vec<f64>, CrowdCpu), String> {
+    let pid = server.child.id().to_string();
+    let (me, server_before, machine) = (cpu_ticks("self")?, cpu_ticks(&pid)?, machine_ticks()?);
+    let times = concurrent(hook, server, clients, rounds, first)?;
+    let (me_after, server_after, machine_after) = (cpu_ticks("self")?, cpu_ticks(&pid)?, machine_ticks()?);
+    let per_call = tick_ms() / times.len().max(1) as f64;
+    let all = machine_after.0.saturating_sub(machine.0).max(1) as f64;
+    let crowd = me_after.1.saturating_sub(me.1)
+        + me_after.0.saturating_sub(me.0)
+        + server_after.0.saturating_sub(server_before.0);
+    let cpu = CrowdCpu {
+        clients: me_after.1.saturating_sub(me.1) as f64 * per_call,
+        parent: me_after.0.saturating_sub(me.0) as f64 * per_call,
+        server: server_after.0.saturating_sub(server_before.0) as f64 * per_call,
+        machine_busy: 100.0 * (1.0 - machine_after.1.saturating_sub(machine.1) as f64 / all),
+        crowd_share: 100.0 * crowd as f64 / all,
+    };
+    Ok((times, cpu))
+}
+
 /// A JSON string literal of `text`.
 fn json_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -472,7 +562,23 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         Err(e) => (Err(e.clone()), Err(e.clone()), Err(e)),
     };
     let crowd = concurrent(warden, &empty, 20, 10, 1_000_000);
-    let client_crowd = concurrent(&client, &empty, 20, 10, 2_000_000);
+    let client_crowd = concurrent_cpu(&client, &empty, 20, 10, 2_000_000);
+    let (client_crowd, client_cpu) = match client_crowd {
+        Ok((times, cpu)) => (Ok(times), Some(cpu)),
+        Err(e) => (Err(e), None),
+    };
+    // V-46: `AGENTWARDEN_BENCH_BASELINE=PATH` names another build's `warden`: its server, on an
+    // empty store of its own, takes one untimed crowd (as this one took `warden hook`'s) and
+    // then the same crowd of the same `warden-hook`, right after this one's: two servers
+    // compared under the same load of the machine.
+    let baseline = std::env::var_os("AGENTWARDEN_BENCH_BASELINE").map(PathBuf::from);
+    let baseline_crowd = baseline.as_deref().map(|old| {
+        let server = Server::start(old, bin, "baseline", 0)?;
+        let crowd = concurrent(&client, &server, 20, 10, 5_000_000)
+            .and_then(|_| concurrent_cpu(&client, &server, 20, 10, 4_000_000));
+        server.stop();
+        crowd
+    });
     let dynamic_crowd = concurrent(&dynamic, &empty, 20, 10, 3_000_000);
     let empty_store = empty.store.clone();
     empty.stop();
@@ -599,6 +705,56 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
                 );
             }
             Err(e) => row(&format!("20 concurrent {name}"), &format!("not measured: {e}"), "", None),
+        }
+    }
+    if let Some(cpu) = &client_cpu {
+        row(
+            "  `warden-hook` crowd: CPU per call, all of it",
+            &format!("{:.2} ms", cpu.clients + cpu.parent + cpu.server),
+            &format!("hook {:.2} xtask {:.2} serve {:.2}", cpu.clients, cpu.parent, cpu.server),
+            None,
+        );
+        row(
+            "  `warden-hook` crowd: the machine's CPUs busy",
+            &format!("{:.0} %", cpu.machine_busy),
+            &format!("the crowd's own {:.0} %", cpu.crowd_share),
+            None,
+        );
+    }
+    if let (Some(old), Some(crowd)) = (&baseline, &baseline_crowd) {
+        let name = format!("baseline server {}", old.display());
+        match crowd {
+            Ok((times, cpu)) => {
+                let (p50, p99) = (percentile(times, 0.5), percentile(times, 0.99));
+                row(
+                    "20 concurrent `warden-hook` Agent, baseline server: p50",
+                    &format!("{p50:.2} ms"),
+                    "",
+                    None,
+                );
+                row(
+                    "20 concurrent `warden-hook` Agent, baseline server: p99",
+                    &format!("{p99:.2} ms"),
+                    "≤ 20 ms",
+                    Some(p99 <= 20.0),
+                );
+                row(
+                    "  baseline crowd: CPU per call, all of it",
+                    &format!("{:.2} ms", cpu.clients + cpu.parent + cpu.server),
+                    &format!("hook {:.2} xtask {:.2} serve {:.2}", cpu.clients, cpu.parent, cpu.server),
+                    None,
+                );
+                row(
+                    "  baseline crowd: the machine's CPUs busy",
+                    &format!("{:.0} %", cpu.machine_busy),
+                    &format!("the crowd's own {:.0} %", cpu.crowd_share),
+                    None,
+                );
+                println!("  (the baseline: {name})");
+            }
+            Err(e) => {
+                row(&format!("20 concurrent `warden-hook`, {name}"), &format!("not measured: {e}"), "", None)
+            }
         }
     }
     let kib = |r: &Result<(u64, u64), String>| match r {
