@@ -14,3 +14,20 @@ pub mod pg;
 pub mod sources;
 
 pub use agentwarden_ports::conformance::note;
+
+/// sled itself on a store this process has just closed, for tests that edit a store behind its
+/// back. sled's own threads can hold the directory's lock for a moment after the last handle is
+/// dropped (a flaky `could not acquire lock` in CI), so this waits for it (at most 5 s) as
+/// `SledEventStore::open` does.
+pub fn raw_sled(path: &std::path::Path) -> sled::Db {
+    let started = std::time::Instant::now();
+    loop {
+        match sled::open(path) {
+            Ok(db) => return db,
+            Err(_) if started.elapsed() < std::time::Duration::from_secs(5) => {
+                std::thread::sleep(std::time::Duration::from_millis(5))
+            }
+            Err(e) => panic!("cannot open {}: {e}", path.display()),
+        }
+    }
+}

@@ -8,7 +8,7 @@ use agentwarden_adapters::{Archiving, SledConfig, SledEventStore};
 use agentwarden_domain::audit::{StoredRecord, verify};
 use agentwarden_ports::{EventStore, Expected, StoreError};
 use agentwarden_tests::event_store::read_all;
-use agentwarden_tests::note;
+use agentwarden_tests::{note, raw_sled};
 
 /// Segments of 3 events once 4 more stay in sled: a few dozen events cross many segments.
 fn small(path: &Path) -> SledConfig {
@@ -41,21 +41,6 @@ fn segments(path: &Path) -> Vec<PathBuf> {
         entries.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "seg")).collect();
     files.sort();
     files
-}
-
-/// sled itself on a store this process has just closed (its threads may hold the lock a
-/// moment longer).
-fn raw_sled(path: &Path) -> sled::Db {
-    let started = Instant::now();
-    loop {
-        match sled::open(path) {
-            Ok(db) => return db,
-            Err(_) if started.elapsed() < Duration::from_secs(5) => {
-                std::thread::sleep(Duration::from_millis(5))
-            }
-            Err(e) => panic!("cannot open {}: {e}", path.display()),
-        }
-    }
 }
 
 fn tail_keys(path: &Path) -> Vec<u64> {

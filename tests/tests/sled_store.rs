@@ -8,7 +8,7 @@ use agentwarden_adapters::{Durability, SledConfig, SledEventStore};
 use agentwarden_domain::audit::verify;
 use agentwarden_ports::{EventStore, Expected, StoreError};
 use agentwarden_tests::event_store::read_all;
-use agentwarden_tests::note;
+use agentwarden_tests::{note, raw_sled};
 use proptest::prelude::*;
 
 fn open(path: &Path) -> Result<SledEventStore, StoreError> {
@@ -63,22 +63,6 @@ fn fsync_mode_appends_and_reopens() {
     });
     let store = SledEventStore::open(&config).unwrap();
     runtime().block_on(async { assert_eq!(verify(&read_all(&store, 10).await).unwrap().seq, 5) });
-}
-
-/// sled itself on a store this process has just closed. sled's own threads can hold the
-/// directory's lock for a moment after the last handle is dropped (a flaky
-/// `could not acquire lock` here in CI), so wait for it as [`SledEventStore::open`] does.
-fn raw_sled(path: &Path) -> sled::Db {
-    let started = Instant::now();
-    loop {
-        match sled::open(path) {
-            Ok(db) => return db,
-            Err(_) if started.elapsed() < Duration::from_secs(5) => {
-                std::thread::sleep(Duration::from_millis(5))
-            }
-            Err(e) => panic!("cannot open {}: {e}", path.display()),
-        }
-    }
 }
 
 /// Edits one byte of the stored value of `victim` behind the store's back.

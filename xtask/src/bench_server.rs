@@ -486,6 +486,23 @@ fn row(what: &str, ours: &str, against: &str, pass: Option<bool>) {
     println!("{what:<58} {ours:>16} {against:>26}  {verdict}");
 }
 
+/// A crowd's CPU per call (hook processes, this process, the server) and how busy the machine
+/// was, as two rows under the crowd's p50 and p99 (V-46).
+fn cpu_rows(crowd: &str, cpu: &CrowdCpu) {
+    row(
+        &format!("  {crowd}: CPU per call, all of it"),
+        &format!("{:.2} ms", cpu.clients + cpu.parent + cpu.server),
+        &format!("hook {:.2} xtask {:.2} serve {:.2}", cpu.clients, cpu.parent, cpu.server),
+        None,
+    );
+    row(
+        &format!("  {crowd}: the machine's CPUs busy"),
+        &format!("{:.0} %", cpu.machine_busy),
+        &format!("the crowd's own {:.0} %", cpu.crowd_share),
+        None,
+    );
+}
+
 fn ms(result: &Result<(f64, &'static str), String>) -> Option<f64> {
     result.as_ref().ok().map(|(ms, _)| *ms)
 }
@@ -708,18 +725,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         }
     }
     if let Some(cpu) = &client_cpu {
-        row(
-            "  `warden-hook` crowd: CPU per call, all of it",
-            &format!("{:.2} ms", cpu.clients + cpu.parent + cpu.server),
-            &format!("hook {:.2} xtask {:.2} serve {:.2}", cpu.clients, cpu.parent, cpu.server),
-            None,
-        );
-        row(
-            "  `warden-hook` crowd: the machine's CPUs busy",
-            &format!("{:.0} %", cpu.machine_busy),
-            &format!("the crowd's own {:.0} %", cpu.crowd_share),
-            None,
-        );
+        cpu_rows("`warden-hook` crowd", cpu);
     }
     if let (Some(old), Some(crowd)) = (&baseline, &baseline_crowd) {
         let name = format!("baseline server {}", old.display());
@@ -738,18 +744,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
                     "≤ 20 ms",
                     Some(p99 <= 20.0),
                 );
-                row(
-                    "  baseline crowd: CPU per call, all of it",
-                    &format!("{:.2} ms", cpu.clients + cpu.parent + cpu.server),
-                    &format!("hook {:.2} xtask {:.2} serve {:.2}", cpu.clients, cpu.parent, cpu.server),
-                    None,
-                );
-                row(
-                    "  baseline crowd: the machine's CPUs busy",
-                    &format!("{:.0} %", cpu.machine_busy),
-                    &format!("the crowd's own {:.0} %", cpu.crowd_share),
-                    None,
-                );
+                cpu_rows("baseline crowd", cpu);
                 println!("  (the baseline: {name})");
             }
             Err(e) => {
