@@ -141,7 +141,7 @@ pub(super) async fn serve(
     let home = std::env::current_dir().map_err(|e| Failure::usage(format!("no working directory: {e}")))?;
     let socket = home.join(socket);
     let _lock = lock_socket(&socket)?;
-    let stores = match stores.location(Some(&config))? {
+    let mut stores = match stores.location(Some(&config))? {
         StoreLocation::Embedded(dir) if dir.is_relative() => {
             let dir = home.join(dir);
             let dir =
@@ -152,10 +152,7 @@ pub(super) async fn serve(
     };
     // S-13: the server moves older events into segments on a thread of the store's own: no
     // answer waits for a move.
-    let stores = super::stores::Stores {
-        sled: stores.sled.clone().archiving(agentwarden::Archiving::Background),
-        ..stores
-    };
+    stores.sled = stores.sled.archiving(agentwarden::Archiving::Background);
     let stores = &stores;
     let location = stores.location(Some(&config))?;
     let warden = stores.open(config, true).map_err(|e| {

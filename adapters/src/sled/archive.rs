@@ -299,20 +299,14 @@ impl ArchiveDir {
     /// Reads the segment `entry` lists, and checks it ([`Segment::parse`]).
     pub(super) fn read(&self, entry: &Entry) -> Result<Segment, String> {
         let name = entry.name();
-        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&self.fd, &name, flags, Mode::empty())
-            .map_err(|e| format!("cannot open `{}`: {e}", self.path.join(&name).display()))?;
-        let stat = rustix::fs::fstat(&fd).map_err(|e| format!("cannot examine `{name}`: {e}"))?;
-        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
-            return Err(format!("`{name}` is not a regular file"));
-        }
-        let len = u64::try_from(stat.st_size).unwrap_or(u64::MAX);
+        let path = self.path.join(&name);
+        // U-3: by descriptor, `O_NOFOLLOW | O_NONBLOCK`, a regular file, at most the listed length.
+        let (file, len, _) = crate::untrusted::open_file_at(self.fd.as_fd(), OsStr::new(&name), &path)
+            .map_err(|e| e.reason())?;
         if len != entry.bytes {
             return Err(format!("`{name}` holds {len} bytes, {} were archived", entry.bytes));
         }
-        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-        std::io::Read::read_to_end(&mut std::io::Read::take(std::fs::File::from(fd), len), &mut bytes)
-            .map_err(|e| format!("cannot read `{name}`: {e}"))?;
+        let bytes = crate::untrusted::read_bounded(file, len, entry.bytes, &path).map_err(|e| e.reason())?;
         Segment::parse(entry, bytes).map_err(|why| format!("`{name}`: {why}"))
     }
 

@@ -788,10 +788,14 @@ impl SledEventStore {
     /// events in sled, archiving on, and no move failed since the store was opened.
     fn archive_due(&self) -> bool {
         let inner = &self.inner;
-        inner.archiving != Archiving::Off
-            && !inner.move_failed.load(Ordering::Acquire)
-            && inner.commit.durable().saturating_sub(inner.log.archived.load(Ordering::Acquire))
-                >= inner.keep.saturating_add(inner.segment)
+        inner.archiving != Archiving::Off && !inner.move_failed.load(Ordering::Acquire) && self.segment_due()
+    }
+
+    /// More than `archive_keep` plus a segment of durable events are in sled.
+    fn segment_due(&self) -> bool {
+        let inner = &self.inner;
+        inner.commit.durable().saturating_sub(inner.log.archived.load(Ordering::Acquire))
+            >= inner.keep.saturating_add(inner.segment)
     }
 
     /// Wakes the background archiver (a wake already pending is enough).
@@ -828,10 +832,7 @@ impl SledEventStore {
         let Ok(_moving) = inner.moving.try_lock() else { return Ok(0) };
         let mut moved = 0;
         let mut left = segments.unwrap_or(u64::MAX);
-        while left > 0
-            && inner.commit.durable().saturating_sub(inner.log.archived.load(Ordering::Acquire))
-                >= inner.keep.saturating_add(inner.segment)
-        {
+        while left > 0 && self.segment_due() {
             moved += self.move_segment()?;
             left -= 1;
         }

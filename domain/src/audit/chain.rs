@@ -143,6 +143,18 @@ pub(super) fn push_decimal(out: &mut Vec<u8>, n: u64) {
     }
 }
 
+/// Appends how every body begins, `{"seq":N,"prev_hash":"<hex>",`: what a writer writes and a
+/// verifier checks.
+pub(super) fn push_position(out: &mut Vec<u8>, seq: u64, prev: &Hash) {
+    out.extend_from_slice(b"{\"seq\":");
+    push_decimal(out, seq);
+    out.extend_from_slice(b",\"prev_hash\":\"");
+    let mut hex = [0u8; 64];
+    prev.write_hex(&mut hex);
+    out.extend_from_slice(&hex);
+    out.extend_from_slice(b"\",");
+}
+
 /// A streaming verifier: feed it the records in order, then [`ChainVerifier::finish`].
 ///
 /// It holds one head and one small buffer, so verifying a log of any length takes constant
@@ -192,13 +204,7 @@ impl ChainVerifier {
             return Err(ChainBreak { seq, why: BreakKind::Gap { found: record.seq } });
         }
         self.prefix.clear();
-        self.prefix.extend_from_slice(b"{\"seq\":");
-        push_decimal(&mut self.prefix, seq);
-        self.prefix.extend_from_slice(b",\"prev_hash\":\"");
-        let mut hex = [0u8; 64];
-        self.head.hash.write_hex(&mut hex);
-        self.prefix.extend_from_slice(&hex);
-        self.prefix.extend_from_slice(b"\",");
+        push_position(&mut self.prefix, seq, &self.head.hash);
         if !record.body.starts_with(&self.prefix) {
             return Err(ChainBreak { seq, why: BreakKind::Position });
         }

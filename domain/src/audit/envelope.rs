@@ -179,13 +179,8 @@ impl EventDraft {
         prev: &Hash,
         out: &mut Vec<u8>,
     ) -> Result<(), serde_json::Error> {
-        out.extend_from_slice(b"{\"seq\":");
-        super::chain::push_decimal(out, seq);
-        out.extend_from_slice(b",\"prev_hash\":\"");
-        let mut hex = [0u8; 64];
-        prev.write_hex(&mut hex);
-        out.extend_from_slice(&hex);
-        out.extend_from_slice(b"\",\"recorded_at\":\"");
+        super::chain::push_position(out, seq, prev);
+        out.extend_from_slice(b"\"recorded_at\":\"");
         out.extend_from_slice(&self.recorded_at.text());
         out.extend_from_slice(b"\",\"actor\":");
         serde_json::to_writer(&mut *out, self.actor.as_str())?;
