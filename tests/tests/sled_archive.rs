@@ -316,3 +316,21 @@ fn walks_during_moves_see_every_event_once_in_order() {
         assert!(segments(&path).len() >= 98, "the archiver moved {} segments", segments(&path).len());
     });
 }
+
+/// A segment removed, cut or replaced anywhere in the archive refuses the store when it is
+/// opened, before any decision is made on it: `rm` of an old segment is not a quiet way to
+/// lose history (an edit that keeps the length is found when the segment is read).
+#[test]
+fn a_store_missing_any_segment_is_refused_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store");
+    fill(&small(&path), 30);
+    let files = segments(&path);
+    let middle = files[files.len() / 2].clone();
+    let first: u64 = middle.file_stem().unwrap().to_str().unwrap().parse().unwrap();
+    std::fs::remove_file(&middle).unwrap();
+    match SledEventStore::open(&small(&path)) {
+        Err(StoreError::Corrupt { seq, why }) => assert_eq!(seq, first, "{why}"),
+        other => panic!("opened without segment {first}: {:?}", other.map(|_| ())),
+    }
+}

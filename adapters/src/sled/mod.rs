@@ -502,14 +502,14 @@ const RECOVERED: &str = "recovered/";
 
 impl Log {
     /// The log at `path`: its segments listed in `index` are checked to follow one another
-    /// from seq 1, and the last one's file to be there; nothing is read from the files.
+    /// from seq 1, and each one's file to be there, a regular file of its listed length (one
+    /// `fstatat` a segment); nothing is read from the files.
     fn open(path: &Path, events: sled::Tree, index: sled::Tree) -> Result<Log, StoreError> {
         let dir = OnceLock::new();
         if let Some(opened) = ArchiveDir::open(path, false).map_err(|why| corrupt(1, why))? {
             let _ = dir.set(opened);
         }
         let mut archived = Head::EMPTY;
-        let mut last = None;
         for listed in index.iter() {
             let (k, v) = listed.map_err(unavailable("cannot read the archive tree"))?;
             let entry = Entry::decode(&k, &v)
@@ -520,10 +520,8 @@ impl Log {
                     format!("the archive holds seq {} where seq {} belongs", entry.first, archived.seq + 1),
                 ));
             }
-            archived = Head { seq: entry.last, hash: entry.last_hash };
-            last = Some(entry);
-        }
-        if let Some(entry) = last {
+            // Every listed file is there, a regular file of its length: a segment removed,
+            // cut or replaced refuses the store at once, not only when a walk reaches it.
             let dir = dir.get().ok_or_else(|| {
                 corrupt(
                     1,
@@ -531,6 +529,7 @@ impl Log {
                 )
             })?;
             dir.holds(&entry).map_err(|why| corrupt(entry.first, format!("an archived segment: {why}")))?;
+            archived = Head { seq: entry.last, hash: entry.last_hash };
         }
         Ok(Log {
             path: path.to_path_buf(),
