@@ -11,8 +11,10 @@
 //! - a subagent's tool call (issue 24): a `Read` by a planner the main session spawned, which
 //!   goes through the three tool-rule layers and records `tool_call_authorized`, direct and
 //!   through the server;
-//! - 20 hook processes at once through one server (`warden hook`, then `warden-hook`): p50 and
-//!   p99 of their wall times; for the `warden-hook` crowd, beside them, where its CPU went per
+//! - 20 hook processes at once through one server (`warden hook`, then `warden-hook`), spawned
+//!   and reaped by one thread as Claude Code's main thread does (V-47): p50 and p99 of their
+//!   wall times, beside the floor (the same crowd of `warden-hook --version`, which asks
+//!   nothing); for the `warden-hook` crowd, beside them, where its CPU went per
 //!   call (the hook processes, this process spawning them, the server; from `/proc`, read
 //!   before and after, so the processes are timed as before), how busy the machine's CPUs
 //!   were and how much of that was the crowd's own (the rest is other work on the machine: the
@@ -241,31 +243,79 @@ fn one_hook(warden: &Path, args: &[String], input: &str) -> Result<f64, String> 
     Ok(ms)
 }
 
-/// `clients` threads each running `rounds` `warden hook` processes (distinct spawns) back to
-/// back through `server`, all at once: every process's wall time, sorted.
+/// `clients` hook processes through `server` at once, `rounds` each (distinct spawns): every
+/// process's wall time, sorted. Spawned and reaped by this one thread, as Claude Code starts
+/// its hooks (V-47): its main thread `vfork`s each hook while the others run, and reaps them
+/// as they exit. A client's next process starts as soon as its last one is reaped.
 fn concurrent(
-    warden: &Path,
+    hook: &Path,
     server: &Server,
     clients: u64,
     rounds: u64,
     first: u64,
 ) -> Result<Vec<f64>, String> {
-    let args = server.hook_args();
-    let threads: Vec<_> = (0..clients)
-        .map(|c| {
-            let (warden, args) = (warden.to_path_buf(), args.clone());
-            std::thread::spawn(move || {
-                (0..rounds)
-                    .map(|r| {
-                        one_hook(&warden, &args, &spawn_event(first + c * 1000 + r, "bench-concurrent")?)
-                    })
-                    .collect::<Result<Vec<f64>, String>>()
-            })
-        })
-        .collect();
+    processes_at_once(&target_dir(), hook, &server.hook_args(), clients, rounds, |c, r| {
+        spawn_event(first + c * 1000 + r, "bench-concurrent")
+    })
+}
+
+/// `clients` processes of `program args` at once, `rounds` each, with `input(client, round)` on
+/// stdin, spawned and reaped by this thread (V-47; see [`concurrent`]): every process's wall
+/// time from its spawn to its reaping, sorted; an error, with what the process wrote to its
+/// stderr (kept in `scratch`), when any exits other than 0.
+fn processes_at_once(
+    scratch: &Path,
+    program: &Path,
+    args: &[String],
+    clients: u64,
+    rounds: u64,
+    input: impl Fn(u64, u64) -> Result<String, String>,
+) -> Result<Vec<f64>, String> {
+    use rustix::process::{Pid, WaitOptions, wait};
+    use std::collections::HashMap;
+
+    let stderr_of = |client: u64| scratch.join(format!("bench-crowd-{client}.stderr"));
+    let start = |client: u64, round: u64| -> Result<(Pid, Instant), String> {
+        let input = input(client, round)?;
+        let stderr = std::fs::File::create(stderr_of(client)).map_err(|e| e.to_string())?;
+        let started = Instant::now();
+        let mut child = Command::new(program)
+            .args(args)
+            .env(KILL_SWITCH.0, KILL_SWITCH.1)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+        // A process that does not read its stdin (the floor's `--version`) closes the pipe:
+        // its exit status, not this write, says whether it failed.
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        Ok((Pid::from_child(&child), started))
+    };
+    let mut live = HashMap::new();
+    for client in (0..clients).filter(|_| rounds > 0) {
+        let (pid, started) = start(client, 0)?;
+        live.insert(pid, (client, 0, started));
+    }
     let mut times = Vec::new();
-    for thread in threads {
-        times.extend(thread.join().map_err(|_| "a client thread panicked".to_owned())??);
+    while !live.is_empty() {
+        let reaped = wait(WaitOptions::empty()).map_err(|e| format!("waitpid: {e}"))?;
+        let ended = Instant::now();
+        let Some((pid, status)) = reaped else { continue };
+        let Some((client, round, started)) = live.remove(&pid) else {
+            return Err(format!("process {} exited during the crowd (the server?)", pid.as_raw_pid()));
+        };
+        if status.exit_status() != Some(0) {
+            let said = std::fs::read_to_string(stderr_of(client)).unwrap_or_default();
+            return Err(format!("{} exited {status:?}: {}", program.display(), said.trim()));
+        }
+        times.push(ended.duration_since(started).as_secs_f64() * 1e3);
+        if round + 1 < rounds {
+            let (pid, started) = start(client, round + 1)?;
+            live.insert(pid, (client, round + 1, started));
+        }
     }
     times.sort_by(f64::total_cmp);
     Ok(times)
@@ -621,6 +671,16 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         crowd
     });
     let dynamic_crowd = concurrent(&dynamic, &empty, 20, 10, 3_000_000);
+    // V-47: the same crowd of processes that ask nothing, the floor under the crowds above.
+    let floor =
+        processes_at_once(
+            &target_dir(),
+            &client,
+            &["--version".to_owned()],
+            20,
+            10,
+            |_, _| Ok(String::new()),
+        );
     let empty_store = empty.store.clone();
     empty.stop();
     let recorded = authorized_calls(warden, &empty_store);
@@ -734,6 +794,17 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     if let Some(cpu) = &client_cpu {
         cpu_rows("`warden-hook` crowd", cpu);
     }
+    match &floor {
+        Ok(times) => row(
+            "  the floor: 20 concurrent `warden-hook --version` (no request), p50 / p99",
+            &format!("{:.2} / {:.2} ms", percentile(times, 0.5), percentile(times, 0.99)),
+            "",
+            None,
+        ),
+        Err(e) => {
+            row("  the floor: 20 concurrent `warden-hook --version`", &format!("not measured: {e}"), "", None)
+        }
+    }
     if let (Some(old), Some(crowd)) = (&baseline, &baseline_crowd) {
         crowd_rows("`warden-hook` (baseline server)", crowd.as_ref().map(|(times, _)| times.as_slice()));
         if let Ok((_, cpu)) = crowd {
@@ -835,7 +906,8 @@ pub(crate) fn installed_answers(warden: &Path, hook: &Path) -> Result<(), String
 
 #[cfg(test)]
 mod tests {
-    use super::probe_row;
+    use super::{probe_row, processes_at_once};
+    use std::path::Path;
 
     const PROBE: &str = "# template: seq 5 of a, subagent_spawn_evaluated (1896 bytes stored)
 # cache 8388608 bytes, group 8, records 0 bytes every 1000
@@ -851,5 +923,43 @@ mod tests {
         assert_eq!(probe_row(PROBE, 1_000_000), Ok((41_292, 49_180)));
         assert!(probe_row(PROBE, 100_000).is_err(), "a count the probe did not print");
         assert!(probe_row("5 seq 8\n", 5).is_err(), "a line that is not a row");
+    }
+
+    // `processes_at_once` reaps with `waitpid(-1)`: these tests run as processes of their own
+    // (nextest), so no other test's child is reaped.
+
+    #[test]
+    fn the_crowd_runs_every_client_at_once_and_times_every_round() {
+        let scratch = std::env::temp_dir().join(format!("xtask-crowd-{}", std::process::id()));
+        let dir = scratch.join("marks");
+        let _ = std::fs::remove_dir_all(&scratch);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Each process leaves its mark, then waits (at most 10 s) until all four clients' first
+        // processes have: it exits 0 only if the four ran at the same time.
+        let script = format!(
+            "read who; touch '{0}/'$who; i=0; while [ $(ls '{0}' | wc -l) -lt 4 ]; do \
+             i=$((i+1)); [ $i -gt 1000 ] && exit 1; sleep 0.01; done; exit 0",
+            dir.display()
+        );
+        let args = ["-c".to_owned(), script];
+        let times =
+            processes_at_once(&scratch, Path::new("/bin/sh"), &args, 4, 3, |c, r| Ok(format!("{c}-{r}\n")))
+                .unwrap();
+        assert_eq!(times.len(), 12, "4 clients × 3 rounds");
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "sorted");
+        assert!(times.iter().all(|t| *t > 0.0));
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 12, "every round ran once");
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+
+    #[test]
+    fn a_process_that_fails_fails_the_crowd_with_what_it_said() {
+        let args = ["-c".to_owned(), "echo refused >&2; exit 3".to_owned()];
+        let scratch = std::env::temp_dir().join(format!("xtask-crowd-fails-{}", std::process::id()));
+        std::fs::create_dir_all(&scratch).unwrap();
+        let err = processes_at_once(&scratch, Path::new("/bin/sh"), &args, 2, 2, |_, _| Ok(String::new()))
+            .unwrap_err();
+        assert!(err.contains("refused") && err.contains('3'), "{err}");
+        std::fs::remove_dir_all(&scratch).unwrap();
     }
 }
