@@ -9,6 +9,11 @@
 //! any hook call, under the session `warden-doctor-canary-<unix ms>`, so an investigator tells
 //! it apart. Only a `PreToolUse` is sent: a synthetic `SubagentStop` would compare and revert
 //! the project's protected paths.
+//!
+//! V-48: when the lines ask a resident service, the kill switch is the server's environment
+//! (V-4), which the canary cannot unset: a server running with it on, as it does in service,
+//! would allow the spawn above. The canary then asks for a spawn of [`CANARY_TYPE`], a type no
+//! persona declares, which the gate denies whatever the kill switch says; only that deny passes.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -23,6 +28,39 @@ use super::wiring;
 
 /// The session id prefix of the canary's events (H-15).
 pub(super) const CANARY_SESSION: &str = "warden-doctor-canary-";
+
+/// The subagent type of the canary sent to a server (V-48): declared by no persona.
+pub(super) const CANARY_TYPE: &str = "warden-doctor-canary";
+
+/// The spawn the canary asks for, and so what its deny proves. The kill switch variable is
+/// removed from the line's environment either way.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Probe<'a> {
+    /// Direct mode (H-15): `subagent`, which the main persona declares.
+    KillSwitchUnset { subagent: &'a str },
+    /// Through a server (V-48): [`CANARY_TYPE`], which no persona declares.
+    UndeclaredType,
+}
+
+impl<'a> Probe<'a> {
+    fn subagent(self) -> &'a str {
+        match self {
+            Probe::KillSwitchUnset { subagent } => subagent,
+            Probe::UndeclaredType => CANARY_TYPE,
+        }
+    }
+
+    /// The spawn, for the check's line.
+    fn what(self, enable_env: &str) -> String {
+        match self {
+            Probe::KillSwitchUnset { .. } => format!("a spawn without `{enable_env}`"),
+            Probe::UndeclaredType => format!(
+                "a spawn of `{CANARY_TYPE}`, a type no persona declares, through the server (whose own \
+                 environment holds the kill switch)"
+            ),
+        }
+    }
+}
 
 /// What the canary's run came back with.
 #[derive(Debug)]
@@ -90,7 +128,7 @@ pub(super) fn canary(
     project: &Path,
     entries: &[Entry],
     enable_env: &str,
-    subagent: &str,
+    probe: Probe<'_>,
     checks: &mut Vec<Check>,
 ) {
     let mut lines: Vec<(&str, u64)> = Vec::new();
@@ -115,7 +153,7 @@ pub(super) fn canary(
         "tool_input": {
             "description": "warden doctor canary",
             "prompt": "A canary from `warden doctor`: this spawn must be denied.",
-            "subagent_type": subagent,
+            "subagent_type": probe.subagent(),
         },
     })
     .to_string();
@@ -140,12 +178,12 @@ pub(super) fn canary(
                 if decision == Some("deny") {
                     Check::ok(
                         "canary",
-                        format!("the installed line denied a spawn without `{enable_env}` (session `{session}`): {reason}"),
+                        format!("the installed line denied {} (session `{session}`): {reason}", probe.what(enable_env)),
                     )
                 } else {
                     Check::fail(
                         "canary",
-                        format!("the installed line let a spawn without `{enable_env}` through (session `{session}`)"),
+                        format!("the installed line let {} through (session `{session}`)", probe.what(enable_env)),
                         "check the configuration the line names; do not start Claude Code before this passes",
                     )
                 }

@@ -471,6 +471,26 @@ async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
     });
 }
 
+/// Where the kill switch `var` is read, and what it says there: through a server, the server's
+/// environment (V-4), which this process cannot see.
+fn kill_switch(var: &str, served: bool) -> Check {
+    match (served, std::env::var(var).as_deref()) {
+        (true, _) => Check::ok(
+            "kill switch",
+            format!(
+                "the hooks ask a server: `{var}` is read from the server's environment (V-4), not this shell's"
+            ),
+        ),
+        (false, Ok("true")) => {
+            Check::ok("kill switch", format!("`{var}` is `true`: subagents may be enabled"))
+        }
+        (false, _) => Check::ok(
+            "kill switch",
+            format!("`{var}` is not `true` here: every spawn is denied until Claude Code runs with it set"),
+        ),
+    }
+}
+
 pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) -> Result<u8, Failure> {
     let project = match &args.project {
         Some(project) => project.clone(),
@@ -497,17 +517,6 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             let first = check_files(&config, &mut checks);
             check_protection(&project, &config, &mut checks);
             let var = &config.subagents.enable_env;
-            checks.push(match std::env::var(var).as_deref() {
-                Ok("true") => {
-                    Check::ok("kill switch", format!("`{var}` is `true`: subagents may be enabled"))
-                }
-                _ => Check::ok(
-                    "kill switch",
-                    format!(
-                        "`{var}` is not `true` here: every spawn is denied until Claude Code runs with it set"
-                    ),
-                ),
-            });
             checks.push(approval_keys(&config));
             checks.push(permission_rules(&project, &config, &args.managed));
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
@@ -515,15 +524,25 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
         }
     };
     // V-19: with a server configured, the store is the server's: it is asked, not opened.
-    let server = super::client::explicit_server(None)
-        .map(|explicit| explicit.or_else(|| loaded.as_ref().and_then(|c| c.server.clone())));
+    // V-48: the server the installed lines name (`--server`) first, as the hook reads its
+    // `--server` first; then `AGENTWARDEN_SERVER`, then `[server] socket`.
+    let server = match super::installed::server_named(&entries) {
+        Err(why) => Err((
+            why,
+            format!("run `warden init claude-code --project {} --server PATH` again", project.display()),
+        )),
+        Ok(Some(socket)) => Ok(Some(socket)),
+        Ok(None) => super::client::explicit_server(None)
+            .map(|explicit| explicit.or_else(|| loaded.as_ref().and_then(|c| c.server.clone())))
+            .map_err(|why| (why, format!("unset `{}` or name the socket", super::client::SERVER_ENV))),
+    };
+    let served = matches!(server, Ok(Some(_)));
+    if let Some((var, _)) = &canary_with {
+        checks.push(kill_switch(var, served));
+    }
     // The store is closed again before the canary runs: sled admits one process at a time.
     match (server, store.to_str().filter(|s| agentwarden::PgConfig::is_postgres_url(s))) {
-        (Err(why), _) => checks.push(Check::fail(
-            "server",
-            why,
-            format!("unset `{}` or name the socket", super::client::SERVER_ENV),
-        )),
+        (Err((why, fix)), _) => checks.push(Check::fail("server", why, fix)),
         (Ok(Some(socket)), _) => check_server(&socket, loaded.as_ref(), &config_path, &mut checks),
         (Ok(None), Some(url)) => check_fleet_store(url, &mut checks).await,
         (Ok(None), None) => {
@@ -532,7 +551,11 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
         }
     }
     if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty()) {
-        super::canary::canary(&project, &entries, &var, &subagent, &mut checks);
+        let probe = match served {
+            false => super::canary::Probe::KillSwitchUnset { subagent: &subagent },
+            true => super::canary::Probe::UndeclaredType,
+        };
+        super::canary::canary(&project, &entries, &var, probe, &mut checks);
     }
     let healthy = checks.iter().all(|c| c.ok);
     if args.json {

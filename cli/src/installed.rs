@@ -215,6 +215,19 @@ pub(super) fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<
 }
 
 /// Each entry's line: the binary exists, the tail fails closed, the numbers leave margin.
+/// V-48: the socket the installed lines name with `--server` (the client form `warden init
+/// claude-code --server` writes): `None` when none names one. An error when some lines name
+/// one and others do not, or they name different sockets: Claude Code would then ask two
+/// deciders, and doctor cannot say which one is checked.
+pub(super) fn server_named(entries: &[Entry]) -> Result<Option<PathBuf>, String> {
+    let named: Vec<Option<PathBuf>> = entries.iter().map(|e| wiring::parse(&e.command).server).collect();
+    match named.first() {
+        None => Ok(None),
+        Some(first) if named.iter().all(|n| n == first) => Ok(first.clone()),
+        Some(_) => Err("the installed lines do not all name the same server (`--server`)".to_owned()),
+    }
+}
+
 pub(super) fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
     let init = format!("run `warden init claude-code --project {}` again", project.display());
     let mut binaries = Vec::new();
@@ -297,5 +310,25 @@ mod tests {
         assert!(every_tool(None));
         assert!(!every_tool(Some("Task|Agent")));
         assert!(!every_tool(Some(".*")), "a regex that happens to match all is not what init writes");
+    }
+
+    #[test]
+    fn the_server_is_the_one_every_line_names_or_none() {
+        let line = |server: Option<&str>| Entry {
+            event: "PreToolUse".to_owned(),
+            matcher: Some("*".to_owned()),
+            command: wiring::hook_command(Path::new("/w/warden-hook"), 5000, 28000, server.map(Path::new)),
+            timeout: Some(30),
+            blocks_on_failure: true,
+        };
+        let a = Some(PathBuf::from("/run/a.sock"));
+        assert_eq!(server_named(&[]), Ok(None));
+        assert_eq!(server_named(&[line(None), line(None)]), Ok(None), "direct mode");
+        assert_eq!(server_named(&[line(Some("/run/a.sock")), line(Some("/run/a.sock"))]), Ok(a));
+        assert!(
+            server_named(&[line(Some("/run/a.sock")), line(Some("/run/b.sock"))]).is_err(),
+            "two servers"
+        );
+        assert!(server_named(&[line(Some("/run/a.sock")), line(None)]).is_err(), "one line asks none");
     }
 }

@@ -125,6 +125,9 @@ pub(super) struct Parsed {
     pub(super) deadline_ms: Option<u64>,
     /// The line ends in [`FAIL_CLOSED`].
     pub(super) fail_closed: bool,
+    /// The socket `--server` names, single-quoted as [`hook_command`] writes it (the client
+    /// form, V-34): the server the line asks (V-48).
+    pub(super) server: Option<PathBuf>,
 }
 
 fn unquote(command: &str) -> Option<PathBuf> {
@@ -154,6 +157,7 @@ pub(super) fn parse(command: &str) -> Parsed {
         lock_ms: number_after(command, "--lock-timeout-ms"),
         deadline_ms: number_after(command, "--deadline-ms"),
         fail_closed: command.trim_end().ends_with(FAIL_CLOSED),
+        server: command.split_once(" --server ").and_then(|(_, rest)| unquote(rest)),
     }
 }
 
@@ -169,6 +173,9 @@ mod tests {
         assert!(is_ours(&serde_json::json!({"command": client})));
         let read = parse(&client);
         assert_eq!((read.lock_ms, read.deadline_ms, read.fail_closed), (Some(5000), Some(28000), true));
+        assert_eq!(read.server, Some(PathBuf::from("/run/a b/w.sock")), "{client}");
+        let quoted = hook_command(Path::new("/w/warden"), 5000, 28000, Some(Path::new("/run/it's.sock")));
+        assert_eq!(parse(&quoted).server, Some(PathBuf::from("/run/it's.sock")), "{quoted}");
         let line = hook_command(Path::new("/a b/it's/warden"), 5000, 28000, None);
         assert_eq!(
             parse(&line),
@@ -176,7 +183,8 @@ mod tests {
                 binary: Some(PathBuf::from("/a b/it's/warden")),
                 lock_ms: Some(5000),
                 deadline_ms: Some(28000),
-                fail_closed: true
+                fail_closed: true,
+                server: None,
             }
         );
         assert!(is_ours(&serde_json::json!({"command": line})));

@@ -651,6 +651,47 @@ fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_serve
     assert_eq!(server.terminate().status.code(), Some(0));
 }
 
+/// V-48: `warden doctor` on a project whose hooks `init --server` installed, with no other
+/// sign of a server (no `AGENTWARDEN_SERVER`, no `[server] socket`): it asks the server the lines
+/// name instead of opening the store that server holds, and its canary, a spawn of a type no
+/// persona declares, is denied by a server whose kill switch is on, as it is in service.
+#[test]
+fn doctor_checks_the_client_form_against_the_server_its_lines_name() {
+    let p = project();
+    let socket = p.socket().display().to_string();
+    let root = p.root.display().to_string();
+    let out = warden(&p, &["init", "claude-code", "--project", &root, "--server", &socket], "", false);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"]);
+    approve(&p);
+    let doctor = || -> Value {
+        let out = warden(&p, &["doctor", "--json"], "", false);
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let check = |report: &Value, name: &str| -> Value {
+        let checks = report["checks"].as_array().unwrap();
+        checks.iter().find(|c| c["check"] == name).cloned().unwrap_or_else(|| panic!("no {name}: {report}"))
+    };
+    let down = doctor();
+    assert_eq!(check(&down, "server")["ok"], false, "{down}");
+    assert!(check(&down, "server")["fix"].as_str().unwrap().contains("warden serve"), "{down}");
+    let server = Server::start(&p, true);
+    let up = doctor();
+    let asked = check(&up, "server");
+    assert_eq!(asked["ok"], true, "{up}");
+    assert!(asked["detail"].as_str().unwrap().contains("is not opened here"), "{up}");
+    let canary = check(&up, "canary");
+    assert_eq!(canary["ok"], true, "{up}");
+    assert!(canary["detail"].as_str().unwrap().contains("warden-doctor-canary"), "{up}");
+    let switch = check(&up, "kill switch");
+    assert!(switch["detail"].as_str().unwrap().contains("server's environment"), "{up}");
+    let checks = up["checks"].as_array().unwrap();
+    assert!(!checks.iter().any(|c| c["check"] == "store"), "the server's store is not opened: {up}");
+    assert_eq!(up["healthy"], true, "{up}");
+    drop(server);
+}
+
 #[test]
 fn sigterm_answers_the_request_in_flight_before_it_exits() {
     let p = project();

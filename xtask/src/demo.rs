@@ -12,11 +12,21 @@ use crate::{cargo, root};
 /// The demo's store, relative to the workspace root.
 pub(crate) const STORE: &str = "target/demo/audit";
 
-/// Builds the debug `warden`, showing cargo's progress, and returns its path.
+/// Builds the debug `warden` and its hook client `warden-hook` (beside it), showing cargo's
+/// progress, and returns the path of `warden`.
 pub(crate) fn build_warden() -> Result<PathBuf, String> {
-    println!("==> building warden (cargo build --locked -p agentwarden-cli --bin warden)");
+    println!("==> building warden (cargo build --locked -p agentwarden-cli --bin warden --bin warden-hook)");
     let status = Command::new(cargo())
-        .args(["build", "--locked", "--package", "agentwarden-cli", "--bin", "warden"])
+        .args([
+            "build",
+            "--locked",
+            "--package",
+            "agentwarden-cli",
+            "--bin",
+            "warden",
+            "--bin",
+            "warden-hook",
+        ])
         .current_dir(root())
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;

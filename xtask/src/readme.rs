@@ -165,6 +165,9 @@ fn bin_dir(temp: &Path, warden: &Path) -> Result<PathBuf, String> {
     let bin = temp.join("bin");
     std::fs::create_dir(&bin).map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
     std::os::unix::fs::symlink(warden, bin.join("warden")).map_err(|e| format!("cannot link warden: {e}"))?;
+    // The hook client, beside `warden` as `cargo xtask install` puts it (V-34).
+    std::os::unix::fs::symlink(warden.with_file_name("warden-hook"), bin.join("warden-hook"))
+        .map_err(|e| format!("cannot link warden-hook: {e}"))?;
     let claude = bin.join("claude");
     std::fs::write(&claude, CLAUDE_STUB).map_err(|e| format!("cannot write {}: {e}", claude.display()))?;
     let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
