@@ -621,13 +621,20 @@ fn run_line(p: &Project, line: &str, input: &str) -> Output {
     bounded(child)
 }
 
-#[test]
-fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_server_is_down() {
+/// The example project with the hooks `warden init claude-code --server` installs, and that
+/// socket.
+fn client_form_project() -> (Project, String) {
     let p = project();
     let socket = p.socket().display().to_string();
     let root = p.root.display().to_string();
     let out = warden(&p, &["init", "claude-code", "--project", &root, "--server", &socket], "", false);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    (p, socket)
+}
+
+#[test]
+fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_server_is_down() {
+    let (p, socket) = client_form_project();
     let settings: Value =
         serde_json::from_str(&std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap())
             .unwrap();
@@ -657,11 +664,7 @@ fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_serve
 /// persona declares, is denied by a server whose kill switch is on, as it is in service.
 #[test]
 fn doctor_checks_the_client_form_against_the_server_its_lines_name() {
-    let p = project();
-    let socket = p.socket().display().to_string();
-    let root = p.root.display().to_string();
-    let out = warden(&p, &["init", "claude-code", "--project", &root, "--server", &socket], "", false);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let (p, _) = client_form_project();
     git(&p.root, &["add", "-A"]);
     git(&p.root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"]);
     approve(&p);
