@@ -526,14 +526,28 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
     // V-19: with a server configured, the store is the server's: it is asked, not opened.
     // V-48: the server the installed lines name (`--server`) first, as the hook reads its
     // `--server` first; then `AGENTWARDEN_SERVER`, then `[server] socket`.
+    // The configuration names the server the hooks may trust (and its uid, V-12): lines that
+    // ask another one would go around it.
+    let configured = loaded.as_ref().and_then(|c| c.server.clone());
+    let again = |socket: &str| {
+        format!("run `warden init claude-code --project {} --server {socket}` again", project.display())
+    };
     let server = match super::installed::server_named(&entries) {
-        Err(why) => Err((
-            why,
-            format!("run `warden init claude-code --project {} --server PATH` again", project.display()),
-        )),
-        Ok(Some(socket)) => Ok(Some(socket)),
+        Err(why) => Err((why, again("PATH"))),
+        Ok(Some(socket)) => match &configured {
+            Some(trusted) if *trusted != socket => Err((
+                format!(
+                    "the installed lines ask the server at `{}`, but `[server] socket` in `{}` names `{}`",
+                    socket.display(),
+                    config_path.display(),
+                    trusted.display()
+                ),
+                again(&trusted.display().to_string()),
+            )),
+            _ => Ok(Some(socket)),
+        },
         Ok(None) => super::client::explicit_server(None)
-            .map(|explicit| explicit.or_else(|| loaded.as_ref().and_then(|c| c.server.clone())))
+            .map(|explicit| explicit.or(configured))
             .map_err(|why| (why, format!("unset `{}` or name the socket", super::client::SERVER_ENV))),
     };
     let served = matches!(server, Ok(Some(_)));

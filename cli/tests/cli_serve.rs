@@ -664,7 +664,7 @@ fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_serve
 /// persona declares, is denied by a server whose kill switch is on, as it is in service.
 #[test]
 fn doctor_checks_the_client_form_against_the_server_its_lines_name() {
-    let (p, _) = client_form_project();
+    let (p, socket) = client_form_project();
     git(&p.root, &["add", "-A"]);
     git(&p.root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"]);
     approve(&p);
@@ -692,6 +692,17 @@ fn doctor_checks_the_client_form_against_the_server_its_lines_name() {
     let checks = up["checks"].as_array().unwrap();
     assert!(!checks.iter().any(|c| c["check"] == "store"), "the server's store is not opened: {up}");
     assert_eq!(up["healthy"], true, "{up}");
+    // Lines that ask another server than the one the configuration names are a failure.
+    let config = p.root.join("agentwarden.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}\n[server]\nsocket = \"elsewhere.sock\"\n")).unwrap();
+    let other = doctor();
+    let asked = check(&other, "server");
+    assert_eq!(asked["ok"], false, "{other}");
+    assert!(asked["detail"].as_str().unwrap().contains("elsewhere.sock"), "{other}");
+    std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\n")).unwrap();
+    let same = doctor();
+    assert_eq!(check(&same, "server")["ok"], true, "the lines ask the configured server: {same}");
     drop(server);
 }
 
