@@ -63,6 +63,9 @@ mod agent_runner;
 mod clock;
 mod environment;
 mod file_system;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod git_restorer;
 mod memory;
 pub mod paths;

@@ -19,6 +19,9 @@ mod doctor;
 mod doctor_tools;
 mod duration;
 mod fanout;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod gate;
 mod guard;
 mod help;

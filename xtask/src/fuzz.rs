@@ -7,7 +7,7 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 12] = [
+const TARGETS: [&str; 14] = [
     "hook_input",
     "gate_request",
     "instruction_file",
@@ -20,6 +20,8 @@ const TARGETS: [&str; 12] = [
     "fanout_config_toml",
     "envelope_view",
     "tool_rule",
+    "archive_segment",
+    "server_frame",
 ];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {

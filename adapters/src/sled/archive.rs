@@ -83,8 +83,9 @@ impl Entry {
         out
     }
 
-    /// An entry from the tree's key and value; `None` if either has the wrong shape or the
-    /// segment would end before it starts.
+    /// An entry from the tree's key and value; `None` if either has the wrong shape, the
+    /// segment would end before it starts, or it would end at the largest seq (no event can
+    /// follow it, and `last + 1` is computed wherever a segment is checked or followed).
     pub(super) fn decode(key: &[u8], value: &[u8]) -> Option<Entry> {
         let first = u64::from_be_bytes(<[u8; 8]>::try_from(key).ok()?);
         let value = <&[u8; ENTRY_BYTES]>::try_from(value).ok()?;
@@ -98,7 +99,7 @@ impl Entry {
             bytes: u64::from_be_bytes(*bytes),
             digest: <[u8; 32]>::try_from(digest).ok()?,
         };
-        (first >= 1 && entry.last >= first).then_some(entry)
+        (first >= 1 && entry.last >= first && entry.last < u64::MAX).then_some(entry)
     }
 
     /// The segment file's name.
@@ -225,6 +226,35 @@ impl Segment {
             let body = self.bytes.get(at + RECORD_HEADER..at + RECORD_HEADER + len)?;
             Some(RecordRef { seq, hash, body })
         })
+    }
+}
+
+/// See [`crate::fuzzing::segment`].
+#[cfg(feature = "fuzzing")]
+#[expect(clippy::panic, reason = "a fuzz target's oracle: a panic is the finding")]
+pub(super) fn fuzz(data: &[u8]) {
+    let (Some(key), Some(value), Some(file)) =
+        (data.get(..8), data.get(8..8 + ENTRY_BYTES), data.get(8 + ENTRY_BYTES..))
+    else {
+        return;
+    };
+    let Some(listed) = Entry::decode(key, value) else { return };
+    let entry = Entry { bytes: file.len() as u64, digest: *blake3::hash(file).as_bytes(), ..listed };
+    let Ok(segment) = Segment::parse(&entry, file.to_vec()) else { return };
+    let mut expected = entry.first;
+    let mut last = None;
+    for record in segment.from(entry.first) {
+        if record.seq != expected {
+            panic!("accepted segment yields seq {} where {expected} belongs", record.seq);
+        }
+        expected += 1;
+        last = Some(record.hash);
+    }
+    if expected != entry.last + 1 || last != Some(entry.last_hash) {
+        panic!(
+            "accepted segment does not hold seqs {}..={} ending at the listed hash",
+            entry.first, entry.last
+        );
     }
 }
 
@@ -397,6 +427,10 @@ mod tests {
         assert_eq!(Entry::decode(&3u64.to_be_bytes(), &value[..79]), None);
         assert_eq!(Entry::decode(&4u64.to_be_bytes(), &value), None, "ends before it starts");
         assert_eq!(Entry::decode(&0u64.to_be_bytes(), &Entry { first: 0, last: 0, ..entry }.encode()), None);
+        let at_the_end = Entry { last: u64::MAX, ..entry }.encode();
+        assert_eq!(Entry::decode(&3u64.to_be_bytes(), &at_the_end), None, "no seq follows u64::MAX");
+        let before_it = Entry { last: u64::MAX - 1, ..entry };
+        assert_eq!(Entry::decode(&3u64.to_be_bytes(), &before_it.encode()), Some(before_it));
     }
 
     proptest! {

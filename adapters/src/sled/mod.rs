@@ -48,6 +48,12 @@ use async_trait::async_trait;
 
 use crate::sealing::{check_sealed, prepare};
 use archive::{ArchiveDir, Entry, Segment};
+
+/// See [`crate::fuzzing::segment`].
+#[cfg(feature = "fuzzing")]
+pub(crate) fn fuzz_segment(data: &[u8]) {
+    archive::fuzz(data);
+}
 use group_commit::GroupCommit;
 use recover::Found;
 
