@@ -768,36 +768,6 @@ mod tests {
         }
     }
 
-    /// A memory store that counts its syncs, each of which takes a while.
-    #[derive(Default)]
-    struct Counting {
-        inner: agentwarden::MemoryEventStore,
-        syncs: AtomicUsize,
-        deferred: AtomicUsize,
-    }
-
-    #[async_trait::async_trait]
-    impl EventStore for Counting {
-        async fn append(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
-            self.inner.append(e, b).await
-        }
-        async fn append_deferred(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
-            self.deferred.fetch_add(1, Ordering::SeqCst);
-            self.inner.append(e, b).await
-        }
-        async fn sync(&self) -> Result<(), StoreError> {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            self.syncs.fetch_add(1, Ordering::SeqCst);
-            Ok(())
-        }
-        async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
-            self.inner.read(from, limit).await
-        }
-        async fn head(&self) -> Result<Head, StoreError> {
-            self.inner.head().await
-        }
-    }
-
     /// The decider of a server on `warden`'s store deciding with `config`.
     fn test_decider(warden: &Warden, location: StoreLocation, config: &Path) -> Decider {
         let host = crate::served::Host {
@@ -833,13 +803,24 @@ mod tests {
         (std::fs::canonicalize(config).unwrap(), StoreLocation::Embedded(dir.join("audit")))
     }
 
+    /// A [`bare_project`] whose session `covered` has an index: its calls nothing governs are
+    /// answered from it (H-24).
+    fn covered_project(dir: &Path) -> (PathBuf, StoreLocation) {
+        let (config, location) = bare_project(dir);
+        let storage = HookStorage::for_store(Some(&location), dir);
+        let index =
+            agentwarden::SessionIndex { session: "covered".into(), ..agentwarden::SessionIndex::default() };
+        storage.write_index(&index).unwrap();
+        (config, location)
+    }
+
     /// V-26: the requests waiting when the decider looks are decided in order, their events
     /// appended deferred, made durable by one sync, and answered only after it.
     #[test]
     fn waiting_requests_share_one_sync_and_are_answered_after_it() {
         let dir = tempfile::tempdir().unwrap();
         let (config, location) = bare_project(dir.path());
-        let store = Arc::new(Counting::default());
+        let store = Arc::new(Held::slow());
         let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
         let decider = test_decider(&warden, location, &config);
         let (send, jobs) = mpsc::channel::<Job>(QUEUE);
@@ -866,11 +847,11 @@ mod tests {
         });
         for answer in answers {
             let answer = answer.blocking_recv().unwrap();
-            assert_eq!(synced.syncs.load(Ordering::SeqCst), 1, "no answer before the sync");
+            assert_eq!(synced.ended.load(Ordering::SeqCst), 1, "no answer before the sync");
             assert!(answer.stdout().unwrap().contains("deny"), "no persona files: a recorded deny");
         }
         loop_.join().unwrap();
-        assert_eq!(store.syncs.load(Ordering::SeqCst), 1, "one sync for the group");
+        assert_eq!(store.ended.load(Ordering::SeqCst), 1, "one sync for the group");
         assert_eq!(store.deferred.load(Ordering::SeqCst), 10, "every decision appended deferred");
         let records = tokio::runtime::Builder::new_current_thread()
             .build()
@@ -895,12 +876,8 @@ mod tests {
     #[test]
     fn a_call_nothing_governs_waits_for_no_sync_unless_it_follows_a_recorded_one() {
         let dir = tempfile::tempdir().unwrap();
-        let (config, location) = bare_project(dir.path());
-        let storage = HookStorage::for_store(Some(&location), dir.path());
-        let index =
-            agentwarden::SessionIndex { session: "covered".into(), ..agentwarden::SessionIndex::default() };
-        storage.write_index(&index).unwrap();
-        let store = Arc::new(Counting::default());
+        let (config, location) = covered_project(dir.path());
+        let store = Arc::new(Held::slow());
         let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
         let decider = test_decider(&warden, location, &config);
         let (send, jobs) = mpsc::channel::<Job>(QUEUE);
@@ -930,42 +907,67 @@ mod tests {
         let first = answers.next().unwrap().blocking_recv().unwrap();
         assert_eq!(first, HookAnswer::silent());
         assert_eq!(
-            store.syncs.load(Ordering::SeqCst),
+            store.ended.load(Ordering::SeqCst),
             0,
             "the first call nothing governs left before the sync"
         );
         for answer in answers {
             answer.blocking_recv().unwrap();
-            assert_eq!(store.syncs.load(Ordering::SeqCst), 1, "after a recorded decision: after the sync");
+            assert_eq!(store.ended.load(Ordering::SeqCst), 1, "after a recorded decision: after the sync");
         }
         loop_.join().unwrap();
     }
 
-    /// A memory store whose syncs wait until the test lets each one end (and fail, when told).
-    struct Gated {
+    /// A memory store that counts its deferred appends and its syncs, each sync held: for a
+    /// while, or until the test lets it end (and failing, when told).
+    struct Held {
         inner: agentwarden::MemoryEventStore,
         deferred: AtomicUsize,
         begun: AtomicUsize,
         ended: AtomicUsize,
-        gate: tokio::sync::Semaphore,
+        hold: Hold,
         fail: std::sync::atomic::AtomicBool,
     }
 
-    impl Default for Gated {
-        fn default() -> Self {
-            Gated {
+    /// How long a [`Held`] store's sync takes.
+    enum Hold {
+        For(Duration),
+        /// Until the test adds a permit ([`Held::release`]).
+        Gate(tokio::sync::Semaphore),
+    }
+
+    impl Held {
+        fn new(hold: Hold) -> Self {
+            Held {
                 inner: agentwarden::MemoryEventStore::default(),
                 deferred: AtomicUsize::new(0),
                 begun: AtomicUsize::new(0),
                 ended: AtomicUsize::new(0),
-                gate: tokio::sync::Semaphore::new(0),
+                hold,
                 fail: std::sync::atomic::AtomicBool::new(false),
+            }
+        }
+
+        /// Each sync takes 50 ms.
+        fn slow() -> Self {
+            Held::new(Hold::For(Duration::from_millis(50)))
+        }
+
+        /// Each sync waits for [`Held::release`].
+        fn gated() -> Self {
+            Held::new(Hold::Gate(tokio::sync::Semaphore::new(0)))
+        }
+
+        /// Lets one held sync end.
+        fn release(&self) {
+            if let Hold::Gate(gate) = &self.hold {
+                gate.add_permits(1);
             }
         }
     }
 
     #[async_trait::async_trait]
-    impl EventStore for Gated {
+    impl EventStore for Held {
         async fn append(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
             self.inner.append(e, b).await
         }
@@ -975,7 +977,10 @@ mod tests {
         }
         async fn sync(&self) -> Result<(), StoreError> {
             self.begun.fetch_add(1, Ordering::SeqCst);
-            self.gate.acquire().await.unwrap().forget();
+            match &self.hold {
+                Hold::For(wait) => tokio::time::sleep(*wait).await,
+                Hold::Gate(gate) => gate.acquire().await.unwrap().forget(),
+            }
             self.ended.fetch_add(1, Ordering::SeqCst);
             if self.fail.load(Ordering::SeqCst) {
                 return Err(StoreError::Unavailable { reason: "the test's disk failed".into() });
@@ -999,15 +1004,11 @@ mod tests {
         }
     }
 
-    /// A decider on a [`Gated`] store in a covered session's project, and the inputs the tests
+    /// A decider on a gated [`Held`] store in a covered session's project, and the inputs the tests
     /// send it: a spawn (recorded) and a `Bash` call nothing governs (answered from the index).
-    fn gated_decider(dir: &Path) -> (Arc<Gated>, mpsc::Sender<Job>, PathBuf, [serde_json::Value; 3]) {
-        let (config, location) = bare_project(dir);
-        let storage = HookStorage::for_store(Some(&location), dir);
-        let index =
-            agentwarden::SessionIndex { session: "covered".into(), ..agentwarden::SessionIndex::default() };
-        storage.write_index(&index).unwrap();
-        let store = Arc::new(Gated::default());
+    fn gated_decider(dir: &Path) -> (Arc<Held>, mpsc::Sender<Job>, PathBuf, [serde_json::Value; 3]) {
+        let (config, location) = covered_project(dir);
+        let store = Arc::new(Held::gated());
         let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
         let decide =
             decider(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{}", f.reason));
@@ -1051,13 +1052,13 @@ mod tests {
         for answer in [&mut a, &mut b, &mut c] {
             assert!(answer.try_recv().is_err(), "no answer before the first sync ends");
         }
-        store.gate.add_permits(1);
+        store.release();
         let a = a.blocking_recv().unwrap();
         assert!(a.stdout().unwrap().contains("deny"), "{a:?}");
         wait_for(&store.begun, 2, "the second group's sync");
         std::thread::sleep(Duration::from_millis(50));
         assert!(b.try_recv().is_err(), "the second spawn waits for its own group's sync");
-        store.gate.add_permits(1);
+        store.release();
         assert!(b.blocking_recv().unwrap().stdout().unwrap().contains("deny"));
         assert_eq!(c.blocking_recv().unwrap(), HookAnswer::Proceed);
         assert_eq!(store.ended.load(Ordering::SeqCst), 2);
@@ -1078,7 +1079,7 @@ mod tests {
         let b = ask(&decide, &config, &second);
         let c = ask(&decide, &config, &bash);
         wait_for(&store.deferred, 2, "the second spawn decided while the first sync runs");
-        store.gate.add_permits(1);
+        store.release();
         for answer in [a, b, c] {
             let answer = answer.blocking_recv().unwrap();
             assert_eq!(answer.exit_code(), agentwarden::HOOK_FAILED, "{answer:?}");
@@ -1095,11 +1096,7 @@ mod tests {
     #[test]
     fn a_tool_call_nothing_governs_is_answered_without_the_store() {
         let dir = tempfile::tempdir().unwrap();
-        let (config, location) = bare_project(dir.path());
-        let storage = HookStorage::for_store(Some(&location), dir.path());
-        let index =
-            agentwarden::SessionIndex { session: "covered".into(), ..agentwarden::SessionIndex::default() };
-        storage.write_index(&index).unwrap();
+        let (config, location) = covered_project(dir.path());
         let store = Arc::new(Refusing::default());
         let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
         let decide =

@@ -99,7 +99,7 @@ impl Server {
         );
         // One decision first, untimed: the server's first one reads the configuration and the
         // files the gate reads into the page cache.
-        one_hook(warden, &server.hook_args(), &spawn_event(0, "bench-warmup")?)?;
+        hook_output(warden, &server.hook_args(), &spawn_event(0, "bench-warmup")?)?;
         Ok(server)
     }
 
@@ -170,8 +170,8 @@ fn subagent_read_event(session: &str) -> Result<String, String> {
 /// Makes the planner a tracked subagent of `session`: its spawn and its start, through `hook`
 /// with `args`; then checks that its `Read` is allowed (no deny).
 fn track_planner(hook: &Path, args: &[String], session: &str) -> Result<(), String> {
-    one_hook(hook, args, &spawn_event(7, session)?)?;
-    one_hook(hook, args, &start_planner(session)?)?;
+    hook_output(hook, args, &spawn_event(7, session)?)?;
+    hook_output(hook, args, &start_planner(session)?)?;
     let out = hook_output(hook, args, &subagent_read_event(session)?)?;
     if out.contains("deny") {
         return Err(format!("the planner's Read was denied: {out}"));
@@ -219,28 +219,6 @@ fn hook_output(warden: &Path, args: &[String], input: &str) -> Result<String, St
         return Err(format!("warden hook exited {}: {}", out.status, String::from_utf8_lossy(&out.stderr)));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// One whole-process `warden hook` with `input` on stdin: its wall time in ms, or why it failed.
-fn one_hook(warden: &Path, args: &[String], input: &str) -> Result<f64, String> {
-    let started = Instant::now();
-    let mut child = Command::new(warden)
-        .args(args)
-        .env(KILL_SWITCH.0, KILL_SWITCH.1)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(input.as_bytes()).map_err(|e| e.to_string())?;
-    }
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    let ms = started.elapsed().as_secs_f64() * 1e3;
-    if !out.status.success() {
-        return Err(format!("warden hook exited {}: {}", out.status, String::from_utf8_lossy(&out.stderr)));
-    }
-    Ok(ms)
 }
 
 /// `clients` hook processes through `server` at once, `rounds` each (distinct spawns): every
@@ -639,7 +617,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     let via_empty = timed("serve-spawn", warden, &spawn);
     let client_empty = timed("serve-spawn-client", &client, &spawn);
     // The first `Bash` call of the session writes its index; the rest take the fast path.
-    one_hook(warden, &empty.hook_args(), &bash_event("bench-session")?)?;
+    hook_output(warden, &empty.hook_args(), &bash_event("bench-session")?)?;
     let bash_empty = timed("serve-bash", warden, &bash);
     let client_bash = timed("serve-bash-client", &client, &bash);
     let dynamic_bash = timed("serve-bash-dynamic", &dynamic, &bash);

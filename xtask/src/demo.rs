@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{cargo, root};
+use crate::root;
 
 /// The demo's store, relative to the workspace root.
 pub(crate) const STORE: &str = "target/demo/audit";
@@ -16,23 +16,7 @@ pub(crate) const STORE: &str = "target/demo/audit";
 /// progress, and returns the path of `warden`.
 pub(crate) fn build_warden() -> Result<PathBuf, String> {
     println!("==> building warden (cargo build --locked -p agentwarden-cli --bin warden --bin warden-hook)");
-    let status = Command::new(cargo())
-        .args([
-            "build",
-            "--locked",
-            "--package",
-            "agentwarden-cli",
-            "--bin",
-            "warden",
-            "--bin",
-            "warden-hook",
-        ])
-        .current_dir(root())
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err("building warden failed: see cargo's errors above".into());
-    }
+    crate::install::build_bins(crate::install::Profile::Debug)?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
     Ok(root().join(target).join("debug").join("warden"))
 }

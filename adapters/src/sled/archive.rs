@@ -232,7 +232,7 @@ impl Segment {
 /// See [`crate::fuzzing::segment`].
 #[cfg(feature = "fuzzing")]
 #[expect(clippy::panic, reason = "a fuzz target's oracle: a panic is the finding")]
-pub(super) fn fuzz(data: &[u8]) {
+pub(crate) fn fuzz(data: &[u8]) {
     let (Some(key), Some(value), Some(file)) =
         (data.get(..8), data.get(8..8 + ENTRY_BYTES), data.get(8 + ENTRY_BYTES..))
     else {

@@ -47,13 +47,9 @@ use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
 use async_trait::async_trait;
 
 use crate::sealing::{check_sealed, prepare};
-use archive::{ArchiveDir, Entry, Segment};
-
-/// See [`crate::fuzzing::segment`].
 #[cfg(feature = "fuzzing")]
-pub(crate) fn fuzz_segment(data: &[u8]) {
-    archive::fuzz(data);
-}
+pub(crate) use archive::fuzz as fuzz_segment;
+use archive::{ArchiveDir, Entry, Segment};
 use group_commit::GroupCommit;
 use recover::Found;
 
