@@ -54,7 +54,7 @@ fn check_peer(stream: &UnixStream, uid: Option<u32>) -> Result<(), String> {
         if seen == wanted {
             return Ok(());
         }
-        Err(format!("it runs as uid {seen}, not the configured `[server] uid` {wanted}"))
+        Err(format!("it runs as uid {seen}, not uid {wanted} (`--server-uid`, `[server] uid`)"))
     }
     #[cfg(not(target_os = "linux"))]
     {

@@ -524,17 +524,18 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
         }
     };
     // V-19: with a server configured, the store is the server's: it is asked, not opened.
-    // V-48: the server the installed lines name (`--server`) first, as the hook reads its
-    // `--server` first; then `AGENTWARDEN_SERVER`, then `[server] socket`.
-    // The configuration names the server the hooks may trust (and its uid, V-12): lines that
-    // ask another one would go around it.
+    // V-48, V-49: the hooks ask the server their installed lines name (`--server`), and only
+    // that one; without installed lines, `AGENTWARDEN_SERVER`, then `[server] socket`, as the
+    // other commands read them. The configuration names the server the hooks may trust (and
+    // its uid, V-12): lines that ask another one, or none while it names one, go around it.
     let configured = loaded.as_ref().and_then(|c| c.server.clone());
+    let configured_uid = loaded.as_ref().and_then(|c| c.server_uid);
     let again = |socket: &str| {
         format!("run `warden init claude-code --project {} --server {socket}` again", project.display())
     };
     let server = match super::installed::server_named(&entries) {
         Err(why) => Err((why, again("PATH"))),
-        Ok(Some(socket)) => match &configured {
+        Ok(Some((socket, uid))) => match &configured {
             Some(trusted) if *trusted != socket => Err((
                 format!(
                     "the installed lines ask the server at `{}`, but `[server] socket` in `{}` names `{}`",
@@ -544,8 +545,26 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
                 ),
                 again(&trusted.display().to_string()),
             )),
+            _ if configured_uid.is_some() && uid != configured_uid => Err((
+                format!(
+                    "the installed lines believe a server running as {}, but `[server] uid` in `{}` is {}",
+                    uid.map_or_else(|| "any user".to_owned(), |uid| format!("uid {uid}")),
+                    config_path.display(),
+                    configured_uid.unwrap_or_default()
+                ),
+                again(&socket.display().to_string()),
+            )),
             _ => Ok(Some(socket)),
         },
+        Ok(None) if !entries.is_empty() && configured.is_some() => Err((
+            format!(
+                "`[server] socket` in `{}` names a server, but the installed lines ask none: the hooks decide \
+                 directly and never ask it (V-49)",
+                config_path.display()
+            ),
+            again(&configured.as_ref().map(|c| c.display().to_string()).unwrap_or_default()),
+        )),
+        Ok(None) if !entries.is_empty() => Ok(None),
         Ok(None) => super::client::explicit_server(None)
             .map(|explicit| explicit.or(configured))
             .map_err(|why| (why, format!("unset `{}` or name the socket", super::client::SERVER_ENV))),

@@ -31,16 +31,25 @@ pub(super) struct HookArgs {
     /// Code timeout, which would let the call run.
     #[arg(long, default_value_t = super::wiring::DEFAULT_DEADLINE_MS, value_name = "MS")]
     deadline_ms: u64,
-    /// Ask the resident service at this socket (`warden serve`) instead of deciding here
-    /// [default: `AGENTWARDEN_SERVER`, else `[server] socket` in the configuration] (V-5, V-6).
+    /// Ask the resident service at this socket (`warden serve`) instead of deciding here. Only
+    /// this option names it: not `AGENTWARDEN_SERVER`, not `[server] socket` (V-49).
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
+    /// With --server: believe only a server running as this user (its connection's peer);
+    /// `[server] uid` in the configuration, when set, must be the same (V-12, V-49).
+    #[arg(long, value_name = "UID", requires = "server")]
+    server_uid: Option<u32>,
 }
 
 impl HookArgs {
     /// The arguments `warden-hook` read by hand (V-34).
-    pub(super) fn new(config: Option<PathBuf>, deadline_ms: u64, server: Option<PathBuf>) -> HookArgs {
-        HookArgs { config, deadline_ms, server }
+    pub(super) fn new(
+        config: Option<PathBuf>,
+        deadline_ms: u64,
+        server: Option<PathBuf>,
+        server_uid: Option<u32>,
+    ) -> HookArgs {
+        HookArgs { config, deadline_ms, server, server_uid }
     }
 }
 
@@ -177,6 +186,13 @@ fn hook_failed(reason: String) -> Failure {
 
 /// Starts `warden hook`: the deadline's watchdog, stdin, the configuration, and which server
 /// (if any) decides. Synchronous, so that the thin client runs without a runtime (V-29).
+///
+/// Who decides is named by the hook's command line alone — the line a human installed, which
+/// the agent cannot change for this call — never by a file or variable the agent can write: a
+/// server only by `--server` (not `AGENTWARDEN_SERVER`, not `[server] socket`), its user by
+/// `--server-uid` (the configuration's `[server] uid` may only agree), the store by `--store`
+/// (not `AGENTWARDEN_STORE`, `cli::main`), the deadline by `--deadline-ms` (V-49). Whatever
+/// the configuration says besides is held against the seal where it decides (T-11).
 pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
     let started = std::time::Instant::now();
     let settled = Arc::new(AtomicBool::new(false));
@@ -188,12 +204,30 @@ pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
         .take(limit)
         .read_to_string(&mut input)
         .map_err(|e| hook_failed(format!("hook_input_invalid: cannot read stdin: {e}")))?;
-    let explicit = super::client::explicit_server(args.server.as_deref()).map_err(hook_failed)?;
     let loaded = Config::load(args.config.as_deref());
-    // V-12: `[server] uid` applies whichever way the socket was named.
-    let uid = loaded.as_ref().ok().and_then(|c| c.server_uid);
-    let server = explicit.or_else(|| loaded.as_ref().ok().and_then(|c| c.server.clone())).map(|s| (s, uid));
+    let server = match &args.server {
+        Some(socket) => Some((socket.clone(), server_uid(args.server_uid, &loaded)?)),
+        None => None,
+    };
     Ok(Begun { args, started, settled, input, loaded, server })
+}
+
+/// The user the server must run as: the command line's `--server-uid`, and the configuration's
+/// `[server] uid`, which may only agree with it (V-12, V-49). A configuration that cannot be
+/// read is left to [`through_server`], which refuses it.
+fn server_uid(
+    line: Option<u32>,
+    loaded: &Result<Config, agentwarden::ConfigError>,
+) -> Result<Option<u32>, Failure> {
+    let configured = loaded.as_ref().ok().and_then(|c| c.server_uid);
+    match (line, configured) {
+        (Some(line), Some(configured)) if line != configured => Err(hook_failed(format!(
+            "config_invalid: `[server] uid = {configured}` in the configuration disagrees with the installed \
+             line's `--server-uid {line}`; the installed line names the server (run `warden init claude-code \
+             --server` again, or put the configuration back)"
+        ))),
+        (line, configured) => Ok(line.or(configured)),
+    }
 }
 
 /// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr;

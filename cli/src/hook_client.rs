@@ -10,8 +10,8 @@
 //! the same configuration, the same `[server] uid` check, the same frames, the same checks of
 //! the answer, the same deadline watchdog.
 //!
-//! V-34: it only asks a server. With no server configured (`--server`, `AGENTWARDEN_SERVER`,
-//! `[server] socket`), it exits 2 and says to use `warden hook`: it never decides by itself and
+//! V-34: it only asks a server. With no `--server` on its command line (the only thing that
+//! names the hook's server, V-49), it exits 2 and says to use `warden hook`: it never decides by itself and
 //! never opens a store. `--store` and `--fsync` name a store it will not open: refused (exit 2);
 //! `--lock-timeout-ms` is accepted and ignored, as `warden hook` ignores it with a server. Any
 //! other argument is refused (exit 2). A panic is exit 2 (Claude Code lets any other code run
@@ -25,8 +25,8 @@ use super::EXIT_OK;
 use super::hook::HookArgs;
 use agentwarden::HOOK_FAILED;
 
-const USAGE: &str = "usage: warden-hook [--lock-timeout-ms MS] hook [--config FILE] [--server PATH] \
-                     [--deadline-ms MS] < EVENT\n\
+const USAGE: &str = "usage: warden-hook [--lock-timeout-ms MS] hook [--config FILE] --server PATH \
+                     [--server-uid UID] [--deadline-ms MS] < EVENT\n\
                      The hook client of the resident service (`warden serve`): sends one Claude Code \
                      hook event to the server and prints its answer; exit 2 when it cannot.";
 
@@ -38,12 +38,12 @@ enum Asked {
     Version,
 }
 
-/// Reads `[--lock-timeout-ms MS] hook [--config FILE] [--server PATH] [--deadline-ms MS]`,
-/// each option also as `--name=value`.
+/// Reads `[--lock-timeout-ms MS] hook [--config FILE] [--server PATH] [--server-uid UID]
+/// [--deadline-ms MS]`, each option also as `--name=value`.
 fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, String> {
     let mut args = args.into_iter();
     let mut hook = false;
-    let (mut config, mut server, mut deadline_ms) = (None, None, None);
+    let (mut config, mut server, mut server_uid, mut deadline_ms) = (None, None, None, None);
     while let Some(arg) = args.next() {
         let text = arg.to_str().ok_or_else(|| format!("`{}` is not UTF-8", arg.to_string_lossy()))?;
         let (name, inline) = match text.split_once('=') {
@@ -75,6 +75,12 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, St
             }
             ("--config", true) => config = Some(PathBuf::from(value()?)),
             ("--server", true) => server = Some(PathBuf::from(value()?)),
+            ("--server-uid", true) => {
+                let text = value()?;
+                let uid =
+                    text.parse::<u32>().map_err(|_| format!("`--server-uid {text}` is not a user id"))?;
+                server_uid = Some(uid);
+            }
             ("--deadline-ms", true) => deadline_ms = Some(number(name, value()?)?),
             _ => return Err(format!("unexpected argument `{text}`")),
         }
@@ -82,8 +88,11 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, St
     if !hook {
         return Err("the `hook` command is missing".to_owned());
     }
+    if server_uid.is_some() && server.is_none() {
+        return Err("`--server-uid` names the user of a server, and no `--server` is given".to_owned());
+    }
     let deadline_ms = deadline_ms.unwrap_or(super::wiring::DEFAULT_DEADLINE_MS);
-    Ok(Asked::Hook(HookArgs::new(config, deadline_ms, server)))
+    Ok(Asked::Hook(HookArgs::new(config, deadline_ms, server, server_uid)))
 }
 
 /// Runs `warden-hook` with the process's arguments and returns its exit code.
@@ -111,8 +120,8 @@ pub(super) fn main() -> ExitCode {
         Err(f) => failed(&f.reason),
         Ok(begun) if begun.is_client() => super::answer_through_server(begun, "warden-hook"),
         Ok(_) => failed(
-            "server_unavailable: no server is configured (--server, `AGENTWARDEN_SERVER` or `[server] socket`); \
-             warden-hook only asks a server, `warden hook` decides without one",
+            "server_unavailable: no `--server` on the command line (only the installed line names the \
+             server, V-49); warden-hook only asks a server, `warden hook` decides without one",
         ),
     }
 }
@@ -134,16 +143,26 @@ mod tests {
     #[test]
     fn the_installed_line_is_read_and_anything_else_refused() {
         let hook = |config: Option<&str>, deadline, server: Option<&str>| {
-            Ok(Asked::Hook(HookArgs::new(config.map(PathBuf::from), deadline, server.map(PathBuf::from))))
+            Ok(Asked::Hook(HookArgs::new(
+                config.map(PathBuf::from),
+                deadline,
+                server.map(PathBuf::from),
+                None,
+            )))
         };
         let default = super::super::wiring::DEFAULT_DEADLINE_MS;
-        let rows: [(&str, Result<Asked, String>, &str); 9] = [
+        let rows: [(&str, Result<Asked, String>, &str); 10] = [
             (
                 "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000",
                 hook(Some("c.toml"), 28000, Some("/s")),
                 "what init installs",
             ),
             ("hook", hook(None, default, None), "the bare command"),
+            (
+                "hook --server /s --server-uid 998",
+                Ok(Asked::Hook(HookArgs::new(None, default, Some(PathBuf::from("/s")), Some(998)))),
+                "the server's user",
+            ),
             ("hook --server=/s --config=c.toml", hook(Some("c.toml"), default, Some("/s")), "`=` forms"),
             ("hook --deadline-ms 100 --deadline-ms 200", hook(None, 200, None), "the last one wins"),
             ("hook --lock-timeout-ms 5", hook(None, default, None), "a global option after `hook`"),
@@ -169,6 +188,9 @@ mod tests {
             "hook --store /x",
             "hook hook",
             "--lock-timeout-ms x hook",
+            "hook --server-uid 998",
+            "hook --server /s --server-uid -1",
+            "hook --server /s --server-uid root",
         ] {
             assert!(read(refused).is_err(), "`{refused}` is refused");
         }

@@ -216,15 +216,22 @@ pub(super) fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<
 
 /// Each entry's line: the binary exists, the tail fails closed, the numbers leave margin.
 /// V-48: the socket the installed lines name with `--server` (the client form `warden init
-/// claude-code --server` writes): `None` when none names one. An error when some lines name
-/// one and others do not, or they name different sockets: Claude Code would then ask two
-/// deciders, and doctor cannot say which one is checked.
-pub(super) fn server_named(entries: &[Entry]) -> Result<Option<PathBuf>, String> {
-    let named: Vec<Option<PathBuf>> = entries.iter().map(|e| wiring::parse(&e.command).server).collect();
+/// claude-code --server` writes), with the user their `--server-uid` names (V-49): `None` when
+/// none names one. An error when some lines name one and others do not, or they name different
+/// sockets or users: Claude Code would then ask two deciders, and doctor cannot say which one is
+/// checked.
+pub(super) fn server_named(entries: &[Entry]) -> Result<Option<(PathBuf, Option<u32>)>, String> {
+    let named: Vec<Option<(PathBuf, Option<u32>)>> = entries
+        .iter()
+        .map(|e| wiring::parse(&e.command))
+        .map(|line| line.server.map(|socket| (socket, line.server_uid)))
+        .collect();
     match named.first() {
         None => Ok(None),
         Some(first) if named.iter().all(|n| n == first) => Ok(first.clone()),
-        Some(_) => Err("the installed lines do not all name the same server (`--server`)".to_owned()),
+        Some(_) => {
+            Err("the installed lines do not all name the same server (`--server`, `--server-uid`)".to_owned())
+        }
     }
 }
 
@@ -317,18 +324,34 @@ mod tests {
         let line = |server: Option<&str>| Entry {
             event: "PreToolUse".to_owned(),
             matcher: Some("*".to_owned()),
-            command: wiring::hook_command(Path::new("/w/warden-hook"), 5000, 28000, server.map(Path::new)),
+            command: wiring::hook_command(
+                Path::new("/w/warden-hook"),
+                5000,
+                28000,
+                server.map(|s| (Path::new(s), None)),
+            ),
             timeout: Some(30),
             blocks_on_failure: true,
         };
         let a = Some(PathBuf::from("/run/a.sock"));
         assert_eq!(server_named(&[]), Ok(None));
         assert_eq!(server_named(&[line(None), line(None)]), Ok(None), "direct mode");
-        assert_eq!(server_named(&[line(Some("/run/a.sock")), line(Some("/run/a.sock"))]), Ok(a));
+        assert_eq!(
+            server_named(&[line(Some("/run/a.sock")), line(Some("/run/a.sock"))]),
+            Ok(a.map(|a| (a, None)))
+        );
         assert!(
             server_named(&[line(Some("/run/a.sock")), line(Some("/run/b.sock"))]).is_err(),
             "two servers"
         );
         assert!(server_named(&[line(Some("/run/a.sock")), line(None)]).is_err(), "one line asks none");
+        let mut pinned = line(Some("/run/a.sock"));
+        pinned.command = wiring::hook_command(
+            Path::new("/w/warden-hook"),
+            5000,
+            28000,
+            Some((Path::new("/run/a.sock"), Some(998))),
+        );
+        assert!(server_named(&[line(Some("/run/a.sock")), pinned]).is_err(), "two users of one server");
     }
 }

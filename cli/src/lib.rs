@@ -216,8 +216,12 @@ impl From<std::io::Error> for Failure {
 pub fn main() -> ExitCode {
     let parsed =
         help::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
-    let (cli, json) = match parsed {
-        Ok((cli, matches)) => (cli, wants_json(&matches)),
+    let (mut cli, json, store_from_environment) = match parsed {
+        Ok((cli, matches)) => {
+            let from_environment =
+                matches.value_source("store") == Some(clap::parser::ValueSource::EnvVariable);
+            (cli, wants_json(&matches), from_environment)
+        }
         Err(e) => {
             let _ = e.print();
             if !e.use_stderr() {
@@ -237,6 +241,11 @@ pub fn main() -> ExitCode {
     // Claude Code lets a tool call run on any exit code but 2: a hook that panics must still
     // exit 2, never 101.
     let is_hook = matches!(cli.command, Command::Hook(_));
+    // V-49: the hook's store is the one its command line names; a variable in its environment
+    // (which settings the agent can write may set) chooses nothing.
+    if is_hook && store_from_environment {
+        cli.store = None;
+    }
     if is_hook {
         std::panic::set_hook(Box::new(|info| {
             eprintln!("warden: internal_error: {info}");

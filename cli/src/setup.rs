@@ -358,7 +358,9 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
         Some(_) => wiring::client_binary(&exe),
         None => None,
     };
-    let command = hook_command(hook_binary.as_deref().unwrap_or(&exe), lock_ms, deadline, server.as_deref());
+    // V-49: the line names the server and the user it must run as; the configuration only agrees.
+    let server = server.as_deref().map(|socket| (socket, config.server_uid));
+    let command = hook_command(hook_binary.as_deref().unwrap_or(&exe), lock_ms, deadline, server);
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
     let rules = deny_rules(&project, &config, Some(&exe));

@@ -85,18 +85,25 @@ pub(super) fn shell_quote(path: &Path) -> String {
 
 /// The hook command for `warden` at `exe`: direct (it opens the project's store), or, with
 /// `server`, the thin client of the resident service at that socket (V-10: no `--store`, the
-/// server holds it; `--lock-timeout-ms` stays, so the budget reads back the same). `exe` is then
+/// server holds it; `--lock-timeout-ms` stays, so the budget reads back the same), and with its
+/// uid, `--server-uid` (V-49: the line names the server and its user). `exe` is then
 /// `warden-hook` when there is one (V-34): it reads the same line.
-pub(super) fn hook_command(exe: &Path, lock_ms: u64, deadline_ms: u64, server: Option<&Path>) -> String {
+pub(super) fn hook_command(
+    exe: &Path,
+    lock_ms: u64,
+    deadline_ms: u64,
+    server: Option<(&Path, Option<u32>)>,
+) -> String {
     match server {
         None => format!(
             r#"{} --store "$CLAUDE_PROJECT_DIR/.agentwarden/audit" --lock-timeout-ms {lock_ms} {MARK} --deadline-ms {deadline_ms} {FAIL_CLOSED}"#,
             shell_quote(exe)
         ),
-        Some(socket) => format!(
-            r#"{} --lock-timeout-ms {lock_ms} {MARK} --server {} --deadline-ms {deadline_ms} {FAIL_CLOSED}"#,
+        Some((socket, uid)) => format!(
+            r#"{} --lock-timeout-ms {lock_ms} {MARK} --server {}{} --deadline-ms {deadline_ms} {FAIL_CLOSED}"#,
             shell_quote(exe),
-            shell_quote(socket)
+            shell_quote(socket),
+            uid.map(|uid| format!(" --server-uid {uid}")).unwrap_or_default(),
         ),
     }
 }
@@ -128,6 +135,8 @@ pub(super) struct Parsed {
     /// The socket `--server` names, single-quoted as [`hook_command`] writes it (the client
     /// form, V-34): the server the line asks (V-48).
     pub(super) server: Option<PathBuf>,
+    /// The user `--server-uid` names: the server's, as the line believes it (V-49).
+    pub(super) server_uid: Option<u32>,
 }
 
 fn unquote(command: &str) -> Option<PathBuf> {
@@ -158,6 +167,7 @@ pub(super) fn parse(command: &str) -> Parsed {
         deadline_ms: number_after(command, "--deadline-ms"),
         fail_closed: command.trim_end().ends_with(FAIL_CLOSED),
         server: command.split_once(" --server ").and_then(|(_, rest)| unquote(rest)),
+        server_uid: number_after(command, "--server-uid").and_then(|uid| u32::try_from(uid).ok()),
     }
 }
 
@@ -167,14 +177,25 @@ mod tests {
 
     #[test]
     fn the_installed_line_reads_back() {
-        let client = hook_command(Path::new("/w/warden"), 5000, 28000, Some(Path::new("/run/a b/w.sock")));
+        let client =
+            hook_command(Path::new("/w/warden"), 5000, 28000, Some((Path::new("/run/a b/w.sock"), None)));
         assert!(client.contains(r"--server '/run/a b/w.sock' --deadline-ms"), "{client}");
         assert!(!client.contains("--store"), "the client form opens no store: {client}");
         assert!(is_ours(&serde_json::json!({"command": client})));
         let read = parse(&client);
         assert_eq!((read.lock_ms, read.deadline_ms, read.fail_closed), (Some(5000), Some(28000), true));
         assert_eq!(read.server, Some(PathBuf::from("/run/a b/w.sock")), "{client}");
-        let quoted = hook_command(Path::new("/w/warden"), 5000, 28000, Some(Path::new("/run/it's.sock")));
+        assert_eq!(read.server_uid, None, "{client}");
+        let pinned =
+            hook_command(Path::new("/w/warden"), 5000, 28000, Some((Path::new("/run/w.sock"), Some(998))));
+        assert!(pinned.contains(r"--server '/run/w.sock' --server-uid 998 --deadline-ms"), "{pinned}");
+        assert_eq!(
+            (parse(&pinned).server_uid, parse(&pinned).deadline_ms),
+            (Some(998), Some(28000)),
+            "{pinned}"
+        );
+        let quoted =
+            hook_command(Path::new("/w/warden"), 5000, 28000, Some((Path::new("/run/it's.sock"), None)));
         assert_eq!(parse(&quoted).server, Some(PathBuf::from("/run/it's.sock")), "{quoted}");
         let line = hook_command(Path::new("/a b/it's/warden"), 5000, 28000, None);
         assert_eq!(
@@ -185,6 +206,7 @@ mod tests {
                 deadline_ms: Some(28000),
                 fail_closed: true,
                 server: None,
+                server_uid: None,
             }
         );
         assert!(is_ours(&serde_json::json!({"command": line})));

@@ -300,7 +300,8 @@ fn a_server_that_is_down_silent_or_talking_nonsense_is_exit_2() {
     let out = warden(&p, &["status", "--server", &socket], "", false);
     assert_eq!(out.status.code(), Some(1), "status: a server that does not answer is exit 1");
     assert!(String::from_utf8_lossy(&out.stderr).contains("server_unavailable"));
-    // Named by the configuration, or by the variable: the same.
+    // Named by the configuration or by the variable only, the server is not the hook's: it
+    // decides directly (V-49; `cli_hook_route` has the attack this closes).
     std::fs::write(
         p.root.join("agentwarden.toml"),
         format!(
@@ -310,22 +311,17 @@ fn a_server_that_is_down_silent_or_talking_nonsense_is_exit_2() {
         ),
     )
     .unwrap();
-    let out = warden(&p, &["hook", "--config", "agentwarden.toml"], &spawn, true);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("server_unavailable"));
-    assert!(!p.root.join(".agentwarden").exists() && !p.store.exists(), "the client opened no store");
     let mut command = Command::new(BIN);
     command
-        .args(["hook"])
+        .args(["--store", &p.store.display().to_string(), "hook", "--config", "agentwarden.toml"])
         .current_dir(&p.root)
         .env("AGENTWARDEN_SERVER", p.dir.path().join("elsewhere.sock"));
     let out =
-        bounded(command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap());
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("elsewhere.sock"),
-        "the variable wins over the file"
-    );
+        bounded(command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap());
+    assert_eq!(out.status.code(), Some(2), "no input: exit 2, from the direct path");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("server_unavailable") && !stderr.contains("elsewhere.sock"), "{stderr}");
+    assert!(p.store.exists(), "the direct path opened the line's store");
 
     // Nonsense, a wrong version, an exit 1, silence: exit 2 each.
     /// A name, what the fake server does, the code the hook names.
@@ -435,10 +431,7 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
         warden(&p, &["hook", "--config", &pinned_arg, "--server", &socket_arg], &event("pre-bash"), true);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("server_unavailable") && stderr.contains("not the configured `[server] uid` 4242"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("server_unavailable") && stderr.contains("not uid 4242"), "{stderr}");
     // A hook of another configuration is not decided by this server's (V-3).
     std::fs::copy(p.root.join("agentwarden.toml"), p.root.join("other.toml")).unwrap();
     let socket = p.socket().display().to_string();
@@ -703,7 +696,25 @@ fn doctor_checks_the_client_form_against_the_server_its_lines_name() {
     std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\n")).unwrap();
     let same = doctor();
     assert_eq!(check(&same, "server")["ok"], true, "the lines ask the configured server: {same}");
+    // V-49: a `[server] uid` the lines do not name (they believe any user) is a failure.
+    std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\nuid = 4242\n")).unwrap();
+    let pinned = doctor();
+    let asked = check(&pinned, "server");
+    assert_eq!(asked["ok"], false, "{pinned}");
+    assert!(asked["detail"].as_str().unwrap().contains("uid"), "{pinned}");
     drop(server);
+    // V-49: lines that ask no server while the configuration names one: the hooks decide
+    // directly and never ask it.
+    std::fs::write(&config, &text).unwrap();
+    let root = p.root.display().to_string();
+    let out = warden(&p, &["init", "claude-code", "--project", &root], "", false);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\n")).unwrap();
+    let direct = doctor();
+    let asked = check(&direct, "server");
+    assert_eq!(asked["ok"], false, "{direct}");
+    assert!(asked["detail"].as_str().unwrap().contains("ask none"), "{direct}");
 }
 
 #[test]

@@ -134,9 +134,13 @@ fn the_agents_user_can_ask_the_server_but_cannot_lock_remove_or_edit_its_store()
         std::fs::read_to_string(Path::new(EXAMPLE).join("events/pre-task-main-planner.json")).unwrap();
     let hook = |input: &str| {
         run(
+            // The installed line names the server and its user (V-49).
             as_user(AGENT_USER, BIN)
                 .args(["hook", "--config"])
                 .arg(root.join("agentwarden.toml"))
+                .arg("--server")
+                .arg(&socket)
+                .args(["--server-uid", uid.trim()])
                 .current_dir(&root),
             input,
         )
