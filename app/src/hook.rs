@@ -41,8 +41,9 @@ use agentwarden_adapters::paths;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId};
 use agentwarden_domain::claude_code::{
     CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, HookState, InputError,
-    SessionQuarantined, SpawnFacts, SpawnRequest, StopFacts, SubagentStarted, evaluate_spawn, evaluate_stop,
-    parse_hook_input, quarantined_without_store, spawn_answer,
+    SessionQuarantined, SpawnFacts, SpawnRequest, StopFacts, SubagentStarted, config_change_answer,
+    config_change_blocked, evaluate_spawn, evaluate_stop, parse_hook_input, quarantined_without_store,
+    spawn_answer,
 };
 pub use agentwarden_domain::claude_code::{HOOK_FAILED, HookAnswer, with_fix};
 use agentwarden_domain::governance::{ReadDigests, Request};
@@ -139,6 +140,9 @@ impl Warden {
         let root = self.config.root.clone();
         let answer = match input.event {
             HookEvent::Other { .. } => Ok(HookAnswer::silent()),
+            HookEvent::ConfigChange { source, file_path } => {
+                Ok(self.hook_config_change(&mut state, session, &source, file_path.as_deref()).await)
+            }
             HookEvent::Spawn(request) => match &quarantined {
                 Some(marker) => Ok(self.deny_in_quarantine(&mut state, session, &request, marker).await),
                 None => self.hook_spawn(&mut state, session, request).await,
@@ -176,6 +180,24 @@ impl Warden {
         // appended since), and left unwritten when the log cannot be read.
         if state.catch_up_again().await.is_ok() {
             write_index(&state, session, storage);
+        }
+        answer
+    }
+
+    /// H-43: a settings change during the session is blocked, and recorded under the session;
+    /// a change that cannot be recorded is blocked all the same.
+    async fn hook_config_change(
+        &self,
+        state: &mut HookState,
+        session: &str,
+        source: &str,
+        file_path: Option<&str>,
+    ) -> HookAnswer {
+        let blocked = config_change_blocked(source, file_path);
+        let answer = config_change_answer(&blocked);
+        let event = AuditEvent::ConfigChangeBlocked(Box::new(blocked));
+        if let Err(e) = self.record_and_apply(state, session_correlation(session), &event).await {
+            tracing::warn!(error = %e, "the blocked settings change could not be recorded");
         }
         answer
     }

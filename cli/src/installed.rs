@@ -207,7 +207,10 @@ pub(super) fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<
         }
     }
     checks.push(if missing.is_empty() {
-        Check::ok("hooks", "Warden's hook runs for every tool call, every subagent start and stop")
+        Check::ok(
+            "hooks",
+            "Warden's hook runs for every tool call, every subagent start and stop, every settings change",
+        )
     } else {
         Check::fail("hooks", format!("Warden's hook is missing for {}", missing.join(", ")), init)
     });

@@ -41,8 +41,10 @@ pub(crate) const DEFAULT_DEADLINE_MS: u64 = 30_000 - START_MS - ANSWER_MS;
 /// (H-18; 2.1.330 ignores the key on `SubagentStart` and `SubagentStop`).
 pub(super) const BLOCKING_EVENT: &str = "PreToolUse";
 
-pub(super) const EVENTS: [(&str, Option<&str>); 3] =
-    [("PreToolUse", Some("*")), ("SubagentStart", None), ("SubagentStop", None)];
+/// H-43: `ConfigChange` (every source) blocks a settings or skills change made during the
+/// session.
+pub(super) const EVENTS: [(&str, Option<&str>); 4] =
+    [("PreToolUse", Some("*")), ("SubagentStart", None), ("SubagentStop", None), ("ConfigChange", None)];
 
 /// The deadline for a Claude Code `timeout_s` and a lock wait of `lock_ms`, or why the
 /// timeout leaves no margin.

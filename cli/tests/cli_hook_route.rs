@@ -258,13 +258,13 @@ fn init_writes_the_configured_servers_user_into_the_line() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let settings = std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap();
     let settings: Value = serde_json::from_str(&settings).unwrap();
-    let lines: Vec<&str> = ["PreToolUse", "SubagentStart", "SubagentStop"]
+    let lines: Vec<&str> = ["PreToolUse", "SubagentStart", "SubagentStop", "ConfigChange"]
         .iter()
         .flat_map(|event| settings["hooks"][event].as_array().unwrap())
         .flat_map(|entry| entry["hooks"].as_array().unwrap())
         .map(|hook| hook["command"].as_str().unwrap())
         .collect();
-    assert_eq!(lines.len(), 3, "{settings}");
+    assert_eq!(lines.len(), 4, "{settings}");
     for line in lines {
         assert!(line.contains(&format!("--server '{}' --server-uid 4242 ", socket.display())), "{line}");
     }

@@ -216,7 +216,7 @@ fn init_installs_every_tool_and_refuses_a_timeout_without_margin() {
     assert!(
         installed(&s).contains("--lock-timeout-ms 5000 ") && installed(&s).contains("--deadline-ms 6000 ")
     );
-    for event in ["SubagentStart", "SubagentStop"] {
+    for event in ["SubagentStart", "SubagentStop", "ConfigChange"] {
         assert_eq!(s["hooks"][event][0]["hooks"][0]["command"], installed(&s).as_str(), "{event}");
         assert!(s["hooks"][event][0].get("matcher").is_none(), "{event}");
     }

@@ -24,8 +24,9 @@
 //! (the resident service) to close it.
 
 use agentwarden_domain::claude_code::{
-    HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath, ToolKind, human_verb_reason,
-    normalize, parse_hook_input, quarantine_reason,
+    HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath, ToolKind,
+    config_change_answer, config_change_blocked, human_verb_reason, normalize, parse_hook_input,
+    quarantine_reason,
 };
 
 use super::storage::HookStorage;
@@ -63,6 +64,12 @@ pub fn before_store_parsed(
         HookEvent::Tool(call) => Some(call),
         HookEvent::Spawn(_) => None,
         HookEvent::Other { .. } => return Pre::Done(HookAnswer::silent()),
+        // H-43: blocked whatever the store says; the store records it, or the block stands
+        // unrecorded.
+        HookEvent::ConfigChange { source, file_path } => {
+            let blocked = config_change_blocked(source, file_path.as_deref());
+            return Pre::Store { fallback: Some(config_change_answer(&blocked)) };
+        }
         HookEvent::SubagentStart(_) | HookEvent::SubagentStop { .. } => return Pre::Store { fallback: None },
     };
     let quarantined = |code: &str, reason: &str| Pre::Store {

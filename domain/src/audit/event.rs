@@ -11,8 +11,8 @@ use serde_json::value::RawValue;
 use super::envelope::Envelope;
 use super::view::EnvelopeRef;
 use crate::claude_code::{
-    ApprovalGranted, ApprovalRevoked, ContextSealed, HookInputRefused, HookToolEvaluated, SessionQuarantined,
-    SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped,
+    ApprovalGranted, ApprovalRevoked, ConfigChangeBlocked, ContextSealed, HookInputRefused,
+    HookToolEvaluated, SessionQuarantined, SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
 use crate::fanout::{ChunkOutcome, Merged, Plan};
 use crate::governance::GateReport;
@@ -202,6 +202,8 @@ pub enum AuditEvent {
     SessionReleased(SessionReleased),
     /// `hook_input_refused`, version 1.
     HookInputRefused(Box<HookInputRefused>),
+    /// `config_change_blocked`, version 1: a settings change the hook blocked (H-43).
+    ConfigChangeBlocked(Box<ConfigChangeBlocked>),
 }
 
 impl AuditEvent {
@@ -227,6 +229,7 @@ impl AuditEvent {
             AuditEvent::SessionQuarantined(_) => "session_quarantined",
             AuditEvent::SessionReleased(_) => "session_released",
             AuditEvent::HookInputRefused(_) => "hook_input_refused",
+            AuditEvent::ConfigChangeBlocked(_) => "config_change_blocked",
         }
     }
 
@@ -251,7 +254,8 @@ impl AuditEvent {
             | AuditEvent::HookToolEvaluated(_)
             | AuditEvent::SessionQuarantined(_)
             | AuditEvent::SessionReleased(_)
-            | AuditEvent::HookInputRefused(_) => 1,
+            | AuditEvent::HookInputRefused(_)
+            | AuditEvent::ConfigChangeBlocked(_) => 1,
         }
     }
 
@@ -280,6 +284,7 @@ impl AuditEvent {
             AuditEvent::SessionQuarantined(event) => write(out, event),
             AuditEvent::SessionReleased(event) => write(out, event),
             AuditEvent::HookInputRefused(event) => write(out, event),
+            AuditEvent::ConfigChangeBlocked(event) => write(out, event),
         }
     }
 
@@ -303,6 +308,7 @@ impl AuditEvent {
             AuditEvent::SpawnEvaluated(event) => Some(event.decision),
             AuditEvent::SubagentStopped(event) => Some(event.decision),
             AuditEvent::HookToolEvaluated(event) => Some(event.decision),
+            AuditEvent::ConfigChangeBlocked(event) => Some(event.decision),
             AuditEvent::OperatorNote(_)
             | AuditEvent::ResultValidated(_)
             | AuditEvent::ContextSealed(_)
@@ -344,6 +350,7 @@ impl AuditEvent {
             "session_quarantined" => AuditEvent::SessionQuarantined(payload.read().map_err(invalid)?),
             "session_released" => AuditEvent::SessionReleased(payload.read().map_err(invalid)?),
             "hook_input_refused" => AuditEvent::HookInputRefused(payload.read().map_err(invalid)?),
+            "config_change_blocked" => AuditEvent::ConfigChangeBlocked(payload.read().map_err(invalid)?),
             other => return Err(DecodeError::UnknownType { event_type: other.to_owned() }),
         };
         Ok(event)
@@ -369,7 +376,8 @@ impl AuditEvent {
             | "hook_tool_evaluated"
             | "session_quarantined"
             | "session_released"
-            | "hook_input_refused" => Some(1),
+            | "hook_input_refused"
+            | "config_change_blocked" => Some(1),
             _ => None,
         }
     }
@@ -396,6 +404,7 @@ pub const EVENT_TYPES: &[&str] = &[
     "session_quarantined",
     "session_released",
     "hook_input_refused",
+    "config_change_blocked",
 ];
 
 /// A payload at today's version: the stored text (read directly, the fast path of a replay), or

@@ -141,6 +141,19 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             }
         }
         AuditEvent::SessionQuarantined(e) => x.notes.push(format!("quarantined ({}): {}", e.code, e.reason)),
+        AuditEvent::ConfigChangeBlocked(e) => {
+            x.checks.push(Check {
+                kind: "config_change",
+                name: e.failure.stage.clone(),
+                passed: false,
+                code: Some(e.failure.code.clone()),
+                reason: e.failure.reason.clone(),
+            });
+            x.notes.push(format!("source: {}", e.source));
+            if let Some(path) = &e.file_path {
+                x.notes.push(format!("file: {path}"));
+            }
+        }
         AuditEvent::SessionReleased(_) | AuditEvent::HookInputRefused(_) => {}
         AuditEvent::ContextSealed(e) => {
             x.notes.extend(e.files.iter().map(|(path, digest)| format!("sealed: {path} {digest}")));
@@ -376,6 +389,11 @@ pub fn summary(event: &AuditEvent) -> String {
             e.by.as_deref().map(|b| format!(" by {b}")).unwrap_or_default()
         ),
         AuditEvent::HookInputRefused(e) => format!("hook input refused ({}): {}", e.code, e.reason),
+        AuditEvent::ConfigChangeBlocked(e) => format!(
+            "settings change blocked ({}{})",
+            e.source,
+            e.file_path.as_deref().map(|p| format!(": {p}")).unwrap_or_default()
+        ),
     }
 }
 

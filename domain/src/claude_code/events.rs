@@ -196,6 +196,22 @@ pub struct SessionReleased {
     pub signature: Option<RecordSignature>,
 }
 
+/// `config_change_blocked`, version 1: a Claude Code settings or skills file changed during
+/// the session, and the hook blocked the change (H-43): the session goes on with the settings
+/// it started with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigChangeBlocked {
+    /// Claude Code's `source` (`project_settings`, `local_settings`, …).
+    pub source: String,
+    /// The file that changed, when Claude Code named it.
+    pub file_path: Option<String>,
+    /// Always deny: the change is not applied.
+    pub decision: Decision,
+    /// Why.
+    pub failure: HookFailure,
+}
+
 /// `hook_input_refused`, version 1: a hook input Warden could not use (H-1), answered with
 /// exit 2. Recorded when the store can be used; the input itself is kept only by digest and
 /// length (it may be large, and it is the adversary's text).

@@ -158,6 +158,14 @@ pub enum HookEvent {
         /// True when it is already going on because a stop hook blocked it before.
         stop_hook_active: bool,
     },
+    /// `ConfigChange`: a settings or skills file changed during the session (H-43).
+    ConfigChange {
+        /// `source`: `user_settings`, `project_settings`, `local_settings`, `policy_settings`
+        /// or `skills`, as Claude Code names it.
+        source: String,
+        /// `file_path`: the file that changed, when given.
+        file_path: Option<String>,
+    },
     /// Any other hook event: not governed here.
     Other {
         /// `hook_event_name`.
@@ -386,6 +394,10 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
             };
             HookEvent::SubagentStop { agent, stop_hook_active }
         }
+        "ConfigChange" => HookEvent::ConfigChange {
+            source: required(&object, "source")?,
+            file_path: string(&object, "file_path")?,
+        },
         _ => HookEvent::Other { name },
     };
     Ok(HookInput { session_id, cwd, event })
@@ -482,6 +494,34 @@ mod tests {
         assert_eq!(padded.len(), 1024 * 1024);
         assert!(matches!(parse(&padded).unwrap().event, HookEvent::SubagentStart(_)));
         assert_eq!(parse(&format!("{padded} ")).unwrap_err().code(), "hook_input_too_large");
+    }
+
+    /// H-43: a `ConfigChange` names its source (required) and the file (optional); anything
+    /// else is refused, never read as a change to let through.
+    #[test]
+    fn a_config_change_is_read_with_its_source_and_file() {
+        let change = r#"{"session_id":"s","hook_event_name":"ConfigChange","source":"local_settings",
+            "file_path":"/p/.claude/settings.local.json"}"#;
+        let expected = HookEvent::ConfigChange {
+            source: "local_settings".into(),
+            file_path: Some("/p/.claude/settings.local.json".into()),
+        };
+        assert_eq!(parse(change).unwrap().event, expected);
+        let skills = r#"{"session_id":"s","hook_event_name":"ConfigChange","source":"skills"}"#;
+        assert_eq!(
+            parse(skills).unwrap().event,
+            HookEvent::ConfigChange { source: "skills".into(), file_path: None }
+        );
+        for (bad, code) in [
+            (r#"{"session_id":"s","hook_event_name":"ConfigChange"}"#, "hook_input_missing_field"),
+            (r#"{"session_id":"s","hook_event_name":"ConfigChange","source":7}"#, "hook_input_wrong_type"),
+            (
+                r#"{"session_id":"s","hook_event_name":"ConfigChange","source":"x","file_path":[]}"#,
+                "hook_input_wrong_type",
+            ),
+        ] {
+            assert_eq!(parse(bad).unwrap_err().code(), code, "{bad}");
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! Claude Code reads.
 
 mod answer;
+mod config_change;
 mod events;
 mod input;
 mod paths;
@@ -28,10 +29,11 @@ mod tool;
 mod tool_rules;
 
 pub use answer::{HOOK_FAILED, HookAnswer, HookReason, RenderingError};
+pub use config_change::{CONFIG_CHANGE_STAGE, config_change_answer, config_change_blocked};
 
 pub use events::{
-    ApprovalGranted, ApprovalRevoked, ContextSealed, HookFailure, HookInputRefused, HookToolEvaluated,
-    SessionQuarantined, SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped,
+    ApprovalGranted, ApprovalRevoked, ConfigChangeBlocked, ContextSealed, HookFailure, HookInputRefused,
+    HookToolEvaluated, SessionQuarantined, SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
 pub use input::{
     AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, CallingAgent, DEFAULT_SUBAGENT_TYPE, HUMAN_VERBS, HookEvent,

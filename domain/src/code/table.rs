@@ -386,7 +386,8 @@ super::codes! {
             "the thin client",
             "a server is configured but cannot be reached, closed the connection, or did not answer within \
              the hook's deadline (a served command's `--server-timeout-ms`); `AGENTWARDEN_SERVER` set but \
-             empty (V-6, V-14)",
+             empty (V-6, V-14); a server not running as the uid `--server-uid` or `[server] uid` names (V-12, \
+             V-49)",
         ),
     }
     ServerAnswerInvalid = "server_answer_invalid" {
@@ -539,6 +540,13 @@ super::codes! {
             "human_verb",
             "a `Bash` call whose command runs `warden seal`, `approve`, `revoke` or `release` (K-11): only \
              a human runs them",
+        ),
+    }
+    ConfigChangeBlocked = "config_change_blocked" {
+        Decision(
+            "config_change",
+            "a Claude Code settings or skills file changed during the session: the change is not applied \
+             (H-43)",
         ),
     }
     SessionQuarantined = "session_quarantined" {

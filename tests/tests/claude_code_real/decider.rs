@@ -90,3 +90,62 @@ fn an_agent_that_names_its_own_server_in_the_configuration_is_not_asked() {
     assert!(!config.contains("x.sock"), "the configuration keeps the agent's server: {config}");
     assert_eq!(project.audit_of("guardrail_violation").len(), 1, "{:?}", project.audit());
 }
+
+/// H-43: settings the agent writes during the session do not apply to it. The main session
+/// writes `.claude/settings.local.json` with an `env` (the key that also reaches the hooks'
+/// environment) from a `python3` its `Bash` runs — Claude Code refuses a plain redirect into its
+/// settings, not a write by a program — and its next command still sees the variable unset;
+/// the blocked change is on the log. The control run, without Warden's `ConfigChange` entry,
+/// shows the same write taking effect.
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn a_settings_change_during_the_session_is_blocked_and_recorded() {
+    let write = "python3 -c \"import json; open('.claude/settings.local.json', 'w')\
+                 .write(json.dumps({'env': {'WARDEN_PROBE': 'set-by-the-agent'}}))\" && sleep 3 && echo written";
+    let script = || {
+        Script::new().agent(
+            "MAINTASK",
+            vec![
+                Turn::one(Block::tool_with_id("toolu_write", "Bash", json!({"command": write}))),
+                Turn::one(Block::tool_with_id(
+                    "toolu_probe",
+                    "Bash",
+                    json!({"command": "echo probe=$WARDEN_PROBE"}),
+                )),
+            ],
+        )
+    };
+    for guarded in [true, false] {
+        let project = Project::readme_setup(&tools());
+        if !guarded {
+            let mut settings = project.settings();
+            settings["hooks"]
+                .as_object_mut()
+                .unwrap()
+                .remove("ConfigChange")
+                .expect("init installs ConfigChange");
+            project.set_settings(&settings);
+        }
+        let api = start(script());
+        let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+        run.assert_finished();
+        assert_loopback_only(&api);
+        let written = api.tool_result("toolu_write").expect("the write ran");
+        assert!(written.text.contains("written"), "{written:?}");
+        let probe = api.tool_result("toolu_probe").expect("the probe ran").text;
+        let blocked = project.audit_of("config_change_blocked");
+        if guarded {
+            assert_eq!(probe.trim(), "probe=", "the agent's settings applied mid-session");
+            assert_eq!(blocked.len(), 1, "{:?}", project.audit());
+            assert_eq!(str_of(payload(&blocked[0], "source")), "local_settings");
+            assert!(str_of(payload(&blocked[0], "file_path")).ends_with(".claude/settings.local.json"));
+        } else {
+            assert_eq!(
+                probe.trim(),
+                "probe=set-by-the-agent",
+                "the control: the client no longer applies it"
+            );
+            assert!(blocked.is_empty());
+        }
+    }
+}
