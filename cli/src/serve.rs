@@ -353,7 +353,7 @@ async fn connection(server: &Server, mut stream: UnixStream) {
                 return;
             }
             Ok(Ok(body)) => match protocol::decode::<Request>(&body) {
-                Err(why) => (Answer::error("frame_invalid", why), false),
+                Err(refused) => (Answer::error(refused.code, refused.reason), false),
                 Ok(request) => {
                     let kind = match &request {
                         Request::Hook { .. } => "hook",
