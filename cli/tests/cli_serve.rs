@@ -411,6 +411,14 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
         );
         assert_eq!(answer["version"], 1);
     }
+    // V-49: a key declared twice is refused, naming it, and the connection still serves.
+    garbage.write_all(&frame(br#"{"version":1,"kind":"status","kind":"status"}"#)).unwrap();
+    let answer = read_frame(&mut garbage).unwrap();
+    assert_eq!(
+        (answer["code"].as_str(), answer["reason"].as_str().map(|r| r.contains("`/kind`"))),
+        (Some("request_invalid"), Some(true)),
+        "{answer}"
+    );
     garbage.write_all(&frame(br#"{"version":1,"kind":"status"}"#)).unwrap();
     assert_eq!(read_frame(&mut garbage).unwrap()["kind"], "status");
     // Oversized: an error, then closed.
