@@ -12,7 +12,7 @@
 //! `frame_invalid`), and the connection is closed after a length it refused (it cannot find
 //! the next frame). A client reads an answer the same way: anything it does not understand is
 //! exit 2, never a pass (V-6). A key declared twice is refused (`request_invalid`) by the
-//! strict reader every JSON input goes through (V-49).
+//! strict reader every JSON input goes through (V-50).
 
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -160,7 +160,7 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
 /// Why a frame's body was refused: the `error` answer's code and reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Refused {
-    /// `request_invalid` for a duplicated key (V-49), `frame_invalid` for anything else (V-2).
+    /// `request_invalid` for a duplicated key (V-50), `frame_invalid` for anything else (V-2).
     pub(crate) code: &'static str,
     pub(crate) reason: String,
 }
@@ -174,7 +174,7 @@ impl std::fmt::Display for Refused {
 /// Decodes one frame's body: one JSON object with `"version": 1` and a known `kind`, read by
 /// the strict reader every other JSON input goes through: a key declared twice in any object,
 /// at any depth, refuses the frame (`request_invalid`, naming its pointer), never "the last one
-/// wins" (V-49, G-5); so does nesting deeper than the strict reader admits.
+/// wins" (V-50, G-5); so does nesting deeper than the strict reader admits.
 pub(crate) fn decode<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Refused> {
     let invalid = |reason: String| Refused { code: "frame_invalid", reason };
     let text = std::str::from_utf8(body).map_err(|e| invalid(format!("the frame is not UTF-8: {e}")))?;
@@ -250,7 +250,7 @@ mod tests {
         }
     }
 
-    /// V-49: a key declared twice, at any depth of the frame, refuses it (`request_invalid`,
+    /// V-50: a key declared twice, at any depth of the frame, refuses it (`request_invalid`,
     /// naming where), in a request and in an answer alike; the same keys once each are read.
     #[test]
     fn a_frame_with_a_duplicated_key_is_refused_at_any_depth() {

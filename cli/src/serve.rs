@@ -25,7 +25,7 @@
 //! read timeout, each decision finishes within the request's deadline (or the server's
 //! timeout, the smaller), or the answer is an error.
 //!
-//! V-50: nor can silent connections keep anyone out: a connection keeps its place against a
+//! V-51: nor can silent connections keep anyone out: a connection keeps its place against a
 //! newcomer only while its request is decided; a peer (uid, pid) holds at most its share
 //! ([`admission`]). Refusals and evictions are logged with both peers.
 //!
@@ -79,14 +79,14 @@ pub(super) struct ServeArgs {
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     request_timeout_ms: u64,
     /// How long a connection may take to send a complete request, from its accept or from its
-    /// previous answer; past it the server answers `request_timeout` and closes it (V-50).
+    /// previous answer; past it the server answers `request_timeout` and closes it (V-51).
     #[arg(long, default_value_t = 1_000, value_name = "MS")]
     read_timeout_ms: u64,
     /// How many connections are open at once; when all are, a newcomer takes the place of one
-    /// waiting on its client, and is refused only when all are working on a request (V-50).
+    /// waiting on its client, and is refused only when all are working on a request (V-51).
     #[arg(long, default_value_t = 64, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
-    /// How many connections one peer (uid, pid) may hold at once; one more is refused (V-50).
+    /// How many connections one peer (uid, pid) may hold at once; one more is refused (V-51).
     #[arg(long, default_value_t = 8, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections_per_peer: u32,
     /// The socket's permission bits, in octal (V-11): 600 lets only the server's own user
@@ -111,7 +111,7 @@ struct Server {
     started: Instant,
     served: AtomicU64,
     timeout: Duration,
-    /// How long a connection may take to send a complete request (V-50).
+    /// How long a connection may take to send a complete request (V-51).
     read_timeout: Duration,
 }
 
@@ -243,7 +243,7 @@ pub(super) async fn serve(
                             let server = Arc::clone(&server);
                             tokio::spawn(async move { connection(&server, stream, peer, slot).await });
                             // The new connection reads what its client already sent before the
-                            // next one is accepted (and may evict it, V-50).
+                            // next one is accepted (and may evict it, V-51).
                             tokio::task::yield_now().await;
                         }
                         Err(why) => tracing::warn!(
@@ -353,7 +353,7 @@ fn bind(socket: &Path, mode: u32) -> Result<UnixListener, Failure> {
 /// Serves one connection: requests one after another until the client closes it, or a frame
 /// cannot be read (an error answer first when there is someone to answer).
 ///
-/// V-50: while the server waits on the client — for its request, or for it to take its answer
+/// V-51: while the server waits on the client — for its request, or for it to take its answer
 /// — the connection's place is `waiting` and an eviction closes it; it is `working` only while
 /// its request is decided. A request must be complete within the read timeout.
 async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slot: Slot) {

@@ -411,7 +411,7 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
         );
         assert_eq!(answer["version"], 1);
     }
-    // V-49: a key declared twice is refused, naming it, and the connection still serves.
+    // V-50: a key declared twice is refused, naming it, and the connection still serves.
     garbage.write_all(&frame(br#"{"version":1,"kind":"status","kind":"status"}"#)).unwrap();
     let answer = read_frame(&mut garbage).unwrap();
     assert_eq!(
@@ -457,7 +457,7 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
     silent.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let answer = read_frame(&mut silent).unwrap();
     assert_eq!(answer["code"], "request_timeout", "{answer}");
-    assert!(answer["reason"].as_str().unwrap().contains("read timeout (1000 ms)"), "V-50: {answer}");
+    assert!(answer["reason"].as_str().unwrap().contains("read timeout (1000 ms)"), "V-51: {answer}");
     drop(half);
     let out = server.terminate();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -1382,7 +1382,7 @@ fn hold_silent_connections() {
     }
 }
 
-/// V-50: an agent that keeps opening silent connections from many processes, as many as the
+/// V-51: an agent that keeps opening silent connections from many processes, as many as the
 /// server lets each hold, never keeps out `warden status`, a human verb's probe or a hook from
 /// another process; a peer holds at most its share; every refusal and eviction is logged with
 /// the peer's uid and pid.

@@ -1,5 +1,5 @@
 //! Which connections the resident service holds open, and which one gives way to a newcomer
-//! (V-50).
+//! (V-51).
 //!
 //! The agent under guard runs as the user: it can open connections to the socket from as many
 //! processes as it likes and send nothing. The server cannot tell such a connection from the
@@ -67,7 +67,7 @@ struct Table {
     open: BTreeMap<u64, Entry>,
 }
 
-/// The open connections (V-50).
+/// The open connections (V-51).
 pub(super) struct Admission {
     table: Mutex<Table>,
     /// Told whenever a connection is released (the drain waits on it).
