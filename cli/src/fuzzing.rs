@@ -15,7 +15,7 @@ pub fn server_frame(data: &[u8]) {
             protocol::encode(&request).unwrap_or_else(|e| panic!("an accepted request does not encode: {e}"));
         let again = protocol::read_frame_blocking(&mut frame.as_slice())
             .map_err(|e| format!("{e:?}"))
-            .and_then(|body| protocol::decode::<Request>(&body));
+            .and_then(|body| protocol::decode::<Request>(&body).map_err(|e| e.to_string()));
         if again.as_ref() != Ok(&request) {
             panic!("{request:?} came back as {again:?}");
         }

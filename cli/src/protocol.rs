@@ -11,7 +11,8 @@
 //! object of a known kind and version, an unknown field: an `error` answer (`frame_too_large`,
 //! `frame_invalid`), and the connection is closed after a length it refused (it cannot find
 //! the next frame). A client reads an answer the same way: anything it does not understand is
-//! exit 2, never a pass (V-6).
+//! exit 2, never a pass (V-6). A key declared twice is refused (`request_invalid`) by the
+//! strict reader every JSON input goes through (V-50).
 
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -156,20 +157,42 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
     Ok(frame)
 }
 
-/// Decodes one frame's body: one JSON object with `"version": 1` and a known `kind`.
-pub(crate) fn decode<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, String> {
-    let mut object = match serde_json::from_slice::<serde_json::Value>(body) {
+/// Why a frame's body was refused: the `error` answer's code and reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Refused {
+    /// `request_invalid` for a duplicated key (V-50), `frame_invalid` for anything else (V-2).
+    pub(crate) code: &'static str,
+    pub(crate) reason: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.reason)
+    }
+}
+
+/// Decodes one frame's body: one JSON object with `"version": 1` and a known `kind`, read by
+/// the strict reader every other JSON input goes through: a key declared twice in any object,
+/// at any depth, refuses the frame (`request_invalid`, naming its pointer), never "the last one
+/// wins" (V-50, G-5); so does nesting deeper than the strict reader admits.
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Refused> {
+    let invalid = |reason: String| Refused { code: "frame_invalid", reason };
+    let text = std::str::from_utf8(body).map_err(|e| invalid(format!("the frame is not UTF-8: {e}")))?;
+    let mut object = match agentwarden_domain::json::parse_strict(text) {
         Ok(serde_json::Value::Object(object)) => object,
-        Ok(_) => return Err("the frame is not a JSON object".into()),
-        Err(e) => return Err(format!("the frame is not JSON: {e}")),
+        Ok(_) => return Err(invalid("the frame is not a JSON object".into())),
+        Err(e @ agentwarden_domain::json::StrictJsonError::DuplicateKey { .. }) => {
+            return Err(Refused { code: "request_invalid", reason: format!("the frame has a {e}") });
+        }
+        Err(e) => return Err(invalid(format!("the frame is not JSON: {e}"))),
     };
     match object.remove("version") {
         Some(v) if v.as_u64() == Some(VERSION) => {}
-        Some(v) => return Err(format!("protocol version `{v}` is not {VERSION}")),
-        None => return Err("the frame has no `version`".into()),
+        Some(v) => return Err(invalid(format!("protocol version `{v}` is not {VERSION}"))),
+        None => return Err(invalid("the frame has no `version`".into())),
     }
     serde_json::from_value(serde_json::Value::Object(object))
-        .map_err(|e| format!("the frame is not understood: {e}"))
+        .map_err(|e| invalid(format!("the frame is not understood: {e}")))
 }
 
 /// The length of a frame whose header is `header`, or why it is refused.
@@ -227,6 +250,32 @@ mod tests {
         }
     }
 
+    /// V-50: a key declared twice, at any depth of the frame, refuses it (`request_invalid`,
+    /// naming where), in a request and in an answer alike; the same keys once each are read.
+    #[test]
+    fn a_frame_with_a_duplicated_key_is_refused_at_any_depth() {
+        let once =
+            br#"{"version":1,"kind":"run","argv":["gate"],"cwd":"/p","config":"/p/a.toml","deadline_ms":1}"#;
+        assert!(decode::<Request>(once).is_ok());
+        for (body, pointer) in [
+            (&br#"{"version":1,"kind":"status","kind":"status"}"#[..], "/kind"),
+            (br#"{"version":1,"version":1,"kind":"status"}"#, "/version"),
+            (br#"{"version":1,"kind":"hook","input":"{}","config":"/a.toml","config":"/b.toml","deadline_ms":1}"#, "/config"),
+            (br#"{"version":1,"kind":"run","argv":["gate"],"cwd":"/p","config":"/p/a.toml","deadline_ms":1,"deadline_ms":9}"#, "/deadline_ms"),
+            (br#"{"version":1,"kind":"status","x":{"y":[{"z":1,"z":2}]}}"#, "/x/y/0/z"),
+        ] {
+            let refused = decode::<Request>(body).unwrap_err();
+            assert_eq!(refused.code, "request_invalid", "{}", String::from_utf8_lossy(body));
+            assert!(refused.reason.contains(&format!("`{pointer}`")), "{refused}");
+        }
+        let answer = br#"{"version":1,"kind":"hook","exit_code":2,"exit_code":0,"stdout":null,"stderr":"x"}"#;
+        assert_eq!(
+            decode::<Answer>(answer).unwrap_err().code,
+            "request_invalid",
+            "the client refuses it too"
+        );
+    }
+
     #[test]
     fn frames_round_trip_and_anything_else_is_refused() {
         let request = Request::Hook { config: None, input: "{}".into(), deadline_ms: Some(5) };
@@ -245,7 +294,8 @@ mod tests {
             br#"[1]"#,
             b"\xff\xfe",
         ] {
-            assert!(decode::<Request>(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+            let refused = decode::<Request>(bad).unwrap_err();
+            assert_eq!(refused.code, "frame_invalid", "{}", String::from_utf8_lossy(bad));
         }
         let too_long = (u32::try_from(MAX_FRAME).unwrap() + 1).to_be_bytes();
         assert!(matches!(read_frame_blocking(&mut too_long.as_slice()), Err(FrameError::TooLarge(_))));

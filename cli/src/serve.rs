@@ -22,9 +22,12 @@
 //! V-7: decisions are taken one at a time, in order, by one decider thread, as direct mode takes
 //! them one process at a time under the store's lock; frames are read and written by other
 //! tasks, so a slow or silent client holds up nobody. Each connection reads its request within the
-//! request timeout, each decision finishes within the request's deadline (or the server's
-//! timeout, the smaller), or the answer is an error. At most `--max-connections` connections
-//! are served at once; one more is closed at once (its client exits 2).
+//! read timeout, each decision finishes within the request's deadline (or the server's
+//! timeout, the smaller), or the answer is an error.
+//!
+//! V-51: nor can silent connections keep anyone out: a connection keeps its place against a
+//! newcomer only while its request is decided; a peer (uid, pid) holds at most its share
+//! ([`admission`]). Refusals and evictions are logged with both peers.
 //!
 //! V-8: the peer's uid and pid (`SO_PEERCRED`) are logged (tracing, `info`) with each request,
 //! and recorded in every event the request records, as its actor (V-18, [`super::served`]):
@@ -51,11 +54,14 @@ use rustix::fs::{Mode, OFlags};
 
 use tokio::io::AsyncReadExt;
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use agentwarden_domain::audit::Actor;
 
 use super::protocol::{self, Answer, FrameError, Request};
+use admission::{Admission, Peer, Slot};
+
+mod admission;
 use super::{EXIT_OK, Failure};
 use agentwarden::{Config, HookAnswer, HookStorage, StoreLocation, Warden};
 
@@ -72,9 +78,17 @@ pub(super) struct ServeArgs {
     /// The longest a request may take, from its first byte to its answer.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     request_timeout_ms: u64,
-    /// How many connections are served at once; one more is closed at once.
+    /// How long a connection may take to send a complete request, from its accept or from its
+    /// previous answer; past it the server answers `request_timeout` and closes it (V-51).
+    #[arg(long, default_value_t = 1_000, value_name = "MS")]
+    read_timeout_ms: u64,
+    /// How many connections are open at once; when all are, a newcomer takes the place of one
+    /// waiting on its client, and is refused only when all are working on a request (V-51).
     #[arg(long, default_value_t = 64, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
+    /// How many connections one peer (uid, pid) may hold at once; one more is refused (V-51).
+    #[arg(long, default_value_t = 8, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections_per_peer: u32,
     /// The socket's permission bits, in octal (V-11): 600 lets only the server's own user
     /// connect; for a server running as its own user, 666 in a directory whose permissions
     /// admit the agent's user (or its group).
@@ -97,6 +111,8 @@ struct Server {
     started: Instant,
     served: AtomicU64,
     timeout: Duration,
+    /// How long a connection may take to send a complete request (V-51).
+    read_timeout: Duration,
 }
 
 /// The canonical path of the configuration `path` names (or the project's, found from the
@@ -193,11 +209,15 @@ pub(super) async fn serve(
         started: Instant::now(),
         served: AtomicU64::new(0),
         timeout: Duration::from_millis(args.request_timeout_ms),
+        read_timeout: Duration::from_millis(args.read_timeout_ms),
     });
     tracing::info!(socket = %socket.display(), store = %server.location.describe(), "serving");
     writeln!(out, "serving on {}", socket.display())?;
     out.flush()?;
-    let slots = Arc::new(Semaphore::new(usize::try_from(args.max_connections).unwrap_or(64)));
+    let admission = Admission::new(
+        usize::try_from(args.max_connections).unwrap_or(64),
+        usize::try_from(args.max_connections_per_peer).unwrap_or(8),
+    );
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| Failure::usage(format!("cannot handle SIGTERM: {e}")))?;
     let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
@@ -207,16 +227,30 @@ pub(super) async fn serve(
             _ = term.recv() => break,
             _ = int.recv() => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => match Arc::clone(&slots).try_acquire_owned() {
-                    Ok(permit) => {
-                        let server = Arc::clone(&server);
-                        tokio::spawn(async move {
-                            connection(&server, stream).await;
-                            drop(permit);
-                        });
+                Ok((stream, _)) => {
+                    let peer = match stream.peer_cred() {
+                        Ok(cred) => Peer { uid: Some(cred.uid()), pid: cred.pid() },
+                        Err(_) => Peer { uid: None, pid: None },
+                    };
+                    match admission.admit(peer) {
+                        Ok((slot, evicted)) => {
+                            if let Some(old) = evicted {
+                                tracing::warn!(
+                                    peer_uid = ?old.uid, peer_pid = ?old.pid, for_uid = ?peer.uid, for_pid = ?peer.pid,
+                                    "every connection open: one waiting on its client closed unanswered for a new one"
+                                );
+                            }
+                            let server = Arc::clone(&server);
+                            tokio::spawn(async move { connection(&server, stream, peer, slot).await });
+                            // The new connection reads what its client already sent before the
+                            // next one is accepted (and may evict it, V-51).
+                            tokio::task::yield_now().await;
+                        }
+                        Err(why) => tracing::warn!(
+                            peer_uid = ?peer.uid, peer_pid = ?peer.pid, "a connection refused unanswered: {why}"
+                        ),
                     }
-                    Err(_) => tracing::warn!("too many connections: one closed unanswered"),
-                },
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, "accept failed");
                     tokio::time::sleep(Duration::from_millis(10)).await;
@@ -228,9 +262,8 @@ pub(super) async fn serve(
     let _ = std::fs::remove_file(&socket);
     let _ = stopping.send(true);
     tracing::info!("stopping: draining the requests in flight");
-    let all = args.max_connections;
     let drained =
-        tokio::time::timeout(Duration::from_millis(args.drain_timeout_ms), slots.acquire_many(all)).await;
+        tokio::time::timeout(Duration::from_millis(args.drain_timeout_ms), admission.drained()).await;
     if drained.is_err() {
         tracing::warn!("the drain timeout passed with requests still in flight");
     }
@@ -319,15 +352,17 @@ fn bind(socket: &Path, mode: u32) -> Result<UnixListener, Failure> {
 
 /// Serves one connection: requests one after another until the client closes it, or a frame
 /// cannot be read (an error answer first when there is someone to answer).
-async fn connection(server: &Server, mut stream: UnixStream) {
-    let (uid, pid) = match stream.peer_cred() {
-        Ok(cred) => (Some(cred.uid()), cred.pid()),
-        Err(_) => (None, None),
-    };
+///
+/// V-51: while the server waits on the client — for its request, or for it to take its answer
+/// — the connection's place is `waiting` and an eviction closes it; it is `working` only while
+/// its request is decided. A request must be complete within the read timeout.
+async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slot: Slot) {
+    let Peer { uid, pid } = peer;
     loop {
+        slot.waiting();
         // Between requests, stopping closes the connection; a request begun is read and answered.
         let mut stop = server.stop.clone();
-        let read = tokio::time::timeout(server.timeout, async {
+        let read = tokio::time::timeout(server.read_timeout, async {
             let mut first = [0_u8; 1];
             // `read` is cancel-safe: when the stop wins, no byte was taken.
             tokio::select! {
@@ -340,20 +375,31 @@ async fn connection(server: &Server, mut stream: UnixStream) {
                 _ = stop.wait_for(|stopping| *stopping) => return Err(FrameError::Closed),
             }
             protocol::read_frame_after(first[0], &mut stream).await
-        })
-        .await;
+        });
+        let read = tokio::select! {
+            biased;
+            _ = &mut slot.evicted => return,
+            read = read => read,
+        };
         let (answer, close) = match read {
-            Err(_) => {
-                (Answer::error("request_timeout", "no complete request within the request timeout"), true)
-            }
+            Err(_) => (
+                Answer::error(
+                    "request_timeout",
+                    format!(
+                        "no complete request within the read timeout ({} ms)",
+                        server.read_timeout.as_millis()
+                    ),
+                ),
+                true,
+            ),
             Ok(Err(FrameError::Closed)) => return,
             Ok(Err(e @ FrameError::TooLarge(_))) => (Answer::error("frame_too_large", e.to_string()), true),
             Ok(Err(e)) => {
                 tracing::debug!(error = %e, "a connection failed mid-frame");
                 return;
             }
-            Ok(Ok(body)) => match protocol::decode::<Request>(&body) {
-                Err(why) => (Answer::error("frame_invalid", why), false),
+            Ok(Ok(body)) => match protocol::decode::<Request>(&body).inspect(|_| slot.working()) {
+                Err(refused) => (Answer::error(refused.code, refused.reason), false),
                 Ok(request) => {
                     let kind = match &request {
                         Request::Hook { .. } => "hook",
@@ -377,7 +423,12 @@ async fn connection(server: &Server, mut stream: UnixStream) {
                 Err(_) => return,
             },
         };
-        let written = tokio::time::timeout(server.timeout, protocol::write_frame(&mut stream, &frame)).await;
+        slot.waiting();
+        let written = tokio::select! {
+            biased;
+            _ = &mut slot.evicted => return,
+            written = tokio::time::timeout(server.timeout, protocol::write_frame(&mut stream, &frame)) => written,
+        };
         if close || !matches!(written, Ok(Ok(()))) {
             return;
         }

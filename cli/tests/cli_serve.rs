@@ -407,6 +407,14 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
         );
         assert_eq!(answer["version"], 1);
     }
+    // V-50: a key declared twice is refused, naming it, and the connection still serves.
+    garbage.write_all(&frame(br#"{"version":1,"kind":"status","kind":"status"}"#)).unwrap();
+    let answer = read_frame(&mut garbage).unwrap();
+    assert_eq!(
+        (answer["code"].as_str(), answer["reason"].as_str().map(|r| r.contains("`/kind`"))),
+        (Some("request_invalid"), Some(true)),
+        "{answer}"
+    );
     garbage.write_all(&frame(br#"{"version":1,"kind":"status"}"#)).unwrap();
     assert_eq!(read_frame(&mut garbage).unwrap()["kind"], "status");
     // Oversized: an error, then closed.
@@ -442,6 +450,7 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
     silent.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let answer = read_frame(&mut silent).unwrap();
     assert_eq!(answer["code"], "request_timeout", "{answer}");
+    assert!(answer["reason"].as_str().unwrap().contains("read timeout (1000 ms)"), "V-51: {answer}");
     drop(half);
     let out = server.terminate();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -1344,4 +1353,143 @@ fn a_file_rewritten_between_two_requests_is_judged_by_its_new_bytes() {
         assert_eq!(decision(&via(&p, &socket, &read)), (0, None), "{file} put back");
     }
     drop(server);
+}
+
+/// The environment variable that makes [`hold_silent_connections`] play the agent.
+const HOLD: &str = "WARDEN_TEST_HOLD_SILENT";
+
+/// Not a test by itself: in a process that
+/// [`silent_connections_never_keep_out_status_a_hook_or_a_human_verb`] starts with [`HOLD`] set
+/// to a socket, it plays the agent — it keeps four silent connections open to that socket,
+/// opening a new one for each the server closes, until its stdin closes.
+#[test]
+fn hold_silent_connections() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let Some(socket) = std::env::var_os(HOLD) else { return };
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let stdin_closed = std::sync::Arc::clone(&done);
+    std::thread::spawn(move || {
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        stdin_closed.store(true, Ordering::SeqCst);
+    });
+    let mut held: Vec<UnixStream> = Vec::new();
+    let mut announced = false;
+    while !done.load(Ordering::SeqCst) {
+        held.retain(|mut s| {
+            let mut byte = [0_u8; 1];
+            // Anything the server says (an error frame) or a close: that one is gone.
+            matches!(s.read(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+        });
+        while held.len() < 4 {
+            let Ok(s) = UnixStream::connect(&socket) else { break };
+            s.set_nonblocking(true).unwrap();
+            held.push(s);
+        }
+        if !announced {
+            println!("holding");
+            announced = true;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// V-51: an agent that keeps opening silent connections from many processes, as many as the
+/// server lets each hold, never keeps out `warden status`, a human verb's probe or a hook from
+/// another process; a peer holds at most its share; every refusal and eviction is logged with
+/// the peer's uid and pid.
+#[test]
+fn silent_connections_never_keep_out_status_a_hook_or_a_human_verb() {
+    let p = project();
+    approve(&p);
+    let log = p.dir.path().join("server.log");
+    let mut command = Command::new(BIN);
+    command
+        .args(["--store", &store_arg(&p), "--lock-timeout-ms", "300", "serve", "--socket"])
+        .arg(p.socket())
+        .args(["--config", "agentwarden.toml", "--max-connections", "16", "--max-connections-per-peer", "4"])
+        // Long enough that only the admission (not the read timeout) can free a place.
+        .args(["--read-timeout-ms", "60000"])
+        .current_dir(&p.root)
+        .env_remove("CLAUDECODE")
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap());
+    let _server = Server { child: Some(command.spawn().unwrap()) };
+    wait_for(&p.socket());
+    let socket = p.socket().display().to_string();
+
+    // One process holds at most four: the fifth and sixth are closed unanswered.
+    let mine: Vec<UnixStream> = (0..6).map(|_| UnixStream::connect(p.socket()).unwrap()).collect();
+    let closed: Vec<bool> = mine
+        .iter()
+        .map(|mut s| {
+            s.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+            matches!(s.read(&mut [0_u8; 1]), Ok(0))
+        })
+        .collect();
+    assert_eq!(closed, [false, false, false, false, true, true], "a peer's share is four");
+    drop(mine);
+
+    // The agent: eight processes of four silent connections each, reopened as they are closed.
+    let exe = std::env::current_exe().unwrap();
+    let holders: Vec<Child> = (0..8)
+        .map(|_| {
+            Command::new(&exe)
+                .args(["--exact", "hold_silent_connections", "--nocapture", "--test-threads", "1"])
+                .env(HOLD, p.socket())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut holders: Vec<(u32, Child)> = holders.into_iter().map(|c| (c.id(), c)).collect();
+    for (_, holder) in &mut holders {
+        let mut out = std::io::BufReader::new(holder.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("holding") {
+            line.clear();
+            assert!(std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0, "a holder ended");
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+
+    for round in 0..3 {
+        let started = Instant::now();
+        let status = warden(&p, &["status", "--server", &socket], "", false);
+        assert_eq!(
+            status.status.code(),
+            Some(0),
+            "round {round}: {}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        let answer = via(&p, &p.socket(), &event("pre-bash"));
+        assert_eq!(answer.0, 0, "round {round}: the hook was answered, not refused: {answer:?}");
+        let human = warden(&p, &["seal", "--server", &socket, "--by", "alice"], "", false);
+        let stderr = String::from_utf8_lossy(&human.stderr);
+        assert!(
+            stderr.contains("server_holds_store"),
+            "round {round}: the human verb's probe was answered: {stderr}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(10), "round {round}: {:?}", started.elapsed());
+    }
+
+    for (_, holder) in &mut holders {
+        drop(holder.stdin.take());
+    }
+    for (_, holder) in holders.iter_mut() {
+        let _ = holder.wait();
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains(&format!("peer_pid=Some({})", std::process::id()))
+            && text.contains("its peer already holds 4 connections"),
+        "the refusal names the test's own pid: {text}"
+    );
+    let named = holders.iter().filter(|(pid, _)| text.contains(&format!("peer_pid=Some({pid})"))).count();
+    assert!(named > 0, "the evictions name the agent's processes: {text}");
+    assert!(text.contains("closed unanswered for a new one"), "{text}");
 }

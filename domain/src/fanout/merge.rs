@@ -187,42 +187,78 @@ pub struct Merged {
     pub status: MergeStatus,
     /// Summed over the chunks that completed with results.
     pub test_results: TestResults,
-    /// Summed over the chunks that report it; `None` when coverage is partial.
+    /// Summed over the completed chunks that report it; `None` when none does (F-20).
     pub coverage: Option<Coverage>,
-    /// True when a completed chunk lacks coverage.
+    /// True when a completed chunk lacks coverage: the sum leaves it out (F-20).
     pub coverage_partial: bool,
     /// Every chunk that did not complete with results.
     pub failures: Vec<ChunkFailure>,
 }
 
-/// Merges chunk outcomes (F-8).
+/// What the chunks merged so far add up to; every sum is checked (F-20).
+#[derive(Default)]
+struct Sums {
+    tests: TestResults,
+    coverage: Option<Coverage>,
+}
+
+impl Sums {
+    /// Adds one chunk's `tests` and `coverage`; false, with nothing added, when a count would
+    /// overflow.
+    fn add(&mut self, tests: &TestResults, coverage: Option<Coverage>) -> bool {
+        let checked = || {
+            let coverage = match (self.coverage, coverage) {
+                (Some(sum), Some(c)) => Some(Coverage {
+                    covered: sum.covered.checked_add(c.covered)?,
+                    total: sum.total.checked_add(c.total)?,
+                }),
+                (sum, c) => sum.or(c),
+            };
+            let passed = self.tests.passed.checked_add(tests.passed)?;
+            let failed = self.tests.failed.checked_add(tests.failed)?;
+            let skipped = self.tests.skipped.checked_add(tests.skipped)?;
+            Some((passed, failed, skipped, coverage))
+        };
+        let Some((passed, failed, skipped, coverage)) = checked() else {
+            return false;
+        };
+        self.tests.passed = passed;
+        self.tests.failed = failed;
+        self.tests.skipped = skipped;
+        self.tests.failures.extend(tests.failures.iter().cloned());
+        self.coverage = coverage;
+        true
+    }
+}
+
+/// Merges chunk outcomes (F-8). Coverage is summed over the completed chunks that report it and
+/// is partial when a completed chunk does not: §4.2 excludes that chunk from the sum, it does not
+/// drop the sum. No chunk reporting coverage gives none rather than a 0 of 0 that would read as a
+/// measurement. A chunk whose counts would overflow the sums is a result the merger cannot use:
+/// it is listed as `invalid` and nothing of it is added (F-20).
 pub fn merge(outcomes: &[ChunkOutcome]) -> Merged {
-    let mut totals = TestResults::default();
-    let mut coverage = Coverage::default();
+    let mut sums = Sums::default();
     let mut partial = false;
     let mut failures = Vec::new();
     let mut completed = 0usize;
     for o in outcomes {
+        let failure = |status, error: String| ChunkFailure { chunk_index: o.chunk_index, status, error };
         match (o.status, &o.test_results) {
             (ChunkStatus::Completed, Some(t)) => {
-                completed += 1;
-                totals.passed += t.passed;
-                totals.failed += t.failed;
-                totals.skipped += t.skipped;
-                totals.failures.extend(t.failures.iter().cloned());
-                match o.coverage {
-                    Some(c) => {
-                        coverage.covered += c.covered;
-                        coverage.total += c.total;
-                    }
-                    None => partial = true,
+                if sums.add(t, o.coverage) {
+                    completed += 1;
+                    partial |= o.coverage.is_none();
+                } else {
+                    failures.push(failure(
+                        ChunkStatus::Invalid,
+                        "its counts overflow the merged sums: not merged".to_owned(),
+                    ));
                 }
             }
-            (status, _) => failures.push(ChunkFailure {
-                chunk_index: o.chunk_index,
-                status: if status == ChunkStatus::Completed { ChunkStatus::Invalid } else { status },
-                error: o.error.clone().unwrap_or_else(|| "no results".to_owned()),
-            }),
+            (status, _) => failures.push(failure(
+                if status == ChunkStatus::Completed { ChunkStatus::Invalid } else { status },
+                o.error.clone().unwrap_or_else(|| "no results".to_owned()),
+            )),
         }
     }
     let status = match (completed, failures.is_empty()) {
@@ -230,13 +266,7 @@ pub fn merge(outcomes: &[ChunkOutcome]) -> Merged {
         (_, true) => MergeStatus::Completed,
         (_, false) => MergeStatus::Degraded,
     };
-    Merged {
-        status,
-        test_results: totals,
-        coverage: (!partial).then_some(coverage),
-        coverage_partial: partial,
-        failures,
-    }
+    Merged { status, test_results: sums.tests, coverage: sums.coverage, coverage_partial: partial, failures }
 }
 
 #[cfg(test)]
@@ -326,7 +356,128 @@ mod tests {
             validate_chunk_result(1, Some(&ok(1, 1, None))),
         ];
         let m = merge(&partial);
-        assert!(m.coverage_partial && m.coverage.is_none());
+        assert!(m.coverage_partial);
+        assert_eq!(
+            m.coverage,
+            Some(Coverage { covered: 1, total: 2 }),
+            "the chunk without coverage is left out"
+        );
+    }
+
+    #[test]
+    fn f20_a_chunk_without_coverage_is_left_out_of_the_sum_not_the_sum_dropped() {
+        // (the chunks' coverage, the merged coverage, partial, why)
+        type Row = (&'static [Option<(u64, u64)>], Option<(u64, u64)>, bool, &'static str);
+        let table: [Row; 6] = [
+            (&[Some((5, 10)), Some((1, 10)), None], Some((6, 20)), true, "the issue's three chunks (§4.2)"),
+            (&[None, Some((5, 10)), None], Some((5, 10)), true, "one chunk reporting is still a sum"),
+            (&[Some((5, 10)), Some((1, 10))], Some((6, 20)), false, "every chunk reports: not partial"),
+            (&[None, None], None, true, "no chunk reports: no coverage, not a 0 of 0"),
+            (&[Some((0, 0))], Some((0, 0)), false, "a reported 0 of 0 is a measurement"),
+            (&[], None, false, "no chunk at all: nothing to be partial about"),
+        ];
+        for (chunks, coverage, partial, why) in table {
+            let outcomes: Vec<_> = chunks
+                .iter()
+                .enumerate()
+                .map(|(i, c)| validate_chunk_result(i, Some(&ok(i, 1, *c))))
+                .collect();
+            let m = merge(&outcomes);
+            assert_eq!(m.coverage, coverage.map(|(covered, total)| Coverage { covered, total }), "{why}");
+            assert_eq!(m.coverage_partial, partial, "{why}");
+        }
+    }
+
+    #[test]
+    fn f20_malformed_coverage_counts_as_missing_and_failed_chunks_do_not_count() {
+        for bad in [
+            json!({"covered": 5, "total": 3}),
+            json!({"covered": -1, "total": 3}),
+            json!({"covered": 1.5, "total": 3}),
+            json!({"covered": "1", "total": 3}),
+            json!([1, 3]),
+        ] {
+            let mut result = ok(1, 1, None);
+            result["coverage"] = bad.clone();
+            let outcomes = [
+                validate_chunk_result(0, Some(&ok(0, 1, Some((2, 4))))),
+                validate_chunk_result(1, Some(&result)),
+            ];
+            let m = merge(&outcomes);
+            assert_eq!(m.status, MergeStatus::Completed, "{bad}: the chunk's tests still count");
+            assert_eq!(
+                (m.coverage, m.coverage_partial),
+                (Some(Coverage { covered: 2, total: 4 }), true),
+                "{bad}"
+            );
+        }
+        let mut failed = ok(1, 1, Some((9, 9)));
+        failed["status"] = json!("failed");
+        let m = merge(&[
+            validate_chunk_result(0, Some(&ok(0, 1, Some((1, 2))))),
+            validate_chunk_result(1, Some(&failed)),
+        ]);
+        assert_eq!((m.coverage, m.coverage_partial), (Some(Coverage { covered: 1, total: 2 }), false));
+    }
+
+    #[test]
+    fn f20_a_chunk_whose_counts_overflow_the_sums_is_invalid_and_nothing_of_it_is_added() {
+        let max = u64::MAX;
+        let first = validate_chunk_result(0, Some(&ok(0, 1, Some((max - 1, max)))));
+        let coverage_over = validate_chunk_result(1, Some(&ok(1, 1, Some((1, 1)))));
+        let tests_over = validate_chunk_result(2, Some(&ok(2, max, Some((0, 0)))));
+        let last = validate_chunk_result(3, Some(&ok(3, 2, None)));
+        let m = merge(&[first, coverage_over, tests_over, last]);
+        assert_eq!(m.status, MergeStatus::Degraded);
+        let failed: Vec<_> = m.failures.iter().map(|f| (f.chunk_index, f.status)).collect();
+        assert_eq!(failed, [(1, ChunkStatus::Invalid), (2, ChunkStatus::Invalid)]);
+        assert!(m.failures.iter().all(|f| f.error.contains("overflow")), "{:?}", m.failures);
+        assert_eq!((m.test_results.passed, m.test_results.skipped), (3, 2), "chunks 0 and 3 only");
+        assert_eq!((m.coverage, m.coverage_partial), (Some(Coverage { covered: max - 1, total: max }), true));
+    }
+
+    fn outcome_strategy() -> impl proptest::strategy::Strategy<Value = ChunkOutcome> {
+        use proptest::prelude::*;
+        let status = prop_oneof![
+            Just(ChunkStatus::Completed),
+            Just(ChunkStatus::Failed),
+            Just(ChunkStatus::TimedOut),
+            Just(ChunkStatus::Invalid)
+        ];
+        let tests = proptest::option::weighted(
+            0.9,
+            (0..1000u64).prop_map(|passed| TestResults { passed, ..TestResults::default() }),
+        );
+        let coverage = proptest::option::of(
+            (0..u64::from(u32::MAX), 0..u64::from(u32::MAX))
+                .prop_map(|(a, b)| Coverage { covered: a.min(b), total: a.max(b) }),
+        );
+        (status, tests, coverage).prop_map(|(status, test_results, coverage)| ChunkOutcome {
+            chunk_index: 0,
+            status,
+            elapsed_ms: 1,
+            test_results,
+            coverage,
+            error: None,
+            warnings: Vec::new(),
+        })
+    }
+
+    proptest::proptest! {
+        /// The merged coverage is the sum over the completed chunks that report one (none when
+        /// none does), and partial exactly when a completed chunk reports none (F-20).
+        #[test]
+        fn f20_coverage_is_the_sum_over_the_reporting_chunks(outcomes in proptest::collection::vec(outcome_strategy(), 0..12)) {
+            let merged = merge(&outcomes);
+            let completed: Vec<_> = outcomes.iter().filter(|o| o.status == ChunkStatus::Completed && o.test_results.is_some()).collect();
+            let reported: Vec<Coverage> = completed.iter().filter_map(|o| o.coverage).collect();
+            let sum = (!reported.is_empty()).then(|| Coverage {
+                covered: reported.iter().map(|c| c.covered).sum(),
+                total: reported.iter().map(|c| c.total).sum(),
+            });
+            proptest::prop_assert_eq!(merged.coverage, sum);
+            proptest::prop_assert_eq!(merged.coverage_partial, completed.iter().any(|o| o.coverage.is_none()));
+        }
     }
 
     #[test]
