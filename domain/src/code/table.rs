@@ -83,8 +83,8 @@ super::codes! {
         ),
         Server(
             "the server",
-            "a `run` request whose working directory is not absolute or cannot be entered, or a peer whose \
-             uid cannot be read (V-15, V-18)",
+            "a frame that declares a key twice, at any depth (V-50); a `run` request whose working directory \
+             is not absolute or cannot be entered, or a peer whose uid cannot be read (V-15, V-18)",
         ),
     }
     RequestUnreadable = "request_unreadable" {
@@ -418,7 +418,8 @@ super::codes! {
     RequestTimeout = "request_timeout" {
         Server(
             "the server",
-            "no complete request within the server's request timeout; the connection is closed (V-7)",
+            "no complete request within the server's read timeout (`--read-timeout-ms`); the connection is \
+             closed (V-7, V-51)",
         ),
     }
     CommandNotServed = "command_not_served" {
@@ -438,9 +439,9 @@ super::codes! {
     UsageInvalid = "usage_invalid" {
         Server(
             "`warden-hook`",
-            "its command line is not `[--lock-timeout-ms MS] hook [--config FILE] [--server PATH] \
-             [--deadline-ms MS]`: an unknown argument, a value missing or not a number, `--store` or \
-             `--fsync` (it opens no store); exit 2 (V-34)",
+            "its command line is not `[--lock-timeout-ms MS] hook [--config FILE] [--server PATH \
+             [--server-uid UID]] [--deadline-ms MS]`: an unknown argument, a value missing or not a number, \
+             `--store` or `--fsync` (it opens no store); exit 2 (V-34, V-49)",
         ),
     }
     ServerHoldsStore = "server_holds_store" {
