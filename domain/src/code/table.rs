@@ -544,6 +544,13 @@ super::codes! {
     SessionQuarantined = "session_quarantined" {
         Decision("quarantine", "the session is quarantined; `warden release --session ID` lifts it (H-28)"),
     }
+    ViolationRecordLost = "violation_record_lost" {
+        Decision(
+            "quarantine",
+            "quarantine cause: a violation kept while the log could not be written was removed or \
+             edited before it was recorded (H-33)",
+        ),
+    }
     RevertFailed = "revert_failed" {
         Decision("guardrails", "quarantine cause: a changed protected path could not be reverted (H-28)"),
     }
