@@ -29,6 +29,12 @@ super::codes! {
             "a reader found no store where one was expected (readers never create one)",
         ),
     }
+    StoreNotAStore = "store_not_a_store" {
+        Store(
+            "`StoreError::NotAStore`",
+            "the store's path is a file, or a directory that holds no Warden store: a usage error (N-4)",
+        ),
+    }
     StoreCorrupt = "store_corrupt" {
         Store(
             "`StoreError::Corrupt`",
