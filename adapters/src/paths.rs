@@ -28,6 +28,26 @@ pub fn remove_entry(path: &Path) -> io::Result<bool> {
     }
 }
 
+/// Removes the entry at `path` whatever it is, a directory with everything in it, never
+/// following a symbolic link: `Ok(false)` when there was none.
+pub fn remove_tree(path: &Path) -> io::Result<bool> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path).map(|()| true),
+        Ok(_) => remove_entry(path),
+    }
+}
+
+/// Removes the directory at `path` if it is empty: `Ok(false)` when it is not, or is not there.
+pub fn remove_empty_dir(path: &Path) -> io::Result<bool> {
+    match std::fs::remove_dir(path) {
+        Ok(()) => Ok(true),
+        Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::DirectoryNotEmpty) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// `path` absolute, with every symbolic link resolved (`realpath`); an error when any part of
 /// it does not exist.
 pub fn canonical(path: &Path) -> io::Result<PathBuf> {

@@ -32,6 +32,7 @@
 //! domain's typed `HookAnswer`.
 
 mod fast;
+mod pending;
 mod storage;
 mod tools;
 
@@ -130,13 +131,17 @@ impl Warden {
         let mut state = match self.hold().await {
             Ok(state) => state,
             Err(e) => {
-                if is_stop {
-                    quarantine_unrecorded(storage, session, None, &Code::StoreUnavailable, &e.to_string());
+                let why = format!("{}: {e}", e.code());
+                if let HookEvent::SubagentStop { agent, .. } = &input.event {
+                    return self.stop_without_store(session, &agent.agent_id, storage, &why).await;
                 }
-                return HookAnswer::failed(format!("{}: {e}", e.code()));
+                return HookAnswer::failed(why);
             }
         };
         let quarantined = self.quarantine_in_force(&mut state, session, storage).await;
+        if let Err(e) = self.record_pending(&mut state, session, storage).await {
+            tracing::warn!(error = %e, "the pending violations could not all be recorded yet");
+        }
         let root = self.config.root.clone();
         let answer = match input.event {
             HookEvent::Other { .. } => Ok(HookAnswer::silent()),
@@ -152,8 +157,8 @@ impl Warden {
                 .await),
             HookEvent::SubagentStart(agent) => {
                 let own = agent_root(&root, input.cwd.as_deref());
-                self.hook_start(&mut state, session, agent, own.as_deref().unwrap_or(&root), own.is_some())
-                    .await
+                let at = own.as_deref().unwrap_or(&root);
+                self.hook_start(&mut state, session, agent, at, own.is_some(), storage).await
             }
             HookEvent::SubagentStop { agent, stop_hook_active } => {
                 let own = state.session_ref(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
@@ -219,7 +224,7 @@ impl Warden {
     /// The quarantine of `session`, reconciling the marker with the log (H-28): a marker the
     /// log does not know yet (written while the store could not be used) is recorded now; a
     /// quarantine the log knows whose marker is gone is marked again.
-    async fn quarantine_in_force(
+    pub(crate) async fn quarantine_in_force(
         &self,
         state: &mut HookState,
         session: &str,
@@ -227,7 +232,9 @@ impl Warden {
     ) -> Option<Marker> {
         let recorded = state.quarantined.get(session).cloned();
         match (storage.marker(session), recorded) {
-            (Err(why), _) => Some(Marker { code: "session_quarantined".into(), reason: why, agent_id: None }),
+            (Err(why), _) => {
+                Some(Marker { code: "session_quarantined".into(), reason: why, ..Marker::default() })
+            }
             (Ok(Some(marker)), Some(_)) => Some(marker),
             (Ok(Some(marker)), None) => {
                 let event = AuditEvent::SessionQuarantined(Box::new(SessionQuarantined {
@@ -241,7 +248,7 @@ impl Warden {
                 Some(marker)
             }
             (Ok(None), Some(q)) => {
-                let marker = Marker { code: q.code.to_string(), reason: q.reason, agent_id: None };
+                let marker = Marker { code: q.code.to_string(), reason: q.reason, ..Marker::default() };
                 if let Err(e) = storage.quarantine(session, &marker) {
                     tracing::warn!(error = %e, "the quarantine marker could not be written again");
                 }
@@ -322,11 +329,12 @@ impl Warden {
         agent: CallingAgent,
         root: &Path,
         own_root: bool,
+        storage: &HookStorage,
     ) -> Result<HookAnswer, WardenError> {
         let matched = state.session_ref(session).match_start(&agent.agent_type).cloned();
         // The content, not only the digests, kept in Warden's own storage (U-12, U-14).
         let snapshot = match self.guard_capture(root).await {
-            Ok(content) => self.save_snapshot(session, &agent.agent_id, &content).await,
+            Ok(content) => self.save_snapshot(session, &agent.agent_id, root, &content, storage).await,
             Err(why) => {
                 tracing::warn!(why = %why, "the protected paths could not be snapshotted");
                 false
@@ -350,8 +358,20 @@ impl Warden {
         Ok(HookAnswer::silent())
     }
 
-    async fn save_snapshot(&self, session: &str, agent_id: &str, content: &ContentSnapshot) -> bool {
+    /// Keeps the start's snapshot in the store, and a copy beside it for a stop the store
+    /// cannot serve (H-33; best effort: without the copy such a stop reverts nothing).
+    async fn save_snapshot(
+        &self,
+        session: &str,
+        agent_id: &str,
+        root: &Path,
+        content: &ContentSnapshot,
+        storage: &HookStorage,
+    ) -> bool {
         let (Some(store), Ok(bytes)) = (&self.snapshots, content.encode()) else { return false };
+        if let Err(e) = storage.write_snapshot(session, agent_id, root, &bytes) {
+            tracing::warn!(error = %e, "the snapshot copy could not be written");
+        }
         store.write_snapshot(session, agent_id, bytes).await.is_ok()
     }
 
@@ -380,8 +400,7 @@ impl Warden {
         let guard = match self.load_snapshot(session, &agent.agent_id).await {
             Err(why) => Err(why),
             Ok(before) => {
-                let artifacts =
-                    root.join(".agentwarden").join("violations").join(session).join(&agent.agent_id);
+                let artifacts = pending::artifacts(root, session, &agent.agent_id);
                 let target = GuardTarget {
                     root,
                     item: &agent.agent_id,
@@ -391,7 +410,22 @@ impl Warden {
                 };
                 // Restored from the content kept at the start: a commit inside the subagent
                 // launders nothing, and no git is needed (U-14).
-                Ok(self.check_guardrails_restoring(&target, &before).await.violation)
+                let outcome = self.check_guardrails_restoring(&target, &before).await;
+                if let (Some(violation), None) = (&outcome.violation, outcome.audit) {
+                    // H-33: reverted, not recorded: kept until the log can be written.
+                    let marker = Marker {
+                        code: Code::StoreUnavailable.to_string(),
+                        reason: "the guardrail violation could not be recorded".into(),
+                        agent_id: Some(agent.agent_id.clone()),
+                        pending: Vec::new(),
+                    };
+                    if let Err(e) =
+                        self.keep_pending(session, &agent.agent_id, storage, &marker, violation.clone())
+                    {
+                        tracing::error!(error = %e, "the unrecorded violation could not be kept");
+                    }
+                }
+                Ok(outcome.violation)
             }
         };
         let result_path = tracked.as_ref().and_then(|t| t.result_path.clone());
@@ -423,6 +457,7 @@ impl Warden {
             if let Some(store) = &self.snapshots {
                 let _ = store.remove_snapshot(session, &agent_id).await;
             }
+            storage.remove_snapshot(session, &agent_id);
         } else if let Some(cause) = &decided.cause {
             self.quarantine(state, session, storage, Some(&agent_id), cause).await;
         }
@@ -433,7 +468,12 @@ impl Warden {
 /// The answer when the store cannot be opened (H-28): at a `SubagentStop` the session is
 /// quarantined (the marker holds without the store) and the stop blocked with exit 2; otherwise
 /// the deny already known before the store (`fallback`), or exit 2.
-pub fn hook_store_unavailable(
+///
+/// H-33: the stop does not wait for the log to put the protected paths back: they are restored
+/// from the snapshot copy beside the store, by a Warden of `config` over a store that refuses
+/// everything, and the violation is kept pending until the log can be written.
+pub async fn hook_store_unavailable(
+    config: crate::Config,
     storage: &HookStorage,
     input: &str,
     fallback: Option<HookAnswer>,
@@ -442,14 +482,21 @@ pub fn hook_store_unavailable(
     if let Ok(input) = parse_hook_input(input)
         && let HookEvent::SubagentStop { agent, .. } = &input.event
     {
-        quarantine_unrecorded(
-            storage,
-            &input.session_id,
-            Some(&agent.agent_id),
-            &Code::StoreUnavailable,
-            &why,
-        );
-        return HookAnswer::failed(quarantined_without_store(&why, &input.session_id));
+        let store = std::sync::Arc::new(crate::UnavailableEventStore::new(why.clone()));
+        return match Warden::builder().event_store(store).without_state().config(config).build() {
+            Ok(warden) => warden.stop_without_store(&input.session_id, &agent.agent_id, storage, &why).await,
+            Err(e) => {
+                quarantine_unrecorded(
+                    storage,
+                    &input.session_id,
+                    Some(&agent.agent_id),
+                    &Code::StoreUnavailable,
+                    &why,
+                );
+                let why = format!("{why}; nothing was put back: {e}");
+                HookAnswer::failed(quarantined_without_store(&why, &input.session_id))
+            }
+        };
     }
     fallback.unwrap_or_else(|| HookAnswer::failed(why))
 }
@@ -463,8 +510,12 @@ fn quarantine_unrecorded(
     code: &Code,
     reason: &str,
 ) {
-    let marker =
-        Marker { code: code.to_string(), reason: reason.to_owned(), agent_id: agent_id.map(str::to_owned) };
+    let marker = Marker {
+        code: code.to_string(),
+        reason: reason.to_owned(),
+        agent_id: agent_id.map(str::to_owned),
+        pending: Vec::new(),
+    };
     if let Err(e) = storage.quarantine(session, &marker) {
         tracing::error!(error = %e, "the quarantine marker could not be written");
     }

@@ -205,7 +205,14 @@ impl Warden {
             )));
         }
         let by = checked_name(signer.by.as_deref())?;
-        let recorded = self.records().await?.quarantined.get(session).cloned();
+        let mut state = self.records().await?;
+        // H-33: never a release before the quarantine and the violations kept while the log
+        // could not be written are in it.
+        self.quarantine_in_force(&mut state, session, storage).await;
+        self.record_pending(&mut state, session, storage)
+            .await
+            .map_err(|e| HumanActError::Refused(format!("session `{session}` is not released: {e}")))?;
+        let recorded = state.quarantined.get(session).cloned();
         let marker = storage.marker(session).map_err(HumanActError::Refused)?;
         if recorded.is_none() && marker.is_none() {
             return Err(HumanActError::usage(format!(

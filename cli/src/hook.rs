@@ -257,11 +257,12 @@ pub(super) async fn hook(
         agentwarden::Pre::Done(done) => return answer(done, out),
         agentwarden::Pre::Store { fallback } => fallback,
     };
-    let warden = match open(config) {
+    let warden = match open(config.clone()) {
         Ok(warden) => warden,
         Err(e) => {
             let why = format!("store_unavailable: the audit log is unavailable: {e}");
-            return answer(agentwarden::hook_store_unavailable(&storage, &input, fallback, why), out);
+            let unavailable = agentwarden::hook_store_unavailable(config, &storage, &input, fallback, why);
+            return answer(unavailable.await, out);
         }
     };
     // Fault injection for the tests, in debug builds only: a panic mid-decision, with the store

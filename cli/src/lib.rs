@@ -192,6 +192,8 @@ pub(crate) fn decision_exit(decision: agentwarden_domain::verdict::Decision) -> 
 impl From<WardenError> for Failure {
     fn from(error: WardenError) -> Self {
         let code = match &error {
+            // N-4: a path that is no store is a usage error, never a broken chain.
+            WardenError::Store(StoreError::NotAStore { .. }) => EXIT_USAGE,
             WardenError::Store(StoreError::Corrupt { .. })
             | WardenError::Broken(_)
             | WardenError::Undecodable { .. } => EXIT_NO,

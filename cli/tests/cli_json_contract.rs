@@ -104,10 +104,10 @@ fn every_json_command_prints_one_object_when_the_store_cannot_be_used() {
         (
             "fanout run",
             vec!["fanout", "run", "--items", items, "--phase", "tests", "--json", "--", "true"],
-            Some(1),
+            Some(2),
             "error",
         ),
-        ("audit stats", vec!["audit", "stats", "--json"], Some(1), "error"),
+        ("audit stats", vec!["audit", "stats", "--json"], Some(2), "error"),
     ];
     for (what, args, code, field) in cases {
         let out = warden(&store, &args);

@@ -50,15 +50,47 @@ fn empty_repository() -> tempfile::TempDir {
     dir
 }
 
+/// N-4 (issue 34, item 7): a `--store` that is a file, or a directory holding something else,
+/// is a usage error (exit 2) with what to give instead, for every command that reads or writes
+/// the log — never "chain broken at seq 0"; the decision commands keep their deny.
 #[test]
-fn a_store_that_is_a_file_is_named_as_such_not_as_a_broken_chain() {
+fn a_store_that_is_a_file_is_a_usage_error_not_a_broken_chain() {
     let dir = empty_repository();
     std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
-    let out = warden_in(dir.path(), &["--store", "notes.txt", "audit", "log"]);
-    assert_eq!(out.status.code(), Some(1));
-    let said = stderr(&out);
-    assert!(said.contains("`notes.txt` is not a Warden store (a file)"), "{said}");
-    assert!(!said.contains("seq 0") && !said.contains("corrupt"), "N-4: no tampering implied: {said}");
+    std::fs::create_dir(dir.path().join("photos")).unwrap();
+    std::fs::write(dir.path().join("photos/cat.jpg"), "x").unwrap();
+    let config = examples().join("agentwarden.toml");
+    let request = examples().join("requests/example-1-allow.json");
+    let (config, request) = (config.to_str().unwrap(), request.to_str().unwrap());
+    for (store, what) in [("notes.txt", "a file"), ("photos", "a directory that holds no Warden store")] {
+        for command in [
+            &["audit", "verify"][..],
+            &["audit", "verify", "--json"],
+            &["audit", "log"],
+            &["audit", "replay", "--projection", "decisions"],
+            &["audit", "timeline", "--session", "s"],
+            &["audit", "export", "--format", "jsonl"],
+            &["audit", "note", "x"],
+            &["approvals", "--config", config],
+        ] {
+            let mut args = vec!["--store", store];
+            args.extend_from_slice(command);
+            let out = warden_in(dir.path(), &args);
+            let said = format!("{}{}", stderr(&out), stdout(&out));
+            assert_eq!(out.status.code(), Some(2), "{store} {command:?}: {said}");
+            assert!(
+                said.contains(&format!("`{store}` is not a Warden store ({what})")),
+                "{command:?}: {said}"
+            );
+            assert!(said.contains("give --store the store's directory"), "says what to do: {said}");
+            assert!(!said.contains("broken") && !said.contains("seq 0"), "no tampering implied: {said}");
+        }
+        // A decision still denies, in its own shape.
+        let out =
+            warden_in(dir.path(), &["--store", store, "gate", "--config", config, "--request", request]);
+        assert_eq!(out.status.code(), Some(1), "{store}: {}", stderr(&out));
+        assert!(stdout(&out).contains("audit_unavailable"), "{}", stdout(&out));
+    }
 }
 
 #[test]

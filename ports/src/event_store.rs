@@ -62,6 +62,13 @@ pub enum StoreError {
         /// Where it was expected.
         path: String,
     },
+    /// The path names no store and nothing a store could be created in: a file, a directory
+    /// that holds something else (N-4). A usage error, never a broken chain.
+    #[error("{reason}")]
+    NotAStore {
+        /// What the path is, and what to give instead.
+        reason: String,
+    },
     /// The store does not verify, or is not an event store (seq 0: the store as a whole, whose
     /// reason is then said alone, N-4: a path that is no store is no tampering).
     #[error("{}", corrupt(*seq, why))]
@@ -100,6 +107,7 @@ impl StoreError {
             StoreError::AlreadyWritten { .. } => Code::StoreAlreadyWritten,
             StoreError::Locked { .. } => Code::StoreLocked,
             StoreError::Missing { .. } => Code::StoreMissing,
+            StoreError::NotAStore { .. } => Code::StoreNotAStore,
             StoreError::Corrupt { .. } => Code::StoreCorrupt,
             StoreError::Poisoned { .. } | StoreError::Unavailable { .. } => Code::StoreUnavailable,
         }

@@ -144,12 +144,12 @@ fn a_path_that_is_not_a_store_is_refused_and_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    assert!(matches!(open(&empty), Err(StoreError::Corrupt { seq: 0, .. })));
+    assert!(matches!(open(&empty), Err(StoreError::NotAStore { .. })));
     assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0, "nothing was created");
 
     let file = dir.path().join("file");
     std::fs::write(&file, b"not a store").unwrap();
-    assert!(matches!(open(&file), Err(StoreError::Corrupt { seq: 0, .. })));
+    assert!(matches!(open(&file), Err(StoreError::NotAStore { .. })));
     assert_eq!(std::fs::read(&file).unwrap(), b"not a store");
 }
 

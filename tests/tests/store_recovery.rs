@@ -203,7 +203,7 @@ fn a_directory_without_a_log_but_with_other_files_is_refused() {
         std::fs::create_dir_all(path.join("blobs")).unwrap();
         std::fs::write(path.join(extra), b"x").unwrap();
         let err = SledEventStore::open(&config(&path)).unwrap_err();
-        assert!(matches!(err, StoreError::Corrupt { seq: 0, .. }), "{extra}: {err}");
+        assert!(matches!(err, StoreError::NotAStore { .. }), "{extra}: {err}");
         assert!(!path.join("db").exists(), "{extra}: nothing created");
     }
 }

@@ -115,9 +115,8 @@ fn not_a_store(path: &Path) -> StoreError {
         Ok(_) => "neither a file nor a directory",
         Err(_) => "not a directory",
     };
-    StoreError::Corrupt {
-        seq: 0,
-        why: format!(
+    StoreError::NotAStore {
+        reason: format!(
             "`{}` is not a Warden store ({what}): give --store the store's directory (a new one is \
              created where nothing exists)",
             path.display()

@@ -10,6 +10,13 @@
 //!   last written. Written atomically after each hook call that had the store; read by
 //!   descriptor, bounded; anything unexpected in it is as if it were absent.
 //!
+//! - `snapshots/<session>/<agent>`: a copy of the content snapshot taken at the agent's start
+//!   (U-12) with the root it was taken in, so that a stop can revert without the store (H-33).
+//!   The store's own copy stays the reference: the agent can edit this one.
+//! - `pending/<session>/<digest>.json`: a guardrail violation found and reverted at a stop
+//!   while the log could not be written, until it is recorded (H-33). Its name is the BLAKE3 of
+//!   its bytes, so the same violation is one file and an edited one no longer matches its name.
+//!
 //! Both names come from a session id checked by [`is_safe_id`] (H-25): one path component.
 
 use std::collections::BTreeMap;
@@ -17,10 +24,14 @@ use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::paths;
 use agentwarden_domain::claude_code::{SpawnTree, is_safe_id};
+use agentwarden_domain::guardrails::Violation;
 use serde::{Deserialize, Serialize};
 
 /// The largest index read.
 const MAX_INDEX_BYTES: u64 = 1024 * 1024;
+
+/// The largest snapshot copy read: the content's bound (U-12) twice over, for its manifest.
+const MAX_SNAPSHOT_COPY_BYTES: u64 = 128 * 1024 * 1024;
 
 /// What a quarantine marker says (best effort: any marker quarantines, readable or not).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,6 +42,33 @@ pub struct Marker {
     pub reason: String,
     /// The subagent whose stop quarantined the session.
     pub agent_id: Option<String>,
+    /// The names of the pending violations written with it (H-33): one listed here and not
+    /// found is a record the agent removed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
+}
+
+/// A violation found and reverted at a stop whose event could not be recorded (H-33).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PendingViolation {
+    /// The subagent whose stop found it.
+    pub agent_id: String,
+    /// What was found, and what the revert achieved.
+    pub violation: Violation,
+}
+
+/// A pending violation as found on disk: its file name and what it holds, or why it cannot be
+/// read (removed, replaced, edited: its name is no longer its digest).
+pub(crate) type PendingFile = (String, Result<PendingViolation, String>);
+
+/// The copy of a content snapshot beside the store (H-33).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SnapshotCopy {
+    /// The root the snapshot was taken in (the workspace, or the agent's worktree, H-27).
+    pub root: PathBuf,
+    /// The snapshot as `ContentSnapshot::encode` wrote it.
+    pub encoded: Vec<u8>,
 }
 
 /// The fast path's index of one session (H-24).
@@ -102,11 +140,20 @@ impl HookStorage {
         Ok(self.dir.join(sub).join(format!("{session}{suffix}")))
     }
 
+    /// `sub/<session>/<leaf>`, both ids checked (H-25).
+    fn nested(&self, sub: &str, session: &str, leaf: &str) -> Result<PathBuf, String> {
+        let dir = self.named(sub, session, "")?;
+        if !is_safe_id(leaf) {
+            return Err(format!("`{}` is not safe as a file name", leaf.escape_debug()));
+        }
+        Ok(dir.join(leaf))
+    }
+
     /// The marker of `session`: `Ok(None)` when there is none, `Err` when it cannot be told
     /// (the caller treats that as quarantined).
     pub fn marker(&self, session: &str) -> Result<Option<Marker>, String> {
         let path = self.named("quarantine", session, "")?;
-        match paths::entry_exists(&path) {
+        let found = match paths::entry_exists(&path) {
             Ok(false) => Ok(None),
             Err(e) => Err(format!("the quarantine marker `{}` cannot be checked: {e}", path.display())),
             Ok(true) => {
@@ -116,11 +163,33 @@ impl HookStorage {
                     .unwrap_or_else(|| Marker {
                         code: "session_quarantined".into(),
                         reason: "a quarantine marker is in place".into(),
-                        agent_id: None,
+                        ..Marker::default()
                     });
                 Ok(Some(marker))
             }
-        }
+        };
+        found.and_then(|marker| match marker {
+            Some(marker) => Ok(Some(marker)),
+            // H-33: a violation not yet recorded quarantines its session, marker or not.
+            None => match self.has_pending(session) {
+                Ok(false) => Ok(None),
+                Ok(true) => Ok(Some(Marker {
+                    code: "session_quarantined".into(),
+                    reason: "a guardrail violation found while the log could not be written is not \
+                             recorded yet"
+                        .into(),
+                    ..Marker::default()
+                })),
+                Err(why) => Err(why),
+            },
+        })
+    }
+
+    /// Whether anything is at `pending/<session>` (an entry that cannot be looked at counts).
+    fn has_pending(&self, session: &str) -> Result<bool, String> {
+        let dir = self.named("pending", session, "")?;
+        paths::entry_exists(&dir)
+            .map_err(|e| format!("the pending violations `{}` cannot be checked: {e}", dir.display()))
     }
 
     /// Quarantines `session`: its index is removed first (so that no fast path can allow from
@@ -137,6 +206,134 @@ impl HookStorage {
         // Durable and not redirectable: a random temporary name, `O_EXCL | O_NOFOLLOW`, synced,
         // renamed, the directory synced (U-4).
         agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
+    }
+
+    /// Lists `name` among the marker's pending violations (H-33), writing `marker` first when
+    /// there is none (or what is there does not read as a marker).
+    pub(crate) fn note_pending(&self, session: &str, marker: &Marker, name: &str) -> Result<(), String> {
+        let path = self.named("quarantine", session, "")?;
+        let there = read_bounded(&path).ok().and_then(|bytes| serde_json::from_slice::<Marker>(&bytes).ok());
+        let mut marker = there.unwrap_or_else(|| marker.clone());
+        if !marker.pending.iter().any(|n| n == name) {
+            marker.pending.push(name.to_owned());
+        }
+        if let Ok(index) = self.named("sessions", session, ".json") {
+            let _ = paths::remove_entry(&index);
+        }
+        let bytes = serde_json::to_vec(&marker).map_err(|e| e.to_string())?;
+        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
+    }
+
+    /// Removes `name` from the marker's pending list, once it is recorded (best effort: a name
+    /// left listed whose file is gone is reported as removed by the agent: fail closed).
+    pub(crate) fn unlist_pending(&self, session: &str, name: &str) -> Result<(), String> {
+        let path = self.named("quarantine", session, "")?;
+        let Some(mut marker) =
+            read_bounded(&path).ok().and_then(|bytes| serde_json::from_slice::<Marker>(&bytes).ok())
+        else {
+            return Ok(());
+        };
+        marker.pending.retain(|n| n != name);
+        let bytes = serde_json::to_vec(&marker).map_err(|e| e.to_string())?;
+        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
+    }
+
+    /// Keeps a copy of `session`'s `agent` content snapshot, taken in `root` (H-33; kept made
+    /// absolute): written atomically and synced (U-4).
+    pub(crate) fn write_snapshot(
+        &self,
+        session: &str,
+        agent: &str,
+        root: &Path,
+        encoded: &[u8],
+    ) -> Result<(), String> {
+        let path = self.nested("snapshots", session, agent)?;
+        // Absolute: the stop that reads it may run from another working directory.
+        let root = paths::canonical(root).map_err(|e| format!("`{}`: {e}", root.display()))?;
+        let mut bytes = serde_json::to_vec(&root.to_string_lossy()).map_err(|e| e.to_string())?;
+        bytes.push(b'\n');
+        bytes.extend_from_slice(encoded);
+        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
+    }
+
+    /// The snapshot copy of `session`'s `agent`: `Ok(None)` when there is none.
+    pub(crate) fn read_snapshot(&self, session: &str, agent: &str) -> Result<Option<SnapshotCopy>, String> {
+        let path = self.nested("snapshots", session, agent)?;
+        match paths::entry_exists(&path) {
+            Ok(false) => return Ok(None),
+            Ok(true) => {}
+            Err(e) => return Err(format!("the snapshot copy `{}` cannot be checked: {e}", path.display())),
+        }
+        let bytes = agentwarden_adapters::untrusted::read_bytes(None, &path, MAX_SNAPSHOT_COPY_BYTES)
+            .map_err(|e| e.to_string())?;
+        let newline = bytes.iter().position(|b| *b == b'\n');
+        let root = newline
+            .and_then(|at| bytes.get(..at))
+            .and_then(|line| serde_json::from_slice::<String>(line).ok());
+        match (root, newline.and_then(|at| bytes.get(at.saturating_add(1)..))) {
+            (Some(root), Some(encoded)) => {
+                Ok(Some(SnapshotCopy { root: PathBuf::from(root), encoded: encoded.to_vec() }))
+            }
+            _ => Err(format!("the snapshot copy `{}` does not read as one", path.display())),
+        }
+    }
+
+    /// Removes the snapshot copy of `session`'s `agent` (best effort).
+    pub(crate) fn remove_snapshot(&self, session: &str, agent: &str) {
+        if let Ok(path) = self.nested("snapshots", session, agent) {
+            let _ = paths::remove_entry(&path);
+        }
+    }
+
+    /// Writes `pending` under `session` (H-33), synced, named by the BLAKE3 of its bytes;
+    /// returns the name.
+    pub(crate) fn add_pending(&self, session: &str, pending: &PendingViolation) -> Result<String, String> {
+        let bytes = serde_json::to_vec(pending).map_err(|e| e.to_string())?;
+        let name = format!("{}.json", blake3::hash(&bytes).to_hex());
+        let path = self.nested("pending", session, &name)?;
+        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600)
+            .map_err(|e| e.to_string())?;
+        Ok(name)
+    }
+
+    /// Every pending violation of `session`, each read or with why it cannot be (a file that
+    /// is not regular, not a violation, or not named by its digest). `Err` when the directory
+    /// is there but cannot be listed.
+    pub(crate) fn pending(&self, session: &str) -> Result<Vec<PendingFile>, String> {
+        let dir = self.named("pending", session, "")?;
+        if !paths::entry_exists(&dir).map_err(|e| format!("`{}` cannot be checked: {e}", dir.display()))? {
+            return Ok(Vec::new());
+        }
+        let listed = agentwarden_adapters::untrusted::list_dir(None, &dir).map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        for (name, _) in listed {
+            let name = name.to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue; // a writer's temporary file (U-4)
+            }
+            let path = dir.join(&name);
+            let read = agentwarden_adapters::untrusted::read_bytes(None, &path, MAX_INDEX_BYTES)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| {
+                    if format!("{}.json", blake3::hash(&bytes).to_hex()) != name {
+                        return Err(format!("`{}` is not named by its digest: edited", path.display()));
+                    }
+                    serde_json::from_slice::<PendingViolation>(&bytes)
+                        .map_err(|e| format!("`{}` is not a pending violation: {e}", path.display()))
+                });
+            out.push((name, read));
+        }
+        Ok(out)
+    }
+
+    /// Removes the pending violation `name` of `session` (a file, or whatever is at its name),
+    /// and the session's directory once it is empty.
+    pub(crate) fn remove_pending(&self, session: &str, name: &str) -> Result<(), String> {
+        let path = self.nested("pending", session, name)?;
+        paths::remove_tree(&path).map_err(|e| format!("cannot remove `{}`: {e}", path.display()))?;
+        let dir = self.named("pending", session, "")?;
+        let _ = paths::remove_empty_dir(&dir);
+        Ok(())
     }
 
     /// Removes the marker of `session`; `Ok(false)` when there was none.
@@ -181,7 +378,12 @@ mod tests {
         let index = SessionIndex { session: "s1".into(), ..SessionIndex::default() };
         storage.write_index(&index).unwrap();
         assert_eq!(storage.read_index("s1"), Some(index));
-        let marker = Marker { code: "revert_failed".into(), reason: "r".into(), agent_id: Some("a".into()) };
+        let marker = Marker {
+            code: "revert_failed".into(),
+            reason: "r".into(),
+            agent_id: Some("a".into()),
+            ..Marker::default()
+        };
         storage.quarantine("s1", &marker).unwrap();
         assert_eq!(storage.marker("s1").unwrap(), Some(marker.clone()));
         assert_eq!(storage.read_index("s1"), None, "quarantining removes the index first");

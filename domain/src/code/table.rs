@@ -29,6 +29,12 @@ super::codes! {
             "a reader found no store where one was expected (readers never create one)",
         ),
     }
+    StoreNotAStore = "store_not_a_store" {
+        Store(
+            "`StoreError::NotAStore`",
+            "the store's path is a file, or a directory that holds no Warden store: a usage error (N-4)",
+        ),
+    }
     StoreCorrupt = "store_corrupt" {
         Store(
             "`StoreError::Corrupt`",
@@ -552,6 +558,13 @@ super::codes! {
     }
     SessionQuarantined = "session_quarantined" {
         Decision("quarantine", "the session is quarantined; `warden release --session ID` lifts it (H-28)"),
+    }
+    ViolationRecordLost = "violation_record_lost" {
+        Decision(
+            "quarantine",
+            "quarantine cause: a violation kept while the log could not be written was removed or \
+             edited before it was recorded (H-33)",
+        ),
     }
     RevertFailed = "revert_failed" {
         Decision("guardrails", "quarantine cause: a changed protected path could not be reverted (H-28)"),
