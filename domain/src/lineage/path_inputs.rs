@@ -130,7 +130,7 @@ impl FileTool {
                 (Names::SearchRoot, Some(search)) => paths.push(search.clone()),
                 (Names::Pattern, Some(search)) => paths.extend(pattern_bases(required(key)?, search, root)?),
                 (Names::Filter, Some(search)) => {
-                    if let Some(glob) = text(key)? {
+                    for glob in text(key)?.map(filter_globs).transpose()?.unwrap_or_default() {
                         paths.extend(pattern_bases(glob, search, root)?);
                     }
                 }
@@ -149,6 +149,34 @@ impl FileTool {
     }
 }
 
+/// The globs Grep's `glob` holds, split as Claude Code splits it before it hands each to
+/// ripgrep: at JavaScript's whitespace, then a part without both `{` and `}` at each `,`;
+/// empty parts are dropped (T-14).
+fn filter_globs(glob: &str) -> Result<Vec<&str>, String> {
+    if glob.len() > MAX_PATH_LEN {
+        return Err(format!("a glob is at most {MAX_PATH_LEN} bytes"));
+    }
+    let mut globs = Vec::new();
+    for part in glob.split(js_space).filter(|part| !part.is_empty()) {
+        if part.contains('{') && part.contains('}') {
+            globs.push(part);
+        } else {
+            globs.extend(part.split(',').filter(|g| !g.is_empty()));
+        }
+    }
+    Ok(globs)
+}
+
+/// JavaScript's `\s` (and what its `trim` removes): Unicode's spaces and line terminators, with
+/// U+FEFF and without U+0085.
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
+}
+
 /// A path input, absolute or relative to `cwd` (T-13).
 fn resolve(path: &str, cwd: &str, root: &str) -> Result<ToolPath, String> {
     unresolvable(path)?;
@@ -160,7 +188,8 @@ fn resolve(path: &str, cwd: &str, root: &str) -> Result<ToolPath, String> {
 /// whitespace, U+FEFF included), a leading `~` (Claude Code's home directory, which the hook
 /// is not told), `$` or `%` (a variable or an escape to some reader), or a NUL.
 fn unresolvable(text: &str) -> Result<(), String> {
-    let trimmed = |c: char| c.is_whitespace() || c == '\u{feff}';
+    // Rust's whitespace too: a reader that trims more is no way around the check.
+    let trimmed = |c: char| js_space(c) || c.is_whitespace();
     let why = if text.is_empty() || text.len() > MAX_PATH_LEN {
         format!("a path is 1 to {MAX_PATH_LEN} bytes")
     } else if text.starts_with(trimmed) || text.ends_with(trimmed) {

@@ -185,6 +185,38 @@ fn every_input_that_names_a_path_is_held_to_the_rules() {
             true,
             "a regex names no path",
         ),
+        // Claude Code splits Grep's glob at whitespace, then at commas outside braces.
+        (
+            read_src,
+            grep(ROOT, json!({"pattern": "x", "path": "src", "glob": "*.md /etc/*"})),
+            false,
+            "a space",
+        ),
+        (read_src, grep(ROOT, json!({"pattern": "x", "path": "src", "glob": "*.md\t../*"})), false, "a tab"),
+        (
+            read_src,
+            grep(ROOT, json!({"pattern": "x", "path": "src", "glob": "*.md,/etc/*"})),
+            false,
+            "a comma",
+        ),
+        (
+            read_src,
+            grep(ROOT, json!({"pattern": "x", "path": "src", "glob": "*.md ~/*"})),
+            false,
+            "a `~` part",
+        ),
+        (
+            read_src,
+            grep(ROOT, json!({"pattern": "x", "path": "src", "glob": "*.md, *.rs"})),
+            true,
+            "both under",
+        ),
+        (
+            read_src,
+            grep(ROOT, json!({"pattern": "x", "path": "src", "glob": " *.md "})),
+            true,
+            "spaces split",
+        ),
         (
             &["Read(src/**)", "Read(//etc/**)"],
             grep(ROOT, json!({"pattern": "x", "path": "src", "glob": "{/etc/*,*.md}"})),
