@@ -168,11 +168,20 @@ fn authorize_compares_the_call_with_rules_in_claude_codes_syntax() {
     let escape = project.join("src/../okrs/q.md");
     assert_eq!(decide("Edit", serde_json::json!({"file_path": escape})).0, Some(1), "`..` is resolved first");
     assert_eq!(decide("Read", serde_json::json!({"file_path": "/etc/hosts"})).0, Some(0));
+    // T-13: `~` is Claude Code's home directory, not `src/~`; only the bare rule grants it.
+    let home = serde_json::json!({"file_path": "~/.bashrc", "old_string": "a", "new_string": "b"});
+    let (code, home) = decide("Edit", home);
+    let why = home["first_failure"]["reason"].as_str().unwrap_or_default();
+    assert_eq!(code, Some(1), "{home}");
+    assert!(why.contains("`Edit` (its path is not resolved") && why.contains("leading `~`"), "{why}");
+    // T-14: an input Warden does not know may name a path.
+    let extra = serde_json::json!({"file_path": src, "content": "x", "path": "/etc/passwd"});
+    assert_eq!(decide("Write", extra).0, Some(1), "an unknown input");
 
     let log = warden(&store, &["audit", "log", "--json"]);
     let events: Vec<Value> =
         String::from_utf8(log.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(events.len(), 6, "one event per decision");
+    assert_eq!(events.len(), 8, "one event per decision");
     assert_eq!(events[0]["payload"]["tool"], "Bash(git push origin main)", "recorded as the missing rule");
 
     std::fs::write(

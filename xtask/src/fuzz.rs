@@ -7,7 +7,7 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 14] = [
+const TARGETS: [&str; 15] = [
     "hook_input",
     "gate_request",
     "instruction_file",
@@ -20,6 +20,7 @@ const TARGETS: [&str; 14] = [
     "fanout_config_toml",
     "envelope_view",
     "tool_rule",
+    "call_paths",
     "archive_segment",
     "server_frame",
 ];

@@ -8,6 +8,7 @@
 
 mod manifest_text;
 mod model;
+mod path_inputs;
 mod patterns;
 mod pipeline;
 mod request;
@@ -33,6 +34,8 @@ pub fn lineage_digest(lineage: &[AgentIdentifier]) -> String {
 /// Lineages up to this length are recorded in full in their events; longer ones by digest.
 pub const RECORDED_LINEAGE_MAX: usize = 64;
 
+#[cfg(test)]
+mod paths_tests;
 #[cfg(test)]
 mod rules_tests;
 #[cfg(test)]

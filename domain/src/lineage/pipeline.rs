@@ -123,11 +123,22 @@ fn capability(call: &ToolCall, manifest: Option<&Manifest>) -> Verdict {
     let agent = &call.agent;
     match manifest {
         None => Verdict::fail(Code::UnknownAgent, format!("agent type {} has no manifest", agent.agent_type)),
-        Some(m) if m.tools.grants(&call.tool) => Verdict::pass("the agent's manifest grants the tool"),
-        Some(_) => Verdict::fail(
-            Code::ToolNotAllowed,
-            format!("{}'s manifest has no rule granting {}", agent.agent_type, show(&call.tool.to_string())),
-        ),
+        Some(m) => match m.tools.missing(&call.tool) {
+            None => Verdict::pass("the agent's manifest grants the tool"),
+            Some(missing) => Verdict::fail(
+                Code::ToolNotAllowed,
+                format!("{}'s manifest has no rule granting {}", agent.agent_type, shown(&missing)),
+            ),
+        },
+    }
+}
+
+/// The part of a call a manifest lacks, in rule syntax; for a call that names a path Warden
+/// cannot resolve, why (T-13).
+fn shown(missing: &super::tool_use::ToolUse) -> String {
+    match missing.unresolved() {
+        Some(why) => format!("{} (its path is not resolved: {why})", show(&missing.to_string())),
+        None => show(&missing.to_string()),
     }
 }
 
@@ -143,16 +154,17 @@ fn delegation<'m>(
                     format!("ancestor {} ({}) has no manifest", show(&ancestor.id), ancestor.agent_type);
                 return Verdict::fail(Code::UnknownAncestor, why);
             }
-            Some(m) if !m.tools.grants(&call.tool) => {
-                let why = format!(
-                    "ancestor {} ({}) has no rule granting {}: a child cannot gain it by being spawned",
-                    show(&ancestor.id),
-                    ancestor.agent_type,
-                    show(&call.tool.to_string())
-                );
-                return Verdict::fail(Code::AncestorLacksTool, why);
+            Some(m) => {
+                if let Some(missing) = m.tools.missing(&call.tool) {
+                    let why = format!(
+                        "ancestor {} ({}) has no rule granting {}: a child cannot gain it by being spawned",
+                        show(&ancestor.id),
+                        ancestor.agent_type,
+                        shown(&missing)
+                    );
+                    return Verdict::fail(Code::AncestorLacksTool, why);
+                }
             }
-            Some(_) => {}
         }
     }
     Verdict::pass("every ancestor's manifest grants the tool")

@@ -21,7 +21,8 @@ pub struct LineageRequest {
 /// `warden authorize --request FILE`: `{"agent", "lineage", "tool", "input"?, "cwd"?,
 /// "session"?}`; `input` is the tool's input as Claude Code sends it (`{"command": …}` for
 /// Bash, `{"file_path": …}` for Edit), which the manifest's rule specifiers are compared with
-/// (T-2); `cwd` is where a relative path in it starts (default: the project root).
+/// (T-2), read as the hook reads it: every path it names, each resolved or not at all (T-8,
+/// T-13, T-14); `cwd` is where a relative path in it starts (default: the project root).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCallRequest {
     /// The call.

@@ -82,9 +82,21 @@ impl ToolRuleSet {
     /// Whether a rule of the set grants `call`: the same answer as [`granted`] over
     /// [`ToolRuleSet::rules`] (property-tested).
     pub fn grants(&self, call: &ToolUse) -> bool {
+        self.missing(call).is_none()
+    }
+
+    /// The part of `call` no rule of the set grants: the call itself, or, for a call that names
+    /// several paths, the first path no rule grants (T-14); `None` when the set grants it. Each
+    /// path may be granted by a different rule.
+    pub fn missing(&self, call: &ToolUse) -> Option<ToolUse> {
+        call.missing(|part| self.grants_one(part))
+    }
+
+    /// Whether a rule of the set grants `call`, a call with one argument.
+    fn grants_one(&self, call: &ToolUse) -> bool {
         // A few rules are read faster one by one than through a lookup.
         if self.rules.len() <= SCAN_BELOW {
-            return granted(&self.rules, call);
+            return self.rules.iter().any(|rule| rule.grants(call));
         }
         // The index holds only rules that name the call's tool; a rule with a lead grants only
         // a command that starts with it.
@@ -152,7 +164,8 @@ impl FromIterator<ToolRule> for ToolRuleSet {
     }
 }
 
-/// Whether any of `rules` grants `call`.
+/// Whether `rules` grant `call`: any of them, or for a call that names several paths, any of
+/// them each path (T-14).
 pub fn granted(rules: &[ToolRule], call: &ToolUse) -> bool {
-    rules.iter().any(|rule| rule.grants(call))
+    call.missing(|part| rules.iter().any(|rule| rule.grants(part))).is_none()
 }

@@ -140,6 +140,8 @@ impl ToolRule {
                     || pattern.bare.as_ref().is_some_and(|bare| pieces_match(bare, command))
             }
             (Specifier::Path(pattern), Argument::Path(path)) => pattern.matches(path),
+            // One rule grants a call with several paths when it grants each (T-14).
+            (Specifier::Path(pattern), Argument::Paths(paths)) => paths.iter().all(|p| pattern.matches(p)),
             (Specifier::Domain(domain), Argument::Url(url)) => {
                 host_of(url).is_some_and(|host| host.eq_ignore_ascii_case(domain))
             }

@@ -285,10 +285,14 @@ proptest! {
             "Bash(g)", "Bash(*)",
         ];
         let rules: Vec<ToolRule> = picks.iter().map(|&i| ToolRule::parse(pool[i]).unwrap()).collect();
-        let input = json!({
-            "command": command, "file_path": "/home/u/project/src/a.rs", "path": "src",
-            "url": "https://a.io/", "subagent_type": "Explore", "notebook_path": "src/n.ipynb",
-        });
+        // A file tool's call with an input it does not take names no path (T-14).
+        let input = match tool {
+            "Read" | "Edit" | "Write" | "MultiEdit" => json!({"file_path": "/home/u/project/src/a.rs"}),
+            "NotebookEdit" => json!({"notebook_path": "src/n.ipynb"}),
+            "Grep" => json!({"pattern": "x", "path": "src"}),
+            "Glob" => json!({"pattern": "*.rs", "path": "src"}),
+            _ => json!({"command": command, "url": "https://a.io/", "subagent_type": "Explore"}),
+        };
         let use_ = call(tool, input);
         let set = super::rule_set::ToolRuleSet::new(rules.clone());
         prop_assert_eq!(set.grants(&use_), super::rule_set::granted(&rules, &use_));

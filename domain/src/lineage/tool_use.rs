@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::path_inputs::named_paths;
 use super::patterns::{host_of, single_command};
 
 /// A path a tool call names, lexically normalised: its absolute segments, and its segments
@@ -65,8 +66,14 @@ pub enum Argument {
     /// Bash: a command line that runs more than one command, or redirects (T-6): only the
     /// bare `Bash` rule grants it.
     Compound(String),
-    /// A file tool's path.
+    /// A file tool's path: the one path its call names.
     Path(ToolPath),
+    /// A file tool's paths, when its call names more than one (a search's root and the
+    /// directories its patterns search under, T-14): granted only when each one is.
+    Paths(Vec<ToolPath>),
+    /// A file tool's call that names a path Warden cannot resolve as Claude Code would, or an
+    /// input it does not know (T-13, T-14), and why: only the bare tool rule grants it.
+    Unresolved(String),
     /// WebFetch: the URL.
     Url(String),
     /// Agent / Task: the subagent type.
@@ -90,7 +97,8 @@ impl ToolUse {
 
     /// A Claude Code tool call: `tool_name` and `tool_input` from the hook's input, `cwd` the
     /// call's working directory, `root` the project root (T-8). A field of the wrong type is
-    /// an argument no specifier matches.
+    /// an argument no specifier matches; a file tool's call names every path its inputs name,
+    /// or is [`Argument::Unresolved`] (T-13, T-14).
     pub fn from_claude_code(tool: &str, input: &serde_json::Value, cwd: &str, root: &str) -> ToolUse {
         let text = |field: &str| input.get(field).and_then(serde_json::Value::as_str);
         let argument = match tool {
@@ -98,21 +106,39 @@ impl ToolUse {
                 Some(single) => Argument::Command(single),
                 None => Argument::Compound(c.to_owned()),
             }),
-            "Edit" | "Write" | "MultiEdit" | "Read" => {
-                text("file_path").and_then(|p| ToolPath::new(p, cwd, root)).map(Argument::Path)
-            }
-            "NotebookEdit" => {
-                text("notebook_path").and_then(|p| ToolPath::new(p, cwd, root)).map(Argument::Path)
-            }
-            // Grep and Glob search the working directory when they name no path.
-            "Grep" | "Glob" => ToolPath::new(text("path").unwrap_or(cwd), cwd, root).map(Argument::Path),
             "WebFetch" => text("url").map(|u| Argument::Url(u.to_owned())),
             "Agent" | "Task" => {
                 Some(Argument::AgentType(text("subagent_type").unwrap_or("general-purpose").to_owned()))
             }
-            _ => Some(Argument::None),
+            _ => named_paths(tool, input, cwd, root).map(|paths| match paths {
+                Ok(mut paths) if paths.len() == 1 => paths.pop().map_or(Argument::None, Argument::Path),
+                Ok(paths) if !paths.is_empty() => Argument::Paths(paths),
+                Ok(_) => Argument::Unresolved("the call names no path".to_owned()),
+                Err(why) => Argument::Unresolved(why),
+            }),
         };
         ToolUse { tool: tool.to_owned(), argument: argument.unwrap_or(Argument::None) }
+    }
+
+    /// The part of this call, one path of it when it names several, that `granted` does not
+    /// grant: `None` when it grants every part (T-14).
+    pub(super) fn missing(&self, mut granted: impl FnMut(&ToolUse) -> bool) -> Option<ToolUse> {
+        match &self.argument {
+            Argument::Paths(paths) => paths
+                .iter()
+                .map(|path| ToolUse { tool: self.tool.clone(), argument: Argument::Path(path.clone()) })
+                .find(|part| !granted(part)),
+            _ if granted(self) => None,
+            _ => Some(self.clone()),
+        }
+    }
+
+    /// Why the call names no path Warden can compare, when it does not (T-13).
+    pub fn unresolved(&self) -> Option<&str> {
+        match &self.argument {
+            Argument::Unresolved(why) => Some(why),
+            _ => None,
+        }
     }
 }
 
@@ -131,15 +157,25 @@ impl fmt::Display for ToolUse {
             let quoted = crate::governance::show(s);
             quoted.strip_prefix('`').and_then(|q| q.strip_suffix('`')).unwrap_or(&quoted).to_owned()
         };
+        let path = |f: &mut fmt::Formatter<'_>, path: &ToolPath| match &path.in_project {
+            Some(relative) => write!(f, "{}({})", shown(&self.tool), shown(&relative.join("/"))),
+            None => write!(f, "{}(//{})", shown(&self.tool), shown(&path.absolute.join("/"))),
+        };
         match &self.argument {
-            Argument::None => write!(f, "{}", shown(&self.tool)),
+            Argument::None | Argument::Unresolved(_) => write!(f, "{}", shown(&self.tool)),
             Argument::Command(command) | Argument::Compound(command) => {
                 write!(f, "{}({})", shown(&self.tool), shown(command.trim()))
             }
-            Argument::Path(path) => match &path.in_project {
-                Some(relative) => write!(f, "{}({})", shown(&self.tool), shown(&relative.join("/"))),
-                None => write!(f, "{}(//{})", shown(&self.tool), shown(&path.absolute.join("/"))),
-            },
+            Argument::Path(one) => path(f, one),
+            Argument::Paths(paths) => {
+                for (i, one) in paths.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    path(f, one)?;
+                }
+                Ok(())
+            }
             Argument::Url(url) => match host_of(url) {
                 Some(host) => write!(f, "{}(domain:{host})", shown(&self.tool)),
                 None => write!(f, "{}({})", shown(&self.tool), shown(url)),
