@@ -498,5 +498,7 @@ mod decider;
 mod deny_rules;
 #[path = "claude_code_real/issue18.rs"]
 mod issue18;
+#[path = "claude_code_real/locked_stop.rs"]
+mod locked_stop;
 #[path = "claude_code_real/protocol.rs"]
 mod protocol;
