@@ -15,7 +15,7 @@ use serde_json::Value;
 
 mod support;
 
-use support::{EXAMPLE, copy_dir, git};
+use support::{EXAMPLE, committed_example};
 
 struct Project {
     _dir: tempfile::TempDir,
@@ -26,10 +26,7 @@ struct Project {
 fn project() -> Project {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("project");
-    copy_dir(Path::new(EXAMPLE), &root);
-    git(&root, &["init", "-q"]);
-    git(&root, &["add", "-A"]);
-    git(&root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"]);
+    committed_example(&root);
     Project { store: dir.path().join("audit"), root, _dir: dir }
 }
 

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::{EXAMPLE, copy_dir, git};
+use support::{EXAMPLE, committed_example, git};
 const SESSION: &str = "demo-session";
 
 struct Project {
@@ -30,10 +30,7 @@ struct Project {
 fn project() -> Project {
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap().join("project");
-    copy_dir(Path::new(EXAMPLE), &root);
-    git(&root, &["init", "-q"]);
-    git(&root, &["add", "-A"]);
-    git(&root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"]);
+    committed_example(&root);
     Project { store: root.parent().unwrap().join("store/audit"), root, _dir: dir }
 }
 

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::{EXAMPLE, copy_dir, git};
+use support::{EXAMPLE, committed_example, copy_dir, git};
 
 const SESSION: &str = "demo-session";
 const AGENT: &str = "agent-planner-1";
@@ -49,11 +49,9 @@ fn started_planner() -> Project {
 fn started_planner_with(before_start: impl FnOnce(&Path)) -> Project {
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap().join("project");
-    copy_dir(Path::new(EXAMPLE), &root);
+    committed_example(&root);
     std::fs::write(root.join("okrs/q4.md"), ORIGINAL).unwrap();
-    git(&root, &["init", "-q"]);
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-q", "-m", "base"]);
+    git(&root, &["commit", "-q", "-am", "the objectives"]);
     let p = Project { store: root.parent().unwrap().join("store/audit"), root, _dir: dir };
     for args in
         [&["seal", "--by", "alice"][..], &["approve", "--ref", "GATE-2026-11-22-001", "--by", "alice"]]

@@ -24,7 +24,7 @@ use serde_json::Value;
 mod bounded;
 mod support;
 
-use support::{EXAMPLE, copy_dir, git};
+use support::committed_example;
 
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
 const CLIENT: &str = env!("CARGO_BIN_EXE_warden-hook");
@@ -39,10 +39,7 @@ impl Project {
     fn new() -> Project {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("project");
-        copy_dir(Path::new(EXAMPLE), &root);
-        git(&root, &["init", "-q"]);
-        git(&root, &["add", "-A"]);
-        git(&root, &["commit", "-q", "-m", "base"]);
+        committed_example(&root);
         Project { store: dir.path().join("audit"), root, dir }
     }
 

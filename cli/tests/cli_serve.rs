@@ -19,7 +19,7 @@ use serde_json::Value;
 mod bounded;
 mod support;
 
-use support::{EXAMPLE, copy_dir, git};
+use support::{EXAMPLE, committed_example, copy_dir, git};
 const BIN: &str = env!("CARGO_BIN_EXE_warden");
 /// The longest any child may run.
 const BOUND: Duration = Duration::from_secs(60);
@@ -39,10 +39,7 @@ impl Project {
 fn project() -> Project {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("project");
-    copy_dir(Path::new(EXAMPLE), &root);
-    git(&root, &["init", "-q"]);
-    git(&root, &["add", "-A"]);
-    git(&root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"]);
+    committed_example(&root);
     Project { store: dir.path().join("audit"), root, dir }
 }
 

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[expect(dead_code, reason = "the wiring tests make their own repositories")]
 mod support;
 
 use support::{EXAMPLE, copy_dir, git};

@@ -31,3 +31,12 @@ pub(crate) fn git(root: &Path, args: &[&str]) {
         .unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// The bundled example copied to `root`, in a fresh git repository with everything committed
+/// (the reverts restore what git `HEAD` holds).
+pub(crate) fn committed_example(root: &Path) {
+    copy_dir(Path::new(EXAMPLE), root);
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+}
