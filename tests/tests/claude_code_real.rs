@@ -498,3 +498,5 @@ mod deny_rules;
 mod issue18;
 #[path = "claude_code_real/protocol.rs"]
 mod protocol;
+#[path = "claude_code_real/rule_meaning.rs"]
+mod rule_meaning;
