@@ -7,7 +7,7 @@
 //! `WebFetch(domain:example.com)`, `Agent(Explore)`. Parsing is strict: a rule Warden cannot
 //! interpret exactly is an error (the manifest does not load), never a rule that grants less
 //! or more than it says (T-1). A rule never grants more than the same rule does in Claude Code
-//! (T-13: held against the pinned client by the real-client suite).
+//! (T-15: held against the pinned client by the real-client suite).
 //!
 //! Matching is pure: the tool call arrives as a [`ToolUse`], built from the hook's `tool_name`
 //! and `tool_input` by [`ToolUse::from_claude_code`], with paths already made absolute.

@@ -111,7 +111,7 @@ fn the_rule_table() {
         ("Bash(touch:*)", bash("touch e\\ f"), false, "an escape"),
         ("Bash(touch:*)", bash("touch \"a b\""), true, "quotes are no expansion"),
         ("Bash(touch ~/evil)", bash("touch ~/evil"), false, "not even a rule that spells it out"),
-        ("Bash(*)", bash("touch ~/evil"), false, "nor Bash(*): Warden is stricter there (T-13)"),
+        ("Bash(*)", bash("touch ~/evil"), false, "nor Bash(*): Warden is stricter there (T-15)"),
         ("Bash", bash("touch ~/evil"), true, "only the bare rule"),
         ("Bash(*)", bash("a || b"), false, "but never two"),
         ("Bash(git push)", call("Bash", json!({"command": 7})), false, "a command that is not a string"),
