@@ -502,3 +502,5 @@ mod issue18;
 mod locked_stop;
 #[path = "claude_code_real/protocol.rs"]
 mod protocol;
+#[path = "claude_code_real/rule_meaning.rs"]
+mod rule_meaning;

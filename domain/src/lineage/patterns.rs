@@ -70,11 +70,18 @@ pub(super) fn utf8_len(first: u8) -> usize {
 /// T-6: characters with which one Bash call runs more than the one command a pattern names.
 pub(super) const SHELL_OPERATORS: [&str; 8] = [";", "&", "|", "`", "$(", ">", "<", "\n"];
 
-/// A Bash command as the rules see it: trimmed, and a single command, or `None` (T-6).
+/// T-4: characters with which the shell changes a command's words before the command sees
+/// them (`~`, `$`, braces, globs, a backslash), quoted or not. Claude Code grants no such
+/// command under a pattern rule, not even one that spells it out (`Bash(touch ~/x)`); Warden
+/// grants it under the bare `Bash` alone, `Bash(*)` included (T-15).
+pub(super) const EXPANSIONS: [char; 9] = ['$', '~', '{', '}', '*', '?', '[', ']', '\\'];
+
+/// A Bash command as the rules see it: trimmed, one command whose words the shell does not
+/// expand, or `None` (T-4, T-6).
 pub(super) fn single_command(command: &str) -> Option<String> {
     let command = command.trim();
-    let compound =
-        SHELL_OPERATORS.iter().any(|op| command.contains(op)) || command.chars().any(char::is_control);
+    let compound = SHELL_OPERATORS.iter().any(|op| command.contains(op))
+        || command.chars().any(|c| c.is_control() || EXPANSIONS.contains(&c));
     (!compound).then(|| command.to_owned())
 }
 

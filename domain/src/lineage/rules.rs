@@ -6,7 +6,8 @@
 //! specifier: `Bash(npm test:*)`, `Bash(git * main)`, `Edit(src/**)`, `Read(//etc/hosts)`,
 //! `WebFetch(domain:example.com)`, `Agent(Explore)`. Parsing is strict: a rule Warden cannot
 //! interpret exactly is an error (the manifest does not load), never a rule that grants less
-//! or more than it says (T-1).
+//! or more than it says (T-1). A rule never grants more than the same rule does in Claude Code
+//! (T-15: held against the pinned client by the real-client suite).
 //!
 //! Matching is pure: the tool call arrives as a [`ToolUse`], built from the hook's `tool_name`
 //! and `tool_input` by [`ToolUse::from_claude_code`], with paths already made absolute.
@@ -28,7 +29,7 @@ pub struct ToolRule {
 pub(super) enum ToolName {
     /// The exact tool name.
     Exact(String),
-    /// `Edit`, `Read`, `Agent` or `Task`: the tools of its family (T-3).
+    /// A path rule `Edit(…)` or `Read(…)`, or `Agent` / `Task`: the tools of its family (T-3).
     Family(&'static [&'static str]),
     /// Every tool of one MCP server: `mcp__server` or `mcp__server__*`.
     McpServer(String),
@@ -62,13 +63,24 @@ pub(super) enum Piece {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct PathPattern {
-    /// `//…`: matched against the absolute path; otherwise against the path relative to the
-    /// project root.
-    absolute: bool,
+    /// Where the pattern is read from (T-5).
+    anchor: Anchor,
     /// No `/` but at the end: matches at any depth (gitignore).
     floating: bool,
     /// The pattern's segments (`**` is a segment of its own).
     segments: Vec<String>,
+}
+
+/// Where a path pattern is read from (T-5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Anchor {
+    /// `//…`: the filesystem root.
+    Absolute,
+    /// `/…`: the project root (Claude Code: the settings file's project).
+    Root,
+    /// `x/y`, `./x`, `*.md`: the call's working directory, as Claude Code reads it, and the
+    /// project root too, so that a `cd` never widens it (T-5).
+    Cwd,
 }
 
 /// Why a rule was refused (T-1).
@@ -81,9 +93,11 @@ pub struct RuleError {
     pub why: String,
 }
 
-/// The tools an `Edit(...)` rule covers, as in Claude Code (T-3).
+/// The tools a path rule `Edit(...)` covers, as in Claude Code (T-3); a bare `Edit` is Edit
+/// only.
 const EDIT_FAMILY: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
-/// The tools a `Read(...)` rule covers, as in Claude Code (T-3).
+/// The tools a path rule `Read(...)` covers, as in Claude Code (T-3); a bare `Read` is Read
+/// only.
 const READ_FAMILY: [&str; 3] = ["Read", "Grep", "Glob"];
 /// `Task` is `Agent`'s former name.
 pub(super) const AGENT_FAMILY: [&str; 2] = ["Agent", "Task"];
@@ -113,11 +127,15 @@ impl ToolRule {
                 (text.get(..open).unwrap_or_default(), Some(inner))
             }
         };
-        let tool = parse_name(name).map_err(|why| fail(&why))?;
+        let mut tool = parse_name(name).map_err(|why| fail(&why))?;
         let specifier = match specifier {
             None => None,
             Some(inner) => Some(parse_specifier(name, &tool, inner).map_err(|why| fail(&why))?),
         };
+        // T-3: only a path rule covers a family; a bare `Edit` or `Read` is that tool alone.
+        if let Some(Specifier::Path(_)) = &specifier {
+            tool = ToolName::Family(if name == "Edit" { &EDIT_FAMILY } else { &READ_FAMILY });
+        }
         Ok(ToolRule { text: text.to_owned(), tool, specifier })
     }
 
@@ -229,8 +247,6 @@ fn parse_name(name: &str) -> Result<ToolName, String> {
     let mut chars = name.chars();
     match chars.next() {
         Some(first) if first.is_ascii_alphabetic() && chars.all(is_name_char) => Ok(match name {
-            "Edit" => ToolName::Family(&EDIT_FAMILY),
-            "Read" => ToolName::Family(&READ_FAMILY),
             "Agent" | "Task" => ToolName::Family(&AGENT_FAMILY),
             _ => ToolName::Exact(name.to_owned()),
         }),
@@ -247,9 +263,15 @@ fn parse_specifier(name: &str, tool: &ToolName, inner: &str) -> Result<Specifier
     }
     match name {
         "Bash" => parse_command(inner).map(Specifier::Command),
-        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "Read" | "Grep" | "Glob" => {
-            parse_path(inner).map(Specifier::Path)
-        }
+        "Edit" | "Read" => parse_path(inner).map(Specifier::Path),
+        // T-3: Claude Code consults a path only in `Edit(…)` and `Read(…)`; these grant nothing
+        // there, so a manifest that holds one says something neither reads.
+        "Write" | "MultiEdit" | "NotebookEdit" => Err(format!(
+            "Claude Code grants nothing for `{name}(…)`: a path rule is `Edit(PATH)`, which covers {name}"
+        )),
+        "Grep" | "Glob" => Err(format!(
+            "Claude Code grants nothing for `{name}(…)`: a path rule is `Read(PATH)`, which covers {name}"
+        )),
         "WebFetch" => match inner.strip_prefix("domain:") {
             Some(host)
                 if !host.is_empty()
@@ -265,8 +287,9 @@ fn parse_specifier(name: &str, tool: &ToolName, inner: &str) -> Result<Specifier
     }
 }
 
-/// T-4: `PREFIX:*` (the legacy form) is `PREFIX *`; a trailing ` *` also matches the bare
-/// prefix; `*` elsewhere matches any text.
+/// T-4: `PREFIX:*` (the legacy form) is `PREFIX *`; a prefix rule `PREFIX *` (its one `*` the
+/// last character, after a space) also matches the bare `PREFIX`; `*` elsewhere matches any
+/// text, and a pattern with another `*` (`git * main *`) has no bare form.
 fn parse_command(inner: &str) -> Result<CommandPattern, String> {
     let text = match inner.strip_suffix(":*") {
         Some(prefix) if !prefix.contains('*') => format!("{prefix} *"),
@@ -286,11 +309,9 @@ fn parse_command(inner: &str) -> Result<CommandPattern, String> {
         }
     }
     let bare = match pieces.as_slice() {
-        [head @ .., Piece::Text(last), Piece::Any] => last.strip_suffix(' ').map(|text| {
-            let mut bare = head.to_vec();
-            bare.push(Piece::Text(text.to_owned()));
-            bare
-        }),
+        [Piece::Text(prefix), Piece::Any] => {
+            prefix.strip_suffix(' ').map(|text| vec![Piece::Text(text.to_owned())])
+        }
         _ => None,
     };
     Ok(CommandPattern { pieces, bare })
@@ -307,9 +328,12 @@ fn parse_path(inner: &str) -> Result<PathPattern, String> {
     if inner.contains(['[', ']', '\\', '!', '{', '}']) {
         return Err("character classes, escapes, negation and braces are not supported".into());
     }
-    let (absolute, rest) = match inner.strip_prefix("//") {
-        Some(rest) => (true, rest),
-        None => (false, inner.strip_prefix("./").or_else(|| inner.strip_prefix('/')).unwrap_or(inner)),
+    let (anchor, rest) = if let Some(rest) = inner.strip_prefix("//") {
+        (Anchor::Absolute, rest)
+    } else if let Some(rest) = inner.strip_prefix('/') {
+        (Anchor::Root, rest)
+    } else {
+        (Anchor::Cwd, inner.strip_prefix("./").unwrap_or(inner))
     };
     let trimmed = rest.strip_suffix('/').unwrap_or(rest);
     let segments: Vec<String> = trimmed.split('/').map(str::to_owned).collect();
@@ -319,20 +343,26 @@ fn parse_path(inner: &str) -> Result<PathPattern, String> {
     if segments.iter().any(|s| s.contains("**") && s != "**") {
         return Err("`**` is a whole segment".into());
     }
-    let floating = !absolute && !inner.starts_with('/') && !inner.starts_with("./") && segments.len() == 1;
-    Ok(PathPattern { absolute, floating, segments })
+    let floating = anchor == Anchor::Cwd && !inner.starts_with("./") && segments.len() == 1;
+    Ok(PathPattern { anchor, floating, segments })
 }
 
 impl PathPattern {
     fn matches(&self, path: &ToolPath) -> bool {
-        let target: &[String] = if self.absolute {
-            &path.absolute
-        } else {
-            match &path.in_project {
-                Some(relative) => relative,
-                None => return false,
+        match self.anchor {
+            Anchor::Absolute => self.matches_from(&path.absolute),
+            Anchor::Root => path.in_project.as_deref().is_some_and(|target| self.matches_from(target)),
+            // Both readings must grant it: Claude Code's, from the working directory, and the
+            // project's, so that no `cd` reads a pattern outside the project (T-5).
+            Anchor::Cwd => {
+                path.in_cwd.as_deref().is_some_and(|target| self.matches_from(target))
+                    && path.in_project.as_deref().is_some_and(|target| self.matches_from(target))
             }
-        };
+        }
+    }
+
+    /// Whether the pattern grants `target`, the path's segments from where it is read.
+    fn matches_from(&self, target: &[String]) -> bool {
         if self.floating {
             // Any segment names it: the file itself, or a directory it is under.
             return target.iter().any(|segment| glob_segment(&self.segments, segment));

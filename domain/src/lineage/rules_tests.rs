@@ -13,6 +13,11 @@ fn call(tool: &str, input: serde_json::Value) -> ToolUse {
     ToolUse::from_claude_code(tool, &input, ROOT, ROOT)
 }
 
+/// A call made after `cd sub`: its working directory is `ROOT/sub`.
+fn in_sub(tool: &str, path: &str) -> ToolUse {
+    ToolUse::from_claude_code(tool, &json!({ "file_path": path }), "/home/u/project/sub", ROOT)
+}
+
 fn bash(command: &str) -> ToolUse {
     call("Bash", json!({ "command": command }))
 }
@@ -26,12 +31,31 @@ fn the_rule_table() {
     let rows: Vec<(&str, ToolUse, bool, &str)> = vec![
         // Names.
         ("Read", edit("Read", "/etc/passwd"), true, "a bare rule grants every use"),
-        ("Read", call("Grep", json!({"pattern": "x"})), true, "Read covers Grep (T-3)"),
-        ("Read", call("Glob", json!({"pattern": "*"})), true, "Read covers Glob (T-3)"),
+        // T-3: a bare name is that tool alone, as in Claude Code.
+        ("Read", call("Grep", json!({"pattern": "x", "path": "/etc"})), false, "a bare Read is no Grep"),
+        ("Read", call("Glob", json!({"pattern": "*", "path": "/etc"})), false, "a bare Read is no Glob"),
         ("Read", edit("Edit", "/home/u/project/a"), false, "Read never grants an edit"),
-        ("Edit", edit("Write", "/home/u/project/a"), true, "Edit covers Write (T-3)"),
-        ("Edit", call("NotebookEdit", json!({"notebook_path": "n.ipynb"})), true, "and NotebookEdit"),
+        ("Edit", edit("Edit", "/etc/hosts"), true, "a bare Edit is every Edit"),
+        ("Edit", edit("Write", "/home/u/project/a"), false, "a bare Edit is no Write"),
+        ("Edit", call("NotebookEdit", json!({"notebook_path": "n.ipynb"})), false, "nor NotebookEdit"),
+        ("Edit", edit("MultiEdit", "/home/u/project/a"), false, "nor MultiEdit"),
+        ("Write", edit("Write", "/etc/hosts"), true, "a bare Write is every Write"),
         ("Write", edit("Edit", "/home/u/project/a"), false, "Write is Write only"),
+        ("Glob", call("Glob", json!({"pattern": "*", "path": "/etc"})), true, "a bare Glob is every Glob"),
+        ("Glob", call("Grep", json!({"pattern": "*", "path": "/etc"})), false, "and nothing else"),
+        // T-3: a path rule `Edit(…)` covers the edit family, `Read(…)` the read family.
+        ("Edit(**)", edit("Write", "/home/u/project/a"), true, "Edit(path) covers Write"),
+        ("Edit(**)", call("NotebookEdit", json!({"notebook_path": "n.ipynb"})), true, "and NotebookEdit"),
+        ("Edit(**)", edit("MultiEdit", "/home/u/project/a"), true, "and MultiEdit"),
+        ("Edit(**)", edit("Read", "/home/u/project/a"), false, "but no read (Claude Code's does: T-3)"),
+        (
+            "Read(//etc/**)",
+            call("Grep", json!({"pattern": "x", "path": "/etc"})),
+            true,
+            "Read(path) covers Grep",
+        ),
+        ("Read(//etc/**)", call("Glob", json!({"pattern": "*", "path": "/etc/x"})), true, "and Glob"),
+        ("Read(//etc/**)", edit("Edit", "/etc/hosts"), false, "but no edit"),
         ("read", ToolUse::named("read"), true, "an old capability name, exact"),
         ("read", ToolUse::named("Read"), false, "names are case-sensitive"),
         ("WebSearch", call("WebSearch", json!({"query": "q"})), true, "a tool without specifiers"),
@@ -65,8 +89,30 @@ fn the_rule_table() {
         ("Bash(npm test:*)", bash("npm test\ngit push"), false, "a newline runs a second command"),
         ("Bash(npm test:*)", bash("npm test & git push"), false, "& runs a second command"),
         ("Bash(*)", bash("anything at all"), true, "star alone: any single command"),
-        ("Bash(git * push *)", bash("git -C x push"), true, "a trailing ` *` also matches nothing"),
+        ("Bash(git * push *)", bash("git -C x push -f"), true, "a star at each end of a word"),
+        (
+            "Bash(git * push *)",
+            bash("git -C x push"),
+            false,
+            "only a prefix rule also matches its bare prefix",
+        ),
+        ("Bash(git * main *)", bash("git push main"), false, "as in Claude Code"),
         ("Bash(git * push *)", bash("git -C x pushy"), false, "but at a word"),
+        ("Bash(touch *)", bash("touch"), true, "a prefix rule matches its bare prefix"),
+        // T-4: the shell's expansions are not the pattern's, under any pattern rule.
+        ("Bash(touch:*)", bash("touch ~/evil"), false, "a home directory"),
+        ("Bash(touch:*)", bash("touch $HOME/evil"), false, "a variable"),
+        ("Bash(touch:*)", bash("touch ${HOME}/evil"), false, "a braced variable"),
+        ("Bash(touch:*)", bash("touch '$HOME'"), false, "quoted or not"),
+        ("Bash(touch:*)", bash("touch {a,b}"), false, "a brace expansion"),
+        ("Bash(touch:*)", bash("touch a*"), false, "a glob"),
+        ("Bash(touch:*)", bash("touch a?"), false, "a glob"),
+        ("Bash(touch:*)", bash("touch a[1]"), false, "a glob"),
+        ("Bash(touch:*)", bash("touch e\\ f"), false, "an escape"),
+        ("Bash(touch:*)", bash("touch \"a b\""), true, "quotes are no expansion"),
+        ("Bash(touch ~/evil)", bash("touch ~/evil"), false, "not even a rule that spells it out"),
+        ("Bash(*)", bash("touch ~/evil"), false, "nor Bash(*): Warden is stricter there (T-15)"),
+        ("Bash", bash("touch ~/evil"), true, "only the bare rule"),
         ("Bash(*)", bash("a || b"), false, "but never two"),
         ("Bash(git push)", call("Bash", json!({"command": 7})), false, "a command that is not a string"),
         ("Bash(git push)", call("Bash", json!({})), false, "no command"),
@@ -79,6 +125,25 @@ fn the_rule_table() {
         ("Edit(src/**)", edit("Edit", "src/a.rs"), true, "relative to the working directory"),
         ("Edit(src/**)", edit("Edit", "../project/src/a.rs"), true, "climbing back in"),
         ("Edit(/src/*.rs)", edit("Edit", "/home/u/project/src/a.rs"), true, "/ is the project root"),
+        // T-5: a relative pattern is read from the working directory, and the root too.
+        ("Edit(src/**)", in_sub("Write", "src/a.rs"), false, "from sub, the root's src/ is not src/"),
+        ("Edit(src/**)", in_sub("Write", "/home/u/project/src/a.rs"), false, "however it is named"),
+        ("Edit(*.rs)", in_sub("Write", "/home/u/project/src/a.rs"), false, "a floating one too"),
+        ("Edit(*.rs)", in_sub("Write", "x/a.rs"), true, "under the working directory"),
+        ("Edit(./x/**)", in_sub("Write", "x/a.rs"), false, "sub/x is not x from the root"),
+        (
+            "Edit(/src/**)",
+            in_sub("Write", "/home/u/project/src/a.rs"),
+            true,
+            "/ is the root, wherever the call is",
+        ),
+        ("Edit(/src/**)", in_sub("Write", "src/a.rs"), false, "sub/src is not /src"),
+        (
+            "Edit(*.rs)",
+            ToolUse::from_claude_code("Write", &json!({"file_path": "/tmp/a.rs"}), "/tmp", ROOT),
+            false,
+            "a cd out of the project takes no relative rule with it",
+        ),
         ("Edit(/src/*.rs)", edit("Edit", "/home/u/project/src/a/b.rs"), false, "* stays in one segment"),
         (
             "Edit(./docs)",
@@ -100,8 +165,8 @@ fn the_rule_table() {
         ),
         ("Edit(src/?.rs)", edit("Edit", "/home/u/project/src/é.rs"), true, "? is one character"),
         ("Edit(src/?.rs)", edit("Edit", "/home/u/project/src/ab.rs"), false, "and only one"),
-        ("Grep(src)", call("Grep", json!({"pattern": "x", "path": "src"})), true, "Grep's path"),
-        ("Grep(src)", call("Grep", json!({"pattern": "x"})), false, "Grep without a path searches the cwd"),
+        ("Read(src)", call("Grep", json!({"pattern": "x", "path": "src"})), true, "Grep's path"),
+        ("Read(src)", call("Grep", json!({"pattern": "x"})), false, "Grep without a path searches the cwd"),
         // WebFetch (T-7).
         (
             "WebFetch(domain:example.com)",
@@ -192,6 +257,11 @@ fn rules_warden_cannot_read_exactly_are_refused() {
         ("Bash\n", "control characters"),
         ("Bash\u{200b}", "invisible characters"),
         ("*", "a bare star"),
+        ("Write(src/**)", "Claude Code grants nothing for a Write path rule (T-3)"),
+        ("MultiEdit(src/**)", "nor a MultiEdit one"),
+        ("NotebookEdit(**)", "nor a NotebookEdit one"),
+        ("Grep(src)", "nor a Grep one"),
+        ("Glob(//etc/**)", "nor a Glob one"),
     ];
     for (rule, why) in rows {
         assert!(ToolRule::parse(rule).is_err(), "`{}` should be refused: {why}", rule.escape_debug());
@@ -219,7 +289,11 @@ fn rules_and_offered_tools_are_compared_by_name() {
     let offered: Vec<String> =
         ["Read", "Grep", "Bash", "Write", "Task"].iter().map(|s| (*s).to_owned()).collect();
     let d = super::rule_set::compare_offered(&rules, &offered);
-    assert_eq!(d.offered_not_granted, ["Write"], "Grep is in Read's family; Bash has a rule; Task spawns");
+    assert_eq!(
+        d.offered_not_granted,
+        ["Grep", "Write"],
+        "a bare Read is Read alone; Bash has a rule; Task spawns"
+    );
     assert_eq!(d.granted_not_offered, ["WebFetch(domain:a.io)"], "MCP rules are not compared");
 }
 
@@ -237,7 +311,7 @@ fn the_index_skips_only_rules_that_cannot_grant() {
         "Bash(cargo b:*)",
         "Read",
         "Write",
-        "Grep(src)",
+        "Read(src)",
         "WebFetch(domain:a.io)",
     ];
     let rules: Vec<ToolRule> = texts.iter().map(|t| ToolRule::parse(t).unwrap()).collect();
@@ -280,7 +354,7 @@ proptest! {
         // none (a leading `*`), against commands that share some of them.
         let pool = [
             "Read", "Edit(src/**)", "Write", "Bash(npm test:*)", "Bash", "mcp__github", "mcp__github__get_issue",
-            "WebFetch(domain:a.io)", "Agent(Explore)", "Task", "Grep(src)", "read", "Read(//etc/*)", "mcp__gitlab__*",
+            "WebFetch(domain:a.io)", "Agent(Explore)", "Task", "Read(src)", "read", "Read(//etc/*)", "mcp__gitlab__*",
             "Bash(n*)", "Bash(* test)", "Bash(npm)", "Bash(npm test status:*)", "Bash(np* t*)", "Bash(git *)",
             "Bash(g)", "Bash(*)",
         ];
@@ -324,6 +398,68 @@ proptest! {
     fn parsing_any_text_is_total(text in "\\PC{0,40}") {
         if let Ok(rule) = ToolRule::parse(&text) {
             prop_assert!(!rule.grants(&ToolUse::named("NoSuchTool_zz")) || text == "NoSuchTool_zz");
+        }
+    }
+
+    /// T-3: a bare name grants its own tool and no other, as in Claude Code.
+    #[test]
+    fn a_bare_name_grants_its_tool_alone(
+        name in prop::sample::select(vec!["Edit", "Read", "Write", "Glob", "Grep", "NotebookEdit", "MultiEdit"]),
+        tool in prop::sample::select(vec!["Edit", "Read", "Write", "Glob", "Grep", "NotebookEdit", "MultiEdit"]),
+        path in "/[a-z]{1,4}(/[a-z]{1,4}){0,3}",
+    ) {
+        let rule = ToolRule::parse(name).unwrap();
+        let input = json!({"file_path": path, "notebook_path": path, "path": path, "pattern": "*"});
+        prop_assert_eq!(rule.grants(&call(tool, input)), name == tool);
+    }
+
+    /// T-4: no pattern rule grants a command whose words the shell expands, not even the rule
+    /// that spells the command out; only the bare `Bash` does.
+    #[test]
+    fn no_pattern_rule_grants_an_expansion(
+        head in "[a-z]{1,5}",
+        tail in "[a-z/]{0,5}",
+        expansion in prop::sample::select(vec!["~", "~/", "$HOME", "${HOME}", "{a,b}", "*", "?", "[1]", "\\ ", "'$x'"]),
+    ) {
+        let command = format!("touch {head}{expansion}{tail}");
+        for rule in ["Bash(touch:*)", "Bash(touch *)", "Bash(touch*)", "Bash(* *)", "Bash(*)"] {
+            prop_assert!(!ToolRule::parse(rule).unwrap().grants(&bash(&command)), "{} granted {}", rule, command);
+        }
+        if let Ok(spelled) = ToolRule::parse(&format!("Bash({command})")) {
+            prop_assert!(!spelled.grants(&bash(&command)), "{} granted itself", command);
+        }
+        prop_assert!(ToolRule::parse("Bash").unwrap().grants(&bash(&command)));
+    }
+
+    /// T-4: only a prefix rule (`PREFIX *`, its one star last) also matches its bare prefix.
+    #[test]
+    fn only_a_prefix_rule_matches_its_bare_prefix(a in "[a-z]{1,5}", b in "[a-z]{1,5}", c in "[a-z]{1,5}") {
+        let rule = ToolRule::parse(&format!("Bash({a} * {c} *)")).unwrap();
+        let (bare, longer) = (format!("{a} {b} {c}"), format!("{a} {b} {c} {b}"));
+        prop_assert!(!rule.grants(&bash(&bare)));
+        prop_assert!(rule.grants(&bash(&longer)));
+        let prefix = ToolRule::parse(&format!("Bash({a} *)")).unwrap();
+        prop_assert!(prefix.grants(&bash(&a)));
+    }
+
+    /// T-5: a relative rule grants nothing outside the call's working directory, as Claude Code
+    /// reads it, whether the path is written absolute or relative.
+    #[test]
+    fn a_relative_rule_stays_in_the_working_directory(
+        cwd in proptest::collection::vec("[a-z]{1,3}", 1..3),
+        path in proptest::collection::vec("[a-z.]{1,4}", 1..4),
+    ) {
+        let last = cwd.last().cloned().unwrap_or_default();
+        let cwd = format!("{ROOT}/{}", cwd.join("/"));
+        // A sibling of the working directory, inside the project.
+        let relative = format!("../{last}x/{}", path.join("/"));
+        let absolute = format!("{cwd}x/{}", path.join("/"));
+        for rule in ["Edit(**)", "Edit(*)", "Edit(*.md)", "Edit(./**)", "Edit(x/**)"] {
+            let rule = ToolRule::parse(rule).unwrap();
+            for written in [&relative, &absolute] {
+                let use_ = ToolUse::from_claude_code("Write", &json!({"file_path": written}), &cwd, ROOT);
+                prop_assert!(!rule.grants(&use_), "{} granted {:?} from {}", rule, use_, cwd);
+            }
         }
     }
 

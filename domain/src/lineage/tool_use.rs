@@ -7,11 +7,13 @@ use super::path_inputs::named_paths;
 use super::patterns::{host_of, single_command};
 
 /// A path a tool call names, lexically normalised: its absolute segments, and its segments
-/// relative to the project root when it is inside it.
+/// relative to the project root and to the call's working directory when it is inside them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolPath {
     pub(super) absolute: Vec<String>,
     pub(super) in_project: Option<Vec<String>>,
+    /// From the working directory, where Claude Code reads a relative rule from (T-5).
+    pub(super) in_cwd: Option<Vec<String>>,
 }
 
 impl ToolPath {
@@ -27,7 +29,9 @@ impl ToolPath {
         };
         let root = normalise(root)?;
         let in_project = absolute.strip_prefix(root.as_slice()).map(<[String]>::to_vec);
-        Some(ToolPath { absolute, in_project })
+        let in_cwd =
+            normalise(cwd).and_then(|cwd| absolute.strip_prefix(cwd.as_slice()).map(<[String]>::to_vec));
+        Some(ToolPath { absolute, in_project, in_cwd })
     }
 }
 
@@ -63,8 +67,8 @@ pub enum Argument {
     None,
     /// Bash: one command, trimmed.
     Command(String),
-    /// Bash: a command line that runs more than one command, or redirects (T-6): only the
-    /// bare `Bash` rule grants it.
+    /// Bash: a command line that runs more than one command, redirects (T-6), or has words
+    /// the shell expands (T-4): only the bare `Bash` rule grants it.
     Compound(String),
     /// A file tool's path: the one path its call names.
     Path(ToolPath),

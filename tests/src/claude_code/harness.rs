@@ -87,6 +87,10 @@ pub struct RunOptions {
     /// mount namespace with an overlay on `/etc` (`unshare`; root only): the machine's `/etc`
     /// is never written.
     pub managed_settings: Option<PathBuf>,
+    /// `Some(TOOLS)`: `--tools TOOLS` instead of `--permission-mode acceptEdits
+    /// --allowedTools`, so the client offers exactly these tools and only the settings files
+    /// decide what they may do (with [`Project::trust`], the project's `permissions` apply).
+    pub settings_decide: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -97,6 +101,7 @@ impl Default for RunOptions {
             env: Vec::new(),
             timeout: Duration::from_secs(60),
             managed_settings: None,
+            settings_decide: None,
         }
     }
 }
@@ -261,6 +266,16 @@ impl Project {
         std::fs::write(self.root.join(".claude/settings.json"), text).expect("write settings");
     }
 
+    /// Marks the project trusted in the run's fresh `HOME` (`.claude.json`), as accepting the
+    /// trust dialog would: without it Claude Code ignores the project's `permissions.allow`.
+    pub fn trust(&self) {
+        let claude_json = serde_json::json!({"projects": {
+            self.root.to_string_lossy(): {"hasTrustDialogAccepted": true}
+        }});
+        std::fs::write(self.dir().join("home/.claude.json"), claude_json.to_string())
+            .expect("write .claude.json");
+    }
+
     /// Reads a file of the project, `None` when it does not exist.
     pub fn read(&self, relative: &str) -> Option<String> {
         std::fs::read_to_string(self.root.join(relative)).ok()
@@ -277,9 +292,14 @@ impl Project {
             None => Command::new(&self.tools.claude),
             Some(managed) => self.in_managed_namespace(managed),
         };
+        command.args(["-p", prompt, "--output-format", "stream-json", "--verbose"]);
+        match &options.settings_decide {
+            Some(tools) => command.args(["--tools", tools]),
+            None => {
+                command.args(["--permission-mode", "acceptEdits", "--allowedTools", &options.allowed_tools])
+            }
+        };
         command
-            .args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
-            .args(["--permission-mode", "acceptEdits", "--allowedTools", &options.allowed_tools])
             .current_dir(&self.root)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()))

@@ -17,7 +17,8 @@
 //!    last agent id the conversation names (for `SendMessage`); [`Script::agent_fn`] decides a
 //!    turn in code (and may act meanwhile, e.g. revoke an approval as a human would);
 //! 3. [`Project::run`] with [`RunOptions`] (kill switch, extra variables, managed settings, the
-//!    deadline);
+//!    deadline; `settings_decide` with [`Project::trust`] leaves every permission to the
+//!    project's settings, as `rule_meaning.rs` does to read the client's own rule decisions);
 //! 4. assertions on what the model saw ([`FakeApi::tool_result`], [`FakeApi::ran`],
 //!    [`FakeApi::texts_seen_by`]), on the files ([`Project::read`]) and on the audit log
 //!    ([`Project::audit_of`]); and always [`FakeApi::foreign_requests`] empty.

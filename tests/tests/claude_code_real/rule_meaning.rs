@@ -1,0 +1,313 @@
+//! Issue 34, item 8: a rule grants no more in Warden than in Claude Code. The manifests are
+//! written in Claude Code's rule syntax, so the real client is the reference: for each rule of
+//! the table, the pinned client's main session runs with `permissions.allow = [RULE]`,
+//! `defaultMode: "dontAsk"` and the project trusted in its fresh `HOME`, the fake model makes
+//! every call of the row in one turn, and the client's own decision for each call is read from
+//! stream-json (`tool_result_meta[].permission_decision.decision`: `accept` or `reject`). The same
+//! rule and call then go through Warden's matcher (the rule as a manifest's rule set holds it,
+//! the call as the hook builds it from the same input and working directory). Warden may refuse
+//! what Claude Code accepts (where it is deliberately stricter, rulings T-3 … T-6 say so), never
+//! the reverse; a rule Warden refuses to load grants nothing.
+//!
+//! In `dontAsk` mode Claude Code also accepts calls no rule grants (reads inside the project,
+//! read-only commands): an `accept` is the client's whole answer, not the rule's. The rows are
+//! chosen where the rule decides: files outside the project, commands that write.
+
+use std::path::Path;
+
+use agentwarden_domain::lineage::{ToolRule, ToolRuleSet, ToolUse};
+
+use super::*;
+
+/// One call of a row: the tool, its input (`@ROOT@` is the project root, `@OUT@` a directory
+/// outside it holding `o.txt`), and the working directory it runs in, relative to the root
+/// (a row that runs `cd sub` says so for the calls after it).
+#[derive(Clone)]
+struct Call {
+    tool: &'static str,
+    input: Value,
+    cwd: &'static str,
+}
+
+fn call(tool: &'static str, input: Value) -> Call {
+    Call { tool, input, cwd: "" }
+}
+
+fn in_sub(tool: &'static str, input: Value) -> Call {
+    Call { tool, input, cwd: "sub" }
+}
+
+fn bash(command: &str) -> Call {
+    call("Bash", json!({ "command": command }))
+}
+
+fn write(path: &str) -> Call {
+    call("Write", json!({ "file_path": path, "content": "x\n" }))
+}
+
+fn edit_a() -> Call {
+    call("Edit", json!({ "file_path": "src/a.rs", "old_string": "one", "new_string": "two" }))
+}
+
+fn notebook_edit() -> [Call; 2] {
+    // Claude Code refuses to edit a notebook it has not read, before it asks for permission.
+    [
+        call("Read", json!({ "file_path": "n.ipynb" })),
+        call(
+            "NotebookEdit",
+            json!({ "notebook_path": "n.ipynb", "new_source": "x", "cell_type": "code", "edit_mode": "insert" }),
+        ),
+    ]
+}
+
+fn outside_searches() -> [Call; 3] {
+    [
+        call("Read", json!({ "file_path": "@OUT@/o.txt" })),
+        call("Glob", json!({ "pattern": "*", "path": "@OUT@" })),
+        call("Grep", json!({ "pattern": "outside", "path": "@OUT@" })),
+    ]
+}
+
+/// Commands a prefix rule for `touch` is asked about: plain words and quotes, then every
+/// expansion the shell would make before `touch` sees its arguments.
+const TOUCHES: [&str; 16] = [
+    "touch a1",
+    "touch",
+    "touch \"a b\"",
+    "touch ~/evil",
+    "touch $HOME/evil",
+    "touch ${HOME}/evil",
+    "touch \"$HOME/q\"",
+    "touch '$HOME'",
+    "touch ~",
+    "touch {a,b}",
+    "touch a*",
+    "touch a?",
+    "touch a[1]",
+    "touch e\\ f",
+    "touch x=$y",
+    "touch \"~/x\"",
+];
+
+/// The table: each rule, and the calls asked about it.
+fn rows() -> Vec<(&'static str, Vec<Call>)> {
+    vec![
+        // T-3: a bare name is that tool only; a path rule `Edit(…)` covers the edit family.
+        ("Edit", [vec![edit_a(), write("src/new.rs")], notebook_edit().into()].concat()),
+        ("Write", vec![write("src/w.rs"), edit_a()]),
+        ("NotebookEdit", [notebook_edit().to_vec(), vec![edit_a(), write("src/w.rs")]].concat()),
+        ("Edit(src/**)", vec![edit_a(), write("src/new.rs"), write("docs/y.md"), write("@OUT@/w.txt")]),
+        ("Edit(*.ipynb)", [notebook_edit().to_vec(), vec![write("src/w.rs")]].concat()),
+        ("Write(src/**)", vec![write("src/new.rs"), write("@OUT@/w.txt")]),
+        ("Write(//@OUT@/**)", vec![write("@OUT@/w.txt")]),
+        ("NotebookEdit(**)", notebook_edit().into()),
+        ("Read", outside_searches().into()),
+        ("Glob", outside_searches().into()),
+        ("Grep", outside_searches().into()),
+        ("Read(//@OUT@/**)", [outside_searches().to_vec(), vec![write("@OUT@/w.txt")]].concat()),
+        ("Grep(//@OUT@/**)", outside_searches().into()),
+        ("Glob(//@OUT@/**)", outside_searches().into()),
+        ("Edit(//@OUT@/**)", [outside_searches().to_vec(), vec![write("@OUT@/w.txt")]].concat()),
+        // T-5: a relative pattern is read from the working directory, `/x` from the root.
+        (
+            "Edit(src/**)",
+            vec![
+                bash("cd sub"),
+                in_sub("Write", json!({ "file_path": "src/n1.rs", "content": "x\n" })),
+                in_sub("Write", json!({ "file_path": "@ROOT@/src/n2.rs", "content": "x\n" })),
+                in_sub("Write", json!({ "file_path": "@ROOT@/sub/src/n3.rs", "content": "x\n" })),
+            ],
+        ),
+        (
+            "Edit(*.rs)",
+            vec![
+                bash("cd sub"),
+                in_sub("Write", json!({ "file_path": "@ROOT@/src/n2.rs", "content": "x\n" })),
+                in_sub("Write", json!({ "file_path": "@ROOT@/sub/n4.rs", "content": "x\n" })),
+            ],
+        ),
+        (
+            "Edit(/src/**)",
+            vec![
+                bash("cd sub"),
+                in_sub("Write", json!({ "file_path": "@ROOT@/src/n2.rs", "content": "x\n" })),
+                in_sub("Write", json!({ "file_path": "@ROOT@/sub/src/n3.rs", "content": "x\n" })),
+            ],
+        ),
+        // T-4: `:*` and ` *` are prefix rules; the shell's expansions are not the prefix's.
+        ("Bash(touch:*)", TOUCHES.iter().map(|c| bash(c)).collect()),
+        ("Bash(touch *)", TOUCHES.iter().map(|c| bash(c)).collect()),
+        ("Bash(touch ~/evil)", vec![bash("touch ~/evil")]),
+        ("Bash(touch $HOME/evil)", vec![bash("touch $HOME/evil")]),
+        (
+            "Bash(git * main *)",
+            vec![bash("git push main"), bash("git push origin main"), bash("git push origin main --force")],
+        ),
+        (
+            "Bash(git * main)",
+            vec![bash("git push main"), bash("git push origin main"), bash("git push $X main")],
+        ),
+        ("Bash(*)", vec![bash("touch ~/evil2"), bash("touch {c,d}")]),
+        // T-7.
+        (
+            "WebFetch(domain:example.com)",
+            vec![
+                call("WebFetch", json!({ "url": "https://sub.example.com/", "prompt": "p" })),
+                call("WebFetch", json!({ "url": "https://example.com@evil.invalid/", "prompt": "p" })),
+            ],
+        ),
+    ]
+}
+
+/// What one client run found for one row.
+struct Outcome {
+    rule: String,
+    /// Per call: its rendering, Claude Code's decision (`None`: it made none), Warden's.
+    calls: Vec<(String, Option<String>, Result<bool, String>)>,
+}
+
+/// The project a row runs in: the example, with a few files to act on, and the rule alone as
+/// the project's permissions.
+fn rule_project(rule: &str) -> (Project, String) {
+    let project = Project::example(&tools());
+    let outside = project.dir().join("outside");
+    let out = outside.to_string_lossy().into_owned();
+    for (path, text) in [
+        (project.root.join("src/a.rs"), "one\n"),
+        (project.root.join("docs/x.md"), "doc\n"),
+        (project.root.join("sub/src/b.rs"), "b\n"),
+        (
+            project.root.join("n.ipynb"),
+            "{\"cells\":[],\"metadata\":{},\"nbformat\":4,\"nbformat_minor\":5}\n",
+        ),
+        (outside.join("o.txt"), "outside\n"),
+    ] {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    project.set_settings(&json!({
+        "permissions": { "allow": [rule.replace("@OUT@", out.trim_start_matches('/'))], "defaultMode": "dontAsk" }
+    }));
+    project.trust();
+    (project, out)
+}
+
+/// `@ROOT@` and `@OUT@` in every string of `value`.
+fn placed(value: &Value, root: &str, out: &str) -> Value {
+    match value {
+        Value::String(s) => Value::String(s.replace("@ROOT@", root).replace("@OUT@", out)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| placed(v, root, out)).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), placed(v, root, out))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// Claude Code's decision per `tool_use_id`, from the `user` events of stream-json.
+fn decisions(run: &Run) -> std::collections::HashMap<String, String> {
+    let mut found = std::collections::HashMap::new();
+    for event in run.events.iter().filter(|e| e.get("type").and_then(Value::as_str) == Some("user")) {
+        for meta in event.get("tool_result_meta").and_then(Value::as_array).into_iter().flatten() {
+            let id = str_of(meta.get("id"));
+            let decision = meta.get("permission_decision").and_then(|d| d.get("decision"));
+            if let Some(decision) = decision.and_then(Value::as_str) {
+                found.insert(id.to_owned(), decision.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// Warden's decision: the rule as a manifest holds it (a rule it refuses to load grants
+/// nothing), the call as the hook builds it.
+fn warden_grants(rule: &str, tool: &str, input: &Value, cwd: &Path, root: &Path) -> Result<bool, String> {
+    let rule = ToolRule::parse(rule).map_err(|e| format!("refused at load: {e}"))?;
+    let use_ = ToolUse::from_claude_code(tool, input, &cwd.to_string_lossy(), &root.to_string_lossy());
+    Ok(ToolRuleSet::new(vec![rule]).grants(&use_))
+}
+
+fn run_row(index: usize, rule: &str, calls: &[Call]) -> Outcome {
+    let (project, out) = rule_project(rule);
+    let root = project.root.to_string_lossy().into_owned();
+    let inputs: Vec<Value> = calls.iter().map(|c| placed(&c.input, &root, &out)).collect();
+    let blocks = calls
+        .iter()
+        .zip(&inputs)
+        .enumerate()
+        .map(|(i, (c, input))| Block::tool_with_id(&format!("toolu_r{index}_{i}"), c.tool, input.clone()))
+        .collect();
+    let api = start(Script::new().agent("MAINTASK", vec![Turn(blocks)]));
+    let options = RunOptions {
+        settings_decide: Some("Bash,Read,Edit,Write,Glob,Grep,NotebookEdit,WebFetch".to_owned()),
+        timeout: std::time::Duration::from_secs(120),
+        ..RunOptions::default()
+    };
+    let run = project.run(&api, "MAINTASK go", &options);
+    run.assert_finished();
+    if !rule.starts_with("WebFetch") {
+        // An accepted WebFetch asks another host (refused by the fake) before it fetches.
+        assert_loopback_only(&api);
+    }
+    let found = decisions(&run);
+    let rule_text = rule.replace("@OUT@", out.trim_start_matches('/'));
+    let calls = calls
+        .iter()
+        .zip(&inputs)
+        .enumerate()
+        .map(|(i, (c, input))| {
+            let shown = format!("{} {}", c.tool, input);
+            let claude = found.get(&format!("toolu_r{index}_{i}")).cloned();
+            let warden = warden_grants(&rule_text, c.tool, input, &project.root.join(c.cwd), &project.root);
+            (shown, claude, warden)
+        })
+        .collect();
+    Outcome { rule: rule_text, calls }
+}
+
+/// Issue 34, item 8: for every row, Warden never allows a call the pinned client rejects, and
+/// the client decided every call (a call it refused before asking, e.g. an unread file, would
+/// test nothing).
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn no_rule_grants_more_in_warden_than_in_claude_code() {
+    let rows = rows();
+    let mut outcomes = Vec::new();
+    // Four clients at a time: each mostly waits on its own start-up and tool processes.
+    for (chunk_at, chunk) in rows.chunks(4).enumerate() {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .enumerate()
+                .map(|(i, (rule, calls))| scope.spawn(move || run_row(chunk_at * 4 + i, rule, calls)))
+                .collect();
+            outcomes.extend(handles.into_iter().map(|h| h.join().expect("a row's run panicked")));
+        });
+    }
+    let mut wrong = Vec::new();
+    for outcome in &outcomes {
+        for (shown, claude, warden) in &outcome.calls {
+            let warden_text = match warden {
+                Ok(true) => "allow".to_owned(),
+                Ok(false) => "deny".to_owned(),
+                Err(e) => e.clone(),
+            };
+            println!(
+                "{:<40} {:<70.70} claude {:<7} warden {warden_text}",
+                outcome.rule,
+                shown,
+                claude.as_deref().unwrap_or("none")
+            );
+            match (claude.as_deref(), warden) {
+                (None, _) => {
+                    wrong.push(format!("`{}`: Claude Code made no decision on {shown}", outcome.rule))
+                }
+                (Some("reject"), Ok(true)) => {
+                    wrong.push(format!("`{}`: Warden allows {shown}, Claude Code rejects it", outcome.rule));
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} disagreements:\n{}", wrong.len(), wrong.join("\n"));
+}
