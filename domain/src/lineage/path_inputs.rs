@@ -128,10 +128,12 @@ impl FileTool {
             match (names, &search) {
                 (Names::File, _) => paths.push(resolve(required(key)?, cwd, root)?),
                 (Names::SearchRoot, Some(search)) => paths.push(search.clone()),
-                (Names::Pattern, Some(search)) => paths.extend(pattern_bases(required(key)?, search, root)?),
+                (Names::Pattern, Some(search)) => {
+                    paths.extend(pattern_bases(required(key)?, search, cwd, root)?);
+                }
                 (Names::Filter, Some(search)) => {
                     for glob in text(key)?.map(filter_globs).transpose()?.unwrap_or_default() {
-                        paths.extend(pattern_bases(glob, search, root)?);
+                        paths.extend(pattern_bases(glob, search, cwd, root)?);
                     }
                 }
                 (_, None) => {
@@ -206,11 +208,12 @@ fn unresolvable(text: &str) -> Result<(), String> {
     Err(format!("`{}`: {why}", text.escape_debug()))
 }
 
-/// The directories `pattern` searches under, read under `search` (T-14): per alternative of its
+/// The directories `pattern` searches under, read under `search` by a call made in `cwd` (T-14):
+/// per alternative of its
 /// braces, the literal segments before its first wildcard. An escape, unbalanced braces, a brace
 /// with no `,`, more than [`MAX_ALTERNATIVES`] alternatives, or a `..` after a wildcard (which
 /// would climb out of what is checked) is refused.
-fn pattern_bases(pattern: &str, search: &ToolPath, root: &str) -> Result<Vec<ToolPath>, String> {
+fn pattern_bases(pattern: &str, search: &ToolPath, cwd: &str, root: &str) -> Result<Vec<ToolPath>, String> {
     unresolvable(pattern)?;
     if pattern.contains('\\') {
         return Err(format!("`{}`: escapes are not read", pattern.escape_debug()));
@@ -233,9 +236,9 @@ fn pattern_bases(pattern: &str, search: &ToolPath, root: &str) -> Result<Vec<Too
         }
         let base = literal.join("/");
         let path = match base.is_empty() {
-            true if alternative.starts_with('/') => ToolPath::new("/", "/", root),
+            true if alternative.starts_with('/') => ToolPath::under("/", "/", cwd, root),
             true => Some(search.clone()),
-            false => ToolPath::new(&base, &search_dir, root),
+            false => ToolPath::under(&base, &search_dir, cwd, root),
         };
         bases.push(path.ok_or_else(|| refuse("it climbs above `/`"))?);
     }

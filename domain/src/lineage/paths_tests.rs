@@ -36,9 +36,10 @@ fn grants(texts: &[&str], call: &ToolUse) -> bool {
 /// Claude Code trims, is not read as a path under the working directory (T-13).
 #[test]
 fn a_path_warden_cannot_resolve_matches_no_path_rule() {
-    let edit_src: &[&str] = &["Edit(src/**)"];
+    // Absolute patterns, so that where a relative one is anchored (T-5) decides nothing here.
+    let edit_src: &[&str] = &["Edit(//home/u/project/src/**)"];
     let read_md: &[&str] = &["Read(*.md)"];
-    let read_src: &[&str] = &["Read(src/**)"];
+    let read_src: &[&str] = &["Read(//home/u/project/src/**)"];
     let edit = |cwd: &str, path: &str| {
         call_at(cwd, "Edit", json!({"file_path": path, "old_string": "a", "new_string": "b"}))
     };
@@ -117,7 +118,12 @@ fn every_input_that_names_a_path_is_held_to_the_rules() {
         (read_md, glob(ROOT, json!({"path": "x.md", "pattern": "/etc/*"})), false, "an absolute pattern"),
         (read_md, glob(ROOT, json!({"path": "x.md", "pattern": "*"})), true, "a pattern under the path"),
         // Glob: the pattern is read under the path; an absolute one is its own.
-        (read_src, glob(SRC, json!({"pattern": "**/*.rs"})), true, "under the working directory"),
+        (
+            &["Read(//home/u/project/src/**)"],
+            glob(SRC, json!({"pattern": "**/*.rs"})),
+            true,
+            "under the working directory",
+        ),
         (read_src, glob(ROOT, json!({"pattern": "src/**/*.rs"})), false, "the search starts at the cwd"),
         (read_src, glob(ROOT, json!({"path": "src", "pattern": "**/*.rs"})), true, "under the path"),
         (read_src, glob(ROOT, json!({"path": "src", "pattern": "a/*.rs"})), true, "a literal start"),
@@ -136,7 +142,7 @@ fn every_input_that_names_a_path_is_held_to_the_rules() {
         (read_src, glob(ROOT, json!({"path": "src", "pattern": "../*"})), false, "`..` climbs to the root"),
         (read_src, glob(ROOT, json!({"path": "src", "pattern": "../src/*"})), true, "and back in"),
         (read_src, glob(ROOT, json!({"path": "src", "pattern": "**/../../*"})), false, "`..` after `**`"),
-        (&["Read"], glob(ROOT, json!({"path": "src", "pattern": "**/../../*"})), true, "the bare rule"),
+        (&["Glob"], glob(ROOT, json!({"path": "src", "pattern": "**/../../*"})), true, "the bare rule"),
         (&["Read(**)"], glob(ROOT, json!({"path": "src", "pattern": "*/../x"})), false, "`..` after `*`"),
         (&["Read(**)"], glob(ROOT, json!({"path": "src", "pattern": "*/x/.."})), false, "`..` at the end"),
         (read_src, glob(ROOT, json!({"path": "src", "pattern": "{.,}./*"})), false, "braces that spell `..`"),
@@ -385,8 +391,9 @@ fn warden_authorize_reads_the_input_as_the_hook_does() {
         tools: rules(tools).into(),
     };
     let manifests = Manifests::from([
-        (Name::new("lead").unwrap(), manifest(&["reader"], &["Read(src/**)"])),
-        (Name::new("reader").unwrap(), manifest(&[], &["Read(src/**)", "Read(//etc/**)"])),
+        // Absolute, so that the call's `cwd` in `src/` reads them as written (T-5).
+        (Name::new("lead").unwrap(), manifest(&["reader"], &["Read(//home/u/project/src/**)"])),
+        (Name::new("reader").unwrap(), manifest(&[], &["Read(//home/u/project/src/**)", "Read(//etc/**)"])),
     ]);
     let request = |input: Value| {
         let text = json!({

@@ -20,10 +20,17 @@ impl ToolPath {
     /// `path` (absolute, or relative to `cwd`) against the project `root` (absolute). `None`
     /// when it cannot be read as a path: then no path rule grants the call (T-5).
     pub fn new(path: &str, cwd: &str, root: &str) -> Option<ToolPath> {
+        ToolPath::under(path, cwd, cwd, root)
+    }
+
+    /// `path` (absolute, or relative to `base`: a search's root, for the paths its patterns
+    /// name), for a call made in `cwd`: its segments from the call's working directory are
+    /// from `cwd`, whatever `base` was (T-5, T-14).
+    pub(super) fn under(path: &str, base: &str, cwd: &str, root: &str) -> Option<ToolPath> {
         let absolute = if path.starts_with('/') {
             normalise(path)?
         } else {
-            let mut base = normalise(cwd)?;
+            let mut base = normalise(base)?;
             base.extend(normalise_relative(path)?);
             normalise(&format!("/{}", base.join("/")))?
         };
