@@ -108,6 +108,23 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
         ("Grep(//@OUT@/**)", outside_searches().into()),
         ("Glob(//@OUT@/**)", outside_searches().into()),
         ("Edit(//@OUT@/**)", [outside_searches().to_vec(), vec![write("@OUT@/w.txt")]].concat()),
+        // T-13, T-14: every path a call names, `~` included, is held to the rule.
+        (
+            "Read(src/**)",
+            vec![
+                call("Glob", json!({ "pattern": "/etc/*", "path": "src" })),
+                call("Glob", json!({ "pattern": "*", "path": "~" })),
+                call("Grep", json!({ "pattern": "x", "path": "~" })),
+                call("Read", json!({ "file_path": "~/.bashrc" })),
+            ],
+        ),
+        (
+            "Read(*.md)",
+            vec![
+                call("Read", json!({ "file_path": "~/notes.md" })),
+                call("Glob", json!({ "pattern": "/etc/*", "path": "x.md" })),
+            ],
+        ),
         // T-5: a relative pattern is read from the working directory, `/x` from the root.
         (
             "Edit(src/**)",
