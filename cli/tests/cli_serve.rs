@@ -1490,3 +1490,36 @@ fn silent_connections_never_keep_out_status_a_hook_or_a_human_verb() {
     assert!(named > 0, "the evictions name the agent's processes: {text}");
     assert!(text.contains("closed unanswered for a new one"), "{text}");
 }
+
+/// H-43: a `ConfigChange` is blocked and recorded alike directly and through the server (the
+/// client prints the server's block: it is one of the four answers X-40 lets through).
+#[test]
+fn a_settings_change_is_blocked_and_recorded_directly_and_through_the_server() {
+    let change = serde_json::json!({
+        "session_id": "demo-session", "hook_event_name": "ConfigChange", "cwd": ".",
+        "source": "local_settings", "file_path": "/p/.claude/settings.local.json",
+    })
+    .to_string();
+    let blocked = |(code, stdout, stderr): (i32, String, String)| {
+        assert_eq!(code, 0, "{stderr}");
+        let answer: Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(answer["decision"], "block", "{stdout}");
+        assert!(answer["reason"].as_str().unwrap().contains("config_change_blocked"), "{stdout}");
+    };
+    let recorded = |p: &Project, store: &Path| {
+        let events = events(p, store);
+        let changes: Vec<&Value> =
+            events.iter().filter(|e| e["event_type"] == "config_change_blocked").collect();
+        assert_eq!(changes.len(), 1, "{events:?}");
+        assert_eq!(changes[0]["payload"]["source"], "local_settings");
+        assert_eq!(changes[0]["session"], "demo-session");
+    };
+    let p = project();
+    let direct_store = p.dir.path().join("direct");
+    blocked(direct(&p, &direct_store, &change));
+    recorded(&p, &direct_store);
+    let server = Server::start(&p, true);
+    blocked(via(&p, &p.socket(), &change));
+    drop(server);
+    recorded(&p, &p.store);
+}
