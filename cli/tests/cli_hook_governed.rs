@@ -16,8 +16,10 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+mod store_lock;
 mod support;
 
+use store_lock::{lock_store, unlock};
 use support::{EXAMPLE, committed_example, git};
 const SESSION: &str = "demo-session";
 
@@ -162,7 +164,7 @@ fn an_untracked_agent_may_call_nothing_and_a_tracked_one_is_checked_against_the_
     allowed(&hook(&p, &bash(None)));
     // The main session's call takes the fast path, which opens no store: allowed even while
     // another process holds its lock. A subagent's call is the store's to decide and record.
-    let holder = lock_store(&p);
+    let holder = lock_store(&p.store);
     let main = hook_with(&p, &bash(None), &["--lock-timeout-ms", "100"]);
     let subagent = hook_with(&p, &bash(Some(("agent-planner-1", "planner"))), &["--lock-timeout-ms", "100"]);
     unlock(holder);
@@ -391,36 +393,10 @@ fn writes_into_protected_paths_are_denied_from_any_agent_before_they_happen() {
     assert_eq!(denied.len(), 6);
     assert_eq!(denied[3]["payload"]["target"], "notes/q4.md");
     // Even with the store locked, the deny stands (decided before the store is opened).
-    let holder = lock_store(&p);
+    let holder = lock_store(&p.store);
     let answer = hook_with(&p, &write("okrs/q4.md", None), &["--lock-timeout-ms", "100"]);
     unlock(holder);
     assert!(deny_reason(&answer).contains("protected_path_write"));
-}
-
-/// Holds the embedded store's lock (as an agent with the user's shell can) until [`unlock`].
-fn lock_store(p: &Project) -> std::process::Child {
-    let db = p.store.join("db");
-    assert!(db.exists(), "the store exists");
-    let mut child = Command::new("flock").args(["-x", "-F"]).arg(&db).args(["sleep", "30"]).spawn().unwrap();
-    // Wait until the lock is held: a non-blocking flock fails while it is.
-    let held = (0..200).any(|_| {
-        let probe = Command::new("flock").args(["-n", "-x"]).arg(&db).arg("true").status().unwrap();
-        if probe.success() {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        !probe.success()
-    });
-    if !held {
-        child.kill().unwrap();
-        child.wait().unwrap();
-    }
-    assert!(held, "the lock was never taken");
-    child
-}
-
-fn unlock(mut holder: std::process::Child) {
-    holder.kill().unwrap();
-    holder.wait().unwrap();
 }
 
 #[test]
@@ -451,7 +427,7 @@ fn a_repeated_stop_without_its_result_quarantines_the_session_until_a_human_rele
     assert!(deny_reason(&hook(&p, &bash)).contains("session_quarantined"));
     assert!(marker.exists(), "marked again");
     // Held even while the store is locked.
-    let holder = lock_store(&p);
+    let holder = lock_store(&p.store);
     let answer = hook_with(&p, &bash, &["--lock-timeout-ms", "100"]);
     unlock(holder);
     assert!(deny_reason(&answer).contains("warden release"), "{answer:?}");
@@ -487,7 +463,7 @@ fn a_stop_the_store_cannot_serve_quarantines_the_session_and_the_quarantine_is_r
     let stop = fixture("stop-coder")
         .replace("agent-coder-1", "agent-planner-1")
         .replace(r#""coder""#, r#""planner""#);
-    let holder = lock_store(&p);
+    let holder = lock_store(&p.store);
     let (code, _, stderr) = hook_with(&p, &stop, &["--lock-timeout-ms", "100"]);
     let bash = tool(&p, "Bash", json!({"command": "ls"}), None);
     let locked = hook_with(&p, &bash, &["--lock-timeout-ms", "100"]);

@@ -16,8 +16,10 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+mod store_lock;
 mod support;
 
+use store_lock::{lock_store, unlock};
 use support::{EXAMPLE, committed_example, copy_dir, git};
 
 const SESSION: &str = "demo-session";
@@ -122,37 +124,11 @@ fn of_type<'a>(log: &'a [Value], kind: &str) -> Vec<&'a Value> {
     log.iter().filter(|e| e["event_type"] == kind).collect()
 }
 
-/// Holds the store's lock as the planner's background `flock -x DB sleep N` does, until
-/// [`unlock`].
-fn lock_store(p: &Project) -> std::process::Child {
-    let db = p.store.join("db");
-    assert!(db.exists(), "the store exists");
-    let mut child = Command::new("flock").args(["-x", "-F"]).arg(&db).args(["sleep", "65"]).spawn().unwrap();
-    let held = (0..200).any(|_| {
-        let probe = Command::new("flock").args(["-n", "-x"]).arg(&db).arg("true").status().unwrap();
-        if probe.success() {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        !probe.success()
-    });
-    if !held {
-        child.kill().unwrap();
-        child.wait().unwrap();
-    }
-    assert!(held, "the lock was never taken");
-    child
-}
-
-fn unlock(mut holder: std::process::Child) {
-    holder.kill().unwrap();
-    holder.wait().unwrap();
-}
-
 /// The planner appends to `okrs/q4.md`, locks the store and stops: the stop, blocked with exit
 /// 2, has put the file back already and quarantined the session.
 fn locked_stop(p: &Project) -> std::process::Child {
     std::fs::write(p.okrs(), format!("{ORIGINAL}- KR 4: whatever the planner likes\n")).unwrap();
-    let holder = lock_store(p);
+    let holder = lock_store(&p.store);
     let (code, answer, stderr) = hook(p, &stop());
     assert_eq!((code, answer), (2, Value::Null), "the stop is blocked: {stderr}");
     assert!(stderr.contains("store_unavailable") && stderr.contains("quarantined"), "{stderr}");
@@ -274,7 +250,7 @@ fn a_revert_that_fails_under_a_held_lock_is_exit_2_naming_what_is_still_changed(
         let made = Command::new("mkfifo").arg(root.join("okrs/pipe")).status().unwrap();
         assert!(made.success());
     });
-    let holder = lock_store(&p);
+    let holder = lock_store(&p.store);
     let (code, _, stderr) = hook(&p, &stop());
     unlock(holder);
     assert_eq!(code, 2, "{stderr}");
@@ -302,7 +278,7 @@ fn a_snapshot_copy_the_agent_points_elsewhere_reverts_a_decoy_and_the_store_reve
     std::fs::write(&copy, forged).unwrap();
     std::fs::write(p.okrs(), "rewritten\n").unwrap();
     std::fs::write(decoy.join("okrs/q4.md"), "decoy\n").unwrap();
-    let holder = lock_store(&p);
+    let holder = lock_store(&p.store);
     let (code, _, stderr) = hook(&p, &stop());
     unlock(holder);
     assert_eq!(code, 2, "{stderr}");

@@ -32,6 +32,16 @@ fn grants(texts: &[&str], call: &ToolUse) -> bool {
     scan
 }
 
+/// Every row whose rules do not grant its call as it expects, named with why.
+fn assert_rows(rows: Vec<(&[&str], ToolUse, bool, &str)>) {
+    let wrong: Vec<String> = rows
+        .into_iter()
+        .filter(|(texts, call, expected, _)| grants(texts, call) != *expected)
+        .map(|(texts, call, expected, why)| format!("{texts:?} vs {call:?} should be {expected}: {why}"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// Item 2: a path that starts with `~`, or holds `$` or `%`, or has whitespace at an end that
 /// Claude Code trims, is not read as a path under the working directory (T-13).
 #[test]
@@ -97,12 +107,7 @@ fn a_path_warden_cannot_resolve_matches_no_path_rule() {
             "Glob's path, trimmed",
         ),
     ];
-    let wrong: Vec<String> = rows
-        .into_iter()
-        .filter(|(texts, call, expected, _)| grants(texts, call) != *expected)
-        .map(|(texts, call, expected, why)| format!("{texts:?} vs {call:?} should be {expected}: {why}"))
-        .collect();
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_rows(rows);
 }
 
 /// Item 3: each path-naming input of a known tool is checked, and a call is granted only when
@@ -312,12 +317,7 @@ fn every_input_that_names_a_path_is_held_to_the_rules() {
         (read_md, call_at(ROOT, "LS", json!({"path": "/etc"})), false, "LS is not Read"),
         (read_md, call_at(ROOT, "NotebookRead", json!({"notebook_path": "/etc/x.md"})), false, "nor this"),
     ];
-    let wrong: Vec<String> = rows
-        .into_iter()
-        .filter(|(texts, call, expected, _)| grants(texts, call) != *expected)
-        .map(|(texts, call, expected, why)| format!("{texts:?} vs {call:?} should be {expected}: {why}"))
-        .collect();
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_rows(rows);
 }
 
 /// A denial names the path no rule grants, in rule syntax; a call Warden cannot resolve is
