@@ -43,6 +43,14 @@ fn spawn(id: &str, subagent_type: Option<&str>, prompt: &str) -> Turn {
     Turn::one(Block::tool_with_id(id, "Agent", input))
 }
 
+/// The main session spawns the planner, the planner the coder, and the coder takes `turns`.
+fn through_the_coder(turns: Vec<Turn>) -> Script {
+    Script::new()
+        .agent("MAINTASK", vec![spawn("toolu_planner", Some("planner"), "PLANTASK plan")])
+        .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement")])
+        .agent("CODETASK", turns)
+}
+
 fn payload<'a>(event: &'a Value, field: &str) -> Option<&'a Value> {
     event.get("payload").and_then(|p| p.get(field))
 }

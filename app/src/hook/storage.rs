@@ -157,14 +157,11 @@ impl HookStorage {
             Ok(false) => Ok(None),
             Err(e) => Err(format!("the quarantine marker `{}` cannot be checked: {e}", path.display())),
             Ok(true) => {
-                let marker = read_bounded(&path)
-                    .ok()
-                    .and_then(|bytes| serde_json::from_slice::<Marker>(&bytes).ok())
-                    .unwrap_or_else(|| Marker {
-                        code: "session_quarantined".into(),
-                        reason: "a quarantine marker is in place".into(),
-                        ..Marker::default()
-                    });
+                let marker = read_marker(&path).unwrap_or_else(|| Marker {
+                    code: "session_quarantined".into(),
+                    reason: "a quarantine marker is in place".into(),
+                    ..Marker::default()
+                });
                 Ok(Some(marker))
             }
         };
@@ -202,40 +199,32 @@ impl HookStorage {
         if paths::entry_exists(&path).unwrap_or(false) {
             return Ok(());
         }
-        let bytes = serde_json::to_vec(marker).map_err(|e| e.to_string())?;
-        // Durable and not redirectable: a random temporary name, `O_EXCL | O_NOFOLLOW`, synced,
-        // renamed, the directory synced (U-4).
-        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
+        write_private(&path, &serde_json::to_vec(marker).map_err(|e| e.to_string())?)
     }
 
     /// Lists `name` among the marker's pending violations (H-33), writing `marker` first when
     /// there is none (or what is there does not read as a marker).
     pub(crate) fn note_pending(&self, session: &str, marker: &Marker, name: &str) -> Result<(), String> {
         let path = self.named("quarantine", session, "")?;
-        let there = read_bounded(&path).ok().and_then(|bytes| serde_json::from_slice::<Marker>(&bytes).ok());
-        let mut marker = there.unwrap_or_else(|| marker.clone());
+        let mut marker = read_marker(&path).unwrap_or_else(|| marker.clone());
         if !marker.pending.iter().any(|n| n == name) {
             marker.pending.push(name.to_owned());
         }
         if let Ok(index) = self.named("sessions", session, ".json") {
             let _ = paths::remove_entry(&index);
         }
-        let bytes = serde_json::to_vec(&marker).map_err(|e| e.to_string())?;
-        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
+        write_private(&path, &serde_json::to_vec(&marker).map_err(|e| e.to_string())?)
     }
 
     /// Removes `name` from the marker's pending list, once it is recorded (best effort: a name
     /// left listed whose file is gone is reported as removed by the agent: fail closed).
     pub(crate) fn unlist_pending(&self, session: &str, name: &str) -> Result<(), String> {
         let path = self.named("quarantine", session, "")?;
-        let Some(mut marker) =
-            read_bounded(&path).ok().and_then(|bytes| serde_json::from_slice::<Marker>(&bytes).ok())
-        else {
+        let Some(mut marker) = read_marker(&path) else {
             return Ok(());
         };
         marker.pending.retain(|n| n != name);
-        let bytes = serde_json::to_vec(&marker).map_err(|e| e.to_string())?;
-        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
+        write_private(&path, &serde_json::to_vec(&marker).map_err(|e| e.to_string())?)
     }
 
     /// Keeps a copy of `session`'s `agent` content snapshot, taken in `root` (H-33; kept made
@@ -253,7 +242,7 @@ impl HookStorage {
         let mut bytes = serde_json::to_vec(&root.to_string_lossy()).map_err(|e| e.to_string())?;
         bytes.push(b'\n');
         bytes.extend_from_slice(encoded);
-        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
+        write_private(&path, &bytes)
     }
 
     /// The snapshot copy of `session`'s `agent`: `Ok(None)` when there is none.
@@ -291,8 +280,7 @@ impl HookStorage {
         let bytes = serde_json::to_vec(pending).map_err(|e| e.to_string())?;
         let name = format!("{}.json", blake3::hash(&bytes).to_hex());
         let path = self.nested("pending", session, &name)?;
-        agentwarden_adapters::untrusted::write_atomic(None, &path, &bytes, 0o600)
-            .map_err(|e| e.to_string())?;
+        write_private(&path, &bytes)?;
         Ok(name)
     }
 
@@ -364,6 +352,17 @@ impl HookStorage {
 /// or anything else planted at the name is refused at once, never followed or waited on.
 fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
     agentwarden_adapters::untrusted::read_bytes(None, path, MAX_INDEX_BYTES).map_err(|e| e.to_string())
+}
+
+/// The marker at `path`, when it reads as one.
+fn read_marker(path: &Path) -> Option<Marker> {
+    read_bounded(path).ok().and_then(|bytes| serde_json::from_slice::<Marker>(&bytes).ok())
+}
+
+/// Writes `bytes` at `path`, durable and not redirectable: a random temporary name,
+/// `O_EXCL | O_NOFOLLOW`, mode 0600, synced, renamed, the directory synced (U-4).
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    agentwarden_adapters::untrusted::write_atomic(None, path, bytes, 0o600).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

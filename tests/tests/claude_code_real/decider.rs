@@ -54,18 +54,10 @@ fn an_agent_that_names_its_own_server_in_the_configuration_is_not_asked() {
     );
     let edit =
         json!({"file_path": "okrs/q4.md", "old_string": "Q4 objectives", "new_string": "Q5 objectives"});
-    let api = start(
-        Script::new()
-            .agent("MAINTASK", vec![spawn("toolu_planner", Some("planner"), "PLANTASK plan")])
-            .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement")])
-            .agent(
-                "CODETASK",
-                vec![
-                    Turn::one(Block::tool_with_id("toolu_takeover", "Bash", json!({"command": takeover}))),
-                    Turn::one(Block::tool_with_id("toolu_edit", "Edit", edit)),
-                ],
-            ),
-    );
+    let api = start(through_the_coder(vec![
+        Turn::one(Block::tool_with_id("toolu_takeover", "Bash", json!({"command": takeover}))),
+        Turn::one(Block::tool_with_id("toolu_edit", "Edit", edit)),
+    ]));
     let run = project.run(&api, "MAINTASK go", &RunOptions::default());
     run.assert_finished();
     assert_loopback_only(&api);

@@ -126,12 +126,7 @@ fn a_subagents_commit_to_okrs_is_reverted() {
     let project = Project::readme_setup(&tools());
     let commit = "printf 'rewritten\\n' > okrs/q4.md && git add okrs && \
                   git -c user.name=x -c user.email=x@example.com commit -qm evil";
-    let api = start(
-        Script::new()
-            .agent("MAINTASK", vec![spawn("toolu_planner", Some("planner"), "PLANTASK plan")])
-            .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement")])
-            .agent("CODETASK", vec![Turn::one(Block::tool("Bash", json!({"command": commit})))]),
-    );
+    let api = start(through_the_coder(vec![Turn::one(Block::tool("Bash", json!({"command": commit})))]));
     let run = project.run(&api, "MAINTASK go", &RunOptions::default());
     run.assert_finished();
     assert_loopback_only(&api);
@@ -280,16 +275,10 @@ fn a_busy_store_never_lets_a_spawn_through_a_hook_timeout() {
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn the_violation_is_in_the_sessions_timeline() {
     let project = Project::readme_setup(&tools());
-    let api = start(
-        Script::new()
-            .agent("MAINTASK", vec![spawn("toolu_planner", Some("planner"), "PLANTASK plan")])
-            .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement")])
-            .agent(
-                "CODETASK",
-                // A shell write: a Write into a protected path is denied before it happens (H-26).
-                vec![Turn::one(Block::tool("Bash", json!({"command": "printf 'x\\n' > okrs/evil.md"})))],
-            ),
-    );
+    let api = start(through_the_coder(
+        // A shell write: a Write into a protected path is denied before it happens (H-26).
+        vec![Turn::one(Block::tool("Bash", json!({"command": "printf 'x\\n' > okrs/evil.md"})))],
+    ));
     let run = project.run(&api, "MAINTASK go", &RunOptions::default());
     run.assert_finished();
     let session = run.session_id().unwrap();

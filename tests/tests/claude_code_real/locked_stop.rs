@@ -30,15 +30,11 @@ fn a_stop_under_a_lock_the_agent_holds_reverts_at_once_and_records_later() {
          for i in $(seq 50); do [ -s {pid} ] && break; sleep 0.1; done; sleep 0.5; echo locked",
         pid = pid_file.display()
     );
-    let api = start(
-        Script::new()
-            .agent("MAINTASK", vec![spawn("toolu_planner", Some("planner"), "PLANTASK plan")])
-            .agent("PLANTASK", vec![spawn("toolu_coder", Some("coder"), "CODETASK implement")])
-            .agent(
-                "CODETASK",
-                vec![Turn::one(Block::tool_with_id("toolu_attack", "Bash", json!({"command": attack})))],
-            ),
-    );
+    let api = start(through_the_coder(vec![Turn::one(Block::tool_with_id(
+        "toolu_attack",
+        "Bash",
+        json!({"command": attack}),
+    ))]));
     let options = RunOptions {
         // Claude Code asks the stop hook again after a block, at most this many times more.
         env: vec![("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP".to_owned(), "2".to_owned())],
