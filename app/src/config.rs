@@ -529,7 +529,7 @@ impl Config {
             agentwarden_adapters::untrusted::read_bytes_mode(None, path, crate::MAX_INPUT_BYTES)
                 .map_err(|e| unreadable(e.reason()))?;
         let text = String::from_utf8(bytes).map_err(|_| unreadable("is not valid UTF-8".to_owned()))?;
-        let digest = crate::records::text_digest(&text, Some(mode));
+        let digest = crate::files::text_digest(&text, Some(mode));
         if let Some(config) = cache.and_then(|cache| cache.get(path, &digest)) {
             return Ok(config);
         }

@@ -16,7 +16,8 @@ use agentwarden_domain::governance::{
 };
 use serde::Serialize;
 
-use crate::records::{digest, key};
+use crate::MAX_INPUT_BYTES;
+use crate::files::{digest, key};
 use crate::warden::Warden;
 
 /// The records a gate decision is checked against (issue 11).
@@ -29,9 +30,6 @@ pub(crate) struct GateRecords {
     /// Digests of files read besides the instruction files (the configuration, manifests).
     pub(crate) read: ReadDigests,
 }
-
-/// Instruction files and requests larger than this are unreadable (and so denied).
-pub const MAX_INPUT_BYTES: u64 = 1024 * 1024;
 
 /// The permission to inject subagents: what the gate delegated, and where its decision was
 /// recorded. X-20: only a [`Warden`] hands one out, from [`Warden::evaluate_delegation`] or

@@ -24,6 +24,7 @@
 mod audit_log;
 pub mod config;
 pub mod fanout;
+mod files;
 mod gate;
 mod guard;
 mod hook;
@@ -58,7 +59,8 @@ pub use config::{
     ClaudeCodeConfig, Config, ConfigCache, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig,
     ToolRules,
 };
-pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput, MAX_INPUT_BYTES};
+pub use files::MAX_INPUT_BYTES;
+pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput};
 pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
 pub use hook::{
     HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, before_store_parsed,

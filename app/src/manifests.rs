@@ -50,7 +50,7 @@ pub struct ManifestFile {
 impl ManifestFile {
     /// Its digest as a seal records it: its text's BLAKE3 and its permission bits (U-15).
     pub fn digest(&self) -> String {
-        crate::records::text_digest(&self.text, Some(self.mode))
+        crate::files::text_digest(&self.text, Some(self.mode))
     }
 }
 

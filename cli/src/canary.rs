@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::doctor::Check;
+use super::check::Check;
 use super::installed::Entry;
 use super::wiring;
 

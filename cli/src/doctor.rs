@@ -13,13 +13,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde_json::json;
 
 use agentwarden_domain::governance::{
     ApprovalState, FileRead, PersonaReading, ReadDigests, read_agent, read_persona, seal_changes,
 };
 
+use super::check::Check;
 use super::setup::{covered, in_git_work_tree, own_files, store_ignored};
 use super::{EXIT_NO, EXIT_OK, Failure};
 use agentwarden::manifests::load_manifests;
@@ -41,30 +41,6 @@ pub(super) struct DoctorArgs {
     /// Print the checks as one JSON object.
     #[arg(long)]
     json: bool,
-}
-
-/// One finding of `warden doctor`.
-#[derive(Debug, Serialize)]
-pub(super) struct Check {
-    check: &'static str,
-    ok: bool,
-    detail: String,
-    fix: Option<String>,
-}
-
-impl Check {
-    pub(super) fn ok(check: &'static str, detail: impl Into<String>) -> Check {
-        Check { check, ok: true, detail: detail.into(), fix: None }
-    }
-
-    pub(super) fn fail(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
-        Check { check, ok: false, detail: detail.into(), fix: Some(fix.into()) }
-    }
-
-    /// A warning: healthy, with something to fix.
-    pub(super) fn warn(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
-        Check { check, ok: true, detail: detail.into(), fix: Some(fix.into()) }
-    }
 }
 
 fn read(path: &Path) -> FileRead {

@@ -7,7 +7,7 @@
 use agentwarden_domain::governance::frontmatter::{Value, parse_instruction_file};
 use agentwarden_domain::lineage::{Manifests, compare_offered};
 
-use super::doctor::Check;
+use super::check::Check;
 use agentwarden::Config;
 
 /// One check per agent type whose definition has a `tools:` list.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::doctor::Check;
+use super::check::Check;
 use super::wiring::{self, EVENTS, is_ours};
 
 /// Where Claude Code reads managed settings on Linux.

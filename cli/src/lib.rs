@@ -14,6 +14,7 @@
 
 mod audit;
 mod canary;
+mod check;
 mod client;
 mod doctor;
 mod doctor_tools;

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::bench::{exec, human_ns, median_ns_in, target_dir};
 use crate::cargo;
+use crate::measure::{exec, human_ns, median_ns_in, target_dir};
 
 /// The bench crate's manifest, relative to the workspace root.
 const MANIFEST: &str = "xtask/cedar-bench/Cargo.toml";

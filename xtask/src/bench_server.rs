@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::bench::{WholeProcess, exec, target_dir, time_warden};
+use crate::measure::{WholeProcess, exec, target_dir, time_warden};
 
 const CONFIG: &str = "examples/claude-code/agentwarden.toml";
 const SPAWN: &str = "examples/claude-code/events/pre-task-main-planner.json";

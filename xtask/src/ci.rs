@@ -174,7 +174,7 @@ fn examples() -> Result<(), String> {
 /// V-43: `cargo xtask install --debug --root target/install-check --check`, as a user runs it.
 fn installed_client() -> Result<(), String> {
     println!("\n==> installed client: cargo xtask install --debug --root target/install-check --check");
-    let root = crate::bench::target_dir().join("install-check");
+    let root = crate::measure::target_dir().join("install-check");
     let _ = std::fs::remove_dir_all(&root);
     let args = ["--debug", "--root", &root.to_string_lossy(), "--check"].map(str::to_owned);
     crate::install::run(&args).map_err(|e| {

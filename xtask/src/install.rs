@@ -22,8 +22,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::bench::{exec, target_dir};
 use crate::cargo;
+use crate::measure::{exec, target_dir};
 
 /// How the `warden-hook` that was built is linked.
 #[derive(Debug, PartialEq, Eq)]

@@ -15,8 +15,8 @@ use agentwarden_domain::governance::{
     FileRead, RecordSignature, SignatureCode, SignatureRefusal, SignedContent, SignersPin, signed_bytes,
 };
 
-use super::{digest, key};
 use crate::MAX_INPUT_BYTES;
+use crate::files::{digest, key};
 use crate::signing::{self, AllowedSigners};
 use crate::warden::{Warden, WardenError};
 

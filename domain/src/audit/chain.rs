@@ -4,54 +4,11 @@
 //! records in order and names the first sequence number at which the chain breaks: a gap, a
 //! body that declares another position, or a hash that does not match the stored bytes.
 
-use std::fmt;
-
 use super::checkpoint::Checkpoint;
 use super::envelope::EventDraft;
 use super::hash::Hash;
 use super::page::RecordRef;
-
-/// One stored event: its sequence number, the exact body bytes, and its hash.
-#[derive(Clone, PartialEq, Eq)]
-pub struct StoredRecord {
-    /// Position in the log, from 1.
-    pub seq: u64,
-    /// `BLAKE3(prev_hash ‖ body)`.
-    pub hash: Hash,
-    /// The exact stored bytes of the envelope body.
-    pub body: Vec<u8>,
-}
-
-impl fmt::Debug for StoredRecord {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StoredRecord")
-            .field("seq", &self.seq)
-            .field("hash", &self.hash)
-            .field("body", &String::from_utf8_lossy(&self.body))
-            .finish()
-    }
-}
-
-/// The end of a log: the last sequence number and its hash. The empty log's head is
-/// `{seq: 0, hash: GENESIS}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Head {
-    /// The last event's sequence number; 0 for an empty log.
-    pub seq: u64,
-    /// The last event's hash; [`Hash::GENESIS`] for an empty log.
-    pub hash: Hash,
-}
-
-impl Head {
-    /// The head of an empty log.
-    pub const EMPTY: Head = Head { seq: 0, hash: Hash::GENESIS };
-}
-
-impl Default for Head {
-    fn default() -> Self {
-        Head::EMPTY
-    }
-}
+use super::record::{Head, StoredRecord, push_position};
 
 /// Places `draft` in the chain right after `prev`.
 pub fn seal(prev: &Head, draft: &EventDraft) -> Result<StoredRecord, serde_json::Error> {
@@ -123,36 +80,6 @@ pub enum BreakKind {
         /// The log's.
         found: Hash,
     },
-}
-
-/// Appends `n` in decimal to `out`, without the allocation of `n.to_string()` (this runs once
-/// per record of every walk).
-pub(super) fn push_decimal(out: &mut Vec<u8>, n: u64) {
-    let start = out.len();
-    let mut rest = n;
-    // Twenty digits hold any u64: the loop is bounded whatever happens inside it.
-    for _ in 0..20 {
-        out.push(b'0' + (rest % 10) as u8);
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    if let Some(digits) = out.get_mut(start..) {
-        digits.reverse();
-    }
-}
-
-/// Appends how every body begins, `{"seq":N,"prev_hash":"<hex>",`: what a writer writes and a
-/// verifier checks.
-pub(super) fn push_position(out: &mut Vec<u8>, seq: u64, prev: &Hash) {
-    out.extend_from_slice(b"{\"seq\":");
-    push_decimal(out, seq);
-    out.extend_from_slice(b",\"prev_hash\":\"");
-    let mut hex = [0u8; 64];
-    prev.write_hex(&mut hex);
-    out.extend_from_slice(&hex);
-    out.extend_from_slice(b"\",");
 }
 
 /// A streaming verifier: feed it the records in order, then [`ChainVerifier::finish`].
@@ -255,7 +182,9 @@ pub fn verify<'a>(records: impl IntoIterator<Item = &'a StoredRecord>) -> Result
 
 #[cfg(test)]
 mod tests {
-    use super::{Head, push_decimal, seal};
+    use super::super::record::push_decimal;
+    use super::seal;
+    use crate::audit::Head;
     use crate::audit::{
         Actor, AuditEvent, Correlation, CorrelationId, EventDraft, Hash, OperatorNote, Timestamp,
     };

@@ -7,9 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::chain::StoredRecord;
-use super::event::AuditEvent;
 use super::hash::Hash;
+use super::record::{StoredRecord, push_decimal, push_position};
 use super::time::Timestamp;
 
 /// Text that cannot be an actor or a correlation id.
@@ -105,6 +104,18 @@ pub struct Correlation {
     pub item: Option<CorrelationId>,
 }
 
+/// What an event gives the draft that records it: its type name, its payload's schema version
+/// and its payload's JSON. The envelope and the chain below it know no event catalogue: the
+/// catalogue ([`super::AuditEvent`]) implements this, and so may an embedder's own events.
+pub trait EventPayload {
+    /// The `event_type` written in the envelope (snake_case).
+    fn event_type(&self) -> &'static str;
+    /// The payload's current schema version.
+    fn event_version(&self) -> u32;
+    /// Writes the payload as one JSON value into `out`.
+    fn write_payload(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error>;
+}
+
 /// An event before it has a place in the chain: everything but `seq`, `prev_hash` and `hash`,
 /// which the store assigns at write time.
 #[derive(Debug, Clone)]
@@ -123,12 +134,13 @@ pub struct EventDraft {
 const PAYLOAD_CAPACITY: usize = 2048;
 
 impl EventDraft {
-    /// A draft of `event`, recorded at `recorded_at` by `actor`.
+    /// A draft of `event`, recorded at `recorded_at` by `actor`: the event gives its type,
+    /// version and payload.
     pub fn new(
         recorded_at: Timestamp,
         actor: Actor,
         correlation: Correlation,
-        event: &AuditEvent,
+        event: &dyn EventPayload,
     ) -> Result<Self, serde_json::Error> {
         Ok(EventDraft {
             recorded_at,
@@ -179,7 +191,7 @@ impl EventDraft {
         prev: &Hash,
         out: &mut Vec<u8>,
     ) -> Result<(), serde_json::Error> {
-        super::chain::push_position(out, seq, prev);
+        push_position(out, seq, prev);
         out.extend_from_slice(b"\"recorded_at\":\"");
         out.extend_from_slice(&self.recorded_at.text());
         out.extend_from_slice(b"\",\"actor\":");
@@ -199,7 +211,7 @@ impl EventDraft {
         out.extend_from_slice(b",\"event_type\":");
         serde_json::to_writer(&mut *out, self.event_type)?;
         out.extend_from_slice(b",\"event_version\":");
-        super::chain::push_decimal(out, u64::from(self.event_version));
+        push_decimal(out, u64::from(self.event_version));
         out.extend_from_slice(b",\"payload\":");
         out.extend_from_slice(&self.payload);
         out.push(b'}');

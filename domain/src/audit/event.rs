@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::envelope::Envelope;
+use super::envelope::{Envelope, EventPayload};
 use super::view::EnvelopeRef;
 use crate::claude_code::{
     ApprovalGranted, ApprovalRevoked, ConfigChangeBlocked, ContextSealed, HookInputRefused,
@@ -204,6 +204,21 @@ pub enum AuditEvent {
     HookInputRefused(Box<HookInputRefused>),
     /// `config_change_blocked`, version 1: a settings change the hook blocked (H-43).
     ConfigChangeBlocked(Box<ConfigChangeBlocked>),
+}
+
+/// The catalogue gives each draft its type, version and payload; the envelope knows no more.
+impl EventPayload for AuditEvent {
+    fn event_type(&self) -> &'static str {
+        AuditEvent::event_type(self)
+    }
+
+    fn event_version(&self) -> u32 {
+        AuditEvent::event_version(self)
+    }
+
+    fn write_payload(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        AuditEvent::write_payload(self, out)
+    }
 }
 
 impl AuditEvent {

@@ -11,7 +11,6 @@ use serde::Serialize;
 
 use super::envelope::Envelope;
 use super::event::{AuditEvent, PlanSummary};
-use super::projections::snake_name;
 use crate::lineage::AgentIdentifier;
 use crate::verdict::{Code, Decision, Verdict};
 
@@ -404,4 +403,13 @@ fn count(n: usize, noun: &str) -> String {
 
 fn list(names: &[String]) -> String {
     if names.is_empty() { "nothing".to_owned() } else { names.join(", ") }
+}
+
+/// The snake_case name a unit enum serialises to (`completed`, `round_robin`), for prose.
+pub fn snake_name<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        Ok(other) => other.to_string(),
+        Err(_) => "?".to_owned(),
+    }
 }

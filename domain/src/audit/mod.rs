@@ -17,12 +17,15 @@ pub mod explain;
 mod hash;
 mod page;
 pub mod projections;
+mod record;
 mod time;
 mod view;
 
-pub use chain::{BreakKind, ChainBreak, ChainVerifier, Head, StoredRecord, seal, seal_batch, verify};
+pub use chain::{BreakKind, ChainBreak, ChainVerifier, seal, seal_batch, verify};
 pub use checkpoint::Checkpoint;
-pub use envelope::{Actor, Correlation, CorrelationId, Envelope, EnvelopeError, EventDraft, InvalidText};
+pub use envelope::{
+    Actor, Correlation, CorrelationId, Envelope, EnvelopeError, EventDraft, EventPayload, InvalidText,
+};
 pub use event::{
     AuditEvent, DecodeError, EVENT_TYPES, FanOutMerged, FanOutPlanned, LineageChecked, OperatorNote,
     PlanSummary, ResultValidated, ToolCallAuthorized, UPCASTS, Upcast, decode, decode_ref, decode_with,
@@ -31,6 +34,7 @@ pub use explain::{Explanation, explain};
 pub use hash::{Hash, ParseHashError};
 pub use page::{RecordPage, RecordRef};
 pub use projections::{Projection, Recorded};
+pub use record::{Head, StoredRecord};
 pub use time::{InvalidTimestamp, Timestamp};
 pub use view::EnvelopeRef;
 

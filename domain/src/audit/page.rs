@@ -6,8 +6,8 @@
 //! one buffer and is cleared and refilled, so a walk of any length allocates a few pages and
 //! nothing per record.
 
-use super::chain::StoredRecord;
 use super::hash::Hash;
+use super::record::StoredRecord;
 
 /// One stored record, borrowed: from a [`RecordPage`] or a [`StoredRecord`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

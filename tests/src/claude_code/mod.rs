@@ -28,11 +28,13 @@
 
 mod fake_api;
 mod harness;
+mod request;
 mod script;
 
-pub use fake_api::{FakeApi, LoggedRequest, ToolResult, last_agent_id, text_of};
+pub use fake_api::{FakeApi, last_agent_id};
 pub use harness::{
     ALLOWED_TOOLS, APPROVAL_REF, CLAUDE_BIN_ENV, HELPER_TIMEOUT, PINNED_VERSION, Project, Run, RunOptions,
     Tools, WARDEN_BIN_ENV, claude_in, install_dir, output_within, workspace_root,
 };
+pub use request::{LoggedRequest, ToolResult, text_of};
 pub use script::{Block, Script, Turn};

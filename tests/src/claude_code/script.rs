@@ -23,7 +23,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::fake_api::LoggedRequest;
+use super::request::LoggedRequest;
 
 /// One content block of a model turn.
 #[derive(Debug, Clone)]

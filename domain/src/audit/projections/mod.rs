@@ -90,11 +90,4 @@ pub(crate) const DECISION_EVENTS: &[&str] = &[
 pub const NAMES: &[&str] =
     &["approvals", "denials", "spawn-tree", "fan-out", "violations", "decisions", "shadow"];
 
-/// The snake_case name a unit enum serialises to (`completed`, `round_robin`), for prose.
-pub fn snake_name<T: Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(name)) => name,
-        Ok(other) => other.to_string(),
-        Err(_) => "?".to_owned(),
-    }
-}
+pub use super::explain::snake_name;
