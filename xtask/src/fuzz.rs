@@ -7,7 +7,7 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 15] = [
+const TARGETS: [&str; 16] = [
     "hook_input",
     "gate_request",
     "instruction_file",
@@ -23,6 +23,7 @@ const TARGETS: [&str; 15] = [
     "call_paths",
     "archive_segment",
     "server_frame",
+    "signed_note",
 ];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {

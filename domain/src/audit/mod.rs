@@ -15,6 +15,8 @@ mod envelope;
 mod event;
 pub mod explain;
 mod hash;
+pub mod merkle;
+pub mod note;
 mod page;
 pub mod projections;
 mod record;
