@@ -1,9 +1,11 @@
 //! An in-memory event store with the same contract as the sled one, for tests and embedding.
 
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
+use agentwarden_domain::audit::merkle::{Frontier, MerkleHash, Node};
 use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
-use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+use agentwarden_ports::{Appended, EventStore, Expected, StoreError, merkle_leaves};
 use async_trait::async_trait;
 
 use crate::sealing::{check_sealed, prepare};
@@ -12,7 +14,7 @@ use crate::sealing::{check_sealed, prepare};
 /// store's, so the contract suite runs against both.
 #[derive(Debug, Default)]
 pub struct MemoryEventStore {
-    records: Mutex<Vec<StoredRecord>>,
+    records: Mutex<Log>,
     state: Mutex<std::collections::BTreeMap<String, agentwarden_domain::fanout::Merged>>,
     projections: Mutex<std::collections::BTreeMap<String, Vec<u8>>>,
 }
@@ -23,8 +25,25 @@ impl MemoryEventStore {
         MemoryEventStore::default()
     }
 
-    fn records(&self) -> Result<MutexGuard<'_, Vec<StoredRecord>>, StoreError> {
+    fn records(&self) -> Result<MutexGuard<'_, Log>, StoreError> {
         self.records.lock().map_err(|_| StoreError::Poisoned { reason: "a writer panicked".into() })
+    }
+}
+
+/// The records, and the Merkle tree over them kept as they are appended.
+#[derive(Debug, Default)]
+struct Log {
+    records: Vec<StoredRecord>,
+    frontier: Frontier,
+    nodes: HashMap<Node, MerkleHash>,
+}
+
+impl Log {
+    fn extend(&mut self, records: Vec<StoredRecord>) {
+        for record in &records {
+            self.nodes.extend(self.frontier.append(MerkleHash::leaf(&record.body)));
+        }
+        self.records.extend(records);
     }
 }
 
@@ -35,28 +54,42 @@ fn head_of(records: &[StoredRecord]) -> Head {
 #[async_trait]
 impl EventStore for MemoryEventStore {
     async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
-        let mut records = self.records()?;
-        let (sealed, head) = prepare(&head_of(&records), expected, &batch)?;
+        let mut log = self.records()?;
+        let (sealed, head) = prepare(&head_of(&log.records), expected, &batch)?;
         let first_seq = sealed.first().map_or(head.seq, |r| r.seq);
-        records.extend(sealed);
+        log.extend(sealed);
         Ok(Appended { first_seq, head })
     }
 
     async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
-        let records = self.records()?;
+        let log = self.records()?;
         // Records are stored at index seq - 1.
         let start = usize::try_from(from.saturating_sub(1)).unwrap_or(usize::MAX);
-        Ok(records.iter().skip(start).take(limit).cloned().collect())
+        Ok(log.records.iter().skip(start).take(limit).cloned().collect())
     }
 
     async fn head(&self) -> Result<Head, StoreError> {
-        Ok(head_of(&self.records()?))
+        Ok(head_of(&self.records()?.records))
+    }
+
+    async fn merkle_nodes(&self, nodes: &[Node]) -> Result<Vec<MerkleHash>, StoreError> {
+        let log = self.records()?;
+        let size = log.frontier.size();
+        nodes
+            .iter()
+            .map(|node| {
+                merkle_leaves(node, size)?;
+                log.nodes.get(node).copied().ok_or_else(|| StoreError::Unavailable {
+                    reason: format!("Merkle node {}/{} is not kept", node.level, node.index),
+                })
+            })
+            .collect()
     }
 
     async fn append_sealed(&self, expected: u64, batch: Vec<StoredRecord>) -> Result<Appended, StoreError> {
-        let mut records = self.records()?;
-        let head = check_sealed(&head_of(&records), expected, &batch)?;
-        records.extend(batch);
+        let mut log = self.records()?;
+        let head = check_sealed(&head_of(&log.records), expected, &batch)?;
+        log.extend(batch);
         Ok(Appended { first_seq: expected.saturating_add(1), head })
     }
 }

@@ -4,6 +4,7 @@
 //! write time, under its own single-writer lock, so `seq` and `prev_hash` always agree with the
 //! head they are written after.
 
+use agentwarden_domain::audit::merkle::{Frontier, MerkleHash, Node};
 use agentwarden_domain::audit::{EventDraft, Head, RecordPage, StoredRecord};
 use agentwarden_domain::code::Code;
 use async_trait::async_trait;
@@ -114,6 +115,22 @@ impl StoreError {
     }
 }
 
+/// The first event (its seq) and how many events node `node` covers, when it is complete in a
+/// log of `head` events; leaf `i` of the tree is the event at seq `i + 1`.
+pub fn merkle_leaves(node: &Node, head: u64) -> Result<(u64, u64), StoreError> {
+    let count = 1_u64.checked_shl(u32::from(node.level)).unwrap_or(0);
+    let first = node.index.checked_mul(count);
+    match first.and_then(|first| first.checked_add(count)) {
+        Some(end) if count > 0 && end <= head => Ok((first.unwrap_or_default() + 1, count)),
+        _ => Err(StoreError::Unavailable {
+            reason: format!(
+                "Merkle node {}/{} is not complete in a log of {head} events",
+                node.level, node.index
+            ),
+        }),
+    }
+}
+
 /// An append-only, hash-chained event log.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
@@ -164,6 +181,37 @@ pub trait EventStore: Send + Sync {
     /// The last event's position and hash.
     async fn head(&self) -> Result<Head, StoreError>;
 
+    /// The hashes of `nodes`, perfect subtrees of the Merkle tree over the log, each
+    /// complete at the head: what a checkpoint's root and every proof are folded from. A node
+    /// not complete at the head is [`StoreError::Unavailable`]. The stores of this workspace
+    /// keep each node as an append completes it and read only the nodes asked for; this default,
+    /// for a store that keeps no tree, hashes each node's leaves read from the log.
+    async fn merkle_nodes(&self, nodes: &[Node]) -> Result<Vec<MerkleHash>, StoreError> {
+        let head = self.head().await?;
+        let mut hashes = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            let (first, count) = merkle_leaves(node, head.seq)?;
+            let mut frontier = Frontier::new();
+            let mut next = first;
+            while next < first.saturating_add(count) {
+                let want =
+                    usize::try_from(first.saturating_add(count) - next).unwrap_or(usize::MAX).min(1024);
+                let records = self.read(next, want).await?;
+                if records.is_empty() {
+                    return Err(StoreError::Unavailable {
+                        reason: format!("the log ends before seq {next}"),
+                    });
+                }
+                for record in &records {
+                    frontier.append(MerkleHash::leaf(&record.body));
+                }
+                next = next.saturating_add(u64::try_from(records.len()).unwrap_or(u64::MAX));
+            }
+            hashes.push(frontier.root());
+        }
+        Ok(hashes)
+    }
+
     /// Stores records sealed elsewhere (a copy from another store), byte for byte: only if the
     /// head is at `expected` and the records continue its chain (each body declares its
     /// position after the previous hash, each hash matches its bytes); otherwise nothing is
@@ -200,6 +248,10 @@ macro_rules! forward_event_store {
 
             async fn head(&self) -> Result<Head, StoreError> {
                 (**self).head().await
+            }
+
+            async fn merkle_nodes(&self, nodes: &[Node]) -> Result<Vec<MerkleHash>, StoreError> {
+                (**self).merkle_nodes(nodes).await
             }
 
             async fn append_sealed(&self, expected: u64, records: Vec<StoredRecord>) -> Result<Appended, StoreError> {

@@ -6,6 +6,10 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use agentwarden_domain::audit::merkle::{
+    Frontier, MerkleHash, Node, Range, consistency_ranges, fold, inclusion_ranges, perfect_nodes,
+    verify_consistency, verify_inclusion,
+};
 use agentwarden_domain::audit::{Envelope, Head, RecordPage, StoredRecord, verify};
 
 use super::note;
@@ -41,6 +45,7 @@ where
     sealed_records_are_imported_whole_or_not_at_all(&fresh(), &fresh()).await;
     concurrent_appends_at_one_head_exactly_one_conflicts(Arc::new(fresh())).await;
     many_concurrent_appenders_stay_gapless(Arc::new(fresh()), 8, 1000).await;
+    the_merkle_tree_follows_every_append(&fresh()).await;
 }
 
 /// A new store is empty: head 0 with the genesis hash, nothing to read.
@@ -233,4 +238,61 @@ pub async fn many_concurrent_appenders_stay_gapless<S: EventStore + 'static>(
     let messages: BTreeSet<_> =
         records.iter().map(|r| Envelope::parse(r).unwrap().payload.get().to_owned()).collect();
     assert_eq!(messages.len() as u64, total, "every append is stored exactly once");
+}
+
+/// The hash of `range` of the tree, from the store's nodes.
+pub async fn range_hash<S: EventStore + ?Sized>(store: &S, range: Range) -> MerkleHash {
+    fold(&store.merkle_nodes(&perfect_nodes(range)).await.unwrap())
+}
+
+/// the Merkle tree follows the log through plain and deferred appends: at every
+/// size the root folded from the store's nodes is the one the events' stored bytes make; every
+/// inclusion and consistency proof made from its nodes verifies; a node not complete at the
+/// head is refused.
+pub async fn the_merkle_tree_follows_every_append<S: EventStore + ?Sized>(store: &S) {
+    let mut reference = Frontier::new();
+    let mut roots = vec![MerkleHash::empty()];
+    assert_eq!(range_hash(store, Range { start: 0, end: 0 }).await, MerkleHash::empty());
+    for round in 0..12_u64 {
+        let batch: Vec<_> = (0..=round % 3).map(|i| note(&format!("tree {round}.{i}"))).collect();
+        if round % 2 == 0 {
+            store.append(Expected::Any, batch).await.unwrap();
+        } else {
+            store.append_deferred(Expected::Any, batch).await.unwrap();
+            store.sync().await.unwrap();
+        }
+        let head = store.head().await.unwrap();
+        for record in store.read(reference.size() + 1, usize::MAX).await.unwrap() {
+            reference.append(MerkleHash::leaf(&record.body));
+            roots.push(reference.root());
+        }
+        assert_eq!(reference.size(), head.seq);
+        assert_eq!(
+            range_hash(store, Range { start: 0, end: head.seq }).await,
+            reference.root(),
+            "size {}",
+            head.seq
+        );
+    }
+    let size = reference.size();
+    let records = read_all(store, 7).await;
+    let root = reference.root();
+    for (index, record) in (0..size).zip(&records) {
+        let mut proof = Vec::new();
+        for range in inclusion_ranges(index, size).unwrap() {
+            proof.push(range_hash(store, range).await);
+        }
+        verify_inclusion(&MerkleHash::leaf(&record.body), index, size, &proof, &root).unwrap();
+    }
+    for (old, old_root) in (0..=size).zip(&roots) {
+        let mut proof = Vec::new();
+        for range in consistency_ranges(old, size).unwrap() {
+            proof.push(range_hash(store, range).await);
+        }
+        verify_consistency(old, size, old_root, &root, &proof).unwrap();
+    }
+    let beyond = Node { level: 0, index: size };
+    assert!(matches!(store.merkle_nodes(&[beyond]).await, Err(StoreError::Unavailable { .. })));
+    let ragged = Node { level: 6, index: 0 };
+    assert!(size < 64 && store.merkle_nodes(&[ragged]).await.is_err(), "a node past the head");
 }
