@@ -6,6 +6,7 @@ mod filter;
 mod investigate;
 mod progress;
 mod render;
+mod report;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -126,6 +127,26 @@ pub(super) enum AuditCommand {
         #[arg(long, default_value_t = 1000, value_name = "N")]
         batch: usize,
     },
+    /// Write one self-contained HTML page (no network, opens from disk) for a session or a time
+    /// window: the chain's verification, the spawn tree, the decisions, the approvals and seals,
+    /// the protected-path violations.
+    Report {
+        /// The session to report.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Only events recorded at or after: RFC 3339, or a duration ago (`30m`, `2h`, `7d`).
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// Only events recorded at or before: RFC 3339, or a duration ago.
+        #[arg(long, value_name = "WHEN")]
+        until: Option<String>,
+        /// Write the page here instead of to stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// A checkpoint from `warden audit checkpoint`, checked too and shown at the top.
+        #[arg(long, value_name = "FILE")]
+        checkpoint: Option<PathBuf>,
+    },
     /// Append an operator's note to the log.
     Note {
         /// The note.
@@ -235,6 +256,10 @@ pub(super) async fn run(
                 }
             }
             Ok(EXIT_OK)
+        }
+        AuditCommand::Report { session, since, until, out: file, checkpoint } => {
+            let args = report::ReportArgs { session, since, until, out: file, checkpoint };
+            report::run(args, open, out).await
         }
         AuditCommand::Explain { seq, json } => investigate::run_explain(&open()?, seq, json, out).await,
         AuditCommand::Replay { projection, json } => {
