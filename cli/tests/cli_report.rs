@@ -253,7 +253,7 @@ fn the_golden_logs_report_holds_every_event_agent_approval_and_violation() {
                 "--no-sandbox",
                 "--disable-gpu",
                 "--hide-scrollbars",
-                "--window-size=1400,1800",
+                "--window-size=1400,3600",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg(format!("--screenshot={}", png.display()))

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use agentwarden_domain::audit::projections::{Projection, Recorded, SpawnTreeState, SpawnTrees};
+use agentwarden_domain::audit::projections::{
+    Projection, Recorded, SpawnTreeState, SpawnTrees, SpawnedAgent,
+};
 use agentwarden_domain::audit::{AuditEvent, Envelope, EnvelopeRef, explain};
 use agentwarden_domain::verdict::Decision;
 
@@ -120,6 +122,9 @@ pub(super) struct Agent {
 #[derive(Debug, Serialize)]
 pub(super) struct Start {
     pub(super) seq: u64,
+    /// The event decided about this agent (its spawn, or a check it was the newest agent of);
+    /// false when it only named the agent as an ancestor (a root, say): then no verdict.
+    pub(super) decided: bool,
     pub(super) verdict: Option<&'static str>,
     pub(super) reason: Option<String>,
 }
@@ -280,30 +285,35 @@ impl Collector {
             .map(|(session, tree)| Tree {
                 session,
                 unrecorded: tree.unrecorded,
-                agents: tree
-                    .agents
-                    .iter()
-                    .map(|(id, a)| {
-                        let row = by_seq.get(&a.first_seq);
-                        Agent {
-                            id: clip(id),
-                            agent_type: clip(&a.agent_type),
-                            depth: a.spawn_depth,
-                            parent: a.parent.as_deref().map(clip),
-                            other_parents: a.other_parents.iter().map(|p| clip(p)).collect(),
-                            checks: a.checks,
-                            denied: a.denied,
-                            untracked: a.untracked,
-                            start: Start {
-                                seq: a.first_seq,
-                                verdict: row.and_then(|r| r.verdict),
-                                reason: row.and_then(|r| r.failed.first()).map(|f| f.reason.clone()),
-                            },
-                        }
-                    })
-                    .collect(),
+                agents: tree.agents.iter().map(|(id, a)| agent(id, a, by_seq.get(&a.first_seq))).collect(),
             })
             .collect()
+    }
+}
+
+/// One agent of a tree, with the decision of the event that first named it when that event
+/// decided about it (its spawn, or a check it was the newest agent of).
+fn agent(id: &str, a: &SpawnedAgent, first: Option<&&Row>) -> Agent {
+    let names = |name: &str| {
+        first.and_then(|r| r.agent.as_deref()).is_some_and(|agent| agent.ends_with(&format!(" {name}")))
+    };
+    let decided = names(id) || a.tool_use_id.as_deref().is_some_and(names);
+    let row = first.filter(|_| decided);
+    Agent {
+        id: clip(id),
+        agent_type: clip(&a.agent_type),
+        depth: a.spawn_depth,
+        parent: a.parent.as_deref().map(clip),
+        other_parents: a.other_parents.iter().map(|p| clip(p)).collect(),
+        checks: a.checks,
+        denied: a.denied,
+        untracked: a.untracked,
+        start: Start {
+            seq: a.first_seq,
+            decided,
+            verdict: row.and_then(|r| r.verdict),
+            reason: row.and_then(|r| r.failed.first()).map(|f| f.reason.clone()),
+        },
     }
 }
 

@@ -126,7 +126,7 @@
           el("span", { cls: "meta", text: "depth " + a.depth + " · " + a.checks + " checks, " + a.denied + " denied" +
             (a.untracked ? " · untracked" : "") }),
           " ",
-          badge(v),
+          a.start.decided ? badge(v) : el("span", { cls: "muted", text: "first named at" }),
           " ",
           seqLink(a.start.seq),
           a.start.reason ? el("span", { cls: "why", text: a.start.reason }) : null,
@@ -182,7 +182,7 @@
     pager.appendChild(prev); pager.appendChild(where); pager.appendChild(next);
     root.appendChild(pager);
     var body = el("tbody", { id: "timeline-rows" });
-    var cols = [["7%", "seq"], ["14%", "recorded at"], ["12%", "event"], ["6%", "verdict"], ["14%", "agent"], ["25%", "summary"], ["22%", "denial: layer · rule · reason"]];
+    var cols = [["5%", "seq"], ["12%", "recorded at"], ["15%", "event"], ["6%", "verdict"], ["13%", "agent"], ["27%", "summary"], ["22%", "denial: layer · rule · reason"]];
     root.appendChild(el("table", null, [
       el("colgroup", null, cols.map(function (c) { return el("col", { style: "width:" + c[0] }); })),
       el("thead", null, [el("tr", null, cols.map(function (c) { return el("th", { text: c[1] }); }))]),
