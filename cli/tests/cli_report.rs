@@ -158,7 +158,8 @@ impl Rendered {
     }
 }
 
-/// Runs `chromium --headless --dump-dom` on `page` (killed after 120 s).
+/// Runs `chromium --headless --dump-dom` on `page`, killed after 60 s: a page that freezes, or
+/// one where injected markup opened an `alert()` (which blocks a headless browser), fails.
 fn render(browser: &Path, page: &Path, extra: &[&str]) -> Rendered {
     let profile = tempfile::tempdir().unwrap();
     let started = Instant::now();
@@ -178,14 +179,17 @@ fn render(browser: &Path, page: &Path, extra: &[&str]) -> Rendered {
         let mut dom = Vec::new();
         std::io::Read::read_to_end(&mut stdout, &mut dom).map(|_| dom)
     });
-    let deadline = started + Duration::from_secs(120);
+    let deadline = started + Duration::from_secs(60);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("chromium did not finish rendering {} in 120 s", page.display());
+            panic!(
+                "chromium did not finish rendering {} in 60 s: the page froze, or an injected alert() blocks it",
+                page.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(20));
     };

@@ -384,3 +384,53 @@ fn violation(envelope: &EnvelopeRef<'_>, event: &AuditEvent) -> Option<Violation
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use agentwarden_domain::audit::{Envelope, decode};
+
+    use super::{MAX_TEXT, clip, verdict};
+
+    const GOLDEN: &str = include_str!("../../../../domain/src/audit/testdata/log.jsonl");
+
+    fn event(seq: usize, edit: impl FnOnce(&mut serde_json::Value)) -> agentwarden_domain::audit::AuditEvent {
+        let line = GOLDEN.lines().nth(seq - 1).unwrap_or_default();
+        let mut value: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+        edit(&mut value);
+        let envelope: Envelope = serde_json::from_value(value).unwrap_or_else(|e| unreachable!("{e}"));
+        decode(&envelope).unwrap_or_else(|e| unreachable!("{e}"))
+    }
+
+    #[test]
+    fn a_held_back_stop_is_a_block_and_other_denials_are_denies() {
+        let stop_denied = |v: &mut serde_json::Value| v["payload"]["decision"] = "deny".into();
+        // (event, expected, why)
+        let rows = [
+            (event(1, |_| {}), Some("allow"), "the gate allowed (Example 1)"),
+            (event(3, |_| {}), Some("deny"), "the gate denied (Example 3)"),
+            (event(8, |_| {}), Some("deny"), "a tool call denied at its delegation layer"),
+            (event(21, |_| {}), Some("deny"), "a spawn refused"),
+            (event(24, |_| {}), Some("allow"), "a subagent allowed to stop"),
+            (event(24, stop_denied), Some("block"), "a stop held back: the subagent goes on"),
+            (event(17, |_| {}), None, "a seal decides nothing"),
+            (event(26, |_| {}), None, "a note decides nothing"),
+        ];
+        for (event, expected, why) in rows {
+            assert_eq!(verdict(&event), expected, "{why}");
+        }
+    }
+
+    #[test]
+    fn long_values_are_cut_on_a_character_boundary() {
+        // (value, expected length in characters, why)
+        let long = "é".repeat(MAX_TEXT + 5);
+        let rows = [
+            ("short".to_owned(), 5, "kept whole"),
+            ("x".repeat(MAX_TEXT), MAX_TEXT, "exactly the limit: kept whole"),
+            (long, MAX_TEXT + 1, "cut, with the ellipsis, never inside a character"),
+        ];
+        for (value, chars, why) in rows {
+            assert_eq!(clip(&value).chars().count(), chars, "{why}");
+        }
+    }
+}
