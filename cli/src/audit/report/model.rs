@@ -1,5 +1,5 @@
 //! What a report holds: plain, serialisable facts read from the verified log, one value per
-//! section of the page. Everything here is data; the page ([`super::page`]) renders it, and
+//! section of the page. Everything here is data; the page (`super::page`) renders it, and
 //! nothing in it is markup.
 
 use std::collections::BTreeMap;
@@ -182,7 +182,7 @@ pub(super) struct ViolationRow {
     pub(super) error: String,
 }
 
-/// `text`, cut to [`MAX_TEXT`] characters (marked with `…`).
+/// `text`, cut to `MAX_TEXT` characters (marked with `…`).
 pub(super) fn clip(text: &str) -> String {
     match text.char_indices().nth(MAX_TEXT) {
         Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),

@@ -1,7 +1,7 @@
 //! The report's page: one HTML file with its style and script inline and the report's data as
 //! JSON in a `<script type="application/json">` element. The script renders the data with DOM
 //! calls that set text (never markup), so the one place a log value meets HTML is the JSON
-//! block, and [`embed_json`] makes sure it cannot leave it.
+//! block, and `embed_json` makes sure it cannot leave it.
 
 use super::model::Report;
 
