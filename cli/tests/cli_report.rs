@@ -425,3 +425,91 @@ fn ten_thousand_decisions_load_within_the_measured_bound() {
     assert!(script_ms < 3_000, "the page's script took {script_ms} ms");
     assert!(rendered.wall < Duration::from_secs(30), "the browser took {:?}", rendered.wall);
 }
+
+fn keygen(path: &Path) {
+    let out = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "test", "-f"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The records' signatures are shown as every decision checks them (K-3), against the
+/// configuration's `allowed_signers`: verified while the key list is the one sealed, refused
+/// once a key is slipped into it (K-10).
+#[test]
+fn the_signatures_of_seals_and_approvals_are_shown_as_decisions_check_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    for sub in ["personas", "agents", "manifests"] {
+        std::fs::create_dir_all(root.join(sub)).unwrap();
+        for entry in std::fs::read_dir(examples.join(sub)).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), root.join(sub).join(entry.file_name())).unwrap();
+        }
+    }
+    let config = std::fs::read_to_string(examples.join("agentwarden.toml")).unwrap();
+    std::fs::write(
+        root.join("agentwarden.toml"),
+        format!("{config}\n[approvals]\nallowed_signers = \"allowed_signers\"\n"),
+    )
+    .unwrap();
+    let (alice, mallory) = (dir.path().join("alice"), dir.path().join("mallory"));
+    keygen(&alice);
+    keygen(&mallory);
+    let public = |key: &Path| std::fs::read_to_string(key.with_extension("pub")).unwrap();
+    std::fs::write(
+        root.join("allowed_signers"),
+        format!("alice namespaces=\"agentwarden\" {}", public(&alice)),
+    )
+    .unwrap();
+    let audit = dir.path().join("audit");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_warden"))
+            .arg("--store")
+            .arg(&audit)
+            .args(args)
+            .current_dir(&root)
+            .env_remove("SSH_AUTH_SOCK")
+            .env_remove("AGENTWARDEN_STORE")
+            .output()
+            .unwrap()
+    };
+    for args in [
+        vec!["seal", "--key", alice.to_str().unwrap()],
+        vec!["approve", "--ref", "GATE-1", "--key", alice.to_str().unwrap()],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let page = dir.path().join("report.html");
+    let records = |why: &str| {
+        let out =
+            run(&["audit", "report", "--since", "2000-01-01T00:00:00Z", "--out", page.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{why}: {}", String::from_utf8_lossy(&out.stderr));
+        data(&page)["records"].clone()
+    };
+    let signed = records("signed by a listed key");
+    // (record, principal, status, why)
+    let rows = [
+        (&signed["seal"]["signature"], "alice", "verified", "the seal, signed by alice"),
+        (&signed["approvals"][0]["signature"], "alice", "verified", "the approval, signed by alice"),
+    ];
+    for (signature, principal, status, why) in rows {
+        assert_eq!(
+            (signature["principal"].as_str(), signature["status"].as_str()),
+            (Some(principal), Some(status)),
+            "{why}: {signed}"
+        );
+    }
+    let mut list = std::fs::read_to_string(root.join("allowed_signers")).unwrap();
+    list.push_str(&format!("mallory namespaces=\"agentwarden\" {}", public(&mallory)));
+    std::fs::write(root.join("allowed_signers"), list).unwrap();
+    let slipped = records("a key slipped into the sealed list");
+    for signature in [&slipped["seal"]["signature"], &slipped["approvals"][0]["signature"]] {
+        assert_eq!(signature["status"], "refused", "{slipped}");
+        assert!(signature["why"].as_str().unwrap().contains("signers_unavailable"), "{slipped}");
+    }
+}

@@ -6,7 +6,7 @@ mod filter;
 mod investigate;
 mod progress;
 mod render;
-mod report;
+pub(super) mod report;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -130,23 +130,7 @@ pub(super) enum AuditCommand {
     /// Write one self-contained HTML page (no network, opens from disk) for a session or a time
     /// window: the chain's verification, the spawn tree, the decisions, the approvals and seals,
     /// the protected-path violations.
-    Report {
-        /// The session to report.
-        #[arg(long, value_name = "ID")]
-        session: Option<String>,
-        /// Only events recorded at or after: RFC 3339, or a duration ago (`30m`, `2h`, `7d`).
-        #[arg(long, value_name = "WHEN")]
-        since: Option<String>,
-        /// Only events recorded at or before: RFC 3339, or a duration ago.
-        #[arg(long, value_name = "WHEN")]
-        until: Option<String>,
-        /// Write the page here instead of to stdout.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// A checkpoint from `warden audit checkpoint`, checked too and shown at the top.
-        #[arg(long, value_name = "FILE")]
-        checkpoint: Option<PathBuf>,
-    },
+    Report(report::ReportArgs),
     /// Append an operator's note to the log.
     Note {
         /// The note.
@@ -257,10 +241,7 @@ pub(super) async fn run(
             }
             Ok(EXIT_OK)
         }
-        AuditCommand::Report { session, since, until, out: file, checkpoint } => {
-            let args = report::ReportArgs { session, since, until, out: file, checkpoint };
-            report::run(args, open, out).await
-        }
+        AuditCommand::Report(_) => Err(Failure::usage("`audit report` opens its own store")),
         AuditCommand::Explain { seq, json } => investigate::run_explain(&open()?, seq, json, out).await,
         AuditCommand::Replay { projection, json } => {
             if !agentwarden_domain::audit::projections::NAMES.contains(&projection.as_str()) {

@@ -34,19 +34,34 @@ use model::{
 };
 
 /// The flags of `warden audit report`.
-#[derive(Debug)]
-pub(super) struct ReportArgs {
-    pub(super) session: Option<String>,
-    pub(super) since: Option<String>,
-    pub(super) until: Option<String>,
-    pub(super) out: Option<PathBuf>,
-    pub(super) checkpoint: Option<PathBuf>,
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReportArgs {
+    /// The session to report.
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// Only events recorded at or after: RFC 3339, or a duration ago (`30m`, `2h`, `7d`).
+    #[arg(long, value_name = "WHEN")]
+    since: Option<String>,
+    /// Only events recorded at or before: RFC 3339, or a duration ago.
+    #[arg(long, value_name = "WHEN")]
+    until: Option<String>,
+    /// Write the page here instead of to stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// A checkpoint from `warden audit checkpoint`, checked too and shown at the top.
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// The configuration whose `[approvals] allowed_signers` the signatures are checked
+    /// against (found as every command finds it when not given).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
-/// `warden audit report`.
-pub(super) async fn run(
+/// `warden audit report`: every argument, the configuration among them, is read before the
+/// store is opened; the store is never created.
+pub(crate) async fn run(
     args: ReportArgs,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    open: impl FnOnce(agentwarden::Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     if args.session.is_none() && args.since.is_none() && args.until.is_none() {
@@ -62,6 +77,8 @@ pub(super) async fn run(
     let now = agentwarden_ports::Clock::now(&agentwarden::SystemClock);
     filter.resolve(now)?;
     let checkpoint = args.checkpoint.as_deref().map(super::read_checkpoint).transpose()?;
+    let config =
+        agentwarden::Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     let (since, until) = filter.window();
     let mut report = Report {
         generated_at: now.to_string(),
@@ -72,7 +89,7 @@ pub(super) async fn run(
         },
         ..Report::default()
     };
-    let warden = match open() {
+    let warden = match open(config) {
         Ok(warden) => Some(warden),
         // A store whose head does not verify refuses to open: the page says that much.
         Err(WardenError::Store(StoreError::Corrupt { seq, why })) => {
@@ -193,13 +210,15 @@ async fn collect(
     Ok(())
 }
 
-/// The seal and approvals at the head, each signature checked as every decision checks it (K-3).
+/// The seal and approvals at the head, each signature checked as every decision checks it (K-3),
+/// folded from the log's first event: a projection saved in the state store is not taken as a
+/// start (K-15), so a report never shows records written outside the log.
 async fn records(
     warden: &Warden,
     collector: &Collector,
     now: agentwarden_domain::audit::Timestamp,
 ) -> Records {
-    let state = match warden.records().await {
+    let state = match warden.records_from_log().await {
         Ok(state) => state,
         Err(e) => return Records { unavailable: Some(clip(&e.to_string())), ..Records::default() },
     };
