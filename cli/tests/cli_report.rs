@@ -1,6 +1,6 @@
 //! `warden audit report` end to end, rendered by a real browser (headless Chromium, issue 39):
 //! the page's DOM holds what the log holds, no script fails, hostile log values stay text, a
-//! broken chain, an undecodable event and an empty window are said at the top (A-25 … A-27),
+//! broken chain, an undecodable event and an empty window are said at the top (A-27 … A-29),
 //! and 10 000 decisions load within a measured bound.
 //!
 //! The logs are the domain's golden log (`domain/src/audit/testdata/log.jsonl`, written by the
@@ -324,7 +324,7 @@ fn hostile_session_ids_agent_types_reasons_and_paths_stay_text() {
 #[test]
 fn a_broken_chain_an_undecodable_event_and_an_empty_window_are_said_at_the_top() {
     let dir = tempfile::tempdir().unwrap();
-    // An event of a type this reader does not know, in the window.
+    // An event of a type this reader does not know, in the window.
     let audit = dir.path().join("future");
     let mut events = golden();
     events.push(json!({
@@ -340,7 +340,7 @@ fn a_broken_chain_an_undecodable_event_and_an_empty_window_are_said_at_the_top()
     assert!(last["undecodable"].as_str().unwrap().contains("from_a_later_warden"), "{last}");
     assert!(last["raw"].as_str().unwrap().contains(HOSTILE[0].0), "{last}");
 
-    // A window nothing falls in: said, exit 0; no window at all: a usage error.
+    // A window nothing falls in: said, exit 0; no window at all: a usage error.
     let (page, out) = report(dir.path(), &audit, &["--session", "no-such-session"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(data(&page)["rows"].as_array().unwrap().len(), 0);
@@ -351,7 +351,7 @@ fn a_broken_chain_an_undecodable_event_and_an_empty_window_are_said_at_the_top()
         "an inverted window"
     );
 
-    // An event edited after it was written: written, red, exit 1.
+    // An event edited after it was written: written, red, exit 1.
     let broken = dir.path().join("broken");
     store(&broken, &golden());
     {

@@ -3,16 +3,16 @@
 //! projections and explanations, and the records (`Warden::records`).
 //!
 //! Rulings (the fail-closed questions of a report):
-//! - a chain that does not verify is still reported — the page says so first, in red,
+//! - a chain that does not verify is still reported — the page says so first, in red,
 //!   and holds only the events before the break's page (all verified); nothing at or after the
 //!   break is shown. The page is written and the command exits 1, as `audit verify` does. An
 //!   investigation's answer stays whole-or-nothing; a report is the evidence an
 //!   investigator needs most exactly then, and it cannot be mistaken for a whole one.
-//! - an event of the window this reader cannot decode (an unknown type, a version from
+//! - an event of the window this reader cannot decode (an unknown type, a version from
 //!   the future, a payload of the wrong shape) is a row of its own, marked, with its raw payload
 //!   as text; the page says at the top how many there are and that the tree, the approvals and
 //!   the violations may miss what they held. Exit 1, the page written.
-//! - a report needs a window (`--session`, `--since`, `--until`; checked before the store
+//! - a report needs a window (`--session`, `--since`, `--until`; checked before the store
 //!   is opened, A-24); a window no event falls in is a page that says so at the top, exit 0.
 
 mod model;
@@ -65,7 +65,7 @@ pub(crate) async fn run(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     if args.session.is_none() && args.since.is_none() && args.until.is_none() {
-        return Err(Failure::usage("a report needs --session ID, or --since/--until (A-27)"));
+        return Err(Failure::usage("a report needs --session ID, or --since/--until (A-29)"));
     }
     let filter_args = FilterArgs {
         session: args.session.clone(),
@@ -91,7 +91,7 @@ pub(crate) async fn run(
     };
     let warden = match open(config) {
         Ok(warden) => Some(warden),
-        // A store whose head does not verify refuses to open: the page says that much.
+        // A store whose head does not verify refuses to open: the page says that much.
         Err(WardenError::Store(StoreError::Corrupt { seq, why })) => {
             report.chain.broken = Some(Broken { seq, why: clip(&why) });
             None
@@ -110,17 +110,17 @@ pub(crate) async fn run(
     verdict(&report)
 }
 
-/// The exit code the report's findings call for.
+/// The exit code the report's findings call for.
 fn verdict(report: &Report) -> Result<u8, Failure> {
     if let Some(broken) = &report.chain.broken {
         return Err(Failure::no(format!(
-            "the audit chain is broken at seq {}: {}; the report shows only what verified before it (A-25)",
+            "the audit chain is broken at seq {}: {}; the report shows only what verified before it (A-27)",
             broken.seq, broken.why
         )));
     }
     if report.undecodable > 0 {
         return Err(Failure::no(format!(
-            "{} event(s) of the window could not be decoded by this reader; the report marks them (A-26)",
+            "{} event(s) of the window could not be decoded by this reader; the report marks them (A-28)",
             report.undecodable
         )));
     }
@@ -128,7 +128,7 @@ fn verdict(report: &Report) -> Result<u8, Failure> {
         return Err(Failure::no("the log does not extend the checkpoint; the report says so at the top"));
     }
     if report.rows.is_empty() {
-        eprintln!("no event of the log falls in the window; the report says so (A-27)");
+        eprintln!("no event of the log falls in the window; the report says so (A-29)");
     }
     Ok(EXIT_OK)
 }

@@ -28,7 +28,7 @@ pub(super) struct Report {
     pub(super) trees: Vec<Tree>,
     pub(super) records: Records,
     pub(super) violations: Vec<ViolationRow>,
-    /// Events in the window this reader could not decode (ruling A-26).
+    /// Events in the window this reader could not decode (ruling A-28).
     pub(super) undecodable: u64,
 }
 
