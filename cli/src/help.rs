@@ -67,6 +67,10 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("audit export", "warden audit export --format jsonl | jq -c '{seq, event_type}'"),
     ("audit stats", "warden audit stats --json"),
     ("audit copy", "warden audit copy --from .agentwarden/audit --to postgres://warden@db.internal/audit"),
+    (
+        "audit report",
+        "warden --store target/demo/audit audit report --session example-session --out report.html",
+    ),
     ("audit note", "warden audit note \"maintenance begins\" --actor alice"),
     (
         "hook",

@@ -414,6 +414,10 @@ async fn run(mut cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> R
         Command::Audit(audit::AuditCommand::Copy { from, to, batch }) => {
             audit::copy::run(&from, &to, batch, &stores.sled, out).await
         }
+        // It reads the configuration (the signers the records' signatures are checked against).
+        Command::Audit(audit::AuditCommand::Report(args)) => {
+            audit::report::run(args, |config| stores.open(config, false), out).await
+        }
         Command::Audit(command) => {
             // Only a command that writes may create the store.
             let create = command.writes();

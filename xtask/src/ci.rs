@@ -290,11 +290,36 @@ fn test_steps(
     Ok((steps, skipped))
 }
 
+/// The browser `warden audit report`'s tests render in (`cli/tests/cli_report.rs`): `Some(why)`
+/// when it is missing. Those tests then fail under `CI=true` and print SKIPPED elsewhere; the
+/// gate fails at once under CI, and elsewhere its summary names them (H-41).
+fn chromium_missing() -> Option<String> {
+    if std::env::var_os("AGENTWARDEN_CHROMIUM").is_some() {
+        return None;
+    }
+    let names = ["chromium", "chromium-browser"];
+    let found = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| names.iter().any(|name| dir.join(name).is_file()))
+    });
+    (!found).then(|| {
+        "the browser tests of `warden audit report` (cli_report): chromium is not installed \
+         (`apt-get install -y chromium`, or set AGENTWARDEN_CHROMIUM)"
+            .to_owned()
+    })
+}
+
 pub(crate) fn run() -> Result<(), String> {
     let started = Instant::now();
     let (tests, pg_skipped) =
         test_steps(crate::has_cargo_tool("nextest"), pg_reachable(&pg_url()), claude_code::under_ci())?;
     if let Some(why) = &pg_skipped {
+        println!("==> SKIPPING {why}; under CI=true this fails");
+    }
+    let browser_skipped = chromium_missing();
+    if let Some(why) = &browser_skipped {
+        if claude_code::under_ci() {
+            return Err(format!("{why}: CI=true needs it"));
+        }
         println!("==> SKIPPING {why}; under CI=true this fails");
     }
     for step in [&FMT, &CLIPPY, &LIBRARY_ALONE, &LIBRARY_ALONE_TESTS].into_iter().chain(tests.iter().copied())
@@ -314,8 +339,12 @@ pub(crate) fn run() -> Result<(), String> {
     run_step(&BENCHES)?;
     supply_chain()?;
     let secs = started.elapsed().as_secs_f64();
-    let skipped: Vec<String> =
-        skipped.map(|why| format!("real Claude Code: {why}")).into_iter().chain(pg_skipped).collect();
+    let skipped: Vec<String> = skipped
+        .map(|why| format!("real Claude Code: {why}"))
+        .into_iter()
+        .chain(pg_skipped)
+        .chain(browser_skipped)
+        .collect();
     if skipped.is_empty() {
         println!("\nxtask ci: all steps passed in {secs:.0} s");
     } else {

@@ -102,6 +102,11 @@ impl Filter {
         }
     }
 
+    /// The resolved time window (inclusive bounds).
+    pub(super) fn window(&self) -> (Option<Timestamp>, Option<Timestamp>) {
+        self.window
+    }
+
     /// Does `envelope` pass every filter? Decodes the payload only when a filter needs it.
     pub(super) fn matches(&self, envelope: &Envelope) -> Result<bool, WardenError> {
         let (since, until) = self.window;

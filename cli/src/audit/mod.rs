@@ -6,6 +6,7 @@ mod filter;
 mod investigate;
 mod progress;
 mod render;
+pub(super) mod report;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -126,6 +127,10 @@ pub(super) enum AuditCommand {
         #[arg(long, default_value_t = 1000, value_name = "N")]
         batch: usize,
     },
+    /// Write one self-contained HTML page (no network, opens from disk) for a session or a time
+    /// window: the chain's verification, the spawn tree, the decisions, the approvals and seals,
+    /// the protected-path violations.
+    Report(report::ReportArgs),
     /// Append an operator's note to the log.
     Note {
         /// The note.
@@ -236,6 +241,7 @@ pub(super) async fn run(
             }
             Ok(EXIT_OK)
         }
+        AuditCommand::Report(_) => Err(Failure::usage("`audit report` opens its own store")),
         AuditCommand::Explain { seq, json } => investigate::run_explain(&open()?, seq, json, out).await,
         AuditCommand::Replay { projection, json } => {
             if !agentwarden_domain::audit::projections::NAMES.contains(&projection.as_str()) {
