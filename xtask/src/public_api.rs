@@ -27,6 +27,7 @@ const SURFACES: &[Surface] = &[
     Surface { package: "agentwarden-domain", features: &[] },
     Surface { package: "agentwarden-ports", features: &["--features", "conformance"] },
     Surface { package: "agentwarden-adapters", features: &["--features", "postgres"] },
+    Surface { package: "agentwarden-claude-code", features: &[] },
 ];
 
 /// Where the snapshots live, relative to the workspace root.
