@@ -26,6 +26,7 @@ pub mod config;
 pub mod fanout;
 mod gate;
 mod guard;
+pub mod harness;
 mod hook;
 pub mod human;
 mod lineage;

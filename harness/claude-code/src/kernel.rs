@@ -3,11 +3,36 @@
 //! (H-30). The answer is the kernel's [`HookAnswer`]; [`crate::wire::Rendering`] says it in
 //! Claude Code's terms.
 
+use agentwarden::harness::{Harness, Rendered};
+use agentwarden::sessions::{HookInput, InputError};
 use agentwarden::{
     Config, HookAnswer, HookStorage, Pre, Warden, before_store_parsed, hook_store_unavailable,
 };
 
-use crate::wire::parse_hook_input;
+use crate::wire::{Rendering, parse_hook_input};
+
+/// Claude Code as a [`Harness`]: its hook input decoded by [`crate::wire::parse_hook_input`],
+/// the kernel's answer rendered by [`Rendering`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClaudeCode;
+
+impl Harness for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn decode(&self, wire: &str) -> Result<HookInput, InputError> {
+        parse_hook_input(wire)
+    }
+
+    fn render(&self, answer: &HookAnswer) -> Rendered {
+        Rendered {
+            exit_code: answer.exit_code(),
+            stdout: answer.stdout(),
+            stderr: answer.stderr().map(str::to_owned),
+        }
+    }
+}
 
 /// Answers one hook event given as the JSON text of its stdin, with the hook's files
 /// (quarantine markers, session index) in `storage`.
@@ -41,7 +66,7 @@ mod tests {
     use agentwarden::{ClaudeCodeConfig, EventStore, MemoryEventStore};
 
     use super::*;
-    use crate::wire::{AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, Rendering};
+    use crate::wire::{AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES};
 
     const SPAWN: &str = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Task",
         "tool_use_id":"t1","tool_input":{"subagent_type":"planner"}}"#;

@@ -17,3 +17,6 @@
 #[cfg(feature = "kernel")]
 pub mod kernel;
 pub mod wire;
+
+#[cfg(test)]
+mod conformance_tests;
