@@ -40,6 +40,7 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_domain::governance::Name;
+use agentwarden_domain::sessions::HarnessTerms;
 use serde::Deserialize;
 
 /// The default kill-switch variable (G-2).
@@ -229,6 +230,21 @@ pub enum ToolRules {
     /// Recorded as what enforcing would deny (`tool_call_authorized` with `shadow: true`), and
     /// let run.
     Shadow,
+}
+
+impl ClaudeCodeConfig {
+    /// How the kernel's reasons name Claude Code and this table (`[claude_code]`).
+    pub const TERMS: HarnessTerms<'static> = HarnessTerms { harness: "Claude Code", section: "claude_code" };
+
+    /// Claude Code's built-in agent types, the names `builtin_agents` may list (H-20). The same
+    /// list as `agentwarden_claude_code::wire::BUILTIN_AGENT_TYPES`, which marks a spawn of one
+    /// as built-in (its crate's tests check that they agree).
+    pub const BUILTIN_AGENT_TYPES: [&'static str; 7] =
+        ["general-purpose", "Explore", "Plan", "fork", "claude", "statusline-setup", "workflow-subagent"];
+
+    /// Claude Code's tools that start agents, the names `agent_tools` may list (H-22); the same
+    /// list as `agentwarden_claude_code::wire::AGENT_STARTING_TOOLS`.
+    pub const AGENT_STARTING_TOOLS: [&'static str; 3] = ["Workflow", "TeamCreate", "Teammate"];
 }
 
 impl Default for ClaudeCodeConfig {
@@ -438,7 +454,7 @@ impl Config {
                 claude_code.main_persona = persona;
             }
             if let Some(builtin) = section.builtin_agents {
-                let known = agentwarden_domain::claude_code::BUILTIN_AGENT_TYPES;
+                let known = ClaudeCodeConfig::BUILTIN_AGENT_TYPES;
                 if let Some(unknown) = builtin.iter().find(|b| !known.contains(&b.as_str())) {
                     return Err(error(
                         None,
@@ -448,7 +464,7 @@ impl Config {
                 claude_code.builtin_agents = builtin;
             }
             if let Some(tools) = section.agent_tools {
-                let known = agentwarden_domain::claude_code::AGENT_STARTING_TOOLS;
+                let known = ClaudeCodeConfig::AGENT_STARTING_TOOLS;
                 if let Some(unknown) = tools.iter().find(|t| !known.contains(&t.as_str())) {
                     return Err(error(
                         None,

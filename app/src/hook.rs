@@ -40,20 +40,20 @@ use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::paths;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId};
-use agentwarden_domain::claude_code::{
-    CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, HookState, InputError,
-    SessionQuarantined, SpawnFacts, SpawnRequest, StopFacts, SubagentStarted, config_change_answer,
-    config_change_blocked, evaluate_spawn, evaluate_stop, parse_hook_input, quarantined_without_store,
-    spawn_answer,
-};
-pub use agentwarden_domain::claude_code::{HOOK_FAILED, HookAnswer, with_fix};
 use agentwarden_domain::governance::{ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
+use agentwarden_domain::sessions::{
+    CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, InputError, SessionQuarantined,
+    SessionRecords, SpawnFacts, SpawnRequest, StopFacts, SubagentStarted, config_change_answer,
+    config_change_blocked, evaluate_spawn, evaluate_stop, quarantined_without_store, spawn_answer,
+};
+pub use agentwarden_domain::sessions::{HookAnswer, with_fix};
 use agentwarden_domain::verdict::{Code, Decision};
 
-pub use fast::{Pre, before_store, before_store_parsed};
+pub use fast::{Pre, before_store_parsed};
 pub use storage::{HookStorage, Marker, SessionIndex};
 
+use crate::config::ClaudeCodeConfig;
 use crate::gate::GateRecords;
 use crate::guard::GuardTarget;
 use crate::warden::{Warden, WardenError};
@@ -61,7 +61,7 @@ use crate::warden::{Warden, WardenError};
 /// Rewrites the session's index from `state`, the records caught up (H-24; best effort).
 /// V-32: only when what it says (its head aside) is not what is there already: a decision
 /// that changed nothing about the session costs a read, not a create and a rename.
-fn write_index(state: &HookState, session: &str, storage: &HookStorage) {
+fn write_index(state: &SessionRecords, session: &str, storage: &HookStorage) {
     let quarantined = state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
     let index = SessionIndex::of(session, state.head.seq, quarantined, state.session_ref(session));
     if storage.read_index(session).is_some_and(|there| SessionIndex { head: index.head, ..there } == index) {
@@ -91,22 +91,10 @@ pub(crate) fn agent_root(workspace: &Path, cwd: Option<&str>) -> Option<PathBuf>
 }
 
 impl Warden {
-    /// Answers one Claude Code hook event given as the JSON text of its stdin, with the hook's
-    /// files (quarantine markers, session index) under `.agentwarden/` of the workspace root.
-    pub async fn hook(&self, input: &str) -> HookAnswer {
-        let storage = HookStorage::new(self.config.root.join(".agentwarden"));
-        self.hook_with(input, &storage).await
-    }
-
-    /// Answers one hook event with the hook's files in `storage`: the JSON convenience over
-    /// [`Warden::hook_input`]. Text the domain refuses (`parse_hook_input`) is recorded, by
-    /// digest and length (H-30), and answered exit 2.
-    pub async fn hook_with(&self, text: &str, storage: &HookStorage) -> HookAnswer {
-        self.hook_parsed(text, parse_hook_input(text), storage).await
-    }
-
-    /// [`Warden::hook_with`] of an event already parsed (`parsed` is `parse_hook_input` of
-    /// `text`): a caller that asked [`before_store_parsed`] first decides on the same parse.
+    /// Answers one hook event as a harness integration parsed it from `text` (`parsed`), with
+    /// the hook's files in `storage`. An input the integration refused is recorded, by digest
+    /// and length (H-30), and answered as a failure; a caller that asked
+    /// [`before_store_parsed`] first decides on the same parse.
     pub async fn hook_parsed(
         &self,
         text: &str,
@@ -122,8 +110,8 @@ impl Warden {
         }
     }
 
-    /// Answers one hook event given typed (issue 22): a harness that already holds the event
-    /// as [`HookInput`] — parsed by the domain's `parse_hook_input`, or built — asks with it.
+    /// Answers one hook event given typed (issue 22): a harness integration that already holds
+    /// the event as [`HookInput`] — parsed from its wire format, or built — asks with it.
     pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
         let session = input.session_id.as_str();
         let is_stop = matches!(input.event, HookEvent::SubagentStop { .. });
@@ -193,7 +181,7 @@ impl Warden {
     /// a change that cannot be recorded is blocked all the same.
     async fn hook_config_change(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         source: &str,
         file_path: Option<&str>,
@@ -226,7 +214,7 @@ impl Warden {
     /// quarantine the log knows whose marker is gone is marked again.
     pub(crate) async fn quarantine_in_force(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         storage: &HookStorage,
     ) -> Option<Marker> {
@@ -261,7 +249,7 @@ impl Warden {
     /// Quarantines `session` (H-28): marker first (it holds without the store), then the event.
     async fn quarantine(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         storage: &HookStorage,
         agent_id: Option<&str>,
@@ -285,7 +273,7 @@ impl Warden {
     /// (V-37: not caught up, and copied, a second time).
     async fn hook_spawn(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         request: SpawnRequest,
     ) -> Result<HookAnswer, WardenError> {
@@ -306,6 +294,7 @@ impl Warden {
         let facts = SpawnFacts {
             main_persona: &claude_code.main_persona,
             builtin_agents: &claude_code.builtin_agents,
+            terms: ClaudeCodeConfig::TERMS,
             tree: state.session_ref(session),
             gate: evaluation.report,
             manifests: manifests.as_deref().map_err(ToString::to_string),
@@ -324,7 +313,7 @@ impl Warden {
 
     async fn hook_start(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         agent: CallingAgent,
         root: &Path,
@@ -388,7 +377,7 @@ impl Warden {
     #[expect(clippy::too_many_arguments, reason = "the stop's facts, each from its own source")]
     async fn hook_stop(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         agent: CallingAgent,
         stop_hook_active: bool,
@@ -439,7 +428,14 @@ impl Warden {
             result = Some(self.validate_result_file(&root.join(path), correlation).await.validation);
         }
         let agent_id = agent.agent_id.clone();
-        let decided = evaluate_stop(StopFacts { agent, stop_hook_active, guard, result_path, result });
+        let decided = evaluate_stop(StopFacts {
+            agent,
+            stop_hook_active,
+            guard,
+            result_path,
+            result,
+            terms: ClaudeCodeConfig::TERMS,
+        });
         let recorded = self
             .record_and_apply(
                 state,
@@ -475,11 +471,11 @@ impl Warden {
 pub async fn hook_store_unavailable(
     config: crate::Config,
     storage: &HookStorage,
-    input: &str,
+    input: Option<&HookInput>,
     fallback: Option<HookAnswer>,
     why: String,
 ) -> HookAnswer {
-    if let Ok(input) = parse_hook_input(input)
+    if let Some(input) = input
         && let HookEvent::SubagentStop { agent, .. } = &input.event
     {
         let store = std::sync::Arc::new(crate::UnavailableEventStore::new(why.clone()));
@@ -526,45 +522,52 @@ mod tests {
     use std::sync::Arc;
 
     use agentwarden_domain::audit::Head;
-    use agentwarden_domain::claude_code::HookState;
     use agentwarden_domain::governance::{ApprovalRecord, Approvals, Scope};
+    use agentwarden_domain::sessions::SessionRecords;
     use agentwarden_ports::{EventStore, ProjectionStore};
 
     use super::*;
     use crate::MemoryEventStore;
     use crate::testing::FixedLog;
 
-    const SPAWN: &str = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Task",
-        "tool_use_id":"t1","tool_input":{"subagent_type":"planner"}}"#;
+    /// A spawn of a `planner` from the main session of `s`, by the tool call `id`.
+    fn spawn(id: &str) -> HookInput {
+        HookInput {
+            session_id: "s".into(),
+            cwd: None,
+            event: HookEvent::Spawn(SpawnRequest {
+                tool_name: "Task".into(),
+                tool_use_id: id.into(),
+                subagent_type: "planner".into(),
+                builtin: false,
+                prompt: String::new(),
+                caller: None,
+            }),
+        }
+    }
+
+    /// A tool call of `session` that nothing governs (from `caller`, when given).
+    fn tool(session: &str, id: &str, tool_name: &str, caller: Option<(&str, &str)>) -> HookInput {
+        HookInput {
+            session_id: session.into(),
+            cwd: None,
+            event: HookEvent::Tool(agentwarden_domain::sessions::ToolCall {
+                tool_name: tool_name.into(),
+                tool_use_id: Some(id.into()),
+                caller: caller.map(|(id, t)| CallingAgent { agent_id: id.into(), agent_type: t.into() }),
+                kind: agentwarden_domain::sessions::ToolKind::Other,
+                input: serde_json::json!({}),
+            }),
+        }
+    }
+
+    /// Not a failure: a harness goes on (an allow, a deny, a block).
+    fn decided(answer: &HookAnswer) -> bool {
+        !matches!(answer, HookAnswer::Failed { .. })
+    }
 
     fn warden(store: Arc<MemoryEventStore>) -> Warden {
         Warden::builder().store(store).build().unwrap()
-    }
-
-    #[tokio::test]
-    async fn a_typed_event_is_answered_and_recorded_as_its_json_is() {
-        let dir = tempfile::tempdir().unwrap();
-        let storage = HookStorage::new(dir.path().join("hook"));
-        let (by_json, typed) = (Arc::new(MemoryEventStore::new()), Arc::new(MemoryEventStore::new()));
-        let json_answer = warden(by_json.clone()).hook_with(SPAWN, &storage).await;
-        let input = parse_hook_input(SPAWN).unwrap();
-        let typed_answer = warden(typed.clone()).hook_input(input, &storage).await;
-        assert_eq!(typed_answer, json_answer);
-        assert_eq!(typed_answer.exit_code(), 0, "a spawn without a seal is denied, not failed");
-        let types = |records: Vec<agentwarden_domain::audit::StoredRecord>| {
-            let types: Vec<String> = records
-                .iter()
-                .map(|r| {
-                    serde_json::from_slice::<serde_json::Value>(&r.body).unwrap()["event_type"].to_string()
-                })
-                .collect();
-            assert!(types.iter().all(|t| t != "null"), "{types:?}");
-            types
-        };
-        let (json_events, typed_events) =
-            (by_json.read(1, 100).await.unwrap(), typed.read(1, 100).await.unwrap());
-        assert!(!typed_events.is_empty(), "the typed spawn was recorded");
-        assert_eq!(types(typed_events), types(json_events));
     }
 
     /// A memory store that counts the reads of its log.
@@ -605,23 +608,26 @@ mod tests {
         let storage = HookStorage::new(dir.path().join("hook"));
         let store = Arc::new(ReadCounting::default());
         let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
-        assert_eq!(warden.hook_with(SPAWN, &storage).await.exit_code(), 0);
+        assert!(decided(&warden.hook_input(spawn("t1"), &storage).await));
         let folded = store.reads.load(std::sync::atomic::Ordering::SeqCst);
+        let started = HookInput {
+            session_id: "s".into(),
+            cwd: None,
+            event: HookEvent::SubagentStart(CallingAgent {
+                agent_id: "a1".into(),
+                agent_type: "planner".into(),
+            }),
+        };
         let events = [
-            SPAWN.replace("\"t1\"", "\"t2\""),
-            r#"{"session_id":"s","hook_event_name":"SubagentStart","agent_id":"a1","agent_type":"planner"}"#
-                .to_owned(),
-            r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":"t3",
-                "agent_id":"a1","agent_type":"planner","tool_input":{"file_path":"/x"}}"#
-                .to_owned(),
-            r#"{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t4",
-                "tool_input":{"command":"ls"}}"#
-                .to_owned(),
-            SPAWN.replace("\"t1\"", "\"t5\""),
+            spawn("t2"),
+            started,
+            tool("s", "t3", "Read", Some(("a1", "planner"))),
+            tool("s2", "t4", "Bash", None),
+            spawn("t5"),
         ];
-        for event in &events {
-            let answer = warden.hook_with(event, &storage).await;
-            assert_eq!(answer.exit_code(), 0, "{event}: {answer:?}");
+        for event in events {
+            let answer = warden.hook_input(event.clone(), &storage).await;
+            assert!(decided(&answer), "{event:?}: {answer:?}");
         }
         assert_eq!(
             store.reads.load(std::sync::atomic::Ordering::SeqCst),
@@ -643,7 +649,7 @@ mod tests {
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
         warden.record_event(Correlation::default(), &note).await.unwrap();
         // A forged state: an approval nobody granted, at seq 1 with a hash that is not the log's.
-        let forged = HookState {
+        let forged = SessionRecords {
             head: Head { seq: 1, hash: agentwarden_domain::audit::Hash::from_bytes([7; 32]) },
             governance: Approvals {
                 seal: None,
@@ -713,13 +719,13 @@ mod tests {
         }
         warden(store.clone()).records().await.unwrap();
         let saved = store.read_projection(crate::RECORDS_PROJECTION).await.unwrap().unwrap();
-        let saved: HookState = serde_json::from_slice(&saved).unwrap();
+        let saved: SessionRecords = serde_json::from_slice(&saved).unwrap();
         assert_eq!(saved.head.seq, 3, "a hook call that records nothing still saves what it folded");
     }
 
     #[tokio::test]
     async fn an_event_another_writer_appended_in_between_is_never_skipped() {
-        use agentwarden_domain::claude_code::{ApprovalGranted, ApprovalRevoked};
+        use agentwarden_domain::governance::{ApprovalGranted, ApprovalRevoked};
         let store = Arc::new(MemoryEventStore::new());
         let grant = AuditEvent::ApprovalGranted(ApprovalGranted {
             approval_ref: "G".into(),
@@ -752,7 +758,7 @@ mod tests {
         let store = Arc::new(MemoryEventStore::new());
         let honest = warden(store.clone());
         for _ in 0..2 {
-            let seal = AuditEvent::ContextSealed(agentwarden_domain::claude_code::ContextSealed {
+            let seal = AuditEvent::ContextSealed(agentwarden_domain::governance::ContextSealed {
                 by: None,
                 files: Default::default(),
                 signature: None,
@@ -766,10 +772,8 @@ mod tests {
         let warden =
             Warden::builder().event_store(Arc::new(FixedLog(records))).without_state().build().unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let answer = warden.hook_with(SPAWN, &HookStorage::new(dir.path())).await;
-        assert_eq!(answer.exit_code(), HOOK_FAILED, "{answer:?}");
-        assert!(answer.stderr().unwrap().starts_with("store_corrupt"));
-        assert_eq!(answer.stdout(), None);
+        let answer = warden.hook_input(spawn("t1"), &HookStorage::new(dir.path())).await;
+        assert!(answer.failure().is_some_and(|why| why.starts_with("store_corrupt")), "{answer:?}");
     }
 
     #[test]
@@ -798,21 +802,20 @@ mod tests {
         let warden = warden(store.clone());
         let dir = tempfile::tempdir().unwrap();
         let storage = HookStorage::new(dir.path());
-        const BASH: &str = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash",
-            "tool_use_id":"t2","tool_input":{"command":"ls"}}"#;
-        assert_eq!(warden.hook_with(BASH, &storage).await.exit_code(), 0);
+        let bash = || tool("s", "t2", "Bash", None);
+        assert!(decided(&warden.hook_input(bash(), &storage).await));
         let written = storage.read_index("s").unwrap();
         let path = dir.path().join("sessions/s.json");
         let inode = std::fs::metadata(&path).unwrap().ino();
         let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
         warden.record_event(Correlation::default(), &note).await.unwrap();
-        assert_eq!(warden.hook_with(BASH, &storage).await.exit_code(), 0);
+        assert!(decided(&warden.hook_input(bash(), &storage).await));
         assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode, "nothing changed: not rewritten");
         assert_eq!(storage.read_index("s"), Some(written.clone()));
         let mut forged = written.clone();
         forged.tracked.insert("agent-x".into(), "coder".into());
         storage.write_index(&forged).unwrap();
-        assert_eq!(warden.hook_with(BASH, &storage).await.exit_code(), 0);
+        assert!(decided(&warden.hook_input(bash(), &storage).await));
         let now = storage.read_index("s").unwrap();
         assert!(now.tracked.is_empty(), "the forged entry is gone: {now:?}");
         assert!(now.head > written.head);
@@ -825,10 +828,8 @@ mod tests {
         let warden =
             Warden::builder().event_store(Arc::new(FixedLog(records))).without_state().build().unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let answer = warden.hook_with(SPAWN, &HookStorage::new(dir.path())).await;
-        assert_eq!(answer.exit_code(), 0);
-        let stdout: serde_json::Value = serde_json::from_str(&answer.stdout().unwrap()).unwrap();
-        let reason = stdout["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
-        assert!(reason.contains("audit (audit_unavailable)"), "{reason}");
+        let answer = warden.hook_input(spawn("t1"), &HookStorage::new(dir.path())).await;
+        let HookAnswer::Deny { reason } = answer else { panic!("a deny: {answer:?}") };
+        assert!(reason.as_str().contains("audit (audit_unavailable)"), "{reason}");
     }
 }

@@ -24,13 +24,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, CorrelationId, Head, Timestamp};
-use agentwarden_domain::claude_code::{
-    ApprovalGranted, ApprovalRevoked, ContextSealed, SessionReleased, is_safe_id,
-};
 use agentwarden_domain::governance::{
-    ApprovalState, EnvValue, FileRead, Name, RecordSignature, SIGNATURE_NAMESPACE, Scope, SignatureCode,
-    SignatureRefusal, SignedContent, check_approval_ref, signed_bytes,
+    ApprovalGranted, ApprovalRevoked, ApprovalState, ContextSealed, EnvValue, FileRead, Name,
+    RecordSignature, SIGNATURE_NAMESPACE, Scope, SignatureCode, SignatureRefusal, SignedContent,
+    check_approval_ref, signed_bytes,
 };
+use agentwarden_domain::sessions::{SessionReleased, is_safe_id};
 use agentwarden_ports::{Appended, Expected};
 use ssh_key::{PrivateKey, PublicKey};
 

@@ -27,6 +27,7 @@ pub mod fanout;
 mod files;
 mod gate;
 mod guard;
+pub mod harness;
 mod hook;
 pub mod human;
 mod lineage;
@@ -47,8 +48,7 @@ pub use agentwarden_adapters::{
 #[cfg(feature = "postgres")]
 pub use agentwarden_adapters::{PgConfig, PostgresEventStore};
 pub use agentwarden_domain::{
-    audit, claude_code, code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules,
-    verdict,
+    audit, code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, sessions, verdict,
 };
 pub use agentwarden_ports::{
     AgentRunner, Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, MergedStore,
@@ -63,8 +63,7 @@ pub use files::MAX_INPUT_BYTES;
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput};
 pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
 pub use hook::{
-    HOOK_FAILED, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store, before_store_parsed,
-    hook_store_unavailable, with_fix,
+    HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store_parsed, hook_store_unavailable, with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use records::RECORDS_PROJECTION;

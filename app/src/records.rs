@@ -1,5 +1,5 @@
 //! The recorded state Warden decides with: the seal and approvals (issue 11) and the Claude
-//! Code sessions' spawn trees, as one projection of the log ([`HookState`]).
+//! Code sessions' spawn trees, as one projection of the log ([`SessionRecords`]).
 //!
 //! H-3: it is rebuilt from the log, never trusted blindly. A Warden keeps it in memory and
 //! catches it up from its head before each decision (reading only the events since, with the
@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::untrusted;
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, DecodeError, Head, decode_ref};
-use agentwarden_domain::claude_code::HookState;
 use agentwarden_domain::governance::{FileRead, ReadDigests};
 use agentwarden_domain::lineage::Manifests;
+use agentwarden_domain::sessions::SessionRecords;
 use agentwarden_ports::StoreError;
 
 use crate::MAX_INPUT_BYTES;
@@ -47,7 +47,7 @@ fn matching(root: &Path, dir: &Path, pattern: &FilePattern) -> Vec<PathBuf> {
 
 impl Warden {
     /// The records, caught up with the log (H-3): a copy; memory keeps its own.
-    pub async fn records(&self) -> Result<HookState, WardenError> {
+    pub async fn records(&self) -> Result<SessionRecords, WardenError> {
         Ok(self.hold().await?.clone())
     }
 
@@ -66,7 +66,7 @@ impl Warden {
 
     /// The records kept in memory (or the saved ones, or none) caught up with the log; memory
     /// holds none until the caller puts them back.
-    async fn caught_up(&self) -> Result<HookState, WardenError> {
+    async fn caught_up(&self) -> Result<SessionRecords, WardenError> {
         let cached = self.records.lock().ok().and_then(|mut guard| guard.take());
         let start = match cached {
             Some(state) => Some(state),
@@ -77,12 +77,12 @@ impl Warden {
     }
 
     /// The records as the saved projection holds them, if it can be read.
-    async fn saved_records(&self) -> Result<Option<HookState>, WardenError> {
+    async fn saved_records(&self) -> Result<Option<SessionRecords>, WardenError> {
         Ok(match &self.projections {
             Some(store) => store
                 .read_projection(RECORDS_PROJECTION)
                 .await?
-                .and_then(|bytes| serde_json::from_slice::<HookState>(&bytes).ok()),
+                .and_then(|bytes| serde_json::from_slice::<SessionRecords>(&bytes).ok()),
             None => None,
         })
     }
@@ -91,11 +91,11 @@ impl Warden {
     /// this process's memory taken as a starting point; kept in memory and saved in place of
     /// what was saved. `warden serve` starts from it, so that a resident Warden never decides
     /// with a projection written outside it; `doctor` compares it with the saved one.
-    pub async fn records_from_log(&self) -> Result<HookState, WardenError> {
+    pub async fn records_from_log(&self) -> Result<SessionRecords, WardenError> {
         if let Ok(mut guard) = self.records.lock() {
             guard.take();
         }
-        let state = self.catch_up(HookState::default()).await?;
+        let state = self.catch_up(SessionRecords::default()).await?;
         self.keep(state.clone());
         self.save_records(&state).await;
         Ok(state)
@@ -134,7 +134,7 @@ impl Warden {
     }
 
     /// `start` caught up with the log, its signatures checked (H-3); the caller keeps it.
-    async fn catch_up(&self, start: HookState) -> Result<HookState, WardenError> {
+    async fn catch_up(&self, start: SessionRecords) -> Result<SessionRecords, WardenError> {
         let mut state = start;
         // V-31: at the head (same seq, same hash: the same chain) there is nothing to fold: the
         // resident service, the log's only writer, decides without reading the log.
@@ -150,12 +150,12 @@ impl Warden {
     }
 
     /// [`Warden::catch_up`] behind the head: folds the events after `state.head`.
-    async fn fold_since(&self, mut state: HookState) -> Result<HookState, WardenError> {
+    async fn fold_since(&self, mut state: SessionRecords) -> Result<SessionRecords, WardenError> {
         if state.head.seq > 0 {
             let on_log = self.store.read(state.head.seq, 1).await?;
             if on_log.first().is_none_or(|r| r.seq != state.head.seq || r.hash != state.head.hash) {
                 tracing::warn!(seq = state.head.seq, "the saved records are not on this log; rebuilding");
-                state = HookState::default();
+                state = SessionRecords::default();
             }
         }
         let after = state.head;
@@ -187,7 +187,7 @@ impl Warden {
         Ok(state)
     }
 
-    fn keep(&self, state: HookState) {
+    fn keep(&self, state: SessionRecords) {
         if let Ok(mut guard) = self.records.lock() {
             *guard = Some(state);
         }
@@ -199,7 +199,7 @@ impl Warden {
     /// what it put in (the gate its report, X-50).
     pub(crate) async fn record_and_apply(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         correlation: Correlation,
         event: &AuditEvent,
     ) -> Result<Head, WardenError> {
@@ -213,7 +213,7 @@ impl Warden {
         Ok(appended.head)
     }
 
-    async fn save_records(&self, state: &HookState) {
+    async fn save_records(&self, state: &SessionRecords) {
         if self.deferred {
             return;
         }
@@ -222,7 +222,7 @@ impl Warden {
 
     /// Saves the records in the state store now (best effort), deferring or not: the resident
     /// service's decider calls it once its events are durable (V-27).
-    pub async fn save_records_now(&self, state: &HookState) {
+    pub async fn save_records_now(&self, state: &SessionRecords) {
         let Some(store) = &self.projections else { return };
         match serde_json::to_vec(state) {
             Ok(bytes) => {
@@ -322,21 +322,21 @@ impl Warden {
 /// The records held for one decision (V-38, [`Warden::hold`]): put back into memory when dropped.
 pub(crate) struct Held<'w> {
     warden: &'w Warden,
-    state: HookState,
+    state: SessionRecords,
     /// Set when the state was lost on the way: nothing goes back.
     lost: bool,
 }
 
 impl std::ops::Deref for Held<'_> {
-    type Target = HookState;
+    type Target = SessionRecords;
 
-    fn deref(&self) -> &HookState {
+    fn deref(&self) -> &SessionRecords {
         &self.state
     }
 }
 
 impl std::ops::DerefMut for Held<'_> {
-    fn deref_mut(&mut self) -> &mut HookState {
+    fn deref_mut(&mut self) -> &mut SessionRecords {
         &mut self.state
     }
 }

@@ -92,7 +92,7 @@ pub struct Warden {
     pub(crate) snapshots: Option<Arc<dyn SnapshotStore>>,
     pub(crate) config: Arc<Config>,
     /// The records as last caught up (see `records.rs`), shared by clones.
-    pub(crate) records: Arc<std::sync::Mutex<Option<agentwarden_domain::claude_code::HookState>>>,
+    pub(crate) records: Arc<std::sync::Mutex<Option<agentwarden_domain::sessions::SessionRecords>>>,
     /// Signature verifications already made (K-5), shared by clones.
     pub(crate) verified: Arc<crate::signing::VerifiedCache>,
     /// The manifests last parsed, by the digest of their bytes (V-36), shared by clones.

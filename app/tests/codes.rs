@@ -36,19 +36,14 @@ fn every_emitted_code_is_a_documented_variant() {
     codes.push(WardenError::Event(String::new()).code());
     codes.push(WardenError::Invalid(invalid).code());
     codes.push(WardenError::Incomplete { missing: String::new() }.code());
-    let hook_inputs = ["", "{", r#"{}"#, r#"{"session_id":"s","hook_event_name":"SubagentStop"}"#];
-    let hook_codes: Vec<Code> = hook_inputs
-        .iter()
-        .filter_map(|text| agentwarden::claude_code::parse_hook_input(text).err())
-        .map(|e| e.code())
-        .collect();
-    assert_eq!(hook_codes.len(), hook_inputs.len(), "each input is refused");
-    codes.extend(hook_codes);
-    codes.push(agentwarden::claude_code::InputError::TooLarge.code());
-    codes.push(agentwarden::claude_code::InputError::UnsafeId { field: "session_id" }.code());
+    // Each way a harness integration refuses an input (their parsers are tested in their crates).
+    codes.push(agentwarden::sessions::InputError::Empty.code());
+    codes.push(agentwarden::sessions::InputError::Json(String::new()).code());
+    codes.push(agentwarden::sessions::InputError::Missing("session_id").code());
+    codes.push(agentwarden::sessions::InputError::TooLarge.code());
+    codes.push(agentwarden::sessions::InputError::UnsafeId { field: "session_id" }.code());
     codes.push(
-        agentwarden::claude_code::InputError::Invalid { field: "f", seen: String::new(), expected: "" }
-            .code(),
+        agentwarden::sessions::InputError::Invalid { field: "f", seen: String::new(), expected: "" }.code(),
     );
     let chain_break =
         agentwarden::audit::ChainBreak { seq: 1, why: agentwarden::audit::BreakKind::HashMismatch };

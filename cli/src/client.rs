@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use super::protocol::{self, Answer, Request};
 use super::{EXIT_OK, Failure};
 use agentwarden::HookAnswer;
+use agentwarden_claude_code::wire::Rendering;
 
 /// The variable naming the server's socket (V-5).
 pub(crate) const SERVER_ENV: &str = "AGENTWARDEN_SERVER";
@@ -236,7 +237,7 @@ mod tests {
         ];
         for (frame, why) in refused {
             let answer = checked(frame);
-            assert_eq!(answer.exit_code(), agentwarden::HOOK_FAILED, "{why}");
+            assert_eq!(answer.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{why}");
             assert!(
                 answer.stderr().is_some_and(|r| r.starts_with("server_answer_invalid: ")),
                 "{why}: {answer:?}"

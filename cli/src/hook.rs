@@ -11,11 +11,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use agentwarden_claude_code::wire::{HOOK_FAILED, Rendering};
 use agentwarden_domain::audit::Actor;
-use agentwarden_domain::claude_code::MAX_HOOK_INPUT;
+use agentwarden_domain::sessions::MAX_HOOK_INPUT;
 
 use super::{EXIT_OK, Failure};
-use agentwarden::HOOK_FAILED;
 use agentwarden::human::ApprovalRequest;
 use agentwarden::{Config, Warden, WardenError};
 
@@ -252,7 +252,7 @@ pub(super) async fn hook(
     let config = loaded.map_err(|e| hook_failed(format!("config_invalid: {e}")))?;
     let storage = storage(&config);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
-    let parsed = agentwarden_domain::claude_code::parse_hook_input(&input);
+    let parsed = agentwarden_claude_code::wire::parse_hook_input(&input);
     let fallback = match agentwarden::before_store_parsed(&config, &storage, &parsed) {
         agentwarden::Pre::Done(done) => return answer(done, out),
         agentwarden::Pre::Store { fallback } => fallback,
@@ -261,7 +261,8 @@ pub(super) async fn hook(
         Ok(warden) => warden,
         Err(e) => {
             let why = format!("store_unavailable: the audit log is unavailable: {e}");
-            let unavailable = agentwarden::hook_store_unavailable(config, &storage, &input, fallback, why);
+            let unavailable =
+                agentwarden::hook_store_unavailable(config, &storage, parsed.as_ref().ok(), fallback, why);
             return answer(unavailable.await, out);
         }
     };

@@ -23,7 +23,7 @@ use std::process::ExitCode;
 
 use super::EXIT_OK;
 use super::hook::HookArgs;
-use agentwarden::HOOK_FAILED;
+use agentwarden_claude_code::wire::HOOK_FAILED;
 
 const USAGE: &str = "usage: warden-hook [--lock-timeout-ms MS] hook [--config FILE] --server PATH \
                      [--server-uid UID] [--deadline-ms MS] < EVENT\n\

@@ -252,7 +252,7 @@ pub fn main() -> ExitCode {
     if is_hook {
         std::panic::set_hook(Box::new(|info| {
             eprintln!("warden: internal_error: {info}");
-            std::process::exit(i32::from(agentwarden::HOOK_FAILED));
+            std::process::exit(i32::from(agentwarden_claude_code::wire::HOOK_FAILED));
         }));
     }
     // V-29: `warden hook` reads its input and picks its route before anything else starts: the
@@ -260,7 +260,9 @@ pub fn main() -> ExitCode {
     let mut begun = None;
     if let Command::Hook(args) = &cli.command {
         match hook::begin(args.clone()) {
-            Err(f) => return fail(&Failure { code: agentwarden::HOOK_FAILED, reason: f.reason }),
+            Err(f) => {
+                return fail(&Failure { code: agentwarden_claude_code::wire::HOOK_FAILED, reason: f.reason });
+            }
             Ok(client) if client.is_client() => return answer_through_server(client, "warden"),
             Ok(direct) => begun = Some(direct),
         }
@@ -273,7 +275,7 @@ pub fn main() -> ExitCode {
     let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => {
-            let code = if is_hook { agentwarden::HOOK_FAILED } else { EXIT_STORE };
+            let code = if is_hook { agentwarden_claude_code::wire::HOOK_FAILED } else { EXIT_STORE };
             return fail(&Failure { code, reason: format!("cannot start the runtime: {e}") });
         }
     };
@@ -295,7 +297,9 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(f) if f.code == EXIT_OK && !is_hook => ExitCode::from(EXIT_OK),
-        Err(f) if is_hook => fail(&Failure { code: agentwarden::HOOK_FAILED, reason: f.reason }),
+        Err(f) if is_hook => {
+            fail(&Failure { code: agentwarden_claude_code::wire::HOOK_FAILED, reason: f.reason })
+        }
         Err(f) => fail(&f),
     }
 }
@@ -318,7 +322,7 @@ fn answer_through_server(client: hook::Begun, name: &str) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
             eprintln!("{name}: {}", f.reason);
-            ExitCode::from(agentwarden::HOOK_FAILED)
+            ExitCode::from(agentwarden_claude_code::wire::HOOK_FAILED)
         }
     }
 }

@@ -64,6 +64,7 @@ use admission::{Admission, Peer, Slot};
 mod admission;
 use super::{EXIT_OK, Failure};
 use agentwarden::{Config, HookAnswer, HookStorage, StoreLocation, Warden};
+use agentwarden_claude_code::wire::Rendering;
 
 /// `warden serve`.
 #[derive(Debug, clap::Args)]
@@ -768,7 +769,7 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
     };
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
-    let parsed = agentwarden_domain::claude_code::parse_hook_input(input);
+    let parsed = agentwarden_claude_code::wire::parse_hook_input(input);
     match agentwarden::before_store_parsed(&config, &storage, &parsed) {
         agentwarden::Pre::Done(done) => (done, false),
         agentwarden::Pre::Store { .. } => {
@@ -1133,11 +1134,11 @@ mod tests {
         store.release();
         for answer in [a, b, c] {
             let answer = answer.blocking_recv().unwrap();
-            assert_eq!(answer.exit_code(), agentwarden::HOOK_FAILED, "{answer:?}");
+            assert_eq!(answer.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{answer:?}");
             assert!(answer.stderr().unwrap().contains("store_unavailable"), "{answer:?}");
         }
         let later = ask(&decide, &config, &bash).blocking_recv().unwrap();
-        assert_eq!(later.exit_code(), agentwarden::HOOK_FAILED, "{later:?}");
+        assert_eq!(later.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{later:?}");
         assert_eq!(store.begun.load(Ordering::SeqCst), 1, "no sync after the failed one");
     }
 
@@ -1167,7 +1168,7 @@ mod tests {
         }
         assert_eq!(store.calls.load(Ordering::SeqCst), 0, "the store was never called");
         let uncovered = ask("uncovered");
-        assert_eq!(uncovered.exit_code(), agentwarden::HOOK_FAILED, "{uncovered:?}");
+        assert_eq!(uncovered.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{uncovered:?}");
         assert!(store.calls.load(Ordering::SeqCst) > 0, "without an index the store decides");
     }
 

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use agentwarden::audit::{AuditEvent, Correlation, Timestamp};
-use agentwarden::claude_code::ApprovalGranted;
+use agentwarden::governance::ApprovalGranted;
 use agentwarden::governance::Scope;
 use agentwarden::{Clock, Config, FixedEnvironment, MemoryEventStore, Warden};
 use serde_json::Value;
@@ -178,7 +178,7 @@ async fn an_approval_expires_on_the_clock() {
             .unwrap()
     });
     let files = warden.seal_digests().await.unwrap();
-    let seal = AuditEvent::ContextSealed(agentwarden::claude_code::ContextSealed {
+    let seal = AuditEvent::ContextSealed(agentwarden::governance::ContextSealed {
         by: None,
         files,
         signature: None,

@@ -1266,7 +1266,7 @@ async fn the_server_folds_the_log_and_is_not_misled_by_a_forged_saved_projection
     {
         let sled = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(&p.store)).unwrap();
         let saved = sled.read_projection(agentwarden::RECORDS_PROJECTION).await.unwrap().unwrap();
-        let mut state: agentwarden::claude_code::HookState = serde_json::from_slice(&saved).unwrap();
+        let mut state: agentwarden::sessions::SessionRecords = serde_json::from_slice(&saved).unwrap();
         for approval in state.governance.approvals.values_mut() {
             approval.revoked = None;
         }

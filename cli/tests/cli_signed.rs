@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use agentwarden::audit::{AuditEvent, Correlation, Head};
-use agentwarden::claude_code::ApprovalGranted;
+use agentwarden::governance::ApprovalGranted;
 use agentwarden::governance::{RecordSignature, Scope, SignedContent, signed_bytes};
 use agentwarden::signing::{AllowedSigners, sign_with_private_key, verify_record};
 use agentwarden::{Config, SledConfig, SledEventStore, Warden};
@@ -264,7 +264,7 @@ async fn records_that_reach_the_log_another_way_are_not_approvals() {
     // An unsigned seal appended by the library is no seal: the gate names why.
     let lib = library(&p);
     let files = lib.seal_digests().await.unwrap();
-    let seal = AuditEvent::ContextSealed(agentwarden::claude_code::ContextSealed {
+    let seal = AuditEvent::ContextSealed(agentwarden::governance::ContextSealed {
         by: Some("alice".into()),
         files,
         signature: None,
@@ -431,14 +431,14 @@ async fn an_unsigned_release_lifts_no_quarantine_and_a_signed_one_does() {
         session: Some(agentwarden::audit::CorrelationId::new("s1".to_owned()).unwrap()),
         ..Correlation::default()
     };
-    let quarantine = AuditEvent::SessionQuarantined(Box::new(agentwarden::claude_code::SessionQuarantined {
+    let quarantine = AuditEvent::SessionQuarantined(Box::new(agentwarden::sessions::SessionQuarantined {
         agent_id: None,
         code: "revert_failed".into(),
         reason: "x".into(),
     }));
     warden.record(session.clone(), &quarantine).await.unwrap();
     let release = |signature| {
-        AuditEvent::SessionReleased(agentwarden::claude_code::SessionReleased { by: None, signature })
+        AuditEvent::SessionReleased(agentwarden::sessions::SessionReleased { by: None, signature })
     };
     warden.record(session.clone(), &release(None)).await.unwrap();
     assert!(
@@ -563,7 +563,7 @@ fn seal_signed(
         head_hash: head.hash.to_string(),
         sshsig,
     };
-    AuditEvent::ContextSealed(agentwarden::claude_code::ContextSealed {
+    AuditEvent::ContextSealed(agentwarden::governance::ContextSealed {
         by: Some(principal.into()),
         files,
         signature: Some(signature),

@@ -6,12 +6,12 @@
 //! function of its arguments, so the same input always gives the same answer.
 
 pub mod audit;
-pub mod claude_code;
 pub mod code;
 pub mod fanout;
 pub mod governance;
 pub mod guardrails;
 pub mod json;
 pub mod lineage;
+pub mod sessions;
 pub mod unicode;
 pub mod verdict;

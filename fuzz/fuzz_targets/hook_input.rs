@@ -3,7 +3,8 @@
 //! relative and inside the workspace.
 #![no_main]
 
-use agentwarden_domain::claude_code::{HookEvent, is_safe_id, parse_hook_input, requested_result_path};
+use agentwarden_claude_code::wire::parse_hook_input;
+use agentwarden_domain::sessions::{HookEvent, is_safe_id, requested_result_path};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -23,10 +23,11 @@ struct Surface {
 /// The crates a library consumer compiles against. Not `agentwarden-tests`, `xtask`
 /// or the fuzz targets (nobody depends on them), nor the command line's crate.
 const SURFACES: &[Surface] = &[
-    Surface { package: "agentwarden", features: &["--features", "postgres"] },
+    Surface { package: "agentwarden", features: &["--features", "postgres,conformance"] },
     Surface { package: "agentwarden-domain", features: &[] },
     Surface { package: "agentwarden-ports", features: &["--features", "conformance"] },
     Surface { package: "agentwarden-adapters", features: &["--features", "postgres"] },
+    Surface { package: "agentwarden-claude-code", features: &[] },
 ];
 
 /// Where the snapshots live, relative to the workspace root.
@@ -250,7 +251,13 @@ mod tests {
         let packages: Vec<&str> = SURFACES.iter().map(|s| s.package).collect();
         assert_eq!(
             packages,
-            ["agentwarden", "agentwarden-domain", "agentwarden-ports", "agentwarden-adapters"]
+            [
+                "agentwarden",
+                "agentwarden-domain",
+                "agentwarden-ports",
+                "agentwarden-adapters",
+                "agentwarden-claude-code"
+            ]
         );
         for surface in SURFACES {
             assert!(
@@ -260,6 +267,13 @@ mod tests {
             );
         }
         let app = SURFACES.iter().find(|s| s.package == "agentwarden").unwrap();
-        assert!(app.features.contains(&"postgres"), "the fleet store is part of what a consumer can use");
+        assert!(
+            app.features.iter().any(|f| f.contains("postgres")),
+            "the fleet store is part of what a consumer can use"
+        );
+        assert!(
+            app.features.iter().any(|f| f.contains("conformance")),
+            "the harness conformance suite is part of what an integration uses"
+        );
     }
 }

@@ -23,10 +23,9 @@
 //! still consult the store (which re-creates a removed marker). Run Warden as another OS user
 //! (the resident service) to close it.
 
-use agentwarden_domain::claude_code::{
+use agentwarden_domain::sessions::{
     HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath, ToolKind,
-    config_change_answer, config_change_blocked, human_verb_reason, normalize, parse_hook_input,
-    quarantine_reason,
+    config_change_answer, config_change_blocked, human_verb_reason, normalize, quarantine_reason,
 };
 
 use super::storage::HookStorage;
@@ -44,15 +43,10 @@ pub enum Pre {
     },
 }
 
-/// Decides what it can without the store. An input that does not parse goes to the store,
-/// which records its refusal (H-30).
-pub fn before_store(config: &Config, storage: &HookStorage, input: &str) -> Pre {
-    before_store_parsed(config, storage, &parse_hook_input(input))
-}
-
-/// [`before_store`] of an event already parsed (`parse_hook_input` of its text): a caller parses
-/// each event once and hands the same parse to [`crate::Warden::hook_parsed`] when the store
-/// decides.
+/// Decides what it can without the store, on an event as a harness integration parsed it: a
+/// caller parses each event once and hands the same parse to [`crate::Warden::hook_parsed`] when
+/// the store decides. An input that does not parse goes to the store, which records its refusal
+/// (H-30).
 pub fn before_store_parsed(
     config: &Config,
     storage: &HookStorage,
@@ -112,12 +106,12 @@ pub fn before_store_parsed(
 }
 
 /// H-26: the reason a write of `path` is refused, or `None`: the domain's rule
-/// ([`agentwarden_domain::claude_code::protected_write`]) over the configured protected paths,
+/// ([`agentwarden_domain::sessions::protected_write`]) over the configured protected paths,
 /// with the workspace root made absolute here and paths resolved by the local file system.
 fn protected_write(config: &Config, cwd: Option<&str>, own_root: Option<&str>, path: &str) -> Option<String> {
     let root = absolute(&config.root);
     let protected = ProtectedPaths { root: root.as_deref(), paths: &config.guardrails.protected };
-    agentwarden_domain::claude_code::protected_write(protected, &LocalPaths, cwd, own_root, path)
+    agentwarden_domain::sessions::protected_write(protected, &LocalPaths, cwd, own_root, path)
 }
 
 /// Paths as the local file system resolves them, symbolic links followed.

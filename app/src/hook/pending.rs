@@ -14,8 +14,10 @@
 use std::path::PathBuf;
 
 use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, CorrelationId};
-use agentwarden_domain::claude_code::{HookAnswer, HookState, SessionQuarantined, quarantined_without_store};
 use agentwarden_domain::guardrails::ContentSnapshot;
+use agentwarden_domain::sessions::{
+    HookAnswer, SessionQuarantined, SessionRecords, quarantined_without_store,
+};
 use agentwarden_domain::verdict::Code;
 
 use super::storage::{HookStorage, Marker, PendingViolation};
@@ -126,7 +128,7 @@ impl Warden {
     /// recorded yet: it stays pending, and the session quarantined.
     pub(crate) async fn record_pending(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         storage: &HookStorage,
     ) -> Result<(), String> {
@@ -174,7 +176,7 @@ impl Warden {
     /// nothing for good. (A revert that failed is on record as failed: a human looks anyway.)
     async fn record_one(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         pending: PendingViolation,
     ) -> Result<(), String> {

@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::paths;
-use agentwarden_domain::claude_code::{SpawnTree, is_safe_id};
 use agentwarden_domain::guardrails::Violation;
+use agentwarden_domain::sessions::{SpawnTree, is_safe_id};
 use serde::{Deserialize, Serialize};
 
 /// The largest index read.

@@ -2,16 +2,16 @@
 //! authoritative answer, recorded as `hook_tool_evaluated` for everything Warden governs.
 //!
 //! The rules — which calls are governed, in which order they are checked, what each is
-//! answered — are the domain's (`agentwarden_domain::claude_code::check_tool`,
+//! answered — are the domain's (`agentwarden_domain::sessions::check_tool`,
 //! `judge_tool_rules`); this module reads what they need (the records, the manifests as sealed,
 //! the file system for protected writes), records the event, then answers.
 
 use agentwarden_domain::audit::AuditEvent;
-use agentwarden_domain::claude_code::{
-    HookAnswer, HookState, HookToolEvaluated, ProtectedPaths, QuarantineInForce, SpawnRequest, ToolCall,
+use agentwarden_domain::governance::{Name, ReadDigests};
+use agentwarden_domain::sessions::{
+    HookAnswer, HookToolEvaluated, ProtectedPaths, QuarantineInForce, SessionRecords, SpawnRequest, ToolCall,
     ToolFacts, ToolRulesFacts, ToolRulesJudged, check_tool, judge_tool_rules, tool_answer, tool_rules_answer,
 };
-use agentwarden_domain::governance::{Name, ReadDigests};
 
 use crate::ToolRules;
 
@@ -29,7 +29,7 @@ impl Warden {
     /// through, the manifests' tool rules (T-9, T-10).
     pub(super) async fn hook_tool(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         cwd: Option<&str>,
         call: ToolCall,
@@ -50,7 +50,7 @@ impl Warden {
     /// mode, or an allow that could not be recorded; `None` when it may.
     async fn hook_tool_rules(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         cwd: Option<&str>,
         call: &ToolCall,
@@ -99,7 +99,7 @@ impl Warden {
     /// governs the call.
     async fn hook_tool_checks(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         cwd: Option<&str>,
         call: ToolCall,
@@ -115,6 +115,7 @@ impl Warden {
             approvals: &state.governance,
             now: self.now(),
             agent_tools: &claude_code.agent_tools,
+            terms: crate::config::ClaudeCodeConfig::TERMS,
             protected: ProtectedPaths { root: root.as_deref(), paths: &self.config.guardrails.protected },
             resolve: &LocalPaths,
         };
@@ -127,7 +128,7 @@ impl Warden {
     /// A spawn in a quarantined session: denied and recorded as a governed tool call (H-28).
     pub(super) async fn deny_in_quarantine(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         request: &SpawnRequest,
         marker: &Marker,
@@ -140,7 +141,7 @@ impl Warden {
     /// allow that cannot be recorded is a deny.
     async fn answer_recorded(
         &self,
-        state: &mut HookState,
+        state: &mut SessionRecords,
         session: &str,
         event: HookToolEvaluated,
     ) -> HookAnswer {

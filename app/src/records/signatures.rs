@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agentwarden_domain::audit::Head;
-use agentwarden_domain::claude_code::HookState;
 use agentwarden_domain::governance::{
     FileRead, RecordSignature, SignatureCode, SignatureRefusal, SignedContent, SignersPin, signed_bytes,
 };
+use agentwarden_domain::sessions::SessionRecords;
 
 use crate::MAX_INPUT_BYTES;
 use crate::files::{digest, key};
@@ -78,7 +78,7 @@ impl Warden {
     ///
     /// K-9: a release whose signature does not verify lifted nothing: its quarantine is put back
     /// (unless the session is quarantined again already).
-    pub(crate) async fn check_signatures(&self, state: &mut HookState) {
+    pub(crate) async fn check_signatures(&self, state: &mut SessionRecords) {
         let governance = &mut state.governance;
         let pinned_by = governance.key_lists.first().map(|pin| pin.seq);
         let Some(path) = &self.config.allowed_signers else {

@@ -10,14 +10,14 @@ use serde_json::value::RawValue;
 
 use super::envelope::{Envelope, EventPayload};
 use super::view::EnvelopeRef;
-use crate::claude_code::{
-    ApprovalGranted, ApprovalRevoked, ConfigChangeBlocked, ContextSealed, HookInputRefused,
-    HookToolEvaluated, SessionQuarantined, SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped,
-};
 use crate::fanout::{ChunkOutcome, Merged, Plan};
-use crate::governance::GateReport;
+use crate::governance::{ApprovalGranted, ApprovalRevoked, ContextSealed, GateReport};
 use crate::guardrails::{ResultValidation, Violation};
 use crate::lineage::{AgentIdentifier, Authorization, LineageVerdict};
+use crate::sessions::{
+    ConfigChangeBlocked, HookInputRefused, HookToolEvaluated, SessionQuarantined, SessionReleased,
+    SpawnEvaluated, SubagentStarted, SubagentStopped,
+};
 use crate::verdict::Decision;
 
 /// One lineage check (`lineage_checked`, version 2).

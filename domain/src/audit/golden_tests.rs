@@ -1,7 +1,7 @@
 //! The whole audit vocabulary on a real log: `testdata/log.jsonl` was exported (`warden audit
 //! export --format jsonl`) from the real binary running the bundled examples — the gate's
 //! Examples 1–4, lineage and tool-call checks, a fan-out run, two guardrail violations (one
-//! reverted), a result validation, and a Claude Code session with a seal, a scoped approval,
+//! reverted), a result validation, and a harness session with a seal, a scoped approval,
 //! spawns allowed and denied, starts, a stop and a revoke: one event of every type.
 //!
 //! Every event decodes, re-encodes to the bytes it was stored with, and explains to what

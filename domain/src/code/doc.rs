@@ -65,7 +65,7 @@ Both commands also use `request_invalid`, `request_unreadable`, `duplicate_key` 
         Table::Result,
         None,
         "
-A subagent's tool call in a Claude Code session (`tool_call_authorized` recorded by the hook,
+A subagent's tool call in a harness's session (`tool_call_authorized` recorded by the hook,
 T-11) is also denied, in every layer and in shadow mode too, with `seal_not_recorded` (no seal
 is in force, so no rule is), `sealed_file_changed` (the manifests, `agentwarden.toml` or
 `allowed_signers` differ from the seal, each file named), or the refused seal's own code
@@ -82,10 +82,10 @@ Problem codes (`problems[].code` of `warden result validate`, each with its JSON
         "
 `json_syntax`, `json_too_deep`, `duplicate_key` and `audit_unavailable` (above) apply too.
 
-## Claude Code hook (`warden hook`)
+## A harness's hook (`warden hook`)
 
-Input errors, each answered with exit code 2 and `warden: CODE: reason` on stderr (Claude Code
-denies the tool call, or blocks the stop):
+Input errors, each answered as the hook's failure (for the first harness: `warden: CODE: reason`
+on stderr and the exit that makes it deny the tool call, or block the stop):
 ",
     ),
     (
@@ -104,7 +104,7 @@ configured says `server_unavailable`; the server answers an `error` frame with t
         Some("stage"),
         "
 Decision failures (`first_failure.code` of `subagent_spawn_evaluated`, `failures[].code` of
-`subagent_stopped`, and the denial reason Claude Code shows), beside the gate's and the
+`subagent_stopped`, and the denial reason the harness shows), beside the gate's and the
 lineage walk's own codes above:
 ",
     ),

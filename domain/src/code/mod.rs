@@ -35,11 +35,11 @@ pub enum Table {
     Loading,
     /// `result.json` problems.
     Result,
-    /// The Claude Code hook's input errors.
+    /// A harness hook's input errors.
     HookInput,
     /// The resident service and its thin client.
     Server,
-    /// The Claude Code hook's decision failures.
+    /// A harness hook's decision failures.
     Decision,
 }
 

@@ -360,8 +360,8 @@ super::codes! {
     HookInputMissingField = "hook_input_missing_field" {
         HookInput(
             "",
-            "no `session_id`, `hook_event_name`, `tool_name`, `tool_use_id`, `tool_input`, \
-             `tool_input.subagent_type`, or (for `SubagentStart`/`SubagentStop`) `agent_id`/`agent_type`",
+            "a field the kernel needs is missing: the session, the event's name, the tool's name, the tool \
+             call's id or input, the subagent type, or (for an agent's start or stop) its id and type",
         ),
     }
     HookInputWrongType = "hook_input_wrong_type" {
@@ -383,8 +383,8 @@ super::codes! {
     DeadlinePassed = "deadline_passed" {
         HookInput(
             "",
-            "no answer within `--deadline-ms` (the store busy or locked, a slow file system): exit 2 before \
-             Claude Code's timeout would let the call run (H-10)",
+            "no answer within `--deadline-ms` (the store busy or locked, a slow file system): a failure \
+             before the harness's timeout would let the call run (H-10)",
         ),
     }
     ServerUnavailable = "server_unavailable" {
@@ -514,45 +514,45 @@ super::codes! {
     BuiltinAgentDenied = "builtin_agent_denied" {
         Decision(
             "spawn",
-            "a built-in Claude Code agent type not listed in `[claude_code] builtin_agents` (H-20)",
+            "a built-in agent type of the harness not listed in its `builtin_agents` (H-20)",
         ),
     }
     ProtectedPathWrite = "protected_path_write" {
         Decision(
             "protected_path",
-            "a `Write`/`Edit`/`MultiEdit`/`NotebookEdit` into a protected path (H-26)",
+            "a tool call that writes a file into a protected path (H-26)",
         ),
     }
     MessageTargetUnknown = "message_target_unknown" {
         Decision(
             "resume",
-            "a `SendMessage` that names no agent, or one Warden did not allow in the session (H-21)",
+            "a message that names no agent, or one Warden did not allow in the session (H-21)",
         ),
     }
     ApprovalNotActive = "approval_not_active" {
         Decision(
             "resume",
-            "the agent a `SendMessage` would resume runs under an approval revoked, expired, never \
+            "the agent a message would resume runs under an approval revoked, expired, never \
              recorded, or whose signature does not verify (H-21, K-3)",
         ),
     }
     AgentToolNotAllowed = "agent_tool_not_allowed" {
         Decision(
             "agent_tool",
-            "a tool that starts agents (`Workflow`, …) not listed in `[claude_code] agent_tools` (H-22)",
+            "a tool that starts agents not listed in the harness's `agent_tools` (H-22)",
         ),
     }
     HumanVerbDenied = "human_verb_denied" {
         Decision(
             "human_verb",
-            "a `Bash` call whose command runs `warden seal`, `approve`, `revoke` or `release` (K-11): only \
+            "a shell command that runs `warden seal`, `approve`, `revoke` or `release` (K-11): only \
              a human runs them",
         ),
     }
     ConfigChangeBlocked = "config_change_blocked" {
         Decision(
             "config_change",
-            "a Claude Code settings or skills file changed during the session: the change is not applied \
+            "a harness's settings or skills file changed during the session: the change is not applied \
              (H-43)",
         ),
     }

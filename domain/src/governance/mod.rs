@@ -14,6 +14,7 @@
 //! recorded.
 
 mod agent;
+mod events;
 pub mod frontmatter;
 mod gate;
 mod inputs;
@@ -26,6 +27,7 @@ mod request;
 mod signed;
 
 pub use agent::{AgentReading, read_agent};
+pub use events::{ApprovalGranted, ApprovalRevoked, ContextSealed};
 pub use gate::{Delegation, Evaluation, GateInputs, candidate_names, candidates_to_read, evaluate};
 pub use inputs::{EnvValue, FileRead};
 pub use metadata::{KNOWN_FIELDS, MAX_APPROVAL_REF, Metadata, check_approval_ref};

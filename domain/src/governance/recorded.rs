@@ -312,7 +312,7 @@ impl Approvals {
             .or_else(|| active().max_by_key(|r| r.seq))
     }
 
-    /// The `subagentGovernance` metadata the records stand for (what the Claude Code hook hands
+    /// The `subagentGovernance` metadata the records stand for (what a harness's hook hands
     /// the gate): `contextSealed` while a seal is in force, `pipelineRunApproved` and
     /// `approvalRef` from [`Approvals::best_for`].
     pub fn metadata_for(&self, persona: &str, subagents: &[&str], now: Timestamp) -> serde_json::Value {

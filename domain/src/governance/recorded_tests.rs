@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::*;
+use super::{ApprovalGranted, ApprovalRevoked, ContextSealed};
 use crate::audit::{AuditEvent, Timestamp};
-use crate::claude_code::{ApprovalGranted, ApprovalRevoked, ContextSealed};
 
 const PERSONA: &str = "---\nsubagents: [PREPARATION, REVIEW]\n---\n";
 const AGENT: &str = "---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n";

@@ -56,7 +56,7 @@ impl Request {
         }
     }
 
-    /// A request built from typed parts (the Claude Code hook's spawn, issue 22): what
+    /// A request built from typed parts (a harness hook's spawn, issue 22): what
     /// [`parse_request`] returns for `{"persona", "subagents", "opts": {"subagentGovernance":
     /// metadata}, "session"}`, without writing that JSON and reading it back. The metadata's
     /// strict types are still checked where every request's are, by the gate.

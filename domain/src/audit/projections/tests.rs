@@ -375,7 +375,7 @@ fn hook_spawn(tool_use_id: &str, caller: Option<&str>, ids: &[(&str, &str)], dec
     let failure = (decision == "deny")
         .then(|| json!({"stage": "gate: environment", "code": "env_not_enabled", "reason": "r"}));
     json!({
-        "tool_use_id": tool_use_id, "tool_name": "Agent", "agent_id": caller, "persona": "main",
+        "tool_use_id": tool_use_id, "tool_name": "spawn", "agent_id": caller, "persona": "main",
         "subagent_type": ids.last().map(|(_, t)| *t).unwrap_or("x"), "decision": decision,
         "first_failure": failure, "gate": gate(decision, "main", Some("GATE-1"), None, None),
         "lineage": {"passed": true, "code": null, "reason": "ok", "pair": null},
@@ -388,7 +388,7 @@ fn hook_started(agent_id: &str, agent_type: &str, tool_use_id: Option<&str>, par
            "depth": tool_use_id.map(|_| 1), "snapshot": true})
 }
 
-/// A Claude Code session as the hook records it: two allowed spawns and their starts (one
+/// A harness session as the hook records it: two allowed spawns and their starts (one
 /// nested), a denied spawn, an untracked start, a denied tool call and a blocked stop.
 fn hook_log() -> Vec<Envelope> {
     let s = Some("cc");
@@ -404,7 +404,7 @@ fn hook_log() -> Vec<Envelope> {
         ("subagent_started", hook_started("rogue", "coder", None, None)),
         (
             "hook_tool_evaluated",
-            json!({"tool_name": "Bash", "tool_use_id": "t4", "agent_id": "rogue", "agent_type": "coder",
+            json!({"tool_name": "shell", "tool_use_id": "t4", "agent_id": "rogue", "agent_type": "coder",
                    "target": null, "decision": "deny",
                    "failure": {"stage": "identity", "code": "agent_untracked", "reason": "r"}}),
         ),

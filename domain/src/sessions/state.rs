@@ -2,7 +2,7 @@
 //! tree. A projection of the audit log — a pure fold over its events — kept as of a head, so
 //! that each hook call only applies the events recorded since (H-3).
 //!
-//! H-2 (matching a `SubagentStart` to its spawn): Claude Code's `SubagentStart` names the new
+//! H-2 (matching an agent's start to its spawn): the harness's start event names the new
 //! agent's id and type but not the tool call that spawned it. The agent is matched to a
 //! pending allowed spawn of the same session and type: the deepest one, and among those the
 //! oldest. Choosing the deepest when spawns of one type are pending at several depths is the
@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::events::{SpawnEvaluated, SubagentStarted, SubagentStopped};
-use super::input::CallingAgent;
+use super::request::CallingAgent;
 use crate::audit::{AuditEvent, Head, Timestamp};
 use crate::governance::{ApprovalState, Approvals, Name, RecordSignature};
 use crate::lineage::AgentIdentifier;
@@ -239,7 +239,7 @@ impl SpawnTree {
     /// T-9 (issue 24): `caller`'s tool call `tool` through the three layers — its manifest,
     /// every ancestor's (the main session's type, `main`, at the root), and the walk — against
     /// its recorded lineage. `None` for the main session's own calls (`caller` `None`), which
-    /// Claude Code's own permissions govern. A caller with no lineage (unknown, untracked, of
+    /// the harness's own permissions govern. A caller with no lineage (unknown, untracked, of
     /// another type) is denied with that reason at every layer, with an empty lineage.
     pub fn authorize_tool(
         &self,
@@ -269,9 +269,10 @@ fn name(raw: &str) -> Result<Name, Failed> {
     Name::new(raw).map_err(|e| Failed::new(Code::InvalidName, e.to_string()))
 }
 
-/// The hook's projection: governance and spawn trees, as of `head`.
+/// The records of the sessions: governance (the seal and approvals), each session's spawn tree,
+/// quarantines and releases, as of `head` — a projection any harness integration feeds.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HookState {
+pub struct SessionRecords {
     /// The last event applied.
     pub head: Head,
     /// The recorded seal and approvals, set only by `warden seal`, `approve` and `revoke`.
@@ -288,7 +289,7 @@ pub struct HookState {
     pub releases: Vec<Released>,
 }
 
-impl HookState {
+impl SessionRecords {
     /// Each session's last release, newest first: only it can stand between the session and
     /// its quarantine (K-9).
     pub fn last_releases(&self) -> Vec<Released> {
@@ -312,7 +313,7 @@ pub struct Released {
     pub signature: Option<RecordSignature>,
 }
 
-impl HookState {
+impl SessionRecords {
     /// The spawn tree of `session` (empty if unknown).
     pub fn session(&self, session: &str) -> SpawnTree {
         self.session_ref(session).clone()

@@ -1,14 +1,11 @@
-//! H-43: a Claude Code settings or skills file that changes during a session.
+//! H-43: a harness's settings or skills file that changes during a session.
 //!
-//! Claude Code's settings (`~/.claude/settings.json`, `.claude/settings.json`,
-//! `.claude/settings.local.json`) and skills are files the agent can write with its shell, and
-//! Claude Code applies a change to them mid-session: its `env` key reaches the hooks' environment
-//! and the agent's commands, its `hooks` and `permissions` change what runs and what is asked
-//! (seen with the pinned client: a `settings.local.json` written by a `Bash` call set a variable
-//! for every later command). Claude Code asks the `ConfigChange` hook first, and a block keeps the
-//! session on the settings it started with; only `policy_settings` (the managed settings, which
-//! the agent cannot write) cannot be blocked. So every change is blocked and recorded: the human
-//! who changed a setting on purpose starts a new session.
+//! A harness's settings and skills are files the agent can write with its shell, and a harness
+//! may apply a change to them mid-session: a settings file can set variables for the hooks'
+//! environment and the agent's commands, and change what runs and what is asked. When the
+//! harness asks its hook first, a block keeps the session on the settings it started with. So
+//! every change is blocked and recorded: the human who changed a setting on purpose starts a new
+//! session.
 
 use super::answer::HookAnswer;
 use super::events::{ConfigChangeBlocked, HookFailure};
@@ -17,7 +14,7 @@ use crate::verdict::{Code, Decision};
 /// The stage a blocked change is recorded under.
 pub const CONFIG_CHANGE_STAGE: &str = "config_change";
 
-/// The decision on a `ConfigChange` of `source` (`file_path` when Claude Code names it): always
+/// The decision on a settings change of `source` (`file_path` when the harness names it): always
 /// blocked (H-43).
 pub fn config_change_blocked(source: &str, file_path: Option<&str>) -> ConfigChangeBlocked {
     let what =
@@ -47,7 +44,8 @@ mod tests {
 
     #[test]
     fn every_change_is_blocked_and_named() {
-        for (source, path) in [("local_settings", Some("/p/.claude/settings.local.json")), ("skills", None)] {
+        for (source, path) in [("local_settings", Some("/p/.harness/settings.local.json")), ("skills", None)]
+        {
             let blocked = config_change_blocked(source, path);
             assert_eq!(
                 (blocked.decision, &blocked.failure.code),

@@ -8,7 +8,8 @@ use proptest::prelude::{Just, Strategy, any, prop_assert_eq, prop_oneof, proptes
 use super::*;
 use crate::audit::{AuditEvent, Hash, Head, Timestamp};
 use crate::governance::{
-    EnvValue, GateInputs, GateReport, Name, PersonaReading, Scope, evaluate, parse_request,
+    ApprovalGranted, ApprovalRevoked, ContextSealed, EnvValue, GateInputs, GateReport, Name, PersonaReading,
+    Scope, evaluate, parse_request,
 };
 use crate::lineage::{AgentIdentifier, LineageVerdict};
 use crate::verdict::{Code, Decision, Verdict};
@@ -32,7 +33,7 @@ fn agent(id: &str, agent_type: &str, depth: u64) -> AgentIdentifier {
 fn spawn(tool_use_id: &str, caller: Option<&str>, child: &str, depth: u64, decision: Decision) -> AuditEvent {
     AuditEvent::SpawnEvaluated(Box::new(SpawnEvaluated {
         tool_use_id: tool_use_id.into(),
-        tool_name: "Task".into(),
+        tool_name: "spawn".into(),
         agent_id: caller.map(str::to_owned),
         persona: "main".into(),
         subagent_type: child.into(),
@@ -77,8 +78,8 @@ fn head(seq: u64) -> Head {
     Head { seq, hash: Hash::from_bytes(bytes) }
 }
 
-fn fold(events: &[(Option<&str>, AuditEvent)]) -> HookState {
-    let mut state = HookState::default();
+fn fold(events: &[(Option<&str>, AuditEvent)]) -> SessionRecords {
+    let mut state = SessionRecords::default();
     for (i, (session, event)) in events.iter().enumerate() {
         state.apply(head(i as u64 + 1), *session, event);
     }
@@ -116,7 +117,7 @@ fn governance_is_what_seal_approve_and_revoke_left() {
         (false.into(), false.into())
     );
     assert!(metadata.get("approvalRef").is_none(), "revoke without a reference withdraws everything");
-    let nothing = HookState::default().governance.metadata_for("main", &[], now);
+    let nothing = SessionRecords::default().governance.metadata_for("main", &[], now);
     assert_eq!(nothing["pipelineRunApproved"], false, "nothing by default");
 }
 
@@ -433,7 +434,7 @@ proptest! {
         let whole = fold(&events);
         let (before, after) = events.split_at(cut);
         let saved = serde_json::to_vec(&fold(before)).unwrap();
-        let mut resumed: HookState = serde_json::from_slice(&saved).unwrap();
+        let mut resumed: SessionRecords = serde_json::from_slice(&saved).unwrap();
         for (i, (session, event)) in after.iter().enumerate() {
             resumed.apply(head((cut + i) as u64 + 1), *session, event);
         }

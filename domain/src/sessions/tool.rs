@@ -1,21 +1,22 @@
-//! A `PreToolUse` that is not a spawn through `Agent`/`Task`, decided: which calls Warden
+//! A tool call that is not a spawn, decided: which calls Warden
 //! governs, the `hook_tool_evaluated` event of each, and the answer each becomes once recorded.
 //! A subagent's call they let through then meets the manifests' tool rules (`tool_rules`).
 //!
 //! In this order: a quarantined session denies everything (H-28); a subagent that no allowed
 //! spawn accounts for — untracked at its start, unknown, or claiming another type — may call
-//! nothing (H-23); a `Bash` call that runs `warden seal|approve|revoke|release` is denied
+//! nothing (H-23); a shell command that runs `warden seal|approve|revoke|release` is denied
 //! (K-11); a write into a protected path is denied (H-26); a `SendMessage` may resume only a
-//! tracked agent whose approval is still active (H-21); a tool that starts agents needs
-//! `[claude_code] agent_tools` (H-22). Anything else is not governed: allowed, not recorded
+//! tracked agent whose approval is still active (H-21); a tool that starts agents needs the
+//! configured `agent_tools` (H-22). Anything else is not governed: allowed, not recorded
 //! (H-24).
 
 use super::answer::HookAnswer;
 use super::events::{HookFailure, HookToolEvaluated};
-use super::input::{CallingAgent, SpawnRequest, ToolCall, ToolKind};
 use super::paths::{ProtectedPaths, ResolvePath, protected_write};
 use super::reasons::{human_verb_reason, quarantine_reason};
+use super::request::{CallingAgent, SpawnRequest, ToolCall, ToolKind};
 use super::state::SpawnTree;
+use super::terms::HarnessTerms;
 use crate::audit::Timestamp;
 use crate::governance::Approvals;
 use crate::verdict::{Code, Decision};
@@ -44,8 +45,10 @@ pub struct ToolFacts<'a> {
     pub approvals: &'a Approvals,
     /// The time now.
     pub now: Timestamp,
-    /// `[claude_code] agent_tools`: the tools that start agents allowed (H-22).
+    /// The configured `agent_tools`: the tools that start agents allowed (H-22).
     pub agent_tools: &'a [String],
+    /// The harness's words in the reasons.
+    pub terms: HarnessTerms<'a>,
     /// The protected paths (H-26).
     pub protected: ProtectedPaths<'a>,
     /// How the file system resolves a path (H-26).
@@ -110,9 +113,8 @@ pub fn check_tool(call: ToolCall, facts: &ToolFacts<'_>) -> Option<HookToolEvalu
                     (Decision::Allow, None)
                 } else {
                     let reason = format!(
-                        "`{}` starts agents the spawn gate never sees; list it in `[claude_code] agent_tools` \
-                         to allow it",
-                        call.tool_name
+                        "`{}` starts agents the spawn gate never sees; list it in `[{}] agent_tools` to allow it",
+                        call.tool_name, facts.terms.section
                     );
                     (Decision::Deny, Some(HookFailure::new("agent_tool", Code::AgentToolNotAllowed, reason)))
                 }
@@ -199,7 +201,7 @@ pub(super) mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::claude_code::TrackedAgent;
+    use crate::sessions::TrackedAgent;
 
     /// A file system without links.
     struct Lexical;
@@ -222,7 +224,7 @@ pub(super) mod tests {
         }
     }
 
-    pub(in crate::claude_code) fn tree() -> SpawnTree {
+    pub(in crate::sessions) fn tree() -> SpawnTree {
         SpawnTree {
             last_seq: 1,
             pending: Vec::new(),
@@ -233,7 +235,7 @@ pub(super) mod tests {
         }
     }
 
-    pub(in crate::claude_code) fn call(caller: Option<(&str, &str)>, tool: &str, kind: ToolKind) -> ToolCall {
+    pub(in crate::sessions) fn call(caller: Option<(&str, &str)>, tool: &str, kind: ToolKind) -> ToolCall {
         ToolCall {
             tool_name: tool.into(),
             tool_use_id: Some("u1".into()),
@@ -257,6 +259,7 @@ pub(super) mod tests {
             approvals: &approvals,
             now: Timestamp::from_unix_millis(0).unwrap_or_else(|e| panic!("{e}")),
             agent_tools: &agent_tools,
+            terms: HarnessTerms::NEUTRAL,
             protected: ProtectedPaths { root: Some("/p"), paths: &protected },
             resolve: &Lexical,
         };
@@ -269,40 +272,40 @@ pub(super) mod tests {
         type Row<'a> = (ToolCall, &'a ToolFacts<'a>, Option<(Decision, Option<Code>)>, &'a str);
         let deny = |code| Some((Decision::Deny, Some(code)));
         let rows: [Row<'_>; 14] = [
-            (call(main, "Bash", ToolKind::Other), &facts, None, "the main session's call: not governed"),
-            (call(a1, "Read", ToolKind::Other), &facts, None, "a tracked agent's call: the tool rules' turn"),
-            (call(main, "Read", ToolKind::Other), &quarantined, deny(Code::SessionQuarantined), "quarantine"),
+            (call(main, "shell", ToolKind::Other), &facts, None, "the main session's call: not governed"),
+            (call(a1, "read", ToolKind::Other), &facts, None, "a tracked agent's call: the tool rules' turn"),
+            (call(main, "read", ToolKind::Other), &quarantined, deny(Code::SessionQuarantined), "quarantine"),
             (
-                call(Some(("rogue", "planner")), "Read", ToolKind::Other),
+                call(Some(("rogue", "planner")), "read", ToolKind::Other),
                 &facts,
                 deny(Code::AgentUntracked),
                 "an agent that matched no allowed spawn",
             ),
             (
-                call(Some(("ghost", "planner")), "Read", ToolKind::Other),
+                call(Some(("ghost", "planner")), "read", ToolKind::Other),
                 &facts,
                 deny(Code::AgentUnknown),
                 "an agent nobody started",
             ),
             (
-                call(Some(("a1", "coder")), "Read", ToolKind::Other),
+                call(Some(("a1", "coder")), "read", ToolKind::Other),
                 &facts,
                 deny(Code::AgentTypeMismatch),
                 "a type it was not started as",
             ),
             (
-                call(main, "Bash", ToolKind::HumanVerb { verb: "approve" }),
+                call(main, "shell", ToolKind::HumanVerb { verb: "approve" }),
                 &facts,
                 deny(Code::HumanVerbDenied),
                 "a human verb",
             ),
             (
-                call(a1, "Write", write("okrs/a.md")),
+                call(a1, "write", write("okrs/a.md")),
                 &facts,
                 deny(Code::ProtectedPathWrite),
                 "a protected write",
             ),
-            (call(a1, "Write", write("src/a.md")), &facts, None, "a write elsewhere: not recorded"),
+            (call(a1, "write", write("src/a.md")), &facts, None, "a write elsewhere: not recorded"),
             (
                 call(main, "SendMessage", ToolKind::SendMessage { to: Some("a1".into()) }),
                 &facts,
@@ -323,7 +326,7 @@ pub(super) mod tests {
                 "not listed",
             ),
             (
-                call(main, "Write", write("okrs/a.md")),
+                call(main, "write", write("okrs/a.md")),
                 &quarantined,
                 deny(Code::SessionQuarantined),
                 "the quarantine first",

@@ -1,63 +1,12 @@
-//! The events of human approval and of the Claude Code hook.
-
-use std::collections::BTreeMap;
+//! The events of a session's decisions: spawns, agents started and stopped, governed tool
+//! calls, quarantines and their release, blocked settings changes and refused inputs.
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::Timestamp;
-use crate::governance::{GateReport, RecordSignature, Scope};
+use crate::governance::{GateReport, RecordSignature};
 use crate::guardrails::ResultValidation;
 use crate::lineage::{AgentIdentifier, LineageVerdict};
 use crate::verdict::{Code, Decision};
-
-/// `context_sealed`, version 1: a human declared the context final (`warden seal`), and this is
-/// what was sealed: the digest of every file the decisions depend on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContextSealed {
-    /// Who sealed it, when given.
-    pub by: Option<String>,
-    /// BLAKE3 (hex) of each file, by path relative to the workspace root.
-    pub files: BTreeMap<String, String>,
-    /// The approver's SSH signature (K-1), absent when none was made.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signature: Option<RecordSignature>,
-    /// K-14: the text of `allowed_signers` as sealed (its digest is among `files`), kept so that
-    /// a later change of the list can be verified against this one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub key_list: Option<String>,
-}
-
-/// `approval_granted`, version 1: a human approved the pipeline run (`warden approve`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ApprovalGranted {
-    /// The approval's reference (a valid `approvalRef`).
-    pub approval_ref: String,
-    /// Who approved, when given.
-    pub approved_by: Option<String>,
-    /// When it stops being valid, if ever.
-    pub expires_at: Option<Timestamp>,
-    /// Whom it covers (empty lists: anyone).
-    pub scope: Scope,
-    /// The approver's SSH signature (K-1), absent when none was made.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signature: Option<RecordSignature>,
-}
-
-/// `approval_revoked`, version 1: a human withdrew an approval (`warden revoke --ref REF`), or
-/// every approval and the seal (`warden revoke`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ApprovalRevoked {
-    /// The approval revoked; `None`: all of them, and the seal.
-    pub approval_ref: Option<String>,
-    /// Who revoked, when given.
-    pub by: Option<String>,
-    /// The human's SSH signature (K-1), absent when none was made.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signature: Option<RecordSignature>,
-}
 
 /// Which check failed first in a hook decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,13 +20,13 @@ pub struct HookFailure {
     pub reason: String,
 }
 
-/// `subagent_spawn_evaluated`, version 1: one `PreToolUse` of `Task`/`Agent`.
+/// `subagent_spawn_evaluated`, version 1: one call of the tool that spawns subagents.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpawnEvaluated {
-    /// Claude Code's id of the tool call.
+    /// The harness's id of the tool call.
     pub tool_use_id: String,
-    /// `Task` or `Agent`.
+    /// The harness's name of that tool.
     pub tool_name: String,
     /// The calling subagent's id; `None` for the main session.
     pub agent_id: Option<String>,
@@ -99,11 +48,11 @@ pub struct SpawnEvaluated {
     pub result_path: Option<String>,
 }
 
-/// `subagent_started`, version 1: a subagent began (`SubagentStart`).
+/// `subagent_started`, version 1: a subagent began.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubagentStarted {
-    /// Claude Code's id of the subagent.
+    /// The harness's id of the subagent.
     pub agent_id: String,
     /// Its type.
     pub agent_type: String,
@@ -122,11 +71,11 @@ pub struct SubagentStarted {
     pub root: Option<String>,
 }
 
-/// `subagent_stopped`, version 1: the stop check of a subagent (`SubagentStop`).
+/// `subagent_stopped`, version 1: the stop check of a subagent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubagentStopped {
-    /// Claude Code's id of the subagent.
+    /// The harness's id of the subagent.
     pub agent_id: String,
     /// Its type.
     pub agent_type: String,
@@ -142,27 +91,27 @@ pub struct SubagentStopped {
     pub result_path: Option<String>,
     /// Its validation.
     pub result: Option<ResultValidation>,
-    /// Claude Code's `stop_hook_active`.
+    /// Whether the harness said the subagent already went on once after a block.
     pub stop_hook_active: bool,
 }
 
-/// `hook_tool_evaluated`, version 1: the hook's decision on a `PreToolUse` that is not a spawn
-/// through `Agent`/`Task` but that Warden governs: a tool call in a quarantined session (H-29),
+/// `hook_tool_evaluated`, version 1: the hook's decision on a tool call that is not a spawn but
+/// that Warden governs: a tool call in a quarantined session (H-29),
 /// from an untracked or unknown agent (H-23), a write into a protected path (H-26), a
-/// `SendMessage` to an existing agent (H-21), or a tool that starts agents (H-22). A tool call
+/// message to an existing agent (H-21), or a tool that starts agents (H-22). A tool call
 /// that nothing governs is not recorded (the fast path, H-24).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HookToolEvaluated {
     /// The tool's name.
     pub tool_name: String,
-    /// Claude Code's id of the tool call, when given.
+    /// The harness's id of the tool call, when given.
     pub tool_use_id: Option<String>,
     /// The calling subagent's id; `None` for the main session.
     pub agent_id: Option<String>,
     /// The calling subagent's type, when given.
     pub agent_type: Option<String>,
-    /// What the call targets, when Warden read one: the agent a `SendMessage` goes to, or the
+    /// What the call targets, when Warden read one: the agent a message goes to, or the
     /// file a write names.
     pub target: Option<String>,
     /// Allow or deny.
@@ -196,15 +145,15 @@ pub struct SessionReleased {
     pub signature: Option<RecordSignature>,
 }
 
-/// `config_change_blocked`, version 1: a Claude Code settings or skills file changed during
+/// `config_change_blocked`, version 1: a harness's settings or skills file changed during
 /// the session, and the hook blocked the change (H-43): the session goes on with the settings
 /// it started with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigChangeBlocked {
-    /// Claude Code's `source` (`project_settings`, `local_settings`, …).
+    /// The harness's `source` (`project_settings`, `local_settings`, …).
     pub source: String,
-    /// The file that changed, when Claude Code named it.
+    /// The file that changed, when the harness named it.
     pub file_path: Option<String>,
     /// Always deny: the change is not applied.
     pub decision: Decision,
@@ -213,7 +162,7 @@ pub struct ConfigChangeBlocked {
 }
 
 /// `hook_input_refused`, version 1: a hook input Warden could not use (H-1), answered with
-/// exit 2. Recorded when the store can be used; the input itself is kept only by digest and
+/// a failure. Recorded when the store can be used; the input itself is kept only by digest and
 /// length (it may be large, and it is the adversary's text).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

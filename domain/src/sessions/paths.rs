@@ -1,4 +1,4 @@
-//! H-26: which file a `Write`/`Edit`/`MultiEdit`/`NotebookEdit` names, and whether it is inside
+//! H-26: which file a tool that writes names, and whether it is inside
 //! a protected path — lexically, on `/`-separated text, so the domain stays pure.
 //!
 //! The path is resolved against the hook input's `cwd` when relative, and `.` and `..` are
@@ -195,7 +195,7 @@ mod tests {
 
     #[test]
     fn targets_are_resolved_lexically_then_matched_by_component() {
-        let protected = ["/p/okrs".to_owned(), "/w/tree/okrs".to_owned(), "/p/.claude".to_owned()];
+        let protected = ["/p/okrs".to_owned(), "/w/tree/okrs".to_owned(), "/p/.harness".to_owned()];
         let rows: [(&str, Option<&str>, bool, &str); 14] = [
             ("okrs/a.md", Some("/p"), true, "relative to the cwd"),
             ("/p/okrs/a.md", None, true, "absolute"),
@@ -206,7 +206,7 @@ mod tests {
             ("/p//okrs///a.md", None, true, "repeated separators"),
             ("../../../../p/okrs/a", Some("/p/x"), true, "`..` above the root stays at the root"),
             ("okrs/a.md", Some("/w/tree"), true, "a worktree's own protected path"),
-            (".claude/settings.json", Some("/p"), true, "the guard's own settings"),
+            (".harness/settings.json", Some("/p"), true, "the guard's own settings"),
             ("okrs2/a.md", Some("/p"), false, "a sibling that shares a prefix"),
             ("/p/src/okrs/a.md", None, false, "a nested directory of the same name"),
             ("notes.md", Some("/p"), false, "outside"),

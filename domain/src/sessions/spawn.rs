@@ -1,12 +1,13 @@
-//! A spawn through `Task`/`Agent`, decided (H-20, H-23): given the gate's report, the
+//! A spawn of a subagent, decided (H-20, H-23): given the gate's report, the
 //! session's spawn tree and the manifests as sealed, the `subagent_spawn_evaluated` event, and
 //! the answer it becomes once recorded.
 
 use super::answer::HookAnswer;
 use super::events::{HookFailure, SpawnEvaluated};
-use super::input::{BUILTIN_AGENT_TYPES, SpawnRequest, requested_result_path};
 use super::reasons::in_user_terms;
+use super::request::{SpawnRequest, requested_result_path};
 use super::state::SpawnTree;
+use super::terms::HarnessTerms;
 use crate::governance::{GateReport, Name};
 use crate::lineage::{LineageVerdict, Manifests, walk};
 use crate::verdict::{Code, Decision, Failed, Verdict};
@@ -14,10 +15,12 @@ use crate::verdict::{Code, Decision, Failed, Verdict};
 /// What a spawn is decided with, read by the application beforehand.
 #[derive(Debug)]
 pub struct SpawnFacts<'a> {
-    /// `[claude_code] main_persona`: the main session's type, the lineage's root.
+    /// The configured main persona: the main session's type, the lineage's root.
     pub main_persona: &'a str,
-    /// `[claude_code] builtin_agents`: the built-in agent types allowed (H-20).
+    /// The configured `builtin_agents`: the harness's built-in agent types allowed (H-20).
     pub builtin_agents: &'a [String],
+    /// The harness's words in the reasons.
+    pub terms: HarnessTerms<'a>,
     /// The session's spawn tree.
     pub tree: &'a SpawnTree,
     /// The gate's report on the spawn, its persona [`SpawnRequest::persona`].
@@ -34,17 +37,23 @@ impl SpawnRequest {
     }
 }
 
-/// H-20: a built-in agent type has no instruction file of the project's; it is refused unless
-/// `allowed` (`[claude_code] builtin_agents`) lists it (and then the gate still needs its
-/// registration).
-pub fn builtin_failure(subagent_type: &str, allowed: &[String]) -> Option<HookFailure> {
-    let refused = BUILTIN_AGENT_TYPES.contains(&subagent_type) && !allowed.iter().any(|a| a == subagent_type);
+/// H-20: a built-in agent type (the request's `builtin`, as the integration read it) has no
+/// instruction file of the project's; it is refused unless `allowed` (the configured
+/// `builtin_agents`) lists it (and then the gate still needs its registration).
+pub fn builtin_failure(
+    request: &SpawnRequest,
+    allowed: &[String],
+    terms: HarnessTerms<'_>,
+) -> Option<HookFailure> {
+    let subagent_type = request.subagent_type.as_str();
+    let refused = request.builtin && !allowed.iter().any(|a| a == subagent_type);
     refused.then(|| {
+        let HarnessTerms { harness, section } = terms;
         HookFailure::new(
             "spawn",
             Code::BuiltinAgentDenied,
             format!(
-                "`{subagent_type}` is a built-in Claude Code agent type; list it in `[claude_code] builtin_agents` \
+                "`{subagent_type}` is a built-in {harness} agent type; list it in `[{section}] builtin_agents` \
                  to allow it"
             ),
         )
@@ -56,7 +65,7 @@ pub fn builtin_failure(subagent_type: &str, allowed: &[String]) -> Option<HookFa
 /// whatever the gate found with its claimed type as the persona), a built-in type not allowed,
 /// the gate's first failure (in the user's terms, N-7), the lineage walk's.
 pub fn evaluate_spawn(request: &SpawnRequest, facts: SpawnFacts<'_>) -> SpawnEvaluated {
-    let SpawnFacts { main_persona, builtin_agents, tree, gate, manifests } = facts;
+    let SpawnFacts { main_persona, builtin_agents, terms, tree, gate, manifests } = facts;
     let mut identity_failure = None;
     let (lineage, lineage_agents) = match Name::new(main_persona) {
         Err(e) => (failed_walk(Failed::new(Code::InvalidName, e.to_string())), Vec::new()),
@@ -85,7 +94,7 @@ pub fn evaluate_spawn(request: &SpawnRequest, facts: SpawnFacts<'_>) -> SpawnEva
         Verdict::Pass { .. } => None,
         Verdict::Fail { code, reason } => Some(HookFailure::new("lineage", code.clone(), reason.clone())),
     };
-    let builtin = builtin_failure(&request.subagent_type, builtin_agents);
+    let builtin = builtin_failure(request, builtin_agents, terms);
     let first_failure = identity_failure.or(builtin).or(gate_failure).or(lineage_failure);
     let decision = match (&gate.decision, &first_failure) {
         (Decision::Allow, None) => Decision::Allow,
@@ -112,7 +121,7 @@ fn failed_walk(failed: Failed) -> LineageVerdict {
 
 /// The answer to a spawn whose first failure is `first_failure`, once its event was appended
 /// (`recorded`: `Ok`) or not (`Err`, why): a deny with the first failure; an allow proceeds
-/// (Claude Code's own permission flow goes on), unless it could not be recorded — then a deny
+/// (the harness's own permission flow goes on), unless it could not be recorded — then a deny
 /// at `audit`, as is any spawn unrecorded.
 pub fn spawn_answer(first_failure: Option<&HookFailure>, recorded: Result<(), String>) -> HookAnswer {
     match (recorded, first_failure) {
@@ -129,12 +138,28 @@ mod tests {
     #[test]
     fn a_builtin_type_is_refused_unless_listed() {
         let listed = ["Explore".to_owned()];
+        let spawn = |subagent_type: &str, builtin| SpawnRequest {
+            tool_name: "spawn".into(),
+            tool_use_id: "t1".into(),
+            subagent_type: subagent_type.into(),
+            builtin,
+            prompt: String::new(),
+            caller: None,
+        };
+        let terms = HarnessTerms { harness: "Some Harness", section: "some_harness" };
+        let refused = builtin_failure(&spawn("general-purpose", true), &listed, terms);
+        assert_eq!(refused.as_ref().map(|f| f.code.clone()), Some(Code::BuiltinAgentDenied));
         assert_eq!(
-            builtin_failure("general-purpose", &listed).map(|f| f.code),
-            Some(Code::BuiltinAgentDenied)
+            refused.map(|f| f.reason),
+            Some(
+                "`general-purpose` is a built-in Some Harness agent type; list it in `[some_harness] \
+                 builtin_agents` to allow it"
+                    .to_owned()
+            ),
+            "the harness's words"
         );
-        assert_eq!(builtin_failure("Explore", &listed), None, "listed");
-        assert_eq!(builtin_failure("planner", &[]), None, "a project's own type");
+        assert_eq!(builtin_failure(&spawn("Explore", true), &listed, terms), None, "listed");
+        assert_eq!(builtin_failure(&spawn("planner", false), &[], terms), None, "a project's own type");
     }
 
     #[test]
@@ -166,14 +191,16 @@ mod tests {
     fn evaluated() -> SpawnEvaluated {
         let request = SpawnRequest {
             tool_use_id: "t1".into(),
-            tool_name: "Task".into(),
+            tool_name: "spawn".into(),
             subagent_type: "planner".into(),
+            builtin: false,
             prompt: String::new(),
             caller: None,
         };
         let facts = SpawnFacts {
             main_persona: "main",
             builtin_agents: &[],
+            terms: HarnessTerms::NEUTRAL,
             tree: &SpawnTree::default(),
             gate: super::super::tests::report(),
             manifests: Err("none".into()),
@@ -191,14 +218,16 @@ mod tests {
         assert_eq!(event.lineage.verdict.code(), Some(&Code::ManifestsUnavailable));
         let request = SpawnRequest {
             tool_use_id: "t1".into(),
-            tool_name: "Task".into(),
+            tool_name: "spawn".into(),
             subagent_type: "general-purpose".into(),
+            builtin: true,
             prompt: "write out/result.json".into(),
             caller: Some(super::super::CallingAgent { agent_id: "a1".into(), agent_type: "planner".into() }),
         };
         let facts = |tree| SpawnFacts {
             main_persona: "main",
             builtin_agents: &[],
+            terms: HarnessTerms::NEUTRAL,
             tree,
             gate: super::super::tests::report(),
             manifests: Err("none".into()),

@@ -3,7 +3,7 @@
 
 use super::answer::HookAnswer;
 use super::events::HookFailure;
-use super::input::ToolCall;
+use super::request::ToolCall;
 use super::state::SpawnTree;
 use crate::audit::ToolCallAuthorized;
 use crate::governance::Name;
@@ -21,7 +21,7 @@ pub struct ToolRulesFacts<'a> {
     pub manifests: Result<&'a Manifests, String>,
     /// The seal's verdict on the files as read now; `None` when no seal is recorded.
     pub seal: Option<Verdict>,
-    /// `[claude_code] tools = "shadow"`: a denial by the rules is recorded, not enforced.
+    /// The configured `tools = "shadow"`: a denial by the rules is recorded, not enforced.
     pub shadow_mode: bool,
 }
 
@@ -94,9 +94,9 @@ pub fn tool_rules_answer(refused: Option<HookAnswer>, recorded: Result<(), Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claude_code::ToolKind;
-    use crate::claude_code::tool::tests::{call, tree};
     use crate::lineage::parse_manifest_text;
+    use crate::sessions::ToolKind;
+    use crate::sessions::tool::tests::{call, tree};
 
     #[test]
     fn a_denial_enforced_stands_and_an_allow_unrecorded_is_a_deny() {

@@ -1,5 +1,6 @@
-//! The hook's answer to Claude Code, typed (issue 22): the four things `warden hook` ever says,
-//! and the exact bytes each becomes in Claude Code's hooks protocol.
+//! The kernel's answer as Claude Code reads it (issue 22, X-40, X-41): the exact bytes each of
+//! the four [`HookAnswer`]s becomes in Claude Code's hooks protocol, and the strict reading back
+//! of a rendering.
 //!
 //! - [`HookAnswer::Proceed`]: exit 0, nothing printed; Claude Code's own flow goes on.
 //! - [`HookAnswer::Deny`]: exit 0, a `PreToolUse` `permissionDecision: "deny"` with its reason.
@@ -7,81 +8,20 @@
 //! - [`HookAnswer::Failed`]: exit 2, the reason on stderr; Claude Code denies the call or
 //!   blocks the stop (H-1).
 //!
-//! Nothing else is representable: no exit 1 (which would let the call run), no failure
-//! without a reason (X-41), no stdout of any other text. The resident service sends an answer
-//! as its rendering (`exit_code`, `stdout`, `stderr`); [`HookAnswer::from_rendering`] reads a
-//! rendering back and accepts exactly the renderings of the four shapes (X-40).
+//! No exit 1 (which would let the call run), no stdout of any other text. The resident service
+//! sends an answer as its rendering (`exit_code`, `stdout`, `stderr`);
+//! [`Rendering::from_rendering`] reads a rendering back and accepts exactly the renderings of
+//! the four shapes (X-40).
 
 use std::borrow::Cow;
-use std::fmt;
 
+use agentwarden_domain::sessions::{HookAnswer, HookReason};
 use serde::Deserialize;
 use serde_json::Value;
 
 /// Exit code of a hook that could not decide: Claude Code denies the tool call or blocks the
 /// stop.
 pub const HOOK_FAILED: u8 = 2;
-
-/// The reason of an answer: never blank (X-41).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct HookReason(String);
-
-impl HookReason {
-    /// What a blank reason is replaced with (X-41).
-    pub const MISSING: &'static str = "internal_error: the hook gave no reason";
-
-    /// `text`, or [`HookReason::MISSING`] when it is empty or only white space (X-41).
-    pub fn new(text: impl Into<String>) -> HookReason {
-        let text = text.into();
-        if text.trim().is_empty() { HookReason(HookReason::MISSING.to_owned()) } else { HookReason(text) }
-    }
-
-    /// `text` as a reason, or `None` when it is blank: what a rendering read back must give.
-    pub fn parse(text: &str) -> Option<HookReason> {
-        (!text.trim().is_empty()).then(|| HookReason(text.to_owned()))
-    }
-
-    /// The text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for HookReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl AsRef<str> for HookReason {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-/// What `warden hook` answers Claude Code (see the module's doc).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HookAnswer {
-    /// Exit 0, nothing printed: the call runs (through Claude Code's own permission flow), the
-    /// stop ends.
-    Proceed,
-    /// Exit 0 with `PreToolUse`'s deny decision: the tool call does not run; the reason is
-    /// shown to the model.
-    Deny {
-        /// `permissionDecisionReason`.
-        reason: HookReason,
-    },
-    /// Exit 0 with `SubagentStop`'s block decision: the subagent goes on, told why.
-    Block {
-        /// `reason`.
-        reason: HookReason,
-    },
-    /// Exit 2 with the reason on stderr: the hook could not decide.
-    Failed {
-        /// The one line after `warden: `.
-        reason: HookReason,
-    },
-}
 
 /// `PreToolUse`'s deny as read back: only its reason; the rest of its bytes are checked by
 /// rendering it again (X-40).
@@ -137,37 +77,39 @@ fn quoted(text: &str) -> String {
     format!("{}{ellipsis}", cut.escape_debug())
 }
 
-impl HookAnswer {
-    /// [`HookAnswer::Proceed`], by the name the facade has always given it.
-    pub const fn silent() -> HookAnswer {
-        HookAnswer::Proceed
-    }
-
-    /// A deny of the tool call.
-    pub fn deny(reason: impl Into<String>) -> HookAnswer {
-        HookAnswer::Deny { reason: HookReason::new(reason) }
-    }
-
-    /// A block of the stop.
-    pub fn block(reason: impl Into<String>) -> HookAnswer {
-        HookAnswer::Block { reason: HookReason::new(reason) }
-    }
-
-    /// A failure: exit 2 with the reason on stderr.
-    pub fn failed(reason: impl Into<String>) -> HookAnswer {
-        HookAnswer::Failed { reason: HookReason::new(reason) }
-    }
-
+/// A [`HookAnswer`] in Claude Code's hooks protocol: its exit code, its stdout and its stderr,
+/// and the one way back from them. Bring it into scope to write `answer.exit_code()`.
+pub trait Rendering: Sized {
     /// The exit code: [`HOOK_FAILED`] for a failure, else 0.
-    pub fn exit_code(&self) -> u8 {
+    fn exit_code(&self) -> u8;
+
+    /// The one line of JSON printed on stdout (without its newline), if any: a deny or a block.
+    fn stdout(&self) -> Option<String>;
+
+    /// The reason printed on stderr (after `warden: `) with exit 2, if any.
+    fn stderr(&self) -> Option<&str>;
+
+    /// X-40: the answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why
+    /// there is none. Exit 0 with nothing; exit 0 with exactly a deny's or a block's line (the
+    /// bytes [`Rendering::stdout`] gives, so no other key, order, spacing or escape); exit 2
+    /// with a reason that is not blank. Anything else — exit 1, output beside a failure, a
+    /// reason beside an exit 0 — is refused.
+    fn from_rendering(
+        exit_code: u8,
+        stdout: Option<&str>,
+        stderr: Option<&str>,
+    ) -> Result<Self, RenderingError>;
+}
+
+impl Rendering for HookAnswer {
+    fn exit_code(&self) -> u8 {
         match self {
             HookAnswer::Failed { .. } => HOOK_FAILED,
             HookAnswer::Proceed | HookAnswer::Deny { .. } | HookAnswer::Block { .. } => 0,
         }
     }
 
-    /// The one line of JSON printed on stdout (without its newline), if any: a deny or a block.
-    pub fn stdout(&self) -> Option<String> {
+    fn stdout(&self) -> Option<String> {
         // A JSON string as `serde_json` writes it (what `json!` wrote before the answer was
         // typed); the rest is fixed text, in the order Claude Code's reference gives it.
         let string = |reason: &HookReason| Value::String(reason.as_str().to_owned()).to_string();
@@ -183,30 +125,11 @@ impl HookAnswer {
         }
     }
 
-    /// The reason printed on stderr (after `warden: `) with exit 2, if any.
-    pub fn stderr(&self) -> Option<&str> {
-        match self {
-            HookAnswer::Failed { reason } => Some(reason.as_str()),
-            HookAnswer::Proceed | HookAnswer::Deny { .. } | HookAnswer::Block { .. } => None,
-        }
+    fn stderr(&self) -> Option<&str> {
+        self.failure()
     }
 
-    /// The reason of a deny, a block or a failure.
-    pub fn reason(&self) -> Option<&HookReason> {
-        match self {
-            HookAnswer::Proceed => None,
-            HookAnswer::Deny { reason } | HookAnswer::Block { reason } | HookAnswer::Failed { reason } => {
-                Some(reason)
-            }
-        }
-    }
-
-    /// X-40: the answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why
-    /// there is none. Exit 0 with nothing; exit 0 with exactly a deny's or a block's line (the
-    /// bytes [`HookAnswer::stdout`] gives, so no other key, order, spacing or escape); exit 2
-    /// with a reason that is not blank. Anything else — exit 1, output beside a failure, a
-    /// reason beside an exit 0 — is refused.
-    pub fn from_rendering(
+    fn from_rendering(
         exit_code: u8,
         stdout: Option<&str>,
         stderr: Option<&str>,
@@ -214,7 +137,7 @@ impl HookAnswer {
         match (exit_code, stdout, stderr) {
             (0, _, Some(_)) => Err(RenderingError::StderrWithExit0),
             (0, None, None) => Ok(HookAnswer::Proceed),
-            (0, Some(text), None) => HookAnswer::from_stdout(text),
+            (0, Some(text), None) => from_stdout(text),
             (HOOK_FAILED, Some(_), _) => Err(RenderingError::StdoutWithExit2),
             (HOOK_FAILED, None, reason) => reason
                 .and_then(HookReason::parse)
@@ -223,22 +146,22 @@ impl HookAnswer {
             (other, _, _) => Err(RenderingError::ExitCode(other)),
         }
     }
+}
 
-    /// A deny's or a block's line, read back; refused unless it renders to the same bytes.
-    fn from_stdout(text: &str) -> Result<HookAnswer, RenderingError> {
-        let refused = || RenderingError::Stdout(quoted(text));
-        let answer = if let Ok(deny) = serde_json::from_str::<DenyOutput<'_>>(text) {
-            let reason = deny.hook_specific_output.reason;
-            HookAnswer::Deny { reason: HookReason::parse(&reason).ok_or_else(refused)? }
-        } else if let Ok(block) = serde_json::from_str::<BlockOutput<'_>>(text) {
-            HookAnswer::Block { reason: HookReason::parse(&block.reason).ok_or_else(refused)? }
-        } else {
-            return Err(refused());
-        };
-        match answer.stdout() {
-            Some(rendered) if rendered == text => Ok(answer),
-            _ => Err(refused()),
-        }
+/// A deny's or a block's line, read back; refused unless it renders to the same bytes.
+fn from_stdout(text: &str) -> Result<HookAnswer, RenderingError> {
+    let refused = || RenderingError::Stdout(quoted(text));
+    let answer = if let Ok(deny) = serde_json::from_str::<DenyOutput<'_>>(text) {
+        let reason = deny.hook_specific_output.reason;
+        HookAnswer::Deny { reason: HookReason::parse(&reason).ok_or_else(refused)? }
+    } else if let Ok(block) = serde_json::from_str::<BlockOutput<'_>>(text) {
+        HookAnswer::Block { reason: HookReason::parse(&block.reason).ok_or_else(refused)? }
+    } else {
+        return Err(refused());
+    };
+    match answer.stdout() {
+        Some(rendered) if rendered == text => Ok(answer),
+        _ => Err(refused()),
     }
 }
 
@@ -273,18 +196,6 @@ mod tests {
             assert_eq!(answer.stderr(), stderr, "{answer:?}");
             assert_eq!(answer.stdout(), untyped_line(&answer), "the bytes of before");
         }
-    }
-
-    /// X-41: no answer gives a blank reason; the constructors say that one was missing.
-    #[test]
-    fn a_blank_reason_is_replaced_never_rendered_blank() {
-        for blank in ["", " ", "\n\t"] {
-            for answer in [HookAnswer::failed(blank), HookAnswer::deny(blank), HookAnswer::block(blank)] {
-                assert_eq!(answer.reason().map(HookReason::as_str), Some(HookReason::MISSING), "{answer:?}");
-            }
-        }
-        assert_eq!(HookReason::parse(" "), None);
-        assert_eq!(HookReason::parse("r").map(|r| r.to_string()), Some("r".to_owned()));
     }
 
     /// X-40: the client accepts exactly the renderings of the four answers.
@@ -393,7 +304,7 @@ mod tests {
         #[test]
         fn a_rendered_answer_reads_back_as_itself(answer in any_answer()) {
             let stdout = answer.stdout();
-            let read = HookAnswer::from_rendering(answer.exit_code(), stdout.as_deref(), answer.stderr());
+            let read = <HookAnswer as Rendering>::from_rendering(answer.exit_code(), stdout.as_deref(), answer.stderr());
             prop_assert_eq!(read, Ok(answer.clone()));
             prop_assert_eq!(&stdout, &untyped_line(&answer));
             if let Some(line) = stdout {

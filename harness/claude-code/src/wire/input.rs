@@ -1,4 +1,5 @@
-//! The hook's input: one JSON object on stdin, as Claude Code's hooks reference describes it.
+//! The hook's input: one JSON object on stdin, as Claude Code's hooks reference describes it,
+//! parsed into the kernel's [`HookInput`].
 //!
 //! Unknown fields are ignored (new ones appear often). The fields Warden uses are strict: a
 //! field of the wrong type, a missing `session_id` or `hook_event_name`, an id that is not safe
@@ -6,16 +7,15 @@
 //! hook answers with exit code 2 (a deny for `PreToolUse`, a block for `SubagentStop`), never
 //! with a guess (H-1). A subagent call without a `subagent_type` is `general-purpose` (H-20).
 
+use agentwarden_domain::json::{parse_strict, type_name};
+use agentwarden_domain::sessions::{
+    CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
+    is_safe_id,
+};
 use serde_json::{Map, Value};
-
-use crate::code::Code;
-use crate::json::{parse_strict, type_name};
 
 /// The tool names of the subagent tool: `Task` in older Claude Code versions, `Agent` in newer.
 pub const SUBAGENT_TOOLS: [&str; 2] = ["Task", "Agent"];
-
-/// Hook input larger than this is refused.
-pub const MAX_HOOK_INPUT: usize = 1024 * 1024;
 
 /// The subagent type Claude Code runs when an `Agent`/`Task` call names none (H-20).
 pub const DEFAULT_SUBAGENT_TYPE: &str = "general-purpose";
@@ -41,69 +41,6 @@ pub const WRITE_TOOLS: [(&str, &str); 4] = [
     ("NotebookEdit", "notebook_path"),
 ];
 
-/// The longest id (`session_id`, `agent_id`, `tool_use_id`) Warden accepts (H-25).
-pub const MAX_ID_LEN: usize = 128;
-
-/// H-25: an id from the hook input names files (a session's quarantine marker and index, a
-/// subagent's snapshot and violation directory), so it must be safe as one path component:
-/// 1 to [`MAX_ID_LEN`] bytes of ASCII letters, digits, `_`, `-` and `.`, not starting with `.`
-/// (so never `.`, `..` or a hidden name). Claude Code's ids (UUIDs, hex agent ids,
-/// `toolu_…`) all pass.
-pub fn is_safe_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= MAX_ID_LEN
-        && !id.starts_with('.')
-        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-}
-
-/// The calling subagent, when a tool call comes from inside one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CallingAgent {
-    /// Claude Code's id of the subagent.
-    pub agent_id: String,
-    /// Its type (the subagent definition's name).
-    pub agent_type: String,
-}
-
-/// A call of the subagent tool.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpawnRequest {
-    /// `Task` or `Agent`.
-    pub tool_name: String,
-    /// The tool call's id.
-    pub tool_use_id: String,
-    /// The subagent type asked for.
-    pub subagent_type: String,
-    /// The prompt handed to the subagent (searched for a `result.json` it is asked to write).
-    pub prompt: String,
-    /// Who asks: a subagent, or the main session (`None`).
-    pub caller: Option<CallingAgent>,
-}
-
-/// What a `PreToolUse` of a tool other than `Agent`/`Task` asks for, as far as Warden reads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ToolKind {
-    /// `Write`, `Edit`, `MultiEdit`, `NotebookEdit`: the file it writes, as given (H-26).
-    Write {
-        /// `file_path` or `notebook_path`, unresolved.
-        path: String,
-    },
-    /// `SendMessage`: the agent it goes to, when named by `to` (H-21).
-    SendMessage {
-        /// `tool_input.to`.
-        to: Option<String>,
-    },
-    /// A tool that starts agents (H-22).
-    StartsAgents,
-    /// A `Bash` command that runs one of Warden's human verbs (K-11).
-    HumanVerb {
-        /// `seal`, `approve`, `revoke` or `release`.
-        verb: &'static str,
-    },
-    /// Anything else: governed only by who calls it (H-23, H-24).
-    Other,
-}
-
 /// The commands only a human runs (H-5, H-32, issue 21).
 pub const HUMAN_VERBS: [&str; 4] = ["seal", "approve", "revoke", "release"];
 
@@ -124,114 +61,6 @@ pub fn human_verb_in(command: &str) -> Option<&'static str> {
         return None;
     }
     HUMAN_VERBS.into_iter().find(|verb| words.contains(verb))
-}
-
-/// A `PreToolUse` of a tool other than `Agent`/`Task`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolCall {
-    /// The tool's name.
-    pub tool_name: String,
-    /// The tool call's id, when given.
-    pub tool_use_id: Option<String>,
-    /// Who calls: a subagent, or the main session (`None`).
-    pub caller: Option<CallingAgent>,
-    /// What it asks for.
-    pub kind: ToolKind,
-    /// `tool_input` as sent (`null` when it was not an object): what the manifests' tool rules
-    /// are compared with (T-8).
-    pub input: Value,
-}
-
-/// One hook event, as far as Warden governs it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HookEvent {
-    /// `PreToolUse` of `Task`/`Agent`: may this subagent be spawned?
-    Spawn(SpawnRequest),
-    /// `PreToolUse` of any other tool.
-    Tool(ToolCall),
-    /// `SubagentStart`: a subagent began.
-    SubagentStart(CallingAgent),
-    /// `SubagentStop`: a subagent wants to stop.
-    SubagentStop {
-        /// The subagent.
-        agent: CallingAgent,
-        /// True when it is already going on because a stop hook blocked it before.
-        stop_hook_active: bool,
-    },
-    /// `ConfigChange`: a settings or skills file changed during the session (H-43).
-    ConfigChange {
-        /// `source`: `user_settings`, `project_settings`, `local_settings`, `policy_settings`
-        /// or `skills`, as Claude Code names it.
-        source: String,
-        /// `file_path`: the file that changed, when given.
-        file_path: Option<String>,
-    },
-    /// Any other hook event: not governed here.
-    Other {
-        /// `hook_event_name`.
-        name: String,
-    },
-}
-
-/// A parsed hook input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HookInput {
-    /// The Claude Code session.
-    pub session_id: String,
-    /// The session's working directory, when given.
-    pub cwd: Option<String>,
-    /// The event.
-    pub event: HookEvent,
-}
-
-/// Why a hook input cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum InputError {
-    /// Nothing on stdin.
-    #[error("the hook input is empty")]
-    Empty,
-    /// Too large.
-    #[error("the hook input is larger than {MAX_HOOK_INPUT} bytes")]
-    TooLarge,
-    /// Not JSON, or JSON with a duplicate key.
-    #[error("the hook input is not valid JSON: {0}")]
-    Json(String),
-    /// Not an object.
-    #[error("the hook input is {0}, not an object")]
-    NotAnObject(&'static str),
-    /// A field Warden needs is missing.
-    #[error("the hook input has no `{0}`")]
-    Missing(&'static str),
-    /// An id that would name a file is not safe as one path component (H-25).
-    #[error("`{field}` is not a safe id (1 to {MAX_ID_LEN} of A-Z a-z 0-9 _ - ., not starting with `.`)")]
-    UnsafeId {
-        /// The field.
-        field: &'static str,
-    },
-    /// A field has the wrong type or an empty value.
-    #[error("`{field}` is {seen}, expected {expected}")]
-    Invalid {
-        /// The field (a path like `tool_input.subagent_type`).
-        field: &'static str,
-        /// What was seen.
-        seen: String,
-        /// What is expected.
-        expected: &'static str,
-    },
-}
-
-impl InputError {
-    /// The stable code (X-1).
-    pub fn code(&self) -> Code {
-        match self {
-            InputError::Empty => Code::HookInputEmpty,
-            InputError::TooLarge => Code::HookInputTooLarge,
-            InputError::Json(_) | InputError::NotAnObject(_) => Code::HookInputInvalid,
-            InputError::Missing(_) => Code::HookInputMissingField,
-            InputError::Invalid { .. } => Code::HookInputWrongType,
-            InputError::UnsafeId { .. } => Code::HookInputUnsafeId,
-        }
-    }
 }
 
 fn string(object: &Map<String, Value>, field: &'static str) -> Result<Option<String>, InputError> {
@@ -305,6 +134,7 @@ fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, In
     Ok(HookEvent::Spawn(SpawnRequest {
         tool_name,
         tool_use_id,
+        builtin: BUILTIN_AGENT_TYPES.contains(&subagent_type.as_str()),
         subagent_type,
         prompt,
         caller: agent(object)?,
@@ -403,21 +233,10 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     Ok(HookInput { session_id, cwd, event })
 }
 
-/// The `result.json` a spawn's prompt asks for: the first whitespace-separated word that, with
-/// surrounding quotes, backticks and punctuation removed, is a relative path ending in
-/// `result.json` without `..` segments (H-4). `None` when the prompt names none.
-pub fn requested_result_path(prompt: &str) -> Option<String> {
-    prompt.split_whitespace().find_map(|word| {
-        let quote = |c: char| matches!(c, '`' | '"' | '\'' | '(' | ')' | ',' | ';' | ':' | '<' | '>');
-        let path = word.trim_start_matches(quote).trim_end_matches(|c| quote(c) || c == '.');
-        let named = path == "result.json" || path.ends_with("/result.json");
-        let inside = !path.starts_with('/') && !path.split(['/', '\\']).any(|p| p == "..");
-        (named && inside).then(|| path.to_owned())
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use agentwarden_domain::sessions::MAX_ID_LEN;
+
     use super::*;
 
     fn parse(text: &str) -> Result<HookInput, InputError> {
@@ -595,34 +414,6 @@ mod tests {
         ];
         for ((name, input), kind) in rows {
             assert_eq!(tool(name, input), kind, "{name} {input}");
-        }
-    }
-
-    #[test]
-    fn safe_ids_are_one_plain_path_component() {
-        for good in
-            ["a", "toolu_01ABCdef", "9f1c2b3a-1111-2222-3333-444455556666", "a.b", &"x".repeat(MAX_ID_LEN)]
-        {
-            assert!(is_safe_id(good), "{good}");
-        }
-        for bad in ["", ".", "..", ".a", "a/b", "a\\b", "a b", "é", "a\n", &"x".repeat(MAX_ID_LEN + 1)] {
-            assert!(!is_safe_id(bad), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn the_result_path_is_the_first_relative_result_json_named_in_the_prompt() {
-        let rows = [
-            ("write `runs/7/result.json` when done.", Some("runs/7/result.json")),
-            ("write your report to `out/result.json`.", Some("out/result.json")),
-            ("report to result.json", Some("result.json")),
-            ("write /tmp/result.json", None),
-            ("write ../result.json", None),
-            ("no result asked", None),
-            ("write out/my-result.json", None),
-        ];
-        for (prompt, expected) in rows {
-            assert_eq!(requested_result_path(prompt).as_deref(), expected, "{prompt}");
         }
     }
 }

@@ -1,4 +1,4 @@
-//! What the hook says when it refuses: the texts of its failures, in words a Claude Code user
+//! What the hook says when it refuses: the texts of its failures, in words the harness's user
 //! can act on (N-7), each naming the stage, the code and the command that mends it.
 
 use super::events::HookFailure;
@@ -45,7 +45,7 @@ pub fn quarantined_without_store(why: &str, session: &str) -> String {
     )
 }
 
-/// K-11: the reason a `Bash` call that runs `warden VERB` is refused.
+/// K-11: the reason a shell command that runs `warden VERB` is refused.
 pub fn human_verb_reason(verb: &str) -> String {
     format!(
         "Agent Warden denied this at human_verb (human_verb_denied): the command runs `warden {verb}`, \
@@ -53,7 +53,7 @@ pub fn human_verb_reason(verb: &str) -> String {
     )
 }
 
-/// N-7: a Claude Code user never writes `contextSealed` or `pipelineRunApproved`: the hook
+/// N-7: a harness's user never writes `contextSealed` or `pipelineRunApproved`: the hook
 /// builds them from the records. A gate that fails because there is no seal or no approval says
 /// so, and names the command a human runs (outside the session) to give one; the code and the
 /// spec's reason stay, after it.

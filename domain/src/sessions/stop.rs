@@ -1,19 +1,20 @@
-//! A `SubagentStop`, decided (H-28, H-29): given what the guard found against the snapshot
+//! A subagent's stop, decided (H-28, H-29): given what the guard found against the snapshot
 //! taken at the start and the verdict on the `result.json` the spawn asked for, the
 //! `subagent_stopped` event, whether the session is to be quarantined, and the answer.
 
 use super::answer::HookAnswer;
 use super::events::{HookFailure, SubagentStopped};
-use super::input::CallingAgent;
+use super::request::CallingAgent;
+use super::terms::HarnessTerms;
 use crate::guardrails::{ResultValidation, Violation};
 use crate::verdict::{Code, Decision};
 
 /// What a stop is decided with, found by the application beforehand.
 #[derive(Debug)]
-pub struct StopFacts {
+pub struct StopFacts<'a> {
     /// The subagent.
     pub agent: CallingAgent,
-    /// Claude Code's `stop_hook_active`: the subagent already went on once after a block.
+    /// The harness says the subagent already went on once after a block.
     pub stop_hook_active: bool,
     /// The guard's check of the protected paths against the content kept at the start: the
     /// violation found (reverted or not), none, or why there was no snapshot to check against.
@@ -22,6 +23,8 @@ pub struct StopFacts {
     pub result_path: Option<String>,
     /// Its verdict, when one was asked for.
     pub result: Option<ResultValidation>,
+    /// The harness's words in the reasons.
+    pub terms: HarnessTerms<'a>,
 }
 
 /// A stop decided.
@@ -35,8 +38,8 @@ pub struct StopDecision {
 
 /// The stop's decision: an allow when the guard found nothing and the result (if asked for)
 /// is valid; else a deny with every reason, in that order.
-pub fn evaluate_stop(facts: StopFacts) -> StopDecision {
-    let StopFacts { agent, stop_hook_active, guard, result_path, result } = facts;
+pub fn evaluate_stop(facts: StopFacts<'_>) -> StopDecision {
+    let StopFacts { agent, stop_hook_active, guard, result_path, result, terms } = facts;
     let mut failures = Vec::new();
     let (mut changed_files, mut reverted) = (Vec::new(), false);
     match guard {
@@ -71,7 +74,7 @@ pub fn evaluate_stop(facts: StopFacts) -> StopDecision {
         failures.push(HookFailure::new("result", Code::ResultInvalid, reason));
     }
     let decision = if failures.is_empty() { Decision::Allow } else { Decision::Deny };
-    let cause = quarantine_cause(&failures, &changed_files, reverted, stop_hook_active);
+    let cause = quarantine_cause(&failures, &changed_files, reverted, stop_hook_active, terms);
     let event = SubagentStopped {
         agent_id: agent.agent_id,
         agent_type: agent.agent_type,
@@ -91,7 +94,7 @@ impl StopDecision {
     /// session quarantined before this stop or not (`in_quarantine`). Not recorded: a block at
     /// `audit` (and the application quarantines the session by its marker, H-28). An allow
     /// proceeds. A deny that quarantines the session, or comes in one already quarantined,
-    /// proceeds too (H-29: blocking again would only loop until Claude Code's cap lets the
+    /// proceeds too (H-29: blocking again would only loop until the harness's cap lets the
     /// stop through; the quarantine is what holds the session now). Any other deny blocks,
     /// with every reason, one a line.
     pub fn answer(&self, recorded: Result<(), String>, in_quarantine: bool) -> HookAnswer {
@@ -108,7 +111,7 @@ impl StopDecision {
 
 /// H-28: what quarantines a session at a blocked stop. A revert that failed (the protected
 /// tree is still changed, or could not be read), whatever `stop_hook_active` says; and on a
-/// repeated stop (`stop_hook_active: true`, Claude Code already continued the subagent once
+/// repeated stop (`stop_hook_active: true`, the harness already continued the subagent once
 /// after a block) any reason that remains other than a change that was reverted — a
 /// `result.json` still missing or invalid, a snapshot missing. A first block after a
 /// successful revert is not a quarantine: the next stop passes if nothing changed again.
@@ -117,6 +120,7 @@ pub fn quarantine_cause(
     changed_files: &[String],
     reverted: bool,
     stop_hook_active: bool,
+    terms: HarnessTerms<'_>,
 ) -> Option<HookFailure> {
     if !changed_files.is_empty() && !reverted {
         let reason =
@@ -127,8 +131,11 @@ pub fn quarantine_cause(
         failures.iter().filter(|f| f.code != Code::ProtectedPathChanged).collect();
     if let (true, Some(first)) = (stop_hook_active, unresolved.first()) {
         let reasons: Vec<String> = unresolved.iter().map(|f| format!("{}: {}", f.code, f.reason)).collect();
-        let reason =
-            format!("still failing after Claude Code continued the subagent once: {}", reasons.join("; "));
+        let reason = format!(
+            "still failing after {} continued the subagent once: {}",
+            terms.harness,
+            reasons.join("; ")
+        );
         return Some(HookFailure::new(first.stage.clone(), Code::StopUnresolved, reason));
     }
     None
@@ -158,7 +165,7 @@ mod tests {
             (vec![no_snapshot], &[], false, true, Some("stop_unresolved"), "no snapshot, repeated"),
         ];
         for (failures, changed, reverted, active, expected, why) in rows {
-            let cause = quarantine_cause(&failures, changed, reverted, active);
+            let cause = quarantine_cause(&failures, changed, reverted, active, HarnessTerms::NEUTRAL);
             assert_eq!(cause.as_ref().map(|c| c.code.as_str()), expected, "{why}");
         }
     }
@@ -183,7 +190,11 @@ mod tests {
         }
     }
 
-    fn facts(guard: Result<Option<Violation>, String>, result: Option<bool>, active: bool) -> StopFacts {
+    fn facts(
+        guard: Result<Option<Violation>, String>,
+        result: Option<bool>,
+        active: bool,
+    ) -> StopFacts<'static> {
         let validation = |valid: bool| ResultValidation {
             valid,
             problems: if valid {
@@ -202,13 +213,14 @@ mod tests {
             guard,
             result_path: result.map(|_| "out/result.json".to_owned()),
             result: result.map(validation),
+            terms: HarnessTerms::NEUTRAL,
         }
     }
 
     #[test]
     fn a_stop_is_allowed_only_when_nothing_changed_and_the_result_is_valid() {
         /// Facts, the decision, the failures' codes, the answer's shape, why.
-        type Row = (StopFacts, Decision, Vec<Code>, &'static str, &'static str);
+        type Row = (StopFacts<'static>, Decision, Vec<Code>, &'static str, &'static str);
         let rows: [Row; 7] = [
             (
                 facts(Ok(None), None, false),

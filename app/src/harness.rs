@@ -1,0 +1,51 @@
+//! What a harness integration implements (issue 35): its hook event decoded into the kernel's
+//! question, and the kernel's answer rendered in its protocol (its failure form included). The
+//! kernel decides in between ([`Warden::answer_hook`]); an integration knows its wire format and
+//! nothing of the store, a decision or a rule.
+//!
+//! With the feature `conformance`, [`conformance`] holds the harness conformance suite: the same
+//! situations driven through each integration's wire format, as the ports' suites run on every
+//! adapter. A new harness is done when it passes.
+
+#[cfg(feature = "conformance")]
+pub mod conformance;
+
+use agentwarden_domain::sessions::{HookAnswer, HookInput, InputError};
+
+use crate::hook::HookStorage;
+use crate::warden::Warden;
+
+/// What a hook process of the harness says: its exit code, what it prints on stdout, and on
+/// stderr.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// The exit code.
+    pub exit_code: u8,
+    /// What goes to stdout, if anything.
+    pub stdout: Option<String>,
+    /// What goes to stderr, if anything.
+    pub stderr: Option<String>,
+}
+
+/// A harness integration: its wire format in and out.
+pub trait Harness: Send + Sync {
+    /// The harness as its users call it.
+    fn name(&self) -> &'static str;
+
+    /// One hook event as the harness sent it, decoded into the kernel's question; an input the
+    /// kernel cannot use is an [`InputError`] (answered as a failure and recorded, H-1, H-30).
+    fn decode(&self, wire: &str) -> Result<HookInput, InputError>;
+
+    /// The kernel's answer in the harness's protocol. A [`HookAnswer::Failed`] must render as
+    /// what the harness treats as a deny of the call or a block of the stop, never as an allow.
+    fn render(&self, answer: &HookAnswer) -> Rendered;
+}
+
+impl Warden {
+    /// One hook event in `harness`'s wire format, answered in it: decoded, decided and recorded
+    /// by the kernel, rendered by the harness.
+    pub async fn answer_hook(&self, harness: &dyn Harness, wire: &str, storage: &HookStorage) -> Rendered {
+        let answer = self.hook_parsed(wire, harness.decode(wire), storage).await;
+        harness.render(&answer)
+    }
+}

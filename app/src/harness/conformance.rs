@@ -1,0 +1,448 @@
+//! The harness conformance suite (feature `conformance`, issue 35): the same situations driven
+//! through each harness integration's wire format, against a kernel over a small project of its
+//! own, as the ports' suites run on every adapter. An integration implements [`Scenarios`] (how
+//! its harness says each event, and how its rendering reads back) and runs [`run_all`]:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! agentwarden = { version = "…", features = ["conformance"] }
+//! ```
+//!
+//! ```ignore
+//! #[tokio::test]
+//! async fn my_harness_conforms() {
+//!     agentwarden::harness::conformance::run_all(&MyHarness).await;
+//! }
+//! ```
+//!
+//! Each situation panics, naming what broke, when the integration (or the kernel through it)
+//! answers otherwise: a spawn allowed; a spawn denied by the kill switch, by a missing approval,
+//! by the lineage; a subagent's tool call its rules forbid; an agent no allowed spawn accounts
+//! for; a write into a protected path; a stop after a protected change (blocked, the change
+//! reverted); garbage, empty and oversized input; a store that cannot be used. Every answer is
+//! rendered by the integration and must read back as the kernel's answer.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a conformance suite: a broken promise is a panic that names it"
+)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agentwarden_domain::sessions::{HookAnswer, MAX_HOOK_INPUT};
+
+use super::{Harness, Rendered};
+use crate::human::{ApprovalRequest, Signer};
+use crate::{Config, FixedEnvironment, HookStorage, MemoryEventStore, UnavailableEventStore, Warden};
+
+/// The kill switch of the suite's project.
+const ENABLE: &str = "AGENTWARDEN_ENABLE_SUBAGENTS";
+/// The session every situation runs in.
+const SESSION: &str = "conformance-session";
+/// The protected file, and what it holds.
+const PROTECTED: (&str, &str) = ("okrs/q4.md", "# Q4\n");
+
+/// An agent as the harness names it in its events.
+#[derive(Clone, Copy, Debug)]
+pub struct Agent<'a> {
+    /// The harness's id of the agent.
+    pub id: &'a str,
+    /// Its type.
+    pub agent_type: &'a str,
+}
+
+/// A call of the harness's tool that spawns a subagent.
+#[derive(Clone, Copy, Debug)]
+pub struct Spawn<'a> {
+    /// The session.
+    pub session: &'a str,
+    /// The tool call's id.
+    pub call_id: &'a str,
+    /// The subagent type asked for.
+    pub subagent_type: &'a str,
+    /// The prompt handed to it.
+    pub prompt: &'a str,
+    /// The calling subagent; `None`: the main session.
+    pub caller: Option<Agent<'a>>,
+    /// The session's working directory (absolute).
+    pub cwd: &'a str,
+}
+
+/// What a tool call does, as far as the situations ask.
+#[derive(Clone, Copy, Debug)]
+pub enum ToolSpec<'a> {
+    /// Writes the file `path` (absolute).
+    Write {
+        /// The file.
+        path: &'a str,
+    },
+    /// Reads the file `path` (absolute).
+    Read {
+        /// The file.
+        path: &'a str,
+    },
+}
+
+/// A call of a tool that spawns nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct Tool<'a> {
+    /// The session.
+    pub session: &'a str,
+    /// The tool call's id.
+    pub call_id: &'a str,
+    /// The calling subagent; `None`: the main session.
+    pub caller: Option<Agent<'a>>,
+    /// The session's working directory (absolute).
+    pub cwd: &'a str,
+    /// What it does.
+    pub spec: ToolSpec<'a>,
+}
+
+/// How a harness says each event of the situations in its wire format, and how what its hook
+/// prints reads back as the kernel's answer.
+pub trait Scenarios: Harness {
+    /// A spawn of a subagent.
+    fn spawn(&self, spawn: &Spawn<'_>) -> String;
+    /// A tool call that spawns nothing, before it runs.
+    fn tool(&self, tool: &Tool<'_>) -> String;
+    /// `agent` began, in `cwd`.
+    fn start(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String;
+    /// `agent` wants to stop (the first time).
+    fn stop(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String;
+    /// What the hook printed, read back as the answer it says; `Err` when it says none.
+    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String>;
+}
+
+/// Every situation, in turn.
+pub async fn run_all(harness: &dyn Scenarios) {
+    spawn_allowed(harness).await;
+    spawn_denied_by_the_kill_switch(harness).await;
+    spawn_denied_without_an_approval(harness).await;
+    spawn_denied_by_the_lineage(harness).await;
+    a_subagents_forbidden_tool_call_is_denied(harness).await;
+    an_untracked_agent_may_call_nothing(harness).await;
+    a_write_into_a_protected_path_is_denied(harness).await;
+    a_stop_after_a_protected_change_is_blocked_and_reverted(harness).await;
+    garbage_empty_and_oversized_input_fail(harness).await;
+    a_store_that_cannot_be_used_fails(harness).await;
+}
+
+/// A project of the suite's own: a main persona that may spawn a planner, a planner that may
+/// spawn a coder (its instruction file names a researcher too, its manifest does not), no tool
+/// granted to any subagent, and one protected directory.
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    config: Config,
+}
+
+fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+fn project() -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    write(
+        &root.join("agentwarden.toml"),
+        &format!(
+            "[subagents]\nenable_env = \"{ENABLE}\"\npersonas_dir = \"agents\"\nagents_dir = \"agents\"\n\
+             persona_file_pattern = \"{{name}}.md\"\nagent_file_pattern = \"{{name}}.md\"\n\n\
+             [claude_code]\nmain_persona = \"main\"\n\n[lineage]\nmanifests = \"manifests.toml\"\n\n\
+             [guardrails]\nprotected = [\"okrs\"]\n"
+        ),
+    );
+    write(&root.join("agents/main.md"), "---\nname: main\nsubagents: [planner]\n---\n\nThe main session.\n");
+    for (name, subagents) in [("planner", "[coder, researcher]"), ("coder", "[]"), ("researcher", "[]")] {
+        write(
+            &root.join(format!("agents/{name}.md")),
+            &format!(
+                "---\nname: {name}\nsubagents: {subagents}\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n\nA {name}.\n"
+            ),
+        );
+    }
+    write(
+        &root.join("manifests.toml"),
+        "[agents.main]\ncan_spawn = [\"planner\"]\nmax_spawn_depth = 3\ntools = []\n\n\
+         [agents.planner]\ncan_spawn = [\"coder\"]\nmax_spawn_depth = 2\ntools = []\n\n\
+         [agents.coder]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = []\n\n\
+         [agents.researcher]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = []\n",
+    );
+    write(&root.join(PROTECTED.0), PROTECTED.1);
+    let config = Config::load(Some(&root.join("agentwarden.toml"))).unwrap();
+    Project { _dir: dir, root, config }
+}
+
+/// A kernel over a fresh project and store.
+struct Kernel {
+    project: Project,
+    warden: Warden,
+    storage: HookStorage,
+}
+
+impl Kernel {
+    async fn new(enabled: bool, sealed: bool, approved: bool) -> Kernel {
+        let project = project();
+        let environment =
+            if enabled { FixedEnvironment::with(ENABLE, "true") } else { FixedEnvironment::default() };
+        let warden = Warden::builder()
+            .store(Arc::new(MemoryEventStore::new()))
+            .environment(Arc::new(environment))
+            .config(project.config.clone())
+            .build()
+            .unwrap();
+        let signer = Signer { by: Some("conformance".to_owned()), key: None };
+        if sealed {
+            warden.seal(&signer).await.unwrap();
+        }
+        if approved {
+            let request =
+                ApprovalRequest { reference: "RUN-1".to_owned(), scope: Vec::new(), expires_in_ms: None };
+            warden.approve(&request, &signer).await.unwrap();
+        }
+        let storage = HookStorage::new(project.root.join(".agentwarden"));
+        Kernel { project, warden, storage }
+    }
+
+    fn cwd(&self) -> String {
+        self.project.root.display().to_string()
+    }
+
+    /// `wire` answered by the kernel, rendered by the harness, and read back: the answer the
+    /// rendering says, which must be the kernel's.
+    async fn ask(&self, harness: &dyn Scenarios, wire: &str) -> HookAnswer {
+        let answer = self.warden.hook_parsed(wire, harness.decode(wire), &self.storage).await;
+        read_back(harness, &answer)
+    }
+
+    /// A planner spawned by the main session (`call_id`) and started as `a1`.
+    async fn planner(&self, harness: &dyn Scenarios, call_id: &str) -> Agent<'static> {
+        let cwd = self.cwd();
+        let spawn = Spawn {
+            session: SESSION,
+            call_id,
+            subagent_type: "planner",
+            prompt: "plan",
+            caller: None,
+            cwd: &cwd,
+        };
+        let answer = self.ask(harness, &harness.spawn(&spawn)).await;
+        assert_eq!(answer, HookAnswer::Proceed, "{}: the planner's spawn is allowed", harness.name());
+        let agent = Agent { id: "a1", agent_type: "planner" };
+        let started = self.ask(harness, &harness.start(SESSION, agent, &cwd)).await;
+        assert_eq!(started, HookAnswer::Proceed, "{}: the planner's start", harness.name());
+        agent
+    }
+}
+
+/// `answer` rendered by `harness` and read back, which must give `answer` again.
+fn read_back(harness: &dyn Scenarios, answer: &HookAnswer) -> HookAnswer {
+    let rendered = harness.render(answer);
+    let read = harness.read_back(&rendered).unwrap_or_else(|e| {
+        panic!("{}: {answer:?} rendered as {rendered:?} reads back as none: {e}", harness.name())
+    });
+    assert_eq!(&read, answer, "{}: {rendered:?} must read back as the answer rendered", harness.name());
+    if matches!(answer, HookAnswer::Failed { .. }) {
+        assert_ne!(
+            rendered,
+            Rendered::default(),
+            "{}: a failure must not render as nothing said",
+            harness.name()
+        );
+    }
+    read
+}
+
+fn denied_with(harness: &dyn Scenarios, answer: &HookAnswer, what: &str, situation: &str) {
+    match answer {
+        HookAnswer::Deny { reason } if reason.as_str().contains(what) => {}
+        other => panic!("{}: {situation}: expected a deny naming `{what}`, got {other:?}", harness.name()),
+    }
+}
+
+/// A spawn the gate, the approval and the lineage allow proceeds.
+pub async fn spawn_allowed(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, true).await;
+    kernel.planner(harness, "call-1").await;
+}
+
+/// The kill switch unset: the spawn is denied at the environment gate.
+pub async fn spawn_denied_by_the_kill_switch(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(false, true, true).await;
+    let cwd = kernel.cwd();
+    let spawn = Spawn {
+        session: SESSION,
+        call_id: "call-1",
+        subagent_type: "planner",
+        prompt: "plan",
+        caller: None,
+        cwd: &cwd,
+    };
+    let answer = kernel.ask(harness, &harness.spawn(&spawn)).await;
+    denied_with(harness, &answer, "env_not_enabled", "the kill switch");
+}
+
+/// Sealed but not approved: the spawn is denied, saying no approval is active.
+pub async fn spawn_denied_without_an_approval(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, false).await;
+    let cwd = kernel.cwd();
+    let spawn = Spawn {
+        session: SESSION,
+        call_id: "call-1",
+        subagent_type: "planner",
+        prompt: "plan",
+        caller: None,
+        cwd: &cwd,
+    };
+    let answer = kernel.ask(harness, &harness.spawn(&spawn)).await;
+    denied_with(harness, &answer, "no approval is active", "no approval");
+}
+
+/// The planner's instruction file names a researcher, its manifest does not: the lineage denies.
+pub async fn spawn_denied_by_the_lineage(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, true).await;
+    let planner = kernel.planner(harness, "call-1").await;
+    let cwd = kernel.cwd();
+    let spawn = Spawn {
+        session: SESSION,
+        call_id: "call-2",
+        subagent_type: "researcher",
+        prompt: "research",
+        caller: Some(planner),
+        cwd: &cwd,
+    };
+    let answer = kernel.ask(harness, &harness.spawn(&spawn)).await;
+    denied_with(harness, &answer, "lineage", "the planner spawns a researcher");
+}
+
+/// A subagent's call its rules do not grant is denied by the tool rules.
+pub async fn a_subagents_forbidden_tool_call_is_denied(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, true).await;
+    let planner = kernel.planner(harness, "call-1").await;
+    let cwd = kernel.cwd();
+    let path = kernel.project.root.join("notes.md").display().to_string();
+    let tool = Tool {
+        session: SESSION,
+        call_id: "call-2",
+        caller: Some(planner),
+        cwd: &cwd,
+        spec: ToolSpec::Read { path: &path },
+    };
+    let answer = kernel.ask(harness, &harness.tool(&tool)).await;
+    denied_with(harness, &answer, "tool_not_allowed", "a read no rule grants");
+}
+
+/// An agent that started with no allowed spawn to match may call nothing.
+pub async fn an_untracked_agent_may_call_nothing(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, true).await;
+    let cwd = kernel.cwd();
+    let ghost = Agent { id: "ghost", agent_type: "planner" };
+    let started = kernel.ask(harness, &harness.start(SESSION, ghost, &cwd)).await;
+    assert_eq!(started, HookAnswer::Proceed, "{}: a start is recorded, not refused", harness.name());
+    let path = kernel.project.root.join("notes.md").display().to_string();
+    let tool = Tool {
+        session: SESSION,
+        call_id: "call-2",
+        caller: Some(ghost),
+        cwd: &cwd,
+        spec: ToolSpec::Read { path: &path },
+    };
+    let answer = kernel.ask(harness, &harness.tool(&tool)).await;
+    denied_with(harness, &answer, "agent_untracked", "an untracked agent's call");
+}
+
+/// A write into a protected path is denied before it happens, from the main session too.
+pub async fn a_write_into_a_protected_path_is_denied(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, true).await;
+    let cwd = kernel.cwd();
+    let path = kernel.project.root.join(PROTECTED.0).display().to_string();
+    let tool = Tool {
+        session: SESSION,
+        call_id: "call-1",
+        caller: None,
+        cwd: &cwd,
+        spec: ToolSpec::Write { path: &path },
+    };
+    let answer = kernel.ask(harness, &harness.tool(&tool)).await;
+    denied_with(harness, &answer, "okrs", "a write into okrs/");
+}
+
+/// A subagent that changed a protected file may not stop: the stop is blocked, and the file is
+/// put back.
+pub async fn a_stop_after_a_protected_change_is_blocked_and_reverted(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, true).await;
+    let planner = kernel.planner(harness, "call-1").await;
+    let file = kernel.project.root.join(PROTECTED.0);
+    std::fs::write(&file, "# Q4, rewritten by the agent\n").unwrap();
+    let answer = kernel.ask(harness, &harness.stop(SESSION, planner, &kernel.cwd())).await;
+    match &answer {
+        HookAnswer::Block { reason } if reason.as_str().contains("protected_path_changed") => {}
+        other => {
+            panic!("{}: a stop after a protected change: expected a block, got {other:?}", harness.name())
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        PROTECTED.1,
+        "{}: the change is reverted",
+        harness.name()
+    );
+}
+
+/// Input the kernel cannot use is a failure, never a guess: garbage, nothing, too much.
+pub async fn garbage_empty_and_oversized_input_fail(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, true).await;
+    let cwd = kernel.cwd();
+    let long = "x".repeat(MAX_HOOK_INPUT);
+    let oversized = harness.spawn(&Spawn {
+        session: SESSION,
+        call_id: "call-1",
+        subagent_type: "planner",
+        prompt: &long,
+        caller: None,
+        cwd: &cwd,
+    });
+    for (wire, what) in
+        [("{not json", "garbage"), ("", "empty"), ("\u{0}\u{1}", "binary"), (oversized.as_str(), "oversized")]
+    {
+        assert!(harness.decode(wire).is_err(), "{}: {what} input decodes as nothing", harness.name());
+        let answer = kernel.ask(harness, wire).await;
+        assert!(matches!(answer, HookAnswer::Failed { .. }), "{}: {what} input: {answer:?}", harness.name());
+    }
+}
+
+/// A store that cannot be used: every decision fails, none is allowed.
+pub async fn a_store_that_cannot_be_used_fails(harness: &dyn Scenarios) {
+    let project = project();
+    let warden = Warden::builder()
+        .event_store(Arc::new(UnavailableEventStore::new("the store is gone".to_owned())))
+        .without_state()
+        .environment(Arc::new(FixedEnvironment::with(ENABLE, "true")))
+        .config(project.config.clone())
+        .build()
+        .unwrap();
+    let storage = HookStorage::new(project.root.join(".agentwarden"));
+    let cwd = project.root.display().to_string();
+    let spawn = Spawn {
+        session: SESSION,
+        call_id: "call-1",
+        subagent_type: "planner",
+        prompt: "plan",
+        caller: None,
+        cwd: &cwd,
+    };
+    let wire = harness.spawn(&spawn);
+    let answer = warden.hook_parsed(&wire, harness.decode(&wire), &storage).await;
+    let read = read_back(harness, &answer);
+    assert!(
+        matches!(read, HookAnswer::Failed { .. }),
+        "{}: a spawn over an unusable store: {read:?}",
+        harness.name()
+    );
+}

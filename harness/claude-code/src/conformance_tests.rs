@@ -1,0 +1,68 @@
+//! Claude Code runs the harness conformance suite (issue 35): each situation said as Claude
+//! Code's hooks say it (its `PreToolUse`, `SubagentStart` and `SubagentStop` inputs), answered by
+//! the kernel, rendered as Claude Code reads it and read back strictly.
+
+#![cfg(feature = "kernel")]
+
+use crate::kernel::ClaudeCode;
+use crate::wire::Rendering;
+use agentwarden::harness::Rendered;
+use agentwarden::harness::conformance::{Agent, Scenarios, Spawn, Tool, ToolSpec, run_all};
+use agentwarden::sessions::HookAnswer;
+use serde_json::{Value, json};
+
+fn caller(event: &mut Value, agent: Option<Agent<'_>>) {
+    if let (Some(agent), Some(object)) = (agent, event.as_object_mut()) {
+        object.insert("agent_id".into(), agent.id.into());
+        object.insert("agent_type".into(), agent.agent_type.into());
+    }
+}
+
+impl Scenarios for ClaudeCode {
+    fn spawn(&self, spawn: &Spawn<'_>) -> String {
+        let mut event = json!({
+            "session_id": spawn.session, "cwd": spawn.cwd, "hook_event_name": "PreToolUse",
+            "tool_name": "Agent", "tool_use_id": spawn.call_id,
+            "tool_input": {"subagent_type": spawn.subagent_type, "prompt": spawn.prompt, "description": "d"},
+        });
+        caller(&mut event, spawn.caller);
+        event.to_string()
+    }
+
+    fn tool(&self, tool: &Tool<'_>) -> String {
+        let (name, input) = match tool.spec {
+            ToolSpec::Write { path } => ("Write", json!({"file_path": path, "content": "x"})),
+            ToolSpec::Read { path } => ("Read", json!({"file_path": path})),
+        };
+        let mut event = json!({
+            "session_id": tool.session, "cwd": tool.cwd, "hook_event_name": "PreToolUse",
+            "tool_name": name, "tool_use_id": tool.call_id, "tool_input": input,
+        });
+        caller(&mut event, tool.caller);
+        event.to_string()
+    }
+
+    fn start(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String {
+        let mut event = json!({"session_id": session, "cwd": cwd, "hook_event_name": "SubagentStart"});
+        caller(&mut event, Some(agent));
+        event.to_string()
+    }
+
+    fn stop(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String {
+        let mut event = json!({
+            "session_id": session, "cwd": cwd, "hook_event_name": "SubagentStop", "stop_hook_active": false,
+        });
+        caller(&mut event, Some(agent));
+        event.to_string()
+    }
+
+    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
+        HookAnswer::from_rendering(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
+            .map_err(|e| e.to_string())
+    }
+}
+
+#[tokio::test]
+async fn claude_code_passes_the_harness_conformance_suite() {
+    run_all(&ClaudeCode).await;
+}

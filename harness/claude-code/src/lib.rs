@@ -1,0 +1,22 @@
+//! Claude Code, governed by Agent Warden: everything the kernel does not know about the harness.
+//!
+//! - [`wire`] — the hooks' wire format: one JSON object on stdin parsed into the kernel's
+//!   [`HookInput`](agentwarden_domain::sessions::HookInput) (tool names, which inputs name
+//!   files, the shell words of a human verb), and the kernel's
+//!   [`HookAnswer`](agentwarden_domain::sessions::HookAnswer) rendered as the exact exit code,
+//!   stdout and stderr Claude Code reads, with its strict read-back. It depends on the
+//!   domain alone, so a thin hook client builds it with `default-features = false`, without the
+//!   application, sled, tokio-postgres or clap.
+//! - [`kernel`] (feature `kernel`, on by default) — a hook event's text answered by a
+//!   [`Warden`](agentwarden::Warden): parsed here, decided by the kernel, the refusal of an input
+//!   it cannot use recorded (H-30).
+//!
+//! Dependencies point inward (issue 35): this crate → the application, the domain; the domain
+//! names no harness.
+
+#[cfg(feature = "kernel")]
+pub mod kernel;
+pub mod wire;
+
+#[cfg(test)]
+mod conformance_tests;

@@ -1,0 +1,15 @@
+//! Claude Code's hooks protocol, in and out, over the domain alone (no application): what the
+//! `warden-hook` client and the kernel's integration share.
+
+mod answer;
+mod input;
+
+pub use answer::{HOOK_FAILED, Rendering, RenderingError};
+pub use input::{
+    AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, DEFAULT_SUBAGENT_TYPE, HUMAN_VERBS, SEND_MESSAGE_TOOL,
+    SUBAGENT_TOOLS, WRITE_TOOLS, human_verb_in, parse_hook_input,
+};
+
+/// The variable Claude Code sets in the environment of everything it runs: a human verb
+/// (`warden seal`, …) refuses to run where it is set.
+pub const CLAUDE_CODE_ENV: &str = "CLAUDECODE";

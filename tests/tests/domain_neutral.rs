@@ -1,0 +1,121 @@
+//! Issue 35: the domain names no harness. Every file under `domain/` (sources, tests, benches,
+//! fixtures) is read, and none may name a harness (`claude`, `codex`, `gemini`, any case), a
+//! Claude Code tool as a string literal (`"Bash"`, `"Edit"`, …), the hook's exit code
+//! (`HOOK_FAILED`), or a key of a harness's hook JSON (`hook_event_name`, `tool_input`,
+//! `hookSpecificOutput`, `permissionDecision`). A harness integration (`harness/…`) holds all of
+//! that and hands the kernel neutral values.
+//!
+//! `NOT_YET_NEUTRAL` lists the files that still do, each with why: the lineage rules still read
+//! Claude Code's tool vocabulary themselves (which tool is a shell, which edits files, which
+//! inputs name paths), where issue 35 wants it a value the integration supplies; the audit
+//! fixtures are a log as the Claude Code integration recorded it (event bytes that must stay).
+//! The list may only shrink: a listed file that no longer names anything fails the test too,
+//! so that it is taken off.
+
+use std::path::{Path, PathBuf};
+
+/// Files allowed to name a harness for now (relative to `domain/`), and why.
+const NOT_YET_NEUTRAL: [(&str, &str); 15] = [
+    ("benches/lineage.rs", "lineage vocabulary: the bench builds Claude Code calls"),
+    ("src/audit/testdata/explained.json", "fixture: a log as the Claude Code integration recorded it"),
+    ("src/audit/testdata/log.jsonl", "fixture: a log as the Claude Code integration recorded it"),
+    ("src/lineage/manifest_text.rs", "lineage vocabulary: the rule syntax named after Claude Code's"),
+    ("src/lineage/model.rs", "lineage vocabulary: the rule syntax named after Claude Code's"),
+    ("src/lineage/path_inputs.rs", "lineage vocabulary: which input of which tool names a path"),
+    ("src/lineage/paths_tests.rs", "lineage vocabulary: its tests"),
+    ("src/lineage/patterns.rs", "lineage vocabulary: what Claude Code grants for a pattern"),
+    ("src/lineage/request.rs", "lineage vocabulary: `warden authorize` builds a Claude Code call"),
+    ("src/lineage/rule_set.rs", "lineage vocabulary: the tools Claude Code offers an agent"),
+    ("src/lineage/rules.rs", "lineage vocabulary: the shell, edit and read families"),
+    ("src/lineage/rules_tests.rs", "lineage vocabulary: its tests"),
+    ("src/lineage/tool_use.rs", "lineage vocabulary: `ToolUse::from_claude_code`"),
+    ("src/sessions/tests.rs", "lineage vocabulary: a subagent's call through the rules"),
+    ("src/sessions/tool_rules.rs", "lineage vocabulary: its tests build a Claude Code call"),
+];
+
+/// Case-insensitive: a harness's name in any spelling.
+const HARNESSES: [&str; 3] = ["claude", "codex", "gemini"];
+
+/// Case-sensitive: Claude Code's tool names as string literals, its exit code's name, and the
+/// keys of its hook JSON.
+const WIRE: [&str; 15] = [
+    "\"Bash\"",
+    "\"Edit\"",
+    "\"Write\"",
+    "\"Read\"",
+    "\"Agent\"",
+    "\"Task\"",
+    "\"Glob\"",
+    "\"Grep\"",
+    "\"NotebookEdit\"",
+    "\"MultiEdit\"",
+    "HOOK_FAILED",
+    "hook_event_name",
+    "tool_input",
+    "hookSpecificOutput",
+    "permissionDecision",
+];
+
+fn files(dir: &Path, found: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.unwrap_or_else(|e| panic!("{}: {e}", dir.display())).path();
+        if path.is_dir() {
+            files(&path, found);
+        } else {
+            found.push(path);
+        }
+    }
+}
+
+/// What `text` names that the domain must not, one entry per kind found.
+fn named(text: &str) -> Vec<&'static str> {
+    let lower = text.to_lowercase();
+    let mut found: Vec<&'static str> = HARNESSES.into_iter().filter(|h| lower.contains(h)).collect();
+    found.extend(WIRE.into_iter().filter(|w| text.contains(w)));
+    found
+}
+
+#[test]
+fn the_domain_names_no_harness_tool_exit_code_or_hook_json() {
+    let domain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../domain");
+    let mut all = Vec::new();
+    files(&domain, &mut all);
+    assert!(all.len() > 50, "the domain's files were read: {}", all.len());
+    let mut offending = Vec::new();
+    let mut listed_but_clean = Vec::new();
+    for path in &all {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let relative = path.strip_prefix(&domain).unwrap_or(path).to_string_lossy().replace('\\', "/");
+        let found = named(&text);
+        let listed = NOT_YET_NEUTRAL.iter().any(|(file, _)| *file == relative);
+        match (found.is_empty(), listed) {
+            (false, false) => offending.push(format!("{relative}: {found:?}")),
+            (true, true) => listed_but_clean.push(relative),
+            _ => {}
+        }
+    }
+    assert!(offending.is_empty(), "the domain names a harness (issue 35):\n{}", offending.join("\n"));
+    assert!(
+        listed_but_clean.is_empty(),
+        "neutral now: take these off `NOT_YET_NEUTRAL`: {listed_but_clean:?}"
+    );
+}
+
+/// The check itself: each kind of name is found, and neutral text is not.
+#[test]
+fn each_kind_of_name_is_found() {
+    let rows: [(&str, bool, &str); 8] = [
+        ("// for Claude Code", true, "a harness, in prose"),
+        ("[claude_code]", true, "a harness, in a configuration key"),
+        ("Codex CLI", true, "another harness"),
+        (r#"tool_name: "Bash".into()"#, true, "a tool name as a string literal"),
+        (r#"{"tool_input": 1}"#, true, "a hook JSON key"),
+        ("HOOK_FAILED", true, "the hook's exit code"),
+        (r#"AGENT_CLASS: "TASK""#, false, "the gate's own `TASK`, not the tool"),
+        ("a shell command that runs `warden seal`", false, "neutral prose"),
+    ];
+    for (text, expected, why) in rows {
+        assert_eq!(!named(text).is_empty(), expected, "{why}: {text}");
+    }
+}
