@@ -11,6 +11,7 @@ mod codes;
 mod demo;
 mod fuzz;
 mod install;
+mod links;
 mod mutants;
 mod public_api;
 mod readme;

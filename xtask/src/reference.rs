@@ -152,10 +152,17 @@ mod tests {
         entries.iter().map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec())).collect()
     }
 
+    /// Files checked in, files generated, the problems expected, and why.
+    type Row = (
+        &'static [(&'static str, &'static str)],
+        &'static [(&'static str, &'static str)],
+        &'static [&'static str],
+        &'static str,
+    );
+
     #[test]
     fn each_stale_missing_or_extra_file_is_named() {
-        // (checked in, generated, expected problems, why)
-        let rows: &[(&[(&str, &str)], &[(&str, &str)], &[&str], &str)] = &[
+        let rows: &[Row] = &[
             (&[("warden.1", "a")], &[("warden.1", "a")], &[], "the same bytes: current"),
             (&[("warden.1", "a")], &[("warden.1", "b")], &["d/warden.1 is stale"], "an edited page"),
             (&[], &[("warden.1", "a")], &["d/warden.1 is missing"], "a new subcommand's page"),
