@@ -74,3 +74,8 @@ pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The investigations guide's code, compiled as a doc test so that it cannot rot either.
+#[doc = include_str!("../../docs/investigations.md")]
+#[cfg(doctest)]
+pub struct InvestigationsDoctests;

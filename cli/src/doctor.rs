@@ -253,7 +253,7 @@ async fn check_governance(
                 differ.join(", ")
             ),
             "find what wrote the store: an agent with your shell can; run the hook through `warden serve` \
-             as another user, which folds the log itself (README, \"Approvals an agent cannot make\")",
+             as another user, which folds the log itself (docs/threat-model.md)",
         ),
         Err(e) => Check::fail("saved records", e.to_string(), "make the store readable"),
     });

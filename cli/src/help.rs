@@ -90,6 +90,8 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("doctor", "warden doctor"),
     ("serve", "warden serve --socket /run/agentwarden/warden.sock --config agentwarden.toml"),
     ("status", "warden status --server /run/agentwarden/warden.sock"),
+    ("completions", "warden completions bash > ~/.local/share/bash-completion/completions/warden"),
+    ("manpages", "warden manpages docs/man   # what `cargo xtask reference --bless` runs"),
 ];
 
 /// What `warden hook --help` says before its example: what it reads and where the examples are.

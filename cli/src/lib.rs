@@ -31,6 +31,7 @@ mod hook_client;
 mod installed;
 mod lineage;
 mod protocol;
+mod reference;
 mod release;
 mod result;
 mod serve;
@@ -133,6 +134,13 @@ enum Command {
     /// Whether the resident service answers: its store's head, uptime and requests served.
     /// Exit 0 when it answers, 1 when it does not.
     Status(client::StatusArgs),
+    /// Print the shell completion script for bash, zsh or fish (generated from this command
+    /// line's definition).
+    Completions(reference::CompletionsArgs),
+    /// Write warden.1 and one manual page per subcommand into DIR (`cargo xtask reference`
+    /// checks docs/man/ with it).
+    #[command(hide = true)]
+    Manpages(reference::ManpagesArgs),
 }
 
 /// A command's failure: the exit code and a one-line reason for stderr.
@@ -450,6 +458,8 @@ async fn run(mut cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> R
         Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
         Command::Serve(args) => serve::serve(args, &stores, out).await,
         Command::Status(args) => client::status(args, out),
+        Command::Completions(args) => reference::completions(&args, out),
+        Command::Manpages(args) => reference::manpages(&args, out),
         Command::Doctor(args) => {
             let store = PathBuf::from(cli.store.as_deref().unwrap_or(agentwarden::DEFAULT_STORE));
             doctor::doctor(args, &store, out).await

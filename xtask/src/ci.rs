@@ -1,5 +1,6 @@
 //! `cargo xtask ci`: the one gate (format, clippy, tests, the real Claude Code suite, the
-//! README's commands, docs, the public API's snapshots, benches, supply chain). Each step prints
+//! README's and the guides' commands, docs, the public API's snapshots, the CLI reference,
+//! benches, supply chain). Each step prints
 //! what it runs; a failing step names the command that fixes or reproduces it.
 
 use std::process::Command;
@@ -336,6 +337,9 @@ pub(crate) fn run() -> Result<(), String> {
     // a change to a library crate's public surface is deliberate: its snapshot changes too.
     println!("\n==> public API: cargo xtask public-api");
     crate::public_api::run(&[])?;
+    // N-9: the man pages and completions are what the clap definitions generate.
+    println!("\n==> CLI reference: cargo xtask reference --check");
+    crate::reference::run(&["--check".to_owned()])?;
     run_step(&BENCHES)?;
     supply_chain()?;
     let secs = started.elapsed().as_secs_f64();

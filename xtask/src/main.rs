@@ -1,5 +1,5 @@
-//! `cargo xtask ci | bench | codes | public-api | demo | readme | fuzz | mutants | torture |
-//! claude-code`: the project's automation, in Rust, with no dependencies (the public-API
+//! `cargo xtask ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants |
+//! torture | claude-code`: the project's automation, in Rust, with no dependencies (the public-API
 //! renderer, a binary of its own behind the `public-api` feature, has its own: X-31).
 
 mod bench;
@@ -11,10 +11,12 @@ mod codes;
 mod demo;
 mod fuzz;
 mod install;
+mod links;
 mod measure;
 mod mutants;
 mod public_api;
 mod readme;
+mod reference;
 mod torture;
 
 use std::path::{Path, PathBuf};
@@ -22,18 +24,22 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | public-api | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | install>
+    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | install>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, the README's
-          commands, docs with warnings denied, the public API's snapshots, benches compiled,
-          cargo deny
+          commands and guides, relative links, docs with warnings denied, the public API's
+          snapshots, the CLI reference, benches compiled, cargo deny
   bench   run the criterion benches and print one summary table; `bench server`: only the
           resident service's rows, beside direct mode; `bench cedar`: only the domain gate
           against Cedar's is_authorized on the same policy (xtask/cedar-bench, its own lock)
   codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
   public-api [--bless]  check the library crates' public API against docs/public-api/ (fails
           naming each crate whose surface changed); `--bless` rewrites the files
+  reference [--check | --bless]  check docs/man/ and docs/completions/ against what `warden
+          manpages` and `warden completions SHELL` generate (fails naming each stale file);
+          `--bless` rewrites them
   demo    run warden on the bundled example with a fresh embedded store
-  readme  run every ```sh block of README.md, as written, in a temporary copy of the repository
+  readme  check every relative link of the Markdown files, then run every ```sh block of
+          README.md and of the guides in docs/, as written, in a temporary copy of the repository
   fuzz    [--seconds N] [TARGET…] run every fuzz target N seconds (default 60), seeded
   mutants [app] [ARGS…] cargo mutants over the domain crate (or the app's decision paths);
           fails under a 90 % score
@@ -93,6 +99,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(args.get(1..).unwrap_or_default()),
         Some("codes") => codes::run(),
         Some("public-api") => public_api::run(args.get(1..).unwrap_or_default()),
+        Some("reference") => reference::run(args.get(1..).unwrap_or_default()),
         Some("demo") => demo::run(),
         Some("fuzz") => fuzz::run(args.get(1..).unwrap_or_default()),
         Some("mutants") => mutants::run(args.get(1..).unwrap_or_default()),

@@ -1,8 +1,11 @@
-//! `cargo xtask readme`: every ```sh block of README.md runs as written. The repository's files
+//! `cargo xtask readme`: every ```sh block of README.md and of the guides (`docs/*.md`) runs as
+//! written, so that no command a reader is shown can rot. First every relative link of the
+//! repository's Markdown files must resolve ([`crate::links`]). Then the repository's files
 //! (those git tracks or would track) are copied to a temporary directory, `warden` is built and
 //! put on the `PATH`, the demo's store is made the way `cargo xtask demo` makes it, and each
-//! block runs in order with `sh -e` from the copy's root. The first block that fails stops the
-//! run, named by its line and heading.
+//! block runs with `sh -e` from the copy's root: README.md's in order, then each guide's, the
+//! guides in the order of their names. The first block that fails stops the run, named by its
+//! file, line and heading.
 //!
 //! An HTML comment on the line before a block changes what is expected of it:
 //! `<!-- readme: skip REASON -->` (not run; the reason is printed: it needs PostgreSQL, root,
@@ -20,9 +23,11 @@ use std::time::Instant;
 
 use crate::root;
 
-/// One ```sh block of the README.
+/// One ```sh block of the README or of a guide.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Block {
+    /// The file that holds it, relative to the repository's root.
+    pub(crate) file: String,
     /// The line of its opening fence (1-based).
     pub(crate) line: usize,
     /// The heading it sits under.
@@ -37,8 +42,8 @@ pub(crate) enum Expect {
     Skip(String),
 }
 
-/// The ```sh blocks of `markdown`, with what each must do.
-pub(crate) fn blocks(markdown: &str) -> Result<Vec<Block>, String> {
+/// The ```sh blocks of `markdown` (the text of `file`), with what each must do.
+pub(crate) fn blocks(file: &str, markdown: &str) -> Result<Vec<Block>, String> {
     let mut blocks = Vec::new();
     let mut heading = String::new();
     let mut previous = "";
@@ -61,12 +66,17 @@ pub(crate) fn blocks(markdown: &str) -> Result<Vec<Block>, String> {
                 script.push('\n');
             }
             if !closed {
-                return Err(format!("README.md:{fence_line}: a code block is never closed"));
+                return Err(format!("{file}:{fence_line}: a code block is never closed"));
             }
             if trimmed == "```sh" {
-                let expect =
-                    annotation(previous).map_err(|e| format!("README.md:{}: {e}", fence_line - 1))?;
-                blocks.push(Block { line: fence_line, heading: heading.clone(), script, expect });
+                let expect = annotation(previous).map_err(|e| format!("{file}:{}: {e}", fence_line - 1))?;
+                blocks.push(Block {
+                    file: file.to_owned(),
+                    line: fence_line,
+                    heading: heading.clone(),
+                    script,
+                    expect,
+                });
             }
             previous = "";
             continue;
@@ -104,7 +114,7 @@ fn annotation(line: &str) -> Result<Expect, String> {
 }
 
 /// The files to copy: every file git tracks or would track (not `target/`, not ignored ones).
-fn files(root: &Path) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn files(root: &Path) -> Result<Vec<PathBuf>, String> {
     let output = Command::new("git")
         .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
         .current_dir(root)
@@ -178,7 +188,7 @@ fn bin_dir(temp: &Path, warden: &Path) -> Result<PathBuf, String> {
 
 /// Runs one block; `Err` names it.
 fn run_block(block: &Block, repo: &Path, path: &str, tmp: &Path) -> Result<(), String> {
-    let name = format!("README.md:{} (under \"{}\")", block.line, block.heading);
+    let name = format!("{}:{} (under \"{}\")", block.file, block.line, block.heading);
     let expected = match &block.expect {
         Expect::Skip(reason) => {
             println!("\n==> {name}: SKIPPED, NOT RUN: {reason}");
@@ -272,12 +282,31 @@ fn run_library_quick_start(markdown: &str, repo: &Path, temp: &Path) -> Result<(
     }
 }
 
+/// The documents whose blocks run: README.md, then every guide of `docs/` by name.
+fn documents(root: &Path) -> Result<Vec<String>, String> {
+    let dir = root.join("docs");
+    let mut guides: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("docs/{name}"))
+        .collect();
+    guides.sort();
+    Ok(std::iter::once("README.md".to_owned()).chain(guides).collect())
+}
+
 pub(crate) fn run() -> Result<(), String> {
     let started = Instant::now();
     let root = root();
-    let markdown =
-        std::fs::read_to_string(root.join("README.md")).map_err(|e| format!("cannot read README.md: {e}"))?;
-    let blocks = blocks(&markdown)?;
+    crate::links::check(&root)?;
+    let read =
+        |file: &str| std::fs::read_to_string(root.join(file)).map_err(|e| format!("cannot read {file}: {e}"));
+    let markdown = read("README.md")?;
+    let documents = documents(&root)?;
+    let mut blocks = Vec::new();
+    for document in &documents {
+        blocks.extend(self::blocks(document, &read(document)?)?);
+    }
     let warden = crate::demo::build_warden()?;
     let temp = TempDir::new()?;
     let repo = temp.0.join("repo");
@@ -299,8 +328,9 @@ pub(crate) fn run() -> Result<(), String> {
     }
     run_library_quick_start(&markdown, &repo, &temp.0)?;
     println!(
-        "\nxtask readme: {} blocks ran as written, {skipped} SKIPPED (reasons above), in {:.0} s",
+        "\nxtask readme: {} blocks of {} files ran as written, {skipped} SKIPPED (reasons above), in {:.0} s",
         blocks.len() - skipped,
+        documents.len(),
         started.elapsed().as_secs_f64()
     );
     Ok(())
@@ -314,11 +344,11 @@ mod tests {
     fn blocks_are_found_with_their_heading_and_annotation() {
         let md = "# A\n\n```sh\nwarden gate\n```\n\n## B\n<!-- readme: skip needs root -->\n```sh\n  sudo x\n```\n\
                   ```toml\n[x]\n```\n<!-- readme: exit 1 a deny -->\n\n```sh\nwarden authorize\n```\n";
-        let found = blocks(md).unwrap();
+        let found = blocks("docs/guide.md", md).unwrap();
         assert_eq!(found.len(), 3);
         assert_eq!(
-            (found[0].line, found[0].heading.as_str(), found[0].script.as_str()),
-            (3, "A", "warden gate\n")
+            (found[0].file.as_str(), found[0].line, found[0].heading.as_str(), found[0].script.as_str()),
+            ("docs/guide.md", 3, "A", "warden gate\n")
         );
         assert_eq!(found[0].expect, Expect::Exit(0));
         assert_eq!(found[1].expect, Expect::Skip("needs root".into()));
@@ -337,9 +367,10 @@ mod tests {
 
     #[test]
     fn a_bad_annotation_or_an_unclosed_block_is_an_error() {
+        let blocks = |md| blocks("docs/guide.md", md);
         assert!(blocks("<!-- readme: skip -->\n```sh\nx\n```\n").is_err());
         assert!(blocks("<!-- readme: exit one -->\n```sh\nx\n```\n").is_err());
         assert!(blocks("<!-- readme: sometimes -->\n```sh\nx\n```\n").is_err());
-        assert!(blocks("```sh\nx\n").is_err());
+        assert!(blocks("```sh\nx\n").is_err_and(|e| e.starts_with("docs/guide.md:1:")), "named by its file");
     }
 }
