@@ -32,7 +32,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     };
     let warden = crate::demo::build_warden()?;
     let root = crate::root();
-    let scratch = crate::bench::target_dir().join("reference");
+    let scratch = crate::measure::target_dir().join("reference");
     let _ = std::fs::remove_dir_all(&scratch);
     let (man, completions) = generate(&warden, &scratch)?;
     if bless {
