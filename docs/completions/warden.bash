@@ -97,6 +97,9 @@ _warden() {
             warden__subcmd__audit,replay)
                 cmd="warden__subcmd__audit__subcmd__replay"
                 ;;
+            warden__subcmd__audit,report)
+                cmd="warden__subcmd__audit__subcmd__report"
+                ;;
             warden__subcmd__audit,show)
                 cmd="warden__subcmd__audit__subcmd__show"
                 ;;
@@ -132,6 +135,9 @@ _warden() {
                 ;;
             warden__subcmd__audit__subcmd__help,replay)
                 cmd="warden__subcmd__audit__subcmd__help__subcmd__replay"
+                ;;
+            warden__subcmd__audit__subcmd__help,report)
+                cmd="warden__subcmd__audit__subcmd__help__subcmd__report"
                 ;;
             warden__subcmd__audit__subcmd__help,show)
                 cmd="warden__subcmd__audit__subcmd__help__subcmd__show"
@@ -270,6 +276,9 @@ _warden() {
                 ;;
             warden__subcmd__help__subcmd__audit,replay)
                 cmd="warden__subcmd__help__subcmd__audit__subcmd__replay"
+                ;;
+            warden__subcmd__help__subcmd__audit,report)
+                cmd="warden__subcmd__help__subcmd__audit__subcmd__report"
                 ;;
             warden__subcmd__help__subcmd__audit,show)
                 cmd="warden__subcmd__help__subcmd__audit__subcmd__show"
@@ -455,7 +464,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit)
-            opts="-h --store --fsync --lock-timeout-ms --help log explain replay timeline show verify checkpoint export stats copy note help"
+            opts="-h --store --fsync --lock-timeout-ms --help log explain replay timeline show verify checkpoint export stats copy report note help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -581,7 +590,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__help)
-            opts="log explain replay timeline show verify checkpoint export stats copy note help"
+            opts="log explain replay timeline show verify checkpoint export stats copy report note help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -693,6 +702,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__audit__subcmd__help__subcmd__report)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -858,6 +881,52 @@ _warden() {
             fi
             case "${prev}" in
                 --projection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__audit__subcmd__report)
+            opts="-h --session --since --until --out --checkpoint --config --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1559,7 +1628,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__audit)
-            opts="log explain replay timeline show verify checkpoint export stats copy note"
+            opts="log explain replay timeline show verify checkpoint export stats copy report note"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1657,6 +1726,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__audit__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__audit__subcmd__report)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
