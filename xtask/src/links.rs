@@ -4,7 +4,8 @@
 //! to an anchor of the same page are not checked. `cargo xtask readme` runs this first, and a
 //! test runs it over the repository, so a guide that moves cannot leave a link behind.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The link targets of `markdown`, with their line (1-based), outside fenced blocks and inline
 /// code.
@@ -82,7 +83,7 @@ pub(crate) fn broken_in(root: &Path, file: &Path, markdown: &str) -> Vec<String>
 pub(crate) fn broken(root: &Path) -> Result<Vec<String>, String> {
     let mut broken = Vec::new();
     let mut checked = 0;
-    for file in crate::readme::files(root)? {
+    for file in files(root)? {
         if file.extension().is_none_or(|e| e != "md") || !root.join(&file).is_file() {
             continue;
         }
@@ -109,6 +110,21 @@ pub(crate) fn check(root: &Path) -> Result<(), String> {
     } else {
         Err(format!("relative links that resolve to nothing (fix the path): {}", broken.join("; ")))
     }
+}
+
+/// The repository's files: every file git tracks or would track (not `target/`, not ignored
+/// ones). The links are checked in them, and `readme` copies them.
+pub(crate) fn files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let output = Command::new("git")
+        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run git to list the repository's files: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("`git ls-files` failed in {}: is it a git checkout?", root.display()));
+    }
+    let listed = String::from_utf8(output.stdout).map_err(|_| "a file name is not UTF-8".to_owned())?;
+    Ok(listed.split('\0').filter(|f| !f.is_empty()).map(PathBuf::from).collect())
 }
 
 #[cfg(test)]

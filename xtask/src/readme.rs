@@ -113,22 +113,8 @@ fn annotation(line: &str) -> Result<Expect, String> {
     Err(format!("unknown readme directive `{directive}` (known: `skip REASON`, `exit N`)"))
 }
 
-/// The files to copy: every file git tracks or would track (not `target/`, not ignored ones).
-pub(crate) fn files(root: &Path) -> Result<Vec<PathBuf>, String> {
-    let output = Command::new("git")
-        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
-        .current_dir(root)
-        .output()
-        .map_err(|e| format!("cannot run git to list the repository's files: {e}"))?;
-    if !output.status.success() {
-        return Err(format!("`git ls-files` failed in {}: is it a git checkout?", root.display()));
-    }
-    let listed = String::from_utf8(output.stdout).map_err(|_| "a file name is not UTF-8".to_owned())?;
-    Ok(listed.split('\0').filter(|f| !f.is_empty()).map(PathBuf::from).collect())
-}
-
 fn copy_repo(from: &Path, to: &Path) -> Result<(), String> {
-    for file in files(from)? {
+    for file in crate::links::files(from)? {
         let source = from.join(&file);
         if !source.is_file() {
             continue; // listed but deleted in the work tree
