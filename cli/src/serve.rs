@@ -78,8 +78,9 @@ pub(super) async fn serve(
         let mut stores = match stores.location(Some(&config))? {
             StoreLocation::Embedded(dir) if dir.is_relative() => {
                 let dir = home.join(dir);
-                let dir =
-                    dir.to_str().ok_or_else(|| Failure::usage(format!("`{}` is not UTF-8", dir.display())))?;
+                let dir = dir
+                    .to_str()
+                    .ok_or_else(|| Failure::usage(format!("`{}` is not UTF-8", dir.display())))?;
                 super::stores::Stores { explicit: Some(dir.to_owned()), sled: stores.sled.clone() }
             }
             _ => stores.clone(),
@@ -182,4 +183,3 @@ async fn decide(host: &Host, request: RunRequest) -> Answer {
         Err(f) => Answer::Run { exit_code: f.code, stdout, stderr: Some(f.reason) },
     }
 }
-

@@ -43,10 +43,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-
-use agentwarden_protocol::{Answer, Request};
 use super::{Command, Failure, guard::GuardCommand, lineage::LineageCommand, result::ResultCommand};
 use agentwarden::{Config, StoreError, Warden, WardenError};
+use agentwarden_protocol::{Answer, Request};
 
 /// `--server` on a served command (V-13).
 #[derive(Debug, Clone, clap::Args)]
@@ -260,7 +259,10 @@ mod tests {
             (run(1, "", None), "a failure without output or reason"),
             (run(3, "", Some("")), "an empty reason"),
             (run(2, "", Some("a\nb")), "two lines"),
-            (Answer::Hook { decision: agentwarden_protocol::HookDecision::Proceed, reason: None }, "a hook answer"),
+            (
+                Answer::Hook { decision: agentwarden_protocol::HookDecision::Proceed, reason: None },
+                "a hook answer",
+            ),
             (Answer::error(agentwarden_domain::code::Code::CommandNotServed, "r"), "an error"),
         ] {
             assert!(checked(nonsense, socket).is_err(), "{why}");

@@ -268,7 +268,9 @@ fn a_server_that_is_down_silent_or_talking_nonsense_or_none_at_all_is_exit_2() {
         ),
         (
             "a reason beside proceed",
-            Some(|s| answer_with(s, br#"{"version":2,"kind":"hook","decision":"proceed","reason":"{}\n{}"}"#)),
+            Some(|s| {
+                answer_with(s, br#"{"version":2,"kind":"hook","decision":"proceed","reason":"{}\n{}"}"#)
+            }),
             "server_answer_invalid",
         ),
         (

@@ -79,8 +79,7 @@ impl AllowingServer {
                 std::thread::spawn(move || {
                     if read_request(&mut stream).is_some() {
                         counter.fetch_add(1, Ordering::SeqCst);
-                        let body =
-                            br#"{"version":2,"kind":"hook","decision":"proceed","reason":null}"#;
+                        let body = br#"{"version":2,"kind":"hook","decision":"proceed","reason":null}"#;
                         let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
                         frame.extend_from_slice(body);
                         let _ = stream.write_all(&frame);

@@ -346,7 +346,8 @@ fn a_server_that_is_down_silent_or_talking_nonsense_is_exit_2() {
             "version 1",
             |mut s| {
                 let _ = read_frame(&mut s);
-                let _ = s.write_all(&frame(br#"{"version":1,"kind":"hook","decision":"proceed","reason":null}"#));
+                let _ =
+                    s.write_all(&frame(br#"{"version":1,"kind":"hook","decision":"proceed","reason":null}"#));
             },
             "server_answer_invalid",
         ),

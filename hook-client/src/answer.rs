@@ -70,10 +70,7 @@ mod tests {
             (hook(HookDecision::Failed, None), "a failure without a reason"),
             (hook(HookDecision::Failed, Some("")), "an empty reason"),
             (hook(HookDecision::Deny, Some(" \n\t")), "a blank reason"),
-            (
-                Answer::Run { exit_code: 0, stdout: String::new(), stderr: None },
-                "a command's answer",
-            ),
+            (Answer::Run { exit_code: 0, stdout: String::new(), stderr: None }, "a command's answer"),
             (
                 Answer::Status {
                     pid: 1,

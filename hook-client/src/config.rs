@@ -24,7 +24,9 @@ pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
         Some(path) => path,
         None => {
             let here = std::env::current_dir().map_err(|e| {
-                format!("config_invalid: `{CONFIG_FILE}`: cannot read the working directory to look for it: {e}")
+                format!(
+                    "config_invalid: `{CONFIG_FILE}`: cannot read the working directory to look for it: {e}"
+                )
             })?;
             match discover_from(&here)? {
                 Some(discovered) => {
@@ -106,7 +108,8 @@ mod tests {
 
     #[test]
     fn the_uid_is_read_strictly_and_nothing_else_is_judged() {
-        let rows: [(&str, Result<Option<u32>, ()>, &str); 10] = [
+        type Row<'a> = (&'a str, Result<Option<u32>, ()>, &'a str);
+        let rows: [Row<'_>; 10] = [
             ("", Ok(None), "an empty file"),
             ("[server]\nsocket = \"s\"\n", Ok(None), "no uid"),
             ("[server]\nsocket = \"s\"\nuid = 998\n", Ok(Some(998)), "a uid"),

@@ -63,7 +63,10 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
     };
     // H-16: whoever settles first decides: this answer, or the watchdog's exit 2.
     if settled.swap(true, Ordering::SeqCst) {
-        return failed(name, &format!("deadline_passed: no answer within --deadline-ms {}", line.deadline_ms));
+        return failed(
+            name,
+            &format!("deadline_passed: no answer within --deadline-ms {}", line.deadline_ms),
+        );
     }
     let mut stdout = std::io::stdout().lock();
     if let Some(text) = answer.stdout()

@@ -38,7 +38,12 @@ fn check_peer(stream: &UnixStream, uid: Option<u32>) -> Result<(), String> {
 /// One request, one answer, within `budget`, from a server running as `uid` when given. The
 /// error is one line, starting with its code: `server_unavailable` (not reached, closed, too
 /// slow, not the named user) or `server_answer_invalid` (not an answer of this protocol).
-pub fn exchange(socket: &Path, uid: Option<u32>, request: &Request, budget: Duration) -> Result<Answer, String> {
+pub fn exchange(
+    socket: &Path,
+    uid: Option<u32>,
+    request: &Request,
+    budget: Duration,
+) -> Result<Answer, String> {
     let started = Instant::now();
     let unreachable =
         |e: &dyn std::fmt::Display| format!("server_unavailable: the server at `{}`: {e}", socket.display());

@@ -163,7 +163,11 @@ mod tests {
             assert!(refused.reason.contains(&format!("`{pointer}`")), "{refused}");
         }
         let answer = br#"{"version":2,"kind":"hook","decision":"failed","decision":"proceed","reason":"x"}"#;
-        assert_eq!(decode::<Answer>(answer).unwrap_err().code, Code::RequestInvalid, "the client refuses it too");
+        assert_eq!(
+            decode::<Answer>(answer).unwrap_err().code,
+            Code::RequestInvalid,
+            "the client refuses it too"
+        );
     }
 
     #[test]

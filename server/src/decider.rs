@@ -576,8 +576,7 @@ mod tests {
         let (config, location) = covered_project(dir);
         let store = Arc::new(Held::gated());
         let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
-        let decide =
-            start(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{f}"));
+        let decide = start(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{f}"));
         let spawn = |n: u32| {
             serde_json::json!({
                 "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Task",
@@ -665,8 +664,7 @@ mod tests {
         let (config, location) = covered_project(dir.path());
         let store = Arc::new(Refusing::default());
         let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
-        let decide =
-            start(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{f}"));
+        let decide = start(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{f}"));
         let ask = |session: &str| {
             let input = serde_json::json!({
                 "session_id": session, "hook_event_name": "PreToolUse", "cwd": dir.path(),

@@ -5,7 +5,10 @@ use agentwarden_protocol::{FrameError, length};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Reads the rest of a frame whose first byte was `first`.
-pub(crate) async fn read_after<R: AsyncReadExt + Unpin>(first: u8, reader: &mut R) -> Result<Vec<u8>, FrameError> {
+pub(crate) async fn read_after<R: AsyncReadExt + Unpin>(
+    first: u8,
+    reader: &mut R,
+) -> Result<Vec<u8>, FrameError> {
     let mut header = [first, 0, 0, 0];
     let rest = header.get_mut(1..).unwrap_or_default();
     reader.read_exact(rest).await.map_err(FrameError::Io)?;

@@ -66,9 +66,9 @@ mod decider;
 mod frames;
 mod socket;
 
+use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
 pub use commands::{Commands, Host, NotServed, RunRequest, as_peer, guarded, peer_actor};
 use decider::{Decider, HookJob, Job, RunJob};
-use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
 
 /// What `warden serve`'s command line sets.
 #[derive(Clone, Debug)]
@@ -299,22 +299,24 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
                 tracing::debug!(error = %e, "a connection failed mid-frame");
                 return;
             }
-            Ok(Ok(body)) => match agentwarden_protocol::decode::<Request>(&body).inspect(|_| slot.working()) {
-                Err(refused) => (Answer::error(refused.code, refused.reason), false),
-                Ok(request) => {
-                    let kind = match &request {
-                        Request::Hook { .. } => "hook",
-                        Request::Run { .. } => "run",
-                        Request::Status {} => "status",
-                    };
-                    tracing::info!(peer_uid = ?uid, peer_pid = ?pid, kind, "request");
-                    let answered = match peer_actor(uid, pid) {
-                        Ok(peer) => answer(server, request, peer).await,
-                        Err(why) => Answer::error(Code::RequestInvalid, why),
-                    };
-                    (answered, false)
+            Ok(Ok(body)) => {
+                match agentwarden_protocol::decode::<Request>(&body).inspect(|_| slot.working()) {
+                    Err(refused) => (Answer::error(refused.code, refused.reason), false),
+                    Ok(request) => {
+                        let kind = match &request {
+                            Request::Hook { .. } => "hook",
+                            Request::Run { .. } => "run",
+                            Request::Status {} => "status",
+                        };
+                        tracing::info!(peer_uid = ?uid, peer_pid = ?pid, kind, "request");
+                        let answered = match peer_actor(uid, pid) {
+                            Ok(peer) => answer(server, request, peer).await,
+                            Err(why) => Answer::error(Code::RequestInvalid, why),
+                        };
+                        (answered, false)
+                    }
                 }
-            },
+            }
         };
         server.served.fetch_add(1, Ordering::Relaxed);
         let frame = match agentwarden_protocol::encode(&answer) {
@@ -406,7 +408,6 @@ async fn status(server: &Server) -> Answer {
         Err(e) => Answer::error(e.code(), format!("the store cannot be read: {e}")),
     }
 }
-
 
 #[cfg(test)]
 mod tests {

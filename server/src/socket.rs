@@ -13,8 +13,7 @@ pub(crate) fn lock(socket: &Path) -> Result<std::fs::File, String> {
     name.push(".lock");
     let path = PathBuf::from(name);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     }
     // Mode 0600, also when it was there before: `flock` works on a descriptor opened for
     // reading, so a lock file others can read is one they can hold to keep the server down.
@@ -54,9 +53,8 @@ pub(crate) fn bind(socket: &Path, mode: u32) -> Result<UnixListener, String> {
             }
             Err(_) => {
                 tracing::info!(socket = %socket.display(), "replacing a stale socket");
-                std::fs::remove_file(socket).map_err(|e| {
-                    format!("cannot remove the stale socket `{}`: {e}", socket.display())
-                })?;
+                std::fs::remove_file(socket)
+                    .map_err(|e| format!("cannot remove the stale socket `{}`: {e}", socket.display()))?;
             }
         },
         Ok(_) => {
@@ -73,8 +71,7 @@ pub(crate) fn bind(socket: &Path, mode: u32) -> Result<UnixListener, String> {
         .map_err(|e| format!("cannot listen on `{}`: {e}", socket.display()))?;
     std::fs::set_permissions(socket, std::fs::Permissions::from_mode(mode))
         .map_err(|e| format!("cannot set the mode of `{}`: {e}", socket.display()))?;
-    UnixListener::from_std(listener)
-        .map_err(|e| format!("cannot listen on `{}`: {e}", socket.display()))
+    UnixListener::from_std(listener).map_err(|e| format!("cannot listen on `{}`: {e}", socket.display()))
 }
 
 #[cfg(test)]

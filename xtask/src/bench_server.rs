@@ -589,7 +589,8 @@ fn baseline_rows(old: &Path, bin: &Path, [spawn, bash, read]: [&str; 3]) -> Resu
     let spawn = timed("baseline-spawn-client", spawn);
     hook_output(old, &server.hook_args(), &bash_event("bench-session")?)?;
     let bash = timed("baseline-bash-client", bash);
-    let read = track_planner(&client, &server.hook_args(), "bench-sub").and_then(|()| timed("baseline-read-client", read));
+    let read = track_planner(&client, &server.hook_args(), "bench-sub")
+        .and_then(|()| timed("baseline-read-client", read));
     let crowd = concurrent(old, &server, 20, 10, 5_000_000);
     let client_crowd = concurrent_cpu(&client, &server, 20, 10, 4_000_000);
     server.stop();
@@ -672,7 +673,9 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     // through its client and the same two crowds: two builds compared under the same load of
     // the machine, in one run.
     let baseline = std::env::var_os("AGENTWARDEN_BENCH_BASELINE").map(PathBuf::from);
-    let baseline_rows = baseline.as_deref().map(|old| baseline_rows(old, bin, [spawn.as_str(), bash.as_str(), read.as_str()]));
+    let baseline_rows = baseline
+        .as_deref()
+        .map(|old| baseline_rows(old, bin, [spawn.as_str(), bash.as_str(), read.as_str()]));
     let dynamic_crowd = concurrent(&dynamic, &empty, 20, 10, 3_000_000);
     // V-47: the same crowd of processes that ask nothing, the floor under the crowds above.
     let floor =
@@ -811,7 +814,10 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     if let (Some(old), Some(rows)) = (&baseline, &baseline_rows) {
         match rows {
             Ok(rows) => {
-                println!("\nThe same against the baseline build ({}), its own server and client", old.display());
+                println!(
+                    "\nThe same against the baseline build ({}), its own server and client",
+                    old.display()
+                );
                 for (what, ours, theirs) in [
                     ("`warden-hook` Agent, through the server, empty store", &client_empty, &rows.spawn),
                     ("`warden-hook` Bash (nothing governs), through the server", &client_bash, &rows.bash),
@@ -825,7 +831,10 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
                     row(what, &show(ours), &format!("{} baseline", show(theirs)), pass);
                 }
                 crowd_rows("`warden hook` (baseline build)", rows.crowd.as_deref());
-                crowd_rows("`warden-hook` (baseline build)", rows.client_crowd.as_ref().map(|(t, _)| t.as_slice()));
+                crowd_rows(
+                    "`warden-hook` (baseline build)",
+                    rows.client_crowd.as_ref().map(|(t, _)| t.as_slice()),
+                );
                 if let Ok((_, cpu)) = &rows.client_crowd {
                     cpu_rows("baseline crowd", cpu);
                 }

@@ -69,7 +69,15 @@ pub(crate) fn static_hook(profile: Profile) -> Result<Linked, String> {
     let output = Command::new(cargo())
         .args(["rustc", "--locked", "--quiet"])
         .args(profile.args())
-        .args(["-p", "agentwarden-hook-client", "--bin", "warden-hook", "--", "-C", "target-feature=+crt-static"])
+        .args([
+            "-p",
+            "agentwarden-hook-client",
+            "--bin",
+            "warden-hook",
+            "--",
+            "-C",
+            "target-feature=+crt-static",
+        ])
         .output()
         .map_err(|e| format!("cannot run cargo rustc: {e}"))?;
     let binary = profile.dir().join("warden-hook");
