@@ -3,7 +3,7 @@
 //! `warden hook` through a server spends most of its time becoming a process; the client needs
 //! none of what the `warden` binary holds. This crate reads the same command line as `warden …
 //! hook` (so `warden init claude-code --server` installs it by swapping the binary and `warden
-//! doctor` reads the line back unchanged), parsed by hand ([`line`]), and asks the server:
+//! doctor` reads the line back unchanged), parsed by hand ([`mod@line`]), and asks the server:
 //! the same configuration, the same `[server] uid` check ([`config`]), the same frames
 //! (`agentwarden-protocol`), the same checks of the answer ([`answer`]), the same deadline
 //! watchdog ([`run`]). `warden hook --server` runs exactly this client too.

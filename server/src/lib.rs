@@ -28,7 +28,7 @@
 //!
 //! V-51: nor can silent connections keep anyone out: a connection keeps its place against a
 //! newcomer only while its request is decided; a peer (uid, pid) holds at most its share
-//! ([`admission`]). Refusals and evictions are logged with both peers.
+//! (`admission`). Refusals and evictions are logged with both peers.
 //!
 //! V-8: the peer's uid and pid (`SO_PEERCRED`) are logged (tracing, `info`) with each request,
 //! and recorded in every event the request records, as its actor (V-18, [`as_peer`]):
