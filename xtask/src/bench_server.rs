@@ -422,7 +422,7 @@ fn decisions(server: &Server, first: u64, count: u64, connections: u64) -> Resul
                     // 512 sessions in turn: more than the records keep (256), so they evict.
                     let input = spawn_event(n, &format!("bench-memory-{}", n % 512))?;
                     let body = format!(
-                        r#"{{"version":1,"kind":"hook","config":{config},"input":{},"deadline_ms":60000}}"#,
+                        r#"{{"version":2,"kind":"hook","config":{config},"input":{},"deadline_ms":60000}}"#,
                         json_string(&input)
                     );
                     let length = u32::try_from(body.len()).map_err(|e| e.to_string())?;
@@ -433,7 +433,7 @@ fn decisions(server: &Server, first: u64, count: u64, connections: u64) -> Resul
                     let mut answer = vec![0_u8; u32::from_be_bytes(head) as usize];
                     stream.read_exact(&mut answer).map_err(|e| e.to_string())?;
                     let answer = String::from_utf8_lossy(&answer);
-                    if !answer.contains(r#""exit_code":0"#) || answer.contains("deny") {
+                    if !answer.contains(r#""decision":"proceed""#) {
                         return Err(format!("decision {n}: {answer}"));
                     }
                     n += connections;
@@ -568,6 +568,8 @@ fn show(result: &Result<(f64, &'static str), String>) -> String {
 
 /// The baseline build's rows (V-46): its per-call rows through its own client, and its crowds.
 struct BaselineRows {
+    /// `warden hook` (the baseline's `warden`) through its server.
+    via: Result<(f64, &'static str), String>,
     spawn: Result<(f64, &'static str), String>,
     bash: Result<(f64, &'static str), String>,
     read: Result<(f64, &'static str), String>,
@@ -586,6 +588,15 @@ fn baseline_rows(old: &Path, bin: &Path, [spawn, bash, read]: [&str; 3]) -> Resu
             &WholeProcess { name, args: server.hook_args(), stdin: Some(stdin), env: KILL_SWITCH },
         )
     };
+    let via = time_warden(
+        old,
+        &WholeProcess {
+            name: "baseline-spawn",
+            args: server.hook_args(),
+            stdin: Some(spawn),
+            env: KILL_SWITCH,
+        },
+    );
     let spawn = timed("baseline-spawn-client", spawn);
     hook_output(old, &server.hook_args(), &bash_event("bench-session")?)?;
     let bash = timed("baseline-bash-client", bash);
@@ -594,7 +605,7 @@ fn baseline_rows(old: &Path, bin: &Path, [spawn, bash, read]: [&str; 3]) -> Resu
     let crowd = concurrent(old, &server, 20, 10, 5_000_000);
     let client_crowd = concurrent_cpu(&client, &server, 20, 10, 4_000_000);
     server.stop();
-    Ok(BaselineRows { spawn, bash, read, crowd, client_crowd })
+    Ok(BaselineRows { via, spawn, bash, read, crowd, client_crowd })
 }
 
 /// The server rows: builds what they need, measures, prints.
@@ -819,6 +830,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
                     old.display()
                 );
                 for (what, ours, theirs) in [
+                    ("`warden hook` Agent, through the server, empty store", &via_empty, &rows.via),
                     ("`warden-hook` Agent, through the server, empty store", &client_empty, &rows.spawn),
                     ("`warden-hook` Bash (nothing governs), through the server", &client_bash, &rows.bash),
                     ("`warden-hook` subagent tool call (Read), through the server", &client_read, &rows.read),
