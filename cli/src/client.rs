@@ -1,5 +1,6 @@
-//! The thin client of the resident service: `warden hook` with a server configured, and
-//! `warden status`.
+//! The thin client of the resident service: which server a command asks, and `warden status`.
+//! `warden hook --server` is `warden-hook`'s client (`agentwarden-hook-client`); the served
+//! decision commands are [`super::served`].
 //!
 //! V-5: which server. `--server PATH`, else `AGENTWARDEN_SERVER`, else `[server] socket` in the
 //! configuration. With one of them set, `warden hook` never decides by itself and never opens
@@ -18,14 +19,12 @@
 //! writes it, exit 2 with a reason — read back into the typed `HookAnswer`.
 
 use std::io::Write;
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::protocol::{self, Answer, Request};
+use agentwarden_protocol::{Answer, Request, exchange};
+
 use super::{EXIT_OK, Failure};
-use agentwarden::HookAnswer;
-use agentwarden_claude_code::wire::Rendering;
 
 /// The variable naming the server's socket (V-5).
 pub(crate) const SERVER_ENV: &str = "AGENTWARDEN_SERVER";
@@ -41,79 +40,6 @@ pub(super) fn explicit_server(flag: Option<&Path>) -> Result<Option<PathBuf>, St
         }
         Some(value) => Ok(Some(PathBuf::from(value))),
         None => Ok(None),
-    }
-}
-
-/// V-12: the server must run as `uid` (when one is configured): the peer of the connection,
-/// as the kernel reports it, or the answer is not read.
-fn check_peer(stream: &UnixStream, uid: Option<u32>) -> Result<(), String> {
-    let Some(wanted) = uid else { return Ok(()) };
-    #[cfg(target_os = "linux")]
-    {
-        let peer = rustix::net::sockopt::socket_peercred(stream).map_err(|e| format!("SO_PEERCRED: {e}"))?;
-        let seen = peer.uid.as_raw();
-        if seen == wanted {
-            return Ok(());
-        }
-        Err(format!("it runs as uid {seen}, not uid {wanted} (`--server-uid`, `[server] uid`)"))
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = (stream, wanted);
-        Err("`[server] uid` cannot be checked on this system".to_owned())
-    }
-}
-
-/// One request, one answer, within `budget`, from a server running as `uid` when given.
-pub(super) fn exchange(
-    socket: &Path,
-    uid: Option<u32>,
-    request: &Request,
-    budget: Duration,
-) -> Result<Answer, String> {
-    let started = Instant::now();
-    let unreachable =
-        |e: &dyn std::fmt::Display| format!("server_unavailable: the server at `{}`: {e}", socket.display());
-    let mut stream = UnixStream::connect(socket).map_err(|e| unreachable(&e))?;
-    check_peer(&stream, uid).map_err(|e| unreachable(&e))?;
-    let left = budget.saturating_sub(started.elapsed()).max(Duration::from_millis(1));
-    stream.set_write_timeout(Some(left)).map_err(|e| unreachable(&e))?;
-    stream.set_read_timeout(Some(left)).map_err(|e| unreachable(&e))?;
-    let frame = protocol::encode(request).map_err(|e| unreachable(&e))?;
-    stream.write_all(&frame).map_err(|e| unreachable(&e))?;
-    let body = protocol::read_frame_blocking(&mut stream).map_err(|e| unreachable(&e))?;
-    protocol::decode::<Answer>(&body).map_err(|e| {
-        format!("server_answer_invalid: the server at `{}` answered nonsense: {e}", socket.display())
-    })
-}
-
-/// `warden hook` through the server (V-6): the answer, or exit 2 with why.
-pub(super) fn hook(
-    socket: &Path,
-    uid: Option<u32>,
-    config: Option<String>,
-    input: String,
-    deadline_ms: u64,
-) -> HookAnswer {
-    let request = Request::Hook { config, input, deadline_ms: Some(deadline_ms) };
-    match exchange(socket, uid, &request, Duration::from_millis(deadline_ms)) {
-        Ok(answer) => checked(answer),
-        Err(why) => HookAnswer::failed(why),
-    }
-}
-
-/// A hook answer the client may print, or exit 2 (`server_answer_invalid`): X-40, a `hook`
-/// frame is read back only when it is exactly the rendering of one of the four answers
-/// (`HookAnswer::from_rendering`).
-fn checked(answer: Answer) -> HookAnswer {
-    let invalid = |why: &str| HookAnswer::failed(format!("server_answer_invalid: {why}"));
-    match answer {
-        Answer::Hook { exit_code, stdout, stderr } => {
-            HookAnswer::from_rendering(exit_code, stdout.as_deref(), stderr.as_deref())
-                .unwrap_or_else(|e| invalid(&e.to_string()))
-        }
-        Answer::Error { code, reason } => HookAnswer::failed(format!("{code}: {reason}")),
-        Answer::Status { .. } | Answer::Run { .. } => invalid("another kind of answer to a hook request"),
     }
 }
 
@@ -167,98 +93,4 @@ pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failur
         writeln!(out, "uptime: {} s, requests served: {requests_served}", uptime_ms / 1000)?;
     }
     Ok(EXIT_OK)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn hook(exit_code: u8, stdout: Option<&str>, stderr: Option<&str>) -> Answer {
-        Answer::Hook { exit_code, stdout: stdout.map(str::to_owned), stderr: stderr.map(str::to_owned) }
-    }
-
-    const DENY: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"r"}}"#;
-
-    /// X-40: a frame the server sends is printed only when it is exactly one answer's rendering.
-    #[test]
-    fn only_a_well_formed_hook_answer_is_printed() {
-        let block = r#"{"decision":"block","reason":"r"}"#;
-        let accepted = [
-            (hook(0, None, None), HookAnswer::Proceed),
-            (hook(0, Some(DENY), None), HookAnswer::deny("r")),
-            (hook(0, Some(block), None), HookAnswer::block("r")),
-            (hook(2, None, Some("store_corrupt: x")), HookAnswer::failed("store_corrupt: x")),
-            (Answer::error("request_invalid", "r"), HookAnswer::failed("request_invalid: r")),
-        ];
-        for (frame, answer) in accepted {
-            assert_eq!(checked(frame), answer);
-        }
-        // The frame, why it is refused.
-        let refused: [(Answer, &str); 17] = [
-            (hook(1, None, None), "exit 1 would let the call run"),
-            (hook(3, None, Some("r")), "exit 3"),
-            (hook(2, None, None), "exit 2 without a reason"),
-            (hook(2, None, Some("")), "an empty reason"),
-            (hook(2, Some(DENY), Some("r")), "exit 2 with a deny beside it"),
-            (hook(0, None, Some("r")), "exit 0 with a reason"),
-            (hook(0, Some("allow"), None), "stdout not JSON"),
-            (hook(0, Some("[1]"), None), "stdout not an object"),
-            (hook(0, Some("{}"), None), "an object that decides nothing"),
-            (hook(0, Some("{}\n{}"), None), "two lines"),
-            (
-                hook(0, Some(r#"{"hookSpecificOutput":{"permissionDecision":"deny"}}"#), None),
-                "a deny cut short",
-            ),
-            (
-                hook(
-                    0,
-                    Some(
-                        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"r"}}"#,
-                    ),
-                    None,
-                ),
-                "an allow in a deny's shape",
-            ),
-            (hook(0, Some(r#"{"decision":"approve","reason":"r"}"#), None), "a block's shape that approves"),
-            (hook(0, Some(r#"{"decision":"block","reason":"r","continue":true}"#), None), "a key more"),
-            (hook(0, Some(r#"{"reason":"r","decision":"block"}"#), None), "not as Warden writes it"),
-            (hook(0, Some(r#"{"continue":false}"#), None), "another JSON object of the protocol"),
-            (
-                Answer::Status {
-                    pid: 1,
-                    store: String::new(),
-                    head_seq: 0,
-                    head_hash: String::new(),
-                    uptime_ms: 0,
-                    requests_served: 0,
-                },
-                "a status",
-            ),
-        ];
-        for (frame, why) in refused {
-            let answer = checked(frame);
-            assert_eq!(answer.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{why}");
-            assert!(
-                answer.stderr().is_some_and(|r| r.starts_with("server_answer_invalid: ")),
-                "{why}: {answer:?}"
-            );
-        }
-    }
-
-    /// X-40 over the wire: what `warden serve` sends for an answer (`serve::frame`), encoded
-    /// and decoded as a frame, reads back as that answer.
-    #[test]
-    fn an_answer_sent_by_the_server_reads_back_as_itself() {
-        for answer in [
-            HookAnswer::Proceed,
-            HookAnswer::deny("a \"quoted\" reason\nof two lines"),
-            HookAnswer::block("r1\nr2"),
-            HookAnswer::failed("store_unavailable: é"),
-        ] {
-            let frame = protocol::encode(&super::super::serve::hook_frame(answer.clone())).unwrap();
-            let body = frame.get(4..).unwrap();
-            let decoded = protocol::decode::<Answer>(body).unwrap();
-            assert_eq!(checked(decoded), answer);
-        }
-    }
 }

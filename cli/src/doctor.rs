@@ -363,14 +363,14 @@ fn approval_keys(config: &Config) -> Check {
 /// V-19: the configured server answers (its store's head), or the command that starts it.
 fn check_server(socket: &Path, config: Option<&Config>, config_path: &Path, checks: &mut Vec<Check>) {
     let uid = config.and_then(|c| c.server_uid);
-    let asked = super::client::exchange(
+    let asked = agentwarden_protocol::exchange(
         socket,
         uid,
-        &super::protocol::Request::Status {},
+        &agentwarden_protocol::Request::Status {},
         std::time::Duration::from_millis(2_000),
     );
     checks.push(match asked {
-        Ok(super::protocol::Answer::Status { pid, store, head_seq, .. }) => Check::ok(
+        Ok(agentwarden_protocol::Answer::Status { pid, store, head_seq, .. }) => Check::ok(
             "server",
             format!(
                 "the server at `{}` answers (pid {pid}): store {store}, head seq {head_seq}; the store is the \

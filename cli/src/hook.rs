@@ -42,14 +42,15 @@ pub(super) struct HookArgs {
 }
 
 impl HookArgs {
-    /// The arguments `warden-hook` read by hand (V-34).
-    pub(super) fn new(
-        config: Option<PathBuf>,
-        deadline_ms: u64,
-        server: Option<PathBuf>,
-        server_uid: Option<u32>,
-    ) -> HookArgs {
-        HookArgs { config, deadline_ms, server, server_uid }
+    /// With `--server`: the command line `warden-hook` would read (V-34), which asks the server
+    /// as `warden-hook` does; `None` decides here.
+    pub(super) fn server_line(&self) -> Option<agentwarden_hook_client::HookLine> {
+        self.server.as_ref().map(|server| agentwarden_hook_client::HookLine {
+            config: self.config.clone(),
+            deadline_ms: self.deadline_ms,
+            server: Some(server.clone()),
+            server_uid: self.server_uid,
+        })
     }
 }
 
@@ -161,31 +162,20 @@ fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// `warden hook` once its input is read and its route chosen: the watchdog runs (H-10), and
-/// the server, if one is configured, is known (V-5).
+/// `warden hook` (deciding here) once its input is read: the watchdog runs (H-10).
 pub(super) struct Begun {
     args: HookArgs,
-    started: std::time::Instant,
     settled: Arc<AtomicBool>,
     input: String,
     loaded: Result<Config, agentwarden::ConfigError>,
-    /// The server's socket and `[server] uid`, when one is configured.
-    server: Option<(PathBuf, Option<u32>)>,
-}
-
-impl Begun {
-    /// Whether a server decides (V-5): the thin client, which needs no runtime (V-29).
-    pub(super) fn is_client(&self) -> bool {
-        self.server.is_some()
-    }
 }
 
 fn hook_failed(reason: String) -> Failure {
     Failure { code: HOOK_FAILED, reason }
 }
 
-/// Starts `warden hook`: the deadline's watchdog, stdin, the configuration, and which server
-/// (if any) decides. Synchronous, so that the thin client runs without a runtime (V-29).
+/// Starts `warden hook` deciding here: the deadline's watchdog, stdin, the configuration.
+/// With `--server` the hook is `warden-hook`'s client instead ([`HookArgs::server_line`]).
 ///
 /// Who decides is named by the hook's command line alone — the line a human installed, which
 /// the agent cannot change for this call — never by a file or variable the agent can write: a
@@ -194,7 +184,6 @@ fn hook_failed(reason: String) -> Failure {
 /// (not `AGENTWARDEN_STORE`, `cli::main`), the deadline by `--deadline-ms` (V-49). Whatever
 /// the configuration says besides is held against the seal where it decides (T-11).
 pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
-    let started = std::time::Instant::now();
     let settled = Arc::new(AtomicBool::new(false));
     watchdog(args.deadline_ms, Arc::clone(&settled))
         .map_err(|e| hook_failed(format!("internal_error: cannot start the deadline watchdog: {e}")))?;
@@ -205,34 +194,11 @@ pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
         .read_to_string(&mut input)
         .map_err(|e| hook_failed(format!("hook_input_invalid: cannot read stdin: {e}")))?;
     let loaded = Config::load(args.config.as_deref());
-    let server = match &args.server {
-        Some(socket) => Some((socket.clone(), server_uid(args.server_uid, &loaded)?)),
-        None => None,
-    };
-    Ok(Begun { args, started, settled, input, loaded, server })
-}
-
-/// The user the server must run as: the command line's `--server-uid`, and the configuration's
-/// `[server] uid`, which may only agree with it (V-12, V-49). A configuration that cannot be
-/// read is left to [`through_server`], which refuses it.
-fn server_uid(
-    line: Option<u32>,
-    loaded: &Result<Config, agentwarden::ConfigError>,
-) -> Result<Option<u32>, Failure> {
-    let configured = loaded.as_ref().ok().and_then(|c| c.server_uid);
-    match (line, configured) {
-        (Some(line), Some(configured)) if line != configured => Err(hook_failed(format!(
-            "config_invalid: `[server] uid = {configured}` in the configuration disagrees with the installed \
-             line's `--server-uid {line}`; the installed line names the server (run `warden init claude-code \
-             --server` again, or put the configuration back)"
-        ))),
-        (line, configured) => Ok(line.or(configured)),
-    }
+    Ok(Begun { args, settled, input, loaded })
 }
 
 /// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr;
-/// so is an answer not ready within `--deadline-ms`. With a server configured it asks the
-/// server ([`through_server`]); otherwise what needs no store is decided before it is opened
+/// so is an answer not ready within `--deadline-ms`. What needs no store is decided before it is opened
 /// (`agentwarden::before_store`: the quarantine marker, writes into protected paths, the fast
 /// path of H-24); a store that cannot be opened then gives the deny already known, or exit 2
 /// (and quarantines the session at a stop, H-28).
@@ -242,10 +208,7 @@ pub(super) async fn hook(
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    if begun.is_client() {
-        return through_server(begun, out);
-    }
-    let Begun { args, settled, input, loaded, .. } = begun;
+    let Begun { args, settled, input, loaded } = begun;
     let answer = |answer: agentwarden::HookAnswer, out: &mut dyn Write| {
         answer_with(answer, &settled, args.deadline_ms, out)
     };
@@ -278,25 +241,6 @@ pub(super) async fn hook(
     }
     let decided = warden.hook_parsed(&input, parsed, &storage).await;
     answer(decided, out)
-}
-
-/// V-5, V-6: with a server configured, it decides; this process opens no store. Synchronous:
-/// the thin client needs no runtime (V-29).
-pub(super) fn through_server(begun: Begun, out: &mut dyn Write) -> Result<u8, Failure> {
-    let Begun { args, started, settled, input, loaded, server } = begun;
-    let Some((socket, uid)) = server else {
-        return Err(hook_failed("internal_error: no server to ask".to_owned()));
-    };
-    // A configuration that cannot be read cannot say which server to trust.
-    if let Err(e) = &loaded {
-        return Err(hook_failed(format!("config_invalid: {e}")));
-    }
-    let config = super::serve::config_file(args.config.as_deref()).map_err(hook_failed)?;
-    let config = config.map(|p| p.to_string_lossy().into_owned());
-    let left = u64::try_from(started.elapsed().as_millis())
-        .map_or(0, |spent| args.deadline_ms.saturating_sub(spent));
-    let answer = super::client::hook(&socket, uid, config, input, left);
-    answer_with(answer, &settled, args.deadline_ms, out)
 }
 
 /// Writes the answer unless the watchdog settled first (it is then ending the process with

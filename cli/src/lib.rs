@@ -27,10 +27,8 @@ mod gate;
 mod guard;
 mod help;
 mod hook;
-mod hook_client;
 mod installed;
 mod lineage;
-mod protocol;
 mod reference;
 mod release;
 mod result;
@@ -264,14 +262,17 @@ pub fn main() -> ExitCode {
         }));
     }
     // V-29: `warden hook` reads its input and picks its route before anything else starts: the
-    // thin client asks the server without a runtime or a log subscriber (it logs nothing).
+    // thin client (`warden-hook`'s, V-34) asks the server without a runtime or a log subscriber
+    // (it logs nothing).
     let mut begun = None;
     if let Command::Hook(args) = &cli.command {
+        if let Some(line) = args.server_line() {
+            return agentwarden_hook_client::answer_through_server(&line, "warden");
+        }
         match hook::begin(args.clone()) {
             Err(f) => {
                 return fail(&Failure { code: agentwarden_claude_code::wire::HOOK_FAILED, reason: f.reason });
             }
-            Ok(client) if client.is_client() => return answer_through_server(client, "warden"),
             Ok(direct) => begun = Some(direct),
         }
     }
@@ -309,29 +310,6 @@ pub fn main() -> ExitCode {
             fail(&Failure { code: agentwarden_claude_code::wire::HOOK_FAILED, reason: f.reason })
         }
         Err(f) => fail(&f),
-    }
-}
-
-/// Runs `warden-hook`, the resident service's hook client (V-34), with the process's arguments
-/// and returns its exit code.
-pub fn hook_client_main() -> ExitCode {
-    hook_client::main()
-}
-
-/// The thin client's answer (V-29): printed, and the exit code; any failure is exit 2 with one
-/// line on stderr, prefixed by the binary's `name`.
-fn answer_through_server(client: hook::Begun, name: &str) -> ExitCode {
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let answered = hook::through_server(client, &mut stdout).and_then(|code| {
-        stdout.flush()?;
-        Ok(code)
-    });
-    match answered {
-        Ok(code) => ExitCode::from(code),
-        Err(f) => {
-            eprintln!("{name}: {}", f.reason);
-            ExitCode::from(agentwarden_claude_code::wire::HOOK_FAILED)
-        }
     }
 }
 

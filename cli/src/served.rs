@@ -43,11 +43,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentwarden_domain::audit::Actor;
-
-use super::protocol::{Answer, Request};
-use super::{Cli, Command, Failure, guard::GuardCommand, lineage::LineageCommand, result::ResultCommand};
+use super::{Command, Failure, guard::GuardCommand, lineage::LineageCommand, result::ResultCommand};
 use agentwarden::{Config, StoreError, Warden, WardenError};
+use agentwarden_protocol::{Answer, Request};
 
 /// `--server` on a served command (V-13).
 #[derive(Debug, Clone, clap::Args)]
@@ -63,16 +61,16 @@ pub(super) struct ServerArgs {
 }
 
 /// What the client and the server need of a served command.
-struct Parts<'a> {
+pub(super) struct Parts<'a> {
     /// `--config`, when the command has one.
-    config: Option<&'a mut Option<PathBuf>>,
+    pub(super) config: Option<&'a mut Option<PathBuf>>,
     server: &'a ServerArgs,
     /// Every other path argument.
-    paths: Vec<&'a Path>,
+    pub(super) paths: Vec<&'a Path>,
 }
 
 /// The served commands (V-13), and their parts; `None` for every other command.
-fn parts(command: &mut Command) -> Option<Parts<'_>> {
+pub(super) fn parts(command: &mut Command) -> Option<Parts<'_>> {
     let parts = |config, server, paths| Some(Parts { config, server, paths });
     match command {
         Command::Gate(a) => parts(Some(&mut a.config), &a.server, vec![a.request.as_path()]),
@@ -93,7 +91,7 @@ fn parts(command: &mut Command) -> Option<Parts<'_>> {
 }
 
 /// Runs a served command with `open` (the server's Warden, or a store that refuses everything).
-async fn dispatch(
+pub(super) async fn dispatch(
     command: Command,
     open: &dyn Fn(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
@@ -142,7 +140,7 @@ pub(super) fn route(command: &mut Command) -> Result<Option<Route>, Failure> {
     }
     // V-12: a configuration that cannot be read cannot say which server to trust.
     let checked = loaded.map_err(|e| format!("config_invalid: {e}")).and_then(|loaded| {
-        let config = super::serve::config_file(config_arg.as_deref())?;
+        let config = agentwarden_server::config_file(config_arg.as_deref())?;
         Ok((loaded.server_uid, config.map(|p| p.to_string_lossy().into_owned())))
     });
     Ok(Some(match checked {
@@ -168,7 +166,7 @@ pub(super) async fn forward(command: Command, route: Route, out: &mut dyn Write)
             .into_owned();
         let deadline_ms = u64::try_from(route.timeout.as_millis()).unwrap_or(u64::MAX);
         let request = Request::Run { argv, cwd, config: route.config, deadline_ms: Some(deadline_ms) };
-        super::client::exchange(&socket, uid, &request, route.timeout)
+        agentwarden_protocol::exchange(&socket, uid, &request, route.timeout)
             .and_then(|answer| checked(answer, &socket))
     });
     match asked {
@@ -227,7 +225,7 @@ pub(super) fn refuse_human_verb(command: &Command) -> Result<(), Failure> {
         return Ok(());
     };
     let uid = loaded.and_then(|c| c.server_uid);
-    match super::client::exchange(&socket, uid, &Request::Status {}, HUMAN_PROBE) {
+    match agentwarden_protocol::exchange(&socket, uid, &Request::Status {}, HUMAN_PROBE) {
         Ok(Answer::Status { pid, .. }) => Err(Failure::usage(format!(
             "server_holds_store: the server at `{}` (pid {pid}) holds the store and `warden {verb}` is not \
              served; stop the server (`kill -TERM {pid}` or your service manager), run `warden {verb}` again, \
@@ -241,165 +239,9 @@ pub(super) fn refuse_human_verb(command: &Command) -> Result<(), Failure> {
 /// How long a human verb waits to learn whether the server answers.
 const HUMAN_PROBE: Duration = Duration::from_millis(2_000);
 
-/// One `run` request, as the decider takes it.
-pub(super) struct RunRequest {
-    pub(super) argv: Vec<String>,
-    pub(super) cwd: String,
-    pub(super) config: Option<String>,
-    /// Who asks (V-18): recorded as the actor of every event the command records.
-    pub(super) peer: Actor,
-}
-
-/// What the decider serves `run` requests with.
-pub(super) struct Host {
-    pub(super) warden: Warden,
-    /// The server's configuration file, canonical.
-    pub(super) config: Option<PathBuf>,
-    /// The server's own working directory, absolute: the decider returns to it after each command.
-    pub(super) home: PathBuf,
-    /// Directories no path argument may lead into (V-15): the store's and the socket's, canonical.
-    pub(super) guarded: Vec<PathBuf>,
-}
-
-/// Answers one `run` request (V-13, V-15, V-16), on the decider's thread (V-7): the events its
-/// command records are appended (durable) before it returns.
-pub(super) async fn decide(host: &Host, request: RunRequest) -> Answer {
-    let RunRequest { argv, cwd: cwd_text, config, peer } = request;
-    let theirs = config.as_deref().map(PathBuf::from);
-    if theirs.is_none() || theirs != host.config {
-        let name = |p: Option<&Path>| p.map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()));
-        return Answer::error(
-            "server_config_mismatch",
-            format!(
-                "the command's configuration is {} but this server decides with {}; run it with the project's \
-                 `--config` (or from its root)",
-                name(theirs.as_deref()),
-                name(host.config.as_deref())
-            ),
-        );
-    }
-    let cwd = PathBuf::from(&cwd_text);
-    if !cwd.is_absolute() {
-        return Answer::error(
-            "request_invalid",
-            format!("the working directory `{cwd_text}` is not absolute"),
-        );
-    }
-    let argv = std::iter::once("warden".to_owned()).chain(argv);
-    let mut cli = match <Cli as clap::Parser>::try_parse_from(argv) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or_default();
-            let reason = first.strip_prefix("error: ").unwrap_or(first).to_owned();
-            return Answer::Run { exit_code: super::EXIT_USAGE, stdout: String::new(), stderr: Some(reason) };
-        }
-    };
-    let Some(parts) = parts(&mut cli.command) else {
-        return Answer::error(
-            "command_not_served",
-            "only gate, lineage check, authorize, result validate, guard check, approvals and seal --show are served",
-        );
-    };
-    if let Some(config) = parts.config {
-        config.clone_from(&host.config);
-    }
-    if let Some(path) = parts.paths.iter().map(|p| cwd.join(p)).find(|p| guarded(p, &host.guarded)) {
-        return Answer::error(
-            "path_refused",
-            format!("`{}` leads into the server's store or socket directory", path.display()),
-        );
-    }
-    if let Err(e) = std::env::set_current_dir(&cwd) {
-        return Answer::error(
-            "request_invalid",
-            format!("cannot enter the working directory `{cwd_text}`: {e}"),
-        );
-    }
-    let mut out = Vec::new();
-    let open = |config: Config| -> Result<Warden, WardenError> { Ok(as_peer(&host.warden, config, &peer)) };
-    let result = dispatch(cli.command, &open, &mut out).await;
-    if let Err(e) = std::env::set_current_dir(&host.home) {
-        tracing::error!(error = %e, home = %host.home.display(), "cannot return to the server's working directory");
-    }
-    let stdout = String::from_utf8_lossy(&out).into_owned();
-    match result {
-        Ok(exit_code) => Answer::Run { exit_code, stdout, stderr: None },
-        Err(f) => Answer::Run { exit_code: f.code, stdout, stderr: Some(f.reason) },
-    }
-}
-
-/// Whether `path` (absolute) leads into one of `dirs` (canonical): its nearest existing ancestor
-/// is resolved, links included, and what follows it appended.
-fn guarded(path: &Path, dirs: &[PathBuf]) -> bool {
-    let mut existing = path;
-    let mut rest = Vec::new();
-    let resolved = loop {
-        if let Ok(found) = std::fs::canonicalize(existing) {
-            break rest.iter().rev().fold(found, |p: PathBuf, c| p.join(c));
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_owned());
-                existing = parent;
-            }
-            // `..` or the root that cannot be resolved: refused, to be safe.
-            _ => return true,
-        }
-    };
-    dirs.iter().any(|dir| resolved.starts_with(dir))
-}
-
-/// `warden` deciding with `config` and recording as `peer` (V-18). A guardrail violation, which
-/// direct mode records as the configured `[guardrails] actor`, names the peer after it:
-/// `daemon (warden-serve peer uid=1000 pid=4242)`.
-pub(super) fn as_peer(warden: &Warden, mut config: Config, peer: &Actor) -> Warden {
-    config.guardrails.actor = format!("{} ({})", config.guardrails.actor, peer.as_str());
-    warden.with_config(config).with_actor(peer.clone())
-}
-
-/// The actor of the events recorded for a peer (V-18).
-pub(super) fn peer_actor(uid: Option<u32>, pid: Option<i32>) -> Result<Actor, String> {
-    let uid = uid.ok_or("the peer's uid cannot be read (SO_PEERCRED)")?;
-    let pid = pid.map_or_else(|| "unknown".to_owned(), |p| p.to_string());
-    Actor::new(format!("warden-serve peer uid={uid} pid={pid}")).map_err(|e| e.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_path_into_the_store_is_refused_however_it_is_spelled() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = dir.path().join("audit");
-        std::fs::create_dir_all(store.join("blobs")).unwrap();
-        std::fs::create_dir_all(dir.path().join("project")).unwrap();
-        std::os::unix::fs::symlink(&store, dir.path().join("project/link")).unwrap();
-        let dirs = [std::fs::canonicalize(&store).unwrap()];
-        let p = dir.path();
-        for (path, refused, why) in [
-            (p.join("audit/db"), true, "a file of the store"),
-            (p.join("audit"), true, "the store itself"),
-            (p.join("project/../audit/conf"), true, "through `..`"),
-            (p.join("project/link/db"), true, "through a link"),
-            (p.join("project/link/new/violation.json"), true, "a new file through a link"),
-            (p.join("project/request.json"), false, "beside the store"),
-            (p.join("audit-other/x"), false, "a sibling whose name starts alike"),
-        ] {
-            assert_eq!(guarded(&path, &dirs), refused, "{why}: {}", path.display());
-        }
-    }
-
-    #[test]
-    fn the_peer_is_named_by_uid_and_pid_and_an_unknown_uid_is_refused() {
-        assert_eq!(
-            peer_actor(Some(1000), Some(4242)).unwrap().as_str(),
-            "warden-serve peer uid=1000 pid=4242"
-        );
-        assert_eq!(peer_actor(Some(0), None).unwrap().as_str(), "warden-serve peer uid=0 pid=unknown");
-        assert!(peer_actor(None, Some(1)).is_err());
-    }
 
     #[test]
     fn only_a_well_formed_run_answer_is_printed() {
@@ -417,8 +259,11 @@ mod tests {
             (run(1, "", None), "a failure without output or reason"),
             (run(3, "", Some("")), "an empty reason"),
             (run(2, "", Some("a\nb")), "two lines"),
-            (Answer::Hook { exit_code: 0, stdout: None, stderr: None }, "a hook answer"),
-            (Answer::error("command_not_served", "r"), "an error"),
+            (
+                Answer::Hook { decision: agentwarden_protocol::HookDecision::Proceed, reason: None },
+                "a hook answer",
+            ),
+            (Answer::error(agentwarden_domain::code::Code::CommandNotServed, "r"), "an error"),
         ] {
             assert!(checked(nonsense, socket).is_err(), "{why}");
         }

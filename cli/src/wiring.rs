@@ -34,6 +34,8 @@ pub(super) const DECIDE_MS: u64 = 1_000;
 /// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
 /// default timeout of 30 s (H-10).
 pub(crate) const DEFAULT_DEADLINE_MS: u64 = 30_000 - START_MS - ANSWER_MS;
+// `warden-hook` reads the same default (V-34).
+const _: () = assert!(DEFAULT_DEADLINE_MS == agentwarden_hook_client::DEFAULT_DEADLINE_MS);
 
 /// H-11: the events Warden's hook handles, with their matcher: `*` is Claude Code's "every
 /// tool" (the hook governs every tool call, so an untracked agent's calls can be denied).

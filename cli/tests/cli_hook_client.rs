@@ -23,7 +23,17 @@ mod support;
 use support::{EXAMPLE, committed_example};
 
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
-const CLIENT: &str = env!("CARGO_BIN_EXE_warden-hook");
+/// `warden-hook` (crate `agentwarden-hook-client`), beside `warden`: a workspace build or test
+/// run builds it.
+fn client() -> String {
+    let client = Path::new(WARDEN).with_file_name("warden-hook");
+    assert!(
+        client.is_file(),
+        "no `warden-hook` at `{}`: run `cargo build -p agentwarden-hook-client`",
+        client.display()
+    );
+    client.to_string_lossy().into_owned()
+}
 const BOUND: Duration = Duration::from_secs(60);
 
 struct Project {
@@ -194,7 +204,7 @@ fn the_client_answers_as_warden_hook_does_through_the_server_and_the_same_events
     ];
     for (input, why) in &table {
         let direct = hook(WARDEN, &theirs, input);
-        let client = hook(CLIENT, &ours, input);
+        let client = hook(&client(), &ours, input);
         assert_eq!(client.0, direct.0, "{why}: the same exit code ({client:?} / {direct:?})");
         assert_eq!(client.1, direct.1, "{why}: the same answer");
         assert!(matches!(client.0, Some(0 | 2)), "{why}: {client:?}");
@@ -202,7 +212,7 @@ fn the_client_answers_as_warden_hook_does_through_the_server_and_the_same_events
             assert!(!client.2.is_empty() && client.1.is_empty(), "{why}: a reason, no answer");
         }
     }
-    let refused = hook(CLIENT, &ours, &table[4].0);
+    let refused = hook(&client(), &ours, &table[4].0);
     assert!(refused.1.contains("deny"), "the refused call is a deny: {refused:?}");
     stop(our_server);
     stop(their_server);
@@ -245,26 +255,21 @@ fn a_server_that_is_down_silent_or_talking_nonsense_or_none_at_all_is_exit_2() {
         ("down", None, "server_unavailable"),
         ("garbage", Some(|s| answer_with(s, b"allow")), "server_answer_invalid"),
         (
-            "exit 1",
+            "a rendering, not a decision (V-52)",
             Some(|s| {
-                answer_with(s, br#"{"version":1,"kind":"hook","exit_code":1,"stdout":null,"stderr":null}"#)
+                answer_with(s, br#"{"version":2,"kind":"hook","exit_code":1,"stdout":null,"stderr":null}"#)
             }),
             "server_answer_invalid",
         ),
         (
-            "version 2",
-            Some(|s| {
-                answer_with(s, br#"{"version":2,"kind":"hook","exit_code":0,"stdout":null,"stderr":null}"#)
-            }),
+            "version 1",
+            Some(|s| answer_with(s, br#"{"version":1,"kind":"hook","decision":"proceed","reason":null}"#)),
             "server_answer_invalid",
         ),
         (
-            "an allow with two objects",
+            "a reason beside proceed",
             Some(|s| {
-                answer_with(
-                    s,
-                    br#"{"version":1,"kind":"hook","exit_code":0,"stdout":"{}\n{}","stderr":null}"#,
-                )
+                answer_with(s, br#"{"version":2,"kind":"hook","decision":"proceed","reason":"{}\n{}"}"#)
             }),
             "server_answer_invalid",
         ),
@@ -285,7 +290,7 @@ fn a_server_that_is_down_silent_or_talking_nonsense_or_none_at_all_is_exit_2() {
         let socket = socket.display().to_string();
         let started = Instant::now();
         let args = ["hook", "--config", "agentwarden.toml", "--server", &socket, "--deadline-ms", "1500"];
-        let out = run(CLIENT, &p, &args, &spawn);
+        let out = run(&client(), &p, &args, &spawn);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
         assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
@@ -299,12 +304,12 @@ fn a_server_that_is_down_silent_or_talking_nonsense_or_none_at_all_is_exit_2() {
         assert!(started.elapsed() < Duration::from_secs(10), "{name}: within the deadline");
     }
     // No server on the line: it does not decide by itself, and opens no store.
-    let out = run(CLIENT, &p, &["hook", "--config", "agentwarden.toml"], &spawn);
+    let out = run(&client(), &p, &["hook", "--config", "agentwarden.toml"], &spawn);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no `--server`"));
     // A store named, an unknown option: exit 2.
     for args in [&["--store", "x", "hook", "--server", "/s"][..], &["hook", "--json"], &[]] {
-        let out = run(CLIENT, &p, args, &spawn);
+        let out = run(&client(), &p, args, &spawn);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
@@ -325,7 +330,7 @@ fn init_with_a_server_installs_the_client_binary_beside_warden() {
         .as_str()
         .unwrap()
         .to_owned();
-    let client = std::fs::canonicalize(CLIENT).unwrap().display().to_string();
+    let client = std::fs::canonicalize(client()).unwrap().display().to_string();
     assert!(line.starts_with(&format!("'{client}' ")), "{line}");
     assert!(line.contains(&format!("--server '{socket}'")), "{line}");
     // Claude Code runs it with `sh -c`: the server down, exit 2.

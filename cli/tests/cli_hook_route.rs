@@ -27,7 +27,17 @@ mod support;
 use support::committed_example;
 
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
-const CLIENT: &str = env!("CARGO_BIN_EXE_warden-hook");
+/// `warden-hook` (crate `agentwarden-hook-client`), beside `warden`: a workspace build or test
+/// run builds it.
+fn client() -> String {
+    let client = std::path::Path::new(WARDEN).with_file_name("warden-hook");
+    assert!(
+        client.is_file(),
+        "no `warden-hook` at `{}`: run `cargo build -p agentwarden-hook-client`",
+        client.display()
+    );
+    client.to_string_lossy().into_owned()
+}
 
 struct Project {
     dir: tempfile::TempDir,
@@ -69,8 +79,7 @@ impl AllowingServer {
                 std::thread::spawn(move || {
                     if read_request(&mut stream).is_some() {
                         counter.fetch_add(1, Ordering::SeqCst);
-                        let body =
-                            br#"{"version":1,"kind":"hook","exit_code":0,"stdout":null,"stderr":null}"#;
+                        let body = br#"{"version":2,"kind":"hook","decision":"proceed","reason":null}"#;
                         let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
                         frame.extend_from_slice(body);
                         let _ = stream.write_all(&frame);
@@ -168,7 +177,7 @@ fn the_configuration_and_the_environment_name_no_server_for_the_installed_direct
     // server the configuration or the environment names, and fails closed.
     let client_line = ["--lock-timeout-ms", "5000", "hook", "--config", "agentwarden.toml"];
     for env in [&[][..], &[("AGENTWARDEN_SERVER", in_env.socket.as_path())]] {
-        let out = run(CLIENT, &p, &client_line, env, &protected_edit(&p));
+        let out = run(&client(), &p, &client_line, env, &protected_edit(&p));
         assert_eq!(out.status.code(), Some(2), "{env:?}: {out:?}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("no `--server`"), "{out:?}");
     }
@@ -216,7 +225,7 @@ fn the_line_names_the_servers_user_and_the_configuration_may_only_agree() {
             uid,
         ]
     };
-    for bin in [WARDEN, CLIENT] {
+    for bin in [WARDEN, &client()] {
         // The line believes another user: the server at the path is not asked.
         let before = server.asked();
         let out = run(bin, &p, &line(other_uid), &[], &protected_edit(&p));
@@ -230,7 +239,7 @@ fn the_line_names_the_servers_user_and_the_configuration_may_only_agree() {
     assert_eq!(server.asked(), 2);
     // A configuration that names another user than the line: refused before anything is asked.
     p.append_to_config(&format!("[server]\nsocket = \"{socket}\"\nuid = {other_uid}\n"));
-    for bin in [WARDEN, CLIENT] {
+    for bin in [WARDEN, &client()] {
         let out = run(bin, &p, &line(own_uid), &[], &protected_edit(&p));
         assert_eq!(out.status.code(), Some(2), "{out:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -333,22 +333,21 @@ fn a_server_that_is_down_silent_or_talking_nonsense_is_exit_2() {
             "server_answer_invalid",
         ),
         (
-            "exit 1",
+            "a rendering, not a decision (V-52)",
             |mut s| {
                 let _ = read_frame(&mut s);
                 let _ = s.write_all(&frame(
-                    br#"{"version":1,"kind":"hook","exit_code":1,"stdout":null,"stderr":null}"#,
+                    br#"{"version":2,"kind":"hook","exit_code":1,"stdout":null,"stderr":null}"#,
                 ));
             },
             "server_answer_invalid",
         ),
         (
-            "version 2",
+            "version 1",
             |mut s| {
                 let _ = read_frame(&mut s);
-                let _ = s.write_all(&frame(
-                    br#"{"version":2,"kind":"hook","exit_code":0,"stdout":null,"stderr":null}"#,
-                ));
+                let _ =
+                    s.write_all(&frame(br#"{"version":1,"kind":"hook","decision":"proceed","reason":null}"#));
             },
             "server_answer_invalid",
         ),
@@ -394,7 +393,7 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
     // Garbage in a frame: an error, and the connection still serves.
     let mut garbage = UnixStream::connect(p.socket()).unwrap();
     garbage.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    for body in [&b"not json"[..], br#"{"version":1,"kind":"reboot"}"#, br#"{"version":9,"kind":"status"}"#] {
+    for body in [&b"not json"[..], br#"{"version":2,"kind":"reboot"}"#, br#"{"version":1,"kind":"status"}"#] {
         garbage.write_all(&frame(body)).unwrap();
         let answer = read_frame(&mut garbage).unwrap();
         assert_eq!(
@@ -402,17 +401,17 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
             (Some("error"), Some("frame_invalid")),
             "{answer}"
         );
-        assert_eq!(answer["version"], 1);
+        assert_eq!(answer["version"], 2);
     }
     // V-50: a key declared twice is refused, naming it, and the connection still serves.
-    garbage.write_all(&frame(br#"{"version":1,"kind":"status","kind":"status"}"#)).unwrap();
+    garbage.write_all(&frame(br#"{"version":2,"kind":"status","kind":"status"}"#)).unwrap();
     let answer = read_frame(&mut garbage).unwrap();
     assert_eq!(
         (answer["code"].as_str(), answer["reason"].as_str().map(|r| r.contains("`/kind`"))),
         (Some("request_invalid"), Some(true)),
         "{answer}"
     );
-    garbage.write_all(&frame(br#"{"version":1,"kind":"status"}"#)).unwrap();
+    garbage.write_all(&frame(br#"{"version":2,"kind":"status"}"#)).unwrap();
     assert_eq!(read_frame(&mut garbage).unwrap()["kind"], "status");
     // Oversized: an error, then closed.
     let mut big = UnixStream::connect(p.socket()).unwrap();
@@ -730,7 +729,7 @@ fn sigterm_answers_the_request_in_flight_before_it_exits() {
     let mut client = UnixStream::connect(p.socket()).unwrap();
     client.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let request = serde_json::json!({
-        "version": 1, "kind": "hook", "deadline_ms": 10_000, "input": event("pre-task-main-planner"),
+        "version": 2, "kind": "hook", "deadline_ms": 10_000, "input": event("pre-task-main-planner"),
         "config": std::fs::canonicalize(p.root.join("agentwarden.toml")).unwrap(),
     });
     let whole = frame(request.to_string().as_bytes());
@@ -743,7 +742,8 @@ fn sigterm_answers_the_request_in_flight_before_it_exits() {
     assert!(UnixStream::connect(p.socket()).is_err(), "no new connection once stopping");
     client.write_all(rest).unwrap();
     let answer = read_frame(&mut client).unwrap();
-    assert_eq!((answer["kind"].as_str(), answer["exit_code"].as_u64()), (Some("hook"), Some(0)), "{answer}");
+    assert_eq!(answer["kind"].as_str(), Some("hook"), "{answer}");
+    assert!(answer["decision"].as_str().is_some_and(|d| d != "failed"), "decided: {answer}");
     // The client keeps its connection open: idle now, it is closed, and the server does not
     // wait for it (its request timeout is 10 s).
     let answered = Instant::now();
@@ -1112,7 +1112,7 @@ fn an_unusable_server_denies_and_never_allows() {
     fake_server(&p.socket(), |mut s| {
         let _ = read_frame(&mut s);
         let _ = s.write_all(&frame(
-            br#"{"version":1,"kind":"run","exit_code":0,"stdout":"ALLOW\n","stderr":null,"x":1}"#,
+            br#"{"version":2,"kind":"run","exit_code":0,"stdout":"ALLOW\n","stderr":null,"x":1}"#,
         ));
     });
     check("nonsense", &[], "server_answer_invalid");
@@ -1159,7 +1159,7 @@ fn the_server_refuses_what_it_does_not_serve_and_the_human_verbs_name_the_fix() 
     let run = |argv: &[&str], config: Option<&str>| {
         ask(
             &p.socket(),
-            &serde_json::json!({"version": 1, "kind": "run", "argv": argv, "cwd": cwd, "config": config, "deadline_ms": 5000}),
+            &serde_json::json!({"version": 2, "kind": "run", "argv": argv, "cwd": cwd, "config": config, "deadline_ms": 5000}),
         )
     };
     for argv in [

@@ -422,7 +422,7 @@ fn decisions(server: &Server, first: u64, count: u64, connections: u64) -> Resul
                     // 512 sessions in turn: more than the records keep (256), so they evict.
                     let input = spawn_event(n, &format!("bench-memory-{}", n % 512))?;
                     let body = format!(
-                        r#"{{"version":1,"kind":"hook","config":{config},"input":{},"deadline_ms":60000}}"#,
+                        r#"{{"version":2,"kind":"hook","config":{config},"input":{},"deadline_ms":60000}}"#,
                         json_string(&input)
                     );
                     let length = u32::try_from(body.len()).map_err(|e| e.to_string())?;
@@ -433,7 +433,7 @@ fn decisions(server: &Server, first: u64, count: u64, connections: u64) -> Resul
                     let mut answer = vec![0_u8; u32::from_be_bytes(head) as usize];
                     stream.read_exact(&mut answer).map_err(|e| e.to_string())?;
                     let answer = String::from_utf8_lossy(&answer);
-                    if !answer.contains(r#""exit_code":0"#) || answer.contains("deny") {
+                    if !answer.contains(r#""decision":"proceed""#) {
                         return Err(format!("decision {n}: {answer}"));
                     }
                     n += connections;
@@ -566,6 +566,48 @@ fn show(result: &Result<(f64, &'static str), String>) -> String {
     }
 }
 
+/// The baseline build's rows (V-46): its per-call rows through its own client, and its crowds.
+struct BaselineRows {
+    /// `warden hook` (the baseline's `warden`) through its server.
+    via: Result<(f64, &'static str), String>,
+    spawn: Result<(f64, &'static str), String>,
+    bash: Result<(f64, &'static str), String>,
+    read: Result<(f64, &'static str), String>,
+    crowd: Result<Vec<f64>, String>,
+    client_crowd: Result<(Vec<f64>, CrowdCpu), String>,
+}
+
+/// Measures the build whose `warden` is `old` (and `warden-hook` beside it) on a server of its
+/// own: `inputs` are the spawn, `Bash` and `Read` events.
+fn baseline_rows(old: &Path, bin: &Path, [spawn, bash, read]: [&str; 3]) -> Result<BaselineRows, String> {
+    let client = old.with_file_name("warden-hook");
+    let server = Server::start(old, bin, "baseline", 0)?;
+    let timed = |name, stdin| {
+        time_warden(
+            &client,
+            &WholeProcess { name, args: server.hook_args(), stdin: Some(stdin), env: KILL_SWITCH },
+        )
+    };
+    let via = time_warden(
+        old,
+        &WholeProcess {
+            name: "baseline-spawn",
+            args: server.hook_args(),
+            stdin: Some(spawn),
+            env: KILL_SWITCH,
+        },
+    );
+    let spawn = timed("baseline-spawn-client", spawn);
+    hook_output(old, &server.hook_args(), &bash_event("bench-session")?)?;
+    let bash = timed("baseline-bash-client", bash);
+    let read = track_planner(&client, &server.hook_args(), "bench-sub")
+        .and_then(|()| timed("baseline-read-client", read));
+    let crowd = concurrent(old, &server, 20, 10, 5_000_000);
+    let client_crowd = concurrent_cpu(&client, &server, 20, 10, 4_000_000);
+    server.stop();
+    Ok(BaselineRows { via, spawn, bash, read, crowd, client_crowd })
+}
+
 /// The server rows: builds what they need, measures, prints.
 pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     let large: u64 =
@@ -636,18 +678,15 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         Ok((times, cpu)) => (Ok(times), Some(cpu)),
         Err(e) => (Err(e), None),
     };
-    // V-46: `AGENTWARDEN_BENCH_BASELINE=PATH` names another build's `warden`: its server, on an
-    // empty store of its own, takes one untimed crowd (as this one took `warden hook`'s) and
-    // then the same crowd of the same `warden-hook`, right after this one's: two servers
-    // compared under the same load of the machine.
+    // V-46: `AGENTWARDEN_BENCH_BASELINE=PATH` names another build's `warden`, with its own
+    // `warden-hook` beside it (each build's client speaks its own build's protocol): its server,
+    // on an empty store of its own, right after this one's, takes the same per-call rows
+    // through its client and the same two crowds: two builds compared under the same load of
+    // the machine, in one run.
     let baseline = std::env::var_os("AGENTWARDEN_BENCH_BASELINE").map(PathBuf::from);
-    let baseline_crowd = baseline.as_deref().map(|old| {
-        let server = Server::start(old, bin, "baseline", 0)?;
-        let crowd = concurrent(&client, &server, 20, 10, 5_000_000)
-            .and_then(|_| concurrent_cpu(&client, &server, 20, 10, 4_000_000));
-        server.stop();
-        crowd
-    });
+    let baseline_rows = baseline
+        .as_deref()
+        .map(|old| baseline_rows(old, bin, [spawn.as_str(), bash.as_str(), read.as_str()]));
     let dynamic_crowd = concurrent(&dynamic, &empty, 20, 10, 3_000_000);
     // V-47: the same crowd of processes that ask nothing, the floor under the crowds above.
     let floor =
@@ -783,12 +822,37 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
             row("  the floor: 20 concurrent `warden-hook --version`", &format!("not measured: {e}"), "", None)
         }
     }
-    if let (Some(old), Some(crowd)) = (&baseline, &baseline_crowd) {
-        crowd_rows("`warden-hook` (baseline server)", crowd.as_ref().map(|(times, _)| times.as_slice()));
-        if let Ok((_, cpu)) = crowd {
-            cpu_rows("baseline crowd", cpu);
+    if let (Some(old), Some(rows)) = (&baseline, &baseline_rows) {
+        match rows {
+            Ok(rows) => {
+                println!(
+                    "\nThe same against the baseline build ({}), its own server and client",
+                    old.display()
+                );
+                for (what, ours, theirs) in [
+                    ("`warden hook` Agent, through the server, empty store", &via_empty, &rows.via),
+                    ("`warden-hook` Agent, through the server, empty store", &client_empty, &rows.spawn),
+                    ("`warden-hook` Bash (nothing governs), through the server", &client_bash, &rows.bash),
+                    ("`warden-hook` subagent tool call (Read), through the server", &client_read, &rows.read),
+                ] {
+                    let pass = match (ms(ours), ms(theirs)) {
+                        // No worse: within 5 % (the medians' noise on a shared machine).
+                        (Some(o), Some(t)) => Some(o <= t * 1.05),
+                        _ => None,
+                    };
+                    row(what, &show(ours), &format!("{} baseline", show(theirs)), pass);
+                }
+                crowd_rows("`warden hook` (baseline build)", rows.crowd.as_deref());
+                crowd_rows(
+                    "`warden-hook` (baseline build)",
+                    rows.client_crowd.as_ref().map(|(t, _)| t.as_slice()),
+                );
+                if let Ok((_, cpu)) = &rows.client_crowd {
+                    cpu_rows("baseline crowd", cpu);
+                }
+            }
+            Err(e) => println!("the baseline build ({}): not measured: {e}", old.display()),
         }
-        println!("  (the baseline server: {})", old.display());
     }
     let kib = |r: &Result<(u64, u64), String>| match r {
         Ok((rss, hwm)) => format!("{rss} KiB (peak {hwm})"),

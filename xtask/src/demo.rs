@@ -15,7 +15,10 @@ pub(crate) const STORE: &str = "target/demo/audit";
 /// Builds the debug `warden` and its hook client `warden-hook` (beside it), showing cargo's
 /// progress, and returns the path of `warden`.
 pub(crate) fn build_warden() -> Result<PathBuf, String> {
-    println!("==> building warden (cargo build --locked -p agentwarden-cli --bin warden --bin warden-hook)");
+    println!(
+        "==> building warden (cargo build --locked -p agentwarden-cli --bin warden -p agentwarden-hook-client --bin \
+         warden-hook)"
+    );
     crate::install::build_bins(crate::install::Profile::Debug)?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
     Ok(root().join(target).join("debug").join("warden"))

@@ -59,7 +59,7 @@ impl Profile {
 
 /// Relinks `warden-hook` of `profile` statically where that is possible and safe, and says how
 /// the binary now in the target directory is linked. Run after a `cargo build` of
-/// `agentwarden-cli` with the same profile, whose libraries it reuses.
+/// `agentwarden-hook-client` with the same profile, whose libraries it reuses.
 pub(crate) fn static_hook(profile: Profile) -> Result<Linked, String> {
     if !cfg!(all(target_os = "linux", target_env = "gnu")) {
         return Ok(Linked::Dynamic(
@@ -69,7 +69,15 @@ pub(crate) fn static_hook(profile: Profile) -> Result<Linked, String> {
     let output = Command::new(cargo())
         .args(["rustc", "--locked", "--quiet"])
         .args(profile.args())
-        .args(["-p", "agentwarden-cli", "--bin", "warden-hook", "--", "-C", "target-feature=+crt-static"])
+        .args([
+            "-p",
+            "agentwarden-hook-client",
+            "--bin",
+            "warden-hook",
+            "--",
+            "-C",
+            "target-feature=+crt-static",
+        ])
         .output()
         .map_err(|e| format!("cannot run cargo rustc: {e}"))?;
     let binary = profile.dir().join("warden-hook");
@@ -93,6 +101,8 @@ pub(crate) fn build_bins(profile: Profile) -> Result<(), String> {
         "agentwarden-cli",
         "--bin",
         "warden",
+        "-p",
+        "agentwarden-hook-client",
         "--bin",
         "warden-hook",
     ]))

@@ -20,14 +20,18 @@ struct Surface {
     features: &'static [&'static str],
 }
 
-/// The crates a library consumer compiles against. Not `agentwarden-tests`, `xtask`
-/// or the fuzz targets (nobody depends on them), nor the command line's crate.
+/// The crates a library consumer compiles against: the library, and the resident
+/// service's protocol and server (another client or host builds on them). Not
+/// `agentwarden-tests`, `xtask` or the fuzz targets (nobody depends on them), nor the command
+/// line's crate or the hook client's (binaries).
 const SURFACES: &[Surface] = &[
     Surface { package: "agentwarden", features: &["--features", "postgres,conformance"] },
     Surface { package: "agentwarden-domain", features: &[] },
     Surface { package: "agentwarden-ports", features: &["--features", "conformance"] },
     Surface { package: "agentwarden-adapters", features: &["--features", "postgres"] },
     Surface { package: "agentwarden-claude-code", features: &[] },
+    Surface { package: "agentwarden-protocol", features: &[] },
+    Surface { package: "agentwarden-server", features: &[] },
 ];
 
 /// Where the snapshots live, relative to the workspace root.
@@ -256,7 +260,9 @@ mod tests {
                 "agentwarden-domain",
                 "agentwarden-ports",
                 "agentwarden-adapters",
-                "agentwarden-claude-code"
+                "agentwarden-claude-code",
+                "agentwarden-protocol",
+                "agentwarden-server"
             ]
         );
         for surface in SURFACES {

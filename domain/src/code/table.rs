@@ -400,9 +400,8 @@ super::codes! {
         Server(
             "the thin client, `warden status`",
             "the server answered something that is not a hook answer of this protocol: not JSON, another \
-             version or kind, an exit code other than 0 and 2, a stdout that is not exactly Warden's deny \
-             or block, output beside an exit 2 or a reason beside an exit 0, an exit 2 without a reason \
-             (V-6, X-40)",
+             version or kind, an unknown decision or a key more, a reason beside `proceed`, a `deny`, \
+             `block` or `failed` without a reason or with a blank one (V-6, V-52)",
         ),
     }
     ServerConfigMismatch = "server_config_mismatch" {

@@ -1,6 +1,6 @@
 //! The `warden-hook` binary: the resident service's hook client (V-34), in
-//! [`agentwarden_cli::hook_client_main`].
+//! [`agentwarden_hook_client::main`].
 
 fn main() -> std::process::ExitCode {
-    agentwarden_cli::hook_client_main()
+    agentwarden_hook_client::main()
 }

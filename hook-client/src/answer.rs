@@ -1,0 +1,97 @@
+//! The server's answer to a hook request, read back into the Claude Code answer (V-52, X-40).
+//!
+//! The wire carries the decision and its reason; the client renders it. It accepts exactly
+//! the four answers — `proceed` without a reason, `deny`, `block` or `failed` each with a reason
+//! that is not blank (X-41) — and an `error` (exit 2 with its code and reason). Anything else —
+//! a reason beside `proceed`, a blank or missing one, another kind of answer — is exit 2
+//! (`server_answer_invalid`), never a pass (V-6).
+
+use agentwarden_domain::sessions::{HookAnswer, HookReason};
+use agentwarden_protocol::{Answer, HookDecision};
+
+/// The hook answer a server's `answer` stands for, or exit 2 with why not.
+pub fn checked(answer: Answer) -> HookAnswer {
+    let invalid = |why: &str| HookAnswer::failed(format!("server_answer_invalid: {why}"));
+    match answer {
+        Answer::Hook { decision, reason } => {
+            let reason = reason.as_deref().map(|r| HookReason::parse(r).ok_or(r));
+            match (decision, reason) {
+                (HookDecision::Proceed, None) => HookAnswer::Proceed,
+                (HookDecision::Proceed, Some(_)) => invalid("a reason beside `proceed`"),
+                (_, None) => invalid(&format!("`{}` without a reason", name(decision))),
+                (_, Some(Err(_))) => invalid(&format!("`{}` with a blank reason", name(decision))),
+                (HookDecision::Deny, Some(Ok(reason))) => HookAnswer::Deny { reason },
+                (HookDecision::Block, Some(Ok(reason))) => HookAnswer::Block { reason },
+                (HookDecision::Failed, Some(Ok(reason))) => HookAnswer::Failed { reason },
+            }
+        }
+        Answer::Error { code, reason } => HookAnswer::failed(format!("{code}: {reason}")),
+        Answer::Status { .. } | Answer::Run { .. } => invalid("another kind of answer to a hook request"),
+    }
+}
+
+fn name(decision: HookDecision) -> &'static str {
+    match decision {
+        HookDecision::Proceed => "proceed",
+        HookDecision::Deny => "deny",
+        HookDecision::Block => "block",
+        HookDecision::Failed => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use agentwarden_claude_code::wire::Rendering;
+    use agentwarden_domain::code::Code;
+
+    fn hook(decision: HookDecision, reason: Option<&str>) -> Answer {
+        Answer::Hook { decision, reason: reason.map(str::to_owned) }
+    }
+
+    /// X-40, V-52: a frame the server sends is printed only when it is exactly one answer.
+    #[test]
+    fn only_a_well_formed_hook_answer_is_printed() {
+        let accepted = [
+            (hook(HookDecision::Proceed, None), HookAnswer::Proceed),
+            (hook(HookDecision::Deny, Some("r")), HookAnswer::deny("r")),
+            (hook(HookDecision::Block, Some("r")), HookAnswer::block("r")),
+            (hook(HookDecision::Failed, Some("store_corrupt: x")), HookAnswer::failed("store_corrupt: x")),
+            (Answer::error(Code::RequestInvalid, "r"), HookAnswer::failed("request_invalid: r")),
+        ];
+        for (frame, answer) in accepted {
+            assert_eq!(checked(frame), answer);
+        }
+        // The frame, why it is refused.
+        let refused: [(Answer, &str); 9] = [
+            (hook(HookDecision::Proceed, Some("r")), "a reason beside proceed"),
+            (hook(HookDecision::Proceed, Some("")), "even a blank one"),
+            (hook(HookDecision::Deny, None), "a deny without a reason"),
+            (hook(HookDecision::Block, None), "a block without a reason"),
+            (hook(HookDecision::Failed, None), "a failure without a reason"),
+            (hook(HookDecision::Failed, Some("")), "an empty reason"),
+            (hook(HookDecision::Deny, Some(" \n\t")), "a blank reason"),
+            (Answer::Run { exit_code: 0, stdout: String::new(), stderr: None }, "a command's answer"),
+            (
+                Answer::Status {
+                    pid: 1,
+                    store: String::new(),
+                    head_seq: 0,
+                    head_hash: String::new(),
+                    uptime_ms: 0,
+                    requests_served: 0,
+                },
+                "a status",
+            ),
+        ];
+        for (frame, why) in refused {
+            let answer = checked(frame);
+            assert_eq!(answer.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{why}");
+            assert!(
+                answer.stderr().is_some_and(|r| r.starts_with("server_answer_invalid: ")),
+                "{why}: {answer:?}"
+            );
+        }
+    }
+}

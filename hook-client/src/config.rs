@@ -1,0 +1,151 @@
+//! What the hook client needs of the configuration: which file it is (the server must decide
+//! with the same one, V-3) and `[server] uid` (which may only agree with the installed line's
+//! `--server-uid`, V-12, V-49).
+//!
+//! V-53: the client reads only that. The file is found as every command finds it (N-1: the
+//! working directory upward, stopping after the repository's root), canonicalized, and parsed
+//! as TOML; `[server]`, when present, must be a table and its `uid` a user id. A file that
+//! cannot be read or parsed, or a `uid` that is not a user id, refuses the hook here
+//! (`config_invalid`, exit 2): it cannot say which server to trust. Everything else the file
+//! says is read by the server, which decides with this very file or refuses (V-3): a file the
+//! server cannot use is exit 2 there, as here.
+
+use std::path::{Path, PathBuf};
+
+/// The configuration's name in a project.
+pub const CONFIG_FILE: &str = "agentwarden.toml";
+
+/// The canonical path of the configuration `path` names (or the project's, found from the
+/// working directory upward as every command finds it, N-1), `None` when there is none. The
+/// error is one line, starting `config_invalid: `.
+pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
+    let found;
+    let path = match path {
+        Some(path) => path,
+        None => {
+            let here = std::env::current_dir().map_err(|e| {
+                format!(
+                    "config_invalid: `{CONFIG_FILE}`: cannot read the working directory to look for it: {e}"
+                )
+            })?;
+            match discover_from(&here)? {
+                Some(discovered) => {
+                    found = discovered;
+                    found.as_path()
+                }
+                None => return Ok(None),
+            }
+        }
+    };
+    std::fs::canonicalize(path).map(Some).map_err(|e| format!("config_invalid: `{}`: {e}", path.display()))
+}
+
+/// The configuration in `start` (an absolute directory) or its nearest parent that has one; the
+/// search stops after the first directory that holds `.git`, and at the root. Anything by that
+/// name is the configuration (never skipped for one further up).
+fn discover_from(start: &Path) -> Result<Option<PathBuf>, String> {
+    let exists = |path: &Path| match std::fs::symlink_metadata(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(format!(
+            "config_invalid: `{}`: cannot look for the project's configuration here: {e}",
+            path.display()
+        )),
+    };
+    for dir in start.ancestors() {
+        let candidate = dir.join(CONFIG_FILE);
+        if exists(&candidate)? {
+            return Ok(Some(candidate));
+        }
+        if exists(&dir.join(".git"))? {
+            return Ok(None);
+        }
+    }
+    Ok(None)
+}
+
+/// `[server] uid` of the configuration at `path` (none: no file), read strictly (V-53).
+pub fn configured_uid(path: Option<&Path>) -> Result<Option<u32>, String> {
+    let Some(path) = path else { return Ok(None) };
+    let invalid = |why: String| format!("config_invalid: `{}`: {why}", path.display());
+    let text = std::fs::read_to_string(path).map_err(|e| invalid(e.to_string()))?;
+    uid_in(&text).map_err(invalid)
+}
+
+/// `[server] uid` in a configuration's text.
+fn uid_in(text: &str) -> Result<Option<u32>, String> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+    let server = match table.get("server") {
+        None => return Ok(None),
+        Some(toml::Value::Table(server)) => server,
+        Some(_) => return Err("`server` is not a table".to_owned()),
+    };
+    match server.get("uid") {
+        None => Ok(None),
+        Some(toml::Value::Integer(uid)) => {
+            u32::try_from(*uid).map(Some).map_err(|_| format!("`[server] uid = {uid}` is not a user id"))
+        }
+        Some(other) => Err(format!("`[server] uid` is a {}, not a user id", other.type_str())),
+    }
+}
+
+/// The user the server must run as: the command line's `--server-uid`, and the configuration's
+/// `[server] uid`, which may only agree with it (V-12, V-49).
+pub fn server_uid(line: Option<u32>, configured: Option<u32>) -> Result<Option<u32>, String> {
+    match (line, configured) {
+        (Some(line), Some(configured)) if line != configured => Err(format!(
+            "config_invalid: `[server] uid = {configured}` in the configuration disagrees with the installed \
+             line's `--server-uid {line}`; the installed line names the server (run `warden init claude-code \
+             --server` again, or put the configuration back)"
+        )),
+        (line, configured) => Ok(line.or(configured)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_uid_is_read_strictly_and_nothing_else_is_judged() {
+        type Row<'a> = (&'a str, Result<Option<u32>, ()>, &'a str);
+        let rows: [Row<'_>; 10] = [
+            ("", Ok(None), "an empty file"),
+            ("[server]\nsocket = \"s\"\n", Ok(None), "no uid"),
+            ("[server]\nsocket = \"s\"\nuid = 998\n", Ok(Some(998)), "a uid"),
+            ("[claude_code]\nmain_persona = \"m\"\n[server]\nuid = 0\n", Ok(Some(0)), "root"),
+            ("[nonsense]\nx = 1\n", Ok(None), "the rest is the server's to judge (V-53)"),
+            ("[server]\nuid = -1\n", Err(()), "negative"),
+            ("[server]\nuid = 4294967296\n", Err(()), "over u32"),
+            ("[server]\nuid = \"998\"\n", Err(()), "a string"),
+            ("server = 1\n", Err(()), "not a table"),
+            ("[server]\nuid = 1\nuid = 2\n", Err(()), "a key declared twice"),
+        ];
+        for (text, expected, why) in rows {
+            assert_eq!(uid_in(text).map_err(|_| ()), expected, "{why}");
+        }
+        assert!(uid_in("[server\n").is_err(), "not TOML");
+    }
+
+    #[test]
+    fn the_configuration_may_only_agree_with_the_line() {
+        assert_eq!(server_uid(Some(1), Some(1)), Ok(Some(1)));
+        assert_eq!(server_uid(Some(1), None), Ok(Some(1)));
+        assert_eq!(server_uid(None, Some(2)), Ok(Some(2)));
+        assert_eq!(server_uid(None, None), Ok(None));
+        assert!(server_uid(Some(1), Some(2)).unwrap_err().starts_with("config_invalid: "));
+    }
+
+    #[test]
+    fn the_project_configuration_is_found_upward_and_not_past_the_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        assert_eq!(discover_from(&root.join("a/b")).unwrap(), None, "none in the repository");
+        std::fs::write(dir.path().join(CONFIG_FILE), "").unwrap();
+        assert_eq!(discover_from(&root.join("a/b")).unwrap(), None, "not past the repository's root");
+        std::fs::write(root.join(CONFIG_FILE), "").unwrap();
+        assert_eq!(discover_from(&root.join("a/b")).unwrap(), Some(root.join(CONFIG_FILE)));
+    }
+}

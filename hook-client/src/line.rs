@@ -1,0 +1,167 @@
+//! The command line `warden-hook` reads: `[--lock-timeout-ms MS] hook [--config FILE] [--server
+//! PATH] [--server-uid UID] [--deadline-ms MS]`, each option also as `--name=value`, as `warden
+//! hook` reads it (V-34).
+
+use std::path::PathBuf;
+
+/// The usage line printed with `--help` and after a refused command line.
+pub const USAGE: &str = "usage: warden-hook [--lock-timeout-ms MS] hook [--config FILE] --server PATH \
+                         [--server-uid UID] [--deadline-ms MS] < EVENT\n\
+                         The hook client of the resident service (`warden serve`): sends one Claude Code \
+                         hook event to the server and prints its answer; exit 2 when it cannot.";
+
+/// What the hook's command line names (V-49): the configuration, the deadline, the server and
+/// its user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookLine {
+    /// `--config`: the configuration (default: the project's `agentwarden.toml`, from the
+    /// working directory upward).
+    pub config: Option<PathBuf>,
+    /// `--deadline-ms`: answer within this many milliseconds of starting, or exit 2 (H-10).
+    pub deadline_ms: u64,
+    /// `--server`: the server's socket; the only thing that names it (V-49).
+    pub server: Option<PathBuf>,
+    /// `--server-uid`: believe only a server running as this user (V-12, V-49).
+    pub server_uid: Option<u32>,
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Asked {
+    /// Ask the server.
+    Hook(HookLine),
+    /// Print the usage.
+    Help,
+    /// Print the version.
+    Version,
+}
+
+/// Reads the command line (without the program's name), or says why it is refused.
+pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, String> {
+    let mut args = args.into_iter();
+    let mut hook = false;
+    let (mut config, mut server, mut server_uid, mut deadline_ms) = (None, None, None, None);
+    while let Some(arg) = args.next() {
+        let text = arg.to_str().ok_or_else(|| format!("`{}` is not UTF-8", arg.to_string_lossy()))?;
+        let (name, inline) = match text.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
+            _ => (text, None),
+        };
+        let mut value = || -> Result<String, String> {
+            match inline.clone() {
+                Some(value) => Ok(value),
+                None => args
+                    .next()
+                    .and_then(|v| v.into_string().ok())
+                    .ok_or_else(|| format!("`{name}` needs a UTF-8 value")),
+            }
+        };
+        let number = |name: &str, value: String| {
+            value.parse::<u64>().map_err(|_| format!("`{name} {value}` is not a number of milliseconds"))
+        };
+        match (name, hook) {
+            ("--help" | "-h", _) => return Ok(Asked::Help),
+            ("--version" | "-V", _) => return Ok(Asked::Version),
+            ("hook", false) => hook = true,
+            // Global options of `warden`, accepted before or after `hook` as clap accepts them.
+            ("--lock-timeout-ms", _) => {
+                number(name, value()?)?;
+            }
+            ("--store" | "--fsync", _) => {
+                return Err(format!("`{name}`: warden-hook opens no store; the server holds it"));
+            }
+            ("--config", true) => config = Some(PathBuf::from(value()?)),
+            ("--server", true) => server = Some(PathBuf::from(value()?)),
+            ("--server-uid", true) => {
+                let text = value()?;
+                let uid =
+                    text.parse::<u32>().map_err(|_| format!("`--server-uid {text}` is not a user id"))?;
+                server_uid = Some(uid);
+            }
+            ("--deadline-ms", true) => deadline_ms = Some(number(name, value()?)?),
+            _ => return Err(format!("unexpected argument `{text}`")),
+        }
+    }
+    if !hook {
+        return Err("the `hook` command is missing".to_owned());
+    }
+    if server_uid.is_some() && server.is_none() {
+        return Err("`--server-uid` names the user of a server, and no `--server` is given".to_owned());
+    }
+    let deadline_ms = deadline_ms.unwrap_or(super::DEFAULT_DEADLINE_MS);
+    Ok(Asked::Hook(HookLine { config, deadline_ms, server, server_uid }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(line: &str) -> Result<Asked, String> {
+        parse(line.split_whitespace().map(std::ffi::OsString::from))
+    }
+
+    fn hook(config: Option<&str>, deadline_ms: u64, server: Option<&str>, server_uid: Option<u32>) -> Asked {
+        Asked::Hook(HookLine {
+            config: config.map(PathBuf::from),
+            deadline_ms,
+            server: server.map(PathBuf::from),
+            server_uid,
+        })
+    }
+
+    #[test]
+    fn the_installed_line_is_read_and_anything_else_refused() {
+        let default = crate::DEFAULT_DEADLINE_MS;
+        let rows: [(&str, Result<Asked, String>, &str); 10] = [
+            (
+                "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000",
+                Ok(hook(Some("c.toml"), 28000, Some("/s"), None)),
+                "what init installs",
+            ),
+            ("hook", Ok(hook(None, default, None, None)), "the bare command"),
+            (
+                "hook --server /s --server-uid 998",
+                Ok(hook(None, default, Some("/s"), Some(998))),
+                "the server's user",
+            ),
+            (
+                "hook --server=/s --config=c.toml",
+                Ok(hook(Some("c.toml"), default, Some("/s"), None)),
+                "`=` forms",
+            ),
+            (
+                "hook --deadline-ms 100 --deadline-ms 200",
+                Ok(hook(None, 200, None, None)),
+                "the last one wins",
+            ),
+            ("hook --lock-timeout-ms 5", Ok(hook(None, default, None, None)), "a global option after `hook`"),
+            ("hook --version", Ok(Asked::Version), "the version"),
+            ("--help", Ok(Asked::Help), "the help"),
+            ("--lock-timeout-ms 5000 hook --json", Err(String::new()), "an option warden hook lacks"),
+            ("--store /x hook", Err(String::new()), "a store it would not open"),
+        ];
+        for (line, expected, why) in rows {
+            match (read(line), expected) {
+                (Ok(got), Ok(expected)) => assert_eq!(got, expected, "{why}"),
+                (Err(_), Err(_)) => {}
+                (got, _) => panic!("{why}: `{line}` read as {got:?}"),
+            }
+        }
+        for refused in [
+            "",
+            "gate",
+            "--fsync hook",
+            "hook --config",
+            "hook --deadline-ms soon",
+            "--server /s hook",
+            "hook --store /x",
+            "hook hook",
+            "--lock-timeout-ms x hook",
+            "hook --server-uid 998",
+            "hook --server /s --server-uid -1",
+            "hook --server /s --server-uid root",
+        ] {
+            assert!(read(refused).is_err(), "`{refused}` is refused");
+        }
+    }
+}

@@ -1,0 +1,692 @@
+//! The decider (V-7): one thread takes the requests in the order they came and decides them one
+//! at a time, in groups that share one sync (V-26, V-45), failing everything once a sync failed
+//! (V-28).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, oneshot};
+
+use agentwarden::{Config, HookAnswer, HookStorage, StoreLocation, Warden};
+use agentwarden_domain::audit::Actor;
+use agentwarden_domain::code::Code;
+use agentwarden_protocol::Answer;
+
+use crate::{Commands, Host, RunRequest};
+
+/// A request for the decider.
+pub(crate) enum Job {
+    Hook(HookJob),
+    /// A served command (V-13).
+    Run(RunJob),
+}
+
+/// One served command for the decider, and where its answer goes.
+pub(crate) struct RunJob {
+    pub(crate) request: RunRequest,
+    pub(crate) reply: oneshot::Sender<Answer>,
+}
+
+/// One hook request for the decider, and where its answer goes.
+pub(crate) struct HookJob {
+    pub(crate) config: Option<String>,
+    pub(crate) input: String,
+    /// Who asks (V-18).
+    pub(crate) peer: Actor,
+    pub(crate) reply: oneshot::Sender<HookAnswer>,
+}
+
+/// What the decider needs.
+pub(crate) struct Decider {
+    pub(crate) warden: Warden,
+    pub(crate) location: StoreLocation,
+    pub(crate) config: Option<PathBuf>,
+    /// The configuration last parsed, by its bytes' digest (V-36).
+    pub(crate) configs: agentwarden::ConfigCache,
+    /// What `run` requests are served with (V-13).
+    pub(crate) host: Host,
+    /// The served commands (V-13).
+    pub(crate) commands: Arc<dyn Commands>,
+    /// The harness whose hook events the server decides: it decodes them (the server names
+    /// no harness, X-64).
+    pub(crate) harness: Arc<dyn agentwarden::harness::Harness>,
+}
+
+/// Starts the decider (V-7): one thread that takes the hook requests in the order they came,
+/// as direct mode takes them one process at a time under the store's lock.
+///
+/// V-26 (group commit): it takes every request already waiting (at most [`QUEUE`]), decides
+/// them one after another with its events appended deferred ([`Warden::deferring`]), makes
+/// them all durable with one [`agentwarden_ports::EventStore::sync`], and only then sends
+/// the answers — an answer never leaves before its event is durable, and one flush serves the
+/// whole group. An answer that recorded nothing waits for the same sync when it may rest on
+/// the group's earlier events (the session index they rewrote); V-35: one decided before any
+/// of its group was stored leaves at once.
+///
+/// V-28: a failed sync leaves it unknown what reached the disk: every answer of the group, and
+/// every later one, is exit 2 (`store_unavailable`) until the server is restarted and the store
+/// reopened and verified; nothing is decided from records that may not be on the log.
+pub(crate) fn start(decider: Decider) -> Result<mpsc::Sender<Job>, String> {
+    let (send, jobs) = mpsc::channel::<Job>(QUEUE);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the decider: {e}"))?;
+    std::thread::Builder::new()
+        .name("decider".into())
+        .spawn(move || runtime.block_on(decide(&decider, jobs)))
+        .map_err(|e| format!("cannot start the decider: {e}"))?;
+    Ok(send)
+}
+
+/// An answer decided in the current group, sent once the group is durable (V-26).
+enum Decided {
+    Hook(oneshot::Sender<HookAnswer>, HookAnswer),
+    Run(oneshot::Sender<Answer>, Answer),
+}
+
+/// The decider's loop (V-26, V-28): until every sender is gone. A served command (V-13) is
+/// decided in its place in the group like a hook event; its events are appended by a Warden
+/// that does not defer, and its answer, too, leaves only after the group's sync.
+///
+/// V-45: a group's sync and answers are left to a task of their own ([`complete`]), and the
+/// decider goes on to the next group while that sync runs: the flush (a blocking thread, the
+/// store's I/O) no longer holds up the decisions behind it. The groups' tasks are chained: each
+/// waits for the one before it, so answers leave in group order, each after its own group's
+/// sync and every earlier group's. An answer that would leave at once (V-35) waits, too, while
+/// an earlier group's answers have not all left: it may rest on that group's index rewrites.
+async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
+    let mut group = Vec::with_capacity(QUEUE);
+    let broken = Broken::default();
+    // The task completing the last group decided, while its answers have not all left.
+    let mut before: Option<tokio::task::JoinHandle<()>> = None;
+    let mut saved = Instant::now();
+    while jobs.recv_many(&mut group, QUEUE).await > 0 {
+        let mut answers = Vec::with_capacity(group.len());
+        let mut stored = false;
+        for job in group.drain(..) {
+            let pending = before.as_ref().is_some_and(|task| !task.is_finished());
+            match job {
+                Job::Hook(job) if job.reply.is_closed() => {}
+                Job::Run(job) if job.reply.is_closed() => {}
+                Job::Hook(job) => {
+                    let (answer, asked) = match broken.why() {
+                        Some(why) => (HookAnswer::failed(why), false),
+                        None => hook(decider, job.config.as_deref(), &job.input, job.peer).await,
+                    };
+                    // V-35: an answer that asked no store and comes before anything of its
+                    // group was stored rests only on what earlier groups made durable: it
+                    // leaves at once, without waiting for this group's sync — once every
+                    // earlier group's answers have left (V-45).
+                    if !asked && !stored && !pending {
+                        let _ = job.reply.send(answer);
+                        continue;
+                    }
+                    stored |= asked;
+                    answers.push(Decided::Hook(job.reply, answer));
+                }
+                Job::Run(job) => {
+                    let answer = match broken.why() {
+                        Some(why) => Answer::error(Code::StoreUnavailable, why),
+                        None => {
+                            stored = true;
+                            decider.commands.run(&decider.host, job.request).await
+                        }
+                    };
+                    answers.push(Decided::Run(job.reply, answer));
+                }
+            }
+            if pending {
+                // The earlier group's task sends its answers as soon as its sync ends.
+                tokio::task::yield_now().await;
+            }
+        }
+        if answers.is_empty() {
+            continue;
+        }
+        let store = Arc::clone(decider.warden.event_store());
+        before = Some(tokio::spawn(complete(before.take(), stored, store, answers, broken.clone())));
+        // The group's task starts its sync before the next group is decided.
+        tokio::task::yield_now().await;
+        if stored && saved.elapsed() >= SAVE_RECORDS_EVERY {
+            // V-27: saved once every answer decided so far has left, never on their way, and
+            // never with events a sync has not made durable.
+            if let Some(task) = before.take() {
+                let _ = task.await;
+            }
+            if broken.why().is_none() {
+                save_records(&decider.warden).await;
+            }
+            saved = Instant::now();
+        }
+    }
+    if let Some(task) = before.take() {
+        let _ = task.await;
+    }
+}
+
+/// V-28: why every decision fails once a sync failed; shared by the decider and the groups'
+/// tasks. A lock poisoned by a panic fails closed, too.
+#[derive(Clone, Default)]
+struct Broken(Arc<std::sync::Mutex<Option<String>>>);
+
+impl Broken {
+    fn why(&self) -> Option<String> {
+        match self.0.lock() {
+            Ok(why) => why.clone(),
+            Err(_) => {
+                Some("store_unavailable: the server's decider failed; restart `warden serve`".to_owned())
+            }
+        }
+    }
+
+    fn set(&self, why: String) {
+        if let Ok(mut broken) = self.0.lock() {
+            broken.get_or_insert(why);
+        }
+    }
+}
+
+/// Completes one group (V-26, V-45): after the group before it has completed, makes the
+/// group's events durable with one sync (when it stored any) and only then sends its answers.
+/// A failed sync — this group's or an earlier one's — fails every answer of the group (V-28).
+async fn complete(
+    before: Option<tokio::task::JoinHandle<()>>,
+    stored: bool,
+    store: Arc<dyn agentwarden_ports::EventStore>,
+    answers: Vec<Decided>,
+    broken: Broken,
+) {
+    let started = Instant::now();
+    if let Some(before) = before
+        && let Err(e) = before.await
+    {
+        broken.set(format!(
+            "store_unavailable: the server lost a group of answers ({e}); restart `warden serve`"
+        ));
+    }
+    let waited = started.elapsed();
+    if stored
+        && broken.why().is_none()
+        && let Err(e) = store.sync().await
+    {
+        tracing::error!(error = %e, "the group's events could not be made durable");
+        broken.set(format!(
+            "store_unavailable: the server could not make its log durable ({e}); restart `warden serve`"
+        ));
+    }
+    // `RUST_LOG=warden::groups=debug`: each group's size and its waits, alone.
+    tracing::debug!(
+        target: "warden::groups",
+        answers = answers.len(),
+        stored,
+        before_us = waited.as_micros(),
+        sync_us = (started.elapsed() - waited).as_micros(),
+        "group completed"
+    );
+    let broken = broken.why();
+    for decided in answers {
+        match (decided, &broken) {
+            (Decided::Hook(reply, _), Some(why)) => {
+                let _ = reply.send(HookAnswer::failed(why.clone()));
+            }
+            (Decided::Hook(reply, answer), None) => {
+                let _ = reply.send(answer);
+            }
+            (Decided::Run(reply, _), Some(why)) => {
+                let _ = reply.send(Answer::error(Code::StoreUnavailable, why.clone()));
+            }
+            (Decided::Run(reply, answer), None) => {
+                let _ = reply.send(answer);
+            }
+        }
+    }
+}
+
+/// How many hook requests may wait for the decider, and the largest group it commits at once.
+pub(crate) const QUEUE: usize = 256;
+
+/// V-27: how often, at most, the decider saves the records (a cache of a fold over the log,
+/// rebuilt from the log when lost): a restarted server folds at most this much of the log
+/// again. Saved after the group's answers are sent, never on their way.
+const SAVE_RECORDS_EVERY: Duration = Duration::from_secs(1);
+
+/// Saves the records as they stand (best effort; V-27).
+pub(crate) async fn save_records(warden: &Warden) {
+    match warden.records().await {
+        Ok(state) => warden.save_records_now(&state).await,
+        Err(e) => tracing::warn!(error = %e, "the records could not be saved"),
+    }
+}
+
+/// Decides one hook event (V-1, V-3), and says whether the store was asked. V-30: what
+/// `before_store` decides (a tool call nothing governs, in a session whose index covers it) is
+/// answered from the hook's own files and the configuration alone: the event store is never
+/// called for it, not even for the group's sync.
+async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) -> (HookAnswer, bool) {
+    let theirs = config.map(PathBuf::from);
+    if theirs != server.config {
+        let name = |p: &Option<PathBuf>| {
+            p.as_ref().map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()))
+        };
+        let why = format!(
+            "server_config_mismatch: the hook's configuration is {} but this server decides with {}; \
+             point the hook at the server of its project",
+            name(&theirs),
+            name(&server.config)
+        );
+        return (HookAnswer::failed(why), false);
+    }
+    let config = match Config::load_with(server.config.as_deref(), Some(&server.configs)) {
+        Ok(config) => config,
+        Err(e) => return (HookAnswer::failed(format!("config_invalid: {e}")), false),
+    };
+    let storage = HookStorage::for_store(Some(&server.location), &config.root);
+    // Parsed once: what `before_store` leaves to the store is decided on the same parse.
+    let parsed = server.harness.decode(input);
+    match agentwarden::before_store_parsed(&config, &storage, &parsed) {
+        agentwarden::Pre::Done(done) => (done, false),
+        agentwarden::Pre::Store { .. } => {
+            let warden = crate::as_peer(&server.warden, config, &peer);
+            (warden.hook_parsed(input, parsed, &storage).await, true)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use agentwarden_claude_code::wire::Rendering;
+
+    use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
+    use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+
+    /// A store that fails every call, and counts them.
+    #[derive(Default)]
+    struct Refusing {
+        calls: AtomicUsize,
+    }
+
+    impl Refusing {
+        fn refuse<T>(&self) -> Result<T, StoreError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            Err(StoreError::Unavailable { reason: "the test's store refuses every call".into() })
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for Refusing {
+        async fn append(&self, _: Expected, _: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.refuse()
+        }
+        async fn append_deferred(&self, _: Expected, _: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.refuse()
+        }
+        async fn sync(&self) -> Result<(), StoreError> {
+            self.refuse()
+        }
+        async fn read(&self, _: u64, _: usize) -> Result<Vec<StoredRecord>, StoreError> {
+            self.refuse()
+        }
+        async fn head(&self) -> Result<Head, StoreError> {
+            self.refuse()
+        }
+    }
+
+    /// The decider of a server on `warden`'s store deciding with `config`.
+    fn test_decider(warden: &Warden, location: StoreLocation, config: &Path) -> Decider {
+        let host = crate::Host {
+            warden: warden.clone(),
+            config: Some(config.to_path_buf()),
+            home: std::env::current_dir().unwrap(),
+            guarded: Vec::new(),
+        };
+        Decider {
+            warden: warden.deferring(),
+            location,
+            config: Some(config.to_path_buf()),
+            configs: agentwarden::ConfigCache::default(),
+            host,
+            commands: Arc::new(crate::commands::NotServed),
+            harness: Arc::new(agentwarden_claude_code::kernel::ClaudeCode),
+        }
+    }
+
+    /// A hook request for the decider.
+    fn hook_job(config: &Path, input: &serde_json::Value, reply: oneshot::Sender<HookAnswer>) -> Job {
+        let peer = Actor::new("warden-serve peer uid=0 pid=1").unwrap();
+        Job::Hook(HookJob {
+            config: Some(config.display().to_string()),
+            input: input.to_string(),
+            peer,
+            reply,
+        })
+    }
+
+    /// A project with a configuration and nothing else, and its store's location.
+    fn bare_project(dir: &Path) -> (PathBuf, StoreLocation) {
+        let config = dir.join("agentwarden.toml");
+        std::fs::write(&config, "[claude_code]\nmain_persona = \"main\"\n").unwrap();
+        (std::fs::canonicalize(config).unwrap(), StoreLocation::Embedded(dir.join("audit")))
+    }
+
+    /// A [`bare_project`] whose session `covered` has an index: its calls nothing governs are
+    /// answered from it (H-24).
+    fn covered_project(dir: &Path) -> (PathBuf, StoreLocation) {
+        let (config, location) = bare_project(dir);
+        let storage = HookStorage::for_store(Some(&location), dir);
+        let index =
+            agentwarden::SessionIndex { session: "covered".into(), ..agentwarden::SessionIndex::default() };
+        storage.write_index(&index).unwrap();
+        (config, location)
+    }
+
+    /// V-26: the requests waiting when the decider looks are decided in order, their events
+    /// appended deferred, made durable by one sync, and answered only after it.
+    #[test]
+    fn waiting_requests_share_one_sync_and_are_answered_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, location) = bare_project(dir.path());
+        let store = Arc::new(Held::slow());
+        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
+        let decider = test_decider(&warden, location, &config);
+        let (send, jobs) = mpsc::channel::<Job>(QUEUE);
+        let answers: Vec<_> = (0..10)
+            .map(|n| {
+                let input = serde_json::json!({
+                    "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Task",
+                    "tool_use_id": format!("toolu_{n}"), "tool_input": {"subagent_type": "planner"},
+                });
+                let (reply, answer) = oneshot::channel();
+                let job = hook_job(&config, &input, reply);
+                send.try_send(job).unwrap();
+                answer
+            })
+            .collect();
+        drop(send);
+        let synced = Arc::clone(&store);
+        let loop_ = std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(decide(&decider, jobs));
+        });
+        for answer in answers {
+            let answer = answer.blocking_recv().unwrap();
+            assert_eq!(synced.ended.load(Ordering::SeqCst), 1, "no answer before the sync");
+            assert!(answer.stdout().unwrap().contains("deny"), "no persona files: a recorded deny");
+        }
+        loop_.join().unwrap();
+        assert_eq!(store.ended.load(Ordering::SeqCst), 1, "one sync for the group");
+        assert_eq!(store.deferred.load(Ordering::SeqCst), 10, "every decision appended deferred");
+        let records = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(store.inner.read(1, 100))
+            .unwrap();
+        let ids: Vec<String> = records
+            .iter()
+            .map(|r| agentwarden_domain::audit::Envelope::parse(r).unwrap().payload.get().to_owned())
+            .map(|p| {
+                serde_json::from_str::<serde_json::Value>(&p).unwrap()["tool_use_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(ids, (0..10).map(|n| format!("toolu_{n}")).collect::<Vec<_>>(), "in arrival order");
+    }
+
+    /// V-35: a call nothing governs that comes first in its group leaves before the group's
+    /// sync; one that comes after a recorded decision of the group waits for it.
+    #[test]
+    fn a_call_nothing_governs_waits_for_no_sync_unless_it_follows_a_recorded_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, location) = covered_project(dir.path());
+        let store = Arc::new(Held::slow());
+        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
+        let decider = test_decider(&warden, location, &config);
+        let (send, jobs) = mpsc::channel::<Job>(QUEUE);
+        let bash = serde_json::json!({
+            "session_id": "covered", "hook_event_name": "PreToolUse", "cwd": dir.path(),
+            "tool_name": "Bash", "tool_use_id": "toolu_b", "tool_input": {"command": "ls"},
+        });
+        let spawn = serde_json::json!({
+            "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Task",
+            "tool_use_id": "toolu_s", "tool_input": {"subagent_type": "planner"},
+        });
+        let mut answers = Vec::new();
+        for input in [&bash, &spawn, &bash] {
+            let (reply, answer) = oneshot::channel();
+            send.try_send(hook_job(&config, input, reply)).unwrap();
+            answers.push(answer);
+        }
+        drop(send);
+        let loop_ = std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(decide(&decider, jobs));
+        });
+        let mut answers = answers.into_iter();
+        let first = answers.next().unwrap().blocking_recv().unwrap();
+        assert_eq!(first, HookAnswer::silent());
+        assert_eq!(
+            store.ended.load(Ordering::SeqCst),
+            0,
+            "the first call nothing governs left before the sync"
+        );
+        for answer in answers {
+            answer.blocking_recv().unwrap();
+            assert_eq!(store.ended.load(Ordering::SeqCst), 1, "after a recorded decision: after the sync");
+        }
+        loop_.join().unwrap();
+    }
+
+    /// A memory store that counts its deferred appends and its syncs, each sync held: for a
+    /// while, or until the test lets it end (and failing, when told).
+    struct Held {
+        inner: agentwarden::MemoryEventStore,
+        deferred: AtomicUsize,
+        begun: AtomicUsize,
+        ended: AtomicUsize,
+        hold: Hold,
+        fail: std::sync::atomic::AtomicBool,
+    }
+
+    /// How long a [`Held`] store's sync takes.
+    enum Hold {
+        For(Duration),
+        /// Until the test adds a permit ([`Held::release`]).
+        Gate(tokio::sync::Semaphore),
+    }
+
+    impl Held {
+        fn new(hold: Hold) -> Self {
+            Held {
+                inner: agentwarden::MemoryEventStore::default(),
+                deferred: AtomicUsize::new(0),
+                begun: AtomicUsize::new(0),
+                ended: AtomicUsize::new(0),
+                hold,
+                fail: std::sync::atomic::AtomicBool::new(false),
+            }
+        }
+
+        /// Each sync takes 50 ms.
+        fn slow() -> Self {
+            Held::new(Hold::For(Duration::from_millis(50)))
+        }
+
+        /// Each sync waits for [`Held::release`].
+        fn gated() -> Self {
+            Held::new(Hold::Gate(tokio::sync::Semaphore::new(0)))
+        }
+
+        /// Lets one held sync end.
+        fn release(&self) {
+            if let Hold::Gate(gate) = &self.hold {
+                gate.add_permits(1);
+            }
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for Held {
+        async fn append(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.inner.append(e, b).await
+        }
+        async fn append_deferred(&self, e: Expected, b: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.deferred.fetch_add(1, Ordering::SeqCst);
+            self.inner.append(e, b).await
+        }
+        async fn sync(&self) -> Result<(), StoreError> {
+            self.begun.fetch_add(1, Ordering::SeqCst);
+            match &self.hold {
+                Hold::For(wait) => tokio::time::sleep(*wait).await,
+                Hold::Gate(gate) => gate.acquire().await.unwrap().forget(),
+            }
+            self.ended.fetch_add(1, Ordering::SeqCst);
+            if self.fail.load(Ordering::SeqCst) {
+                return Err(StoreError::Unavailable { reason: "the test's disk failed".into() });
+            }
+            Ok(())
+        }
+        async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+            self.inner.read(from, limit).await
+        }
+        async fn head(&self) -> Result<Head, StoreError> {
+            self.inner.head().await
+        }
+    }
+
+    /// Waits (at most 10 s) until `count` reaches `n`.
+    fn wait_for(count: &AtomicUsize, n: usize, what: &str) {
+        let started = Instant::now();
+        while count.load(Ordering::SeqCst) < n {
+            assert!(started.elapsed() < Duration::from_secs(10), "{what}: never reached {n}");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// A decider on a gated [`Held`] store in a covered session's project, and the inputs the tests
+    /// send it: a spawn (recorded) and a `Bash` call nothing governs (answered from the index).
+    fn gated_decider(dir: &Path) -> (Arc<Held>, mpsc::Sender<Job>, PathBuf, [serde_json::Value; 3]) {
+        let (config, location) = covered_project(dir);
+        let store = Arc::new(Held::gated());
+        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
+        let decide = start(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{f}"));
+        let spawn = |n: u32| {
+            serde_json::json!({
+                "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Task",
+                "tool_use_id": format!("toolu_{n}"), "tool_input": {"subagent_type": "planner"},
+            })
+        };
+        let bash = serde_json::json!({
+            "session_id": "covered", "hook_event_name": "PreToolUse", "cwd": dir,
+            "tool_name": "Bash", "tool_use_id": "toolu_b", "tool_input": {"command": "ls"},
+        });
+        (store, decide, config, [spawn(1), spawn(2), bash])
+    }
+
+    fn ask(
+        decide: &mpsc::Sender<Job>,
+        config: &Path,
+        input: &serde_json::Value,
+    ) -> oneshot::Receiver<HookAnswer> {
+        let (reply, answer) = oneshot::channel();
+        decide.blocking_send(hook_job(config, input, reply)).unwrap();
+        answer
+    }
+
+    /// V-45: the next group is decided while the one before it syncs; its answers, and an
+    /// answer from the index that would otherwise leave at once (V-35), wait for the earlier
+    /// group's sync and then for their own, in order.
+    #[test]
+    fn a_group_is_decided_while_the_one_before_syncs_and_answered_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, decide, config, [first, second, bash]) = gated_decider(dir.path());
+        let mut a = ask(&decide, &config, &first);
+        wait_for(&store.begun, 1, "the first group's sync");
+        let mut c = ask(&decide, &config, &bash);
+        let mut b = ask(&decide, &config, &second);
+        wait_for(&store.deferred, 2, "the second spawn decided while the first sync runs");
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(store.ended.load(Ordering::SeqCst), 0);
+        for answer in [&mut a, &mut b, &mut c] {
+            assert!(answer.try_recv().is_err(), "no answer before the first sync ends");
+        }
+        store.release();
+        let a = a.blocking_recv().unwrap();
+        assert!(a.stdout().unwrap().contains("deny"), "{a:?}");
+        wait_for(&store.begun, 2, "the second group's sync");
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(b.try_recv().is_err(), "the second spawn waits for its own group's sync");
+        store.release();
+        assert!(b.blocking_recv().unwrap().stdout().unwrap().contains("deny"));
+        assert_eq!(c.blocking_recv().unwrap(), HookAnswer::Proceed);
+        assert_eq!(store.ended.load(Ordering::SeqCst), 2);
+        // With nothing in flight, a call nothing governs leaves at once again (V-35).
+        assert_eq!(ask(&decide, &config, &bash).blocking_recv().unwrap(), HookAnswer::Proceed);
+        assert_eq!(store.begun.load(Ordering::SeqCst), 2, "and asks for no sync");
+    }
+
+    /// V-45, V-28: when a sync fails, the group decided behind it while it ran fails too, and
+    /// so does every later request.
+    #[test]
+    fn a_failed_sync_fails_the_group_decided_behind_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, decide, config, [first, second, bash]) = gated_decider(dir.path());
+        store.fail.store(true, Ordering::SeqCst);
+        let a = ask(&decide, &config, &first);
+        wait_for(&store.begun, 1, "the first group's sync");
+        let b = ask(&decide, &config, &second);
+        let c = ask(&decide, &config, &bash);
+        wait_for(&store.deferred, 2, "the second spawn decided while the first sync runs");
+        store.release();
+        for answer in [a, b, c] {
+            let answer = answer.blocking_recv().unwrap();
+            assert_eq!(answer.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{answer:?}");
+            assert!(answer.stderr().unwrap().contains("store_unavailable"), "{answer:?}");
+        }
+        let later = ask(&decide, &config, &bash).blocking_recv().unwrap();
+        assert_eq!(later.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{later:?}");
+        assert_eq!(store.begun.load(Ordering::SeqCst), 1, "no sync after the failed one");
+    }
+
+    /// Item 6, V-30: through the decider (the group loop included), a tool call nothing governs
+    /// in a session its index covers is answered without one call to the event store; the same
+    /// call in a session without an index goes to the store (here: exit 2).
+    #[test]
+    fn a_tool_call_nothing_governs_is_answered_without_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, location) = covered_project(dir.path());
+        let store = Arc::new(Refusing::default());
+        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
+        let decide = start(test_decider(&warden, location, &config)).unwrap_or_else(|f| panic!("{f}"));
+        let ask = |session: &str| {
+            let input = serde_json::json!({
+                "session_id": session, "hook_event_name": "PreToolUse", "cwd": dir.path(),
+                "tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": {"command": "ls"},
+            });
+            let (reply, answer) = oneshot::channel();
+            let job = hook_job(&config, &input, reply);
+            decide.blocking_send(job).unwrap();
+            answer.blocking_recv().unwrap()
+        };
+        for _ in 0..3 {
+            assert_eq!(ask("covered"), HookAnswer::Proceed);
+        }
+        assert_eq!(store.calls.load(Ordering::SeqCst), 0, "the store was never called");
+        let uncovered = ask("uncovered");
+        assert_eq!(uncovered.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{uncovered:?}");
+        assert!(store.calls.load(Ordering::SeqCst) > 0, "without an index the store decides");
+    }
+}
