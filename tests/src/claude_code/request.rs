@@ -29,7 +29,7 @@ impl LoggedRequest {
     }
 
     /// The text of the first message: the `-p` prompt for the main session, the spawn's prompt
-    /// for a subagent. A [`Script`] tells agents apart by it.
+    /// for a subagent. A [`Script`](super::Script) tells agents apart by it.
     pub fn first_text(&self) -> String {
         self.messages().first().map(|m| text_of(m.get("content"))).unwrap_or_default()
     }
