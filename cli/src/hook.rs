@@ -9,7 +9,6 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use agentwarden_claude_code::wire::{HOOK_FAILED, Rendering};
 use agentwarden_domain::audit::Actor;
@@ -143,25 +142,6 @@ pub(super) struct ApprovalsArgs {
     pub(super) server: super::served::ServerArgs,
 }
 
-/// Starts the deadline's watchdog (H-10): unless the answer is settled first, it writes the
-/// reason and ends the process with exit 2 when `deadline_ms` has passed — whatever the hook is
-/// waiting for (the store's lock, a slow file system, a hung read). H-16: whoever sets
-/// `settled` first decides: the hook before it writes its answer, the watchdog before it exits.
-fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<()> {
-    let deadline = Duration::from_millis(deadline_ms);
-    std::thread::Builder::new().name("hook-deadline".into()).spawn(move || {
-        std::thread::sleep(deadline);
-        if !settled.swap(true, Ordering::SeqCst) {
-            eprintln!(
-                "warden: deadline_passed: no answer within --deadline-ms {deadline_ms} (the store busy or \
-                 locked, or a slow file system); blocked"
-            );
-            std::process::exit(i32::from(HOOK_FAILED));
-        }
-    })?;
-    Ok(())
-}
-
 /// `warden hook` (deciding here) once its input is read: the watchdog runs (H-10).
 pub(super) struct Begun {
     args: HookArgs,
@@ -185,7 +165,7 @@ fn hook_failed(reason: String) -> Failure {
 /// the configuration says besides is held against the seal where it decides (T-11).
 pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
     let settled = Arc::new(AtomicBool::new(false));
-    watchdog(args.deadline_ms, Arc::clone(&settled))
+    agentwarden_hook_client::run::watchdog(args.deadline_ms, Arc::clone(&settled))
         .map_err(|e| hook_failed(format!("internal_error: cannot start the deadline watchdog: {e}")))?;
     let mut input = String::new();
     let limit = u64::try_from(MAX_HOOK_INPUT).unwrap_or(u64::MAX).saturating_add(1);

@@ -113,9 +113,11 @@ pub fn ask(
 }
 
 /// Starts the deadline's watchdog (H-10): unless the answer is settled first, it writes the
-/// reason and ends the process with exit 2 when `deadline_ms` has passed — whatever the client
-/// is waiting for. H-16: whoever sets `settled` first decides.
-fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<()> {
+/// reason and ends the process with exit 2 when `deadline_ms` has passed — whatever the hook is
+/// waiting for (the server, the store's lock, a slow file system, a hung read). H-16: whoever
+/// sets `settled` first decides: the hook before it writes its answer, the watchdog before it
+/// exits. `warden hook` deciding without a server starts the same one.
+pub fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<()> {
     let deadline = Duration::from_millis(deadline_ms);
     std::thread::Builder::new().name("hook-deadline".into()).spawn(move || {
         std::thread::sleep(deadline);
