@@ -69,22 +69,36 @@ fn without_hidden_commands(command: clap::Command) -> clap::Command {
 }
 
 /// Writes `warden.1` and one page per visible subcommand into `args.dir`, and prints each file's
-/// name, one per line.
+/// name, one per line. The pages are rendered in memory and each written atomically by
+/// descriptor (U-4): a link or FIFO planted at a page's name is replaced, never followed, and
+/// no name is listed from the directory (the names are the pages written).
 pub(crate) fn manpages(args: &ManpagesArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     let dir = &args.dir;
-    let cannot = |e: std::io::Error| Failure {
+    let cannot = |why: String| Failure {
         code: EXIT_STORE,
-        reason: format!("cannot write the manual pages into {}: {e}", dir.display()),
+        reason: format!("cannot write the manual pages into {}: {why}", dir.display()),
     };
-    std::fs::create_dir_all(dir).map_err(cannot)?;
-    clap_mangen::generate_to(super::help::command(), dir).map_err(cannot)?;
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(cannot)?
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .filter(|name| name.ends_with(".1"))
-        .collect();
-    names.sort();
-    for name in names {
+    // As `clap_mangen::generate_to` builds them: every visible subcommand, depth first.
+    fn pages(command: clap::Command, into: &mut Vec<(String, Vec<u8>)>) -> std::io::Result<()> {
+        for sub in command.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+            pages(sub, into)?;
+        }
+        let man = clap_mangen::Man::new(command);
+        let mut page = Vec::new();
+        man.render(&mut page)?;
+        into.push((man.get_filename(), page));
+        Ok(())
+    }
+    let mut command = super::help::command().disable_help_subcommand(true);
+    command.build();
+    let mut rendered = Vec::new();
+    pages(command, &mut rendered).map_err(|e| cannot(e.to_string()))?;
+    rendered.sort();
+    for (name, page) in &rendered {
+        agentwarden_adapters::untrusted::write_atomic(None, &dir.join(name), page, 0o644)
+            .map_err(|e| cannot(e.to_string()))?;
+    }
+    for (name, _) in rendered {
         writeln!(out, "{name}")?;
     }
     Ok(EXIT_OK)

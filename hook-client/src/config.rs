@@ -64,12 +64,38 @@ fn discover_from(start: &Path) -> Result<Option<PathBuf>, String> {
     Ok(None)
 }
 
+/// The largest configuration read (the application's bound on every file it decides with).
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// `[server] uid` of the configuration at `path` (none: no file), read strictly (V-53).
 pub fn configured_uid(path: Option<&Path>) -> Result<Option<u32>, String> {
     let Some(path) = path else { return Ok(None) };
     let invalid = |why: String| format!("config_invalid: `{}`: {why}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| invalid(e.to_string()))?;
-    uid_in(&text).map_err(invalid)
+    uid_in(&read_config(path).map_err(invalid)?).map_err(invalid)
+}
+
+/// The configuration's text, read as every file an agent can touch is read (U-1, U-3): by
+/// descriptor, never through a link at its name (`O_NOFOLLOW`), never waiting on a FIFO
+/// (`O_NONBLOCK`), a regular file only (checked on the descriptor), at most
+/// [`MAX_CONFIG_BYTES`].
+fn read_config(path: &Path) -> Result<String, String> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    use std::io::Read;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|e| match e {
+        rustix::io::Errno::LOOP => "it is a symbolic link, not a regular file".to_owned(),
+        e => std::io::Error::from(e).to_string(),
+    })?;
+    let stat = rustix::fs::fstat(&fd).map_err(|e| std::io::Error::from(e).to_string())?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Err("it is not a regular file".to_owned());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd).take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_CONFIG_BYTES {
+        return Err(format!("it is larger than {MAX_CONFIG_BYTES} bytes"));
+    }
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())
 }
 
 /// `[server] uid` in a configuration's text.
@@ -125,6 +151,37 @@ mod tests {
             assert_eq!(uid_in(text).map_err(|_| ()), expected, "{why}");
         }
         assert!(uid_in("[server\n").is_err(), "not TOML");
+    }
+
+    /// U-1, U-3: the configuration is read by descriptor: a FIFO planted at its name is refused
+    /// at once (never waited on), so is a link at its name and a file over the bound; the
+    /// regular file is read.
+    #[test]
+    fn only_a_regular_file_of_bounded_size_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name);
+        std::fs::write(path("agentwarden.toml"), "[server]\nuid = 7\n").unwrap();
+        assert_eq!(configured_uid(Some(&path("agentwarden.toml"))), Ok(Some(7)));
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            path("fifo.toml"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(path("agentwarden.toml"), path("link.toml")).unwrap();
+        let big = "# x\n".repeat(300_000);
+        std::fs::write(path("big.toml"), big).unwrap();
+        for (name, why) in [
+            ("fifo.toml", "not a regular file"),
+            ("link.toml", "symbolic link"),
+            ("big.toml", "larger than"),
+            ("missing.toml", "No such file"),
+        ] {
+            let refused = configured_uid(Some(&path(name))).unwrap_err();
+            assert!(refused.starts_with("config_invalid: ") && refused.contains(why), "{name}: {refused}");
+        }
     }
 
     #[test]
