@@ -22,22 +22,13 @@ use std::time::Duration;
 use serde_json::Value;
 
 mod bounded;
+mod client_bin;
 mod support;
 
+use client_bin::client;
 use support::committed_example;
 
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
-/// `warden-hook` (crate `agentwarden-hook-client`), beside `warden`: a workspace build or test
-/// run builds it.
-fn client() -> String {
-    let client = std::path::Path::new(WARDEN).with_file_name("warden-hook");
-    assert!(
-        client.is_file(),
-        "no `warden-hook` at `{}`: run `cargo build -p agentwarden-hook-client`",
-        client.display()
-    );
-    client.to_string_lossy().into_owned()
-}
 
 struct Project {
     dir: tempfile::TempDir,
