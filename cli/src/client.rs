@@ -1,6 +1,6 @@
 //! The thin client of the resident service: which server a command asks, and `warden status`.
-//! `warden hook --server` is `warden-hook`'s client (`agentwarden-hook-client`); the served
-//! decision commands are [`super::served`].
+//! `warden hook --server` is `warden-hook`'s client (`agentwarden-hook-client`); the decision
+//! commands ask through [`super::decide`].
 //!
 //! V-5: which server. `--server PATH`, else `AGENTWARDEN_SERVER`, else `[server] socket` in the
 //! configuration. With one of them set, `warden hook` never decides by itself and never opens
@@ -41,6 +41,19 @@ pub(super) fn explicit_server(flag: Option<&Path>) -> Result<Option<PathBuf>, St
         Some(value) => Ok(Some(PathBuf::from(value))),
         None => Ok(None),
     }
+}
+
+/// `--server` on a decision command (V-13).
+#[derive(Debug, Clone, clap::Args)]
+pub(super) struct ServerArgs {
+    /// Ask the resident service at this socket (`warden serve`) instead of opening the store
+    /// [default: `AGENTWARDEN_SERVER`, else `[server] socket` in the configuration].
+    #[arg(long, value_name = "PATH")]
+    pub(super) server: Option<PathBuf>,
+    /// How long to wait for the server's answer; past it the command fails as on an unusable
+    /// store (V-14).
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub(super) server_timeout_ms: u64,
 }
 
 /// `warden status`.

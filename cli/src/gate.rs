@@ -3,11 +3,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use agentwarden_domain::audit::Head;
 use agentwarden_domain::governance::{Decision, GateReport, Name};
 
-use super::{Failure, decision_exit, open_for_decision};
+use super::{Failure, decision_exit};
 use agentwarden::config::FilePattern;
-use agentwarden::{Config, GateOutcome, Warden, WardenError};
+use agentwarden::{AuditRef, Config, GateOutput};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct GateArgs {
@@ -19,25 +20,29 @@ pub(super) struct GateArgs {
     pub(super) config: Option<PathBuf>,
     /// Print the report as one JSON object.
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
     #[command(flatten)]
-    pub(super) server: super::served::ServerArgs,
+    pub(super) server: super::client::ServerArgs,
 }
 
-pub(super) async fn run(
-    args: GateArgs,
-    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
+/// Prints the gate's outcome (text, or `--json`'s object) and returns its exit code.
+pub(super) fn render(
+    args: &GateArgs,
+    report: &GateReport,
+    evaluation_us: u64,
+    audit: Option<Head>,
+    config: Option<&Config>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let warden = open_for_decision(args.config.as_deref(), open)?;
-    let outcome = warden.evaluate_delegation_file(&args.request).await;
     if args.json {
-        let text = serde_json::to_string(&outcome.output()).map_err(|e| Failure::no(format!("deny: {e}")))?;
+        let audit = audit.map(|h| AuditRef { seq: h.seq, hash: h.hash.to_string() });
+        let output = GateOutput { report, evaluation_us, audit };
+        let text = serde_json::to_string(&output).map_err(|e| Failure::no(format!("deny: {e}")))?;
         writeln!(out, "{text}")?;
     } else {
-        write_summary(&outcome, warden.configuration(), out)?;
+        write_summary(report, audit, config, out)?;
     }
-    Ok(decision_exit(outcome.report.decision))
+    Ok(decision_exit(report.decision))
 }
 
 /// N-6: for a persona or agent that has no instruction file, where the gate looked and which
@@ -63,15 +68,20 @@ pub(super) fn where_looked(dir: &Path, pattern: &FilePattern, name: &str) -> Str
     }
 }
 
-fn write_summary(outcome: &GateOutcome, config: &Config, out: &mut dyn Write) -> std::io::Result<()> {
-    let subagents = &config.subagents;
+fn write_summary(
+    report: &GateReport,
+    audit: Option<Head>,
+    config: Option<&Config>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let subagents = config.map(|c| &c.subagents);
     let GateReport { decision, delegated, persona, first_failure, failures, candidates, warnings, .. } =
-        &outcome.report;
+        report;
     let persona = persona.as_deref().unwrap_or("?");
     match decision {
         Decision::Allow => {
-            let approval = outcome.report.approval_ref.as_deref().unwrap_or("?");
-            let by = outcome.report.approved_by.as_deref().map(|b| format!(" by {b}")).unwrap_or_default();
+            let approval = report.approval_ref.as_deref().unwrap_or("?");
+            let by = report.approved_by.as_deref().map(|b| format!(" by {b}")).unwrap_or_default();
             writeln!(out, "ALLOW  {persona} -> {}  (approval {approval}{by})", delegated.join(", "))?;
         }
         Decision::Deny => match first_failure {
@@ -85,7 +95,9 @@ fn write_summary(outcome: &GateOutcome, config: &Config, out: &mut dyn Write) ->
     for failure in failures.iter().skip(1) {
         writeln!(out, "  also failed: {} ({}): {}", failure.gate.as_str(), failure.code, failure.reason)?;
     }
-    if failures.iter().any(|f| f.code == "persona_missing") {
+    if let Some(subagents) = subagents
+        && failures.iter().any(|f| f.code == "persona_missing")
+    {
         let hint = where_looked(&subagents.personas_dir, &subagents.persona_file_pattern, persona);
         writeln!(out, "  {hint}")?;
     }
@@ -98,7 +110,9 @@ fn write_summary(outcome: &GateOutcome, config: &Config, out: &mut dyn Write) ->
         // "not delegated (gates_failed): a gate failed", not "…: not delegated: a gate failed".
         let reason = c.reason.strip_prefix("not delegated: ").unwrap_or(&c.reason);
         writeln!(out, "  candidate {}: {verdict}: {reason}", c.name)?;
-        if c.code.as_deref() == Some("agent_not_registered") {
+        if let Some(subagents) = subagents
+            && c.code.as_deref() == Some("agent_not_registered")
+        {
             writeln!(
                 out,
                 "    {}",
@@ -112,7 +126,7 @@ fn write_summary(outcome: &GateOutcome, config: &Config, out: &mut dyn Write) ->
     for w in warnings {
         writeln!(out, "  warning: {w}")?;
     }
-    match outcome.audit {
+    match audit {
         Some(head) => writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash),
         None => writeln!(out, "  audit: not recorded"),
     }

@@ -4,11 +4,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentwarden_domain::guardrails::TreeManifest;
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
-use agentwarden::{Config, GuardTarget, ProcessAgentRunner, Warden, WardenError};
+use agentwarden::{Config, GuardOutcome, GuardTarget, ProcessAgentRunner, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum GuardCommand {
@@ -85,7 +84,7 @@ pub(super) enum GuardCommand {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        server: super::served::ServerArgs,
+        server: super::client::ServerArgs,
     },
 }
 
@@ -155,36 +154,31 @@ pub(super) async fn run(
             }
             Ok(if failed { EXIT_NO } else { EXIT_OK })
         }
-        GuardCommand::Check { snapshot, revert, item, run, artifacts, root, config, json, .. } => {
-            let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-            let text =
-                agentwarden_adapters::untrusted::read_text(None, &snapshot, agentwarden::MAX_SNAPSHOT_BYTES)
-                    .map_err(|e| Failure::usage(format!("cannot read snapshot: {e}")))?;
-            let before: TreeManifest = serde_json::from_str(&text)
-                .map_err(|e| Failure::usage(format!("`{}` is not a snapshot: {e}", snapshot.display())))?;
-            let warden = open(config)?;
-            let target =
-                GuardTarget { root: &root, item: &item, run: &run, session: None, artifacts: &artifacts };
-            let outcome = warden.check_guardrails(&target, &before, revert).await;
-            if json {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string(&outcome).map_err(|e| Failure::no(e.to_string()))?
-                )?;
-            } else if let Some(v) = &outcome.violation {
-                writeln!(out, "VIOLATION  {}: {}", v.violation_type, v.details.changed_files.join(", "))?;
-                let d = &v.details;
-                writeln!(
-                    out,
-                    "  reverted: {}{}",
-                    d.reverted,
-                    if d.revert_error.is_empty() { String::new() } else { format!(" ({})", d.revert_error) }
-                )?;
-            } else {
-                writeln!(out, "CLEAN  no protected path changed")?;
-            }
-            Ok(if outcome.clean { EXIT_OK } else { EXIT_NO })
-        }
+        // A decision command: asked through `super::decide`.
+        GuardCommand::Check { .. } => Err(Failure::usage("internal_error: `guard check` is a question")),
     }
+}
+
+/// Prints a guardrail check's outcome and returns its exit code.
+pub(super) fn render_check(
+    command: &GuardCommand,
+    outcome: GuardOutcome,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let json = matches!(command, GuardCommand::Check { json: true, .. });
+    if json {
+        writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| Failure::no(e.to_string()))?)?;
+    } else if let Some(v) = &outcome.violation {
+        writeln!(out, "VIOLATION  {}: {}", v.violation_type, v.details.changed_files.join(", "))?;
+        let d = &v.details;
+        writeln!(
+            out,
+            "  reverted: {}{}",
+            d.reverted,
+            if d.revert_error.is_empty() { String::new() } else { format!(" ({})", d.revert_error) }
+        )?;
+    } else {
+        writeln!(out, "CLEAN  no protected path changed")?;
+    }
+    Ok(if outcome.clean { EXIT_OK } else { EXIT_NO })
 }

@@ -12,11 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use agentwarden_claude_code::wire::{HOOK_FAILED, Rendering};
 use agentwarden_domain::audit::Actor;
+use agentwarden_domain::governance::SealRecord;
 use agentwarden_domain::sessions::MAX_HOOK_INPUT;
 
 use super::{EXIT_OK, Failure};
 use agentwarden::human::ApprovalRequest;
 use agentwarden::{Config, Warden, WardenError};
+use agentwarden_protocol::ListedApproval;
 
 /// The variable Claude Code sets in the environment of the commands it runs.
 pub(crate) use agentwarden::human::CLAUDE_CODE_ENV;
@@ -80,7 +82,7 @@ pub(super) struct SealArgs {
     key: super::signed::KeyArgs,
     /// With --show: the server to ask (V-13); sealing is never served (V-17).
     #[command(flatten)]
-    pub(super) server: super::served::ServerArgs,
+    pub(super) server: super::client::ServerArgs,
 }
 
 impl SealArgs {
@@ -139,7 +141,7 @@ pub(super) struct ApprovalsArgs {
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
     #[command(flatten)]
-    pub(super) server: super::served::ServerArgs,
+    pub(super) server: super::client::ServerArgs,
 }
 
 /// `warden hook` (deciding here) once its input is read: the watchdog runs (H-10).
@@ -290,25 +292,10 @@ pub(super) async fn seal(
             return Err(Failure::usage(agentwarden::human::nothing_to_seal(&config)));
         }
     }
-    let warden = open(config)?;
     if args.show {
-        let seal = warden.records().await?.governance.seal;
-        if args.json {
-            writeln!(out, "{}", serde_json::to_string(&seal).map_err(|e| Failure::no(e.to_string()))?)?;
-        } else {
-            match seal {
-                None => writeln!(out, "no seal in force")?,
-                Some(seal) => {
-                    let by = seal.by.map(|b| format!(" by {b}")).unwrap_or_default();
-                    writeln!(out, "sealed at seq {}{by}: {} file(s)", seal.seq, seal.files.len())?;
-                    for (path, digest) in &seal.files {
-                        writeln!(out, "  {digest}  {path}")?;
-                    }
-                }
-            }
-        }
-        return Ok(EXIT_OK);
+        return Err(Failure::usage("internal_error: `seal --show` is a question"));
     }
+    let warden = open(config)?;
     let appended = warden.seal(&args.key.signer(by)).await?;
     super::signed::print(&appended, out)
 }
@@ -351,39 +338,54 @@ pub(super) async fn revoke(
 }
 
 /// `warden approvals`: every approval with its state now, and the seal.
-pub(super) async fn approvals(
-    args: ApprovalsArgs,
-    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
+/// Prints the seal in force (`seal --show`) and returns its exit code.
+pub(super) fn render_seal(
+    args: &SealArgs,
+    seal: Option<&SealRecord>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-    let warden = open(config)?;
-    let records = warden.records().await?.governance;
-    let now = warden.now();
     if args.json {
-        let list: Vec<serde_json::Value> = records
-            .approvals
-            .values()
-            .map(|r| serde_json::json!({"record": r, "state": r.state(now)}))
-            .collect();
-        let seal = records
-            .seal
-            .as_ref()
-            .map(|s| serde_json::json!({"seq": s.seq, "by": s.by, "files": s.files.len()}));
+        writeln!(out, "{}", serde_json::to_string(&seal).map_err(|e| Failure::no(e.to_string()))?)?;
+        return Ok(EXIT_OK);
+    }
+    match seal {
+        None => writeln!(out, "no seal in force")?,
+        Some(seal) => {
+            let by = seal.by.as_ref().map(|b| format!(" by {b}")).unwrap_or_default();
+            writeln!(out, "sealed at seq {}{by}: {} file(s)", seal.seq, seal.files.len())?;
+            for (path, digest) in &seal.files {
+                writeln!(out, "  {digest}  {path}")?;
+            }
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// Prints the seal and the approvals (`warden approvals`) and returns its exit code.
+pub(super) fn render_approvals(
+    args: &ApprovalsArgs,
+    seal: Option<&SealRecord>,
+    approvals: &[ListedApproval],
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    if args.json {
+        let list: Vec<serde_json::Value> =
+            approvals.iter().map(|a| serde_json::json!({"record": a.record, "state": a.state})).collect();
+        let seal = seal.map(|s| serde_json::json!({"seq": s.seq, "by": s.by, "files": s.files.len()}));
         writeln!(out, "{}", serde_json::json!({"approvals": list, "seal": seal}))?;
         return Ok(EXIT_OK);
     }
-    match &records.seal {
+    match seal {
         Some(seal) => writeln!(out, "seal: in force since seq {} ({} file(s))", seal.seq, seal.files.len())?,
         None => writeln!(out, "seal: none")?,
     }
-    if records.approvals.is_empty() {
+    if approvals.is_empty() {
         writeln!(out, "no approvals recorded")?;
     }
-    for r in records.approvals.values() {
+    for ListedApproval { record: r, state } in approvals {
         let state = match &r.refused {
             Some(refused) => refused.code.as_str().to_owned(),
-            None => format!("{:?}", r.state(now)).to_lowercase(),
+            None => format!("{state:?}").to_lowercase(),
         };
         let by = r.approved_by.as_deref().unwrap_or("-");
         let expires = r.expires_at.map_or_else(|| "never".to_owned(), |t| t.to_string());

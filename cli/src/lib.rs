@@ -16,6 +16,7 @@ mod audit;
 mod canary;
 mod check;
 mod client;
+mod decide;
 mod doctor;
 mod doctor_tools;
 mod duration;
@@ -33,7 +34,6 @@ mod reference;
 mod release;
 mod result;
 mod serve;
-mod served;
 mod setup;
 mod signed;
 mod stores;
@@ -155,21 +155,6 @@ impl Failure {
 
     pub(crate) fn no(reason: impl Into<String>) -> Self {
         Failure { code: EXIT_NO, reason: reason.into() }
-    }
-}
-
-/// Loads the configuration (a usage error if it is unusable) and opens the store for a decision.
-/// A store that cannot be opened is no reason to stay silent: the decision is taken
-/// against a store that refuses everything, so it denies at `audit` and is reported in its usual
-/// shape — `--json`: one object.
-pub(crate) fn open_for_decision(
-    config: Option<&std::path::Path>,
-    open: impl FnOnce(agentwarden::Config) -> Result<Warden, WardenError>,
-) -> Result<Warden, Failure> {
-    let config = agentwarden::Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
-    match open(config.clone()) {
-        Ok(warden) => Ok(warden),
-        Err(e) => unavailable(Some(config), &e),
     }
 }
 
@@ -384,23 +369,25 @@ fn init_tracing() {
     let _ = tracing_subscriber::registry().with(layer).with(filter).try_init();
 }
 
-async fn run(mut cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Result<u8, Failure> {
-    // V-13: a served command with a server configured is the server's to answer.
-    if let Some(route) = served::route(&mut cli.command)? {
-        return served::forward(cli.command, route, out).await;
-    }
-    served::refuse_human_verb(&cli.command)?;
+async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Result<u8, Failure> {
     let sled = SledConfig::new(agentwarden::DEFAULT_STORE)
         .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
         .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));
     let stores = stores::Stores { explicit: cli.store.clone(), sled };
+    // V-13, V-54: a decision command is a question, answered here or by the server, rendered here.
+    if let Some(asked) = decide::asked(&cli.command)? {
+        let (outcome, config) = decide::answer(asked, &stores).await?;
+        return decide::render(&cli.command, outcome, config.as_ref(), out);
+    }
+    decide::refuse_human_verb(&cli.command)?;
     match cli.command {
-        Command::Gate(args) => gate::run(args, |config| stores.open(config, true), out).await,
-        Command::Lineage(command) => lineage::check(command, |config| stores.open(config, true), out).await,
-        Command::Authorize(args) => lineage::authorize(args, |config| stores.open(config, true), out).await,
+        // The decision commands were answered above.
+        Command::Gate(_) | Command::Lineage(_) | Command::Authorize(_) | Command::Approvals(_) => {
+            Err(Failure::usage("internal_error: a decision command was not asked"))
+        }
         Command::Fanout(command) => fanout::run(command, |config| stores.open(config, true), out).await,
         Command::Guard(command) => guard::run(command, |config| stores.open(config, true), out).await,
-        Command::Result(command) => result::run(command, || stores.open_plain(true), out).await,
+        Command::Result(_) => Err(Failure::usage("internal_error: a decision command was not asked")),
         Command::Audit(audit::AuditCommand::Copy { from, to, batch }) => {
             audit::copy::run(&from, &to, batch, &stores.sled, out).await
         }
@@ -432,7 +419,6 @@ async fn run(mut cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> R
         }
         Command::Approve(args) => hook::approve(args, |config| stores.open(config, true), out).await,
         Command::Revoke(args) => hook::revoke(args, |config| stores.open(config, true), out).await,
-        Command::Approvals(args) => hook::approvals(args, |config| stores.open(config, true), out).await,
         Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
         Command::Serve(args) => serve::serve(args, &stores, out).await,
         Command::Status(args) => client::status(args, out),

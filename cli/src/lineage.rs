@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use agentwarden_domain::verdict::Decision;
 use clap::Subcommand;
 
-use super::{Failure, decision_exit, open_for_decision};
-use agentwarden::{Config, Warden, WardenError};
+use super::{Failure, decision_exit};
+use agentwarden::{AuthorizationOutcome, LineageOutcome};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum LineageCommand {
@@ -24,7 +24,7 @@ pub(super) enum LineageCommand {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        server: super::served::ServerArgs,
+        server: super::client::ServerArgs,
     },
 }
 
@@ -40,22 +40,21 @@ pub(super) struct AuthorizeArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    pub(super) server: super::served::ServerArgs,
+    pub(super) server: super::client::ServerArgs,
 }
 
 fn json(value: &impl serde::Serialize) -> Result<String, Failure> {
     serde_json::to_string(value).map_err(|e| Failure::no(format!("deny: {e}")))
 }
 
-pub(super) async fn check(
-    command: LineageCommand,
-    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
+/// Prints a lineage check's outcome and returns its exit code.
+pub(super) fn render_check(
+    command: &LineageCommand,
+    outcome: LineageOutcome,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let LineageCommand::Check { lineage, config, json: as_json, .. } = command;
-    let warden = open_for_decision(config.as_deref(), open)?;
-    let outcome = warden.check_lineage_file(&lineage).await;
-    if as_json {
+    let LineageCommand::Check { json: as_json, .. } = command;
+    if *as_json {
         writeln!(out, "{}", json(&outcome)?)?;
     } else {
         let verdict = &outcome.result.verdict;
@@ -75,13 +74,12 @@ pub(super) async fn check(
     Ok(decision_exit(outcome.decision))
 }
 
-pub(super) async fn authorize(
-    args: AuthorizeArgs,
-    open: impl FnOnce(Config) -> Result<Warden, WardenError>,
+/// Prints a tool call's authorization and returns its exit code.
+pub(super) fn render_authorize(
+    args: &AuthorizeArgs,
+    outcome: AuthorizationOutcome,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let warden = open_for_decision(args.config.as_deref(), open)?;
-    let outcome = warden.authorize_file(&args.request).await;
     let decision = outcome.authorization.decision;
     if args.json {
         writeln!(out, "{}", json(&outcome)?)?;

@@ -3,11 +3,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentwarden_domain::audit::{Correlation, CorrelationId};
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
-use agentwarden::{Warden, WardenError};
+use agentwarden::ResultOutcome;
 
 #[derive(Debug, Subcommand)]
 pub(super) enum ResultCommand {
@@ -25,27 +24,18 @@ pub(super) enum ResultCommand {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        server: super::served::ServerArgs,
+        server: super::client::ServerArgs,
     },
 }
 
-pub(super) async fn run(
-    command: ResultCommand,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+/// Prints a `result.json`'s verdict and returns its exit code.
+pub(super) fn render(
+    command: &ResultCommand,
+    outcome: ResultOutcome,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let ResultCommand::Validate { file, item, run, json, .. } = command;
-    let id = |raw: Option<String>| {
-        raw.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))
-    };
-    let correlation = Correlation { item: id(item)?, run: id(run)?, ..Correlation::default() };
-    // a verdict that cannot be recorded is `invalid`, reported like any other.
-    let warden = match open() {
-        Ok(warden) => warden,
-        Err(e) => super::unavailable(None, &e)?,
-    };
-    let outcome = warden.validate_result_file(&file, correlation).await;
-    if json {
+    let ResultCommand::Validate { file, json, .. } = command;
+    if *json {
         writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| Failure::no(e.to_string()))?)?;
     } else {
         let verdict = if outcome.validation.valid { "VALID" } else { "INVALID" };

@@ -1,20 +1,15 @@
 //! `warden serve`: the command line of the resident service (`agentwarden-server`): its
-//! arguments, the store it holds, and the decision commands it serves (V-13), which run here
-//! with the same definitions as in direct mode.
+//! arguments and the store it holds. The server answers the decision commands' typed questions
+//! itself (V-13, V-54), with the use cases direct mode runs.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentwarden::{Config, StoreLocation, Warden, WardenError};
-use agentwarden_domain::code::Code;
-use agentwarden_protocol::Answer;
-use agentwarden_server::{Host, RunRequest, as_peer, guarded};
+use agentwarden::{Config, StoreLocation, Warden};
 
-use super::served::{dispatch, parts};
-use super::{Cli, EXIT_OK, Failure};
+use super::{EXIT_OK, Failure};
 
 /// `warden serve`.
 #[derive(Debug, clap::Args)]
@@ -97,96 +92,13 @@ pub(super) async fn serve(
         })?;
         Ok((warden, location))
     };
-    agentwarden_server::run(
-        options,
-        Arc::new(agentwarden_claude_code::kernel::ClaudeCode),
-        open,
-        Arc::new(Served),
-        out,
-    )
-    .await?;
+    agentwarden_server::run(options, Arc::new(agentwarden_claude_code::kernel::ClaudeCode), open, out)
+        .await?;
     Ok(EXIT_OK)
 }
 
 impl From<String> for Failure {
     fn from(reason: String) -> Self {
         Failure::usage(reason)
-    }
-}
-
-/// The decision commands the server runs (V-13), with the same definitions as direct mode.
-struct Served;
-
-impl agentwarden_server::Commands for Served {
-    fn run<'a>(&'a self, host: &'a Host, request: RunRequest) -> Pin<Box<dyn Future<Output = Answer> + 'a>> {
-        Box::pin(decide(host, request))
-    }
-}
-
-/// Answers one `run` request (V-13, V-15, V-16), on the decider's thread (V-7): the events its
-/// command records are appended (durable) before it returns.
-async fn decide(host: &Host, request: RunRequest) -> Answer {
-    let RunRequest { argv, cwd: cwd_text, config, peer } = request;
-    let theirs = config.as_deref().map(PathBuf::from);
-    if theirs.is_none() || theirs != host.config {
-        let name = |p: Option<&Path>| p.map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()));
-        return Answer::error(
-            Code::ServerConfigMismatch,
-            format!(
-                "the command's configuration is {} but this server decides with {}; run it with the project's \
-                 `--config` (or from its root)",
-                name(theirs.as_deref()),
-                name(host.config.as_deref())
-            ),
-        );
-    }
-    let cwd = PathBuf::from(&cwd_text);
-    if !cwd.is_absolute() {
-        return Answer::error(
-            Code::RequestInvalid,
-            format!("the working directory `{cwd_text}` is not absolute"),
-        );
-    }
-    let argv = std::iter::once("warden".to_owned()).chain(argv);
-    let mut cli = match <Cli as clap::Parser>::try_parse_from(argv) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or_default();
-            let reason = first.strip_prefix("error: ").unwrap_or(first).to_owned();
-            return Answer::Run { exit_code: super::EXIT_USAGE, stdout: String::new(), stderr: Some(reason) };
-        }
-    };
-    let Some(parts) = parts(&mut cli.command) else {
-        return Answer::error(
-            Code::CommandNotServed,
-            "only gate, lineage check, authorize, result validate, guard check, approvals and seal --show are served",
-        );
-    };
-    if let Some(config) = parts.config {
-        config.clone_from(&host.config);
-    }
-    if let Some(path) = parts.paths.iter().map(|p| cwd.join(p)).find(|p| guarded(p, &host.guarded)) {
-        return Answer::error(
-            Code::PathRefused,
-            format!("`{}` leads into the server's store or socket directory", path.display()),
-        );
-    }
-    if let Err(e) = std::env::set_current_dir(&cwd) {
-        return Answer::error(
-            Code::RequestInvalid,
-            format!("cannot enter the working directory `{cwd_text}`: {e}"),
-        );
-    }
-    let mut out = Vec::new();
-    let open = |config: Config| -> Result<Warden, WardenError> { Ok(as_peer(&host.warden, config, &peer)) };
-    let result = dispatch(cli.command, &open, &mut out).await;
-    if let Err(e) = std::env::set_current_dir(&host.home) {
-        tracing::error!(error = %e, home = %host.home.display(), "cannot return to the server's working directory");
-    }
-    let stdout = String::from_utf8_lossy(&out).into_owned();
-    match result {
-        Ok(exit_code) => Answer::Run { exit_code, stdout, stderr: None },
-        Err(f) => Answer::Run { exit_code: f.code, stdout, stderr: Some(f.reason) },
     }
 }

@@ -1116,6 +1116,29 @@ fn an_unusable_server_denies_and_never_allows() {
         ));
     });
     check("nonsense", &[], "server_answer_invalid");
+    // V-14: a well-formed outcome, but of another command, is not the gate's answer.
+    let other = p.dir.path().join("other.sock");
+    fake_server(&other, |mut s| {
+        let _ = read_frame(&mut s);
+        let _ = s.write_all(&frame(
+            br#"{"version":2,"kind":"decided","outcome":{"command":"approvals","seal":null,"approvals":[]}}"#,
+        ));
+    });
+    let out = run_in(
+        &p.root,
+        &[
+            "gate",
+            "--request",
+            "requests/example-1-allow.json",
+            c[0],
+            c[1],
+            "--server",
+            other.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.0, 1, "another command's outcome: {out:?}");
+    assert!(out.1.contains("server_answer_invalid"), "{out:?}");
     let silent = p.dir.path().join("silent.sock");
     fake_server(&silent, |s| {
         std::thread::sleep(Duration::from_secs(30));
@@ -1142,7 +1165,7 @@ fn an_unusable_server_denies_and_never_allows() {
     assert!(!p.store.exists(), "nothing fell back to the store");
 }
 
-/// One `run` frame to the server at `socket`, and its answer.
+/// One request frame to the server at `socket`, and its answer.
 fn ask(socket: &Path, body: &Value) -> Value {
     let mut stream = UnixStream::connect(socket).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -1151,61 +1174,53 @@ fn ask(socket: &Path, body: &Value) -> Value {
 }
 
 #[test]
-fn the_server_refuses_what_it_does_not_serve_and_the_human_verbs_name_the_fix() {
+fn only_a_typed_question_is_answered_and_the_human_verbs_name_the_fix() {
     let p = gate_project();
     let server = gate_server(&p);
     let config = std::fs::canonicalize(p.root.join("agentwarden.toml")).unwrap().display().to_string();
-    let cwd = p.root.display().to_string();
-    let run = |argv: &[&str], config: Option<&str>| {
+    let root = p.root.display().to_string();
+    let decide = |question: Value, config: Value| {
         ask(
             &p.socket(),
-            &serde_json::json!({"version": 2, "kind": "run", "argv": argv, "cwd": cwd, "config": config, "deadline_ms": 5000}),
+            &serde_json::json!({"version": 2, "kind": "decide", "question": question, "config": config, "deadline_ms": 5000}),
         )
     };
-    for argv in [
-        &["fanout", "plan", "--items", "x.json"][..],
-        &["init", "claude-code"],
-        &["serve", "--socket", "/tmp/x.sock"],
-        &["approve", "--ref", "GATE-2026-11-22-001"],
-        &["revoke"],
-        &["release", "--session", "s"],
-        &["seal"],
-        &["audit", "note", "hi"],
-        &["hook"],
-        &["guard", "run", "--item", "i", "--run", "r", "--artifacts", "a", "--", "true"],
+    // V-54: only the decision commands' questions can be asked; a command line, another command,
+    // a relative path or a field more is no request of this protocol.
+    let argv = serde_json::json!({"version": 2, "kind": "run", "argv": ["gate", "--request", "r.json"], "cwd": root,
+        "config": config, "deadline_ms": 5000});
+    assert_eq!(ask(&p.socket(), &argv)["code"], "frame_invalid", "a command line is not a question");
+    let request = format!("{root}/requests/example-1-allow.json");
+    for (question, why) in [
+        (serde_json::json!({"command": "approve", "reference": "GATE-2026-11-22-001"}), "a human verb"),
+        (serde_json::json!({"command": "audit_log"}), "the log (V-20)"),
+        (serde_json::json!({"command": "guard_run", "argv": ["true"]}), "a command to run"),
+        (
+            serde_json::json!({"command": "gate", "request": "requests/example-1-allow.json"}),
+            "a relative path",
+        ),
+        (serde_json::json!({"command": "gate", "request": request, "cwd": "/"}), "a field more"),
     ] {
-        let answer = run(argv, Some(&config));
-        assert_eq!(answer["kind"], "error", "{argv:?}: {answer}");
-        assert_eq!(answer["code"], "command_not_served", "{argv:?}: {answer}");
+        let answer = decide(question, Value::from(config.as_str()));
+        assert_eq!(answer["kind"], "error", "{why}: {answer}");
+        assert_eq!(answer["code"], "frame_invalid", "{why}: {answer}");
     }
-    let gate = ["gate", "--request", "requests/example-1-allow.json"];
-    for (config, why) in
-        [(None, "no configuration"), (Some("/elsewhere/agentwarden.toml"), "another project's")]
-    {
-        let answer = run(&gate, config);
-        assert_eq!(answer["code"], "server_config_mismatch", "{why}: {answer}");
-    }
+    let gate = serde_json::json!({"command": "gate", "request": request});
+    assert_eq!(decide(gate.clone(), Value::Null)["code"], "frame_invalid", "no configuration (V-16)");
+    let answer = decide(gate.clone(), Value::from("/elsewhere/agentwarden.toml"));
+    assert_eq!(answer["code"], "server_config_mismatch", "another project's: {answer}");
     let store_file = p.store.join("db").display().to_string();
-    let answer = run(&["gate", "--request", &store_file], Some(&config));
+    let answer =
+        decide(serde_json::json!({"command": "gate", "request": store_file}), Value::from(config.as_str()));
     assert_eq!(answer["code"], "path_refused", "{answer}");
-    let answer = run(
-        &[
-            "guard",
-            "check",
-            "--snapshot",
-            "s.json",
-            "--item",
-            "i",
-            "--run",
-            "r",
-            "--artifacts",
-            &p.store.display().to_string(),
-        ],
-        Some(&config),
-    );
+    let guard = serde_json::json!({"command": "guard_check", "snapshot": format!("{root}/s.json"), "revert": false,
+        "item": "i", "run": "r", "artifacts": p.store.display().to_string(), "root": root});
+    let answer = decide(guard, Value::from(config.as_str()));
     assert_eq!(answer["code"], "path_refused", "{answer}");
-    let answer = run(&gate, Some(&config));
-    assert_eq!((answer["kind"].as_str(), answer["exit_code"].as_u64()), (Some("run"), Some(0)), "{answer}");
+    let answer = decide(gate, Value::from(config.as_str()));
+    assert_eq!(answer["kind"], "decided", "{answer}");
+    assert_eq!(answer["outcome"]["command"], "gate", "{answer}");
+    assert_eq!(answer["outcome"]["report"]["decision"], "allow", "{answer}");
 
     // The human verbs are not served, and refuse while the server answers (V-17).
     let socket = p.socket().display().to_string();

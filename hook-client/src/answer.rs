@@ -26,7 +26,7 @@ pub fn checked(answer: Answer) -> HookAnswer {
             }
         }
         Answer::Error { code, reason } => HookAnswer::failed(format!("{code}: {reason}")),
-        Answer::Status { .. } | Answer::Run { .. } => invalid("another kind of answer to a hook request"),
+        Answer::Status { .. } | Answer::Decided { .. } => invalid("another kind of answer to a hook request"),
     }
 }
 
@@ -45,6 +45,7 @@ mod tests {
 
     use agentwarden_claude_code::wire::Rendering;
     use agentwarden_domain::code::Code;
+    use agentwarden_protocol::Outcome;
 
     fn hook(decision: HookDecision, reason: Option<&str>) -> Answer {
         Answer::Hook { decision, reason: reason.map(str::to_owned) }
@@ -72,7 +73,7 @@ mod tests {
             (hook(HookDecision::Failed, None), "a failure without a reason"),
             (hook(HookDecision::Failed, Some("")), "an empty reason"),
             (hook(HookDecision::Deny, Some(" \n\t")), "a blank reason"),
-            (Answer::Run { exit_code: 0, stdout: String::new(), stderr: None }, "a command's answer"),
+            (Answer::Decided { outcome: Box::new(Outcome::SealShow { seal: None }) }, "a command's answer"),
             (
                 Answer::Status {
                     pid: 1,

@@ -130,7 +130,6 @@ mod tests {
             Code::PathRefused,
             Code::UsageInvalid,
             Code::ServerUnavailable,
-            Code::CommandNotServed,
             Code::RequestInvalid,
             Code::ServerHoldsStore,
             Code::ServerAnswerInvalid,
@@ -149,13 +148,14 @@ mod tests {
     #[test]
     fn a_frame_with_a_duplicated_key_is_refused_at_any_depth() {
         let once =
-            br#"{"version":2,"kind":"run","argv":["gate"],"cwd":"/p","config":"/p/a.toml","deadline_ms":1}"#;
+            br#"{"version":2,"kind":"decide","question":{"command":"gate","request":"/p/r.json"},"config":"/p/a.toml","deadline_ms":1}"#;
         assert!(decode::<Request>(once).is_ok());
         for (body, pointer) in [
             (&br#"{"version":2,"kind":"status","kind":"status"}"#[..], "/kind"),
             (br#"{"version":2,"version":2,"kind":"status"}"#, "/version"),
             (br#"{"version":2,"kind":"hook","input":"{}","config":"/a.toml","config":"/b.toml","deadline_ms":1}"#, "/config"),
-            (br#"{"version":2,"kind":"run","argv":["gate"],"cwd":"/p","config":"/p/a.toml","deadline_ms":1,"deadline_ms":9}"#, "/deadline_ms"),
+            (br#"{"version":2,"kind":"decide","question":{"command":"gate","request":"/p/r.json"},"config":"/p/a.toml","deadline_ms":1,"deadline_ms":9}"#, "/deadline_ms"),
+            (br#"{"version":2,"kind":"decide","question":{"command":"gate","request":"/p/r.json","request":"/etc/x"},"config":"/p/a.toml","deadline_ms":1}"#, "/question/request"),
             (br#"{"version":2,"kind":"status","x":{"y":[{"z":1,"z":2}]}}"#, "/x/y/0/z"),
         ] {
             let refused = decode::<Request>(body).unwrap_err();
@@ -186,6 +186,10 @@ mod tests {
             br#"{"version":2,"kind":"status","extra":1}"#,
             br#"{"version":2,"kind":"hook","input":"{}","config":null,"deadline_ms":1,"x":0}"#,
             br#"{"version":2,"kind":"hook"}"#,
+            br#"{"version":2,"kind":"run","argv":["gate"],"cwd":"/p","config":"/p/a.toml","deadline_ms":1}"#,
+            br#"{"version":2,"kind":"decide","question":{"command":"gate","request":"r.json"},"config":"/a.toml","deadline_ms":1}"#,
+            br#"{"version":2,"kind":"decide","question":{"command":"audit_log"},"config":"/a.toml","deadline_ms":1}"#,
+            br#"{"version":2,"kind":"decide","question":{"command":"gate","request":"/r.json"},"config":"a.toml","deadline_ms":1}"#,
             br#"[1]"#,
             b"\xff\xfe",
         ] {

@@ -4,8 +4,8 @@
 //!
 //! A frame is a 4-byte big-endian length followed by that many bytes of one JSON object, at most
 //! [`MAX_FRAME`] bytes. Every object carries `"version"` ([`VERSION`]) and a `kind`. Requests:
-//! `hook` (one hook event, as the text the hook read on stdin), `run` (a decision command's
-//! arguments, V-13) and `status`. Answers: the request's kind, or `error` with a stable code
+//! `hook` (one hook event, as the text the hook read on stdin), `decide` (a decision command's
+//! typed question, V-13, V-54) and `status`. Answers: the request's kind, or `error` with a stable code
 //! (`docs/codes.md`) and a reason.
 //!
 //! V-52: a hook's answer on the wire is the decision and its reason (`proceed`, `deny`, `block`,
@@ -21,7 +21,9 @@ mod frame;
 #[doc(hidden)]
 pub mod fuzzing;
 mod message;
+mod question;
 
 pub use client::{exchange, peer_uid};
 pub use frame::{FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking};
 pub use message::{Answer, HookDecision, Request};
+pub use question::{AbsolutePath, ListedApproval, Outcome, Question};

@@ -4,6 +4,8 @@
 use agentwarden_domain::code::Code;
 use serde::{Deserialize, Serialize};
 
+use crate::question::{AbsolutePath, Outcome, Question};
+
 /// A request, after its `version` was checked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -19,15 +21,13 @@ pub enum Request {
     },
     /// Say how the server is.
     Status {},
-    /// Run one decision command (V-13): `warden ARGV…` as the client was given it.
-    Run {
-        /// The command's arguments after `warden` (the client's own options among them are
-        /// ignored: the server's store is the one used).
-        argv: Vec<String>,
-        /// The client's working directory, absolute: relative paths resolve against it (V-15).
-        cwd: String,
-        /// The client's configuration file, canonical (`null`: none, which is refused).
-        config: Option<String>,
+    /// Answer one decision command's question (V-13, V-54).
+    Decide {
+        /// The client's configuration file, canonical: the server refuses any other than its own
+        /// (V-16).
+        config: AbsolutePath,
+        /// The question.
+        question: Question,
         /// The client's remaining deadline in milliseconds.
         deadline_ms: Option<u64>,
     },
@@ -74,14 +74,10 @@ pub enum Answer {
         /// Requests answered so far (this one not counted).
         requests_served: u64,
     },
-    /// A command's answer, as the command gives it in direct mode (V-13).
-    Run {
-        /// The command's exit code.
-        exit_code: u8,
-        /// Everything it printed on stdout.
-        stdout: String,
-        /// Its one-line reason, when it failed.
-        stderr: Option<String>,
+    /// A decision command's outcome (V-54): the client renders it as direct mode does.
+    Decided {
+        /// What was found.
+        outcome: Box<Outcome>,
     },
     /// The request was refused or could not be answered.
     Error {

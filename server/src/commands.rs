@@ -1,62 +1,216 @@
-//! The served decision commands (V-13): what the command line gives the server to answer `run`
-//! requests with, and what it needs of the server to do so.
+//! The decision commands (V-13, V-54): each typed question answered by the use case direct mode
+//! runs ([`decide`]), and the server's checks around it (the configuration, the paths, the peer).
 
-use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 
-use agentwarden::{Config, Warden};
-use agentwarden_domain::audit::Actor;
+use agentwarden::{Config, Warden, WardenError};
+use agentwarden_domain::audit::{Actor, Correlation, CorrelationId};
 use agentwarden_domain::code::Code;
-use agentwarden_protocol::Answer;
+use agentwarden_domain::guardrails::TreeManifest;
+use agentwarden_protocol::{AbsolutePath, Answer, ListedApproval, Outcome, Question};
 
-/// One `run` request, as the decider takes it.
+/// One `decide` request, as the decider takes it.
 #[derive(Debug)]
-pub struct RunRequest {
-    /// The command's arguments after `warden`.
-    pub argv: Vec<String>,
-    /// The client's working directory (checked absolute by [`Commands::run`]).
-    pub cwd: String,
+pub(crate) struct DecideRequest {
     /// The client's configuration file, canonical.
-    pub config: Option<String>,
-    /// Who asks (V-18): recorded as the actor of every event the command records.
-    pub peer: Actor,
+    pub(crate) config: AbsolutePath,
+    /// What it asks.
+    pub(crate) question: Question,
+    /// Who asks (V-18): recorded as the actor of every event the question records.
+    pub(crate) peer: Actor,
 }
 
-/// What the decider serves `run` requests with.
+/// What the decider answers `decide` requests with.
 #[derive(Debug)]
-pub struct Host {
+pub(crate) struct Host {
     /// The Warden on the server's store (appending durably: a command's events are not left to
     /// the group's sync).
-    pub warden: Warden,
+    pub(crate) warden: Warden,
     /// The server's configuration file, canonical.
-    pub config: Option<PathBuf>,
-    /// The server's own working directory, absolute.
-    pub home: PathBuf,
-    /// Directories no path argument may lead into (V-15): the store's and the socket's, canonical.
-    pub guarded: Vec<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
+    /// Directories no path of a question may lead into (V-15): the store's and the socket's,
+    /// canonical.
+    pub(crate) guarded: Vec<PathBuf>,
 }
 
-/// The served decision commands (V-13): answers one `run` request on the decider's thread
-/// (V-7), its events appended before it returns.
-pub trait Commands: Send + Sync {
-    /// Answers `request` with `host`'s Warden.
-    fn run<'a>(&'a self, host: &'a Host, request: RunRequest) -> Pin<Box<dyn Future<Output = Answer> + 'a>>;
+/// Why a question could not be answered (its outcome would not be one).
+#[derive(Debug, thiserror::Error)]
+pub enum Unanswered {
+    /// An input the question names cannot be used: a usage error.
+    #[error("{0}")]
+    Input(String),
+    /// The store (or the configuration behind it) cannot be used.
+    #[error(transparent)]
+    Warden(#[from] WardenError),
 }
 
-/// A server that serves no command: every `run` request is `command_not_served`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NotServed;
+impl Unanswered {
+    /// The stable code (X-1).
+    pub fn code(&self) -> Code {
+        match self {
+            Unanswered::Input(_) => Code::RequestInvalid,
+            Unanswered::Warden(e) => e.code(),
+        }
+    }
+}
 
-impl Commands for NotServed {
-    fn run<'a>(&'a self, _: &'a Host, _: RunRequest) -> Pin<Box<dyn Future<Output = Answer> + 'a>> {
-        Box::pin(std::future::ready(Answer::error(Code::CommandNotServed, "this server serves no command")))
+/// A question with its arguments read and checked before any store is opened (A-24): what
+/// [`decide`] answers. Only [`checked`] makes one.
+#[derive(Debug)]
+pub struct Checked(Inner);
+
+#[derive(Debug)]
+enum Inner {
+    /// Every question but the two below, as asked.
+    Asked(Question),
+    /// `result validate`, its correlation checked.
+    ResultValidate { file: AbsolutePath, correlation: Correlation },
+    /// `guard check`, its snapshot read.
+    GuardCheck {
+        before: TreeManifest,
+        revert: bool,
+        item: String,
+        run: String,
+        artifacts: AbsolutePath,
+        root: AbsolutePath,
+    },
+}
+
+/// Reads and checks `question`'s arguments (A-24): the plan item and run of `result validate`,
+/// the snapshot of `guard check` (at most [`agentwarden::MAX_SNAPSHOT_BYTES`], read as every
+/// untrusted file is). What it refuses is a usage error, whatever state the store is in. The
+/// files a decision reads (a request, a lineage, a `result.json`) are the decision's: one that
+/// cannot be read is a deny, recorded, not a refusal here.
+pub fn checked(question: Question) -> Result<Checked, Unanswered> {
+    Ok(Checked(match question {
+        Question::ResultValidate { file, item, run } => {
+            let id = |raw: Option<String>| {
+                raw.map(CorrelationId::new).transpose().map_err(|e| Unanswered::Input(e.to_string()))
+            };
+            Inner::ResultValidate {
+                file,
+                correlation: Correlation { item: id(item)?, run: id(run)?, ..Correlation::default() },
+            }
+        }
+        Question::GuardCheck { snapshot, revert, item, run, artifacts, root } => {
+            let text = agentwarden_adapters::untrusted::read_text(
+                None,
+                snapshot.as_path(),
+                agentwarden::MAX_SNAPSHOT_BYTES,
+            )
+            .map_err(|e| Unanswered::Input(format!("cannot read snapshot: {e}")))?;
+            let before = serde_json::from_str(&text)
+                .map_err(|e| Unanswered::Input(format!("`{}` is not a snapshot: {e}", snapshot.as_str())))?;
+            Inner::GuardCheck { before, revert, item, run, artifacts, root }
+        }
+        asked => Inner::Asked(asked),
+    }))
+}
+
+/// Answers a checked question with `warden` (V-54): the use case direct mode runs, its outcome
+/// typed. A decision is never an error: an input that cannot be read, a store that cannot
+/// record, is a deny (or invalid) outcome with its reason; only the listings (`approvals`,
+/// `seal --show`) meet a store that cannot be read as [`Unanswered`].
+pub async fn decide(warden: &Warden, question: Checked) -> Result<Outcome, Unanswered> {
+    Ok(match question.0 {
+        Inner::Asked(Question::Gate { request }) => {
+            let outcome = warden.evaluate_delegation_file(request.as_path()).await;
+            Outcome::Gate {
+                report: outcome.report,
+                evaluation_us: outcome.evaluation_us,
+                audit: outcome.audit,
+            }
+        }
+        Inner::Asked(Question::LineageCheck { lineage }) => {
+            let outcome = warden.check_lineage_file(lineage.as_path()).await;
+            Outcome::LineageCheck { decision: outcome.decision, result: outcome.result, audit: outcome.audit }
+        }
+        Inner::Asked(Question::Authorize { request }) => {
+            let outcome = warden.authorize_file(request.as_path()).await;
+            Outcome::Authorize { authorization: outcome.authorization, audit: outcome.audit }
+        }
+        Inner::ResultValidate { file, correlation } => {
+            let outcome = warden.validate_result_file(file.as_path(), correlation).await;
+            Outcome::ResultValidate { validation: outcome.validation, audit: outcome.audit }
+        }
+        Inner::GuardCheck { before, revert, item, run, artifacts, root } => {
+            let target = agentwarden::GuardTarget {
+                root: root.as_path(),
+                item: &item,
+                run: &run,
+                session: None,
+                artifacts: artifacts.as_path(),
+            };
+            let outcome = warden.check_guardrails(&target, &before, revert).await;
+            Outcome::GuardCheck {
+                clean: outcome.clean,
+                violation: outcome.violation,
+                violation_file: outcome.violation_file,
+                audit: outcome.audit,
+            }
+        }
+        Inner::Asked(Question::Approvals {}) => {
+            let records = warden.records().await?.governance;
+            let now = warden.now();
+            let approvals = records
+                .approvals
+                .into_values()
+                .map(|record| ListedApproval { state: record.state(now), record })
+                .collect();
+            Outcome::Approvals { seal: records.seal, approvals }
+        }
+        Inner::Asked(Question::SealShow {}) => {
+            Outcome::SealShow { seal: warden.records().await?.governance.seal }
+        }
+        // `checked` moved these two into their own variants.
+        Inner::Asked(Question::ResultValidate { .. } | Question::GuardCheck { .. }) => {
+            return Err(Unanswered::Input("internal_error: an unchecked question".to_owned()));
+        }
+    })
+}
+
+/// Answers one `decide` request (V-13, V-15, V-16, V-54) on the decider's thread (V-7): the
+/// events its question records are appended (durable) before it returns. The request must name
+/// the server's own configuration; no path of its question may lead into the server's store or
+/// socket directory.
+pub(crate) async fn answer(host: &Host, request: DecideRequest) -> Answer {
+    let DecideRequest { config, question, peer } = request;
+    if host.config.as_deref() != Some(config.as_path()) {
+        let name = |p: Option<&Path>| p.map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()));
+        return Answer::error(
+            Code::ServerConfigMismatch,
+            format!(
+                "the command's configuration is {} but this server decides with {}; run it with the project's \
+                 `--config` (or from its root)",
+                name(Some(config.as_path())),
+                name(host.config.as_deref())
+            ),
+        );
+    }
+    if let Some(path) = question.paths().into_iter().find(|p| guarded(p.as_path(), &host.guarded)) {
+        return Answer::error(
+            Code::PathRefused,
+            format!("`{}` leads into the server's store or socket directory", path.as_str()),
+        );
+    }
+    let loaded = match Config::load(Some(config.as_path())) {
+        Ok(loaded) => loaded,
+        Err(e) => return Answer::error(Code::ConfigInvalid, e.to_string()),
+    };
+    let warden = as_peer(&host.warden, loaded, &peer);
+    let checked = match checked(question) {
+        Ok(checked) => checked,
+        Err(e) => return Answer::error(e.code(), e.to_string()),
+    };
+    match decide(&warden, checked).await {
+        Ok(outcome) => Answer::Decided { outcome: Box::new(outcome) },
+        Err(e) => Answer::error(e.code(), e.to_string()),
     }
 }
 
 /// Whether `path` (absolute) leads into one of `dirs` (canonical): its nearest existing ancestor
 /// is resolved, links included, and what follows it appended (V-15).
-pub fn guarded(path: &Path, dirs: &[PathBuf]) -> bool {
+pub(crate) fn guarded(path: &Path, dirs: &[PathBuf]) -> bool {
     let mut existing = path;
     let mut rest = Vec::new();
     let resolved = loop {
@@ -78,13 +232,13 @@ pub fn guarded(path: &Path, dirs: &[PathBuf]) -> bool {
 /// `warden` deciding with `config` and recording as `peer` (V-18). A guardrail violation, which
 /// direct mode records as the configured `[guardrails] actor`, names the peer after it:
 /// `daemon (warden-serve peer uid=1000 pid=4242)`.
-pub fn as_peer(warden: &Warden, mut config: Config, peer: &Actor) -> Warden {
+pub(crate) fn as_peer(warden: &Warden, mut config: Config, peer: &Actor) -> Warden {
     config.guardrails.actor = format!("{} ({})", config.guardrails.actor, peer.as_str());
     warden.with_config(config).with_actor(peer.clone())
 }
 
 /// The actor of the events recorded for a peer (V-18).
-pub fn peer_actor(uid: Option<u32>, pid: Option<i32>) -> Result<Actor, String> {
+pub(crate) fn peer_actor(uid: Option<u32>, pid: Option<i32>) -> Result<Actor, String> {
     let uid = uid.ok_or("the peer's uid cannot be read (SO_PEERCRED)")?;
     let pid = pid.map_or_else(|| "unknown".to_owned(), |p| p.to_string());
     Actor::new(format!("warden-serve peer uid={uid} pid={pid}")).map_err(|e| e.to_string())

@@ -13,18 +13,18 @@ use agentwarden_domain::audit::Actor;
 use agentwarden_domain::code::Code;
 use agentwarden_protocol::Answer;
 
-use crate::{Commands, Host, RunRequest};
+use crate::commands::{DecideRequest, Host};
 
 /// A request for the decider.
 pub(crate) enum Job {
     Hook(HookJob),
-    /// A served command (V-13).
-    Run(RunJob),
+    /// A decision command's question (V-13, V-54).
+    Decide(DecideJob),
 }
 
-/// One served command for the decider, and where its answer goes.
-pub(crate) struct RunJob {
-    pub(crate) request: RunRequest,
+/// One decision command's question for the decider, and where its answer goes.
+pub(crate) struct DecideJob {
+    pub(crate) request: DecideRequest,
     pub(crate) reply: oneshot::Sender<Answer>,
 }
 
@@ -44,10 +44,8 @@ pub(crate) struct Decider {
     pub(crate) config: Option<PathBuf>,
     /// The configuration last parsed, by its bytes' digest (V-36).
     pub(crate) configs: agentwarden::ConfigCache,
-    /// What `run` requests are served with (V-13).
+    /// What `decide` requests are answered with (V-13, V-54).
     pub(crate) host: Host,
-    /// The served commands (V-13).
-    pub(crate) commands: Arc<dyn Commands>,
     /// The harness whose hook events the server decides: it decodes them (the server names
     /// no harness, X-64).
     pub(crate) harness: Arc<dyn agentwarden::harness::Harness>,
@@ -83,7 +81,7 @@ pub(crate) fn start(decider: Decider) -> Result<mpsc::Sender<Job>, String> {
 /// An answer decided in the current group, sent once the group is durable (V-26).
 enum Decided {
     Hook(oneshot::Sender<HookAnswer>, HookAnswer),
-    Run(oneshot::Sender<Answer>, Answer),
+    Decide(oneshot::Sender<Answer>, Answer),
 }
 
 /// The decider's loop (V-26, V-28): until every sender is gone. A served command (V-13) is
@@ -109,7 +107,7 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
             let pending = before.as_ref().is_some_and(|task| !task.is_finished());
             match job {
                 Job::Hook(job) if job.reply.is_closed() => {}
-                Job::Run(job) if job.reply.is_closed() => {}
+                Job::Decide(job) if job.reply.is_closed() => {}
                 Job::Hook(job) => {
                     let (answer, asked) = match broken.why() {
                         Some(why) => (HookAnswer::failed(why), false),
@@ -126,15 +124,15 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
                     stored |= asked;
                     answers.push(Decided::Hook(job.reply, answer));
                 }
-                Job::Run(job) => {
+                Job::Decide(job) => {
                     let answer = match broken.why() {
                         Some(why) => Answer::error(Code::StoreUnavailable, why),
                         None => {
                             stored = true;
-                            decider.commands.run(&decider.host, job.request).await
+                            crate::commands::answer(&decider.host, job.request).await
                         }
                     };
-                    answers.push(Decided::Run(job.reply, answer));
+                    answers.push(Decided::Decide(job.reply, answer));
                 }
             }
             if pending {
@@ -234,10 +232,10 @@ async fn complete(
             (Decided::Hook(reply, answer), None) => {
                 let _ = reply.send(answer);
             }
-            (Decided::Run(reply, _), Some(why)) => {
+            (Decided::Decide(reply, _), Some(why)) => {
                 let _ = reply.send(Answer::error(Code::StoreUnavailable, why.clone()));
             }
-            (Decided::Run(reply, answer), None) => {
+            (Decided::Decide(reply, answer), None) => {
                 let _ = reply.send(answer);
             }
         }
@@ -288,7 +286,7 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
     match agentwarden::before_store_parsed(&config, &storage, &parsed) {
         agentwarden::Pre::Done(done) => (done, false),
         agentwarden::Pre::Store { .. } => {
-            let warden = crate::as_peer(&server.warden, config, &peer);
+            let warden = crate::commands::as_peer(&server.warden, config, &peer);
             (warden.hook_parsed(input, parsed, &storage).await, true)
         }
     }
@@ -340,19 +338,14 @@ mod tests {
 
     /// The decider of a server on `warden`'s store deciding with `config`.
     fn test_decider(warden: &Warden, location: StoreLocation, config: &Path) -> Decider {
-        let host = crate::Host {
-            warden: warden.clone(),
-            config: Some(config.to_path_buf()),
-            home: std::env::current_dir().unwrap(),
-            guarded: Vec::new(),
-        };
+        let host =
+            crate::Host { warden: warden.clone(), config: Some(config.to_path_buf()), guarded: Vec::new() };
         Decider {
             warden: warden.deferring(),
             location,
             config: Some(config.to_path_buf()),
             configs: agentwarden::ConfigCache::default(),
             host,
-            commands: Arc::new(crate::commands::NotServed),
             harness: Arc::new(agentwarden_claude_code::kernel::ClaudeCode),
         }
     }

@@ -1,7 +1,7 @@
 //! The resident service (`warden serve`): one process holds the store open and answers hook
-//! requests, the served decision commands ([`Commands`], V-13) and `status` over a Unix domain
-//! socket, in the frames of `agentwarden-protocol`. The command line gives [`run`] its
-//! [`ServeOptions`], a way to open the store and the served commands; everything else is here.
+//! requests, the decision commands' typed questions ([`decide`], V-13, V-54) and `status` over a
+//! Unix domain socket, in the frames of `agentwarden-protocol`. The command line gives [`run`] its
+//! [`ServeOptions`], the harness and a way to open the store; everything else is here.
 //!
 //! V-1: a hook request is decided by exactly what the direct `warden hook` calls —
 //! [`agentwarden::before_store_parsed`], then [`Warden::hook_parsed`], in one place
@@ -68,8 +68,9 @@ mod socket;
 
 use agentwarden::harness::Harness;
 use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
-pub use commands::{Commands, Host, NotServed, RunRequest, as_peer, guarded, peer_actor};
-use decider::{Decider, HookJob, Job, RunJob};
+pub use commands::{Checked, Unanswered, checked, decide};
+use commands::{DecideRequest, Host, peer_actor};
+use decider::{DecideJob, Decider, HookJob, Job};
 
 /// What `warden serve`'s command line sets.
 #[derive(Clone, Debug)]
@@ -129,14 +130,13 @@ pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
 
 /// Runs the server until SIGTERM or SIGINT: the configuration, the socket's lock, the store
 /// (`open_store`: the configuration, and the server's working directory to make a relative
-/// embedded store absolute), the records folded, the socket bound; then it serves `commands`
-/// and the hook until a signal, drains and returns. Errors are the command line's (`E`): a
+/// embedded store absolute), the records folded, the socket bound; then it serves the hook and
+/// the decision commands until a signal, drains and returns. Errors are the command line's (`E`): a
 /// reason from here, or what `open_store` failed with.
 pub async fn run<E>(
     options: ServeOptions,
     harness: Arc<dyn Harness>,
     open_store: impl FnOnce(Config, &Path) -> Result<(Warden, StoreLocation), E>,
-    commands: Arc<dyn Commands>,
     out: &mut dyn Write,
 ) -> Result<(), E>
 where
@@ -176,14 +176,13 @@ where
     if let StoreLocation::Embedded(dir) = &location {
         guarded.extend(std::fs::canonicalize(dir).ok());
     }
-    let host = Host { warden: warden.clone(), config: config_path.clone(), home, guarded };
+    let host = Host { warden: warden.clone(), config: config_path.clone(), guarded };
     let decide = decider::start(Decider {
         warden: warden.deferring(),
         location: location.clone(),
         config: config_path.clone(),
         configs: agentwarden::ConfigCache::default(),
         host,
-        commands,
         harness,
     })?;
     let (stopping, stop) = watch::channel(false);
@@ -308,7 +307,7 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
                     Ok(request) => {
                         let kind = match &request {
                             Request::Hook { .. } => "hook",
-                            Request::Run { .. } => "run",
+                            Request::Decide { .. } => "decide",
                             Request::Status {} => "status",
                         };
                         tracing::info!(peer_uid = ?uid, peer_pid = ?pid, kind, "request");
@@ -344,13 +343,13 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
 async fn answer(server: &Server, request: Request, peer: Actor) -> Answer {
     match request {
         Request::Status {} => status(server).await,
-        Request::Run { argv, cwd, config, deadline_ms } => {
+        Request::Decide { config, question, deadline_ms } => {
             let limit =
                 deadline_ms.map_or(server.timeout, |ms| server.timeout.min(Duration::from_millis(ms)));
             let (reply, answered) = oneshot::channel();
-            let job = RunJob { request: RunRequest { argv, cwd, config, peer }, reply };
+            let job = DecideJob { request: DecideRequest { config, question, peer }, reply };
             let asked = async {
-                server.decide.send(Job::Run(job)).await.map_err(|_| ())?;
+                server.decide.send(Job::Decide(job)).await.map_err(|_| ())?;
                 answered.await.map_err(|_| ())
             };
             match tokio::time::timeout(limit, asked).await {

@@ -21,9 +21,6 @@ const KNOWN: &[(&str, &[&str])] = &[
     // record with `audit`'s primitives: the catalogue is to leave `audit` (issue 35).
     ("domain", &["audit", "governance", "guardrails", "lineage", "sessions"]),
     ("domain", &["lineage::path_inputs", "lineage::patterns", "lineage::rules", "lineage::tool_use"]),
-    // The served commands still travel as the CLI's argv, re-parsed for the server (issue 35,
-    // item 4: typed requests per command).
-    ("cli", &["gate", "guard", "hook", "lineage", "result", "served"]),
 ];
 
 fn root() -> PathBuf {

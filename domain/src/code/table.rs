@@ -89,8 +89,8 @@ super::codes! {
         ),
         Server(
             "the server",
-            "a frame that declares a key twice, at any depth (V-50); a `run` request whose working directory \
-             is not absolute or cannot be entered, or a peer whose uid cannot be read (V-15, V-18)",
+            "a frame that declares a key twice, at any depth (V-50); a `guard_check` question whose snapshot \
+             cannot be read or is not one (V-54), or a peer whose uid cannot be read (V-18)",
         ),
     }
     RequestUnreadable = "request_unreadable" {
@@ -427,18 +427,11 @@ super::codes! {
              closed (V-7, V-51)",
         ),
     }
-    CommandNotServed = "command_not_served" {
-        Server(
-            "the server",
-            "a `run` request for a command the server does not serve: only `gate`, `lineage check`, \
-             `authorize`, `result validate`, `guard check`, `approvals` and `seal --show` are (V-13, V-17)",
-        ),
-    }
     PathRefused = "path_refused" {
         Server(
             "the server",
-            "a path argument of a `run` request leads into the server's store or its socket's directory \
-             (V-15)",
+            "a path of a `decide` request's question leads into the server's store or its socket's \
+             directory (V-15)",
         ),
     }
     UsageInvalid = "usage_invalid" {

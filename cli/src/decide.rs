@@ -1,0 +1,364 @@
+//! The decision commands (issue 20, V-13, V-54): `warden gate`, `lineage check`, `authorize`,
+//! `result validate`, `guard check`, `approvals` and `seal --show`. Each is read into a typed
+//! question ([`Question`], its paths made absolute against the working directory), answered
+//! here with the use case the server runs (`agentwarden_server::decide`) or by the server, and
+//! the typed outcome rendered by the command's own module: args → question → local or client →
+//! render, the same output, `--json` contract and events in both modes.
+//!
+//! V-13: with a server configured (`--server PATH` on the command, else `AGENTWARDEN_SERVER`, else
+//! `[server] socket`), the question goes to it as a `decide` request with the command's canonical
+//! configuration file. The options that pick a store (`--store`, `--fsync`, `--lock-timeout-ms`)
+//! choose nothing there; `--store` on the command line with a server configured is refused
+//! (exit 2): it names a store the server does not hold.
+//!
+//! V-14: never unguarded. A configured server that cannot be reached, does not answer within
+//! `--server-timeout-ms`, refuses the request or answers anything but this question's outcome:
+//! the client answers the same question against a store that refuses everything, with that reason
+//! — exactly what direct mode does on an unusable store (A-22): the gate, `lineage check` and
+//! `authorize` deny at `audit`, `result validate` is invalid (exit 1), `guard check`, `approvals`
+//! and `seal --show` fail with exit 3. Nothing is decided without the server's store, and nothing
+//! falls back to it.
+//!
+//! V-54: a question names files by absolute path: relative ones are resolved here, against the
+//! client's working directory, before anything is asked; the server never changes its own.
+//!
+//! V-17: the human verbs (`seal`, `approve`, `revoke`, `release`) are never served: they record a
+//! human's act, which the agent must not reach through the socket. With a server configured that
+//! answers, they refuse (`server_holds_store`, exit 2) and say what to do: stop the server, run
+//! the verb, start the server again. With the server down they run directly as always.
+//!
+//! V-20: `warden audit` is not served, reads included: in the isolated deployment the socket is
+//! the agent's to reach, and the log is what the store's permissions keep from it.
+
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use agentwarden::{Config, StoreError, Warden, WardenError};
+use agentwarden_protocol::{AbsolutePath, Answer, Outcome, Question, Request};
+use agentwarden_server::Unanswered;
+
+use super::client::ServerArgs;
+use super::stores::Stores;
+use super::{Command, EXIT_STORE, EXIT_USAGE, Failure, guard::GuardCommand, lineage::LineageCommand};
+use super::{result::ResultCommand, unavailable};
+
+/// A decision command, read: its question and what it was asked with.
+pub(super) struct Asked<'a> {
+    /// The question, its paths absolute.
+    pub(super) question: Question,
+    /// `--config`, when the command has one.
+    config: Option<&'a Path>,
+    server: &'a ServerArgs,
+}
+
+/// `result validate` has no `--config`.
+const NO_CONFIG: Option<PathBuf> = None;
+
+/// A path of a question (V-54): absolute, against the working directory when relative. The
+/// working directory is the kernel's (`getcwd`: physical, no link in it), so a `..` that leads a
+/// relative path is its parent exactly, as the kernel would resolve it; any later `..` is kept
+/// for the reader to judge (U-2), never resolved by text.
+fn absolute(path: &Path) -> Result<AbsolutePath, Failure> {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        let mut base = std::env::current_dir()
+            .map_err(|e| Failure::usage(format!("`{}` cannot be made absolute: {e}", path.display())))?;
+        let mut rest = PathBuf::new();
+        for component in path.components() {
+            match component {
+                Component::CurDir => {}
+                Component::ParentDir if rest.as_os_str().is_empty() => {
+                    base.pop();
+                }
+                other => rest.push(other),
+            }
+        }
+        base.join(rest)
+    };
+    let text = joined
+        .into_os_string()
+        .into_string()
+        .map_err(|p| Failure::usage(format!("the path `{}` is not UTF-8", p.to_string_lossy())))?;
+    AbsolutePath::new(text).map_err(Failure::usage)
+}
+
+/// The question `command` asks, when it is a decision command.
+pub(super) fn asked(command: &Command) -> Result<Option<Asked<'_>>, Failure> {
+    fn asked<'a>(
+        question: Question,
+        config: &'a Option<PathBuf>,
+        server: &'a ServerArgs,
+    ) -> Result<Option<Asked<'a>>, Failure> {
+        Ok(Some(Asked { question, config: config.as_deref(), server }))
+    }
+    match command {
+        Command::Gate(a) => asked(Question::Gate { request: absolute(&a.request)? }, &a.config, &a.server),
+        Command::Lineage(LineageCommand::Check { lineage, config, server, .. }) => {
+            asked(Question::LineageCheck { lineage: absolute(lineage)? }, config, server)
+        }
+        Command::Authorize(a) => {
+            asked(Question::Authorize { request: absolute(&a.request)? }, &a.config, &a.server)
+        }
+        Command::Result(ResultCommand::Validate { file, item, run, server, .. }) => {
+            let question =
+                Question::ResultValidate { file: absolute(file)?, item: item.clone(), run: run.clone() };
+            asked(question, &NO_CONFIG, server)
+        }
+        Command::Guard(GuardCommand::Check {
+            snapshot,
+            revert,
+            item,
+            run,
+            artifacts,
+            root,
+            config,
+            server,
+            ..
+        }) => {
+            let question = Question::GuardCheck {
+                snapshot: absolute(snapshot)?,
+                revert: *revert,
+                item: item.clone(),
+                run: run.clone(),
+                artifacts: absolute(artifacts)?,
+                root: absolute(root)?,
+            };
+            asked(question, config, server)
+        }
+        Command::Approvals(a) => asked(Question::Approvals {}, &a.config, &a.server),
+        Command::Seal(a) if a.show => asked(Question::SealShow {}, &a.config, &a.server),
+        _ => Ok(None),
+    }
+}
+
+/// Answers `asked`: by the server when one is configured (V-13, V-14), else here. Also returns
+/// the configuration the command was read with (the renderer's hints read it).
+pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome, Option<Config>), Failure> {
+    let Asked { question, config, server } = asked;
+    let timeout = Duration::from_millis(server.server_timeout_ms);
+    let socket = match super::client::explicit_server(server.server.as_deref()) {
+        Ok(explicit) => explicit.map(Ok),
+        Err(why) => Some(Err(why)),
+    };
+    let loaded = Config::load(config);
+    let socket = socket.or_else(|| loaded.as_ref().ok().and_then(|c| c.server.clone()).map(Ok));
+    let Some(socket) = socket else {
+        return local(question, config, stores).await;
+    };
+    if std::env::args_os().any(|a| a == "--store" || a.to_string_lossy().starts_with("--store=")) {
+        let socket = socket.as_ref().map_or_else(|why| why.clone(), |s| format!("`{}`", s.display()));
+        return Err(Failure::usage(format!(
+            "--store names a store, but the server at {socket} answers this command from its own; drop --store, \
+             or run without a server configured"
+        )));
+    }
+    let asked = socket.and_then(|socket| {
+        // V-12: a configuration that cannot be read cannot say which server to trust.
+        let loaded = loaded.as_ref().map_err(|e| format!("config_invalid: {e}"))?;
+        // V-16: the server must know which project asks.
+        let file = agentwarden_server::config_file(config)?.ok_or_else(|| {
+            "server_config_mismatch: no configuration (`--config`, or an `agentwarden.toml` from here upward) \
+             names the project"
+                .to_owned()
+        })?;
+        let file = file.into_os_string().into_string().map_err(|f| {
+            format!("request_invalid: the configuration `{}` is not UTF-8", f.to_string_lossy())
+        })?;
+        let request = Request::Decide {
+            config: AbsolutePath::new(file).map_err(|e| format!("request_invalid: {e}"))?,
+            question: question.clone(),
+            deadline_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
+        };
+        let answer = agentwarden_protocol::exchange(&socket, loaded.server_uid, &request, timeout)?;
+        match answer {
+            Answer::Decided { outcome } if outcome.answers(&question) => Ok(*outcome),
+            Answer::Error { code, reason } => Err(format!("{code}: {reason}")),
+            _ => Err(format!(
+                "server_answer_invalid: the server at `{}` answered another kind of answer",
+                socket.display()
+            )),
+        }
+    });
+    match asked {
+        Ok(outcome) => Ok((outcome, loaded.ok())),
+        Err(why) => {
+            tracing::error!(reason = %why, "no usable answer from the server; failing as on an unusable store");
+            let config = loaded.map_err(|e| Failure::usage(e.to_string()))?;
+            let checked = checked(question)?;
+            let refused = WardenError::Store(StoreError::Unavailable { reason: why });
+            let warden = opened(&checked.1, Err(refused), Some(config.clone()))?;
+            let outcome = agentwarden_server::decide(&warden, checked.0).await.map_err(failure)?;
+            Ok((outcome, Some(config)))
+        }
+    }
+}
+
+/// Direct mode: the question's arguments checked before any store is opened (A-24), then the
+/// store opened and the question answered with the use case the server runs.
+async fn local(
+    question: Question,
+    config: Option<&Path>,
+    stores: &Stores,
+) -> Result<(Outcome, Option<Config>), Failure> {
+    if matches!(question, Question::ResultValidate { .. }) {
+        // `result validate` reads no configuration: the project's store, as every such command.
+        let checked = checked(question)?;
+        let warden = opened(&checked.1, stores.open_plain(true), None)?;
+        let outcome = agentwarden_server::decide(&warden, checked.0).await.map_err(failure)?;
+        return Ok((outcome, None));
+    }
+    let config = Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
+    let create = !matches!(question, Question::SealShow {});
+    let checked = checked(question)?;
+    let warden = opened(&checked.1, stores.open(config.clone(), create), Some(config.clone()))?;
+    let outcome = agentwarden_server::decide(&warden, checked.0).await.map_err(failure)?;
+    Ok((outcome, Some(config)))
+}
+
+/// Whether a question decides (and so answers on a store that cannot be used, A-22) or lists
+/// (and fails with the store's error).
+#[derive(Clone, Copy)]
+enum Kind {
+    Decision,
+    Listing,
+}
+
+/// The question checked (A-24), and its kind.
+fn checked(question: Question) -> Result<(agentwarden_server::Checked, Kind), Failure> {
+    let kind = match question {
+        Question::Gate { .. }
+        | Question::LineageCheck { .. }
+        | Question::Authorize { .. }
+        | Question::ResultValidate { .. } => Kind::Decision,
+        Question::GuardCheck { .. } | Question::Approvals {} | Question::SealShow {} => Kind::Listing,
+    };
+    Ok((agentwarden_server::checked(question).map_err(failure)?, kind))
+}
+
+/// The Warden a question is answered with: the store opened, or, for a decision, one on a store
+/// that refuses everything with the reason it could not be (A-22).
+fn opened(
+    kind: &Kind,
+    warden: Result<Warden, WardenError>,
+    config: Option<Config>,
+) -> Result<Warden, Failure> {
+    match (warden, kind) {
+        (Ok(warden), _) => Ok(warden),
+        (Err(e), Kind::Decision) => unavailable(config, &e),
+        (Err(e), Kind::Listing) => Err(Failure::from(e)),
+    }
+}
+
+/// An unanswered question as the command line fails: a usage error, or the store's.
+fn failure(error: Unanswered) -> Failure {
+    match error {
+        Unanswered::Input(reason) => Failure { code: EXIT_USAGE, reason },
+        Unanswered::Warden(e) => Failure::from(e),
+    }
+}
+
+/// Renders `outcome` as the command that asked prints it, and returns its exit code.
+pub(super) fn render(
+    command: &Command,
+    outcome: Outcome,
+    config: Option<&Config>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    match (command, outcome) {
+        (Command::Gate(args), Outcome::Gate { report, evaluation_us, audit }) => {
+            super::gate::render(args, &report, evaluation_us, audit, config, out)
+        }
+        (Command::Lineage(command), Outcome::LineageCheck { decision, result, audit }) => {
+            super::lineage::render_check(
+                command,
+                agentwarden::LineageOutcome { decision, result, audit },
+                out,
+            )
+        }
+        (Command::Authorize(args), Outcome::Authorize { authorization, audit }) => {
+            super::lineage::render_authorize(
+                args,
+                agentwarden::AuthorizationOutcome { authorization, audit },
+                out,
+            )
+        }
+        (Command::Result(command), Outcome::ResultValidate { validation, audit }) => {
+            super::result::render(command, agentwarden::ResultOutcome { validation, audit }, out)
+        }
+        (Command::Guard(command), Outcome::GuardCheck { clean, violation, violation_file, audit }) => {
+            super::guard::render_check(
+                command,
+                agentwarden::GuardOutcome { clean, violation, violation_file, audit },
+                out,
+            )
+        }
+        (Command::Approvals(args), Outcome::Approvals { seal, approvals }) => {
+            super::hook::render_approvals(args, seal.as_ref(), &approvals, out)
+        }
+        (Command::Seal(args), Outcome::SealShow { seal }) => {
+            super::hook::render_seal(args, seal.as_ref(), out)
+        }
+        _ => Err(Failure {
+            code: EXIT_STORE,
+            reason: "internal_error: an outcome of another command".to_owned(),
+        }),
+    }
+}
+
+/// V-17: a human verb while a server configured for it answers is refused, naming the fix.
+pub(super) fn refuse_human_verb(command: &Command) -> Result<(), Failure> {
+    let (verb, config, flag) = match command {
+        Command::Seal(a) if !a.show => ("seal", a.config.as_deref(), a.server.server.as_deref()),
+        Command::Approve(a) => ("approve", a.config.as_deref(), None),
+        Command::Revoke(a) => ("revoke", a.config.as_deref(), None),
+        Command::Release(a) => ("release", a.config.as_deref(), None),
+        _ => return Ok(()),
+    };
+    let loaded = Config::load(config).ok();
+    let explicit = super::client::explicit_server(flag).ok().flatten();
+    let Some(socket) = explicit.or_else(|| loaded.as_ref().and_then(|c| c.server.clone())) else {
+        return Ok(());
+    };
+    let uid = loaded.and_then(|c| c.server_uid);
+    match agentwarden_protocol::exchange(&socket, uid, &Request::Status {}, HUMAN_PROBE) {
+        Ok(Answer::Status { pid, .. }) => Err(Failure::usage(format!(
+            "server_holds_store: the server at `{}` (pid {pid}) holds the store and `warden {verb}` is not \
+             served; stop the server (`kill -TERM {pid}` or your service manager), run `warden {verb}` again, \
+             then start the server",
+            socket.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// How long a human verb waits to learn whether the server answers.
+const HUMAN_PROBE: Duration = Duration::from_millis(2_000);
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::ffi::OsStrExt;
+
+    use super::*;
+
+    /// V-54: a relative path is made absolute against the working directory; a leading `..` is
+    /// its parent (the working directory is physical); a later `..` is kept for the reader.
+    #[test]
+    fn a_relative_path_is_made_absolute_against_the_working_directory_and_nothing_else_is_resolved() {
+        let cwd = std::env::current_dir().unwrap();
+        let parent = cwd.parent().unwrap().to_path_buf();
+        let text = |p: &Path| absolute(p).unwrap().as_str().to_owned();
+        for (given, expected, why) in [
+            ("r.json", cwd.join("r.json"), "relative"),
+            ("./r.json", cwd.join("r.json"), "a leading dot"),
+            ("../r.json", parent.join("r.json"), "a leading `..` is the parent"),
+            ("a/../r.json", cwd.join("a/../r.json"), "a later `..` is kept"),
+            ("/etc/../r.json", PathBuf::from("/etc/../r.json"), "an absolute path as given"),
+        ] {
+            assert_eq!(text(Path::new(given)), expected.display().to_string(), "{why}");
+        }
+        let not_utf8 = std::ffi::OsStr::from_bytes(b"\xff.json");
+        assert!(absolute(Path::new(not_utf8)).is_err(), "not UTF-8");
+    }
+}
