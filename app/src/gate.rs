@@ -381,7 +381,7 @@ mod tests {
         let mut store = MockEventStore::new();
         deferred_append(&mut store);
         store.expect_sync().times(1).returning(|| Ok(()));
-        let outcome = warden(store).deferring().evaluate_delegation(REQUEST).await;
+        let outcome = warden(store).deferring().warden.evaluate_delegation(REQUEST).await;
         assert_eq!(outcome.report.decision, Decision::Allow);
         assert!(outcome.grant.is_some());
     }
@@ -394,7 +394,7 @@ mod tests {
             .expect_sync()
             .times(1)
             .returning(|| Err(StoreError::Unavailable { reason: "fsync failed".into() }));
-        let outcome = warden(store).deferring().evaluate_delegation(REQUEST).await;
+        let outcome = warden(store).deferring().warden.evaluate_delegation(REQUEST).await;
         assert_eq!(outcome.report.decision, Decision::Deny);
         assert!(outcome.grant.is_none());
         assert!(outcome.audit.is_none());

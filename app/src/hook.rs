@@ -642,6 +642,23 @@ mod tests {
         assert_eq!(memory.head, head);
     }
 
+    /// a deferring Warden's answer is released by a sync begun after it was decided,
+    /// never by an earlier one.
+    #[tokio::test]
+    async fn a_deferring_answer_is_released_only_by_a_sync_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = HookStorage::new(dir.path().join("hook"));
+        let store = Arc::new(MemoryEventStore::new());
+        let deferring = warden(store.clone()).deferring();
+        let early = deferring.sync().await.unwrap();
+        let pending = deferring.hook_parsed("", Ok(spawn("t1")), &storage).await;
+        assert!(store.head().await.unwrap().seq >= 1, "the decision was appended");
+        assert!(pending.release(early).is_err(), "a sync taken before the decision releases nothing");
+        let pending = deferring.hook_parsed("", Ok(spawn("t2")), &storage).await;
+        let later = deferring.sync().await.unwrap();
+        assert!(decided(&pending.release(later).unwrap()));
+    }
+
     #[tokio::test]
     async fn a_saved_state_that_is_not_on_the_log_is_rebuilt_from_the_log() {
         let store = Arc::new(MemoryEventStore::new());

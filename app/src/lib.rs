@@ -23,6 +23,7 @@
 
 mod audit_log;
 pub mod config;
+mod durable;
 pub mod fanout;
 mod files;
 mod gate;
@@ -59,6 +60,7 @@ pub use config::{
     ClaudeCodeConfig, Config, ConfigCache, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig,
     ToolRules,
 };
+pub use durable::{Deferring, NotCovered, Synced, Undurable};
 pub use files::MAX_INPUT_BYTES;
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput};
 pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};

@@ -103,6 +103,8 @@ pub struct Warden {
     /// V-25: events are appended deferred and the records not saved; whoever set this makes
     /// them durable ([`EventStore::sync`]) before anyone relies on them.
     pub(crate) deferred: bool,
+    /// where a deferring Warden notes how far it appended (its clones share it).
+    pub(crate) appended: Option<Arc<crate::durable::AppendedThrough>>,
     actor: Actor,
 }
 
@@ -305,6 +307,7 @@ impl WardenBuilder {
             parsed_manifests: Arc::default(),
             saved_start: true,
             deferred: false,
+            appended: None,
             actor,
         })
     }
@@ -351,18 +354,6 @@ impl Warden {
     pub fn with_config(&self, config: Config) -> Warden {
         let files: Arc<dyn FileSystem> = Arc::new(LocalFileSystem::beneath(config.root.clone()));
         Warden { files, config: Arc::new(config), ..self.clone() }
-    }
-
-    /// V-25: the same Warden, appending deferred and leaving the records unsaved: the resident
-    /// service's decider, which makes a group of decisions durable with one
-    /// [`EventStore::sync`] before it sends their answers, and saves the records itself.
-    ///
-    /// what such a Warden answers is durable only once [`EventStore::sync`] has returned
-    /// (through [`Warden::event_store`]): act on no hook answer before. A [`crate::DelegationGrant`]
-    /// is the exception that needs no care: [`Warden::evaluate_delegation`] syncs before it
-    /// hands one out, deferring or not.
-    pub fn deferring(&self) -> Warden {
-        Warden { deferred: true, ..self.clone() }
     }
 
     /// The same Warden, recording as another actor.
@@ -417,7 +408,11 @@ impl Warden {
         let draft = EventDraft::new(self.clock.now(), self.actor.clone(), correlation, event)
             .map_err(|e| WardenError::Event(e.to_string()))?;
         let appended = if self.deferred {
-            self.store.append_deferred(expected, vec![draft]).await?
+            let appended = self.store.append_deferred(expected, vec![draft]).await?;
+            if let Some(through) = &self.appended {
+                through.reached(appended.head.seq);
+            }
+            appended
         } else {
             self.store.append(expected, vec![draft]).await?
         };

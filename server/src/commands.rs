@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden::{Config, Warden, WardenError};
+use agentwarden::{Config, Deferring, Warden, WardenError};
 use agentwarden_domain::audit::{Actor, Correlation, CorrelationId};
 use agentwarden_domain::code::Code;
 use agentwarden_domain::guardrails::TreeManifest;
@@ -233,6 +233,12 @@ pub(crate) fn guarded(path: &Path, dirs: &[PathBuf]) -> bool {
 /// direct mode records as the configured `[guardrails] actor`, names the peer after it:
 /// `daemon (warden-serve peer uid=1000 pid=4242)`.
 pub(crate) fn as_peer(warden: &Warden, mut config: Config, peer: &Actor) -> Warden {
+    config.guardrails.actor = format!("{} ({})", config.guardrails.actor, peer.as_str());
+    warden.with_config(config).with_actor(peer.clone())
+}
+
+/// [`as_peer`] for the decider's deferring Warden.
+pub(crate) fn deferring_as_peer(warden: &Deferring, mut config: Config, peer: &Actor) -> Deferring {
     config.guardrails.actor = format!("{} ({})", config.guardrails.actor, peer.as_str());
     warden.with_config(config).with_actor(peer.clone())
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
-use agentwarden::{Config, HookAnswer, HookStorage, StoreLocation, Warden};
+use agentwarden::{Config, Deferring, HookAnswer, HookStorage, StoreLocation, Undurable};
 use agentwarden_domain::audit::Actor;
 use agentwarden_domain::code::Code;
 use agentwarden_protocol::Answer;
@@ -39,7 +39,8 @@ pub(crate) struct HookJob {
 
 /// What the decider needs.
 pub(crate) struct Decider {
-    pub(crate) warden: Warden,
+    /// Its answers are undurable until the group's sync releases them.
+    pub(crate) warden: Deferring,
     pub(crate) location: StoreLocation,
     pub(crate) config: Option<PathBuf>,
     /// The configuration last parsed, by its bytes' digest (V-36).
@@ -78,9 +79,19 @@ pub(crate) fn start(decider: Decider) -> Result<mpsc::Sender<Job>, String> {
     Ok(send)
 }
 
+/// A hook's answer as the decider holds it: decided without the store, or undurable until the
+/// group's sync releases it.
+pub(crate) enum Answered {
+    /// Decided from the hook's own files and the configuration (or refused before): nothing it
+    /// rests on waits for a sync.
+    Plain(HookAnswer),
+    /// Decided on the store: released by the group's sync.
+    Pending(Undurable<HookAnswer>),
+}
+
 /// An answer decided in the current group, sent once the group is durable (V-26).
 enum Decided {
-    Hook(oneshot::Sender<HookAnswer>, HookAnswer),
+    Hook(oneshot::Sender<HookAnswer>, Answered),
     Decide(oneshot::Sender<Answer>, Answer),
 }
 
@@ -109,19 +120,22 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
                 Job::Hook(job) if job.reply.is_closed() => {}
                 Job::Decide(job) if job.reply.is_closed() => {}
                 Job::Hook(job) => {
-                    let (answer, asked) = match broken.why() {
-                        Some(why) => (HookAnswer::failed(why), false),
+                    let answer = match broken.why() {
+                        Some(why) => Answered::Plain(HookAnswer::failed(why)),
                         None => hook(decider, job.config.as_deref(), &job.input, job.peer).await,
                     };
                     // V-35: an answer that asked no store and comes before anything of its
                     // group was stored rests only on what earlier groups made durable: it
                     // leaves at once, without waiting for this group's sync — once every
                     // earlier group's answers have left (V-45).
-                    if !asked && !stored && !pending {
-                        let _ = job.reply.send(answer);
-                        continue;
-                    }
-                    stored |= asked;
+                    let answer = match answer {
+                        Answered::Plain(answer) if !stored && !pending => {
+                            let _ = job.reply.send(answer);
+                            continue;
+                        }
+                        answer => answer,
+                    };
+                    stored |= matches!(answer, Answered::Pending(_));
                     answers.push(Decided::Hook(job.reply, answer));
                 }
                 Job::Decide(job) => {
@@ -143,8 +157,8 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
         if answers.is_empty() {
             continue;
         }
-        let store = Arc::clone(decider.warden.event_store());
-        before = Some(tokio::spawn(complete(before.take(), stored, store, answers, broken.clone())));
+        let warden = decider.warden.clone();
+        before = Some(tokio::spawn(complete(before.take(), stored, warden, answers, broken.clone())));
         // The group's task starts its sync before the next group is decided.
         tokio::task::yield_now().await;
         if stored && saved.elapsed() >= SAVE_RECORDS_EVERY {
@@ -192,7 +206,7 @@ impl Broken {
 async fn complete(
     before: Option<tokio::task::JoinHandle<()>>,
     stored: bool,
-    store: Arc<dyn agentwarden_ports::EventStore>,
+    warden: Deferring,
     answers: Vec<Decided>,
     broken: Broken,
 ) {
@@ -205,14 +219,19 @@ async fn complete(
         ));
     }
     let waited = started.elapsed();
-    if stored
-        && broken.why().is_none()
-        && let Err(e) = store.sync().await
-    {
-        tracing::error!(error = %e, "the group's events could not be made durable");
-        broken.set(format!(
-            "store_unavailable: the server could not make its log durable ({e}); restart `warden serve`"
-        ));
+    // without a sync, nothing pending is released (a group that stored nothing holds
+    // none; should one be there all the same, it fails).
+    let mut synced = None;
+    if stored && broken.why().is_none() {
+        match warden.sync().await {
+            Ok(done) => synced = Some(done),
+            Err(e) => {
+                tracing::error!(error = %e, "the group's events could not be made durable");
+                broken.set(format!(
+                    "store_unavailable: the server could not make its log durable ({e}); restart `warden serve`"
+                ));
+            }
+        }
     }
     // `RUST_LOG=warden::groups=debug`: each group's size and its waits, alone.
     tracing::debug!(
@@ -229,7 +248,14 @@ async fn complete(
             (Decided::Hook(reply, _), Some(why)) => {
                 let _ = reply.send(HookAnswer::failed(why.clone()));
             }
-            (Decided::Hook(reply, answer), None) => {
+            (Decided::Hook(reply, Answered::Plain(answer)), None) => {
+                let _ = reply.send(answer);
+            }
+            (Decided::Hook(reply, Answered::Pending(pending)), None) => {
+                let answer = synced
+                    .ok_or(agentwarden::NotCovered)
+                    .and_then(|synced| pending.release(synced))
+                    .unwrap_or_else(|e| HookAnswer::failed(e.to_string()));
                 let _ = reply.send(answer);
             }
             (Decided::Decide(reply, _), Some(why)) => {
@@ -250,8 +276,8 @@ pub(crate) const QUEUE: usize = 256;
 /// again. Saved after the group's answers are sent, never on their way.
 const SAVE_RECORDS_EVERY: Duration = Duration::from_secs(1);
 
-/// Saves the records as they stand (best effort; V-27).
-pub(crate) async fn save_records(warden: &Warden) {
+/// Saves the records as they stand (best effort; V-27), once their events are durable.
+pub(crate) async fn save_records(warden: &Deferring) {
     match warden.records().await {
         Ok(state) => warden.save_records_now(&state).await,
         Err(e) => tracing::warn!(error = %e, "the records could not be saved"),
@@ -262,7 +288,7 @@ pub(crate) async fn save_records(warden: &Warden) {
 /// `before_store` decides (a tool call nothing governs, in a session whose index covers it) is
 /// answered from the hook's own files and the configuration alone: the event store is never
 /// called for it, not even for the group's sync.
-async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) -> (HookAnswer, bool) {
+async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) -> Answered {
     let theirs = config.map(PathBuf::from);
     if theirs != server.config {
         let name = |p: &Option<PathBuf>| {
@@ -274,20 +300,20 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
             name(&theirs),
             name(&server.config)
         );
-        return (HookAnswer::failed(why), false);
+        return Answered::Plain(HookAnswer::failed(why));
     }
     let config = match Config::load_with(server.config.as_deref(), Some(&server.configs)) {
         Ok(config) => config,
-        Err(e) => return (HookAnswer::failed(format!("config_invalid: {e}")), false),
+        Err(e) => return Answered::Plain(HookAnswer::failed(format!("config_invalid: {e}"))),
     };
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
     let parsed = server.harness.decode(input);
     match agentwarden::before_store_parsed(&config, &storage, &parsed) {
-        agentwarden::Pre::Done(done) => (done, false),
+        agentwarden::Pre::Done(done) => Answered::Plain(done),
         agentwarden::Pre::Store { .. } => {
-            let warden = crate::commands::as_peer(&server.warden, config, &peer);
-            (warden.hook_parsed(input, parsed, &storage).await, true)
+            let warden = crate::commands::deferring_as_peer(&server.warden, config, &peer);
+            Answered::Pending(warden.hook_parsed(input, parsed, &storage).await)
         }
     }
 }
@@ -295,6 +321,8 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use agentwarden::Warden;
 
     use agentwarden_claude_code::wire::Rendering;
 

@@ -99,6 +99,8 @@ pub struct ServeOptions {
 struct Server {
     /// The Warden on the store the server holds, with the configuration read at start.
     warden: Warden,
+    /// The decider's: its records are saved when the server stops.
+    deferring: agentwarden::Deferring,
     location: StoreLocation,
     /// The decider's queue (V-7).
     decide: mpsc::Sender<Job>,
@@ -177,8 +179,9 @@ where
         guarded.extend(std::fs::canonicalize(dir).ok());
     }
     let host = Host { warden: warden.clone(), config: config_path.clone(), guarded };
+    let deferring = warden.deferring();
     let decide = decider::start(Decider {
-        warden: warden.deferring(),
+        warden: deferring.clone(),
         location: location.clone(),
         config: config_path.clone(),
         configs: agentwarden::ConfigCache::default(),
@@ -188,6 +191,7 @@ where
     let (stopping, stop) = watch::channel(false);
     let server = Arc::new(Server {
         warden,
+        deferring,
         location,
         decide,
         stop,
@@ -248,7 +252,7 @@ where
     if drained.is_err() {
         tracing::warn!("the drain timeout passed with requests still in flight");
     }
-    decider::save_records(&server.warden).await;
+    decider::save_records(&server.deferring).await;
     tracing::info!(served = server.served.load(Ordering::Relaxed), "stopped");
     Ok(())
 }
