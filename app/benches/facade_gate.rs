@@ -32,7 +32,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentwarden::governance::{FileRead, evaluate};
+use agentwarden::governance::{FileRead, Request, evaluate};
 use agentwarden::guardrails::TreeManifest;
 use agentwarden::human::Signer;
 use agentwarden::{Config, FileSystem, FixedEnvironment, MemoryEventStore, Warden};
@@ -119,7 +119,7 @@ fn facade_gate(c: &mut Criterion) {
     let workspace = tempfile::tempdir().unwrap_or_else(|e| fail(&e.to_string()));
     let sealed = sealed_warden(workspace.path(), &runtime);
     for (which, warden) in [("warden_memory", &warden), ("warden_memory_sealed", &sealed)] {
-        let first = runtime.block_on(warden.evaluate_delegation(REQUEST));
+        let first = runtime.block_on(warden.evaluate_delegation(Request::from_json(REQUEST)));
         if first.grant.is_none() {
             fail(&format!("{which} must measure an allow: {:?}", first.report.first_failure));
         }
@@ -133,7 +133,7 @@ fn facade_gate(c: &mut Criterion) {
     let mut group = c.benchmark_group("facade_gate");
     group.bench_function("domain_alone", |b| b.iter(|| evaluate(&parse_all(black_box(&files)))));
     group.bench_function("warden_memory", |b| {
-        b.iter(|| runtime.block_on(warden.evaluate_delegation(black_box(REQUEST))))
+        b.iter(|| runtime.block_on(warden.evaluate_delegation(Request::from_json(black_box(REQUEST)))))
     });
     group.bench_function("warden_memory_bounded", |b| {
         b.iter_custom(|iters| {
@@ -145,7 +145,9 @@ fn facade_gate(c: &mut Criterion) {
                 let calls = (iters - done).min(FRESH_EVERY);
                 let started = Instant::now();
                 for _ in 0..calls {
-                    black_box(runtime.block_on(fresh.evaluate_delegation(black_box(REQUEST))));
+                    black_box(
+                        runtime.block_on(fresh.evaluate_delegation(Request::from_json(black_box(REQUEST)))),
+                    );
                 }
                 measured += started.elapsed();
                 done += calls;
@@ -154,7 +156,7 @@ fn facade_gate(c: &mut Criterion) {
         })
     });
     group.bench_function("warden_memory_sealed", |b| {
-        b.iter(|| runtime.block_on(sealed.evaluate_delegation(black_box(REQUEST))))
+        b.iter(|| runtime.block_on(sealed.evaluate_delegation(Request::from_json(black_box(REQUEST)))))
     });
     group.finish();
 }
@@ -180,7 +182,9 @@ fn count_only() -> bool {
         "warden_memory" => {
             let warden = memory_warden(Config::default());
             for _ in 0..calls {
-                black_box(runtime.block_on(warden.evaluate_delegation(black_box(REQUEST))));
+                black_box(
+                    runtime.block_on(warden.evaluate_delegation(Request::from_json(black_box(REQUEST)))),
+                );
             }
         }
         other => fail(&format!("no row {other}")),

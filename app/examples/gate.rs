@@ -11,6 +11,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use agentwarden::governance::Request;
 use agentwarden::{Config, FixedEnvironment, MemoryEventStore, Warden};
 
 #[tokio::main(flavor = "current_thread")]
@@ -24,7 +25,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .environment(Arc::new(FixedEnvironment::with("CHIRALITY_ENABLE_SUBAGENTS", "true")))
         .build()?;
 
-    let allowed = warden.evaluate_delegation_file(&examples.join("requests/example-1-allow.json")).await;
+    let read = |name: &str| std::fs::read_to_string(examples.join("requests").join(name));
+    let allowed = warden.evaluate_delegation(Request::from_json(&read("example-1-allow.json")?)).await;
     println!("example-1: {:?}", allowed.report.decision);
     let grant = allowed.grant.ok_or("example-1 should be allowed")?;
     let injected: Vec<&str> = grant.subagents().iter().map(|name| name.as_str()).collect();
@@ -36,7 +38,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let denied =
-        warden.evaluate_delegation_file(&examples.join("requests/example-2-missing-metadata.json")).await;
+        warden.evaluate_delegation(Request::from_json(&read("example-2-missing-metadata.json")?)).await;
     let first = denied.report.first_failure.as_ref().ok_or("example-2 should be denied")?;
     println!(
         "example-2: {:?} at {:?}: {} ({})",

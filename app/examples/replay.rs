@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agentwarden::audit::projections::{Denials, SpawnTrees, Timeline};
+use agentwarden::lineage_rules::{LineageRequest, ToolCallRequest};
 use agentwarden::{Config, MemoryEventStore, Warden};
 
 #[tokio::main(flavor = "current_thread")]
@@ -20,11 +21,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // A few decisions, each recorded before it is returned.
     for lineage in ["three-levels", "mid-chain-violation"] {
-        let outcome = warden.check_lineage_file(&examples.join(format!("lineage/{lineage}.json"))).await;
+        let text = std::fs::read_to_string(examples.join(format!("lineage/{lineage}.json")))?;
+        let outcome = warden.check_lineage(LineageRequest::from_json(&text)).await;
         println!("lineage {lineage}: {:?}", outcome.decision);
     }
     for request in ["authorize-write", "authorize-escalation"] {
-        let outcome = warden.authorize_file(&examples.join(format!("lineage/{request}.json"))).await;
+        let text = std::fs::read_to_string(examples.join(format!("lineage/{request}.json")))?;
+        let outcome =
+            warden.authorize_tool_call(ToolCallRequest::from_json(&text, &warden.request_root())).await;
         println!("authorize {request}: {:?}", outcome.authorization.decision);
     }
 

@@ -5,7 +5,6 @@
 //! one sync and only then releases their answers (V-26); nothing else can read one out.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use agentwarden_domain::audit::Actor;
 use agentwarden_domain::sessions::{HookAnswer, HookInput, InputError, SessionRecords};
@@ -14,21 +13,6 @@ use agentwarden_ports::StoreError;
 use crate::config::Config;
 use crate::hook::HookStorage;
 use crate::warden::{Warden, WardenError};
-
-/// The log's position through which a deferring Warden (and its clones) has appended, shared.
-#[derive(Debug, Default)]
-pub(crate) struct AppendedThrough(AtomicU64);
-
-impl AppendedThrough {
-    /// An append reached `seq`.
-    pub(crate) fn reached(&self, seq: u64) {
-        self.0.fetch_max(seq, Ordering::SeqCst);
-    }
-
-    fn now(&self) -> u64 {
-        self.0.load(Ordering::SeqCst)
-    }
-}
 
 /// A Warden whose decisions are appended deferred and whose records are left unsaved (V-25):
 /// what it answers is [`Undurable`] until [`Deferring::sync`] has made it durable. Made by
@@ -79,7 +63,7 @@ impl Warden {
     pub fn deferring(&self) -> Deferring {
         let mut warden = self.clone();
         warden.deferred = true;
-        warden.appended = Some(shared());
+        warden.appended = Some(Arc::default());
         Deferring { warden }
     }
 }
@@ -133,11 +117,6 @@ impl Deferring {
     fn appended_through(&self) -> u64 {
         self.warden.appended.as_ref().map_or(0, |a| a.now())
     }
-}
-
-/// Where a Warden notes its deferred appends: a fresh one for a Warden made deferring.
-pub(crate) fn shared() -> Arc<AppendedThrough> {
-    Arc::default()
 }
 
 #[cfg(test)]

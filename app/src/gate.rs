@@ -5,14 +5,13 @@
 //! goes on (G-9). An allow whose event cannot be appended becomes a deny (`audit_unavailable`).
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Instant;
 
 use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, Head};
 use agentwarden_domain::code::Code;
 use agentwarden_domain::governance::{
     Approvals, Delegation, Evaluation, GateInputs, GateReport, PersonaReading, ReadDigests, Recorded,
-    Request, candidates_to_read, evaluate, parse_request, read_agent, read_persona,
+    Request, candidates_to_read, evaluate, read_agent, read_persona,
 };
 use serde::Serialize;
 
@@ -32,8 +31,8 @@ pub(crate) struct GateRecords {
 }
 
 /// The permission to inject subagents: what the gate delegated, and where its decision was
-/// recorded. X-20: only a [`Warden`] hands one out, from [`Warden::evaluate_delegation`] or
-/// [`Warden::evaluate_delegation_file`], and only once the decision's `delegation_evaluated` event is durable;
+/// recorded. X-20: only a [`Warden`] hands one out, from [`Warden::evaluate_delegation`], and
+/// only once the decision's `delegation_evaluated` event is durable;
 /// its fields are private and it has no public constructor, nor does any crate of the workspace
 /// offer another way to obtain one, so a harness that injects only against a grant cannot
 /// inject around the gate. A consumer cannot make one up (the compile-fail suite,
@@ -117,21 +116,12 @@ impl GateOutcome {
 }
 
 impl Warden {
-    /// Evaluates a request given as JSON text.
-    pub async fn evaluate_delegation(&self, request_json: &str) -> GateOutcome {
-        let started = Instant::now();
-        self.evaluate_request(parse_request(request_json), started).await
-    }
-
-    /// Evaluates the request in the file at `path`; a missing or unreadable file is a deny.
-    pub async fn evaluate_delegation_file(&self, path: &Path) -> GateOutcome {
-        let started = Instant::now();
-        let described = format!("request file `{}`", path.display());
-        let request = match self.files.read_text(path, MAX_INPUT_BYTES).await.into_text(&described) {
-            Ok(text) => parse_request(&text),
-            Err(why) => Request::unreadable_file(why),
-        };
-        self.evaluate_request(request, started).await
+    /// May this persona inject these subagents? `request` is the gate's request as read
+    /// ([`Request::from_json`], or [`Request::unreadable`] with why it could not be read: a
+    /// deny, recorded). The persona's and the candidates' files are read, every gate evaluated,
+    /// one `delegation_evaluated` event recorded, and only then the answer (G-10).
+    pub async fn evaluate_delegation(&self, request: Request) -> GateOutcome {
+        self.evaluate_request(request, Instant::now()).await
     }
 
     /// Reads the persona's and the candidates' instruction files and evaluates the gate,
@@ -276,7 +266,7 @@ impl Warden {
 mod tests {
     use std::sync::Arc;
 
-    use agentwarden_domain::governance::{Decision, FileRead, Stage};
+    use agentwarden_domain::governance::{Decision, FileRead, Request, Stage};
     use agentwarden_ports::{MockEventStore, MockFileSystem, StoreError};
 
     use crate::{FixedEnvironment, Warden};
@@ -321,7 +311,7 @@ mod tests {
             .expect_append()
             .times(1)
             .returning(|_, _| Err(StoreError::Unavailable { reason: "disk full".into() }));
-        let outcome = warden(store).evaluate_delegation(REQUEST).await;
+        let outcome = warden(store).evaluate_delegation(Request::from_json(REQUEST)).await;
         assert_eq!(outcome.report.decision, Decision::Deny);
         assert!(outcome.grant.is_none());
         assert!(outcome.audit.is_none());
@@ -338,7 +328,7 @@ mod tests {
             let (_, head) = agentwarden_domain::audit::seal_batch(&Default::default(), &batch).unwrap();
             Ok(agentwarden_ports::Appended { first_seq: 1, head })
         });
-        let outcome = warden(store).evaluate_delegation(REQUEST).await;
+        let outcome = warden(store).evaluate_delegation(Request::from_json(REQUEST)).await;
         assert_eq!(outcome.report.decision, Decision::Allow);
         assert_eq!(outcome.grant.unwrap().subagents()[0].as_str(), "A");
         assert_eq!(outcome.audit.unwrap().seq, 1);
@@ -357,7 +347,7 @@ mod tests {
             .environment(Arc::new(FixedEnvironment::with("AGENTWARDEN_ENABLE_SUBAGENTS", "true")))
             .build()
             .unwrap();
-        let outcome = warden.evaluate_delegation(REQUEST).await;
+        let outcome = warden.evaluate_delegation(Request::from_json(REQUEST)).await;
         assert_eq!(outcome.report.decision, Decision::Allow);
         assert!(outcome.grant.is_some());
         let stored = agentwarden_ports::EventStore::read(store.as_ref(), 1, 1).await.unwrap();
@@ -381,7 +371,7 @@ mod tests {
         let mut store = MockEventStore::new();
         deferred_append(&mut store);
         store.expect_sync().times(1).returning(|| Ok(()));
-        let outcome = warden(store).deferring().warden.evaluate_delegation(REQUEST).await;
+        let outcome = warden(store).deferring().warden.evaluate_delegation(Request::from_json(REQUEST)).await;
         assert_eq!(outcome.report.decision, Decision::Allow);
         assert!(outcome.grant.is_some());
     }
@@ -394,7 +384,7 @@ mod tests {
             .expect_sync()
             .times(1)
             .returning(|| Err(StoreError::Unavailable { reason: "fsync failed".into() }));
-        let outcome = warden(store).deferring().warden.evaluate_delegation(REQUEST).await;
+        let outcome = warden(store).deferring().warden.evaluate_delegation(Request::from_json(REQUEST)).await;
         assert_eq!(outcome.report.decision, Decision::Deny);
         assert!(outcome.grant.is_none());
         assert!(outcome.audit.is_none());

@@ -96,22 +96,6 @@ impl Warden {
         self.files.write_atomic(path, bytes).await
     }
 
-    /// The manifest `warden guard snapshot` wrote to `path` (at most [`MAX_SNAPSHOT_BYTES`]); an
-    /// unreadable file or one that is not a manifest is an error naming it.
-    pub async fn read_snapshot(
-        &self,
-        path: &Path,
-    ) -> Result<agentwarden_domain::guardrails::TreeManifest, String> {
-        let described = format!("`{}`", path.display());
-        let text = self
-            .files
-            .read_text(path, MAX_SNAPSHOT_BYTES)
-            .await
-            .into_text(&described)
-            .map_err(|e| format!("cannot read snapshot: {e}"))?;
-        serde_json::from_str(&text).map_err(|e| format!("`{}` is not a snapshot: {e}", path.display()))
-    }
-
     /// A manifest of the configured protected paths under `root`.
     pub async fn guard_snapshot(
         &self,

@@ -9,8 +9,8 @@ use agentwarden_domain::audit::{
     AuditEvent, Correlation, CorrelationId, Head, LineageChecked, ToolCallAuthorized,
 };
 use agentwarden_domain::lineage::{
-    AgentIdentifier, Authorization, LineageVerdict, Manifests, RECORDED_LINEAGE_MAX, authorize,
-    lineage_digest, parse_lineage_request, parse_tool_call, refuse, walk,
+    AgentIdentifier, Authorization, LineageRequest, LineageVerdict, Manifests, RECORDED_LINEAGE_MAX,
+    ToolCallRequest, authorize, lineage_digest, refuse, walk,
 };
 use agentwarden_domain::verdict::{Code, Decision, Failed};
 use serde::Serialize;
@@ -51,7 +51,9 @@ impl Warden {
         load_manifests(&self.config.lineage.manifests)
     }
 
-    async fn request_text(&self, path: &Path) -> Result<String, Failed> {
+    /// The text of a request file (at most [`MAX_INPUT_BYTES`], read as every untrusted file);
+    /// one that cannot be read is the decision's reason (`request_unreadable`), never an error.
+    pub async fn read_request(&self, path: &Path) -> Result<String, Failed> {
         let described = format!("request file `{}`", path.display());
         self.files.read_text(path, MAX_INPUT_BYTES).await.into_text(&described).map_err(unreadable)
     }
@@ -60,21 +62,18 @@ impl Warden {
         Correlation { session: session.and_then(|s| CorrelationId::new(s).ok()), ..Correlation::default() }
     }
 
-    /// Checks the lineage in the file at `path` against the configured manifests.
-    pub async fn check_lineage_file(&self, path: &Path) -> LineageOutcome {
-        let text = self.request_text(path).await;
-        let manifests = self.manifests();
-        self.check_lineage(text, manifests).await
+    /// The project root as tool-call requests read paths against it (T-8): absolute, or empty
+    /// when it cannot be made so (then no path is read, and no path rule grants).
+    pub fn request_root(&self) -> String {
+        std::path::absolute(&self.config.root).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
     }
 
-    /// Checks a lineage request's text against `manifests`.
-    pub async fn check_lineage(
-        &self,
-        text: Result<String, Failed>,
-        manifests: Result<Manifests, ConfigError>,
-    ) -> LineageOutcome {
-        let parsed = text.and_then(|t| parse_lineage_request(&t));
-        let (result, lineage, session) = match (parsed, manifests) {
+    /// May this chain of agents exist? `request` is the lineage as read
+    /// ([`LineageRequest::from_json`]), or why it could not be (a deny, recorded); the
+    /// configured manifests decide. One `lineage_checked` event, then the answer.
+    pub async fn check_lineage(&self, request: Result<LineageRequest, Failed>) -> LineageOutcome {
+        let manifests = self.manifests();
+        let (result, lineage, session) = match (request, manifests) {
             (Err(failed), _) => (LineageVerdict { verdict: failed.into(), pair: None }, Vec::new(), None),
             (Ok(request), Err(e)) => (
                 LineageVerdict { verdict: no_manifests(&e).into(), pair: None },
@@ -109,26 +108,16 @@ impl Warden {
         }
     }
 
-    /// Authorizes the tool call in the file at `path` against the configured manifests.
-    pub async fn authorize_file(&self, path: &Path) -> AuthorizationOutcome {
-        let text = self.request_text(path).await;
-        let manifests = self.manifests();
-        self.authorize_tool_call(text, manifests).await
-    }
-
-    /// Authorizes a tool-call request's text against `manifests`.
+    /// May this agent use this tool? `request` is the call as read
+    /// ([`ToolCallRequest::from_json`] against [`Warden::request_root`]), or why it could not
+    /// be (a deny, recorded); the configured manifests decide, layer by layer. One
+    /// `tool_call_authorized` event, then the answer.
     pub async fn authorize_tool_call(
         &self,
-        text: Result<String, Failed>,
-        manifests: Result<Manifests, ConfigError>,
+        request: Result<ToolCallRequest, Failed>,
     ) -> AuthorizationOutcome {
-        // T-8: paths in the call's input are read against the project root; a root that cannot
-        // be made absolute reads as no path, which no path rule grants.
-        let root = std::path::absolute(&self.config.root)
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let parsed = text.and_then(|t| parse_tool_call(&t, &root));
-        let (authorization, request) = match (parsed, manifests) {
+        let manifests = self.manifests();
+        let (authorization, request) = match (request, manifests) {
             (Err(failed), _) => (refuse(&failed), None),
             (Ok(request), Err(e)) => (refuse(&no_manifests(&e)), Some(request)),
             (Ok(request), Ok(manifests)) => (authorize(&request.call, &manifests), Some(request)),

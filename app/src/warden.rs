@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use agentwarden_adapters::{
     GitRestorer, LocalFileSystem, ProcessEnvironment, SledConfig, SledEventStore, SystemClock,
@@ -79,6 +80,21 @@ impl WardenError {
     }
 }
 
+/// The log's position through which a deferring Warden (and its clones) has appended, shared.
+#[derive(Debug, Default)]
+pub(crate) struct AppendedThrough(AtomicU64);
+
+impl AppendedThrough {
+    /// An append reached `seq`.
+    pub(crate) fn reached(&self, seq: u64) {
+        self.0.fetch_max(seq, Ordering::SeqCst);
+    }
+
+    pub(crate) fn now(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
 /// The one object a library consumer holds: the adapters it was built with, and the use cases.
 #[derive(Clone)]
 pub struct Warden {
@@ -104,7 +120,7 @@ pub struct Warden {
     /// them durable ([`EventStore::sync`]) before anyone relies on them.
     pub(crate) deferred: bool,
     /// where a deferring Warden notes how far it appended (its clones share it).
-    pub(crate) appended: Option<Arc<crate::durable::AppendedThrough>>,
+    pub(crate) appended: Option<Arc<AppendedThrough>>,
     actor: Actor,
 }
 

@@ -194,7 +194,7 @@ async fn an_approval_expires_on_the_clock() {
     });
     warden.record(Correlation::default(), &grant).await.unwrap();
     let request = std::fs::read_to_string(p.root.join("requests/example-1-allow.json")).unwrap();
-    let before = warden.evaluate_delegation(&request).await;
+    let before = warden.evaluate_delegation(agentwarden::governance::Request::from_json(&request)).await;
     assert_eq!(
         before.report.decision,
         agentwarden::verdict::Decision::Allow,
@@ -203,7 +203,7 @@ async fn an_approval_expires_on_the_clock() {
     );
     assert!(before.grant.is_some());
     *clock.0.lock().unwrap() = 5_000;
-    let after = warden.evaluate_delegation(&request).await;
+    let after = warden.evaluate_delegation(agentwarden::governance::Request::from_json(&request)).await;
     let first = after.report.first_failure.unwrap();
     assert_eq!((first.gate.as_str(), first.code.as_ref()), ("approval_ref", "approval_expired"));
     assert!(after.grant.is_none());

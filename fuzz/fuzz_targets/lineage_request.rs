@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use agentwarden_domain::lineage::{
-    AgentIdentifier, Manifest, Manifests, ToolRule, authorize, granted, parse_lineage_request, parse_tool_call,
+    AgentIdentifier, Manifest, Manifests, ToolRule, LineageRequest, ToolCallRequest, authorize, granted,
     walk,
 };
 use agentwarden_domain::governance::Name;
@@ -44,13 +44,13 @@ fn reference_walk(lineage: &[AgentIdentifier], m: &Manifests) -> bool {
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let m = manifests();
-    if let Ok(request) = parse_lineage_request(text) {
+    if let Ok(request) = LineageRequest::from_json(text) {
         let verdict = walk(&request.lineage, &m);
         if verdict.verdict.passed() {
             assert!(reference_walk(&request.lineage, &m), "walk allowed: {text}");
         }
     }
-    if let Ok(request) = parse_tool_call(text, "/project") {
+    if let Ok(request) = ToolCallRequest::from_json(text, "/project") {
         let authorization = authorize(&request.call, &m);
         if authorization.decision == Decision::Allow {
             let call = &request.call;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use agentwarden_domain::governance::{
-    EnvValue, FileRead, GateInputs, GateReport, PersonaReading, candidates_to_read, evaluate, parse_request,
+    EnvValue, FileRead, GateInputs, GateReport, PersonaReading, Request, candidates_to_read, evaluate,
     read_agent, read_persona,
 };
 use serde_json::Value;
@@ -27,7 +27,7 @@ pub fn allows(request: &Value) -> bool {
 /// The gate's report on `text` with the kill switch on, persona `MANAGER` declared by
 /// `persona` (any other persona missing), and each candidate's file given by `agent`.
 pub fn gate(text: &str, persona: &str, agent: impl Fn(&str) -> FileRead) -> GateReport {
-    let request = parse_request(text);
+    let request = Request::from_json(text);
     let persona = match &request.persona {
         Ok(raw) if raw == "MANAGER" => read_persona(raw, Some(&FileRead::Text(persona.into()))),
         Ok(raw) => read_persona(raw, Some(&FileRead::Missing)),

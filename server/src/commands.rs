@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use agentwarden::{Config, Deferring, Warden, WardenError};
 use agentwarden_domain::audit::{Actor, Correlation, CorrelationId};
 use agentwarden_domain::code::Code;
+use agentwarden_domain::governance::Request;
 use agentwarden_domain::guardrails::TreeManifest;
+use agentwarden_domain::lineage::{LineageRequest, ToolCallRequest};
 use agentwarden_protocol::{AbsolutePath, Answer, ListedApproval, Outcome, Question};
 
 /// One `decide` request, as the decider takes it.
@@ -114,7 +116,11 @@ pub fn checked(question: Question) -> Result<Checked, Unanswered> {
 pub async fn decide(warden: &Warden, question: Checked) -> Result<Outcome, Unanswered> {
     Ok(match question.0 {
         Inner::Asked(Question::Gate { request }) => {
-            let outcome = warden.evaluate_delegation_file(request.as_path()).await;
+            let request = match warden.read_request(request.as_path()).await {
+                Ok(text) => Request::from_json(&text),
+                Err(why) => Request::unreadable(why),
+            };
+            let outcome = warden.evaluate_delegation(request).await;
             Outcome::Gate {
                 report: outcome.report,
                 evaluation_us: outcome.evaluation_us,
@@ -122,11 +128,15 @@ pub async fn decide(warden: &Warden, question: Checked) -> Result<Outcome, Unans
             }
         }
         Inner::Asked(Question::LineageCheck { lineage }) => {
-            let outcome = warden.check_lineage_file(lineage.as_path()).await;
+            let request = warden.read_request(lineage.as_path()).await;
+            let outcome = warden.check_lineage(request.and_then(|t| LineageRequest::from_json(&t))).await;
             Outcome::LineageCheck { decision: outcome.decision, result: outcome.result, audit: outcome.audit }
         }
         Inner::Asked(Question::Authorize { request }) => {
-            let outcome = warden.authorize_file(request.as_path()).await;
+            let root = warden.request_root();
+            let request = warden.read_request(request.as_path()).await;
+            let outcome =
+                warden.authorize_tool_call(request.and_then(|t| ToolCallRequest::from_json(&t, &root))).await;
             Outcome::Authorize { authorization: outcome.authorization, audit: outcome.audit }
         }
         Inner::ResultValidate { file, correlation } => {

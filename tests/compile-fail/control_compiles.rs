@@ -2,7 +2,7 @@
 //! The control: the ways a consumer is meant to take compile against the same libraries, so a
 //! failure above is the rule, not a broken harness.
 pub async fn gate(warden: &agentwarden::Warden, request: &str) -> Option<agentwarden::DelegationGrant> {
-    warden.evaluate_delegation(request).await.grant
+    warden.evaluate_delegation(agentwarden::governance::Request::from_json(request)).await.grant
 }
 
 pub async fn note(warden: &agentwarden::Warden) {

@@ -59,7 +59,7 @@ async fn run_case(path: &Path) -> Result<(), String> {
         Some(text) => text.as_str().unwrap().to_owned(),
         None => serde_json::to_string(&case["request"]).unwrap(),
     };
-    let outcome = warden.evaluate_delegation(&request).await;
+    let outcome = warden.evaluate_delegation(agentwarden::governance::Request::from_json(&request)).await;
     let report = &outcome.report;
     let expect = &case["expect"];
     let mut problems = Vec::new();

@@ -5,8 +5,7 @@
 use std::collections::BTreeMap;
 
 use agentwarden_domain::governance::{
-    EnvValue, FileRead, GateInputs, PersonaReading, candidates_to_read, parse_request, read_agent,
-    read_persona,
+    EnvValue, FileRead, GateInputs, PersonaReading, Request, candidates_to_read, read_agent, read_persona,
 };
 
 pub(crate) const PERSONA: &str = "---\nname: MANAGER\ndescription: Type 1 manager persona.\nAGENT_TYPE: 1\n\
@@ -29,7 +28,7 @@ pub(crate) fn agent_files() -> BTreeMap<&'static str, String> {
 
 /// Parses everything, as the application does after reading the files.
 pub(crate) fn parse_all(files: &BTreeMap<&str, String>) -> GateInputs {
-    let request = parse_request(REQUEST);
+    let request = Request::from_json(REQUEST);
     let persona = match &request.persona {
         Ok(raw) => read_persona(raw, Some(&FileRead::Text(PERSONA.to_owned()))),
         Err(v) => PersonaReading::Invalid(v.clone()),

@@ -2,7 +2,7 @@
 //!
 //! The application reads the kill-switch variable, the request, the persona's instruction file
 //! and each candidate's instruction file, and hands them over raw; this module parses them
-//! strictly ([`read_persona`], [`read_agent`], [`parse_request`]) and [`evaluate`]s every gate
+//! strictly ([`read_persona`], [`read_agent`], [`Request::from_json`]) and [`evaluate`]s every gate
 //! in the fixed order of G-1: environment, persona allowlist, metadata presence,
 //! `contextSealed`, `pipelineRunApproved`, `approvalRef`; then each candidate (declared by the
 //! persona, registered, `AGENT_TYPE: 2`; `AGENT_CLASS` other than `TASK` is a warning). Every
@@ -39,7 +39,7 @@ pub use recorded::{
     SignersPin, seal_changes,
 };
 pub use report::{CandidateResult, Code, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
-pub use request::{REQUEST_FIELDS, Request, parse_request};
+pub use request::{REQUEST_FIELDS, Request};
 pub use signed::{
     RecordSignature, SIGNATURE_NAMESPACE, SignatureCode, SignatureRefusal, SignedContent, signed_bytes,
 };

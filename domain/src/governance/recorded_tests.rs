@@ -50,7 +50,7 @@ fn records(events: &[AuditEvent]) -> Approvals {
 fn gate(reference: &str, subagents: &[&str], recorded: Option<Recorded>) -> GateReport {
     let request = json!({"persona": "M", "subagents": subagents, "opts": {"subagentGovernance":
         {"contextSealed": true, "pipelineRunApproved": true, "approvalRef": reference}}});
-    let request = parse_request(&request.to_string());
+    let request = Request::from_json(&request.to_string());
     let persona = read_persona("M", Some(&FileRead::Text(PERSONA.into())));
     let agents = candidates_to_read(&request, &persona)
         .into_iter()

@@ -41,6 +41,12 @@ impl Request {
         Request::unreadable(Failed::new(Code::RequestUnreadable, reason.into()))
     }
 
+    /// The request read from its JSON text, strictly (G-5): whatever cannot be read is carried
+    /// as the failing part's verdict, for the gates to report, never dropped.
+    pub fn from_json(text: &str) -> Request {
+        parse_request(text)
+    }
+
     /// A request that could not be read at all: every part is missing for `failed`'s reason.
     pub fn unreadable(failed: Failed) -> Request {
         let metadata = Metadata::Unreadable { code: failed.code.clone(), reason: failed.reason.to_string() };
@@ -57,7 +63,7 @@ impl Request {
     }
 
     /// A request built from typed parts (a harness hook's spawn, issue 22): what
-    /// [`parse_request`] returns for `{"persona", "subagents", "opts": {"subagentGovernance":
+    /// [`Request::from_json`] returns for `{"persona", "subagents", "opts": {"subagentGovernance":
     /// metadata}, "session"}`, without writing that JSON and reading it back. The metadata's
     /// strict types are still checked where every request's are, by the gate.
     pub fn from_parts(persona: &str, subagents: &[&str], metadata: Value, session: Option<&str>) -> Request {
@@ -89,7 +95,7 @@ fn invalid(reason: impl Into<std::borrow::Cow<'static, str>>) -> Verdict {
 }
 
 /// Parses a request's text.
-pub fn parse_request(text: &str) -> Request {
+fn parse_request(text: &str) -> Request {
     let value = match strict_request(text) {
         Ok(value) => value,
         Err(failed) => return Request::unreadable(failed),

@@ -11,7 +11,7 @@ use super::*;
 const POOL: [&str; 4] = ["PREPARATION", "4_DOCUMENTS", "REVIEW", "OTHER"];
 
 fn inputs(env: &str, persona: &str, agents: &[(&str, &str)], request: serde_json::Value) -> GateInputs {
-    let request = parse_request(&request.to_string());
+    let request = Request::from_json(&request.to_string());
     let persona = match &request.persona {
         Ok(raw) => read_persona(raw, Some(&FileRead::Text(persona.to_owned()))),
         Err(v) => PersonaReading::Invalid(v.clone()),

@@ -20,7 +20,7 @@ mod walk;
 pub use manifest_text::{ManifestError, ManifestSet, parse_manifest_text};
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
-pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest, parse_lineage_request, parse_tool_call};
+pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};
 pub use tool_use::{Argument, ToolPath, ToolUse};

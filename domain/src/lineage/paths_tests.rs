@@ -401,7 +401,7 @@ fn warden_authorize_reads_the_input_as_the_hook_does() {
             "lineage": [{"id": "l0", "type": "lead", "spawn_depth": 0}, {"id": "r1", "type": "reader", "spawn_depth": 1}],
             "tool": "Grep", "input": input, "cwd": SRC,
         });
-        let call = super::request::parse_tool_call(&text.to_string(), ROOT).unwrap().call;
+        let call = super::ToolCallRequest::from_json(&text.to_string(), ROOT).unwrap().call;
         super::pipeline::authorize(&call, &manifests)
     };
     let allowed = request(json!({"pattern": "x", "glob": "*.rs"}));

@@ -57,20 +57,29 @@ fn invalid(e: &serde_json::Error) -> Failed {
     Failed::new(Code::RequestInvalid, format!("request does not have the expected shape: {e}"))
 }
 
-/// Parses a lineage request.
-pub fn parse_lineage_request(text: &str) -> Result<LineageRequest, Failed> {
-    let value = strict_request(text)?;
-    if value.is_array() {
-        let lineage = serde_json::from_value(value).map_err(|e| invalid(&e))?;
-        return Ok(LineageRequest { lineage, session: None });
+impl LineageRequest {
+    /// A lineage request read from its JSON text, strictly; why it cannot be one is the
+    /// decision's reason (a deny).
+    pub fn from_json(text: &str) -> Result<LineageRequest, Failed> {
+        let value = strict_request(text)?;
+        if value.is_array() {
+            let lineage = serde_json::from_value(value).map_err(|e| invalid(&e))?;
+            return Ok(LineageRequest { lineage, session: None });
+        }
+        let LineageObject { lineage, session } = serde_json::from_value(value).map_err(|e| invalid(&e))?;
+        Ok(LineageRequest { lineage, session })
     }
-    let LineageObject { lineage, session } = serde_json::from_value(value).map_err(|e| invalid(&e))?;
-    Ok(LineageRequest { lineage, session })
 }
 
-/// Parses a tool-call request; `root` is the project root (absolute), against which paths in
-/// the input are read.
-pub fn parse_tool_call(text: &str, root: &str) -> Result<ToolCallRequest, Failed> {
+impl ToolCallRequest {
+    /// A tool-call request read from its JSON text, strictly; `root` is the project root
+    /// (absolute), against which paths in the input are read (T-8).
+    pub fn from_json(text: &str, root: &str) -> Result<ToolCallRequest, Failed> {
+        parse_tool_call(text, root)
+    }
+}
+
+fn parse_tool_call(text: &str, root: &str) -> Result<ToolCallRequest, Failed> {
     let ToolCallObject { agent, lineage, tool, input, cwd, session } =
         serde_json::from_value(strict_request(text)?).map_err(|e| invalid(&e))?;
     if tool.trim().is_empty() || tool.chars().count() > MAX_TOOL_LEN || tool.chars().any(char::is_control) {

@@ -35,7 +35,7 @@ fn manifests() -> Manifests {
 }
 
 fn parse_tool_call_at(text: &str) -> Result<ToolCallRequest, crate::verdict::Failed> {
-    parse_tool_call(text, "/project")
+    ToolCallRequest::from_json(text, "/project")
 }
 
 fn code(verdict: &LineageVerdict) -> Option<&str> {
@@ -193,18 +193,18 @@ fn adversarial_requests_are_refused_with_a_reason() {
         ("", "request_invalid"),
     ];
     for (text, want) in cases {
-        let err = parse_lineage_request(text).unwrap_err();
+        let err = LineageRequest::from_json(text).unwrap_err();
         assert_eq!(err.code, want, "{text}: {}", err.reason);
     }
     let max = format!(
         r#"[{{"id":"o","type":"orchestrator","spawn_depth":0}},{{"id":"c","type":"coder","spawn_depth":{}}}]"#,
         u64::MAX
     );
-    let request = parse_lineage_request(&max).unwrap();
+    let request = LineageRequest::from_json(&max).unwrap();
     assert_eq!(code(&walk(&request.lineage, &manifests())), Some("depth_not_consecutive"));
     let top = format!(r#"[{{"id":"o","type":"orchestrator","spawn_depth":{}}}]"#, u64::MAX);
     assert_eq!(
-        code(&walk(&parse_lineage_request(&top).unwrap().lineage, &manifests())),
+        code(&walk(&LineageRequest::from_json(&top).unwrap().lineage, &manifests())),
         Some("root_depth_not_zero")
     );
     for bad_tool in [r#""""#, r#""  ""#, r#""a\u0000b""#] {

@@ -9,7 +9,7 @@ use super::*;
 use crate::audit::{AuditEvent, Hash, Head, Timestamp};
 use crate::governance::{
     ApprovalGranted, ApprovalRevoked, ContextSealed, EnvValue, GateInputs, GateReport, Name, PersonaReading,
-    Scope, evaluate, parse_request,
+    Request, Scope, evaluate,
 };
 use crate::lineage::{AgentIdentifier, LineageVerdict};
 use crate::verdict::{Code, Decision, Verdict};
@@ -18,7 +18,7 @@ pub(super) fn report() -> GateReport {
     let inputs = GateInputs {
         env_var: "X".into(),
         env: EnvValue::Unset,
-        request: parse_request("{}"),
+        request: Request::from_json("{}"),
         persona: PersonaReading::Invalid(Verdict::fail(Code::PersonaMissing, "none")),
         agents: BTreeMap::new(),
         recorded: None,

@@ -13,7 +13,7 @@
 //!
 //! `cedar_from_text`, from the texts, the policies held parsed as a server holds them:
 //! - `domain_every_candidate`: what `gate/parse_and_evaluate` does: the request's JSON read
-//!   strictly (`parse_request`), the persona's Markdown file and the four subagents' files
+//!   strictly (`Request::from_json`), the persona's Markdown file and the four subagents' files
 //!   parsed (`read_persona`, `read_agent`), then `evaluate`.
 //! - `cedar_every_candidate`: the same request text read with the same strict parser
 //!   (`parse_strict`), Cedar's context built from it (with the `approvalRef` record Cedar

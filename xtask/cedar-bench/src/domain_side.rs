@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use agentwarden_domain::governance::{
-    EnvValue, FileRead, GateInputs, PersonaReading, candidates_to_read, evaluate, parse_request, read_agent,
+    EnvValue, FileRead, GateInputs, PersonaReading, Request, candidates_to_read, evaluate, read_agent,
     read_persona,
 };
 
@@ -61,7 +61,7 @@ impl Texts {
     /// Parses everything, as the application does after reading the files (the steps of the
     /// domain bench's `parse_all`, the persona looked up by the request's name).
     pub fn parse(&self) -> GateInputs {
-        let request = parse_request(&self.request);
+        let request = Request::from_json(&self.request);
         let persona = match &request.persona {
             Ok(raw) if raw == PERSONA => read_persona(raw, Some(&FileRead::Text(self.persona.clone()))),
             Ok(raw) => read_persona(raw, Some(&FileRead::Missing)),
