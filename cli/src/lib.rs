@@ -35,6 +35,7 @@ mod result;
 mod serve;
 mod served;
 mod setup;
+mod setup_codex;
 mod signed;
 mod stores;
 mod wiring;

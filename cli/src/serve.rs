@@ -99,7 +99,9 @@ pub(super) async fn serve(
     };
     agentwarden_server::run(
         options,
-        Arc::new(agentwarden_claude_code::kernel::ClaudeCode),
+        // C-7: Claude Code is the default (every line installed before there were two).
+        agentwarden_server::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode))
+            .with("codex", Arc::new(agentwarden_codex::kernel::Codex)),
         open,
         Arc::new(Served),
         out,

@@ -68,6 +68,31 @@ pub(super) enum InitCommand {
         #[arg(long, value_name = "PATH")]
         server: Option<PathBuf>,
     },
+    /// Merge Warden's hooks into the project's `.codex/config.toml` (other keys are kept), trust
+    /// the project in Codex's home, and add the guard's own files to `[guardrails] protected`.
+    Codex {
+        /// The project's root directory [default: the nearest directory, from here upward, with an
+        /// `agentwarden.toml` (N-1), else this one].
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// The `warden` binary the hook runs (default: this one).
+        #[arg(long, value_name = "PATH")]
+        warden: Option<PathBuf>,
+        /// Codex's timeout for each hook call, in seconds: at least the lock wait
+        /// (`--lock-timeout-ms`) plus 3 s.
+        #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+        timeout: u64,
+        /// Write the hooks with `allow_managed_hooks_only` to FILE, for an administrator to
+        /// install as `/etc/codex/requirements.toml`, instead of the project's configuration.
+        #[arg(long, value_name = "FILE")]
+        managed: Option<PathBuf>,
+        /// Install the thin client of the resident service at this socket (`warden serve`).
+        #[arg(long, value_name = "PATH")]
+        server: Option<PathBuf>,
+        /// Codex's home, where the project is trusted [default: `$CODEX_HOME`, else `~/.codex`].
+        #[arg(long, value_name = "DIR")]
+        codex_home: Option<PathBuf>,
+    },
 }
 
 /// Merges Warden's entries into `settings`: any earlier Warden entry is replaced, every other
@@ -184,7 +209,7 @@ fn read_json_object(project: &Path, path: &Path) -> Result<Map<String, Value>, F
 }
 
 /// Reads a file an agent can touch, by descriptor (U-1): `None` when it does not exist.
-fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure> {
+pub(super) fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure> {
     match untrusted::read_text(Some(project), path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(UntrustedError::Missing { .. }) => Ok(None),
@@ -193,7 +218,7 @@ fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure
 }
 
 /// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
-fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), Failure> {
+pub(super) fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), Failure> {
     untrusted::write_atomic(Some(project), path, text.as_bytes(), 0o644)
         .map_err(|e| Failure::usage(format!("cannot write {e}")))
 }
@@ -237,8 +262,18 @@ pub(super) const CLAUDE_CODE_FILES: [&str; 7] = [
 ];
 
 pub(super) fn own_files(project: &Path, config: &Config) -> Result<Vec<String>, String> {
-    let claude_code = CLAUDE_CODE_FILES.iter().map(|f| ("Claude Code's settings", project.join(f)));
-    let named = claude_code.chain([
+    own_files_of("Claude Code's settings", &CLAUDE_CODE_FILES, project, config)
+}
+
+/// [`own_files`] with the harness's own files `harness_files` (`what` names them).
+pub(super) fn own_files_of(
+    what: &'static str,
+    harness_files: &[&str],
+    project: &Path,
+    config: &Config,
+) -> Result<Vec<String>, String> {
+    let harness = harness_files.iter().map(|f| (what, project.join(f)));
+    let named = harness.chain([
         ("the configuration", project.join(CONFIG_FILE)),
         ("`[subagents] personas_dir`", config.subagents.personas_dir.clone()),
         ("`[subagents] agents_dir`", config.subagents.agents_dir.clone()),
@@ -270,7 +305,7 @@ pub(super) fn covered(protected: &[String], path: &str) -> bool {
 
 /// Adds `wanted` to `[guardrails] protected` in the TOML `text`, keeping everything else;
 /// returns the new text and what was added.
-fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), String> {
+pub(super) fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), String> {
     let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
     let guardrails = document.as_table_mut().entry("guardrails").or_insert_with(toml_edit::table);
     let guardrails = guardrails.as_table_like_mut().ok_or("`guardrails` is not a table")?;
@@ -318,7 +353,16 @@ pub(super) fn store_ignored(project: &Path) -> Option<bool> {
 }
 
 pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
-    let InitCommand::ClaudeCode { project, warden, timeout, managed, server } = command;
+    let (project, warden, timeout, managed, server) = match command {
+        InitCommand::ClaudeCode { project, warden, timeout, managed, server } => {
+            (project, warden, timeout, managed, server)
+        }
+        InitCommand::Codex { project, warden, timeout, managed, server, codex_home } => {
+            let options =
+                super::setup_codex::Options { project, warden, timeout, managed, server, codex_home };
+            return super::setup_codex::init(options, lock_ms, out);
+        }
+    };
     let project = match project {
         Some(project) => project,
         None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,

@@ -48,6 +48,12 @@ mod tests {
 
     use super::*;
 
+    /// C-9: the variable the application refuses the human verbs under is the one Codex sets.
+    #[test]
+    fn the_application_knows_the_variable_codex_sets() {
+        assert_eq!(agentwarden::human::CODEX_ENV, crate::wire::CODEX_ENV);
+    }
+
     /// An input the wire refuses is answered exit 2 with its code, and recorded.
     #[tokio::test]
     async fn an_input_that_cannot_be_used_is_a_failure_and_recorded() {
