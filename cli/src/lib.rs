@@ -35,7 +35,6 @@ mod result;
 mod serve;
 mod served;
 mod setup;
-mod setup_codex;
 mod signed;
 mod stores;
 mod wiring;

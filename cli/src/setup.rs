@@ -34,6 +34,8 @@ use std::process::Command;
 use clap::Subcommand;
 use serde_json::{Map, Value};
 
+mod codex;
+
 use super::wiring::{self, EVENTS, deadline_for, hook_command, is_ours};
 use super::{EXIT_OK, Failure};
 use agentwarden_adapters::untrusted::{self, UntrustedError};
@@ -332,6 +334,21 @@ pub(super) fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<Stri
     Ok((document.to_string(), added))
 }
 
+/// H-17: appends `.agentwarden/` to the project's `.gitignore` when git does not ignore it yet.
+pub(super) fn ignore_store(project: &Path, out: &mut dyn Write) -> Result<(), Failure> {
+    if in_git_work_tree(project) && store_ignored(project) == Some(false) {
+        let gitignore = project.join(".gitignore");
+        let mut existing = read_text_file(project, &gitignore)?.unwrap_or_default();
+        if !existing.is_empty() && !existing.ends_with('\n') {
+            existing.push('\n');
+        }
+        existing.push_str(".agentwarden/\n");
+        write_atomically(project, &gitignore, &existing)?;
+        writeln!(out, "added `.agentwarden/` to {}", gitignore.display())?;
+    }
+    Ok(())
+}
+
 /// `git` in `project`: `None` when git cannot run there, else whether it succeeded.
 pub(super) fn git(project: &Path, args: &[&str]) -> Option<std::process::Output> {
     Command::new("git").arg("-C").arg(project).args(args).output().ok()
@@ -358,9 +375,8 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
             (project, warden, timeout, managed, server)
         }
         InitCommand::Codex { project, warden, timeout, managed, server, codex_home } => {
-            let options =
-                super::setup_codex::Options { project, warden, timeout, managed, server, codex_home };
-            return super::setup_codex::init(options, lock_ms, out);
+            let options = codex::Options { project, warden, timeout, managed, server, codex_home };
+            return codex::init(options, lock_ms, out);
         }
     };
     let project = match project {
@@ -469,16 +485,7 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
             added.join(", ")
         )?;
     }
-    if in_git_work_tree(&project) && store_ignored(&project) == Some(false) {
-        let gitignore = project.join(".gitignore");
-        let mut existing = read_text_file(&project, &gitignore)?.unwrap_or_default();
-        if !existing.is_empty() && !existing.ends_with('\n') {
-            existing.push('\n');
-        }
-        existing.push_str(".agentwarden/\n");
-        write_atomically(&project, &gitignore, &existing)?;
-        writeln!(out, "added `.agentwarden/` to {}", gitignore.display())?;
-    }
+    ignore_store(&project, out)?;
     writeln!(
         out,
         "next: commit these files, seal and approve (`warden seal`, `warden approve`), then run `warden doctor --project {}`",

@@ -47,13 +47,14 @@ fn payload<'a>(event: &'a Value, field: &str) -> &'a str {
 /// The output the model was shown for `call`, which must hold every one of `words`.
 fn shown(api: &FakeResponses, call: &str, words: &[&str]) -> String {
     let output = api.output_of(call).unwrap_or_else(|| panic!("the model was shown no output for `{call}`"));
+    println!("{call}: {output}");
     for word in words {
         assert!(output.contains(word), "the output of `{call}` says `{word}`: {output}");
     }
     output
 }
 
-const ORIGINAL_Q4: &str = "# Q4\n\nShip the Codex integration.\n";
+const ORIGINAL_Q4: &str = include_str!("../../examples/codex/okrs/q4.md");
 
 /// The main session spawns the planner and waits for it; the planner takes `turns`.
 fn through_the_planner(turns: Vec<Item>) -> Script {

@@ -1,11 +1,12 @@
 //! A temp project governed by Agent Warden for Codex, and a bounded run of the real `codex exec`
 //! in it against a [`FakeResponses`].
 //!
-//! The project: personas and agents under `agents/`, manifests with Codex's tool names, `okrs/`
-//! protected, in a fresh git repository; `warden seal` and `warden approve` run as a human would.
+//! The project: a copy of `examples/codex` (personas and agents under `agents/`, manifests in
+//! Codex's tool names, `okrs/` protected), in a fresh git repository; `warden seal` and `warden approve` run as a human would.
 //! Codex's home (`CODEX_HOME`, also `HOME`) holds the fake provider, the model's catalog entry
 //! (from the binary's own catalog, with multi-agent v1, so that it offers `spawn_agent` and
-//! `apply_patch`), the project's agent roles, and Warden's hooks: `warden hook --harness codex`.
+//! `apply_patch`) and the project's agent roles; Warden's hooks are where `warden init codex`
+//! puts them (the project's `.codex/config.toml`, the project trusted in Codex's home).
 //! Every run: an environment built from `PATH` alone, the fake as the API and the proxy for every
 //! other host, a process group of its own killed at the deadline and after it exits.
 
@@ -103,38 +104,6 @@ pub struct CodexOutcome {
     pub elapsed: Duration,
 }
 
-/// The project's files: (path, text).
-const FILES: [(&str, &str); 8] = [
-    (
-        "agentwarden.toml",
-        "[subagents]\nenable_env = \"AGENTWARDEN_ENABLE_SUBAGENTS\"\npersonas_dir = \"agents\"\n\
-         agents_dir = \"agents\"\npersona_file_pattern = \"{name}.md\"\nagent_file_pattern = \"{name}.md\"\n\n\
-         [claude_code]\nmain_persona = \"main\"\n\n[lineage]\nmanifests = \"manifests.toml\"\n\n\
-         [guardrails]\nprotected = [\"okrs\"]\n",
-    ),
-    ("agents/main.md", "---\nname: main\nsubagents: [planner]\n---\n\nThe main session.\n"),
-    (
-        "agents/planner.md",
-        "---\nname: planner\nsubagents: [coder, researcher]\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n\nPlans.\n",
-    ),
-    ("agents/coder.md", "---\nname: coder\nsubagents: []\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n\nCodes.\n"),
-    (
-        "agents/researcher.md",
-        "---\nname: researcher\nsubagents: []\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n\nResearches.\n",
-    ),
-    (
-        "manifests.toml",
-        "[agents.main]\ncan_spawn = [\"planner\"]\nmax_spawn_depth = 3\n\
-         tools = [\"Bash\", \"Edit\", \"multi_agent_v1wait_agent\"]\n\n\
-         [agents.planner]\ncan_spawn = [\"coder\"]\nmax_spawn_depth = 2\n\
-         tools = [\"Bash(echo:*)\", \"Edit(src/**)\", \"multi_agent_v1wait_agent\"]\n\n\
-         [agents.coder]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = [\"Bash(echo:*)\", \"Edit(src/**)\"]\n\n\
-         [agents.researcher]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = []\n",
-    ),
-    ("okrs/q4.md", "# Q4\n\nShip the Codex integration.\n"),
-    ("src/lib.rs", "pub fn answer() -> u32 {\n    42\n}\n"),
-];
-
 /// A project governed for Codex (see the module's doc).
 #[derive(Debug)]
 pub struct CodexProject {
@@ -146,19 +115,17 @@ pub struct CodexProject {
 }
 
 impl CodexProject {
-    /// The project, committed, sealed and approved.
+    /// A copy of `examples/codex`, `warden init codex`, committed, sealed and approved.
     pub fn setup(tools: &CodexTools) -> CodexProject {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path().join("project");
-        for (path, text) in FILES {
-            let file = root.join(path);
-            std::fs::create_dir_all(file.parent().expect("a file has a parent")).expect("create dirs");
-            std::fs::write(file, text).expect("write a project file");
-        }
+        copy_dir(&workspace_root().join("examples/codex"), &root);
         for sub in ["home", "tmp"] {
             std::fs::create_dir_all(dir.path().join(sub)).expect("create home and tmp");
         }
         let project = CodexProject { dir, root, tools: tools.clone() };
+        // `init codex` adds Codex's files to the protected paths: before the seal covers them.
+        project.init(&HookRoute::Direct);
         project.git(&["init", "-q"]);
         project.git(&["add", "-A"]);
         project.git(&["commit", "-q", "-m", "base"]);
@@ -227,18 +194,23 @@ impl CodexProject {
         std::fs::read_to_string(self.root.join(relative)).ok()
     }
 
-    /// The hook's command line for `route`, as Codex runs it through its shell.
-    fn hook_command(&self, route: &HookRoute) -> String {
-        let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', r"'\''"));
-        let mut command = format!(
-            "{} hook --harness codex --config {}",
-            quote(&self.tools.warden),
-            quote(&self.root.join("agentwarden.toml"))
-        );
-        if let HookRoute::Server(socket) = route {
-            command.push_str(&format!(" --server {}", quote(socket)));
+    /// `warden init codex` for `route`, as the guide says: the hooks in the project's
+    /// `.codex/config.toml`, the project trusted in Codex's home (a file of its own here, which
+    /// [`Self::write_home`] joins to the run's configuration).
+    pub fn init(&self, route: &HookRoute) {
+        let home = self.home();
+        let _ = std::fs::remove_file(home.join("config.toml"));
+        let warden = self.tools.warden.display().to_string();
+        let home_arg = home.display().to_string();
+        let mut args = vec!["init", "codex", "--warden", &warden, "--codex-home", &home_arg];
+        let socket;
+        if let HookRoute::Server(path) = route {
+            socket = path.display().to_string();
+            args.extend(["--server", &socket]);
         }
-        command
+        self.warden_ok(&args);
+        std::fs::rename(home.join("config.toml"), home.join("trust.toml"))
+            .expect("init codex trusted the project");
     }
 
     /// Writes Codex's home for a run against `api` (see the module's doc).
@@ -264,16 +236,8 @@ impl CodexProject {
         let catalog_file = home.join("catalog.json");
         std::fs::write(&catalog_file, serde_json::json!({"models": [entry]}).to_string())
             .expect("write catalog");
-        let hook = self.hook_command(route);
-        let hooks: String = ["PreToolUse", "PostToolUse", "SubagentStart", "SubagentStop", "Stop"]
-            .iter()
-            .map(|event| {
-                format!(
-                    "[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout = 30\n\n",
-                    toml_string(&hook)
-                )
-            })
-            .collect();
+        self.init(route);
+        let trust = std::fs::read_to_string(home.join("trust.toml")).expect("read the project's trust");
         let config = format!(
             "model = \"{MODEL}\"\nmodel_provider = \"fake\"\nmodel_catalog_json = {}\n\
              approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n\n\
@@ -283,7 +247,7 @@ impl CodexProject {
              [agents]\nmax_depth = 3\n\n\
              [agents.planner]\ndescription = \"Plans the change.\"\n\n\
              [agents.coder]\ndescription = \"Writes the code.\"\n\n\
-             [agents.researcher]\ndescription = \"Reads and reports.\"\n\n{hooks}",
+             [agents.researcher]\ndescription = \"Reads and reports.\"\n\n{trust}",
             toml_string(&catalog_file.display().to_string()),
             api.url()
         );
@@ -340,4 +304,17 @@ fn toml_string(text: &str) -> String {
         })
         .collect();
     format!("\"{escaped}\"")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read example dir") {
+        let entry = entry.expect("read example entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy example file");
+        }
+    }
 }

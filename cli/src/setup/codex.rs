@@ -2,7 +2,7 @@
 //! project's `.codex/config.toml` (the project trusted in Codex's home, without which Codex
 //! ignores a project's configuration silently) or, with `--managed FILE`, as the hooks of
 //! Codex's managed requirements with `allow_managed_hooks_only`; and make the guard protect its
-//! own files, as `init claude-code` does (H-12).
+//! own files and keep the store out of git, as `init claude-code` does (H-12, H-17).
 //!
 //! The installed line is `init claude-code`'s, built to fail closed the same way (H-6, H-9,
 //! H-10): an absolute binary, the store and the configuration by absolute path (Codex runs hooks
@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
-use super::setup::{own_files_of, protect, read_text_file, write_atomically};
-use super::wiring::{self, FAIL_CLOSED, deadline_for, shell_quote};
-use super::{EXIT_OK, Failure};
+use super::super::wiring::{self, FAIL_CLOSED, deadline_for, shell_quote};
+use super::super::{EXIT_OK, Failure};
+use super::{ignore_store, own_files_of, protect, read_text_file, write_atomically};
 use agentwarden::Config;
 use agentwarden::config::CONFIG_FILE;
 
@@ -233,6 +233,12 @@ pub(super) fn init(options: Options, lock_ms: u64, out: &mut dyn Write) -> Resul
     } else {
         writeln!(out, "`[guardrails] protected` += {}", added.join(", "))?;
     }
+    ignore_store(&project, out)?;
+    writeln!(
+        out,
+        "next: commit these files, seal and approve (`warden seal`, `warden approve`), then run Codex with \
+         AGENTWARDEN_ENABLE_SUBAGENTS=true"
+    )?;
     Ok(EXIT_OK)
 }
 
