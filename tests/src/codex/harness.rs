@@ -196,7 +196,7 @@ impl CodexProject {
 
     /// `warden init codex` for `route`, as the guide says: the hooks in the project's
     /// `.codex/config.toml`, the project trusted in Codex's home (a file of its own here, which
-    /// [`Self::write_home`] joins to the run's configuration).
+    /// each run joins to its configuration).
     pub fn init(&self, route: &HookRoute) {
         let home = self.home();
         let _ = std::fs::remove_file(home.join("config.toml"));
