@@ -557,6 +557,7 @@ mod tests {
                 caller: caller.map(|(id, t)| CallingAgent { agent_id: id.into(), agent_type: t.into() }),
                 kind: agentwarden_domain::sessions::ToolKind::Other,
                 input: serde_json::json!({}),
+                rules_as: None,
             }),
         }
     }

@@ -39,6 +39,18 @@ use crate::{HookStorage, MAX_INPUT_BYTES, Warden, WardenError};
 /// The variable Claude Code sets in every process it starts (H-5).
 pub const CLAUDE_CODE_ENV: &str = "CLAUDECODE";
 
+/// The variable Codex CLI sets in every command its shell tool runs (C-9; seen with 0.169.0).
+pub const CODEX_ENV: &str = "CODEX_THREAD_ID";
+
+/// H-5, C-9: the variables that say a process runs inside an agent harness's session, each with
+/// the harness: a human verb, and the resident service, refuse to run where one is set.
+pub const AGENT_SESSION_ENVS: [(&str, &str); 2] = [(CLAUDE_CODE_ENV, "Claude Code"), (CODEX_ENV, "Codex")];
+
+/// The first of [`AGENT_SESSION_ENVS`] that `is_set` says is set: (variable, harness).
+pub fn agent_session(is_set: impl Fn(&str) -> bool) -> Option<(&'static str, &'static str)> {
+    AGENT_SESSION_ENVS.into_iter().find(|(var, _)| is_set(var))
+}
+
 /// Who makes a human record, and with which key.
 #[derive(Clone, Debug, Default)]
 pub struct Signer {
@@ -86,13 +98,13 @@ pub struct ApprovalRequest {
 }
 
 impl Warden {
-    /// H-5, H-32: a human verb is refused inside a Claude Code session (`CLAUDECODE` set in this
-    /// Warden's environment).
+    /// H-5, H-32, C-9: a human verb is refused inside an agent harness's session (`CLAUDECODE`
+    /// or `CODEX_THREAD_ID` set in this Warden's environment).
     fn refuse_inside_an_agent_session(&self, act: &str) -> Result<(), HumanActError> {
-        match self.environment.var(CLAUDE_CODE_ENV) {
-            EnvValue::Unset => Ok(()),
-            _ => Err(HumanActError::usage(format!(
-                "refused: `{CLAUDE_CODE_ENV}` is set, so this runs inside a Claude Code session; \
+        match agent_session(|var| !matches!(self.environment.var(var), EnvValue::Unset)) {
+            None => Ok(()),
+            Some((var, harness)) => Err(HumanActError::usage(format!(
+                "refused: `{var}` is set, so this runs inside a {harness} session; \
                  a human {act} from their own terminal"
             ))),
         }
@@ -519,6 +531,17 @@ mod tests {
         let approval = ApprovalRequest { reference: "GATE-1".into(), ..ApprovalRequest::default() };
         let refused = inside.approve(&approval, &signer).await.unwrap_err();
         assert!(matches!(&refused, HumanActError::Usage(why) if why.contains(CLAUDE_CODE_ENV)), "{refused}");
+        // C-9: inside a Codex session too.
+        let in_codex = Warden::builder()
+            .store(store.clone())
+            .environment(Arc::new(FixedEnvironment::with(CODEX_ENV, "019a-thread")))
+            .build()
+            .unwrap();
+        let refused = in_codex.seal(&signer).await.unwrap_err();
+        assert!(
+            matches!(&refused, HumanActError::Usage(why) if why.contains("inside a Codex session")),
+            "{refused}"
+        );
         let warden = Warden::builder()
             .store(store.clone())
             .environment(Arc::new(FixedEnvironment::default()))

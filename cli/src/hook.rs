@@ -1,9 +1,10 @@
 //! `warden hook` (the Claude Code hook) and the human approval commands `warden seal`,
 //! `warden approve`, `warden revoke`.
 //!
-//! H-5: the approval commands refuse to run inside a Claude Code session (`CLAUDECODE` set in
-//! their environment, as Claude Code sets it for the commands its agents run): an agent must
-//! not be able to approve its own delegations by running `warden approve` through a shell tool.
+//! H-5, C-9: the approval commands refuse to run inside an agent harness's session
+//! (`CLAUDECODE` or `CODEX_THREAD_ID` set in their environment, as Claude Code and Codex set them
+//! for the commands their agents run): an agent must not be able to approve its own delegations
+//! by running `warden approve` through a shell tool.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -19,9 +20,6 @@ use super::{EXIT_OK, Failure};
 use agentwarden::human::ApprovalRequest;
 use agentwarden::{Config, Warden, WardenError};
 use agentwarden_protocol::ListedApproval;
-
-/// The variable Claude Code sets in the environment of the commands it runs.
-pub(crate) use agentwarden::human::CLAUDE_CODE_ENV;
 
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub(super) struct HookArgs {
@@ -40,6 +38,11 @@ pub(super) struct HookArgs {
     /// `[server] uid` in the configuration, when set, must be the same (V-12, V-49).
     #[arg(long, value_name = "UID", requires = "server")]
     server_uid: Option<u32>,
+    /// The harness that calls the hook: how its event is read and its answer printed
+    /// (issue 36).
+    #[arg(long, value_name = "NAME", default_value = "claude-code",
+          value_parser = clap::builder::PossibleValuesParser::new(agentwarden_hook_client::HookHarness::NAMES))]
+    harness: String,
 }
 
 impl HookArgs {
@@ -51,7 +54,13 @@ impl HookArgs {
             deadline_ms: self.deadline_ms,
             server: Some(server.clone()),
             server_uid: self.server_uid,
+            harness: self.harness(),
         })
+    }
+
+    /// `--harness`: its values are the parser's, so any other is refused before this.
+    pub(super) fn harness(&self) -> agentwarden_hook_client::HookHarness {
+        agentwarden_hook_client::HookHarness::parse(&self.harness).unwrap_or_default()
     }
 }
 
@@ -192,12 +201,13 @@ pub(super) async fn hook(
 ) -> Result<u8, Failure> {
     let Begun { args, settled, input, loaded } = begun;
     let answer = |answer: agentwarden::HookAnswer, out: &mut dyn Write| {
-        answer_with(answer, &settled, args.deadline_ms, out)
+        answer_with(args.harness(), answer, &settled, args.deadline_ms, out)
     };
     let config = loaded.map_err(|e| hook_failed(format!("config_invalid: {e}")))?;
     let storage = storage(&config);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
-    let parsed = agentwarden_claude_code::wire::parse_hook_input(&input);
+    let harness = args.harness();
+    let parsed = harness.decode(&input);
     let fallback = match agentwarden::before_store_parsed(&config, &storage, &parsed) {
         agentwarden::Pre::Done(done) => return answer(done, out),
         agentwarden::Pre::Store { fallback } => fallback,
@@ -228,6 +238,7 @@ pub(super) async fn hook(
 /// Writes the answer unless the watchdog settled first (it is then ending the process with
 /// exit 2).
 fn answer_with(
+    harness: agentwarden_hook_client::HookHarness,
     answer: agentwarden::HookAnswer,
     settled: &AtomicBool,
     deadline_ms: u64,
@@ -236,6 +247,14 @@ fn answer_with(
     let failed = |reason: String| Failure { code: HOOK_FAILED, reason };
     if settled.swap(true, Ordering::SeqCst) {
         return Err(failed(format!("deadline_passed: no answer within --deadline-ms {deadline_ms}")));
+    }
+    if harness == agentwarden_hook_client::HookHarness::Codex {
+        // C-1: exit 2 with the line that names the answer, printed as it is.
+        let printed = harness.print(&answer, "warden");
+        if let Some(stderr) = &printed.stderr {
+            eprintln!("{stderr}");
+        }
+        return Ok(printed.exit_code);
     }
     if let Some(stdout) = answer.stdout() {
         writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
@@ -247,9 +266,9 @@ fn answer_with(
 }
 
 fn refuse_inside_an_agent_session() -> Result<(), Failure> {
-    match std::env::var_os(CLAUDE_CODE_ENV) {
-        Some(_) => Err(Failure::usage(format!(
-            "refused: `{CLAUDE_CODE_ENV}` is set, so this runs inside a Claude Code session; \
+    match agentwarden::human::agent_session(|var| std::env::var_os(var).is_some()) {
+        Some((var, harness)) => Err(Failure::usage(format!(
+            "refused: `{var}` is set, so this runs inside a {harness} session; \
              a human approves from their own terminal"
         ))),
         None => Ok(()),

@@ -9,7 +9,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::hook::CLAUDE_CODE_ENV;
 use super::{EXIT_OK, Failure};
 use agentwarden::{Config, HookStorage, Warden, WardenError};
 
@@ -36,9 +35,9 @@ pub(super) async fn run(
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    if std::env::var_os(CLAUDE_CODE_ENV).is_some() {
+    if let Some((var, harness)) = agentwarden::human::agent_session(|var| std::env::var_os(var).is_some()) {
         return Err(Failure::usage(format!(
-            "refused: `{CLAUDE_CODE_ENV}` is set, so this runs inside a Claude Code session; \
+            "refused: `{var}` is set, so this runs inside a {harness} session; \
              a human releases a quarantine from their own terminal"
         )));
     }

@@ -92,8 +92,15 @@ pub(super) async fn serve(
         })?;
         Ok((warden, location))
     };
-    agentwarden_server::run(options, Arc::new(agentwarden_claude_code::kernel::ClaudeCode), open, out)
-        .await?;
+    agentwarden_server::run(
+        options,
+        // C-7: Claude Code is the default (every line installed before there were two).
+        agentwarden_server::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode))
+            .with("codex", Arc::new(agentwarden_codex::kernel::Codex)),
+        open,
+        out,
+    )
+    .await?;
     Ok(EXIT_OK)
 }
 

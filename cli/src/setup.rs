@@ -34,6 +34,8 @@ use std::process::Command;
 use clap::Subcommand;
 use serde_json::{Map, Value};
 
+mod codex;
+
 use super::wiring::{self, EVENTS, deadline_for, hook_command, is_ours};
 use super::{EXIT_OK, Failure};
 use agentwarden_adapters::untrusted::{self, UntrustedError};
@@ -67,6 +69,31 @@ pub(super) enum InitCommand {
         /// answer (V-10).
         #[arg(long, value_name = "PATH")]
         server: Option<PathBuf>,
+    },
+    /// Merge Warden's hooks into the project's `.codex/config.toml` (other keys are kept), trust
+    /// the project in Codex's home, and add the guard's own files to `[guardrails] protected`.
+    Codex {
+        /// The project's root directory [default: the nearest directory, from here upward, with an
+        /// `agentwarden.toml` (N-1), else this one].
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// The `warden` binary the hook runs (default: this one).
+        #[arg(long, value_name = "PATH")]
+        warden: Option<PathBuf>,
+        /// Codex's timeout for each hook call, in seconds: at least the lock wait
+        /// (`--lock-timeout-ms`) plus 3 s.
+        #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+        timeout: u64,
+        /// Write the hooks with `allow_managed_hooks_only` to FILE, for an administrator to
+        /// install as `/etc/codex/requirements.toml`, instead of the project's configuration.
+        #[arg(long, value_name = "FILE")]
+        managed: Option<PathBuf>,
+        /// Install the thin client of the resident service at this socket (`warden serve`).
+        #[arg(long, value_name = "PATH")]
+        server: Option<PathBuf>,
+        /// Codex's home, where the project is trusted [default: `$CODEX_HOME`, else `~/.codex`].
+        #[arg(long, value_name = "DIR")]
+        codex_home: Option<PathBuf>,
     },
 }
 
@@ -184,7 +211,7 @@ fn read_json_object(project: &Path, path: &Path) -> Result<Map<String, Value>, F
 }
 
 /// Reads a file an agent can touch, by descriptor (U-1): `None` when it does not exist.
-fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure> {
+pub(super) fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure> {
     match untrusted::read_text(Some(project), path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(UntrustedError::Missing { .. }) => Ok(None),
@@ -193,7 +220,7 @@ fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure
 }
 
 /// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
-fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), Failure> {
+pub(super) fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), Failure> {
     untrusted::write_atomic(Some(project), path, text.as_bytes(), 0o644)
         .map_err(|e| Failure::usage(format!("cannot write {e}")))
 }
@@ -237,8 +264,18 @@ pub(super) const CLAUDE_CODE_FILES: [&str; 7] = [
 ];
 
 pub(super) fn own_files(project: &Path, config: &Config) -> Result<Vec<String>, String> {
-    let claude_code = CLAUDE_CODE_FILES.iter().map(|f| ("Claude Code's settings", project.join(f)));
-    let named = claude_code.chain([
+    own_files_of("Claude Code's settings", &CLAUDE_CODE_FILES, project, config)
+}
+
+/// [`own_files`] with the harness's own files `harness_files` (`what` names them).
+pub(super) fn own_files_of(
+    what: &'static str,
+    harness_files: &[&str],
+    project: &Path,
+    config: &Config,
+) -> Result<Vec<String>, String> {
+    let harness = harness_files.iter().map(|f| (what, project.join(f)));
+    let named = harness.chain([
         ("the configuration", project.join(CONFIG_FILE)),
         ("`[subagents] personas_dir`", config.subagents.personas_dir.clone()),
         ("`[subagents] agents_dir`", config.subagents.agents_dir.clone()),
@@ -270,7 +307,7 @@ pub(super) fn covered(protected: &[String], path: &str) -> bool {
 
 /// Adds `wanted` to `[guardrails] protected` in the TOML `text`, keeping everything else;
 /// returns the new text and what was added.
-fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), String> {
+pub(super) fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), String> {
     let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
     let guardrails = document.as_table_mut().entry("guardrails").or_insert_with(toml_edit::table);
     let guardrails = guardrails.as_table_like_mut().ok_or("`guardrails` is not a table")?;
@@ -297,6 +334,21 @@ fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), Strin
     Ok((document.to_string(), added))
 }
 
+/// H-17: appends `.agentwarden/` to the project's `.gitignore` when git does not ignore it yet.
+pub(super) fn ignore_store(project: &Path, out: &mut dyn Write) -> Result<(), Failure> {
+    if in_git_work_tree(project) && store_ignored(project) == Some(false) {
+        let gitignore = project.join(".gitignore");
+        let mut existing = read_text_file(project, &gitignore)?.unwrap_or_default();
+        if !existing.is_empty() && !existing.ends_with('\n') {
+            existing.push('\n');
+        }
+        existing.push_str(".agentwarden/\n");
+        write_atomically(project, &gitignore, &existing)?;
+        writeln!(out, "added `.agentwarden/` to {}", gitignore.display())?;
+    }
+    Ok(())
+}
+
 /// `git` in `project`: `None` when git cannot run there, else whether it succeeded.
 pub(super) fn git(project: &Path, args: &[&str]) -> Option<std::process::Output> {
     Command::new("git").arg("-C").arg(project).args(args).output().ok()
@@ -318,7 +370,15 @@ pub(super) fn store_ignored(project: &Path) -> Option<bool> {
 }
 
 pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
-    let InitCommand::ClaudeCode { project, warden, timeout, managed, server } = command;
+    let (project, warden, timeout, managed, server) = match command {
+        InitCommand::ClaudeCode { project, warden, timeout, managed, server } => {
+            (project, warden, timeout, managed, server)
+        }
+        InitCommand::Codex { project, warden, timeout, managed, server, codex_home } => {
+            let options = codex::Options { project, warden, timeout, managed, server, codex_home };
+            return codex::init(options, lock_ms, out);
+        }
+    };
     let project = match project {
         Some(project) => project,
         None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
@@ -425,16 +485,7 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
             added.join(", ")
         )?;
     }
-    if in_git_work_tree(&project) && store_ignored(&project) == Some(false) {
-        let gitignore = project.join(".gitignore");
-        let mut existing = read_text_file(&project, &gitignore)?.unwrap_or_default();
-        if !existing.is_empty() && !existing.ends_with('\n') {
-            existing.push('\n');
-        }
-        existing.push_str(".agentwarden/\n");
-        write_atomically(&project, &gitignore, &existing)?;
-        writeln!(out, "added `.agentwarden/` to {}", gitignore.display())?;
-    }
+    ignore_store(&project, out)?;
     writeln!(
         out,
         "next: commit these files, seal and approve (`warden seal`, `warden approve`), then run `warden doctor --project {}`",

@@ -313,6 +313,9 @@ _warden() {
             warden__subcmd__help__subcmd__init,claude-code)
                 cmd="warden__subcmd__help__subcmd__init__subcmd__claude__subcmd__code"
                 ;;
+            warden__subcmd__help__subcmd__init,codex)
+                cmd="warden__subcmd__help__subcmd__init__subcmd__codex"
+                ;;
             warden__subcmd__help__subcmd__lineage,check)
                 cmd="warden__subcmd__help__subcmd__lineage__subcmd__check"
                 ;;
@@ -322,11 +325,17 @@ _warden() {
             warden__subcmd__init,claude-code)
                 cmd="warden__subcmd__init__subcmd__claude__subcmd__code"
                 ;;
+            warden__subcmd__init,codex)
+                cmd="warden__subcmd__init__subcmd__codex"
+                ;;
             warden__subcmd__init,help)
                 cmd="warden__subcmd__init__subcmd__help"
                 ;;
             warden__subcmd__init__subcmd__help,claude-code)
                 cmd="warden__subcmd__init__subcmd__help__subcmd__claude__subcmd__code"
+                ;;
+            warden__subcmd__init__subcmd__help,codex)
+                cmd="warden__subcmd__init__subcmd__help__subcmd__codex"
                 ;;
             warden__subcmd__init__subcmd__help,help)
                 cmd="warden__subcmd__init__subcmd__help__subcmd__help"
@@ -2006,7 +2015,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__init)
-            opts="claude-code"
+            opts="claude-code codex"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2020,6 +2029,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__init__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__init__subcmd__codex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2160,7 +2183,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__hook)
-            opts="-h --config --deadline-ms --server --server-uid --store --fsync --lock-timeout-ms --help"
+            opts="-h --config --deadline-ms --server --server-uid --harness --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2182,6 +2205,10 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --harness)
+                    COMPREPLY=($(compgen -W "claude-code codex" -- "${cur}"))
+                    return 0
+                    ;;
                 --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2198,7 +2225,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init)
-            opts="-h --store --fsync --lock-timeout-ms --help claude-code help"
+            opts="-h --store --fsync --lock-timeout-ms --help claude-code codex help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2261,8 +2288,54 @@ _warden() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        warden__subcmd__init__subcmd__codex)
+            opts="-h --project --warden --timeout --managed --server --codex-home --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warden)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --managed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --codex-home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         warden__subcmd__init__subcmd__help)
-            opts="claude-code help"
+            opts="claude-code codex help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2276,6 +2349,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init__subcmd__help__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__init__subcmd__help__subcmd__codex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

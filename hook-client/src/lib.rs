@@ -21,9 +21,11 @@
 
 pub mod answer;
 pub mod config;
+pub mod harness;
 pub mod line;
 pub mod run;
 
+pub use harness::HookHarness;
 pub use line::HookLine;
 pub use run::{answer_through_server, main};
 

@@ -1,14 +1,14 @@
 //! The command line `warden-hook` reads: `[--lock-timeout-ms MS] hook [--config FILE] [--server
-//! PATH] [--server-uid UID] [--deadline-ms MS]`, each option also as `--name=value`, as `warden
+//! PATH] [--server-uid UID] [--deadline-ms MS] [--harness NAME]`, each option also as `--name=value`, as `warden
 //! hook` reads it (V-34).
 
 use std::path::PathBuf;
 
 /// The usage line printed with `--help` and after a refused command line.
 pub const USAGE: &str = "usage: warden-hook [--lock-timeout-ms MS] hook [--config FILE] --server PATH \
-                         [--server-uid UID] [--deadline-ms MS] < EVENT\n\
+                         [--server-uid UID] [--deadline-ms MS] [--harness claude-code|codex] < EVENT\n\
                          The hook client of the resident service (`warden serve`): sends one Claude Code \
-                         hook event to the server and prints its answer; exit 2 when it cannot.";
+                         or Codex hook event to the server and prints its answer; exit 2 when it cannot.";
 
 /// What the hook's command line names (V-49): the configuration, the deadline, the server and
 /// its user.
@@ -23,6 +23,8 @@ pub struct HookLine {
     pub server: Option<PathBuf>,
     /// `--server-uid`: believe only a server running as this user (V-12, V-49).
     pub server_uid: Option<u32>,
+    /// `--harness`: the harness that calls the hook (default: Claude Code).
+    pub harness: super::HookHarness,
 }
 
 /// What the command line asks for.
@@ -41,6 +43,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked
     let mut args = args.into_iter();
     let mut hook = false;
     let (mut config, mut server, mut server_uid, mut deadline_ms) = (None, None, None, None);
+    let mut harness = super::HookHarness::default();
     while let Some(arg) = args.next() {
         let text = arg.to_str().ok_or_else(|| format!("`{}` is not UTF-8", arg.to_string_lossy()))?;
         let (name, inline) = match text.split_once('=') {
@@ -79,6 +82,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked
                 server_uid = Some(uid);
             }
             ("--deadline-ms", true) => deadline_ms = Some(number(name, value()?)?),
+            ("--harness", true) => harness = super::HookHarness::parse(&value()?)?,
             _ => return Err(format!("unexpected argument `{text}`")),
         }
     }
@@ -89,7 +93,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked
         return Err("`--server-uid` names the user of a server, and no `--server` is given".to_owned());
     }
     let deadline_ms = deadline_ms.unwrap_or(super::DEFAULT_DEADLINE_MS);
-    Ok(Asked::Hook(HookLine { config, deadline_ms, server, server_uid }))
+    Ok(Asked::Hook(HookLine { config, deadline_ms, server, server_uid, harness }))
 }
 
 #[cfg(test)]
@@ -106,6 +110,7 @@ mod tests {
             deadline_ms,
             server: server.map(PathBuf::from),
             server_uid,
+            harness: crate::HookHarness::ClaudeCode,
         })
     }
 

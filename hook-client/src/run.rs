@@ -1,5 +1,5 @@
 //! Asking the server: the deadline's watchdog (H-10), stdin, the configuration, one exchange,
-//! the answer written as Claude Code reads it.
+//! the answer written as the calling harness reads it.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use agentwarden_claude_code::wire::{HOOK_FAILED, Rendering};
+use agentwarden_claude_code::wire::HOOK_FAILED;
 use agentwarden_domain::sessions::{HookAnswer, MAX_HOOK_INPUT};
 use agentwarden_protocol::Request;
 
@@ -58,7 +58,7 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
         Ok((socket, uid, config, input)) => {
             let left = u64::try_from(started.elapsed().as_millis())
                 .map_or(0, |spent| line.deadline_ms.saturating_sub(spent));
-            ask(&socket, uid, config, input, left)
+            ask(&socket, uid, config, input, line.harness, left)
         }
         Err(why) => HookAnswer::failed(why),
     };
@@ -69,16 +69,23 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
             &format!("deadline_passed: no answer within --deadline-ms {}", line.deadline_ms),
         );
     }
+    print(&line.harness.print(&answer, name), name)
+}
+
+/// Writes what the harness reads: the stdout line, then the stderr line; a stdout that cannot
+/// be written is exit 2.
+pub fn print(printed: &crate::harness::Printed, name: &str) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
-    if let Some(text) = answer.stdout()
+    if let Some(text) = &printed.stdout
         && let Err(e) = writeln!(stdout, "{text}").and_then(|()| stdout.flush())
     {
         return failed(name, &format!("cannot write the answer: {e}"));
     }
-    match answer.stderr() {
-        Some(reason) => failed(name, reason),
-        None => ExitCode::from(answer.exit_code()),
+    if let Some(text) = &printed.stderr {
+        eprintln!("{text}");
+        let _ = std::io::stderr().flush();
     }
+    ExitCode::from(printed.exit_code)
 }
 
 /// Everything before the exchange: the server and its user, the configuration, the event.
@@ -103,9 +110,11 @@ pub fn ask(
     uid: Option<u32>,
     config: Option<String>,
     input: String,
+    harness: crate::HookHarness,
     deadline_ms: u64,
 ) -> HookAnswer {
-    let request = Request::Hook { config, input, deadline_ms: Some(deadline_ms) };
+    let request =
+        Request::Hook { config, input, deadline_ms: Some(deadline_ms), harness: harness.requested() };
     match agentwarden_protocol::exchange(socket, uid, &request, Duration::from_millis(deadline_ms)) {
         Ok(answer) => crate::answer::checked(answer),
         Err(why) => HookAnswer::failed(why),

@@ -170,9 +170,33 @@ mod tests {
         );
     }
 
+    /// C-7: a hook request for the default harness is the bytes an older client sent (so an
+    /// older server reads it); one that names a harness round-trips, and a harness that is not
+    /// a string refuses the frame.
+    #[test]
+    fn a_hook_request_names_its_harness_only_when_not_the_default() {
+        let default = Request::Hook { config: None, input: "{}".into(), deadline_ms: Some(5), harness: None };
+        let body = read_frame_blocking(&mut encode(&default).unwrap().as_slice()).unwrap();
+        assert_eq!(
+            String::from_utf8(body).unwrap(),
+            r#"{"config":null,"deadline_ms":5,"input":"{}","kind":"hook","version":2}"#
+        );
+        let codex = Request::Hook {
+            config: None,
+            input: "{}".into(),
+            deadline_ms: Some(5),
+            harness: Some("codex".into()),
+        };
+        let body = read_frame_blocking(&mut encode(&codex).unwrap().as_slice()).unwrap();
+        assert!(String::from_utf8_lossy(&body).contains(r#""harness":"codex""#));
+        assert_eq!(decode::<Request>(&body).unwrap(), codex);
+        let bad = br#"{"version":2,"kind":"hook","input":"{}","config":null,"deadline_ms":1,"harness":7}"#;
+        assert_eq!(decode::<Request>(bad).unwrap_err().code, Code::FrameInvalid);
+    }
+
     #[test]
     fn frames_round_trip_and_anything_else_is_refused() {
-        let request = Request::Hook { config: None, input: "{}".into(), deadline_ms: Some(5) };
+        let request = Request::Hook { config: None, input: "{}".into(), deadline_ms: Some(5), harness: None };
         let frame = encode(&request).unwrap();
         let body = read_frame_blocking(&mut frame.as_slice()).unwrap();
         assert_eq!(decode::<Request>(&body).unwrap(), request);

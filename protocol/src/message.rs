@@ -18,6 +18,13 @@ pub enum Request {
         input: String,
         /// The client's remaining deadline in milliseconds.
         deadline_ms: Option<u64>,
+        /// Which harness's wire format `input` is in, by the name the server registered it under
+        /// (`codex`); absent: the server's default harness, the one every client meant before
+        /// there were two (C-7). Never written when absent, so that such a request is the one
+        /// an older server reads; a request that names one is refused by an older server (an
+        /// unknown field), never decided in another harness's format.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        harness: Option<String>,
     },
     /// Say how the server is.
     Status {},

@@ -32,6 +32,8 @@ pub(crate) struct DecideJob {
 pub(crate) struct HookJob {
     pub(crate) config: Option<String>,
     pub(crate) input: String,
+    /// The harness the request names (`None`: the default, C-7).
+    pub(crate) harness: Option<String>,
     /// Who asks (V-18).
     pub(crate) peer: Actor,
     pub(crate) reply: oneshot::Sender<HookAnswer>,
@@ -47,9 +49,9 @@ pub(crate) struct Decider {
     pub(crate) configs: agentwarden::ConfigCache,
     /// What `decide` requests are answered with (V-13, V-54).
     pub(crate) host: Host,
-    /// The harness whose hook events the server decides: it decodes them (the server names
-    /// no harness, X-64).
-    pub(crate) harness: Arc<dyn agentwarden::harness::Harness>,
+    /// The harnesses whose hook events the server decides: each decodes its own (the server
+    /// names no harness, X-64; C-7).
+    pub(crate) harnesses: crate::Harnesses,
 }
 
 /// Starts the decider (V-7): one thread that takes the hook requests in the order they came,
@@ -122,7 +124,10 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
                 Job::Hook(job) => {
                     let answer = match broken.why() {
                         Some(why) => Answered::Plain(HookAnswer::failed(why)),
-                        None => hook(decider, job.config.as_deref(), &job.input, job.peer).await,
+                        None => {
+                            hook(decider, job.config.as_deref(), job.harness.as_deref(), &job.input, job.peer)
+                                .await
+                        }
                     };
                     // V-35: an answer that asked no store and comes before anything of its
                     // group was stored rests only on what earlier groups made durable: it
@@ -288,7 +293,13 @@ pub(crate) async fn save_records(warden: &Deferring) {
 /// `before_store` decides (a tool call nothing governs, in a session whose index covers it) is
 /// answered from the hook's own files and the configuration alone: the event store is never
 /// called for it, not even for the group's sync.
-async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) -> Answered {
+async fn hook(
+    server: &Decider,
+    config: Option<&str>,
+    harness: Option<&str>,
+    input: &str,
+    peer: Actor,
+) -> Answered {
     let theirs = config.map(PathBuf::from);
     if theirs != server.config {
         let name = |p: &Option<PathBuf>| {
@@ -308,7 +319,11 @@ async fn hook(server: &Decider, config: Option<&str>, input: &str, peer: Actor) 
     };
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
-    let parsed = server.harness.decode(input);
+    let harness = match server.harnesses.get(harness) {
+        Ok(harness) => harness,
+        Err(why) => return Answered::Plain(HookAnswer::failed(why)),
+    };
+    let parsed = harness.decode(input);
     match agentwarden::before_store_parsed(&config, &storage, &parsed) {
         agentwarden::Pre::Done(done) => Answered::Plain(done),
         agentwarden::Pre::Store { .. } => {
@@ -374,7 +389,7 @@ mod tests {
             config: Some(config.to_path_buf()),
             configs: agentwarden::ConfigCache::default(),
             host,
-            harness: Arc::new(agentwarden_claude_code::kernel::ClaudeCode),
+            harnesses: crate::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode)),
         }
     }
 
@@ -384,6 +399,7 @@ mod tests {
         Job::Hook(HookJob {
             config: Some(config.display().to_string()),
             input: input.to_string(),
+            harness: None,
             peer,
             reply,
         })

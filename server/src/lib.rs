@@ -64,13 +64,14 @@ mod admission;
 mod commands;
 mod decider;
 mod frames;
+mod harnesses;
 mod socket;
 
-use agentwarden::harness::Harness;
 use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
 pub use commands::{Checked, Unanswered, checked, decide};
 use commands::{DecideRequest, Host, peer_actor};
 use decider::{DecideJob, Decider, HookJob, Job};
+pub use harnesses::Harnesses;
 
 /// What `warden serve`'s command line sets.
 #[derive(Clone, Debug)]
@@ -137,7 +138,7 @@ pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
 /// reason from here, or what `open_store` failed with.
 pub async fn run<E>(
     options: ServeOptions,
-    harness: Arc<dyn Harness>,
+    harnesses: impl Into<Harnesses>,
     open_store: impl FnOnce(Config, &Path) -> Result<(Warden, StoreLocation), E>,
     out: &mut dyn Write,
 ) -> Result<(), E>
@@ -146,10 +147,9 @@ where
 {
     // V-4: the server's environment is the kill switch; an agent must not start one from its
     // shell tool (as H-5 for the approval commands).
-    let env = agentwarden::human::CLAUDE_CODE_ENV;
-    if std::env::var_os(env).is_some() {
+    if let Some((env, harness)) = agentwarden::human::agent_session(|var| std::env::var_os(var).is_some()) {
         return Err(E::from(format!(
-            "refused: `{env}` is set, so this runs inside a Claude Code session; start the server from \
+            "refused: `{env}` is set, so this runs inside a {harness} session; start the server from \
              your own terminal or a service manager"
         )));
     }
@@ -186,7 +186,7 @@ where
         config: config_path.clone(),
         configs: agentwarden::ConfigCache::default(),
         host,
-        harness,
+        harnesses: harnesses.into(),
     })?;
     let (stopping, stop) = watch::channel(false);
     let server = Arc::new(Server {
@@ -365,14 +365,14 @@ async fn answer(server: &Server, request: Request, peer: Actor) -> Answer {
                 ),
             }
         }
-        Request::Hook { config, input, deadline_ms } => {
+        Request::Hook { config, input, deadline_ms, harness } => {
             let limit =
                 deadline_ms.map_or(server.timeout, |ms| server.timeout.min(Duration::from_millis(ms)));
             let (reply, answered) = oneshot::channel();
             let asked = async {
                 server
                     .decide
-                    .send(Job::Hook(HookJob { config, input, peer, reply }))
+                    .send(Job::Hook(HookJob { config, input, harness, peer, reply }))
                     .await
                     .map_err(|_| ())?;
                 answered.await.map_err(|_| ())

@@ -216,12 +216,30 @@ fn real_claude_code() -> Result<Option<String>, String> {
     }
 }
 
-/// A suite that cannot run fails the gate under CI, and is a loud skip elsewhere (H-41).
-fn skip_or_fail(CannotRun(why): CannotRun, under_ci: bool) -> Result<Option<String>, String> {
-    if under_ci {
-        return Err(format!("real Claude Code cannot run under CI=true: {why}"));
+/// The Codex real-client suite, the same way (issue 36, H-41).
+fn real_codex() -> Result<Option<String>, String> {
+    println!("\n==> real Codex: installing the pinned CLI when absent");
+    match crate::codex::install() {
+        Ok(binary) => crate::codex::run_suite(&binary).map(|()| None),
+        Err(cannot) => skip_or_fail_named("Codex", cannot, claude_code::under_ci()),
     }
-    println!("==> real Claude Code: SKIPPED, NOT PASSED: {why} (under CI=true this fails)");
+}
+
+/// A suite that cannot run fails the gate under CI, and is a loud skip elsewhere (H-41).
+fn skip_or_fail(cannot: CannotRun, under_ci: bool) -> Result<Option<String>, String> {
+    skip_or_fail_named("Claude Code", cannot, under_ci)
+}
+
+/// [`skip_or_fail`] for the suite of `label`.
+fn skip_or_fail_named(
+    label: &str,
+    CannotRun(why): CannotRun,
+    under_ci: bool,
+) -> Result<Option<String>, String> {
+    if under_ci {
+        return Err(format!("real {label} cannot run under CI=true: {why}"));
+    }
+    println!("==> real {label}: SKIPPED, NOT PASSED: {why} (under CI=true this fails)");
     Ok(Some(why))
 }
 
@@ -328,6 +346,7 @@ pub(crate) fn run() -> Result<(), String> {
         run_step(step)?;
     }
     let skipped = real_claude_code()?;
+    let codex_skipped = real_codex()?;
     installed_client()?;
     // Seconds once `warden` is built: every ```sh block of the README, as written.
     println!("\n==> README commands: cargo xtask readme");
@@ -346,6 +365,7 @@ pub(crate) fn run() -> Result<(), String> {
     let skipped: Vec<String> = skipped
         .map(|why| format!("real Claude Code: {why}"))
         .into_iter()
+        .chain(codex_skipped.map(|why| format!("real Codex: {why}")))
         .chain(pg_skipped)
         .chain(browser_skipped)
         .collect();

@@ -18,9 +18,29 @@ use std::time::Instant;
 
 use crate::{cargo, root};
 
-const PACKAGE_DIR: &str = "tests/claude-code";
-const INSTALL_DIR: &str = "target/claude-code";
-const BINARY: &str = "node_modules/@anthropic-ai/claude-code-linux-x64/claude";
+/// A pinned npm package whose native binary a real-client suite runs.
+pub(crate) struct Pinned {
+    /// The suite's name in messages (`real Claude Code`).
+    pub(crate) label: &'static str,
+    /// The npm package.
+    pub(crate) package: &'static str,
+    /// Where its `package.json` and lock are, relative to the workspace root.
+    pub(crate) package_dir: &'static str,
+    /// Where it is installed, relative to the workspace root (git-ignored).
+    pub(crate) install_dir: &'static str,
+    /// The native binary, relative to the install directory.
+    pub(crate) binary: &'static str,
+}
+
+/// `@anthropic-ai/claude-code`, pinned by `tests/claude-code/`.
+const CLAUDE_CODE: Pinned = Pinned {
+    label: "Claude Code",
+    package: "@anthropic-ai/claude-code",
+    package_dir: "tests/claude-code",
+    install_dir: "target/claude-code",
+    binary: "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+};
+
 const FILES: [&str; 2] = ["package.json", "package-lock.json"];
 
 /// The suite could not even start (as opposed to a test that failed).
@@ -32,29 +52,36 @@ pub(crate) fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
-/// The pinned version, read from `tests/claude-code/package.json`.
-fn pinned_version(package_dir: &Path) -> Result<String, CannotRun> {
+/// The pinned version, read from the package's `package.json`.
+fn pinned_version(pinned: &Pinned, package_dir: &Path) -> Result<String, CannotRun> {
+    let dir = pinned.package_dir;
     let manifest = std::fs::read_to_string(package_dir.join("package.json"))
-        .map_err(|e| CannotRun(format!("cannot read {PACKAGE_DIR}/package.json: {e}")))?;
-    let key = "\"@anthropic-ai/claude-code\": \"";
+        .map_err(|e| CannotRun(format!("cannot read {dir}/package.json: {e}")))?;
+    let key = format!("\"{}\": \"", pinned.package);
     manifest
-        .split_once(key)
+        .split_once(&key)
         .and_then(|(_, rest)| rest.split_once('"'))
         .map(|(version, _)| version.to_owned())
-        .ok_or_else(|| {
-            CannotRun(format!("{PACKAGE_DIR}/package.json pins no @anthropic-ai/claude-code version"))
-        })
+        .ok_or_else(|| CannotRun(format!("{dir}/package.json pins no {} version", pinned.package)))
 }
 
-/// Installs the pinned package into `target/claude-code/` when needed; returns the binary.
+/// Installs the pinned Claude Code into `target/claude-code/` when needed; returns the binary.
 pub(crate) fn install() -> Result<PathBuf, CannotRun> {
+    install_pinned(&CLAUDE_CODE)
+}
+
+/// Installs `pinned` into its install directory when needed (`npm ci --ignore-scripts`, when
+/// the installed lock differs or the binary is absent); returns the binary, checked to say the
+/// pinned version (H-41).
+pub(crate) fn install_pinned(pinned: &Pinned) -> Result<PathBuf, CannotRun> {
+    let Pinned { label, package, package_dir: dir, install_dir: into, binary } = pinned;
     if !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64")) {
-        return Err(CannotRun("the suite runs the linux-x64 build of Claude Code only".into()));
+        return Err(CannotRun(format!("the suite runs the linux-x64 build of {label} only")));
     }
-    let package_dir = root().join(PACKAGE_DIR);
-    let install_dir = root().join(INSTALL_DIR);
-    let binary = install_dir.join(BINARY);
-    let version = pinned_version(&package_dir)?;
+    let package_dir = root().join(dir);
+    let install_dir = root().join(into);
+    let binary = install_dir.join(binary);
+    let version = pinned_version(pinned, &package_dir)?;
     let same_lock = |name: &str| {
         std::fs::read(package_dir.join(name))
             .ok()
@@ -63,17 +90,16 @@ pub(crate) fn install() -> Result<PathBuf, CannotRun> {
     if !(binary.is_file() && FILES.iter().all(|f| same_lock(f))) {
         let npm_ok = Command::new("npm").arg("--version").output().is_ok_and(|o| o.status.success());
         if !npm_ok {
-            return Err(CannotRun(
-                "npm is not installed (the suite installs Claude Code with `npm ci`)".into(),
-            ));
+            return Err(CannotRun(format!(
+                "npm is not installed (the suite installs {label} with `npm ci`)"
+            )));
         }
-        println!("==> installing @anthropic-ai/claude-code {version} into {INSTALL_DIR} (npm ci)");
+        println!("==> installing {package} {version} into {into} (npm ci)");
         let started = Instant::now();
-        std::fs::create_dir_all(&install_dir)
-            .map_err(|e| CannotRun(format!("cannot create {INSTALL_DIR}: {e}")))?;
+        std::fs::create_dir_all(&install_dir).map_err(|e| CannotRun(format!("cannot create {into}: {e}")))?;
         for name in FILES {
             std::fs::copy(package_dir.join(name), install_dir.join(name))
-                .map_err(|e| CannotRun(format!("cannot copy {PACKAGE_DIR}/{name}: {e}")))?;
+                .map_err(|e| CannotRun(format!("cannot copy {dir}/{name}: {e}")))?;
         }
         let status = Command::new("npm")
             .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
@@ -83,7 +109,7 @@ pub(crate) fn install() -> Result<PathBuf, CannotRun> {
         if !status.success() {
             // A half-installed tree must not pass for a good one next time.
             let _ = std::fs::remove_file(install_dir.join("package-lock.json"));
-            return Err(CannotRun(format!("`npm ci` in {INSTALL_DIR} failed ({status})")));
+            return Err(CannotRun(format!("`npm ci` in {into} failed ({status})")));
         }
         println!("==> installed in {:.0} s", started.elapsed().as_secs_f64());
     }
@@ -92,9 +118,10 @@ pub(crate) fn install() -> Result<PathBuf, CannotRun> {
         .output()
         .map_err(|e| CannotRun(format!("cannot run `{}`: {e}", binary.display())))?;
     let reported = String::from_utf8_lossy(&out.stdout);
-    if !reported.starts_with(&version) {
+    if !reported.split_whitespace().any(|word| word == version) {
         return Err(CannotRun(format!(
-            "`claude --version` says {:?}, the pin is {version}",
+            "`{} --version` says {:?}, the pin is {version}",
+            binary.display(),
             reported.trim()
         )));
     }

@@ -7,8 +7,9 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 16] = [
+const TARGETS: [&str; 17] = [
     "hook_input",
+    "codex_hook_input",
     "gate_request",
     "instruction_file",
     "lineage_request",

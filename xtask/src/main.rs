@@ -8,6 +8,7 @@ mod bench_server;
 mod ci;
 mod claude_code;
 mod codes;
+mod codex;
 mod demo;
 mod fuzz;
 mod install;
@@ -24,8 +25,8 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | install>
-  ci      fmt check, clippy -D warnings, all tests, the real Claude Code suite, the README's
+    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | codex | codex-install | install>
+  ci      fmt check, clippy -D warnings, all tests, the real Claude Code and Codex suites, the README's
           commands and guides, relative links, docs with warnings denied, the public API's
           snapshots, the CLI reference, benches compiled, cargo deny
   bench   run the criterion benches and print one summary table; `bench server`: only the
@@ -49,6 +50,9 @@ const USAGE: &str =
   claude-code          install the pinned Claude Code CLI when absent (npm ci into
                        target/claude-code), then run the real-client suite
   claude-code-install  only install it, and print the binary's path
+  codex                install the pinned Codex CLI when absent (npm ci into target/codex),
+                       then run its real-client suite
+  codex-install        only install it, and print the binary's path
   install [--root DIR] [--debug] [--check]  build `warden` and a statically linked
           `warden-hook` (the resident service's hook client; dynamically linked where static
           linking is not possible, saying why) into ~/.cargo/bin (or DIR/bin); `--check`: then
@@ -106,6 +110,8 @@ fn main() -> ExitCode {
         Some("torture") => torture::run(args.get(1..).unwrap_or_default()),
         Some("claude-code") => claude_code::run(),
         Some("claude-code-install") => claude_code::install_command(),
+        Some("codex") => codex::run(),
+        Some("codex-install") => codex::install_command(),
         Some("readme") => readme::run(),
         Some("install") => install::run(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help") => {

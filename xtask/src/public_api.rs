@@ -30,6 +30,7 @@ const SURFACES: &[Surface] = &[
     Surface { package: "agentwarden-ports", features: &["--features", "conformance"] },
     Surface { package: "agentwarden-adapters", features: &["--features", "postgres"] },
     Surface { package: "agentwarden-claude-code", features: &[] },
+    Surface { package: "agentwarden-codex", features: &[] },
     Surface { package: "agentwarden-protocol", features: &[] },
     Surface { package: "agentwarden-server", features: &[] },
 ];
@@ -261,6 +262,7 @@ mod tests {
                 "agentwarden-ports",
                 "agentwarden-adapters",
                 "agentwarden-claude-code",
+                "agentwarden-codex",
                 "agentwarden-protocol",
                 "agentwarden-server"
             ]

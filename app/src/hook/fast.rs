@@ -88,6 +88,18 @@ pub fn before_store_parsed(
                 return Pre::Store { fallback: Some(HookAnswer::deny(reason)) };
             }
         }
+        ToolKind::Writes { paths } => {
+            let own_root = match (&call.caller, &index) {
+                (Some(agent), Some(index)) => index.roots.get(&agent.agent_id).map(String::as_str),
+                _ => None,
+            };
+            // C-5: any protected file denies the whole call.
+            if let Some(reason) =
+                paths.iter().find_map(|path| protected_write(config, input.cwd.as_deref(), own_root, path))
+            {
+                return Pre::Store { fallback: Some(HookAnswer::deny(reason)) };
+            }
+        }
         ToolKind::HumanVerb { verb } => {
             return Pre::Store { fallback: Some(HookAnswer::deny(human_verb_reason(verb))) };
         }

@@ -8,9 +8,11 @@
 
 use agentwarden_domain::audit::AuditEvent;
 use agentwarden_domain::governance::{Name, ReadDigests};
+use agentwarden_domain::lineage::ToolUse;
 use agentwarden_domain::sessions::{
-    HookAnswer, HookToolEvaluated, ProtectedPaths, QuarantineInForce, SessionRecords, SpawnRequest, ToolCall,
-    ToolFacts, ToolRulesFacts, ToolRulesJudged, check_tool, judge_tool_rules, tool_answer, tool_rules_answer,
+    HookAnswer, HookToolEvaluated, ProtectedPaths, QuarantineInForce, RulesAs, SessionRecords, SpawnRequest,
+    ToolCall, ToolFacts, ToolRulesFacts, ToolRulesJudged, check_tool, judge_tool_rules, tool_answer,
+    tool_rules_answer,
 };
 
 use crate::ToolRules;
@@ -67,8 +69,12 @@ impl Warden {
             call.caller.as_ref().and_then(|c| tree.agents.get(&c.agent_id)).and_then(|a| a.root.clone());
         let root = own_root.or_else(|| absolute(&self.config.root)).unwrap_or_default();
         let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
-        let tool =
-            agentwarden_domain::lineage::ToolUse::from_claude_code(&call.tool_name, &call.input, &cwd, &root);
+        let tool = match &call.rules_as {
+            Some(RulesAs::Files { tool, paths }) => ToolUse::files(tool, paths, &cwd, &root),
+            // C-6: judged unknown by the domain whatever the name says.
+            Some(RulesAs::Unknown) => ToolUse::named(call.tool_name.clone()),
+            None => ToolUse::from_claude_code(&call.tool_name, &call.input, &cwd, &root),
+        };
         // T-11: the rules that judge the call are the manifests as sealed, read once: a subagent
         // that can write them (a bare `Bash`) does not get to write its own rules.
         let mut read = ReadDigests::new();

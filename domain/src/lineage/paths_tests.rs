@@ -423,3 +423,24 @@ fn warden_authorize_reads_the_input_as_the_hook_does() {
         failure.reason
     );
 }
+
+/// C-5: a call an integration maps onto a file tool naming several paths (a patch) is granted
+/// only when each path is, by any rule; a path it cannot read, or none, matches no path rule.
+#[test]
+fn a_mapped_call_of_several_files_is_granted_only_when_each_is() {
+    let files = |paths: &[&str]| {
+        let paths: Vec<String> = paths.iter().map(|p| (*p).to_owned()).collect();
+        ToolUse::files("Edit", &paths, "/p", "/p")
+    };
+    let rows: Vec<(&[&str], ToolUse, bool, &str)> = vec![
+        (&["Edit(src/**)"], files(&["src/a.rs", "/p/src/b/c.rs"]), true, "both under src"),
+        (&["Edit(src/**)"], files(&["src/a.rs", "okrs/q4.md"]), false, "one outside"),
+        (&["Edit(src/**)", "Edit(docs/*)"], files(&["src/a.rs", "docs/x.md"]), true, "each by a rule"),
+        (&["Edit(src/**)"], files(&["src/../okrs/q4.md"]), false, "climbing out of src"),
+        (&["Edit(src/**)"], files(&[]), false, "no path"),
+        (&["Edit(src/**)"], files(&["src/a\0b"]), false, "a NUL"),
+        (&["Edit"], files(&["src/a\0b", "x"]), true, "the bare rule grants what is not resolved"),
+    ];
+    assert_rows(rows);
+    assert!(matches!(files(&[]).argument, Argument::Unresolved(_)));
+}

@@ -131,6 +131,21 @@ impl ToolUse {
         ToolUse { tool: tool.to_owned(), argument: argument.unwrap_or(Argument::None) }
     }
 
+    /// A call of the file tool `tool` naming each of `paths` (absolute, or relative to `cwd`),
+    /// against the project `root`: how an integration maps its harness's own file tool (a
+    /// patch that writes several files) onto the rule syntax (C-5). A path that cannot be read
+    /// as one, or no path at all, leaves the call [`Argument::Unresolved`] (T-13).
+    pub fn files(tool: &str, paths: &[String], cwd: &str, root: &str) -> ToolUse {
+        let resolved: Option<Vec<ToolPath>> = paths.iter().map(|p| ToolPath::new(p, cwd, root)).collect();
+        let argument = match resolved {
+            None => Argument::Unresolved("a path the call names cannot be read as one".to_owned()),
+            Some(mut one) if one.len() == 1 => one.pop().map_or(Argument::None, Argument::Path),
+            Some(many) if !many.is_empty() => Argument::Paths(many),
+            Some(_) => Argument::Unresolved("the call names no path".to_owned()),
+        };
+        ToolUse { tool: tool.to_owned(), argument }
+    }
+
     /// The part of this call, one path of it when it names several, that `granted` does not
     /// grant: `None` when it grants every part (T-14).
     pub(super) fn missing(&self, mut granted: impl FnMut(&ToolUse) -> bool) -> Option<ToolUse> {

@@ -40,8 +40,8 @@ pub use events::{
 pub use paths::{ProtectedPaths, ResolvePath, is_within, normalize, protected_target, protected_write};
 pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantined_without_store, with_fix};
 pub use request::{
-    CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN, SpawnRequest, ToolCall,
-    ToolKind, is_safe_id, requested_result_path,
+    CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN, RulesAs,
+    SpawnRequest, ToolCall, ToolKind, human_verb_in, is_safe_id, requested_result_path,
 };
 pub use spawn::{SpawnFacts, builtin_failure, evaluate_spawn, spawn_answer};
 pub use state::{

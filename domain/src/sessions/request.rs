@@ -28,6 +28,28 @@ pub fn is_safe_id(id: &str) -> bool {
         && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
+/// The commands only a human runs (H-5, H-32, issue 21).
+pub const HUMAN_VERBS: [&str; 4] = ["seal", "approve", "revoke", "release"];
+
+/// K-11: the human verb a shell command runs through `warden`, if it looks like it does: after
+/// removing quotes and backslashes, the command split at whitespace and shell punctuation holds
+/// a word that is `warden` (or ends in `/warden`) and a word that is one of [`HUMAN_VERBS`].
+/// Defence in depth only, and broad on purpose (`echo warden approve` is caught too): a command
+/// that builds the name at run time (`w=ward; ${w}en approve`) passes, and the signatures
+/// (K-1) are what an agent cannot get round.
+pub fn human_verb_in(command: &str) -> Option<&'static str> {
+    let plain: String = command.chars().filter(|c| !matches!(c, '"' | '\'' | '\\')).collect();
+    let words: Vec<&str> = plain
+        .split(|c: char| c.is_whitespace() || ";&|()<>`${}".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let runs_warden = words.iter().any(|w| *w == "warden" || w.ends_with("/warden"));
+    if !runs_warden {
+        return None;
+    }
+    HUMAN_VERBS.into_iter().find(|verb| words.contains(verb))
+}
+
 /// The calling subagent, when a tool call comes from inside one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallingAgent {
@@ -65,6 +87,13 @@ pub enum ToolKind {
         /// `file_path` or `notebook_path`, unresolved.
         path: String,
     },
+    /// A tool that writes several files at once (a patch): every file it writes, as given,
+    /// each checked as a [`ToolKind::Write`] is; a protected one denies the whole call (H-26,
+    /// C-5).
+    Writes {
+        /// The files, unresolved, in the order the call names them; never empty.
+        paths: Vec<String>,
+    },
     /// A message to (and so a resumption of) an existing agent (H-21).
     SendMessage {
         /// The agent it goes to, when named.
@@ -81,6 +110,24 @@ pub enum ToolKind {
     Other,
 }
 
+/// How the manifests' tool rules read a call that the harness names otherwise than the rule
+/// syntax does (T-8): the integration maps its own tools onto the syntax's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RulesAs {
+    /// As the rule syntax's file tool `tool` naming each of `paths` (relative to the call's
+    /// working directory, or absolute): granted only when each path is (T-14). A patch that
+    /// writes several files is read as edits of them (C-5).
+    Files {
+        /// The rule syntax's tool.
+        tool: String,
+        /// The paths, unresolved; never empty.
+        paths: Vec<String>,
+    },
+    /// A tool the integration does not know: no rule grants it, whatever the manifests list
+    /// (C-6).
+    Unknown,
+}
+
 /// A tool call that spawns no agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCall {
@@ -95,6 +142,8 @@ pub struct ToolCall {
     /// The tool's input as sent (`null` when it was not an object): what the manifests' tool rules
     /// are compared with (T-8).
     pub input: Value,
+    /// How the tool rules read the call when not by `tool_name` and `input` as sent.
+    pub rules_as: Option<RulesAs>,
 }
 
 /// One hook event, as far as Warden governs it.

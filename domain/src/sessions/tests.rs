@@ -208,6 +208,7 @@ fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
         caller: agent.map(|a| CallingAgent { agent_id: a.into(), agent_type: "planner".into() }),
         kind: ToolKind::Other,
         input,
+        rules_as: None,
     };
     let decide = |c: &ToolCall| {
         let tool = crate::lineage::ToolUse::from_claude_code(&c.tool_name, &c.input, "/p", "/p");

@@ -99,6 +99,20 @@ pub fn check_tool(call: ToolCall, facts: &ToolFacts<'_>) -> Option<HookToolEvalu
                 let reason = protected_write(facts.protected, facts.resolve, facts.cwd, own_root, path)?;
                 (Decision::Deny, Some(HookFailure::new("protected_path", Code::ProtectedPathWrite, reason)))
             }
+            ToolKind::Writes { paths } => {
+                let own_root = call
+                    .caller
+                    .as_ref()
+                    .and_then(|c| tree.agents.get(&c.agent_id))
+                    .and_then(|a| a.root.as_deref());
+                // C-5: the first protected file names the deny; none protected, not governed.
+                let (path, reason) = paths.iter().find_map(|path| {
+                    protected_write(facts.protected, facts.resolve, facts.cwd, own_root, path)
+                        .map(|reason| (path, reason))
+                })?;
+                target = Some(path.clone());
+                (Decision::Deny, Some(HookFailure::new("protected_path", Code::ProtectedPathWrite, reason)))
+            }
             ToolKind::SendMessage { to } => {
                 target = to.clone();
                 match tree.may_resume(to.as_deref(), facts.approvals, facts.now) {
@@ -242,6 +256,7 @@ pub(super) mod tests {
             caller: caller.map(|(id, t)| CallingAgent { agent_id: id.into(), agent_type: t.into() }),
             kind,
             input: serde_json::Value::Null,
+            rules_as: None,
         }
     }
 
@@ -271,7 +286,9 @@ pub(super) mod tests {
         /// The call, the facts, the decision and failure code (`None`: not governed), why.
         type Row<'a> = (ToolCall, &'a ToolFacts<'a>, Option<(Decision, Option<Code>)>, &'a str);
         let deny = |code| Some((Decision::Deny, Some(code)));
-        let rows: [Row<'_>; 14] = [
+        let writes =
+            |paths: &[&str]| ToolKind::Writes { paths: paths.iter().map(|p| (*p).to_owned()).collect() };
+        let rows: [Row<'_>; 17] = [
             (call(main, "shell", ToolKind::Other), &facts, None, "the main session's call: not governed"),
             (call(a1, "read", ToolKind::Other), &facts, None, "a tracked agent's call: the tool rules' turn"),
             (call(main, "read", ToolKind::Other), &quarantined, deny(Code::SessionQuarantined), "quarantine"),
@@ -306,6 +323,19 @@ pub(super) mod tests {
                 "a protected write",
             ),
             (call(a1, "write", write("src/a.md")), &facts, None, "a write elsewhere: not recorded"),
+            (
+                call(main, "patch", writes(&["src/a.md", "okrs/b.md"])),
+                &facts,
+                deny(Code::ProtectedPathWrite),
+                "C-5: a patch whose second file is protected",
+            ),
+            (
+                call(a1, "patch", writes(&["/p/okrs/../okrs/c.md"])),
+                &facts,
+                deny(Code::ProtectedPathWrite),
+                "C-5: a patch naming a protected file by a roundabout path",
+            ),
+            (call(main, "patch", writes(&["src/a.md", "b.md"])), &facts, None, "C-5: a patch elsewhere"),
             (
                 call(main, "SendMessage", ToolKind::SendMessage { to: Some("a1".into()) }),
                 &facts,

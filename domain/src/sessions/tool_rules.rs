@@ -3,7 +3,7 @@
 
 use super::answer::HookAnswer;
 use super::events::HookFailure;
-use super::request::ToolCall;
+use super::request::{RulesAs, ToolCall};
 use super::state::SpawnTree;
 use crate::audit::ToolCallAuthorized;
 use crate::governance::Name;
@@ -49,7 +49,19 @@ pub fn judge_tool_rules(
         Verdict::from(Failed::new(Code::SealNotRecorded, reason))
     });
     let mut enforced = true;
+    let unknown = matches!(call.rules_as, Some(RulesAs::Unknown));
     let (lineage, authorization) = match (manifests, &sealed) {
+        // C-6: a tool the integration cannot map onto the rule syntax is granted by no rule, in
+        // either mode; the main session's calls are not the rules' (as below).
+        _ if unknown => {
+            let caller = call.caller.as_ref()?;
+            let reason = format!(
+                "`{}` is a tool Agent Warden does not know, so no tool rule can grant it to agent `{}`",
+                call.tool_name, caller.agent_id
+            );
+            let why = Failed::new(Code::ToolNotAllowed, reason);
+            (tree.caller_lineage(main, Some(caller)).unwrap_or_default(), refuse(&why))
+        }
         (Ok(_), Verdict::Fail { code, reason }) => {
             let why = Failed::new(code.clone(), format!("the tool rules are not as sealed: {reason}"));
             (tree.caller_lineage(main, call.caller.as_ref()).unwrap_or_default(), refuse(&why))
@@ -149,5 +161,40 @@ mod tests {
             let first = judged.event.authorization.first_failure.as_ref().map(|f| f.code.clone());
             assert_eq!(first, Some(code), "{why}");
         }
+    }
+
+    /// C-6: a tool the integration does not know is denied to a subagent even where a rule
+    /// names it, in shadow mode too; the main session's call is not the rules' to judge.
+    #[test]
+    fn a_tool_no_integration_knows_is_granted_by_no_rule() {
+        let tree = tree();
+        let main = Name::new("main").unwrap_or_else(|e| panic!("{e}"));
+        let manifests = parse_manifest_text(
+            "m.toml",
+            "[agents.main]\ncan_spawn = [\"planner\"]\nmax_spawn_depth = 3\ntools = [\"mystery\"]\n\
+             [agents.planner]\ncan_spawn = []\nmax_spawn_depth = 3\ntools = [\"mystery\"]\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let judge = |caller: Option<(&str, &str)>, rules_as: Option<RulesAs>, shadow_mode: bool| {
+            let call = ToolCall { rules_as, ..call(caller, "mystery", ToolKind::Other) };
+            let facts = ToolRulesFacts {
+                main: &main,
+                tree: &tree,
+                manifests: Ok(&manifests),
+                seal: Some(Verdict::pass("as sealed")),
+                shadow_mode,
+            };
+            judge_tool_rules(&call, ToolUse::named("mystery"), facts)
+        };
+        let a1 = Some(("a1", "planner"));
+        let known = judge(a1, None, false).unwrap_or_else(|| panic!("judged"));
+        assert!(known.refused.is_none(), "control: the rule grants the tool by its name");
+        for shadow_mode in [false, true] {
+            let unknown = judge(a1, Some(RulesAs::Unknown), shadow_mode).unwrap_or_else(|| panic!("judged"));
+            assert!(unknown.refused.is_some(), "shadow mode {shadow_mode}: denied");
+            let first = unknown.event.authorization.first_failure.as_ref().map(|f| f.code.clone());
+            assert_eq!(first, Some(Code::ToolNotAllowed));
+        }
+        assert!(judge(None, Some(RulesAs::Unknown), false).is_none(), "the main session's call");
     }
 }

@@ -12,6 +12,7 @@ use agentwarden_domain::sessions::{
     CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
     is_safe_id,
 };
+pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use serde_json::{Map, Value};
 
 /// The tool names of the subagent tool: `Task` in older Claude Code versions, `Agent` in newer.
@@ -40,28 +41,6 @@ pub const WRITE_TOOLS: [(&str, &str); 4] = [
     ("MultiEdit", "file_path"),
     ("NotebookEdit", "notebook_path"),
 ];
-
-/// The commands only a human runs (H-5, H-32, issue 21).
-pub const HUMAN_VERBS: [&str; 4] = ["seal", "approve", "revoke", "release"];
-
-/// K-11: the human verb a shell command runs through `warden`, if it looks like it does: after
-/// removing quotes and backslashes, the command split at whitespace and shell punctuation holds
-/// a word that is `warden` (or ends in `/warden`) and a word that is one of [`HUMAN_VERBS`].
-/// Defence in depth only, and broad on purpose (`echo warden approve` is caught too): a command
-/// that builds the name at run time (`w=ward; ${w}en approve`) passes, and the signatures
-/// (K-1) are what an agent cannot get round.
-pub fn human_verb_in(command: &str) -> Option<&'static str> {
-    let plain: String = command.chars().filter(|c| !matches!(c, '"' | '\'' | '\\')).collect();
-    let words: Vec<&str> = plain
-        .split(|c: char| c.is_whitespace() || ";&|()<>`${}".contains(c))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let runs_warden = words.iter().any(|w| *w == "warden" || w.ends_with("/warden"));
-    if !runs_warden {
-        return None;
-    }
-    HUMAN_VERBS.into_iter().find(|verb| words.contains(verb))
-}
 
 fn string(object: &Map<String, Value>, field: &'static str) -> Result<Option<String>, InputError> {
     match object.get(field) {
@@ -177,6 +156,7 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         caller: agent(object)?,
         kind,
         input: input.map_or(Value::Null, |i| Value::Object(i.clone())),
+        rules_as: None,
     }))
 }
 
@@ -352,6 +332,7 @@ mod tests {
             caller: None,
             kind: ToolKind::Other,
             input: serde_json::json!({"command": "ls"}),
+            rules_as: None,
         });
         assert_eq!(parse(other).unwrap().event, bash);
         let stop = r#"{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a","agent_type":"coder",

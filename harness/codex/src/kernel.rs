@@ -1,0 +1,79 @@
+//! A Codex hook event's text answered by the kernel: parsed by [`crate::wire`], decided by a
+//! [`Warden`], rendered by [`crate::wire::render`] (C-1). An input that cannot be used is
+//! refused and recorded (H-30), as for Claude Code.
+
+use agentwarden::harness::{Harness, Rendered};
+use agentwarden::sessions::{HookInput, InputError};
+use agentwarden::{Config, HookAnswer, HookStorage, Pre, Warden, before_store_parsed};
+
+use crate::wire::{parse_hook_input, render};
+
+/// Codex CLI as a [`Harness`]: its hook input decoded by [`crate::wire::parse_hook_input`], the
+/// kernel's answer rendered by [`crate::wire::render`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Codex;
+
+impl Harness for Codex {
+    fn name(&self) -> &'static str {
+        "Codex CLI"
+    }
+
+    fn decode(&self, wire: &str) -> Result<HookInput, InputError> {
+        parse_hook_input(wire)
+    }
+
+    fn render(&self, answer: &HookAnswer) -> Rendered {
+        let rendered = render(answer);
+        Rendered { exit_code: rendered.exit_code, stdout: rendered.stdout, stderr: rendered.stderr }
+    }
+}
+
+/// Answers one hook event given as the JSON text of its stdin, with the hook's files in
+/// `storage`.
+pub async fn hook_with(warden: &Warden, text: &str, storage: &HookStorage) -> HookAnswer {
+    warden.hook_parsed(text, parse_hook_input(text), storage).await
+}
+
+/// Decides what it can without the store (H-24); an input that does not parse goes to the
+/// store, which records its refusal (H-30).
+pub fn before_store(config: &Config, storage: &HookStorage, text: &str) -> Pre {
+    before_store_parsed(config, storage, &parse_hook_input(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use agentwarden::{EventStore, MemoryEventStore};
+
+    use super::*;
+
+    /// C-9: the variable the application refuses the human verbs under is the one Codex sets.
+    #[test]
+    fn the_application_knows_the_variable_codex_sets() {
+        assert_eq!(agentwarden::human::CODEX_ENV, crate::wire::CODEX_ENV);
+    }
+
+    /// An input the wire refuses is answered exit 2 with its code, and recorded.
+    #[tokio::test]
+    async fn an_input_that_cannot_be_used_is_a_failure_and_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = HookStorage::new(dir.path().join("hook"));
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = Warden::builder().store(store.clone()).build().unwrap();
+        let patch = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"apply_patch",
+            "tool_use_id":"c1","tool_input":{"command":"*** Begin Patch\n*** Copy File: okrs/a\n*** End Patch"}}"#;
+        for text in ["{not json", patch] {
+            let rendered = warden.answer_hook(&Codex, text, &storage).await;
+            assert_eq!(rendered.exit_code, 2, "{text}");
+            let stderr = rendered.stderr.unwrap_or_default();
+            assert!(stderr.starts_with("Agent Warden could not decide: hook_input_"), "{stderr}");
+        }
+        let recorded = store.read(1, 100).await.unwrap();
+        let refused = recorded
+            .iter()
+            .filter(|r| String::from_utf8_lossy(&r.body).contains("hook_input_refused"))
+            .count();
+        assert_eq!(refused, 2, "each refusal is recorded");
+    }
+}

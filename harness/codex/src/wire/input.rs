@@ -1,0 +1,261 @@
+//! The hook's input: one JSON object on stdin, as Codex CLI 0.169.0 sends it (`docs/codex.md`
+//! writes down what was seen), parsed into the kernel's [`HookInput`].
+//!
+//! Unknown fields are ignored. The fields Warden uses are strict, as for Claude Code (H-1,
+//! H-25): a missing `session_id` or `hook_event_name`, a field of the wrong type, an id that is
+//! not safe as a file name — each an [`InputError`], answered exit 2. Codex's own shapes:
+//!
+//! - a spawn is a `PreToolUse` of a tool whose name ends in `spawn_agent` (`spawn_agent` of
+//!   multi-agent v1, `collaborationspawn_agent` of v2): its `agent_type` (v1) is the subagent
+//!   type, `default` when it names none, and its `message` the prompt (C-3);
+//! - the shell (`exec_command` to the model) is `Bash` with `{command}`, read as Claude Code's
+//!   `Bash` is (the human verbs, the rules' `Bash(…)`);
+//! - `apply_patch` is `{command: PATCH}`: the files its patch writes (C-5), checked against the
+//!   protected paths and read by the rules as `Edit` of each;
+//! - `send_input` and `resume_agent` (by the name's ending) resume the agent they `target`
+//!   (H-21); `wait_agent`, `close_agent` and the other tools Codex offers are known by name;
+//!   MCP tools (`mcp__…`) are read by name; any other tool is one Warden does not know (C-6);
+//! - a `tool_input` that is not an object (Codex passes the model's arguments as a string when
+//!   they do not parse) is refused for every tool Warden reads an input of (C-2).
+
+use agentwarden_domain::json::{parse_strict, type_name};
+use agentwarden_domain::sessions::{
+    CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest, ToolCall,
+    ToolKind, is_safe_id,
+};
+use serde_json::{Map, Value};
+
+use super::patch::patch_paths;
+
+/// The ending of the name of every tool that spawns a subagent (`spawn_agent`,
+/// `collaborationspawn_agent`, …).
+pub const SPAWN_SUFFIX: &str = "spawn_agent";
+
+/// The endings of the tools that send a message to (and so resume) an existing agent (H-21).
+pub const RESUME_SUFFIXES: [&str; 3] = ["send_input", "resume_agent", "followup_task"];
+
+/// The subagent type Codex runs when a spawn names none (C-3).
+pub const DEFAULT_AGENT_TYPE: &str = "default";
+
+/// Codex's built-in agent roles: they have no instruction file of the project's, so a spawn of
+/// one is denied (C-3).
+pub const BUILTIN_AGENT_TYPES: [&str; 4] = ["default", "explorer", "worker", "awaiter"];
+
+/// Codex's shell tool as its hooks name it.
+pub const SHELL_TOOL: &str = "Bash";
+
+/// Codex's patch tool as its hooks name it.
+pub const PATCH_TOOL: &str = "apply_patch";
+
+/// The rule syntax's file tool a patch is read as (C-5).
+pub const PATCH_RULE_TOOL: &str = "Edit";
+
+/// The tools (by the name's ending) Warden knows without reading their input: the rules grant
+/// them by name (`Bash`-like or file rules never do).
+pub const KNOWN_TOOLS: [&str; 12] = [
+    "wait_agent",
+    "close_agent",
+    "list_agents",
+    "write_stdin",
+    "view_image",
+    "update_plan",
+    "request_user_input",
+    "get_goal",
+    "create_goal",
+    "update_goal",
+    "web_search",
+    "tool_search",
+];
+
+/// The prefix of an MCP tool's name.
+pub const MCP_PREFIX: &str = "mcp__";
+
+fn string(object: &Map<String, Value>, field: &'static str) -> Result<Option<String>, InputError> {
+    match object.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+        Some(Value::String(_)) => {
+            Err(InputError::Invalid { field, seen: "an empty string".into(), expected: "a non-empty string" })
+        }
+        Some(other) => Err(InputError::Invalid {
+            field,
+            seen: type_name(other).to_owned(),
+            expected: "a non-empty string",
+        }),
+    }
+}
+
+fn required(object: &Map<String, Value>, field: &'static str) -> Result<String, InputError> {
+    string(object, field)?.ok_or(InputError::Missing(field))
+}
+
+fn id(object: &Map<String, Value>, field: &'static str) -> Result<Option<String>, InputError> {
+    match string(object, field)? {
+        Some(id) if !is_safe_id(&id) => Err(InputError::UnsafeId { field }),
+        other => Ok(other),
+    }
+}
+
+fn agent(object: &Map<String, Value>) -> Result<Option<CallingAgent>, InputError> {
+    match (id(object, "agent_id")?, string(object, "agent_type")?) {
+        (Some(agent_id), Some(agent_type)) => Ok(Some(CallingAgent { agent_id, agent_type })),
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(InputError::Missing("agent_type")),
+        (None, Some(_)) => Err(InputError::Missing("agent_id")),
+    }
+}
+
+/// `tool_input` as an object, or why not (C-2).
+fn input_object(object: &Map<String, Value>) -> Result<&Map<String, Value>, InputError> {
+    match object.get("tool_input") {
+        Some(Value::Object(input)) => Ok(input),
+        None | Some(Value::Null) => Err(InputError::Missing("tool_input")),
+        Some(other) => Err(InputError::Invalid {
+            field: "tool_input",
+            seen: type_name(other).to_owned(),
+            expected: "an object",
+        }),
+    }
+}
+
+/// A field of `tool_input`, named by its path in the reason.
+fn input_string(
+    input: &Map<String, Value>,
+    field: &'static str,
+    qualified: &'static str,
+) -> Result<Option<String>, InputError> {
+    string(input, field).map_err(|e| match e {
+        InputError::Invalid { seen, expected, .. } => {
+            InputError::Invalid { field: qualified, seen, expected }
+        }
+        other => other,
+    })
+}
+
+fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
+    let tool_use_id = id(object, "tool_use_id")?.ok_or(InputError::Missing("tool_use_id"))?;
+    let input = input_object(object)?;
+    // C-3: no `agent_type` is Codex's `default` role.
+    let subagent_type = input_string(input, "agent_type", "tool_input.agent_type")?
+        .unwrap_or_else(|| DEFAULT_AGENT_TYPE.to_owned());
+    let prompt = match input.get("message") {
+        Some(Value::String(p)) => p.clone(),
+        None | Some(Value::Null) => String::new(),
+        Some(other) => {
+            return Err(InputError::Invalid {
+                field: "tool_input.message",
+                seen: type_name(other).to_owned(),
+                expected: "a string",
+            });
+        }
+    };
+    Ok(HookEvent::Spawn(SpawnRequest {
+        tool_name,
+        tool_use_id,
+        builtin: BUILTIN_AGENT_TYPES.contains(&subagent_type.as_str()),
+        subagent_type,
+        prompt,
+        caller: agent(object)?,
+    }))
+}
+
+/// What a tool call that spawns nothing asks for, and how the rules read it.
+fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
+    let ends = |suffix: &str| tool_name.ends_with(suffix);
+    let (kind, input, rules_as) = if tool_name == SHELL_TOOL {
+        let input = input_object(object)?;
+        let command = input_string(input, "command", "tool_input.command")?
+            .ok_or(InputError::Missing("tool_input.command"))?;
+        let kind = match agentwarden_domain::sessions::human_verb_in(&command) {
+            Some(verb) => ToolKind::HumanVerb { verb },
+            None => ToolKind::Other,
+        };
+        (kind, Value::Object(input.clone()), None)
+    } else if tool_name == PATCH_TOOL {
+        let input = input_object(object)?;
+        let patch = input_string(input, "command", "tool_input.command")?
+            .ok_or(InputError::Missing("tool_input.command"))?;
+        // C-5: a patch Warden cannot read names files it cannot check: refused.
+        let paths = patch_paths(&patch).map_err(|e| InputError::Invalid {
+            field: "tool_input.command",
+            seen: e.to_string(),
+            expected: "a patch in Codex's `*** Begin Patch` format",
+        })?;
+        let rules_as = RulesAs::Files { tool: PATCH_RULE_TOOL.to_owned(), paths: paths.clone() };
+        (ToolKind::Writes { paths }, Value::Object(input.clone()), Some(rules_as))
+    } else if RESUME_SUFFIXES.iter().any(|s| ends(s)) {
+        let input = input_object(object)?;
+        let to = input_string(input, "target", "tool_input.target")?;
+        (ToolKind::SendMessage { to }, Value::Object(input.clone()), None)
+    } else {
+        let known = KNOWN_TOOLS.iter().any(|s| ends(s)) || tool_name.starts_with(MCP_PREFIX);
+        let input = object.get("tool_input").cloned().unwrap_or(Value::Null);
+        // C-6: a tool Warden does not know is granted by no rule.
+        (ToolKind::Other, input, (!known).then_some(RulesAs::Unknown))
+    };
+    Ok(HookEvent::Tool(ToolCall {
+        tool_name,
+        tool_use_id: id(object, "tool_use_id")?,
+        caller: agent(object)?,
+        kind,
+        input,
+        rules_as,
+    }))
+}
+
+fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
+    match object.get("stop_hook_active") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(InputError::Invalid {
+            field: "stop_hook_active",
+            seen: type_name(other).to_owned(),
+            expected: "a boolean",
+        }),
+    }
+}
+
+/// Parses the hook input (see the module's doc).
+///
+/// `PreToolUse` of a spawn, of the shell, of the patch tool and of a resume are read as above;
+/// `SubagentStart` carries `agent_id` and `agent_type`; `SubagentStop` adds `stop_hook_active`.
+/// `PostToolUse`, the root's `Stop` and every other event are not governed (C-4). Ids are
+/// checked by [`is_safe_id`] (H-25).
+pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
+    if text.len() > MAX_HOOK_INPUT {
+        return Err(InputError::TooLarge);
+    }
+    if text.trim().is_empty() {
+        return Err(InputError::Empty);
+    }
+    let value = parse_strict(text).map_err(|e| InputError::Json(e.to_string()))?;
+    let Value::Object(object) = value else { return Err(InputError::NotAnObject(type_name(&value))) };
+    let session_id = id(&object, "session_id")?.ok_or(InputError::Missing("session_id"))?;
+    let name = required(&object, "hook_event_name")?;
+    let cwd = string(&object, "cwd")?;
+    let event = match name.as_str() {
+        "PreToolUse" => {
+            let tool_name = required(&object, "tool_name")?;
+            if tool_name.ends_with(SPAWN_SUFFIX) {
+                spawn(&object, tool_name)?
+            } else {
+                tool(&object, tool_name)?
+            }
+        }
+        "SubagentStart" => HookEvent::SubagentStart(agent(&object)?.ok_or(InputError::Missing("agent_id"))?),
+        "SubagentStop" => HookEvent::SubagentStop {
+            agent: agent(&object)?.ok_or(InputError::Missing("agent_id"))?,
+            stop_hook_active: stop_hook_active(&object)?,
+        },
+        "Stop" => {
+            // C-4: read strictly all the same, so that a malformed stop is not silently passed.
+            stop_hook_active(&object)?;
+            HookEvent::Other { name }
+        }
+        _ => HookEvent::Other { name },
+    };
+    Ok(HookInput { session_id, cwd, event })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,18 @@
+//! Codex CLI's hooks protocol, in and out, over the domain alone (no application): what a thin
+//! hook client and the kernel's integration share.
+
+mod answer;
+mod input;
+mod patch;
+
+pub use answer::{BLOCKED, CodexRendering, DENIED, FAILED, HOOK_STOPS, RenderingError, read_back, render};
+pub use input::{
+    BUILTIN_AGENT_TYPES, DEFAULT_AGENT_TYPE, KNOWN_TOOLS, MCP_PREFIX, PATCH_RULE_TOOL, PATCH_TOOL,
+    RESUME_SUFFIXES, SHELL_TOOL, SPAWN_SUFFIX, parse_hook_input,
+};
+pub use patch::{PatchError, patch_paths};
+
+/// A variable Codex sets in the environment of every command its shell tool runs (seen with
+/// 0.169.0, beside `CODEX_SESSION_ID` and `CODEX_TOOL_CALL_ID`): a command run where it is set
+/// runs inside a Codex session.
+pub const CODEX_ENV: &str = "CODEX_THREAD_ID";

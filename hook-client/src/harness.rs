@@ -1,0 +1,109 @@
+//! Which harness calls the hook (issue 36): named on the hook's command line (`--harness
+//! codex`; absent, Claude Code, as every line installed before there were two), it says how the
+//! event on stdin is read and how the answer is printed, and the request names it to the server
+//! (C-7).
+
+use agentwarden_claude_code::wire::Rendering;
+use agentwarden_domain::sessions::{HookAnswer, HookInput, InputError};
+
+/// A harness whose hook Warden answers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HookHarness {
+    /// Claude Code (the default).
+    #[default]
+    ClaudeCode,
+    /// OpenAI Codex CLI.
+    Codex,
+}
+
+/// What a hook process prints: its exit code, its stdout line, its stderr line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    /// The exit code.
+    pub exit_code: u8,
+    /// One line on stdout, if any.
+    pub stdout: Option<String>,
+    /// One line on stderr, if any.
+    pub stderr: Option<String>,
+}
+
+impl HookHarness {
+    /// The names `--harness` takes.
+    pub const NAMES: [&'static str; 2] = ["claude-code", "codex"];
+
+    /// `--harness NAME`, or why it is refused.
+    pub fn parse(name: &str) -> Result<HookHarness, String> {
+        match name {
+            "claude-code" => Ok(HookHarness::ClaudeCode),
+            "codex" => Ok(HookHarness::Codex),
+            other => Err(format!("`--harness {other}` is not one of {}", HookHarness::NAMES.join(", "))),
+        }
+    }
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookHarness::ClaudeCode => "claude-code",
+            HookHarness::Codex => "codex",
+        }
+    }
+
+    /// The name a request to the server gives (C-7): none for the default, so that the request
+    /// is the bytes an older server reads; any other harness by its name.
+    pub fn requested(self) -> Option<String> {
+        match self {
+            HookHarness::ClaudeCode => None,
+            HookHarness::Codex => Some(self.name().to_owned()),
+        }
+    }
+
+    /// The event on stdin, read as this harness writes it.
+    pub fn decode(self, text: &str) -> Result<HookInput, InputError> {
+        match self {
+            HookHarness::ClaudeCode => agentwarden_claude_code::wire::parse_hook_input(text),
+            HookHarness::Codex => agentwarden_codex::wire::parse_hook_input(text),
+        }
+    }
+
+    /// `answer` as this harness reads it; `program` names the hook on a failure's stderr
+    /// (Claude Code's form, `warden: REASON`; Codex's names its answer itself, C-1).
+    pub fn print(self, answer: &HookAnswer, program: &str) -> Printed {
+        match self {
+            HookHarness::ClaudeCode => Printed {
+                exit_code: answer.exit_code(),
+                stdout: answer.stdout(),
+                stderr: answer.stderr().map(|reason| format!("{program}: {reason}")),
+            },
+            HookHarness::Codex => {
+                let rendered = agentwarden_codex::wire::render(answer);
+                Printed { exit_code: rendered.exit_code, stdout: rendered.stdout, stderr: rendered.stderr }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_harness_prints_its_own_protocol_and_never_a_silent_failure() {
+        for name in HookHarness::NAMES {
+            let harness = HookHarness::parse(name).unwrap();
+            assert_eq!(harness.name(), name);
+            let failed = harness.print(&HookAnswer::failed("store_corrupt: x"), "warden");
+            assert_eq!(failed.exit_code, 2, "{name}");
+            assert!(failed.stderr.is_some_and(|s| s.contains("store_corrupt: x")), "{name}");
+            assert_eq!(harness.print(&HookAnswer::Proceed, "warden").exit_code, 0);
+        }
+        let deny = HookAnswer::deny("no");
+        assert_eq!(HookHarness::ClaudeCode.print(&deny, "warden").exit_code, 0, "a JSON deny");
+        let codex = HookHarness::Codex.print(&deny, "warden");
+        assert_eq!((codex.exit_code, codex.stderr.as_deref()), (2, Some("Agent Warden denied this: no")));
+        assert_eq!(HookHarness::ClaudeCode.requested(), None, "C-7: the default is not named");
+        assert_eq!(HookHarness::Codex.requested().as_deref(), Some("codex"));
+        for bad in ["", "Codex", "claude", "gemini"] {
+            assert!(HookHarness::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

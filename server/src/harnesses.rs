@@ -1,0 +1,79 @@
+//! The harnesses whose hook events the server decides (issue 36, C-7): a default one, which a
+//! request that names none is in (every client before there were two), and others by the name
+//! a request gives in its `harness` field. The server names no harness itself: the
+//! command line registers them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use agentwarden::harness::Harness;
+
+/// The server's harnesses.
+#[derive(Clone)]
+pub struct Harnesses {
+    default: Arc<dyn Harness>,
+    named: BTreeMap<String, Arc<dyn Harness>>,
+}
+
+impl std::fmt::Debug for Harnesses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Harnesses")
+            .field("default", &self.default.name())
+            .field("named", &self.named.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Harnesses {
+    /// `default` alone: the harness of every request that names none.
+    pub fn new(default: Arc<dyn Harness>) -> Harnesses {
+        Harnesses { default, named: BTreeMap::new() }
+    }
+
+    /// With `harness` too, for the requests that name it `name`.
+    #[must_use]
+    pub fn with(mut self, name: impl Into<String>, harness: Arc<dyn Harness>) -> Harnesses {
+        self.named.insert(name.into(), harness);
+        self
+    }
+
+    /// C-7: the harness a request names (`None`: the default), or why there is none: a name the
+    /// server did not register is refused, never read in another harness's format.
+    pub fn get(&self, name: Option<&str>) -> Result<&dyn Harness, String> {
+        match name {
+            None => Ok(self.default.as_ref()),
+            Some(name) => self.named.get(name).map(AsRef::as_ref).ok_or_else(|| {
+                let known: Vec<&str> = self.named.keys().map(String::as_str).collect();
+                format!(
+                    "request_invalid: this server decides no harness named `{}` (it knows: {})",
+                    name.escape_debug(),
+                    if known.is_empty() { "none but its default".to_owned() } else { known.join(", ") }
+                )
+            }),
+        }
+    }
+}
+
+impl From<Arc<dyn Harness>> for Harnesses {
+    fn from(default: Arc<dyn Harness>) -> Harnesses {
+        Harnesses::new(default)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// C-7: no name is the default; a registered name its harness; any other name refused.
+    #[test]
+    fn a_request_is_decoded_by_the_harness_it_names_or_refused() {
+        let harnesses = Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode))
+            .with("codex", Arc::new(agentwarden_codex::kernel::Codex));
+        assert_eq!(harnesses.get(None).map(|h| h.name()), Ok("Claude Code"));
+        assert_eq!(harnesses.get(Some("codex")).map(|h| h.name()), Ok("Codex CLI"));
+        for unknown in ["claude-code", "Codex", "", "gemini"] {
+            let refused = harnesses.get(Some(unknown)).map(|h| h.name()).unwrap_err();
+            assert!(refused.starts_with("request_invalid: ") && refused.contains("codex"), "{refused}");
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! A temp project governed by Agent Warden for Codex, and a bounded run of the real `codex exec`
+//! in it against a [`FakeResponses`].
+//!
+//! The project: a copy of `examples/codex` (personas and agents under `agents/`, manifests in
+//! Codex's tool names, `okrs/` protected), in a fresh git repository; `warden seal` and `warden approve` run as a human would.
+//! Codex's home (`CODEX_HOME`, also `HOME`) holds the fake provider, the model's catalog entry
+//! (from the binary's own catalog, with multi-agent v1, so that it offers `spawn_agent` and
+//! `apply_patch`) and the project's agent roles; Warden's hooks are where `warden init codex`
+//! puts them (the project's `.codex/config.toml`, the project trusted in Codex's home).
+//! Every run: an environment built from `PATH` alone, the fake as the API and the proxy for every
+//! other host, a process group of its own killed at the deadline and after it exits.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::FakeResponses;
+use crate::claude_code::{HELPER_TIMEOUT, output_within, workspace_root};
+
+/// The `@openai/codex` version pinned in `tests/codex/package.json`.
+pub const PINNED_VERSION: &str = "0.169.0";
+/// Names the `codex` binary to run (default: the one `cargo xtask codex` installs).
+pub const CODEX_BIN_ENV: &str = "AGENTWARDEN_CODEX_BIN";
+/// The approval reference the setup grants.
+pub const APPROVAL_REF: &str = "GATE-2026-11-26-036";
+/// The model the runs use: one of the pinned binary's catalog.
+const MODEL: &str = "gpt-5.5";
+
+/// Where `cargo xtask codex` installs the pinned package.
+pub fn install_dir() -> PathBuf {
+    workspace_root().join("target").join("codex")
+}
+
+/// The native binary inside an install directory (linux x64).
+pub fn codex_in(install_dir: &Path) -> PathBuf {
+    install_dir.join("node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex")
+}
+
+/// The two binaries a run needs.
+#[derive(Debug, Clone)]
+pub struct CodexTools {
+    /// The real Codex CLI.
+    pub codex: PathBuf,
+    /// The `warden` binary the hooks name.
+    pub warden: PathBuf,
+}
+
+impl CodexTools {
+    /// Finds both binaries, or says how to get them.
+    pub fn locate(warden: impl Into<PathBuf>) -> Result<CodexTools, String> {
+        let codex = std::env::var_os(CODEX_BIN_ENV).map_or_else(|| codex_in(&install_dir()), PathBuf::from);
+        if !codex.is_file() {
+            return Err(format!(
+                "no Codex binary at `{}`: run `cargo xtask codex-install` (or set {CODEX_BIN_ENV})",
+                codex.display()
+            ));
+        }
+        let warden = warden.into();
+        if !warden.is_file() {
+            return Err(format!("no warden binary at `{}`", warden.display()));
+        }
+        Ok(CodexTools { codex, warden })
+    }
+}
+
+/// How the hooks reach Warden.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookRoute {
+    /// `warden hook --harness codex` decides in its own process.
+    Direct,
+    /// `warden hook --harness codex --server SOCKET` asks the resident service.
+    Server(PathBuf),
+}
+
+/// How to run `codex exec`.
+#[derive(Debug, Clone)]
+pub struct CodexRun {
+    /// `AGENTWARDEN_ENABLE_SUBAGENTS=true` in Codex's environment (and so its hooks').
+    pub kill_switch: bool,
+    /// The hard deadline.
+    pub timeout: Duration,
+    /// How the hooks reach Warden.
+    pub route: HookRoute,
+}
+
+impl Default for CodexRun {
+    fn default() -> CodexRun {
+        CodexRun { kill_switch: true, timeout: Duration::from_secs(90), route: HookRoute::Direct }
+    }
+}
+
+/// What a run left.
+#[derive(Debug)]
+pub struct CodexOutcome {
+    /// The exit code (`None`: killed).
+    pub exit: Option<i32>,
+    /// The `--json` events.
+    pub events: Vec<Value>,
+    /// Codex's stderr.
+    pub stderr: String,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// A project governed for Codex (see the module's doc).
+#[derive(Debug)]
+pub struct CodexProject {
+    dir: tempfile::TempDir,
+    /// The project's root (Codex's working directory).
+    pub root: PathBuf,
+    /// The binaries.
+    pub tools: CodexTools,
+}
+
+impl CodexProject {
+    /// A copy of `examples/codex`, `warden init codex`, committed, sealed and approved.
+    pub fn setup(tools: &CodexTools) -> CodexProject {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("project");
+        copy_dir(&workspace_root().join("examples/codex"), &root);
+        for sub in ["home", "tmp"] {
+            std::fs::create_dir_all(dir.path().join(sub)).expect("create home and tmp");
+        }
+        let project = CodexProject { dir, root, tools: tools.clone() };
+        // `init codex` adds Codex's files to the protected paths: before the seal covers them.
+        project.init(&HookRoute::Direct);
+        project.git(&["init", "-q"]);
+        project.git(&["add", "-A"]);
+        project.git(&["commit", "-q", "-m", "base"]);
+        project.warden_ok(&["seal", "--by", "alice"]);
+        project.warden_ok(&["approve", "--ref", APPROVAL_REF, "--by", "alice"]);
+        project
+    }
+
+    /// Codex's home.
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    /// Runs git in the project; panics if it fails.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = output_within(
+            Command::new("git")
+                .arg("-C")
+                .arg(&self.root)
+                .args(["-c", "user.name=warden-test", "-c", "user.email=test@agentwarden.invalid"])
+                .args(args),
+            HELPER_TIMEOUT,
+        );
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs `warden ARGS` in the project as a human would.
+    pub fn warden(&self, args: &[&str]) -> std::process::Output {
+        output_within(
+            Command::new(&self.tools.warden)
+                .args(args)
+                .current_dir(&self.root)
+                .env_remove("CLAUDECODE")
+                .env_remove("CODEX_THREAD_ID")
+                .env_remove("AGENTWARDEN_STORE")
+                .env_remove("AGENTWARDEN_ENABLE_SUBAGENTS"),
+            HELPER_TIMEOUT,
+        )
+    }
+
+    /// [`Self::warden`], which must succeed; returns stdout.
+    pub fn warden_ok(&self, args: &[&str]) -> String {
+        let out = self.warden(args);
+        assert!(
+            out.status.success(),
+            "warden {args:?} failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The audit events of one type.
+    pub fn audit_of(&self, event_type: &str) -> Vec<Value> {
+        self.warden_ok(&["audit", "log", "--json"])
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|e| e.get("event_type").and_then(Value::as_str) == Some(event_type))
+            .collect()
+    }
+
+    /// A file of the project, if it is there.
+    pub fn read(&self, relative: &str) -> Option<String> {
+        std::fs::read_to_string(self.root.join(relative)).ok()
+    }
+
+    /// `warden init codex` for `route`, as the guide says: the hooks in the project's
+    /// `.codex/config.toml`, the project trusted in Codex's home (a file of its own here, which
+    /// each run joins to its configuration).
+    pub fn init(&self, route: &HookRoute) {
+        let home = self.home();
+        let _ = std::fs::remove_file(home.join("config.toml"));
+        let warden = self.tools.warden.display().to_string();
+        let home_arg = home.display().to_string();
+        let mut args = vec!["init", "codex", "--warden", &warden, "--codex-home", &home_arg];
+        let socket;
+        if let HookRoute::Server(path) = route {
+            socket = path.display().to_string();
+            args.extend(["--server", &socket]);
+        }
+        self.warden_ok(&args);
+        std::fs::rename(home.join("config.toml"), home.join("trust.toml"))
+            .expect("init codex trusted the project");
+    }
+
+    /// Writes Codex's home for a run against `api` (see the module's doc).
+    fn write_home(&self, api: &FakeResponses, route: &HookRoute) {
+        let home = self.home();
+        let models = output_within(
+            Command::new(&self.tools.codex)
+                .args(["debug", "models"])
+                .env_clear()
+                .env("CODEX_HOME", &home)
+                .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into())),
+            HELPER_TIMEOUT,
+        );
+        let catalog: Value =
+            serde_json::from_slice(&models.stdout).expect("`codex debug models` prints JSON");
+        let mut entry = catalog
+            .get("models")
+            .and_then(Value::as_array)
+            .and_then(|models| models.iter().find(|m| m.get("slug").and_then(Value::as_str) == Some(MODEL)))
+            .cloned()
+            .unwrap_or_else(|| panic!("the pinned Codex's catalog has no `{MODEL}`"));
+        entry["multi_agent_version"] = "v1".into();
+        let catalog_file = home.join("catalog.json");
+        std::fs::write(&catalog_file, serde_json::json!({"models": [entry]}).to_string())
+            .expect("write catalog");
+        self.init(route);
+        let trust = std::fs::read_to_string(home.join("trust.toml")).expect("read the project's trust");
+        let config = format!(
+            "model = \"{MODEL}\"\nmodel_provider = \"fake\"\nmodel_catalog_json = {}\n\
+             approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n\n\
+             [features]\nmulti_agent = true\n\n\
+             [model_providers.fake]\nname = \"fake\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\
+             env_key = \"FAKE_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\n\
+             [agents]\nmax_depth = 3\n\n\
+             [agents.planner]\ndescription = \"Plans the change.\"\n\n\
+             [agents.coder]\ndescription = \"Writes the code.\"\n\n\
+             [agents.researcher]\ndescription = \"Reads and reports.\"\n\n{trust}",
+            toml_string(&catalog_file.display().to_string()),
+            api.url()
+        );
+        std::fs::write(home.join("config.toml"), config).expect("write Codex's config");
+    }
+
+    /// Runs `codex exec PROMPT` in the project against `api`.
+    pub fn run(&self, api: &FakeResponses, prompt: &str, options: &CodexRun) -> CodexOutcome {
+        self.write_home(api, &options.route);
+        let url = api.url();
+        let mut command = Command::new(&self.tools.codex);
+        command
+            .args(["exec", "--skip-git-repo-check", "--json", "--dangerously-bypass-hook-trust", prompt])
+            .current_dir(&self.root)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()))
+            .env("HOME", self.home())
+            .env("CODEX_HOME", self.home())
+            .env("TMPDIR", self.dir.path().join("tmp"))
+            .env("SHELL", "/bin/sh")
+            .env("FAKE_KEY", "dummy")
+            .env("HTTPS_PROXY", &url)
+            .env("HTTP_PROXY", &url)
+            .env("https_proxy", &url)
+            .env("http_proxy", &url)
+            .env("NO_PROXY", "127.0.0.1")
+            .env("no_proxy", "127.0.0.1");
+        if options.kill_switch {
+            command.env("AGENTWARDEN_ENABLE_SUBAGENTS", "true");
+        }
+        let started = Instant::now();
+        let out = output_within(&mut command, options.timeout);
+        CodexOutcome {
+            exit: out.status.code(),
+            events: String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            elapsed: started.elapsed(),
+        }
+    }
+}
+
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    let escaped: String = text
+        .chars()
+        .map(|c| match c {
+            '"' => "\\\"".to_owned(),
+            '\\' => "\\\\".to_owned(),
+            c if c.is_control() => format!("\\u{:04X}", u32::from(c)),
+            c => c.to_string(),
+        })
+        .collect();
+    format!("\"{escaped}\"")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read example dir") {
+        let entry = entry.expect("read example entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy example file");
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! The Codex real-client suite (issue 36): the real Codex CLI (the npm package pinned in
+//! `tests/codex/`), `codex exec` against a scripted fake of the Responses API on 127.0.0.1, in a
+//! project governed for Codex, its hooks `warden hook --harness codex` (this crate's build of
+//! `warden`). Run it with `cargo xtask codex` (it installs the CLI with `npm ci` when absent and
+//! runs these tests with `--ignored`); `cargo xtask ci` runs it as a step of its own.
+//!
+//! As the Claude Code suite (H-40): every test that needs the CLI is `#[ignore]`d, so a plain
+//! `cargo test` never runs it nor counts it as passed. What the client sends is written down in
+//! `docs/codex.md`.
+
+use std::time::Duration;
+
+use agentwarden_tests::claude_code::{HELPER_TIMEOUT, output_within, workspace_root};
+use agentwarden_tests::codex::{
+    APPROVAL_REF, CodexOutcome, CodexProject, CodexRun, CodexTools, FakeResponses, HookRoute, Item,
+    PINNED_VERSION, Script,
+};
+use serde_json::{Value, json};
+
+fn tools() -> CodexTools {
+    CodexTools::locate(env!("CARGO_BIN_EXE_warden-under-test")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn start(script: Script) -> FakeResponses {
+    FakeResponses::start(script).expect("start the fake Responses API")
+}
+
+fn finished(run: &CodexOutcome) {
+    assert_eq!(
+        run.exit,
+        Some(0),
+        "codex exec did not finish cleanly ({:?}); stderr:\n{}",
+        run.elapsed,
+        run.stderr
+    );
+}
+
+/// The decisions of the recorded events of `event_type`, in order.
+fn decisions(project: &CodexProject, event_type: &str) -> Vec<String> {
+    project.audit_of(event_type).iter().map(|e| payload(e, "decision").to_owned()).collect()
+}
+
+fn payload<'a>(event: &'a Value, field: &str) -> &'a str {
+    event.get("payload").and_then(|p| p.get(field)).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The output the model was shown for `call`, which must hold every one of `words`.
+fn shown(api: &FakeResponses, call: &str, words: &[&str]) -> String {
+    let output = api.output_of(call).unwrap_or_else(|| panic!("the model was shown no output for `{call}`"));
+    println!("{call}: {output}");
+    for word in words {
+        assert!(output.contains(word), "the output of `{call}` says `{word}`: {output}");
+    }
+    output
+}
+
+const ORIGINAL_Q4: &str = include_str!("../../examples/codex/okrs/q4.md");
+
+/// The main session spawns the planner and waits for it; the planner takes `turns`.
+fn through_the_planner(turns: Vec<Item>) -> Script {
+    Script::new()
+        .agent(
+            "MAINTASK",
+            vec![Item::spawn("call_spawn", "planner", "PLANTASK plan it"), Item::wait("call_wait")],
+        )
+        .agent("PLANTASK", turns)
+}
+
+// ----- the pinned client -------------------------------------------------------------------
+
+/// Not ignored: needs no CLI. The harness's version, the manifest and the lock agree.
+#[test]
+fn the_pinned_version_is_exact_and_locked() {
+    let dir = workspace_root().join("tests/codex");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).unwrap()).unwrap();
+    assert_eq!(manifest["dependencies"]["@openai/codex"], json!(PINNED_VERSION), "pin an exact version");
+    let lock: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package-lock.json")).unwrap()).unwrap();
+    assert_eq!(lock["packages"]["node_modules/@openai/codex"]["version"], json!(PINNED_VERSION));
+}
+
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn the_installed_client_is_the_pinned_version() {
+    let out = output_within(std::process::Command::new(tools().codex).arg("--version"), HELPER_TIMEOUT);
+    let version = String::from_utf8_lossy(&out.stdout);
+    assert!(version.trim().ends_with(PINNED_VERSION), "installed {version:?}, pinned {PINNED_VERSION}");
+}
+
+// ----- spawns ------------------------------------------------------------------------------
+
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn an_allowed_spawn_runs_the_subagent() {
+    let project = CodexProject::setup(&tools());
+    let api = start(through_the_planner(vec![Item::shell("call_echo", "echo planned")]));
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    assert!(api.ran("PLANTASK"), "the planner made no model call");
+    shown(&api, "call_echo", &["planned"]);
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    assert_eq!(spawns.len(), 1, "{spawns:?}");
+    assert_eq!((payload(&spawns[0], "decision"), payload(&spawns[0], "subagent_type")), ("allow", "planner"));
+    assert_eq!(payload(&spawns[0], "tool_use_id"), "call_spawn");
+    assert!(spawns[0].to_string().contains(APPROVAL_REF), "{}", spawns[0]);
+    assert_eq!(project.audit_of("subagent_started").len(), 1);
+}
+
+/// A spawn denied: the child never runs, and the model is told why.
+fn spawn_denied(project: &CodexProject, options: &CodexRun, why: &[&str]) {
+    let api = start(through_the_planner(vec![]));
+    let run = project.run(&api, "MAINTASK go", options);
+    finished(&run);
+    assert!(!api.ran("PLANTASK"), "the denied planner ran");
+    shown(&api, "call_spawn", why);
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    assert_eq!(spawns.len(), 1, "{spawns:?}");
+    assert_eq!(payload(&spawns[0], "decision"), "deny");
+    assert!(project.audit_of("subagent_started").is_empty());
+}
+
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn with_the_kill_switch_unset_the_spawn_is_denied() {
+    let project = CodexProject::setup(&tools());
+    spawn_denied(&project, &CodexRun { kill_switch: false, ..CodexRun::default() }, &["env_not_enabled"]);
+}
+
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn without_an_approval_the_spawn_is_denied() {
+    let project = CodexProject::setup(&tools());
+    project.warden_ok(&["revoke", "--ref", APPROVAL_REF, "--by", "alice"]);
+    spawn_denied(&project, &CodexRun::default(), &["no approval is active"]);
+}
+
+/// The planner's instruction file names a researcher, its manifest does not.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn a_spawn_the_lineage_refuses_is_denied() {
+    let project = CodexProject::setup(&tools());
+    let api = start(
+        through_the_planner(vec![Item::spawn("call_research", "researcher", "RESTASK look it up")])
+            .agent("RESTASK", vec![]),
+    );
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    assert!(api.ran("PLANTASK") && !api.ran("RESTASK"), "the planner ran, the researcher did not");
+    shown(&api, "call_research", &["lineage"]);
+    assert_eq!(decisions(&project, "subagent_spawn_evaluated"), ["allow", "deny"]);
+}
+
+// ----- tool calls --------------------------------------------------------------------------
+
+/// The planner's `git status` is no rule of its manifest's: denied; its `echo` runs.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn a_subagents_forbidden_shell_command_is_denied_while_its_allowed_one_runs() {
+    let project = CodexProject::setup(&tools());
+    let api = start(through_the_planner(vec![
+        Item::shell("call_git", "git status"),
+        Item::shell("call_echo", "echo still-here"),
+    ]));
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    shown(&api, "call_git", &["tool_not_allowed", "Bash(git status)"]);
+    shown(&api, "call_echo", &["still-here"]);
+    let calls = project.audit_of("tool_call_authorized");
+    assert_eq!(calls.len(), 2, "{calls:?}");
+}
+
+/// A write into `okrs/` through the shell (a redirect no rule grants) and through the patch
+/// tool (a protected path, from the main session too) is denied before it runs; a patch the
+/// planner's `Edit(src/**)` grants is applied.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn a_write_into_a_protected_path_through_the_shell_or_the_patch_tool_is_denied() {
+    let project = CodexProject::setup(&tools());
+    let q4_patch = "*** Begin Patch\n*** Update File: okrs/q4.md\n@@\n-Ship the Codex integration.\n+Nothing.\n*** End Patch\n";
+    let src_patch = "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-    42\n+    43\n*** End Patch\n";
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    Item::patch("call_main_patch", q4_patch),
+                    Item::spawn("call_spawn", "planner", "PLANTASK plan it"),
+                    Item::wait("call_wait"),
+                ],
+            )
+            .agent(
+                "PLANTASK",
+                vec![
+                    Item::shell("call_redirect", "echo gone > okrs/q4.md"),
+                    Item::patch("call_plan_patch", q4_patch),
+                    Item::patch("call_src_patch", src_patch),
+                ],
+            ),
+    );
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    shown(&api, "call_main_patch", &["okrs"]);
+    shown(&api, "call_redirect", &["tool_not_allowed"]);
+    shown(&api, "call_plan_patch", &["okrs"]);
+    assert_eq!(project.read("okrs/q4.md").as_deref(), Some(ORIGINAL_Q4), "okrs/ untouched");
+    assert!(project.read("src/lib.rs").is_some_and(|s| s.contains("43")), "the granted patch was applied");
+}
+
+/// The planner changes `okrs/q4.md` with a command its rules grant (`cp`): its stop is blocked,
+/// the file put back, and Codex goes on with the reason; the next stop passes.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn a_stop_after_a_protected_change_is_blocked_and_reverted() {
+    let project = CodexProject::setup(&tools());
+    let manifests = project.read("manifests.toml").unwrap().replace(
+        "tools = [\"Bash(echo:*)\", \"Edit(src/**)\", \"multi_agent_v1wait_agent\"]",
+        "tools = [\"Bash(echo:*)\", \"Bash(cp:*)\", \"Edit(src/**)\", \"multi_agent_v1wait_agent\"]",
+    );
+    std::fs::write(project.root.join("manifests.toml"), manifests).unwrap();
+    project.warden_ok(&["seal", "--by", "alice"]);
+    let api = start(through_the_planner(vec![
+        Item::shell("call_cp", "cp src/lib.rs okrs/q4.md"),
+        Item::Text("changed it".into()),
+        Item::Text("fixed".into()),
+    ]));
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    assert_eq!(project.read("okrs/q4.md").as_deref(), Some(ORIGINAL_Q4), "reverted");
+    assert_eq!(decisions(&project, "subagent_stopped"), ["deny", "allow"], "blocked once, then let go");
+    let told = api.user_texts_of("PLANTASK").join("\n");
+    assert!(told.contains("protected_path_changed") || told.contains("okrs"), "the planner was told: {told}");
+}
+
+/// The agent runs `warden approve` through its shell: by the name `warden`, the hook denies it
+/// before it runs (K-11); by a name the hook cannot tell (this suite's `warden-under-test`), it
+/// runs and refuses itself, `CODEX_THREAD_ID` being set (C-9). No approval is recorded.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn the_agent_trying_to_approve_itself_is_denied() {
+    let project = CodexProject::setup(&tools());
+    let bin = project.root.parent().unwrap().join("tmp/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(&project.tools.warden, bin.join("warden")).unwrap();
+    let named = format!("{} approve --ref SELF-1 --by agent", bin.join("warden").display());
+    let hidden = format!("{} approve --ref SELF-2 --by agent", project.tools.warden.display());
+    let api = start(
+        Script::new()
+            .agent("MAINTASK", vec![Item::shell("call_named", &named), Item::shell("call_hidden", &hidden)]),
+    );
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    shown(&api, "call_named", &["Agent Warden denied this", "approve"]);
+    shown(&api, "call_hidden", &["CODEX_THREAD_ID", "inside a Codex session"]);
+    let approvals = project.warden_ok(&["approvals", "--json"]);
+    assert!(!approvals.contains("SELF-"), "no approval was recorded: {approvals}");
+}
+
+// ----- the resident service ----------------------------------------------------------------
+
+/// `warden serve` answers Codex's hooks: the spawn allowed, the protected patch denied.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn the_resident_service_answers_codexs_hooks() {
+    let project = CodexProject::setup(&tools());
+    let socket = project.root.parent().unwrap().join("tmp/warden.sock");
+    let mut server = std::process::Command::new(&project.tools.warden)
+        .args(["serve", "--socket"])
+        .arg(&socket)
+        .current_dir(&project.root)
+        // V-4: the server's environment is the kill switch.
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start warden serve");
+    let ready = std::time::Instant::now();
+    while !socket.exists() && ready.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let q4_patch = "*** Begin Patch\n*** Delete File: okrs/q4.md\n*** End Patch\n";
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    Item::patch("call_main_patch", q4_patch),
+                    Item::spawn("call_spawn", "planner", "PLANTASK plan it"),
+                    Item::wait("call_wait"),
+                ],
+            )
+            .agent("PLANTASK", vec![Item::shell("call_echo", "echo served")]),
+    );
+    let run = project.run(
+        &api,
+        "MAINTASK go",
+        &CodexRun { route: HookRoute::Server(socket), ..CodexRun::default() },
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    finished(&run);
+    shown(&api, "call_main_patch", &["okrs"]);
+    assert_eq!(project.read("okrs/q4.md").as_deref(), Some(ORIGINAL_Q4));
+    shown(&api, "call_echo", &["served"]);
+    assert_eq!(decisions(&project, "subagent_spawn_evaluated"), ["allow"]);
+}
