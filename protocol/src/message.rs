@@ -47,6 +47,22 @@ pub enum HookDecision {
     Failed,
 }
 
+/// How a server's OpenTelemetry export goes (V-61): what `warden status` shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpanExport {
+    /// Where the spans go: the OTLP traces endpoint.
+    pub endpoint: String,
+    /// Spans the endpoint accepted.
+    pub exported: u64,
+    /// Spans dropped: the queue was full, or the endpoint did not accept them.
+    pub dropped: u64,
+    /// Spans waiting to be sent.
+    pub queued: u64,
+    /// Why the last export failed, while the last one failed.
+    pub last_error: Option<String>,
+}
+
 /// An answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -73,6 +89,11 @@ pub enum Answer {
         uptime_ms: u64,
         /// Requests answered so far (this one not counted).
         requests_served: u64,
+        /// The OpenTelemetry export, when the server exports (V-61): absent when it does not,
+        /// so a client that predates it still reads such a server's status; one that predates
+        /// it refuses the status of a server that exports (an unknown field, V-2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        export: Option<SpanExport>,
     },
     /// A command's answer, as the command gives it in direct mode (V-13).
     Run {
