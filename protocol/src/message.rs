@@ -47,7 +47,7 @@ pub enum HookDecision {
     Failed,
 }
 
-/// How a server's OpenTelemetry export goes (V-61): what `warden status` shows.
+/// How a server's OpenTelemetry export goes (V-61): what `warden status` shows (V-64).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpanExport {
@@ -89,7 +89,7 @@ pub enum Answer {
         uptime_ms: u64,
         /// Requests answered so far (this one not counted).
         requests_served: u64,
-        /// The OpenTelemetry export, when the server exports (V-61): absent when it does not,
+        /// The OpenTelemetry export, when the server exports (V-61, V-64): absent when it does not,
         /// so a client that predates it still reads such a server's status; one that predates
         /// it refuses the status of a server that exports (an unknown field, V-2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
