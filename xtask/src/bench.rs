@@ -357,6 +357,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     // `cargo xtask bench server`: only the resident service's rows (with direct mode beside).
     if args.first().map(String::as_str) == Some("server") {
         let bin = build_release()?;
+        // `cargo xtask bench server export`: only the export's rows (issue 39).
+        if args.get(1).map(String::as_str) == Some("export") {
+            return crate::bench_export::run(&bin.join("warden"), &bin);
+        }
         return crate::bench_server::run(&bin.join("warden"), &bin);
     }
     // `cargo xtask bench cedar`: only the domain gate against Cedar.
