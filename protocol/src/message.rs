@@ -119,3 +119,46 @@ impl Answer {
         Answer::Error { code, reason: reason.into() }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+
+    use super::*;
+
+    fn status(export: Option<SpanExport>) -> Answer {
+        Answer::Status {
+            pid: 1,
+            store: "s".into(),
+            head_seq: 2,
+            head_hash: "h".into(),
+            uptime_ms: 3,
+            requests_served: 4,
+            export,
+        }
+    }
+
+    /// V-64: a server that does not export sends the status of before (a client that predates
+    /// `export` reads it); one that does sends `export`; a status without it reads as no export.
+    #[test]
+    fn the_export_is_in_the_status_only_when_the_server_exports() {
+        let off = crate::encode(&status(None)).unwrap();
+        let text = String::from_utf8(off.get(4..).unwrap().to_vec()).unwrap();
+        assert!(!text.contains("export"), "{text}");
+        assert_eq!(crate::decode::<Answer>(off.get(4..).unwrap()).unwrap(), status(None));
+
+        let export = SpanExport {
+            endpoint: "http://127.0.0.1:4318/v1/traces".into(),
+            exported: 5,
+            dropped: 6,
+            queued: 7,
+            last_error: Some("refused".into()),
+        };
+        let on = crate::encode(&status(Some(export.clone()))).unwrap();
+        assert_eq!(crate::decode::<Answer>(on.get(4..).unwrap()).unwrap(), status(Some(export)));
+        let mut extra = serde_json::from_slice::<serde_json::Value>(on.get(4..).unwrap()).unwrap();
+        extra["export"]["more"] = 1.into();
+        let refused = crate::decode::<Answer>(&serde_json::to_vec(&extra).unwrap()).unwrap_err();
+        assert_eq!(refused.code, Code::FrameInvalid, "a field more in `export` is refused (V-2)");
+    }
+}

@@ -43,6 +43,11 @@
 //! other file at the path is refused, never removed. SIGTERM or SIGINT: no new connection is
 //! accepted, the requests in flight are answered (within the drain timeout), idle connections
 //! are closed, the socket is removed, exit 0.
+//!
+//! V-60 … V-64 (feature `otel`): when the server's environment names an OTLP endpoint, every
+//! decision it records is exported as an OpenTelemetry span, from the event once it is durable,
+//! without ever delaying or changing the decision (`telemetry`); `status` counts what was sent
+//! and dropped.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

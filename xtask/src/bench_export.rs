@@ -19,8 +19,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::bench_server::{
-    KILL_SWITCH, Server, bash_event, decisions, hook_output, row, spawn_event, subagent_read_event, track_planner,
-    write_input,
+    KILL_SWITCH, Server, bash_event, decisions, hook_output, row, spawn_event, subagent_read_event,
+    track_planner, write_input,
 };
 use crate::measure::{WholeProcess, time_warden};
 
@@ -141,7 +141,9 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     off.stop();
     on.stop();
 
-    println!("\nThe OpenTelemetry export (issue 39), on against off in one run (medians of {ROUNDS} rounds)\n");
+    println!(
+        "\nThe OpenTelemetry export (issue 39), on against off in one run (medians of {ROUNDS} rounds)\n"
+    );
     println!("{:<58} {:>16} {:>26}  verdict", "measurement", "export on", "export off / target");
     let compare = |what: &str, unit: &str, on: Option<f64>, off: Option<f64>| match (on, off) {
         (Some(on), Some(off)) => row(
