@@ -25,7 +25,7 @@ use crate::bench_server::{
 use crate::measure::{WholeProcess, time_warden};
 
 /// Rounds of each measurement, alternating export off and on.
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 /// Decisions per round of the per-decision row.
 const DECISIONS: u64 = 3_000;
 /// The target: export on within 5 % of export off.
