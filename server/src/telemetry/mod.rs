@@ -39,6 +39,9 @@ pub(crate) const QUEUE: usize = 4096;
 /// The most spans one export request carries.
 const BATCH: usize = 512;
 
+/// How long, by default, the exporter gathers spans into one request after the first (V-61).
+const DELAY: Duration = Duration::from_millis(500);
+
 /// The event types that become spans: the decisions (V-62).
 const DECISIONS: &[&str] = &[
     "subagent_spawn_evaluated",
@@ -173,10 +176,11 @@ pub(crate) fn start(warden: Warden, store: &str) -> Result<(Warden, Option<Telem
     let (stop, stopped) = oneshot::channel();
     let (finished, done) = std::sync::mpsc::channel();
     let lineage = Lineage::new(store.to_owned());
+    let delay = batch_delay(|name| std::env::var(name).ok());
     std::thread::Builder::new()
         .name("otel-export".into())
         .spawn(move || {
-            runtime.block_on(export(events, exporter, lineage, counters, stopped));
+            runtime.block_on(export(events, exporter, lineage, counters, stopped, delay));
             let _ = finished.send(());
         })
         .map_err(|e| format!("cannot start the exporter: {e}"))?;
@@ -184,6 +188,14 @@ pub(crate) fn start(warden: Warden, store: &str) -> Result<(Warden, Option<Telem
     let tapped =
         warden.with_event_store(Arc::new(Tap::new(Arc::clone(warden.event_store()), Arc::clone(&queue))));
     Ok((tapped, Some(Telemetry { endpoint, queue, stop: Mutex::new(Some(stop)), done: Mutex::new(done) })))
+}
+
+/// How long the exporter gathers spans into one request (V-61): `OTEL_BSP_SCHEDULE_DELAY`
+/// milliseconds, the batch processor's standard variable, else [`DELAY`]; at most a minute.
+fn batch_delay(var: impl Fn(&str) -> Option<String>) -> Duration {
+    var("OTEL_BSP_SCHEDULE_DELAY")
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .map_or(DELAY, |ms| Duration::from_millis(ms.min(60_000)))
 }
 
 /// The service's resource: the variables' (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`),
@@ -231,17 +243,33 @@ async fn export(
     mut lineage: Lineage,
     counters: Arc<Counters>,
     mut stop: oneshot::Receiver<Instant>,
+    delay: Duration,
 ) {
     let mut buffer = Vec::with_capacity(BATCH);
-    let deadline = loop {
+    // Set once the stop came (or every sender is gone): its deadline.
+    let mut stopped = None;
+    while stopped.is_none() {
         tokio::select! {
             biased;
-            at = &mut stop => break at.unwrap_or_else(|_| Instant::now()),
-            n = events.recv_many(&mut buffer, BATCH) => if n == 0 { break Instant::now() },
+            at = &mut stop => stopped = Some(at.unwrap_or_else(|_| Instant::now())),
+            n = events.recv_many(&mut buffer, BATCH) => if n == 0 { stopped = Some(Instant::now()) },
+        }
+        // One request per batch: what arrives within the delay after the first event, at most
+        // [`BATCH`] events (a request per group would cost the machine more than the spans).
+        let flush = tokio::time::Instant::now() + delay;
+        while stopped.is_none() && !buffer.is_empty() && buffer.len() < BATCH {
+            let room = BATCH - buffer.len();
+            tokio::select! {
+                biased;
+                at = &mut stop => stopped = Some(at.unwrap_or_else(|_| Instant::now())),
+                () = tokio::time::sleep_until(flush) => break,
+                n = events.recv_many(&mut buffer, room) => if n == 0 { stopped = Some(Instant::now()) },
+            }
         }
         let spans = derive(&mut lineage, buffer.drain(..));
-        send(&exporter, &counters, spans, None).await;
-    };
+        send(&exporter, &counters, spans, stopped).await;
+    }
+    let deadline = stopped.unwrap_or_else(Instant::now);
     events.close();
     let mut late = false;
     loop {

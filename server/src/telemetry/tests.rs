@@ -199,3 +199,18 @@ fn the_envelope_of_a_recorded_draft_is_its_event_at_its_seq() {
     assert_eq!(rebuilt.payload.get(), r#"{"message":"hello"}"#);
     assert!(envelope(&Recorded { seq: 0, draft: note("x") }).is_none(), "no event at seq 0");
 }
+
+/// V-61: the delay a batch gathers for is the batch processor's standard variable, bounded.
+#[test]
+fn the_batch_delay_is_the_standard_variable_bounded() {
+    let rows: [(Option<&str>, u64, &str); 4] = [
+        (None, 500, "the default"),
+        (Some("2000"), 2000, "as set"),
+        (Some("soon"), 500, "not a number: the default"),
+        (Some("999999999"), 60_000, "at most a minute"),
+    ];
+    for (value, millis, why) in rows {
+        let delay = batch_delay(|_| value.map(str::to_owned));
+        assert_eq!(delay, Duration::from_millis(millis), "{why}");
+    }
+}
