@@ -25,9 +25,9 @@ use crate::bench_server::{
 use crate::measure::{WholeProcess, time_warden};
 
 /// Rounds of each measurement, alternating export off and on.
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 11;
 /// Decisions per round of the per-decision row.
-const DECISIONS: u64 = 3_000;
+const DECISIONS: u64 = 2_000;
 /// The target: export on within 5 % of export off.
 const WITHIN: f64 = 1.05;
 
