@@ -122,8 +122,6 @@ impl Answer {
 
 #[cfg(test)]
 mod tests {
-    #![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
-
     use super::*;
 
     fn status(export: Option<SpanExport>) -> Answer {

@@ -30,6 +30,7 @@ use opentelemetry::{InstrumentationScope, KeyValue};
 use opentelemetry_sdk::trace::{SpanData, SpanEvents, SpanLinks};
 
 use agentwarden_domain::audit::{AuditEvent, Envelope, Timestamp};
+use agentwarden_domain::code::Code;
 use agentwarden_domain::verdict::Decision;
 
 /// How many spawns and agents the lineage remembers (each): past it the oldest are forgotten,
@@ -134,10 +135,9 @@ impl Lineage {
                 (other.event_type().to_owned(), None)
             }
         };
-        let explained = agentwarden_domain::audit::explain(envelope, &event);
-        let decision = explained.decision.or_else(|| event.decision())?;
-        let failure = explained.checks.iter().find(|c| !c.passed);
-        let code = failure.and_then(|f| f.code.as_ref()).map(ToString::to_string);
+        let decision = event.decision()?;
+        let failure = failure(&event);
+        let code = failure.map(|(code, _)| code.to_string());
         if let Some(session) = session {
             put(&mut attributes, "gen_ai.conversation.id", session);
         }
@@ -147,9 +147,9 @@ impl Lineage {
             put(&mut attributes, "warden.code", code);
         }
         if decision == Decision::Deny
-            && let Some(failure) = failure
+            && let Some((_, reason)) = failure
         {
-            put(&mut attributes, "warden.reason", truncated(&failure.reason, REASON_MAX));
+            put(&mut attributes, "warden.reason", truncated(reason, REASON_MAX));
         }
         attributes.push(KeyValue::new("warden.audit.seq", i64::try_from(envelope.seq).unwrap_or(i64::MAX)));
         let parent = caller.and_then(|agent| self.agents.get(&key(&agent))).unwrap_or(SpanId::INVALID);
@@ -212,6 +212,24 @@ impl Lineage {
             hasher.update(part.as_bytes());
         }
         *hasher.finalize().as_bytes()
+    }
+}
+
+/// The first failure a decision event records: its code and reason.
+fn failure(event: &AuditEvent) -> Option<(&Code, &str)> {
+    match event {
+        AuditEvent::SpawnEvaluated(e) => e.first_failure.as_ref().map(|f| (&f.code, f.reason.as_str())),
+        AuditEvent::HookToolEvaluated(e) => e.failure.as_ref().map(|f| (&f.code, f.reason.as_str())),
+        AuditEvent::SubagentStopped(e) => e.failures.first().map(|f| (&f.code, f.reason.as_str())),
+        AuditEvent::ConfigChangeBlocked(e) => Some((&e.failure.code, e.failure.reason.as_str())),
+        AuditEvent::ToolCallAuthorized(e) => {
+            e.authorization.first_failure.as_ref().map(|f| (&f.code, f.reason.as_ref()))
+        }
+        AuditEvent::DelegationEvaluated(e) => e.first_failure.as_ref().map(|f| (&f.code, f.reason.as_ref())),
+        AuditEvent::LineageChecked(e) => {
+            e.result.verdict.code().map(|c| (c, e.result.verdict.reason().as_ref()))
+        }
+        _ => None,
     }
 }
 
