@@ -372,6 +372,13 @@ impl Warden {
         Warden { files, config: Arc::new(config), ..self.clone() }
     }
 
+    /// The same Warden recording into `store`: a decorator of its own event store that passes
+    /// every call on unchanged, such as the resident service's telemetry tap (V-60), which sees
+    /// what is appended and when it is durable. Another log would not match the records cache.
+    pub fn with_event_store(&self, store: Arc<dyn EventStore>) -> Warden {
+        Warden { store, ..self.clone() }
+    }
+
     /// The same Warden, recording as another actor.
     pub fn with_actor(&self, actor: Actor) -> Warden {
         Warden { actor, ..self.clone() }

@@ -90,20 +90,34 @@ pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failur
     };
     let answer = exchange(&socket, uid, &Request::Status {}, Duration::from_millis(args.timeout_ms))
         .map_err(Failure::no)?;
-    let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served } = answer else {
+    let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served, export } = answer
+    else {
         return Err(Failure::no(format!("server_answer_invalid: not a status answer: {answer:?}")));
     };
     if args.json {
         let object = serde_json::json!({
             "answering": true, "socket": socket, "pid": pid, "store": store,
             "head": {"seq": head_seq, "hash": head_hash}, "uptime_ms": uptime_ms,
-            "requests_served": requests_served,
+            "requests_served": requests_served, "export": export,
         });
         writeln!(out, "{object}")?;
     } else {
         writeln!(out, "server at {} answers (pid {pid})", socket.display())?;
         writeln!(out, "store: {store}, head seq {head_seq} ({head_hash})")?;
         writeln!(out, "uptime: {} s, requests served: {requests_served}", uptime_ms / 1000)?;
+        // V-61: the spans dropped are counted and shown.
+        match export {
+            None => writeln!(out, "export: off")?,
+            Some(e) => {
+                let failing =
+                    e.last_error.map(|why| format!("; last export failed: {why}")).unwrap_or_default();
+                writeln!(
+                    out,
+                    "export: spans to {}: {} exported, {} dropped, {} queued{failing}",
+                    e.endpoint, e.exported, e.dropped, e.queued
+                )?;
+            }
+        }
     }
     Ok(EXIT_OK)
 }

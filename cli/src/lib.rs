@@ -129,7 +129,8 @@ enum Command {
     /// and `warden status` over a Unix domain socket (`docs/server-protocol.md`). SIGTERM drains
     /// and exits 0.
     Serve(serve::ServeArgs),
-    /// Whether the resident service answers: its store's head, uptime and requests served.
+    /// Whether the resident service answers: its store's head, uptime, requests served and its
+    /// span export's counts (V-61).
     /// Exit 0 when it answers, 1 when it does not.
     Status(client::StatusArgs),
     /// Print the shell completion script for bash, zsh or fish (generated from this command

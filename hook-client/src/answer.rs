@@ -82,6 +82,7 @@ mod tests {
                     head_hash: String::new(),
                     uptime_ms: 0,
                     requests_served: 0,
+                    export: None,
                 },
                 "a status",
             ),

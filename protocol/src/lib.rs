@@ -25,5 +25,5 @@ mod question;
 
 pub use client::{exchange, peer_uid};
 pub use frame::{FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking};
-pub use message::{Answer, HookDecision, Request};
+pub use message::{Answer, HookDecision, Request, SpanExport};
 pub use question::{AbsolutePath, ListedApproval, Outcome, Question};

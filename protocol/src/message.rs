@@ -54,6 +54,22 @@ pub enum HookDecision {
     Failed,
 }
 
+/// How a server's OpenTelemetry export goes (V-61): what `warden status` shows (V-64).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpanExport {
+    /// Where the spans go: the OTLP traces endpoint.
+    pub endpoint: String,
+    /// Spans the endpoint accepted.
+    pub exported: u64,
+    /// Spans dropped: the queue was full, or the endpoint did not accept them.
+    pub dropped: u64,
+    /// Spans waiting to be sent.
+    pub queued: u64,
+    /// Why the last export failed, while the last one failed.
+    pub last_error: Option<String>,
+}
+
 /// An answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -80,6 +96,11 @@ pub enum Answer {
         uptime_ms: u64,
         /// Requests answered so far (this one not counted).
         requests_served: u64,
+        /// The OpenTelemetry export, when the server exports (V-61, V-64): absent when it does not,
+        /// so a client that predates it still reads such a server's status; one that predates
+        /// it refuses the status of a server that exports (an unknown field, V-2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        export: Option<SpanExport>,
     },
     /// A decision command's outcome (V-54): the client renders it as direct mode does.
     Decided {
@@ -99,5 +120,46 @@ impl Answer {
     /// An `error` answer.
     pub fn error(code: Code, reason: impl Into<String>) -> Answer {
         Answer::Error { code, reason: reason.into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(export: Option<SpanExport>) -> Answer {
+        Answer::Status {
+            pid: 1,
+            store: "s".into(),
+            head_seq: 2,
+            head_hash: "h".into(),
+            uptime_ms: 3,
+            requests_served: 4,
+            export,
+        }
+    }
+
+    /// V-64: a server that does not export sends the status of before (a client that predates
+    /// `export` reads it); one that does sends `export`; a status without it reads as no export.
+    #[test]
+    fn the_export_is_in_the_status_only_when_the_server_exports() {
+        let off = crate::encode(&status(None)).unwrap();
+        let text = String::from_utf8(off.get(4..).unwrap().to_vec()).unwrap();
+        assert!(!text.contains("export"), "{text}");
+        assert_eq!(crate::decode::<Answer>(off.get(4..).unwrap()).unwrap(), status(None));
+
+        let export = SpanExport {
+            endpoint: "http://127.0.0.1:4318/v1/traces".into(),
+            exported: 5,
+            dropped: 6,
+            queued: 7,
+            last_error: Some("refused".into()),
+        };
+        let on = crate::encode(&status(Some(export.clone()))).unwrap();
+        assert_eq!(crate::decode::<Answer>(on.get(4..).unwrap()).unwrap(), status(Some(export)));
+        let mut extra = serde_json::from_slice::<serde_json::Value>(on.get(4..).unwrap()).unwrap();
+        extra["export"]["more"] = 1.into();
+        let refused = crate::decode::<Answer>(&serde_json::to_vec(&extra).unwrap()).unwrap_err();
+        assert_eq!(refused.code, Code::FrameInvalid, "a field more in `export` is refused (V-2)");
     }
 }

@@ -43,6 +43,11 @@
 //! other file at the path is refused, never removed. SIGTERM or SIGINT: no new connection is
 //! accepted, the requests in flight are answered (within the drain timeout), idle connections
 //! are closed, the socket is removed, exit 0.
+//!
+//! V-60 … V-64 (feature `otel`): when the server's environment names an OTLP endpoint, every
+//! decision it records is exported as an OpenTelemetry span, from the event once it is durable,
+//! without ever delaying or changing the decision (`telemetry`); `status` counts what was sent
+//! and dropped.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -66,6 +71,8 @@ mod decider;
 mod frames;
 mod harnesses;
 mod socket;
+#[cfg(feature = "otel")]
+mod telemetry;
 
 use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
 pub use commands::{Checked, Unanswered, checked, decide};
@@ -112,6 +119,9 @@ struct Server {
     timeout: Duration,
     /// How long a connection may take to send a complete request (V-51).
     read_timeout: Duration,
+    /// The OpenTelemetry export, when the environment asks for it (V-60).
+    #[cfg(feature = "otel")]
+    telemetry: Option<telemetry::Telemetry>,
 }
 
 /// The canonical path of the configuration `path` names (or the project's, found from the
@@ -163,6 +173,9 @@ where
     let socket = home.join(socket);
     let _lock = socket::lock(&socket)?;
     let (warden, location) = open_store(config, &home)?;
+    // V-60: with export asked for, every Warden below records through the tap (V-62).
+    #[cfg(feature = "otel")]
+    let (warden, telemetry) = telemetry::start(warden, &location.describe())?;
     // K-15: a resident Warden folds its records from the log itself, never from the saved
     // projection (which a process that can write the state store could have forged). V-33:
     // done (and saved) before the socket is bound, so that the first request does not fold
@@ -199,6 +212,8 @@ where
         served: AtomicU64::new(0),
         timeout: options.request_timeout,
         read_timeout: options.read_timeout,
+        #[cfg(feature = "otel")]
+        telemetry,
     });
     tracing::info!(socket = %socket.display(), store = %server.location.describe(), "serving");
     writeln!(out, "serving on {}", socket.display())?;
@@ -253,9 +268,19 @@ where
         tracing::warn!("the drain timeout passed with requests still in flight");
     }
     decider::save_records(&server.deferring).await;
+    #[cfg(feature = "otel")]
+    if let Some(telemetry) = &server.telemetry {
+        // V-61: the spans still queued get one export, bounded as the drain is.
+        let last = telemetry.stop(options.drain_timeout.min(EXPORT_AT_STOP));
+        tracing::info!(exported = last.exported, dropped = last.dropped, "the span export stopped");
+    }
     tracing::info!(served = server.served.load(Ordering::Relaxed), "stopped");
     Ok(())
 }
+
+/// The longest the stop waits for the spans still queued (V-61).
+#[cfg(feature = "otel")]
+const EXPORT_AT_STOP: Duration = Duration::from_secs(5);
 
 /// Serves one connection: requests one after another until the client closes it, or a frame
 /// cannot be read (an error answer first when there is someone to answer).
@@ -410,8 +435,20 @@ async fn status(server: &Server) -> Answer {
             head_hash: head.hash.to_string(),
             uptime_ms: u64::try_from(server.started.elapsed().as_millis()).unwrap_or(u64::MAX),
             requests_served: server.served.load(Ordering::Relaxed),
+            export: export_status(server),
         },
         Err(e) => Answer::error(e.code(), format!("the store cannot be read: {e}")),
+    }
+}
+
+/// The export's counts for `warden status` (V-61); `None` when the server does not export.
+fn export_status(server: &Server) -> Option<agentwarden_protocol::SpanExport> {
+    #[cfg(feature = "otel")]
+    return server.telemetry.as_ref().map(telemetry::Telemetry::status);
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = server;
+        None
     }
 }
 

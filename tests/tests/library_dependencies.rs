@@ -54,3 +54,21 @@ fn the_command_line_crate_has_them_all() {
         assert!(cli.contains(*name), "agentwarden-cli lacks {name}: the check would read nothing");
     }
 }
+
+/// V-60: the OpenTelemetry export is the server's `otel` feature: a consumer of the server
+/// library does not build it; the `warden` command line turns it on by default.
+#[test]
+fn the_export_is_the_servers_otel_feature_and_the_command_lines_default() {
+    const OTEL: [&str; 3] = ["opentelemetry", "opentelemetry_sdk", "opentelemetry-otlp"];
+    let server = tree("agentwarden-server", &[]);
+    let exporting = tree("agentwarden-server", &["--features", "otel"]);
+    let cli = tree("agentwarden-cli", &[]);
+    for name in OTEL {
+        assert!(!server.contains(name), "agentwarden-server (default features) depends on {name}");
+        assert!(exporting.contains(name), "agentwarden-server --features otel lacks {name}");
+        assert!(cli.contains(name), "agentwarden-cli (default features) lacks {name}");
+    }
+    for name in ["tonic", "reqwest"] {
+        assert!(!cli.contains(name), "the export pulls {name}: OTLP/HTTP with hyper's client is lighter");
+    }
+}

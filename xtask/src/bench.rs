@@ -357,7 +357,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     // `cargo xtask bench server`: only the resident service's rows (with direct mode beside).
     if args.first().map(String::as_str) == Some("server") {
         let bin = build_release()?;
-        return crate::bench_server::run(&bin.join("warden"), &bin);
+        // `cargo xtask bench server export`: only the export's rows (issue 39).
+        if args.get(1).map(String::as_str) == Some("export") {
+            return crate::bench_export::run(&bin.join("warden"), &bin);
+        }
+        crate::bench_server::run(&bin.join("warden"), &bin)?;
+        // Issue 39: the OpenTelemetry export on and off, in the same run.
+        return crate::bench_export::run(&bin.join("warden"), &bin);
     }
     // `cargo xtask bench cedar`: only the domain gate against Cedar.
     if args.first().map(String::as_str) == Some("cedar") {
@@ -508,6 +514,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     print_peaks(&peaks);
     crate::bench_server::run(&warden, &bin)?;
+    crate::bench_export::run(&warden, &bin)?;
     // The Cedar comparison closes a whole run (issue 20: side by side in one run); a run
     // filtered to some benches leaves it out rather than build Cedar for nothing.
     if args.is_empty() { crate::bench_cedar::run(&[]) } else { Ok(()) }

@@ -42,15 +42,15 @@ use std::time::{Duration, Instant};
 
 use crate::measure::{WholeProcess, exec, target_dir, time_warden};
 
-const CONFIG: &str = "examples/claude-code/agentwarden.toml";
+pub(crate) const CONFIG: &str = "examples/claude-code/agentwarden.toml";
 const SPAWN: &str = "examples/claude-code/events/pre-task-main-planner.json";
 const START: &str = "examples/claude-code/events/start-planner.json";
-const KILL_SWITCH: (&str, &str) = ("AGENTWARDEN_ENABLE_SUBAGENTS", "true");
+pub(crate) const KILL_SWITCH: (&str, &str) = ("AGENTWARDEN_ENABLE_SUBAGENTS", "true");
 
 /// A `warden serve` on a store of its own, stopped (SIGTERM, then SIGKILL) when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    socket: PathBuf,
+    pub(crate) socket: PathBuf,
     store: PathBuf,
 }
 
@@ -58,6 +58,17 @@ impl Server {
     /// A sealed and approved store of `events` events (0: empty) in `target/bench-serve-NAME`,
     /// and a server on it.
     fn start(warden: &Path, bin: &Path, name: &str, events: u64) -> Result<Server, String> {
+        Server::start_with(warden, bin, name, events, &[])
+    }
+
+    /// [`Server::start`] with the variables `env` set for the server (the export's, issue 39).
+    pub(crate) fn start_with(
+        warden: &Path,
+        bin: &Path,
+        name: &str,
+        events: u64,
+        env: &[(&str, &str)],
+    ) -> Result<Server, String> {
         let dir = target_dir().join(format!("bench-serve-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -80,6 +91,9 @@ impl Server {
             .arg(&socket)
             .env(KILL_SWITCH.0, KILL_SWITCH.1)
             .env_remove("CLAUDECODE")
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -103,7 +117,7 @@ impl Server {
         Ok(server)
     }
 
-    fn hook_args(&self) -> Vec<String> {
+    pub(crate) fn hook_args(&self) -> Vec<String> {
         ["hook", "--config", CONFIG, "--server", &self.socket.to_string_lossy()].map(str::to_owned).to_vec()
     }
 
@@ -122,7 +136,7 @@ impl Server {
     }
 
     /// SIGTERM (the server drains and exits), then SIGKILL if it has not within 10 s.
-    fn stop(mut self) {
+    pub(crate) fn stop(mut self) {
         let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(10) {
@@ -146,7 +160,7 @@ impl Drop for Server {
 }
 
 /// The spawn event with its own tool-use id (every spawn is its own decision) in `session`.
-fn spawn_event(n: u64, session: &str) -> Result<String, String> {
+pub(crate) fn spawn_event(n: u64, session: &str) -> Result<String, String> {
     let text = std::fs::read_to_string(SPAWN).map_err(|e| format!("{SPAWN}: {e}"))?;
     Ok(text.replace("toolu_01", &format!("toolu_b{n}")).replace("demo-session", session))
 }
@@ -159,7 +173,7 @@ fn start_planner(session: &str) -> Result<String, String> {
 
 /// A `Read` by the planner of `session` (issue 24): its call goes through the three tool-rule
 /// layers and is recorded as `tool_call_authorized`.
-fn subagent_read_event(session: &str) -> Result<String, String> {
+pub(crate) fn subagent_read_event(session: &str) -> Result<String, String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     Ok(format!(
         r#"{{"session_id":"{session}","hook_event_name":"PreToolUse","cwd":"{}","tool_name":"Read","tool_use_id":"toolu_read","agent_id":"agent-planner-1","agent_type":"planner","tool_input":{{"file_path":"README.md"}}}}"#,
@@ -169,7 +183,7 @@ fn subagent_read_event(session: &str) -> Result<String, String> {
 
 /// Makes the planner a tracked subagent of `session`: its spawn and its start, through `hook`
 /// with `args`; then checks that its `Read` is allowed (no deny).
-fn track_planner(hook: &Path, args: &[String], session: &str) -> Result<(), String> {
+pub(crate) fn track_planner(hook: &Path, args: &[String], session: &str) -> Result<(), String> {
     hook_output(hook, args, &spawn_event(7, session)?)?;
     hook_output(hook, args, &start_planner(session)?)?;
     let out = hook_output(hook, args, &subagent_read_event(session)?)?;
@@ -198,7 +212,7 @@ fn authorized_calls(warden: &Path, store: &Path) -> Result<usize, String> {
 }
 
 /// A `Bash` call from the main session of `session`, which nothing governs.
-fn bash_event(session: &str) -> Result<String, String> {
+pub(crate) fn bash_event(session: &str) -> Result<String, String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     Ok(format!(
         r#"{{"session_id":"{session}","hook_event_name":"PreToolUse","cwd":"{}","tool_name":"Bash","tool_use_id":"toolu_bash","tool_input":{{"command":"ls"}}}}"#,
@@ -206,14 +220,14 @@ fn bash_event(session: &str) -> Result<String, String> {
     ))
 }
 
-fn write_input(name: &str, text: &str) -> Result<String, String> {
+pub(crate) fn write_input(name: &str, text: &str) -> Result<String, String> {
     let path = target_dir().join(format!("bench-serve-{name}.json"));
     std::fs::write(&path, text).map_err(|e| e.to_string())?;
     Ok(path.to_string_lossy().into_owned())
 }
 
 /// One whole-process `warden hook` with `input` on stdin: its stdout, or why it failed.
-fn hook_output(warden: &Path, args: &[String], input: &str) -> Result<String, String> {
+pub(crate) fn hook_output(warden: &Path, args: &[String], input: &str) -> Result<String, String> {
     let out = hook_exit(warden, args, input)?;
     if !out.status.success() {
         return Err(format!("warden hook exited {}: {}", out.status, String::from_utf8_lossy(&out.stderr)));
@@ -409,7 +423,7 @@ fn json_string(text: &str) -> String {
 
 /// Sends `count` spawn decisions (numbered from `first`) as frames over `connections`
 /// persistent connections; fails on the first answer that is not an allow.
-fn decisions(server: &Server, first: u64, count: u64, connections: u64) -> Result<(), String> {
+pub(crate) fn decisions(server: &Server, first: u64, count: u64, connections: u64) -> Result<(), String> {
     let config = std::fs::canonicalize(CONFIG).map_err(|e| e.to_string())?;
     let config = json_string(&config.to_string_lossy());
     let threads: Vec<_> = (0..connections)
@@ -507,7 +521,7 @@ fn probe_row(text: &str, appended: u64) -> Result<(u64, u64), String> {
 }
 
 /// One row of the table: what, ours, the baseline or target, the verdict.
-fn row(what: &str, ours: &str, against: &str, pass: Option<bool>) {
+pub(crate) fn row(what: &str, ours: &str, against: &str, pass: Option<bool>) {
     let verdict = match pass {
         Some(true) => "PASS",
         Some(false) => "MISS",
@@ -555,11 +569,11 @@ fn cpu_rows(crowd: &str, cpu: &CrowdCpu) {
     );
 }
 
-fn ms(result: &Result<(f64, &'static str), String>) -> Option<f64> {
+pub(crate) fn ms(result: &Result<(f64, &'static str), String>) -> Option<f64> {
     result.as_ref().ok().map(|(ms, _)| *ms)
 }
 
-fn show(result: &Result<(f64, &'static str), String>) -> String {
+pub(crate) fn show(result: &Result<(f64, &'static str), String>) -> String {
     match result {
         Ok((ms, _)) => format!("{ms:.2} ms"),
         Err(e) => format!("not measured: {e}"),

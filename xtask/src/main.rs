@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_cedar;
+mod bench_export;
 mod bench_server;
 mod ci;
 mod claude_code;
@@ -30,7 +31,8 @@ const USAGE: &str =
           commands and guides, relative links, docs with warnings denied, the public API's
           snapshots, the CLI reference, benches compiled, cargo deny
   bench   run the criterion benches and print one summary table; `bench server`: only the
-          resident service's rows, beside direct mode; `bench cedar`: only the domain gate
+          resident service's rows, beside direct mode, and the OpenTelemetry export on and
+          off (`bench server export`: only those); `bench cedar`: only the domain gate
           against Cedar's is_authorized on the same policy (xtask/cedar-bench, its own lock)
   codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
   public-api [--bless]  check the library crates' public API against docs/public-api/ (fails
