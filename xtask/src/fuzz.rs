@@ -7,7 +7,7 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 16] = [
+const TARGETS: [&str; 17] = [
     "hook_input",
     "gate_request",
     "instruction_file",
@@ -24,6 +24,7 @@ const TARGETS: [&str; 16] = [
     "archive_segment",
     "server_frame",
     "signed_note",
+    "tlog_proof",
 ];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
