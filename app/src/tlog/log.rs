@@ -67,9 +67,9 @@ impl Warden {
     /// The inclusion proof of event `seq` in the tree of the first `size` events.
     pub async fn inclusion_proof(&self, seq: u64, size: u64) -> Result<InclusionProof, TlogError> {
         let index =
-            seq.checked_sub(1).ok_or_else(|| TlogError::ProofMalformed("there is no event 0".into()))?;
+            seq.checked_sub(1).ok_or_else(|| TlogError::ProofInvalid("there is no event 0".into()))?;
         let ranges = inclusion_ranges(index, size)
-            .map_err(|e| TlogError::ProofMalformed(format!("event {seq}: {e}")))?;
+            .map_err(|_| TlogError::ProofInvalid(format!("event {seq} is not in a tree of {size} events")))?;
         let Some(record) = self
             .store
             .read(seq, 1)
@@ -79,7 +79,7 @@ impl Warden {
             .next()
             .filter(|r| r.seq == seq)
         else {
-            return Err(TlogError::ProofMalformed(format!("there is no event {seq}")));
+            return Err(TlogError::ProofInvalid(format!("there is no event {seq}")));
         };
         let event = String::from_utf8(record.body).map_err(|_| {
             WardenError::Store(StoreError::Corrupt { seq, why: "the body is not UTF-8".into() })
@@ -93,6 +93,12 @@ impl Warden {
         }
         let hashes = self.range_hashes(&ranges).await?;
         Ok(InclusionProof { seq, size, event, hashes })
+    }
+
+    /// The consistency proof from the tree of the first `old` events to that of the first `new`.
+    pub async fn consistency_proof(&self, old: u64, new: u64) -> Result<Vec<MerkleHash>, TlogError> {
+        let ranges = consistency_ranges(old, new).map_err(|e| TlogError::Inconsistent(e.to_string()))?;
+        Ok(self.range_hashes(&ranges).await?)
     }
 
     /// Checks that the log extends the checkpoint `head`: it holds at least its events,
