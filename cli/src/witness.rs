@@ -87,8 +87,8 @@ fn add_checkpoint(args: &AddCheckpointArgs, out: &mut dyn Write) -> Result<u8, F
     let (old, proof, note) = parse_add_checkpoint(&read_request(args.request.as_deref())?)?;
     let state_error =
         |why: String| Failure::usage(format!("the witness's state `{}`: {why}", args.state.display()));
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     {
-        use std::os::unix::fs::DirBuilderExt;
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
@@ -96,6 +96,7 @@ fn add_checkpoint(args: &AddCheckpointArgs, out: &mut dyn Write) -> Result<u8, F
             .map_err(|e| state_error(e.to_string()))?;
     }
     let lock = std::fs::OpenOptions::new()
+        .mode(0o600)
         .create(true)
         .truncate(false)
         .write(true)
