@@ -3,11 +3,7 @@
 //! event not in the tree, a checkpoint signed by another key, a truncated archive segment, a
 //! witness shown a rollback or a fork — and that nothing valid is refused.
 
-#![expect(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    reason = "test code: a failed unwrap or index is a failed test"
-)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

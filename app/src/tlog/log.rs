@@ -95,6 +95,29 @@ impl Warden {
         Ok(InclusionProof { seq, size, event, hashes })
     }
 
+    /// The inclusion proof of event `seq` in the checkpoint `head`'s tree, checked against its
+    /// root before it is handed out: a store with fewer events than the checkpoint, or other
+    /// ones, is `checkpoint_inconsistent` (A-33) — one read of the events, where
+    /// [`Warden::check_checkpoint`] takes three.
+    pub async fn prove_in(&self, seq: u64, head: &TreeHead) -> Result<InclusionProof, TlogError> {
+        let size = self.store.head().await.map_err(WardenError::from)?.seq;
+        if head.size > size {
+            return Err(TlogError::Inconsistent(format!(
+                "the log holds {size} events, fewer than the {} of the checkpoint: it was truncated, or the store \
+                 is an older copy",
+                head.size
+            )));
+        }
+        let proof = self.inclusion_proof(seq, head.size).await?;
+        proof.verify(head).map_err(|e| {
+            TlogError::Inconsistent(format!(
+                "the log's first {} events are not those the checkpoint signed ({e}): the log was rewritten",
+                head.size
+            ))
+        })?;
+        Ok(proof)
+    }
+
     /// The consistency proof from the tree of the first `old` events to that of the first `new`.
     pub async fn consistency_proof(&self, old: u64, new: u64) -> Result<Vec<MerkleHash>, TlogError> {
         let ranges = consistency_ranges(old, new).map_err(|e| TlogError::Inconsistent(e.to_string()))?;
@@ -112,7 +135,19 @@ impl Warden {
                 head.size
             )));
         }
-        let old_root = self.tree_root(head.size).await?;
+        // One read of the nodes: the old root, the proof, the new root.
+        let proof_ranges =
+            consistency_ranges(head.size, new_size).map_err(|e| TlogError::Inconsistent(e.to_string()))?;
+        let mut ranges = vec![Range { start: 0, end: head.size }, Range { start: 0, end: new_size }];
+        ranges.extend_from_slice(&proof_ranges);
+        let mut hashes = self.range_hashes(&ranges).await?;
+        let rest = hashes.split_off(2.min(hashes.len()));
+        let (Some(&old_root), Some(&new_root)) = (hashes.first(), hashes.get(1)) else {
+            return Err(
+                WardenError::from(StoreError::Unavailable { reason: "no root was read".into() }).into()
+            );
+        };
+        let hashes = rest;
         if old_root != head.root {
             return Err(TlogError::Inconsistent(format!(
                 "the log's first {} events are not those the checkpoint signed (their root is {}, the checkpoint's \
@@ -120,17 +155,12 @@ impl Warden {
                 head.size, old_root, head.root
             )));
         }
-        let ranges =
-            consistency_ranges(head.size, new_size).map_err(|e| TlogError::Inconsistent(e.to_string()))?;
-        let mut hashes = self.range_hashes(&ranges).await?;
-        let new_root = self.tree_root(new_size).await?;
         verify_consistency(head.size, new_size, &head.root, &new_root, &hashes).map_err(|e| {
             TlogError::Inconsistent(format!(
                 "the consistency proof from {} to {new_size} events: {e}",
                 head.size
             ))
         })?;
-        hashes.shrink_to_fit();
         Ok(CheckpointCheck { old_size: head.size, new_size, new_root, proof: hashes })
     }
 }
@@ -204,5 +234,9 @@ mod tests {
         assert!(rewritten.verify(None).await.unwrap().is_intact());
         let refused = rewritten.check_checkpoint(&head).await.unwrap_err();
         assert!(refused.reason().contains("rewritten"), "{refused}");
+        let refused = rewritten.prove_in(1, &head).await.unwrap_err();
+        assert_eq!(refused.code().as_str(), "checkpoint_inconsistent", "{refused}");
+        assert!(older.prove_in(1, &head).await.is_err());
+        assert!(warden.prove_in(5, &head).await.is_ok());
     }
 }

@@ -175,8 +175,7 @@ pub(super) async fn prove(
 ) -> Result<u8, Failure> {
     let head = signed_head(read_checkpoint_file(checkpoint)?, verifier, "`audit prove`")?;
     let warden = open()?;
-    warden.check_checkpoint(&head).await?;
-    let proof = warden.inclusion_proof(seq, head.size).await?;
+    let proof = warden.prove_in(seq, &head).await?;
     if json {
         let object = json!({
             "origin": head.origin, "size": head.size, "root": root64(&head), "seq": seq, "proof": proof.to_text(),
