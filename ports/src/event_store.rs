@@ -208,21 +208,22 @@ pub trait EventStore: Send + Sync {
         let start = if align == 0 { 0 } else { start - start % align };
         let mut frontier = Frontier::new();
         let mut next = start + 1;
+        let mut page = RecordPage::new();
         while next <= end {
             let want = usize::try_from(end + 1 - next).unwrap_or(usize::MAX).min(4096);
-            let records = self.read(next, want).await?;
-            if records.is_empty() {
+            page = self.read_page(next, want, page).await?;
+            if page.is_empty() {
                 return Err(StoreError::Unavailable { reason: format!("the log ends before seq {next}") });
             }
-            for record in &records {
-                for (node, hash) in frontier.append(MerkleHash::leaf(&record.body)) {
+            for record in page.iter() {
+                for (node, hash) in frontier.append(MerkleHash::leaf(record.body)) {
                     let shifted = Node { level: node.level, index: node.index + (start >> node.level) };
                     if let Some(slot) = wanted.get_mut(&shifted) {
                         *slot = Some(hash);
                     }
                 }
             }
-            next = next.saturating_add(u64::try_from(records.len()).unwrap_or(u64::MAX));
+            next = next.saturating_add(u64::try_from(page.len()).unwrap_or(u64::MAX));
         }
         nodes
             .iter()
