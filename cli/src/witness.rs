@@ -53,7 +53,7 @@ pub(super) fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<u8, Fa
     match command {
         WitnessCommand::Keygen { name, out: path } => {
             let cosigner = Cosigner::generate(&name)?;
-            cosigner.write_new(&path)?;
+            super::audit::write_new_key(&path, &cosigner.to_text())?;
             writeln!(out, "{}", cosigner.verifier())?;
             Ok(EXIT_OK)
         }

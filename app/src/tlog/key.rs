@@ -16,7 +16,6 @@
 //! both match) that verifies, no signature by that key that fails, and an origin that is the
 //! key's name — one log, one key; signatures by other keys are ignored, as the spec says.
 
-use std::io::Write;
 use std::path::Path;
 
 use agentwarden_domain::audit::note::{
@@ -85,12 +84,6 @@ impl LogSigner {
         let text = read_secret_file(path)?;
         LogSigner::parse(&text)
             .map_err(|e| unusable(format!("the log's key `{}`: {}", path.display(), e.reason())))
-    }
-
-    /// Writes the key to `path`, which must not exist, readable by its owner alone; the
-    /// directories above it are made (mode 700) when missing.
-    pub fn write_new(&self, path: &Path) -> Result<(), TlogError> {
-        write_secret_file(path, &self.to_text())
     }
 
     /// The key's text: the secret.
@@ -224,31 +217,6 @@ pub(super) fn read_secret_file(path: &Path) -> Result<String, TlogError> {
     String::from_utf8(bytes).map_err(|_| unusable(format!("the key `{shown}` is not text")))
 }
 
-/// Writes `text` to the new file `path` (never over one that exists), mode 600, its missing
-/// directories made mode 700.
-pub(super) fn write_secret_file(path: &Path, text: &str) -> Result<(), TlogError> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-    let shown = path.display();
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(parent)
-            .map_err(|e| unusable(format!("cannot make `{}`: {e}", parent.display())))?;
-    }
-    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path).map_err(
-        |e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => {
-                unusable(format!("`{shown}` exists: a key is never overwritten"))
-            }
-            _ => unusable(format!("cannot create `{shown}`: {e}")),
-        },
-    )?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| unusable(format!("cannot write `{shown}`: {e}")))
-}
-
 /// Lowercase hex.
 pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -345,11 +313,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keys").join("log.key");
         let signer = LogSigner::generate("log.example/a").unwrap();
-        signer.write_new(&path).unwrap();
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, signer.to_text()).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert_eq!(LogSigner::read(&path).unwrap().verifier(), signer.verifier());
-        assert!(signer.write_new(&path).unwrap_err().reason().contains("never overwritten"));
 
         let refuse = |path: &Path, want: &str, why: &str| {
             let refused = LogSigner::read(path).unwrap_err();

@@ -102,11 +102,6 @@ impl Cosigner {
         .to_text()
     }
 
-    /// Writes the key to `path`, which must not exist (as [`super::LogSigner::write_new`]).
-    pub fn write_new(&self, path: &Path) -> Result<(), TlogError> {
-        super::key::write_secret_file(path, &self.to_text())
-    }
-
     /// The verifier key: `NAME+ID+BASE64(0x04 ‖ public key)`.
     pub fn verifier(&self) -> String {
         verifier_key(&self.name, COSIGNATURE, self.key.verifying_key().as_bytes())

@@ -9,6 +9,8 @@ mod render;
 pub(super) mod report;
 mod tlog;
 
+pub(super) use tlog::write_new_key;
+
 use std::io::Write;
 use std::path::PathBuf;
 
