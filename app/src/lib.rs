@@ -39,6 +39,7 @@ pub mod signing;
 pub mod store;
 #[cfg(test)]
 mod testing;
+pub mod tlog;
 mod warden;
 
 pub use agentwarden_adapters::{

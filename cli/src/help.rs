@@ -62,14 +62,33 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("audit replay", "warden audit replay --projection denials"),
     ("audit timeline", "warden audit timeline --session example-session"),
     ("audit show", "warden audit show 1 --json"),
-    ("audit verify", "warden audit verify --checkpoint ~/warden-checkpoint.json"),
-    ("audit checkpoint", "warden audit checkpoint > ~/warden-checkpoint.json"),
+    ("audit verify", "warden audit verify --checkpoint ~/checkpoint.txt --verifier \"$(cat ~/log.vkey)\""),
+    ("audit checkpoint", "warden audit checkpoint > ~/checkpoint.txt"),
+    ("audit keygen", "warden audit keygen --origin example.com/warden/audit > ~/log.vkey"),
+    ("audit prove", "warden audit prove 42 --checkpoint ~/checkpoint.txt > event-42.proof"),
+    (
+        "audit verify-proof",
+        "warden audit verify-proof --proof event-42.proof --checkpoint checkpoint.txt --verifier \"$(cat log.vkey)\"",
+    ),
+    (
+        "audit witness-request",
+        "warden audit witness-request --old 1200 --checkpoint ~/checkpoint.txt > request",
+    ),
     ("audit export", "warden audit export --format jsonl | jq -c '{seq, event_type}'"),
     ("audit stats", "warden audit stats --json"),
     ("audit copy", "warden audit copy --from .agentwarden/audit --to postgres://warden@db.internal/audit"),
     (
         "audit report",
         "warden --store target/demo/audit audit report --session example-session --out report.html",
+    ),
+    (
+        "witness",
+        "warden witness add-checkpoint --key w.key --log \"$(cat log.vkey)\" --state /var/lib/warden-witness < request",
+    ),
+    ("witness keygen", "warden witness keygen --name witness.example.com/w1 --out w.key > w.vkey"),
+    (
+        "witness add-checkpoint",
+        "warden witness add-checkpoint --key w.key --log \"$(cat log.vkey)\" --state /var/lib/warden-witness < request",
     ),
     ("audit note", "warden audit note \"maintenance begins\" --actor alice"),
     (

@@ -38,6 +38,7 @@ mod setup;
 mod signed;
 mod stores;
 mod wiring;
+mod witness;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -133,6 +134,10 @@ enum Command {
     /// span export's counts (V-61).
     /// Exit 0 when it answers, 1 when it does not.
     Status(client::StatusArgs),
+    /// Witness other logs: cosign a signed checkpoint only when the log extends the last one
+    /// cosigned; refuse a rollback or a fork (exit 1).
+    #[command(subcommand)]
+    Witness(witness::WitnessCommand),
     /// Print the shell completion script for bash, zsh or fish (generated from this command
     /// line's definition).
     Completions(reference::CompletionsArgs),
@@ -423,6 +428,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
         Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
         Command::Serve(args) => serve::serve(args, &stores, out).await,
         Command::Status(args) => client::status(args, out),
+        Command::Witness(command) => witness::run(command, out),
         Command::Completions(args) => reference::completions(&args, out),
         Command::Manpages(args) => reference::manpages(&args, out),
         Command::Doctor(args) => {

@@ -135,12 +135,18 @@ fn verify_reports_a_broken_head_found_on_open() {
 fn a_checkpoint_finds_a_truncated_log() {
     let s = store();
     notes(&s.path, 4);
-    let checkpoint = warden(&s.path, &["audit", "checkpoint"]);
+    let key = s.path.with_file_name("log.key");
+    let keygen =
+        warden(&s.path, &["audit", "keygen", "--origin", "test.example/log", "--out", key.to_str().unwrap()]);
+    assert_eq!(keygen.status.code(), Some(0), "{}", stderr(&keygen));
+    let checkpoint = warden(&s.path, &["audit", "checkpoint", "--key", key.to_str().unwrap(), "--json"]);
     let cp_text = stdout(&checkpoint);
     let cp: serde_json::Value = serde_json::from_str(cp_text.trim()).unwrap();
     assert_eq!(cp["seq"], 4);
+    // The unsigned form of the chain's checkpoint is still read.
+    let unsigned = serde_json::json!({"seq": cp["seq"], "head_hash": cp["head_hash"]}).to_string();
     let cp_file = s.path.with_file_name("checkpoint.json");
-    std::fs::write(&cp_file, &cp_text).unwrap();
+    std::fs::write(&cp_file, &unsigned).unwrap();
     let cp_arg = cp_file.to_str().unwrap();
     assert_eq!(warden(&s.path, &["audit", "verify", "--checkpoint", cp_arg]).status.code(), Some(0));
 
@@ -229,7 +235,13 @@ fn the_store_path_comes_from_the_environment_too() {
 #[test]
 fn readers_never_create_a_store() {
     let s = store();
-    for args in [&["audit", "verify"][..], &["audit", "log"], &["audit", "checkpoint"], &["audit", "stats"]] {
+    let key = s.path.with_file_name("log.key");
+    let keygen =
+        warden(&s.path, &["audit", "keygen", "--origin", "test.example/log", "--out", key.to_str().unwrap()]);
+    assert_eq!(keygen.status.code(), Some(0), "{}", stderr(&keygen));
+    assert!(!s.path.exists(), "keygen created the store");
+    let checkpoint = ["audit", "checkpoint", "--key", key.to_str().unwrap()];
+    for args in [&["audit", "verify"][..], &["audit", "log"], &checkpoint, &["audit", "stats"]] {
         let out = warden(&s.path, args);
         assert_eq!(out.status.code(), Some(3), "{args:?}");
         assert!(stderr(&out).contains("there is no event store at"), "{}", stderr(&out));

@@ -73,6 +73,9 @@ _warden() {
             warden,status)
                 cmd="warden__subcmd__status"
                 ;;
+            warden,witness)
+                cmd="warden__subcmd__witness"
+                ;;
             warden__subcmd__audit,checkpoint)
                 cmd="warden__subcmd__audit__subcmd__checkpoint"
                 ;;
@@ -88,11 +91,17 @@ _warden() {
             warden__subcmd__audit,help)
                 cmd="warden__subcmd__audit__subcmd__help"
                 ;;
+            warden__subcmd__audit,keygen)
+                cmd="warden__subcmd__audit__subcmd__keygen"
+                ;;
             warden__subcmd__audit,log)
                 cmd="warden__subcmd__audit__subcmd__log"
                 ;;
             warden__subcmd__audit,note)
                 cmd="warden__subcmd__audit__subcmd__note"
+                ;;
+            warden__subcmd__audit,prove)
+                cmd="warden__subcmd__audit__subcmd__prove"
                 ;;
             warden__subcmd__audit,replay)
                 cmd="warden__subcmd__audit__subcmd__replay"
@@ -112,6 +121,12 @@ _warden() {
             warden__subcmd__audit,verify)
                 cmd="warden__subcmd__audit__subcmd__verify"
                 ;;
+            warden__subcmd__audit,verify-proof)
+                cmd="warden__subcmd__audit__subcmd__verify__subcmd__proof"
+                ;;
+            warden__subcmd__audit,witness-request)
+                cmd="warden__subcmd__audit__subcmd__witness__subcmd__request"
+                ;;
             warden__subcmd__audit__subcmd__help,checkpoint)
                 cmd="warden__subcmd__audit__subcmd__help__subcmd__checkpoint"
                 ;;
@@ -127,11 +142,17 @@ _warden() {
             warden__subcmd__audit__subcmd__help,help)
                 cmd="warden__subcmd__audit__subcmd__help__subcmd__help"
                 ;;
+            warden__subcmd__audit__subcmd__help,keygen)
+                cmd="warden__subcmd__audit__subcmd__help__subcmd__keygen"
+                ;;
             warden__subcmd__audit__subcmd__help,log)
                 cmd="warden__subcmd__audit__subcmd__help__subcmd__log"
                 ;;
             warden__subcmd__audit__subcmd__help,note)
                 cmd="warden__subcmd__audit__subcmd__help__subcmd__note"
+                ;;
+            warden__subcmd__audit__subcmd__help,prove)
+                cmd="warden__subcmd__audit__subcmd__help__subcmd__prove"
                 ;;
             warden__subcmd__audit__subcmd__help,replay)
                 cmd="warden__subcmd__audit__subcmd__help__subcmd__replay"
@@ -150,6 +171,12 @@ _warden() {
                 ;;
             warden__subcmd__audit__subcmd__help,verify)
                 cmd="warden__subcmd__audit__subcmd__help__subcmd__verify"
+                ;;
+            warden__subcmd__audit__subcmd__help,verify-proof)
+                cmd="warden__subcmd__audit__subcmd__help__subcmd__verify__subcmd__proof"
+                ;;
+            warden__subcmd__audit__subcmd__help,witness-request)
+                cmd="warden__subcmd__audit__subcmd__help__subcmd__witness__subcmd__request"
                 ;;
             warden__subcmd__fanout,help)
                 cmd="warden__subcmd__fanout__subcmd__help"
@@ -256,6 +283,9 @@ _warden() {
             warden__subcmd__help,status)
                 cmd="warden__subcmd__help__subcmd__status"
                 ;;
+            warden__subcmd__help,witness)
+                cmd="warden__subcmd__help__subcmd__witness"
+                ;;
             warden__subcmd__help__subcmd__audit,checkpoint)
                 cmd="warden__subcmd__help__subcmd__audit__subcmd__checkpoint"
                 ;;
@@ -268,11 +298,17 @@ _warden() {
             warden__subcmd__help__subcmd__audit,export)
                 cmd="warden__subcmd__help__subcmd__audit__subcmd__export"
                 ;;
+            warden__subcmd__help__subcmd__audit,keygen)
+                cmd="warden__subcmd__help__subcmd__audit__subcmd__keygen"
+                ;;
             warden__subcmd__help__subcmd__audit,log)
                 cmd="warden__subcmd__help__subcmd__audit__subcmd__log"
                 ;;
             warden__subcmd__help__subcmd__audit,note)
                 cmd="warden__subcmd__help__subcmd__audit__subcmd__note"
+                ;;
+            warden__subcmd__help__subcmd__audit,prove)
+                cmd="warden__subcmd__help__subcmd__audit__subcmd__prove"
                 ;;
             warden__subcmd__help__subcmd__audit,replay)
                 cmd="warden__subcmd__help__subcmd__audit__subcmd__replay"
@@ -291,6 +327,12 @@ _warden() {
                 ;;
             warden__subcmd__help__subcmd__audit,verify)
                 cmd="warden__subcmd__help__subcmd__audit__subcmd__verify"
+                ;;
+            warden__subcmd__help__subcmd__audit,verify-proof)
+                cmd="warden__subcmd__help__subcmd__audit__subcmd__verify__subcmd__proof"
+                ;;
+            warden__subcmd__help__subcmd__audit,witness-request)
+                cmd="warden__subcmd__help__subcmd__audit__subcmd__witness__subcmd__request"
                 ;;
             warden__subcmd__help__subcmd__fanout,merge)
                 cmd="warden__subcmd__help__subcmd__fanout__subcmd__merge"
@@ -321,6 +363,12 @@ _warden() {
                 ;;
             warden__subcmd__help__subcmd__result,validate)
                 cmd="warden__subcmd__help__subcmd__result__subcmd__validate"
+                ;;
+            warden__subcmd__help__subcmd__witness,add-checkpoint)
+                cmd="warden__subcmd__help__subcmd__witness__subcmd__add__subcmd__checkpoint"
+                ;;
+            warden__subcmd__help__subcmd__witness,keygen)
+                cmd="warden__subcmd__help__subcmd__witness__subcmd__keygen"
                 ;;
             warden__subcmd__init,claude-code)
                 cmd="warden__subcmd__init__subcmd__claude__subcmd__code"
@@ -364,6 +412,24 @@ _warden() {
             warden__subcmd__result__subcmd__help,validate)
                 cmd="warden__subcmd__result__subcmd__help__subcmd__validate"
                 ;;
+            warden__subcmd__witness,add-checkpoint)
+                cmd="warden__subcmd__witness__subcmd__add__subcmd__checkpoint"
+                ;;
+            warden__subcmd__witness,help)
+                cmd="warden__subcmd__witness__subcmd__help"
+                ;;
+            warden__subcmd__witness,keygen)
+                cmd="warden__subcmd__witness__subcmd__keygen"
+                ;;
+            warden__subcmd__witness__subcmd__help,add-checkpoint)
+                cmd="warden__subcmd__witness__subcmd__help__subcmd__add__subcmd__checkpoint"
+                ;;
+            warden__subcmd__witness__subcmd__help,help)
+                cmd="warden__subcmd__witness__subcmd__help__subcmd__help"
+                ;;
+            warden__subcmd__witness__subcmd__help,keygen)
+                cmd="warden__subcmd__witness__subcmd__help__subcmd__keygen"
+                ;;
             *)
                 ;;
         esac
@@ -371,7 +437,7 @@ _warden() {
 
     case "${cmd}" in
         warden)
-            opts="-h -V --store --fsync --lock-timeout-ms --help --version gate lineage authorize fanout guard result audit hook seal approve revoke approvals release init doctor serve status completions help"
+            opts="-h -V --store --fsync --lock-timeout-ms --help --version gate lineage authorize fanout guard result audit hook seal approve revoke approvals release init doctor serve status witness completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -473,7 +539,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit)
-            opts="-h --store --fsync --lock-timeout-ms --help log explain replay timeline show verify checkpoint export stats copy report note help"
+            opts="-h --store --fsync --lock-timeout-ms --help log explain replay timeline show verify checkpoint keygen prove verify-proof witness-request export stats copy report note help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -495,12 +561,16 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__checkpoint)
-            opts="-h --store --fsync --lock-timeout-ms --help"
+            opts="-h --key --json --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -599,7 +669,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__help)
-            opts="log explain replay timeline show verify checkpoint export stats copy report note help"
+            opts="log explain replay timeline show verify checkpoint keygen prove verify-proof witness-request export stats copy report note help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -682,6 +752,20 @@ _warden() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        warden__subcmd__audit__subcmd__help__subcmd__keygen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         warden__subcmd__audit__subcmd__help__subcmd__log)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -697,6 +781,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__help__subcmd__note)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__audit__subcmd__help__subcmd__prove)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -794,6 +892,64 @@ _warden() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        warden__subcmd__audit__subcmd__help__subcmd__verify__subcmd__proof)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__audit__subcmd__help__subcmd__witness__subcmd__request)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__audit__subcmd__keygen)
+            opts="-h --origin --out --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --origin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         warden__subcmd__audit__subcmd__log)
             opts="-h --json --from --limit --type --decision --session --run --approval-ref --since --until --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -864,6 +1020,36 @@ _warden() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__audit__subcmd__prove)
+            opts="-h --checkpoint --verifier --json --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --verifier)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1025,13 +1211,85 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__verify)
-            opts="-h --checkpoint --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --checkpoint --verifier --json --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --verifier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__audit__subcmd__verify__subcmd__proof)
+            opts="-h --proof --checkpoint --verifier --json --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --proof)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --verifier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__audit__subcmd__witness__subcmd__request)
+            opts="-h --old --checkpoint --verifier --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --old)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --verifier)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1595,7 +1853,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help)
-            opts="gate lineage authorize fanout guard result audit hook seal approve revoke approvals release init doctor serve status completions help"
+            opts="gate lineage authorize fanout guard result audit hook seal approve revoke approvals release init doctor serve status witness completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1637,7 +1895,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__audit)
-            opts="log explain replay timeline show verify checkpoint export stats copy report note"
+            opts="log explain replay timeline show verify checkpoint keygen prove verify-proof witness-request export stats copy report note"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1706,6 +1964,20 @@ _warden() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        warden__subcmd__help__subcmd__audit__subcmd__keygen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         warden__subcmd__help__subcmd__audit__subcmd__log)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1721,6 +1993,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__audit__subcmd__note)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__audit__subcmd__prove)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1805,6 +2091,34 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__audit__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__audit__subcmd__verify__subcmd__proof)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__audit__subcmd__witness__subcmd__request)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2171,6 +2485,48 @@ _warden() {
         warden__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__witness)
+            opts="keygen add-checkpoint"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__witness__subcmd__add__subcmd__checkpoint)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__witness__subcmd__keygen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2782,6 +3138,152 @@ _warden() {
                     return 0
                     ;;
                 --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__witness)
+            opts="-h --store --fsync --lock-timeout-ms --help keygen add-checkpoint help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__witness__subcmd__add__subcmd__checkpoint)
+            opts="-h --key --log --state --request --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__witness__subcmd__help)
+            opts="keygen add-checkpoint help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__witness__subcmd__help__subcmd__add__subcmd__checkpoint)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__witness__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__witness__subcmd__help__subcmd__keygen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__witness__subcmd__keygen)
+            opts="-h --name --out --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -7,7 +7,7 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 17] = [
+const TARGETS: [&str; 18] = [
     "hook_input",
     "codex_hook_input",
     "gate_request",
@@ -25,6 +25,7 @@ const TARGETS: [&str; 17] = [
     "archive_segment",
     "server_frame",
     "signed_note",
+    "tlog_proof",
 ];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {

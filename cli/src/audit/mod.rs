@@ -7,6 +7,9 @@ mod investigate;
 mod progress;
 mod render;
 pub(super) mod report;
+mod tlog;
+
+pub(super) use tlog::write_new_key;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -93,15 +96,79 @@ pub(super) enum AuditCommand {
     },
     /// Check the hash chain (and a checkpoint): exit 0 if intact, 1 with the first broken seq.
     Verify {
-        /// A checkpoint from `warden audit checkpoint`; finds truncation and rewrites behind it.
+        /// A checkpoint from `warden audit checkpoint`: the log must extend it (a truncated,
+        /// rewritten or older log does not).
         #[arg(long, value_name = "FILE")]
         checkpoint: Option<PathBuf>,
+        /// The log's public key (`NAME+ID+KEY`, from `audit keygen`): a signed checkpoint is
+        /// checked against it.
+        #[arg(long, value_name = "KEY")]
+        verifier: Option<String>,
         /// Print the verdict as JSON.
         #[arg(long)]
         json: bool,
     },
-    /// Print the head as `{"seq": N, "head_hash": "…"}`, to keep outside the log.
-    Checkpoint,
+    /// Print the log's head as a signed checkpoint (C2SP signed note: origin, size, Merkle
+    /// root), to keep outside the log.
+    Checkpoint {
+        /// The log's signing key [default: $XDG_CONFIG_HOME/agentwarden/log.key].
+        #[arg(long, value_name = "FILE")]
+        key: Option<PathBuf>,
+        /// One JSON object: origin, size, root, seq, head_hash and the note.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make the log's signing key (never over a file that exists) and print its public key.
+    Keygen {
+        /// The log's name, the checkpoints' origin (e.g. `example.com/warden/audit`).
+        #[arg(long, value_name = "NAME")]
+        origin: String,
+        /// Where to write it [default: $XDG_CONFIG_HOME/agentwarden/log.key].
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Print the inclusion proof of one event in a signed checkpoint's tree.
+    Prove {
+        /// The event's sequence number.
+        seq: u64,
+        /// The signed checkpoint to prove it against: the store must extend it.
+        #[arg(long, value_name = "FILE")]
+        checkpoint: PathBuf,
+        /// The log's public key: check the checkpoint's signature too.
+        #[arg(long, value_name = "KEY")]
+        verifier: Option<String>,
+        /// One JSON object: origin, size, root, seq and the proof's text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check an event's inclusion proof against a signed checkpoint, with no store.
+    VerifyProof {
+        /// The proof from `warden audit prove`.
+        #[arg(long, value_name = "FILE")]
+        proof: PathBuf,
+        /// The signed checkpoint it was made for.
+        #[arg(long, value_name = "FILE")]
+        checkpoint: PathBuf,
+        /// The log's public key (`NAME+ID+KEY`).
+        #[arg(long, value_name = "KEY")]
+        verifier: String,
+        /// Print the verdict as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a witness's `add-checkpoint` request: the consistency proof from the witness's
+    /// last size to a signed checkpoint, then the checkpoint.
+    WitnessRequest {
+        /// The size of the last checkpoint the witness cosigned (0: none).
+        #[arg(long, value_name = "N")]
+        old: u64,
+        /// The signed checkpoint to submit.
+        #[arg(long, value_name = "FILE")]
+        checkpoint: PathBuf,
+        /// The log's public key: check the checkpoint's signature too.
+        #[arg(long, value_name = "KEY")]
+        verifier: Option<String>,
+    },
     /// Write the whole log for other tools.
     Export {
         /// The output format.
@@ -164,8 +231,26 @@ pub(super) async fn run(
 ) -> Result<u8, Failure> {
     match command {
         AuditCommand::Copy { .. } => Err(Failure::usage("`audit copy` opens its own stores")),
-        AuditCommand::Verify { checkpoint, json } => {
-            let checkpoint = checkpoint.map(|path| read_checkpoint(&path)).transpose()?;
+        AuditCommand::Keygen { origin, out: path } => tlog::keygen(&origin, path, out),
+        AuditCommand::Checkpoint { key, json } => tlog::checkpoint(key, json, open, out).await,
+        AuditCommand::Prove { seq, checkpoint, verifier, json } => {
+            tlog::prove(seq, &checkpoint, verifier.as_deref(), json, open, out).await
+        }
+        AuditCommand::VerifyProof { proof, checkpoint, verifier, json } => {
+            tlog::verify_proof(&proof, &checkpoint, &verifier, json, out)
+        }
+        AuditCommand::WitnessRequest { old, checkpoint, verifier } => {
+            tlog::witness_request(old, &checkpoint, verifier.as_deref(), open, out).await
+        }
+        AuditCommand::Verify { checkpoint, verifier, json } => {
+            let file = checkpoint.map(|path| tlog::read_checkpoint_file(&path)).transpose()?;
+            let checkpoint = match file {
+                Some(tlog::CheckpointFile::Signed { note, chain }) => {
+                    return tlog::verify_signed(&note, chain, verifier.as_deref(), json, open, out).await;
+                }
+                Some(tlog::CheckpointFile::Chain(checkpoint)) => Some(checkpoint),
+                None => None,
+            };
             let verification = match open() {
                 Ok(warden) => warden.verify(checkpoint).await?,
                 // A store whose head does not verify refuses to open; that is a verdict too.
@@ -264,12 +349,6 @@ pub(super) async fn run(
             writeln!(out, "{text}")?;
             Ok(EXIT_OK)
         }
-        AuditCommand::Checkpoint => {
-            let warden = open()?;
-            let checkpoint = warden.checkpoint().await?;
-            writeln!(out, "{}", serde_json::to_string(&checkpoint).map_err(|e| Failure::no(e.to_string()))?)?;
-            Ok(EXIT_OK)
-        }
         AuditCommand::Export { format: ExportFormat::Jsonl } => {
             let warden = open()?;
             let mut pages = warden.pages(1, None);
@@ -302,15 +381,24 @@ pub(super) async fn run(
     }
 }
 
+/// The unsigned checkpoint of `--checkpoint FILE` (the old `{"seq", "head_hash"}`, or the one
+/// `audit checkpoint --json` carries beside its note).
 fn read_checkpoint(path: &std::path::Path) -> Result<Checkpoint, Failure> {
-    let text = agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES)
-        .map_err(|e| Failure::usage(format!("cannot read checkpoint: {e}")))?;
-    serde_json::from_str(&text).map_err(|e| {
-        Failure::usage(format!("`{}` is not a checkpoint ({{\"seq\", \"head_hash\"}}): {e}", path.display()))
-    })
+    match tlog::read_checkpoint_file(path)? {
+        tlog::CheckpointFile::Chain(checkpoint)
+        | tlog::CheckpointFile::Signed { chain: Some(checkpoint), .. } => Ok(checkpoint),
+        tlog::CheckpointFile::Signed { chain: None, .. } => Err(Failure::usage(format!(
+            "checkpoint_invalid: `{}` is a bare signed note; give `warden audit checkpoint --json`'s object",
+            path.display()
+        ))),
+    }
 }
 
-fn print_verification(verification: &Verification, json: bool, out: &mut dyn Write) -> Result<u8, Failure> {
+pub(super) fn print_verification(
+    verification: &Verification,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
     match verification {
         Verification::Intact { head } => {
             if json {

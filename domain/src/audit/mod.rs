@@ -19,6 +19,7 @@ pub mod merkle;
 pub mod note;
 mod page;
 pub mod projections;
+pub mod proof;
 mod record;
 mod time;
 mod view;

@@ -84,7 +84,7 @@ pub fn check_key_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A key's id: the first four bytes of `SHA-266(name ‖ "\n" ‖ type ‖ public key)`.
+/// A key's id: the first four bytes of `SHA-256(name ‖ "\n" ‖ type ‖ public key)`.
 pub fn key_id(name: &str, signature_type: u8, public_key: &[u8]) -> [u8; 4] {
     let mut hasher = Sha256::new();
     hasher.update(name.as_bytes());

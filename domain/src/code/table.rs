@@ -79,6 +79,65 @@ super::codes! {
              configuration file that cannot be used",
         ),
     }
+    LogKeyUnusable = "log_key_unusable" {
+        Store(
+            "`warden audit checkpoint`, `warden audit keygen`",
+            "the log's signing key is missing, not a regular file, readable or writable by group or others, \
+             over 4 KiB, not `PRIVATE+KEY+NAME+ID+KEY` of an Ed25519 key, or its id is not its key's; \
+             `keygen` refuses a file that exists; exit 2 (A-30)",
+        ),
+    }
+    CheckpointInvalid = "checkpoint_invalid" {
+        Store(
+            "`warden audit verify`, `prove`, `verify-proof`, `witness`",
+            "the checkpoint is not a signed note holding a checkpoint (A-26), or the verifier key is not \
+             `NAME+ID+KEY` of an Ed25519 key; exit 2",
+        ),
+    }
+    CheckpointSignatureInvalid = "checkpoint_signature_invalid" {
+        Store(
+            "`warden audit verify`, `prove`, `verify-proof`, `witness`",
+            "no signature of the checkpoint is by the verifier key, one by that key does not verify, or the \
+             checkpoint's origin is not the key's name; exit 1 (A-32)",
+        ),
+    }
+    CheckpointInconsistent = "checkpoint_inconsistent" {
+        Store(
+            "`warden audit verify`, `prove`, `witness`",
+            "the log does not extend the checkpoint: it holds fewer events (truncated, or an older copy), or \
+             its first events are not those the checkpoint signed (rewritten, or a fork); exit 1 (A-33)",
+        ),
+    }
+    ProofMalformed = "proof_malformed" {
+        Store("`warden audit verify-proof`", "the inclusion proof is not well formed (A-31); exit 2"),
+    }
+    ProofInvalid = "proof_invalid" {
+        Store(
+            "`warden audit verify-proof`",
+            "the event, its position and its proof do not lead to the checkpoint's root, or the proof is of \
+             a tree of another size: the event is not in the log the checkpoint signed; exit 1",
+        ),
+    }
+    WitnessRollback = "witness_rollback" {
+        Store(
+            "`warden witness add-checkpoint`",
+            "the checkpoint has fewer events than the last one the witness cosigned for that log; exit 1 (A-34)",
+        ),
+    }
+    WitnessFork = "witness_fork" {
+        Store(
+            "`warden witness add-checkpoint`",
+            "the checkpoint has the size of the witness's last with another root, or the consistency proof from \
+             the witness's last does not hold: two histories; exit 1 (A-34)",
+        ),
+    }
+    WitnessConflict = "witness_conflict" {
+        Store(
+            "`warden witness add-checkpoint`",
+            "the request's proof starts from another size than the witness's last checkpoint (the spec's 409; \
+             the reason names the witness's size); exit 1 (A-34)",
+        ),
+    }
     EnvNotEnabled = "env_not_enabled" {
         Gate("environment", "the kill-switch variable is unset, not Unicode, or not exactly `true` (G-2)"),
     }

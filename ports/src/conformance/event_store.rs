@@ -291,6 +291,17 @@ pub async fn the_merkle_tree_follows_every_append<S: EventStore + ?Sized>(store:
         }
         verify_consistency(old, size, old_root, &root, &proof).unwrap();
     }
+    // Many nodes asked at once are each the node asked alone.
+    let all: Vec<Node> = (0..=size)
+        .flat_map(|old| consistency_ranges(old, size).unwrap())
+        .chain((0..size).flat_map(|index| inclusion_ranges(index, size).unwrap()))
+        .flat_map(perfect_nodes)
+        .collect();
+    let together = store.merkle_nodes(&all).await.unwrap();
+    assert_eq!(together.len(), all.len());
+    for (node, hash) in all.iter().zip(&together) {
+        assert_eq!(store.merkle_nodes(&[*node]).await.unwrap(), vec![*hash], "{node:?}");
+    }
     let beyond = Node { level: 0, index: size };
     assert!(matches!(store.merkle_nodes(&[beyond]).await, Err(StoreError::Unavailable { .. })));
     let ragged = Node { level: 6, index: 0 };

@@ -1,0 +1,93 @@
+//! A log nobody can quietly rewrite (issue 37): signed checkpoints of the Merkle tree over the
+//! audit log, inclusion and consistency proofs against them, and a witness that cosigns a
+//! checkpoint only when the log it saw last extends to it.
+//!
+//! The formats are the transparency logs' (C2SP `signed-note`, `tlog-checkpoint`,
+//! `tlog-cosignature`; RFC 6962 hashing), so their tools read what Warden writes. The tree and
+//! the note format are the domain's ([`agentwarden_domain::audit::merkle`],
+//! [`agentwarden_domain::audit::note`]); here are the key, what is read from the store, and the
+//! witness's state.
+
+mod key;
+mod log;
+mod witness;
+
+use agentwarden_domain::code::Code;
+
+pub use key::{LogSigner, LogVerifier, MAX_KEY_BYTES};
+pub use log::CheckpointCheck;
+pub use witness::{
+    COSIGNATURE, Cosigner, Witness, WitnessVerdict, add_checkpoint_request, parse_add_checkpoint,
+    verify_cosignature,
+};
+
+use crate::WardenError;
+
+/// Why a key, a checkpoint or a proof is refused; each has its code.
+#[derive(Debug, thiserror::Error)]
+pub enum TlogError {
+    /// The log's (or a witness's) signing key cannot be used.
+    #[error("log_key_unusable: {0}")]
+    KeyUnusable(String),
+    /// The checkpoint, or the verifier key, is not well formed.
+    #[error("checkpoint_invalid: {0}")]
+    CheckpointInvalid(String),
+    /// The checkpoint is not signed by the verifier key for its log.
+    #[error("checkpoint_signature_invalid: {0}")]
+    SignatureInvalid(String),
+    /// The log does not extend the checkpoint.
+    #[error("checkpoint_inconsistent: {0}")]
+    Inconsistent(String),
+    /// The inclusion proof is not well formed.
+    #[error("proof_malformed: {0}")]
+    ProofMalformed(String),
+    /// The inclusion proof does not hold.
+    #[error("proof_invalid: {0}")]
+    ProofInvalid(String),
+    /// A witness refused a smaller tree than the last it cosigned.
+    #[error("witness_rollback: {0}")]
+    WitnessRollback(String),
+    /// A witness refused a tree that does not extend the last it cosigned.
+    #[error("witness_fork: {0}")]
+    WitnessFork(String),
+    /// A witness's last checkpoint is not of the size the request's proof starts from.
+    #[error("witness_conflict: {0}")]
+    WitnessConflict(String),
+    /// The store failed.
+    #[error(transparent)]
+    Warden(#[from] WardenError),
+}
+
+impl TlogError {
+    /// The reason's code.
+    pub fn code(&self) -> Code {
+        match self {
+            TlogError::KeyUnusable(_) => Code::LogKeyUnusable,
+            TlogError::CheckpointInvalid(_) => Code::CheckpointInvalid,
+            TlogError::SignatureInvalid(_) => Code::CheckpointSignatureInvalid,
+            TlogError::Inconsistent(_) => Code::CheckpointInconsistent,
+            TlogError::ProofMalformed(_) => Code::ProofMalformed,
+            TlogError::ProofInvalid(_) => Code::ProofInvalid,
+            TlogError::WitnessRollback(_) => Code::WitnessRollback,
+            TlogError::WitnessFork(_) => Code::WitnessFork,
+            TlogError::WitnessConflict(_) => Code::WitnessConflict,
+            TlogError::Warden(e) => e.code(),
+        }
+    }
+
+    /// The reason without its code.
+    pub fn reason(&self) -> String {
+        match self {
+            TlogError::KeyUnusable(why)
+            | TlogError::CheckpointInvalid(why)
+            | TlogError::SignatureInvalid(why)
+            | TlogError::Inconsistent(why)
+            | TlogError::ProofMalformed(why)
+            | TlogError::ProofInvalid(why)
+            | TlogError::WitnessRollback(why)
+            | TlogError::WitnessFork(why)
+            | TlogError::WitnessConflict(why) => why.clone(),
+            TlogError::Warden(e) => e.to_string(),
+        }
+    }
+}

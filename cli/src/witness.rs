@@ -1,0 +1,134 @@
+//! `warden witness`: a witness of other logs, run as another user or on another host. It
+//! keeps, per log, the last checkpoint it cosigned in its state directory, and cosigns a new one
+//! only when the consistency proof from that one holds; it refuses a rollback and a fork and
+//! says which. One invocation at a time holds the state directory (an exclusive lock), and the
+//! new checkpoint is stored before the cosignature is printed.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use agentwarden::tlog::{Cosigner, LogVerifier, TlogError, Witness, WitnessVerdict, parse_add_checkpoint};
+use agentwarden_adapters::untrusted::{self, UntrustedError};
+use agentwarden_domain::audit::merkle::MerkleHash;
+use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, Note};
+use agentwarden_domain::audit::proof::MAX_PROOF_BYTES;
+use clap::{Args, Subcommand};
+
+use super::{EXIT_OK, Failure};
+
+#[derive(Debug, Subcommand)]
+pub(super) enum WitnessCommand {
+    /// Make the witness's cosigning key (never over a file that exists) and print its public key.
+    Keygen {
+        /// The witness's name (e.g. `witness.example.com/w1`).
+        #[arg(long, value_name = "NAME")]
+        name: String,
+        /// Where to write the key.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Answer a `tlog-witness` `add-checkpoint` request (from `warden audit witness-request`, on
+    /// stdin or --request): print the cosignature line when the log extends the last checkpoint
+    /// cosigned, refuse a rollback or a fork (exit 1).
+    AddCheckpoint(AddCheckpointArgs),
+}
+
+#[derive(Debug, Args)]
+pub(super) struct AddCheckpointArgs {
+    /// The witness's cosigning key (from `warden witness keygen`).
+    #[arg(long, value_name = "FILE")]
+    key: PathBuf,
+    /// The public key of the log witnessed (`NAME+ID+KEY`, from `warden audit keygen`).
+    #[arg(long, value_name = "KEY")]
+    log: String,
+    /// The directory that keeps the last checkpoint cosigned per log.
+    #[arg(long, value_name = "DIR")]
+    state: PathBuf,
+    /// The request [default: stdin].
+    #[arg(long, value_name = "FILE")]
+    request: Option<PathBuf>,
+}
+
+pub(super) fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<u8, Failure> {
+    match command {
+        WitnessCommand::Keygen { name, out: path } => {
+            let cosigner = Cosigner::generate(&name)?;
+            super::audit::write_new_key(&path, &cosigner.to_text())?;
+            writeln!(out, "{}", cosigner.verifier())?;
+            Ok(EXIT_OK)
+        }
+        WitnessCommand::AddCheckpoint(args) => add_checkpoint(&args, out),
+    }
+}
+
+fn read_request(path: Option<&Path>) -> Result<String, Failure> {
+    let max = MAX_PROOF_BYTES as u64;
+    let malformed = |why: String| Failure::usage(format!("proof_malformed: cannot read the request: {why}"));
+    match path {
+        Some(path) => untrusted::read_text(None, path, max).map_err(|e| malformed(e.to_string())),
+        None => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .lock()
+                .take(max + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|e| malformed(e.to_string()))?;
+            if bytes.len() as u64 > max {
+                return Err(malformed("over 4 MiB".into()));
+            }
+            String::from_utf8(bytes).map_err(|_| malformed("not UTF-8".into()))
+        }
+    }
+}
+
+fn add_checkpoint(args: &AddCheckpointArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    let cosigner = Cosigner::read(&args.key)?;
+    let log = LogVerifier::parse(&args.log)?;
+    let (old, proof, note) = parse_add_checkpoint(&read_request(args.request.as_deref())?)?;
+    let state_error =
+        |why: String| Failure::usage(format!("the witness's state `{}`: {why}", args.state.display()));
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&args.state)
+            .map_err(|e| state_error(e.to_string()))?;
+    }
+    let lock = std::fs::OpenOptions::new()
+        .mode(0o600)
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(args.state.join(".lock"))
+        .map_err(|e| state_error(e.to_string()))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| state_error(e.to_string()))?;
+
+    // One file per log, named by the hash of its key.
+    let file = args.state.join(format!("{}.checkpoint", MerkleHash::leaf(log.to_text().as_bytes()).to_hex()));
+    let last = match untrusted::read_text(None, &file, MAX_NOTE_BYTES as u64) {
+        Ok(text) => Some(
+            log.open_checkpoint(&text)
+                .map_err(|e| {
+                    Failure::from(TlogError::CheckpointInvalid(format!(
+                        "the witness's last checkpoint `{}` does not verify ({e}): refusing to cosign anything",
+                        file.display()
+                    )))
+                })?
+                .1,
+        ),
+        Err(UntrustedError::Missing { .. }) => None,
+        Err(e) => return Err(state_error(e.to_string())),
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|e| state_error(format!("the clock is before 1970: {e}")))?
+        .as_secs();
+    let WitnessVerdict::Cosigned { cosignature, .. } =
+        Witness::new(log, last).add_checkpoint(old, &proof, &note, &cosigner, now)?;
+    untrusted::write_atomic(None, &file, note.as_bytes(), 0o600).map_err(|e| state_error(e.to_string()))?;
+    let line = Note { text: String::new(), signatures: vec![cosignature] }.to_text();
+    write!(out, "{}", line.trim_start_matches('\n'))?;
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,460 @@
+//! Signed checkpoints, proofs and the witness through the real binary (issue 37, item 5): what
+//! they must catch — a rewritten and re-hashed log, an older copy of the store, a proof of an
+//! event not in the tree, a checkpoint signed by another key, a truncated archive segment, a
+//! witness shown a rollback or a fork — and that nothing valid is refused.
+
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const ORIGIN: &str = "test.example/warden/audit";
+
+struct Log {
+    dir: tempfile::TempDir,
+    store: PathBuf,
+    key: PathBuf,
+    verifier: String,
+}
+
+fn warden(store: &Path, args: &[&str]) -> Output {
+    warden_in(store, args, None)
+}
+
+fn warden_in(store: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .env_remove("AGENTWARDEN_STORE")
+        .env_remove("RUST_LOG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-config")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+fn ok(output: Output) -> String {
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    stdout(&output)
+}
+
+/// Exit `code`, and stderr names `reason_code`.
+fn refused(output: &Output, code: i32, reason_code: &str) {
+    assert_eq!(output.status.code(), Some(code), "{}{}", stdout(output), stderr(output));
+    assert!(stderr(output).contains(reason_code), "{}", stderr(output));
+}
+
+fn notes(store: &Path, from: usize, to: usize) {
+    for i in from..to {
+        ok(warden(store, &["audit", "note", &format!("note {i}")]));
+    }
+}
+
+fn log() -> Log {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("audit");
+    let key = dir.path().join("keys").join("log.key");
+    let verifier =
+        ok(warden(&store, &["audit", "keygen", "--origin", ORIGIN, "--out", key.to_str().unwrap()]));
+    Log { store, key, verifier: verifier.trim_end().to_owned(), dir }
+}
+
+impl Log {
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// A checkpoint of the log now, saved as `name`.
+    fn checkpoint(&self, name: &str) -> PathBuf {
+        let note = ok(warden(&self.store, &["audit", "checkpoint", "--key", self.key.to_str().unwrap()]));
+        let path = self.path(name);
+        std::fs::write(&path, note).unwrap();
+        path
+    }
+
+    fn verify(&self, checkpoint: &Path) -> Output {
+        warden(
+            &self.store,
+            &["audit", "verify", "--checkpoint", checkpoint.to_str().unwrap(), "--verifier", &self.verifier],
+        )
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_checkpoint_is_a_signed_note_and_the_log_that_grows_extends_it() {
+    let log = log();
+    assert!(log.verifier.starts_with(&format!("{ORIGIN}+")), "{}", log.verifier);
+    notes(&log.store, 0, 5);
+    let checkpoint = log.checkpoint("five.txt");
+    let text = std::fs::read_to_string(&checkpoint).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(&lines[..2], &[ORIGIN, "5"], "{text}");
+    assert_eq!(lines[3], "");
+    assert!(lines[4].starts_with(&format!("— {ORIGIN} ")), "{text}");
+
+    notes(&log.store, 5, 9);
+    let out = ok(log.verify(&checkpoint));
+    assert!(out.contains("intact: 9 events"), "{out}");
+    assert!(out.contains("consistent: the log extends"), "{out}");
+    let json = ok(warden(
+        &log.store,
+        &[
+            "audit",
+            "verify",
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--verifier",
+            &log.verifier,
+            "--json",
+        ],
+    ));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["checkpoint"]["consistent"], true);
+    assert_eq!(json["checkpoint"]["size"], 5);
+
+    // The --json form carries the note and the chain's checkpoint; verify reads it too.
+    let object =
+        ok(warden(&log.store, &["audit", "checkpoint", "--key", log.key.to_str().unwrap(), "--json"]));
+    let value: serde_json::Value = serde_json::from_str(&object).unwrap();
+    assert_eq!((value["size"].as_u64(), value["seq"].as_u64()), (Some(9), Some(9)));
+    let path = log.path("nine.json");
+    std::fs::write(&path, &object).unwrap();
+    ok(log.verify(&path));
+    // A signed checkpoint without the key to check it with is a usage error.
+    let out = warden(&log.store, &["audit", "verify", "--checkpoint", checkpoint.to_str().unwrap()]);
+    refused(&out, 2, "--verifier");
+}
+
+#[test]
+fn every_event_is_proven_and_checked_with_no_store() {
+    let log = log();
+    notes(&log.store, 0, 13);
+    let checkpoint = log.checkpoint("cp.txt");
+    notes(&log.store, 13, 15);
+    let nowhere = log.path("no-store-here");
+    for seq in 1..=13 {
+        let proof = ok(warden(
+            &log.store,
+            &["audit", "prove", &seq.to_string(), "--checkpoint", checkpoint.to_str().unwrap()],
+        ));
+        assert!(
+            proof.starts_with(&format!("agentwarden/inclusion-proof/v1\nseq {seq}\nsize 13\nevent ")),
+            "{proof}"
+        );
+        let path = log.path(&format!("{seq}.proof"));
+        std::fs::write(&path, &proof).unwrap();
+        let args = [
+            "audit",
+            "verify-proof",
+            "--proof",
+            path.to_str().unwrap(),
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--verifier",
+            &log.verifier,
+        ];
+        let out = ok(warden(&nowhere, &args));
+        assert!(
+            out.starts_with(&format!("valid: event {seq} (operator_note) is in {ORIGIN}'s log of 13 events")),
+            "{out}"
+        );
+    }
+    assert!(!nowhere.exists(), "verify-proof opened no store");
+
+    // A proof for an event not in the tree.
+    let out = warden(&log.store, &["audit", "prove", "14", "--checkpoint", checkpoint.to_str().unwrap()]);
+    refused(&out, 1, "proof_invalid");
+    // An event changed in the proof, or moved to another position.
+    let proof = std::fs::read_to_string(log.path("4.proof")).unwrap();
+    let rows = [
+        (proof.replace("note 3", "note 9"), 1, "proof_invalid", "another event's text"),
+        (proof.replace("seq 4\n", "seq 5\n"), 2, "proof_malformed", "another seq than the event's"),
+        (proof.replace("size 13\n", "size 14\n"), 1, "proof_invalid", "another tree's size"),
+        (
+            proof.lines().take(5).map(|l| format!("{l}\n")).collect::<String>(),
+            1,
+            "proof_invalid",
+            "a path cut short",
+        ),
+        ("junk\n".to_owned(), 2, "proof_malformed", "not a proof"),
+    ];
+    for (text, code, reason, why) in rows {
+        let path = log.path("bad.proof");
+        std::fs::write(&path, text).unwrap();
+        let args = [
+            "audit",
+            "verify-proof",
+            "--proof",
+            path.to_str().unwrap(),
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--verifier",
+            &log.verifier,
+        ];
+        let out = warden(&nowhere, &args);
+        assert_eq!(out.status.code(), Some(code), "{why}: {}", stderr(&out));
+        assert!(stderr(&out).contains(reason), "{why}: {}", stderr(&out));
+    }
+    // The JSON form carries the proof's text.
+    let object = ok(warden(
+        &log.store,
+        &["audit", "prove", "2", "--checkpoint", checkpoint.to_str().unwrap(), "--json"],
+    ));
+    let value: serde_json::Value = serde_json::from_str(&object).unwrap();
+    assert!(value["proof"].as_str().unwrap().starts_with("agentwarden/inclusion-proof/v1\nseq 2\n"));
+}
+
+#[test]
+fn a_whole_log_rewritten_and_rehashed_after_a_checkpoint_is_found() {
+    let log = log();
+    notes(&log.store, 0, 6);
+    let checkpoint = log.checkpoint("cp.txt");
+    // Another history of more events, every chain hash recomputed: a valid chain.
+    let forged = log.path("forged");
+    for i in 0..8 {
+        let text = if i == 2 { "nothing happened here".to_owned() } else { format!("note {i}") };
+        ok(warden(&forged, &["audit", "note", &text]));
+    }
+    std::fs::remove_dir_all(&log.store).unwrap();
+    copy_dir(&forged, &log.store);
+    ok(warden(&log.store, &["audit", "verify"]));
+    let out = log.verify(&checkpoint);
+    refused(&out, 1, "checkpoint_inconsistent");
+    assert!(stderr(&out).contains("rewritten"), "{}", stderr(&out));
+    let out = warden(&log.store, &["audit", "prove", "1", "--checkpoint", checkpoint.to_str().unwrap()]);
+    refused(&out, 1, "checkpoint_inconsistent");
+}
+
+#[test]
+fn the_store_swapped_for_an_older_copy_is_found() {
+    let log = log();
+    notes(&log.store, 0, 3);
+    let older = log.path("older");
+    copy_dir(&log.store, &older);
+    notes(&log.store, 3, 7);
+    let checkpoint = log.checkpoint("cp.txt");
+    std::fs::remove_dir_all(&log.store).unwrap();
+    copy_dir(&older, &log.store);
+    ok(warden(&log.store, &["audit", "verify"]));
+    let out = log.verify(&checkpoint);
+    refused(&out, 1, "checkpoint_inconsistent");
+    assert!(stderr(&out).contains("holds 3 events, fewer than the 7"), "{}", stderr(&out));
+    let json = warden(
+        &log.store,
+        &[
+            "audit",
+            "verify",
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--verifier",
+            &log.verifier,
+            "--json",
+        ],
+    );
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(value["checkpoint"]["consistent"], false);
+    assert_eq!(value["checkpoint"]["code"], "checkpoint_inconsistent");
+}
+
+#[test]
+fn a_checkpoint_signed_by_another_key_is_refused() {
+    let log = log();
+    notes(&log.store, 0, 3);
+    let other_key = log.path("other.key");
+    ok(warden(&log.store, &["audit", "keygen", "--origin", ORIGIN, "--out", other_key.to_str().unwrap()]));
+    let note = ok(warden(&log.store, &["audit", "checkpoint", "--key", other_key.to_str().unwrap()]));
+    let checkpoint = log.path("other.txt");
+    std::fs::write(&checkpoint, note).unwrap();
+    refused(&log.verify(&checkpoint), 1, "checkpoint_signature_invalid");
+    let out = warden(
+        &log.store,
+        &["audit", "prove", "1", "--checkpoint", checkpoint.to_str().unwrap(), "--verifier", &log.verifier],
+    );
+    refused(&out, 1, "checkpoint_signature_invalid");
+    // A note edited after signing.
+    let good = std::fs::read_to_string(log.checkpoint("good.txt")).unwrap();
+    std::fs::write(&checkpoint, good.replacen("\n3\n", "\n2\n", 1)).unwrap();
+    refused(&log.verify(&checkpoint), 1, "checkpoint_signature_invalid");
+}
+
+/// Table: the key's rules, each refused with `log_key_unusable` (exit 2) before the store
+/// is opened; `keygen` never overwrites a key.
+#[test]
+fn an_unusable_key_is_refused_with_its_reason() {
+    use std::os::unix::fs::PermissionsExt;
+    let log = log();
+    notes(&log.store, 0, 1);
+    let mode = std::fs::metadata(&log.key).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let open_key = log.path("open.key");
+    std::fs::copy(&log.key, &open_key).unwrap();
+    std::fs::set_permissions(&open_key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let witness_key = log.path("witness.key");
+    ok(warden(&log.store, &["witness", "keygen", "--name", ORIGIN, "--out", witness_key.to_str().unwrap()]));
+    let rows: [(&Path, &str, &str); 4] = [
+        (&open_key, "open to group or others", "readable by others"),
+        (&log.path("missing.key"), "does not exist", "missing"),
+        (&witness_key, "not Ed25519", "a witness's key"),
+        (&log.dir.path().join("keys"), "not a regular file", "a directory"),
+    ];
+    for (key, why_text, why) in rows {
+        let out = warden(&log.store, &["audit", "checkpoint", "--key", key.to_str().unwrap()]);
+        refused(&out, 2, "log_key_unusable");
+        assert!(stderr(&out).contains(why_text), "{why}: {}", stderr(&out));
+    }
+    // No --key: the default place, here missing.
+    refused(&warden(&log.store, &["audit", "checkpoint"]), 2, "/nonexistent-config/agentwarden/log.key");
+    let out =
+        warden(&log.store, &["audit", "keygen", "--origin", ORIGIN, "--out", log.key.to_str().unwrap()]);
+    refused(&out, 2, "never overwritten");
+}
+
+/// A segment of the archive cut short after a checkpoint: the log does not verify, and the
+/// checkpoint is not confirmed.
+#[test]
+fn a_truncated_archive_segment_is_found() {
+    use std::os::unix::fs::PermissionsExt;
+    let log = log();
+    {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let config = agentwarden::SledConfig::new(&log.store).archive_sizes(4, 8);
+        let store = agentwarden::SledEventStore::open(&config).unwrap();
+        runtime.block_on(async {
+            use agentwarden::EventStore;
+            use agentwarden::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
+            for i in 0..40 {
+                let event = AuditEvent::OperatorNote(OperatorNote { message: format!("note {i}") });
+                let at = Timestamp::from_unix_millis(i).unwrap();
+                let draft =
+                    EventDraft::new(at, Actor::new("t").unwrap(), Correlation::default(), &event).unwrap();
+                store.append(agentwarden::Expected::Any, vec![draft]).await.unwrap();
+            }
+        });
+    }
+    let checkpoint = log.checkpoint("cp.txt");
+    ok(log.verify(&checkpoint));
+    let segments: Vec<PathBuf> =
+        std::fs::read_dir(log.store.join("archive")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(!segments.is_empty(), "the store archived segments");
+    let segment = segments.iter().min().unwrap();
+    std::fs::set_permissions(segment, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let length = std::fs::metadata(segment).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(segment).unwrap().set_len(length - 10).unwrap();
+    let out = log.verify(&checkpoint);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is not the") && stderr(&out).contains(".seg"), "{}", stderr(&out));
+    // Proofs against the checkpoint cannot be made from it either.
+    let out = warden(&log.store, &["audit", "prove", "1", "--checkpoint", checkpoint.to_str().unwrap()]);
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("consistent"), "{}", stdout(&out));
+}
+
+/// The witness cosigns a log that grows, and refuses a rollback and a fork: two readers shown
+/// different histories are found by the witness that saw one of them.
+#[test]
+fn the_witness_cosigns_growth_and_refuses_rollback_and_fork() {
+    let log = log();
+    let witness_key = log.path("w.key");
+    let witness_vkey = ok(warden(
+        &log.store,
+        &["witness", "keygen", "--name", "witness.example/w1", "--out", witness_key.to_str().unwrap()],
+    ));
+    assert!(witness_vkey.starts_with("witness.example/w1+"), "{witness_vkey}");
+    let state = log.path("witness-state");
+    let add = |request: &str| {
+        warden_in(
+            &log.store,
+            &[
+                "witness",
+                "add-checkpoint",
+                "--key",
+                witness_key.to_str().unwrap(),
+                "--log",
+                &log.verifier,
+                "--state",
+                state.to_str().unwrap(),
+            ],
+            Some(request),
+        )
+    };
+    let request = |store: &Path, old: u64, checkpoint: &Path| {
+        ok(warden(
+            store,
+            &[
+                "audit",
+                "witness-request",
+                "--old",
+                &old.to_string(),
+                "--checkpoint",
+                checkpoint.to_str().unwrap(),
+            ],
+        ))
+    };
+    notes(&log.store, 0, 4);
+    let first = log.checkpoint("4.txt");
+    let line = ok(add(&request(&log.store, 0, &first)));
+    assert!(line.starts_with("— witness.example/w1 "), "{line}");
+    notes(&log.store, 4, 9);
+    let second = log.checkpoint("9.txt");
+    ok(add(&request(&log.store, 4, &second)));
+    // The same checkpoint again is cosigned again.
+    ok(add(&request(&log.store, 9, &second)));
+
+    // A rollback: the first checkpoint again.
+    refused(&add(&request(&log.store, 0, &first)), 1, "witness_rollback");
+    // A stale old size.
+    notes(&log.store, 9, 11);
+    let third = log.checkpoint("11.txt");
+    refused(&add(&request(&log.store, 4, &third)), 1, "witness_conflict");
+
+    // A fork: another history signed by the same key, shown to this witness.
+    let forked = log.path("forked");
+    for i in 0..12 {
+        ok(warden(&forked, &["audit", "note", &format!("other {i}")]));
+    }
+    let note = ok(warden(&forked, &["audit", "checkpoint", "--key", log.key.to_str().unwrap()]));
+    let fork = log.path("fork.txt");
+    std::fs::write(&fork, note).unwrap();
+    refused(&add(&request(&forked, 9, &fork)), 1, "witness_fork");
+    // And the witness goes on with the real log.
+    ok(add(&request(&log.store, 9, &third)));
+    // Its state, tampered with, stops it: it refuses rather than start again from nothing.
+    for entry in std::fs::read_dir(&state).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "checkpoint") {
+            std::fs::write(&path, "junk").unwrap();
+        }
+    }
+    refused(&add(&request(&log.store, 11, &third)), 2, "checkpoint_invalid");
+}
