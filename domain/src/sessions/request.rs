@@ -6,9 +6,10 @@
 //! use is an [`InputError`], answered as a failure, never a guess: H-1); the kernel decides on
 //! them. Ids name files, so they are checked by [`is_safe_id`] (H-25).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::code::Code;
+use crate::json::type_name;
 
 /// A hook input larger than this is refused.
 pub const MAX_HOOK_INPUT: usize = 1024 * 1024;
@@ -186,6 +187,40 @@ pub struct HookInput {
     pub cwd: Option<String>,
     /// The event.
     pub event: HookEvent,
+}
+
+/// A field of a hook event's JSON object that must be a non-empty string when present: absent or
+/// `null` is `None`, anything else an [`InputError`] naming the field and what was seen (H-1).
+/// Every integration's reader reads its fields through it.
+pub fn optional_string(
+    object: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<String>, InputError> {
+    match object.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+        Some(Value::String(_)) => {
+            Err(InputError::Invalid { field, seen: "an empty string".into(), expected: "a non-empty string" })
+        }
+        Some(other) => Err(InputError::Invalid {
+            field,
+            seen: type_name(other).to_owned(),
+            expected: "a non-empty string",
+        }),
+    }
+}
+
+/// [`optional_string`], and missing is an [`InputError::Missing`].
+pub fn required_string(object: &Map<String, Value>, field: &'static str) -> Result<String, InputError> {
+    optional_string(object, field)?.ok_or(InputError::Missing(field))
+}
+
+/// [`optional_string`] for an id, which names files: it must pass [`is_safe_id`] (H-25).
+pub fn optional_id(object: &Map<String, Value>, field: &'static str) -> Result<Option<String>, InputError> {
+    match optional_string(object, field)? {
+        Some(id) if !is_safe_id(&id) => Err(InputError::UnsafeId { field }),
+        other => Ok(other),
+    }
 }
 
 /// Why a hook input cannot be used.

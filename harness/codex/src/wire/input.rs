@@ -21,7 +21,7 @@
 use agentwarden_domain::json::{parse_strict, type_name};
 use agentwarden_domain::sessions::{
     CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest, ToolCall,
-    ToolKind, is_safe_id,
+    ToolKind, optional_id as id, optional_string as string, required_string as required,
 };
 use serde_json::{Map, Value};
 
@@ -69,32 +69,6 @@ pub const KNOWN_TOOLS: [&str; 12] = [
 
 /// The prefix of an MCP tool's name.
 pub const MCP_PREFIX: &str = "mcp__";
-
-fn string(object: &Map<String, Value>, field: &'static str) -> Result<Option<String>, InputError> {
-    match object.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-        Some(Value::String(_)) => {
-            Err(InputError::Invalid { field, seen: "an empty string".into(), expected: "a non-empty string" })
-        }
-        Some(other) => Err(InputError::Invalid {
-            field,
-            seen: type_name(other).to_owned(),
-            expected: "a non-empty string",
-        }),
-    }
-}
-
-fn required(object: &Map<String, Value>, field: &'static str) -> Result<String, InputError> {
-    string(object, field)?.ok_or(InputError::Missing(field))
-}
-
-fn id(object: &Map<String, Value>, field: &'static str) -> Result<Option<String>, InputError> {
-    match string(object, field)? {
-        Some(id) if !is_safe_id(&id) => Err(InputError::UnsafeId { field }),
-        other => Ok(other),
-    }
-}
 
 fn agent(object: &Map<String, Value>) -> Result<Option<CallingAgent>, InputError> {
     match (id(object, "agent_id")?, string(object, "agent_type")?) {
