@@ -140,7 +140,7 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
 /// `hook_event_name` and `cwd`; `PreToolUse` adds `tool_name`, `tool_input` and `tool_use_id`,
 /// and inside a subagent `agent_id` and `agent_type`; `SubagentStart` carries `agent_id`,
 /// `agent_type` and `cwd` (a worktree subagent's own worktree); `SubagentStop` adds
-/// `stop_hook_active`. Ids are checked by [`is_safe_id`] (H-25).
+/// `stop_hook_active`. Ids are checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     if text.len() > MAX_HOOK_INPUT {
         return Err(InputError::TooLarge);

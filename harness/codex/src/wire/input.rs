@@ -194,7 +194,7 @@ fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
 /// `PreToolUse` of a spawn, of the shell, of the patch tool and of a resume are read as above;
 /// `SubagentStart` carries `agent_id` and `agent_type`; `SubagentStop` adds `stop_hook_active`.
 /// `PostToolUse`, the root's `Stop` and every other event are not governed (C-4). Ids are
-/// checked by [`is_safe_id`] (H-25).
+/// checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     if text.len() > MAX_HOOK_INPUT {
         return Err(InputError::TooLarge);
