@@ -31,7 +31,7 @@
 //! (`admission`). Refusals and evictions are logged with both peers.
 //!
 //! V-8: the peer's uid and pid (`SO_PEERCRED`) are logged (tracing, `info`) with each request,
-//! and recorded in every event the request records, as its actor (V-18, [`as_peer`]):
+//! and recorded in every event the request records, as its actor (V-18, `commands::as_peer`):
 //! `warden-serve peer uid=1000 pid=4242`. A request whose peer's uid cannot be read is refused.
 //!
 //! V-11: the socket's mode is `--socket-mode` (default 600: the server's own user only), set
