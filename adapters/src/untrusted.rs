@@ -308,6 +308,28 @@ pub fn open_file_at(
     Ok((File::from(fd), size, stat.st_mode & 0o7777))
 }
 
+/// Opens the regular file `path` for writing by descriptor (U-1, U-3): its directory opened as
+/// the human named it, then the name opened in it without following a link and without waiting
+/// on a FIFO (`O_NOFOLLOW | O_NONBLOCK`), created with `mode` when missing — with `create_new`,
+/// only created (`O_EXCL`: a name that exists, a planted link included, is `AlreadyExists`) —
+/// and refused unless what was opened is a regular file. The file is not truncated.
+pub fn open_for_write(path: &Path, mode: u32, create_new: bool) -> std::io::Result<File> {
+    let name = path.file_name().ok_or_else(|| std::io::Error::other("names no file"))?;
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = open_anchor(parent).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let mut flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    if create_new {
+        flags |= OFlags::EXCL;
+    }
+    let fd =
+        rustix::fs::openat(&dir, name, flags, Mode::from_raw_mode(mode)).map_err(std::io::Error::from)?;
+    let kind = FileType::from_raw_mode(rustix::fs::fstat(&fd).map_err(std::io::Error::from)?.st_mode);
+    if kind != FileType::RegularFile {
+        return Err(std::io::Error::other(format!("is {}, not a regular file", kind_name(kind))));
+    }
+    Ok(File::from(fd))
+}
+
 /// Reads at most `max` bytes of an open file; more is [`UntrustedError::TooLarge`].
 pub fn read_bounded(file: File, size: u64, max: u64, path: &Path) -> Result<Vec<u8>, UntrustedError> {
     if size > max {
@@ -497,6 +519,30 @@ mod tests {
         assert!(e.to_string().contains("a socket"), "{e}");
         std::fs::write(root.join("a/bin"), [0xff, 0xfe]).unwrap();
         assert!(matches!(read_text(None, &root.join("a/bin"), 100), Err(UntrustedError::NotUtf8 { .. })));
+    }
+
+    /// U-1, U-3: a link or FIFO planted at a name opened for writing is refused, never followed
+    /// or waited on; a regular file opens, and `create_new` never opens one that exists.
+    #[test]
+    fn a_file_opened_for_writing_is_never_a_planted_link_or_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        let cwd = rustix::fs::open(p, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        rustix::fs::mknodat(&cwd, "fifo", FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+        std::os::unix::fs::symlink(p.join("target"), p.join("link")).unwrap();
+        std::fs::write(p.join("plain"), "kept").unwrap();
+        let started = std::time::Instant::now();
+        for create_new in [false, true] {
+            assert!(open_for_write(&p.join("fifo"), 0o600, create_new).is_err(), "a FIFO, {create_new}");
+            assert!(open_for_write(&p.join("link"), 0o600, create_new).is_err(), "a link, {create_new}");
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "nothing waited on the FIFO");
+        assert!(!p.join("target").exists(), "the link was not followed");
+        assert!(open_for_write(&p.join("plain"), 0o600, false).is_ok());
+        assert_eq!(std::fs::read_to_string(p.join("plain")).unwrap(), "kept", "not truncated");
+        let exists = open_for_write(&p.join("plain"), 0o600, true).unwrap_err();
+        assert_eq!(exists.kind(), std::io::ErrorKind::AlreadyExists);
+        assert!(open_for_write(&p.join("new"), 0o600, true).is_ok());
     }
 
     #[test]

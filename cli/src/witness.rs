@@ -87,7 +87,7 @@ fn add_checkpoint(args: &AddCheckpointArgs, out: &mut dyn Write) -> Result<u8, F
     let (old, proof, note) = parse_add_checkpoint(&read_request(args.request.as_deref())?)?;
     let state_error =
         |why: String| Failure::usage(format!("the witness's state `{}`: {why}", args.state.display()));
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::DirBuilderExt;
     {
         std::fs::DirBuilder::new()
             .recursive(true)
@@ -95,12 +95,9 @@ fn add_checkpoint(args: &AddCheckpointArgs, out: &mut dyn Write) -> Result<u8, F
             .create(&args.state)
             .map_err(|e| state_error(e.to_string()))?;
     }
-    let lock = std::fs::OpenOptions::new()
-        .mode(0o600)
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(args.state.join(".lock"))
+    // U-1, U-3: by descriptor; a link or FIFO planted at the lock's name is refused, never
+    // followed or waited on.
+    let lock = untrusted::open_for_write(&args.state.join(".lock"), 0o600, false)
         .map_err(|e| state_error(e.to_string()))?;
     rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
         .map_err(|e| state_error(e.to_string()))?;

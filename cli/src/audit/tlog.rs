@@ -66,7 +66,7 @@ pub(super) fn keygen(origin: &str, out_path: Option<PathBuf>, out: &mut dyn Writ
 /// Writes a secret key's `text` to the new file `path` (never over one that exists), mode 600,
 /// its missing directories made mode 700.
 pub(crate) fn write_new_key(path: &Path, text: &str) -> Result<(), Failure> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::DirBuilderExt;
     let unusable = |why: String| Failure::from(TlogError::KeyUnusable(why));
     let shown = path.display();
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -76,14 +76,14 @@ pub(crate) fn write_new_key(path: &Path, text: &str) -> Result<(), Failure> {
             .create(parent)
             .map_err(|e| unusable(format!("cannot make `{}`: {e}", parent.display())))?;
     }
-    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path).map_err(
-        |e| match e.kind() {
+    // U-1, U-3: by descriptor, never through a planted link or FIFO (`O_EXCL`, `O_NOFOLLOW`).
+    let mut file =
+        agentwarden_adapters::untrusted::open_for_write(path, 0o600, true).map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => {
                 unusable(format!("`{shown}` exists: a key is never overwritten"))
             }
             _ => unusable(format!("cannot create `{shown}`: {e}")),
-        },
-    )?;
+        })?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(|e| unusable(format!("cannot write `{shown}`: {e}")))
