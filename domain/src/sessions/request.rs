@@ -223,6 +223,33 @@ pub fn optional_id(object: &Map<String, Value>, field: &'static str) -> Result<O
     }
 }
 
+/// A text field of a hook event's input that may be empty (a spawn's prompt): absent or `null`
+/// is the empty text, a string itself, anything else an [`InputError`] naming `field` (H-1).
+pub fn optional_text(
+    object: &Map<String, Value>,
+    key: &str,
+    field: &'static str,
+) -> Result<String, InputError> {
+    match object.get(key) {
+        Some(Value::String(text)) => Ok(text.clone()),
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(other) => {
+            Err(InputError::Invalid { field, seen: type_name(other).to_owned(), expected: "a string" })
+        }
+    }
+}
+
+/// The agent a hook event comes from: `agent_id` (a safe id, H-25) and `agent_type` together,
+/// or neither (the main session); one without the other is an [`InputError`].
+pub fn calling_agent(object: &Map<String, Value>) -> Result<Option<CallingAgent>, InputError> {
+    match (optional_id(object, "agent_id")?, optional_string(object, "agent_type")?) {
+        (Some(agent_id), Some(agent_type)) => Ok(Some(CallingAgent { agent_id, agent_type })),
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(InputError::Missing("agent_type")),
+        (None, Some(_)) => Err(InputError::Missing("agent_id")),
+    }
+}
+
 /// Why a hook input cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {

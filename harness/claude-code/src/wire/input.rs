@@ -8,11 +8,12 @@
 //! with a guess (H-1). A subagent call without a `subagent_type` is `general-purpose` (H-20).
 
 use agentwarden_domain::json::{parse_strict, type_name};
-use agentwarden_domain::sessions::{
-    CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
-    optional_id as id, optional_string as string, required_string as required,
-};
 pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
+use agentwarden_domain::sessions::{
+    HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
+    calling_agent as agent, optional_id as id, optional_string as string, optional_text,
+    required_string as required,
+};
 use serde_json::{Map, Value};
 
 /// The tool names of the subagent tool: `Task` in older Claude Code versions, `Agent` in newer.
@@ -42,15 +43,6 @@ pub const WRITE_TOOLS: [(&str, &str); 4] = [
     ("NotebookEdit", "notebook_path"),
 ];
 
-fn agent(object: &Map<String, Value>) -> Result<Option<CallingAgent>, InputError> {
-    match (id(object, "agent_id")?, string(object, "agent_type")?) {
-        (Some(agent_id), Some(agent_type)) => Ok(Some(CallingAgent { agent_id, agent_type })),
-        (None, None) => Ok(None),
-        (Some(_), None) => Err(InputError::Missing("agent_type")),
-        (None, Some(_)) => Err(InputError::Missing("agent_id")),
-    }
-}
-
 fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
     let tool_use_id = id(object, "tool_use_id")?.ok_or(InputError::Missing("tool_use_id"))?;
     let input = match object.get("tool_input") {
@@ -73,17 +65,7 @@ fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, In
         }
         Err(e) => return Err(e),
     };
-    let prompt = match input.get("prompt") {
-        Some(Value::String(p)) => p.clone(),
-        None | Some(Value::Null) => String::new(),
-        Some(other) => {
-            return Err(InputError::Invalid {
-                field: "tool_input.prompt",
-                seen: type_name(other).to_owned(),
-                expected: "a string",
-            });
-        }
-    };
+    let prompt = optional_text(input, "prompt", "tool_input.prompt")?;
     Ok(HookEvent::Spawn(SpawnRequest {
         tool_name,
         tool_use_id,

@@ -20,8 +20,9 @@
 
 use agentwarden_domain::json::{parse_strict, type_name};
 use agentwarden_domain::sessions::{
-    CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest, ToolCall,
-    ToolKind, optional_id as id, optional_string as string, required_string as required,
+    HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest, ToolCall, ToolKind,
+    calling_agent as agent, optional_id as id, optional_string as string, optional_text,
+    required_string as required,
 };
 use serde_json::{Map, Value};
 
@@ -70,15 +71,6 @@ pub const KNOWN_TOOLS: [&str; 12] = [
 /// The prefix of an MCP tool's name.
 pub const MCP_PREFIX: &str = "mcp__";
 
-fn agent(object: &Map<String, Value>) -> Result<Option<CallingAgent>, InputError> {
-    match (id(object, "agent_id")?, string(object, "agent_type")?) {
-        (Some(agent_id), Some(agent_type)) => Ok(Some(CallingAgent { agent_id, agent_type })),
-        (None, None) => Ok(None),
-        (Some(_), None) => Err(InputError::Missing("agent_type")),
-        (None, Some(_)) => Err(InputError::Missing("agent_id")),
-    }
-}
-
 /// `tool_input` as an object, or why not (C-2).
 fn input_object(object: &Map<String, Value>) -> Result<&Map<String, Value>, InputError> {
     match object.get("tool_input") {
@@ -112,17 +104,7 @@ fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, In
     // C-3: no `agent_type` is Codex's `default` role.
     let subagent_type = input_string(input, "agent_type", "tool_input.agent_type")?
         .unwrap_or_else(|| DEFAULT_AGENT_TYPE.to_owned());
-    let prompt = match input.get("message") {
-        Some(Value::String(p)) => p.clone(),
-        None | Some(Value::Null) => String::new(),
-        Some(other) => {
-            return Err(InputError::Invalid {
-                field: "tool_input.message",
-                seen: type_name(other).to_owned(),
-                expected: "a string",
-            });
-        }
-    };
+    let prompt = optional_text(input, "message", "tool_input.message")?;
     Ok(HookEvent::Spawn(SpawnRequest {
         tool_name,
         tool_use_id,
