@@ -3,7 +3,8 @@
 //! whole processes, and prints one summary table: each figure beside its baseline from the
 //! same run, the ratio, and the target. Then the resident service's rows (`bench_server`;
 //! `cargo xtask bench server` runs only those), and, in a run without a filter, the domain gate
-//! against Cedar (`bench_cedar`; `cargo xtask bench cedar` runs only that).
+//! against Cedar (`bench_cedar`; `cargo xtask bench cedar` runs only that). The whole-session
+//! rows of the real clients close every run (`bench_session`; `cargo xtask bench session`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -365,6 +366,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         // Issue 39: the OpenTelemetry export on and off, in the same run.
         return crate::bench_export::run(&bin.join("warden"), &bin);
     }
+    // `cargo xtask bench session`: only the whole-session rows of the real clients (issue 36).
+    if args.first().map(String::as_str) == Some("session") {
+        let bin = build_release()?;
+        return crate::bench_session::run(&bin, args.get(1..).unwrap_or_default());
+    }
     // `cargo xtask bench cedar`: only the domain gate against Cedar.
     if args.first().map(String::as_str) == Some("cedar") {
         return crate::bench_cedar::run(args.get(1..).unwrap_or_default());
@@ -515,6 +521,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     print_peaks(&peaks);
     crate::bench_server::run(&warden, &bin)?;
     crate::bench_export::run(&warden, &bin)?;
+    crate::bench_session::run(&bin, &[])?;
     // The Cedar comparison closes a whole run (issue 20: side by side in one run); a run
     // filtered to some benches leaves it out rather than build Cedar for nothing.
     if args.is_empty() { crate::bench_cedar::run(&[]) } else { Ok(()) }

@@ -6,6 +6,7 @@ mod bench;
 mod bench_cedar;
 mod bench_export;
 mod bench_server;
+mod bench_session;
 mod ci;
 mod claude_code;
 mod codes;
@@ -33,7 +34,9 @@ const USAGE: &str =
   bench   run the criterion benches and print one summary table; `bench server`: only the
           resident service's rows, beside direct mode, and the OpenTelemetry export on and
           off (`bench server export`: only those); `bench cedar`: only the domain gate
-          against Cedar's is_authorized on the same policy (xtask/cedar-bench, its own lock)
+          against Cedar's is_authorized on the same policy (xtask/cedar-bench, its own lock);
+          `bench session [--calls N] [--rounds R] [--harness claude-code|codex|all]`: only the
+          whole-session rows, the real clients with no hook, a no-op hook and Warden
   codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
   public-api [--bless]  check the library crates' public API against docs/public-api/ (fails
           naming each crate whose surface changed); `--bless` rewrites the files

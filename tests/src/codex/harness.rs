@@ -72,6 +72,12 @@ pub enum HookRoute {
     Direct,
     /// `warden hook --harness codex --server SOCKET` asks the resident service.
     Server(PathBuf),
+    /// No hook at all: the project's `.codex/config.toml` is emptied after `warden init codex`
+    /// (the session bench's baseline).
+    None,
+    /// The hook entries `warden init codex` installs, each running this command instead of
+    /// Warden (the session bench's no-op hook).
+    Command(String),
 }
 
 /// How to run `codex exec`.
@@ -211,6 +217,26 @@ impl CodexProject {
         self.warden_ok(&args);
         std::fs::rename(home.join("config.toml"), home.join("trust.toml"))
             .expect("init codex trusted the project");
+        let hooks = self.root.join(".codex/config.toml");
+        match route {
+            HookRoute::Direct | HookRoute::Server(_) => {}
+            HookRoute::None => std::fs::write(&hooks, "").expect("empty the project's hooks"),
+            HookRoute::Command(command) => {
+                let text = std::fs::read_to_string(&hooks).expect("read the project's hooks");
+                let replaced: String = text
+                    .lines()
+                    .map(|line| {
+                        if line.trim_start().starts_with("command = ") {
+                            format!("command = {}\n", toml_string(command))
+                        } else {
+                            format!("{line}\n")
+                        }
+                    })
+                    .collect();
+                assert!(replaced != text, "no hook command in {}", hooks.display());
+                std::fs::write(&hooks, replaced).expect("write the project's hooks");
+            }
+        }
     }
 
     /// Writes Codex's home for a run against `api` (see the module's doc).

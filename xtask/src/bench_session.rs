@@ -1,0 +1,40 @@
+//! `cargo xtask bench session`: the whole-session rows (issue 36, item 5). The real clients
+//! (Claude Code and Codex CLI, pinned and installed as their suites install them), offline,
+//! a subagent's N shell calls with no hook, with the no-op hook and with Warden through the
+//! service, interleaved in one run; the binary doing it is the tests crate's `session_bench`
+//! (its doc says what it runs and how it checks that each session did what was asked).
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::cargo;
+use crate::claude_code::CannotRun;
+use crate::measure::{exec, target_dir};
+
+/// Runs the session rows with the release binaries in `bin`; `args` go to `session_bench`
+/// (`--calls N`, `--rounds R`, `--harness claude-code|codex|all`).
+pub(crate) fn run(bin: &Path, args: &[String]) -> Result<(), String> {
+    let cannot = |CannotRun(why)| format!("the session bench cannot run: {why}");
+    let claude = crate::claude_code::install().map_err(cannot)?;
+    let codex = crate::codex::install().map_err(cannot)?;
+    exec(Command::new(cargo()).args([
+        "build",
+        "--release",
+        "--quiet",
+        "--locked",
+        "-p",
+        "agentwarden-tests",
+        "--bin",
+        "session_bench",
+    ]))?;
+    let bench = target_dir().join("release").join("session_bench");
+    println!("\n$ session_bench --bin {} {}", bin.display(), args.join(" "));
+    exec(
+        Command::new(bench)
+            .arg("--bin")
+            .arg(bin)
+            .args(args)
+            .env("AGENTWARDEN_CLAUDE_BIN", claude)
+            .env("AGENTWARDEN_CODEX_BIN", codex),
+    )
+}
