@@ -1,4 +1,6 @@
-//! The canary of `warden doctor`: the installed hook line, run.
+//! The canary of `warden doctor`: the installed hook line, run. What the harness sends, the
+//! environment it gives a hook and how it reads the answer are its integration crate's
+//! (`setup::canary`); here the line runs and the finding is reported.
 //!
 //! H-15: the canary. For every distinct installed command line the doctor runs that exact line
 //! with `sh -c`, as Claude Code does (`CLAUDE_PROJECT_DIR` set to the project, `CLAUDECODE=1`,
@@ -14,16 +16,22 @@
 //! (V-4), which the canary cannot unset: a server running with it on, as it does in service,
 //! would allow the spawn above. The canary then asks for a spawn of [`CANARY_TYPE`], a type no
 //! persona declares, which the gate denies whatever the kill switch says; only that deny passes.
+//!
+//! C-11: for Codex the same, in Codex's words: a `PreToolUse` of `spawn_agent` from the main
+//! session, run with `sh -c` in the project, bounded by the hook's timeout; only exit 2 with
+//! `Agent Warden denied this: …` on stderr passes (C-1): exit 0 and any other exit let the spawn
+//! run, and an exit 2 that is not a deny blocks without deciding.
 
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use agentwarden_claude_code::setup::canary as claude_code;
+use agentwarden_codex::setup::canary as codex;
 
 use super::check::Check;
-use super::installed::Entry;
+use super::installed::Line;
 use super::wiring;
 
 /// The session id prefix of the canary's events (H-15).
@@ -31,6 +39,72 @@ pub(super) const CANARY_SESSION: &str = "warden-doctor-canary-";
 
 /// The subagent type of the canary sent to a server (V-48): declared by no persona.
 pub(super) const CANARY_TYPE: &str = "warden-doctor-canary";
+
+/// The harness whose installed lines the canary runs, in its words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Harness {
+    /// Claude Code (H-15).
+    ClaudeCode,
+    /// Codex CLI (C-11).
+    Codex,
+}
+
+impl Harness {
+    /// Its name in a finding.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "Claude Code",
+            Harness::Codex => "Codex",
+        }
+    }
+
+    /// Its `warden init` subcommand.
+    pub(super) fn init(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "warden init claude-code",
+            Harness::Codex => "warden init codex",
+        }
+    }
+
+    fn environment(self, project: &Path) -> Vec<(&'static str, String)> {
+        match self {
+            Harness::ClaudeCode => claude_code::environment(project),
+            Harness::Codex => Vec::new(),
+        }
+    }
+
+    fn event(self, session: &str, project: &Path, subagent: &str) -> String {
+        match self {
+            Harness::ClaudeCode => claude_code::event(session, project, subagent),
+            Harness::Codex => codex::event(session, project, subagent),
+        }
+    }
+
+    fn read(self, ran: &Ran) -> Answer {
+        match self {
+            Harness::ClaudeCode => match claude_code::read_answer(ran.code, &ran.stdout, &ran.stderr) {
+                claude_code::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
+                claude_code::CanaryAnswer::LetThrough => Answer::LetThrough,
+                claude_code::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
+                claude_code::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
+            },
+            Harness::Codex => match codex::read_answer(ran.code, &ran.stdout, &ran.stderr) {
+                codex::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
+                codex::CanaryAnswer::LetThrough => Answer::LetThrough,
+                codex::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
+                codex::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
+            },
+        }
+    }
+}
+
+/// What the line's answer means to its harness.
+enum Answer {
+    Denied(String),
+    LetThrough,
+    CannotDecide(String),
+    Exited(Option<i32>, String),
+}
 
 /// The spawn the canary asks for, and so what its deny proves. The kill switch variable is
 /// removed from the line's environment either way.
@@ -70,11 +144,13 @@ struct Ran {
     stderr: String,
 }
 
-/// Runs `command` with `sh -c` as Claude Code would, `input` on stdin, for at most `limit`.
+/// Runs `command` with `sh -c` as the harness would, with its variables `env`, `input` on
+/// stdin, for at most `limit`.
 fn run_line(
     project: &Path,
     command: &str,
     input: &str,
+    env: &[(&str, String)],
     unset: &str,
     limit: Duration,
 ) -> Result<Option<Ran>, String> {
@@ -82,8 +158,7 @@ fn run_line(
         .arg("-c")
         .arg(command)
         .current_dir(project)
-        .env("CLAUDE_PROJECT_DIR", project)
-        .env("CLAUDECODE", "1")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .env_remove(unset)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -123,18 +198,20 @@ fn run_line(
     Ok(Some(Ran { code: status.code(), stdout, stderr }))
 }
 
-/// H-15: runs each distinct installed line on a spawn without the kill switch.
+/// H-15, C-11: runs each distinct installed `PreToolUse` line on a spawn without the kill
+/// switch.
 pub(super) fn canary(
+    harness: Harness,
     project: &Path,
-    entries: &[Entry],
+    lines: &[Line],
     enable_env: &str,
     probe: Probe<'_>,
     checks: &mut Vec<Check>,
 ) {
-    let mut lines: Vec<(&str, u64)> = Vec::new();
-    for entry in entries.iter().filter(|e| e.event == "PreToolUse") {
-        if !lines.iter().any(|(line, _)| *line == entry.command) {
-            lines.push((&entry.command, entry.timeout.unwrap_or(wiring::DEFAULT_DEADLINE_MS / 1000)));
+    let mut distinct: Vec<(&str, u64)> = Vec::new();
+    for line in lines.iter().filter(|l| l.event == "PreToolUse") {
+        if !distinct.iter().any(|(command, _)| *command == line.command) {
+            distinct.push((&line.command, line.timeout.unwrap_or(wiring::DEFAULT_DEADLINE_MS / 1000)));
         }
     }
     let now = std::time::SystemTime::now()
@@ -142,66 +219,50 @@ pub(super) fn canary(
         .map(|d| d.as_millis())
         .unwrap_or_default();
     let session = format!("{CANARY_SESSION}{now}");
-    let input = json!({
-        "session_id": session,
-        "transcript_path": "",
-        "cwd": project,
-        "permission_mode": "default",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Agent",
-        "tool_use_id": "toolu_warden_doctor_canary",
-        "tool_input": {
-            "description": "warden doctor canary",
-            "prompt": "A canary from `warden doctor`: this spawn must be denied.",
-            "subagent_type": probe.subagent(),
-        },
-    })
-    .to_string();
-    let fix = "fix what the reason names, then run `warden doctor` again; do not start Claude Code before";
-    for (line, timeout) in lines {
-        let ran = run_line(project, line, &input, enable_env, Duration::from_secs(timeout));
-        let last = |text: &str| text.lines().last().unwrap_or("").trim().to_owned();
+    let input = harness.event(&session, project, probe.subagent());
+    let env = harness.environment(project);
+    let name = harness.name();
+    let fix =
+        format!("fix what the reason names, then run `warden doctor` again; do not start {name} before");
+    for (line, timeout) in distinct {
+        let ran = run_line(project, line, &input, &env, enable_env, Duration::from_secs(timeout));
         checks.push(match ran {
             Err(e) => Check::fail("canary", e, "make `sh` runnable"),
             Ok(None) => Check::fail(
                 "canary",
-                format!("no answer within the Claude Code timeout of {timeout} s: Claude Code would let the spawn run"),
-                fix,
+                format!("no answer within the {name} timeout of {timeout} s: {name} would let the spawn run"),
+                fix.clone(),
             ),
-            Ok(Some(Ran { code: Some(0), stdout, .. })) => {
-                let answer: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-                let decision = answer.pointer("/hookSpecificOutput/permissionDecision").and_then(Value::as_str);
-                let reason = answer
-                    .pointer("/hookSpecificOutput/permissionDecisionReason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                if decision == Some("deny") {
-                    Check::ok(
-                        "canary",
-                        format!("the installed line denied {} (session `{session}`): {reason}", probe.what(enable_env)),
-                    )
-                } else {
-                    Check::fail(
-                        "canary",
-                        format!("the installed line let {} through (session `{session}`)", probe.what(enable_env)),
-                        "check the configuration the line names; do not start Claude Code before this passes",
-                    )
-                }
-            }
-            Ok(Some(Ran { code: Some(2), stderr, .. })) => Check::fail(
-                "canary",
-                format!("the installed line blocks but cannot decide (exit 2): {}", last(&stderr)),
-                fix,
-            ),
-            Ok(Some(Ran { code, stderr, .. })) => Check::fail(
-                "canary",
-                format!(
-                    "the installed line exits {}: Claude Code would let the spawn run ({})",
-                    code.map_or_else(|| "by a signal".to_owned(), |c| c.to_string()),
-                    last(&stderr)
+            Ok(Some(ran)) => match harness.read(&ran) {
+                Answer::Denied(reason) => Check::ok(
+                    "canary",
+                    format!(
+                        "the installed line denied {} (session `{session}`): {reason}",
+                        probe.what(enable_env)
+                    ),
                 ),
-                "run `warden init claude-code` again",
-            ),
+                Answer::LetThrough => Check::fail(
+                    "canary",
+                    format!(
+                        "the installed line let {} through (session `{session}`)",
+                        probe.what(enable_env)
+                    ),
+                    format!("check the configuration the line names; do not start {name} before this passes"),
+                ),
+                Answer::CannotDecide(last) => Check::fail(
+                    "canary",
+                    format!("the installed line blocks but cannot decide (exit 2): {last}"),
+                    fix.clone(),
+                ),
+                Answer::Exited(code, last) => Check::fail(
+                    "canary",
+                    format!(
+                        "the installed line exits {}: {name} would let the spawn run ({last})",
+                        code.map_or_else(|| "by a signal".to_owned(), |c| c.to_string()),
+                    ),
+                    format!("run `{}` again", harness.init()),
+                ),
+            },
         });
     }
 }

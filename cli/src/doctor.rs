@@ -1,11 +1,14 @@
-//! `warden doctor`: check that everything Warden reads in a Claude Code project is usable, and
-//! that the installed hook really blocks — by running it.
+//! `warden doctor`: check that everything Warden reads in a Claude Code or Codex project is
+//! usable, and that the installed hook really blocks — by running it.
 //!
 //! H-14: the entries are read back from where Claude Code reads them and each line checked
 //! ([`super::installed`]: the form in force, `disableAllHooks`, a missing binary, a line
 //! without the `|| exit 2` tail, a timeout without margin over the lock wait and the
-//! deadline). Here: what would make a guarded session unsafe or useless — no git repository
-//! where reverts need one (any protected path: reverts restore what git `HEAD` holds),
+//! deadline). C-10: with `--harness codex`, Codex's hooks the same way: the managed
+//! requirements or the project's configuration, the project trusted in Codex's home, each event
+//! `init codex` installs, the binary, the configuration the lines name, the tail, the timeout's
+//! margin; then its canary (C-11). Here: what would make a guarded session unsafe or useless —
+//! no git repository where reverts need one (any protected path: reverts restore what git `HEAD` holds),
 //! `.agentwarden/` not ignored by git (a subagent's `git add -A && git commit` would take the
 //! log into history), the guard's own files not protected (H-12), no seal in force, no active
 //! approval. Then the canary (H-15, [`super::canary`]) runs each installed line.
@@ -19,8 +22,9 @@ use agentwarden_domain::governance::{
     ApprovalState, FileRead, PersonaReading, ReadDigests, read_agent, read_persona, seal_changes,
 };
 
+use super::canary::Harness;
 use super::check::Check;
-use super::setup::{covered, in_git_work_tree, own_files, store_ignored};
+use super::setup::{covered, in_git_work_tree, own_files, own_files_of, store_ignored};
 use super::{EXIT_NO, EXIT_OK, Failure};
 use agentwarden::manifests::load_manifests;
 use agentwarden::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
@@ -35,9 +39,17 @@ pub(super) struct DoctorArgs {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// A managed-settings file to read instead of `/etc/claude-code/managed-settings.json` and
-    /// `/etc/claude-code/managed-settings.d/*.json` (repeatable, in merge order).
+    /// `/etc/claude-code/managed-settings.d/*.json` (repeatable, in merge order); with
+    /// `--harness codex`, the managed requirements instead of `/etc/codex/requirements.toml`.
     #[arg(long, value_name = "FILE")]
     managed: Vec<PathBuf>,
+    /// The harness whose installed hooks are checked (C-10).
+    #[arg(long, value_name = "NAME", default_value = "claude-code", value_parser = ["claude-code", "codex"])]
+    harness: String,
+    /// With `--harness codex`: Codex's home, where the project must be trusted [default:
+    /// `$CODEX_HOME`, else `~/.codex`].
+    #[arg(long, value_name = "DIR")]
+    codex_home: Option<PathBuf>,
     /// Print the checks as one JSON object.
     #[arg(long)]
     json: bool,
@@ -121,11 +133,21 @@ fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
     first
 }
 
-/// The guard protects itself (H-12); reverts need git; git ignores the store.
-fn check_protection(project: &Path, config: &Config, checks: &mut Vec<Check>) {
-    let init = format!("run `warden init claude-code --project {}`", project.display());
+/// The guard protects itself (H-12), the harness's own files included; reverts need git; git
+/// ignores the store.
+fn check_protection(harness: Harness, project: &Path, config: &Config, checks: &mut Vec<Check>) {
+    let init = format!("run `{} --project {}`", harness.init(), project.display());
     let protected = &config.guardrails.protected;
-    checks.push(match own_files(project, config) {
+    let own = match harness {
+        Harness::ClaudeCode => own_files(project, config),
+        Harness::Codex => own_files_of(
+            "Codex's configuration",
+            &agentwarden_codex::setup::config::PROTECTED_FILES,
+            project,
+            config,
+        ),
+    };
+    checks.push(match own {
         Err(e) => Check::fail("protected", e, "move the file into the project"),
         Ok(own) => {
             let missing: Vec<&String> = own.iter().filter(|p| !covered(protected, p)).collect();
@@ -398,7 +420,7 @@ fn check_server(socket: &Path, config: Option<&Config>, config_path: &Path, chec
 /// (what `init claude-code` writes). Defence in depth beside the hook and the signatures: a
 /// warning, with the rules missing, when any is not in force.
 fn permission_rules(project: &Path, config: &Config, managed: &[PathBuf]) -> Check {
-    let in_force = super::installed::deny_rules_in_force(project, managed);
+    let in_force = super::installed::claude_code::deny_rules_in_force(project, managed);
     let missing: Vec<String> = super::setup::deny_rules(project, config, None)
         .into_iter()
         .filter(|rule| !in_force.contains(rule))
@@ -474,27 +496,47 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
     };
     let project = std::fs::canonicalize(&project)
         .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
+    let harness = match args.harness.as_str() {
+        "codex" => Harness::Codex,
+        _ => Harness::ClaudeCode,
+    };
     let mut checks = Vec::new();
-    let entries = super::installed::check_hooks(&project, &args.managed, &mut checks);
-    super::installed::check_lines(&project, &entries, &mut checks);
     let config_path = args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE));
+    let entries = match harness {
+        Harness::ClaudeCode => super::installed::claude_code::check(&project, &args.managed, &mut checks),
+        Harness::Codex => super::installed::codex::check(
+            &project,
+            &config_path,
+            &args.managed,
+            args.codex_home.clone(),
+            &mut checks,
+        ),
+    };
     let mut canary_with = None;
     let loaded = match Config::load(Some(&config_path)) {
         Err(e) => {
             checks.push(Check::fail(
                 "config",
                 e.to_string(),
-                format!("write `{}` (see the README's \"Guard Claude Code\")", config_path.display()),
+                match harness {
+                    Harness::ClaudeCode => {
+                        format!("write `{}` (see the README's \"Guard Claude Code\")", config_path.display())
+                    }
+                    Harness::Codex => format!("write `{}` (see docs/codex.md)", config_path.display()),
+                },
             ));
             None
         }
         Ok(config) => {
             checks.push(Check::ok("config", format!("`{}` loads", config_path.display())));
             let first = check_files(&config, &mut checks);
-            check_protection(&project, &config, &mut checks);
+            check_protection(harness, &project, &config, &mut checks);
             let var = &config.subagents.enable_env;
             checks.push(approval_keys(&config));
-            checks.push(permission_rules(&project, &config, &args.managed));
+            // K-13: Claude Code's own deny rules; Codex has none Warden writes.
+            if harness == Harness::ClaudeCode {
+                checks.push(permission_rules(&project, &config, &args.managed));
+            }
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
             Some(config)
         }
@@ -507,7 +549,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
     let configured = loaded.as_ref().and_then(|c| c.server.clone());
     let configured_uid = loaded.as_ref().and_then(|c| c.server_uid);
     let again = |socket: &str| {
-        format!("run `warden init claude-code --project {} --server {socket}` again", project.display())
+        format!("run `{} --project {} --server {socket}` again", harness.init(), project.display())
     };
     let server = match super::installed::server_named(&entries) {
         Err(why) => Err((why, again("PATH"))),
@@ -564,7 +606,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             false => super::canary::Probe::KillSwitchUnset { subagent: &subagent },
             true => super::canary::Probe::UndeclaredType,
         };
-        super::canary::canary(&project, &entries, &var, probe, &mut checks);
+        super::canary::canary(harness, &project, &entries, &var, probe, &mut checks);
     }
     let healthy = checks.iter().all(|c| c.ok);
     if args.json {

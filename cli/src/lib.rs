@@ -122,7 +122,8 @@ enum Command {
     /// files to its protected paths.
     #[command(subcommand)]
     Init(setup::InitCommand),
-    /// Check the Claude Code setup (and run the installed hook on a canary spawn), the persona
+    /// Check the Claude Code setup, or with `--harness codex` the Codex one (and run the installed
+    /// hook on a canary spawn), the persona
     /// and agent files, the manifests, the store, the seal and the approvals; say what to fix.
     /// Exit 0 when all is well, 1 otherwise.
     Doctor(doctor::DoctorArgs),

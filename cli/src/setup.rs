@@ -3,7 +3,8 @@
 //!
 //! H-6: Claude Code has no fail-closed switch for command hooks: a hook that times out, or
 //! exits with anything but 2, lets the call run. So the installed line is built to fail closed
-//! ([`super::wiring`]: absolute binary, `|| exit 2` tail, a deadline below the timeout), `init`
+//! (`agentwarden_claude_code::setup::line`: absolute binary, `|| exit 2` tail, a deadline below
+//! the timeout), `init`
 //! refuses a timeout without margin over the lock wait, and Warden itself turns every internal
 //! failure into exit 2.
 //!
@@ -34,9 +35,12 @@ use std::process::Command;
 use clap::Subcommand;
 use serde_json::{Map, Value};
 
+use agentwarden_claude_code::setup::line::{deadline_for, hook_command};
+use agentwarden_claude_code::setup::settings::{self, EVENTS, add_deny_rules, human_verb_rules, merge_hooks};
+
 mod codex;
 
-use super::wiring::{self, EVENTS, deadline_for, hook_command, is_ours};
+use super::wiring;
 use super::{EXIT_OK, Failure};
 use agentwarden_adapters::untrusted::{self, UntrustedError};
 
@@ -97,104 +101,23 @@ pub(super) enum InitCommand {
     },
 }
 
-/// Merges Warden's entries into `settings`: any earlier Warden entry is replaced, every other
-/// key and hook is kept.
-fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u64) -> Result<(), String> {
-    let hooks = settings.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(hooks) = hooks else { return Err("`hooks` is not an object".into()) };
-    for (event, matcher) in EVENTS {
-        let groups = hooks.entry(event).or_insert_with(|| Value::Array(Vec::new()));
-        let Value::Array(groups) = groups else { return Err(format!("`hooks.{event}` is not an array")) };
-        groups.retain_mut(|group| {
-            let Some(Value::Array(list)) = group.get_mut("hooks") else { return true };
-            let before = list.len();
-            list.retain(|hook| !is_ours(hook));
-            !(list.is_empty() && before > 0)
-        });
-        let mut group = Map::new();
-        if let Some(matcher) = matcher {
-            group.insert("matcher".into(), matcher.into());
-        }
-        let mut hook = Map::new();
-        hook.insert("type".into(), "command".into());
-        hook.insert("command".into(), command.into());
-        hook.insert("timeout".into(), timeout.into());
-        // H-18: Claude Code honours `onFailure: "block"` on `PreToolUse` only; there it turns a
-        // timeout, a missing binary and any exit but 0 and 2 into a block.
-        if event == wiring::BLOCKING_EVENT {
-            hook.insert("onFailure".into(), "block".into());
-        }
-        group.insert("hooks".into(), Value::Array(vec![Value::Object(hook)]));
-        groups.push(Value::Object(group));
-    }
-    Ok(())
+/// `path` from the filesystem root, through any link, for a rule of Claude Code's.
+fn rule_path(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// K-12: Claude Code permission rules that deny the Bash commands running Warden's human verbs
-/// (`permissions.deny`, kept with any rule already there; added once). Defence in depth beside
-/// the hook's own denial (K-11) and the signatures (K-1).
-pub(super) const HUMAN_VERB_RULES: [&str; 4] =
-    ["Bash(warden seal:*)", "Bash(warden approve:*)", "Bash(warden revoke:*)", "Bash(warden release:*)"];
-
-/// The verbs only a human runs (K-11).
-const HUMAN_VERBS: [&str; 4] = ["seal", "approve", "revoke", "release"];
-
-/// `//` and the absolute path: Claude Code's rule syntax for a path from the filesystem root (a
-/// single `/` is relative to the settings file).
-fn rule_path(path: &Path) -> String {
-    let absolute = std::fs::canonicalize(path)
-        .or_else(|_| std::path::absolute(path))
-        .unwrap_or_else(|_| path.to_path_buf());
-    format!("/{}", absolute.display())
-}
-
-/// K-13: every rule `init claude-code` puts in `permissions.deny`: [`HUMAN_VERB_RULES`], the
-/// same verbs anywhere in a command (`Bash(*warden approve*)`: after `env -u CLAUDECODE`, or
-/// `&&`) and run by the absolute path of the installed binary (`exe`, when known), and `Edit`
-/// rules for the store directory (`.agentwarden`), `agentwarden.toml` and, when configured,
-/// `allowed_signers`, each from the filesystem root. `Edit` rules cover every built-in tool
-/// that changes files (Edit, Write, MultiEdit, NotebookEdit); a `Write(...)` rule is not a path
-/// rule Claude Code consults, so none is written.
-///
-/// K-18 (shown against the real client): a global option between the binary and the verb
-/// (`warden --store DIR approve`) escaped every rule of K-12 and K-13, and so did the binary's
-/// absolute path anywhere but at the start (`sh -c '/…/warden approve'`). Each name (`warden`,
-/// and the binary's path) is now denied with its verb anywhere, directly after it or after
-/// options (`Bash(*warden --* approve*)`).
+/// K-13: every rule `init claude-code` puts in `permissions.deny`: the human verbs by name and
+/// by the installed binary's path `exe`, when known (`settings::human_verb_rules`, K-12, K-18),
+/// and `Edit` rules for the store directory (`.agentwarden`), `agentwarden.toml` and, when
+/// configured, `allowed_signers`, each from the filesystem root (`settings::edit_rule`).
 pub(super) fn deny_rules(project: &Path, config: &Config, exe: Option<&Path>) -> Vec<String> {
-    let mut rules: Vec<String> = HUMAN_VERB_RULES.iter().map(|r| (*r).to_owned()).collect();
-    let names = std::iter::once("warden".to_owned()).chain(exe.map(|exe| exe.display().to_string()));
-    for name in names {
-        // Anywhere in the command: `env -u CLAUDECODE warden approve`, `cd x && warden seal`,
-        // `sh -c '…'`; and with global options before the verb: `warden --store DIR approve`.
-        for verb in HUMAN_VERBS {
-            rules.push(format!("Bash(*{name} {verb}*)"));
-        }
-        for verb in HUMAN_VERBS {
-            rules.push(format!("Bash(*{name} --* {verb}*)"));
-        }
-    }
-    rules.push(format!("Edit({}/**)", rule_path(&project.join(".agentwarden"))));
-    rules.push(format!("Edit({})", rule_path(&project.join(CONFIG_FILE))));
+    let mut rules = human_verb_rules(exe);
+    rules.push(settings::edit_rule(&rule_path(&project.join(".agentwarden")), true));
+    rules.push(settings::edit_rule(&rule_path(&project.join(CONFIG_FILE)), false));
     if let Some(signers) = &config.allowed_signers {
-        rules.push(format!("Edit({})", rule_path(signers)));
+        rules.push(settings::edit_rule(&rule_path(signers), false));
     }
     rules
-}
-
-/// Adds each of `rules` not there yet to `permissions.deny`; returns how many it added.
-fn deny_human_verbs(settings: &mut Map<String, Value>, rules: &[String]) -> Result<usize, String> {
-    let permissions = settings.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(permissions) = permissions else { return Err("`permissions` is not an object".into()) };
-    let deny = permissions.entry("deny").or_insert_with(|| Value::Array(Vec::new()));
-    let Value::Array(deny) = deny else { return Err("`permissions.deny` is not a list".into()) };
-    let before = deny.len();
-    for rule in rules {
-        if !deny.iter().any(|r| r.as_str() == Some(rule)) {
-            deny.push(Value::String(rule.clone()));
-        }
-    }
-    Ok(deny.len().saturating_sub(before))
 }
 
 fn read_json_object(project: &Path, path: &Path) -> Result<Map<String, Value>, Failure> {
@@ -246,25 +169,10 @@ fn inside(project: &Path, path: &Path) -> Option<String> {
     path.strip_prefix(&project).ok().and_then(plain)
 }
 
-/// What the guard must protect of itself (H-12), relative to the project.
-/// What Claude Code reads from a project that can change how the guard is run (H-19): the
-/// settings (hooks), the agent definitions, commands, skills, hook scripts and MCP servers.
-/// Not the whole `.claude/`: Claude Code makes worktree subagents' worktrees under
-/// `.claude/worktrees/`, where their own work must be neither denied nor reverted (each is
-/// checked in its own worktree, H-27). An entry that does not exist is protected too: creating
-/// it is a change.
-pub(super) const CLAUDE_CODE_FILES: [&str; 7] = [
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".claude/agents",
-    ".claude/commands",
-    ".claude/skills",
-    ".claude/hooks",
-    ".mcp.json",
-];
-
+/// What the guard must protect of itself (H-12), relative to the project: Claude Code's files
+/// (`settings::PROTECTED_FILES`, H-19) and the sealed ones.
 pub(super) fn own_files(project: &Path, config: &Config) -> Result<Vec<String>, String> {
-    own_files_of("Claude Code's settings", &CLAUDE_CODE_FILES, project, config)
+    own_files_of("Claude Code's settings", &settings::PROTECTED_FILES, project, config)
 }
 
 /// [`own_files`] with the harness's own files `harness_files` (`what` names them).
@@ -411,7 +319,7 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
     let (new_config, added) = protect(&config_text, &own)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", config_path.display())))?;
 
-    let target = managed.clone().unwrap_or_else(|| project.join(".claude").join("settings.json"));
+    let target = managed.clone().unwrap_or_else(|| project.join(settings::PROJECT_FILE));
     let mut settings = read_json_object(&project, &target)?;
     // V-34: the client form runs `warden-hook` when it lies beside `warden`; else `warden hook`.
     let hook_binary = match server {
@@ -424,10 +332,10 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
     let rules = deny_rules(&project, &config, Some(&exe));
-    let denied = deny_human_verbs(&mut settings, &rules)
+    let denied = add_deny_rules(&mut settings, &rules)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
     if managed.is_some() {
-        settings.insert("allowManagedHooksOnly".into(), Value::Bool(true));
+        settings.insert(settings::MANAGED_ONLY.into(), Value::Bool(true));
     }
     let mut text = serde_json::to_string_pretty(&Value::Object(settings))
         .map_err(|e| Failure::usage(format!("cannot encode the settings: {e}")))?;
@@ -497,61 +405,6 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn merging_keeps_other_keys_and_replaces_earlier_warden_entries() {
-        let mut settings: Map<String, Value> = serde_json::from_str(
-            r#"{"model":"opus","hooks":{"PreToolUse":[
-                {"matcher":"Bash","hooks":[{"type":"command","command":"lint.sh"}]},
-                {"matcher":"Task|Agent","hooks":[{"type":"command","command":"'/old/warden' hook --config \"$CLAUDE_PROJECT_DIR/agentwarden.toml\""}]}
-            ]}}"#,
-        )
-        .unwrap();
-        let command = hook_command(Path::new("/new/warden"), 5000, 28000, None);
-        merge_hooks(&mut settings, &command, 30).unwrap();
-        merge_hooks(&mut settings, &command, 30).unwrap();
-        assert_eq!(settings["model"], "opus");
-        let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
-        assert_eq!(pre.len(), 2, "lint kept, one Warden entry: {pre:?}");
-        assert_eq!(pre[0]["hooks"][0]["command"], "lint.sh");
-        assert_eq!(pre[1]["matcher"], "*");
-        assert!(pre[1]["hooks"][0]["command"].as_str().unwrap().starts_with("'/new/warden' --store"));
-        assert_eq!(settings["hooks"]["SubagentStop"].as_array().unwrap().len(), 1);
-        assert!(settings["hooks"]["SubagentStart"][0].get("matcher").is_none());
-        // H-18: only PreToolUse honours onFailure; there it must be "block".
-        assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
-        assert!(settings["hooks"]["SubagentStop"][0]["hooks"][0].get("onFailure").is_none());
-    }
-
-    #[test]
-    fn the_human_verbs_are_denied_once_and_other_rules_kept() {
-        let mut settings: Map<String, Value> = serde_json::from_str(
-            r#"{"permissions":{"deny":["Read(.env)","Bash(warden seal:*)"],"allow":["Bash(ls)"]}}"#,
-        )
-        .unwrap();
-        let rules: Vec<String> = HUMAN_VERB_RULES.iter().map(|r| (*r).to_owned()).collect();
-        deny_human_verbs(&mut settings, &rules).unwrap();
-        deny_human_verbs(&mut settings, &rules).unwrap();
-        let deny: Vec<&str> =
-            settings["permissions"]["deny"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
-        assert_eq!(deny.len(), 1 + HUMAN_VERB_RULES.len(), "{deny:?}");
-        assert!(
-            deny.contains(&"Read(.env)") && HUMAN_VERB_RULES.iter().all(|r| deny.contains(r)),
-            "{deny:?}"
-        );
-        assert_eq!(settings["permissions"]["allow"][0], "Bash(ls)");
-        let mut bad: Map<String, Value> = serde_json::from_str(r#"{"permissions":{"deny":"x"}}"#).unwrap();
-        assert!(deny_human_verbs(&mut bad, &rules).is_err());
-    }
-
-    #[test]
-    fn a_settings_file_of_the_wrong_shape_is_refused() {
-        let mut settings: Map<String, Value> = serde_json::from_str(r#"{"hooks":[]}"#).unwrap();
-        assert!(merge_hooks(&mut settings, "x", 30).is_err());
-        let mut settings: Map<String, Value> =
-            serde_json::from_str(r#"{"hooks":{"SubagentStop":{}}}"#).unwrap();
-        assert!(merge_hooks(&mut settings, "x", 30).is_err());
-    }
 
     #[test]
     fn protecting_keeps_the_users_text_and_adds_only_what_is_missing() {

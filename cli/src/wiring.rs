@@ -1,116 +1,22 @@
-//! The command line `warden init claude-code` installs as Claude Code's hook, and its time
-//! budget: built here, read back here by `warden doctor`.
-//!
-//! Claude Code has no fail-closed switch for command hooks: a timeout, or any exit but 2,
-//! lets the call run (H-6). So the installed line
-//!
-//! - names the binary by absolute path and pins the store, the lock wait and the deadline;
-//! - ends in [`FAIL_CLOSED`], which turns every exit but 0 and 2 — a missing binary (127), a
-//!   crash (101), a signal (128 + n), a plain 1 — into exit 2 (H-9);
-//! - passes `--deadline-ms`, the bound `warden hook` answers within (exit 2 when it passes),
-//!   below the Claude Code timeout by the [`START_MS`] and [`ANSWER_MS`] margins; and the lock
-//!   wait leaves [`DECIDE_MS`] inside the deadline (H-10).
+//! Which binary the installed hook line runs, and `warden hook`'s default deadline. The line
+//! itself, its fail-closed tail and its time budget are each harness's knowledge
+//! (`agentwarden_claude_code::setup::line`, `agentwarden_codex::setup::line`, H-6, H-9, H-10);
+//! here is only what lies on this machine: the resident service's hook client beside `warden`
+//! (V-34).
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
-/// What marks a hook command as Warden's (older installs ended with it).
-pub(super) const MARK: &str = r#"hook --config "$CLAUDE_PROJECT_DIR/agentwarden.toml""#;
-
-/// The tail of the installed line: any exit but 0 and 2 becomes 2, with a line on stderr.
-pub(super) const FAIL_CLOSED: &str =
-    r#"|| { rc=$?; [ "$rc" -eq 2 ] || echo "warden: the hook exited $rc; blocked" >&2; exit 2; }"#;
-
-/// Budget before `warden hook` starts its clock: Claude Code spawning the shell, the shell
-/// starting `warden`, the runtime coming up (H-10).
-pub(super) const START_MS: u64 = 1_000;
-/// Budget after the deadline: writing the answer, exiting, Claude Code reading it (H-10).
-pub(super) const ANSWER_MS: u64 = 1_000;
-/// Budget inside the deadline after the store's lock is taken: catching up, deciding,
-/// appending and flushing the decision (H-10).
-pub(super) const DECIDE_MS: u64 = 1_000;
-
 /// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
-/// default timeout of 30 s (H-10).
-pub(crate) const DEFAULT_DEADLINE_MS: u64 = 30_000 - START_MS - ANSWER_MS;
-// `warden-hook` reads the same default (V-34).
+/// default timeout (H-10).
+pub(crate) const DEFAULT_DEADLINE_MS: u64 = agentwarden_claude_code::setup::line::DEFAULT_DEADLINE_MS;
+// `warden-hook` reads the same default (V-34), and so does the Codex line (C-10).
 const _: () = assert!(DEFAULT_DEADLINE_MS == agentwarden_hook_client::DEFAULT_DEADLINE_MS);
-
-/// H-11: the events Warden's hook handles, with their matcher: `*` is Claude Code's "every
-/// tool" (the hook governs every tool call, so an untracked agent's calls can be denied).
-/// The one event whose hook entry Claude Code lets fail closed with `"onFailure": "block"`
-/// (H-18; 2.1.330 ignores the key on `SubagentStart` and `SubagentStop`).
-pub(super) const BLOCKING_EVENT: &str = "PreToolUse";
-
-/// H-43: `ConfigChange` (every source) blocks a settings or skills change made during the
-/// session.
-pub(super) const EVENTS: [(&str, Option<&str>); 4] =
-    [("PreToolUse", Some("*")), ("SubagentStart", None), ("SubagentStop", None), ("ConfigChange", None)];
-
-/// The deadline for a Claude Code `timeout_s` and a lock wait of `lock_ms`, or why the
-/// timeout leaves no margin.
-pub(super) fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, String> {
-    let deadline = timeout_s.saturating_mul(1_000).saturating_sub(START_MS + ANSWER_MS);
-    let needed = lock_ms.saturating_add(DECIDE_MS);
-    if timeout_s.saturating_mul(1_000) >= needed.saturating_add(START_MS + ANSWER_MS) {
-        return Ok(deadline);
-    }
-    let minimum = needed.saturating_add(START_MS + ANSWER_MS).div_ceil(1_000);
-    Err(format!(
-        "a Claude Code timeout of {timeout_s} s leaves no margin over the store's lock wait of {lock_ms} ms \
-         (lock wait + {DECIDE_MS} ms to decide + {START_MS} ms to start + {ANSWER_MS} ms to answer): \
-         Claude Code would give up first and let the call run; use --timeout {minimum} or more, or a \
-         lower --lock-timeout-ms"
-    ))
-}
-
-/// Checks that an installed entry's numbers fit: the deadline lies below the timeout by the
-/// start and answer margins, and the lock wait fits in the deadline with time to decide.
-pub(super) fn check_budget(timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), String> {
-    let wanted = deadline_for(timeout_s, lock_ms)?;
-    if deadline_ms > wanted {
-        return Err(format!(
-            "`--deadline-ms {deadline_ms}` is too close to the Claude Code timeout of {timeout_s} s \
-             (at most {wanted} ms leaves {START_MS} ms to start and {ANSWER_MS} ms to answer)"
-        ));
-    }
-    if lock_ms.saturating_add(DECIDE_MS) > deadline_ms {
-        return Err(format!(
-            "the lock wait of {lock_ms} ms leaves no time to decide within `--deadline-ms {deadline_ms}`"
-        ));
-    }
-    Ok(())
-}
-
-pub(super) fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
-}
-
-/// The hook command for `warden` at `exe`: direct (it opens the project's store), or, with
-/// `server`, the thin client of the resident service at that socket (V-10: no `--store`, the
-/// server holds it; `--lock-timeout-ms` stays, so the budget reads back the same), and with its
-/// uid, `--server-uid` (V-49: the line names the server and its user). `exe` is then
-/// `warden-hook` when there is one (V-34): it reads the same line.
-pub(super) fn hook_command(
-    exe: &Path,
-    lock_ms: u64,
-    deadline_ms: u64,
-    server: Option<(&Path, Option<u32>)>,
-) -> String {
-    match server {
-        None => format!(
-            r#"{} --store "$CLAUDE_PROJECT_DIR/.agentwarden/audit" --lock-timeout-ms {lock_ms} {MARK} --deadline-ms {deadline_ms} {FAIL_CLOSED}"#,
-            shell_quote(exe)
-        ),
-        Some((socket, uid)) => format!(
-            r#"{} --lock-timeout-ms {lock_ms} {MARK} --server {}{} --deadline-ms {deadline_ms} {FAIL_CLOSED}"#,
-            shell_quote(exe),
-            shell_quote(socket),
-            uid.map(|uid| format!(" --server-uid {uid}")).unwrap_or_default(),
-        ),
-    }
-}
+const _: () = assert!(
+    agentwarden_codex::setup::line::DEFAULT_TIMEOUT_S * 1_000
+        - agentwarden_codex::setup::line::START_MS
+        - agentwarden_codex::setup::line::ANSWER_MS
+        == DEFAULT_DEADLINE_MS
+);
 
 /// V-34: the resident service's hook client, `warden-hook`, beside the `warden` binary at `exe`
 /// (canonical), when it is there and is a file.
@@ -123,99 +29,9 @@ pub(super) fn client_binary(exe: &Path) -> Option<PathBuf> {
 /// The name of the resident service's hook client (V-34).
 pub(super) const CLIENT_BINARY: &str = "warden-hook";
 
-pub(super) fn is_ours(hook: &Value) -> bool {
-    hook.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(MARK))
-}
-
-/// What an installed command line says, read back.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Parsed {
-    /// The binary, when the line starts with a single-quoted path.
-    pub(super) binary: Option<PathBuf>,
-    pub(super) lock_ms: Option<u64>,
-    pub(super) deadline_ms: Option<u64>,
-    /// The line ends in [`FAIL_CLOSED`].
-    pub(super) fail_closed: bool,
-    /// The socket `--server` names, single-quoted as [`hook_command`] writes it (the client
-    /// form, V-34): the server the line asks (V-48).
-    pub(super) server: Option<PathBuf>,
-    /// The user `--server-uid` names: the server's, as the line believes it (V-49).
-    pub(super) server_uid: Option<u32>,
-}
-
-fn unquote(command: &str) -> Option<PathBuf> {
-    let mut rest = command.strip_prefix('\'')?;
-    let mut path = String::new();
-    loop {
-        let (part, after) = rest.split_once('\'')?;
-        path.push_str(part);
-        match after.strip_prefix(r"\''") {
-            Some(more) => {
-                path.push('\'');
-                rest = more;
-            }
-            None => return Some(PathBuf::from(path)),
-        }
-    }
-}
-
-fn number_after(command: &str, flag: &str) -> Option<u64> {
-    let (_, rest) = command.split_once(&format!(" {flag} "))?;
-    rest.split_whitespace().next()?.parse().ok()
-}
-
-pub(super) fn parse(command: &str) -> Parsed {
-    Parsed {
-        binary: unquote(command),
-        lock_ms: number_after(command, "--lock-timeout-ms"),
-        deadline_ms: number_after(command, "--deadline-ms"),
-        fail_closed: command.trim_end().ends_with(FAIL_CLOSED),
-        server: command.split_once(" --server ").and_then(|(_, rest)| unquote(rest)),
-        server_uid: number_after(command, "--server-uid").and_then(|uid| u32::try_from(uid).ok()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_installed_line_reads_back() {
-        let client =
-            hook_command(Path::new("/w/warden"), 5000, 28000, Some((Path::new("/run/a b/w.sock"), None)));
-        assert!(client.contains(r"--server '/run/a b/w.sock' --deadline-ms"), "{client}");
-        assert!(!client.contains("--store"), "the client form opens no store: {client}");
-        assert!(is_ours(&serde_json::json!({"command": client})));
-        let read = parse(&client);
-        assert_eq!((read.lock_ms, read.deadline_ms, read.fail_closed), (Some(5000), Some(28000), true));
-        assert_eq!(read.server, Some(PathBuf::from("/run/a b/w.sock")), "{client}");
-        assert_eq!(read.server_uid, None, "{client}");
-        let pinned =
-            hook_command(Path::new("/w/warden"), 5000, 28000, Some((Path::new("/run/w.sock"), Some(998))));
-        assert!(pinned.contains(r"--server '/run/w.sock' --server-uid 998 --deadline-ms"), "{pinned}");
-        assert_eq!(
-            (parse(&pinned).server_uid, parse(&pinned).deadline_ms),
-            (Some(998), Some(28000)),
-            "{pinned}"
-        );
-        let quoted =
-            hook_command(Path::new("/w/warden"), 5000, 28000, Some((Path::new("/run/it's.sock"), None)));
-        assert_eq!(parse(&quoted).server, Some(PathBuf::from("/run/it's.sock")), "{quoted}");
-        let line = hook_command(Path::new("/a b/it's/warden"), 5000, 28000, None);
-        assert_eq!(
-            parse(&line),
-            Parsed {
-                binary: Some(PathBuf::from("/a b/it's/warden")),
-                lock_ms: Some(5000),
-                deadline_ms: Some(28000),
-                fail_closed: true,
-                server: None,
-                server_uid: None,
-            }
-        );
-        assert!(is_ours(&serde_json::json!({"command": line})));
-        assert_eq!(parse("warden hook"), Parsed::default());
-    }
 
     #[test]
     fn the_client_binary_is_the_one_beside_warden_or_none() {
@@ -229,31 +45,5 @@ mod tests {
         std::fs::write(dir.path().join(CLIENT_BINARY), "").unwrap();
         let found = client_binary(&warden).unwrap();
         assert_eq!(found, std::fs::canonicalize(dir.path().join(CLIENT_BINARY)).unwrap());
-    }
-
-    #[test]
-    fn quoting_survives_a_quote_in_the_path() {
-        assert_eq!(shell_quote(Path::new("/a b/it's/warden")), r"'/a b/it'\''s/warden'");
-    }
-
-    #[test]
-    fn a_timeout_must_cover_the_lock_wait_and_the_margins() {
-        // (timeout s, lock wait ms, expected deadline or refusal, why)
-        let table = [
-            (30, 5000, Ok(28000), "the default: 28 s deadline, 5 s lock wait"),
-            (8, 5000, Ok(6000), "the smallest timeout over a 5 s lock wait"),
-            (7, 5000, Err(()), "1 s short"),
-            (2, 5000, Err(()), "the issue's --timeout 2"),
-            (3, 0, Ok(1000), "no lock wait: 1 s to decide"),
-            (0, 0, Err(()), "no time at all"),
-        ];
-        for (timeout, lock, expected, why) in table {
-            assert_eq!(deadline_for(timeout, lock).map_err(|_| ()), expected, "{why}");
-        }
-        let refusal = deadline_for(2, 5000).unwrap_err();
-        assert!(refusal.contains("--timeout 8"), "{refusal}");
-        assert!(check_budget(30, 5000, 28000).is_ok());
-        assert!(check_budget(30, 5000, 29500).is_err(), "deadline too close to the timeout");
-        assert!(check_budget(30, 5000, 5500).is_err(), "lock wait fills the deadline");
     }
 }

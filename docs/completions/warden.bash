@@ -1369,7 +1369,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__doctor)
-            opts="-h --project --config --managed --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --project --config --managed --harness --codex-home --json --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1384,6 +1384,14 @@ _warden() {
                     return 0
                     ;;
                 --managed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --harness)
+                    COMPREPLY=($(compgen -W "claude-code codex" -- "${cur}"))
+                    return 0
+                    ;;
+                --codex-home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

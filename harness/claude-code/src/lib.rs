@@ -10,12 +10,18 @@
 //! - [`kernel`] (feature `kernel`, on by default) — a hook event's text answered by a
 //!   [`Warden`](agentwarden::Warden): parsed here, decided by the kernel, the refusal of an input
 //!   it cannot use recorded (H-30).
+//! - [`setup`] — what `warden init claude-code` writes into Claude Code's settings and `warden
+//!   doctor` reads back: where the settings are, the hook entries and the fail-closed line with
+//!   its time budget, the permission deny rules, the files the guard protects, the canary's
+//!   spawn (H-6 … H-19, H-43, H-44). Plain data and functions: the command line reads, writes and
+//!   prints.
 //!
 //! Dependencies point inward (issue 35): this crate → the application, the domain; the domain
 //! names no harness.
 
 #[cfg(feature = "kernel")]
 pub mod kernel;
+pub mod setup;
 pub mod wire;
 
 #[cfg(test)]

@@ -1,0 +1,207 @@
+//! Warden's hook entries as Claude Code would run them, read back from where it reads them (the
+//! managed settings, [`settings::MANAGED_FILE`] then the drop-ins of [`settings::MANAGED_DIR`],
+//! or the files given with `--managed`; then the project's `.claude/settings.json`), the form in
+//! force named, each line checked (H-11, H-14). What the files hold and what each finding means
+//! is `agentwarden_claude_code::setup`'s; here the files are read and the findings reported.
+
+use std::path::{Path, PathBuf};
+
+use agentwarden_claude_code::setup::line;
+use agentwarden_claude_code::setup::settings::{self, Entry, Settings};
+
+use super::super::check::Check;
+use super::{Line, check_binaries, read_text};
+
+/// A settings file Claude Code reads, read.
+#[derive(Debug)]
+struct Source {
+    path: PathBuf,
+    settings: Settings,
+}
+
+fn read_source(path: &Path) -> Result<Option<Source>, String> {
+    let Some(text) = read_text(path)? else { return Ok(None) };
+    let settings = settings::read_settings(&text).map_err(|e| format!("`{}` {e}", path.display()))?;
+    Ok(Some(Source { path: path.to_path_buf(), settings }))
+}
+
+/// The managed files to read: the ones given, else the Linux locations.
+fn managed_files(given: &[PathBuf]) -> Vec<PathBuf> {
+    if !given.is_empty() {
+        return given.to_vec();
+    }
+    let mut files = vec![PathBuf::from(settings::MANAGED_FILE)];
+    if let Ok(dir) = std::fs::read_dir(settings::MANAGED_DIR) {
+        let mut drop_ins: Vec<PathBuf> = dir
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| settings::is_managed_drop_in(p.file_name().and_then(|n| n.to_str()).unwrap_or(".")))
+            .collect();
+        drop_ins.sort();
+        files.extend(drop_ins);
+    }
+    files
+}
+
+/// The user's settings, under `$HOME`.
+fn user_file() -> Option<PathBuf> {
+    std::env::var_os("HOME").map(|home| Path::new(&home).join(settings::USER_FILE))
+}
+
+/// K-13: the `permissions.deny` rules of every settings file Claude Code reads for `project`
+/// (managed, the project's, its local and the user's: Claude Code merges them). A file that
+/// cannot be read contributes nothing (the check then reports its rules missing).
+pub(in super::super) fn deny_rules_in_force(project: &Path, managed: &[PathBuf]) -> Vec<String> {
+    let mut files = managed_files(managed);
+    files.push(project.join(settings::PROJECT_FILE));
+    files.push(project.join(settings::LOCAL_FILE));
+    files.extend(user_file());
+    let read = files.iter().filter_map(|path| read_source(path).ok().flatten());
+    read.flat_map(|source| source.settings.deny).collect()
+}
+
+/// The installed form and Warden's entries Claude Code would run.
+fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Entry> {
+    let init = format!("run `warden init claude-code --project {}`", project.display());
+    let mut sources = Vec::new();
+    for path in managed_files(managed) {
+        match read_source(&path) {
+            Ok(Some(source)) => sources.push(source),
+            Ok(None) => {}
+            Err(e) => {
+                checks.push(Check::fail("form", e, "fix the managed settings file, or ask its administrator"))
+            }
+        }
+    }
+    // Scalars of later managed files win.
+    let managed_only = sources.iter().filter_map(|s| s.settings.managed_only).next_back() == Some(true);
+    if sources.iter().filter_map(|s| s.settings.disables).next_back() == Some(true) {
+        checks.push(Check::fail(
+            "disabled",
+            "the managed settings set `disableAllHooks`: Claude Code runs no hook at all",
+            "ask the administrator to remove `disableAllHooks` from the managed settings",
+        ));
+        return Vec::new();
+    }
+    let managed_entries =
+        sources.iter().filter(|s| !s.settings.entries.is_empty()).map(|s| s.path.display().to_string());
+    let managed_names: Vec<String> = managed_entries.collect();
+    let project_file = project.join(settings::PROJECT_FILE);
+    let project_source = match read_source(&project_file) {
+        Ok(source) => source,
+        Err(e) => {
+            checks.push(Check::fail("form", e, init.clone()));
+            None
+        }
+    };
+    // `disableAllHooks` outside the managed settings turns off every hook but the managed ones.
+    let mut others = vec![project.join(settings::LOCAL_FILE)];
+    others.extend(user_file());
+    let others: Vec<Source> = others.iter().filter_map(|p| read_source(p).ok().flatten()).collect();
+    let disabling: Vec<String> = project_source
+        .iter()
+        .chain(&others)
+        .filter(|s| s.settings.disables == Some(true))
+        .map(|s| format!("`{}`", s.path.display()))
+        .collect();
+    let project_off = !managed_only && !disabling.is_empty();
+    if project_off {
+        checks.push(Check::fail(
+            "disabled",
+            format!("{} sets `disableAllHooks`: Claude Code runs no hook from the project's settings", disabling.join(", ")),
+            "remove `disableAllHooks` there, or install the managed form (`warden init claude-code --managed FILE`)",
+        ));
+    }
+    let project_has = !project_off && project_source.as_ref().is_some_and(|s| !s.settings.entries.is_empty());
+    let mut entries: Vec<Entry> = sources.into_iter().flat_map(|s| s.settings.entries).collect();
+    let form = match (managed_names.is_empty(), managed_only, project_has) {
+        (false, true, _) => format!(
+            "managed settings ({}) with allowManagedHooksOnly: the project's hooks are ignored, an edit of \
+             `.claude/settings.json` cannot remove Warden's",
+            managed_names.join(", ")
+        ),
+        (false, false, _) => format!(
+            "managed settings ({}) without allowManagedHooksOnly{}",
+            managed_names.join(", "),
+            if project_has { ", and the project's settings" } else { "" }
+        ),
+        (true, _, true) => format!(
+            "project settings (`{}`): an agent that edits it removes the hooks from the next session; \
+             `warden init claude-code --managed FILE` writes the form it cannot edit",
+            project_file.display()
+        ),
+        (true, _, false) => String::new(),
+    };
+    if !managed_only && !project_off {
+        entries.extend(project_source.into_iter().flat_map(|s| s.settings.entries));
+    }
+    if entries.is_empty() {
+        let detail = format!("no Warden hook in `{}` nor in the managed settings", project_file.display());
+        checks.push(Check::fail("form", detail, init));
+        return entries;
+    }
+    checks.push(Check::ok("form", form));
+    let missing = settings::missing_events(&entries);
+    checks.push(if missing.is_empty() {
+        Check::ok(
+            "hooks",
+            "Warden's hook runs for every tool call, every subagent start and stop, every settings change",
+        )
+    } else {
+        Check::fail("hooks", format!("Warden's hook is missing for {}", missing.join(", ")), init)
+    });
+    entries
+}
+
+/// Each entry's line: the binary exists, the tail fails closed, the numbers leave margin.
+fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
+    let init = format!("run `warden init claude-code --project {}` again", project.display());
+    let mut binaries = Vec::new();
+    let mut problems = Vec::new();
+    let mut open = Vec::new();
+    for entry in entries {
+        let found = settings::check_entry(entry);
+        if let Some(binary) = found.binary
+            && !binaries.contains(&binary)
+        {
+            binaries.push(binary);
+        }
+        if !found.fail_closed {
+            open.push(entry.event.clone());
+        }
+        problems.extend(found.problems);
+    }
+    check_binaries(&binaries, &init, checks);
+    checks.push(if open.is_empty() {
+        Check::ok("fail-closed", "every line turns an exit other than 0 and 2 into exit 2")
+    } else {
+        Check::fail(
+            "fail-closed",
+            format!("the line for {} lacks the `|| exit 2` tail: a crash or a missing binary would let the call run", open.join(", ")),
+            init.clone(),
+        )
+    });
+    checks.push(if problems.is_empty() {
+        Check::ok("timeout", "every deadline lies below Claude Code's timeout, with the lock wait inside it")
+    } else {
+        Check::fail("timeout", problems.join("; "), init)
+    });
+}
+
+/// H-14: the entries Claude Code would run for `project`, checked, as [`Line`]s.
+pub(in super::super) fn check(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Line> {
+    let entries = check_hooks(project, managed, checks);
+    check_lines(project, &entries, checks);
+    entries
+        .into_iter()
+        .map(|entry| {
+            let parsed = line::parse(&entry.command);
+            Line {
+                event: entry.event,
+                server: parsed.server.map(|socket| (socket, parsed.server_uid)),
+                command: entry.command,
+                timeout: entry.timeout,
+            }
+        })
+        .collect()
+}

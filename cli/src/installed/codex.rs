@@ -1,0 +1,225 @@
+//! C-10: Warden's hooks as Codex would run them, read back: the managed requirements
+//! ([`config::MANAGED_FILE`], or the files given with `--managed`) and the project's
+//! `.codex/config.toml`, the form in force named, the project's trust in Codex's home where the
+//! project's hooks are the ones in force, and each line checked (its binary, the configuration it
+//! names, its tail, its timeout's margin). What the files hold and what each finding means is
+//! `agentwarden_codex::setup`'s; here the files are read and the findings reported.
+
+use std::path::{Path, PathBuf};
+
+use agentwarden_codex::setup::config::{self, Entry, Hooks};
+use agentwarden_codex::setup::line;
+
+use super::super::check::Check;
+use super::{Line, check_binaries, read_text};
+
+fn read_hooks(path: &Path) -> Result<Option<Hooks>, String> {
+    let Some(text) = read_text(path)? else { return Ok(None) };
+    config::read_hooks(&text).map(Some).map_err(|e| format!("`{}` {e}", path.display()))
+}
+
+/// Where the project's hooks are in force, the project must be trusted in Codex's home.
+fn check_trust(project: &Path, codex_home: Option<PathBuf>, init: &str, checks: &mut Vec<Check>) {
+    let home = config::home(codex_home, std::env::var_os(config::HOME_ENV), std::env::var_os("HOME"));
+    let Some(home) = home else {
+        return checks.push(Check::fail(
+            "trust",
+            "no Codex home to read the project's trust from",
+            "give --codex-home DIR (or set CODEX_HOME or HOME)",
+        ));
+    };
+    let file = home.join(config::HOME_FILE);
+    let trusted = read_text(&file).and_then(|text| match text {
+        None => Ok(false),
+        Some(text) => config::is_trusted(&text, project).map_err(|e| format!("`{}` {e}", file.display())),
+    });
+    checks.push(match trusted {
+        Ok(true) => Check::ok(
+            "trust",
+            format!(
+                "`{}` is trusted in `{}`; Codex runs the project's hooks once they are reviewed (C-8)",
+                project.display(),
+                file.display()
+            ),
+        ),
+        Ok(false) => Check::fail(
+            "trust",
+            format!(
+                "`{}` is not trusted in `{}`: Codex ignores the project's configuration, Warden's hooks included, \
+                 without a word",
+                project.display(),
+                file.display()
+            ),
+            format!(
+                "{init} --codex-home {} (it trusts the project there), or install the managed form \
+                 (`warden init codex --managed FILE`), whose hooks need no trust",
+                home.display()
+            ),
+        ),
+        Err(e) => Check::fail("trust", e, format!("fix `{}`", file.display())),
+    });
+}
+
+/// The installed form and Warden's hooks Codex would run.
+fn check_hooks(
+    project: &Path,
+    managed: &[PathBuf],
+    codex_home: Option<PathBuf>,
+    checks: &mut Vec<Check>,
+) -> Vec<Entry> {
+    let init = format!("run `warden init codex --project {}`", project.display());
+    let files = if managed.is_empty() { vec![PathBuf::from(config::MANAGED_FILE)] } else { managed.to_vec() };
+    let mut sources = Vec::new();
+    for path in files {
+        match read_hooks(&path) {
+            Ok(Some(hooks)) => sources.push((path, hooks)),
+            Ok(None) => {}
+            Err(e) => checks.push(Check::fail(
+                "form",
+                e,
+                "fix the managed requirements file, or ask its administrator",
+            )),
+        }
+    }
+    let managed_only = sources.iter().filter_map(|(_, h)| h.managed_only).next_back() == Some(true);
+    let managed_names: Vec<String> = sources
+        .iter()
+        .filter(|(_, h)| !h.entries.is_empty())
+        .map(|(p, _)| format!("`{}`", p.display()))
+        .collect();
+    let project_file = project.join(config::PROJECT_FILE);
+    let project_hooks = match read_hooks(&project_file) {
+        Ok(hooks) => hooks.unwrap_or_default(),
+        Err(e) => {
+            checks.push(Check::fail("form", e, init.clone()));
+            Hooks::default()
+        }
+    };
+    let project_has = !managed_only && !project_hooks.entries.is_empty();
+    let mut entries: Vec<Entry> = sources.into_iter().flat_map(|(_, h)| h.entries).collect();
+    if !managed_only {
+        entries.extend(project_hooks.entries);
+    }
+    if entries.is_empty() {
+        let detail =
+            format!("no Warden hook in `{}` nor in the managed requirements", project_file.display());
+        checks.push(Check::fail(
+            "form",
+            detail,
+            format!("{init}, or install `warden init codex --managed FILE`"),
+        ));
+        return entries;
+    }
+    let form = match (managed_names.is_empty(), managed_only) {
+        (false, true) => format!(
+            "managed requirements ({}) with allow_managed_hooks_only: Codex runs no other hook, and an agent \
+             running as the user cannot remove Warden's",
+            managed_names.join(", ")
+        ),
+        (false, false) => format!(
+            "managed requirements ({}) without allow_managed_hooks_only{}",
+            managed_names.join(", "),
+            if project_has { ", and the project's configuration" } else { "" }
+        ),
+        (true, _) => format!(
+            "the project's configuration (`{}`): an agent that edits it removes the hooks from the next session; \
+             `warden init codex --managed FILE` writes the form it cannot edit",
+            project_file.display()
+        ),
+    };
+    checks.push(Check::ok("form", form));
+    let missing = config::missing_events(&entries);
+    checks.push(if missing.is_empty() {
+        Check::ok("hooks", "Warden's hook runs for every tool call and every subagent start and stop")
+    } else {
+        Check::fail("hooks", format!("Warden's hook is missing for {}", missing.join(", ")), init.clone())
+    });
+    // Managed hooks are trusted; the project's run only in a trusted project.
+    if managed_names.is_empty() {
+        check_trust(project, codex_home, &init, checks);
+    }
+    entries
+}
+
+/// Each hook's line: the binary exists, it names the configuration checked here, the tail fails
+/// closed, the numbers leave margin.
+fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
+    let init = format!("run `warden init codex --project {}` again", project.display());
+    let mut binaries = Vec::new();
+    let mut problems = Vec::new();
+    let mut open = Vec::new();
+    let mut elsewhere = Vec::new();
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let wanted = canonical(config_path);
+    for entry in entries {
+        let found = config::check_entry(entry);
+        if let Some(binary) = found.binary
+            && !binaries.contains(&binary)
+        {
+            binaries.push(binary);
+        }
+        if found.config.as_deref().map(canonical) != Some(wanted.clone()) {
+            let named =
+                found.config.map_or_else(|| "no configuration".to_owned(), |c| format!("`{}`", c.display()));
+            elsewhere.push(format!("{} names {named}", entry.event));
+        }
+        if !found.fail_closed {
+            open.push(entry.event.clone());
+        }
+        problems.extend(found.problems);
+    }
+    check_binaries(&binaries, &init, checks);
+    checks.push(if elsewhere.is_empty() {
+        Check::ok("configuration", format!("every line names `{}`", config_path.display()))
+    } else {
+        Check::fail(
+            "configuration",
+            format!(
+                "{}, not `{}`: the hook decides by another configuration than the one checked here",
+                elsewhere.join("; "),
+                config_path.display()
+            ),
+            init.clone(),
+        )
+    });
+    checks.push(if open.is_empty() {
+        Check::ok("fail-closed", "every line turns an exit other than 0 and 2 into exit 2 with a reason")
+    } else {
+        Check::fail(
+            "fail-closed",
+            format!("the line for {} lacks the `|| exit 2` tail: a crash or a missing binary would let the call run", open.join(", ")),
+            init.clone(),
+        )
+    });
+    checks.push(if problems.is_empty() {
+        Check::ok("timeout", "every deadline lies below Codex's timeout, with the lock wait inside it")
+    } else {
+        Check::fail("timeout", problems.join("; "), init)
+    });
+}
+
+/// C-10: the hooks Codex would run for `project`, checked, as [`Line`]s.
+pub(in super::super) fn check(
+    project: &Path,
+    config_path: &Path,
+    managed: &[PathBuf],
+    codex_home: Option<PathBuf>,
+    checks: &mut Vec<Check>,
+) -> Vec<Line> {
+    let entries = check_hooks(project, managed, codex_home, checks);
+    if !entries.is_empty() {
+        check_lines(project, config_path, &entries, checks);
+    }
+    entries
+        .into_iter()
+        .map(|entry| {
+            let parsed = line::parse(&entry.command);
+            Line {
+                event: entry.event,
+                server: parsed.server.map(|socket| (socket, parsed.server_uid)),
+                command: entry.command,
+                timeout: entry.timeout,
+            }
+        })
+        .collect()
+}

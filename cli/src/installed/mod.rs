@@ -1,0 +1,106 @@
+//! Warden's hooks as installed, read back from where each harness reads them, the form in force
+//! named and each line checked: Claude Code's ([`claude_code`], H-11, H-14) and Codex's
+//! ([`codex`], C-10). What each harness's files hold and how a line reads is the harness's
+//! knowledge (its integration crate's `setup`); here the files are read (by descriptor, U-1) and
+//! the findings reported. What both give the doctor is a list of [`Line`]s: the canary runs them
+//! and the server check reads which server they ask.
+
+use std::path::{Path, PathBuf};
+
+use super::check::Check;
+
+pub(super) mod claude_code;
+pub(super) mod codex;
+
+/// One installed hook, whatever the harness.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Line {
+    /// The event it is under.
+    pub(super) event: String,
+    /// The command line.
+    pub(super) command: String,
+    /// The harness's timeout for it, in seconds.
+    pub(super) timeout: Option<u64>,
+    /// The socket its `--server` names, and the user `--server-uid` names (V-48, V-49).
+    pub(super) server: Option<(PathBuf, Option<u32>)>,
+}
+
+/// A file a harness reads, as text: `None` when it does not exist, an error that names it when
+/// it cannot be read.
+fn read_text(path: &Path) -> Result<Option<String>, String> {
+    // By descriptor, like every read of a file an agent can touch (U-1).
+    match agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES) {
+        Ok(text) => Ok(Some(text)),
+        Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => Ok(None),
+        Err(e) => Err(format!("cannot read {e}")),
+    }
+}
+
+/// V-48: the socket the installed lines name with `--server` (the client form `init --server`
+/// writes), with the user their `--server-uid` names (V-49): `None` when none names one. An
+/// error when some lines name one and others do not, or they name different sockets or users:
+/// the harness would then ask two deciders, and doctor cannot say which one is checked.
+pub(super) fn server_named(lines: &[Line]) -> Result<Option<(PathBuf, Option<u32>)>, String> {
+    match lines.first() {
+        None => Ok(None),
+        Some(first) if lines.iter().all(|l| l.server == first.server) => Ok(first.server.clone()),
+        Some(_) => {
+            Err("the installed lines do not all name the same server (`--server`, `--server-uid`)".to_owned())
+        }
+    }
+}
+
+/// Each binary the lines run exists and is executable, or the check says how to fix it.
+fn check_binaries(binaries: &[PathBuf], fix: &str, checks: &mut Vec<Check>) {
+    for binary in binaries {
+        let usable = std::fs::metadata(binary).is_ok_and(|m| {
+            use std::os::unix::fs::PermissionsExt;
+            m.is_file() && m.permissions().mode() & 0o111 != 0
+        });
+        checks.push(if usable {
+            Check::ok("binary", format!("`{}` exists and is executable", binary.display()))
+        } else {
+            Check::fail(
+                "binary",
+                format!(
+                    "`{}` is missing or not executable: every hook call would fail (the line's tail makes that a block)",
+                    binary.display()
+                ),
+                format!("build it again, or {fix} with `--warden PATH`"),
+            )
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_is_the_one_every_line_names_or_none() {
+        let line = |server: Option<&str>, uid: Option<u32>| Line {
+            event: "PreToolUse".to_owned(),
+            command: String::new(),
+            timeout: Some(30),
+            server: server.map(|s| (PathBuf::from(s), uid)),
+        };
+        assert_eq!(server_named(&[]), Ok(None));
+        assert_eq!(server_named(&[line(None, None), line(None, None)]), Ok(None), "direct mode");
+        assert_eq!(
+            server_named(&[line(Some("/run/a.sock"), None), line(Some("/run/a.sock"), None)]),
+            Ok(Some((PathBuf::from("/run/a.sock"), None)))
+        );
+        assert!(
+            server_named(&[line(Some("/run/a.sock"), None), line(Some("/run/b.sock"), None)]).is_err(),
+            "two servers"
+        );
+        assert!(
+            server_named(&[line(Some("/run/a.sock"), None), line(None, None)]).is_err(),
+            "one line asks none"
+        );
+        assert!(
+            server_named(&[line(Some("/run/a.sock"), None), line(Some("/run/a.sock"), Some(998))]).is_err(),
+            "two users of one server"
+        );
+    }
+}

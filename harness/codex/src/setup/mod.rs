@@ -1,0 +1,17 @@
+//! What `warden init codex` writes into Codex's configuration and `warden doctor --harness codex`
+//! reads back (issue 36): plain data and functions, no file opened. The command line reads and
+//! writes the files (by descriptor, U-1) and prints; this module knows where they are, their
+//! shape, the hooks and the line to install, its time budget, the project's trust, and what the
+//! guard must protect (C-8, C-10).
+//!
+//! - [`line`](mod@line) — the installed command line, built to fail closed as Claude Code's is
+//!   (H-9, H-10, C-1), with Codex's timeout, and read back.
+//! - [`config`] — Codex's configuration files: Warden's hooks merged in and read back, the
+//!   managed requirements' `allow_managed_hooks_only`, the project trusted in Codex's home, the
+//!   files the guard protects of Codex's.
+//! - [`canary`] — `warden doctor`'s canary in Codex's words: the spawn it sends and how the
+//!   answer reads (C-11).
+
+pub mod canary;
+pub mod config;
+pub mod line;
