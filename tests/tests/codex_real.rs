@@ -258,6 +258,47 @@ fn the_agent_trying_to_approve_itself_is_denied() {
 
 // ----- the resident service ----------------------------------------------------------------
 
+/// C-8: `warden init codex --managed` puts Warden's hooks in Codex's managed requirements with
+/// `allow_managed_hooks_only`. The project's own hooks are what an agent would leave there to
+/// get around Warden — every command `true`, the project trusted — and Codex runs the managed
+/// ones only: the main session's patch of a protected file and an unapproved-by-switch spawn
+/// are still denied and recorded.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn managed_hooks_govern_and_the_projects_own_hooks_are_ignored() {
+    assert!(
+        rustix::process::geteuid().is_root(),
+        "the managed form needs root (a private mount namespace over /etc)"
+    );
+    let project = CodexProject::setup(&tools());
+    let q4_patch = "*** Begin Patch\n*** Delete File: okrs/q4.md\n*** End Patch\n";
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    Item::patch("call_main_patch", q4_patch),
+                    Item::spawn("call_spawn", "planner", "PLANTASK plan it"),
+                ],
+            )
+            .agent("PLANTASK", vec![]),
+    );
+    let run = project.run(
+        &api,
+        "MAINTASK go",
+        &CodexRun { route: HookRoute::Managed, kill_switch: false, ..CodexRun::default() },
+    );
+    finished(&run);
+    let project_hooks = project.read(".codex/config.toml").unwrap();
+    assert!(
+        project_hooks.contains("command = \"true\"") && !project_hooks.contains(" hook --harness codex ")
+    );
+    shown(&api, "call_main_patch", &["okrs"]);
+    assert_eq!(project.read("okrs/q4.md").as_deref(), Some(ORIGINAL_Q4));
+    assert!(!api.ran("PLANTASK"), "the spawn was denied by the managed hook");
+    assert_eq!(decisions(&project, "subagent_spawn_evaluated"), ["deny"]);
+}
+
 /// `warden serve` answers Codex's hooks: the spawn allowed, the protected patch denied.
 #[test]
 #[ignore = "real Codex: run by `cargo xtask codex`"]

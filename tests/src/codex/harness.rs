@@ -78,6 +78,12 @@ pub enum HookRoute {
     /// The hook entries `warden init codex` installs, each running this command instead of
     /// Warden (the session bench's no-op hook).
     Command(String),
+    /// `warden init codex --managed`: Warden's hooks in Codex's managed requirements (with
+    /// `allow_managed_hooks_only`), which the run sees as `/etc/codex/requirements.toml` through
+    /// an overlay in a private mount namespace (root only; the machine's `/etc` is never
+    /// written). The project's own `.codex/config.toml` holds the hooks an agent would leave
+    /// there to get around Warden: every command `true`, the project trusted.
+    Managed,
 }
 
 /// How to run `codex exec`.
@@ -218,25 +224,43 @@ impl CodexProject {
         std::fs::rename(home.join("config.toml"), home.join("trust.toml"))
             .expect("init codex trusted the project");
         let hooks = self.root.join(".codex/config.toml");
-        match route {
-            HookRoute::Direct | HookRoute::Server(_) => {}
-            HookRoute::None => std::fs::write(&hooks, "").expect("empty the project's hooks"),
-            HookRoute::Command(command) => {
-                let text = std::fs::read_to_string(&hooks).expect("read the project's hooks");
-                let replaced: String = text
-                    .lines()
-                    .map(|line| {
-                        if line.trim_start().starts_with("command = ") {
-                            format!("command = {}\n", toml_string(command))
-                        } else {
-                            format!("{line}\n")
-                        }
-                    })
-                    .collect();
-                assert!(replaced != text, "no hook command in {}", hooks.display());
-                std::fs::write(&hooks, replaced).expect("write the project's hooks");
+        let replaced_by = match route {
+            HookRoute::Direct | HookRoute::Server(_) => None,
+            HookRoute::None => {
+                std::fs::write(&hooks, "").expect("empty the project's hooks");
+                None
             }
+            HookRoute::Command(command) => Some(command.as_str()),
+            HookRoute::Managed => {
+                let requirements = self.managed_dir().join("codex/requirements.toml");
+                let _ = std::fs::remove_file(&requirements);
+                std::fs::create_dir_all(self.managed_dir().join("codex")).expect("create the managed dir");
+                let managed = requirements.display().to_string();
+                self.warden_ok(&["init", "codex", "--warden", &warden, "--managed", &managed]);
+                Some("true")
+            }
+        };
+        if let Some(command) = replaced_by {
+            let text = std::fs::read_to_string(&hooks).expect("read the project's hooks");
+            let replaced: String = text
+                .lines()
+                .map(|line| {
+                    if line.trim_start().starts_with("command = ") {
+                        format!("command = {}\n", toml_string(command))
+                    } else {
+                        format!("{line}\n")
+                    }
+                })
+                .collect();
+            assert!(replaced != text, "no hook command in {}", hooks.display());
+            std::fs::write(&hooks, replaced).expect("write the project's hooks");
         }
+    }
+
+    /// The directory the run sees as `/etc` over the machine's (its `codex/requirements.toml`),
+    /// for [`HookRoute::Managed`].
+    pub fn managed_dir(&self) -> PathBuf {
+        self.dir.path().join("etc-managed")
     }
 
     /// Writes Codex's home for a run against `api` (see the module's doc).
@@ -284,7 +308,10 @@ impl CodexProject {
     pub fn run(&self, api: &FakeResponses, prompt: &str, options: &CodexRun) -> CodexOutcome {
         self.write_home(api, &options.route);
         let url = api.url();
-        let mut command = Command::new(&self.tools.codex);
+        let mut command = match options.route {
+            HookRoute::Managed => self.in_managed_namespace(),
+            _ => Command::new(&self.tools.codex),
+        };
         command
             .args(["exec", "--skip-git-repo-check", "--json", "--dangerously-bypass-hook-trust", prompt])
             .current_dir(&self.root)
@@ -315,6 +342,27 @@ impl CodexProject {
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             elapsed: started.elapsed(),
         }
+    }
+}
+
+impl CodexProject {
+    /// `unshare` into a private mount namespace, overlay `/etc` with [`Self::managed_dir`] as
+    /// its upper layer, then `exec` Codex (same PID, so the process group is still the run's).
+    fn in_managed_namespace(&self) -> Command {
+        assert!(rustix::process::geteuid().is_root(), "managed requirements need root (a mount namespace)");
+        let layer = self.dir.path().join("etc-overlay");
+        let (upper, work) = (layer.join("upper"), layer.join("work"));
+        let _ = std::fs::remove_dir_all(&layer);
+        copy_dir(&self.managed_dir(), &upper);
+        std::fs::create_dir_all(&work).expect("create overlay workdir");
+        let mount = format!(
+            "mount -t overlay overlay -o lowerdir=/etc,upperdir={},workdir={} /etc && exec \"$0\" \"$@\"",
+            upper.display(),
+            work.display()
+        );
+        let mut command = Command::new("unshare");
+        command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(&self.tools.codex);
+        command
     }
 }
 
