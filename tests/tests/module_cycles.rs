@@ -20,7 +20,6 @@ const KNOWN: &[(&str, &[&str])] = &[
     // The event catalogue (in `audit`) names every capability's events, and the capabilities
     // record with `audit`'s primitives: the catalogue is to leave `audit` (issue 35).
     ("domain", &["audit", "governance", "guardrails", "lineage", "sessions"]),
-    ("domain", &["lineage::path_inputs", "lineage::patterns", "lineage::rules", "lineage::tool_use"]),
 ];
 
 fn root() -> PathBuf {

@@ -14,6 +14,7 @@ mod pipeline;
 mod request;
 mod rule_set;
 mod rules;
+mod tool_path;
 mod tool_use;
 mod walk;
 
@@ -23,7 +24,8 @@ pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, au
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};
-pub use tool_use::{Argument, ToolPath, ToolUse};
+pub use tool_path::ToolPath;
+pub use tool_use::{Argument, ToolUse};
 pub use walk::{LineageVerdict, Pair, walk};
 
 /// BLAKE3 of the lineage's compact JSON: the events record it instead of a long chain.

@@ -2,7 +2,12 @@
 //! patterns, and the host of a URL. Every function is linear or bounded by pattern × text, so
 //! no rule and no call can make a decision slow.
 
-use super::rules::Piece;
+/// A piece of a command pattern: literal text, or `*` (any text, spaces included).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Piece {
+    Text(String),
+    Any,
+}
 
 pub(super) fn glob_segment(pattern: &[String], segment: &str) -> bool {
     pattern.first().is_some_and(|p| wildcard(p.as_bytes(), segment.as_bytes()))
