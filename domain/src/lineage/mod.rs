@@ -6,6 +6,7 @@
 //! ancestor's manifest, and the lineage. Both answer with the shared
 //! [`Verdict`](crate::verdict::Verdict).
 
+mod events;
 mod manifest_text;
 mod model;
 mod path_inputs;
@@ -18,6 +19,7 @@ mod tool_path;
 mod tool_use;
 mod walk;
 
+pub use events::{LineageChecked, ToolCallAuthorized};
 pub use manifest_text::{ManifestError, ManifestSet, parse_manifest_text};
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
