@@ -76,9 +76,10 @@ pub(super) fn utf8_len(first: u8) -> usize {
 pub(super) const SHELL_OPERATORS: [&str; 8] = [";", "&", "|", "`", "$(", ">", "<", "\n"];
 
 /// T-4: characters with which the shell changes a command's words before the command sees
-/// them (`~`, `$`, braces, globs, a backslash), quoted or not. Claude Code grants no such
-/// command under a pattern rule, not even one that spells it out (`Bash(touch ~/x)`); Warden
-/// grants it under the bare `Bash` alone, `Bash(*)` included (T-15).
+/// them (`~`, `$`, braces, globs, a backslash), quoted or not. The client the rules are held
+/// against grants no such command under a pattern rule, not even one that spells it out
+/// (`Bash(touch ~/x)`); Warden grants it under the bare `Bash` alone, `Bash(*)` included
+/// (T-15).
 pub(super) const EXPANSIONS: [char; 9] = ['$', '~', '{', '}', '*', '?', '[', ']', '\\'];
 
 /// A Bash command as the rules see it: trimmed, one command whose words the shell does not
