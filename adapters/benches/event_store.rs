@@ -13,9 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentwarden_adapters::{SledConfig, SledEventStore};
-use agentwarden_domain::audit::{
-    Actor, AuditEvent, ChainVerifier, Correlation, CorrelationId, EventDraft, OperatorNote, Timestamp,
-};
+use agentwarden_domain::audit::{Actor, ChainVerifier, Correlation, CorrelationId, EventDraft, Timestamp};
+use agentwarden_domain::events::{AuditEvent, OperatorNote};
 use agentwarden_ports::{EventStore, Expected};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentwarden_adapters::{PgConfig, PostgresEventStore, SledConfig, SledEventStore};
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
+use agentwarden_domain::audit::{Actor, Correlation, EventDraft, Timestamp};
+use agentwarden_domain::events::{AuditEvent, OperatorNote};
 use agentwarden_ports::{EventStore, Expected};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 

@@ -3,7 +3,8 @@
 //! peak memory on logs of different lengths.
 
 use agentwarden_adapters::{SledConfig, SledEventStore};
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
+use agentwarden_domain::audit::{Actor, Correlation, EventDraft, Timestamp};
+use agentwarden_domain::events::{AuditEvent, OperatorNote};
 use agentwarden_ports::{EventStore, Expected};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

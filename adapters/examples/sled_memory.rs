@@ -30,9 +30,9 @@ use std::time::Instant;
 
 use agentwarden_adapters::{Archiving, SledConfig, SledEventStore};
 use agentwarden_domain::audit::{
-    Actor, AuditEvent, Correlation, CorrelationId, Envelope, EventDraft, Hash, OperatorNote, StoredRecord,
-    Timestamp, decode,
+    Actor, Correlation, CorrelationId, Envelope, EventDraft, Hash, StoredRecord, Timestamp,
 };
+use agentwarden_domain::events::{AuditEvent, OperatorNote, decode};
 use agentwarden_ports::{EventStore, Expected, ProjectionStore};
 
 type Failure = Box<dyn std::error::Error>;

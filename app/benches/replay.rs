@@ -13,10 +13,9 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentwarden::audit::projections::Decisions;
-use agentwarden::audit::{
-    Actor, AuditEvent, Correlation, CorrelationId, EventDraft, OperatorNote, RecordPage, Timestamp,
-};
+use agentwarden::audit::{Actor, Correlation, CorrelationId, EventDraft, RecordPage, Timestamp};
+use agentwarden::events::projections::Decisions;
+use agentwarden::events::{AuditEvent, OperatorNote};
 use agentwarden::{Archiving, EventStore, Expected, SledConfig, SledEventStore, Warden};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 

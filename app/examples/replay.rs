@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agentwarden::audit::projections::{Denials, SpawnTrees, Timeline};
+use agentwarden::events::projections::{Denials, SpawnTrees, Timeline};
 use agentwarden::lineage_rules::{LineageRequest, ToolCallRequest};
 use agentwarden::{Config, MemoryEventStore, Warden};
 

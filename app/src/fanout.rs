@@ -15,9 +15,8 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentwarden_domain::audit::{
-    AuditEvent, Correlation, CorrelationId, FanOutMerged, FanOutPlanned, OperatorNote, PlanSummary,
-};
+use agentwarden_domain::audit::{Correlation, CorrelationId};
+use agentwarden_domain::events::{AuditEvent, FanOutMerged, FanOutPlanned, OperatorNote, PlanSummary};
 use agentwarden_domain::fanout::{
     ChunkInput, ChunkOutcome, ChunkStatus, Merged, Plan, WorkItems, merge, outcome_of, plan, validate_config,
     validate_items,

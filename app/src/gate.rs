@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, Head};
+use agentwarden_domain::audit::{Correlation, CorrelationId, Head};
 use agentwarden_domain::code::Code;
+use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::governance::{
     Approvals, Delegation, Evaluation, GateInputs, GateReport, PersonaReading, ReadDigests, Recorded,
     Request, candidates_to_read, evaluate, read_agent, read_persona,
@@ -338,7 +339,8 @@ mod tests {
     /// it whole — not the deny it leaves behind meanwhile.
     #[tokio::test]
     async fn the_report_handed_back_is_the_report_recorded() {
-        use agentwarden_domain::audit::{AuditEvent, EnvelopeRef, decode_ref};
+        use agentwarden_domain::audit::EnvelopeRef;
+        use agentwarden_domain::events::{AuditEvent, decode_ref};
         let store = Arc::new(crate::MemoryEventStore::new());
         let files = example_files();
         let warden = Warden::builder()

@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use agentwarden_domain::audit::{AuditEvent, Correlation, Head, ResultValidated};
+use agentwarden_domain::audit::{Correlation, Head};
+use agentwarden_domain::events::{AuditEvent, ResultValidated};
 use agentwarden_domain::guardrails::{
     ContentSnapshot, MAX_RESULT_BYTES, ResultValidation, RevertAttempt, TreeDiff, Violation, diff,
     item_failed, validate_result,

@@ -39,7 +39,8 @@ mod tools;
 use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::paths;
-use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId};
+use agentwarden_domain::audit::{Correlation, CorrelationId};
+use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::governance::{ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::sessions::{
@@ -664,7 +665,7 @@ mod tests {
     async fn a_saved_state_that_is_not_on_the_log_is_rebuilt_from_the_log() {
         let store = Arc::new(MemoryEventStore::new());
         let warden = warden(store.clone());
-        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        let note = AuditEvent::OperatorNote(agentwarden_domain::events::OperatorNote { message: "n".into() });
         warden.record_event(Correlation::default(), &note).await.unwrap();
         // A forged state: an approval nobody granted, at seq 1 with a hash that is not the log's.
         let forged = SessionRecords {
@@ -711,7 +712,7 @@ mod tests {
     #[tokio::test]
     async fn a_warden_folding_from_the_log_ignores_a_saved_state_written_outside_it() {
         let store = Arc::new(MemoryEventStore::new());
-        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        let note = AuditEvent::OperatorNote(agentwarden_domain::events::OperatorNote { message: "n".into() });
         warden(store.clone()).record_event(Correlation::default(), &note).await.unwrap();
         let mut forged = warden(store.clone()).records().await.unwrap();
         forged.governance.approvals.insert("FORGED".to_owned(), forged_approval());
@@ -731,7 +732,7 @@ mod tests {
     async fn records_caught_up_are_saved_so_that_the_next_process_does_not_fold_them_again() {
         let store = Arc::new(MemoryEventStore::new());
         let writer = warden(store.clone());
-        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        let note = AuditEvent::OperatorNote(agentwarden_domain::events::OperatorNote { message: "n".into() });
         for _ in 0..3 {
             writer.record_event(Correlation::default(), &note).await.unwrap();
         }
@@ -763,7 +764,7 @@ mod tests {
             signature: None,
         });
         warden(store.clone()).record_event(Correlation::default(), &revoke).await.unwrap();
-        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        let note = AuditEvent::OperatorNote(agentwarden_domain::events::OperatorNote { message: "n".into() });
         let head = ours.record_and_apply(&mut state, Correlation::default(), &note).await.unwrap();
         assert_eq!(head.seq, 3);
         let caught_up = ours.records().await.unwrap();
@@ -825,7 +826,7 @@ mod tests {
         let written = storage.read_index("s").unwrap();
         let path = dir.path().join("sessions/s.json");
         let inode = std::fs::metadata(&path).unwrap().ino();
-        let note = AuditEvent::OperatorNote(agentwarden_domain::audit::OperatorNote { message: "n".into() });
+        let note = AuditEvent::OperatorNote(agentwarden_domain::events::OperatorNote { message: "n".into() });
         warden.record_event(Correlation::default(), &note).await.unwrap();
         assert!(decided(&warden.hook_input(bash(), &storage).await));
         assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode, "nothing changed: not rewritten");

@@ -23,7 +23,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, CorrelationId, Head, Timestamp};
+use agentwarden_domain::audit::{Actor, Correlation, CorrelationId, Head, Timestamp};
+use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::governance::{
     ApprovalGranted, ApprovalRevoked, ApprovalState, ContextSealed, EnvValue, FileRead, Name,
     RecordSignature, SIGNATURE_NAMESPACE, Scope, SignatureCode, SignatureRefusal, SignedContent,

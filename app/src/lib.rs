@@ -8,7 +8,8 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), agentwarden::WardenError> {
 //! use agentwarden::Warden;
-//! use agentwarden::audit::{Correlation, OperatorNote};
+//! use agentwarden::audit::Correlation;
+//! use agentwarden::events::OperatorNote;
 //!
 //! // The embedded default: a sled store under `.agentwarden/audit`.
 //! let warden = Warden::builder().build()?;
@@ -50,7 +51,8 @@ pub use agentwarden_adapters::{
 #[cfg(feature = "postgres")]
 pub use agentwarden_adapters::{PgConfig, PostgresEventStore};
 pub use agentwarden_domain::{
-    audit, code, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, sessions, verdict,
+    audit, code, events, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, sessions,
+    verdict,
 };
 pub use agentwarden_ports::{
     AgentRunner, Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, MergedStore,

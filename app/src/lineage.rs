@@ -5,9 +5,8 @@
 
 use std::path::Path;
 
-use agentwarden_domain::audit::{
-    AuditEvent, Correlation, CorrelationId, Head, LineageChecked, ToolCallAuthorized,
-};
+use agentwarden_domain::audit::{Correlation, CorrelationId, Head};
+use agentwarden_domain::events::{AuditEvent, LineageChecked, ToolCallAuthorized};
 use agentwarden_domain::lineage::{
     AgentIdentifier, Authorization, LineageRequest, LineageVerdict, Manifests, RECORDED_LINEAGE_MAX,
     ToolCallRequest, authorize, lineage_digest, refuse, walk,

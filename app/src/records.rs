@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::untrusted;
-use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, DecodeError, Head, decode_ref};
+use agentwarden_domain::audit::{Correlation, CorrelationId, Head};
+use agentwarden_domain::events::{AuditEvent, DecodeError, decode_ref};
 use agentwarden_domain::governance::{FileRead, ReadDigests};
 use agentwarden_domain::lineage::Manifests;
 use agentwarden_domain::sessions::SessionRecords;

@@ -7,8 +7,9 @@
 //! cannot decode (an unknown type, a version from the future, a payload of the wrong shape) is
 //! an error naming its seq too (A-12) — an answer that silently skipped it would be wrong.
 
-use agentwarden_domain::audit::projections::{Projection, Recorded};
-use agentwarden_domain::audit::{ChainVerifier, EnvelopeRef, Head, RecordPage, decode_ref};
+use agentwarden_domain::audit::{ChainVerifier, EnvelopeRef, Head, RecordPage};
+use agentwarden_domain::events::decode_ref;
+use agentwarden_domain::events::projections::{Projection, Recorded};
 use agentwarden_ports::StoreError;
 
 use crate::warden::{Warden, WardenError};
@@ -20,7 +21,7 @@ impl Warden {
     ///
     /// ```no_run
     /// # async fn demo(warden: agentwarden::Warden) -> Result<(), agentwarden::WardenError> {
-    /// use agentwarden::audit::projections::Denials;
+    /// use agentwarden::events::projections::Denials;
     /// let denials = warden.replay(&Denials).await?;
     /// println!("{} denials, by gate: {:?}", denials.denials, denials.by_gate);
     /// # Ok(()) }
@@ -105,8 +106,9 @@ mod tests {
     use std::sync::Arc;
 
     use agentwarden_adapters::MemoryEventStore;
-    use agentwarden_domain::audit::projections::{Decisions, Timeline};
-    use agentwarden_domain::audit::{AuditEvent, Correlation, CorrelationId, OperatorNote};
+    use agentwarden_domain::audit::{Correlation, CorrelationId};
+    use agentwarden_domain::events::projections::{Decisions, Timeline};
+    use agentwarden_domain::events::{AuditEvent, OperatorNote};
 
     use crate::Warden;
     use crate::audit_log::PAGE;
@@ -147,7 +149,8 @@ mod broken_tests {
     use std::sync::Arc;
 
     use agentwarden_adapters::MemoryEventStore;
-    use agentwarden_domain::audit::{AuditEvent, BreakKind, ChainBreak, Correlation, OperatorNote};
+    use agentwarden_domain::audit::{BreakKind, ChainBreak, Correlation};
+    use agentwarden_domain::events::{AuditEvent, OperatorNote};
     use agentwarden_ports::EventStore;
 
     use crate::audit_log::{PAGE, Verification};

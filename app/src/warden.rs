@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use agentwarden_adapters::{
     GitRestorer, LocalFileSystem, ProcessEnvironment, SledConfig, SledEventStore, SystemClock,
 };
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, InvalidText, OperatorNote};
+use agentwarden_domain::audit::{Actor, Correlation, EventDraft, InvalidText};
 use agentwarden_domain::code::Code;
+use agentwarden_domain::events::{AuditEvent, OperatorNote};
 use agentwarden_ports::{
     Appended, Clock, Environment, EventStore, Expected, FileSystem, MergedStore, ProjectionStore, Restorer,
     SnapshotStore, StateStore, StoreError,
@@ -44,7 +45,7 @@ pub enum WardenError {
         /// Its position.
         seq: u64,
         /// Why.
-        error: agentwarden_domain::audit::DecodeError,
+        error: agentwarden_domain::events::DecodeError,
     },
     /// X-21: the builder was given an event store but not every state port, and was not told
     /// to go without them.
@@ -399,7 +400,7 @@ impl Warden {
     /// `approval_granted` no human gave:
     ///
     /// ```compile_fail
-    /// # async fn forge(warden: agentwarden::Warden, event: agentwarden::audit::AuditEvent) {
+    /// # async fn forge(warden: agentwarden::Warden, event: agentwarden::events::AuditEvent) {
     /// warden.record(agentwarden::audit::Correlation::default(), &event).await;
     /// # }
     /// ```
@@ -447,7 +448,8 @@ impl Warden {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentwarden_domain::audit::{Head, OperatorNote, Timestamp};
+    use agentwarden_domain::audit::{Head, Timestamp};
+    use agentwarden_domain::events::OperatorNote;
     use agentwarden_ports::{MockClock, MockEventStore};
 
     fn note() -> OperatorNote {

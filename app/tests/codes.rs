@@ -48,7 +48,7 @@ fn every_emitted_code_is_a_documented_variant() {
     let chain_break =
         agentwarden::audit::ChainBreak { seq: 1, why: agentwarden::audit::BreakKind::HashMismatch };
     codes.push(WardenError::Broken(chain_break).code());
-    let unknown = agentwarden::audit::DecodeError::UnknownType { event_type: String::new() };
+    let unknown = agentwarden::events::DecodeError::UnknownType { event_type: String::new() };
     codes.push(WardenError::Undecodable { seq: 1, error: unknown }.code());
     use agentwarden::governance::SignatureCode;
     for code in [

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use agentwarden::audit::{AuditEvent, Correlation, Timestamp};
+use agentwarden::audit::{Correlation, Timestamp};
+use agentwarden::events::AuditEvent;
 use agentwarden::governance::ApprovalGranted;
 use agentwarden::governance::Scope;
 use agentwarden::{Clock, Config, FixedEnvironment, MemoryEventStore, Warden};

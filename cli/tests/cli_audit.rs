@@ -258,7 +258,8 @@ fn a_reader_that_leaves_early_is_not_an_error() {
         let store = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(&s.path)).unwrap();
         runtime.block_on(async {
             use agentwarden::EventStore;
-            use agentwarden::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
+            use agentwarden::audit::{Actor, Correlation, EventDraft, Timestamp};
+            use agentwarden::events::{AuditEvent, OperatorNote};
             let event = AuditEvent::OperatorNote(OperatorNote { message: "x".repeat(200) });
             let at = Timestamp::from_unix_millis(0).unwrap();
             let draft =

@@ -352,7 +352,8 @@ fn a_truncated_archive_segment_is_found() {
         let store = agentwarden::SledEventStore::open(&config).unwrap();
         runtime.block_on(async {
             use agentwarden::EventStore;
-            use agentwarden::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
+            use agentwarden::audit::{Actor, Correlation, EventDraft, Timestamp};
+            use agentwarden::events::{AuditEvent, OperatorNote};
             for i in 0..40 {
                 let event = AuditEvent::OperatorNote(OperatorNote { message: format!("note {i}") });
                 let at = Timestamp::from_unix_millis(i).unwrap();

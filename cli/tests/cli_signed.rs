@@ -10,7 +10,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use agentwarden::audit::{AuditEvent, Correlation, Head};
+use agentwarden::audit::{Correlation, Head};
+use agentwarden::events::AuditEvent;
 use agentwarden::governance::ApprovalGranted;
 use agentwarden::governance::{RecordSignature, Scope, SignedContent, signed_bytes};
 use agentwarden::signing::{AllowedSigners, sign_with_private_key, verify_record};

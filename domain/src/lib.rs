@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod code;
+pub mod events;
 pub mod fanout;
 pub mod governance;
 pub mod guardrails;

@@ -2,7 +2,8 @@
 //! verified without a panic; a record verifies only if its hash is BLAKE3(prev ‖ body).
 #![no_main]
 
-use agentwarden_domain::audit::{Envelope, Hash, Head, StoredRecord, decode, verify};
+use agentwarden_domain::audit::{Envelope, Hash, Head, StoredRecord, verify};
+use agentwarden_domain::events::decode;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,7 @@ pub async fn gate(warden: &agentwarden::Warden, request: &str) -> Option<agentwa
 }
 
 pub async fn note(warden: &agentwarden::Warden) {
-    let note = agentwarden::audit::OperatorNote { message: "maintenance".into() };
+    let note = agentwarden::events::OperatorNote { message: "maintenance".into() };
     let _ = warden.record(agentwarden::audit::Correlation::default(), &note).await;
 }
 

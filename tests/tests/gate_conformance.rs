@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agentwarden::audit::{AuditEvent, Envelope, Timestamp, decode};
+use agentwarden::audit::{Envelope, Timestamp};
 use agentwarden::config::{Config, SubagentConfig};
+use agentwarden::events::{AuditEvent, decode};
 use agentwarden::governance::Decision;
 use agentwarden::{EventStore, FixedEnvironment, MemoryEventStore, SteppingClock, Warden};
 use serde_json::Value;

@@ -938,7 +938,8 @@ impl SledEventStore {
 mod tests {
     use super::*;
 
-    use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, OperatorNote, Timestamp};
+    use agentwarden_domain::audit::{Actor, Correlation, Timestamp};
+    use agentwarden_domain::events::{AuditEvent, OperatorNote};
 
     /// A move made while a walk is inside sled's keys removes the keys ahead of it: the walk
     /// reads them from their segment instead, and sees every event once, in order (S-13).

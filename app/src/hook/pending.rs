@@ -13,7 +13,8 @@
 
 use std::path::PathBuf;
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, CorrelationId};
+use agentwarden_domain::audit::{Actor, Correlation, CorrelationId};
+use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::sessions::{
     HookAnswer, SessionQuarantined, SessionRecords, quarantined_without_store,

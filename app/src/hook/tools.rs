@@ -6,7 +6,7 @@
 //! `judge_tool_rules`); this module reads what they need (the records, the manifests as sealed,
 //! the file system for protected writes), records the event, then answers.
 
-use agentwarden_domain::audit::AuditEvent;
+use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::governance::{Name, ReadDigests};
 use agentwarden_domain::lineage::ToolUse;
 use agentwarden_domain::sessions::{

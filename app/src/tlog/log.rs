@@ -169,7 +169,8 @@ impl Warden {
 mod tests {
     use std::sync::Arc;
 
-    use agentwarden_domain::audit::{Correlation, OperatorNote};
+    use agentwarden_domain::audit::Correlation;
+    use agentwarden_domain::events::OperatorNote;
 
     use super::*;
     use crate::MemoryEventStore;

@@ -8,11 +8,12 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use agentwarden_domain::audit::projections::{
+use agentwarden_domain::audit::Hash;
+use agentwarden_domain::events::projections::{
     Approvals, Decisions, Denials, FanOutRuns, NAMES, Projection, Shadow, SpawnTrees, Timeline, Violations,
     snake_name,
 };
-use agentwarden_domain::audit::{Explanation, Hash, decode, explain};
+use agentwarden_domain::events::{Explanation, decode, explain};
 
 use super::super::{EXIT_OK, Failure};
 use super::progress::Progress;

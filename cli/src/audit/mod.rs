@@ -18,8 +18,9 @@ use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use agentwarden_domain::audit::{
-    Actor, BreakKind, ChainBreak, Checkpoint, Correlation, CorrelationId, Envelope, OperatorNote,
+    Actor, BreakKind, ChainBreak, Checkpoint, Correlation, CorrelationId, Envelope,
 };
+use agentwarden_domain::events::OperatorNote;
 use agentwarden_ports::StoreError;
 
 use super::{EXIT_OK, Failure};
@@ -329,7 +330,7 @@ pub(super) async fn run(
         AuditCommand::Report(_) => Err(Failure::usage("`audit report` opens its own store")),
         AuditCommand::Explain { seq, json } => investigate::run_explain(&open()?, seq, json, out).await,
         AuditCommand::Replay { projection, json } => {
-            if !agentwarden_domain::audit::projections::NAMES.contains(&projection.as_str()) {
+            if !agentwarden_domain::events::projections::NAMES.contains(&projection.as_str()) {
                 return investigate::run_replay_name_error(&projection);
             }
             investigate::run_replay(&open()?, &projection, json, out).await

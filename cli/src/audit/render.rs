@@ -3,11 +3,12 @@
 
 use std::io::{Result, Write};
 
-use agentwarden_domain::audit::projections::{
+use agentwarden_domain::audit::Envelope;
+use agentwarden_domain::events::projections::{
     ApprovalsState, DecisionsState, DenialsState, FanOutState, ShadowState, SpawnTree, SpawnTreeState,
     ViolationsState, snake_name,
 };
-use agentwarden_domain::audit::{Envelope, Explanation, PlanSummary};
+use agentwarden_domain::events::{Explanation, PlanSummary};
 
 pub(super) fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {
     if state.by_ref.is_empty() {

@@ -8,7 +8,8 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use agentwarden::audit::{Actor, AuditEvent, Correlation, EventDraft, Timestamp};
+use agentwarden::audit::{Actor, Correlation, EventDraft, Timestamp};
+use agentwarden::events::AuditEvent;
 use agentwarden::{Appended, EventStore, Expected, StoreError, Warden};
 
 /// The Warden, and a way around it to the store.

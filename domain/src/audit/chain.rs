@@ -185,9 +185,8 @@ mod tests {
     use super::super::record::push_decimal;
     use super::seal;
     use crate::audit::Head;
-    use crate::audit::{
-        Actor, AuditEvent, Correlation, CorrelationId, EventDraft, Hash, OperatorNote, Timestamp,
-    };
+    use crate::audit::{Actor, Correlation, CorrelationId, EventDraft, Hash, Timestamp};
+    use crate::events::{AuditEvent, OperatorNote};
 
     /// A body is written into a buffer of the size `body_capacity` says, never grown on the
     /// way: at the longest seq, time and ids, whatever the payload's length.

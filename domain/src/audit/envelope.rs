@@ -106,7 +106,7 @@ pub struct Correlation {
 
 /// What an event gives the draft that records it: its type name, its payload's schema version
 /// and its payload's JSON. The envelope and the chain below it know no event catalogue: the
-/// catalogue ([`super::AuditEvent`]) implements this, and so may an embedder's own events.
+/// catalogue ([`crate::events::AuditEvent`]) implements this, and so may an embedder's own events.
 pub trait EventPayload {
     /// The `event_type` written in the envelope (snake_case).
     fn event_type(&self) -> &'static str;

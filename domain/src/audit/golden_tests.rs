@@ -10,10 +10,11 @@
 
 use serde_json::{Value, json};
 
-use super::projections::{
+use super::{Envelope, EnvelopeRef};
+use crate::events::projections::{
     Approvals, Decisions, Denials, FanOutRuns, Projection, Recorded, SpawnTrees, Timeline, Violations,
 };
-use super::{AuditEvent, Envelope, EnvelopeRef, decode, explain::explain};
+use crate::events::{AuditEvent, decode, explain};
 
 const LOG: &str = include_str!("testdata/log.jsonl");
 

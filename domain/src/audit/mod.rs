@@ -1,4 +1,7 @@
-//! The tamper-evident audit log: event envelopes, the hash chain, and typed events.
+//! The tamper-evident audit log's primitives: records, event envelopes, the hash chain, the
+//! Merkle tree and signed checkpoints. It knows no event type: an event gives its draft its
+//! type, version and payload through [`EventPayload`]; the catalogue of Agent Warden's events,
+//! and the folds over it, are [`crate::events`], above every capability.
 //!
 //! Every decision Agent Warden takes is appended as an immutable event. An event is stored as
 //! the exact bytes of its envelope *body* (JSON, fields in a fixed order) together with
@@ -12,13 +15,10 @@
 mod chain;
 mod checkpoint;
 mod envelope;
-mod event;
-pub mod explain;
 mod hash;
 pub mod merkle;
 pub mod note;
 mod page;
-pub mod projections;
 pub mod proof;
 mod record;
 mod time;
@@ -29,14 +29,8 @@ pub use checkpoint::Checkpoint;
 pub use envelope::{
     Actor, Correlation, CorrelationId, Envelope, EnvelopeError, EventDraft, EventPayload, InvalidText,
 };
-pub use event::{
-    AuditEvent, DecodeError, EVENT_TYPES, FanOutMerged, FanOutPlanned, LineageChecked, OperatorNote,
-    PlanSummary, ResultValidated, ToolCallAuthorized, UPCASTS, Upcast, decode, decode_ref, decode_with,
-};
-pub use explain::{Explanation, explain};
 pub use hash::{Hash, ParseHashError};
 pub use page::{RecordPage, RecordRef};
-pub use projections::{Projection, Recorded};
 pub use record::{Head, StoredRecord};
 pub use time::{InvalidTimestamp, Timestamp};
 pub use view::EnvelopeRef;

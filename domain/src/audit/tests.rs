@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
+use crate::events::{AuditEvent, DecodeError, OperatorNote, Upcast, decode, decode_ref, decode_with};
 
 fn draft(message: &str, millis: i64) -> EventDraft {
     EventDraft::new(

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{RecordSignature, Scope};
+use super::scope::Scope;
+use super::signed::RecordSignature;
 use crate::audit::Timestamp;
 
 /// `context_sealed`, version 1: a human declared the context final (`warden seal`), and this is

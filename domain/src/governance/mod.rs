@@ -24,6 +24,7 @@ mod persona;
 mod recorded;
 mod report;
 mod request;
+mod scope;
 mod signed;
 
 pub use agent::{AgentReading, read_agent};
@@ -35,11 +36,12 @@ pub(crate) use names::show;
 pub use names::{InvalidName, MAX_NAME_LEN, Name};
 pub use persona::{Persona, PersonaReading, read_persona};
 pub use recorded::{
-    ApprovalRecord, ApprovalState, Approvals, ReadDigests, Recorded, RecordedSummary, Scope, SealRecord,
-    SignersPin, seal_changes,
+    ApprovalRecord, ApprovalState, Approvals, ApprovalsEvent, ReadDigests, Recorded, RecordedSummary,
+    SealRecord, SignersPin, seal_changes,
 };
 pub use report::{CandidateResult, Code, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
 pub use request::{REQUEST_FIELDS, Request};
+pub use scope::Scope;
 pub use signed::{
     RecordSignature, SIGNATURE_NAMESPACE, SignatureCode, SignatureRefusal, SignedContent, signed_bytes,
 };

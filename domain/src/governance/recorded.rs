@@ -12,35 +12,26 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::events::{ApprovalGranted, ApprovalRevoked, ContextSealed};
 use super::report::{Code, Verdict};
+use super::scope::Scope;
 use super::signed::{RecordSignature, SignatureRefusal, SignedContent, signed_bytes};
-use crate::audit::{AuditEvent, Head, Timestamp};
+use crate::audit::{Head, Timestamp};
 
-/// Whom an approval covers; an empty list covers any.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Scope {
-    /// The personas that may delegate under it.
-    #[serde(default)]
-    pub personas: Vec<String>,
-    /// The subagents that may be delegated under it.
-    #[serde(default)]
-    pub subagents: Vec<String>,
-}
-
-impl Scope {
-    /// True when `persona` and every one of `subagents` are within the scope.
-    pub fn covers(&self, persona: &str, subagents: &[&str]) -> bool {
-        let persona_ok = self.personas.is_empty() || self.personas.iter().any(|p| p == persona);
-        let subagents_ok =
-            self.subagents.is_empty() || subagents.iter().all(|s| self.subagents.iter().any(|a| a == s));
-        persona_ok && subagents_ok
-    }
-
-    fn describe(&self) -> String {
-        let list = |names: &[String]| if names.is_empty() { "any".to_owned() } else { names.join(", ") };
-        format!("personas {}; subagents {}", list(&self.personas), list(&self.subagents))
-    }
+/// A recorded event as the fold of the human records ([`Approvals::apply`]) reads it: one of the
+/// three events it folds, borrowed, or another event, which changes nothing. The event
+/// catalogue (`crate::events`, above this module) says which of its events is which, so that
+/// governance never names the catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApprovalsEvent<'a> {
+    /// `context_sealed`.
+    Sealed(&'a ContextSealed),
+    /// `approval_granted`.
+    Granted(&'a ApprovalGranted),
+    /// `approval_revoked`.
+    Revoked(&'a ApprovalRevoked),
+    /// Any other event.
+    Other,
 }
 
 /// The seal in force: the digest of every file sealed, by path relative to the workspace root.
@@ -195,10 +186,11 @@ impl Approvals {
     }
 
     /// Applies the event at `seq`, whose predecessor is `after`; other event types change
-    /// nothing.
-    pub fn apply(&mut self, after: Head, seq: u64, event: &AuditEvent) {
-        match event {
-            AuditEvent::ContextSealed(e) => {
+    /// nothing. `event` is a recorded event as this fold reads it: the catalogue's
+    /// `&AuditEvent` converts (X-68: governance does not name the catalogue).
+    pub fn apply<'a>(&mut self, after: Head, seq: u64, event: impl Into<ApprovalsEvent<'a>>) {
+        match event.into() {
+            ApprovalsEvent::Sealed(e) => {
                 if e.signature.is_some() {
                     self.key_lists.push(SignersPin {
                         seq,
@@ -217,7 +209,7 @@ impl Approvals {
                     refused: None,
                 });
             }
-            AuditEvent::ApprovalGranted(e) => {
+            ApprovalsEvent::Granted(e) => {
                 let record = ApprovalRecord {
                     seq,
                     approval_ref: e.approval_ref.clone(),
@@ -231,7 +223,7 @@ impl Approvals {
                 };
                 self.approvals.insert(e.approval_ref.clone(), record);
             }
-            AuditEvent::ApprovalRevoked(e) => match &e.approval_ref {
+            ApprovalsEvent::Revoked(e) => match &e.approval_ref {
                 Some(reference) => {
                     if let Some(record) = self.approvals.get_mut(reference) {
                         record.revoked.get_or_insert(seq);
@@ -244,7 +236,7 @@ impl Approvals {
                     }
                 }
             },
-            _ => {}
+            ApprovalsEvent::Other => {}
         }
     }
 

@@ -7,7 +7,8 @@ use serde_json::json;
 
 use super::*;
 use super::{ApprovalGranted, ApprovalRevoked, ContextSealed};
-use crate::audit::{AuditEvent, Timestamp};
+use crate::audit::Timestamp;
+use crate::events::AuditEvent;
 
 const PERSONA: &str = "---\nsubagents: [PREPARATION, REVIEW]\n---\n";
 const AGENT: &str = "---\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n";

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::Scope;
+use super::scope::Scope;
 use crate::audit::Timestamp;
 
 /// The SSHSIG namespace of every Warden signature (`ssh-keygen -Y sign -n agentwarden`).

@@ -1,6 +1,6 @@
 //! The manifests' text (spec 003, issue 22: the domain owns manifest validation): TOML with one
 //! `[agents.NAME]` table per agent type — `can_spawn` (names), `max_spawn_depth` (required), and
-//! `tools` (Claude Code's rule syntax, T-1) — and nothing else (an unknown key is an error).
+//! `tools` (tool rules, [`ToolRule`](super::ToolRule)'s syntax, T-1) — and nothing else (an unknown key is an error).
 //! Every error carries the line it was found on; an agent type declared twice, in one text or
 //! across the texts of one set, is an error naming where it was first declared. Reading the
 //! files is the application's; this is what their bytes mean.

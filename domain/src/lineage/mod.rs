@@ -6,6 +6,7 @@
 //! ancestor's manifest, and the lineage. Both answer with the shared
 //! [`Verdict`](crate::verdict::Verdict).
 
+mod events;
 mod manifest_text;
 mod model;
 mod path_inputs;
@@ -14,16 +15,19 @@ mod pipeline;
 mod request;
 mod rule_set;
 mod rules;
+mod tool_path;
 mod tool_use;
 mod walk;
 
+pub use events::{LineageChecked, ToolCallAuthorized};
 pub use manifest_text::{ManifestError, ManifestSet, parse_manifest_text};
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};
-pub use tool_use::{Argument, ToolPath, ToolUse};
+pub use tool_path::ToolPath;
+pub use tool_use::{Argument, ToolUse};
 pub use walk::{LineageVerdict, Pair, walk};
 
 /// BLAKE3 of the lineage's compact JSON: the events record it instead of a long chain.

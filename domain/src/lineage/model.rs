@@ -26,7 +26,7 @@ pub struct Manifest {
     pub can_spawn: Vec<Name>,
     /// The deepest a child it spawns may be.
     pub max_spawn_depth: u64,
-    /// The tools it may use, as rules in Claude Code's permission syntax (T-1).
+    /// The tools it may use, as tool rules ([`ToolRule`](super::ToolRule)'s syntax, T-1).
     pub tools: super::rule_set::ToolRuleSet,
 }
 

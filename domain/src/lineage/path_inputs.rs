@@ -8,7 +8,7 @@
 //! Grep's `glob`, are read for the directories they search under: per alternative of their
 //! braces, the segments before the first wildcard, under the search's `path` (T-14).
 
-use super::tool_use::ToolPath;
+use super::tool_path::ToolPath;
 
 /// How one input names a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,12 @@
 //! patterns, and the host of a URL. Every function is linear or bounded by pattern × text, so
 //! no rule and no call can make a decision slow.
 
-use super::rules::Piece;
+/// A piece of a command pattern: literal text, or `*` (any text, spaces included).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Piece {
+    Text(String),
+    Any,
+}
 
 pub(super) fn glob_segment(pattern: &[String], segment: &str) -> bool {
     pattern.first().is_some_and(|p| wildcard(p.as_bytes(), segment.as_bytes()))
@@ -71,9 +76,10 @@ pub(super) fn utf8_len(first: u8) -> usize {
 pub(super) const SHELL_OPERATORS: [&str; 8] = [";", "&", "|", "`", "$(", ">", "<", "\n"];
 
 /// T-4: characters with which the shell changes a command's words before the command sees
-/// them (`~`, `$`, braces, globs, a backslash), quoted or not. Claude Code grants no such
-/// command under a pattern rule, not even one that spells it out (`Bash(touch ~/x)`); Warden
-/// grants it under the bare `Bash` alone, `Bash(*)` included (T-15).
+/// them (`~`, `$`, braces, globs, a backslash), quoted or not. The client the rules are held
+/// against grants no such command under a pattern rule, not even one that spells it out
+/// (`Bash(touch ~/x)`); Warden grants it under the bare `Bash` alone, `Bash(*)` included
+/// (T-15).
 pub(super) const EXPANSIONS: [char; 9] = ['$', '~', '{', '}', '*', '?', '[', ']', '\\'];
 
 /// A Bash command as the rules see it: trimmed, one command whose words the shell does not

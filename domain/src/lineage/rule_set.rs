@@ -1,17 +1,17 @@
 //! A manifest's rules as a set: indexed by tool name for the three layers, and compared with
-//! the tools Claude Code offers an agent (`warden doctor`).
+//! the tools the harness offers an agent (`warden doctor`).
 
 use super::patterns::Lead;
 use super::rules::{AGENT_FAMILY, ToolName, ToolRule};
 use super::tool_use::{Argument, ToolUse};
 
-/// Where a manifest's rules and the tools Claude Code offers an agent (its definition's
+/// Where a manifest's rules and the tools the harness offers an agent (its definition's
 /// `tools:` list) disagree (issue 24, `warden doctor`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Disagreement {
-    /// Tools Claude Code offers that no rule names: every call of them is denied.
+    /// Tools the harness offers that no rule names: every call of them is denied.
     pub offered_not_granted: Vec<String>,
-    /// Rules about tools Claude Code does not offer: they never apply.
+    /// Rules about tools the harness does not offer: they never apply.
     pub granted_not_offered: Vec<String>,
 }
 

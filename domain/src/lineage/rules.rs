@@ -14,8 +14,9 @@
 
 use std::fmt;
 
-use super::patterns::{Lead, glob_path, glob_segment, host_of, pieces_match};
-use super::tool_use::{Argument, ToolPath, ToolUse};
+use super::patterns::{Lead, Piece, glob_path, glob_segment, host_of, pieces_match};
+use super::tool_path::ToolPath;
+use super::tool_use::{Argument, ToolUse};
 
 /// A parsed tool rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,13 +53,6 @@ struct CommandPattern {
     pieces: Vec<Piece>,
     /// For a pattern ending `TEXT *`: the same ending `TEXT`, which it also matches (T-4).
     bare: Option<Vec<Piece>>,
-}
-
-/// A piece of a command pattern: literal text, or `*` (any text, spaces included).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Piece {
-    Text(String),
-    Any,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -46,8 +46,8 @@ pub use request::{
 };
 pub use spawn::{SpawnFacts, builtin_failure, evaluate_spawn, spawn_answer};
 pub use state::{
-    MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, ROOT_ID, Released, SessionRecords, SpawnTree,
-    TrackedAgent,
+    MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, ROOT_ID, Released, SessionRecords, SessionsEvent,
+    SpawnTree, TrackedAgent,
 };
 pub use stop::{StopDecision, StopFacts, evaluate_stop, quarantine_cause};
 pub use terms::HarnessTerms;

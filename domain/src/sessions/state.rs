@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::events::{SpawnEvaluated, SubagentStarted, SubagentStopped};
+use super::events::{SessionQuarantined, SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped};
 use super::request::CallingAgent;
-use crate::audit::{AuditEvent, Head, Timestamp};
-use crate::governance::{ApprovalState, Approvals, Name, RecordSignature};
+use crate::audit::{Head, Timestamp};
+use crate::governance::{ApprovalState, Approvals, ApprovalsEvent, Name, RecordSignature};
 use crate::lineage::AgentIdentifier;
 use crate::verdict::{Code, Decision, Failed};
 
@@ -269,6 +269,28 @@ fn name(raw: &str) -> Result<Name, Failed> {
     Name::new(raw).map_err(|e| Failed::new(Code::InvalidName, e.to_string()))
 }
 
+/// A recorded event as the sessions' records ([`SessionRecords::apply`]) read it: one of the
+/// events they fold, borrowed, a human record (the seal and approvals they keep too), or
+/// another event, which moves only the head. The event catalogue (`crate::events`, above this
+/// module) says which of its events is which, so that the sessions never name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionsEvent<'a> {
+    /// `subagent_spawn_evaluated`.
+    Spawn(&'a SpawnEvaluated),
+    /// `subagent_started`.
+    Started(&'a SubagentStarted),
+    /// `subagent_stopped`.
+    Stopped(&'a SubagentStopped),
+    /// `session_quarantined`.
+    Quarantined(&'a SessionQuarantined),
+    /// `session_released`.
+    Released(&'a SessionReleased),
+    /// `context_sealed`, `approval_granted` or `approval_revoked`.
+    Human(ApprovalsEvent<'a>),
+    /// Any other event.
+    Other,
+}
+
 /// The records of the sessions: governance (the seal and approvals), each session's spawn tree,
 /// quarantines and releases, as of `head` — a projection any harness integration feeds.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -327,35 +349,41 @@ impl SessionRecords {
     }
 
     /// Applies the event at `head` (recorded under `session`). Events of other types change
-    /// nothing but the head.
-    pub fn apply(&mut self, head: Head, session: Option<&str>, event: &AuditEvent) {
+    /// nothing but the head. `event` is a recorded event as this fold reads it: the catalogue's
+    /// `&AuditEvent` converts (X-68: the sessions do not name the catalogue).
+    pub fn apply<'a>(&mut self, head: Head, session: Option<&str>, event: impl Into<SessionsEvent<'a>>) {
         let after = self.head;
         self.head = head;
         let seq = head.seq;
-        self.governance.apply(after, seq, event);
+        let event = event.into();
+        let human = match event {
+            SessionsEvent::Human(human) => human,
+            _ => ApprovalsEvent::Other,
+        };
+        self.governance.apply(after, seq, human);
         match event {
-            AuditEvent::SpawnEvaluated(e) => {
+            SessionsEvent::Spawn(e) => {
                 if let Some(session) = session {
                     self.spawn(seq, session, e);
                 }
             }
-            AuditEvent::SubagentStarted(e) => {
+            SessionsEvent::Started(e) => {
                 if let Some(session) = session {
                     self.started(seq, session, e);
                 }
             }
-            AuditEvent::SubagentStopped(e) => {
+            SessionsEvent::Stopped(e) => {
                 if let Some(session) = session {
                     self.stopped(seq, session, e);
                 }
             }
-            AuditEvent::SessionQuarantined(e) => {
+            SessionsEvent::Quarantined(e) => {
                 if let Some(session) = session {
                     let quarantine = Quarantine { seq, code: e.code.clone(), reason: e.reason.clone() };
                     self.quarantined.entry(session.to_owned()).or_insert(quarantine);
                 }
             }
-            AuditEvent::SessionReleased(e) => {
+            SessionsEvent::Released(e) => {
                 if let Some(session) = session
                     && let Some(lifted) = self.quarantined.remove(session)
                 {
@@ -368,7 +396,7 @@ impl SessionRecords {
                     });
                 }
             }
-            _ => {}
+            SessionsEvent::Human(_) | SessionsEvent::Other => {}
         }
     }
 

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use proptest::prelude::{Just, Strategy, any, prop_assert_eq, prop_oneof, proptest};
 
 use super::*;
-use crate::audit::{AuditEvent, Hash, Head, Timestamp};
+use crate::audit::{Hash, Head, Timestamp};
+use crate::events::AuditEvent;
 use crate::governance::{
     ApprovalGranted, ApprovalRevoked, ContextSealed, EnvValue, GateInputs, GateReport, Name, PersonaReading,
     Request, Scope, evaluate,

@@ -5,8 +5,8 @@ use super::answer::HookAnswer;
 use super::events::HookFailure;
 use super::request::{RulesAs, ToolCall};
 use super::state::SpawnTree;
-use crate::audit::ToolCallAuthorized;
 use crate::governance::Name;
+use crate::lineage::ToolCallAuthorized;
 use crate::lineage::{Manifests, ToolUse, refuse};
 use crate::verdict::{Code, Decision, Failed, Verdict};
 
@@ -130,9 +130,10 @@ mod tests {
              [agents.planner]\ncan_spawn = []\nmax_spawn_depth = 3\ntools = [\"Read\"]\n",
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        let bash = call(Some(("a1", "planner")), "Bash", ToolKind::Other);
+        // A call the planner's rules (`Read` alone) do not grant.
+        let shell = call(Some(("a1", "planner")), "Shell", ToolKind::Other);
         let judge = |seal: Option<Verdict>, readable: bool, shadow_mode: bool| {
-            let tool = ToolUse::from_claude_code("Bash", &serde_json::json!({"command": "ls"}), "/p", "/p");
+            let tool = ToolUse::named("Shell");
             let facts = ToolRulesFacts {
                 main: &main,
                 tree: &tree,
@@ -140,7 +141,7 @@ mod tests {
                 seal,
                 shadow_mode,
             };
-            judge_tool_rules(&bash, tool, facts).unwrap_or_else(|| panic!("a subagent's call is judged"))
+            judge_tool_rules(&shell, tool, facts).unwrap_or_else(|| panic!("a subagent's call is judged"))
         };
         let sealed = || Some(Verdict::pass("as sealed"));
         let changed = || Some(Verdict::fail(Code::SealedFileChanged, "m.toml changed"));

@@ -34,7 +34,8 @@ pub mod state;
 
 pub use event_store::read_all;
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, EventDraft, OperatorNote, Timestamp};
+use agentwarden_domain::audit::{Actor, Correlation, EventDraft, Timestamp};
+use agentwarden_domain::events::{AuditEvent, OperatorNote};
 
 /// A small event for the suites: an operator note saying `message`, at a fixed time.
 pub fn note(message: &str) -> EventDraft {

@@ -2,7 +2,8 @@ use super::*;
 
 use std::sync::atomic::AtomicBool;
 
-use agentwarden_domain::audit::{Actor, AuditEvent, Correlation, OperatorNote, StoredRecord, Timestamp};
+use agentwarden_domain::audit::{Actor, Correlation, StoredRecord, Timestamp};
+use agentwarden_domain::events::{AuditEvent, OperatorNote};
 use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
 
 /// V-60: which variables turn the export on, where it goes, and which refuse the start.

@@ -21,7 +21,8 @@ mod page;
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentwarden_domain::audit::{Envelope, Hash, decode_ref};
+use agentwarden_domain::audit::{Envelope, Hash};
+use agentwarden_domain::events::decode_ref;
 use agentwarden_ports::StoreError;
 use serde_json::value::RawValue;
 
@@ -257,7 +258,7 @@ async fn records(
                 seq: a.seq,
                 approved_by: a.approved_by.as_deref().map(clip),
                 expires_at: a.expires_at.map(|t| t.to_string()),
-                state: agentwarden_domain::audit::projections::snake_name(&a.state(now)),
+                state: agentwarden_domain::events::projections::snake_name(&a.state(now)),
                 personas: a.scope.personas.iter().map(|p| clip(p)).collect(),
                 subagents: a.scope.subagents.iter().map(|s| clip(s)).collect(),
                 signature: signature(a.signature.as_ref(), a.refused.as_ref()),

@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use agentwarden_domain::audit::projections::{
+use agentwarden_domain::audit::{Envelope, EnvelopeRef};
+use agentwarden_domain::events::projections::{
     Projection, Recorded, SpawnTreeState, SpawnTrees, SpawnedAgent,
 };
-use agentwarden_domain::audit::{AuditEvent, Envelope, EnvelopeRef, explain};
+use agentwarden_domain::events::{AuditEvent, explain};
 use agentwarden_domain::verdict::Decision;
 
 /// The most characters of one value kept in the page (a reason, a path, a raw payload).
@@ -387,13 +388,17 @@ fn violation(envelope: &EnvelopeRef<'_>, event: &AuditEvent) -> Option<Violation
 
 #[cfg(test)]
 mod tests {
-    use agentwarden_domain::audit::{Envelope, decode};
+    use agentwarden_domain::audit::Envelope;
+    use agentwarden_domain::events::decode;
 
     use super::{MAX_TEXT, clip, verdict};
 
     const GOLDEN: &str = include_str!("../../../../domain/src/audit/testdata/log.jsonl");
 
-    fn event(seq: usize, edit: impl FnOnce(&mut serde_json::Value)) -> agentwarden_domain::audit::AuditEvent {
+    fn event(
+        seq: usize,
+        edit: impl FnOnce(&mut serde_json::Value),
+    ) -> agentwarden_domain::events::AuditEvent {
         let line = GOLDEN.lines().nth(seq - 1).unwrap_or_default();
         let mut value: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
         edit(&mut value);

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::{AuditEvent, EnvelopeRef, PlanSummary};
+use crate::audit::EnvelopeRef;
+use crate::events::{AuditEvent, PlanSummary};
 use crate::fanout::{ChunkOutcome, Merged};
 
 /// Fan-out runs.

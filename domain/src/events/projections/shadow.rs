@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use serde::{Serialize, Serializer};
 
 use super::{Projection, Recorded, snake_name};
-use crate::audit::{AuditEvent, EnvelopeRef};
+use crate::audit::EnvelopeRef;
+use crate::events::AuditEvent;
 use crate::verdict::Decision;
 
 /// The shadow projection.

@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::{AuditEvent, EnvelopeRef};
+use crate::audit::EnvelopeRef;
+use crate::events::AuditEvent;
 use crate::verdict::Decision;
 
 /// Delegations by approval reference.

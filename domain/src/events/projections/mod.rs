@@ -24,8 +24,8 @@ mod tests;
 
 use serde::Serialize;
 
-use super::event::AuditEvent;
-use super::view::EnvelopeRef;
+use super::catalogue::AuditEvent;
+use crate::audit::EnvelopeRef;
 
 pub use approvals::{ApprovalRecord, Approvals, ApprovalsState, Delegation};
 pub use decisions::{DecisionCounts, Decisions, DecisionsState};

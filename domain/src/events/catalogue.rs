@@ -8,36 +8,16 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::envelope::{Envelope, EventPayload};
-use super::view::EnvelopeRef;
+use crate::audit::{Envelope, EnvelopeRef, EventPayload};
 use crate::fanout::{ChunkOutcome, Merged, Plan};
 use crate::governance::{ApprovalGranted, ApprovalRevoked, ContextSealed, GateReport};
 use crate::guardrails::{ResultValidation, Violation};
-use crate::lineage::{AgentIdentifier, Authorization, LineageVerdict};
+use crate::lineage::{LineageChecked, ToolCallAuthorized};
 use crate::sessions::{
     ConfigChangeBlocked, HookInputRefused, HookToolEvaluated, SessionQuarantined, SessionReleased,
     SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
 use crate::verdict::Decision;
-
-/// One lineage check (`lineage_checked`, version 2).
-///
-/// Version 1 called the number of agents `length`; version 2 calls it `lineage_length`, as
-/// `tool_call_authorized` always has, so that one reader serves both (see [`UPCASTS`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LineageChecked {
-    /// Allow or deny.
-    pub decision: Decision,
-    /// The walker's verdict and failing pair (L-4).
-    pub result: LineageVerdict,
-    /// How many agents.
-    pub lineage_length: usize,
-    /// BLAKE3 of the lineage's JSON.
-    pub lineage_digest: String,
-    /// The lineage itself, when it has at most 64 agents.
-    pub lineage: Option<Vec<AgentIdentifier>>,
-}
 
 /// One `result.json` validation (`result_validated`, version 1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,51 +83,6 @@ pub struct FanOutMerged {
     pub phase: String,
     /// The merge.
     pub merged: Merged,
-}
-
-/// One tool-call authorization (`tool_call_authorized`, version 1).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ToolCallAuthorized {
-    /// The acting agent, when the request could be read.
-    pub agent: Option<AgentIdentifier>,
-    /// The tool asked for, when the request could be read.
-    pub tool: Option<String>,
-    /// Every layer's verdict and the decision.
-    pub authorization: Authorization,
-    /// How many agents in the lineage.
-    pub lineage_length: usize,
-    /// BLAKE3 of the lineage's JSON.
-    pub lineage_digest: String,
-    /// The lineage itself, when it has at most 64 agents.
-    pub lineage: Option<Vec<AgentIdentifier>>,
-    /// T-10: decided in shadow mode — the decision is what enforcing would have answered, and
-    /// the call went ahead. Absent (false) in events recorded before the field existed.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub shadow: bool,
-}
-
-impl ToolCallAuthorized {
-    /// The event for `authorization` of `tool` by `agent` with `lineage` (root first): the
-    /// lineage recorded in full when it has at most [`crate::lineage::RECORDED_LINEAGE_MAX`]
-    /// agents, and always by length and digest (L-8).
-    pub fn new(
-        agent: Option<AgentIdentifier>,
-        tool: Option<String>,
-        authorization: Authorization,
-        lineage: &[AgentIdentifier],
-        shadow: bool,
-    ) -> ToolCallAuthorized {
-        ToolCallAuthorized {
-            agent,
-            tool,
-            authorization,
-            lineage_length: lineage.len(),
-            lineage_digest: crate::lineage::lineage_digest(lineage),
-            lineage: (lineage.len() <= crate::lineage::RECORDED_LINEAGE_MAX).then(|| lineage.to_vec()),
-            shadow,
-        }
-    }
 }
 
 /// A note an operator adds to the log (`warden audit note`): an investigator's remark, a

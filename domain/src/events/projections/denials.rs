@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Projection, Recorded, snake_name};
-use crate::audit::{AuditEvent, EnvelopeRef};
+use crate::audit::EnvelopeRef;
+use crate::events::AuditEvent;
 use crate::verdict::Decision;
 
 /// The persona of a denial whose event does not name one.

@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::{AuditEvent, EnvelopeRef};
+use crate::audit::EnvelopeRef;
+use crate::events::AuditEvent;
 use crate::lineage::AgentIdentifier;
 use crate::verdict::Decision;
 

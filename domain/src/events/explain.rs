@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::envelope::Envelope;
-use super::event::{AuditEvent, PlanSummary};
+use super::catalogue::{AuditEvent, PlanSummary};
+use crate::audit::Envelope;
 use crate::lineage::AgentIdentifier;
 use crate::verdict::{Code, Decision, Verdict};
 

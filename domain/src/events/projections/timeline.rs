@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::{Projection, Recorded};
 use crate::audit::EnvelopeRef;
-use crate::audit::explain::summary;
+use crate::events::explain::summary;
 use crate::verdict::Decision;
 
 /// The timeline of the session with this id.

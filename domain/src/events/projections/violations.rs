@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use super::{Projection, Recorded};
-use crate::audit::{AuditEvent, EnvelopeRef};
+use crate::audit::EnvelopeRef;
+use crate::events::AuditEvent;
 
 /// Guardrail violations.
 #[derive(Clone, Copy, Debug, Default)]

@@ -5,7 +5,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::audit::{AuditEvent, Envelope, EnvelopeRef, decode};
+use crate::audit::{Envelope, EnvelopeRef};
+use crate::events::{AuditEvent, decode};
 
 /// 2026-02-21T09:00:00.000Z.
 const BASE_MS: i64 = 1_771_664_400_000;
