@@ -85,22 +85,27 @@ pub(super) struct StatusArgs {
 
 /// `warden status`: exit 0 when the server answers, 1 when it does not.
 pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failure> {
-    let (socket, uid) = match server_named(args.server.as_deref()).map_err(|e| Failure::client(EXIT_USAGE, e))? {
-        Some(socket) => (socket, None),
-        None => {
-            let config = agentwarden::Config::load(args.config.as_deref())
-                .map_err(|e| Failure::usage(e.to_string()))?;
-            let socket = config.server.ok_or_else(|| {
-                Failure::usage("no server: give --server PATH, `AGENTWARDEN_SERVER` or `[server] socket`")
-            })?;
-            (socket, config.server_uid)
-        }
-    };
+    let (socket, uid) =
+        match server_named(args.server.as_deref()).map_err(|e| Failure::client(EXIT_USAGE, e))? {
+            Some(socket) => (socket, None),
+            None => {
+                let config = agentwarden::Config::load(args.config.as_deref())
+                    .map_err(|e| Failure::usage(e.to_string()))?;
+                let socket = config.server.ok_or_else(|| {
+                    Failure::usage("no server: give --server PATH, `AGENTWARDEN_SERVER` or `[server] socket`")
+                })?;
+                (socket, config.server_uid)
+            }
+        };
     let answer = exchange(&socket, uid, &Request::Status {}, Duration::from_millis(args.timeout_ms))
         .map_err(|e| Failure::client(EXIT_NO, e))?;
     let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served, export } = answer
     else {
-        return Err(Failure::new(EXIT_NO, Code::ServerAnswerInvalid, format!("not a status answer: {answer:?}")));
+        return Err(Failure::new(
+            EXIT_NO,
+            Code::ServerAnswerInvalid,
+            format!("not a status answer: {answer:?}"),
+        ));
     };
     if args.json {
         let object = serde_json::json!({

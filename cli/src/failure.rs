@@ -117,7 +117,10 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/codes.md");
         let doc = std::fs::read_to_string(path).unwrap();
         for code in Code::ALL {
-            assert!(doc.contains(&format!("| `{code}` | ")), "`{code}` is not in docs/codes.md: run `cargo xtask codes`");
+            assert!(
+                doc.contains(&format!("| `{code}` | ")),
+                "`{code}` is not in docs/codes.md: run `cargo xtask codes`"
+            );
         }
     }
 }

@@ -48,8 +48,8 @@ use std::time::Duration;
 
 use clap::{FromArgMatches, Parser, Subcommand};
 
-use agentwarden::{Durability, SledConfig, Warden, WardenError};
 use agentwarden::code::Code;
+use agentwarden::{Durability, SledConfig, Warden, WardenError};
 use failure::Failure;
 
 /// Exit code: success.

@@ -132,8 +132,7 @@ mod tests {
             .find(|section| section.starts_with("Resident service"))
             .expect("docs/codes.md has the resident service's section");
         for code in crate::CODES {
-            let listed =
-                code.usages().iter().any(|u| u.table == agentwarden_domain::code::Table::Server);
+            let listed = code.usages().iter().any(|u| u.table == agentwarden_domain::code::Table::Server);
             assert!(listed, "`{code}` has no usage in the server table (domain/src/code/table.rs)");
             assert!(server.contains(&format!("| `{code}` | ")), "`{code}` is not a row of the server table");
         }
