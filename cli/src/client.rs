@@ -22,22 +22,24 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentwarden_protocol::{Answer, Request, exchange};
+use agentwarden::code::Code;
+use agentwarden_protocol::{Answer, ClientError, Request, exchange};
 
-use super::{EXIT_OK, Failure};
+use super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
 
 /// The variable naming the server's socket (V-5).
 pub(crate) const SERVER_ENV: &str = "AGENTWARDEN_SERVER";
 
 /// `--server`, else [`SERVER_ENV`] (an empty value is an error: fail closed).
-pub(super) fn explicit_server(flag: Option<&Path>) -> Result<Option<PathBuf>, String> {
+pub(super) fn server_named(flag: Option<&Path>) -> Result<Option<PathBuf>, ClientError> {
     if let Some(flag) = flag {
         return Ok(Some(flag.to_path_buf()));
     }
     match std::env::var_os(SERVER_ENV) {
-        Some(value) if value.is_empty() => {
-            Err(format!("server_unavailable: `{SERVER_ENV}` is set but empty; unset it or name the socket"))
-        }
+        Some(value) if value.is_empty() => Err(ClientError::new(
+            Code::ServerUnavailable,
+            format!("`{SERVER_ENV}` is set but empty; unset it or name the socket"),
+        )),
         Some(value) => Ok(Some(PathBuf::from(value))),
         None => Ok(None),
     }
@@ -77,22 +79,27 @@ pub(super) struct StatusArgs {
 
 /// `warden status`: exit 0 when the server answers, 1 when it does not.
 pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failure> {
-    let (socket, uid) = match explicit_server(args.server.as_deref()).map_err(Failure::usage)? {
-        Some(socket) => (socket, None),
-        None => {
-            let config = agentwarden::Config::load(args.config.as_deref())
-                .map_err(|e| Failure::usage(e.to_string()))?;
-            let socket = config.server.ok_or_else(|| {
-                Failure::usage("no server: give --server PATH, `AGENTWARDEN_SERVER` or `[server] socket`")
-            })?;
-            (socket, config.server_uid)
-        }
-    };
+    let (socket, uid) =
+        match server_named(args.server.as_deref()).map_err(|e| Failure::client(EXIT_USAGE, e))? {
+            Some(socket) => (socket, None),
+            None => {
+                let config = agentwarden::Config::load(args.config.as_deref())
+                    .map_err(|e| Failure::usage(e.to_string()))?;
+                let socket = config.server.ok_or_else(|| {
+                    Failure::usage("no server: give --server PATH, `AGENTWARDEN_SERVER` or `[server] socket`")
+                })?;
+                (socket, config.server_uid)
+            }
+        };
     let answer = exchange(&socket, uid, &Request::Status {}, Duration::from_millis(args.timeout_ms))
-        .map_err(Failure::no)?;
+        .map_err(|e| Failure::client(EXIT_NO, e))?;
     let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served, export } = answer
     else {
-        return Err(Failure::no(format!("server_answer_invalid: not a status answer: {answer:?}")));
+        return Err(Failure::new(
+            EXIT_NO,
+            Code::ServerAnswerInvalid,
+            format!("not a status answer: {answer:?}"),
+        ));
     };
     if args.json {
         let object = serde_json::json!({

@@ -34,8 +34,9 @@ use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
+use agentwarden::code::Code;
 use agentwarden::{Config, StoreError, Warden, WardenError};
-use agentwarden_protocol::{AbsolutePath, Answer, Outcome, Question, Request};
+use agentwarden_protocol::{AbsolutePath, Answer, ClientError, Outcome, Question, Request};
 use agentwarden_server::Unanswered;
 
 use super::client::ServerArgs;
@@ -138,7 +139,7 @@ pub(super) fn asked(command: &Command) -> Result<Option<Asked<'_>>, Failure> {
 pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome, Option<Config>), Failure> {
     let Asked { question, config, server } = asked;
     let timeout = Duration::from_millis(server.server_timeout_ms);
-    let socket = match super::client::explicit_server(server.server.as_deref()) {
+    let socket = match super::client::server_named(server.server.as_deref()) {
         Ok(explicit) => explicit.map(Ok),
         Err(why) => Some(Err(why)),
     };
@@ -148,7 +149,7 @@ pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome
         return local(question, config, stores).await;
     };
     if std::env::args_os().any(|a| a == "--store" || a.to_string_lossy().starts_with("--store=")) {
-        let socket = socket.as_ref().map_or_else(|why| why.clone(), |s| format!("`{}`", s.display()));
+        let socket = socket.as_ref().map_or_else(ToString::to_string, |s| format!("`{}`", s.display()));
         return Err(Failure::usage(format!(
             "--store names a store, but the server at {socket} answers this command from its own; drop --store, \
              or run without a server configured"
@@ -156,28 +157,32 @@ pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome
     }
     let asked = socket.and_then(|socket| {
         // V-12: a configuration that cannot be read cannot say which server to trust.
-        let loaded = loaded.as_ref().map_err(|e| format!("config_invalid: {e}"))?;
+        let loaded = loaded.as_ref().map_err(|e| ClientError::new(Code::ConfigInvalid, e.to_string()))?;
         // V-16: the server must know which project asks.
         let file = agentwarden_server::config_file(config)?.ok_or_else(|| {
-            "server_config_mismatch: no configuration (`--config`, or an `agentwarden.toml` from here upward) \
-             names the project"
-                .to_owned()
+            ClientError::new(
+                Code::ServerConfigMismatch,
+                "no configuration (`--config`, or an `agentwarden.toml` from here upward) names the project",
+            )
         })?;
         let file = file.into_os_string().into_string().map_err(|f| {
-            format!("request_invalid: the configuration `{}` is not UTF-8", f.to_string_lossy())
+            ClientError::new(
+                Code::RequestInvalid,
+                format!("the configuration `{}` is not UTF-8", f.to_string_lossy()),
+            )
         })?;
         let request = Request::Decide {
-            config: AbsolutePath::new(file).map_err(|e| format!("request_invalid: {e}"))?,
+            config: AbsolutePath::new(file).map_err(|e| ClientError::new(Code::RequestInvalid, e))?,
             question: question.clone(),
             deadline_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
         };
         let answer = agentwarden_protocol::exchange(&socket, loaded.server_uid, &request, timeout)?;
         match answer {
             Answer::Decided { outcome } if outcome.answers(&question) => Ok(*outcome),
-            Answer::Error { code, reason } => Err(format!("{code}: {reason}")),
-            _ => Err(format!(
-                "server_answer_invalid: the server at `{}` answered another kind of answer",
-                socket.display()
+            Answer::Error { code, reason } => Err(ClientError::new(code, reason)),
+            _ => Err(ClientError::new(
+                Code::ServerAnswerInvalid,
+                format!("the server at `{}` answered another kind of answer", socket.display()),
             )),
         }
     });
@@ -187,7 +192,7 @@ pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome
             tracing::error!(reason = %why, "no usable answer from the server; failing as on an unusable store");
             let config = loaded.map_err(|e| Failure::usage(e.to_string()))?;
             let checked = checked(question)?;
-            let refused = WardenError::Store(StoreError::Unavailable { reason: why });
+            let refused = WardenError::Store(StoreError::Unavailable { reason: why.to_string() });
             let warden = opened(&checked.1, Err(refused), Some(config.clone()))?;
             let outcome = agentwarden_server::decide(&warden, checked.0).await.map_err(failure)?;
             Ok((outcome, Some(config)))
@@ -254,7 +259,7 @@ fn opened(
 /// An unanswered question as the command line fails: a usage error, or the store's.
 fn failure(error: Unanswered) -> Failure {
     match error {
-        Unanswered::Input(reason) => Failure { code: EXIT_USAGE, reason },
+        Unanswered::Input(reason) => Failure::usage(reason),
         Unanswered::Warden(e) => Failure::from(e),
     }
 }
@@ -300,10 +305,7 @@ pub(super) fn render(
         (Command::Seal(args), Outcome::SealShow { seal }) => {
             super::hook::render_seal(args, seal.as_ref(), out)
         }
-        _ => Err(Failure {
-            code: EXIT_STORE,
-            reason: "internal_error: an outcome of another command".to_owned(),
-        }),
+        _ => Err(Failure::new(EXIT_STORE, Code::InternalError, "an outcome of another command")),
     }
 }
 
@@ -317,18 +319,22 @@ pub(super) fn refuse_human_verb(command: &Command) -> Result<(), Failure> {
         _ => return Ok(()),
     };
     let loaded = Config::load(config).ok();
-    let explicit = super::client::explicit_server(flag).ok().flatten();
+    let explicit = super::client::server_named(flag).ok().flatten();
     let Some(socket) = explicit.or_else(|| loaded.as_ref().and_then(|c| c.server.clone())) else {
         return Ok(());
     };
     let uid = loaded.and_then(|c| c.server_uid);
     match agentwarden_protocol::exchange(&socket, uid, &Request::Status {}, HUMAN_PROBE) {
-        Ok(Answer::Status { pid, .. }) => Err(Failure::usage(format!(
-            "server_holds_store: the server at `{}` (pid {pid}) holds the store and `warden {verb}` is not \
-             served; stop the server (`kill -TERM {pid}` or your service manager), run `warden {verb}` again, \
-             then start the server",
-            socket.display()
-        ))),
+        Ok(Answer::Status { pid, .. }) => Err(Failure::new(
+            EXIT_USAGE,
+            Code::ServerHoldsStore,
+            format!(
+                "the server at `{}` (pid {pid}) holds the store and `warden {verb}` is not served; stop the \
+                 server (`kill -TERM {pid}` or your service manager), run `warden {verb}` again, then start \
+                 the server",
+                socket.display()
+            ),
+        )),
         _ => Ok(()),
     }
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use super::{EXIT_NO, EXIT_OK, Failure};
+use super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
+use agentwarden::code::Code;
 use agentwarden::{Config, GuardOutcome, GuardTarget, ProcessAgentRunner, Warden, WardenError};
 
 #[derive(Debug, Subcommand)]
@@ -155,7 +156,9 @@ pub(super) async fn run(
             Ok(if failed { EXIT_NO } else { EXIT_OK })
         }
         // A decision command: asked through `super::decide`.
-        GuardCommand::Check { .. } => Err(Failure::usage("internal_error: `guard check` is a question")),
+        GuardCommand::Check { .. } => {
+            Err(Failure::new(EXIT_USAGE, Code::InternalError, "`guard check` is a question"))
+        }
     }
 }
 

@@ -16,7 +16,8 @@ use agentwarden_domain::audit::Actor;
 use agentwarden_domain::governance::SealRecord;
 use agentwarden_domain::sessions::MAX_HOOK_INPUT;
 
-use super::{EXIT_OK, Failure};
+use super::{EXIT_OK, EXIT_USAGE, Failure};
+use agentwarden::code::Code;
 use agentwarden::human::ApprovalRequest;
 use agentwarden::{Config, Warden, WardenError};
 use agentwarden_protocol::ListedApproval;
@@ -161,8 +162,9 @@ pub(super) struct Begun {
     loaded: Result<Config, agentwarden::ConfigError>,
 }
 
-fn hook_failed(reason: String) -> Failure {
-    Failure { code: HOOK_FAILED, reason }
+/// The hook's failure: exit 2 with its code.
+fn hook_failed(code: Code, reason: String) -> Failure {
+    Failure::new(HOOK_FAILED, code, reason)
 }
 
 /// Starts `warden hook` deciding here: the deadline's watchdog, stdin, the configuration.
@@ -177,13 +179,13 @@ fn hook_failed(reason: String) -> Failure {
 pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
     let settled = Arc::new(AtomicBool::new(false));
     agentwarden_hook_client::run::watchdog(args.deadline_ms, Arc::clone(&settled))
-        .map_err(|e| hook_failed(format!("internal_error: cannot start the deadline watchdog: {e}")))?;
+        .map_err(|e| hook_failed(Code::InternalError, format!("cannot start the deadline watchdog: {e}")))?;
     let mut input = String::new();
     let limit = u64::try_from(MAX_HOOK_INPUT).unwrap_or(u64::MAX).saturating_add(1);
     std::io::stdin()
         .take(limit)
         .read_to_string(&mut input)
-        .map_err(|e| hook_failed(format!("hook_input_invalid: cannot read stdin: {e}")))?;
+        .map_err(|e| hook_failed(Code::HookInputInvalid, format!("cannot read stdin: {e}")))?;
     let loaded = Config::load(args.config.as_deref());
     Ok(Begun { args, settled, input, loaded })
 }
@@ -203,7 +205,7 @@ pub(super) async fn hook(
     let answer = |answer: agentwarden::HookAnswer, out: &mut dyn Write| {
         answer_with(args.harness(), answer, &settled, args.deadline_ms, out)
     };
-    let config = loaded.map_err(|e| hook_failed(format!("config_invalid: {e}")))?;
+    let config = loaded.map_err(|e| hook_failed(Code::ConfigInvalid, e.to_string()))?;
     let storage = storage(&config);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
     let harness = args.harness();
@@ -215,7 +217,8 @@ pub(super) async fn hook(
     let warden = match open(config.clone()) {
         Ok(warden) => warden,
         Err(e) => {
-            let why = format!("store_unavailable: the audit log is unavailable: {e}");
+            // The answer's reason names its code first, as every hook answer's.
+            let why = format!("{}: the audit log is unavailable: {e}", Code::StoreUnavailable);
             let unavailable =
                 agentwarden::hook_store_unavailable(config, &storage, parsed.as_ref().ok(), fallback, why);
             return answer(unavailable.await, out);
@@ -244,10 +247,11 @@ fn answer_with(
     deadline_ms: u64,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let failed = |reason: String| Failure { code: HOOK_FAILED, reason };
     if settled.swap(true, Ordering::SeqCst) {
-        return Err(failed(format!("deadline_passed: no answer within --deadline-ms {deadline_ms}")));
+        let why = format!("no answer within --deadline-ms {deadline_ms}");
+        return Err(Failure::new(HOOK_FAILED, Code::DeadlinePassed, why));
     }
+    let failed = |reason: String| Failure { exit: HOOK_FAILED, code: None, reason };
     if harness == agentwarden_hook_client::HookHarness::Codex {
         // C-1: exit 2 with the line that names the answer, printed as it is.
         let printed = harness.print(&answer, "warden");
@@ -312,7 +316,7 @@ pub(super) async fn seal(
         }
     }
     if args.show {
-        return Err(Failure::usage("internal_error: `seal --show` is a question"));
+        return Err(Failure::new(EXIT_USAGE, Code::InternalError, "`seal --show` is a question"));
     }
     let warden = open(config)?;
     let appended = warden.seal(&args.key.signer(by)).await?;

@@ -20,6 +20,7 @@ mod decide;
 mod doctor;
 mod doctor_tools;
 mod duration;
+mod failure;
 mod fanout;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -47,8 +48,9 @@ use std::time::Duration;
 
 use clap::{FromArgMatches, Parser, Subcommand};
 
+use agentwarden::code::Code;
 use agentwarden::{Durability, SledConfig, Warden, WardenError};
-use agentwarden_ports::StoreError;
+use failure::Failure;
 
 /// Exit code: success.
 pub const EXIT_OK: u8 = 0;
@@ -148,23 +150,6 @@ enum Command {
     Manpages(reference::ManpagesArgs),
 }
 
-/// A command's failure: the exit code and a one-line reason for stderr.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    code: u8,
-    reason: String,
-}
-
-impl Failure {
-    pub(crate) fn usage(reason: impl Into<String>) -> Self {
-        Failure { code: EXIT_USAGE, reason: reason.into() }
-    }
-
-    pub(crate) fn no(reason: impl Into<String>) -> Self {
-        Failure { code: EXIT_NO, reason: reason.into() }
-    }
-}
-
 /// A Warden on a store that refuses everything with `error`'s reason.
 pub(crate) fn unavailable(
     config: Option<agentwarden::Config>,
@@ -185,31 +170,6 @@ pub(crate) fn decision_exit(decision: agentwarden_domain::verdict::Decision) -> 
     match decision {
         agentwarden_domain::verdict::Decision::Allow => EXIT_OK,
         agentwarden_domain::verdict::Decision::Deny => EXIT_NO,
-    }
-}
-
-impl From<WardenError> for Failure {
-    fn from(error: WardenError) -> Self {
-        let code = match &error {
-            // N-4: a path that is no store is a usage error, never a broken chain.
-            WardenError::Store(StoreError::NotAStore { .. }) => EXIT_USAGE,
-            WardenError::Store(StoreError::Corrupt { .. })
-            | WardenError::Broken(_)
-            | WardenError::Undecodable { .. } => EXIT_NO,
-            WardenError::Store(_) | WardenError::Event(_) => EXIT_STORE,
-            WardenError::Invalid(_) | WardenError::Config(_) | WardenError::Incomplete { .. } => EXIT_USAGE,
-        };
-        Failure { code, reason: error.to_string() }
-    }
-}
-
-impl From<std::io::Error> for Failure {
-    fn from(error: std::io::Error) -> Self {
-        if error.kind() == std::io::ErrorKind::BrokenPipe {
-            // `warden audit log | head`: the reader left; that is not a failure.
-            return Failure { code: EXIT_OK, reason: String::new() };
-        }
-        Failure { code: EXIT_STORE, reason: format!("cannot write output: {error}") }
     }
 }
 
@@ -249,7 +209,7 @@ pub fn main() -> ExitCode {
     }
     if is_hook {
         std::panic::set_hook(Box::new(|info| {
-            eprintln!("warden: internal_error: {info}");
+            eprintln!("warden: {}: {info}", Code::InternalError);
             std::process::exit(i32::from(agentwarden_claude_code::wire::HOOK_FAILED));
         }));
     }
@@ -263,7 +223,7 @@ pub fn main() -> ExitCode {
         }
         match hook::begin(args.clone()) {
             Err(f) => {
-                return fail(&Failure { code: agentwarden_claude_code::wire::HOOK_FAILED, reason: f.reason });
+                return fail(&f.exiting(agentwarden_claude_code::wire::HOOK_FAILED));
             }
             Ok(direct) => begun = Some(direct),
         }
@@ -276,8 +236,8 @@ pub fn main() -> ExitCode {
     let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => {
-            let code = if is_hook { agentwarden_claude_code::wire::HOOK_FAILED } else { EXIT_STORE };
-            return fail(&Failure { code, reason: format!("cannot start the runtime: {e}") });
+            let exit = if is_hook { agentwarden_claude_code::wire::HOOK_FAILED } else { EXIT_STORE };
+            return fail(&Failure { exit, code: None, reason: format!("cannot start the runtime: {e}") });
         }
     };
     let _file_size_limit = survive_file_size_limit(&runtime);
@@ -291,16 +251,14 @@ pub fn main() -> ExitCode {
         && json
         && !is_hook
         && !stdout.written
-        && f.code != EXIT_OK
+        && f.exit != EXIT_OK
     {
         let _ = print_error_object(&mut stdout, f).and_then(|()| stdout.flush());
     }
     match result {
         Ok(code) => ExitCode::from(code),
-        Err(f) if f.code == EXIT_OK && !is_hook => ExitCode::from(EXIT_OK),
-        Err(f) if is_hook => {
-            fail(&Failure { code: agentwarden_claude_code::wire::HOOK_FAILED, reason: f.reason })
-        }
+        Err(f) if f.exit == EXIT_OK && !is_hook => ExitCode::from(EXIT_OK),
+        Err(f) if is_hook => fail(&f.exiting(agentwarden_claude_code::wire::HOOK_FAILED)),
         Err(f) => fail(&f),
     }
 }
@@ -333,9 +291,10 @@ fn wants_json(matches: &clap::ArgMatches) -> bool {
 }
 
 /// the one object a `--json` command prints when it fails before printing its own:
-/// `{"error": {"exit": N, "reason": "…"}}`, the exit code and the line stderr gets.
+/// `{"error": {"exit": N, "reason": "…"}}`, the exit code and the line stderr gets (X-73: the
+/// code, when the failure has one, is the reason's first word, as on stderr).
 fn print_error_object(out: &mut dyn Write, failure: &Failure) -> std::io::Result<()> {
-    let object = serde_json::json!({"error": {"exit": failure.code, "reason": failure.reason}});
+    let object = serde_json::json!({"error": {"exit": failure.exit, "reason": failure.line()}});
     writeln!(out, "{object}")
 }
 
@@ -358,8 +317,8 @@ impl<W: Write> Write for Counted<W> {
 }
 
 fn fail(failure: &Failure) -> ExitCode {
-    eprintln!("warden: {}", failure.reason);
-    ExitCode::from(failure.code)
+    eprintln!("warden: {}", failure.line());
+    ExitCode::from(failure.exit)
 }
 
 fn init_tracing() {
@@ -376,6 +335,11 @@ fn init_tracing() {
     let _ = tracing_subscriber::registry().with(layer).with(filter).try_init();
 }
 
+/// A decision command that reached the match of the others: it was answered above.
+fn not_asked() -> Failure {
+    Failure::new(EXIT_USAGE, Code::InternalError, "a decision command was not asked")
+}
+
 async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Result<u8, Failure> {
     let sled = SledConfig::new(agentwarden::DEFAULT_STORE)
         .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
@@ -390,11 +354,11 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
     match cli.command {
         // The decision commands were answered above.
         Command::Gate(_) | Command::Lineage(_) | Command::Authorize(_) | Command::Approvals(_) => {
-            Err(Failure::usage("internal_error: a decision command was not asked"))
+            Err(not_asked())
         }
         Command::Fanout(command) => fanout::run(command, |config| stores.open(config, true), out).await,
         Command::Guard(command) => guard::run(command, |config| stores.open(config, true), out).await,
-        Command::Result(_) => Err(Failure::usage("internal_error: a decision command was not asked")),
+        Command::Result(_) => Err(not_asked()),
         Command::Audit(audit::AuditCommand::Copy { from, to, batch }) => {
             audit::copy::run(&from, &to, batch, &stores.sled, out).await
         }
@@ -408,7 +372,8 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
             audit::run(command, || stores.open_plain(create), out).await
         }
         Command::Hook(_) => {
-            let begun = begun.ok_or_else(|| Failure::usage("internal_error: the hook was not begun"))?;
+            let begun = begun
+                .ok_or_else(|| Failure::new(EXIT_USAGE, Code::InternalError, "the hook was not begun"))?;
             let storage = |config: &agentwarden::Config| {
                 agentwarden::HookStorage::for_store(stores.location(Some(config)).ok().as_ref(), &config.root)
             };

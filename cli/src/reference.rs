@@ -75,7 +75,8 @@ fn without_hidden_commands(command: clap::Command) -> clap::Command {
 pub(crate) fn manpages(args: &ManpagesArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     let dir = &args.dir;
     let cannot = |why: String| Failure {
-        code: EXIT_STORE,
+        exit: EXIT_STORE,
+        code: None,
         reason: format!("cannot write the manual pages into {}: {why}", dir.display()),
     };
     // As `clap_mangen::generate_to` builds them: every visible subcommand, depth first.
@@ -154,7 +155,7 @@ mod tests {
         let file = dir.path().join("a-file");
         std::fs::write(&file, "").unwrap();
         let failed = manpages(&ManpagesArgs { dir: file.join("man") }, &mut Vec::new()).unwrap_err();
-        assert_eq!(failed.code, EXIT_STORE);
+        assert_eq!(failed.exit, EXIT_STORE);
         assert!(failed.reason.contains("a-file"), "{}", failed.reason);
     }
 }

@@ -63,7 +63,8 @@ pub(super) fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<u8, Fa
 
 fn read_request(path: Option<&Path>) -> Result<String, Failure> {
     let max = MAX_PROOF_BYTES as u64;
-    let malformed = |why: String| Failure::usage(format!("proof_malformed: cannot read the request: {why}"));
+    let malformed =
+        |why: String| Failure::from(TlogError::ProofMalformed(format!("cannot read the request: {why}")));
     match path {
         Some(path) => untrusted::read_text(None, path, max).map_err(|e| malformed(e.to_string())),
         None => {

@@ -4,28 +4,31 @@
 //! the four answers — `proceed` without a reason, `deny`, `block` or `failed` each with a reason
 //! that is not blank (X-41) — and an `error` (exit 2 with its code and reason). Anything else —
 //! a reason beside `proceed`, a blank or missing one, another kind of answer — is exit 2
-//! (`server_answer_invalid`), never a pass (V-6).
+//! (`server_answer_invalid`), never a pass (V-6). X-74: the failures are a [`ClientError`], the
+//! code typed, until the hook renders one as its failure (`CODE: reason`).
 
+use agentwarden_domain::code::Code;
 use agentwarden_domain::sessions::{HookAnswer, HookReason};
-use agentwarden_protocol::{Answer, HookDecision};
+use agentwarden_protocol::{Answer, ClientError, HookDecision};
 
-/// The hook answer a server's `answer` stands for, or exit 2 with why not.
-pub fn checked(answer: Answer) -> HookAnswer {
-    let invalid = |why: &str| HookAnswer::failed(format!("server_answer_invalid: {why}"));
+/// The hook answer a server's `answer` stands for, or why there is none: the server's `error`
+/// (its code), or `server_answer_invalid`.
+pub fn checked(answer: Answer) -> Result<HookAnswer, ClientError> {
+    let invalid = |why: &str| Err(ClientError::new(Code::ServerAnswerInvalid, why));
     match answer {
         Answer::Hook { decision, reason } => {
             let reason = reason.as_deref().map(|r| HookReason::parse(r).ok_or(r));
             match (decision, reason) {
-                (HookDecision::Proceed, None) => HookAnswer::Proceed,
+                (HookDecision::Proceed, None) => Ok(HookAnswer::Proceed),
                 (HookDecision::Proceed, Some(_)) => invalid("a reason beside `proceed`"),
                 (_, None) => invalid(&format!("`{}` without a reason", name(decision))),
                 (_, Some(Err(_))) => invalid(&format!("`{}` with a blank reason", name(decision))),
-                (HookDecision::Deny, Some(Ok(reason))) => HookAnswer::Deny { reason },
-                (HookDecision::Block, Some(Ok(reason))) => HookAnswer::Block { reason },
-                (HookDecision::Failed, Some(Ok(reason))) => HookAnswer::Failed { reason },
+                (HookDecision::Deny, Some(Ok(reason))) => Ok(HookAnswer::Deny { reason }),
+                (HookDecision::Block, Some(Ok(reason))) => Ok(HookAnswer::Block { reason }),
+                (HookDecision::Failed, Some(Ok(reason))) => Ok(HookAnswer::Failed { reason }),
             }
         }
-        Answer::Error { code, reason } => HookAnswer::failed(format!("{code}: {reason}")),
+        Answer::Error { code, reason } => Err(ClientError::new(code, reason)),
         Answer::Status { .. } | Answer::Decided { .. } => invalid("another kind of answer to a hook request"),
     }
 }
@@ -44,7 +47,6 @@ mod tests {
     use super::*;
 
     use agentwarden_claude_code::wire::Rendering;
-    use agentwarden_domain::code::Code;
     use agentwarden_protocol::Outcome;
 
     fn hook(decision: HookDecision, reason: Option<&str>) -> Answer {
@@ -59,11 +61,14 @@ mod tests {
             (hook(HookDecision::Deny, Some("r")), HookAnswer::deny("r")),
             (hook(HookDecision::Block, Some("r")), HookAnswer::block("r")),
             (hook(HookDecision::Failed, Some("store_corrupt: x")), HookAnswer::failed("store_corrupt: x")),
-            (Answer::error(Code::RequestInvalid, "r"), HookAnswer::failed("request_invalid: r")),
         ];
         for (frame, answer) in accepted {
-            assert_eq!(checked(frame), answer);
+            assert_eq!(checked(frame), Ok(answer));
         }
+        // The server's error keeps its code (X-74); the hook prints it as `CODE: reason`.
+        let error = checked(Answer::error(Code::RequestInvalid, "r")).unwrap_err();
+        assert_eq!(error, ClientError::new(Code::RequestInvalid, "r"));
+        assert_eq!(error.to_string(), "request_invalid: r");
         // The frame, why it is refused.
         let refused: [(Answer, &str); 9] = [
             (hook(HookDecision::Proceed, Some("r")), "a reason beside proceed"),
@@ -88,7 +93,9 @@ mod tests {
             ),
         ];
         for (frame, why) in refused {
-            let answer = checked(frame);
+            let error = checked(frame).unwrap_err();
+            assert_eq!(error.code, Code::ServerAnswerInvalid, "{why}");
+            let answer = HookAnswer::failed(error.to_string());
             assert_eq!(answer.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{why}");
             assert!(
                 answer.stderr().is_some_and(|r| r.starts_with("server_answer_invalid: ")),

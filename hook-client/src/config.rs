@@ -12,21 +12,22 @@
 
 use std::path::{Path, PathBuf};
 
+use agentwarden_domain::code::Code;
+use agentwarden_protocol::ClientError;
+
 /// The configuration's name in a project.
 pub const CONFIG_FILE: &str = "agentwarden.toml";
 
 /// The canonical path of the configuration `path` names (or the project's, found from the
 /// working directory upward as every command finds it, N-1), `None` when there is none. The
-/// error is one line, starting `config_invalid: `.
-pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
+/// error's code is [`Code::ConfigInvalid`] (X-74).
+pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, ClientError> {
     let found;
     let path = match path {
         Some(path) => path,
         None => {
             let here = std::env::current_dir().map_err(|e| {
-                format!(
-                    "config_invalid: `{CONFIG_FILE}`: cannot read the working directory to look for it: {e}"
-                )
+                invalid(format!("`{CONFIG_FILE}`: cannot read the working directory to look for it: {e}"))
             })?;
             match discover_from(&here)? {
                 Some(discovered) => {
@@ -37,20 +38,26 @@ pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
             }
         }
     };
-    std::fs::canonicalize(path).map(Some).map_err(|e| format!("config_invalid: `{}`: {e}", path.display()))
+    std::fs::canonicalize(path).map(Some).map_err(|e| invalid(format!("`{}`: {e}", path.display())))
+}
+
+/// A configuration that cannot be used: the hook is refused, it cannot say which server to
+/// trust (V-53).
+fn invalid(reason: String) -> ClientError {
+    ClientError::new(Code::ConfigInvalid, reason)
 }
 
 /// The configuration in `start` (an absolute directory) or its nearest parent that has one; the
 /// search stops after the first directory that holds `.git`, and at the root. Anything by that
 /// name is the configuration (never skipped for one further up).
-fn discover_from(start: &Path) -> Result<Option<PathBuf>, String> {
+fn discover_from(start: &Path) -> Result<Option<PathBuf>, ClientError> {
     let exists = |path: &Path| match std::fs::symlink_metadata(path) {
         Ok(_) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(format!(
-            "config_invalid: `{}`: cannot look for the project's configuration here: {e}",
+        Err(e) => Err(invalid(format!(
+            "`{}`: cannot look for the project's configuration here: {e}",
             path.display()
-        )),
+        ))),
     };
     for dir in start.ancestors() {
         let candidate = dir.join(CONFIG_FILE);
@@ -68,10 +75,10 @@ fn discover_from(start: &Path) -> Result<Option<PathBuf>, String> {
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// `[server] uid` of the configuration at `path` (none: no file), read strictly (V-53).
-pub fn configured_uid(path: Option<&Path>) -> Result<Option<u32>, String> {
+pub fn configured_uid(path: Option<&Path>) -> Result<Option<u32>, ClientError> {
     let Some(path) = path else { return Ok(None) };
-    let invalid = |why: String| format!("config_invalid: `{}`: {why}", path.display());
-    uid_in(&read_config(path).map_err(invalid)?).map_err(invalid)
+    let refused = |why: String| invalid(format!("`{}`: {why}", path.display()));
+    uid_in(&read_config(path).map_err(refused)?).map_err(refused)
 }
 
 /// The configuration's text, read as every file an agent can touch is read (U-1, U-3): by
@@ -117,13 +124,13 @@ fn uid_in(text: &str) -> Result<Option<u32>, String> {
 
 /// The user the server must run as: the command line's `--server-uid`, and the configuration's
 /// `[server] uid`, which may only agree with it (V-12, V-49).
-pub fn server_uid(line: Option<u32>, configured: Option<u32>) -> Result<Option<u32>, String> {
+pub fn server_uid(line: Option<u32>, configured: Option<u32>) -> Result<Option<u32>, ClientError> {
     match (line, configured) {
-        (Some(line), Some(configured)) if line != configured => Err(format!(
-            "config_invalid: `[server] uid = {configured}` in the configuration disagrees with the installed \
-             line's `--server-uid {line}`; the installed line names the server (run `warden init claude-code \
+        (Some(line), Some(configured)) if line != configured => Err(invalid(format!(
+            "`[server] uid = {configured}` in the configuration disagrees with the installed line's \
+             `--server-uid {line}`; the installed line names the server (run `warden init claude-code \
              --server` again, or put the configuration back)"
-        )),
+        ))),
         (line, configured) => Ok(line.or(configured)),
     }
 }
@@ -180,7 +187,9 @@ mod tests {
             ("missing.toml", "No such file"),
         ] {
             let refused = configured_uid(Some(&path(name))).unwrap_err();
-            assert!(refused.starts_with("config_invalid: ") && refused.contains(why), "{name}: {refused}");
+            assert_eq!(refused.code, Code::ConfigInvalid, "{name}");
+            assert!(refused.to_string().starts_with("config_invalid: `"), "{name}: {refused}");
+            assert!(refused.reason.contains(why), "{name}: {refused}");
         }
     }
 
@@ -190,7 +199,9 @@ mod tests {
         assert_eq!(server_uid(Some(1), None), Ok(Some(1)));
         assert_eq!(server_uid(None, Some(2)), Ok(Some(2)));
         assert_eq!(server_uid(None, None), Ok(None));
-        assert!(server_uid(Some(1), Some(2)).unwrap_err().starts_with("config_invalid: "));
+        let refused = server_uid(Some(1), Some(2)).unwrap_err();
+        assert_eq!(refused.code, Code::ConfigInvalid);
+        assert!(refused.to_string().starts_with("config_invalid: `[server] uid = 2`"), "{refused}");
     }
 
     #[test]

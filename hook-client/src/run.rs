@@ -9,15 +9,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use agentwarden_claude_code::wire::HOOK_FAILED;
+use agentwarden_domain::code::Code;
 use agentwarden_domain::sessions::{HookAnswer, MAX_HOOK_INPUT};
-use agentwarden_protocol::Request;
+use agentwarden_protocol::{ClientError, Request};
 
 use crate::line::{Asked, HookLine, USAGE, parse};
 
 /// Runs `warden-hook` with the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("warden-hook: internal_error: {info}");
+        eprintln!("warden-hook: {}: {info}", Code::InternalError);
         std::process::exit(i32::from(HOOK_FAILED));
     }));
     let line = match parse(std::env::args_os().skip(1)) {
@@ -31,17 +32,15 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(why) => {
-            eprintln!("warden-hook: usage_invalid: {why}\n{USAGE}");
+            eprintln!("warden-hook: {}: {why}\n{USAGE}", Code::UsageInvalid);
             return ExitCode::from(HOOK_FAILED);
         }
     };
     if line.server.is_none() {
         // The watchdog is not needed to say this; the answer is the same exit 2.
-        return failed(
-            "warden-hook",
-            "server_unavailable: no `--server` on the command line (only the installed line names the \
-             server, V-49); warden-hook only asks a server, `warden hook` decides without one",
-        );
+        let why = "no `--server` on the command line (only the installed line names the server, V-49); \
+                   warden-hook only asks a server, `warden hook` decides without one";
+        return failed("warden-hook", &ClientError::new(Code::ServerUnavailable, why));
     }
     answer_through_server(&line, "warden-hook")
 }
@@ -52,7 +51,8 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
     let started = Instant::now();
     let settled = Arc::new(AtomicBool::new(false));
     if let Err(e) = watchdog(line.deadline_ms, Arc::clone(&settled)) {
-        return failed(name, &format!("internal_error: cannot start the deadline watchdog: {e}"));
+        let why = format!("cannot start the deadline watchdog: {e}");
+        return failed(name, &ClientError::new(Code::InternalError, why));
     }
     let answer = match begin(line) {
         Ok((socket, uid, config, input)) => {
@@ -60,14 +60,12 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
                 .map_or(0, |spent| line.deadline_ms.saturating_sub(spent));
             ask(&socket, uid, config, input, line.harness, left)
         }
-        Err(why) => HookAnswer::failed(why),
+        Err(why) => HookAnswer::failed(why.to_string()),
     };
     // H-16: whoever settles first decides: this answer, or the watchdog's exit 2.
     if settled.swap(true, Ordering::SeqCst) {
-        return failed(
-            name,
-            &format!("deadline_passed: no answer within --deadline-ms {}", line.deadline_ms),
-        );
+        let why = format!("no answer within --deadline-ms {}", line.deadline_ms);
+        return failed(name, &ClientError::new(Code::DeadlinePassed, why));
     }
     print(&line.harness.print(&answer, name), name)
 }
@@ -89,14 +87,15 @@ pub fn print(printed: &crate::harness::Printed, name: &str) -> ExitCode {
 }
 
 /// Everything before the exchange: the server and its user, the configuration, the event.
-fn begin(line: &HookLine) -> Result<(PathBuf, Option<u32>, Option<String>, String), String> {
-    let socket = line.server.clone().ok_or("internal_error: no server to ask")?;
+fn begin(line: &HookLine) -> Result<(PathBuf, Option<u32>, Option<String>, String), ClientError> {
+    let socket =
+        line.server.clone().ok_or_else(|| ClientError::new(Code::InternalError, "no server to ask"))?;
     let mut input = String::new();
     let limit = u64::try_from(MAX_HOOK_INPUT).unwrap_or(u64::MAX).saturating_add(1);
     std::io::stdin()
         .take(limit)
         .read_to_string(&mut input)
-        .map_err(|e| format!("hook_input_invalid: cannot read stdin: {e}"))?;
+        .map_err(|e| ClientError::new(Code::HookInputInvalid, format!("cannot read stdin: {e}")))?;
     let config = crate::config::config_file(line.config.as_deref())?;
     let configured = crate::config::configured_uid(config.as_deref())?;
     let uid = crate::config::server_uid(line.server_uid, configured)?;
@@ -115,10 +114,9 @@ pub fn ask(
 ) -> HookAnswer {
     let request =
         Request::Hook { config, input, deadline_ms: Some(deadline_ms), harness: harness.requested() };
-    match agentwarden_protocol::exchange(socket, uid, &request, Duration::from_millis(deadline_ms)) {
-        Ok(answer) => crate::answer::checked(answer),
-        Err(why) => HookAnswer::failed(why),
-    }
+    agentwarden_protocol::exchange(socket, uid, &request, Duration::from_millis(deadline_ms))
+        .and_then(crate::answer::checked)
+        .unwrap_or_else(|why| HookAnswer::failed(why.to_string()))
 }
 
 /// Starts the deadline's watchdog (H-10): unless the answer is settled first, it writes the
@@ -132,8 +130,9 @@ pub fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<(
         std::thread::sleep(deadline);
         if !settled.swap(true, Ordering::SeqCst) {
             eprintln!(
-                "warden: deadline_passed: no answer within --deadline-ms {deadline_ms} (the store busy or \
-                 locked, or a slow file system); blocked"
+                "warden: {}: no answer within --deadline-ms {deadline_ms} (the store busy or locked, or a \
+                 slow file system); blocked",
+                Code::DeadlinePassed
             );
             std::process::exit(i32::from(HOOK_FAILED));
         }
@@ -141,7 +140,8 @@ pub fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<(
     Ok(())
 }
 
-fn failed(name: &str, reason: &str) -> ExitCode {
+/// Exit 2 with `name: ` and the failure's line (`CODE: reason` for a [`ClientError`]).
+fn failed(name: &str, reason: &dyn std::fmt::Display) -> ExitCode {
     eprintln!("{name}: {reason}");
     let _ = std::io::stderr().flush();
     ExitCode::from(HOOK_FAILED)

@@ -3,13 +3,45 @@
 //! V-12: with a user named (`--server-uid`, `[server] uid`), the answer is read only from a
 //! server running as that user: the connection's peer as the kernel reports it (`SO_PEERCRED`);
 //! any other is `server_unavailable`.
+//!
+//! a client's failure is a [`ClientError`], its code typed beside its reason, never a
+//! string with the code spliced in; it renders as `CODE: reason`, the line the clients print.
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use agentwarden_domain::code::Code;
+
 use crate::{Answer, Request, decode, encode, read_frame_blocking};
+
+/// Why a client of the server failed — its exchange, or a step before it (reading the
+/// configuration that names the server's user, the event it sends): a code of the code table
+/// (`docs/codes.md`) and a one-line reason. Displayed as `CODE: reason`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientError {
+    /// The code: [`Code::ServerUnavailable`] or [`Code::ServerAnswerInvalid`] from
+    /// [`exchange`]; the client's own before it (`config_invalid`, …).
+    pub code: Code,
+    /// Why, without the code.
+    pub reason: String,
+}
+
+impl ClientError {
+    /// A failure with `code` and `reason`.
+    pub fn new(code: Code, reason: impl Into<String>) -> ClientError {
+        ClientError { code, reason: reason.into() }
+    }
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.reason)
+    }
+}
+
+impl std::error::Error for ClientError {}
 
 /// The user the peer of `stream` runs as, as the kernel reports it.
 pub fn peer_uid(stream: &UnixStream) -> Result<u32, String> {
@@ -36,17 +68,18 @@ fn check_peer(stream: &UnixStream, uid: Option<u32>) -> Result<(), String> {
 }
 
 /// One request, one answer, within `budget`, from a server running as `uid` when given. The
-/// error is one line, starting with its code: `server_unavailable` (not reached, closed, too
-/// slow, not the named user) or `server_answer_invalid` (not an answer of this protocol).
+/// error's code is [`Code::ServerUnavailable`] (not reached, closed, too slow, not the named
+/// user) or [`Code::ServerAnswerInvalid`] (not an answer of this protocol).
 pub fn exchange(
     socket: &Path,
     uid: Option<u32>,
     request: &Request,
     budget: Duration,
-) -> Result<Answer, String> {
+) -> Result<Answer, ClientError> {
     let started = Instant::now();
-    let unreachable =
-        |e: &dyn std::fmt::Display| format!("server_unavailable: the server at `{}`: {e}", socket.display());
+    let unreachable = |e: &dyn std::fmt::Display| {
+        ClientError::new(Code::ServerUnavailable, format!("the server at `{}`: {e}", socket.display()))
+    };
     let mut stream = UnixStream::connect(socket).map_err(|e| unreachable(&e))?;
     check_peer(&stream, uid).map_err(|e| unreachable(&e))?;
     let left = budget.saturating_sub(started.elapsed()).max(Duration::from_millis(1));
@@ -56,6 +89,9 @@ pub fn exchange(
     stream.write_all(&frame).map_err(|e| unreachable(&e))?;
     let body = read_frame_blocking(&mut stream).map_err(|e| unreachable(&e))?;
     decode::<Answer>(&body).map_err(|e| {
-        format!("server_answer_invalid: the server at `{}` answered nonsense: {e}", socket.display())
+        ClientError::new(
+            Code::ServerAnswerInvalid,
+            format!("the server at `{}` answered nonsense: {e}", socket.display()),
+        )
     })
 }

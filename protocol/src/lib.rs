@@ -23,7 +23,30 @@ pub mod fuzzing;
 mod message;
 mod question;
 
-pub use client::{exchange, peer_uid};
+pub use client::{ClientError, exchange, peer_uid};
 pub use frame::{FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking};
 pub use message::{Answer, HookDecision, Request, SpanExport};
 pub use question::{AbsolutePath, ListedApproval, Outcome, Question};
+
+use agentwarden_domain::code::Code;
+
+/// Every code the protocol names: those of the `error` answers the frames' reader and the
+/// server give, and those of a client's failed exchange ([`ClientError`]). Each is a row of the
+/// resident service's table in `docs/codes.md` (`cargo xtask codes`); an `error` answer that
+/// forwards an application error carries that error's own code, listed with the application's.
+pub const CODES: &[Code] = &[
+    // The frames' reader (V-2, V-50).
+    Code::FrameInvalid,
+    Code::FrameTooLarge,
+    Code::RequestInvalid,
+    // The server's answers.
+    Code::RequestTimeout,
+    Code::ServerConfigMismatch,
+    Code::PathRefused,
+    Code::ConfigInvalid,
+    Code::StoreUnavailable,
+    Code::InternalError,
+    // A client's exchange (V-6, V-12).
+    Code::ServerUnavailable,
+    Code::ServerAnswerInvalid,
+];

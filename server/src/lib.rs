@@ -61,7 +61,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use agentwarden_domain::audit::Actor;
 use agentwarden_domain::code::Code;
-use agentwarden_protocol::{Answer, FrameError, HookDecision, Request};
+use agentwarden_protocol::{Answer, ClientError, FrameError, HookDecision, Request};
 
 use admission::{Admission, Peer, Slot};
 
@@ -125,12 +125,14 @@ struct Server {
 }
 
 /// The canonical path of the configuration `path` names (or the project's, found from the
-/// working directory upward as every command finds it, N-1), `None` for the defaults.
-pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
+/// working directory upward as every command finds it, N-1), `None` for the defaults. The
+/// error's code is [`Code::ConfigInvalid`].
+pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, ClientError> {
+    let invalid = |why: String| ClientError::new(Code::ConfigInvalid, why);
     let found;
     let path = match path {
         Some(path) => path,
-        None => match agentwarden::config::discover().map_err(|e| format!("config_invalid: {e}"))? {
+        None => match agentwarden::config::discover().map_err(|e| invalid(e.to_string()))? {
             Some(discovered) => {
                 found = discovered;
                 found.as_path()
@@ -138,7 +140,7 @@ pub fn config_file(path: Option<&Path>) -> Result<Option<PathBuf>, String> {
             None => return Ok(None),
         },
     };
-    std::fs::canonicalize(path).map(Some).map_err(|e| format!("config_invalid: `{}`: {e}", path.display()))
+    std::fs::canonicalize(path).map(Some).map_err(|e| invalid(format!("`{}`: {e}", path.display())))
 }
 
 /// Runs the server until SIGTERM or SIGINT: the configuration, the socket's lock, the store
@@ -153,7 +155,7 @@ pub async fn run<E>(
     out: &mut dyn Write,
 ) -> Result<(), E>
 where
-    E: From<String> + From<std::io::Error>,
+    E: From<String> + From<std::io::Error> + From<ClientError>,
 {
     // V-4: the server's environment is the kill switch; an agent must not start one from its
     // shell tool (as H-5 for the approval commands).
@@ -469,7 +471,7 @@ mod tests {
             let frame = agentwarden_protocol::encode(&hook_frame(answer.clone())).unwrap();
             let body = frame.get(4..).unwrap();
             let decoded = agentwarden_protocol::decode::<Answer>(body).unwrap();
-            assert_eq!(agentwarden_hook_client::answer::checked(decoded), answer);
+            assert_eq!(agentwarden_hook_client::answer::checked(decoded), Ok(answer));
         }
     }
 }

@@ -388,10 +388,13 @@ fn read_checkpoint(path: &std::path::Path) -> Result<Checkpoint, Failure> {
     match tlog::read_checkpoint_file(path)? {
         tlog::CheckpointFile::Chain(checkpoint)
         | tlog::CheckpointFile::Signed { chain: Some(checkpoint), .. } => Ok(checkpoint),
-        tlog::CheckpointFile::Signed { chain: None, .. } => Err(Failure::usage(format!(
-            "checkpoint_invalid: `{}` is a bare signed note; give `warden audit checkpoint --json`'s object",
-            path.display()
-        ))),
+        tlog::CheckpointFile::Signed { chain: None, .. } => {
+            Err(agentwarden::tlog::TlogError::CheckpointInvalid(format!(
+                "`{}` is a bare signed note; give `warden audit checkpoint --json`'s object",
+                path.display()
+            ))
+            .into())
+        }
     }
 }
 

@@ -15,9 +15,10 @@ use serde_json::json;
 
 use super::super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
 
+/// X-73: a key's, a checkpoint's or a proof's refusal keeps its code typed beside its reason.
 impl From<TlogError> for Failure {
     fn from(error: TlogError) -> Self {
-        let code = match &error {
+        let exit = match &error {
             TlogError::KeyUnusable(_) | TlogError::CheckpointInvalid(_) | TlogError::ProofMalformed(_) => {
                 EXIT_USAGE
             }
@@ -31,7 +32,7 @@ impl From<TlogError> for Failure {
         };
         match error {
             TlogError::Warden(e) => e.into(),
-            other => Failure { code, reason: other.to_string() },
+            other => Failure::new(exit, other.code(), other.reason()),
         }
     }
 }
@@ -102,16 +103,16 @@ pub(super) enum CheckpointFile {
 /// unsigned JSON (A-32).
 pub(super) fn read_checkpoint_file(path: &Path) -> Result<CheckpointFile, Failure> {
     let text = agentwarden_adapters::untrusted::read_text(None, path, MAX_NOTE_BYTES as u64)
-        .map_err(|e| Failure::usage(format!("checkpoint_invalid: cannot read checkpoint: {e}")))?;
+        .map_err(|e| TlogError::CheckpointInvalid(format!("cannot read checkpoint: {e}")))?;
     if !text.trim_start().starts_with('{') {
         return Ok(CheckpointFile::Signed { note: text, chain: None });
     }
     let invalid = |e: String| {
-        Failure::usage(format!(
-            "checkpoint_invalid: `{}` is not a checkpoint (a signed note, `audit checkpoint --json`'s object, or \
-             {{\"seq\", \"head_hash\"}}): {e}",
+        Failure::from(TlogError::CheckpointInvalid(format!(
+            "`{}` is not a checkpoint (a signed note, `audit checkpoint --json`'s object, or {{\"seq\", \
+             \"head_hash\"}}): {e}",
             path.display()
-        ))
+        )))
     };
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
     match value.get("note").and_then(serde_json::Value::as_str) {
@@ -135,7 +136,7 @@ fn root64(head: &TreeHead) -> String {
 
 fn verifier(text: Option<&str>, what: &str) -> Result<LogVerifier, Failure> {
     let text = text.ok_or_else(|| {
-        Failure::usage(format!("checkpoint_invalid: {what} needs --verifier KEY (the log's public key)"))
+        TlogError::CheckpointInvalid(format!("{what} needs --verifier KEY (the log's public key)"))
     })?;
     Ok(LogVerifier::parse(text)?)
 }
@@ -175,10 +176,10 @@ pub(super) async fn checkpoint(
 /// The signed checkpoint of `file`, checked against `verifier` when given, else only read.
 fn signed_head(file: CheckpointFile, verifier: Option<&str>, what: &str) -> Result<TreeHead, Failure> {
     let CheckpointFile::Signed { note, .. } = file else {
-        return Err(Failure::usage(format!(
-            "checkpoint_invalid: {what} needs a signed checkpoint (`warden audit checkpoint`), not the unsigned \
-             {{\"seq\", \"head_hash\"}}"
-        )));
+        return Err(Failure::from(TlogError::CheckpointInvalid(format!(
+            "{what} needs a signed checkpoint (`warden audit checkpoint`), not the unsigned {{\"seq\", \
+             \"head_hash\"}}"
+        ))));
     };
     match verifier {
         Some(key) => Ok(LogVerifier::parse(key)?.open_checkpoint(&note)?.1),
@@ -224,7 +225,7 @@ pub(super) async fn witness_request(
 ) -> Result<u8, Failure> {
     let file = read_checkpoint_file(checkpoint)?;
     let CheckpointFile::Signed { note, .. } = &file else {
-        return Err(Failure::usage("checkpoint_invalid: a witness cosigns signed checkpoints only"));
+        return Err(TlogError::CheckpointInvalid("a witness cosigns signed checkpoints only".into()).into());
     };
     let note = note.clone();
     let head = signed_head(file, verifier_key, "`audit witness-request`")?;
@@ -313,7 +314,7 @@ pub(super) fn verify_proof(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let text = agentwarden_adapters::untrusted::read_text(None, proof, MAX_PROOF_BYTES as u64)
-        .map_err(|e| Failure::usage(format!("proof_malformed: cannot read the proof: {e}")))?;
+        .map_err(|e| TlogError::ProofMalformed(format!("cannot read the proof: {e}")))?;
     let proof = InclusionProof::parse(&text).map_err(|e| TlogError::ProofMalformed(e.to_string()))?;
     let head = signed_head(read_checkpoint_file(checkpoint)?, Some(verifier_key), "`audit verify-proof`")?;
     proof.verify(&head).map_err(|e| TlogError::ProofInvalid(e.to_string()))?;

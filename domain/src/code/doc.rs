@@ -97,6 +97,9 @@ on stderr and the exit that makes it deny the tool call, or block the stop):
 The thin client (`warden hook` with a server configured, and `warden-hook`, V-34) answers exit 2
 with `warden: CODE: reason` (`warden-hook: CODE: reason`) on stderr; `warden-hook` with no server
 configured says `server_unavailable`; the server answers an `error` frame with the code (`docs/server-protocol.md`).
+Every code the protocol names is a row below (`agentwarden_protocol::CODES`, X-75); an `error`
+answer that forwards an application error carries that error's own code (the event store and
+application table above).
 ",
     ),
     (

@@ -46,10 +46,19 @@ super::codes! {
             "`StoreError::Unavailable`, `StoreError::Poisoned`",
             "an I/O failure, or a store that refuses writes after a failed flush",
         ),
+        Server(
+            "the server",
+            "a `decide` request's events could not be made durable (a failed sync), or the server's log \
+             refuses writes since one (X-75)",
+        ),
         Decision("audit", "quarantine cause: the store could not be used at a stop (H-28)"),
     }
     InternalError = "internal_error" {
         Store("`WardenError::Event`", "an event could not be built; a decision that meets it is a deny"),
+        Server(
+            "the server",
+            "the decider thread is gone, or an answer could not be encoded as a frame (X-75)",
+        ),
     }
     ChainBroken = "chain_broken" {
         Store(
@@ -438,6 +447,12 @@ super::codes! {
     }
     ConfigInvalid = "config_invalid" {
         HookInput("", "the configuration file cannot be read or parsed"),
+        Server(
+            "the server, the thin client",
+            "the configuration a `decide` request names cannot be read or parsed by the server; the \
+             client's own cannot be found, read or parsed, or its `[server] uid` disagrees with \
+             `--server-uid` (V-12, V-53, X-75)",
+        ),
     }
     DeadlinePassed = "deadline_passed" {
         HookInput(
