@@ -139,51 +139,50 @@ pub async fn merkle_nodes_from_events<S: EventStore + ?Sized>(
     store: &S,
     nodes: &[Node],
 ) -> Result<Vec<MerkleHash>, StoreError> {
-        let head = store.head().await?;
-        let mut wanted: std::collections::HashMap<Node, Option<MerkleHash>> =
-            std::collections::HashMap::new();
-        // The pass starts at a leaf aligned to the largest node asked for, so that the nodes its
-        // frontier completes are the tree's, shifted.
-        let (mut start, mut end, mut top) = (u64::MAX, 0_u64, 0_u8);
-        for node in nodes {
-            let (first, count) = merkle_leaves(node, head.seq)?;
-            start = start.min(first - 1);
-            end = end.max(first - 1 + count);
-            top = top.max(node.level);
-            wanted.insert(*node, None);
+    let head = store.head().await?;
+    let mut wanted: std::collections::HashMap<Node, Option<MerkleHash>> = std::collections::HashMap::new();
+    // The pass starts at a leaf aligned to the largest node asked for, so that the nodes its
+    // frontier completes are the tree's, shifted.
+    let (mut start, mut end, mut top) = (u64::MAX, 0_u64, 0_u8);
+    for node in nodes {
+        let (first, count) = merkle_leaves(node, head.seq)?;
+        start = start.min(first - 1);
+        end = end.max(first - 1 + count);
+        top = top.max(node.level);
+        wanted.insert(*node, None);
+    }
+    if nodes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let align = 1_u64.checked_shl(u32::from(top)).unwrap_or(0);
+    let start = if align == 0 { 0 } else { start - start % align };
+    let mut frontier = Frontier::new();
+    let mut next = start + 1;
+    let mut page = RecordPage::new();
+    while next <= end {
+        let want = usize::try_from(end + 1 - next).unwrap_or(usize::MAX).min(4096);
+        page = store.read_page(next, want, page).await?;
+        if page.is_empty() {
+            return Err(StoreError::Unavailable { reason: format!("the log ends before seq {next}") });
         }
-        if nodes.is_empty() {
-            return Ok(Vec::new());
-        }
-        let align = 1_u64.checked_shl(u32::from(top)).unwrap_or(0);
-        let start = if align == 0 { 0 } else { start - start % align };
-        let mut frontier = Frontier::new();
-        let mut next = start + 1;
-        let mut page = RecordPage::new();
-        while next <= end {
-            let want = usize::try_from(end + 1 - next).unwrap_or(usize::MAX).min(4096);
-            page = store.read_page(next, want, page).await?;
-            if page.is_empty() {
-                return Err(StoreError::Unavailable { reason: format!("the log ends before seq {next}") });
-            }
-            for record in page.iter() {
-                for (node, hash) in frontier.append(MerkleHash::leaf(record.body)) {
-                    let shifted = Node { level: node.level, index: node.index + (start >> node.level) };
-                    if let Some(slot) = wanted.get_mut(&shifted) {
-                        *slot = Some(hash);
-                    }
+        for record in page.iter() {
+            for (node, hash) in frontier.append(MerkleHash::leaf(record.body)) {
+                let shifted = Node { level: node.level, index: node.index + (start >> node.level) };
+                if let Some(slot) = wanted.get_mut(&shifted) {
+                    *slot = Some(hash);
                 }
             }
-            next = next.saturating_add(u64::try_from(page.len()).unwrap_or(u64::MAX));
         }
-        nodes
-            .iter()
-            .map(|node| {
-                wanted.get(node).copied().flatten().ok_or_else(|| StoreError::Unavailable {
-                    reason: format!("Merkle node {}/{} was not computed", node.level, node.index),
-                })
+        next = next.saturating_add(u64::try_from(page.len()).unwrap_or(u64::MAX));
+    }
+    nodes
+        .iter()
+        .map(|node| {
+            wanted.get(node).copied().flatten().ok_or_else(|| StoreError::Unavailable {
+                reason: format!("Merkle node {}/{} was not computed", node.level, node.index),
             })
-            .collect()
+        })
+        .collect()
 }
 
 /// An append-only, hash-chained event log.

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use agentwarden_adapters::{Archiving, SledConfig, SledEventStore};
 use agentwarden_ports::EventStore;
-use agentwarden_tests::event_store::{append_random, kept_nodes_are_the_events_nodes, the_kept_tree_survives_reopening};
+use agentwarden_tests::event_store::{
+    append_random, kept_nodes_are_the_events_nodes, the_kept_tree_survives_reopening,
+};
 use agentwarden_tests::raw_sled;
 
 fn config(path: &Path) -> SledConfig {
@@ -42,7 +44,8 @@ async fn the_kept_tree_survives_reopening_with_and_without_an_archive() {
         // Segments of 5 events once 7 stay in sled: most nodes cover archived events.
         let open = || {
             let config = config(&path);
-            let config = if archived { config.archive_sizes(7, 5).archiving(Archiving::Inline) } else { config };
+            let config =
+                if archived { config.archive_sizes(7, 5).archiving(Archiving::Inline) } else { config };
             SledEventStore::open(&config).unwrap()
         };
         the_kept_tree_survives_reopening(open(), |store| {
@@ -77,6 +80,16 @@ async fn a_store_without_a_tree_builds_it_once_on_opening() {
     assert_eq!(merkle_keys(&path), kept_count(333));
 }
 
+/// A kept node's key in the `merkle` tree: level ‖ index.
+fn node(level: u8, index: u64) -> Vec<u8> {
+    let mut key = vec![level];
+    key.extend_from_slice(&index.to_be_bytes());
+    key
+}
+
+/// An edit of the `merkle` tree.
+type Edit = fn(&sled::Tree);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tree_behind_ahead_of_or_missing_from_its_events_is_mended_on_opening() {
     let dir = tempfile::tempdir().unwrap();
@@ -84,27 +97,22 @@ async fn a_tree_behind_ahead_of_or_missing_from_its_events_is_mended_on_opening(
     let store = SledEventStore::open(&config(&path)).unwrap();
     append_random(&store, 3, 200).await;
     drop(store);
-    let node = |level: u8, index: u64| {
-        let mut key = vec![level];
-        key.extend_from_slice(&index.to_be_bytes());
-        key
-    };
-    let edits: [(&str, fn(&sled::Tree, &dyn Fn(u8, u64) -> Vec<u8>)); 3] = [
-        ("behind: the last block's node lost", |tree, node| {
+    let edits: [(&str, Edit); 3] = [
+        ("behind: the last block's node lost", |tree| {
             tree.remove(node(6, 2)).unwrap();
         }),
-        ("ahead: nodes past the head", |tree, node| {
+        ("ahead: nodes past the head", |tree| {
             tree.insert(node(6, 3), &[7; 32][..]).unwrap();
             tree.insert(node(8, 0), &[7; 32][..]).unwrap();
         }),
-        ("the right edge's first node missing", |tree, node| {
+        ("the right edge's first node missing", |tree| {
             tree.remove(node(7, 0)).unwrap();
         }),
     ];
     for (what, edit) in edits {
         let db = raw_sled(&path);
         let tree = db.open_tree("merkle").unwrap();
-        edit(&tree, &node);
+        edit(&tree);
         db.flush().unwrap();
         drop(tree);
         drop(db);

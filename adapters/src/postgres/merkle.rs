@@ -67,7 +67,8 @@ pub(super) async fn read(
         let level: i16 = row.try_get(0).map_err(pg_error("cannot read a Merkle node"))?;
         let index = to_u64(row.try_get(1).map_err(pg_error("cannot read a Merkle node"))?)?;
         let hash: &[u8] = row.try_get(2).map_err(pg_error("cannot read a Merkle node"))?;
-        let level = u8::try_from(level).map_err(|_| corrupt(0, "a kept Merkle node's level is out of range"))?;
+        let level =
+            u8::try_from(level).map_err(|_| corrupt(0, "a kept Merkle node's level is out of range"))?;
         let node = Node { level, index };
         let hash = <[u8; 32]>::try_from(hash)
             .map_err(|_| corrupt(0, format!("the kept Merkle node {level}/{index} is not 32 bytes")))?;
@@ -121,7 +122,8 @@ pub(super) async fn insert(
 /// the head row's lock; returns the head and its frontier.
 pub(super) async fn upcast(client: &mut Client, s: &str) -> Result<(Head, Frontier), StoreError> {
     let select = client.prepare(&select_sql(s)).await.map_err(pg_error("cannot prepare a statement"))?;
-    let insert_nodes = client.prepare(&insert_sql(s)).await.map_err(pg_error("cannot prepare a statement"))?;
+    let insert_nodes =
+        client.prepare(&insert_sql(s)).await.map_err(pg_error("cannot prepare a statement"))?;
     let tx = client.transaction().await.map_err(pg_error("cannot begin the Merkle upcast"))?;
     let row = tx
         .query_one(&format!("SELECT seq, hash FROM {s}.agentwarden_head FOR UPDATE"), &[])
@@ -129,7 +131,10 @@ pub(super) async fn upcast(client: &mut Client, s: &str) -> Result<(Head, Fronti
         .map_err(pg_error("cannot lock the head"))?;
     let head = super::head_of(&row)?;
     let row = tx
-        .query_one(&format!("SELECT coalesce(max(idx) + 1, 0) FROM {s}.agentwarden_merkle WHERE level = 0"), &[])
+        .query_one(
+            &format!("SELECT coalesce(max(idx) + 1, 0) FROM {s}.agentwarden_merkle WHERE level = 0"),
+            &[],
+        )
         .await
         .map_err(pg_error("cannot read the Merkle tree's size"))?;
     let kept = to_u64(row.try_get(0).map_err(pg_error("cannot read the Merkle tree's size"))?)?;
@@ -148,19 +153,27 @@ pub(super) async fn upcast(client: &mut Client, s: &str) -> Result<(Head, Fronti
         let from = to_i64(frontier.size() + 1)?;
         let rows = tx
             .query(
-                &format!("SELECT seq, body FROM {s}.agentwarden_events WHERE seq >= $1 ORDER BY seq LIMIT 4096"),
+                &format!(
+                    "SELECT seq, body FROM {s}.agentwarden_events WHERE seq >= $1 ORDER BY seq LIMIT 4096"
+                ),
                 &[&from],
             )
             .await
             .map_err(pg_error("cannot read events"))?;
         if rows.is_empty() {
-            return Err(corrupt(frontier.size() + 1, "the event is missing: the Merkle tree cannot be built"));
+            return Err(corrupt(
+                frontier.size() + 1,
+                "the event is missing: the Merkle tree cannot be built",
+            ));
         }
         let mut nodes = Vec::new();
         for row in &rows {
             let seq = to_u64(row.try_get(0).map_err(pg_error("cannot read an event"))?)?;
             if seq != frontier.size() + 1 {
-                return Err(corrupt(frontier.size() + 1, "the event is missing: the Merkle tree cannot be built"));
+                return Err(corrupt(
+                    frontier.size() + 1,
+                    "the event is missing: the Merkle tree cannot be built",
+                ));
             }
             let body: &[u8] = row.try_get(1).map_err(pg_error("cannot read an event"))?;
             nodes.extend(frontier.append(MerkleHash::leaf(body)));

@@ -300,8 +300,10 @@ impl EventStore for PostgresEventStore {
         if nodes.is_empty() {
             return Ok(Vec::new());
         }
-        self.with_connection(async |c: &mut Connection| merkle::read(&c.client, &c.statements.nodes, nodes).await)
-            .await
+        self.with_connection(async |c: &mut Connection| {
+            merkle::read(&c.client, &c.statements.nodes, nodes).await
+        })
+        .await
     }
 
     async fn head(&self) -> Result<Head, StoreError> {

@@ -41,9 +41,12 @@ pub(super) fn node_key(node: &Node) -> [u8; 9] {
 
 /// A kept node's hash, read back: a value that is not 32 bytes is a corrupt tree.
 pub(super) fn node_hash(node: &Node, value: &[u8]) -> Result<MerkleHash, StoreError> {
-    <[u8; 32]>::try_from(value)
-        .map(MerkleHash)
-        .map_err(|_| corrupt(first_seq(node), format!("the kept Merkle node {}/{} is not 32 bytes", node.level, node.index)))
+    <[u8; 32]>::try_from(value).map(MerkleHash).map_err(|_| {
+        corrupt(
+            first_seq(node),
+            format!("the kept Merkle node {}/{} is not 32 bytes", node.level, node.index),
+        )
+    })
 }
 
 /// The first event a node covers.
@@ -80,7 +83,11 @@ pub(super) fn reconcile(tree: &sled::Tree, log: &Log, head: Head) -> Result<Fron
         None => 0,
     };
     if kept > head.seq {
-        tracing::warn!(kept, head = head.seq, "the kept Merkle tree is ahead of the log; its nodes past the head are removed");
+        tracing::warn!(
+            kept,
+            head = head.seq,
+            "the kept Merkle tree is ahead of the log; its nodes past the head are removed"
+        );
         remove_past(tree, head.seq)?;
         kept = head.seq >> KEPT_LEVEL << KEPT_LEVEL;
     }
@@ -95,7 +102,10 @@ pub(super) fn reconcile(tree: &sled::Tree, log: &Log, head: Head) -> Result<Fron
     let mut frontier = match Frontier::from_nodes(kept, &hashes) {
         Some(frontier) => frontier,
         None => {
-            tracing::warn!(kept, "the kept Merkle tree lacks a node of its right edge; it is rebuilt from the events");
+            tracing::warn!(
+                kept,
+                "the kept Merkle tree lacks a node of its right edge; it is rebuilt from the events"
+            );
             tree.clear().map_err(unavailable("cannot clear the Merkle tree"))?;
             Frontier::new()
         }
@@ -112,7 +122,12 @@ pub(super) fn reconcile(tree: &sled::Tree, log: &Log, head: Head) -> Result<Fron
                 return;
             }
             next += 1;
-            completed.extend(frontier.append(MerkleHash::leaf(record.body)).into_iter().filter(|(n, _)| n.level >= KEPT_LEVEL));
+            completed.extend(
+                frontier
+                    .append(MerkleHash::leaf(record.body))
+                    .into_iter()
+                    .filter(|(n, _)| n.level >= KEPT_LEVEL),
+            );
         })?;
         if let Some(seq) = gap.or((next == from).then_some(from)) {
             return Err(corrupt(seq, "the event is missing: the Merkle tree cannot be built"));

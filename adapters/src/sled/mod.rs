@@ -45,7 +45,9 @@ use agentwarden_domain::audit::merkle::{Frontier, MerkleHash, Node};
 use agentwarden_domain::audit::{
     BreakKind, ChainBreak, ChainVerifier, EventDraft, Hash, Head, RecordPage, RecordRef, StoredRecord,
 };
-use agentwarden_ports::{Appended, EventStore, Expected, StoreError, merkle_leaves, merkle_nodes_from_events};
+use agentwarden_ports::{
+    Appended, EventStore, Expected, StoreError, merkle_leaves, merkle_nodes_from_events,
+};
 use async_trait::async_trait;
 
 use crate::sealing::{check_sealed, prepare};
@@ -382,7 +384,11 @@ impl SledEventStore {
         if grown.size() != new_head.seq {
             return Err(corrupt(
                 new_head.seq,
-                format!("the Merkle tree holds {} events where the log will hold {}", grown.size(), new_head.seq),
+                format!(
+                    "the Merkle tree holds {} events where the log will hold {}",
+                    grown.size(),
+                    new_head.seq
+                ),
             ));
         }
         match records {
@@ -791,7 +797,11 @@ impl EventStore for SledEventStore {
         for (at, (node, slot)) in nodes.iter().zip(out.iter_mut()).enumerate() {
             merkle_leaves(node, head)?;
             if node.level >= merkle::KEPT_LEVEL {
-                let value = self.inner.merkle.get(merkle::node_key(node)).map_err(unavailable("cannot read the Merkle tree"))?;
+                let value = self
+                    .inner
+                    .merkle
+                    .get(merkle::node_key(node))
+                    .map_err(unavailable("cannot read the Merkle tree"))?;
                 let value = value.ok_or_else(|| {
                     corrupt(
                         merkle::first_seq(node),

@@ -197,7 +197,7 @@ impl Warden {
 mod tests {
     use std::sync::Arc;
 
-    use agentwarden_domain::audit::{Correlation, EventDraft, Head, OperatorNote, StoredRecord};
+    use agentwarden_domain::audit::{AuditEvent, Correlation, EventDraft, Head, OperatorNote, StoredRecord};
     use agentwarden_ports::{Appended, EventStore, Expected};
 
     use super::*;
@@ -310,7 +310,8 @@ mod tests {
         let honest = Warden::builder().store(original.clone()).build().unwrap();
         let head = TreeHead { origin: "o".into(), size: 5, root: honest.tree_root(5).await.unwrap() };
         let grafted = Warden::builder()
-            .store(Arc::new(Grafted { events: rewritten, tree: original }))
+            .store(Arc::new(MemoryEventStore::new()))
+            .event_store(Arc::new(Grafted { events: rewritten, tree: original }))
             .build()
             .unwrap();
         assert!(grafted.check_checkpoint(&head).await.is_ok(), "the tree alone is fooled");
@@ -323,6 +324,12 @@ mod tests {
     fn note_draft(message: &str) -> EventDraft {
         let at = agentwarden_domain::audit::Timestamp::from_unix_millis(1_771_666_200_000).unwrap();
         let actor = agentwarden_domain::audit::Actor::new("test").unwrap();
-        EventDraft::new(at, actor, Correlation::default(), &OperatorNote { message: message.to_owned() }).unwrap()
+        EventDraft::new(
+            at,
+            actor,
+            Correlation::default(),
+            &AuditEvent::OperatorNote(OperatorNote { message: message.to_owned() }),
+        )
+        .unwrap()
     }
 }

@@ -334,7 +334,12 @@ pub async fn append_random<S: EventStore + ?Sized>(store: &S, seed: u64, count: 
     while left > 0 {
         let n = (1 + rng.below(5)).min(left);
         let batch: Vec<_> = (0..n)
-            .map(|i| note(&format!("random {seed}.{left}.{i} {}", "x".repeat(usize::try_from(rng.below(300)).unwrap()))))
+            .map(|i| {
+                note(&format!(
+                    "random {seed}.{left}.{i} {}",
+                    "x".repeat(usize::try_from(rng.below(300)).unwrap())
+                ))
+            })
             .collect();
         if rng.below(2) == 0 {
             store.append(Expected::Any, batch).await.unwrap();
@@ -371,7 +376,11 @@ pub async fn kept_nodes_are_the_events_nodes<S: EventStore + ?Sized>(store: &S, 
     for record in read_all(store, 1000).await {
         reference.append(MerkleHash::leaf(&record.body));
     }
-    assert_eq!(range_hash(store, Range { start: 0, end: size }).await, reference.root(), "the root at {size}");
+    assert_eq!(
+        range_hash(store, Range { start: 0, end: size }).await,
+        reference.root(),
+        "the root at {size}"
+    );
 }
 
 /// a random log's kept tree is its events' (see [`kept_nodes_are_the_events_nodes`]).
