@@ -256,6 +256,44 @@ fn a_whole_log_rewritten_and_rehashed_after_a_checkpoint_is_found() {
     refused(&out, 1, "checkpoint_inconsistent");
 }
 
+/// a log rewritten under the Merkle tree the store kept for the old one: the tree alone
+/// would still prove the checkpoint; `verify --checkpoint` holds it to the events and refuses.
+#[test]
+fn a_log_rewritten_under_its_old_kept_tree_is_found() {
+    let log = log();
+    notes(&log.store, 0, 64);
+    let checkpoint = log.checkpoint("cp.txt");
+    let kept: Vec<(sled::IVec, sled::IVec)> = {
+        let db = sled::open(&log.store).unwrap();
+        db.open_tree("merkle").unwrap().iter().map(Result::unwrap).collect()
+    };
+    assert!(!kept.is_empty(), "the store keeps nodes of 64 events");
+    let forged = log.path("forged");
+    for i in 0..64 {
+        let text = if i == 2 { "nothing happened here".to_owned() } else { format!("note {i}") };
+        ok(warden(&forged, &["audit", "note", &text]));
+    }
+    {
+        let db = sled::open(&forged).unwrap();
+        let tree = db.open_tree("merkle").unwrap();
+        tree.clear().unwrap();
+        for (key, value) in kept {
+            tree.insert(key, value).unwrap();
+        }
+        db.flush().unwrap();
+    }
+    std::fs::remove_dir_all(&log.store).unwrap();
+    copy_dir(&forged, &log.store);
+    ok(warden(&log.store, &["audit", "verify"]));
+    let out = log.verify(&checkpoint);
+    refused(&out, 1, "checkpoint_inconsistent");
+    assert!(
+        stderr(&out).contains("the Merkle tree the store keeps is not the one its first 64 events make"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn the_store_swapped_for_an_older_copy_is_found() {
     let log = log();

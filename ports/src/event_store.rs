@@ -131,6 +131,60 @@ pub fn merkle_leaves(node: &Node, head: u64) -> Result<(u64, u64), StoreError> {
     }
 }
 
+/// The hashes of `nodes` (complete at the head) hashed from the events read from `store`, in
+/// one pass over the events the nodes cover, however many nodes are asked for: what a store
+/// that keeps no tree answers, what a store that keeps one answers below the levels it keeps
+/// and what the conformance suite holds every kept tree to.
+pub async fn merkle_nodes_from_events<S: EventStore + ?Sized>(
+    store: &S,
+    nodes: &[Node],
+) -> Result<Vec<MerkleHash>, StoreError> {
+    let head = store.head().await?;
+    let mut wanted: std::collections::HashMap<Node, Option<MerkleHash>> = std::collections::HashMap::new();
+    // The pass starts at a leaf aligned to the largest node asked for, so that the nodes its
+    // frontier completes are the tree's, shifted.
+    let (mut start, mut end, mut top) = (u64::MAX, 0_u64, 0_u8);
+    for node in nodes {
+        let (first, count) = merkle_leaves(node, head.seq)?;
+        start = start.min(first - 1);
+        end = end.max(first - 1 + count);
+        top = top.max(node.level);
+        wanted.insert(*node, None);
+    }
+    if nodes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let align = 1_u64.checked_shl(u32::from(top)).unwrap_or(0);
+    let start = if align == 0 { 0 } else { start - start % align };
+    let mut frontier = Frontier::new();
+    let mut next = start + 1;
+    let mut page = RecordPage::new();
+    while next <= end {
+        let want = usize::try_from(end + 1 - next).unwrap_or(usize::MAX).min(4096);
+        page = store.read_page(next, want, page).await?;
+        if page.is_empty() {
+            return Err(StoreError::Unavailable { reason: format!("the log ends before seq {next}") });
+        }
+        for record in page.iter() {
+            for (node, hash) in frontier.append(MerkleHash::leaf(record.body)) {
+                let shifted = Node { level: node.level, index: node.index + (start >> node.level) };
+                if let Some(slot) = wanted.get_mut(&shifted) {
+                    *slot = Some(hash);
+                }
+            }
+        }
+        next = next.saturating_add(u64::try_from(page.len()).unwrap_or(u64::MAX));
+    }
+    nodes
+        .iter()
+        .map(|node| {
+            wanted.get(node).copied().flatten().ok_or_else(|| StoreError::Unavailable {
+                reason: format!("Merkle node {}/{} was not computed", node.level, node.index),
+            })
+        })
+        .collect()
+}
+
 /// An append-only, hash-chained event log.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
@@ -183,56 +237,11 @@ pub trait EventStore: Send + Sync {
 
     /// The hashes of `nodes`, perfect subtrees of the Merkle tree over the log, each
     /// complete at the head: what a checkpoint's root and every proof are folded from. A node
-    /// not complete at the head is [`StoreError::Unavailable`]. A store may keep each node as an
-    /// append completes it and read only the nodes asked for (the in-memory store does); this
-    /// default, for a store that keeps no tree (sled, PostgreSQL), hashes the leaves read from the
-    /// log in one pass over the events the nodes cover, however many nodes are asked for.
+    /// not complete at the head is [`StoreError::Unavailable`]. Every store of the workspace
+    /// keeps the tree as it appends and reads only the nodes asked for; this
+    /// default, for a store that keeps none, is [`merkle_nodes_from_events`].
     async fn merkle_nodes(&self, nodes: &[Node]) -> Result<Vec<MerkleHash>, StoreError> {
-        let head = self.head().await?;
-        let mut wanted: std::collections::HashMap<Node, Option<MerkleHash>> =
-            std::collections::HashMap::new();
-        // The pass starts at a leaf aligned to the largest node asked for, so that the nodes its
-        // frontier completes are the tree's, shifted.
-        let (mut start, mut end, mut top) = (u64::MAX, 0_u64, 0_u8);
-        for node in nodes {
-            let (first, count) = merkle_leaves(node, head.seq)?;
-            start = start.min(first - 1);
-            end = end.max(first - 1 + count);
-            top = top.max(node.level);
-            wanted.insert(*node, None);
-        }
-        if nodes.is_empty() {
-            return Ok(Vec::new());
-        }
-        let align = 1_u64.checked_shl(u32::from(top)).unwrap_or(0);
-        let start = if align == 0 { 0 } else { start - start % align };
-        let mut frontier = Frontier::new();
-        let mut next = start + 1;
-        let mut page = RecordPage::new();
-        while next <= end {
-            let want = usize::try_from(end + 1 - next).unwrap_or(usize::MAX).min(4096);
-            page = self.read_page(next, want, page).await?;
-            if page.is_empty() {
-                return Err(StoreError::Unavailable { reason: format!("the log ends before seq {next}") });
-            }
-            for record in page.iter() {
-                for (node, hash) in frontier.append(MerkleHash::leaf(record.body)) {
-                    let shifted = Node { level: node.level, index: node.index + (start >> node.level) };
-                    if let Some(slot) = wanted.get_mut(&shifted) {
-                        *slot = Some(hash);
-                    }
-                }
-            }
-            next = next.saturating_add(u64::try_from(page.len()).unwrap_or(u64::MAX));
-        }
-        nodes
-            .iter()
-            .map(|node| {
-                wanted.get(node).copied().flatten().ok_or_else(|| StoreError::Unavailable {
-                    reason: format!("Merkle node {}/{} was not computed", node.level, node.index),
-                })
-            })
-            .collect()
+        merkle_nodes_from_events(self, nodes).await
     }
 
     /// Stores records sealed elsewhere (a copy from another store), byte for byte: only if the

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use agentwarden_adapters::{MemoryEventStore, PgConfig, PostgresEventStore};
 use agentwarden_domain::audit::verify;
 use agentwarden_ports::{EventStore, Expected, StoreError};
-use agentwarden_tests::event_store::{read_all, run_all};
+use agentwarden_tests::event_store::{
+    append_random, kept_nodes_are_the_events_nodes, read_all, run_all, the_kept_tree_survives_reopening,
+};
 use agentwarden_tests::note;
 use agentwarden_tests::pg::PgTest;
 
@@ -39,7 +41,7 @@ async fn the_events_table_is_append_only() {
     assert_eq!(again.head().await.unwrap(), store.head().await.unwrap());
     let versions =
         pg.sql(&format!("SELECT count(*) FROM \"{schema}\".agentwarden_migrations")).await.unwrap();
-    assert!(matches!(&versions[1], tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("2")));
+    assert!(matches!(&versions[1], tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("3")));
     // A schema newer than this build knows is refused, never written into.
     pg.sql(&format!(
         "INSERT INTO \"{schema}\".agentwarden_migrations (version, description) VALUES (99, 'future')"
@@ -215,4 +217,68 @@ async fn the_state_is_written_once_and_projections_replace() {
     assert_eq!(other.read_projection("p").await.unwrap(), Some(b"two".to_vec()));
     other.remove_projection("p").await.unwrap();
     assert_eq!(store.read_projection("p").await.unwrap(), None);
+}
+
+/// How many rows the kept tree of `size` events has: every perfect subtree, the leaves too.
+fn node_rows(size: u64) -> String {
+    (0..64).map(|level| size >> level).sum::<u64>().to_string()
+}
+
+async fn merkle_rows(pg: &PgTest, schema: &str) -> Option<String> {
+    let rows = pg.sql(&format!("SELECT count(*) FROM \"{schema}\".agentwarden_merkle")).await.unwrap();
+    rows.iter().find_map(|m| match m {
+        tokio_postgres::SimpleQueryMessage::Row(r) => r.get(0).map(str::to_owned),
+        _ => None,
+    })
+}
+
+/// A-36: every append's transaction writes the nodes it completes; another connection (a
+/// reopened store, another host) finds the same tree and keeps growing it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kept_tree_is_written_with_the_events_and_survives_reopening() {
+    let Some(pg) = PgTest::start("merkle").await else { return };
+    let schema = pg.schema();
+    let open = || PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
+    the_kept_tree_survives_reopening(open(), |store| {
+        drop(store);
+        open()
+    })
+    .await;
+    let store = open();
+    let size = store.head().await.unwrap().seq;
+    assert_eq!(merkle_rows(&pg, &schema).await.as_deref(), Some(node_rows(size).as_str()));
+    // Two stores appending in turn: each finds the head moved by the other.
+    let other = open();
+    for round in 0..5 {
+        append_random(&store, 100 + round, 7).await;
+        append_random(&other, 200 + round, 5).await;
+    }
+    kept_nodes_are_the_events_nodes(&store, 8, 9).await;
+    kept_nodes_are_the_events_nodes(&other, 9, 9).await;
+}
+
+/// A-36: a log written before the tree was kept (its rows gone) gets its tree on the next
+/// connection, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_without_a_tree_is_upcast_on_connecting() {
+    let Some(pg) = PgTest::start("merkle_upcast").await else { return };
+    let schema = pg.schema();
+    let open = || PostgresEventStore::new(PgConfig::parse(&pg.url_for(&schema)).unwrap());
+    let store = open();
+    append_random(&store, 11, 222).await;
+    drop(store);
+    pg.sql(&format!(
+        "ALTER TABLE \"{schema}\".agentwarden_merkle DISABLE TRIGGER USER; \
+         DELETE FROM \"{schema}\".agentwarden_merkle; \
+         ALTER TABLE \"{schema}\".agentwarden_merkle ENABLE TRIGGER USER"
+    ))
+    .await
+    .unwrap();
+    assert_eq!(merkle_rows(&pg, &schema).await.as_deref(), Some("0"));
+    let store = open();
+    kept_nodes_are_the_events_nodes(&store, 11, 10).await;
+    assert_eq!(merkle_rows(&pg, &schema).await.as_deref(), Some(node_rows(222).as_str()));
+    // The kept tree is append-only too.
+    let err = pg.sql(&format!("DELETE FROM \"{schema}\".agentwarden_merkle")).await.unwrap_err();
+    assert!(format!("{err:?}").contains("append-only"), "{err:?}");
 }

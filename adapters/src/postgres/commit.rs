@@ -13,7 +13,9 @@ use agentwarden_domain::audit::{EventDraft, StoredRecord};
 use agentwarden_ports::{Appended, Expected, StoreError};
 use tokio::sync::oneshot;
 
-use super::{Connection, PostgresEventStore, head_of, pg_error, to_i64};
+use agentwarden_domain::audit::merkle::MerkleHash;
+
+use super::{Connection, PostgresEventStore, head_of, merkle, pg_error, to_i64};
 use crate::sealing::{check_sealed, prepare};
 
 /// What one appender asked for.
@@ -112,11 +114,18 @@ async fn commit(
     connection: &mut Connection,
     works: &[Work],
 ) -> Result<Vec<Result<Appended, StoreError>>, StoreError> {
-    let Connection { client, statements } = connection;
+    let Connection { client, statements, frontier: cached } = connection;
     let tx = client.transaction().await.map_err(pg_error("cannot begin the append"))?;
     let row = tx.query_one(&statements.lock_head, &[]).await.map_err(pg_error("cannot lock the head"))?;
     let mut head = head_of(&row)?;
     let start = head;
+    // The frontier at the locked head: this connection's own when it left this head, else
+    // read again (another host appended), A-36. Dropped until the commit succeeds.
+    let mut frontier = match cached.take() {
+        Some((at, frontier)) if at == start => frontier,
+        _ => merkle::frontier(&tx, &statements.nodes, start.seq).await?,
+    };
+    let mut nodes = Vec::new();
     let mut results = Vec::with_capacity(works.len());
     let mut seqs = Vec::new();
     let mut prev_hashes: Vec<Vec<u8>> = Vec::new();
@@ -133,6 +142,7 @@ async fn commit(
             Ok((records, new_head)) => {
                 let mut prev = head.hash;
                 for record in records {
+                    nodes.extend(frontier.append(MerkleHash::leaf(&record.body)));
                     seqs.push(to_i64(record.seq)?);
                     prev_hashes.push(prev.as_bytes().to_vec());
                     hashes.push(record.hash.as_bytes().to_vec());
@@ -152,7 +162,15 @@ async fn commit(
         tx.execute(&statements.set_head, &[&to_i64(head.seq)?, &head.hash.as_bytes().as_slice()])
             .await
             .map_err(pg_error("cannot move the head"))?;
+        merkle::insert(&tx, &statements.insert_nodes, &nodes).await?;
+    }
+    if frontier.size() != head.seq {
+        return Err(StoreError::Corrupt {
+            seq: head.seq,
+            why: format!("the Merkle tree holds {} events where the log holds {}", frontier.size(), head.seq),
+        });
     }
     tx.commit().await.map_err(pg_error("cannot commit the append"))?;
+    *cached = Some((head, frontier));
     Ok(results)
 }

@@ -21,13 +21,15 @@
 
 mod commit;
 mod config;
+mod merkle;
 mod schema;
 mod state;
 
 use std::sync::{Arc, Mutex};
 
+use agentwarden_domain::audit::merkle::{Frontier, MerkleHash, Node};
 use agentwarden_domain::audit::{EventDraft, Hash, Head, StoredRecord};
-use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+use agentwarden_ports::{Appended, EventStore, Expected, StoreError, merkle_leaves};
 use async_trait::async_trait;
 use tokio_postgres::{Client, NoTls, Row, Statement};
 
@@ -52,6 +54,8 @@ struct Inner {
 struct Connection {
     client: Client,
     statements: Statements,
+    /// The head this connection's last commit left and the Merkle frontier there.
+    frontier: Option<(Head, Frontier)>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -66,6 +70,8 @@ struct Statements {
     set_head: Statement,
     read: Statement,
     head: Statement,
+    nodes: Statement,
+    insert_nodes: Statement,
 }
 
 /// Maps a driver error into the port's error, saying what was being done.
@@ -206,9 +212,12 @@ async fn open(config: &PgConfig) -> Result<Connection, StoreError> {
         ))
         .await?,
         head: prepare(format!("SELECT seq, hash FROM {s}.agentwarden_head")).await?,
+        nodes: prepare(merkle::select_sql(&s)).await?,
+        insert_nodes: prepare(merkle::insert_sql(&s)).await?,
     };
-    let connection = Connection { client, statements };
+    let mut connection = Connection { client, statements, frontier: None };
     check_head(&connection, &s).await?;
+    connection.frontier = Some(merkle::upcast(&mut connection.client, &s).await?);
     tracing::debug!(server = %config.server(), schema = %config.schema, "connected to the PostgreSQL event store");
     Ok(connection)
 }
@@ -280,6 +289,21 @@ impl EventStore for PostgresEventStore {
                 Ok(StoredRecord { seq, hash: to_hash(seq, hash)?, body })
             })
             .collect()
+    }
+
+    /// every node is a row, read by its key.
+    async fn merkle_nodes(&self, nodes: &[Node]) -> Result<Vec<MerkleHash>, StoreError> {
+        let head = self.head().await?;
+        for node in nodes {
+            merkle_leaves(node, head.seq)?;
+        }
+        if nodes.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.with_connection(async |c: &mut Connection| {
+            merkle::read(&c.client, &c.statements.nodes, nodes).await
+        })
+        .await
     }
 
     async fn head(&self) -> Result<Head, StoreError> {

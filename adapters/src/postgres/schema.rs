@@ -11,7 +11,8 @@
 //! Version 1: `agentwarden_events` (`seq` primary key, the exact body bytes and both hashes), a
 //! one-row `agentwarden_head` that appenders lock, and triggers that refuse `UPDATE`, `DELETE`
 //! and `TRUNCATE` on the events: the log is append-only in the database too. Version 2: the
-//! single writer's state and saved projections (see `state`).
+//! single writer's state and saved projections (see `state`). Version 3: the Merkle tree over the
+//! log, append-only too (see `merkle`, A-36).
 
 use tokio_postgres::Client;
 
@@ -19,7 +20,7 @@ use super::pg_error;
 use agentwarden_ports::StoreError;
 
 /// Migrations in order: (version, description, SQL with `{s}` for the quoted schema).
-const MIGRATIONS: [(i32, &str, &str); 2] = [
+const MIGRATIONS: [(i32, &str, &str); 3] = [
     (
         1,
         "events, head, append-only triggers",
@@ -49,10 +50,11 @@ CREATE TRIGGER agentwarden_events_no_truncate BEFORE TRUNCATE ON {s}.agentwarden
 "#,
     ),
     (2, "fan-out state and saved projections", super::state::MIGRATION),
+    (3, "the kept Merkle tree", super::merkle::MIGRATION),
 ];
 
 /// The newest schema version this build knows.
-pub(super) const VERSION: i32 = 2;
+pub(super) const VERSION: i32 = 3;
 
 /// Creates the schema and applies the migrations it lacks.
 pub(super) async fn migrate(client: &mut Client, schema: &str, create: bool) -> Result<(), StoreError> {

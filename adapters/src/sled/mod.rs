@@ -28,6 +28,7 @@
 
 mod archive;
 mod group_commit;
+mod merkle;
 mod recover;
 mod state;
 
@@ -40,10 +41,13 @@ use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
+use agentwarden_domain::audit::merkle::{Frontier, MerkleHash, Node};
 use agentwarden_domain::audit::{
     BreakKind, ChainBreak, ChainVerifier, EventDraft, Hash, Head, RecordPage, RecordRef, StoredRecord,
 };
-use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+use agentwarden_ports::{
+    Appended, EventStore, Expected, StoreError, merkle_leaves, merkle_nodes_from_events,
+};
 use async_trait::async_trait;
 
 use crate::sealing::{check_sealed, prepare};
@@ -174,6 +178,10 @@ struct Inner {
     durability: Durability,
     log_file: Option<File>,
     head: Mutex<Head>,
+    /// The kept Merkle nodes: see `merkle`.
+    merkle: sled::Tree,
+    /// The right edge of the tree over the log up to the head; locked under the head's lock.
+    frontier: Mutex<Frontier>,
     written: AtomicU64,
     commit: GroupCommit,
     discarded: Vec<Discarded>,
@@ -278,6 +286,8 @@ impl SledEventStore {
         let index = db.open_tree(archive::TREE).map_err(unavailable("cannot open the archive tree"))?;
         let log = Log::open(path, events.clone(), index)?;
         let head = log.verified_head()?;
+        let merkle = db.open_tree(merkle::TREE).map_err(unavailable("cannot open the Merkle tree"))?;
+        let frontier = merkle::reconcile(&merkle, &log, head)?;
         let log_file = match config.durability {
             Durability::Flush => None,
             Durability::Fsync => Some(File::open(path.join("db")).map_err(|e| StoreError::Unavailable {
@@ -310,6 +320,8 @@ impl SledEventStore {
             durability: config.durability,
             log_file,
             head: Mutex::new(head),
+            merkle,
+            frontier: Mutex::new(frontier),
             written: AtomicU64::new(head.seq),
             commit: GroupCommit::new(head.seq),
             discarded,
@@ -361,6 +373,24 @@ impl SledEventStore {
         new_head: Head,
     ) -> Result<Appended, StoreError> {
         let inner = &self.inner;
+        // The batch's leaves join a copy of the frontier, kept only once the batch is written
+        // the nodes they complete are written after the events, before the head moves.
+        let mut frontier = inner.frontier.lock().map_err(|_| poisoned())?;
+        let mut grown = frontier.clone();
+        let mut completed = Vec::new();
+        for record in records {
+            completed.extend(grown.append(MerkleHash::leaf(&record.body)));
+        }
+        if grown.size() != new_head.seq {
+            return Err(corrupt(
+                new_head.seq,
+                format!(
+                    "the Merkle tree holds {} events where the log will hold {}",
+                    grown.size(),
+                    new_head.seq
+                ),
+            ));
+        }
         match records {
             // One key is atomic by itself; sled's batch path takes a global write lock and
             // seals a batch marker in its log, which costs far more than the insert.
@@ -378,6 +408,14 @@ impl SledEventStore {
                 inner.events.apply_batch(write).map_err(unavailable("cannot write the batch"))?;
             }
         }
+        if let Err(e) = merkle::write_kept(&inner.merkle, &completed) {
+            // The events are written and their nodes are not: nothing more is written until
+            // the store is reopened, whose opening brings the tree level with the events.
+            let reason = format!("the Merkle tree could not follow the log: {e}");
+            inner.commit.poison(reason.clone());
+            return Err(StoreError::Poisoned { reason });
+        }
+        *frontier = grown;
         *head = new_head;
         inner.written.store(new_head.seq, Ordering::Release);
         Ok(Appended { first_seq: records.first().map_or(new_head.seq, |r| r.seq), head: new_head })
@@ -748,6 +786,50 @@ impl EventStore for SledEventStore {
 
     async fn head(&self) -> Result<Head, StoreError> {
         self.current_head()
+    }
+
+    /// a node of the kept levels is read from the `merkle` tree; one below covers at
+    /// most 64 events, hashed from them, one pass per block of 64 asked for.
+    async fn merkle_nodes(&self, nodes: &[Node]) -> Result<Vec<MerkleHash>, StoreError> {
+        let head = self.current_head()?.seq;
+        let mut out: Vec<Option<MerkleHash>> = vec![None; nodes.len()];
+        let mut blocks: std::collections::BTreeMap<u64, Vec<usize>> = std::collections::BTreeMap::new();
+        for (at, (node, slot)) in nodes.iter().zip(out.iter_mut()).enumerate() {
+            merkle_leaves(node, head)?;
+            if node.level >= merkle::KEPT_LEVEL {
+                let value = self
+                    .inner
+                    .merkle
+                    .get(merkle::node_key(node))
+                    .map_err(unavailable("cannot read the Merkle tree"))?;
+                let value = value.ok_or_else(|| {
+                    corrupt(
+                        merkle::first_seq(node),
+                        format!("the kept Merkle tree lacks node {}/{}", node.level, node.index),
+                    )
+                })?;
+                *slot = Some(merkle::node_hash(node, &value)?);
+            } else {
+                blocks.entry(node.index >> (merkle::KEPT_LEVEL - node.level)).or_default().push(at);
+            }
+        }
+        for wanted in blocks.values() {
+            let these: Vec<Node> = wanted.iter().filter_map(|&at| nodes.get(at).copied()).collect();
+            let hashes = merkle_nodes_from_events(self, &these).await?;
+            for (&at, hash) in wanted.iter().zip(hashes) {
+                if let Some(slot) = out.get_mut(at) {
+                    *slot = Some(hash);
+                }
+            }
+        }
+        out.into_iter()
+            .zip(nodes)
+            .map(|(hash, node)| {
+                hash.ok_or_else(|| StoreError::Unavailable {
+                    reason: format!("Merkle node {}/{} was not computed", node.level, node.index),
+                })
+            })
+            .collect()
     }
 }
 

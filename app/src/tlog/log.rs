@@ -8,11 +8,11 @@
 //! log, however well its chain verifies; each is `checkpoint_inconsistent`, named apart.
 
 use agentwarden_domain::audit::merkle::{
-    MerkleHash, Range, consistency_ranges, fold, inclusion_ranges, perfect_nodes, verify_consistency,
+    MerkleHash, Node, Range, consistency_ranges, fold, inclusion_ranges, perfect_nodes, verify_consistency,
 };
 use agentwarden_domain::audit::note::TreeHead;
 use agentwarden_domain::audit::proof::InclusionProof;
-use agentwarden_ports::StoreError;
+use agentwarden_ports::{StoreError, merkle_nodes_from_events};
 
 use super::TlogError;
 use crate::{Warden, WardenError};
@@ -124,6 +124,34 @@ impl Warden {
         Ok(self.range_hashes(&ranges).await?)
     }
 
+    /// Checks that the tree the store keeps is the one its events make, at each of `sizes`
+    /// (A-35): the roots folded from the kept nodes against the roots hashed from the events, in
+    /// one pass over them. What `verify --checkpoint` adds to its walk: a store whose events were
+    /// rewritten under the tree of the old ones (which the checkpoint would accept) is
+    /// `checkpoint_inconsistent`.
+    pub async fn check_kept_tree(&self, sizes: &[u64]) -> Result<(), TlogError> {
+        let per_size: Vec<Vec<Node>> =
+            sizes.iter().map(|&size| perfect_nodes(Range { start: 0, end: size })).collect();
+        let nodes: Vec<Node> = per_size.iter().flatten().copied().collect();
+        let kept = self.store.merkle_nodes(&nodes).await.map_err(WardenError::from)?;
+        let hashed = merkle_nodes_from_events(&*self.store, &nodes).await.map_err(WardenError::from)?;
+        let (mut kept, mut hashed) = (kept.as_slice(), hashed.as_slice());
+        for (size, these) in sizes.iter().zip(&per_size) {
+            let (kept_here, kept_rest) = kept.split_at_checked(these.len()).unwrap_or((kept, &[]));
+            let (hashed_here, hashed_rest) = hashed.split_at_checked(these.len()).unwrap_or((hashed, &[]));
+            if kept_here.len() != these.len() || fold(kept_here) != fold(hashed_here) {
+                return Err(TlogError::Inconsistent(format!(
+                    "the Merkle tree the store keeps is not the one its first {size} events make (kept root {}, \
+                     the events' {}): the events or the tree were rewritten",
+                    fold(kept_here),
+                    fold(hashed_here)
+                )));
+            }
+            (kept, hashed) = (kept_rest, hashed_rest);
+        }
+        Ok(())
+    }
+
     /// Checks that the log extends the checkpoint `head` (A-33): it holds at least its events,
     /// the same ones, and the consistency proof from it to now holds.
     pub async fn check_checkpoint(&self, head: &TreeHead) -> Result<CheckpointCheck, TlogError> {
@@ -169,8 +197,9 @@ impl Warden {
 mod tests {
     use std::sync::Arc;
 
-    use agentwarden_domain::audit::Correlation;
-    use agentwarden_domain::events::OperatorNote;
+    use agentwarden_domain::audit::{Correlation, EventDraft, Head, StoredRecord};
+    use agentwarden_domain::events::{AuditEvent, OperatorNote};
+    use agentwarden_ports::{Appended, EventStore, Expected};
 
     use super::*;
     use crate::MemoryEventStore;
@@ -239,5 +268,69 @@ mod tests {
         assert_eq!(refused.code().as_str(), "checkpoint_inconsistent", "{refused}");
         assert!(older.prove_in(1, &head).await.is_err());
         assert!(warden.prove_in(5, &head).await.is_ok());
+    }
+
+    /// A store whose events are one log's and whose kept tree is another's: the events
+    /// rewritten under the tree of the history a checkpoint signed.
+    struct Grafted {
+        events: Arc<MemoryEventStore>,
+        tree: Arc<MemoryEventStore>,
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for Grafted {
+        async fn append(&self, expected: Expected, batch: Vec<EventDraft>) -> Result<Appended, StoreError> {
+            self.events.append(expected, batch).await
+        }
+
+        async fn read(&self, from: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
+            self.events.read(from, limit).await
+        }
+
+        async fn head(&self) -> Result<Head, StoreError> {
+            self.events.head().await
+        }
+
+        async fn merkle_nodes(&self, nodes: &[Node]) -> Result<Vec<MerkleHash>, StoreError> {
+            self.tree.merkle_nodes(nodes).await
+        }
+    }
+
+    /// A-35: events rewritten under the kept tree of the old ones pass the consistency check
+    /// that reads the tree alone; the kept tree held to the events refuses them. An honest
+    /// store passes both.
+    #[tokio::test]
+    async fn a_kept_tree_that_is_not_the_events_is_found() {
+        let original = Arc::new(MemoryEventStore::new());
+        let rewritten = Arc::new(MemoryEventStore::new());
+        for i in 0..6 {
+            let message = if i == 2 { "rewritten".to_owned() } else { format!("note {i}") };
+            original.append(Expected::Any, vec![note_draft(&format!("note {i}"))]).await.unwrap();
+            rewritten.append(Expected::Any, vec![note_draft(&message)]).await.unwrap();
+        }
+        let honest = Warden::builder().store(original.clone()).build().unwrap();
+        let head = TreeHead { origin: "o".into(), size: 5, root: honest.tree_root(5).await.unwrap() };
+        let grafted = Warden::builder()
+            .store(Arc::new(MemoryEventStore::new()))
+            .event_store(Arc::new(Grafted { events: rewritten, tree: original }))
+            .build()
+            .unwrap();
+        assert!(grafted.check_checkpoint(&head).await.is_ok(), "the tree alone is fooled");
+        let refused = grafted.check_kept_tree(&[5, 6]).await.unwrap_err();
+        assert_eq!(refused.code().as_str(), "checkpoint_inconsistent", "{refused}");
+        assert!(refused.reason().contains("first 5 events"), "{refused}");
+        assert!(honest.check_kept_tree(&[0, 5, 6]).await.is_ok());
+    }
+
+    fn note_draft(message: &str) -> EventDraft {
+        let at = agentwarden_domain::audit::Timestamp::from_unix_millis(1_771_666_200_000).unwrap();
+        let actor = agentwarden_domain::audit::Actor::new("test").unwrap();
+        EventDraft::new(
+            at,
+            actor,
+            Correlation::default(),
+            &AuditEvent::OperatorNote(OperatorNote { message: message.to_owned() }),
+        )
+        .unwrap()
     }
 }

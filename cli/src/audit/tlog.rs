@@ -266,7 +266,13 @@ pub(super) async fn verify_signed(
         broken @ Verification::Broken(_) => return super::print_verification(&broken, json, out),
     };
     let checkpoint = json!({"origin": head.origin, "size": head.size, "root": root64(&head)});
-    match warden.check_checkpoint(&head).await {
+    // The walk proved the chain; the kept tree is held to the events it walked before
+    // its nodes prove the checkpoint's consistency.
+    let checked = match warden.check_kept_tree(&[head.size.min(chain_head.seq), chain_head.seq]).await {
+        Ok(()) => warden.check_checkpoint(&head).await,
+        Err(e) => Err(e),
+    };
+    match checked {
         Ok(check) => {
             let new_root =
                 TreeHead { origin: head.origin.clone(), size: check.new_size, root: check.new_root };

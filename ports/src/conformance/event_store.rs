@@ -46,6 +46,7 @@ where
     concurrent_appends_at_one_head_exactly_one_conflicts(Arc::new(fresh())).await;
     many_concurrent_appenders_stay_gapless(Arc::new(fresh()), 8, 1000).await;
     the_merkle_tree_follows_every_append(&fresh()).await;
+    a_random_logs_tree_is_its_events(&fresh()).await;
 }
 
 /// A new store is empty: head 0 with the genesis hash, nothing to read.
@@ -306,4 +307,100 @@ pub async fn the_merkle_tree_follows_every_append<S: EventStore + ?Sized>(store:
     assert!(matches!(store.merkle_nodes(&[beyond]).await, Err(StoreError::Unavailable { .. })));
     let ragged = Node { level: 6, index: 0 };
     assert!(size < 64 && store.merkle_nodes(&[ragged]).await.is_err(), "a node past the head");
+}
+
+/// A small deterministic generator for the suite's random logs (no dependency, the same logs
+/// on every run and every backend).
+#[derive(Clone, Debug)]
+pub struct Lcg(u64);
+
+impl Lcg {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Lcg {
+        Lcg(seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407))
+    }
+
+    /// The next number below `bound` (at least 1).
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % bound.max(1)
+    }
+}
+
+/// Appends `count` events of random sizes in random batches (plain and deferred), from `seed`.
+pub async fn append_random<S: EventStore + ?Sized>(store: &S, seed: u64, count: u64) {
+    let mut rng = Lcg::new(seed);
+    let mut left = count;
+    while left > 0 {
+        let n = (1 + rng.below(5)).min(left);
+        let batch: Vec<_> = (0..n)
+            .map(|i| {
+                note(&format!(
+                    "random {seed}.{left}.{i} {}",
+                    "x".repeat(usize::try_from(rng.below(300)).unwrap())
+                ))
+            })
+            .collect();
+        if rng.below(2) == 0 {
+            store.append(Expected::Any, batch).await.unwrap();
+        } else {
+            store.append_deferred(Expected::Any, batch).await.unwrap();
+            store.sync().await.unwrap();
+        }
+        left -= n;
+    }
+}
+
+/// the nodes a store keeps are the nodes its events make. For every size up to the head
+/// (stepping by `step`), the root, and a random inclusion and consistency proof's nodes, asked
+/// of the store, equal [`crate::merkle_nodes_from_events`]'s, hashed from the events read back.
+pub async fn kept_nodes_are_the_events_nodes<S: EventStore + ?Sized>(store: &S, seed: u64, step: u64) {
+    let size = store.head().await.unwrap().seq;
+    let mut rng = Lcg::new(seed);
+    let mut sizes: Vec<u64> = (0..=size).step_by(usize::try_from(step.max(1)).unwrap()).collect();
+    sizes.push(size);
+    for n in sizes {
+        let mut ranges = vec![Range { start: 0, end: n }];
+        if n > 0 {
+            ranges.extend(inclusion_ranges(rng.below(n), n).unwrap());
+            ranges.extend(inclusion_ranges(n - 1, n).unwrap());
+            ranges.extend(consistency_ranges(rng.below(n + 1), n).unwrap());
+            ranges.extend(consistency_ranges(n, size).unwrap());
+        }
+        let nodes: Vec<Node> = ranges.into_iter().flat_map(perfect_nodes).collect();
+        let kept = store.merkle_nodes(&nodes).await.unwrap();
+        let hashed = crate::merkle_nodes_from_events(store, &nodes).await.unwrap();
+        assert_eq!(kept, hashed, "the nodes kept at size {n} of {size} are not the events'");
+    }
+    let mut reference = Frontier::new();
+    for record in read_all(store, 1000).await {
+        reference.append(MerkleHash::leaf(&record.body));
+    }
+    assert_eq!(
+        range_hash(store, Range { start: 0, end: size }).await,
+        reference.root(),
+        "the root at {size}"
+    );
+}
+
+/// a random log's kept tree is its events' (see [`kept_nodes_are_the_events_nodes`]).
+pub async fn a_random_logs_tree_is_its_events<S: EventStore + ?Sized>(store: &S) {
+    append_random(store, 37, 300).await;
+    kept_nodes_are_the_events_nodes(store, 1, 7).await;
+}
+
+/// the kept tree survives the store being closed and opened again (`reopen` drops the
+/// store it is given and opens the same log), and keeps growing from where it was.
+pub async fn the_kept_tree_survives_reopening<S, F>(store: S, mut reopen: F)
+where
+    S: EventStore,
+    F: FnMut(S) -> S,
+{
+    append_random(&store, 5, 150).await;
+    let store = reopen(store);
+    kept_nodes_are_the_events_nodes(&store, 2, 11).await;
+    append_random(&store, 6, 90).await;
+    let store = reopen(store);
+    append_random(&store, 7, 40).await;
+    kept_nodes_are_the_events_nodes(&store, 3, 5).await;
 }
