@@ -583,9 +583,9 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             again(&configured.as_ref().map(|c| c.display().to_string()).unwrap_or_default()),
         )),
         Ok(None) if !entries.is_empty() => Ok(None),
-        Ok(None) => super::client::server_named(None)
-            .map(|explicit| explicit.or(configured))
-            .map_err(|e| (e.to_string(), format!("unset `{}` or name the socket", super::client::SERVER_ENV))),
+        Ok(None) => super::client::server_named(None).map(|explicit| explicit.or(configured)).map_err(|e| {
+            (e.to_string(), format!("unset `{}` or name the socket", super::client::SERVER_ENV))
+        }),
     };
     let served = matches!(server, Ok(Some(_)));
     if let Some((var, _)) = &canary_with {
