@@ -11,25 +11,16 @@
 //!   below the Claude Code timeout by the [`START_MS`] and [`ANSWER_MS`] margins; and the lock
 //!   wait leaves [`DECIDE_MS`] inside the deadline (H-10).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
 /// What marks a hook command as Warden's (older installs ended with it).
 pub const MARK: &str = r#"hook --config "$CLAUDE_PROJECT_DIR/agentwarden.toml""#;
 
-/// The tail of the installed line: any exit but 0 and 2 becomes 2, with a line on stderr.
-pub const FAIL_CLOSED: &str =
-    r#"|| { rc=$?; [ "$rc" -eq 2 ] || echo "warden: the hook exited $rc; blocked" >&2; exit 2; }"#;
-
-/// Budget before `warden hook` starts its clock: Claude Code spawning the shell, the shell
-/// starting `warden`, the runtime coming up (H-10).
-pub const START_MS: u64 = 1_000;
-/// Budget after the deadline: writing the answer, exiting, Claude Code reading it (H-10).
-pub const ANSWER_MS: u64 = 1_000;
-/// Budget inside the deadline after the store's lock is taken: catching up, deciding,
-/// appending and flushing the decision (H-10).
-pub const DECIDE_MS: u64 = 1_000;
+pub use agentwarden_protocol::hook_line::{
+    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HookLine, START_MS, parse, shell_quote,
+};
 
 /// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
 /// default timeout of [`DEFAULT_TIMEOUT_S`] (H-10).
@@ -39,44 +30,18 @@ pub const DEFAULT_DEADLINE_MS: u64 = DEFAULT_TIMEOUT_S * 1_000 - START_MS - ANSW
 /// seconds.
 pub const DEFAULT_TIMEOUT_S: u64 = 30;
 
+/// How the refusals name the harness.
+const HARNESS: &str = "Claude Code";
+
 /// The deadline for a Claude Code `timeout_s` and a lock wait of `lock_ms`, or why the
-/// timeout leaves no margin.
+/// timeout leaves no margin (H-10).
 pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, String> {
-    let deadline = timeout_s.saturating_mul(1_000).saturating_sub(START_MS + ANSWER_MS);
-    let needed = lock_ms.saturating_add(DECIDE_MS);
-    if timeout_s.saturating_mul(1_000) >= needed.saturating_add(START_MS + ANSWER_MS) {
-        return Ok(deadline);
-    }
-    let minimum = needed.saturating_add(START_MS + ANSWER_MS).div_ceil(1_000);
-    Err(format!(
-        "a Claude Code timeout of {timeout_s} s leaves no margin over the store's lock wait of {lock_ms} ms \
-         (lock wait + {DECIDE_MS} ms to decide + {START_MS} ms to start + {ANSWER_MS} ms to answer): \
-         Claude Code would give up first and let the call run; use --timeout {minimum} or more, or a \
-         lower --lock-timeout-ms"
-    ))
+    agentwarden_protocol::hook_line::deadline_for(HARNESS, timeout_s, lock_ms)
 }
 
-/// Checks that an installed entry's numbers fit: the deadline lies below the timeout by the
-/// start and answer margins, and the lock wait fits in the deadline with time to decide.
+/// Checks that an installed entry's numbers fit a Claude Code timeout (H-10).
 pub fn check_budget(timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), String> {
-    let wanted = deadline_for(timeout_s, lock_ms)?;
-    if deadline_ms > wanted {
-        return Err(format!(
-            "`--deadline-ms {deadline_ms}` is too close to the Claude Code timeout of {timeout_s} s \
-             (at most {wanted} ms leaves {START_MS} ms to start and {ANSWER_MS} ms to answer)"
-        ));
-    }
-    if lock_ms.saturating_add(DECIDE_MS) > deadline_ms {
-        return Err(format!(
-            "the lock wait of {lock_ms} ms leaves no time to decide within `--deadline-ms {deadline_ms}`"
-        ));
-    }
-    Ok(())
-}
-
-/// `path` in single quotes for `sh`, a quote in it closed, escaped and reopened.
-pub fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+    agentwarden_protocol::hook_line::check_budget(HARNESS, timeout_s, lock_ms, deadline_ms)
 }
 
 /// The hook command for `warden` at `exe`: direct (it opens the project's store), or, with
@@ -110,59 +75,10 @@ pub fn is_ours(hook: &Value) -> bool {
     hook.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(MARK))
 }
 
-/// What an installed command line says, read back.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HookLine {
-    /// The binary, when the line starts with a single-quoted path.
-    pub binary: Option<PathBuf>,
-    /// What `--lock-timeout-ms` says.
-    pub lock_ms: Option<u64>,
-    /// What `--deadline-ms` says.
-    pub deadline_ms: Option<u64>,
-    /// The line ends in [`FAIL_CLOSED`].
-    pub fail_closed: bool,
-    /// The socket `--server` names, single-quoted as [`hook_command`] writes it (the client
-    /// form, V-34): the server the line asks (V-48).
-    pub server: Option<PathBuf>,
-    /// The user `--server-uid` names: the server's, as the line believes it (V-49).
-    pub server_uid: Option<u32>,
-}
-
-fn unquote(command: &str) -> Option<PathBuf> {
-    let mut rest = command.strip_prefix('\'')?;
-    let mut path = String::new();
-    loop {
-        let (part, after) = rest.split_once('\'')?;
-        path.push_str(part);
-        match after.strip_prefix(r"\''") {
-            Some(more) => {
-                path.push('\'');
-                rest = more;
-            }
-            None => return Some(PathBuf::from(path)),
-        }
-    }
-}
-
-fn number_after(command: &str, flag: &str) -> Option<u64> {
-    let (_, rest) = command.split_once(&format!(" {flag} "))?;
-    rest.split_whitespace().next()?.parse().ok()
-}
-
-/// An installed line read back: what of [`hook_command`]'s form it has.
-pub fn parse(command: &str) -> HookLine {
-    HookLine {
-        binary: unquote(command),
-        lock_ms: number_after(command, "--lock-timeout-ms"),
-        deadline_ms: number_after(command, "--deadline-ms"),
-        fail_closed: command.trim_end().ends_with(FAIL_CLOSED),
-        server: command.split_once(" --server ").and_then(|(_, rest)| unquote(rest)),
-        server_uid: number_after(command, "--server-uid").and_then(|uid| u32::try_from(uid).ok()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     #[test]
@@ -192,6 +108,7 @@ mod tests {
             parse(&line),
             HookLine {
                 binary: Some(PathBuf::from("/a b/it's/warden")),
+                config: None,
                 lock_ms: Some(5000),
                 deadline_ms: Some(28000),
                 fail_closed: true,
@@ -201,11 +118,6 @@ mod tests {
         );
         assert!(is_ours(&serde_json::json!({"command": line})));
         assert_eq!(parse("warden hook"), HookLine::default());
-    }
-
-    #[test]
-    fn quoting_survives_a_quote_in_the_path() {
-        assert_eq!(shell_quote(Path::new("/a b/it's/warden")), r"'/a b/it'\''s/warden'");
     }
 
     #[test]

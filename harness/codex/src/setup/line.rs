@@ -8,66 +8,31 @@
 //! [`START_MS`] and [`ANSWER_MS`] margins with [`DECIDE_MS`] left after the lock wait, and the
 //! [`FAIL_CLOSED`] tail, which turns any other exit into exit 2 with a reason on stderr.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What marks a Codex hook line as Warden's.
 pub const MARK: &str = " hook --harness codex ";
 
-/// The tail of the installed line: any exit but 0 and 2 becomes 2, with a line on stderr (the
-/// reason Codex needs to block, C-1).
-pub const FAIL_CLOSED: &str =
-    r#"|| { rc=$?; [ "$rc" -eq 2 ] || echo "warden: the hook exited $rc; blocked" >&2; exit 2; }"#;
-
-/// Budget before `warden hook` starts its clock: Codex spawning the shell, the shell starting
-/// `warden`, the runtime coming up (H-10).
-pub const START_MS: u64 = 1_000;
-/// Budget after the deadline: writing the answer, exiting, Codex reading it (H-10).
-pub const ANSWER_MS: u64 = 1_000;
-/// Budget inside the deadline after the store's lock is taken: deciding and recording (H-10).
-pub const DECIDE_MS: u64 = 1_000;
+pub use agentwarden_protocol::hook_line::{
+    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HookLine, START_MS, parse, shell_quote,
+};
 
 /// Codex's timeout for each hook call that `init codex` installs unless told otherwise, in
 /// seconds.
 pub const DEFAULT_TIMEOUT_S: u64 = 30;
 
+/// How the refusals name the harness.
+const HARNESS: &str = "Codex";
+
 /// The deadline for a Codex `timeout_s` and a lock wait of `lock_ms`, or why the timeout leaves
-/// no margin.
+/// no margin (H-10).
 pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, String> {
-    let deadline = timeout_s.saturating_mul(1_000).saturating_sub(START_MS + ANSWER_MS);
-    let needed = lock_ms.saturating_add(DECIDE_MS);
-    if timeout_s.saturating_mul(1_000) >= needed.saturating_add(START_MS + ANSWER_MS) {
-        return Ok(deadline);
-    }
-    let minimum = needed.saturating_add(START_MS + ANSWER_MS).div_ceil(1_000);
-    Err(format!(
-        "a Codex timeout of {timeout_s} s leaves no margin over the store's lock wait of {lock_ms} ms \
-         (lock wait + {DECIDE_MS} ms to decide + {START_MS} ms to start + {ANSWER_MS} ms to answer): \
-         Codex would give up first and run the call; use --timeout {minimum} or more, or a lower \
-         --lock-timeout-ms"
-    ))
+    agentwarden_protocol::hook_line::deadline_for(HARNESS, timeout_s, lock_ms)
 }
 
-/// Checks that an installed hook's numbers fit: the deadline lies below the timeout by the start
-/// and answer margins, and the lock wait fits in the deadline with time to decide.
+/// Checks that an installed hook's numbers fit a Codex timeout (H-10).
 pub fn check_budget(timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), String> {
-    let wanted = deadline_for(timeout_s, lock_ms)?;
-    if deadline_ms > wanted {
-        return Err(format!(
-            "`--deadline-ms {deadline_ms}` is too close to the Codex timeout of {timeout_s} s \
-             (at most {wanted} ms leaves {START_MS} ms to start and {ANSWER_MS} ms to answer)"
-        ));
-    }
-    if lock_ms.saturating_add(DECIDE_MS) > deadline_ms {
-        return Err(format!(
-            "the lock wait of {lock_ms} ms leaves no time to decide within `--deadline-ms {deadline_ms}`"
-        ));
-    }
-    Ok(())
-}
-
-/// `path` in single quotes for `sh`, a quote in it closed, escaped and reopened.
-pub fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+    agentwarden_protocol::hook_line::check_budget(HARNESS, timeout_s, lock_ms, deadline_ms)
 }
 
 /// The hook line for Codex: direct (the store of `project` and its configuration `config` by
@@ -97,61 +62,10 @@ pub fn hook_command(
     }
 }
 
-/// What an installed line says, read back.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HookLine {
-    /// The binary, when the line starts with a single-quoted path.
-    pub binary: Option<PathBuf>,
-    /// The configuration `--config` names, single-quoted.
-    pub config: Option<PathBuf>,
-    /// What `--lock-timeout-ms` says.
-    pub lock_ms: Option<u64>,
-    /// What `--deadline-ms` says.
-    pub deadline_ms: Option<u64>,
-    /// The line ends in [`FAIL_CLOSED`].
-    pub fail_closed: bool,
-    /// The socket `--server` names (V-48).
-    pub server: Option<PathBuf>,
-    /// The user `--server-uid` names (V-49).
-    pub server_uid: Option<u32>,
-}
-
-fn unquote(command: &str) -> Option<PathBuf> {
-    let mut rest = command.strip_prefix('\'')?;
-    let mut path = String::new();
-    loop {
-        let (part, after) = rest.split_once('\'')?;
-        path.push_str(part);
-        match after.strip_prefix(r"\''") {
-            Some(more) => {
-                path.push('\'');
-                rest = more;
-            }
-            None => return Some(PathBuf::from(path)),
-        }
-    }
-}
-
-fn number_after(command: &str, flag: &str) -> Option<u64> {
-    let (_, rest) = command.split_once(&format!(" {flag} "))?;
-    rest.split_whitespace().next()?.parse().ok()
-}
-
-/// An installed line read back: what of [`hook_command`]'s form it has.
-pub fn parse(command: &str) -> HookLine {
-    HookLine {
-        binary: unquote(command),
-        config: command.split_once(" --config ").and_then(|(_, rest)| unquote(rest)),
-        lock_ms: number_after(command, "--lock-timeout-ms"),
-        deadline_ms: number_after(command, "--deadline-ms"),
-        fail_closed: command.trim_end().ends_with(FAIL_CLOSED),
-        server: command.split_once(" --server ").and_then(|(_, rest)| unquote(rest)),
-        server_uid: number_after(command, "--server-uid").and_then(|uid| u32::try_from(uid).ok()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     /// The line fails closed as `init claude-code`'s does (H-9), names the store and the

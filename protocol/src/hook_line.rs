@@ -1,0 +1,181 @@
+//! The form of the command line a harness runs as Warden's hook, whichever harness installs
+//! it: how it fails closed, how its time is budgeted, how a path is quoted in it, and how it is
+//! read back. Each integration (`agentwarden-claude-code`, `agentwarden-codex`) builds its own
+//! line from these pieces and words its refusals in its harness's terms.
+//!
+//! No harness has a fail-closed switch that covers every failure of a command hook, so the line
+//! ends in [`FAIL_CLOSED`], which turns every exit but 0 and 2 — a missing binary (127), a
+//! crash (101), a signal (128 + n), a plain 1 — into exit 2 with a line on stderr (H-9); and it
+//! passes `--deadline-ms`, the bound the hook answers within, below the harness's timeout by
+//! [`START_MS`] and [`ANSWER_MS`], with [`DECIDE_MS`] left after the store's lock wait (H-10).
+
+use std::path::{Path, PathBuf};
+
+/// The tail of the installed line: any exit but 0 and 2 becomes 2, with a line on stderr (the
+/// reason a harness needs to block, H-9, C-1).
+pub const FAIL_CLOSED: &str =
+    r#"|| { rc=$?; [ "$rc" -eq 2 ] || echo "warden: the hook exited $rc; blocked" >&2; exit 2; }"#;
+
+/// Budget before the hook starts its clock: the harness spawning the shell, the shell starting
+/// the binary, the binary coming up (H-10).
+pub const START_MS: u64 = 1_000;
+/// Budget after the deadline: writing the answer, exiting, the harness reading it (H-10).
+pub const ANSWER_MS: u64 = 1_000;
+/// Budget inside the deadline after the store's lock is taken: catching up, deciding,
+/// appending and flushing the decision (H-10).
+pub const DECIDE_MS: u64 = 1_000;
+
+/// The deadline for a `harness` timeout of `timeout_s` and a lock wait of `lock_ms`, or why the
+/// timeout leaves no margin (named after `harness`, as its user knows it).
+pub fn deadline_for(harness: &str, timeout_s: u64, lock_ms: u64) -> Result<u64, String> {
+    let deadline = timeout_s.saturating_mul(1_000).saturating_sub(START_MS + ANSWER_MS);
+    let needed = lock_ms.saturating_add(DECIDE_MS);
+    if timeout_s.saturating_mul(1_000) >= needed.saturating_add(START_MS + ANSWER_MS) {
+        return Ok(deadline);
+    }
+    let minimum = needed.saturating_add(START_MS + ANSWER_MS).div_ceil(1_000);
+    Err(format!(
+        "a {harness} timeout of {timeout_s} s leaves no margin over the store's lock wait of {lock_ms} ms \
+         (lock wait + {DECIDE_MS} ms to decide + {START_MS} ms to start + {ANSWER_MS} ms to answer): \
+         {harness} would give up first and let the call run; use --timeout {minimum} or more, or a \
+         lower --lock-timeout-ms"
+    ))
+}
+
+/// Checks that an installed line's numbers fit a `harness` timeout: the deadline lies below it
+/// by the start and answer margins, and the lock wait fits in the deadline with time to decide.
+pub fn check_budget(harness: &str, timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), String> {
+    let wanted = deadline_for(harness, timeout_s, lock_ms)?;
+    if deadline_ms > wanted {
+        return Err(format!(
+            "`--deadline-ms {deadline_ms}` is too close to the {harness} timeout of {timeout_s} s \
+             (at most {wanted} ms leaves {START_MS} ms to start and {ANSWER_MS} ms to answer)"
+        ));
+    }
+    if lock_ms.saturating_add(DECIDE_MS) > deadline_ms {
+        return Err(format!(
+            "the lock wait of {lock_ms} ms leaves no time to decide within `--deadline-ms {deadline_ms}`"
+        ));
+    }
+    Ok(())
+}
+
+/// `path` in single quotes for `sh`, a quote in it closed, escaped and reopened.
+pub fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+/// What an installed line says, read back.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HookLine {
+    /// The binary, when the line starts with a single-quoted path.
+    pub binary: Option<PathBuf>,
+    /// The configuration `--config` names, when single-quoted.
+    pub config: Option<PathBuf>,
+    /// What `--lock-timeout-ms` says.
+    pub lock_ms: Option<u64>,
+    /// What `--deadline-ms` says.
+    pub deadline_ms: Option<u64>,
+    /// The line ends in [`FAIL_CLOSED`].
+    pub fail_closed: bool,
+    /// The socket `--server` names, single-quoted: the server the line asks (V-48).
+    pub server: Option<PathBuf>,
+    /// The user `--server-uid` names: the server's, as the line believes it (V-49).
+    pub server_uid: Option<u32>,
+}
+
+/// The single-quoted path `text` starts with, as [`shell_quote`] writes it.
+fn unquote(text: &str) -> Option<PathBuf> {
+    let mut rest = text.strip_prefix('\'')?;
+    let mut path = String::new();
+    loop {
+        let (part, after) = rest.split_once('\'')?;
+        path.push_str(part);
+        match after.strip_prefix(r"\''") {
+            Some(more) => {
+                path.push('\'');
+                rest = more;
+            }
+            None => return Some(PathBuf::from(path)),
+        }
+    }
+}
+
+fn number_after(command: &str, flag: &str) -> Option<u64> {
+    let (_, rest) = command.split_once(&format!(" {flag} "))?;
+    rest.split_whitespace().next()?.parse().ok()
+}
+
+/// An installed line read back: what of the form above it has.
+pub fn parse(command: &str) -> HookLine {
+    HookLine {
+        binary: unquote(command),
+        config: command.split_once(" --config ").and_then(|(_, rest)| unquote(rest)),
+        lock_ms: number_after(command, "--lock-timeout-ms"),
+        deadline_ms: number_after(command, "--deadline-ms"),
+        fail_closed: command.trim_end().ends_with(FAIL_CLOSED),
+        server: command.split_once(" --server ").and_then(|(_, rest)| unquote(rest)),
+        server_uid: number_after(command, "--server-uid").and_then(|uid| u32::try_from(uid).ok()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_a_quote_in_the_path_and_reads_back() {
+        let quoted = shell_quote(Path::new("/a b/it's/warden"));
+        assert_eq!(quoted, r"'/a b/it'\''s/warden'");
+        assert_eq!(unquote(&quoted), Some(PathBuf::from("/a b/it's/warden")));
+        assert_eq!(unquote("warden hook"), None);
+        assert_eq!(unquote("'unterminated"), None);
+    }
+
+    #[test]
+    fn a_line_reads_back_what_it_says() {
+        let line = format!(
+            "'/w/warden' --store '/p/.agentwarden/audit' --lock-timeout-ms 5000 hook --config '/p q/a.toml' \
+             --server '/run/it'\\''s.sock' --server-uid 998 --deadline-ms 28000 {FAIL_CLOSED}"
+        );
+        assert_eq!(
+            parse(&line),
+            HookLine {
+                binary: Some(PathBuf::from("/w/warden")),
+                config: Some(PathBuf::from("/p q/a.toml")),
+                lock_ms: Some(5000),
+                deadline_ms: Some(28000),
+                fail_closed: true,
+                server: Some(PathBuf::from("/run/it's.sock")),
+                server_uid: Some(998),
+            }
+        );
+        assert_eq!(parse("warden hook"), HookLine::default());
+        assert_eq!(parse("'/w' hook --server-uid 4294967296").server_uid, None, "not a uid");
+    }
+
+    #[test]
+    fn a_timeout_must_cover_the_lock_wait_and_the_margins() {
+        // (timeout s, lock wait ms, expected deadline or refusal, why)
+        let table = [
+            (30, 5000, Ok(28000), "the default: 28 s deadline, 5 s lock wait"),
+            (8, 5000, Ok(6000), "the smallest timeout over a 5 s lock wait"),
+            (7, 5000, Err(()), "1 s short"),
+            (2, 5000, Err(()), "a 2 s timeout"),
+            (3, 0, Ok(1000), "no lock wait: 1 s to decide"),
+            (0, 0, Err(()), "no time at all"),
+        ];
+        for (timeout, lock, expected, why) in table {
+            assert_eq!(deadline_for("Some CLI", timeout, lock).map_err(|_| ()), expected, "{why}");
+        }
+        let refusal = deadline_for("Some CLI", 2, 5000).unwrap_err();
+        assert!(
+            refusal.contains("a Some CLI timeout of 2 s") && refusal.contains("--timeout 8"),
+            "{refusal}"
+        );
+        assert!(check_budget("Some CLI", 30, 5000, 28000).is_ok());
+        let close = check_budget("Some CLI", 30, 5000, 29500).unwrap_err();
+        assert!(close.contains("too close to the Some CLI timeout"), "{close}");
+        assert!(check_budget("Some CLI", 30, 5000, 5500).is_err(), "lock wait fills the deadline");
+    }
+}
