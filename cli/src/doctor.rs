@@ -471,7 +471,7 @@ async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
 
 /// Where the kill switch `var` is read, and what it says there: through a server, the server's
 /// environment (V-4), which this process cannot see.
-fn kill_switch(var: &str, served: bool) -> Check {
+fn kill_switch(var: &str, served: bool, harness: Harness) -> Check {
     match (served, std::env::var(var).as_deref()) {
         (true, _) => Check::ok(
             "kill switch",
@@ -484,7 +484,10 @@ fn kill_switch(var: &str, served: bool) -> Check {
         }
         (false, _) => Check::ok(
             "kill switch",
-            format!("`{var}` is not `true` here: every spawn is denied until Claude Code runs with it set"),
+            format!(
+                "`{var}` is not `true` here: every spawn is denied until {} runs with it set",
+                harness.name()
+            ),
         ),
     }
 }
@@ -498,6 +501,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
         .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
     let harness = match args.harness.as_str() {
         "codex" => Harness::Codex,
+        // clap admits only `claude-code` and `codex`.
         _ => Harness::ClaudeCode,
     };
     let mut checks = Vec::new();
@@ -589,7 +593,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
     };
     let served = matches!(server, Ok(Some(_)));
     if let Some((var, _)) = &canary_with {
-        checks.push(kill_switch(var, served));
+        checks.push(kill_switch(var, served, harness));
     }
     // The store is closed again before the canary runs: sled admits one process at a time.
     match (server, store.to_str().filter(|s| agentwarden::PgConfig::is_postgres_url(s))) {
