@@ -12,8 +12,9 @@
 //!
 //! The session: the main agent spawns the planner and the planner makes `CALLS` tool calls, one
 //! a turn — with Claude Code a `Read` of `okrs/q4.md` (the example's planner is offered Read,
-//! Grep, Glob and Task), with Codex a shell command `true` — so every call of the subagent is a
-//! governed decision (its tool rules, its ancestors', a durable record). The figure is the wall time of the client's process,
+//! Grep, Glob and Task), with Codex a shell command `echo` (its manifest grants `Bash(echo:*)`)
+//! — so every call of the subagent is a governed, allowed decision (its tool rules, its
+//! ancestors', a durable record), and each is checked to have run. The figure is the wall time of the client's process,
 //! median over the rounds; the target is Warden's session within 1.05 × the no-op session's.
 //! A round whose session did not finish, or a Warden arm that did not record every call, fails
 //! the bench: a figure is only printed for sessions that did what was asked.
@@ -218,12 +219,14 @@ impl Drop for Server {
     }
 }
 
-/// How many events of `event_type` a `warden audit log --json` output holds.
+/// How many events of `event_type` a `warden audit log --json` output holds that record an
+/// allowed decision.
 fn count_of(audit_json: &str, event_type: &str) -> usize {
     audit_json
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|e| e.get("event_type").and_then(Value::as_str) == Some(event_type))
+        .filter(|e| e.pointer("/payload/authorization/decision").and_then(Value::as_str) == Some("allow"))
         .count()
 }
 
@@ -296,7 +299,7 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
     let after = count_of(&log, "tool_call_authorized");
     if after - before != o.calls * o.rounds {
         return Err(format!(
-            "Warden recorded {} of the planner's {} calls: the service did not decide them all\n{log}",
+            "Warden recorded {} of the planner's {} calls as allowed: the service did not allow them all\n{log}",
             after - before,
             o.calls * o.rounds
         ));
@@ -333,7 +336,9 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
     let server = Server::start(&tools.warden, &served.root, &socket)?;
 
     let script = |calls: usize| {
-        let turns = (0..calls).map(|i| Item::shell(&format!("call_{i}"), "true")).collect();
+        // The planner's manifest grants `Bash(echo:*)`: every call is an allowed, governed one.
+        let turns =
+            (0..calls).map(|i| Item::shell(&format!("call_{i}"), &format!("echo step-{i}"))).collect();
         codex::Script::new()
             .agent(
                 "MAINTASK",
@@ -353,9 +358,13 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
         if run.exit != Some(0) {
             return Err(format!("codex exec did not finish (exit {:?}): {}", run.exit, run.stderr));
         }
-        let last = format!("call_{}", o.calls - 1);
-        if api.output_of(&last).is_none() {
-            return Err(format!("the planner's last call ({last}) was never answered: {}", run.stderr));
+        let ran = (0..o.calls)
+            .filter(|i| {
+                api.output_of(&format!("call_{i}")).is_some_and(|out| out.contains(&format!("step-{i}")))
+            })
+            .count();
+        if ran != o.calls {
+            return Err(format!("{ran} of the planner's {} commands ran: {}", o.calls, run.stderr));
         }
         Ok(run.elapsed)
     })?;
@@ -363,7 +372,7 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
     let after = count(&served);
     if after - before != o.calls * o.rounds {
         return Err(format!(
-            "Warden recorded {} of the planner's {} calls: the service did not decide them all",
+            "Warden recorded {} of the planner's {} calls as allowed: the service did not allow them all",
             after - before,
             o.calls * o.rounds
         ));
