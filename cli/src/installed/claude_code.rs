@@ -31,6 +31,9 @@ fn managed_files(given: &[PathBuf]) -> Vec<PathBuf> {
         return given.to_vec();
     }
     let mut files = vec![PathBuf::from(settings::MANAGED_FILE)];
+    // The drop-in directory is listed by path: it lies under `/etc`, which only root writes, so
+    // the agent's user can plant nothing in it; and each file listed is then read by descriptor
+    // like every other (U-1), so a link or FIFO there is refused, never followed or waited on.
     if let Ok(dir) = std::fs::read_dir(settings::MANAGED_DIR) {
         let mut drop_ins: Vec<PathBuf> = dir
             .filter_map(Result::ok)
@@ -172,20 +175,8 @@ fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
         problems.extend(found.problems);
     }
     check_binaries(&binaries, &init, checks);
-    checks.push(if open.is_empty() {
-        Check::ok("fail-closed", "every line turns an exit other than 0 and 2 into exit 2")
-    } else {
-        Check::fail(
-            "fail-closed",
-            format!("the line for {} lacks the `|| exit 2` tail: a crash or a missing binary would let the call run", open.join(", ")),
-            init.clone(),
-        )
-    });
-    checks.push(if problems.is_empty() {
-        Check::ok("timeout", "every deadline lies below Claude Code's timeout, with the lock wait inside it")
-    } else {
-        Check::fail("timeout", problems.join("; "), init)
-    });
+    let fail_closed = "every line turns an exit other than 0 and 2 into exit 2";
+    super::tail_and_budget(&open, &problems, "Claude Code", fail_closed, &init, checks);
 }
 
 /// H-14: the entries Claude Code would run for `project`, checked, as [`Line`]s.

@@ -182,20 +182,8 @@ fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &m
             init.clone(),
         )
     });
-    checks.push(if open.is_empty() {
-        Check::ok("fail-closed", "every line turns an exit other than 0 and 2 into exit 2 with a reason")
-    } else {
-        Check::fail(
-            "fail-closed",
-            format!("the line for {} lacks the `|| exit 2` tail: a crash or a missing binary would let the call run", open.join(", ")),
-            init.clone(),
-        )
-    });
-    checks.push(if problems.is_empty() {
-        Check::ok("timeout", "every deadline lies below Codex's timeout, with the lock wait inside it")
-    } else {
-        Check::fail("timeout", problems.join("; "), init)
-    });
+    let fail_closed = "every line turns an exit other than 0 and 2 into exit 2 with a reason";
+    super::tail_and_budget(&open, &problems, "Codex", fail_closed, &init, checks);
 }
 
 /// C-10: the hooks Codex would run for `project`, checked, as [`Line`]s.

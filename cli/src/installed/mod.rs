@@ -36,6 +36,39 @@ fn read_text(path: &Path) -> Result<Option<String>, String> {
     }
 }
 
+/// The findings every harness's lines share: the events whose line lacks the fail-closed tail
+/// (`open`, H-9) and what is wrong with their budgets (`problems`, H-10), as two checks whose
+/// fix is `init`; `ok_tail` says what a passing tail does in `harness`'s terms.
+fn tail_and_budget(
+    open: &[String],
+    problems: &[String],
+    harness: &str,
+    ok_tail: &str,
+    init: &str,
+    checks: &mut Vec<Check>,
+) {
+    checks.push(if open.is_empty() {
+        Check::ok("fail-closed", ok_tail)
+    } else {
+        Check::fail(
+            "fail-closed",
+            format!(
+                "the line for {} lacks the `|| exit 2` tail: a crash or a missing binary would let the call run",
+                open.join(", ")
+            ),
+            init,
+        )
+    });
+    checks.push(if problems.is_empty() {
+        Check::ok(
+            "timeout",
+            format!("every deadline lies below {harness}'s timeout, with the lock wait inside it"),
+        )
+    } else {
+        Check::fail("timeout", problems.join("; "), init)
+    });
+}
+
 /// V-48: the socket the installed lines name with `--server` (the client form `init --server`
 /// writes), with the user their `--server-uid` names (V-49): `None` when none names one. An
 /// error when some lines name one and others do not, or they name different sockets or users:
