@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agentwarden::events::projections::{Denials, SpawnTrees, Timeline};
-use agentwarden::lineage_rules::{LineageRequest, ToolCallRequest};
+use agentwarden::lineage_rules::{LineageRequest, RulesAs, ToolCallRequest};
 use agentwarden::{Config, MemoryEventStore, Warden};
 
 #[tokio::main(flavor = "current_thread")]
@@ -27,8 +27,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for request in ["authorize-write", "authorize-escalation"] {
         let text = std::fs::read_to_string(examples.join(format!("lineage/{request}.json")))?;
-        let outcome =
-            warden.authorize_tool_call(ToolCallRequest::from_json(&text, &warden.request_root())).await;
+        // These requests name their tool alone. A request with an input is read as a harness's
+        // hook reads it: pass its integration's reading (`agentwarden_claude_code::wire::rules_as`);
+        // read by name, only a rule without a specifier grants it (T-16).
+        let by_name = |tool: &str, _: &serde_json::Value| RulesAs::named(tool);
+        let asked = ToolCallRequest::from_json(&text, &warden.request_root(), by_name);
+        let outcome = warden.authorize_tool_call(asked).await;
         println!("authorize {request}: {:?}", outcome.authorization.decision);
     }
 

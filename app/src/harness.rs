@@ -10,6 +10,7 @@
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
+use agentwarden_domain::lineage::RulesAs;
 use agentwarden_domain::sessions::{HookAnswer, HookInput, InputError};
 
 use crate::hook::HookStorage;
@@ -39,6 +40,12 @@ pub trait Harness: Send + Sync {
     /// The kernel's answer in the harness's protocol. A [`HookAnswer::Failed`] must render as
     /// what the harness treats as a deny of the call or a block of the stop, never as an allow.
     fn render(&self, answer: &HookAnswer) -> Rendered;
+
+    /// How the manifests' tool rules read the harness's call of `tool` with `input` (its
+    /// `tool_input`), as its hook reads it: which of the rule syntax's tools it is and its
+    /// argument, or a tool the integration does not know (T-8, T-16, C-6). What `warden
+    /// authorize` asks of a request's input.
+    fn rules_as(&self, tool: &str, input: &serde_json::Value) -> RulesAs;
 }
 
 impl Warden {

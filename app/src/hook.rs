@@ -557,8 +557,7 @@ mod tests {
                 tool_use_id: Some(id.into()),
                 caller: caller.map(|(id, t)| CallingAgent { agent_id: id.into(), agent_type: t.into() }),
                 kind: agentwarden_domain::sessions::ToolKind::Other,
-                input: serde_json::json!({}),
-                rules_as: None,
+                rules_as: agentwarden_domain::lineage::RulesAs::named(tool_name),
             }),
         }
     }

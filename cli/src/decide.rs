@@ -36,6 +36,7 @@ use std::time::Duration;
 
 use agentwarden::code::Code;
 use agentwarden::{Config, StoreError, Warden, WardenError};
+use agentwarden_claude_code::kernel::ClaudeCode;
 use agentwarden_protocol::{AbsolutePath, Answer, ClientError, Outcome, Question, Request};
 use agentwarden_server::Unanswered;
 
@@ -194,7 +195,8 @@ pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome
             let checked = checked(question)?;
             let refused = WardenError::Store(StoreError::Unavailable { reason: why.to_string() });
             let warden = opened(&checked.1, Err(refused), Some(config.clone()))?;
-            let outcome = agentwarden_server::decide(&warden, checked.0).await.map_err(failure)?;
+            let outcome =
+                agentwarden_server::decide(&warden, &ClaudeCode, checked.0).await.map_err(failure)?;
             Ok((outcome, Some(config)))
         }
     }
@@ -211,14 +213,14 @@ async fn local(
         // `result validate` reads no configuration: the project's store, as every such command.
         let checked = checked(question)?;
         let warden = opened(&checked.1, stores.open_plain(true), None)?;
-        let outcome = agentwarden_server::decide(&warden, checked.0).await.map_err(failure)?;
+        let outcome = agentwarden_server::decide(&warden, &ClaudeCode, checked.0).await.map_err(failure)?;
         return Ok((outcome, None));
     }
     let config = Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
     let create = !matches!(question, Question::SealShow {});
     let checked = checked(question)?;
     let warden = opened(&checked.1, stores.open(config.clone(), create), Some(config.clone()))?;
-    let outcome = agentwarden_server::decide(&warden, checked.0).await.map_err(failure)?;
+    let outcome = agentwarden_server::decide(&warden, &ClaudeCode, checked.0).await.map_err(failure)?;
     Ok((outcome, Some(config)))
 }
 

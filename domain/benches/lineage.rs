@@ -4,8 +4,10 @@
 use std::hint::black_box;
 
 use agentwarden_domain::governance::Name;
+use agentwarden_domain::lineage::syntax::SHELL;
 use agentwarden_domain::lineage::{
-    AgentIdentifier, Manifest, Manifests, ToolCall, ToolRule, ToolRuleSet, ToolUse, authorize, walk,
+    AgentIdentifier, CallArgument, Manifest, Manifests, ToolCall, ToolRule, ToolRuleSet, ToolUse, authorize,
+    walk,
 };
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -57,11 +59,11 @@ fn rules_setup() -> (Manifests, ToolCall) {
             spawn_depth: i as u64,
         })
         .collect();
-    let input = serde_json::json!({"command": "npm test -- --watch=false src/lib"});
+    let line = CallArgument::Command("npm test -- --watch=false src/lib".to_owned());
     let call = ToolCall {
         agent: lineage.last().cloned().unwrap_or_else(|| unreachable_name("empty lineage")),
         lineage,
-        tool: ToolUse::from_claude_code("Bash", &input, "/p", "/p"),
+        tool: ToolUse::resolve(SHELL, &line, "/p", "/p"),
     };
     (manifests, call)
 }

@@ -4,7 +4,8 @@
 //! `src`, and none of its path inputs starts with `~` or holds `$` or `%`.
 #![no_main]
 
-use agentwarden_domain::lineage::{ToolRule, ToolRuleSet, ToolUse};
+use agentwarden_claude_code::wire::rules_as;
+use agentwarden_domain::lineage::{RulesAs, ToolRule, ToolRuleSet, ToolUse};
 use libfuzzer_sys::fuzz_target;
 
 const PATH_INPUTS: [&str; 5] = ["file_path", "notebook_path", "path", "pattern", "glob"];
@@ -14,7 +15,8 @@ fuzz_target!(|data: &[u8]| {
     // tool \0 input-json
     let Some((tool, input)) = text.split_once('\0') else { return };
     let Ok(input) = serde_json::from_str::<serde_json::Value>(input) else { return };
-    let call = ToolUse::from_claude_code(tool, &input, "/p/src", "/p");
+    let RulesAs::Call { tool: read, argument } = rules_as(tool, &input) else { return };
+    let call = ToolUse::resolve(&read, &argument, "/p/src", "/p");
     let rules: Vec<ToolRule> =
         ["Read(src/**)", "Edit(src/**)"].iter().filter_map(|r| ToolRule::parse(r).ok()).collect();
     let set = ToolRuleSet::new(rules);

@@ -4,7 +4,7 @@
 #![no_main]
 
 use agentwarden_codex::wire::{parse_hook_input, patch_paths};
-use agentwarden_domain::sessions::{HookEvent, RulesAs, ToolKind, is_safe_id};
+use agentwarden_domain::sessions::{CallArgument, HookEvent, RulesAs, ToolKind, is_safe_id};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
             HookEvent::Tool(call) => {
                 if let ToolKind::Writes { paths } = &call.kind {
                     assert!(!paths.is_empty());
-                    let rules = Some(RulesAs::Files { tool: "Edit".to_owned(), paths: paths.clone() });
+                    let rules = RulesAs::Call { tool: "Edit".to_owned(), argument: CallArgument::Paths(paths.clone()) };
                     assert_eq!(call.rules_as, rules, "C-5: the rules read every file the patch writes");
                 }
             }

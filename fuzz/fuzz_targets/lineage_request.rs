@@ -50,7 +50,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(reference_walk(&request.lineage, &m), "walk allowed: {text}");
         }
     }
-    if let Ok(request) = ToolCallRequest::from_json(text, "/project") {
+    if let Ok(request) = ToolCallRequest::from_json(text, "/project", agentwarden_claude_code::wire::rules_as) {
         let authorization = authorize(&request.call, &m);
         if authorization.decision == Decision::Allow {
             let call = &request.call;

@@ -3,7 +3,8 @@
 //! never grants a tool it does not name (or its family).
 #![no_main]
 
-use agentwarden_domain::lineage::{Argument, ToolRule, ToolUse};
+use agentwarden_claude_code::wire::rules_as;
+use agentwarden_domain::lineage::{Argument, RulesAs, ToolRule, ToolUse};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -13,7 +14,8 @@ fuzz_target!(|data: &[u8]| {
     let (Some(rule), Some(tool), Some(input)) = (parts.next(), parts.next(), parts.next()) else { return };
     let Ok(rule) = ToolRule::parse(rule) else { return };
     let input: serde_json::Value = serde_json::from_str(input).unwrap_or(serde_json::Value::Null);
-    let call = ToolUse::from_claude_code(tool, &input, "/p/sub", "/p");
+    let RulesAs::Call { tool: read, argument } = rules_as(tool, &input) else { return };
+    let call = ToolUse::resolve(&read, &argument, "/p/sub", "/p");
     let granted = rule.grants(&call);
     let shown = call.to_string();
     assert!(!shown.is_empty() || tool.is_empty());

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agentwarden::harness::Harness;
 use agentwarden::{Config, Deferring, Warden, WardenError};
 use agentwarden_domain::audit::{Actor, Correlation, CorrelationId};
 use agentwarden_domain::code::Code;
@@ -113,7 +114,13 @@ pub fn checked(question: Question) -> Result<Checked, Unanswered> {
 /// typed. A decision is never an error: an input that cannot be read, a store that cannot
 /// record, is a deny (or invalid) outcome with its reason; only the listings (`approvals`,
 /// `seal --show`) meet a store that cannot be read as [`Unanswered`].
-pub async fn decide(warden: &Warden, question: Checked) -> Result<Outcome, Unanswered> {
+///
+/// An `authorize` request's input is a call of `harness`, read as its hook reads it (T-16).
+pub async fn decide(
+    warden: &Warden,
+    harness: &dyn Harness,
+    question: Checked,
+) -> Result<Outcome, Unanswered> {
     Ok(match question.0 {
         Inner::Asked(Question::Gate { request }) => {
             let request = match warden.read_request(request.as_path()).await {
@@ -135,8 +142,10 @@ pub async fn decide(warden: &Warden, question: Checked) -> Result<Outcome, Unans
         Inner::Asked(Question::Authorize { request }) => {
             let root = warden.request_root();
             let request = warden.read_request(request.as_path()).await;
-            let outcome =
-                warden.authorize_tool_call(request.and_then(|t| ToolCallRequest::from_json(&t, &root))).await;
+            let read = |tool: &str, input: &serde_json::Value| harness.rules_as(tool, input);
+            let outcome = warden
+                .authorize_tool_call(request.and_then(|t| ToolCallRequest::from_json(&t, &root, read)))
+                .await;
             Outcome::Authorize { authorization: outcome.authorization, audit: outcome.audit }
         }
         Inner::ResultValidate { file, correlation } => {
@@ -179,11 +188,12 @@ pub async fn decide(warden: &Warden, question: Checked) -> Result<Outcome, Unans
     })
 }
 
-/// Answers one `decide` request (V-13, V-15, V-16, V-54) on the decider's thread (V-7): the
+/// Answers one `decide` request (V-13, V-15, V-16, V-54) on the decider's thread (V-7), its
+/// `authorize` input read as `harness`'s calls (T-16): the
 /// events its question records are appended (durable) before it returns. The request must name
 /// the server's own configuration; no path of its question may lead into the server's store or
 /// socket directory.
-pub(crate) async fn answer(host: &Host, request: DecideRequest) -> Answer {
+pub(crate) async fn answer(host: &Host, harness: &dyn Harness, request: DecideRequest) -> Answer {
     let DecideRequest { config, question, peer } = request;
     if host.config.as_deref() != Some(config.as_path()) {
         let name = |p: Option<&Path>| p.map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()));
@@ -212,7 +222,7 @@ pub(crate) async fn answer(host: &Host, request: DecideRequest) -> Answer {
         Ok(checked) => checked,
         Err(e) => return Answer::error(e.code(), e.to_string()),
     };
-    match decide(&warden, checked).await {
+    match decide(&warden, harness, checked).await {
         Ok(outcome) => Answer::Decided { outcome: Box::new(outcome) },
         Err(e) => Answer::error(e.code(), e.to_string()),
     }

@@ -148,7 +148,12 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
                         Some(why) => Answer::error(Code::StoreUnavailable, why),
                         None => {
                             stored = true;
-                            crate::commands::answer(&decider.host, job.request).await
+                            crate::commands::answer(
+                                &decider.host,
+                                decider.harnesses.default_harness(),
+                                job.request,
+                            )
+                            .await
                         }
                     };
                     answers.push(Decided::Decide(job.reply, answer));

@@ -37,11 +37,16 @@ impl Harnesses {
         self
     }
 
+    /// The harness of every request that names none.
+    pub fn default_harness(&self) -> &dyn Harness {
+        self.default.as_ref()
+    }
+
     /// C-7: the harness a request names (`None`: the default), or why there is none: a name the
     /// server did not register is refused, never read in another harness's format.
     pub fn get(&self, name: Option<&str>) -> Result<&dyn Harness, String> {
         match name {
-            None => Ok(self.default.as_ref()),
+            None => Ok(self.default_harness()),
             Some(name) => self.named.get(name).map(AsRef::as_ref).ok_or_else(|| {
                 let known: Vec<&str> = self.named.keys().map(String::as_str).collect();
                 format!(

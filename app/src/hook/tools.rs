@@ -70,10 +70,9 @@ impl Warden {
         let root = own_root.or_else(|| absolute(&self.config.root)).unwrap_or_default();
         let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
         let tool = match &call.rules_as {
-            Some(RulesAs::Files { tool, paths }) => ToolUse::files(tool, paths, &cwd, &root),
+            RulesAs::Call { tool, argument } => ToolUse::resolve(tool, argument, &cwd, &root),
             // C-6: judged unknown by the domain whatever the name says.
-            Some(RulesAs::Unknown) => ToolUse::named(call.tool_name.clone()),
-            None => ToolUse::from_claude_code(&call.tool_name, &call.input, &cwd, &root),
+            RulesAs::Unknown => ToolUse::named(call.tool_name.clone()),
         };
         // T-11: the rules that judge the call are the manifests as sealed, read once: a subagent
         // that can write them (a bare `Bash`) does not get to write its own rules.

@@ -9,12 +9,12 @@
 mod events;
 mod manifest_text;
 mod model;
-mod path_inputs;
 mod patterns;
 mod pipeline;
 mod request;
 mod rule_set;
 mod rules;
+pub mod syntax;
 mod tool_path;
 mod tool_use;
 mod walk;
@@ -27,7 +27,7 @@ pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};
 pub use tool_path::ToolPath;
-pub use tool_use::{Argument, ToolUse};
+pub use tool_use::{Argument, CallArgument, RulesAs, ToolUse};
 pub use walk::{LineageVerdict, Pair, walk};
 
 /// BLAKE3 of the lineage's compact JSON: the events record it instead of a long chain.
@@ -38,9 +38,5 @@ pub fn lineage_digest(lineage: &[AgentIdentifier]) -> String {
 /// Lineages up to this length are recorded in full in their events; longer ones by digest.
 pub const RECORDED_LINEAGE_MAX: usize = 64;
 
-#[cfg(test)]
-mod paths_tests;
-#[cfg(test)]
-mod rules_tests;
 #[cfg(test)]
 mod tests;

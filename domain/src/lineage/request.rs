@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::model::AgentIdentifier;
 use super::pipeline::ToolCall;
-use super::tool_use::ToolUse;
+use super::tool_use::{RulesAs, ToolUse};
 use crate::verdict::{Code, Failed, strict_request};
 
 /// `warden lineage check --lineage FILE`: a JSON array of agents (root first), or
@@ -19,10 +19,10 @@ pub struct LineageRequest {
 }
 
 /// `warden authorize --request FILE`: `{"agent", "lineage", "tool", "input"?, "cwd"?,
-/// "session"?}`; `input` is the tool's input as Claude Code sends it (`{"command": …}` for
-/// Bash, `{"file_path": …}` for Edit), which the manifest's rule specifiers are compared with
-/// (T-2), read as the hook reads it: every path it names, each resolved or not at all (T-8,
-/// T-13, T-14); `cwd` is where a relative path in it starts (default: the project root).
+/// "session"?}`; `input` is the tool's input as the harness sends it, which the manifest's rule
+/// specifiers are compared with (T-2), read by the integration's reading of that harness's
+/// calls, as its hook reads them: every path it names, each resolved or not at all (T-8,
+/// T-13, T-14, T-16); `cwd` is where a relative path in it starts (default: the project root).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCallRequest {
     /// The call.
@@ -73,13 +73,23 @@ impl LineageRequest {
 
 impl ToolCallRequest {
     /// A tool-call request read from its JSON text, strictly; `root` is the project root
-    /// (absolute), against which paths in the input are read (T-8).
-    pub fn from_json(text: &str, root: &str) -> Result<ToolCallRequest, Failed> {
-        parse_tool_call(text, root)
+    /// (absolute), against which paths in the input are read (T-8); `read` is the integration's
+    /// reading of a tool's name and input (T-16); a tool it does not know is refused
+    /// (`request_invalid`), as no rule grants it in the hook (C-6).
+    pub fn from_json(
+        text: &str,
+        root: &str,
+        read: impl FnOnce(&str, &serde_json::Value) -> RulesAs,
+    ) -> Result<ToolCallRequest, Failed> {
+        parse_tool_call(text, root, read)
     }
 }
 
-fn parse_tool_call(text: &str, root: &str) -> Result<ToolCallRequest, Failed> {
+fn parse_tool_call(
+    text: &str,
+    root: &str,
+    read: impl FnOnce(&str, &serde_json::Value) -> RulesAs,
+) -> Result<ToolCallRequest, Failed> {
     let ToolCallObject { agent, lineage, tool, input, cwd, session } =
         serde_json::from_value(strict_request(text)?).map_err(|e| invalid(&e))?;
     if tool.trim().is_empty() || tool.chars().count() > MAX_TOOL_LEN || tool.chars().any(char::is_control) {
@@ -88,11 +98,20 @@ fn parse_tool_call(text: &str, root: &str) -> Result<ToolCallRequest, Failed> {
             format!("tool must be 1 to {MAX_TOOL_LEN} characters without control characters"),
         ));
     }
-    let tool = match input {
+    let tool = match input.map(|input| read(&tool, &serde_json::Value::Object(input))) {
         None => ToolUse::named(tool),
-        Some(input) => {
-            let cwd = cwd.as_deref().unwrap_or(root);
-            ToolUse::from_claude_code(&tool, &serde_json::Value::Object(input), cwd, root)
+        Some(RulesAs::Call { tool, argument }) => {
+            ToolUse::resolve(&tool, &argument, cwd.as_deref().unwrap_or(root), root)
+        }
+        // C-6: a tool the integration does not know is granted by no rule.
+        Some(RulesAs::Unknown) => {
+            return Err(Failed::new(
+                Code::RequestInvalid,
+                format!(
+                    "{} is a tool the harness's integration does not know: no rule grants it",
+                    crate::governance::show(&tool)
+                ),
+            ));
         }
     };
     Ok(ToolCallRequest { call: ToolCall { agent, lineage, tool }, session })

@@ -2,7 +2,8 @@
 //! the tools the harness offers an agent (`warden doctor`).
 
 use super::patterns::Lead;
-use super::rules::{AGENT_FAMILY, ToolName, ToolRule};
+use super::rules::{ToolName, ToolRule};
+use super::syntax::AGENT_FAMILY;
 use super::tool_use::{Argument, ToolUse};
 
 /// Where a manifest's rules and the tools the harness offers an agent (its definition's

@@ -1,20 +1,23 @@
-//! Tool rules in Claude Code's permission-rule syntax (issue 24, rulings T-1 … T-9): what a
-//! manifest's `tools = [...]` grants, and whether one tool call is granted.
+//! Tool rules in the permission-rule syntax the harnesses share (issue 24, rulings T-1 … T-9,
+//! its words in [`syntax`](super::syntax), T-16): what a manifest's `tools = [...]` grants, and
+//! whether one tool call is granted.
 //!
 //! A rule is a tool name (`Read`, `WebSearch`, an old-style capability like `read`), an MCP
 //! server or tool (`mcp__github`, `mcp__github__*`, `mcp__github__get_issue`), or a tool with a
 //! specifier: `Bash(npm test:*)`, `Bash(git * main)`, `Edit(src/**)`, `Read(//etc/hosts)`,
 //! `WebFetch(domain:example.com)`, `Agent(Explore)`. Parsing is strict: a rule Warden cannot
 //! interpret exactly is an error (the manifest does not load), never a rule that grants less
-//! or more than it says (T-1). A rule never grants more than the same rule does in Claude Code
-//! (T-15: held against the pinned client by the real-client suite).
+//! or more than it says (T-1). A rule never grants more than the same rule does in the harness
+//! whose syntax it is (T-15: held against the pinned client by the real-client suite).
 //!
-//! Matching is pure: the tool call arrives as a [`ToolUse`], built from the hook's `tool_name`
-//! and `tool_input` by [`ToolUse::from_claude_code`], with paths already made absolute.
+//! Matching is pure: the tool call arrives as a [`ToolUse`], which an integration's reading of
+//! its harness's call ([`RulesAs`](super::RulesAs)) resolves with [`ToolUse::resolve`], paths
+//! already made absolute.
 
 use std::fmt;
 
 use super::patterns::{Lead, Piece, glob_path, glob_segment, host_of, pieces_match};
+use super::syntax::{AGENT_FAMILY, EDIT, EDIT_FAMILY, READ, READ_FAMILY, SHELL, WEB_FETCH};
 use super::tool_path::ToolPath;
 use super::tool_use::{Argument, ToolUse};
 
@@ -70,9 +73,9 @@ struct PathPattern {
 enum Anchor {
     /// `//…`: the filesystem root.
     Absolute,
-    /// `/…`: the project root (Claude Code: the settings file's project).
+    /// `/…`: the project root (the harness's project: where its settings are).
     Root,
-    /// `x/y`, `./x`, `*.md`: the call's working directory, as Claude Code reads it, and the
+    /// `x/y`, `./x`, `*.md`: the call's working directory, as the harness reads it, and the
     /// project root too, so that a `cd` never widens it (T-5).
     Cwd,
 }
@@ -87,14 +90,6 @@ pub struct RuleError {
     pub why: String,
 }
 
-/// The tools a path rule `Edit(...)` covers, as in Claude Code (T-3); a bare `Edit` is Edit
-/// only.
-const EDIT_FAMILY: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
-/// The tools a path rule `Read(...)` covers, as in Claude Code (T-3); a bare `Read` is Read
-/// only.
-const READ_FAMILY: [&str; 3] = ["Read", "Grep", "Glob"];
-/// `Task` is `Agent`'s former name.
-pub(super) const AGENT_FAMILY: [&str; 2] = ["Agent", "Task"];
 /// The longest rule accepted.
 pub const MAX_RULE_LEN: usize = 512;
 
@@ -128,7 +123,7 @@ impl ToolRule {
         };
         // T-3: only a path rule covers a family; a bare `Edit` or `Read` is that tool alone.
         if let Some(Specifier::Path(_)) = &specifier {
-            tool = ToolName::Family(if name == "Edit" { &EDIT_FAMILY } else { &READ_FAMILY });
+            tool = ToolName::Family(if name == EDIT { &EDIT_FAMILY } else { &READ_FAMILY });
         }
         Ok(ToolRule { text: text.to_owned(), tool, specifier })
     }
@@ -240,10 +235,13 @@ fn parse_name(name: &str) -> Result<ToolName, String> {
     }
     let mut chars = name.chars();
     match chars.next() {
-        Some(first) if first.is_ascii_alphabetic() && chars.all(is_name_char) => Ok(match name {
-            "Agent" | "Task" => ToolName::Family(&AGENT_FAMILY),
-            _ => ToolName::Exact(name.to_owned()),
-        }),
+        Some(first) if first.is_ascii_alphabetic() && chars.all(is_name_char) => {
+            Ok(if AGENT_FAMILY.contains(&name) {
+                ToolName::Family(&AGENT_FAMILY)
+            } else {
+                ToolName::Exact(name.to_owned())
+            })
+        }
         _ => Err("a tool name starts with a letter and has only letters, digits, `_` and `-`".into()),
     }
 }
@@ -255,28 +253,32 @@ fn parse_specifier(name: &str, tool: &ToolName, inner: &str) -> Result<Specifier
     if inner.trim().is_empty() {
         return Err("an empty specifier: write the tool name alone to grant every use".into());
     }
+    let family = |rule: &str| {
+        format!(
+            "the rule syntax grants nothing for `{name}(…)`: a path rule is `{rule}(PATH)`, which covers {name}"
+        )
+    };
     match name {
-        "Bash" => parse_command(inner).map(Specifier::Command),
-        "Edit" | "Read" => parse_path(inner).map(Specifier::Path),
-        // T-3: Claude Code consults a path only in `Edit(…)` and `Read(…)`; these grant nothing
-        // there, so a manifest that holds one says something neither reads.
-        "Write" | "MultiEdit" | "NotebookEdit" => Err(format!(
-            "Claude Code grants nothing for `{name}(…)`: a path rule is `Edit(PATH)`, which covers {name}"
-        )),
-        "Grep" | "Glob" => Err(format!(
-            "Claude Code grants nothing for `{name}(…)`: a path rule is `Read(PATH)`, which covers {name}"
-        )),
-        "WebFetch" => match inner.strip_prefix("domain:") {
+        SHELL => parse_command(inner).map(Specifier::Command),
+        EDIT | READ => parse_path(inner).map(Specifier::Path),
+        // T-3: the syntax consults a path only in `Edit(…)` and `Read(…)`; the other tools of
+        // their families are granted nothing there, so a manifest that holds one says something
+        // no harness reads.
+        _ if EDIT_FAMILY.contains(&name) => Err(family(EDIT)),
+        _ if READ_FAMILY.contains(&name) => Err(family(READ)),
+        WEB_FETCH => match inner.strip_prefix("domain:") {
             Some(host)
                 if !host.is_empty()
                     && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-') =>
             {
                 Ok(Specifier::Domain(host.to_ascii_lowercase()))
             }
-            _ => Err("WebFetch takes `domain:HOST`".into()),
+            _ => Err(format!("{WEB_FETCH} takes `domain:HOST`")),
         },
-        "Agent" | "Task" if inner.chars().all(is_name_char) => Ok(Specifier::AgentType(inner.to_owned())),
-        "Agent" | "Task" => Err("an agent type is letters, digits, `_` and `-`".into()),
+        _ if AGENT_FAMILY.contains(&name) && inner.chars().all(is_name_char) => {
+            Ok(Specifier::AgentType(inner.to_owned()))
+        }
+        _ if AGENT_FAMILY.contains(&name) => Err("an agent type is letters, digits, `_` and `-`".into()),
         _ => Err(format!("Warden cannot compare a specifier for `{name}`: grant the tool by name alone")),
     }
 }
@@ -346,7 +348,7 @@ impl PathPattern {
         match self.anchor {
             Anchor::Absolute => self.matches_from(&path.absolute),
             Anchor::Root => path.in_project.as_deref().is_some_and(|target| self.matches_from(target)),
-            // Both readings must grant it: Claude Code's, from the working directory, and the
+            // Both readings must grant it: the harness's, from the working directory, and the
             // project's, so that no `cd` reads a pattern outside the project (T-5).
             Anchor::Cwd => {
                 path.in_cwd.as_deref().is_some_and(|target| self.matches_from(target))

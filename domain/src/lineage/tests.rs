@@ -35,7 +35,34 @@ fn manifests() -> Manifests {
 }
 
 fn parse_tool_call_at(text: &str) -> Result<ToolCallRequest, crate::verdict::Failed> {
-    ToolCallRequest::from_json(text, "/project")
+    ToolCallRequest::from_json(text, "/project", |tool, _| super::RulesAs::named(tool))
+}
+
+/// T-16: a request's input is read by the integration's reading, which names the rule syntax's
+/// tool and its argument; a tool it does not know is refused, as the hook grants it by no rule
+/// (C-6).
+#[test]
+fn a_requests_input_is_read_by_the_integration() {
+    use super::{Argument, CallArgument, RulesAs};
+    let text = r#"{"agent": {"id": "a", "type": "coder", "spawn_depth": 1}, "tool": "run", "input": {"x": 1}, "cwd": "/project/src"}"#;
+    let read = |tool: &str, input: &serde_json::Value| {
+        assert_eq!((tool, input), ("run", &serde_json::json!({"x": 1})), "the reader sees the call");
+        RulesAs::Call { tool: "shell".into(), argument: CallArgument::Paths(vec!["a.rs".into()]) }
+    };
+    let call = ToolCallRequest::from_json(text, "/project", read).unwrap().call;
+    assert_eq!(call.tool.tool, "shell", "the syntax's tool, as the reader named it");
+    let Argument::Path(path) = &call.tool.argument else { panic!("{:?}", call.tool) };
+    assert_eq!(path.in_project(), Some(&["src".to_owned(), "a.rs".to_owned()][..]), "read from the cwd");
+    let unknown = ToolCallRequest::from_json(text, "/project", |_, _| RulesAs::Unknown).unwrap_err();
+    assert_eq!(unknown.code, Code::RequestInvalid);
+    assert!(
+        unknown.reason.contains("`run` is a tool the harness's integration does not know"),
+        "{}",
+        unknown.reason
+    );
+    let without_input = text.replace(r#""input": {"x": 1}, "#, "");
+    let named = ToolCallRequest::from_json(&without_input, "/project", |_, _| RulesAs::Unknown).unwrap();
+    assert_eq!(named.call.tool, super::ToolUse::named("run"), "no input: by its name, the reader unasked");
 }
 
 fn code(verdict: &LineageVerdict) -> Option<&str> {

@@ -20,6 +20,11 @@ impl ToolPath {
         ToolPath::under(path, cwd, cwd, root)
     }
 
+    /// The path's segments from the project root, when it is inside the project.
+    pub fn in_project(&self) -> Option<&[String]> {
+        self.in_project.as_deref()
+    }
+
     /// `path` (absolute, or relative to `base`: a search's root, for the paths its patterns
     /// name), for a call made in `cwd`: its segments from the call's working directory are
     /// from `cwd`, whatever `base` was (T-5, T-14).

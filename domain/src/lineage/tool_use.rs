@@ -1,9 +1,10 @@
 //! One tool call as the tool rules see it (T-8): its tool, and the argument a rule's specifier
-//! is compared with, built from Claude Code's `tool_name` and `tool_input`.
+//! is compared with. An integration reads its harness's call into a [`RulesAs`] — which of the
+//! rule syntax's tools it is, and its argument as written (T-16) — and the kernel resolves it,
+//! paths against the call's working directory and the project root, into a [`ToolUse`].
 
 use std::fmt;
 
-use super::path_inputs::named_paths;
 use super::patterns::{host_of, single_command};
 use super::tool_path::ToolPath;
 
@@ -22,13 +23,58 @@ pub enum Argument {
     /// A file tool's paths, when its call names more than one (a search's root and the
     /// directories its patterns search under, T-14): granted only when each one is.
     Paths(Vec<ToolPath>),
-    /// A file tool's call that names a path Warden cannot resolve as Claude Code would, or an
+    /// A file tool's call that names a path Warden cannot resolve as the harness would, or an
     /// input it does not know (T-13, T-14), and why: only the bare tool rule grants it.
     Unresolved(String),
     /// WebFetch: the URL.
     Url(String),
     /// Agent / Task: the subagent type.
     AgentType(String),
+}
+
+/// A tool call's argument as an integration read it from its harness's input, before the
+/// kernel resolves it (T-8, T-16).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallArgument {
+    /// Nothing a specifier can be compared with (no input, or one of the wrong type).
+    None,
+    /// A shell's command line, as written.
+    Command(String),
+    /// A URL, as written.
+    Url(String),
+    /// A subagent type.
+    AgentType(String),
+    /// The paths a file tool's call names, as written: absolute, or relative to the call's
+    /// working directory; granted only when each is (T-14).
+    Paths(Vec<String>),
+    /// A call whose paths the integration cannot read as its harness would, and why (T-13):
+    /// only the bare tool rule grants it.
+    Unresolved(String),
+}
+
+/// How the manifests' tool rules read a call (T-8, T-16): an integration maps each of its
+/// harness's calls onto the rule syntax's tools ([`syntax`](super::syntax)) — its shell onto
+/// `Bash`, a patch that writes several files onto `Edit` of each (C-5) — or says it does not
+/// know the tool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RulesAs {
+    /// As the rule syntax's tool `tool` with `argument`.
+    Call {
+        /// The rule syntax's tool.
+        tool: String,
+        /// Its argument, unresolved.
+        argument: CallArgument,
+    },
+    /// A tool the integration does not know: no rule grants it, whatever the manifests list
+    /// (C-6).
+    Unknown,
+}
+
+impl RulesAs {
+    /// As `tool` by its name alone: only a rule without a specifier grants it.
+    pub fn named(tool: impl Into<String>) -> RulesAs {
+        RulesAs::Call { tool: tool.into(), argument: CallArgument::None }
+    }
 }
 
 /// One tool call, as the rules see it.
@@ -46,42 +92,43 @@ impl ToolUse {
         ToolUse { tool: tool.into(), argument: Argument::None }
     }
 
-    /// A Claude Code tool call: `tool_name` and `tool_input` from the hook's input, `cwd` the
-    /// call's working directory, `root` the project root (T-8). A field of the wrong type is
-    /// an argument no specifier matches; a file tool's call names every path its inputs name,
-    /// or is [`Argument::Unresolved`] (T-13, T-14).
-    pub fn from_claude_code(tool: &str, input: &serde_json::Value, cwd: &str, root: &str) -> ToolUse {
-        let text = |field: &str| input.get(field).and_then(serde_json::Value::as_str);
-        let argument = match tool {
-            "Bash" => text("command").map(|c| match single_command(c) {
+    /// The call an integration read as `tool` with `argument`, its paths (absolute, or relative
+    /// to `cwd`) read against the project `root` (T-8, T-16): a command line is one command or
+    /// a compound one (T-4, T-6), each path is resolved or the call is
+    /// [`Argument::Unresolved`] (T-13).
+    pub fn resolve(tool: &str, argument: &CallArgument, cwd: &str, root: &str) -> ToolUse {
+        let argument = match argument {
+            CallArgument::None => Argument::None,
+            CallArgument::Command(line) => match single_command(line) {
                 Some(single) => Argument::Command(single),
-                None => Argument::Compound(c.to_owned()),
-            }),
-            "WebFetch" => text("url").map(|u| Argument::Url(u.to_owned())),
-            "Agent" | "Task" => {
-                Some(Argument::AgentType(text("subagent_type").unwrap_or("general-purpose").to_owned()))
-            }
-            _ => named_paths(tool, input, cwd, root).map(|paths| match paths {
-                Ok(mut paths) if paths.len() == 1 => paths.pop().map_or(Argument::None, Argument::Path),
-                Ok(paths) if !paths.is_empty() => Argument::Paths(paths),
-                Ok(_) => Argument::Unresolved("the call names no path".to_owned()),
-                Err(why) => Argument::Unresolved(why),
-            }),
+                None => Argument::Compound(line.clone()),
+            },
+            CallArgument::Url(url) => Argument::Url(url.clone()),
+            CallArgument::AgentType(agent) => Argument::AgentType(agent.clone()),
+            CallArgument::Paths(paths) => return ToolUse::files(tool, paths, cwd, root),
+            CallArgument::Unresolved(why) => Argument::Unresolved(why.clone()),
         };
-        ToolUse { tool: tool.to_owned(), argument: argument.unwrap_or(Argument::None) }
+        ToolUse { tool: tool.to_owned(), argument }
     }
 
     /// A call of the file tool `tool` naming each of `paths` (absolute, or relative to `cwd`),
-    /// against the project `root`: how an integration maps its harness's own file tool (a
-    /// patch that writes several files) onto the rule syntax (C-5). A path that cannot be read
-    /// as one, or no path at all, leaves the call [`Argument::Unresolved`] (T-13).
+    /// against the project `root`, each named once (C-5, T-14). A path that cannot be read as
+    /// one, or no path at all, leaves the call [`Argument::Unresolved`] (T-13).
     pub fn files(tool: &str, paths: &[String], cwd: &str, root: &str) -> ToolUse {
-        let resolved: Option<Vec<ToolPath>> = paths.iter().map(|p| ToolPath::new(p, cwd, root)).collect();
-        let argument = match resolved {
-            None => Argument::Unresolved("a path the call names cannot be read as one".to_owned()),
-            Some(mut one) if one.len() == 1 => one.pop().map_or(Argument::None, Argument::Path),
-            Some(many) if !many.is_empty() => Argument::Paths(many),
-            Some(_) => Argument::Unresolved("the call names no path".to_owned()),
+        let mut resolved: Vec<ToolPath> = Vec::with_capacity(paths.len());
+        for path in paths {
+            let Some(one) = ToolPath::new(path, cwd, root) else {
+                let why = format!("`{}` cannot be read as a path", path.escape_debug());
+                return ToolUse { tool: tool.to_owned(), argument: Argument::Unresolved(why) };
+            };
+            if !resolved.contains(&one) {
+                resolved.push(one);
+            }
+        }
+        let argument = match resolved.len() {
+            0 => Argument::Unresolved("the call names no path".to_owned()),
+            1 => resolved.pop().map_or(Argument::None, Argument::Path),
+            _ => Argument::Paths(resolved),
         };
         ToolUse { tool: tool.to_owned(), argument }
     }

@@ -33,6 +33,7 @@ mod tool_rules;
 pub use answer::{HookAnswer, HookReason};
 pub use config_change::{CONFIG_CHANGE_STAGE, config_change_answer, config_change_blocked};
 
+pub use crate::lineage::{CallArgument, RulesAs};
 pub use events::{
     ConfigChangeBlocked, HookFailure, HookInputRefused, HookToolEvaluated, SessionQuarantined,
     SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped,
@@ -40,8 +41,8 @@ pub use events::{
 pub use paths::{ProtectedPaths, ResolvePath, is_within, normalize, protected_target, protected_write};
 pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantined_without_store, with_fix};
 pub use request::{
-    CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN, RulesAs,
-    SpawnRequest, ToolCall, ToolKind, calling_agent, human_verb_in, is_safe_id, optional_id, optional_string,
+    CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN, SpawnRequest,
+    ToolCall, ToolKind, calling_agent, human_verb_in, is_safe_id, optional_id, optional_string,
     optional_text, requested_result_path, required_string,
 };
 pub use spawn::{SpawnFacts, builtin_failure, evaluate_spawn, spawn_answer};

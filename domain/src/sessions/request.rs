@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::code::Code;
 use crate::json::type_name;
+use crate::lineage::RulesAs;
 
 /// A hook input larger than this is refused.
 pub const MAX_HOOK_INPUT: usize = 1024 * 1024;
@@ -111,24 +112,6 @@ pub enum ToolKind {
     Other,
 }
 
-/// How the manifests' tool rules read a call that the harness names otherwise than the rule
-/// syntax does (T-8): the integration maps its own tools onto the syntax's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RulesAs {
-    /// As the rule syntax's file tool `tool` naming each of `paths` (relative to the call's
-    /// working directory, or absolute): granted only when each path is (T-14). A patch that
-    /// writes several files is read as edits of them (C-5).
-    Files {
-        /// The rule syntax's tool.
-        tool: String,
-        /// The paths, unresolved; never empty.
-        paths: Vec<String>,
-    },
-    /// A tool the integration does not know: no rule grants it, whatever the manifests list
-    /// (C-6).
-    Unknown,
-}
-
 /// A tool call that spawns no agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCall {
@@ -140,11 +123,9 @@ pub struct ToolCall {
     pub caller: Option<CallingAgent>,
     /// What it asks for.
     pub kind: ToolKind,
-    /// The tool's input as sent (`null` when it was not an object): what the manifests' tool rules
-    /// are compared with (T-8).
-    pub input: Value,
-    /// How the tool rules read the call when not by `tool_name` and `input` as sent.
-    pub rules_as: Option<RulesAs>,
+    /// How the manifests' tool rules read the call: the integration's reading of its name and
+    /// input (T-8, T-16).
+    pub rules_as: RulesAs,
 }
 
 /// One hook event, as far as Warden governs it.

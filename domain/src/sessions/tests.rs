@@ -186,7 +186,7 @@ fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
             Manifest {
                 can_spawn: vec![Name::new("planner").unwrap()],
                 max_spawn_depth: 3,
-                tools: rules(&["Read", "Bash(git push:*)", "Bash(npm test:*)"]),
+                tools: rules(&[READ, "Bash(git push:*)", "Bash(npm test:*)"]),
             },
         ),
         (
@@ -194,7 +194,7 @@ fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
             Manifest {
                 can_spawn: vec![],
                 max_spawn_depth: 3,
-                tools: rules(&["Read", "Bash(npm test:*)", "Bash(curl:*)"]),
+                tools: rules(&[READ, "Bash(npm test:*)", "Bash(curl:*)"]),
             },
         ),
     ]);
@@ -203,20 +203,26 @@ fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
     events.push((Some("s"), started("a1", "planner", pending.as_ref())));
     events.push((Some("s"), started("rogue", "planner", None)));
     let tree = fold(&events).session("s");
-    let call = |agent: Option<&str>, tool: &str, input: serde_json::Value| ToolCall {
+    use crate::lineage::syntax::{READ, SHELL};
+    use crate::lineage::{CallArgument, RulesAs};
+    let call = |agent: Option<&str>, tool: &str, argument: CallArgument| ToolCall {
         tool_name: tool.into(),
         tool_use_id: Some("u1".into()),
         caller: agent.map(|a| CallingAgent { agent_id: a.into(), agent_type: "planner".into() }),
         kind: ToolKind::Other,
-        input,
-        rules_as: None,
+        rules_as: RulesAs::Call { tool: tool.into(), argument },
     };
     let decide = |c: &ToolCall| {
-        let tool = crate::lineage::ToolUse::from_claude_code(&c.tool_name, &c.input, "/p", "/p");
+        let RulesAs::Call { tool, argument } = &c.rules_as else { panic!("a known tool") };
+        let tool = crate::lineage::ToolUse::resolve(tool, argument, "/p", "/p");
         tree.authorize_tool(&main, c.caller.as_ref(), tool, &manifests)
     };
+    let bash = |agent: Option<&str>, line: &str| call(agent, SHELL, CallArgument::Command(line.into()));
+    let path = |agent: Option<&str>, tool: &str, path: &str| {
+        call(agent, tool, CallArgument::Paths(vec![path.into()]))
+    };
 
-    let push = call(Some("a1"), "Bash", serde_json::json!({"command": "git push origin"}));
+    let push = bash(Some("a1"), "git push origin");
     let (lineage, denied) = decide(&push).unwrap();
     assert_eq!(lineage.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(), ["main", "a1"]);
     assert_eq!(denied.decision, Decision::Deny);
@@ -224,25 +230,25 @@ fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
     assert_eq!((failure.layer, failure.code.as_ref()), (1, "tool_not_allowed"));
     assert!(failure.reason.contains("planner") && failure.reason.contains("Bash(git push origin)"));
 
-    let curl = call(Some("a1"), "Bash", serde_json::json!({"command": "curl https://x.io"}));
+    let curl = bash(Some("a1"), "curl https://x.io");
     let escalation = decide(&curl).unwrap().1.first_failure.unwrap();
     assert_eq!(
         (escalation.layer, escalation.code.as_ref()),
         (2, "ancestor_lacks_tool"),
         "the root's rules bind"
     );
-    let test = call(Some("a1"), "Bash", serde_json::json!({"command": "npm test"}));
+    let test = bash(Some("a1"), "npm test");
     assert_eq!(decide(&test).unwrap().1.decision, Decision::Allow);
-    let read = call(Some("a1"), "Read", serde_json::json!({"file_path": "/p/a"}));
+    let read = path(Some("a1"), READ, "/p/a");
     assert_eq!(decide(&read).unwrap().1.decision, Decision::Allow);
-    let write = call(Some("a1"), "Write", serde_json::json!({"file_path": "/p/a"}));
+    let write = path(Some("a1"), crate::lineage::syntax::EDIT_FAMILY[1], "/p/a");
     assert_eq!(decide(&write).unwrap().1.first_failure.unwrap().code, "tool_not_allowed");
 
-    assert!(decide(&call(None, "Bash", serde_json::json!({"command": "rm -rf /"}))).is_none(), "main");
-    let (_, rogue) = decide(&call(Some("rogue"), "Read", serde_json::json!({}))).unwrap();
+    assert!(decide(&bash(None, "rm -rf /")).is_none(), "main");
+    let (_, rogue) = decide(&call(Some("rogue"), READ, CallArgument::None)).unwrap();
     assert_eq!(rogue.decision, Decision::Deny);
     assert_eq!(rogue.first_failure.unwrap().code, "agent_untracked");
-    let (_, ghost) = decide(&call(Some("ghost"), "Read", serde_json::json!({}))).unwrap();
+    let (_, ghost) = decide(&call(Some("ghost"), READ, CallArgument::None)).unwrap();
     assert_eq!(ghost.first_failure.unwrap().code, "agent_unknown");
 }
 

@@ -215,6 +215,7 @@ pub(super) mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::lineage::RulesAs;
     use crate::sessions::TrackedAgent;
 
     /// A file system without links.
@@ -255,8 +256,7 @@ pub(super) mod tests {
             tool_use_id: Some("u1".into()),
             caller: caller.map(|(id, t)| CallingAgent { agent_id: id.into(), agent_type: t.into() }),
             kind,
-            input: serde_json::Value::Null,
-            rules_as: None,
+            rules_as: RulesAs::named(tool),
         }
     }
 

@@ -3,9 +3,10 @@
 
 use super::answer::HookAnswer;
 use super::events::HookFailure;
-use super::request::{RulesAs, ToolCall};
+use super::request::ToolCall;
 use super::state::SpawnTree;
 use crate::governance::Name;
+use crate::lineage::RulesAs;
 use crate::lineage::ToolCallAuthorized;
 use crate::lineage::{Manifests, ToolUse, refuse};
 use crate::verdict::{Code, Decision, Failed, Verdict};
@@ -49,7 +50,7 @@ pub fn judge_tool_rules(
         Verdict::from(Failed::new(Code::SealNotRecorded, reason))
     });
     let mut enforced = true;
-    let unknown = matches!(call.rules_as, Some(RulesAs::Unknown));
+    let unknown = matches!(call.rules_as, RulesAs::Unknown);
     let (lineage, authorization) = match (manifests, &sealed) {
         // C-6: a tool the integration cannot map onto the rule syntax is granted by no rule, in
         // either mode; the main session's calls are not the rules' (as below).
@@ -176,7 +177,7 @@ mod tests {
              [agents.planner]\ncan_spawn = []\nmax_spawn_depth = 3\ntools = [\"mystery\"]\n",
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        let judge = |caller: Option<(&str, &str)>, rules_as: Option<RulesAs>, shadow_mode: bool| {
+        let judge = |caller: Option<(&str, &str)>, rules_as: RulesAs, shadow_mode: bool| {
             let call = ToolCall { rules_as, ..call(caller, "mystery", ToolKind::Other) };
             let facts = ToolRulesFacts {
                 main: &main,
@@ -188,14 +189,14 @@ mod tests {
             judge_tool_rules(&call, ToolUse::named("mystery"), facts)
         };
         let a1 = Some(("a1", "planner"));
-        let known = judge(a1, None, false).unwrap_or_else(|| panic!("judged"));
+        let known = judge(a1, RulesAs::named("mystery"), false).unwrap_or_else(|| panic!("judged"));
         assert!(known.refused.is_none(), "control: the rule grants the tool by its name");
         for shadow_mode in [false, true] {
-            let unknown = judge(a1, Some(RulesAs::Unknown), shadow_mode).unwrap_or_else(|| panic!("judged"));
+            let unknown = judge(a1, RulesAs::Unknown, shadow_mode).unwrap_or_else(|| panic!("judged"));
             assert!(unknown.refused.is_some(), "shadow mode {shadow_mode}: denied");
             let first = unknown.event.authorization.first_failure.as_ref().map(|f| f.code.clone());
             assert_eq!(first, Some(Code::ToolNotAllowed));
         }
-        assert!(judge(None, Some(RulesAs::Unknown), false).is_none(), "the main session's call");
+        assert!(judge(None, RulesAs::Unknown, false).is_none(), "the main session's call");
     }
 }

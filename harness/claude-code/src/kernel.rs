@@ -9,7 +9,9 @@ use agentwarden::{
     Config, HookAnswer, HookStorage, Pre, Warden, before_store_parsed, hook_store_unavailable,
 };
 
-use crate::wire::{Rendering, parse_hook_input};
+use agentwarden::lineage_rules::RulesAs;
+
+use crate::wire::{Rendering, parse_hook_input, rules_as};
 
 /// Claude Code as a [`Harness`]: its hook input decoded by [`crate::wire::parse_hook_input`],
 /// the kernel's answer rendered by [`Rendering`].
@@ -31,6 +33,10 @@ impl Harness for ClaudeCode {
             stdout: answer.stdout(),
             stderr: answer.stderr().map(str::to_owned),
         }
+    }
+
+    fn rules_as(&self, tool: &str, input: &serde_json::Value) -> RulesAs {
+        rules_as(tool, input)
     }
 }
 

@@ -6,7 +6,9 @@ use agentwarden::harness::{Harness, Rendered};
 use agentwarden::sessions::{HookInput, InputError};
 use agentwarden::{Config, HookAnswer, HookStorage, Pre, Warden, before_store_parsed};
 
-use crate::wire::{parse_hook_input, render};
+use agentwarden::lineage_rules::RulesAs;
+
+use crate::wire::{parse_hook_input, render, rules_as};
 
 /// Codex CLI as a [`Harness`]: its hook input decoded by [`crate::wire::parse_hook_input`], the
 /// kernel's answer rendered by [`crate::wire::render`].
@@ -25,6 +27,10 @@ impl Harness for Codex {
     fn render(&self, answer: &HookAnswer) -> Rendered {
         let rendered = render(answer);
         Rendered { exit_code: rendered.exit_code, stdout: rendered.stdout, stderr: rendered.stderr }
+    }
+
+    fn rules_as(&self, tool: &str, input: &serde_json::Value) -> RulesAs {
+        rules_as(tool, input)
     }
 }
 

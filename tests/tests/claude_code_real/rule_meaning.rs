@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use agentwarden_domain::lineage::{ToolRule, ToolRuleSet, ToolUse};
+use agentwarden_domain::lineage::{RulesAs, ToolRule, ToolRuleSet, ToolUse};
 
 use super::*;
 
@@ -240,7 +240,12 @@ fn decisions(run: &Run) -> std::collections::HashMap<String, String> {
 /// nothing), the call as the hook builds it.
 fn warden_grants(rule: &str, tool: &str, input: &Value, cwd: &Path, root: &Path) -> Result<bool, String> {
     let rule = ToolRule::parse(rule).map_err(|e| format!("refused at load: {e}"))?;
-    let use_ = ToolUse::from_claude_code(tool, input, &cwd.to_string_lossy(), &root.to_string_lossy());
+    let use_ = match agentwarden_claude_code::wire::rules_as(tool, input) {
+        RulesAs::Call { tool, argument } => {
+            ToolUse::resolve(&tool, &argument, &cwd.to_string_lossy(), &root.to_string_lossy())
+        }
+        RulesAs::Unknown => return Ok(false),
+    };
     Ok(ToolRuleSet::new(vec![rule]).grants(&use_))
 }
 

@@ -16,11 +16,7 @@ use agentwarden_domain::sessions::{
 };
 use serde_json::{Map, Value};
 
-/// The tool names of the subagent tool: `Task` in older Claude Code versions, `Agent` in newer.
-pub const SUBAGENT_TOOLS: [&str; 2] = ["Task", "Agent"];
-
-/// The subagent type Claude Code runs when an `Agent`/`Task` call names none (H-20).
-pub const DEFAULT_SUBAGENT_TYPE: &str = "general-purpose";
+use super::rules::{DEFAULT_SUBAGENT_TYPE, SHELL_TOOL, SUBAGENT_TOOLS, rules_as};
 
 /// Claude Code's built-in agent types: they have no instruction file of the project's, so a
 /// spawn of one is denied unless `[claude_code] builtin_agents` lists it (H-20).
@@ -98,7 +94,7 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         ToolKind::SendMessage { to: text("to", "tool_input.to")? }
     } else if AGENT_STARTING_TOOLS.contains(&tool_name.as_str()) {
         ToolKind::StartsAgents
-    } else if let Some(verb) = (tool_name == "Bash")
+    } else if let Some(verb) = (tool_name == SHELL_TOOL)
         .then(|| input.and_then(|i| i.get("command")).and_then(Value::as_str).and_then(human_verb_in))
         .flatten()
     {
@@ -107,12 +103,11 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         ToolKind::Other
     };
     Ok(HookEvent::Tool(ToolCall {
-        tool_name,
         tool_use_id: id(object, "tool_use_id")?,
         caller: agent(object)?,
         kind,
-        input: input.map_or(Value::Null, |i| Value::Object(i.clone())),
-        rules_as: None,
+        rules_as: rules_as(&tool_name, &input.map_or(Value::Null, |i| Value::Object(i.clone()))),
+        tool_name,
     }))
 }
 
@@ -287,8 +282,10 @@ mod tests {
             tool_use_id: None,
             caller: None,
             kind: ToolKind::Other,
-            input: serde_json::json!({"command": "ls"}),
-            rules_as: None,
+            rules_as: agentwarden_domain::lineage::RulesAs::Call {
+                tool: "Bash".into(),
+                argument: agentwarden_domain::lineage::CallArgument::Command("ls".into()),
+            },
         });
         assert_eq!(parse(other).unwrap().event, bash);
         let stop = r#"{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a","agent_type":"coder",

@@ -3,12 +3,18 @@
 
 mod answer;
 mod input;
+#[cfg(test)]
+mod paths_tests;
+mod rules;
+#[cfg(test)]
+mod rules_tests;
 
 pub use answer::{HOOK_FAILED, Rendering, RenderingError};
 pub use input::{
-    AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, DEFAULT_SUBAGENT_TYPE, HUMAN_VERBS, SEND_MESSAGE_TOOL,
-    SUBAGENT_TOOLS, WRITE_TOOLS, human_verb_in, parse_hook_input,
+    AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, HUMAN_VERBS, SEND_MESSAGE_TOOL, WRITE_TOOLS, human_verb_in,
+    parse_hook_input,
 };
+pub use rules::{DEFAULT_SUBAGENT_TYPE, FETCH_TOOL, SHELL_TOOL, SUBAGENT_TOOLS, rules_as};
 
 /// The variable Claude Code sets in the environment of everything it runs: a human verb
 /// (`warden seal`, …) refuses to run where it is set.

@@ -19,6 +19,7 @@
 //!   they do not parse) is refused for every tool Warden reads an input of (C-2).
 
 use agentwarden_domain::json::{parse_strict, type_name};
+use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
     HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest, ToolCall, ToolKind,
     calling_agent as agent, optional_id as id, optional_string as string, optional_text,
@@ -49,7 +50,7 @@ pub const SHELL_TOOL: &str = "Bash";
 pub const PATCH_TOOL: &str = "apply_patch";
 
 /// The rule syntax's file tool a patch is read as (C-5).
-pub const PATCH_RULE_TOOL: &str = "Edit";
+pub const PATCH_RULE_TOOL: &str = syntax::EDIT;
 
 /// The tools (by the name's ending) Warden knows without reading their input: the rules grant
 /// them by name (`Bash`-like or file rules never do).
@@ -115,18 +116,41 @@ fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, In
     }))
 }
 
-/// What a tool call that spawns nothing asks for, and how the rules read it.
+/// How the manifests' tool rules read Codex's call of `tool` with `input` (T-16): its shell as
+/// the rule syntax's `Bash`, a patch as `Edit` of each file it writes (C-5), the tools Warden
+/// knows (the resume tools, MCP tools and [`KNOWN_TOOLS`], by the name's ending) by their names
+/// alone, any other tool — a spawn included, which the gate judges, not the rules — as one no
+/// rule grants (C-6).
+pub fn rules_as(tool: &str, input: &Value) -> RulesAs {
+    let text = |field: &str| input.get(field).and_then(Value::as_str);
+    let ends = |suffixes: &[&str]| suffixes.iter().any(|s| tool.ends_with(s));
+    if tool == SHELL_TOOL {
+        let argument = text("command").map_or(CallArgument::None, |c| CallArgument::Command(c.to_owned()));
+        RulesAs::Call { tool: syntax::SHELL.to_owned(), argument }
+    } else if tool == PATCH_TOOL {
+        let argument = match text("command").map(patch_paths) {
+            Some(Ok(paths)) => CallArgument::Paths(paths),
+            Some(Err(e)) => CallArgument::Unresolved(format!("the patch cannot be read: {e}")),
+            None => CallArgument::Unresolved("the call names no patch".to_owned()),
+        };
+        RulesAs::Call { tool: PATCH_RULE_TOOL.to_owned(), argument }
+    } else if ends(&RESUME_SUFFIXES) || ends(&KNOWN_TOOLS) || tool.starts_with(MCP_PREFIX) {
+        RulesAs::named(tool)
+    } else {
+        RulesAs::Unknown
+    }
+}
+
+/// What a tool call that spawns nothing asks for; the rules read it by [`rules_as`].
 fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
-    let ends = |suffix: &str| tool_name.ends_with(suffix);
-    let (kind, input, rules_as) = if tool_name == SHELL_TOOL {
+    let kind = if tool_name == SHELL_TOOL {
         let input = input_object(object)?;
         let command = input_string(input, "command", "tool_input.command")?
             .ok_or(InputError::Missing("tool_input.command"))?;
-        let kind = match agentwarden_domain::sessions::human_verb_in(&command) {
+        match agentwarden_domain::sessions::human_verb_in(&command) {
             Some(verb) => ToolKind::HumanVerb { verb },
             None => ToolKind::Other,
-        };
-        (kind, Value::Object(input.clone()), None)
+        }
     } else if tool_name == PATCH_TOOL {
         let input = input_object(object)?;
         let patch = input_string(input, "command", "tool_input.command")?
@@ -137,25 +161,19 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
             seen: e.to_string(),
             expected: "a patch in Codex's `*** Begin Patch` format",
         })?;
-        let rules_as = RulesAs::Files { tool: PATCH_RULE_TOOL.to_owned(), paths: paths.clone() };
-        (ToolKind::Writes { paths }, Value::Object(input.clone()), Some(rules_as))
-    } else if RESUME_SUFFIXES.iter().any(|s| ends(s)) {
+        ToolKind::Writes { paths }
+    } else if RESUME_SUFFIXES.iter().any(|s| tool_name.ends_with(s)) {
         let input = input_object(object)?;
-        let to = input_string(input, "target", "tool_input.target")?;
-        (ToolKind::SendMessage { to }, Value::Object(input.clone()), None)
+        ToolKind::SendMessage { to: input_string(input, "target", "tool_input.target")? }
     } else {
-        let known = KNOWN_TOOLS.iter().any(|s| ends(s)) || tool_name.starts_with(MCP_PREFIX);
-        let input = object.get("tool_input").cloned().unwrap_or(Value::Null);
-        // C-6: a tool Warden does not know is granted by no rule.
-        (ToolKind::Other, input, (!known).then_some(RulesAs::Unknown))
+        ToolKind::Other
     };
     Ok(HookEvent::Tool(ToolCall {
+        rules_as: rules_as(&tool_name, object.get("tool_input").unwrap_or(&Value::Null)),
         tool_name,
         tool_use_id: id(object, "tool_use_id")?,
         caller: agent(object)?,
         kind,
-        input,
-        rules_as,
     }))
 }
 

@@ -8,7 +8,7 @@ mod patch;
 pub use answer::{BLOCKED, CodexRendering, DENIED, FAILED, HOOK_STOPS, RenderingError, read_back, render};
 pub use input::{
     BUILTIN_AGENT_TYPES, DEFAULT_AGENT_TYPE, KNOWN_TOOLS, MCP_PREFIX, PATCH_RULE_TOOL, PATCH_TOOL,
-    RESUME_SUFFIXES, SHELL_TOOL, SPAWN_SUFFIX, parse_hook_input,
+    RESUME_SUFFIXES, SHELL_TOOL, SPAWN_SUFFIX, parse_hook_input, rules_as,
 };
 pub use patch::{PatchError, patch_paths};
 

@@ -1,7 +1,7 @@
 //! The hook input as Codex CLI 0.169.0 sent it (lines captured from a real run, `docs/codex.md`),
 //! then the adversarial ones.
 
-use agentwarden_domain::sessions::{CallingAgent, HookEvent, InputError, RulesAs, ToolKind};
+use agentwarden_domain::sessions::{CallArgument, CallingAgent, HookEvent, InputError, RulesAs, ToolKind};
 use serde_json::{Value, json};
 
 use super::parse_hook_input;
@@ -58,38 +58,55 @@ fn a_spawn_is_any_tool_whose_name_ends_in_spawn_agent() {
 fn each_tool_is_read_as_the_kernel_needs_it() {
     let patch = "*** Begin Patch\n*** Add File: added.txt\n+hi\n*** Update File: okrs/q4.md\n@@\n-a\n+b\n*** End Patch\n";
     let paths = vec!["added.txt".to_owned(), "okrs/q4.md".to_owned()];
+    let named = |tool: &str| RulesAs::named(tool);
+    let shell =
+        |line: &str| RulesAs::Call { tool: "Bash".into(), argument: CallArgument::Command(line.into()) };
     /// The tool, its input, the kind read, how the rules read it.
-    type Row = (&'static str, Value, ToolKind, Option<RulesAs>);
+    type Row = (&'static str, Value, ToolKind, RulesAs);
     let rows: Vec<Row> = vec![
-        ("Bash", json!({"command": "echo child"}), ToolKind::Other, None),
-        ("Bash", json!({"command": "warden approve --ref X"}), ToolKind::HumanVerb { verb: "approve" }, None),
+        ("Bash", json!({"command": "echo child"}), ToolKind::Other, shell("echo child")),
+        (
+            "Bash",
+            json!({"command": "warden approve --ref X"}),
+            ToolKind::HumanVerb { verb: "approve" },
+            shell("warden approve --ref X"),
+        ),
         (
             "apply_patch",
             json!({"command": patch}),
             ToolKind::Writes { paths: paths.clone() },
-            Some(RulesAs::Files { tool: "Edit".into(), paths }),
+            RulesAs::Call { tool: "Edit".into(), argument: CallArgument::Paths(paths) },
         ),
         (
             "multi_agent_v1send_input",
             json!({"target": "01a2", "message": "more"}),
             ToolKind::SendMessage { to: Some("01a2".into()) },
-            None,
+            named("multi_agent_v1send_input"),
         ),
-        ("resume_agent", json!({}), ToolKind::SendMessage { to: None }, None),
-        ("multi_agent_v1wait_agent", json!({"targets": ["x"]}), ToolKind::Other, None),
-        ("multi_agent_v1close_agent", json!({"target": "x"}), ToolKind::Other, None),
-        ("view_image", json!({"path": "a.png"}), ToolKind::Other, None),
-        ("mcp__github__create_issue", json!({}), ToolKind::Other, None),
-        ("brand_new_tool", json!({"x": 1}), ToolKind::Other, Some(RulesAs::Unknown)),
-        ("Read", json!({"file_path": "a"}), ToolKind::Other, Some(RulesAs::Unknown)),
-        ("brand_new_tool", json!("raw arguments"), ToolKind::Other, Some(RulesAs::Unknown)),
+        ("resume_agent", json!({}), ToolKind::SendMessage { to: None }, named("resume_agent")),
+        (
+            "multi_agent_v1wait_agent",
+            json!({"targets": ["x"]}),
+            ToolKind::Other,
+            named("multi_agent_v1wait_agent"),
+        ),
+        (
+            "multi_agent_v1close_agent",
+            json!({"target": "x"}),
+            ToolKind::Other,
+            named("multi_agent_v1close_agent"),
+        ),
+        ("view_image", json!({"path": "a.png"}), ToolKind::Other, named("view_image")),
+        ("mcp__github__create_issue", json!({}), ToolKind::Other, named("mcp__github__create_issue")),
+        ("brand_new_tool", json!({"x": 1}), ToolKind::Other, RulesAs::Unknown),
+        ("Read", json!({"file_path": "a"}), ToolKind::Other, RulesAs::Unknown),
+        ("brand_new_tool", json!("raw arguments"), ToolKind::Other, RulesAs::Unknown),
     ];
     for (tool, input, kind, rules_as) in rows {
         let HookEvent::Tool(call) = parse_hook_input(&pre(tool, input.clone())).unwrap().event else {
             panic!("{tool}: not a tool call")
         };
         assert_eq!((&call.kind, &call.rules_as), (&kind, &rules_as), "{tool}");
-        assert_eq!(call.input, input, "{tool}: the input as sent");
         assert_eq!(call.tool_use_id.as_deref(), Some("call_1"));
     }
 }

@@ -4,18 +4,27 @@
 use proptest::prelude::*;
 use serde_json::json;
 
-use super::rules::ToolRule;
-use super::tool_use::ToolUse;
+use agentwarden_domain::lineage::{RulesAs, ToolRule, ToolRuleSet, ToolUse, compare_offered, granted};
+
+use super::rules_as;
 
 const ROOT: &str = "/home/u/project";
 
+/// Claude Code's call of `tool` with `input`, made in `cwd`, as the tool rules read it.
+pub(super) fn call_in(cwd: &str, tool: &str, input: &serde_json::Value) -> ToolUse {
+    match rules_as(tool, input) {
+        RulesAs::Call { tool, argument } => ToolUse::resolve(&tool, &argument, cwd, ROOT),
+        RulesAs::Unknown => panic!("Claude Code's reading knows every tool"),
+    }
+}
+
 fn call(tool: &str, input: serde_json::Value) -> ToolUse {
-    ToolUse::from_claude_code(tool, &input, ROOT, ROOT)
+    call_in(ROOT, tool, &input)
 }
 
 /// A call made after `cd sub`: its working directory is `ROOT/sub`.
 fn in_sub(tool: &str, path: &str) -> ToolUse {
-    ToolUse::from_claude_code(tool, &json!({ "file_path": path }), "/home/u/project/sub", ROOT)
+    call_in("/home/u/project/sub", tool, &json!({ "file_path": path }))
 }
 
 fn bash(command: &str) -> ToolUse {
@@ -140,7 +149,7 @@ fn the_rule_table() {
         ("Edit(/src/**)", in_sub("Write", "src/a.rs"), false, "sub/src is not /src"),
         (
             "Edit(*.rs)",
-            ToolUse::from_claude_code("Write", &json!({"file_path": "/tmp/a.rs"}), "/tmp", ROOT),
+            call_in("/tmp", "Write", &json!({"file_path": "/tmp/a.rs"})),
             false,
             "a cd out of the project takes no relative rule with it",
         ),
@@ -288,7 +297,7 @@ fn rules_and_offered_tools_are_compared_by_name() {
         .collect();
     let offered: Vec<String> =
         ["Read", "Grep", "Bash", "Write", "Task"].iter().map(|s| (*s).to_owned()).collect();
-    let d = super::rule_set::compare_offered(&rules, &offered);
+    let d = compare_offered(&rules, &offered);
     assert_eq!(
         d.offered_not_granted,
         ["Grep", "Write"],
@@ -315,7 +324,7 @@ fn the_index_skips_only_rules_that_cannot_grant() {
         "WebFetch(domain:a.io)",
     ];
     let rules: Vec<ToolRule> = texts.iter().map(|t| ToolRule::parse(t).unwrap()).collect();
-    let set = super::rule_set::ToolRuleSet::new(rules.clone());
+    let set = ToolRuleSet::new(rules.clone());
     let cases = [
         ("npm", true),
         ("npm test status", true),
@@ -333,7 +342,7 @@ fn the_index_skips_only_rules_that_cannot_grant() {
     ];
     for (command, expected) in cases {
         let use_ = bash(command);
-        assert_eq!(super::rule_set::granted(&rules, &use_), expected, "the scan, {command:?}");
+        assert_eq!(granted(&rules, &use_), expected, "the scan, {command:?}");
         assert_eq!(set.grants(&use_), expected, "the index, {command:?}");
     }
     assert!(!set.grants(&ToolUse::named("Bash")), "a command rule grants no call without a command");
@@ -368,8 +377,8 @@ proptest! {
             _ => json!({"command": command, "url": "https://a.io/", "subagent_type": "Explore"}),
         };
         let use_ = call(tool, input);
-        let set = super::rule_set::ToolRuleSet::new(rules.clone());
-        prop_assert_eq!(set.grants(&use_), super::rule_set::granted(&rules, &use_));
+        let set = ToolRuleSet::new(rules.clone());
+        prop_assert_eq!(set.grants(&use_), granted(&rules, &use_));
     }
 
     /// A call shown as a rule is granted by that rule (when it is one command with no
@@ -457,7 +466,7 @@ proptest! {
         for rule in ["Edit(**)", "Edit(*)", "Edit(*.md)", "Edit(./**)", "Edit(x/**)"] {
             let rule = ToolRule::parse(rule).unwrap();
             for written in [&relative, &absolute] {
-                let use_ = ToolUse::from_claude_code("Write", &json!({"file_path": written}), &cwd, ROOT);
+                let use_ = call_in(&cwd, "Write", &json!({"file_path": written}));
                 prop_assert!(!rule.grants(&use_), "{} granted {:?} from {}", rule, use_, cwd);
             }
         }

@@ -6,15 +6,15 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::rule_set::{ToolRuleSet, granted};
-use super::rules::ToolRule;
-use super::tool_use::{Argument, ToolUse};
+use agentwarden_domain::lineage::{Argument, ToolRule, ToolRuleSet, ToolUse, granted};
+
+use super::rules_tests::call_in;
 
 const ROOT: &str = "/home/u/project";
 const SRC: &str = "/home/u/project/src";
 
 fn call_at(cwd: &str, tool: &str, input: Value) -> ToolUse {
-    ToolUse::from_claude_code(tool, &input, cwd, ROOT)
+    call_in(cwd, tool, &input)
 }
 
 fn rules(texts: &[&str]) -> Vec<ToolRule> {
@@ -372,7 +372,7 @@ proptest! {
                 _ => return Err(TestCaseError::fail(format!("{call:?}"))),
             };
             for path in &paths {
-                prop_assert!(path.in_project.as_ref().is_some_and(|p| p.first().map(String::as_str) == Some("src")));
+                prop_assert!(path.in_project().is_some_and(|p| p.first().map(String::as_str) == Some("src")));
             }
         }
     }
@@ -382,9 +382,9 @@ proptest! {
 /// manifest for every path, and the denial names the one missing, or why none was resolved.
 #[test]
 fn warden_authorize_reads_the_input_as_the_hook_does() {
-    use super::model::{Manifest, Manifests};
-    use crate::governance::Name;
-    use crate::verdict::Decision;
+    use agentwarden_domain::governance::Name;
+    use agentwarden_domain::lineage::{Manifest, Manifests, ToolCallRequest, authorize};
+    use agentwarden_domain::verdict::Decision;
     let manifest = |spawns: &[&str], tools: &[&str]| Manifest {
         can_spawn: spawns.iter().map(|s| Name::new(s).unwrap()).collect(),
         max_spawn_depth: 3,
@@ -401,8 +401,8 @@ fn warden_authorize_reads_the_input_as_the_hook_does() {
             "lineage": [{"id": "l0", "type": "lead", "spawn_depth": 0}, {"id": "r1", "type": "reader", "spawn_depth": 1}],
             "tool": "Grep", "input": input, "cwd": SRC,
         });
-        let call = super::ToolCallRequest::from_json(&text.to_string(), ROOT).unwrap().call;
-        super::pipeline::authorize(&call, &manifests)
+        let call = ToolCallRequest::from_json(&text.to_string(), ROOT, super::rules_as).unwrap().call;
+        authorize(&call, &manifests)
     };
     let allowed = request(json!({"pattern": "x", "glob": "*.rs"}));
     assert_eq!(allowed.decision, Decision::Allow, "{allowed:?}");

@@ -1,14 +1,53 @@
-//! The paths a file tool's call names (T-8, T-13, T-14): every input of Claude Code's file
-//! tools that names a path, each read the way Claude Code reads it, or the call names no path
-//! Warden can compare and only the bare tool rule grants it.
+//! How the manifests' tool rules read Claude Code's calls (T-8, T-16): which of the rule
+//! syntax's tools a call is and its argument, read from `tool_name` and `tool_input` — the
+//! shell's command line, a fetch's URL, a subagent's type, every path a file tool's call names.
 //!
-//! Claude Code trims a path and reads a leading `~` as the home directory (the pinned client
-//! does so in Read, Write and Edit's `file_path` and in Glob and Grep's `path` and `pattern`);
-//! the hook is not told that home, so such a path is not resolved (T-13). A Glob pattern, and
-//! Grep's `glob`, are read for the directories they search under: per alternative of their
-//! braces, the segments before the first wildcard, under the search's `path` (T-14).
+//! The paths (T-13, T-14): every input of Claude Code's file tools that names a path, each read
+//! the way Claude Code reads it, or the call names no path Warden can compare and only the bare
+//! tool rule grants it. Claude Code trims a path and reads a leading `~` as the home directory
+//! (the pinned client does so in Read, Write and Edit's `file_path` and in Glob and Grep's
+//! `path` and `pattern`); the hook is not told that home, so such a path is not resolved (T-13).
+//! A Glob pattern, and Grep's `glob`, are read for the directories they search under: per
+//! alternative of their braces, the segments before the first wildcard, under the search's
+//! `path` (T-14). The paths are handed over as written; the kernel resolves them against the
+//! call's working directory and the project root.
 
-use super::tool_path::ToolPath;
+use agentwarden_domain::lineage::{CallArgument, RulesAs};
+use serde_json::Value;
+
+/// The tool names of the subagent tool: `Task` in older Claude Code versions, `Agent` in newer.
+pub const SUBAGENT_TOOLS: [&str; 2] = ["Task", "Agent"];
+
+/// The subagent type Claude Code runs when an `Agent`/`Task` call names none (H-20).
+pub const DEFAULT_SUBAGENT_TYPE: &str = "general-purpose";
+
+/// Claude Code's shell tool.
+pub const SHELL_TOOL: &str = "Bash";
+
+/// Claude Code's fetch tool.
+pub const FETCH_TOOL: &str = "WebFetch";
+
+/// How the tool rules read Claude Code's call of `tool` with `input` (T-8, T-16): Claude Code's
+/// tools are the rule syntax's own words, so each is read as itself. A field of the wrong type
+/// is an argument no specifier matches; a file tool's call names every path its inputs name,
+/// or is [`CallArgument::Unresolved`] (T-13, T-14); a subagent call without a type is
+/// `general-purpose` (H-20).
+pub fn rules_as(tool: &str, input: &Value) -> RulesAs {
+    let text = |field: &str| input.get(field).and_then(Value::as_str).map(str::to_owned);
+    let argument = match tool {
+        SHELL_TOOL => text("command").map(CallArgument::Command),
+        FETCH_TOOL => text("url").map(CallArgument::Url),
+        _ if SUBAGENT_TOOLS.contains(&tool) => Some(CallArgument::AgentType(
+            text("subagent_type").unwrap_or_else(|| DEFAULT_SUBAGENT_TYPE.to_owned()),
+        )),
+        _ => named_paths(tool, input).map(|paths| match paths {
+            Ok(paths) if !paths.is_empty() => CallArgument::Paths(paths),
+            Ok(_) => CallArgument::Unresolved("the call names no path".to_owned()),
+            Err(why) => CallArgument::Unresolved(why),
+        }),
+    };
+    RulesAs::Call { tool: tool.to_owned(), argument: argument.unwrap_or(CallArgument::None) }
+}
 
 /// How one input names a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,21 +124,15 @@ const MAX_ALTERNATIVES: usize = 64;
 /// extglobs, negation); a segment with none of them is a literal directory.
 const WILDCARDS: [char; 9] = ['*', '?', '[', ']', '(', ')', '!', '+', '@'];
 
-/// The paths `tool`'s call with `input` names, every one made absolute against `cwd` and read
-/// against the project `root`; `Err` says why Warden cannot say. `None`: `tool` is not a file
-/// tool.
-pub(super) fn named_paths(
-    tool: &str,
-    input: &serde_json::Value,
-    cwd: &str,
-    root: &str,
-) -> Option<Result<Vec<ToolPath>, String>> {
+/// The paths `tool`'s call with `input` names, as written (absolute, or relative to the call's
+/// working directory); `Err` says why Warden cannot say. `None`: `tool` is not a file tool.
+fn named_paths(tool: &str, input: &Value) -> Option<Result<Vec<String>, String>> {
     let spec = FILE_TOOLS.iter().find(|t| t.name == tool)?;
-    Some(spec.read(input, cwd, root))
+    Some(spec.read(input))
 }
 
 impl FileTool {
-    fn read(&self, input: &serde_json::Value, cwd: &str, root: &str) -> Result<Vec<ToolPath>, String> {
+    fn read(&self, input: &Value) -> Result<Vec<String>, String> {
         let fields = input.as_object().ok_or("the input is not an object")?;
         let known = |key: &str| self.others.contains(&key) || self.paths.iter().any(|(k, _)| *k == key);
         if let Some(key) = fields.keys().find(|key| !known(key)) {
@@ -111,29 +144,35 @@ impl FileTool {
         }
         let text = |key: &str| match fields.get(key) {
             None => Ok(None),
-            Some(serde_json::Value::String(text)) => Ok(Some(text.as_str())),
+            Some(Value::String(text)) => Ok(Some(text.as_str())),
             Some(_) => Err(format!("`{key}` is not a string")),
         };
         let required = |key: &str| text(key)?.ok_or_else(|| format!("no `{key}`"));
-        // The search root: where a search's patterns are read from.
+        // The search root: where a search's patterns are read from; the call's working
+        // directory when the call names none.
         let search = match self.paths.iter().find(|(_, names)| *names == Names::SearchRoot) {
             Some((key, _)) => Some(match text(key)? {
-                Some(path) => resolve(path, cwd, root)?,
-                None => ToolPath::new(cwd, cwd, root).ok_or("the call's `cwd` is not an absolute path")?,
+                Some(path) => {
+                    unresolvable(path)?;
+                    path.to_owned()
+                }
+                None => ".".to_owned(),
             }),
             None => None,
         };
-        let mut paths: Vec<ToolPath> = Vec::new();
+        let mut paths: Vec<String> = Vec::new();
         for (key, names) in self.paths {
             match (names, &search) {
-                (Names::File, _) => paths.push(resolve(required(key)?, cwd, root)?),
-                (Names::SearchRoot, Some(search)) => paths.push(search.clone()),
-                (Names::Pattern, Some(search)) => {
-                    paths.extend(pattern_bases(required(key)?, search, cwd, root)?);
+                (Names::File, _) => {
+                    let path = required(key)?;
+                    unresolvable(path)?;
+                    paths.push(path.to_owned());
                 }
+                (Names::SearchRoot, Some(search)) => paths.push(search.clone()),
+                (Names::Pattern, Some(search)) => paths.extend(pattern_bases(required(key)?, search)?),
                 (Names::Filter, Some(search)) => {
                     for glob in text(key)?.map(filter_globs).transpose()?.unwrap_or_default() {
-                        paths.extend(pattern_bases(glob, search, cwd, root)?);
+                        paths.extend(pattern_bases(glob, search)?);
                     }
                 }
                 (_, None) => {
@@ -141,13 +180,7 @@ impl FileTool {
                 }
             }
         }
-        let mut unique: Vec<ToolPath> = Vec::with_capacity(paths.len());
-        for path in paths {
-            if !unique.contains(&path) {
-                unique.push(path);
-            }
-        }
-        Ok(unique)
+        Ok(paths)
     }
 }
 
@@ -179,12 +212,6 @@ fn js_space(c: char) -> bool {
     )
 }
 
-/// A path input, absolute or relative to `cwd` (T-13).
-fn resolve(path: &str, cwd: &str, root: &str) -> Result<ToolPath, String> {
-    unresolvable(path)?;
-    ToolPath::new(path, cwd, root).ok_or_else(|| format!("`{}` is not a path", path.escape_debug()))
-}
-
 /// Why `text`, a path or pattern as the agent wrote it, is not one Warden reads as Claude Code
 /// would (T-13): empty or too long, whitespace at an end (Claude Code trims it, JavaScript's
 /// whitespace, U+FEFF included), a leading `~` (Claude Code's home directory, which the hook
@@ -208,18 +235,17 @@ fn unresolvable(text: &str) -> Result<(), String> {
     Err(format!("`{}`: {why}", text.escape_debug()))
 }
 
-/// The directories `pattern` searches under, read under `search` by a call made in `cwd` (T-14):
-/// per alternative of its
-/// braces, the literal segments before its first wildcard. An escape, unbalanced braces, a brace
-/// with no `,`, more than [`MAX_ALTERNATIVES`] alternatives, or a `..` after a wildcard (which
-/// would climb out of what is checked) is refused.
-fn pattern_bases(pattern: &str, search: &ToolPath, cwd: &str, root: &str) -> Result<Vec<ToolPath>, String> {
+/// The directories `pattern` searches under, read under `search` (T-14): per alternative of its
+/// braces, the literal segments before its first wildcard, as written under `search` (or from
+/// `/` when the alternative is absolute). An escape, unbalanced braces, a brace with no `,`,
+/// more than [`MAX_ALTERNATIVES`] alternatives, or a `..` after a wildcard (which would climb
+/// out of what is checked) is refused.
+fn pattern_bases(pattern: &str, search: &str) -> Result<Vec<String>, String> {
     unresolvable(pattern)?;
     if pattern.contains('\\') {
         return Err(format!("`{}`: escapes are not read", pattern.escape_debug()));
     }
     let refuse = |why: &str| format!("`{}`: {why}", pattern.escape_debug());
-    let search_dir = format!("/{}", search.absolute.join("/"));
     let mut bases = Vec::new();
     for alternative in expand_braces(pattern).map_err(&refuse)? {
         unresolvable(&alternative)?;
@@ -235,12 +261,12 @@ fn pattern_bases(pattern: &str, search: &ToolPath, cwd: &str, root: &str) -> Res
             }
         }
         let base = literal.join("/");
-        let path = match base.is_empty() {
-            true if alternative.starts_with('/') => ToolPath::under("/", "/", cwd, root),
-            true => Some(search.clone()),
-            false => ToolPath::under(&base, &search_dir, cwd, root),
-        };
-        bases.push(path.ok_or_else(|| refuse("it climbs above `/`"))?);
+        bases.push(match base.is_empty() {
+            true if alternative.starts_with('/') => "/".to_owned(),
+            true => search.to_owned(),
+            false if base.starts_with('/') => base,
+            false => format!("{search}/{base}"),
+        });
     }
     Ok(bases)
 }
