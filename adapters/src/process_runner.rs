@@ -166,8 +166,8 @@ fn kill_exactly(pid: Pid, me: i32, start: u64) -> bool {
     }
 }
 
-/// F-18: kills and reaps, level by level, every child of this process that started at or after
-/// `since` and (unless `everything`) is not a running chunk's root, until none is left.
+/// Kills and reaps, level by level, every child of this process that started at or after
+/// `since` and (unless `everything`) is not a running chunk's root, until none is left (F-18).
 fn sweep(since: u64, everything: bool) -> Result<(), String> {
     let deadline = Instant::now() + SWEEP_LIMIT;
     loop {

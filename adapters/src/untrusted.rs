@@ -521,8 +521,8 @@ mod tests {
         assert!(matches!(read_text(None, &root.join("a/bin"), 100), Err(UntrustedError::NotUtf8 { .. })));
     }
 
-    /// U-1, U-3: a link or FIFO planted at a name opened for writing is refused, never followed
-    /// or waited on; a regular file opens, and `create_new` never opens one that exists.
+    /// A link or FIFO planted at a name opened for writing is refused, never followed
+    /// or waited on; a regular file opens, and `create_new` never opens one that exists (U-1, U-3).
     #[test]
     fn a_file_opened_for_writing_is_never_a_planted_link_or_fifo() {
         let dir = tempfile::tempdir().unwrap();

@@ -141,8 +141,8 @@ pub struct SubagentConfig {
     pub persona_file_pattern: FilePattern,
     /// A subagent's file name.
     pub agent_file_pattern: FilePattern,
-    /// G-21: `approvalRef` must name a recorded approval in force and in scope, and a seal must be
-    /// recorded (the Claude Code hook always requires this; library consumers opt in).
+    /// `approvalRef` must name a recorded approval in force and in scope, and a seal must be
+    /// recorded (the Claude Code hook always requires this; library consumers opt in) (G-21).
     pub require_recorded_approval: bool,
 }
 
@@ -220,8 +220,8 @@ pub struct ClaudeCodeConfig {
     pub tools: ToolRules,
 }
 
-/// T-10: `[claude_code] tools`. Enforced unless the file says `"shadow"`: a new rule set is
-/// rolled out by recording what it would deny first, never by default.
+/// `[claude_code] tools`. Enforced unless the file says `"shadow"`: a new rule set is
+/// rolled out by recording what it would deny first, never by default (T-10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ToolRules {
     /// Denied, and recorded.
@@ -538,8 +538,8 @@ impl Config {
                 None => return Ok(Config::default()),
             },
         };
-        // U-1: read like every other file an agent can touch (a link refused). A file that was
-        // found and cannot be read is an error, never the defaults (N-1).
+        // Read like every other file an agent can touch (a link refused). A file that was
+        // found and cannot be read is an error, never the defaults (N-1, U-1).
         let unreadable = |message| ConfigError { path: path.display().to_string(), line: None, message };
         let (bytes, mode) =
             agentwarden_adapters::untrusted::read_bytes_mode(None, path, crate::MAX_INPUT_BYTES)
@@ -558,11 +558,11 @@ impl Config {
     }
 }
 
-/// V-36: the configuration last parsed, keyed by its file and the seal digest of the bytes it
+/// The configuration last parsed, keyed by its file and the seal digest of the bytes it
 /// was parsed from (their BLAKE3 and permission bits, U-15). The resident service reads its
 /// configuration file for every request, by descriptor, as before, and parses it only when
 /// those bytes differ from the last ones parsed: the configuration it decides with, and the
-/// digest it compares with the seal (U-16), are always of the bytes just read.
+/// digest it compares with the seal (U-16), are always of the bytes just read (V-36).
 #[derive(Debug, Default)]
 pub struct ConfigCache {
     last: std::sync::Mutex<Option<(PathBuf, Config)>>,
@@ -652,8 +652,8 @@ mod tests {
         assert_eq!(FilePattern::new("AGENT_{name}.md").unwrap().file_name(&name), "AGENT_REVIEW.md");
     }
 
-    /// V-36: the cached parse answers only for the same file holding the same bytes (and mode);
-    /// a rewrite or a `chmod` is read and parsed anew, with its own digest.
+    /// The cached parse answers only for the same file holding the same bytes (and mode);
+    /// a rewrite or a `chmod` is read and parsed anew, with its own digest (V-36).
     #[test]
     fn the_cached_configuration_follows_the_bytes_read() {
         use std::os::unix::fs::PermissionsExt;
@@ -739,7 +739,7 @@ mod tests {
     #[test]
     fn the_store_is_a_postgres_url_or_a_directory_relative_to_the_file() {
         let pg = Config::parse(Path::new("p/w.toml"), "[store]\nurl = \"postgres://u@h/d\"\n");
-        // a build without PostgreSQL refuses the URL when it loads the file.
+        // A build without PostgreSQL refuses the URL when it loads the file.
         #[cfg(feature = "postgres")]
         assert_eq!(pg.unwrap().store.as_deref(), Some("postgres://u@h/d"));
         #[cfg(not(feature = "postgres"))]

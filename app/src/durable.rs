@@ -54,9 +54,9 @@ impl<T> Undurable<T> {
 }
 
 impl Warden {
-    /// V-25: the same Warden, appending deferred and leaving the records unsaved: the resident
+    /// The same Warden, appending deferred and leaving the records unsaved: the resident
     /// service's decider, which makes a group of decisions durable with one [`Deferring::sync`]
-    /// before it releases their answers, and saves the records itself.
+    /// before it releases their answers, and saves the records itself (V-25).
     ///
     /// what it answers is an [`Undurable`]: acting on it before the sync is not
     /// possible, not merely warned against.
@@ -123,7 +123,7 @@ impl Deferring {
 mod tests {
     use super::*;
 
-    /// an answer is released by a sync begun after it was decided, never by an earlier one.
+    /// An answer is released by a sync begun after it was decided, never by an earlier one.
     #[test]
     fn an_answer_is_released_only_by_a_sync_that_covers_it() {
         let answer = |through| Undurable { answer: "deny", through };

@@ -238,7 +238,7 @@ mod tests {
         assert_eq!(store.read_merged("tests@1").await.unwrap(), Some(report.merged));
     }
 
-    /// F-16: cancelled while its chunks run, it records why and writes no merged result.
+    /// Cancelled while its chunks run, it records why and writes no merged result (F-16).
     #[tokio::test]
     async fn a_cancelled_fan_out_records_why_and_writes_nothing_final() {
         let store = Arc::new(MemoryEventStore::new());

@@ -225,8 +225,8 @@ impl Warden {
             None => None,
         };
         let (mut evaluation, correlation) = self.assess_delegation(request, records).await;
-        // the report is moved into the event and, once recorded, back out of it: not
-        // copied. Until it is back, the evaluation holds a report that is a deny.
+        // The report is moved into the event and, once recorded, back out of it: not
+        // copied. Until it is back, the evaluation holds a report that is a deny.
         let event = AuditEvent::DelegationEvaluated(Box::new(std::mem::take(&mut evaluation.report)));
         let mut recorded = self.record_and_apply(&mut state, correlation, &event).await;
         let AuditEvent::DelegationEvaluated(report) = event else {
@@ -237,9 +237,9 @@ impl Warden {
             return GateOutcome { report, grant: None, audit: None, evaluation_us };
         };
         evaluation.report = *report;
-        // a deferring Warden (a resident service's group commit) appended the event
+        // A deferring Warden (a resident service's group commit) appended the event
         // without making it durable; a grant waits for the sync, so that none is ever handed
-        // out for an event a crash could still take back.
+        // out for an event a crash could still take back.
         if self.deferred
             && evaluation.delegation().is_some()
             && let Ok(head) = recorded
@@ -335,8 +335,8 @@ mod tests {
         assert_eq!(outcome.audit.unwrap().seq, 1);
     }
 
-    /// the report handed back is the one recorded, moved into the event and back out of
-    /// it whole — not the deny it leaves behind meanwhile.
+    /// The report handed back is the one recorded, moved into the event and back out of
+    /// it whole — not the deny it leaves behind meanwhile.
     #[tokio::test]
     async fn the_report_handed_back_is_the_report_recorded() {
         use agentwarden_domain::audit::EnvelopeRef;
@@ -369,7 +369,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_deferring_warden_syncs_before_it_hands_out_a_grant() {
-        // the event appended deferred is made durable before the grant leaves.
+        // The event appended deferred is made durable before the grant leaves.
         let mut store = MockEventStore::new();
         deferred_append(&mut store);
         store.expect_sync().times(1).returning(|| Ok(()));

@@ -77,10 +77,10 @@ fn session_correlation(session: &str) -> Correlation {
     Correlation { session: CorrelationId::new(session).ok(), ..Correlation::default() }
 }
 
-/// H-27: where a subagent's protected paths are snapshotted and checked. Its `cwd` when that is
+/// Where a subagent's protected paths are snapshotted and checked. Its `cwd` when that is
 /// the root of a git working tree other than the workspace root (a worktree subagent's own
 /// worktree: it holds a `.git` entry); otherwise the workspace root — a session started in a
-/// subdirectory of the project is still checked at the project's root.
+/// subdirectory of the project is still checked at the project's root (H-27).
 pub(crate) fn agent_root(workspace: &Path, cwd: Option<&str>) -> Option<PathBuf> {
     let cwd = PathBuf::from(cwd?);
     if !cwd.is_absolute() || !paths::entry_exists(&cwd.join(".git")).unwrap_or(false) {
@@ -116,7 +116,7 @@ impl Warden {
     pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
         let session = input.session_id.as_str();
         let is_stop = matches!(input.event, HookEvent::SubagentStop { .. });
-        // V-38: held for the whole decision, not copied; back in memory when it ends.
+        // Held for the whole decision, not copied; back in memory when it ends (V-38).
         let mut state = match self.hold().await {
             Ok(state) => state,
             Err(e) => {
@@ -178,8 +178,8 @@ impl Warden {
         answer
     }
 
-    /// H-43: a settings change during the session is blocked, and recorded under the session;
-    /// a change that cannot be recorded is blocked all the same.
+    /// A settings change during the session is blocked, and recorded under the session;
+    /// a change that cannot be recorded is blocked all the same (H-43).
     async fn hook_config_change(
         &self,
         state: &mut SessionRecords,
@@ -196,8 +196,8 @@ impl Warden {
         answer
     }
 
-    /// H-30: an input the hook refuses is recorded when the store can be used — by digest and
-    /// length, without a session (its ids are not trusted).
+    /// An input the hook refuses is recorded when the store can be used — by digest and
+    /// length, without a session (its ids are not trusted) (H-30).
     async fn record_refused(&self, error: &InputError, text: &str) {
         let event = AuditEvent::HookInputRefused(Box::new(HookInputRefused {
             code: error.code(),
@@ -288,7 +288,7 @@ impl Warden {
         // The hook always checks the records (G-20, G-21), the manifests among the sealed files.
         let mut read = ReadDigests::new();
         self.read_context_digests(&mut read).await;
-        // T-11: the manifests the walk uses are the bytes compared with the seal.
+        // The manifests the walk uses are the bytes compared with the seal (T-11).
         let manifests = self.sealed_manifests(&mut read).await;
         let records = GateRecords { require: true, approvals: state.governance.clone(), read };
         let (evaluation, _) = self.assess_delegation(gate_request, Some(records)).await;
@@ -402,7 +402,7 @@ impl Warden {
                 // launders nothing, and no git is needed (U-14).
                 let outcome = self.check_guardrails_restoring(&target, &before).await;
                 if let (Some(violation), None) = (&outcome.violation, outcome.audit) {
-                    // H-33: reverted, not recorded: kept until the log can be written.
+                    // Reverted, not recorded: kept until the log can be written (H-33).
                     let marker = Marker {
                         code: Code::StoreUnavailable.to_string(),
                         reason: "the guardrail violation could not be recorded".into(),
@@ -447,7 +447,7 @@ impl Warden {
             .map(drop)
             .map_err(|e| e.to_string());
         if let Err(e) = &recorded {
-            // H-28: the store cannot be used at a stop: the session is quarantined (marker only).
+            // The store cannot be used at a stop: the session is quarantined (marker only) (H-28).
             let why = HookFailure::unrecorded(e);
             quarantine_unrecorded(storage, session, Some(&agent_id), &why.code, &why.reason);
         } else if decided.event.decision == Decision::Allow {
@@ -600,9 +600,9 @@ mod tests {
         }
     }
 
-    /// V-38: a decision holds the records without copying them and puts them back into memory
+    /// A decision holds the records without copying them and puts them back into memory
     /// at the log's head, however it went: the next decisions read nothing of the log, and
-    /// memory says what a fold of the whole log says.
+    /// memory says what a fold of the whole log says (V-38).
     #[tokio::test]
     async fn each_decision_puts_the_records_back_at_the_head() {
         let dir = tempfile::tempdir().unwrap();
@@ -643,8 +643,8 @@ mod tests {
         assert_eq!(memory.head, head);
     }
 
-    /// a deferring Warden's answer is released by a sync begun after it was decided,
-    /// never by an earlier one.
+    /// A deferring Warden's answer is released by a sync begun after it was decided,
+    /// never by an earlier one.
     #[tokio::test]
     async fn a_deferring_answer_is_released_only_by_a_sync_after_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -706,8 +706,8 @@ mod tests {
         }
     }
 
-    /// K-15: a saved state on the log's head is a one-shot process's starting point (H-3), and
-    /// never the resident Warden's: `folding_from_log` folds from the first event.
+    /// A saved state on the log's head is a one-shot process's starting point (H-3), and
+    /// never the resident Warden's: `folding_from_log` folds from the first event (K-15).
     #[tokio::test]
     async fn a_warden_folding_from_the_log_ignores_a_saved_state_written_outside_it() {
         let store = Arc::new(MemoryEventStore::new());
@@ -811,8 +811,8 @@ mod tests {
         assert_eq!(agent_root(&root, None), None);
     }
 
-    /// V-32: an index that says what the records say is left as it is (the same file); one
-    /// that says anything else (here: an agent listed as tracked) is rewritten.
+    /// An index that says what the records say is left as it is (the same file); one
+    /// that says anything else (here: an agent listed as tracked) is rewritten (V-32).
     #[tokio::test]
     async fn the_index_is_rewritten_only_when_what_it_says_changed() {
         use std::os::unix::fs::MetadataExt;

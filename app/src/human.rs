@@ -43,8 +43,8 @@ pub const CLAUDE_CODE_ENV: &str = "CLAUDECODE";
 /// The variable Codex CLI sets in every command its shell tool runs (C-9; seen with 0.169.0).
 pub const CODEX_ENV: &str = "CODEX_THREAD_ID";
 
-/// H-5, C-9: the variables that say a process runs inside an agent harness's session, each with
-/// the harness: a human verb, and the resident service, refuse to run where one is set.
+/// The variables that say a process runs inside an agent harness's session, each with
+/// the harness: a human verb, and the resident service, refuse to run where one is set (H-5, C-9).
 pub const AGENT_SESSION_ENVS: [(&str, &str); 2] = [(CLAUDE_CODE_ENV, "Claude Code"), (CODEX_ENV, "Codex")];
 
 /// The first of [`AGENT_SESSION_ENVS`] that `is_set` says is set: (variable, harness).
@@ -99,8 +99,8 @@ pub struct ApprovalRequest {
 }
 
 impl Warden {
-    /// H-5, H-32, C-9: a human verb is refused inside an agent harness's session (`CLAUDECODE`
-    /// or `CODEX_THREAD_ID` set in this Warden's environment).
+    /// A human verb is refused inside an agent harness's session (`CLAUDECODE`
+    /// or `CODEX_THREAD_ID` set in this Warden's environment) (H-5, H-32, C-9).
     fn refuse_inside_an_agent_session(&self, act: &str) -> Result<(), HumanActError> {
         match agent_session(|var| !matches!(self.environment.var(var), EnvValue::Unset)) {
             None => Ok(()),
@@ -218,8 +218,8 @@ impl Warden {
         }
         let by = checked_name(signer.by.as_deref())?;
         let mut state = self.records().await?;
-        // H-33: never a release before the quarantine and the violations kept while the log
-        // could not be written are in it.
+        // Never a release before the quarantine and the violations kept while the log
+        // could not be written are in it (H-33).
         self.quarantine_in_force(&mut state, session, storage).await;
         self.record_pending(&mut state, session, storage)
             .await
@@ -231,7 +231,7 @@ impl Warden {
                 "session `{session}` is not quarantined: nothing to release"
             )));
         }
-        // K-9: signed (and verified) before the marker is touched.
+        // Signed (and verified) before the marker is touched (K-9).
         let content = SignedContent::Release { session };
         let signed = signature_for(self, signer.key.as_deref(), by, content).await?;
         let (signature, at) = signed.map_or((None, None), |s| (Some(s.signature), Some(s.head)));
@@ -278,8 +278,8 @@ fn parse_scope(entries: &[String]) -> Result<Scope, HumanActError> {
     Ok(scope)
 }
 
-/// N-3: a seal of no file would pass `context_sealed` for every decision while checking nothing,
-/// so it is refused, saying where Warden looked.
+/// A seal of no file would pass `context_sealed` for every decision while checking nothing,
+/// so it is refused, saying where Warden looked (N-3).
 pub fn nothing_to_seal(config: &crate::Config) -> String {
     let looked = match &config.source {
         Some(file) => format!("the configuration `{}`", file.display()),
@@ -361,8 +361,8 @@ fn unavailable(path: &Path, why: impl std::fmt::Display) -> HumanActError {
     })
 }
 
-/// K-1: the signature for `content`, made against the log's head now, verified before it is
-/// returned. `None` when signatures are not configured and no key was given.
+/// The signature for `content`, made against the log's head now, verified before it is
+/// returned. `None` when signatures are not configured and no key was given (K-1).
 ///
 /// K-14: once a signed seal has pinned the key list, a record is verified against that list.
 /// A seal made while the configured file is another list is a change of the list: it is signed
@@ -532,7 +532,7 @@ mod tests {
         let approval = ApprovalRequest { reference: "GATE-1".into(), ..ApprovalRequest::default() };
         let refused = inside.approve(&approval, &signer).await.unwrap_err();
         assert!(matches!(&refused, HumanActError::Usage(why) if why.contains(CLAUDE_CODE_ENV)), "{refused}");
-        // C-9: inside a Codex session too.
+        // Inside a Codex session too (C-9).
         let in_codex = Warden::builder()
             .store(store.clone())
             .environment(Arc::new(FixedEnvironment::with(CODEX_ENV, "019a-thread")))

@@ -64,8 +64,8 @@ pub fn read_manifest_files(root: Option<&Path>, path: &Path) -> Result<Vec<Manif
         let text = String::from_utf8(bytes).map_err(|_| error(file, None, "is not valid UTF-8"))?;
         Ok(ManifestFile { path: file.to_owned(), text, mode })
     };
-    // U-6: a manifest is read like an instruction file: a link (the path itself, or a file in
-    // the directory) is refused, never followed; so is anything that is not a regular file.
+    // A manifest is read like an instruction file: a link (the path itself, or a file in
+    // the directory) is refused, never followed; so is anything that is not a regular file (U-6).
     match untrusted::list_dir(root, path) {
         Ok(entries) => {
             let mut files = Vec::new();
@@ -101,13 +101,13 @@ pub fn parse_manifest_files(files: &[ManifestFile]) -> Result<Manifests, ConfigE
     Ok(set.into_manifests())
 }
 
-/// V-36: the last manifests parsed, keyed by the BLAKE3 of exactly the bytes they were parsed
+/// The last manifests parsed, keyed by the BLAKE3 of exactly the bytes they were parsed
 /// from (each file's path and seal digest — its text's BLAKE3 and mode — length-framed). The resident service decides every
 /// subagent call with the manifests (T-11): it still reads every file, once, by descriptor,
 /// and compares their digests with the seal, but parses them only when those bytes differ
 /// from the last ones parsed. A file rewritten between two calls is other bytes, so another
 /// key: it is parsed anew, and judged (and its digest compared with the seal) as read.
-/// Shared by the clones of a Warden; only a successful parse is kept.
+/// Shared by the clones of a Warden; only a successful parse is kept (V-36).
 #[derive(Debug, Default)]
 pub struct ParsedManifests {
     last: std::sync::Mutex<Option<(blake3::Hash, std::sync::Arc<Manifests>)>>,
@@ -216,8 +216,8 @@ mod tests {
         assert!(load_manifests(&dir.path().join("missing.toml")).is_err());
     }
 
-    /// V-36: the cache answers for the same bytes only; other bytes are parsed (and a parse
-    /// that fails is an error, never the last good manifests).
+    /// The cache answers for the same bytes only; other bytes are parsed (and a parse
+    /// that fails is an error, never the last good manifests) (V-36).
     #[test]
     fn parsed_manifests_follow_the_bytes() {
         let file =

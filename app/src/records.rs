@@ -52,14 +52,14 @@ impl Warden {
         Ok(self.hold().await?.clone())
     }
 
-    /// V-38: the records caught up and taken out of memory for one decision, without a copy;
+    /// The records caught up and taken out of memory for one decision, without a copy;
     /// the decision reads them, [`Warden::record_and_apply`] applies its events to them, and
     /// they go back into memory when the returned guard is dropped, however the decision
     /// ends. Only the log's events change them (no decision writes them otherwise), so what
     /// goes back is what the log says as of their head; a head behind the log is caught up by
     /// the next decision. While they are held, another caller of this Warden (or of a clone
     /// sharing its memory) finds memory empty and folds its own from the saved projection or
-    /// the log: correct, and slower, so a decision holds them once and passes them down.
+    /// the log: correct, and slower, so a decision holds them once and passes them down (V-38).
     pub(crate) async fn hold(&self) -> Result<Held<'_>, WardenError> {
         let state = self.caught_up().await?;
         Ok(Held { warden: self, state, lost: false })
@@ -88,10 +88,10 @@ impl Warden {
         })
     }
 
-    /// K-15: the records folded from the log's first event, neither the saved projection nor
+    /// The records folded from the log's first event, neither the saved projection nor
     /// this process's memory taken as a starting point; kept in memory and saved in place of
     /// what was saved. `warden serve` starts from it, so that a resident Warden never decides
-    /// with a projection written outside it; `doctor` compares it with the saved one.
+    /// with a projection written outside it; `doctor` compares it with the saved one (K-15).
     pub async fn records_from_log(&self) -> Result<SessionRecords, WardenError> {
         if let Ok(mut guard) = self.records.lock() {
             guard.take();
@@ -102,9 +102,9 @@ impl Warden {
         Ok(state)
     }
 
-    /// K-15: what `doctor` reports: the seal, approvals, key lists, quarantines and releases
+    /// What `doctor` reports: the seal, approvals, key lists, quarantines and releases
     /// that the saved projection (caught up) holds and the log does not say, by part; empty
-    /// when they agree. The saved projection is rebuilt from the log either way.
+    /// when they agree. The saved projection is rebuilt from the log either way (K-15).
     pub async fn saved_records_differ(&self) -> Result<Vec<&'static str>, WardenError> {
         if let Ok(mut guard) = self.records.lock() {
             guard.take();
@@ -137,8 +137,8 @@ impl Warden {
     /// `start` caught up with the log, its signatures checked (H-3); the caller keeps it.
     async fn catch_up(&self, start: SessionRecords) -> Result<SessionRecords, WardenError> {
         let mut state = start;
-        // V-31: at the head (same seq, same hash: the same chain) there is nothing to fold: the
-        // resident service, the log's only writer, decides without reading the log.
+        // At the head (same seq, same hash: the same chain) there is nothing to fold: the
+        // resident service, the log's only writer, decides without reading the log (V-31).
         if state.head.seq > 0 && self.store.head().await? == state.head {
             self.check_signatures(&mut state).await;
             return Ok(state);
@@ -255,10 +255,10 @@ impl Warden {
         }
     }
 
-    /// T-11: the lineage manifests as this decision reads them — each file once, by descriptor —
+    /// The lineage manifests as this decision reads them — each file once, by descriptor —
     /// with their digests added to `read`, so that what is compared with the seal is exactly what
     /// is parsed: a manifest changed after the check cannot be the one that decides. V-36: the
-    /// parse of the same bytes is taken from the last one ([`crate::manifests::ParsedManifests`]).
+    /// parse of the same bytes is taken from the last one ([`crate::manifests::ParsedManifests`]) (T-11).
     pub(crate) async fn sealed_manifests(
         &self,
         read: &mut ReadDigests,
@@ -298,7 +298,7 @@ impl Warden {
     pub async fn seal_digests(&self) -> Result<BTreeMap<String, String>, String> {
         let subagents = &self.config.subagents;
         let mut files: Vec<PathBuf> = self.config.source.iter().cloned().collect();
-        // K-6: the key list is sealed: a key added after the seal fails `context_sealed`.
+        // The key list is sealed: a key added after the seal fails `context_sealed` (K-6).
         files.extend(self.config.allowed_signers.iter().cloned());
         let root = &self.config.root;
         files.extend(matching(root, &subagents.personas_dir, &subagents.persona_file_pattern));
@@ -377,8 +377,8 @@ mod tests {
     use super::*;
     use crate::Config;
 
-    /// U-16: a configuration file swapped after it was loaded (or before, and put back) does not
-    /// read as what the seal holds; put back, it does again.
+    /// A configuration file swapped after it was loaded (or before, and put back) does not
+    /// read as what the seal holds; put back, it does again (U-16).
     #[tokio::test]
     async fn the_configuration_reads_as_changed_while_the_file_is_not_what_was_loaded() {
         let dir = tempfile::tempdir().unwrap();

@@ -163,8 +163,8 @@ impl AllowedSigners {
     }
 }
 
-/// K-1, K-2, K-3: does `signature` make the record at `seq` (after `after`) what it says?
-/// `bytes` gives what the record's signature must cover for a principal and head.
+/// Does `signature` make the record at `seq` (after `after`) what it says?
+/// `bytes` gives what the record's signature must cover for a principal and head (K-1, K-2, K-3).
 pub fn verify_record(
     signers: &AllowedSigners,
     seq: u64,

@@ -63,7 +63,7 @@ fn postgres(location: &str) -> Result<StoreLocation, StoreError> {
     Ok(StoreLocation::Postgres(Box::new(PgConfig::parse(location)?)))
 }
 
-/// X-23: a build without PostgreSQL refuses a PostgreSQL URL.
+/// A build without PostgreSQL refuses a PostgreSQL URL (X-23).
 #[cfg(not(feature = "postgres"))]
 fn postgres(location: &str) -> Result<StoreLocation, StoreError> {
     let _ = location;
@@ -78,7 +78,7 @@ pub const NO_POSTGRES: &str = "this build of Agent Warden has no PostgreSQL supp
 mod tests {
     use super::*;
 
-    /// X-23: without the `postgres` feature a PostgreSQL URL is refused, never a directory.
+    /// Without the `postgres` feature a PostgreSQL URL is refused, never a directory (X-23).
     #[cfg(not(feature = "postgres"))]
     #[test]
     fn without_postgres_a_postgres_url_is_refused_not_a_directory() {

@@ -47,8 +47,8 @@ pub enum WardenError {
         /// Why.
         error: agentwarden_domain::events::DecodeError,
     },
-    /// X-21: the builder was given an event store but not every state port, and was not told
-    /// to go without them.
+    /// The builder was given an event store but not every state port, and was not told
+    /// to go without them (X-21).
     #[error(
         "the Warden has no {missing}: give it (`.state_store(..)`, or `.store(..)` for an adapter that is \
          both), or build without state (`.without_state()`)"
@@ -114,13 +114,13 @@ pub struct Warden {
     pub(crate) verified: Arc<crate::signing::VerifiedCache>,
     /// The manifests last parsed, by the digest of their bytes (V-36), shared by clones.
     pub(crate) parsed_manifests: Arc<crate::manifests::ParsedManifests>,
-    /// K-15: whether the saved projection may be the records' starting point (else they are
-    /// folded from the log's first event when this process holds none in memory).
+    /// Whether the saved projection may be the records' starting point (else they are
+    /// folded from the log's first event when this process holds none in memory) (K-15).
     pub(crate) saved_start: bool,
-    /// V-25: events are appended deferred and the records not saved; whoever set this makes
-    /// them durable ([`EventStore::sync`]) before anyone relies on them.
+    /// Events are appended deferred and the records not saved; whoever set this makes
+    /// them durable ([`EventStore::sync`]) before anyone relies on them (V-25).
     pub(crate) deferred: bool,
-    /// X-66: where a deferring Warden notes how far it appended (its clones share it).
+    /// Where a deferring Warden notes how far it appended (its clones share it) (X-66).
     pub(crate) appended: Option<Arc<AppendedThrough>>,
     actor: Actor,
 }
@@ -360,8 +360,8 @@ impl Warden {
         }
     }
 
-    /// K-15: the same Warden, never starting its records from the saved projection: it folds
-    /// the log from its first event when it holds none in memory (what `warden serve` uses).
+    /// The same Warden, never starting its records from the saved projection: it folds
+    /// the log from its first event when it holds none in memory (what `warden serve` uses) (K-15).
     pub fn folding_from_log(self) -> Warden {
         Warden { saved_start: false, ..self }
     }
@@ -470,8 +470,8 @@ mod tests {
         assert!(err.to_string().contains("agentwarden.toml") && err.to_string().contains(":2"), "{err}");
     }
 
-    /// X-21: a builder given an event store and not every state port refuses to build,
-    /// naming what is missing; given them (or told to go without), it builds.
+    /// A builder given an event store and not every state port refuses to build,
+    /// naming what is missing; given them (or told to go without), it builds (X-21).
     #[test]
     fn an_incomplete_set_of_adapters_is_refused_when_it_builds() {
         let memory = || Arc::new(crate::MemoryEventStore::new());

@@ -1,5 +1,5 @@
-//! every code the crate can emit is a [`Code`] variant, and `docs/codes.md` is rendered
-//! from the variants' table: it fails here when it is stale (`cargo xtask codes` writes it).
+//! Every code the crate can emit is a [`Code`] variant, and `docs/codes.md` is rendered
+//! from the variants' table: it fails here when it is stale (`cargo xtask codes` writes it).
 
 use agentwarden::audit::Actor;
 use agentwarden::code::Code;

@@ -198,8 +198,8 @@ fn run_line(
     Ok(Some(Ran { code: status.code(), stdout, stderr }))
 }
 
-/// H-15, C-11: runs each distinct installed `PreToolUse` line on a spawn without the kill
-/// switch.
+/// Runs each distinct installed `PreToolUse` line on a spawn without the kill
+/// switch (H-15, C-11).
 pub(super) fn canary(
     harness: Harness,
     project: &Path,

@@ -112,7 +112,7 @@ pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failur
         writeln!(out, "server at {} answers (pid {pid})", socket.display())?;
         writeln!(out, "store: {store}, head seq {head_seq} ({head_hash})")?;
         writeln!(out, "uptime: {} s, requests served: {requests_served}", uptime_ms / 1000)?;
-        // V-61: the spans dropped are counted and shown.
+        // The spans dropped are counted and shown (V-61).
         match export {
             None => writeln!(out, "export: off")?,
             Some(e) => {

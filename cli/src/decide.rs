@@ -157,9 +157,9 @@ pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome
         )));
     }
     let asked = socket.and_then(|socket| {
-        // V-12: a configuration that cannot be read cannot say which server to trust.
+        // A configuration that cannot be read cannot say which server to trust (V-12).
         let loaded = loaded.as_ref().map_err(|e| ClientError::new(Code::ConfigInvalid, e.to_string()))?;
-        // V-16: the server must know which project asks.
+        // The server must know which project asks (V-16).
         let file = agentwarden_server::config_file(config)?.ok_or_else(|| {
             ClientError::new(
                 Code::ServerConfigMismatch,
@@ -311,7 +311,7 @@ pub(super) fn render(
     }
 }
 
-/// V-17: a human verb while a server configured for it answers is refused, naming the fix.
+/// A human verb while a server configured for it answers is refused, naming the fix (V-17).
 pub(super) fn refuse_human_verb(command: &Command) -> Result<(), Failure> {
     let (verb, config, flag) = match command {
         Command::Seal(a) if !a.show => ("seal", a.config.as_deref(), a.server.server.as_deref()),
@@ -350,8 +350,8 @@ mod tests {
 
     use super::*;
 
-    /// V-54: a relative path is made absolute against the working directory; a leading `..` is
-    /// its parent (the working directory is physical); a later `..` is kept for the reader.
+    /// A relative path is made absolute against the working directory; a leading `..` is
+    /// its parent (the working directory is physical); a later `..` is kept for the reader (V-54).
     #[test]
     fn a_relative_path_is_made_absolute_against_the_working_directory_and_nothing_else_is_resolved() {
         let cwd = std::env::current_dir().unwrap();

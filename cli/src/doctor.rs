@@ -202,7 +202,7 @@ fn check_protection(harness: Harness, project: &Path, config: &Config, checks: &
 
 /// The store verifies; a seal is in force and an approval active.
 async fn check_store(store: &Path, config: Option<&Config>, checks: &mut Vec<Check>) {
-    // K-8: with a key list, the human signs (after a change of the list, with a key of the old).
+    // With a key list, the human signs (after a change of the list, with a key of the old) (K-8).
     let signed = config.is_some_and(|c| c.allowed_signers.is_some());
     let seal_fix = if signed {
         "a human runs `warden seal --key KEY` from their own terminal (after a change of `allowed_signers`, \
@@ -262,7 +262,7 @@ async fn check_governance(
     seal_fix: &str,
     approve_fix: &str,
 ) {
-    // K-15: the saved projection agrees with the log (it is rebuilt from the log either way).
+    // The saved projection agrees with the log (it is rebuilt from the log either way) (K-15).
     checks.push(match warden.saved_records_differ().await {
         Ok(differ) if differ.is_empty() => {
             Check::ok("saved records", "the saved projection agrees with the log")
@@ -285,7 +285,7 @@ async fn check_governance(
     };
     checks.push(match &records.seal {
         None => Check::fail("seal", "no seal in force: every spawn is denied", seal_fix),
-        // K-3: a seal whose signature does not count is no seal.
+        // A seal whose signature does not count is no seal (K-3).
         Some(seal) if seal.refused.is_some() => Check::fail(
             "seal",
             format!(
@@ -382,7 +382,7 @@ fn approval_keys(config: &Config) -> Check {
     }
 }
 
-/// V-19: the configured server answers (its store's head), or the command that starts it.
+/// The configured server answers (its store's head), or the command that starts it (V-19).
 fn check_server(socket: &Path, config: Option<&Config>, config_path: &Path, checks: &mut Vec<Check>) {
     let uid = config.and_then(|c| c.server_uid);
     let asked = agentwarden_protocol::exchange(
@@ -416,9 +416,9 @@ fn check_server(socket: &Path, config: Option<&Config>, config_path: &Path, chec
     });
 }
 
-/// K-13: Claude Code's own deny rules for the human verbs and the files an agent must not edit
+/// Claude Code's own deny rules for the human verbs and the files an agent must not edit
 /// (what `init claude-code` writes). Defence in depth beside the hook and the signatures: a
-/// warning, with the rules missing, when any is not in force.
+/// warning, with the rules missing, when any is not in force (K-13).
 fn permission_rules(project: &Path, config: &Config, managed: &[PathBuf]) -> Check {
     let in_force = super::installed::claude_code::deny_rules_in_force(project, managed);
     let missing: Vec<String> = super::setup::deny_rules(project, config, None)
@@ -537,7 +537,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             check_protection(harness, &project, &config, &mut checks);
             let var = &config.subagents.enable_env;
             checks.push(approval_keys(&config));
-            // K-13: Claude Code's own deny rules; Codex has none Warden writes.
+            // Claude Code's own deny rules; Codex has none Warden writes (K-13).
             if harness == Harness::ClaudeCode {
                 checks.push(permission_rules(&project, &config, &args.managed));
             }
@@ -545,11 +545,11 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             Some(config)
         }
     };
-    // V-19: with a server configured, the store is the server's: it is asked, not opened.
+    // With a server configured, the store is the server's: it is asked, not opened.
     // V-48, V-49: the hooks ask the server their installed lines name (`--server`), and only
     // that one; without installed lines, `AGENTWARDEN_SERVER`, then `[server] socket`, as the
     // other commands read them. The configuration names the server the hooks may trust (and
-    // its uid, V-12): lines that ask another one, or none while it names one, go around it.
+    // its uid, V-12): lines that ask another one, or none while it names one, go around it (V-19).
     let configured = loaded.as_ref().and_then(|c| c.server.clone());
     let configured_uid = loaded.as_ref().and_then(|c| c.server_uid);
     let again = |socket: &str| {

@@ -61,7 +61,7 @@ impl Failure {
 impl From<WardenError> for Failure {
     fn from(error: WardenError) -> Self {
         let exit = match &error {
-            // N-4: a path that is no store is a usage error, never a broken chain.
+            // A path that is no store is a usage error, never a broken chain (N-4).
             WardenError::Store(StoreError::NotAStore { .. }) => EXIT_USAGE,
             WardenError::Store(StoreError::Corrupt { .. })
             | WardenError::Broken(_)
@@ -69,7 +69,7 @@ impl From<WardenError> for Failure {
             WardenError::Store(_) | WardenError::Event(_) => EXIT_STORE,
             WardenError::Invalid(_) | WardenError::Config(_) | WardenError::Incomplete { .. } => EXIT_USAGE,
         };
-        // the store's and the application's errors print their reason alone.
+        // The store's and the application's errors print their reason alone.
         Failure { exit, code: None, reason: error.to_string() }
     }
 }
@@ -96,8 +96,8 @@ impl From<ClientError> for Failure {
 mod tests {
     use super::*;
 
-    /// a failure with a code renders `CODE: reason`, as the spliced string did; one
-    /// without renders its reason alone.
+    /// A failure with a code renders `CODE: reason`, as the spliced string did; one
+    /// without renders its reason alone.
     #[test]
     fn a_failure_renders_its_code_before_its_reason() {
         let coded = Failure::new(EXIT_USAGE, Code::ProofMalformed, "cannot read the proof: x");

@@ -129,7 +129,7 @@ pub(super) async fn run(
             let items = read_items(&items)?;
             let (program, args) =
                 command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
-            // F-19: the kill-switch variable is Warden's too, whatever its name.
+            // The kill-switch variable is Warden's too, whatever its name (F-19).
             let (validated, _) = validate_config(config.fan_out.as_ref());
             let enable_env = config.subagents.enable_env.clone();
             let pass = validated.pass_env().iter().filter(|n| **n != enable_env).cloned();
@@ -139,8 +139,8 @@ pub(super) async fn run(
             let report = match warden.run_fan_out(request, runner, interrupted()).await {
                 Ok(report) => report,
                 Err(FanOutStopped::Cancelled(signal)) => {
-                    // F-16: the dropped run killed every chunk's process group (F-15); what they
-                    // left is swept (F-18); the interruption is on the record.
+                    // The dropped run killed every chunk's process group (F-15); what they
+                    // left is swept (F-18); the interruption is on the record (F-16).
                     let _ = ProcessChunkRunner::kill_leftovers().await;
                     return Err(Failure::no(format!(
                         "interrupted by {signal}: the chunk agents were killed and no merged result was written"

@@ -45,9 +45,9 @@ pub(super) fn render(
     Ok(decision_exit(report.decision))
 }
 
-/// N-6: for a persona or agent that has no instruction file, where the gate looked and which
+/// For a persona or agent that has no instruction file, where the gate looked and which
 /// names that directory holds (what a typo would have meant), e.g.
-/// "looked for `personas/AGENT_MANGER.md`; `personas` holds: MANAGER, PLANNER".
+/// "looked for `personas/AGENT_MANGER.md`; `personas` holds: MANAGER, PLANNER" (N-6).
 pub(super) fn where_looked(dir: &Path, pattern: &FilePattern, name: &str) -> String {
     let looked = match Name::new(name) {
         Ok(name) => format!("looked for `{}`", dir.join(pattern.file_name(&name)).display()),

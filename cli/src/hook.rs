@@ -253,7 +253,7 @@ fn answer_with(
     }
     let failed = |reason: String| Failure { exit: HOOK_FAILED, code: None, reason };
     if harness == agentwarden_hook_client::HookHarness::Codex {
-        // C-1: exit 2 with the line that names the answer, printed as it is.
+        // Exit 2 with the line that names the answer, printed as it is (C-1).
         let printed = harness.print(&answer, "warden");
         if let Some(stderr) = &printed.stderr {
             eprintln!("{stderr}");
@@ -303,7 +303,7 @@ pub(super) async fn seal(
     let by = name(args.by)?;
     let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     if !args.show {
-        // N-3: what would be sealed is known before any store is opened (or created).
+        // What would be sealed is known before any store is opened (or created) (N-3).
         let files = Warden::builder()
             .store(std::sync::Arc::new(agentwarden::MemoryEventStore::new()))
             .config(config.clone())

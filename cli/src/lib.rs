@@ -188,7 +188,7 @@ pub fn main() -> ExitCode {
             if !e.use_stderr() {
                 return ExitCode::from(EXIT_OK);
             }
-            // the arguments could not be read, but `--json` was among them.
+            // The arguments could not be read, but `--json` was among them.
             let json = std::env::args_os().take_while(|a| a != "--").any(|a| a == "--json");
             if json {
                 let text = e.render().to_string();
@@ -202,8 +202,8 @@ pub fn main() -> ExitCode {
     // Claude Code lets a tool call run on any exit code but 2: a hook that panics must still
     // exit 2, never 101.
     let is_hook = matches!(cli.command, Command::Hook(_));
-    // V-49: the hook's store is the one its command line names; a variable in its environment
-    // (which settings the agent can write may set) chooses nothing.
+    // The hook's store is the one its command line names; a variable in its environment
+    // (which settings the agent can write may set) chooses nothing (V-49).
     if is_hook && store_from_environment {
         cli.store = None;
     }
@@ -213,9 +213,9 @@ pub fn main() -> ExitCode {
             std::process::exit(i32::from(agentwarden_claude_code::wire::HOOK_FAILED));
         }));
     }
-    // V-29: `warden hook` reads its input and picks its route before anything else starts: the
+    // `warden hook` reads its input and picks its route before anything else starts: the
     // thin client (`warden-hook`'s, V-34) asks the server without a runtime or a log subscriber
-    // (it logs nothing).
+    // (it logs nothing) (V-29).
     let mut begun = None;
     if let Command::Hook(args) = &cli.command {
         if let Some(line) = args.server_line() {
@@ -229,9 +229,9 @@ pub fn main() -> ExitCode {
         }
     }
     init_tracing();
-    // V-44: one thread for every command. The server decides on a thread of its own (the
+    // One thread for every command. The server decides on a thread of its own (the
     // decider, V-7) while this one accepts connections and reads and writes their frames as
-    // tasks: moving a frame is cheap, and a second pool of workers only added wakeups.
+    // tasks: moving a frame is cheap, and a second pool of workers only added wakeups (V-44).
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     let runtime = match runtime {
         Ok(runtime) => runtime,
@@ -246,7 +246,7 @@ pub fn main() -> ExitCode {
         stdout.flush()?;
         Ok(code)
     });
-    // a `--json` command that failed before printing its object prints one for the failure.
+    // A `--json` command that failed before printing its object prints one for the failure.
     if let Err(f) = &result
         && json
         && !is_hook
@@ -290,9 +290,9 @@ fn wants_json(matches: &clap::ArgMatches) -> bool {
         || matches.subcommand().is_some_and(|(_, sub)| wants_json(sub))
 }
 
-/// the one object a `--json` command prints when it fails before printing its own:
+/// The one object a `--json` command prints when it fails before printing its own:
 /// `{"error": {"exit": N, "reason": "…"}}`, the exit code and the line stderr gets (X-73: the
-/// code, when the failure has one, is the reason's first word, as on stderr).
+/// code, when the failure has one, is the reason's first word, as on stderr).
 fn print_error_object(out: &mut dyn Write, failure: &Failure) -> std::io::Result<()> {
     let object = serde_json::json!({"error": {"exit": failure.exit, "reason": failure.line()}});
     writeln!(out, "{object}")
@@ -345,7 +345,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
         .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
         .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));
     let stores = stores::Stores { explicit: cli.store.clone(), sled };
-    // V-13, V-54: a decision command is a question, answered here or by the server, rendered here.
+    // A decision command is a question, answered here or by the server, rendered here (V-13, V-54).
     if let Some(asked) = decide::asked(&cli.command)? {
         let (outcome, config) = decide::answer(asked, &stores).await?;
         return decide::render(&cli.command, outcome, config.as_ref(), out);

@@ -80,8 +80,8 @@ pub(super) async fn serve(
             }
             _ => stores.clone(),
         };
-        // S-13: the server moves older events into segments on a thread of the store's own: no
-        // answer waits for a move.
+        // The server moves older events into segments on a thread of the store's own: no
+        // answer waits for a move (S-13).
         stores.sled = stores.sled.archiving(agentwarden::Archiving::Background);
         let location = stores.location(Some(&config))?;
         let warden = stores.open(config, true).map_err(|e| {
@@ -94,7 +94,7 @@ pub(super) async fn serve(
     };
     agentwarden_server::run(
         options,
-        // C-7: Claude Code is the default (every line installed before there were two).
+        // Claude Code is the default (every line installed before there were two) (C-7).
         agentwarden_server::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode))
             .with("codex", Arc::new(agentwarden_codex::kernel::Codex)),
         open,

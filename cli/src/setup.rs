@@ -106,10 +106,10 @@ fn rule_path(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// K-13: every rule `init claude-code` puts in `permissions.deny`: the human verbs by name and
+/// Every rule `init claude-code` puts in `permissions.deny`: the human verbs by name and
 /// by the installed binary's path `exe`, when known (`settings::human_verb_rules`, K-12, K-18),
 /// and `Edit` rules for the store directory (`.agentwarden`), `agentwarden.toml` and, when
-/// configured, `allowed_signers`, each from the filesystem root (`settings::edit_rule`).
+/// configured, `allowed_signers`, each from the filesystem root (`settings::edit_rule`) (K-13).
 pub(super) fn deny_rules(project: &Path, config: &Config, exe: Option<&Path>) -> Vec<String> {
     let mut rules = human_verb_rules(exe);
     rules.push(settings::edit_rule(&rule_path(&project.join(".agentwarden")), true));
@@ -242,7 +242,7 @@ pub(super) fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<Stri
     Ok((document.to_string(), added))
 }
 
-/// H-17: appends `.agentwarden/` to the project's `.gitignore` when git does not ignore it yet.
+/// Appends `.agentwarden/` to the project's `.gitignore` when git does not ignore it yet (H-17).
 pub(super) fn ignore_store(project: &Path, out: &mut dyn Write) -> Result<(), Failure> {
     if in_git_work_tree(project) && store_ignored(project) == Some(false) {
         let gitignore = project.join(".gitignore");
@@ -321,12 +321,12 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
 
     let target = managed.clone().unwrap_or_else(|| project.join(settings::PROJECT_FILE));
     let mut settings = read_json_object(&project, &target)?;
-    // V-34: the client form runs `warden-hook` when it lies beside `warden`; else `warden hook`.
+    // The client form runs `warden-hook` when it lies beside `warden`; else `warden hook` (V-34).
     let hook_binary = match server {
         Some(_) => wiring::client_binary(&exe),
         None => None,
     };
-    // V-49: the line names the server and the user it must run as; the configuration only agrees.
+    // The line names the server and the user it must run as; the configuration only agrees (V-49).
     let server = server.as_deref().map(|socket| (socket, config.server_uid));
     let command = hook_command(hook_binary.as_deref().unwrap_or(&exe), lock_ms, deadline, server);
     merge_hooks(&mut settings, &command, timeout)
@@ -375,7 +375,7 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
             exe.display()
         )?;
     }
-    // K-13: Claude Code's own rules, beside the hook.
+    // Claude Code's own rules, beside the hook (K-13).
     writeln!(
         out,
         "  permissions.deny: {denied} rule(s) added, {} in all for the human verbs and edits of the store, \

@@ -42,7 +42,7 @@ impl Stores {
             StoreLocation::Postgres(pg) => StoreLocation::Postgres(Box::new(pg.create_if_missing(create))),
             embedded => embedded,
         };
-        // S-13: a command that may not create the store reads it: it never moves its events.
+        // A command that may not create the store reads it: it never moves its events (S-13).
         let mut sled = self.sled.clone().create_if_missing(create);
         if !create {
             sled = sled.archiving(Archiving::Off);

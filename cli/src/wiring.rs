@@ -18,8 +18,8 @@ const _: () = assert!(
         == DEFAULT_DEADLINE_MS
 );
 
-/// V-34: the resident service's hook client, `warden-hook`, beside the `warden` binary at `exe`
-/// (canonical), when it is there and is a file.
+/// The resident service's hook client, `warden-hook`, beside the `warden` binary at `exe`
+/// (canonical), when it is there and is a file (V-34).
 pub(super) fn client_binary(exe: &Path) -> Option<PathBuf> {
     let client = exe.with_file_name(CLIENT_BINARY);
     let client = std::fs::canonicalize(client).ok()?;

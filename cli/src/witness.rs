@@ -96,8 +96,8 @@ fn add_checkpoint(args: &AddCheckpointArgs, out: &mut dyn Write) -> Result<u8, F
             .create(&args.state)
             .map_err(|e| state_error(e.to_string()))?;
     }
-    // U-1, U-3: by descriptor; a link or FIFO planted at the lock's name is refused, never
-    // followed or waited on.
+    // By descriptor; a link or FIFO planted at the lock's name is refused, never
+    // followed or waited on (U-1, U-3).
     let lock = untrusted::open_for_write(&args.state.join(".lock"), 0o600, false)
         .map_err(|e| state_error(e.to_string()))?;
     rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)

@@ -256,8 +256,8 @@ fn a_whole_log_rewritten_and_rehashed_after_a_checkpoint_is_found() {
     refused(&out, 1, "checkpoint_inconsistent");
 }
 
-/// a log rewritten under the Merkle tree the store kept for the old one: the tree alone
-/// would still prove the checkpoint; `verify --checkpoint` holds it to the events and refuses.
+/// A log rewritten under the Merkle tree the store kept for the old one: the tree alone
+/// would still prove the checkpoint; `verify --checkpoint` holds it to the events and refuses.
 #[test]
 fn a_log_rewritten_under_its_old_kept_tree_is_found() {
     let log = log();

@@ -103,8 +103,8 @@ fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
     checks.iter().find(|c| c["check"] == name).unwrap_or_else(|| panic!("{name}: {report}"))
 }
 
-/// C-10, C-11: a project set up by `init codex` is healthy once sealed and approved, and the
-/// canary is denied through the installed line; each gap made by hand is named with its fix.
+/// A project set up by `init codex` is healthy once sealed and approved, and the
+/// canary is denied through the installed line; each gap made by hand is named with its fix (C-10, C-11).
 #[test]
 fn doctor_knows_codex_and_names_every_gap() {
     let p = project();
@@ -161,8 +161,8 @@ fn doctor_knows_codex_and_names_every_gap() {
     assert_eq!(code, 0, "whole again");
 }
 
-/// C-10: a line whose binary is gone is named, and the canary sees the tail's exit 2 as a block
-/// that decides nothing.
+/// A line whose binary is gone is named, and the canary sees the tail's exit 2 as a block
+/// that decides nothing (C-10).
 #[test]
 fn doctor_fails_a_missing_binary_with_the_canary() {
     let p = project();
@@ -181,7 +181,7 @@ fn doctor_fails_a_missing_binary_with_the_canary() {
     assert!(canary.contains("blocks but cannot decide (exit 2)") && canary.contains("127"), "{canary}");
 }
 
-/// C-8, C-10: the managed form needs no trust; doctor names it and runs its canary.
+/// The managed form needs no trust; doctor names it and runs its canary (C-8, C-10).
 #[test]
 fn the_managed_form_is_named_and_needs_no_trust() {
     let p = project();

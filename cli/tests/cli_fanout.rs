@@ -105,8 +105,8 @@ fn the_bundled_example_splits_a_real_test_suite() {
 
 #[test]
 fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
-    // F-16: the chunk agents (in process groups of their own) are killed with the run, nothing
-    // is merged, the interruption is recorded, and the log still verifies.
+    // The chunk agents (in process groups of their own) are killed with the run, nothing
+    // is merged, the interruption is recorded, and the log still verifies (F-16).
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("audit");
     let items = dir.path().join("items.json");
@@ -176,8 +176,8 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
 
 #[test]
 fn a_chunk_agent_gets_neither_the_store_nor_wardens_variables() {
-    // F-19: `warden` itself runs with AGENTWARDEN_STORE set; its chunk agents do not see
-    // it, nor anything else but the base set and what `fan_out.pass_env` names.
+    // `warden` itself runs with AGENTWARDEN_STORE set; its chunk agents do not see
+    // it, nor anything else but the base set and what `fan_out.pass_env` names (F-19).
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("audit");
     let items = dir.path().join("items.json");

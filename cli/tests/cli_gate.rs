@@ -158,7 +158,7 @@ fn no_store_no_allow() {
         Some("true"),
     );
     assert_eq!(out.status.code(), Some(1));
-    // the deny is reported like any other, failing first at `audit` (G-23).
+    // The deny is reported like any other, failing first at `audit` (G-23, A-22).
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("DENY  MANAGER: audit (audit_unavailable)"), "{stdout}");
     assert!(stdout.contains("is not a Warden store (a directory that holds no Warden store)"), "{stdout}");

@@ -199,9 +199,9 @@ fn an_untracked_agent_may_call_nothing_and_a_tracked_one_is_checked_against_the_
     assert!(deny_reason(&hook(&p, &bash(Some(("agent-coder-1", "coder"))))).contains("agent_untracked"));
 }
 
-/// T-9, T-10: a call the manifests' rules do not grant is denied naming the layer, the agent
+/// A call the manifests' rules do not grant is denied naming the layer, the agent
 /// and the rule that was missing; in shadow mode it runs and is recorded as what enforcing
-/// would have denied; `audit replay --projection shadow` lists it.
+/// would have denied; `audit replay --projection shadow` lists it (T-9, T-10).
 #[test]
 fn tool_rules_deny_what_a_manifest_does_not_grant_and_shadow_mode_records_it() {
     let p = project();
@@ -248,11 +248,11 @@ fn tool_rules_deny_what_a_manifest_does_not_grant_and_shadow_mode_records_it() {
     assert_eq!(rows[0]["count"], 1);
 }
 
-/// T-11, U-16: a subagent whose `Bash` rewrites the manifests is not judged by the rules it
+/// A subagent whose `Bash` rewrites the manifests is not judged by the rules it
 /// wrote: once they differ from the seal, every call of every subagent is denied at
 /// `sealed_file_changed`, naming the file, until a human seals again; the same for
 /// `agentwarden.toml` switched to shadow mode. The main session is not a subagent: its calls
-/// are not the manifests' to judge.
+/// are not the manifests' to judge (T-11, U-16).
 #[test]
 fn a_subagent_cannot_grant_itself_tools_by_rewriting_the_manifests_or_the_mode() {
     let p = project();

@@ -1,7 +1,7 @@
-//! H-33: a `SubagentStop` while another process holds the store's lock (issue 34, item 4: a
+//! A `SubagentStop` while another process holds the store's lock (issue 34, item 4: a
 //! planner appends to `okrs/q4.md`, then runs `flock -x .agentwarden/audit/db sleep 65` in the
 //! background and stops). The revert does not wait for the log: the file is back at once, the
-//! session quarantined, and the violation recorded exactly once when the log can be written.
+//! session quarantined, and the violation recorded exactly once when the log can be written (H-33).
 
 #![expect(
     clippy::unwrap_used,

@@ -1,9 +1,9 @@
-//! V-49: who decides a hook is named by its command line alone — the line a human installed —
+//! Who decides a hook is named by its command line alone — the line a human installed —
 //! never by a file or variable the agent can write. The attack this closes (issue 34): in direct
 //! mode, an agent with a shell appends `[server] socket = …` to `agentwarden.toml` (or sets
 //! `AGENTWARDEN_SERVER` through settings it can write) and starts a socket server of its own that
 //! answers every hook with exit 0; every later hook asked it. Here a fake server that allows
-//! everything stands at every path the agent could name, and the hook must never ask it.
+//! everything stands at every path the agent could name, and the hook must never ask it (V-49).
 
 #![expect(
     clippy::unwrap_used,

@@ -158,7 +158,7 @@ fn a_json_command_that_fails_before_its_answer_prints_one_error_object() {
 
 #[test]
 fn an_empty_time_window_is_a_usage_error_before_the_store_is_opened() {
-    // `--since 1h --until 2h` asks for events newer than an hour and older than two.
+    // `--since 1h --until 2h` asks for events newer than an hour and older than two.
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing");
     let unusable = unusable_store(dir.path());
@@ -180,8 +180,8 @@ fn an_empty_time_window_is_a_usage_error_before_the_store_is_opened() {
 
 #[test]
 fn audit_copy_parses_both_locations_before_opening_either() {
-    // a destination URL that cannot be parsed is a usage error even when the source is
-    // missing (before: exit 3 for the source, the usage error never seen).
+    // A destination URL that cannot be parsed is a usage error even when the source is
+    // missing (before: exit 3 for the source, the usage error never seen).
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing");
     let out = Command::new(env!("CARGO_BIN_EXE_warden"))

@@ -168,13 +168,13 @@ fn authorize_compares_the_call_with_rules_in_claude_codes_syntax() {
     let escape = project.join("src/../okrs/q.md");
     assert_eq!(decide("Edit", serde_json::json!({"file_path": escape})).0, Some(1), "`..` is resolved first");
     assert_eq!(decide("Read", serde_json::json!({"file_path": "/etc/hosts"})).0, Some(0));
-    // T-13: `~` is Claude Code's home directory, not `src/~`; only the bare rule grants it.
+    // `~` is Claude Code's home directory, not `src/~`; only the bare rule grants it (T-13).
     let home = serde_json::json!({"file_path": "~/.bashrc", "old_string": "a", "new_string": "b"});
     let (code, home) = decide("Edit", home);
     let why = home["first_failure"]["reason"].as_str().unwrap_or_default();
     assert_eq!(code, Some(1), "{home}");
     assert!(why.contains("`Edit` (its path is not resolved") && why.contains("leading `~`"), "{why}");
-    // T-14: an input Warden does not know may name a path.
+    // An input Warden does not know may name a path (T-14).
     let extra = serde_json::json!({"file_path": src, "content": "x", "path": "/etc/passwd"});
     assert_eq!(decide("Write", extra).0, Some(1), "an unknown input");
 

@@ -50,9 +50,10 @@ fn empty_repository() -> tempfile::TempDir {
     dir
 }
 
-/// N-4 (issue 34, item 7): a `--store` that is a file, or a directory holding something else,
+/// A `--store` that is a file, or a directory holding something else,
 /// is a usage error (exit 2) with what to give instead, for every command that reads or writes
-/// the log — never "chain broken at seq 0"; the decision commands keep their deny.
+/// the log — never "chain broken at seq 0"; the decision commands keep their deny (A-22) (N-4, issue 34,
+/// item 7).
 #[test]
 fn a_store_that_is_a_file_is_a_usage_error_not_a_broken_chain() {
     let dir = empty_repository();

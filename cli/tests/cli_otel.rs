@@ -289,9 +289,9 @@ fn session() -> Vec<String> {
     inputs
 }
 
-/// V-62: each decision is one span with the GenAI conventions' name and attributes and
+/// Each decision is one span with the GenAI conventions' name and attributes and
 /// Warden's, its seq that of its event, and the subagents' decisions children of the spawn that
-/// started them, all in the session's trace; `warden status` counts them exported.
+/// started them, all in the session's trace; `warden status` counts them exported (V-62).
 #[test]
 fn each_decision_is_a_span_parented_along_the_lineage() {
     let (url, received) = receiver();
@@ -373,8 +373,8 @@ fn each_decision_is_a_span_parented_along_the_lineage() {
     assert_eq!(export["dropped"], 0, "{status}");
 }
 
-/// V-61: with the endpoint down, every decision is what direct mode decides, the spans are
-/// dropped and counted, and the server stops at once.
+/// With the endpoint down, every decision is what direct mode decides, the spans are
+/// dropped and counted, and the server stops at once (V-61).
 #[test]
 fn with_the_endpoint_down_decisions_are_unchanged_and_the_drops_counted() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -407,8 +407,8 @@ fn with_the_endpoint_down_decisions_are_unchanged_and_the_drops_counted() {
     assert!(took < Duration::from_secs(8), "the stop waited {took:?}");
 }
 
-/// V-60: a setting this build cannot honour refuses to start the server, naming it; without
-/// any endpoint there is no export, and the status says none.
+/// A setting this build cannot honour refuses to start the server, naming it; without
+/// any endpoint there is no export, and the status says none (V-60).
 #[test]
 fn an_export_setting_that_cannot_be_honoured_refuses_the_start() {
     let p = Project::new();

@@ -92,7 +92,7 @@ fn a_bad_correlation_id_is_a_usage_error() {
 
 #[test]
 fn a_duplicate_key_is_reported_with_every_other_problem() {
-    // the duplicate no longer hides the rest of the file.
+    // The duplicate no longer hides the rest of the file.
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("audit");
     let file = dir.path().join("result.json");

@@ -403,7 +403,7 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
         );
         assert_eq!(answer["version"], 2);
     }
-    // V-50: a key declared twice is refused, naming it, and the connection still serves.
+    // A key declared twice is refused, naming it, and the connection still serves (V-50).
     garbage.write_all(&frame(br#"{"version":2,"kind":"status","kind":"status"}"#)).unwrap();
     let answer = read_frame(&mut garbage).unwrap();
     assert_eq!(
@@ -656,10 +656,10 @@ fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_serve
     assert_eq!(server.terminate().status.code(), Some(0));
 }
 
-/// V-48: `warden doctor` on a project whose hooks `init --server` installed, with no other
+/// `warden doctor` on a project whose hooks `init --server` installed, with no other
 /// sign of a server (no `AGENTWARDEN_SERVER`, no `[server] socket`): it asks the server the lines
 /// name instead of opening the store that server holds, and its canary, a spawn of a type no
-/// persona declares, is denied by a server whose kill switch is on, as it is in service.
+/// persona declares, is denied by a server whose kill switch is on, as it is in service (V-48).
 #[test]
 fn doctor_checks_the_client_form_against_the_server_its_lines_name() {
     let (p, socket) = client_form_project();
@@ -701,15 +701,15 @@ fn doctor_checks_the_client_form_against_the_server_its_lines_name() {
     std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\n")).unwrap();
     let same = doctor();
     assert_eq!(check(&same, "server")["ok"], true, "the lines ask the configured server: {same}");
-    // V-49: a `[server] uid` the lines do not name (they believe any user) is a failure.
+    // A `[server] uid` the lines do not name (they believe any user) is a failure (V-49).
     std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\nuid = 4242\n")).unwrap();
     let pinned = doctor();
     let asked = check(&pinned, "server");
     assert_eq!(asked["ok"], false, "{pinned}");
     assert!(asked["detail"].as_str().unwrap().contains("uid"), "{pinned}");
     drop(server);
-    // V-49: lines that ask no server while the configuration names one: the hooks decide
-    // directly and never ask it.
+    // Lines that ask no server while the configuration names one: the hooks decide
+    // directly and never ask it (V-49).
     std::fs::write(&config, &text).unwrap();
     let root = p.root.display().to_string();
     let out = warden(&p, &["init", "claude-code", "--project", &root], "", false);
@@ -1116,7 +1116,7 @@ fn an_unusable_server_denies_and_never_allows() {
         ));
     });
     check("nonsense", &[], "server_answer_invalid");
-    // V-14: a well-formed outcome, but of another command, is not the gate's answer.
+    // A well-formed outcome, but of another command, is not the gate's answer (V-14).
     let other = p.dir.path().join("other.sock");
     fake_server(&other, |mut s| {
         let _ = read_frame(&mut s);
@@ -1185,8 +1185,8 @@ fn only_a_typed_question_is_answered_and_the_human_verbs_name_the_fix() {
             &serde_json::json!({"version": 2, "kind": "decide", "question": question, "config": config, "deadline_ms": 5000}),
         )
     };
-    // V-54: only the decision commands' questions can be asked; a command line, another command,
-    // a relative path or a field more is no request of this protocol.
+    // Only the decision commands' questions can be asked; a command line, another command,
+    // a relative path or a field more is no request of this protocol (V-54).
     let argv = serde_json::json!({"version": 2, "kind": "run", "argv": ["gate", "--request", "r.json"], "cwd": root,
         "config": config, "deadline_ms": 5000});
     assert_eq!(ask(&p.socket(), &argv)["code"], "frame_invalid", "a command line is not a question");
@@ -1260,9 +1260,9 @@ fn doctor_asks_the_configured_server_and_fails_when_it_is_down() {
     drop(server);
 }
 
-/// K-15: the saved projection is in the store, which an agent with the user's shell can write.
+/// The saved projection is in the store, which an agent with the user's shell can write.
 /// One that forgets a revocation is what a one-shot hook process starts from (the residual
-/// H-3 leaves, found by `doctor`); the resident service folds the log itself and is not misled.
+/// H-3 leaves, found by `doctor`); the resident service folds the log itself and is not misled (K-15).
 #[tokio::test]
 async fn the_server_folds_the_log_and_is_not_misled_by_a_forged_saved_projection() {
     use agentwarden::ProjectionStore;
@@ -1312,9 +1312,9 @@ fn saved_records(store: &Path) -> (Option<u64>, u64) {
     })
 }
 
-/// V-33: on a store whose records were never saved (`seal` and `approve` record without folding
+/// On a store whose records were never saved (`seal` and `approve` record without folding
 /// the log), the server folds and saves them before it answers at all: killed with SIGKILL the
-/// moment its socket answers, it has saved them at the log's head.
+/// moment its socket answers, it has saved them at the log's head (V-33).
 #[test]
 fn the_server_catches_the_records_up_before_it_answers() {
     let p = project();
@@ -1326,10 +1326,10 @@ fn the_server_catches_the_records_up_before_it_answers() {
     assert_eq!(saved_records(&p.store), (Some(2), 2));
 }
 
-/// V-36, T-11: the server keeps the manifests it parsed, by the digest of their bytes, but reads
+/// The server keeps the manifests it parsed, by the digest of their bytes, but reads
 /// them for every subagent call: a `manifests.toml` rewritten between two calls is judged by its
 /// new bytes, and denied because they are not the sealed ones; put back, the same server allows
-/// again. The same for `agentwarden.toml` (its parse is kept the same way).
+/// again. The same for `agentwarden.toml` (its parse is kept the same way) (V-36, T-11).
 #[test]
 fn a_file_rewritten_between_two_requests_is_judged_by_its_new_bytes() {
     let p = project();
@@ -1405,10 +1405,10 @@ fn hold_silent_connections() {
     }
 }
 
-/// V-51: an agent that keeps opening silent connections from many processes, as many as the
+/// An agent that keeps opening silent connections from many processes, as many as the
 /// server lets each hold, never keeps out `warden status`, a human verb's probe or a hook from
 /// another process; a peer holds at most its share; every refusal and eviction is logged with
-/// the peer's uid and pid.
+/// the peer's uid and pid (V-51).
 #[test]
 fn silent_connections_never_keep_out_status_a_hook_or_a_human_verb() {
     let p = project();
@@ -1506,8 +1506,8 @@ fn silent_connections_never_keep_out_status_a_hook_or_a_human_verb() {
     assert!(text.contains("closed unanswered for a new one"), "{text}");
 }
 
-/// H-43: a `ConfigChange` is blocked and recorded alike directly and through the server (the
-/// client prints the server's block: it is one of the four answers X-40 lets through).
+/// A `ConfigChange` is blocked and recorded alike directly and through the server (the
+/// client prints the server's block: it is one of the four answers X-40 lets through) (H-43).
 #[test]
 fn a_settings_change_is_blocked_and_recorded_directly_and_through_the_server() {
     let change = serde_json::json!({

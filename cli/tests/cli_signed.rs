@@ -168,14 +168,14 @@ fn a_key_made_by_ssh_keygen_signs_a_seal_and_an_approval_the_gate_accepts() {
     assert_eq!(record["approved_by"], "alice", "{listed}");
     assert_eq!(record["signature"]["principal"], "alice", "{listed}");
     assert!(record["signature"]["sshsig"].as_str().unwrap().starts_with("-----BEGIN SSH SIGNATURE-----"));
-    // K-9: a revoke is signed too; without the key it is refused, with it the gate denies.
+    // A revoke is signed too; without the key it is refused, with it the gate denies (K-9).
     refused(&p, &["revoke", "--ref", REF], "signature_missing");
     assert_eq!(gate(&p)["decision"], "allow");
     ok(&p, &["revoke", "--ref", REF, "--key", key(&p)]);
     assert_eq!(failure(&gate(&p)), ("approval_ref".into(), "approval_revoked".into()));
     ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);
     assert_eq!(gate(&p)["decision"], "allow");
-    // K-6: allowed_signers is sealed; a key added after the seal denies, naming the file.
+    // allowed_signers is sealed; a key added after the seal denies, naming the file (K-6).
     let signers = p.root.join("allowed_signers");
     let mut text = std::fs::read_to_string(&signers).unwrap();
     let mallory = std::fs::read_to_string(p.other.with_extension("pub")).unwrap();
@@ -572,10 +572,10 @@ fn seal_signed(
     })
 }
 
-/// K-14: rotation. A new `allowed_signers` counts only once a seal of it is signed by a key of
+/// Rotation. A new `allowed_signers` counts only once a seal of it is signed by a key of
 /// the list pinned before it; until then the change denies at `context_sealed`, naming the
 /// file. Signed by the new key alone, the change is refused with its own code, at the CLI and
-/// at the gate when it reaches the log another way.
+/// at the gate when it reaches the log another way (K-14).
 #[tokio::test]
 async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_list() {
     let p = project();
@@ -606,7 +606,7 @@ async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_
     refused(&p, &["seal", "--key", bob_key], "key_rotation_refused");
     refused(&p, &["approve", "--ref", "GATE-2026-02-21-002", "--key", bob_key], "signers_unavailable");
     assert_eq!(failure(&gate(&p)).1, "signers_unavailable");
-    // K-16: a revocation is not held up by the pending change: verified against the pinned list.
+    // A revocation is not held up by the pending change: verified against the pinned list (K-16).
     refused(&p, &["revoke", "--ref", REF, "--key", bob_key], "signer_not_allowed");
     ok(&p, &["revoke", "--ref", REF, "--key", key(&p)]);
     // The agent appends a seal of the very same new list, signed with its own key: refused,
@@ -655,10 +655,10 @@ async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_
     assert_eq!(gate(&p)["decision"], "allow");
 }
 
-/// K-15: the saved projection lives in the store an agent with the user's shell can write. One
+/// The saved projection lives in the store an agent with the user's shell can write. One
 /// that drops the human's pin (so that the agent's own signed seal of its own key list pins
 /// it) is found by `doctor`, which names what differs and rebuilds the records from the log:
-/// the gate then refuses the agent's seal as a change of the list it did not sign for.
+/// the gate then refuses the agent's seal as a change of the list it did not sign for (K-15).
 #[tokio::test]
 async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log() {
     use agentwarden::ProjectionStore;
@@ -702,7 +702,7 @@ async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log()
     assert_eq!(check["ok"], true, "{report}");
 }
 
-/// K-14 on a store whose first signed seal was made before seals carried their key list: the
+/// On a store whose first signed seal was made before seals carried their key list (K-14), the
 /// list is taken from the file while it is the one pinned, so a change cannot be verified once
 /// the file differs (refused, saying how) — the old list put back and sealed once is recorded,
 /// and a change signed by its key then counts.
@@ -742,8 +742,8 @@ async fn a_pin_of_an_earlier_version_is_rotated_after_one_seal_of_the_old_list()
     assert_eq!(gate(&p)["decision"], "allow");
 }
 
-/// K-14 with U-15: a `chmod` of the pinned key list breaks the seal (named at
-/// `context_sealed`) but not the pin: the same list sealed again counts.
+/// A `chmod` of the pinned key list breaks the seal (named at
+/// `context_sealed`) but not the pin: the same list sealed again counts (K-14, with U-15).
 #[test]
 fn a_chmod_of_the_key_list_is_resealed_without_a_change_of_keys() {
     use std::os::unix::fs::PermissionsExt;

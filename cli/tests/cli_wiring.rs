@@ -295,7 +295,7 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     assert!(failed(&report).contains(&"form".to_owned()), "{report}");
 
     ok(&init(&p, &[]));
-    // K-12: the settings deny the Bash commands that run Warden's human verbs.
+    // The settings deny the Bash commands that run Warden's human verbs (K-12).
     let settings = std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap();
     assert!(
         settings.contains("Bash(warden approve:*)") && settings.contains("Bash(warden release:*)"),
@@ -329,7 +329,7 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     std::fs::write(&path, good.replace(r#""timeout": 30"#, r#""timeout": 2"#)).unwrap();
     let (_, report) = doctor(&p, &[]);
     assert_eq!(failed(&report), ["timeout"], "{report}");
-    // H-18: the PreToolUse entry without `onFailure: "block"` (a timeout would let a call run).
+    // The PreToolUse entry without `onFailure: "block"` (a timeout would let a call run) (H-18).
     std::fs::write(&path, good.replace(r#""onFailure": "block""#, r#""onFailure": "ignore""#)).unwrap();
     let (_, report) = doctor(&p, &[]);
     assert_eq!(failed(&report), ["timeout"], "{report}");
@@ -543,10 +543,10 @@ fn init_writes_nothing_without_a_configuration_or_with_manifests_outside_the_pro
     assert_eq!(std::fs::read_to_string(&config).unwrap(), moved);
 }
 
-/// K-13, K-18: `init claude-code` denies, in Claude Code's own permissions, the human verbs (by
+/// `init claude-code` denies, in Claude Code's own permissions, the human verbs (by
 /// name and by the installed binary's path, with options before the verb) and edits of the
 /// store, the configuration and the key list; once each, however often it runs; `doctor` warns,
-/// naming a rule that is gone.
+/// naming a rule that is gone (K-13, K-18).
 #[test]
 fn init_denies_the_human_verbs_and_edits_of_the_guards_records_and_keys() {
     let p = project(true);
@@ -577,7 +577,7 @@ fn init_denies_the_human_verbs_and_edits_of_the_guards_records_and_keys() {
         "Bash(warden revoke:*)".to_owned(),
         "Bash(warden release:*)".to_owned(),
         "Bash(*warden approve*)".to_owned(),
-        // K-18: options before the verb, and the binary's path anywhere in the command.
+        // Options before the verb, and the binary's path anywhere in the command (K-18).
         "Bash(*warden --* approve*)".to_owned(),
         "Bash(*warden --* release*)".to_owned(),
         format!("Bash(*{} approve*)", exe.display()),

@@ -85,10 +85,10 @@ impl Verdict {
         Verdict::Fail { code, reason: reason.into() }
     }
 
-    /// the verdict stored as these fields. A pass with a code, or a failure without one,
+    /// The verdict stored as these fields. A pass with a code, or a failure without one,
     /// was never written by Warden: it is refused, not repaired — read as a pass it could
     /// allow, read as a failure it would show a code the log does not hold. The event that
-    /// holds it is undecodable.
+    /// holds it is undecodable.
     pub fn from_parts(
         passed: bool,
         code: Option<Code>,

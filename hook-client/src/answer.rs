@@ -53,7 +53,7 @@ mod tests {
         Answer::Hook { decision, reason: reason.map(str::to_owned) }
     }
 
-    /// X-40, V-52: a frame the server sends is printed only when it is exactly one answer.
+    /// A frame the server sends is printed only when it is exactly one answer (X-40, V-52).
     #[test]
     fn only_a_well_formed_hook_answer_is_printed() {
         let accepted = [

@@ -160,9 +160,9 @@ mod tests {
         assert!(uid_in("[server\n").is_err(), "not TOML");
     }
 
-    /// U-1, U-3: the configuration is read by descriptor: a FIFO planted at its name is refused
+    /// The configuration is read by descriptor: a FIFO planted at its name is refused
     /// at once (never waited on), so is a link at its name and a file over the bound; the
-    /// regular file is read.
+    /// regular file is read (U-1, U-3).
     #[test]
     fn only_a_regular_file_of_bounded_size_is_read() {
         let dir = tempfile::tempdir().unwrap();

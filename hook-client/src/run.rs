@@ -45,8 +45,8 @@ pub fn main() -> ExitCode {
     answer_through_server(&line, "warden-hook")
 }
 
-/// V-5, V-6, V-29: asks the server `line` names and prints its answer; any failure is exit 2
-/// with one line on stderr, prefixed by the binary's `name`. Synchronous: no runtime.
+/// Asks the server `line` names and prints its answer; any failure is exit 2
+/// with one line on stderr, prefixed by the binary's `name`. Synchronous: no runtime (V-5, V-6, V-29).
 pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
     let started = Instant::now();
     let settled = Arc::new(AtomicBool::new(false));
@@ -62,7 +62,7 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
         }
         Err(why) => HookAnswer::failed(why.to_string()),
     };
-    // H-16: whoever settles first decides: this answer, or the watchdog's exit 2.
+    // Whoever settles first decides: this answer, or the watchdog's exit 2 (H-16).
     if settled.swap(true, Ordering::SeqCst) {
         let why = format!("no answer within --deadline-ms {}", line.deadline_ms);
         return failed(name, &ClientError::new(Code::DeadlinePassed, why));

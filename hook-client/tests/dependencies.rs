@@ -1,6 +1,6 @@
-//! V-29, V-34: `warden-hook`'s dependency tree (what it links, build scripts included) holds no
+//! `warden-hook`'s dependency tree (what it links, build scripts included) holds no
 //! store, no runtime, no command-line parser and not the application: `cargo tree -p
-//! agentwarden-hook-client -e normal,build` (the host's platform), read line by line.
+//! agentwarden-hook-client -e normal,build` (the host's platform), read line by line (V-29, V-34).
 
 #![expect(clippy::unwrap_used, reason = "test code: a failure is a failed test")]
 

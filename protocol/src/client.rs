@@ -57,7 +57,7 @@ pub fn peer_uid(stream: &UnixStream) -> Result<u32, String> {
     }
 }
 
-/// V-12: the server must run as `uid` (when one is named), or the answer is not read.
+/// The server must run as `uid` (when one is named), or the answer is not read (V-12).
 fn check_peer(stream: &UnixStream, uid: Option<u32>) -> Result<(), String> {
     let Some(wanted) = uid else { return Ok(()) };
     let seen = peer_uid(stream)?;

@@ -122,8 +122,8 @@ mod tests {
     use super::*;
     use crate::{Answer, HookDecision, Request};
 
-    /// every code the protocol names is a row of the resident service's table in
-    /// `docs/codes.md` (the file `cargo xtask codes` renders), not only a variant of the enum.
+    /// Every code the protocol names is a row of the resident service's table in
+    /// `docs/codes.md` (the file `cargo xtask codes` renders), not only a variant of the enum.
     #[test]
     fn every_protocol_code_is_a_row_of_the_server_table() {
         let doc = agentwarden_domain::code::render_markdown();
@@ -138,8 +138,8 @@ mod tests {
         }
     }
 
-    /// V-50: a key declared twice, at any depth of the frame, refuses it (`request_invalid`,
-    /// naming where), in a request and in an answer alike; the same keys once each are read.
+    /// A key declared twice, at any depth of the frame, refuses it (`request_invalid`,
+    /// naming where), in a request and in an answer alike; the same keys once each are read (V-50).
     #[test]
     fn a_frame_with_a_duplicated_key_is_refused_at_any_depth() {
         let once =
@@ -165,9 +165,9 @@ mod tests {
         );
     }
 
-    /// C-7: a hook request for the default harness is the bytes an older client sent (so an
+    /// A hook request for the default harness is the bytes an older client sent (so an
     /// older server reads it); one that names a harness round-trips, and a harness that is not
-    /// a string refuses the frame.
+    /// a string refuses the frame (C-7).
     #[test]
     fn a_hook_request_names_its_harness_only_when_not_the_default() {
         let default = Request::Hook { config: None, input: "{}".into(), deadline_ms: Some(5), harness: None };
@@ -222,8 +222,8 @@ mod tests {
         assert!(matches!(read_frame_blocking(&mut short.as_slice()), Err(FrameError::Io(_))));
     }
 
-    /// V-52: a hook answer is its decision and reason on the wire; an unknown decision or a
-    /// key more is not an answer.
+    /// A hook answer is its decision and reason on the wire; an unknown decision or a
+    /// key more is not an answer (V-52).
     #[test]
     fn a_hook_answer_is_a_decision_and_its_reason() {
         let answer = Answer::Hook { decision: HookDecision::Deny, reason: Some("no \"seal\"\n".into()) };

@@ -139,8 +139,8 @@ mod tests {
         }
     }
 
-    /// V-64: a server that does not export sends the status of before (a client that predates
-    /// `export` reads it); one that does sends `export`; a status without it reads as no export.
+    /// A server that does not export sends the status of before (a client that predates
+    /// `export` reads it); one that does sends `export`; a status without it reads as no export (V-64).
     #[test]
     fn the_export_is_in_the_status_only_when_the_server_exports() {
         let off = crate::encode(&status(None)).unwrap();

@@ -129,10 +129,10 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
                                 .await
                         }
                     };
-                    // V-35: an answer that asked no store and comes before anything of its
+                    // An answer that asked no store and comes before anything of its
                     // group was stored rests only on what earlier groups made durable: it
                     // leaves at once, without waiting for this group's sync — once every
-                    // earlier group's answers have left (V-45).
+                    // earlier group's answers have left (V-45, V-35).
                     let answer = match answer {
                         Answered::Plain(answer) if !stored && !pending => {
                             let _ = job.reply.send(answer);
@@ -172,8 +172,8 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
         // The group's task starts its sync before the next group is decided.
         tokio::task::yield_now().await;
         if stored && saved.elapsed() >= SAVE_RECORDS_EVERY {
-            // V-27: saved once every answer decided so far has left, never on their way, and
-            // never with events a sync has not made durable.
+            // Saved once every answer decided so far has left, never on their way, and
+            // never with events a sync has not made durable (V-27).
             if let Some(task) = before.take() {
                 let _ = task.await;
             }
@@ -188,8 +188,8 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
     }
 }
 
-/// V-28: why every decision fails once a sync failed; shared by the decider and the groups'
-/// tasks. A lock poisoned by a panic fails closed, too.
+/// Why every decision fails once a sync failed; shared by the decider and the groups'
+/// tasks. A lock poisoned by a panic fails closed, too (V-28).
 #[derive(Clone, Default)]
 struct Broken(Arc<std::sync::Mutex<Option<String>>>);
 
@@ -229,8 +229,8 @@ async fn complete(
         ));
     }
     let waited = started.elapsed();
-    // without a sync, nothing pending is released (a group that stored nothing holds
-    // none; should one be there all the same, it fails).
+    // Without a sync, nothing pending is released (a group that stored nothing holds
+    // none; should one be there all the same, it fails).
     let mut synced = None;
     if stored && broken.why().is_none() {
         match warden.sync().await {
@@ -281,9 +281,9 @@ async fn complete(
 /// How many hook requests may wait for the decider, and the largest group it commits at once.
 pub(crate) const QUEUE: usize = 256;
 
-/// V-27: how often, at most, the decider saves the records (a cache of a fold over the log,
+/// How often, at most, the decider saves the records (a cache of a fold over the log,
 /// rebuilt from the log when lost): a restarted server folds at most this much of the log
-/// again. Saved after the group's answers are sent, never on their way.
+/// again. Saved after the group's answers are sent, never on their way (V-27).
 const SAVE_RECORDS_EVERY: Duration = Duration::from_secs(1);
 
 /// Saves the records as they stand (best effort; V-27), once their events are durable.
@@ -428,8 +428,8 @@ mod tests {
         (config, location)
     }
 
-    /// V-26: the requests waiting when the decider looks are decided in order, their events
-    /// appended deferred, made durable by one sync, and answered only after it.
+    /// The requests waiting when the decider looks are decided in order, their events
+    /// appended deferred, made durable by one sync, and answered only after it (V-26).
     #[test]
     fn waiting_requests_share_one_sync_and_are_answered_after_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -485,8 +485,8 @@ mod tests {
         assert_eq!(ids, (0..10).map(|n| format!("toolu_{n}")).collect::<Vec<_>>(), "in arrival order");
     }
 
-    /// V-35: a call nothing governs that comes first in its group leaves before the group's
-    /// sync; one that comes after a recorded decision of the group waits for it.
+    /// A call nothing governs that comes first in its group leaves before the group's
+    /// sync; one that comes after a recorded decision of the group waits for it (V-35).
     #[test]
     fn a_call_nothing_governs_waits_for_no_sync_unless_it_follows_a_recorded_one() {
         let dir = tempfile::tempdir().unwrap();
@@ -648,9 +648,9 @@ mod tests {
         answer
     }
 
-    /// V-45: the next group is decided while the one before it syncs; its answers, and an
+    /// The next group is decided while the one before it syncs; its answers, and an
     /// answer from the index that would otherwise leave at once (V-35), wait for the earlier
-    /// group's sync and then for their own, in order.
+    /// group's sync and then for their own, in order (V-45).
     #[test]
     fn a_group_is_decided_while_the_one_before_syncs_and_answered_after_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -680,8 +680,8 @@ mod tests {
         assert_eq!(store.begun.load(Ordering::SeqCst), 2, "and asks for no sync");
     }
 
-    /// V-45, V-28: when a sync fails, the group decided behind it while it ran fails too, and
-    /// so does every later request.
+    /// When a sync fails, the group decided behind it while it ran fails too, and
+    /// so does every later request (V-45, V-28).
     #[test]
     fn a_failed_sync_fails_the_group_decided_behind_it() {
         let dir = tempfile::tempdir().unwrap();

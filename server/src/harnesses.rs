@@ -42,8 +42,8 @@ impl Harnesses {
         self.default.as_ref()
     }
 
-    /// C-7: the harness a request names (`None`: the default), or why there is none: a name the
-    /// server did not register is refused, never read in another harness's format.
+    /// The harness a request names (`None`: the default), or why there is none: a name the
+    /// server did not register is refused, never read in another harness's format (C-7).
     pub fn get(&self, name: Option<&str>) -> Result<&dyn Harness, String> {
         match name {
             None => Ok(self.default_harness()),
@@ -69,7 +69,7 @@ impl From<Arc<dyn Harness>> for Harnesses {
 mod tests {
     use super::*;
 
-    /// C-7: no name is the default; a registered name its harness; any other name refused.
+    /// No name is the default; a registered name its harness; any other name refused (C-7).
     #[test]
     fn a_request_is_decoded_by_the_harness_it_names_or_refused() {
         let harnesses = Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode))

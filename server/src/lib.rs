@@ -157,8 +157,8 @@ pub async fn run<E>(
 where
     E: From<String> + From<std::io::Error> + From<ClientError>,
 {
-    // V-4: the server's environment is the kill switch; an agent must not start one from its
-    // shell tool (as H-5 for the approval commands).
+    // The server's environment is the kill switch; an agent must not start one from its
+    // shell tool (as H-5 for the approval commands) (V-4).
     if let Some((env, harness)) = agentwarden::human::agent_session(|var| std::env::var_os(var).is_some()) {
         return Err(E::from(format!(
             "refused: `{env}` is set, so this runs inside a {harness} session; start the server from \
@@ -170,19 +170,19 @@ where
     let socket = options.socket.clone().or_else(|| config.server.clone()).ok_or_else(|| {
         E::from("no socket: give --socket PATH or `[server] socket` in agentwarden.toml".to_owned())
     })?;
-    // V-15: every path the server holds is absolute before it serves.
+    // Every path the server holds is absolute before it serves (V-15).
     let home = std::env::current_dir().map_err(|e| E::from(format!("no working directory: {e}")))?;
     let socket = home.join(socket);
     let _lock = socket::lock(&socket)?;
     let (warden, location) = open_store(config, &home)?;
-    // V-60: with export asked for, every Warden below records through the tap (V-62).
+    // With export asked for, every Warden below records through the tap (V-62, V-60).
     #[cfg(feature = "otel")]
     let (warden, telemetry) = telemetry::start(warden, &location.describe())?;
-    // K-15: a resident Warden folds its records from the log itself, never from the saved
+    // A resident Warden folds its records from the log itself, never from the saved
     // projection (which a process that can write the state store could have forged). V-33:
     // done (and saved) before the socket is bound, so that the first request does not fold
     // the whole log within its own deadline. A failure here is met again, as a deny, by the
-    // decisions that need the records.
+    // decisions that need the records (K-15).
     let warden = warden.folding_from_log();
     if let Err(e) = warden.records().await {
         tracing::warn!(error = %e, "the records cannot be folded from the log; every decision that needs them fails");
@@ -272,7 +272,7 @@ where
     decider::save_records(&server.deferring).await;
     #[cfg(feature = "otel")]
     if let Some(telemetry) = &server.telemetry {
-        // V-61: the spans still queued get one export, bounded as the drain is.
+        // The spans still queued get one export, bounded as the drain is (V-61).
         let last = telemetry.stop(options.drain_timeout.min(EXPORT_AT_STOP));
         tracing::info!(exported = last.exported, dropped = last.dropped, "the span export stopped");
     }
@@ -458,8 +458,8 @@ fn export_status(server: &Server) -> Option<agentwarden_protocol::SpanExport> {
 mod tests {
     use super::*;
 
-    /// X-40, V-52 over the wire: what the server sends for an answer, encoded and decoded as a
-    /// frame, reads back in the client as that answer.
+    /// What the server sends for an answer, encoded and decoded as a
+    /// frame, reads back in the client as that answer (X-40, V-52, over the wire).
     #[test]
     fn an_answer_sent_by_the_server_reads_back_as_itself() {
         for answer in [

@@ -1,6 +1,6 @@
-//! `docs/architecture.md` lists every crate of the workspace and every top-level module of
+//! `docs/architecture.md` lists every crate of the workspace and every top-level module of
 //! each, and nothing that no longer exists; its dependency table names, for each crate, exactly
-//! the workspace crates its manifest depends on.
+//! the workspace crates its manifest depends on.
 //!
 //! The convention (stated in the file itself): a crate is a heading `### crate `NAME``; each of
 //! its top-level modules is a list item `- `MODULE` — …` under that heading. A top-level module

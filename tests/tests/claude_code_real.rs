@@ -286,11 +286,11 @@ fn through_the_resident_service_the_same_session_is_decided_the_same_way() {
     assert_loopback_only(&api);
 }
 
-/// T-11: a planner whose manifest grants it `Bash` but edits only under `src/` rewrites
+/// A planner whose manifest grants it `Bash` but edits only under `src/` rewrites
 /// `manifests.toml` with its `Bash` to grant itself every edit, then writes outside `src/`.
 /// Before the fix the hook judged the write by the rewritten rules and let it run; now the
 /// rules are the sealed ones: the write is denied at `sealed_file_changed`, naming the file, and
-/// nothing is written.
+/// nothing is written (T-11).
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_subagent_that_rewrites_the_manifests_is_still_judged_by_the_sealed_rules() {

@@ -1,9 +1,9 @@
-//! every code Warden emits is a `Code` variant, so it is in `docs/codes.md` (rendered from
+//! Every code Warden emits is a `Code` variant, so it is in `docs/codes.md` (rendered from
 //! the variants). What could slip past that is a code built from a string in the sources: a
 //! `Code::Other(…)`, or a string literal parsed into a `Code`. The sources are scanned for both
 //! (outside tests), so a new code cannot bypass the table. X-73: nor may the command line or the
 //! hook client splice a code into a reason's text; X-75: every code the protocol and the server
-//! name is one of the protocol's codes, each a row of the server's table.
+//! name is one of the protocol's codes, each a row of the server's table.
 
 use std::path::Path;
 
@@ -62,9 +62,9 @@ fn sources(dirs: &[&str]) -> Vec<(std::path::PathBuf, String)> {
     found
 }
 
-/// no failure of the command line or of the hook client carries its code as text spliced
+/// No failure of the command line or of the hook client carries its code as text spliced
 /// into its reason (`"config_invalid: …"`): the code is a typed `Code` beside the reason
-/// (`Failure`, `ClientError`), rendered `CODE: reason` in one place.
+/// (`Failure`, `ClientError`), rendered `CODE: reason` in one place.
 #[test]
 fn no_code_is_spliced_into_a_reason() {
     use agentwarden_domain::code::Code;
@@ -79,9 +79,9 @@ fn no_code_is_spliced_into_a_reason() {
     assert!(spliced.is_empty(), "a code spliced into a reason's text (use the typed code): {spliced:#?}");
 }
 
-/// every code the protocol's crate and the server name is one of the protocol's codes
+/// Every code the protocol's crate and the server name is one of the protocol's codes
 /// (`agentwarden_protocol::CODES`), which its own test holds to the server's table of
-/// `docs/codes.md`: a code the server starts to answer with cannot miss the table.
+/// `docs/codes.md`: a code the server starts to answer with cannot miss the table.
 #[test]
 fn every_code_the_protocol_and_the_server_name_is_a_protocol_code() {
     let known: Vec<String> = agentwarden_protocol::CODES.iter().map(|code| format!("{code:?}")).collect();

@@ -258,11 +258,11 @@ fn the_agent_trying_to_approve_itself_is_denied() {
 
 // ----- the resident service ----------------------------------------------------------------
 
-/// C-8: `warden init codex --managed` puts Warden's hooks in Codex's managed requirements with
+/// `warden init codex --managed` puts Warden's hooks in Codex's managed requirements with
 /// `allow_managed_hooks_only`. The project's own hooks are what an agent would leave there to
 /// get around Warden — every command `true`, the project trusted — and Codex runs the managed
 /// ones only: the main session's patch of a protected file and an unapproved-by-switch spawn
-/// are still denied and recorded.
+/// are still denied and recorded (C-8).
 #[test]
 #[ignore = "real Codex: run by `cargo xtask codex`"]
 fn managed_hooks_govern_and_the_projects_own_hooks_are_ignored() {
@@ -309,7 +309,7 @@ fn the_resident_service_answers_codexs_hooks() {
         .args(["serve", "--socket"])
         .arg(&socket)
         .current_dir(&project.root)
-        // V-4: the server's environment is the kill switch.
+        // The server's environment is the kill switch (V-4).
         .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

@@ -1,8 +1,9 @@
-//! X-20, proven by the compiler at the library boundary: each snippet in `tests/compile-fail/`
+//! Each snippet in `tests/compile-fail/`
 //! is a way a consumer might try to obtain a `DelegationGrant` or forge a decision's event, and
 //! must fail to compile with the error code its first line names, and say what it names after a
 //! `|` (`//! expect: E0451 | are private`); the
-//! control (`//! expect: ok`) must compile, so a failure is the rule and not a broken harness.
+//! control (`//! expect: ok`) must compile, so a failure is the rule and not a broken harness (X-20, proven
+//! by the compiler at the library boundary).
 //!
 //! Each is compiled by `rustc` against the `agentwarden` and `agentwarden-domain` libraries
 //! this test was built with (the newest of each in the test binary's `deps` directory), so no

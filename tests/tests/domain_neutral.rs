@@ -123,7 +123,7 @@ fn each_kind_of_name_is_found() {
     for (text, expected, why) in rows {
         assert_eq!(!named(text).is_empty(), expected, "{why}: {text}");
     }
-    // T-16: the syntax's file may spell its words, and nothing else of the list.
+    // The syntax's file may spell its words, and nothing else of the list (T-16).
     let words = r#"pub const SHELL: &str = "Bash"; pub const EDIT_FAMILY = ["Edit", "Write"];"#;
     assert_eq!(named_in(SYNTAX, words), Vec::<&str>::new(), "the syntax's words");
     assert_eq!(named_in("src/lineage/rules.rs", words).len(), 3, "anywhere else, each is found");

@@ -28,8 +28,8 @@ async fn sled_store_meets_the_contract() {
     run_all(|| sled_in(&mut dirs)).await;
 }
 
-/// S-13: with segments of 2 events once 3 stay in sled, the contract's logs cross many
-/// segments, moved inline and in the background while the suite reads and appends.
+/// With segments of 2 events once 3 stay in sled, the contract's logs cross many
+/// segments, moved inline and in the background while the suite reads and appends (S-13).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sled_store_that_archives_meets_the_contract() {
     for archiving in [Archiving::Inline, Archiving::Background] {

@@ -85,8 +85,8 @@ async fn wait_dead(pid: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_a_chunk_leaves_running_dies_with_it() {
-    // F-15: the agent forks a sleeper that holds stdout open, prints its result and exits. The
-    // run must neither wait for the sleeper nor leave it running.
+    // The agent forks a sleeper that holds stdout open, prints its result and exits. The
+    // run must neither wait for the sleeper nor leave it running (F-15).
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("pid");
     let script = format!(

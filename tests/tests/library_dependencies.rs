@@ -1,7 +1,7 @@
-//! the library a consumer adds pulls none of the command line's dependencies. `cargo tree`
+//! The library a consumer adds pulls none of the command line's dependencies. `cargo tree`
 //! of `agentwarden` (normal dependencies, as a consumer's build sees them) is read here and must
 //! name none of them; the CLI crate's tree, the control, must name them all (so the check cannot
-//! pass by reading nothing).
+//! pass by reading nothing).
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -55,8 +55,8 @@ fn the_command_line_crate_has_them_all() {
     }
 }
 
-/// V-60: the OpenTelemetry export is the server's `otel` feature: a consumer of the server
-/// library does not build it; the `warden` command line turns it on by default.
+/// The OpenTelemetry export is the server's `otel` feature: a consumer of the server
+/// library does not build it; the `warden` command line turns it on by default (V-60).
 #[test]
 fn the_export_is_the_servers_otel_feature_and_the_command_lines_default() {
     const OTEL: [&str; 3] = ["opentelemetry", "opentelemetry_sdk", "opentelemetry-otlp"];

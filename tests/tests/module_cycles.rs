@@ -1,7 +1,7 @@
-//! no two modules of a crate depend on each other, directly or around a circle. A module
+//! No two modules of a crate depend on each other, directly or around a circle. A module
 //! that needs a sibling's value takes it from a module below both (the chain and the envelope
 //! know no event catalogue; a doctor's finding is a module of its own that every check reports
-//! in), so each crate reads bottom-up.
+//! in), so each crate reads bottom-up.
 //!
 //! How it is read: each crate's `src/` files are modules (`a/b.rs` and `a/b/mod.rs` are `a::b`;
 //! `bin/` holds other crates' roots and is skipped, and so are test files and the `mod tests`

@@ -232,8 +232,8 @@ async fn merkle_rows(pg: &PgTest, schema: &str) -> Option<String> {
     })
 }
 
-/// every append's transaction writes the nodes it completes; another connection (a
-/// reopened store, another host) finds the same tree and keeps growing it.
+/// Every append's transaction writes the nodes it completes; another connection (a
+/// reopened store, another host) finds the same tree and keeps growing it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_kept_tree_is_written_with_the_events_and_survives_reopening() {
     let Some(pg) = PgTest::start("merkle").await else { return };
@@ -257,8 +257,8 @@ async fn the_kept_tree_is_written_with_the_events_and_survives_reopening() {
     kept_nodes_are_the_events_nodes(&other, 9, 9).await;
 }
 
-/// a log written before the tree was kept (its rows gone) gets its tree on the next
-/// connection, once.
+/// A log written before the tree was kept (its rows gone) gets its tree on the next
+/// connection, once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_log_without_a_tree_is_upcast_on_connecting() {
     let Some(pg) = PgTest::start("merkle_upcast").await else { return };

@@ -342,8 +342,8 @@ fn build_release() -> Result<PathBuf, String> {
         "sled_memory",
     ]))?;
     build_bins(Profile::Release)?;
-    // V-43: the client `cargo xtask install` ships is linked statically; the dynamically linked
-    // one Cargo builds stays beside it as the baseline.
+    // The client `cargo xtask install` ships is linked statically; the dynamically linked
+    // one Cargo builds stays beside it as the baseline (V-43).
     let bin = target_dir().join("release");
     std::fs::copy(bin.join("warden-hook"), bin.join("warden-hook-dynamic"))
         .map_err(|e| format!("cannot keep the dynamically linked warden-hook: {e}"))?;

@@ -692,17 +692,17 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         Ok((times, cpu)) => (Ok(times), Some(cpu)),
         Err(e) => (Err(e), None),
     };
-    // V-46: `AGENTWARDEN_BENCH_BASELINE=PATH` names another build's `warden`, with its own
+    // `AGENTWARDEN_BENCH_BASELINE=PATH` names another build's `warden`, with its own
     // `warden-hook` beside it (each build's client speaks its own build's protocol): its server,
     // on an empty store of its own, right after this one's, takes the same per-call rows
     // through its client and the same two crowds: two builds compared under the same load of
-    // the machine, in one run.
+    // the machine, in one run (V-46).
     let baseline = std::env::var_os("AGENTWARDEN_BENCH_BASELINE").map(PathBuf::from);
     let baseline_rows = baseline
         .as_deref()
         .map(|old| baseline_rows(old, bin, [spawn.as_str(), bash.as_str(), read.as_str()]));
     let dynamic_crowd = concurrent(&dynamic, &empty, 20, 10, 3_000_000);
-    // V-47: the same crowd of processes that ask nothing, the floor under the crowds above.
+    // The same crowd of processes that ask nothing, the floor under the crowds above (V-47).
     let floor =
         processes_at_once(
             &target_dir(),
@@ -724,7 +724,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     let client_big = time_warden(&client, &via);
     let big_store = big.store.clone();
     big.stop();
-    // S-13: direct mode on the same 1M-event store, whose older events are in segments.
+    // Direct mode on the same 1M-event store, whose older events are in segments (S-13).
     let big_store = big_store.to_string_lossy().into_owned();
     let direct_big = time_warden(
         warden,
@@ -934,10 +934,10 @@ fn hook_exit(hook: &Path, args: &[String], input: &str) -> Result<std::process::
     child.wait_with_output().map_err(|e| e.to_string())
 }
 
-/// V-43: an installed `warden` and `warden-hook` answer as Claude Code would use them, on the
+/// An installed `warden` and `warden-hook` answer as Claude Code would use them, on the
 /// Claude Code example: through a `warden serve` of the installed `warden`, the client lets a
 /// spawn that is sealed and approved through and tracks it, lets the spawned planner `Read`,
-/// denies the same call from an agent it does not track, and exits 2 once the server is gone.
+/// denies the same call from an agent it does not track, and exits 2 once the server is gone (V-43).
 pub(crate) fn installed_answers(warden: &Path, hook: &Path) -> Result<(), String> {
     let bin = warden.parent().unwrap_or(Path::new("."));
     let server = Server::start(warden, bin, "install-check", 0)?;

@@ -26,8 +26,8 @@ const CLIPPY: Step = Step {
     fix: "see the warnings above; reproduce with `cargo clippy --workspace --all-targets --all-features`",
 };
 
-/// the library as a consumer builds it, without the CLI and PostgreSQL: it compiles
-/// without warnings and its own tests pass (a PostgreSQL URL is then refused).
+/// The library as a consumer builds it, without the CLI and PostgreSQL: it compiles
+/// without warnings and its own tests pass (a PostgreSQL URL is then refused).
 const LIBRARY_ALONE: Step = Step {
     name: "library alone (no default features)",
     args: &[
@@ -172,7 +172,7 @@ fn examples() -> Result<(), String> {
     Ok(())
 }
 
-/// V-43: `cargo xtask install --debug --root target/install-check --check`, as a user runs it.
+/// `cargo xtask install --debug --root target/install-check --check`, as a user runs it (V-43).
 fn installed_client() -> Result<(), String> {
     println!("\n==> installed client: cargo xtask install --debug --root target/install-check --check");
     let root = crate::measure::target_dir().join("install-check");
@@ -353,10 +353,10 @@ pub(crate) fn run() -> Result<(), String> {
     crate::readme::run().map_err(|e| format!("README commands: {e}; reproduce with `cargo xtask readme`"))?;
     run_step(&DOCS)?;
     examples()?;
-    // a change to a library crate's public surface is deliberate: its snapshot changes too.
+    // A change to a library crate's public surface is deliberate: its snapshot changes too.
     println!("\n==> public API: cargo xtask public-api");
     crate::public_api::run(&[])?;
-    // N-9: the man pages and completions are what the clap definitions generate.
+    // The man pages and completions are what the clap definitions generate (N-9).
     println!("\n==> CLI reference: cargo xtask reference --check");
     crate::reference::run(&["--check".to_owned()])?;
     run_step(&BENCHES)?;

@@ -217,9 +217,9 @@ pub(crate) fn install(bin: Option<PathBuf>, profile: Profile) -> Result<Installe
 
 const USAGE: &str = "usage: cargo xtask install [--root DIR] [--debug] [--check]";
 
-/// V-43's check (`--check`, and a step of `cargo xtask ci`): on a linux-gnu host the installed
-/// `warden-hook` must be statically linked, and the installed pair must answer real hook events
-/// through a `warden serve` and exit 2 once the server is gone.
+/// On a linux-gnu host the installed `warden-hook` must be statically linked, and the installed
+/// pair must answer real hook events through a `warden serve` and exit 2 once the server is gone
+/// (V-43's check: `--check`, and a step of `cargo xtask ci`).
 pub(crate) fn check(installed: &Installed) -> Result<(), String> {
     if let Linked::Dynamic(why) = &installed.linked
         && cfg!(all(target_os = "linux", target_env = "gnu"))

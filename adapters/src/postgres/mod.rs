@@ -291,7 +291,7 @@ impl EventStore for PostgresEventStore {
             .collect()
     }
 
-    /// every node is a row, read by its key.
+    /// Every node is a row, read by its key.
     async fn merkle_nodes(&self, nodes: &[Node]) -> Result<Vec<MerkleHash>, StoreError> {
         let head = self.head().await?;
         for node in nodes {

@@ -330,7 +330,7 @@ impl ArchiveDir {
     pub(super) fn read(&self, entry: &Entry) -> Result<Segment, String> {
         let name = entry.name();
         let path = self.path.join(&name);
-        // U-3: by descriptor, `O_NOFOLLOW | O_NONBLOCK`, a regular file, at most the listed length.
+        // By descriptor, `O_NOFOLLOW | O_NONBLOCK`, a regular file, at most the listed length (U-3).
         let (file, len, _) = crate::untrusted::open_file_at(self.fd.as_fd(), OsStr::new(&name), &path)
             .map_err(|e| e.reason())?;
         if len != entry.bytes {

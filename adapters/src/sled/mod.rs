@@ -788,8 +788,8 @@ impl EventStore for SledEventStore {
         self.current_head()
     }
 
-    /// a node of the kept levels is read from the `merkle` tree; one below covers at
-    /// most 64 events, hashed from them, one pass per block of 64 asked for.
+    /// A node of the kept levels is read from the `merkle` tree; one below covers at
+    /// most 64 events, hashed from them, one pass per block of 64 asked for.
     async fn merkle_nodes(&self, nodes: &[Node]) -> Result<Vec<MerkleHash>, StoreError> {
         let head = self.current_head()?.seq;
         let mut out: Vec<Option<MerkleHash>> = vec![None; nodes.len()];

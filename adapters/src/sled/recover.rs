@@ -107,7 +107,7 @@ fn unavailable(what: &str, path: &Path, e: Errno) -> StoreError {
     StoreError::Unavailable { reason: format!("{what} `{}`: {e}", path.display()) }
 }
 
-/// N-4: what the path is, and what to do, in the user's terms (never "corrupt at seq 0").
+/// What the path is, and what to do, in the user's terms (never "corrupt at seq 0") (N-4).
 fn not_a_store(path: &Path) -> StoreError {
     let what = match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_file() => "a file",

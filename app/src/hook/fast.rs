@@ -58,8 +58,8 @@ pub fn before_store_parsed(
         HookEvent::Tool(call) => Some(call),
         HookEvent::Spawn(_) => None,
         HookEvent::Other { .. } => return Pre::Done(HookAnswer::silent()),
-        // H-43: blocked whatever the store says; the store records it, or the block stands
-        // unrecorded.
+        // Blocked whatever the store says; the store records it, or the block stands
+        // unrecorded (H-43).
         HookEvent::ConfigChange { source, file_path } => {
             let blocked = config_change_blocked(source, file_path.as_deref());
             return Pre::Store { fallback: Some(config_change_answer(&blocked)) };
@@ -93,7 +93,7 @@ pub fn before_store_parsed(
                 (Some(agent), Some(index)) => index.roots.get(&agent.agent_id).map(String::as_str),
                 _ => None,
             };
-            // C-5: any protected file denies the whole call.
+            // Any protected file denies the whole call (C-5).
             if let Some(reason) =
                 paths.iter().find_map(|path| protected_write(config, input.cwd.as_deref(), own_root, path))
             {
@@ -109,17 +109,17 @@ pub fn before_store_parsed(
     if index.quarantined {
         return Pre::Store { fallback: None };
     }
-    // T-9: a subagent's call is checked against the manifests' tool rules and recorded, by
-    // the store; only the main session's calls are answered here.
+    // A subagent's call is checked against the manifests' tool rules and recorded, by
+    // the store; only the main session's calls are answered here (T-9).
     match &call.caller {
         None => Pre::Done(HookAnswer::silent()),
         Some(_) => Pre::Store { fallback: None },
     }
 }
 
-/// H-26: the reason a write of `path` is refused, or `None`: the domain's rule
+/// The reason a write of `path` is refused, or `None`: the domain's rule
 /// ([`agentwarden_domain::sessions::protected_write`]) over the configured protected paths,
-/// with the workspace root made absolute here and paths resolved by the local file system.
+/// with the workspace root made absolute here and paths resolved by the local file system (H-26).
 fn protected_write(config: &Config, cwd: Option<&str>, own_root: Option<&str>, path: &str) -> Option<String> {
     let root = absolute(&config.root);
     let protected = ProtectedPaths { root: root.as_deref(), paths: &config.guardrails.protected };

@@ -167,7 +167,7 @@ impl HookStorage {
         };
         found.and_then(|marker| match marker {
             Some(marker) => Ok(Some(marker)),
-            // H-33: a violation not yet recorded quarantines its session, marker or not.
+            // A violation not yet recorded quarantines its session, marker or not (H-33).
             None => match self.has_pending(session) {
                 Ok(false) => Ok(None),
                 Ok(true) => Ok(Some(Marker {

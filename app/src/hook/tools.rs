@@ -47,9 +47,9 @@ impl Warden {
         }
     }
 
-    /// T-9, T-10: a subagent's call through the three layers on its recorded lineage, recorded
+    /// A subagent's call through the three layers on its recorded lineage, recorded
     /// as `tool_call_authorized`. `Some(answer)` when it is not to run: a denial in enforce
-    /// mode, or an allow that could not be recorded; `None` when it may.
+    /// mode, or an allow that could not be recorded; `None` when it may (T-9, T-10).
     async fn hook_tool_rules(
         &self,
         state: &mut SessionRecords,
@@ -71,11 +71,11 @@ impl Warden {
         let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
         let tool = match &call.rules_as {
             RulesAs::Call { tool, argument } => ToolUse::resolve(tool, argument, &cwd, &root),
-            // C-6: judged unknown by the domain whatever the name says.
+            // Judged unknown by the domain whatever the name says (C-6).
             RulesAs::Unknown => ToolUse::named(call.tool_name.clone()),
         };
-        // T-11: the rules that judge the call are the manifests as sealed, read once: a subagent
-        // that can write them (a bare `Bash`) does not get to write its own rules.
+        // The rules that judge the call are the manifests as sealed, read once: a subagent
+        // that can write them (a bare `Bash`) does not get to write its own rules (T-11).
         let mut read = ReadDigests::new();
         self.read_context_digests(&mut read).await;
         let manifests = self.sealed_manifests(&mut read).await;

@@ -20,7 +20,7 @@ use crate::files::{digest, key};
 use crate::signing::{self, AllowedSigners};
 use crate::warden::{Warden, WardenError};
 
-/// K-14: the key list in force, walked from the seals that may pin one.
+/// The key list in force, walked from the seals that may pin one (K-14).
 #[derive(Debug)]
 pub(crate) struct KeyListInForce<'a> {
     /// The seal whose list is pinned.
@@ -31,7 +31,7 @@ pub(crate) struct KeyListInForce<'a> {
     pub(crate) changes: BTreeMap<u64, Result<(), SignatureRefusal>>,
 }
 
-/// K-14: the configured key list as a record about to be signed meets it.
+/// The configured key list as a record about to be signed meets it (K-14).
 #[derive(Debug)]
 pub(crate) struct KeyListNow {
     /// The file as read now.
@@ -63,9 +63,9 @@ fn pins_content(files: &BTreeMap<String, String>, file: &str, now: Option<&str>)
 }
 
 impl Warden {
-    /// K-3: with `allowed_signers` configured, marks every seal and approval whose signature
+    /// With `allowed_signers` configured, marks every seal and approval whose signature
     /// does not verify as refused (it is then no seal or approval to any decision); without it,
-    /// clears every mark. Run on every catch-up: a mark is never taken from a saved state.
+    /// clears every mark. Run on every catch-up: a mark is never taken from a saved state (K-3).
     ///
     /// K-10: once a signed seal has pinned the key list, a configuration without
     /// `allowed_signers`, or one whose file is not the one pinned, refuses every record
@@ -157,7 +157,7 @@ impl Warden {
         if let Some(seal) = governance.seal.as_mut() {
             let record = seal.clone();
             seal.refused = match walk.changes.get(&seal.seq) {
-                // K-14: a change of the key list is verified against the list before it.
+                // A change of the key list is verified against the list before it (K-14).
                 Some(Err(refusal)) => Some(refusal.clone()),
                 Some(Ok(())) => text.as_ref().err().map(|why| SignatureRefusal {
                     code: SignatureCode::SignersUnavailable,
@@ -197,14 +197,14 @@ impl Warden {
         }
     }
 
-    /// K-14: the key list in force, from the signed seals (`pins`, in log order). The first
+    /// The key list in force, from the signed seals (`pins`, in log order). The first
     /// pins its list (K-10). A later one that seals the same list (by digest) changes nothing
     /// (it is checked as any seal), but records the list's text when the pin has none. One that
     /// seals another list is a change: it counts only when it carries the list it sealed and
     /// its signature verifies against the list pinned before it; then the pin moves to it, else
     /// it is refused (`key_rotation_refused`) and the pin stays. The first pin's text is the
     /// list it carries, or (a seal of an earlier version, which carries none) the current file
-    /// when it is the one that seal sealed; without it no change can be verified.
+    /// when it is the one that seal sealed; without it no change can be verified (K-14).
     pub(crate) fn walk_key_lists<'a>(
         &self,
         pins: &'a [SignersPin],
@@ -303,8 +303,8 @@ impl Warden {
             .map_err(|r| refused(format!("it is not signed by a key of that list: {r}")))
     }
 
-    /// K-14, for a record about to be signed: the configured key list as read now, whether it
-    /// is the pinned one, and the pinned list's seal and text.
+    /// The configured key list as read now, whether it
+    /// is the pinned one, and the pinned list's seal and text (K-14, for a record about to be signed).
     pub(crate) async fn key_list_now(&self, path: &Path) -> Result<KeyListNow, WardenError> {
         let state = self.records().await?;
         let (read, mode) = self.files.read_text_mode(path, MAX_INPUT_BYTES).await;

@@ -296,9 +296,9 @@ mod tests {
         }
     }
 
-    /// events rewritten under the kept tree of the old ones pass the consistency check
+    /// Events rewritten under the kept tree of the old ones pass the consistency check
     /// that reads the tree alone; the kept tree held to the events refuses them. An honest
-    /// store passes both.
+    /// store passes both.
     #[tokio::test]
     async fn a_kept_tree_that_is_not_the_events_is_found() {
         let original = Arc::new(MemoryEventStore::new());

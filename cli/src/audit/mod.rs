@@ -291,8 +291,8 @@ pub(super) async fn run(
         } => {
             let args = filter::FilterArgs { event_type, decision, session, run, approval_ref, since, until };
             let mut filter = filter::Filter::parse(args)?;
-            // every filter is checked before the store is opened, an empty window
-            // included; the command line's Warden keeps the system clock, so its now is this one.
+            // Every filter is checked before the store is opened, an empty window
+            // included; the command line's Warden keeps the system clock, so its now is this one.
             filter.resolve(agentwarden_ports::Clock::now(&agentwarden::SystemClock))?;
             let warden = open()?;
             if !json {

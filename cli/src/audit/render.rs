@@ -181,7 +181,7 @@ pub(super) fn decisions(state: &DecisionsState, out: &mut dyn Write) -> Result<(
     writeln!(out, "{:<26} {:>10} {:>10}", "total", state.total.allow, state.total.deny)
 }
 
-/// T-10: what enforcing the tool rules would have denied.
+/// What enforcing the tool rules would have denied (T-10).
 pub(super) fn shadow(state: &ShadowState, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "{} tool calls recorded in shadow mode; enforcing would deny:", state.calls)?;
     if state.would_deny.is_empty() {

@@ -15,7 +15,7 @@ use serde_json::json;
 
 use super::super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
 
-/// a key's, a checkpoint's or a proof's refusal keeps its code typed beside its reason.
+/// A key's, a checkpoint's or a proof's refusal keeps its code typed beside its reason.
 impl From<TlogError> for Failure {
     fn from(error: TlogError) -> Self {
         let exit = match &error {
@@ -77,7 +77,7 @@ pub(crate) fn write_new_key(path: &Path, text: &str) -> Result<(), Failure> {
             .create(parent)
             .map_err(|e| unusable(format!("cannot make `{}`: {e}", parent.display())))?;
     }
-    // U-1, U-3: by descriptor, never through a planted link or FIFO (`O_EXCL`, `O_NOFOLLOW`).
+    // By descriptor, never through a planted link or FIFO (`O_EXCL`, `O_NOFOLLOW`) (U-1, U-3).
     let mut file =
         agentwarden_adapters::untrusted::open_for_write(path, 0o600, true).map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => {

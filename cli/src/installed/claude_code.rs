@@ -51,9 +51,9 @@ fn user_file() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|home| Path::new(&home).join(settings::USER_FILE))
 }
 
-/// K-13: the `permissions.deny` rules of every settings file Claude Code reads for `project`
+/// The `permissions.deny` rules of every settings file Claude Code reads for `project`
 /// (managed, the project's, its local and the user's: Claude Code merges them). A file that
-/// cannot be read contributes nothing (the check then reports its rules missing).
+/// cannot be read contributes nothing (the check then reports its rules missing) (K-13).
 pub(in super::super) fn deny_rules_in_force(project: &Path, managed: &[PathBuf]) -> Vec<String> {
     let mut files = managed_files(managed);
     files.push(project.join(settings::PROJECT_FILE));
@@ -179,7 +179,7 @@ fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
     super::tail_and_budget(&open, &problems, "Claude Code", fail_closed, &init, checks);
 }
 
-/// H-14: the entries Claude Code would run for `project`, checked, as [`Line`]s.
+/// The entries Claude Code would run for `project`, checked, as [`Line`]s (H-14).
 pub(in super::super) fn check(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Line> {
     let entries = check_hooks(project, managed, checks);
     check_lines(project, &entries, checks);

@@ -1,9 +1,9 @@
-//! C-10: Warden's hooks as Codex would run them, read back: the managed requirements
+//! Warden's hooks as Codex would run them, read back: the managed requirements
 //! ([`config::MANAGED_FILE`], or the files given with `--managed`) and the project's
 //! `.codex/config.toml`, the form in force named, the project's trust in Codex's home where the
 //! project's hooks are the ones in force, and each line checked (its binary, the configuration it
 //! names, its tail, its timeout's margin). What the files hold and what each finding means is
-//! `agentwarden_codex::setup`'s; here the files are read and the findings reported.
+//! `agentwarden_codex::setup`'s; here the files are read and the findings reported (C-10).
 
 use std::path::{Path, PathBuf};
 
@@ -186,7 +186,7 @@ fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &m
     super::tail_and_budget(&open, &problems, "Codex", fail_closed, &init, checks);
 }
 
-/// C-10: the hooks Codex would run for `project`, checked, as [`Line`]s.
+/// The hooks Codex would run for `project`, checked, as [`Line`]s (C-10).
 pub(in super::super) fn check(
     project: &Path,
     config_path: &Path,

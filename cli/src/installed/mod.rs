@@ -69,10 +69,10 @@ fn tail_and_budget(
     });
 }
 
-/// V-48: the socket the installed lines name with `--server` (the client form `init --server`
+/// The socket the installed lines name with `--server` (the client form `init --server`
 /// writes), with the user their `--server-uid` names (V-49): `None` when none names one. An
 /// error when some lines name one and others do not, or they name different sockets or users:
-/// the harness would then ask two deciders, and doctor cannot say which one is checked.
+/// the harness would then ask two deciders, and doctor cannot say which one is checked (V-48).
 pub(super) fn server_named(lines: &[Line]) -> Result<Option<(PathBuf, Option<u32>)>, String> {
     match lines.first() {
         None => Ok(None),

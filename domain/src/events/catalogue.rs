@@ -252,7 +252,7 @@ impl AuditEvent {
         match self {
             AuditEvent::DelegationEvaluated(report) => Some(report.decision),
             AuditEvent::LineageChecked(event) => Some(event.decision),
-            // T-10: a call decided in shadow mode ran: that is the decision that was made.
+            // A call decided in shadow mode ran: that is the decision that was made (T-10).
             AuditEvent::ToolCallAuthorized(event) if event.shadow => Some(Decision::Allow),
             AuditEvent::ToolCallAuthorized(event) => Some(event.authorization.decision),
             AuditEvent::SpawnEvaluated(event) => Some(event.decision),

@@ -84,7 +84,7 @@ pub struct ValidatedConfig {
 /// The prefix of Warden's own variables: never passed to a chunk agent (F-19).
 pub const WARDEN_ENV_PREFIX: &str = "AGENTWARDEN_";
 
-/// F-19: a name a chunk agent may be passed: `[A-Za-z_][A-Za-z0-9_]*`, not one of Warden's.
+/// A name a chunk agent may be passed: `[A-Za-z_][A-Za-z0-9_]*`, not one of Warden's (F-19).
 pub fn passable_env_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
@@ -120,7 +120,7 @@ impl ValidatedConfig {
     }
 }
 
-/// F-2: not an integer → `default`; an integer outside [min, max] → the nearest bound.
+/// Not an integer → `default`; an integer outside [min, max] → the nearest bound (F-2).
 fn integer(
     value: Option<&Value>,
     field: &str,

@@ -67,7 +67,7 @@ pub fn outcome_of(chunk_index: usize, run: &ChunkRun) -> ChunkOutcome {
                 Ok(value) => {
                     let mut outcome = validate_chunk_result(chunk_index, Some(&value));
                     if *stderr_discarded > 0 {
-                        // F-17: the chunk ends as it would have; the loss is on the record.
+                        // The chunk ends as it would have; the loss is on the record (F-17).
                         outcome
                             .warnings
                             .push(format!("{stderr_discarded} bytes of stderr past its bound discarded"));

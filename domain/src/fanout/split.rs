@@ -47,7 +47,7 @@ pub fn plan(items: Vec<String>, phase: &PhaseConfig, max_agents: u64, no_fan_out
     Plan::FanOut { strategy: phase.strategy, chunks: chunks.into_iter().filter(|c| !c.is_empty()).collect() }
 }
 
-/// F-6: item *i* to chunk *i mod n*.
+/// Item *i* to chunk *i mod n* (F-6).
 fn round_robin(items: Vec<String>, n: usize) -> Vec<Vec<String>> {
     let mut chunks = vec![Vec::with_capacity(items.len() / n + 1); n];
     for (i, item) in items.into_iter().enumerate() {
@@ -58,10 +58,10 @@ fn round_robin(items: Vec<String>, n: usize) -> Vec<Vec<String>> {
     chunks
 }
 
-/// F-5: group by parent directory; pack whole groups onto the least-loaded chunk, largest
+/// Group by parent directory; pack whole groups onto the least-loaded chunk, largest
 /// first, ties by name; a group larger than the fair share is cut into runs of that size.
 /// Items are sorted, so one directory's items are mostly adjacent: the map is consulted only
-/// when the directory changes, and every string moves into its chunk once.
+/// when the directory changes, and every string moves into its chunk once (F-5).
 fn group_by_directory(mut items: Vec<String>, n: usize) -> Vec<Vec<String>> {
     let fair = items.len().div_ceil(n).max(1);
     let mut group_of: BTreeMap<&str, usize> = BTreeMap::new();

@@ -21,8 +21,8 @@ pub struct ContextSealed {
     /// The approver's SSH signature (K-1), absent when none was made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<RecordSignature>,
-    /// K-14: the text of `allowed_signers` as sealed (its digest is among `files`), kept so that
-    /// a later change of the list can be verified against this one.
+    /// The text of `allowed_signers` as sealed (its digest is among `files`), kept so that
+    /// a later change of the list can be verified against this one (K-14).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_list: Option<String>,
 }

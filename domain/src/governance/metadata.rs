@@ -103,8 +103,8 @@ pub(crate) fn approval_ref(fields: Option<&Map<String, Value>>) -> (Verdict, Opt
         }
     };
     let len = text.chars().count();
-    // G-24: only whitespace and characters that show nothing (a zero-width space, a BOM …)
-    // reads as empty to whoever checks the reference.
+    // Only whitespace and characters that show nothing (a zero-width space, a BOM …)
+    // reads as empty to whoever checks the reference (G-24).
     let verdict = if crate::unicode::is_blank(text) {
         Verdict::fail(
             Code::ApprovalRefEmpty,

@@ -132,16 +132,16 @@ pub struct Approvals {
     pub seal: Option<SealRecord>,
     /// Every approval granted, by reference (a new grant of a reference replaces the old).
     pub approvals: BTreeMap<String, ApprovalRecord>,
-    /// K-10, K-14: every signed seal, in log order: the first pins the key list; the
+    /// Every signed seal, in log order: the first pins the key list; the
     /// application walks the rest, and one that seals another list moves the pin only when
     /// signed by a key of the list pinned before it. None is left out, not even one that repeats
     /// the list of the one before (that one may be refused: a human's seal of the same list must
     /// still be weighed). Required when read back: a state saved without it (an earlier version) is
-    /// rebuilt from the log rather than read as "nothing pinned".
+    /// rebuilt from the log rather than read as "nothing pinned" (K-10, K-14).
     pub key_lists: Vec<SignersPin>,
 }
 
-/// K-10, K-14: a signed seal that pins a key list, if the list before it lets it.
+/// A signed seal that pins a key list, if the list before it lets it (K-10, K-14).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignersPin {
     /// The `context_sealed` event.
@@ -157,9 +157,9 @@ pub struct SignersPin {
 }
 
 impl Approvals {
-    /// G-20, T-11: whether the files in `read` are as the seal in force recorded them — a
+    /// Whether the files in `read` are as the seal in force recorded them — a
     /// refused seal fails with its refusal's code, a file changed, missing or added since with
-    /// `sealed_file_changed` naming each; `None` when no seal is recorded.
+    /// `sealed_file_changed` naming each; `None` when no seal is recorded (G-20, T-11).
     pub fn seal_verdict(&self, read: &ReadDigests) -> Option<Verdict> {
         let seal = self.seal.as_ref()?;
         Some(match &seal.refused {
@@ -240,8 +240,8 @@ impl Approvals {
         }
     }
 
-    /// G-21: does `approval_ref` name an approval in force at `now` that covers `persona`
-    /// delegating `subagents`? The failure says which of these did not hold.
+    /// Does `approval_ref` name an approval in force at `now` that covers `persona`
+    /// delegating `subagents`? The failure says which of these did not hold (G-21).
     pub fn check_approval(
         &self,
         approval_ref: &str,
@@ -327,8 +327,8 @@ impl Approvals {
 /// the file was missing or unreadable.
 pub type ReadDigests = BTreeMap<String, Option<String>>;
 
-/// G-20: every file read that differs from the seal, each with how: changed, missing, or not
-/// sealed (added since).
+/// Every file read that differs from the seal, each with how: changed, missing, or not
+/// sealed (added since) (G-20).
 pub fn seal_changes(sealed: &BTreeMap<String, String>, read: &ReadDigests) -> Vec<String> {
     read.iter()
         .filter_map(|(path, digest)| match (sealed.get(path), digest) {
@@ -371,7 +371,7 @@ pub struct RecordedSummary {
 }
 
 impl Recorded {
-    /// G-20 on a `context_sealed` verdict that passed on the metadata.
+    /// A `context_sealed` verdict that passed on the metadata, held to the seal in force (G-20).
     pub(crate) fn context_sealed(&self, metadata: Verdict) -> Verdict {
         if !metadata.passed() {
             return metadata;
@@ -389,7 +389,7 @@ impl Recorded {
         }
     }
 
-    /// G-21 on an `approval_ref` verdict that passed on the metadata.
+    /// An `approval_ref` verdict that passed on the metadata, held to the approvals recorded (G-21).
     pub(crate) fn approval(
         &self,
         metadata: Verdict,

@@ -1,5 +1,6 @@
-//! G-20 and G-21: the gate checked against recorded seals and approvals. Given these records,
-//! when this request, then this gate fails with this code — and without records, the spec's gate.
+//! The gate checked against recorded seals and approvals. Given these records,
+//! when this request, then this gate fails with this code — and without records, the spec's gate (G-20 and
+//! G-21).
 
 use std::collections::BTreeMap;
 
@@ -264,8 +265,8 @@ fn an_out_of_scope_approval_says_what_it_covers() {
     );
 }
 
-/// K-14: the seals that may pin a key list: every signed one, a repeat of the list before it
-/// included (that one may have been refused); unsigned seals are not.
+/// The seals that may pin a key list: every signed one, a repeat of the list before it
+/// included (that one may have been refused); unsigned seals are not (K-14).
 #[test]
 fn signed_seals_that_change_the_key_list_are_kept_in_log_order() {
     let signed = |list: Option<&str>| {

@@ -202,9 +202,9 @@ pub struct GateReport {
     pub recorded: Option<super::RecordedSummary>,
 }
 
-/// a deny that found nothing — no gate ran, nothing is delegated. It is what a report
+/// A deny that found nothing — no gate ran, nothing is delegated. It is what a report
 /// leaves behind when it is moved out of its place (the facade moves the gate's report into the
-/// recorded event and back instead of copying it), and no reader can take it for an allow.
+/// recorded event and back instead of copying it), and no reader can take it for an allow.
 impl Default for GateReport {
     fn default() -> Self {
         GateReport {

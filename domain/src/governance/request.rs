@@ -80,7 +80,7 @@ impl Request {
     }
 }
 
-/// G-10: BLAKE3 of the metadata's compact JSON (keys sorted), when it is present.
+/// BLAKE3 of the metadata's compact JSON (keys sorted), when it is present (G-10).
 fn digest_of(metadata: &Metadata) -> Option<String> {
     match metadata {
         Metadata::Present(value) => {

@@ -84,7 +84,7 @@ fn given_all_gates_pass_when_evaluated_then_a_grant_names_the_eligible_subagents
     assert!(undeclared.contains("does not declare `C`; it declares `A`, `B`"), "N-6: {undeclared}");
 }
 
-/// N-6: a request naming only names the persona does not declare is told what it declares.
+/// A request naming only names the persona does not declare is told what it declares (N-6).
 #[test]
 fn a_mistyped_subagent_is_told_what_the_persona_declares() {
     let request =
@@ -123,7 +123,7 @@ fn an_allow_that_cannot_be_recorded_becomes_a_deny() {
 
 #[test]
 fn records_that_cannot_be_read_put_audit_first_whatever_else_failed() {
-    // G-23: the request fails its metadata gates too; the store is still the first failure.
+    // The request fails its metadata gates too; the store is still the first failure (G-23).
     let request = json!({"persona": "M"});
     let evaluation = evaluate(&inputs("true", "---\nsubagents: [A]\n---\n", &[("A", TYPE_2)], request));
     let before = evaluation.report.failures.len();
@@ -245,7 +245,7 @@ fn reasons_say_the_json_type_and_value_seen() {
     }
 }
 
-/// the report a moved-out report leaves behind is a deny that delegates nothing.
+/// The report a moved-out report leaves behind is a deny that delegates nothing.
 #[test]
 fn the_default_report_is_a_deny_that_delegates_nothing() {
     let report = GateReport::default();

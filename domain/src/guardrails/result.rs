@@ -215,7 +215,7 @@ mod tests {
         problems.into_iter().map(|p| (p.pointer, p.code.to_string())).collect()
     }
 
-    /// R-7: a verdict that could not be read or recorded is invalid, saying why.
+    /// A verdict that could not be read or recorded is invalid, saying why (R-7).
     #[test]
     fn a_result_unread_or_unrecorded_is_invalid() {
         let unread = ResultValidation::unreadable("`r.json`: no such file".into());
@@ -305,8 +305,8 @@ mod tests {
 
     #[test]
     fn a_duplicate_key_is_one_problem_among_all_the_others() {
-        // R-30: before, the duplicate hid the wrong version, the empty and missing fields and
-        // the bad second value.
+        // Before, the duplicate hid the wrong version, the empty and missing fields and
+        // the bad second value (R-30).
         let text = r#"{"schema_version":"2.0","summary":"a","summary":"","proposed_changes":[""],
             "kr_targets":[],"extra":1}"#;
         assert_eq!(

@@ -34,8 +34,8 @@ pub struct ViolationDetails {
     pub run_id: String,
 }
 
-/// X-43: whether `path` (relative, `/`-separated) is `dir` or lies under it, by whole path
-/// components: `okrs-notes/a.md` is not under `okrs`.
+/// Whether `path` (relative, `/`-separated) is `dir` or lies under it, by whole path
+/// components: `okrs-notes/a.md` is not under `okrs` (X-43).
 fn within(path: &str, dir: &str) -> bool {
     let dir = dir.trim_end_matches('/');
     path.strip_prefix(dir).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
@@ -128,8 +128,8 @@ impl Violation {
     }
 }
 
-/// X-24: a guarded run's item fails when its agent did not exit 0 (or could not start, or was
-/// ended by a signal), when the guard found a change, or when its result is invalid.
+/// A guarded run's item fails when its agent did not exit 0 (or could not start, or was
+/// ended by a signal), when the guard found a change, or when its result is invalid (X-24).
 pub fn item_failed(
     command: &Result<Option<i32>, String>,
     guard_clean: bool,
@@ -193,7 +193,7 @@ mod tests {
         assert!(odd.details.message.ends_with("entries that do not belong there: okrs/p (FIFO)"));
         let none = Violation::new(&[], changes(&["x"], &[]), RevertAttempt::NotRequested, "i", "r");
         assert_eq!(none.violation_type, "protected");
-        // X-43: a name that only begins like a protected path is not in it.
+        // A name that only begins like a protected path is not in it (X-43).
         let siblings = ["okrs".to_owned(), "okrs-notes".to_owned()];
         let sibling = Violation::new(
             &siblings,

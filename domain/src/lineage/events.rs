@@ -44,8 +44,8 @@ pub struct ToolCallAuthorized {
     pub lineage_digest: String,
     /// The lineage itself, when it has at most 64 agents.
     pub lineage: Option<Vec<AgentIdentifier>>,
-    /// T-10: decided in shadow mode — the decision is what enforcing would have answered, and
-    /// the call went ahead. Absent (false) in events recorded before the field existed.
+    /// Decided in shadow mode — the decision is what enforcing would have answered, and
+    /// the call went ahead. Absent (false) in events recorded before the field existed (T-10).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shadow: bool,
 }

@@ -86,7 +86,7 @@ impl ManifestSet {
                 .iter()
                 .map(|t| Name::new(t).map_err(|e| at(line, format!("can_spawn: {e}"))))
                 .collect::<Result<Vec<_>, _>>()?;
-            // T-1: each rule parsed here; one Warden cannot read exactly stops the load.
+            // Each rule parsed here; one Warden cannot read exactly stops the load (T-1).
             let tools = entry
                 .tools
                 .iter()

@@ -72,14 +72,14 @@ pub(super) fn utf8_len(first: u8) -> usize {
     }
 }
 
-/// T-6: characters with which one Bash call runs more than the one command a pattern names.
+/// Characters with which one Bash call runs more than the one command a pattern names (T-6).
 pub(super) const SHELL_OPERATORS: [&str; 8] = [";", "&", "|", "`", "$(", ">", "<", "\n"];
 
-/// T-4: characters with which the shell changes a command's words before the command sees
+/// Characters with which the shell changes a command's words before the command sees
 /// them (`~`, `$`, braces, globs, a backslash), quoted or not. The client the rules are held
 /// against grants no such command under a pattern rule, not even one that spells it out
 /// (`Bash(touch ~/x)`); Warden grants it under the bare `Bash` alone, `Bash(*)` included
-/// (T-15).
+/// (T-15) (T-4).
 pub(super) const EXPANSIONS: [char; 9] = ['$', '~', '{', '}', '*', '?', '[', ']', '\\'];
 
 /// A Bash command as the rules see it: trimmed, one command whose words the shell does not
@@ -175,7 +175,7 @@ impl Lead {
     }
 }
 
-/// T-7: the host of an `http(s)` URL, lowercase; `None` (grants nothing) for anything unusual.
+/// The host of an `http(s)` URL, lowercase; `None` (grants nothing) for anything unusual (T-7).
 pub(super) fn host_of(url: &str) -> Option<String> {
     let lower = url.to_ascii_lowercase();
     let rest = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://"))?;

@@ -200,8 +200,8 @@ fn decide(capability: &Verdict, delegation: &Verdict, lineage: &Verdict) -> Deci
 
 /// Runs every layer and combines them. Pure: the same call gives the same answer.
 pub fn authorize(call: &ToolCall, manifests: &Manifests) -> Authorization {
-    // T-12: each agent of the lineage has its manifest looked up once, for every layer that
-    // reads it; the acting agent, when the lineage ends with it, is that last agent.
+    // Each agent of the lineage has its manifest looked up once, for every layer that
+    // reads it; the acting agent, when the lineage ends with it, is that last agent (T-12).
     let resolved: Vec<Option<&Manifest>> =
         call.lineage.iter().map(|agent| manifests.get(&agent.agent_type)).collect();
     let ends_with_agent = call.lineage.last() == Some(&call.agent);

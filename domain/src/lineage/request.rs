@@ -103,7 +103,7 @@ fn parse_tool_call(
         Some(RulesAs::Call { tool, argument }) => {
             ToolUse::resolve(&tool, &argument, cwd.as_deref().unwrap_or(root), root)
         }
-        // C-6: a tool the integration does not know is granted by no rule.
+        // A tool the integration does not know is granted by no rule (C-6).
         Some(RulesAs::Unknown) => {
             return Err(Failed::new(
                 Code::RequestInvalid,

@@ -121,7 +121,7 @@ impl ToolRule {
             None => None,
             Some(inner) => Some(parse_specifier(name, &tool, inner).map_err(|why| fail(&why))?),
         };
-        // T-3: only a path rule covers a family; a bare `Edit` or `Read` is that tool alone.
+        // Only a path rule covers a family; a bare `Edit` or `Read` is that tool alone (T-3).
         if let Some(Specifier::Path(_)) = &specifier {
             tool = ToolName::Family(if name == EDIT { &EDIT_FAMILY } else { &READ_FAMILY });
         }
@@ -261,9 +261,9 @@ fn parse_specifier(name: &str, tool: &ToolName, inner: &str) -> Result<Specifier
     match name {
         SHELL => parse_command(inner).map(Specifier::Command),
         EDIT | READ => parse_path(inner).map(Specifier::Path),
-        // T-3: the syntax consults a path only in `Edit(…)` and `Read(…)`; the other tools of
+        // The syntax consults a path only in `Edit(…)` and `Read(…)`; the other tools of
         // their families are granted nothing there, so a manifest that holds one says something
-        // no harness reads.
+        // no harness reads (T-3).
         _ if EDIT_FAMILY.contains(&name) => Err(family(EDIT)),
         _ if READ_FAMILY.contains(&name) => Err(family(READ)),
         WEB_FETCH => match inner.strip_prefix("domain:") {
@@ -283,9 +283,9 @@ fn parse_specifier(name: &str, tool: &ToolName, inner: &str) -> Result<Specifier
     }
 }
 
-/// T-4: `PREFIX:*` (the legacy form) is `PREFIX *`; a prefix rule `PREFIX *` (its one `*` the
+/// `PREFIX:*` (the legacy form) is `PREFIX *`; a prefix rule `PREFIX *` (its one `*` the
 /// last character, after a space) also matches the bare `PREFIX`; `*` elsewhere matches any
-/// text, and a pattern with another `*` (`git * main *`) has no bare form.
+/// text, and a pattern with another `*` (`git * main *`) has no bare form (T-4).
 fn parse_command(inner: &str) -> Result<CommandPattern, String> {
     let text = match inner.strip_suffix(":*") {
         Some(prefix) if !prefix.contains('*') => format!("{prefix} *"),
@@ -313,8 +313,8 @@ fn parse_command(inner: &str) -> Result<CommandPattern, String> {
     Ok(CommandPattern { pieces, bare })
 }
 
-/// T-5: gitignore-style, with only `*`, `?` and `**`; anything else that gitignore or a shell
-/// would read specially is refused rather than taken literally.
+/// Gitignore-style, with only `*`, `?` and `**`; anything else that gitignore or a shell
+/// would read specially is refused rather than taken literally (T-5).
 fn parse_path(inner: &str) -> Result<PathPattern, String> {
     if inner.starts_with('~') {
         return Err(

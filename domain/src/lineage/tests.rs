@@ -38,9 +38,9 @@ fn parse_tool_call_at(text: &str) -> Result<ToolCallRequest, crate::verdict::Fai
     ToolCallRequest::from_json(text, "/project", |tool, _| super::RulesAs::named(tool))
 }
 
-/// T-16: a request's input is read by the integration's reading, which names the rule syntax's
+/// A request's input is read by the integration's reading, which names the rule syntax's
 /// tool and its argument; a tool it does not know is refused, as the hook grants it by no rule
-/// (C-6).
+/// (C-6) (T-16).
 #[test]
 fn a_requests_input_is_read_by_the_integration() {
     use super::{Argument, CallArgument, RulesAs};

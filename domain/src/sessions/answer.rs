@@ -117,7 +117,7 @@ impl HookAnswer {
 mod tests {
     use super::*;
 
-    /// no answer gives a blank reason; the constructors say that one was missing.
+    /// No answer gives a blank reason; the constructors say that one was missing.
     #[test]
     fn a_blank_reason_is_replaced_never_rendered_blank() {
         for blank in ["", " ", "\n\t"] {

@@ -1,4 +1,4 @@
-//! H-43: a harness's settings or skills file that changes during a session.
+//! A harness's settings or skills file that changes during a session (H-43).
 //!
 //! A harness's settings and skills are files the agent can write with its shell, and a harness
 //! may apply a change to them mid-session: a settings file can set variables for the hooks'

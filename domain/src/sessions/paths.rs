@@ -1,5 +1,5 @@
-//! H-26: which file a tool that writes names, and whether it is inside
-//! a protected path — lexically, on `/`-separated text, so the domain stays pure.
+//! Which file a tool that writes names, and whether it is inside
+//! a protected path — lexically, on `/`-separated text, so the domain stays pure (H-26).
 //!
 //! The path is resolved against the hook input's `cwd` when relative, and `.` and `..` are
 //! normalised (`..` above `/` stays at `/`, as the kernel does). It is protected when it is a
@@ -62,8 +62,8 @@ pub struct ProtectedPaths<'a> {
     pub paths: &'a [String],
 }
 
-/// H-26: the reason a write of `path` (from a hook input whose `cwd` is `cwd`) is refused, or
-/// `None` when it is outside every protected path.
+/// The reason a write of `path` (from a hook input whose `cwd` is `cwd`) is refused, or
+/// `None` when it is outside every protected path (H-26).
 ///
 /// Protected are the configured paths under the workspace root, under the hook input's `cwd`,
 /// and under the calling agent's own root recorded at its start (`own_root`: a worktree
@@ -168,8 +168,8 @@ mod tests {
         }
     }
 
-    /// no workspace root with protected paths configured: every write is refused, naming
-    /// the root; with none configured, nothing is.
+    /// No workspace root with protected paths configured: every write is refused, naming
+    /// the root; with none configured, nothing is.
     #[test]
     fn without_a_workspace_root_writes_are_refused_while_paths_are_protected() {
         let links = Links(BTreeMap::new());

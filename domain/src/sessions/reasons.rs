@@ -37,15 +37,15 @@ pub fn quarantine_reason(session: &str, code: &str, reason: &str) -> String {
     )
 }
 
-/// H-28: the reason of a stop answered exit 2 because the store could not be opened; the
-/// session is quarantined by its marker.
+/// The reason of a stop answered exit 2 because the store could not be opened; the
+/// session is quarantined by its marker (H-28).
 pub fn quarantined_without_store(why: &str, session: &str) -> String {
     format!(
         "{why}; session `{session}` is quarantined until a human runs `warden release --session {session}`"
     )
 }
 
-/// K-11: the reason a shell command that runs `warden VERB` is refused.
+/// The reason a shell command that runs `warden VERB` is refused (K-11).
 pub fn human_verb_reason(verb: &str) -> String {
     format!(
         "Agent Warden denied this at human_verb (human_verb_denied): the command runs `warden {verb}`, \
@@ -53,10 +53,10 @@ pub fn human_verb_reason(verb: &str) -> String {
     )
 }
 
-/// N-7: a harness's user never writes `contextSealed` or `pipelineRunApproved`: the hook
+/// A harness's user never writes `contextSealed` or `pipelineRunApproved`: the hook
 /// builds them from the records. A gate that fails because there is no seal or no approval says
 /// so, and names the command a human runs (outside the session) to give one; the code and the
-/// spec's reason stay, after it.
+/// spec's reason stay, after it (N-7).
 pub fn in_user_terms(gate: &str, code: &str, reason: &str) -> String {
     let absent = matches!(code, "not_boolean_true" | "field_missing" | "metadata_missing");
     match gate {
@@ -72,8 +72,8 @@ pub fn in_user_terms(gate: &str, code: &str, reason: &str) -> String {
     }
 }
 
-/// N-7: a failure of the records (an approval that is not active or does not cover the spawn, a
-/// sealed file that changed) with the command a human runs to mend it, after the reason.
+/// A failure of the records (an approval that is not active or does not cover the spawn, a
+/// sealed file that changed) with the command a human runs to mend it, after the reason (N-7).
 pub fn with_fix(code: &str, reason: &str) -> String {
     match code {
         "approval_not_recorded" | "approval_revoked" | "approval_expired" => {

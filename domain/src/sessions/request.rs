@@ -18,11 +18,11 @@ pub const MAX_HOOK_INPUT: usize = 1024 * 1024;
 /// The longest id (`session_id`, `agent_id`, `tool_use_id`) Warden accepts (H-25).
 pub const MAX_ID_LEN: usize = 128;
 
-/// H-25: an id from the hook input names files (a session's quarantine marker and index, a
+/// An id from the hook input names files (a session's quarantine marker and index, a
 /// subagent's snapshot and violation directory), so it must be safe as one path component:
 /// 1 to [`MAX_ID_LEN`] bytes of ASCII letters, digits, `_`, `-` and `.`, not starting with `.`
 /// (so never `.`, `..` or a hidden name). The harnesses' ids (UUIDs, hex agent ids, tool-call
-/// ids) all pass.
+/// ids) all pass (H-25).
 pub fn is_safe_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= MAX_ID_LEN
@@ -33,12 +33,12 @@ pub fn is_safe_id(id: &str) -> bool {
 /// The commands only a human runs (H-5, H-32, issue 21).
 pub const HUMAN_VERBS: [&str; 4] = ["seal", "approve", "revoke", "release"];
 
-/// K-11: the human verb a shell command runs through `warden`, if it looks like it does: after
+/// The human verb a shell command runs through `warden`, if it looks like it does: after
 /// removing quotes and backslashes, the command split at whitespace and shell punctuation holds
 /// a word that is `warden` (or ends in `/warden`) and a word that is one of [`HUMAN_VERBS`].
 /// Defence in depth only, and broad on purpose (`echo warden approve` is caught too): a command
 /// that builds the name at run time (`w=ward; ${w}en approve`) passes, and the signatures
-/// (K-1) are what an agent cannot get round.
+/// (K-1) are what an agent cannot get round (K-11).
 pub fn human_verb_in(command: &str) -> Option<&'static str> {
     let plain: String = command.chars().filter(|c| !matches!(c, '"' | '\'' | '\\')).collect();
     let words: Vec<&str> = plain

@@ -37,9 +37,9 @@ impl SpawnRequest {
     }
 }
 
-/// H-20: a built-in agent type (the request's `builtin`, as the integration read it) has no
+/// A built-in agent type (the request's `builtin`, as the integration read it) has no
 /// instruction file of the project's; it is refused unless `allowed` (the configured
-/// `builtin_agents`) lists it (and then the gate still needs its registration).
+/// `builtin_agents`) lists it (and then the gate still needs its registration) (H-20).
 pub fn builtin_failure(
     request: &SpawnRequest,
     allowed: &[String],

@@ -94,8 +94,8 @@ pub struct SpawnTree {
 }
 
 impl SpawnTree {
-    /// H-23: an agent is tracked when a `SubagentStart` matched it to an allowed spawn. An agent
-    /// that started untracked, or that the tree does not know at all, is not.
+    /// An agent is tracked when a `SubagentStart` matched it to an allowed spawn. An agent
+    /// that started untracked, or that the tree does not know at all, is not (H-23).
     pub fn is_tracked(&self, agent_id: &str) -> bool {
         self.agents.get(agent_id).is_some_and(|a| a.depth.is_some())
     }
@@ -105,10 +105,10 @@ impl SpawnTree {
         self.agents.iter().filter(|(_, a)| a.depth.is_some()).map(|(id, _)| id)
     }
 
-    /// H-21: may a `SendMessage` resume `to`? Only a tracked agent of this session whose spawn
+    /// May a `SendMessage` resume `to`? Only a tracked agent of this session whose spawn
     /// was allowed under an approval that is still active at `now`; anything else (no target,
     /// an unknown or untracked agent, no approval, an approval revoked or expired) is a
-    /// failure with its code. Returns the approval.
+    /// failure with its code. Returns the approval (H-21).
     pub fn may_resume(
         &self,
         to: Option<&str>,
@@ -236,11 +236,11 @@ impl SpawnTree {
         Ok(chain)
     }
 
-    /// T-9 (issue 24): `caller`'s tool call `tool` through the three layers — its manifest,
+    /// `caller`'s tool call `tool` through the three layers — its manifest,
     /// every ancestor's (the main session's type, `main`, at the root), and the walk — against
     /// its recorded lineage. `None` for the main session's own calls (`caller` `None`), which
     /// the harness's own permissions govern. A caller with no lineage (unknown, untracked, of
-    /// another type) is denied with that reason at every layer, with an empty lineage.
+    /// another type) is denied with that reason at every layer, with an empty lineage (T-9, issue 24).
     pub fn authorize_tool(
         &self,
         main: &Name,

@@ -109,12 +109,12 @@ impl StopDecision {
     }
 }
 
-/// H-28: what quarantines a session at a blocked stop. A revert that failed (the protected
+/// What quarantines a session at a blocked stop. A revert that failed (the protected
 /// tree is still changed, or could not be read), whatever `stop_hook_active` says; and on a
 /// repeated stop (`stop_hook_active: true`, the harness already continued the subagent once
 /// after a block) any reason that remains other than a change that was reverted — a
 /// `result.json` still missing or invalid, a snapshot missing. A first block after a
-/// successful revert is not a quarantine: the next stop passes if nothing changed again.
+/// successful revert is not a quarantine: the next stop passes if nothing changed again (H-28).
 pub fn quarantine_cause(
     failures: &[HookFailure],
     changed_files: &[String],

@@ -170,9 +170,9 @@ fn the_lineage_follows_started_agents_to_the_root() {
     );
 }
 
-/// T-9: a subagent's tool call is authorized against its recorded lineage, the main session's
+/// A subagent's tool call is authorized against its recorded lineage, the main session's
 /// type at the root; the main session itself is not governed here; an untracked caller is
-/// denied at every layer.
+/// denied at every layer (T-9).
 #[test]
 fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
     use crate::lineage::{Manifest, Manifests, ToolRule};
@@ -331,7 +331,7 @@ fn a_message_resumes_only_a_tracked_agent_whose_approval_is_still_active() {
     }
     assert!(tree.is_tracked("a1") && !tree.is_tracked("rogue") && !tree.is_tracked("nobody"));
     assert_eq!(tree.tracked().map(String::as_str).collect::<Vec<_>>(), ["a1", "a2", "a3", "a4"]);
-    // K-3: an approval whose signature the application refused is no approval to resume under.
+    // An approval whose signature the application refused is no approval to resume under (K-3).
     let mut refused = state.governance.clone();
     if let Some(live) = refused.approvals.get_mut("LIVE") {
         live.refused = Some(crate::governance::SignatureRefusal {

@@ -105,7 +105,7 @@ pub fn check_tool(call: ToolCall, facts: &ToolFacts<'_>) -> Option<HookToolEvalu
                     .as_ref()
                     .and_then(|c| tree.agents.get(&c.agent_id))
                     .and_then(|a| a.root.as_deref());
-                // C-5: the first protected file names the deny; none protected, not governed.
+                // The first protected file names the deny; none protected, not governed (C-5).
                 let (path, reason) = paths.iter().find_map(|path| {
                     protected_write(facts.protected, facts.resolve, facts.cwd, own_root, path)
                         .map(|reason| (path, reason))
@@ -147,8 +147,8 @@ pub fn check_tool(call: ToolCall, facts: &ToolFacts<'_>) -> Option<HookToolEvalu
 }
 
 impl SpawnTree {
-    /// H-23: why `caller` may call nothing, if it may not: it is unknown to the session's tree,
-    /// it started matching no allowed spawn, or it claims a type it was not started as.
+    /// Why `caller` may call nothing, if it may not: it is unknown to the session's tree,
+    /// it started matching no allowed spawn, or it claims a type it was not started as (H-23).
     pub fn identity(&self, caller: &CallingAgent) -> Option<HookFailure> {
         let refused = |code, reason| Some(HookFailure::new("identity", code, reason));
         match self.agents.get(&caller.agent_id) {

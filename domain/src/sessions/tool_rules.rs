@@ -35,10 +35,10 @@ pub struct ToolRulesJudged {
     pub refused: Option<HookAnswer>,
 }
 
-/// T-9, T-10, T-11: a subagent's call through the three layers on its recorded lineage. The
+/// A subagent's call through the three layers on its recorded lineage. The
 /// rules that judge it are the manifests as sealed: rules that are not (the seal fails, or
 /// none is recorded) or that cannot be read deny in either mode; shadow mode softens only the
-/// verdict of the sealed rules. `None` for the main session's own calls (`caller` `None`).
+/// verdict of the sealed rules. `None` for the main session's own calls (`caller` `None`) (T-9, T-10, T-11).
 pub fn judge_tool_rules(
     call: &ToolCall,
     tool: ToolUse,
@@ -52,8 +52,8 @@ pub fn judge_tool_rules(
     let mut enforced = true;
     let unknown = matches!(call.rules_as, RulesAs::Unknown);
     let (lineage, authorization) = match (manifests, &sealed) {
-        // C-6: a tool the integration cannot map onto the rule syntax is granted by no rule, in
-        // either mode; the main session's calls are not the rules' (as below).
+        // A tool the integration cannot map onto the rule syntax is granted by no rule, in
+        // either mode; the main session's calls are not the rules' (as below) (C-6).
         _ if unknown => {
             let caller = call.caller.as_ref()?;
             let reason = format!(
@@ -119,8 +119,8 @@ mod tests {
         assert!(matches!(tool_rules_answer(None, Err("x".into())), Some(HookAnswer::Deny { .. })));
     }
 
-    /// T-11: rules that are not the sealed ones, or cannot be read, deny even in shadow mode;
-    /// shadow mode softens only the sealed rules' verdict.
+    /// Rules that are not the sealed ones, or cannot be read, deny even in shadow mode;
+    /// shadow mode softens only the sealed rules' verdict (T-11).
     #[test]
     fn only_the_sealed_rules_verdict_is_softened_by_shadow_mode() {
         let tree = tree();
@@ -165,8 +165,8 @@ mod tests {
         }
     }
 
-    /// C-6: a tool the integration does not know is denied to a subagent even where a rule
-    /// names it, in shadow mode too; the main session's call is not the rules' to judge.
+    /// A tool the integration does not know is denied to a subagent even where a rule
+    /// names it, in shadow mode too; the main session's call is not the rules' to judge (C-6).
     #[test]
     fn a_tool_no_integration_knows_is_granted_by_no_rule() {
         let tree = tree();

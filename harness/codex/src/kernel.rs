@@ -54,7 +54,7 @@ mod tests {
 
     use super::*;
 
-    /// C-9: the variable the application refuses the human verbs under is the one Codex sets.
+    /// The variable the application refuses the human verbs under is the one Codex sets (C-9).
     #[test]
     fn the_application_knows_the_variable_codex_sets() {
         assert_eq!(agentwarden::human::CODEX_ENV, crate::wire::CODEX_ENV);

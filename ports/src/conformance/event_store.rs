@@ -124,9 +124,9 @@ pub async fn empty_batch_is_refused<S: EventStore + ?Sized>(store: &S) {
     assert_eq!(store.head().await.unwrap(), Head::EMPTY);
 }
 
-/// V-25: deferred appends take their seq, head and chain as plain ones do, in order with them,
+/// Deferred appends take their seq, head and chain as plain ones do, in order with them,
 /// are read back at once, keep the expected-head check, and `sync` then returns (with nothing
-/// pending too).
+/// pending too) (V-25).
 pub async fn deferred_appends_are_read_at_once_and_synced_together<S: EventStore + ?Sized>(store: &S) {
     store.sync().await.unwrap();
     for i in 1..=5u64 {
@@ -246,10 +246,10 @@ pub async fn range_hash<S: EventStore + ?Sized>(store: &S, range: Range) -> Merk
     fold(&store.merkle_nodes(&perfect_nodes(range)).await.unwrap())
 }
 
-/// the Merkle tree follows the log through plain and deferred appends: at every
+/// The Merkle tree follows the log through plain and deferred appends: at every
 /// size the root folded from the store's nodes is the one the events' stored bytes make; every
 /// inclusion and consistency proof made from its nodes verifies; a node not complete at the
-/// head is refused.
+/// head is refused.
 pub async fn the_merkle_tree_follows_every_append<S: EventStore + ?Sized>(store: &S) {
     let mut reference = Frontier::new();
     let mut roots = vec![MerkleHash::empty()];
@@ -351,9 +351,9 @@ pub async fn append_random<S: EventStore + ?Sized>(store: &S, seed: u64, count: 
     }
 }
 
-/// the nodes a store keeps are the nodes its events make. For every size up to the head
+/// The nodes a store keeps are the nodes its events make. For every size up to the head
 /// (stepping by `step`), the root, and a random inclusion and consistency proof's nodes, asked
-/// of the store, equal [`crate::merkle_nodes_from_events`]'s, hashed from the events read back.
+/// of the store, equal [`crate::merkle_nodes_from_events`]'s, hashed from the events read back.
 pub async fn kept_nodes_are_the_events_nodes<S: EventStore + ?Sized>(store: &S, seed: u64, step: u64) {
     let size = store.head().await.unwrap().seq;
     let mut rng = Lcg::new(seed);
@@ -383,14 +383,14 @@ pub async fn kept_nodes_are_the_events_nodes<S: EventStore + ?Sized>(store: &S, 
     );
 }
 
-/// a random log's kept tree is its events' (see [`kept_nodes_are_the_events_nodes`]).
+/// A random log's kept tree is its events' (see [`kept_nodes_are_the_events_nodes`]).
 pub async fn a_random_logs_tree_is_its_events<S: EventStore + ?Sized>(store: &S) {
     append_random(store, 37, 300).await;
     kept_nodes_are_the_events_nodes(store, 1, 7).await;
 }
 
-/// the kept tree survives the store being closed and opened again (`reopen` drops the
-/// store it is given and opens the same log), and keeps growing from where it was.
+/// The kept tree survives the store being closed and opened again (`reopen` drops the
+/// store it is given and opens the same log), and keeps growing from where it was.
 pub async fn the_kept_tree_survives_reopening<S, F>(store: S, mut reopen: F)
 where
     S: EventStore,

@@ -17,8 +17,8 @@ where
     snapshots_are_kept_per_session_and_agent(&fresh()).await;
 }
 
-/// F-10: the first write under a key stands; a second is `AlreadyWritten` naming the key, and
-/// changes nothing; other keys are independent; an unwritten key reads as `None`.
+/// The first write under a key stands; a second is `AlreadyWritten` naming the key, and
+/// changes nothing; other keys are independent; an unwritten key reads as `None` (F-10).
 pub async fn merged_results_are_written_once<S: MergedStore + ?Sized>(store: &S) {
     let first = merge(&[ChunkOutcome::without_result(0, ChunkStatus::TimedOut, "slow")]);
     let second = merge(&[ChunkOutcome::without_result(0, ChunkStatus::Failed, "other")]);

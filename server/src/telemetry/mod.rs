@@ -155,8 +155,8 @@ pub(crate) struct Telemetry {
     done: Mutex<std::sync::mpsc::Receiver<()>>,
 }
 
-/// V-60: when the environment asks for export, `warden` recording through a [`Tap`] and the
-/// running export; otherwise `warden` as it is. `store` (the log's description) salts the ids.
+/// When the environment asks for export, `warden` recording through a [`Tap`] and the
+/// running export; otherwise `warden` as it is. `store` (the log's description) salts the ids (V-60).
 pub(crate) fn start(warden: Warden, store: &str) -> Result<(Warden, Option<Telemetry>), String> {
     let Some(endpoint) = endpoint(|name| std::env::var(name).ok())? else {
         return Ok((warden, None));

@@ -6,7 +6,7 @@ use agentwarden_domain::audit::{Actor, Correlation, StoredRecord, Timestamp};
 use agentwarden_domain::events::{AuditEvent, OperatorNote};
 use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
 
-/// V-60: which variables turn the export on, where it goes, and which refuse the start.
+/// Which variables turn the export on, where it goes, and which refuse the start (V-60).
 #[test]
 fn the_variables_decide_whether_and_where_to_export() {
     type Row =
@@ -131,8 +131,8 @@ fn run<T>(future: impl Future<Output = T>) -> T {
     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
 }
 
-/// V-62: nothing appended reaches the queue before a sync made it durable; a sync offers what
-/// was appended before it began, at its seqs, in order; a failed sync offers nothing.
+/// Nothing appended reaches the queue before a sync made it durable; a sync offers what
+/// was appended before it began, at its seqs, in order; a failed sync offers nothing (V-62).
 #[test]
 fn the_tap_offers_events_only_once_a_sync_made_them_durable() {
     let (store, tap, mut events, counters) = tapped(16);
@@ -155,7 +155,7 @@ fn the_tap_offers_events_only_once_a_sync_made_them_durable() {
     assert_eq!(run(tap.head()).unwrap().seq, 4, "every call reached the store");
 }
 
-/// V-61: a full queue never waits: the decisions past it are dropped and counted.
+/// A full queue never waits: the decisions past it are dropped and counted (V-61).
 #[test]
 fn a_full_queue_drops_and_counts_without_waiting() {
     let (_store, tap, _events, counters) = tapped(2);
@@ -190,7 +190,7 @@ impl agentwarden_domain::audit::EventPayload for Typed {
     }
 }
 
-/// V-62: the envelope rebuilt from an appended draft is the event at its seq.
+/// The envelope rebuilt from an appended draft is the event at its seq (V-62).
 #[test]
 fn the_envelope_of_a_recorded_draft_is_its_event_at_its_seq() {
     let recorded = Recorded { seq: 7, draft: note("hello") };
@@ -201,7 +201,7 @@ fn the_envelope_of_a_recorded_draft_is_its_event_at_its_seq() {
     assert!(envelope(&Recorded { seq: 0, draft: note("x") }).is_none(), "no event at seq 0");
 }
 
-/// V-61: the delay a batch gathers for is the batch processor's standard variable, bounded.
+/// The delay a batch gathers for is the batch processor's standard variable, bounded (V-61).
 #[test]
 fn the_batch_delay_is_the_standard_variable_bounded() {
     let rows: [(Option<&str>, u64, &str); 4] = [

@@ -187,7 +187,7 @@ impl Server {
             .current_dir(root)
             .env_remove("CLAUDECODE")
             .env_remove("CODEX_THREAD_ID")
-            // V-4: the server's environment is the kill switch.
+            // The server's environment is the kill switch (V-4).
             .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
             .stdin(Stdio::null())
             .stdout(Stdio::null())

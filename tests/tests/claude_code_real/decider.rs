@@ -83,12 +83,12 @@ fn an_agent_that_names_its_own_server_in_the_configuration_is_not_asked() {
     assert_eq!(project.audit_of("guardrail_violation").len(), 1, "{:?}", project.audit());
 }
 
-/// H-43: settings the agent writes during the session do not apply to it. The main session
+/// Settings the agent writes during the session do not apply to it. The main session
 /// writes `.claude/settings.local.json` with an `env` (the key that also reaches the hooks'
 /// environment) from a `python3` its `Bash` runs — Claude Code refuses a plain redirect into its
 /// settings, not a write by a program — and its next command still sees the variable unset;
 /// the blocked change is on the log. The control run, without Warden's `ConfigChange` entry,
-/// shows the same write taking effect.
+/// shows the same write taking effect (H-43).
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_settings_change_during_the_session_is_blocked_and_recorded() {

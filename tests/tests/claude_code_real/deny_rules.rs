@@ -1,9 +1,9 @@
-//! K-13: the `permissions.deny` rules `warden init claude-code` writes, shown to hold in the real
+//! The `permissions.deny` rules `warden init claude-code` writes, shown to hold in the real
 //! client by themselves. Each scenario takes Warden's hooks out of the project's settings (the
 //! hook also denies the human verbs, K-11, and protected writes, H-26), keeps the rules, and
 //! checks that Claude Code refused the call with its own permission-rule text and that nothing
 //! ran; a control run without the rules shows the same calls run, so it is the rules that
-//! stopped them.
+//! stopped them (K-13).
 
 use super::*;
 
@@ -48,7 +48,7 @@ fn human_verb_commands(exe: &str) -> Vec<(&'static str, String)> {
         ("toolu_abs", format!("{exe} approve --ref SELF-5 --by mallory")),
         ("toolu_abs_env", format!("env -u CLAUDECODE {exe} approve --ref SELF-6 --by mallory")),
         ("toolu_abs_shell", format!("sh -c 'env -u CLAUDECODE {exe} approve --ref SELF-7 --by mallory'")),
-        // K-18: before the fix, this one ran and recorded `approval_granted` for SELF-8.
+        // Before the fix, this one ran and recorded `approval_granted` for SELF-8 (K-18).
         (
             "toolu_abs_option",
             format!("env -u CLAUDECODE {exe} --store .agentwarden/audit approve --ref SELF-8 --by mallory"),
@@ -57,8 +57,8 @@ fn human_verb_commands(exe: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// K-13, K-18: with the hook gone, every form is refused by Claude Code itself (its own denial
-/// text, nothing run), and nothing is recorded but the setup's seal and approval.
+/// With the hook gone, every form is refused by Claude Code itself (its own denial
+/// text, nothing run), and nothing is recorded but the setup's seal and approval (K-13, K-18).
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn claude_codes_own_deny_rules_refuse_the_human_verbs_with_the_hook_removed() {

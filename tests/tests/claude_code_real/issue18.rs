@@ -321,8 +321,8 @@ fn the_investigation_views_agree_with_the_hooks_decisions() {
     assert!(denials["denials"].as_u64().unwrap_or(0) >= 1, "{denials}");
     let tree = replay("spawn-tree");
     let agents = tree["sessions"][&session]["agents"].as_object().expect("the session's spawn tree");
-    // H-31: an agent that started is one node, under its agent id; a denied spawn never became
-    // an agent and stays the node of its tool call, counted as denied.
+    // An agent that started is one node, under its agent id; a denied spawn never became
+    // an agent and stays the node of its tool call, counted as denied (H-31).
     let started: Vec<&String> =
         agents.iter().filter(|(k, a)| *k != "main" && a["denied"] == 0).map(|(k, _)| k).collect();
     assert_eq!(started.len(), 2, "one node per started agent (planner, coder): {agents:?}");

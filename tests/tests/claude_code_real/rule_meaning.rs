@@ -92,7 +92,7 @@ const TOUCHES: [&str; 16] = [
 /// The table: each rule, and the calls asked about it.
 fn rows() -> Vec<(&'static str, Vec<Call>)> {
     vec![
-        // T-3: a bare name is that tool only; a path rule `Edit(…)` covers the edit family.
+        // A bare name is that tool only; a path rule `Edit(…)` covers the edit family (T-3).
         ("Edit", [vec![edit_a(), write("src/new.rs")], notebook_edit().into()].concat()),
         ("Write", vec![write("src/w.rs"), edit_a()]),
         ("NotebookEdit", [notebook_edit().to_vec(), vec![edit_a(), write("src/w.rs")]].concat()),
@@ -108,7 +108,7 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
         ("Grep(//@OUT@/**)", outside_searches().into()),
         ("Glob(//@OUT@/**)", outside_searches().into()),
         ("Edit(//@OUT@/**)", [outside_searches().to_vec(), vec![write("@OUT@/w.txt")]].concat()),
-        // T-13, T-14: every path a call names, `~` included, is held to the rule.
+        // Every path a call names, `~` included, is held to the rule (T-13, T-14).
         (
             "Read(src/**)",
             vec![
@@ -125,7 +125,7 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
                 call("Glob", json!({ "pattern": "/etc/*", "path": "x.md" })),
             ],
         ),
-        // T-5: a relative pattern is read from the working directory, `/x` from the root.
+        // A relative pattern is read from the working directory, `/x` from the root (T-5).
         (
             "Edit(src/**)",
             vec![
@@ -151,7 +151,7 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
                 in_sub("Write", json!({ "file_path": "@ROOT@/sub/src/n3.rs", "content": "x\n" })),
             ],
         ),
-        // T-4: `:*` and ` *` are prefix rules; the shell's expansions are not the prefix's.
+        // `:*` and ` *` are prefix rules; the shell's expansions are not the prefix's (T-4).
         ("Bash(touch:*)", TOUCHES.iter().map(|c| bash(c)).collect()),
         ("Bash(touch *)", TOUCHES.iter().map(|c| bash(c)).collect()),
         ("Bash(touch ~/evil)", vec![bash("touch ~/evil")]),
@@ -165,7 +165,7 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
             vec![bash("git push main"), bash("git push origin main"), bash("git push $X main")],
         ),
         ("Bash(*)", vec![bash("touch ~/evil2"), bash("touch {c,d}")]),
-        // T-7.
+        // A fetch rule is its domain (T-7).
         (
             "WebFetch(domain:example.com)",
             vec![

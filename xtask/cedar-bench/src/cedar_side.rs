@@ -17,11 +17,11 @@ use crate::case::{AgentType, Case, PERSONA};
 /// The gate's conditions, one per check (the test removes each in turn and shows a case of
 /// the table that then decides otherwise). Each `has` guards the access after it.
 pub const CONDITIONS: [&str; 8] = [
-    // G-2: the kill switch, exactly `true`.
+    // The kill switch, exactly `true` (G-2).
     r#"(context has enableSubagents && context.enableSubagents == "true")"#,
     // The persona's allowlist: its file declares this subagent.
     "(principal has subagents && principal.subagents.contains(resource))",
-    // G-4, G-5: the metadata is there, and `contextSealed` is the boolean `true`.
+    // The metadata is there, and `contextSealed` is the boolean `true` (G-4, G-5).
     "(context has governance && context.governance has contextSealed && \
      context.governance.contextSealed == true)",
     // `pipelineRunApproved` is the boolean `true`.
@@ -33,7 +33,7 @@ pub const CONDITIONS: [&str; 8] = [
     "!context.approvalRef.blank",
     // … and no control character.
     "!context.approvalRef.control",
-    // G-3: the subagent's file says `AGENT_TYPE: 2`, the integer.
+    // The subagent's file says `AGENT_TYPE: 2`, the integer (G-3).
     "(resource has agentType && resource.agentType == 2)",
 ];
 

@@ -110,7 +110,7 @@ impl SpawnTree {
 }
 
 impl SpawnTree {
-    /// H-31: the node of the spawn `tool_use_id` becomes the node of `agent_id`.
+    /// The node of the spawn `tool_use_id` becomes the node of `agent_id` (H-31).
     fn started(&mut self, seq: u64, e: &crate::sessions::SubagentStarted) {
         let spawned = e.tool_use_id.as_ref().and_then(|t| self.agents.remove(t).map(|node| (t, node)));
         match spawned {

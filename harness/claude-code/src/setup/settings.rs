@@ -37,10 +37,10 @@ pub fn is_managed_drop_in(name: &str) -> bool {
 /// (H-18; 2.1.330 ignores the key on `SubagentStart` and `SubagentStop`).
 pub const BLOCKING_EVENT: &str = "PreToolUse";
 
-/// H-11: the events Warden's hook handles, with their matcher: `*` is Claude Code's "every
+/// The events Warden's hook handles, with their matcher: `*` is Claude Code's "every
 /// tool" (the hook governs every tool call, so an untracked agent's calls can be denied).
 /// H-43: `ConfigChange` (every source) blocks a settings or skills change made during the
-/// session.
+/// session (H-11).
 pub const EVENTS: [(&str, Option<&str>); 4] =
     [("PreToolUse", Some("*")), ("SubagentStart", None), ("SubagentStop", None), ("ConfigChange", None)];
 
@@ -82,8 +82,8 @@ pub fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u6
         hook.insert("type".into(), "command".into());
         hook.insert("command".into(), command.into());
         hook.insert("timeout".into(), timeout.into());
-        // H-18: Claude Code honours `onFailure: "block"` on `PreToolUse` only; there it turns a
-        // timeout, a missing binary and any exit but 0 and 2 into a block.
+        // Claude Code honours `onFailure: "block"` on `PreToolUse` only; there it turns a
+        // timeout, a missing binary and any exit but 0 and 2 into a block (H-18).
         if event == BLOCKING_EVENT {
             hook.insert("onFailure".into(), "block".into());
         }
@@ -93,19 +93,19 @@ pub fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u6
     Ok(())
 }
 
-/// K-12: Claude Code permission rules that deny the Bash commands running Warden's human verbs
+/// Claude Code permission rules that deny the Bash commands running Warden's human verbs
 /// (`permissions.deny`, kept with any rule already there; added once). Defence in depth beside
-/// the hook's own denial (K-11) and the signatures (K-1).
+/// the hook's own denial (K-11) and the signatures (K-1, K-12).
 pub const HUMAN_VERB_RULES: [&str; 4] =
     ["Bash(warden seal:*)", "Bash(warden approve:*)", "Bash(warden revoke:*)", "Bash(warden release:*)"];
 
 /// The verbs only a human runs (K-11).
 const HUMAN_VERBS: [&str; 4] = ["seal", "approve", "revoke", "release"];
 
-/// K-13: the `Bash` rules `init claude-code` puts in `permissions.deny`: [`HUMAN_VERB_RULES`],
+/// The `Bash` rules `init claude-code` puts in `permissions.deny`: [`HUMAN_VERB_RULES`],
 /// and the same verbs anywhere in a command (`Bash(*warden approve*)`: after `env -u
 /// CLAUDECODE`, or `&&`), by the name `warden` and by `exe`, the absolute path of the installed
-/// binary, when known.
+/// binary, when known (K-13).
 ///
 /// K-18 (shown against the real client): a global option between the binary and the verb
 /// (`warden --store DIR approve`) escaped every rule of K-12 and K-13, and so did the binary's
@@ -126,11 +126,11 @@ pub fn human_verb_rules(exe: Option<&Path>) -> Vec<String> {
     rules
 }
 
-/// K-13: the rule that denies Claude Code's built-in tools that change files (Edit, Write,
+/// The rule that denies Claude Code's built-in tools that change files (Edit, Write,
 /// MultiEdit, NotebookEdit) on the absolute path `absolute`, and with `tree` on everything
 /// under it. `//` and the path: Claude Code's rule syntax for a path from the filesystem root (a
 /// single `/` is relative to the settings file). A `Write(...)` rule is not a path rule Claude
-/// Code consults, so none is written.
+/// Code consults, so none is written (K-13).
 pub fn edit_rule(absolute: &Path, tree: bool) -> String {
     format!("Edit(/{}{})", absolute.display(), if tree { "/**" } else { "" })
 }
@@ -212,8 +212,8 @@ pub fn every_tool(matcher: Option<&str>) -> bool {
     matches!(matcher, None | Some("" | "*"))
 }
 
-/// H-11: the events of [`EVENTS`] no entry covers for every tool (and every agent: a matcher
-/// on the subagent events filters by agent type), each named with the matcher it needs.
+/// The events of [`EVENTS`] no entry covers for every tool (and every agent: a matcher
+/// on the subagent events filters by agent type), each named with the matcher it needs (H-11).
 pub fn missing_events(entries: &[Entry]) -> Vec<String> {
     let mut missing = Vec::new();
     for (event, matcher) in EVENTS {
@@ -297,7 +297,7 @@ mod tests {
         assert!(pre[1]["hooks"][0]["command"].as_str().unwrap().starts_with("'/new/warden' --store"));
         assert_eq!(settings["hooks"]["SubagentStop"].as_array().unwrap().len(), 1);
         assert!(settings["hooks"]["SubagentStart"][0].get("matcher").is_none());
-        // H-18: only PreToolUse honours onFailure; there it must be "block".
+        // Only PreToolUse honours onFailure; there it must be "block" (H-18).
         assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
         assert!(settings["hooks"]["SubagentStop"][0]["hooks"][0].get("onFailure").is_none());
         // What was merged reads back: every event covered, every line checked clean.
@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(settings["permissions"]["allow"][0], "Bash(ls)");
         let mut bad: Map<String, Value> = serde_json::from_str(r#"{"permissions":{"deny":"x"}}"#).unwrap();
         assert!(add_deny_rules(&mut bad, &rules).is_err());
-        // K-18: the verbs by the binary's path too, directly and after options.
+        // The verbs by the binary's path too, directly and after options (K-18).
         let all = human_verb_rules(Some(Path::new("/w/warden")));
         assert!(all.contains(&"Bash(*/w/warden approve*)".to_owned()), "{all:?}");
         assert!(all.contains(&"Bash(*warden --* seal*)".to_owned()), "{all:?}");
@@ -348,8 +348,8 @@ mod tests {
         assert_eq!(edit_rule(Path::new("/p/agentwarden.toml"), false), "Edit(//p/agentwarden.toml)");
     }
 
-    /// H-14: a missing event, a short matcher, no `onFailure`, a tail missing, a budget that does
-    /// not fit: each is named.
+    /// A missing event, a short matcher, no `onFailure`, a tail missing, a budget that does
+    /// not fit: each is named (H-14).
     #[test]
     fn each_gap_of_an_installed_entry_is_named() {
         let good = line::hook_command(Path::new("/w/warden"), 5000, 28000, None);

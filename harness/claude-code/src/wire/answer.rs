@@ -89,11 +89,11 @@ pub trait Rendering: Sized {
     /// The reason printed on stderr (after `warden: `) with exit 2, if any.
     fn stderr(&self) -> Option<&str>;
 
-    /// X-40: the answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why
+    /// The answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why
     /// there is none. Exit 0 with nothing; exit 0 with exactly a deny's or a block's line (the
     /// bytes [`Rendering::stdout`] gives, so no other key, order, spacing or escape); exit 2
     /// with a reason that is not blank. Anything else — exit 1, output beside a failure, a
-    /// reason beside an exit 0 — is refused.
+    /// reason beside an exit 0 — is refused (X-40).
     fn from_rendering(
         exit_code: u8,
         stdout: Option<&str>,
@@ -198,7 +198,7 @@ mod tests {
         }
     }
 
-    /// X-40: the client accepts exactly the renderings of the four answers.
+    /// The client accepts exactly the renderings of the four answers (X-40).
     #[test]
     fn only_the_exact_rendering_of_an_answer_is_read_back() {
         let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"r"}}"#;
@@ -299,8 +299,8 @@ mod tests {
     }
 
     proptest! {
-        /// X-40: render, then read back: the same answer, whatever its reason holds; and the
-        /// bytes are the ones Claude Code got before the answer was typed.
+        /// Render, then read back: the same answer, whatever its reason holds; and the
+        /// bytes are the ones Claude Code got before the answer was typed (X-40).
         #[test]
         fn a_rendered_answer_reads_back_as_itself(answer in any_answer()) {
             let stdout = answer.stdout();

@@ -54,7 +54,7 @@ fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, In
     };
     let subagent_type = match string(input, "subagent_type") {
         Ok(Some(t)) => t,
-        // H-20: Claude Code runs `general-purpose` when none is named; so is it evaluated.
+        // Claude Code runs `general-purpose` when none is named; so is it evaluated (H-20).
         Ok(None) => DEFAULT_SUBAGENT_TYPE.to_owned(),
         Err(InputError::Invalid { seen, expected, .. }) => {
             return Err(InputError::Invalid { field: "tool_input.subagent_type", seen, expected });
@@ -246,8 +246,8 @@ mod tests {
         assert_eq!(parse(&format!("{padded} ")).unwrap_err().code(), "hook_input_too_large");
     }
 
-    /// H-43: a `ConfigChange` names its source (required) and the file (optional); anything
-    /// else is refused, never read as a change to let through.
+    /// A `ConfigChange` names its source (required) and the file (optional); anything
+    /// else is refused, never read as a change to let through (H-43).
     #[test]
     fn a_config_change_is_read_with_its_source_and_file() {
         let change = r#"{"session_id":"s","hook_event_name":"ConfigChange","source":"local_settings",

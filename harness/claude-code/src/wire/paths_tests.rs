@@ -424,8 +424,8 @@ fn warden_authorize_reads_the_input_as_the_hook_does() {
     );
 }
 
-/// C-5: a call an integration maps onto a file tool naming several paths (a patch) is granted
-/// only when each path is, by any rule; a path it cannot read, or none, matches no path rule.
+/// A call an integration maps onto a file tool naming several paths (a patch) is granted
+/// only when each path is, by any rule; a path it cannot read, or none, matches no path rule (C-5).
 #[test]
 fn a_mapped_call_of_several_files_is_granted_only_when_each_is() {
     let files = |paths: &[&str]| {

@@ -40,7 +40,7 @@ fn the_rule_table() {
     let rows: Vec<(&str, ToolUse, bool, &str)> = vec![
         // Names.
         ("Read", edit("Read", "/etc/passwd"), true, "a bare rule grants every use"),
-        // T-3: a bare name is that tool alone, as in Claude Code.
+        // A bare name is that tool alone, as in Claude Code (T-3).
         ("Read", call("Grep", json!({"pattern": "x", "path": "/etc"})), false, "a bare Read is no Grep"),
         ("Read", call("Glob", json!({"pattern": "*", "path": "/etc"})), false, "a bare Read is no Glob"),
         ("Read", edit("Edit", "/home/u/project/a"), false, "Read never grants an edit"),
@@ -52,7 +52,7 @@ fn the_rule_table() {
         ("Write", edit("Edit", "/home/u/project/a"), false, "Write is Write only"),
         ("Glob", call("Glob", json!({"pattern": "*", "path": "/etc"})), true, "a bare Glob is every Glob"),
         ("Glob", call("Grep", json!({"pattern": "*", "path": "/etc"})), false, "and nothing else"),
-        // T-3: a path rule `Edit(…)` covers the edit family, `Read(…)` the read family.
+        // A path rule `Edit(…)` covers the edit family, `Read(…)` the read family (T-3).
         ("Edit(**)", edit("Write", "/home/u/project/a"), true, "Edit(path) covers Write"),
         ("Edit(**)", call("NotebookEdit", json!({"notebook_path": "n.ipynb"})), true, "and NotebookEdit"),
         ("Edit(**)", edit("MultiEdit", "/home/u/project/a"), true, "and MultiEdit"),
@@ -108,7 +108,7 @@ fn the_rule_table() {
         ("Bash(git * main *)", bash("git push main"), false, "as in Claude Code"),
         ("Bash(git * push *)", bash("git -C x pushy"), false, "but at a word"),
         ("Bash(touch *)", bash("touch"), true, "a prefix rule matches its bare prefix"),
-        // T-4: the shell's expansions are not the pattern's, under any pattern rule.
+        // The shell's expansions are not the pattern's, under any pattern rule (T-4).
         ("Bash(touch:*)", bash("touch ~/evil"), false, "a home directory"),
         ("Bash(touch:*)", bash("touch $HOME/evil"), false, "a variable"),
         ("Bash(touch:*)", bash("touch ${HOME}/evil"), false, "a braced variable"),
@@ -134,7 +134,7 @@ fn the_rule_table() {
         ("Edit(src/**)", edit("Edit", "src/a.rs"), true, "relative to the working directory"),
         ("Edit(src/**)", edit("Edit", "../project/src/a.rs"), true, "climbing back in"),
         ("Edit(/src/*.rs)", edit("Edit", "/home/u/project/src/a.rs"), true, "/ is the project root"),
-        // T-5: a relative pattern is read from the working directory, and the root too.
+        // A relative pattern is read from the working directory, and the root too (T-5).
         ("Edit(src/**)", in_sub("Write", "src/a.rs"), false, "from sub, the root's src/ is not src/"),
         ("Edit(src/**)", in_sub("Write", "/home/u/project/src/a.rs"), false, "however it is named"),
         ("Edit(*.rs)", in_sub("Write", "/home/u/project/src/a.rs"), false, "a floating one too"),
@@ -306,9 +306,9 @@ fn rules_and_offered_tools_are_compared_by_name() {
     assert_eq!(d.granted_not_offered, ["WebFetch(domain:a.io)"], "MCP rules are not compared");
 }
 
-/// T-12: the index matches a Bash call only with the rules whose first bytes it starts with;
+/// The index matches a Bash call only with the rules whose first bytes it starts with;
 /// at the edges (a command exactly as long as a rule's first bytes, a rule's first bytes longer
-/// than the word the index compares, a leading `*`) it still answers as the scan does.
+/// than the word the index compares, a leading `*`) it still answers as the scan does (T-12).
 #[test]
 fn the_index_skips_only_rules_that_cannot_grant() {
     let texts = [
@@ -359,8 +359,8 @@ proptest! {
         ]),
         command in "(npm|np|n|git|g|)( test| t|t| |)( status|x|)[a-z ]{0,6}",
     ) {
-        // T-12: Bash patterns whose first bytes are shorter, longer than a word, shared, or
-        // none (a leading `*`), against commands that share some of them.
+        // Bash patterns whose first bytes are shorter, longer than a word, shared, or
+        // none (a leading `*`), against commands that share some of them (T-12).
         let pool = [
             "Read", "Edit(src/**)", "Write", "Bash(npm test:*)", "Bash", "mcp__github", "mcp__github__get_issue",
             "WebFetch(domain:a.io)", "Agent(Explore)", "Task", "Read(src)", "read", "Read(//etc/*)", "mcp__gitlab__*",
@@ -410,7 +410,7 @@ proptest! {
         }
     }
 
-    /// T-3: a bare name grants its own tool and no other, as in Claude Code.
+    /// A bare name grants its own tool and no other, as in Claude Code (T-3).
     #[test]
     fn a_bare_name_grants_its_tool_alone(
         name in prop::sample::select(vec!["Edit", "Read", "Write", "Glob", "Grep", "NotebookEdit", "MultiEdit"]),
@@ -422,8 +422,8 @@ proptest! {
         prop_assert_eq!(rule.grants(&call(tool, input)), name == tool);
     }
 
-    /// T-4: no pattern rule grants a command whose words the shell expands, not even the rule
-    /// that spells the command out; only the bare `Bash` does.
+    /// No pattern rule grants a command whose words the shell expands, not even the rule
+    /// that spells the command out; only the bare `Bash` does (T-4).
     #[test]
     fn no_pattern_rule_grants_an_expansion(
         head in "[a-z]{1,5}",
@@ -440,7 +440,7 @@ proptest! {
         prop_assert!(ToolRule::parse("Bash").unwrap().grants(&bash(&command)));
     }
 
-    /// T-4: only a prefix rule (`PREFIX *`, its one star last) also matches its bare prefix.
+    /// Only a prefix rule (`PREFIX *`, its one star last) also matches its bare prefix (T-4).
     #[test]
     fn only_a_prefix_rule_matches_its_bare_prefix(a in "[a-z]{1,5}", b in "[a-z]{1,5}", c in "[a-z]{1,5}") {
         let rule = ToolRule::parse(&format!("Bash({a} * {c} *)")).unwrap();
@@ -451,8 +451,8 @@ proptest! {
         prop_assert!(prefix.grants(&bash(&a)));
     }
 
-    /// T-5: a relative rule grants nothing outside the call's working directory, as Claude Code
-    /// reads it, whether the path is written absolute or relative.
+    /// A relative rule grants nothing outside the call's working directory, as Claude Code
+    /// reads it, whether the path is written absolute or relative (T-5).
     #[test]
     fn a_relative_rule_stays_in_the_working_directory(
         cwd in proptest::collection::vec("[a-z]{1,3}", 1..3),

@@ -280,7 +280,7 @@ mod tests {
         assert!(is_trusted("[[", Path::new("/p/x")).is_err());
     }
 
-    /// C-10: each gap of an installed hook is named.
+    /// Each gap of an installed hook is named (C-10).
     #[test]
     fn each_gap_of_an_installed_hook_is_named() {
         let good = command();

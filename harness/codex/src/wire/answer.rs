@@ -66,9 +66,9 @@ pub fn render(answer: &HookAnswer) -> CodexRendering {
     CodexRendering { exit_code, stdout: None, stderr }
 }
 
-/// C-1: the answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why there is
+/// The answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why there is
 /// none: exit 0 with nothing, or exit 2 with nothing on stdout and a stderr that starts with one
-/// of the answers' words followed by a reason that is not blank.
+/// of the answers' words followed by a reason that is not blank (C-1).
 pub fn read_back(
     exit_code: u8,
     stdout: Option<&str>,
@@ -124,8 +124,8 @@ mod tests {
         }
     }
 
-    /// C-1: only the exact rendering of an answer reads back; whatever Codex would run the call
-    /// on is refused.
+    /// Only the exact rendering of an answer reads back; whatever Codex would run the call
+    /// on is refused (C-1).
     #[test]
     fn only_the_exact_rendering_of_an_answer_is_read_back() {
         /// Exit code, stdout, stderr, why it is refused.
@@ -158,8 +158,8 @@ mod tests {
     }
 
     proptest! {
-        /// C-1: render, then read back: the same answer, whatever its reason holds; and no
-        /// answer but a proceed renders as anything Codex would run the call on.
+        /// Render, then read back: the same answer, whatever its reason holds; and no
+        /// answer but a proceed renders as anything Codex would run the call on (C-1).
         #[test]
         fn a_rendered_answer_reads_back_as_itself(answer in any_answer()) {
             let rendered = render(&answer);

@@ -102,7 +102,7 @@ fn input_string(
 fn spawn(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
     let tool_use_id = id(object, "tool_use_id")?.ok_or(InputError::Missing("tool_use_id"))?;
     let input = input_object(object)?;
-    // C-3: no `agent_type` is Codex's `default` role.
+    // No `agent_type` is Codex's `default` role (C-3).
     let subagent_type = input_string(input, "agent_type", "tool_input.agent_type")?
         .unwrap_or_else(|| DEFAULT_AGENT_TYPE.to_owned());
     let prompt = optional_text(input, "message", "tool_input.message")?;
@@ -155,7 +155,7 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         let input = input_object(object)?;
         let patch = input_string(input, "command", "tool_input.command")?
             .ok_or(InputError::Missing("tool_input.command"))?;
-        // C-5: a patch Warden cannot read names files it cannot check: refused.
+        // A patch Warden cannot read names files it cannot check: refused (C-5).
         let paths = patch_paths(&patch).map_err(|e| InputError::Invalid {
             field: "tool_input.command",
             seen: e.to_string(),
@@ -222,7 +222,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
             stop_hook_active: stop_hook_active(&object)?,
         },
         "Stop" => {
-            // C-4: read strictly all the same, so that a malformed stop is not silently passed.
+            // Read strictly all the same, so that a malformed stop is not silently passed (C-4).
             stop_hook_active(&object)?;
             HookEvent::Other { name }
         }
