@@ -113,3 +113,112 @@ impl Warden {
         if stop_hook_active { HookAnswer::Proceed } else { answer }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use agentwarden_domain::sessions::{HookEvent, HookInput};
+    use agentwarden_ports::EventStore;
+
+    use super::*;
+    use crate::{Config, MemoryEventStore};
+
+    /// A project with one protected directory, `okrs/q4.md` in it.
+    fn project() -> (tempfile::TempDir, Config, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("okrs")).unwrap();
+        std::fs::write(root.join("okrs/q4.md"), "# Q4\n").unwrap();
+        let mut config = Config { root: root.clone(), ..Config::default() };
+        config.guardrails.protected = vec!["okrs".to_owned()];
+        (dir, config, root)
+    }
+
+    fn input(event: HookEvent) -> HookInput {
+        HookInput { session_id: "s".into(), cwd: None, event }
+    }
+
+    fn stop(stop_hook_active: bool) -> HookInput {
+        input(HookEvent::SessionStop { stop_hook_active })
+    }
+
+    async fn recorded(store: &MemoryEventStore, event_type: &str) -> Vec<String> {
+        let records = store.read(1, 1000).await.unwrap();
+        records
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+            .filter(|body| body.contains(&format!("\"event_type\":\"{event_type}\"")))
+            .collect()
+    }
+
+    /// H-45: a later start keeps the first snapshot, so a change made before it is put back.
+    #[tokio::test]
+    async fn a_later_start_keeps_the_first_snapshot() {
+        let (_dir, config, root) = project();
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = Warden::builder().store(store.clone()).config(config).build().unwrap();
+        let storage = HookStorage::new(root.join(".agentwarden"));
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        std::fs::write(root.join("okrs/q4.md"), "changed before a resume\n").unwrap();
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        let starts = recorded(&store, "session_started").await;
+        assert_eq!(starts.len(), 2);
+        assert!(starts[0].contains(r#""snapshot":true,"kept":false"#), "{}", starts[0]);
+        assert!(starts[1].contains(r#""snapshot":true,"kept":true"#), "{}", starts[1]);
+        let answer = warden.hook_input(stop(false), &storage).await;
+        assert!(
+            matches!(&answer, HookAnswer::Block { reason } if reason.as_str().contains("okrs/q4.md")),
+            "{answer:?}"
+        );
+        assert_eq!(std::fs::read_to_string(root.join("okrs/q4.md")).unwrap(), "# Q4\n");
+        assert_eq!(recorded(&store, "guardrail_violation").await.len(), 1);
+        assert!(storage.marker("s").unwrap().is_none(), "a change put back quarantines nothing");
+    }
+
+    /// H-45: a start whose snapshot cannot be kept (here: no snapshot store) quarantines.
+    #[tokio::test]
+    async fn a_start_without_a_snapshot_quarantines_the_session() {
+        let (_dir, config, root) = project();
+        let store = Arc::new(MemoryEventStore::new());
+        let warden =
+            Warden::builder().event_store(store.clone()).without_state().config(config).build().unwrap();
+        let storage = HookStorage::new(root.join(".agentwarden"));
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        let starts = recorded(&store, "session_started").await;
+        assert!(starts[0].contains(r#""snapshot":false"#), "{starts:?}");
+        let marker = storage.marker("s").unwrap().expect("quarantined");
+        assert_eq!(marker.code, "snapshot_missing");
+    }
+
+    /// H-46, H-33: the session's stop over a store that cannot be opened puts the paths back
+    /// from the snapshot copy and quarantines; exit 2 the first time, let through when repeated.
+    #[tokio::test]
+    async fn a_stop_without_the_store_puts_back_and_a_repeated_one_is_let_through() {
+        let (_dir, config, root) = project();
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = Warden::builder().store(store.clone()).config(config.clone()).build().unwrap();
+        let storage = HookStorage::new(root.join(".agentwarden"));
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        for active in [false, true] {
+            std::fs::write(root.join("okrs/q4.md"), "changed\n").unwrap();
+            let why = "the store is locked".to_owned();
+            let answer =
+                crate::hook::hook_store_unavailable(config.clone(), &storage, Some(&stop(active)), None, why)
+                    .await;
+            match active {
+                false => assert!(
+                    matches!(&answer, HookAnswer::Failed { reason } if reason.as_str().contains("put back")),
+                    "{answer:?}"
+                ),
+                true => assert_eq!(answer, HookAnswer::Proceed),
+            }
+            assert_eq!(
+                std::fs::read_to_string(root.join("okrs/q4.md")).unwrap(),
+                "# Q4\n",
+                "active: {active}"
+            );
+            assert!(storage.marker("s").unwrap().is_some(), "quarantined by its marker");
+        }
+    }
+}
