@@ -19,6 +19,9 @@
 //! - `SubagentStop`: protected paths compared with that snapshot (reverted on a change), and the
 //!   `result.json` the prompt asked for validated; any failure blocks the stop with its reasons.
 //!   A stop that cannot be made safe quarantines the session (H-28, H-29).
+//! - `SessionStart` and the main session's `Stop` ([`session`]): the protected paths snapshotted
+//!   once a session, then compared and put back at every stop of the main session, which blocks
+//!   once on a change (H-45, H-46).
 //!
 //! Every decision is one event, recorded before the answer, with the session as correlation
 //! and the tool-use and agent ids in its payload. Whatever goes wrong inside — bad input (then
@@ -33,6 +36,7 @@
 
 mod fast;
 mod pending;
+mod session;
 mod storage;
 mod tools;
 
@@ -115,16 +119,23 @@ impl Warden {
     /// the event as [`HookInput`] — parsed from its wire format, or built — asks with it.
     pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
         let session = input.session_id.as_str();
-        let is_stop = matches!(input.event, HookEvent::SubagentStop { .. });
+        let is_stop = matches!(input.event, HookEvent::SubagentStop { .. } | HookEvent::SessionStop { .. });
         // Held for the whole decision, not copied; back in memory when it ends (V-38).
         let mut state = match self.hold().await {
             Ok(state) => state,
             Err(e) => {
                 let why = format!("{}: {e}", e.code());
-                if let HookEvent::SubagentStop { agent, .. } = &input.event {
-                    return self.stop_without_store(session, &agent.agent_id, storage, &why).await;
+                match &input.event {
+                    HookEvent::SubagentStop { agent, .. } => {
+                        return self.stop_without_store(session, &agent.agent_id, storage, &why).await;
+                    }
+                    HookEvent::SessionStop { stop_hook_active } => {
+                        return self
+                            .session_stop_without_store(session, *stop_hook_active, storage, &why)
+                            .await;
+                    }
+                    _ => return HookAnswer::failed(why),
                 }
-                return HookAnswer::failed(why);
             }
         };
         let quarantined = self.quarantine_in_force(&mut state, session, storage).await;
@@ -148,6 +159,10 @@ impl Warden {
                 let own = agent_root(&root, input.cwd.as_deref());
                 let at = own.as_deref().unwrap_or(&root);
                 self.hook_start(&mut state, session, agent, at, own.is_some(), storage).await
+            }
+            HookEvent::SessionStart => self.hook_session_start(&mut state, session, storage).await,
+            HookEvent::SessionStop { stop_hook_active } => {
+                self.hook_session_stop(&mut state, session, stop_hook_active, storage).await
             }
             HookEvent::SubagentStop { agent, stop_hook_active } => {
                 let own = state.session_ref(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
@@ -375,6 +390,39 @@ impl Warden {
         }
     }
 
+    /// The protected paths under `root` compared with the snapshot kept for `session`'s
+    /// `agent_id` at its start, and put back: the violation found (reverted or not), none, or
+    /// why there is no snapshot to check against. A violation reverted but not recorded is
+    /// kept pending until the log can be written (H-33).
+    async fn guard_against_snapshot(
+        &self,
+        session: &str,
+        agent_id: &str,
+        root: &Path,
+        storage: &HookStorage,
+    ) -> Result<Option<agentwarden_domain::guardrails::Violation>, String> {
+        let before = self.load_snapshot(session, agent_id).await?;
+        let artifacts = pending::artifacts(root, session, agent_id);
+        let target =
+            GuardTarget { root, item: agent_id, run: session, session: Some(session), artifacts: &artifacts };
+        // Restored from the content kept at the start: a commit inside the agent launders
+        // nothing, and no git is needed (U-14).
+        let outcome = self.check_guardrails_restoring(&target, &before).await;
+        if let (Some(violation), None) = (&outcome.violation, outcome.audit) {
+            // Reverted, not recorded: kept until the log can be written (H-33).
+            let marker = Marker {
+                code: Code::StoreUnavailable.to_string(),
+                reason: "the guardrail violation could not be recorded".into(),
+                agent_id: Some(agent_id.to_owned()),
+                pending: Vec::new(),
+            };
+            if let Err(e) = self.keep_pending(session, agent_id, storage, &marker, violation.clone()) {
+                tracing::error!(error = %e, "the unrecorded violation could not be kept");
+            }
+        }
+        Ok(outcome.violation)
+    }
+
     #[expect(clippy::too_many_arguments, reason = "the stop's facts, each from its own source")]
     async fn hook_stop(
         &self,
@@ -387,37 +435,7 @@ impl Warden {
         in_quarantine: bool,
     ) -> Result<HookAnswer, WardenError> {
         let tracked = state.session_ref(session).agents.get(&agent.agent_id).cloned();
-        let guard = match self.load_snapshot(session, &agent.agent_id).await {
-            Err(why) => Err(why),
-            Ok(before) => {
-                let artifacts = pending::artifacts(root, session, &agent.agent_id);
-                let target = GuardTarget {
-                    root,
-                    item: &agent.agent_id,
-                    run: session,
-                    session: Some(session),
-                    artifacts: &artifacts,
-                };
-                // Restored from the content kept at the start: a commit inside the subagent
-                // launders nothing, and no git is needed (U-14).
-                let outcome = self.check_guardrails_restoring(&target, &before).await;
-                if let (Some(violation), None) = (&outcome.violation, outcome.audit) {
-                    // Reverted, not recorded: kept until the log can be written (H-33).
-                    let marker = Marker {
-                        code: Code::StoreUnavailable.to_string(),
-                        reason: "the guardrail violation could not be recorded".into(),
-                        agent_id: Some(agent.agent_id.clone()),
-                        pending: Vec::new(),
-                    };
-                    if let Err(e) =
-                        self.keep_pending(session, &agent.agent_id, storage, &marker, violation.clone())
-                    {
-                        tracing::error!(error = %e, "the unrecorded violation could not be kept");
-                    }
-                }
-                Ok(outcome.violation)
-            }
-        };
+        let guard = self.guard_against_snapshot(session, &agent.agent_id, root, storage).await;
         let result_path = tracked.as_ref().and_then(|t| t.result_path.clone());
         let mut result = None;
         if let Some(path) = &result_path {
@@ -463,8 +481,9 @@ impl Warden {
 }
 
 /// The answer when the store cannot be opened (H-28): at a `SubagentStop` the session is
-/// quarantined (the marker holds without the store) and the stop blocked with exit 2; otherwise
-/// the deny already known before the store (`fallback`), or exit 2.
+/// quarantined (the marker holds without the store) and the stop blocked with exit 2, and so at
+/// the main session's `Stop`, which a repeated stop lets through (H-46); otherwise the deny
+/// already known before the store (`fallback`), or exit 2.
 ///
 /// H-33: the stop does not wait for the log to put the protected paths back: they are restored
 /// from the snapshot copy beside the store, by a Warden of `config` over a store that refuses
@@ -476,6 +495,21 @@ pub async fn hook_store_unavailable(
     fallback: Option<HookAnswer>,
     why: String,
 ) -> HookAnswer {
+    if let Some(input) = input
+        && let HookEvent::SessionStop { stop_hook_active } = &input.event
+    {
+        let store = std::sync::Arc::new(crate::UnavailableEventStore::new(why.clone()));
+        return match Warden::builder().event_store(store).without_state().config(config).build() {
+            Ok(warden) => {
+                warden.session_stop_without_store(&input.session_id, *stop_hook_active, storage, &why).await
+            }
+            Err(e) => {
+                quarantine_unrecorded(storage, &input.session_id, None, &Code::StoreUnavailable, &why);
+                let why = format!("{why}; nothing was put back: {e}");
+                HookAnswer::failed(quarantined_without_store(&why, &input.session_id))
+            }
+        };
+    }
     if let Some(input) = input
         && let HookEvent::SubagentStop { agent, .. } = &input.event
     {

@@ -429,6 +429,49 @@ fn a_nested_subagents_plain_write_to_okrs_is_reverted_at_its_stop() {
     assert!(spawns.iter().all(|e| str_of(payload(e, "decision")) == "allow"));
 }
 
+/// The main agent writes into `okrs/` through its shell (a `Write` would be denied
+/// before it ran, H-26). The session's `Stop` puts the tree back to the snapshot taken at its
+/// `SessionStart`, blocks once with what it put back, and lets the repeated stop through (H-45, H-46).
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn the_main_sessions_protected_change_is_put_back_at_the_sessions_stop() {
+    let project = Project::readme_setup(&tools());
+    let api = start(Script::new().agent(
+        "MAINTASK",
+        vec![Turn::one(Block::tool_with_id(
+            "toolu_main_write",
+            "Bash",
+            json!({"command": "printf 'the main agent was here\\n' > okrs/q4.md && printf 'x\\n' > okrs/added.md"}),
+        ))],
+    ));
+    let run = project.run(&api, "MAINTASK go", &RunOptions::default());
+    run.assert_finished();
+    assert_loopback_only(&api);
+
+    let write = api.tool_result("toolu_main_write").expect("the main agent's write ran");
+    assert!(!write.is_error, "{write:?}");
+    assert_eq!(project.read("okrs/q4.md").as_deref(), Some(ORIGINAL_Q4), "put back at the session's stop");
+    assert_eq!(project.read("okrs/added.md"), None, "the added protected file is removed");
+    assert_eq!(project.git(&["status", "--porcelain", "--", "okrs"]), "");
+
+    let feedback = api.texts_seen_by("MAINTASK").join("\n");
+    assert!(
+        feedback.contains("Stop hook feedback") && feedback.contains("okrs/q4.md"),
+        "the main agent was not told: {feedback}"
+    );
+    let started = project.audit_of("session_started");
+    assert_eq!(started.len(), 1, "{started:?}");
+    assert_eq!(payload(&started[0], "snapshot"), Some(&json!(true)));
+    let stopped = project.audit_of("session_stopped");
+    let stops: Vec<&str> = stopped.iter().map(|e| str_of(payload(e, "decision"))).collect();
+    assert_eq!(stops, ["deny", "allow"], "blocked once, then (stop_hook_active) let through");
+    assert_eq!(payload(&stopped[1], "stop_hook_active"), Some(&json!(true)));
+    assert_eq!(str_of(stopped[0].get("session")), run.session_id().unwrap());
+    let violations = project.audit_of("guardrail_violation");
+    assert_eq!(violations.len(), 1, "{violations:?}");
+    assert!(project.audit_of("session_quarantined").is_empty(), "a change put back quarantines nothing");
+}
+
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_built_in_type_and_the_main_persona_itself_are_denied_as_subagents() {

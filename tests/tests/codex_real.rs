@@ -232,6 +232,41 @@ fn a_stop_after_a_protected_change_is_blocked_and_reverted() {
     assert!(told.contains("protected_path_changed") || told.contains("okrs"), "the planner was told: {told}");
 }
 
+/// The main agent writes into `okrs/` through its shell, which no manifest
+/// holds. The session's `Stop` puts the tree back to the snapshot taken at its `SessionStart`,
+/// blocks once (Codex goes on with the reason), and lets the repeated stop through (H-45, H-46, C-12).
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn the_main_sessions_protected_change_is_put_back_at_the_sessions_stop() {
+    let project = CodexProject::setup(&tools());
+    let api = start(Script::new().agent(
+        "MAINTASK",
+        vec![
+            Item::shell(
+                "call_main_write",
+                "printf 'the main agent was here\\n' > okrs/q4.md; printf 'x\\n' > okrs/added.md",
+            ),
+            Item::Text("changed it".into()),
+            Item::Text("put back, done".into()),
+        ],
+    ));
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    assert_eq!(project.read("okrs/q4.md").as_deref(), Some(ORIGINAL_Q4), "put back at the session's stop");
+    assert_eq!(project.read("okrs/added.md"), None, "the added protected file is removed");
+    let started = project.audit_of("session_started");
+    assert_eq!(started.len(), 1, "{started:?}");
+    assert_eq!(started[0]["payload"]["snapshot"], json!(true));
+    assert_eq!(decisions(&project, "session_stopped"), ["deny", "allow"], "blocked once, then let through");
+    let told = api.user_texts_of("MAINTASK").join("\n");
+    assert!(
+        told.contains("protected_path_changed") && told.contains("okrs"),
+        "the main agent was told: {told}"
+    );
+    assert_eq!(project.audit_of("guardrail_violation").len(), 1);
+    assert!(project.audit_of("session_quarantined").is_empty(), "a change put back quarantines nothing");
+}
+
 /// The agent runs `warden approve` through its shell: by the name `warden`, the hook denies it
 /// before it runs (K-11); by a name the hook cannot tell (this suite's `warden-under-test`), it
 /// runs and refuses itself, `CODEX_THREAD_ID` being set (C-9). No approval is recorded.

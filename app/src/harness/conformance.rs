@@ -19,8 +19,10 @@
 //! answers otherwise: a spawn allowed; a spawn denied by the kill switch, by a missing approval,
 //! by the lineage; a subagent's tool call its rules forbid; an agent no allowed spawn accounts
 //! for; a write into a protected path; a stop after a protected change (blocked, the change
-//! reverted); garbage, empty and oversized input; a store that cannot be used. Every answer is
-//! rendered by the integration and must read back as the kernel's answer.
+//! reverted), a subagent's and the main session's (blocked once, then let through; H-45, H-46);
+//! a main session with no snapshot quarantined at its stop; garbage, empty and oversized input;
+//! a store that cannot be used. Every answer is rendered by the integration and must read back
+//! as the kernel's answer.
 
 #![allow(
     clippy::unwrap_used,
@@ -112,6 +114,11 @@ pub trait Scenarios: Harness {
     fn start(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String;
     /// `agent` wants to stop (the first time).
     fn stop(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String;
+    /// The main session began, in `cwd` (H-45).
+    fn session_start(&self, session: &str, cwd: &str) -> String;
+    /// The main session wants to stop; `stop_hook_active`: it already went on once after a
+    /// block (H-46).
+    fn session_stop(&self, session: &str, cwd: &str, stop_hook_active: bool) -> String;
     /// What the hook printed, read back as the answer it says; `Err` when it says none.
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String>;
 }
@@ -126,6 +133,7 @@ pub async fn run_all(harness: &dyn Scenarios) {
     an_untracked_agent_may_call_nothing(harness).await;
     a_write_into_a_protected_path_is_denied(harness).await;
     a_stop_after_a_protected_change_is_blocked_and_reverted(harness).await;
+    a_sessions_stop_without_a_snapshot_quarantines_it(harness).await;
     garbage_empty_and_oversized_input_fail(harness).await;
     a_store_that_cannot_be_used_fails(harness).await;
 }
@@ -374,25 +382,79 @@ pub async fn a_write_into_a_protected_path_is_denied(harness: &dyn Scenarios) {
 }
 
 /// A subagent that changed a protected file may not stop: the stop is blocked, and the file is
-/// put back.
+/// put back. The main session's stop (H-45, H-46) the same, against the snapshot taken when the
+/// session started: a change made since, by the main agent or anyone, is put back and blocks
+/// the stop once; a repeated stop after a new change puts it back and is let through.
 pub async fn a_stop_after_a_protected_change_is_blocked_and_reverted(harness: &dyn Scenarios) {
     let kernel = Kernel::new(true, true, true).await;
+    let cwd = kernel.cwd();
+    let started = kernel.ask(harness, &harness.session_start(SESSION, &cwd)).await;
+    assert_eq!(started, HookAnswer::Proceed, "{}: the session's start", harness.name());
     let planner = kernel.planner(harness, "call-1").await;
     let file = kernel.project.root.join(PROTECTED.0);
-    std::fs::write(&file, "# Q4, rewritten by the agent\n").unwrap();
-    let answer = kernel.ask(harness, &harness.stop(SESSION, planner, &kernel.cwd())).await;
-    match &answer {
+    let blocked = |answer: &HookAnswer, whose: &str| match answer {
         HookAnswer::Block { reason } if reason.as_str().contains("protected_path_changed") => {}
-        other => {
-            panic!("{}: a stop after a protected change: expected a block, got {other:?}", harness.name())
-        }
-    }
+        other => panic!(
+            "{}: {whose} stop after a protected change: expected a block, got {other:?}",
+            harness.name()
+        ),
+    };
+    let reverted = |whose: &str| {
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            PROTECTED.1,
+            "{}: the change is reverted at {whose} stop",
+            harness.name()
+        );
+    };
+    std::fs::write(&file, "# Q4, rewritten by the agent\n").unwrap();
+    let answer = kernel.ask(harness, &harness.stop(SESSION, planner, &cwd)).await;
+    blocked(&answer, "a subagent's");
+    reverted("a subagent's");
+
+    let clean = kernel.ask(harness, &harness.session_stop(SESSION, &cwd, false)).await;
+    assert_eq!(clean, HookAnswer::Proceed, "{}: the session's stop, nothing changed", harness.name());
+    std::fs::write(&file, "# Q4, rewritten by the main agent\n").unwrap();
+    let added = kernel.project.root.join("okrs/added.md");
+    std::fs::write(&added, "new\n").unwrap();
+    let answer = kernel.ask(harness, &harness.session_stop(SESSION, &cwd, false)).await;
+    blocked(&answer, "the session's");
+    reverted("the session's");
+    assert!(!added.exists(), "{}: an added protected file is removed at the session's stop", harness.name());
+    // A later start of the same session keeps the first snapshot: nothing is laundered.
+    std::fs::write(&file, "# Q4, changed before a resume\n").unwrap();
+    let again = kernel.ask(harness, &harness.session_start(SESSION, &cwd)).await;
+    assert_eq!(again, HookAnswer::Proceed, "{}: the session's second start", harness.name());
+    let repeated = kernel.ask(harness, &harness.session_stop(SESSION, &cwd, true)).await;
     assert_eq!(
-        std::fs::read_to_string(&file).unwrap(),
-        PROTECTED.1,
-        "{}: the change is reverted",
+        repeated,
+        HookAnswer::Proceed,
+        "{}: a repeated stop is let through (stop_hook_active), the change put back",
         harness.name()
     );
+    reverted("the session's repeated");
+    assert!(
+        kernel.storage.marker(SESSION).unwrap().is_none(),
+        "{}: a change put back quarantines nothing",
+        harness.name()
+    );
+}
+
+/// A main session whose start Warden did not see has no snapshot: its stop cannot be checked,
+/// so the session is quarantined and the stop blocked once with the reason (H-45).
+pub async fn a_sessions_stop_without_a_snapshot_quarantines_it(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, true).await;
+    let cwd = kernel.cwd();
+    let answer = kernel.ask(harness, &harness.session_stop(SESSION, &cwd, false)).await;
+    match &answer {
+        HookAnswer::Block { reason } if reason.as_str().contains("snapshot_missing") => {}
+        other => {
+            panic!("{}: a session's stop without a snapshot: expected a block, got {other:?}", harness.name())
+        }
+    }
+    assert!(kernel.storage.marker(SESSION).unwrap().is_some(), "{}: quarantined", harness.name());
+    let repeated = kernel.ask(harness, &harness.session_stop(SESSION, &cwd, true)).await;
+    assert_eq!(repeated, HookAnswer::Proceed, "{}: the repeated stop is let through", harness.name());
 }
 
 /// Input the kernel cannot use is a failure, never a guess: garbage, nothing, too much.

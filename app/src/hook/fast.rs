@@ -64,7 +64,10 @@ pub fn before_store_parsed(
             let blocked = config_change_blocked(source, file_path.as_deref());
             return Pre::Store { fallback: Some(config_change_answer(&blocked)) };
         }
-        HookEvent::SubagentStart(_) | HookEvent::SubagentStop { .. } => return Pre::Store { fallback: None },
+        HookEvent::SubagentStart(_)
+        | HookEvent::SubagentStop { .. }
+        | HookEvent::SessionStart
+        | HookEvent::SessionStop { .. } => return Pre::Store { fallback: None },
     };
     let quarantined = |code: &str, reason: &str| Pre::Store {
         fallback: Some(HookAnswer::deny(quarantine_reason(session, code, reason))),

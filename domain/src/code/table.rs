@@ -563,15 +563,15 @@ super::codes! {
     ProtectedPathChanged = "protected_path_changed" {
         Decision(
             "guardrails",
-            "a protected path changed while the subagent ran; it was reverted (or the reason says what was \
-             not)",
+            "a protected path changed while the subagent ran, or since the main session started (H-46); \
+             it was reverted (or the reason says what was not)",
         ),
     }
     SnapshotMissing = "snapshot_missing" {
         Decision(
             "guardrails",
-            "no snapshot of the protected paths was taken when the subagent started: the stop cannot be \
-             checked",
+            "no snapshot of the protected paths was taken when the subagent or the main session \
+             started: the stop cannot be checked (for the main session, a quarantine cause, H-45)",
         ),
     }
     ResultInvalid = "result_invalid" {

@@ -15,7 +15,7 @@ use crate::guardrails::{ResultValidation, Violation};
 use crate::lineage::{LineageChecked, ToolCallAuthorized};
 use crate::sessions::{
     ConfigChangeBlocked, HookInputRefused, HookToolEvaluated, SessionQuarantined, SessionReleased,
-    SpawnEvaluated, SubagentStarted, SubagentStopped,
+    SessionStarted, SessionStopped, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
 use crate::verdict::Decision;
 
@@ -139,6 +139,10 @@ pub enum AuditEvent {
     HookInputRefused(Box<HookInputRefused>),
     /// `config_change_blocked`, version 1: a settings change the hook blocked (H-43).
     ConfigChangeBlocked(Box<ConfigChangeBlocked>),
+    /// `session_started`, version 1: the main session's start, its snapshot taken (H-45).
+    SessionStarted(Box<SessionStarted>),
+    /// `session_stopped`, version 1: the main session's stop check (H-46).
+    SessionStopped(Box<SessionStopped>),
 }
 
 /// The catalogue gives each draft its type, version and payload; the envelope knows no more.
@@ -180,6 +184,8 @@ impl AuditEvent {
             AuditEvent::SessionReleased(_) => "session_released",
             AuditEvent::HookInputRefused(_) => "hook_input_refused",
             AuditEvent::ConfigChangeBlocked(_) => "config_change_blocked",
+            AuditEvent::SessionStarted(_) => "session_started",
+            AuditEvent::SessionStopped(_) => "session_stopped",
         }
     }
 
@@ -205,7 +211,9 @@ impl AuditEvent {
             | AuditEvent::SessionQuarantined(_)
             | AuditEvent::SessionReleased(_)
             | AuditEvent::HookInputRefused(_)
-            | AuditEvent::ConfigChangeBlocked(_) => 1,
+            | AuditEvent::ConfigChangeBlocked(_)
+            | AuditEvent::SessionStarted(_)
+            | AuditEvent::SessionStopped(_) => 1,
         }
     }
 
@@ -235,6 +243,8 @@ impl AuditEvent {
             AuditEvent::SessionReleased(event) => write(out, event),
             AuditEvent::HookInputRefused(event) => write(out, event),
             AuditEvent::ConfigChangeBlocked(event) => write(out, event),
+            AuditEvent::SessionStarted(event) => write(out, event),
+            AuditEvent::SessionStopped(event) => write(out, event),
         }
     }
 
@@ -259,7 +269,9 @@ impl AuditEvent {
             AuditEvent::SubagentStopped(event) => Some(event.decision),
             AuditEvent::HookToolEvaluated(event) => Some(event.decision),
             AuditEvent::ConfigChangeBlocked(event) => Some(event.decision),
+            AuditEvent::SessionStopped(event) => Some(event.decision),
             AuditEvent::OperatorNote(_)
+            | AuditEvent::SessionStarted(_)
             | AuditEvent::ResultValidated(_)
             | AuditEvent::ContextSealed(_)
             | AuditEvent::ApprovalGranted(_)
@@ -301,6 +313,8 @@ impl AuditEvent {
             "session_released" => AuditEvent::SessionReleased(payload.read().map_err(invalid)?),
             "hook_input_refused" => AuditEvent::HookInputRefused(payload.read().map_err(invalid)?),
             "config_change_blocked" => AuditEvent::ConfigChangeBlocked(payload.read().map_err(invalid)?),
+            "session_started" => AuditEvent::SessionStarted(payload.read().map_err(invalid)?),
+            "session_stopped" => AuditEvent::SessionStopped(payload.read().map_err(invalid)?),
             other => return Err(DecodeError::UnknownType { event_type: other.to_owned() }),
         };
         Ok(event)
@@ -327,7 +341,9 @@ impl AuditEvent {
             | "session_quarantined"
             | "session_released"
             | "hook_input_refused"
-            | "config_change_blocked" => Some(1),
+            | "config_change_blocked"
+            | "session_started"
+            | "session_stopped" => Some(1),
             _ => None,
         }
     }

@@ -124,6 +124,24 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             }));
             x.notes.extend(e.changed_files.iter().map(|f| format!("changed: {f}")));
         }
+        AuditEvent::SessionStopped(e) => {
+            x.checks.extend(e.failures.iter().map(|f| Check {
+                kind: "stop",
+                name: f.stage.clone(),
+                passed: false,
+                code: Some(f.code.clone()),
+                reason: f.reason.clone(),
+            }));
+            x.notes.extend(e.changed_files.iter().map(|f| format!("changed: {f}")));
+            if e.stop_hook_active {
+                x.notes.push("a repeated stop: let through, the check made (H-46)".to_owned());
+            }
+        }
+        AuditEvent::SessionStarted(e) => x.notes.push(match (e.snapshot, e.kept) {
+            (true, true) => "the snapshot of the session's first start was kept (H-45)".to_owned(),
+            (true, false) => "the protected paths were snapshotted for the session's stop".to_owned(),
+            (false, _) => "no snapshot of the protected paths could be taken: quarantined".to_owned(),
+        }),
         AuditEvent::HookToolEvaluated(e) => {
             if let Some(f) = &e.failure {
                 x.checks.push(Check {
@@ -357,6 +375,18 @@ pub fn summary(event: &AuditEvent) -> String {
                 "subagent `{}` ({}) blocked from stopping: {}",
                 e.agent_id,
                 e.agent_type,
+                e.failures.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        },
+        AuditEvent::SessionStarted(e) => format!(
+            "the main session started{}",
+            if e.snapshot { "" } else { " without a snapshot of its protected paths" }
+        ),
+        AuditEvent::SessionStopped(e) => match e.decision {
+            Decision::Allow => "the main session stopped".to_owned(),
+            Decision::Deny => format!(
+                "the main session's stop {}: {}",
+                if e.stop_hook_active { "let through after a block" } else { "blocked" },
                 e.failures.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ")
             ),
         },

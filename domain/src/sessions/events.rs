@@ -95,6 +95,37 @@ pub struct SubagentStopped {
     pub stop_hook_active: bool,
 }
 
+/// `session_started`, version 1: the main session began (or resumed, or was cleared or
+/// compacted), and its protected paths are snapshotted for its stop (H-45).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionStarted {
+    /// Whether the session has a snapshot of its protected paths for its stop: taken now, or
+    /// kept from an earlier start of the session.
+    pub snapshot: bool,
+    /// True when the snapshot of an earlier start was kept, not taken again (H-45: a later
+    /// start replaces nothing, so a change made before it is still put back).
+    pub kept: bool,
+}
+
+/// `session_stopped`, version 1: the stop check of the main session (H-46): its protected
+/// paths compared with the session's snapshot, and put back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionStopped {
+    /// Allow (nothing to put back) or deny (the stop was blocked, or let through on a
+    /// repeated stop, with these failures).
+    pub decision: Decision,
+    /// Every reason the stop did not end cleanly.
+    pub failures: Vec<HookFailure>,
+    /// The protected paths changed since the session's snapshot.
+    pub changed_files: Vec<String>,
+    /// Whether they were reverted.
+    pub reverted: bool,
+    /// Whether the harness said the session already went on once after a block.
+    pub stop_hook_active: bool,
+}
+
 /// `hook_tool_evaluated`, version 1: the hook's decision on a tool call that is not a spawn but
 /// that Warden governs: a tool call in a quarantined session (H-29),
 /// from an untracked or unknown agent (H-23), a write into a protected path (H-26), a

@@ -23,6 +23,7 @@ mod events;
 mod paths;
 mod reasons;
 mod request;
+mod session_stop;
 mod spawn;
 mod state;
 mod stop;
@@ -36,19 +37,20 @@ pub use config_change::{CONFIG_CHANGE_STAGE, config_change_answer, config_change
 pub use crate::lineage::{CallArgument, RulesAs};
 pub use events::{
     ConfigChangeBlocked, HookFailure, HookInputRefused, HookToolEvaluated, SessionQuarantined,
-    SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped,
+    SessionReleased, SessionStarted, SessionStopped, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
 pub use paths::{ProtectedPaths, ResolvePath, is_within, normalize, protected_target, protected_write};
 pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantined_without_store, with_fix};
 pub use request::{
-    CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN, SpawnRequest,
-    ToolCall, ToolKind, calling_agent, human_verb_in, is_safe_id, optional_id, optional_string,
+    CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN, ROOT_ID,
+    SpawnRequest, ToolCall, ToolKind, calling_agent, human_verb_in, is_safe_id, optional_id, optional_string,
     optional_text, requested_result_path, required_string,
 };
+pub use session_stop::{SessionStopDecision, SessionStopFacts, evaluate_session_stop};
 pub use spawn::{SpawnFacts, builtin_failure, evaluate_spawn, spawn_answer};
 pub use state::{
-    MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, ROOT_ID, Released, SessionRecords, SessionsEvent,
-    SpawnTree, TrackedAgent,
+    MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, Released, SessionRecords, SessionsEvent, SpawnTree,
+    TrackedAgent,
 };
 pub use stop::{StopDecision, StopFacts, evaluate_stop, quarantine_cause};
 pub use terms::HarnessTerms;

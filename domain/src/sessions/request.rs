@@ -12,6 +12,10 @@ use crate::code::Code;
 use crate::json::type_name;
 use crate::lineage::RulesAs;
 
+/// The id of the main session's agent, the root of every spawn tree, under which the main
+/// session's snapshot of the protected paths is kept (H-45): no subagent may carry it.
+pub const ROOT_ID: &str = "main";
+
 /// A hook input larger than this is refused.
 pub const MAX_HOOK_INPUT: usize = 1024 * 1024;
 
@@ -144,6 +148,15 @@ pub enum HookEvent {
         /// True when it is already going on because a stop hook blocked it before.
         stop_hook_active: bool,
     },
+    /// The main session began (or resumed, or was cleared or compacted): its protected paths
+    /// are snapshotted for its stop, once a session (H-45).
+    SessionStart,
+    /// The main session wants to stop (the end of its turn): the protected paths are compared
+    /// with the session's snapshot and put back (H-46).
+    SessionStop {
+        /// True when it is already going on because a stop hook blocked it before.
+        stop_hook_active: bool,
+    },
     /// A settings or skills file of the harness changed during the session (H-43).
     ConfigChange {
         /// `source`: `user_settings`, `project_settings`, `local_settings`, `policy_settings`
@@ -221,9 +234,18 @@ pub fn optional_text(
 }
 
 /// The agent a hook event comes from: `agent_id` (a safe id, H-25) and `agent_type` together,
-/// or neither (the main session); one without the other is an [`InputError`].
+/// or neither (the main session); one without the other is an [`InputError`]. An `agent_id`
+/// that is [`ROOT_ID`], the id the main session's snapshot is kept under, is refused (H-45).
 pub fn calling_agent(object: &Map<String, Value>) -> Result<Option<CallingAgent>, InputError> {
-    match (optional_id(object, "agent_id")?, optional_string(object, "agent_type")?) {
+    let agent_id = optional_id(object, "agent_id")?;
+    if agent_id.as_deref() == Some(ROOT_ID) {
+        return Err(InputError::Invalid {
+            field: "agent_id",
+            seen: format!("`{ROOT_ID}`"),
+            expected: "an id other than the one Warden keeps for the main session",
+        });
+    }
+    match (agent_id, optional_string(object, "agent_type")?) {
         (Some(agent_id), Some(agent_type)) => Ok(Some(CallingAgent { agent_id, agent_type })),
         (None, None) => Ok(None),
         (Some(_), None) => Err(InputError::Missing("agent_type")),

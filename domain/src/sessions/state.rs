@@ -14,14 +14,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::events::{SessionQuarantined, SessionReleased, SpawnEvaluated, SubagentStarted, SubagentStopped};
-use super::request::CallingAgent;
+use super::request::{CallingAgent, ROOT_ID};
 use crate::audit::{Head, Timestamp};
 use crate::governance::{ApprovalState, Approvals, ApprovalsEvent, Name, RecordSignature};
 use crate::lineage::AgentIdentifier;
 use crate::verdict::{Code, Decision, Failed};
 
-/// The id of the main session's agent, the root of every spawn tree.
-pub const ROOT_ID: &str = "main";
 /// Sessions kept; the least recently active is forgotten first (its agents may then spawn
 /// nothing).
 pub const MAX_SESSIONS: usize = 256;

@@ -27,6 +27,49 @@ pub struct StopFacts<'a> {
     pub terms: HarnessTerms<'a>,
 }
 
+/// What the guard's check at a stop found, as a failure (if any) and the files it names.
+pub(super) struct GuardFound {
+    /// `snapshot_missing` or `protected_path_changed`, with its reason; `None`: nothing changed.
+    pub(super) failure: Option<HookFailure>,
+    /// The protected paths changed.
+    pub(super) changed_files: Vec<String>,
+    /// Whether they were reverted.
+    pub(super) reverted: bool,
+}
+
+/// The guard's check as a failure: no snapshot to check against, or protected paths changed
+/// (reverted or not, with what is odd among them and why a revert failed).
+pub(super) fn guard_found(guard: Result<Option<Violation>, String>) -> GuardFound {
+    match guard {
+        Err(why) => GuardFound {
+            failure: Some(HookFailure::new("guardrails", Code::SnapshotMissing, why)),
+            changed_files: Vec::new(),
+            reverted: false,
+        },
+        Ok(None) => GuardFound { failure: None, changed_files: Vec::new(), reverted: false },
+        Ok(Some(violation)) => {
+            let details = violation.details;
+            let reverted = details.reverted;
+            let what = if reverted { "and have been reverted" } else { "and could NOT be reverted" };
+            let mut reason =
+                format!("protected paths were changed {what}: {}", details.changed_files.join(", "));
+            if !details.diff.odd.is_empty() {
+                // What each odd entry is (U-10, U-11).
+                reason
+                    .push_str(&format!("; not files, links or directories: {}", details.diff.odd.join(", ")));
+            }
+            if !details.revert_error.is_empty() {
+                reason.push_str(&format!(" ({})", details.revert_error));
+            }
+            GuardFound {
+                failure: Some(HookFailure::new("guardrails", Code::ProtectedPathChanged, reason)),
+                changed_files: details.changed_files,
+                reverted,
+            }
+        }
+    }
+}
+
 /// A stop decided.
 #[derive(Debug)]
 pub struct StopDecision {
@@ -40,28 +83,8 @@ pub struct StopDecision {
 /// is valid; else a deny with every reason, in that order.
 pub fn evaluate_stop(facts: StopFacts<'_>) -> StopDecision {
     let StopFacts { agent, stop_hook_active, guard, result_path, result, terms } = facts;
-    let mut failures = Vec::new();
-    let (mut changed_files, mut reverted) = (Vec::new(), false);
-    match guard {
-        Err(why) => failures.push(HookFailure::new("guardrails", Code::SnapshotMissing, why)),
-        Ok(None) => {}
-        Ok(Some(violation)) => {
-            let details = violation.details;
-            changed_files = details.changed_files;
-            reverted = details.reverted;
-            let what = if reverted { "and have been reverted" } else { "and could NOT be reverted" };
-            let mut reason = format!("protected paths were changed {what}: {}", changed_files.join(", "));
-            if !details.diff.odd.is_empty() {
-                // What each odd entry is (U-10, U-11).
-                reason
-                    .push_str(&format!("; not files, links or directories: {}", details.diff.odd.join(", ")));
-            }
-            if !details.revert_error.is_empty() {
-                reason.push_str(&format!(" ({})", details.revert_error));
-            }
-            failures.push(HookFailure::new("guardrails", Code::ProtectedPathChanged, reason));
-        }
-    }
+    let GuardFound { failure, changed_files, reverted } = guard_found(guard);
+    let mut failures: Vec<HookFailure> = failure.into_iter().collect();
     if let (Some(path), Some(validation)) = (&result_path, &result)
         && !validation.valid
     {

@@ -1,6 +1,7 @@
 //! Claude Code runs the harness conformance suite (issue 35): each situation said as Claude
-//! Code's hooks say it (its `PreToolUse`, `SubagentStart` and `SubagentStop` inputs), answered by
-//! the kernel, rendered as Claude Code reads it and read back strictly.
+//! Code's hooks say it (its `PreToolUse`, `SubagentStart`, `SubagentStop`, `SessionStart` and
+//! `Stop` inputs), answered by the kernel, rendered as Claude Code reads it and read back
+//! strictly.
 
 #![cfg(feature = "kernel")]
 
@@ -54,6 +55,18 @@ impl Scenarios for ClaudeCode {
         });
         caller(&mut event, Some(agent));
         event.to_string()
+    }
+
+    fn session_start(&self, session: &str, cwd: &str) -> String {
+        json!({"session_id": session, "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup",
+               "transcript_path": "/tmp/t.jsonl"})
+        .to_string()
+    }
+
+    fn session_stop(&self, session: &str, cwd: &str, stop_hook_active: bool) -> String {
+        json!({"session_id": session, "cwd": cwd, "hook_event_name": "Stop",
+               "stop_hook_active": stop_hook_active, "transcript_path": "/tmp/t.jsonl"})
+        .to_string()
     }
 
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {

@@ -1,6 +1,6 @@
 //! Codex CLI runs the harness conformance suite (issue 35): each situation said as Codex's hooks
 //! say it (a `spawn_agent` call, `apply_patch` for a write, the shell's `cat` for a read,
-//! `SubagentStart`, `SubagentStop`), answered by the kernel, rendered as Codex reads it and read
+//! `SubagentStart`, `SubagentStop`, `SessionStart`, the root's `Stop`), answered by the kernel, rendered as Codex reads it and read
 //! back strictly (C-1).
 
 #![cfg(feature = "kernel")]
@@ -76,6 +76,18 @@ impl Scenarios for Codex {
         );
         caller(&mut event, Some(agent));
         event.to_string()
+    }
+
+    fn session_start(&self, session: &str, cwd: &str) -> String {
+        with(event(session, cwd, "SessionStart"), json!({"source": "startup"})).to_string()
+    }
+
+    fn session_stop(&self, session: &str, cwd: &str, stop_hook_active: bool) -> String {
+        with(
+            event(session, cwd, "Stop"),
+            json!({"stop_hook_active": stop_hook_active, "last_assistant_message": "done"}),
+        )
+        .to_string()
     }
 
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {

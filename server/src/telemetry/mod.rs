@@ -49,6 +49,7 @@ const DECISIONS: &[&str] = &[
     "hook_tool_evaluated",
     "tool_call_authorized",
     "subagent_stopped",
+    "session_stopped",
     "config_change_blocked",
     "lineage_checked",
 ];

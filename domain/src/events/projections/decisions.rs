@@ -1,6 +1,7 @@
 //! Decisions over time: allow and deny counts per hour (UTC) of `recorded_at`, over every
 //! event that decides: `delegation_evaluated`, `lineage_checked`, `tool_call_authorized`, and
-//! the hook's `subagent_spawn_evaluated`, `subagent_stopped` and `hook_tool_evaluated` (H-30).
+//! the hook's `subagent_spawn_evaluated`, `subagent_stopped`, `session_stopped` and
+//! `hook_tool_evaluated` (H-30).
 
 use std::collections::BTreeMap;
 

@@ -7,8 +7,8 @@
 //! agent's type for `tool_call_authorized`, the parent of the failing pair for
 //! `lineage_checked` (the agent that tried to spawn), the subagent's type for the hook's
 //! `subagent_stopped` and `hook_tool_evaluated`. Where the event cannot say (an unreadable
-//! request, a lineage too long to record), the persona is [`UNKNOWN_PERSONA`], which no name
-//! can spell (G-14).
+//! request, a lineage too long to record, the main session's `session_stopped`), the persona is
+//! [`UNKNOWN_PERSONA`], which no name can spell (G-14).
 
 use std::collections::BTreeMap;
 
@@ -82,6 +82,13 @@ impl Projection for Denials {
                 let stage = failure.map_or("unknown", |f| f.stage.as_str());
                 *state.by_layer.entry(stage.to_owned()).or_default() += 1;
                 (failure.map(|f| f.code.to_string()), Some(event.agent_type.clone()))
+            }
+            AuditEvent::SessionStopped(event) => {
+                // The main session's blocked stop (H-46), under its first reason's stage.
+                let failure = event.failures.first();
+                let stage = failure.map_or("unknown", |f| f.stage.as_str());
+                *state.by_layer.entry(stage.to_owned()).or_default() += 1;
+                (failure.map(|f| f.code.to_string()), None)
             }
             AuditEvent::HookToolEvaluated(event) => {
                 let failure = event.failure.as_ref();

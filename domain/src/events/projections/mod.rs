@@ -83,6 +83,7 @@ pub(crate) const DECISION_EVENTS: &[&str] = &[
     "tool_call_authorized",
     "subagent_spawn_evaluated",
     "subagent_stopped",
+    "session_stopped",
     "hook_tool_evaluated",
 ];
 

@@ -111,13 +111,27 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     }))
 }
 
+/// `stop_hook_active`: absent or `null` is false, a boolean itself, anything else an error.
+fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
+    match object.get("stop_hook_active") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(InputError::Invalid {
+            field: "stop_hook_active",
+            seen: type_name(other).to_owned(),
+            expected: "a boolean",
+        }),
+    }
+}
+
 /// Parses the hook input.
 ///
 /// The inputs assumed (Claude Code 2.1.x): every event carries `session_id`,
 /// `hook_event_name` and `cwd`; `PreToolUse` adds `tool_name`, `tool_input` and `tool_use_id`,
 /// and inside a subagent `agent_id` and `agent_type`; `SubagentStart` carries `agent_id`,
 /// `agent_type` and `cwd` (a worktree subagent's own worktree); `SubagentStop` adds
-/// `stop_hook_active`. Ids are checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
+/// `stop_hook_active`; `SessionStart` and the main session's `Stop` (with `stop_hook_active`)
+/// are the session's start and stop (H-45, H-46). Ids are checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     if text.len() > MAX_HOOK_INPUT {
         return Err(InputError::TooLarge);
@@ -142,19 +156,11 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         "SubagentStart" => HookEvent::SubagentStart(agent(&object)?.ok_or(InputError::Missing("agent_id"))?),
         "SubagentStop" => {
             let agent = agent(&object)?.ok_or(InputError::Missing("agent_id"))?;
-            let stop_hook_active = match object.get("stop_hook_active") {
-                None | Some(Value::Null) => false,
-                Some(Value::Bool(b)) => *b,
-                Some(other) => {
-                    return Err(InputError::Invalid {
-                        field: "stop_hook_active",
-                        seen: type_name(other).to_owned(),
-                        expected: "a boolean",
-                    });
-                }
-            };
-            HookEvent::SubagentStop { agent, stop_hook_active }
+            HookEvent::SubagentStop { agent, stop_hook_active: stop_hook_active(&object)? }
         }
+        // The main session's start and stop (H-45, H-46).
+        "SessionStart" => HookEvent::SessionStart,
+        "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
         "ConfigChange" => HookEvent::ConfigChange {
             source: required(&object, "source")?,
             file_path: string(&object, "file_path")?,
@@ -293,6 +299,26 @@ mod tests {
         assert!(matches!(parse(stop).unwrap().event, HookEvent::SubagentStop { stop_hook_active: true, .. }));
         let stop_without_agent = r#"{"session_id":"s","hook_event_name":"SubagentStop"}"#;
         assert_eq!(parse(stop_without_agent).unwrap_err().code(), "hook_input_missing_field");
+    }
+
+    /// The main session's start and stop, as Claude Code 2.1.x sends them (H-45, H-46).
+    #[test]
+    fn the_sessions_start_and_stop_are_read() {
+        let start = r#"{"session_id":"s","hook_event_name":"SessionStart","source":"startup","cwd":"/p",
+                       "transcript_path":"/t","model":"m"}"#;
+        assert_eq!(parse(start).unwrap().event, HookEvent::SessionStart);
+        for active in [false, true] {
+            let stop = format!(
+                r#"{{"session_id":"s","hook_event_name":"Stop","stop_hook_active":{active},"cwd":"/p",
+                    "transcript_path":"/t","last_assistant_message":"done"}}"#
+            );
+            assert_eq!(parse(&stop).unwrap().event, HookEvent::SessionStop { stop_hook_active: active });
+        }
+        let bad = r#"{"session_id":"s","hook_event_name":"Stop","stop_hook_active":"yes"}"#;
+        assert_eq!(parse(bad).unwrap_err().code(), "hook_input_wrong_type");
+        let reserved =
+            r#"{"session_id":"s","hook_event_name":"SubagentStart","agent_id":"main","agent_type":"p"}"#;
+        assert_eq!(parse(reserved).unwrap_err().code(), "hook_input_wrong_type", "the root's id");
     }
 
     #[test]

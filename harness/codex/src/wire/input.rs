@@ -192,8 +192,9 @@ fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
 /// Parses the hook input (see the module's doc).
 ///
 /// `PreToolUse` of a spawn, of the shell, of the patch tool and of a resume are read as above;
-/// `SubagentStart` carries `agent_id` and `agent_type`; `SubagentStop` adds `stop_hook_active`.
-/// `PostToolUse`, the root's `Stop` and every other event are not governed (C-4). Ids are
+/// `SubagentStart` carries `agent_id` and `agent_type`; `SubagentStop` adds `stop_hook_active`;
+/// `SessionStart` and the root's `Stop` (with `stop_hook_active`) are the session's start and
+/// stop (C-12). `PostToolUse` and every other event are not governed. Ids are
 /// checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     if text.len() > MAX_HOOK_INPUT {
@@ -221,11 +222,9 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
             agent: agent(&object)?.ok_or(InputError::Missing("agent_id"))?,
             stop_hook_active: stop_hook_active(&object)?,
         },
-        "Stop" => {
-            // Read strictly all the same, so that a malformed stop is not silently passed (C-4).
-            stop_hook_active(&object)?;
-            HookEvent::Other { name }
-        }
+        // The main session's start and stop; only the root gets `Stop` (H-45, H-46, C-12).
+        "SessionStart" => HookEvent::SessionStart,
+        "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
         _ => HookEvent::Other { name },
     };
     Ok(HookInput { session_id, cwd, event })

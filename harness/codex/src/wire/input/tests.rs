@@ -130,7 +130,17 @@ fn the_lifecycle_events_are_read_and_the_rest_not_governed() {
         parse_hook_input(&stop).unwrap().event,
         HookEvent::SubagentStop { agent, stop_hook_active: true }
     );
-    for name in ["PostToolUse", "Stop", "SessionStart", "UserPromptSubmit", "PermissionRequest"] {
+    // The session's start and the root's stop are governed (C-12).
+    let root_start = event("SessionStart", json!({"source": "startup", "model": "gpt-5"}));
+    assert_eq!(parse_hook_input(&root_start).unwrap().event, HookEvent::SessionStart);
+    for active in [false, true] {
+        let root_stop = event("Stop", json!({"stop_hook_active": active, "last_assistant_message": "done"}));
+        assert_eq!(
+            parse_hook_input(&root_stop).unwrap().event,
+            HookEvent::SessionStop { stop_hook_active: active }
+        );
+    }
+    for name in ["PostToolUse", "SessionEnd", "UserPromptSubmit", "PermissionRequest"] {
         let text = event(name, json!({"stop_hook_active": false, "tool_name": "Bash", "tool_input": "x"}));
         assert_eq!(parse_hook_input(&text).unwrap().event, HookEvent::Other { name: name.into() }, "{name}");
     }
@@ -156,6 +166,11 @@ fn bad_inputs_are_errors_with_their_codes() {
             "a start with no id",
         ),
         (
+            event("SubagentStart", json!({"agent_id": "main", "agent_type": "p"})),
+            "hook_input_wrong_type",
+            "H-45: the id the main session's snapshot is kept under",
+        ),
+        (
             event("SubagentStop", json!({"agent_id": "a", "agent_type": "p", "stop_hook_active": "yes"})),
             "hook_input_wrong_type",
             "stop_hook_active",
@@ -163,7 +178,7 @@ fn bad_inputs_are_errors_with_their_codes() {
         (
             event("Stop", json!({"stop_hook_active": 1})),
             "hook_input_wrong_type",
-            "C-4: the root's stop, malformed",
+            "C-12: the root's stop, malformed",
         ),
         (pre("spawn_agent", json!("raw arguments")), "hook_input_wrong_type", "C-2: a spawn's raw string"),
         (pre("spawn_agent", json!({"agent_type": 7})), "hook_input_wrong_type", "agent_type a number"),

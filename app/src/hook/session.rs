@@ -1,0 +1,224 @@
+//! The main session's start and stop (H-45, H-46): the protected paths are snapshotted when the
+//! session starts, and at every stop of the main session (the end of each of its turns) they are
+//! compared with that snapshot and put back, whoever changed them.
+//!
+//! H-45: the snapshot is taken once a session, at the first `SessionStart` Warden sees; a later
+//! start of the same session (resumed, cleared, compacted) keeps it, so that nothing changed
+//! before it is laundered into the snapshot. It is kept under the main session's id
+//! ([`ROOT_ID`]), which no subagent may carry. A start whose snapshot cannot be taken
+//! quarantines the session at once, and a stop with no snapshot to check against (Warden
+//! installed during the session, a snapshot lost) quarantines it then: either way the session
+//! cannot be checked, and a new one started with the hooks in place can.
+
+use agentwarden_domain::events::AuditEvent;
+use agentwarden_domain::sessions::{
+    HookAnswer, HookFailure, ROOT_ID, SessionRecords, SessionStarted, SessionStopFacts, evaluate_session_stop,
+};
+use agentwarden_domain::verdict::Code;
+
+use super::storage::HookStorage;
+use super::{quarantine_unrecorded, session_correlation};
+use crate::warden::{Warden, WardenError};
+
+impl Warden {
+    /// The session's start: its snapshot taken, unless one is kept from an earlier start (H-45).
+    pub(super) async fn hook_session_start(
+        &self,
+        state: &mut SessionRecords,
+        session: &str,
+        storage: &HookStorage,
+    ) -> Result<HookAnswer, WardenError> {
+        let root = self.config.root.clone();
+        // What is there already, read or not, is kept: a snapshot that does not decode is
+        // found out at the stop, never replaced by one of a tree the agent may have changed.
+        let kept = match &self.snapshots {
+            Some(store) => store.read_snapshot(session, ROOT_ID).await.map(|found| found.is_some()),
+            None => Ok(false),
+        };
+        let (snapshot, kept) = match kept {
+            Ok(true) => (true, true),
+            Err(e) => {
+                tracing::warn!(error = %e, "the session's snapshot could not be looked up");
+                (false, false)
+            }
+            Ok(false) => match self.guard_capture(&root).await {
+                Ok(content) => (self.save_snapshot(session, ROOT_ID, &root, &content, storage).await, false),
+                Err(why) => {
+                    tracing::warn!(why = %why, "the session's protected paths could not be snapshotted");
+                    (false, false)
+                }
+            },
+        };
+        let event = SessionStarted { snapshot, kept };
+        self.record_and_apply(
+            state,
+            session_correlation(session),
+            &AuditEvent::SessionStarted(Box::new(event)),
+        )
+        .await?;
+        if !snapshot {
+            let cause = HookFailure::new(
+                "guardrails",
+                Code::SnapshotMissing,
+                "the session's protected paths could not be snapshotted when it started, so its stop \
+                 cannot be checked",
+            );
+            self.quarantine(state, session, storage, None, &cause).await;
+        }
+        Ok(HookAnswer::silent())
+    }
+
+    /// The main session's stop: the protected paths compared with the session's snapshot
+    /// and put back; a change blocks the stop once, and what cannot be made safe quarantines (H-46).
+    pub(super) async fn hook_session_stop(
+        &self,
+        state: &mut SessionRecords,
+        session: &str,
+        stop_hook_active: bool,
+        storage: &HookStorage,
+    ) -> Result<HookAnswer, WardenError> {
+        let root = self.config.root.clone();
+        let guard = self.guard_against_snapshot(session, ROOT_ID, &root, storage).await;
+        let decided = evaluate_session_stop(SessionStopFacts { stop_hook_active, guard });
+        let recorded = self
+            .record_and_apply(
+                state,
+                session_correlation(session),
+                &AuditEvent::SessionStopped(Box::new(decided.event.clone())),
+            )
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string());
+        if let Err(e) = &recorded {
+            // The store cannot be used at a stop: the session is quarantined (marker only) (H-28).
+            let why = HookFailure::unrecorded(e);
+            quarantine_unrecorded(storage, session, None, &why.code, &why.reason);
+        } else if let Some(cause) = &decided.cause {
+            self.quarantine(state, session, storage, None, cause).await;
+        }
+        Ok(decided.answer(recorded))
+    }
+
+    /// The main session's stop when the store cannot be opened (H-28, H-33): as a subagent's,
+    /// the session quarantined and its paths put back from the snapshot copy, answered exit 2;
+    /// a repeated stop is let through with the same done (H-46).
+    pub(crate) async fn session_stop_without_store(
+        &self,
+        session: &str,
+        stop_hook_active: bool,
+        storage: &HookStorage,
+        why: &str,
+    ) -> HookAnswer {
+        let answer = self.stop_without_store(session, ROOT_ID, storage, why).await;
+        if stop_hook_active { HookAnswer::Proceed } else { answer }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use agentwarden_domain::sessions::{HookEvent, HookInput};
+    use agentwarden_ports::EventStore;
+
+    use super::*;
+    use crate::{Config, MemoryEventStore};
+
+    /// A project with one protected directory, `okrs/q4.md` in it.
+    fn project() -> (tempfile::TempDir, Config, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("okrs")).unwrap();
+        std::fs::write(root.join("okrs/q4.md"), "# Q4\n").unwrap();
+        let mut config = Config { root: root.clone(), ..Config::default() };
+        config.guardrails.protected = vec!["okrs".to_owned()];
+        (dir, config, root)
+    }
+
+    fn input(event: HookEvent) -> HookInput {
+        HookInput { session_id: "s".into(), cwd: None, event }
+    }
+
+    fn stop(stop_hook_active: bool) -> HookInput {
+        input(HookEvent::SessionStop { stop_hook_active })
+    }
+
+    async fn recorded(store: &MemoryEventStore, event_type: &str) -> Vec<String> {
+        let records = store.read(1, 1000).await.unwrap();
+        records
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+            .filter(|body| body.contains(&format!("\"event_type\":\"{event_type}\"")))
+            .collect()
+    }
+
+    /// A later start keeps the first snapshot, so a change made before it is put back (H-45).
+    #[tokio::test]
+    async fn a_later_start_keeps_the_first_snapshot() {
+        let (_dir, config, root) = project();
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = Warden::builder().store(store.clone()).config(config).build().unwrap();
+        let storage = HookStorage::new(root.join(".agentwarden"));
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        std::fs::write(root.join("okrs/q4.md"), "changed before a resume\n").unwrap();
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        let starts = recorded(&store, "session_started").await;
+        assert_eq!(starts.len(), 2);
+        assert!(starts[0].contains(r#""snapshot":true,"kept":false"#), "{}", starts[0]);
+        assert!(starts[1].contains(r#""snapshot":true,"kept":true"#), "{}", starts[1]);
+        let answer = warden.hook_input(stop(false), &storage).await;
+        assert!(
+            matches!(&answer, HookAnswer::Block { reason } if reason.as_str().contains("okrs/q4.md")),
+            "{answer:?}"
+        );
+        assert_eq!(std::fs::read_to_string(root.join("okrs/q4.md")).unwrap(), "# Q4\n");
+        assert_eq!(recorded(&store, "guardrail_violation").await.len(), 1);
+        assert!(storage.marker("s").unwrap().is_none(), "a change put back quarantines nothing");
+    }
+
+    /// A start whose snapshot cannot be kept (here: no snapshot store) quarantines (H-45).
+    #[tokio::test]
+    async fn a_start_without_a_snapshot_quarantines_the_session() {
+        let (_dir, config, root) = project();
+        let store = Arc::new(MemoryEventStore::new());
+        let warden =
+            Warden::builder().event_store(store.clone()).without_state().config(config).build().unwrap();
+        let storage = HookStorage::new(root.join(".agentwarden"));
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        let starts = recorded(&store, "session_started").await;
+        assert!(starts[0].contains(r#""snapshot":false"#), "{starts:?}");
+        let marker = storage.marker("s").unwrap().expect("quarantined");
+        assert_eq!(marker.code, "snapshot_missing");
+    }
+
+    /// The session's stop over a store that cannot be opened puts the paths back
+    /// from the snapshot copy and quarantines; exit 2 the first time, let through when repeated (H-46, H-33).
+    #[tokio::test]
+    async fn a_stop_without_the_store_puts_back_and_a_repeated_one_is_let_through() {
+        let (_dir, config, root) = project();
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = Warden::builder().store(store.clone()).config(config.clone()).build().unwrap();
+        let storage = HookStorage::new(root.join(".agentwarden"));
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        for active in [false, true] {
+            std::fs::write(root.join("okrs/q4.md"), "changed\n").unwrap();
+            let why = "the store is locked".to_owned();
+            let answer =
+                crate::hook::hook_store_unavailable(config.clone(), &storage, Some(&stop(active)), None, why)
+                    .await;
+            match active {
+                false => assert!(
+                    matches!(&answer, HookAnswer::Failed { reason } if reason.as_str().contains("put back")),
+                    "{answer:?}"
+                ),
+                true => assert_eq!(answer, HookAnswer::Proceed),
+            }
+            assert_eq!(
+                std::fs::read_to_string(root.join("okrs/q4.md")).unwrap(),
+                "# Q4\n",
+                "active: {active}"
+            );
+            assert!(storage.marker("s").unwrap().is_some(), "quarantined by its marker");
+        }
+    }
+}

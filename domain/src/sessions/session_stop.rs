@@ -1,0 +1,198 @@
+//! The main session's stop, decided (H-46): given what the guard found against the snapshot of
+//! the protected paths taken when the session started (H-45), the `session_stopped` event,
+//! whether the session is to be quarantined, and the answer.
+//!
+//! A harness asks at the end of every turn of the main session, and a stop it is told to block
+//! makes it go on with the reason as the next prompt, without limit. So a stop that found a
+//! failure blocks once, telling the agent what was put back, and a repeated stop
+//! (`stop_hook_active`) is let through with the same check made and recorded: blocking it
+//! again would only keep the agent working. What could not be made safe — a revert that failed,
+//! or no snapshot to check against (a session Warden did not see start, or whose snapshot could
+//! not be taken) — quarantines the session, whatever `stop_hook_active` says.
+
+use super::answer::HookAnswer;
+use super::events::{HookFailure, SessionStopped};
+use super::stop::{GuardFound, guard_found};
+use crate::guardrails::Violation;
+use crate::verdict::{Code, Decision};
+
+/// What the main session's stop is decided with, found by the application beforehand.
+#[derive(Debug)]
+pub struct SessionStopFacts {
+    /// The harness says the session already went on once after a block.
+    pub stop_hook_active: bool,
+    /// The guard's check of the protected paths against the session's snapshot: the violation
+    /// found (reverted or not), none, or why there was no snapshot to check against.
+    pub guard: Result<Option<Violation>, String>,
+}
+
+/// The main session's stop decided.
+#[derive(Debug)]
+pub struct SessionStopDecision {
+    /// `session_stopped`.
+    pub event: SessionStopped,
+    /// Why the session is to be quarantined, if it is.
+    pub cause: Option<HookFailure>,
+}
+
+/// The stop's decision: an allow when the guard found nothing to put back; else a deny with its
+/// reason, and a quarantine when the paths could not be checked or put back.
+pub fn evaluate_session_stop(facts: SessionStopFacts) -> SessionStopDecision {
+    let SessionStopFacts { stop_hook_active, guard } = facts;
+    let GuardFound { failure, changed_files, reverted } = guard_found(guard);
+    let cause = match &failure {
+        Some(f) if f.code == Code::SnapshotMissing => Some(HookFailure::new(
+            "guardrails",
+            Code::SnapshotMissing,
+            format!(
+                "the session's protected paths were not snapshotted when it started ({}), so its \
+                 stop cannot be checked; start a new session with Warden's hooks installed",
+                f.reason
+            ),
+        )),
+        Some(_) if !reverted => Some(HookFailure::new(
+            "guardrails",
+            Code::RevertFailed,
+            format!("protected paths were changed and could not be reverted: {}", changed_files.join(", ")),
+        )),
+        _ => None,
+    };
+    let failures: Vec<HookFailure> = failure.into_iter().collect();
+    let decision = if failures.is_empty() { Decision::Allow } else { Decision::Deny };
+    let event = SessionStopped { decision, failures, changed_files, reverted, stop_hook_active };
+    SessionStopDecision { event, cause }
+}
+
+impl SessionStopDecision {
+    /// The answer once the event was appended (`recorded`: `Ok`) or not (`Err`, why). A stop
+    /// with nothing to put back proceeds; any other blocks with every reason (and the
+    /// quarantine, when there is one), unless the harness already went on once after a block
+    /// (`stop_hook_active`): then it proceeds, the check made and the session quarantined where
+    /// it had to be.
+    pub fn answer(&self, recorded: Result<(), String>) -> HookAnswer {
+        let mut reasons: Vec<String> = match recorded {
+            Err(e) => vec![HookFailure::unrecorded(&e).describe()],
+            Ok(()) if self.event.decision == Decision::Allow => return HookAnswer::Proceed,
+            Ok(()) => self.event.failures.iter().map(HookFailure::describe).collect(),
+        };
+        if self.event.stop_hook_active {
+            return HookAnswer::Proceed;
+        }
+        if let Some(cause) = &self.cause {
+            reasons.push(format!(
+                "the session is quarantined ({}: {}): nothing more runs in it until a human checks \
+                 the workspace and runs `warden release`",
+                cause.code, cause.reason
+            ));
+        }
+        HookAnswer::block(reasons.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guardrails::{TreeDiff, ViolationDetails};
+
+    fn violation(reverted: bool) -> Violation {
+        Violation {
+            violation_type: "okrs_direct_edit".into(),
+            details: ViolationDetails {
+                message: "m".into(),
+                changed_files: vec!["okrs/a.md".into()],
+                diff: TreeDiff { modified: vec!["okrs/a.md".into()], ..TreeDiff::default() },
+                reverted,
+                revert_error: if reverted { String::new() } else { "busy".into() },
+                item_id: "main".into(),
+                run_id: "s".into(),
+            },
+        }
+    }
+
+    /// The guard's finding and `stop_hook_active` against the decision, the quarantine and
+    /// the answer (H-46).
+    #[test]
+    fn the_sessions_stop_blocks_once_and_quarantines_what_it_cannot_make_safe() {
+        /// The guard, `stop_hook_active`, the decision, the quarantine's code, the answer, why.
+        type Row = (
+            Result<Option<Violation>, String>,
+            bool,
+            Decision,
+            Option<&'static str>,
+            &'static str,
+            &'static str,
+        );
+        let rows: [Row; 8] = [
+            (Ok(None), false, Decision::Allow, None, "proceed", "nothing changed"),
+            (Ok(None), true, Decision::Allow, None, "proceed", "nothing changed, repeated"),
+            (Ok(Some(violation(true))), false, Decision::Deny, None, "block", "put back: told once"),
+            (Ok(Some(violation(true))), true, Decision::Deny, None, "proceed", "put back again: let go"),
+            (
+                Ok(Some(violation(false))),
+                false,
+                Decision::Deny,
+                Some("revert_failed"),
+                "block",
+                "not put back",
+            ),
+            (
+                Ok(Some(violation(false))),
+                true,
+                Decision::Deny,
+                Some("revert_failed"),
+                "proceed",
+                "not put back, repeated",
+            ),
+            (Err("none".into()), false, Decision::Deny, Some("snapshot_missing"), "block", "no snapshot"),
+            (
+                Err("none".into()),
+                true,
+                Decision::Deny,
+                Some("snapshot_missing"),
+                "proceed",
+                "no snapshot, repeated",
+            ),
+        ];
+        for (guard, active, decision, quarantine, shape, why) in rows {
+            let decided = evaluate_session_stop(SessionStopFacts { stop_hook_active: active, guard });
+            assert_eq!(decided.event.decision, decision, "{why}");
+            assert_eq!(decided.event.stop_hook_active, active, "{why}");
+            assert_eq!(decided.cause.as_ref().map(|c| c.code.as_str()), quarantine, "{why}");
+            let seen = match decided.answer(Ok(())) {
+                HookAnswer::Proceed => "proceed",
+                HookAnswer::Block { .. } => "block",
+                HookAnswer::Deny { .. } | HookAnswer::Failed { .. } => "other",
+            };
+            assert_eq!(seen, shape, "{why}");
+            let unrecorded = decided.answer(Err("gone".into()));
+            match active {
+                true => assert_eq!(unrecorded, HookAnswer::Proceed, "{why}: unrecorded, repeated"),
+                false => assert!(
+                    matches!(&unrecorded, HookAnswer::Block { reason } if reason.as_str().contains("audit_unavailable")),
+                    "{why}: unrecorded: {unrecorded:?}"
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn a_block_names_what_was_put_back_and_the_quarantine() {
+        let put_back = evaluate_session_stop(SessionStopFacts {
+            stop_hook_active: false,
+            guard: Ok(Some(violation(true))),
+        });
+        assert_eq!(put_back.event.changed_files, ["okrs/a.md"]);
+        assert!(put_back.event.reverted);
+        let HookAnswer::Block { reason } = put_back.answer(Ok(())) else { panic!("a block") };
+        assert_eq!(
+            reason.as_str(),
+            "Agent Warden denied this at guardrails (protected_path_changed): protected paths were changed \
+             and have been reverted: okrs/a.md"
+        );
+        let missing =
+            evaluate_session_stop(SessionStopFacts { stop_hook_active: false, guard: Err("gone".into()) });
+        let HookAnswer::Block { reason } = missing.answer(Ok(())) else { panic!("a block") };
+        assert!(reason.as_str().contains("snapshot_missing"), "{reason}");
+        assert!(reason.as_str().contains("the session is quarantined"), "{reason}");
+    }
+}
