@@ -38,6 +38,24 @@ pub enum Request {
         /// The client's remaining deadline in milliseconds.
         deadline_ms: Option<u64>,
     },
+    /// The log's latest durable checkpoint (V-65): its size, root and chain head, and the note
+    /// the server signed last when it signs.
+    Checkpoint {},
+    /// The inclusion proof of event `seq` in the tree of the log's first `size` events (V-65).
+    InclusionProof {
+        /// The event's sequence number.
+        seq: u64,
+        /// The size of the tree: the client's checkpoint's.
+        size: u64,
+    },
+    /// The consistency proof from the tree of the first `old` events to that of the first
+    /// `size` (V-65).
+    ConsistencyProof {
+        /// The older tree's size.
+        old: u64,
+        /// The newer tree's size.
+        size: u64,
+    },
 }
 
 /// What a hook decided (V-52): the harness's client renders it.
@@ -106,6 +124,39 @@ pub enum Answer {
     Decided {
         /// What was found.
         outcome: Box<Outcome>,
+    },
+    /// The log's latest durable checkpoint (V-65).
+    Checkpoint {
+        /// How many events are durable: the tree's size.
+        size: u64,
+        /// The Merkle root of those events, standard base64 (as a checkpoint's third line).
+        root: String,
+        /// The hash of the chain's head at `size` (the `head_hash` of `audit checkpoint --json`).
+        head_hash: String,
+        /// The note the server signed last, when its configuration names a log key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// An inclusion proof (V-65).
+    InclusionProof {
+        /// The event's sequence number.
+        seq: u64,
+        /// The tree's size.
+        size: u64,
+        /// The audit path, nearest the leaf first, each standard base64.
+        hashes: Vec<String>,
+        /// The event's stored body (the leaf), only to a peer that may read the store's files
+        /// (V-66); `null` to any other.
+        event: Option<String>,
+    },
+    /// A consistency proof (V-65).
+    ConsistencyProof {
+        /// The older tree's size.
+        old: u64,
+        /// The newer tree's size.
+        size: u64,
+        /// The proof, each hash standard base64.
+        hashes: Vec<String>,
     },
     /// The request was refused or could not be answered.
     Error {

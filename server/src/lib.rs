@@ -73,6 +73,7 @@ mod harnesses;
 mod socket;
 #[cfg(feature = "otel")]
 mod telemetry;
+mod tlog;
 
 use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
 pub use commands::{Checked, Unanswered, checked, decide};
@@ -122,6 +123,10 @@ struct Server {
     /// The OpenTelemetry export, when the environment asks for it (V-60).
     #[cfg(feature = "otel")]
     telemetry: Option<telemetry::Telemetry>,
+    /// The log's tree, served (V-65) and signed.
+    tlog: Arc<tlog::Tlog>,
+    /// The server's own user: a peer of it may read an event's body (V-66).
+    uid: u32,
 }
 
 /// The canonical path of the configuration `path` names (or the project's, found from the
@@ -187,6 +192,7 @@ where
     if let Err(e) = warden.records().await {
         tracing::warn!(error = %e, "the records cannot be folded from the log; every decision that needs them fails");
     }
+    let tlog = Arc::new(tlog::Tlog::start(warden.clone(), None).await.map_err(E::from)?);
     let listener = socket::bind(&socket, options.socket_mode)?;
     let mut guarded: Vec<PathBuf> =
         socket.parent().and_then(|d| std::fs::canonicalize(d).ok()).into_iter().collect();
@@ -202,6 +208,7 @@ where
         configs: agentwarden::ConfigCache::default(),
         host,
         harnesses: harnesses.into(),
+        tlog: Arc::clone(&tlog),
     })?;
     let (stopping, stop) = watch::channel(false);
     let server = Arc::new(Server {
@@ -216,6 +223,8 @@ where
         read_timeout: options.read_timeout,
         #[cfg(feature = "otel")]
         telemetry,
+        tlog,
+        uid: rustix::process::geteuid().as_raw(),
     });
     tracing::info!(socket = %socket.display(), store = %server.location.describe(), "serving");
     writeln!(out, "serving on {}", socket.display())?;
@@ -340,10 +349,13 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
                             Request::Hook { .. } => "hook",
                             Request::Decide { .. } => "decide",
                             Request::Status {} => "status",
+                            Request::Checkpoint {} => "checkpoint",
+                            Request::InclusionProof { .. } => "inclusion_proof",
+                            Request::ConsistencyProof { .. } => "consistency_proof",
                         };
                         tracing::info!(peer_uid = ?uid, peer_pid = ?pid, kind, "request");
                         let answered = match peer_actor(uid, pid) {
-                            Ok(peer) => answer(server, request, peer).await,
+                            Ok(peer) => answer(server, request, peer, uid).await,
                             Err(why) => Answer::error(Code::RequestInvalid, why),
                         };
                         (answered, false)
@@ -371,9 +383,16 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
     }
 }
 
-async fn answer(server: &Server, request: Request, peer: Actor) -> Answer {
+async fn answer(server: &Server, request: Request, peer: Actor, uid: Option<u32>) -> Answer {
     match request {
         Request::Status {} => status(server).await,
+        // V-65, V-66: read from the kept tree on the connection's task, never queued behind
+        // the decisions; any admitted peer may ask.
+        Request::Checkpoint {} => server.tlog.checkpoint().await,
+        Request::InclusionProof { seq, size } => {
+            server.tlog.inclusion(seq, size, tlog::reveals_events(uid, server.uid)).await
+        }
+        Request::ConsistencyProof { old, size } => server.tlog.consistency(old, size).await,
         Request::Decide { config, question, deadline_ms } => {
             let limit =
                 deadline_ms.map_or(server.timeout, |ms| server.timeout.min(Duration::from_millis(ms)));

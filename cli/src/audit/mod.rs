@@ -7,6 +7,7 @@ mod investigate;
 mod progress;
 mod render;
 pub(super) mod report;
+pub(super) mod served;
 mod tlog;
 
 pub(super) use tlog::write_new_key;
@@ -223,19 +224,28 @@ impl AuditCommand {
     pub(super) fn writes(&self) -> bool {
         matches!(self, AuditCommand::Note { .. } | AuditCommand::Copy { .. })
     }
+
+    /// True for the commands a running server answers (V-65): read from the kept tree, never a
+    /// walk of the log, never a write.
+    pub(super) fn served(&self) -> bool {
+        matches!(self, AuditCommand::Checkpoint { .. } | AuditCommand::Prove { .. })
+    }
 }
 
+/// Runs `command` on the store `open` opens; `checkpoint` and `prove` ask `served` instead when a
+/// server is configured (V-65).
 pub(super) async fn run(
     command: AuditCommand,
+    served: Option<&served::Served>,
     open: impl FnOnce() -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     match command {
         AuditCommand::Copy { .. } => Err(Failure::usage("`audit copy` opens its own stores")),
         AuditCommand::Keygen { origin, out: path } => tlog::keygen(&origin, path, out),
-        AuditCommand::Checkpoint { key, json } => tlog::checkpoint(key, json, open, out).await,
+        AuditCommand::Checkpoint { key, json } => tlog::checkpoint(key, json, served, open, out).await,
         AuditCommand::Prove { seq, checkpoint, verifier, json } => {
-            tlog::prove(seq, &checkpoint, verifier.as_deref(), json, open, out).await
+            tlog::prove(seq, &checkpoint, verifier.as_deref(), json, served, open, out).await
         }
         AuditCommand::VerifyProof { proof, checkpoint, verifier, json } => {
             tlog::verify_proof(&proof, &checkpoint, &verifier, json, out)

@@ -14,6 +14,7 @@ use agentwarden_domain::audit::proof::{InclusionProof, MAX_PROOF_BYTES};
 use serde_json::json;
 
 use super::super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
+use super::served::Served;
 
 /// a key's, a checkpoint's or a proof's refusal keeps its code typed beside its reason.
 impl From<TlogError> for Failure {
@@ -141,10 +142,12 @@ fn verifier(text: Option<&str>, what: &str) -> Result<LogVerifier, Failure> {
     Ok(LogVerifier::parse(text)?)
 }
 
-/// `warden audit checkpoint`: the log's head signed as a C2SP checkpoint.
+/// `warden audit checkpoint`: the log's head signed as a C2SP checkpoint; through `served`, the
+/// server's durable head, signed here (V-65).
 pub(super) async fn checkpoint(
     key: Option<PathBuf>,
     json: bool,
+    served: Option<&Served>,
     open: impl FnOnce() -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
@@ -153,18 +156,20 @@ pub(super) async fn checkpoint(
         None => default_key()?,
     };
     let signer = LogSigner::read(&path)?;
-    let warden = open()?;
-    let head = warden.head().await?;
-    let tree = TreeHead {
-        origin: signer.name().to_owned(),
-        size: head.seq,
-        root: warden.tree_root(head.seq).await?,
+    let (size, root, head_hash) = match served {
+        Some(served) => served.head()?,
+        None => {
+            let warden = open()?;
+            let head = warden.head().await?;
+            (head.seq, warden.tree_root(head.seq).await?, head.hash.to_string())
+        }
     };
+    let tree = TreeHead { origin: signer.name().to_owned(), size, root };
     let note = signer.sign_checkpoint(&tree)?.to_text();
     if json {
         let object = json!({
             "origin": tree.origin, "size": tree.size, "root": root64(&tree),
-            "seq": head.seq, "head_hash": head.hash, "note": note,
+            "seq": size, "head_hash": head_hash, "note": note,
         });
         writeln!(out, "{object}")?;
     } else {
@@ -197,12 +202,15 @@ pub(super) async fn prove(
     checkpoint: &Path,
     verifier: Option<&str>,
     json: bool,
+    served: Option<&Served>,
     open: impl FnOnce() -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let head = signed_head(read_checkpoint_file(checkpoint)?, verifier, "`audit prove`")?;
-    let warden = open()?;
-    let proof = warden.prove_in(seq, &head).await?;
+    let proof = match served {
+        Some(served) => served.prove(seq, &head)?,
+        None => open()?.prove_in(seq, &head).await?,
+    };
     if json {
         let object = json!({
             "origin": head.origin, "size": head.size, "root": root64(&head), "seq": seq, "proof": proof.to_text(),

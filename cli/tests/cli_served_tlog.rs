@@ -1,0 +1,210 @@
+//! Checkpoints and proofs through a running server (V-65, V-66): a real `warden serve` holds a
+//! sled store (its lock keeps every other process out), and `warden audit checkpoint` and
+//! `audit prove` ask it, printing the bytes the direct form prints; the proof verifies with
+//! `audit verify-proof` and no store. An older copy of the store behind the server is caught as
+//! the direct form catches it.
+
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+mod bounded;
+
+const ORIGIN: &str = "test.example/warden/audit";
+const BIN: &str = env!("CARGO_BIN_EXE_warden");
+
+/// `warden ARGS` in `dir` (no configuration there), with `AGENTWARDEN_SERVER` set to `server`
+/// when given, else unset.
+fn warden(dir: &Path, server: Option<&Path>, args: &[&str]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_remove("AGENTWARDEN_STORE")
+        .env_remove("AGENTWARDEN_SERVER")
+        .env_remove("CLAUDECODE")
+        .env_remove("RUST_LOG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-config")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(server) = server {
+        command.env("AGENTWARDEN_SERVER", server);
+    }
+    bounded::bounded(command.spawn().unwrap(), Duration::from_secs(60))
+}
+
+fn ok(output: Output) -> String {
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// A running `warden serve` on `store`, killed when dropped.
+struct Server(Child);
+
+impl Server {
+    fn start(dir: &Path, store: &Path, socket: &Path) -> Server {
+        let child = Command::new(BIN)
+            .arg("--store")
+            .arg(store)
+            .args(["serve", "--socket"])
+            .arg(socket)
+            .current_dir(dir)
+            .env_remove("CLAUDECODE")
+            .env_remove("AGENTWARDEN_SERVER")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while UnixStream::connect(socket).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(20), "the server never answered");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Server(child)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+struct Setup {
+    dir: tempfile::TempDir,
+    store: PathBuf,
+    key: PathBuf,
+    verifier: String,
+}
+
+impl Setup {
+    fn new(events: usize) -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("audit");
+        let key = dir.path().join("keys/log.key");
+        let verifier = ok(warden(
+            dir.path(),
+            None,
+            &[
+                "--store",
+                store.to_str().unwrap(),
+                "audit",
+                "keygen",
+                "--origin",
+                ORIGIN,
+                "--out",
+                key.to_str().unwrap(),
+            ],
+        ))
+        .trim_end()
+        .to_owned();
+        let setup = Setup { dir, store, key, verifier };
+        setup.notes(0, events);
+        setup
+    }
+
+    fn notes(&self, from: usize, to: usize) {
+        for i in from..to {
+            ok(self.direct(&["audit", "note", &format!("note {i}")]));
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn direct(&self, args: &[&str]) -> Output {
+        let mut all = vec!["--store", self.store.to_str().unwrap()];
+        all.extend_from_slice(args);
+        warden(self.dir.path(), None, &all)
+    }
+
+    fn served(&self, socket: &Path, args: &[&str]) -> Output {
+        warden(self.dir.path(), Some(socket), args)
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.path(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+/// V-65: while the server holds the store, the direct form cannot open it; through the server,
+/// `checkpoint` (text and `--json`) and `prove` print exactly what the direct form printed before
+/// the server started, and the proof verifies with no store.
+#[test]
+fn a_checkpoint_and_a_proof_through_the_server_are_the_direct_forms_bytes() {
+    let s = Setup::new(70);
+    let key = s.key.to_str().unwrap();
+    let note = ok(s.direct(&["audit", "checkpoint", "--key", key]));
+    let json = ok(s.direct(&["audit", "checkpoint", "--key", key, "--json"]));
+    let checkpoint = s.write("checkpoint", &note);
+    let checkpoint = checkpoint.to_str().unwrap();
+    let proofs: Vec<String> = ["1", "42", "64", "70"]
+        .iter()
+        .map(|seq| {
+            ok(s.direct(&["audit", "prove", seq, "--checkpoint", checkpoint, "--verifier", &s.verifier]))
+        })
+        .collect();
+
+    let socket = s.path("run/warden.sock");
+    std::fs::create_dir_all(s.path("run")).unwrap();
+    let _server = Server::start(s.dir.path(), &s.store, &socket);
+    let locked = s.direct(&["--lock-timeout-ms", "100", "audit", "checkpoint", "--key", key]);
+    assert_ne!(locked.status.code(), Some(0), "the server holds the store: the direct form cannot read it");
+
+    assert_eq!(ok(s.served(&socket, &["audit", "checkpoint", "--key", key])), note);
+    assert_eq!(ok(s.served(&socket, &["audit", "checkpoint", "--key", key, "--json"])), json);
+    for (seq, direct) in ["1", "42", "64", "70"].iter().zip(&proofs) {
+        let proof = ok(s.served(
+            &socket,
+            &["audit", "prove", seq, "--checkpoint", checkpoint, "--verifier", &s.verifier],
+        ));
+        assert_eq!(&proof, direct, "event {seq}");
+        let file = s.write(&format!("proof-{seq}"), &proof);
+        let valid = ok(warden(
+            s.dir.path(),
+            None,
+            &[
+                "audit",
+                "verify-proof",
+                "--proof",
+                file.to_str().unwrap(),
+                "--checkpoint",
+                checkpoint,
+                "--verifier",
+                &s.verifier,
+            ],
+        ));
+        assert!(valid.starts_with(&format!("valid: event {seq} ")), "{valid}");
+    }
+    let missing = s.served(&socket, &["audit", "prove", "71", "--checkpoint", checkpoint]);
+    assert_eq!(missing.status.code(), Some(1), "{}", String::from_utf8_lossy(&missing.stderr));
+}
+
+/// A-33 through the server: a checkpoint of more events than the store behind it holds (an
+/// older copy put in its place) is `checkpoint_inconsistent`, never a proof.
+#[test]
+fn a_server_on_an_older_copy_of_the_store_refuses_a_later_checkpoint() {
+    let s = Setup::new(10);
+    let older = s.path("older");
+    let copied = Command::new("cp").arg("-a").arg(&s.store).arg(&older).status().unwrap();
+    assert!(copied.success());
+    s.notes(10, 12);
+    let note = ok(s.direct(&["audit", "checkpoint", "--key", s.key.to_str().unwrap()]));
+    let checkpoint = s.write("checkpoint", &note);
+
+    let socket = s.path("warden.sock");
+    let _server = Server::start(s.dir.path(), &older, &socket);
+    let refused = s.served(&socket, &["audit", "prove", "3", "--checkpoint", checkpoint.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("checkpoint_inconsistent") && stderr.contains("fewer"), "{stderr}");
+}
