@@ -35,6 +35,7 @@
 //! [server]
 //! socket = "/run/agentwarden/warden.sock"  # `warden hook` asks the resident service (V-5)
 //! uid = 998                                 # and only a server running as this user (V-12)
+//! log_key = "/etc/agentwarden/log.key"      # the server signs its checkpoints (A-37)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -289,6 +290,9 @@ pub struct Config {
     /// `[server] uid`: the user the server must run as; the client checks the peer of its
     /// connection (`SO_PEERCRED`) and refuses any other (V-12).
     pub server_uid: Option<u32>,
+    /// `[server] log_key` (relative to the file): the key the server signs its checkpoints
+    /// with (A-30, A-37); never named by a variable.
+    pub server_log_key: Option<PathBuf>,
     /// `[approvals] allowed_signers` (relative to the file): when set, seals and approvals
     /// count only when signed by a key it lists (K-1).
     pub allowed_signers: Option<PathBuf>,
@@ -308,6 +312,7 @@ impl Default for Config {
             fan_out: None,
             server: None,
             server_uid: None,
+            server_log_key: None,
             allowed_signers: None,
         }
     }
@@ -343,6 +348,7 @@ struct File {
 struct ServerSection {
     socket: PathBuf,
     uid: Option<u32>,
+    log_key: Option<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -494,6 +500,13 @@ impl Config {
             None => None,
         };
         let server_uid = file.server.as_ref().and_then(|s| s.uid);
+        let server_log_key = match file.server.as_ref().and_then(|s| s.log_key.as_ref()) {
+            Some(key) if key.as_os_str().is_empty() => {
+                return Err(error(None, "server.log_key is empty".into()));
+            }
+            Some(key) => Some(base.join(key)),
+            None => None,
+        };
         let server = match file.server.map(|s| s.socket) {
             Some(socket) if socket.as_os_str().is_empty() => {
                 return Err(error(None, "server.socket is empty".into()));
@@ -513,6 +526,7 @@ impl Config {
             fan_out,
             server,
             server_uid,
+            server_log_key,
             allowed_signers: file.approvals.map(|a| base.join(a.allowed_signers)),
         })
     }
@@ -757,6 +771,12 @@ mod tests {
         assert_eq!(Config::parse(Path::new("w.toml"), "").unwrap().server, None);
         let pinned = Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nuid = 998\n").unwrap();
         assert_eq!(pinned.server_uid, Some(998));
+        assert_eq!(pinned.server_log_key, None);
+        let keyed =
+            Config::parse(Path::new("p/w.toml"), "[server]\nsocket = \"s\"\nlog_key = \"k/log.key\"\n")
+                .unwrap();
+        assert_eq!(keyed.server_log_key, Some(PathBuf::from("p/k/log.key")));
+        assert!(Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nlog_key = \"\"\n").is_err());
         assert!(Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nuid = -1\n").is_err());
     }
 

@@ -60,6 +60,11 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        Server::adopt(child, socket)
+    }
+
+    /// `child`, once it answers at `socket`.
+    fn adopt(child: Child, socket: &Path) -> Server {
         let started = Instant::now();
         while UnixStream::connect(socket).is_err() {
             assert!(started.elapsed() < Duration::from_secs(20), "the server never answered");
@@ -207,4 +212,85 @@ fn a_server_on_an_older_copy_of_the_store_refuses_a_later_checkpoint() {
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("checkpoint_inconsistent") && stderr.contains("fewer"), "{stderr}");
+}
+
+/// A project in `s`'s directory whose configuration names the socket and the log key.
+fn keyed_config(s: &Setup) -> PathBuf {
+    let config = s.path("agentwarden.toml");
+    let text = "[server]\nsocket = \"run/warden.sock\"\nlog_key = \"keys/log.key\"\n";
+    std::fs::create_dir_all(s.path("run")).unwrap();
+    std::fs::write(&config, text).unwrap();
+    config
+}
+
+fn serve_with_config(s: &Setup, config: &Path) -> Child {
+    Command::new(BIN)
+        .arg("--store")
+        .arg(&s.store)
+        .args(["serve", "--config"])
+        .arg(config)
+        .current_dir(s.dir.path())
+        .env_remove("CLAUDECODE")
+        .env_remove("AGENTWARDEN_SERVER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// with `[server] log_key`, the server's note is signed for the store at start, and moves
+/// with each group that appended: once a decision's answer is back, the note already covers
+/// its event (signed after the sync, before the answer). The note verifies against the log
+/// with the key's verifier once the server is stopped.
+#[test]
+fn the_server_signs_a_checkpoint_before_a_groups_answers_leave() {
+    let s = Setup::new(5);
+    let config = keyed_config(&s);
+    let socket = s.path("run/warden.sock");
+    let server = Server::adopt(serve_with_config(&s, &config), &socket);
+    let note = |s: &Setup| ok(s.served(&socket, &["audit", "checkpoint", "--server-note"]));
+    let first = note(&s);
+    assert!(first.starts_with(&format!("{ORIGIN}\n5\n")), "{first}");
+    for (asked, size) in [(1, 6), (2, 7)] {
+        let request = s.path(&format!("missing-{asked}.json"));
+        let gate = warden(
+            s.dir.path(),
+            Some(&socket),
+            &["gate", "--request", request.to_str().unwrap(), "--config", config.to_str().unwrap()],
+        );
+        let stdout = String::from_utf8_lossy(&gate.stdout);
+        assert_eq!(gate.status.code(), Some(1), "{}", String::from_utf8_lossy(&gate.stderr));
+        assert!(stdout.contains(&format!("audit: seq {size}")), "recorded by the server: {stdout}");
+        let now = note(&s);
+        assert!(now.starts_with(&format!("{ORIGIN}\n{size}\n")), "after decision {asked}: {now}");
+    }
+    let last = note(&s);
+    drop(server);
+    let file = s.write("server-note", &last);
+    let verified =
+        s.direct(&["audit", "verify", "--checkpoint", file.to_str().unwrap(), "--verifier", &s.verifier]);
+    let text = ok(verified);
+    assert!(text.contains("consistent: the log extends"), "{text}");
+}
+
+/// a log key the server cannot use refuses its start; a server without one signs
+/// nothing and says so.
+#[test]
+fn a_server_with_an_unusable_key_does_not_start_and_one_without_signs_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Setup::new(1);
+    let config = keyed_config(&s);
+    std::fs::set_permissions(&s.key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refused = bounded::bounded(serve_with_config(&s, &config), Duration::from_secs(30));
+    assert_ne!(refused.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("log_key_unusable"), "{stderr}");
+
+    std::fs::remove_file(&config).unwrap();
+    let socket = s.path("plain.sock");
+    let _server = Server::start(s.dir.path(), &s.store, &socket);
+    let none = s.served(&socket, &["audit", "checkpoint", "--server-note"]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("signs no checkpoint"));
 }

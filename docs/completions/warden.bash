@@ -561,7 +561,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__checkpoint)
-            opts="-h --key --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --key --json --server-note --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3077,7 +3077,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__serve)
-            opts="-h --socket --config --request-timeout-ms --read-timeout-ms --max-connections --max-connections-per-peer --socket-mode --drain-timeout-ms --store --fsync --lock-timeout-ms --help"
+            opts="-h --socket --config --request-timeout-ms --read-timeout-ms --max-connections --max-connections-per-peer --socket-mode --drain-timeout-ms --log-key --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3112,6 +3112,10 @@ _warden() {
                     return 0
                     ;;
                 --drain-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -102,6 +102,9 @@ pub struct ServeOptions {
     pub socket_mode: u32,
     /// How long SIGTERM waits for the requests in flight.
     pub drain_timeout: Duration,
+    /// The key the server signs its checkpoints with; `None`: `[server] log_key`, else
+    /// none.
+    pub log_key: Option<PathBuf>,
 }
 
 /// What every connection shares.
@@ -179,6 +182,15 @@ where
     let home = std::env::current_dir().map_err(|e| E::from(format!("no working directory: {e}")))?;
     let socket = home.join(socket);
     let _lock = socket::lock(&socket)?;
+    // the key the configuration names, read (and refused) before the store opens;
+    // a key that cannot be used refuses the start, never a server that silently signs nothing.
+    let signer = options
+        .log_key
+        .as_deref()
+        .or(config.server_log_key.as_deref())
+        .map(agentwarden::tlog::LogSigner::read)
+        .transpose()
+        .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
     let (warden, location) = open_store(config, &home)?;
     // V-60: with export asked for, every Warden below records through the tap (V-62).
     #[cfg(feature = "otel")]
@@ -192,7 +204,7 @@ where
     if let Err(e) = warden.records().await {
         tracing::warn!(error = %e, "the records cannot be folded from the log; every decision that needs them fails");
     }
-    let tlog = Arc::new(tlog::Tlog::start(warden.clone(), None).await.map_err(E::from)?);
+    let tlog = Arc::new(tlog::Tlog::start(warden.clone(), signer).await.map_err(E::from)?);
     let listener = socket::bind(&socket, options.socket_mode)?;
     let mut guarded: Vec<PathBuf> =
         socket.parent().and_then(|d| std::fs::canonicalize(d).ok()).into_iter().collect();

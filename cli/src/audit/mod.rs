@@ -119,6 +119,10 @@ pub(super) enum AuditCommand {
         /// One JSON object: origin, size, root, seq, head_hash and the note.
         #[arg(long)]
         json: bool,
+        /// Print the note the running server signed last with its own key (`[server] log_key`),
+        /// instead of signing here.
+        #[arg(long, conflicts_with_all = ["key", "json"])]
+        server_note: bool,
     },
     /// Make the log's signing key (never over a file that exists) and print its public key.
     Keygen {
@@ -243,7 +247,8 @@ pub(super) async fn run(
     match command {
         AuditCommand::Copy { .. } => Err(Failure::usage("`audit copy` opens its own stores")),
         AuditCommand::Keygen { origin, out: path } => tlog::keygen(&origin, path, out),
-        AuditCommand::Checkpoint { key, json } => tlog::checkpoint(key, json, served, open, out).await,
+        AuditCommand::Checkpoint { server_note: true, .. } => tlog::server_note(served, out),
+        AuditCommand::Checkpoint { key, json, .. } => tlog::checkpoint(key, json, served, open, out).await,
         AuditCommand::Prove { seq, checkpoint, verifier, json } => {
             tlog::prove(seq, &checkpoint, verifier.as_deref(), json, served, open, out).await
         }

@@ -75,6 +75,18 @@ impl Served {
         }
     }
 
+    /// The note the server signed last; refused when it signs none.
+    pub(super) fn note(&self) -> Result<String, Failure> {
+        match self.ask(&Request::Checkpoint {})? {
+            Answer::Checkpoint { note: Some(note), .. } => Ok(note),
+            Answer::Checkpoint { note: None, .. } => Err(Failure::from(TlogError::KeyUnusable(format!(
+                "the server at `{}` signs no checkpoint: its configuration names no `[server] log_key`",
+                self.socket.display()
+            )))),
+            _ => Err(self.invalid("another kind of answer than a checkpoint")),
+        }
+    }
+
     /// The inclusion proof of `seq` in `head`'s tree, checked against its root as the direct
     /// form checks it: a proof that does not hold is `checkpoint_inconsistent`.
     pub(super) fn prove(&self, seq: u64, head: &TreeHead) -> Result<InclusionProof, Failure> {

@@ -178,6 +178,17 @@ pub(super) async fn checkpoint(
     Ok(EXIT_OK)
 }
 
+/// `warden audit checkpoint --server-note`: the note the server signed last.
+pub(super) fn server_note(served: Option<&Served>, out: &mut dyn Write) -> Result<u8, Failure> {
+    let served = served.ok_or_else(|| {
+        Failure::usage(
+            "--server-note asks a server: set `AGENTWARDEN_SERVER` or `[server] socket`, without --store",
+        )
+    })?;
+    write!(out, "{}", served.note()?)?;
+    Ok(EXIT_OK)
+}
+
 /// The signed checkpoint of `file`, checked against `verifier` when given, else only read.
 fn signed_head(file: CheckpointFile, verifier: Option<&str>, what: &str) -> Result<TreeHead, Failure> {
     let CheckpointFile::Signed { note, .. } = file else {
