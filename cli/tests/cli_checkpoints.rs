@@ -497,3 +497,80 @@ fn the_witness_cosigns_growth_and_refuses_rollback_and_fork() {
     }
     refused(&add(&request(&log.store, 11, &third)), 2, "checkpoint_invalid");
 }
+
+/// `verify --witness VKEY… --quorum K` holds the checkpoint to K distinct given witness
+/// keys' cosignatures: met with two of three, unmet with one, and a cosignature by a key not
+/// given does not count, however many there are.
+#[test]
+fn a_quorum_of_given_witnesses_must_cosign() {
+    let log = log();
+    notes(&log.store, 0, 3);
+    let checkpoint = log.checkpoint("3.txt");
+    let request = ok(warden(
+        &log.store,
+        &["audit", "witness-request", "--old", "0", "--checkpoint", checkpoint.to_str().unwrap()],
+    ));
+    let mut witnesses = Vec::new();
+    for name in ["w1", "w2", "w3", "stranger"] {
+        let key = log.path(&format!("{name}.key"));
+        let vkey = ok(warden(
+            &log.store,
+            &[
+                "witness",
+                "keygen",
+                "--name",
+                &format!("witness.example/{name}"),
+                "--out",
+                key.to_str().unwrap(),
+            ],
+        ));
+        let state = log.path(&format!("{name}-state"));
+        let line = ok(warden_in(
+            &log.store,
+            &[
+                "witness",
+                "add-checkpoint",
+                "--key",
+                key.to_str().unwrap(),
+                "--log",
+                &log.verifier,
+                "--state",
+                state.to_str().unwrap(),
+            ],
+            Some(&request),
+        ));
+        witnesses.push((vkey.trim_end().to_owned(), line));
+    }
+    let note = std::fs::read_to_string(&checkpoint).unwrap();
+    let cosigned = |by: &[usize], name: &str| {
+        let lines: String = by.iter().map(|&i| witnesses[i].1.clone()).collect();
+        let path = log.path(name);
+        std::fs::write(&path, format!("{note}{lines}")).unwrap();
+        path
+    };
+    let verify = |file: &Path, quorum: &str| {
+        let mut args = vec![
+            "audit".to_owned(),
+            "verify".to_owned(),
+            "--checkpoint".to_owned(),
+            file.to_str().unwrap().to_owned(),
+            "--verifier".to_owned(),
+            log.verifier.clone(),
+            "--quorum".to_owned(),
+            quorum.to_owned(),
+        ];
+        for (vkey, _) in witnesses.iter().take(3) {
+            args.extend(["--witness".to_owned(), vkey.clone()]);
+        }
+        warden(&log.store, &args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let two = cosigned(&[0, 1], "two.txt");
+    assert!(ok(verify(&two, "2")).contains("consistent"));
+    refused(&verify(&two, "3"), 1, "witness_quorum_unmet");
+    let one = cosigned(&[0], "one.txt");
+    refused(&verify(&one, "2"), 1, "witness_quorum_unmet");
+    // The stranger's cosignature is valid, but its key was not given: it does not count.
+    let stranger = cosigned(&[0, 3], "stranger.txt");
+    refused(&verify(&stranger, "2"), 1, "witness_quorum_unmet");
+    refused(&verify(&two, "4"), 2, "checkpoint_invalid");
+}

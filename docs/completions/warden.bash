@@ -1211,7 +1211,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__verify)
-            opts="-h --checkpoint --verifier --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --checkpoint --verifier --witness --quorum --json --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1222,6 +1222,14 @@ _warden() {
                     return 0
                     ;;
                 --verifier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --witness)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quorum)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

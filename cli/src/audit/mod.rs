@@ -106,6 +106,13 @@ pub(super) enum AuditCommand {
         /// checked against it.
         #[arg(long, value_name = "KEY")]
         verifier: Option<String>,
+        /// A witness's public key (`NAME+ID+KEY`, from `warden witness keygen`), once per witness:
+        /// the signed checkpoint must carry cosignatures by --quorum of them.
+        #[arg(long = "witness", value_name = "VKEY", requires = "checkpoint")]
+        witnesses: Vec<String>,
+        /// How many distinct --witness keys must have cosigned [default: all of them].
+        #[arg(long, value_name = "K", requires = "witnesses")]
+        quorum: Option<usize>,
         /// Print the verdict as JSON.
         #[arg(long)]
         json: bool,
@@ -258,8 +265,12 @@ pub(super) async fn run(
         AuditCommand::WitnessRequest { old, checkpoint, verifier } => {
             tlog::witness_request(old, &checkpoint, verifier.as_deref(), open, out).await
         }
-        AuditCommand::Verify { checkpoint, verifier, json } => {
+        AuditCommand::Verify { checkpoint, verifier, witnesses, quorum, json } => {
             let file = checkpoint.map(|path| tlog::read_checkpoint_file(&path)).transpose()?;
+            if !witnesses.is_empty() {
+                // the quorum is checked before the store is opened.
+                tlog::witnessed(file.as_ref(), &witnesses, quorum)?;
+            }
             let checkpoint = match file {
                 Some(tlog::CheckpointFile::Signed { note, chain }) => {
                     return tlog::verify_signed(&note, chain, verifier.as_deref(), json, open, out).await;

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use agentwarden::tlog::{LogSigner, LogVerifier, TlogError, add_checkpoint_request};
+use agentwarden::tlog::{LogSigner, LogVerifier, TlogError, add_checkpoint_request, check_quorum};
 use agentwarden::{Verification, Warden, WardenError};
 use agentwarden_domain::audit::Checkpoint;
 use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, TreeHead, parse_note};
@@ -29,6 +29,7 @@ impl From<TlogError> for Failure {
             | TlogError::WitnessRollback(_)
             | TlogError::WitnessFork(_)
             | TlogError::WitnessConflict(_)
+            | TlogError::QuorumUnmet(_)
             | TlogError::Warden(_) => EXIT_NO,
         };
         match error {
@@ -328,6 +329,23 @@ pub(super) async fn verify_signed(
             Err(e.into())
         }
     }
+}
+
+/// `--witness VKEY… --quorum K`: the signed checkpoint carries cosignatures by at least
+/// K distinct given witness keys (all of them by default).
+pub(super) fn witnessed(
+    file: Option<&CheckpointFile>,
+    witnesses: &[String],
+    quorum: Option<usize>,
+) -> Result<usize, Failure> {
+    let Some(CheckpointFile::Signed { note, .. }) = file else {
+        return Err(TlogError::CheckpointInvalid(
+            "--witness needs a signed checkpoint (`warden audit checkpoint`, cosigned by witnesses)".into(),
+        )
+        .into());
+    };
+    let distinct = witnesses.iter().collect::<std::collections::BTreeSet<_>>().len();
+    Ok(check_quorum(note, witnesses, quorum.unwrap_or(distinct))?)
 }
 
 /// `warden audit verify-proof`: an event, its proof and a checkpoint, with no store.

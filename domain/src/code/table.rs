@@ -147,6 +147,13 @@ super::codes! {
              the reason names the witness's size); exit 1 (A-34)",
         ),
     }
+    WitnessQuorumUnmet = "witness_quorum_unmet" {
+        Store(
+            "`warden audit verify --witness`",
+            "fewer distinct witness keys of those given than `--quorum` cosigned the checkpoint; a cosignature \
+             by any other key does not count; exit 1 (A-38)",
+        ),
+    }
     EventWithheld = "event_withheld" {
         Store(
             "`warden audit prove` through a server",
