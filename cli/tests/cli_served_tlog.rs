@@ -152,6 +152,10 @@ fn a_checkpoint_and_a_proof_through_the_server_are_the_direct_forms_bytes() {
     let json = ok(s.direct(&["audit", "checkpoint", "--key", key, "--json"]));
     let checkpoint = s.write("checkpoint", &note);
     let checkpoint = checkpoint.to_str().unwrap();
+    let witness_requests: Vec<String> = ["0", "30", "70"]
+        .iter()
+        .map(|old| ok(s.direct(&["audit", "witness-request", "--old", old, "--checkpoint", checkpoint])))
+        .collect();
     let proofs: Vec<String> = ["1", "42", "64", "70"]
         .iter()
         .map(|seq| {
@@ -190,6 +194,11 @@ fn a_checkpoint_and_a_proof_through_the_server_are_the_direct_forms_bytes() {
         ));
         assert!(valid.starts_with(&format!("valid: event {seq} ")), "{valid}");
     }
+    for (old, direct) in ["0", "30", "70"].iter().zip(&witness_requests) {
+        let served =
+            ok(s.served(&socket, &["audit", "witness-request", "--old", old, "--checkpoint", checkpoint]));
+        assert_eq!(&served, direct, "the witness request from {old}");
+    }
     let missing = s.served(&socket, &["audit", "prove", "71", "--checkpoint", checkpoint]);
     assert_eq!(missing.status.code(), Some(1), "{}", String::from_utf8_lossy(&missing.stderr));
 }
@@ -212,6 +221,44 @@ fn a_server_on_an_older_copy_of_the_store_refuses_a_later_checkpoint() {
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("checkpoint_inconsistent") && stderr.contains("fewer"), "{stderr}");
+    let request = s.served(
+        &socket,
+        &["audit", "witness-request", "--old", "0", "--checkpoint", checkpoint.to_str().unwrap()],
+    );
+    assert_eq!(request.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&request.stderr).contains("checkpoint_inconsistent"));
+}
+
+/// A-33 through the server: a store rewritten under the checkpoint (another history of as many
+/// events) is refused by `prove` and `witness-request`, never proven against.
+#[test]
+fn a_server_on_a_rewritten_store_refuses_the_checkpoint() {
+    let s = Setup::new(6);
+    let note = ok(s.direct(&["audit", "checkpoint", "--key", s.key.to_str().unwrap()]));
+    let checkpoint = s.write("checkpoint", &note);
+    let checkpoint = checkpoint.to_str().unwrap();
+    let other = s.path("other");
+    for i in 0..6 {
+        ok(warden(
+            s.dir.path(),
+            None,
+            &["--store", other.to_str().unwrap(), "audit", "note", &format!("other {i}")],
+        ));
+    }
+    let socket = s.path("warden.sock");
+    let _server = Server::start(s.dir.path(), &other, &socket);
+    for args in [
+        &["audit", "prove", "3", "--checkpoint", checkpoint][..],
+        &["audit", "witness-request", "--old", "2", "--checkpoint", checkpoint],
+    ] {
+        let refused = s.served(&socket, args);
+        assert_eq!(refused.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            stderr.contains("checkpoint_inconsistent") && stderr.contains("rewritten"),
+            "{args:?}: {stderr}"
+        );
+    }
 }
 
 /// A project in `s`'s directory whose configuration names the socket and the log key.

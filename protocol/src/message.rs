@@ -155,6 +155,9 @@ pub enum Answer {
         old: u64,
         /// The newer tree's size.
         size: u64,
+        /// The Merkle root of the newer tree, standard base64: the client holds its checkpoint
+        /// to it.
+        root: String,
         /// The proof, each hash standard base64.
         hashes: Vec<String>,
     },

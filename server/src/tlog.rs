@@ -168,10 +168,15 @@ impl Tlog {
                 TlogError::Inconsistent(format!("a tree of {old} events does not grow into one of {size}"));
             return Answer::error(e.code(), e.reason());
         }
+        let root = match self.warden.tree_root(size).await {
+            Ok(root) => root,
+            Err(e) => return Answer::error(e.code(), format!("the tree cannot be read: {e}")),
+        };
         match self.warden.consistency_proof(old, size).await {
             Ok(hashes) => Answer::ConsistencyProof {
                 old,
                 size,
+                root: root.to_base64(),
                 hashes: hashes.iter().map(MerkleHash::to_base64).collect(),
             },
             Err(e) => Answer::error(e.code(), e.reason()),

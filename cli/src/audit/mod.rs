@@ -239,12 +239,17 @@ impl AuditCommand {
     /// True for the commands a running server answers (V-65): read from the kept tree, never a
     /// walk of the log, never a write.
     pub(super) fn served(&self) -> bool {
-        matches!(self, AuditCommand::Checkpoint { .. } | AuditCommand::Prove { .. })
+        matches!(
+            self,
+            AuditCommand::Checkpoint { .. }
+                | AuditCommand::Prove { .. }
+                | AuditCommand::WitnessRequest { .. }
+        )
     }
 }
 
-/// Runs `command` on the store `open` opens; `checkpoint` and `prove` ask `served` instead when a
-/// server is configured (V-65).
+/// Runs `command` on the store `open` opens; `checkpoint`, `prove` and `witness-request` ask
+/// `served` instead when a server is configured (V-65).
 pub(super) async fn run(
     command: AuditCommand,
     served: Option<&served::Served>,
@@ -263,7 +268,7 @@ pub(super) async fn run(
             tlog::verify_proof(&proof, &checkpoint, &verifier, json, out)
         }
         AuditCommand::WitnessRequest { old, checkpoint, verifier } => {
-            tlog::witness_request(old, &checkpoint, verifier.as_deref(), open, out).await
+            tlog::witness_request(old, &checkpoint, verifier.as_deref(), served, open, out).await
         }
         AuditCommand::Verify { checkpoint, verifier, witnesses, quorum, json } => {
             let file = checkpoint.map(|path| tlog::read_checkpoint_file(&path)).transpose()?;

@@ -1,9 +1,10 @@
-//! `warden audit checkpoint` and `audit prove` through a running server (V-65): what the server
-//! holding the store answers (the durable head, its root, a proof's path and leaf), checked and
-//! signed here exactly as the direct form does, so that both print the same bytes.
+//! `warden audit checkpoint`, `audit prove` and `audit witness-request` through a running server
+//! (V-65): what the server holding the store answers (the durable head, its root, a proof's path
+//! and leaf), checked and signed here exactly as the direct form does, so that both print the
+//! same bytes.
 //!
 //! V-65: with a server configured (`AGENTWARDEN_SERVER`, else `[server] socket` in the
-//! configuration) and no `--store` on the command line, these two ask it: a running server
+//! configuration) and no `--store` on the command line, these three ask it: a running server
 //! holds an embedded store's lock, and nothing else can read its tree. `--store` names the store
 //! to read directly (a PostgreSQL store, or an embedded one while no server runs). A server that
 //! cannot be reached, or answers anything but the answer asked for, fails the command: nothing
@@ -73,6 +74,31 @@ impl Served {
             }
             _ => Err(self.invalid("another kind of answer than a checkpoint")),
         }
+    }
+
+    /// The consistency proof from `old` events to `head`'s tree, once the server's root of that
+    /// tree is `head`'s (A-33: else the log was rewritten).
+    pub(super) fn consistency(&self, old: u64, head: &TreeHead) -> Result<Vec<MerkleHash>, Failure> {
+        let answer = self.ask(&Request::ConsistencyProof { old, size: head.size })?;
+        let Answer::ConsistencyProof { old: got_old, size, root, hashes } = answer else {
+            return Err(self.invalid("another kind of answer than a consistency proof"));
+        };
+        if (got_old, size) != (old, head.size) {
+            return Err(self.invalid(&format!("the proof from {got_old} to {size} events")));
+        }
+        let root = MerkleHash::from_base64(&root).map_err(|e| self.invalid(&format!("a bad root: {e}")))?;
+        if root != head.root {
+            return Err(Failure::from(TlogError::Inconsistent(format!(
+                "the log's first {} events are not those the checkpoint signed (their root is {root}, the \
+                 checkpoint's {}): the log was rewritten",
+                head.size, head.root
+            ))));
+        }
+        hashes
+            .iter()
+            .map(|h| MerkleHash::from_base64(h))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.invalid(&format!("a bad hash: {e}")))
     }
 
     /// The note the server signed last (A-37); refused when it signs none.
