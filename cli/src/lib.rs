@@ -40,7 +40,6 @@ mod signed;
 mod stores;
 mod wiring;
 mod witness;
-mod witness_http;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -4,6 +4,8 @@
 //! says which. One invocation at a time holds the state directory (an exclusive lock), and the
 //! new checkpoint is stored before the cosignature is printed.
 
+mod http;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -33,7 +35,7 @@ pub(super) enum WitnessCommand {
     AddCheckpoint(AddCheckpointArgs),
     /// Answer C2SP `tlog-witness` `POST /add-checkpoint` over HTTP, with the state
     /// `add-checkpoint` keeps, until killed.
-    Serve(super::witness_http::ServeArgs),
+    Serve(http::ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -61,7 +63,7 @@ pub(super) fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<u8, Fa
             Ok(EXIT_OK)
         }
         WitnessCommand::AddCheckpoint(args) => add_checkpoint(&args, out),
-        WitnessCommand::Serve(args) => super::witness_http::serve(args, out),
+        WitnessCommand::Serve(args) => http::serve(args, out),
     }
 }
 

@@ -3,7 +3,7 @@
 //! the signed checkpoint; `200` with the cosignature line, `409` with the witness's size
 //! (`text/x.tlog.size`) when `old` is not it, `403` for a checkpoint no known key signed, `404`
 //! for a log it does not witness, `422` for a proof that does not hold (a fork), `400` for what
-//! cannot be read. The state is [`super::witness::cosign`]'s, so the command line's
+//! cannot be read. The state is [`super::cosign`]'s, so the command line's
 //! `add-checkpoint` and the server share it (one at a time, by its lock).
 //!
 //! HTTP/1.1 by hand over `std::net`: one route, one method, a `Content-Length` body of at
@@ -23,8 +23,8 @@ use agentwarden_domain::audit::note::{TreeHead, parse_note};
 use agentwarden_domain::audit::proof::MAX_PROOF_BYTES;
 use clap::Args;
 
-use super::witness::{Refused, cosign, last_size};
-use super::{EXIT_OK, Failure};
+use super::super::{EXIT_OK, Failure};
+use super::{Refused, cosign, last_size};
 
 /// The most connections served at once.
 const MAX_CONNECTIONS: usize = 64;
@@ -34,7 +34,7 @@ const MAX_HEAD: u64 = 16 * 1024;
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Args)]
-pub(super) struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Where to listen (`127.0.0.1:PORT`; port 0 picks one, printed on start).
     #[arg(long, value_name = "ADDR")]
     listen: String,
