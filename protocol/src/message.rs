@@ -193,6 +193,34 @@ mod tests {
         }
     }
 
+    /// V-65: the tree's requests and answers read back as themselves; a server that signs
+    /// nothing sends no `note`; a field more is refused (V-2).
+    #[test]
+    fn the_trees_requests_and_answers_read_back_and_nothing_more() {
+        let round = |frame: Vec<u8>| String::from_utf8(frame.get(4..).unwrap().to_vec()).unwrap();
+        for request in [
+            Request::Checkpoint {},
+            Request::InclusionProof { seq: 42, size: 70 },
+            Request::ConsistencyProof { old: 3, size: 70 },
+        ] {
+            let text = round(crate::encode(&request).unwrap());
+            assert_eq!(crate::decode::<Request>(text.as_bytes()).unwrap(), request);
+            let more = text.replacen('{', r#"{"body":true,"#, 1);
+            assert_eq!(
+                crate::decode::<Request>(more.as_bytes()).unwrap_err().code,
+                Code::FrameInvalid,
+                "{more}"
+            );
+        }
+        let unsigned = Answer::Checkpoint { size: 1, root: "r".into(), head_hash: "h".into(), note: None };
+        let text = round(crate::encode(&unsigned).unwrap());
+        assert!(!text.contains("note"), "{text}");
+        assert_eq!(crate::decode::<Answer>(text.as_bytes()).unwrap(), unsigned);
+        let withheld = Answer::InclusionProof { seq: 1, size: 1, hashes: Vec::new(), event: None };
+        let text = round(crate::encode(&withheld).unwrap());
+        assert_eq!(crate::decode::<Answer>(text.as_bytes()).unwrap(), withheld);
+    }
+
     /// V-64: a server that does not export sends the status of before (a client that predates
     /// `export` reads it); one that does sends `export`; a status without it reads as no export.
     #[test]

@@ -194,6 +194,39 @@ pub(crate) fn reveals_events(peer_uid: Option<u32>, server_uid: u32) -> bool {
 mod tests {
     use super::*;
 
+    async fn noted(warden: &Warden, n: usize) {
+        for i in 0..n {
+            let note = agentwarden_domain::events::OperatorNote { message: format!("n {i}") };
+            warden.record(agentwarden_domain::audit::Correlation::default(), &note).await.unwrap();
+        }
+    }
+
+    /// V-65, A-37: nothing past the durable head is proven or signed; once a sync moved it,
+    /// the proof is served and the note signs exactly that head.
+    #[tokio::test]
+    async fn only_the_durable_head_is_proven_and_signed() {
+        let store = std::sync::Arc::new(agentwarden::MemoryEventStore::new());
+        let warden = Warden::builder().store(store).build().unwrap();
+        let signer = || LogSigner::from_seed("log.example/a", [7; 32]).unwrap();
+        let tlog = Tlog::new(warden.clone(), Some(signer()));
+        noted(&warden, 5).await;
+        let Answer::Error { code, .. } = tlog.inclusion(2, 5, true).await else { panic!("proven past it") };
+        assert_eq!(code, Code::CheckpointInconsistent);
+        let head = tlog.before_sync().await.unwrap();
+        noted(&warden, 2).await;
+        tlog.synced(head).await;
+        let Answer::Checkpoint { size, note: Some(note), .. } = tlog.checkpoint().await else {
+            panic!("no note")
+        };
+        assert_eq!(size, 5, "the head read before the sync, not the events appended after");
+        let (_, signed) = signer().verifier().open_checkpoint(&note).unwrap();
+        assert_eq!((signed.size, signed.root), (5, warden.tree_root(5).await.unwrap()));
+        assert!(matches!(tlog.inclusion(2, 5, false).await, Answer::InclusionProof { event: None, .. }));
+        assert!(matches!(tlog.inclusion(2, 6, true).await, Answer::Error { .. }));
+        let Answer::ConsistencyProof { root, .. } = tlog.consistency(2, 5).await else { panic!("no proof") };
+        assert_eq!(root, warden.tree_root(5).await.unwrap().to_base64());
+    }
+
     #[test]
     fn only_the_servers_user_and_root_read_an_events_body() {
         for (peer, server, reveals, why) in [
