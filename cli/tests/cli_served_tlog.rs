@@ -341,3 +341,167 @@ fn a_server_with_an_unusable_key_does_not_start_and_one_without_signs_nothing() 
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("signs no checkpoint"));
 }
+
+/// A `warden witness serve` on a port of its own, killed when dropped.
+struct WitnessProcess(Child, String);
+
+impl Drop for WitnessProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A witness of `s`'s log: its verifier key, and the process serving it.
+fn witness(s: &Setup, name: &str) -> (String, WitnessProcess) {
+    use std::io::BufRead;
+    let key = s.path(&format!("{name}.key"));
+    let vkey = ok(warden(
+        s.dir.path(),
+        None,
+        &["witness", "keygen", "--name", &format!("witness.example/{name}"), "--out", key.to_str().unwrap()],
+    ));
+    let mut child = Command::new(BIN)
+        .args(["witness", "serve", "--listen", "127.0.0.1:0", "--key"])
+        .arg(&key)
+        .arg("--state")
+        .arg(s.path(&format!("{name}-state")))
+        .args(["--log", &s.verifier])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.trim().trim_start_matches("witnessing on ").trim_end_matches("/add-checkpoint").to_owned();
+    (vkey.trim_end().to_owned(), WitnessProcess(child, url))
+}
+
+/// A project whose server signs and submits to `witnesses` (URLs and keys).
+fn witnessed_config(s: &Setup, witnesses: &[(&str, &str)]) -> PathBuf {
+    let config = s.path("agentwarden.toml");
+    let list: Vec<String> = witnesses.iter().map(|(url, key)| format!("\"{url} {key}\"")).collect();
+    let text = format!(
+        "[server]\nsocket = \"run/warden.sock\"\nlog_key = \"keys/log.key\"\nwitnesses = [{}]\n",
+        list.join(", ")
+    );
+    std::fs::create_dir_all(s.path("run")).unwrap();
+    std::fs::write(&config, text).unwrap();
+    config
+}
+
+/// Polls `what` for up to 20 s until `done` holds of it; the last value.
+fn eventually(what: impl Fn() -> String, done: impl Fn(&str) -> bool) -> String {
+    let started = Instant::now();
+    loop {
+        let now = what();
+        if done(&now) || started.elapsed() > Duration::from_secs(20) {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// the server submits each note it signs to its witnesses from a task of its own; the
+/// cosignature comes back with the note (`--server-note`), a later note is cosigned from the
+/// earlier size, and the cosigned note meets a quorum in `audit verify` once the server stops.
+#[test]
+fn the_server_submits_its_notes_and_keeps_the_cosignatures() {
+    let s = Setup::new(5);
+    let (vkey, w) = witness(&s, "w1");
+    let config = witnessed_config(&s, &[(&w.1, &vkey)]);
+    let socket = s.path("run/warden.sock");
+    let server = Server::adopt(serve_with_config(&s, &config), &socket);
+    let note = || ok(s.served(&socket, &["audit", "checkpoint", "--server-note"]));
+    let cosigned = |n: &str| n.lines().filter(|l| l.starts_with("— ")).count() == 2;
+    let first = eventually(note, |n| cosigned(n));
+    assert!(cosigned(&first) && first.starts_with(&format!("{ORIGIN}\n5\n")), "{first}");
+    let request = s.path("missing.json");
+    let gate = warden(
+        s.dir.path(),
+        Some(&socket),
+        &["gate", "--request", request.to_str().unwrap(), "--config", config.to_str().unwrap()],
+    );
+    assert_eq!(gate.status.code(), Some(1));
+    let second = eventually(note, |n| n.starts_with(&format!("{ORIGIN}\n6\n")) && cosigned(n));
+    assert!(cosigned(&second) && second.starts_with(&format!("{ORIGIN}\n6\n")), "{second}");
+    let status = ok(s.served(&socket, &["status"]));
+    assert!(status.contains("cosigned 6 events"), "{status}");
+    drop(server);
+    let file = s.write("cosigned", &second);
+    let verified = s.direct(&[
+        "audit",
+        "verify",
+        "--checkpoint",
+        file.to_str().unwrap(),
+        "--verifier",
+        &s.verifier,
+        "--witness",
+        &vkey,
+    ]);
+    assert!(ok(verified).contains("consistent"));
+}
+
+/// a witness that saw another history of this log (a fork) refuses the server's note;
+/// the server keeps answering, keeps no cosignature, and `warden status` says why.
+#[test]
+fn a_witness_shown_a_fork_refuses_and_the_server_says_so() {
+    let s = Setup::new(5);
+    let (vkey, w) = witness(&s, "w1");
+    // Another history of 3 events under the same key, cosigned by the witness first.
+    let other = s.path("other");
+    for i in 0..3 {
+        ok(warden(
+            s.dir.path(),
+            None,
+            &["--store", other.to_str().unwrap(), "audit", "note", &format!("other {i}")],
+        ));
+    }
+    let fork = s.write(
+        "fork",
+        &ok(warden(
+            s.dir.path(),
+            None,
+            &["--store", other.to_str().unwrap(), "audit", "checkpoint", "--key", s.key.to_str().unwrap()],
+        )),
+    );
+    let body = ok(warden(
+        s.dir.path(),
+        None,
+        &[
+            "--store",
+            other.to_str().unwrap(),
+            "audit",
+            "witness-request",
+            "--old",
+            "0",
+            "--checkpoint",
+            fork.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(post_raw(&w.1, &body), "200", "the witness cosigned the other history");
+
+    let config = witnessed_config(&s, &[(&w.1, &vkey)]);
+    let socket = s.path("run/warden.sock");
+    let _server = Server::adopt(serve_with_config(&s, &config), &socket);
+    let status = eventually(|| ok(s.served(&socket, &["status"])), |t| t.contains("last submission failed"));
+    assert!(status.contains("witness_fork") && status.contains("cosigned nothing yet"), "{status}");
+    let note = ok(s.served(&socket, &["audit", "checkpoint", "--server-note"]));
+    assert_eq!(note.lines().filter(|l| l.starts_with("— ")).count(), 1, "no cosignature kept: {note}");
+}
+
+/// `POST URL/add-checkpoint`: the status code.
+fn post_raw(url: &str, body: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(url.trim_start_matches("http://")).unwrap();
+    write!(
+        stream,
+        "POST /add-checkpoint HTTP/1.1\r\nHost: w\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer.get(9..12).unwrap().to_owned()
+}

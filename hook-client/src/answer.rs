@@ -92,6 +92,7 @@ mod tests {
                     uptime_ms: 0,
                     requests_served: 0,
                     export: None,
+                    witnesses: None,
                 },
                 "a status",
             ),

@@ -88,6 +88,18 @@ pub struct SpanExport {
     pub last_error: Option<String>,
 }
 
+/// A witness the server submits its checkpoints to, as `warden status` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WitnessReport {
+    /// Where it answers.
+    pub url: String,
+    /// The size of the last checkpoint it cosigned for this server, when it did.
+    pub cosigned: Option<u64>,
+    /// Why the last submission failed, while the last one failed.
+    pub last_error: Option<String>,
+}
+
 /// An answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -119,6 +131,9 @@ pub enum Answer {
         /// it refuses the status of a server that exports (an unknown field, V-2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         export: Option<SpanExport>,
+        /// The witnesses, when the server submits to any: absent otherwise, as `export`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witnesses: Option<Vec<WitnessReport>>,
     },
     /// A decision command's outcome (V-54): the client renders it as direct mode does.
     Decided {
@@ -190,6 +205,7 @@ mod tests {
             uptime_ms: 3,
             requests_served: 4,
             export,
+            witnesses: None,
         }
     }
 

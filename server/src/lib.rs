@@ -74,6 +74,7 @@ mod socket;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod tlog;
+mod witnesses;
 
 use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
 pub use commands::{Checked, Unanswered, checked, decide};
@@ -128,6 +129,8 @@ struct Server {
     telemetry: Option<telemetry::Telemetry>,
     /// The log's tree, served (V-65) and signed.
     tlog: Arc<tlog::Tlog>,
+    /// What the witnesses answered last.
+    witnesses: witnesses::Reports,
     /// The server's own user: a peer of it may read an event's body (V-66).
     uid: u32,
 }
@@ -191,6 +194,7 @@ where
         .map(agentwarden::tlog::LogSigner::read)
         .transpose()
         .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
+    let witnessed = config.server_witnesses.clone();
     let (warden, location) = open_store(config, &home)?;
     // V-60: with export asked for, every Warden below records through the tap (V-62).
     #[cfg(feature = "otel")]
@@ -205,6 +209,8 @@ where
         tracing::warn!(error = %e, "the records cannot be folded from the log; every decision that needs them fails");
     }
     let tlog = Arc::new(tlog::Tlog::start(warden.clone(), signer).await.map_err(E::from)?);
+    // the witnesses get each new note from a task of their own, never on an answer's path.
+    let witness_reports = witnesses::start(Arc::clone(&tlog), &witnessed);
     let listener = socket::bind(&socket, options.socket_mode)?;
     let mut guarded: Vec<PathBuf> =
         socket.parent().and_then(|d| std::fs::canonicalize(d).ok()).into_iter().collect();
@@ -236,6 +242,7 @@ where
         #[cfg(feature = "otel")]
         telemetry,
         tlog,
+        witnesses: witness_reports,
         uid: rustix::process::geteuid().as_raw(),
     });
     tracing::info!(socket = %socket.display(), store = %server.location.describe(), "serving");
@@ -469,6 +476,12 @@ async fn status(server: &Server) -> Answer {
             uptime_ms: u64::try_from(server.started.elapsed().as_millis()).unwrap_or(u64::MAX),
             requests_served: server.served.load(Ordering::Relaxed),
             export: export_status(server),
+            witnesses: server
+                .witnesses
+                .lock()
+                .ok()
+                .map(|reports| reports.clone())
+                .filter(|reports| !reports.is_empty()),
         },
         Err(e) => Answer::error(e.code(), format!("the store cannot be read: {e}")),
     }

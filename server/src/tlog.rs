@@ -30,6 +30,9 @@ type Refused = (Code, String);
 struct Latest {
     head: Head,
     note: Option<String>,
+    /// The size `note` signs, and the cosignature lines the witnesses gave for it.
+    signed: u64,
+    cosignatures: Vec<String>,
 }
 
 /// The log's tree, served and signed.
@@ -38,6 +41,8 @@ pub(crate) struct Tlog {
     warden: Warden,
     signer: Option<LogSigner>,
     latest: Mutex<Latest>,
+    /// Woken when a new note is signed: the witnesses' submitter waits on it.
+    pub(crate) signed: tokio::sync::Notify,
 }
 
 impl Tlog {
@@ -52,7 +57,8 @@ impl Tlog {
 
     /// The tree served from the empty head until a sync moves it.
     pub(crate) fn new(warden: Warden, signer: Option<LogSigner>) -> Tlog {
-        Tlog { warden, signer, latest: Mutex::new(Latest { head: Head::EMPTY, note: None }) }
+        let latest = Latest { head: Head::EMPTY, note: None, signed: 0, cosignatures: Vec::new() };
+        Tlog { warden, signer, latest: Mutex::new(latest), signed: tokio::sync::Notify::new() }
     }
 
     /// The head a sync about to start makes durable: read before it starts, so that it never
@@ -97,11 +103,44 @@ impl Tlog {
         if let Ok(mut latest) = self.latest.lock()
             && head.seq >= latest.head.seq
         {
-            latest.head = head;
-            if note.is_some() {
+            let signed = note.is_some();
+            if signed {
+                latest.signed = head.seq;
                 latest.note = note;
+                latest.cosignatures.clear();
+            }
+            latest.head = head;
+            if signed {
+                self.signed.notify_one();
             }
         }
+    }
+
+    /// The note signed last and the size it signs (A-40: what the witnesses are shown).
+    pub(crate) fn signed_note(&self) -> Option<(u64, String)> {
+        let latest = self.latest.lock().ok()?;
+        latest.note.clone().map(|note| (latest.signed, note))
+    }
+
+    /// A witness's cosignature line of the note of `size`, kept with it while it is the latest
+    /// the caller checked it.
+    pub(crate) fn cosigned(&self, size: u64, line: String) {
+        if let Ok(mut latest) = self.latest.lock()
+            && latest.signed == size
+            && latest.note.is_some()
+            && !latest.cosignatures.contains(&line)
+        {
+            latest.cosignatures.push(line);
+        }
+    }
+
+    /// The consistency proof from `old` events to `size` (A-40: a witness's request).
+    pub(crate) async fn consistency_proof(
+        &self,
+        old: u64,
+        size: u64,
+    ) -> Result<Vec<agentwarden_domain::audit::merkle::MerkleHash>, TlogError> {
+        self.warden.consistency_proof(old, size).await
     }
 
     fn latest(&self) -> Result<Latest, Refused> {
@@ -122,7 +161,7 @@ impl Tlog {
                 size: latest.head.seq,
                 root: root.to_base64(),
                 head_hash: latest.head.hash.to_string(),
-                note: latest.note,
+                note: latest.note.map(|note| note + &latest.cosignatures.concat()),
             },
             Err(e) => Answer::error(e.code(), format!("the tree cannot be read: {e}")),
         }
