@@ -35,6 +35,8 @@
 //! [server]
 //! socket = "/run/agentwarden/warden.sock"  # `warden hook` asks the resident service (V-5)
 //! uid = 998                                 # and only a server running as this user (V-12)
+//! log_key = "/etc/agentwarden/log.key"      # the server signs its checkpoints (A-37)
+//! witnesses = ["http://w.example:7380 witness.example/w1+1234abcd+AQ…"]  # and submits them (A-40)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -289,6 +291,13 @@ pub struct Config {
     /// `[server] uid`: the user the server must run as; the client checks the peer of its
     /// connection (`SO_PEERCRED`) and refuses any other (V-12).
     pub server_uid: Option<u32>,
+    /// `[server] log_key` (relative to the file): the key the server signs its checkpoints
+    /// with (A-30, A-37); never named by a variable.
+    pub server_log_key: Option<PathBuf>,
+    /// `[server] witnesses`: each `URL VKEY`, a `tlog-witness` the server submits its signed
+    /// checkpoints to (A-40): the URL (`http://HOST:PORT`, the witness's prefix) and its verifier
+    /// key.
+    pub server_witnesses: Vec<(String, String)>,
     /// `[approvals] allowed_signers` (relative to the file): when set, seals and approvals
     /// count only when signed by a key it lists (K-1).
     pub allowed_signers: Option<PathBuf>,
@@ -308,6 +317,8 @@ impl Default for Config {
             fan_out: None,
             server: None,
             server_uid: None,
+            server_log_key: None,
+            server_witnesses: Vec::new(),
             allowed_signers: None,
         }
     }
@@ -343,6 +354,9 @@ struct File {
 struct ServerSection {
     socket: PathBuf,
     uid: Option<u32>,
+    log_key: Option<PathBuf>,
+    #[serde(default)]
+    witnesses: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -494,6 +508,25 @@ impl Config {
             None => None,
         };
         let server_uid = file.server.as_ref().and_then(|s| s.uid);
+        let server_witnesses = file
+            .server
+            .as_ref()
+            .map_or(&[][..], |s| s.witnesses.as_slice())
+            .iter()
+            .map(|w| match w.split_once(' ') {
+                Some((url, key)) if url.starts_with("http://") && !key.trim().is_empty() => {
+                    Ok((url.trim_end_matches('/').to_owned(), key.trim().to_owned()))
+                }
+                _ => Err(error(None, format!("server.witnesses: `{w}` is not `http://HOST:PORT VKEY`"))),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let server_log_key = match file.server.as_ref().and_then(|s| s.log_key.as_ref()) {
+            Some(key) if key.as_os_str().is_empty() => {
+                return Err(error(None, "server.log_key is empty".into()));
+            }
+            Some(key) => Some(base.join(key)),
+            None => None,
+        };
         let server = match file.server.map(|s| s.socket) {
             Some(socket) if socket.as_os_str().is_empty() => {
                 return Err(error(None, "server.socket is empty".into()));
@@ -513,6 +546,8 @@ impl Config {
             fan_out,
             server,
             server_uid,
+            server_log_key,
+            server_witnesses,
             allowed_signers: file.approvals.map(|a| base.join(a.allowed_signers)),
         })
     }
@@ -757,6 +792,22 @@ mod tests {
         assert_eq!(Config::parse(Path::new("w.toml"), "").unwrap().server, None);
         let pinned = Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nuid = 998\n").unwrap();
         assert_eq!(pinned.server_uid, Some(998));
+        assert_eq!(pinned.server_log_key, None);
+        let keyed =
+            Config::parse(Path::new("p/w.toml"), "[server]\nsocket = \"s\"\nlog_key = \"k/log.key\"\n")
+                .unwrap();
+        assert_eq!(keyed.server_log_key, Some(PathBuf::from("p/k/log.key")));
+        assert!(Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nlog_key = \"\"\n").is_err());
+        let witnessed = Config::parse(
+            Path::new("w.toml"),
+            "[server]\nsocket = \"s\"\nwitnesses = [\"http://w:1/ k+1+a\"]\n",
+        )
+        .unwrap();
+        assert_eq!(witnessed.server_witnesses, vec![("http://w:1".to_owned(), "k+1+a".to_owned())]);
+        for bad in ["https://w k", "http://w", "w k"] {
+            let text = format!("[server]\nsocket = \"s\"\nwitnesses = [\"{bad}\"]\n");
+            assert!(Config::parse(Path::new("w.toml"), &text).is_err(), "{bad}");
+        }
         assert!(Config::parse(Path::new("w.toml"), "[server]\nsocket = \"s\"\nuid = -1\n").is_err());
     }
 

@@ -93,7 +93,8 @@ pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failur
         };
     let answer = exchange(&socket, uid, &Request::Status {}, Duration::from_millis(args.timeout_ms))
         .map_err(|e| Failure::client(EXIT_NO, e))?;
-    let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served, export } = answer
+    let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served, export, witnesses } =
+        answer
     else {
         return Err(Failure::new(
             EXIT_NO,
@@ -106,6 +107,7 @@ pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failur
             "answering": true, "socket": socket, "pid": pid, "store": store,
             "head": {"seq": head_seq, "hash": head_hash}, "uptime_ms": uptime_ms,
             "requests_served": requests_served, "export": export,
+            "witnesses": witnesses,
         });
         writeln!(out, "{object}")?;
     } else {
@@ -124,6 +126,13 @@ pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failur
                     e.endpoint, e.exported, e.dropped, e.queued
                 )?;
             }
+        }
+        // A witness that failed is shown, never hidden.
+        for w in witnesses.unwrap_or_default() {
+            let cosigned = w.cosigned.map_or_else(|| "nothing yet".to_owned(), |n| format!("{n} events"));
+            let failing =
+                w.last_error.map(|why| format!("; last submission failed: {why}")).unwrap_or_default();
+            writeln!(out, "witness {}: cosigned {cosigned}{failing}", w.url)?;
         }
     }
     Ok(EXIT_OK)

@@ -28,7 +28,8 @@
 //! the verb, start the server again. With the server down they run directly as always.
 //!
 //! V-20: `warden audit` is not served, reads included: in the isolated deployment the socket is
-//! the agent's to reach, and the log is what the store's permissions keep from it.
+//! the agent's to reach, and the log is what the store's permissions keep from it. V-65 narrows
+//! it: `audit checkpoint` and `audit prove` ask the server (`audit::served`).
 
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};

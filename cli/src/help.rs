@@ -90,6 +90,10 @@ const EXAMPLES: &[(&str, &str)] = &[
         "witness add-checkpoint",
         "warden witness add-checkpoint --key w.key --log \"$(cat log.vkey)\" --state /var/lib/warden-witness < request",
     ),
+    (
+        "witness serve",
+        "warden witness serve --listen 127.0.0.1:7380 --key w.key --state /var/lib/warden-witness --log \"$(cat log.vkey)\"",
+    ),
     ("audit note", "warden audit note \"maintenance begins\" --actor alice"),
     (
         "hook",

@@ -369,7 +369,13 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
         Command::Audit(command) => {
             // Only a command that writes may create the store.
             let create = command.writes();
-            audit::run(command, || stores.open_plain(create), out).await
+            // A checkpoint and a proof ask the server holding the store, when one is
+            // configured and no --store names another (V-65).
+            let served = match command.served() {
+                true => audit::served::Served::configured(cli.store.is_some())?,
+                false => None,
+            };
+            audit::run(command, served.as_ref(), || stores.open_plain(create), out).await
         }
         Command::Hook(_) => {
             let begun = begun

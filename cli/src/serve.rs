@@ -43,6 +43,10 @@ pub(super) struct ServeArgs {
     /// How long SIGTERM waits for the requests in flight.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     drain_timeout_ms: u64,
+    /// Sign a checkpoint of the log after each group commit with this key (`warden audit
+    /// keygen`) [default: `[server] log_key` in the configuration; none: sign nothing].
+    #[arg(long, value_name = "FILE")]
+    log_key: Option<PathBuf>,
 }
 
 /// `--socket-mode`: octal permission bits, at most 777.
@@ -68,6 +72,7 @@ pub(super) async fn serve(
         max_connections_per_peer: usize::try_from(args.max_connections_per_peer).unwrap_or(8),
         socket_mode: args.socket_mode,
         drain_timeout: Duration::from_millis(args.drain_timeout_ms),
+        log_key: args.log_key,
     };
     let open = |config: Config, home: &Path| -> Result<(Warden, StoreLocation), Failure> {
         let mut stores = match stores.location(Some(&config))? {

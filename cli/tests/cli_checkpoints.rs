@@ -497,3 +497,227 @@ fn the_witness_cosigns_growth_and_refuses_rollback_and_fork() {
     }
     refused(&add(&request(&log.store, 11, &third)), 2, "checkpoint_invalid");
 }
+
+/// `verify --witness VKEY… --quorum K` holds the checkpoint to K distinct given witness
+/// keys' cosignatures: met with two of three, unmet with one, and a cosignature by a key not
+/// given does not count, however many there are.
+#[test]
+fn a_quorum_of_given_witnesses_must_cosign() {
+    let log = log();
+    notes(&log.store, 0, 3);
+    let checkpoint = log.checkpoint("3.txt");
+    let request = ok(warden(
+        &log.store,
+        &["audit", "witness-request", "--old", "0", "--checkpoint", checkpoint.to_str().unwrap()],
+    ));
+    let mut witnesses = Vec::new();
+    for name in ["w1", "w2", "w3", "stranger"] {
+        let key = log.path(&format!("{name}.key"));
+        let vkey = ok(warden(
+            &log.store,
+            &[
+                "witness",
+                "keygen",
+                "--name",
+                &format!("witness.example/{name}"),
+                "--out",
+                key.to_str().unwrap(),
+            ],
+        ));
+        let state = log.path(&format!("{name}-state"));
+        let line = ok(warden_in(
+            &log.store,
+            &[
+                "witness",
+                "add-checkpoint",
+                "--key",
+                key.to_str().unwrap(),
+                "--log",
+                &log.verifier,
+                "--state",
+                state.to_str().unwrap(),
+            ],
+            Some(&request),
+        ));
+        witnesses.push((vkey.trim_end().to_owned(), line));
+    }
+    let note = std::fs::read_to_string(&checkpoint).unwrap();
+    let cosigned = |by: &[usize], name: &str| {
+        let lines: String = by.iter().map(|&i| witnesses[i].1.clone()).collect();
+        let path = log.path(name);
+        std::fs::write(&path, format!("{note}{lines}")).unwrap();
+        path
+    };
+    let verify = |file: &Path, quorum: &str| {
+        let mut args = vec![
+            "audit".to_owned(),
+            "verify".to_owned(),
+            "--checkpoint".to_owned(),
+            file.to_str().unwrap().to_owned(),
+            "--verifier".to_owned(),
+            log.verifier.clone(),
+            "--quorum".to_owned(),
+            quorum.to_owned(),
+        ];
+        for (vkey, _) in witnesses.iter().take(3) {
+            args.extend(["--witness".to_owned(), vkey.clone()]);
+        }
+        warden(&log.store, &args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let two = cosigned(&[0, 1], "two.txt");
+    assert!(ok(verify(&two, "2")).contains("consistent"));
+    refused(&verify(&two, "3"), 1, "witness_quorum_unmet");
+    let one = cosigned(&[0], "one.txt");
+    refused(&verify(&one, "2"), 1, "witness_quorum_unmet");
+    // The stranger's cosignature is valid, but its key was not given: it does not count.
+    let stranger = cosigned(&[0, 3], "stranger.txt");
+    refused(&verify(&stranger, "2"), 1, "witness_quorum_unmet");
+    refused(&verify(&two, "4"), 2, "checkpoint_invalid");
+}
+
+/// A `warden witness serve` child, killed when dropped, and where it listens.
+struct WitnessServer {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Drop for WitnessServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn witness_serve(log: &Log, key: &Path, state: &Path) -> WitnessServer {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .args(["witness", "serve", "--listen", "127.0.0.1:0", "--key"])
+        .arg(key)
+        .arg("--state")
+        .arg(state)
+        .args(["--log", &log.verifier])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.trim().trim_start_matches("witnessing on http://").trim_end_matches("/add-checkpoint");
+    WitnessServer { addr: addr.to_owned(), child }
+}
+
+/// POSTs `body` to the witness: (status, content type, body).
+fn post(witness: &WitnessServer, body: &str) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(&witness.addr).unwrap();
+    write!(
+        stream,
+        "POST /add-checkpoint HTTP/1.1\r\nHost: w\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    let status = head.get(9..12).unwrap().parse().unwrap();
+    let kind = head.lines().find_map(|l| l.strip_prefix("Content-Type: ")).unwrap_or_default().to_owned();
+    (status, kind, body.to_owned())
+}
+
+/// The witness over HTTP answers as C2SP `tlog-witness` says: 200 and the cosignature
+/// line for growth (which then meets a quorum of one), 409 with its size as
+/// `text/x.tlog.size` for a rollback or a stale old size, 422 for a fork shown to it, 403 for a
+/// checkpoint signed by another key, 404 for a log it does not witness.
+#[test]
+fn the_witness_over_http_cosigns_growth_and_refuses_as_the_spec_says() {
+    let log = log();
+    let key = log.path("w.key");
+    let vkey = ok(warden(
+        &log.store,
+        &["witness", "keygen", "--name", "witness.example/http", "--out", key.to_str().unwrap()],
+    ));
+    let witness = witness_serve(&log, &key, &log.path("http-state"));
+    let request = |store: &Path, old: u64, checkpoint: &Path| {
+        ok(warden(
+            store,
+            &[
+                "audit",
+                "witness-request",
+                "--old",
+                &old.to_string(),
+                "--checkpoint",
+                checkpoint.to_str().unwrap(),
+            ],
+        ))
+    };
+    notes(&log.store, 0, 4);
+    let four = log.checkpoint("4.txt");
+    let (status, kind, line) = post(&witness, &request(&log.store, 0, &four));
+    assert_eq!((status, kind.as_str()), (200, "text/x.tlog.cosignature"), "{line}");
+    let cosigned = log.path("4-cosigned.txt");
+    std::fs::write(&cosigned, format!("{}{line}", std::fs::read_to_string(&four).unwrap())).unwrap();
+    let verified = ok(warden(
+        &log.store,
+        &[
+            "audit",
+            "verify",
+            "--checkpoint",
+            cosigned.to_str().unwrap(),
+            "--verifier",
+            &log.verifier,
+            "--witness",
+            vkey.trim_end(),
+        ],
+    ));
+    assert!(verified.contains("consistent"), "{verified}");
+
+    notes(&log.store, 4, 9);
+    let nine = log.checkpoint("9.txt");
+    assert_eq!(post(&witness, &request(&log.store, 4, &nine)).0, 200);
+    // A rollback, and a stale old size: the witness's size, as the spec's 409.
+    assert_eq!(
+        post(&witness, &request(&log.store, 0, &four)),
+        (409, "text/x.tlog.size".into(), "9\n".into())
+    );
+    notes(&log.store, 9, 11);
+    let eleven = log.checkpoint("11.txt");
+    assert_eq!(post(&witness, &request(&log.store, 4, &eleven)).0, 409);
+
+    // A fork: another history of 12 events under the same key, proven from the witness's 9.
+    let forked = log.path("forked");
+    for i in 0..12 {
+        ok(warden(&forked, &["audit", "note", &format!("other {i}")]));
+    }
+    let fork = log.path("fork.txt");
+    std::fs::write(&fork, ok(warden(&forked, &["audit", "checkpoint", "--key", log.key.to_str().unwrap()])))
+        .unwrap();
+    let (status, _, why) = post(&witness, &request(&forked, 9, &fork));
+    assert_eq!(status, 422, "{why}");
+    assert!(why.starts_with("witness_fork"), "{why}");
+
+    // Another key under the log's name: 403; another log: 404.
+    let other_key = log.path("other.key");
+    ok(warden(&forked, &["audit", "keygen", "--origin", ORIGIN, "--out", other_key.to_str().unwrap()]));
+    let foreign = log.path("foreign.txt");
+    std::fs::write(
+        &foreign,
+        ok(warden(&forked, &["audit", "checkpoint", "--key", other_key.to_str().unwrap()])),
+    )
+    .unwrap();
+    assert_eq!(post(&witness, &request(&forked, 9, &foreign)).0, 403);
+    let stranger_key = log.path("stranger.key");
+    ok(warden(
+        &forked,
+        &["audit", "keygen", "--origin", "elsewhere.example/log", "--out", stranger_key.to_str().unwrap()],
+    ));
+    let stranger = log.path("stranger.txt");
+    std::fs::write(
+        &stranger,
+        ok(warden(&forked, &["audit", "checkpoint", "--key", stranger_key.to_str().unwrap()])),
+    )
+    .unwrap();
+    assert_eq!(post(&witness, &request(&forked, 0, &stranger)).0, 404);
+    // And the real log still grows under it.
+    assert_eq!(post(&witness, &request(&log.store, 9, &eleven)).0, 200);
+}

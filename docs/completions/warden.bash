@@ -370,6 +370,9 @@ _warden() {
             warden__subcmd__help__subcmd__witness,keygen)
                 cmd="warden__subcmd__help__subcmd__witness__subcmd__keygen"
                 ;;
+            warden__subcmd__help__subcmd__witness,serve)
+                cmd="warden__subcmd__help__subcmd__witness__subcmd__serve"
+                ;;
             warden__subcmd__init,claude-code)
                 cmd="warden__subcmd__init__subcmd__claude__subcmd__code"
                 ;;
@@ -421,6 +424,9 @@ _warden() {
             warden__subcmd__witness,keygen)
                 cmd="warden__subcmd__witness__subcmd__keygen"
                 ;;
+            warden__subcmd__witness,serve)
+                cmd="warden__subcmd__witness__subcmd__serve"
+                ;;
             warden__subcmd__witness__subcmd__help,add-checkpoint)
                 cmd="warden__subcmd__witness__subcmd__help__subcmd__add__subcmd__checkpoint"
                 ;;
@@ -429,6 +435,9 @@ _warden() {
                 ;;
             warden__subcmd__witness__subcmd__help,keygen)
                 cmd="warden__subcmd__witness__subcmd__help__subcmd__keygen"
+                ;;
+            warden__subcmd__witness__subcmd__help,serve)
+                cmd="warden__subcmd__witness__subcmd__help__subcmd__serve"
                 ;;
             *)
                 ;;
@@ -561,7 +570,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__checkpoint)
-            opts="-h --key --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --key --json --server-note --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1211,7 +1220,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__verify)
-            opts="-h --checkpoint --verifier --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --checkpoint --verifier --witness --quorum --json --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1222,6 +1231,14 @@ _warden() {
                     return 0
                     ;;
                 --verifier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --witness)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quorum)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2505,7 +2522,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__witness)
-            opts="keygen add-checkpoint"
+            opts="keygen add-checkpoint serve"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2533,6 +2550,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__witness__subcmd__keygen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__witness__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3077,7 +3108,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__serve)
-            opts="-h --socket --config --request-timeout-ms --read-timeout-ms --max-connections --max-connections-per-peer --socket-mode --drain-timeout-ms --store --fsync --lock-timeout-ms --help"
+            opts="-h --socket --config --request-timeout-ms --read-timeout-ms --max-connections --max-connections-per-peer --socket-mode --drain-timeout-ms --log-key --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3112,6 +3143,10 @@ _warden() {
                     return 0
                     ;;
                 --drain-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3165,7 +3200,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__witness)
-            opts="-h --store --fsync --lock-timeout-ms --help keygen add-checkpoint help"
+            opts="-h --store --fsync --lock-timeout-ms --help keygen add-checkpoint serve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3225,7 +3260,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__witness__subcmd__help)
-            opts="keygen add-checkpoint help"
+            opts="keygen add-checkpoint serve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3280,6 +3315,20 @@ _warden() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        warden__subcmd__witness__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         warden__subcmd__witness__subcmd__keygen)
             opts="-h --name --out --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -3292,6 +3341,44 @@ _warden() {
                     return 0
                     ;;
                 --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__witness__subcmd__serve)
+            opts="-h --listen --key --state --log --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

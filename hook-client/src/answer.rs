@@ -29,7 +29,11 @@ pub fn checked(answer: Answer) -> Result<HookAnswer, ClientError> {
             }
         }
         Answer::Error { code, reason } => Err(ClientError::new(code, reason)),
-        Answer::Status { .. } | Answer::Decided { .. } => invalid("another kind of answer to a hook request"),
+        Answer::Status { .. }
+        | Answer::Decided { .. }
+        | Answer::Checkpoint { .. }
+        | Answer::InclusionProof { .. }
+        | Answer::ConsistencyProof { .. } => invalid("another kind of answer to a hook request"),
     }
 }
 
@@ -88,6 +92,7 @@ mod tests {
                     uptime_ms: 0,
                     requests_served: 0,
                     export: None,
+                    witnesses: None,
                 },
                 "a status",
             ),

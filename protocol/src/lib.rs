@@ -26,7 +26,7 @@ mod question;
 
 pub use client::{ClientError, exchange, peer_uid};
 pub use frame::{FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking};
-pub use message::{Answer, HookDecision, Request, SpanExport};
+pub use message::{Answer, HookDecision, Request, SpanExport, WitnessReport};
 pub use question::{AbsolutePath, ListedApproval, Outcome, Question};
 
 use agentwarden_domain::code::Code;

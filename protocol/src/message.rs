@@ -38,6 +38,24 @@ pub enum Request {
         /// The client's remaining deadline in milliseconds.
         deadline_ms: Option<u64>,
     },
+    /// The log's latest durable checkpoint (V-65): its size, root and chain head, and the note
+    /// the server signed last when it signs (A-37).
+    Checkpoint {},
+    /// The inclusion proof of event `seq` in the tree of the log's first `size` events (V-65).
+    InclusionProof {
+        /// The event's sequence number.
+        seq: u64,
+        /// The size of the tree: the client's checkpoint's.
+        size: u64,
+    },
+    /// The consistency proof from the tree of the first `old` events to that of the first
+    /// `size` (V-65).
+    ConsistencyProof {
+        /// The older tree's size.
+        old: u64,
+        /// The newer tree's size.
+        size: u64,
+    },
 }
 
 /// What a hook decided (V-52): the harness's client renders it.
@@ -67,6 +85,18 @@ pub struct SpanExport {
     /// Spans waiting to be sent.
     pub queued: u64,
     /// Why the last export failed, while the last one failed.
+    pub last_error: Option<String>,
+}
+
+/// A witness the server submits its checkpoints to (A-40), as `warden status` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WitnessReport {
+    /// Where it answers.
+    pub url: String,
+    /// The size of the last checkpoint it cosigned for this server, when it did.
+    pub cosigned: Option<u64>,
+    /// Why the last submission failed, while the last one failed.
     pub last_error: Option<String>,
 }
 
@@ -101,11 +131,50 @@ pub enum Answer {
         /// it refuses the status of a server that exports (an unknown field, V-2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         export: Option<SpanExport>,
+        /// The witnesses, when the server submits to any (A-40): absent otherwise, as `export`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witnesses: Option<Vec<WitnessReport>>,
     },
     /// A decision command's outcome (V-54): the client renders it as direct mode does.
     Decided {
         /// What was found.
         outcome: Box<Outcome>,
+    },
+    /// The log's latest durable checkpoint (V-65).
+    Checkpoint {
+        /// How many events are durable: the tree's size.
+        size: u64,
+        /// The Merkle root of those events, standard base64 (as a checkpoint's third line).
+        root: String,
+        /// The hash of the chain's head at `size` (the `head_hash` of `audit checkpoint --json`).
+        head_hash: String,
+        /// The note the server signed last (A-37), when its configuration names a log key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// An inclusion proof (V-65).
+    InclusionProof {
+        /// The event's sequence number.
+        seq: u64,
+        /// The tree's size.
+        size: u64,
+        /// The audit path, nearest the leaf first, each standard base64.
+        hashes: Vec<String>,
+        /// The event's stored body (the leaf), only to a peer that may read the store's files
+        /// (V-66); `null` to any other.
+        event: Option<String>,
+    },
+    /// A consistency proof (V-65).
+    ConsistencyProof {
+        /// The older tree's size.
+        old: u64,
+        /// The newer tree's size.
+        size: u64,
+        /// The Merkle root of the newer tree, standard base64: the client holds its checkpoint
+        /// to it.
+        root: String,
+        /// The proof, each hash standard base64.
+        hashes: Vec<String>,
     },
     /// The request was refused or could not be answered.
     Error {
@@ -136,7 +205,36 @@ mod tests {
             uptime_ms: 3,
             requests_served: 4,
             export,
+            witnesses: None,
         }
+    }
+
+    /// The tree's requests and answers read back as themselves; a server that signs
+    /// nothing sends no `note`; a field more is refused (V-2, V-65).
+    #[test]
+    fn the_trees_requests_and_answers_read_back_and_nothing_more() {
+        let round = |frame: Vec<u8>| String::from_utf8(frame.get(4..).unwrap().to_vec()).unwrap();
+        for request in [
+            Request::Checkpoint {},
+            Request::InclusionProof { seq: 42, size: 70 },
+            Request::ConsistencyProof { old: 3, size: 70 },
+        ] {
+            let text = round(crate::encode(&request).unwrap());
+            assert_eq!(crate::decode::<Request>(text.as_bytes()).unwrap(), request);
+            let more = text.replacen('{', r#"{"body":true,"#, 1);
+            assert_eq!(
+                crate::decode::<Request>(more.as_bytes()).unwrap_err().code,
+                Code::FrameInvalid,
+                "{more}"
+            );
+        }
+        let unsigned = Answer::Checkpoint { size: 1, root: "r".into(), head_hash: "h".into(), note: None };
+        let text = round(crate::encode(&unsigned).unwrap());
+        assert!(!text.contains("note"), "{text}");
+        assert_eq!(crate::decode::<Answer>(text.as_bytes()).unwrap(), unsigned);
+        let withheld = Answer::InclusionProof { seq: 1, size: 1, hashes: Vec::new(), event: None };
+        let text = round(crate::encode(&withheld).unwrap());
+        assert_eq!(crate::decode::<Answer>(text.as_bytes()).unwrap(), withheld);
     }
 
     /// A server that does not export sends the status of before (a client that predates

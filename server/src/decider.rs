@@ -52,6 +52,8 @@ pub(crate) struct Decider {
     /// The harnesses whose hook events the server decides: each decodes its own (the server
     /// names no harness, X-64; C-7).
     pub(crate) harnesses: crate::Harnesses,
+    /// The log's tree: its durable head moves with each group's sync (V-65, A-37).
+    pub(crate) tlog: Arc<crate::tlog::Tlog>,
 }
 
 /// Starts the decider (V-7): one thread that takes the hook requests in the order they came,
@@ -168,7 +170,8 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
             continue;
         }
         let warden = decider.warden.clone();
-        before = Some(tokio::spawn(complete(before.take(), stored, warden, answers, broken.clone())));
+        let group = Group { stored, answers, tlog: Arc::clone(&decider.tlog) };
+        before = Some(tokio::spawn(complete(before.take(), warden, group, broken.clone())));
         // The group's task starts its sync before the next group is decided.
         tokio::task::yield_now().await;
         if stored && saved.elapsed() >= SAVE_RECORDS_EVERY {
@@ -210,16 +213,24 @@ impl Broken {
     }
 }
 
+/// One group's answers, as its task completes them.
+struct Group {
+    /// Whether it appended anything (then it needs a sync).
+    stored: bool,
+    answers: Vec<Decided>,
+    tlog: Arc<crate::tlog::Tlog>,
+}
+
 /// Completes one group (V-26, V-45): after the group before it has completed, makes the
 /// group's events durable with one sync (when it stored any) and only then sends its answers.
 /// A failed sync — this group's or an earlier one's — fails every answer of the group (V-28).
 async fn complete(
     before: Option<tokio::task::JoinHandle<()>>,
-    stored: bool,
     warden: Deferring,
-    answers: Vec<Decided>,
+    group: Group,
     broken: Broken,
 ) {
+    let Group { stored, answers, tlog } = group;
     let started = Instant::now();
     if let Some(before) = before
         && let Err(e) = before.await
@@ -233,8 +244,15 @@ async fn complete(
     // none; should one be there all the same, it fails).
     let mut synced = None;
     if stored && broken.why().is_none() {
+        let head = tlog.before_sync().await;
         match warden.sync().await {
-            Ok(done) => synced = Some(done),
+            Ok(done) => {
+                synced = Some(done);
+                // The checkpoint moves (and is signed) after the sync, before the answers.
+                if let Some(head) = head {
+                    tlog.synced(head).await;
+                }
+            }
             Err(e) => {
                 tracing::error!(error = %e, "the group's events could not be made durable");
                 broken.set(format!(
@@ -395,6 +413,7 @@ mod tests {
             configs: agentwarden::ConfigCache::default(),
             host,
             harnesses: crate::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode)),
+            tlog: Arc::new(crate::tlog::Tlog::new(warden.clone(), None)),
         }
     }
 

@@ -73,6 +73,8 @@ mod harnesses;
 mod socket;
 #[cfg(feature = "otel")]
 mod telemetry;
+mod tlog;
+mod witnesses;
 
 use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
 pub use commands::{Checked, Unanswered, checked, decide};
@@ -101,6 +103,9 @@ pub struct ServeOptions {
     pub socket_mode: u32,
     /// How long SIGTERM waits for the requests in flight.
     pub drain_timeout: Duration,
+    /// The key the server signs its checkpoints with; `None`: `[server] log_key`, else
+    /// none.
+    pub log_key: Option<PathBuf>,
 }
 
 /// What every connection shares.
@@ -122,6 +127,12 @@ struct Server {
     /// The OpenTelemetry export, when the environment asks for it (V-60).
     #[cfg(feature = "otel")]
     telemetry: Option<telemetry::Telemetry>,
+    /// The log's tree, served (V-65) and signed.
+    tlog: Arc<tlog::Tlog>,
+    /// What the witnesses answered last.
+    witnesses: witnesses::Reports,
+    /// The server's own user: a peer of it may read an event's body (V-66).
+    uid: u32,
 }
 
 /// The canonical path of the configuration `path` names (or the project's, found from the
@@ -174,6 +185,16 @@ where
     let home = std::env::current_dir().map_err(|e| E::from(format!("no working directory: {e}")))?;
     let socket = home.join(socket);
     let _lock = socket::lock(&socket)?;
+    // The key the configuration names, read (and refused) before the store opens;
+    // a key that cannot be used refuses the start, never a server that silently signs nothing.
+    let signer = options
+        .log_key
+        .as_deref()
+        .or(config.server_log_key.as_deref())
+        .map(agentwarden::tlog::LogSigner::read)
+        .transpose()
+        .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
+    let witnessed = config.server_witnesses.clone();
     let (warden, location) = open_store(config, &home)?;
     // With export asked for, every Warden below records through the tap (V-62, V-60).
     #[cfg(feature = "otel")]
@@ -187,6 +208,9 @@ where
     if let Err(e) = warden.records().await {
         tracing::warn!(error = %e, "the records cannot be folded from the log; every decision that needs them fails");
     }
+    let tlog = Arc::new(tlog::Tlog::start(warden.clone(), signer).await.map_err(E::from)?);
+    // The witnesses get each new note from a task of their own, never on an answer's path.
+    let witness_reports = witnesses::start(Arc::clone(&tlog), &witnessed);
     let listener = socket::bind(&socket, options.socket_mode)?;
     let mut guarded: Vec<PathBuf> =
         socket.parent().and_then(|d| std::fs::canonicalize(d).ok()).into_iter().collect();
@@ -202,6 +226,7 @@ where
         configs: agentwarden::ConfigCache::default(),
         host,
         harnesses: harnesses.into(),
+        tlog: Arc::clone(&tlog),
     })?;
     let (stopping, stop) = watch::channel(false);
     let server = Arc::new(Server {
@@ -216,6 +241,9 @@ where
         read_timeout: options.read_timeout,
         #[cfg(feature = "otel")]
         telemetry,
+        tlog,
+        witnesses: witness_reports,
+        uid: rustix::process::geteuid().as_raw(),
     });
     tracing::info!(socket = %socket.display(), store = %server.location.describe(), "serving");
     writeln!(out, "serving on {}", socket.display())?;
@@ -340,10 +368,13 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
                             Request::Hook { .. } => "hook",
                             Request::Decide { .. } => "decide",
                             Request::Status {} => "status",
+                            Request::Checkpoint {} => "checkpoint",
+                            Request::InclusionProof { .. } => "inclusion_proof",
+                            Request::ConsistencyProof { .. } => "consistency_proof",
                         };
                         tracing::info!(peer_uid = ?uid, peer_pid = ?pid, kind, "request");
                         let answered = match peer_actor(uid, pid) {
-                            Ok(peer) => answer(server, request, peer).await,
+                            Ok(peer) => answer(server, request, peer, uid).await,
                             Err(why) => Answer::error(Code::RequestInvalid, why),
                         };
                         (answered, false)
@@ -371,9 +402,16 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
     }
 }
 
-async fn answer(server: &Server, request: Request, peer: Actor) -> Answer {
+async fn answer(server: &Server, request: Request, peer: Actor, uid: Option<u32>) -> Answer {
     match request {
         Request::Status {} => status(server).await,
+        // Read from the kept tree on the connection's task, never queued behind
+        // the decisions; any admitted peer may ask (V-65, V-66).
+        Request::Checkpoint {} => server.tlog.checkpoint().await,
+        Request::InclusionProof { seq, size } => {
+            server.tlog.inclusion(seq, size, tlog::reveals_events(uid, server.uid)).await
+        }
+        Request::ConsistencyProof { old, size } => server.tlog.consistency(old, size).await,
         Request::Decide { config, question, deadline_ms } => {
             let limit =
                 deadline_ms.map_or(server.timeout, |ms| server.timeout.min(Duration::from_millis(ms)));
@@ -438,6 +476,12 @@ async fn status(server: &Server) -> Answer {
             uptime_ms: u64::try_from(server.started.elapsed().as_millis()).unwrap_or(u64::MAX),
             requests_served: server.served.load(Ordering::Relaxed),
             export: export_status(server),
+            witnesses: server
+                .witnesses
+                .lock()
+                .ok()
+                .map(|reports| reports.clone())
+                .filter(|reports| !reports.is_empty()),
         },
         Err(e) => Answer::error(e.code(), format!("the store cannot be read: {e}")),
     }

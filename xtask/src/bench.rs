@@ -362,7 +362,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         if args.get(1).map(String::as_str) == Some("export") {
             return crate::bench_export::run(&bin.join("warden"), &bin);
         }
+        // `cargo xtask bench server tlog`: only the log tree's rows (issue 37).
+        if args.get(1).map(String::as_str) == Some("tlog") {
+            return crate::bench_tlog::run(&bin.join("warden"), &bin);
+        }
         crate::bench_server::run(&bin.join("warden"), &bin)?;
+        // Issue 37: a server that signs beside one that does not, and proofs at 1M events.
+        crate::bench_tlog::run(&bin.join("warden"), &bin)?;
         // Issue 39: the OpenTelemetry export on and off, in the same run.
         return crate::bench_export::run(&bin.join("warden"), &bin);
     }

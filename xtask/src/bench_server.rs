@@ -51,13 +51,13 @@ pub(crate) const KILL_SWITCH: (&str, &str) = ("AGENTWARDEN_ENABLE_SUBAGENTS", "t
 pub(crate) struct Server {
     child: Child,
     pub(crate) socket: PathBuf,
-    store: PathBuf,
+    pub(crate) store: PathBuf,
 }
 
 impl Server {
     /// A sealed and approved store of `events` events (0: empty) in `target/bench-serve-NAME`,
     /// and a server on it.
-    fn start(warden: &Path, bin: &Path, name: &str, events: u64) -> Result<Server, String> {
+    pub(crate) fn start(warden: &Path, bin: &Path, name: &str, events: u64) -> Result<Server, String> {
         Server::start_with(warden, bin, name, events, &[])
     }
 
@@ -68,6 +68,18 @@ impl Server {
         name: &str,
         events: u64,
         env: &[(&str, &str)],
+    ) -> Result<Server, String> {
+        Server::start_serving(warden, bin, name, events, env, &[])
+    }
+
+    /// [`Server::start_with`] with `serve_args` on the server's command line (its log key, A-37).
+    pub(crate) fn start_serving(
+        warden: &Path,
+        bin: &Path,
+        name: &str,
+        events: u64,
+        env: &[(&str, &str)],
+        serve_args: &[&str],
     ) -> Result<Server, String> {
         let dir = target_dir().join(format!("bench-serve-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
@@ -89,6 +101,7 @@ impl Server {
         let child = Command::new(warden)
             .args(["--store", &at, "serve", "--config", CONFIG, "--request-timeout-ms", "120000", "--socket"])
             .arg(&socket)
+            .args(serve_args)
             .env(KILL_SWITCH.0, KILL_SWITCH.1)
             .env_remove("CLAUDECODE")
             .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
@@ -239,7 +252,7 @@ pub(crate) fn hook_output(warden: &Path, args: &[String], input: &str) -> Result
 /// process's wall time, sorted. Spawned and reaped by this one thread, as Claude Code starts
 /// its hooks (V-47): its main thread `vfork`s each hook while the others run, and reaps them
 /// as they exit. A client's next process starts as soon as its last one is reaped.
-fn concurrent(
+pub(crate) fn concurrent(
     hook: &Path,
     server: &Server,
     clients: u64,
@@ -313,7 +326,7 @@ fn processes_at_once(
     Ok(times)
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted.get(at).copied().unwrap_or(f64::NAN)
 }
@@ -531,7 +544,7 @@ pub(crate) fn row(what: &str, ours: &str, against: &str, pass: Option<bool>) {
 }
 
 /// A crowd's p50 and p99 (against the 20 ms target), or why it was not measured.
-fn crowd_rows(name: &str, crowd: Result<&[f64], &String>) {
+pub(crate) fn crowd_rows(name: &str, crowd: Result<&[f64], &String>) {
     match crowd {
         Ok(times) => {
             let (p50, p99) = (percentile(times, 0.5), percentile(times, 0.99));

@@ -7,6 +7,7 @@ mod bench_cedar;
 mod bench_export;
 mod bench_server;
 mod bench_session;
+mod bench_tlog;
 mod ci;
 mod claude_code;
 mod codes;
@@ -33,7 +34,9 @@ const USAGE: &str =
           snapshots, the CLI reference, benches compiled, cargo deny
   bench   run the criterion benches and print one summary table; `bench server`: only the
           resident service's rows, beside direct mode, and the OpenTelemetry export on and
-          off (`bench server export`: only those); `bench cedar`: only the domain gate
+          off (`bench server export`: only those), and the log's tree: a server that signs
+          beside one that does not, proofs at 1M events (`bench server tlog`: only those);
+          `bench cedar`: only the domain gate
           against Cedar's is_authorized on the same policy (xtask/cedar-bench, its own lock);
           `bench session [--calls N] [--rounds R] [--harness claude-code|codex|all]`: only the
           whole-session rows, the real clients with no hook, a no-op hook and Warden

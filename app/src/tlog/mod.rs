@@ -10,12 +10,14 @@
 
 mod key;
 mod log;
+mod quorum;
 mod witness;
 
 use agentwarden_domain::code::Code;
 
 pub use key::{LogSigner, LogVerifier, MAX_KEY_BYTES};
 pub use log::CheckpointCheck;
+pub use quorum::check_quorum;
 pub use witness::{
     COSIGNATURE, Cosigner, Witness, WitnessVerdict, add_checkpoint_request, parse_add_checkpoint,
     verify_cosignature,
@@ -53,6 +55,9 @@ pub enum TlogError {
     /// A witness's last checkpoint is not of the size the request's proof starts from.
     #[error("witness_conflict: {0}")]
     WitnessConflict(String),
+    /// Fewer distinct witness keys than the quorum cosigned the checkpoint.
+    #[error("witness_quorum_unmet: {0}")]
+    QuorumUnmet(String),
     /// The store failed.
     #[error(transparent)]
     Warden(#[from] WardenError),
@@ -71,6 +76,7 @@ impl TlogError {
             TlogError::WitnessRollback(_) => Code::WitnessRollback,
             TlogError::WitnessFork(_) => Code::WitnessFork,
             TlogError::WitnessConflict(_) => Code::WitnessConflict,
+            TlogError::QuorumUnmet(_) => Code::WitnessQuorumUnmet,
             TlogError::Warden(e) => e.code(),
         }
     }
@@ -86,7 +92,8 @@ impl TlogError {
             | TlogError::ProofInvalid(why)
             | TlogError::WitnessRollback(why)
             | TlogError::WitnessFork(why)
-            | TlogError::WitnessConflict(why) => why.clone(),
+            | TlogError::WitnessConflict(why)
+            | TlogError::QuorumUnmet(why) => why.clone(),
             TlogError::Warden(e) => e.to_string(),
         }
     }

@@ -7,6 +7,7 @@ mod investigate;
 mod progress;
 mod render;
 pub(super) mod report;
+pub(super) mod served;
 mod tlog;
 
 pub(super) use tlog::write_new_key;
@@ -105,6 +106,13 @@ pub(super) enum AuditCommand {
         /// checked against it.
         #[arg(long, value_name = "KEY")]
         verifier: Option<String>,
+        /// A witness's public key (`NAME+ID+KEY`, from `warden witness keygen`), once per witness:
+        /// the signed checkpoint must carry cosignatures by --quorum of them.
+        #[arg(long = "witness", value_name = "VKEY", requires = "checkpoint")]
+        witnesses: Vec<String>,
+        /// How many distinct --witness keys must have cosigned [default: all of them].
+        #[arg(long, value_name = "K", requires = "witnesses")]
+        quorum: Option<usize>,
         /// Print the verdict as JSON.
         #[arg(long)]
         json: bool,
@@ -118,6 +126,10 @@ pub(super) enum AuditCommand {
         /// One JSON object: origin, size, root, seq, head_hash and the note.
         #[arg(long)]
         json: bool,
+        /// Print the note the running server signed last with its own key (`[server] log_key`),
+        /// instead of signing here.
+        #[arg(long, conflicts_with_all = ["key", "json"])]
+        server_note: bool,
     },
     /// Make the log's signing key (never over a file that exists) and print its public key.
     Keygen {
@@ -223,28 +235,47 @@ impl AuditCommand {
     pub(super) fn writes(&self) -> bool {
         matches!(self, AuditCommand::Note { .. } | AuditCommand::Copy { .. })
     }
+
+    /// True for the commands a running server answers (V-65): read from the kept tree, never a
+    /// walk of the log, never a write.
+    pub(super) fn served(&self) -> bool {
+        matches!(
+            self,
+            AuditCommand::Checkpoint { .. }
+                | AuditCommand::Prove { .. }
+                | AuditCommand::WitnessRequest { .. }
+        )
+    }
 }
 
+/// Runs `command` on the store `open` opens; `checkpoint`, `prove` and `witness-request` ask
+/// `served` instead when a server is configured (V-65).
 pub(super) async fn run(
     command: AuditCommand,
+    served: Option<&served::Served>,
     open: impl FnOnce() -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     match command {
         AuditCommand::Copy { .. } => Err(Failure::usage("`audit copy` opens its own stores")),
         AuditCommand::Keygen { origin, out: path } => tlog::keygen(&origin, path, out),
-        AuditCommand::Checkpoint { key, json } => tlog::checkpoint(key, json, open, out).await,
+        AuditCommand::Checkpoint { server_note: true, .. } => tlog::server_note(served, out),
+        AuditCommand::Checkpoint { key, json, .. } => tlog::checkpoint(key, json, served, open, out).await,
         AuditCommand::Prove { seq, checkpoint, verifier, json } => {
-            tlog::prove(seq, &checkpoint, verifier.as_deref(), json, open, out).await
+            tlog::prove(seq, &checkpoint, verifier.as_deref(), json, served, open, out).await
         }
         AuditCommand::VerifyProof { proof, checkpoint, verifier, json } => {
             tlog::verify_proof(&proof, &checkpoint, &verifier, json, out)
         }
         AuditCommand::WitnessRequest { old, checkpoint, verifier } => {
-            tlog::witness_request(old, &checkpoint, verifier.as_deref(), open, out).await
+            tlog::witness_request(old, &checkpoint, verifier.as_deref(), served, open, out).await
         }
-        AuditCommand::Verify { checkpoint, verifier, json } => {
+        AuditCommand::Verify { checkpoint, verifier, witnesses, quorum, json } => {
             let file = checkpoint.map(|path| tlog::read_checkpoint_file(&path)).transpose()?;
+            if !witnesses.is_empty() {
+                // The quorum is checked before the store is opened.
+                tlog::witnessed(file.as_ref(), &witnesses, quorum)?;
+            }
             let checkpoint = match file {
                 Some(tlog::CheckpointFile::Signed { note, chain }) => {
                     return tlog::verify_signed(&note, chain, verifier.as_deref(), json, open, out).await;

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use agentwarden::tlog::{LogSigner, LogVerifier, TlogError, add_checkpoint_request};
+use agentwarden::tlog::{LogSigner, LogVerifier, TlogError, add_checkpoint_request, check_quorum};
 use agentwarden::{Verification, Warden, WardenError};
 use agentwarden_domain::audit::Checkpoint;
 use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, TreeHead, parse_note};
@@ -14,6 +14,7 @@ use agentwarden_domain::audit::proof::{InclusionProof, MAX_PROOF_BYTES};
 use serde_json::json;
 
 use super::super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
+use super::served::Served;
 
 /// A key's, a checkpoint's or a proof's refusal keeps its code typed beside its reason.
 impl From<TlogError> for Failure {
@@ -28,6 +29,7 @@ impl From<TlogError> for Failure {
             | TlogError::WitnessRollback(_)
             | TlogError::WitnessFork(_)
             | TlogError::WitnessConflict(_)
+            | TlogError::QuorumUnmet(_)
             | TlogError::Warden(_) => EXIT_NO,
         };
         match error {
@@ -141,10 +143,12 @@ fn verifier(text: Option<&str>, what: &str) -> Result<LogVerifier, Failure> {
     Ok(LogVerifier::parse(text)?)
 }
 
-/// `warden audit checkpoint`: the log's head signed as a C2SP checkpoint.
+/// `warden audit checkpoint`: the log's head signed as a C2SP checkpoint; through `served`, the
+/// server's durable head, signed here (V-65).
 pub(super) async fn checkpoint(
     key: Option<PathBuf>,
     json: bool,
+    served: Option<&Served>,
     open: impl FnOnce() -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
@@ -153,23 +157,36 @@ pub(super) async fn checkpoint(
         None => default_key()?,
     };
     let signer = LogSigner::read(&path)?;
-    let warden = open()?;
-    let head = warden.head().await?;
-    let tree = TreeHead {
-        origin: signer.name().to_owned(),
-        size: head.seq,
-        root: warden.tree_root(head.seq).await?,
+    let (size, root, head_hash) = match served {
+        Some(served) => served.head()?,
+        None => {
+            let warden = open()?;
+            let head = warden.head().await?;
+            (head.seq, warden.tree_root(head.seq).await?, head.hash.to_string())
+        }
     };
+    let tree = TreeHead { origin: signer.name().to_owned(), size, root };
     let note = signer.sign_checkpoint(&tree)?.to_text();
     if json {
         let object = json!({
             "origin": tree.origin, "size": tree.size, "root": root64(&tree),
-            "seq": head.seq, "head_hash": head.hash, "note": note,
+            "seq": size, "head_hash": head_hash, "note": note,
         });
         writeln!(out, "{object}")?;
     } else {
         write!(out, "{note}")?;
     }
+    Ok(EXIT_OK)
+}
+
+/// `warden audit checkpoint --server-note`: the note the server signed last.
+pub(super) fn server_note(served: Option<&Served>, out: &mut dyn Write) -> Result<u8, Failure> {
+    let served = served.ok_or_else(|| {
+        Failure::usage(
+            "--server-note asks a server: set `AGENTWARDEN_SERVER` or `[server] socket`, without --store",
+        )
+    })?;
+    write!(out, "{}", served.note()?)?;
     Ok(EXIT_OK)
 }
 
@@ -197,12 +214,15 @@ pub(super) async fn prove(
     checkpoint: &Path,
     verifier: Option<&str>,
     json: bool,
+    served: Option<&Served>,
     open: impl FnOnce() -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let head = signed_head(read_checkpoint_file(checkpoint)?, verifier, "`audit prove`")?;
-    let warden = open()?;
-    let proof = warden.prove_in(seq, &head).await?;
+    let proof = match served {
+        Some(served) => served.prove(seq, &head)?,
+        None => open()?.prove_in(seq, &head).await?,
+    };
     if json {
         let object = json!({
             "origin": head.origin, "size": head.size, "root": root64(&head), "seq": seq, "proof": proof.to_text(),
@@ -220,6 +240,7 @@ pub(super) async fn witness_request(
     old: u64,
     checkpoint: &Path,
     verifier_key: Option<&str>,
+    served: Option<&Served>,
     open: impl FnOnce() -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
@@ -232,9 +253,14 @@ pub(super) async fn witness_request(
     if old > head.size {
         return Err(Failure::usage(format!("--old {old} is past the checkpoint's {} events", head.size)));
     }
-    let warden = open()?;
-    warden.check_checkpoint(&head).await?;
-    let proof = warden.consistency_proof(old, head.size).await?;
+    let proof = match served {
+        Some(served) => served.consistency(old, &head)?,
+        None => {
+            let warden = open()?;
+            warden.check_checkpoint(&head).await?;
+            warden.consistency_proof(old, head.size).await?
+        }
+    };
     write!(out, "{}", add_checkpoint_request(old, &proof, &note))?;
     Ok(EXIT_OK)
 }
@@ -309,6 +335,23 @@ pub(super) async fn verify_signed(
             Err(e.into())
         }
     }
+}
+
+/// `--witness VKEY… --quorum K`: the signed checkpoint carries cosignatures by at least
+/// K distinct given witness keys (all of them by default).
+pub(super) fn witnessed(
+    file: Option<&CheckpointFile>,
+    witnesses: &[String],
+    quorum: Option<usize>,
+) -> Result<usize, Failure> {
+    let Some(CheckpointFile::Signed { note, .. }) = file else {
+        return Err(TlogError::CheckpointInvalid(
+            "--witness needs a signed checkpoint (`warden audit checkpoint`, cosigned by witnesses)".into(),
+        )
+        .into());
+    };
+    let distinct = witnesses.iter().collect::<std::collections::BTreeSet<_>>().len();
+    Ok(check_quorum(note, witnesses, quorum.unwrap_or(distinct))?)
 }
 
 /// `warden audit verify-proof`: an event, its proof and a checkpoint, with no store.

@@ -15,6 +15,7 @@
 
 use std::fmt;
 
+use base64ct::Encoding;
 use sha2::{Digest, Sha256};
 
 /// A SHA-256 hash in the tree: a leaf's, a node's or a root.
@@ -47,6 +48,18 @@ impl MerkleHash {
     /// Lowercase hex.
     pub fn to_hex(&self) -> String {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Standard base64, as checkpoints and proofs write a hash.
+    pub fn to_base64(&self) -> String {
+        base64ct::Base64::encode_string(&self.0)
+    }
+
+    /// A hash from standard base64 of exactly 32 bytes.
+    pub fn from_base64(text: &str) -> Result<MerkleHash, String> {
+        let bytes = base64ct::Base64::decode_vec(text).map_err(|e| format!("`{text}` is not base64: {e}"))?;
+        let hash: [u8; 32] = bytes.try_into().map_err(|_| format!("`{text}` is not 32 bytes"))?;
+        Ok(MerkleHash(hash))
     }
 }
 
@@ -599,6 +612,17 @@ mod tests {
         );
         assert_eq!(verify_consistency(0, 5, &MerkleHash::empty(), &root, &[]), Ok(()));
         assert_eq!(verify_consistency(0, 5, &other, &root, &[]), Err(ProofError::Mismatch));
+    }
+
+    proptest! {
+        /// A hash written as base64 reads back as itself; anything not 32 bytes is refused.
+        #[test]
+        fn a_hash_reads_back_from_its_base64(bytes in proptest::array::uniform32(any::<u8>()), short in 0..32_usize) {
+            let hash = MerkleHash(bytes);
+            prop_assert_eq!(MerkleHash::from_base64(&hash.to_base64()), Ok(hash));
+            let cut = base64ct::Base64::encode_string(bytes.get(..short).unwrap_or_default());
+            prop_assert!(MerkleHash::from_base64(&cut).is_err());
+        }
     }
 
     proptest! {

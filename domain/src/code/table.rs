@@ -147,6 +147,20 @@ super::codes! {
              the reason names the witness's size); exit 1 (A-34)",
         ),
     }
+    WitnessQuorumUnmet = "witness_quorum_unmet" {
+        Store(
+            "`warden audit verify --witness`",
+            "fewer distinct witness keys of those given than `--quorum` cosigned the checkpoint; a cosignature \
+             by any other key does not count; exit 1 (A-38)",
+        ),
+    }
+    EventWithheld = "event_withheld" {
+        Store(
+            "`warden audit prove` through a server",
+            "the server gave the proof's path but not the event's body, which it gives only to a peer running as \
+             its own user or root; exit 1 (V-66)",
+        ),
+    }
     EnvNotEnabled = "env_not_enabled" {
         Gate("environment", "the kill-switch variable is unset, not Unicode, or not exactly `true` (G-2)"),
     }

@@ -4,6 +4,8 @@
 //! says which. One invocation at a time holds the state directory (an exclusive lock), and the
 //! new checkpoint is stored before the cosignature is printed.
 
+mod http;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -31,6 +33,9 @@ pub(super) enum WitnessCommand {
     /// stdin or --request): print the cosignature line when the log extends the last checkpoint
     /// cosigned, refuse a rollback or a fork (exit 1).
     AddCheckpoint(AddCheckpointArgs),
+    /// Answer C2SP `tlog-witness` `POST /add-checkpoint` over HTTP, with the state
+    /// `add-checkpoint` keeps, until killed.
+    Serve(http::ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -58,6 +63,7 @@ pub(super) fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<u8, Fa
             Ok(EXIT_OK)
         }
         WitnessCommand::AddCheckpoint(args) => add_checkpoint(&args, out),
+        WitnessCommand::Serve(args) => http::serve(args, out),
     }
 }
 
@@ -85,48 +91,94 @@ fn read_request(path: Option<&Path>) -> Result<String, Failure> {
 fn add_checkpoint(args: &AddCheckpointArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     let cosigner = Cosigner::read(&args.key)?;
     let log = LogVerifier::parse(&args.log)?;
-    let (old, proof, note) = parse_add_checkpoint(&read_request(args.request.as_deref())?)?;
-    let state_error =
-        |why: String| Failure::usage(format!("the witness's state `{}`: {why}", args.state.display()));
-    use std::os::unix::fs::DirBuilderExt;
-    {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&args.state)
-            .map_err(|e| state_error(e.to_string()))?;
+    let body = read_request(args.request.as_deref())?;
+    let line = cosign(&cosigner, &log, &args.state, &body).map_err(|refused| match refused {
+        Refused::Tlog(e) => Failure::from(e),
+        Refused::State(why) => Failure::usage(why),
+    })?;
+    write!(out, "{line}")?;
+    Ok(EXIT_OK)
+}
+
+/// Why the witness did not cosign: the log's request, or its own state.
+#[derive(Debug)]
+pub(super) enum Refused {
+    /// The request: not signed, a rollback, a fork, a conflict, malformed.
+    Tlog(TlogError),
+    /// The witness's state directory cannot be used.
+    State(String),
+}
+
+impl From<TlogError> for Refused {
+    fn from(e: TlogError) -> Self {
+        Refused::Tlog(e)
     }
+}
+
+/// The size of the last checkpoint the witness in `state` cosigned for `log` (0: none).
+pub(super) fn last_size(log: &LogVerifier, state: &Path) -> Result<u64, Refused> {
+    Ok(last_checkpoint(log, state)?.map_or(0, |head| head.size))
+}
+
+fn state_file(log: &LogVerifier, state: &Path) -> PathBuf {
+    // One file per log, named by the hash of its key.
+    state.join(format!("{}.checkpoint", MerkleHash::leaf(log.to_text().as_bytes()).to_hex()))
+}
+
+fn last_checkpoint(
+    log: &LogVerifier,
+    state: &Path,
+) -> Result<Option<agentwarden_domain::audit::note::TreeHead>, Refused> {
+    let file = state_file(log, state);
+    match untrusted::read_text(None, &file, MAX_NOTE_BYTES as u64) {
+        Ok(text) => Ok(Some(
+            log.open_checkpoint(&text)
+                .map_err(|e| {
+                    TlogError::CheckpointInvalid(format!(
+                        "the witness's last checkpoint `{}` does not verify ({e}): refusing to cosign anything",
+                        file.display()
+                    ))
+                })?
+                .1,
+        )),
+        Err(UntrustedError::Missing { .. }) => Ok(None),
+        Err(e) => Err(Refused::State(format!("the witness's state `{}`: {e}", state.display()))),
+    }
+}
+
+/// `add-checkpoint` on the witness's state directory: under its exclusive lock, the
+/// request checked against the last checkpoint cosigned for `log`, the new one stored, then its
+/// cosignature line returned.
+pub(super) fn cosign(
+    cosigner: &Cosigner,
+    log: &LogVerifier,
+    state: &Path,
+    body: &str,
+) -> Result<String, Refused> {
+    let (old, proof, note) = parse_add_checkpoint(body)?;
+    let state_error =
+        |why: String| Refused::State(format!("the witness's state `{}`: {why}", state.display()));
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(state)
+        .map_err(|e| state_error(e.to_string()))?;
     // By descriptor; a link or FIFO planted at the lock's name is refused, never
     // followed or waited on (U-1, U-3).
-    let lock = untrusted::open_for_write(&args.state.join(".lock"), 0o600, false)
+    let lock = untrusted::open_for_write(&state.join(".lock"), 0o600, false)
         .map_err(|e| state_error(e.to_string()))?;
     rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
         .map_err(|e| state_error(e.to_string()))?;
-
-    // One file per log, named by the hash of its key.
-    let file = args.state.join(format!("{}.checkpoint", MerkleHash::leaf(log.to_text().as_bytes()).to_hex()));
-    let last = match untrusted::read_text(None, &file, MAX_NOTE_BYTES as u64) {
-        Ok(text) => Some(
-            log.open_checkpoint(&text)
-                .map_err(|e| {
-                    Failure::from(TlogError::CheckpointInvalid(format!(
-                        "the witness's last checkpoint `{}` does not verify ({e}): refusing to cosign anything",
-                        file.display()
-                    )))
-                })?
-                .1,
-        ),
-        Err(UntrustedError::Missing { .. }) => None,
-        Err(e) => return Err(state_error(e.to_string())),
-    };
+    let last = last_checkpoint(log, state)?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_err(|e| state_error(format!("the clock is before 1970: {e}")))?
         .as_secs();
     let WitnessVerdict::Cosigned { cosignature, .. } =
-        Witness::new(log, last).add_checkpoint(old, &proof, &note, &cosigner, now)?;
-    untrusted::write_atomic(None, &file, note.as_bytes(), 0o600).map_err(|e| state_error(e.to_string()))?;
+        Witness::new(log.clone(), last).add_checkpoint(old, &proof, &note, cosigner, now)?;
+    untrusted::write_atomic(None, &state_file(log, state), note.as_bytes(), 0o600)
+        .map_err(|e| state_error(e.to_string()))?;
     let line = Note { text: String::new(), signatures: vec![cosignature] }.to_text();
-    write!(out, "{}", line.trim_start_matches('\n'))?;
-    Ok(EXIT_OK)
+    Ok(line.trim_start_matches('\n').to_owned())
 }
