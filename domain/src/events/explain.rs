@@ -114,25 +114,9 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             ),
             _ => format!("subagent `{}` ({}) matched no allowed spawn: untracked", e.agent_id, e.agent_type),
         }),
-        AuditEvent::SubagentStopped(e) => {
-            x.checks.extend(e.failures.iter().map(|f| Check {
-                kind: "stop",
-                name: f.stage.clone(),
-                passed: false,
-                code: Some(f.code.clone()),
-                reason: f.reason.clone(),
-            }));
-            x.notes.extend(e.changed_files.iter().map(|f| format!("changed: {f}")));
-        }
+        AuditEvent::SubagentStopped(e) => stop_checks(x, &e.failures, &e.changed_files),
         AuditEvent::SessionStopped(e) => {
-            x.checks.extend(e.failures.iter().map(|f| Check {
-                kind: "stop",
-                name: f.stage.clone(),
-                passed: false,
-                code: Some(f.code.clone()),
-                reason: f.reason.clone(),
-            }));
-            x.notes.extend(e.changed_files.iter().map(|f| format!("changed: {f}")));
+            stop_checks(x, &e.failures, &e.changed_files);
             if e.stop_hook_active {
                 x.notes.push("a repeated stop: let through, the check made (H-46)".to_owned());
             }
@@ -240,6 +224,19 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
 
 /// The gates and candidates of a subagent-gate report, the approval, and the records (issue 11)
 /// it was checked against.
+/// A stop's failed stages as checks, and each changed file as a note: a subagent's and the main
+/// session's alike.
+fn stop_checks(x: &mut Explanation, failures: &[crate::sessions::HookFailure], changed: &[String]) {
+    x.checks.extend(failures.iter().map(|f| Check {
+        kind: "stop",
+        name: f.stage.clone(),
+        passed: false,
+        code: Some(f.code.clone()),
+        reason: f.reason.clone(),
+    }));
+    x.notes.extend(changed.iter().map(|f| format!("changed: {f}")));
+}
+
 fn gate_report(x: &mut Explanation, report: &crate::governance::GateReport) {
     x.checks.extend(report.gates.iter().map(|g| check("gate", g.gate.as_str(), &g.verdict)));
     x.checks.extend(report.candidates.iter().map(|c| Check {
