@@ -49,7 +49,10 @@ fn golden() -> Vec<Value> {
 }
 
 /// Seals `events` into a store at `path`, as `SledEventStore` lays it out.
-fn store(path: &Path, events: &[Value]) {
+/// The store at `path` holding `events`, its handle returned: sled lets its file lock go only
+/// once its flusher thread has let the handle go, so opening it again at once in this process
+/// can find it still locked (a test edits the events through this handle instead).
+fn store(path: &Path, events: &[Value]) -> sled::Db {
     let db = sled::open(path).unwrap();
     db.open_tree("meta").unwrap().insert("format", b"agentwarden-events/1".as_slice()).unwrap();
     let tree = db.open_tree("events").unwrap();
@@ -65,6 +68,7 @@ fn store(path: &Path, events: &[Value]) {
     }
     tree.apply_batch(batch).unwrap();
     db.flush().unwrap();
+    db
 }
 
 fn warden(store: &Path, args: &[&str]) -> Output {
@@ -353,9 +357,8 @@ fn a_broken_chain_an_undecodable_event_and_an_empty_window_are_said_at_the_top()
 
     // An event edited after it was written: written, red, exit 1.
     let broken = dir.path().join("broken");
-    store(&broken, &golden());
     {
-        let db = sled::open(&broken).unwrap();
+        let db = store(&broken, &golden());
         let tree = db.open_tree("events").unwrap();
         let key = 5u64.to_be_bytes();
         let mut record = tree.get(key).unwrap().unwrap().to_vec();
