@@ -204,18 +204,6 @@ pub fn optional_string(
     }
 }
 
-/// A boolean field of a hook event's JSON object: absent or `null` is false, a boolean itself,
-/// anything else an [`InputError`] naming the field (H-1), never a guess.
-pub fn optional_flag(object: &Map<String, Value>, field: &'static str) -> Result<bool, InputError> {
-    match object.get(field) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => {
-            Err(InputError::Invalid { field, seen: type_name(other).to_owned(), expected: "a boolean" })
-        }
-    }
-}
-
 /// [`optional_string`], and missing is an [`InputError::Missing`].
 pub fn required_string(object: &Map<String, Value>, field: &'static str) -> Result<String, InputError> {
     optional_string(object, field)?.ok_or(InputError::Missing(field))

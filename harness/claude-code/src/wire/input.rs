@@ -11,7 +11,7 @@ use agentwarden_domain::json::{parse_strict, type_name};
 pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use agentwarden_domain::sessions::{
     HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
-    calling_agent as agent, optional_flag, optional_id as id, optional_string as string, optional_text,
+    calling_agent as agent, optional_id as id, optional_string as string, optional_text,
     required_string as required,
 };
 use serde_json::{Map, Value};
@@ -111,6 +111,19 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     }))
 }
 
+/// `stop_hook_active`: absent or `null` is false, a boolean itself, anything else an error (H-1).
+fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
+    match object.get("stop_hook_active") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(InputError::Invalid {
+            field: "stop_hook_active",
+            seen: type_name(other).to_owned(),
+            expected: "a boolean",
+        }),
+    }
+}
+
 /// Parses the hook input.
 ///
 /// The inputs assumed (Claude Code 2.1.x): every event carries `session_id`,
@@ -143,11 +156,11 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         "SubagentStart" => HookEvent::SubagentStart(agent(&object)?.ok_or(InputError::Missing("agent_id"))?),
         "SubagentStop" => {
             let agent = agent(&object)?.ok_or(InputError::Missing("agent_id"))?;
-            HookEvent::SubagentStop { agent, stop_hook_active: optional_flag(&object, "stop_hook_active")? }
+            HookEvent::SubagentStop { agent, stop_hook_active: stop_hook_active(&object)? }
         }
         // The main session's start and stop (H-45, H-46).
         "SessionStart" => HookEvent::SessionStart,
-        "Stop" => HookEvent::SessionStop { stop_hook_active: optional_flag(&object, "stop_hook_active")? },
+        "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
         "ConfigChange" => HookEvent::ConfigChange {
             source: required(&object, "source")?,
             file_path: string(&object, "file_path")?,

@@ -22,7 +22,7 @@ use agentwarden_domain::json::{parse_strict, type_name};
 use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
     HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest, ToolCall, ToolKind,
-    calling_agent as agent, optional_flag, optional_id as id, optional_string as string, optional_text,
+    calling_agent as agent, optional_id as id, optional_string as string, optional_text,
     required_string as required,
 };
 use serde_json::{Map, Value};
@@ -177,6 +177,19 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     }))
 }
 
+/// `stop_hook_active`: absent or `null` is false, a boolean itself, anything else an error (H-1).
+fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
+    match object.get("stop_hook_active") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(InputError::Invalid {
+            field: "stop_hook_active",
+            seen: type_name(other).to_owned(),
+            expected: "a boolean",
+        }),
+    }
+}
+
 /// Parses the hook input (see the module's doc).
 ///
 /// `PreToolUse` of a spawn, of the shell, of the patch tool and of a resume are read as above;
@@ -208,11 +221,11 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         "SubagentStart" => HookEvent::SubagentStart(agent(&object)?.ok_or(InputError::Missing("agent_id"))?),
         "SubagentStop" => HookEvent::SubagentStop {
             agent: agent(&object)?.ok_or(InputError::Missing("agent_id"))?,
-            stop_hook_active: optional_flag(&object, "stop_hook_active")?,
+            stop_hook_active: stop_hook_active(&object)?,
         },
         // The main session's start and stop; only the root gets `Stop` (H-45, H-46, C-12).
         "SessionStart" => HookEvent::SessionStart,
-        "Stop" => HookEvent::SessionStop { stop_hook_active: optional_flag(&object, "stop_hook_active")? },
+        "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
         _ => HookEvent::Other { name },
     };
     Ok(HookInput { session_id, cwd, event })
