@@ -35,6 +35,7 @@
 //! domain's typed `HookAnswer`.
 
 mod fast;
+mod in_flight;
 mod pending;
 mod session;
 mod storage;
@@ -48,9 +49,10 @@ use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::governance::{ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::sessions::{
-    CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, InputError, SessionQuarantined,
-    SessionRecords, SpawnFacts, SpawnRequest, StopFacts, SubagentStarted, config_change_answer,
-    config_change_blocked, evaluate_spawn, evaluate_stop, quarantined_without_store, spawn_answer,
+    Attribution, CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, InputError,
+    SessionQuarantined, SessionRecords, SpawnFacts, SpawnRequest, StopFacts, SubagentStarted,
+    config_change_answer, config_change_blocked, evaluate_spawn, evaluate_stop, quarantined_without_store,
+    spawn_answer,
 };
 pub use agentwarden_domain::sessions::{HookAnswer, with_fix};
 use agentwarden_domain::verdict::{Code, Decision};
@@ -143,6 +145,7 @@ impl Warden {
             tracing::warn!(error = %e, "the pending violations could not all be recorded yet");
         }
         let root = self.config.root.clone();
+        let in_flight = input.attribution == Attribution::InFlight;
         let answer = match input.event {
             HookEvent::Other { .. } => Ok(HookAnswer::silent()),
             HookEvent::ConfigChange { source, file_path } => {
@@ -150,11 +153,23 @@ impl Warden {
             }
             HookEvent::Spawn(request) => match &quarantined {
                 Some(marker) => Ok(self.deny_in_quarantine(&mut state, session, &request, marker).await),
+                None if in_flight => {
+                    self.hook_spawn_in_flight(&mut state, session, request, &root, storage).await
+                }
                 None => self.hook_spawn(&mut state, session, request).await,
             },
+            HookEvent::Tool(call) if in_flight => Ok(self
+                .hook_tool_in_flight(&mut state, session, input.cwd.as_deref(), call, quarantined.as_ref())
+                .await),
             HookEvent::Tool(call) => Ok(self
                 .hook_tool(&mut state, session, input.cwd.as_deref(), call, quarantined.as_ref())
                 .await),
+            // The end of a spawn that never started, or stopped already, has nothing to check (M-2).
+            HookEvent::SubagentStop { agent, .. }
+                if in_flight && !in_flight::is_running(&state, session, &agent.agent_id) =>
+            {
+                Ok(HookAnswer::silent())
+            }
             HookEvent::SubagentStart(agent) => {
                 let own = agent_root(&root, input.cwd.as_deref());
                 let at = own.as_deref().unwrap_or(&root);
@@ -578,6 +593,7 @@ mod tests {
                 prompt: String::new(),
                 caller: None,
             }),
+            attribution: Attribution::Named,
         }
     }
 
@@ -593,6 +609,7 @@ mod tests {
                 kind: agentwarden_domain::sessions::ToolKind::Other,
                 rules_as: agentwarden_domain::lineage::RulesAs::named(tool_name),
             }),
+            attribution: Attribution::Named,
         }
     }
 
@@ -652,6 +669,7 @@ mod tests {
                 agent_id: "a1".into(),
                 agent_type: "planner".into(),
             }),
+            attribution: Attribution::Named,
         };
         let events = [
             spawn("t2"),

@@ -16,6 +16,7 @@
 //! V-34).
 
 mod client;
+pub mod exit_two;
 mod frame;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -31,6 +31,7 @@ const SURFACES: &[Surface] = &[
     Surface { package: "agentwarden-adapters", features: &["--features", "postgres"] },
     Surface { package: "agentwarden-claude-code", features: &[] },
     Surface { package: "agentwarden-codex", features: &[] },
+    Surface { package: "agentwarden-gemini", features: &[] },
     Surface { package: "agentwarden-protocol", features: &[] },
     Surface { package: "agentwarden-server", features: &[] },
 ];
@@ -263,6 +264,7 @@ mod tests {
                 "agentwarden-adapters",
                 "agentwarden-claude-code",
                 "agentwarden-codex",
+                "agentwarden-gemini",
                 "agentwarden-protocol",
                 "agentwarden-server"
             ]

@@ -24,7 +24,7 @@
 //! (the resident service) to close it.
 
 use agentwarden_domain::sessions::{
-    HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath, ToolKind,
+    Attribution, HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath, ToolKind,
     config_change_answer, config_change_blocked, human_verb_reason, normalize, quarantine_reason,
 };
 
@@ -113,10 +113,12 @@ pub fn before_store_parsed(
         return Pre::Store { fallback: None };
     }
     // A subagent's call is checked against the manifests' tool rules and recorded, by
-    // the store; only the main session's calls are answered here (T-9).
-    match &call.caller {
-        None => Pre::Done(HookAnswer::silent()),
-        Some(_) => Pre::Store { fallback: None },
+    // the store; only the main session's calls are answered here (T-9). To a harness that
+    // names no subagent, a call is the main session's only while none runs (M-2).
+    match (&call.caller, input.attribution) {
+        (None, Attribution::Named) => Pre::Done(HookAnswer::silent()),
+        (None, Attribution::InFlight) if index.running.is_empty() => Pre::Done(HookAnswer::silent()),
+        _ => Pre::Store { fallback: None },
     }
 }
 

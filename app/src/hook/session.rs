@@ -118,7 +118,7 @@ impl Warden {
 mod tests {
     use std::sync::Arc;
 
-    use agentwarden_domain::sessions::{HookEvent, HookInput};
+    use agentwarden_domain::sessions::{Attribution, HookEvent, HookInput};
     use agentwarden_ports::EventStore;
 
     use super::*;
@@ -136,7 +136,7 @@ mod tests {
     }
 
     fn input(event: HookEvent) -> HookInput {
-        HookInput { session_id: "s".into(), cwd: None, event }
+        HookInput { session_id: "s".into(), cwd: None, event, attribution: Attribution::Named }
     }
 
     fn stop(stop_hook_active: bool) -> HookInput {

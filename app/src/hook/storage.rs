@@ -19,7 +19,7 @@
 //!
 //! Both names come from a session id checked by [`is_safe_id`] (H-25): one path component.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::paths;
@@ -87,6 +87,10 @@ pub struct SessionIndex {
     /// checked against its protected paths too, wherever the agent's `cwd` has moved since.
     #[serde(default)]
     pub roots: BTreeMap<String, String>,
+    /// Tracked agents that have not stopped: to a harness that names no subagent, a call
+    /// without a caller is theirs while any runs (M-2).
+    #[serde(default)]
+    pub running: BTreeSet<String>,
 }
 
 impl SessionIndex {
@@ -100,7 +104,8 @@ impl SessionIndex {
             .tracked()
             .filter_map(|id| tree.agents.get(id).and_then(|a| a.root.clone()).map(|root| (id.clone(), root)))
             .collect();
-        SessionIndex { session: session.to_owned(), head, quarantined, tracked, roots }
+        let running = tree.running().map(|(id, _)| id.clone()).collect();
+        SessionIndex { session: session.to_owned(), head, quarantined, tracked, roots, running }
     }
 }
 

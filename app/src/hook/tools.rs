@@ -144,7 +144,7 @@ impl Warden {
 
     /// Records the decision, then answers it (the domain's `HookToolEvaluated::answer`): an
     /// allow that cannot be recorded is a deny.
-    async fn answer_recorded(
+    pub(super) async fn answer_recorded(
         &self,
         state: &mut SessionRecords,
         session: &str,

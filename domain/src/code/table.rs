@@ -568,6 +568,13 @@ super::codes! {
              H-23)",
         ),
     }
+    CallerAmbiguous = "caller_ambiguous" {
+        Decision(
+            "lineage",
+            "a spawn from a harness that never names its subagents, made while two or more of them run (its \
+             parent cannot be told, M-3) or while the same spawn still runs (the two would be one agent, M-4)",
+        ),
+    }
     LineageCycle = "lineage_cycle" {
         Decision("lineage", "the session's spawn tree loops (a corrupt state): denied"),
     }

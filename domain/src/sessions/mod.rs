@@ -42,9 +42,9 @@ pub use events::{
 pub use paths::{ProtectedPaths, ResolvePath, is_within, normalize, protected_target, protected_write};
 pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantined_without_store, with_fix};
 pub use request::{
-    CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN, ROOT_ID,
-    SpawnRequest, ToolCall, ToolKind, calling_agent, human_verb_in, is_safe_id, optional_id, optional_string,
-    optional_text, requested_result_path, required_string,
+    Attribution, CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN,
+    ROOT_ID, SpawnRequest, ToolCall, ToolKind, calling_agent, human_verb_in, is_safe_id, optional_id,
+    optional_string, optional_text, requested_result_path, required_string,
 };
 pub use session_stop::{SessionStopDecision, SessionStopFacts, evaluate_session_stop};
 pub use spawn::{SpawnFacts, builtin_failure, evaluate_spawn, spawn_answer};

@@ -98,6 +98,12 @@ impl SpawnTree {
         self.agents.get(agent_id).is_some_and(|a| a.depth.is_some())
     }
 
+    /// The tracked agents that started and have not stopped, in the order of their ids: the
+    /// callers of an event a harness sends without one (M-2).
+    pub fn running(&self) -> impl Iterator<Item = (&String, &TrackedAgent)> {
+        self.agents.iter().filter(|(_, a)| a.depth.is_some() && !a.stopped)
+    }
+
     /// The ids of the tracked agents (the fast path's index, H-24).
     pub fn tracked(&self) -> impl Iterator<Item = &String> {
         self.agents.iter().filter(|(_, a)| a.depth.is_some()).map(|(id, _)| id)

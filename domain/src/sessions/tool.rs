@@ -192,6 +192,30 @@ impl HookToolEvaluated {
             failure: Some(quarantined(session, quarantine)),
         }
     }
+
+    /// A spawn whose parent cannot be told: it comes from a harness that never names its
+    /// subagents while `running` (two or more) run; denied (M-3).
+    pub fn ambiguous_spawn(request: &SpawnRequest, running: &[String]) -> HookToolEvaluated {
+        HookToolEvaluated {
+            tool_name: request.tool_name.clone(),
+            tool_use_id: Some(request.tool_use_id.clone()),
+            agent_id: None,
+            agent_type: None,
+            target: Some(request.subagent_type.clone()),
+            decision: Decision::Deny,
+            failure: Some(HookFailure::new(
+                "lineage",
+                Code::CallerAmbiguous,
+                format!(
+                    "the harness does not say which agent spawns `{}`, and {} subagents run ({}): its \
+                     parent cannot be told, so it is not spawned; spawn it when one runs at most",
+                    request.subagent_type,
+                    running.len(),
+                    running.join(", ")
+                ),
+            )),
+        }
+    }
 }
 
 /// The answer to a governed tool call whose `hook_tool_evaluated` names `failure`, once the

@@ -43,10 +43,10 @@ impl Scenarios for ClaudeCode {
         event.to_string()
     }
 
-    fn start(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String {
+    fn start(&self, session: &str, agent: Agent<'_>, cwd: &str) -> Option<String> {
         let mut event = json!({"session_id": session, "cwd": cwd, "hook_event_name": "SubagentStart"});
         caller(&mut event, Some(agent));
-        event.to_string()
+        Some(event.to_string())
     }
 
     fn stop(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String {

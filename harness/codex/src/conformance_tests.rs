@@ -62,10 +62,10 @@ impl Scenarios for Codex {
         event.to_string()
     }
 
-    fn start(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String {
+    fn start(&self, session: &str, agent: Agent<'_>, cwd: &str) -> Option<String> {
         let mut event = event(session, cwd, "SubagentStart");
         caller(&mut event, Some(agent));
-        event.to_string()
+        Some(event.to_string())
     }
 
     fn stop(&self, session: &str, agent: Agent<'_>, cwd: &str) -> String {

@@ -8,12 +8,12 @@
 //! with a guess (H-1). A subagent call without a `subagent_type` is `general-purpose` (H-20).
 
 use agentwarden_domain::json::{parse_strict, type_name};
-pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use agentwarden_domain::sessions::{
-    HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
+    Attribution, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
     calling_agent as agent, optional_id as id, optional_string as string, optional_text,
     required_string as required,
 };
+pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use serde_json::{Map, Value};
 
 use super::rules::{DEFAULT_SUBAGENT_TYPE, SHELL_TOOL, SUBAGENT_TOOLS, rules_as};
@@ -167,7 +167,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named })
 }
 
 #[cfg(test)]

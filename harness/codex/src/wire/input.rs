@@ -21,7 +21,7 @@
 use agentwarden_domain::json::{parse_strict, type_name};
 use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
-    HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest, ToolCall, ToolKind,
+    Attribution, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest, ToolCall, ToolKind,
     calling_agent as agent, optional_id as id, optional_string as string, optional_text,
     required_string as required,
 };
@@ -228,7 +228,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named })
 }
 
 #[cfg(test)]

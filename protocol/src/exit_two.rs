@@ -1,13 +1,13 @@
-//! The kernel's answer as Codex CLI reads it (C-1): exit 2 with the reason on stderr for every
-//! answer that stops something, exit 0 with nothing for the rest; and the strict reading back
-//! of a rendering.
+//! The kernel's answer as a harness that reads only an exit code and stderr takes it (Codex CLI,
+//! C-1; Gemini CLI, M-1): exit 2 with the reason on stderr for every answer that stops
+//! something, exit 0 with nothing for the rest; and the strict reading back of a rendering.
 //!
 //! Codex denies a `PreToolUse` on exit 2 with a reason on stderr, goes on with the reason as the
 //! next prompt after a `SubagentStop` or `Stop` answered so, and runs the call on anything else:
-//! exit 1 or 3, exit 2 with an empty stderr, a crash, a timeout (seen with 0.169.0, fails open).
-//! So every answer but [`HookAnswer::Proceed`] is exit 2 with a non-empty stderr, and nothing on
-//! stdout; the stderr's first words say which answer it is, so that it reads back as exactly
-//! that one:
+//! exit 1 or 3, exit 2 with an empty stderr, a crash, a timeout (seen with 0.169.0, fails open);
+//! Gemini CLI reads its `BeforeTool` the same way (seen with 0.61.0). So every answer but
+//! [`HookAnswer::Proceed`] is exit 2 with a non-empty stderr, and nothing on stdout; the
+//! stderr's first words say which answer it is, so that it reads back as exactly that one:
 //!
 //! - [`HookAnswer::Proceed`]: exit 0, nothing printed;
 //! - [`HookAnswer::Deny`]: exit 2, `Agent Warden denied this: REASON`;
@@ -26,12 +26,12 @@ pub const BLOCKED: &str = "Agent Warden blocked this stop: ";
 /// The words a failure's stderr starts with.
 pub const FAILED: &str = "Agent Warden could not decide: ";
 
-/// What a Codex hook process says: its exit code, its stdout and its stderr.
+/// What such a hook process says: its exit code, its stdout and its stderr.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CodexRendering {
+pub struct ExitTwoRendering {
     /// The exit code: 0 or [`HOOK_STOPS`].
     pub exit_code: u8,
-    /// Never anything: Codex reads no answer of Warden's from stdout.
+    /// Never anything: the harness reads no answer of Warden's from stdout.
     pub stdout: Option<String>,
     /// The reason, after the words that name the answer.
     pub stderr: Option<String>,
@@ -54,8 +54,8 @@ pub enum RenderingError {
     NoReason,
 }
 
-/// `answer` as Codex reads it.
-pub fn render(answer: &HookAnswer) -> CodexRendering {
+/// `answer` as the harness reads it.
+pub fn render(answer: &HookAnswer) -> ExitTwoRendering {
     let stderr = match answer {
         HookAnswer::Proceed => None,
         HookAnswer::Deny { reason } => Some(format!("{DENIED}{reason}")),
@@ -63,7 +63,7 @@ pub fn render(answer: &HookAnswer) -> CodexRendering {
         HookAnswer::Failed { reason } => Some(format!("{FAILED}{reason}")),
     };
     let exit_code = if stderr.is_some() { HOOK_STOPS } else { 0 };
-    CodexRendering { exit_code, stdout: None, stderr }
+    ExitTwoRendering { exit_code, stdout: None, stderr }
 }
 
 /// The answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why there is
@@ -104,7 +104,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_answer_renders_the_bytes_codex_reads() {
+    fn each_answer_renders_the_bytes_the_harness_reads() {
         let rows: [(HookAnswer, u8, Option<&str>); 4] = [
             (HookAnswer::Proceed, 0, None),
             (HookAnswer::deny("no seal"), 2, Some("Agent Warden denied this: no seal")),
@@ -119,13 +119,13 @@ mod tests {
             let rendered = render(&answer);
             assert_eq!(
                 rendered,
-                CodexRendering { exit_code, stdout: None, stderr: stderr.map(str::to_owned) }
+                ExitTwoRendering { exit_code, stdout: None, stderr: stderr.map(str::to_owned) }
             );
         }
     }
 
-    /// Only the exact rendering of an answer reads back; whatever Codex would run the call
-    /// on is refused (C-1).
+    /// Only the exact rendering of an answer reads back; whatever the harness would run the
+    /// call on is refused (C-1).
     #[test]
     fn only_the_exact_rendering_of_an_answer_is_read_back() {
         /// Exit code, stdout, stderr, why it is refused.
@@ -159,7 +159,7 @@ mod tests {
 
     proptest! {
         /// Render, then read back: the same answer, whatever its reason holds; and no
-        /// answer but a proceed renders as anything Codex would run the call on (C-1).
+        /// answer but a proceed renders as anything the harness would run the call on (C-1).
         #[test]
         fn a_rendered_answer_reads_back_as_itself(answer in any_answer()) {
             let rendered = render(&answer);

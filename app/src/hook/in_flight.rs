@@ -1,0 +1,98 @@
+//! The events of a harness that never names its subagents (Gemini CLI, [`Attribution::InFlight`]):
+//! a subagent's calls arrive with its parent's session and no agent field, between the call that
+//! spawned it and that call's end, and no start event comes.
+//!
+//! - A spawn: its parent is the one subagent running, or the main session when none runs; with
+//!   two or more running it cannot be told, and the spawn is denied (M-3). The same spawn
+//!   (the integration names it by its input) while it still runs is denied too: the two would
+//!   be one agent to Warden (M-4). An allowed spawn starts its agent at once, its protected
+//!   paths snapshotted, as a start event would (M-2).
+//! - A tool call without a caller: the one subagent running is its caller; with several, it is
+//!   judged as each in turn and the first denial stands — the strictest rules in force hold;
+//!   with none, it is the main session's (M-2).
+//! - The end of a spawn's call is its agent's stop; the end of one that never started (denied)
+//!   or that stopped already has nothing to check (M-2).
+
+use std::path::Path;
+
+use agentwarden_domain::sessions::{
+    Attribution, CallingAgent, HookAnswer, HookToolEvaluated, SessionRecords, SpawnRequest, ToolCall,
+};
+
+use super::storage::{HookStorage, Marker};
+use crate::warden::{Warden, WardenError};
+
+/// The subagents running in `session`, as the callers of an event that names none (M-2).
+fn running(state: &SessionRecords, session: &str) -> Vec<CallingAgent> {
+    state
+        .session_ref(session)
+        .running()
+        .map(|(id, agent)| CallingAgent { agent_id: id.clone(), agent_type: agent.agent_type.clone() })
+        .collect()
+}
+
+/// Whether `agent_id` runs in `session` (started, tracked, not stopped).
+pub(super) fn is_running(state: &SessionRecords, session: &str, agent_id: &str) -> bool {
+    state.session_ref(session).running().any(|(id, _)| id == agent_id)
+}
+
+impl Warden {
+    /// A spawn of a harness that names no subagent (see the module's doc).
+    pub(super) async fn hook_spawn_in_flight(
+        &self,
+        state: &mut SessionRecords,
+        session: &str,
+        mut request: SpawnRequest,
+        root: &Path,
+        storage: &HookStorage,
+    ) -> Result<HookAnswer, WardenError> {
+        debug_assert_eq!(
+            request.caller,
+            None,
+            "an integration of {:?} names no caller",
+            Attribution::InFlight
+        );
+        let running = running(state, session);
+        // Its parent cannot be told among several (M-3), nor an agent from another of the same
+        // name while that one runs (M-4).
+        if running.len() > 1 || is_running(state, session, &request.tool_use_id) {
+            let ids: Vec<String> = running.iter().map(|a| a.agent_id.clone()).collect();
+            let event = HookToolEvaluated::ambiguous_spawn(&request, &ids);
+            return Ok(self.answer_recorded(state, session, event).await);
+        }
+        request.caller = running.into_iter().next();
+        let agent =
+            CallingAgent { agent_id: request.tool_use_id.clone(), agent_type: request.subagent_type.clone() };
+        let answer = self.hook_spawn(state, session, request).await?;
+        if answer != HookAnswer::Proceed {
+            return Ok(answer);
+        }
+        // No start event comes: the allowed spawn starts its agent now (M-2).
+        self.hook_start(state, session, agent, root, false, storage).await?;
+        Ok(answer)
+    }
+
+    /// A tool call of a harness that names no subagent (see the module's doc).
+    pub(super) async fn hook_tool_in_flight(
+        &self,
+        state: &mut SessionRecords,
+        session: &str,
+        cwd: Option<&str>,
+        call: ToolCall,
+        quarantined: Option<&Marker>,
+    ) -> HookAnswer {
+        let running = running(state, session);
+        if running.is_empty() || call.caller.is_some() {
+            return self.hook_tool(state, session, cwd, call, quarantined).await;
+        }
+        // Judged as each running subagent; the first denial stands (M-2).
+        for agent in running {
+            let as_agent = ToolCall { caller: Some(agent), ..call.clone() };
+            let answer = self.hook_tool(state, session, cwd, as_agent, quarantined).await;
+            if answer != HookAnswer::Proceed {
+                return answer;
+            }
+        }
+        HookAnswer::Proceed
+    }
+}

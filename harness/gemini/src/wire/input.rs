@@ -1,0 +1,282 @@
+//! The hook's input: one JSON object on stdin, as Gemini CLI 0.61.0 sends it (`docs/gemini.md`
+//! writes down what was seen), parsed into the kernel's [`HookInput`].
+//!
+//! Unknown fields are ignored. The fields Warden uses are strict, as for Claude Code and Codex
+//! (H-1, H-25): a missing `session_id` or `hook_event_name`, a field of the wrong type, an id
+//! that is not safe as a file name — each an [`InputError`], answered exit 2. Gemini's own
+//! shapes:
+//!
+//! - no event names the agent it comes from: a subagent's calls carry its parent's
+//!   `session_id` and no agent field, so every input is [`Attribution::InFlight`] and the kernel
+//!   holds a call to the subagents running (M-2);
+//! - a spawn is a `BeforeTool` of `invoke_agent` (`agent_name`, `prompt`); Gemini gives it no call
+//!   id, so it is named by the digest of its session, agent and prompt ([`spawn_id`]), which the
+//!   `AfterTool` that ends it names again: that end is the subagent's stop (M-2, M-4);
+//! - the shell (`run_shell_command`) is the rule syntax's `Bash`; `write_file` and `replace`
+//!   write the `file_path` they name (checked against the protected paths, read by the rules as
+//!   `Edit`); the readers are `Read` of the paths they name, or not resolved (M-5);
+//! - `complete_task`, a subagent's report of its end, is not governed (it runs nothing);
+//! - `SessionStart` and `AfterAgent` (the end of each turn of the main session, with
+//!   `stop_hook_active`) are the session's start and stop (H-45, H-46);
+//! - a `tool_input` that is not an object is refused for every tool Warden reads an input of.
+
+use agentwarden_domain::json::{parse_strict, type_name};
+use agentwarden_domain::lineage::{CallArgument, syntax};
+use agentwarden_domain::sessions::{
+    Attribution, CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest,
+    ToolCall, ToolKind, optional_id as id, optional_string as string, optional_text,
+    required_string as required,
+};
+use serde_json::{Map, Value};
+
+/// The tool that spawns a subagent.
+pub const SPAWN_TOOL: &str = "invoke_agent";
+
+/// The tool a subagent reports its end with.
+pub const COMPLETE_TOOL: &str = "complete_task";
+
+/// Gemini CLI's shell tool.
+pub const SHELL_TOOL: &str = "run_shell_command";
+
+/// The tools that write the one file their `file_path` names: the whole file, or a replacement
+/// in it.
+pub const WRITE_TOOLS: [&str; 2] = ["write_file", "replace"];
+
+/// Gemini CLI's built-in subagents (0.61.0): they have no instruction file of the project's, so
+/// a spawn of one is denied unless the configuration allows it (H-20).
+pub const BUILTIN_AGENTS: [&str; 4] = ["codebase_investigator", "cli_help", "generalist", "browser_agent"];
+
+/// The tools Warden knows without reading their input: the rules grant them by name.
+pub const KNOWN_TOOLS: [&str; 17] = [
+    "google_web_search",
+    "write_todos",
+    "activate_skill",
+    "ask_user",
+    "enter_plan_mode",
+    "exit_plan_mode",
+    "get_internal_docs",
+    "update_topic",
+    "list_mcp_resources",
+    "read_mcp_resource",
+    "tracker_add_dependency",
+    "tracker_create_task",
+    "tracker_get_task",
+    "tracker_list_tasks",
+    "tracker_update_task",
+    "tracker_visualize",
+    COMPLETE_TOOL,
+];
+
+/// The prefix of an MCP tool's name in Gemini CLI.
+pub const MCP_PREFIX: &str = "mcp_";
+
+/// The id Warden gives the agent a spawn of `agent_name` with `prompt` in `session` starts: the
+/// spawn's call id and the agent's id both. Gemini names neither, and the `AfterTool` that ends
+/// the spawn repeats its input, so the same input gives the same id; a second such spawn while
+/// the first runs is denied (M-4).
+pub fn spawn_id(session: &str, agent_name: &str, prompt: &str) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for part in [session, agent_name, prompt] {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    let hex = hasher.finalize().to_hex();
+    format!("gemini-{}", &hex[..32])
+}
+
+/// `tool_input` as an object, or why not.
+fn input_object(object: &Map<String, Value>) -> Result<&Map<String, Value>, InputError> {
+    match object.get("tool_input") {
+        Some(Value::Object(input)) => Ok(input),
+        None | Some(Value::Null) => Err(InputError::Missing("tool_input")),
+        Some(other) => Err(InputError::Invalid {
+            field: "tool_input",
+            seen: type_name(other).to_owned(),
+            expected: "an object",
+        }),
+    }
+}
+
+/// A field of `tool_input`, named by its path in the reason.
+fn input_string(
+    input: &Map<String, Value>,
+    field: &'static str,
+    qualified: &'static str,
+) -> Result<Option<String>, InputError> {
+    string(input, field).map_err(|e| match e {
+        InputError::Invalid { seen, expected, .. } => {
+            InputError::Invalid { field: qualified, seen, expected }
+        }
+        other => other,
+    })
+}
+
+/// The agent an `invoke_agent` call names, and the prompt it hands it.
+fn invoked(object: &Map<String, Value>) -> Result<(String, String), InputError> {
+    let input = input_object(object)?;
+    let name = input_string(input, "agent_name", "tool_input.agent_name")?
+        .ok_or(InputError::Missing("tool_input.agent_name"))?;
+    let prompt = optional_text(input, "prompt", "tool_input.prompt")?;
+    Ok((name, prompt))
+}
+
+fn spawn(object: &Map<String, Value>, session: &str, tool_name: String) -> Result<HookEvent, InputError> {
+    let (subagent_type, prompt) = invoked(object)?;
+    Ok(HookEvent::Spawn(SpawnRequest {
+        tool_name,
+        tool_use_id: spawn_id(session, &subagent_type, &prompt),
+        builtin: BUILTIN_AGENTS.contains(&subagent_type.as_str()),
+        subagent_type,
+        prompt,
+        caller: None,
+    }))
+}
+
+/// The file a write tool names, or why it names none.
+fn written(object: &Map<String, Value>) -> Result<String, InputError> {
+    let input = input_object(object)?;
+    input_string(input, "file_path", "tool_input.file_path")?
+        .ok_or(InputError::Missing("tool_input.file_path"))
+}
+
+/// A reader's paths as written, or why the rules cannot compare them (M-5): `read_file` its
+/// `file_path`, `list_directory` its `dir_path`; `glob` and `grep_search` the directory they
+/// search (`dir_path`, else the working directory) when their pattern stays inside it;
+/// `read_many_files` (globs) never.
+fn read_paths(tool: &str, input: &Value) -> Option<CallArgument> {
+    let text = |field: &str| input.get(field).and_then(Value::as_str).filter(|s| !s.trim().is_empty());
+    let one = |field: &str| {
+        Some(text(field).map_or_else(
+            || CallArgument::Unresolved(format!("the call names no `{field}`")),
+            |path| CallArgument::Paths(vec![path.to_owned()]),
+        ))
+    };
+    match tool {
+        "read_file" => one("file_path"),
+        "list_directory" => one("dir_path"),
+        "glob" | "grep_search" | "search_file_content" => {
+            let pattern = text("pattern").unwrap_or_default();
+            let escapes = |p: &str| p.starts_with('/') || p.split(['/', '\\']).any(|part| part == "..");
+            let include = text("include").unwrap_or_default();
+            if (tool == "glob" && escapes(pattern)) || escapes(include) {
+                return Some(CallArgument::Unresolved(
+                    "its pattern reaches outside the directory it searches".into(),
+                ));
+            }
+            Some(CallArgument::Paths(vec![text("dir_path").unwrap_or(".").to_owned()]))
+        }
+        "read_many_files" => Some(CallArgument::Unresolved("it reads the files globs match".into())),
+        _ => None,
+    }
+}
+
+/// How the manifests' tool rules read Gemini's call of `tool` with `input` (T-16, M-5): its shell
+/// as `Bash`, `write_file` and `replace` as `Edit` of their file, the readers as `Read` of what
+/// they read, `web_fetch` as a `WebFetch` whose URLs (inside its prompt) are not resolved, the
+/// tools Warden knows ([`KNOWN_TOOLS`], MCP tools) by their names alone, any other tool — a
+/// spawn included, which the gate judges — as one no rule grants (C-6).
+pub fn rules_as(tool: &str, input: &Value) -> RulesAs {
+    let text = |field: &str| input.get(field).and_then(Value::as_str);
+    if tool == SHELL_TOOL {
+        let argument = text("command").map_or(CallArgument::None, |c| CallArgument::Command(c.to_owned()));
+        RulesAs::Call { tool: syntax::SHELL.to_owned(), argument }
+    } else if WRITE_TOOLS.contains(&tool) {
+        let argument = text("file_path").map_or_else(
+            || CallArgument::Unresolved("the call names no `file_path`".into()),
+            |path| CallArgument::Paths(vec![path.to_owned()]),
+        );
+        RulesAs::Call { tool: syntax::EDIT.to_owned(), argument }
+    } else if let Some(argument) = read_paths(tool, input) {
+        RulesAs::Call { tool: syntax::READ.to_owned(), argument }
+    } else if tool == "web_fetch" {
+        let argument = CallArgument::Unresolved("its URLs are inside its prompt".into());
+        RulesAs::Call { tool: syntax::WEB_FETCH.to_owned(), argument }
+    } else if KNOWN_TOOLS.contains(&tool) || tool.starts_with(MCP_PREFIX) {
+        RulesAs::named(tool)
+    } else {
+        RulesAs::Unknown
+    }
+}
+
+/// What a tool call that spawns nothing asks for; the rules read it by [`rules_as`].
+fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
+    let kind = if tool_name == SHELL_TOOL {
+        let input = input_object(object)?;
+        let command = input_string(input, "command", "tool_input.command")?
+            .ok_or(InputError::Missing("tool_input.command"))?;
+        match agentwarden_domain::sessions::human_verb_in(&command) {
+            Some(verb) => ToolKind::HumanVerb { verb },
+            None => ToolKind::Other,
+        }
+    } else if WRITE_TOOLS.contains(&tool_name.as_str()) {
+        ToolKind::Write { path: written(object)? }
+    } else {
+        ToolKind::Other
+    };
+    Ok(HookEvent::Tool(ToolCall {
+        rules_as: rules_as(&tool_name, object.get("tool_input").unwrap_or(&Value::Null)),
+        tool_name,
+        tool_use_id: None,
+        caller: None,
+        kind,
+    }))
+}
+
+/// `stop_hook_active`: absent or `null` is false, a boolean itself, anything else an error (H-1).
+fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
+    match object.get("stop_hook_active") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(InputError::Invalid {
+            field: "stop_hook_active",
+            seen: type_name(other).to_owned(),
+            expected: "a boolean",
+        }),
+    }
+}
+
+/// Parses the hook input (see the module's doc).
+///
+/// `BeforeTool` of a spawn and of any other tool, `AfterTool` of a spawn (its agent's stop),
+/// `SessionStart` and `AfterAgent` are read as above; every other event is not governed. Ids
+/// are checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
+pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
+    if text.len() > MAX_HOOK_INPUT {
+        return Err(InputError::TooLarge);
+    }
+    if text.trim().is_empty() {
+        return Err(InputError::Empty);
+    }
+    let value = parse_strict(text).map_err(|e| InputError::Json(e.to_string()))?;
+    let Value::Object(object) = value else { return Err(InputError::NotAnObject(type_name(&value))) };
+    let session_id = id(&object, "session_id")?.ok_or(InputError::Missing("session_id"))?;
+    let name = required(&object, "hook_event_name")?;
+    let cwd = string(&object, "cwd")?;
+    let event = match name.as_str() {
+        "BeforeTool" => {
+            let tool_name = required(&object, "tool_name")?;
+            if tool_name == SPAWN_TOOL {
+                spawn(&object, &session_id, tool_name)?
+            } else if tool_name == COMPLETE_TOOL {
+                // A subagent's report of its end runs nothing: not governed.
+                HookEvent::Other { name }
+            } else {
+                tool(&object, tool_name)?
+            }
+        }
+        "AfterTool" if required(&object, "tool_name")? == SPAWN_TOOL => {
+            // The end of a spawn's call is its agent's stop (M-2).
+            let (agent_type, prompt) = invoked(&object)?;
+            let agent_id = spawn_id(&session_id, &agent_type, &prompt);
+            HookEvent::SubagentStop { agent: CallingAgent { agent_id, agent_type }, stop_hook_active: false }
+        }
+        // The main session's start and the end of each of its turns (H-45, H-46).
+        "SessionStart" => HookEvent::SessionStart,
+        "AfterAgent" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
+        _ => HookEvent::Other { name },
+    };
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::InFlight })
+}
+
+#[cfg(test)]
+mod tests;

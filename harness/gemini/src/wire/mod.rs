@@ -1,0 +1,18 @@
+//! Gemini CLI's hooks protocol, in and out, over the domain alone (no application): what a thin
+//! hook client and the kernel's integration share.
+
+mod input;
+
+/// Gemini CLI reads an answer from the exit code and stderr alone, as Codex does (M-1).
+pub use agentwarden_protocol::exit_two::{
+    BLOCKED, DENIED, ExitTwoRendering as GeminiRendering, FAILED, HOOK_STOPS, RenderingError, read_back,
+    render,
+};
+pub use input::{
+    BUILTIN_AGENTS, COMPLETE_TOOL, KNOWN_TOOLS, MCP_PREFIX, SHELL_TOOL, SPAWN_TOOL, WRITE_TOOLS,
+    parse_hook_input, rules_as, spawn_id,
+};
+
+/// A variable Gemini CLI sets in the environment of every command its shell tool runs (seen
+/// with 0.61.0): a command run where it is set runs inside a Gemini session.
+pub const GEMINI_ENV: &str = "GEMINI_CLI";

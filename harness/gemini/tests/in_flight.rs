@@ -1,0 +1,223 @@
+//! Gemini names no subagent: the kernel holds a call to the subagents running (M-2), denies a
+//! spawn whose parent it cannot tell (M-3) and a second of the same spawn while the first runs
+//! (M-4). Each through Gemini's wire format, against a kernel over a small project: the main
+//! persona may spawn a planner and a scout, the planner a coder; the planner and the scout may
+//! read, the coder may not.
+
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agentwarden::human::{ApprovalRequest, Signer};
+use agentwarden::{
+    Config, EventStore, FixedEnvironment, HookAnswer, HookStorage, MemoryEventStore, Pre, Warden,
+};
+use agentwarden_gemini::kernel::{before_store, hook_with};
+use serde_json::{Value, json};
+
+const ENABLE: &str = "AGENTWARDEN_ENABLE_SUBAGENTS";
+const SESSION: &str = "gemini-session";
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+struct Kernel {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    config: Config,
+    warden: Warden,
+    store: Arc<MemoryEventStore>,
+    storage: HookStorage,
+}
+
+async fn kernel() -> Kernel {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    write(
+        &root.join("agentwarden.toml"),
+        &format!(
+            "[subagents]\nenable_env = \"{ENABLE}\"\npersonas_dir = \"agents\"\nagents_dir = \"agents\"\n\
+             persona_file_pattern = \"{{name}}.md\"\nagent_file_pattern = \"{{name}}.md\"\n\n\
+             [claude_code]\nmain_persona = \"main\"\n\n[lineage]\nmanifests = \"manifests.toml\"\n\n\
+             [guardrails]\nprotected = [\"okrs\"]\n"
+        ),
+    );
+    write(
+        &root.join("agents/main.md"),
+        "---\nname: main\nsubagents: [planner, scout]\n---\n\nThe main session.\n",
+    );
+    for (name, subagents) in [("planner", "[coder]"), ("scout", "[]"), ("coder", "[]")] {
+        write(
+            &root.join(format!("agents/{name}.md")),
+            &format!(
+                "---\nname: {name}\nsubagents: {subagents}\nAGENT_TYPE: 2\nAGENT_CLASS: TASK\n---\n\nA {name}.\n"
+            ),
+        );
+    }
+    write(
+        &root.join("manifests.toml"),
+        "[agents.main]\ncan_spawn = [\"planner\", \"scout\"]\nmax_spawn_depth = 3\ntools = [\"Read\"]\n\n\
+         [agents.planner]\ncan_spawn = [\"coder\"]\nmax_spawn_depth = 2\ntools = [\"Read\"]\n\n\
+         [agents.scout]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = [\"Read\"]\n\n\
+         [agents.coder]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = []\n",
+    );
+    write(&root.join("okrs/q4.md"), "# Q4\n");
+    write(&root.join("notes.md"), "notes\n");
+    let config = Config::load(Some(&root.join("agentwarden.toml"))).unwrap();
+    let store = Arc::new(MemoryEventStore::new());
+    let warden = Warden::builder()
+        .store(store.clone())
+        .environment(Arc::new(FixedEnvironment::with(ENABLE, "true")))
+        .config(config.clone())
+        .build()
+        .unwrap();
+    let signer = Signer { by: Some("alice".to_owned()), key: None };
+    warden.seal(&signer).await.unwrap();
+    let request = ApprovalRequest { reference: "RUN-1".to_owned(), scope: Vec::new(), expires_in_ms: None };
+    warden.approve(&request, &signer).await.unwrap();
+    let storage = HookStorage::new(root.join(".agentwarden"));
+    Kernel { _dir: dir, root, config, warden, store, storage }
+}
+
+impl Kernel {
+    fn event(&self, name: &str, fields: Value) -> String {
+        let mut event = json!({
+            "session_id": SESSION, "transcript_path": "/tmp/t.jsonl", "cwd": self.root.display().to_string(),
+            "hook_event_name": name, "timestamp": "2026-11-26T22:00:00.000Z",
+        });
+        if let (Some(object), Value::Object(fields)) = (event.as_object_mut(), fields) {
+            object.extend(fields);
+        }
+        event.to_string()
+    }
+
+    async fn ask(&self, text: &str) -> HookAnswer {
+        hook_with(&self.warden, text, &self.storage).await
+    }
+
+    async fn spawn(&self, agent: &str, prompt: &str) -> HookAnswer {
+        let input = json!({"agent_name": agent, "prompt": prompt});
+        self.ask(&self.event("BeforeTool", json!({"tool_name": "invoke_agent", "tool_input": input}))).await
+    }
+
+    async fn end(&self, agent: &str, prompt: &str) -> HookAnswer {
+        let input = json!({"agent_name": agent, "prompt": prompt});
+        let fields =
+            json!({"tool_name": "invoke_agent", "tool_input": input, "tool_response": {"llmContent": "ok"}});
+        self.ask(&self.event("AfterTool", fields)).await
+    }
+
+    fn read_text(&self) -> String {
+        let path = self.root.join("notes.md").display().to_string();
+        self.event("BeforeTool", json!({"tool_name": "read_file", "tool_input": {"file_path": path}}))
+    }
+
+    async fn recorded(&self, event_type: &str) -> Vec<String> {
+        let records = self.store.read(1, 10_000).await.unwrap();
+        records
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+            .filter(|body| body.contains(&format!("\"event_type\":\"{event_type}\"")))
+            .collect()
+    }
+}
+
+fn denied_with(answer: &HookAnswer, what: &str) {
+    assert!(
+        matches!(answer, HookAnswer::Deny { reason } if reason.as_str().contains(what)),
+        "expected a deny naming `{what}`, got {answer:?}"
+    );
+}
+
+/// While a subagent runs, a call without a caller is its call, held to its rules; once its
+/// spawn's call ends, the main session's again (M-2).
+#[tokio::test]
+async fn a_call_while_a_subagent_runs_is_held_to_its_rules() {
+    let k = kernel().await;
+    assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed, "the main session may read");
+    assert_eq!(k.spawn("planner", "plan").await, HookAnswer::Proceed);
+    assert_eq!(k.spawn("coder", "code").await, HookAnswer::Proceed, "the planner (running) spawns a coder");
+    // Planner and coder run: the read is judged as each; the coder may not read.
+    denied_with(&k.ask(&k.read_text()).await, "tool_not_allowed");
+    assert_eq!(k.end("coder", "code").await, HookAnswer::Proceed, "the coder stops, nothing changed");
+    assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed, "the planner alone runs: it may read");
+    assert_eq!(k.end("planner", "plan").await, HookAnswer::Proceed);
+    assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed, "the main session's again");
+    let started = k.recorded("subagent_started").await;
+    assert_eq!(started.len(), 2, "each allowed spawn started its agent: {started:?}");
+    assert!(started[1].contains("\"depth\":2"), "the coder is the planner's child: {}", started[1]);
+}
+
+/// Two subagents run: a spawn's parent cannot be told, so it is denied and recorded (M-3).
+#[tokio::test]
+async fn a_spawn_while_two_subagents_run_is_denied() {
+    let k = kernel().await;
+    assert_eq!(k.spawn("planner", "plan").await, HookAnswer::Proceed);
+    assert_eq!(k.spawn("coder", "code").await, HookAnswer::Proceed, "the planner spawns a coder");
+    denied_with(&k.spawn("scout", "look").await, "caller_ambiguous");
+    let refused = k.recorded("hook_tool_evaluated").await;
+    assert!(refused.iter().any(|e| e.contains("caller_ambiguous")), "recorded: {refused:?}");
+    assert_eq!(k.end("coder", "code").await, HookAnswer::Proceed);
+    // The planner alone runs: the spawn is its, and the planner declares no scout.
+    denied_with(&k.spawn("scout", "look").await, "it declares `coder`");
+    assert_eq!(k.end("planner", "plan").await, HookAnswer::Proceed);
+    assert_eq!(k.spawn("scout", "look").await, HookAnswer::Proceed, "from the main session");
+}
+
+/// The same spawn again while the first runs would be one agent to Warden: denied; once the
+/// first has stopped, it may run again (M-4).
+#[tokio::test]
+async fn the_same_spawn_while_it_runs_is_denied() {
+    let k = kernel().await;
+    assert_eq!(k.spawn("scout", "look").await, HookAnswer::Proceed);
+    denied_with(&k.spawn("scout", "look").await, "caller_ambiguous");
+    assert_eq!(k.end("scout", "look").await, HookAnswer::Proceed);
+    assert_eq!(k.spawn("scout", "look").await, HookAnswer::Proceed, "run again after it stopped");
+}
+
+/// The end of a spawn that was denied has nothing to check: answered, not quarantined (M-2).
+#[tokio::test]
+async fn the_end_of_a_denied_spawn_checks_nothing() {
+    let k = kernel().await;
+    denied_with(&k.spawn("coder", "code").await, "not_declared");
+    assert_eq!(k.end("coder", "code").await, HookAnswer::Proceed);
+    assert!(k.storage.marker(SESSION).unwrap().is_none(), "not quarantined");
+    assert!(k.recorded("subagent_stopped").await.is_empty());
+}
+
+/// The fast path answers a call without the store only while no subagent runs (M-2).
+#[tokio::test]
+async fn the_fast_path_leaves_a_call_to_the_store_while_a_subagent_runs() {
+    let k = kernel().await;
+    let read = k.read_text();
+    assert_eq!(k.ask(&read).await, HookAnswer::Proceed, "writes the session's index");
+    assert_eq!(before_store(&k.config, &k.storage, &read), Pre::Done(HookAnswer::Proceed));
+    assert_eq!(k.spawn("planner", "plan").await, HookAnswer::Proceed);
+    assert_eq!(before_store(&k.config, &k.storage, &read), Pre::Store { fallback: None });
+    assert_eq!(k.end("planner", "plan").await, HookAnswer::Proceed);
+    assert_eq!(before_store(&k.config, &k.storage, &read), Pre::Done(HookAnswer::Proceed));
+}
+
+/// A subagent's write into a protected path is denied before it runs, and a change it made
+/// another way is put back at its end (H-26, H-27).
+#[tokio::test]
+async fn a_protected_change_is_denied_and_put_back_at_the_spawns_end() {
+    let k = kernel().await;
+    assert_eq!(k.spawn("planner", "plan").await, HookAnswer::Proceed);
+    let path = k.root.join("okrs/q4.md");
+    let write = k.event(
+        "BeforeTool",
+        json!({"tool_name": "write_file", "tool_input": {"file_path": path.display().to_string(), "content": "x"}}),
+    );
+    denied_with(&k.ask(&write).await, "okrs");
+    std::fs::write(&path, "# Q4, rewritten through the shell\n").unwrap();
+    let answer = k.end("planner", "plan").await;
+    assert!(
+        matches!(&answer, HookAnswer::Block { reason } if reason.as_str().contains("protected_path_changed")),
+        "{answer:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "# Q4\n", "put back");
+}
