@@ -43,9 +43,14 @@ pub const CLAUDE_CODE_ENV: &str = "CLAUDECODE";
 /// The variable Codex CLI sets in every command its shell tool runs (C-9; seen with 0.169.0).
 pub const CODEX_ENV: &str = "CODEX_THREAD_ID";
 
+/// The variable Gemini CLI sets in the environment of every command its shell tool runs (seen
+/// with 0.61.0; the Gemini integration names it too, and a test holds the two equal).
+pub const GEMINI_ENV: &str = "GEMINI_CLI";
+
 /// The variables that say a process runs inside an agent harness's session, each with
 /// the harness: a human verb, and the resident service, refuse to run where one is set (H-5, C-9).
-pub const AGENT_SESSION_ENVS: [(&str, &str); 2] = [(CLAUDE_CODE_ENV, "Claude Code"), (CODEX_ENV, "Codex")];
+pub const AGENT_SESSION_ENVS: [(&str, &str); 3] =
+    [(CLAUDE_CODE_ENV, "Claude Code"), (CODEX_ENV, "Codex"), (GEMINI_ENV, "Gemini CLI")];
 
 /// The first of [`AGENT_SESSION_ENVS`] that `is_set` says is set: (variable, harness).
 pub fn agent_session(is_set: impl Fn(&str) -> bool) -> Option<(&'static str, &'static str)> {
@@ -541,6 +546,16 @@ mod tests {
         let refused = in_codex.seal(&signer).await.unwrap_err();
         assert!(
             matches!(&refused, HumanActError::Usage(why) if why.contains("inside a Codex session")),
+            "{refused}"
+        );
+        let in_gemini = Warden::builder()
+            .store(store.clone())
+            .environment(Arc::new(FixedEnvironment::with(GEMINI_ENV, "1")))
+            .build()
+            .unwrap();
+        let refused = in_gemini.seal(&signer).await.unwrap_err();
+        assert!(
+            matches!(&refused, HumanActError::Usage(why) if why.contains("inside a Gemini CLI session")),
             "{refused}"
         );
         let warden = Warden::builder()

@@ -252,8 +252,11 @@ fn answer_with(
         return Err(Failure::new(HOOK_FAILED, Code::DeadlinePassed, why));
     }
     let failed = |reason: String| Failure { exit: HOOK_FAILED, code: None, reason };
-    if harness == agentwarden_hook_client::HookHarness::Codex {
-        // Exit 2 with the line that names the answer, printed as it is (C-1).
+    if matches!(
+        harness,
+        agentwarden_hook_client::HookHarness::Codex | agentwarden_hook_client::HookHarness::Gemini
+    ) {
+        // Exit 2 with the line that names the answer, printed as it is (C-1, M-1).
         let printed = harness.print(&answer, "warden");
         if let Some(stderr) = &printed.stderr {
             eprintln!("{stderr}");

@@ -101,7 +101,8 @@ pub(super) async fn serve(
         options,
         // Claude Code is the default (every line installed before there were two) (C-7).
         agentwarden_server::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode))
-            .with("codex", Arc::new(agentwarden_codex::kernel::Codex)),
+            .with("codex", Arc::new(agentwarden_codex::kernel::Codex))
+            .with("gemini", Arc::new(agentwarden_gemini::kernel::Gemini)),
         open,
         out,
     )

@@ -39,6 +39,7 @@ use agentwarden_claude_code::setup::line::{deadline_for, hook_command};
 use agentwarden_claude_code::setup::settings::{self, EVENTS, add_deny_rules, human_verb_rules, merge_hooks};
 
 mod codex;
+mod gemini;
 
 use super::wiring;
 use super::{EXIT_OK, Failure};
@@ -98,6 +99,28 @@ pub(super) enum InitCommand {
         /// Codex's home, where the project is trusted [default: `$CODEX_HOME`, else `~/.codex`].
         #[arg(long, value_name = "DIR")]
         codex_home: Option<PathBuf>,
+    },
+    /// Merge Warden's hooks into the project's `.gemini/settings.json` (other keys are kept) and
+    /// add the guard's own files to `[guardrails] protected`.
+    Gemini {
+        /// The project's root directory [default: the nearest directory, from here upward, with an
+        /// `agentwarden.toml` (N-1), else this one].
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// The `warden` binary the hook runs (default: this one).
+        #[arg(long, value_name = "PATH")]
+        warden: Option<PathBuf>,
+        /// Gemini's timeout for each hook call, in seconds (written in milliseconds): at least
+        /// the lock wait (`--lock-timeout-ms`) plus 3 s.
+        #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+        timeout: u64,
+        /// Write the hooks to FILE, for an administrator to install as
+        /// `/etc/gemini-cli/settings.json`, instead of the project's settings.
+        #[arg(long, value_name = "FILE")]
+        system: Option<PathBuf>,
+        /// Install the thin client of the resident service at this socket (`warden serve`).
+        #[arg(long, value_name = "PATH")]
+        server: Option<PathBuf>,
     },
 }
 
@@ -285,6 +308,10 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
         InitCommand::Codex { project, warden, timeout, managed, server, codex_home } => {
             let options = codex::Options { project, warden, timeout, managed, server, codex_home };
             return codex::init(options, lock_ms, out);
+        }
+        InitCommand::Gemini { project, warden, timeout, system, server } => {
+            let options = gemini::Options { project, warden, timeout, system, server };
+            return gemini::init(options, lock_ms, out);
         }
     };
     let project = match project {

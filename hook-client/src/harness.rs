@@ -14,6 +14,8 @@ pub enum HookHarness {
     ClaudeCode,
     /// OpenAI Codex CLI.
     Codex,
+    /// Google Gemini CLI.
+    Gemini,
 }
 
 /// What a hook process prints: its exit code, its stdout line, its stderr line.
@@ -29,13 +31,14 @@ pub struct Printed {
 
 impl HookHarness {
     /// The names `--harness` takes.
-    pub const NAMES: [&'static str; 2] = ["claude-code", "codex"];
+    pub const NAMES: [&'static str; 3] = ["claude-code", "codex", "gemini"];
 
     /// `--harness NAME`, or why it is refused.
     pub fn parse(name: &str) -> Result<HookHarness, String> {
         match name {
             "claude-code" => Ok(HookHarness::ClaudeCode),
             "codex" => Ok(HookHarness::Codex),
+            "gemini" => Ok(HookHarness::Gemini),
             other => Err(format!("`--harness {other}` is not one of {}", HookHarness::NAMES.join(", "))),
         }
     }
@@ -45,6 +48,7 @@ impl HookHarness {
         match self {
             HookHarness::ClaudeCode => "claude-code",
             HookHarness::Codex => "codex",
+            HookHarness::Gemini => "gemini",
         }
     }
 
@@ -53,7 +57,7 @@ impl HookHarness {
     pub fn requested(self) -> Option<String> {
         match self {
             HookHarness::ClaudeCode => None,
-            HookHarness::Codex => Some(self.name().to_owned()),
+            HookHarness::Codex | HookHarness::Gemini => Some(self.name().to_owned()),
         }
     }
 
@@ -62,11 +66,13 @@ impl HookHarness {
         match self {
             HookHarness::ClaudeCode => agentwarden_claude_code::wire::parse_hook_input(text),
             HookHarness::Codex => agentwarden_codex::wire::parse_hook_input(text),
+            HookHarness::Gemini => agentwarden_gemini::wire::parse_hook_input(text),
         }
     }
 
     /// `answer` as this harness reads it; `program` names the hook on a failure's stderr
-    /// (Claude Code's form, `warden: REASON`; Codex's names its answer itself, C-1).
+    /// (Claude Code's form, `warden: REASON`; Codex's and Gemini's name their answer itself,
+    /// C-1, M-1).
     pub fn print(self, answer: &HookAnswer, program: &str) -> Printed {
         match self {
             HookHarness::ClaudeCode => Printed {
@@ -74,8 +80,8 @@ impl HookHarness {
                 stdout: answer.stdout(),
                 stderr: answer.stderr().map(|reason| format!("{program}: {reason}")),
             },
-            HookHarness::Codex => {
-                let rendered = agentwarden_codex::wire::render(answer);
+            HookHarness::Codex | HookHarness::Gemini => {
+                let rendered = agentwarden_protocol::exit_two::render(answer);
                 Printed { exit_code: rendered.exit_code, stdout: rendered.stdout, stderr: rendered.stderr }
             }
         }
@@ -102,7 +108,10 @@ mod tests {
         assert_eq!((codex.exit_code, codex.stderr.as_deref()), (2, Some("Agent Warden denied this: no")));
         assert_eq!(HookHarness::ClaudeCode.requested(), None, "C-7: the default is not named");
         assert_eq!(HookHarness::Codex.requested().as_deref(), Some("codex"));
-        for bad in ["", "Codex", "claude", "gemini"] {
+        assert_eq!(HookHarness::Gemini.requested().as_deref(), Some("gemini"));
+        let gemini = HookHarness::Gemini.print(&deny, "warden");
+        assert_eq!((gemini.exit_code, gemini.stderr.as_deref()), (2, Some("Agent Warden denied this: no")));
+        for bad in ["", "Codex", "claude", "Gemini", "gemini-cli"] {
             assert!(HookHarness::parse(bad).is_err(), "{bad}");
         }
     }

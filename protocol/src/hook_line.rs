@@ -60,6 +60,36 @@ pub fn check_budget(harness: &str, timeout_s: u64, lock_ms: u64, deadline_ms: u6
     Ok(())
 }
 
+/// The hook line of a harness that runs its hooks in the project with no variable naming it
+/// (Codex, Gemini CLI): `exe`, then, direct, the store of `project` and its configuration
+/// `config` by absolute path, or, with `server`, the socket and the user the server must run
+/// as (V-10, V-49; `exe` is then `warden-hook` when there is one, V-34); `mark` (`" hook
+/// --harness NAME "`) says whose line it is; the deadline and the [`FAIL_CLOSED`] tail end it.
+pub fn command_by_path(
+    exe: &Path,
+    mark: &str,
+    project: &Path,
+    config: &Path,
+    lock_ms: u64,
+    deadline_ms: u64,
+    server: Option<(&Path, Option<u32>)>,
+) -> String {
+    let config = shell_quote(config);
+    match server {
+        None => format!(
+            "{} --store {} --lock-timeout-ms {lock_ms}{mark}--config {config} --deadline-ms {deadline_ms} {FAIL_CLOSED}",
+            shell_quote(exe),
+            shell_quote(&project.join(".agentwarden").join("audit")),
+        ),
+        Some((socket, uid)) => format!(
+            "{} --lock-timeout-ms {lock_ms}{mark}--config {config} --server {}{} --deadline-ms {deadline_ms} {FAIL_CLOSED}",
+            shell_quote(exe),
+            shell_quote(socket),
+            uid.map(|uid| format!(" --server-uid {uid}")).unwrap_or_default(),
+        ),
+    }
+}
+
 /// `path` in single quotes for `sh`, a quote in it closed, escaped and reopened.
 pub fn shell_quote(path: &Path) -> String {
     format!("'{}'", path.display().to_string().replace('\'', r"'\''"))

@@ -44,3 +44,12 @@ pub async fn hook_with(warden: &Warden, text: &str, storage: &HookStorage) -> Ho
 pub fn before_store(config: &Config, storage: &HookStorage, text: &str) -> Pre {
     before_store_parsed(config, storage, &parse_hook_input(text))
 }
+
+#[cfg(test)]
+mod tests {
+    /// The variable the application refuses the human verbs under is the one Gemini sets.
+    #[test]
+    fn the_application_knows_the_variable_gemini_sets() {
+        assert_eq!(agentwarden::human::GEMINI_ENV, crate::wire::GEMINI_ENV);
+    }
+}

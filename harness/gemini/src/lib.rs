@@ -18,6 +18,8 @@
 
 #[cfg(feature = "kernel")]
 pub mod kernel;
+#[cfg(feature = "setup")]
+pub mod setup;
 pub mod wire;
 
 #[cfg(test)]

@@ -46,20 +46,7 @@ pub fn hook_command(
     deadline_ms: u64,
     server: Option<(&Path, Option<u32>)>,
 ) -> String {
-    let config = shell_quote(config);
-    match server {
-        None => format!(
-            "{} --store {} --lock-timeout-ms {lock_ms}{MARK}--config {config} --deadline-ms {deadline_ms} {FAIL_CLOSED}",
-            shell_quote(exe),
-            shell_quote(&project.join(".agentwarden").join("audit")),
-        ),
-        Some((socket, uid)) => format!(
-            "{} --lock-timeout-ms {lock_ms}{MARK}--config {config} --server {}{} --deadline-ms {deadline_ms} {FAIL_CLOSED}",
-            shell_quote(exe),
-            shell_quote(socket),
-            uid.map(|uid| format!(" --server-uid {uid}")).unwrap_or_default(),
-        ),
-    }
+    agentwarden_protocol::hook_line::command_by_path(exe, MARK, project, config, lock_ms, deadline_ms, server)
 }
 
 #[cfg(test)]

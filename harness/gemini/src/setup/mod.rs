@@ -1,0 +1,7 @@
+//! What `warden init gemini` writes into Gemini CLI's settings and `warden doctor --harness
+//! gemini` reads back: the installed line and its time budget ([`line`]), the hooks merged into
+//! a settings file and read back ([`settings`]). Plain data and functions that open no file: the
+//! command line reads, writes and prints.
+
+pub mod line;
+pub mod settings;

@@ -1,0 +1,204 @@
+//! Gemini CLI's settings as Warden installs into them and reads them back: the hooks
+//! (`"hooks": {EVENT: [{"matcher": …, "hooks": [{"type": "command", "name", "command",
+//! "timeout"}]}]}`) in the project's `.gemini/settings.json` or in a system settings file
+//! (`/etc/gemini-cli/settings.json`, which Gemini skips with only a warning when it or a parent
+//! directory is group- or other-writable), and the names `hooksConfig.disabled` switches off,
+//! a list Gemini merges across its settings files. The files are read and written by the command
+//! line; here they are JSON text.
+//!
+//! Gemini reads settings with comments; Warden's JSON reader does not, so a file with comments
+//! is refused with a reason and nothing written, never rewritten without them.
+
+use serde_json::{Map, Value, json};
+
+use super::line::MARK;
+
+/// The project's settings, relative to the project: where `init gemini` merges the hooks.
+pub const PROJECT_FILE: &str = ".gemini/settings.json";
+/// Where Gemini reads the machine's settings (an administrator installs `--system`'s file here).
+pub const SYSTEM_FILE: &str = "/etc/gemini-cli/settings.json";
+/// The name Warden's hooks carry: what `hooksConfig.disabled` would list to switch them off.
+pub const HOOK_NAME: &str = "agentwarden";
+
+/// The events Warden's Gemini hook answers, each with its matcher: every tool before it runs,
+/// the end of an `invoke_agent` call (its subagent's stop, M-2), the session's start and the
+/// end of each turn of the main session.
+pub const EVENTS: [(&str, &str); 4] =
+    [("BeforeTool", "*"), ("AfterTool", "^invoke_agent$"), ("SessionStart", "*"), ("AfterAgent", "*")];
+
+/// What Gemini reads from a project that can change how the guard is run: its settings (hooks,
+/// agents, MCP servers) and its instructions (H-12, H-19).
+pub const PROTECTED_FILES: [&str; 2] = [".gemini", "GEMINI.md"];
+
+/// Whether a hook entry is Warden's.
+fn is_ours(hook: &Value) -> bool {
+    hook.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(MARK))
+}
+
+/// A settings file's JSON object (an empty text is an empty object), or why not.
+fn object_of(text: &str) -> Result<Map<String, Value>, String> {
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(_) => Err("the settings are not a JSON object".into()),
+        Err(e) => Err(format!("not plain JSON ({e}); Warden does not rewrite settings with comments")),
+    }
+}
+
+/// Merges Warden's hooks into the settings `text`: an earlier Warden hook of each event is
+/// replaced, everything else kept; each runs `command` with Gemini's `timeout_ms`.
+pub fn merge_hooks(text: &str, command: &str, timeout_ms: u64) -> Result<String, String> {
+    let mut settings = object_of(text)?;
+    let hooks = settings.entry("hooks").or_insert_with(|| json!({}));
+    let hooks = hooks.as_object_mut().ok_or("`hooks` is not an object")?;
+    for (event, matcher) in EVENTS {
+        let groups = hooks.entry(event).or_insert_with(|| json!([]));
+        let groups = groups.as_array_mut().ok_or_else(|| format!("`hooks.{event}` is not a list"))?;
+        for group in groups.iter_mut() {
+            if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                list.retain(|hook| !is_ours(hook));
+            }
+        }
+        groups
+            .retain(|group| group.get("hooks").and_then(Value::as_array).is_none_or(|list| !list.is_empty()));
+        groups.push(json!({
+            "matcher": matcher,
+            "hooks": [{"type": "command", "name": HOOK_NAME, "command": command, "timeout": timeout_ms}],
+        }));
+    }
+    serde_json::to_string_pretty(&Value::Object(settings)).map(|text| text + "\n").map_err(|e| e.to_string())
+}
+
+/// One of Warden's hooks found in a settings file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The event.
+    pub event: String,
+    /// Its group's matcher, as written.
+    pub matcher: Option<String>,
+    /// The command line.
+    pub command: String,
+    /// Gemini's timeout, in milliseconds (`None`: Gemini's default, 60 000).
+    pub timeout_ms: Option<u64>,
+}
+
+/// Warden's hooks in the settings `text`.
+pub fn read_hooks(text: &str) -> Result<Vec<Entry>, String> {
+    let settings = object_of(text)?;
+    let Some(hooks) = settings.get("hooks") else { return Ok(Vec::new()) };
+    let hooks = hooks.as_object().ok_or("`hooks` is not an object")?;
+    let mut found = Vec::new();
+    for (event, groups) in hooks {
+        for group in groups.as_array().into_iter().flatten() {
+            let matcher = group.get("matcher").and_then(Value::as_str).map(str::to_owned);
+            for hook in group.get("hooks").and_then(Value::as_array).into_iter().flatten() {
+                if let (true, Some(command)) = (is_ours(hook), hook.get("command").and_then(Value::as_str)) {
+                    found.push(Entry {
+                        event: event.clone(),
+                        matcher: matcher.clone(),
+                        command: command.to_owned(),
+                        timeout_ms: hook.get("timeout").and_then(Value::as_u64),
+                    });
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The events of [`EVENTS`] no entry answers with its matcher.
+pub fn missing_events(entries: &[Entry]) -> Vec<&'static str> {
+    EVENTS
+        .into_iter()
+        .filter(|(event, matcher)| {
+            !entries
+                .iter()
+                .any(|e| e.event == *event && e.matcher.as_deref().is_none_or(|m| m == *matcher || m == "*"))
+        })
+        .map(|(event, _)| event)
+        .collect()
+}
+
+/// The names of Warden's hooks the settings `text` switches off (`hooksConfig.disabled`, or
+/// `hooksConfig.enabled: false`, which switches off every hook): Gemini merges the lists of
+/// every settings file, so a user's file can switch off a system hook by its name.
+pub fn switched_off(text: &str, commands: &[String]) -> Result<Vec<String>, String> {
+    let settings = object_of(text)?;
+    let Some(config) = settings.get("hooksConfig") else { return Ok(Vec::new()) };
+    let mut off = Vec::new();
+    if config.get("enabled") == Some(&Value::Bool(false)) {
+        off.push("every hook (`hooksConfig.enabled: false`)".to_owned());
+    }
+    for name in
+        config.get("disabled").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+    {
+        if name == HOOK_NAME || commands.iter().any(|c| c == name) {
+            off.push(format!("`{name}`"));
+        }
+    }
+    Ok(off)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINE: &str = "'/w/warden' --store '/p/.agentwarden/audit' --lock-timeout-ms 5000 hook --harness gemini --config '/p/agentwarden.toml' --deadline-ms 28000 || exit 2";
+
+    /// Merged into settings of the user's own, Warden's hooks replace their earlier selves and
+    /// keep everything else; they read back with every event answered.
+    #[test]
+    fn hooks_merge_replace_their_earlier_selves_and_read_back() {
+        let user = r#"{"theme": "dark", "hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "lint"}]}]}}"#;
+        let once = merge_hooks(user, LINE, 30_000).unwrap();
+        let twice = merge_hooks(&once, LINE, 30_000).unwrap();
+        assert_eq!(once, twice, "idempotent");
+        let settings: Value = serde_json::from_str(&twice).unwrap();
+        assert_eq!(settings["theme"], "dark");
+        assert_eq!(
+            settings["hooks"]["BeforeTool"][0]["hooks"][0]["command"], "lint",
+            "the user's hook stays"
+        );
+        let entries = read_hooks(&twice).unwrap();
+        assert_eq!(entries.len(), EVENTS.len());
+        assert!(entries.iter().all(|e| e.command == LINE && e.timeout_ms == Some(30_000)));
+        assert!(missing_events(&entries).is_empty());
+        let without: Vec<Entry> = entries.iter().filter(|e| e.event != "BeforeTool").cloned().collect();
+        assert_eq!(missing_events(&without), ["BeforeTool"]);
+        let narrowed: Vec<Entry> = entries
+            .iter()
+            .map(|e| Entry {
+                matcher: (e.event == "AfterTool").then(|| "write_file".to_owned()),
+                ..e.clone()
+            })
+            .collect();
+        assert_eq!(missing_events(&narrowed), ["AfterTool"], "a stop no spawn's end reaches");
+    }
+
+    /// A file Warden cannot read as plain JSON is refused, never rewritten (comments lost).
+    #[test]
+    fn settings_that_are_not_plain_json_are_refused() {
+        for text in ["// mine\n{}", "[]", "{\"hooks\": 3}", "{\"hooks\": {\"BeforeTool\": {}}}"] {
+            assert!(merge_hooks(text, LINE, 30_000).is_err(), "{text}");
+        }
+        assert!(merge_hooks("", LINE, 30_000).is_ok(), "no file yet");
+    }
+
+    /// A settings file can switch Warden's hooks off by name, by command, or all hooks at once.
+    #[test]
+    fn a_switched_off_hook_is_found() {
+        let commands = vec![LINE.to_owned()];
+        let rows = [
+            (r#"{"hooksConfig": {"disabled": ["agentwarden"]}}"#, 1),
+            (&*format!(r#"{{"hooksConfig": {{"disabled": [{}]}}}}"#, Value::from(LINE)), 1),
+            (r#"{"hooksConfig": {"enabled": false}}"#, 1),
+            (r#"{"hooksConfig": {"disabled": ["lint"]}}"#, 0),
+            ("{}", 0),
+        ];
+        for (text, n) in rows {
+            assert_eq!(switched_off(text, &commands).unwrap().len(), n, "{text}");
+        }
+    }
+}
