@@ -47,6 +47,8 @@ pub(super) enum Harness {
     ClaudeCode,
     /// Codex CLI (C-11).
     Codex,
+    /// Gemini CLI.
+    Gemini,
 }
 
 impl Harness {
@@ -55,6 +57,7 @@ impl Harness {
         match self {
             Harness::ClaudeCode => "Claude Code",
             Harness::Codex => "Codex",
+            Harness::Gemini => "Gemini CLI",
         }
     }
 
@@ -63,13 +66,22 @@ impl Harness {
         match self {
             Harness::ClaudeCode => "warden init claude-code",
             Harness::Codex => "warden init codex",
+            Harness::Gemini => "warden init gemini",
+        }
+    }
+
+    /// The event its hook answers before a tool runs: where the canary's spawn goes.
+    fn tool_event(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode | Harness::Codex => "PreToolUse",
+            Harness::Gemini => "BeforeTool",
         }
     }
 
     fn environment(self, project: &Path) -> Vec<(&'static str, String)> {
         match self {
             Harness::ClaudeCode => claude_code::environment(project),
-            Harness::Codex => Vec::new(),
+            Harness::Codex | Harness::Gemini => Vec::new(),
         }
     }
 
@@ -77,6 +89,7 @@ impl Harness {
         match self {
             Harness::ClaudeCode => claude_code::event(session, project, subagent),
             Harness::Codex => codex::event(session, project, subagent),
+            Harness::Gemini => agentwarden_gemini::setup::canary::event(session, project, subagent),
         }
     }
 
@@ -88,12 +101,15 @@ impl Harness {
                 claude_code::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
                 claude_code::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
             },
-            Harness::Codex => match codex::read_answer(ran.code, &ran.stdout, &ran.stderr) {
-                codex::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
-                codex::CanaryAnswer::LetThrough => Answer::LetThrough,
-                codex::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
-                codex::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
-            },
+            // Gemini reads the exit code and stderr as Codex does (M-1).
+            Harness::Codex | Harness::Gemini => {
+                match codex::read_answer(ran.code, &ran.stdout, &ran.stderr) {
+                    codex::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
+                    codex::CanaryAnswer::LetThrough => Answer::LetThrough,
+                    codex::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
+                    codex::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
+                }
+            }
         }
     }
 }
@@ -198,7 +214,7 @@ fn run_line(
     Ok(Some(Ran { code: status.code(), stdout, stderr }))
 }
 
-/// Runs each distinct installed `PreToolUse` line on a spawn without the kill
+/// Runs each distinct installed line of the tool event (`PreToolUse`, Gemini's `BeforeTool`) on a spawn without the kill
 /// switch (H-15, C-11).
 pub(super) fn canary(
     harness: Harness,
@@ -209,7 +225,7 @@ pub(super) fn canary(
     checks: &mut Vec<Check>,
 ) {
     let mut distinct: Vec<(&str, u64)> = Vec::new();
-    for line in lines.iter().filter(|l| l.event == "PreToolUse") {
+    for line in lines.iter().filter(|l| l.event == harness.tool_event()) {
         if !distinct.iter().any(|(command, _)| *command == line.command) {
             distinct.push((&line.command, line.timeout.unwrap_or(wiring::DEFAULT_DEADLINE_MS / 1000)));
         }

@@ -40,11 +40,12 @@ pub(super) struct DoctorArgs {
     config: Option<PathBuf>,
     /// A managed-settings file to read instead of `/etc/claude-code/managed-settings.json` and
     /// `/etc/claude-code/managed-settings.d/*.json` (repeatable, in merge order); with
-    /// `--harness codex`, the managed requirements instead of `/etc/codex/requirements.toml`.
+    /// `--harness codex`, the managed requirements instead of `/etc/codex/requirements.toml`;
+    /// with `--harness gemini`, the system settings instead of `/etc/gemini-cli/settings.json`.
     #[arg(long, value_name = "FILE")]
     managed: Vec<PathBuf>,
     /// The harness whose installed hooks are checked (C-10).
-    #[arg(long, value_name = "NAME", default_value = "claude-code", value_parser = ["claude-code", "codex"])]
+    #[arg(long, value_name = "NAME", default_value = "claude-code", value_parser = ["claude-code", "codex", "gemini"])]
     harness: String,
     /// With `--harness codex`: Codex's home, where the project must be trusted [default:
     /// `$CODEX_HOME`, else `~/.codex`].
@@ -143,6 +144,12 @@ fn check_protection(harness: Harness, project: &Path, config: &Config, checks: &
         Harness::Codex => own_files_of(
             "Codex's configuration",
             &agentwarden_codex::setup::config::PROTECTED_FILES,
+            project,
+            config,
+        ),
+        Harness::Gemini => own_files_of(
+            "Gemini CLI's settings",
+            &agentwarden_gemini::setup::settings::PROTECTED_FILES,
             project,
             config,
         ),
@@ -501,7 +508,8 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
         .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
     let harness = match args.harness.as_str() {
         "codex" => Harness::Codex,
-        // clap admits only `claude-code` and `codex`.
+        "gemini" => Harness::Gemini,
+        // clap admits only `claude-code`, `codex` and `gemini`.
         _ => Harness::ClaudeCode,
     };
     let mut checks = Vec::new();
@@ -515,6 +523,9 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             args.codex_home.clone(),
             &mut checks,
         ),
+        Harness::Gemini => {
+            super::installed::gemini::check(&project, &config_path, &args.managed, &mut checks)
+        }
     };
     let mut canary_with = None;
     let loaded = match Config::load(Some(&config_path)) {
@@ -527,6 +538,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
                         format!("write `{}` (see the README's \"Guard Claude Code\")", config_path.display())
                     }
                     Harness::Codex => format!("write `{}` (see docs/codex.md)", config_path.display()),
+                    Harness::Gemini => format!("write `{}` (see docs/gemini.md)", config_path.display()),
                 },
             ));
             None

@@ -1,6 +1,6 @@
 //! Warden's hooks as installed, read back from where each harness reads them, the form in force
-//! named and each line checked: Claude Code's ([`claude_code`], H-11, H-14) and Codex's
-//! ([`codex`], C-10). What each harness's files hold and how a line reads is the harness's
+//! named and each line checked: Claude Code's ([`claude_code`], H-11, H-14), Codex's
+//! ([`codex`], C-10) and Gemini CLI's ([`gemini`]). What each harness's files hold and how a line reads is the harness's
 //! knowledge (its integration crate's `setup`); here the files are read (by descriptor, U-1) and
 //! the findings reported. What both give the doctor is a list of [`Line`]s: the canary runs them
 //! and the server check reads which server they ask.
@@ -11,6 +11,7 @@ use super::check::Check;
 
 pub(super) mod claude_code;
 pub(super) mod codex;
+pub(super) mod gemini;
 
 /// One installed hook, whatever the harness.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,169 @@
+//! Warden's hooks as Gemini CLI would run them, read back: the system settings
+//! ([`settings::SYSTEM_FILE`], or the files given with `--managed`) and the project's
+//! `.gemini/settings.json`, the form in force named, each line checked (its binary, the
+//! configuration it names, its tail, its timeout's margin), and every settings file Gemini
+//! merges searched for a `hooksConfig` that switches Warden's hooks off. What the files hold is
+//! `agentwarden_gemini::setup`'s; here the files are read and the findings reported.
+
+use std::path::{Path, PathBuf};
+
+use agentwarden_gemini::setup::line;
+use agentwarden_gemini::setup::settings::{self, Entry};
+
+use super::super::check::Check;
+use super::{Line, check_binaries, read_text};
+
+fn read_hooks(path: &Path) -> Result<Option<(String, Vec<Entry>)>, String> {
+    let Some(text) = read_text(path)? else { return Ok(None) };
+    let entries = settings::read_hooks(&text).map_err(|e| format!("`{}`: {e}", path.display()))?;
+    Ok(Some((text, entries)))
+}
+
+/// Gemini's user settings: `$GEMINI_CLI_HOME/.gemini/settings.json`, else `~/.gemini/settings.json`.
+fn user_settings() -> Option<PathBuf> {
+    let home = std::env::var_os("GEMINI_CLI_HOME").or_else(|| std::env::var_os("HOME"))?;
+    Some(PathBuf::from(home).join(".gemini").join("settings.json"))
+}
+
+/// The hooks Gemini would run for `project`, checked, as [`Line`]s.
+pub(in super::super) fn check(
+    project: &Path,
+    config_path: &Path,
+    system: &[PathBuf],
+    checks: &mut Vec<Check>,
+) -> Vec<Line> {
+    let init = format!("run `warden init gemini --project {}`", project.display());
+    let systems =
+        if system.is_empty() { vec![PathBuf::from(settings::SYSTEM_FILE)] } else { system.to_vec() };
+    let project_file = project.join(settings::PROJECT_FILE);
+    let mut texts = Vec::new();
+    let mut entries = Vec::new();
+    let mut in_system = Vec::new();
+    for path in systems.iter().chain(std::iter::once(&project_file)) {
+        match read_hooks(path) {
+            Ok(Some((text, found))) => {
+                if !found.is_empty() && path != &project_file {
+                    in_system.push(format!("`{}`", path.display()));
+                }
+                entries.extend(found);
+                texts.push((path.clone(), text));
+            }
+            Ok(None) => {}
+            Err(e) => checks.push(Check::fail("form", e, format!("fix the file, or {init}"))),
+        }
+    }
+    if entries.is_empty() {
+        let detail = format!("no Warden hook in `{}` nor in the system settings", project_file.display());
+        checks.push(Check::fail(
+            "form",
+            detail,
+            format!("{init}, or install `warden init gemini --system FILE`"),
+        ));
+        return Vec::new();
+    }
+    checks.push(Check::ok(
+        "form",
+        if in_system.is_empty() {
+            format!(
+                "the project's settings (`{}`): Gemini reads them only in a trusted folder, and an agent that \
+                 edits them removes the hooks from the next session; `warden init gemini --system FILE` writes \
+                 the form it cannot edit",
+                project_file.display()
+            )
+        } else {
+            format!("the system settings ({}): an agent running as the user cannot edit them", in_system.join(", "))
+        },
+    ));
+    let missing = settings::missing_events(&entries);
+    checks.push(if missing.is_empty() {
+        Check::ok(
+            "hooks",
+            "Warden's hook runs for every tool call, every spawn's end and the session's start and turns",
+        )
+    } else {
+        Check::fail("hooks", format!("Warden's hook is missing for {}", missing.join(", ")), init.clone())
+    });
+    // Gemini merges `hooksConfig.disabled` across its settings files: the user's can switch a
+    // system hook off by its name.
+    if let Some(user) = user_settings()
+        && let Ok(Some(text)) = read_text(&user)
+    {
+        texts.push((user, text));
+    }
+    let commands: Vec<String> = entries.iter().map(|e| e.command.clone()).collect();
+    let mut off = Vec::new();
+    for (path, text) in &texts {
+        match settings::switched_off(text, &commands) {
+            Ok(names) if !names.is_empty() => {
+                off.push(format!("`{}` switches off {}", path.display(), names.join(", ")))
+            }
+            Ok(_) => {}
+            Err(e) => off.push(format!("`{}` cannot be read: {e}", path.display())),
+        }
+    }
+    checks.push(if off.is_empty() {
+        Check::ok("switched off", "no settings file Gemini reads switches Warden's hooks off")
+    } else {
+        Check::fail(
+            "switched off",
+            off.join("; "),
+            "remove Warden's hook from `hooksConfig.disabled` (and `hooksConfig.enabled: false`)",
+        )
+    });
+    check_lines(project, config_path, &entries, checks);
+    entries
+        .into_iter()
+        .map(|entry| {
+            let parsed = line::parse(&entry.command);
+            Line {
+                event: entry.event,
+                server: parsed.server.map(|socket| (socket, parsed.server_uid)),
+                command: entry.command,
+                timeout: entry.timeout_ms.map(|ms| ms / 1000),
+            }
+        })
+        .collect()
+}
+
+/// Each hook's line: the binary exists, it names the configuration checked here, the tail fails
+/// closed, the numbers leave margin.
+fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
+    let init = format!("run `warden init gemini --project {}` again", project.display());
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let wanted = canonical(config_path);
+    let mut binaries = Vec::new();
+    let (mut problems, mut open, mut elsewhere) = (Vec::new(), Vec::new(), Vec::new());
+    for entry in entries {
+        let found = settings::check_entry(entry);
+        if let Some(binary) = found.binary
+            && !binaries.contains(&binary)
+        {
+            binaries.push(binary);
+        }
+        if found.config.as_deref().map(canonical) != Some(wanted.clone()) {
+            let named =
+                found.config.map_or_else(|| "no configuration".to_owned(), |c| format!("`{}`", c.display()));
+            elsewhere.push(format!("{} names {named}", entry.event));
+        }
+        if !found.fail_closed {
+            open.push(entry.event.clone());
+        }
+        problems.extend(found.problems);
+    }
+    check_binaries(&binaries, &init, checks);
+    checks.push(if elsewhere.is_empty() {
+        Check::ok("configuration", format!("every line names `{}`", config_path.display()))
+    } else {
+        Check::fail(
+            "configuration",
+            format!(
+                "{}, not `{}`: the hook decides by another configuration than the one checked here",
+                elsewhere.join("; "),
+                config_path.display()
+            ),
+            init.clone(),
+        )
+    });
+    let fail_closed = "every line turns an exit other than 0 and 2 into exit 2 with a reason";
+    super::tail_and_budget(&open, &problems, "Gemini CLI", fail_closed, &init, checks);
+}
