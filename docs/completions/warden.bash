@@ -358,6 +358,9 @@ _warden() {
             warden__subcmd__help__subcmd__init,codex)
                 cmd="warden__subcmd__help__subcmd__init__subcmd__codex"
                 ;;
+            warden__subcmd__help__subcmd__init,gemini)
+                cmd="warden__subcmd__help__subcmd__init__subcmd__gemini"
+                ;;
             warden__subcmd__help__subcmd__lineage,check)
                 cmd="warden__subcmd__help__subcmd__lineage__subcmd__check"
                 ;;
@@ -379,6 +382,9 @@ _warden() {
             warden__subcmd__init,codex)
                 cmd="warden__subcmd__init__subcmd__codex"
                 ;;
+            warden__subcmd__init,gemini)
+                cmd="warden__subcmd__init__subcmd__gemini"
+                ;;
             warden__subcmd__init,help)
                 cmd="warden__subcmd__init__subcmd__help"
                 ;;
@@ -387,6 +393,9 @@ _warden() {
                 ;;
             warden__subcmd__init__subcmd__help,codex)
                 cmd="warden__subcmd__init__subcmd__help__subcmd__codex"
+                ;;
+            warden__subcmd__init__subcmd__help,gemini)
+                cmd="warden__subcmd__init__subcmd__help__subcmd__gemini"
                 ;;
             warden__subcmd__init__subcmd__help,help)
                 cmd="warden__subcmd__init__subcmd__help__subcmd__help"
@@ -1405,7 +1414,7 @@ _warden() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "claude-code codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex gemini" -- "${cur}"))
                     return 0
                     ;;
                 --codex-home)
@@ -2354,7 +2363,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__init)
-            opts="claude-code codex"
+            opts="claude-code codex gemini"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2382,6 +2391,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__init__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__init__subcmd__gemini)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2601,7 +2624,7 @@ _warden() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "claude-code codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex gemini" -- "${cur}"))
                     return 0
                     ;;
                 --store)
@@ -2620,7 +2643,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init)
-            opts="-h --store --fsync --lock-timeout-ms --help claude-code codex help"
+            opts="-h --store --fsync --lock-timeout-ms --help claude-code codex gemini help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2729,8 +2752,50 @@ _warden() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        warden__subcmd__init__subcmd__gemini)
+            opts="-h --project --warden --timeout --system --server --store --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warden)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         warden__subcmd__init__subcmd__help)
-            opts="claude-code codex help"
+            opts="claude-code codex gemini help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2758,6 +2823,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init__subcmd__help__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__init__subcmd__help__subcmd__gemini)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

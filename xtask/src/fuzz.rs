@@ -7,9 +7,10 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 18] = [
+const TARGETS: [&str; 19] = [
     "hook_input",
     "codex_hook_input",
+    "gemini_hook_input",
     "gate_request",
     "instruction_file",
     "lineage_request",

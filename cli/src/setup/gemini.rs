@@ -129,8 +129,9 @@ pub(super) fn init(options: Options, lock_ms: u64, out: &mut dyn Write) -> Resul
     ignore_store(&project, out)?;
     writeln!(
         out,
-        "next: commit these files, seal and approve (`warden seal`, `warden approve`), then run Gemini \
-         with AGENTWARDEN_ENABLE_SUBAGENTS=true",
+        "next: commit these files, seal and approve (`warden seal`, `warden approve`), check with \
+         `warden doctor --harness gemini --project {}`, then run Gemini with AGENTWARDEN_ENABLE_SUBAGENTS=true",
+        project.display()
     )?;
     Ok(EXIT_OK)
 }
