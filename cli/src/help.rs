@@ -111,6 +111,7 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("init", "warden init claude-code   # in the project's root, beside agentwarden.toml"),
     ("init claude-code", "warden init claude-code   # in the project's root, beside agentwarden.toml"),
     ("init codex", "warden init codex   # in the project's root; trusts it in ~/.codex (docs/codex.md)"),
+    ("init gemini", "warden init gemini   # in the project's root; hooks in .gemini/settings.json (docs/gemini.md)"),
     ("doctor", "warden doctor"),
     ("serve", "warden serve --socket /run/agentwarden/warden.sock --config agentwarden.toml"),
     ("status", "warden status --server /run/agentwarden/warden.sock"),
@@ -121,9 +122,9 @@ const EXAMPLES: &[(&str, &str)] = &[
 /// What `warden hook --help` says before its example: what it reads and where the examples are.
 const HOOK: &str = "Stdin: one Claude Code hook event, JSON as Claude Code sends it (`hook_event_name`, \
 `session_id`, `cwd`, and for `PreToolUse` `tool_name` and `tool_input`; see docs/claude-code-protocol.md), \
-or with `--harness codex` one Codex CLI hook event (docs/codex.md). Stdout: the protocol's answer \
-(nothing when allowed). One file per event to try it with: examples/claude-code/events/, \
-examples/codex/events/.";
+or with `--harness codex` one Codex CLI hook event (docs/codex.md), with `--harness gemini` one Gemini \
+CLI hook event (docs/gemini.md). Stdout: the protocol's answer (nothing when allowed). One file per \
+event to try it with: examples/claude-code/events/, examples/codex/events/, examples/gemini/events/.";
 
 /// `warden`'s command, with the examples and the global options shown once.
 pub(super) fn command() -> Command {
