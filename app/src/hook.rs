@@ -190,6 +190,8 @@ impl Warden {
                     &root,
                     storage,
                     quarantined.is_some(),
+                    // A harness that names no subagent cannot make it go on: its stop is its end (M-6).
+                    in_flight,
                 )
                 .await
             }
@@ -448,6 +450,7 @@ impl Warden {
         root: &Path,
         storage: &HookStorage,
         in_quarantine: bool,
+        ended: bool,
     ) -> Result<HookAnswer, WardenError> {
         let tracked = state.session_ref(session).agents.get(&agent.agent_id).cloned();
         let guard = self.guard_against_snapshot(session, &agent.agent_id, root, storage).await;
@@ -465,6 +468,7 @@ impl Warden {
         let decided = evaluate_stop(StopFacts {
             agent,
             stop_hook_active,
+            ended,
             guard,
             result_path,
             result,

@@ -111,7 +111,10 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("init", "warden init claude-code   # in the project's root, beside agentwarden.toml"),
     ("init claude-code", "warden init claude-code   # in the project's root, beside agentwarden.toml"),
     ("init codex", "warden init codex   # in the project's root; trusts it in ~/.codex (docs/codex.md)"),
-    ("init gemini", "warden init gemini   # in the project's root; hooks in .gemini/settings.json (docs/gemini.md)"),
+    (
+        "init gemini",
+        "warden init gemini   # in the project's root; hooks in .gemini/settings.json (docs/gemini.md)",
+    ),
     ("doctor", "warden doctor"),
     ("serve", "warden serve --socket /run/agentwarden/warden.sock --config agentwarden.toml"),
     ("status", "warden status --server /run/agentwarden/warden.sock"),

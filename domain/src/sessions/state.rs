@@ -475,7 +475,10 @@ impl SessionRecords {
 
     fn stopped(&mut self, seq: u64, session: &str, e: &SubagentStopped) {
         let tree = self.tree(seq, session);
-        if let (Decision::Allow, Some(agent)) = (e.decision, tree.agents.get_mut(&e.agent_id)) {
+        // An allowed stop ends the agent, and so does any stop its harness cannot block (M-6).
+        if let (true, Some(agent)) =
+            (e.decision == Decision::Allow || e.ended, tree.agents.get_mut(&e.agent_id))
+        {
             agent.stopped = true;
         }
     }

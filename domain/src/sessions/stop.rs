@@ -16,6 +16,9 @@ pub struct StopFacts<'a> {
     pub agent: CallingAgent,
     /// The harness says the subagent already went on once after a block.
     pub stop_hook_active: bool,
+    /// The stop is the subagent's end: its harness cannot make it go on after a block, so the
+    /// stop is judged as a repeated one and ends the agent whatever the decision (M-6).
+    pub ended: bool,
     /// The guard's check of the protected paths against the content kept at the start: the
     /// violation found (reverted or not), none, or why there was no snapshot to check against.
     pub guard: Result<Option<Violation>, String>,
@@ -82,7 +85,7 @@ pub struct StopDecision {
 /// The stop's decision: an allow when the guard found nothing and the result (if asked for)
 /// is valid; else a deny with every reason, in that order.
 pub fn evaluate_stop(facts: StopFacts<'_>) -> StopDecision {
-    let StopFacts { agent, stop_hook_active, guard, result_path, result, terms } = facts;
+    let StopFacts { agent, stop_hook_active, ended, guard, result_path, result, terms } = facts;
     let GuardFound { failure, changed_files, reverted } = guard_found(guard);
     let mut failures: Vec<HookFailure> = failure.into_iter().collect();
     if let (Some(path), Some(validation)) = (&result_path, &result)
@@ -97,7 +100,8 @@ pub fn evaluate_stop(facts: StopFacts<'_>) -> StopDecision {
         failures.push(HookFailure::new("result", Code::ResultInvalid, reason));
     }
     let decision = if failures.is_empty() { Decision::Allow } else { Decision::Deny };
-    let cause = quarantine_cause(&failures, &changed_files, reverted, stop_hook_active, terms);
+    // A stop that ends the agent is its last: judged as a repeated one (M-6).
+    let cause = quarantine_cause(&failures, &changed_files, reverted, stop_hook_active || ended, terms);
     let event = SubagentStopped {
         agent_id: agent.agent_id,
         agent_type: agent.agent_type,
@@ -108,6 +112,7 @@ pub fn evaluate_stop(facts: StopFacts<'_>) -> StopDecision {
         result_path,
         result,
         stop_hook_active,
+        ended,
     };
     StopDecision { event, cause }
 }
@@ -233,6 +238,7 @@ mod tests {
         StopFacts {
             agent: CallingAgent { agent_id: "a1".into(), agent_type: "planner".into() },
             stop_hook_active: active,
+            ended: false,
             guard,
             result_path: result.map(|_| "out/result.json".to_owned()),
             result: result.map(validation),

@@ -70,6 +70,7 @@ fn stopped(agent_id: &str, decision: Decision) -> AuditEvent {
         result_path: None,
         result: None,
         stop_hook_active: false,
+        ended: false,
     }))
 }
 
@@ -260,10 +261,25 @@ fn an_allowed_stop_forgets_the_agent_and_a_blocked_one_keeps_it() {
     events.push((Some("s"), stopped("a1", Decision::Deny)));
     let kept = fold(&events).session("s");
     assert_eq!(kept.agents["a1"].result_path.as_deref(), Some("out/result.json"), "carried from the spawn");
+    assert_eq!(kept.running().count(), 1, "a blocked stop keeps it running");
     events.push((Some("s"), stopped("a1", Decision::Allow)));
     let after = fold(&events).session("s");
     assert!(after.agents["a1"].stopped, "kept, marked stopped, so that a message can resume it (H-21)");
     assert!(after.is_tracked("a1"));
+    assert_eq!(after.running().count(), 0);
+}
+
+/// A stop its harness cannot block ends the agent whatever the decision (M-6).
+#[test]
+fn a_denied_stop_that_ends_the_agent_stops_it() {
+    let mut events = vec![(Some("s"), spawn("t1", None, "coder", 1, Decision::Allow))];
+    let pending = fold(&events).session("s").match_start("coder").cloned();
+    events.push((Some("s"), started("a1", "coder", pending.as_ref())));
+    let AuditEvent::SubagentStopped(mut last) = stopped("a1", Decision::Deny) else { unreachable!() };
+    last.ended = true;
+    events.push((Some("s"), AuditEvent::SubagentStopped(last)));
+    let after = fold(&events).session("s");
+    assert!(after.agents["a1"].stopped && after.running().count() == 0, "{after:?}");
 }
 
 fn spawn_under(tool_use_id: &str, child: &str, approval: &str) -> AuditEvent {

@@ -220,4 +220,12 @@ async fn a_protected_change_is_denied_and_put_back_at_the_spawns_end() {
         "{answer:?}"
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "# Q4\n", "put back");
+    // Its end is final (M-6): the planner runs no more, and the main session reads again.
+    let stopped = k.recorded("subagent_stopped").await;
+    assert!(
+        stopped[0].contains("\"ended\":true") && stopped[0].contains("\"decision\":\"deny\""),
+        "{stopped:?}"
+    );
+    assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed);
+    assert_eq!(before_store(&k.config, &k.storage, &k.read_text()), Pre::Done(HookAnswer::Proceed));
 }
