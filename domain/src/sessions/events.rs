@@ -94,7 +94,7 @@ pub struct SubagentStopped {
     /// Whether the harness said the subagent already went on once after a block.
     pub stop_hook_active: bool,
     /// The stop is the subagent's end, whatever the decision: its harness cannot make it go on
-    /// after a block (the end of Gemini's `invoke_agent` call), so it runs no more (M-6).
+    /// after a block (its stop comes once the agent has ended), so it runs no more (M-6).
     /// Absent (false) in the events of a harness whose stop can be blocked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ended: bool,

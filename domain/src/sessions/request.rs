@@ -67,13 +67,12 @@ pub struct CallingAgent {
 
 /// How a harness says which agent an event comes from.
 ///
-/// Claude Code and Codex name a subagent in every event it causes (`agent_id`, `agent_type`):
-/// [`Attribution::Named`]. Gemini CLI names none: a subagent's calls arrive with its parent's
-/// session and no agent field, between the spawn's call and its end. For such a harness the
-/// kernel holds an event without a caller to the subagents running in its session: one running
-/// is the caller; several, and a tool call is judged as each of them in turn (the first denial
-/// stands), and a spawn is denied, its parent unknown; none, and it is the main session's
-/// ([`Attribution::InFlight`], M-2, M-3).
+/// Most harnesses name the subagent in every event it causes: [`Attribution::Named`]. Some name
+/// none: a subagent's calls arrive with its parent's session and no agent field, between the
+/// spawn's call and its end. For such a harness the kernel holds an event without a caller to
+/// the subagents running in its session: one running is the caller; several, and a tool call is
+/// judged as each of them in turn (the first denial stands), and a spawn is denied, its parent
+/// unknown; none, and it is the main session's ([`Attribution::InFlight`], M-2, M-3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Attribution {
     /// Every event names the subagent it comes from, or comes from the main session.
