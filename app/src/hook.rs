@@ -49,7 +49,7 @@ use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::governance::{ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::sessions::{
-    Attribution, CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, InputError,
+    Attribution, CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, InputError, ROOT_ID,
     SessionQuarantined, SessionRecords, SpawnFacts, SpawnRequest, StopFacts, SubagentStarted,
     config_change_answer, config_change_blocked, evaluate_spawn, evaluate_stop, quarantined_without_store,
     spawn_answer,
@@ -407,10 +407,25 @@ impl Warden {
         }
     }
 
-    /// The protected paths under `root` compared with the snapshot kept for `session`'s
-    /// `agent_id` at its start, and put back: the violation found (reverted or not), none, or
-    /// why there is no snapshot to check against. A violation reverted but not recorded is
-    /// kept pending until the log can be written (H-33).
+    /// What a stop of `agent_id` at `root` puts the protected paths back to. A subagent checked
+    /// at the workspace root is held to the session's snapshot when there is one, never to its
+    /// own: taken later, its own may hold a change the session's stop has put back since, which
+    /// its stop would otherwise bring back (H-47). A subagent in a worktree of its own, and a
+    /// session Warden did not see start, keep the agent's own.
+    async fn baseline(&self, session: &str, agent_id: &str, root: &Path) -> Result<ContentSnapshot, String> {
+        if agent_id != ROOT_ID
+            && root == self.config.root
+            && let Ok(session_snapshot) = self.load_snapshot(session, ROOT_ID).await
+        {
+            return Ok(session_snapshot);
+        }
+        self.load_snapshot(session, agent_id).await
+    }
+
+    /// The protected paths under `root` compared with what its stop holds `agent_id` to (the
+    /// snapshot kept at its start, or the session's, H-47), and put back: the violation found
+    /// (reverted or not), none, or why there is no snapshot to check against. A violation
+    /// reverted but not recorded is kept pending until the log can be written (H-33).
     async fn guard_against_snapshot(
         &self,
         session: &str,
@@ -418,7 +433,7 @@ impl Warden {
         root: &Path,
         storage: &HookStorage,
     ) -> Result<Option<agentwarden_domain::guardrails::Violation>, String> {
-        let before = self.load_snapshot(session, agent_id).await?;
+        let before = self.baseline(session, agent_id, root).await?;
         let artifacts = pending::artifacts(root, session, agent_id);
         let target =
             GuardTarget { root, item: agent_id, run: session, session: Some(session), artifacts: &artifacts };

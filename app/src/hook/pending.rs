@@ -17,7 +17,7 @@ use agentwarden_domain::audit::{Actor, Correlation, CorrelationId};
 use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::sessions::{
-    HookAnswer, SessionQuarantined, SessionRecords, quarantined_without_store,
+    HookAnswer, ROOT_ID, SessionQuarantined, SessionRecords, quarantined_without_store,
 };
 use agentwarden_domain::verdict::Code;
 
@@ -82,9 +82,14 @@ impl Warden {
         storage: &HookStorage,
         marker: &Marker,
     ) -> Result<String, String> {
-        let copy = storage
+        let own = storage
             .read_snapshot(session, agent)?
             .ok_or("nothing was put back: no copy of the snapshot taken at its start")?;
+        // Held to the session's snapshot at the session's root, as a stop with the store is (H-47).
+        let copy = match (agent != ROOT_ID).then(|| storage.read_snapshot(session, ROOT_ID)) {
+            Some(Ok(Some(session_copy))) if session_copy.root == own.root => session_copy,
+            _ => own,
+        };
         let snapshot = ContentSnapshot::decode(&copy.encoded)
             .map_err(|e| format!("nothing was put back: the snapshot copy is refused: {e}"))?;
         let artifacts = artifacts(&copy.root, session, agent);

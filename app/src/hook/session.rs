@@ -118,7 +118,7 @@ impl Warden {
 mod tests {
     use std::sync::Arc;
 
-    use agentwarden_domain::sessions::{Attribution, HookEvent, HookInput};
+    use agentwarden_domain::sessions::{Attribution, CallingAgent, HookEvent, HookInput};
     use agentwarden_ports::EventStore;
 
     use super::*;
@@ -219,6 +219,42 @@ mod tests {
                 "active: {active}"
             );
             assert!(storage.marker("s").unwrap().is_some(), "quarantined by its marker");
+        }
+    }
+
+    /// A subagent that started after the main agent changed a protected file, and stops after
+    /// the session's stop put it back, does not bring the change back: it is held to the
+    /// session's snapshot, with the store and without it (H-47).
+    #[tokio::test]
+    async fn a_late_subagents_stop_does_not_bring_back_what_the_sessions_stop_put_back() {
+        let (_dir, config, root) = project();
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = Warden::builder().store(store.clone()).config(config.clone()).build().unwrap();
+        let storage = HookStorage::new(root.join(".agentwarden"));
+        let q4 = root.join("okrs/q4.md");
+        let agent = |id: &str| CallingAgent { agent_id: id.into(), agent_type: "planner".into() };
+        let subagent_stop =
+            |id: &str| input(HookEvent::SubagentStop { agent: agent(id), stop_hook_active: false });
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        for (background, with_store) in [("bg1", true), ("bg2", false)] {
+            std::fs::write(&q4, "changed by the main agent\n").unwrap();
+            let started =
+                warden.hook_input(input(HookEvent::SubagentStart(agent(background))), &storage).await;
+            assert_eq!(started, HookAnswer::Proceed);
+            let stopped = warden.hook_input(stop(false), &storage).await;
+            assert!(matches!(stopped, HookAnswer::Block { .. }), "{stopped:?}");
+            assert_eq!(std::fs::read_to_string(&q4).unwrap(), "# Q4\n", "the session's stop put it back");
+            if with_store {
+                let answer = warden.hook_input(subagent_stop(background), &storage).await;
+                assert_eq!(answer, HookAnswer::Proceed, "nothing differs from the session's start");
+            } else {
+                let why = "the store is locked".to_owned();
+                let input = subagent_stop(background);
+                let _ =
+                    crate::hook::hook_store_unavailable(config.clone(), &storage, Some(&input), None, why)
+                        .await;
+            }
+            assert_eq!(std::fs::read_to_string(&q4).unwrap(), "# Q4\n", "{background}: not brought back");
         }
     }
 }
