@@ -35,7 +35,7 @@
 //! [server]
 //! socket = "/run/agentwarden/warden.sock"  # `warden hook` asks the resident service (V-5)
 //! uid = 998                                 # and only a server running as this user (V-12)
-//! log_key = "/etc/agentwarden/log.key"      # the server signs its checkpoints (A-37)
+//! log_key = "/etc/agentwarden/log.key"      # the server signs its checkpoints (A-41)
 //! witnesses = ["http://w.example:7380 witness.example/w1+1234abcd+AQ…"]  # and submits them (A-40)
 //! ```
 
@@ -292,7 +292,7 @@ pub struct Config {
     /// connection (`SO_PEERCRED`) and refuses any other (V-12).
     pub server_uid: Option<u32>,
     /// `[server] log_key` (relative to the file): the key the server signs its checkpoints
-    /// with (A-30, A-37); never named by a variable.
+    /// with (A-30, A-41); never named by a variable.
     pub server_log_key: Option<PathBuf>,
     /// `[server] witnesses`: each `URL VKEY`, a `tlog-witness` the server submits its signed
     /// checkpoints to (A-40): the URL (`http://HOST:PORT`, the witness's prefix) and its verifier

@@ -289,7 +289,7 @@ fn serve_with_config(s: &Setup, config: &Path) -> Child {
 /// With `[server] log_key`, the server's note is signed for the store at start, and moves
 /// with each group that appended: once a decision's answer is back, the note already covers
 /// its event (signed after the sync, before the answer). The note verifies against the log
-/// with the key's verifier once the server is stopped.
+/// with the key's verifier once the server is stopped.
 #[test]
 fn the_server_signs_a_checkpoint_before_a_groups_answers_leave() {
     let s = Setup::new(5);
@@ -322,7 +322,7 @@ fn the_server_signs_a_checkpoint_before_a_groups_answers_leave() {
 }
 
 /// A log key the server cannot use refuses its start; a server without one signs
-/// nothing and says so.
+/// nothing and says so.
 #[test]
 fn a_server_with_an_unusable_key_does_not_start_and_one_without_signs_nothing() {
     use std::os::unix::fs::PermissionsExt;
