@@ -195,6 +195,14 @@ where
         .transpose()
         .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
     let witnessed = config.server_witnesses.clone();
+    // Witnesses no note is ever signed for would be a silent gap: refused at the start (A-43).
+    if signer.is_none() && !witnessed.is_empty() {
+        return Err(E::from(
+            "`[server] witnesses` names witnesses, but no log key signs checkpoints for them: set `[server] \
+             log_key` (or `warden serve --log-key FILE`), or remove the witnesses"
+                .to_owned(),
+        ));
+    }
     let (warden, location) = open_store(config, &home)?;
     // With export asked for, every Warden below records through the tap (V-62, V-60).
     #[cfg(feature = "otel")]
