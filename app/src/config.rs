@@ -35,12 +35,8 @@
 //! [server]
 //! socket = "/run/agentwarden/warden.sock"  # `warden hook` asks the resident service (V-5)
 //! uid = 998                                 # and only a server running as this user (V-12)
-//! log_key = "/etc/agentwarden/log.key"      # the server signs its checkpoints (A-41)
+//! log_key = "/etc/agentwarden/log.key"      # the server signs its checkpoints (A-37)
 //! witnesses = ["http://w.example:7380 witness.example/w1+1234abcd+AQ…"]  # and submits them (A-40)
-//!
-//! [audit]
-//! witnesses = ["witness.example/w1+1234abcd+BB…"]  # `audit verify --checkpoint` requires them, as sealed (A-42)
-//! quorum = 1                                        # default: all of them
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -296,7 +292,7 @@ pub struct Config {
     /// connection (`SO_PEERCRED`) and refuses any other (V-12).
     pub server_uid: Option<u32>,
     /// `[server] log_key` (relative to the file): the key the server signs its checkpoints
-    /// with (A-30, A-41); never named by a variable.
+    /// with (A-30, A-37); never named by a variable.
     pub server_log_key: Option<PathBuf>,
     /// `[server] witnesses`: each `URL VKEY`, a `tlog-witness` the server submits its signed
     /// checkpoints to (A-40): the URL (`http://HOST:PORT`, the witness's prefix) and its verifier
@@ -305,19 +301,6 @@ pub struct Config {
     /// `[approvals] allowed_signers` (relative to the file): when set, seals and approvals
     /// count only when signed by a key it lists (K-1).
     pub allowed_signers: Option<PathBuf>,
-    /// `[audit] witnesses` and `quorum`: the witnesses whose cosignatures `audit verify
-    /// --checkpoint` requires, in force only as sealed (A-42).
-    pub audit_witnesses: Option<WitnessPolicy>,
-}
-
-/// `[audit] witnesses = ["VKEY", …]` and `quorum = K` (default: all of them): the cosignatures a
-/// signed checkpoint must carry for `audit verify --checkpoint`, once sealed (A-42).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WitnessPolicy {
-    /// The witnesses' verifier keys (`NAME+ID+KEY`, cosignature keys), distinct.
-    pub keys: Vec<String>,
-    /// How many of them must have cosigned: from 1 to their number.
-    pub quorum: usize,
 }
 
 impl Default for Config {
@@ -337,43 +320,8 @@ impl Default for Config {
             server_log_key: None,
             server_witnesses: Vec::new(),
             allowed_signers: None,
-            audit_witnesses: None,
         }
     }
-}
-
-/// `[audit]` read strictly (A-42): every key a cosignature key (`NAME+ID+KEY` of type 0x04),
-/// none twice, at least one, and a quorum from 1 to their number (absent: all of them).
-fn witness_policy(audit: AuditSection) -> Result<WitnessPolicy, String> {
-    use agentwarden_domain::audit::note::parse_verifier_key;
-    let mut keys: Vec<String> = Vec::new();
-    for vkey in audit.witnesses {
-        let vkey = vkey.trim().to_owned();
-        match parse_verifier_key(&vkey) {
-            Ok((_, 0x04, _)) => {}
-            Ok((name, kind, _)) => {
-                return Err(format!(
-                    "witnesses: `{name}` is a key of type {kind:#04x}, not a witness's cosignature key"
-                ));
-            }
-            Err(e) => return Err(format!("witnesses: `{vkey}` is not a verifier key: {e}")),
-        }
-        if keys.contains(&vkey) {
-            return Err(format!("witnesses: `{vkey}` is listed twice"));
-        }
-        keys.push(vkey);
-    }
-    if keys.is_empty() {
-        return Err("witnesses is empty: name at least one witness, or remove [audit]".into());
-    }
-    let quorum = audit.quorum.unwrap_or(keys.len());
-    if quorum == 0 || quorum > keys.len() {
-        return Err(format!(
-            "quorum = {quorum} among {} witness keys: it must be from 1 to their number",
-            keys.len()
-        ));
-    }
-    Ok(WitnessPolicy { keys, quorum })
 }
 
 /// A configuration file that cannot be used.
@@ -399,14 +347,6 @@ struct File {
     store: Option<StoreSection>,
     server: Option<ServerSection>,
     approvals: Option<ApprovalsSection>,
-    audit: Option<AuditSection>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AuditSection {
-    witnesses: Vec<String>,
-    quorum: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -587,10 +527,6 @@ impl Config {
             Some(key) => Some(base.join(key)),
             None => None,
         };
-        let audit_witnesses = match file.audit {
-            None => None,
-            Some(audit) => Some(witness_policy(audit).map_err(|why| error(None, format!("audit: {why}")))?),
-        };
         let server = match file.server.map(|s| s.socket) {
             Some(socket) if socket.as_os_str().is_empty() => {
                 return Err(error(None, "server.socket is empty".into()));
@@ -613,7 +549,6 @@ impl Config {
             server_log_key,
             server_witnesses,
             allowed_signers: file.approvals.map(|a| base.join(a.allowed_signers)),
-            audit_witnesses,
         })
     }
 
@@ -737,32 +672,6 @@ mod tests {
 
     /// The path a pattern builds in a directory is `dir.join(file_name)`, whatever the
     /// directory looks like.
-    /// `[audit]` is read strictly: only distinct witness cosignature keys, at least one, and a
-    /// quorum from 1 to their number (default: all) (A-42).
-    #[test]
-    fn the_witness_policy_is_read_strictly() {
-        let w = |name: &str, seed: u8| crate::tlog::Cosigner::from_seed(name, [seed; 32]).unwrap().verifier();
-        let (w1, w2) = (w("witness.example/w1", 1), w("witness.example/w2", 2));
-        let log = crate::tlog::LogSigner::from_seed("log.example/a", [3; 32]).unwrap().verifier().to_text();
-        let parse = |body: String| Config::parse(Path::new("w.toml"), &format!("[audit]\n{body}"));
-        let policy = parse(format!("witnesses = [\"{w1}\", \"{w2}\"]\n")).unwrap().audit_witnesses.unwrap();
-        assert_eq!((policy.keys.len(), policy.quorum), (2, 2), "all of them by default");
-        let one = parse(format!("witnesses = [\"{w1}\", \"{w2}\"]\nquorum = 1\n")).unwrap();
-        assert_eq!(one.audit_witnesses.unwrap().quorum, 1);
-        for (body, why) in [
-            ("witnesses = []\n".to_owned(), "none"),
-            (format!("witnesses = [\"{w1}\", \"{w1}\"]\n"), "twice"),
-            (format!("witnesses = [\"{log}\"]\n"), "the log's own key, not a cosignature key"),
-            ("witnesses = [\"not a key\"]\n".to_owned(), "not a key"),
-            (format!("witnesses = [\"{w1}\"]\nquorum = 0\n"), "quorum 0"),
-            (format!("witnesses = [\"{w1}\"]\nquorum = 2\n"), "quorum above the keys"),
-            ("quorum = 1\n".to_owned(), "no witnesses"),
-        ] {
-            assert!(parse(body.clone()).is_err(), "{why}: {body}");
-        }
-        assert_eq!(Config::parse(Path::new("w.toml"), "").unwrap().audit_witnesses, None);
-    }
-
     #[test]
     fn a_pattern_builds_the_path_join_builds() {
         let name = Name::new("REVIEW").unwrap();

@@ -121,10 +121,7 @@ impl Warden {
     /// the event as [`HookInput`] — parsed from its wire format, or built — asks with it.
     pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
         let session = input.session_id.as_str();
-        let is_stop = matches!(
-            input.event,
-            HookEvent::SubagentStop { .. } | HookEvent::SessionStop { .. } | HookEvent::SessionEnd
-        );
+        let is_stop = matches!(input.event, HookEvent::SubagentStop { .. } | HookEvent::SessionStop { .. });
         // Held for the whole decision, not copied; back in memory when it ends (V-38).
         let mut state = match self.hold().await {
             Ok(state) => state,
@@ -138,10 +135,6 @@ impl Warden {
                         return self
                             .session_stop_without_store(session, *stop_hook_active, storage, &why)
                             .await;
-                    }
-                    // Put back from the copy; the snapshot is kept (H-48).
-                    HookEvent::SessionEnd => {
-                        return self.session_stop_without_store(session, true, storage, &why).await;
                     }
                     _ => return HookAnswer::failed(why),
                 }
@@ -184,9 +177,8 @@ impl Warden {
             }
             HookEvent::SessionStart => self.hook_session_start(&mut state, session, storage).await,
             HookEvent::SessionStop { stop_hook_active } => {
-                self.hook_session_stop(&mut state, session, stop_hook_active, false, storage).await
+                self.hook_session_stop(&mut state, session, stop_hook_active, storage).await
             }
-            HookEvent::SessionEnd => self.hook_session_stop(&mut state, session, false, true, storage).await,
             HookEvent::SubagentStop { agent, stop_hook_active } => {
                 let own = state.session_ref(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
                 let root = own.map_or(root, PathBuf::from);

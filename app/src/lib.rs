@@ -61,7 +61,7 @@ pub use agentwarden_ports::{
 pub use audit_log::{Pages, Stats, Verification};
 pub use config::{
     ClaudeCodeConfig, Config, ConfigCache, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig,
-    ToolRules, WitnessPolicy,
+    ToolRules,
 };
 pub use durable::{Deferring, NotCovered, Synced, Undurable};
 pub use files::MAX_INPUT_BYTES;

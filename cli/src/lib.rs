@@ -375,12 +375,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
                 true => audit::served::Served::configured(cli.store.is_some())?,
                 false => None,
             };
-            let reads_config = command.reads_config();
-            let open = || match reads_config {
-                true => stores.open(agentwarden::Config::load(None)?, create),
-                false => stores.open_plain(create),
-            };
-            audit::run(command, served.as_ref(), open, out).await
+            audit::run(command, served.as_ref(), || stores.open_plain(create), out).await
         }
         Command::Hook(_) => {
             let begun = begun

@@ -39,7 +39,7 @@ pub enum Request {
         deadline_ms: Option<u64>,
     },
     /// The log's latest durable checkpoint (V-65): its size, root and chain head, and the note
-    /// the server signed last when it signs.
+    /// the server signed last when it signs.
     Checkpoint {},
     /// The inclusion proof of event `seq` in the tree of the log's first `size` events (V-65).
     InclusionProof {
@@ -148,7 +148,7 @@ pub enum Answer {
         root: String,
         /// The hash of the chain's head at `size` (the `head_hash` of `audit checkpoint --json`).
         head_hash: String,
-        /// The note the server signed last, when its configuration names a log key.
+        /// The note the server signed last, when its configuration names a log key.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },

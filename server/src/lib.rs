@@ -103,7 +103,7 @@ pub struct ServeOptions {
     pub socket_mode: u32,
     /// How long SIGTERM waits for the requests in flight.
     pub drain_timeout: Duration,
-    /// The key the server signs its checkpoints with (A-41); `None`: `[server] log_key`, else
+    /// The key the server signs its checkpoints with (A-37); `None`: `[server] log_key`, else
     /// none.
     pub log_key: Option<PathBuf>,
 }
@@ -127,7 +127,7 @@ struct Server {
     /// The OpenTelemetry export, when the environment asks for it (V-60).
     #[cfg(feature = "otel")]
     telemetry: Option<telemetry::Telemetry>,
-    /// The log's tree, served (V-65) and signed (A-41).
+    /// The log's tree, served (V-65) and signed (A-37).
     tlog: Arc<tlog::Tlog>,
     /// What the witnesses answered last (A-40).
     witnesses: witnesses::Reports,
@@ -186,7 +186,7 @@ where
     let socket = home.join(socket);
     let _lock = socket::lock(&socket)?;
     // The key the configuration names, read (and refused) before the store opens;
-    // a key that cannot be used refuses the start, never a server that silently signs nothing (A-41, A-30).
+    // a key that cannot be used refuses the start, never a server that silently signs nothing (A-37, A-30).
     let signer = options
         .log_key
         .as_deref()
@@ -195,14 +195,6 @@ where
         .transpose()
         .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
     let witnessed = config.server_witnesses.clone();
-    // Witnesses no note is ever signed for would be a silent gap: refused at the start (A-43).
-    if signer.is_none() && !witnessed.is_empty() {
-        return Err(E::from(
-            "`[server] witnesses` names witnesses, but no log key signs checkpoints for them: set `[server] \
-             log_key` (or `warden serve --log-key FILE`), or remove the witnesses"
-                .to_owned(),
-        ));
-    }
     let (warden, location) = open_store(config, &home)?;
     // With export asked for, every Warden below records through the tap (V-62, V-60).
     #[cfg(feature = "otel")]
@@ -217,8 +209,6 @@ where
         tracing::warn!(error = %e, "the records cannot be folded from the log; every decision that needs them fails");
     }
     let tlog = Arc::new(tlog::Tlog::start(warden.clone(), signer).await.map_err(E::from)?);
-    // The notes are signed by a task of their own, never on an answer's path (A-41).
-    tokio::spawn(Arc::clone(&tlog).run_signer());
     // The witnesses get each new note from a task of their own, never on an answer's path (A-40).
     let witness_reports = witnesses::start(Arc::clone(&tlog), &witnessed);
     let listener = socket::bind(&socket, options.socket_mode)?;

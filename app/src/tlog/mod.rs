@@ -17,7 +17,7 @@ use agentwarden_domain::code::Code;
 
 pub use key::{LogSigner, LogVerifier, MAX_KEY_BYTES};
 pub use log::CheckpointCheck;
-pub use quorum::{SealedPolicy, check_quorum};
+pub use quorum::check_quorum;
 pub use witness::{
     COSIGNATURE, Cosigner, Witness, WitnessVerdict, add_checkpoint_request, parse_add_checkpoint,
     verify_cosignature,

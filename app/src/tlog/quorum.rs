@@ -53,51 +53,6 @@ pub fn check_quorum(note: &str, witnesses: &[String], quorum: usize) -> Result<u
     Ok(cosigned)
 }
 
-/// What the sealed configuration says a signed checkpoint's witnesses must be (A-42).
-#[derive(Debug, PartialEq, Eq)]
-pub enum SealedPolicy {
-    /// No policy: the sealed configuration names none (or nothing is sealed and none is
-    /// configured); only the command line's `--witness` keys count.
-    None,
-    /// The sealed configuration's `[audit] witnesses` and `quorum`.
-    Required(crate::config::WitnessPolicy),
-}
-
-impl crate::Warden {
-    /// The witness policy `audit verify --checkpoint` holds a signed checkpoint to (A-42): the
-    /// configuration's `[audit]` counts only as the seal in force recorded it. A configuration
-    /// changed since the seal is refused whatever it says now (an agent that removed the policy
-    /// must not lower it); a policy in a configuration no seal covers is refused (a human
-    /// seals it); a configuration neither sealed nor naming a policy has none. `Err` says why
-    /// the policy cannot be known.
-    pub async fn sealed_witness_policy(&self) -> Result<SealedPolicy, String> {
-        let configured = self.config.audit_witnesses.clone();
-        let Some(source) = self.config.source.clone() else {
-            return Ok(configured.map_or(SealedPolicy::None, SealedPolicy::Required));
-        };
-        let records = self.records().await.map_err(|e| format!("the records cannot be read: {e}"))?;
-        let mut read = agentwarden_domain::governance::ReadDigests::new();
-        self.read_context_digests(&mut read).await;
-        let name = crate::files::key(&self.config.root, &source);
-        let now = read.get(&name).cloned().flatten();
-        let sealed = records.governance.seal.as_ref().filter(|seal| seal.refused.is_none());
-        match (sealed.and_then(|seal| seal.files.get(&name).map(|digest| (seal.seq, digest))), configured) {
-            (None, None) => Ok(SealedPolicy::None),
-            (None, Some(_)) => Err(format!(
-                "`{name}` names witnesses (`[audit]`) but no seal in force covers it: the policy counts only as a \
-                 human sealed it; review it, then `warden seal`"
-            )),
-            (Some((_, digest)), configured) if now.as_ref() == Some(digest) => {
-                Ok(configured.map_or(SealedPolicy::None, SealedPolicy::Required))
-            }
-            (Some((seq, _)), _) => Err(format!(
-                "`{name}` changed since the seal of seq {seq}: the witness policy in force cannot be known; review \
-                 the change, then `warden seal`"
-            )),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use agentwarden_domain::audit::note::Note;

@@ -232,12 +232,6 @@ pub(super) enum ExportFormat {
 
 impl AuditCommand {
     /// True for the commands that append to the log.
-    /// Whether it reads the project's configuration: `verify --checkpoint` holds a signed
-    /// checkpoint to the sealed configuration's witnesses.
-    pub(super) fn reads_config(&self) -> bool {
-        matches!(self, AuditCommand::Verify { checkpoint: Some(_), .. })
-    }
-
     pub(super) fn writes(&self) -> bool {
         matches!(self, AuditCommand::Note { .. } | AuditCommand::Copy { .. })
     }
@@ -282,22 +276,6 @@ pub(super) async fn run(
                 // The quorum is checked before the store is opened.
                 tlog::witnessed(file.as_ref(), &witnesses, quorum)?;
             }
-            // The sealed configuration's witnesses are required too; flags add, never lower.
-            // A store that does not open is left to the verdict below (a broken chain says so).
-            let opened = match &file {
-                Some(_) => match open() {
-                    Ok(warden) => {
-                        tlog::sealed_witnesses(&warden, file.as_ref(), &witnesses, quorum).await?;
-                        Ok(Ok(warden))
-                    }
-                    Err(e) => Ok(Err(e)),
-                },
-                None => Err(open),
-            };
-            let open = move || match opened {
-                Ok(opened) => opened,
-                Err(open) => open(),
-            };
             let checkpoint = match file {
                 Some(tlog::CheckpointFile::Signed { note, chain }) => {
                     return tlog::verify_signed(&note, chain, verifier.as_deref(), json, open, out).await;

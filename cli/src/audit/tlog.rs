@@ -179,7 +179,7 @@ pub(super) async fn checkpoint(
     Ok(EXIT_OK)
 }
 
-/// `warden audit checkpoint --server-note`: the note the server signed last.
+/// `warden audit checkpoint --server-note`: the note the server signed last.
 pub(super) fn server_note(served: Option<&Served>, out: &mut dyn Write) -> Result<u8, Failure> {
     let served = served.ok_or_else(|| {
         Failure::usage(
@@ -352,36 +352,6 @@ pub(super) fn witnessed(
     };
     let distinct = witnesses.iter().collect::<std::collections::BTreeSet<_>>().len();
     Ok(check_quorum(note, witnesses, quorum.unwrap_or(distinct))?)
-}
-
-/// The sealed configuration's witness policy held against the checkpoint `file`: none,
-/// or a signed checkpoint cosigned by its quorum of its keys, the command line's `--witness`
-/// keys added and its `--quorum` counted when higher. A policy that cannot be known (the
-/// configuration changed since the seal, or never sealed) refuses the check (exit 2).
-pub(super) async fn sealed_witnesses(
-    warden: &Warden,
-    file: Option<&CheckpointFile>,
-    witnesses: &[String],
-    quorum: Option<usize>,
-) -> Result<(), Failure> {
-    let policy = match warden.sealed_witness_policy().await {
-        Ok(agentwarden::tlog::SealedPolicy::None) => return Ok(()),
-        Ok(agentwarden::tlog::SealedPolicy::Required(policy)) => policy,
-        Err(why) => return Err(Failure::usage(format!("refused: {why}"))),
-    };
-    let Some(CheckpointFile::Signed { note, .. }) = file else {
-        return Err(TlogError::CheckpointInvalid(format!(
-            "the sealed configuration requires {} of {} witnesses' cosignatures, and this checkpoint is not a signed note",
-            policy.quorum,
-            policy.keys.len()
-        ))
-        .into());
-    };
-    let mut keys = policy.keys.clone();
-    keys.extend(witnesses.iter().filter(|k| !policy.keys.contains(k)).cloned());
-    let required = policy.quorum.max(quorum.unwrap_or(0));
-    check_quorum(note, &keys, required)?;
-    Ok(())
 }
 
 /// `warden audit verify-proof`: an event, its proof and a checkpoint, with no store.

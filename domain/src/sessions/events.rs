@@ -129,10 +129,6 @@ pub struct SessionStopped {
     pub reverted: bool,
     /// Whether the harness said the session already went on once after a block.
     pub stop_hook_active: bool,
-    /// The session ended (`SessionEnd`): nothing could be blocked, and its snapshot is removed
-    /// once the check put everything back (H-48). Absent (false) at a stop of a turn.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub ended: bool,
 }
 
 /// `hook_tool_evaluated`, version 1: the hook's decision on a tool call that is not a spawn but

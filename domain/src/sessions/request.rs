@@ -174,9 +174,6 @@ pub enum HookEvent {
         /// True when it is already going on because a stop hook blocked it before.
         stop_hook_active: bool,
     },
-    /// The session ends: the protected paths are compared with the session's snapshot and put
-    /// back one last time, and the snapshot removed (H-48). Nothing can be blocked.
-    SessionEnd,
     /// A settings or skills file of the harness changed during the session (H-43).
     ConfigChange {
         /// `source`: `user_settings`, `project_settings`, `local_settings`, `policy_settings`

@@ -21,9 +21,6 @@ use crate::verdict::{Code, Decision};
 pub struct SessionStopFacts {
     /// The harness says the session already went on once after a block.
     pub stop_hook_active: bool,
-    /// The session ends (`SessionEnd`): nothing can be blocked, so it is answered as a repeated
-    /// stop is (H-48).
-    pub ended: bool,
     /// The guard's check of the protected paths against the session's snapshot: the violation
     /// found (reverted or not), none, or why there was no snapshot to check against.
     pub guard: Result<Option<Violation>, String>,
@@ -41,7 +38,7 @@ pub struct SessionStopDecision {
 /// The stop's decision: an allow when the guard found nothing to put back; else a deny with its
 /// reason, and a quarantine when the paths could not be checked or put back.
 pub fn evaluate_session_stop(facts: SessionStopFacts) -> SessionStopDecision {
-    let SessionStopFacts { stop_hook_active, ended, guard } = facts;
+    let SessionStopFacts { stop_hook_active, guard } = facts;
     let GuardFound { failure, changed_files, reverted } = guard_found(guard);
     let cause = match &failure {
         Some(f) if f.code == Code::SnapshotMissing => Some(HookFailure::new(
@@ -62,7 +59,7 @@ pub fn evaluate_session_stop(facts: SessionStopFacts) -> SessionStopDecision {
     };
     let failures: Vec<HookFailure> = failure.into_iter().collect();
     let decision = if failures.is_empty() { Decision::Allow } else { Decision::Deny };
-    let event = SessionStopped { decision, failures, changed_files, reverted, stop_hook_active, ended };
+    let event = SessionStopped { decision, failures, changed_files, reverted, stop_hook_active };
     SessionStopDecision { event, cause }
 }
 
@@ -78,7 +75,7 @@ impl SessionStopDecision {
             Ok(()) if self.event.decision == Decision::Allow => return HookAnswer::Proceed,
             Ok(()) => self.event.failures.iter().map(HookFailure::describe).collect(),
         };
-        if self.event.stop_hook_active || self.event.ended {
+        if self.event.stop_hook_active {
             return HookAnswer::Proceed;
         }
         if let Some(cause) = &self.cause {
@@ -157,8 +154,7 @@ mod tests {
             ),
         ];
         for (guard, active, decision, quarantine, shape, why) in rows {
-            let decided =
-                evaluate_session_stop(SessionStopFacts { stop_hook_active: active, ended: false, guard });
+            let decided = evaluate_session_stop(SessionStopFacts { stop_hook_active: active, guard });
             assert_eq!(decided.event.decision, decision, "{why}");
             assert_eq!(decided.event.stop_hook_active, active, "{why}");
             assert_eq!(decided.cause.as_ref().map(|c| c.code.as_str()), quarantine, "{why}");
@@ -183,7 +179,6 @@ mod tests {
     fn a_block_names_what_was_put_back_and_the_quarantine() {
         let put_back = evaluate_session_stop(SessionStopFacts {
             stop_hook_active: false,
-            ended: false,
             guard: Ok(Some(violation(true))),
         });
         assert_eq!(put_back.event.changed_files, ["okrs/a.md"]);
@@ -194,24 +189,10 @@ mod tests {
             "Agent Warden denied this at guardrails (protected_path_changed): protected paths were changed \
              and have been reverted: okrs/a.md"
         );
-        let missing = evaluate_session_stop(SessionStopFacts {
-            stop_hook_active: false,
-            ended: false,
-            guard: Err("gone".into()),
-        });
+        let missing =
+            evaluate_session_stop(SessionStopFacts { stop_hook_active: false, guard: Err("gone".into()) });
         let HookAnswer::Block { reason } = missing.answer(Ok(())) else { panic!("a block") };
         assert!(reason.as_str().contains("snapshot_missing"), "{reason}");
-        // At the session's end nothing can be blocked: the same check, answered as a repeated
-        // stop, the event saying it ended (H-48).
-        let ended = evaluate_session_stop(SessionStopFacts {
-            stop_hook_active: false,
-            ended: true,
-            guard: Ok(Some(violation(true))),
-        });
-        assert_eq!(
-            (ended.answer(Ok(())), ended.event.decision, ended.event.ended),
-            (HookAnswer::Proceed, Decision::Deny, true)
-        );
         assert!(reason.as_str().contains("the session is quarantined"), "{reason}");
     }
 }

@@ -40,17 +40,15 @@ pub const BLOCKING_EVENT: &str = "PreToolUse";
 /// The events Warden's hook handles, with their matcher: `*` is Claude Code's "every
 /// tool" (the hook governs every tool call, so an untracked agent's calls can be denied).
 /// H-43: `ConfigChange` (every source) blocks a settings or skills change made during the
-/// session. `SessionStart` (every source) snapshots the protected paths, and the main
-/// session's `Stop` compares and puts them back (H-45, H-46); `SessionEnd` does it one last time
-/// and removes the snapshot (H-48).
-pub const EVENTS: [(&str, Option<&str>); 7] = [
+/// session. H-45, H-46: `SessionStart` (every source) snapshots the protected paths, and the
+/// main session's `Stop` compares and puts them back.
+pub const EVENTS: [(&str, Option<&str>); 6] = [
     ("PreToolUse", Some("*")),
     ("SubagentStart", None),
     ("SubagentStop", None),
     ("ConfigChange", None),
     ("SessionStart", None),
     ("Stop", None),
-    ("SessionEnd", None),
 ];
 
 /// What Claude Code reads from a project that can change how the guard is run (H-19): the

@@ -161,8 +161,6 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and stop (H-45, H-46).
         "SessionStart" => HookEvent::SessionStart,
         "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
-        // The session's end: checked and put back one last time, its snapshot removed (H-48).
-        "SessionEnd" => HookEvent::SessionEnd,
         "ConfigChange" => HookEvent::ConfigChange {
             source: required(&object, "source")?,
             file_path: string(&object, "file_path")?,
@@ -318,8 +316,6 @@ mod tests {
         }
         let bad = r#"{"session_id":"s","hook_event_name":"Stop","stop_hook_active":"yes"}"#;
         assert_eq!(parse(bad).unwrap_err().code(), "hook_input_wrong_type");
-        let end = r#"{"session_id":"s","hook_event_name":"SessionEnd","reason":"exit","cwd":"/p"}"#;
-        assert_eq!(parse(end).unwrap().event, HookEvent::SessionEnd, "H-48");
         let reserved =
             r#"{"session_id":"s","hook_event_name":"SubagentStart","agent_id":"main","agent_type":"p"}"#;
         assert_eq!(parse(reserved).unwrap_err().code(), "hook_input_wrong_type", "the root's id");

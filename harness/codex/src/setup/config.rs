@@ -24,9 +24,8 @@ pub const HOME_ENV: &str = "CODEX_HOME";
 /// The key of the managed requirements that makes Codex run managed hooks only.
 pub const MANAGED_ONLY: &str = "allow_managed_hooks_only";
 
-/// The events Warden's Codex hook answers (C-12; `SessionEnd`, H-48).
-pub const EVENTS: [&str; 6] =
-    ["PreToolUse", "SubagentStart", "SubagentStop", "SessionStart", "Stop", "SessionEnd"];
+/// The events Warden's Codex hook answers (C-12).
+pub const EVENTS: [&str; 5] = ["PreToolUse", "SubagentStart", "SubagentStop", "SessionStart", "Stop"];
 
 /// What Codex reads from a project that can change how the guard is run: its configuration
 /// (hooks, agent roles, MCP servers) and its instructions (H-12, H-19).
@@ -295,10 +294,7 @@ mod tests {
             entry("PreToolUse", Some("spawn_agent"), &good, Some(30)),
             entry("SubagentStop", None, &good, Some(30)),
         ];
-        assert_eq!(
-            missing_events(&narrow),
-            ["PreToolUse", "SubagentStart", "SessionStart", "Stop", "SessionEnd"]
-        );
+        assert_eq!(missing_events(&narrow), ["PreToolUse", "SubagentStart", "SessionStart", "Stop"]);
         // (entry, a word its finding must hold, fails closed, why)
         let table = [
             (entry("PreToolUse", None, &good, Some(2)), "--timeout 8", true, "a timeout without margin"),

@@ -226,8 +226,6 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and stop; only the root gets `Stop` (H-45, H-46, C-12).
         "SessionStart" => HookEvent::SessionStart,
         "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
-        // The session's end: checked and put back one last time, its snapshot removed (H-48).
-        "SessionEnd" => HookEvent::SessionEnd,
         _ => HookEvent::Other { name },
     };
     Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named })

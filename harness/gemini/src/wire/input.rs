@@ -273,8 +273,6 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and the end of each of its turns (H-45, H-46).
         "SessionStart" => HookEvent::SessionStart,
         "AfterAgent" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
-        // The session's end: checked and put back one last time, its snapshot removed (H-48).
-        "SessionEnd" => HookEvent::SessionEnd,
         _ => HookEvent::Other { name },
     };
     Ok(HookInput { session_id, cwd, event, attribution: Attribution::InFlight })

@@ -140,9 +140,7 @@ fn the_lifecycle_events_are_read_and_the_rest_not_governed() {
             HookEvent::SessionStop { stop_hook_active: active }
         );
     }
-    let end = event("SessionEnd", json!({"reason": "exit"}));
-    assert_eq!(parse_hook_input(&end).unwrap().event, HookEvent::SessionEnd, "H-48");
-    for name in ["PostToolUse", "UserPromptSubmit", "PermissionRequest"] {
+    for name in ["PostToolUse", "SessionEnd", "UserPromptSubmit", "PermissionRequest"] {
         let text = event(name, json!({"stop_hook_active": false, "tool_name": "Bash", "tool_input": "x"}));
         assert_eq!(parse_hook_input(&text).unwrap().event, HookEvent::Other { name: name.into() }, "{name}");
     }
