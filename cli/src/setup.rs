@@ -48,6 +48,85 @@ use agentwarden_adapters::untrusted::{self, UntrustedError};
 use agentwarden::Config;
 use agentwarden::config::{CONFIG_FILE, GuardrailsConfig};
 
+/// What `init codex` and `init gemini` share before they write anything: the project's root,
+/// the warden binary, the deadline below the harness's timeout, the configuration with the
+/// harness's own files added to `[guardrails] protected`, and the hook line — direct, or the
+/// client of the server at `--server` (V-10, V-34). Any failure writes nothing.
+struct ByPath {
+    project: PathBuf,
+    config_path: PathBuf,
+    /// The configuration with the guard's own files protected, when any was added.
+    new_config: String,
+    added: Vec<String>,
+    own: Vec<String>,
+    deadline: u64,
+    command: String,
+}
+
+/// The inputs of [`ByPath::prepare`]: the command line's, and the harness's words.
+struct ByPathArgs<'a> {
+    project: Option<PathBuf>,
+    warden: Option<PathBuf>,
+    server: Option<PathBuf>,
+    lock_ms: u64,
+    /// The deadline for the harness's timeout and the lock wait, or why there is none.
+    deadline: Result<u64, String>,
+    /// The guide to write a configuration with.
+    guide: &'a str,
+    /// What the harness's files are called, and the files.
+    files: (&'static str, &'a [&'a str]),
+    /// The harness's hook line.
+    line: HookLineFn,
+}
+
+/// A harness's hook line for (binary, project, configuration, lock wait, deadline, the server
+/// and its user).
+type HookLineFn = fn(&Path, &Path, &Path, u64, u64, Option<(&Path, Option<u32>)>) -> String;
+
+impl ByPath {
+    fn prepare(args: ByPathArgs<'_>) -> Result<ByPath, Failure> {
+        let project = match args.project {
+            Some(project) => project,
+            None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+        };
+        let project = std::fs::canonicalize(&project)
+            .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
+        let server = args
+            .server
+            .map(|socket| std::path::absolute(&socket))
+            .transpose()
+            .map_err(|e| Failure::usage(format!("--server: {e}")))?;
+        let deadline = args.deadline.map_err(|e| Failure::usage(format!("refused: {e}")))?;
+        let exe = match args.warden {
+            Some(path) => path,
+            None => std::env::current_exe()
+                .map_err(|e| Failure::usage(format!("cannot find this binary: {e}")))?,
+        };
+        let exe = std::fs::canonicalize(&exe)
+            .map_err(|e| Failure::usage(format!("`{}` is not a usable warden binary: {e}", exe.display())))?;
+        let config_path = project.join(CONFIG_FILE);
+        let config_text = read_text_file(&project, &config_path)?.ok_or_else(|| {
+            Failure::usage(format!(
+                "there is no `{}`; write it first (see {}), nothing written",
+                config_path.display(),
+                args.guide
+            ))
+        })?;
+        let config =
+            Config::load(Some(&config_path)).map_err(|e| Failure::usage(format!("{e}; nothing written")))?;
+        let (label, files) = args.files;
+        let own = own_files_of(label, files, &project, &config)
+            .map_err(|e| Failure::usage(format!("{e}; nothing written")))?;
+        let (new_config, added) = protect(&config_text, &own)
+            .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", config_path.display())))?;
+        let hook_binary = server.as_ref().and_then(|_| wiring::client_binary(&exe));
+        let server = server.as_deref().map(|socket| (socket, config.server_uid));
+        let binary = hook_binary.as_deref().unwrap_or(&exe);
+        let command = (args.line)(binary, &project, &config_path, args.lock_ms, deadline, server);
+        Ok(ByPath { project, config_path, new_config, added, own, deadline, command })
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub(super) enum InitCommand {
     /// Merge Warden's hook entries into `.claude/settings.json` (other keys are kept), and add

@@ -90,6 +90,43 @@ pub fn command_by_path(
     }
 }
 
+/// What one installed hook line of a harness that runs hooks in the project says, checked (H-9,
+/// H-10): its binary, the configuration it names, its tail, and what is wrong with its form or
+/// its budget, each said whole.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineFindings {
+    /// The binary the line runs, when it starts with an absolute, quoted one.
+    pub binary: Option<PathBuf>,
+    /// The configuration the line names.
+    pub config: Option<PathBuf>,
+    /// The line ends in the fail-closed tail.
+    pub fail_closed: bool,
+    /// What is wrong with its budget or its form, each said whole.
+    pub problems: Vec<String>,
+}
+
+/// The line `command` installed for `event`, checked against `harness`'s timeout of
+/// `timeout_s` seconds (`None`: the harness's default, which is not checked).
+pub fn check_line(harness: &str, event: &str, command: &str, timeout_s: Option<u64>) -> LineFindings {
+    let parsed = parse(command);
+    let mut problems = Vec::new();
+    if parsed.binary.is_none() {
+        problems.push(format!("{event}: the line does not start with an absolute, quoted binary"));
+    }
+    let budget = match (timeout_s, parsed.lock_ms, parsed.deadline_ms) {
+        (Some(timeout), Some(lock), Some(deadline)) => check_budget(harness, timeout, lock, deadline),
+        (None, _, _) => Err(format!("no `timeout`: {harness}'s default applies, unchecked")),
+        (_, None, _) => Err("no `--lock-timeout-ms` on the line".to_owned()),
+        (_, _, None) => {
+            Err("no `--deadline-ms` on the line: the hook has no bound below the timeout".to_owned())
+        }
+    };
+    if let Err(why) = budget {
+        problems.push(format!("{event}: {why}"));
+    }
+    LineFindings { binary: parsed.binary, config: parsed.config, fail_closed: parsed.fail_closed, problems }
+}
+
 /// `path` in single quotes for `sh`, a quote in it closed, escaped and reopened.
 pub fn shell_quote(path: &Path) -> String {
     format!("'{}'", path.display().to_string().replace('\'', r"'\''"))

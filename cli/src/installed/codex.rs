@@ -11,7 +11,7 @@ use agentwarden_codex::setup::config::{self, Entry, Hooks};
 use agentwarden_codex::setup::line;
 
 use super::super::check::Check;
-use super::{Line, check_binaries, read_text};
+use super::{Line, read_text};
 
 fn read_hooks(path: &Path) -> Result<Option<Hooks>, String> {
     let Some(text) = read_text(path)? else { return Ok(None) };
@@ -145,45 +145,8 @@ fn check_hooks(
 /// closed, the numbers leave margin.
 fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
     let init = format!("run `warden init codex --project {}` again", project.display());
-    let mut binaries = Vec::new();
-    let mut problems = Vec::new();
-    let mut open = Vec::new();
-    let mut elsewhere = Vec::new();
-    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let wanted = canonical(config_path);
-    for entry in entries {
-        let found = config::check_entry(entry);
-        if let Some(binary) = found.binary
-            && !binaries.contains(&binary)
-        {
-            binaries.push(binary);
-        }
-        if found.config.as_deref().map(canonical) != Some(wanted.clone()) {
-            let named =
-                found.config.map_or_else(|| "no configuration".to_owned(), |c| format!("`{}`", c.display()));
-            elsewhere.push(format!("{} names {named}", entry.event));
-        }
-        if !found.fail_closed {
-            open.push(entry.event.clone());
-        }
-        problems.extend(found.problems);
-    }
-    check_binaries(&binaries, &init, checks);
-    checks.push(if elsewhere.is_empty() {
-        Check::ok("configuration", format!("every line names `{}`", config_path.display()))
-    } else {
-        Check::fail(
-            "configuration",
-            format!(
-                "{}, not `{}`: the hook decides by another configuration than the one checked here",
-                elsewhere.join("; "),
-                config_path.display()
-            ),
-            init.clone(),
-        )
-    });
-    let fail_closed = "every line turns an exit other than 0 and 2 into exit 2 with a reason";
-    super::tail_and_budget(&open, &problems, "Codex", fail_closed, &init, checks);
+    let lines = entries.iter().map(|entry| (entry.event.clone(), config::check_entry(entry))).collect();
+    super::check_lines_by_path(lines, config_path, "Codex", &init, checks);
 }
 
 /// The hooks Codex would run for `project`, checked, as [`Line`]s (C-10).

@@ -37,6 +37,54 @@ fn read_text(path: &Path) -> Result<Option<String>, String> {
     }
 }
 
+/// Each line of a harness that runs its hooks in the project (Codex, Gemini CLI), as `(event,
+/// findings)`: every binary exists, every line names the configuration checked here
+/// (`config_path`), the tail fails closed, the numbers leave margin; `init` is the fix.
+fn check_lines_by_path(
+    lines: Vec<(String, agentwarden_protocol::hook_line::LineFindings)>,
+    config_path: &Path,
+    harness: &str,
+    init: &str,
+    checks: &mut Vec<Check>,
+) {
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let wanted = canonical(config_path);
+    let mut binaries = Vec::new();
+    let (mut problems, mut open, mut elsewhere) = (Vec::new(), Vec::new(), Vec::new());
+    for (event, found) in lines {
+        if let Some(binary) = found.binary
+            && !binaries.contains(&binary)
+        {
+            binaries.push(binary);
+        }
+        if found.config.as_deref().map(canonical) != Some(wanted.clone()) {
+            let named =
+                found.config.map_or_else(|| "no configuration".to_owned(), |c| format!("`{}`", c.display()));
+            elsewhere.push(format!("{event} names {named}"));
+        }
+        if !found.fail_closed {
+            open.push(event);
+        }
+        problems.extend(found.problems);
+    }
+    check_binaries(&binaries, init, checks);
+    checks.push(if elsewhere.is_empty() {
+        Check::ok("configuration", format!("every line names `{}`", config_path.display()))
+    } else {
+        Check::fail(
+            "configuration",
+            format!(
+                "{}, not `{}`: the hook decides by another configuration than the one checked here",
+                elsewhere.join("; "),
+                config_path.display()
+            ),
+            init,
+        )
+    });
+    let fail_closed = "every line turns an exit other than 0 and 2 into exit 2 with a reason";
+    tail_and_budget(&open, &problems, harness, fail_closed, init, checks);
+}
+
 /// The findings every harness's lines share: the events whose line lacks the fail-closed tail
 /// (`open`, H-9) and what is wrong with their budgets (`problems`, H-10), as two checks whose
 /// fix is `init`; `ok_tail` says what a passing tail does in `harness`'s terms.

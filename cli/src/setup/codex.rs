@@ -22,11 +22,8 @@ use std::path::PathBuf;
 use agentwarden_codex::setup::config::{self, EVENTS, PROTECTED_FILES, merge_hooks, trust_project};
 use agentwarden_codex::setup::line::{deadline_for, hook_command};
 
-use super::super::wiring;
 use super::super::{EXIT_OK, Failure};
-use super::{ignore_store, own_files_of, protect, read_text_file, write_atomically};
-use agentwarden::Config;
-use agentwarden::config::CONFIG_FILE;
+use super::{ByPath, ByPathArgs, ignore_store, read_text_file, write_atomically};
 
 /// `warden init codex`'s options.
 pub(super) struct Options {
@@ -46,50 +43,17 @@ fn codex_home(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
 
 pub(super) fn init(options: Options, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
     let Options { project, warden, timeout, managed, server, codex_home: home } = options;
-    let project = match project {
-        Some(project) => project,
-        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
-    };
-    let project = std::fs::canonicalize(&project)
-        .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
-    let server = server
-        .map(|socket| std::path::absolute(&socket))
-        .transpose()
-        .map_err(|e| Failure::usage(format!("--server: {e}")))?;
-    let deadline = deadline_for(timeout, lock_ms).map_err(|e| Failure::usage(format!("refused: {e}")))?;
-    let exe = match warden {
-        Some(path) => path,
-        None => {
-            std::env::current_exe().map_err(|e| Failure::usage(format!("cannot find this binary: {e}")))?
-        }
-    };
-    let exe = std::fs::canonicalize(&exe)
-        .map_err(|e| Failure::usage(format!("`{}` is not a usable warden binary: {e}", exe.display())))?;
-
-    let config_path = project.join(CONFIG_FILE);
-    let config_text = read_text_file(&project, &config_path)?.ok_or_else(|| {
-        Failure::usage(format!(
-            "there is no `{}`; write it first (see docs/codex.md), nothing written",
-            config_path.display()
-        ))
-    })?;
-    let config =
-        Config::load(Some(&config_path)).map_err(|e| Failure::usage(format!("{e}; nothing written")))?;
-    let own = own_files_of("Codex's configuration", &PROTECTED_FILES, &project, &config)
-        .map_err(|e| Failure::usage(format!("{e}; nothing written")))?;
-    let (new_config, added) = protect(&config_text, &own)
-        .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", config_path.display())))?;
-
-    let hook_binary = server.as_ref().and_then(|_| wiring::client_binary(&exe));
-    let server = server.as_deref().map(|socket| (socket, config.server_uid));
-    let command = hook_command(
-        hook_binary.as_deref().unwrap_or(&exe),
-        &project,
-        &config_path,
-        lock_ms,
-        deadline,
-        server,
-    );
+    let ByPath { project, config_path, new_config, added, own, deadline, command } =
+        ByPath::prepare(ByPathArgs {
+            project,
+            warden,
+            server,
+            lock_ms,
+            deadline: deadline_for(timeout, lock_ms),
+            guide: "docs/codex.md",
+            files: ("Codex's configuration", &PROTECTED_FILES),
+            line: hook_command,
+        })?;
     let target = managed.clone().unwrap_or_else(|| project.join(config::PROJECT_FILE));
     let text = read_text_file(&project, &target)?.unwrap_or_default();
     let merged = merge_hooks(&text, &command, timeout, managed.is_some())

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
-use super::line::{self, MARK};
+use super::line::MARK;
 
 /// Where Codex reads its managed requirements.
 pub const MANAGED_FILE: &str = "/etc/codex/requirements.toml";
@@ -163,43 +163,17 @@ pub fn missing_events(entries: &[Entry]) -> Vec<&'static str> {
         .collect()
 }
 
-/// What one installed hook's line says, checked (H-9, H-10, C-1).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LineFindings {
-    /// The binary the line runs, when it starts with an absolute, quoted one.
-    pub binary: Option<PathBuf>,
-    /// The configuration the line names.
-    pub config: Option<PathBuf>,
-    /// The line ends in the fail-closed tail.
-    pub fail_closed: bool,
-    /// What is wrong with its budget or its form, each said whole.
-    pub problems: Vec<String>,
-}
+pub use agentwarden_protocol::hook_line::LineFindings;
 
 /// An installed hook checked: its binary, its configuration, its tail, its numbers against the
 /// budget (C-10).
 pub fn check_entry(entry: &Entry) -> LineFindings {
-    let parsed = line::parse(&entry.command);
-    let mut problems = Vec::new();
-    if parsed.binary.is_none() {
-        problems.push(format!("{}: the line does not start with an absolute, quoted binary", entry.event));
-    }
-    let budget = match (entry.timeout, parsed.lock_ms, parsed.deadline_ms) {
-        (Some(timeout), Some(lock), Some(deadline)) => line::check_budget(timeout, lock, deadline),
-        (None, _, _) => Err("no `timeout`: Codex's default applies, unchecked".to_owned()),
-        (_, None, _) => Err("no `--lock-timeout-ms` on the line".to_owned()),
-        (_, _, None) => {
-            Err("no `--deadline-ms` on the line: the hook has no bound below the timeout".to_owned())
-        }
-    };
-    if let Err(why) = budget {
-        problems.push(format!("{}: {why}", entry.event));
-    }
-    LineFindings { binary: parsed.binary, config: parsed.config, fail_closed: parsed.fail_closed, problems }
+    agentwarden_protocol::hook_line::check_line("Codex", &entry.event, &entry.command, entry.timeout)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::line;
     use super::*;
 
     fn command() -> String {

@@ -121,40 +121,14 @@ pub fn missing_events(entries: &[Entry]) -> Vec<&'static str> {
         .collect()
 }
 
-/// What an installed line says about itself: its binary, the configuration it names, its tail,
-/// and what is wrong with its form or its budget, each said whole.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LineFindings {
-    /// The binary the line runs, when it starts with an absolute, quoted one.
-    pub binary: Option<std::path::PathBuf>,
-    /// The configuration the line names.
-    pub config: Option<std::path::PathBuf>,
-    /// The line ends in the fail-closed tail.
-    pub fail_closed: bool,
-    /// What is wrong with it.
-    pub problems: Vec<String>,
-}
+pub use agentwarden_protocol::hook_line::LineFindings;
 
 /// An installed hook checked: its binary, its configuration, its tail, its numbers against
-/// Gemini's timeout (H-10).
+/// Gemini's timeout (H-10), which a timeout of whole milliseconds is read in seconds for,
+/// rounded down.
 pub fn check_entry(entry: &Entry) -> LineFindings {
-    let parsed = super::line::parse(&entry.command);
-    let mut problems = Vec::new();
-    if parsed.binary.is_none() {
-        problems.push(format!("{}: the line does not start with an absolute, quoted binary", entry.event));
-    }
-    let budget = match (entry.timeout_ms, parsed.lock_ms, parsed.deadline_ms) {
-        (Some(timeout), Some(lock), Some(deadline)) => super::line::check_budget(timeout, lock, deadline),
-        (None, _, _) => Err("no `timeout`: Gemini's default (60 s) applies, unchecked".to_owned()),
-        (_, None, _) => Err("no `--lock-timeout-ms` on the line".to_owned()),
-        (_, _, None) => {
-            Err("no `--deadline-ms` on the line: the hook has no bound below the timeout".to_owned())
-        }
-    };
-    if let Err(why) = budget {
-        problems.push(format!("{}: {why}", entry.event));
-    }
-    LineFindings { binary: parsed.binary, config: parsed.config, fail_closed: parsed.fail_closed, problems }
+    let timeout_s = entry.timeout_ms.map(|ms| ms / 1000);
+    agentwarden_protocol::hook_line::check_line("Gemini CLI", &entry.event, &entry.command, timeout_s)
 }
 
 /// The names of Warden's hooks the settings `text` switches off (`hooksConfig.disabled`, or
