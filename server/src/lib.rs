@@ -195,6 +195,10 @@ where
         .transpose()
         .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
     let witnessed = config.server_witnesses.clone();
+    // A witness configured with no key to sign is never fed: a silent gap, so no start (A-42).
+    if signer.is_none() && !witnessed.is_empty() {
+        return Err(E::from(unfed_witnesses(witnessed.len())));
+    }
     let (warden, location) = open_store(config, &home)?;
     // With export asked for, every Warden below records through the tap (V-62, V-60).
     #[cfg(feature = "otel")]
@@ -496,6 +500,15 @@ fn export_status(server: &Server) -> Option<agentwarden_protocol::SpanExport> {
         let _ = server;
         None
     }
+}
+
+/// Why a server with `[server] witnesses` and no log key does not start (A-42); `warden doctor`
+/// says the same.
+pub fn unfed_witnesses(count: usize) -> String {
+    format!(
+        "`[server] witnesses` names {count} witness(es), and no log key is given (`[server] log_key` or \
+         --log-key): nothing would be signed, nothing submitted; give a key or remove the witnesses"
+    )
 }
 
 #[cfg(test)]
