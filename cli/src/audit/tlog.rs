@@ -183,7 +183,7 @@ pub(super) async fn checkpoint(
     Ok(EXIT_OK)
 }
 
-/// `warden audit checkpoint --server-note`: the note the server signed last.
+/// `warden audit checkpoint --server-note`: the note the server signed last.
 pub(super) fn server_note(served: Option<&Served>, out: &mut dyn Write) -> Result<u8, Failure> {
     let served = served.ok_or_else(|| {
         Failure::usage(
