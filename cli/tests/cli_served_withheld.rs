@@ -1,8 +1,9 @@
-//! V-66 end to end: a server run as root gives an event's body only to root (or its own user);
-//! a client running as a second OS user asks for an event's proof and gets its path — the
-//! hashes — without the body, and `warden audit prove` says `event_withheld` (exit 1), while
-//! root gets the whole proof. Needs root and `setpriv` (to make and be the second user): elsewhere
-//! it says why and checks nothing, except under `CI=true`, where a skip fails.
+//! An event's body goes only to the server's own user or root, end to end (V-66): with a
+//! server run as root, a client running as a second OS user asks for an event's proof and gets
+//! its path — the hashes — without the body, and `warden audit prove` says `event_withheld`
+//! (exit 1), while root gets the whole proof. Needs root and `setpriv` (to make and be the
+//! second user): elsewhere it says why and checks nothing, except under `CI=true`, where a skip
+//! fails.
 
 #![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
