@@ -37,6 +37,10 @@
 //! uid = 998                                 # and only a server running as this user (V-12)
 //! log_key = "/etc/agentwarden/log.key"      # the server signs its checkpoints (A-37)
 //! witnesses = ["http://w.example:7380 witness.example/w1+1234abcd+AQ…"]  # and submits them (A-40)
+//!
+//! [audit]
+//! witnesses = ["witness.example/w1+1234abcd+AQ…"]  # `audit verify --checkpoint` needs their
+//! quorum = 1                                        # cosignatures, when sealed (A-41)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -301,6 +305,12 @@ pub struct Config {
     /// `[approvals] allowed_signers` (relative to the file): when set, seals and approvals
     /// count only when signed by a key it lists (K-1).
     pub allowed_signers: Option<PathBuf>,
+    /// `[audit] witnesses`: the witnesses' verifier keys whose cosignatures `audit verify
+    /// --checkpoint` requires, as written: checked, and held to the seal, by
+    /// [`crate::tlog::WitnessPolicy`] (A-41).
+    pub audit_witnesses: Vec<String>,
+    /// `[audit] quorum`: how many of them must have cosigned (`None`: all).
+    pub audit_quorum: Option<usize>,
 }
 
 impl Default for Config {
@@ -320,6 +330,8 @@ impl Default for Config {
             server_log_key: None,
             server_witnesses: Vec::new(),
             allowed_signers: None,
+            audit_witnesses: Vec::new(),
+            audit_quorum: None,
         }
     }
 }
@@ -347,6 +359,15 @@ struct File {
     store: Option<StoreSection>,
     server: Option<ServerSection>,
     approvals: Option<ApprovalsSection>,
+    audit: Option<AuditSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AuditSection {
+    #[serde(default)]
+    witnesses: Vec<String>,
+    quorum: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -549,6 +570,8 @@ impl Config {
             server_log_key,
             server_witnesses,
             allowed_signers: file.approvals.map(|a| base.join(a.allowed_signers)),
+            audit_witnesses: file.audit.as_ref().map(|a| a.witnesses.clone()).unwrap_or_default(),
+            audit_quorum: file.audit.and_then(|a| a.quorum),
         })
     }
 

@@ -347,6 +347,23 @@ async fn check_governance(
     });
 }
 
+/// A server whose configuration names witnesses and no log key refuses to start unless its
+/// command line gives one: said here before it is met at `warden serve`.
+fn witnesses_fed(config: &Config) -> Option<Check> {
+    match (config.server_witnesses.len(), &config.server_log_key) {
+        (0, _) => None,
+        (n, Some(key)) => Some(Check::ok(
+            "witnesses",
+            format!("the server signs with `{}` and submits to {n} witness(es)", key.display()),
+        )),
+        (n, None) => Some(Check::warn(
+            "witnesses",
+            agentwarden_server::unfed_witnesses(n),
+            "set `[server] log_key` (`warden audit keygen`), or start `warden serve --log-key FILE`",
+        )),
+    }
+}
+
 /// Issue 21: without `[approvals] allowed_signers` an agent with the user's shell can approve
 /// itself (`env -u CLAUDECODE warden approve`); a warning, with how to set it up.
 fn approval_keys(config: &Config) -> Check {
@@ -549,6 +566,7 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             check_protection(harness, &project, &config, &mut checks);
             let var = &config.subagents.enable_env;
             checks.push(approval_keys(&config));
+            checks.extend(witnesses_fed(&config));
             // Claude Code's own deny rules; Codex has none Warden writes (K-13).
             if harness == Harness::ClaudeCode {
                 checks.push(permission_rules(&project, &config, &args.managed));
@@ -646,6 +664,22 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
 #[cfg(test)]
 mod approval_key_tests {
     use super::*;
+
+    /// Witnesses with no log key are said, with how to feed them.
+    #[test]
+    fn witnesses_without_a_log_key_are_said() {
+        let config = |key: Option<&str>| Config {
+            server_witnesses: vec![("http://w:1".into(), "w+1+a".into())],
+            server_log_key: key.map(PathBuf::from),
+            ..Config::default()
+        };
+        let unfed = witnesses_fed(&config(None)).unwrap();
+        assert!(unfed.ok && unfed.fix.is_some(), "a warning: {unfed:?}");
+        assert!(unfed.detail.contains("nothing would be signed"), "{unfed:?}");
+        let fed = witnesses_fed(&config(Some("log.key"))).unwrap();
+        assert!(fed.ok && fed.fix.is_none(), "{fed:?}");
+        assert!(witnesses_fed(&Config::default()).is_none());
+    }
 
     #[test]
     fn approval_keys_warn_when_unset_and_fail_when_unusable() {

@@ -375,7 +375,12 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
                 true => audit::served::Served::configured(cli.store.is_some())?,
                 false => None,
             };
-            audit::run(command, served.as_ref(), || stores.open_plain(create), out).await
+            // `verify --checkpoint` opens with the configuration it holds to the seal.
+            let open = |config: Option<agentwarden::Config>| match config {
+                Some(config) => stores.open(config, create),
+                None => stores.open_plain(create),
+            };
+            audit::run(command, served.as_ref(), open, out).await
         }
         Command::Hook(_) => {
             let begun = begun

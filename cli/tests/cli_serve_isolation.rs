@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 #[expect(dead_code, reason = "the isolation test copies the example and needs no git")]
 mod support;
 
+mod users;
+
 use support::{EXAMPLE, copy_dir};
+use users::{as_user, ensure_user, is_root};
 const BIN: &str = env!("CARGO_BIN_EXE_warden");
 const SERVER_USER: &str = "awtest-warden";
 const AGENT_USER: &str = "awtest-agent";
@@ -32,29 +35,6 @@ fn run(command: &mut Command, stdin: &str) -> Output {
         std::thread::sleep(Duration::from_millis(10));
     }
     child.wait_with_output().unwrap()
-}
-
-/// `CMD` as `user` (`setpriv`, no supplementary groups).
-fn as_user(user: &str, program: &str) -> Command {
-    let mut command = Command::new("setpriv");
-    command.args(["--reuid", user, "--regid", user, "--clear-groups", "--", program]);
-    command.env_remove("CLAUDECODE").env_remove("AGENTWARDEN_SERVER");
-    command
-}
-
-fn ensure_user(name: &str) {
-    let known = Command::new("id").arg("-u").arg(name).output().unwrap();
-    if !known.status.success() {
-        let made = Command::new("useradd")
-            .args(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name])
-            .output()
-            .unwrap();
-        assert!(made.status.success(), "useradd {name}: {}", String::from_utf8_lossy(&made.stderr));
-    }
-}
-
-fn is_root() -> bool {
-    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
 }
 
 #[test]

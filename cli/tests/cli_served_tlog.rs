@@ -342,6 +342,22 @@ fn a_server_with_an_unusable_key_does_not_start_and_one_without_signs_nothing() 
     assert!(String::from_utf8_lossy(&none.stderr).contains("signs no checkpoint"));
 }
 
+/// A server whose configuration names witnesses and no log key does not start: a witness
+/// never fed is a silent gap.
+#[test]
+fn a_server_with_witnesses_and_no_log_key_does_not_start() {
+    let s = Setup::new(1);
+    let config = s.path("agentwarden.toml");
+    std::fs::create_dir_all(s.path("run")).unwrap();
+    let text = "[server]\nsocket = \"run/warden.sock\"\nwitnesses = [\"http://127.0.0.1:9 w.example/w1+01234567+AQ\"]\n";
+    std::fs::write(&config, text).unwrap();
+    let refused = bounded::bounded(serve_with_config(&s, &config), Duration::from_secs(30));
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("no log key is given") && stderr.contains("nothing would be signed"), "{stderr}");
+    assert!(!s.path("run/warden.sock").exists(), "it never listened");
+}
+
 /// A `warden witness serve` on a port of its own, killed when dropped.
 struct WitnessProcess(Child, String);
 

@@ -52,7 +52,7 @@ pub(crate) struct Decider {
     /// The harnesses whose hook events the server decides: each decodes its own (the server
     /// names no harness, X-64; C-7).
     pub(crate) harnesses: crate::Harnesses,
-    /// The log's tree: its durable head moves with each group's sync (V-65, A-37).
+    /// The log's tree: its durable head moves with each group's sync (V-65, A-43).
     pub(crate) tlog: Arc<crate::tlog::Tlog>,
 }
 
@@ -248,9 +248,9 @@ async fn complete(
         match warden.sync().await {
             Ok(done) => {
                 synced = Some(done);
-                // The checkpoint moves (and is signed) after the sync, before the answers.
+                // The durable head moves after the sync; the signer signs it off this path.
                 if let Some(head) = head {
-                    tlog.synced(head).await;
+                    tlog.synced(head);
                 }
             }
             Err(e) => {

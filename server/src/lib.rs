@@ -103,7 +103,7 @@ pub struct ServeOptions {
     pub socket_mode: u32,
     /// How long SIGTERM waits for the requests in flight.
     pub drain_timeout: Duration,
-    /// The key the server signs its checkpoints with (A-37); `None`: `[server] log_key`, else
+    /// The key the server signs its checkpoints with (A-43); `None`: `[server] log_key`, else
     /// none.
     pub log_key: Option<PathBuf>,
 }
@@ -127,7 +127,7 @@ struct Server {
     /// The OpenTelemetry export, when the environment asks for it (V-60).
     #[cfg(feature = "otel")]
     telemetry: Option<telemetry::Telemetry>,
-    /// The log's tree, served (V-65) and signed (A-37).
+    /// The log's tree, served (V-65) and signed (A-43).
     tlog: Arc<tlog::Tlog>,
     /// What the witnesses answered last (A-40).
     witnesses: witnesses::Reports,
@@ -186,7 +186,7 @@ where
     let socket = home.join(socket);
     let _lock = socket::lock(&socket)?;
     // The key the configuration names, read (and refused) before the store opens;
-    // a key that cannot be used refuses the start, never a server that silently signs nothing (A-37, A-30).
+    // a key that cannot be used refuses the start, never a server that silently signs nothing (A-43, A-30).
     let signer = options
         .log_key
         .as_deref()
@@ -195,6 +195,10 @@ where
         .transpose()
         .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
     let witnessed = config.server_witnesses.clone();
+    // A witness configured with no key to sign is never fed: a silent gap, so no start (A-42).
+    if signer.is_none() && !witnessed.is_empty() {
+        return Err(E::from(unfed_witnesses(witnessed.len())));
+    }
     let (warden, location) = open_store(config, &home)?;
     // With export asked for, every Warden below records through the tap (V-62, V-60).
     #[cfg(feature = "otel")]
@@ -209,6 +213,8 @@ where
         tracing::warn!(error = %e, "the records cannot be folded from the log; every decision that needs them fails");
     }
     let tlog = Arc::new(tlog::Tlog::start(warden.clone(), signer).await.map_err(E::from)?);
+    // The signer signs each new durable head from a task of its own, never an answer's (A-43).
+    tlog::Tlog::spawn_signer(&tlog);
     // The witnesses get each new note from a task of their own, never on an answer's path (A-40).
     let witness_reports = witnesses::start(Arc::clone(&tlog), &witnessed);
     let listener = socket::bind(&socket, options.socket_mode)?;
@@ -496,6 +502,15 @@ fn export_status(server: &Server) -> Option<agentwarden_protocol::SpanExport> {
         let _ = server;
         None
     }
+}
+
+/// Why a server with `[server] witnesses` and no log key does not start (A-42); `warden doctor`
+/// says the same.
+pub fn unfed_witnesses(count: usize) -> String {
+    format!(
+        "`[server] witnesses` names {count} witness(es), and no log key is given (`[server] log_key` or \
+         --log-key): nothing would be signed, nothing submitted; give a key or remove the witnesses"
+    )
 }
 
 #[cfg(test)]

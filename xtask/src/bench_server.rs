@@ -72,7 +72,7 @@ impl Server {
         Server::start_serving(warden, bin, name, events, env, &[])
     }
 
-    /// [`Server::start_with`] with `serve_args` on the server's command line (its log key, A-37).
+    /// [`Server::start_with`] with `serve_args` on the server's command line (its log key, A-43).
     pub(crate) fn start_serving(
         warden: &Path,
         bin: &Path,

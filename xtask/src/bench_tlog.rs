@@ -1,7 +1,7 @@
 //! `cargo xtask bench server tlog` (and the end of `cargo xtask bench server`): what the log's
 //! tree costs the resident service (issue 37), in one run.
 //!
-//! - a server that signs a checkpoint after every group commit (`--log-key`) beside one
+//! - a server that signs its checkpoints off the answers' path (`--log-key`) beside one
 //!   that does not, each on an empty store of its own, started one after the other: `warden-hook`
 //!   on a `PreToolUse` of `Agent` (an allow, recorded), the median of whole processes, then 20
 //!   hook processes at once (p50, p99); unsigned, signed, signed, unsigned, so that the
@@ -78,7 +78,7 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
             _ => "(the baseline)".to_owned(),
         };
         let what = match *name {
-            "tlog-signed" => "`warden-hook` Agent, through a server that signs (A-37)",
+            "tlog-signed" => "`warden-hook` Agent, through a server that signs (A-43)",
             _ => "`warden-hook` Agent, through a server that does not sign",
         };
         row(what, &show(one), &against, None);

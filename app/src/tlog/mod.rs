@@ -10,6 +10,7 @@
 
 mod key;
 mod log;
+mod policy;
 mod quorum;
 mod witness;
 
@@ -17,6 +18,7 @@ use agentwarden_domain::code::Code;
 
 pub use key::{LogSigner, LogVerifier, MAX_KEY_BYTES};
 pub use log::CheckpointCheck;
+pub use policy::{ConfigSeal, WitnessPolicy, policy_in_force};
 pub use quorum::check_quorum;
 pub use witness::{
     COSIGNATURE, Cosigner, Witness, WitnessVerdict, add_checkpoint_request, parse_add_checkpoint,
@@ -58,6 +60,12 @@ pub enum TlogError {
     /// Fewer distinct witness keys than the quorum cosigned the checkpoint.
     #[error("witness_quorum_unmet: {0}")]
     QuorumUnmet(String),
+    /// The configuration's witness policy cannot be used.
+    #[error("witness_policy_invalid: {0}")]
+    PolicyInvalid(String),
+    /// The configuration's witness policy is not the one sealed.
+    #[error("witness_policy_unsealed: {0}")]
+    PolicyUnsealed(String),
     /// The store failed.
     #[error(transparent)]
     Warden(#[from] WardenError),
@@ -77,6 +85,8 @@ impl TlogError {
             TlogError::WitnessFork(_) => Code::WitnessFork,
             TlogError::WitnessConflict(_) => Code::WitnessConflict,
             TlogError::QuorumUnmet(_) => Code::WitnessQuorumUnmet,
+            TlogError::PolicyInvalid(_) => Code::WitnessPolicyInvalid,
+            TlogError::PolicyUnsealed(_) => Code::WitnessPolicyUnsealed,
             TlogError::Warden(e) => e.code(),
         }
     }
@@ -93,7 +103,9 @@ impl TlogError {
             | TlogError::WitnessRollback(why)
             | TlogError::WitnessFork(why)
             | TlogError::WitnessConflict(why)
-            | TlogError::QuorumUnmet(why) => why.clone(),
+            | TlogError::QuorumUnmet(why)
+            | TlogError::PolicyInvalid(why)
+            | TlogError::PolicyUnsealed(why) => why.clone(),
             TlogError::Warden(e) => e.to_string(),
         }
     }

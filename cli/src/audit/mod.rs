@@ -107,7 +107,8 @@ pub(super) enum AuditCommand {
         #[arg(long, value_name = "KEY")]
         verifier: Option<String>,
         /// A witness's public key (`NAME+ID+KEY`, from `warden witness keygen`), once per witness:
-        /// the signed checkpoint must carry cosignatures by --quorum of them.
+        /// the signed checkpoint must carry cosignatures by --quorum of them, beside the sealed
+        /// configuration's `[audit] witnesses`, which always hold.
         #[arg(long = "witness", value_name = "VKEY", requires = "checkpoint")]
         witnesses: Vec<String>,
         /// How many distinct --witness keys must have cosigned [default: all of them].
@@ -253,7 +254,7 @@ impl AuditCommand {
 pub(super) async fn run(
     command: AuditCommand,
     served: Option<&served::Served>,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    open: impl FnOnce(Option<agentwarden::Config>) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     match command {
@@ -272,18 +273,27 @@ pub(super) async fn run(
         }
         AuditCommand::Verify { checkpoint, verifier, witnesses, quorum, json } => {
             let file = checkpoint.map(|path| tlog::read_checkpoint_file(&path)).transpose()?;
+            // The configuration's witness policy is read, and its quorum checked, before the store
+            // is opened; the flags' quorum is a check of its own beside it.
+            let policy = match &file {
+                Some(_) => Some(tlog::configured_policy(file.as_ref())?),
+                None => None,
+            };
             if !witnesses.is_empty() {
-                // The quorum is checked before the store is opened.
                 tlog::witnessed(file.as_ref(), &witnesses, quorum)?;
             }
             let checkpoint = match file {
                 Some(tlog::CheckpointFile::Signed { note, chain }) => {
-                    return tlog::verify_signed(&note, chain, verifier.as_deref(), json, open, out).await;
+                    let (config, policy) =
+                        policy.ok_or_else(|| Failure::usage("no configuration was read"))?;
+                    let held = tlog::Held { config, has_policy: policy.is_some() };
+                    return tlog::verify_signed(&note, chain, verifier.as_deref(), json, held, open, out)
+                        .await;
                 }
                 Some(tlog::CheckpointFile::Chain(checkpoint)) => Some(checkpoint),
                 None => None,
             };
-            let verification = match open() {
+            let verification = match open(None) {
                 Ok(warden) => warden.verify(checkpoint).await?,
                 // A store whose head does not verify refuses to open; that is a verdict too.
                 Err(WardenError::Store(StoreError::Corrupt { seq, why })) => {
@@ -301,7 +311,7 @@ pub(super) async fn run(
             let actor = Actor::new(actor).map_err(|e| Failure::usage(e.to_string()))?;
             let session =
                 session.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))?;
-            let warden = open()?.with_actor(actor);
+            let warden = open(None)?.with_actor(actor);
             let appended = warden
                 .record(Correlation { session, ..Correlation::default() }, &OperatorNote { message })
                 .await?;
@@ -325,7 +335,7 @@ pub(super) async fn run(
             // Every filter is checked before the store is opened, an empty window
             // included; the command line's Warden keeps the system clock, so its now is this one.
             filter.resolve(agentwarden_ports::Clock::now(&agentwarden::SystemClock))?;
-            let warden = open()?;
+            let warden = open(None)?;
             if !json {
                 writeln!(
                     out,
@@ -359,21 +369,21 @@ pub(super) async fn run(
             Ok(EXIT_OK)
         }
         AuditCommand::Report(_) => Err(Failure::usage("`audit report` opens its own store")),
-        AuditCommand::Explain { seq, json } => investigate::run_explain(&open()?, seq, json, out).await,
+        AuditCommand::Explain { seq, json } => investigate::run_explain(&open(None)?, seq, json, out).await,
         AuditCommand::Replay { projection, json } => {
             if !agentwarden_domain::events::projections::NAMES.contains(&projection.as_str()) {
                 return investigate::run_replay_name_error(&projection);
             }
-            investigate::run_replay(&open()?, &projection, json, out).await
+            investigate::run_replay(&open(None)?, &projection, json, out).await
         }
         AuditCommand::Timeline { session, json } => {
             if session.trim().is_empty() {
                 return Err(Failure::usage("--session is empty"));
             }
-            investigate::run_timeline(&open()?, session, json, out).await
+            investigate::run_timeline(&open(None)?, session, json, out).await
         }
         AuditCommand::Show { seq, json } => {
-            let warden = open()?;
+            let warden = open(None)?;
             let Some(envelope) = warden.event(seq).await? else {
                 return Err(Failure::no(format!("there is no event {seq}")));
             };
@@ -382,7 +392,7 @@ pub(super) async fn run(
             Ok(EXIT_OK)
         }
         AuditCommand::Export { format: ExportFormat::Jsonl } => {
-            let warden = open()?;
+            let warden = open(None)?;
             let mut pages = warden.pages(1, None);
             while let Some(page) = pages.next_page().await.map_err(WardenError::from)? {
                 for record in &page {
@@ -393,7 +403,7 @@ pub(super) async fn run(
             Ok(EXIT_OK)
         }
         AuditCommand::Stats { json } => {
-            let warden = open()?;
+            let warden = open(None)?;
             let stats = warden.stats().await?;
             if json {
                 writeln!(out, "{}", serde_json::to_string(&stats).map_err(|e| Failure::no(e.to_string()))?)?;

@@ -101,7 +101,7 @@ impl Served {
             .map_err(|e| self.invalid(&format!("a bad hash: {e}")))
     }
 
-    /// The note the server signed last; refused when it signs none.
+    /// The note the server signed last; refused when it signs none.
     pub(super) fn note(&self) -> Result<String, Failure> {
         match self.ask(&Request::Checkpoint {})? {
             Answer::Checkpoint { note: Some(note), .. } => Ok(note),

@@ -6,7 +6,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use agentwarden::tlog::{LogSigner, LogVerifier, TlogError, add_checkpoint_request, check_quorum};
+use agentwarden::tlog::{
+    LogSigner, LogVerifier, TlogError, WitnessPolicy, add_checkpoint_request, check_quorum, policy_in_force,
+};
 use agentwarden::{Verification, Warden, WardenError};
 use agentwarden_domain::audit::Checkpoint;
 use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, TreeHead, parse_note};
@@ -20,9 +22,10 @@ use super::served::Served;
 impl From<TlogError> for Failure {
     fn from(error: TlogError) -> Self {
         let exit = match &error {
-            TlogError::KeyUnusable(_) | TlogError::CheckpointInvalid(_) | TlogError::ProofMalformed(_) => {
-                EXIT_USAGE
-            }
+            TlogError::KeyUnusable(_)
+            | TlogError::CheckpointInvalid(_)
+            | TlogError::ProofMalformed(_)
+            | TlogError::PolicyInvalid(_) => EXIT_USAGE,
             TlogError::SignatureInvalid(_)
             | TlogError::Inconsistent(_)
             | TlogError::ProofInvalid(_)
@@ -30,6 +33,7 @@ impl From<TlogError> for Failure {
             | TlogError::WitnessFork(_)
             | TlogError::WitnessConflict(_)
             | TlogError::QuorumUnmet(_)
+            | TlogError::PolicyUnsealed(_)
             | TlogError::Warden(_) => EXIT_NO,
         };
         match error {
@@ -149,7 +153,7 @@ pub(super) async fn checkpoint(
     key: Option<PathBuf>,
     json: bool,
     served: Option<&Served>,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    open: impl FnOnce(Option<agentwarden::Config>) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let path = match key {
@@ -160,7 +164,7 @@ pub(super) async fn checkpoint(
     let (size, root, head_hash) = match served {
         Some(served) => served.head()?,
         None => {
-            let warden = open()?;
+            let warden = open(None)?;
             let head = warden.head().await?;
             (head.seq, warden.tree_root(head.seq).await?, head.hash.to_string())
         }
@@ -179,7 +183,7 @@ pub(super) async fn checkpoint(
     Ok(EXIT_OK)
 }
 
-/// `warden audit checkpoint --server-note`: the note the server signed last.
+/// `warden audit checkpoint --server-note`: the note the server signed last.
 pub(super) fn server_note(served: Option<&Served>, out: &mut dyn Write) -> Result<u8, Failure> {
     let served = served.ok_or_else(|| {
         Failure::usage(
@@ -215,13 +219,13 @@ pub(super) async fn prove(
     verifier: Option<&str>,
     json: bool,
     served: Option<&Served>,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    open: impl FnOnce(Option<agentwarden::Config>) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let head = signed_head(read_checkpoint_file(checkpoint)?, verifier, "`audit prove`")?;
     let proof = match served {
         Some(served) => served.prove(seq, &head)?,
-        None => open()?.prove_in(seq, &head).await?,
+        None => open(None)?.prove_in(seq, &head).await?,
     };
     if json {
         let object = json!({
@@ -241,7 +245,7 @@ pub(super) async fn witness_request(
     checkpoint: &Path,
     verifier_key: Option<&str>,
     served: Option<&Served>,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    open: impl FnOnce(Option<agentwarden::Config>) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let file = read_checkpoint_file(checkpoint)?;
@@ -256,7 +260,7 @@ pub(super) async fn witness_request(
     let proof = match served {
         Some(served) => served.consistency(old, &head)?,
         None => {
-            let warden = open()?;
+            let warden = open(None)?;
             warden.check_checkpoint(&head).await?;
             warden.consistency_proof(old, head.size).await?
         }
@@ -265,18 +269,46 @@ pub(super) async fn witness_request(
     Ok(EXIT_OK)
 }
 
-/// `warden audit verify --checkpoint FILE` with a signed checkpoint: the chain walked, then the
-/// log's consistency with the checkpoint.
+/// The configuration `verify --checkpoint` runs with, and the sealed policy it names,
+/// checked against the checkpoint: a policy needs a signed one carrying its quorum.
+pub(super) fn configured_policy(
+    file: Option<&CheckpointFile>,
+) -> Result<(agentwarden::Config, Option<WitnessPolicy>), Failure> {
+    let config = agentwarden::Config::load(None).map_err(|e| Failure::usage(e.to_string()))?;
+    let policy = WitnessPolicy::configured(&config)?;
+    if let Some(policy) = &policy {
+        let Some(CheckpointFile::Signed { note, .. }) = file else {
+            return Err(TlogError::CheckpointInvalid(
+                "the configuration's `[audit] witnesses` need a signed checkpoint, cosigned by them".into(),
+            )
+            .into());
+        };
+        policy.check(note)?;
+    }
+    Ok((config, policy))
+}
+
+/// What `verify --checkpoint` holds to the seal once the store is open.
+pub(super) struct Held {
+    /// The configuration it runs with.
+    pub(super) config: agentwarden::Config,
+    /// Whether that configuration names a witness policy (already checked).
+    pub(super) has_policy: bool,
+}
+
+/// `warden audit verify --checkpoint FILE` with a signed checkpoint: the chain walked, the
+/// configuration held to the seal, then the log's consistency with the checkpoint.
 pub(super) async fn verify_signed(
     note: &str,
     chain: Option<Checkpoint>,
     verifier_key: Option<&str>,
     json: bool,
-    open: impl FnOnce() -> Result<Warden, WardenError>,
+    held: Held,
+    open: impl FnOnce(Option<agentwarden::Config>) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let (_, head) = verifier(verifier_key, "a signed checkpoint")?.open_checkpoint(note)?;
-    let warden = match open() {
+    let warden = match open(Some(held.config)) {
         Ok(warden) => warden,
         Err(WardenError::Store(agentwarden_ports::StoreError::Corrupt { seq, why })) => {
             let broken = agentwarden_domain::audit::ChainBreak {
@@ -291,6 +323,8 @@ pub(super) async fn verify_signed(
         Verification::Intact { head } => head,
         broken @ Verification::Broken(_) => return super::print_verification(&broken, json, out),
     };
+    // A policy counts only as sealed; a configuration changed since the seal refuses.
+    policy_in_force(&warden.configuration_seal().await?, held.has_policy)?;
     let checkpoint = json!({"origin": head.origin, "size": head.size, "root": root64(&head)});
     // The walk proved the chain; the kept tree is held to the events it walked before
     // its nodes prove the checkpoint's consistency.

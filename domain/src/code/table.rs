@@ -154,6 +154,22 @@ super::codes! {
              by any other key does not count; exit 1 (A-38)",
         ),
     }
+    WitnessPolicyInvalid = "witness_policy_invalid" {
+        Store(
+            "`warden audit verify --checkpoint`",
+            "the configuration's `[audit] witnesses`/`quorum` cannot be used: a key that is not `NAME+ID+KEY` of \
+             a cosignature key, a quorum of none or larger than its distinct keys, a quorum without witnesses; \
+             exit 2 (A-41)",
+        ),
+    }
+    WitnessPolicyUnsealed = "witness_policy_unsealed" {
+        Store(
+            "`warden audit verify --checkpoint`",
+            "the configuration verify runs with is not the one the seal in force covers (changed, missing, not \
+             sealed), or it names witnesses and no seal is recorded: its witness policy is not the human's; \
+             exit 1 (A-41)",
+        ),
+    }
     EventWithheld = "event_withheld" {
         Store(
             "`warden audit prove` through a server",
