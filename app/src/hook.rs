@@ -38,6 +38,7 @@ mod fast;
 mod in_flight;
 mod pending;
 mod session;
+mod session_end;
 mod storage;
 mod tools;
 
@@ -121,7 +122,10 @@ impl Warden {
     /// the event as [`HookInput`] — parsed from its wire format, or built — asks with it.
     pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
         let session = input.session_id.as_str();
-        let is_stop = matches!(input.event, HookEvent::SubagentStop { .. } | HookEvent::SessionStop { .. });
+        let is_stop = matches!(
+            input.event,
+            HookEvent::SubagentStop { .. } | HookEvent::SessionStop { .. } | HookEvent::SessionEnd { .. }
+        );
         // Held for the whole decision, not copied; back in memory when it ends (V-38).
         let mut state = match self.hold().await {
             Ok(state) => state,
@@ -135,6 +139,9 @@ impl Warden {
                         return self
                             .session_stop_without_store(session, *stop_hook_active, storage, &why)
                             .await;
+                    }
+                    HookEvent::SessionEnd { .. } => {
+                        return self.session_end_without_store(session, storage, &why).await;
                     }
                     _ => return HookAnswer::failed(why),
                 }
@@ -178,6 +185,9 @@ impl Warden {
             HookEvent::SessionStart => self.hook_session_start(&mut state, session, storage).await,
             HookEvent::SessionStop { stop_hook_active } => {
                 self.hook_session_stop(&mut state, session, stop_hook_active, storage).await
+            }
+            HookEvent::SessionEnd { reason } => {
+                self.hook_session_end(&mut state, session, reason, storage).await
             }
             HookEvent::SubagentStop { agent, stop_hook_active } => {
                 let own = state.session_ref(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
@@ -530,13 +540,18 @@ pub async fn hook_store_unavailable(
     why: String,
 ) -> HookAnswer {
     if let Some(input) = input
-        && let HookEvent::SessionStop { stop_hook_active } = &input.event
+        && let HookEvent::SessionStop { .. } | HookEvent::SessionEnd { .. } = &input.event
     {
         let store = std::sync::Arc::new(crate::UnavailableEventStore::new(why.clone()));
         return match Warden::builder().event_store(store).without_state().config(config).build() {
-            Ok(warden) => {
-                warden.session_stop_without_store(&input.session_id, *stop_hook_active, storage, &why).await
-            }
+            Ok(warden) => match &input.event {
+                HookEvent::SessionStop { stop_hook_active } => {
+                    warden
+                        .session_stop_without_store(&input.session_id, *stop_hook_active, storage, &why)
+                        .await
+                }
+                _ => warden.session_end_without_store(&input.session_id, storage, &why).await,
+            },
             Err(e) => {
                 quarantine_unrecorded(storage, &input.session_id, None, &Code::StoreUnavailable, &why);
                 let why = format!("{why}; nothing was put back: {e}");

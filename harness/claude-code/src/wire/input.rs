@@ -11,7 +11,7 @@ use agentwarden_domain::json::{parse_strict, type_name};
 use agentwarden_domain::sessions::{
     Attribution, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
     calling_agent as agent, optional_id as id, optional_string as string, optional_text,
-    required_string as required,
+    required_string as required, session_end_reason,
 };
 pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use serde_json::{Map, Value};
@@ -161,6 +161,8 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and stop (H-45, H-46).
         "SessionStart" => HookEvent::SessionStart,
         "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
+        // The session's end: checked and put back, never blocked; its snapshot removed (H-48).
+        "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         "ConfigChange" => HookEvent::ConfigChange {
             source: required(&object, "source")?,
             file_path: string(&object, "file_path")?,
