@@ -323,6 +323,26 @@ mod tests {
         assert_eq!(parse(reserved).unwrap_err().code(), "hook_input_wrong_type", "the root's id");
     }
 
+    /// The session's end, its `reason` read leniently: a reason absent, blank or not a string
+    /// never refuses the end, whose check must run; a long one is cut (H-48).
+    #[test]
+    fn the_sessions_end_is_read_whatever_its_reason() {
+        let end = |reason: &str| {
+            format!(r#"{{"session_id":"s","hook_event_name":"SessionEnd","cwd":"/p"{reason}}}"#)
+        };
+        let long = "x".repeat(200);
+        let rows: [(String, Option<String>); 5] = [
+            (end(r#","reason":"prompt_input_exit""#), Some("prompt_input_exit".into())),
+            (end(""), None),
+            (end(r#","reason":7"#), None),
+            (end(r#","reason":"  ""#), None),
+            (end(&format!(r#","reason":"{long}""#)), Some("x".repeat(64))),
+        ];
+        for (text, reason) in rows {
+            assert_eq!(parse(&text).unwrap().event, HookEvent::SessionEnd { reason }, "{text}");
+        }
+    }
+
     #[test]
     fn a_spawn_without_a_type_is_general_purpose_and_tools_are_told_apart() {
         let untyped = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Agent","tool_use_id":"t",
