@@ -421,15 +421,21 @@ impl Warden {
     /// at the workspace root is held to the session's snapshot when there is one, never to its
     /// own: taken later, its own may hold a change the session's stop has put back since, which
     /// its stop would otherwise bring back (H-47). A subagent in a worktree of its own, and a
-    /// session Warden did not see start, keep the agent's own.
-    async fn baseline(&self, session: &str, agent_id: &str, root: &Path) -> Result<ContentSnapshot, String> {
+    /// session Warden did not see start, keep the agent's own. With the session's comes the
+    /// agent's own, when there is one, to tell what it changed from what it found changed.
+    async fn baseline(
+        &self,
+        session: &str,
+        agent_id: &str,
+        root: &Path,
+    ) -> Result<(ContentSnapshot, Option<ContentSnapshot>), String> {
         if agent_id != ROOT_ID
             && root == self.config.root
             && let Ok(session_snapshot) = self.load_snapshot(session, ROOT_ID).await
         {
-            return Ok(session_snapshot);
+            return Ok((session_snapshot, self.load_snapshot(session, agent_id).await.ok()));
         }
-        self.load_snapshot(session, agent_id).await
+        Ok((self.load_snapshot(session, agent_id).await?, None))
     }
 
     /// The protected paths under `root` compared with what its stop holds `agent_id` to (the
@@ -443,13 +449,17 @@ impl Warden {
         root: &Path,
         storage: &HookStorage,
     ) -> Result<Option<agentwarden_domain::guardrails::Violation>, String> {
-        let before = self.baseline(session, agent_id, root).await?;
+        let (before, own) = self.baseline(session, agent_id, root).await?;
         let artifacts = pending::artifacts(root, session, agent_id);
         let target =
             GuardTarget { root, item: agent_id, run: session, session: Some(session), artifacts: &artifacts };
         // Restored from the content kept at the start: a commit inside the agent launders
         // nothing, and no git is needed (U-14).
-        let outcome = self.check_guardrails_restoring(&target, &before).await;
+        let outcome = match &own {
+            // What the agent changed told from what it found changed (H-47).
+            Some(own) => self.check_guardrails_restoring_attributed(&target, &before, &own.manifest).await,
+            None => self.check_guardrails_restoring(&target, &before).await,
+        };
         if let (Some(violation), None) = (&outcome.violation, outcome.audit) {
             // Reverted, not recorded: kept until the log can be written (H-33).
             let marker = Marker {

@@ -167,6 +167,7 @@ mod tests {
                 revert_error: if reverted { String::new() } else { "busy".into() },
                 item_id: "main".into(),
                 run_id: "s".into(),
+                changed_before_start: Vec::new(),
             },
         }
     }
