@@ -281,4 +281,24 @@ mod tests {
             assert!(json["details"].get(key).is_some(), "{key}");
         }
     }
+
+    /// Of a stop's changed paths, those the agent did not change are named apart, and the
+    /// message says so; a stop whose agent changed them all names none (H-47).
+    #[test]
+    fn an_attributed_violation_names_what_the_agent_did_not_change() {
+        let changes =
+            TreeDiff { modified: vec!["okrs/a.md".into(), "okrs/b.md".into()], ..TreeDiff::default() };
+        let made = RevertAttempt::Made { restored: Ok(()), remaining: Vec::new() };
+        let found = Violation::new(&["okrs".into()], changes, made, "bg", "s");
+        let both = found.clone().attributed(&["okrs/a.md".into(), "okrs/b.md".into()]);
+        assert!(both.details.changed_before_start.is_empty());
+        assert_eq!(both.details.message, found.details.message);
+        let apart = found.attributed(&["okrs/b.md".into()]);
+        assert_eq!(apart.details.changed_before_start, ["okrs/a.md"]);
+        assert!(
+            apart.details.message.ends_with("put back to the session's start: okrs/a.md"),
+            "{}",
+            apart.details.message
+        );
+    }
 }
