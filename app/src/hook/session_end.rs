@@ -144,6 +144,7 @@ mod tests {
         assert!(ended[0].contains(r#""reason":"prompt_input_exit""#), "{}", ended[0]);
         assert!(storage.marker("s").unwrap().is_none(), "a change put back quarantines nothing");
         assert!(storage.read_snapshot("s", ROOT_ID).unwrap().is_none(), "the copy is removed");
+        assert!(!storage.dir().join("snapshots/s").exists(), "and the session's directory of copies");
         std::fs::write(root.join("okrs/q4.md"), "the new session's state\n").unwrap();
         assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
         let starts = recorded(&store, "session_started").await;
