@@ -116,7 +116,7 @@ impl Warden {
         before: &agentwarden_domain::guardrails::TreeManifest,
         revert: bool,
     ) -> GuardOutcome {
-        self.check(target, before, if revert { Revert::Restorer } else { Revert::No }).await
+        self.check(target, before, if revert { Revert::Restorer } else { Revert::No }, None).await
     }
 
     /// The content snapshot of the protected paths under `root` (U-12), to be kept in Warden's
@@ -132,7 +132,20 @@ impl Warden {
         target: &GuardTarget<'_>,
         snapshot: &ContentSnapshot,
     ) -> GuardOutcome {
-        self.check(target, &snapshot.manifest, Revert::Content(snapshot)).await
+        self.check(target, &snapshot.manifest, Revert::Content(snapshot), None).await
+    }
+
+    /// As [`Warden::check_guardrails_restoring`], to the session's snapshot, for a subagent
+    /// whose own start is `own_start`: the violation names the changed paths the agent did not
+    /// change, already changed when it started (H-47).
+    pub(crate) async fn check_guardrails_restoring_attributed(
+        &self,
+        target: &GuardTarget<'_>,
+        session_snapshot: &ContentSnapshot,
+        own_start: &agentwarden_domain::guardrails::TreeManifest,
+    ) -> GuardOutcome {
+        self.check(target, &session_snapshot.manifest, Revert::Content(session_snapshot), Some(own_start))
+            .await
     }
 
     async fn check(
@@ -140,11 +153,12 @@ impl Warden {
         target: &GuardTarget<'_>,
         before: &agentwarden_domain::guardrails::TreeManifest,
         revert: Revert<'_>,
+        own_start: Option<&agentwarden_domain::guardrails::TreeManifest>,
     ) -> GuardOutcome {
         let protected = &before.protected;
-        let (changes, unreadable) = match self.files.snapshot(target.root, protected).await {
-            Ok(after) => (diff(before, &after), None),
-            Err(why) => (TreeDiff::default(), Some(why)),
+        let (changes, unreadable, by_agent) = match self.files.snapshot(target.root, protected).await {
+            Ok(after) => (diff(before, &after), None, own_start.map(|own| diff(own, &after).changed_paths())),
+            Err(why) => (TreeDiff::default(), Some(why), None),
         };
         if changes.is_empty() && unreadable.is_none() {
             return GuardOutcome { clean: true, violation: None, violation_file: None, audit: None };
@@ -164,7 +178,10 @@ impl Warden {
                 RevertAttempt::Made { restored, remaining }
             }
         };
-        let violation = Violation::new(protected, changes, attempt, target.item, target.run);
+        let mut violation = Violation::new(protected, changes, attempt, target.item, target.run);
+        if let Some(by_agent) = &by_agent {
+            violation = violation.attributed(by_agent);
+        }
         let file = target.artifacts.join("violation.json");
         let violation_file = match serde_json::to_vec_pretty(&violation) {
             Ok(bytes) => {

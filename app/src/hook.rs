@@ -38,6 +38,7 @@ mod fast;
 mod in_flight;
 mod pending;
 mod session;
+mod session_end;
 mod storage;
 mod tools;
 
@@ -121,7 +122,10 @@ impl Warden {
     /// the event as [`HookInput`] — parsed from its wire format, or built — asks with it.
     pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
         let session = input.session_id.as_str();
-        let is_stop = matches!(input.event, HookEvent::SubagentStop { .. } | HookEvent::SessionStop { .. });
+        let is_stop = matches!(
+            input.event,
+            HookEvent::SubagentStop { .. } | HookEvent::SessionStop { .. } | HookEvent::SessionEnd { .. }
+        );
         // Held for the whole decision, not copied; back in memory when it ends (V-38).
         let mut state = match self.hold().await {
             Ok(state) => state,
@@ -135,6 +139,9 @@ impl Warden {
                         return self
                             .session_stop_without_store(session, *stop_hook_active, storage, &why)
                             .await;
+                    }
+                    HookEvent::SessionEnd { .. } => {
+                        return self.session_end_without_store(session, storage, &why).await;
                     }
                     _ => return HookAnswer::failed(why),
                 }
@@ -178,6 +185,9 @@ impl Warden {
             HookEvent::SessionStart => self.hook_session_start(&mut state, session, storage).await,
             HookEvent::SessionStop { stop_hook_active } => {
                 self.hook_session_stop(&mut state, session, stop_hook_active, storage).await
+            }
+            HookEvent::SessionEnd { reason } => {
+                self.hook_session_end(&mut state, session, reason, storage).await
             }
             HookEvent::SubagentStop { agent, stop_hook_active } => {
                 let own = state.session_ref(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
@@ -411,15 +421,21 @@ impl Warden {
     /// at the workspace root is held to the session's snapshot when there is one, never to its
     /// own: taken later, its own may hold a change the session's stop has put back since, which
     /// its stop would otherwise bring back (H-47). A subagent in a worktree of its own, and a
-    /// session Warden did not see start, keep the agent's own.
-    async fn baseline(&self, session: &str, agent_id: &str, root: &Path) -> Result<ContentSnapshot, String> {
+    /// session Warden did not see start, keep the agent's own. With the session's comes the
+    /// agent's own, when there is one, to tell what it changed from what it found changed.
+    async fn baseline(
+        &self,
+        session: &str,
+        agent_id: &str,
+        root: &Path,
+    ) -> Result<(ContentSnapshot, Option<ContentSnapshot>), String> {
         if agent_id != ROOT_ID
             && root == self.config.root
             && let Ok(session_snapshot) = self.load_snapshot(session, ROOT_ID).await
         {
-            return Ok(session_snapshot);
+            return Ok((session_snapshot, self.load_snapshot(session, agent_id).await.ok()));
         }
-        self.load_snapshot(session, agent_id).await
+        Ok((self.load_snapshot(session, agent_id).await?, None))
     }
 
     /// The protected paths under `root` compared with what its stop holds `agent_id` to (the
@@ -433,13 +449,17 @@ impl Warden {
         root: &Path,
         storage: &HookStorage,
     ) -> Result<Option<agentwarden_domain::guardrails::Violation>, String> {
-        let before = self.baseline(session, agent_id, root).await?;
+        let (before, own) = self.baseline(session, agent_id, root).await?;
         let artifacts = pending::artifacts(root, session, agent_id);
         let target =
             GuardTarget { root, item: agent_id, run: session, session: Some(session), artifacts: &artifacts };
         // Restored from the content kept at the start: a commit inside the agent launders
         // nothing, and no git is needed (U-14).
-        let outcome = self.check_guardrails_restoring(&target, &before).await;
+        let outcome = match &own {
+            // What the agent changed told from what it found changed (H-47).
+            Some(own) => self.check_guardrails_restoring_attributed(&target, &before, &own.manifest).await,
+            None => self.check_guardrails_restoring(&target, &before).await,
+        };
         if let (Some(violation), None) = (&outcome.violation, outcome.audit) {
             // Reverted, not recorded: kept until the log can be written (H-33).
             let marker = Marker {
@@ -530,13 +550,18 @@ pub async fn hook_store_unavailable(
     why: String,
 ) -> HookAnswer {
     if let Some(input) = input
-        && let HookEvent::SessionStop { stop_hook_active } = &input.event
+        && let HookEvent::SessionStop { .. } | HookEvent::SessionEnd { .. } = &input.event
     {
         let store = std::sync::Arc::new(crate::UnavailableEventStore::new(why.clone()));
         return match Warden::builder().event_store(store).without_state().config(config).build() {
-            Ok(warden) => {
-                warden.session_stop_without_store(&input.session_id, *stop_hook_active, storage, &why).await
-            }
+            Ok(warden) => match &input.event {
+                HookEvent::SessionStop { stop_hook_active } => {
+                    warden
+                        .session_stop_without_store(&input.session_id, *stop_hook_active, storage, &why)
+                        .await
+                }
+                _ => warden.session_end_without_store(&input.session_id, storage, &why).await,
+            },
             Err(e) => {
                 quarantine_unrecorded(storage, &input.session_id, None, &Code::StoreUnavailable, &why);
                 let why = format!("{why}; nothing was put back: {e}");

@@ -123,6 +123,10 @@ pub trait Scenarios: Harness {
     /// The main session wants to stop; `stop_hook_active`: it already went on once after a
     /// block (H-46).
     fn session_stop(&self, session: &str, cwd: &str, stop_hook_active: bool) -> String;
+    /// The session ends (H-48); `None` when the harness's hook is not asked at the end.
+    fn session_end(&self, _session: &str, _cwd: &str) -> Option<String> {
+        None
+    }
     /// What the hook printed, read back as the answer it says; `Err` when it says none.
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String>;
 }
@@ -138,6 +142,7 @@ pub async fn run_all(harness: &dyn Scenarios) {
     a_write_into_a_protected_path_is_denied(harness).await;
     a_stop_after_a_protected_change_is_blocked_and_reverted(harness).await;
     a_sessions_stop_without_a_snapshot_quarantines_it(harness).await;
+    a_late_subagent_and_the_sessions_end_hold_the_sessions_start(harness).await;
     garbage_empty_and_oversized_input_fail(harness).await;
     a_store_that_cannot_be_used_fails(harness).await;
 }
@@ -463,6 +468,44 @@ pub async fn a_sessions_stop_without_a_snapshot_quarantines_it(harness: &dyn Sce
     assert!(kernel.storage.marker(SESSION).unwrap().is_some(), "{}: quarantined", harness.name());
     let repeated = kernel.ask(harness, &harness.session_stop(SESSION, &cwd, true)).await;
     assert_eq!(repeated, HookAnswer::Proceed, "{}: the repeated stop is let through", harness.name());
+}
+
+/// A subagent that starts after the main agent changed a protected file, and stops after the
+/// session's stop put it back, does not bring the change back (H-47); the session's end puts
+/// back what is left, never blocks, and removes the session's snapshot (H-48).
+pub async fn a_late_subagent_and_the_sessions_end_hold_the_sessions_start(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, true, true).await;
+    let cwd = kernel.cwd();
+    let started = kernel.ask(harness, &harness.session_start(SESSION, &cwd)).await;
+    assert_eq!(started, HookAnswer::Proceed, "{}: the session's start", harness.name());
+    let file = kernel.project.root.join(PROTECTED.0);
+    std::fs::write(&file, "# Q4, rewritten by the main agent\n").unwrap();
+    let planner = kernel.planner(harness, "call-1").await;
+    let stopped = kernel.ask(harness, &harness.session_stop(SESSION, &cwd, false)).await;
+    assert!(
+        matches!(stopped, HookAnswer::Block { .. }),
+        "{}: the session's stop: {stopped:?}",
+        harness.name()
+    );
+    let late = kernel.ask(harness, &harness.stop(SESSION, planner, &cwd)).await;
+    assert_eq!(late, HookAnswer::Proceed, "{}: nothing differs from the session's start", harness.name());
+    let at_start = |when: &str| {
+        let now = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(now, PROTECTED.1, "{}: {when}: the file as the session started", harness.name());
+    };
+    at_start("after the late subagent's stop");
+    let Some(end) = harness.session_end(SESSION, &cwd) else { return };
+    std::fs::write(&file, "# Q4, rewritten and never stopped\n").unwrap();
+    let ended = kernel.ask(harness, &end).await;
+    assert!(matches!(ended, HookAnswer::Failed { .. }), "{}: told, never blocked: {ended:?}", harness.name());
+    at_start("after the session's end");
+    let copy = kernel.storage.read_snapshot(SESSION, crate::sessions::ROOT_ID).unwrap();
+    assert!(copy.is_none(), "{}: the session's snapshot is removed at its end", harness.name());
+    assert!(
+        kernel.storage.marker(SESSION).unwrap().is_none(),
+        "{}: put back, not quarantined",
+        harness.name()
+    );
 }
 
 /// Input the kernel cannot use is a failure, never a guess: garbage, nothing, too much.

@@ -67,7 +67,8 @@ pub fn before_store_parsed(
         HookEvent::SubagentStart(_)
         | HookEvent::SubagentStop { .. }
         | HookEvent::SessionStart
-        | HookEvent::SessionStop { .. } => return Pre::Store { fallback: None },
+        | HookEvent::SessionStop { .. }
+        | HookEvent::SessionEnd { .. } => return Pre::Store { fallback: None },
     };
     let quarantined = |code: &str, reason: &str| Pre::Store {
         fallback: Some(HookAnswer::deny(quarantine_reason(session, code, reason))),

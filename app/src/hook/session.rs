@@ -257,4 +257,37 @@ mod tests {
             assert_eq!(std::fs::read_to_string(&q4).unwrap(), "# Q4\n", "{background}: not brought back");
         }
     }
+
+    /// A subagent's stop held to the session's snapshot tells what it changed from what it found
+    /// changed when it started, and puts back both (H-47).
+    #[tokio::test]
+    async fn a_subagents_violation_names_what_was_changed_before_it_started() {
+        let (_dir, config, root) = project();
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = Warden::builder().store(store.clone()).config(config).build().unwrap();
+        let storage = HookStorage::new(root.join(".agentwarden"));
+        let agent = CallingAgent { agent_id: "bg".into(), agent_type: "planner".into() };
+        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
+        std::fs::write(root.join("okrs/q4.md"), "changed by the main agent\n").unwrap();
+        let started = warden.hook_input(input(HookEvent::SubagentStart(agent.clone())), &storage).await;
+        assert_eq!(started, HookAnswer::Proceed);
+        std::fs::write(root.join("okrs/mine.md"), "added by the subagent\n").unwrap();
+        let stopped = warden
+            .hook_input(input(HookEvent::SubagentStop { agent, stop_hook_active: false }), &storage)
+            .await;
+        let HookAnswer::Block { reason } = stopped else { panic!("a block: {stopped:?}") };
+        assert!(
+            reason.as_str().contains("changed before this agent started, not by it: okrs/q4.md"),
+            "{reason}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("okrs/q4.md")).unwrap(),
+            "# Q4\n",
+            "put back all the same"
+        );
+        assert!(!root.join("okrs/mine.md").exists(), "its own change put back");
+        let violations = recorded(&store, "guardrail_violation").await;
+        assert_eq!(violations.len(), 1);
+        assert!(violations[0].contains(r#""changed_before_start":["okrs/q4.md"]"#), "{}", violations[0]);
+    }
 }

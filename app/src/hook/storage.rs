@@ -272,10 +272,14 @@ impl HookStorage {
         }
     }
 
-    /// Removes the snapshot copy of `session`'s `agent` (best effort).
+    /// Removes the snapshot copy of `session`'s `agent`, and the session's directory of copies
+    /// once it is empty (best effort).
     pub(crate) fn remove_snapshot(&self, session: &str, agent: &str) {
         if let Ok(path) = self.nested("snapshots", session, agent) {
             let _ = paths::remove_entry(&path);
+            if let Some(dir) = path.parent() {
+                let _ = paths::remove_empty_dir(dir);
+            }
         }
     }
 

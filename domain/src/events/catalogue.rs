@@ -14,8 +14,8 @@ use crate::governance::{ApprovalGranted, ApprovalRevoked, ContextSealed, GateRep
 use crate::guardrails::{ResultValidation, Violation};
 use crate::lineage::{LineageChecked, ToolCallAuthorized};
 use crate::sessions::{
-    ConfigChangeBlocked, HookInputRefused, HookToolEvaluated, SessionQuarantined, SessionReleased,
-    SessionStarted, SessionStopped, SpawnEvaluated, SubagentStarted, SubagentStopped,
+    ConfigChangeBlocked, HookInputRefused, HookToolEvaluated, SessionEnded, SessionQuarantined,
+    SessionReleased, SessionStarted, SessionStopped, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
 use crate::verdict::Decision;
 
@@ -143,6 +143,8 @@ pub enum AuditEvent {
     SessionStarted(Box<SessionStarted>),
     /// `session_stopped`, version 1: the main session's stop check (H-46).
     SessionStopped(Box<SessionStopped>),
+    /// `session_ended`, version 1: the session's end, its protected paths put back (H-48).
+    SessionEnded(Box<SessionEnded>),
 }
 
 /// The catalogue gives each draft its type, version and payload; the envelope knows no more.
@@ -186,6 +188,7 @@ impl AuditEvent {
             AuditEvent::ConfigChangeBlocked(_) => "config_change_blocked",
             AuditEvent::SessionStarted(_) => "session_started",
             AuditEvent::SessionStopped(_) => "session_stopped",
+            AuditEvent::SessionEnded(_) => "session_ended",
         }
     }
 
@@ -213,7 +216,8 @@ impl AuditEvent {
             | AuditEvent::HookInputRefused(_)
             | AuditEvent::ConfigChangeBlocked(_)
             | AuditEvent::SessionStarted(_)
-            | AuditEvent::SessionStopped(_) => 1,
+            | AuditEvent::SessionStopped(_)
+            | AuditEvent::SessionEnded(_) => 1,
         }
     }
 
@@ -245,6 +249,7 @@ impl AuditEvent {
             AuditEvent::ConfigChangeBlocked(event) => write(out, event),
             AuditEvent::SessionStarted(event) => write(out, event),
             AuditEvent::SessionStopped(event) => write(out, event),
+            AuditEvent::SessionEnded(event) => write(out, event),
         }
     }
 
@@ -270,6 +275,7 @@ impl AuditEvent {
             AuditEvent::HookToolEvaluated(event) => Some(event.decision),
             AuditEvent::ConfigChangeBlocked(event) => Some(event.decision),
             AuditEvent::SessionStopped(event) => Some(event.decision),
+            AuditEvent::SessionEnded(event) => Some(event.decision),
             AuditEvent::OperatorNote(_)
             | AuditEvent::SessionStarted(_)
             | AuditEvent::ResultValidated(_)
@@ -315,6 +321,7 @@ impl AuditEvent {
             "config_change_blocked" => AuditEvent::ConfigChangeBlocked(payload.read().map_err(invalid)?),
             "session_started" => AuditEvent::SessionStarted(payload.read().map_err(invalid)?),
             "session_stopped" => AuditEvent::SessionStopped(payload.read().map_err(invalid)?),
+            "session_ended" => AuditEvent::SessionEnded(payload.read().map_err(invalid)?),
             other => return Err(DecodeError::UnknownType { event_type: other.to_owned() }),
         };
         Ok(event)
@@ -343,7 +350,8 @@ impl AuditEvent {
             | "hook_input_refused"
             | "config_change_blocked"
             | "session_started"
-            | "session_stopped" => Some(1),
+            | "session_stopped"
+            | "session_ended" => Some(1),
             _ => None,
         }
     }

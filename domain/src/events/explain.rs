@@ -121,6 +121,12 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
                 x.notes.push("a repeated stop: let through, the check made (H-46)".to_owned());
             }
         }
+        AuditEvent::SessionEnded(e) => {
+            stop_checks(x, &e.failures, &e.changed_files);
+            if let Some(reason) = &e.reason {
+                x.notes.push(format!("the harness said why it ended: `{reason}`"));
+            }
+        }
         AuditEvent::SessionStarted(e) => x.notes.push(match (e.snapshot, e.kept) {
             (true, true) => "the snapshot of the session's first start was kept (H-45)".to_owned(),
             (true, false) => "the protected paths were snapshotted for the session's stop".to_owned(),
@@ -384,6 +390,14 @@ pub fn summary(event: &AuditEvent) -> String {
             Decision::Deny => format!(
                 "the main session's stop {}: {}",
                 if e.stop_hook_active { "let through after a block" } else { "blocked" },
+                e.failures.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        },
+        AuditEvent::SessionEnded(e) => match e.decision {
+            Decision::Allow => "the main session ended".to_owned(),
+            Decision::Deny => format!(
+                "the main session ended, {}: {}",
+                if e.reverted { "its protected paths put back" } else { "its protected paths NOT put back" },
                 e.failures.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ")
             ),
         },

@@ -32,6 +32,12 @@ pub struct ViolationDetails {
     pub item_id: String,
     /// The run.
     pub run_id: String,
+    /// The changed paths the agent did not change: they already differed from the session's
+    /// snapshot when it started (changed by someone else before it) and are put back to the
+    /// session's start all the same (H-47). Empty when the stop holds the agent to its own
+    /// snapshot; absent from records written before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_before_start: Vec<String>,
 }
 
 /// Whether `path` (relative, `/`-separated) is `dir` or lies under it, by whole path
@@ -123,8 +129,25 @@ impl Violation {
                 revert_error,
                 item_id: item_id.to_owned(),
                 run_id: run_id.to_owned(),
+                changed_before_start: Vec::new(),
             },
         }
+    }
+
+    /// The violation of a stop held to the session's snapshot, told apart (H-47): of its
+    /// changed paths, those not in `changed_by_agent` (what differs from the agent's own start)
+    /// were changed before the agent started, by someone else, and are named as such.
+    pub fn attributed(mut self, changed_by_agent: &[String]) -> Violation {
+        let before: Vec<String> =
+            self.details.changed_files.iter().filter(|p| !changed_by_agent.contains(p)).cloned().collect();
+        if !before.is_empty() {
+            self.details.message.push_str(&format!(
+                "; changed before the agent started, not by it, and put back to the session's start: {}",
+                before.join(", ")
+            ));
+        }
+        self.details.changed_before_start = before;
+        self
     }
 }
 
@@ -249,6 +272,7 @@ mod tests {
                 revert_error: String::new(),
                 item_id: "ITEM-1".into(),
                 run_id: "20260117T223000Z".into(),
+                changed_before_start: Vec::new(),
             },
         };
         let json = serde_json::to_value(&v).unwrap();
@@ -256,5 +280,25 @@ mod tests {
         for key in ["message", "changed_files", "reverted", "revert_error", "item_id", "run_id"] {
             assert!(json["details"].get(key).is_some(), "{key}");
         }
+    }
+
+    /// Of a stop's changed paths, those the agent did not change are named apart, and the
+    /// message says so; a stop whose agent changed them all names none (H-47).
+    #[test]
+    fn an_attributed_violation_names_what_the_agent_did_not_change() {
+        let changes =
+            TreeDiff { modified: vec!["okrs/a.md".into(), "okrs/b.md".into()], ..TreeDiff::default() };
+        let made = RevertAttempt::Made { restored: Ok(()), remaining: Vec::new() };
+        let found = Violation::new(&["okrs".into()], changes, made, "bg", "s");
+        let both = found.clone().attributed(&["okrs/a.md".into(), "okrs/b.md".into()]);
+        assert!(both.details.changed_before_start.is_empty());
+        assert_eq!(both.details.message, found.details.message);
+        let apart = found.attributed(&["okrs/b.md".into()]);
+        assert_eq!(apart.details.changed_before_start, ["okrs/a.md"]);
+        assert!(
+            apart.details.message.ends_with("put back to the session's start: okrs/a.md"),
+            "{}",
+            apart.details.message
+        );
     }
 }

@@ -131,6 +131,26 @@ pub struct SessionStopped {
     pub stop_hook_active: bool,
 }
 
+/// `session_ended`, version 1: the session's end (H-48): its protected paths compared with the
+/// session's snapshot and put back, as at a stop, and nothing blocked (an ending session cannot
+/// go on). The session's snapshot is removed after this is recorded, when nothing failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionEnded {
+    /// Allow (nothing to put back) or deny (something was found, with these failures).
+    pub decision: Decision,
+    /// Every reason the session did not end cleanly.
+    pub failures: Vec<HookFailure>,
+    /// The protected paths changed since the session's snapshot.
+    pub changed_files: Vec<String>,
+    /// Whether they were reverted.
+    pub reverted: bool,
+    /// Why the session ended, as the harness says (`clear`, `logout`, `prompt_input_exit`,
+    /// `other`, …), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
 /// `hook_tool_evaluated`, version 1: the hook's decision on a tool call that is not a spawn but
 /// that Warden governs: a tool call in a quarantined session (H-29),
 /// from an untracked or unknown agent (H-23), a write into a protected path (H-26), a

@@ -36,7 +36,7 @@ pub use config_change::{CONFIG_CHANGE_STAGE, config_change_answer, config_change
 
 pub use crate::lineage::{CallArgument, RulesAs};
 pub use events::{
-    ConfigChangeBlocked, HookFailure, HookInputRefused, HookToolEvaluated, SessionQuarantined,
+    ConfigChangeBlocked, HookFailure, HookInputRefused, HookToolEvaluated, SessionEnded, SessionQuarantined,
     SessionReleased, SessionStarted, SessionStopped, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
 pub use paths::{ProtectedPaths, ResolvePath, is_within, normalize, protected_target, protected_write};
@@ -44,9 +44,11 @@ pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantin
 pub use request::{
     Attribution, CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN,
     ROOT_ID, SpawnRequest, ToolCall, ToolKind, calling_agent, human_verb_in, is_safe_id, optional_id,
-    optional_string, optional_text, requested_result_path, required_string,
+    optional_string, optional_text, requested_result_path, required_string, session_end_reason,
 };
-pub use session_stop::{SessionStopDecision, SessionStopFacts, evaluate_session_stop};
+pub use session_stop::{
+    SessionEndDecision, SessionStopDecision, SessionStopFacts, evaluate_session_end, evaluate_session_stop,
+};
 pub use spawn::{SpawnFacts, builtin_failure, evaluate_spawn, spawn_answer};
 pub use state::{
     MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, Released, SessionRecords, SessionsEvent, SpawnTree,

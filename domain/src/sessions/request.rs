@@ -174,6 +174,13 @@ pub enum HookEvent {
         /// True when it is already going on because a stop hook blocked it before.
         stop_hook_active: bool,
     },
+    /// The session ends (the harness exits, or is cleared): the protected paths are compared
+    /// with the session's snapshot and put back, nothing can be blocked, and the snapshot is
+    /// removed once the check succeeded (H-48).
+    SessionEnd {
+        /// Why it ends, as the harness says, when it says.
+        reason: Option<String>,
+    },
     /// A settings or skills file of the harness changed during the session (H-43).
     ConfigChange {
         /// `source`: `user_settings`, `project_settings`, `local_settings`, `policy_settings`
@@ -234,6 +241,17 @@ pub fn optional_id(object: &Map<String, Value>, field: &'static str) -> Result<O
         Some(id) if !is_safe_id(&id) => Err(InputError::UnsafeId { field }),
         other => Ok(other),
     }
+}
+
+/// The longest `reason` a session's end records, in characters.
+const MAX_END_REASON: usize = 64;
+
+/// A `SessionEnd`'s `reason`, read leniently: it only says why, so a reason absent, blank or
+/// of another type is `None` rather than a refused input, which would leave the session's
+/// protected paths unchecked at its end (H-48); cut at 64 characters.
+pub fn session_end_reason(object: &Map<String, Value>) -> Option<String> {
+    let reason = optional_string(object, "reason").ok().flatten()?;
+    Some(reason.chars().take(MAX_END_REASON).collect())
 }
 
 /// A text field of a hook event's input that may be empty (a spawn's prompt): absent or `null`

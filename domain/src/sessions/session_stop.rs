@@ -11,7 +11,7 @@
 //! not be taken) — quarantines the session, whatever `stop_hook_active` says.
 
 use super::answer::HookAnswer;
-use super::events::{HookFailure, SessionStopped};
+use super::events::{HookFailure, SessionEnded, SessionStopped};
 use super::stop::{GuardFound, guard_found};
 use crate::guardrails::Violation;
 use crate::verdict::{Code, Decision};
@@ -40,7 +40,73 @@ pub struct SessionStopDecision {
 pub fn evaluate_session_stop(facts: SessionStopFacts) -> SessionStopDecision {
     let SessionStopFacts { stop_hook_active, guard } = facts;
     let GuardFound { failure, changed_files, reverted } = guard_found(guard);
-    let cause = match &failure {
+    let cause = quarantine_for(failure.as_ref(), reverted, &changed_files);
+    let failures: Vec<HookFailure> = failure.into_iter().collect();
+    let decision = if failures.is_empty() { Decision::Allow } else { Decision::Deny };
+    let event = SessionStopped { decision, failures, changed_files, reverted, stop_hook_active };
+    SessionStopDecision { event, cause }
+}
+
+/// The session's end decided (H-48).
+#[derive(Debug)]
+pub struct SessionEndDecision {
+    /// `session_ended`.
+    pub event: SessionEnded,
+    /// Why the session is to be quarantined, if it is.
+    pub cause: Option<HookFailure>,
+}
+
+/// The end's decision, as the stop's (H-46) with nothing to block: an allow when the guard found
+/// nothing to put back; else a deny with its reason, and a quarantine when the paths could not
+/// be checked or put back. `reason` is the harness's own word for why the session ended.
+pub fn evaluate_session_end(
+    guard: Result<Option<Violation>, String>,
+    reason: Option<String>,
+) -> SessionEndDecision {
+    let GuardFound { failure, changed_files, reverted } = guard_found(guard);
+    let cause = quarantine_for(failure.as_ref(), reverted, &changed_files);
+    let failures: Vec<HookFailure> = failure.into_iter().collect();
+    let decision = if failures.is_empty() { Decision::Allow } else { Decision::Deny };
+    let event = SessionEnded { decision, failures, changed_files, reverted, reason };
+    SessionEndDecision { event, cause }
+}
+
+impl SessionEndDecision {
+    /// Whether the session's snapshot may be removed: only once the end was recorded and the
+    /// protected paths are as the snapshot holds them (nothing found, or all put back); on any
+    /// failure it is kept, for `warden release` and a later check (H-48).
+    pub fn removes_snapshot(&self, recorded: bool) -> bool {
+        recorded && self.cause.is_none() && (self.event.decision == Decision::Allow || self.event.reverted)
+    }
+
+    /// The answer once the event was appended (`recorded`: `Ok`) or not (`Err`, why). An end
+    /// cannot be blocked (the harness ends the session whatever it is told), so a clean end
+    /// proceeds and any other is a failure whose reason tells the human what was put back or
+    /// why the session is quarantined (H-48).
+    pub fn answer(&self, recorded: Result<(), String>) -> HookAnswer {
+        let mut reasons: Vec<String> = match recorded {
+            Err(e) => vec![HookFailure::unrecorded(&e).describe()],
+            Ok(()) if self.event.decision == Decision::Allow => return HookAnswer::Proceed,
+            Ok(()) => self.event.failures.iter().map(HookFailure::describe).collect(),
+        };
+        if let Some(cause) = &self.cause {
+            reasons.push(format!(
+                "the session is quarantined ({}: {}): a human checks the workspace and runs `warden release`",
+                cause.code, cause.reason
+            ));
+        }
+        HookAnswer::failed(reasons.join("\n"))
+    }
+}
+
+/// Why a check of the session's paths quarantines it: no snapshot to check against, or a change
+/// that could not be put back (H-46, H-48).
+fn quarantine_for(
+    failure: Option<&HookFailure>,
+    reverted: bool,
+    changed_files: &[String],
+) -> Option<HookFailure> {
+    match failure {
         Some(f) if f.code == Code::SnapshotMissing => Some(HookFailure::new(
             "guardrails",
             Code::SnapshotMissing,
@@ -56,11 +122,7 @@ pub fn evaluate_session_stop(facts: SessionStopFacts) -> SessionStopDecision {
             format!("protected paths were changed and could not be reverted: {}", changed_files.join(", ")),
         )),
         _ => None,
-    };
-    let failures: Vec<HookFailure> = failure.into_iter().collect();
-    let decision = if failures.is_empty() { Decision::Allow } else { Decision::Deny };
-    let event = SessionStopped { decision, failures, changed_files, reverted, stop_hook_active };
-    SessionStopDecision { event, cause }
+    }
 }
 
 impl SessionStopDecision {
@@ -105,6 +167,7 @@ mod tests {
                 revert_error: if reverted { String::new() } else { "busy".into() },
                 item_id: "main".into(),
                 run_id: "s".into(),
+                changed_before_start: Vec::new(),
             },
         }
     }
@@ -194,5 +257,59 @@ mod tests {
         let HookAnswer::Block { reason } = missing.answer(Ok(())) else { panic!("a block") };
         assert!(reason.as_str().contains("snapshot_missing"), "{reason}");
         assert!(reason.as_str().contains("the session is quarantined"), "{reason}");
+    }
+
+    /// The guard's finding at the session's end against the decision, the quarantine, the
+    /// answer (never a block: an end cannot be) and whether the snapshot goes (H-48).
+    #[test]
+    fn the_sessions_end_never_blocks_and_keeps_the_snapshot_on_any_failure() {
+        /// The guard, the decision, the quarantine's code, the answer, removed once recorded, why.
+        type Row = (
+            Result<Option<Violation>, String>,
+            Decision,
+            Option<&'static str>,
+            &'static str,
+            bool,
+            &'static str,
+        );
+        let rows: [Row; 4] = [
+            (Ok(None), Decision::Allow, None, "proceed", true, "nothing changed"),
+            (
+                Ok(Some(violation(true))),
+                Decision::Deny,
+                None,
+                "failed",
+                true,
+                "put back: as the snapshot holds",
+            ),
+            (
+                Ok(Some(violation(false))),
+                Decision::Deny,
+                Some("revert_failed"),
+                "failed",
+                false,
+                "not put back",
+            ),
+            (Err("none".into()), Decision::Deny, Some("snapshot_missing"), "failed", false, "no snapshot"),
+        ];
+        for (guard, decision, quarantine, shape, removes, why) in rows {
+            let decided = evaluate_session_end(guard, Some("other".into()));
+            assert_eq!(decided.event.decision, decision, "{why}");
+            assert_eq!(decided.event.reason.as_deref(), Some("other"), "{why}");
+            assert_eq!(decided.cause.as_ref().map(|c| c.code.as_str()), quarantine, "{why}");
+            let seen = match decided.answer(Ok(())) {
+                HookAnswer::Proceed => "proceed",
+                HookAnswer::Failed { .. } => "failed",
+                HookAnswer::Block { .. } | HookAnswer::Deny { .. } => "other",
+            };
+            assert_eq!(seen, shape, "{why}");
+            assert_eq!(decided.removes_snapshot(true), removes, "{why}");
+            assert!(!decided.removes_snapshot(false), "{why}: unrecorded, the snapshot is kept");
+            let unrecorded = decided.answer(Err("gone".into()));
+            assert!(
+                matches!(&unrecorded, HookAnswer::Failed { reason } if reason.as_str().contains("audit_unavailable")),
+                "{why}: unrecorded: {unrecorded:?}"
+            );
+        }
     }
 }

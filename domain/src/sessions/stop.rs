@@ -64,6 +64,13 @@ pub(super) fn guard_found(guard: Result<Option<Violation>, String>) -> GuardFoun
             if !details.revert_error.is_empty() {
                 reason.push_str(&format!(" ({})", details.revert_error));
             }
+            if !details.changed_before_start.is_empty() {
+                // Put back all the same: the agent is held to the session's start (H-47).
+                reason.push_str(&format!(
+                    "; of those, changed before this agent started, not by it: {}",
+                    details.changed_before_start.join(", ")
+                ));
+            }
             GuardFound {
                 failure: Some(HookFailure::new("guardrails", Code::ProtectedPathChanged, reason)),
                 changed_files: details.changed_files,
@@ -214,6 +221,7 @@ mod tests {
                 revert_error: revert_error.into(),
                 item_id: "a1".into(),
                 run_id: "s".into(),
+                changed_before_start: Vec::new(),
             },
         }
     }

@@ -69,6 +69,12 @@ impl Scenarios for ClaudeCode {
         .to_string()
     }
 
+    fn session_end(&self, session: &str, cwd: &str) -> Option<String> {
+        let end = json!({"session_id": session, "cwd": cwd, "hook_event_name": "SessionEnd", "reason": "other",
+                         "transcript_path": "/tmp/t.jsonl"});
+        Some(end.to_string())
+    }
+
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
         HookAnswer::from_rendering(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
             .map_err(|e| e.to_string())

@@ -90,6 +90,10 @@ impl Scenarios for Codex {
         .to_string()
     }
 
+    fn session_end(&self, session: &str, cwd: &str) -> Option<String> {
+        Some(with(event(session, cwd, "SessionEnd"), json!({"reason": "other"})).to_string())
+    }
+
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
         read_back(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
             .map_err(|e| e.to_string())

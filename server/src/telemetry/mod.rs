@@ -50,6 +50,7 @@ const DECISIONS: &[&str] = &[
     "tool_call_authorized",
     "subagent_stopped",
     "session_stopped",
+    "session_ended",
     "config_change_blocked",
     "lineage_checked",
 ];

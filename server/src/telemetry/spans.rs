@@ -223,6 +223,7 @@ fn failure(event: &AuditEvent) -> Option<(&Code, &str)> {
         AuditEvent::HookToolEvaluated(e) => e.failure.as_ref().map(|f| (&f.code, f.reason.as_str())),
         AuditEvent::SubagentStopped(e) => e.failures.first().map(|f| (&f.code, f.reason.as_str())),
         AuditEvent::SessionStopped(e) => e.failures.first().map(|f| (&f.code, f.reason.as_str())),
+        AuditEvent::SessionEnded(e) => e.failures.first().map(|f| (&f.code, f.reason.as_str())),
         AuditEvent::ConfigChangeBlocked(e) => Some((&e.failure.code, e.failure.reason.as_str())),
         AuditEvent::ToolCallAuthorized(e) => {
             e.authorization.first_failure.as_ref().map(|f| (&f.code, f.reason.as_ref()))

@@ -90,6 +90,13 @@ impl Projection for Denials {
                 *state.by_layer.entry(stage.to_owned()).or_default() += 1;
                 (failure.map(|f| f.code.to_string()), None)
             }
+            AuditEvent::SessionEnded(event) => {
+                // The session's end that found a change (H-48), under its first reason's stage.
+                let failure = event.failures.first();
+                let stage = failure.map_or("unknown", |f| f.stage.as_str());
+                *state.by_layer.entry(stage.to_owned()).or_default() += 1;
+                (failure.map(|f| f.code.to_string()), None)
+            }
             AuditEvent::HookToolEvaluated(event) => {
                 let failure = event.failure.as_ref();
                 let stage = failure.map_or("unknown", |f| f.stage.as_str());

@@ -84,6 +84,7 @@ pub(crate) const DECISION_EVENTS: &[&str] = &[
     "subagent_spawn_evaluated",
     "subagent_stopped",
     "session_stopped",
+    "session_ended",
     "hook_tool_evaluated",
 ];
 

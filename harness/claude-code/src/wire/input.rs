@@ -11,7 +11,7 @@ use agentwarden_domain::json::{parse_strict, type_name};
 use agentwarden_domain::sessions::{
     Attribution, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
     calling_agent as agent, optional_id as id, optional_string as string, optional_text,
-    required_string as required,
+    required_string as required, session_end_reason,
 };
 pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use serde_json::{Map, Value};
@@ -161,6 +161,8 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and stop (H-45, H-46).
         "SessionStart" => HookEvent::SessionStart,
         "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
+        // The session's end: checked and put back, never blocked; its snapshot removed (H-48).
+        "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         "ConfigChange" => HookEvent::ConfigChange {
             source: required(&object, "source")?,
             file_path: string(&object, "file_path")?,
@@ -319,6 +321,26 @@ mod tests {
         let reserved =
             r#"{"session_id":"s","hook_event_name":"SubagentStart","agent_id":"main","agent_type":"p"}"#;
         assert_eq!(parse(reserved).unwrap_err().code(), "hook_input_wrong_type", "the root's id");
+    }
+
+    /// The session's end, its `reason` read leniently: a reason absent, blank or not a string
+    /// never refuses the end, whose check must run; a long one is cut (H-48).
+    #[test]
+    fn the_sessions_end_is_read_whatever_its_reason() {
+        let end = |reason: &str| {
+            format!(r#"{{"session_id":"s","hook_event_name":"SessionEnd","cwd":"/p"{reason}}}"#)
+        };
+        let long = "x".repeat(200);
+        let rows: [(String, Option<String>); 5] = [
+            (end(r#","reason":"prompt_input_exit""#), Some("prompt_input_exit".into())),
+            (end(""), None),
+            (end(r#","reason":7"#), None),
+            (end(r#","reason":"  ""#), None),
+            (end(&format!(r#","reason":"{long}""#)), Some("x".repeat(64))),
+        ];
+        for (text, reason) in rows {
+            assert_eq!(parse(&text).unwrap().event, HookEvent::SessionEnd { reason }, "{text}");
+        }
     }
 
     #[test]

@@ -24,8 +24,9 @@ pub const HOME_ENV: &str = "CODEX_HOME";
 /// The key of the managed requirements that makes Codex run managed hooks only.
 pub const MANAGED_ONLY: &str = "allow_managed_hooks_only";
 
-/// The events Warden's Codex hook answers (C-12).
-pub const EVENTS: [&str; 5] = ["PreToolUse", "SubagentStart", "SubagentStop", "SessionStart", "Stop"];
+/// The events Warden's Codex hook answers (C-12, C-13: `SessionEnd` too).
+pub const EVENTS: [&str; 6] =
+    ["PreToolUse", "SubagentStart", "SubagentStop", "SessionStart", "Stop", "SessionEnd"];
 
 /// What Codex reads from a project that can change how the guard is run: its configuration
 /// (hooks, agent roles, MCP servers) and its instructions (H-12, H-19).
@@ -268,7 +269,10 @@ mod tests {
             entry("PreToolUse", Some("spawn_agent"), &good, Some(30)),
             entry("SubagentStop", None, &good, Some(30)),
         ];
-        assert_eq!(missing_events(&narrow), ["PreToolUse", "SubagentStart", "SessionStart", "Stop"]);
+        assert_eq!(
+            missing_events(&narrow),
+            ["PreToolUse", "SubagentStart", "SessionStart", "Stop", "SessionEnd"]
+        );
         // (entry, a word its finding must hold, fails closed, why)
         let table = [
             (entry("PreToolUse", None, &good, Some(2)), "--timeout 8", true, "a timeout without margin"),

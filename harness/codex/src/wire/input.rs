@@ -23,7 +23,7 @@ use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
     Attribution, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest, ToolCall, ToolKind,
     calling_agent as agent, optional_id as id, optional_string as string, optional_text,
-    required_string as required,
+    required_string as required, session_end_reason,
 };
 use serde_json::{Map, Value};
 
@@ -226,6 +226,8 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and stop; only the root gets `Stop` (H-45, H-46, C-12).
         "SessionStart" => HookEvent::SessionStart,
         "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
+        // The session's end: checked and put back, never blocked; its snapshot removed (H-48, C-13).
+        "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         _ => HookEvent::Other { name },
     };
     Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named })

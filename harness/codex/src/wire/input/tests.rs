@@ -140,7 +140,14 @@ fn the_lifecycle_events_are_read_and_the_rest_not_governed() {
             HookEvent::SessionStop { stop_hook_active: active }
         );
     }
-    for name in ["PostToolUse", "SessionEnd", "UserPromptSubmit", "PermissionRequest"] {
+    // The session's end is governed, its reason read leniently: a bad one never refuses it (H-48, C-13).
+    let end = event("SessionEnd", json!({"reason": "other"}));
+    assert_eq!(parse_hook_input(&end).unwrap().event, HookEvent::SessionEnd { reason: Some("other".into()) });
+    for odd in [json!({}), json!({"reason": 7}), json!({"reason": " "})] {
+        let end = event("SessionEnd", odd);
+        assert_eq!(parse_hook_input(&end).unwrap().event, HookEvent::SessionEnd { reason: None });
+    }
+    for name in ["PostToolUse", "UserPromptSubmit", "PermissionRequest"] {
         let text = event(name, json!({"stop_hook_active": false, "tool_name": "Bash", "tool_input": "x"}));
         assert_eq!(parse_hook_input(&text).unwrap().event, HookEvent::Other { name: name.into() }, "{name}");
     }
