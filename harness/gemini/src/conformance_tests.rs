@@ -74,6 +74,10 @@ impl Scenarios for Gemini {
         )
     }
 
+    fn session_end(&self, session: &str, cwd: &str) -> Option<String> {
+        Some(event(session, cwd, "SessionEnd", json!({"reason": "exit"})))
+    }
+
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
         read_back(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
             .map_err(|e| e.to_string())

@@ -21,10 +21,15 @@ pub const SYSTEM_FILE: &str = "/etc/gemini-cli/settings.json";
 pub const HOOK_NAME: &str = "agentwarden";
 
 /// The events Warden's Gemini hook answers, each with its matcher: every tool before it runs,
-/// the end of an `invoke_agent` call (its subagent's stop, M-2), the session's start and the
-/// end of each turn of the main session.
-pub const EVENTS: [(&str, &str); 4] =
-    [("BeforeTool", "*"), ("AfterTool", "^invoke_agent$"), ("SessionStart", "*"), ("AfterAgent", "*")];
+/// the end of an `invoke_agent` call (its subagent's stop, M-2), the session's start, the end of
+/// each turn of the main session, and the session's end (H-48).
+pub const EVENTS: [(&str, &str); 5] = [
+    ("BeforeTool", "*"),
+    ("AfterTool", "^invoke_agent$"),
+    ("SessionStart", "*"),
+    ("AfterAgent", "*"),
+    ("SessionEnd", "*"),
+];
 
 /// What Gemini reads from a project that can change how the guard is run: its settings (hooks,
 /// agents, MCP servers) and its instructions (H-12, H-19).

@@ -17,7 +17,8 @@
 //!   `Edit`); the readers are `Read` of the paths they name, or not resolved (M-5);
 //! - `complete_task`, a subagent's report of its end, is not governed (it runs nothing);
 //! - `SessionStart` and `AfterAgent` (the end of each turn of the main session, with
-//!   `stop_hook_active`) are the session's start and stop (H-45, H-46);
+//!   `stop_hook_active`) are the session's start and stop (H-45, H-46), `SessionEnd` its end
+//!   (H-48);
 //! - a `tool_input` that is not an object is refused for every tool Warden reads an input of.
 
 use agentwarden_domain::json::{parse_strict, type_name};
@@ -25,7 +26,7 @@ use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
     Attribution, CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest,
     ToolCall, ToolKind, optional_id as id, optional_string as string, optional_text,
-    required_string as required,
+    required_string as required, session_end_reason,
 };
 use serde_json::{Map, Value};
 
@@ -273,6 +274,8 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and the end of each of its turns (H-45, H-46).
         "SessionStart" => HookEvent::SessionStart,
         "AfterAgent" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
+        // The session's end: put back one last time, its snapshot removed (H-48).
+        "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         _ => HookEvent::Other { name },
     };
     Ok(HookInput { session_id, cwd, event, attribution: Attribution::InFlight })

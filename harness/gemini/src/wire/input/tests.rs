@@ -108,7 +108,12 @@ fn each_tool_is_read_as_the_kernel_needs_it() {
         assert_eq!(call.kind, kind, "{text}");
         assert_eq!(call.tool_use_id, None);
     }
-    for name in ["AfterTool", "BeforeAgent", "BeforeModel", "SessionEnd", "Notification", "PreCompress"] {
+    assert_eq!(
+        parse_hook_input(&event("SessionEnd", json!({"reason": "exit"}))).unwrap().event,
+        HookEvent::SessionEnd { reason: Some("exit".into()) },
+        "H-48"
+    );
+    for name in ["AfterTool", "BeforeAgent", "BeforeModel", "Notification", "PreCompress"] {
         let text = event(name, json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls"}}));
         assert!(matches!(parse_hook_input(&text).unwrap().event, HookEvent::Other { .. }), "{name}");
     }
