@@ -280,6 +280,41 @@ fn before_tool_exit_0_with_decision_deny_denies() {
     );
 }
 
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn after_tool_exit_2_replaces_the_result_the_model_sees() {
+    let project = GeminiProject::setup(&tools());
+    let root = project.root.display().to_string();
+    let probe = Probe::new(
+        &project,
+        "if echo \"$input\" | grep -q '\"hook_event_name\": *\"AfterTool\"'; then echo 'PROBE-AFTER' >&2; exit 2; fi",
+    );
+    let api =
+        start(Script::new().agent("MAINTASK", vec![Part::write(&format!("{root}/after.txt"), "kept\n")]));
+    let run = probe.run(&project, &api, "MAINTASK write it", 10_000);
+    finished(&run);
+    assert_eq!(project.read("after.txt").as_deref(), Some("kept\n"), "the tool already ran");
+    let shown = api.responses_to("write_file");
+    println!("the model was shown: {shown:?}");
+    assert_eq!(shown, [json!({"error": "PROBE-AFTER"})]);
+}
+
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn the_shell_sees_gemini_cli_1_and_hooks_do_not() {
+    let project = GeminiProject::setup(&tools());
+    let hook_env = project.scratch().join("hook-env");
+    let probe =
+        Probe::new(&project, &format!("echo \"GEMINI_CLI=${{GEMINI_CLI:-}}\" > '{}'", hook_env.display()));
+    let api = start(
+        Script::new().agent("MAINTASK", vec![Part::shell("echo \"GEMINI_CLI=$GEMINI_CLI\" > env.txt")]),
+    );
+    let run = probe.run(&project, &api, "MAINTASK print it", 10_000);
+    finished(&run);
+    assert_eq!(project.read("env.txt").as_deref(), Some("GEMINI_CLI=1\n"));
+    assert_eq!(std::fs::read_to_string(hook_env).ok().as_deref(), Some("GEMINI_CLI=\n"));
+}
+
 // ----- (d) what fails open -----------------------------------------------------------------
 
 fn write_runs(decide: &str, hook_timeout_ms: u64) -> GeminiOutcome {

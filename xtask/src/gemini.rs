@@ -27,12 +27,18 @@ const GEMINI: Pinned = Pinned {
 
 /// Installs the pinned Gemini CLI into `target/gemini/` when needed; returns its script.
 pub(crate) fn install() -> Result<PathBuf, CannotRun> {
-    // The CLI is a Node script: without `node` the suite cannot run at all (H-41).
-    let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !node_ok {
-        return Err(CannotRun("node is not installed (the Gemini CLI is a Node program)".into()));
-    }
+    node_runs("node")?;
     install_pinned(&GEMINI)
+}
+
+/// The CLI is a Node script, so without a `node` that runs the suite cannot run at all (M-20).
+fn node_runs(node: &str) -> Result<(), CannotRun> {
+    let ok = Command::new(node).arg("--version").output().is_ok_and(|o| o.status.success());
+    if ok {
+        Ok(())
+    } else {
+        Err(CannotRun(format!("`{node} --version` does not run: the Gemini CLI is a Node program")))
+    }
 }
 
 /// Runs the suite with `gemini` (already installed). `Err` names what failed.
@@ -77,4 +83,18 @@ pub(crate) fn install_command() -> Result<(), String> {
 pub(crate) fn run() -> Result<(), String> {
     let binary = install().map_err(|CannotRun(why)| format!("real Gemini CLI cannot run: {why}"))?;
     run_suite(&binary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::node_runs;
+
+    #[test]
+    fn a_missing_node_is_a_suite_that_cannot_run() {
+        assert!(node_runs("agentwarden-no-such-node").is_err());
+        assert!(node_runs("false").is_err(), "a node that fails is no node");
+        assert!(node_runs("true").is_ok());
+        let missing = node_runs("agentwarden-no-such-node").err().map(|c| c.0).unwrap_or_default();
+        assert!(missing.contains("agentwarden-no-such-node --version"), "{missing}");
+    }
 }
