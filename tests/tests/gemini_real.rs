@@ -421,3 +421,69 @@ fn warden_init_gemini_hooks_deny_a_write_to_a_protected_file() {
     println!("the model was shown: {shown:?}");
     assert!(!shown.is_empty() && shown.iter().all(|r| r.get("error").is_some()), "{shown:?}");
 }
+
+/// The main session writes into `okrs/` (denied), then hands the planner an `echo` (allowed by
+/// its manifest): run through `route`. Panics if the run does not go that way.
+fn governed_run(project: &GeminiProject, route: HookRoute) {
+    let root = project.root.display().to_string();
+    let original = project.read("okrs/q4.md");
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    Part::write(&format!("{root}/okrs/q4.md"), "nothing\n"),
+                    Part::invoke("planner", "PLANTASK plan it"),
+                ],
+            )
+            .agent("PLANTASK", vec![Part::shell("echo served")]),
+    );
+    let run = project.run(&api, "MAINTASK go", &GeminiRun { route, ..GeminiRun::default() });
+    finished(&run);
+    assert_eq!(project.read("okrs/q4.md"), original, "the protected file is unchanged");
+    assert!(api.responses_to("write_file").iter().all(|r| r.to_string().contains("okrs")));
+    assert!(api.ran("PLANTASK"), "the allowed spawn ran the planner");
+    let echoed = api.responses_to("run_shell_command");
+    assert!(echoed.iter().any(|r| r.to_string().contains("served")), "{echoed:?}");
+}
+
+/// The spawn was recorded allowed (read once no server holds the store).
+fn one_spawn_allowed(project: &GeminiProject) {
+    let spawns: Vec<Value> = project.audit_of("subagent_spawn_evaluated");
+    let decided: Vec<&Value> = spawns.iter().map(|e| &e["payload"]["decision"]).collect();
+    assert_eq!(decided, [&json!("allow")]);
+}
+
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn warden_direct_allows_the_spawn_and_denies_the_protected_write() {
+    let project = GeminiProject::setup(&tools());
+    governed_run(&project, HookRoute::Direct);
+    one_spawn_allowed(&project);
+}
+
+/// `warden serve` answers Gemini's hooks (`init gemini --server`).
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn the_resident_service_answers_geminis_hooks() {
+    let project = GeminiProject::setup(&tools());
+    let socket = project.scratch().join("tmp/warden.sock");
+    let mut server = std::process::Command::new(&project.tools.warden)
+        .args(["serve", "--socket"])
+        .arg(&socket)
+        .current_dir(&project.root)
+        // The server's environment is the kill switch (V-4).
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start warden serve");
+    let ready = std::time::Instant::now();
+    while !socket.exists() && ready.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    governed_run(&project, HookRoute::Server(socket));
+    let _ = server.kill();
+    let _ = server.wait();
+    one_spawn_allowed(&project);
+}

@@ -43,6 +43,17 @@ fn node_runs(node: &str) -> Result<(), CannotRun> {
 
 /// Runs the suite with `gemini` (already installed). `Err` names what failed.
 pub(crate) fn run_suite(gemini: &Path) -> Result<(), String> {
+    // `init gemini --server` installs the `warden-hook` beside `warden`: built from this tree,
+    // not left over from an older build that knows no `--harness gemini`.
+    let client = ["build", "--locked", "--all-features", "-p", "agentwarden-hook-client"];
+    println!("==> real Gemini CLI: cargo {}", client.join(" "));
+    let built = Command::new(cargo())
+        .args(client)
+        .status()
+        .map_err(|e| format!("real Gemini CLI: cannot run cargo: {e}"))?;
+    if !built.success() {
+        return Err(format!("real Gemini CLI: building warden-hook failed ({built})"));
+    }
     let args = [
         "test",
         "--locked",

@@ -151,18 +151,22 @@ impl FakeGemini {
         self.requests().iter().any(|r| agent_of(r, &[marker.to_owned()]).is_some())
     }
 
-    /// Every `functionResponse.response` the model was shown for a call of `tool`, in order
-    /// (the latest request that holds each).
+    /// Every `functionResponse.response` any agent was shown for a call of `tool`, each once, in
+    /// the order they were first sent.
     pub fn responses_to(&self, tool: &str) -> Vec<Value> {
-        let requests = self.requests();
-        let Some(last) = requests.iter().max_by_key(|r| contents(r).len()) else {
-            return Vec::new();
-        };
-        parts(last)
-            .filter_map(|p| p.get("functionResponse"))
-            .filter(|r| r.get("name").and_then(Value::as_str) == Some(tool))
-            .filter_map(|r| r.get("response").cloned())
-            .collect()
+        let mut seen: Vec<Value> = Vec::new();
+        for request in self.requests() {
+            let shown = parts(&request)
+                .filter_map(|p| p.get("functionResponse"))
+                .filter(|r| r.get("name").and_then(Value::as_str) == Some(tool))
+                .filter_map(|r| r.get("response").cloned());
+            for response in shown {
+                if !seen.contains(&response) {
+                    seen.push(response);
+                }
+            }
+        }
+        seen
     }
 
     /// Every user text of every request, in order (the prompts, and what a hook made Gemini
