@@ -4,11 +4,13 @@
 //! `Box<dyn EventStore>`. A new backend is done when this suite passes on it. [`pg`] gives the
 //! PostgreSQL tests a server and schemas of their own (`AGENTWARDEN_TEST_PG`). [`claude_code`]
 //! runs the real Claude Code CLI against a scripted fake of the Messages API, [`codex`] the real
-//! Codex CLI against one of the Responses API. [`hostile`] is the
+//! Codex CLI against one of the Responses API, [`gemini`] the real Gemini CLI against one of
+//! the Gemini API. [`hostile`] is the
 //! hostile-filesystem kit: swaps, odd entries and planted links while `warden` runs.
 
 pub mod claude_code;
 pub mod codex;
+pub mod gemini;
 /// The `EventStore` suite lives with the port (feature `conformance`), for third parties too.
 pub use agentwarden_ports::conformance::event_store;
 pub mod hostile;

@@ -225,6 +225,16 @@ fn real_codex() -> Result<Option<String>, String> {
     }
 }
 
+/// The Gemini CLI real-client suite, the same way (issue 40, H-41): a missing `node` is a
+/// suite that cannot run.
+fn real_gemini() -> Result<Option<String>, String> {
+    println!("\n==> real Gemini CLI: installing the pinned CLI when absent");
+    match crate::gemini::install() {
+        Ok(script) => crate::gemini::run_suite(&script).map(|()| None),
+        Err(cannot) => skip_or_fail_named("Gemini CLI", cannot, claude_code::under_ci()),
+    }
+}
+
 /// A suite that cannot run fails the gate under CI, and is a loud skip elsewhere (H-41).
 fn skip_or_fail(cannot: CannotRun, under_ci: bool) -> Result<Option<String>, String> {
     skip_or_fail_named("Claude Code", cannot, under_ci)
@@ -347,6 +357,7 @@ pub(crate) fn run() -> Result<(), String> {
     }
     let skipped = real_claude_code()?;
     let codex_skipped = real_codex()?;
+    let gemini_skipped = real_gemini()?;
     installed_client()?;
     // Seconds once `warden` is built: every ```sh block of the README, as written.
     println!("\n==> README commands: cargo xtask readme");
@@ -366,6 +377,7 @@ pub(crate) fn run() -> Result<(), String> {
         .map(|why| format!("real Claude Code: {why}"))
         .into_iter()
         .chain(codex_skipped.map(|why| format!("real Codex: {why}")))
+        .chain(gemini_skipped.map(|why| format!("real Gemini CLI: {why}")))
         .chain(pg_skipped)
         .chain(browser_skipped)
         .collect();

@@ -14,6 +14,7 @@ mod codes;
 mod codex;
 mod demo;
 mod fuzz;
+mod gemini;
 mod install;
 mod links;
 mod measure;
@@ -28,8 +29,9 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | codex | codex-install | install>
-  ci      fmt check, clippy -D warnings, all tests, the real Claude Code and Codex suites, the README's
+    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | codex | codex-install | gemini | gemini-install | install>
+  ci      fmt check, clippy -D warnings, all tests, the real Claude Code, Codex and Gemini CLI suites, the
+          README's
           commands and guides, relative links, docs with warnings denied, the public API's
           snapshots, the CLI reference, benches compiled, cargo deny
   bench   run the criterion benches and print one summary table; `bench server`: only the
@@ -61,6 +63,9 @@ const USAGE: &str =
   codex                install the pinned Codex CLI when absent (npm ci into target/codex),
                        then run its real-client suite
   codex-install        only install it, and print the binary's path
+  gemini               install the pinned Gemini CLI when absent (npm ci into target/gemini),
+                       then run its real-client suite (needs node)
+  gemini-install       only install it, and print the script's path
   install [--root DIR] [--debug] [--check]  build `warden` and a statically linked
           `warden-hook` (the resident service's hook client; dynamically linked where static
           linking is not possible, saying why) into ~/.cargo/bin (or DIR/bin); `--check`: then
@@ -120,6 +125,8 @@ fn main() -> ExitCode {
         Some("claude-code-install") => claude_code::install_command(),
         Some("codex") => codex::run(),
         Some("codex-install") => codex::install_command(),
+        Some("gemini") => gemini::run(),
+        Some("gemini-install") => gemini::install_command(),
         Some("readme") => readme::run(),
         Some("install") => install::run(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help") => {
