@@ -1,4 +1,4 @@
-//! `warden doctor`: check that everything Warden reads in a Claude Code or Codex project is
+//! `warden doctor`: check that everything Warden reads in a Claude Code, Codex or Gemini CLI project is
 //! usable, and that the installed hook really blocks — by running it.
 //!
 //! H-14: the entries are read back from where Claude Code reads them and each line checked
