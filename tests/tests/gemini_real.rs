@@ -487,3 +487,45 @@ fn the_resident_service_answers_geminis_hooks() {
     let _ = server.wait();
     one_spawn_allowed(&project);
 }
+
+/// Gemini names no subagent (M-2): while the planner runs, its shell calls are held to its
+/// manifest (`Bash(echo:*)`: an `echo` runs, a `cat` is denied), recorded as the planner's; at the
+/// end of its `invoke_agent` call (M-6) the protected file the main agent changed before it
+/// started is put back to the session's start (H-47), and the stop ends it: afterwards the main
+/// agent's own shell is the main session's again.
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn a_running_subagents_calls_are_held_to_its_manifest_and_its_end_puts_back() {
+    let project = GeminiProject::setup(&tools());
+    let original = project.read("okrs/q4.md");
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    Part::shell("printf 'the main agent was here\\n' > okrs/q4.md"),
+                    Part::invoke("planner", "PLANTASK plan it"),
+                    Part::shell("echo main again > main.txt"),
+                ],
+            )
+            .agent("PLANTASK", vec![Part::shell("echo planned"), Part::shell("cat agentwarden.toml")]),
+    );
+    let run = project.run(&api, "MAINTASK go", &GeminiRun::default());
+    finished(&run);
+    assert!(api.ran("PLANTASK"), "the allowed spawn ran the planner");
+    let shell = api.responses_to("run_shell_command");
+    assert!(shell.iter().any(|r| r.to_string().contains("planned")), "the planner's echo ran: {shell:?}");
+    assert!(
+        shell.iter().any(|r| r.to_string().contains("tool_not_allowed")),
+        "the planner's cat was denied by its manifest: {shell:?}"
+    );
+    let authorized = project.audit_of("tool_call_authorized");
+    let planners: Vec<&Value> =
+        authorized.iter().filter(|e| e["payload"]["agent"]["type"] == json!("planner")).collect();
+    assert_eq!(planners.len(), 2, "both planner calls judged as the planner's: {authorized:?}");
+    assert_eq!(project.read("okrs/q4.md"), original, "put back at the planner's end (H-47)");
+    let stopped = project.audit_of("subagent_stopped");
+    assert_eq!(stopped.len(), 1, "{stopped:?}");
+    assert_eq!(stopped[0]["payload"]["ended"], json!(true), "the spawn's end is final (M-6)");
+    assert_eq!(project.read("main.txt").as_deref(), Some("main again\n"), "the main session's shell after");
+}
