@@ -195,8 +195,12 @@ pub(super) enum InitCommand {
         timeout: u64,
         /// Write the hooks to FILE, for an administrator to install as
         /// `/etc/gemini-cli/settings.json`, instead of the project's settings.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", conflicts_with = "user")]
         system: Option<PathBuf>,
+        /// Merge the hooks into the user's settings (`$GEMINI_CLI_HOME/.gemini/settings.json`,
+        /// else `~/.gemini/settings.json`), for every project, instead of the project's settings.
+        #[arg(long)]
+        user: bool,
         /// Install the thin client of the resident service at this socket (`warden serve`).
         #[arg(long, value_name = "PATH")]
         server: Option<PathBuf>,
@@ -388,8 +392,8 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
             let options = codex::Options { project, warden, timeout, managed, server, codex_home };
             return codex::init(options, lock_ms, out);
         }
-        InitCommand::Gemini { project, warden, timeout, system, server } => {
-            let options = gemini::Options { project, warden, timeout, system, server };
+        InitCommand::Gemini { project, warden, timeout, system, user, server } => {
+            let options = gemini::Options { project, warden, timeout, system, user, server };
             return gemini::init(options, lock_ms, out);
         }
     };

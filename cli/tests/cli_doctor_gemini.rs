@@ -246,3 +246,27 @@ fn the_hook_answers_gemini_events_in_gemini_terms() {
     assert_eq!(write.status.code(), Some(2), "{stderr}");
     assert!(stderr.starts_with("Agent Warden denied this: ") && stderr.contains("okrs"), "{stderr}");
 }
+
+/// The user form merges the hooks into the user's settings (`$GEMINI_CLI_HOME/.gemini/`),
+/// keeping what is there, and writes nothing in the project's; doctor names it and runs its
+/// canary; `--user` and `--system` together are refused.
+#[test]
+fn the_user_form_is_named_and_keeps_the_users_settings() {
+    let p = project();
+    let user = p.home.join(".gemini/settings.json");
+    std::fs::write(&user, json!({"theme": "dark"}).to_string()).unwrap();
+    let said = init(&p, &["--user"]);
+    assert!(said.contains("the user's") && said.contains("--system"), "{said}");
+    assert!(!p.root.join(".gemini/settings.json").exists(), "the project's settings are not written");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&user).unwrap()).unwrap();
+    assert_eq!(written["theme"], "dark", "the user's own settings are kept");
+    commit(&p.root);
+    approve(&p);
+    let system = p.dir.path().join("none.json");
+    let (code, report) = doctor(&p, &["--managed", system.to_str().unwrap()]);
+    assert_eq!((code, failed(&report)), (0, Vec::<String>::new()), "{report}");
+    assert!(check(&report, "form")["detail"].as_str().unwrap().starts_with("the user's settings"), "{report}");
+    assert!(report.to_string().contains("\"check\":\"canary\""), "{report}");
+    let both = warden(&p, &["init", "gemini", "--user", "--system", system.to_str().unwrap()]);
+    assert_eq!(both.status.code(), Some(2));
+}

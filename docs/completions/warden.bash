@@ -2753,7 +2753,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init__subcmd__gemini)
-            opts="-h --project --warden --timeout --system --server --store --fsync --lock-timeout-ms --help"
+            opts="-h --project --warden --timeout --system --user --server --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -21,8 +21,7 @@ fn read_hooks(path: &Path) -> Result<Option<(String, Vec<Entry>)>, String> {
 
 /// Gemini's user settings: `$GEMINI_CLI_HOME/.gemini/settings.json`, else `~/.gemini/settings.json`.
 fn user_settings() -> Option<PathBuf> {
-    let home = std::env::var_os("GEMINI_CLI_HOME").or_else(|| std::env::var_os("HOME"))?;
-    Some(PathBuf::from(home).join(".gemini").join("settings.json"))
+    settings::user_file(std::env::var_os(settings::HOME_ENV), std::env::var_os("HOME"))
 }
 
 /// The hooks Gemini would run for `project`, checked, as [`Line`]s.
@@ -36,13 +35,17 @@ pub(in super::super) fn check(
     let systems =
         if system.is_empty() { vec![PathBuf::from(settings::SYSTEM_FILE)] } else { system.to_vec() };
     let project_file = project.join(settings::PROJECT_FILE);
+    let user = user_settings();
     let mut texts = Vec::new();
     let mut entries = Vec::new();
-    let mut in_system = Vec::new();
-    for path in systems.iter().chain(std::iter::once(&project_file)) {
+    let (mut in_system, mut in_user) = (Vec::new(), false);
+    let sources = systems.iter().chain(user.iter()).chain(std::iter::once(&project_file));
+    for path in sources {
         match read_hooks(path) {
             Ok(Some((text, found))) => {
-                if !found.is_empty() && path != &project_file {
+                if !found.is_empty() && Some(path) == user.as_ref() {
+                    in_user = true;
+                } else if !found.is_empty() && path != &project_file {
                     in_system.push(format!("`{}`", path.display()));
                 }
                 entries.extend(found);
@@ -53,7 +56,10 @@ pub(in super::super) fn check(
         }
     }
     if entries.is_empty() {
-        let detail = format!("no Warden hook in `{}` nor in the system settings", project_file.display());
+        let detail = format!(
+            "no Warden hook in `{}`, the user's settings nor the system settings",
+            project_file.display()
+        );
         checks.push(Check::fail(
             "form",
             detail,
@@ -63,15 +69,22 @@ pub(in super::super) fn check(
     }
     checks.push(Check::ok(
         "form",
-        if in_system.is_empty() {
-            format!(
+        match (in_system.is_empty(), in_user) {
+            (false, _) => format!(
+                "the system settings ({}): an agent running as the user cannot edit them",
+                in_system.join(", ")
+            ),
+            (true, true) => format!(
+                "the user's settings (`{}`): they run in every project, and an agent running as the user can edit \
+                 them; `warden init gemini --system FILE` writes the form it cannot edit",
+                user.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+            ),
+            (true, false) => format!(
                 "the project's settings (`{}`): Gemini reads them only in a trusted folder, and an agent that \
                  edits them removes the hooks from the next session; `warden init gemini --system FILE` writes \
                  the form it cannot edit",
                 project_file.display()
-            )
-        } else {
-            format!("the system settings ({}): an agent running as the user cannot edit them", in_system.join(", "))
+            ),
         },
     ));
     let missing = settings::missing_events(&entries);
@@ -85,7 +98,7 @@ pub(in super::super) fn check(
     });
     // Gemini merges `hooksConfig.disabled` across its settings files: the user's can switch a
     // system hook off by its name.
-    if let Some(user) = user_settings()
+    if let Some(user) = user.filter(|u| !texts.iter().any(|(path, _)| path == u))
         && let Ok(Some(text)) = read_text(&user)
     {
         texts.push((user, text));

@@ -28,11 +28,12 @@ pub(super) struct Options {
     pub(super) warden: Option<PathBuf>,
     pub(super) timeout: u64,
     pub(super) system: Option<PathBuf>,
+    pub(super) user: bool,
     pub(super) server: Option<PathBuf>,
 }
 
 pub(super) fn init(options: Options, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
-    let Options { project, warden, timeout, system, server } = options;
+    let Options { project, warden, timeout, system, user, server } = options;
     let ByPath { project, config_path, new_config, added, own, deadline, command } =
         ByPath::prepare(ByPathArgs {
             project,
@@ -44,7 +45,16 @@ pub(super) fn init(options: Options, lock_ms: u64, out: &mut dyn Write) -> Resul
             files: ("Gemini CLI's settings", &PROTECTED_FILES),
             line: hook_command,
         })?;
-    let target = system.clone().unwrap_or_else(|| project.join(settings::PROJECT_FILE));
+    let user_file = match user {
+        false => None,
+        true => Some(
+            settings::user_file(std::env::var_os(settings::HOME_ENV), std::env::var_os("HOME")).ok_or_else(
+                || Failure::usage("no user settings: set GEMINI_CLI_HOME or HOME, or install in the project"),
+            )?,
+        ),
+    };
+    let target =
+        system.clone().or_else(|| user_file.clone()).unwrap_or_else(|| project.join(settings::PROJECT_FILE));
     let text = read_text_file(&project, &target)?.unwrap_or_default();
     let merged = merge_hooks(&text, &command, timeout.saturating_mul(1000))
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
@@ -72,6 +82,18 @@ pub(super) fn init(options: Options, lock_ms: u64, out: &mut dyn Write) -> Resul
                  other-writable directory on its path, or Gemini skips it)",
                 file.display(),
                 settings::SYSTEM_FILE
+            )?;
+        }
+        None if user => {
+            writeln!(
+                out,
+                "merged Warden's hooks into the user's {} ({events}; timeout {timeout} s)",
+                target.display()
+            )?;
+            writeln!(
+                out,
+                "  they run in every project; an agent running as you can edit them: for hooks it cannot \
+                 remove, use --system (docs/gemini.md)"
             )?;
         }
         None => {

@@ -17,6 +17,18 @@ use super::line::MARK;
 pub const PROJECT_FILE: &str = ".gemini/settings.json";
 /// Where Gemini reads the machine's settings (an administrator installs `--system`'s file here).
 pub const SYSTEM_FILE: &str = "/etc/gemini-cli/settings.json";
+/// The variable that names Gemini's home, whose `.gemini/settings.json` is the user's settings.
+pub const HOME_ENV: &str = "GEMINI_CLI_HOME";
+
+/// The user's settings: `.gemini/settings.json` in `gemini_home` (the value of [`HOME_ENV`]),
+/// else in `home` (the user's home directory).
+pub fn user_file(
+    gemini_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<std::path::PathBuf> {
+    gemini_home.or(home).map(|home| std::path::PathBuf::from(home).join(".gemini").join("settings.json"))
+}
+
 /// The name Warden's hooks carry: what `hooksConfig.disabled` would list to switch them off.
 pub const HOOK_NAME: &str = "agentwarden";
 
