@@ -265,7 +265,10 @@ fn the_user_form_is_named_and_keeps_the_users_settings() {
     let system = p.dir.path().join("none.json");
     let (code, report) = doctor(&p, &["--managed", system.to_str().unwrap()]);
     assert_eq!((code, failed(&report)), (0, Vec::<String>::new()), "{report}");
-    assert!(check(&report, "form")["detail"].as_str().unwrap().starts_with("the user's settings"), "{report}");
+    assert!(
+        check(&report, "form")["detail"].as_str().unwrap().starts_with("the user's settings"),
+        "{report}"
+    );
     assert!(report.to_string().contains("\"check\":\"canary\""), "{report}");
     let both = warden(&p, &["init", "gemini", "--user", "--system", system.to_str().unwrap()]);
     assert_eq!(both.status.code(), Some(2));

@@ -529,3 +529,23 @@ fn a_running_subagents_calls_are_held_to_its_manifest_and_its_end_puts_back() {
     assert_eq!(stopped[0]["payload"]["ended"], json!(true), "the spawn's end is final (M-6)");
     assert_eq!(project.read("main.txt").as_deref(), Some("main again\n"), "the main session's shell after");
 }
+
+/// Gemini merges `hooksConfig.disabled` across its settings files: the user's own settings
+/// switch off the project's Warden hook by its name, and the protected write then runs. The
+/// agent runs as the user, so this is the gap `warden doctor --harness gemini` names
+/// (`switched off`) and the system form narrows only as far as the user's file is not the
+/// agent's to edit (docs/harnesses.md).
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn the_users_settings_switch_off_the_projects_hook_by_name() {
+    let project = GeminiProject::setup(&tools());
+    let root = project.root.display().to_string();
+    let api = start(
+        Script::new().agent("MAINTASK", vec![Part::write(&format!("{root}/okrs/q4.md"), "switched off\n")]),
+    );
+    let options = GeminiRun { disabled: vec!["agentwarden".into()], ..GeminiRun::default() };
+    let run = project.run(&api, "MAINTASK rewrite the okrs", &options);
+    finished(&run);
+    assert_eq!(project.read("okrs/q4.md").as_deref(), Some("switched off\n"), "no Warden hook ran");
+    assert!(project.audit_of("hook_tool_evaluated").is_empty(), "nothing reached Warden");
+}

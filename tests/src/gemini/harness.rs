@@ -109,6 +109,8 @@ pub struct GeminiRun {
     pub route: HookRoute,
     /// Gemini's timeout for each hook of a [`HookRoute::Command`], in milliseconds.
     pub hook_timeout_ms: u64,
+    /// The hook names the user's settings switch off (`hooksConfig.disabled`).
+    pub disabled: Vec<String>,
 }
 
 impl Default for GeminiRun {
@@ -118,6 +120,7 @@ impl Default for GeminiRun {
             timeout: Duration::from_secs(90),
             route: HookRoute::Direct,
             hook_timeout_ms: 10_000,
+            disabled: Vec::new(),
         }
     }
 }
@@ -277,7 +280,8 @@ impl GeminiProject {
         self.init(&options.route, options.hook_timeout_ms);
         let home = self.home();
         let user_settings = json!({"security": {"auth": {"selectedType": "gemini-api-key"},
-                                                 "folderTrust": {"enabled": false}}});
+                                                 "folderTrust": {"enabled": false}},
+                                   "hooksConfig": {"disabled": options.disabled}});
         write_json(&home.join(".gemini/settings.json"), &user_settings);
         let url = api.url();
         let mut command = Command::new(&self.tools.gemini);
