@@ -43,8 +43,7 @@ pub use paths::{ProtectedPaths, ResolvePath, is_within, normalize, protected_tar
 pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantined_without_store, with_fix};
 pub use request::{
     Attribution, CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN,
-    ROOT_ID, SpawnRequest, ToolCall, ToolKind, calling_agent, human_verb_in, is_safe_id, optional_id,
-    optional_string, optional_text, requested_result_path, required_string, session_end_reason,
+    ROOT_ID, SpawnRequest, ToolCall, ToolKind, human_verb_in, is_safe_id, requested_result_path,
 };
 pub use session_stop::{
     SessionEndDecision, SessionStopDecision, SessionStopFacts, evaluate_session_end, evaluate_session_stop,

@@ -6,10 +6,7 @@
 //! use is an [`InputError`], answered as a failure, never a guess: H-1); the kernel decides on
 //! them. Ids name files, so they are checked by [`is_safe_id`] (H-25).
 
-use serde_json::{Map, Value};
-
 use crate::code::Code;
-use crate::json::type_name;
 use crate::lineage::RulesAs;
 
 /// The id of the main session's agent, the root of every spawn tree, under which the main
@@ -207,87 +204,6 @@ pub struct HookInput {
     pub event: HookEvent,
     /// Whether the harness names the subagent an event comes from (M-2).
     pub attribution: Attribution,
-}
-
-/// A field of a hook event's JSON object that must be a non-empty string when present: absent or
-/// `null` is `None`, anything else an [`InputError`] naming the field and what was seen (H-1).
-/// Every integration's reader reads its fields through it.
-pub fn optional_string(
-    object: &Map<String, Value>,
-    field: &'static str,
-) -> Result<Option<String>, InputError> {
-    match object.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-        Some(Value::String(_)) => {
-            Err(InputError::Invalid { field, seen: "an empty string".into(), expected: "a non-empty string" })
-        }
-        Some(other) => Err(InputError::Invalid {
-            field,
-            seen: type_name(other).to_owned(),
-            expected: "a non-empty string",
-        }),
-    }
-}
-
-/// [`optional_string`], and missing is an [`InputError::Missing`].
-pub fn required_string(object: &Map<String, Value>, field: &'static str) -> Result<String, InputError> {
-    optional_string(object, field)?.ok_or(InputError::Missing(field))
-}
-
-/// [`optional_string`] for an id, which names files: it must pass [`is_safe_id`] (H-25).
-pub fn optional_id(object: &Map<String, Value>, field: &'static str) -> Result<Option<String>, InputError> {
-    match optional_string(object, field)? {
-        Some(id) if !is_safe_id(&id) => Err(InputError::UnsafeId { field }),
-        other => Ok(other),
-    }
-}
-
-/// The longest `reason` a session's end records, in characters.
-const MAX_END_REASON: usize = 64;
-
-/// A `SessionEnd`'s `reason`, read leniently: it only says why, so a reason absent, blank or
-/// of another type is `None` rather than a refused input, which would leave the session's
-/// protected paths unchecked at its end (H-48); cut at 64 characters.
-pub fn session_end_reason(object: &Map<String, Value>) -> Option<String> {
-    let reason = optional_string(object, "reason").ok().flatten()?;
-    Some(reason.chars().take(MAX_END_REASON).collect())
-}
-
-/// A text field of a hook event's input that may be empty (a spawn's prompt): absent or `null`
-/// is the empty text, a string itself, anything else an [`InputError`] naming `field` (H-1).
-pub fn optional_text(
-    object: &Map<String, Value>,
-    key: &str,
-    field: &'static str,
-) -> Result<String, InputError> {
-    match object.get(key) {
-        Some(Value::String(text)) => Ok(text.clone()),
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(other) => {
-            Err(InputError::Invalid { field, seen: type_name(other).to_owned(), expected: "a string" })
-        }
-    }
-}
-
-/// The agent a hook event comes from: `agent_id` (a safe id, H-25) and `agent_type` together,
-/// or neither (the main session); one without the other is an [`InputError`]. An `agent_id`
-/// that is [`ROOT_ID`], the id the main session's snapshot is kept under, is refused (H-45).
-pub fn calling_agent(object: &Map<String, Value>) -> Result<Option<CallingAgent>, InputError> {
-    let agent_id = optional_id(object, "agent_id")?;
-    if agent_id.as_deref() == Some(ROOT_ID) {
-        return Err(InputError::Invalid {
-            field: "agent_id",
-            seen: format!("`{ROOT_ID}`"),
-            expected: "an id other than the one Warden keeps for the main session",
-        });
-    }
-    match (agent_id, optional_string(object, "agent_type")?) {
-        (Some(agent_id), Some(agent_type)) => Ok(Some(CallingAgent { agent_id, agent_type })),
-        (None, None) => Ok(None),
-        (Some(_), None) => Err(InputError::Missing("agent_type")),
-        (None, Some(_)) => Err(InputError::Missing("agent_id")),
-    }
 }
 
 /// Why a hook input cannot be used.

@@ -7,13 +7,15 @@
 //! hook answers with exit code 2 (a deny for `PreToolUse`, a block for `SubagentStop`), never
 //! with a guess (H-1). A subagent call without a `subagent_type` is `general-purpose` (H-20).
 
-use agentwarden_domain::json::{parse_strict, type_name};
+use agentwarden_domain::json::type_name;
 use agentwarden_domain::sessions::{
-    Attribution, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, SpawnRequest, ToolCall, ToolKind,
-    calling_agent as agent, optional_id as id, optional_string as string, optional_text,
-    required_string as required, session_end_reason,
+    Attribution, HookEvent, HookInput, InputError, SpawnRequest, ToolCall, ToolKind,
 };
 pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
+use agentwarden_protocol::hook_json::{
+    EventObject, calling_agent as agent, event_object, optional_id as id, optional_string as string,
+    optional_text, required_string as required, session_end_reason, stop_hook_active,
+};
 use serde_json::{Map, Value};
 
 use super::rules::{DEFAULT_SUBAGENT_TYPE, SHELL_TOOL, SUBAGENT_TOOLS, rules_as};
@@ -111,19 +113,6 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     }))
 }
 
-/// `stop_hook_active`: absent or `null` is false, a boolean itself, anything else an error (H-1).
-fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
-    match object.get("stop_hook_active") {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(InputError::Invalid {
-            field: "stop_hook_active",
-            seen: type_name(other).to_owned(),
-            expected: "a boolean",
-        }),
-    }
-}
-
 /// Parses the hook input.
 ///
 /// The inputs assumed (Claude Code 2.1.x): every event carries `session_id`,
@@ -133,17 +122,7 @@ fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
 /// `stop_hook_active`; `SessionStart` and the main session's `Stop` (with `stop_hook_active`)
 /// are the session's start and stop (H-45, H-46). Ids are checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
-    if text.len() > MAX_HOOK_INPUT {
-        return Err(InputError::TooLarge);
-    }
-    if text.trim().is_empty() {
-        return Err(InputError::Empty);
-    }
-    let value = parse_strict(text).map_err(|e| InputError::Json(e.to_string()))?;
-    let Value::Object(object) = value else { return Err(InputError::NotAnObject(type_name(&value))) };
-    let session_id = id(&object, "session_id")?.ok_or(InputError::Missing("session_id"))?;
-    let name = required(&object, "hook_event_name")?;
-    let cwd = string(&object, "cwd")?;
+    let EventObject { object, session_id, name, cwd } = event_object(text)?;
     let event = match name.as_str() {
         "PreToolUse" => {
             let tool_name = required(&object, "tool_name")?;
@@ -174,7 +153,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
 
 #[cfg(test)]
 mod tests {
-    use agentwarden_domain::sessions::MAX_ID_LEN;
+    use agentwarden_domain::sessions::{MAX_HOOK_INPUT, MAX_ID_LEN};
 
     use super::*;
 

@@ -21,12 +21,13 @@
 //!   (H-48);
 //! - a `tool_input` that is not an object is refused for every tool Warden reads an input of.
 
-use agentwarden_domain::json::{parse_strict, type_name};
 use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
-    Attribution, CallingAgent, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, RulesAs, SpawnRequest,
-    ToolCall, ToolKind, optional_id as id, optional_string as string, optional_text,
-    required_string as required, session_end_reason,
+    Attribution, CallingAgent, HookEvent, HookInput, InputError, RulesAs, SpawnRequest, ToolCall, ToolKind,
+};
+use agentwarden_protocol::hook_json::{
+    EventObject, event_object, optional_text, required_string as required, session_end_reason,
+    stop_hook_active, tool_input as input_object, tool_input_string as input_string,
 };
 use serde_json::{Map, Value};
 
@@ -83,33 +84,6 @@ pub fn spawn_id(session: &str, agent_name: &str, prompt: &str) -> String {
     }
     let hex = hasher.finalize().to_hex();
     format!("gemini-{}", &hex[..32])
-}
-
-/// `tool_input` as an object, or why not.
-fn input_object(object: &Map<String, Value>) -> Result<&Map<String, Value>, InputError> {
-    match object.get("tool_input") {
-        Some(Value::Object(input)) => Ok(input),
-        None | Some(Value::Null) => Err(InputError::Missing("tool_input")),
-        Some(other) => Err(InputError::Invalid {
-            field: "tool_input",
-            seen: type_name(other).to_owned(),
-            expected: "an object",
-        }),
-    }
-}
-
-/// A field of `tool_input`, named by its path in the reason.
-fn input_string(
-    input: &Map<String, Value>,
-    field: &'static str,
-    qualified: &'static str,
-) -> Result<Option<String>, InputError> {
-    string(input, field).map_err(|e| match e {
-        InputError::Invalid { seen, expected, .. } => {
-            InputError::Invalid { field: qualified, seen, expected }
-        }
-        other => other,
-    })
 }
 
 /// The agent an `invoke_agent` call names, and the prompt it hands it.
@@ -223,36 +197,13 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     }))
 }
 
-/// `stop_hook_active`: absent or `null` is false, a boolean itself, anything else an error (H-1).
-fn stop_hook_active(object: &Map<String, Value>) -> Result<bool, InputError> {
-    match object.get("stop_hook_active") {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(InputError::Invalid {
-            field: "stop_hook_active",
-            seen: type_name(other).to_owned(),
-            expected: "a boolean",
-        }),
-    }
-}
-
 /// Parses the hook input (see the module's doc).
 ///
 /// `BeforeTool` of a spawn and of any other tool, `AfterTool` of a spawn (its agent's stop),
 /// `SessionStart` and `AfterAgent` are read as above; every other event is not governed. Ids
 /// are checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
-    if text.len() > MAX_HOOK_INPUT {
-        return Err(InputError::TooLarge);
-    }
-    if text.trim().is_empty() {
-        return Err(InputError::Empty);
-    }
-    let value = parse_strict(text).map_err(|e| InputError::Json(e.to_string()))?;
-    let Value::Object(object) = value else { return Err(InputError::NotAnObject(type_name(&value))) };
-    let session_id = id(&object, "session_id")?.ok_or(InputError::Missing("session_id"))?;
-    let name = required(&object, "hook_event_name")?;
-    let cwd = string(&object, "cwd")?;
+    let EventObject { object, session_id, name, cwd } = event_object(text)?;
     let event = match name.as_str() {
         "BeforeTool" => {
             let tool_name = required(&object, "tool_name")?;
