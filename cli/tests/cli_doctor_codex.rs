@@ -19,6 +19,10 @@ use serde_json::Value;
 #[expect(dead_code, reason = "these tests copy the Codex example, not the Claude Code one")]
 mod support;
 
+mod doctor_report;
+
+use doctor_report::{check, failed};
+
 use support::{copy_dir, git};
 
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
@@ -91,16 +95,6 @@ fn doctor(p: &Project, extra: &[&str]) -> (i32, Value) {
     let report: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     (out.status.code().unwrap(), report)
-}
-
-fn failed(report: &Value) -> Vec<String> {
-    let checks = report["checks"].as_array().unwrap();
-    checks.iter().filter(|c| c["ok"] == false).map(|c| c["check"].as_str().unwrap().to_owned()).collect()
-}
-
-fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
-    let checks = report["checks"].as_array().unwrap();
-    checks.iter().find(|c| c["check"] == name).unwrap_or_else(|| panic!("{name}: {report}"))
 }
 
 /// A project set up by `init codex` is healthy once sealed and approved, and the

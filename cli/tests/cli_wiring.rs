@@ -20,6 +20,10 @@ use serde_json::Value;
 #[expect(dead_code, reason = "the wiring tests make their own repositories")]
 mod support;
 
+mod doctor_report;
+
+use doctor_report::{check, failed};
+
 use support::{EXAMPLE, copy_dir, git};
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
 
@@ -133,25 +137,6 @@ fn doctor(p: &Project, extra: &[&str]) -> (i32, Value) {
     let report: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     (out.status.code().unwrap(), report)
-}
-
-fn failed(report: &Value) -> Vec<String> {
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["ok"] == false)
-        .map(|c| c["check"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["check"] == name)
-        .unwrap_or_else(|| panic!("{name}: {report}"))
 }
 
 #[test]

@@ -10,11 +10,13 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod fake_http;
 pub mod gemini;
 /// The `EventStore` suite lives with the port (feature `conformance`), for third parties too.
 pub use agentwarden_ports::conformance::event_store;
 pub mod hostile;
 pub mod pg;
+pub mod project;
 pub mod sources;
 
 pub use agentwarden_ports::conformance::note;

@@ -12,7 +12,6 @@
 //! logged as foreign ([`FakeApi::foreign_requests`]), so a test can check that the client talked
 //! to loopback only (ruling H-42).
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -143,54 +142,13 @@ struct Shared {
 
 /// Serves one keep-alive connection until the client closes it.
 fn serve(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(120)))?;
-    let mut writer = stream.try_clone()?;
-    let mut reader = BufReader::new(stream);
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 {
-            return Ok(());
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            continue;
-        }
-        let mut parts = line.split(' ');
-        let method = parts.next().unwrap_or_default().to_owned();
-        let target = parts.next().unwrap_or_default().to_owned();
-        let mut headers = Vec::new();
-        loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header)? == 0 {
-                return Ok(());
-            }
-            let header = header.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':') {
-                headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-            }
-        }
-        let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
-        let body = if header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
-        {
-            read_chunked(&mut reader)?
-        } else {
-            let length = header("content-length").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body)?;
-            body
-        };
-        let host = header("host").unwrap_or_default();
-        let own_host = host == shared.addr.to_string();
-        let foreign = method == "CONNECT" || !target.starts_with('/') || !own_host;
+    crate::fake_http::serve(stream, shared.addr, |request| {
+        let crate::fake_http::Request { method, target, host, body, foreign } = request;
         let body_json = serde_json::from_slice::<Value>(&body).ok();
         let logged =
             LoggedRequest { method: method.clone(), target: target.clone(), host, body: body_json, foreign };
         shared.log.lock().unwrap_or_else(PoisonError::into_inner).push(logged.clone());
-
-        let (status, content_type, payload) = if foreign {
+        if foreign {
             ("403 Forbidden", "application/json", error_body("only loopback is reachable in this test"))
         } else if method == "POST" && target.starts_with("/v1/messages/count_tokens") {
             ("200 OK", "application/json", json!({"input_tokens": 10}).to_string().into_bytes())
@@ -206,39 +164,8 @@ fn serve(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
             }
         } else {
             ("404 Not Found", "application/json", error_body("not part of the fake"))
-        };
-        write!(
-            writer,
-            "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n",
-            payload.len()
-        )?;
-        writer.write_all(&payload)?;
-        writer.flush()?;
-    }
-}
-
-fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        let mut size = String::new();
-        reader.read_line(&mut size)?;
-        let size = usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-        if size == 0 {
-            // Trailers, up to the blank line.
-            loop {
-                let mut trailer = String::new();
-                if reader.read_line(&mut trailer)? == 0 || trailer.trim().is_empty() {
-                    return Ok(body);
-                }
-            }
         }
-        let start = body.len();
-        body.resize(start + size, 0);
-        reader.read_exact(body.get_mut(start..).unwrap_or_default())?;
-        let mut crlf = String::new();
-        reader.read_line(&mut crlf)?;
-    }
+    })
 }
 
 fn error_body(message: &str) -> Vec<u8> {

@@ -199,42 +199,17 @@ impl Project {
 
     /// Runs git in the project with a fixed identity; panics if it fails; returns stdout.
     pub fn git(&self, args: &[&str]) -> String {
-        let out = output_within(
-            Command::new("git")
-                .arg("-C")
-                .arg(&self.root)
-                .args(["-c", "user.name=warden-test", "-c", "user.email=test@agentwarden.invalid"])
-                .args(args),
-            HELPER_TIMEOUT,
-        );
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        crate::project::git(&self.root, args)
     }
 
     /// Runs `warden ARGS` in the project as a human would (no `CLAUDECODE`).
-    pub fn warden(&self, args: &[&str]) -> Output {
-        output_within(
-            Command::new(&self.tools.warden)
-                .args(args)
-                .current_dir(&self.root)
-                .env_remove("CLAUDECODE")
-                .env_remove("AGENTWARDEN_STORE")
-                .env_remove("AGENTWARDEN_ENABLE_SUBAGENTS"),
-            HELPER_TIMEOUT,
-        )
+    pub fn warden(&self, args: &[&str]) -> std::process::Output {
+        crate::project::warden(&self.tools.warden, &self.root, args)
     }
 
     /// [`Self::warden`], which must succeed; returns stdout.
     pub fn warden_ok(&self, args: &[&str]) -> String {
-        let out = self.warden(args);
-        assert!(
-            out.status.success(),
-            "warden {args:?} failed ({}): {}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        crate::project::warden_ok(&self.tools.warden, &self.root, args)
     }
 
     /// The audit log, one envelope per event (`warden audit log --json`).

@@ -14,7 +14,6 @@
 //! `complete_task`) calls `complete_task` with `MARKER DONE`, any other agent answers
 //! `MARKER DONE`.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -258,43 +257,10 @@ fn candidate(parts: &Value) -> Value {
 
 /// Serves one keep-alive connection until the client closes it.
 fn serve(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(120)))?;
-    let mut writer = stream.try_clone()?;
-    let mut reader = BufReader::new(stream);
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 {
-            return Ok(());
-        }
-        let line = line.trim_end().to_owned();
-        if line.is_empty() {
-            continue;
-        }
-        let mut words = line.split(' ');
-        let method = words.next().unwrap_or_default().to_owned();
-        let target = words.next().unwrap_or_default().to_owned();
-        let mut headers = Vec::new();
-        loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header)? == 0 {
-                return Ok(());
-            }
-            let header = header.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':') {
-                headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-            }
-        }
-        let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
-        let length = header("content-length").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body)?;
-        let own_host = header("host").is_some_and(|h| h == shared.addr.to_string());
-        let foreign = method == "CONNECT" || !target.starts_with('/') || !own_host;
+    crate::fake_http::serve(stream, shared.addr, |request| {
+        let (method, target) = (request.method.as_str(), request.target.as_str());
         let path = target.split('?').next().unwrap_or_default();
-        let (status, content_type, payload) = if foreign {
+        if request.foreign {
             shared.foreign.lock().unwrap_or_else(PoisonError::into_inner).push(format!("{method} {target}"));
             ("403 Forbidden", "text/plain", b"only loopback is reachable in this test".to_vec())
         } else if method == "POST" && path.ends_with(":countTokens") {
@@ -302,9 +268,9 @@ fn serve(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
         } else if method == "POST"
             && (path.ends_with(":streamGenerateContent") || path.ends_with(":generateContent"))
         {
-            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            let reply = candidate(&answer(shared, &request));
-            shared.log.lock().unwrap_or_else(PoisonError::into_inner).push(request);
+            let parsed: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            let reply = candidate(&answer(shared, &parsed));
+            shared.log.lock().unwrap_or_else(PoisonError::into_inner).push(parsed);
             if path.ends_with(":streamGenerateContent") {
                 ("200 OK", "text/event-stream", format!("data: {reply}\r\n\r\n").into_bytes())
             } else {
@@ -312,13 +278,6 @@ fn serve(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
             }
         } else {
             ("404 Not Found", "text/plain", b"not part of the fake".to_vec())
-        };
-        write!(
-            writer,
-            "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n",
-            payload.len()
-        )?;
-        writer.write_all(&payload)?;
-        writer.flush()?;
-    }
+        }
+    })
 }

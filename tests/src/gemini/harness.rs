@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::FakeGemini;
-use crate::claude_code::{HELPER_TIMEOUT, output_within, workspace_root};
+use crate::claude_code::{output_within, workspace_root};
 
 /// The `@google/gemini-cli` version pinned in `tests/gemini/package.json`.
 pub const PINNED_VERSION: &str = "0.61.0";
@@ -184,53 +184,22 @@ impl GeminiProject {
 
     /// Runs git in the project; panics if it fails.
     pub fn git(&self, args: &[&str]) -> String {
-        let out = output_within(
-            Command::new("git")
-                .arg("-C")
-                .arg(&self.root)
-                .args(["-c", "user.name=warden-test", "-c", "user.email=test@agentwarden.invalid"])
-                .args(args),
-            HELPER_TIMEOUT,
-        );
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        crate::project::git(&self.root, args)
     }
 
     /// Runs `warden ARGS` in the project as a human would.
     pub fn warden(&self, args: &[&str]) -> std::process::Output {
-        output_within(
-            Command::new(&self.tools.warden)
-                .args(args)
-                .current_dir(&self.root)
-                .env_remove("CLAUDECODE")
-                .env_remove("CODEX_THREAD_ID")
-                .env_remove("GEMINI_CLI")
-                .env_remove("AGENTWARDEN_STORE")
-                .env_remove("AGENTWARDEN_ENABLE_SUBAGENTS"),
-            HELPER_TIMEOUT,
-        )
+        crate::project::warden(&self.tools.warden, &self.root, args)
     }
 
     /// [`Self::warden`], which must succeed; returns stdout.
     pub fn warden_ok(&self, args: &[&str]) -> String {
-        let out = self.warden(args);
-        assert!(
-            out.status.success(),
-            "warden {args:?} failed ({}): {}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        crate::project::warden_ok(&self.tools.warden, &self.root, args)
     }
 
     /// The audit events of one type.
     pub fn audit_of(&self, event_type: &str) -> Vec<Value> {
-        self.warden_ok(&["audit", "log", "--json"])
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|e| e.get("event_type").and_then(Value::as_str) == Some(event_type))
-            .collect()
+        crate::project::audit_of(&self.tools.warden, &self.root, event_type)
     }
 
     /// A file of the project, if it is there.
