@@ -154,21 +154,30 @@ pub(crate) fn run_suite(claude: &Path) -> Result<(), String> {
         println!("==> real Claude Code: the root_only_ scenarios are SKIPPED, NOT PASSED: not root");
         args.extend(["--skip", "root_only_"]);
     }
-    println!("==> real Claude Code: cargo {}", args.join(" "));
+    run_real_suite("real Claude Code", &args, ("AGENTWARDEN_CLAUDE_BIN", claude), "cargo xtask claude-code")
+}
+
+/// Runs a real-client suite: `cargo ARGS` with the client's binary named by `env`, timed, said
+/// under `label`; `Err` names what failed and how to reproduce it (`again`).
+pub(crate) fn run_real_suite(
+    label: &str,
+    args: &[&str],
+    env: (&str, &Path),
+    again: &str,
+) -> Result<(), String> {
+    println!("==> {label}: cargo {}", args.join(" "));
     let started = Instant::now();
     let status = Command::new(cargo())
         .args(args)
-        .env("AGENTWARDEN_CLAUDE_BIN", claude)
+        .env(env.0, env.1)
         .status()
-        .map_err(|e| format!("real Claude Code: cannot run cargo: {e}"))?;
+        .map_err(|e| format!("{label}: cannot run cargo: {e}"))?;
     let secs = started.elapsed().as_secs_f64();
     if status.success() {
-        println!("==> real Claude Code: ok ({secs:.1} s)");
+        println!("==> {label}: ok ({secs:.1} s)");
         Ok(())
     } else {
-        Err(format!(
-            "real Claude Code failed ({status}, {secs:.1} s): reproduce with `cargo xtask claude-code`"
-        ))
+        Err(format!("{label} failed ({status}, {secs:.1} s): reproduce with `{again}`"))
     }
 }
 

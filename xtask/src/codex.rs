@@ -7,10 +7,7 @@
 //! a suite that cannot run fails `cargo xtask ci`; elsewhere it is a loud skip.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
 
-use crate::cargo;
 use crate::claude_code::{CannotRun, Pinned, install_pinned};
 
 /// `@openai/codex`, pinned by `tests/codex/`.
@@ -41,20 +38,12 @@ pub(crate) fn run_suite(codex: &Path) -> Result<(), String> {
         "--test-threads",
         "2",
     ];
-    println!("==> real Codex: cargo {}", args.join(" "));
-    let started = Instant::now();
-    let status = Command::new(cargo())
-        .args(args)
-        .env("AGENTWARDEN_CODEX_BIN", codex)
-        .status()
-        .map_err(|e| format!("real Codex: cannot run cargo: {e}"))?;
-    let secs = started.elapsed().as_secs_f64();
-    if status.success() {
-        println!("==> real Codex: ok ({secs:.1} s)");
-        Ok(())
-    } else {
-        Err(format!("real Codex failed ({status}, {secs:.1} s): reproduce with `cargo xtask codex`"))
-    }
+    crate::claude_code::run_real_suite(
+        "real Codex",
+        &args,
+        ("AGENTWARDEN_CODEX_BIN", codex),
+        "cargo xtask codex",
+    )
 }
 
 /// `cargo xtask codex-install`.

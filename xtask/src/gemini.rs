@@ -11,7 +11,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 use crate::cargo;
 use crate::claude_code::{CannotRun, Pinned, install_pinned};
@@ -66,20 +65,12 @@ pub(crate) fn run_suite(gemini: &Path) -> Result<(), String> {
         "--test-threads",
         "2",
     ];
-    println!("==> real Gemini CLI: cargo {}", args.join(" "));
-    let started = Instant::now();
-    let status = Command::new(cargo())
-        .args(args)
-        .env("AGENTWARDEN_GEMINI_BIN", gemini)
-        .status()
-        .map_err(|e| format!("real Gemini CLI: cannot run cargo: {e}"))?;
-    let secs = started.elapsed().as_secs_f64();
-    if status.success() {
-        println!("==> real Gemini CLI: ok ({secs:.1} s)");
-        Ok(())
-    } else {
-        Err(format!("real Gemini CLI failed ({status}, {secs:.1} s): reproduce with `cargo xtask gemini`"))
-    }
+    crate::claude_code::run_real_suite(
+        "real Gemini CLI",
+        &args,
+        ("AGENTWARDEN_GEMINI_BIN", gemini),
+        "cargo xtask gemini",
+    )
 }
 
 /// `cargo xtask gemini-install`.
