@@ -549,3 +549,36 @@ fn the_users_settings_switch_off_the_projects_hook_by_name() {
     assert_eq!(project.read("okrs/q4.md").as_deref(), Some("switched off\n"), "no Warden hook ran");
     assert!(project.audit_of("hook_tool_evaluated").is_empty(), "nothing reached Warden");
 }
+
+/// The adversary's move against M-4: the same `invoke_agent` twice in one model turn. Whether
+/// Gemini runs the two at once (the second is then denied, `caller_ambiguous`) or one after the
+/// other (each allowed, each ended before the next starts), no agent is left running and no
+/// two runs of one agent overlap.
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn the_same_spawn_twice_in_one_turn_never_runs_twice_at_once() {
+    let project = GeminiProject::setup(&tools());
+    let twin = || Part::invoke("planner", "PLANTASK the same prompt twice");
+    let api = start(
+        Script::new()
+            .agent("MAINTASK", vec![Part::Together(vec![twin(), twin()])])
+            .agent("PLANTASK", vec![Part::shell("echo twin")]),
+    );
+    let run = project.run(&api, "MAINTASK go", &GeminiRun::default());
+    finished(&run);
+    let mut events: Vec<Value> = project.audit_of("subagent_started");
+    events.extend(project.audit_of("subagent_stopped"));
+    events.sort_by_key(|e| e["seq"].as_u64());
+    let mut running = 0;
+    for event in &events {
+        match event["event_type"].as_str() {
+            Some("subagent_started") => running += 1,
+            _ => running -= 1,
+        }
+        assert!((0..=1).contains(&running), "two runs of one agent at once: {events:?}");
+    }
+    assert_eq!(running, 0, "every started run ended: {events:?}");
+    let ambiguous = project.audit_of("hook_tool_evaluated");
+    println!("runs: {}, denied as ambiguous: {}", events.len() / 2, ambiguous.len());
+    assert_eq!(events.len() / 2 + ambiguous.len(), 2, "each spawn allowed and run, or denied: {ambiguous:?}");
+}

@@ -34,6 +34,8 @@ pub enum Part {
     },
     /// A final text.
     Text(String),
+    /// Several calls in one turn (Gemini may run them at once).
+    Together(Vec<Part>),
 }
 
 impl Part {
@@ -239,12 +241,21 @@ fn answer(shared: &Shared, request: &Value) -> Value {
     let turns = shared.script.agents.iter().find(|(m, _)| Some(m) == marker.as_ref()).map(|(_, t)| t);
     let done = format!("{} DONE", marker.unwrap_or_default());
     match turns.and_then(|t| t.get(turn)) {
-        Some(Part::Call { name, args }) => json!([{"functionCall": {"name": name, "args": args}}]),
-        Some(Part::Text(text)) => json!([{"text": text}]),
+        Some(Part::Together(parts)) => Value::Array(parts.iter().map(part_json).collect()),
+        Some(part) => json!([part_json(part)]),
         None if is_subagent(request) => {
             json!([{"functionCall": {"name": "complete_task", "args": {"result": done}}}])
         }
         None => json!([{"text": done}]),
+    }
+}
+
+/// One part of a model turn as the API sends it.
+fn part_json(part: &Part) -> Value {
+    match part {
+        Part::Call { name, args } => json!({"functionCall": {"name": name, "args": args}}),
+        Part::Text(text) => json!({"text": text}),
+        Part::Together(parts) => Value::Array(parts.iter().map(part_json).collect()),
     }
 }
 
