@@ -8,7 +8,7 @@
 //! has exited, so nothing it started outlives the test.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -351,48 +351,8 @@ impl Project {
     }
 }
 
-/// The deadline of a helper command (`git`, `warden`, `claude --version`).
-pub const HELPER_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Runs `command` (stdin empty) in a process group of its own and returns its output; at
-/// `timeout` the whole group is killed, and the output is what it wrote by then with no exit
-/// code. The group is killed after a normal exit too.
-pub fn output_within(command: &mut Command, timeout: Duration) -> Output {
-    let dir = tempfile::tempdir().expect("temp dir for a helper's output");
-    let (out_path, err_path) = (dir.path().join("stdout"), dir.path().join("stderr"));
-    command
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path).expect("create stdout file"))
-        .stderr(std::fs::File::create(&err_path).expect("create stderr file"));
-    std::os::unix::process::CommandExt::process_group(command, 0);
-    let mut child =
-        command.spawn().unwrap_or_else(|e| panic!("cannot start {:?}: {e}", command.get_program()));
-    let group = rustix::process::Pid::from_child(&child);
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for a helper") {
-            break status;
-        }
-        if started.elapsed() >= timeout {
-            kill_group(group);
-            break child.wait().expect("reap a killed helper");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    kill_group(group);
-    Output {
-        status,
-        stdout: std::fs::read(&out_path).unwrap_or_default(),
-        stderr: std::fs::read(&err_path).unwrap_or_default(),
-    }
-}
-
-/// SIGKILL to the whole process group `group` leads (it is gone already: fine).
-fn kill_group(group: rustix::process::Pid) {
-    if group != rustix::process::Pid::INIT {
-        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-    }
-}
+use crate::project::kill_group;
+pub use crate::project::{HELPER_TIMEOUT, output_within};
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
