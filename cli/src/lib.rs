@@ -405,7 +405,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
         Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
         Command::Serve(args) => serve::serve(args, &stores, out).await,
         Command::Status(args) => client::status(args, out),
-        Command::Witness(command) => witness::run(command, out),
+        Command::Witness(command) => witness::run(command, out).await,
         Command::Completions(args) => reference::completions(&args, out),
         Command::Manpages(args) => reference::manpages(&args, out),
         Command::Doctor(args) => {

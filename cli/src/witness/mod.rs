@@ -54,7 +54,7 @@ pub(super) struct AddCheckpointArgs {
     request: Option<PathBuf>,
 }
 
-pub(super) fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<u8, Failure> {
+pub(super) async fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<u8, Failure> {
     match command {
         WitnessCommand::Keygen { name, out: path } => {
             let cosigner = Cosigner::generate(&name)?;
@@ -63,7 +63,7 @@ pub(super) fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<u8, Fa
             Ok(EXIT_OK)
         }
         WitnessCommand::AddCheckpoint(args) => add_checkpoint(&args, out),
-        WitnessCommand::Serve(args) => http::serve(args, out),
+        WitnessCommand::Serve(args) => http::serve(args, out).await,
     }
 }
 
