@@ -325,6 +325,111 @@ fn hostile_session_ids_agent_types_reasons_and_paths_stay_text() {
     }
 }
 
+/// Names an object literal inherits in JavaScript: as a key of a plain object each is found
+/// before it is ever set, or (`__proto__`) cannot be set at all.
+const INHERITED: &[&str] = &["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"];
+
+/// `value` with every string equal to a key of `names` replaced by its name, object keys too.
+fn renamed(value: &Value, names: &[(&str, &str)]) -> Value {
+    let rename =
+        |text: &str| names.iter().find(|(from, _)| *from == text).map_or(text, |(_, to)| to).to_owned();
+    match value {
+        Value::String(text) => Value::String(rename(text)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| renamed(v, names)).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (rename(k), renamed(v, names))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// Every object key anywhere in `value`.
+fn object_keys(value: &Value, keys: &mut Vec<String>) {
+    match value {
+        Value::Array(items) => items.iter().for_each(|v| object_keys(v, keys)),
+        Value::Object(map) => map.iter().for_each(|(k, v)| {
+            keys.push(k.clone());
+            object_keys(v, keys);
+        }),
+        _ => {}
+    }
+}
+
+/// Agent ids, session ids and paths named like what a JavaScript object inherits (issue 47, item
+/// 8): in each of five rotations every such name is some agent's id — a root, a parent, a child,
+/// an untracked agent — and some session's id, and every path is one. The page draws all of it
+/// and its script runs to its end (the status it sets last says `ok`, nothing was thrown).
+#[test]
+fn agent_session_and_path_names_a_javascript_object_inherits_are_drawn() {
+    let browser = chromium("agent_session_and_path_names_a_javascript_object_inherits_are_drawn");
+    let dir = tempfile::tempdir().unwrap();
+    for turn in 0..INHERITED.len() {
+        let name = |i: usize| INHERITED[(turn + i) % INHERITED.len()];
+        let names = [
+            ("o1", name(0)),
+            ("c1", name(1)),
+            ("r1", name(2)),
+            ("c2", name(3)),
+            ("agent-planner-1", name(4)),
+            ("agent-coder-1", name(0)),
+            ("example-session", name(0)),
+            ("demo-session", name(1)),
+            ("okrs/a.md", name(2)),
+            ("/tmp/fx/bad-result.json", name(3)),
+            ("agentwarden.toml", name(4)),
+        ];
+        let mut events: Vec<Value> = golden().iter().map(|e| renamed(e, &names)).collect();
+        for event in &mut events {
+            if event["event_type"] == "subagent_stopped" {
+                event["payload"]["changed_files"] = json!(INHERITED);
+            }
+        }
+        let audit = dir.path().join(format!("audit-{turn}"));
+        store(&audit, &events);
+        let (page, out) = report(dir.path(), &audit, &["--since", "2000-01-01T00:00:00Z"]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        // The embedded JSON names them only as values, never as keys: a reader's map keyed by
+        // them is the script's own, which must not inherit.
+        let mut keys = Vec::new();
+        object_keys(&data(&page), &mut keys);
+        for name in INHERITED {
+            assert!(
+                !keys.contains(&(*name).to_owned()),
+                "turn {turn}: `{name}` is a key of the report's JSON"
+            );
+        }
+        let Some(browser) = &browser else { continue };
+        let rendered = render(browser, &page, &[]);
+        rendered.assert_ok();
+        assert_eq!(rendered.rows().len(), events.len(), "turn {turn}: one row per event");
+        let agents = agents_of(&audit);
+        assert_eq!(rendered.status("data-agents"), agents.len().to_string(), "turn {turn}");
+        let drawn = rendered.dom.matches("data-agent=\"").count();
+        assert!(drawn >= agents.len(), "turn {turn}: {drawn} agents drawn of {agents:?}");
+        for agent in &agents {
+            assert!(
+                rendered.dom.contains(&format!(r#"data-agent="{agent}""#)),
+                "turn {turn}: agent {agent} drawn"
+            );
+        }
+        for session in [name(0), name(1)] {
+            assert!(
+                rendered.dom.contains(&format!(r#"<option value="{session}">"#)),
+                "turn {turn}: session {session} filter"
+            );
+            assert!(
+                rendered.dom.contains(&format!("<h3>session {session}</h3>")),
+                "turn {turn}: session {session} tree"
+            );
+        }
+        for path in INHERITED {
+            assert!(rendered.dom.contains(&format!("<li>{path}</li>")), "turn {turn}: path {path} listed");
+        }
+        assert!(rendered.dom.contains("NOT reverted"), "turn {turn}: the violations are drawn");
+        assert!(rendered.dom.contains(r#"id="approvals""#), "turn {turn}: the approvals are drawn");
+    }
+}
+
 #[test]
 fn a_broken_chain_an_undecodable_event_and_an_empty_window_are_said_at_the_top() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,8 @@
 // warden audit report: renders the JSON embedded above with DOM APIs only. Every value from
 // the log is set with textContent, never parsed as markup, so an agent-written string stays text.
+// A value the log holds (an agent id, a session id, a path, an approval reference) is never the
+// key of a plain object, which would find `constructor` or `toString` there before it was set and
+// cannot hold `__proto__`: every map keyed by such text is a `Map` (A-47).
 "use strict";
 (function () {
   var started = performance.now();
@@ -80,13 +83,13 @@
     if (data.rows.length === 0) {
       root.appendChild(el("div", { cls: "banner warn", id: "empty-window", text: "No event of the log falls in this window." }));
     }
-    var totals = { allow: 0, deny: 0, block: 0 };
-    data.rows.forEach(function (r) { if (r.verdict) totals[r.verdict] += 1; });
+    var totals = new Map([["allow", 0], ["deny", 0], ["block", 0]]);
+    data.rows.forEach(function (r) { if (totals.has(r.verdict)) totals.set(r.verdict, totals.get(r.verdict) + 1); });
     root.appendChild(el("div", { cls: "counts" }, [
       el("div", { cls: "count" }, [el("b", { text: String(data.rows.length) }), "events"]),
-      el("div", { cls: "count" }, [el("b", { text: String(totals.allow) }), badge("allow")]),
-      el("div", { cls: "count" }, [el("b", { text: String(totals.deny) }), badge("deny")]),
-      el("div", { cls: "count" }, [el("b", { text: String(totals.block) }), badge("block")]),
+      el("div", { cls: "count" }, [el("b", { text: String(totals.get("allow")) }), badge("allow")]),
+      el("div", { cls: "count" }, [el("b", { text: String(totals.get("deny")) }), badge("deny")]),
+      el("div", { cls: "count" }, [el("b", { text: String(totals.get("block")) }), badge("block")]),
       el("div", { cls: "count" }, [el("b", { text: String(data.violations.length) }), "violations"])
     ]));
   }
@@ -105,18 +108,19 @@
     }
     data.trees.forEach(function (tree) {
       root.appendChild(el("h3", { text: tree.session === null ? "without a session" : "session " + tree.session }));
-      var byId = {};
-      var children = {};
-      tree.agents.forEach(function (a) { byId[a.id] = a; });
+      var byId = new Map();
+      var children = new Map();
+      tree.agents.forEach(function (a) { byId.set(a.id, a); });
       var roots = [];
       tree.agents.forEach(function (a) {
-        if (a.parent !== null && Object.prototype.hasOwnProperty.call(byId, a.parent) && a.parent !== a.id) {
-          (children[a.parent] = children[a.parent] || []).push(a);
+        if (a.parent !== null && byId.has(a.parent) && a.parent !== a.id) {
+          if (!children.has(a.parent)) children.set(a.parent, []);
+          children.get(a.parent).push(a);
         } else {
           roots.push(a);
         }
       });
-      var seen = {};
+      var seen = new Set();
       function item(a) {
         var v = a.start.verdict;
         var node = el("span", { cls: "node " + (v || ""), "data-agent": a.id }, [
@@ -133,9 +137,9 @@
           a.other_parents.length ? el("span", { cls: "why", text: "also named under: " + a.other_parents.join(", ") }) : null
         ]);
         var li = el("li", null, [node]);
-        if (seen[a.id]) return li;
-        seen[a.id] = true;
-        var kids = children[a.id] || [];
+        if (seen.has(a.id)) return li;
+        seen.add(a.id);
+        var kids = children.get(a.id) || [];
         if (kids.length) li.appendChild(el("ul", null, kids.map(item)));
         return li;
       }
@@ -148,21 +152,21 @@
 
   function decisions() {
     root.appendChild(el("h2", { text: "Decisions", id: "timeline" }));
-    var types = {};
-    var sessions = {};
-    data.rows.forEach(function (r) { types[r.type] = true; sessions[r.session === null ? "" : r.session] = true; });
-    var checks = {};
+    var types = new Set();
+    var sessions = new Set();
+    data.rows.forEach(function (r) { types.add(r.type); sessions.add(r.session === null ? "" : r.session); });
+    var checks = new Map();
     var bar = el("div", { cls: "filters" });
     ["allow", "deny", "block", "none"].forEach(function (v) {
       var box = el("input", { type: "checkbox", id: "show-" + v });
       box.checked = true;
-      checks[v] = box;
+      checks.set(v, box);
       box.addEventListener("change", function () { page = 0; draw(); });
       bar.appendChild(el("label", null, [box, " ", badge(v === "none" ? null : v)]));
     });
     function select(id, label, values) {
       var s = el("select", { id: id }, [el("option", { value: "*", text: label })]);
-      Object.keys(values).sort().forEach(function (v) { s.appendChild(el("option", { value: v, text: v === "" ? "(none)" : v })); });
+      Array.from(values).sort().forEach(function (v) { s.appendChild(el("option", { value: v, text: v === "" ? "(none)" : v })); });
       s.addEventListener("change", function () { page = 0; draw(); });
       bar.appendChild(s);
       return s;
@@ -198,7 +202,8 @@
     });
     function matches(r, i, text, seq) {
       var v = r.verdict || "none";
-      if (!checks[v].checked) return false;
+      var box = checks.get(v);
+      if (box && !box.checked) return false;
       if (typeSelect.value !== "*" && r.type !== typeSelect.value) return false;
       if (sessionSelect.value !== "*" && (r.session === null ? "" : r.session) !== sessionSelect.value) return false;
       if (seq !== null) return r.seq === seq;
@@ -248,7 +253,7 @@
     prev.addEventListener("click", function () { page -= 1; draw(); });
     next.addEventListener("click", function () { page += 1; draw(); });
     timeline.jump = function (seq) {
-      Object.keys(checks).forEach(function (k) { checks[k].checked = true; });
+      checks.forEach(function (box) { box.checked = true; });
       typeSelect.value = "*"; sessionSelect.value = "*";
       search.value = "#" + seq; page = 0; draw();
     };
