@@ -191,7 +191,8 @@ pub fn main() -> ExitCode {
                 // A stop's line this binary cannot read still halts, with clap's reason (H-57).
                 let text = e.render().to_string();
                 let first = text.lines().next().unwrap_or_default();
-                let why = format!("{}: {}", Code::UsageInvalid, first.strip_prefix("error: ").unwrap_or(first));
+                let why =
+                    format!("{}: {}", Code::UsageInvalid, first.strip_prefix("error: ").unwrap_or(first));
                 return ExitCode::from(agentwarden_hook_client::run::exit_failed("warden", &why, true));
             }
             let _ = e.print();

@@ -203,7 +203,10 @@ fn a_stops_line_halts_on_every_failure_while_a_tool_calls_still_denies() {
             .unwrap_or_else(|e| panic!("{why}: {e}: {}", String::from_utf8_lossy(&out.stdout)));
         assert_eq!(answer["continue"], Value::Bool(false), "{why}: {answer}");
         let reason = answer["stopReason"].as_str().unwrap_or_default();
-        assert!(reason.starts_with("Agent Warden stopped the session: ") && reason.contains(words), "{why}: {reason}");
+        assert!(
+            reason.starts_with("Agent Warden stopped the session: ") && reason.contains(words),
+            "{why}: {reason}"
+        );
     };
     for event in ["Stop", "SubagentStop"] {
         ok(&init(&p, &[]));
@@ -225,7 +228,11 @@ fn a_stops_line_halts_on_every_failure_while_a_tool_calls_still_denies() {
     std::fs::remove_file(&binary).unwrap();
     let s = settings(&p);
     halted(&run_line(&p, &installed_for(&s, "Stop"), &stop, false), "exited 127", "a missing binary");
-    halted(&run_line(&p, &installed_for(&s, "SubagentStop"), &stop, false), "exited 127", "the same at a subagent's stop");
+    halted(
+        &run_line(&p, &installed_for(&s, "SubagentStop"), &stop, false),
+        "exited 127",
+        "the same at a subagent's stop",
+    );
     let pre = run_line(&p, &installed_for(&s, "PreToolUse"), &event("pre-task-main-planner"), false);
     assert_eq!(pre.status.code(), Some(2), "a tool call's line still denies on a missing binary");
 
@@ -233,9 +240,18 @@ fn a_stops_line_halts_on_every_failure_while_a_tool_calls_still_denies() {
     ok(&init(&p, &[]));
     let s = settings(&p);
     std::fs::write(p.root.join("agentwarden.toml"), "[guardrails\n").unwrap();
-    halted(&run_line(&p, &installed_for(&s, "Stop"), &stop, false), "config_invalid", "a configuration it cannot read");
+    halted(
+        &run_line(&p, &installed_for(&s, "Stop"), &stop, false),
+        "config_invalid",
+        "a configuration it cannot read",
+    );
     let pre = run_line(&p, &installed_for(&s, "PreToolUse"), &event("pre-task-main-planner"), false);
-    assert_eq!(pre.status.code(), Some(2), "a tool call is still denied: {}", String::from_utf8_lossy(&pre.stdout));
+    assert_eq!(
+        pre.status.code(),
+        Some(2),
+        "a tool call is still denied: {}",
+        String::from_utf8_lossy(&pre.stdout)
+    );
     assert!(pre.stdout.is_empty(), "no halt on a tool call's line");
 }
 

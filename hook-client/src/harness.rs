@@ -137,7 +137,11 @@ mod tests {
             let reason = agentwarden_protocol::halt::read_back(0, halted.stdout.as_deref(), None);
             assert_eq!(reason.map(|r| r.as_str().to_owned()), Ok("config_invalid: x".to_owned()), "{name}");
             for answer in [HookAnswer::Proceed, HookAnswer::block("okrs changed"), deny.clone()] {
-                assert_eq!(harness.print_on(&answer, "warden", true), harness.print(&answer, "warden"), "{name}");
+                assert_eq!(
+                    harness.print_on(&answer, "warden", true),
+                    harness.print(&answer, "warden"),
+                    "{name}"
+                );
             }
         }
         for bad in ["", "Codex", "claude", "Gemini", "gemini-cli"] {

@@ -101,7 +101,14 @@ mod tests {
             (0, None, None, "nothing: the stop just ends"),
             (0, Some(r#"{"continue":true,"stopReason":"r"}"#), None, "continue: true"),
             (0, Some(&spaced), None, "other bytes"),
-            (0, Some(r#"{"continue":false,"stopReason":"Agent Warden stopped the session:  (fix it, then check with `warden doctor`)"}"#), None, "a blank reason"),
+            (
+                0,
+                Some(
+                    r#"{"continue":false,"stopReason":"Agent Warden stopped the session:  (fix it, then check with `warden doctor`)"}"#,
+                ),
+                None,
+                "a blank reason",
+            ),
             (0, Some(r#"{"decision":"block","reason":"r"}"#), None, "a block"),
         ];
         for (exit, stdout, stderr, why) in refused {

@@ -132,8 +132,11 @@ pub struct LineFindings {
     pub binary: Option<PathBuf>,
     /// The configuration the line names.
     pub config: Option<PathBuf>,
-    /// The line ends in the fail-closed tail.
+    /// The line ends in a fail-closed tail (at a stop, the halt, H-57).
     pub fail_closed: bool,
+    /// What is wrong with how the line fails for its event (H-57): a stop's line that blocks, a
+    /// tool call's that halts.
+    pub ending: Option<String>,
     /// What is wrong with its budget or its form, each said whole.
     pub problems: Vec<String>,
 }
@@ -153,9 +156,7 @@ pub fn check_line(
     if parsed.binary.is_none() {
         problems.push(format!("{event}: the line does not start with an absolute, quoted binary"));
     }
-    if let Some(problem) = check_ending(harness, event, &parsed, halting) {
-        problems.push(problem);
-    }
+    let ending = check_ending(harness, event, &parsed, halting);
     let budget = match (timeout_s, parsed.lock_ms, parsed.deadline_ms) {
         (Some(timeout), Some(lock), Some(deadline)) => check_budget(harness, timeout, lock, deadline),
         (None, _, _) => Err(format!("no `timeout`: {harness}'s default applies, unchecked")),
@@ -167,7 +168,13 @@ pub fn check_line(
     if let Err(why) = budget {
         problems.push(format!("{event}: {why}"));
     }
-    LineFindings { binary: parsed.binary, config: parsed.config, fail_closed: parsed.fail_closed, problems }
+    LineFindings {
+        binary: parsed.binary,
+        config: parsed.config,
+        fail_closed: parsed.fail_closed,
+        ending,
+        problems,
+    }
 }
 
 /// What is wrong with how a line for `event` fails, if anything (H-57): a stop's line that
@@ -347,7 +354,10 @@ mod tests {
             .output()
             .unwrap();
         let stdout = String::from_utf8(out.stdout).unwrap();
-        assert!(stdout.contains("its hook exited 127 without an answer (127: its binary is missing"), "{stdout}");
+        assert!(
+            stdout.contains("its hook exited 127 without an answer (127: its binary is missing"),
+            "{stdout}"
+        );
     }
 
     #[test]

@@ -108,7 +108,12 @@ pub struct CodexRun {
 
 impl Default for CodexRun {
     fn default() -> CodexRun {
-        CodexRun { kill_switch: true, timeout: Duration::from_secs(90), route: HookRoute::Direct, human: false }
+        CodexRun {
+            kill_switch: true,
+            timeout: Duration::from_secs(90),
+            route: HookRoute::Direct,
+            human: false,
+        }
     }
 }
 

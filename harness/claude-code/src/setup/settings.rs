@@ -251,6 +251,9 @@ pub struct LineFindings {
     pub binary: Option<PathBuf>,
     /// The line ends in a fail-closed tail (at a stop, the halt, H-57).
     pub fail_closed: bool,
+    /// What is wrong with how the line fails for its event (H-57): a stop's line that blocks, a
+    /// tool call's that halts.
+    pub ending: Option<String>,
     /// What is wrong with its budget or its entry, each said whole.
     pub problems: Vec<String>,
 }
@@ -264,9 +267,7 @@ pub fn check_entry(entry: &Entry) -> LineFindings {
         problems.push(format!("{}: the line does not start with an absolute, quoted binary", entry.event));
     }
     let halting = HALTING_EVENTS.contains(&entry.event.as_str());
-    if let Some(problem) = line::check_ending("Claude Code", &entry.event, &parsed, halting) {
-        problems.push(problem);
-    }
+    let ending = line::check_ending("Claude Code", &entry.event, &parsed, halting);
     if entry.event == BLOCKING_EVENT && !entry.blocks_on_failure {
         problems.push(format!(
             "{}: no `\"onFailure\": \"block\"`: a timeout of this hook lets the tool call run",
@@ -284,7 +285,7 @@ pub fn check_entry(entry: &Entry) -> LineFindings {
     if let Err(why) = budget {
         problems.push(format!("{}: {why}", entry.event));
     }
-    LineFindings { binary: parsed.binary, fail_closed: parsed.fail_closed, problems }
+    LineFindings { binary: parsed.binary, fail_closed: parsed.fail_closed, ending, problems }
 }
 
 #[cfg(test)]
@@ -339,7 +340,10 @@ mod tests {
         assert!(missing_events(&read.entries).is_empty());
         for entry in &read.entries {
             let found = check_entry(entry);
-            assert!(found.fail_closed && found.problems.is_empty(), "{entry:?}: {found:?}");
+            assert!(
+                found.fail_closed && found.problems.is_empty() && found.ending.is_none(),
+                "{entry:?}: {found:?}"
+            );
         }
     }
 
@@ -436,9 +440,15 @@ mod tests {
         for (entry, word, fail_closed, why) in table {
             let found = check_entry(&entry);
             assert_eq!(found.fail_closed, fail_closed, "{why}");
-            assert!(found.problems.iter().any(|p| p.contains(word)), "{why}: {found:?}");
+            let said = found.problems.iter().chain(&found.ending);
+            assert!(said.into_iter().any(|p| p.contains(word)), "{why}: {found:?}");
         }
-        assert!(check_entry(&entry("SubagentStop", None, &stop, Some(30), false)).problems.is_empty());
-        assert!(check_entry(&entry("PreToolUse", Some("*"), &good, Some(30), true)).problems.is_empty());
+        for clean in [
+            entry("SubagentStop", None, &stop, Some(30), false),
+            entry("PreToolUse", Some("*"), &good, Some(30), true),
+        ] {
+            let found = check_entry(&clean);
+            assert!(found.problems.is_empty() && found.ending.is_none(), "{found:?}");
+        }
     }
 }

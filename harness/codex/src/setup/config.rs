@@ -230,7 +230,7 @@ mod tests {
         assert_eq!(read_hooks(&managed).unwrap().managed_only, Some(true));
         for entry in &read.entries {
             let found = check_entry(entry);
-            assert!(found.fail_closed && found.problems.is_empty(), "{found:?}");
+            assert!(found.fail_closed && found.problems.is_empty() && found.ending.is_none(), "{found:?}");
             assert_eq!(found.config, Some(PathBuf::from("/p/agentwarden.toml")));
             // H-57: the stops' lines halt on a failure, keeping exit 2 for Warden's block.
             let halts = HALTING_EVENTS.contains(&entry.event.as_str());
@@ -300,7 +300,12 @@ mod tests {
                 true,
                 "a stop's line that blocks on a failure (H-57)",
             ),
-            (entry("PreToolUse", None, &stop, Some(30)), "halts the session", true, "a tool call's that halts"),
+            (
+                entry("PreToolUse", None, &stop, Some(30)),
+                "halts the session",
+                true,
+                "a tool call's that halts",
+            ),
             (
                 entry(
                     "PreToolUse",
@@ -316,8 +321,10 @@ mod tests {
         for (entry, word, fail_closed, why) in table {
             let found = check_entry(&entry);
             assert_eq!(found.fail_closed, fail_closed, "{why}");
-            assert!(found.problems.iter().any(|p| p.contains(word)), "{why}: {found:?}");
+            let said = found.problems.iter().chain(&found.ending);
+            assert!(said.into_iter().any(|p| p.contains(word)), "{why}: {found:?}");
         }
-        assert!(check_entry(&entry("Stop", None, &stop, Some(30))).problems.is_empty());
+        let clean = check_entry(&entry("Stop", None, &stop, Some(30)));
+        assert!(clean.problems.is_empty() && clean.ending.is_none(), "{clean:?}");
     }
 }
