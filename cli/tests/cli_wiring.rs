@@ -280,7 +280,16 @@ fn init_installs_every_tool_and_refuses_a_timeout_without_margin() {
         installed(&s).contains("--lock-timeout-ms 5000 ") && installed(&s).contains("--deadline-ms 6000 ")
     );
     for event in ["SubagentStart", "SubagentStop", "ConfigChange"] {
-        assert_eq!(s["hooks"][event][0]["hooks"][0]["command"], installed(&s).as_str(), "{event}");
+        // H-57: a stop's line is the same line, with the halt for its failures.
+        let line = installed(&s);
+        let expected = match event {
+            "SubagentStop" => agentwarden_protocol::hook_line::halting(
+                &line,
+                agentwarden_protocol::hook_line::HALT_ON_ANY_EXIT,
+            ),
+            _ => line,
+        };
+        assert_eq!(s["hooks"][event][0]["hooks"][0]["command"], expected.as_str(), "{event}");
         assert!(s["hooks"][event][0].get("matcher").is_none(), "{event}");
     }
 }
