@@ -43,11 +43,6 @@ impl Failure {
         Failure { exit, code: Some(error.code), reason: error.reason }
     }
 
-    /// The same failure with another exit code (the hook's: every failure is exit 2 there).
-    pub(crate) fn exiting(self, exit: u8) -> Self {
-        Failure { exit, ..self }
-    }
-
     /// The line stderr gets after `warden: `, and `--json`'s reason: `CODE: reason`, or the
     /// reason alone when there is no code.
     pub(crate) fn line(&self) -> String {

@@ -44,6 +44,11 @@ pub(super) struct HookArgs {
     #[arg(long, value_name = "NAME", default_value = "claude-code",
           value_parser = clap::builder::PossibleValuesParser::new(agentwarden_hook_client::HookHarness::NAMES))]
     harness: String,
+    /// A failure halts the session (the harness's `continue: false` with the reason) instead of
+    /// exit 2: on the lines of the events whose block the harness answers by prompting the model
+    /// again (its stops), which `warden init` installs it on; never on a tool call's (H-57).
+    #[arg(long)]
+    halt_on_failure: bool,
 }
 
 impl HookArgs {
@@ -56,7 +61,13 @@ impl HookArgs {
             server: Some(server.clone()),
             server_uid: self.server_uid,
             harness: self.harness(),
+            halt_on_failure: self.halt_on_failure,
         })
+    }
+
+    /// `--halt-on-failure`: a failure is the harness's halt (H-57).
+    pub(super) fn halts(&self) -> bool {
+        self.halt_on_failure
     }
 
     /// `--harness`: its values are the parser's, so any other is refused before this.
@@ -178,7 +189,7 @@ fn hook_failed(code: Code, reason: String) -> Failure {
 /// the configuration says besides is held against the seal where it decides (T-11).
 pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
     let settled = Arc::new(AtomicBool::new(false));
-    agentwarden_hook_client::run::watchdog(args.deadline_ms, Arc::clone(&settled))
+    agentwarden_hook_client::run::watchdog(args.deadline_ms, Arc::clone(&settled), args.halt_on_failure)
         .map_err(|e| hook_failed(Code::InternalError, format!("cannot start the deadline watchdog: {e}")))?;
     let mut input = String::new();
     let limit = u64::try_from(MAX_HOOK_INPUT).unwrap_or(u64::MAX).saturating_add(1);
@@ -203,7 +214,7 @@ pub(super) async fn hook(
 ) -> Result<u8, Failure> {
     let Begun { args, settled, input, loaded } = begun;
     let answer = |answer: agentwarden::HookAnswer, out: &mut dyn Write| {
-        answer_with(args.harness(), answer, &settled, args.deadline_ms, out)
+        answer_with(args.harness(), answer, &settled, (args.deadline_ms, args.halt_on_failure), out)
     };
     let config = loaded.map_err(|e| hook_failed(Code::ConfigInvalid, e.to_string()))?;
     let storage = storage(&config);
@@ -239,19 +250,28 @@ pub(super) async fn hook(
 }
 
 /// Writes the answer unless the watchdog settled first (it is then ending the process with
-/// exit 2).
+/// exit 2, or the halt); `line`: the deadline and whether a failure halts (H-57).
 fn answer_with(
     harness: agentwarden_hook_client::HookHarness,
     answer: agentwarden::HookAnswer,
     settled: &AtomicBool,
-    deadline_ms: u64,
+    line: (u64, bool),
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
+    let (deadline_ms, halt) = line;
     if settled.swap(true, Ordering::SeqCst) {
         let why = format!("no answer within --deadline-ms {deadline_ms}");
         return Err(Failure::new(HOOK_FAILED, Code::DeadlinePassed, why));
     }
     let failed = |reason: String| Failure { exit: HOOK_FAILED, code: None, reason };
+    if halt && let agentwarden::HookAnswer::Failed { reason } = &answer {
+        // A stop's line: the failure ends the session with its reason (H-57).
+        let printed = agentwarden_hook_client::harness::Printed::halt(reason);
+        if let Some(stdout) = &printed.stdout {
+            writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
+        }
+        return Ok(printed.exit_code);
+    }
     if matches!(
         harness,
         agentwarden_hook_client::HookHarness::Codex | agentwarden_hook_client::HookHarness::Gemini

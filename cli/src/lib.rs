@@ -184,6 +184,17 @@ pub fn main() -> ExitCode {
             (cli, wants_json(&matches), from_environment)
         }
         Err(e) => {
+            if e.use_stderr()
+                && std::env::args_os().any(|a| a == "hook")
+                && agentwarden_hook_client::run::halting_line(std::env::args_os())
+            {
+                // A stop's line this binary cannot read still halts, with clap's reason (H-57).
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or_default();
+                let why =
+                    format!("{}: {}", Code::UsageInvalid, first.strip_prefix("error: ").unwrap_or(first));
+                return ExitCode::from(agentwarden_hook_client::run::exit_failed("warden", &why, true));
+            }
             let _ = e.print();
             if !e.use_stderr() {
                 return ExitCode::from(EXIT_OK);
@@ -202,15 +213,17 @@ pub fn main() -> ExitCode {
     // Claude Code lets a tool call run on any exit code but 2: a hook that panics must still
     // exit 2, never 101.
     let is_hook = matches!(cli.command, Command::Hook(_));
+    // H-57: on a stop's line every failure of the hook is the harness's halt, not exit 2.
+    let halts = matches!(&cli.command, Command::Hook(args) if args.halts());
     // The hook's store is the one its command line names; a variable in its environment
     // (which settings the agent can write may set) chooses nothing (V-49).
     if is_hook && store_from_environment {
         cli.store = None;
     }
     if is_hook {
-        std::panic::set_hook(Box::new(|info| {
-            eprintln!("warden: {}: {info}", Code::InternalError);
-            std::process::exit(i32::from(agentwarden_claude_code::wire::HOOK_FAILED));
+        std::panic::set_hook(Box::new(move |info| {
+            let why = format!("{}: {info}", Code::InternalError);
+            std::process::exit(i32::from(agentwarden_hook_client::run::exit_failed("warden", &why, halts)));
         }));
     }
     // `warden hook` reads its input and picks its route before anything else starts: the
@@ -222,9 +235,7 @@ pub fn main() -> ExitCode {
             return agentwarden_hook_client::answer_through_server(&line, "warden");
         }
         match hook::begin(args.clone()) {
-            Err(f) => {
-                return fail(&f.exiting(agentwarden_claude_code::wire::HOOK_FAILED));
-            }
+            Err(f) => return hook_fail(&f, halts),
             Ok(direct) => begun = Some(direct),
         }
     }
@@ -237,7 +248,8 @@ pub fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => {
             let exit = if is_hook { agentwarden_claude_code::wire::HOOK_FAILED } else { EXIT_STORE };
-            return fail(&Failure { exit, code: None, reason: format!("cannot start the runtime: {e}") });
+            let failure = Failure { exit, code: None, reason: format!("cannot start the runtime: {e}") };
+            return if is_hook { hook_fail(&failure, halts) } else { fail(&failure) };
         }
     };
     let _file_size_limit = survive_file_size_limit(&runtime);
@@ -258,7 +270,10 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(f) if f.exit == EXIT_OK && !is_hook => ExitCode::from(EXIT_OK),
-        Err(f) if is_hook => fail(&f.exiting(agentwarden_claude_code::wire::HOOK_FAILED)),
+        Err(f) if is_hook => {
+            drop(stdout);
+            hook_fail(&f, halts)
+        }
         Err(f) => fail(&f),
     }
 }
@@ -314,6 +329,12 @@ impl<W: Write> Write for Counted<W> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
     }
+}
+
+/// The hook's failure: exit 2 with its line on stderr, or, on a stop's line (`halts`), the
+/// harness's halt with that line as its reason (H-57).
+fn hook_fail(failure: &Failure, halts: bool) -> ExitCode {
+    ExitCode::from(agentwarden_hook_client::run::exit_failed("warden", &failure.line(), halts))
 }
 
 fn fail(failure: &Failure) -> ExitCode {

@@ -178,6 +178,83 @@ fn the_installed_line_turns_every_exit_but_0_and_2_into_2() {
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
 }
 
+/// The installed line of `event`'s entry.
+fn installed_for(settings: &Value, event: &str) -> String {
+    settings["hooks"][event].as_array().unwrap().last().unwrap()["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// H-57: a stop's line says every failure — the binary missing, a crash, the configuration
+/// unreadable — as Claude Code's halt (exit 0, `continue: false` with the reason), which ends
+/// the session instead of a block Claude Code would answer by prompting the model again without
+/// end; a tool call's line still denies on the same failures, never allows.
+#[test]
+fn a_stops_line_halts_on_every_failure_while_a_tool_calls_still_denies() {
+    let p = project(true);
+    let stop = format!(
+        r#"{{"session_id":"s-halt","transcript_path":"/t","cwd":{},"hook_event_name":"Stop","stop_hook_active":false}}"#,
+        Value::from(p.root.to_str().unwrap())
+    );
+    let halted = |out: &Output, words: &str, why: &str| {
+        assert_eq!(out.status.code(), Some(0), "{why}: {}", String::from_utf8_lossy(&out.stderr));
+        let answer: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{why}: {e}: {}", String::from_utf8_lossy(&out.stdout)));
+        assert_eq!(answer["continue"], Value::Bool(false), "{why}: {answer}");
+        let reason = answer["stopReason"].as_str().unwrap_or_default();
+        assert!(
+            reason.starts_with("Agent Warden stopped the session: ") && reason.contains(words),
+            "{why}: {reason}"
+        );
+    };
+    for event in ["Stop", "SubagentStop"] {
+        ok(&init(&p, &[]));
+        assert!(installed_for(&settings(&p), event).contains(" --halt-on-failure || "), "{event}");
+    }
+    // (stand-in body, the words of the halt's reason, why)
+    let table = [
+        ("cat >/dev/null; exit 2", "exited 2", "Claude Code's exit 2 at a stop is a block: halted"),
+        ("exit 101", "exited 101", "a crash"),
+        ("kill -9 $$", "exited 137", "killed by a signal"),
+    ];
+    for (body, words, why) in table {
+        let binary = stand_in(&p, "stand-in", body);
+        ok(&init(&p, &["--warden", binary.to_str().unwrap()]));
+        halted(&run_line(&p, &installed_for(&settings(&p), "Stop"), &stop, false), words, why);
+    }
+    let binary = stand_in(&p, "gone", "exit 0");
+    ok(&init(&p, &["--warden", binary.to_str().unwrap()]));
+    std::fs::remove_file(&binary).unwrap();
+    let s = settings(&p);
+    halted(&run_line(&p, &installed_for(&s, "Stop"), &stop, false), "exited 127", "a missing binary");
+    halted(
+        &run_line(&p, &installed_for(&s, "SubagentStop"), &stop, false),
+        "exited 127",
+        "the same at a subagent's stop",
+    );
+    let pre = run_line(&p, &installed_for(&s, "PreToolUse"), &event("pre-task-main-planner"), false);
+    assert_eq!(pre.status.code(), Some(2), "a tool call's line still denies on a missing binary");
+
+    // The real binary, the configuration unreadable: the binary itself says the halt, with why.
+    ok(&init(&p, &[]));
+    let s = settings(&p);
+    std::fs::write(p.root.join("agentwarden.toml"), "[guardrails\n").unwrap();
+    halted(
+        &run_line(&p, &installed_for(&s, "Stop"), &stop, false),
+        "config_invalid",
+        "a configuration it cannot read",
+    );
+    let pre = run_line(&p, &installed_for(&s, "PreToolUse"), &event("pre-task-main-planner"), false);
+    assert_eq!(
+        pre.status.code(),
+        Some(2),
+        "a tool call is still denied: {}",
+        String::from_utf8_lossy(&pre.stdout)
+    );
+    assert!(pre.stdout.is_empty(), "no halt on a tool call's line");
+}
+
 #[test]
 fn init_installs_every_tool_and_refuses_a_timeout_without_margin() {
     let p = project(true);
@@ -203,7 +280,16 @@ fn init_installs_every_tool_and_refuses_a_timeout_without_margin() {
         installed(&s).contains("--lock-timeout-ms 5000 ") && installed(&s).contains("--deadline-ms 6000 ")
     );
     for event in ["SubagentStart", "SubagentStop", "ConfigChange"] {
-        assert_eq!(s["hooks"][event][0]["hooks"][0]["command"], installed(&s).as_str(), "{event}");
+        // H-57: a stop's line is the same line, with the halt for its failures.
+        let line = installed(&s);
+        let expected = match event {
+            "SubagentStop" => agentwarden_protocol::hook_line::halting(
+                &line,
+                agentwarden_protocol::hook_line::HALT_ON_ANY_EXIT,
+            ),
+            _ => line,
+        };
+        assert_eq!(s["hooks"][event][0]["hooks"][0]["command"], expected.as_str(), "{event}");
         assert!(s["hooks"][event][0].get("matcher").is_none(), "{event}");
     }
 }

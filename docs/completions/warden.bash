@@ -2601,7 +2601,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__hook)
-            opts="-h --config --deadline-ms --server --server-uid --harness --store --fsync --lock-timeout-ms --help"
+            opts="-h --config --deadline-ms --server --server-uid --harness --halt-on-failure --store --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -341,6 +341,7 @@ codex\t''
 gemini\t''"
 complete -c warden -n "__fish_warden_using_subcommand hook" -l store -d 'The event store: the embedded store\'s directory, or a `postgres://` URL for the fleet store [default: `[store] url` in agentwarden.toml, else .agentwarden/audit in the project\'s root: the nearest directory upward with an agentwarden.toml]' -r
 complete -c warden -n "__fish_warden_using_subcommand hook" -l lock-timeout-ms -d 'How long to wait for another process to release the store, in milliseconds' -r
+complete -c warden -n "__fish_warden_using_subcommand hook" -l halt-on-failure -d 'A failure halts the session (the harness\'s `continue: false` with the reason) instead of exit 2: on the lines of the events whose block the harness answers by prompting the model again (its stops), which `warden init` installs it on; never on a tool call\'s (H-57)'
 complete -c warden -n "__fish_warden_using_subcommand hook" -l fsync -d 'Also fsync the log file on every commit (survives a machine crash, not only a process crash)'
 complete -c warden -n "__fish_warden_using_subcommand hook" -s h -l help -d 'Print help'
 complete -c warden -n "__fish_warden_using_subcommand seal" -l config -d 'The configuration whose files are sealed (default: the project\'s `agentwarden.toml`, from here upward)' -r -F

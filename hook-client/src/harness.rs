@@ -4,7 +4,7 @@
 //! (C-7).
 
 use agentwarden_claude_code::wire::Rendering;
-use agentwarden_domain::sessions::{HookAnswer, HookInput, InputError};
+use agentwarden_domain::sessions::{HookAnswer, HookInput, HookReason, InputError};
 
 /// A harness whose hook Warden answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,6 +27,14 @@ pub struct Printed {
     pub stdout: Option<String>,
     /// One line on stderr, if any.
     pub stderr: Option<String>,
+}
+
+impl Printed {
+    /// The halt (H-57): exit 0, one line of JSON that ends the session with `reason`, nothing on
+    /// stderr; every harness Warden answers reads it the same way.
+    pub fn halt(reason: &HookReason) -> Printed {
+        Printed { exit_code: 0, stdout: Some(agentwarden_protocol::halt::render(reason)), stderr: None }
+    }
 }
 
 impl HookHarness {
@@ -74,6 +82,16 @@ impl HookHarness {
     /// (Claude Code's form, `warden: REASON`; Codex's and Gemini's name their answer itself,
     /// C-1, M-1).
     pub fn print(self, answer: &HookAnswer, program: &str) -> Printed {
+        self.print_on(answer, program, false)
+    }
+
+    /// `answer` as this harness reads it on a line that says whether a failure halts (H-57): on
+    /// a stop's line (`halt_on_failure`) a failure is the halt, every other answer as
+    /// [`HookHarness::print`] says it.
+    pub fn print_on(self, answer: &HookAnswer, program: &str, halt_on_failure: bool) -> Printed {
+        if let (true, HookAnswer::Failed { reason }) = (halt_on_failure, answer) {
+            return Printed::halt(reason);
+        }
         match self {
             HookHarness::ClaudeCode => Printed {
                 exit_code: answer.exit_code(),
@@ -111,6 +129,21 @@ mod tests {
         assert_eq!(HookHarness::Gemini.requested().as_deref(), Some("gemini"));
         let gemini = HookHarness::Gemini.print(&deny, "warden");
         assert_eq!((gemini.exit_code, gemini.stderr.as_deref()), (2, Some("Agent Warden denied this: no")));
+        // H-57: on a stop's line a failure is the halt, in every harness; the other answers not.
+        for name in HookHarness::NAMES {
+            let harness = HookHarness::parse(name).unwrap();
+            let halted = harness.print_on(&HookAnswer::failed("config_invalid: x"), "warden", true);
+            assert_eq!((halted.exit_code, &halted.stderr), (0, &None), "{name}");
+            let reason = agentwarden_protocol::halt::read_back(0, halted.stdout.as_deref(), None);
+            assert_eq!(reason.map(|r| r.as_str().to_owned()), Ok("config_invalid: x".to_owned()), "{name}");
+            for answer in [HookAnswer::Proceed, HookAnswer::block("okrs changed"), deny.clone()] {
+                assert_eq!(
+                    harness.print_on(&answer, "warden", true),
+                    harness.print(&answer, "warden"),
+                    "{name}"
+                );
+            }
+        }
         for bad in ["", "Codex", "claude", "Gemini", "gemini-cli"] {
             assert!(HookHarness::parse(bad).is_err(), "{bad}");
         }

@@ -1,14 +1,15 @@
 //! The command line `warden-hook` reads: `[--lock-timeout-ms MS] hook [--config FILE] [--server
-//! PATH] [--server-uid UID] [--deadline-ms MS] [--harness NAME]`, each option also as `--name=value`, as `warden
-//! hook` reads it (V-34).
+//! PATH] [--server-uid UID] [--deadline-ms MS] [--harness NAME] [--halt-on-failure]`, each option
+//! also as `--name=value`, as `warden hook` reads it (V-34).
 
 use std::path::PathBuf;
 
 /// The usage line printed with `--help` and after a refused command line.
 pub const USAGE: &str = "usage: warden-hook [--lock-timeout-ms MS] hook [--config FILE] --server PATH \
-                         [--server-uid UID] [--deadline-ms MS] [--harness claude-code|codex|gemini] < EVENT\n\
+                         [--server-uid UID] [--deadline-ms MS] [--harness claude-code|codex|gemini] [--halt-on-failure] < EVENT\n\
                          The hook client of the resident service (`warden serve`): sends one Claude Code, \
-                         Codex or Gemini CLI hook event to the server and prints its answer; exit 2 when it cannot.";
+                         Codex or Gemini CLI hook event to the server and prints its answer; exit 2 when it cannot \
+                         (with --halt-on-failure, on a stop's line: the harness's halt, H-57).";
 
 /// What the hook's command line names (V-49): the configuration, the deadline, the server and
 /// its user.
@@ -25,6 +26,9 @@ pub struct HookLine {
     pub server_uid: Option<u32>,
     /// `--harness`: the harness that calls the hook (default: Claude Code).
     pub harness: super::HookHarness,
+    /// `--halt-on-failure`: a failure halts the session instead of blocking the stop (H-57);
+    /// only a stop's line carries it.
+    pub halt_on_failure: bool,
 }
 
 /// What the command line asks for.
@@ -44,6 +48,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked
     let mut hook = false;
     let (mut config, mut server, mut server_uid, mut deadline_ms) = (None, None, None, None);
     let mut harness = super::HookHarness::default();
+    let mut halt_on_failure = false;
     while let Some(arg) = args.next() {
         let text = arg.to_str().ok_or_else(|| format!("`{}` is not UTF-8", arg.to_string_lossy()))?;
         let (name, inline) = match text.split_once('=') {
@@ -83,6 +88,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked
             }
             ("--deadline-ms", true) => deadline_ms = Some(number(name, value()?)?),
             ("--harness", true) => harness = super::HookHarness::parse(&value()?)?,
+            ("--halt-on-failure", true) if inline.is_none() => halt_on_failure = true,
             _ => return Err(format!("unexpected argument `{text}`")),
         }
     }
@@ -93,7 +99,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked
         return Err("`--server-uid` names the user of a server, and no `--server` is given".to_owned());
     }
     let deadline_ms = deadline_ms.unwrap_or(super::DEFAULT_DEADLINE_MS);
-    Ok(Asked::Hook(HookLine { config, deadline_ms, server, server_uid, harness }))
+    Ok(Asked::Hook(HookLine { config, deadline_ms, server, server_uid, harness, halt_on_failure }))
 }
 
 #[cfg(test)]
@@ -111,13 +117,26 @@ mod tests {
             server: server.map(PathBuf::from),
             server_uid,
             harness: crate::HookHarness::ClaudeCode,
+            halt_on_failure: false,
         })
     }
 
     #[test]
     fn the_installed_line_is_read_and_anything_else_refused() {
         let default = crate::DEFAULT_DEADLINE_MS;
-        let rows: [(&str, Result<Asked, String>, &str); 10] = [
+        let halting = Asked::Hook(HookLine {
+            halt_on_failure: true,
+            ..match hook(Some("c.toml"), 28000, Some("/s"), None) {
+                Asked::Hook(line) => line,
+                other => panic!("{other:?}"),
+            }
+        });
+        let rows: [(&str, Result<Asked, String>, &str); 11] = [
+            (
+                "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000 --halt-on-failure",
+                Ok(halting),
+                "a stop's line (H-57)",
+            ),
             (
                 "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000",
                 Ok(hook(Some("c.toml"), 28000, Some("/s"), None)),
@@ -165,6 +184,8 @@ mod tests {
             "hook --server-uid 998",
             "hook --server /s --server-uid -1",
             "hook --server /s --server-uid root",
+            "--halt-on-failure hook",
+            "hook --halt-on-failure=yes",
         ] {
             assert!(read(refused).is_err(), "`{refused}` is refused");
         }

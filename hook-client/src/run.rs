@@ -1,5 +1,10 @@
 //! Asking the server: the deadline's watchdog (H-10), stdin, the configuration, one exchange,
 //! the answer written as the calling harness reads it.
+//!
+//! H-57: on a stop's line (`--halt-on-failure`) every failure — the server's, the exchange's,
+//! the configuration's, the deadline's, a panic, a command line it cannot read — is the
+//! harness's halt (exit 0, `{"continue":false,"stopReason":…}`), never the exit 2 that the
+//! harness would answer by prompting the model again without end.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -10,16 +15,18 @@ use std::time::{Duration, Instant};
 
 use agentwarden_claude_code::wire::HOOK_FAILED;
 use agentwarden_domain::code::Code;
-use agentwarden_domain::sessions::{HookAnswer, MAX_HOOK_INPUT};
+use agentwarden_domain::sessions::{HookAnswer, HookReason, MAX_HOOK_INPUT};
 use agentwarden_protocol::{ClientError, Request};
 
 use crate::line::{Asked, HookLine, USAGE, parse};
 
 /// Runs `warden-hook` with the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
-    std::panic::set_hook(Box::new(|info| {
-        eprintln!("warden-hook: {}: {info}", Code::InternalError);
-        std::process::exit(i32::from(HOOK_FAILED));
+    // Read before the line is: a panic, or a line it cannot read, on a stop's line halts too.
+    let halting = halting_line(std::env::args_os());
+    std::panic::set_hook(Box::new(move |info| {
+        let why = format!("{}: {info}", Code::InternalError);
+        std::process::exit(i32::from(exit_failed("warden-hook", &why, halting)));
     }));
     let line = match parse(std::env::args_os().skip(1)) {
         Ok(Asked::Hook(line)) => line,
@@ -32,15 +39,19 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(why) => {
-            eprintln!("warden-hook: {}: {why}\n{USAGE}", Code::UsageInvalid);
-            return ExitCode::from(HOOK_FAILED);
+            if !halting {
+                eprintln!("{USAGE}");
+            }
+            let why = format!("{}: {why}", Code::UsageInvalid);
+            return ExitCode::from(exit_failed("warden-hook", &why, halting));
         }
     };
     if line.server.is_none() {
-        // The watchdog is not needed to say this; the answer is the same exit 2.
+        // The watchdog is not needed to say this; the answer is the same failure.
         let why = "no `--server` on the command line (only the installed line names the server, V-49); \
                    warden-hook only asks a server, `warden hook` decides without one";
-        return failed("warden-hook", &ClientError::new(Code::ServerUnavailable, why));
+        let why = ClientError::new(Code::ServerUnavailable, why);
+        return failed("warden-hook", &why, line.halt_on_failure);
     }
     answer_through_server(&line, "warden-hook")
 }
@@ -50,9 +61,10 @@ pub fn main() -> ExitCode {
 pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
     let started = Instant::now();
     let settled = Arc::new(AtomicBool::new(false));
-    if let Err(e) = watchdog(line.deadline_ms, Arc::clone(&settled)) {
+    let halt = line.halt_on_failure;
+    if let Err(e) = watchdog(line.deadline_ms, Arc::clone(&settled), halt) {
         let why = format!("cannot start the deadline watchdog: {e}");
-        return failed(name, &ClientError::new(Code::InternalError, why));
+        return failed(name, &ClientError::new(Code::InternalError, why), halt);
     }
     let answer = match begin(line) {
         Ok((socket, uid, config, input)) => {
@@ -65,9 +77,9 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
     // Whoever settles first decides: this answer, or the watchdog's exit 2 (H-16).
     if settled.swap(true, Ordering::SeqCst) {
         let why = format!("no answer within --deadline-ms {}", line.deadline_ms);
-        return failed(name, &ClientError::new(Code::DeadlinePassed, why));
+        return failed(name, &ClientError::new(Code::DeadlinePassed, why), halt);
     }
-    print(&line.harness.print(&answer, name), name)
+    print(&line.harness.print_on(&answer, name, halt), name)
 }
 
 /// Writes what the harness reads: the stdout line, then the stderr line; a stdout that cannot
@@ -77,7 +89,8 @@ pub fn print(printed: &crate::harness::Printed, name: &str) -> ExitCode {
     if let Some(text) = &printed.stdout
         && let Err(e) = writeln!(stdout, "{text}").and_then(|()| stdout.flush())
     {
-        return failed(name, &format!("cannot write the answer: {e}"));
+        // Not even a halt can be written: exit 2, which a stop's shell tail halts on (H-57).
+        return failed(name, &format!("cannot write the answer: {e}"), false);
     }
     if let Some(text) = &printed.stderr {
         eprintln!("{text}");
@@ -123,26 +136,47 @@ pub fn ask(
 /// reason and ends the process with exit 2 when `deadline_ms` has passed — whatever the hook is
 /// waiting for (the server, the store's lock, a slow file system, a hung read). H-16: whoever
 /// sets `settled` first decides: the hook before it writes its answer, the watchdog before it
-/// exits. `warden hook` deciding without a server starts the same one.
-pub fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>) -> std::io::Result<()> {
+/// exits. `warden hook` deciding without a server starts the same one. With `halt` (a stop's
+/// line, H-57) the deadline is the halt instead of exit 2.
+pub fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>, halt: bool) -> std::io::Result<()> {
     let deadline = Duration::from_millis(deadline_ms);
     std::thread::Builder::new().name("hook-deadline".into()).spawn(move || {
         std::thread::sleep(deadline);
         if !settled.swap(true, Ordering::SeqCst) {
-            eprintln!(
-                "warden: {}: no answer within --deadline-ms {deadline_ms} (the store busy or locked, or a \
-                 slow file system); blocked",
+            let why = format!(
+                "{}: no answer within --deadline-ms {deadline_ms} (the store busy or locked, or a slow \
+                 file system)",
                 Code::DeadlinePassed
             );
-            std::process::exit(i32::from(HOOK_FAILED));
+            std::process::exit(i32::from(exit_failed("warden", &why, halt)));
         }
     })?;
     Ok(())
 }
 
-/// Exit 2 with `name: ` and the failure's line (`CODE: reason` for a [`ClientError`]).
-fn failed(name: &str, reason: &dyn std::fmt::Display) -> ExitCode {
-    eprintln!("{name}: {reason}");
+/// Whether the command line `args` is a stop's, which halts on a failure (H-57): read without
+/// the parser, so that a line it refuses, and a panic, halt too.
+pub fn halting_line(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    args.into_iter().any(|arg| arg == agentwarden_protocol::halt::FLAG)
+}
+
+/// Says a failure as the hook's line asks and returns the exit code: with `halt` (a stop's
+/// line, H-57) the halt on stdout, exit 0, else `name: WHY` on stderr, exit 2. A halt that
+/// cannot be written is exit 2 too, which the stop's shell tail halts on.
+pub fn exit_failed(name: &str, why: &str, halt: bool) -> u8 {
+    if halt {
+        let text = agentwarden_protocol::halt::render(&HookReason::new(why));
+        let mut stdout = std::io::stdout().lock();
+        if writeln!(stdout, "{text}").and_then(|()| stdout.flush()).is_ok() {
+            return 0;
+        }
+    }
+    eprintln!("{name}: {why}");
     let _ = std::io::stderr().flush();
-    ExitCode::from(HOOK_FAILED)
+    HOOK_FAILED
+}
+
+/// The failure said as the line asks ([`exit_failed`]), `CODE: reason` for a [`ClientError`].
+fn failed(name: &str, reason: &dyn std::fmt::Display, halt: bool) -> ExitCode {
+    ExitCode::from(exit_failed(name, &reason.to_string(), halt))
 }

@@ -8,6 +8,11 @@
 //! crash (101), a signal (128 + n), a plain 1 — into exit 2 with a line on stderr (H-9); and it
 //! passes `--deadline-ms`, the bound the hook answers within, below the harness's timeout by
 //! [`START_MS`] and [`ANSWER_MS`], with [`DECIDE_MS`] left after the store's lock wait (H-10).
+//!
+//! H-57: the line of an event whose block the harness answers by prompting the model again (a
+//! stop) ends instead in [`HALT_ON_ANY_EXIT`] or [`HALT_UNLESS_TWO`], after the hook's
+//! [`FLAG`](crate::halt::FLAG): a failure there halts the session with its reason
+//! ([`crate::halt`]), whether the binary says it or cannot run at all ([`halting`]).
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +20,34 @@ use std::path::{Path, PathBuf};
 /// reason a harness needs to block, H-9, C-1).
 pub const FAIL_CLOSED: &str =
     r#"|| { rc=$?; [ "$rc" -eq 2 ] || echo "warden: the hook exited $rc; blocked" >&2; exit 2; }"#;
+
+/// The tail of a stop's line for a harness whose block is exit 0 with JSON (Claude Code): any
+/// exit but 0 — a missing binary (127), a crash, a failure the binary could not say as the halt
+/// — becomes the halt, exit 0 with `{"continue":false,"stopReason":…}` (H-57).
+pub const HALT_ON_ANY_EXIT: &str = concat!(
+    r#"|| { rc=$?; printf '%s\n' '{"continue":false,"stopReason":"Agent Warden stopped the session: "#,
+    r#"its hook exited '"$rc"' without an answer (127: its binary is missing; 126: it cannot be run; "#,
+    r#"over 128: it was killed) (fix it, then check with `warden doctor`)"}'; exit 0; }"#
+);
+
+/// The tail of a stop's line for a harness whose block is exit 2 with a reason on stderr
+/// (Codex, Gemini CLI): exit 2 passes as it is (a block Warden decided), any other exit but 0
+/// becomes the halt (H-57).
+pub const HALT_UNLESS_TWO: &str = concat!(
+    r#"|| { rc=$?; [ "$rc" -eq 2 ] && exit 2; printf '%s\n' '{"continue":false,"stopReason":"Agent Warden stopped the session: "#,
+    r#"its hook exited '"$rc"' without an answer (127: its binary is missing; 126: it cannot be run; "#,
+    r#"over 128: it was killed) (fix it, then check with `warden doctor`)"}'; exit 0; }"#
+);
+
+/// `command`, a line that ends in [`FAIL_CLOSED`], as a stop's line (H-57): the hook's
+/// [`FLAG`](crate::halt::FLAG), then `tail` ([`HALT_ON_ANY_EXIT`] or [`HALT_UNLESS_TWO`]) in
+/// place of [`FAIL_CLOSED`]. Any other text is returned as it is.
+pub fn halting(command: &str, tail: &str) -> String {
+    match command.strip_suffix(FAIL_CLOSED) {
+        Some(head) => format!("{head}{} {tail}", crate::halt::FLAG),
+        None => command.to_owned(),
+    }
+}
 
 /// Budget before the hook starts its clock: the harness spawning the shell, the shell starting
 /// the binary, the binary coming up (H-10).
@@ -99,20 +132,31 @@ pub struct LineFindings {
     pub binary: Option<PathBuf>,
     /// The configuration the line names.
     pub config: Option<PathBuf>,
-    /// The line ends in the fail-closed tail.
+    /// The line ends in a fail-closed tail (at a stop, the halt, H-57).
     pub fail_closed: bool,
+    /// What is wrong with how the line fails for its event (H-57): a stop's line that blocks, a
+    /// tool call's that halts.
+    pub ending: Option<String>,
     /// What is wrong with its budget or its form, each said whole.
     pub problems: Vec<String>,
 }
 
 /// The line `command` installed for `event`, checked against `harness`'s timeout of
-/// `timeout_s` seconds (`None`: the harness's default, which is not checked).
-pub fn check_line(harness: &str, event: &str, command: &str, timeout_s: Option<u64>) -> LineFindings {
+/// `timeout_s` seconds (`None`: the harness's default, which is not checked); `halting`: the
+/// event is one whose block `harness` retries, so its line must halt on a failure (H-57).
+pub fn check_line(
+    harness: &str,
+    event: &str,
+    command: &str,
+    timeout_s: Option<u64>,
+    halting: bool,
+) -> LineFindings {
     let parsed = parse(command);
     let mut problems = Vec::new();
     if parsed.binary.is_none() {
         problems.push(format!("{event}: the line does not start with an absolute, quoted binary"));
     }
+    let ending = check_ending(harness, event, &parsed, halting);
     let budget = match (timeout_s, parsed.lock_ms, parsed.deadline_ms) {
         (Some(timeout), Some(lock), Some(deadline)) => check_budget(harness, timeout, lock, deadline),
         (None, _, _) => Err(format!("no `timeout`: {harness}'s default applies, unchecked")),
@@ -124,7 +168,33 @@ pub fn check_line(harness: &str, event: &str, command: &str, timeout_s: Option<u
     if let Err(why) = budget {
         problems.push(format!("{event}: {why}"));
     }
-    LineFindings { binary: parsed.binary, config: parsed.config, fail_closed: parsed.fail_closed, problems }
+    LineFindings {
+        binary: parsed.binary,
+        config: parsed.config,
+        fail_closed: parsed.fail_closed,
+        ending,
+        problems,
+    }
+}
+
+/// What is wrong with how a line for `event` fails, if anything (H-57): a stop's line that
+/// blocks on a failure (which `harness` retries without end), or another event's line that halts
+/// (a tool call's failure must deny it). A line with no fail-closed tail at all is said by
+/// [`LineFindings::fail_closed`].
+pub fn check_ending(harness: &str, event: &str, line: &HookLine, halting: bool) -> Option<String> {
+    match (halting, line.halts, line.fail_closed) {
+        (true, false, true) => Some(format!(
+            "{event}: a failure blocks the stop, which {harness} answers by prompting the model again \
+             without end; the line must end in the halt (`{}` and its tail)",
+            crate::halt::FLAG
+        )),
+        (false, true, _) => Some(format!(
+            "{event}: a failure halts the session where it must deny or block (`{}` belongs on the \
+             stop events only)",
+            crate::halt::FLAG
+        )),
+        _ => None,
+    }
 }
 
 /// `path` in single quotes for `sh`, a quote in it closed, escaped and reopened.
@@ -143,8 +213,11 @@ pub struct HookLine {
     pub lock_ms: Option<u64>,
     /// What `--deadline-ms` says.
     pub deadline_ms: Option<u64>,
-    /// The line ends in [`FAIL_CLOSED`].
+    /// The line fails closed: it ends in [`FAIL_CLOSED`], or it halts ([`HookLine::halts`]).
     pub fail_closed: bool,
+    /// The line halts on a failure (H-57): it carries the hook's
+    /// [`FLAG`](crate::halt::FLAG) and ends in [`HALT_ON_ANY_EXIT`] or [`HALT_UNLESS_TWO`].
+    pub halts: bool,
     /// The socket `--server` names, single-quoted: the server the line asks (V-48).
     pub server: Option<PathBuf>,
     /// The user `--server-uid` names: the server's, as the line believes it (V-49).
@@ -175,12 +248,16 @@ fn number_after(command: &str, flag: &str) -> Option<u64> {
 
 /// An installed line read back: what of the form above it has.
 pub fn parse(command: &str) -> HookLine {
+    let trimmed = command.trim_end();
+    let halts = command.contains(&format!(" {} ", crate::halt::FLAG))
+        && (trimmed.ends_with(HALT_ON_ANY_EXIT) || trimmed.ends_with(HALT_UNLESS_TWO));
     HookLine {
         binary: unquote(command),
         config: command.split_once(" --config ").and_then(|(_, rest)| unquote(rest)),
         lock_ms: number_after(command, "--lock-timeout-ms"),
         deadline_ms: number_after(command, "--deadline-ms"),
-        fail_closed: command.trim_end().ends_with(FAIL_CLOSED),
+        fail_closed: trimmed.ends_with(FAIL_CLOSED) || halts,
+        halts,
         server: command.split_once(" --server ").and_then(|(_, rest)| unquote(rest)),
         server_uid: number_after(command, "--server-uid").and_then(|uid| u32::try_from(uid).ok()),
     }
@@ -213,12 +290,74 @@ mod tests {
                 lock_ms: Some(5000),
                 deadline_ms: Some(28000),
                 fail_closed: true,
+                halts: false,
                 server: Some(PathBuf::from("/run/it's.sock")),
                 server_uid: Some(998),
             }
         );
         assert_eq!(parse("warden hook"), HookLine::default());
         assert_eq!(parse("'/w' hook --server-uid 4294967296").server_uid, None, "not a uid");
+    }
+
+    /// H-57: a stop's line carries the flag and the halt tail, reads back as halting (and fail
+    /// closed), and each event's line is checked for the ending its event needs.
+    #[test]
+    fn a_stops_line_halts_and_reads_back() {
+        let line = format!("'/w/warden' --lock-timeout-ms 5000 hook --deadline-ms 28000 {FAIL_CLOSED}");
+        for tail in [HALT_ON_ANY_EXIT, HALT_UNLESS_TWO] {
+            let stop = halting(&line, tail);
+            assert!(stop.ends_with(&format!("--deadline-ms 28000 --halt-on-failure {tail}")), "{stop}");
+            let read = parse(&stop);
+            assert_eq!((read.halts, read.fail_closed, read.deadline_ms), (true, true, Some(28000)), "{stop}");
+            assert_eq!(check_ending("X", "Stop", &read, true), None);
+            assert!(check_ending("X", "PreToolUse", &read, false).is_some_and(|p| p.contains("halts")));
+            let unflagged = stop.replace(" --halt-on-failure", "");
+            assert!(!parse(&unflagged).halts, "a halt tail without the flag: the binary still blocks");
+        }
+        let read = parse(&line);
+        assert!(!read.halts && read.fail_closed);
+        let blocking = check_ending("Some CLI", "Stop", &read, true).unwrap();
+        assert!(blocking.contains("Some CLI answers by prompting the model again"), "{blocking}");
+        assert_eq!(check_ending("Some CLI", "PreToolUse", &read, false), None);
+        assert_eq!(halting("true", HALT_ON_ANY_EXIT), "true", "not Warden's form: left as it is");
+    }
+
+    /// H-57: what each tail makes of each exit, run by `sh` as the harnesses run it: the halt
+    /// reads back as one, with the exit code in its reason; exit 2 passes the tail that keeps it.
+    #[test]
+    fn each_tail_says_each_exit_as_its_harness_needs() {
+        // (the command's exit, the tail, the exit and whether stdout is the halt, why)
+        let rows: [(&str, &str, i32, bool, &str); 8] = [
+            ("sh -c 'exit 0'", HALT_ON_ANY_EXIT, 0, false, "an answer: nothing added"),
+            ("sh -c 'exit 2'", HALT_ON_ANY_EXIT, 0, true, "Claude Code: exit 2 is a failure, halted"),
+            ("sh -c 'exit 101'", HALT_ON_ANY_EXIT, 0, true, "a crash"),
+            ("/nonexistent/warden", HALT_ON_ANY_EXIT, 0, true, "a missing binary"),
+            ("sh -c 'exit 0'", HALT_UNLESS_TWO, 0, false, "an answer: nothing added"),
+            ("sh -c 'exit 2'", HALT_UNLESS_TWO, 2, false, "Codex, Gemini: exit 2 is Warden's block, kept"),
+            ("sh -c 'exit 1'", HALT_UNLESS_TWO, 0, true, "exit 1"),
+            ("/nonexistent/warden", HALT_UNLESS_TWO, 0, true, "a missing binary"),
+        ];
+        for (command, tail, exit, halts, why) in rows {
+            let line = halting(&format!("{command} {FAIL_CLOSED}"), tail);
+            let out = std::process::Command::new("sh").arg("-c").arg(&line).output().unwrap();
+            assert_eq!(out.status.code(), Some(exit), "{why}: {line}");
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            let read = crate::halt::read_back(0, stdout.strip_suffix('\n'), None);
+            assert_eq!(read.is_ok(), halts, "{why}: {stdout:?}");
+            if let Ok(reason) = read {
+                assert!(reason.as_str().starts_with("its hook exited "), "{why}: {reason}");
+            }
+        }
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(halting(&format!("/nonexistent/warden {FAIL_CLOSED}"), HALT_UNLESS_TWO))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            stdout.contains("its hook exited 127 without an answer (127: its binary is missing"),
+            "{stdout}"
+        );
     }
 
     #[test]

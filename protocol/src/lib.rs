@@ -21,6 +21,7 @@ mod frame;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod halt;
 pub mod hook_json;
 pub mod hook_line;
 mod message;

@@ -554,6 +554,8 @@ fn root_only_hooks_in_managed_settings_survive_an_edit_of_the_projects_settings(
 mod decider;
 #[path = "claude_code_real/deny_rules.rs"]
 mod deny_rules;
+#[path = "claude_code_real/halt.rs"]
+mod halt;
 #[path = "claude_code_real/issue18.rs"]
 mod issue18;
 #[path = "claude_code_real/locked_stop.rs"]

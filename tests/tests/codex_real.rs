@@ -391,3 +391,36 @@ fn the_resident_service_answers_codexs_hooks() {
     shown(&api, "call_echo", &["served"]);
     assert_eq!(decisions(&project, "subagent_spawn_evaluated"), ["allow"]);
 }
+
+// ----- a broken Warden (issue 47 item 6, H-57) -------------------------------------------
+
+/// At most this many model requests: the main agent's turn, and a little slack (before H-57
+/// Codex 0.169.0 sent 1 686 in 120 s: each blocked stop is prompted again at once).
+const BOUNDED: usize = 3;
+
+/// A broken Warden (`route`): the session's first stop halts it. `codex exec` shows a hook's
+/// status, not its `stopReason` (Codex's interactive interface shows that as `stop: REASON`): the
+/// halt is seen as the `Stop` hook `Stopped`, after at most [`BOUNDED`] model requests.
+fn broken(route: HookRoute) {
+    let project = CodexProject::setup(&tools());
+    let api = start(Script::new().agent("MAINTASK", vec![]));
+    let options = CodexRun { route, timeout: Duration::from_secs(60), human: true, ..CodexRun::default() };
+    let run = project.run(&api, "MAINTASK go", &options);
+    let requests = api.requests().len();
+    println!("{requests} request(s) in {:?}; exit {:?}\n{}", run.elapsed, run.exit, run.stderr);
+    assert_eq!(run.exit, Some(0), "the session did not end by itself ({requests} requests)");
+    assert!(requests <= BOUNDED, "{requests} model requests: the stop looped");
+    assert!(run.stderr.contains("hook: Stop Stopped"), "the stop did not halt the session");
+}
+
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn with_the_hooks_binary_missing_the_session_halts_instead_of_looping() {
+    broken(HookRoute::BinaryMissing);
+}
+
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn with_the_configuration_unreadable_the_session_halts_instead_of_looping() {
+    broken(HookRoute::ConfigUnreadable);
+}

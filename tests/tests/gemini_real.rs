@@ -582,3 +582,40 @@ fn the_same_spawn_twice_in_one_turn_never_runs_twice_at_once() {
     println!("runs: {}, denied as ambiguous: {}", events.len() / 2, ambiguous.len());
     assert_eq!(events.len() / 2 + ambiguous.len(), 2, "each spawn allowed and run, or denied: {ambiguous:?}");
 }
+
+// ----- a broken Warden (issue 47 item 6, H-57) -------------------------------------------
+
+/// At most this many model requests: the main agent's turn, and a little slack (before H-57
+/// each `AfterAgent` blocked was a retry, prompted at once, until Gemini's loop detector threw).
+const BOUNDED: usize = 3;
+
+/// A broken Warden (`route`): the turn's `AfterAgent` halts the session, within [`BOUNDED`]
+/// model requests, and Gemini says the halt's reason, `words` among it.
+fn broken(route: HookRoute, words: &str) {
+    let project = GeminiProject::setup(&tools());
+    let api = start(Script::new().agent("MAINTASK", vec![]));
+    let run = project.run(
+        &api,
+        "MAINTASK go",
+        &GeminiRun { route, timeout: Duration::from_secs(90), ..GeminiRun::default() },
+    );
+    let requests = api.requests().len();
+    let said = format!("{}\n{}", run.output, run.stderr);
+    println!("{requests} request(s) in {:?}; exit {:?}\n{said}", run.elapsed, run.exit);
+    assert!(run.exit.is_some(), "the session never ended ({requests} requests)");
+    assert!(requests <= BOUNDED, "{requests} model requests: the stop looped");
+    assert!(said.contains("Agent Warden stopped the session: "), "the reason is not shown");
+    assert!(said.contains(words), "the reason does not say `{words}`");
+}
+
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn with_the_hooks_binary_missing_the_session_halts_instead_of_looping() {
+    broken(HookRoute::BinaryMissing, "its hook exited 127");
+}
+
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn with_the_configuration_unreadable_the_session_halts_instead_of_looping() {
+    broken(HookRoute::ConfigUnreadable, "config_invalid");
+}

@@ -162,6 +162,7 @@ fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
     let mut binaries = Vec::new();
     let mut problems = Vec::new();
     let mut open = Vec::new();
+    let mut endings = Vec::new();
     for entry in entries {
         let found = settings::check_entry(entry);
         if let Some(binary) = found.binary
@@ -172,11 +173,12 @@ fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
         if !found.fail_closed {
             open.push(entry.event.clone());
         }
+        endings.extend(found.ending);
         problems.extend(found.problems);
     }
     check_binaries(&binaries, &init, checks);
-    let fail_closed = "every line turns an exit other than 0 and 2 into exit 2";
-    super::tail_and_budget(&open, &problems, "Claude Code", fail_closed, &init, checks);
+    let fail_closed = "every line turns an exit other than 0 and 2 into exit 2, and every stop's line a failure into the halt (H-57)";
+    super::tail_and_budget((&open, &endings), &problems, "Claude Code", fail_closed, &init, checks);
 }
 
 /// The entries Claude Code would run for `project`, checked, as [`Line`]s (H-14).

@@ -51,6 +51,7 @@ fn check_lines_by_path(
     let wanted = canonical(config_path);
     let mut binaries = Vec::new();
     let (mut problems, mut open, mut elsewhere) = (Vec::new(), Vec::new(), Vec::new());
+    let mut endings = Vec::new();
     for (event, found) in lines {
         if let Some(binary) = found.binary
             && !binaries.contains(&binary)
@@ -65,6 +66,7 @@ fn check_lines_by_path(
         if !found.fail_closed {
             open.push(event);
         }
+        endings.extend(found.ending);
         problems.extend(found.problems);
     }
     check_binaries(&binaries, init, checks);
@@ -81,32 +83,35 @@ fn check_lines_by_path(
             init,
         )
     });
-    let fail_closed = "every line turns an exit other than 0 and 2 into exit 2 with a reason";
-    tail_and_budget(&open, &problems, harness, fail_closed, init, checks);
+    let fail_closed = "every line turns an exit other than 0 and 2 into exit 2 with a reason, and every stop's \
+                       line a failure into the halt (H-57)";
+    tail_and_budget((&open, &endings), &problems, harness, fail_closed, init, checks);
 }
 
 /// The findings every harness's lines share: the events whose line lacks the fail-closed tail
-/// (`open`, H-9) and what is wrong with their budgets (`problems`, H-10), as two checks whose
-/// fix is `init`; `ok_tail` says what a passing tail does in `harness`'s terms.
+/// (`open`, H-9) or fails the wrong way for its event (`endings`, H-57), and what is wrong with
+/// their budgets (`problems`, H-10), as two checks whose fix is `init`; `ok_tail` says what a
+/// passing tail does in `harness`'s terms.
 fn tail_and_budget(
-    open: &[String],
+    (open, endings): (&[String], &[String]),
     problems: &[String],
     harness: &str,
     ok_tail: &str,
     init: &str,
     checks: &mut Vec<Check>,
 ) {
-    checks.push(if open.is_empty() {
+    let mut failing = Vec::new();
+    if !open.is_empty() {
+        failing.push(format!(
+            "the line for {} lacks the `|| exit 2` tail: a crash or a missing binary would let the call run",
+            open.join(", ")
+        ));
+    }
+    failing.extend(endings.iter().cloned());
+    checks.push(if failing.is_empty() {
         Check::ok("fail-closed", ok_tail)
     } else {
-        Check::fail(
-            "fail-closed",
-            format!(
-                "the line for {} lacks the `|| exit 2` tail: a crash or a missing binary would let the call run",
-                open.join(", ")
-            ),
-            init,
-        )
+        Check::fail("fail-closed", failing.join("; "), init)
     });
     checks.push(if problems.is_empty() {
         Check::ok(

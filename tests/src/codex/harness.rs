@@ -84,6 +84,12 @@ pub enum HookRoute {
     /// written). The project's own `.codex/config.toml` holds the hooks an agent would leave
     /// there to get around Warden: every command `true`, the project trusted.
     Managed,
+    /// Warden's hooks as `warden init codex` installs them, the binary's path replaced by one
+    /// that does not exist (a moved or removed binary, H-57).
+    BinaryMissing,
+    /// Warden's hooks as `warden init codex` installs them, then the configuration they name
+    /// overwritten with text that is not TOML (H-57).
+    ConfigUnreadable,
 }
 
 /// How to run `codex exec`.
@@ -95,11 +101,19 @@ pub struct CodexRun {
     pub timeout: Duration,
     /// How the hooks reach Warden.
     pub route: HookRoute,
+    /// `codex exec` without `--json`: what a human reads on its stderr (each hook's name and
+    /// status), in [`CodexOutcome::stderr`].
+    pub human: bool,
 }
 
 impl Default for CodexRun {
     fn default() -> CodexRun {
-        CodexRun { kill_switch: true, timeout: Duration::from_secs(90), route: HookRoute::Direct }
+        CodexRun {
+            kill_switch: true,
+            timeout: Duration::from_secs(90),
+            route: HookRoute::Direct,
+            human: false,
+        }
     }
 }
 
@@ -196,6 +210,18 @@ impl CodexProject {
         let hooks = self.root.join(".codex/config.toml");
         let replaced_by = match route {
             HookRoute::Direct | HookRoute::Server(_) => None,
+            HookRoute::BinaryMissing => {
+                let text = std::fs::read_to_string(&hooks).expect("read the project's hooks");
+                assert!(text.contains(&warden), "the hooks name {warden}");
+                std::fs::write(&hooks, text.replace(&warden, "/nonexistent/agentwarden/warden"))
+                    .expect("write the project's hooks");
+                None
+            }
+            HookRoute::ConfigUnreadable => {
+                std::fs::write(self.root.join("agentwarden.toml"), "[guardrails\n")
+                    .expect("break the configuration");
+                None
+            }
             HookRoute::None => {
                 std::fs::write(&hooks, "").expect("empty the project's hooks");
                 None
@@ -282,8 +308,11 @@ impl CodexProject {
             HookRoute::Managed => self.in_managed_namespace(),
             _ => Command::new(&self.tools.codex),
         };
+        let json: &[&str] = if options.human { &[] } else { &["--json"] };
         command
-            .args(["exec", "--skip-git-repo-check", "--json", "--dangerously-bypass-hook-trust", prompt])
+            .args(["exec", "--skip-git-repo-check"])
+            .args(json)
+            .args(["--dangerously-bypass-hook-trust", prompt])
             .current_dir(&self.root)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()))

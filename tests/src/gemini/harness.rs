@@ -96,6 +96,12 @@ pub enum HookRoute {
     /// This command for every event of [`EVERY_EVENT`], every tool, instead of Warden: the
     /// protocol probes' recording hook (and a bench's no-op hook).
     Command(String),
+    /// Warden's hooks as `warden init gemini` installs them, the binary's path replaced by one
+    /// that does not exist (a moved or removed binary, H-57).
+    BinaryMissing,
+    /// Warden's hooks as `warden init gemini` installs them, then the configuration they name
+    /// overwritten with text that is not TOML (H-57).
+    ConfigUnreadable,
 }
 
 /// How to run `gemini -p`.
@@ -218,6 +224,18 @@ impl GeminiProject {
             HookRoute::Direct => {
                 let _ = std::fs::remove_file(&settings);
                 self.warden_ok(&["init", "gemini", "--project", &root, "--warden", &warden]);
+            }
+            HookRoute::BinaryMissing => {
+                self.init(&HookRoute::Direct, timeout_ms);
+                let text = std::fs::read_to_string(&settings).expect("read the project's settings");
+                assert!(text.contains(&warden), "the hooks name {warden}");
+                std::fs::write(&settings, text.replace(&warden, "/nonexistent/agentwarden/warden"))
+                    .expect("write the project's settings");
+            }
+            HookRoute::ConfigUnreadable => {
+                self.init(&HookRoute::Direct, timeout_ms);
+                std::fs::write(self.root.join("agentwarden.toml"), "[guardrails\n")
+                    .expect("break the configuration");
             }
             HookRoute::Server(socket) => {
                 let _ = std::fs::remove_file(&settings);

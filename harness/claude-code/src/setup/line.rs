@@ -19,7 +19,8 @@ use serde_json::Value;
 pub const MARK: &str = r#"hook --config "$CLAUDE_PROJECT_DIR/agentwarden.toml""#;
 
 pub use agentwarden_protocol::hook_line::{
-    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HookLine, START_MS, parse, shell_quote,
+    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HALT_ON_ANY_EXIT, HookLine, START_MS, check_ending, halting, parse,
+    shell_quote,
 };
 
 /// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
@@ -112,6 +113,7 @@ mod tests {
                 lock_ms: Some(5000),
                 deadline_ms: Some(28000),
                 fail_closed: true,
+                halts: false,
                 server: None,
                 server_uid: None,
             }

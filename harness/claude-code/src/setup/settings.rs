@@ -37,6 +37,10 @@ pub fn is_managed_drop_in(name: &str) -> bool {
 /// (H-18; 2.1.330 ignores the key on `SubagentStart` and `SubagentStop`).
 pub const BLOCKING_EVENT: &str = "PreToolUse";
 
+/// The events whose block Claude Code answers by prompting the model again, at once and without
+/// a limit: a failure there would loop the session, so their lines halt it instead (H-57).
+pub const HALTING_EVENTS: [&str; 2] = ["Stop", "SubagentStop"];
+
 /// The events Warden's hook handles, with their matcher: `*` is Claude Code's "every
 /// tool" (the hook governs every tool call, so an untracked agent's calls can be denied).
 /// H-43: `ConfigChange` (every source) blocks a settings or skills change made during the
@@ -89,6 +93,12 @@ pub fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u6
         }
         let mut hook = Map::new();
         hook.insert("type".into(), "command".into());
+        // H-57: a stop's failure halts the session rather than blocking a stop retried forever.
+        let command = if HALTING_EVENTS.contains(&event) {
+            line::halting(command, line::HALT_ON_ANY_EXIT)
+        } else {
+            command.to_owned()
+        };
         hook.insert("command".into(), command.into());
         hook.insert("timeout".into(), timeout.into());
         // Claude Code honours `onFailure: "block"` on `PreToolUse` only; there it turns a
@@ -239,8 +249,11 @@ pub fn missing_events(entries: &[Entry]) -> Vec<String> {
 pub struct LineFindings {
     /// The binary the line runs, when it starts with an absolute, quoted one.
     pub binary: Option<PathBuf>,
-    /// The line ends in the fail-closed tail.
+    /// The line ends in a fail-closed tail (at a stop, the halt, H-57).
     pub fail_closed: bool,
+    /// What is wrong with how the line fails for its event (H-57): a stop's line that blocks, a
+    /// tool call's that halts.
+    pub ending: Option<String>,
     /// What is wrong with its budget or its entry, each said whole.
     pub problems: Vec<String>,
 }
@@ -253,6 +266,8 @@ pub fn check_entry(entry: &Entry) -> LineFindings {
     if parsed.binary.is_none() {
         problems.push(format!("{}: the line does not start with an absolute, quoted binary", entry.event));
     }
+    let halting = HALTING_EVENTS.contains(&entry.event.as_str());
+    let ending = line::check_ending("Claude Code", &entry.event, &parsed, halting);
     if entry.event == BLOCKING_EVENT && !entry.blocks_on_failure {
         problems.push(format!(
             "{}: no `\"onFailure\": \"block\"`: a timeout of this hook lets the tool call run",
@@ -270,7 +285,7 @@ pub fn check_entry(entry: &Entry) -> LineFindings {
     if let Err(why) = budget {
         problems.push(format!("{}: {why}", entry.event));
     }
-    LineFindings { binary: parsed.binary, fail_closed: parsed.fail_closed, problems }
+    LineFindings { binary: parsed.binary, fail_closed: parsed.fail_closed, ending, problems }
 }
 
 #[cfg(test)]
@@ -309,6 +324,15 @@ mod tests {
         // Only PreToolUse honours onFailure; there it must be "block" (H-18).
         assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
         assert!(settings["hooks"]["SubagentStop"][0]["hooks"][0].get("onFailure").is_none());
+        // H-57: the stops' lines halt on a failure; every other event's blocks or denies.
+        for (event, _) in EVENTS {
+            let ours = settings["hooks"][event].as_array().and_then(|groups| groups.last()).unwrap();
+            let merged = ours["hooks"][0]["command"].as_str().unwrap();
+            let halts = HALTING_EVENTS.contains(&event);
+            assert_eq!(line::parse(merged).halts, halts, "{event}: {merged}");
+            assert_eq!(merged.ends_with(line::HALT_ON_ANY_EXIT), halts, "{event}: {merged}");
+            assert_eq!(merged.ends_with(line::FAIL_CLOSED), !halts, "{event}: {merged}");
+        }
         // What was merged reads back: every event covered, every line checked clean.
         let text = serde_json::to_string(&settings).unwrap();
         let read = read_settings(&text).unwrap();
@@ -316,7 +340,10 @@ mod tests {
         assert!(missing_events(&read.entries).is_empty());
         for entry in &read.entries {
             let found = check_entry(entry);
-            assert!(found.fail_closed && found.problems.is_empty(), "{entry:?}: {found:?}");
+            assert!(
+                found.fail_closed && found.problems.is_empty() && found.ending.is_none(),
+                "{entry:?}: {found:?}"
+            );
         }
     }
 
@@ -362,6 +389,7 @@ mod tests {
     #[test]
     fn each_gap_of_an_installed_entry_is_named() {
         let good = line::hook_command(Path::new("/w/warden"), 5000, 28000, None);
+        let stop = line::halting(&good, line::HALT_ON_ANY_EXIT);
         let entry =
             |event: &str, matcher: Option<&str>, command: &str, timeout: Option<u64>, blocks: bool| Entry {
                 event: event.to_owned(),
@@ -378,12 +406,24 @@ mod tests {
         let table = [
             (entry("PreToolUse", Some("*"), &good, Some(30), false), "onFailure", true, "no onFailure"),
             (
-                entry("SubagentStop", None, &good, Some(2), false),
+                entry("SubagentStop", None, &good, Some(30), false),
+                "prompting the model again",
+                true,
+                "a stop's line that blocks on a failure (H-57)",
+            ),
+            (
+                entry("PreToolUse", Some("*"), &stop, Some(30), true),
+                "halts the session",
+                true,
+                "a tool call's line that halts on a failure (H-57)",
+            ),
+            (
+                entry("SubagentStop", None, &stop, Some(2), false),
                 "--timeout 8",
                 true,
                 "a timeout without margin",
             ),
-            (entry("SubagentStop", None, &good, None, false), "no `timeout`", true, "no timeout"),
+            (entry("SubagentStop", None, &stop, None, false), "no `timeout`", true, "no timeout"),
             (
                 entry(
                     "SubagentStop",
@@ -400,8 +440,15 @@ mod tests {
         for (entry, word, fail_closed, why) in table {
             let found = check_entry(&entry);
             assert_eq!(found.fail_closed, fail_closed, "{why}");
-            assert!(found.problems.iter().any(|p| p.contains(word)), "{why}: {found:?}");
+            let said = found.problems.iter().chain(&found.ending);
+            assert!(said.into_iter().any(|p| p.contains(word)), "{why}: {found:?}");
         }
-        assert!(check_entry(&entry("SubagentStop", None, &good, Some(30), false)).problems.is_empty());
+        for clean in [
+            entry("SubagentStop", None, &stop, Some(30), false),
+            entry("PreToolUse", Some("*"), &good, Some(30), true),
+        ] {
+            let found = check_entry(&clean);
+            assert!(found.problems.is_empty() && found.ending.is_none(), "{found:?}");
+        }
     }
 }

@@ -28,6 +28,11 @@ pub const MANAGED_ONLY: &str = "allow_managed_hooks_only";
 pub const EVENTS: [&str; 6] =
     ["PreToolUse", "SubagentStart", "SubagentStop", "SessionStart", "Stop", "SessionEnd"];
 
+/// The events whose block Codex answers by prompting the model again, at once and without a
+/// limit (0.169.0 sent 1 686 model requests in 120 s when Warden could not run): a failure there
+/// halts the session instead, `continue: false` read by Codex as the end of the turn (H-57).
+pub const HALTING_EVENTS: [&str; 2] = ["Stop", "SubagentStop"];
+
 /// What Codex reads from a project that can change how the guard is run: its configuration
 /// (hooks, agent roles, MCP servers) and its instructions (H-12, H-19).
 pub const PROTECTED_FILES: [&str; 2] = [".codex", "AGENTS.md"];
@@ -65,6 +70,12 @@ pub fn merge_hooks(text: &str, command: &str, timeout: u64, managed: bool) -> Re
         groups.retain(|group| !is_ours(group));
         let mut hook = Table::new();
         hook.insert("type", value("command"));
+        // H-57: a stop's failure halts the session rather than blocking a stop retried forever.
+        let command = if HALTING_EVENTS.contains(&event) {
+            super::line::halting(command, super::line::HALT_UNLESS_TWO)
+        } else {
+            command.to_owned()
+        };
         hook.insert("command", value(command));
         hook.insert("timeout", value(i64::try_from(timeout).unwrap_or(i64::MAX)));
         let mut list = ArrayOfTables::new();
@@ -169,7 +180,8 @@ pub use agentwarden_protocol::hook_line::LineFindings;
 /// An installed hook checked: its binary, its configuration, its tail, its numbers against the
 /// budget (C-10).
 pub fn check_entry(entry: &Entry) -> LineFindings {
-    agentwarden_protocol::hook_line::check_line("Codex", &entry.event, &entry.command, entry.timeout)
+    let halting = HALTING_EVENTS.contains(&entry.event.as_str());
+    agentwarden_protocol::hook_line::check_line("Codex", &entry.event, &entry.command, entry.timeout, halting)
 }
 
 #[cfg(test)]
@@ -218,8 +230,12 @@ mod tests {
         assert_eq!(read_hooks(&managed).unwrap().managed_only, Some(true));
         for entry in &read.entries {
             let found = check_entry(entry);
-            assert!(found.fail_closed && found.problems.is_empty(), "{found:?}");
+            assert!(found.fail_closed && found.problems.is_empty() && found.ending.is_none(), "{found:?}");
             assert_eq!(found.config, Some(PathBuf::from("/p/agentwarden.toml")));
+            // H-57: the stops' lines halt on a failure, keeping exit 2 for Warden's block.
+            let halts = HALTING_EVENTS.contains(&entry.event.as_str());
+            assert_eq!(line::parse(&entry.command).halts, halts, "{entry:?}");
+            assert_eq!(entry.command.ends_with(line::HALT_UNLESS_TWO), halts, "{entry:?}");
         }
         assert!(read_hooks("[[").unwrap_err().starts_with("is not valid TOML"));
     }
@@ -265,9 +281,10 @@ mod tests {
             command: command.to_owned(),
             timeout,
         };
+        let stop = line::halting(&good, line::HALT_UNLESS_TWO);
         let narrow = [
             entry("PreToolUse", Some("spawn_agent"), &good, Some(30)),
-            entry("SubagentStop", None, &good, Some(30)),
+            entry("SubagentStop", None, &stop, Some(30)),
         ];
         assert_eq!(
             missing_events(&narrow),
@@ -277,6 +294,18 @@ mod tests {
         let table = [
             (entry("PreToolUse", None, &good, Some(2)), "--timeout 8", true, "a timeout without margin"),
             (entry("PreToolUse", None, &good, None), "no `timeout`", true, "no timeout"),
+            (
+                entry("Stop", None, &good, Some(30)),
+                "Codex answers by prompting the model again",
+                true,
+                "a stop's line that blocks on a failure (H-57)",
+            ),
+            (
+                entry("PreToolUse", None, &stop, Some(30)),
+                "halts the session",
+                true,
+                "a tool call's that halts",
+            ),
             (
                 entry(
                     "PreToolUse",
@@ -292,7 +321,10 @@ mod tests {
         for (entry, word, fail_closed, why) in table {
             let found = check_entry(&entry);
             assert_eq!(found.fail_closed, fail_closed, "{why}");
-            assert!(found.problems.iter().any(|p| p.contains(word)), "{why}: {found:?}");
+            let said = found.problems.iter().chain(&found.ending);
+            assert!(said.into_iter().any(|p| p.contains(word)), "{why}: {found:?}");
         }
+        let clean = check_entry(&entry("Stop", None, &stop, Some(30)));
+        assert!(clean.problems.is_empty() && clean.ending.is_none(), "{clean:?}");
     }
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 pub const MARK: &str = " hook --harness codex ";
 
 pub use agentwarden_protocol::hook_line::{
-    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HookLine, START_MS, parse, shell_quote,
+    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HALT_UNLESS_TWO, HookLine, START_MS, halting, parse, shell_quote,
 };
 
 /// Codex's timeout for each hook call that `init codex` installs unless told otherwise, in
@@ -77,6 +77,7 @@ mod tests {
                 lock_ms: Some(5000),
                 deadline_ms: Some(28000),
                 fail_closed: true,
+                halts: false,
                 server: None,
                 server_uid: None,
             }

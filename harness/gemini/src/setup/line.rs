@@ -15,7 +15,7 @@ use std::path::Path;
 pub const MARK: &str = " hook --harness gemini ";
 
 pub use agentwarden_protocol::hook_line::{
-    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HookLine, START_MS, parse, shell_quote,
+    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HALT_UNLESS_TWO, HookLine, START_MS, halting, parse, shell_quote,
 };
 
 /// Gemini's timeout for each hook call that `init gemini` installs unless told otherwise, in

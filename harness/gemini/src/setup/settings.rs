@@ -43,6 +43,13 @@ pub const EVENTS: [(&str, &str); 5] = [
     ("SessionEnd", "*"),
 ];
 
+/// The events whose block Gemini answers by prompting the model again (`AfterAgent`: exit 2 is
+/// a retry), at once and without a limit but its loop detector's: a failure there halts the
+/// session instead, `continue: false` read by Gemini as the end of the agent loop (H-57). The
+/// `AfterTool` of a subagent's call is not one: its exit 2 replaces the call's result, and the
+/// turn goes on without a retry.
+pub const HALTING_EVENTS: [&str; 1] = ["AfterAgent"];
+
 /// What Gemini reads from a project that can change how the guard is run: its settings (hooks,
 /// agents, MCP servers) and its instructions (H-12, H-19).
 pub const PROTECTED_FILES: [&str; 2] = [".gemini", "GEMINI.md"];
@@ -80,6 +87,12 @@ pub fn merge_hooks(text: &str, command: &str, timeout_ms: u64) -> Result<String,
         }
         groups
             .retain(|group| group.get("hooks").and_then(Value::as_array).is_none_or(|list| !list.is_empty()));
+        // H-57: a stop's failure halts the session rather than blocking a stop retried forever.
+        let command = if HALTING_EVENTS.contains(&event) {
+            super::line::halting(command, super::line::HALT_UNLESS_TWO)
+        } else {
+            command.to_owned()
+        };
         groups.push(json!({
             "matcher": matcher,
             "hooks": [{"type": "command", "name": HOOK_NAME, "command": command, "timeout": timeout_ms}],
@@ -145,7 +158,14 @@ pub use agentwarden_protocol::hook_line::LineFindings;
 /// rounded down.
 pub fn check_entry(entry: &Entry) -> LineFindings {
     let timeout_s = entry.timeout_ms.map(|ms| ms / 1000);
-    agentwarden_protocol::hook_line::check_line("Gemini CLI", &entry.event, &entry.command, timeout_s)
+    let halting = HALTING_EVENTS.contains(&entry.event.as_str());
+    agentwarden_protocol::hook_line::check_line(
+        "Gemini CLI",
+        &entry.event,
+        &entry.command,
+        timeout_s,
+        halting,
+    )
 }
 
 /// The names of Warden's hooks the settings `text` switches off (`hooksConfig.disabled`, or
@@ -202,6 +222,38 @@ mod tests {
             })
             .collect();
         assert_eq!(missing_events(&narrowed), ["AfterTool"], "a stop no spawn's end reaches");
+    }
+
+    /// H-57: `AfterAgent`'s line halts on a failure, keeping exit 2 for Warden's block; every
+    /// other event's line denies or blocks; each reads back clean, and the other way round not.
+    #[test]
+    fn after_agents_line_halts_and_every_other_fails_closed() {
+        use super::super::line;
+        let built = line::hook_command(
+            std::path::Path::new("/w/warden"),
+            std::path::Path::new("/p"),
+            std::path::Path::new("/p/agentwarden.toml"),
+            5000,
+            28000,
+            None,
+        );
+        let entries = read_hooks(&merge_hooks("", &built, 30_000).unwrap()).unwrap();
+        assert_eq!(entries.len(), EVENTS.len());
+        for entry in &entries {
+            let halts = HALTING_EVENTS.contains(&entry.event.as_str());
+            assert_eq!(entry.command.ends_with(line::HALT_UNLESS_TWO), halts, "{entry:?}");
+            assert_eq!(entry.command.ends_with(line::FAIL_CLOSED), !halts, "{entry:?}");
+            let found = check_entry(entry);
+            assert!(
+                found.fail_closed && found.problems.is_empty() && found.ending.is_none(),
+                "{entry:?}: {found:?}"
+            );
+            let swapped = Entry {
+                command: if halts { built.clone() } else { line::halting(&built, line::HALT_UNLESS_TWO) },
+                ..entry.clone()
+            };
+            assert!(check_entry(&swapped).ending.is_some(), "{swapped:?}");
+        }
     }
 
     /// A file Warden cannot read as plain JSON is refused, never rewritten (comments lost).
