@@ -82,14 +82,23 @@ fn events(root: &Path, store: &Path) -> Vec<Value> {
 fn attack(root: &Path, hook: &dyn Fn(&str) -> Output, write: &dyn Fn(&str)) {
     let q4 = root.join("okrs/q4.md");
     let said = |out: &Output| {
-        format!("exit {:?}\n{}{}", out.status.code(), String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+        format!(
+            "exit {:?}\n{}{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
     };
     let start = hook(&event("SessionStart", json!({ "source": "startup" })));
     assert_eq!(start.status.code(), Some(0), "the real start: {}", said(&start));
 
     write("changed before the forged end\n");
     let forged_end = hook(&event("SessionEnd", json!({ "reason": "other" })));
-    assert!(said(&forged_end).contains("okrs/q4.md"), "the end names what it put back: {}", said(&forged_end));
+    assert!(
+        said(&forged_end).contains("okrs/q4.md"),
+        "the end names what it put back: {}",
+        said(&forged_end)
+    );
     assert_eq!(std::fs::read_to_string(&q4).unwrap(), ORIGINAL, "the forged end puts it back");
 
     write("changed between the forged end and the forged start\n");
@@ -227,7 +236,9 @@ fn a_forged_end_then_start_through_the_server_from_the_agents_user_launders_noth
     };
     let write = |text: &str| {
         let out = run(
-            as_user(AGENT_USER, "sh").args(["-c", &format!("printf '%s' '{text}' > okrs/q4.md")]).current_dir(&root),
+            as_user(AGENT_USER, "sh")
+                .args(["-c", &format!("printf '%s' '{text}' > okrs/q4.md")])
+                .current_dir(&root),
             "",
         );
         assert!(out.status.success(), "the agent's shell writes: {}", String::from_utf8_lossy(&out.stderr));
