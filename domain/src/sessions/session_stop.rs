@@ -53,6 +53,10 @@ pub fn evaluate_session_stop(facts: SessionStopFacts) -> SessionStopDecision {
 
 /// What a session's start found (H-45, H-52).
 #[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "built once per start and moved once into its decision, as `SessionStopFacts` holds the same guard"
+)]
 pub enum SessionStartFacts {
     /// No snapshot was kept for the session: this is its first start, and a snapshot was taken
     /// (`true`) or could not be (`false`).
