@@ -15,13 +15,16 @@
 //!   agents is denied unless `[claude_code] agent_tools` lists it (H-22). Each of those is
 //!   recorded (`hook_tool_evaluated`); anything else is allowed unrecorded.
 //! - `SubagentStart`: the agent is matched to a pending allowed spawn (H-2) and the protected
-//!   paths are snapshotted for its stop check, in its own worktree when it has one (H-27).
+//!   paths are snapshotted for its stop check, in its own worktree when it has one (H-27); a
+//!   start of an agent already running replaces nothing, and a first snapshot is never replaced
+//!   (H-54).
 //! - `SubagentStop`: protected paths compared with that snapshot (reverted on a change), and the
 //!   `result.json` the prompt asked for validated; any failure blocks the stop with its reasons.
 //!   A stop that cannot be made safe quarantines the session (H-28, H-29).
 //! - `SessionStart` and the main session's `Stop` ([`session`]): the protected paths snapshotted
 //!   once a session, then compared and put back at every stop of the main session, which blocks
-//!   once on a change (H-45, H-46).
+//!   once on a change (H-45, H-46), and at every later start and at the end (H-52, H-53); no
+//!   event replaces or removes that first snapshot, since any can be forged by the agent.
 //!
 //! Every decision is one event, recorded before the answer, with the session as correlation
 //! and the tool-use and agent ids in its payload. Whatever goes wrong inside — bad input (then
@@ -35,6 +38,8 @@
 //! domain's typed `HookAnswer`.
 
 mod fast;
+#[cfg(test)]
+mod forged;
 mod in_flight;
 mod pending;
 mod session;
@@ -56,7 +61,7 @@ use agentwarden_domain::sessions::{
     spawn_answer,
 };
 pub use agentwarden_domain::sessions::{HookAnswer, with_fix};
-use agentwarden_domain::verdict::{Code, Decision};
+use agentwarden_domain::verdict::Code;
 
 pub use fast::{Pre, before_store_parsed};
 pub use storage::{HookStorage, Marker, SessionIndex};
@@ -354,6 +359,10 @@ impl Warden {
         Ok(spawn_answer(first_failure.as_ref(), recorded.map(drop).map_err(|e| e.to_string())))
     }
 
+    /// A subagent's start: matched to a pending allowed spawn (H-2), its protected paths
+    /// snapshotted for its stop. A start of an agent already running in the session is recorded
+    /// and replaces nothing (H-54): it matches no pending spawn and takes no snapshot. An agent's
+    /// first snapshot is never replaced — a start after its stop (resumed, H-21) keeps it.
     async fn hook_start(
         &self,
         state: &mut SessionRecords,
@@ -363,23 +372,53 @@ impl Warden {
         own_root: bool,
         storage: &HookStorage,
     ) -> Result<HookAnswer, WardenError> {
-        let matched = state.session_ref(session).match_start(&agent.agent_type).cloned();
-        // The content, not only the digests, kept in Warden's own storage (U-12, U-14).
-        let snapshot = match self.guard_capture(root).await {
-            Ok(content) => self.save_snapshot(session, &agent.agent_id, root, &content, storage).await,
-            Err(why) => {
-                tracing::warn!(why = %why, "the protected paths could not be snapshotted");
+        let tree = state.session_ref(session);
+        let running = tree.agents.get(&agent.agent_id).filter(|a| !a.stopped).cloned();
+        let matched = match &running {
+            Some(_) => None,
+            None => tree.match_start(&agent.agent_type).cloned(),
+        };
+        let kept = match &self.snapshots {
+            Some(store) => store.read_snapshot(session, &agent.agent_id).await.map(|found| found.is_some()),
+            None => Ok(false),
+        };
+        let snapshot = match kept {
+            // Kept, read or not: a stop finds out a snapshot that does not decode (H-54).
+            Ok(true) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "the agent's snapshot could not be looked up");
                 false
             }
+            // The content, not only the digests, kept in Warden's own storage (U-12, U-14).
+            Ok(false) => match self.guard_capture(root).await {
+                Ok(content) => self.save_snapshot(session, &agent.agent_id, root, &content, storage).await,
+                Err(why) => {
+                    tracing::warn!(why = %why, "the protected paths could not be snapshotted");
+                    false
+                }
+            },
         };
-        let event = SubagentStarted {
-            agent_id: agent.agent_id,
-            agent_type: agent.agent_type,
-            tool_use_id: matched.as_ref().map(|p| p.tool_use_id.clone()),
-            parent: matched.as_ref().and_then(|p| p.parent.clone()),
-            depth: matched.as_ref().map(|p| p.depth),
-            snapshot,
-            root: own_root.then(|| root.display().to_string()),
+        let event = match running {
+            Some(known) => SubagentStarted {
+                agent_id: agent.agent_id,
+                agent_type: agent.agent_type,
+                tool_use_id: None,
+                parent: known.parent,
+                depth: known.depth,
+                snapshot,
+                root: known.root,
+                repeated: true,
+            },
+            None => SubagentStarted {
+                agent_id: agent.agent_id,
+                agent_type: agent.agent_type,
+                tool_use_id: matched.as_ref().map(|p| p.tool_use_id.clone()),
+                parent: matched.as_ref().and_then(|p| p.parent.clone()),
+                depth: matched.as_ref().map(|p| p.depth),
+                snapshot,
+                root: own_root.then(|| root.display().to_string()),
+                repeated: false,
+            },
         };
         self.record_and_apply(
             state,
@@ -518,15 +557,13 @@ impl Warden {
             .await
             .map(drop)
             .map_err(|e| e.to_string());
+        // The agent's snapshot is kept after its stop, allowed or not: a stop cannot be told
+        // from one the agent sent itself, and the agent may go on; its next stop is checked
+        // against the same snapshot (H-54).
         if let Err(e) = &recorded {
             // The store cannot be used at a stop: the session is quarantined (marker only) (H-28).
             let why = HookFailure::unrecorded(e);
             quarantine_unrecorded(storage, session, Some(&agent_id), &why.code, &why.reason);
-        } else if decided.event.decision == Decision::Allow {
-            if let Some(store) = &self.snapshots {
-                let _ = store.remove_snapshot(session, &agent_id).await;
-            }
-            storage.remove_snapshot(session, &agent_id);
         } else if let Some(cause) = &decided.cause {
             self.quarantine(state, session, storage, Some(&agent_id), cause).await;
         }

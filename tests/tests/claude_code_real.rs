@@ -470,13 +470,13 @@ fn the_main_sessions_protected_change_is_put_back_at_the_sessions_stop() {
     let violations = project.audit_of("guardrail_violation");
     assert_eq!(violations.len(), 1, "{violations:?}");
     assert!(project.audit_of("session_quarantined").is_empty(), "a change put back quarantines nothing");
-    // At its end the session's snapshot is removed, the paths as it holds them (H-48).
+    // At its end the paths are as the session's snapshot holds them, and it is kept (H-48, H-53).
     let ended = project.audit_of("session_ended");
     assert_eq!(ended.len(), 1, "{ended:?}");
     assert_eq!(str_of(payload(&ended[0], "decision")), "allow", "{ended:?}");
     let session = run.session_id().unwrap();
     let copy = project.root.join(".agentwarden/snapshots").join(session).join("main");
-    assert!(!copy.exists(), "the session's snapshot copy is removed: {}", copy.display());
+    assert!(copy.exists(), "the session's snapshot copy is kept (H-53): {}", copy.display());
 }
 
 #[test]

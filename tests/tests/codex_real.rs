@@ -265,15 +265,15 @@ fn the_main_sessions_protected_change_is_put_back_at_the_sessions_stop() {
     );
     assert_eq!(project.audit_of("guardrail_violation").len(), 1);
     assert!(project.audit_of("session_quarantined").is_empty(), "a change put back quarantines nothing");
-    // At its end the session's snapshot is removed, the paths as it holds them (H-48, C-13).
+    // At its end the paths are as the session's snapshot holds them, and it is kept (H-53, C-13).
     let ended = project.audit_of("session_ended");
     assert_eq!(ended.len(), 1, "{ended:?}");
     assert_eq!(ended[0]["payload"]["decision"], json!("allow"), "{ended:?}");
     let session = started[0]["session"].as_str().unwrap_or_default();
     let copy = project.root.join(".agentwarden/snapshots").join(session).join("main");
     assert!(
-        !session.is_empty() && !copy.exists(),
-        "the session's snapshot copy is removed: {}",
+        !session.is_empty() && copy.exists(),
+        "the session's snapshot copy is kept (H-53): {}",
         copy.display()
     );
 }

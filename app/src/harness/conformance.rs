@@ -472,7 +472,8 @@ pub async fn a_sessions_stop_without_a_snapshot_quarantines_it(harness: &dyn Sce
 
 /// A subagent that starts after the main agent changed a protected file, and stops after the
 /// session's stop put it back, does not bring the change back (H-47); the session's end puts
-/// back what is left, never blocks, and removes the session's snapshot (H-48).
+/// back what is left, never blocks, and keeps the session's snapshot (H-48, H-53); a start
+/// after the end is checked against it and puts back what changed since (H-52).
 pub async fn a_late_subagent_and_the_sessions_end_hold_the_sessions_start(harness: &dyn Scenarios) {
     let kernel = Kernel::new(true, true, true).await;
     let cwd = kernel.cwd();
@@ -500,12 +501,19 @@ pub async fn a_late_subagent_and_the_sessions_end_hold_the_sessions_start(harnes
     assert!(matches!(ended, HookAnswer::Failed { .. }), "{}: told, never blocked: {ended:?}", harness.name());
     at_start("after the session's end");
     let copy = kernel.storage.read_snapshot(SESSION, crate::sessions::ROOT_ID).unwrap();
-    assert!(copy.is_none(), "{}: the session's snapshot is removed at its end", harness.name());
+    assert!(copy.is_some(), "{}: the session's snapshot is kept at its end (H-53)", harness.name());
     assert!(
         kernel.storage.marker(SESSION).unwrap().is_none(),
         "{}: put back, not quarantined",
         harness.name()
     );
+    // An end can be the agent's: a change made after it, then a start, is put back there (H-52).
+    std::fs::write(&file, "# Q4, rewritten after the end\n").unwrap();
+    let again = kernel.ask(harness, &harness.session_start(SESSION, &cwd)).await;
+    assert!(matches!(again, HookAnswer::Failed { .. }), "{}: told, never held: {again:?}", harness.name());
+    at_start("after a start that followed the end");
+    let kept = kernel.storage.read_snapshot(SESSION, crate::sessions::ROOT_ID).unwrap();
+    assert_eq!(kept, copy, "{}: the start replaced nothing", harness.name());
 }
 
 /// Input the kernel cannot use is a failure, never a guess: garbage, nothing, too much.

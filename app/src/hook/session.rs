@@ -9,19 +9,25 @@
 //! quarantines the session at once, and a stop with no snapshot to check against (Warden
 //! installed during the session, a snapshot lost) quarantines it then: either way the session
 //! cannot be checked, and a new one started with the hooks in place can.
+//!
+//! H-52: a start cannot be told from one the agent sent itself, so a later start is a check: the
+//! protected paths are compared with the kept snapshot and put back, as at a stop.
 
 use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::sessions::{
-    HookAnswer, HookFailure, ROOT_ID, SessionRecords, SessionStarted, SessionStopFacts, evaluate_session_stop,
+    HookAnswer, HookFailure, ROOT_ID, SessionRecords, SessionStartFacts, SessionStopFacts,
+    evaluate_session_start, evaluate_session_stop,
 };
-use agentwarden_domain::verdict::Code;
 
 use super::storage::HookStorage;
 use super::{quarantine_unrecorded, session_correlation};
 use crate::warden::{Warden, WardenError};
 
 impl Warden {
-    /// The session's start: its snapshot taken, unless one is kept from an earlier start (H-45).
+    /// The session's start. The first takes the session's snapshot, its reference (H-45); a
+    /// later start of the same session — resumed, compacted, or the agent's own, which cannot be
+    /// told apart — replaces nothing: the protected paths are compared with the reference and put
+    /// back as at a stop, and the start is recorded with what it found (H-52).
     pub(super) async fn hook_session_start(
         &self,
         state: &mut SessionRecords,
@@ -30,42 +36,46 @@ impl Warden {
     ) -> Result<HookAnswer, WardenError> {
         let root = self.config.root.clone();
         // What is there already, read or not, is kept: a snapshot that does not decode is
-        // found out at the stop, never replaced by one of a tree the agent may have changed.
+        // found out by the check, never replaced by one of a tree the agent may have changed.
         let kept = match &self.snapshots {
             Some(store) => store.read_snapshot(session, ROOT_ID).await.map(|found| found.is_some()),
             None => Ok(false),
         };
-        let (snapshot, kept) = match kept {
-            Ok(true) => (true, true),
-            Err(e) => {
-                tracing::warn!(error = %e, "the session's snapshot could not be looked up");
-                (false, false)
-            }
-            Ok(false) => match self.guard_capture(&root).await {
-                Ok(content) => (self.save_snapshot(session, ROOT_ID, &root, &content, storage).await, false),
-                Err(why) => {
-                    tracing::warn!(why = %why, "the session's protected paths could not be snapshotted");
-                    (false, false)
-                }
+        let facts = match kept {
+            Ok(true) => SessionStartFacts::Kept {
+                guard: self.guard_against_snapshot(session, ROOT_ID, &root, storage).await,
+            },
+            Err(e) => SessionStartFacts::Kept {
+                guard: Err(format!("the session's kept snapshot could not be looked up: {e}")),
+            },
+            Ok(false) => SessionStartFacts::First {
+                snapshot: match self.guard_capture(&root).await {
+                    Ok(content) => self.save_snapshot(session, ROOT_ID, &root, &content, storage).await,
+                    Err(why) => {
+                        tracing::warn!(why = %why, "the session's protected paths could not be snapshotted");
+                        false
+                    }
+                },
             },
         };
-        let event = SessionStarted { snapshot, kept };
-        self.record_and_apply(
-            state,
-            session_correlation(session),
-            &AuditEvent::SessionStarted(Box::new(event)),
-        )
-        .await?;
-        if !snapshot {
-            let cause = HookFailure::new(
-                "guardrails",
-                Code::SnapshotMissing,
-                "the session's protected paths could not be snapshotted when it started, so its stop \
-                 cannot be checked",
-            );
-            self.quarantine(state, session, storage, None, &cause).await;
+        let decided = evaluate_session_start(facts);
+        let recorded = self
+            .record_and_apply(
+                state,
+                session_correlation(session),
+                &AuditEvent::SessionStarted(Box::new(decided.event.clone())),
+            )
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string());
+        if let Err(e) = &recorded {
+            // The store cannot be used at a start: the session is quarantined (marker only) (H-28).
+            let why = HookFailure::unrecorded(e);
+            quarantine_unrecorded(storage, session, None, &why.code, &why.reason);
+        } else if let Some(cause) = &decided.cause {
+            self.quarantine(state, session, storage, None, cause).await;
         }
-        Ok(HookAnswer::silent())
+        Ok(decided.answer(recorded))
     }
 
     /// The main session's stop: the protected paths compared with the session's snapshot
@@ -152,28 +162,40 @@ mod tests {
             .collect()
     }
 
-    /// A later start keeps the first snapshot, so a change made before it is put back (H-45).
+    /// A later start keeps the first snapshot and is checked against it: a change made before it
+    /// is put back and recorded there, and the stop after it finds the tree as the session began
+    /// (H-45, H-52).
     #[tokio::test]
-    async fn a_later_start_keeps_the_first_snapshot() {
+    async fn a_later_start_keeps_the_first_snapshot_and_puts_back_what_changed_before_it() {
         let (_dir, config, root) = project();
         let store = Arc::new(MemoryEventStore::new());
         let warden = Warden::builder().store(store.clone()).config(config).build().unwrap();
         let storage = HookStorage::new(root.join(".agentwarden"));
         assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
         std::fs::write(root.join("okrs/q4.md"), "changed before a resume\n").unwrap();
-        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
-        let starts = recorded(&store, "session_started").await;
-        assert_eq!(starts.len(), 2);
-        assert!(starts[0].contains(r#""snapshot":true,"kept":false"#), "{}", starts[0]);
-        assert!(starts[1].contains(r#""snapshot":true,"kept":true"#), "{}", starts[1]);
-        let answer = warden.hook_input(stop(false), &storage).await;
+        let again = warden.hook_input(input(HookEvent::SessionStart), &storage).await;
         assert!(
-            matches!(&answer, HookAnswer::Block { reason } if reason.as_str().contains("okrs/q4.md")),
-            "{answer:?}"
+            matches!(&again, HookAnswer::Failed { reason } if reason.as_str().contains("okrs/q4.md")),
+            "told what was put back, never held: {again:?}"
         );
         assert_eq!(std::fs::read_to_string(root.join("okrs/q4.md")).unwrap(), "# Q4\n");
+        let starts = recorded(&store, "session_started").await;
+        assert_eq!(starts.len(), 2);
+        assert!(starts[0].contains(r#""snapshot":true,"kept":false}"#), "{}", starts[0]);
+        assert!(
+            starts[1].contains(r#""snapshot":true,"kept":true,"failures":[{"stage":"guardrails","code":"protected_path_changed""#),
+            "{}",
+            starts[1]
+        );
+        assert!(starts[1].contains(r#""changed_files":["okrs/q4.md"],"reverted":true"#), "{}", starts[1]);
         assert_eq!(recorded(&store, "guardrail_violation").await.len(), 1);
         assert!(storage.marker("s").unwrap().is_none(), "a change put back quarantines nothing");
+        assert_eq!(warden.hook_input(stop(false), &storage).await, HookAnswer::Proceed, "nothing left");
+        assert_eq!(
+            warden.hook_input(input(HookEvent::SessionStart), &storage).await,
+            HookAnswer::Proceed,
+            "a clean later start"
+        );
     }
 
     /// A start whose snapshot cannot be kept (here: no snapshot store) quarantines (H-45).

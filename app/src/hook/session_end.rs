@@ -1,13 +1,15 @@
 //! The session's end (H-48): at `SessionEnd` the protected paths are compared with the
-//! session's snapshot and put back, as at a stop of the main session (H-46), the end is recorded
-//! (`session_ended`), and the session's snapshot is removed, in the store and its copy.
+//! session's snapshot and put back, as at a stop of the main session (H-46), and the end is
+//! recorded (`session_ended`).
 //!
 //! Nothing can be blocked: Claude Code and Codex end the session whatever the hook answers (an
 //! exit 2 only shows its reason to the human). So the answer is a proceed when nothing was
 //! found, else a failure whose reason says what was put back or why the session is quarantined.
-//! The snapshot goes only when the end was recorded with the paths as it holds them, and no
-//! subagent checked at the workspace root is still running: its stop is held to the session's
-//! snapshot (H-47). On any failure it is kept, and what could not be made safe quarantines.
+//!
+//! H-53: the session's snapshot, its reference, is kept, in the store and its copy. An end
+//! cannot be told from one the agent sent itself through the hook, and a session whose end was
+//! forged goes on: its later stops, and a later start of the same id, are checked against the
+//! reference, never against a snapshot taken after the end.
 
 use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::sessions::{HookAnswer, HookFailure, ROOT_ID, SessionRecords, evaluate_session_end};
@@ -19,10 +21,9 @@ use crate::warden::{Warden, WardenError};
 impl Warden {
     /// The session's end (H-48): the protected paths compared with the session's snapshot and
     /// put back, as at a stop, recorded, and nothing blocked (the harness ends the session
-    /// whatever it is told). The snapshot, in the store and its copy, is removed only once the
-    /// end was recorded with the paths as it holds them, and no subagent checked at the
-    /// workspace root is still running (its stop is held to it, H-47); on any failure it is
-    /// kept and what could not be made safe quarantines the session.
+    /// whatever it is told). The snapshot is kept, in the store and its copy, whatever the end
+    /// found (H-53): the end may be the agent's, and the session go on. What could not be made
+    /// safe quarantines the session.
     pub(super) async fn hook_session_end(
         &self,
         state: &mut SessionRecords,
@@ -49,25 +50,7 @@ impl Warden {
         } else if let Some(cause) = &decided.cause {
             self.quarantine(state, session, storage, None, cause).await;
         }
-        // A subagent still running at the workspace root is held to the session's snapshot at its stop (H-47).
-        let held =
-            state.session_ref(session).agents.values().any(|agent| !agent.stopped && agent.root.is_none());
-        if decided.removes_snapshot(recorded.is_ok()) && !held {
-            self.remove_session_snapshot(session, storage).await;
-        }
         Ok(decided.answer(recorded))
-    }
-
-    /// Removes the session's snapshot from the store, then its copy; the copy is kept when the
-    /// store's could not be removed, so that a stop without the store still has it (H-48).
-    async fn remove_session_snapshot(&self, session: &str, storage: &HookStorage) {
-        if let Some(store) = &self.snapshots
-            && let Err(e) = store.remove_snapshot(session, ROOT_ID).await
-        {
-            tracing::warn!(error = %e, "the session's snapshot could not be removed; it is kept");
-            return;
-        }
-        storage.remove_snapshot(session, ROOT_ID);
     }
 
     /// The session's end when the store cannot be opened (H-28, H-33): as a stop's, the session
@@ -125,12 +108,13 @@ mod tests {
     }
 
     /// A change still there at the end is put back and recorded, nothing is blocked, and the
-    /// session's snapshot is gone from the store and its copy: a new start takes a new one (H-48).
+    /// session's snapshot is kept, in the store and its copy: a later start of the same id is
+    /// checked against it, never snapshots afresh (H-48, H-53, H-52).
     #[tokio::test]
-    async fn the_end_puts_back_records_and_removes_the_sessions_snapshot() {
+    async fn the_end_puts_back_records_and_keeps_the_sessions_snapshot() {
         let (_dir, _config, root, store, warden, storage) = project();
         assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
-        assert!(storage.read_snapshot("s", ROOT_ID).unwrap().is_some(), "the copy is there");
+        let reference = storage.read_snapshot("s", ROOT_ID).unwrap().expect("the copy is there");
         std::fs::write(root.join("okrs/q4.md"), "changed, never stopped\n").unwrap();
         let answer = warden.hook_input(end(), &storage).await;
         assert!(
@@ -143,23 +127,24 @@ mod tests {
         assert!(ended[0].contains(r#""reverted":true"#), "{}", ended[0]);
         assert!(ended[0].contains(r#""reason":"prompt_input_exit""#), "{}", ended[0]);
         assert!(storage.marker("s").unwrap().is_none(), "a change put back quarantines nothing");
-        assert!(storage.read_snapshot("s", ROOT_ID).unwrap().is_none(), "the copy is removed");
-        assert!(!storage.dir().join("snapshots/s").exists(), "and the session's directory of copies");
-        std::fs::write(root.join("okrs/q4.md"), "the new session's state\n").unwrap();
-        assert_eq!(warden.hook_input(input(HookEvent::SessionStart), &storage).await, HookAnswer::Proceed);
-        let starts = recorded(&store, "session_started").await;
+        assert_eq!(storage.read_snapshot("s", ROOT_ID).unwrap(), Some(reference.clone()), "the copy is kept");
+        std::fs::write(root.join("okrs/q4.md"), "changed after the end\n").unwrap();
+        let again = warden.hook_input(input(HookEvent::SessionStart), &storage).await;
         assert!(
-            starts[1].contains(r#""snapshot":true,"kept":false"#),
-            "the store's is removed: {}",
-            starts[1]
+            matches!(&again, HookAnswer::Failed { reason } if reason.as_str().contains("okrs/q4.md")),
+            "a later start is checked against the kept snapshot: {again:?}"
         );
+        assert_eq!(std::fs::read_to_string(root.join("okrs/q4.md")).unwrap(), "# Q4\n", "and put back");
+        let starts = recorded(&store, "session_started").await;
+        assert!(starts[1].contains(r#""snapshot":true,"kept":true"#), "{}", starts[1]);
+        assert!(starts[1].contains(r#""changed_files":["okrs/q4.md"],"reverted":true"#), "{}", starts[1]);
         assert_eq!(warden.hook_input(end(), &storage).await, HookAnswer::Proceed, "a clean end");
-        assert!(storage.read_snapshot("s", ROOT_ID).unwrap().is_none());
+        assert_eq!(storage.read_snapshot("s", ROOT_ID).unwrap(), Some(reference), "still the first");
     }
 
     /// An end that cannot be checked (no snapshot), or made while a subagent at the workspace
     /// root still runs, or without the store, keeps what there is and quarantines what cannot
-    /// be made safe (H-48, H-47, H-33).
+    /// be made safe (H-48, H-47, H-33, H-53).
     #[tokio::test]
     async fn the_end_keeps_the_snapshot_on_any_failure_and_while_a_subagent_runs_at_the_root() {
         let (_dir, config, root, store, warden, storage) = project();

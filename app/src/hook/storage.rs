@@ -12,7 +12,8 @@
 //!
 //! - `snapshots/<session>/<agent>`: a copy of the content snapshot taken at the agent's start
 //!   (U-12) with the root it was taken in, so that a stop can revert without the store (H-33).
-//!   The store's own copy stays the reference: the agent can edit this one.
+//!   The store's own copy stays the reference: the agent can edit this one. Neither is removed
+//!   by a hook event: any can be the agent's (H-53, H-54).
 //! - `pending/<session>/<digest>.json`: a guardrail violation found and reverted at a stop
 //!   while the log could not be written, until it is recorded (H-33). Its name is the BLAKE3 of
 //!   its bytes, so the same violation is one file and an edited one no longer matches its name.
@@ -269,17 +270,6 @@ impl HookStorage {
                 Ok(Some(SnapshotCopy { root: PathBuf::from(root), encoded: encoded.to_vec() }))
             }
             _ => Err(format!("the snapshot copy `{}` does not read as one", path.display())),
-        }
-    }
-
-    /// Removes the snapshot copy of `session`'s `agent`, and the session's directory of copies
-    /// once it is empty (best effort).
-    pub(crate) fn remove_snapshot(&self, session: &str, agent: &str) {
-        if let Ok(path) = self.nested("snapshots", session, agent) {
-            let _ = paths::remove_entry(&path);
-            if let Some(dir) = path.parent() {
-                let _ = paths::remove_empty_dir(dir);
-            }
         }
     }
 

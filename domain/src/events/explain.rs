@@ -106,6 +106,12 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             }
         }
         AuditEvent::SubagentStarted(e) => x.notes.push(match (&e.tool_use_id, e.depth) {
+            _ if e.repeated => {
+                format!(
+                    "subagent `{}` ({}) started again while running: replaced nothing (H-54)",
+                    e.agent_id, e.agent_type
+                )
+            }
             (Some(tool), Some(depth)) => format!(
                 "subagent `{}` ({}) matched spawn `{tool}` at depth {depth}, parent {}",
                 e.agent_id,
@@ -127,11 +133,18 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
                 x.notes.push(format!("the harness said why it ended: `{reason}`"));
             }
         }
-        AuditEvent::SessionStarted(e) => x.notes.push(match (e.snapshot, e.kept) {
-            (true, true) => "the snapshot of the session's first start was kept (H-45)".to_owned(),
-            (true, false) => "the protected paths were snapshotted for the session's stop".to_owned(),
-            (false, _) => "no snapshot of the protected paths could be taken: quarantined".to_owned(),
-        }),
+        AuditEvent::SessionStarted(e) => {
+            stop_checks(x, &e.failures, &e.changed_files);
+            x.notes.push(match (e.snapshot, e.kept) {
+                (true, true) => {
+                    "the snapshot of the session's first start was kept, and the paths compared with it (H-45, H-52)"
+                        .to_owned()
+                }
+                (true, false) => "the protected paths were snapshotted for the session's stop".to_owned(),
+                (false, true) => "the kept snapshot could not be checked against: quarantined".to_owned(),
+                (false, false) => "no snapshot of the protected paths could be taken: quarantined".to_owned(),
+            });
+        }
         AuditEvent::HookToolEvaluated(e) => {
             if let Some(f) = &e.failure {
                 x.checks.push(Check {
@@ -381,10 +394,15 @@ pub fn summary(event: &AuditEvent) -> String {
                 e.failures.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ")
             ),
         },
-        AuditEvent::SessionStarted(e) => format!(
-            "the main session started{}",
-            if e.snapshot { "" } else { " without a snapshot of its protected paths" }
-        ),
+        AuditEvent::SessionStarted(e) => match (e.snapshot, e.changed_files.is_empty()) {
+            (true, true) => "the main session started".to_owned(),
+            (true, false) => format!(
+                "the main session started again, its protected paths {}: {}",
+                if e.reverted { "put back" } else { "NOT put back" },
+                e.changed_files.join(", ")
+            ),
+            (false, _) => "the main session started without a snapshot of its protected paths".to_owned(),
+        },
         AuditEvent::SessionStopped(e) => match e.decision {
             Decision::Allow => "the main session stopped".to_owned(),
             Decision::Deny => format!(

@@ -69,6 +69,11 @@ pub struct SubagentStarted {
     /// worktree (H-27). Its stop is checked there too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root: Option<String>,
+    /// A start of an agent already running in the session (H-54): recorded, and it replaces
+    /// nothing — no snapshot is taken, no pending spawn is matched, the agent keeps its place.
+    /// Absent (false) in the events of a first start and in those written before it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repeated: bool,
 }
 
 /// `subagent_stopped`, version 1: the stop check of a subagent.
@@ -111,6 +116,17 @@ pub struct SessionStarted {
     /// True when the snapshot of an earlier start was kept, not taken again (H-45: a later
     /// start replaces nothing, so a change made before it is still put back).
     pub kept: bool,
+    /// A later start compares the protected paths with the kept snapshot and puts back what
+    /// differs, as a stop does (H-52): every reason it did not find them as kept. Absent
+    /// (empty) at a first start, a clean later one, and in the events written before H-52.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<HookFailure>,
+    /// The protected paths a later start found changed since the kept snapshot (H-52).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_files: Vec<String>,
+    /// Whether they were put back (H-52).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reverted: bool,
 }
 
 /// `session_stopped`, version 1: the stop check of the main session (H-46): its protected
@@ -133,7 +149,8 @@ pub struct SessionStopped {
 
 /// `session_ended`, version 1: the session's end (H-48): its protected paths compared with the
 /// session's snapshot and put back, as at a stop, and nothing blocked (an ending session cannot
-/// go on). The session's snapshot is removed after this is recorded, when nothing failed.
+/// go on). The session's snapshot is kept: an end can be forged, so a later start of the same
+/// session is compared with it (H-53).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionEnded {

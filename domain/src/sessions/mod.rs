@@ -46,7 +46,8 @@ pub use request::{
     ROOT_ID, SpawnRequest, ToolCall, ToolKind, human_verb_in, is_safe_id, requested_result_path,
 };
 pub use session_stop::{
-    SessionEndDecision, SessionStopDecision, SessionStopFacts, evaluate_session_end, evaluate_session_stop,
+    SessionEndDecision, SessionStartDecision, SessionStartFacts, SessionStopDecision, SessionStopFacts,
+    evaluate_session_end, evaluate_session_start, evaluate_session_stop,
 };
 pub use spawn::{SpawnFacts, builtin_failure, evaluate_spawn, spawn_answer};
 pub use state::{

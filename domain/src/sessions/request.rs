@@ -163,7 +163,8 @@ pub enum HookEvent {
         stop_hook_active: bool,
     },
     /// The main session began (or resumed, or was cleared or compacted): its protected paths
-    /// are snapshotted for its stop, once a session (H-45).
+    /// are snapshotted for its stop, once a session (H-45); a later start is compared with that
+    /// snapshot and puts back what changed (H-52).
     SessionStart,
     /// The main session wants to stop (the end of its turn): the protected paths are compared
     /// with the session's snapshot and put back (H-46).
@@ -172,8 +173,8 @@ pub enum HookEvent {
         stop_hook_active: bool,
     },
     /// The session ends (the harness exits, or is cleared): the protected paths are compared
-    /// with the session's snapshot and put back, nothing can be blocked, and the snapshot is
-    /// removed once the check succeeded (H-48).
+    /// with the session's snapshot and put back, and nothing can be blocked (H-48); the snapshot
+    /// is kept, since an end can be the agent's and the session go on (H-53).
     SessionEnd {
         /// Why it ends, as the harness says, when it says.
         reason: Option<String>,

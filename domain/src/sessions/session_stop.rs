@@ -9,9 +9,13 @@
 //! again would only keep the agent working. What could not be made safe — a revert that failed,
 //! or no snapshot to check against (a session Warden did not see start, or whose snapshot could
 //! not be taken) — quarantines the session, whatever `stop_hook_active` says.
+//!
+//! The session's start and end are decided here too. No event of the session can be told from
+//! one the agent forged, so none replaces or removes the session's first snapshot, its reference
+//! (H-52, H-53): a later start is checked against it as a stop is, and an end checks and keeps it.
 
 use super::answer::HookAnswer;
-use super::events::{HookFailure, SessionEnded, SessionStopped};
+use super::events::{HookFailure, SessionEnded, SessionStarted, SessionStopped};
 use super::stop::{GuardFound, guard_found};
 use crate::guardrails::Violation;
 use crate::verdict::{Code, Decision};
@@ -47,6 +51,103 @@ pub fn evaluate_session_stop(facts: SessionStopFacts) -> SessionStopDecision {
     SessionStopDecision { event, cause }
 }
 
+/// What a session's start found (H-45, H-52).
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "built once per start and moved once into its decision, as `SessionStopFacts` holds the same guard"
+)]
+pub enum SessionStartFacts {
+    /// No snapshot was kept for the session: this is its first start, and a snapshot was taken
+    /// (`true`) or could not be (`false`).
+    First {
+        /// Whether the snapshot was taken and kept.
+        snapshot: bool,
+    },
+    /// A snapshot is kept from the session's first start: the guard's check of the protected
+    /// paths against it — the violation found (reverted or not), none, or why it could not be
+    /// checked against (it does not decode, it cannot be read).
+    Kept {
+        /// The guard's check against the kept snapshot.
+        guard: Result<Option<Violation>, String>,
+    },
+}
+
+/// The session's start decided (H-45, H-52).
+#[derive(Debug)]
+pub struct SessionStartDecision {
+    /// `session_started`.
+    pub event: SessionStarted,
+    /// Why the session is to be quarantined, if it is.
+    pub cause: Option<HookFailure>,
+}
+
+/// The start's decision. A first start records the snapshot taken, and quarantines when none
+/// could be (H-45). A later start of the same session — resumed, compacted, or forged by the
+/// agent: they cannot be told apart — replaces nothing: the protected paths are compared with the
+/// kept snapshot and put back as at a stop, and what cannot be made safe (the kept snapshot
+/// cannot be checked against, a revert failed) quarantines (H-52).
+pub fn evaluate_session_start(facts: SessionStartFacts) -> SessionStartDecision {
+    match facts {
+        SessionStartFacts::First { snapshot } => {
+            let cause = (!snapshot).then(|| {
+                HookFailure::new(
+                    "guardrails",
+                    Code::SnapshotMissing,
+                    "the session's protected paths could not be snapshotted when it started, so its \
+                     stop cannot be checked",
+                )
+            });
+            let event = SessionStarted {
+                snapshot,
+                kept: false,
+                failures: Vec::new(),
+                changed_files: Vec::new(),
+                reverted: false,
+            };
+            SessionStartDecision { event, cause }
+        }
+        SessionStartFacts::Kept { guard } => {
+            let checked = guard.is_ok();
+            let GuardFound { failure, changed_files, reverted } = guard_found(guard);
+            let cause = quarantine_for(failure.as_ref(), reverted, &changed_files);
+            let failures: Vec<HookFailure> = failure.into_iter().collect();
+            let event = SessionStarted { snapshot: checked, kept: true, failures, changed_files, reverted };
+            SessionStartDecision { event, cause }
+        }
+    }
+}
+
+impl SessionStartDecision {
+    /// The answer once the event was appended (`recorded`: `Ok`) or not (`Err`, why). A start
+    /// is never held: a first start proceeds (one without a snapshot is quarantined, and every
+    /// call of the session is denied from then on, H-45); a later start that found nothing
+    /// proceeds, and one that put something back or quarantined is a failure whose reason says
+    /// which, as at the end (H-52, H-48).
+    pub fn answer(&self, recorded: Result<(), String>) -> HookAnswer {
+        match recorded {
+            Ok(()) if !self.event.kept || self.event.failures.is_empty() => HookAnswer::Proceed,
+            recorded => told(&self.event.failures, self.cause.as_ref(), recorded),
+        }
+    }
+}
+
+/// A failure that tells the human every reason, and the quarantine when there is one: the
+/// answer of an event the harness does not hold on (a start, an end).
+fn told(failures: &[HookFailure], cause: Option<&HookFailure>, recorded: Result<(), String>) -> HookAnswer {
+    let mut reasons: Vec<String> = match recorded {
+        Err(e) => vec![HookFailure::unrecorded(&e).describe()],
+        Ok(()) => failures.iter().map(HookFailure::describe).collect(),
+    };
+    if let Some(cause) = cause {
+        reasons.push(format!(
+            "the session is quarantined ({}: {}): a human checks the workspace and runs `warden release`",
+            cause.code, cause.reason
+        ));
+    }
+    HookAnswer::failed(reasons.join("\n"))
+}
+
 /// The session's end decided (H-48).
 #[derive(Debug)]
 pub struct SessionEndDecision {
@@ -72,30 +173,15 @@ pub fn evaluate_session_end(
 }
 
 impl SessionEndDecision {
-    /// Whether the session's snapshot may be removed: only once the end was recorded and the
-    /// protected paths are as the snapshot holds them (nothing found, or all put back); on any
-    /// failure it is kept, for `warden release` and a later check (H-48).
-    pub fn removes_snapshot(&self, recorded: bool) -> bool {
-        recorded && self.cause.is_none() && (self.event.decision == Decision::Allow || self.event.reverted)
-    }
-
     /// The answer once the event was appended (`recorded`: `Ok`) or not (`Err`, why). An end
     /// cannot be blocked (the harness ends the session whatever it is told), so a clean end
     /// proceeds and any other is a failure whose reason tells the human what was put back or
     /// why the session is quarantined (H-48).
     pub fn answer(&self, recorded: Result<(), String>) -> HookAnswer {
-        let mut reasons: Vec<String> = match recorded {
-            Err(e) => vec![HookFailure::unrecorded(&e).describe()],
-            Ok(()) if self.event.decision == Decision::Allow => return HookAnswer::Proceed,
-            Ok(()) => self.event.failures.iter().map(HookFailure::describe).collect(),
-        };
-        if let Some(cause) = &self.cause {
-            reasons.push(format!(
-                "the session is quarantined ({}: {}): a human checks the workspace and runs `warden release`",
-                cause.code, cause.reason
-            ));
+        match recorded {
+            Ok(()) if self.event.decision == Decision::Allow => HookAnswer::Proceed,
+            recorded => told(&self.event.failures, self.cause.as_ref(), recorded),
         }
-        HookAnswer::failed(reasons.join("\n"))
     }
 }
 
@@ -259,40 +345,20 @@ mod tests {
         assert!(reason.as_str().contains("the session is quarantined"), "{reason}");
     }
 
-    /// The guard's finding at the session's end against the decision, the quarantine, the
-    /// answer (never a block: an end cannot be) and whether the snapshot goes (H-48).
+    /// The guard's finding at the session's end against the decision, the quarantine and the
+    /// answer (never a block: an end cannot be) (H-48).
     #[test]
-    fn the_sessions_end_never_blocks_and_keeps_the_snapshot_on_any_failure() {
-        /// The guard, the decision, the quarantine's code, the answer, removed once recorded, why.
-        type Row = (
-            Result<Option<Violation>, String>,
-            Decision,
-            Option<&'static str>,
-            &'static str,
-            bool,
-            &'static str,
-        );
+    fn the_sessions_end_never_blocks_and_quarantines_what_it_cannot_make_safe() {
+        /// The guard, the decision, the quarantine's code, the answer, why.
+        type Row =
+            (Result<Option<Violation>, String>, Decision, Option<&'static str>, &'static str, &'static str);
         let rows: [Row; 4] = [
-            (Ok(None), Decision::Allow, None, "proceed", true, "nothing changed"),
-            (
-                Ok(Some(violation(true))),
-                Decision::Deny,
-                None,
-                "failed",
-                true,
-                "put back: as the snapshot holds",
-            ),
-            (
-                Ok(Some(violation(false))),
-                Decision::Deny,
-                Some("revert_failed"),
-                "failed",
-                false,
-                "not put back",
-            ),
-            (Err("none".into()), Decision::Deny, Some("snapshot_missing"), "failed", false, "no snapshot"),
+            (Ok(None), Decision::Allow, None, "proceed", "nothing changed"),
+            (Ok(Some(violation(true))), Decision::Deny, None, "failed", "put back: as the snapshot holds"),
+            (Ok(Some(violation(false))), Decision::Deny, Some("revert_failed"), "failed", "not put back"),
+            (Err("none".into()), Decision::Deny, Some("snapshot_missing"), "failed", "no snapshot"),
         ];
-        for (guard, decision, quarantine, shape, removes, why) in rows {
+        for (guard, decision, quarantine, shape, why) in rows {
             let decided = evaluate_session_end(guard, Some("other".into()));
             assert_eq!(decided.event.decision, decision, "{why}");
             assert_eq!(decided.event.reason.as_deref(), Some("other"), "{why}");
@@ -303,8 +369,96 @@ mod tests {
                 HookAnswer::Block { .. } | HookAnswer::Deny { .. } => "other",
             };
             assert_eq!(seen, shape, "{why}");
-            assert_eq!(decided.removes_snapshot(true), removes, "{why}");
-            assert!(!decided.removes_snapshot(false), "{why}: unrecorded, the snapshot is kept");
+            let unrecorded = decided.answer(Err("gone".into()));
+            assert!(
+                matches!(&unrecorded, HookAnswer::Failed { reason } if reason.as_str().contains("audit_unavailable")),
+                "{why}: unrecorded: {unrecorded:?}"
+            );
+        }
+    }
+
+    /// A first start against a later one, and what the later one's check found, against the
+    /// recorded start, the quarantine and the answer (never a block: a start is not held)
+    /// (H-45, H-52).
+    #[test]
+    fn a_later_start_is_checked_against_the_kept_snapshot_and_a_first_one_is_not() {
+        /// The facts, kept, snapshot, changed, reverted, the quarantine's code, the answer, why.
+        type Row = (
+            SessionStartFacts,
+            bool,
+            bool,
+            &'static [&'static str],
+            bool,
+            Option<&'static str>,
+            &'static str,
+            &'static str,
+        );
+        let rows: [Row; 6] = [
+            (SessionStartFacts::First { snapshot: true }, false, true, &[], false, None, "proceed", "first"),
+            (
+                SessionStartFacts::First { snapshot: false },
+                false,
+                false,
+                &[],
+                false,
+                Some("snapshot_missing"),
+                "proceed",
+                "first, no snapshot: quarantined, not held",
+            ),
+            (
+                SessionStartFacts::Kept { guard: Ok(None) },
+                true,
+                true,
+                &[],
+                false,
+                None,
+                "proceed",
+                "later, clean",
+            ),
+            (
+                SessionStartFacts::Kept { guard: Ok(Some(violation(true))) },
+                true,
+                true,
+                &["okrs/a.md"],
+                true,
+                None,
+                "failed",
+                "later, a change put back: told",
+            ),
+            (
+                SessionStartFacts::Kept { guard: Ok(Some(violation(false))) },
+                true,
+                true,
+                &["okrs/a.md"],
+                false,
+                Some("revert_failed"),
+                "failed",
+                "later, a change not put back",
+            ),
+            (
+                SessionStartFacts::Kept { guard: Err("does not decode".into()) },
+                true,
+                false,
+                &[],
+                false,
+                Some("snapshot_missing"),
+                "failed",
+                "later, the kept snapshot unusable: never replaced, quarantined",
+            ),
+        ];
+        for (facts, kept, snapshot, changed, reverted, quarantine, shape, why) in rows {
+            let decided = evaluate_session_start(facts);
+            assert_eq!(decided.event.kept, kept, "{why}");
+            assert_eq!(decided.event.snapshot, snapshot, "{why}");
+            assert_eq!(decided.event.changed_files, changed, "{why}");
+            assert_eq!(decided.event.reverted, reverted, "{why}");
+            assert_eq!(decided.cause.as_ref().map(|c| c.code.as_str()), quarantine, "{why}");
+            let seen = match decided.answer(Ok(())) {
+                HookAnswer::Proceed => "proceed",
+                HookAnswer::Failed { .. } => "failed",
+                HookAnswer::Block { .. } | HookAnswer::Deny { .. } => "other",
+            };
+            assert_eq!(seen, shape, "{why}");
             let unrecorded = decided.answer(Err("gone".into()));
             assert!(
                 matches!(&unrecorded, HookAnswer::Failed { reason } if reason.as_str().contains("audit_unavailable")),

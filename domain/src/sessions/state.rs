@@ -438,6 +438,11 @@ impl SessionRecords {
 
     fn started(&mut self, seq: u64, session: &str, e: &SubagentStarted) {
         let tree = self.tree(seq, session);
+        // A start of an agent already running replaces nothing: it matches no pending spawn,
+        // and the agent keeps its place, its parent and its depth (H-54).
+        if e.repeated {
+            return;
+        }
         let matched = e
             .tool_use_id
             .as_ref()

@@ -56,6 +56,7 @@ fn started(agent_id: &str, agent_type: &str, matched: Option<&PendingSpawn>) -> 
         depth: matched.map(|p| p.depth),
         snapshot: true,
         root: None,
+        repeated: false,
     }))
 }
 
@@ -267,6 +268,29 @@ fn an_allowed_stop_forgets_the_agent_and_a_blocked_one_keeps_it() {
     assert!(after.agents["a1"].stopped, "kept, marked stopped, so that a message can resume it (H-21)");
     assert!(after.is_tracked("a1"));
     assert_eq!(after.running().count(), 0);
+}
+
+/// A start recorded as repeated (the agent was running) replaces nothing: the pending spawn it
+/// names is not taken, and the agent keeps its parent, depth and approval (H-54).
+#[test]
+fn a_repeated_start_replaces_nothing() {
+    let mut events = vec![
+        (Some("s"), spawn("t1", None, "coder", 1, Decision::Allow)),
+        (Some("s"), spawn("t2", Some("p"), "coder", 2, Decision::Allow)),
+    ];
+    let first = fold(&events).session("s").match_start("coder").cloned();
+    events.push((Some("s"), started("a1", "coder", first.as_ref())));
+    let before = fold(&events).session("s");
+    let second = before.match_start("coder").cloned();
+    assert!(second.is_some(), "another spawn is still pending");
+    let AuditEvent::SubagentStarted(mut again) = started("a1", "coder", second.as_ref()) else {
+        unreachable!()
+    };
+    again.repeated = true;
+    events.push((Some("s"), AuditEvent::SubagentStarted(again)));
+    let after = fold(&events).session("s");
+    assert_eq!(after.agents, before.agents, "the agent keeps its place");
+    assert_eq!(after.pending, before.pending, "no pending spawn taken");
 }
 
 /// A stop its harness cannot block ends the agent whatever the decision (M-6).

@@ -45,8 +45,8 @@ pub const HALTING_EVENTS: [&str; 2] = ["Stop", "SubagentStop"];
 /// tool" (the hook governs every tool call, so an untracked agent's calls can be denied).
 /// H-43: `ConfigChange` (every source) blocks a settings or skills change made during the
 /// session. H-45, H-46: `SessionStart` (every source) snapshots the protected paths, and the
-/// main session's `Stop` compares and puts them back. H-48: `SessionEnd` puts them back once
-/// more and removes the session's snapshot.
+/// main session's `Stop` compares and puts them back. H-48, H-53: `SessionEnd` puts them back
+/// once more and keeps the session's snapshot.
 pub const EVENTS: [(&str, Option<&str>); 7] = [
     ("PreToolUse", Some("*")),
     ("SubagentStart", None),

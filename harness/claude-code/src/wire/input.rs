@@ -140,7 +140,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and stop (H-45, H-46).
         "SessionStart" => HookEvent::SessionStart,
         "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
-        // The session's end: checked and put back, never blocked; its snapshot removed (H-48).
+        // The session's end: checked and put back, never blocked; its snapshot kept (H-48, H-53).
         "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         "ConfigChange" => HookEvent::ConfigChange {
             source: required(&object, "source")?,

@@ -178,7 +178,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and stop; only the root gets `Stop` (H-45, H-46, C-12).
         "SessionStart" => HookEvent::SessionStart,
         "Stop" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
-        // The session's end: checked and put back, never blocked; its snapshot removed (H-48, C-13).
+        // The session's end: checked and put back, never blocked; its snapshot kept (H-53, C-13).
         "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         _ => HookEvent::Other { name },
     };

@@ -225,7 +225,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         // The main session's start and the end of each of its turns (H-45, H-46).
         "SessionStart" => HookEvent::SessionStart,
         "AfterAgent" => HookEvent::SessionStop { stop_hook_active: stop_hook_active(&object)? },
-        // The session's end: put back one last time, its snapshot removed (H-48).
+        // The session's end: put back, its snapshot kept: the end may be the agent's (H-48, H-53).
         "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         _ => HookEvent::Other { name },
     };
