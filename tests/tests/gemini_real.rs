@@ -582,3 +582,40 @@ fn the_same_spawn_twice_in_one_turn_never_runs_twice_at_once() {
     println!("runs: {}, denied as ambiguous: {}", events.len() / 2, ambiguous.len());
     assert_eq!(events.len() / 2 + ambiguous.len(), 2, "each spawn allowed and run, or denied: {ambiguous:?}");
 }
+
+/// Gemini CLI 0.61 gives its subagents no `invoke_agent`, so every spawn is the main session's
+/// (M-22): the main agent's `invoke_agent planner` and `invoke_agent coder` in one model turn
+/// run at once; the coder, which only the planner may spawn, is denied as the main session's
+/// whether or not the planner already runs, and never runs (at depth 2 or at all).
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn two_spawns_in_one_turn_are_both_the_main_sessions() {
+    let project = GeminiProject::setup(&tools());
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![Part::Together(vec![
+                    Part::invoke("planner", "PLANTASK plan it"),
+                    Part::invoke("coder", "CODETASK code it"),
+                ])],
+            )
+            .agent("PLANTASK", vec![Part::shell("echo planned")])
+            .agent("CODETASK", vec![Part::shell("echo coded > coded.txt")]),
+    );
+    let run = project.run(&api, "MAINTASK go", &GeminiRun::default());
+    finished(&run);
+    assert!(api.ran("PLANTASK"), "the planner's spawn is allowed and runs");
+    assert!(!api.ran("CODETASK"), "the coder never runs");
+    assert_eq!(project.read("coded.txt"), None);
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    let coder: Vec<&Value> =
+        spawns.iter().filter(|e| e["payload"]["subagent_type"] == json!("coder")).collect();
+    assert_eq!(coder.len(), 1, "{spawns:?}");
+    assert_eq!(coder[0]["payload"]["decision"], json!("deny"), "{coder:?}");
+    assert_eq!(coder[0]["payload"]["persona"], json!("main"), "judged as the main session's: {coder:?}");
+    assert_eq!(coder[0]["payload"]["agent_id"], Value::Null, "credited to no running subagent: {coder:?}");
+    let started = project.audit_of("subagent_started");
+    assert!(started.iter().all(|e| e["payload"]["agent_type"] != json!("coder")), "{started:?}");
+    assert!(started.iter().all(|e| e["payload"]["depth"] == json!(1)), "nothing at depth 2: {started:?}");
+}

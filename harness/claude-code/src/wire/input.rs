@@ -148,7 +148,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named, call: None })
 }
 
 #[cfg(test)]

@@ -33,11 +33,12 @@ pub fn user_file(
 pub const HOOK_NAME: &str = "agentwarden";
 
 /// The events Warden's Gemini hook answers, each with its matcher: every tool before it runs,
-/// the end of an `invoke_agent` call (its subagent's stop, M-2), the session's start, the end of
-/// each turn of the main session, and the session's end (H-48).
+/// every tool after it ran (the input that ran checked against the one approved, H-55; the end of
+/// an `invoke_agent` call is its subagent's stop, M-2), the session's start, the end of each turn
+/// of the main session, and the session's end (H-48).
 pub const EVENTS: [(&str, &str); 5] = [
     ("BeforeTool", "*"),
-    ("AfterTool", "^invoke_agent$"),
+    ("AfterTool", "*"),
     ("SessionStart", "*"),
     ("AfterAgent", "*"),
     ("SessionEnd", "*"),
@@ -201,7 +202,7 @@ mod tests {
                 ..e.clone()
             })
             .collect();
-        assert_eq!(missing_events(&narrowed), ["AfterTool"], "a stop no spawn's end reaches");
+        assert_eq!(missing_events(&narrowed), ["AfterTool"], "a run of another tool not checked (H-55)");
     }
 
     /// A file Warden cannot read as plain JSON is refused, never rewritten (comments lost).
