@@ -252,10 +252,28 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
 /// A tool call as Gemini names it at `BeforeTool` and `AfterTool`: no call id, so by the digest
 /// of its name and its `tool_input` as sent (the input that ran, at `AfterTool`: Gemini hands a
 /// hook's replacement to the tool and then to `AfterTool`), H-55.
+///
+/// One field is left out: Gemini CLI 0.61's ripgrep search sets its own `context` (lines shown
+/// around each match) while it runs when it finds one to three matches and none was asked, so the
+/// `AfterTool` of a `grep_search` names a `context` its `BeforeTool` did not. It widens what the
+/// same search shows, never what it searches (M-23).
 fn call_input(object: &Map<String, Value>, tool_name: &str) -> CallInput {
     let input = object.get("tool_input").unwrap_or(&Value::Null);
-    CallInput { tool_name: tool_name.to_owned(), call_id: None, digest: input_digest(tool_name, input) }
+    let digest = match input {
+        Value::Object(fields) if SELF_SET.iter().any(|(tool, _)| *tool == tool_name) => {
+            let mut kept = fields.clone();
+            for (_, field) in SELF_SET.iter().filter(|(tool, _)| *tool == tool_name) {
+                kept.remove(*field);
+            }
+            input_digest(tool_name, &Value::Object(kept))
+        }
+        _ => input_digest(tool_name, input),
+    };
+    CallInput { tool_name: tool_name.to_owned(), call_id: None, digest }
 }
+
+/// The fields of a tool's input Gemini CLI sets itself while the tool runs (see [`call_input`]).
+const SELF_SET: [(&str, &str); 2] = [("grep_search", "context"), ("search_file_content", "context")];
 
 #[cfg(test)]
 mod tests;
