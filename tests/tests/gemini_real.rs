@@ -452,6 +452,9 @@ fn one_spawn_allowed(project: &GeminiProject) {
     let spawns: Vec<Value> = project.audit_of("subagent_spawn_evaluated");
     let decided: Vec<&Value> = spawns.iter().map(|e| &e["payload"]["decision"]).collect();
     assert_eq!(decided, [&json!("allow")]);
+    // Every call ran with the input Warden approved: nothing quarantined (H-55).
+    let quarantined = project.audit_of("session_quarantined");
+    assert!(quarantined.is_empty(), "{quarantined:?}");
 }
 
 #[test]
@@ -528,6 +531,8 @@ fn a_running_subagents_calls_are_held_to_its_manifest_and_its_end_puts_back() {
     assert_eq!(stopped.len(), 1, "{stopped:?}");
     assert_eq!(stopped[0]["payload"]["ended"], json!(true), "the spawn's end is final (M-6)");
     assert_eq!(project.read("main.txt").as_deref(), Some("main again\n"), "the main session's shell after");
+    let quarantined = project.audit_of("session_quarantined");
+    assert!(quarantined.is_empty(), "each call ran as approved (H-55): {quarantined:?}");
 }
 
 /// Gemini merges `hooksConfig.disabled` across its settings files: the user's own settings
