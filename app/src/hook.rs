@@ -37,6 +37,7 @@
 //! reads what they need, records the event, acts on the hook's files, then answers with the
 //! domain's typed `HookAnswer`.
 
+mod approved;
 mod fast;
 #[cfg(test)]
 mod forged;
@@ -55,10 +56,10 @@ use agentwarden_domain::events::AuditEvent;
 use agentwarden_domain::governance::{ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::sessions::{
-    Attribution, CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, InputError, ROOT_ID,
-    SessionQuarantined, SessionRecords, SpawnFacts, SpawnRequest, StopFacts, SubagentStarted,
-    config_change_answer, config_change_blocked, evaluate_spawn, evaluate_stop, quarantined_without_store,
-    spawn_answer,
+    Attribution, CallStage, CallingAgent, HookEvent, HookFailure, HookInput, HookInputRefused, InputError,
+    ROOT_ID, SessionQuarantined, SessionRecords, SpawnFacts, SpawnRequest, StopFacts, SubagentStarted,
+    config_change_answer, config_change_blocked, evaluate_spawn, evaluate_stop, quarantine_reason,
+    quarantined_without_store, spawn_answer,
 };
 pub use agentwarden_domain::sessions::{HookAnswer, with_fix};
 use agentwarden_domain::verdict::Code;
@@ -158,6 +159,7 @@ impl Warden {
         }
         let root = self.config.root.clone();
         let in_flight = input.attribution == Attribution::InFlight;
+        let call = input.call.clone();
         let answer = match input.event {
             HookEvent::Other { .. } => Ok(HookAnswer::silent()),
             HookEvent::ConfigChange { source, file_path } => {
@@ -192,6 +194,8 @@ impl Warden {
                 self.hook_session_stop(&mut state, session, stop_hook_active, storage).await
             }
             HookEvent::SessionEnd { reason } => {
+                // The approvals no run used are forgotten with the session (H-55).
+                storage.forget_approved(session);
                 self.hook_session_end(&mut state, session, reason, storage).await
             }
             HookEvent::SubagentStop { agent, stop_hook_active } => {
@@ -211,12 +215,25 @@ impl Warden {
                 .await
             }
         };
-        let answer = answer.unwrap_or_else(|e| {
+        let mut answer = answer.unwrap_or_else(|e| {
             if is_stop {
                 quarantine_unrecorded(storage, session, None, &Code::StoreUnavailable, &e.to_string());
             }
             HookAnswer::failed(format!("{}: {e}", e.code()))
         });
+        // A run in a quarantined session (one not approved quarantined it before the store, H-55):
+        // the harness shows the quarantine in place of its result.
+        if let (HookAnswer::Proceed, Some(CallStage::Ran(_)), Some(marker)) = (&answer, &call, &quarantined) {
+            answer = HookAnswer::block(quarantine_reason(session, &marker.code, &marker.reason));
+        }
+        // A call let through is kept as approved, to be checked when it has run; one that cannot
+        // be kept is not let through (H-55).
+        if let (HookAnswer::Proceed, Some(CallStage::Asked(asked))) = (&answer, &call)
+            && let Err(e) = storage.keep_approved(session, asked)
+        {
+            answer =
+                HookAnswer::failed(format!("the approved input could not be kept ({e}): not let through"));
+        }
         // The index says what the log says now: caught up first (another writer may have
         // appended since), and left unwritten when the log cannot be read.
         if state.catch_up_again().await.is_ok() {
@@ -675,6 +692,7 @@ mod tests {
                 caller: None,
             }),
             attribution: Attribution::Named,
+            call: None,
         }
     }
 
@@ -691,6 +709,7 @@ mod tests {
                 rules_as: agentwarden_domain::lineage::RulesAs::named(tool_name),
             }),
             attribution: Attribution::Named,
+            call: None,
         }
     }
 
@@ -751,6 +770,7 @@ mod tests {
                 agent_type: "planner".into(),
             }),
             attribution: Attribution::Named,
+            call: None,
         };
         let events = [
             spawn("t2"),

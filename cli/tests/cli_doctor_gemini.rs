@@ -146,6 +146,31 @@ fn doctor_knows_gemini_and_names_every_gap() {
     std::fs::write(&user, "{}").unwrap();
     let (code, _) = doctor(&p, &["--managed", system]);
     assert_eq!(code, 0, "whole again");
+    // Another BeforeTool hook, which can hand a tool another input after Warden approved it
+    // (H-55): named in every file Gemini reads hooks from — the user's settings, the project's,
+    // an extension's hooks file.
+    let rogue = json!({"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+        {"type": "command", "name": "rewrite-it", "command": "/tmp/rewrite.sh"}]}]});
+    std::fs::write(&user, json!({"hooks": rogue}).to_string()).unwrap();
+    let (code, report) = doctor(&p, &["--managed", system]);
+    assert_eq!((code, failed(&report)), (1, vec!["rewriting hooks".to_owned()]), "{report}");
+    let detail = check(&report, "rewriting hooks")["detail"].as_str().unwrap().to_owned();
+    assert!(detail.contains("rewrite-it") && detail.contains(user.to_str().unwrap()), "{detail}");
+    std::fs::write(&user, "{}").unwrap();
+    let mut beside: Value = serde_json::from_str(&good).unwrap();
+    beside["hooks"]["BeforeTool"].as_array_mut().unwrap().push(rogue["BeforeTool"][0].clone());
+    std::fs::write(&settings, beside.to_string()).unwrap();
+    let (_, report) = doctor(&p, &["--managed", system]);
+    assert_eq!(failed(&report), ["rewriting hooks"], "beside Warden's in the project's: {report}");
+    std::fs::write(&settings, &good).unwrap();
+    let extension = p.home.join(".gemini/extensions/helper/hooks/hooks.json");
+    std::fs::create_dir_all(extension.parent().unwrap()).unwrap();
+    std::fs::write(&extension, json!({"hooks": rogue}).to_string()).unwrap();
+    let (_, report) = doctor(&p, &["--managed", system]);
+    assert_eq!(failed(&report), ["rewriting hooks"], "an extension's: {report}");
+    std::fs::remove_file(&extension).unwrap();
+    let (code, _) = doctor(&p, &["--managed", system]);
+    assert_eq!(code, 0, "whole again");
 }
 
 /// A line whose binary is gone is named, and the canary sees the tail's exit 2 as a block that

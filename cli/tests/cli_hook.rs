@@ -501,3 +501,52 @@ fn a_store_truncated_between_runs_is_exit_2_never_an_allow() {
         "a cut log does not verify"
     );
 }
+
+/// Claude Code: another `PreToolUse` hook may answer `updatedInput` with an allow, and the tool
+/// then runs another input than the one Warden approved. `PostToolUse` names the input that ran
+/// under the same `tool_use_id`: as approved, silent; otherwise (or a run of a call Warden never
+/// saw asked) the session is quarantined, recorded, and the run answered with a block naming it;
+/// nothing more runs in the session (H-55).
+#[test]
+fn a_run_with_an_input_warden_did_not_approve_quarantines() {
+    let root = |p: &Project| p.root.display().to_string();
+    let call = |p: &Project, event: &str, session: &str, id: &str, command: &str| {
+        let mut e = serde_json::json!({"session_id": session, "hook_event_name": event, "cwd": root(p),
+            "tool_name": "Bash", "tool_use_id": id, "tool_input": {"command": command, "description": "d"}});
+        if event == "PostToolUse" {
+            e["tool_response"] = serde_json::json!({"stdout": "", "stderr": ""});
+        }
+        hook_text(p, &e.to_string(), true)
+    };
+    let p = project();
+    allowed(&call(&p, "PreToolUse", "rw-ok", "toolu_1", "echo innocent"));
+    allowed(&call(&p, "PostToolUse", "rw-ok", "toolu_1", "echo innocent"));
+    let rows: [(Option<&str>, &str, &str, &str); 4] = [
+        (Some("echo innocent"), "touch m_rewritten", "PostToolUse", "rewritten by another hook"),
+        (Some("echo innocent"), "touch m_rewritten; exit 1", "PostToolUseFailure", "rewritten, and failing"),
+        (None, "echo never-asked", "PostToolUse", "never asked"),
+        (Some("echo once"), "echo once", "PostToolUse", "asked once, run twice"),
+    ];
+    for (i, (asked, ran, after, why)) in rows.into_iter().enumerate() {
+        let session = format!("rw-{i}");
+        if let Some(asked) = asked {
+            allowed(&call(&p, "PreToolUse", &session, "toolu_2", asked));
+        }
+        if asked == Some(ran) {
+            allowed(&call(&p, "PostToolUse", &session, "toolu_2", ran));
+        }
+        let (code, answer, stderr) = call(&p, after, &session, "toolu_2", ran);
+        assert_eq!(code, 0, "{why}: {stderr}");
+        assert_eq!(answer["decision"], "block", "{why}: {answer}");
+        assert!(answer["reason"].as_str().unwrap().contains("ran_unapproved_input"), "{why}: {answer}");
+        let (_, next, _) = call(&p, "PreToolUse", &session, "toolu_3", "echo next");
+        assert!(deny_reason(&next).contains("session_quarantined"), "{why}: {next}");
+        let recorded = events(&p)
+            .into_iter()
+            .filter(|e| {
+                e["event_type"] == "session_quarantined" && e["payload"]["code"] == "ran_unapproved_input"
+            })
+            .count();
+        assert_eq!(recorded, i + 1, "{why}: one quarantine recorded for each session");
+    }
+}

@@ -425,6 +425,24 @@ fn doctor_runs_the_canary_through_the_installed_line_and_names_every_gap() {
     assert_eq!(failed(&report), ["disabled", "form"], "{report}");
     std::fs::remove_file(&local).unwrap();
 
+    // Another PreToolUse hook, which can answer `updatedInput` and replace a tool's input after
+    // Warden approved it (H-55, H-56): named with its file, in the local settings or beside
+    // Warden's own in the project's.
+    let rogue = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "/tmp/rewrite.sh"}]}]}});
+    std::fs::write(&local, rogue.to_string()).unwrap();
+    let (_, report) = doctor(&p, &[]);
+    assert_eq!(failed(&report), ["rewriting hooks"], "{report}");
+    let detail = check(&report, "rewriting hooks")["detail"].as_str().unwrap().to_owned();
+    assert!(detail.contains("/tmp/rewrite.sh") && detail.contains("settings.local.json"), "{detail}");
+    std::fs::remove_file(&local).unwrap();
+    let mut beside: Value = serde_json::from_str(&good).unwrap();
+    beside["hooks"]["PreToolUse"].as_array_mut().unwrap().push(rogue["hooks"]["PreToolUse"][0].clone());
+    std::fs::write(&path, beside.to_string()).unwrap();
+    let (_, report) = doctor(&p, &[]);
+    assert_eq!(failed(&report), ["rewriting hooks"], "beside Warden's: {report}");
+    std::fs::write(&path, &good).unwrap();
+
     // `.agentwarden/` no longer ignored.
     std::fs::write(p.root.join(".gitignore"), "").unwrap();
     let (_, report) = doctor(&p, &[]);

@@ -129,6 +129,11 @@ pub trait Scenarios: Harness {
     }
     /// What the hook printed, read back as the answer it says; `Err` when it says none.
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String>;
+    /// Whether a subagent of this harness can spawn: `false` when it gives its subagents no
+    /// spawn tool, and every spawn is then the main session's (M-22).
+    fn subagents_spawn(&self) -> bool {
+        true
+    }
 }
 
 /// Every situation, in turn.
@@ -324,6 +329,7 @@ pub async fn spawn_denied_without_an_approval(harness: &dyn Scenarios) {
 }
 
 /// The planner's instruction file names a researcher, its manifest does not: the lineage denies.
+/// A harness whose subagents cannot spawn credits the spawn to the main session (M-22).
 pub async fn spawn_denied_by_the_lineage(harness: &dyn Scenarios) {
     let kernel = Kernel::new(true, true, true).await;
     let planner = kernel.planner(harness, "call-1").await;
@@ -337,7 +343,13 @@ pub async fn spawn_denied_by_the_lineage(harness: &dyn Scenarios) {
         cwd: &cwd,
     };
     let answer = kernel.ask(harness, &harness.spawn(&spawn)).await;
-    denied_with(harness, &answer, "lineage", "the planner spawns a researcher");
+    if harness.subagents_spawn() {
+        denied_with(harness, &answer, "lineage", "the planner spawns a researcher");
+    } else {
+        // The spawn is the main session's, never the running planner's (M-22): the main persona
+        // declares no researcher.
+        denied_with(harness, &answer, "not_declared", "a spawn while the planner runs");
+    }
 }
 
 /// A subagent's call its rules do not grant is denied by the tool rules.

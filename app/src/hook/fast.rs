@@ -13,6 +13,9 @@
 //!    against the manifests' tool rules and records it (T-9); so does anything else — no
 //!    index, an unreadable one — and the store rewrites the index.
 //!
+//! Before all of that, an event that says a call ran is checked against the approvals kept (H-55,
+//! [`super::approved`]); and a call let through here has its input kept as approved.
+//!
 //! H-24 (trusting the index): it is a cache of what the store said, and it never allows more
 //! than the store did when it was written. A missing or unreadable index, a missing entry, an
 //! index about another session: each falls back to the store, never allows. Entries only become
@@ -24,8 +27,8 @@
 //! (the resident service) to close it.
 
 use agentwarden_domain::sessions::{
-    Attribution, HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath, ToolKind,
-    config_change_answer, config_change_blocked, human_verb_reason, normalize, quarantine_reason,
+    Attribution, CallStage, HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath,
+    ToolKind, config_change_answer, config_change_blocked, human_verb_reason, normalize, quarantine_reason,
 };
 
 use super::storage::HookStorage;
@@ -53,6 +56,31 @@ pub fn before_store_parsed(
     parsed: &Result<HookInput, InputError>,
 ) -> Pre {
     let Ok(input) = parsed else { return Pre::Store { fallback: None } };
+    // What ran is checked against what was approved here, once, before anything else (H-55): a
+    // run Warden never approved quarantines (marker first), and the store records it.
+    if let Some(CallStage::Ran(ran)) = &input.call
+        && let Some(failure) = super::approved::settle_ran(storage, &input.session_id, ran)
+    {
+        return Pre::Store {
+            fallback: Some(super::approved::ran_unapproved_answer(&input.session_id, &failure)),
+        };
+    }
+    let pre = decide(config, storage, input);
+    // A call let through here is kept as approved; one that cannot be kept goes to the store,
+    // which keeps it or fails (H-55).
+    match (&pre, &input.call) {
+        (Pre::Done(HookAnswer::Proceed), Some(CallStage::Asked(call))) => {
+            match storage.keep_approved(&input.session_id, call) {
+                Ok(()) => pre,
+                Err(_) => Pre::Store { fallback: None },
+            }
+        }
+        _ => pre,
+    }
+}
+
+/// [`before_store_parsed`] once the run is settled and before the approval is kept.
+fn decide(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
     let session = input.session_id.as_str();
     let call = match &input.event {
         HookEvent::Tool(call) => Some(call),

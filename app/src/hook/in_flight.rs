@@ -2,11 +2,12 @@
 //! a subagent's calls arrive with its parent's session and no agent field, between the call that
 //! spawned it and that call's end, and no start event comes.
 //!
-//! - A spawn: its parent is the one subagent running, or the main session when none runs; with
-//!   two or more running it cannot be told, and the spawn is denied (M-3). The same spawn
-//!   (the integration names it by its input) while it still runs is denied too: the two would
-//!   be one agent to Warden (M-4). An allowed spawn starts its agent at once, its protected
-//!   paths snapshotted, as a start event would (M-2).
+//! - A spawn is the main session's, whatever runs: the one harness that names no subagent (Gemini
+//!   CLI 0.61) gives its subagents no spawn tool, so the main session is the only agent that can
+//!   ask, and crediting a spawn to a running subagent would be a guess in the asker's favour
+//!   (M-22, superseding M-3). The same spawn (the integration names it by its input) while it
+//!   still runs is denied: the two would be one agent to Warden (M-4). An allowed spawn starts
+//!   its agent at once, its protected paths snapshotted, as a start event would (M-2).
 //! - A tool call without a caller: the one subagent running is its caller; with several, it is
 //!   judged as each in turn and the first denial stands — the strictest rules in force hold;
 //!   with none, it is the main session's (M-2).
@@ -52,15 +53,13 @@ impl Warden {
             "an integration of {:?} names no caller",
             Attribution::InFlight
         );
-        let running = running(state, session);
-        // Its parent cannot be told among several (M-3), nor an agent from another of the same
-        // name while that one runs (M-4).
-        if running.len() > 1 || is_running(state, session, &request.tool_use_id) {
-            let ids: Vec<String> = running.iter().map(|a| a.agent_id.clone()).collect();
-            let event = HookToolEvaluated::ambiguous_spawn(&request, &ids);
+        // The same spawn while it runs would be one agent to Warden (M-4).
+        if is_running(state, session, &request.tool_use_id) {
+            let event = HookToolEvaluated::twin_spawn(&request);
             return Ok(self.answer_recorded(state, session, event).await);
         }
-        request.caller = running.into_iter().next();
+        // Only the main session can spawn: never credited to a running subagent (M-22).
+        request.caller = None;
         let agent =
             CallingAgent { agent_id: request.tool_use_id.clone(), agent_type: request.subagent_type.clone() };
         let answer = self.hook_spawn(state, session, request).await?;

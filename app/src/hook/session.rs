@@ -146,7 +146,7 @@ mod tests {
     }
 
     fn input(event: HookEvent) -> HookInput {
-        HookInput { session_id: "s".into(), cwd: None, event, attribution: Attribution::Named }
+        HookInput { session_id: "s".into(), cwd: None, event, attribution: Attribution::Named, call: None }
     }
 
     fn stop(stop_hook_active: bool) -> HookInput {

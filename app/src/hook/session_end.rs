@@ -91,7 +91,7 @@ mod tests {
     }
 
     fn input(event: HookEvent) -> HookInput {
-        HookInput { session_id: "s".into(), cwd: None, event, attribution: Attribution::Named }
+        HookInput { session_id: "s".into(), cwd: None, event, attribution: Attribution::Named, call: None }
     }
 
     fn end() -> HookInput {

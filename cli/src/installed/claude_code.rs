@@ -156,6 +156,54 @@ fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> 
     entries
 }
 
+/// Every other hook that can replace a tool's input after Warden approved it (H-55, H-56): a
+/// `PreToolUse` hook of any settings file Claude Code runs hooks from — the managed ones, and
+/// unless they set `allowManagedHooksOnly` the project's, its local and the user's — each a
+/// failure named with its file; a file that cannot be read fails it too.
+fn check_rewriting(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) {
+    let mut found = Vec::new();
+    let mut managed_only = false;
+    let read = |path: &Path, found: &mut Vec<String>| match read_source(path) {
+        Ok(Some(source)) => {
+            if !source.settings.rewriting.is_empty() {
+                found.push(format!("`{}`: {}", path.display(), source.settings.rewriting.join(", ")));
+            }
+            Some(source.settings.managed_only)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            found.push(format!("{e}: its hooks cannot be told"));
+            None
+        }
+    };
+    for path in managed_files(managed) {
+        if let Some(Some(only)) = read(&path, &mut found) {
+            managed_only = only;
+        }
+    }
+    if !managed_only {
+        let mut others = vec![project.join(settings::PROJECT_FILE), project.join(settings::LOCAL_FILE)];
+        others.extend(user_file());
+        for path in others {
+            read(&path, &mut found);
+        }
+    }
+    checks.push(if found.is_empty() {
+        Check::ok("rewriting hooks", "no other hook can hand a tool another input than the one Warden approved")
+    } else {
+        Check::fail(
+            "rewriting hooks",
+            format!(
+                "another PreToolUse hook can replace a tool's input (`updatedInput`) after Warden approved it \
+                 (H-55): {}",
+                found.join("; ")
+            ),
+            "remove every PreToolUse hook but Warden's from those files, or install the managed form with \
+             allowManagedHooksOnly (`warden init claude-code --managed FILE`)",
+        )
+    });
+}
+
 /// Each entry's line: the binary exists, the tail fails closed, the numbers leave margin.
 fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
     let init = format!("run `warden init claude-code --project {}` again", project.display());
@@ -184,6 +232,7 @@ fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
 /// The entries Claude Code would run for `project`, checked, as [`Line`]s (H-14).
 pub(in super::super) fn check(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Line> {
     let entries = check_hooks(project, managed, checks);
+    check_rewriting(project, managed, checks);
     check_lines(project, &entries, checks);
     entries
         .into_iter()

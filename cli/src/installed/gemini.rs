@@ -123,6 +123,7 @@ pub(in super::super) fn check(
             "remove Warden's hook from `hooksConfig.disabled` (and `hooksConfig.enabled: false`)",
         )
     });
+    rewriting_hooks(project, &texts, checks);
     check_lines(project, config_path, &entries, checks);
     entries
         .into_iter()
@@ -136,6 +137,54 @@ pub(in super::super) fn check(
             }
         })
         .collect()
+}
+
+/// Every other hook that can rewrite a tool's input after Warden approved it (H-55), in every
+/// settings file Gemini merges (`texts`) and every extension's hooks file (the user's and the
+/// project's `.gemini/extensions/*/hooks/hooks.json`): each a failure, named with its file.
+fn rewriting_hooks(project: &Path, texts: &[(PathBuf, String)], checks: &mut Vec<Check>) {
+    let mut files: Vec<(PathBuf, String)> = texts.to_vec();
+    let mut found = Vec::new();
+    let homes =
+        [user_settings().and_then(|p| p.parent().map(Path::to_path_buf)), Some(project.join(".gemini"))];
+    for extensions in homes.into_iter().flatten().map(|gemini| gemini.join("extensions")) {
+        let Ok(listed) = std::fs::read_dir(&extensions) else { continue };
+        for entry in listed.flatten() {
+            let path = entry.path().join(settings::EXTENSION_HOOKS_FILE);
+            match read_text(&path) {
+                Ok(Some(text)) => files.push((path, text)),
+                Ok(None) => {}
+                Err(e) => found.push(format!("`{}` {e}: its hooks cannot be told", path.display())),
+            }
+        }
+    }
+    for (path, text) in &files {
+        match settings::rewriting_hooks(text) {
+            Ok(hooks) if !hooks.is_empty() => {
+                found.push(format!("`{}`: {}", path.display(), hooks.join(", ")))
+            }
+            Ok(_) => {}
+            Err(e) => {
+                found.push(format!("`{}` cannot be read ({e}): its hooks cannot be told", path.display()))
+            }
+        }
+    }
+    checks.push(if found.is_empty() {
+        Check::ok(
+            "rewriting hooks",
+            "no other hook can hand a tool another input than the one Warden approved",
+        )
+    } else {
+        Check::fail(
+            "rewriting hooks",
+            format!(
+                "another BeforeTool hook can replace a tool's input after Warden approved it (H-55): {}",
+                found.join("; ")
+            ),
+            "remove every BeforeTool hook but Warden's from those files (a run with an input Warden did not \
+             approve quarantines the session)",
+        )
+    });
 }
 
 /// Each hook's line: the binary exists, it names the configuration checked here, the tail fails

@@ -587,8 +587,9 @@ super::codes! {
     CallerAmbiguous = "caller_ambiguous" {
         Decision(
             "lineage",
-            "a spawn from a harness that never names its subagents, made while two or more of them run (its \
-             parent cannot be told, M-3) or while the same spawn still runs (the two would be one agent, M-4)",
+            "a spawn from a harness that never names its subagents, made while the same spawn still runs \
+             (the two would be one agent, M-4); once also a spawn among several running subagents (M-3, \
+             superseded by M-22: every such spawn is the main session's)",
         ),
     }
     LineageCycle = "lineage_cycle" {
@@ -650,6 +651,13 @@ super::codes! {
             "human_verb",
             "a shell command that runs `warden seal`, `approve`, `revoke` or `release` (K-11): only \
              a human runs them",
+        ),
+    }
+    RanUnapprovedInput = "ran_unapproved_input" {
+        Decision(
+            "approved_input",
+            "a tool call ran with an input Warden did not approve: another hook rewrote it after Warden's \
+             approval, or the call never reached Warden; recorded, and the session is quarantined (H-55)",
         ),
     }
     ConfigChangeBlocked = "config_change_blocked" {

@@ -18,6 +18,7 @@
 //! Nothing here names a harness, a tool of one, an exit code or a wire format (issue 35).
 
 mod answer;
+mod call;
 mod config_change;
 mod events;
 mod paths;
@@ -32,6 +33,7 @@ mod tool;
 mod tool_rules;
 
 pub use answer::{HookAnswer, HookReason};
+pub use call::{APPROVED_INPUT_STAGE, CallInput, CallStage, check_ran, input_digest};
 pub use config_change::{CONFIG_CHANGE_STAGE, config_change_answer, config_change_blocked};
 
 pub use crate::lineage::{CallArgument, RulesAs};

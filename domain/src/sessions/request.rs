@@ -66,16 +66,19 @@ pub struct CallingAgent {
 ///
 /// Most harnesses name the subagent in every event it causes: [`Attribution::Named`]. Some name
 /// none: a subagent's calls arrive with its parent's session and no agent field, between the
-/// spawn's call and its end. For such a harness the kernel holds an event without a caller to
-/// the subagents running in its session: one running is the caller; several, and a tool call is
-/// judged as each of them in turn (the first denial stands), and a spawn is denied, its parent
-/// unknown; none, and it is the main session's ([`Attribution::InFlight`], M-2, M-3).
+/// spawn's call and its end. For such a harness the kernel holds a tool call without a caller to
+/// the subagents running in its session: one running is the caller; several, and it is judged as
+/// each of them in turn (the first denial stands); none, and it is the main session's (M-2). A
+/// spawn is the main session's whatever runs: the only such harness (Gemini CLI 0.61) gives its
+/// subagents no spawn tool, so crediting a spawn to a running subagent would be a guess in the
+/// asker's favour ([`Attribution::InFlight`], M-22).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Attribution {
     /// Every event names the subagent it comes from, or comes from the main session.
     #[default]
     Named,
-    /// No event names a subagent: one without a caller is the running subagents' (M-2).
+    /// No event names a subagent: a tool call without a caller is the running subagents' (M-2),
+    /// a spawn the main session's (M-22).
     InFlight,
 }
 
@@ -205,6 +208,9 @@ pub struct HookInput {
     pub event: HookEvent,
     /// Whether the harness names the subagent an event comes from (M-2).
     pub attribution: Attribution,
+    /// The tool call this event asks for (its input kept when it proceeds) or says ran (its
+    /// input checked against what was approved), when the integration names one (H-55).
+    pub call: Option<super::CallStage>,
 }
 
 /// Why a hook input cannot be used.

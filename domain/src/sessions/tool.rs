@@ -193,9 +193,9 @@ impl HookToolEvaluated {
         }
     }
 
-    /// A spawn whose parent cannot be told: it comes from a harness that never names its
-    /// subagents while `running` (two or more) run; denied (M-3).
-    pub fn ambiguous_spawn(request: &SpawnRequest, running: &[String]) -> HookToolEvaluated {
+    /// A spawn of a harness that never names its subagents, the same (agent and prompt) as one
+    /// that still runs: the two would be one agent to Warden, so it is denied (M-4).
+    pub fn twin_spawn(request: &SpawnRequest) -> HookToolEvaluated {
         HookToolEvaluated {
             tool_name: request.tool_name.clone(),
             tool_use_id: Some(request.tool_use_id.clone()),
@@ -207,11 +207,10 @@ impl HookToolEvaluated {
                 "lineage",
                 Code::CallerAmbiguous,
                 format!(
-                    "the harness does not say which agent spawns `{}`, and {} subagents run ({}): its \
-                     parent cannot be told, so it is not spawned; spawn it when one runs at most",
-                    request.subagent_type,
-                    running.len(),
-                    running.join(", ")
+                    "the harness names no agent, and the same spawn of `{}` (its agent and prompt) \
+                     still runs as `{}`: the two would be one agent, so it is not spawned; spawn it \
+                     again once the first has ended",
+                    request.subagent_type, request.tool_use_id
                 ),
             )),
         }

@@ -82,6 +82,11 @@ impl Scenarios for Gemini {
         read_back(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
             .map_err(|e| e.to_string())
     }
+
+    /// Gemini CLI 0.61 gives its subagents no `invoke_agent` (M-22).
+    fn subagents_spawn(&self) -> bool {
+        false
+    }
 }
 
 #[tokio::test]

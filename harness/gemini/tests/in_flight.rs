@@ -1,6 +1,6 @@
-//! Gemini names no subagent: the kernel holds a call to the subagents running (M-2), denies a
-//! spawn whose parent it cannot tell (M-3) and a second of the same spawn while the first runs
-//! (M-4). Each through Gemini's wire format, against a kernel over a small project: the main
+//! Gemini names no subagent: the kernel holds a call to the subagents running (M-2), credits
+//! every spawn to the main session, the only agent Gemini gives `invoke_agent` (M-22), and denies
+//! a second of the same spawn while the first runs (M-4). Each through Gemini's wire format, against a kernel over a small project: the main
 //! persona may spawn a planner and a scout, the planner a coder; the planner and the scout may
 //! read, the coder may not.
 
@@ -110,6 +110,22 @@ impl Kernel {
         self.ask(&self.event("AfterTool", fields)).await
     }
 
+    /// As `warden hook` answers: before the store first, then the store when it must decide.
+    async fn decide(&self, text: &str) -> HookAnswer {
+        match before_store(&self.config, &self.storage, text) {
+            Pre::Done(answer) => answer,
+            Pre::Store { .. } => self.ask(text).await,
+        }
+    }
+
+    fn shell(&self, name: &str, command: &str) -> String {
+        let mut fields = json!({"tool_name": "run_shell_command", "tool_input": {"command": command}});
+        if name == "AfterTool" {
+            fields["tool_response"] = json!({"llmContent": "ok"});
+        }
+        self.event(name, fields)
+    }
+
     fn read_text(&self) -> String {
         let path = self.root.join("notes.md").display().to_string();
         self.event("BeforeTool", json!({"tool_name": "read_file", "tool_input": {"file_path": path}}))
@@ -133,38 +149,45 @@ fn denied_with(answer: &HookAnswer, what: &str) {
 }
 
 /// While a subagent runs, a call without a caller is its call, held to its rules; once its
-/// spawn's call ends, the main session's again (M-2).
+/// spawn's call ends, the main session's again (M-2). Two running (the planner and the scout,
+/// each the main session's), a call is judged as each.
 #[tokio::test]
 async fn a_call_while_a_subagent_runs_is_held_to_its_rules() {
     let k = kernel().await;
     assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed, "the main session may read");
     assert_eq!(k.spawn("planner", "plan").await, HookAnswer::Proceed);
-    assert_eq!(k.spawn("coder", "code").await, HookAnswer::Proceed, "the planner (running) spawns a coder");
-    // Planner and coder run: the read is judged as each; the coder may not read.
-    denied_with(&k.ask(&k.read_text()).await, "tool_not_allowed");
-    assert_eq!(k.end("coder", "code").await, HookAnswer::Proceed, "the coder stops, nothing changed");
-    assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed, "the planner alone runs: it may read");
+    assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed, "the planner may read");
+    assert_eq!(k.spawn("scout", "look").await, HookAnswer::Proceed, "the main session spawns a scout too");
+    assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed, "planner and scout may both read");
+    assert_eq!(k.end("scout", "look").await, HookAnswer::Proceed, "the scout stops, nothing changed");
     assert_eq!(k.end("planner", "plan").await, HookAnswer::Proceed);
     assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed, "the main session's again");
     let started = k.recorded("subagent_started").await;
     assert_eq!(started.len(), 2, "each allowed spawn started its agent: {started:?}");
-    assert!(started[1].contains("\"depth\":2"), "the coder is the planner's child: {}", started[1]);
+    assert!(started.iter().all(|s| s.contains("\"depth\":1")), "both the main session's: {started:?}");
 }
 
-/// Two subagents run: a spawn's parent cannot be told, so it is denied and recorded (M-3).
+/// Gemini CLI gives its subagents no `invoke_agent`, so a spawn is the main session's whatever
+/// runs, never credited to a running subagent (M-22): with the planner running, a spawn of the
+/// coder (which only the planner may spawn) is denied as the main session's, never run at depth
+/// 2; and a spawn while two run is the main session's too, its parent certain.
 #[tokio::test]
-async fn a_spawn_while_two_subagents_run_is_denied() {
+async fn a_spawn_while_subagents_run_is_the_main_sessions() {
     let k = kernel().await;
     assert_eq!(k.spawn("planner", "plan").await, HookAnswer::Proceed);
-    assert_eq!(k.spawn("coder", "code").await, HookAnswer::Proceed, "the planner spawns a coder");
-    denied_with(&k.spawn("scout", "look").await, "caller_ambiguous");
-    let refused = k.recorded("hook_tool_evaluated").await;
-    assert!(refused.iter().any(|e| e.contains("caller_ambiguous")), "recorded: {refused:?}");
-    assert_eq!(k.end("coder", "code").await, HookAnswer::Proceed);
-    // The planner alone runs: the spawn is its, and the planner declares no scout.
-    denied_with(&k.spawn("scout", "look").await, "it declares `coder`");
+    denied_with(&k.spawn("coder", "code").await, "not_declared");
+    assert_eq!(k.spawn("scout", "look").await, HookAnswer::Proceed, "the main session may spawn a scout");
+    denied_with(&k.spawn("coder", "code").await, "not_declared");
+    assert_eq!(k.end("scout", "look").await, HookAnswer::Proceed);
     assert_eq!(k.end("planner", "plan").await, HookAnswer::Proceed);
-    assert_eq!(k.spawn("scout", "look").await, HookAnswer::Proceed, "from the main session");
+    let started = k.recorded("subagent_started").await;
+    assert_eq!(started.len(), 2, "the planner and the scout, never the coder: {started:?}");
+    assert!(started.iter().all(|s| !s.contains("\"agent_type\":\"coder\"")), "{started:?}");
+    let spawns = k.recorded("subagent_spawn_evaluated").await;
+    let coder: Vec<&String> = spawns.iter().filter(|s| s.contains("\"coder\"")).collect();
+    assert_eq!(coder.len(), 2, "{spawns:?}");
+    let as_main = |s: &&&String| s.contains("\"decision\":\"deny\"") && s.contains("\"persona\":\"main\"");
+    assert!(coder.iter().all(|s| as_main(&s)), "denied as the main session's: {coder:?}");
 }
 
 /// The same spawn again while the first runs would be one agent to Warden: denied; once the
@@ -228,4 +251,71 @@ async fn a_protected_change_is_denied_and_put_back_at_the_spawns_end() {
     );
     assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed);
     assert_eq!(before_store(&k.config, &k.storage, &k.read_text()), Pre::Done(HookAnswer::Proceed));
+}
+
+/// Table: a call's input at `BeforeTool` (approved) and at `AfterTool` (what ran). A run with an
+/// input Warden did not approve — rewritten by another hook, or never asked — is a violation that
+/// quarantines the session; what ran as approved passes, however often the same input is asked
+/// and run (H-55).
+#[tokio::test]
+async fn what_ran_is_checked_against_what_was_approved() {
+    let k = kernel().await;
+    assert_eq!(k.decide(&k.shell("BeforeTool", "echo one")).await, HookAnswer::Proceed);
+    assert_eq!(k.decide(&k.shell("BeforeTool", "echo one")).await, HookAnswer::Proceed);
+    assert_eq!(k.decide(&k.shell("AfterTool", "echo one")).await, HookAnswer::Proceed, "ran as approved");
+    assert_eq!(
+        k.decide(&k.shell("AfterTool", "echo one")).await,
+        HookAnswer::Proceed,
+        "the second, in parallel"
+    );
+    assert!(k.storage.marker(SESSION).unwrap().is_none());
+    let rows: [(Option<&str>, &str, &str); 3] = [
+        (Some("echo innocent"), "touch m_rewritten", "rewritten by another hook"),
+        (None, "echo never-asked", "never asked"),
+        (Some("echo once"), "echo once", "asked once, run twice"),
+    ];
+    for (asked, ran, why) in rows {
+        let k = kernel().await;
+        if let Some(asked) = asked {
+            assert_eq!(k.decide(&k.shell("BeforeTool", asked)).await, HookAnswer::Proceed, "{why}");
+        }
+        if asked == Some(ran) {
+            assert_eq!(
+                k.decide(&k.shell("AfterTool", ran)).await,
+                HookAnswer::Proceed,
+                "{why}: the first run"
+            );
+        }
+        let answer = k.decide(&k.shell("AfterTool", ran)).await;
+        assert!(
+            matches!(&answer, HookAnswer::Block { reason } if reason.as_str().contains("ran_unapproved_input")),
+            "{why}: {answer:?}"
+        );
+        let marker = k.storage.marker(SESSION).unwrap().expect("quarantined");
+        assert_eq!(marker.code, "ran_unapproved_input", "{why}");
+        let recorded = k.recorded("session_quarantined").await;
+        assert!(
+            recorded.len() == 1 && recorded[0].contains("ran_unapproved_input"),
+            "{why}: recorded {recorded:?}"
+        );
+        denied_with(&k.decide(&k.read_text()).await, "session_quarantined");
+    }
+}
+
+/// Another hook turns the approved spawn of the planner into a spawn of the coder: the end of
+/// that call names an agent Warden never let start, a run not approved (H-55, M-22).
+#[tokio::test]
+async fn a_spawn_rewritten_after_approval_quarantines() {
+    let k = kernel().await;
+    let spawn = |agent: &str, name: &str| {
+        let mut fields =
+            json!({"tool_name": "invoke_agent", "tool_input": {"agent_name": agent, "prompt": "p"}});
+        if name == "AfterTool" {
+            fields["tool_response"] = json!({"llmContent": "ok"});
+        }
+        k.event(name, fields)
+    };
+    assert_eq!(k.decide(&spawn("planner", "BeforeTool")).await, HookAnswer::Proceed);
+    assert!(!matches!(k.decide(&spawn("coder", "AfterTool")).await, HookAnswer::Proceed));
+    assert_eq!(k.storage.marker(SESSION).unwrap().expect("quarantined").code, "ran_unapproved_input");
 }

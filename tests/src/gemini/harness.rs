@@ -117,6 +117,9 @@ pub struct GeminiRun {
     pub hook_timeout_ms: u64,
     /// The hook names the user's settings switch off (`hooksConfig.disabled`).
     pub disabled: Vec<String>,
+    /// Hooks of the user's own settings, each an event and a command, for every tool (the
+    /// agent's own hooks beside Warden's: issue 47).
+    pub user_hooks: Vec<(String, String)>,
 }
 
 impl Default for GeminiRun {
@@ -127,6 +130,7 @@ impl Default for GeminiRun {
             route: HookRoute::Direct,
             hook_timeout_ms: 10_000,
             disabled: Vec::new(),
+            user_hooks: Vec::new(),
         }
     }
 }
@@ -266,9 +270,18 @@ impl GeminiProject {
     pub fn run(&self, api: &FakeGemini, prompt: &str, options: &GeminiRun) -> GeminiOutcome {
         self.init(&options.route, options.hook_timeout_ms);
         let home = self.home();
+        let mut user_hooks = serde_json::Map::new();
+        for (event, command) in &options.user_hooks {
+            let group = json!({"matcher": "*", "hooks": [{"type": "command", "name": "users-own", "command": command, "timeout": 10_000}]});
+            if let Some(groups) = user_hooks.entry(event.clone()).or_insert_with(|| json!([])).as_array_mut()
+            {
+                groups.push(group);
+            }
+        }
         let user_settings = json!({"security": {"auth": {"selectedType": "gemini-api-key"},
                                                  "folderTrust": {"enabled": false}},
-                                   "hooksConfig": {"disabled": options.disabled}});
+                                   "hooksConfig": {"disabled": options.disabled},
+                                   "hooks": user_hooks});
         write_json(&home.join(".gemini/settings.json"), &user_settings);
         let url = api.url();
         let mut command = Command::new(&self.tools.gemini);

@@ -46,9 +46,12 @@ pub const HALTING_EVENTS: [&str; 2] = ["Stop", "SubagentStop"];
 /// H-43: `ConfigChange` (every source) blocks a settings or skills change made during the
 /// session. H-45, H-46: `SessionStart` (every source) snapshots the protected paths, and the
 /// main session's `Stop` compares and puts them back. H-48, H-53: `SessionEnd` puts them back
-/// once more and keeps the session's snapshot.
-pub const EVENTS: [(&str, Option<&str>); 7] = [
+/// once more and keeps the session's snapshot. H-55: `PostToolUse` and `PostToolUseFailure` (every
+/// tool) check that the input that ran is the one approved.
+pub const EVENTS: [(&str, Option<&str>); 9] = [
     ("PreToolUse", Some("*")),
+    ("PostToolUse", Some("*")),
+    ("PostToolUseFailure", Some("*")),
     ("SubagentStart", None),
     ("SubagentStop", None),
     ("ConfigChange", None),
@@ -195,7 +198,14 @@ pub struct Settings {
     pub disables: Option<bool>,
     /// `permissions.deny`.
     pub deny: Vec<String>,
+    /// Every hook but Warden's that can replace a tool's input after Warden approved it (a
+    /// `PreToolUse` hook's `updatedInput`, H-55, H-56), each as its event and command.
+    pub rewriting: Vec<String>,
 }
+
+/// The events whose hooks can hand a tool another input than the one Warden approved: a
+/// `PreToolUse` hook answering `updatedInput` with `permissionDecision: "allow"` (H-55).
+pub const REWRITING_EVENTS: [&str; 1] = ["PreToolUse"];
 
 /// A settings file's text read: an error (text that says why) when it is not JSON.
 pub fn read_settings(text: &str) -> Result<Settings, String> {
@@ -217,8 +227,23 @@ pub fn read_settings(text: &str) -> Result<Settings, String> {
             }
         }
     }
+    let mut rewriting = Vec::new();
+    for event in REWRITING_EVENTS {
+        let groups = settings.pointer(&format!("/hooks/{event}")).and_then(Value::as_array);
+        for group in groups.into_iter().flatten() {
+            let hooks = group.get("hooks").and_then(Value::as_array);
+            for hook in hooks.into_iter().flatten().filter(|h| !is_ours(h)) {
+                let said = hook
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| hook.to_string(), str::to_owned);
+                rewriting.push(format!("{event} `{said}`"));
+            }
+        }
+    }
     let deny = settings.pointer("/permissions/deny").and_then(Value::as_array);
     Ok(Settings {
+        rewriting,
         entries,
         managed_only: settings.get(MANAGED_ONLY).and_then(Value::as_bool),
         disables: settings.get("disableAllHooks").and_then(Value::as_bool),

@@ -9,7 +9,8 @@
 
 use agentwarden_domain::json::type_name;
 use agentwarden_domain::sessions::{
-    Attribution, HookEvent, HookInput, InputError, SpawnRequest, ToolCall, ToolKind,
+    Attribution, CallInput, CallStage, HookEvent, HookInput, InputError, SpawnRequest, ToolCall, ToolKind,
+    input_digest,
 };
 pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use agentwarden_protocol::hook_json::{
@@ -116,21 +117,32 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
 /// Parses the hook input.
 ///
 /// The inputs assumed (Claude Code 2.1.x): every event carries `session_id`,
-/// `hook_event_name` and `cwd`; `PreToolUse` adds `tool_name`, `tool_input` and `tool_use_id`,
+/// `hook_event_name` and `cwd`; `PreToolUse` adds `tool_name`, `tool_input` and `tool_use_id`
+/// (the call named by them, its input kept when it proceeds; `PostToolUse` and
+/// `PostToolUseFailure`, with the same fields, name the call that ran, checked against it: H-55),
 /// and inside a subagent `agent_id` and `agent_type`; `SubagentStart` carries `agent_id`,
 /// `agent_type` and `cwd` (a worktree subagent's own worktree); `SubagentStop` adds
 /// `stop_hook_active`; `SessionStart` and the main session's `Stop` (with `stop_hook_active`)
 /// are the session's start and stop (H-45, H-46). Ids are checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     let EventObject { object, session_id, name, cwd } = event_object(text)?;
+    let mut call = None;
     let event = match name.as_str() {
         "PreToolUse" => {
             let tool_name = required(&object, "tool_name")?;
+            call = Some(CallStage::Asked(call_input(&object, &tool_name)?));
             if SUBAGENT_TOOLS.contains(&tool_name.as_str()) {
                 spawn(&object, tool_name)?
             } else {
                 tool(&object, tool_name)?
             }
+        }
+        // What ran is checked against what Warden approved (H-55), whether the tool succeeded
+        // or failed: a rewrite that ends in an error must not escape the check.
+        "PostToolUse" | "PostToolUseFailure" => {
+            let tool_name = required(&object, "tool_name")?;
+            call = Some(CallStage::Ran(call_input(&object, &tool_name)?));
+            HookEvent::Other { name }
         }
         "SubagentStart" => HookEvent::SubagentStart(agent(&object)?.ok_or(InputError::Missing("agent_id"))?),
         "SubagentStop" => {
@@ -148,7 +160,18 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named, call })
+}
+
+/// A tool call as `PreToolUse` asks for it and `PostToolUse` says it ran: its `tool_use_id` and
+/// the digest of its name and `tool_input` (H-55).
+fn call_input(object: &Map<String, Value>, tool_name: &str) -> Result<CallInput, InputError> {
+    let input = object.get("tool_input").unwrap_or(&Value::Null);
+    Ok(CallInput {
+        tool_name: tool_name.to_owned(),
+        call_id: id(object, "tool_use_id")?,
+        digest: input_digest(tool_name, input),
+    })
 }
 
 #[cfg(test)]

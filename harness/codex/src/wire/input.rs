@@ -182,7 +182,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named, call: None })
 }
 
 #[cfg(test)]

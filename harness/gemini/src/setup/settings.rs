@@ -33,11 +33,12 @@ pub fn user_file(
 pub const HOOK_NAME: &str = "agentwarden";
 
 /// The events Warden's Gemini hook answers, each with its matcher: every tool before it runs,
-/// the end of an `invoke_agent` call (its subagent's stop, M-2), the session's start, the end of
-/// each turn of the main session, and the session's end (H-48).
+/// every tool after it ran (the input that ran checked against the one approved, H-55; the end of
+/// an `invoke_agent` call is its subagent's stop, M-2), the session's start, the end of each turn
+/// of the main session, and the session's end (H-48).
 pub const EVENTS: [(&str, &str); 5] = [
     ("BeforeTool", "*"),
-    ("AfterTool", "^invoke_agent$"),
+    ("AfterTool", "*"),
     ("SessionStart", "*"),
     ("AfterAgent", "*"),
     ("SessionEnd", "*"),
@@ -188,6 +189,45 @@ pub fn switched_off(text: &str, commands: &[String]) -> Result<Vec<String>, Stri
     Ok(off)
 }
 
+/// The events whose hooks can hand a tool another input than the one Warden approved: a
+/// `BeforeTool` hook's `hookSpecificOutput.tool_input` replaces the call's input, whichever hook
+/// answered first (H-55).
+pub const REWRITING_EVENTS: [&str; 1] = ["BeforeTool"];
+
+/// Where Gemini CLI reads an extension's hooks, relative to the extension's directory (each of
+/// `.gemini/extensions/NAME/` in the user's home and the project): `{"hooks": {EVENT: …}}`.
+pub const EXTENSION_HOOKS_FILE: &str = "hooks/hooks.json";
+
+/// Every hook but Warden's in the settings (or an extension's hooks file) `text` that can
+/// rewrite a tool's input ([`REWRITING_EVENTS`]), each as `EVENT` and its name or command.
+/// Whatever its matcher: a matcher Warden cannot evaluate as Gemini does is not a reason to pass.
+pub fn rewriting_hooks(text: &str) -> Result<Vec<String>, String> {
+    let settings = object_of(text)?;
+    let Some(hooks) = settings.get("hooks") else { return Ok(Vec::new()) };
+    let hooks = hooks.as_object().ok_or("`hooks` is not an object")?;
+    let mut found = Vec::new();
+    for event in REWRITING_EVENTS {
+        let Some(groups) = hooks.get(event) else { continue };
+        let groups = groups.as_array().ok_or_else(|| format!("`hooks.{event}` is not a list"))?;
+        for group in groups {
+            for hook in group.get("hooks").and_then(Value::as_array).into_iter().flatten() {
+                if is_ours(hook) {
+                    continue;
+                }
+                let name = hook.get("name").and_then(Value::as_str);
+                let command = hook.get("command").and_then(Value::as_str);
+                let said = match (name, command) {
+                    (Some(name), _) => format!("`{name}`"),
+                    (None, Some(command)) => format!("`{command}`"),
+                    (None, None) => format!("{hook}"),
+                };
+                found.push(format!("{event} {said}"));
+            }
+        }
+    }
+    Ok(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,7 +261,7 @@ mod tests {
                 ..e.clone()
             })
             .collect();
-        assert_eq!(missing_events(&narrowed), ["AfterTool"], "a stop no spawn's end reaches");
+        assert_eq!(missing_events(&narrowed), ["AfterTool"], "a run of another tool not checked (H-55)");
     }
 
     /// H-57: `AfterAgent`'s line halts on a failure, keeping exit 2 for Warden's block; every
@@ -263,6 +303,40 @@ mod tests {
             assert!(merge_hooks(text, LINE, 30_000).is_err(), "{text}");
         }
         assert!(merge_hooks("", LINE, 30_000).is_ok(), "no file yet");
+    }
+
+    /// Table: every `BeforeTool` hook but Warden's can rewrite a tool's input, whatever its
+    /// matcher; hooks of other events, and Warden's own, cannot (H-55).
+    #[test]
+    fn every_other_before_tool_hook_is_named() {
+        let ours = merge_hooks("", LINE, 30_000).unwrap();
+        let rows: [(&str, usize, &str); 6] = [
+            (&ours, 0, "Warden's own hooks alone"),
+            (
+                r#"{"hooks": {"BeforeTool": [{"matcher": "*", "hooks": [{"type": "command", "command": "rw.sh"}]}]}}"#,
+                1,
+                "a command",
+            ),
+            (
+                r#"{"hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [{"name": "lint", "command": "x"}, {"command": "y"}]}]}}"#,
+                2,
+                "a narrow matcher, two hooks",
+            ),
+            (r#"{"hooks": {"AfterTool": [{"hooks": [{"command": "log.sh"}]}]}}"#, 0, "another event"),
+            (r#"{"theme": "dark"}"#, 0, "no hooks"),
+            ("", 0, "no file"),
+        ];
+        for (text, n, why) in rows {
+            assert_eq!(rewriting_hooks(text).unwrap().len(), n, "{why}: {text}");
+        }
+        let mixed = merge_hooks(
+            r#"{"hooks": {"BeforeTool": [{"matcher": "*", "hooks": [{"type": "command", "command": "rw.sh"}]}]}}"#,
+            LINE,
+            30_000,
+        )
+        .unwrap();
+        assert_eq!(rewriting_hooks(&mixed).unwrap(), ["BeforeTool `rw.sh`"], "kept beside Warden's");
+        assert!(rewriting_hooks(r#"{"hooks": {"BeforeTool": {}}}"#).is_err(), "unreadable: a failure");
     }
 
     /// A settings file can switch Warden's hooks off by name, by command, or all hooks at once.

@@ -19,11 +19,15 @@
 //! - `SessionStart` and `AfterAgent` (the end of each turn of the main session, with
 //!   `stop_hook_active`) are the session's start and stop (H-45, H-46), `SessionEnd` its end
 //!   (H-48);
-//! - a `tool_input` that is not an object is refused for every tool Warden reads an input of.
+//! - a `tool_input` that is not an object is refused for every tool Warden reads an input of;
+//! - every `BeforeTool` names its call by the digest of its tool and `tool_input` (Gemini gives
+//!   no call id), kept when Warden lets it proceed; every `AfterTool` names the call that ran the
+//!   same way, checked against what was kept: another hook may have replaced the input (H-55).
 
 use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
-    Attribution, CallingAgent, HookEvent, HookInput, InputError, RulesAs, SpawnRequest, ToolCall, ToolKind,
+    Attribution, CallInput, CallStage, CallingAgent, HookEvent, HookInput, InputError, RulesAs, SpawnRequest,
+    ToolCall, ToolKind, input_digest,
 };
 use agentwarden_protocol::hook_json::{
     EventObject, event_object, optional_text, required_string as required, session_end_reason,
@@ -200,13 +204,16 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
 /// Parses the hook input (see the module's doc).
 ///
 /// `BeforeTool` of a spawn and of any other tool, `AfterTool` of a spawn (its agent's stop),
-/// `SessionStart` and `AfterAgent` are read as above; every other event is not governed. Ids
+/// `SessionStart` and `AfterAgent` are read as above; every other event is not governed. Every
+/// `BeforeTool` names the call it asks for and every `AfterTool` the call that ran (H-55). Ids
 /// are checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     let EventObject { object, session_id, name, cwd } = event_object(text)?;
+    let mut call = None;
     let event = match name.as_str() {
         "BeforeTool" => {
             let tool_name = required(&object, "tool_name")?;
+            call = Some(CallStage::Asked(call_input(&object, &tool_name)));
             if tool_name == SPAWN_TOOL {
                 spawn(&object, &session_id, tool_name)?
             } else if tool_name == COMPLETE_TOOL {
@@ -216,11 +223,21 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
                 tool(&object, tool_name)?
             }
         }
-        "AfterTool" if required(&object, "tool_name")? == SPAWN_TOOL => {
-            // The end of a spawn's call is its agent's stop (M-2).
-            let (agent_type, prompt) = invoked(&object)?;
-            let agent_id = spawn_id(&session_id, &agent_type, &prompt);
-            HookEvent::SubagentStop { agent: CallingAgent { agent_id, agent_type }, stop_hook_active: false }
+        "AfterTool" => {
+            let tool_name = required(&object, "tool_name")?;
+            // What ran is checked against what Warden approved (H-55).
+            call = Some(CallStage::Ran(call_input(&object, &tool_name)));
+            if tool_name == SPAWN_TOOL {
+                // The end of a spawn's call is its agent's stop (M-2).
+                let (agent_type, prompt) = invoked(&object)?;
+                let agent_id = spawn_id(&session_id, &agent_type, &prompt);
+                HookEvent::SubagentStop {
+                    agent: CallingAgent { agent_id, agent_type },
+                    stop_hook_active: false,
+                }
+            } else {
+                HookEvent::Other { name }
+            }
         }
         // The main session's start and the end of each of its turns (H-45, H-46).
         "SessionStart" => HookEvent::SessionStart,
@@ -229,8 +246,34 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event, attribution: Attribution::InFlight })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::InFlight, call })
 }
+
+/// A tool call as Gemini names it at `BeforeTool` and `AfterTool`: no call id, so by the digest
+/// of its name and its `tool_input` as sent (the input that ran, at `AfterTool`: Gemini hands a
+/// hook's replacement to the tool and then to `AfterTool`), H-55.
+///
+/// One field is left out: Gemini CLI 0.61's ripgrep search sets its own `context` (lines shown
+/// around each match) while it runs when it finds one to three matches and none was asked, so the
+/// `AfterTool` of a `grep_search` names a `context` its `BeforeTool` did not. It widens what the
+/// same search shows, never what it searches (M-23).
+fn call_input(object: &Map<String, Value>, tool_name: &str) -> CallInput {
+    let input = object.get("tool_input").unwrap_or(&Value::Null);
+    let digest = match input {
+        Value::Object(fields) if SELF_SET.iter().any(|(tool, _)| *tool == tool_name) => {
+            let mut kept = fields.clone();
+            for (_, field) in SELF_SET.iter().filter(|(tool, _)| *tool == tool_name) {
+                kept.remove(*field);
+            }
+            input_digest(tool_name, &Value::Object(kept))
+        }
+        _ => input_digest(tool_name, input),
+    };
+    CallInput { tool_name: tool_name.to_owned(), call_id: None, digest }
+}
+
+/// The fields of a tool's input Gemini CLI sets itself while the tool runs (see [`call_input`]).
+const SELF_SET: [(&str, &str); 2] = [("grep_search", "context"), ("search_file_content", "context")];
 
 #[cfg(test)]
 mod tests;

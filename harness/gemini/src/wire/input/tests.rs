@@ -237,3 +237,79 @@ fn any_json() -> impl Strategy<Value = Value> {
         ]
     })
 }
+
+/// Table: a `BeforeTool` and an `AfterTool` name the same call exactly when the input that ran is
+/// the input asked for; the one field Gemini sets itself (a search's `context`) aside (H-55, M-23).
+#[test]
+fn a_call_is_named_the_same_before_and_after_only_with_the_same_input() {
+    use agentwarden_domain::sessions::CallStage;
+    let after = |tool: &str, input: Value| {
+        event(
+            "AfterTool",
+            json!({"tool_name": tool, "tool_input": input, "tool_response": {"llmContent": "ok"}}),
+        )
+    };
+    let digest = |text: &str| match parse_hook_input(text).unwrap().call {
+        Some(CallStage::Asked(call) | CallStage::Ran(call)) => {
+            assert_eq!(call.call_id, None, "Gemini gives no call id");
+            call.digest
+        }
+        None => panic!("no call named: {text}"),
+    };
+    let rows: [(&str, Value, Value, bool, &str); 6] = [
+        (
+            "run_shell_command",
+            json!({"command": "echo innocent"}),
+            json!({"command": "echo innocent"}),
+            true,
+            "as asked",
+        ),
+        (
+            "run_shell_command",
+            json!({"command": "echo innocent"}),
+            json!({"command": "touch m_rewritten"}),
+            false,
+            "rewritten",
+        ),
+        (
+            "write_file",
+            json!({"file_path": "notes.txt", "content": "x"}),
+            json!({"file_path": "okrs/q4.md", "content": "x"}),
+            false,
+            "another file",
+        ),
+        (
+            "invoke_agent",
+            json!({"agent_name": "planner", "prompt": "p"}),
+            json!({"agent_name": "coder", "prompt": "p"}),
+            false,
+            "another agent",
+        ),
+        (
+            "grep_search",
+            json!({"pattern": "a"}),
+            json!({"pattern": "a", "context": 50}),
+            true,
+            "Gemini's own context",
+        ),
+        (
+            "grep_search",
+            json!({"pattern": "a"}),
+            json!({"pattern": "b", "context": 50}),
+            false,
+            "another pattern",
+        ),
+    ];
+    for (tool, asked, ran, same, why) in rows {
+        let (b, a) = (digest(&before(tool, asked)), digest(&after(tool, ran)));
+        assert_eq!(b == a, same, "{why}");
+    }
+    let text = before("run_shell_command", json!({"command": "ls"}));
+    assert!(matches!(parse_hook_input(&text).unwrap().call, Some(CallStage::Asked(_))));
+    let text = after("read_file", json!({"file_path": "a"}));
+    let parsed = parse_hook_input(&text).unwrap();
+    assert!(
+        matches!(parsed.call, Some(CallStage::Ran(_))) && matches!(parsed.event, HookEvent::Other { .. })
+    );
+    assert_eq!(parse_hook_input(&event("SessionStart", json!({"source": "startup"}))).unwrap().call, None);
+}
