@@ -48,13 +48,14 @@ impl StoreLocation {
 
     /// For messages: the directory, or the server and schema (never a password).
     pub fn describe(&self) -> String {
-        match self {
+        // Shown by `warden status` and logs: never a credential.
+        agentwarden_domain::redact::credentials(&match self {
             StoreLocation::Embedded(path) => path.display().to_string(),
             #[cfg(feature = "postgres")]
             StoreLocation::Postgres(config) => {
                 format!("postgres {} schema {}", config.server(), config.schema_name())
             }
-        }
+        })
     }
 }
 

@@ -102,6 +102,24 @@ pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failur
             format!("not a status answer: {answer:?}"),
         ));
     };
+    // A server masks credentials already; what this command prints is masked again, whoever
+    // answered.
+    let shown = |text: &str| agentwarden_domain::redact::credentials(text);
+    let store = shown(&store);
+    let export = export.map(|e| agentwarden_protocol::SpanExport {
+        endpoint: shown(&e.endpoint),
+        last_error: e.last_error.as_deref().map(shown),
+        ..e
+    });
+    let witnesses = witnesses.map(|all| {
+        all.into_iter()
+            .map(|w| agentwarden_protocol::WitnessReport {
+                url: shown(&w.url),
+                last_error: w.last_error.as_deref().map(shown),
+                ..w
+            })
+            .collect::<Vec<_>>()
+    });
     if args.json {
         let object = serde_json::json!({
             "answering": true, "socket": socket, "pid": pid, "store": store,

@@ -45,10 +45,12 @@ impl Failure {
 
     /// The line stderr gets after `warden: `, and `--json`'s reason: `CODE: reason`, or the
     /// reason alone when there is no code.
+    /// The failure as printed: never a credential a reason quotes.
     pub(crate) fn line(&self) -> String {
+        let reason = agentwarden_domain::redact::credentials(&self.reason);
         match &self.code {
-            Some(code) => format!("{code}: {}", self.reason),
-            None => self.reason.clone(),
+            Some(code) => format!("{code}: {reason}"),
+            None => reason,
         }
     }
 }

@@ -350,10 +350,26 @@ fn init_tracing() {
         .and_then(|spec| spec.parse::<tracing_subscriber::filter::Targets>().ok())
         .unwrap_or_else(|| tracing_subscriber::filter::Targets::new().with_default(tracing::Level::WARN));
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(|| Masked(std::io::stderr()))
         .with_ansi(std::io::stderr().is_terminal())
         .with_target(false);
     let _ = tracing_subscriber::registry().with(layer).with(filter).try_init();
+}
+
+/// The log's writer: each record as written, with every credential it quotes masked. The
+/// formatter writes a record in one `write_all`, so a URL is never cut between two writes.
+struct Masked<W: Write>(W);
+
+impl<W: Write> Write for Masked<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        self.0.write_all(agentwarden_domain::redact::credentials(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// A decision command that reached the match of the others: it was answered above.

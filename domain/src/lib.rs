@@ -13,6 +13,7 @@ pub mod governance;
 pub mod guardrails;
 pub mod json;
 pub mod lineage;
+pub mod redact;
 pub mod sessions;
 pub mod unicode;
 pub mod verdict;

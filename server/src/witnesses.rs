@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use agentwarden::tlog::{add_checkpoint_request, verify_cosignature};
 use agentwarden_domain::audit::note::parse_note;
+use agentwarden_domain::redact::credentials;
 use agentwarden_protocol::WitnessReport;
 
 use crate::tlog::Tlog;
@@ -43,7 +44,8 @@ pub(crate) fn start(tlog: Arc<Tlog>, witnesses: &[(String, String)]) -> Reports 
     let reports: Reports = Arc::new(Mutex::new(
         witnesses
             .iter()
-            .map(|(url, _)| WitnessReport { url: url.clone(), cosigned: None, last_error: None })
+            // Shown to any peer of the socket: never the URL's credentials.
+            .map(|(url, _)| WitnessReport { url: credentials(url), cosigned: None, last_error: None })
             .collect(),
     ));
     if witnesses.is_empty() {
@@ -61,9 +63,10 @@ pub(crate) fn start(tlog: Arc<Tlog>, witnesses: &[(String, String)]) -> Reports 
                     if witness.cosigned == Some(size) {
                         continue;
                     }
-                    let outcome = submit(&tlog, witness, size, &note).await;
+                    let outcome = submit(&tlog, witness, size, &note).await.map_err(|why| credentials(&why));
                     if let Err(why) = &outcome {
-                        tracing::warn!(witness = %witness.url, size, reason = %why, "a witness did not cosign");
+                        let shown = credentials(&witness.url);
+                        tracing::warn!(witness = %shown, size, reason = %why, "a witness did not cosign");
                     }
                     if let Ok(mut reports) = shared.lock()
                         && let Some(report) = reports.get_mut(at)
@@ -124,13 +127,15 @@ async fn submit(tlog: &Tlog, witness: &mut Witness, size: u64, note: &str) -> Re
 
 /// `POST URL/add-checkpoint` with `body`: the status, the content type and the body.
 fn post(url: &str, body: &str) -> Result<(u16, String, String), String> {
-    let host = url.strip_prefix("http://").ok_or_else(|| format!("`{url}` is not http://"))?;
+    // Errors name the URL without its credentials, never the authority as given.
+    let shown = credentials(url);
+    let host = url.strip_prefix("http://").ok_or_else(|| format!("`{shown}` is not http://"))?;
     let (authority, prefix) = host.split_once('/').map_or((host, ""), |(a, p)| (a, p));
     let address = authority
         .to_socket_addrs()
-        .map_err(|e| format!("`{authority}`: {e}"))?
+        .map_err(|e| format!("`{shown}`: {e}"))?
         .next()
-        .ok_or_else(|| format!("`{authority}` names no address"))?;
+        .ok_or_else(|| format!("`{shown}` names no address"))?;
     let mut stream =
         TcpStream::connect_timeout(&address, TIMEOUT).map_err(|e| format!("cannot connect: {e}"))?;
     stream.set_read_timeout(Some(TIMEOUT)).map_err(|e| e.to_string())?;

@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use agentwarden::Warden;
 use agentwarden_domain::audit::{EventDraft, Hash, Head};
+use agentwarden_domain::redact::credentials;
 use agentwarden_protocol::SpanExport;
 
 mod spans;
@@ -108,6 +109,8 @@ struct Counters {
 
 impl Counters {
     fn failed(&self, why: Option<String>) {
+        // An exporter's error may name the endpoint as given.
+        let why = why.map(|why| credentials(&why));
         let was = match self.last_error.lock() {
             Ok(mut last) => std::mem::replace(&mut *last, why.clone()),
             Err(_) => None,
@@ -163,6 +166,9 @@ pub(crate) fn start(warden: Warden, store: &str) -> Result<(Warden, Option<Telem
     let Some(endpoint) = endpoint(|name| std::env::var(name).ok())? else {
         return Ok((warden, None));
     };
+    // What is shown — `warden status`, the log, an error — never holds the endpoint's
+    // credentials; the exporter reads the variables itself.
+    let endpoint = credentials(&endpoint);
     let mut exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .build()
