@@ -122,6 +122,9 @@ fn an_allowed_spawn_with_seal_and_approval_runs_the_subagent() {
     assert_eq!(str_of(payload(spawn, "tool_use_id")), "toolu_spawn");
     assert!(spawn.to_string().contains(APPROVAL_REF), "the allow names the approval it ran under: {spawn}");
     assert_eq!(project.audit_of("subagent_started").len(), 1);
+    // The spawn ran with the input Warden approved: its `PostToolUse` quarantines nothing (H-55).
+    let quarantined = project.audit_of("session_quarantined");
+    assert!(quarantined.is_empty(), "{quarantined:?}");
 }
 
 /// Issue 24: a researcher spawned by a planner calls `Bash(git push …)`, which no rule of its
