@@ -213,7 +213,7 @@ pub fn main() -> ExitCode {
     // Claude Code lets a tool call run on any exit code but 2: a hook that panics must still
     // exit 2, never 101.
     let is_hook = matches!(cli.command, Command::Hook(_));
-    // H-57: on a stop's line every failure of the hook is the harness's halt, not exit 2.
+    // On a stop's line every failure of the hook is the harness's halt, not exit 2 (H-57).
     let halts = matches!(&cli.command, Command::Hook(args) if args.halts());
     // The hook's store is the one its command line names; a variable in its environment
     // (which settings the agent can write may set) chooses nothing (V-49).

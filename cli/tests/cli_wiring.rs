@@ -186,10 +186,10 @@ fn installed_for(settings: &Value, event: &str) -> String {
         .to_owned()
 }
 
-/// H-57: a stop's line says every failure — the binary missing, a crash, the configuration
+/// A stop's line says every failure — the binary missing, a crash, the configuration
 /// unreadable — as Claude Code's halt (exit 0, `continue: false` with the reason), which ends
 /// the session instead of a block Claude Code would answer by prompting the model again without
-/// end; a tool call's line still denies on the same failures, never allows.
+/// end; a tool call's line still denies on the same failures, never allows (H-57).
 #[test]
 fn a_stops_line_halts_on_every_failure_while_a_tool_calls_still_denies() {
     let p = project(true);
@@ -280,7 +280,7 @@ fn init_installs_every_tool_and_refuses_a_timeout_without_margin() {
         installed(&s).contains("--lock-timeout-ms 5000 ") && installed(&s).contains("--deadline-ms 6000 ")
     );
     for event in ["SubagentStart", "SubagentStop", "ConfigChange"] {
-        // H-57: a stop's line is the same line, with the halt for its failures.
+        // A stop's line is the same line, with the halt for its failures (H-57).
         let line = installed(&s);
         let expected = match event {
             "SubagentStop" => agentwarden_protocol::hook_line::halting(

@@ -129,7 +129,7 @@ mod tests {
         assert_eq!(HookHarness::Gemini.requested().as_deref(), Some("gemini"));
         let gemini = HookHarness::Gemini.print(&deny, "warden");
         assert_eq!((gemini.exit_code, gemini.stderr.as_deref()), (2, Some("Agent Warden denied this: no")));
-        // H-57: on a stop's line a failure is the halt, in every harness; the other answers not.
+        // On a stop's line a failure is the halt, in every harness; the other answers not (H-57).
         for name in HookHarness::NAMES {
             let harness = HookHarness::parse(name).unwrap();
             let halted = harness.print_on(&HookAnswer::failed("config_invalid: x"), "warden", true);

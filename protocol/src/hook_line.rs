@@ -299,8 +299,8 @@ mod tests {
         assert_eq!(parse("'/w' hook --server-uid 4294967296").server_uid, None, "not a uid");
     }
 
-    /// H-57: a stop's line carries the flag and the halt tail, reads back as halting (and fail
-    /// closed), and each event's line is checked for the ending its event needs.
+    /// A stop's line carries the flag and the halt tail, reads back as halting (and fail
+    /// closed), and each event's line is checked for the ending its event needs (H-57).
     #[test]
     fn a_stops_line_halts_and_reads_back() {
         let line = format!("'/w/warden' --lock-timeout-ms 5000 hook --deadline-ms 28000 {FAIL_CLOSED}");
@@ -322,8 +322,8 @@ mod tests {
         assert_eq!(halting("true", HALT_ON_ANY_EXIT), "true", "not Warden's form: left as it is");
     }
 
-    /// H-57: what each tail makes of each exit, run by `sh` as the harnesses run it: the halt
-    /// reads back as one, with the exit code in its reason; exit 2 passes the tail that keeps it.
+    /// What each tail makes of each exit, run by `sh` as the harnesses run it: the halt
+    /// reads back as one, with the exit code in its reason; exit 2 passes the tail that keeps it (H-57).
     #[test]
     fn each_tail_says_each_exit_as_its_harness_needs() {
         // (the command's exit, the tail, the exit and whether stdout is the halt, why)

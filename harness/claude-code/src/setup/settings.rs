@@ -96,7 +96,7 @@ pub fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u6
         }
         let mut hook = Map::new();
         hook.insert("type".into(), "command".into());
-        // H-57: a stop's failure halts the session rather than blocking a stop retried forever.
+        // A stop's failure halts the session rather than blocking a stop retried forever (H-57).
         let command = if HALTING_EVENTS.contains(&event) {
             line::halting(command, line::HALT_ON_ANY_EXIT)
         } else {
@@ -349,7 +349,7 @@ mod tests {
         // Only PreToolUse honours onFailure; there it must be "block" (H-18).
         assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
         assert!(settings["hooks"]["SubagentStop"][0]["hooks"][0].get("onFailure").is_none());
-        // H-57: the stops' lines halt on a failure; every other event's blocks or denies.
+        // The stops' lines halt on a failure; every other event's blocks or denies (H-57).
         for (event, _) in EVENTS {
             let ours = settings["hooks"][event].as_array().and_then(|groups| groups.last()).unwrap();
             let merged = ours["hooks"][0]["command"].as_str().unwrap();

@@ -70,7 +70,7 @@ pub fn merge_hooks(text: &str, command: &str, timeout: u64, managed: bool) -> Re
         groups.retain(|group| !is_ours(group));
         let mut hook = Table::new();
         hook.insert("type", value("command"));
-        // H-57: a stop's failure halts the session rather than blocking a stop retried forever.
+        // A stop's failure halts the session rather than blocking a stop retried forever (H-57).
         let command = if HALTING_EVENTS.contains(&event) {
             super::line::halting(command, super::line::HALT_UNLESS_TWO)
         } else {
@@ -232,7 +232,7 @@ mod tests {
             let found = check_entry(entry);
             assert!(found.fail_closed && found.problems.is_empty() && found.ending.is_none(), "{found:?}");
             assert_eq!(found.config, Some(PathBuf::from("/p/agentwarden.toml")));
-            // H-57: the stops' lines halt on a failure, keeping exit 2 for Warden's block.
+            // The stops' lines halt on a failure, keeping exit 2 for Warden's block (H-57).
             let halts = HALTING_EVENTS.contains(&entry.event.as_str());
             assert_eq!(line::parse(&entry.command).halts, halts, "{entry:?}");
             assert_eq!(entry.command.ends_with(line::HALT_UNLESS_TWO), halts, "{entry:?}");

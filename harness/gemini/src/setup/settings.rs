@@ -88,7 +88,7 @@ pub fn merge_hooks(text: &str, command: &str, timeout_ms: u64) -> Result<String,
         }
         groups
             .retain(|group| group.get("hooks").and_then(Value::as_array).is_none_or(|list| !list.is_empty()));
-        // H-57: a stop's failure halts the session rather than blocking a stop retried forever.
+        // A stop's failure halts the session rather than blocking a stop retried forever (H-57).
         let command = if HALTING_EVENTS.contains(&event) {
             super::line::halting(command, super::line::HALT_UNLESS_TWO)
         } else {
@@ -264,8 +264,8 @@ mod tests {
         assert_eq!(missing_events(&narrowed), ["AfterTool"], "a run of another tool not checked (H-55)");
     }
 
-    /// H-57: `AfterAgent`'s line halts on a failure, keeping exit 2 for Warden's block; every
-    /// other event's line denies or blocks; each reads back clean, and the other way round not.
+    /// `AfterAgent`'s line halts on a failure, keeping exit 2 for Warden's block; every
+    /// other event's line denies or blocks; each reads back clean, and the other way round not (H-57).
     #[test]
     fn after_agents_line_halts_and_every_other_fails_closed() {
         use super::super::line;
