@@ -103,7 +103,6 @@ mod tests {
         let client = Failure::client(EXIT_NO, ClientError::new(Code::ServerUnavailable, "gone"));
         assert_eq!((client.exit, client.line().as_str()), (EXIT_NO, "server_unavailable: gone"));
         assert_eq!(Failure::from(ClientError::new(Code::ConfigInvalid, "x")).exit, EXIT_USAGE);
-        assert_eq!(coded.exiting(9).line(), "proof_malformed: cannot read the proof: x");
     }
 
     /// Every code of the table, so every code a failure can carry (no code is built from a

@@ -307,6 +307,76 @@ fn a_server_that_is_down_silent_or_talking_nonsense_or_none_at_all_is_exit_2() {
     assert!(!p.root.join(".agentwarden").exists() && !p.store.exists(), "the client opened no store");
 }
 
+/// On a stop's line (`--halt-on-failure`) the same failures — a server down, talking nonsense,
+/// silent past the deadline, none named, a line it cannot read — are the harness's halt, exit 0
+/// with `continue: false` and the failure's code in the reason, for every harness, through
+/// `warden-hook` and `warden hook --server` alike (H-57; a block stays a block: `harness.rs`).
+#[test]
+fn on_a_stops_line_every_failure_of_the_client_is_the_halt() {
+    let p = Project::new();
+    let stop = format!(
+        r#"{{"session_id":"s-halt","transcript_path":"/t","cwd":{},"hook_event_name":"Stop","stop_hook_active":false}}"#,
+        Value::from(p.root.to_str().unwrap())
+    );
+    type Case<'a> = (&'a str, Option<fn(UnixStream)>, &'a str);
+    let cases: [Case<'_>; 3] = [
+        ("down", None, "server_unavailable"),
+        ("garbage", Some(|s| answer_with(s, b"allow")), "server_answer_invalid"),
+        (
+            "silent",
+            Some(|s| {
+                let _ = s;
+                std::thread::sleep(Duration::from_secs(30));
+            }),
+            "",
+        ),
+    ];
+    let halted = |out: &Output, words: &str, why: &str| {
+        assert_eq!(out.status.code(), Some(0), "{why}: {}", String::from_utf8_lossy(&out.stderr));
+        let answer: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{why}: {e}: {}", String::from_utf8_lossy(&out.stdout)));
+        assert_eq!(answer["continue"], Value::Bool(false), "{why}: {answer}");
+        let reason = answer["stopReason"].as_str().unwrap_or_default();
+        assert!(
+            reason.starts_with("Agent Warden stopped the session: ") && reason.contains(words),
+            "{why}: {reason}"
+        );
+    };
+    for (i, (name, behave, code)) in cases.into_iter().enumerate() {
+        let socket = p.dir.path().join(format!("halt{i}.sock"));
+        if let Some(behave) = behave {
+            fake_server(&socket, behave);
+        }
+        let socket = socket.display().to_string();
+        for harness in ["claude-code", "codex", "gemini"] {
+            let args = [
+                "hook",
+                "--config",
+                "agentwarden.toml",
+                "--server",
+                &socket,
+                "--deadline-ms",
+                "1500",
+                "--harness",
+                harness,
+                "--halt-on-failure",
+            ];
+            let out = run(&client(), &p, &args, &stop);
+            halted(&out, code, &format!("{name}, {harness}"));
+            if name == "down" {
+                let out = run(WARDEN, &p, &args, &stop);
+                halted(&out, code, &format!("{name}, {harness}, warden hook --server"));
+            }
+        }
+    }
+    let out = run(&client(), &p, &["hook", "--config", "agentwarden.toml", "--halt-on-failure"], &stop);
+    halted(&out, "server_unavailable", "no server named");
+    let out = run(&client(), &p, &["hook", "--json", "--halt-on-failure"], &stop);
+    halted(&out, "usage_invalid", "a line it cannot read");
+    let out = run(WARDEN, &p, &["hook", "--harness", "copilot", "--halt-on-failure"], &stop);
+    halted(&out, "usage_invalid", "a line warden cannot read");
+}
+
 #[test]
 fn init_with_a_server_installs_the_client_binary_beside_warden() {
     let p = Project::new();
