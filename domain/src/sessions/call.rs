@@ -99,7 +99,7 @@ fn write_canonical(value: &Value, out: &mut String) {
 /// call never reached Warden, was denied, or ran with another input), or one whose input is not
 /// the input that ran (H-55).
 pub fn check_ran(ran: &CallInput, approved: &[String]) -> Option<HookFailure> {
-    if approved.iter().any(|digest| *digest == ran.digest) {
+    if approved.contains(&ran.digest) {
         return None;
     }
     let call = match &ran.call_id {
