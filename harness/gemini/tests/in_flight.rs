@@ -4,7 +4,11 @@
 //! persona may spawn a planner and a scout, the planner a coder; the planner and the scout may
 //! read, the coder may not.
 
-#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+#![expect(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test code: a failed unwrap or index is a failed test"
+)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
