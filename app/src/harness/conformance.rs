@@ -446,10 +446,17 @@ pub async fn a_stop_after_a_protected_change_is_blocked_and_reverted(harness: &d
     blocked(&answer, "the session's");
     reverted("the session's");
     assert!(!added.exists(), "{}: an added protected file is removed at the session's stop", harness.name());
-    // A later start of the same session keeps the first snapshot: nothing is laundered.
+    // A later start of the same session keeps the first snapshot and is checked against it:
+    // nothing is laundered, what changed before it is put back there, never held (H-52).
     std::fs::write(&file, "# Q4, changed before a resume\n").unwrap();
     let again = kernel.ask(harness, &harness.session_start(SESSION, &cwd)).await;
-    assert_eq!(again, HookAnswer::Proceed, "{}: the session's second start", harness.name());
+    assert!(
+        matches!(&again, HookAnswer::Failed { reason } if reason.as_str().contains("protected_path_changed")),
+        "{}: the session's second start puts back and says so: {again:?}",
+        harness.name()
+    );
+    reverted("the session's second start");
+    std::fs::write(&file, "# Q4, changed after the resume\n").unwrap();
     let repeated = kernel.ask(harness, &harness.session_stop(SESSION, &cwd, true)).await;
     assert_eq!(
         repeated,
