@@ -794,6 +794,7 @@ mod tests {
             head: Head { seq: 1, hash: agentwarden_domain::audit::Hash::from_bytes([7; 32]) },
             governance: Approvals {
                 seal: None,
+                withdrawn: None,
                 approvals: [("FORGED".to_owned(), forged_approval())].into(),
                 key_lists: Vec::new(),
             },

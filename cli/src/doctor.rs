@@ -314,7 +314,24 @@ async fn check_governance(
                     read.entry(path.clone()).or_insert(None);
                 }
                 let changes = seal_changes(&seal.files, &read);
-                if changes.is_empty() {
+                // A seal made by an earlier version holds the configuration's digest but not its
+                // text: once the file changes, no sealed rules can decide and every hook decision
+                // fails until a human seals again (H-49).
+                let config_key = seal.files.keys().find(|k| {
+                    Path::new(k).file_name().is_some_and(|n| n == agentwarden::config::CONFIG_FILE)
+                });
+                let rules_missing = config_key.is_some_and(|k| !seal.texts.contains_key(k));
+                if changes.is_empty() && rules_missing {
+                    Check::warn(
+                        "seal",
+                        format!(
+                            "in force since seq {}, made by an earlier version: it holds the configuration's digest \
+                             but not its rules, so a change of the file would fail every hook decision (H-49)",
+                            seal.seq
+                        ),
+                        seal_fix,
+                    )
+                } else if changes.is_empty() {
                     Check::ok(
                         "seal",
                         format!("in force since seq {}; its {} file(s) unchanged", seal.seq, seal.files.len()),
@@ -512,7 +529,11 @@ fn kill_switch(var: &str, served: bool, harness: Harness, from_files: &[PathBuf]
             files.join(", "),
             harness.name()
         );
-        return if served { Check::warn("kill switch", detail, fix) } else { Check::fail("kill switch", detail, fix) };
+        return if served {
+            Check::warn("kill switch", detail, fix)
+        } else {
+            Check::fail("kill switch", detail, fix)
+        };
     }
     match (served, std::env::var(var).as_deref()) {
         (true, _) => Check::ok(

@@ -305,3 +305,27 @@ fn the_edited_configuration_is_still_named_as_changed() {
     let reason = answer.1["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default();
     assert!(reason.contains("agentwarden.toml"), "the change is named: {reason}");
 }
+
+/// H-51: a revoke withdraws the seal's permission, never its rules: after `warden revoke` (an
+/// unsigned revoke counts even where records are signed, K-9), the configuration edited since
+/// still does not decide; the withdrawn seal's does, until a human seals again.
+#[test]
+fn a_revoked_seal_still_holds_the_rules_until_the_next_seal() {
+    let p = project();
+    seal_and_approve(&p);
+    let start = hook(&p, true, &event(&p, "SessionStart", json!({"source": "startup"})), &[]);
+    assert_eq!(start.0, 0, "{}", start.2);
+    let bash = hook(&p, true, &tool(&p, "Bash", json!({"command": "ls"})), &[]);
+    assert!(lets_through(&bash), "{bash:?}");
+    let revoked = run(&p, &["revoke", "--by", "alice"], "", &[]);
+    assert_eq!(revoked.status.code(), Some(0), "{}", String::from_utf8_lossy(&revoked.stderr));
+    let Change::Edit(file, from, to) = PROTECTED_EMPTY else { unreachable!() };
+    edit(&p, file, from, to);
+    let answer = hook(&p, true, &write_okr(&p), &[]);
+    assert!(!lets_through(&answer), "the withdrawn seal's protected list decides: {answer:?}");
+    // A human who seals the edited configuration makes it the rules.
+    let sealed = run(&p, &["seal", "--by", "alice"], "", &[]);
+    assert_eq!(sealed.status.code(), Some(0), "{}", String::from_utf8_lossy(&sealed.stderr));
+    let answer = hook(&p, true, &write_okr(&p), &[]);
+    assert!(lets_through(&answer), "sealed again, the new rules decide: {answer:?}");
+}

@@ -19,12 +19,19 @@ use crate::warden::Warden;
 
 impl Warden {
     /// This Warden deciding with the sealed configuration when the live one is not what the
-    /// seal in force holds (H-49); `None` when it is (or no seal is in force, or a refused
-    /// one, K-3: the live rules then decide, H-51). An error when the seal holds the
+    /// seal in force holds (H-49), or the one a revoke withdrew (H-51); `None` when it is (or
+    /// no seal was ever made, or the one in force is refused, K-3: the live rules then decide,
+    /// H-50). An error when the seal holds the
     /// configuration's digest but no usable text: nothing the human sealed can decide, so the
     /// decision fails.
     pub(crate) fn sealed_rules(&self, records: &SessionRecords) -> Result<Option<Warden>, String> {
-        let Some(seal) = records.governance.seal.as_ref().filter(|s| s.refused.is_none()) else {
+        // A seal withdrawn by a revoke still holds the rules until the next seal (H-51); a seal
+        // in force whose signature does not count holds none (K-3).
+        let governance = &records.governance;
+        let Some(seal) = (match &governance.seal {
+            Some(seal) => Some(seal).filter(|s| s.refused.is_none()),
+            None => governance.withdrawn.as_ref(),
+        }) else {
             return Ok(None);
         };
         let root = &self.config.root;

@@ -160,6 +160,10 @@ impl ApprovalRecord {
 pub struct Approvals {
     /// The seal in force.
     pub seal: Option<SealRecord>,
+    /// The seal a `revoke` of everything withdrew, until the next seal: a revoke withdraws the
+    /// permission a seal gave, never the rules it sealed, which still decide (H-51). Required
+    /// when read back: a state saved without it (an earlier version) is rebuilt from the log.
+    pub withdrawn: Option<SealRecord>,
     /// Every approval granted, by reference (a new grant of a reference replaces the old).
     pub approvals: BTreeMap<String, ApprovalRecord>,
     /// Every signed seal, in log order: the first pins the key list; the
@@ -230,6 +234,7 @@ impl Approvals {
                         after,
                     });
                 }
+                self.withdrawn = None;
                 self.seal = Some(SealRecord {
                     seq,
                     by: e.by.clone(),
@@ -261,7 +266,9 @@ impl Approvals {
                     }
                 }
                 None => {
-                    self.seal = None;
+                    if let Some(seal) = self.seal.take() {
+                        self.withdrawn = Some(seal);
+                    }
                     for record in self.approvals.values_mut() {
                         record.revoked.get_or_insert(seq);
                     }

@@ -54,7 +54,11 @@ pub const PROTECTED_FILES: [&str; 3] = [".gemini", "GEMINI.md", ".env"];
 /// `.gemini/.env` in its home (`gemini_home`, the value of [`HOME_ENV`], else `home`) and `.env`
 /// in the user's home. Every one is listed: which one Gemini would load depends on which exist
 /// when it starts, and the agent's shell can create any of them.
-pub fn env_files(project: &std::path::Path, gemini_home: Option<&std::path::Path>, home: Option<&std::path::Path>) -> Vec<std::path::PathBuf> {
+pub fn env_files(
+    project: &std::path::Path,
+    gemini_home: Option<&std::path::Path>,
+    home: Option<&std::path::Path>,
+) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for dir in project.ancestors() {
         files.push(dir.join(".gemini").join(".env"));
