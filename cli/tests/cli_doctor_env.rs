@@ -4,7 +4,12 @@
 //! `.env` (Gemini CLI), `$CODEX_HOME/.env` (Codex), the settings' `env` key (Claude Code), and
 //! the user's home files the guard cannot protect.
 
-#![expect(clippy::unwrap_used, clippy::panic, reason = "test code: a failed unwrap is a failed test")]
+#![expect(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: a failed unwrap or index is a failed test"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
