@@ -175,8 +175,8 @@ const ROWS: [Row; 8] = [
     },
 ];
 
-/// G-25: for each harness and each file it loads into its environment, `init` protects the
-/// project's file and `doctor` fails the kill switch set there, naming the file.
+/// For each harness and each file it loads into its environment, `init` protects the project's
+/// file and `doctor` fails the kill switch set there, naming the file (G-25).
 #[test]
 fn a_kill_switch_set_in_a_file_the_harness_loads_is_named_by_doctor() {
     let mut wrong = Vec::new();

@@ -245,8 +245,8 @@ fn rows() -> Vec<Row> {
     ]
 }
 
-/// H-49: after the seal, an edit of a rule a decision reads never lets through what the sealed
-/// rule refuses: each row's event is refused (a deny, or the hook's exit 2) after the edit.
+/// After the seal, an edit of a rule a decision reads never lets through what the sealed rule
+/// refuses: each row's event is refused (a deny, or the hook's exit 2) after the edit (H-49).
 #[test]
 fn every_rule_a_decision_reads_is_the_sealed_one_whatever_the_live_file_says() {
     let mut let_through = Vec::new();
@@ -274,8 +274,8 @@ fn every_rule_a_decision_reads_is_the_sealed_one_whatever_the_live_file_says() {
     );
 }
 
-/// H-49: the sealed rules decide the main session's stop too: a protected file the shell
-/// rewrote after emptying `protected` is put back, and the stop blocked.
+/// The sealed rules decide the main session's stop too: a protected file the shell rewrote
+/// after emptying `protected` is put back, and the stop blocked (H-49).
 #[test]
 fn the_stop_puts_back_what_the_sealed_protected_paths_cover_after_the_list_was_emptied() {
     let p = project();
@@ -292,8 +292,8 @@ fn the_stop_puts_back_what_the_sealed_protected_paths_cover_after_the_list_was_e
     assert_eq!(std::fs::read_to_string(&okr).unwrap(), before, "put back: {stop:?}");
 }
 
-/// H-49: the sealed configuration decides; the live one still reads as changed, so a subagent's
-/// call (T-11) and the gate (G-20) name it.
+/// The sealed configuration decides, and the live one still reads as changed, so a spawn's gate
+/// names it (H-49, G-20).
 #[test]
 fn the_edited_configuration_is_still_named_as_changed() {
     let p = project();
@@ -306,9 +306,9 @@ fn the_edited_configuration_is_still_named_as_changed() {
     assert!(reason.contains("agentwarden.toml"), "the change is named: {reason}");
 }
 
-/// H-51: a revoke withdraws the seal's permission, never its rules: after `warden revoke` (an
-/// unsigned revoke counts even where records are signed, K-9), the configuration edited since
-/// still does not decide; the withdrawn seal's does, until a human seals again.
+/// A revoke withdraws the seal's permission, never its rules: after `warden revoke` (an unsigned
+/// revoke counts even where records are signed, K-9), the configuration edited since still does
+/// not decide; the withdrawn seal's does, until a human seals again (H-51).
 #[test]
 fn a_revoked_seal_still_holds_the_rules_until_the_next_seal() {
     let p = project();
