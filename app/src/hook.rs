@@ -75,9 +75,14 @@ use crate::warden::{Warden, WardenError};
 /// Rewrites the session's index from `state`, the records caught up (H-24; best effort).
 /// V-32: only when what it says (its head aside) is not what is there already: a decision
 /// that changed nothing about the session costs a read, not a create and a rename.
-fn write_index(state: &SessionRecords, session: &str, storage: &HookStorage) {
+/// H-49: it names the digest of the configuration the store decided with (the sealed one while
+/// a seal is in force), and the fast path answers only with that same configuration.
+fn write_index(state: &SessionRecords, session: &str, storage: &HookStorage, config: Option<&str>) {
     let quarantined = state.quarantined.contains_key(session) || !matches!(storage.marker(session), Ok(None));
-    let index = SessionIndex::of(session, state.head.seq, quarantined, state.session_ref(session));
+    let index = SessionIndex {
+        config: config.map(str::to_owned),
+        ..SessionIndex::of(session, state.head.seq, quarantined, state.session_ref(session))
+    };
     if storage.read_index(session).is_some_and(|there| SessionIndex { head: index.head, ..there } == index) {
         return;
     }
@@ -127,34 +132,65 @@ impl Warden {
     /// Answers one hook event given typed (issue 22): a harness integration that already holds
     /// the event as [`HookInput`] — parsed from its wire format, or built — asks with it.
     pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
+        // Held for the whole decision, not copied; back in memory when it ends (V-38).
+        let mut state = match self.hold().await {
+            Ok(state) => state,
+            Err(e) => return self.without_records(input, storage, &format!("{}: {e}", e.code())).await,
+        };
+        // While a seal is in force the sealed rules decide, whatever the file reads now (H-49).
+        let sealed;
+        let warden = match self.sealed_rules(&state) {
+            Ok(None) => self,
+            Ok(Some(rules)) => {
+                sealed = rules;
+                &sealed
+            }
+            Err(why) => {
+                tracing::warn!(reason = %why, "no sealed rules to decide with");
+                return HookAnswer::failed(format!("{}: {why}", Code::SealedFileChanged));
+            }
+        };
+        let answer = warden.hook_held(input, storage, &mut state).await;
+        // The index says what the log says now: caught up first (another writer may have
+        // appended since), and left unwritten when the log cannot be read.
+        if state.catch_up_again().await.is_ok() {
+            write_index(&state, &answer.1, storage, warden.config.source_digest.as_deref());
+        }
+        answer.0
+    }
+
+    /// The decision when the records cannot be read: a stop is checked without them (H-28),
+    /// anything else fails.
+    async fn without_records(&self, input: HookInput, storage: &HookStorage, why: &str) -> HookAnswer {
+        let session = input.session_id.as_str();
+        match &input.event {
+            HookEvent::SubagentStop { agent, .. } => {
+                self.stop_without_store(session, &agent.agent_id, storage, why).await
+            }
+            HookEvent::SessionStop { stop_hook_active } => {
+                self.session_stop_without_store(session, *stop_hook_active, storage, why).await
+            }
+            HookEvent::SessionEnd { .. } => self.session_end_without_store(session, storage, why).await,
+            _ => HookAnswer::failed(why.to_owned()),
+        }
+    }
+
+    /// [`Warden::hook_input`] on the records it holds, with this Warden's rules: the answer,
+    /// and the session it is about.
+    async fn hook_held(
+        &self,
+        input: HookInput,
+        storage: &HookStorage,
+        state: &mut SessionRecords,
+    ) -> (HookAnswer, String) {
         let session = input.session_id.as_str();
         let is_stop = matches!(
             input.event,
             HookEvent::SubagentStop { .. } | HookEvent::SessionStop { .. } | HookEvent::SessionEnd { .. }
         );
-        // Held for the whole decision, not copied; back in memory when it ends (V-38).
-        let mut state = match self.hold().await {
-            Ok(state) => state,
-            Err(e) => {
-                let why = format!("{}: {e}", e.code());
-                match &input.event {
-                    HookEvent::SubagentStop { agent, .. } => {
-                        return self.stop_without_store(session, &agent.agent_id, storage, &why).await;
-                    }
-                    HookEvent::SessionStop { stop_hook_active } => {
-                        return self
-                            .session_stop_without_store(session, *stop_hook_active, storage, &why)
-                            .await;
-                    }
-                    HookEvent::SessionEnd { .. } => {
-                        return self.session_end_without_store(session, storage, &why).await;
-                    }
-                    _ => return HookAnswer::failed(why),
-                }
-            }
-        };
-        let quarantined = self.quarantine_in_force(&mut state, session, storage).await;
-        if let Err(e) = self.record_pending(&mut state, session, storage).await {
+        let session_id = session.to_owned();
+        let quarantined = self.quarantine_in_force(state, session, storage).await;
+        if let Err(e) = self.record_pending(state, session, storage).await {
             tracing::warn!(error = %e, "the pending violations could not all be recorded yet");
         }
         let root = self.config.root.clone();
@@ -163,46 +199,44 @@ impl Warden {
         let answer = match input.event {
             HookEvent::Other { .. } => Ok(HookAnswer::silent()),
             HookEvent::ConfigChange { source, file_path } => {
-                Ok(self.hook_config_change(&mut state, session, &source, file_path.as_deref()).await)
+                Ok(self.hook_config_change(state, session, &source, file_path.as_deref()).await)
             }
             HookEvent::Spawn(request) => match &quarantined {
-                Some(marker) => Ok(self.deny_in_quarantine(&mut state, session, &request, marker).await),
-                None if in_flight => {
-                    self.hook_spawn_in_flight(&mut state, session, request, &root, storage).await
-                }
-                None => self.hook_spawn(&mut state, session, request).await,
+                Some(marker) => Ok(self.deny_in_quarantine(state, session, &request, marker).await),
+                None if in_flight => self.hook_spawn_in_flight(state, session, request, &root, storage).await,
+                None => self.hook_spawn(state, session, request).await,
             },
             HookEvent::Tool(call) if in_flight => Ok(self
-                .hook_tool_in_flight(&mut state, session, input.cwd.as_deref(), call, quarantined.as_ref())
+                .hook_tool_in_flight(state, session, input.cwd.as_deref(), call, quarantined.as_ref())
                 .await),
-            HookEvent::Tool(call) => Ok(self
-                .hook_tool(&mut state, session, input.cwd.as_deref(), call, quarantined.as_ref())
-                .await),
+            HookEvent::Tool(call) => {
+                Ok(self.hook_tool(state, session, input.cwd.as_deref(), call, quarantined.as_ref()).await)
+            }
             // The end of a spawn that never started, or stopped already, has nothing to check (M-2).
             HookEvent::SubagentStop { agent, .. }
-                if in_flight && !in_flight::is_running(&state, session, &agent.agent_id) =>
+                if in_flight && !in_flight::is_running(state, session, &agent.agent_id) =>
             {
                 Ok(HookAnswer::silent())
             }
             HookEvent::SubagentStart(agent) => {
                 let own = agent_root(&root, input.cwd.as_deref());
                 let at = own.as_deref().unwrap_or(&root);
-                self.hook_start(&mut state, session, agent, at, own.is_some(), storage).await
+                self.hook_start(state, session, agent, at, own.is_some(), storage).await
             }
-            HookEvent::SessionStart => self.hook_session_start(&mut state, session, storage).await,
+            HookEvent::SessionStart => self.hook_session_start(state, session, storage).await,
             HookEvent::SessionStop { stop_hook_active } => {
-                self.hook_session_stop(&mut state, session, stop_hook_active, storage).await
+                self.hook_session_stop(state, session, stop_hook_active, storage).await
             }
             HookEvent::SessionEnd { reason } => {
                 // The approvals no run used are forgotten with the session (H-55).
                 storage.forget_approved(session);
-                self.hook_session_end(&mut state, session, reason, storage).await
+                self.hook_session_end(state, session, reason, storage).await
             }
             HookEvent::SubagentStop { agent, stop_hook_active } => {
                 let own = state.session_ref(session).agents.get(&agent.agent_id).and_then(|a| a.root.clone());
                 let root = own.map_or(root, PathBuf::from);
                 self.hook_stop(
-                    &mut state,
+                    state,
                     session,
                     agent,
                     stop_hook_active,
@@ -234,12 +268,7 @@ impl Warden {
             answer =
                 HookAnswer::failed(format!("the approved input could not be kept ({e}): not let through"));
         }
-        // The index says what the log says now: caught up first (another writer may have
-        // appended since), and left unwritten when the log cannot be read.
-        if state.catch_up_again().await.is_ok() {
-            write_index(&state, session, storage);
-        }
-        answer
+        (answer, session_id)
     }
 
     /// A settings change during the session is blocked, and recorded under the session;
@@ -824,6 +853,7 @@ mod tests {
             head: Head { seq: 1, hash: agentwarden_domain::audit::Hash::from_bytes([7; 32]) },
             governance: Approvals {
                 seal: None,
+                withdrawn: None,
                 approvals: [("FORGED".to_owned(), forged_approval())].into(),
                 key_lists: Vec::new(),
             },
@@ -934,6 +964,7 @@ mod tests {
                 files: Default::default(),
                 signature: None,
                 key_list: None,
+                texts: Default::default(),
             });
             honest.record_event(Correlation::default(), &seal).await.unwrap();
         }

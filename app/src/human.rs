@@ -132,7 +132,7 @@ impl Warden {
     pub async fn seal(&self, signer: &Signer) -> Result<Appended, HumanActError> {
         self.refuse_inside_an_agent_session("seals")?;
         let by = checked_name(signer.by.as_deref())?;
-        let files = self.seal_digests().await.map_err(HumanActError::Usage)?;
+        let (files, texts) = self.seal_contents().await.map_err(HumanActError::Usage)?;
         if files.is_empty() {
             return Err(HumanActError::Usage(nothing_to_seal(&self.config)));
         }
@@ -141,7 +141,7 @@ impl Warden {
         let (signature, at, key_list) =
             signed.map_or((None, None, None), |s| (Some(s.signature), Some(s.head), Some(s.key_list)));
         let by = by.map(str::to_owned).or_else(|| signature.as_ref().map(|s| s.principal.clone()));
-        let event = AuditEvent::ContextSealed(ContextSealed { by, files, signature, key_list });
+        let event = AuditEvent::ContextSealed(ContextSealed { by, files, signature, key_list, texts });
         Ok(self.record_signed(Correlation::default(), &event, at).await?)
     }
 

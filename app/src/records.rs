@@ -29,6 +29,7 @@ use crate::files::{digest, key};
 use crate::manifests::{ManifestFile, read_manifest_files};
 use crate::warden::{Warden, WardenError};
 
+mod sealed;
 mod signatures;
 
 /// The name under which the projection is saved in the state store.
@@ -296,6 +297,15 @@ impl Warden {
     /// The digest of every file a seal covers (G-20); an unreadable one is an error: a seal
     /// must not silently leave a file out.
     pub async fn seal_digests(&self) -> Result<BTreeMap<String, String>, String> {
+        Ok(self.seal_contents().await?.0)
+    }
+
+    /// [`Warden::seal_digests`], and the text of the configuration from the same read, by the
+    /// same key: a seal carries the rules it seals, so that a decision can be made with them
+    /// however the file reads later (H-49).
+    pub(crate) async fn seal_contents(
+        &self,
+    ) -> Result<(BTreeMap<String, String>, BTreeMap<String, String>), String> {
         let subagents = &self.config.subagents;
         let mut files: Vec<PathBuf> = self.config.source.iter().cloned().collect();
         // The key list is sealed: a key added after the seal fails `context_sealed` (K-6).
@@ -308,15 +318,22 @@ impl Warden {
             !matches!(untrusted::read_bytes(Some(root), p, 0), Err(untrusted::UntrustedError::Missing { .. }))
         }));
         let mut digests = BTreeMap::new();
+        let mut texts = BTreeMap::new();
         for path in files {
             let (read, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
             let digest = digest(&read, mode).ok_or_else(|| match &read {
                 FileRead::Unreadable(why) => format!("cannot seal `{}`: {why}", path.display()),
                 _ => format!("cannot seal `{}`: it vanished", path.display()),
             })?;
-            digests.insert(key(&self.config.root, &path), digest);
+            let name = key(&self.config.root, &path);
+            if Some(&path) == self.config.source.as_ref()
+                && let FileRead::Text(text) = read
+            {
+                texts.insert(name.clone(), text);
+            }
+            digests.insert(name, digest);
         }
-        Ok(digests)
+        Ok((digests, texts))
     }
 }
 

@@ -373,6 +373,12 @@ impl Warden {
         Warden { files, config: Arc::new(config), ..self.clone() }
     }
 
+    /// The same Warden (same stores, files and records cache) deciding with the rules of
+    /// `config`, read from the same root: the sealed configuration (H-49).
+    pub(crate) fn with_rules(&self, config: Config) -> Warden {
+        Warden { config: Arc::new(config), ..self.clone() }
+    }
+
     /// The same Warden recording into `store`: a decorator of its own event store that passes
     /// every call on unchanged, such as the resident service's telemetry tap (V-60), which sees
     /// what is appended and when it is durable. Another log would not match the records cache.

@@ -314,7 +314,24 @@ async fn check_governance(
                     read.entry(path.clone()).or_insert(None);
                 }
                 let changes = seal_changes(&seal.files, &read);
-                if changes.is_empty() {
+                // A seal made by an earlier version holds the configuration's digest but not its
+                // text: once the file changes, no sealed rules can decide and every hook decision
+                // fails until a human seals again (H-49).
+                let config_key = seal.files.keys().find(|k| {
+                    Path::new(k).file_name().is_some_and(|n| n == agentwarden::config::CONFIG_FILE)
+                });
+                let rules_missing = config_key.is_some_and(|k| !seal.texts.contains_key(k));
+                if changes.is_empty() && rules_missing {
+                    Check::warn(
+                        "seal",
+                        format!(
+                            "in force since seq {}, made by an earlier version: it holds the configuration's digest \
+                             but not its rules, so a change of the file would fail every hook decision (H-49)",
+                            seal.seq
+                        ),
+                        seal_fix,
+                    )
+                } else if changes.is_empty() {
                     Check::ok(
                         "seal",
                         format!("in force since seq {}; its {} file(s) unchanged", seal.seq, seal.files.len()),
@@ -494,8 +511,30 @@ async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
 }
 
 /// Where the kill switch `var` is read, and what it says there: through a server, the server's
-/// environment (V-4), which this process cannot see.
-fn kill_switch(var: &str, served: bool, harness: Harness) -> Check {
+/// environment (V-4), which this process cannot see. G-25: it may come only from the environment
+/// a human starts the harness from, never from a file the harness loads into it (`from_files`,
+/// which the agent's shell can write): one that sets it fails the check when the hooks decide
+/// directly, and is a warning when they ask a server (which reads its own environment).
+fn kill_switch(var: &str, served: bool, harness: Harness, from_files: &[PathBuf]) -> Check {
+    if !from_files.is_empty() {
+        let files: Vec<String> = from_files.iter().map(|f| format!("`{}`", f.display())).collect();
+        let detail = format!(
+            "`{var}` is set in {}, which {} loads into its environment (and its hooks') at start: the agent's \
+             shell can write that file, so the next session's spawns would be enabled with no human involved (G-25)",
+            files.join(", "),
+            harness.name()
+        );
+        let fix = format!(
+            "remove `{var}` from {}; set it only in the environment you start {} from",
+            files.join(", "),
+            harness.name()
+        );
+        return if served {
+            Check::warn("kill switch", detail, fix)
+        } else {
+            Check::fail("kill switch", detail, fix)
+        };
+    }
     match (served, std::env::var(var).as_deref()) {
         (true, _) => Check::ok(
             "kill switch",
@@ -623,7 +662,13 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
     };
     let served = matches!(server, Ok(Some(_)));
     if let Some((var, _)) = &canary_with {
-        checks.push(kill_switch(var, served, harness));
+        let codex_home = agentwarden_codex::setup::config::home(
+            args.codex_home.clone(),
+            std::env::var_os(agentwarden_codex::setup::config::HOME_ENV),
+            std::env::var_os("HOME"),
+        );
+        let from_files = super::doctor_env::kill_switch_files(harness, &project, codex_home.as_deref(), var);
+        checks.push(kill_switch(var, served, harness, &from_files));
     }
     // The store is closed again before the canary runs: sled admits one process at a time.
     match (server, store.to_str().filter(|s| agentwarden::PgConfig::is_postgres_url(s))) {

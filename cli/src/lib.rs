@@ -18,6 +18,7 @@ mod check;
 mod client;
 mod decide;
 mod doctor;
+mod doctor_env;
 mod doctor_tools;
 mod duration;
 mod failure;

@@ -184,6 +184,7 @@ async fn an_approval_expires_on_the_clock() {
         files,
         signature: None,
         key_list: None,
+        texts: Default::default(),
     });
     warden.record(Correlation::default(), &seal).await.unwrap();
     let grant = AuditEvent::ApprovalGranted(ApprovalGranted {

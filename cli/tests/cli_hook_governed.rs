@@ -335,6 +335,11 @@ fn tools_that_start_agents_are_denied_unless_configured_and_messages_recheck_the
     let listed =
         config.replace("main_persona = \"main\"", "main_persona = \"main\"\nagent_tools = [\"Workflow\"]");
     std::fs::write(p.root.join("agentwarden.toml"), listed).unwrap();
+    // The configuration changed decides once a human seals it: until then the sealed one does (H-49).
+    let reason = deny_reason(&hook(&p, &tool(&p, "Workflow", json!({"name": "w"}), None)));
+    assert!(reason.contains("agent_tool_not_allowed"), "{reason}");
+    let out = run(&p, &["seal", "--by", "alice"], "", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     allowed(&hook(&p, &tool(&p, "Workflow", json!({"name": "w"}), None)));
     let log = events(&p);
     let decisions: Vec<(&str, &str)> = of_type(&log, "hook_tool_evaluated")
@@ -349,6 +354,7 @@ fn tools_that_start_agents_are_denied_unless_configured_and_messages_recheck_the
             ("SendMessage", "deny"),
             ("SendMessage", "deny"),
             ("SendMessage", "deny"),
+            ("Workflow", "deny"),
             ("Workflow", "allow")
         ]
     );

@@ -270,6 +270,7 @@ async fn records_that_reach_the_log_another_way_are_not_approvals() {
         files,
         signature: None,
         key_list: None,
+        texts: Default::default(),
     });
     lib.record(Correlation::default(), &seal).await.unwrap();
     drop(lib);
@@ -569,6 +570,7 @@ fn seal_signed(
         files,
         signature: Some(signature),
         key_list: Some(key_list.into()),
+        texts: Default::default(),
     })
 }
 

@@ -436,13 +436,16 @@ mod tests {
         (std::fs::canonicalize(config).unwrap(), StoreLocation::Embedded(dir.join("audit")))
     }
 
-    /// A [`bare_project`] whose session `covered` has an index: its calls nothing governs are
-    /// answered from it (H-24).
+    /// A [`bare_project`] whose session `covered` has an index, naming the configuration as the
+    /// store decided with it (H-49): its calls nothing governs are answered from it (H-24).
     fn covered_project(dir: &Path) -> (PathBuf, StoreLocation) {
         let (config, location) = bare_project(dir);
         let storage = HookStorage::for_store(Some(&location), dir);
-        let index =
-            agentwarden::SessionIndex { session: "covered".into(), ..agentwarden::SessionIndex::default() };
+        let index = agentwarden::SessionIndex {
+            session: "covered".into(),
+            config: Config::load(Some(&config)).unwrap().source_digest,
+            ..agentwarden::SessionIndex::default()
+        };
         storage.write_index(&index).unwrap();
         (config, location)
     }

@@ -9,8 +9,8 @@
 //!    same way).
 //! 3. A spawn, a `SendMessage`, a tool that starts agents: the store decides.
 //! 4. Any other tool call of the main session is allowed at once when the session's index says
-//!    the session is not quarantined. A subagent's call goes to the store, which checks it
-//!    against the manifests' tool rules and records it (T-9); so does anything else — no
+//!    the session is not quarantined and names as the store's the configuration held here
+//!    (H-49). A subagent's call goes to the store, which checks it against the manifests' tool rules and records it (T-9); so does anything else — no
 //!    index, an unreadable one — and the store rewrites the index.
 //!
 //! Before all of that, an event that says a call ran is checked against the approvals kept (H-55,
@@ -138,7 +138,9 @@ fn decide(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
         ToolKind::Other => {}
     }
     let Some(index) = index else { return Pre::Store { fallback: None } };
-    if index.quarantined {
+    // Only with the rules the store decided with: a configuration edited since the seal goes
+    // to the store, which decides with the sealed one (H-49).
+    if index.quarantined || index.config != config.source_digest {
         return Pre::Store { fallback: None };
     }
     // A subagent's call is checked against the manifests' tool rules and recorded, by

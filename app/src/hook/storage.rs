@@ -92,6 +92,11 @@ pub struct SessionIndex {
     /// without a caller is theirs while any runs (M-2).
     #[serde(default)]
     pub running: BTreeSet<String>,
+    /// The seal digest of the configuration the store decided with (the sealed one while a
+    /// seal is in force, H-49); the fast path answers only when the configuration it holds is
+    /// that one, so a configuration edited since the seal never answers there.
+    #[serde(default)]
+    pub config: Option<String>,
 }
 
 impl SessionIndex {
@@ -106,7 +111,7 @@ impl SessionIndex {
             .filter_map(|id| tree.agents.get(id).and_then(|a| a.root.clone()).map(|root| (id.clone(), root)))
             .collect();
         let running = tree.running().map(|(id, _)| id.clone()).collect();
-        SessionIndex { session: session.to_owned(), head, quarantined, tracked, roots, running }
+        SessionIndex { session: session.to_owned(), head, quarantined, tracked, roots, running, config: None }
     }
 }
 

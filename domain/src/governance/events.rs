@@ -25,6 +25,12 @@ pub struct ContextSealed {
     /// a later change of the list can be verified against this one (K-14).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_list: Option<String>,
+    /// The text of each sealed file a decision takes its rules from — the configuration — by
+    /// the key of its digest in `files`, which content-addresses it: a decision made while a
+    /// seal is in force is made with these rules, however the file reads now (H-49). Absent
+    /// from a seal made by an earlier version.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub texts: BTreeMap<String, String>,
 }
 
 /// `approval_granted`, version 1: a human approved the pipeline run (`warden approve`).

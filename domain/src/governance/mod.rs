@@ -37,7 +37,7 @@ pub use names::{InvalidName, MAX_NAME_LEN, Name};
 pub use persona::{Persona, PersonaReading, read_persona};
 pub use recorded::{
     ApprovalRecord, ApprovalState, Approvals, ApprovalsEvent, ReadDigests, Recorded, RecordedSummary,
-    SealRecord, SignersPin, seal_changes,
+    SealRecord, SealedText, SignersPin, seal_changes,
 };
 pub use report::{CandidateResult, Code, Decision, Failure, Gate, GateReport, GateResult, Stage, Verdict};
 pub use request::{REQUEST_FIELDS, Request};

@@ -54,6 +54,23 @@ pub struct SealRecord {
     /// application sets it again before every decision.
     #[serde(default)]
     pub refused: Option<SignatureRefusal>,
+    /// The sealed text of each file a decision takes its rules from (the configuration), by the
+    /// key of its digest in `files` (H-49).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub texts: BTreeMap<String, String>,
+}
+
+/// What a seal holds of one file's text (H-49), [`SealRecord::sealed_text`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SealedText<'a> {
+    /// The seal does not cover the file: it was not there when sealed.
+    NotSealed,
+    /// Its text as sealed, checked against the sealed digest.
+    Text(&'a str),
+    /// The seal covers the file's digest but not its text (a seal made by an earlier version).
+    DigestOnly,
+    /// The text the seal carries is not the one its digest names: not to be decided with.
+    Mismatch,
 }
 
 /// One approval and what became of it.
@@ -97,6 +114,19 @@ pub enum ApprovalState {
 }
 
 impl SealRecord {
+    /// The sealed text of the file `key` names (H-49): only when its BLAKE3 is the digest the
+    /// seal holds for it (the digest's first word; the permission bits follow it, U-15).
+    pub fn sealed_text(&self, key: &str) -> SealedText<'_> {
+        let Some(digest) = self.files.get(key) else { return SealedText::NotSealed };
+        let Some(text) = self.texts.get(key) else { return SealedText::DigestOnly };
+        let hex = digest.split(' ').next().unwrap_or_default();
+        if blake3::hash(text.as_bytes()).to_hex().as_str() == hex {
+            SealedText::Text(text)
+        } else {
+            SealedText::Mismatch
+        }
+    }
+
     /// What its signature covers, for `principal` and the head it names (K-1).
     pub fn signed_bytes(&self, principal: &str, head_seq: u64, head_hash: &str) -> Vec<u8> {
         signed_bytes(SignedContent::Seal { files: &self.files }, principal, head_seq, head_hash)
@@ -130,6 +160,10 @@ impl ApprovalRecord {
 pub struct Approvals {
     /// The seal in force.
     pub seal: Option<SealRecord>,
+    /// The seal a `revoke` of everything withdrew, until the next seal: a revoke withdraws the
+    /// permission a seal gave, never the rules it sealed, which still decide (H-51). Required
+    /// when read back: a state saved without it (an earlier version) is rebuilt from the log.
+    pub withdrawn: Option<SealRecord>,
     /// Every approval granted, by reference (a new grant of a reference replaces the old).
     pub approvals: BTreeMap<String, ApprovalRecord>,
     /// Every signed seal, in log order: the first pins the key list; the
@@ -200,6 +234,7 @@ impl Approvals {
                         after,
                     });
                 }
+                self.withdrawn = None;
                 self.seal = Some(SealRecord {
                     seq,
                     by: e.by.clone(),
@@ -207,6 +242,7 @@ impl Approvals {
                     signature: e.signature.clone(),
                     after: Some(after),
                     refused: None,
+                    texts: e.texts.clone(),
                 });
             }
             ApprovalsEvent::Granted(e) => {
@@ -230,7 +266,9 @@ impl Approvals {
                     }
                 }
                 None => {
-                    self.seal = None;
+                    if let Some(seal) = self.seal.take() {
+                        self.withdrawn = Some(seal);
+                    }
                     for record in self.approvals.values_mut() {
                         record.revoked.get_or_insert(seq);
                     }

@@ -38,7 +38,13 @@ fn revoke(reference: Option<&str>) -> AuditEvent {
 
 fn seal(files: &[(&str, &str)]) -> AuditEvent {
     let files = files.iter().map(|(p, d)| ((*p).to_owned(), (*d).to_owned())).collect();
-    AuditEvent::ContextSealed(ContextSealed { by: None, files, signature: None, key_list: None })
+    AuditEvent::ContextSealed(ContextSealed {
+        by: None,
+        files,
+        signature: None,
+        key_list: None,
+        texts: Default::default(),
+    })
 }
 
 fn records(events: &[AuditEvent]) -> Approvals {
@@ -280,6 +286,7 @@ fn signed_seals_that_change_the_key_list_are_kept_in_log_order() {
                 sshsig: String::new(),
             }),
             key_list: list.map(str::to_owned),
+            texts: Default::default(),
         })
     };
     let approvals = records(&[

@@ -97,6 +97,7 @@ fn governance_is_what_seal_approve_and_revoke_left() {
         files: BTreeMap::new(),
         signature: None,
         key_list: None,
+        texts: Default::default(),
     });
     let approve = AuditEvent::ApprovalGranted(ApprovalGranted {
         approval_ref: "GATE-1".into(),
@@ -439,6 +440,7 @@ fn any_event() -> impl Strategy<Value = (Option<&'static str>, AuditEvent)> {
                     files: BTreeMap::new(),
                     signature: None,
                     key_list: None,
+                    texts: Default::default(),
                 }),
                 1 => AuditEvent::ApprovalGranted(ApprovalGranted {
                     approval_ref: tool.into(),

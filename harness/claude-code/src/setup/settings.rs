@@ -76,6 +76,23 @@ pub const PROTECTED_FILES: [&str; 7] = [
     ".mcp.json",
 ];
 
+/// The settings files whose `env` key Claude Code puts into the session's environment at start,
+/// and so into every hook's, the kill switch's variable among them (G-25): the user's (in
+/// `home`), and the project's shared and local ones (both in [`PROTECTED_FILES`]); the managed
+/// ones are wherever `doctor` reads them.
+pub fn env_settings(project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = home.map(|home| home.join(USER_FILE)).into_iter().collect();
+    files.push(project.join(PROJECT_FILE));
+    files.push(project.join(LOCAL_FILE));
+    files
+}
+
+/// Whether the settings `text` set `var` in their `env` object (G-25): any value, a string or
+/// not; text that is not a JSON object sets nothing (doctor names it elsewhere).
+pub fn env_sets(text: &str, var: &str) -> bool {
+    serde_json::from_str::<Value>(text).ok().is_some_and(|v| v.get("env").and_then(|e| e.get(var)).is_some())
+}
+
 /// Merges Warden's entries into `settings`: any earlier Warden entry is replaced, every other
 /// key and hook is kept.
 pub fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u64) -> Result<(), String> {

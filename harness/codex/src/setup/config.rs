@@ -34,8 +34,20 @@ pub const EVENTS: [&str; 6] =
 pub const HALTING_EVENTS: [&str; 2] = ["Stop", "SubagentStop"];
 
 /// What Codex reads from a project that can change how the guard is run: its configuration
-/// (hooks, agent roles, MCP servers) and its instructions (H-12, H-19).
-pub const PROTECTED_FILES: [&str; 2] = [".codex", "AGENTS.md"];
+/// (hooks, agent roles, MCP servers), its instructions (H-12, H-19), and the project's `.env`,
+/// which earlier Codex releases loaded into their environment at start — and so into every
+/// hook's, the kill switch's variable among them (G-25).
+pub const PROTECTED_FILES: [&str; 3] = [".codex", "AGENTS.md", ".env"];
+
+/// The files Codex loads into its environment at start (G-25): `.env` in its home
+/// (`codex_home`, [`home`]), and the project's `.env` (loaded by earlier releases; listed, as
+/// nothing is lost by naming it). The home's is outside the project: the guard cannot protect it,
+/// and `doctor` names a kill switch set there.
+pub fn env_files(project: &Path, codex_home: Option<&Path>) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = codex_home.map(|home| home.join(".env")).into_iter().collect();
+    files.push(project.join(".env"));
+    files
+}
 
 /// Codex's home: `given`, else `codex_home` (the value of [`HOME_ENV`]), else `.codex` in
 /// `home` (the user's home directory).

@@ -52,8 +52,36 @@ pub const EVENTS: [(&str, &str); 5] = [
 pub const HALTING_EVENTS: [&str; 1] = ["AfterAgent"];
 
 /// What Gemini reads from a project that can change how the guard is run: its settings (hooks,
-/// agents, MCP servers) and its instructions (H-12, H-19).
-pub const PROTECTED_FILES: [&str; 2] = [".gemini", "GEMINI.md"];
+/// agents, MCP servers, and `.gemini/.env`), its instructions (H-12, H-19), and the project's
+/// `.env`, which Gemini loads into its environment at start — and so into every hook's, the kill
+/// switch's variable among them (G-25).
+pub const PROTECTED_FILES: [&str; 3] = [".gemini", "GEMINI.md", ".env"];
+
+/// The files Gemini CLI loads into its environment at start (G-25): from the directory it starts
+/// in upward, `.gemini/.env` then `.env` in each directory (the first found is loaded), then
+/// `.gemini/.env` in its home (`gemini_home`, the value of [`HOME_ENV`], else `home`) and `.env`
+/// in the user's home. Every one is listed: which one Gemini would load depends on which exist
+/// when it starts, and the agent's shell can create any of them.
+pub fn env_files(
+    project: &std::path::Path,
+    gemini_home: Option<&std::path::Path>,
+    home: Option<&std::path::Path>,
+) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for dir in project.ancestors() {
+        files.push(dir.join(".gemini").join(".env"));
+        files.push(dir.join(".env"));
+    }
+    if let Some(dir) = gemini_home.or(home) {
+        files.push(dir.join(".gemini").join(".env"));
+    }
+    if let Some(home) = home {
+        files.push(home.join(".env"));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    files.retain(|f| seen.insert(f.clone()));
+    files
+}
 
 /// Whether a hook entry is Warden's.
 fn is_ours(hook: &Value) -> bool {
