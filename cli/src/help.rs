@@ -8,7 +8,7 @@
 use clap::{Command, CommandFactory};
 
 /// The global options' ids.
-const GLOBAL: [&str; 3] = ["store", "fsync", "lock_timeout_ms"];
+const GLOBAL: [&str; 5] = ["store", "server", "server_uid", "fsync", "lock_timeout_ms"];
 
 /// One example per subcommand, by its path under `warden`.
 const EXAMPLES: &[(&str, &str)] = &[

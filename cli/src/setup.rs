@@ -148,10 +148,10 @@ pub(super) enum InitCommand {
         /// instead of merging them into `.claude/settings.json`.
         #[arg(long, value_name = "FILE")]
         managed: Option<PathBuf>,
-        /// Install the thin client of the resident service at this socket (`warden serve`)
-        /// instead of the direct hook: it opens no store, and exits 2 when the server does not
-        /// answer (V-10).
-        #[arg(long, value_name = "PATH")]
+        /// The global `--server`: install the thin client of the resident service at this
+        /// socket (`warden serve`) instead of the direct hook: it opens no store, and exits 2
+        /// when the server does not answer (V-10, V-67).
+        #[arg(skip)]
         server: Option<PathBuf>,
     },
     /// Merge Warden's hooks into the project's `.codex/config.toml` (other keys are kept), trust
@@ -172,8 +172,9 @@ pub(super) enum InitCommand {
         /// install as `/etc/codex/requirements.toml`, instead of the project's configuration.
         #[arg(long, value_name = "FILE")]
         managed: Option<PathBuf>,
-        /// Install the thin client of the resident service at this socket (`warden serve`).
-        #[arg(long, value_name = "PATH")]
+        /// The global `--server`: install the thin client of the resident service at this
+        /// socket (`warden serve`) (V-67).
+        #[arg(skip)]
         server: Option<PathBuf>,
         /// Codex's home, where the project is trusted [default: `$CODEX_HOME`, else `~/.codex`].
         #[arg(long, value_name = "DIR")]
@@ -201,10 +202,27 @@ pub(super) enum InitCommand {
         /// else `~/.gemini/settings.json`), for every project, instead of the project's settings.
         #[arg(long)]
         user: bool,
-        /// Install the thin client of the resident service at this socket (`warden serve`).
-        #[arg(long, value_name = "PATH")]
+        /// The global `--server`: install the thin client of the resident service at this
+        /// socket (`warden serve`) (V-67).
+        #[arg(skip)]
         server: Option<PathBuf>,
     },
+}
+
+/// The lines `init` writes ask the server the command line names, as the user the command line
+/// names: a configuration that names a server or its user the command line does not is refused
+/// (V-67). Its store is the line's `--store` (the project's store), which a configuration's
+/// `[store] url` does not change: one naming a store is refused until the command line names it
+/// too.
+fn init_trusted(project: Option<&Path>, given: &super::trust::Given) -> Result<(), Failure> {
+    let project = match project {
+        Some(project) => project.to_path_buf(),
+        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+    };
+    match super::trust::load(Some(&project.join(CONFIG_FILE))) {
+        Some(config) => super::trust::refuse_configured(given, &config, true),
+        None => Ok(()),
+    }
 }
 
 /// `path` from the filesystem root, through any link, for a rule of Claude Code's.
@@ -383,16 +401,27 @@ pub(super) fn store_ignored(project: &Path) -> Option<bool> {
     }
 }
 
-pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
+/// `warden init`. The server the lines ask is the global `--server` (V-67); a configuration
+/// that names a server the command line does not is refused (`init_trusted`).
+pub(super) fn init(
+    command: InitCommand,
+    given: &super::trust::Given,
+    lock_ms: u64,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let server = given.server.clone();
     let (project, warden, timeout, managed, server) = match command {
-        InitCommand::ClaudeCode { project, warden, timeout, managed, server } => {
+        InitCommand::ClaudeCode { project, warden, timeout, managed, .. } => {
+            init_trusted(project.as_deref(), given)?;
             (project, warden, timeout, managed, server)
         }
-        InitCommand::Codex { project, warden, timeout, managed, server, codex_home } => {
+        InitCommand::Codex { project, warden, timeout, managed, codex_home, .. } => {
+            init_trusted(project.as_deref(), given)?;
             let options = codex::Options { project, warden, timeout, managed, server, codex_home };
             return codex::init(options, lock_ms, out);
         }
-        InitCommand::Gemini { project, warden, timeout, system, user, server } => {
+        InitCommand::Gemini { project, warden, timeout, system, user, .. } => {
+            init_trusted(project.as_deref(), given)?;
             let options = gemini::Options { project, warden, timeout, system, user, server };
             return gemini::init(options, lock_ms, out);
         }

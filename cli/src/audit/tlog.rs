@@ -185,11 +185,8 @@ pub(super) async fn checkpoint(
 
 /// `warden audit checkpoint --server-note`: the note the server signed last.
 pub(super) fn server_note(served: Option<&Served>, out: &mut dyn Write) -> Result<u8, Failure> {
-    let served = served.ok_or_else(|| {
-        Failure::usage(
-            "--server-note asks a server: set `AGENTWARDEN_SERVER` or `[server] socket`, without --store",
-        )
-    })?;
+    let served = served
+        .ok_or_else(|| Failure::usage("--server-note asks a server: give --server PATH, without --store"))?;
     write!(out, "{}", served.note()?)?;
     Ok(EXIT_OK)
 }

@@ -508,6 +508,15 @@ super::codes! {
              `block` or `failed` without a reason or with a blank one (V-6, V-52)",
         ),
     }
+    TrustRootRefused = "trust_root_refused" {
+        Server(
+            "every command that asks a server, opens a store or signs",
+            "`AGENTWARDEN_SERVER` or `AGENTWARDEN_STORE` is set, or the configuration names a server \
+             (`[server] socket`, `uid`) or a store (`[store] url`) the command line does not (`--server`, \
+             `--server-uid`, `--store`), or `warden serve` found them in a configuration it was not given \
+             with `--config`: nothing the agent can write chooses the decider or the log; exit 2 (V-67)",
+        ),
+    }
     ServerConfigMismatch = "server_config_mismatch" {
         Server(
             "the server",
