@@ -148,7 +148,9 @@ fn verifier(text: Option<&str>, what: &str) -> Result<LogVerifier, Failure> {
 }
 
 /// `warden audit checkpoint`: the log's head signed as a C2SP checkpoint; through `served`, the
-/// server's durable head, signed here (V-65).
+/// server's durable head, signed here (V-65). A-44: only once the head extends, by a verified
+/// consistency proof, the last checkpoint the key signed (kept beside it, [`super::kept`]),
+/// which the new one then replaces before it is printed.
 pub(super) async fn checkpoint(
     key: Option<PathBuf>,
     json: bool,
@@ -161,16 +163,42 @@ pub(super) async fn checkpoint(
         None => default_key()?,
     };
     let signer = LogSigner::read(&path)?;
-    let (size, root, head_hash) = match served {
-        Some(served) => served.head()?,
+    let kept = super::kept::read(&path, &signer)?;
+    let (tree, head_hash) = match served {
+        Some(served) => {
+            let (size, root, head_hash) = served.head()?;
+            let tree = TreeHead { origin: signer.name().to_owned(), size, root };
+            if let Some(kept) = &kept {
+                let proof = match kept.size <= tree.size {
+                    true => served.consistency(kept.size, &tree)?,
+                    false => Vec::new(),
+                };
+                super::kept::check_extends(kept, &tree, &proof)?;
+            }
+            (tree, head_hash)
+        }
         None => {
             let warden = open(None)?;
             let head = warden.head().await?;
-            (head.seq, warden.tree_root(head.seq).await?, head.hash.to_string())
+            let tree = TreeHead {
+                origin: signer.name().to_owned(),
+                size: head.seq,
+                root: warden.tree_root(head.seq).await?,
+            };
+            if let Some(kept) = &kept {
+                let proof = match kept.size <= tree.size {
+                    true => warden.consistency_proof(kept.size, tree.size).await?,
+                    false => Vec::new(),
+                };
+                super::kept::check_extends(kept, &tree, &proof)?;
+            }
+            (tree, head.hash.to_string())
         }
     };
-    let tree = TreeHead { origin: signer.name().to_owned(), size, root };
+    let size = tree.size;
     let note = signer.sign_checkpoint(&tree)?.to_text();
+    // Kept before it is printed: a note out is always the key's last.
+    super::kept::keep(&path, &note)?;
     if json {
         let object = json!({
             "origin": tree.origin, "size": tree.size, "root": root64(&tree),
