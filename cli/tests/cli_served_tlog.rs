@@ -16,10 +16,13 @@ mod bounded;
 const ORIGIN: &str = "test.example/warden/audit";
 const BIN: &str = env!("CARGO_BIN_EXE_warden");
 
-/// `warden ARGS` in `dir` (no configuration there), with `AGENTWARDEN_SERVER` set to `server`
-/// when given, else unset.
+/// `warden ARGS` in `dir` (no configuration there), with `--server` naming `server` when
+/// given (V-67).
 fn warden(dir: &Path, server: Option<&Path>, args: &[&str]) -> Output {
     let mut command = Command::new(BIN);
+    if let Some(server) = server {
+        command.arg("--server").arg(server);
+    }
     command
         .args(args)
         .current_dir(dir)
@@ -31,9 +34,6 @@ fn warden(dir: &Path, server: Option<&Path>, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(server) = server {
-        command.env("AGENTWARDEN_SERVER", server);
-    }
     bounded::bounded(command.spawn().unwrap(), Duration::from_secs(60))
 }
 
@@ -128,6 +128,15 @@ impl Setup {
         let mut all = vec!["--store", self.store.to_str().unwrap()];
         all.extend_from_slice(args);
         warden(self.dir.path(), None, &all)
+    }
+
+    /// [`Setup::direct`] where the configuration names the server at `socket`: the command line
+    /// names it too, or the command is refused (V-67); `audit verify` is not served and opens
+    /// the store `--store` names.
+    fn direct_beside(&self, socket: &Path, args: &[&str]) -> Output {
+        let mut all = vec!["--store", self.store.to_str().unwrap()];
+        all.extend_from_slice(args);
+        warden(self.dir.path(), Some(socket), &all)
     }
 
     fn served(&self, socket: &Path, args: &[&str]) -> Output {
@@ -315,8 +324,10 @@ fn the_server_signs_a_checkpoint_before_a_groups_answers_leave() {
     let last = note(&s);
     drop(server);
     let file = s.write("server-note", &last);
-    let verified =
-        s.direct(&["audit", "verify", "--checkpoint", file.to_str().unwrap(), "--verifier", &s.verifier]);
+    let verified = s.direct_beside(
+        &socket,
+        &["audit", "verify", "--checkpoint", file.to_str().unwrap(), "--verifier", &s.verifier],
+    );
     let text = ok(verified);
     assert!(text.contains("consistent: the log extends"), "{text}");
 }
@@ -446,16 +457,19 @@ fn the_server_submits_its_notes_and_keeps_the_cosignatures() {
     assert!(status.contains("cosigned 6 events"), "{status}");
     drop(server);
     let file = s.write("cosigned", &second);
-    let verified = s.direct(&[
-        "audit",
-        "verify",
-        "--checkpoint",
-        file.to_str().unwrap(),
-        "--verifier",
-        &s.verifier,
-        "--witness",
-        &vkey,
-    ]);
+    let verified = s.direct_beside(
+        &socket,
+        &[
+            "audit",
+            "verify",
+            "--checkpoint",
+            file.to_str().unwrap(),
+            "--verifier",
+            &s.verifier,
+            "--witness",
+            &vkey,
+        ],
+    );
     assert!(ok(verified).contains("consistent"));
 }
 

@@ -495,9 +495,8 @@ super::codes! {
         Server(
             "the thin client",
             "a server is configured but cannot be reached, closed the connection, or did not answer within \
-             the hook's deadline (a served command's `--server-timeout-ms`); `AGENTWARDEN_SERVER` set but \
-             empty (V-6, V-14); a server not running as the uid `--server-uid` or `[server] uid` names (V-12, \
-             V-49)",
+             the hook's deadline (a served command's `--server-timeout-ms`) (V-6, V-14); a server not \
+             running as the uid `--server-uid` names (V-12, V-49, V-67)",
         ),
     }
     ServerAnswerInvalid = "server_answer_invalid" {
