@@ -647,6 +647,8 @@ pub(super) async fn doctor(
         Ok(None) => Ok(configured),
     };
     let served = matches!(server, Ok(Some(_)));
+    // Lines whose server doctor may not ask are not run either (V-69).
+    let runnable = server.is_ok();
     if let Some((var, _)) = &canary_with {
         checks.push(kill_switch(var, served, harness));
     }
@@ -660,7 +662,7 @@ pub(super) async fn doctor(
             check_store(&store, loaded.as_ref(), &mut checks).await;
         }
     }
-    if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty()) {
+    if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty() && runnable) {
         let probe = match served {
             false => super::canary::Probe::KillSwitchUnset { subagent: &subagent },
             true => super::canary::Probe::UndeclaredType,

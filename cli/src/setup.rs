@@ -68,6 +68,8 @@ struct ByPathArgs<'a> {
     project: Option<PathBuf>,
     warden: Option<PathBuf>,
     server: Option<PathBuf>,
+    /// `--server-uid`: the user the line's server must run as (V-12, V-67).
+    server_uid: Option<u32>,
     lock_ms: u64,
     /// The deadline for the harness's timeout and the lock wait, or why there is none.
     deadline: Result<u64, String>,
@@ -120,7 +122,8 @@ impl ByPath {
         let (new_config, added) = protect(&config_text, &own)
             .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", config_path.display())))?;
         let hook_binary = server.as_ref().and_then(|_| wiring::client_binary(&exe));
-        let server = server.as_deref().map(|socket| (socket, config.server_uid));
+        // The line names the server and its user as the command line does (V-67).
+        let server = server.as_deref().map(|socket| (socket, args.server_uid));
         let binary = hook_binary.as_deref().unwrap_or(&exe);
         let command = (args.line)(binary, &project, &config_path, args.lock_ms, deadline, server);
         Ok(ByPath { project, config_path, new_config, added, own, deadline, command })
@@ -417,12 +420,15 @@ pub(super) fn init(
         }
         InitCommand::Codex { project, warden, timeout, managed, codex_home, .. } => {
             init_trusted(project.as_deref(), given)?;
-            let options = codex::Options { project, warden, timeout, managed, server, codex_home };
+            let server_uid = given.server_uid;
+            let options =
+                codex::Options { project, warden, timeout, managed, server, server_uid, codex_home };
             return codex::init(options, lock_ms, out);
         }
         InitCommand::Gemini { project, warden, timeout, system, user, .. } => {
             init_trusted(project.as_deref(), given)?;
-            let options = gemini::Options { project, warden, timeout, system, user, server };
+            let server_uid = given.server_uid;
+            let options = gemini::Options { project, warden, timeout, system, user, server, server_uid };
             return gemini::init(options, lock_ms, out);
         }
     };
@@ -465,8 +471,9 @@ pub(super) fn init(
         Some(_) => wiring::client_binary(&exe),
         None => None,
     };
-    // The line names the server and the user it must run as; the configuration only agrees (V-49).
-    let server = server.as_deref().map(|socket| (socket, config.server_uid));
+    // The line names the server and the user it must run as, as the command line does; the
+    // configuration only agrees (V-49, V-67).
+    let server = server.as_deref().map(|socket| (socket, given.server_uid));
     let command = hook_command(hook_binary.as_deref().unwrap_or(&exe), lock_ms, deadline, server);
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;
