@@ -214,17 +214,33 @@ pub(super) enum InitCommand {
 
 /// The lines `init` writes ask the server the command line names, as the user the command line
 /// names: a configuration that names a server or its user the command line does not is refused
-/// (V-67). Its store is the line's `--store` (the project's store), which a configuration's
-/// `[store] url` does not change: one naming a store is refused until the command line names it
-/// too.
+/// (V-67). A direct line records into the project's store (`--store` on the line); a store named
+/// elsewhere — a configuration's `[store] url`, or `--store` — is not written on it, so `init`
+/// refuses rather than install lines that record somewhere else than the human named: with a
+/// fleet store, install the client form (`--server`), whose server holds it.
 fn init_trusted(project: Option<&Path>, given: &super::trust::Given) -> Result<(), Failure> {
     let project = match project {
         Some(project) => project.to_path_buf(),
         None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
     };
-    match super::trust::load(Some(&project.join(CONFIG_FILE))) {
-        Some(config) => super::trust::refuse_configured(given, &config, true),
-        None => Ok(()),
+    let direct = given.server.is_none();
+    if let Some(config) = super::trust::load(Some(&project.join(CONFIG_FILE))) {
+        super::trust::refuse_configured(given, &config, direct)?;
+    }
+    // The project's own store, named on the command line, is what the lines name.
+    let default = |store: &str| {
+        let named = std::path::absolute(store).ok();
+        let own = std::path::absolute(project.join(agentwarden::DEFAULT_STORE)).ok();
+        let canonical = |p: Option<PathBuf>| p.map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+        named.is_some() && canonical(named) == canonical(own)
+    };
+    match (&given.store, direct) {
+        (Some(store), true) if !default(store) => Err(super::trust::refused(format!(
+            "--store `{store}`: the direct lines `warden init` writes record into the project's store \
+             (`.agentwarden/audit`); for another store install the client form (--server PATH, the server \
+             holding it), or write the line's --store by hand (V-67)"
+        ))),
+        _ => Ok(()),
     }
 }
 
