@@ -13,13 +13,7 @@
 //! - a command that asks a server or opens a store refuses (exit 2, `trust_root_refused`) an input
 //!   that would have chosen one, and every other command answers as it does without it.
 
-#![expect(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test code: a failed unwrap or index is a failed test"
-)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
@@ -32,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 mod bounded;
-#[allow(dead_code, reason = "the shared test support; this test copies, it does not commit")]
+#[expect(dead_code, reason = "the shared test support; this test copies, it does not commit")]
 mod support;
 
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
