@@ -218,7 +218,13 @@ mod tests {
             );
         }
         let root = command.render_help().to_string();
-        for flag in ["--store <DIR|URL>", "--server <PATH>", "--server-uid <UID>", "--fsync", "--lock-timeout-ms <MS>"] {
+        for flag in [
+            "--store <DIR|URL>",
+            "--server <PATH>",
+            "--server-uid <UID>",
+            "--fsync",
+            "--lock-timeout-ms <MS>",
+        ] {
             assert_eq!(root.matches(flag).count(), 1, "N-8: `{flag}` once on `warden --help`: {root}");
         }
         // No variable names the store or the server (V-67).

@@ -481,6 +481,9 @@ fn a_witness_shown_a_fork_refuses_and_the_server_says_so() {
     let (vkey, w) = witness(&s, "w1");
     // Another history of 3 events under the same key, cosigned by the witness first.
     let other = s.path("other");
+    let key_copy = s.path("copied-key/log.key");
+    std::fs::create_dir_all(key_copy.parent().unwrap()).unwrap();
+    std::fs::copy(&s.key, &key_copy).unwrap();
     for i in 0..3 {
         ok(warden(
             s.dir.path(),
@@ -493,7 +496,9 @@ fn a_witness_shown_a_fork_refuses_and_the_server_says_so() {
         &ok(warden(
             s.dir.path(),
             None,
-            &["--store", other.to_str().unwrap(), "audit", "checkpoint", "--key", s.key.to_str().unwrap()],
+            // A copy of the key elsewhere, whose history starts anew: the key itself keeps the
+            // server's and would refuse to sign a fork.
+            &["--store", other.to_str().unwrap(), "audit", "checkpoint", "--key", key_copy.to_str().unwrap()],
         )),
     );
     let body = ok(warden(
@@ -534,4 +539,36 @@ fn post_raw(url: &str, body: &str) -> String {
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
     answer.get(9..12).unwrap().to_owned()
+}
+
+/// The server's key follows the rule every signer does: it keeps the note it signed
+/// beside the key, and a server restarted on a store swapped for another history signs nothing
+/// — the checkpoint asked of it fails `checkpoint_inconsistent` — while it still serves.
+#[test]
+fn a_server_restarted_on_another_history_signs_nothing() {
+    let s = Setup::new(5);
+    let other = s.path("other");
+    for i in 0..7 {
+        let other = other.to_str().unwrap();
+        ok(warden(s.dir.path(), None, &["--store", other, "audit", "note", &format!("other {i}")]));
+    }
+    let config = keyed_config(&s);
+    let socket = s.path("run/warden.sock");
+    let server = Server::adopt(serve_with_config(&s, &config), &socket);
+    let first = ok(s.served(&socket, &["audit", "checkpoint", "--server-note"]));
+    assert!(first.starts_with(&format!("{ORIGIN}\n5\n")), "{first}");
+    let kept = s.key.with_file_name("log.key.checkpoint");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), first, "the server keeps its note beside its key");
+    drop(server);
+    std::fs::remove_dir_all(&s.store).unwrap();
+    std::fs::rename(&other, &s.store).unwrap();
+    let server = Server::adopt(serve_with_config(&s, &config), &socket);
+    let refused = s.served(&socket, &["audit", "checkpoint", "--server-note"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("checkpoint_inconsistent") && stderr.contains("A-44"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), first, "the kept note stays the last good one");
+    let status = s.served(&socket, &["status"]);
+    assert_eq!(status.status.code(), Some(0), "it still serves: {}", String::from_utf8_lossy(&status.stderr));
+    drop(server);
 }

@@ -4,7 +4,6 @@
 pub(super) mod copy;
 mod filter;
 mod investigate;
-mod kept;
 mod progress;
 mod render;
 pub(super) mod report;

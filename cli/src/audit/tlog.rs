@@ -149,7 +149,7 @@ fn verifier(text: Option<&str>, what: &str) -> Result<LogVerifier, Failure> {
 
 /// `warden audit checkpoint`: the log's head signed as a C2SP checkpoint; through `served`, the
 /// server's durable head, signed here (V-65). A-44: only once the head extends, by a verified
-/// consistency proof, the last checkpoint the key signed (kept beside it, [`super::kept`]),
+/// consistency proof, the last checkpoint the key signed (kept beside it, `agentwarden::tlog::keep`),
 /// which the new one then replaces before it is printed.
 pub(super) async fn checkpoint(
     key: Option<PathBuf>,
@@ -163,7 +163,7 @@ pub(super) async fn checkpoint(
         None => default_key()?,
     };
     let signer = LogSigner::read(&path)?;
-    let kept = super::kept::read(&path, &signer)?;
+    let kept = agentwarden::tlog::read_kept(&path, &signer)?;
     let (tree, head_hash) = match served {
         Some(served) => {
             let (size, root, head_hash) = served.head()?;
@@ -173,7 +173,7 @@ pub(super) async fn checkpoint(
                     true => served.consistency(kept.size, &tree)?,
                     false => Vec::new(),
                 };
-                super::kept::check_extends(kept, &tree, &proof)?;
+                agentwarden::tlog::check_extends(kept, &tree, &proof)?;
             }
             (tree, head_hash)
         }
@@ -190,7 +190,7 @@ pub(super) async fn checkpoint(
                     true => warden.consistency_proof(kept.size, tree.size).await?,
                     false => Vec::new(),
                 };
-                super::kept::check_extends(kept, &tree, &proof)?;
+                agentwarden::tlog::check_extends(kept, &tree, &proof)?;
             }
             (tree, head.hash.to_string())
         }
@@ -198,7 +198,7 @@ pub(super) async fn checkpoint(
     let size = tree.size;
     let note = signer.sign_checkpoint(&tree)?.to_text();
     // Kept before it is printed: a note out is always the key's last.
-    super::kept::keep(&path, &note)?;
+    agentwarden::tlog::keep(&path, &note)?;
     if json {
         let object = json!({
             "origin": tree.origin, "size": tree.size, "root": root64(&tree),

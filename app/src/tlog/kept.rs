@@ -1,37 +1,35 @@
-//! The last checkpoint a log key signed, kept beside the key.
+//! The last checkpoint a log key signed, kept beside the key, for every signer: `warden
+//! audit checkpoint --key K` and the server signing with `[server] log_key`.
 //!
 //! A key signs a tree only after a consistency proof from the last checkpoint that signer kept.
-//! `warden audit checkpoint --key K` keeps the note it signed last in `K.checkpoint` (written by
-//! descriptor through a random `O_EXCL` temporary name in the same directory, then renamed: a
-//! link or FIFO planted at that name is replaced, never followed, U-4). Before it signs a new
-//! tree, it reads that note (which must verify under K: a note another key signed, or none that
-//! reads, refuses), obtains the RFC 6962 consistency proof from its size to the new tree's —
-//! from the store it opened or the server `--server` names — and verifies it against both roots.
-//! A smaller tree, the same size with another root, a proof that is missing, malformed or does
-//! not hold: nothing is signed (exit 1, `checkpoint_inconsistent`). So a key never signs two
-//! trees of which one does not extend the other — the fork a witness would cosign — whatever
-//! server or store reported them. The first checkpoint of a key (no `K.checkpoint`) is signed as
-//! the log's first: it is where the key's history starts.
+//! The note it signed last lies in `K.checkpoint` (written by descriptor through a random
+//! `O_EXCL` temporary name in the same directory, synced, then renamed: a link or FIFO planted at
+//! that name is replaced, never followed, U-4). Before a new tree is signed, that note is read
+//! (it must verify under K: a note another key signed, or one that does not read, refuses), the
+//! RFC 6962 consistency proof from its size to the new tree's is obtained and verified against
+//! both roots. A smaller tree, the same size with another root, a proof that is missing,
+//! malformed or does not hold: nothing is signed (`checkpoint_inconsistent`). So one key never
+//! signs two trees of which one does not extend the other — the fork a witness would cosign —
+//! whoever reported them. Without `K.checkpoint` the tree is signed as the key's first.
 
 use std::path::{Path, PathBuf};
 
-use agentwarden::tlog::{LogSigner, TlogError};
 use agentwarden_adapters::untrusted::{self, UntrustedError};
 use agentwarden_domain::audit::merkle::{MerkleHash, verify_consistency};
 use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, TreeHead};
 
-use super::super::Failure;
+use super::{LogSigner, TlogError};
 
 /// Where the last checkpoint of the key at `key` is kept: `KEY.checkpoint`, beside it.
-pub(super) fn path(key: &Path) -> PathBuf {
+pub fn kept_path(key: &Path) -> PathBuf {
     let mut name = key.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
     name.push(".checkpoint");
     key.with_file_name(name)
 }
 
 /// The last checkpoint `signer` (the key at `key`) signed, or `None` when it never kept one.
-pub(super) fn read(key: &Path, signer: &LogSigner) -> Result<Option<TreeHead>, Failure> {
-    let kept = path(key);
+pub fn read_kept(key: &Path, signer: &LogSigner) -> Result<Option<TreeHead>, TlogError> {
+    let kept = kept_path(key);
     let text = match untrusted::read_text(None, &kept, MAX_NOTE_BYTES as u64) {
         Ok(text) => text,
         Err(UntrustedError::Missing { .. }) => return Ok(None),
@@ -39,8 +37,7 @@ pub(super) fn read(key: &Path, signer: &LogSigner) -> Result<Option<TreeHead>, F
             return Err(TlogError::CheckpointInvalid(format!(
                 "cannot read the key's last checkpoint `{}`: {e}",
                 kept.display()
-            ))
-            .into());
+            )));
         }
     };
     let (_, head) = signer.verifier().open_checkpoint(&text).map_err(|e| {
@@ -56,14 +53,13 @@ pub(super) fn read(key: &Path, signer: &LogSigner) -> Result<Option<TreeHead>, F
 
 /// Whether `new` extends `kept` by `proof`: never a smaller tree, never the same size
 /// with another root, and the proof from `kept` to `new` holds against both roots.
-pub(super) fn check_extends(kept: &TreeHead, new: &TreeHead, proof: &[MerkleHash]) -> Result<(), Failure> {
-    let refuse = |why: String| -> Failure {
+pub fn check_extends(kept: &TreeHead, new: &TreeHead, proof: &[MerkleHash]) -> Result<(), TlogError> {
+    let refuse = |why: String| {
         TlogError::Inconsistent(format!(
             "this key last signed a checkpoint of {} events (root {}); {why}: nothing is signed (A-44)",
             kept.size,
             kept.root.to_base64()
         ))
-        .into()
     };
     if new.size < kept.size {
         return Err(refuse(format!("the log now reports {} events: a rollback", new.size)));
@@ -78,14 +74,10 @@ pub(super) fn check_extends(kept: &TreeHead, new: &TreeHead, proof: &[MerkleHash
 }
 
 /// Keeps `note`, the checkpoint just signed by the key at `key`, as its last.
-pub(super) fn keep(key: &Path, note: &str) -> Result<(), Failure> {
-    let kept = path(key);
+pub fn keep(key: &Path, note: &str) -> Result<(), TlogError> {
+    let kept = kept_path(key);
     untrusted::write_atomic(None, &kept, note.as_bytes(), 0o600).map_err(|e| {
-        TlogError::KeyUnusable(format!(
-            "cannot keep the signed checkpoint in `{}`: {e}; the note was not printed",
-            kept.display()
-        ))
-        .into()
+        TlogError::KeyUnusable(format!("cannot keep the signed checkpoint in `{}`: {e}", kept.display()))
     })
 }
 
@@ -95,12 +87,12 @@ mod tests {
 
     use super::*;
 
-    fn tree(leaves: &[&str]) -> (MerkleHash, Frontier) {
+    fn root(leaves: &[&str]) -> MerkleHash {
         let mut frontier = Frontier::new();
         for leaf in leaves {
             frontier.append(MerkleHash::leaf(leaf.as_bytes()));
         }
-        (frontier.root(), frontier)
+        frontier.root()
     }
 
     fn head(size: u64, root: MerkleHash) -> TreeHead {
@@ -109,27 +101,25 @@ mod tests {
 
     #[test]
     fn the_kept_checkpoint_lies_beside_the_key() {
-        assert_eq!(path(Path::new("/k/log.key")), PathBuf::from("/k/log.key.checkpoint"));
-        assert_eq!(path(Path::new("log.key")), PathBuf::from("log.key.checkpoint"));
+        assert_eq!(kept_path(Path::new("/k/log.key")), PathBuf::from("/k/log.key.checkpoint"));
+        assert_eq!(kept_path(Path::new("log.key")), PathBuf::from("log.key.checkpoint"));
     }
 
-    /// (kept size, new tree, why it is refused)
+    /// (new tree, proof, why it is refused)
     #[test]
     fn a_tree_that_does_not_extend_the_kept_one_is_refused() {
-        let (two, _) = tree(&["a", "b"]);
-        let (seven_forged, _) = tree(&["x", "y", "c", "d", "e", "f", "g"]);
-        let (one, _) = tree(&["a"]);
-        let (two_other, _) = tree(&["a", "z"]);
+        let two = root(&["a", "b"]);
+        let seven_forged = root(&["x", "y", "c", "d", "e", "f", "g"]);
         let kept = head(2, two);
         for (new, proof, why) in [
-            (head(1, one), vec![], "a rollback"),
-            (head(2, two_other), vec![], "the same size, another root"),
+            (head(1, root(&["a"])), vec![], "a rollback"),
+            (head(2, root(&["a", "z"])), vec![], "the same size, another root"),
             (head(7, seven_forged), vec![], "no proof"),
             (head(7, seven_forged), vec![two; 3], "a proof that does not hold"),
         ] {
             let refused = check_extends(&kept, &new, &proof).unwrap_err();
-            assert_eq!(refused.code, Some(agentwarden::code::Code::CheckpointInconsistent), "{why}");
-            assert!(refused.reason.contains("A-44"), "{why}: {}", refused.reason);
+            assert!(matches!(refused, TlogError::Inconsistent(_)), "{why}");
+            assert!(refused.reason().contains("A-44"), "{why}: {}", refused.reason());
         }
         assert!(check_extends(&kept, &head(2, two), &[]).is_ok(), "the same tree");
     }
