@@ -125,7 +125,7 @@ const ROWS: &[(&str, Kind, &[&str], &str)] = &[
     (
         "guard run",
         Kind::Resolves,
-        &["guard", "run", "--item", "I-1", "--run", "R-1", "--artifacts", "{tmp}/out", "--", "true"],
+        &["guard", "run", "--item", "ITEM-1", "--run", "R-1", "--artifacts", "{tmp}/out", "--", "true"],
         "",
     ),
     (
@@ -137,7 +137,7 @@ const ROWS: &[(&str, Kind, &[&str], &str)] = &[
             "--snapshot",
             "{tmp}/no-snapshot.json",
             "--item",
-            "I-1",
+            "ITEM-1",
             "--run",
             "R-1",
             "--artifacts",
@@ -148,7 +148,7 @@ const ROWS: &[(&str, Kind, &[&str], &str)] = &[
     (
         "result validate",
         Kind::Resolves,
-        &["result", "validate", "{tmp}/no-result.json", "--item", "I-1", "--run", "R-1"],
+        &["result", "validate", "{tmp}/no-result.json", "--item", "ITEM-1", "--run", "R-1"],
         "",
     ),
     ("audit log", Kind::Resolves, &["audit", "log"], ""),
