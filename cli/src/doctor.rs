@@ -529,7 +529,8 @@ fn config_path(args: &DoctorArgs) -> Result<PathBuf, Failure> {
 /// configuration it checks names none they do not.
 pub(super) fn trusted(args: &DoctorArgs, given: &Given) -> Result<Trusted, Failure> {
     let config = config_path(args).ok().and_then(|path| super::trust::load(Some(&path)));
-    super::trust::resolve(given, config.as_ref())
+    // With a server named, doctor asks it and opens no store.
+    super::trust::resolve(given, config.as_ref(), true)
 }
 
 pub(super) async fn doctor(

@@ -377,6 +377,19 @@ fn not_asked() -> Failure {
 /// store and ask no server.
 fn trusted(command: &Command, given: &trust::Given) -> Result<trust::Trusted, Failure> {
     use audit::AuditCommand as A;
+    // Which configuration the command reads, and whether it is answered by the server `--server`
+    // names rather than opening a store.
+    let served = matches!(
+        command,
+        Command::Gate(_)
+            | Command::Authorize(_)
+            | Command::Lineage(_)
+            | Command::Approvals(_)
+            | Command::Status(_)
+            | Command::Result(_)
+            | Command::Guard(guard::GuardCommand::Check { .. })
+            | Command::Audit(A::Checkpoint { .. } | A::Prove { .. } | A::WitnessRequest { .. })
+    ) || matches!(command, Command::Seal(a) if a.show());
     let config: Option<Option<&std::path::Path>> = match command {
         Command::Gate(a) => Some(a.config.as_deref()),
         Command::Authorize(a) => Some(a.config.as_deref()),
@@ -408,7 +421,7 @@ fn trusted(command: &Command, given: &trust::Given) -> Result<trust::Trusted, Fa
         | Command::Manpages(_) => None,
     };
     match config {
-        Some(path) => trust::resolve(given, trust::load(path).as_ref()),
+        Some(path) => trust::resolve(given, trust::load(path).as_ref(), served),
         None => Ok(trust::trusted(given)),
     }
 }

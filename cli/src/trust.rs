@@ -86,10 +86,13 @@ pub(crate) fn refuse_variables(var: impl Fn(&str) -> Option<OsString>) -> Result
 }
 
 /// The trust root of a command that reads `config` (when it reads one): the command line's
-/// server and store, once `config` names none the command line does not (V-67).
-pub(crate) fn resolve(given: &Given, config: Option<&Config>) -> Result<Trusted, Failure> {
+/// server and store, once `config` names none the command line does not (V-67). `served`: the
+/// command asks the server `--server` names instead of opening a store (a decision command,
+/// `status`, a checkpoint or proof), so a configured store is the server's to hold, not one
+/// the command line must name (it opens none, and `--store` beside a server is refused).
+pub(crate) fn resolve(given: &Given, config: Option<&Config>, served: bool) -> Result<Trusted, Failure> {
     if let Some(config) = config {
-        refuse_configured(given, config, true)?;
+        refuse_configured(given, config, !(served && given.server.is_some()))?;
     }
     Ok(trusted(given))
 }
@@ -219,7 +222,7 @@ mod tests {
             ("[store]\nurl = \"elsewhere\"\n", given(false, None, true), None, "the line names the store"),
         ];
         for (text, given, refusal, why) in cases {
-            let resolved = resolve(given, Some(&config(text)));
+            let resolved = resolve(given, Some(&config(text)), false);
             match (refusal, resolved) {
                 (None, Ok(trusted)) => {
                     assert_eq!(trusted.store, given.store, "{why}");
@@ -242,6 +245,16 @@ mod tests {
             assert!(refusal.reason.contains(name), "{}", refusal.reason);
         }
         assert!(refuse_variables(|_| None).is_ok());
+    }
+
+    /// A command the server answers opens no store: with `--server`, a configured store is the
+    /// server's; without it, or for a command that opens the store, the line must name it.
+    #[test]
+    fn a_served_command_needs_no_store_on_its_line_when_it_names_the_server() {
+        let fleet = config("[store]\nurl = \"elsewhere\"\n");
+        assert!(resolve(&given(true, None, false), Some(&fleet), true).is_ok(), "served");
+        assert!(resolve(&given(false, None, false), Some(&fleet), true).is_err(), "no server named");
+        assert!(resolve(&given(true, None, false), Some(&fleet), false).is_err(), "opens the store");
     }
 
     #[test]
