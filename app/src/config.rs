@@ -30,11 +30,12 @@
 //! allowed_signers = "allowed_signers"   # K-1: seals and approvals must be SSH-signed by these
 //!
 //! [store]
-//! url = "postgres://warden@db.internal/audit"   # or a directory; --store/AGENTWARDEN_STORE win
+//! url = "postgres://warden@db.internal/audit"   # or a directory; read by `serve --config` only:
+//!                                                # any other command needs --store too (V-67)
 //!
 //! [server]
-//! socket = "/run/agentwarden/warden.sock"  # `warden hook` asks the resident service (V-5)
-//! uid = 998                                 # and only a server running as this user (V-12)
+//! socket = "/run/agentwarden/warden.sock"  # where `warden serve --config` listens; a client
+//! uid = 998                                 # names both with --server/--server-uid (V-67, V-12)
 //! log_key = "/etc/agentwarden/log.key"      # the server signs its checkpoints
 //! witnesses = ["http://w.example:7380 witness.example/w1+1234abcd+AQ…"]  # and submits them
 //!
@@ -285,15 +286,17 @@ pub struct Config {
     /// `[guardrails]`.
     pub guardrails: GuardrailsConfig,
     /// `[store] url`: a `postgres://` URL or the embedded store's directory (relative to the
-    /// file); `None`: `--store`, `AGENTWARDEN_STORE` or the default decide.
+    /// file); followed only by `warden serve` reading a configuration `--config` names, and
+    /// any other command refuses it unless `--store` names the store too (V-67).
     pub store: Option<String>,
     /// `[fan_out]`, raw: validated (clamped, with warnings) by the fan-out rules (spec 002).
     pub fan_out: Option<serde_json::Value>,
-    /// `[server] socket`: the resident service's socket (relative to the file); when set,
-    /// `warden hook` asks it and never decides by itself (V-5).
+    /// `[server] socket`: the resident service's socket (relative to the file), where `warden
+    /// serve --config` listens; no client follows it, and one refuses it unless `--server`
+    /// names the server too (V-67).
     pub server: Option<PathBuf>,
-    /// `[server] uid`: the user the server must run as; the client checks the peer of its
-    /// connection (`SO_PEERCRED`) and refuses any other (V-12).
+    /// `[server] uid`: the user the server must run as; a client refuses it unless
+    /// `--server-uid` names the same (V-12, V-67).
     pub server_uid: Option<u32>,
     /// `[server] log_key` (relative to the file): the key the server signs its checkpoints
     /// with; never named by a variable.

@@ -2,11 +2,11 @@
 //! `warden hook --server` is `warden-hook`'s client (`agentwarden-hook-client`); the decision
 //! commands ask through [`super::decide`].
 //!
-//! V-5: which server. `--server PATH`, else `AGENTWARDEN_SERVER`, else `[server] socket` in the
-//! configuration. With one of them set, `warden hook` never decides by itself and never opens
-//! the store: it sends the event to the server and prints its answer.
+//! V-67: which server. `--server PATH` on the command line, and nothing else
+//! ([`super::trust`]). With it, `warden hook` never decides by itself and never opens the store:
+//! it sends the event to the server and prints its answer.
 //!
-//! V-12: with `[server] uid` set, the client reads an answer only from a server running as that
+//! V-12: with `--server-uid` set, the client reads an answer only from a server running as that
 //! user (the connection's peer, `SO_PEERCRED`); any other is `server_unavailable`. In the
 //! isolated deployment it keeps a process of the agent's user from answering in the server's
 //! place, should the socket's path ever be one it can bind.
@@ -23,35 +23,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentwarden::code::Code;
-use agentwarden_protocol::{Answer, ClientError, Request, exchange};
+use agentwarden_protocol::{Answer, Request, exchange};
 
-use super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
+use super::trust::Server;
+use super::{EXIT_NO, EXIT_OK, Failure};
 
-/// The variable naming the server's socket (V-5).
-pub(crate) const SERVER_ENV: &str = "AGENTWARDEN_SERVER";
-
-/// `--server`, else [`SERVER_ENV`] (an empty value is an error: fail closed).
-pub(super) fn server_named(flag: Option<&Path>) -> Result<Option<PathBuf>, ClientError> {
-    if let Some(flag) = flag {
-        return Ok(Some(flag.to_path_buf()));
-    }
-    match std::env::var_os(SERVER_ENV) {
-        Some(value) if value.is_empty() => Err(ClientError::new(
-            Code::ServerUnavailable,
-            format!("`{SERVER_ENV}` is set but empty; unset it or name the socket"),
-        )),
-        Some(value) => Ok(Some(PathBuf::from(value))),
-        None => Ok(None),
-    }
-}
-
-/// `--server` on a decision command (V-13).
+/// A decision command's wait for the server the global `--server` names (V-13, V-67).
 #[derive(Debug, Clone, clap::Args)]
 pub(super) struct ServerArgs {
-    /// Ask the resident service at this socket (`warden serve`) instead of opening the store
-    /// [default: `AGENTWARDEN_SERVER`, else `[server] socket` in the configuration].
-    #[arg(long, value_name = "PATH")]
-    pub(super) server: Option<PathBuf>,
     /// How long to wait for the server's answer; past it the command fails as on an unusable
     /// store (V-14).
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
@@ -61,12 +40,8 @@ pub(super) struct ServerArgs {
 /// `warden status`.
 #[derive(Debug, clap::Args)]
 pub(super) struct StatusArgs {
-    /// The server's socket [default: `AGENTWARDEN_SERVER`, else `[server] socket` in the
-    /// configuration].
-    #[arg(long, value_name = "PATH")]
-    server: Option<PathBuf>,
-    /// The configuration naming the socket (default: `agentwarden.toml` in the working
-    /// directory, if present).
+    /// The configuration, held to --server (default: `agentwarden.toml` in the working
+    /// directory, if present): one naming another server's user refuses (V-67).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// How long to wait for the answer.
@@ -77,20 +52,18 @@ pub(super) struct StatusArgs {
     json: bool,
 }
 
-/// `warden status`: exit 0 when the server answers, 1 when it does not.
-pub(super) fn status(args: StatusArgs, out: &mut dyn Write) -> Result<u8, Failure> {
-    let (socket, uid) =
-        match server_named(args.server.as_deref()).map_err(|e| Failure::client(EXIT_USAGE, e))? {
-            Some(socket) => (socket, None),
-            None => {
-                let config = agentwarden::Config::load(args.config.as_deref())
-                    .map_err(|e| Failure::usage(e.to_string()))?;
-                let socket = config.server.ok_or_else(|| {
-                    Failure::usage("no server: give --server PATH, `AGENTWARDEN_SERVER` or `[server] socket`")
-                })?;
-                (socket, config.server_uid)
-            }
-        };
+impl StatusArgs {
+    /// `--config`.
+    pub(super) fn config(&self) -> Option<&Path> {
+        self.config.as_deref()
+    }
+}
+
+/// `warden status`: exit 0 when the server answers, 1 when it does not. The server is the
+/// command line's `--server` (V-67).
+pub(super) fn status(args: StatusArgs, server: Option<&Server>, out: &mut dyn Write) -> Result<u8, Failure> {
+    let Server { socket, uid } =
+        server.cloned().ok_or_else(|| Failure::usage("no server: give --server PATH (V-67)"))?;
     let answer = exchange(&socket, uid, &Request::Status {}, Duration::from_millis(args.timeout_ms))
         .map_err(|e| Failure::client(EXIT_NO, e))?;
     let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served, export, witnesses } =

@@ -5,8 +5,9 @@
 //! the typed outcome rendered by the command's own module: args → question → local or client →
 //! render, the same output, `--json` contract and events in both modes.
 //!
-//! V-13: with a server configured (`--server PATH` on the command, else `AGENTWARDEN_SERVER`, else
-//! `[server] socket`), the question goes to it as a `decide` request with the command's canonical
+//! V-13, V-67: with a server named (`--server PATH` on the command line, and only there: a
+//! configuration's `[server] socket` without it refuses the command, [`super::trust`]), the
+//! question goes to it as a `decide` request with the command's canonical
 //! configuration file. The options that pick a store (`--store`, `--fsync`, `--lock-timeout-ms`)
 //! choose nothing there; `--store` on the command line with a server configured is refused
 //! (exit 2): it names a store the server does not hold.
@@ -43,6 +44,7 @@ use agentwarden_server::Unanswered;
 
 use super::client::ServerArgs;
 use super::stores::Stores;
+use super::trust::Server;
 use super::{Command, EXIT_STORE, EXIT_USAGE, Failure, guard::GuardCommand, lineage::LineageCommand};
 use super::{result::ResultCommand, unavailable};
 
@@ -138,28 +140,28 @@ pub(super) fn asked(command: &Command) -> Result<Option<Asked<'_>>, Failure> {
 
 /// Answers `asked`: by the server when one is configured (V-13, V-14), else here. Also returns
 /// the configuration the command was read with (the renderer's hints read it).
-pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome, Option<Config>), Failure> {
-    let Asked { question, config, server } = asked;
-    let timeout = Duration::from_millis(server.server_timeout_ms);
-    let socket = match super::client::server_named(server.server.as_deref()) {
-        Ok(explicit) => explicit.map(Ok),
-        Err(why) => Some(Err(why)),
-    };
-    let loaded = Config::load(config);
-    let socket = socket.or_else(|| loaded.as_ref().ok().and_then(|c| c.server.clone()).map(Ok));
-    let Some(socket) = socket else {
+pub(super) async fn answer(
+    asked: Asked<'_>,
+    stores: &Stores,
+    server: Option<&Server>,
+) -> Result<(Outcome, Option<Config>), Failure> {
+    let Asked { question, config, server: options } = asked;
+    let timeout = Duration::from_millis(options.server_timeout_ms);
+    // The server is the command line's alone (V-67).
+    let Some(Server { socket, uid }) = server.cloned() else {
         return local(question, config, stores).await;
     };
-    if std::env::args_os().any(|a| a == "--store" || a.to_string_lossy().starts_with("--store=")) {
-        let socket = socket.as_ref().map_or_else(ToString::to_string, |s| format!("`{}`", s.display()));
+    if let Some(store) = &stores.explicit {
         return Err(Failure::usage(format!(
-            "--store names a store, but the server at {socket} answers this command from its own; drop --store, \
-             or run without a server configured"
+            "--store `{store}` names a store, but the server at `{}` answers this command from its own; drop \
+             --store, or --server",
+            socket.display()
         )));
     }
-    let asked = socket.and_then(|socket| {
-        // A configuration that cannot be read cannot say which server to trust (V-12).
-        let loaded = loaded.as_ref().map_err(|e| ClientError::new(Code::ConfigInvalid, e.to_string()))?;
+    let loaded = Config::load(config);
+    let asked = (|| {
+        // A configuration that cannot be read cannot be named to the server (V-16).
+        loaded.as_ref().map_err(|e| ClientError::new(Code::ConfigInvalid, e.to_string()))?;
         // The server must know which project asks (V-16).
         let file = agentwarden_server::config_file(config)?.ok_or_else(|| {
             ClientError::new(
@@ -178,7 +180,7 @@ pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome
             question: question.clone(),
             deadline_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
         };
-        let answer = agentwarden_protocol::exchange(&socket, loaded.server_uid, &request, timeout)?;
+        let answer = agentwarden_protocol::exchange(&socket, uid, &request, timeout)?;
         match answer {
             Answer::Decided { outcome } if outcome.answers(&question) => Ok(*outcome),
             Answer::Error { code, reason } => Err(ClientError::new(code, reason)),
@@ -187,7 +189,7 @@ pub(super) async fn answer(asked: Asked<'_>, stores: &Stores) -> Result<(Outcome
                 format!("the server at `{}` answered another kind of answer", socket.display()),
             )),
         }
-    });
+    })();
     match asked {
         Ok(outcome) => Ok((outcome, loaded.ok())),
         Err(why) => {
@@ -313,21 +315,19 @@ pub(super) fn render(
 }
 
 /// A human verb while a server configured for it answers is refused, naming the fix (V-17).
-pub(super) fn refuse_human_verb(command: &Command) -> Result<(), Failure> {
-    let (verb, config, flag) = match command {
-        Command::Seal(a) if !a.show => ("seal", a.config.as_deref(), a.server.server.as_deref()),
-        Command::Approve(a) => ("approve", a.config.as_deref(), None),
-        Command::Revoke(a) => ("revoke", a.config.as_deref(), None),
-        Command::Release(a) => ("release", a.config.as_deref(), None),
+/// The server probed is the command line's `--server` alone (V-67).
+pub(super) fn refuse_human_verb(command: &Command, server: Option<&Server>) -> Result<(), Failure> {
+    let verb = match command {
+        Command::Seal(a) if !a.show => "seal",
+        Command::Approve(_) => "approve",
+        Command::Revoke(_) => "revoke",
+        Command::Release(_) => "release",
         _ => return Ok(()),
     };
-    let loaded = Config::load(config).ok();
-    let explicit = super::client::server_named(flag).ok().flatten();
-    let Some(socket) = explicit.or_else(|| loaded.as_ref().and_then(|c| c.server.clone())) else {
+    let Some(Server { socket, uid }) = server else {
         return Ok(());
     };
-    let uid = loaded.and_then(|c| c.server_uid);
-    match agentwarden_protocol::exchange(&socket, uid, &Request::Status {}, HUMAN_PROBE) {
+    match agentwarden_protocol::exchange(socket, *uid, &Request::Status {}, HUMAN_PROBE) {
         Ok(Answer::Status { pid, .. }) => Err(Failure::new(
             EXIT_USAGE,
             Code::ServerHoldsStore,

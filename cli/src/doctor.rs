@@ -25,6 +25,7 @@ use agentwarden_domain::governance::{
 use super::canary::Harness;
 use super::check::Check;
 use super::setup::{covered, in_git_work_tree, own_files, own_files_of, store_ignored};
+use super::trust::{Given, Server, Trusted};
 use super::{EXIT_NO, EXIT_OK, Failure};
 use agentwarden::manifests::load_manifests;
 use agentwarden::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
@@ -424,8 +425,7 @@ fn approval_keys(config: &Config) -> Check {
 }
 
 /// The configured server answers (its store's head), or the command that starts it (V-19).
-fn check_server(socket: &Path, config: Option<&Config>, config_path: &Path, checks: &mut Vec<Check>) {
-    let uid = config.and_then(|c| c.server_uid);
+fn check_server(socket: &Path, uid: Option<u32>, config_path: &Path, checks: &mut Vec<Check>) {
     let asked = agentwarden_protocol::exchange(
         socket,
         uid,
@@ -555,7 +555,29 @@ fn kill_switch(var: &str, served: bool, harness: Harness, from_files: &[PathBuf]
     }
 }
 
-pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) -> Result<u8, Failure> {
+/// The configuration doctor checks: `--config`, else the project's `agentwarden.toml`.
+fn config_path(args: &DoctorArgs) -> Result<PathBuf, Failure> {
+    let project = match &args.project {
+        Some(project) => project.clone(),
+        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+    };
+    Ok(args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE)))
+}
+
+/// Doctor's trust root (V-67): its command line's `--server` and `--store`, once the
+/// configuration it checks names none they do not.
+pub(super) fn trusted(args: &DoctorArgs, given: &Given) -> Result<Trusted, Failure> {
+    let config = config_path(args).ok().and_then(|path| super::trust::load(Some(&path)));
+    // With a server named, doctor asks it and opens no store.
+    super::trust::resolve(given, config.as_ref(), true)
+}
+
+pub(super) async fn doctor(
+    args: DoctorArgs,
+    store: &Path,
+    trusted_server: Option<&Server>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
     let project = match &args.project {
         Some(project) => project.clone(),
         None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
@@ -614,13 +636,13 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             Some(config)
         }
     };
-    // With a server configured, the store is the server's: it is asked, not opened.
-    // V-48, V-49: the hooks ask the server their installed lines name (`--server`), and only
-    // that one; without installed lines, `AGENTWARDEN_SERVER`, then `[server] socket`, as the
-    // other commands read them. The configuration names the server the hooks may trust (and
-    // its uid, V-12): lines that ask another one, or none while it names one, go around it (V-19).
-    let configured = loaded.as_ref().and_then(|c| c.server.clone());
-    let configured_uid = loaded.as_ref().and_then(|c| c.server_uid);
+    // With a server named, the store is the server's: it is asked, not opened.
+    // V-48, V-49, V-67: the hooks ask the server their installed lines name (`--server`), and
+    // only that one; doctor asks only the server its own command line names (`--server`, with
+    // `--server-uid`), never one named by the lines or the configuration alone: lines that ask
+    // another one, or none while it names one, go around it and fail without being run (V-19).
+    let configured = trusted_server.map(|s| s.socket.clone());
+    let configured_uid = trusted_server.and_then(|s| s.uid);
     let again = |socket: &str| {
         format!("run `{} --project {} --server {socket}` again", harness.init(), project.display())
     };
@@ -629,18 +651,27 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
         Ok(Some((socket, uid))) => match &configured {
             Some(trusted) if *trusted != socket => Err((
                 format!(
-                    "the installed lines ask the server at `{}`, but `[server] socket` in `{}` names `{}`",
+                    "the installed lines ask the server at `{}`, but --server names `{}`",
                     socket.display(),
-                    config_path.display(),
                     trusted.display()
                 ),
                 again(&trusted.display().to_string()),
             )),
+            None => Err((
+                format!(
+                    "the installed lines ask the server at `{}`, and doctor asks only a server its own command \
+                     line names (V-67)",
+                    socket.display()
+                ),
+                format!(
+                    "run `warden doctor --server {}` (with --server-uid UID) to check it",
+                    socket.display()
+                ),
+            )),
             _ if configured_uid.is_some() && uid != configured_uid => Err((
                 format!(
-                    "the installed lines believe a server running as {}, but `[server] uid` in `{}` is {}",
+                    "the installed lines believe a server running as {}, but --server-uid is {}",
                     uid.map_or_else(|| "any user".to_owned(), |uid| format!("uid {uid}")),
-                    config_path.display(),
                     configured_uid.unwrap_or_default()
                 ),
                 again(&socket.display().to_string()),
@@ -648,19 +679,16 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
             _ => Ok(Some(socket)),
         },
         Ok(None) if !entries.is_empty() && configured.is_some() => Err((
-            format!(
-                "`[server] socket` in `{}` names a server, but the installed lines ask none: the hooks decide \
-                 directly and never ask it (V-49)",
-                config_path.display()
-            ),
+            "--server names a server, but the installed lines ask none: the hooks decide directly and never \
+             ask it (V-49)"
+                .to_owned(),
             again(&configured.as_ref().map(|c| c.display().to_string()).unwrap_or_default()),
         )),
-        Ok(None) if !entries.is_empty() => Ok(None),
-        Ok(None) => super::client::server_named(None).map(|explicit| explicit.or(configured)).map_err(|e| {
-            (e.to_string(), format!("unset `{}` or name the socket", super::client::SERVER_ENV))
-        }),
+        Ok(None) => Ok(configured),
     };
     let served = matches!(server, Ok(Some(_)));
+    // Lines whose server doctor may not ask are not run either (V-69).
+    let runnable = server.is_ok();
     if let Some((var, _)) = &canary_with {
         let codex_home = agentwarden_codex::setup::config::home(
             args.codex_home.clone(),
@@ -673,14 +701,14 @@ pub(super) async fn doctor(args: DoctorArgs, store: &Path, out: &mut dyn Write) 
     // The store is closed again before the canary runs: sled admits one process at a time.
     match (server, store.to_str().filter(|s| agentwarden::PgConfig::is_postgres_url(s))) {
         (Err((why, fix)), _) => checks.push(Check::fail("server", why, fix)),
-        (Ok(Some(socket)), _) => check_server(&socket, loaded.as_ref(), &config_path, &mut checks),
+        (Ok(Some(socket)), _) => check_server(&socket, configured_uid, &config_path, &mut checks),
         (Ok(None), Some(url)) => check_fleet_store(url, &mut checks).await,
         (Ok(None), None) => {
             let store = if store.is_absolute() { store.to_path_buf() } else { project.join(store) };
             check_store(&store, loaded.as_ref(), &mut checks).await;
         }
     }
-    if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty()) {
+    if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty() && runnable) {
         let probe = match served {
             false => super::canary::Probe::KillSwitchUnset { subagent: &subagent },
             true => super::canary::Probe::UndeclaredType,

@@ -1,4 +1,5 @@
-//! The help: the global options (`--store`, `--fsync`, `--lock-timeout-ms`) are listed once, in
+//! The help: the global options (`--store`, `--server`, `--server-uid`, `--fsync`,
+//! `--lock-timeout-ms`) are listed once, in
 //! a section of `warden --help`, and hidden from every subcommand's help (they are still accepted
 //! there); each subcommand's help ends with one example (N-8). Clap copies a global option,
 //! hidden or not, into every subcommand when the command is built, and an argument cannot be
@@ -8,7 +9,7 @@
 use clap::{Command, CommandFactory};
 
 /// The global options' ids.
-const GLOBAL: [&str; 3] = ["store", "fsync", "lock_timeout_ms"];
+const GLOBAL: [&str; 5] = ["store", "server", "server_uid", "fsync", "lock_timeout_ms"];
 
 /// One example per subcommand, by its path under `warden`.
 const EXAMPLES: &[(&str, &str)] = &[
@@ -217,10 +218,17 @@ mod tests {
             );
         }
         let root = command.render_help().to_string();
-        for flag in ["--store <DIR|URL>", "--fsync", "--lock-timeout-ms <MS>"] {
+        for flag in [
+            "--store <DIR|URL>",
+            "--server <PATH>",
+            "--server-uid <UID>",
+            "--fsync",
+            "--lock-timeout-ms <MS>",
+        ] {
             assert_eq!(root.matches(flag).count(), 1, "N-8: `{flag}` once on `warden --help`: {root}");
         }
-        assert!(root.contains("[default: 5000]") && root.contains("[env: AGENTWARDEN_STORE]"), "{root}");
+        // No variable names the store or the server (V-67).
+        assert!(root.contains("[default: 5000]") && !root.contains("[env: AGENTWARDEN_"), "{root}");
         let log = command.find_subcommand_mut("audit").and_then(|a| a.find_subcommand_mut("log")).unwrap();
         let help = log.render_help().to_string();
         assert!(!help.contains("--store <") && !help.contains("--lock-timeout-ms <"), "N-8: {help}");

@@ -31,14 +31,15 @@ pub(super) struct HookArgs {
     /// Code timeout, which would let the call run.
     #[arg(long, default_value_t = super::wiring::DEFAULT_DEADLINE_MS, value_name = "MS")]
     deadline_ms: u64,
-    /// Ask the resident service at this socket (`warden serve`) instead of deciding here. Only
-    /// this option names it: not `AGENTWARDEN_SERVER`, not `[server] socket` (V-49).
-    #[arg(long, value_name = "PATH")]
-    server: Option<PathBuf>,
-    /// With --server: believe only a server running as this user (its connection's peer);
-    /// `[server] uid` in the configuration, when set, must be the same (V-12, V-49).
-    #[arg(long, value_name = "UID", requires = "server")]
-    server_uid: Option<u32>,
+    /// The global `--server`: ask the resident service at this socket (`warden serve`) instead
+    /// of deciding here. Only the line's option names it: not `AGENTWARDEN_SERVER`, not
+    /// `[server] socket` (V-49).
+    #[arg(skip)]
+    pub(super) server: Option<PathBuf>,
+    /// The global `--server-uid`: believe only a server running as this user (its connection's
+    /// peer); `[server] uid` in the configuration, when set, must be the same (V-12, V-49).
+    #[arg(skip)]
+    pub(super) server_uid: Option<u32>,
     /// The harness that calls the hook: how its event is read and its answer printed
     /// (issue 36).
     #[arg(long, value_name = "NAME", default_value = "claude-code",
@@ -208,6 +209,7 @@ pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
 /// (and quarantines the session at a stop, H-28).
 pub(super) async fn hook(
     begun: Begun,
+    store_named: bool,
     storage: impl FnOnce(&Config) -> agentwarden::HookStorage,
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
@@ -217,6 +219,18 @@ pub(super) async fn hook(
         answer_with(args.harness(), answer, &settled, (args.deadline_ms, args.halt_on_failure), out)
     };
     let config = loaded.map_err(|e| hook_failed(Code::ConfigInvalid, e.to_string()))?;
+    // The store is the line's `--store`: a configuration's `[store] url` without it is refused,
+    // never followed (V-49, V-67).
+    if config.store.is_some() && !store_named {
+        let file = config.source.as_deref().map_or_else(String::new, |p| format!(" in `{}`", p.display()));
+        return Err(hook_failed(
+            Code::TrustRootRefused,
+            format!(
+                "`[store] url`{file} names a store, and the hook's line names none: put --store DIR|URL on the \
+                 installed line (`warden init`) (V-67)"
+            ),
+        ));
+    }
     let storage = storage(&config);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
     let harness = args.harness();

@@ -39,6 +39,7 @@ mod serve;
 mod setup;
 mod signed;
 mod stores;
+mod trust;
 mod wiring;
 mod witness;
 
@@ -68,10 +69,22 @@ pub const EXIT_STORE: u8 = 3;
 struct Cli {
     // The global options are hidden from every subcommand's help and listed once (`help.rs`).
     /// The event store: the embedded store's directory, or a `postgres://` URL for the fleet
-    /// store [default: `[store] url` in agentwarden.toml, else .agentwarden/audit in the
-    /// project's root: the nearest directory upward with an agentwarden.toml].
-    #[arg(long, global = true, hide = true, env = "AGENTWARDEN_STORE", value_name = "DIR|URL")]
+    /// store [default: .agentwarden/audit in the project's root: the nearest directory upward
+    /// with an agentwarden.toml]. Only this option names it: a configuration's `[store] url`
+    /// without it is refused, and so is `AGENTWARDEN_STORE` (V-67).
+    #[arg(long, global = true, hide = true, value_name = "DIR|URL")]
     store: Option<String>,
+    /// The resident service (`warden serve`) at this socket: the decision commands, `status`,
+    /// `audit checkpoint|prove|witness-request` and the hook ask it; `init` installs lines that
+    /// ask it. Only this option names it: a configuration's `[server] socket` without it is
+    /// refused, and so is `AGENTWARDEN_SERVER` (V-67).
+    #[arg(long, global = true, hide = true, value_name = "PATH")]
+    server: Option<PathBuf>,
+    /// With --server: believe only a server running as this user (its connection's peer); a
+    /// configuration's `[server] uid` must be the same, and without this option is refused
+    /// (V-12, V-67).
+    #[arg(long, global = true, hide = true, value_name = "UID", requires = "server")]
+    server_uid: Option<u32>,
     /// Also fsync the log file on every commit (survives a machine crash, not only a process
     /// crash).
     #[arg(long, global = true, hide = true)]
@@ -174,15 +187,21 @@ pub(crate) fn decision_exit(decision: agentwarden_domain::verdict::Decision) -> 
     }
 }
 
+/// `warden`'s command-line definition, as `warden --help` shows it: the one the tests walk to
+/// hold every subcommand to the trust root (V-67).
+#[doc(hidden)]
+pub fn command() -> clap::Command {
+    help::command()
+}
+
 /// Runs `warden` with the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
     let parsed =
         help::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
-    let (mut cli, json, store_from_environment) = match parsed {
+    let (mut cli, json) = match parsed {
         Ok((cli, matches)) => {
-            let from_environment =
-                matches.value_source("store") == Some(clap::parser::ValueSource::EnvVariable);
-            (cli, wants_json(&matches), from_environment)
+            let json = wants_json(&matches);
+            (cli, json)
         }
         Err(e) => {
             if e.use_stderr()
@@ -216,10 +235,19 @@ pub fn main() -> ExitCode {
     let is_hook = matches!(cli.command, Command::Hook(_));
     // On a stop's line every failure of the hook is the harness's halt, not exit 2 (H-57).
     let halts = matches!(&cli.command, Command::Hook(args) if args.halts());
-    // The hook's store is the one its command line names; a variable in its environment
-    // (which settings the agent can write may set) chooses nothing (V-49).
-    if is_hook && store_from_environment {
-        cli.store = None;
+    // No variable chooses the server or the store: set, they refuse every command but the hook,
+    // whose installed line names all it trusts and which ignores them (its environment comes
+    // from settings the agent can write) (V-49, V-67).
+    if !is_hook && let Err(f) = trust::refuse_variables(|name| std::env::var_os(name)) {
+        if json {
+            let _ = print_error_object(&mut std::io::stdout().lock(), &f);
+        }
+        return fail(&f);
+    }
+    // The hook's server is its line's `--server` (V-49).
+    if let Command::Hook(args) = &mut cli.command {
+        args.server = cli.server.clone();
+        args.server_uid = cli.server_uid;
     }
     if is_hook {
         std::panic::set_hook(Box::new(move |info| {
@@ -378,17 +406,79 @@ fn not_asked() -> Failure {
     Failure::new(EXIT_USAGE, Code::InternalError, "a decision command was not asked")
 }
 
+/// The trust root of `command` (V-67): the command line's server and store, once the
+/// configuration the command reads was held to them. The hook keeps its own rule (V-49: its
+/// line names the server; a configured store without `--store` is refused where it opens the
+/// store); `serve` and `init` read their configuration by rules of their own
+/// (`trust::refuse_implicit_server_config`, and `init` writes the configured store on its
+/// lines); the witness, the keys, `verify-proof`, `fanout merge` and the reference open no
+/// store and ask no server.
+fn trusted(command: &Command, given: &trust::Given) -> Result<trust::Trusted, Failure> {
+    use audit::AuditCommand as A;
+    // Which configuration the command reads, and whether it is answered by the server `--server`
+    // names rather than opening a store.
+    let served = matches!(
+        command,
+        Command::Gate(_)
+            | Command::Authorize(_)
+            | Command::Lineage(_)
+            | Command::Approvals(_)
+            | Command::Status(_)
+            | Command::Result(_)
+            | Command::Guard(guard::GuardCommand::Check { .. })
+            | Command::Audit(A::Checkpoint { .. } | A::Prove { .. } | A::WitnessRequest { .. })
+    ) || matches!(command, Command::Seal(a) if a.show());
+    let config: Option<Option<&std::path::Path>> = match command {
+        Command::Gate(a) => Some(a.config.as_deref()),
+        Command::Authorize(a) => Some(a.config.as_deref()),
+        Command::Lineage(lineage::LineageCommand::Check { config, .. })
+        | Command::Guard(
+            guard::GuardCommand::Snapshot { config, .. }
+            | guard::GuardCommand::Run { config, .. }
+            | guard::GuardCommand::Check { config, .. },
+        )
+        | Command::Fanout(
+            fanout::FanoutCommand::Plan { config, .. } | fanout::FanoutCommand::Run { config, .. },
+        ) => Some(config.as_deref()),
+        Command::Seal(a) => Some(a.config.as_deref()),
+        Command::Approve(a) => Some(a.config.as_deref()),
+        Command::Revoke(a) => Some(a.config.as_deref()),
+        Command::Approvals(a) => Some(a.config.as_deref()),
+        Command::Release(a) => Some(a.config.as_deref()),
+        Command::Status(a) => Some(a.config()),
+        Command::Doctor(a) => return doctor::trusted(a, given),
+        Command::Audit(A::Report(a)) => Some(a.config()),
+        Command::Audit(A::Keygen { .. } | A::VerifyProof { .. }) => None,
+        Command::Audit(_) | Command::Result(_) => Some(None),
+        Command::Hook(_)
+        | Command::Serve(_)
+        | Command::Init(_)
+        | Command::Witness(_)
+        | Command::Fanout(fanout::FanoutCommand::Merge { .. })
+        | Command::Completions(_)
+        | Command::Manpages(_) => None,
+    };
+    match config {
+        Some(path) => trust::resolve(given, trust::load(path).as_ref(), served),
+        None => Ok(trust::trusted(given)),
+    }
+}
+
 async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Result<u8, Failure> {
     let sled = SledConfig::new(agentwarden::DEFAULT_STORE)
         .durability(if cli.fsync { Durability::Fsync } else { Durability::Flush })
         .lock_timeout(Duration::from_millis(cli.lock_timeout_ms));
-    let stores = stores::Stores { explicit: cli.store.clone(), sled };
+    let given =
+        trust::Given { server: cli.server.clone(), server_uid: cli.server_uid, store: cli.store.clone() };
+    // Who decides and which log, from the command line alone, once for every command (V-67).
+    let trusted = trusted(&cli.command, &given)?;
+    let stores = stores::Stores { explicit: trusted.store.clone(), sled, follow_config: false };
     // A decision command is a question, answered here or by the server, rendered here (V-13, V-54).
     if let Some(asked) = decide::asked(&cli.command)? {
-        let (outcome, config) = decide::answer(asked, &stores).await?;
+        let (outcome, config) = decide::answer(asked, &stores, trusted.server.as_ref()).await?;
         return decide::render(&cli.command, outcome, config.as_ref(), out);
     }
-    decide::refuse_human_verb(&cli.command)?;
+    decide::refuse_human_verb(&cli.command, trusted.server.as_ref())?;
     match cli.command {
         // The decision commands were answered above.
         Command::Gate(_) | Command::Lineage(_) | Command::Authorize(_) | Command::Approvals(_) => {
@@ -410,7 +500,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
             // A checkpoint and a proof ask the server holding the store, when one is
             // configured and no --store names another (V-65).
             let served = match command.served() {
-                true => audit::served::Served::configured(cli.store.is_some())?,
+                true => audit::served::Served::named(&trusted),
                 false => None,
             };
             // `verify --checkpoint` opens with the configuration it holds to the seal.
@@ -426,7 +516,8 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
             let storage = |config: &agentwarden::Config| {
                 agentwarden::HookStorage::for_store(stores.location(Some(config)).ok().as_ref(), &config.root)
             };
-            hook::hook(begun, storage, |config| stores.open(config, true), out).await
+            hook::hook(begun, stores.explicit.is_some(), storage, |config| stores.open(config, true), out)
+                .await
         }
         Command::Release(args) => {
             let storage = |config: &agentwarden::Config| {
@@ -440,15 +531,15 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
         }
         Command::Approve(args) => hook::approve(args, |config| stores.open(config, true), out).await,
         Command::Revoke(args) => hook::revoke(args, |config| stores.open(config, true), out).await,
-        Command::Init(command) => setup::init(command, cli.lock_timeout_ms, out),
-        Command::Serve(args) => serve::serve(args, &stores, out).await,
-        Command::Status(args) => client::status(args, out),
+        Command::Init(command) => setup::init(command, &given, cli.lock_timeout_ms, out),
+        Command::Serve(args) => serve::serve(args, &given, &stores, out).await,
+        Command::Status(args) => client::status(args, trusted.server.as_ref(), out),
         Command::Witness(command) => witness::run(command, out).await,
         Command::Completions(args) => reference::completions(&args, out),
         Command::Manpages(args) => reference::manpages(&args, out),
         Command::Doctor(args) => {
             let store = PathBuf::from(cli.store.as_deref().unwrap_or(agentwarden::DEFAULT_STORE));
-            doctor::doctor(args, &store, out).await
+            doctor::doctor(args, &store, trusted.server.as_ref(), out).await
         }
     }
 }

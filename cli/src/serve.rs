@@ -58,11 +58,28 @@ fn parse_mode(text: &str) -> Result<u32, String> {
 }
 
 /// Runs the server until SIGTERM or SIGINT (`agentwarden_server::run`).
+///
+/// V-67: the human starting the server names where it listens, its key, its witnesses and its
+/// store: on this command line (`--socket`, `--log-key`, `--store`) or in a configuration
+/// named by `--config`. An implicit configuration (found from the working directory upward,
+/// which the agent can write) that names any of them refuses the start, never followed; and
+/// `--server`, which names a server to ask, is refused here.
 pub(super) async fn serve(
     args: ServeArgs,
+    given: &super::trust::Given,
     stores: &super::stores::Stores,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
+    if given.server.is_some() {
+        return Err(super::trust::refused(
+            "`warden serve` listens at --socket PATH; --server names a server to ask, not one to be",
+        ));
+    }
+    let explicit = args.config.is_some();
+    if let Some(config) = super::trust::load(args.config.as_deref()) {
+        super::trust::refuse_implicit_server_config(&config, explicit)?;
+    }
+    let stores = &super::stores::Stores { follow_config: explicit, ..stores.clone() };
     let options = agentwarden_server::ServeOptions {
         socket: args.socket,
         config: args.config,
@@ -81,7 +98,11 @@ pub(super) async fn serve(
                 let dir = dir
                     .to_str()
                     .ok_or_else(|| Failure::usage(format!("`{}` is not UTF-8", dir.display())))?;
-                super::stores::Stores { explicit: Some(dir.to_owned()), sled: stores.sled.clone() }
+                super::stores::Stores {
+                    explicit: Some(dir.to_owned()),
+                    sled: stores.sled.clone(),
+                    follow_config: stores.follow_config,
+                }
             }
             _ => stores.clone(),
         };

@@ -68,6 +68,8 @@ struct ByPathArgs<'a> {
     project: Option<PathBuf>,
     warden: Option<PathBuf>,
     server: Option<PathBuf>,
+    /// `--server-uid`: the user the line's server must run as (V-12, V-67).
+    server_uid: Option<u32>,
     lock_ms: u64,
     /// The deadline for the harness's timeout and the lock wait, or why there is none.
     deadline: Result<u64, String>,
@@ -120,7 +122,8 @@ impl ByPath {
         let (new_config, added) = protect(&config_text, &own)
             .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", config_path.display())))?;
         let hook_binary = server.as_ref().and_then(|_| wiring::client_binary(&exe));
-        let server = server.as_deref().map(|socket| (socket, config.server_uid));
+        // The line names the server and its user as the command line does (V-67).
+        let server = server.as_deref().map(|socket| (socket, args.server_uid));
         let binary = hook_binary.as_deref().unwrap_or(&exe);
         let command = (args.line)(binary, &project, &config_path, args.lock_ms, deadline, server);
         Ok(ByPath { project, config_path, new_config, added, own, deadline, command })
@@ -148,10 +151,10 @@ pub(super) enum InitCommand {
         /// instead of merging them into `.claude/settings.json`.
         #[arg(long, value_name = "FILE")]
         managed: Option<PathBuf>,
-        /// Install the thin client of the resident service at this socket (`warden serve`)
-        /// instead of the direct hook: it opens no store, and exits 2 when the server does not
-        /// answer (V-10).
-        #[arg(long, value_name = "PATH")]
+        /// The global `--server`: install the thin client of the resident service at this
+        /// socket (`warden serve`) instead of the direct hook: it opens no store, and exits 2
+        /// when the server does not answer (V-10, V-67).
+        #[arg(skip)]
         server: Option<PathBuf>,
     },
     /// Merge Warden's hooks into the project's `.codex/config.toml` (other keys are kept), trust
@@ -172,8 +175,9 @@ pub(super) enum InitCommand {
         /// install as `/etc/codex/requirements.toml`, instead of the project's configuration.
         #[arg(long, value_name = "FILE")]
         managed: Option<PathBuf>,
-        /// Install the thin client of the resident service at this socket (`warden serve`).
-        #[arg(long, value_name = "PATH")]
+        /// The global `--server`: install the thin client of the resident service at this
+        /// socket (`warden serve`) (V-67).
+        #[arg(skip)]
         server: Option<PathBuf>,
         /// Codex's home, where the project is trusted [default: `$CODEX_HOME`, else `~/.codex`].
         #[arg(long, value_name = "DIR")]
@@ -201,10 +205,43 @@ pub(super) enum InitCommand {
         /// else `~/.gemini/settings.json`), for every project, instead of the project's settings.
         #[arg(long)]
         user: bool,
-        /// Install the thin client of the resident service at this socket (`warden serve`).
-        #[arg(long, value_name = "PATH")]
+        /// The global `--server`: install the thin client of the resident service at this
+        /// socket (`warden serve`) (V-67).
+        #[arg(skip)]
         server: Option<PathBuf>,
     },
+}
+
+/// The lines `init` writes ask the server the command line names, as the user the command line
+/// names: a configuration that names a server or its user the command line does not is refused
+/// (V-67). A direct line records into the project's store (`--store` on the line); a store named
+/// elsewhere — a configuration's `[store] url`, or `--store` — is not written on it, so `init`
+/// refuses rather than install lines that record somewhere else than the human named: with a
+/// fleet store, install the client form (`--server`), whose server holds it.
+fn init_trusted(project: Option<&Path>, given: &super::trust::Given) -> Result<(), Failure> {
+    let project = match project {
+        Some(project) => project.to_path_buf(),
+        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+    };
+    let direct = given.server.is_none();
+    if let Some(config) = super::trust::load(Some(&project.join(CONFIG_FILE))) {
+        super::trust::refuse_configured(given, &config, direct)?;
+    }
+    // The project's own store, named on the command line, is what the lines name.
+    let default = |store: &str| {
+        let named = std::path::absolute(store).ok();
+        let own = std::path::absolute(project.join(agentwarden::DEFAULT_STORE)).ok();
+        let canonical = |p: Option<PathBuf>| p.map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+        named.is_some() && canonical(named) == canonical(own)
+    };
+    match (&given.store, direct) {
+        (Some(store), true) if !default(store) => Err(super::trust::refused(format!(
+            "--store `{store}`: the direct lines `warden init` writes record into the project's store \
+             (`.agentwarden/audit`); for another store install the client form (--server PATH, the server \
+             holding it), or write the line's --store by hand (V-67)"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// `path` from the filesystem root, through any link, for a rule of Claude Code's.
@@ -383,17 +420,31 @@ pub(super) fn store_ignored(project: &Path) -> Option<bool> {
     }
 }
 
-pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
+/// `warden init`. The server the lines ask is the global `--server` (V-67); a configuration
+/// that names a server the command line does not is refused (`init_trusted`).
+pub(super) fn init(
+    command: InitCommand,
+    given: &super::trust::Given,
+    lock_ms: u64,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let server = given.server.clone();
     let (project, warden, timeout, managed, server) = match command {
-        InitCommand::ClaudeCode { project, warden, timeout, managed, server } => {
+        InitCommand::ClaudeCode { project, warden, timeout, managed, .. } => {
+            init_trusted(project.as_deref(), given)?;
             (project, warden, timeout, managed, server)
         }
-        InitCommand::Codex { project, warden, timeout, managed, server, codex_home } => {
-            let options = codex::Options { project, warden, timeout, managed, server, codex_home };
+        InitCommand::Codex { project, warden, timeout, managed, codex_home, .. } => {
+            init_trusted(project.as_deref(), given)?;
+            let server_uid = given.server_uid;
+            let options =
+                codex::Options { project, warden, timeout, managed, server, server_uid, codex_home };
             return codex::init(options, lock_ms, out);
         }
-        InitCommand::Gemini { project, warden, timeout, system, user, server } => {
-            let options = gemini::Options { project, warden, timeout, system, user, server };
+        InitCommand::Gemini { project, warden, timeout, system, user, .. } => {
+            init_trusted(project.as_deref(), given)?;
+            let server_uid = given.server_uid;
+            let options = gemini::Options { project, warden, timeout, system, user, server, server_uid };
             return gemini::init(options, lock_ms, out);
         }
     };
@@ -436,8 +487,9 @@ pub(super) fn init(command: InitCommand, lock_ms: u64, out: &mut dyn Write) -> R
         Some(_) => wiring::client_binary(&exe),
         None => None,
     };
-    // The line names the server and the user it must run as; the configuration only agrees (V-49).
-    let server = server.as_deref().map(|socket| (socket, config.server_uid));
+    // The line names the server and the user it must run as, as the command line does; the
+    // configuration only agrees (V-49, V-67).
+    let server = server.as_deref().map(|socket| (socket, given.server_uid));
     let command = hook_command(hook_binary.as_deref().unwrap_or(&exe), lock_ms, deadline, server);
     merge_hooks(&mut settings, &command, timeout)
         .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", target.display())))?;

@@ -1,13 +1,19 @@
-//! Which store a command records into or reads: `--store` (or `AGENTWARDEN_STORE`), else the
-//! configuration's `[store] url`, else the default embedded store (see [`agentwarden::store`]).
+//! Which store a command records into or reads: `--store`, else the project's default embedded
+//! store (see [`agentwarden::store`]). A configuration's `[store] url` is followed only by
+//! `warden serve` reading a configuration named by `--config`; anywhere else it is refused, never
+//! followed (V-67; [`super::trust`] refuses it first, this refuses it again where the store is
+//! opened).
 
 use agentwarden::{Archiving, Config, SledConfig, StoreLocation, Warden, WardenBuilder, WardenError};
 
 /// The global store options, resolved per command.
 #[derive(Clone, Debug)]
 pub(super) struct Stores {
-    /// `--store` or `AGENTWARDEN_STORE`.
+    /// `--store`.
     pub(super) explicit: Option<String>,
+    /// Whether a configuration's `[store] url` is followed: only `warden serve`'s configuration
+    /// named by `--config` (V-67).
+    pub(super) follow_config: bool,
     /// The embedded store's settings (its path is the location's).
     pub(super) sled: SledConfig,
 }
@@ -28,7 +34,17 @@ impl Stores {
                 &loaded
             }
         };
-        let location = config.store.clone().unwrap_or_else(|| default_store(&config.root));
+        let location = match &config.store {
+            Some(url) if self.follow_config => url.clone(),
+            Some(_) => {
+                return Err(WardenError::Config(format!(
+                    "`[store] url` in `{}` names a store, and the command line names none: give --store DIR|URL \
+                     (a configuration never chooses the log, V-67)",
+                    config.source.as_deref().unwrap_or(std::path::Path::new("agentwarden.toml")).display()
+                )));
+            }
+            None => default_store(&config.root),
+        };
         Ok(StoreLocation::parse(&location)?)
     }
 

@@ -220,16 +220,19 @@ fn diagnostics_go_to_stderr_and_never_into_json() {
     }
 }
 
+/// No variable names the store: `AGENTWARDEN_STORE` set refuses the command, which writes
+/// nowhere (V-67).
 #[test]
-fn the_store_path_comes_from_the_environment_too() {
+fn the_store_never_comes_from_the_environment() {
     let s = store();
     let out = Command::new(env!("CARGO_BIN_EXE_warden"))
         .args(["audit", "note", "via env"])
         .env("AGENTWARDEN_STORE", &s.path)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&warden(&s.path, &["audit", "log"])).contains("operator_note"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("trust_root_refused: `AGENTWARDEN_STORE` is set"), "{}", stderr(&out));
+    assert!(!s.path.exists(), "the variable's store was not created");
 }
 
 #[test]

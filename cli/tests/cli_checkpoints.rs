@@ -90,6 +90,15 @@ impl Log {
         path
     }
 
+    /// A copy of the log's key in a directory of its own, without the key's kept checkpoint
+    ///
+    fn key_copy(&self) -> PathBuf {
+        let copy = self.path("copied-key").join("log.key");
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::copy(&self.key, &copy).unwrap();
+        copy
+    }
+
     fn verify(&self, checkpoint: &Path) -> Output {
         warden(
             &self.store,
@@ -482,7 +491,9 @@ fn the_witness_cosigns_growth_and_refuses_rollback_and_fork() {
     for i in 0..12 {
         ok(warden(&forked, &["audit", "note", &format!("other {i}")]));
     }
-    let note = ok(warden(&forked, &["audit", "checkpoint", "--key", log.key.to_str().unwrap()]));
+    // The key's kept history refuses to sign it: the fork is signed by a copy of the key
+    // elsewhere, whose history starts anew (the residual A-44 names).
+    let note = ok(warden(&forked, &["audit", "checkpoint", "--key", log.key_copy().to_str().unwrap()]));
     let fork = log.path("fork.txt");
     std::fs::write(&fork, note).unwrap();
     refused(&add(&request(&forked, 9, &fork)), 1, "witness_fork");
@@ -690,8 +701,11 @@ fn the_witness_over_http_cosigns_growth_and_refuses_as_the_spec_says() {
         ok(warden(&forked, &["audit", "note", &format!("other {i}")]));
     }
     let fork = log.path("fork.txt");
-    std::fs::write(&fork, ok(warden(&forked, &["audit", "checkpoint", "--key", log.key.to_str().unwrap()])))
-        .unwrap();
+    std::fs::write(
+        &fork,
+        ok(warden(&forked, &["audit", "checkpoint", "--key", log.key_copy().to_str().unwrap()])),
+    )
+    .unwrap();
     let (status, _, why) = post(&witness, &request(&forked, 9, &fork));
     assert_eq!(status, 422, "{why}");
     assert!(why.starts_with("witness_fork"), "{why}");
@@ -720,4 +734,50 @@ fn the_witness_over_http_cosigns_growth_and_refuses_as_the_spec_says() {
     assert_eq!(post(&witness, &request(&forked, 0, &stranger)).0, 404);
     // And the real log still grows under it.
     assert_eq!(post(&witness, &request(&log.store, 9, &eleven)).0, 200);
+}
+
+/// A key signs a tree only after a consistency proof from the last checkpoint it signed, kept
+/// beside it: a log that grows is signed again; a rewritten log, an older copy, or a kept
+/// note the key did not sign refuses, nothing is printed, and the kept note stays the last.
+#[test]
+fn a_key_signs_only_a_tree_that_extends_the_last_one_it_signed() {
+    let log = log();
+    let kept = log.key.with_file_name("log.key.checkpoint");
+    let checkpoint =
+        |log: &Log| warden(&log.store, &["audit", "checkpoint", "--key", log.key.to_str().unwrap()]);
+    notes(&log.store, 0, 2);
+    let older = log.path("older");
+    copy_dir(&log.store, &older);
+    let first = ok(checkpoint(&log));
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), first, "the note signed is kept beside the key");
+    notes(&log.store, 2, 5);
+    let second = ok(checkpoint(&log));
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), second, "a log that grows is signed, and kept");
+    assert!(second.contains("\n5\n"), "{second}");
+
+    // (what the store becomes, the exit, the code, why)
+    let rewritten = log.path("rewritten");
+    let fresh = log.path("fresh-store");
+    notes(&fresh, 0, 7);
+    copy_dir(&fresh, &rewritten);
+    let cases: [(&Path, i32, &str, &str); 2] = [
+        (&older, 1, "checkpoint_inconsistent", "an older copy: a rollback"),
+        (&rewritten, 1, "checkpoint_inconsistent", "a longer log whose first events are others: a fork"),
+    ];
+    for (store, exit, code, why) in cases {
+        std::fs::remove_dir_all(&log.store).unwrap();
+        copy_dir(store, &log.store);
+        let out = checkpoint(&log);
+        refused(&out, exit, code);
+        assert!(stderr(&out).contains("A-44"), "{why}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{why}: nothing is printed");
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), second, "{why}: the kept note is unchanged");
+    }
+
+    // A kept note another key signed is no history of this key's.
+    let other = log.path("other.key");
+    ok(warden(&log.store, &["audit", "keygen", "--origin", ORIGIN, "--out", other.to_str().unwrap()]));
+    let foreign = ok(warden(&log.store, &["audit", "checkpoint", "--key", other.to_str().unwrap()]));
+    std::fs::write(&kept, foreign).unwrap();
+    refused(&checkpoint(&log), 2, "checkpoint_invalid");
 }

@@ -176,8 +176,8 @@ fn sigterm_mid_run_kills_the_chunks_and_writes_no_merged_result() {
 
 #[test]
 fn a_chunk_agent_gets_neither_the_store_nor_wardens_variables() {
-    // `warden` itself runs with AGENTWARDEN_STORE set; its chunk agents do not see
-    // it, nor anything else but the base set and what `fan_out.pass_env` names (F-19).
+    // `warden` itself runs with `--store` and `AGENTWARDEN_ENABLE_SUBAGENTS`; its chunk agents
+    // see neither, nor anything else but the base set and what `fan_out.pass_env` names (F-19).
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("audit");
     let items = dir.path().join("items.json");
@@ -191,7 +191,8 @@ fn a_chunk_agent_gets_neither_the_store_nor_wardens_variables() {
     let env_file = dir.path().join("env");
     let agent = format!("env > {}; {AGENT}", env_file.display());
     let out = Command::new(env!("CARGO_BIN_EXE_warden"))
-        .env("AGENTWARDEN_STORE", &store)
+        .arg("--store")
+        .arg(&store)
         .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
         .env("PASSED_ON", "yes")
         .env("NOT_PASSED", "secret")
@@ -203,7 +204,7 @@ fn a_chunk_agent_gets_neither_the_store_nor_wardens_variables() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(store.exists(), "the run used the store AGENTWARDEN_STORE named");
+    assert!(store.exists(), "the run used the store --store named");
     let env = std::fs::read_to_string(&env_file).unwrap();
     assert!(env.lines().any(|l| l == "PASSED_ON=yes"), "{env}");
     assert!(env.lines().any(|l| l.starts_with("PATH=")), "{env}");

@@ -128,15 +128,16 @@ fn denied(out: &Output) -> bool {
     out.status.code() == Some(0) && stdout.contains(r#""permissionDecision":"deny""#)
 }
 
-/// Every event's (type, decision) in the store at `store`.
+/// Every event's (type, decision) in the store at `store`, read from outside the project (whose
+/// configuration the agent may have made name a server: V-67 refuses it there).
 fn decisions(p: &Project, store: &Path) -> Vec<(String, Value)> {
-    let out = run(
-        WARDEN,
-        p,
-        &["--store", store.to_str().unwrap(), "audit", "export", "--format", "jsonl"],
-        &[],
-        "",
-    );
+    let out = Command::new(WARDEN)
+        .args(["--store", store.to_str().unwrap(), "audit", "export", "--format", "jsonl"])
+        .current_dir(p.dir.path())
+        .env_remove("AGENTWARDEN_SERVER")
+        .env_remove("AGENTWARDEN_STORE")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout)
         .unwrap()
@@ -191,9 +192,10 @@ fn the_environment_names_no_store_for_the_hook() {
     assert!(!elsewhere.exists(), "the variable chose the store");
     let default = p.root.join(".agentwarden/audit");
     assert!(decisions(&p, &default).iter().any(|(_, d)| d == "deny"), "recorded in the project's store");
-    // Other commands still read it (A-19): the human's own shell may name a store.
+    // Every other command refuses it: no variable names a store (V-67).
     let out = run(WARDEN, &p, &["audit", "verify"], &[("AGENTWARDEN_STORE", default.as_path())], "");
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("trust_root_refused"), "{out:?}");
 }
 
 #[test]
@@ -249,6 +251,25 @@ fn init_writes_the_configured_servers_user_into_the_line() {
         WARDEN,
         &p,
         &["init", "claude-code", "--project", &root, "--server", socket.to_str().unwrap()],
+        &[],
+        "",
+    );
+    // The configuration's user alone names nobody: the command line must (V-67).
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--server-uid UID"), "{out:?}");
+    let out = run(
+        WARDEN,
+        &p,
+        &[
+            "init",
+            "claude-code",
+            "--project",
+            &root,
+            "--server",
+            socket.to_str().unwrap(),
+            "--server-uid",
+            "4242",
+        ],
         &[],
         "",
     );

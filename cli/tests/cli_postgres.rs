@@ -1,5 +1,6 @@
-//! `warden` on the PostgreSQL fleet store through the real binary: `--store postgres://…`,
-//! `AGENTWARDEN_STORE` and `[store] url` select it; an unreachable server denies the gate; and
+//! `warden` on the PostgreSQL fleet store through the real binary: `--store postgres://…`
+//! selects it, and `AGENTWARDEN_STORE` or a `[store] url` the command line does not name refuse
+//! the command (V-67); an unreachable server denies the gate; and
 //! `audit copy` carries a log sled → PostgreSQL → sled byte for byte. Needs
 //! `AGENTWARDEN_TEST_PG` (see `tests/src/pg.rs`).
 
@@ -50,14 +51,16 @@ async fn notes_verify_and_copy_round_trip_sled_postgres_sled() {
     let out = warden(None, &["audit", "copy", "--from", first_s, "--to", &url, "--batch", "7"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains(r#""copied":25"#), "{}", text(&out.stdout));
-    // The fleet store takes more appends through the CLI, by flag and by environment.
+    // The fleet store takes more appends through the CLI, by flag only: the variable refuses (V-67).
     assert!(warden(Some(&url), &["audit", "note", "on postgres"]).status.success());
     let by_env = Command::new(env!("CARGO_BIN_EXE_warden"))
         .args(["audit", "note", "by env"])
         .env("AGENTWARDEN_STORE", &url)
         .output()
         .unwrap();
-    assert!(by_env.status.success(), "{}", text(&by_env.stderr));
+    assert_eq!(by_env.status.code(), Some(2), "{}", text(&by_env.stderr));
+    assert!(text(&by_env.stderr).contains("trust_root_refused"), "{}", text(&by_env.stderr));
+    assert!(warden(Some(&url), &["audit", "note", "by flag"]).status.success());
     let verified = warden(Some(&url), &["audit", "verify"]);
     assert!(text(&verified.stdout).starts_with("intact: 27 events"), "{}", text(&verified.stdout));
     // Back to a new sled store, then resume into the first one (a prefix of the source).
@@ -84,13 +87,28 @@ async fn notes_verify_and_copy_round_trip_sled_postgres_sled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_config_file_selects_the_fleet_store() {
+async fn a_configured_fleet_store_is_named_on_the_command_line() {
     let Some(pg) = pg::PgTest::start("cli_config").await else { return };
     let url = pg.url_for(&pg.schema());
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("agentwarden.toml"), format!("[store]\nurl = \"{url}\"\n")).unwrap();
+    // The configuration alone chooses no store: refused, nothing created anywhere (V-67).
+    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .args(["audit", "note", "via config"])
+        .current_dir(dir.path())
+        .env_remove("AGENTWARDEN_STORE")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("`[store] url`") && text(&out.stderr).contains("--store"),
+        "{}",
+        text(&out.stderr)
+    );
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_warden"))
+            .arg("--store")
+            .arg(&url)
             .args(args)
             .current_dir(dir.path())
             .env_remove("AGENTWARDEN_STORE")

@@ -656,68 +656,76 @@ fn init_with_a_server_installs_the_client_form_which_fails_closed_when_the_serve
     assert_eq!(server.terminate().status.code(), Some(0));
 }
 
-/// `warden doctor` on a project whose hooks `init --server` installed, with no other
-/// sign of a server (no `AGENTWARDEN_SERVER`, no `[server] socket`): it asks the server the lines
-/// name instead of opening the store that server holds, and its canary, a spawn of a type no
+/// `warden doctor --server PATH` on a project whose hooks `init --server` installed: it asks
+/// that server instead of opening the store it holds, and its canary, a spawn of a type no
 /// persona declares, is denied by a server whose kill switch is on, as it is in service (V-48).
+/// It asks, and runs the lines of, no server its own command line does not name (V-69).
 #[test]
 fn doctor_checks_the_client_form_against_the_server_its_lines_name() {
     let (p, socket) = client_form_project();
     git(&p.root, &["add", "-A"]);
     git(&p.root, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"]);
     approve(&p);
-    let doctor = || -> Value {
-        let out = warden(&p, &["doctor", "--json"], "", false);
+    let doctor = |extra: &[&str]| -> Value {
+        let mut args = vec!["doctor", "--json"];
+        args.extend_from_slice(extra);
+        let out = warden(&p, &args, "", false);
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let check = |report: &Value, name: &str| -> Value {
-        let checks = report["checks"].as_array().unwrap();
-        checks.iter().find(|c| c["check"] == name).cloned().unwrap_or_else(|| panic!("no {name}: {report}"))
+    let check = |report: &Value, name: &str| -> Option<Value> {
+        report["checks"].as_array().unwrap().iter().find(|c| c["check"] == name).cloned()
     };
-    let down = doctor();
-    assert_eq!(check(&down, "server")["ok"], false, "{down}");
-    assert!(check(&down, "server")["fix"].as_str().unwrap().contains("warden serve"), "{down}");
+    let named = ["--server", socket.as_str()];
+    let down = doctor(&named);
+    let asked = check(&down, "server").unwrap();
+    assert_eq!(asked["ok"], false, "{down}");
+    assert!(asked["fix"].as_str().unwrap().contains("warden serve"), "{down}");
     let server = Server::start(&p, true);
-    let up = doctor();
-    let asked = check(&up, "server");
+    let up = doctor(&named);
+    let asked = check(&up, "server").unwrap();
     assert_eq!(asked["ok"], true, "{up}");
     assert!(asked["detail"].as_str().unwrap().contains("is not opened here"), "{up}");
-    let canary = check(&up, "canary");
+    let canary = check(&up, "canary").unwrap();
     assert_eq!(canary["ok"], true, "{up}");
     assert!(canary["detail"].as_str().unwrap().contains("warden-doctor-canary"), "{up}");
-    let switch = check(&up, "kill switch");
+    let switch = check(&up, "kill switch").unwrap();
     assert!(switch["detail"].as_str().unwrap().contains("server's environment"), "{up}");
-    let checks = up["checks"].as_array().unwrap();
-    assert!(!checks.iter().any(|c| c["check"] == "store"), "the server's store is not opened: {up}");
+    assert!(check(&up, "store").is_none(), "the server's store is not opened: {up}");
     assert_eq!(up["healthy"], true, "{up}");
-    // Lines that ask another server than the one the configuration names are a failure.
-    let config = p.root.join("agentwarden.toml");
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, format!("{text}\n[server]\nsocket = \"elsewhere.sock\"\n")).unwrap();
-    let other = doctor();
-    let asked = check(&other, "server");
+    // Lines whose server doctor's command line does not name: a failure, and not run (V-69).
+    let unnamed = doctor(&[]);
+    let asked = check(&unnamed, "server").unwrap();
+    assert_eq!(asked["ok"], false, "{unnamed}");
+    assert!(asked["fix"].as_str().unwrap().contains("doctor --server"), "{unnamed}");
+    assert!(check(&unnamed, "canary").is_none(), "the lines were run: {unnamed}");
+    // Lines that ask another server than the one doctor names are a failure.
+    let elsewhere = p.dir.path().join("elsewhere.sock").display().to_string();
+    let other = doctor(&["--server", &elsewhere]);
+    let asked = check(&other, "server").unwrap();
     assert_eq!(asked["ok"], false, "{other}");
     assert!(asked["detail"].as_str().unwrap().contains("elsewhere.sock"), "{other}");
-    std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\n")).unwrap();
-    let same = doctor();
-    assert_eq!(check(&same, "server")["ok"], true, "the lines ask the configured server: {same}");
-    // A `[server] uid` the lines do not name (they believe any user) is a failure (V-49).
-    std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\nuid = 4242\n")).unwrap();
-    let pinned = doctor();
-    let asked = check(&pinned, "server");
+    // A `--server-uid` the lines do not name (they believe any user) is a failure (V-49).
+    let pinned = doctor(&["--server", &socket, "--server-uid", "4242"]);
+    let asked = check(&pinned, "server").unwrap();
     assert_eq!(asked["ok"], false, "{pinned}");
     assert!(asked["detail"].as_str().unwrap().contains("uid"), "{pinned}");
+    // A configuration naming the server while doctor's command line does not: refused (V-67).
+    let config = p.root.join("agentwarden.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\n")).unwrap();
+    let out = warden(&p, &["doctor", "--json"], "", false);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("trust_root_refused"), "{out:?}");
+    assert_eq!(check(&doctor(&named), "server").unwrap()["ok"], true, "named, the configuration agrees");
     drop(server);
-    // Lines that ask no server while the configuration names one: the hooks decide
-    // directly and never ask it (V-49).
+    // Lines that ask no server while doctor names one: the hooks decide directly and never ask
+    // it (V-49).
     std::fs::write(&config, &text).unwrap();
     let root = p.root.display().to_string();
     let out = warden(&p, &["init", "claude-code", "--project", &root], "", false);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, format!("{text}\n[server]\nsocket = \"{socket}\"\n")).unwrap();
-    let direct = doctor();
-    let asked = check(&direct, "server");
+    let direct = doctor(&named);
+    let asked = check(&direct, "server").unwrap();
     assert_eq!(asked["ok"], false, "{direct}");
     assert!(asked["detail"].as_str().unwrap().contains("ask none"), "{direct}");
 }
@@ -781,8 +789,13 @@ fn gate_project() -> Project {
 
 /// `warden ARGS` in `cwd`, the gate's kill switch on, with `env` set (and nothing else of
 /// Warden's): the exit code, stdout, stderr and the child's pid.
+/// `warden ARGS` in `cwd` with the variables `env`; a pair whose name is an option
+/// (`("--server", PATH)`) goes on the command line instead, before the arguments (V-67).
 fn run_in(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String, u32) {
     let mut command = Command::new(BIN);
+    for (option, value) in env.iter().filter(|(k, _)| k.starts_with("--")) {
+        command.arg(option).arg(value);
+    }
     command
         .args(args)
         .current_dir(cwd)
@@ -790,7 +803,7 @@ fn run_in(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, Stri
         .env_remove("AGENTWARDEN_SERVER")
         .env_remove("AGENTWARDEN_STORE")
         .env("CHIRALITY_ENABLE_SUBAGENTS", "true");
-    for (k, v) in env {
+    for (k, v) in env.iter().filter(|(k, _)| !k.starts_with("--")) {
         command.env(k, v);
     }
     let child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
@@ -1016,7 +1029,7 @@ fn a_relative_path_resolves_against_the_clients_working_directory() {
     let socket = p.socket().display().to_string();
     let sub = p.root.join("personas");
     let args = ["gate", "--request", "../requests/example-1-allow.json", "--config", "../agentwarden.toml"];
-    let served = run_in(&sub, &args, &[("AGENTWARDEN_SERVER", &socket)]);
+    let served = run_in(&sub, &args, &[("--server", &socket)]);
     assert_eq!(served.0, 0, "{served:?}");
     assert!(served.1.starts_with("ALLOW  MANAGER -> PREPARATION"), "{served:?}");
     let result = run_in(&sub, &["result", "validate", "../valid.json", "--server", &socket], &[]);
@@ -1093,7 +1106,7 @@ fn an_unusable_server_denies_and_never_allows() {
         for (args, exit) in &rows {
             let mut args = args.clone();
             args.extend(extra);
-            let out = run_in(&p.root, &args, &[("AGENTWARDEN_SERVER", &socket)]);
+            let out = run_in(&p.root, &args, &[("--server", &socket)]);
             assert_eq!(out.0, *exit, "{label}: {args:?}: {out:?}");
             assert!(!out.1.starts_with("ALLOW") && !out.1.starts_with("VALID"), "{label}: {out:?}");
             assert!(out.1.contains(reason) || out.2.contains(reason), "{label}: {args:?}: {out:?}");
@@ -1101,7 +1114,7 @@ fn an_unusable_server_denies_and_never_allows() {
         let json = run_in(
             &p.root,
             &["gate", "--request", "requests/example-1-allow.json", c[0], c[1], "--json"],
-            &[("AGENTWARDEN_SERVER", &socket)],
+            &[("--server", &socket)],
         );
         let json: Value = serde_json::from_str(&json.1).unwrap();
         assert_eq!(json["decision"], "deny", "{label}");
@@ -1230,7 +1243,7 @@ fn only_a_typed_question_is_answered_and_the_human_verbs_name_the_fix() {
         &["seal", "--by", "alice"],
         &["release", "--session", "s1"],
     ] {
-        let out = run_in(&p.root, args, &[("AGENTWARDEN_SERVER", &socket)]);
+        let out = run_in(&p.root, args, &[("--server", &socket)]);
         assert_eq!(out.0, 2, "{args:?}: {out:?}");
         assert!(out.2.contains("server_holds_store") && out.2.contains("stop the server"), "{out:?}");
     }
@@ -1246,7 +1259,7 @@ fn doctor_asks_the_configured_server_and_fails_when_it_is_down() {
     let p = gate_project();
     let socket = p.socket().display().to_string();
     let doctor = |p: &Project| {
-        let out = run_in(&p.root, &["doctor", "--json"], &[("AGENTWARDEN_SERVER", &socket)]);
+        let out = run_in(&p.root, &["doctor", "--json"], &[("--server", &socket)]);
         let report: Value = serde_json::from_str(&out.1).unwrap();
         report["checks"].as_array().unwrap().iter().find(|c| c["check"] == "server").cloned().unwrap()
     };

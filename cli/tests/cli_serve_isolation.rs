@@ -65,9 +65,13 @@ fn the_agents_user_can_ask_the_server_but_cannot_lock_remove_or_edit_its_store()
     // Sealed and approved by the operator, then the state handed to the server's user.
     for args in [&["seal", "--by", "ops"][..], &["approve", "--ref", "GATE-2026-11-23-001", "--by", "ops"]] {
         let out = run(
+            // The configuration names the server and its user: so does every command line (V-67).
             Command::new(BIN)
                 .arg("--store")
                 .arg(&store)
+                .arg("--server")
+                .arg(&socket)
+                .args(["--server-uid", uid.trim()])
                 .args(args)
                 .current_dir(&root)
                 .env_remove("CLAUDECODE"),
@@ -155,6 +159,9 @@ fn the_agents_user_can_ask_the_server_but_cannot_lock_remove_or_edit_its_store()
                 .args(args)
                 .arg("--config")
                 .arg(root.join("agentwarden.toml"))
+                .arg("--server")
+                .arg(&socket)
+                .args(["--server-uid", uid.trim()])
                 .current_dir(&root),
             "",
         )

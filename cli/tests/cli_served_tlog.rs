@@ -16,10 +16,13 @@ mod bounded;
 const ORIGIN: &str = "test.example/warden/audit";
 const BIN: &str = env!("CARGO_BIN_EXE_warden");
 
-/// `warden ARGS` in `dir` (no configuration there), with `AGENTWARDEN_SERVER` set to `server`
-/// when given, else unset.
+/// `warden ARGS` in `dir` (no configuration there), with `--server` naming `server` when
+/// given (V-67).
 fn warden(dir: &Path, server: Option<&Path>, args: &[&str]) -> Output {
     let mut command = Command::new(BIN);
+    if let Some(server) = server {
+        command.arg("--server").arg(server);
+    }
     command
         .args(args)
         .current_dir(dir)
@@ -31,9 +34,6 @@ fn warden(dir: &Path, server: Option<&Path>, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(server) = server {
-        command.env("AGENTWARDEN_SERVER", server);
-    }
     bounded::bounded(command.spawn().unwrap(), Duration::from_secs(60))
 }
 
@@ -128,6 +128,15 @@ impl Setup {
         let mut all = vec!["--store", self.store.to_str().unwrap()];
         all.extend_from_slice(args);
         warden(self.dir.path(), None, &all)
+    }
+
+    /// [`Setup::direct`] where the configuration names the server at `socket`: the command line
+    /// names it too, or the command is refused (V-67); `audit verify` is not served and opens
+    /// the store `--store` names.
+    fn direct_beside(&self, socket: &Path, args: &[&str]) -> Output {
+        let mut all = vec!["--store", self.store.to_str().unwrap()];
+        all.extend_from_slice(args);
+        warden(self.dir.path(), Some(socket), &all)
     }
 
     fn served(&self, socket: &Path, args: &[&str]) -> Output {
@@ -315,8 +324,10 @@ fn the_server_signs_a_checkpoint_before_a_groups_answers_leave() {
     let last = note(&s);
     drop(server);
     let file = s.write("server-note", &last);
-    let verified =
-        s.direct(&["audit", "verify", "--checkpoint", file.to_str().unwrap(), "--verifier", &s.verifier]);
+    let verified = s.direct_beside(
+        &socket,
+        &["audit", "verify", "--checkpoint", file.to_str().unwrap(), "--verifier", &s.verifier],
+    );
     let text = ok(verified);
     assert!(text.contains("consistent: the log extends"), "{text}");
 }
@@ -446,16 +457,19 @@ fn the_server_submits_its_notes_and_keeps_the_cosignatures() {
     assert!(status.contains("cosigned 6 events"), "{status}");
     drop(server);
     let file = s.write("cosigned", &second);
-    let verified = s.direct(&[
-        "audit",
-        "verify",
-        "--checkpoint",
-        file.to_str().unwrap(),
-        "--verifier",
-        &s.verifier,
-        "--witness",
-        &vkey,
-    ]);
+    let verified = s.direct_beside(
+        &socket,
+        &[
+            "audit",
+            "verify",
+            "--checkpoint",
+            file.to_str().unwrap(),
+            "--verifier",
+            &s.verifier,
+            "--witness",
+            &vkey,
+        ],
+    );
     assert!(ok(verified).contains("consistent"));
 }
 
@@ -467,6 +481,9 @@ fn a_witness_shown_a_fork_refuses_and_the_server_says_so() {
     let (vkey, w) = witness(&s, "w1");
     // Another history of 3 events under the same key, cosigned by the witness first.
     let other = s.path("other");
+    let key_copy = s.path("copied-key/log.key");
+    std::fs::create_dir_all(key_copy.parent().unwrap()).unwrap();
+    std::fs::copy(&s.key, &key_copy).unwrap();
     for i in 0..3 {
         ok(warden(
             s.dir.path(),
@@ -479,7 +496,9 @@ fn a_witness_shown_a_fork_refuses_and_the_server_says_so() {
         &ok(warden(
             s.dir.path(),
             None,
-            &["--store", other.to_str().unwrap(), "audit", "checkpoint", "--key", s.key.to_str().unwrap()],
+            // A copy of the key elsewhere, whose history starts anew: the key itself keeps the
+            // server's and would refuse to sign a fork.
+            &["--store", other.to_str().unwrap(), "audit", "checkpoint", "--key", key_copy.to_str().unwrap()],
         )),
     );
     let body = ok(warden(
@@ -520,4 +539,36 @@ fn post_raw(url: &str, body: &str) -> String {
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
     answer.get(9..12).unwrap().to_owned()
+}
+
+/// The server's key follows the rule every signer does: it keeps the note it signed
+/// beside the key, and a server restarted on a store swapped for another history signs nothing
+/// — the checkpoint asked of it fails `checkpoint_inconsistent` — while it still serves.
+#[test]
+fn a_server_restarted_on_another_history_signs_nothing() {
+    let s = Setup::new(5);
+    let other = s.path("other");
+    for i in 0..7 {
+        let other = other.to_str().unwrap();
+        ok(warden(s.dir.path(), None, &["--store", other, "audit", "note", &format!("other {i}")]));
+    }
+    let config = keyed_config(&s);
+    let socket = s.path("run/warden.sock");
+    let server = Server::adopt(serve_with_config(&s, &config), &socket);
+    let first = ok(s.served(&socket, &["audit", "checkpoint", "--server-note"]));
+    assert!(first.starts_with(&format!("{ORIGIN}\n5\n")), "{first}");
+    let kept = s.key.with_file_name("log.key.checkpoint");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), first, "the server keeps its note beside its key");
+    drop(server);
+    std::fs::remove_dir_all(&s.store).unwrap();
+    std::fs::rename(&other, &s.store).unwrap();
+    let server = Server::adopt(serve_with_config(&s, &config), &socket);
+    let refused = s.served(&socket, &["audit", "checkpoint", "--server-note"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("checkpoint_inconsistent") && stderr.contains("A-44"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), first, "the kept note stays the last good one");
+    let status = s.served(&socket, &["status"]);
+    assert_eq!(status.status.code(), Some(0), "it still serves: {}", String::from_utf8_lossy(&status.stderr));
+    drop(server);
 }

@@ -133,7 +133,7 @@ fn another_user_gets_the_proofs_path_and_not_the_events_body() {
     let served = |command: &mut Command| {
         command
             .current_dir(&here)
-            .env("AGENTWARDEN_SERVER", &socket)
+            .env_remove("AGENTWARDEN_SERVER")
             .env_remove("AGENTWARDEN_STORE")
             .env("XDG_CONFIG_HOME", "/nonexistent-config")
             .output()
@@ -151,14 +151,14 @@ fn another_user_gets_the_proofs_path_and_not_the_events_body() {
     let said = String::from_utf8_lossy(&raw.stdout);
     assert!(raw.status.success(), "{said}{}", String::from_utf8_lossy(&raw.stderr));
     assert!(said.contains("hashes 2 event false"), "the path without the body: {said}");
-    let withheld = served(as_user(AGENT_USER, BIN).args(prove));
+    let withheld = served(as_user(AGENT_USER, BIN).args(prove).arg("--server").arg(&socket));
     let stderr = String::from_utf8_lossy(&withheld.stderr);
     assert_eq!(withheld.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("event_withheld"), "{stderr}");
     assert!(withheld.stdout.is_empty(), "no proof printed without its event");
 
     // Root, the server's own user: the whole proof.
-    let whole = ok(served(Command::new(BIN).args(prove)));
+    let whole = ok(served(Command::new(BIN).args(prove).arg("--server").arg(&socket)));
     assert!(whole.contains("agentwarden/inclusion-proof/v1") && whole.contains("\nevent {"), "{whole}");
     drop(server);
 }

@@ -455,13 +455,21 @@ _warden() {
 
     case "${cmd}" in
         warden)
-            opts="-h -V --store --fsync --lock-timeout-ms --help --version gate lineage authorize fanout guard result audit hook seal approve revoke approvals release init doctor serve status witness completions help"
+            opts="-h -V --store --server --server-uid --fsync --lock-timeout-ms --help --version gate lineage authorize fanout guard result audit hook seal approve revoke approvals release init doctor serve status witness completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -477,7 +485,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__approvals)
-            opts="-h --json --config --server --server-timeout-ms --store --fsync --lock-timeout-ms --help"
+            opts="-h --json --config --server-timeout-ms --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -487,15 +495,19 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --server-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -511,7 +523,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__approve)
-            opts="-h --ref --expires-in --scope --by --key --config --store --fsync --lock-timeout-ms --help"
+            opts="-h --ref --expires-in --scope --by --key --config --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -545,6 +557,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -557,13 +577,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit)
-            opts="-h --store --fsync --lock-timeout-ms --help log explain replay timeline show verify checkpoint keygen prove verify-proof witness-request export stats copy report note help"
+            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help log explain replay timeline show verify checkpoint keygen prove verify-proof witness-request export stats copy report note help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -579,7 +607,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__checkpoint)
-            opts="-h --key --json --server-note --store --fsync --lock-timeout-ms --help"
+            opts="-h --key --json --server-note --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -590,6 +618,14 @@ _warden() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -605,7 +641,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__copy)
-            opts="-h --from --to --batch --store --fsync --lock-timeout-ms --help"
+            opts="-h --from --to --batch --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -627,6 +663,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -639,13 +683,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__explain)
-            opts="-h --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -661,7 +713,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__export)
-            opts="-h --format --store --fsync --lock-timeout-ms --help"
+            opts="-h --format --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -672,6 +724,14 @@ _warden() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -939,7 +999,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__keygen)
-            opts="-h --origin --out --store --fsync --lock-timeout-ms --help"
+            opts="-h --origin --out --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -957,6 +1017,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -969,7 +1037,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__log)
-            opts="-h --json --from --limit --type --decision --session --run --approval-ref --since --until --store --fsync --lock-timeout-ms --help"
+            opts="-h --json --from --limit --type --decision --session --run --approval-ref --since --until --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1015,6 +1083,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1027,7 +1103,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__note)
-            opts="-h --actor --session --store --fsync --lock-timeout-ms --help"
+            opts="-h --actor --session --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1045,6 +1121,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1057,7 +1141,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__prove)
-            opts="-h --checkpoint --verifier --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --checkpoint --verifier --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1075,6 +1159,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1087,7 +1179,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__replay)
-            opts="-h --projection --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --projection --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1098,6 +1190,14 @@ _warden() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1113,7 +1213,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__report)
-            opts="-h --session --since --until --out --checkpoint --config --store --fsync --lock-timeout-ms --help"
+            opts="-h --session --since --until --out --checkpoint --config --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1147,6 +1247,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1159,13 +1267,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__show)
-            opts="-h --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1181,13 +1297,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__stats)
-            opts="-h --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1203,7 +1327,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__timeline)
-            opts="-h --session --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --session --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1214,6 +1338,14 @@ _warden() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1229,7 +1361,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__verify)
-            opts="-h --checkpoint --verifier --witness --quorum --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --checkpoint --verifier --witness --quorum --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1255,6 +1387,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1267,7 +1407,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__verify__subcmd__proof)
-            opts="-h --proof --checkpoint --verifier --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --proof --checkpoint --verifier --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1289,6 +1429,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1301,7 +1449,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__audit__subcmd__witness__subcmd__request)
-            opts="-h --old --checkpoint --verifier --store --fsync --lock-timeout-ms --help"
+            opts="-h --old --checkpoint --verifier --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1323,6 +1471,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1335,7 +1491,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__authorize)
-            opts="-h --request --config --json --server --server-timeout-ms --store --fsync --lock-timeout-ms --help"
+            opts="-h --request --config --json --server-timeout-ms --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1349,15 +1505,19 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --server-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1373,13 +1533,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__completions)
-            opts="-h --store --fsync --lock-timeout-ms --help bash zsh fish"
+            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help bash zsh fish"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1395,7 +1563,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__doctor)
-            opts="-h --project --config --managed --harness --codex-home --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --project --config --managed --harness --codex-home --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1425,6 +1593,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1437,13 +1613,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__fanout)
-            opts="-h --store --fsync --lock-timeout-ms --help plan run merge help"
+            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help plan run merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1529,13 +1713,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__fanout__subcmd__merge)
-            opts="-h --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1551,7 +1743,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__fanout__subcmd__plan)
-            opts="-h --items --phase --config --no-fan-out --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --items --phase --config --no-fan-out --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1573,6 +1765,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1585,7 +1785,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__fanout__subcmd__run)
-            opts="-h --items --phase --run --config --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --items --phase --run --config --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1611,6 +1811,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1623,7 +1831,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__gate)
-            opts="-h --request --config --json --server --server-timeout-ms --store --fsync --lock-timeout-ms --help"
+            opts="-h --request --config --json --server-timeout-ms --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1637,15 +1845,19 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --server-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1661,13 +1873,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__guard)
-            opts="-h --store --fsync --lock-timeout-ms --help snapshot run check help"
+            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help snapshot run check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1683,7 +1903,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__guard__subcmd__check)
-            opts="-h --snapshot --revert --item --run --artifacts --root --config --json --server --server-timeout-ms --store --fsync --lock-timeout-ms --help"
+            opts="-h --snapshot --revert --item --run --artifacts --root --config --json --server-timeout-ms --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1713,15 +1933,19 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --server-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1807,7 +2031,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__guard__subcmd__run)
-            opts="-h --item --run --artifacts --result --root --config --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --item --run --artifacts --result --root --config --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1841,6 +2065,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1853,7 +2085,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__guard__subcmd__snapshot)
-            opts="-h --out --root --config --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --out --root --config --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1872,6 +2104,14 @@ _warden() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2601,7 +2841,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__hook)
-            opts="-h --config --deadline-ms --server --server-uid --harness --halt-on-failure --store --fsync --lock-timeout-ms --help"
+            opts="-h --config --deadline-ms --harness --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2615,19 +2855,19 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --server-uid)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --harness)
                     COMPREPLY=($(compgen -W "claude-code codex gemini" -- "${cur}"))
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2643,13 +2883,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init)
-            opts="-h --store --fsync --lock-timeout-ms --help claude-code codex gemini help"
+            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help claude-code codex gemini help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2665,7 +2913,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init__subcmd__claude__subcmd__code)
-            opts="-h --project --warden --timeout --managed --server --store --fsync --lock-timeout-ms --help"
+            opts="-h --project --warden --timeout --managed --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2687,11 +2935,15 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --store)
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2707,7 +2959,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init__subcmd__codex)
-            opts="-h --project --warden --timeout --managed --server --codex-home --store --fsync --lock-timeout-ms --help"
+            opts="-h --project --warden --timeout --managed --codex-home --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2729,15 +2981,19 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --codex-home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2753,7 +3009,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init__subcmd__gemini)
-            opts="-h --project --warden --timeout --system --user --server --store --fsync --lock-timeout-ms --help"
+            opts="-h --project --warden --timeout --system --user --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2775,11 +3031,15 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --store)
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2865,13 +3125,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__lineage)
-            opts="-h --store --fsync --lock-timeout-ms --help check help"
+            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2887,7 +3155,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__lineage__subcmd__check)
-            opts="-h --lineage --config --json --server --server-timeout-ms --store --fsync --lock-timeout-ms --help"
+            opts="-h --lineage --config --json --server-timeout-ms --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2901,15 +3169,19 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --server-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2967,7 +3239,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__release)
-            opts="-h --session --by --config --key --store --fsync --lock-timeout-ms --help"
+            opts="-h --session --by --config --key --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2993,6 +3265,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3005,13 +3285,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__result)
-            opts="-h --store --fsync --lock-timeout-ms --help validate help"
+            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3069,7 +3357,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__result__subcmd__validate)
-            opts="-h --item --run --json --server --server-timeout-ms --store --fsync --lock-timeout-ms --help"
+            opts="-h --item --run --json --server-timeout-ms --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3083,15 +3371,19 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --server-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3107,7 +3399,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__revoke)
-            opts="-h --ref --by --key --config --store --fsync --lock-timeout-ms --help"
+            opts="-h --ref --by --key --config --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3133,6 +3425,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3145,7 +3445,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__seal)
-            opts="-h --config --show --json --by --key --server --server-timeout-ms --store --fsync --lock-timeout-ms --help"
+            opts="-h --config --show --json --by --key --server-timeout-ms --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3163,15 +3463,19 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --server-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3187,7 +3491,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__serve)
-            opts="-h --socket --config --request-timeout-ms --read-timeout-ms --max-connections --max-connections-per-peer --socket-mode --drain-timeout-ms --log-key --store --fsync --lock-timeout-ms --help"
+            opts="-h --socket --config --request-timeout-ms --read-timeout-ms --max-connections --max-connections-per-peer --socket-mode --drain-timeout-ms --log-key --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3233,6 +3537,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3245,16 +3557,12 @@ _warden() {
             return 0
             ;;
         warden__subcmd__status)
-            opts="-h --server --config --timeout-ms --json --store --fsync --lock-timeout-ms --help"
+            opts="-h --config --timeout-ms --json --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3264,6 +3572,14 @@ _warden() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3279,13 +3595,21 @@ _warden() {
             return 0
             ;;
         warden__subcmd__witness)
-            opts="-h --store --fsync --lock-timeout-ms --help keygen add-checkpoint serve help"
+            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help keygen add-checkpoint serve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3301,7 +3625,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__witness__subcmd__add__subcmd__checkpoint)
-            opts="-h --key --log --state --request --store --fsync --lock-timeout-ms --help"
+            opts="-h --key --log --state --request --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3324,6 +3648,14 @@ _warden() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3409,7 +3741,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__witness__subcmd__keygen)
-            opts="-h --name --out --store --fsync --lock-timeout-ms --help"
+            opts="-h --name --out --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3427,6 +3759,14 @@ _warden() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --lock-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3439,7 +3779,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__witness__subcmd__serve)
-            opts="-h --listen --key --state --log --store --fsync --lock-timeout-ms --help"
+            opts="-h --listen --key --state --log --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3462,6 +3802,14 @@ _warden() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

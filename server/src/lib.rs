@@ -191,7 +191,7 @@ where
         .log_key
         .as_deref()
         .or(config.server_log_key.as_deref())
-        .map(agentwarden::tlog::LogSigner::read)
+        .map(|key| agentwarden::tlog::LogSigner::read(key).map(|signer| (signer, key.to_path_buf())))
         .transpose()
         .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
     let witnessed = config.server_witnesses.clone();

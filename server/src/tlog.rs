@@ -18,6 +18,7 @@
 //! to a peer running as the server's own user or as root, who can read the store's files
 //! anyway; any other peer gets the path without it.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -52,6 +53,8 @@ struct Latest {
 pub(crate) struct Tlog {
     warden: Warden,
     signer: Option<LogSigner>,
+    /// The key's file, beside which the last note it signed is kept.
+    key: Option<PathBuf>,
     latest: Mutex<Latest>,
     /// Woken when a new note is signed: the witnesses' submitter waits on it.
     pub(crate) signed: tokio::sync::Notify,
@@ -64,9 +67,13 @@ pub(crate) struct Tlog {
 impl Tlog {
     /// The tree of a store just opened: everything it holds is durable. With `signer`, its
     /// first checkpoint is signed now.
-    pub(crate) async fn start(warden: Warden, signer: Option<LogSigner>) -> Result<Tlog, String> {
+    /// `signer` is the key and the file it was read from, beside which its last note is
+    /// kept and read.
+    pub(crate) async fn start(warden: Warden, signer: Option<(LogSigner, PathBuf)>) -> Result<Tlog, String> {
         let head = warden.head().await.map_err(|e| format!("the log's head cannot be read: {e}"))?;
-        let tlog = Tlog::new(warden, signer);
+        let (signer, key) = signer.map_or((None, None), |(signer, key)| (Some(signer), Some(key)));
+        let mut tlog = Tlog::new(warden, signer);
+        tlog.key = key;
         tlog.synced(head);
         tlog.sign_latest().await;
         Ok(tlog)
@@ -79,6 +86,7 @@ impl Tlog {
         Tlog {
             warden,
             signer,
+            key: None,
             latest: Mutex::new(latest),
             signed: tokio::sync::Notify::new(),
             to_sign: tokio::sync::Notify::new(),
@@ -160,10 +168,27 @@ impl Tlog {
         self.attempts.send_modify(|n| *n = n.wrapping_add(1));
     }
 
+    /// the server's key follows the rule every signer does: its tree is signed only
+    /// once a consistency proof from the last note the key kept holds, and the new note is kept
+    /// before it is served. A store swapped for another history under a running or restarted
+    /// server is refused, never signed.
     async fn sign(&self, signer: &LogSigner, size: u64) -> Result<String, TlogError> {
         let root = self.warden.tree_root(size).await?;
         let tree = TreeHead { origin: signer.name().to_owned(), size, root };
-        Ok(signer.sign_checkpoint(&tree)?.to_text())
+        if let Some(key) = &self.key
+            && let Some(kept) = agentwarden::tlog::read_kept(key, signer)?
+        {
+            let proof = match kept.size <= size {
+                true => self.warden.consistency_proof(kept.size, size).await?,
+                false => Vec::new(),
+            };
+            agentwarden::tlog::check_extends(&kept, &tree, &proof)?;
+        }
+        let note = signer.sign_checkpoint(&tree)?.to_text();
+        if let Some(key) = &self.key {
+            agentwarden::tlog::keep(key, &note)?;
+        }
+        Ok(note)
     }
 
     /// The note signed last and the size it signs (A-40: what the witnesses are shown).
@@ -361,7 +386,9 @@ mod tests {
         let store = std::sync::Arc::new(agentwarden::MemoryEventStore::new());
         let warden = Warden::builder().store(store).build().unwrap();
         let signer = || LogSigner::from_seed("log.example/a", [7; 32]).unwrap();
-        let tlog = Arc::new(Tlog::start(warden.clone(), Some(signer())).await.unwrap());
+        let keys = tempfile::tempdir().unwrap();
+        let key = keys.path().join("log.key");
+        let tlog = Arc::new(Tlog::start(warden.clone(), Some((signer(), key.clone()))).await.unwrap());
         for _ in 0..3 {
             noted(&warden, 1).await;
             tlog.synced(warden.head().await.unwrap());
@@ -373,6 +400,9 @@ mod tests {
         };
         let (_, head) = signer().verifier().open_checkpoint(&note).unwrap();
         assert_eq!((size, head.size), (3, 3), "the note covers the head durable when asked");
+        // Every note signed is kept beside the key, the last one last.
+        let kept = std::fs::read_to_string(agentwarden::tlog::kept_path(&key)).unwrap();
+        assert_eq!(kept, note, "the note served is the key's kept one");
     }
 
     /// A signer that fails makes `checkpoint` fail with why, never serve the older note as
@@ -382,7 +412,9 @@ mod tests {
         let store = std::sync::Arc::new(agentwarden::MemoryEventStore::new());
         let warden = Warden::builder().store(store).build().unwrap();
         let signer = LogSigner::from_seed("log.example/a", [7; 32]).unwrap();
-        let tlog = Arc::new(Tlog::start(warden.clone(), Some(signer)).await.unwrap());
+        let keys = tempfile::tempdir().unwrap();
+        let tlog =
+            Arc::new(Tlog::start(warden.clone(), Some((signer, keys.path().join("log.key")))).await.unwrap());
         Tlog::spawn_signer(&tlog);
         // A durable head past the store's tree: its root cannot be read, so it cannot be signed.
         let mut past = warden.head().await.unwrap();

@@ -8,6 +8,7 @@
 //! [`agentwarden_domain::audit::note`]); here are the key, what is read from the store, and the
 //! witness's state.
 
+mod kept;
 mod key;
 mod log;
 mod policy;
@@ -16,6 +17,7 @@ mod witness;
 
 use agentwarden_domain::code::Code;
 
+pub use kept::{check_extends, keep, kept_path, read_kept};
 pub use key::{LogSigner, LogVerifier, MAX_KEY_BYTES};
 pub use log::CheckpointCheck;
 pub use policy::{ConfigSeal, WitnessPolicy, policy_in_force};

@@ -3,8 +3,9 @@
 //! and leaf), checked and signed here exactly as the direct form does, so that both print the
 //! same bytes.
 //!
-//! V-65: with a server configured (`AGENTWARDEN_SERVER`, else `[server] socket` in the
-//! configuration) and no `--store` on the command line, these three ask it: a running server
+//! V-65, V-67: with a server named by `--server` (only there: a configuration's `[server]
+//! socket` without it refuses the command, `trust`) and no `--store` on the command line, these
+//! three ask it: a running server
 //! holds an embedded store's lock, and nothing else can read its tree. `--store` names the store
 //! to read directly (a PostgreSQL store, or an embedded one while no server runs). A server that
 //! cannot be reached, or answers anything but the answer asked for, fails the command: nothing
@@ -20,7 +21,7 @@ use agentwarden_domain::audit::note::TreeHead;
 use agentwarden_domain::audit::proof::InclusionProof;
 use agentwarden_protocol::{Answer, ClientError, Request};
 
-use super::super::{EXIT_NO, EXIT_USAGE, Failure};
+use super::super::{EXIT_NO, Failure};
 
 /// How long a served checkpoint or proof may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -29,21 +30,18 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 pub(in super::super) struct Served {
     socket: PathBuf,
-    /// `[server] uid`: only a server running as it is believed (V-12).
+    /// `--server-uid`: only a server running as it is believed (V-12).
     uid: Option<u32>,
 }
 
 impl Served {
-    /// The server configured for `audit checkpoint` and `audit prove`, unless `--store` names a
-    /// store (V-65). An empty `AGENTWARDEN_SERVER` is refused (fail closed, V-5).
-    pub(in super::super) fn configured(store_named: bool) -> Result<Option<Served>, Failure> {
-        if store_named {
-            return Ok(None);
+    /// The server `--server` names for `audit checkpoint`, `prove` and `witness-request`,
+    /// unless `--store` names a store (V-65, V-67).
+    pub(in super::super) fn named(trusted: &crate::trust::Trusted) -> Option<Served> {
+        match (&trusted.store, &trusted.server) {
+            (None, Some(server)) => Some(Served { socket: server.socket.clone(), uid: server.uid }),
+            _ => None,
         }
-        let named = super::super::client::server_named(None).map_err(|e| Failure::client(EXIT_USAGE, e))?;
-        let config = agentwarden::Config::load(None).ok();
-        let uid = config.as_ref().and_then(|c| c.server_uid);
-        Ok(named.or_else(|| config.and_then(|c| c.server)).map(|socket| Served { socket, uid }))
     }
 
     fn ask(&self, request: &Request) -> Result<Answer, Failure> {

@@ -148,7 +148,9 @@ fn verifier(text: Option<&str>, what: &str) -> Result<LogVerifier, Failure> {
 }
 
 /// `warden audit checkpoint`: the log's head signed as a C2SP checkpoint; through `served`, the
-/// server's durable head, signed here (V-65).
+/// server's durable head, signed here (V-65). A-44: only once the head extends, by a verified
+/// consistency proof, the last checkpoint the key signed (kept beside it, `agentwarden::tlog::keep`),
+/// which the new one then replaces before it is printed.
 pub(super) async fn checkpoint(
     key: Option<PathBuf>,
     json: bool,
@@ -161,16 +163,42 @@ pub(super) async fn checkpoint(
         None => default_key()?,
     };
     let signer = LogSigner::read(&path)?;
-    let (size, root, head_hash) = match served {
-        Some(served) => served.head()?,
+    let kept = agentwarden::tlog::read_kept(&path, &signer)?;
+    let (tree, head_hash) = match served {
+        Some(served) => {
+            let (size, root, head_hash) = served.head()?;
+            let tree = TreeHead { origin: signer.name().to_owned(), size, root };
+            if let Some(kept) = &kept {
+                let proof = match kept.size <= tree.size {
+                    true => served.consistency(kept.size, &tree)?,
+                    false => Vec::new(),
+                };
+                agentwarden::tlog::check_extends(kept, &tree, &proof)?;
+            }
+            (tree, head_hash)
+        }
         None => {
             let warden = open(None)?;
             let head = warden.head().await?;
-            (head.seq, warden.tree_root(head.seq).await?, head.hash.to_string())
+            let tree = TreeHead {
+                origin: signer.name().to_owned(),
+                size: head.seq,
+                root: warden.tree_root(head.seq).await?,
+            };
+            if let Some(kept) = &kept {
+                let proof = match kept.size <= tree.size {
+                    true => warden.consistency_proof(kept.size, tree.size).await?,
+                    false => Vec::new(),
+                };
+                agentwarden::tlog::check_extends(kept, &tree, &proof)?;
+            }
+            (tree, head.hash.to_string())
         }
     };
-    let tree = TreeHead { origin: signer.name().to_owned(), size, root };
+    let size = tree.size;
     let note = signer.sign_checkpoint(&tree)?.to_text();
+    // Kept before it is printed: a note out is always the key's last.
+    agentwarden::tlog::keep(&path, &note)?;
     if json {
         let object = json!({
             "origin": tree.origin, "size": tree.size, "root": root64(&tree),
@@ -185,11 +213,8 @@ pub(super) async fn checkpoint(
 
 /// `warden audit checkpoint --server-note`: the note the server signed last.
 pub(super) fn server_note(served: Option<&Served>, out: &mut dyn Write) -> Result<u8, Failure> {
-    let served = served.ok_or_else(|| {
-        Failure::usage(
-            "--server-note asks a server: set `AGENTWARDEN_SERVER` or `[server] socket`, without --store",
-        )
-    })?;
+    let served = served
+        .ok_or_else(|| Failure::usage("--server-note asks a server: give --server PATH, without --store"))?;
     write!(out, "{}", served.note()?)?;
     Ok(EXIT_OK)
 }

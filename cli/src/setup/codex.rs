@@ -32,6 +32,7 @@ pub(super) struct Options {
     pub(super) timeout: u64,
     pub(super) managed: Option<PathBuf>,
     pub(super) server: Option<PathBuf>,
+    pub(super) server_uid: Option<u32>,
     pub(super) codex_home: Option<PathBuf>,
 }
 
@@ -42,12 +43,13 @@ fn codex_home(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
 }
 
 pub(super) fn init(options: Options, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
-    let Options { project, warden, timeout, managed, server, codex_home: home } = options;
+    let Options { project, warden, timeout, managed, server, server_uid, codex_home: home } = options;
     let ByPath { project, config_path, new_config, added, own, deadline, command } =
         ByPath::prepare(ByPathArgs {
             project,
             warden,
             server,
+            server_uid,
             lock_ms,
             deadline: deadline_for(timeout, lock_ms),
             guide: "docs/codex.md",

@@ -30,15 +30,17 @@ pub(super) struct Options {
     pub(super) system: Option<PathBuf>,
     pub(super) user: bool,
     pub(super) server: Option<PathBuf>,
+    pub(super) server_uid: Option<u32>,
 }
 
 pub(super) fn init(options: Options, lock_ms: u64, out: &mut dyn Write) -> Result<u8, Failure> {
-    let Options { project, warden, timeout, system, user, server } = options;
+    let Options { project, warden, timeout, system, user, server, server_uid } = options;
     let ByPath { project, config_path, new_config, added, own, deadline, command } =
         ByPath::prepare(ByPathArgs {
             project,
             warden,
             server,
+            server_uid,
             lock_ms,
             deadline: deadline_for(timeout, lock_ms),
             guide: "docs/gemini.md",

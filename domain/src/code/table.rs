@@ -495,9 +495,8 @@ super::codes! {
         Server(
             "the thin client",
             "a server is configured but cannot be reached, closed the connection, or did not answer within \
-             the hook's deadline (a served command's `--server-timeout-ms`); `AGENTWARDEN_SERVER` set but \
-             empty (V-6, V-14); a server not running as the uid `--server-uid` or `[server] uid` names (V-12, \
-             V-49)",
+             the hook's deadline (a served command's `--server-timeout-ms`) (V-6, V-14); a server not \
+             running as the uid `--server-uid` names (V-12, V-49, V-67)",
         ),
     }
     ServerAnswerInvalid = "server_answer_invalid" {
@@ -506,6 +505,15 @@ super::codes! {
             "the server answered something that is not a hook answer of this protocol: not JSON, another \
              version or kind, an unknown decision or a key more, a reason beside `proceed`, a `deny`, \
              `block` or `failed` without a reason or with a blank one (V-6, V-52)",
+        ),
+    }
+    TrustRootRefused = "trust_root_refused" {
+        Server(
+            "every command that asks a server, opens a store or signs",
+            "`AGENTWARDEN_SERVER` or `AGENTWARDEN_STORE` is set, or the configuration names a server \
+             (`[server] socket`, `uid`) or a store (`[store] url`) the command line does not (`--server`, \
+             `--server-uid`, `--store`), or `warden serve` found them in a configuration it was not given \
+             with `--config`: nothing the agent can write chooses the decider or the log; exit 2 (V-67)",
         ),
     }
     ServerConfigMismatch = "server_config_mismatch" {

@@ -58,6 +58,13 @@ pub(crate) struct ReportArgs {
     config: Option<PathBuf>,
 }
 
+impl ReportArgs {
+    /// `--config`.
+    pub(crate) fn config(&self) -> Option<&std::path::Path> {
+        self.config.as_deref()
+    }
+}
+
 /// `warden audit report`: every argument, the configuration among them, is read before the
 /// store is opened; the store is never created.
 pub(crate) async fn run(
