@@ -2841,7 +2841,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__hook)
-            opts="-h --config --deadline-ms --harness --store --server --server-uid --fsync --lock-timeout-ms --help"
+            opts="-h --config --deadline-ms --harness --halt-on-failure --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
