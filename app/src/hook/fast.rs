@@ -125,19 +125,22 @@ pub fn before_store_parsed(
 
 /// The reason a write of `path` is refused, or `None`: the domain's rule
 /// ([`agentwarden_domain::sessions::protected_write`]) over the configured protected paths,
-/// with the workspace root made absolute here and paths resolved by the local file system (H-26).
+/// with the workspace root made absolute here and every path placed where it lands by the local
+/// file system (H-26, R-32).
 fn protected_write(config: &Config, cwd: Option<&str>, own_root: Option<&str>, path: &str) -> Option<String> {
     let root = absolute(&config.root);
     let protected = ProtectedPaths { root: root.as_deref(), paths: &config.guardrails.protected };
     agentwarden_domain::sessions::protected_write(protected, &LocalPaths, cwd, own_root, path)
+        .map(|refused| refused.reason.into_owned())
 }
 
-/// Paths as the local file system resolves them, symbolic links followed.
+/// Paths placed as the local file system resolves them, each symbolic link followed before a
+/// `..` after it (T-17).
 pub(super) struct LocalPaths;
 
 impl ResolvePath for LocalPaths {
-    fn resolve_existing(&self, path: &str) -> Option<String> {
-        resolve_existing(path)
+    fn place(&self, path: &str) -> Result<String, String> {
+        agentwarden_adapters::paths::place(path)
     }
 }
 
@@ -145,26 +148,6 @@ pub(super) fn absolute(path: &std::path::Path) -> Option<String> {
     let joined =
         if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir().ok()?.join(path) };
     normalize(&joined.to_string_lossy(), None)
-}
-
-/// `path` (absolute, normalised) with its longest existing ancestor canonicalised.
-fn resolve_existing(path: &str) -> Option<String> {
-    let mut existing = std::path::PathBuf::from(path);
-    let mut rest: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        if let Ok(real) = agentwarden_adapters::paths::canonical(&existing) {
-            let mut full = real;
-            for part in rest.iter().rev() {
-                full.push(part);
-            }
-            return normalize(&full.to_string_lossy(), None);
-        }
-        let name = existing.file_name()?.to_os_string();
-        rest.push(name);
-        if !existing.pop() {
-            return None;
-        }
-    }
 }
 
 #[cfg(test)]

@@ -70,7 +70,7 @@ impl Warden {
         let root = own_root.or_else(|| absolute(&self.config.root)).unwrap_or_default();
         let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
         let tool = match &call.rules_as {
-            RulesAs::Call { tool, argument } => ToolUse::resolve(tool, argument, &cwd, &root),
+            RulesAs::Call { tool, argument } => ToolUse::resolve(tool, argument, &cwd, &root, &LocalPaths),
             // Judged unknown by the domain whatever the name says (C-6).
             RulesAs::Unknown => ToolUse::named(call.tool_name.clone()),
         };

@@ -5,6 +5,7 @@ use serde::Deserialize;
 
 use super::model::AgentIdentifier;
 use super::pipeline::ToolCall;
+use super::real_path::NoLinks;
 use super::tool_use::{RulesAs, ToolUse};
 use crate::verdict::{Code, Failed, strict_request};
 
@@ -101,7 +102,8 @@ fn parse_tool_call(
     let tool = match input.map(|input| read(&tool, &serde_json::Value::Object(input))) {
         None => ToolUse::named(tool),
         Some(RulesAs::Call { tool, argument }) => {
-            ToolUse::resolve(&tool, &argument, cwd.as_deref().unwrap_or(root), root)
+            // A question, not a write: its paths are read as text, against no file system.
+            ToolUse::resolve(&tool, &argument, cwd.as_deref().unwrap_or(root), root, &NoLinks)
         }
         // A tool the integration does not know is granted by no rule (C-6).
         Some(RulesAs::Unknown) => {

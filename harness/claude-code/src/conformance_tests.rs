@@ -33,6 +33,10 @@ impl Scenarios for ClaudeCode {
     fn tool(&self, tool: &Tool<'_>) -> String {
         let (name, input) = match tool.spec {
             ToolSpec::Write { path } => ("Write", json!({"file_path": path, "content": "x"})),
+            ToolSpec::Edit { path } => (
+                "Edit",
+                json!({"file_path": path, "old_string": "a", "new_string": "b", "replace_all": false}),
+            ),
             ToolSpec::Read { path } => ("Read", json!({"file_path": path})),
         };
         let mut event = json!({

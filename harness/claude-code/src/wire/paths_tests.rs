@@ -430,7 +430,7 @@ fn warden_authorize_reads_the_input_as_the_hook_does() {
 fn a_mapped_call_of_several_files_is_granted_only_when_each_is() {
     let files = |paths: &[&str]| {
         let paths: Vec<String> = paths.iter().map(|p| (*p).to_owned()).collect();
-        ToolUse::files("Edit", &paths, "/p", "/p")
+        ToolUse::files("Edit", &paths, "/p", "/p", &agentwarden_domain::lineage::NoLinks)
     };
     let rows: Vec<(&[&str], ToolUse, bool, &str)> = vec![
         (&["Edit(src/**)"], files(&["src/a.rs", "/p/src/b/c.rs"]), true, "both under src"),
