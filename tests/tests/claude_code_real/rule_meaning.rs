@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use agentwarden_domain::lineage::{RulesAs, ToolRule, ToolRuleSet, ToolUse};
+use agentwarden_domain::lineage::{ResolvePath, RulesAs, ToolRule, ToolRuleSet, ToolUse};
 
 use super::*;
 
@@ -236,13 +236,22 @@ fn decisions(run: &Run) -> std::collections::HashMap<String, String> {
     found
 }
 
+/// Paths placed by the local file system, as the hook places them (T-17).
+struct LocalPaths;
+
+impl ResolvePath for LocalPaths {
+    fn place(&self, path: &str) -> Result<String, String> {
+        agentwarden_adapters::paths::place(path)
+    }
+}
+
 /// Warden's decision: the rule as a manifest holds it (a rule it refuses to load grants
 /// nothing), the call as the hook builds it.
 fn warden_grants(rule: &str, tool: &str, input: &Value, cwd: &Path, root: &Path) -> Result<bool, String> {
     let rule = ToolRule::parse(rule).map_err(|e| format!("refused at load: {e}"))?;
     let use_ = match agentwarden_claude_code::wire::rules_as(tool, input) {
         RulesAs::Call { tool, argument } => {
-            ToolUse::resolve(&tool, &argument, &cwd.to_string_lossy(), &root.to_string_lossy())
+            ToolUse::resolve(&tool, &argument, &cwd.to_string_lossy(), &root.to_string_lossy(), &LocalPaths)
         }
         RulesAs::Unknown => return Ok(false),
     };
