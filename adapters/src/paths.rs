@@ -91,6 +91,15 @@ pub fn place(path: &str) -> Result<String, String> {
         }
         match std::fs::symlink_metadata(&next) {
             Ok(meta) if meta.file_type().is_symlink() => {
+                // `/proc/self/cwd`, `/dev/fd/N`: what such a link names depends on who reads
+                // it, and Warden is not the writer.
+                if names_by_reader(&real) {
+                    return Err(format!(
+                        "`{}` is a link of the process file system, which names what its reader sees, \
+                         not what the writer will",
+                        next.display()
+                    ));
+                }
                 links += 1;
                 if links > MAX_LINKS {
                     return Err(format!(
@@ -119,6 +128,24 @@ pub fn place(path: &str) -> Result<String, String> {
         return Err(format!("`{path}` ends in a symbolic link to nothing"));
     }
     real.into_os_string().into_string().map_err(|_| format!("`{path}` lands on a name that is not UTF-8"))
+}
+
+/// Whether the links in `dir` are the process file system's (`/proc`, wherever it is mounted),
+/// whose targets depend on the process that reads them; a directory that cannot be asked is
+/// taken to be one.
+fn names_by_reader(dir: &Path) -> bool {
+    rustix::fs::statfs(dir).map_or(true, |fs| fs.f_type == rustix::fs::PROC_SUPER_MAGIC)
+}
+
+/// Paths placed where they land on the local file system ([`place`]): the domain's question
+/// (T-17) answered.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LocalPaths;
+
+impl agentwarden_domain::lineage::ResolvePath for LocalPaths {
+    fn place(&self, path: &str) -> Result<String, String> {
+        place(path)
+    }
 }
 
 /// `path`'s names and `..`s, last first (a stack), `.` and the root left out.
@@ -201,6 +228,9 @@ mod tests {
                 Some(want) => assert_eq!(seen, Ok(want), "{why}: {path}"),
                 None => assert!(seen.is_err(), "{why}: {path}: {seen:?}"),
             }
+        }
+        for magic in ["/proc/self/cwd/okrs/q4.md", "/dev/fd/0", "/proc/thread-self/root/etc"] {
+            assert!(place(magic).is_err(), "{magic}: a link that names what its reader sees");
         }
         assert!(place("relative/x").is_err(), "not absolute");
         assert!(place("/a\0b").is_err(), "a NUL");

@@ -94,6 +94,11 @@ pub enum ToolSpec<'a> {
         /// The file.
         path: &'a str,
     },
+    /// Lists every file under the directory `root` (absolute): a search.
+    Search {
+        /// The directory searched.
+        root: &'a str,
+    },
 }
 
 /// A call of a tool that spawns nothing.
@@ -134,7 +139,7 @@ pub trait Scenarios: Harness {
     }
     /// What the hook printed, read back as the answer it says; `Err` when it says none.
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String>;
-    /// Whether [`ToolSpec::Read`] is a tool that names its file (the rules read it as `Read` of
+    /// Whether [`ToolSpec::Read`] and [`ToolSpec::Search`] are tools that name their paths (the rules read it as `Read` of
     /// it); `false` when the harness reads files through its shell alone.
     fn reads_by_path(&self) -> bool {
         true
@@ -528,8 +533,10 @@ pub async fn paths_are_judged_where_the_writer_writes(harness: &dyn Scenarios) {
             wrong.extend(unexpected(&answer, expect, &format!("the planner, {spec:?}: {why}")));
         }
     }
-    let reads: [(&str, Expect, &str); 5] = [
+    let reads: [(&str, Expect, &str); 7] = [
         ("src/a.txt", Expect::Proceed, "inside the scope"),
+        ("src/inner", Expect::Proceed, "a link that stays inside the scope"),
+        ("src/out", Expect::Deny(not_granted), "a link outside the project, itself"),
         ("src/up/agentwarden.toml", Expect::Deny(not_granted), "a link to `..`"),
         ("src/l/../agentwarden.toml", Expect::Deny(not_granted), "a link to a sibling, then `..`"),
         ("src/out/x.txt", Expect::Deny(not_granted), "a link outside the project"),
@@ -537,8 +544,10 @@ pub async fn paths_are_judged_where_the_writer_writes(harness: &dyn Scenarios) {
     ];
     for (relative, expect, why) in reads.into_iter().filter(|_| harness.reads_by_path()) {
         let path = kernel.project.root.join(relative).display().to_string();
-        let answer = kernel.tool_call(harness, Some(planner), ToolSpec::Read { path: &path }).await;
-        wrong.extend(unexpected(&answer, expect, &format!("the planner reads: {why}: {relative}")));
+        for spec in [ToolSpec::Read { path: &path }, ToolSpec::Search { root: &path }] {
+            let answer = kernel.tool_call(harness, Some(planner), spec).await;
+            wrong.extend(unexpected(&answer, expect, &format!("the planner, {spec:?}: {why}")));
+        }
     }
     assert!(
         wrong.is_empty(),

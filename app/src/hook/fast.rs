@@ -24,9 +24,11 @@
 //! (the resident service) to close it.
 
 use agentwarden_domain::sessions::{
-    Attribution, HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath, ToolKind,
+    Attribution, HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ToolKind,
     config_change_answer, config_change_blocked, human_verb_reason, normalize, quarantine_reason,
 };
+
+use agentwarden_adapters::paths::LocalPaths;
 
 use super::storage::HookStorage;
 use crate::Config;
@@ -132,16 +134,6 @@ fn protected_write(config: &Config, cwd: Option<&str>, own_root: Option<&str>, p
     let protected = ProtectedPaths { root: root.as_deref(), paths: &config.guardrails.protected };
     agentwarden_domain::sessions::protected_write(protected, &LocalPaths, cwd, own_root, path)
         .map(|refused| refused.reason.into_owned())
-}
-
-/// Paths placed as the local file system resolves them, each symbolic link followed before a
-/// `..` after it (T-17).
-pub(super) struct LocalPaths;
-
-impl ResolvePath for LocalPaths {
-    fn place(&self, path: &str) -> Result<String, String> {
-        agentwarden_adapters::paths::place(path)
-    }
 }
 
 pub(super) fn absolute(path: &std::path::Path) -> Option<String> {

@@ -17,7 +17,9 @@ use agentwarden_domain::sessions::{
 
 use crate::ToolRules;
 
-use super::fast::{LocalPaths, absolute};
+use agentwarden_adapters::paths::LocalPaths;
+
+use super::fast::absolute;
 use super::session_correlation;
 use super::storage::Marker;
 use crate::warden::Warden;

@@ -38,6 +38,7 @@ impl Scenarios for ClaudeCode {
                 json!({"file_path": path, "old_string": "a", "new_string": "b", "replace_all": false}),
             ),
             ToolSpec::Read { path } => ("Read", json!({"file_path": path})),
+            ToolSpec::Search { root } => ("Glob", json!({"path": root, "pattern": "*"})),
         };
         let mut event = json!({
             "session_id": tool.session, "cwd": tool.cwd, "hook_event_name": "PreToolUse",

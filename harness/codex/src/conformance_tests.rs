@@ -57,6 +57,7 @@ impl Scenarios for Codex {
                 json!({"command": format!("*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n")}),
             ),
             ToolSpec::Read { path } => ("Bash", json!({"command": format!("cat {path}")})),
+            ToolSpec::Search { root } => ("Bash", json!({"command": format!("ls {root}")})),
         };
         let mut event = with(
             event(tool.session, tool.cwd, "PreToolUse"),

@@ -45,6 +45,7 @@ impl Scenarios for Gemini {
                 ("replace", json!({"file_path": path, "old_string": "a", "new_string": "b"}))
             }
             ToolSpec::Read { path } => ("read_file", json!({"file_path": path})),
+            ToolSpec::Search { root } => ("glob", json!({"dir_path": root, "pattern": "*"})),
         };
         event(tool.session, tool.cwd, "BeforeTool", json!({"tool_name": name, "tool_input": input}))
     }

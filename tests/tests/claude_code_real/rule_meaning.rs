@@ -15,7 +15,8 @@
 
 use std::path::Path;
 
-use agentwarden_domain::lineage::{ResolvePath, RulesAs, ToolRule, ToolRuleSet, ToolUse};
+use agentwarden_adapters::paths::LocalPaths;
+use agentwarden_domain::lineage::{RulesAs, ToolRule, ToolRuleSet, ToolUse};
 
 use super::*;
 
@@ -234,15 +235,6 @@ fn decisions(run: &Run) -> std::collections::HashMap<String, String> {
         }
     }
     found
-}
-
-/// Paths placed by the local file system, as the hook places them (T-17).
-struct LocalPaths;
-
-impl ResolvePath for LocalPaths {
-    fn place(&self, path: &str) -> Result<String, String> {
-        agentwarden_adapters::paths::place(path)
-    }
 }
 
 /// Warden's decision: the rule as a manifest holds it (a rule it refuses to load grants
