@@ -155,15 +155,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let worktree = root.join("wt");
-        for d in ["okrs", "src", "wt/okrs"] {
+        for d in ["okrs", "src", "wt/okrs", "agents"] {
             std::fs::create_dir_all(root.join(d)).unwrap();
         }
         std::os::unix::fs::symlink(root.join("okrs"), root.join("src/link")).unwrap();
         std::os::unix::fs::symlink(root.join("src"), root.join("src-alias")).unwrap();
+        std::os::unix::fs::symlink("../agents", root.join("src/sibling")).unwrap();
+        std::os::unix::fs::symlink("loop", root.join("src/loop")).unwrap();
+        std::os::unix::fs::symlink("nowhere", root.join("src/dangling")).unwrap();
         let config = config(&root);
         let r = root.display().to_string();
         let w = worktree.display().to_string();
-        let rows: [(&str, &str, bool, &str); 11] = [
+        let rows: [(&str, &str, bool, &str); 14] = [
+            (
+                "src/sibling/../okrs/a.md",
+                &r,
+                true,
+                "a link to a sibling, then `..`: where the kernel lands (T-17)",
+            ),
+            ("src/loop/a.md", &r, true, "a loop: cannot be placed"),
+            ("src/dangling", &r, true, "a final link to nothing: cannot be placed"),
             ("okrs/a.md", &r, true, "relative"),
             (&format!("{r}/okrs/new/b.md"), &r, true, "absolute, in a directory that does not exist yet"),
             ("src/../okrs/a.md", &r, true, "`..`"),

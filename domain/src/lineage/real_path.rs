@@ -3,9 +3,8 @@
 //!
 //! A writer hands its path to the kernel, which resolves it component by component and follows
 //! a symbolic link before it applies a `..` that comes after it: with `src/l -> agents`,
-//! `src/l/../x` is `agents/../x`, that is `x`, never `src/x`. A writer written in Node (Claude
-//! Code, Gemini CLI) first removes `..` as text (`path.resolve`), then hands the rest to the
-//! kernel. Warden cannot tell which one writes, so a path is placed both ways, each reading
+//! `src/l/../x` is `agents/../x`, that is `x`, never `src/x`. A writer written in Node
+//! first removes `..` as text (`path.resolve`), then hands the rest to the kernel. Warden cannot tell which one writes, so a path is placed both ways, each reading
 //! resolved by the file system ([`ResolvePath`], which the application implements: the domain
 //! reads no file), and judged at every place it may land: a rule scope grants it only when it
 //! grants each, a protected path catches it when it holds any. A path that cannot be placed (a
