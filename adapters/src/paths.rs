@@ -195,8 +195,7 @@ mod tests {
         }
         let r = p.display().to_string();
         let o = out.display().to_string();
-        /// Path under the root, where it lands (under the root, `//` from `/`), or `None`: it
-        /// cannot be placed; why.
+        // Path under the root, where it lands, or `None`: it cannot be placed; why.
         let rows: [(&str, Option<String>, &str); 15] = [
             ("src/sub/a", Some(format!("{r}/src/sub/a")), "plain"),
             (
