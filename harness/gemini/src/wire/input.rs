@@ -121,7 +121,7 @@ const WILDCARDS: [char; 9] = ['*', '?', '[', ']', '(', ')', '!', '+', '@'];
 /// `file_path`, `list_directory` its `dir_path`; `glob` and `grep_search` the directory they
 /// search (`dir_path`, else the working directory) and, under it, the directories their pattern
 /// names before its first wildcard (so each is placed where it lands, T-17), when the pattern
-/// stays inside it and spells no braces or escapes; `read_many_files` (globs) never.
+/// stays inside it and spells no braces or escapes (M-26); `read_many_files` (globs) never.
 fn read_paths(tool: &str, input: &Value) -> Option<CallArgument> {
     let text = |field: &str| input.get(field).and_then(Value::as_str).filter(|s| !s.trim().is_empty());
     let one = |field: &str| {
