@@ -18,7 +18,8 @@
 //! Each situation panics, naming what broke, when the integration (or the kernel through it)
 //! answers otherwise: a spawn allowed; a spawn denied by the kill switch, by a missing approval,
 //! by the lineage; a subagent's tool call its rules forbid; an agent no allowed spawn accounts
-//! for; a write into a protected path; a stop after a protected change (blocked, the change
+//! for; a write into a protected path; paths judged where they land through every kind of
+//! symbolic link (T-17, R-32); a stop after a protected change (blocked, the change
 //! reverted), a subagent's and the main session's (blocked once, then let through; H-45, H-46);
 //! a main session with no snapshot quarantined at its stop; garbage, empty and oversized input;
 //! a store that cannot be used. Every answer is rendered by the integration and must read back
