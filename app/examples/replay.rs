@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agentwarden::events::projections::{Denials, SpawnTrees, Timeline};
-use agentwarden::lineage_rules::{LineageRequest, RulesAs, ToolCallRequest};
+use agentwarden::lineage_rules::{LineageRequest, NoLinks, RulesAs, ToolCallRequest};
 use agentwarden::{Config, MemoryEventStore, Warden};
 
 #[tokio::main(flavor = "current_thread")]
@@ -31,7 +31,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         // hook reads it: pass its integration's reading (`agentwarden_claude_code::wire::rules_as`);
         // read by name, only a rule without a specifier grants it (T-16).
         let by_name = |tool: &str, _: &serde_json::Value| RulesAs::named(tool);
-        let asked = ToolCallRequest::from_json(&text, &warden.request_root(), by_name);
+        let asked = ToolCallRequest::from_json(&text, &warden.request_root(), by_name, &NoLinks);
         let outcome = warden.authorize_tool_call(asked).await;
         println!("authorize {request}: {:?}", outcome.authorization.decision);
     }

@@ -63,7 +63,7 @@ fn rules_setup() -> (Manifests, ToolCall) {
     let call = ToolCall {
         agent: lineage.last().cloned().unwrap_or_else(|| unreachable_name("empty lineage")),
         lineage,
-        tool: ToolUse::resolve(SHELL, &line, "/p", "/p"),
+        tool: ToolUse::resolve(SHELL, &line, "/p", "/p", &agentwarden_domain::lineage::NoLinks),
     };
     (manifests, call)
 }

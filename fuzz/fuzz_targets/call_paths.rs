@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((tool, input)) = text.split_once('\0') else { return };
     let Ok(input) = serde_json::from_str::<serde_json::Value>(input) else { return };
     let RulesAs::Call { tool: read, argument } = rules_as(tool, &input) else { return };
-    let call = ToolUse::resolve(&read, &argument, "/p/src", "/p");
+    let call = ToolUse::resolve(&read, &argument, "/p/src", "/p", &agentwarden_domain::lineage::NoLinks);
     let rules: Vec<ToolRule> =
         ["Read(src/**)", "Edit(src/**)"].iter().filter_map(|r| ToolRule::parse(r).ok()).collect();
     let set = ToolRuleSet::new(rules);

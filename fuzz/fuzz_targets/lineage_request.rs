@@ -50,7 +50,12 @@ fuzz_target!(|data: &[u8]| {
             assert!(reference_walk(&request.lineage, &m), "walk allowed: {text}");
         }
     }
-    if let Ok(request) = ToolCallRequest::from_json(text, "/project", agentwarden_claude_code::wire::rules_as) {
+    if let Ok(request) = ToolCallRequest::from_json(
+        text,
+        "/project",
+        agentwarden_claude_code::wire::rules_as,
+        &agentwarden_domain::lineage::NoLinks,
+    ) {
         let authorization = authorize(&request.call, &m);
         if authorization.decision == Decision::Allow {
             let call = &request.call;

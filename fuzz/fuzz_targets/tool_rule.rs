@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(rule) = ToolRule::parse(rule) else { return };
     let input: serde_json::Value = serde_json::from_str(input).unwrap_or(serde_json::Value::Null);
     let RulesAs::Call { tool: read, argument } = rules_as(tool, &input) else { return };
-    let call = ToolUse::resolve(&read, &argument, "/p/sub", "/p");
+    let call = ToolUse::resolve(&read, &argument, "/p/sub", "/p", &agentwarden_domain::lineage::NoLinks);
     let granted = rule.grants(&call);
     let shown = call.to_string();
     assert!(!shown.is_empty() || tool.is_empty());

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use agentwarden::harness::Harness;
 use agentwarden::{Config, Deferring, Warden, WardenError};
+use agentwarden_adapters::paths::LocalPaths;
 use agentwarden_domain::audit::{Actor, Correlation, CorrelationId};
 use agentwarden_domain::code::Code;
 use agentwarden_domain::governance::Request;
@@ -140,11 +141,14 @@ pub async fn decide(
             Outcome::LineageCheck { decision: outcome.decision, result: outcome.result, audit: outcome.audit }
         }
         Inner::Asked(Question::Authorize { request }) => {
+            // Its paths are placed as the hook places them (T-17).
             let root = warden.request_root();
             let request = warden.read_request(request.as_path()).await;
             let read = |tool: &str, input: &serde_json::Value| harness.rules_as(tool, input);
             let outcome = warden
-                .authorize_tool_call(request.and_then(|t| ToolCallRequest::from_json(&t, &root, read)))
+                .authorize_tool_call(
+                    request.and_then(|t| ToolCallRequest::from_json(&t, &root, read, &LocalPaths)),
+                )
                 .await;
             Outcome::Authorize { authorization: outcome.authorization, audit: outcome.audit }
         }

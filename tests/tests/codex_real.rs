@@ -207,6 +207,45 @@ fn a_write_into_a_protected_path_through_the_shell_or_the_patch_tool_is_denied()
     assert!(project.read("src/lib.rs").is_some_and(|s| s.contains("43")), "the granted patch was applied");
 }
 
+/// A path is judged where the patch lands (issue 47 item 5, T-17, R-32): with `src/l -> ../agents`
+/// and `src/up -> ..` made in the project (as the agent's shell would), the main session's
+/// `*** Update File: src/l/../okrs/q4.md` is denied (Codex's `apply_patch` hands the path to the
+/// kernel as written: it lands in `okrs/`), and the planner, held to `Edit(src/**)`, may not add
+/// `src/up/escape5.txt`, which lands outside `src/`; its patch of `src/lib.rs` still runs.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn a_patch_through_a_link_is_judged_where_it_lands() {
+    let project = CodexProject::setup(&tools());
+    for (link, target) in [("src/l", "../agents"), ("src/up", "..")] {
+        std::os::unix::fs::symlink(target, project.root.join(link)).expect("make the link");
+    }
+    let q4_patch = "*** Begin Patch\n*** Update File: src/l/../okrs/q4.md\n@@\n-Ship the Codex integration.\n+Nothing.\n*** End Patch\n";
+    let escape = "*** Begin Patch\n*** Add File: src/up/escape5.txt\n+out\n*** End Patch\n";
+    let src_patch = "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-    42\n+    43\n*** End Patch\n";
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    Item::patch("call_main_patch", q4_patch),
+                    Item::spawn("call_spawn", "planner", "PLANTASK plan it"),
+                    Item::wait("call_wait"),
+                ],
+            )
+            .agent(
+                "PLANTASK",
+                vec![Item::patch("call_escape", escape), Item::patch("call_src_patch", src_patch)],
+            ),
+    );
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    shown(&api, "call_main_patch", &["protected_path_write", "okrs"]);
+    shown(&api, "call_escape", &["tool_not_allowed"]);
+    assert_eq!(project.read("okrs/q4.md").as_deref(), Some(ORIGINAL_Q4), "okrs/ untouched");
+    assert!(project.read("escape5.txt").is_none(), "nothing written outside src/");
+    assert!(project.read("src/lib.rs").is_some_and(|s| s.contains("43")), "the granted patch was applied");
+}
+
 /// The planner changes `okrs/q4.md` with a command its rules grant (`cp`): its stop is blocked,
 /// the file put back, and Codex goes on with the reason; the next stop passes.
 #[test]

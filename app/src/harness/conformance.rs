@@ -18,7 +18,8 @@
 //! Each situation panics, naming what broke, when the integration (or the kernel through it)
 //! answers otherwise: a spawn allowed; a spawn denied by the kill switch, by a missing approval,
 //! by the lineage; a subagent's tool call its rules forbid; an agent no allowed spawn accounts
-//! for; a write into a protected path; a stop after a protected change (blocked, the change
+//! for; a write into a protected path; paths judged where they land through every kind of
+//! symbolic link (T-17, R-32); a stop after a protected change (blocked, the change
 //! reverted), a subagent's and the main session's (blocked once, then let through; H-45, H-46);
 //! a main session with no snapshot quarantined at its stop; garbage, empty and oversized input;
 //! a store that cannot be used. Every answer is rendered by the integration and must read back
@@ -84,10 +85,20 @@ pub enum ToolSpec<'a> {
         /// The file.
         path: &'a str,
     },
+    /// Changes the existing file `path` (absolute): an edit in place, or a patch's update.
+    Edit {
+        /// The file.
+        path: &'a str,
+    },
     /// Reads the file `path` (absolute).
     Read {
         /// The file.
         path: &'a str,
+    },
+    /// Lists every file under the directory `root` (absolute): a search.
+    Search {
+        /// The directory searched.
+        root: &'a str,
     },
 }
 
@@ -134,6 +145,11 @@ pub trait Scenarios: Harness {
     fn subagents_spawn(&self) -> bool {
         true
     }
+    /// Whether [`ToolSpec::Read`] and [`ToolSpec::Search`] are tools that name their paths (the rules read it as `Read` of
+    /// it); `false` when the harness reads files through its shell alone.
+    fn reads_by_path(&self) -> bool {
+        true
+    }
 }
 
 /// Every situation, in turn.
@@ -145,6 +161,7 @@ pub async fn run_all(harness: &dyn Scenarios) {
     a_subagents_forbidden_tool_call_is_denied(harness).await;
     an_untracked_agent_may_call_nothing(harness).await;
     a_write_into_a_protected_path_is_denied(harness).await;
+    paths_are_judged_where_the_writer_writes(harness).await;
     a_stop_after_a_protected_change_is_blocked_and_reverted(harness).await;
     a_sessions_stop_without_a_snapshot_quarantines_it(harness).await;
     a_late_subagent_and_the_sessions_end_hold_the_sessions_start(harness).await;
@@ -169,6 +186,12 @@ fn write(path: &Path, text: &str) {
 }
 
 fn project() -> Project {
+    project_with("[]")
+}
+
+/// [`project`], its planner (and so the main session, its ancestor) granted `planner_tools` (a
+/// TOML array of tool rules).
+fn project_with(planner_tools: &str) -> Project {
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     write(
@@ -191,10 +214,12 @@ fn project() -> Project {
     }
     write(
         &root.join("manifests.toml"),
-        "[agents.main]\ncan_spawn = [\"planner\"]\nmax_spawn_depth = 3\ntools = []\n\n\
-         [agents.planner]\ncan_spawn = [\"coder\"]\nmax_spawn_depth = 2\ntools = []\n\n\
+        &format!(
+            "[agents.main]\ncan_spawn = [\"planner\"]\nmax_spawn_depth = 3\ntools = {planner_tools}\n\n\
+         [agents.planner]\ncan_spawn = [\"coder\"]\nmax_spawn_depth = 2\ntools = {planner_tools}\n\n\
          [agents.coder]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = []\n\n\
-         [agents.researcher]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = []\n",
+         [agents.researcher]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = []\n"
+        ),
     );
     write(&root.join(PROTECTED.0), PROTECTED.1);
     let config = Config::load(Some(&root.join("agentwarden.toml"))).unwrap();
@@ -210,7 +235,10 @@ struct Kernel {
 
 impl Kernel {
     async fn new(enabled: bool, sealed: bool, approved: bool) -> Kernel {
-        let project = project();
+        Kernel::over(project(), enabled, sealed, approved).await
+    }
+
+    async fn over(project: Project, enabled: bool, sealed: bool, approved: bool) -> Kernel {
         let environment =
             if enabled { FixedEnvironment::with(ENABLE, "true") } else { FixedEnvironment::default() };
         let warden = Warden::builder()
@@ -241,6 +269,18 @@ impl Kernel {
     async fn ask(&self, harness: &dyn Scenarios, wire: &str) -> HookAnswer {
         let answer = self.warden.hook_parsed(wire, harness.decode(wire), &self.storage).await;
         read_back(harness, &answer)
+    }
+
+    /// A tool call of `caller` (`None`: the main session) in the project's root, answered.
+    async fn tool_call(
+        &self,
+        harness: &dyn Scenarios,
+        caller: Option<Agent<'_>>,
+        spec: ToolSpec<'_>,
+    ) -> HookAnswer {
+        let cwd = self.cwd();
+        let tool = Tool { session: SESSION, call_id: "call-9", caller, cwd: &cwd, spec };
+        self.ask(harness, &harness.tool(&tool)).await
     }
 
     /// A planner spawned by the main session (`call_id`) and started as `a1`.
@@ -404,6 +444,139 @@ pub async fn a_write_into_a_protected_path_is_denied(harness: &dyn Scenarios) {
     };
     let answer = kernel.ask(harness, &harness.tool(&tool)).await;
     denied_with(harness, &answer, "okrs", "a write into okrs/");
+}
+
+/// The links of [`paths_are_judged_where_the_writer_writes`], made in the project as the agent's
+/// shell would: `(link, target)`, relative to the project root.
+const LINKS: [(&str, &str); 10] = [
+    ("src/l", "../agents"),
+    ("src/up", ".."),
+    ("src/dangling", "nowhere"),
+    ("src/c1", "c2"),
+    ("src/c2", "../okrs"),
+    ("src/loop1", "loop2"),
+    ("src/loop2", "loop1"),
+    ("src/final", "../okrs/q4.md"),
+    ("src/inner", "sub"),
+    ("okrs/l", "../src/sub"),
+];
+
+/// What a row of [`paths_are_judged_where_the_writer_writes`] expects.
+#[derive(Clone, Copy, Debug)]
+enum Expect {
+    Proceed,
+    /// A deny whose reason names this.
+    Deny(&'static str),
+}
+
+/// A path is judged where the writer writes (T-17, R-32): each path the harness's call names is
+/// resolved component by component, a link followed before a `..` after it is applied (the
+/// kernel's reading), and also with `..` removed as text first (a writer that normalises, as
+/// Node's `path.resolve` does); a write lands in a protected path when either reading does, and
+/// a rule scope grants the call only when it grants both. A path that cannot be resolved (a
+/// loop, a link to nothing) is denied, `path_unresolvable`. Through the harness's own wire:
+/// a link to a sibling then `..`, a link to `..`, a link outside the project, a dangling link, a
+/// chain, a loop, a link as the final component, a link inside the scope, another case.
+pub async fn paths_are_judged_where_the_writer_writes(harness: &dyn Scenarios) {
+    let outside = tempfile::tempdir().unwrap();
+    let outside = std::fs::canonicalize(outside.path()).unwrap();
+    let layout = |root: &Path| {
+        write(&root.join("src/a.txt"), "a\n");
+        write(&root.join("src/sub/b.txt"), "b\n");
+        for (link, target) in LINKS {
+            std::os::unix::fs::symlink(target, root.join(link)).unwrap();
+        }
+        std::os::unix::fs::symlink(&outside, root.join("src/out")).unwrap();
+    };
+    // Whether `OKRS` names `okrs` on this file system: then it is the protected directory.
+    let folds = |root: &Path| root.join("OKRS").exists();
+    let protected = "protected_path_write";
+    let unresolvable = "path_unresolvable";
+    let mut wrong: Vec<String> = Vec::new();
+
+    // The main session: where a write lands against the protected paths (R-32).
+    let kernel = Kernel::new(true, true, true).await;
+    layout(&kernel.project.root);
+    let case = if folds(&kernel.project.root) { Expect::Deny(protected) } else { Expect::Proceed };
+    let rows: [(&str, Expect, &str); 10] = [
+        ("src/a.txt", Expect::Proceed, "a plain file outside"),
+        (
+            "src/l/../okrs/q4.md",
+            Expect::Deny(protected),
+            "a link to a sibling, then `..`: the kernel lands in okrs",
+        ),
+        ("src/up/okrs/q4.md", Expect::Deny(protected), "a link to `..`"),
+        ("src/c1/q4.md", Expect::Deny(protected), "a chain of links into okrs"),
+        ("src/final", Expect::Deny(protected), "a link as the final component, to a protected file"),
+        ("okrs/l/../q4.md", Expect::Deny(protected), "`..` removed as text first lands in okrs"),
+        ("src/dangling", Expect::Deny(unresolvable), "a link to nothing"),
+        ("src/loop1/x.txt", Expect::Deny(unresolvable), "a loop"),
+        ("src/inner/c.txt", Expect::Proceed, "a link that stays outside"),
+        ("OKRS/q4.md", case, "another case: protected only where the file system folds it"),
+    ];
+    for (relative, expect, why) in rows {
+        let path = kernel.project.root.join(relative).display().to_string();
+        for spec in [ToolSpec::Write { path: &path }, ToolSpec::Edit { path: &path }] {
+            let answer = kernel.tool_call(harness, None, spec).await;
+            wrong.extend(unexpected(&answer, expect, &format!("the main session, {spec:?}: {why}")));
+        }
+    }
+
+    // A planner held to `src/`: where a write or a read lands against its rule scopes (T-17).
+    let project = project_with("[\"Edit(src/**)\", \"Read(src/**)\"]");
+    layout(&project.root);
+    let kernel = Kernel::over(project, true, true, true).await;
+    let planner = kernel.planner(harness, "call-1").await;
+    let not_granted = "tool_not_allowed";
+    let rows: [(&str, Expect, &str); 9] = [
+        ("src/a.txt", Expect::Proceed, "inside the scope"),
+        ("src/inner/b.txt", Expect::Proceed, "a link that stays inside the scope"),
+        ("src/up/escape5.txt", Expect::Deny(not_granted), "a link to `..`: lands outside src/"),
+        ("src/l/../agentwarden.toml", Expect::Deny(not_granted), "a link to a sibling, then `..`"),
+        ("src/out/x.txt", Expect::Deny(not_granted), "a link outside the project"),
+        ("src/c1/x.md", Expect::Deny(protected), "a chain of links into okrs"),
+        ("src/final", Expect::Deny(protected), "a final link to a protected file"),
+        ("src/dangling", Expect::Deny(unresolvable), "a link to nothing"),
+        ("src/loop1/x.txt", Expect::Deny(unresolvable), "a loop"),
+    ];
+    for (relative, expect, why) in rows {
+        let path = kernel.project.root.join(relative).display().to_string();
+        for spec in [ToolSpec::Write { path: &path }, ToolSpec::Edit { path: &path }] {
+            let answer = kernel.tool_call(harness, Some(planner), spec).await;
+            wrong.extend(unexpected(&answer, expect, &format!("the planner, {spec:?}: {why}")));
+        }
+    }
+    let reads: [(&str, Expect, &str); 7] = [
+        ("src/a.txt", Expect::Proceed, "inside the scope"),
+        ("src/inner", Expect::Proceed, "a link that stays inside the scope"),
+        ("src/out", Expect::Deny(not_granted), "a link outside the project, itself"),
+        ("src/up/agentwarden.toml", Expect::Deny(not_granted), "a link to `..`"),
+        ("src/l/../agentwarden.toml", Expect::Deny(not_granted), "a link to a sibling, then `..`"),
+        ("src/out/x.txt", Expect::Deny(not_granted), "a link outside the project"),
+        ("src/loop1/x.txt", Expect::Deny(unresolvable), "a loop"),
+    ];
+    for (relative, expect, why) in reads.into_iter().filter(|_| harness.reads_by_path()) {
+        let path = kernel.project.root.join(relative).display().to_string();
+        for spec in [ToolSpec::Read { path: &path }, ToolSpec::Search { root: &path }] {
+            let answer = kernel.tool_call(harness, Some(planner), spec).await;
+            wrong.extend(unexpected(&answer, expect, &format!("the planner, {spec:?}: {why}")));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{}: paths judged elsewhere than written:\n{}",
+        harness.name(),
+        wrong.join("\n")
+    );
+}
+
+/// `None` when `answer` is what `expect` says; else what went wrong.
+fn unexpected(answer: &HookAnswer, expect: Expect, situation: &str) -> Option<String> {
+    match (expect, answer) {
+        (Expect::Proceed, HookAnswer::Proceed) => None,
+        (Expect::Deny(what), HookAnswer::Deny { reason }) if reason.as_str().contains(what) => None,
+        (expect, answer) => Some(format!("{situation}: expected {expect:?}, got {answer:?}")),
+    }
 }
 
 /// A subagent that changed a protected file may not stop: the stop is blocked, and the file is

@@ -27,9 +27,11 @@
 //! (the resident service) to close it.
 
 use agentwarden_domain::sessions::{
-    Attribution, CallStage, HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ResolvePath,
-    ToolKind, config_change_answer, config_change_blocked, human_verb_reason, normalize, quarantine_reason,
+    Attribution, CallStage, HookAnswer, HookEvent, HookInput, InputError, ProtectedPaths, ToolKind,
+    config_change_answer, config_change_blocked, human_verb_reason, normalize, quarantine_reason,
 };
+
+use agentwarden_adapters::paths::LocalPaths;
 
 use super::storage::HookStorage;
 use crate::Config;
@@ -155,46 +157,19 @@ fn decide(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
 
 /// The reason a write of `path` is refused, or `None`: the domain's rule
 /// ([`agentwarden_domain::sessions::protected_write`]) over the configured protected paths,
-/// with the workspace root made absolute here and paths resolved by the local file system (H-26).
+/// with the workspace root made absolute here and every path placed where it lands by the local
+/// file system (H-26, R-32).
 fn protected_write(config: &Config, cwd: Option<&str>, own_root: Option<&str>, path: &str) -> Option<String> {
     let root = absolute(&config.root);
     let protected = ProtectedPaths { root: root.as_deref(), paths: &config.guardrails.protected };
     agentwarden_domain::sessions::protected_write(protected, &LocalPaths, cwd, own_root, path)
-}
-
-/// Paths as the local file system resolves them, symbolic links followed.
-pub(super) struct LocalPaths;
-
-impl ResolvePath for LocalPaths {
-    fn resolve_existing(&self, path: &str) -> Option<String> {
-        resolve_existing(path)
-    }
+        .map(|refused| refused.reason.into_owned())
 }
 
 pub(super) fn absolute(path: &std::path::Path) -> Option<String> {
     let joined =
         if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir().ok()?.join(path) };
     normalize(&joined.to_string_lossy(), None)
-}
-
-/// `path` (absolute, normalised) with its longest existing ancestor canonicalised.
-fn resolve_existing(path: &str) -> Option<String> {
-    let mut existing = std::path::PathBuf::from(path);
-    let mut rest: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        if let Ok(real) = agentwarden_adapters::paths::canonical(&existing) {
-            let mut full = real;
-            for part in rest.iter().rev() {
-                full.push(part);
-            }
-            return normalize(&full.to_string_lossy(), None);
-        }
-        let name = existing.file_name()?.to_os_string();
-        rest.push(name);
-        if !existing.pop() {
-            return None;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -210,15 +185,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let worktree = root.join("wt");
-        for d in ["okrs", "src", "wt/okrs"] {
+        for d in ["okrs", "src", "wt/okrs", "agents"] {
             std::fs::create_dir_all(root.join(d)).unwrap();
         }
         std::os::unix::fs::symlink(root.join("okrs"), root.join("src/link")).unwrap();
         std::os::unix::fs::symlink(root.join("src"), root.join("src-alias")).unwrap();
+        std::os::unix::fs::symlink("../agents", root.join("src/sibling")).unwrap();
+        std::os::unix::fs::symlink("loop", root.join("src/loop")).unwrap();
+        std::os::unix::fs::symlink("nowhere", root.join("src/dangling")).unwrap();
         let config = config(&root);
         let r = root.display().to_string();
         let w = worktree.display().to_string();
-        let rows: [(&str, &str, bool, &str); 11] = [
+        let rows: [(&str, &str, bool, &str); 14] = [
+            (
+                "src/sibling/../okrs/a.md",
+                &r,
+                true,
+                "a link to a sibling, then `..`: where the kernel lands (T-17)",
+            ),
+            ("src/loop/a.md", &r, true, "a loop: cannot be placed"),
+            ("src/dangling", &r, true, "a final link to nothing: cannot be placed"),
             ("okrs/a.md", &r, true, "relative"),
             (&format!("{r}/okrs/new/b.md"), &r, true, "absolute, in a directory that does not exist yet"),
             ("src/../okrs/a.md", &r, true, "`..`"),

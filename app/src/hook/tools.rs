@@ -17,7 +17,9 @@ use agentwarden_domain::sessions::{
 
 use crate::ToolRules;
 
-use super::fast::{LocalPaths, absolute};
+use agentwarden_adapters::paths::LocalPaths;
+
+use super::fast::absolute;
 use super::session_correlation;
 use super::storage::Marker;
 use crate::warden::Warden;
@@ -70,7 +72,7 @@ impl Warden {
         let root = own_root.or_else(|| absolute(&self.config.root)).unwrap_or_default();
         let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
         let tool = match &call.rules_as {
-            RulesAs::Call { tool, argument } => ToolUse::resolve(tool, argument, &cwd, &root),
+            RulesAs::Call { tool, argument } => ToolUse::resolve(tool, argument, &cwd, &root, &LocalPaths),
             // Judged unknown by the domain whatever the name says (C-6).
             RulesAs::Unknown => ToolUse::named(call.tool_name.clone()),
         };

@@ -635,6 +635,18 @@ super::codes! {
             "a tool call that writes a file into a protected path (H-26)",
         ),
     }
+    PathUnresolvable = "path_unresolvable" {
+        Layer(
+            "1 capability",
+            "a path the call names cannot be placed where it lands (a loop of links, a component that cannot be \
+             read, a final link to nothing): no rule grants it (T-17)",
+        ),
+        Decision(
+            "protected_path",
+            "a tool call that writes a file Warden cannot place (a loop of links, a component that cannot be read, \
+             a final link to nothing): it may land in a protected path (R-32)",
+        ),
+    }
     MessageTargetUnknown = "message_target_unknown" {
         Decision(
             "resume",

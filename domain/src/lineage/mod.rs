@@ -11,6 +11,7 @@ mod manifest_text;
 mod model;
 mod patterns;
 mod pipeline;
+mod real_path;
 mod request;
 mod rule_set;
 mod rules;
@@ -23,6 +24,9 @@ pub use events::{LineageChecked, ToolCallAuthorized};
 pub use manifest_text::{ManifestError, ManifestSet, parse_manifest_text};
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
+#[cfg(test)]
+pub(crate) use real_path::Links;
+pub use real_path::{NoLinks, ResolvePath, joined, lexical, places};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};

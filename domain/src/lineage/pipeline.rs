@@ -121,6 +121,10 @@ pub struct Authorization {
 
 fn capability(call: &ToolCall, manifest: Option<&Manifest>) -> Verdict {
     let agent = &call.agent;
+    // Where a path lands cannot be said: no rule can grant it (T-17).
+    if let Some(why) = call.tool.unplaced() {
+        return Verdict::fail(Code::PathUnresolvable, format!("{}: {why}", show(&call.tool.to_string())));
+    }
     match manifest {
         None => Verdict::fail(Code::UnknownAgent, format!("agent type {} has no manifest", agent.agent_type)),
         Some(m) => match m.tools.missing(&call.tool) {

@@ -5,6 +5,7 @@ use serde::Deserialize;
 
 use super::model::AgentIdentifier;
 use super::pipeline::ToolCall;
+use super::real_path::ResolvePath;
 use super::tool_use::{RulesAs, ToolUse};
 use crate::verdict::{Code, Failed, strict_request};
 
@@ -73,15 +74,17 @@ impl LineageRequest {
 
 impl ToolCallRequest {
     /// A tool-call request read from its JSON text, strictly; `root` is the project root
-    /// (absolute), against which paths in the input are read (T-8); `read` is the integration's
-    /// reading of a tool's name and input (T-16); a tool it does not know is refused
-    /// (`request_invalid`), as no rule grants it in the hook (C-6).
+    /// (absolute), against which paths in the input are read (T-8), each placed where it lands
+    /// by `resolve`, as the hook places it (T-17); `read` is the integration's reading of a
+    /// tool's name and input (T-16); a tool it does not know is refused (`request_invalid`), as
+    /// no rule grants it in the hook (C-6).
     pub fn from_json(
         text: &str,
         root: &str,
         read: impl FnOnce(&str, &serde_json::Value) -> RulesAs,
+        resolve: &dyn ResolvePath,
     ) -> Result<ToolCallRequest, Failed> {
-        parse_tool_call(text, root, read)
+        parse_tool_call(text, root, read, resolve)
     }
 }
 
@@ -89,6 +92,7 @@ fn parse_tool_call(
     text: &str,
     root: &str,
     read: impl FnOnce(&str, &serde_json::Value) -> RulesAs,
+    resolve: &dyn ResolvePath,
 ) -> Result<ToolCallRequest, Failed> {
     let ToolCallObject { agent, lineage, tool, input, cwd, session } =
         serde_json::from_value(strict_request(text)?).map_err(|e| invalid(&e))?;
@@ -101,7 +105,7 @@ fn parse_tool_call(
     let tool = match input.map(|input| read(&tool, &serde_json::Value::Object(input))) {
         None => ToolUse::named(tool),
         Some(RulesAs::Call { tool, argument }) => {
-            ToolUse::resolve(&tool, &argument, cwd.as_deref().unwrap_or(root), root)
+            ToolUse::resolve(&tool, &argument, cwd.as_deref().unwrap_or(root), root, resolve)
         }
         // A tool the integration does not know is granted by no rule (C-6).
         Some(RulesAs::Unknown) => {

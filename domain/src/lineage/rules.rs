@@ -140,7 +140,8 @@ impl ToolRule {
 
     /// Whether the specifier (if any) grants `call`, its tool already known to be this rule's.
     pub(super) fn specifier_grants(&self, call: &ToolUse) -> bool {
-        let Some(specifier) = &self.specifier else { return true };
+        // A path that cannot be placed is granted by no rule, not even the bare one (T-17).
+        let Some(specifier) = &self.specifier else { return !matches!(call.argument, Argument::Unplaced(_)) };
         match (specifier, &call.argument) {
             (Specifier::Command(pattern), Argument::Command(command)) => {
                 pieces_match(&pattern.pieces, command)

@@ -35,7 +35,7 @@ fn manifests() -> Manifests {
 }
 
 fn parse_tool_call_at(text: &str) -> Result<ToolCallRequest, crate::verdict::Failed> {
-    ToolCallRequest::from_json(text, "/project", |tool, _| super::RulesAs::named(tool))
+    ToolCallRequest::from_json(text, "/project", |tool, _| super::RulesAs::named(tool), &super::NoLinks)
 }
 
 /// A request's input is read by the integration's reading, which names the rule syntax's
@@ -49,11 +49,12 @@ fn a_requests_input_is_read_by_the_integration() {
         assert_eq!((tool, input), ("run", &serde_json::json!({"x": 1})), "the reader sees the call");
         RulesAs::Call { tool: "shell".into(), argument: CallArgument::Paths(vec!["a.rs".into()]) }
     };
-    let call = ToolCallRequest::from_json(text, "/project", read).unwrap().call;
+    let call = ToolCallRequest::from_json(text, "/project", read, &super::NoLinks).unwrap().call;
     assert_eq!(call.tool.tool, "shell", "the syntax's tool, as the reader named it");
     let Argument::Path(path) = &call.tool.argument else { panic!("{:?}", call.tool) };
     assert_eq!(path.in_project(), Some(&["src".to_owned(), "a.rs".to_owned()][..]), "read from the cwd");
-    let unknown = ToolCallRequest::from_json(text, "/project", |_, _| RulesAs::Unknown).unwrap_err();
+    let unknown =
+        ToolCallRequest::from_json(text, "/project", |_, _| RulesAs::Unknown, &super::NoLinks).unwrap_err();
     assert_eq!(unknown.code, Code::RequestInvalid);
     assert!(
         unknown.reason.contains("`run` is a tool the harness's integration does not know"),
@@ -61,7 +62,9 @@ fn a_requests_input_is_read_by_the_integration() {
         unknown.reason
     );
     let without_input = text.replace(r#""input": {"x": 1}, "#, "");
-    let named = ToolCallRequest::from_json(&without_input, "/project", |_, _| RulesAs::Unknown).unwrap();
+    let named =
+        ToolCallRequest::from_json(&without_input, "/project", |_, _| RulesAs::Unknown, &super::NoLinks)
+            .unwrap();
     assert_eq!(named.call.tool, super::ToolUse::named("run"), "no input: by its name, the reader unasked");
 }
 

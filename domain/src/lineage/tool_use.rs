@@ -6,6 +6,7 @@
 use std::fmt;
 
 use super::patterns::{host_of, single_command};
+use super::real_path::{ResolvePath, places};
 use super::tool_path::ToolPath;
 
 /// What a rule's specifier is compared with.
@@ -26,6 +27,10 @@ pub enum Argument {
     /// A file tool's call that names a path Warden cannot resolve as the harness would, or an
     /// input it does not know (T-13, T-14), and why: only the bare tool rule grants it.
     Unresolved(String),
+    /// A file tool's call that names a path the file system cannot place — a loop, a component
+    /// that cannot be read, a final link to nothing — and why: no rule grants it, not even the
+    /// bare tool rule (T-17).
+    Unplaced(String),
     /// WebFetch: the URL.
     Url(String),
     /// Agent / Task: the subagent type.
@@ -94,9 +99,15 @@ impl ToolUse {
 
     /// The call an integration read as `tool` with `argument`, its paths (absolute, or relative
     /// to `cwd`) read against the project `root` (T-8, T-16): a command line is one command or
-    /// a compound one (T-4, T-6), each path is resolved or the call is
-    /// [`Argument::Unresolved`] (T-13).
-    pub fn resolve(tool: &str, argument: &CallArgument, cwd: &str, root: &str) -> ToolUse {
+    /// a compound one (T-4, T-6), each path is placed where it lands by `resolve` (T-17), or the
+    /// call is [`Argument::Unresolved`] (T-13) or [`Argument::Unplaced`].
+    pub fn resolve(
+        tool: &str,
+        argument: &CallArgument,
+        cwd: &str,
+        root: &str,
+        resolve: &dyn ResolvePath,
+    ) -> ToolUse {
         let argument = match argument {
             CallArgument::None => Argument::None,
             CallArgument::Command(line) => match single_command(line) {
@@ -105,24 +116,43 @@ impl ToolUse {
             },
             CallArgument::Url(url) => Argument::Url(url.clone()),
             CallArgument::AgentType(agent) => Argument::AgentType(agent.clone()),
-            CallArgument::Paths(paths) => return ToolUse::files(tool, paths, cwd, root),
+            CallArgument::Paths(paths) => return ToolUse::files(tool, paths, cwd, root, resolve),
             CallArgument::Unresolved(why) => Argument::Unresolved(why.clone()),
         };
         ToolUse { tool: tool.to_owned(), argument }
     }
 
     /// A call of the file tool `tool` naming each of `paths` (absolute, or relative to `cwd`),
-    /// against the project `root`, each named once (C-5, T-14). A path that cannot be read as
-    /// one, or no path at all, leaves the call [`Argument::Unresolved`] (T-13).
-    pub fn files(tool: &str, paths: &[String], cwd: &str, root: &str) -> ToolUse {
+    /// against the project `root`, each named once (C-5, T-14), at every place `resolve` says it
+    /// may land (T-17): the working directory and the root are placed too, so that a path is
+    /// in the project when it lands there. A path that cannot be read as one, or no path at all,
+    /// leaves the call [`Argument::Unresolved`] (T-13); one that cannot be placed,
+    /// [`Argument::Unplaced`].
+    pub fn files(tool: &str, paths: &[String], cwd: &str, root: &str, resolve: &dyn ResolvePath) -> ToolUse {
+        let refused = |argument: Argument| ToolUse { tool: tool.to_owned(), argument };
+        let (real_cwd, real_root) = match (resolve.place(cwd), resolve.place(root)) {
+            (Ok(cwd), Ok(root)) => (cwd, root),
+            (Err(why), _) => return refused(Argument::Unplaced(format!("the working directory: {why}"))),
+            (_, Err(why)) => return refused(Argument::Unplaced(format!("the project root: {why}"))),
+        };
         let mut resolved: Vec<ToolPath> = Vec::with_capacity(paths.len());
         for path in paths {
-            let Some(one) = ToolPath::new(path, cwd, root) else {
+            if path.is_empty() || path.contains('\0') {
                 let why = format!("`{}` cannot be read as a path", path.escape_debug());
-                return ToolUse { tool: tool.to_owned(), argument: Argument::Unresolved(why) };
+                return refused(Argument::Unresolved(why));
+            }
+            let landing = match places(resolve, path, Some(cwd)) {
+                Ok(landing) => landing,
+                Err(why) => return refused(Argument::Unplaced(why)),
             };
-            if !resolved.contains(&one) {
-                resolved.push(one);
+            for real in landing {
+                let Some(one) = ToolPath::new(&real, &real_cwd, &real_root) else {
+                    let why = format!("`{}` cannot be read as a path", path.escape_debug());
+                    return refused(Argument::Unresolved(why));
+                };
+                if !resolved.contains(&one) {
+                    resolved.push(one);
+                }
             }
         }
         let argument = match resolved.len() {
@@ -153,6 +183,14 @@ impl ToolUse {
             _ => None,
         }
     }
+
+    /// Why a path of the call cannot be placed where it lands, when one cannot (T-17).
+    pub fn unplaced(&self) -> Option<&str> {
+        match &self.argument {
+            Argument::Unplaced(why) => Some(why),
+            _ => None,
+        }
+    }
 }
 
 impl From<&str> for ToolUse {
@@ -175,7 +213,9 @@ impl fmt::Display for ToolUse {
             None => write!(f, "{}(//{})", shown(&self.tool), shown(&path.absolute.join("/"))),
         };
         match &self.argument {
-            Argument::None | Argument::Unresolved(_) => write!(f, "{}", shown(&self.tool)),
+            Argument::None | Argument::Unresolved(_) | Argument::Unplaced(_) => {
+                write!(f, "{}", shown(&self.tool))
+            }
             Argument::Command(command) | Argument::Compound(command) => {
                 write!(f, "{}({})", shown(&self.tool), shown(command.trim()))
             }

@@ -37,11 +37,12 @@ pub use call::{APPROVED_INPUT_STAGE, CallInput, CallStage, check_ran, input_dige
 pub use config_change::{CONFIG_CHANGE_STAGE, config_change_answer, config_change_blocked};
 
 pub use crate::lineage::{CallArgument, RulesAs};
+pub use crate::lineage::{NoLinks, ResolvePath};
 pub use events::{
     ConfigChangeBlocked, HookFailure, HookInputRefused, HookToolEvaluated, SessionEnded, SessionQuarantined,
     SessionReleased, SessionStarted, SessionStopped, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
-pub use paths::{ProtectedPaths, ResolvePath, is_within, normalize, protected_target, protected_write};
+pub use paths::{ProtectedPaths, is_within, normalize, protected_target, protected_write};
 pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantined_without_store, with_fix};
 pub use request::{
     Attribution, CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN,

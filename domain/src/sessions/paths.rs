@@ -1,34 +1,23 @@
-//! Which file a tool that writes names, and whether it is inside
-//! a protected path — lexically, on `/`-separated text, so the domain stays pure (H-26).
+//! Which file a tool that writes names, and whether it lands inside a protected path (H-26,
+//! R-32), on `/`-separated text, so the domain stays pure.
 //!
-//! The path is resolved against the hook input's `cwd` when relative, and `.` and `..` are
-//! normalised (`..` above `/` stays at `/`, as the kernel does). It is protected when it is a
-//! protected path or lies under one, compared component by component (`okrs2/x` is not under
-//! `okrs`). [`protected_write`] adds the forms the file system resolves both sides to, through
-//! [`ResolvePath`], which the application implements (the domain reads no file), so a symlinked
-//! parent cannot hide a protected directory. A relative path with no `cwd` to resolve it
-//! against cannot be placed: it is treated as protected (fail closed).
+//! The path is placed where it may land ([`places`], T-17): made absolute against the hook
+//! input's `cwd` when relative, then resolved component by component as the kernel resolves it
+//! (a symbolic link followed before a `..` after it) and as a writer that removes `..` as text
+//! first does, each through [`ResolvePath`], which the application implements (the domain reads
+//! no file). It is protected when any place is a protected path or lies under one, compared
+//! component by component (`okrs2/x` is not under `okrs`); the protected paths are compared as
+//! configured and as the file system places them, so a symlinked parent on either side hides
+//! nothing. A path that cannot be placed — relative with no `cwd`, a loop, a component that
+//! cannot be read, a final link to nothing — is refused (fail closed).
 
-/// `path` made absolute against `cwd` (when relative) and normalised; `None` when it is
+use crate::lineage::{ResolvePath, lexical, places};
+use crate::verdict::{Code, Failed};
+
+/// `path` made absolute against `cwd` (when relative) and normalised as text; `None` when it is
 /// relative and there is no absolute `cwd`.
 pub fn normalize(path: &str, cwd: Option<&str>) -> Option<String> {
-    let joined = if path.starts_with('/') {
-        path.to_owned()
-    } else {
-        let cwd = cwd.filter(|c| c.starts_with('/'))?;
-        format!("{cwd}/{path}")
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            other => parts.push(other),
-        }
-    }
-    Some(format!("/{}", parts.join("/")))
+    crate::lineage::joined(path, cwd).map(|joined| lexical(&joined))
 }
 
 /// True when `path` (absolute, normalised) is `prefix` or lies under it.
@@ -41,16 +30,9 @@ pub fn is_within(path: &str, prefix: &str) -> bool {
 }
 
 /// The first of `protected` (absolute, normalised prefixes) that any of `candidates` (the
-/// forms the target was resolved to) lies within.
+/// places the target may land) lies within.
 pub fn protected_target<'a>(candidates: &[String], protected: &'a [String]) -> Option<&'a String> {
     protected.iter().find(|prefix| candidates.iter().any(|c| is_within(c, prefix)))
-}
-
-/// How the file system resolves a path: the application's side of [`protected_write`].
-pub trait ResolvePath {
-    /// `path` (absolute, normalised) with its longest existing ancestor canonicalised (symbolic
-    /// links followed) and the rest appended, normalised; `None` when nothing of it resolves.
-    fn resolve_existing(&self, path: &str) -> Option<String>;
 }
 
 /// The protected paths a write is checked against (H-26).
@@ -62,15 +44,15 @@ pub struct ProtectedPaths<'a> {
     pub paths: &'a [String],
 }
 
-/// The reason a write of `path` (from a hook input whose `cwd` is `cwd`) is refused, or
-/// `None` when it is outside every protected path (H-26).
+/// Why a write of `path` (from a hook input whose `cwd` is `cwd`) is refused — its code and
+/// reason — or `None` when every place it may land is outside every protected path (H-26, R-32).
 ///
 /// Protected are the configured paths under the workspace root, under the hook input's `cwd`,
 /// and under the calling agent's own root recorded at its start (`own_root`: a worktree
-/// subagent's worktree, which a `cd` cannot move). Both the target and the protected paths are
-/// compared lexically (`.`/`..` normalised, relative to `cwd`) and as `resolve` resolves them
-/// (symlinked parents followed), so `link/x` with `link -> okrs` is caught. A relative target
-/// with no usable `cwd` cannot be placed: refused.
+/// subagent's worktree, which a `cd` cannot move), each as configured and as `resolve` places
+/// it. The target is judged at every place it may land ([`places`]): `link/x` with
+/// `link -> okrs`, and `src/l/../okrs/x` with `src/l -> agents`, are caught. A target that
+/// cannot be placed is refused, `path_unresolvable` (R-32).
 ///
 /// X-62: with protected paths configured and no workspace root (it could not be made absolute:
 /// a relative configured root and no current directory), every write is refused, saying so:
@@ -82,11 +64,14 @@ pub fn protected_write(
     cwd: Option<&str>,
     own_root: Option<&str>,
     path: &str,
-) -> Option<String> {
+) -> Option<Failed> {
     let deny = |what: String| {
-        Some(format!(
-            "Agent Warden denied this at protected_path (protected_path_write): {what}; protected paths \
-             change only outside agent sessions"
+        Some(Failed::new(
+            Code::ProtectedPathWrite,
+            format!(
+                "Agent Warden denied this at protected_path (protected_path_write): {what}; protected paths \
+                 change only outside agent sessions"
+            ),
         ))
     };
     if protected.root.is_none() && !protected.paths.is_empty() {
@@ -95,28 +80,35 @@ pub fn protected_write(
              protected paths cannot be"
         ));
     }
-    let Some(lexical) = normalize(path, cwd) else {
-        return deny(format!("`{path}` is relative and the hook input gives no absolute `cwd` to place it"));
+    let candidates = match places(resolve, path, cwd) {
+        Ok(candidates) => candidates,
+        Err(why) => {
+            return Some(Failed::new(
+                Code::PathUnresolvable,
+                format!(
+                    "Agent Warden denied this at protected_path (path_unresolvable): {why}, so where it lands \
+                     cannot be checked against the protected paths"
+                ),
+            ));
+        }
     };
-    let mut candidates = vec![lexical.clone()];
-    if let Some(real) = resolve.resolve_existing(&lexical) {
-        candidates.push(real);
-    }
     let mut bases: Vec<String> = protected.root.map(str::to_owned).into_iter().collect();
     bases.extend([cwd, own_root].into_iter().flatten().filter_map(|c| normalize(c, None)));
     let mut paths: Vec<String> = Vec::new();
     for base in &bases {
         for p in protected.paths {
-            if let Some(lexical) = normalize(p, Some(base)) {
-                if let Some(real) = resolve.resolve_existing(&lexical) {
+            if let Some(joined) = crate::lineage::joined(p, Some(base)) {
+                // A protected path that cannot be placed (a loop) holds nothing a write reaches
+                // through it; as configured, it is still compared.
+                if let Ok(real) = resolve.place(&joined) {
                     paths.push(real);
                 }
-                paths.push(lexical);
+                paths.push(lexical(&joined));
             }
         }
     }
     protected_target(&candidates, &paths)
-        .and_then(|hit| deny(format!("`{path}` is inside the protected path `{hit}`")))
+        .and_then(|hit| deny(format!("`{path}` lands inside the protected path `{hit}`")))
 }
 
 #[cfg(test)]
@@ -125,27 +117,37 @@ mod tests {
 
     use super::*;
 
-    /// A file system of symbolic links only: each key, a link, resolves to its value.
-    struct Links(BTreeMap<&'static str, &'static str>);
-
-    impl ResolvePath for Links {
-        fn resolve_existing(&self, path: &str) -> Option<String> {
-            self.0.iter().find_map(|(link, target)| {
-                let rest = if path == *link { Some("") } else { path.strip_prefix(&format!("{link}/")) };
-                rest.and_then(|rest| normalize(&format!("{target}/{rest}"), None))
-            })
-        }
-    }
+    use crate::lineage::Links;
 
     #[test]
     fn writes_into_protected_paths_are_caught_however_they_are_spelt() {
-        let links = Links(BTreeMap::from([("/p/src/link", "/p/okrs"), ("/p/alias", "/p/src"), ("/q", "/p")]));
+        let links = Links(BTreeMap::from([
+            ("/p/src/link", "/p/okrs"),
+            ("/p/alias", "/p/src"),
+            ("/q", "/p"),
+            ("/p/src/l", "../agents"),
+            ("/p/src/up", ".."),
+            ("/p/okrs/out", "/elsewhere"),
+            ("/p/src/loop", "loop"),
+            ("/p/src/none", "!"),
+        ]));
         let configured = ["okrs".to_owned()];
         let protected = ProtectedPaths { root: Some("/p"), paths: &configured };
         /// Path, cwd, own root, denied, why.
         type Row<'a> = (&'a str, Option<&'a str>, Option<&'a str>, bool, &'a str);
-        let rows: [Row<'_>; 13] = [
+        let rows: [Row<'_>; 18] = [
             ("okrs/a.md", Some("/p"), None, true, "relative"),
+            (
+                "src/l/../okrs/a.md",
+                Some("/p"),
+                None,
+                true,
+                "a link to a sibling, then `..`: the kernel's reading",
+            ),
+            ("src/up/okrs/a.md", Some("/p"), None, true, "a link to `..`"),
+            ("okrs/out/../a.md", Some("/p"), None, true, "`..` as text: a writer that normalises first"),
+            ("src/loop/a.md", Some("/p"), None, true, "a loop: cannot be placed"),
+            ("src/none", Some("/p"), None, true, "a final link to nothing: cannot be placed"),
             ("/p/okrs/new/b.md", Some("/p"), None, true, "absolute"),
             ("src/../okrs/a.md", Some("/p"), None, true, "`..`"),
             ("src/link/a.md", Some("/p"), None, true, "a symlinked parent"),
@@ -163,7 +165,13 @@ mod tests {
             let reason = protected_write(protected, &links, cwd, own_root, path);
             assert_eq!(reason.is_some(), denied, "{why}: {path}");
             if let Some(reason) = reason {
-                assert!(reason.starts_with("Agent Warden denied this at protected_path"), "{reason}");
+                assert!(
+                    reason.reason.starts_with("Agent Warden denied this at protected_path"),
+                    "{reason:?}"
+                );
+                let unplaced = why.contains("cannot be placed") || path == "notes.md";
+                let code = if unplaced { Code::PathUnresolvable } else { Code::ProtectedPathWrite };
+                assert_eq!(reason.code, code, "{why}: {path}");
             }
         }
     }
@@ -185,7 +193,7 @@ mod tests {
         ];
         for (path, cwd, own_root, why) in rows {
             let reason = protected_write(unplaced, &links, cwd, own_root, path);
-            let reason = reason.unwrap_or_else(|| panic!("{why}: {path} was let through"));
+            let reason = reason.unwrap_or_else(|| panic!("{why}: {path} was let through")).reason;
             assert!(reason.starts_with("Agent Warden denied this at protected_path"), "{reason}");
             assert!(reason.contains("the workspace root could not be placed"), "{why}: {reason}");
         }

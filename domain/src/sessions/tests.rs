@@ -217,7 +217,7 @@ fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
     };
     let decide = |c: &ToolCall| {
         let RulesAs::Call { tool, argument } = &c.rules_as else { panic!("a known tool") };
-        let tool = crate::lineage::ToolUse::resolve(tool, argument, "/p", "/p");
+        let tool = crate::lineage::ToolUse::resolve(tool, argument, "/p", "/p", &crate::lineage::NoLinks);
         tree.authorize_tool(&main, c.caller.as_ref(), tool, &manifests)
     };
     let bash = |agent: Option<&str>, line: &str| call(agent, SHELL, CallArgument::Command(line.into()));

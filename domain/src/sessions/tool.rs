@@ -12,13 +12,14 @@
 
 use super::answer::HookAnswer;
 use super::events::{HookFailure, HookToolEvaluated};
-use super::paths::{ProtectedPaths, ResolvePath, protected_write};
+use super::paths::{ProtectedPaths, protected_write};
 use super::reasons::{human_verb_reason, quarantine_reason};
 use super::request::{CallingAgent, SpawnRequest, ToolCall, ToolKind};
 use super::state::SpawnTree;
 use super::terms::HarnessTerms;
 use crate::audit::Timestamp;
 use crate::governance::Approvals;
+use crate::lineage::ResolvePath;
 use crate::verdict::{Code, Decision};
 
 /// A session's quarantine in force, as its marker or the log says it (H-28).
@@ -96,8 +97,8 @@ pub fn check_tool(call: ToolCall, facts: &ToolFacts<'_>) -> Option<HookToolEvalu
                     .as_ref()
                     .and_then(|c| tree.agents.get(&c.agent_id))
                     .and_then(|a| a.root.as_deref());
-                let reason = protected_write(facts.protected, facts.resolve, facts.cwd, own_root, path)?;
-                (Decision::Deny, Some(HookFailure::new("protected_path", Code::ProtectedPathWrite, reason)))
+                let refused = protected_write(facts.protected, facts.resolve, facts.cwd, own_root, path)?;
+                (Decision::Deny, Some(HookFailure::new("protected_path", refused.code, refused.reason)))
             }
             ToolKind::Writes { paths } => {
                 let own_root = call
@@ -106,12 +107,12 @@ pub fn check_tool(call: ToolCall, facts: &ToolFacts<'_>) -> Option<HookToolEvalu
                     .and_then(|c| tree.agents.get(&c.agent_id))
                     .and_then(|a| a.root.as_deref());
                 // The first protected file names the deny; none protected, not governed (C-5).
-                let (path, reason) = paths.iter().find_map(|path| {
+                let (path, refused) = paths.iter().find_map(|path| {
                     protected_write(facts.protected, facts.resolve, facts.cwd, own_root, path)
-                        .map(|reason| (path, reason))
+                        .map(|refused| (path, refused))
                 })?;
                 target = Some(path.clone());
-                (Decision::Deny, Some(HookFailure::new("protected_path", Code::ProtectedPathWrite, reason)))
+                (Decision::Deny, Some(HookFailure::new("protected_path", refused.code, refused.reason)))
             }
             ToolKind::SendMessage { to } => {
                 target = to.clone();
@@ -241,15 +242,6 @@ pub(super) mod tests {
     use crate::lineage::RulesAs;
     use crate::sessions::TrackedAgent;
 
-    /// A file system without links.
-    struct Lexical;
-
-    impl ResolvePath for Lexical {
-        fn resolve_existing(&self, _: &str) -> Option<String> {
-            None
-        }
-    }
-
     fn tracked(agent_type: &str, depth: Option<u64>) -> TrackedAgent {
         TrackedAgent {
             agent_type: agent_type.into(),
@@ -299,7 +291,7 @@ pub(super) mod tests {
             agent_tools: &agent_tools,
             terms: HarnessTerms::NEUTRAL,
             protected: ProtectedPaths { root: Some("/p"), paths: &protected },
-            resolve: &Lexical,
+            resolve: &crate::lineage::NoLinks,
         };
         let quarantined =
             ToolFacts { quarantine: Some(QuarantineInForce { code: "revert_failed", reason: "r" }), ..facts };

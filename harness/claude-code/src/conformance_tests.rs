@@ -33,7 +33,12 @@ impl Scenarios for ClaudeCode {
     fn tool(&self, tool: &Tool<'_>) -> String {
         let (name, input) = match tool.spec {
             ToolSpec::Write { path } => ("Write", json!({"file_path": path, "content": "x"})),
+            ToolSpec::Edit { path } => (
+                "Edit",
+                json!({"file_path": path, "old_string": "a", "new_string": "b", "replace_all": false}),
+            ),
             ToolSpec::Read { path } => ("Read", json!({"file_path": path})),
+            ToolSpec::Search { root } => ("Glob", json!({"path": root, "pattern": "*"})),
         };
         let mut event = json!({
             "session_id": tool.session, "cwd": tool.cwd, "hook_event_name": "PreToolUse",

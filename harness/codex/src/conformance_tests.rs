@@ -52,7 +52,12 @@ impl Scenarios for Codex {
                 "apply_patch",
                 json!({"command": format!("*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n")}),
             ),
+            ToolSpec::Edit { path } => (
+                "apply_patch",
+                json!({"command": format!("*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n")}),
+            ),
             ToolSpec::Read { path } => ("Bash", json!({"command": format!("cat {path}")})),
+            ToolSpec::Search { root } => ("Bash", json!({"command": format!("ls {root}")})),
         };
         let mut event = with(
             event(tool.session, tool.cwd, "PreToolUse"),
@@ -97,6 +102,11 @@ impl Scenarios for Codex {
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
         read_back(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
             .map_err(|e| e.to_string())
+    }
+
+    /// Codex reads files through its shell alone.
+    fn reads_by_path(&self) -> bool {
+        false
     }
 }
 

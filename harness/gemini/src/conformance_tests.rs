@@ -41,7 +41,11 @@ impl Scenarios for Gemini {
     fn tool(&self, tool: &Tool<'_>) -> String {
         let (name, input) = match tool.spec {
             ToolSpec::Write { path } => ("write_file", json!({"file_path": path, "content": "x"})),
+            ToolSpec::Edit { path } => {
+                ("replace", json!({"file_path": path, "old_string": "a", "new_string": "b"}))
+            }
             ToolSpec::Read { path } => ("read_file", json!({"file_path": path})),
+            ToolSpec::Search { root } => ("glob", json!({"dir_path": root, "pattern": "*"})),
         };
         event(tool.session, tool.cwd, "BeforeTool", json!({"tool_name": name, "tool_input": input}))
     }

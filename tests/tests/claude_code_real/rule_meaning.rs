@@ -15,6 +15,7 @@
 
 use std::path::Path;
 
+use agentwarden_adapters::paths::LocalPaths;
 use agentwarden_domain::lineage::{RulesAs, ToolRule, ToolRuleSet, ToolUse};
 
 use super::*;
@@ -242,7 +243,7 @@ fn warden_grants(rule: &str, tool: &str, input: &Value, cwd: &Path, root: &Path)
     let rule = ToolRule::parse(rule).map_err(|e| format!("refused at load: {e}"))?;
     let use_ = match agentwarden_claude_code::wire::rules_as(tool, input) {
         RulesAs::Call { tool, argument } => {
-            ToolUse::resolve(&tool, &argument, &cwd.to_string_lossy(), &root.to_string_lossy())
+            ToolUse::resolve(&tool, &argument, &cwd.to_string_lossy(), &root.to_string_lossy(), &LocalPaths)
         }
         RulesAs::Unknown => return Ok(false),
     };

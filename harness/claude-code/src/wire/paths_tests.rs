@@ -401,7 +401,14 @@ fn warden_authorize_reads_the_input_as_the_hook_does() {
             "lineage": [{"id": "l0", "type": "lead", "spawn_depth": 0}, {"id": "r1", "type": "reader", "spawn_depth": 1}],
             "tool": "Grep", "input": input, "cwd": SRC,
         });
-        let call = ToolCallRequest::from_json(&text.to_string(), ROOT, super::rules_as).unwrap().call;
+        let call = ToolCallRequest::from_json(
+            &text.to_string(),
+            ROOT,
+            super::rules_as,
+            &agentwarden_domain::lineage::NoLinks,
+        )
+        .unwrap()
+        .call;
         authorize(&call, &manifests)
     };
     let allowed = request(json!({"pattern": "x", "glob": "*.rs"}));
@@ -430,7 +437,7 @@ fn warden_authorize_reads_the_input_as_the_hook_does() {
 fn a_mapped_call_of_several_files_is_granted_only_when_each_is() {
     let files = |paths: &[&str]| {
         let paths: Vec<String> = paths.iter().map(|p| (*p).to_owned()).collect();
-        ToolUse::files("Edit", &paths, "/p", "/p")
+        ToolUse::files("Edit", &paths, "/p", "/p", &agentwarden_domain::lineage::NoLinks)
     };
     let rows: Vec<(&[&str], ToolUse, bool, &str)> = vec![
         (&["Edit(src/**)"], files(&["src/a.rs", "/p/src/b/c.rs"]), true, "both under src"),

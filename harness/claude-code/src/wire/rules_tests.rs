@@ -13,7 +13,9 @@ const ROOT: &str = "/home/u/project";
 /// Claude Code's call of `tool` with `input`, made in `cwd`, as the tool rules read it.
 pub(super) fn call_in(cwd: &str, tool: &str, input: &serde_json::Value) -> ToolUse {
     match rules_as(tool, input) {
-        RulesAs::Call { tool, argument } => ToolUse::resolve(&tool, &argument, cwd, ROOT),
+        RulesAs::Call { tool, argument } => {
+            ToolUse::resolve(&tool, &argument, cwd, ROOT, &agentwarden_domain::lineage::NoLinks)
+        }
         RulesAs::Unknown => panic!("Claude Code's reading knows every tool"),
     }
 }

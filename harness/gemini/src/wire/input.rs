@@ -118,10 +118,14 @@ fn written(object: &Map<String, Value>) -> Result<String, InputError> {
         .ok_or(InputError::Missing("tool_input.file_path"))
 }
 
+/// What makes a pattern's segment a wildcard rather than a name (any glob dialect's).
+const WILDCARDS: [char; 9] = ['*', '?', '[', ']', '(', ')', '!', '+', '@'];
+
 /// A reader's paths as written, or why the rules cannot compare them (M-5): `read_file` its
 /// `file_path`, `list_directory` its `dir_path`; `glob` and `grep_search` the directory they
-/// search (`dir_path`, else the working directory) when their pattern stays inside it;
-/// `read_many_files` (globs) never.
+/// search (`dir_path`, else the working directory) and, under it, the directories their pattern
+/// names before its first wildcard (so each is placed where it lands, T-17), when the pattern
+/// stays inside it and spells no braces or escapes (M-26); `read_many_files` (globs) never.
 fn read_paths(tool: &str, input: &Value) -> Option<CallArgument> {
     let text = |field: &str| input.get(field).and_then(Value::as_str).filter(|s| !s.trim().is_empty());
     let one = |field: &str| {
@@ -142,7 +146,20 @@ fn read_paths(tool: &str, input: &Value) -> Option<CallArgument> {
                     "its pattern reaches outside the directory it searches".into(),
                 ));
             }
-            Some(CallArgument::Paths(vec![text("dir_path").unwrap_or(".").to_owned()]))
+            let root = text("dir_path").unwrap_or(".");
+            let mut paths = vec![root.to_owned()];
+            let globs = if tool == "glob" { [pattern, include] } else { [include, ""] };
+            for glob in globs.into_iter().filter(|g| !g.is_empty()) {
+                if glob.contains(['{', '}', '\\']) {
+                    return Some(CallArgument::Unresolved("its pattern spells braces or escapes".into()));
+                }
+                let literal: Vec<&str> =
+                    glob.split('/').take_while(|segment| !segment.contains(WILDCARDS)).collect();
+                if !literal.is_empty() {
+                    paths.push(format!("{root}/{}", literal.join("/")));
+                }
+            }
+            Some(CallArgument::Paths(paths))
         }
         "read_many_files" => Some(CallArgument::Unresolved("it reads the files globs match".into())),
         _ => None,

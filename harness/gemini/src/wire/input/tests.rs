@@ -174,7 +174,8 @@ fn inputs_it_cannot_use_are_refused() {
 fn the_rules_read_each_call_as_the_syntax_says() {
     let call = |tool: &str, argument: CallArgument| RulesAs::Call { tool: tool.into(), argument };
     let paths = |p: &str| CallArgument::Paths(vec![p.into()]);
-    let rows: [(&str, Value, RulesAs); 10] = [
+    let several = |p: &[&str]| CallArgument::Paths(p.iter().map(|p| (*p).to_owned()).collect());
+    let rows: [(&str, Value, RulesAs); 13] = [
         ("run_shell_command", json!({"command": "ls"}), call("Bash", CallArgument::Command("ls".into()))),
         ("write_file", json!({"file_path": "a.md"}), call("Edit", paths("a.md"))),
         ("replace", json!({"file_path": "/p/a.md"}), call("Edit", paths("/p/a.md"))),
@@ -182,6 +183,15 @@ fn the_rules_read_each_call_as_the_syntax_says() {
         ("list_directory", json!({"dir_path": "src"}), call("Read", paths("src"))),
         ("glob", json!({"pattern": "**/*.rs"}), call("Read", paths("."))),
         ("grep_search", json!({"pattern": "fn", "dir_path": "src"}), call("Read", paths("src"))),
+        // The directories a pattern names before its first wildcard are read too, so a link
+        // among them is placed where it lands (T-17).
+        (
+            "glob",
+            json!({"pattern": "up/*.txt", "dir_path": "src"}),
+            call("Read", several(&["src", "src/up"])),
+        ),
+        ("glob", json!({"pattern": "a/b.txt"}), call("Read", several(&[".", "./a/b.txt"]))),
+        ("grep_search", json!({"pattern": "x", "include": "lnk/**"}), call("Read", several(&[".", "./lnk"]))),
         ("google_web_search", json!({"query": "q"}), RulesAs::named("google_web_search")),
         ("mcp_github_list", json!({}), RulesAs::named("mcp_github_list")),
         ("invoke_agent", json!({"agent_name": "w"}), RulesAs::Unknown),
@@ -195,6 +205,7 @@ fn the_rules_read_each_call_as_the_syntax_says() {
         ("glob", json!({"pattern": "/etc/*"})),
         ("grep_search", json!({"pattern": "x", "include": "../secret/*"})),
         ("read_many_files", json!({"include": ["src/**"]})),
+        ("glob", json!({"pattern": "{up,down}/*"})),
         ("read_file", json!({})),
         ("write_file", json!({"file_path": 3})),
         ("web_fetch", json!({"prompt": "summarise https://example.com"})),
