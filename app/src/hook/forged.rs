@@ -123,7 +123,8 @@ impl Project {
     }
 
     async fn send(&self, event: HookEvent) -> HookAnswer {
-        let input = HookInput { session_id: "s".into(), cwd: None, event, attribution: self.attribution, call: None };
+        let input =
+            HookInput { session_id: "s".into(), cwd: None, event, attribution: self.attribution, call: None };
         self.warden.hook_input(input, &self.storage).await
     }
 
@@ -280,8 +281,13 @@ async fn an_agents_first_snapshot_is_never_replaced_nor_removed_by_its_events() 
     std::fs::write(tree.join("okrs/q4.md"), ORIGINAL).unwrap();
     let cwd = Some(tree.display().to_string());
     let send = |event: HookEvent| {
-        let input =
-            HookInput { session_id: "s".into(), cwd: cwd.clone(), event, attribution: Attribution::Named, call: None };
+        let input = HookInput {
+            session_id: "s".into(),
+            cwd: cwd.clone(),
+            event,
+            attribution: Attribution::Named,
+            call: None,
+        };
         async { p.warden.hook_input(input, &p.storage).await }
     };
     let wt_q4 = tree.join("okrs/q4.md");
