@@ -22,8 +22,9 @@
 //! `warden serve` is the human starting the server: it reads where it listens, its key and its
 //! store from its own configuration, but only from a configuration named by `--config`; an
 //! implicit one (found from the working directory upward) that names any of them refuses
-//! ([`refuse_implicit_server_config`]). `warden init` writes the lines the hook runs with: the
-//! store the human's configuration names at init time goes onto the line as `--store`.
+//! ([`refuse_implicit_server_config`]). `warden init` writes the lines the hook runs with: a
+//! direct line records into the project's own store, so `init` refuses a store named elsewhere
+//! (a configuration's `[store] url`, or `--store`) and says to install the client form.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

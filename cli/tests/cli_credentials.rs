@@ -103,13 +103,15 @@ fn no_endpoint_url_or_dsn_shows_its_credentials() {
         assert!(started.elapsed() < Duration::from_secs(20), "the server never answered");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let served = [("AGENTWARDEN_SERVER", socket.to_str().unwrap())];
+    // Only the command line names the server and the store (V-67).
+    let socket = socket.to_str().unwrap();
     // A note: the server signs it and submits it to both witnesses, which fail.
-    let note = warden(d, &served, &["audit", "note", "a note"]);
-    drop(note);
+    let note = warden(d, &[], &["--server", socket, "--store", &store, "audit", "note", "a note"]);
+    assert_eq!(note.status.code(), Some(0), "{}", both(&note));
     let status = |json: bool| {
-        let args: &[&str] = if json { &["status", "--json"] } else { &["status"] };
-        both(&warden(d, &served, args))
+        let args: &[&str] =
+            if json { &["--server", socket, "status", "--json"] } else { &["--server", socket, "status"] };
+        both(&warden(d, &[], args))
     };
     let started = Instant::now();
     let mut text = status(false);
@@ -126,13 +128,12 @@ fn no_endpoint_url_or_dsn_shows_its_credentials() {
 
     // `warden doctor`, through the server and on the store directly, text and JSON.
     for args in [
-        &["doctor"][..],
-        &["doctor", "--json"][..],
-        &["--store", &store, "doctor"][..],
-        &["--store", &store, "doctor", "--json"][..],
+        &["--server", socket, "doctor"][..],
+        &["--server", socket, "doctor", "--json"][..],
+        &["--server", socket, "--store", &store, "doctor"][..],
+        &["--server", socket, "--store", &store, "doctor", "--json"][..],
     ] {
-        let envs: &[(&str, &str)] = if args.len() <= 2 { &served } else { &[] };
-        assert_no_secret(&format!("`warden {}`", args.join(" ")), &both(&warden(d, envs, args)));
+        assert_no_secret(&format!("`warden {}`", args.join(" ")), &both(&warden(d, &[], args)));
     }
 
     // A store that cannot be reached, as a URL and as a connection string.

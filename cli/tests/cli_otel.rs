@@ -275,14 +275,22 @@ fn event(name: &str) -> String {
     std::fs::read_to_string(Path::new(EXAMPLE).join("events").join(format!("{name}.json"))).unwrap()
 }
 
-/// A `Read` by the planner: a subagent's tool call, recorded as `tool_call_authorized`.
-const READ: &str = r#"{"session_id":"demo-session","hook_event_name":"PreToolUse","cwd":".","tool_name":"Read","tool_use_id":"toolu_read","agent_id":"agent-planner-1","agent_type":"planner","tool_input":{"file_path":"README.md"}}"#;
+/// A `Read` by the planner: a subagent's tool call, recorded as `tool_call_authorized`. Its
+/// working directory is the project's, absolute as the harness sends it (T-17).
+fn read(root: &Path) -> String {
+    serde_json::json!({
+        "session_id": "demo-session", "hook_event_name": "PreToolUse", "cwd": root,
+        "tool_name": "Read", "tool_use_id": "toolu_read", "agent_id": "agent-planner-1",
+        "agent_type": "planner", "tool_input": {"file_path": "README.md"}
+    })
+    .to_string()
+}
 
 /// The session: the main session spawns the planner, which reads and spawns the coder, which
 /// is refused a researcher (past the depth).
-fn session() -> Vec<String> {
+fn session(root: &Path) -> Vec<String> {
     let mut inputs: Vec<String> = ["pre-task-main-planner", "start-planner"].into_iter().map(event).collect();
-    inputs.push(READ.to_owned());
+    inputs.push(read(root));
     inputs.extend(
         ["pre-agent-planner-coder", "start-coder", "pre-task-coder-researcher"].into_iter().map(event),
     );
@@ -297,7 +305,7 @@ fn each_decision_is_a_span_parented_along_the_lineage() {
     let (url, received) = receiver();
     let p = Project::new();
     let server = p.server(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &url)]);
-    let answers: Vec<_> = session().iter().map(|input| p.via(input)).collect();
+    let answers: Vec<_> = session(&p.root).iter().map(|input| p.via(input)).collect();
     assert!(answers[5].1.contains("deny"), "the researcher is refused: {answers:?}");
     let spans = received.wait_for(4);
     let status = p.status();
@@ -365,7 +373,7 @@ fn each_decision_is_a_span_parented_along_the_lineage() {
     };
     assert_eq!(a["warden.audit.seq"], seq_of("subagent_spawn_evaluated", "tool_use_id", "toolu_01"));
     assert_eq!(x["warden.audit.seq"], seq_of("subagent_spawn_evaluated", "tool_use_id", "toolu_04"));
-    assert_eq!(r["warden.audit.seq"], seq_of("tool_call_authorized", "tool", "Read"));
+    assert_eq!(r["warden.audit.seq"], seq_of("tool_call_authorized", "tool", "Read(README.md)"));
 
     let export = &status["export"];
     assert_eq!(export["endpoint"], format!("{url}/v1/traces"), "{status}");
@@ -384,7 +392,7 @@ fn with_the_endpoint_down_decisions_are_unchanged_and_the_drops_counted() {
     let direct = p.dir.path().join("direct");
     p.approve(&direct);
     let server = p.server(&[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", &url)]);
-    for input in session() {
+    for input in session(&p.root) {
         let started = Instant::now();
         let served = p.via(&input);
         assert!(started.elapsed() < Duration::from_secs(5), "no decision waits on the export");

@@ -14,7 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
 const ORIGIN: &str = "test.example/warden/audit";
-/// the whole request must arrive within this long of the connection.
+/// The whole request must arrive within this long of the connection.
 const DEADLINE: Duration = Duration::from_secs(10);
 /// Slack for a loaded machine past the deadline.
 const SLACK: Duration = Duration::from_secs(3);

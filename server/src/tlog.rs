@@ -168,7 +168,7 @@ impl Tlog {
         self.attempts.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// the server's key follows the rule every signer does: its tree is signed only
+    /// The server's key follows the rule every signer does: its tree is signed only
     /// once a consistency proof from the last note the key kept holds, and the new note is kept
     /// before it is served. A store swapped for another history under a running or restarted
     /// server is refused, never signed.

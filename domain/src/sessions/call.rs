@@ -1,14 +1,14 @@
 //! What Warden approved is what ran (issue 47, H-55): a tool call's input is named by a digest at
 //! the event that asks for it (before it runs) and again at the event that says it ran; the two
 //! must be the same call with the same input. Another hook of the harness can hand the tool a
-//! replacement input after Warden approved the original (Gemini's `hookSpecificOutput.tool_input`,
-//! Claude Code's and Codex's `updatedInput`), so the input that ran is checked, and a call that
-//! ran with an input Warden never approved is a violation that quarantines its session.
+//! replacement input after Warden approved the original (each harness crate names its field), so
+//! the input that ran is checked, and a call that ran with an input Warden never approved is a
+//! violation that quarantines its session.
 //!
 //! A harness that gives each call an id names the call by it, and the digest must match; one that
-//! gives none (Gemini CLI 0.61) names it by the digest alone, so the input that ran must be one
-//! Warden approved in that session and has not yet seen run — conservatively, a multiset: each
-//! approval is used by one run (H-55).
+//! gives none names it by the digest alone, so the input that ran must be one Warden approved in
+//! that session and has not yet seen run — conservatively, a multiset: each approval is used by
+//! one run (H-55).
 
 use serde_json::Value;
 

@@ -69,7 +69,7 @@ pub struct CallingAgent {
 /// spawn's call and its end. For such a harness the kernel holds a tool call without a caller to
 /// the subagents running in its session: one running is the caller; several, and it is judged as
 /// each of them in turn (the first denial stands); none, and it is the main session's (M-2). A
-/// spawn is the main session's whatever runs: the only such harness (Gemini CLI 0.61) gives its
+/// spawn is the main session's whatever runs: the only such harness gives its
 /// subagents no spawn tool, so crediting a spawn to a running subagent would be a guess in the
 /// asker's favour ([`Attribution::InFlight`], M-22).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

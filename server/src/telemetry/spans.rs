@@ -114,7 +114,10 @@ impl Lineage {
                 (format!("execute_tool {}", tool.tool_name), tool.agent_id.clone())
             }
             AuditEvent::ToolCallAuthorized(tool) => {
-                let name = tool.tool.clone().unwrap_or_default();
+                // The tool's name, not the call's specifier: `Read`, never `Read(README.md)`, so a
+                // span's name and `gen_ai.tool.name` carry no path (the GenAI conventions' name).
+                let spec = tool.tool.as_deref().unwrap_or_default();
+                let name = spec.split_once('(').map_or(spec, |(name, _)| name).to_owned();
                 put(&mut attributes, "gen_ai.operation.name", "execute_tool");
                 put(&mut attributes, "gen_ai.tool.name", &name);
                 if let Some(agent) = &tool.agent {
