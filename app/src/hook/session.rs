@@ -60,22 +60,41 @@ impl Warden {
         };
         let decided = evaluate_session_start(facts);
         let recorded = self
-            .record_and_apply(
+            .record_lifecycle(
                 state,
-                session_correlation(session),
-                &AuditEvent::SessionStarted(Box::new(decided.event.clone())),
+                session,
+                storage,
+                AuditEvent::SessionStarted(Box::new(decided.event.clone())),
+                decided.cause.as_ref(),
             )
+            .await;
+        Ok(decided.answer(recorded))
+    }
+
+    /// Records a lifecycle decision of `session` (its start, stop or end), then quarantines what
+    /// cannot be made safe: a store that cannot record it quarantines by marker alone (H-28), and
+    /// a recorded decision with a `cause` quarantines for that cause. The record's outcome goes
+    /// into the answer.
+    pub(super) async fn record_lifecycle(
+        &self,
+        state: &mut SessionRecords,
+        session: &str,
+        storage: &HookStorage,
+        event: AuditEvent,
+        cause: Option<&HookFailure>,
+    ) -> Result<(), String> {
+        let recorded = self
+            .record_and_apply(state, session_correlation(session), &event)
             .await
             .map(drop)
             .map_err(|e| e.to_string());
         if let Err(e) = &recorded {
-            // The store cannot be used at a start: the session is quarantined (marker only) (H-28).
             let why = HookFailure::unrecorded(e);
             quarantine_unrecorded(storage, session, None, &why.code, &why.reason);
-        } else if let Some(cause) = &decided.cause {
+        } else if let Some(cause) = cause {
             self.quarantine(state, session, storage, None, cause).await;
         }
-        Ok(decided.answer(recorded))
+        recorded
     }
 
     /// The main session's stop: the protected paths compared with the session's snapshot
@@ -91,21 +110,14 @@ impl Warden {
         let guard = self.guard_against_snapshot(session, ROOT_ID, &root, storage).await;
         let decided = evaluate_session_stop(SessionStopFacts { stop_hook_active, guard });
         let recorded = self
-            .record_and_apply(
+            .record_lifecycle(
                 state,
-                session_correlation(session),
-                &AuditEvent::SessionStopped(Box::new(decided.event.clone())),
+                session,
+                storage,
+                AuditEvent::SessionStopped(Box::new(decided.event.clone())),
+                decided.cause.as_ref(),
             )
-            .await
-            .map(drop)
-            .map_err(|e| e.to_string());
-        if let Err(e) = &recorded {
-            // The store cannot be used at a stop: the session is quarantined (marker only) (H-28).
-            let why = HookFailure::unrecorded(e);
-            quarantine_unrecorded(storage, session, None, &why.code, &why.reason);
-        } else if let Some(cause) = &decided.cause {
-            self.quarantine(state, session, storage, None, cause).await;
-        }
+            .await;
         Ok(decided.answer(recorded))
     }
 

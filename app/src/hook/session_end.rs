@@ -12,10 +12,9 @@
 //! reference, never against a snapshot taken after the end.
 
 use agentwarden_domain::events::AuditEvent;
-use agentwarden_domain::sessions::{HookAnswer, HookFailure, ROOT_ID, SessionRecords, evaluate_session_end};
+use agentwarden_domain::sessions::{HookAnswer, ROOT_ID, SessionRecords, evaluate_session_end};
 
 use super::storage::HookStorage;
-use super::{quarantine_unrecorded, session_correlation};
 use crate::warden::{Warden, WardenError};
 
 impl Warden {
@@ -35,21 +34,14 @@ impl Warden {
         let guard = self.guard_against_snapshot(session, ROOT_ID, &root, storage).await;
         let decided = evaluate_session_end(guard, reason);
         let recorded = self
-            .record_and_apply(
+            .record_lifecycle(
                 state,
-                session_correlation(session),
-                &AuditEvent::SessionEnded(Box::new(decided.event.clone())),
+                session,
+                storage,
+                AuditEvent::SessionEnded(Box::new(decided.event.clone())),
+                decided.cause.as_ref(),
             )
-            .await
-            .map(drop)
-            .map_err(|e| e.to_string());
-        if let Err(e) = &recorded {
-            // The store cannot be used at the end: the session is quarantined (marker only) (H-28).
-            let why = HookFailure::unrecorded(e);
-            quarantine_unrecorded(storage, session, None, &why.code, &why.reason);
-        } else if let Some(cause) = &decided.cause {
-            self.quarantine(state, session, storage, None, cause).await;
-        }
+            .await;
         Ok(decided.answer(recorded))
     }
 
