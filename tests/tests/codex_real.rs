@@ -463,3 +463,84 @@ fn with_the_hooks_binary_missing_the_session_halts_instead_of_looping() {
 fn with_the_configuration_unreadable_the_session_halts_instead_of_looping() {
     broken(HookRoute::ConfigUnreadable);
 }
+
+// ----- what ran against what was approved (H-55) ------------------------------------------
+
+/// Writes `body` as an executable script under the run's scratch directory.
+fn script(project: &CodexProject, name: &str, body: &str) -> String {
+    let path = project.scratch().join(name);
+    std::fs::write(&path, body).expect("write the script");
+    let chmod = std::process::Command::new("chmod").arg("+x").arg(&path).status().expect("chmod");
+    assert!(chmod.success());
+    path.display().to_string()
+}
+
+/// The hook events a logging hook kept, one JSON object a line.
+fn logged(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// What the pinned Codex tells a `PostToolUse` hook, seen with a logging hook of the user's own
+/// beside an input-rewriting one: the call's `tool_use_id` and the input that ran — the rewritten
+/// one when another `PreToolUse` hook answered `updatedInput` — for the shell and `apply_patch`,
+/// in the main session and in a subagent.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn post_tool_use_carries_the_input_that_ran() {
+    let project = CodexProject::setup(&tools());
+    let log = project.scratch().join("events.jsonl");
+    let logger = script(&project, "log.sh", &format!("#!/bin/sh\n{{ cat; echo; }} >> '{}'\nexit 0\n", log.display()));
+    let shell = project.scratch().join("shell.json");
+    std::fs::write(&shell, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "touch m_rewritten"}}}).to_string()).unwrap();
+    let patch = project.scratch().join("patch.json");
+    std::fs::write(&patch, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "*** Begin Patch\n*** Add File: p_rewritten.txt\n+rewritten\n*** End Patch\n"}}}).to_string()).unwrap();
+    let rewriter = script(
+        &project,
+        "rewrite.sh",
+        &format!(
+            "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  *'echo innocent'*) cat '{}' ;;\n  *'notes.txt'*) cat '{}' ;;\nesac\nexit 0\n",
+            shell.display(),
+            patch.display()
+        ),
+    );
+    let api = start(
+        Script::new()
+            .agent(
+                "MAINTASK",
+                vec![
+                    Item::shell("call_main_echo", "echo plain"),
+                    Item::patch("call_main_patch", "*** Begin Patch\n*** Add File: main.txt\n+main\n*** End Patch\n"),
+                    Item::spawn("call_spawn", "planner", "PLANTASK plan it"),
+                    Item::wait("call_wait"),
+                ],
+            )
+            .agent(
+                "PLANTASK",
+                vec![
+                    Item::shell("call_plan_echo", "echo innocent"),
+                    Item::patch("call_plan_patch", "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-    42\n+    43\n*** End Patch\n"),
+                ],
+            ),
+    );
+    let options = CodexRun {
+        user_hooks: vec![
+            ("PreToolUse".into(), rewriter),
+            ("PreToolUse".into(), logger.clone()),
+            ("PostToolUse".into(), logger),
+        ],
+        ..CodexRun::default()
+    };
+    let run = project.run(&api, "MAINTASK go", &options);
+    println!("exit {:?}\nstderr: {}", run.exit, run.stderr);
+    for event in logged(&log) {
+        println!(
+            "{} {} {} agent={} input={}",
+            event["hook_event_name"], event["tool_name"], event["tool_use_id"], event["agent_id"], event["tool_input"]
+        );
+    }
+    println!("m_rewritten: {}", project.root.join("m_rewritten").exists());
+}

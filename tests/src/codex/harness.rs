@@ -104,6 +104,9 @@ pub struct CodexRun {
     /// `codex exec` without `--json`: what a human reads on its stderr (each hook's name and
     /// status), in [`CodexOutcome::stderr`].
     pub human: bool,
+    /// The user's own hooks, `(event, command)`, written to `$CODEX_HOME/hooks.json` (the agent's,
+    /// as its shell could write them): each runs beside Warden's for every tool.
+    pub user_hooks: Vec<(String, String)>,
 }
 
 impl Default for CodexRun {
@@ -113,6 +116,7 @@ impl Default for CodexRun {
             timeout: Duration::from_secs(90),
             route: HookRoute::Direct,
             human: false,
+            user_hooks: Vec::new(),
         }
     }
 }
@@ -158,6 +162,11 @@ impl CodexProject {
         project.warden_ok(&["seal", "--by", "alice"]);
         project.warden_ok(&["approve", "--ref", APPROVAL_REF, "--by", "alice"]);
         project
+    }
+
+    /// A directory of the run's own, outside the project (for the user's hook scripts).
+    pub fn scratch(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
     }
 
     /// Codex's home.
@@ -303,6 +312,19 @@ impl CodexProject {
     /// Runs `codex exec PROMPT` in the project against `api`.
     pub fn run(&self, api: &FakeResponses, prompt: &str, options: &CodexRun) -> CodexOutcome {
         self.write_home(api, &options.route);
+        let hooks_file = self.home().join("hooks.json");
+        let _ = std::fs::remove_file(&hooks_file);
+        if !options.user_hooks.is_empty() {
+            let mut events = serde_json::Map::new();
+            for (event, command) in &options.user_hooks {
+                let group = serde_json::json!({"hooks": [{"type": "command", "command": command, "timeout": 10}]});
+                if let Some(groups) = events.entry(event.clone()).or_insert_with(|| serde_json::json!([])).as_array_mut() {
+                    groups.push(group);
+                }
+            }
+            std::fs::write(&hooks_file, serde_json::json!({"hooks": events}).to_string())
+                .expect("write the user's hooks");
+        }
         let url = api.url();
         let mut command = match options.route {
             HookRoute::Managed => self.in_managed_namespace(),

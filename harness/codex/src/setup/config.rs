@@ -24,9 +24,10 @@ pub const HOME_ENV: &str = "CODEX_HOME";
 /// The key of the managed requirements that makes Codex run managed hooks only.
 pub const MANAGED_ONLY: &str = "allow_managed_hooks_only";
 
-/// The events Warden's Codex hook answers (C-12, C-13: `SessionEnd` too).
-pub const EVENTS: [&str; 6] =
-    ["PreToolUse", "SubagentStart", "SubagentStop", "SessionStart", "Stop", "SessionEnd"];
+/// The events Warden's Codex hook answers: `SessionEnd` too (C-13), and `PostToolUse`, where the
+/// input that ran is checked against the one approved (C-17, H-55).
+pub const EVENTS: [&str; 7] =
+    ["PreToolUse", "PostToolUse", "SubagentStart", "SubagentStop", "SessionStart", "Stop", "SessionEnd"];
 
 /// The events whose block Codex answers by prompting the model again, at once and without a
 /// limit (0.169.0 sent 1 686 model requests in 120 s when Warden could not run): a failure there
@@ -300,7 +301,7 @@ mod tests {
         ];
         assert_eq!(
             missing_events(&narrow),
-            ["PreToolUse", "SubagentStart", "SessionStart", "Stop", "SessionEnd"]
+            ["PreToolUse", "PostToolUse", "SubagentStart", "SessionStart", "Stop", "SessionEnd"]
         );
         // (entry, a word its finding must hold, fails closed, why)
         let table = [

@@ -20,7 +20,8 @@
 
 use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
-    Attribution, HookEvent, HookInput, InputError, RulesAs, SpawnRequest, ToolCall, ToolKind,
+    Attribution, CallInput, CallStage, HookEvent, HookInput, InputError, RulesAs, SpawnRequest, ToolCall,
+    ToolKind, input_digest,
 };
 use agentwarden_protocol::hook_json::{
     EventObject, calling_agent as agent, event_object, optional_id as id, optional_text,
@@ -152,23 +153,43 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     }))
 }
 
+/// A tool call as `PreToolUse` asks for it and `PostToolUse` says it ran: its `tool_use_id`
+/// (required: Codex names every call) and the digest of its name and `tool_input` as sent. Codex
+/// 0.169.0 hands `PostToolUse` the input that ran, another hook's `updatedInput` included, under
+/// the call's id (C-17, H-55).
+fn call_input(object: &Map<String, Value>, tool_name: &str) -> Result<CallInput, InputError> {
+    let call_id = id(object, "tool_use_id")?.ok_or(InputError::Missing("tool_use_id"))?;
+    let input = object.get("tool_input").unwrap_or(&Value::Null);
+    Ok(CallInput { tool_name: tool_name.to_owned(), call_id: Some(call_id), digest: input_digest(tool_name, input) })
+}
+
 /// Parses the hook input (see the module's doc).
 ///
-/// `PreToolUse` of a spawn, of the shell, of the patch tool and of a resume are read as above;
-/// `SubagentStart` carries `agent_id` and `agent_type`; `SubagentStop` adds `stop_hook_active`;
-/// `SessionStart` and the root's `Stop` (with `stop_hook_active`) are the session's start and
-/// stop (C-12). `PostToolUse` and every other event are not governed. Ids are
-/// checked by [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
+/// `PreToolUse` of a spawn, of the shell, of the patch tool and of a resume are read as above,
+/// and name the call asked for (its input kept when it proceeds); `PostToolUse` names the call
+/// that ran, checked against the input Warden approved (C-17, H-55); `SubagentStart` carries
+/// `agent_id` and `agent_type`; `SubagentStop` adds `stop_hook_active`; `SessionStart` and the
+/// root's `Stop` (with `stop_hook_active`) are the session's start and stop (C-12). Every other
+/// event is not governed. Ids are checked by
+/// [`is_safe_id`](agentwarden_domain::sessions::is_safe_id) (H-25).
 pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
     let EventObject { object, session_id, name, cwd } = event_object(text)?;
+    let mut call = None;
     let event = match name.as_str() {
         "PreToolUse" => {
             let tool_name = required(&object, "tool_name")?;
+            call = Some(CallStage::Asked(call_input(&object, &tool_name)?));
             if tool_name.ends_with(SPAWN_SUFFIX) {
                 spawn(&object, tool_name)?
             } else {
                 tool(&object, tool_name)?
             }
+        }
+        // What ran is checked against what Warden approved (C-17, H-55).
+        "PostToolUse" => {
+            let tool_name = required(&object, "tool_name")?;
+            call = Some(CallStage::Ran(call_input(&object, &tool_name)?));
+            HookEvent::Other { name }
         }
         "SubagentStart" => HookEvent::SubagentStart(agent(&object)?.ok_or(InputError::Missing("agent_id"))?),
         "SubagentStop" => HookEvent::SubagentStop {
@@ -182,7 +203,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named, call: None })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named, call })
 }
 
 #[cfg(test)]

@@ -147,7 +147,7 @@ fn the_lifecycle_events_are_read_and_the_rest_not_governed() {
         let end = event("SessionEnd", odd);
         assert_eq!(parse_hook_input(&end).unwrap().event, HookEvent::SessionEnd { reason: None });
     }
-    for name in ["PostToolUse", "UserPromptSubmit", "PermissionRequest"] {
+    for name in ["UserPromptSubmit", "PermissionRequest"] {
         let text = event(name, json!({"stop_hook_active": false, "tool_name": "Bash", "tool_input": "x"}));
         assert_eq!(parse_hook_input(&text).unwrap().event, HookEvent::Other { name: name.into() }, "{name}");
     }
@@ -196,9 +196,62 @@ fn bad_inputs_are_errors_with_their_codes() {
         (pre("apply_patch", json!({"command": "rm -rf okrs"})), "hook_input_wrong_type", "C-5: not a patch"),
         (pre("send_input", json!("x")), "hook_input_wrong_type", "C-2: a resume's raw string"),
         (pre("send_input", json!({"target": 3})), "hook_input_wrong_type", "a resume's target a number"),
+        (
+            event("PreToolUse", json!({"tool_name": "Bash", "tool_input": {"command": "ls"}})),
+            "hook_input_missing_field",
+            "C-17: a call without its id cannot be told from another when it has run",
+        ),
+        (
+            event("PostToolUse", json!({"tool_name": "Bash", "tool_input": {"command": "ls"}})),
+            "hook_input_missing_field",
+            "C-17: a run without the id of the call it ran",
+        ),
+        (
+            event("PostToolUse", json!({"tool_name": "Bash", "tool_input": {}, "tool_use_id": "../x"})),
+            "hook_input_unsafe_id",
+            "C-17: a run's id not safe as a file name",
+        ),
+        (event("PostToolUse", json!({"tool_use_id": "call_1"})), "hook_input_missing_field", "a run of no tool"),
     ];
     for (input, code, why) in rows {
         let error: InputError = parse_hook_input(&input).map(|_| ()).unwrap_err();
         assert_eq!(error.code(), code, "{why}: {error}");
     }
+}
+
+/// Table (C-17, H-55): each `PreToolUse` names the call it asks for and each `PostToolUse` the
+/// call that ran — by its `tool_use_id` and the digest of its name and input — for the shell, the
+/// patch tool, a spawn and a subagent's call alike; a `PostToolUse` that names another input than
+/// its `PreToolUse` (another hook's `updatedInput`, as 0.169.0 hands it on) has another digest.
+#[test]
+fn tool_events_name_the_call_asked_for_and_the_call_that_ran() {
+    use agentwarden_domain::sessions::{CallInput, CallStage};
+    let call = |text: &str| match parse_hook_input(text).unwrap().call {
+        Some(CallStage::Asked(call)) => ("asked", call),
+        Some(CallStage::Ran(call)) => ("ran", call),
+        None => panic!("no call named: {text}"),
+    };
+    let shell = json!({"command": "echo innocent"});
+    let patch = json!({"command": "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n"});
+    let spawn = json!({"agent_type": "planner", "message": "m", "fork_context": false});
+    for (tool, input) in [("Bash", &shell), ("apply_patch", &patch), ("spawn_agent", &spawn)] {
+        let fields = json!({"tool_name": tool, "tool_input": input, "tool_use_id": "call_1", "tool_response": "ok"});
+        let (asked_stage, asked) = call(&event("PreToolUse", fields.clone()));
+        let (ran_stage, ran) = call(&event("PostToolUse", fields.clone()));
+        let (_, in_child) = call(&with_child(&event("PostToolUse", fields)));
+        assert_eq!((asked_stage, ran_stage), ("asked", "ran"), "{tool}");
+        assert_eq!(asked, ran, "{tool}: the same call, the same input");
+        assert_eq!(ran, in_child, "{tool}: a subagent's run is named the same way");
+        assert_eq!(asked.call_id.as_deref(), Some("call_1"), "{tool}");
+    }
+    let rewritten = event(
+        "PostToolUse",
+        json!({"tool_name": "Bash", "tool_input": {"command": "touch m_rewritten"}, "tool_use_id": "call_1"}),
+    );
+    let asked = event("PreToolUse", json!({"tool_name": "Bash", "tool_input": shell, "tool_use_id": "call_1"}));
+    let (_, ran): (_, CallInput) = call(&rewritten);
+    assert_ne!(call(&asked).1.digest, ran.digest, "a rewritten input is another digest");
+    // Every tool Warden lets run is kept, read or not: an unknown tool's too.
+    let other = event("PostToolUse", json!({"tool_name": "mcp__x__y", "tool_input": "raw", "tool_use_id": "c9"}));
+    assert_eq!(call(&other).0, "ran", "a raw string input is named by its digest too");
 }
