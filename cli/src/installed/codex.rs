@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use agentwarden_codex::setup::config::{self, Entry, Hooks};
 use agentwarden_codex::setup::line;
+use agentwarden_codex::setup::places::{self, Place};
 
 use super::super::check::Check;
 use super::{Line, read_text};
@@ -141,6 +142,88 @@ fn check_hooks(
     entries
 }
 
+/// The project layers Codex reads for `project`: the folders from its root (the nearest folder
+/// up with a `.git`, where Codex's root is) down to `project`; `project` alone when none has one.
+fn project_layers(project: &Path) -> Vec<PathBuf> {
+    let mut layers = Vec::new();
+    for dir in project.ancestors() {
+        layers.push(dir.to_path_buf());
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            layers.reverse();
+            return layers;
+        }
+    }
+    vec![project.to_path_buf()]
+}
+
+/// Every other hook that can replace a tool's input after Warden approved it (C-18, H-55): a
+/// `PreToolUse` hook in any place Codex reads hooks from ([`places::places`]) — the managed
+/// requirements alone when they set `allow_managed_hooks_only` — each a failure named with its
+/// file; so is a place that cannot be read (its hooks cannot be told), no Codex home to find the
+/// user's, and more than one distinct line that looks like Warden's (all but one could be a
+/// rewriter wearing its mark) (C-19).
+fn check_rewriting(project: &Path, managed: &[PathBuf], codex_home: Option<PathBuf>, checks: &mut Vec<Check>) {
+    let mut found = Vec::new();
+    let managed = if managed.is_empty() { vec![PathBuf::from(config::MANAGED_FILE)] } else { managed.to_vec() };
+    let home = config::home(codex_home, std::env::var_os(config::HOME_ENV), std::env::var_os("HOME"));
+    let home = home.unwrap_or_else(|| {
+        found.push("no Codex home (`--codex-home`, CODEX_HOME, HOME): the user's hooks cannot be told".to_owned());
+        PathBuf::from(config::HOME_ENV)
+    });
+    let all = places::places(&managed, &home, &project_layers(project));
+    let managed_only = all
+        .iter()
+        .filter(|p| p.managed)
+        .filter_map(|p| read_hooks(&p.path).ok().flatten().and_then(|h| h.managed_only))
+        .next_back()
+        == Some(true);
+    let mut wardens: Vec<(String, String)> = Vec::new();
+    for Place { path, format, managed } in all {
+        if managed_only && !managed {
+            continue;
+        }
+        let hooks = read_text(&path).and_then(|text| match text {
+            None => Ok(None),
+            Some(text) => places::pre_tool_use_hooks(&text, format).map(Some).map_err(|e| format!("`{}` {e}", path.display())),
+        });
+        match hooks {
+            Ok(None) => {}
+            Ok(Some((others, ours))) => {
+                if !others.is_empty() {
+                    found.push(format!("`{}`: {}", path.display(), others.join(", ")));
+                }
+                wardens.extend(ours.into_iter().map(|command| (path.display().to_string(), command)));
+            }
+            Err(e) => found.push(format!("{e}: its hooks cannot be told")),
+        }
+    }
+    let mut distinct: Vec<&str> = wardens.iter().map(|(_, c)| c.as_str()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() > 1 {
+        let named: Vec<String> = wardens.iter().map(|(path, command)| format!("`{path}`: `{command}`")).collect();
+        found.push(format!(
+            "{} different PreToolUse lines carry Warden's mark, and all but one could be another hook wearing it: {}",
+            distinct.len(),
+            named.join(", ")
+        ));
+    }
+    checks.push(if found.is_empty() {
+        Check::ok("rewriting hooks", "no other hook can hand a tool another input than the one Warden approved")
+    } else {
+        Check::fail(
+            "rewriting hooks",
+            format!(
+                "another PreToolUse hook can replace a tool's input (`updatedInput`) after Warden approved it \
+                 (C-18, H-55; a run with an input Warden did not approve quarantines the session): {}",
+                found.join("; ")
+            ),
+            "remove every PreToolUse hook but Warden's from those files (and make each readable), or install the \
+             managed form with allow_managed_hooks_only (`warden init codex --managed FILE`)",
+        )
+    });
+}
+
 /// Each hook's line: the binary exists, it names the configuration checked here, the tail fails
 /// closed, the numbers leave margin.
 fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
@@ -157,7 +240,8 @@ pub(in super::super) fn check(
     codex_home: Option<PathBuf>,
     checks: &mut Vec<Check>,
 ) -> Vec<Line> {
-    let entries = check_hooks(project, managed, codex_home, checks);
+    let entries = check_hooks(project, managed, codex_home.clone(), checks);
+    check_rewriting(project, managed, codex_home, checks);
     if !entries.is_empty() {
         check_lines(project, config_path, &entries, checks);
     }

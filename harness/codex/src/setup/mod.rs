@@ -11,7 +11,10 @@
 //!   files the guard protects of Codex's.
 //! - [`canary`] — `warden doctor`'s canary in Codex's words: the spawn it sends and how the
 //!   answer reads (C-11).
+//! - [`places`] — every place Codex reads hooks from, as one list, and the hooks there that can
+//!   rewrite a tool's input (C-18).
 
 pub mod canary;
 pub mod config;
 pub mod line;
+pub mod places;
