@@ -139,23 +139,59 @@ pub(in super::super) fn check(
         .collect()
 }
 
+/// The extensions folders Gemini loads hooks from: the user's and the project's
+/// `.gemini/extensions` (`None` for the user's when no home says where it is).
+fn extensions_folders(project: &Path) -> [Option<PathBuf>; 2] {
+    [
+        user_settings().and_then(|p| p.parent().map(|gemini| gemini.join("extensions"))),
+        Some(project.join(".gemini").join("extensions")),
+    ]
+}
+
+/// The hooks file of each extension in `folder`, read: `(path, text)` for each that exists, and
+/// for what cannot be listed or read a finding that names it (M-28). The folder is listed by
+/// descriptor and never through a link (U-1): a folder that is a link, a file where the folder is
+/// expected, an entry that is a link or cannot be read — each hides what Gemini would load, so
+/// each is named, never skipped. A folder that does not exist has no extension.
+fn extension_hooks(folder: &Path, files: &mut Vec<(PathBuf, String)>, found: &mut Vec<String>) {
+    use agentwarden_adapters::untrusted::{self, FileType, UntrustedError};
+    let listed = match untrusted::list_dir(None, folder) {
+        Ok(listed) => listed,
+        Err(UntrustedError::Missing { .. }) => return,
+        Err(e) => {
+            return found.push(format!(
+                "the extensions folder cannot be listed ({e}): the hooks of its extensions cannot be told"
+            ));
+        }
+    };
+    for (name, kind) in listed {
+        // Gemini loads an extension from a folder (or a link to one); a plain file is none.
+        if !matches!(kind, FileType::Directory | FileType::Symlink | FileType::Unknown) {
+            continue;
+        }
+        let path = folder.join(&name).join(settings::EXTENSION_HOOKS_FILE);
+        match read_text(&path) {
+            Ok(Some(text)) => files.push((path, text)),
+            Ok(None) => {}
+            Err(e) => found.push(format!("`{}` {e}: its hooks cannot be told", path.display())),
+        }
+    }
+}
+
 /// Every other hook that can rewrite a tool's input after Warden approved it (H-55), in every
 /// settings file Gemini merges (`texts`) and every extension's hooks file (the user's and the
-/// project's `.gemini/extensions/*/hooks/hooks.json`): each a failure, named with its file.
+/// project's `.gemini/extensions/*/hooks/hooks.json`): each a failure, named with its file; so is
+/// every place among them that cannot be read, and no home to find the user's in (M-28).
 fn rewriting_hooks(project: &Path, texts: &[(PathBuf, String)], checks: &mut Vec<Check>) {
     let mut files: Vec<(PathBuf, String)> = texts.to_vec();
     let mut found = Vec::new();
-    let homes =
-        [user_settings().and_then(|p| p.parent().map(Path::to_path_buf)), Some(project.join(".gemini"))];
-    for extensions in homes.into_iter().flatten().map(|gemini| gemini.join("extensions")) {
-        let Ok(listed) = std::fs::read_dir(&extensions) else { continue };
-        for entry in listed.flatten() {
-            let path = entry.path().join(settings::EXTENSION_HOOKS_FILE);
-            match read_text(&path) {
-                Ok(Some(text)) => files.push((path, text)),
-                Ok(None) => {}
-                Err(e) => found.push(format!("`{}` {e}: its hooks cannot be told", path.display())),
-            }
+    for folder in extensions_folders(project) {
+        match folder {
+            Some(folder) => extension_hooks(&folder, &mut files, &mut found),
+            None => found.push(format!(
+                "no home ({}, HOME) to find the user's settings and extensions in: their hooks cannot be told",
+                settings::HOME_ENV
+            )),
         }
     }
     for (path, text) in &files {
