@@ -25,25 +25,38 @@ fn read_source(path: &Path) -> Result<Option<Source>, String> {
     Ok(Some(Source { path: path.to_path_buf(), settings }))
 }
 
-/// The managed files to read: the ones given, else the Linux locations.
-fn managed_files(given: &[PathBuf]) -> Vec<PathBuf> {
+/// The managed drop-ins of `dir` Claude Code reads, sorted; none when `dir` does not exist. An
+/// error that names `dir` when it cannot be listed (a file or a link where the folder is
+/// expected): what it holds cannot be told, so it is a finding, never skipped (M-28). It is listed
+/// by descriptor, never through a link, and each file listed is then read by descriptor like
+/// every other (U-1), so a link or FIFO there is refused, never followed or waited on.
+fn drop_ins(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    use agentwarden_adapters::untrusted::{self, UntrustedError};
+    match untrusted::list_dir(None, dir) {
+        Ok(listed) => Ok(listed
+            .into_iter()
+            .filter(|(name, _)| settings::is_managed_drop_in(name.to_str().unwrap_or(".")))
+            .map(|(name, _)| dir.join(name))
+            .collect()),
+        Err(UntrustedError::Missing { .. }) => Ok(Vec::new()),
+        Err(e) => Err(format!("the managed drop-in folder cannot be listed ({e}): its settings cannot be told")),
+    }
+}
+
+/// The managed files to read: the ones given, else the Linux locations; with what could not be
+/// listed among them.
+fn managed_files(given: &[PathBuf]) -> (Vec<PathBuf>, Option<String>) {
     if !given.is_empty() {
-        return given.to_vec();
+        return (given.to_vec(), None);
     }
     let mut files = vec![PathBuf::from(settings::MANAGED_FILE)];
-    // The drop-in directory is listed by path: it lies under `/etc`, which only root writes, so
-    // the agent's user can plant nothing in it; and each file listed is then read by descriptor
-    // like every other (U-1), so a link or FIFO there is refused, never followed or waited on.
-    if let Ok(dir) = std::fs::read_dir(settings::MANAGED_DIR) {
-        let mut drop_ins: Vec<PathBuf> = dir
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| settings::is_managed_drop_in(p.file_name().and_then(|n| n.to_str()).unwrap_or(".")))
-            .collect();
-        drop_ins.sort();
-        files.extend(drop_ins);
+    match drop_ins(Path::new(settings::MANAGED_DIR)) {
+        Ok(found) => {
+            files.extend(found);
+            (files, None)
+        }
+        Err(e) => (files, Some(e)),
     }
-    files
 }
 
 /// The user's settings, under `$HOME`.
@@ -55,7 +68,8 @@ fn user_file() -> Option<PathBuf> {
 /// (managed, the project's, its local and the user's: Claude Code merges them). A file that
 /// cannot be read contributes nothing (the check then reports its rules missing) (K-13).
 pub(in super::super) fn deny_rules_in_force(project: &Path, managed: &[PathBuf]) -> Vec<String> {
-    let mut files = managed_files(managed);
+    // A drop-in folder that cannot be listed contributes nothing here; the form check names it.
+    let (mut files, _) = managed_files(managed);
     files.push(project.join(settings::PROJECT_FILE));
     files.push(project.join(settings::LOCAL_FILE));
     files.extend(user_file());
@@ -67,7 +81,11 @@ pub(in super::super) fn deny_rules_in_force(project: &Path, managed: &[PathBuf])
 fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Entry> {
     let init = format!("run `warden init claude-code --project {}`", project.display());
     let mut sources = Vec::new();
-    for path in managed_files(managed) {
+    let (files, unlisted) = managed_files(managed);
+    if let Some(e) = unlisted {
+        checks.push(Check::fail("form", e, "fix the managed settings folder, or ask its administrator"));
+    }
+    for path in files {
         match read_source(&path) {
             Ok(Some(source)) => sources.push(source),
             Ok(None) => {}
@@ -159,7 +177,8 @@ fn check_hooks(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> 
 /// Every other hook that can replace a tool's input after Warden approved it (H-55, H-56): a
 /// `PreToolUse` hook of any settings file Claude Code runs hooks from — the managed ones, and
 /// unless they set `allowManagedHooksOnly` the project's, its local and the user's — each a
-/// failure named with its file; a file that cannot be read fails it too.
+/// failure named with its file; a file or the drop-in folder that cannot be read fails it too,
+/// and so does no HOME to find the user's in (M-28).
 fn check_rewriting(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) {
     let mut found = Vec::new();
     let mut managed_only = false;
@@ -176,14 +195,19 @@ fn check_rewriting(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>)
             None
         }
     };
-    for path in managed_files(managed) {
+    let (files, unlisted) = managed_files(managed);
+    found.extend(unlisted);
+    for path in files {
         if let Some(Some(only)) = read(&path, &mut found) {
             managed_only = only;
         }
     }
     if !managed_only {
         let mut others = vec![project.join(settings::PROJECT_FILE), project.join(settings::LOCAL_FILE)];
-        others.extend(user_file());
+        match user_file() {
+            Some(user) => others.push(user),
+            None => found.push("no HOME to find the user's settings in: their hooks cannot be told".to_owned()),
+        }
         for path in others {
             read(&path, &mut found);
         }
@@ -246,4 +270,33 @@ pub(in super::super) fn check(project: &Path, managed: &[PathBuf], checks: &mut 
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Table (M-28): a drop-in folder that does not exist has none; one that cannot be listed —
+    /// a file or a link where the folder is expected — is an error naming it, never an empty list.
+    #[test]
+    fn a_drop_in_folder_that_cannot_be_listed_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        for name in ["b.json", "a.json", ".hidden.json", "notes.txt"] {
+            std::fs::write(real.join(name), "{}").unwrap();
+        }
+        assert_eq!(drop_ins(&real).unwrap(), [real.join("a.json"), real.join("b.json")]);
+        assert_eq!(drop_ins(&dir.path().join("missing")).unwrap(), Vec::<PathBuf>::new());
+        let file = dir.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink("/nonexistent/managed-settings.d", &dangling).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        for (path, why) in [(file, "a file"), (dangling, "a dangling link"), (link, "a link to a folder")] {
+            let e = drop_ins(&path).unwrap_err();
+            assert!(e.contains(path.to_str().unwrap()) && e.contains("cannot be listed"), "{why}: {e}");
+        }
+    }
 }
