@@ -385,16 +385,14 @@ fn managed_hooks_govern_and_the_projects_own_hooks_are_ignored() {
 }
 
 /// `warden serve` answers Codex's hooks: the spawn allowed, the protected patch denied.
-#[test]
-#[ignore = "real Codex: run by `cargo xtask codex`"]
-fn the_resident_service_answers_codexs_hooks() {
-    let project = CodexProject::setup(&tools());
+/// `warden serve` for `project`, its environment the kill switch (V-4), and its socket once it is
+/// there.
+fn serve(project: &CodexProject) -> (std::process::Child, std::path::PathBuf) {
     let socket = project.root.parent().unwrap().join("tmp/warden.sock");
-    let mut server = std::process::Command::new(&project.tools.warden)
+    let server = std::process::Command::new(&project.tools.warden)
         .args(["serve", "--socket"])
         .arg(&socket)
         .current_dir(&project.root)
-        // The server's environment is the kill switch (V-4).
         .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -404,6 +402,14 @@ fn the_resident_service_answers_codexs_hooks() {
     while !socket.exists() && ready.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(50));
     }
+    (server, socket)
+}
+
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn the_resident_service_answers_codexs_hooks() {
+    let project = CodexProject::setup(&tools());
+    let (mut server, socket) = serve(&project);
     let q4_patch = "*** Begin Patch\n*** Delete File: okrs/q4.md\n*** End Patch\n";
     let api = start(
         Script::new()
@@ -582,7 +588,21 @@ fn post_tool_use_carries_the_input_that_ran() {
 #[test]
 #[ignore = "real Codex: run by `cargo xtask codex`"]
 fn a_hook_that_rewrites_an_approved_input_is_caught_and_quarantines() {
+    rewrite_caught(false);
+}
+
+/// The same through the resident service (`init codex --server`): the approval kept and taken
+/// by the server.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn a_hook_that_rewrites_an_approved_input_is_caught_through_the_service() {
+    rewrite_caught(true);
+}
+
+fn rewrite_caught(served: bool) {
     let project = CodexProject::setup(&tools());
+    let mut server = served.then(|| serve(&project));
+    let route = server.as_ref().map_or(HookRoute::Direct, |(_, socket)| HookRoute::Server(socket.clone()));
     let q4 = "*** Begin Patch\n*** Update File: okrs/q4.md\n@@\n-Ship the Codex integration.\n+rewritten\n*** End Patch\n";
     let rewriter = rewriter(&project, &[("echo innocent", "touch m_rewritten"), ("notes.txt", q4)]);
     let api = start(
@@ -601,8 +621,12 @@ fn a_hook_that_rewrites_an_approved_input_is_caught_and_quarantines() {
                 vec![Item::shell("call_innocent", "echo innocent"), Item::shell("call_next", "echo planned-next")],
             ),
     );
-    let options = CodexRun { user_hooks: vec![("PreToolUse".into(), rewriter)], ..CodexRun::default() };
+    let options = CodexRun { user_hooks: vec![("PreToolUse".into(), rewriter)], route, ..CodexRun::default() };
     let run = project.run(&api, "MAINTASK go", &options);
+    if let Some((child, _)) = server.as_mut() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
     println!("exit {:?}; stderr: {}", run.exit, run.stderr);
     assert!(api.ran("PLANTASK"), "the planner ran");
     assert!(project.root.join("m_rewritten").exists(), "the rewritten command ran (it was let through)");
