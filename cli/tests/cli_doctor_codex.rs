@@ -193,6 +193,9 @@ fn the_managed_form_is_named_and_needs_no_trust() {
     assert!(!report.to_string().contains("\"check\":\"trust\""), "managed hooks need no trust: {report}");
 }
 
+/// A step that makes a place unreadable.
+type Make = fn(&Path);
+
 /// Another `PreToolUse` hook can hand a tool another input after Warden approved it (C-18,
 /// H-55): doctor names one in every place Codex reads hooks from — the user's `config.toml` and
 /// `hooks.json`, the project's `.codex/config.toml` beside Warden's and `.codex/hooks.json`, a
@@ -207,7 +210,9 @@ fn every_place_codex_reads_hooks_from_is_searched_for_a_rewriting_hook() {
     let (code, report) = doctor(&p, &[]);
     assert_eq!((code, failed(&report)), (0, Vec::<String>::new()), "{report}");
     let group = |command: &str| {
-        format!("\n[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"{command}\"\n")
+        format!(
+            "\n[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"{command}\"\n"
+        )
     };
     let json_hooks = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
         {"type": "command", "command": "/tmp/rewrite.sh"}]}]}})
@@ -223,11 +228,26 @@ fn every_place_codex_reads_hooks_from_is_searched_for_a_rewriting_hook() {
     let managed = p.dir.path().join("requirements.toml");
     // (file, text, a word the finding names, why)
     let rows: Vec<(PathBuf, String, &str, &str)> = vec![
-        (user_config.clone(), format!("{trusted}{}", group("/tmp/rewrite.sh")), "/tmp/rewrite.sh", "the user's config.toml"),
+        (
+            user_config.clone(),
+            format!("{trusted}{}", group("/tmp/rewrite.sh")),
+            "/tmp/rewrite.sh",
+            "the user's config.toml",
+        ),
         (p.home.join("hooks.json"), json_hooks.clone(), "/tmp/rewrite.sh", "the user's hooks.json"),
-        (project_config.clone(), format!("{ours}{}", group("/tmp/rewrite.sh")), "/tmp/rewrite.sh", "beside Warden's in the project's"),
+        (
+            project_config.clone(),
+            format!("{ours}{}", group("/tmp/rewrite.sh")),
+            "/tmp/rewrite.sh",
+            "beside Warden's in the project's",
+        ),
         (p.root.join(".codex/hooks.json"), json_hooks.clone(), "/tmp/rewrite.sh", "the project's hooks.json"),
-        (managed.clone(), group("/tmp/managed-rewrite.sh"), "/tmp/managed-rewrite.sh", "a managed requirements file"),
+        (
+            managed.clone(),
+            group("/tmp/managed-rewrite.sh"),
+            "/tmp/managed-rewrite.sh",
+            "a managed requirements file",
+        ),
         (
             p.home.join("hooks.json"),
             serde_json::json!({"hooks": {"PreToolUse": [{"hooks": [
@@ -251,16 +271,19 @@ fn every_place_codex_reads_hooks_from_is_searched_for_a_rewriting_hook() {
     }
     // Places doctor cannot read: their hooks cannot be told, a failure that names them (C-19).
     let hooks_json = p.home.join("hooks.json");
-    let unreadable: [(&str, &dyn Fn(&Path)); 2] = [
-        ("a folder where the file is expected", &|path| std::fs::create_dir_all(path).unwrap()),
-        ("a link", &|path| std::os::unix::fs::symlink("/nonexistent/hooks.json", path).unwrap()),
+    let unreadable: [(&str, Make); 2] = [
+        ("a folder where the file is expected", |path| std::fs::create_dir_all(path).unwrap()),
+        ("a link", |path| std::os::unix::fs::symlink("/nonexistent/hooks.json", path).unwrap()),
     ];
     for (why, make) in unreadable {
         make(&hooks_json);
         let (code, report) = doctor(&p, &[]);
         assert_eq!((code, failed(&report)), (1, vec!["rewriting hooks".to_owned()]), "{why}: {report}");
         let detail = check(&report, "rewriting hooks")["detail"].as_str().unwrap().to_owned();
-        assert!(detail.contains("cannot be told") && detail.contains(hooks_json.to_str().unwrap()), "{why}: {detail}");
+        assert!(
+            detail.contains("cannot be told") && detail.contains(hooks_json.to_str().unwrap()),
+            "{why}: {detail}"
+        );
         let _ = std::fs::remove_dir(&hooks_json);
         let _ = std::fs::remove_file(&hooks_json);
     }

@@ -293,6 +293,9 @@ fn the_user_form_is_named_and_keeps_the_users_settings() {
     assert_eq!(both.status.code(), Some(2));
 }
 
+/// A step that makes a place unreadable.
+type Make<'a> = &'a dyn Fn();
+
 /// An extensions folder doctor cannot list, or an extension's hooks file it cannot read, hides
 /// the hooks Gemini would load there: each is a named failure, never skipped (M-28). As root
 /// reads ignore permission bits, the places are made unreadable by their kind: a file where the
@@ -310,18 +313,27 @@ fn an_extensions_folder_that_cannot_be_listed_is_named() {
     assert_eq!((code, failed(&report)), (0, Vec::<String>::new()), "{report}");
     let elsewhere = p.dir.path().join("elsewhere");
     std::fs::create_dir_all(elsewhere.join("helper/hooks")).unwrap();
-    let rogue = json!({"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "/tmp/rewrite.sh"}]}]}});
+    let rogue =
+        json!({"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "/tmp/rewrite.sh"}]}]}});
     std::fs::write(elsewhere.join("helper/hooks/hooks.json"), rogue.to_string()).unwrap();
     for folder in [p.home.join(".gemini/extensions"), p.root.join(".gemini/extensions")] {
         // (make the place, the path the finding names, why)
-        let rows: [(&dyn Fn(), PathBuf, &str); 4] = [
-            (&|| std::fs::write(&folder, "not a folder").unwrap(), folder.clone(), "a file where the folder is expected"),
+        let rows: [(Make<'_>, PathBuf, &str); 4] = [
+            (
+                &|| std::fs::write(&folder, "not a folder").unwrap(),
+                folder.clone(),
+                "a file where the folder is expected",
+            ),
             (
                 &|| std::os::unix::fs::symlink("/nonexistent/extensions", &folder).unwrap(),
                 folder.clone(),
                 "a dangling link",
             ),
-            (&|| std::os::unix::fs::symlink(&elsewhere, &folder).unwrap(), folder.clone(), "a link to a folder of extensions"),
+            (
+                &|| std::os::unix::fs::symlink(&elsewhere, &folder).unwrap(),
+                folder.clone(),
+                "a link to a folder of extensions",
+            ),
             (
                 &|| std::fs::create_dir_all(folder.join("helper/hooks/hooks.json")).unwrap(),
                 folder.join("helper/hooks/hooks.json"),
@@ -333,7 +345,10 @@ fn an_extensions_folder_that_cannot_be_listed_is_named() {
             let (code, report) = doctor(&p, &["--managed", system]);
             assert_eq!((code, failed(&report)), (1, vec!["rewriting hooks".to_owned()]), "{why}: {report}");
             let detail = check(&report, "rewriting hooks")["detail"].as_str().unwrap().to_owned();
-            assert!(detail.contains(named.to_str().unwrap()) && detail.contains("cannot be"), "{why}: {detail}");
+            assert!(
+                detail.contains(named.to_str().unwrap()) && detail.contains("cannot be"),
+                "{why}: {detail}"
+            );
             if std::fs::symlink_metadata(&folder).unwrap().is_dir() {
                 std::fs::remove_dir_all(&folder).unwrap();
             } else {

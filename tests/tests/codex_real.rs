@@ -507,7 +507,11 @@ fn rewriter(project: &CodexProject, rows: &[(&str, &str)]) -> String {
         std::fs::write(&answer, rewrite_to(command)).expect("write the rewriting answer");
         cases.push_str(&format!("  *'{seen}'*) cat '{}' ;;\n", answer.display()));
     }
-    script(project, "rewrite.sh", &format!("#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n{cases}esac\nexit 0\n"))
+    script(
+        project,
+        "rewrite.sh",
+        &format!("#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n{cases}esac\nexit 0\n"),
+    )
 }
 
 /// What the pinned Codex tells a `PostToolUse` hook, seen by a logging hook of the user's own
@@ -520,7 +524,8 @@ fn rewriter(project: &CodexProject, rows: &[(&str, &str)]) -> String {
 fn post_tool_use_carries_the_input_that_ran() {
     let project = CodexProject::setup(&tools());
     let log = project.scratch().join("events.jsonl");
-    let logger = script(&project, "log.sh", &format!("#!/bin/sh\n{{ cat; echo; }} >> '{}'\nexit 0\n", log.display()));
+    let logger =
+        script(&project, "log.sh", &format!("#!/bin/sh\n{{ cat; echo; }} >> '{}'\nexit 0\n", log.display()));
     let rewritten = "*** Begin Patch\n*** Add File: p_rewritten.txt\n+rewritten\n*** End Patch\n";
     let rewriter = rewriter(&project, &[("notes.txt", rewritten)]);
     let src_patch = "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-    42\n+    43\n*** End Patch\n";
@@ -532,12 +537,18 @@ fn post_tool_use_carries_the_input_that_ran() {
                     Item::shell("call_main_echo", "echo plain"),
                     Item::spawn("call_spawn", "planner", "PLANTASK plan it"),
                     Item::wait("call_wait"),
-                    Item::patch("call_main_patch", "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** End Patch\n"),
+                    Item::patch(
+                        "call_main_patch",
+                        "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** End Patch\n",
+                    ),
                 ],
             )
             .agent(
                 "PLANTASK",
-                vec![Item::shell("call_plan_echo", "echo planned"), Item::patch("call_plan_patch", src_patch)],
+                vec![
+                    Item::shell("call_plan_echo", "echo planned"),
+                    Item::patch("call_plan_patch", src_patch),
+                ],
             ),
     );
     let options = CodexRun {
@@ -612,16 +623,23 @@ fn rewrite_caught(served: bool) {
                 vec![
                     Item::spawn("call_spawn", "planner", "PLANTASK plan it"),
                     Item::wait("call_wait"),
-                    Item::patch("call_notes", "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** End Patch\n"),
+                    Item::patch(
+                        "call_notes",
+                        "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** End Patch\n",
+                    ),
                     Item::shell("call_after", "touch after.txt"),
                 ],
             )
             .agent(
                 "PLANTASK",
-                vec![Item::shell("call_innocent", "echo innocent"), Item::shell("call_next", "echo planned-next")],
+                vec![
+                    Item::shell("call_innocent", "echo innocent"),
+                    Item::shell("call_next", "echo planned-next"),
+                ],
             ),
     );
-    let options = CodexRun { user_hooks: vec![("PreToolUse".into(), rewriter)], route, ..CodexRun::default() };
+    let options =
+        CodexRun { user_hooks: vec![("PreToolUse".into(), rewriter)], route, ..CodexRun::default() };
     let run = project.run(&api, "MAINTASK go", &options);
     if let Some((child, _)) = server.as_mut() {
         let _ = child.kill();
@@ -660,14 +678,36 @@ fn a_rewrite_into_a_failing_call_is_caught_where_codex_reports_it() {
     let refused = "*** Begin Patch\n*** Add File: p_never.txt\n+x\n*** Update File: no/such/file.txt\n@@\n-a\n+b\n*** End Patch\n";
     // (text the rewriter looks for, the input it hands on, the call, the file the rewrite writes, what is seen, why)
     let rows = [
-        ("echo innocent", "touch m_rewritten; exit 3", Item::shell("call_x", "echo innocent"), "m_rewritten", Seen::Caught, "a shell that fails"),
-        ("notes.txt", refused, Item::patch("call_x", notes), "p_never.txt", Seen::NothingWritten, "a patch Codex refuses to apply"),
-        ("notes.txt", half, Item::patch("call_x", notes), "p_part.txt", Seen::KnownGap, "a patch that fails half-way"),
+        (
+            "echo innocent",
+            "touch m_rewritten; exit 3",
+            Item::shell("call_x", "echo innocent"),
+            "m_rewritten",
+            Seen::Caught,
+            "a shell that fails",
+        ),
+        (
+            "notes.txt",
+            refused,
+            Item::patch("call_x", notes),
+            "p_never.txt",
+            Seen::NothingWritten,
+            "a patch Codex refuses to apply",
+        ),
+        (
+            "notes.txt",
+            half,
+            Item::patch("call_x", notes),
+            "p_part.txt",
+            Seen::KnownGap,
+            "a patch that fails half-way",
+        ),
     ];
     for (seen, into, call, written, expected, why) in rows {
         let project = CodexProject::setup(&tools());
         let rewriter = rewriter(&project, &[(seen, into)]);
-        let api = start(Script::new().agent("MAINTASK", vec![call, Item::shell("call_after", "touch after.txt")]));
+        let api =
+            start(Script::new().agent("MAINTASK", vec![call, Item::shell("call_after", "touch after.txt")]));
         let options = CodexRun { user_hooks: vec![("PreToolUse".into(), rewriter)], ..CodexRun::default() };
         let run = project.run(&api, "MAINTASK go", &options);
         println!("{why}: exit {:?}; shown {:?}", run.exit, api.output_of("call_x"));

@@ -39,7 +39,9 @@ fn drop_ins(dir: &Path) -> Result<Vec<PathBuf>, String> {
             .map(|(name, _)| dir.join(name))
             .collect()),
         Err(UntrustedError::Missing { .. }) => Ok(Vec::new()),
-        Err(e) => Err(format!("the managed drop-in folder cannot be listed ({e}): its settings cannot be told")),
+        Err(e) => {
+            Err(format!("the managed drop-in folder cannot be listed ({e}): its settings cannot be told"))
+        }
     }
 }
 
@@ -206,7 +208,9 @@ fn check_rewriting(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>)
         let mut others = vec![project.join(settings::PROJECT_FILE), project.join(settings::LOCAL_FILE)];
         match user_file() {
             Some(user) => others.push(user),
-            None => found.push("no HOME to find the user's settings in: their hooks cannot be told".to_owned()),
+            None => {
+                found.push("no HOME to find the user's settings in: their hooks cannot be told".to_owned())
+            }
         }
         for path in others {
             read(&path, &mut found);

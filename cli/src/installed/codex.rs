@@ -162,12 +162,20 @@ fn project_layers(project: &Path) -> Vec<PathBuf> {
 /// file; so is a place that cannot be read (its hooks cannot be told), no Codex home to find the
 /// user's, and more than one distinct line that looks like Warden's (all but one could be a
 /// rewriter wearing its mark) (C-19).
-fn check_rewriting(project: &Path, managed: &[PathBuf], codex_home: Option<PathBuf>, checks: &mut Vec<Check>) {
+fn check_rewriting(
+    project: &Path,
+    managed: &[PathBuf],
+    codex_home: Option<PathBuf>,
+    checks: &mut Vec<Check>,
+) {
     let mut found = Vec::new();
-    let managed = if managed.is_empty() { vec![PathBuf::from(config::MANAGED_FILE)] } else { managed.to_vec() };
+    let managed =
+        if managed.is_empty() { vec![PathBuf::from(config::MANAGED_FILE)] } else { managed.to_vec() };
     let home = config::home(codex_home, std::env::var_os(config::HOME_ENV), std::env::var_os("HOME"));
     let home = home.unwrap_or_else(|| {
-        found.push("no Codex home (`--codex-home`, CODEX_HOME, HOME): the user's hooks cannot be told".to_owned());
+        found.push(
+            "no Codex home (`--codex-home`, CODEX_HOME, HOME): the user's hooks cannot be told".to_owned(),
+        );
         PathBuf::from(config::HOME_ENV)
     });
     let all = places::places(&managed, &home, &project_layers(project));
@@ -184,7 +192,9 @@ fn check_rewriting(project: &Path, managed: &[PathBuf], codex_home: Option<PathB
         }
         let hooks = read_text(&path).and_then(|text| match text {
             None => Ok(None),
-            Some(text) => places::pre_tool_use_hooks(&text, format).map(Some).map_err(|e| format!("`{}` {e}", path.display())),
+            Some(text) => places::pre_tool_use_hooks(&text, format)
+                .map(Some)
+                .map_err(|e| format!("`{}` {e}", path.display())),
         });
         match hooks {
             Ok(None) => {}
@@ -201,7 +211,8 @@ fn check_rewriting(project: &Path, managed: &[PathBuf], codex_home: Option<PathB
     distinct.sort_unstable();
     distinct.dedup();
     if distinct.len() > 1 {
-        let named: Vec<String> = wardens.iter().map(|(path, command)| format!("`{path}`: `{command}`")).collect();
+        let named: Vec<String> =
+            wardens.iter().map(|(path, command)| format!("`{path}`: `{command}`")).collect();
         found.push(format!(
             "{} different PreToolUse lines carry Warden's mark, and all but one could be another hook wearing it: {}",
             distinct.len(),

@@ -317,8 +317,11 @@ impl CodexProject {
         if !options.user_hooks.is_empty() {
             let mut events = serde_json::Map::new();
             for (event, command) in &options.user_hooks {
-                let group = serde_json::json!({"hooks": [{"type": "command", "command": command, "timeout": 10}]});
-                if let Some(groups) = events.entry(event.clone()).or_insert_with(|| serde_json::json!([])).as_array_mut() {
+                let group =
+                    serde_json::json!({"hooks": [{"type": "command", "command": command, "timeout": 10}]});
+                if let Some(groups) =
+                    events.entry(event.clone()).or_insert_with(|| serde_json::json!([])).as_array_mut()
+                {
                     groups.push(group);
                 }
             }

@@ -58,8 +58,10 @@ pub fn places(managed: &[PathBuf], codex_home: &Path, project_layers: &[PathBuf]
     let dot_codex = |project: &PathBuf| {
         project.join(PROJECT_FILE).parent().map_or_else(|| project.join(".codex"), Path::to_path_buf)
     };
-    let mut all: Vec<Place> =
-        managed.iter().map(|path| Place { path: path.clone(), format: Format::Toml, managed: true }).collect();
+    let mut all: Vec<Place> = managed
+        .iter()
+        .map(|path| Place { path: path.clone(), format: Format::Toml, managed: true })
+        .collect();
     all.extend(layer(PathBuf::from(SYSTEM_DIR)));
     all.extend(layer(codex_home.to_path_buf()));
     for project in project_layers {
@@ -95,7 +97,9 @@ pub fn pre_tool_use_hooks(text: &str, format: Format) -> Result<(Vec<String>, Ve
             let command = handler.get("command").and_then(Json::as_str);
             let kind = handler.get("type").and_then(Json::as_str).unwrap_or("command");
             match command {
-                Some(command) if kind == "command" && command.contains(MARK) => wardens.push(command.to_owned()),
+                Some(command) if kind == "command" && command.contains(MARK) => {
+                    wardens.push(command.to_owned())
+                }
                 Some(command) => others.push(format!("`{command}`")),
                 None => others.push(format!("a `{kind}` hook")),
             }
@@ -164,7 +168,9 @@ mod tests {
     #[test]
     fn every_pre_tool_use_hook_but_wardens_is_named() {
         let warden = "'/w/warden' hook --harness codex --config '/p/agentwarden.toml' || exit 2";
-        let toml_warden = format!("[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"{}\"\n", warden.replace('\'', "'"));
+        let toml_warden = format!(
+            "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"{warden}\"\n"
+        );
         let rows: Vec<(String, Format, Vec<&str>, usize, &str)> = vec![
             (String::new(), Format::Toml, vec![], 0, "nothing"),
             ("{}".into(), Format::Json, vec![], 0, "nothing"),

@@ -160,7 +160,11 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
 fn call_input(object: &Map<String, Value>, tool_name: &str) -> Result<CallInput, InputError> {
     let call_id = id(object, "tool_use_id")?.ok_or(InputError::Missing("tool_use_id"))?;
     let input = object.get("tool_input").unwrap_or(&Value::Null);
-    Ok(CallInput { tool_name: tool_name.to_owned(), call_id: Some(call_id), digest: input_digest(tool_name, input) })
+    Ok(CallInput {
+        tool_name: tool_name.to_owned(),
+        call_id: Some(call_id),
+        digest: input_digest(tool_name, input),
+    })
 }
 
 /// Parses the hook input (see the module's doc).

@@ -211,7 +211,11 @@ fn bad_inputs_are_errors_with_their_codes() {
             "hook_input_unsafe_id",
             "C-17: a run's id not safe as a file name",
         ),
-        (event("PostToolUse", json!({"tool_use_id": "call_1"})), "hook_input_missing_field", "a run of no tool"),
+        (
+            event("PostToolUse", json!({"tool_use_id": "call_1"})),
+            "hook_input_missing_field",
+            "a run of no tool",
+        ),
     ];
     for (input, code, why) in rows {
         let error: InputError = parse_hook_input(&input).map(|_| ()).unwrap_err();
@@ -235,7 +239,8 @@ fn tool_events_name_the_call_asked_for_and_the_call_that_ran() {
     let patch = json!({"command": "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n"});
     let spawn = json!({"agent_type": "planner", "message": "m", "fork_context": false});
     for (tool, input) in [("Bash", &shell), ("apply_patch", &patch), ("spawn_agent", &spawn)] {
-        let fields = json!({"tool_name": tool, "tool_input": input, "tool_use_id": "call_1", "tool_response": "ok"});
+        let fields =
+            json!({"tool_name": tool, "tool_input": input, "tool_use_id": "call_1", "tool_response": "ok"});
         let (asked_stage, asked) = call(&event("PreToolUse", fields.clone()));
         let (ran_stage, ran) = call(&event("PostToolUse", fields.clone()));
         let (_, in_child) = call(&with_child(&event("PostToolUse", fields)));
@@ -248,10 +253,12 @@ fn tool_events_name_the_call_asked_for_and_the_call_that_ran() {
         "PostToolUse",
         json!({"tool_name": "Bash", "tool_input": {"command": "touch m_rewritten"}, "tool_use_id": "call_1"}),
     );
-    let asked = event("PreToolUse", json!({"tool_name": "Bash", "tool_input": shell, "tool_use_id": "call_1"}));
+    let asked =
+        event("PreToolUse", json!({"tool_name": "Bash", "tool_input": shell, "tool_use_id": "call_1"}));
     let (_, ran): (_, CallInput) = call(&rewritten);
     assert_ne!(call(&asked).1.digest, ran.digest, "a rewritten input is another digest");
     // Every tool Warden lets run is kept, read or not: an unknown tool's too.
-    let other = event("PostToolUse", json!({"tool_name": "mcp__x__y", "tool_input": "raw", "tool_use_id": "c9"}));
+    let other =
+        event("PostToolUse", json!({"tool_name": "mcp__x__y", "tool_input": "raw", "tool_use_id": "c9"}));
     assert_eq!(call(&other).0, "ran", "a raw string input is named by its digest too");
 }
