@@ -725,3 +725,39 @@ fn a_rewrite_into_a_failing_call_is_caught_where_codex_reports_it() {
         }
     }
 }
+
+/// Where the rewriting hook can be: besides `$CODEX_HOME/hooks.json` (above), the pinned Codex
+/// runs one from `[hooks]` of the user's `config.toml` and from the project's `.codex/hooks.json`
+/// — places `warden doctor` reads (C-18) — and each rewrite is caught (C-17).
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn a_rewriting_hook_in_each_place_codex_reads_is_run_and_caught() {
+    for place in ["the user's config.toml", "the project's hooks.json"] {
+        let project = CodexProject::setup(&tools());
+        let rewriter = rewriter(&project, &[("echo innocent", "touch m_rewritten")]);
+        let mut options = CodexRun::default();
+        match place {
+            "the user's config.toml" => {
+                options.user_config = format!(
+                    "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"{rewriter}\"\ntimeout = 10\n"
+                );
+            }
+            _ => {
+                let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": rewriter, "timeout": 10}]}]}});
+                std::fs::write(project.root.join(".codex/hooks.json"), hooks.to_string())
+                    .expect("write the project's hooks");
+            }
+        }
+        let api = start(Script::new().agent(
+            "MAINTASK",
+            vec![Item::shell("call_innocent", "echo innocent"), Item::shell("call_after", "touch after.txt")],
+        ));
+        let run = project.run(&api, "MAINTASK go", &options);
+        println!("{place}: exit {:?}", run.exit);
+        assert!(project.root.join("m_rewritten").exists(), "{place}: Codex ran the hook's rewrite");
+        let quarantined = project.audit_of("session_quarantined");
+        assert_eq!(quarantined.len(), 1, "{place}: {quarantined:?}");
+        assert_eq!(payload(&quarantined[0], "code"), "ran_unapproved_input", "{place}");
+        assert_eq!(project.read("after.txt"), None, "{place}: nothing more ran");
+    }
+}

@@ -107,6 +107,9 @@ pub struct CodexRun {
     /// The user's own hooks, `(event, command)`, written to `$CODEX_HOME/hooks.json` (the agent's,
     /// as its shell could write them): each runs beside Warden's for every tool.
     pub user_hooks: Vec<(String, String)>,
+    /// TOML appended to Codex's own `config.toml` in its home (the user's, which the agent's
+    /// shell can write).
+    pub user_config: String,
 }
 
 impl Default for CodexRun {
@@ -117,6 +120,7 @@ impl Default for CodexRun {
             route: HookRoute::Direct,
             human: false,
             user_hooks: Vec::new(),
+            user_config: String::new(),
         }
     }
 }
@@ -269,7 +273,7 @@ impl CodexProject {
     }
 
     /// Writes Codex's home for a run against `api` (see the module's doc).
-    fn write_home(&self, api: &FakeResponses, route: &HookRoute) {
+    fn write_home(&self, api: &FakeResponses, route: &HookRoute, user_config: &str) {
         let home = self.home();
         let models = output_within(
             Command::new(&self.tools.codex)
@@ -302,7 +306,7 @@ impl CodexProject {
              [agents]\nmax_depth = 3\n\n\
              [agents.planner]\ndescription = \"Plans the change.\"\n\n\
              [agents.coder]\ndescription = \"Writes the code.\"\n\n\
-             [agents.researcher]\ndescription = \"Reads and reports.\"\n\n{trust}",
+             [agents.researcher]\ndescription = \"Reads and reports.\"\n\n{trust}\n{user_config}",
             toml_string(&catalog_file.display().to_string()),
             api.url()
         );
@@ -311,7 +315,7 @@ impl CodexProject {
 
     /// Runs `codex exec PROMPT` in the project against `api`.
     pub fn run(&self, api: &FakeResponses, prompt: &str, options: &CodexRun) -> CodexOutcome {
-        self.write_home(api, &options.route);
+        self.write_home(api, &options.route, &options.user_config);
         let hooks_file = self.home().join("hooks.json");
         let _ = std::fs::remove_file(&hooks_file);
         if !options.user_hooks.is_empty() {
