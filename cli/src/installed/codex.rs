@@ -142,18 +142,14 @@ fn check_hooks(
     entries
 }
 
-/// The project layers Codex reads for `project`: the folders from its root (the nearest folder
-/// up with a `.git`, where Codex's root is) down to `project`; `project` alone when none has one.
+/// The project layers Codex may read for `project`: every folder from the file system's root
+/// down to `project`. Codex reads those from the project's root (the nearest folder up with one
+/// of its `project_root_markers`, `.git` by default) down; the markers are a setting the user's
+/// configuration can change, so every folder up is read (C-18).
 fn project_layers(project: &Path) -> Vec<PathBuf> {
-    let mut layers = Vec::new();
-    for dir in project.ancestors() {
-        layers.push(dir.to_path_buf());
-        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
-            layers.reverse();
-            return layers;
-        }
-    }
-    vec![project.to_path_buf()]
+    let mut layers: Vec<PathBuf> = project.ancestors().map(Path::to_path_buf).collect();
+    layers.reverse();
+    layers
 }
 
 /// Every other hook that can replace a tool's input after Warden approved it (C-18, H-55): a

@@ -3,8 +3,9 @@
 //!
 //! Codex merges the hooks of its managed requirements (`/etc/codex/requirements.toml`, its
 //! `[hooks]`) and of every configuration layer: the system's (`/etc/codex`), the user's
-//! (`$CODEX_HOME`) and each project layer (`.codex/` of the project's root and of every folder
-//! from it down to the working directory), each layer both as `[hooks]` in its `config.toml` and
+//! (`$CODEX_HOME`) and each project layer (`.codex/` of the project's root — found by
+//! `project_root_markers`, which the user's configuration can change — and of every folder from
+//! it down to the working directory), each layer both as `[hooks]` in its `config.toml` and
 //! as its `hooks.json`. With `allow_managed_hooks_only` it runs the managed ones alone. A
 //! `PreToolUse` hook anywhere else can answer `updatedInput` with `permissionDecision: "allow"`,
 //! and Codex runs that input (held against the pinned client: `codex_real.rs`). Plugins' hooks
@@ -45,9 +46,9 @@ pub struct Place {
     pub managed: bool,
 }
 
-/// Every place Codex reads hooks from (see the module's doc): the managed requirements files
-/// `managed`, the system layer, the user's layer in `codex_home`, and the project layers of
-/// `project_layers` (the project's root, then each folder down to where Codex runs).
+/// Every place Codex reads hooks from (see the module's doc), each once: the managed
+/// requirements files `managed`, the system layer, the user's layer in `codex_home`, and the
+/// project layers of `project_layers` (outermost first, down to where Codex runs).
 pub fn places(managed: &[PathBuf], codex_home: &Path, project_layers: &[PathBuf]) -> Vec<Place> {
     let layer = |dir: PathBuf| {
         [
@@ -67,6 +68,13 @@ pub fn places(managed: &[PathBuf], codex_home: &Path, project_layers: &[PathBuf]
     for project in project_layers {
         all.extend(layer(dot_codex(project)));
     }
+    // A project layer can be Codex's home (`~/.codex` under a project in `~`): read once.
+    let mut seen = Vec::new();
+    all.retain(|place| {
+        let first = !seen.contains(&place.path);
+        seen.push(place.path.clone());
+        first
+    });
     all
 }
 
@@ -143,7 +151,7 @@ mod tests {
     #[test]
     fn every_place_codex_reads_hooks_from_is_listed() {
         let managed = [PathBuf::from("/etc/codex/requirements.toml")];
-        let layers = [PathBuf::from("/p"), PathBuf::from("/p/sub")];
+        let layers = [PathBuf::from("/"), PathBuf::from("/p"), PathBuf::from("/p/sub")];
         let listed: Vec<(String, Format, bool)> = places(&managed, Path::new("/h"), &layers)
             .into_iter()
             .map(|p| (p.path.display().to_string(), p.format, p.managed))
@@ -154,6 +162,8 @@ mod tests {
             ("/etc/codex/hooks.json", Format::Json, false),
             ("/h/config.toml", Format::Toml, false),
             ("/h/hooks.json", Format::Json, false),
+            ("/.codex/config.toml", Format::Toml, false),
+            ("/.codex/hooks.json", Format::Json, false),
             ("/p/.codex/config.toml", Format::Toml, false),
             ("/p/.codex/hooks.json", Format::Json, false),
             ("/p/sub/.codex/config.toml", Format::Toml, false),
@@ -162,6 +172,10 @@ mod tests {
         let expected: Vec<(String, Format, bool)> =
             expected.into_iter().map(|(p, f, m)| (p.to_owned(), f, m)).collect();
         assert_eq!(listed, expected);
+        // A project layer that is Codex's home is listed once.
+        let home_layer = places(&[], Path::new("/u/.codex"), &[PathBuf::from("/u")]);
+        let paths: Vec<&Path> = home_layer.iter().map(|p| p.path.as_path()).collect();
+        assert_eq!(paths.iter().filter(|p| **p == Path::new("/u/.codex/hooks.json")).count(), 1, "{paths:?}");
     }
 
     /// Table: (text, format, others, Warden's, why).
