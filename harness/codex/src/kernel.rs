@@ -82,4 +82,68 @@ mod tests {
             .count();
         assert_eq!(refused, 2, "each refusal is recorded");
     }
+
+    /// Table (C-17, H-55): a `PreToolUse` let through keeps the call's input under its
+    /// `tool_use_id`; its `PostToolUse` must name the same input under the same id. Another input
+    /// (another hook's `updatedInput`), another id, or a run never asked for is a violation that
+    /// quarantines the session, and the next call is denied.
+    #[tokio::test]
+    async fn what_ran_is_checked_against_what_was_approved() {
+        let event = |name: &str, id: &str, command: &str| {
+            serde_json::json!({"session_id": "s", "hook_event_name": name, "cwd": "/tmp", "tool_name": "Bash",
+                               "tool_use_id": id, "tool_input": {"command": command}})
+            .to_string()
+        };
+        // (asked: id and command, ran: id and command, caught, why)
+        let rows = [
+            (Some(("c1", "echo innocent")), ("c1", "echo innocent"), false, "ran as approved"),
+            (Some(("c1", "echo innocent")), ("c1", "touch m_rewritten"), true, "rewritten by another hook"),
+            (Some(("c1", "echo innocent")), ("c2", "echo innocent"), true, "another call's id"),
+            (None, ("c1", "echo innocent"), true, "never asked"),
+        ];
+        for (asked, (ran_id, ran), caught, why) in rows {
+            let dir = tempfile::tempdir().unwrap();
+            let storage = HookStorage::new(dir.path().join("hook"));
+            let store = Arc::new(MemoryEventStore::new());
+            let warden = Warden::builder().store(store.clone()).build().unwrap();
+            let config = Config::default();
+            // As `warden hook` and the server answer: what needs no store first (H-24).
+            let decide = |text: String| {
+                let (warden, storage, config) = (&warden, &storage, &config);
+                async move {
+                    match before_store(config, storage, &text) {
+                        Pre::Done(answer) => answer,
+                        Pre::Store { .. } => hook_with(warden, &text, storage).await,
+                    }
+                }
+            };
+            if let Some((id, command)) = asked {
+                let answer = decide(event("PreToolUse", id, command)).await;
+                assert_eq!(answer, HookAnswer::Proceed, "{why}: asked");
+            }
+            let answer = decide(event("PostToolUse", ran_id, ran)).await;
+            let next = decide(event("PreToolUse", "c9", "echo next")).await;
+            let recorded = store.read(1, 100).await.unwrap();
+            let quarantined = recorded
+                .iter()
+                .filter(|r| String::from_utf8_lossy(&r.body).contains("ran_unapproved_input"))
+                .count();
+            if caught {
+                let blocked = matches!(&answer, HookAnswer::Block { reason } if reason.as_str().contains("ran_unapproved_input"));
+                assert!(blocked, "{why}: {answer:?}");
+                assert_eq!(
+                    storage.marker("s").unwrap().map(|m| m.code).as_deref(),
+                    Some("ran_unapproved_input"),
+                    "{why}"
+                );
+                assert!(quarantined >= 1, "{why}: the violation is recorded");
+                assert!(!matches!(next, HookAnswer::Proceed), "{why}: the next call is denied: {next:?}");
+            } else {
+                assert_eq!(answer, HookAnswer::Proceed, "{why}");
+                assert!(storage.marker("s").unwrap().is_none(), "{why}");
+                assert_eq!(quarantined, 0, "{why}");
+                assert_eq!(next, HookAnswer::Proceed, "{why}: the next call runs");
+            }
+        }
+    }
 }
