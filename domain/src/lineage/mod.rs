@@ -29,6 +29,7 @@ pub(crate) use real_path::Links;
 pub use real_path::{NoLinks, ResolvePath, joined, lexical, places};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
+pub(crate) use rules::{Reach, ReadFrom};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};
 pub use tool_path::ToolPath;
 pub use tool_use::{Argument, CallArgument, RulesAs, ToolUse};
