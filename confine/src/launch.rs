@@ -38,7 +38,13 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
             return REFUSED;
         }
     }
-    let error = std::process::Command::new(SHELL).arg0("sh").arg("-c").arg(command).exec();
+    let mut shell = std::process::Command::new(SHELL);
+    shell.arg0("sh").arg("-c").arg(command);
+    // The tools write their temporary files where the session may write (E-12).
+    if let Some(temp) = &policy.temp {
+        shell.env("TMPDIR", temp);
+    }
+    let error = shell.exec();
     eprintln!("warden-confine: cannot run {SHELL}: {error}");
     REFUSED
 }

@@ -17,6 +17,7 @@ use crate::policy::{Network, Policy};
 pub(crate) fn enter(policy: &Policy) -> Result<(), String> {
     let uid = rustix::process::geteuid().as_raw();
     let gid = rustix::process::getegid().as_raw();
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
     let mut flags = UnshareFlags::NEWUSER | UnshareFlags::NEWNS;
     if policy.network == Network::None {
         flags |= UnshareFlags::NEWNET;
@@ -36,7 +37,9 @@ pub(crate) fn enter(policy: &Policy) -> Result<(), String> {
         let Some(grant) = policy.write.iter().find(|w| hole.starts_with(w)) else { continue };
         carve(hole, grant)?;
     }
-    Ok(())
+    // The working directory was entered before the holes were mounted, and a path relative to
+    // it would be looked up beneath them: entered again, it is looked up through them (E-4).
+    std::env::set_current_dir(&cwd).map_err(|e| format!("cannot enter {} again: {e}", cwd.display()))
 }
 
 fn write(path: &str, text: &str) -> Result<(), String> {

@@ -37,6 +37,8 @@ pub struct Policy {
     pub read_only: Vec<PathBuf>,
     /// The network.
     pub network: Network,
+    /// The session's temporary directory: the command's `TMPDIR` (E-12).
+    pub temp: Option<PathBuf>,
 }
 
 /// Reads the launcher's first argument (E-8): `Err` says what is wrong with it.
@@ -50,7 +52,7 @@ pub fn decode(text: &str) -> Result<Policy, String> {
         Some("recorded") => Mode::Recorded,
         _ => return Err("the confinement's second word is `required` or `recorded`".into()),
     };
-    let mut policy = Policy { mode, write: Vec::new(), read: Some(Vec::new()), read_only: Vec::new(), network: Network::None };
+    let mut policy = Policy { mode, write: Vec::new(), read: Some(Vec::new()), read_only: Vec::new(), network: Network::None, temp: None };
     let (mut all, mut some, mut net) = (false, false, None::<Network>);
     for word in words {
         let (key, value) = word.split_once('=').ok_or_else(|| format!("`{word}` is not KEY=VALUE"))?;
@@ -73,6 +75,7 @@ pub fn decode(text: &str) -> Result<Policy, String> {
                 }
             }
             ("ro", path) => policy.read_only.push(absolute(path)?),
+            ("tmp", path) if policy.temp.is_none() => policy.temp = Some(absolute(path)?),
             _ => return Err(format!("`{word}` is not a word of the confinement")),
         }
     }
@@ -127,7 +130,9 @@ mod tests {
     #[test]
     fn the_argument_is_read_strictly() {
         // (argument, accepted, why)
-        let table: [(&str, bool, &str); 12] = [
+        let table: [(&str, bool, &str); 14] = [
+            ("v1 required r=* net=none tmp=/t", true, "a temporary directory"),
+            ("v1 required r=* net=none tmp=/t tmp=/u", false, "two temporary directories"),
             ("v1 required r=* net=none", true, "the narrowest"),
             ("v1 recorded w=/a%20b r=/usr ro=/a%20b/c host=x.org host=y.org", true, "escaped, hosts"),
             ("v2 required r=* net=none", false, "an unknown version"),

@@ -4,7 +4,8 @@
 //!
 //! The argument is words separated by one space: `v1`, the mode (`required` or `recorded`),
 //! then `w=PATH` for each write grant, `r=PATH` for each read grant or `r=*` for all, `ro=PATH`
-//! for each read-only hole, and `net=none`, `net=any`, or `host=HOST` for each granted host. A path or
+//! for each read-only hole, `net=none`, `net=any`, or `host=HOST` for each granted host, and
+//! `tmp=PATH`, the session's temporary directory, at most once. A path or
 //! host has every byte but ASCII letters, digits and `/._-` written `%XX` (upper-case hex),
 //! so no path can end a word or start another. The launcher refuses any other argument.
 
@@ -45,6 +46,7 @@ impl Confinement {
             Network::Any => words.push("net=any".to_owned()),
             Network::Hosts(hosts) => words.extend(hosts.iter().map(|h| format!("host={}", escape(h)))),
         }
+        words.extend(self.temp.iter().map(|p| format!("tmp={}", escape(p))));
         words.join(" ")
     }
 }

@@ -31,6 +31,8 @@ pub struct Confinement {
     pub read_only: Vec<String>,
     /// The network it may reach.
     pub network: Network,
+    /// The session's temporary directory, which the launcher names in `TMPDIR` (E-12).
+    pub temp: Option<String>,
     /// The rules the kernel cannot enforce as written, each with why: they grant the shell
     /// nothing (E-2).
     pub unenforced: Vec<String>,

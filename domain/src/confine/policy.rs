@@ -108,7 +108,7 @@ pub fn confinement(rules: &[ToolRule], place: &Place<'_>, protected: &[String], 
     };
     unenforced.sort();
     unenforced.dedup();
-    Confinement { write: granted, read, read_only, network, unenforced }
+    Confinement { write: granted, read, read_only, network, temp: Some(lexical(place.session_tmp)), unenforced }
 }
 
 /// The directory a path rule grants everything beneath (E-2): its segments must be literal,

@@ -50,6 +50,9 @@ impl Confinement {
         let mut unenforced: Vec<String> = self.unenforced.iter().chain(&inner.unenforced).cloned().collect();
         unenforced.sort();
         unenforced.dedup();
-        Confinement { write, read, read_only: outermost(holes), network, unenforced }
+        // The temporary directory is where the inner call's tools write; a right only where the
+        // write grants say.
+        let temp = inner.temp.clone().or_else(|| self.temp.clone());
+        Confinement { write, read, read_only: outermost(holes), network, temp, unenforced }
     }
 }

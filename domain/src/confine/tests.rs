@@ -120,9 +120,10 @@ fn the_encoding_escapes_every_byte_that_could_split_a_word() {
         read: Reads::Beneath(strings(&["/usr"])),
         read_only: strings(&["/ws/a b/.git"]),
         network: Network::Hosts(strings(&["none"])),
+        temp: Some("/tmp/s 1".to_owned()),
         unenforced: Vec::new(),
     };
-    assert_eq!(c.encode(Mode::Required), "v1 required w=/ws/a%20b w=/ws/%25x r=/usr ro=/ws/a%20b/.git host=none");
+    assert_eq!(c.encode(Mode::Required), "v1 required w=/ws/a%20b w=/ws/%25x r=/usr ro=/ws/a%20b/.git host=none tmp=/tmp/s%201");
     assert_eq!(Confinement::default().encode(Mode::Recorded), "v1 recorded r=* net=none");
 }
 
