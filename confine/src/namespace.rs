@@ -49,9 +49,9 @@ fn write(path: &str, text: &str) -> Result<(), String> {
 /// Makes `hole`, beneath the write grant `grant`, read-only, and pins every directory between
 /// them so that none can be renamed or removed (a mount point cannot be): else the agent
 /// would move the protected tree aside and make a new one in its place (E-4). A hole that
-/// does not exist, or is a symbolic link (a link cannot be a mount point, and the agent may
-/// replace it), is carved at its nearest existing real ancestor instead: narrower, never
-/// wider. A protected file with another hard link refuses: the other name would write it.
+/// does not exist, or has a symbolic link on the way to it (a link cannot be a mount point, and
+/// the agent may replace it), is carved at its nearest existing real ancestor instead:
+/// narrower, never wider. A protected file with another hard link refuses: the other name would write it.
 fn carve(hole: &Path, grant: &Path) -> Result<(), String> {
     if !grant.exists() {
         // Landlock grants nothing beneath a path that does not exist.
@@ -92,9 +92,10 @@ fn carve(hole: &Path, grant: &Path) -> Result<(), String> {
     mount_remount(&target, flags, "").map_err(|e| mount_failed("make read-only", &target, e))
 }
 
-/// Exists and is not a symbolic link.
+/// Exists, and is its own real path: no symbolic link on the way to it, which the agent could
+/// replace after the hole is carved.
 fn is_real(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_symlink())
+    std::fs::canonicalize(path).is_ok_and(|real| real == path)
 }
 
 fn mount_failed(what: &str, path: &Path, e: rustix::io::Errno) -> String {

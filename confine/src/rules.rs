@@ -42,6 +42,13 @@ pub(crate) fn restrict(policy: &Policy) -> Result<String, String> {
     // A grant that does not exist grants nothing (it cannot be opened); every other failure to
     // add a rule refuses.
     let existing = |paths: &[PathBuf]| paths.iter().filter(|p| p.exists()).cloned().collect::<Vec<_>>();
+    // A write grant is opened as its real path: with a symbolic link on the way, which an
+    // earlier call may have planted, it would grant wherever the link points (E-10).
+    for grant in existing(&policy.write) {
+        if std::fs::canonicalize(&grant).map_err(|e| format!("cannot resolve {}: {e}", grant.display()))? != grant {
+            return Err(format!("the write grant {} has a symbolic link on the way", grant.display()));
+        }
+    }
     let mut created = ruleset
         .create()
         .map_err(failed)?

@@ -11,7 +11,9 @@ const PROTECTED: [&str; 3] = ["okrs", "config.toml", "a/b/c.txt"];
 
 /// Every way the agent may try to change a protected file from a writable directory: (command,
 /// what it tries).
-const ATTACKS: [(&str, &str); 18] = [
+const ATTACKS: [(&str, &str); 20] = [
+    ("echo evil > /proc/$PPID/cwd/okrs/a.md", "through the launching process's working directory"),
+    ("echo evil > /proc/1/root$PWD/okrs/a.md", "through the first process's root"),
     ("echo evil > okrs/a.md", "write"),
     ("echo evil >> config.toml", "append"),
     (": > config.toml", "truncate"),
@@ -126,6 +128,27 @@ fn a_protected_path_that_is_a_symbolic_link_cannot_be_replaced() {
     let confinement = tree.confinement(&["Edit"], &["okrs"]);
     let output = tree.run(&confinement, "rm okrs; mkdir okrs; echo evil > okrs/a.md");
     assert!(std::fs::symlink_metadata(tree.ws().join("okrs")).unwrap().file_type().is_symlink(), "{}", said(&output));
+}
+
+#[test]
+fn a_protected_path_beneath_a_symbolic_link_cannot_be_replaced() {
+    let tree = Tree::new();
+    tree.file("real/b/c.txt", "deep");
+    std::os::unix::fs::symlink(tree.ws().join("real"), tree.ws().join("a")).unwrap();
+    let confinement = tree.confinement(&["Edit"], &["a/b/c.txt"]);
+    let output = tree.run(&confinement, "rm a && mkdir -p a/b && echo evil > a/b/c.txt");
+    assert!(std::fs::symlink_metadata(tree.ws().join("a")).unwrap().file_type().is_symlink(), "{}", said(&output));
+    assert_eq!(std::fs::read_to_string(tree.ws().join("a/b/c.txt")).unwrap(), "deep");
+}
+
+#[test]
+fn a_write_grant_through_a_symbolic_link_is_refused() {
+    let tree = Tree::new();
+    // An earlier call, or anyone, made the granted directory a link to somewhere else.
+    std::os::unix::fs::symlink(tree.out(), tree.ws().join("src")).unwrap();
+    let output = tree.run(&tree.confinement(&["Edit(/src/**)"], &[]), "echo ran; echo evil > src/x");
+    assert_eq!(output.status.code(), Some(agentwarden_confine::REFUSED), "{}", said(&output));
+    assert!(!tree.out().join("x").exists(), "the grant followed the link: {}", said(&output));
 }
 
 #[test]
