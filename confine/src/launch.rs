@@ -21,7 +21,11 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
         eprintln!("warden-confine: usage: warden-confine CONFINEMENT COMMAND (two arguments)");
         return REFUSED;
     };
-    let policy = match confinement.to_str().ok_or_else(|| "the confinement is not UTF-8".to_owned()).and_then(decode) {
+    let policy = match confinement
+        .to_str()
+        .ok_or_else(|| "the confinement is not UTF-8".to_owned())
+        .and_then(decode)
+    {
         Ok(policy) => policy,
         Err(why) => {
             eprintln!("warden-confine: refused: {why}");

@@ -68,7 +68,8 @@ fn carve(hole: &Path, grant: &Path) -> Result<(), String> {
     if meta.is_file() && std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
         return Err(format!("the protected file {} has another hard link", target.display()));
     }
-    let mut pins: Vec<&Path> = target.ancestors().skip(1).take_while(|a| *a != grant && a.starts_with(grant)).collect();
+    let mut pins: Vec<&Path> =
+        target.ancestors().skip(1).take_while(|a| *a != grant && a.starts_with(grant)).collect();
     pins.reverse();
     for pin in pins {
         mount_bind(pin, pin).map_err(|e| mount_failed("pin", pin, e))?;

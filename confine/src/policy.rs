@@ -52,7 +52,14 @@ pub fn decode(text: &str) -> Result<Policy, String> {
         Some("recorded") => Mode::Recorded,
         _ => return Err("the confinement's second word is `required` or `recorded`".into()),
     };
-    let mut policy = Policy { mode, write: Vec::new(), read: Some(Vec::new()), read_only: Vec::new(), network: Network::None, temp: None };
+    let mut policy = Policy {
+        mode,
+        write: Vec::new(),
+        read: Some(Vec::new()),
+        read_only: Vec::new(),
+        network: Network::None,
+        temp: None,
+    };
     let (mut all, mut some, mut net) = (false, false, None::<Network>);
     for word in words {
         let (key, value) = word.split_once('=').ok_or_else(|| format!("`{word}` is not KEY=VALUE"))?;
@@ -94,7 +101,10 @@ fn absolute(text: &str) -> Result<PathBuf, String> {
     let bytes = unescape(text)?;
     let normal = bytes.first() == Some(&b'/')
         && !bytes.contains(&0)
-        && bytes.split(|b| *b == b'/').skip(1).all(|s| s != b"." && s != b".." && (!s.is_empty() || bytes.len() == 1));
+        && bytes
+            .split(|b| *b == b'/')
+            .skip(1)
+            .all(|s| s != b"." && s != b".." && (!s.is_empty() || bytes.len() == 1));
     if !normal {
         return Err(format!("`{text}` is not an absolute, normal path"));
     }
@@ -149,7 +159,8 @@ mod tests {
         for (text, accepted, why) in table {
             assert_eq!(decode(text).is_ok(), accepted, "{text}: {why}: {:?}", decode(text));
         }
-        let policy = decode("v1 recorded w=/a%20b r=/usr ro=/a%20b/c host=x.org").unwrap_or_else(|e| panic!("{e}"));
+        let policy =
+            decode("v1 recorded w=/a%20b r=/usr ro=/a%20b/c host=x.org").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(policy.write, vec![PathBuf::from("/a b")]);
         assert_eq!(policy.read_only, vec![PathBuf::from("/a b/c")]);
         assert_eq!(policy.network, Network::Web(vec!["x.org".to_owned()]));

@@ -45,7 +45,9 @@ pub(crate) fn restrict(policy: &Policy) -> Result<String, String> {
     // A write grant is opened as its real path: with a symbolic link on the way, which an
     // earlier call may have planted, it would grant wherever the link points (E-10).
     for grant in existing(&policy.write) {
-        if std::fs::canonicalize(&grant).map_err(|e| format!("cannot resolve {}: {e}", grant.display()))? != grant {
+        if std::fs::canonicalize(&grant).map_err(|e| format!("cannot resolve {}: {e}", grant.display()))?
+            != grant
+        {
             return Err(format!("the write grant {} has a symbolic link on the way", grant.display()));
         }
     }

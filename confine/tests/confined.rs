@@ -3,6 +3,8 @@
 //! a test says so, as a second user (`nobody` through `setpriv`): root ignores permission bits,
 //! and a user namespace makes root inside root of nothing outside (E-11).
 
+#![expect(clippy::unwrap_used, clippy::panic, reason = "test code: a failure is a failed test")]
+
 mod support;
 
 #[path = "confined/files.rs"]

@@ -3,14 +3,8 @@
 use crate::support::{AGENT_UID, Tree, is_root, said, text};
 
 /// The agent's ways to write outside the grants, each `{}` the target.
-const WRITES: [&str; 6] = [
-    "echo evil > {}",
-    "touch {}",
-    "mkdir {}",
-    "ln -s /etc/passwd {}",
-    "mkfifo {}",
-    "cp /etc/hostname {}",
-];
+const WRITES: [&str; 6] =
+    ["echo evil > {}", "touch {}", "mkdir {}", "ln -s /etc/passwd {}", "mkfifo {}", "cp /etc/hostname {}"];
 
 fn writes_outside_fail(uid: Option<u32>) {
     let tree = Tree::new();
@@ -25,7 +19,12 @@ fn writes_outside_fail(uid: Option<u32>) {
     for (n, write) in WRITES.iter().enumerate() {
         for outside in [tree.ws().join(format!("top{n}")), tree.out().join(format!("x{n}"))] {
             let output = run(&write.replace("{}", &text(&outside)));
-            assert!(std::fs::symlink_metadata(&outside).is_err(), "{write} wrote {}: {}", outside.display(), said(&output));
+            assert!(
+                std::fs::symlink_metadata(&outside).is_err(),
+                "{write} wrote {}: {}",
+                outside.display(),
+                said(&output)
+            );
         }
         // The same write where the manifest grants it succeeds: the test tells them apart.
         let inside = tree.ws().join(format!("src/in{n}"));
@@ -34,7 +33,12 @@ fn writes_outside_fail(uid: Option<u32>) {
             tree.give_to(uid);
         }
         let output = run(&write.replace("{}", &text(&inside)));
-        assert!(std::fs::symlink_metadata(&inside).is_ok(), "{write} could not write {}: {}", inside.display(), said(&output));
+        assert!(
+            std::fs::symlink_metadata(&inside).is_ok(),
+            "{write} could not write {}: {}",
+            inside.display(),
+            said(&output)
+        );
     }
     // The session's temporary directory is writable and is the command's TMPDIR (E-3, E-12).
     let output = run("echo t > \"$TMPDIR/t\" && echo \"$TMPDIR\"");
@@ -63,7 +67,12 @@ fn reads_are_limited_where_the_manifest_has_read_rules() {
     let table: [(&[&str], &str, bool, &str); 6] = [
         (&["Read(/docs/**)"], "docs/a.md", true, "granted"),
         (&["Read(/docs/**)"], "secret.txt", false, "in the workspace, not granted"),
-        (&["Read(/docs/**)", "Edit(/src/**)"], "secret.txt", false, "a write grant elsewhere reads nothing here"),
+        (
+            &["Read(/docs/**)", "Edit(/src/**)"],
+            "secret.txt",
+            false,
+            "a write grant elsewhere reads nothing here",
+        ),
         (&["Edit(/src/**)"], "secret.txt", true, "no read rule: reads everywhere (E-5)"),
         (&["Read(/docs/**)"], "../out/o.txt", false, "outside the workspace"),
         (&["Read"], "../out/o.txt", true, "the read tool granted whole"),

@@ -39,7 +39,8 @@ fn snapshot(tree: &Tree) -> Vec<(String, String, u32, i64)> {
     let mut files = Vec::new();
     let mut stack: Vec<std::path::PathBuf> = PROTECTED.iter().map(|p| tree.ws().join(p)).collect();
     while let Some(path) = stack.pop() {
-        let meta = std::fs::symlink_metadata(&path).unwrap_or_else(|e| panic!("{} is gone: {e}", path.display()));
+        let meta =
+            std::fs::symlink_metadata(&path).unwrap_or_else(|e| panic!("{} is gone: {e}", path.display()));
         let name = path.strip_prefix(tree.ws()).unwrap().display().to_string();
         if meta.is_dir() {
             files.push((name, String::new(), meta.mode(), meta.mtime()));
@@ -58,7 +59,8 @@ fn protected_holes_hold(uid: Option<u32>) {
         tree.file("okrs/a.md", "objectives");
         tree.file("config.toml", "setting = 1");
         tree.file("a/b/c.txt", "deep");
-        std::fs::set_permissions(tree.ws().join("config.toml"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::set_permissions(tree.ws().join("config.toml"), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
         let confinement = tree.confinement(&["Edit"], &PROTECTED);
         if let Some(uid) = uid {
             tree.give_to(uid);
@@ -68,7 +70,12 @@ fn protected_holes_hold(uid: Option<u32>) {
             Some(uid) => tree.run_as(uid, &confinement, attack),
             None => tree.run(&confinement, attack),
         };
-        assert_eq!(snapshot(&tree), before, "{what} (`{attack}`) changed a protected path: {}", said(&output));
+        assert_eq!(
+            snapshot(&tree),
+            before,
+            "{what} (`{attack}`) changed a protected path: {}",
+            said(&output)
+        );
         // The rest of the workspace stays writable: the hole is a hole, not a lock.
         let output = match uid {
             Some(uid) => tree.run_as(uid, &confinement, "echo ok > free && cat free"),
@@ -103,8 +110,18 @@ fn a_protected_path_holds_from_a_working_directory_beneath_its_parents() {
     ];
     for (cwd, attack) in table {
         let output = launch(None, &tree.ws().join(cwd), &confinement, attack);
-        assert_eq!(std::fs::read_to_string(tree.ws().join("a/b/c.txt")).unwrap(), "deep", "{cwd}: {}", said(&output));
-        assert_eq!(std::fs::read_to_string(tree.ws().join("okrs/a.md")).unwrap(), "objectives", "{cwd}: {}", said(&output));
+        assert_eq!(
+            std::fs::read_to_string(tree.ws().join("a/b/c.txt")).unwrap(),
+            "deep",
+            "{cwd}: {}",
+            said(&output)
+        );
+        assert_eq!(
+            std::fs::read_to_string(tree.ws().join("okrs/a.md")).unwrap(),
+            "objectives",
+            "{cwd}: {}",
+            said(&output)
+        );
     }
 }
 
@@ -127,7 +144,11 @@ fn a_protected_path_that_is_a_symbolic_link_cannot_be_replaced() {
     std::os::unix::fs::symlink(tree.out().join("real"), tree.ws().join("okrs")).unwrap();
     let confinement = tree.confinement(&["Edit"], &["okrs"]);
     let output = tree.run(&confinement, "rm okrs; mkdir okrs; echo evil > okrs/a.md");
-    assert!(std::fs::symlink_metadata(tree.ws().join("okrs")).unwrap().file_type().is_symlink(), "{}", said(&output));
+    assert!(
+        std::fs::symlink_metadata(tree.ws().join("okrs")).unwrap().file_type().is_symlink(),
+        "{}",
+        said(&output)
+    );
 }
 
 #[test]
@@ -137,7 +158,11 @@ fn a_protected_path_beneath_a_symbolic_link_cannot_be_replaced() {
     std::os::unix::fs::symlink(tree.ws().join("real"), tree.ws().join("a")).unwrap();
     let confinement = tree.confinement(&["Edit"], &["a/b/c.txt"]);
     let output = tree.run(&confinement, "rm a && mkdir -p a/b && echo evil > a/b/c.txt");
-    assert!(std::fs::symlink_metadata(tree.ws().join("a")).unwrap().file_type().is_symlink(), "{}", said(&output));
+    assert!(
+        std::fs::symlink_metadata(tree.ws().join("a")).unwrap().file_type().is_symlink(),
+        "{}",
+        said(&output)
+    );
     assert_eq!(std::fs::read_to_string(tree.ws().join("a/b/c.txt")).unwrap(), "deep");
 }
 

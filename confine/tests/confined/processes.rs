@@ -104,7 +104,10 @@ fn no_tcp_connect_without_a_grant() {
     for (rules, why) in table {
         let output = tree.run(&tree.confinement(rules, &[]), &connect(port));
         assert!(!output.status.success(), "{rules:?}: {why}: {}", said(&output));
-        assert!(accepted.recv_timeout(Duration::from_millis(300)).is_err(), "{rules:?}: the listener accepted");
+        assert!(
+            accepted.recv_timeout(Duration::from_millis(300)).is_err(),
+            "{rules:?}: the listener accepted"
+        );
     }
     // Nor may it listen: a bind is TCP too.
     let serve = "perl -MIO::Socket::INET -e 'IO::Socket::INET->new(LocalAddr => \"127.0.0.1:0\", Listen => 1) \
@@ -150,7 +153,8 @@ fn an_argument_it_cannot_read_is_refused_and_nothing_runs() {
         (vec![good.replace("v1", "v9"), "echo ran".into()], "another version"),
     ];
     for (args, why) in table {
-        let output = std::process::Command::new(LAUNCHER).args(&args).current_dir(tree.ws()).output().unwrap();
+        let output =
+            std::process::Command::new(LAUNCHER).args(&args).current_dir(tree.ws()).output().unwrap();
         assert_eq!(output.status.code(), Some(agentwarden_confine::REFUSED), "{why}: {}", said(&output));
         assert!(output.stdout.is_empty(), "{why}: the command ran");
         assert_eq!(String::from_utf8_lossy(&output.stderr).lines().count(), 1, "{why}: one line");

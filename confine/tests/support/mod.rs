@@ -51,7 +51,12 @@ impl Tree {
 
     /// Gives the whole tree to `uid` (the agent's user, for a test that runs as it).
     pub(crate) fn give_to(&self, uid: u32) {
-        let status = Command::new("chown").arg("-R").arg(format!("{uid}:{uid}")).arg(self.dir.path()).status().unwrap();
+        let status = Command::new("chown")
+            .arg("-R")
+            .arg(format!("{uid}:{uid}"))
+            .arg(self.dir.path())
+            .status()
+            .unwrap();
         assert!(status.success());
     }
 
@@ -91,7 +96,11 @@ pub(crate) fn launch(uid: Option<u32>, cwd: &Path, confinement: &str, command: &
         None => Command::new(LAUNCHER),
         Some(uid) => {
             let mut setpriv = Command::new("setpriv");
-            setpriv.arg(format!("--reuid={uid}")).arg(format!("--regid={uid}")).arg("--clear-groups").arg(LAUNCHER);
+            setpriv
+                .arg(format!("--reuid={uid}"))
+                .arg(format!("--regid={uid}"))
+                .arg("--clear-groups")
+                .arg(LAUNCHER);
             setpriv
         }
     };

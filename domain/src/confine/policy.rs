@@ -50,7 +50,12 @@ impl Baseline {
 
 /// The confinement `rules` grant a shell call at `place`, `protected` (absolute, or relative
 /// to the root: R-1) never writable, `baseline` added (E-1 … E-6).
-pub fn confinement(rules: &[ToolRule], place: &Place<'_>, protected: &[String], baseline: &Baseline) -> Confinement {
+pub fn confinement(
+    rules: &[ToolRule],
+    place: &Place<'_>,
+    protected: &[String],
+    baseline: &Baseline,
+) -> Confinement {
     let root = lexical(place.root);
     let cwd = lexical(place.cwd);
     let protected: Vec<String> = protected
@@ -108,7 +113,14 @@ pub fn confinement(rules: &[ToolRule], place: &Place<'_>, protected: &[String], 
     };
     unenforced.sort();
     unenforced.dedup();
-    Confinement { write: granted, read, read_only, network, temp: Some(lexical(place.session_tmp)), unenforced }
+    Confinement {
+        write: granted,
+        read,
+        read_only,
+        network,
+        temp: Some(lexical(place.session_tmp)),
+        unenforced,
+    }
 }
 
 /// The directory a path rule grants everything beneath (E-2): its segments must be literal,

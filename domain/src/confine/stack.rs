@@ -8,7 +8,8 @@ impl Confinement {
     /// Whether a confined process may write `path` (absolute, lexically normal): beneath a
     /// write grant and beneath no read-only hole.
     pub fn may_write(&self, path: &str) -> bool {
-        self.write.iter().any(|dir| beneath(path, dir)) && !self.read_only.iter().any(|hole| beneath(path, hole))
+        self.write.iter().any(|dir| beneath(path, dir))
+            && !self.read_only.iter().any(|hole| beneath(path, hole))
     }
 
     /// Whether a confined process may read `path` (absolute, lexically normal).

@@ -52,7 +52,12 @@ fn a_relative_rule_grants_where_the_root_and_the_working_directory_readings_meet
     // (cwd, rule, expected write grants, why)
     let table: [(&str, &str, &[&str], &str); 3] = [
         ("/ws", "Edit(src/**)", &["/tmp/s1", "/ws/src"], "the cwd is the root: one reading"),
-        ("/ws/src", "Edit(src/**)", &["/tmp/s1", "/ws/src/src"], "/ws/src/src is beneath /ws/src: the deeper"),
+        (
+            "/ws/src",
+            "Edit(src/**)",
+            &["/tmp/s1", "/ws/src/src"],
+            "/ws/src/src is beneath /ws/src: the deeper",
+        ),
         ("/ws/lib", "Edit(src/**)", &[TMP], "/ws/src and /ws/lib/src never meet (T-5)"),
     ];
     for (cwd, rule, expected, why) in table {
@@ -60,21 +65,37 @@ fn a_relative_rule_grants_where_the_root_and_the_working_directory_readings_meet
     }
 }
 
+/// (rules, protected, expected write grants, expected holes, why)
+type Case = (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static str,
+);
+
 #[test]
 fn protected_paths_are_holes_or_take_the_grant_away() {
-    // (rules, protected, expected write, expected holes, why)
-    let table: [(&[&str], &[&str], &[&str], &[&str], &str); 4] = [
+    let table: [Case; 4] = [
         (&["Edit"], &["okrs/"], &["/tmp/s1", "/ws"], &["/ws/okrs"], "a hole under a writable dir (E-4)"),
         (&["Edit(okrs/team/**)"], &["okrs"], &[TMP], &[], "a grant beneath a protected path is none (E-4)"),
         (&["Edit(okrs/**)"], &["okrs"], &[TMP], &[], "a grant of the protected path itself is none"),
-        (&["Edit(src/**)"], &["okrs", "//etc/passwd"], &["/tmp/s1", "/ws/src"], &[], "not under a grant: no hole"),
+        (
+            &["Edit(src/**)"],
+            &["okrs", "//etc/passwd"],
+            &["/tmp/s1", "/ws/src"],
+            &[],
+            "not under a grant: no hole",
+        ),
     ];
     for (texts, protected, write, holes, why) in table {
         let got = of(texts, protected);
         assert_eq!(got.write, strings(write), "{texts:?}: {why}");
         assert_eq!(got.read_only, strings(holes), "{texts:?}: {why}");
     }
-    assert!(of(&["Edit(okrs/**)"], &["okrs"]).unenforced.iter().any(|u| u.contains("protected path `/ws/okrs`")));
+    assert!(
+        of(&["Edit(okrs/**)"], &["okrs"]).unenforced.iter().any(|u| u.contains("protected path `/ws/okrs`"))
+    );
 }
 
 #[test]
@@ -85,7 +106,11 @@ fn reads_are_all_without_read_rules_and_limited_with_them() {
     let table: [(&[&str], Reads, &str); 4] = [
         (&["Edit(src/**)"], Reads::All, "no read tool named: all (E-5)"),
         (&["Read"], Reads::All, "the read tool granted whole: all"),
-        (&["Read(docs/**)"], Reads::Beneath(strings(&["/tmp/s1", "/usr", "/ws/docs"])), "docs, tmp, baseline"),
+        (
+            &["Read(docs/**)"],
+            Reads::Beneath(strings(&["/tmp/s1", "/usr", "/ws/docs"])),
+            "docs, tmp, baseline",
+        ),
         (
             &["Read(docs/**)", "Edit(src/**)", "Grep"],
             Reads::All,
@@ -96,7 +121,11 @@ fn reads_are_all_without_read_rules_and_limited_with_them() {
         assert_eq!(confinement(&rules(texts), &place, &[], &baseline).read, expected, "{texts:?}: {why}");
     }
     let limited = confinement(&rules(&["Read(docs/**)", "Edit(src/**)"]), &place, &[], &baseline);
-    assert_eq!(limited.read, Reads::Beneath(strings(&["/tmp/s1", "/usr", "/ws/docs", "/ws/src"])), "writes read");
+    assert_eq!(
+        limited.read,
+        Reads::Beneath(strings(&["/tmp/s1", "/usr", "/ws/docs", "/ws/src"])),
+        "writes read"
+    );
 }
 
 #[test]
@@ -104,7 +133,11 @@ fn the_network_is_the_web_fetch_grants() {
     // (rules, expected, why)
     let table: [(&[&str], Network, &str); 4] = [
         (&["Edit(src/**)"], Network::None, "no WebFetch rule: none (E-6)"),
-        (&["WebFetch(domain:b.org)", "WebFetch(domain:a.org)"], Network::Hosts(strings(&["a.org", "b.org"])), "hosts"),
+        (
+            &["WebFetch(domain:b.org)", "WebFetch(domain:a.org)"],
+            Network::Hosts(strings(&["a.org", "b.org"])),
+            "hosts",
+        ),
         (&["WebFetch"], Network::Any, "the tool granted whole"),
         (&["WebSearch"], Network::None, "only WebFetch grants the network"),
     ];
@@ -123,7 +156,10 @@ fn the_encoding_escapes_every_byte_that_could_split_a_word() {
         temp: Some("/tmp/s 1".to_owned()),
         unenforced: Vec::new(),
     };
-    assert_eq!(c.encode(Mode::Required), "v1 required w=/ws/a%20b w=/ws/%25x r=/usr ro=/ws/a%20b/.git host=none tmp=/tmp/s%201");
+    assert_eq!(
+        c.encode(Mode::Required),
+        "v1 required w=/ws/a%20b w=/ws/%25x r=/usr ro=/ws/a%20b/.git host=none tmp=/tmp/s%201"
+    );
     assert_eq!(Confinement::default().encode(Mode::Recorded), "v1 recorded r=* net=none");
 }
 
@@ -139,15 +175,21 @@ fn rule() -> impl Strategy<Value = String> {
     (prop::sample::select(vec!["Edit", "Read"]), prop::sample::select(vec!["", "/", "//ws/"]), path)
         .prop_map(|(tool, anchor, path)| format!("{tool}({anchor}{path})"))
         .boxed()
-        .prop_union(prop::sample::select(vec!["Edit", "Write", "Read", "WebFetch(domain:a.org)"]).prop_map(String::from).boxed())
+        .prop_union(
+            prop::sample::select(vec!["Edit", "Write", "Read", "WebFetch(domain:a.org)"])
+                .prop_map(String::from)
+                .boxed(),
+        )
 }
 
 fn arbitrary() -> impl Strategy<Value = Confinement> {
-    (prop::collection::vec(rule(), 0..5), prop::collection::vec(path(), 0..3)).prop_map(|(texts, protected)| {
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let place = Place { root: ROOT, cwd: ROOT, session_tmp: TMP };
-        confinement(&rules(&texts), &place, &protected, &Baseline::default())
-    })
+    (prop::collection::vec(rule(), 0..5), prop::collection::vec(path(), 0..3)).prop_map(
+        |(texts, protected)| {
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let place = Place { root: ROOT, cwd: ROOT, session_tmp: TMP };
+            confinement(&rules(&texts), &place, &protected, &Baseline::default())
+        },
+    )
 }
 
 proptest! {
