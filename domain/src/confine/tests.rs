@@ -5,6 +5,11 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::lineage::ToolRule;
+use crate::lineage::syntax::{EDIT, EDIT_FAMILY, READ, READ_FAMILY};
+
+/// The rule syntax's words (T-16), named where the domain spells them.
+const WRITE: &str = EDIT_FAMILY[1];
+const GREP: &str = READ_FAMILY[1];
 
 const ROOT: &str = "/ws";
 const TMP: &str = "/tmp/s1";
@@ -38,8 +43,8 @@ fn write_grants_are_the_edit_rules_directories() {
         (&["Edit(src/*.rs)"], &[TMP], "a glob in the last segment: not expressible, nothing (E-2)"),
         (&["Edit(src/**/gen)"], &[TMP], "a glob before the end: nothing (E-2)"),
         (&["Edit(*.md)"], &[TMP], "a name at any depth: nothing (E-2)"),
-        (&["Edit"], &["/tmp/s1", "/ws"], "the tool granted whole: the workspace only (E-3)"),
-        (&["Write"], &["/tmp/s1", "/ws"], "a family member granted whole: the workspace only (E-3)"),
+        (&[EDIT], &["/tmp/s1", "/ws"], "the tool granted whole: the workspace only (E-3)"),
+        (&[WRITE], &["/tmp/s1", "/ws"], "a family member granted whole: the workspace only (E-3)"),
         (&["Edit(src/**)", "Edit(src/a/**)", "Bash(git *)"], &["/tmp/s1", "/ws/src"], "outermost only"),
     ];
     for (texts, expected, why) in table {
@@ -77,7 +82,7 @@ type Case = (
 #[test]
 fn protected_paths_are_holes_or_take_the_grant_away() {
     let table: [Case; 4] = [
-        (&["Edit"], &["okrs/"], &["/tmp/s1", "/ws"], &["/ws/okrs"], "a hole under a writable dir (E-4)"),
+        (&[EDIT], &["okrs/"], &["/tmp/s1", "/ws"], &["/ws/okrs"], "a hole under a writable dir (E-4)"),
         (&["Edit(okrs/team/**)"], &["okrs"], &[TMP], &[], "a grant beneath a protected path is none (E-4)"),
         (&["Edit(okrs/**)"], &["okrs"], &[TMP], &[], "a grant of the protected path itself is none"),
         (
@@ -105,14 +110,14 @@ fn reads_are_all_without_read_rules_and_limited_with_them() {
     // (rules, expected, why)
     let table: [(&[&str], Reads, &str); 4] = [
         (&["Edit(src/**)"], Reads::All, "no read tool named: all (E-5)"),
-        (&["Read"], Reads::All, "the read tool granted whole: all"),
+        (&[READ], Reads::All, "the read tool granted whole: all"),
         (
             &["Read(docs/**)"],
             Reads::Beneath(strings(&["/tmp/s1", "/usr", "/ws/docs"])),
             "docs, tmp, baseline",
         ),
         (
-            &["Read(docs/**)", "Edit(src/**)", "Grep"],
+            &["Read(docs/**)", "Edit(src/**)", GREP],
             Reads::All,
             "a family member granted whole reads anywhere",
         ),
@@ -172,11 +177,11 @@ fn path() -> impl Strategy<Value = String> {
 fn rule() -> impl Strategy<Value = String> {
     let path = prop::collection::vec(prop::sample::select(vec!["a", "b", "okrs", ".git", "*", "**"]), 1..4)
         .prop_map(|s| s.join("/"));
-    (prop::sample::select(vec!["Edit", "Read"]), prop::sample::select(vec!["", "/", "//ws/"]), path)
+    (prop::sample::select(vec![EDIT, READ]), prop::sample::select(vec!["", "/", "//ws/"]), path)
         .prop_map(|(tool, anchor, path)| format!("{tool}({anchor}{path})"))
         .boxed()
         .prop_union(
-            prop::sample::select(vec!["Edit", "Write", "Read", "WebFetch(domain:a.org)"])
+            prop::sample::select(vec![EDIT, WRITE, READ, "WebFetch(domain:a.org)"])
                 .prop_map(String::from)
                 .boxed(),
         )
