@@ -33,10 +33,7 @@ pub(crate) fn enter(policy: &Policy) -> Result<(), String> {
     write("/proc/self/gid_map", &format!("{gid} {gid} 1"))?;
     mount_change("/", MountPropagationFlags::PRIVATE | MountPropagationFlags::REC)
         .map_err(|e| format!("cannot make the mounts private: {e}"))?;
-    for hole in &policy.read_only {
-        let Some(grant) = policy.write.iter().find(|w| hole.starts_with(w)) else { continue };
-        carve(hole, grant)?;
-    }
+    carve(policy)?;
     // The working directory was entered before the holes were mounted, and a path relative to
     // it would be looked up beneath them: entered again, it is looked up through them (E-4).
     std::env::set_current_dir(&cwd).map_err(|e| format!("cannot enter {} again: {e}", cwd.display()))
@@ -46,17 +43,47 @@ fn write(path: &str, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))
 }
 
-/// Makes `hole`, beneath the write grant `grant`, read-only, and pins every directory between
-/// them so that none can be renamed or removed (a mount point cannot be): else the agent
-/// would move the protected tree aside and make a new one in its place (E-4). A hole that
-/// does not exist, or has a symbolic link on the way to it (a link cannot be a mount point, and
-/// the agent may replace it), is carved at its nearest existing real ancestor instead:
-/// narrower, never wider. A protected file with another hard link refuses: the other name would write it.
-fn carve(hole: &Path, grant: &Path) -> Result<(), String> {
-    if !grant.exists() {
-        // Landlock grants nothing beneath a path that does not exist.
-        return Ok(());
+/// Makes each hole read-only, and pins every directory between it and its write grant so
+/// that none can be renamed or removed (a mount point cannot be): else the agent would move
+/// the protected tree aside and make a new one in its place (E-4). A hole that does not exist,
+/// or has a symbolic link on the way to it (a link cannot be a mount point, and the agent may
+/// replace it), is carved at its nearest existing real ancestor instead: narrower, never wider.
+/// A protected file with another hard link refuses: the other name would write it.
+///
+/// Every pin is bound before any hole, and a hole beneath another is left to it: a bind over a
+/// directory hides the mounts beneath it, and would make a hole below writable again.
+fn carve(policy: &Policy) -> Result<(), String> {
+    let mut targets: Vec<(PathBuf, &Path)> = Vec::new();
+    for hole in &policy.read_only {
+        // Landlock grants nothing beneath a grant that does not exist: no hole is needed there.
+        let Some(grant) = policy.write.iter().find(|w| hole.starts_with(w) && w.exists()) else { continue };
+        targets.push((place(hole, grant)?, grant));
     }
+    let outer: Vec<(PathBuf, &Path)> = targets
+        .iter()
+        .filter(|(t, _)| !targets.iter().any(|(other, _)| other != t && t.starts_with(other)))
+        .cloned()
+        .collect();
+    let mut pins: Vec<&Path> = outer
+        .iter()
+        .flat_map(|(target, grant)| {
+            target.ancestors().skip(1).take_while(move |a| a != grant && a.starts_with(grant))
+        })
+        .collect();
+    pins.sort_by_key(|pin| (pin.components().count(), pin.to_path_buf()));
+    pins.dedup();
+    for pin in pins {
+        mount_bind(pin, pin).map_err(|e| mount_failed("pin", pin, e))?;
+    }
+    for (target, _) in &outer {
+        read_only(target)?;
+    }
+    Ok(())
+}
+
+/// Where `hole`, beneath the existing write grant `grant`, is carved: itself, or its nearest
+/// existing real ancestor.
+fn place(hole: &Path, grant: &Path) -> Result<PathBuf, String> {
     let mut target: PathBuf = hole.to_path_buf();
     while target != grant && !is_real(&target) {
         target = match target.parent() {
@@ -68,15 +95,14 @@ fn carve(hole: &Path, grant: &Path) -> Result<(), String> {
     if meta.is_file() && std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
         return Err(format!("the protected file {} has another hard link", target.display()));
     }
-    let mut pins: Vec<&Path> =
-        target.ancestors().skip(1).take_while(|a| *a != grant && a.starts_with(grant)).collect();
-    pins.reverse();
-    for pin in pins {
-        mount_bind(pin, pin).map_err(|e| mount_failed("pin", pin, e))?;
-    }
-    mount_bind(&target, &target).map_err(|e| mount_failed("bind", &target, e))?;
+    Ok(target)
+}
+
+/// Binds `target` onto itself read-only.
+fn read_only(target: &Path) -> Result<(), String> {
+    mount_bind(target, target).map_err(|e| mount_failed("bind", target, e))?;
     // A remount keeps the flags an unprivileged namespace may not drop (nosuid, nodev, …).
-    let kept = statvfs(&target).map_err(|e| mount_failed("read the flags of", &target, e))?.f_flag;
+    let kept = statvfs(target).map_err(|e| mount_failed("read the flags of", target, e))?.f_flag;
     let mut flags = MountFlags::BIND | MountFlags::RDONLY;
     for (vfs, mount) in [
         (StatVfsMountFlags::NOSUID, MountFlags::NOSUID),
@@ -90,7 +116,7 @@ fn carve(hole: &Path, grant: &Path) -> Result<(), String> {
             flags |= mount;
         }
     }
-    mount_remount(&target, flags, "").map_err(|e| mount_failed("make read-only", &target, e))
+    mount_remount(target, flags, "").map_err(|e| mount_failed("make read-only", target, e))
 }
 
 /// Exists, and is its own real path: no symbolic link on the way to it, which the agent could

@@ -3,7 +3,7 @@
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
-use crate::support::{AGENT_UID, Tree, is_root, launch, said};
+use crate::support::{AGENT_UID, Tree, is_root, launch, said, text};
 
 /// The protected paths of these tests: a directory, a file, and a file deep below unprotected
 /// directories (whose parents the agent may try to move aside).
@@ -122,6 +122,36 @@ fn a_protected_path_holds_from_a_working_directory_beneath_its_parents() {
             "{cwd}: {}",
             said(&output)
         );
+    }
+}
+
+#[test]
+fn holes_that_share_a_parent_or_nest_all_hold() {
+    // (protected paths, in the order the launcher is given them, the files written)
+    let table: [(&[&str], &[&str]); 6] = [
+        (&["a/x", "a/y"], &["a/x", "a/y"]),
+        (&["a/b/x", "a/y"], &["a/b/x", "a/y"]),
+        (&["a", "a/b/x"], &["a/b/x", "a/y"]),
+        (&["a/b/x", "a"], &["a/b/x", "a/y"]),
+        // A missing hole is carved at its parent `a`, which the other hole's pin would bind.
+        (&["a/missing", "a/b/x"], &["a/b/x", "a/y"]),
+        (&["a/b/x", "a/missing"], &["a/b/x", "a/y"]),
+    ];
+    for (protected, files) in table {
+        let tree = Tree::new();
+        for file in files {
+            tree.file(file, "kept");
+        }
+        // In the given order, nested ones too: the launcher must not rely on the policy's.
+        let mut confinement = tree.confinement(&["Edit"], &[]);
+        for path in protected {
+            confinement.push_str(&format!(" ro={}", text(&tree.ws().join(path))));
+        }
+        for file in files {
+            let output = tree.run(&confinement, &format!("echo evil > {file}"));
+            let kept = std::fs::read_to_string(tree.ws().join(file)).unwrap();
+            assert_eq!(kept, "kept", "{protected:?}: {file} written: {}", said(&output));
+        }
     }
 }
 
