@@ -21,7 +21,9 @@ const WANTED: ABI = ABI::V6;
 /// The web ports a network grant opens to TCP connect (E-6).
 const WEB_PORTS: [u16; 2] = [80, 443];
 
-/// What the kernel enforced: its Landlock ABI.
+/// Confines this process: read beneath the read grants; everything but device ioctls beneath
+/// the write grants (a terminal's `TIOCSTI` would type commands into the user's own shell,
+/// E-10). What the kernel enforced: its Landlock ABI.
 pub(crate) fn restrict(policy: &Policy) -> Result<String, String> {
     let failed = |e: landlock::RulesetError| format!("Landlock: {e}");
     let ruleset = Ruleset::default()
@@ -58,7 +60,10 @@ pub(crate) fn restrict(policy: &Policy) -> Result<String, String> {
         .add_rules(path_beneath_rules(existing(&read), AccessFs::from_read(REQUIRED)))
         .map_err(failed)?
         .set_compatibility(CompatLevel::BestEffort)
-        .add_rules(path_beneath_rules(existing(&policy.write), AccessFs::from_all(WANTED)))
+        .add_rules(path_beneath_rules(
+            existing(&policy.write),
+            AccessFs::from_all(WANTED) & !AccessFs::IoctlDev,
+        ))
         .map_err(failed)?;
     if let Network::Web(_) = policy.network {
         for port in WEB_PORTS {

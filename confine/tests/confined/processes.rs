@@ -160,3 +160,22 @@ fn an_argument_it_cannot_read_is_refused_and_nothing_runs() {
         assert_eq!(String::from_utf8_lossy(&output.stderr).lines().count(), 1, "{why}: one line");
     }
 }
+
+#[test]
+fn no_command_is_typed_into_the_users_terminal() {
+    let tree = Tree::new();
+    // `TIOCSTI` pushes a character into the terminal's input: the user's own shell would read
+    // it after the harness exits. `/dev/tty` is writable (the baseline), its ioctls are not.
+    let inject = tree.file(
+        "inject.pl",
+        "open(T, '+<', '/dev/tty') or die \"open: $!\\n\"; my $c = 'x'; \
+         ioctl(T, 0x5412, $c) or die \"ioctl: $!\\n\"; print \"injected\\n\";",
+    );
+    let confinement = tree.confinement(&["Edit"], &[]);
+    let inside = format!("{LAUNCHER} '{confinement}' 'perl {}'", text(&inject));
+    // `script` gives the launcher a terminal of its own, as a harness run by a human has.
+    let output = std::process::Command::new("script").args(["-qec", &inside, "/dev/null"]).output().unwrap();
+    let said_ = String::from_utf8_lossy(&output.stdout);
+    assert!(said_.contains("ioctl: Permission denied"), "{}", said(&output));
+    assert!(!said_.contains("injected"), "{}", said(&output));
+}
