@@ -220,8 +220,18 @@ proptest! {
     #[test]
     fn stacking_only_narrows(a in arbitrary(), b in arbitrary(), probe in path(), host in "[ab]\\.org") {
         let both = a.stack(&b);
-        prop_assert!(!both.may_write(&probe) || (a.may_write(&probe) && b.may_write(&probe)), "write {probe}");
-        prop_assert!(!both.may_read(&probe) || (a.may_read(&probe) && b.may_read(&probe)), "read {probe}");
+        // The random path, and every path either confinement names, and one below each: where
+        // a widening would show.
+        let named = [&a.write, &b.write, &a.read_only, &b.read_only];
+        let mut probes = vec![probe];
+        for path in named.into_iter().flatten() {
+            probes.push(path.clone());
+            probes.push(format!("{path}/below"));
+        }
+        for probe in &probes {
+            prop_assert!(!both.may_write(probe) || (a.may_write(probe) && b.may_write(probe)), "write {probe}");
+            prop_assert!(!both.may_read(probe) || (a.may_read(probe) && b.may_read(probe)), "read {probe}");
+        }
         prop_assert!(!both.may_reach(&host) || (a.may_reach(&host) && b.may_reach(&host)), "reach {host}");
     }
 }
