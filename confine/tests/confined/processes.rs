@@ -55,6 +55,10 @@ fn the_launcher_run_again_inside_with_wider_grants_stays_inside() {
     let inner = format!("{LAUNCHER} '{wide}' 'echo x > {}'", text(&escaped));
     let output = tree.run(&outer, &inner);
     assert!(!escaped.exists(), "the inner launcher widened the grants: {}", said(&output));
+    // It could not confine (its user namespace's maps are not its to write), and said so: in
+    // the `recorded` mode it ran the command, inside the outer confinement still (E-9).
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("warden-confine: running UNCONFINED (mode recorded)"), "{}", said(&output));
     // Asked to confine required, the inner launcher refuses rather than run (E-9).
     let required = tree.confinement(&["Edit(//**)"], &[]);
     let inner = format!("{LAUNCHER} '{required}' 'echo ran'");
