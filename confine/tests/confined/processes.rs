@@ -183,3 +183,37 @@ fn no_command_is_typed_into_the_users_terminal() {
     assert!(said_.contains("ioctl: Permission denied"), "{}", said(&output));
     assert!(!said_.contains("injected"), "{}", said(&output));
 }
+
+#[test]
+fn the_launch_line_hands_the_launcher_the_command_byte_for_byte() {
+    let tree = Tree::new();
+    let policy =
+        agentwarden_domain::confine::Confinement { write: vec![text(&tree.ws())], ..Default::default() };
+    let escaped = tree.out().join("pwned");
+    // Commands that try to end the quoting and run something outside the launcher.
+    let commands = [
+        "echo plain".to_owned(),
+        format!("echo '; touch {}; '", text(&escaped)),
+        format!("echo \"'\"; touch {} #", text(&escaped)),
+        format!("echo '\\''; touch {}", text(&escaped)),
+        "printf '%s\\n' \"$HOME\" `echo tick` $(echo sub)".to_owned(),
+        "printf 'a\\nb'\necho second line".to_owned(),
+        "echo 'unclosed".to_owned(),
+        "echo é ünïcode ✓".to_owned(),
+    ];
+    for command in commands {
+        let line = policy.launch_line(Mode::Required, LAUNCHER, &command);
+        let wrapped =
+            std::process::Command::new("sh").arg("-c").arg(&line).current_dir(tree.ws()).output().unwrap();
+        // Only the launcher ran a command: the confined one, which cannot write outside.
+        assert!(!escaped.exists(), "{command:?} ran outside the launcher: {}", said(&wrapped));
+        // And it ran exactly the command: it prints what the bare command prints.
+        let bare =
+            std::process::Command::new("sh").arg("-c").arg(&command).current_dir(tree.ws()).output().unwrap();
+        let _ = std::fs::remove_file(&escaped);
+        assert_eq!(wrapped.stdout, bare.stdout, "{command:?}: {}", said(&wrapped));
+    }
+    let line = policy.launch_line(Mode::Required, LAUNCHER, &format!("echo x > {}", text(&escaped)));
+    let output = std::process::Command::new("sh").arg("-c").arg(&line).output().unwrap();
+    assert!(!escaped.exists(), "{}", said(&output));
+}

@@ -51,6 +51,21 @@ impl Confinement {
     }
 }
 
+/// `text` as one word of a POSIX shell's command line: in single quotes, each `'` in it closed,
+/// escaped and reopened (`'\''`), so that no byte of it is read by the shell (E-8).
+pub fn shell_word(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+impl Confinement {
+    /// The command line a harness runs in place of `command`: `launcher` with this confinement
+    /// and the command, each one shell word (E-8). Run by the harness's shell, it hands the
+    /// launcher `command` byte for byte, whatever it holds.
+    pub fn launch_line(&self, mode: Mode, launcher: &str, command: &str) -> String {
+        format!("{} {} {}", shell_word(launcher), shell_word(&self.encode(mode)), shell_word(command))
+    }
+}
+
 /// Every byte but `[A-Za-z0-9/._-]` as `%XX`.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -15,7 +15,7 @@ mod paths;
 mod policy;
 mod stack;
 
-pub use encode::{ENCODING_VERSION, Mode};
+pub use encode::{ENCODING_VERSION, Mode, shell_word};
 pub use paths::beneath;
 pub use policy::{Baseline, Place, confinement};
 
