@@ -17,7 +17,7 @@ mod stack;
 
 pub use encode::{ENCODING_VERSION, Mode, shell_word};
 pub use paths::beneath;
-pub use policy::{Baseline, Place, confinement};
+pub use policy::{Baseline, Place, confinement, lineage_confinement};
 
 /// What the kernel holds a confined shell call to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -123,6 +123,21 @@ pub fn confinement(
     }
 }
 
+/// The confinement of a call of the last agent of a lineage, `manifests` the rules of each
+/// agent from the root: a call must be granted by its own manifest and every ancestor's (T-9),
+/// so its shell gets what every one of them grants, each confinement stacked on the others
+/// (E-7). No manifest at all grants nothing but the baseline.
+pub fn lineage_confinement(
+    manifests: &[&[ToolRule]],
+    place: &Place<'_>,
+    protected: &[String],
+    baseline: &Baseline,
+) -> Confinement {
+    let mut each = manifests.iter().map(|rules| confinement(rules, place, protected, baseline));
+    let first = each.next().unwrap_or_else(|| confinement(&[], place, protected, baseline));
+    each.fold(first, |outer, inner| outer.stack(&inner))
+}
+
 /// The directory a path rule grants everything beneath (E-2): its segments must be literal,
 /// then at most a final `**`; a rule read from both the working directory and the root grants
 /// where both readings meet. Anything else (a glob before the end, a name at any depth) the

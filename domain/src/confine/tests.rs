@@ -152,6 +152,29 @@ fn the_network_is_the_web_fetch_grants() {
 }
 
 #[test]
+fn a_lineage_grants_what_every_manifest_grants() {
+    let place = Place { root: ROOT, cwd: ROOT, session_tmp: TMP };
+    let parent = rules(&["Edit(src/**)", "Read(src/**)", "WebFetch(domain:a.org)"]);
+    let child = rules(&[EDIT, "WebFetch(domain:a.org)", "WebFetch(domain:b.org)"]);
+    let got = lineage_confinement(&[&parent, &child], &place, &strings(&["src/gen"]), &Baseline::default());
+    // (what, expected, why)
+    assert_eq!(
+        got.write,
+        strings(&["/tmp/s1", "/ws/src"]),
+        "the child's bare Edit is held to the parent's src/"
+    );
+    assert_eq!(got.read_only, strings(&["/ws/src/gen"]), "the protected path stays a hole");
+    assert_eq!(
+        got.read,
+        Reads::Beneath(strings(&["/tmp/s1", "/ws/src"])),
+        "the parent's read rules hold the child"
+    );
+    assert_eq!(got.network, Network::Hosts(strings(&["a.org"])), "the hosts both grant");
+    let none = lineage_confinement(&[], &place, &[], &Baseline::default());
+    assert_eq!(none.write, strings(&[TMP]), "no manifest: the baseline alone");
+}
+
+#[test]
 fn the_encoding_escapes_every_byte_that_could_split_a_word() {
     let c = Confinement {
         write: strings(&["/ws/a b", "/ws/%x"]),
@@ -213,6 +236,32 @@ proptest! {
             let below = format!("{p}/{}", probe.trim_start_matches('/'));
             let below = crate::lineage::lexical(&below);
             prop_assert!(!c.may_write(&below), "{below} writable in {c:?}");
+        }
+    }
+
+    /// A lineage's confinement allows only what each of its manifests allows (T-9, E-7).
+    #[test]
+    fn a_lineage_only_narrows(
+        a in prop::collection::vec(rule(), 0..5),
+        b in prop::collection::vec(rule(), 0..5),
+        protected in prop::collection::vec(path(), 0..3),
+        probe in path(),
+    ) {
+        let place = Place { root: ROOT, cwd: ROOT, session_tmp: TMP };
+        let (a, b): (Vec<&str>, Vec<&str>) = (a.iter().map(String::as_str).collect(), b.iter().map(String::as_str).collect());
+        let (a, b) = (rules(&a), rules(&b));
+        let each = [&a, &b].map(|r| confinement(r, &place, &protected, &Baseline::default()));
+        let both = lineage_confinement(&[&a, &b], &place, &protected, &Baseline::default());
+        let mut probes = vec![probe];
+        for c in &each {
+            for path in c.write.iter().chain(&c.read_only) {
+                probes.push(path.clone());
+                probes.push(format!("{path}/below"));
+            }
+        }
+        for probe in &probes {
+            prop_assert!(!both.may_write(probe) || each.iter().all(|c| c.may_write(probe)), "write {probe}");
+            prop_assert!(!both.may_read(probe) || each.iter().all(|c| c.may_read(probe)), "read {probe}");
         }
     }
 
