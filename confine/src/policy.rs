@@ -92,6 +92,12 @@ pub fn decode(text: &str) -> Result<Policy, String> {
     if all {
         policy.read = None;
     }
+    // A write grant inside a read-only hole would make the protected path writable: the
+    // domain never writes one, and the launcher does not read one as either.
+    if let Some(grant) = policy.write.iter().find(|w| policy.read_only.iter().any(|hole| w.starts_with(hole)))
+    {
+        return Err(format!("the write grant {} is inside a read-only hole", grant.display()));
+    }
     policy.network = net.ok_or("the confinement names no network (`net=none`, `net=any` or `host=HOST`)")?;
     Ok(policy)
 }
@@ -140,7 +146,9 @@ mod tests {
     #[test]
     fn the_argument_is_read_strictly() {
         // (argument, accepted, why)
-        let table: [(&str, bool, &str); 14] = [
+        let table: [(&str, bool, &str); 16] = [
+            ("v1 required w=/ws/okrs/a ro=/ws/okrs net=none", false, "a write grant inside a hole"),
+            ("v1 required w=/ws ro=/ws/okrs net=none", true, "a hole inside a write grant"),
             ("v1 required r=* net=none tmp=/t", true, "a temporary directory"),
             ("v1 required r=* net=none tmp=/t tmp=/u", false, "two temporary directories"),
             ("v1 required r=* net=none", true, "the narrowest"),
