@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use agentwarden_domain::confine::Mode;
 
-use crate::support::{LAUNCHER, Tree, said, text};
+use crate::support::{AGENT_UID, LAUNCHER, Tree, said, text};
 
 /// Waits until `path` exists (a background process says it is done), at most ten seconds.
 fn wait_for(path: &std::path::Path) {
@@ -105,13 +105,18 @@ fn no_tcp_connect_without_a_grant() {
         (&["WebFetch(domain:example.org)"], "a host granted: TCP to the web ports only, not this port"),
         (&["WebFetch"], "any host granted: still the web ports only"),
     ];
-    for (rules, why) in table {
-        let output = tree.run(&tree.confinement(rules, &[]), &connect(port));
-        assert!(!output.status.success(), "{rules:?}: {why}: {}", said(&output));
-        assert!(
-            accepted.recv_timeout(Duration::from_millis(300)).is_err(),
-            "{rules:?}: the listener accepted"
-        );
+    // As root (in its user namespace) and as a second user.
+    for uid in [None, Some(AGENT_UID)] {
+        for (rules, why) in table {
+            let confinement = tree.confinement(rules, &[]);
+            let output = match uid {
+                Some(uid) => tree.run_as(uid, &confinement, &connect(port)),
+                None => tree.run(&confinement, &connect(port)),
+            };
+            assert!(!output.status.success(), "{uid:?} {rules:?}: {why}: {}", said(&output));
+            let got = accepted.recv_timeout(Duration::from_millis(300));
+            assert!(got.is_err(), "{uid:?} {rules:?}: the listener accepted");
+        }
     }
     // Nor may it listen: a bind is TCP too.
     let serve = "perl -MIO::Socket::INET -e 'IO::Socket::INET->new(LocalAddr => \"127.0.0.1:0\", Listen => 1) \
