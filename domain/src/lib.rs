@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod code;
+pub mod confine;
 pub mod events;
 pub mod fanout;
 pub mod governance;

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 /// The workspace's directories of Rust sources (the fuzz targets included).
-const DIRS: [&str; 14] = [
+const DIRS: [&str; 15] = [
     "domain",
     "ports",
     "adapters",
@@ -15,6 +15,7 @@ const DIRS: [&str; 14] = [
     "protocol",
     "server",
     "hook-client",
+    "confine",
     "cli",
     "xtask",
     "tests",

@@ -30,6 +30,7 @@ pub use real_path::{NoLinks, ResolvePath, joined, lexical, places};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};
+pub(crate) use rules::{Reach, ReadFrom};
 pub use tool_path::ToolPath;
 pub use tool_use::{Argument, CallArgument, RulesAs, ToolUse};
 pub use walk::{LineageVerdict, Pair, walk};

@@ -80,6 +80,33 @@ enum Anchor {
     Cwd,
 }
 
+/// What a rule reaches, for the confinement policy (issue 50).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reach<'a> {
+    /// A path rule: `Edit(…)` (writes) or `Read(…)`, read from `from`, its segments (a `**`
+    /// segment of its own, `*` and `?` within one).
+    Path { writes: bool, from: ReadFrom, segments: &'a [String] },
+    /// `WebFetch(domain:HOST)`: the host, lower case.
+    Host(&'a str),
+    /// A tool named without a specifier: every use of it.
+    Whole(&'a str),
+    /// Anything else (a command pattern, an agent type, an MCP server).
+    Other,
+}
+
+/// Where a path rule is read from (T-5), for the confinement policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReadFrom {
+    /// `//…`: the filesystem root.
+    Filesystem,
+    /// `/…`: the project root.
+    Project,
+    /// `x/y`: the call's working directory and the project root, both.
+    ProjectAndCwd,
+    /// One segment, no `/`: any depth below the project.
+    AnyDepth,
+}
+
 /// Why a rule was refused (T-1).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("tool rule `{rule}`: {why}")]
@@ -171,6 +198,26 @@ impl ToolRule {
                 })
             }
             _ => None,
+        }
+    }
+
+    /// What the rule reaches, in the terms the confinement policy reads (issue 50): a path
+    /// rule's family, anchor and segments, a domain, or the tool granted whole.
+    pub(crate) fn reach(&self) -> Reach<'_> {
+        match (&self.specifier, &self.tool) {
+            (Some(Specifier::Path(pattern)), ToolName::Family(family)) => Reach::Path {
+                writes: family.contains(&EDIT),
+                from: match pattern.anchor {
+                    Anchor::Absolute => ReadFrom::Filesystem,
+                    Anchor::Root => ReadFrom::Project,
+                    Anchor::Cwd if pattern.floating => ReadFrom::AnyDepth,
+                    Anchor::Cwd => ReadFrom::ProjectAndCwd,
+                },
+                segments: &pattern.segments,
+            },
+            (Some(Specifier::Domain(host)), _) => Reach::Host(host),
+            (None, ToolName::Exact(name)) => Reach::Whole(name),
+            _ => Reach::Other,
         }
     }
 

@@ -1,0 +1,177 @@
+//! The confinement as the launcher receives it: one argument, read strictly (E-8). The
+//! domain writes it (`Confinement::encode` in `agentwarden-domain`); anything else is refused,
+//! never read as something narrower or wider.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::path::PathBuf;
+
+/// What the launcher does when the kernel cannot confine (E-9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Refuse to run the command.
+    Required,
+    /// Run it unconfined, saying so on standard error.
+    Recorded,
+}
+
+/// The network a confined process may reach (E-6).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Network {
+    /// None: a network namespace with no interface, and no TCP.
+    None,
+    /// TCP connect to the web ports (for the hosts named: the kernel cannot tell hosts apart).
+    Web(Vec<String>),
+}
+
+/// The confinement, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// What to do when the kernel cannot confine.
+    pub mode: Mode,
+    /// Beneath these: read, write, execute.
+    pub write: Vec<PathBuf>,
+    /// Beneath these: read and execute; `None` for everywhere.
+    pub read: Option<Vec<PathBuf>>,
+    /// Read-only holes in the write grants.
+    pub read_only: Vec<PathBuf>,
+    /// The network.
+    pub network: Network,
+    /// The session's temporary directory: the command's `TMPDIR` (E-12).
+    pub temp: Option<PathBuf>,
+}
+
+/// Reads the launcher's first argument (E-8): `Err` says what is wrong with it.
+pub fn decode(text: &str) -> Result<Policy, String> {
+    let mut words = text.split(' ');
+    if words.next() != Some("v1") {
+        return Err("the confinement does not start with `v1`".into());
+    }
+    let mode = match words.next() {
+        Some("required") => Mode::Required,
+        Some("recorded") => Mode::Recorded,
+        _ => return Err("the confinement's second word is `required` or `recorded`".into()),
+    };
+    let mut policy = Policy {
+        mode,
+        write: Vec::new(),
+        read: Some(Vec::new()),
+        read_only: Vec::new(),
+        network: Network::None,
+        temp: None,
+    };
+    let (mut all, mut some, mut net) = (false, false, None::<Network>);
+    for word in words {
+        let (key, value) = word.split_once('=').ok_or_else(|| format!("`{word}` is not KEY=VALUE"))?;
+        match (key, value) {
+            ("r", "*") => all = true,
+            ("net", "none") if net.is_none() => net = Some(Network::None),
+            ("net", "any") if net.is_none() => net = Some(Network::Web(Vec::new())),
+            ("host", host) if !matches!(net, Some(Network::None)) => {
+                let host = String::from_utf8(unescape(host)?).map_err(|_| format!("`{word}`: not UTF-8"))?;
+                match &mut net {
+                    Some(Network::Web(hosts)) => hosts.push(host),
+                    _ => net = Some(Network::Web(vec![host])),
+                }
+            }
+            ("w", path) => policy.write.push(absolute(path)?),
+            ("r", path) => {
+                some = true;
+                if let Some(read) = &mut policy.read {
+                    read.push(absolute(path)?);
+                }
+            }
+            ("ro", path) => policy.read_only.push(absolute(path)?),
+            ("tmp", path) if policy.temp.is_none() => policy.temp = Some(absolute(path)?),
+            _ => return Err(format!("`{word}` is not a word of the confinement")),
+        }
+    }
+    if all && some {
+        return Err("`r=*` and `r=PATH` together".into());
+    }
+    if all {
+        policy.read = None;
+    }
+    // A write grant inside a read-only hole would make the protected path writable: the
+    // domain never writes one, and the launcher does not read one as either.
+    if let Some(grant) = policy.write.iter().find(|w| policy.read_only.iter().any(|hole| w.starts_with(hole)))
+    {
+        return Err(format!("the write grant {} is inside a read-only hole", grant.display()));
+    }
+    policy.network = net.ok_or("the confinement names no network (`net=none`, `net=any` or `host=HOST`)")?;
+    Ok(policy)
+}
+
+/// A path word: absolute, no `.` or `..` segment, no NUL.
+fn absolute(text: &str) -> Result<PathBuf, String> {
+    let bytes = unescape(text)?;
+    let normal = bytes.first() == Some(&b'/')
+        && !bytes.contains(&0)
+        && bytes
+            .split(|b| *b == b'/')
+            .skip(1)
+            .all(|s| s != b"." && s != b".." && (!s.is_empty() || bytes.len() == 1));
+    if !normal {
+        return Err(format!("`{text}` is not an absolute, normal path"));
+    }
+    Ok(PathBuf::from(OsString::from_vec(bytes)))
+}
+
+/// `%XX` back to its byte; every other byte must be one the encoding leaves as it is.
+fn unescape(text: &str) -> Result<Vec<u8>, String> {
+    let bad = || format!("`{text}` is not escaped as the confinement escapes");
+    let mut out = Vec::with_capacity(text.len());
+    let mut bytes = text.bytes();
+    while let Some(byte) = bytes.next() {
+        if byte == b'%' {
+            let hex = [bytes.next().ok_or_else(bad)?, bytes.next().ok_or_else(bad)?];
+            let hex = std::str::from_utf8(&hex).map_err(|_| bad())?;
+            out.push(u8::from_str_radix(hex, 16).map_err(|_| bad())?);
+        } else if byte.is_ascii_alphanumeric() || b"/._-".contains(&byte) {
+            out.push(byte);
+        } else {
+            return Err(bad());
+        }
+    }
+    if text.is_empty() {
+        return Err(bad());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_argument_is_read_strictly() {
+        // (argument, accepted, why)
+        let table: [(&str, bool, &str); 16] = [
+            ("v1 required w=/ws/okrs/a ro=/ws/okrs net=none", false, "a write grant inside a hole"),
+            ("v1 required w=/ws ro=/ws/okrs net=none", true, "a hole inside a write grant"),
+            ("v1 required r=* net=none tmp=/t", true, "a temporary directory"),
+            ("v1 required r=* net=none tmp=/t tmp=/u", false, "two temporary directories"),
+            ("v1 required r=* net=none", true, "the narrowest"),
+            ("v1 recorded w=/a%20b r=/usr ro=/a%20b/c host=x.org host=y.org", true, "escaped, hosts"),
+            ("v2 required r=* net=none", false, "an unknown version"),
+            ("v1 maybe r=* net=none", false, "an unknown mode"),
+            ("v1 required r=*", false, "no network word: not read as none or any"),
+            ("v1 required r=* r=/usr net=none", false, "all and some reads"),
+            ("v1 required w=relative net=none", false, "a relative path"),
+            ("v1 required w=/a/../etc net=none", false, "a `..`"),
+            ("v1 required w=/a%00 net=none", false, "a NUL"),
+            ("v1 required w=/a b net=none", false, "a stray word"),
+            ("v1 required net=none host=x.org", false, "no network and a host"),
+            ("v1 required  net=none", false, "an empty word"),
+        ];
+        for (text, accepted, why) in table {
+            assert_eq!(decode(text).is_ok(), accepted, "{text}: {why}: {:?}", decode(text));
+        }
+        let policy =
+            decode("v1 recorded w=/a%20b r=/usr ro=/a%20b/c host=x.org").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(policy.write, vec![PathBuf::from("/a b")]);
+        assert_eq!(policy.read_only, vec![PathBuf::from("/a b/c")]);
+        assert_eq!(policy.network, Network::Web(vec!["x.org".to_owned()]));
+        assert_eq!(policy.mode, Mode::Recorded);
+    }
+}
