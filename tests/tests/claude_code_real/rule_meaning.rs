@@ -90,6 +90,20 @@ const TOUCHES: [&str; 16] = [
     "touch \"~/x\"",
 ];
 
+/// Commands whose text the client does not take at face value (issue 48): Unicode spaces,
+/// invisible and bidi characters inside a word, a word over 255 bytes, a command over 10 000,
+/// zsh's `=word`, an unbalanced `)`.
+fn shown_touches() -> Vec<String> {
+    let mut touches: Vec<String> = ["\u{a0}", "\u{200b}", "\u{2028}", "\u{2029}", "\u{202e}", "\u{3000}", "\u{feff}"]
+        .iter()
+        .map(|c| format!("touch u1{c}u2"))
+        .collect();
+    touches.push(format!("touch {}", "w".repeat(256)));
+    touches.push(format!("touch {}", vec!["c".repeat(99); 102].join(" ")));
+    touches.extend(["touch =a".to_owned(), "touch a)".to_owned(), "touch \"a\")".to_owned()]);
+    touches
+}
+
 /// The table: each rule, and the calls asked about it.
 fn rows() -> Vec<(&'static str, Vec<Call>)> {
     vec![
@@ -174,6 +188,56 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
                 call("WebFetch", json!({ "url": "https://example.com@evil.invalid/", "prompt": "p" })),
             ],
         ),
+        // Issue 48, class 4: a launcher or a grammar form runs another command than its first
+        // word names; a command whose options run or write something else (T-22, T-23).
+        ("Bash(exec:*)", vec![bash("exec touch l1")]),
+        ("Bash(eval:*)", vec![bash("eval touch l2")]),
+        ("Bash(builtin:*)", vec![bash("builtin exec touch l3")]),
+        ("Bash(command:*)", vec![bash("command touch l4")]),
+        ("Bash(setsid:*)", vec![bash("setsid touch l5")]),
+        ("Bash(ionice:*)", vec![bash("ionice touch l6")]),
+        ("Bash(flock:*)", vec![bash("flock l7.lock touch l7")]),
+        ("Bash(coproc:*)", vec![bash("coproc touch l8")]),
+        ("Bash(nohup:*)", vec![bash("nohup touch l9")]),
+        ("Bash(nice:*)", vec![bash("nice touch l10")]),
+        ("Bash(timeout:*)", vec![bash("timeout 5 touch l11")]),
+        ("Bash(env:*)", vec![bash("env touch l12")]),
+        ("Bash(xargs:*)", vec![bash("xargs touch l13")]),
+        ("Bash(stdbuf:*)", vec![bash("stdbuf -o0 touch l14")]),
+        ("Bash(time:*)", vec![bash("time touch l15")]),
+        ("Bash(! touch:*)", vec![bash("! touch l16")]),
+        ("Bash((touch l17))", vec![bash("(touch l17)")]),
+        (
+            "Bash(find:*)",
+            vec![
+                bash("find nothere -delete"),
+                bash("find . -maxdepth 0 -fprint fp.txt"),
+                bash("find . -maxdepth 0 -fls fl.txt"),
+                bash("find . -maxdepth 0 -execdir touch fe.txt +"),
+            ],
+        ),
+        ("Bash(jq:*)", vec![bash("jq -n 'system(\"touch jq1\")'"), bash("jq -n -f prog.jq")]),
+        ("Bash(sed:*)", vec![bash("sed -i s/one/two/ src/a.rs"), bash("sed -n 1w sw.txt src/a.rs")]),
+        ("Bash(git:*)", vec![bash("git -c core.fsmonitor=true status"), bash("git --exec-path=. status")]),
+        // Issue 48, class 5: text the client does not take at face value (T-24).
+        ("Bash(touch:*)", shown_touches().iter().map(|c| bash(c)).collect()),
+        // Numeric hosts are read as the URL parser reads them (T-25).
+        (
+            "WebFetch(domain:10.1)",
+            vec![
+                call("WebFetch", json!({ "url": "http://10.1/", "prompt": "p" })),
+                call("WebFetch", json!({ "url": "http://10.0.0.1/", "prompt": "p" })),
+            ],
+        ),
+        (
+            "WebFetch(domain:10.0.0.1)",
+            ["http://10.1/", "http://0x0a.0.0.1/", "http://012.0.0.1/", "http://167772161/", "http://10.0.0.1./"]
+                .iter()
+                .map(|url| call("WebFetch", json!({ "url": url, "prompt": "p" })))
+                .collect(),
+        ),
+        // A directory rule never grants a file of that name (T-27).
+        ("Edit(notes/)", vec![write("notes"), write("notes/n.md")]),
     ]
 }
 
