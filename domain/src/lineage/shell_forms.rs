@@ -10,19 +10,21 @@ use super::shell_words::{Word, words};
 /// Keywords and builtins of the shell's grammar that run what follows them, and programs that
 /// run their arguments as a command (launchers and wrappers): as a command's first word, the
 /// command is granted only by the bare `Bash` (T-22).
-pub(super) const LAUNCHERS: [&str; 62] = [
+pub(super) const LAUNCHERS: [&str; 69] = [
     // Grammar: a pipeline's timing, a coprocess, a function, compound commands, arithmetic.
     "time", "coproc", "function", "if", "then", "elif", "else", "fi", "for", "while", "until", "do",
     "done", "case", "esac", "select", "in", "let", "repeat", "foreach",
     // Builtins that run a command, a string or a file, or set one to run later.
     "exec", "eval", "builtin", "command", "source", ".", "trap", "fc", "mapfile", "readarray",
-    // zsh's precommand modifiers.
-    "noglob", "nocorrect", "-",
+    // Builtins that load code: a shared object, a module, a function file.
+    "enable", "zmodload", "autoload",
+    // zsh's precommand modifiers, and its builtins that run a string later or elsewhere.
+    "noglob", "nocorrect", "-", "emulate", "sched", "zpty",
     // Programs that run their arguments as a command.
     "env", "nohup", "nice", "ionice", "setsid", "flock", "timeout", "xargs", "sudo", "doas", "su",
     "runuser", "pkexec", "chroot", "stdbuf", "unbuffer", "watch", "strace", "ltrace", "script",
     "taskset", "chrt", "numactl", "nsenter", "unshare", "firejail", "parallel", "systemd-run",
-    "fakeroot",
+    "fakeroot", "busybox",
 ];
 
 /// A command whose options or arguments run or write something else (T-23).
@@ -39,7 +41,7 @@ struct Form {
 }
 
 /// The commands a pattern rule does not grant with these options (T-23).
-const FORMS: [Form; 17] = [
+const FORMS: [Form; 23] = [
     Form {
         command: "find",
         shorts: "",
@@ -49,10 +51,10 @@ const FORMS: [Form; 17] = [
     Form { command: "jq", shorts: "fL", longs: &["--from-file", "--rawfile", "--slurpfile"], texts: JQ },
     Form { command: "gojq", shorts: "fL", longs: &["--from-file", "--rawfile", "--slurpfile"], texts: JQ },
     Form { command: "jaq", shorts: "fL", longs: &["--from-file", "--rawfile", "--slurpfile"], texts: JQ },
-    Form { command: "awk", shorts: "fEil", longs: AWK, texts: &["system", "getline", "fflush"] },
-    Form { command: "gawk", shorts: "fEil", longs: AWK, texts: &["system", "getline", "fflush"] },
-    Form { command: "mawk", shorts: "fEil", longs: AWK, texts: &["system", "getline", "fflush"] },
-    Form { command: "nawk", shorts: "fEil", longs: AWK, texts: &["system", "getline", "fflush"] },
+    Form { command: "awk", shorts: "fEil", longs: AWK, texts: AWK_TEXTS },
+    Form { command: "gawk", shorts: "fEil", longs: AWK, texts: AWK_TEXTS },
+    Form { command: "mawk", shorts: "fEil", longs: AWK, texts: AWK_TEXTS },
+    Form { command: "nawk", shorts: "fEil", longs: AWK, texts: AWK_TEXTS },
     Form { command: "sed", shorts: "fi", longs: &["--in-place", "--file"], texts: &[] },
     Form {
         command: "tar",
@@ -68,12 +70,31 @@ const FORMS: [Form; 17] = [
     Form { command: "fd", shorts: "xX", longs: &["--exec", "--exec-batch"], texts: &[] },
     Form { command: "sort", shorts: "o", longs: &["--output", "--compress-program"], texts: &[] },
     Form { command: "zip", shorts: "T", longs: &["--unzip-command", "--test"], texts: &[] },
+    Form { command: "ssh", shorts: "oF", longs: &[], texts: &[] },
+    Form { command: "scp", shorts: "oFS", longs: &[], texts: &[] },
+    Form { command: "sftp", shorts: "oFSD", longs: &[], texts: &[] },
+    Form { command: "man", shorts: "PH", longs: &["--pager", "--html"], texts: &[] },
+    Form {
+        command: "curl",
+        shorts: "oOKDc",
+        longs: &[
+            "--output", "--remote-name", "--config", "--dump-header", "--cookie-jar", "--trace",
+            "--trace-ascii", "--stderr", "--output-dir", "--etag-save", "--hsts", "--alt-svc",
+        ],
+        texts: &[],
+    },
+    Form {
+        command: "wget",
+        shorts: "oOeaP",
+        longs: &["--output-file", "--output-document", "--execute", "--append-output", "--directory-prefix"],
+        texts: &[],
+    },
     Form {
         command: "git",
         shorts: "",
         longs: &[
             "--exec", "--upload-pack", "--receive-pack", "--extcmd", "--template", "--output",
-            "--exec-path", "--config-env", "--git-dir", "--work-tree",
+            "--exec-path", "--config-env", "--git-dir", "--work-tree", "--open-files-in-pager",
         ],
         texts: &[],
     },
@@ -89,6 +110,8 @@ const JQ: &[&str] = &["system", "import", "include", "input_filename"];
 
 const AWK: &[&str] = &["--file", "--exec", "--include", "--load", "--source"];
 
+const AWK_TEXTS: &[&str] = &["system", "getline", "fflush", "@load", "@include"];
+
 /// Why a pattern rule does not grant the one-command line `command` (T-22 … T-24): its text is
 /// not taken at face value, it starts with a launcher, or it uses an option that runs or writes
 /// something else; `None` when a pattern rule may grant it.
@@ -97,9 +120,13 @@ pub(super) fn beyond_patterns(command: &str) -> Option<String> {
         Ok(words) => words,
         Err(why) => return Some(why.to_owned()),
     };
-    // Assignments before the command are not its name.
-    let mut rest = words.iter().skip_while(|w| is_assignment(w));
+    // An assignment before the command changes what it runs (`PATH`, `LD_PRELOAD`, `GIT_*`,
+    // `PAGER`), as `env` does.
+    let mut rest = words.iter();
     let first = rest.next()?;
+    if is_assignment(first) {
+        return Some("an assignment before the command".to_owned());
+    }
     let args: Vec<&Word> = rest.collect();
     let name = first.text.rsplit('/').next().unwrap_or_default();
     if LAUNCHERS.contains(&name) {
@@ -115,6 +142,11 @@ pub(super) fn beyond_patterns(command: &str) -> Option<String> {
     }
     match name {
         "git" => git_globals(&args),
+        // tar's first argument, without a dash, is a cluster of its options too.
+        "tar" => args
+            .first()
+            .filter(|w| !w.text.starts_with('-') && w.text.contains(['I', 'F']))
+            .map(|_| "tar with a program in its first argument".to_owned()),
         "sed" => (!plain_sed_script(&args)).then(|| "a sed script with more than `s`, `p`, `d`, `q`".to_owned()),
         "vim" | "vi" | "nvim" | "ex" | "view" => Some(format!("`{name}` runs its own commands")),
         _ => None,
@@ -145,9 +177,12 @@ fn abbreviates(word: &str, long: &str) -> bool {
 /// `bisect run`).
 const GIT_RUNNERS: [&str; 3] = ["filter-branch", "foreach", "run"];
 
+/// git's subcommands, and their short option that runs a command it is given.
+const GIT_SHORTS: [(&str, char); 4] = [("rebase", 'x'), ("clone", 'u'), ("grep", 'O'), ("difftool", 'x')];
+
 /// git's options before its subcommand, `-c` and `-C` (a configuration, or another
 /// repository's, that may name a program to run), a subcommand that runs a command it is given,
-/// and `rebase -x`: not granted by a pattern rule (T-23).
+/// and the short options of [`GIT_SHORTS`]: not granted by a pattern rule (T-23).
 fn git_globals(args: &[&Word]) -> Option<String> {
     let cluster_with = |w: &Word, letters: &[char]| {
         w.text.strip_prefix('-').is_some_and(|r| !r.starts_with('-') && r.contains(letters))
@@ -159,8 +194,12 @@ fn git_globals(args: &[&Word]) -> Option<String> {
     if args.iter().any(|w| GIT_RUNNERS.contains(&w.text.as_str())) {
         return Some("a git subcommand that runs a command".to_owned());
     }
-    let rebase = args.iter().any(|w| w.text == "rebase");
-    (rebase && args.iter().any(|w| cluster_with(w, &['x']))).then(|| "git rebase -x".to_owned())
+    GIT_SHORTS
+        .iter()
+        .find(|(sub, letter)| {
+            args.iter().any(|w| w.text == *sub) && args.iter().any(|w| cluster_with(w, &[*letter]))
+        })
+        .map(|(sub, letter)| format!("git {sub} -{letter}"))
 }
 
 /// `NAME=VALUE` before a command: an assignment, not the command's name.

@@ -218,7 +218,20 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
         ),
         ("Bash(jq:*)", vec![bash("jq -n 'system(\"touch jq1\")'"), bash("jq -n -f prog.jq")]),
         ("Bash(sed:*)", vec![bash("sed -i s/one/two/ src/a.rs"), bash("sed -n 1w sw.txt src/a.rs")]),
-        ("Bash(git:*)", vec![bash("git -c core.fsmonitor=true status"), bash("git --exec-path=. status")]),
+        (
+            "Bash(git:*)",
+            vec![
+                bash("git -c core.fsmonitor=true status"),
+                bash("git --exec-path=. status"),
+                bash("git -C . status"),
+            ],
+        ),
+        ("Bash(A=1 touch:*)", vec![bash("A=1 touch l18")]),
+        ("Bash(busybox:*)", vec![bash("busybox touch l19")]),
+        ("Bash(exec:*)", vec![bash("e'x'\"ec\" touch l20")]),
+        ("Bash(tar:*)", vec![bash("tar --to-command=sh -xf none.tar"), bash("tar Ixf sh none.tar")]),
+        ("Bash(awk:*)", vec![bash("awk 'BEGIN{system(\"touch aw\")}'")]),
+        ("Bash(curl:*)", vec![bash("curl -o c.txt http://127.0.0.1:1/")]),
         // Issue 48, class 5: text the client does not take at face value (T-24).
         ("Bash(touch:*)", shown_touches().iter().map(|c| bash(c)).collect()),
         // Numeric hosts are read as the URL parser reads them (T-25).
