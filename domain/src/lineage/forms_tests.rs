@@ -15,15 +15,16 @@ use super::*;
 const ROOT: &str = "/p";
 
 fn bash(command: &str) -> ToolUse {
-    ToolUse::resolve("Bash", &CallArgument::Command(command.to_owned()), ROOT, ROOT, &NoLinks)
+    ToolUse::resolve(syntax::SHELL, &CallArgument::Command(command.to_owned()), ROOT, ROOT, &NoLinks)
 }
 
 fn fetch(url: &str) -> ToolUse {
     ToolUse::resolve("WebFetch", &CallArgument::Url(url.to_owned()), ROOT, ROOT, &NoLinks)
 }
 
+/// An edit of `path` (the file tools' family shares the path rules, T-3).
 fn write(path: &str) -> ToolUse {
-    ToolUse::files("Write", &[path.to_owned()], ROOT, ROOT, &NoLinks)
+    ToolUse::files(syntax::EDIT, &[path.to_owned()], ROOT, ROOT, &NoLinks)
 }
 
 /// Whether `rule` loads and grants `call`.
@@ -47,12 +48,17 @@ fn the_issue_48_table() {
         ("Bash(time:*)", bash("time touch a"), false, "time is grammar"),
         ("Bash(nohup:*)", bash("/usr/bin/nohup touch a"), false, "a launcher by its path"),
         ("Bash(A=1 env:*)", bash("A=1 env touch a"), false, "after an assignment"),
-        ("Bash(LD_PRELOAD=x touch:*)", bash("LD_PRELOAD=x touch a"), false, "an assignment changes what runs"),
+        (
+            "Bash(LD_PRELOAD=x touch:*)",
+            bash("LD_PRELOAD=x touch a"),
+            false,
+            "an assignment changes what runs",
+        ),
         ("Bash(exec:*)", bash("e'x'\"ec\" touch a"), false, "a launcher spelt with quotes"),
         ("Bash(busybox:*)", bash("busybox sh"), false, "a multiplexer"),
         ("Bash(! touch:*)", bash("! touch a"), false, "a negated pipeline"),
         ("Bash((touch a))", bash("(touch a)"), false, "a subshell"),
-        ("Bash", bash("exec touch a"), true, "the bare Bash grants every form"),
+        (syntax::SHELL, bash("exec touch a"), true, "the bare Bash grants every form"),
         // Class 4: options that run or write something else (T-23).
         ("Bash(find:*)", bash("find . -delete"), false, "find deletes"),
         ("Bash(find:*)", bash("find . -fprint x"), false, "find writes x"),
@@ -198,9 +204,14 @@ fn hosts_as_the_url_parser_reads_them() {
     for (url, expected) in rows {
         assert_eq!(host_of(url).as_deref(), expected, "{url}");
     }
-    for (rule, loads) in
-        [("10.0.0.1", true), ("10.1", false), ("010.0.0.1", false), ("a..b", false), ("a.", false), ("a.1", false)]
-    {
+    for (rule, loads) in [
+        ("10.0.0.1", true),
+        ("10.1", false),
+        ("010.0.0.1", false),
+        ("a..b", false),
+        ("a.", false),
+        ("a.1", false),
+    ] {
         assert_eq!(rule_host(rule).is_ok(), loads, "{rule}");
     }
 }

@@ -155,7 +155,9 @@ impl ToolRule {
             // One rule grants a call with several paths when it grants each (T-14).
             (Specifier::Path(pattern), Argument::Paths(paths)) => paths.iter().all(|p| pattern.matches(p)),
             // Both hosts normalised as the URL parser reads them (T-25).
-            (Specifier::Domain(domain), Argument::Url(url)) => host_of(url).is_some_and(|host| host == *domain),
+            (Specifier::Domain(domain), Argument::Url(url)) => {
+                host_of(url).is_some_and(|host| host == *domain)
+            }
             (Specifier::AgentType(wanted), Argument::AgentType(seen)) => wanted == seen,
             // A specifier the call's argument cannot be compared with grants nothing (T-2).
             _ => false,

@@ -77,4 +77,3 @@ pub(super) fn words(command: &str) -> Result<Vec<Word>, &'static str> {
     words.extend(current.map(|(word, _)| word));
     Ok(words)
 }
-

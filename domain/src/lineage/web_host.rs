@@ -106,4 +106,3 @@ fn ipv4_number(part: &str) -> Option<u64> {
     }
     u64::from_str_radix(digits, radix).ok().filter(|n| *n <= u64::from(u32::MAX))
 }
-

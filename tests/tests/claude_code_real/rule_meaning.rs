@@ -94,10 +94,11 @@ const TOUCHES: [&str; 16] = [
 /// invisible and bidi characters inside a word, a word over 255 bytes, a command over 10 000,
 /// zsh's `=word`, an unbalanced `)`.
 fn shown_touches() -> Vec<String> {
-    let mut touches: Vec<String> = ["\u{a0}", "\u{200b}", "\u{2028}", "\u{2029}", "\u{202e}", "\u{3000}", "\u{feff}"]
-        .iter()
-        .map(|c| format!("touch u1{c}u2"))
-        .collect();
+    let mut touches: Vec<String> =
+        ["\u{a0}", "\u{200b}", "\u{2028}", "\u{2029}", "\u{202e}", "\u{3000}", "\u{feff}"]
+            .iter()
+            .map(|c| format!("touch u1{c}u2"))
+            .collect();
     touches.push(format!("touch {}", "w".repeat(256)));
     touches.push(format!("touch {}", vec!["c".repeat(99); 102].join(" ")));
     touches.extend(["touch =a".to_owned(), "touch a)".to_owned(), "touch \"a\")".to_owned()]);
@@ -244,10 +245,16 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
         ),
         (
             "WebFetch(domain:10.0.0.1)",
-            ["http://10.1/", "http://0x0a.0.0.1/", "http://012.0.0.1/", "http://167772161/", "http://10.0.0.1./"]
-                .iter()
-                .map(|url| call("WebFetch", json!({ "url": url, "prompt": "p" })))
-                .collect(),
+            [
+                "http://10.1/",
+                "http://0x0a.0.0.1/",
+                "http://012.0.0.1/",
+                "http://167772161/",
+                "http://10.0.0.1./",
+            ]
+            .iter()
+            .map(|url| call("WebFetch", json!({ "url": url, "prompt": "p" })))
+            .collect(),
         ),
         // A directory rule never grants a file of that name (T-27).
         ("Edit(notes/)", vec![write("notes"), write("notes/n.md")]),

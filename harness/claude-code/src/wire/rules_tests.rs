@@ -4,7 +4,9 @@
 use proptest::prelude::*;
 use serde_json::json;
 
-use agentwarden_domain::lineage::{Argument, RulesAs, ToolRule, ToolRuleSet, ToolUse, compare_offered, granted};
+use agentwarden_domain::lineage::{
+    Argument, RulesAs, ToolRule, ToolRuleSet, ToolUse, compare_offered, granted,
+};
 
 use super::rules_as;
 
