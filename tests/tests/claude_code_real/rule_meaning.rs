@@ -6,8 +6,11 @@
 //! stream-json (`tool_result_meta[].permission_decision.decision`: `accept` or `reject`). The same
 //! rule and call then go through Warden's matcher (the rule as a manifest's rule set holds it,
 //! the call as the hook builds it from the same input and working directory). Warden may refuse
-//! what Claude Code accepts (where it is deliberately stricter, rulings T-3 … T-6 say so), never
-//! the reverse; a rule Warden refuses to load grants nothing.
+//! what Claude Code accepts (where it is deliberately stricter, rulings T-3 … T-6 and T-22 … T-27
+//! say so), never the reverse; a rule Warden refuses to load grants nothing. Issue 48's rows
+//! (launchers, options that run or write, text the client distrusts, numeric hosts, a directory
+//! rule) are here too; an MCP server whose name holds `__` is not (it needs a real MCP server of
+//! that name, which the suite does not run), so T-26 is held by the domain's table alone.
 //!
 //! In `dontAsk` mode Claude Code also accepts calls no rule grants (reads inside the project,
 //! read-only commands): an `accept` is the client's whole answer, not the rule's. The rows are
