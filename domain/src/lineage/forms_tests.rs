@@ -226,6 +226,34 @@ proptest! {
         prop_assert!(!rule.grants(&bash(&command)), "{}", command);
     }
 
+    /// The `shell_command` fuzz target's invariants over words built to hit the lists: a
+    /// pattern rule grants only a line read as one command, never one with a launcher first,
+    /// and a command read as one is granted by the rule that spells it (T-22 … T-24).
+    #[test]
+    fn a_command_read_as_one_is_granted_by_its_own_rule(
+        parts in proptest::collection::vec(
+            prop::sample::select(vec![
+                "exec", "env", "touch", "find", "-delete", "-name", "sed", "-i", "s/a/b/", "1w", "git", "-c",
+                "status", "'x y'", "\"q\"", "=a", "a)", "A=1", "caf\u{e9}", "a\u{a0}b", "!", "jq", "system",
+            ]),
+            1..6,
+        ),
+        rule in prop::sample::select(vec!["Bash(*)", "Bash(touch:*)", "Bash(find:*)", "Bash(git:*)", "Bash(sed *)"]),
+    ) {
+        let line = parts.join(" ");
+        let call = bash(&line);
+        let rule = ToolRule::parse(rule).unwrap();
+        if rule.grants(&call) {
+            let Argument::Command(read) = &call.argument else { panic!("{rule} granted {line:?}") };
+            let first = read.split(' ').next().unwrap_or_default();
+            prop_assert!(!LAUNCHERS.contains(&first), "{} granted {:?}", rule, line);
+        }
+        if let Argument::Command(read) = &call.argument {
+            let spelt = ToolRule::parse(&format!("Bash({read})")).unwrap();
+            prop_assert!(spelt.grants(&call), "{:?}", read);
+        }
+    }
+
     /// Every numeric spelling of an address is read as that address, and only the canonical
     /// spelling loads as a rule (T-25).
     #[test]
