@@ -81,6 +81,7 @@ fn the_issue_48_table() {
         ("Bash(rsync:*)", bash("rsync -ave sh a b"), false, "rsync's shell in a cluster"),
         ("Bash(tar:*)", bash("tar Ixf sh a.tar"), false, "tar's first argument is a cluster"),
         ("Bash(git:*)", bash("git clone -u sh r"), false, "clone's upload-pack"),
+        ("Bash(git:*)", bash("git --namespace n -c a=b log"), false, "-c after a global's value"),
         ("Bash(git:*)", bash("git grep -O sh x"), false, "grep's pager"),
         ("Bash(git switch:*)", bash("git switch -c b"), true, "switch's -c is switch's"),
         ("Bash(find:*)", bash("find . -de''lete"), false, "quotes inside a predicate"),

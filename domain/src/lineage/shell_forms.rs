@@ -263,6 +263,9 @@ fn abbreviates(word: &str, long: &str) -> bool {
 /// `bisect run`).
 const GIT_RUNNERS: [&str; 3] = ["filter-branch", "foreach", "run"];
 
+/// git's options before its subcommand that take the next word as their value.
+const GIT_TAKES_WORD: [&str; 3] = ["--namespace", "--super-prefix", "--attr-source"];
+
 /// git's subcommands, and their short option that runs a command it is given.
 const GIT_SHORTS: [(&str, char); 4] = [("rebase", 'x'), ("clone", 'u'), ("grep", 'O'), ("difftool", 'x')];
 
@@ -273,9 +276,18 @@ fn git_globals(args: &[&Word]) -> Option<String> {
     let cluster_with = |w: &Word, letters: &[char]| {
         w.text.strip_prefix('-').is_some_and(|r| !r.starts_with('-') && r.contains(letters))
     };
-    let globals = args.iter().take_while(|w| w.text.starts_with('-'));
-    if globals.clone().any(|w| cluster_with(w, &['c', 'C'])) {
-        return Some("git with `-c` or `-C`".to_owned());
+    // The options before the subcommand, and the words they take.
+    let mut globals = args.iter();
+    while let Some(word) = globals.next() {
+        if !word.text.starts_with('-') {
+            break;
+        }
+        if cluster_with(word, &['c', 'C']) {
+            return Some("git with `-c` or `-C`".to_owned());
+        }
+        if GIT_TAKES_WORD.contains(&word.text.as_str()) {
+            globals.next();
+        }
     }
     if args.iter().any(|w| GIT_RUNNERS.contains(&w.text.as_str())) {
         return Some("a git subcommand that runs a command".to_owned());
