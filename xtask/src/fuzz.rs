@@ -7,7 +7,7 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 19] = [
+const TARGETS: [&str; 20] = [
     "hook_input",
     "codex_hook_input",
     "gemini_hook_input",
@@ -22,6 +22,7 @@ const TARGETS: [&str; 19] = [
     "fanout_config_toml",
     "envelope_view",
     "tool_rule",
+    "shell_command",
     "call_paths",
     "archive_segment",
     "server_frame",

@@ -15,10 +15,14 @@ mod real_path;
 mod request;
 mod rule_set;
 mod rules;
+mod sed_script;
+mod shell_forms;
+mod shell_words;
 pub mod syntax;
 mod tool_path;
 mod tool_use;
 mod walk;
+mod web_host;
 
 pub use events::{LineageChecked, ToolCallAuthorized};
 pub use manifest_text::{ManifestError, ManifestSet, parse_manifest_text};
@@ -43,5 +47,7 @@ pub fn lineage_digest(lineage: &[AgentIdentifier]) -> String {
 /// Lineages up to this length are recorded in full in their events; longer ones by digest.
 pub const RECORDED_LINEAGE_MAX: usize = 64;
 
+#[cfg(test)]
+mod forms_tests;
 #[cfg(test)]
 mod tests;

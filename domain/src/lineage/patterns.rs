@@ -1,5 +1,5 @@
 //! The matching under the tool rules (T-4 … T-7): glob segments and paths, Bash command
-//! patterns, and the host of a URL. Every function is linear or bounded by pattern × text, so
+//! patterns. Every function is linear or bounded by pattern × text, so
 //! no rule and no call can make a decision slow.
 
 /// A piece of a command pattern: literal text, or `*` (any text, spaces included).
@@ -83,11 +83,13 @@ pub(super) const SHELL_OPERATORS: [&str; 8] = [";", "&", "|", "`", "$(", ">", "<
 pub(super) const EXPANSIONS: [char; 9] = ['$', '~', '{', '}', '*', '?', '[', ']', '\\'];
 
 /// A Bash command as the rules see it: trimmed, one command whose words the shell does not
-/// expand, or `None` (T-4, T-6).
+/// expand, taken at face value and running no other command (T-22 … T-24), or `None` (T-4,
+/// T-6).
 pub(super) fn single_command(command: &str) -> Option<String> {
     let command = command.trim();
     let compound = SHELL_OPERATORS.iter().any(|op| command.contains(op))
-        || command.chars().any(|c| c.is_control() || EXPANSIONS.contains(&c));
+        || command.chars().any(|c| c.is_control() || EXPANSIONS.contains(&c))
+        || super::shell_forms::beyond_patterns(command).is_some();
     (!compound).then(|| command.to_owned())
 }
 
@@ -173,22 +175,4 @@ impl Lead {
     pub(super) fn admits(self, text: Lead) -> bool {
         text.len >= self.len && text.word & self.mask == self.word
     }
-}
-
-/// The host of an `http(s)` URL, lowercase; `None` (grants nothing) for anything unusual (T-7).
-pub(super) fn host_of(url: &str) -> Option<String> {
-    let lower = url.to_ascii_lowercase();
-    let rest = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://"))?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    if authority.contains(['@', '\\', '%']) {
-        return None;
-    }
-    let host = match authority.rsplit_once(':') {
-        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
-        Some(_) => return None,
-        None => authority,
-    };
-    let host = host.strip_suffix('.').unwrap_or(host);
-    (!host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'))
-        .then(|| host.to_owned())
 }

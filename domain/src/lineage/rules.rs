@@ -16,10 +16,11 @@
 
 use std::fmt;
 
-use super::patterns::{Lead, Piece, glob_path, glob_segment, host_of, pieces_match};
+use super::patterns::{Lead, Piece, glob_path, glob_segment, pieces_match};
 use super::syntax::{AGENT_FAMILY, EDIT, EDIT_FAMILY, READ, READ_FAMILY, SHELL, WEB_FETCH};
 use super::tool_path::ToolPath;
 use super::tool_use::{Argument, ToolUse};
+use super::web_host::{host_of, rule_host};
 
 /// A parsed tool rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +67,9 @@ struct PathPattern {
     floating: bool,
     /// The pattern's segments (`**` is a segment of its own).
     segments: Vec<String>,
+    /// Written with a trailing `/`: it names a directory, so it grants only paths under one it
+    /// names, never a file of that name nor the directory itself (T-27).
+    directory: bool,
 }
 
 /// Where a path pattern is read from (T-5).
@@ -177,8 +181,9 @@ impl ToolRule {
             (Specifier::Path(pattern), Argument::Path(path)) => pattern.matches(path),
             // One rule grants a call with several paths when it grants each (T-14).
             (Specifier::Path(pattern), Argument::Paths(paths)) => paths.iter().all(|p| pattern.matches(p)),
+            // Both hosts normalised as the URL parser reads them (T-25).
             (Specifier::Domain(domain), Argument::Url(url)) => {
-                host_of(url).is_some_and(|host| host.eq_ignore_ascii_case(domain))
+                host_of(url).is_some_and(|host| host == *domain)
             }
             (Specifier::AgentType(wanted), Argument::AgentType(seen)) => wanted == seen,
             // A specifier the call's argument cannot be compared with grants nothing (T-2).
@@ -228,10 +233,12 @@ impl ToolRule {
 
     fn tool_matches(&self, tool: &str) -> bool {
         match &self.tool {
-            ToolName::McpServer(server) => tool
-                .strip_prefix("mcp__")
-                .and_then(|rest| rest.strip_prefix(server.as_str()))
-                .is_some_and(|rest| rest.starts_with("__") && rest.len() > 2),
+            // A tool whose name splits into server and tool more than one way grants nothing
+            // (T-26).
+            ToolName::McpServer(server) => tool.strip_prefix("mcp__").is_some_and(|rest| {
+                mcp_splits(rest) == 1
+                    && rest.strip_prefix(server.as_str()).is_some_and(|r| r.starts_with("__") && r.len() > 2)
+            }),
             ToolName::Family(family) => family.contains(&tool),
             ToolName::Exact(name) => name == tool,
         }
@@ -273,6 +280,9 @@ fn parse_name(name: &str) -> Result<ToolName, String> {
         if server.is_empty() || !server.chars().all(is_name_char) || server.contains("__") {
             return Err("an MCP rule is `mcp__SERVER`, `mcp__SERVER__*` or `mcp__SERVER__TOOL`".into());
         }
+        if tool.is_some() && mcp_splits(rest) != 1 {
+            return Err("an MCP rule whose server and tool can be split more than one way at `__`".into());
+        }
         return match tool {
             None | Some("*") => Ok(ToolName::McpServer(server.to_owned())),
             Some(tool) if !tool.is_empty() && tool.chars().all(is_name_char) => {
@@ -292,6 +302,14 @@ fn parse_name(name: &str) -> Result<ToolName, String> {
         }
         _ => Err("a tool name starts with a letter and has only letters, digits, `_` and `-`".into()),
     }
+}
+
+/// How many ways `rest`, an MCP tool's name after `mcp__`, splits into server and tool at a
+/// `__` (overlapping: `a___b` splits two ways). One: the name is read one way only; more: the
+/// server or the tool holds `__` or ends or starts with `_`, and no rule grants it, since the
+/// client may read it another way (T-26).
+pub(super) fn mcp_splits(rest: &str) -> usize {
+    rest.as_bytes().windows(2).filter(|pair| *pair == b"__").count()
 }
 
 fn parse_specifier(name: &str, tool: &ToolName, inner: &str) -> Result<Specifier, String> {
@@ -315,13 +333,8 @@ fn parse_specifier(name: &str, tool: &ToolName, inner: &str) -> Result<Specifier
         _ if EDIT_FAMILY.contains(&name) => Err(family(EDIT)),
         _ if READ_FAMILY.contains(&name) => Err(family(READ)),
         WEB_FETCH => match inner.strip_prefix("domain:") {
-            Some(host)
-                if !host.is_empty()
-                    && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-') =>
-            {
-                Ok(Specifier::Domain(host.to_ascii_lowercase()))
-            }
-            _ => Err(format!("{WEB_FETCH} takes `domain:HOST`")),
+            Some(host) => rule_host(host).map(Specifier::Domain).map_err(|why| format!("{WEB_FETCH}: {why}")),
+            None => Err(format!("{WEB_FETCH} takes `domain:HOST`")),
         },
         _ if AGENT_FAMILY.contains(&name) && inner.chars().all(is_name_char) => {
             Ok(Specifier::AgentType(inner.to_owned()))
@@ -388,7 +401,7 @@ fn parse_path(inner: &str) -> Result<PathPattern, String> {
         return Err("`**` is a whole segment".into());
     }
     let floating = anchor == Anchor::Cwd && !inner.starts_with("./") && segments.len() == 1;
-    Ok(PathPattern { anchor, floating, segments })
+    Ok(PathPattern { anchor, floating, segments, directory: rest.ends_with('/') })
 }
 
 impl PathPattern {
@@ -407,11 +420,13 @@ impl PathPattern {
 
     /// Whether the pattern grants `target`, the path's segments from where it is read.
     fn matches_from(&self, target: &[String]) -> bool {
+        // A directory pattern names only a directory the path is under (T-27).
+        let named = if self.directory { target.len().saturating_sub(1) } else { target.len() };
         if self.floating {
             // Any segment names it: the file itself, or a directory it is under.
-            return target.iter().any(|segment| glob_segment(&self.segments, segment));
+            return target.iter().take(named).any(|segment| glob_segment(&self.segments, segment));
         }
         // The pattern names the path or a directory the path is under (gitignore).
-        (0..=target.len()).any(|end| target.get(..end).is_some_and(|head| glob_path(&self.segments, head)))
+        (0..=named).any(|end| target.get(..end).is_some_and(|head| glob_path(&self.segments, head)))
     }
 }

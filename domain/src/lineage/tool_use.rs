@@ -5,9 +5,10 @@
 
 use std::fmt;
 
-use super::patterns::{host_of, single_command};
+use super::patterns::single_command;
 use super::real_path::{ResolvePath, places};
 use super::tool_path::ToolPath;
+use super::web_host::host_of;
 
 /// What a rule's specifier is compared with.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,8 +6,11 @@
 //! stream-json (`tool_result_meta[].permission_decision.decision`: `accept` or `reject`). The same
 //! rule and call then go through Warden's matcher (the rule as a manifest's rule set holds it,
 //! the call as the hook builds it from the same input and working directory). Warden may refuse
-//! what Claude Code accepts (where it is deliberately stricter, rulings T-3 … T-6 say so), never
-//! the reverse; a rule Warden refuses to load grants nothing.
+//! what Claude Code accepts (where it is deliberately stricter, rulings T-3 … T-6 and T-22 … T-27
+//! say so), never the reverse; a rule Warden refuses to load grants nothing. Issue 48's rows
+//! (launchers, options that run or write, text the client distrusts, numeric hosts, a directory
+//! rule) are here too; an MCP server whose name holds `__` is not (it needs a real MCP server of
+//! that name, which the suite does not run), so T-26 is held by the domain's table alone.
 //!
 //! In `dontAsk` mode Claude Code also accepts calls no rule grants (reads inside the project,
 //! read-only commands): an `accept` is the client's whole answer, not the rule's. The rows are
@@ -89,6 +92,21 @@ const TOUCHES: [&str; 16] = [
     "touch x=$y",
     "touch \"~/x\"",
 ];
+
+/// Commands whose text the client does not take at face value (issue 48): Unicode spaces,
+/// invisible and bidi characters inside a word, a word over 255 bytes, a command over 10 000,
+/// zsh's `=word`, an unbalanced `)`.
+fn shown_touches() -> Vec<String> {
+    let mut touches: Vec<String> =
+        ["\u{a0}", "\u{200b}", "\u{2028}", "\u{2029}", "\u{202e}", "\u{3000}", "\u{feff}"]
+            .iter()
+            .map(|c| format!("touch u1{c}u2"))
+            .collect();
+    touches.push(format!("touch {}", "w".repeat(256)));
+    touches.push(format!("touch {}", vec!["c".repeat(99); 102].join(" ")));
+    touches.extend(["touch =a".to_owned(), "touch a)".to_owned(), "touch \"a\")".to_owned()]);
+    touches
+}
 
 /// The table: each rule, and the calls asked about it.
 fn rows() -> Vec<(&'static str, Vec<Call>)> {
@@ -174,6 +192,75 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
                 call("WebFetch", json!({ "url": "https://example.com@evil.invalid/", "prompt": "p" })),
             ],
         ),
+        // Issue 48, class 4: a launcher or a grammar form runs another command than its first
+        // word names; a command whose options run or write something else (T-22, T-23).
+        ("Bash(exec:*)", vec![bash("exec touch l1")]),
+        ("Bash(eval:*)", vec![bash("eval touch l2")]),
+        ("Bash(builtin:*)", vec![bash("builtin exec touch l3")]),
+        ("Bash(command:*)", vec![bash("command touch l4")]),
+        ("Bash(setsid:*)", vec![bash("setsid touch l5")]),
+        ("Bash(ionice:*)", vec![bash("ionice touch l6")]),
+        ("Bash(flock:*)", vec![bash("flock l7.lock touch l7")]),
+        ("Bash(coproc:*)", vec![bash("coproc touch l8")]),
+        ("Bash(nohup:*)", vec![bash("nohup touch l9")]),
+        ("Bash(nice:*)", vec![bash("nice touch l10")]),
+        ("Bash(timeout:*)", vec![bash("timeout 5 touch l11")]),
+        ("Bash(env:*)", vec![bash("env touch l12")]),
+        ("Bash(xargs:*)", vec![bash("xargs touch l13")]),
+        ("Bash(stdbuf:*)", vec![bash("stdbuf -o0 touch l14")]),
+        ("Bash(time:*)", vec![bash("time touch l15")]),
+        ("Bash(! touch:*)", vec![bash("! touch l16")]),
+        ("Bash((touch l17))", vec![bash("(touch l17)")]),
+        (
+            "Bash(find:*)",
+            vec![
+                bash("find nothere -delete"),
+                bash("find . -maxdepth 0 -fprint fp.txt"),
+                bash("find . -maxdepth 0 -fls fl.txt"),
+                bash("find . -maxdepth 0 -execdir touch fe.txt +"),
+            ],
+        ),
+        ("Bash(jq:*)", vec![bash("jq -n 'system(\"touch jq1\")'"), bash("jq -n -f prog.jq")]),
+        ("Bash(sed:*)", vec![bash("sed -i s/one/two/ src/a.rs"), bash("sed -n 1w sw.txt src/a.rs")]),
+        (
+            "Bash(git:*)",
+            vec![
+                bash("git -c core.fsmonitor=true status"),
+                bash("git --exec-path=. status"),
+                bash("git -C . status"),
+            ],
+        ),
+        ("Bash(A=1 touch:*)", vec![bash("A=1 touch l18")]),
+        ("Bash(busybox:*)", vec![bash("busybox touch l19")]),
+        ("Bash(exec:*)", vec![bash("e'x'\"ec\" touch l20")]),
+        ("Bash(tar:*)", vec![bash("tar --to-command=sh -xf none.tar"), bash("tar Ixf sh none.tar")]),
+        ("Bash(awk:*)", vec![bash("awk 'BEGIN{system(\"touch aw\")}'")]),
+        ("Bash(curl:*)", vec![bash("curl -o c.txt http://127.0.0.1:1/")]),
+        // Issue 48, class 5: text the client does not take at face value (T-24).
+        ("Bash(touch:*)", shown_touches().iter().map(|c| bash(c)).collect()),
+        // Numeric hosts are read as the URL parser reads them (T-25).
+        (
+            "WebFetch(domain:10.1)",
+            vec![
+                call("WebFetch", json!({ "url": "http://10.1/", "prompt": "p" })),
+                call("WebFetch", json!({ "url": "http://10.0.0.1/", "prompt": "p" })),
+            ],
+        ),
+        (
+            "WebFetch(domain:10.0.0.1)",
+            [
+                "http://10.1/",
+                "http://0x0a.0.0.1/",
+                "http://012.0.0.1/",
+                "http://167772161/",
+                "http://10.0.0.1./",
+            ]
+            .iter()
+            .map(|url| call("WebFetch", json!({ "url": url, "prompt": "p" })))
+            .collect(),
+        ),
+        // A directory rule never grants a file of that name (T-27).
+        ("Edit(notes/)", vec![write("notes"), write("notes/n.md")]),
     ]
 }
 

@@ -4,7 +4,9 @@
 use proptest::prelude::*;
 use serde_json::json;
 
-use agentwarden_domain::lineage::{RulesAs, ToolRule, ToolRuleSet, ToolUse, compare_offered, granted};
+use agentwarden_domain::lineage::{
+    Argument, RulesAs, ToolRule, ToolRuleSet, ToolUse, compare_offered, granted,
+};
 
 use super::rules_as;
 
@@ -100,15 +102,16 @@ fn the_rule_table() {
         ("Bash(npm test:*)", bash("npm test\ngit push"), false, "a newline runs a second command"),
         ("Bash(npm test:*)", bash("npm test & git push"), false, "& runs a second command"),
         ("Bash(*)", bash("anything at all"), true, "star alone: any single command"),
-        ("Bash(git * push *)", bash("git -C x push -f"), true, "a star at each end of a word"),
+        ("Bash(git * push *)", bash("git --no-pager push -f"), true, "a star at each end of a word"),
+        ("Bash(git * push *)", bash("git -C x push -f"), false, "another repository's configuration (T-23)"),
         (
             "Bash(git * push *)",
-            bash("git -C x push"),
+            bash("git --no-pager push"),
             false,
             "only a prefix rule also matches its bare prefix",
         ),
         ("Bash(git * main *)", bash("git push main"), false, "as in Claude Code"),
-        ("Bash(git * push *)", bash("git -C x pushy"), false, "but at a word"),
+        ("Bash(git * push *)", bash("git --no-pager pushy"), false, "but at a word"),
         ("Bash(touch *)", bash("touch"), true, "a prefix rule matches its bare prefix"),
         // The shell's expansions are not the pattern's, under any pattern rule (T-4).
         ("Bash(touch:*)", bash("touch ~/evil"), false, "a home directory"),
@@ -383,11 +386,12 @@ proptest! {
         prop_assert_eq!(set.grants(&use_), granted(&rules, &use_));
     }
 
-    /// A call shown as a rule is granted by that rule (when it is one command with no
-    /// operators), and by the bare tool rule.
+    /// A call shown as a rule is granted by that rule (when it is one command a pattern rule
+    /// can grant: no operators, no launcher, T-22 … T-24), and by the bare tool rule.
     #[test]
     fn the_shown_rule_grants_the_call(words in proptest::collection::vec("[a-z0-9=.-]{1,8}", 1..5)) {
         let use_ = bash(&words.join(" "));
+        prop_assume!(matches!(use_.argument, Argument::Command(_)));
         let rule = ToolRule::parse(&use_.to_string()).unwrap();
         prop_assert!(rule.grants(&use_));
         prop_assert!(ToolRule::parse("Bash").unwrap().grants(&use_));
@@ -445,6 +449,8 @@ proptest! {
     /// Only a prefix rule (`PREFIX *`, its one star last) also matches its bare prefix (T-4).
     #[test]
     fn only_a_prefix_rule_matches_its_bare_prefix(a in "[a-z]{1,5}", b in "[a-z]{1,5}", c in "[a-z]{1,5}") {
+        // A launcher first is granted by no pattern rule (T-22).
+        prop_assume!(matches!(bash(&a).argument, Argument::Command(_)));
         let rule = ToolRule::parse(&format!("Bash({a} * {c} *)")).unwrap();
         let (bare, longer) = (format!("{a} {b} {c}"), format!("{a} {b} {c} {b}"));
         prop_assert!(!rule.grants(&bash(&bare)));
