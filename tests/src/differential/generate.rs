@@ -5,12 +5,12 @@
 
 use serde_json::{Value, json};
 
+use super::Class;
 use super::grammar::{
-    AGENT_TYPES, DOMAINS, JOINERS, LINK_PATHS, MCP_NAMES, PATHS, PATTERNS, PROTECTED, Shape, URLS, UTILITIES,
-    WORDS,
+    AGENT_TYPES, DOMAINS, JOINERS, LAUNCHERS, LINK_PATHS, MCP_NAMES, MOVERS, PATHS, PATTERNS, PROTECTED,
+    Shape, URLS, UTILITIES, Utility, WORDS,
 };
 use super::rng::Rng;
-use super::Class;
 
 /// One generated call: the tool, its input (`@ROOT@`, `@OUT@` still to be placed).
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +57,13 @@ pub fn batch(seed: u64, index: u64, calls: usize, classes: &[Class]) -> Batch {
 fn rule(class: Class, rng: &mut Rng) -> String {
     match class {
         Class::BashPrefix | Class::BashOddText | Class::BashLauncher | Class::BashPathArgs => {
-            let (name, options) = rng.pick(&UTILITIES);
+            // The plain prefix class keeps to utilities that run nothing else and move nowhere (T-29).
+            let plain: Vec<&Utility> =
+                UTILITIES.iter().filter(|(n, _)| !LAUNCHERS.contains(n) && !MOVERS.contains(n)).collect();
+            let (name, options) = match class {
+                Class::BashPrefix => *plain.get(rng.below(plain.len())).copied().unwrap_or(&UTILITIES[0]),
+                _ => *rng.pick(&UTILITIES),
+            };
             let option = rng.pick(options);
             match rng.below(7) {
                 0 => format!("Bash({name}:*)"),
@@ -80,9 +86,9 @@ fn rule(class: Class, rng: &mut Rng) -> String {
             1 => format!("Task({})", rng.pick(&AGENT_TYPES)),
             _ => format!("Agent({})", rng.pick(&AGENT_TYPES)),
         },
-        Class::BareTools => {
-            rng.pick(&["Bash", "Read", "Edit", "Write", "Glob", "Grep", "NotebookEdit", "WebFetch"]).to_string()
-        }
+        Class::BareTools => rng
+            .pick(&["Bash", "Read", "Edit", "Write", "Glob", "Grep", "NotebookEdit", "WebFetch"])
+            .to_string(),
     }
 }
 
@@ -101,8 +107,25 @@ fn call(class: Class, rule: &str, rng: &mut Rng, fresh: &str) -> GenCall {
         Class::BashLauncher => {
             let inner = command(rule_tool, rule_word, rng);
             let launcher = rng.pick(&[
-                "env ", "env -i ", "command ", "builtin ", "exec ", "nohup ", "nice ", "timeout 5 ", "time ",
-                "sudo ", "xargs ", "bash -c ", "sh -c ", "eval ", "/usr/bin/", "\\", "'", "X=1 ", "\"",
+                "env ",
+                "env -i ",
+                "command ",
+                "builtin ",
+                "exec ",
+                "nohup ",
+                "nice ",
+                "timeout 5 ",
+                "time ",
+                "sudo ",
+                "xargs ",
+                "bash -c ",
+                "sh -c ",
+                "eval ",
+                "/usr/bin/",
+                "\\",
+                "'",
+                "X=1 ",
+                "\"",
             ]);
             let text = match *launcher {
                 "'" | "\"" => {
@@ -117,7 +140,16 @@ fn call(class: Class, rule: &str, rng: &mut Rng, fresh: &str) -> GenCall {
         Class::BashOddText => {
             let inner = command(rule_tool, rule_word, rng);
             let odd = rng.pick(&[
-                "\u{a0}", "\t", "\u{200b}", "\u{feff}", "\u{2028}", "\u{3000}", "  ", "\u{0}", "\u{1b}[2K", "\u{85}",
+                "\u{a0}",
+                "\t",
+                "\u{200b}",
+                "\u{feff}",
+                "\u{2028}",
+                "\u{3000}",
+                "  ",
+                "\u{0}",
+                "\u{1b}[2K",
+                "\u{85}",
             ]);
             let text = match rng.below(4) {
                 0 => format!("{odd}{inner}"),
@@ -144,10 +176,9 @@ fn call(class: Class, rule: &str, rng: &mut Rng, fresh: &str) -> GenCall {
             };
             file_call(table, rng, fresh)
         }
-        Class::WebFetchHosts => GenCall {
-            tool: "WebFetch".to_owned(),
-            input: json!({ "url": rng.pick(&URLS), "prompt": "p" }),
-        },
+        Class::WebFetchHosts => {
+            GenCall { tool: "WebFetch".to_owned(), input: json!({ "url": rng.pick(&URLS), "prompt": "p" }) }
+        }
         Class::Mcp => {
             let name = rng.pick(&MCP_NAMES).replace('*', "x");
             GenCall { tool: name, input: json!({}) }
@@ -161,7 +192,8 @@ fn call(class: Class, rule: &str, rng: &mut Rng, fresh: &str) -> GenCall {
             GenCall { tool: if rng.chance(80) { "Agent" } else { "Task" }.to_owned(), input }
         }
         Class::BareTools => {
-            let of = *rng.pick(&[Class::BashPrefix, Class::FilePaths, Class::WebFetchHosts, Class::AgentTypes]);
+            let of =
+                *rng.pick(&[Class::BashPrefix, Class::FilePaths, Class::WebFetchHosts, Class::AgentTypes]);
             call(of, rule, rng, fresh)
         }
     }
@@ -171,9 +203,12 @@ fn call(class: Class, rule: &str, rng: &mut Rng, fresh: &str) -> GenCall {
 /// and words, else any utility.
 fn command(rule_tool: &str, rule_word: &str, rng: &mut Rng) -> String {
     let own = UTILITIES.iter().find(|(n, _)| *n == rule_word).copied();
+    let plain: Vec<&Utility> =
+        UTILITIES.iter().filter(|(n, _)| !LAUNCHERS.contains(n) && !MOVERS.contains(n)).collect();
     let (name, options) = match own {
         Some(own) if rule_tool == "Bash" && rng.chance(75) => own,
-        _ => *rng.pick(&UTILITIES),
+        // A command of the plain class names no launcher; the launcher class adds its own.
+        _ => **plain.get(rng.below(plain.len())).unwrap_or(&&UTILITIES[0]),
     };
     let mut words = vec![name.to_owned()];
     for _ in 0..rng.below(4) {
@@ -200,10 +235,9 @@ fn path(rng: &mut Rng, fresh: &str, writable: bool) -> String {
 /// `{deep}` filled in.
 fn shape(table: &[Shape], rng: &mut Rng, fresh: &str, writable: bool) -> String {
     let candidates: Vec<&Shape> = table.iter().filter(|(_, w)| *w || !writable).collect();
-    let (text, _) = candidates.get(rng.below(candidates.len())).copied().copied().unwrap_or(("src/{n}.rs", true));
-    text.replace("{n}", fresh)
-        .replace("{long}", &"l".repeat(300))
-        .replace("{deep}", &vec!["d"; 60].join("/"))
+    let (text, _) =
+        candidates.get(rng.below(candidates.len())).copied().copied().unwrap_or(("src/{n}.rs", true));
+    text.replace("{n}", fresh).replace("{long}", &"l".repeat(300)).replace("{deep}", &vec!["d"; 60].join("/"))
 }
 
 /// A file tool's call on a path of `table`: a write (Write, or Edit creating the file), a read,
@@ -216,7 +250,10 @@ fn file_call(table: &[Shape], rng: &mut Rng, fresh: &str) -> GenCall {
             json!({ "file_path": shape(table, rng, fresh, true), "old_string": "", "new_string": "x\n" }),
         ),
         3 => ("Read", json!({ "file_path": shape(table, rng, fresh, false) })),
-        4 => ("Glob", json!({ "pattern": rng.pick(&["*", "**/*", "*.rs", "../*", "/etc/*"]), "path": shape(table, rng, fresh, false) })),
+        4 => (
+            "Glob",
+            json!({ "pattern": rng.pick(&["*", "**/*", "*.rs", "../*", "/etc/*"]), "path": shape(table, rng, fresh, false) }),
+        ),
         5 => ("Grep", json!({ "pattern": "x", "path": shape(table, rng, fresh, false) })),
         _ => (
             "NotebookEdit",
@@ -250,7 +287,8 @@ mod tests {
             let drawn = (0..40).map(|i| batch(1, i, 1, &[class]));
             assert!(drawn.clone().all(|b| b.class == class), "{class:?}");
         }
-        let seen: std::collections::BTreeSet<_> = (0..400).map(|i| batch(1, i, 0, &Class::ALL).class).collect();
+        let seen: std::collections::BTreeSet<_> =
+            (0..400).map(|i| batch(1, i, 0, &Class::ALL).class).collect();
         assert_eq!(seen.len(), Class::ALL.len(), "{seen:?}");
     }
 
@@ -258,14 +296,17 @@ mod tests {
     fn no_write_leaves_the_temp_dir() {
         for i in 0..300 {
             for call in batch(5, i, 12, &Class::ALL).calls {
-                let Some(path) = call.input.get("file_path").or(call.input.get("notebook_path")) else { continue };
+                let Some(path) = call.input.get("file_path").or(call.input.get("notebook_path")) else {
+                    continue;
+                };
                 let path = path.as_str().unwrap_or_default().trim();
                 if call.tool == "Read" {
                     continue;
                 }
                 let allowed = ["@ROOT@", "@OUT@", "~/"];
                 assert!(
-                    !path.starts_with('/') && !path.starts_with("~r") || allowed.iter().any(|a| path.starts_with(a)),
+                    !path.starts_with('/') && !path.starts_with("~r")
+                        || allowed.iter().any(|a| path.starts_with(a)),
                     "{call:?}"
                 );
                 let climbs = path.split('/').filter(|s| *s == "..").count();

@@ -114,6 +114,17 @@ pub const UTILITIES: [Utility; 100] = [
     ("export", &["PATH=/tmp", "-n", "X=1"]),
 ];
 
+/// Utilities that run another command, a file or a string as commands (launchers): a prefix
+/// rule for one of them is the launcher class's (`bash-launcher`), not the plain prefix class's.
+pub const LAUNCHERS: [&str; 20] = [
+    "env", "sudo", "su", "timeout", "nohup", "nice", "time", "watch", "bash", "sh", "zsh", "eval", "exec",
+    "command", "builtin", "source", "xargs", "find", "npx", "ssh",
+];
+
+/// Utilities whose first argument is a place the shell moves to (`cd ..`): a path argument,
+/// the `bash-path-args` class's, so the plain prefix class leaves them out too.
+pub const MOVERS: [&str; 1] = ["cd"];
+
 /// A path shape and whether a call may write through it (it stays inside the temp dir).
 pub type Shape = (&'static str, bool);
 
@@ -322,22 +333,9 @@ pub const AGENT_TYPES: [&str; 12] = [
 ];
 
 /// Words a command may carry beyond its options.
-pub const WORDS: [&str; 12] = ["x", "a b", "main", "origin", "-", "--", "1", "*", "$HOME", "~", "{a,b}", "\"q\""];
+pub const WORDS: [&str; 12] =
+    ["x", "a b", "main", "origin", "-", "--", "1", "*", "$HOME", "~", "{a,b}", "\"q\""];
 
 /// What may follow a command to make it two (or hide one in it).
-pub const JOINERS: [&str; 14] = [
-    " && ",
-    " ; ",
-    " || ",
-    " | ",
-    " & ",
-    "\n",
-    " > ",
-    " >> ",
-    " < ",
-    " $(",
-    " `",
-    " <(",
-    " \u{a0}",
-    "\r",
-];
+pub const JOINERS: [&str; 14] =
+    [" && ", " ; ", " || ", " | ", " & ", "\n", " > ", " >> ", " < ", " $(", " `", " <(", " \u{a0}", "\r"];

@@ -16,6 +16,7 @@
 //! left out of a run unless asked for by name, and their counts are still printed when they
 //! are asked for; the list only shrinks (T-29).
 
+pub mod fixed;
 pub mod generate;
 pub mod grammar;
 pub mod rng;
@@ -148,8 +149,13 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in report order.
-    pub const ALL: [Verdict; 5] =
-        [Verdict::Same, Verdict::Stricter, Verdict::MorePermissive, Verdict::Undecided, Verdict::ClientDefault];
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Same,
+        Verdict::Stricter,
+        Verdict::MorePermissive,
+        Verdict::Undecided,
+        Verdict::ClientDefault,
+    ];
 
     /// Its name in the reports.
     pub fn name(self) -> &'static str {
@@ -222,7 +228,13 @@ mod tests {
         // (client, baseline, warden allows, verdict, why)
         let rows = [
             (Some("reject"), None, true, Verdict::MorePermissive, "Warden allows what the client rejects"),
-            (Some("reject"), Some("accept"), true, Verdict::MorePermissive, "the baseline never excuses a reject"),
+            (
+                Some("reject"),
+                Some("accept"),
+                true,
+                Verdict::MorePermissive,
+                "the baseline never excuses a reject",
+            ),
             (Some("reject"), Some("reject"), false, Verdict::Same, "both refuse"),
             (Some("accept"), Some("reject"), true, Verdict::Same, "both allow, by the rule"),
             (Some("accept"), Some("reject"), false, Verdict::Stricter, "Warden refuses what the rule grants"),
@@ -233,7 +245,11 @@ mod tests {
             (Some("ask"), None, true, Verdict::Undecided, "a decision this suite does not know"),
         ];
         for (client, baseline, warden, expected, why) in rows {
-            assert_eq!(classify(client, baseline, warden), expected, "{why}: {client:?} {baseline:?} {warden}");
+            assert_eq!(
+                classify(client, baseline, warden),
+                expected,
+                "{why}: {client:?} {baseline:?} {warden}"
+            );
         }
     }
 

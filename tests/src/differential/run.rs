@@ -112,7 +112,10 @@ pub fn run_batches(tools: &Tools, batches: &[Batch]) -> Report {
                 let base = base_decisions.get(&call_id(batch.index, k)).cloned();
                 let verdict = classify(client.as_deref(), base.as_deref(), warden == Ok(true));
                 let result = CaseResult {
-                    id: format!("seed={} batch={} call={k}", batch.seed, batch.index),
+                    id: match batch.index.checked_sub(super::fixed::FIXED_BASE) {
+                        Some(row) => format!("fixed batch={row} call={k}"),
+                        None => format!("seed={} batch={} call={k}", batch.seed, batch.index),
+                    },
                     class: batch.class,
                     rule: batch.rule.clone(),
                     call,
@@ -146,7 +149,10 @@ fn project_for(tools: &Tools, allow: &[String]) -> (Project, String) {
         (project.root.join("src/a.rs"), "one\n"),
         (project.root.join("docs/x.md"), "doc\n"),
         (project.root.join("sub/src/b.rs"), "b\n"),
-        (project.root.join("n.ipynb"), "{\"cells\":[],\"metadata\":{},\"nbformat\":4,\"nbformat_minor\":5}\n"),
+        (
+            project.root.join("n.ipynb"),
+            "{\"cells\":[],\"metadata\":{},\"nbformat\":4,\"nbformat_minor\":5}\n",
+        ),
         (outside.join("o.txt"), "outside\n"),
     ];
     for (path, text) in files {
@@ -156,7 +162,8 @@ fn project_for(tools: &Tools, allow: &[String]) -> (Project, String) {
         std::fs::write(path, text).expect("write a file to act on");
     }
     for (name, target) in LINKS {
-        std::os::unix::fs::symlink(target.replace("@OUT@", &out), project.root.join(name)).expect("make a link");
+        std::os::unix::fs::symlink(target.replace("@OUT@", &out), project.root.join(name))
+            .expect("make a link");
     }
     let shell = project.dir().join("shell");
     std::fs::create_dir_all(&shell).expect("create the stub shell's dir");
@@ -206,7 +213,9 @@ fn blocks(index: u64, calls: &[GenCall], root: &str, out: &str) -> Vec<(String, 
     calls
         .iter()
         .enumerate()
-        .map(|(k, c)| (call_id(index, k), GenCall { tool: c.tool.clone(), input: placed(&c.input, root, out) }))
+        .map(|(k, c)| {
+            (call_id(index, k), GenCall { tool: c.tool.clone(), input: placed(&c.input, root, out) })
+        })
         .collect()
 }
 
@@ -226,7 +235,8 @@ fn run_one(tools: &Tools, batch: &Batch) -> (Vec<Played>, Vec<String>) {
     let fetches = placed.iter().any(|(_, c)| c.tool == "WebFetch");
     let list = placed.iter().map(|(id, c)| Block::tool_with_id(id, &c.tool, c.input.clone())).collect();
     let (found, mut troubles) = play(&project, list, fetches);
-    let accepted_bash = placed.iter().any(|(id, c)| c.tool == "Bash" && found.get(id).is_some_and(|d| d == "accept"));
+    let accepted_bash =
+        placed.iter().any(|(id, c)| c.tool == "Bash" && found.get(id).is_some_and(|d| d == "accept"));
     if accepted_bash && !project.dir().join("shell.log").is_file() {
         troubles.push("an accepted command did not reach the stub shell: the client ran another".to_owned());
     }
