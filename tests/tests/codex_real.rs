@@ -463,3 +463,6 @@ fn with_the_hooks_binary_missing_the_session_halts_instead_of_looping() {
 fn with_the_configuration_unreadable_the_session_halts_instead_of_looping() {
     broken(HookRoute::ConfigUnreadable);
 }
+
+#[path = "codex_real/differential.rs"]
+mod differential;
