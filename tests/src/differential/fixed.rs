@@ -12,7 +12,7 @@ use super::generate::{Batch, GenCall};
 pub const FIXED_BASE: u64 = 1_000_000;
 
 /// (class, rule, tool, input as JSON, where it was found).
-pub const FIXED: [(Class, &str, &str, &str, &str); 7] = [
+pub const FIXED: [(Class, &str, &str, &str, &str); 18] = [
     // `cd ..` moves above the project: Claude Code refuses it under the prefix rule.
     (Class::BashPathArgs, "Bash(cd .. *)", "Bash", r#"{"command":"cd .."}"#, "seed=48 batch=0 call=0"),
     // `source` runs a file's commands: Claude Code refuses it under a prefix rule.
@@ -44,6 +44,80 @@ pub const FIXED: [(Class, &str, &str, &str, &str); 7] = [
         "Bash",
         "{\"command\":\"\u{3000}basename -s .rs\"}",
         "seed=48 batch=6 call=7",
+    ),
+    // Names Claude Code protects, refused even under `Edit(**)` or `Edit(.*)`; Warden granted them.
+    (
+        Class::ProtectedNames,
+        "Edit(**)",
+        "Write",
+        r#"{"file_path":".git/b2c0","content":"x\n"}"#,
+        "seed=4848 batch=2 call=0",
+    ),
+    (
+        Class::ProtectedNames,
+        "Edit(**)",
+        "Edit",
+        r#"{"file_path":".envrc","old_string":"","new_string":"x\n"}"#,
+        "seed=4848 batch=2 call=1",
+    ),
+    (
+        Class::ProtectedNames,
+        "Edit(**)",
+        "Write",
+        r#"{"file_path":".npmrc","content":"x\n"}"#,
+        "seed=4848 batch=2 call=4",
+    ),
+    (
+        Class::ProtectedNames,
+        "Edit(**)",
+        "Write",
+        r#"{"file_path":".gitmodules","content":"x\n"}"#,
+        "seed=4848 batch=171 call=3",
+    ),
+    (
+        Class::ProtectedNames,
+        "Edit(**)",
+        "Write",
+        r#"{"file_path":".vscode/b171c7.json","content":"x\n"}"#,
+        "seed=4848 batch=171 call=7",
+    ),
+    (
+        Class::ProtectedNames,
+        "Edit(.*)",
+        "Edit",
+        r#"{"file_path":".idea/b80c2.xml","old_string":"","new_string":"x\n"}"#,
+        "seed=4848 batch=80 call=2",
+    ),
+    (
+        Class::ProtectedNames,
+        "Edit(.*)",
+        "Edit",
+        r#"{"file_path":"src/../.git/hooks/b80c4","old_string":"","new_string":"x\n"}"#,
+        "seed=4848 batch=80 call=4",
+    ),
+    (
+        Class::ProtectedNames,
+        "Edit(.*)",
+        "Write",
+        r#"{"file_path":".claude/commands/b80c5.md","content":"x\n"}"#,
+        "seed=4848 batch=80 call=5",
+    ),
+    // A trailing space, a zero-width space at the end: Claude Code refuses.
+    (Class::BashOddText, "Bash(unzip *)", "Bash", r#"{"command":"unzip "}"#, "seed=4848 batch=24 call=4"),
+    (
+        Class::BashOddText,
+        "Bash(find -type f:*)",
+        "Bash",
+        "{\"command\":\"find -type f a b\u{200b}\"}",
+        "seed=4848 batch=133 call=8",
+    ),
+    // A path argument above the project.
+    (
+        Class::BashPathArgs,
+        "Bash(tr:*)",
+        "Bash",
+        r#"{"command":"tr a-z A-Z ./.././outside/b164c4.txt"}"#,
+        "seed=4848 batch=164 call=4",
     ),
     // Found by rule_meaning.rs's table (T-15): kept here too, in the generated run's classes.
     (Class::BashPrefix, "Bash(touch:*)", "Bash", r#"{"command":"touch ~/evil"}"#, "rule_meaning.rs"),

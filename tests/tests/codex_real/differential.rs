@@ -22,7 +22,8 @@ use super::*;
 
 /// Characters after which the shell's words are not the line split at spaces.
 const SHELL_CHANGES: [char; 22] = [
-    '\'', '"', '\\', '$', '`', '~', '*', '?', '[', ']', '{', '}', '(', ')', '<', '>', '|', '&', ';', '#', '=', '!',
+    '\'', '"', '\\', '$', '`', '~', '*', '?', '[', ']', '{', '}', '(', ')', '<', '>', '|', '&', ';', '#',
+    '=', '!',
 ];
 
 /// `Bash(P:*)` or `Bash(P *)` with no other `*`: P's words, Codex's `prefix_rule` pattern.
@@ -97,7 +98,10 @@ fn warden_never_allows_a_command_codexs_own_prefix_rule_does_not() {
             };
             let codex_allows = codex_decision(&codex, dir.path(), &rules, &words).as_deref() == Some("allow");
             let warden = warden_allows(&drawn.rule, command, dir.path());
-            let line = format!("seed=48 batch={index} call={k} {} | {command:?} | codex {codex_allows} warden {warden}", drawn.rule);
+            let line = format!(
+                "seed=48 batch={index} call={k} {} | {command:?} | codex {codex_allows} warden {warden}",
+                drawn.rule
+            );
             println!("{line}");
             match (codex_allows, warden) {
                 (false, true) => wrong.push(line),
@@ -106,7 +110,10 @@ fn warden_never_allows_a_command_codexs_own_prefix_rule_does_not() {
             }
         }
     }
-    println!("codex differential: same {same}, stricter {stricter}, more permissive {}, not asked {not_asked}", wrong.len());
+    println!(
+        "codex differential: same {same}, stricter {stricter}, more permissive {}, not asked {not_asked}",
+        wrong.len()
+    );
     assert!(same + stricter > 50, "too few commands were asked: {same} + {stricter}");
     assert!(wrong.is_empty(), "Warden allows what Codex's prefix rule does not:\n{}", wrong.join("\n"));
 }
