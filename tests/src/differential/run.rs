@@ -175,7 +175,54 @@ fn project_for(tools: &Tools, allow: &[String]) -> (Project, String) {
     let rules: Vec<String> = allow.iter().map(|r| placed_rule(r, &out, &project.root)).collect();
     project.set_settings(&json!({ "permissions": { "allow": rules, "defaultMode": "dontAsk" } }));
     project.trust();
+    offer_mcp_servers(&project);
     (project, out)
+}
+
+/// The MCP servers the grammar's names call (`mcp__SERVER__TOOL`), each a stub that offers its
+/// tools and answers every call with `ok`, in the user's `.claude.json` beside the project's
+/// trust, so the client decides on their calls.
+const MCP_SERVERS: [(&str, &[&str]); 3] =
+    [("fs", &["read", "write", "read__x", "x"]), ("git", &["push"]), ("fs_x", &["read"])];
+
+/// A stdio MCP server in `sh`: `initialize`, `tools/list` (its arguments are its tools),
+/// `tools/call` (`ok`), `ping`; any other request is an unknown method, a notification is
+/// ignored.
+const MCP_STUB: &str = r#"tools=""
+for t in "$@"; do
+  tools="$tools${tools:+,}{\"name\":\"$t\",\"description\":\"stub\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}"
+done
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([^,}]*\).*/\1/p')
+  [ -z "$id" ] && continue
+  case "$line" in
+    *'"method":"initialize"'*) r='{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stub","version":"1"}}' ;;
+    *'"method":"tools/list"'*) r="{\"tools\":[$tools]}" ;;
+    *'"method":"tools/call"'*) r='{"content":[{"type":"text","text":"ok"}]}' ;;
+    *'"method":"ping"'*) r='{}' ;;
+    *) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no such method"}}\n' "$id"; continue ;;
+  esac
+  printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$r"
+done
+"#;
+
+fn offer_mcp_servers(project: &Project) {
+    let stub = project.dir().join("mcp_stub.sh");
+    std::fs::write(&stub, MCP_STUB).expect("write the MCP stub");
+    let servers: serde_json::Map<String, serde_json::Value> = MCP_SERVERS
+        .iter()
+        .map(|(name, tools)| {
+            let mut args = vec![stub.to_string_lossy().into_owned()];
+            args.extend(tools.iter().map(|t| (*t).to_owned()));
+            ((*name).to_owned(), json!({ "type": "stdio", "command": "/bin/sh", "args": args }))
+        })
+        .collect();
+    let path = project.dir().join("home/.claude.json");
+    let mut claude_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read .claude.json"))
+            .expect(".claude.json is JSON");
+    claude_json["mcpServers"] = serde_json::Value::Object(servers);
+    std::fs::write(&path, claude_json.to_string()).expect("write .claude.json");
 }
 
 /// A rule with `@OUT@` and `@ROOT@` placed (written after `//`, so without their leading `/`).
@@ -192,7 +239,11 @@ fn play(project: &Project, blocks: Vec<Block>, fetches: bool) -> (HashMap<String
     let options = RunOptions {
         settings_decide: Some(OFFERED.to_owned()),
         timeout: Duration::from_secs(180),
-        env: vec![("CLAUDE_CODE_SHELL".to_owned(), shell.to_string_lossy().into_owned())],
+        env: vec![
+            ("CLAUDE_CODE_SHELL".to_owned(), shell.to_string_lossy().into_owned()),
+            // The MCP stubs connected before the model's first turn, so their tools are offered.
+            ("MCP_CONNECTION_NONBLOCKING".to_owned(), "false".to_owned()),
+        ],
         ..RunOptions::default()
     };
     let run = project.run(&api, "MAINTASK go", &options);
