@@ -167,8 +167,10 @@ fn project_for(tools: &Tools, allow: &[String]) -> (Project, String) {
     }
     let shell = project.dir().join("shell");
     std::fs::create_dir_all(&shell).expect("create the stub shell's dir");
-    let log = project.dir().join("shell.log");
-    let stub = format!("#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexit 0\n", log.display());
+    // One file per invocation: concurrent shells never interleave their records.
+    let log = project.dir().join("shell.log.d");
+    std::fs::create_dir_all(&log).expect("create the stub shell's log");
+    let stub = format!("#!/bin/sh\nprintf '%s\\n' \"$*\" > '{}'/$$\nexit 0\n", log.display());
     std::fs::write(shell.join("bash"), stub).expect("write the stub shell");
     let chmod = std::process::Command::new("chmod").arg("+x").arg(shell.join("bash")).status();
     assert!(chmod.is_ok_and(|s| s.success()), "chmod the stub shell");
@@ -286,10 +288,20 @@ fn run_one(tools: &Tools, batch: &Batch) -> (Vec<Played>, Vec<String>) {
     let fetches = placed.iter().any(|(_, c)| c.tool == "WebFetch");
     let list = placed.iter().map(|(id, c)| Block::tool_with_id(id, &c.tool, c.input.clone())).collect();
     let (found, mut troubles) = play(&project, list, fetches);
-    let accepted_bash =
-        placed.iter().any(|(id, c)| c.tool == "Bash" && found.get(id).is_some_and(|d| d == "accept"));
-    if accepted_bash && !project.dir().join("shell.log").is_file() {
-        troubles.push("an accepted command did not reach the stub shell: the client ran another".to_owned());
+    // Every accepted command reached the stub (one record each, ending by recording the working
+    // directory, `pwd -P >|`): none ran elsewhere.
+    let accepted_bash = placed
+        .iter()
+        .filter(|(id, c)| c.tool == "Bash" && found.get(id).is_some_and(|d| d == "accept"))
+        .count();
+    let records = std::fs::read_dir(project.dir().join("shell.log.d")).into_iter().flatten().flatten();
+    let stubbed = records
+        .filter(|r| {
+            std::fs::read_to_string(r.path()).is_ok_and(|t| t.starts_with("-c") && t.contains("pwd -P >|"))
+        })
+        .count();
+    if stubbed < accepted_bash {
+        troubles.push(format!("{accepted_bash} commands accepted, {stubbed} reached the stub shell"));
     }
     let tag = |t: String| format!("seed={} batch={}: {t}", batch.seed, batch.index);
     let played = placed
