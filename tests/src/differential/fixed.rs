@@ -12,7 +12,7 @@ use super::generate::{Batch, GenCall};
 pub const FIXED_BASE: u64 = 1_000_000;
 
 /// (class, rule, tool, input as JSON, where it was found).
-pub const FIXED: [(Class, &str, &str, &str, &str); 18] = [
+pub const FIXED: [(Class, &str, &str, &str, &str); 19] = [
     // `cd ..` moves above the project: Claude Code refuses it under the prefix rule.
     (Class::BashPathArgs, "Bash(cd .. *)", "Bash", r#"{"command":"cd .."}"#, "seed=48 batch=0 call=0"),
     // `source` runs a file's commands: Claude Code refuses it under a prefix rule.
@@ -102,7 +102,15 @@ pub const FIXED: [(Class, &str, &str, &str, &str); 18] = [
         r#"{"file_path":".claude/commands/b80c5.md","content":"x\n"}"#,
         "seed=4848 batch=80 call=5",
     ),
-    // A trailing space, a zero-width space at the end: Claude Code refuses.
+    // A trailing space, a zero-width space at the end: Claude Code refuses. (`unzip ` alone was
+    // seen accepted; after ` unzip` in the same turn, refused: the pair is kept as found.)
+    (
+        Class::BashOddText,
+        "Bash(unzip *)",
+        "Bash",
+        "{\"command\":\"\u{a0}unzip\"}",
+        "seed=4848 batch=24 call=0",
+    ),
     (Class::BashOddText, "Bash(unzip *)", "Bash", r#"{"command":"unzip "}"#, "seed=4848 batch=24 call=4"),
     (
         Class::BashOddText,
