@@ -5,11 +5,13 @@
 //! PostgreSQL tests a server and schemas of their own (`AGENTWARDEN_TEST_PG`). [`claude_code`]
 //! runs the real Claude Code CLI against a scripted fake of the Messages API, [`codex`] the real
 //! Codex CLI against one of the Responses API, [`gemini`] the real Gemini CLI against one of
-//! the Gemini API. [`hostile`] is the
+//! the Gemini API. [`differential`] draws rules and calls from grammars and
+//! plays them through the real Claude Code and Warden's matcher. [`hostile`] is the
 //! hostile-filesystem kit: swaps, odd entries and planted links while `warden` runs.
 
 pub mod claude_code;
 pub mod codex;
+pub mod differential;
 pub mod fake_http;
 pub mod gemini;
 /// The `EventStore` suite lives with the port (feature `conformance`), for third parties too.

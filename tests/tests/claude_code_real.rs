@@ -596,6 +596,8 @@ fn root_only_hooks_in_managed_settings_survive_an_edit_of_the_projects_settings(
 mod decider;
 #[path = "claude_code_real/deny_rules.rs"]
 mod deny_rules;
+#[path = "claude_code_real/differential.rs"]
+mod differential;
 #[path = "claude_code_real/halt.rs"]
 mod halt;
 #[path = "claude_code_real/issue18.rs"]

@@ -761,3 +761,5 @@ fn a_rewriting_hook_in_each_place_codex_reads_is_run_and_caught() {
         assert_eq!(project.read("after.txt"), None, "{place}: nothing more ran");
     }
 }
+#[path = "codex_real/differential.rs"]
+mod differential;

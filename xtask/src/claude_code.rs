@@ -165,10 +165,22 @@ pub(crate) fn run_real_suite(
     env: (&str, &Path),
     again: &str,
 ) -> Result<(), String> {
+    run_real_suite_with(label, args, &[], env, again)
+}
+
+/// [`run_real_suite`] with more variables (`vars`) in the suite's environment.
+pub(crate) fn run_real_suite_with(
+    label: &str,
+    args: &[&str],
+    vars: &[(&str, &str)],
+    env: (&str, &Path),
+    again: &str,
+) -> Result<(), String> {
     println!("==> {label}: cargo {}", args.join(" "));
     let started = Instant::now();
     let status = Command::new(cargo())
         .args(args)
+        .envs(vars.iter().copied())
         .env(env.0, env.1)
         .status()
         .map_err(|e| format!("{label}: cannot run cargo: {e}"))?;

@@ -1,5 +1,5 @@
 //! `cargo xtask ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants |
-//! torture | claude-code`: the project's automation, in Rust, with no dependencies (the public-API
+//! torture | claude-code | differential`: the project's automation, in Rust, with no dependencies (the public-API
 //! renderer, a binary of its own behind the `public-api` feature, has its own: X-31).
 
 mod bench;
@@ -13,6 +13,7 @@ mod claude_code;
 mod codes;
 mod codex;
 mod demo;
+mod differential;
 mod fuzz;
 mod gemini;
 mod install;
@@ -29,7 +30,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | codex | codex-install | gemini | gemini-install | install>
+    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | differential | codex | codex-install | gemini | gemini-install | install>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code, Codex and Gemini CLI suites, the
           README's
           commands and guides, relative links, docs with warnings denied, the public API's
@@ -60,6 +61,10 @@ const USAGE: &str =
   claude-code          install the pinned Claude Code CLI when absent (npm ci into
                        target/claude-code), then run the real-client suite
   claude-code-install  only install it, and print the binary's path
+  differential [--cases N] [--seed S] [--classes all|A,B]  N generated rule/call cases
+                       (default 120, seed 48, the classes not pending) through the pinned
+                       Claude Code and Warden's matcher; prints the counts and every
+                       more-permissive case with its seed; fails if there is one
   codex                install the pinned Codex CLI when absent (npm ci into target/codex),
                        then run its real-client suite
   codex-install        only install it, and print the binary's path
@@ -123,6 +128,7 @@ fn main() -> ExitCode {
         Some("torture") => torture::run(args.get(1..).unwrap_or_default()),
         Some("claude-code") => claude_code::run(),
         Some("claude-code-install") => claude_code::install_command(),
+        Some("differential") => differential::run(args.get(1..).unwrap_or_default()),
         Some("codex") => codex::run(),
         Some("codex-install") => codex::install_command(),
         Some("gemini") => gemini::run(),

@@ -23,14 +23,19 @@
 //!    [`FakeApi::texts_seen_by`]), on the files ([`Project::read`]) and on the audit log
 //!    ([`Project::audit_of`]); and always [`FakeApi::foreign_requests`] empty.
 //!
+//! A rule-meaning test (`rule_meaning.rs`, the generated differential) compares the client's own
+//! decision per call ([`client_decisions`]) with Warden's matcher's ([`warden_grants`]).
+//!
 //! Agents are foreground in the scripts (`run_in_background: false`) unless a scenario is about
 //! the background: Claude Code 2.1.330 runs them in the background by default.
 
+mod decisions;
 mod fake_api;
 mod harness;
 mod request;
 mod script;
 
+pub use decisions::{client_decisions, placed, warden_grants};
 pub use fake_api::{FakeApi, last_agent_id};
 pub use harness::{
     ALLOWED_TOOLS, APPROVAL_REF, CLAUDE_BIN_ENV, HELPER_TIMEOUT, PINNED_VERSION, Project, Run, RunOptions,

@@ -16,10 +16,7 @@
 //! read-only commands): an `accept` is the client's whole answer, not the rule's. The rows are
 //! chosen where the rule decides: files outside the project, commands that write.
 
-use std::path::Path;
-
-use agentwarden_adapters::paths::LocalPaths;
-use agentwarden_domain::lineage::{RulesAs, ToolRule, ToolRuleSet, ToolUse};
+use agentwarden_tests::claude_code::{client_decisions, placed, warden_grants};
 
 use super::*;
 
@@ -297,46 +294,6 @@ fn rule_project(rule: &str) -> (Project, String) {
     (project, out)
 }
 
-/// `@ROOT@` and `@OUT@` in every string of `value`.
-fn placed(value: &Value, root: &str, out: &str) -> Value {
-    match value {
-        Value::String(s) => Value::String(s.replace("@ROOT@", root).replace("@OUT@", out)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| placed(v, root, out)).collect()),
-        Value::Object(map) => {
-            Value::Object(map.iter().map(|(k, v)| (k.clone(), placed(v, root, out))).collect())
-        }
-        other => other.clone(),
-    }
-}
-
-/// Claude Code's decision per `tool_use_id`, from the `user` events of stream-json.
-fn decisions(run: &Run) -> std::collections::HashMap<String, String> {
-    let mut found = std::collections::HashMap::new();
-    for event in run.events.iter().filter(|e| e.get("type").and_then(Value::as_str) == Some("user")) {
-        for meta in event.get("tool_result_meta").and_then(Value::as_array).into_iter().flatten() {
-            let id = str_of(meta.get("id"));
-            let decision = meta.get("permission_decision").and_then(|d| d.get("decision"));
-            if let Some(decision) = decision.and_then(Value::as_str) {
-                found.insert(id.to_owned(), decision.to_owned());
-            }
-        }
-    }
-    found
-}
-
-/// Warden's decision: the rule as a manifest holds it (a rule it refuses to load grants
-/// nothing), the call as the hook builds it.
-fn warden_grants(rule: &str, tool: &str, input: &Value, cwd: &Path, root: &Path) -> Result<bool, String> {
-    let rule = ToolRule::parse(rule).map_err(|e| format!("refused at load: {e}"))?;
-    let use_ = match agentwarden_claude_code::wire::rules_as(tool, input) {
-        RulesAs::Call { tool, argument } => {
-            ToolUse::resolve(&tool, &argument, &cwd.to_string_lossy(), &root.to_string_lossy(), &LocalPaths)
-        }
-        RulesAs::Unknown => return Ok(false),
-    };
-    Ok(ToolRuleSet::new(vec![rule]).grants(&use_))
-}
-
 fn run_row(index: usize, rule: &str, calls: &[Call]) -> Outcome {
     let (project, out) = rule_project(rule);
     let root = project.root.to_string_lossy().into_owned();
@@ -359,7 +316,7 @@ fn run_row(index: usize, rule: &str, calls: &[Call]) -> Outcome {
         // An accepted WebFetch asks another host (refused by the fake) before it fetches.
         assert_loopback_only(&api);
     }
-    let found = decisions(&run);
+    let found = client_decisions(&run);
     let rule_text = rule.replace("@OUT@", out.trim_start_matches('/'));
     let calls = calls
         .iter()
