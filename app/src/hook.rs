@@ -823,7 +823,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let storage = HookStorage::new(dir.path().join("hook"));
         let store = Arc::new(ReadCounting::default());
-        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
+        // The sessions' copies of the configuration are kept apart from the log (H-58).
+        let warden = Warden::builder()
+            .event_store(store.clone())
+            .without_state()
+            .snapshot_store(Arc::new(MemoryEventStore::new()))
+            .build()
+            .unwrap();
         assert!(decided(&warden.hook_input(spawn("t1"), &storage).await));
         let folded = store.reads.load(std::sync::atomic::Ordering::SeqCst);
         let started = HookInput {
@@ -836,7 +842,14 @@ mod tests {
             attribution: Attribution::Named,
             call: None,
         };
+        let session_start = |session: &str| HookInput {
+            session_id: session.into(),
+            event: HookEvent::SessionStart,
+            ..started.clone()
+        };
         let events = [
+            session_start("s"),
+            session_start("s2"),
             spawn("t2"),
             started,
             tool("s", "t3", "Read", Some(("a1", "planner"))),
@@ -1040,6 +1053,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let storage = HookStorage::new(dir.path());
         let bash = || tool("s", "t2", "Bash", None);
+        // The session's start keeps its configuration, which decides its calls (H-58).
+        let start = HookInput { event: HookEvent::SessionStart, ..bash() };
+        assert!(decided(&warden.hook_input(start, &storage).await));
         assert!(decided(&warden.hook_input(bash(), &storage).await));
         let written = storage.read_index("s").unwrap();
         let path = dir.path().join("sessions/s.json");
