@@ -52,7 +52,9 @@ impl Warden {
                 // The configuration deciding now is kept with the snapshot, the session's rules
                 // while no seal holds any (H-58).
                 if !self.keep_session_rules(session).await {
-                    tracing::warn!("the session's configuration was not kept: its tool calls will fail (H-60)");
+                    tracing::warn!(
+                        "the session's configuration was not kept: its tool calls will fail (H-60)"
+                    );
                 }
                 SessionStartFacts::First {
                     snapshot: match self.guard_capture(&root).await {

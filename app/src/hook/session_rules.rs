@@ -108,7 +108,8 @@ impl Warden {
         let copy = match (&self.config.source, &self.config.source_digest) {
             (None, _) => RulesCopy { path: None, root, digest: None, text: String::new() },
             (Some(path), Some(loaded)) => {
-                let read = agentwarden_adapters::untrusted::read_bytes_mode(None, path, crate::MAX_INPUT_BYTES);
+                let read =
+                    agentwarden_adapters::untrusted::read_bytes_mode(None, path, crate::MAX_INPUT_BYTES);
                 let Ok((bytes, mode)) = read else { return false };
                 let Ok(text) = String::from_utf8(bytes) else { return false };
                 if &crate::files::text_digest(&text, Some(mode)) != loaded {
@@ -160,7 +161,9 @@ impl Warden {
                 );
             }
             Err(e) => {
-                return missing(format!("the configuration recorded at the session's start cannot be read: {e}"));
+                return missing(format!(
+                    "the configuration recorded at the session's start cannot be read: {e}"
+                ));
             }
         };
         let live_path = self.config.source.as_deref().and_then(absolute);

@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agentwarden_domain::sessions::{Attribution, HookAnswer, HookEvent, HookInput, RulesAs, ToolCall, ToolKind};
+use agentwarden_domain::sessions::{
+    Attribution, HookAnswer, HookEvent, HookInput, RulesAs, ToolCall, ToolKind,
+};
 use agentwarden_ports::SnapshotStore;
 
 use super::*;
@@ -145,7 +147,11 @@ async fn an_edit_of_the_configuration_after_the_sessions_start_decides_nothing()
     let rows: [(&str, Before, Then); 8] = [
         ("the list emptied by the shell", Before::StartedThenEmptied, Then::DeniedNamingTheChange),
         ("the configuration removed", Before::StartedThenRemoved, Then::DeniedNamingTheChange),
-        ("a forged later start replaces nothing", Before::StartedEmptiedRestarted, Then::DeniedNamingTheChange),
+        (
+            "a forged later start replaces nothing",
+            Before::StartedEmptiedRestarted,
+            Then::DeniedNamingTheChange,
+        ),
         ("the session's own configuration decides", Before::StartedEmpty, Then::Proceeds),
         ("a seal made mid-session wins", Before::StartedSealedEmptied, Then::Denied),
         ("no recorded start", Before::NoStart, Then::NoRules),
@@ -172,7 +178,9 @@ async fn an_edit_of_the_configuration_after_the_sessions_start_decides_nothing()
                 p.warden().seal(&Signer { by: Some("alice".into()), key: None }).await.unwrap();
                 p.empty_the_list();
             }
-            Before::CopyGarbage => p.store.write_snapshot("s", RULES_ID, b"{not json".to_vec()).await.unwrap(),
+            Before::CopyGarbage => {
+                p.store.write_snapshot("s", RULES_ID, b"{not json".to_vec()).await.unwrap()
+            }
             Before::CopyEdited => {
                 let kept = p.store.read_snapshot("s", RULES_ID).await.unwrap().unwrap();
                 let mut copy: RulesCopy = serde_json::from_slice(&kept).unwrap();
@@ -188,7 +196,9 @@ async fn an_edit_of_the_configuration_after_the_sessions_start_decides_nothing()
             }
             a if denied_naming(a, &["okrs"]) => Then::Denied,
             HookAnswer::Proceed => Then::Proceeds,
-            a if failed_naming(a, "session_rules_missing") && failed_naming(a, "warden init") => Then::NoRules,
+            a if failed_naming(a, "session_rules_missing") && failed_naming(a, "warden init") => {
+                Then::NoRules
+            }
             other => panic!("{why}: an answer no row expects: {other:?}"),
         };
         assert_eq!(then, expected, "{why}: {answer:?}");
@@ -223,7 +233,8 @@ async fn the_fast_path_answers_only_with_the_sessions_configuration() {
 
     // No start seen: an event that needs no copy is decided, and leaves no index behind.
     let q = Project::new(Some(PROTECTING));
-    let agent = agentwarden_domain::sessions::CallingAgent { agent_id: "a".into(), agent_type: "planner".into() };
+    let agent =
+        agentwarden_domain::sessions::CallingAgent { agent_id: "a".into(), agent_type: "planner".into() };
     assert_eq!(q.hook(HookEvent::SubagentStart(agent)).await, HookAnswer::Proceed);
     assert!(q.storage.read_index("s").is_none(), "no index from rules nobody recorded");
     let answer = q.hook(q.bash()).await;
