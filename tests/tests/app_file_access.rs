@@ -10,7 +10,7 @@ use agentwarden_tests::sources::{outside_tests, rust_files};
 /// (feature `conformance`, issue 35) writes the small project it runs its situations in, as a
 /// test would; the forged-lifecycle tests (`hook/forged.rs`, declared `#[cfg(test)]` in
 /// `hook.rs`) build their projects the same way. The application's own use cases never reach them.
-const TEST_SUPPORT: [&str; 2] = ["harness/conformance.rs", "hook/forged.rs"];
+const TEST_SUPPORT: [&str; 3] = ["harness/conformance.rs", "hook/forged.rs", "hook/session_rules/tests.rs"];
 
 /// What reaches the file system behind the adapters' back.
 const FORBIDDEN: [&str; 8] = [
