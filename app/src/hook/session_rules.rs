@@ -141,7 +141,8 @@ impl Warden {
         let missing = |why: String| match needs {
             true => SessionRules::Missing(format!("{}: {why}: {FIX}", Code::SessionRulesMissing)),
             false => {
-                tracing::warn!(reason = %why, "the session's configuration is not there; the live one decides");
+                // A first start has none yet: nothing to warn of.
+                tracing::debug!(reason = %why, "the session's configuration is not there; the live one decides");
                 SessionRules::Uncopied
             }
         };
