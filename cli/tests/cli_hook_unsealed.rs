@@ -147,29 +147,39 @@ fn empty_the_list(p: &Project) {
     std::fs::write(&path, text.replacen("protected = [\"okrs\"]", "protected = []", 1)).unwrap();
 }
 
-/// The attack of issue 47, item 2, on an unsealed project, in each mode: the write is denied,
-/// naming the edited file, and a call of a session with no recorded start fails (H-58, H-59).
+/// The attack of issue 47, item 2, on an unsealed project, in direct mode.
 #[test]
-fn an_unsealed_configuration_edited_mid_session_decides_nothing_in_either_mode() {
-    for mode in [Mode::Direct, Mode::Server] {
-        let p = Project::new();
-        let _server = matches!(mode, Mode::Server).then(|| served(&p));
-        let start = hook(&p, mode, &event(&p, SESSION, "SessionStart", json!({"source": "startup"})));
-        assert_eq!(start.0, 0, "{mode:?}: SessionStart: {start:?}");
-        let bash = hook(&p, mode, &tool(&p, SESSION, "Bash", "toolu_b", json!({"command": "ls"})));
-        assert!(lets_through(&bash), "{mode:?}: a Bash call before the edit: {bash:?}");
-        empty_the_list(&p);
-        let answer = hook(&p, mode, &write_okr(&p, SESSION));
-        assert!(!lets_through(&answer), "{mode:?}: the protected write after the edit: {answer:?}");
-        let reason = answer.1["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default();
-        assert!(
-            reason.contains("okrs") && reason.contains("changed since the session started"),
-            "{mode:?}: denied as protected, the edited file named: {answer:?}"
-        );
-        let bash = hook(&p, mode, &tool(&p, SESSION, "Bash", "toolu_b2", json!({"command": "ls"})));
-        assert!(lets_through(&bash), "{mode:?}: a Bash call after the edit: {bash:?}");
-        let unseen = hook(&p, mode, &write_okr(&p, "unseen-session"));
-        assert_eq!(unseen.0, 2, "{mode:?}: no recorded start: exit 2: {unseen:?}");
-        assert!(unseen.2.contains("session_rules_missing"), "{mode:?}: {unseen:?}");
-    }
+fn an_unsealed_configuration_edited_mid_session_decides_nothing_in_direct_mode() {
+    the_attack_fails(Mode::Direct);
+}
+
+/// The same through the resident service.
+#[test]
+fn an_unsealed_configuration_edited_mid_session_decides_nothing_through_the_server() {
+    the_attack_fails(Mode::Server);
+}
+
+/// The attack in `mode`: the write is denied, naming the edited file, a call that writes
+/// nothing protected still proceeds, and a call of a session with no recorded start fails
+/// (H-58, H-59).
+fn the_attack_fails(mode: Mode) {
+    let p = Project::new();
+    let _server = matches!(mode, Mode::Server).then(|| served(&p));
+    let start = hook(&p, mode, &event(&p, SESSION, "SessionStart", json!({"source": "startup"})));
+    assert_eq!(start.0, 0, "{mode:?}: SessionStart: {start:?}");
+    let bash = hook(&p, mode, &tool(&p, SESSION, "Bash", "toolu_b", json!({"command": "ls"})));
+    assert!(lets_through(&bash), "{mode:?}: a Bash call before the edit: {bash:?}");
+    empty_the_list(&p);
+    let answer = hook(&p, mode, &write_okr(&p, SESSION));
+    assert!(!lets_through(&answer), "{mode:?}: the protected write after the edit: {answer:?}");
+    let reason = answer.1["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("okrs") && reason.contains("changed since the session started"),
+        "{mode:?}: denied as protected, the edited file named: {answer:?}"
+    );
+    let bash = hook(&p, mode, &tool(&p, SESSION, "Bash", "toolu_b2", json!({"command": "ls"})));
+    assert!(lets_through(&bash), "{mode:?}: a Bash call after the edit: {bash:?}");
+    let unseen = hook(&p, mode, &write_okr(&p, "unseen-session"));
+    assert_eq!(unseen.0, 2, "{mode:?}: no recorded start: exit 2: {unseen:?}");
+    assert!(unseen.2.contains("session_rules_missing"), "{mode:?}: {unseen:?}");
 }
