@@ -45,6 +45,7 @@ mod in_flight;
 mod pending;
 mod session;
 mod session_end;
+mod session_rules;
 mod storage;
 mod tools;
 
@@ -66,6 +67,8 @@ use agentwarden_domain::verdict::Code;
 
 pub use fast::{Pre, before_store_parsed};
 pub use storage::{HookStorage, Marker, SessionIndex};
+
+use session_rules::SessionRules;
 
 use crate::config::ClaudeCodeConfig;
 use crate::gate::GateRecords;
@@ -137,10 +140,31 @@ impl Warden {
             Ok(state) => state,
             Err(e) => return self.without_records(input, storage, &format!("{}: {e}", e.code())).await,
         };
-        // While a seal is in force the sealed rules decide, whatever the file reads now (H-49).
+        // While a seal is in force the sealed rules decide, whatever the file reads now (H-49);
+        // without one, the configuration the session's first start found (H-58).
         let sealed;
+        let mut changed = None;
+        let mut indexed = true;
         let warden = match self.sealed_rules(&state) {
-            Ok(None) => self,
+            Ok(None) if crate::records::sealed::holding_rules(&state.governance).is_some() => self,
+            Ok(None) => match self.session_rules(&input.session_id, &input.event).await {
+                SessionRules::Live => self,
+                SessionRules::Uncopied => {
+                    indexed = false;
+                    self
+                }
+                SessionRules::Copied(rules, name) => {
+                    sealed = *rules;
+                    changed = Some(name);
+                    &sealed
+                }
+                SessionRules::Missing(why) => {
+                    tracing::warn!(reason = %why, "no session rules to decide with");
+                    // No index: the fast path never answers for rules nobody recorded (H-59).
+                    storage.forget_index(&input.session_id);
+                    return HookAnswer::failed(why);
+                }
+            },
             Ok(Some(rules)) => {
                 sealed = rules;
                 &sealed
@@ -150,13 +174,24 @@ impl Warden {
                 return HookAnswer::failed(format!("{}: {why}", Code::SealedFileChanged));
             }
         };
-        let answer = warden.hook_held(input, storage, &mut state).await;
+        let (mut answer, session) = warden.hook_held(input, storage, &mut state).await;
         // The index says what the log says now: caught up first (another writer may have
         // appended since), and left unwritten when the log cannot be read.
-        if state.catch_up_again().await.is_ok() {
-            write_index(&state, &answer.1, storage, warden.config.source_digest.as_deref());
+        if !indexed {
+            // No index from rules nobody recorded: the fast path never answers from them (H-59).
+            storage.forget_index(&session);
+        } else if state.catch_up_again().await.is_ok() {
+            write_index(&state, &session, storage, warden.config.source_digest.as_deref());
         }
-        answer.0
+        // The live file that did not decide is named (H-58).
+        if let (Some(name), HookAnswer::Deny { reason }) = (&changed, &answer) {
+            answer = HookAnswer::deny(format!(
+                "{}; `{name}` changed since the session started and does not decide: the configuration \
+                 recorded at its start does, until a new session or a seal (H-58)",
+                reason.as_str()
+            ));
+        }
+        answer
     }
 
     /// The decision when the records cannot be read: a stop is checked without them (H-28),
@@ -788,7 +823,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let storage = HookStorage::new(dir.path().join("hook"));
         let store = Arc::new(ReadCounting::default());
-        let warden = Warden::builder().event_store(store.clone()).without_state().build().unwrap();
+        // The sessions' copies of the configuration are kept apart from the log (H-58).
+        let warden = Warden::builder()
+            .event_store(store.clone())
+            .without_state()
+            .snapshot_store(Arc::new(MemoryEventStore::new()))
+            .build()
+            .unwrap();
         assert!(decided(&warden.hook_input(spawn("t1"), &storage).await));
         let folded = store.reads.load(std::sync::atomic::Ordering::SeqCst);
         let started = HookInput {
@@ -801,7 +842,14 @@ mod tests {
             attribution: Attribution::Named,
             call: None,
         };
+        let session_start = |session: &str| HookInput {
+            session_id: session.into(),
+            event: HookEvent::SessionStart,
+            ..started.clone()
+        };
         let events = [
+            session_start("s"),
+            session_start("s2"),
             spawn("t2"),
             started,
             tool("s", "t3", "Read", Some(("a1", "planner"))),
@@ -1005,6 +1053,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let storage = HookStorage::new(dir.path());
         let bash = || tool("s", "t2", "Bash", None);
+        // The session's start keeps its configuration, which decides its calls (H-58).
+        let start = HookInput { event: HookEvent::SessionStart, ..bash() };
+        assert!(decided(&warden.hook_input(start, &storage).await));
         assert!(decided(&warden.hook_input(bash(), &storage).await));
         let written = storage.read_index("s").unwrap();
         let path = dir.path().join("sessions/s.json");

@@ -29,7 +29,7 @@ use crate::files::{digest, key};
 use crate::manifests::{ManifestFile, read_manifest_files};
 use crate::warden::{Warden, WardenError};
 
-mod sealed;
+pub(crate) mod sealed;
 mod signatures;
 
 /// The name under which the projection is saved in the state store.

@@ -60,6 +60,15 @@ fn hook(p: &Project, name: &str) -> (i32, Value, String) {
     hook_text(p, &event(name), true)
 }
 
+/// The main session `session` starts: its configuration is kept, which decides its tool calls
+/// while no seal does (H-58).
+fn session_start(p: &Project, session: &str) {
+    let start = serde_json::json!({"session_id": session, "hook_event_name": "SessionStart",
+        "source": "startup", "cwd": p.root.display().to_string()});
+    let (code, _, stderr) = hook_text(p, &start.to_string(), true);
+    assert_eq!(code, 0, "{session}'s start: {stderr}");
+}
+
 fn approve(p: &Project) {
     for args in
         [&["seal", "--by", "alice"][..], &["approve", "--ref", "GATE-2026-11-22-001", "--by", "alice"]]
@@ -231,6 +240,7 @@ fn a_sealed_file_edited_denies_at_context_sealed_and_restoring_it_allows_again()
 #[test]
 fn unusable_input_is_exit_2_and_ungoverned_calls_are_silent() {
     let p = project();
+    session_start(&p, "demo-session");
     allowed(&hook(&p, "pre-bash"));
     for (input, why) in [
         (String::new(), "empty stdin"),
@@ -519,6 +529,9 @@ fn a_run_with_an_input_warden_did_not_approve_quarantines() {
         hook_text(p, &e.to_string(), true)
     };
     let p = project();
+    for session in ["rw-ok", "rw-0", "rw-1", "rw-2", "rw-3"] {
+        session_start(&p, session);
+    }
     allowed(&call(&p, "PreToolUse", "rw-ok", "toolu_1", "echo innocent"));
     allowed(&call(&p, "PostToolUse", "rw-ok", "toolu_1", "echo innocent"));
     let rows: [(Option<&str>, &str, &str, &str); 4] = [

@@ -123,6 +123,14 @@ fn protected_edit(p: &Project) -> String {
     .to_string()
 }
 
+/// The main session's start, which keeps the configuration that decides its calls (H-58).
+fn session_start(p: &Project) -> String {
+    serde_json::json!({
+        "session_id": "demo-session", "hook_event_name": "SessionStart", "cwd": p.root, "source": "startup",
+    })
+    .to_string()
+}
+
 fn denied(out: &Output) -> bool {
     let stdout = String::from_utf8_lossy(&out.stdout);
     out.status.code() == Some(0) && stdout.contains(r#""permissionDecision":"deny""#)
@@ -156,6 +164,8 @@ fn the_configuration_and_the_environment_name_no_server_for_the_installed_direct
     let store = p.store.display().to_string();
     // The direct line as `warden init claude-code` installs it: it names the store, no server.
     let line = ["--store", &store, "--lock-timeout-ms", "5000", "hook", "--config", "agentwarden.toml"];
+    let started = run(WARDEN, &p, &line, &[], &session_start(&p));
+    assert_eq!(started.status.code(), Some(0), "{started:?}");
     for env in [&[][..], &[("AGENTWARDEN_SERVER", in_env.socket.as_path())]] {
         let out = run(WARDEN, &p, &line, env, &protected_edit(&p));
         assert!(denied(&out), "{env:?}: {out:?}");
@@ -181,6 +191,9 @@ fn the_environment_names_no_store_for_the_hook() {
     let p = Project::new();
     let elsewhere = p.dir.path().join("elsewhere");
     // A line that names no store: the project's default, whatever `AGENTWARDEN_STORE` says.
+    let line = ["hook", "--config", "agentwarden.toml"];
+    let started = run(WARDEN, &p, &line, &[("AGENTWARDEN_STORE", elsewhere.as_path())], &session_start(&p));
+    assert_eq!(started.status.code(), Some(0), "{started:?}");
     let out = run(
         WARDEN,
         &p,

@@ -156,6 +156,13 @@ fn event(name: &str) -> String {
     std::fs::read_to_string(Path::new(EXAMPLE).join("events").join(format!("{name}.json"))).unwrap()
 }
 
+/// The example session's start, which keeps the configuration that decides its calls while no
+/// seal does (H-58).
+fn session_start() -> String {
+    r#"{"session_id":"demo-session","hook_event_name":"SessionStart","source":"startup","cwd":"."}"#
+        .to_owned()
+}
+
 /// (exit code, stdout, stderr) of `warden hook` through the server at `socket`, with the kill
 /// switch on in the client's environment.
 fn via(p: &Project, socket: &Path, input: &str) -> (i32, String, String) {
@@ -422,6 +429,7 @@ fn garbage_oversized_and_silent_clients_get_errors_and_never_stall_the_others() 
     let mut rest = Vec::new();
     assert_eq!(big.read_to_end(&mut rest).unwrap(), 0, "closed after it");
     // Meanwhile hooks are answered at once.
+    assert_eq!(via(&p, &p.socket(), &session_start()).0, 0);
     let started = Instant::now();
     let answer = via(&p, &p.socket(), &event("pre-bash"));
     assert_eq!(answer.0, 0, "{answer:?}");
@@ -527,6 +535,7 @@ fn a_second_server_on_the_same_socket_or_store_is_refused_and_a_stale_socket_rep
     first.kill();
     assert!(p.socket().exists());
     let next = Server::start(&p, true);
+    assert_eq!(via(&p, &p.socket(), &session_start()).0, 0);
     assert_eq!(via(&p, &p.socket(), &event("pre-bash")).0, 0);
     assert_eq!(next.terminate().status.code(), Some(0));
     // A file that is not a socket is never removed.

@@ -9,8 +9,9 @@ use agentwarden_tests::sources::{outside_tests, rust_files};
 /// Test support compiled only with a feature, skipped by the scan: the harness conformance suite
 /// (feature `conformance`, issue 35) writes the small project it runs its situations in, as a
 /// test would; the forged-lifecycle tests (`hook/forged.rs`, declared `#[cfg(test)]` in
-/// `hook.rs`) build their projects the same way. The application's own use cases never reach them.
-const TEST_SUPPORT: [&str; 2] = ["harness/conformance.rs", "hook/forged.rs"];
+/// `hook.rs`) and the session-rules tests (`hook/session_rules/tests.rs`) build their projects
+/// the same way. The application's own use cases never reach them.
+const TEST_SUPPORT: [&str; 3] = ["harness/conformance.rs", "hook/forged.rs", "hook/session_rules/tests.rs"];
 
 /// What reaches the file system behind the adapters' back.
 const FORBIDDEN: [&str; 8] = [

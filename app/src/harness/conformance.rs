@@ -22,7 +22,9 @@
 //! symbolic link (T-17, R-32); a stop after a protected change (blocked, the change
 //! reverted), a subagent's and the main session's (blocked once, then let through; H-45, H-46);
 //! a main session with no snapshot quarantined at its stop; garbage, empty and oversized input;
-//! a store that cannot be used. Every answer is rendered by the integration and must read back
+//! a store that cannot be used; an unsealed configuration edited by the agent's shell after the
+//! session's start, which decides nothing (H-58, through the hook's entry as `warden hook` runs
+//! it). Every answer is rendered by the integration and must read back
 //! as the kernel's answer.
 
 #![allow(
@@ -167,6 +169,7 @@ pub async fn run_all(harness: &dyn Scenarios) {
     a_late_subagent_and_the_sessions_end_hold_the_sessions_start(harness).await;
     garbage_empty_and_oversized_input_fail(harness).await;
     a_store_that_cannot_be_used_fails(harness).await;
+    an_unsealed_configuration_edited_after_the_start_decides_nothing(harness).await;
 }
 
 /// A project of the suite's own: a main persona that may spawn a planner, a planner that may
@@ -268,6 +271,21 @@ impl Kernel {
     /// rendering says, which must be the kernel's.
     async fn ask(&self, harness: &dyn Scenarios, wire: &str) -> HookAnswer {
         let answer = self.warden.hook_parsed(wire, harness.decode(wire), &self.storage).await;
+        read_back(harness, &answer)
+    }
+
+    /// `wire` answered as `warden hook` answers it (direct mode and the server alike): the
+    /// configuration loaded from the live file for this event, what needs no store decided
+    /// first (H-24), then the store with that configuration; rendered and read back.
+    async fn ask_as_hook(&self, harness: &dyn Scenarios, wire: &str) -> HookAnswer {
+        let config = Config::load(Some(&self.project.root.join("agentwarden.toml"))).unwrap();
+        let parsed = harness.decode(wire);
+        let answer = match crate::before_store_parsed(&config, &self.storage, &parsed) {
+            crate::Pre::Done(answer) => answer,
+            crate::Pre::Store { .. } => {
+                self.warden.with_rules(config).hook_parsed(wire, parsed, &self.storage).await
+            }
+        };
         read_back(harness, &answer)
     }
 
@@ -756,6 +774,52 @@ pub async fn a_store_that_cannot_be_used_fails(harness: &dyn Scenarios) {
     assert!(
         matches!(read, HookAnswer::Failed { .. }),
         "{}: a spawn over an unusable store: {read:?}",
+        harness.name()
+    );
+}
+
+/// Issue 47, item 2, without a seal (H-58): the main agent's shell empties the protected list of
+/// the live configuration (`sed -i 's/^protected = .*/protected = []/' agentwarden.toml`), then
+/// writes a protected file through its write tool. Through the hook's entry as `warden hook`
+/// runs it — the live file loaded for every event, the fast path first — the configuration the
+/// session's first start found decides, and the deny names the edited file.
+pub async fn an_unsealed_configuration_edited_after_the_start_decides_nothing(harness: &dyn Scenarios) {
+    let kernel = Kernel::new(true, false, false).await;
+    let cwd = kernel.cwd();
+    let started = kernel.ask_as_hook(harness, &harness.session_start(SESSION, &cwd)).await;
+    assert_eq!(started, HookAnswer::Proceed, "{}: the session's start", harness.name());
+    let path = kernel.project.root.join(PROTECTED.0).display().to_string();
+    let outside = kernel.project.root.join("notes.md").display().to_string();
+    let tool = |call_id, path| Tool {
+        session: SESSION,
+        call_id,
+        caller: None,
+        cwd: &cwd,
+        spec: ToolSpec::Write { path },
+    };
+    // A call the store answers writes the fast path's index (H-24).
+    let before = kernel.ask_as_hook(harness, &harness.tool(&tool("call-1", &outside))).await;
+    assert_eq!(before, HookAnswer::Proceed, "{}: a write outside before the edit", harness.name());
+    let config = kernel.project.root.join("agentwarden.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replace("protected = [\"okrs\"]", "protected = []")).unwrap();
+    let answer = kernel.ask_as_hook(harness, &harness.tool(&tool("call-2", &path))).await;
+    denied_with(harness, &answer, "okrs", "a protected write after the agent emptied the unsealed list");
+    denied_with(harness, &answer, "changed since the session started", "the edited file named");
+    let after = kernel.ask_as_hook(harness, &harness.tool(&tool("call-3", &outside))).await;
+    assert_eq!(after, HookAnswer::Proceed, "{}: a write outside after the edit", harness.name());
+    // A session Warden did not see start has no configuration to be decided with (H-59).
+    let unseen = Tool {
+        session: "unseen-session",
+        call_id: "call-4",
+        caller: None,
+        cwd: &cwd,
+        spec: ToolSpec::Write { path: &outside },
+    };
+    let answer = kernel.ask_as_hook(harness, &harness.tool(&unseen)).await;
+    assert!(
+        matches!(&answer, HookAnswer::Failed { reason } if reason.as_str().contains("session_rules_missing")),
+        "{}: a call of a session with no recorded start: {answer:?}",
         harness.name()
     );
 }

@@ -48,15 +48,24 @@ impl Warden {
             Err(e) => SessionStartFacts::Kept {
                 guard: Err(format!("the session's kept snapshot could not be looked up: {e}")),
             },
-            Ok(false) => SessionStartFacts::First {
-                snapshot: match self.guard_capture(&root).await {
-                    Ok(content) => self.save_snapshot(session, ROOT_ID, &root, &content, storage).await,
-                    Err(why) => {
-                        tracing::warn!(why = %why, "the session's protected paths could not be snapshotted");
-                        false
-                    }
-                },
-            },
+            Ok(false) => {
+                // The configuration deciding now is kept with the snapshot, the session's rules
+                // while no seal holds any (H-58).
+                if !self.keep_session_rules(session).await {
+                    tracing::warn!(
+                        "the session's configuration was not kept: its tool calls will fail (H-60)"
+                    );
+                }
+                SessionStartFacts::First {
+                    snapshot: match self.guard_capture(&root).await {
+                        Ok(content) => self.save_snapshot(session, ROOT_ID, &root, &content, storage).await,
+                        Err(why) => {
+                            tracing::warn!(why = %why, "the session's protected paths could not be snapshotted");
+                            false
+                        }
+                    },
+                }
+            }
         };
         let decided = evaluate_session_start(facts);
         let recorded = self

@@ -341,6 +341,14 @@ impl HookStorage {
         serde_json::from_slice::<SessionIndex>(&bytes).ok().filter(|index| index.session == session)
     }
 
+    /// Removes the index of `session` (best effort): the fast path then answers nothing for it,
+    /// and every call goes to the store (H-59).
+    pub fn forget_index(&self, session: &str) {
+        if let Ok(index) = self.named("sessions", session, ".json") {
+            let _ = paths::remove_entry(&index);
+        }
+    }
+
     /// Writes the index of its session atomically (best effort: without it the next call takes
     /// the slow path).
     pub fn write_index(&self, index: &SessionIndex) -> Result<(), String> {

@@ -10,12 +10,23 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_domain::governance::SealedText;
+use agentwarden_domain::governance::{Approvals, SealRecord, SealedText};
 use agentwarden_domain::sessions::SessionRecords;
 
 use crate::config::{CONFIG_FILE, Config};
 use crate::files::key;
 use crate::warden::Warden;
+
+/// The seal whose configuration holds the rules: the one in force, or the one a revoke
+/// withdrew, which still holds them until the next seal (H-51); a seal in force whose signature
+/// does not count holds none (K-3). `None`: no seal holds any, and the session's copy decides
+/// (H-58).
+pub(crate) fn holding_rules(governance: &Approvals) -> Option<&SealRecord> {
+    match &governance.seal {
+        Some(seal) => Some(seal).filter(|s| s.refused.is_none()),
+        None => governance.withdrawn.as_ref(),
+    }
+}
 
 impl Warden {
     /// This Warden deciding with the sealed configuration when the live one is not what the
@@ -25,13 +36,7 @@ impl Warden {
     /// configuration's digest but no usable text: nothing the human sealed can decide, so the
     /// decision fails.
     pub(crate) fn sealed_rules(&self, records: &SessionRecords) -> Result<Option<Warden>, String> {
-        // A seal withdrawn by a revoke still holds the rules until the next seal (H-51); a seal
-        // in force whose signature does not count holds none (K-3).
-        let governance = &records.governance;
-        let Some(seal) = (match &governance.seal {
-            Some(seal) => Some(seal).filter(|s| s.refused.is_none()),
-            None => governance.withdrawn.as_ref(),
-        }) else {
+        let Some(seal) = holding_rules(&records.governance) else {
             return Ok(None);
         };
         let root = &self.config.root;
@@ -85,7 +90,7 @@ mod tests {
     use std::sync::Arc;
 
     use agentwarden_adapters::MemoryEventStore;
-    use agentwarden_domain::governance::{SealRecord, SignatureCode, SignatureRefusal};
+    use agentwarden_domain::governance::{SignatureCode, SignatureRefusal};
 
     use super::*;
 

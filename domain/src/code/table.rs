@@ -620,6 +620,14 @@ super::codes! {
              started: the stop cannot be checked (for the main session, a quarantine cause, H-45)",
         ),
     }
+    SessionRulesMissing = "session_rules_missing" {
+        Decision(
+            "session_rules",
+            "no configuration was recorded at the main session's first start, or its copy is missing or \
+             corrupt, and no seal holds the rules: the session's tool calls have nothing to be decided with \
+             (H-59, H-60)",
+        ),
+    }
     ResultInvalid = "result_invalid" {
         Decision("result", "the `result.json` the spawn's prompt asked for is missing or invalid"),
     }
