@@ -117,6 +117,15 @@ mod tests {
                     }
                 }
             };
+            // The session starts first: its start keeps the configuration its calls are decided
+            // with (H-58, H-59).
+            let start = serde_json::json!({"session_id": "s", "hook_event_name": "SessionStart", "cwd": "/tmp",
+                                           "source": "startup"});
+            let started = decide(start.to_string()).await;
+            assert!(
+                !matches!(started, HookAnswer::Failed { .. } | HookAnswer::Block { .. }),
+                "{why}: {started:?}"
+            );
             if let Some((id, command)) = asked {
                 let answer = decide(event("PreToolUse", id, command)).await;
                 assert_eq!(answer, HookAnswer::Proceed, "{why}: asked");
