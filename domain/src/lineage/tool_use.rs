@@ -5,8 +5,11 @@
 
 use std::fmt;
 
+use super::command_paths::{Reach, reach};
+use super::held_names::held_write;
 use super::patterns::{host_of, single_command};
 use super::real_path::{ResolvePath, places};
+use super::syntax::EDIT_FAMILY;
 use super::tool_path::ToolPath;
 
 /// What a rule's specifier is compared with.
@@ -31,6 +34,10 @@ pub enum Argument {
     /// that cannot be read, a final link to nothing — and why: no rule grants it, not even the
     /// bare tool rule (T-17).
     Unplaced(String),
+    /// A write that lands on a held name or whose last name is a symbolic link (T-18, T-19), or
+    /// a command of a known command that names a path outside the working tree or a held name
+    /// (T-20), and why: no rule grants it, not even the bare tool rule.
+    Held(String),
     /// WebFetch: the URL.
     Url(String),
     /// Agent / Task: the subagent type.
@@ -110,8 +117,13 @@ impl ToolUse {
     ) -> ToolUse {
         let argument = match argument {
             CallArgument::None => Argument::None,
+            // A known command's paths are judged where they land (T-20).
             CallArgument::Command(line) => match single_command(line) {
-                Some(single) => Argument::Command(single),
+                Some(single) => match reach(&single, cwd, root, resolve) {
+                    Reach::Inside => Argument::Command(single),
+                    Reach::Outside(_) => Argument::Compound(line.clone()),
+                    Reach::Held(why) => Argument::Held(why),
+                },
                 None => Argument::Compound(line.clone()),
             },
             CallArgument::Url(url) => Argument::Url(url.clone()),
@@ -145,6 +157,12 @@ impl ToolUse {
                 Ok(landing) => landing,
                 Err(why) => return refused(Argument::Unplaced(why)),
             };
+            // No rule grants a write to a held name or through a final link (T-18, T-19).
+            if EDIT_FAMILY.contains(&tool)
+                && let Some(why) = held_write(resolve, path, Some(cwd))
+            {
+                return refused(Argument::Held(why));
+            }
             for real in landing {
                 let Some(one) = ToolPath::new(&real, &real_cwd, &real_root) else {
                     let why = format!("`{}` cannot be read as a path", path.escape_debug());
@@ -184,6 +202,14 @@ impl ToolUse {
         }
     }
 
+    /// Why no rule grants the call whatever it says, when none does (T-18 … T-20).
+    pub fn held(&self) -> Option<&str> {
+        match &self.argument {
+            Argument::Held(why) => Some(why),
+            _ => None,
+        }
+    }
+
     /// Why a path of the call cannot be placed where it lands, when one cannot (T-17).
     pub fn unplaced(&self) -> Option<&str> {
         match &self.argument {
@@ -213,7 +239,7 @@ impl fmt::Display for ToolUse {
             None => write!(f, "{}(//{})", shown(&self.tool), shown(&path.absolute.join("/"))),
         };
         match &self.argument {
-            Argument::None | Argument::Unresolved(_) | Argument::Unplaced(_) => {
+            Argument::None | Argument::Unresolved(_) | Argument::Unplaced(_) | Argument::Held(_) => {
                 write!(f, "{}", shown(&self.tool))
             }
             Argument::Command(command) | Argument::Compound(command) => {

@@ -92,6 +92,11 @@ pub fn protected_write(
             ));
         }
     };
+    // The held names are refused for every agent, the main session included, whatever is
+    // configured: no setting widens them.
+    if let Some(why) = crate::lineage::held_write(resolve, path, cwd) {
+        return deny(why);
+    }
     let mut bases: Vec<String> = protected.root.map(str::to_owned).into_iter().collect();
     bases.extend([cwd, own_root].into_iter().flatten().filter_map(|c| normalize(c, None)));
     let mut paths: Vec<String> = Vec::new();
@@ -172,6 +177,39 @@ mod tests {
                 let unplaced = why.contains("cannot be placed") || path == "notes.md";
                 let code = if unplaced { Code::PathUnresolvable } else { Code::ProtectedPathWrite };
                 assert_eq!(reason.code, code, "{why}: {path}");
+            }
+        }
+    }
+
+    /// Issue 48, class 2: the held names are refused for every agent whatever is configured,
+    /// nothing configured included, as written, in any case, through a link, and a write
+    /// through a final link is refused (R-33, T-18).
+    #[test]
+    fn held_names_are_refused_whatever_is_configured() {
+        let links = Links(BTreeMap::from([("/p/src/g", "/p/.git"), ("/p/src/lnk", "/p/src/a.rs")]));
+        let nothing = ProtectedPaths { root: Some("/p"), paths: &[] };
+        /// Path, denied, why.
+        let rows: [(&str, bool, &str); 14] = [
+            (".git/config", true, "git's config"),
+            (".git/hooks/pre-commit", true, "a git hook"),
+            (".Git/Hooks/pre-commit", true, "another case"),
+            (".claude/settings.local.json", true, "the client's settings"),
+            (".bashrc", true, "a shell's start-up file"),
+            (".vscode/settings.json", true, "an editor's settings"),
+            (".mcp.json", true, "MCP servers"),
+            (".npmrc", true, "npm's settings"),
+            (".envrc", true, "direnv"),
+            (".husky/pre-commit", true, "husky"),
+            ("src/g/hooks/post-checkout", true, "through a link to `.git`"),
+            ("src/lnk", true, "a final link"),
+            ("src/a.rs", false, "an ordinary file"),
+            (".gitignore", false, "not held"),
+        ];
+        for (path, denied, why) in rows {
+            let reason = protected_write(nothing, &links, Some("/p"), None, path);
+            assert_eq!(reason.is_some(), denied, "{why}: {path}");
+            if let Some(reason) = reason {
+                assert_eq!(reason.code, Code::ProtectedPathWrite, "{why}: {path}");
             }
         }
     }
