@@ -13,7 +13,7 @@
 //! than [`MAX_OPTION`], more than [`MAX_PATHS`] paths: nothing can be told, and the command is
 //! granted by the bare `Bash` rule alone.
 
-use super::held_names::held_write;
+use super::held_names::{HeldNames, held_write};
 use super::real_path::{ResolvePath, places};
 
 /// Whether a known command reads or writes what it names.
@@ -25,8 +25,8 @@ pub(super) enum Touches {
     Writes,
 }
 
-/// The commands whose paths are checked (T-20): the pinned Claude Code's own list (read from
-/// its code: the commands it validates the paths of, with whether it reads or writes, `sort`
+/// The commands whose paths are checked (T-20): the list of the client the rules are held
+/// against (its pinned version, read from its code: the commands it validates the paths of, with whether it reads or writes, `sort`
 /// taken as a writer for its `-o FILE`), and,
 /// stricter, the other file-changing commands of coreutils (`ln`, `chmod`, `chown`, `chgrp`,
 /// `truncate`, `install`, `dd`, `shred`) and `less`.
@@ -114,8 +114,15 @@ pub(super) enum Reach {
 }
 
 /// Where the paths `command` (one command, no expansion, T-4) names land, run in `cwd` with the
-/// working tree `root` (both absolute), as `resolve` places them (T-17).
-pub(super) fn reach(command: &str, cwd: &str, root: &str, resolve: &dyn ResolvePath) -> Reach {
+/// working tree `root` (both absolute), as `resolve` places them (T-17), a writer's held to the
+/// list's held names and `more` (T-19).
+pub(super) fn reach(
+    command: &str,
+    cwd: &str,
+    root: &str,
+    resolve: &dyn ResolvePath,
+    more: HeldNames<'_>,
+) -> Reach {
     let Some(words) = words(command) else {
         // Unbalanced quotes: which command it is cannot be told either, unless its first word can.
         let first = command.split_whitespace().next().unwrap_or_default().replace(['\'', '"'], "");
@@ -160,7 +167,7 @@ pub(super) fn reach(command: &str, cwd: &str, root: &str, resolve: &dyn ResolveP
             return Reach::Outside(format!("`{shown}` lands outside the working tree, at `{outside}`"));
         }
         if touches == Touches::Writes
-            && let Some(why) = held_write(resolve, path, Some(cwd))
+            && let Some(why) = held_write(resolve, more, path, Some(cwd))
         {
             return Reach::Held(why);
         }
@@ -229,6 +236,7 @@ fn words(command: &str) -> Option<Vec<String>> {
 mod tests {
     use std::collections::BTreeMap;
 
+    use crate::lineage::syntax::SHELL;
     use crate::lineage::{CallArgument, Links, ToolRule, ToolRuleSet, ToolUse};
 
     /// Issue 48, class 3, and the ways around a plain reading: whether the prefix rule grants
@@ -276,10 +284,10 @@ mod tests {
             ("Bash(npm test:*)", "npm test /etc", true, true, "an unknown command: the rules decide"),
             ("Bash(git:*)", "git -C /tmp status", false, true, "git's directory"),
         ];
-        let bare = ToolRuleSet::new(vec![ToolRule::parse("Bash").unwrap()]);
+        let bare = ToolRuleSet::new(vec![ToolRule::parse(SHELL).unwrap()]);
         for (rule, command, by_rule, by_bare, why) in rows {
             let set = ToolRuleSet::new(vec![ToolRule::parse(rule).unwrap()]);
-            let call = ToolUse::resolve("Bash", &CallArgument::Command(command.to_owned()), "/p", "/p", &fs);
+            let call = ToolUse::resolve(SHELL, &CallArgument::Command(command.to_owned()), "/p", "/p", &fs);
             assert_eq!(set.grants(&call), by_rule, "{why}: {rule} {command}: {call:?}");
             assert_eq!(bare.grants(&call), by_bare, "{why}: bare Bash, {command}: {call:?}");
         }

@@ -1,40 +1,29 @@
 //! The names a write never reaches under any tool rule nor through any agent's write tool: the
-//! directories and files a harness reads as configuration or runs as code (a git hook runs as
-//! the human at their next commit, a shell's start-up file at their next shell), with the case
-//! folding the client they are taken from uses, or stricter (T-19, R-33).
+//! directories and files a tool reads as configuration or runs as code (a git hook runs as the
+//! human at their next commit, a shell's start-up file at their next shell), with the case
+//! folding of the client the rules are held against, or stricter (T-19, R-33).
 //!
-//! The list is the one the pinned Claude Code (2.1.330) holds for writes whatever its rules say
-//! (its `DANGEROUS_DIRECTORIES`, `.config/git`, and its dangerous files), read from the client's
-//! own code and checked against its decisions by the real-client suite; Warden adds `.codex` and
-//! `.gemini` (the other harnesses' own settings and hooks) and folds case more widely.
+//! The list is the one that client (the pinned version the real-client suite runs) holds for
+//! writes whatever its rules say, read from its own code and checked against its decisions;
+//! the names of the harnesses' own settings are the integrations' to add ([`HeldNames`]), so
+//! that no harness is named here.
 
 use super::real_path::{ResolvePath, joined, lexical, places};
 use crate::unicode::is_default_ignorable;
 
 /// Directories no write lands in or under, in any letter case (T-19, R-33).
-pub const HELD_DIRECTORIES: [&str; 11] = [
-    ".git",
-    ".vscode",
-    ".idea",
-    ".claude",
-    ".husky",
-    ".cargo",
-    ".devcontainer",
-    ".yarn",
-    ".mvn",
-    ".codex",
-    ".gemini",
-];
+pub const HELD_DIRECTORIES: [&str; 8] =
+    [".git", ".vscode", ".idea", ".husky", ".cargo", ".devcontainer", ".yarn", ".mvn"];
 
 /// Runs of directories no write lands under, each name folded (T-19, R-33).
 pub const HELD_DIRECTORY_RUNS: [[&str; 2]; 1] = [[".config", "git"]];
 
-/// The name of the one directory under `.claude` that is not held: a worktree subagent's
-/// worktrees live there; a `.claude` below it is held again (T-19).
+/// The directory under a [`HeldNames::worktree_homes`] entry that is not held, one level down:
+/// a worktree subagent's worktrees live there; a held name below one is held again (T-19).
 const WORKTREES: &str = "worktrees";
 
 /// Files no write lands on, in any letter case, wherever they are (T-19, R-33).
-pub const HELD_FILES: [&str; 39] = [
+pub const HELD_FILES: [&str; 38] = [
     ".gitconfig",
     ".gitmodules",
     ".bashrc",
@@ -51,7 +40,6 @@ pub const HELD_FILES: [&str; 39] = [
     ".envrc",
     ".ripgreprc",
     ".mcp.json",
-    ".claude.json",
     ".npmrc",
     ".yarnrc",
     ".yarnrc.yml",
@@ -76,10 +64,27 @@ pub const HELD_FILES: [&str; 39] = [
     "pyrightconfig.json",
 ];
 
+/// The names the integrations hold besides the list: their harnesses' own settings, hooks and
+/// worktrees, folded as the list is (T-19).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeldNames<'a> {
+    /// Held directories.
+    pub directories: &'a [&'a str],
+    /// Held directories whose `worktrees/NAME` is not held, once (a worktree subagent's tree).
+    pub worktree_homes: &'a [&'a str],
+    /// Held files.
+    pub files: &'a [&'a str],
+}
+
+impl HeldNames<'static> {
+    /// None besides the list.
+    pub const NONE: HeldNames<'static> = HeldNames { directories: &[], worktree_homes: &[], files: &[] };
+}
+
 /// A path's name as the held names are compared: invisible characters removed, lower-cased
 /// through upper case (so `ſ`, `ı` and the Kelvin sign fold as `s`, `i` and `k`), a Windows
 /// stream suffix (`:…`) and trailing dots and spaces removed; the name lower-cased alone when
-/// nothing is left. Claude Code folds the same way, with fewer characters (T-19).
+/// nothing is left. The client folds the same way, with fewer characters (T-19).
 pub fn fold(name: &str) -> String {
     let lower = |text: &str| -> String {
         text.chars()
@@ -100,16 +105,18 @@ pub fn fold(name: &str) -> String {
 }
 
 /// The held name `path` (absolute, `/`-separated, `.` and `..` already applied) lands in or on,
-/// when it does: any of its components a held directory (a `.claude/worktrees/NAME` excepted
-/// once), a run of them a held run, or its last component a held file (T-19, R-33).
-pub fn held_in(path: &str) -> Option<String> {
+/// when it does: any of its components a held directory (the list's or `more`'s; a worktree
+/// home's `worktrees/NAME` excepted once), a run of them a held run, or its last component a
+/// held file (T-19, R-33).
+pub fn held_in(path: &str, more: HeldNames<'_>) -> Option<String> {
     let names: Vec<String> = path.split('/').filter(|s| !s.is_empty()).map(fold).collect();
+    let is = |list: &[&str], name: &str| list.iter().any(|held| fold(held) == name);
     let mut worktree_seen = false;
     for (at, name) in names.iter().enumerate() {
-        if HELD_DIRECTORIES.contains(&name.as_str()) {
-            let into_worktree = name == ".claude"
-                && names.get(at + 1).is_some_and(|next| next == WORKTREES)
-                && at + 2 < names.len();
+        let home = is(more.worktree_homes, name);
+        if home || HELD_DIRECTORIES.contains(&name.as_str()) || is(more.directories, name) {
+            let into_worktree =
+                home && names.get(at + 1).is_some_and(|next| next == WORKTREES) && at + 2 < names.len();
             if into_worktree && !worktree_seen {
                 worktree_seen = true;
                 continue;
@@ -123,22 +130,27 @@ pub fn held_in(path: &str) -> Option<String> {
         }
     }
     let last = names.last()?;
-    HELD_FILES.contains(&last.as_str()).then(|| last.clone())
+    (HELD_FILES.contains(&last.as_str()) || is(more.files, last)).then(|| last.clone())
 }
 
 /// Why a write of `path` (absolute, or relative to `cwd`) is held whatever the rules say, or
 /// `None`: it lands in or on a held name ([`held_in`]) as written (`..` applied as text) or at
 /// any place it may land ([`places`], T-17), or its last name is a symbolic link, to something
 /// or to nothing, in either reading (T-18: the write would go where the link leads, under a
-/// name nobody asked about; Claude Code refuses it too). A path that cannot be made absolute or
+/// name nobody asked about; the client refuses it too). A path that cannot be made absolute or
 /// placed is left to the caller, which refuses it (`path_unresolvable`).
-pub fn held_write(resolve: &dyn ResolvePath, path: &str, cwd: Option<&str>) -> Option<String> {
+pub fn held_write(
+    resolve: &dyn ResolvePath,
+    more: HeldNames<'_>,
+    path: &str,
+    cwd: Option<&str>,
+) -> Option<String> {
     let shown = path.escape_debug();
     let as_written = joined(path, cwd)?;
     let text = lexical(&as_written);
     let mut seen = vec![text.clone()];
     seen.extend(places(resolve, path, cwd).unwrap_or_default());
-    if let Some(name) = seen.iter().find_map(|place| held_in(place)) {
+    if let Some(name) = seen.iter().find_map(|place| held_in(place, more)) {
         return Some(format!(
             "`{shown}` lands on `{name}`, a name no write reaches whatever the rules say (it is read as \
              configuration or run as code)"
@@ -164,11 +176,16 @@ pub fn held_write(resolve: &dyn ResolvePath, path: &str, cwd: Option<&str>) -> O
 mod tests {
     use super::*;
 
+    /// An integration's own names, as a harness's would be: a settings directory that is also
+    /// where its worktrees live, another one, a settings file.
+    const MORE: HeldNames<'static> =
+        HeldNames { directories: &[".h2"], worktree_homes: &[".h1"], files: &[".h1.json"] };
+
     /// The issue's examples and the ways an agent would spell them past a plain comparison.
     #[test]
     fn held_names_are_caught_however_they_are_spelt() {
-        /// Path, the held name it lands on (or none), why.
-        let rows: [(&str, Option<&str>, &str); 25] = [
+        // Path, the held name it lands on (or none), why.
+        let rows: [(&str, Option<&str>, &str); 27] = [
             ("/p/.g\u{131}t/hooks/x", Some(".git"), "a dotless i folds as `i`"),
             ("/p/.git/config", Some(".git"), "a git config"),
             ("/p/.git/hooks/pre-commit", Some(".git"), "a git hook"),
@@ -177,7 +194,9 @@ mod tests {
             ("/p/.git /config", Some(".git"), "a trailing space"),
             ("/p/.g\u{200b}it/config", Some(".git"), "a zero-width space"),
             ("/p/.git:stream/config", Some(".git"), "a stream suffix"),
-            ("/p/.claude/settings.local.json", Some(".claude"), "the client's own settings"),
+            ("/p/.H1/settings.local.json", Some(".h1"), "an integration's settings"),
+            ("/p/.h2/x", Some(".h2"), "an integration's other directory"),
+            ("/p/sub/.H1.JSON", Some(".h1.json"), "an integration's file"),
             ("/p/.bashrc", Some(".bashrc"), "a shell's start-up file"),
             ("/p/sub/.BASHRC", Some(".bashrc"), "anywhere, any case"),
             ("/p/.vscode/settings.json", Some(".vscode"), "an editor's settings"),
@@ -187,18 +206,19 @@ mod tests {
             ("/p/.husky/pre-commit", Some(".husky"), "husky's hooks"),
             ("/p/.config/git/config", Some(".config/git"), "git's XDG config"),
             ("/p/.ba\u{17f}hrc", Some(".bashrc"), "a long s folds as `s`"),
-            ("/p/.gemini/settings.json", Some(".gemini"), "Gemini's settings"),
-            ("/p/.claude/worktrees/w1/src/a.rs", None, "a worktree subagent's tree"),
-            ("/p/.claude/worktrees/w1/.claude/x", Some(".claude"), "a `.claude` inside a worktree"),
-            ("/p/.claude/worktrees", Some(".claude"), "the worktrees directory itself"),
+            ("/p/.h1/worktrees/w1/src/a.rs", None, "a worktree subagent's tree"),
+            ("/p/.h1/worktrees/w1/.h1/x", Some(".h1"), "the home again inside a worktree"),
+            ("/p/.h1/worktrees/w1/.h1/worktrees/w2/a", Some(".h1"), "a worktree's worktree: once only"),
+            ("/p/.h1/worktrees", Some(".h1"), "the worktrees directory itself"),
             ("/p/.gitignore", None, "not held"),
             ("/p/src/git/config", None, "`git` is not `.git`"),
             ("/p/bashrc", None, "not a dot file"),
         ];
         for (path, expected, why) in rows {
-            assert_eq!(held_in(path).as_deref(), expected, "{why}: {path}");
+            assert_eq!(held_in(path, MORE).as_deref(), expected, "{why}: {path}");
         }
-        assert_eq!(held_in("/p/\u{212a}.bazelrc"), None, "a Kelvin sign is a letter of another name");
+        assert_eq!(held_in("/p/.h1/x", HeldNames::NONE), None, "the integration's names are its own");
+        assert_eq!(held_in("/p/\u{212a}.bazelrc", MORE), None, "a Kelvin sign is a letter of another name");
         assert_eq!(fold(".\u{212a}"), ".k", "the Kelvin sign folds as `k`");
         assert_eq!(fold("...."), "....", "nothing left: the name itself");
     }
@@ -213,7 +233,7 @@ mod tests {
             ("/p/src/none", "!"),
             ("/p/gitdir", "/p/real"),
         ]));
-        /// Path, held, why.
+        // Path, held, why.
         let rows: [(&str, bool, &str); 9] = [
             ("src/g/config", true, "a link to `.git`: where it lands"),
             ("src/hook", true, "a final link into `.git`"),
@@ -226,25 +246,29 @@ mod tests {
             ("gitdir/hooks/x", false, "a directory that is not held, through a link"),
         ];
         for (path, held, why) in rows {
-            assert_eq!(held_write(&links, path, Some("/p")).is_some(), held, "{why}: {path}");
+            assert_eq!(held_write(&links, MORE, path, Some("/p")).is_some(), held, "{why}: {path}");
         }
-        assert_eq!(held_write(&links, "a.rs", None), None, "not placed: the caller refuses it");
+        assert_eq!(held_write(&links, MORE, "a.rs", None), None, "not placed: the caller refuses it");
     }
 
     /// Issue 48, class 2: no rule grants a write to a held name, not a wide one, not one that
     /// names it, not the bare tool; a read of one is the rules' to decide.
     #[test]
     fn no_rule_grants_a_write_to_a_held_name() {
+        use crate::lineage::syntax::{EDIT, EDIT_FAMILY, READ};
         use crate::lineage::{CallArgument, NoLinks, ToolRule, ToolRuleSet, ToolUse};
         let call = |tool: &str, path: &str| {
-            ToolUse::resolve(tool, &CallArgument::Paths(vec![path.to_owned()]), "/p", "/p", &NoLinks)
+            let paths = CallArgument::Paths(vec![path.to_owned()]);
+            ToolUse::resolve_holding(tool, &paths, "/p", "/p", &NoLinks, MORE)
         };
-        let rules = ["Edit(**)", "Edit(.git/**)", "Edit", "Write", "MultiEdit", "NotebookEdit", "Edit(//**)"];
+        let mut rules: Vec<String> =
+            [format!("{EDIT}(**)"), format!("{EDIT}(.git/**)"), format!("{EDIT}(//**)")].into();
+        rules.extend(EDIT_FAMILY.iter().map(|tool| (*tool).to_owned()));
         let set = ToolRuleSet::new(rules.iter().map(|r| ToolRule::parse(r).unwrap()).collect());
         let held = [
             ".git/config",
             ".git/hooks/pre-commit",
-            ".claude/settings.local.json",
+            ".h1/settings.local.json",
             ".bashrc",
             ".vscode/settings.json",
             ".mcp.json",
@@ -255,7 +279,7 @@ mod tests {
             "sub/.Npmrc",
             "/home/u/.zshrc",
         ];
-        for tool in ["Edit", "Write", "MultiEdit", "NotebookEdit"] {
+        for tool in EDIT_FAMILY {
             for path in held {
                 let use_ = call(tool, path);
                 assert!(!set.grants(&use_), "{tool} {path} was granted");
@@ -263,7 +287,7 @@ mod tests {
             }
             assert!(set.grants(&call(tool, "src/a.rs")), "{tool}: an ordinary file is still granted");
         }
-        let read = ToolRuleSet::new(vec![ToolRule::parse("Read(**)").unwrap()]);
-        assert!(read.grants(&call("Read", ".git/config")), "a read is the rules' to decide");
+        let read = ToolRuleSet::new(vec![ToolRule::parse(&format!("{READ}(**)")).unwrap()]);
+        assert!(read.grants(&call(READ, ".git/config")), "a read is the rules' to decide");
     }
 }

@@ -23,7 +23,7 @@ mod tool_use;
 mod walk;
 
 pub use events::{LineageChecked, ToolCallAuthorized};
-pub use held_names::{held_in, held_write};
+pub use held_names::{HeldNames, held_in, held_write};
 pub use manifest_text::{ManifestError, ManifestSet, parse_manifest_text};
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use super::command_paths::{Reach, reach};
-use super::held_names::held_write;
+use super::held_names::{HeldNames, held_write};
 use super::patterns::{host_of, single_command};
 use super::real_path::{ResolvePath, places};
 use super::syntax::EDIT_FAMILY;
@@ -20,7 +20,8 @@ pub enum Argument {
     /// Bash: one command, trimmed.
     Command(String),
     /// Bash: a command line that runs more than one command, redirects (T-6), or has words
-    /// the shell expands (T-4): only the bare `Bash` rule grants it.
+    /// the shell expands (T-4), or a known command that names a path outside the working tree
+    /// (T-20): only the bare `Bash` rule grants it.
     Compound(String),
     /// A file tool's path: the one path its call names.
     Path(ToolPath),
@@ -115,11 +116,24 @@ impl ToolUse {
         root: &str,
         resolve: &dyn ResolvePath,
     ) -> ToolUse {
+        ToolUse::resolve_holding(tool, argument, cwd, root, resolve, HeldNames::NONE)
+    }
+
+    /// [`ToolUse::resolve`], holding the integrations' own names (`more`) besides the list's
+    /// (T-19).
+    pub fn resolve_holding(
+        tool: &str,
+        argument: &CallArgument,
+        cwd: &str,
+        root: &str,
+        resolve: &dyn ResolvePath,
+        more: HeldNames<'_>,
+    ) -> ToolUse {
         let argument = match argument {
             CallArgument::None => Argument::None,
             // A known command's paths are judged where they land (T-20).
             CallArgument::Command(line) => match single_command(line) {
-                Some(single) => match reach(&single, cwd, root, resolve) {
+                Some(single) => match reach(&single, cwd, root, resolve, more) {
                     Reach::Inside => Argument::Command(single),
                     Reach::Outside(_) => Argument::Compound(line.clone()),
                     Reach::Held(why) => Argument::Held(why),
@@ -128,7 +142,9 @@ impl ToolUse {
             },
             CallArgument::Url(url) => Argument::Url(url.clone()),
             CallArgument::AgentType(agent) => Argument::AgentType(agent.clone()),
-            CallArgument::Paths(paths) => return ToolUse::files(tool, paths, cwd, root, resolve),
+            CallArgument::Paths(paths) => {
+                return ToolUse::files_holding(tool, paths, cwd, root, resolve, more);
+            }
             CallArgument::Unresolved(why) => Argument::Unresolved(why.clone()),
         };
         ToolUse { tool: tool.to_owned(), argument }
@@ -141,6 +157,19 @@ impl ToolUse {
     /// leaves the call [`Argument::Unresolved`] (T-13); one that cannot be placed,
     /// [`Argument::Unplaced`].
     pub fn files(tool: &str, paths: &[String], cwd: &str, root: &str, resolve: &dyn ResolvePath) -> ToolUse {
+        ToolUse::files_holding(tool, paths, cwd, root, resolve, HeldNames::NONE)
+    }
+
+    /// [`ToolUse::files`], holding the integrations' own names (`more`) besides the list's
+    /// (T-19): no rule grants a write that lands on one.
+    pub fn files_holding(
+        tool: &str,
+        paths: &[String],
+        cwd: &str,
+        root: &str,
+        resolve: &dyn ResolvePath,
+        more: HeldNames<'_>,
+    ) -> ToolUse {
         let refused = |argument: Argument| ToolUse { tool: tool.to_owned(), argument };
         let (real_cwd, real_root) = match (resolve.place(cwd), resolve.place(root)) {
             (Ok(cwd), Ok(root)) => (cwd, root),
@@ -159,7 +188,7 @@ impl ToolUse {
             };
             // No rule grants a write to a held name or through a final link (T-18, T-19).
             if EDIT_FAMILY.contains(&tool)
-                && let Some(why) = held_write(resolve, path, Some(cwd))
+                && let Some(why) = held_write(resolve, more, path, Some(cwd))
             {
                 return refused(Argument::Held(why));
             }

@@ -15,6 +15,7 @@
 
 use std::path::Path;
 
+use agentwarden::HARNESS_HELD_NAMES;
 use agentwarden_adapters::paths::LocalPaths;
 use agentwarden_domain::lineage::{RulesAs, ToolRule, ToolRuleSet, ToolUse};
 
@@ -316,7 +317,8 @@ fn warden_grants(rule: &str, tool: &str, input: &Value, cwd: &Path, root: &Path)
     let rule = ToolRule::parse(rule).map_err(|e| format!("refused at load: {e}"))?;
     let use_ = match agentwarden_claude_code::wire::rules_as(tool, input) {
         RulesAs::Call { tool, argument } => {
-            ToolUse::resolve(&tool, &argument, &cwd.to_string_lossy(), &root.to_string_lossy(), &LocalPaths)
+            let (cwd, root) = (cwd.to_string_lossy(), root.to_string_lossy());
+            ToolUse::resolve_holding(&tool, &argument, &cwd, &root, &LocalPaths, HARNESS_HELD_NAMES)
         }
         RulesAs::Unknown => return Ok(false),
     };
