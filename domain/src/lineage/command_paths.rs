@@ -175,6 +175,65 @@ pub(super) fn reach(
     Reach::Inside
 }
 
+/// Why a command line of several commands (T-6) writes a held name (T-19), or `None`: a file
+/// an output redirection names (`> .git/hooks/pre-commit`, `>> .bashrc`), or a known writer among
+/// its commands ([`reach`]), read as text split at the shell's operators outside quotes (T-21). A
+/// narrowing: what an expansion names at run time is not seen.
+pub(super) fn compound_held(
+    line: &str,
+    cwd: &str,
+    root: &str,
+    resolve: &dyn ResolvePath,
+    more: HeldNames<'_>,
+) -> Option<String> {
+    let mut segments: Vec<String> = Vec::new();
+    let mut targets: Vec<String> = Vec::new();
+    let mut segment = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+                segment.push(c);
+            }
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                segment.push(c);
+            }
+            None if c == '>' => {
+                segments.push(std::mem::take(&mut segment));
+                while chars.next_if(|n| matches!(n, '>' | '|' | '&' | ' ' | '\t')).is_some() {}
+                let mut target = String::new();
+                let mut inner: Option<char> = None;
+                while let Some(n) =
+                    chars.next_if(|n| inner.is_some() || !(n.is_whitespace() || ";&|<>()".contains(*n)))
+                {
+                    match inner {
+                        Some(q) if n == q => inner = None,
+                        None if n == '\'' || n == '"' => inner = Some(n),
+                        _ => target.push(n),
+                    }
+                }
+                targets.push(target);
+            }
+            None if ";&|<()\n".contains(c) => segments.push(std::mem::take(&mut segment)),
+            None => segment.push(c),
+        }
+    }
+    segments.push(segment);
+    let target =
+        targets.iter().filter(|t| !t.is_empty()).find_map(|t| held_write(resolve, more, t, Some(cwd)));
+    target.or_else(|| {
+        segments.iter().find_map(|segment| match reach(segment.trim(), cwd, root, resolve, more) {
+            Reach::Held(why) => Some(why),
+            Reach::Inside | Reach::Outside(_) => None,
+        })
+    })
+}
+
 /// The known command `word` (a path to it, or its name, in any letter case) runs, if any.
 fn known(word: &str) -> Option<Touches> {
     let name = word.rsplit('/').next().unwrap_or(word).to_lowercase();
@@ -290,6 +349,31 @@ mod tests {
             let call = ToolUse::resolve(SHELL, &CallArgument::Command(command.to_owned()), "/p", "/p", &fs);
             assert_eq!(set.grants(&call), by_rule, "{why}: {rule} {command}: {call:?}");
             assert_eq!(bare.grants(&call), by_bare, "{why}: bare Bash, {command}: {call:?}");
+        }
+    }
+
+    /// What the client refuses under a bare `Bash`: a command line of several commands that
+    /// writes a held name, by a redirection or a known writer (T-21).
+    #[test]
+    fn a_compound_line_that_writes_a_held_name_is_granted_by_no_rule() {
+        let fs = Links(BTreeMap::new());
+        let bare = ToolRuleSet::new(vec![ToolRule::parse(SHELL).unwrap()]);
+        // Command, granted by the bare `Bash`, why.
+        let rows: [(&str, bool, &str); 10] = [
+            ("echo x > .git/hooks/pre-commit", false, "a redirection onto a git hook"),
+            ("echo x >> .bashrc", false, "an appending redirection"),
+            ("echo x >'.npmrc'", false, "a quoted target, no blank"),
+            ("echo x 2>&1 >.GIT/config", false, "after a descriptor's redirection"),
+            ("true && touch .npmrc", false, "a known writer after `&&`"),
+            ("ls | tee .mcp.json", false, "a writer in a pipe"),
+            ("echo '>' .bashrc; true", true, "a quoted `>` is text"),
+            ("cat /etc/hostname | wc -l", true, "reads outside: the bare rule's"),
+            ("echo x > out.txt && touch b", true, "ordinary files"),
+            ("cat .git/config | wc -l", true, "a read of a held name"),
+        ];
+        for (command, by_bare, why) in rows {
+            let call = ToolUse::resolve(SHELL, &CallArgument::Command(command.to_owned()), "/p", "/p", &fs);
+            assert_eq!(bare.grants(&call), by_bare, "{why}: {command}: {call:?}");
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::command_paths::{Reach, reach};
+use super::command_paths::{Reach, compound_held, reach};
 use super::held_names::{HeldNames, held_write};
 use super::patterns::{host_of, single_command};
 use super::real_path::{ResolvePath, places};
@@ -37,7 +37,8 @@ pub enum Argument {
     Unplaced(String),
     /// A write that lands on a held name or whose last name is a symbolic link (T-18, T-19), or
     /// a command of a known command that names a path outside the working tree or a held name
-    /// (T-20), and why: no rule grants it, not even the bare tool rule.
+    /// (T-20), or a line of several commands that writes a held name (T-21), and why: no rule
+    /// grants it, not even the bare tool rule.
     Held(String),
     /// WebFetch: the URL.
     Url(String),
@@ -138,7 +139,11 @@ impl ToolUse {
                     Reach::Outside(_) => Argument::Compound(line.clone()),
                     Reach::Held(why) => Argument::Held(why),
                 },
-                None => Argument::Compound(line.clone()),
+                // A line of several commands that writes a held name: no rule grants it (T-21).
+                None => match compound_held(line, cwd, root, resolve, more) {
+                    Some(why) => Argument::Held(why),
+                    None => Argument::Compound(line.clone()),
+                },
             },
             CallArgument::Url(url) => Argument::Url(url.clone()),
             CallArgument::AgentType(agent) => Argument::AgentType(agent.clone()),

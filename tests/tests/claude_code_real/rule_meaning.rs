@@ -229,8 +229,14 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
                 bash("touch .git/x2"),
                 bash("touch ../outside/n2.txt"),
                 bash("touch .bashrc"),
+                // A line of several commands that writes a held name (T-21).
+                bash("echo x > .git/hooks/pre-commit"),
+                bash("echo x >> .bashrc"),
+                bash("true && touch .npmrc"),
+                bash("cat /etc/hostname | wc -l"),
             ],
         ),
+        ("Bash(echo:*)", vec![bash("echo x > .git/hooks/pre-commit"), bash("echo x > ../outside/e.txt")]),
         // A fetch rule is its domain (T-7).
         (
             "WebFetch(domain:example.com)",
