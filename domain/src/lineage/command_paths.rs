@@ -214,6 +214,8 @@ pub(super) fn compound_held(
                     match inner {
                         Some(q) if n == q => inner = None,
                         None if n == '\'' || n == '"' => inner = Some(n),
+                        // An unquoted backslash: the next character, as itself.
+                        None if n == '\\' => target.extend(chars.next()),
                         _ => target.push(n),
                     }
                 }
@@ -262,12 +264,18 @@ fn words(command: &str) -> Option<Vec<String>> {
     let mut word = String::new();
     let mut in_word = false;
     let mut quote: Option<char> = None;
-    for c in command.chars() {
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
         match quote {
             Some(q) if c == q => quote = None,
             Some(_) => word.push(c),
             None if c == '\'' || c == '"' => {
                 quote = Some(c);
+                in_word = true;
+            }
+            // An unquoted backslash (in a line of several commands): the next character, as itself.
+            None if c == '\\' => {
+                word.extend(chars.next());
                 in_word = true;
             }
             None if c == ' ' || c == '\t' => {
@@ -359,7 +367,9 @@ mod tests {
         let fs = Links(BTreeMap::new());
         let bare = ToolRuleSet::new(vec![ToolRule::parse(SHELL).unwrap()]);
         // Command, granted by the bare `Bash`, why.
-        let rows: [(&str, bool, &str); 10] = [
+        let rows: [(&str, bool, &str); 12] = [
+            ("echo x > .bash\\rc", false, "an escaped letter in a redirection's target"),
+            ("true; touch .np\\mrc", false, "an escaped letter in a writer's path"),
             ("echo x > .git/hooks/pre-commit", false, "a redirection onto a git hook"),
             ("echo x >> .bashrc", false, "an appending redirection"),
             ("echo x >'.npmrc'", false, "a quoted target, no blank"),
