@@ -146,6 +146,24 @@ impl agentwarden_domain::lineage::ResolvePath for LocalPaths {
     fn place(&self, path: &str) -> Result<String, String> {
         place(path)
     }
+
+    fn leaf_is_link(&self, path: &str) -> Result<bool, String> {
+        leaf_is_link(path)
+    }
+}
+
+/// Whether `path` (absolute, as written) ends in a symbolic link (T-18): its parent placed by
+/// [`place`], its last name there looked up without following it (`lstat`). A last name that is
+/// `.`, `..`, or not there is not a link; a lookup that fails otherwise is an error.
+pub fn leaf_is_link(path: &str) -> Result<bool, String> {
+    let Some((parent, leaf)) = agentwarden_domain::lineage::parent_and_leaf(path) else { return Ok(false) };
+    let parent = place(parent)?;
+    let here = Path::new(&parent).join(leaf);
+    match std::fs::symlink_metadata(&here) {
+        Ok(meta) => Ok(meta.file_type().is_symlink()),
+        Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => Ok(false),
+        Err(e) => Err(format!("`{}` cannot be looked up: {e}", here.display())),
+    }
 }
 
 /// `path`'s names and `..`s, last first (a stack), `.` and the root left out.

@@ -65,7 +65,7 @@ use agentwarden_domain::sessions::{
 pub use agentwarden_domain::sessions::{HookAnswer, with_fix};
 use agentwarden_domain::verdict::Code;
 
-pub use fast::{Pre, before_store_parsed};
+pub use fast::{HARNESS_HELD_NAMES, Pre, before_store_parsed};
 pub use storage::{HookStorage, Marker, SessionIndex};
 
 use session_rules::SessionRules;

@@ -5,8 +5,8 @@
 //!
 //! 1. A `PreToolUse` in a session with a quarantine marker (or one that cannot be checked) is a
 //!    deny. The store is still opened to record it; if it cannot be, the deny stands unrecorded.
-//! 2. A `Write`/`Edit`/`MultiEdit`/`NotebookEdit` into a protected path is a deny (recorded the
-//!    same way).
+//! 2. A `Write`/`Edit`/`MultiEdit`/`NotebookEdit` into a protected path, onto a held name or
+//!    through a final link, is a deny (recorded the same way).
 //! 3. A spawn, a `SendMessage`, a tool that starts agents: the store decides.
 //! 4. Any other tool call of the main session is allowed at once when the session's index says
 //!    the session is not quarantined and names as the store's the configuration held here
@@ -32,9 +32,18 @@ use agentwarden_domain::sessions::{
 };
 
 use agentwarden_adapters::paths::LocalPaths;
+use agentwarden_domain::lineage::HeldNames;
 
 use super::storage::HookStorage;
 use crate::Config;
+
+/// The harnesses' own names no write reaches, held for every harness and every agent besides
+/// the kernel's list (T-19, R-33): Claude Code's settings directory (where its worktree
+/// subagents live too, under `worktrees/`) and `~/.claude.json`, which it holds itself, and the
+/// settings directories of Codex CLI and Gemini CLI (their hooks and configuration), which
+/// Warden holds for them.
+pub const HARNESS_HELD_NAMES: HeldNames<'static> =
+    HeldNames { directories: &[".codex", ".gemini"], worktree_homes: &[".claude"], files: &[".claude.json"] };
 
 /// The hook's answer before the store, or what to answer if the store cannot be opened.
 #[derive(Debug, PartialEq, Eq)]
@@ -161,7 +170,11 @@ fn decide(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
 /// file system (H-26, R-32).
 fn protected_write(config: &Config, cwd: Option<&str>, own_root: Option<&str>, path: &str) -> Option<String> {
     let root = absolute(&config.root);
-    let protected = ProtectedPaths { root: root.as_deref(), paths: &config.guardrails.protected };
+    let protected = ProtectedPaths {
+        root: root.as_deref(),
+        paths: &config.guardrails.protected,
+        held: HARNESS_HELD_NAMES,
+    };
     agentwarden_domain::sessions::protected_write(protected, &LocalPaths, cwd, own_root, path)
         .map(|refused| refused.reason.into_owned())
 }
@@ -232,5 +245,34 @@ mod tests {
             "(without the root)"
         );
         assert!(protected_write(&config, Some(&elsewhere), Some(&w), &into_worktree).is_some());
+    }
+
+    /// Issue 48, class 2: a write of any agent onto a held name, the harnesses' own included, or
+    /// through a final link, is denied with nothing configured (R-33, T-18).
+    #[test]
+    fn held_names_and_final_links_are_denied_with_nothing_configured() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "a").unwrap();
+        std::os::unix::fs::symlink(root.join("src/a.rs"), root.join("src/flink")).unwrap();
+        let mut config = config(&root);
+        config.guardrails.protected.clear();
+        let r = root.display().to_string();
+        let rows: [(&str, bool, &str); 10] = [
+            (".git/hooks/pre-commit", true, "a git hook"),
+            (".claude/settings.local.json", true, "Claude Code's settings"),
+            (".CODEX/config.toml", true, "Codex's settings, another case"),
+            (".gemini/settings.json", true, "Gemini CLI's settings"),
+            ("sub/.claude.json", true, "Claude Code's state file"),
+            (".Bashrc", true, "a shell's start-up file"),
+            ("src/flink", true, "a final link"),
+            (".claude/worktrees/w1/src/a.rs", false, "a worktree subagent's tree"),
+            ("src/a.rs", false, "an ordinary file"),
+            ("src/new.rs", false, "a new file"),
+        ];
+        for (path, denied, why) in rows {
+            assert_eq!(protected_write(&config, Some(&r), None, path).is_some(), denied, "{why}: {path}");
+        }
     }
 }

@@ -19,7 +19,7 @@ use crate::ToolRules;
 
 use agentwarden_adapters::paths::LocalPaths;
 
-use super::fast::absolute;
+use super::fast::{HARNESS_HELD_NAMES, absolute};
 use super::session_correlation;
 use super::storage::Marker;
 use crate::warden::Warden;
@@ -72,7 +72,9 @@ impl Warden {
         let root = own_root.or_else(|| absolute(&self.config.root)).unwrap_or_default();
         let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
         let tool = match &call.rules_as {
-            RulesAs::Call { tool, argument } => ToolUse::resolve(tool, argument, &cwd, &root, &LocalPaths),
+            RulesAs::Call { tool, argument } => {
+                ToolUse::resolve_holding(tool, argument, &cwd, &root, &LocalPaths, HARNESS_HELD_NAMES)
+            }
             // Judged unknown by the domain whatever the name says (C-6).
             RulesAs::Unknown => ToolUse::named(call.tool_name.clone()),
         };
@@ -123,7 +125,11 @@ impl Warden {
             now: self.now(),
             agent_tools: &claude_code.agent_tools,
             terms: crate::config::ClaudeCodeConfig::TERMS,
-            protected: ProtectedPaths { root: root.as_deref(), paths: &self.config.guardrails.protected },
+            protected: ProtectedPaths {
+                root: root.as_deref(),
+                paths: &self.config.guardrails.protected,
+                held: HARNESS_HELD_NAMES,
+            },
             resolve: &LocalPaths,
         };
         match check_tool(call, &facts) {

@@ -638,9 +638,15 @@ super::codes! {
         ),
     }
     ProtectedPathWrite = "protected_path_write" {
+        Layer(
+            "1 capability",
+            "a write onto a held name or through a final link, or a known command that writes onto a held name: \
+             no rule grants it, the bare tool rule included (T-18, T-19, T-20)",
+        ),
         Decision(
             "protected_path",
-            "a tool call that writes a file into a protected path (H-26)",
+            "a tool call that writes a file into a protected path (H-26), or onto a held name or through a final \
+             link whatever is configured (R-33)",
         ),
     }
     PathUnresolvable = "path_unresolvable" {

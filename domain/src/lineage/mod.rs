@@ -6,7 +6,9 @@
 //! ancestor's manifest, and the lineage. Both answer with the shared
 //! [`Verdict`](crate::verdict::Verdict).
 
+mod command_paths;
 mod events;
+pub mod held_names;
 mod manifest_text;
 mod model;
 mod patterns;
@@ -25,12 +27,13 @@ mod walk;
 mod web_host;
 
 pub use events::{LineageChecked, ToolCallAuthorized};
+pub use held_names::{HeldNames, held_in, held_write};
 pub use manifest_text::{ManifestError, ManifestSet, parse_manifest_text};
 pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
 #[cfg(test)]
 pub(crate) use real_path::Links;
-pub use real_path::{NoLinks, ResolvePath, joined, lexical, places};
+pub use real_path::{NoLinks, ResolvePath, joined, lexical, parent_and_leaf, places};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};

@@ -125,6 +125,11 @@ fn capability(call: &ToolCall, manifest: Option<&Manifest>) -> Verdict {
     if let Some(why) = call.tool.unplaced() {
         return Verdict::fail(Code::PathUnresolvable, format!("{}: {why}", show(&call.tool.to_string())));
     }
+    // A write to a held name, a command naming a path outside the tree: no rule grants it
+    // (T-18 … T-20).
+    if let Some(why) = call.tool.held() {
+        return Verdict::fail(Code::ProtectedPathWrite, format!("{}: {why}", show(&call.tool.to_string())));
+    }
     match manifest {
         None => Verdict::fail(Code::UnknownAgent, format!("agent type {} has no manifest", agent.agent_type)),
         Some(m) => match m.tools.missing(&call.tool) {

@@ -24,6 +24,22 @@ pub trait ResolvePath {
     /// says why it cannot be placed: too many links (a loop), a component that cannot be read,
     /// a final component that is a link to nothing.
     fn place(&self, path: &str) -> Result<String, String>;
+
+    /// Whether `path` (absolute, as written) ends in a symbolic link: its parent placed as
+    /// [`ResolvePath::place`] places it, its last name there a link, to something or to nothing.
+    /// A last name that is `.` or `..`, or that does not exist, is not a link. `Err` says why it
+    /// cannot be told (T-18).
+    fn leaf_is_link(&self, path: &str) -> Result<bool, String>;
+}
+
+/// `path` (absolute) split into its parent and its last name; `None` when the last name is `.`,
+/// `..` or nothing (the root, a trailing `/`): such a path names a directory, never a link.
+pub fn parent_and_leaf(path: &str) -> Option<(&str, &str)> {
+    let (parent, leaf) = path.rsplit_once('/')?;
+    if leaf.is_empty() || leaf == "." || leaf == ".." {
+        return None;
+    }
+    Some((if parent.is_empty() { "/" } else { parent }, leaf))
 }
 
 /// A file system with no symbolic links: `.` and `..` applied as text. For callers that judge a
@@ -37,6 +53,10 @@ impl ResolvePath for NoLinks {
             return Err(format!("`{}` is not an absolute path", path.escape_debug()));
         }
         Ok(lexical(path))
+    }
+
+    fn leaf_is_link(&self, _path: &str) -> Result<bool, String> {
+        Ok(false)
     }
 }
 
@@ -127,6 +147,13 @@ impl ResolvePath for Links {
             }
         }
         Ok(format!("/{}", real.join("/")))
+    }
+
+    fn leaf_is_link(&self, path: &str) -> Result<bool, String> {
+        let Some((parent, leaf)) = parent_and_leaf(path) else { return Ok(false) };
+        let parent = self.place(parent)?;
+        let here = format!("{}/{leaf}", parent.trim_end_matches('/'));
+        Ok(self.0.contains_key(here.as_str()))
     }
 }
 

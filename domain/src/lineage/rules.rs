@@ -171,8 +171,11 @@ impl ToolRule {
 
     /// Whether the specifier (if any) grants `call`, its tool already known to be this rule's.
     pub(super) fn specifier_grants(&self, call: &ToolUse) -> bool {
-        // A path that cannot be placed is granted by no rule, not even the bare one (T-17).
-        let Some(specifier) = &self.specifier else { return !matches!(call.argument, Argument::Unplaced(_)) };
+        // A path that cannot be placed, and a held call, are granted by no rule, not even the
+        // bare one (T-17 … T-20).
+        let Some(specifier) = &self.specifier else {
+            return !matches!(call.argument, Argument::Unplaced(_) | Argument::Held(_));
+        };
         match (specifier, &call.argument) {
             (Specifier::Command(pattern), Argument::Command(command)) => {
                 pieces_match(&pattern.pieces, command)

@@ -5,8 +5,11 @@
 
 use std::fmt;
 
+use super::command_paths::{Reach, compound_held, reach};
+use super::held_names::{HeldNames, held_write};
 use super::patterns::single_command;
 use super::real_path::{ResolvePath, places};
+use super::syntax::EDIT_FAMILY;
 use super::tool_path::ToolPath;
 use super::web_host::host_of;
 
@@ -18,7 +21,8 @@ pub enum Argument {
     /// Bash: one command, trimmed.
     Command(String),
     /// Bash: a command line that runs more than one command, redirects (T-6), or has words
-    /// the shell expands (T-4): only the bare `Bash` rule grants it.
+    /// the shell expands (T-4), or a known command that names a path outside the working tree
+    /// (T-20): only the bare `Bash` rule grants it.
     Compound(String),
     /// A file tool's path: the one path its call names.
     Path(ToolPath),
@@ -32,6 +36,11 @@ pub enum Argument {
     /// that cannot be read, a final link to nothing — and why: no rule grants it, not even the
     /// bare tool rule (T-17).
     Unplaced(String),
+    /// A write that lands on a held name or whose last name is a symbolic link (T-18, T-19), or
+    /// a command of a known command that names a path outside the working tree or a held name
+    /// (T-20), or a line of several commands that writes a held name (T-21), and why: no rule
+    /// grants it, not even the bare tool rule.
+    Held(String),
     /// WebFetch: the URL.
     Url(String),
     /// Agent / Task: the subagent type.
@@ -109,15 +118,39 @@ impl ToolUse {
         root: &str,
         resolve: &dyn ResolvePath,
     ) -> ToolUse {
+        ToolUse::resolve_holding(tool, argument, cwd, root, resolve, HeldNames::NONE)
+    }
+
+    /// [`ToolUse::resolve`], holding the integrations' own names (`more`) besides the list's
+    /// (T-19).
+    pub fn resolve_holding(
+        tool: &str,
+        argument: &CallArgument,
+        cwd: &str,
+        root: &str,
+        resolve: &dyn ResolvePath,
+        more: HeldNames<'_>,
+    ) -> ToolUse {
         let argument = match argument {
             CallArgument::None => Argument::None,
+            // A known command's paths are judged where they land (T-20).
             CallArgument::Command(line) => match single_command(line) {
-                Some(single) => Argument::Command(single),
-                None => Argument::Compound(line.clone()),
+                Some(single) => match reach(&single, cwd, root, resolve, more) {
+                    Reach::Inside => Argument::Command(single),
+                    Reach::Outside(_) => Argument::Compound(line.clone()),
+                    Reach::Held(why) => Argument::Held(why),
+                },
+                // A line of several commands that writes a held name: no rule grants it (T-21).
+                None => match compound_held(line, cwd, root, resolve, more) {
+                    Some(why) => Argument::Held(why),
+                    None => Argument::Compound(line.clone()),
+                },
             },
             CallArgument::Url(url) => Argument::Url(url.clone()),
             CallArgument::AgentType(agent) => Argument::AgentType(agent.clone()),
-            CallArgument::Paths(paths) => return ToolUse::files(tool, paths, cwd, root, resolve),
+            CallArgument::Paths(paths) => {
+                return ToolUse::files_holding(tool, paths, cwd, root, resolve, more);
+            }
             CallArgument::Unresolved(why) => Argument::Unresolved(why.clone()),
         };
         ToolUse { tool: tool.to_owned(), argument }
@@ -130,6 +163,19 @@ impl ToolUse {
     /// leaves the call [`Argument::Unresolved`] (T-13); one that cannot be placed,
     /// [`Argument::Unplaced`].
     pub fn files(tool: &str, paths: &[String], cwd: &str, root: &str, resolve: &dyn ResolvePath) -> ToolUse {
+        ToolUse::files_holding(tool, paths, cwd, root, resolve, HeldNames::NONE)
+    }
+
+    /// [`ToolUse::files`], holding the integrations' own names (`more`) besides the list's
+    /// (T-19): no rule grants a write that lands on one.
+    pub fn files_holding(
+        tool: &str,
+        paths: &[String],
+        cwd: &str,
+        root: &str,
+        resolve: &dyn ResolvePath,
+        more: HeldNames<'_>,
+    ) -> ToolUse {
         let refused = |argument: Argument| ToolUse { tool: tool.to_owned(), argument };
         let (real_cwd, real_root) = match (resolve.place(cwd), resolve.place(root)) {
             (Ok(cwd), Ok(root)) => (cwd, root),
@@ -146,6 +192,12 @@ impl ToolUse {
                 Ok(landing) => landing,
                 Err(why) => return refused(Argument::Unplaced(why)),
             };
+            // No rule grants a write to a held name or through a final link (T-18, T-19).
+            if EDIT_FAMILY.contains(&tool)
+                && let Some(why) = held_write(resolve, more, path, Some(cwd))
+            {
+                return refused(Argument::Held(why));
+            }
             for real in landing {
                 let Some(one) = ToolPath::new(&real, &real_cwd, &real_root) else {
                     let why = format!("`{}` cannot be read as a path", path.escape_debug());
@@ -185,6 +237,14 @@ impl ToolUse {
         }
     }
 
+    /// Why no rule grants the call whatever it says, when none does (T-18 … T-20).
+    pub fn held(&self) -> Option<&str> {
+        match &self.argument {
+            Argument::Held(why) => Some(why),
+            _ => None,
+        }
+    }
+
     /// Why a path of the call cannot be placed where it lands, when one cannot (T-17).
     pub fn unplaced(&self) -> Option<&str> {
         match &self.argument {
@@ -214,7 +274,7 @@ impl fmt::Display for ToolUse {
             None => write!(f, "{}(//{})", shown(&self.tool), shown(&path.absolute.join("/"))),
         };
         match &self.argument {
-            Argument::None | Argument::Unresolved(_) | Argument::Unplaced(_) => {
+            Argument::None | Argument::Unresolved(_) | Argument::Unplaced(_) | Argument::Held(_) => {
                 write!(f, "{}", shown(&self.tool))
             }
             Argument::Command(command) | Argument::Compound(command) => {

@@ -9,9 +9,10 @@
 //! component by component (`okrs2/x` is not under `okrs`); the protected paths are compared as
 //! configured and as the file system places them, so a symlinked parent on either side hides
 //! nothing. A path that cannot be placed — relative with no `cwd`, a loop, a component that
-//! cannot be read, a final link to nothing — is refused (fail closed).
+//! cannot be read, a final link to nothing — is refused (fail closed). A held name, and a
+//! final link, are refused whatever is configured.
 
-use crate::lineage::{ResolvePath, lexical, places};
+use crate::lineage::{HeldNames, ResolvePath, lexical, places};
 use crate::verdict::{Code, Failed};
 
 /// `path` made absolute against `cwd` (when relative) and normalised as text; `None` when it is
@@ -42,6 +43,8 @@ pub struct ProtectedPaths<'a> {
     pub root: Option<&'a str>,
     /// `[guardrails] protected`, relative to each base.
     pub paths: &'a [String],
+    /// The integrations' own held names, held besides the list's whatever is configured.
+    pub held: HeldNames<'a>,
 }
 
 /// Why a write of `path` (from a hook input whose `cwd` is `cwd`) is refused — its code and
@@ -53,6 +56,11 @@ pub struct ProtectedPaths<'a> {
 /// it. The target is judged at every place it may land ([`places`]): `link/x` with
 /// `link -> okrs`, and `src/l/../okrs/x` with `src/l -> agents`, are caught. A target that
 /// cannot be placed is refused, `path_unresolvable`.
+///
+/// Whatever is configured, a write that lands on a held name (`.git`, a shell's start-up file,
+/// a harness's own settings given in `protected.held`, …) or whose last name is a symbolic link is refused, for every agent the main
+/// session included and every harness's write tool, since all of them come here; no setting
+/// lifts it (R-33, T-18, T-19).
 ///
 /// with protected paths configured and no workspace root (it could not be made absolute:
 /// a relative configured root and no current directory), every write is refused, saying so:
@@ -92,6 +100,11 @@ pub fn protected_write(
             ));
         }
     };
+    // The held names are refused for every agent, the main session included, whatever is
+    // configured: no setting widens them.
+    if let Some(why) = crate::lineage::held_write(resolve, protected.held, path, cwd) {
+        return deny(why);
+    }
     let mut bases: Vec<String> = protected.root.map(str::to_owned).into_iter().collect();
     bases.extend([cwd, own_root].into_iter().flatten().filter_map(|c| normalize(c, None)));
     let mut paths: Vec<String> = Vec::new();
@@ -132,7 +145,7 @@ mod tests {
             ("/p/src/none", "!"),
         ]));
         let configured = ["okrs".to_owned()];
-        let protected = ProtectedPaths { root: Some("/p"), paths: &configured };
+        let protected = ProtectedPaths { root: Some("/p"), paths: &configured, held: HeldNames::NONE };
         /// Path, cwd, own root, denied, why.
         type Row<'a> = (&'a str, Option<&'a str>, Option<&'a str>, bool, &'a str);
         let rows: [Row<'_>; 18] = [
@@ -176,13 +189,47 @@ mod tests {
         }
     }
 
+    /// Issue 48, class 2: the held names are refused for every agent whatever is configured,
+    /// nothing configured included, as written, in any case, through a link, and a write
+    /// through a final link is refused (R-33, T-18).
+    #[test]
+    fn held_names_are_refused_whatever_is_configured() {
+        const MORE: HeldNames<'static> = HeldNames { directories: &[".h1"], worktree_homes: &[], files: &[] };
+        let links = Links(BTreeMap::from([("/p/src/g", "/p/.git"), ("/p/src/lnk", "/p/src/a.rs")]));
+        let nothing = ProtectedPaths { root: Some("/p"), paths: &[], held: MORE };
+        // Path, denied, why.
+        let rows: [(&str, bool, &str); 14] = [
+            (".git/config", true, "git's config"),
+            (".git/hooks/pre-commit", true, "a git hook"),
+            (".Git/Hooks/pre-commit", true, "another case"),
+            (".h1/settings.local.json", true, "an integration's settings"),
+            (".bashrc", true, "a shell's start-up file"),
+            (".vscode/settings.json", true, "an editor's settings"),
+            (".mcp.json", true, "MCP servers"),
+            (".npmrc", true, "npm's settings"),
+            (".envrc", true, "direnv"),
+            (".husky/pre-commit", true, "husky"),
+            ("src/g/hooks/post-checkout", true, "through a link to `.git`"),
+            ("src/lnk", true, "a final link"),
+            ("src/a.rs", false, "an ordinary file"),
+            (".gitignore", false, "not held"),
+        ];
+        for (path, denied, why) in rows {
+            let reason = protected_write(nothing, &links, Some("/p"), None, path);
+            assert_eq!(reason.is_some(), denied, "{why}: {path}");
+            if let Some(reason) = reason {
+                assert_eq!(reason.code, Code::ProtectedPathWrite, "{why}: {path}");
+            }
+        }
+    }
+
     /// No workspace root with protected paths configured: every write is refused, naming
     /// the root; with none configured, nothing is.
     #[test]
     fn without_a_workspace_root_writes_are_refused_while_paths_are_protected() {
         let links = Links(BTreeMap::new());
         let configured = ["okrs".to_owned()];
-        let unplaced = ProtectedPaths { root: None, paths: &configured };
+        let unplaced = ProtectedPaths { root: None, paths: &configured, held: HeldNames::NONE };
         /// Path, cwd, own root, why.
         type Row<'a> = (&'a str, Option<&'a str>, Option<&'a str>, &'a str);
         let rows: [Row<'_>; 4] = [
@@ -197,7 +244,7 @@ mod tests {
             assert!(reason.starts_with("Agent Warden denied this at protected_path"), "{reason}");
             assert!(reason.contains("the workspace root could not be placed"), "{why}: {reason}");
         }
-        let none = ProtectedPaths { root: None, paths: &[] };
+        let none = ProtectedPaths { root: None, paths: &[], held: HeldNames::NONE };
         assert_eq!(protected_write(none, &links, None, None, "/p/okrs/a.md"), None);
     }
 

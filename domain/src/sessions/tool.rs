@@ -290,7 +290,11 @@ pub(super) mod tests {
             now: Timestamp::from_unix_millis(0).unwrap_or_else(|e| panic!("{e}")),
             agent_tools: &agent_tools,
             terms: HarnessTerms::NEUTRAL,
-            protected: ProtectedPaths { root: Some("/p"), paths: &protected },
+            protected: ProtectedPaths {
+                root: Some("/p"),
+                paths: &protected,
+                held: crate::lineage::HeldNames::NONE,
+            },
             resolve: &crate::lineage::NoLinks,
         };
         let quarantined =

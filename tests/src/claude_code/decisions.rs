@@ -1,7 +1,7 @@
 //! The two answers a rule-meaning test compares (T-15, T-28): the pinned client's own decision
 //! per call, read from stream-json (`tool_result_meta[].permission_decision.decision`), and
 //! Warden's, from its matcher as a subagent held to a manifest whose rule set is the one rule
-//! (`ToolRule::parse`, the integration's `rules_as`, `ToolUse::resolve`, `ToolRuleSet::grants`).
+//! (`ToolRule::parse`, the integration's `rules_as`, `ToolUse::resolve_holding` with the harnesses' held names, `ToolRuleSet::grants`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -46,7 +46,15 @@ pub fn warden_grants(rule: &str, tool: &str, input: &Value, cwd: &Path, root: &P
     let rule = ToolRule::parse(rule).map_err(|e| format!("refused at load: {e}"))?;
     let use_ = match agentwarden_claude_code::wire::rules_as(tool, input) {
         RulesAs::Call { tool, argument } => {
-            ToolUse::resolve(&tool, &argument, &cwd.to_string_lossy(), &root.to_string_lossy(), &LocalPaths)
+            let (cwd, root) = (cwd.to_string_lossy(), root.to_string_lossy());
+            ToolUse::resolve_holding(
+                &tool,
+                &argument,
+                &cwd,
+                &root,
+                &LocalPaths,
+                agentwarden::HARNESS_HELD_NAMES,
+            )
         }
         RulesAs::Unknown => return Ok(false),
     };

@@ -105,6 +105,23 @@ fn shown_touches() -> Vec<String> {
     touches
 }
 
+/// Writes the client refuses whatever the rules say (issue 48, class 2), in several letter cases.
+const HELD_WRITES: [&str; 13] = [
+    ".git/config",
+    ".git/hooks/pre-commit",
+    ".claude/settings.local.json",
+    ".bashrc",
+    ".vscode/settings.json",
+    ".mcp.json",
+    ".npmrc",
+    ".envrc",
+    ".husky/pre-commit",
+    ".Git/hooks/pre-push",
+    ".BASHRC",
+    "sub/.Npmrc",
+    ".config/git/config",
+];
+
 /// The table: each rule, and the calls asked about it.
 fn rows() -> Vec<(&'static str, Vec<Call>)> {
     vec![
@@ -181,6 +198,59 @@ fn rows() -> Vec<(&'static str, Vec<Call>)> {
             vec![bash("git push main"), bash("git push origin main"), bash("git push $X main")],
         ),
         ("Bash(*)", vec![bash("touch ~/evil2"), bash("touch {c,d}")]),
+        // Issue 48, class 1: a path is judged where it lands; a write through a final link,
+        // dangling or not, is refused (T-17, T-18).
+        ("Edit(src/**)", vec![write("src/lnk/new.txt"), write("src/dang"), write("src/flink")]),
+        ("Write", vec![write("src/dang"), write("src/flink")]),
+        (
+            "Read(lnk/**)",
+            vec![
+                call("Glob", json!({ "pattern": "*", "path": "lnk" })),
+                call("Grep", json!({ "pattern": "outside", "path": "lnk" })),
+                call("Read", json!({ "file_path": "lnk/o.txt" })),
+            ],
+        ),
+        // Class 2: what the client holds whatever the rules say (T-19).
+        ("Edit(**)", HELD_WRITES.iter().map(|p| write(p)).collect()),
+        (
+            "Edit(.git/**)",
+            vec![write(".git/config"), write(".git/hooks/pre-commit"), write(".GIT/hooks/post-merge")],
+        ),
+        ("Write", HELD_WRITES.iter().map(|p| write(p)).collect()),
+        // Class 3: the paths a known command names (T-20).
+        (
+            "Bash(touch:*)",
+            vec![bash("touch ../outside/new.txt"), bash("touch .git/x"), bash("touch -- ../outside/n3")],
+        ),
+        (
+            "Bash(cat:*)",
+            vec![bash("cat /etc/hostname"), bash("cat /proc/self/environ"), bash("cat lnk/o.txt")],
+        ),
+        (
+            "Bash(cp:*)",
+            vec![
+                bash("cp ../outside/o.txt c1.txt"),
+                bash("cp src/a.rs ../outside/c2.txt"),
+                bash("cp -t ../outside src/a.rs"),
+                bash("cp src/a.rs .npmrc"),
+            ],
+        ),
+        ("Bash(rm:*)", vec![bash("rm /etc"), bash("rm ../outside/o.txt")]),
+        (
+            "Bash",
+            vec![
+                bash("cat /etc/hostname"),
+                bash("touch .git/x2"),
+                bash("touch ../outside/n2.txt"),
+                bash("touch .bashrc"),
+                // A line of several commands that writes a held name (T-21).
+                bash("echo x > .git/hooks/pre-commit"),
+                bash("echo x >> .bashrc"),
+                bash("true && touch .npmrc"),
+                bash("cat /etc/hostname | wc -l"),
+            ],
+        ),
+        ("Bash(echo:*)", vec![bash("echo x > .git/hooks/pre-commit"), bash("echo x > ../outside/e.txt")]),
         // A fetch rule is its domain (T-7).
         (
             "WebFetch(domain:example.com)",
@@ -286,6 +356,15 @@ fn rule_project(rule: &str) -> (Project, String) {
     ] {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
+    }
+    // Links for issue 48, class 1: out of the project, to nothing, to a file of the project.
+    for (link, target) in [
+        ("src/lnk", outside.clone()),
+        ("lnk", outside.clone()),
+        ("src/dang", project.root.join("src/nowhere")),
+        ("src/flink", project.root.join("src/a.rs")),
+    ] {
+        std::os::unix::fs::symlink(target, project.root.join(link)).unwrap();
     }
     project.set_settings(&json!({
         "permissions": { "allow": [rule.replace("@OUT@", out.trim_start_matches('/'))], "defaultMode": "dontAsk" }

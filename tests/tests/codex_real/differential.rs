@@ -66,7 +66,14 @@ fn warden_allows(rule: &str, command: &str, root: &Path) -> bool {
     let use_ = match agentwarden_codex::wire::rules_as(agentwarden_codex::wire::SHELL_TOOL, &input) {
         RulesAs::Call { tool, argument } => {
             let root = root.to_string_lossy();
-            ToolUse::resolve(&tool, &argument, &root, &root, &LocalPaths)
+            ToolUse::resolve_holding(
+                &tool,
+                &argument,
+                &root,
+                &root,
+                &LocalPaths,
+                agentwarden::HARNESS_HELD_NAMES,
+            )
         }
         RulesAs::Unknown => return false,
     };
