@@ -33,8 +33,11 @@ impl Confinement {
     /// than either: writes where both grant, every hole of either, reads where both grant,
     /// the hosts both name.
     pub fn stack(&self, inner: &Confinement) -> Confinement {
-        let write = meet(&self.write, &inner.write);
+        let mut write = meet(&self.write, &inner.write);
         let mut holes: Vec<String> = self.read_only.iter().chain(&inner.read_only).cloned().collect();
+        // A grant beneath either side's read-only hole grants nothing: all below the hole stays
+        // read-only (E-7).
+        write.retain(|dir| !holes.iter().any(|hole| beneath(dir, hole)));
         holes.retain(|hole| write.iter().any(|dir| beneath(hole, dir)));
         let read = match (&self.read, &inner.read) {
             (Reads::All, other) | (other, Reads::All) => other.clone(),
