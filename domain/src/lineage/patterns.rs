@@ -82,11 +82,12 @@ pub(super) const SHELL_OPERATORS: [&str; 8] = [";", "&", "|", "`", "$(", ">", "<
 /// (T-15) (T-4).
 pub(super) const EXPANSIONS: [char; 9] = ['$', '~', '{', '}', '*', '?', '[', ']', '\\'];
 
-/// A Bash command as the rules see it: trimmed, one command whose words the shell does not
-/// expand, taken at face value and running no other command (T-22 … T-24), or `None` (T-4,
-/// T-6).
+/// A Bash command as the rules see it: trimmed of ASCII spaces only (a Unicode space around
+/// it is text the client does not take at face value, T-24), one command whose words the shell
+/// does not expand, taken at face value and running no other command (T-22 … T-24), or `None`
+/// (T-4, T-6).
 pub(super) fn single_command(command: &str) -> Option<String> {
-    let command = command.trim();
+    let command = command.trim_matches(|c: char| c.is_ascii_whitespace());
     let compound = SHELL_OPERATORS.iter().any(|op| command.contains(op))
         || command.chars().any(|c| c.is_control() || EXPANSIONS.contains(&c))
         || super::shell_forms::beyond_patterns(command).is_some();
