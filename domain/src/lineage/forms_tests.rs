@@ -90,7 +90,12 @@ fn the_issue_48_table() {
         // Class 5: text the client does not take at face value (T-24).
         ("Bash(touch:*)", bash("touch a\u{a0}b"), false, "a no-break space"),
         ("Bash(basename *)", bash("\u{a0}basename"), false, "a no-break space before the program"),
-        ("Bash(basename *)", bash("\u{3000}basename -s .rs"), false, "an ideographic space before the program"),
+        (
+            "Bash(basename *)",
+            bash("\u{3000}basename -s .rs"),
+            false,
+            "an ideographic space before the program",
+        ),
         ("Bash(touch:*)", bash("touch a\u{2028}"), false, "a line separator after the last word"),
         ("Bash(touch:*)", bash(" touch a "), true, "ASCII spaces around the command are trimmed"),
         ("Bash(touch:*)", bash("touch a\u{200b}b"), false, "a zero-width space"),
