@@ -90,7 +90,7 @@ impl Report {
     }
 }
 
-/// Runs `batches` (in groups of [`PARALLEL`], each group with its baseline), printing each
+/// Runs `batches` (in groups of `PARALLEL`, each group with its baseline), printing each
 /// call's line as its group ends.
 pub fn run_batches(tools: &Tools, batches: &[Batch]) -> Report {
     let mut report = Report::default();
