@@ -50,9 +50,16 @@ pub trait Harness: Send + Sync {
 
 impl Warden {
     /// One hook event in `harness`'s wire format, answered in it: decoded, decided and recorded
-    /// by the kernel, rendered by the harness.
+    /// by the kernel, rendered by the harness. It runs what the command line and the server run:
+    /// first what needs no store (the check of what ran against what was approved, H-55, and the
+    /// quarantine marker, H-28), then the store's decision on the same parse; a caller of this
+    /// function is never given less.
     pub async fn answer_hook(&self, harness: &dyn Harness, wire: &str, storage: &HookStorage) -> Rendered {
-        let answer = self.hook_parsed(wire, harness.decode(wire), storage).await;
+        let parsed = harness.decode(wire);
+        let answer = match crate::hook::before_store_parsed(&self.config, storage, &parsed) {
+            crate::hook::Pre::Done(done) => done,
+            crate::hook::Pre::Store { .. } => self.hook_parsed(wire, parsed, storage).await,
+        };
         harness.render(&answer)
     }
 }

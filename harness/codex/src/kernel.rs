@@ -83,6 +83,31 @@ mod tests {
         assert_eq!(refused, 2, "each refusal is recorded");
     }
 
+    /// A library caller of `Warden::answer_hook` gets the whole sequence the command line and
+    /// the server run, the check of what ran against what was approved included (H-55, C-17).
+    #[tokio::test]
+    async fn answer_hook_checks_what_ran_against_what_was_approved() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = HookStorage::new(dir.path().join("hook"));
+        let store = Arc::new(MemoryEventStore::new());
+        let warden = Warden::builder().store(store.clone()).build().unwrap();
+        let event = |name: &str, command: &str| {
+            serde_json::json!({"session_id": "s", "hook_event_name": name, "cwd": "/tmp", "tool_name": "Bash",
+                               "tool_use_id": "c1", "tool_input": {"command": command}})
+            .to_string()
+        };
+        let start = serde_json::json!({"session_id": "s", "hook_event_name": "SessionStart", "cwd": "/tmp",
+                                       "source": "startup"});
+        let started = warden.answer_hook(&Codex, &start.to_string(), &storage).await;
+        assert_eq!(started.exit_code, 0, "{started:?}");
+        let asked = warden.answer_hook(&Codex, &event("PreToolUse", "echo innocent"), &storage).await;
+        assert_eq!(asked.exit_code, 0, "{asked:?}");
+        let ran = warden.answer_hook(&Codex, &event("PostToolUse", "touch m_rewritten"), &storage).await;
+        assert_eq!(ran.exit_code, 2, "{ran:?}");
+        assert!(ran.stderr.unwrap_or_default().contains("ran_unapproved_input"));
+        assert_eq!(storage.marker("s").unwrap().map(|m| m.code).as_deref(), Some("ran_unapproved_input"));
+    }
+
     /// Table (C-17, H-55): a `PreToolUse` let through keeps the call's input under its
     /// `tool_use_id`; its `PostToolUse` must name the same input under the same id. Another input
     /// (another hook's `updatedInput`), another id, or a run never asked for is a violation that
