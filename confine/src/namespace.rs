@@ -28,9 +28,9 @@ pub(crate) fn enter(policy: &Policy) -> Result<(), String> {
     rustix::thread::unshare(flags).map_err(|e| format!("no user namespace: {e}"))?;
     // The caller's own identity only: an unprivileged user may map no other, and root inside
     // is root of nothing outside (E-11).
-    write("/proc/self/setgroups", "deny")?;
-    write("/proc/self/uid_map", &format!("{uid} {uid} 1"))?;
-    write("/proc/self/gid_map", &format!("{gid} {gid} 1"))?;
+    write_proc_self("setgroups", "deny")?;
+    write_proc_self("uid_map", &format!("{uid} {uid} 1"))?;
+    write_proc_self("gid_map", &format!("{gid} {gid} 1"))?;
     mount_change("/", MountPropagationFlags::PRIVATE | MountPropagationFlags::REC)
         .map_err(|e| format!("cannot make the mounts private: {e}"))?;
     carve(policy)?;
@@ -39,8 +39,31 @@ pub(crate) fn enter(policy: &Policy) -> Result<(), String> {
     std::env::set_current_dir(&cwd).map_err(|e| format!("cannot enter {} again: {e}", cwd.display()))
 }
 
-fn write(path: &str, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))
+/// Writes `text` to `name` in this process's own procfs directory, by descriptor: `/proc`
+/// opened as a directory without following a link and checked to be procfs, then the file opened
+/// beneath it with nothing created and checked to be procfs too. A file mounted or linked in its
+/// place (by an agent that runs the launcher inside a mount namespace of its own) is refused,
+/// never written (E-11).
+fn write_proc_self(name: &str, text: &str) -> Result<(), String> {
+    use rustix::fs::{Mode, OFlags, PROC_SUPER_MAGIC, fstatfs, open, openat};
+    let path = format!("/proc/self/{name}");
+    let failed = |e: rustix::io::Errno| format!("cannot write {path}: {e}");
+    let procfs = |fd: &std::os::fd::OwnedFd| fstatfs(fd).is_ok_and(|s| s.f_type == PROC_SUPER_MAGIC);
+    let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY;
+    let proc = open("/proc", flags, Mode::empty()).map_err(failed)?;
+    if !procfs(&proc) {
+        return Err(format!("cannot write {path}: `/proc` is not procfs"));
+    }
+    let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let file = openat(&proc, format!("self/{name}"), flags, Mode::empty()).map_err(failed)?;
+    if !procfs(&file) {
+        return Err(format!("cannot write {path}: it is not procfs"));
+    }
+    let written = rustix::io::write(&file, text.as_bytes()).map_err(failed)?;
+    if written != text.len() {
+        return Err(format!("cannot write {path}: {written} of {} bytes written", text.len()));
+    }
+    Ok(())
 }
 
 /// Makes each hole read-only, and pins every directory between it and its write grant so
@@ -127,4 +150,18 @@ fn is_real(path: &Path) -> bool {
 
 fn mount_failed(what: &str, path: &Path, e: rustix::io::Errno) -> String {
     format!("cannot {what} {}: {e}", path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_proc_self;
+
+    /// A name procfs does not have is refused, and nothing is created in its place (no
+    /// `O_CREAT`): the launcher writes only files the kernel made (E-11).
+    #[test]
+    fn a_procfs_name_that_is_not_there_is_refused_never_created() {
+        let refused = write_proc_self("agentwarden-no-such-file", "x").unwrap_err();
+        assert!(refused.starts_with("cannot write /proc/self/agentwarden-no-such-file"), "{refused}");
+        assert!(!std::path::Path::new("/proc/self/agentwarden-no-such-file").exists());
+    }
 }
