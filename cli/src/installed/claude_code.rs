@@ -216,20 +216,12 @@ fn check_rewriting(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>)
             read(&path, &mut found);
         }
     }
-    checks.push(if found.is_empty() {
-        Check::ok("rewriting hooks", "no other hook can hand a tool another input than the one Warden approved")
-    } else {
-        Check::fail(
-            "rewriting hooks",
-            format!(
-                "another PreToolUse hook can replace a tool's input (`updatedInput`) after Warden approved it \
-                 (H-55): {}",
-                found.join("; ")
-            ),
-            "remove every PreToolUse hook but Warden's from those files, or install the managed form with \
-             allowManagedHooksOnly (`warden init claude-code --managed FILE`)",
-        )
-    });
+    checks.push(super::rewriting_check(
+        &found,
+        "another PreToolUse hook can replace a tool's input (`updatedInput`) after Warden approved it (H-55)",
+        "remove every PreToolUse hook but Warden's from those files, or install the managed form with \
+         allowManagedHooksOnly (`warden init claude-code --managed FILE`)",
+    ));
 }
 
 /// Each entry's line: the binary exists, the tail fails closed, the numbers leave margin.

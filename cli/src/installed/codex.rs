@@ -215,20 +215,13 @@ fn check_rewriting(
             named.join(", ")
         ));
     }
-    checks.push(if found.is_empty() {
-        Check::ok("rewriting hooks", "no other hook can hand a tool another input than the one Warden approved")
-    } else {
-        Check::fail(
-            "rewriting hooks",
-            format!(
-                "another PreToolUse hook can replace a tool's input (`updatedInput`) after Warden approved it \
-                 (C-18, H-55; a run with an input Warden did not approve quarantines the session): {}",
-                found.join("; ")
-            ),
-            "remove every PreToolUse hook but Warden's from those files (and make each readable), or install the \
-             managed form with allow_managed_hooks_only (`warden init codex --managed FILE`)",
-        )
-    });
+    checks.push(super::rewriting_check(
+        &found,
+        "another PreToolUse hook can replace a tool's input (`updatedInput`) after Warden approved it \
+         (C-18, H-55; a run with an input Warden did not approve quarantines the session)",
+        "remove every PreToolUse hook but Warden's from those files (and make each readable), or install the \
+         managed form with allow_managed_hooks_only (`warden init codex --managed FILE`)",
+    ));
 }
 
 /// Each hook's line: the binary exists, it names the configuration checked here, the tail fails

@@ -205,22 +205,12 @@ fn rewriting_hooks(project: &Path, texts: &[(PathBuf, String)], checks: &mut Vec
             }
         }
     }
-    checks.push(if found.is_empty() {
-        Check::ok(
-            "rewriting hooks",
-            "no other hook can hand a tool another input than the one Warden approved",
-        )
-    } else {
-        Check::fail(
-            "rewriting hooks",
-            format!(
-                "another BeforeTool hook can replace a tool's input after Warden approved it (H-55): {}",
-                found.join("; ")
-            ),
-            "remove every BeforeTool hook but Warden's from those files (a run with an input Warden did not \
-             approve quarantines the session)",
-        )
-    });
+    checks.push(super::rewriting_check(
+        &found,
+        "another BeforeTool hook can replace a tool's input after Warden approved it (H-55)",
+        "remove every BeforeTool hook but Warden's from those files (a run with an input Warden did not \
+         approve quarantines the session)",
+    ));
 }
 
 /// Each hook's line: the binary exists, it names the configuration checked here, the tail fails

@@ -159,6 +159,20 @@ fn check_binaries(binaries: &[PathBuf], fix: &str, checks: &mut Vec<Check>) {
     }
 }
 
+/// The rewriting-hooks check (H-55, H-56, C-18): passed when `found` is empty, else failed with
+/// `what` (the harness's own words for the other hooks and their rulings) and everything found,
+/// and `fix`.
+fn rewriting_check(found: &[String], what: &str, fix: &str) -> Check {
+    if found.is_empty() {
+        Check::ok(
+            "rewriting hooks",
+            "no other hook can hand a tool another input than the one Warden approved",
+        )
+    } else {
+        Check::fail("rewriting hooks", format!("{what}: {}", found.join("; ")), fix)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
