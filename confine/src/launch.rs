@@ -57,6 +57,6 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
 /// may no longer mount), then Landlock, which also sets no-new-privileges. What was enforced.
 pub fn confine(policy: &Policy) -> Result<String, String> {
     rustix::thread::set_no_new_privs(true).map_err(|e| format!("cannot set no-new-privileges: {e}"))?;
-    crate::namespace::enter(policy)?;
-    crate::rules::restrict(policy)
+    let grants = crate::namespace::enter(policy)?;
+    crate::rules::restrict(policy, &grants)
 }

@@ -12,6 +12,7 @@
 
 mod launch;
 mod namespace;
+mod open;
 pub mod policy;
 mod rules;
 

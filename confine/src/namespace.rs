@@ -4,17 +4,26 @@
 //! rights, so a hole beneath a writable directory needs a mount), and, with no network granted,
 //! a network namespace with no interface (E-6).
 
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::Path;
 
-use rustix::fs::{StatVfsMountFlags, statvfs};
-use rustix::mount::{MountFlags, MountPropagationFlags, mount_bind, mount_change, mount_remount};
+use rustix::fs::{FileType, StatVfsMountFlags, fstat, fstatvfs};
+use rustix::io::Errno;
+use rustix::mount::{
+    MountFlags, MountPropagationFlags, MoveMountFlags, OpenTreeFlags, mount_change, mount_remount,
+    move_mount, open_tree,
+};
 use rustix::thread::UnshareFlags;
 
+use crate::open::{self, Grants, Opened};
 use crate::policy::{Network, Policy};
 
-/// Enters the new namespaces, maps the caller's own user and group into them, and carves the
-/// holes. `Err` says which step the kernel refused.
-pub(crate) fn enter(policy: &Policy) -> Result<(), String> {
+/// Enters the new namespaces, maps the caller's own user and group into them, opens the grants
+/// there and carves the holes (E-29). The grants, opened. `Err` says which step the kernel
+/// refused.
+pub(crate) fn enter(policy: &Policy) -> Result<Grants, String> {
     let uid = rustix::process::geteuid().as_raw();
     let gid = rustix::process::getegid().as_raw();
     let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
@@ -33,10 +42,13 @@ pub(crate) fn enter(policy: &Policy) -> Result<(), String> {
     write_proc_self("gid_map", &format!("{gid} {gid} 1"))?;
     mount_change("/", MountPropagationFlags::PRIVATE | MountPropagationFlags::REC)
         .map_err(|e| format!("cannot make the mounts private: {e}"))?;
-    carve(policy)?;
+    // Opened in the new mount namespace: a mount moves only within its own.
+    let grants = open::grants(policy)?;
+    carve(policy, &grants.write)?;
     // The working directory was entered before the holes were mounted, and a path relative to
     // it would be looked up beneath them: entered again, it is looked up through them (E-4).
-    std::env::set_current_dir(&cwd).map_err(|e| format!("cannot enter {} again: {e}", cwd.display()))
+    std::env::set_current_dir(&cwd).map_err(|e| format!("cannot enter {} again: {e}", cwd.display()))?;
+    Ok(grants)
 }
 
 /// Writes `text` to `name` in this process's own procfs directory, by descriptor: `/proc`
@@ -73,59 +85,138 @@ fn write_proc_self(name: &str, text: &str) -> Result<(), String> {
 /// replace it), is carved at its nearest existing real ancestor instead: narrower, never wider.
 /// A protected file with another hard link refuses: the other name would write it.
 ///
-/// Every pin is bound before any hole, and a hole beneath another is left to it: a bind over a
-/// directory hides the mounts beneath it, and would make a hole below writable again.
-fn carve(policy: &Policy) -> Result<(), String> {
-    let mut targets: Vec<(PathBuf, &Path)> = Vec::new();
+/// All of it by descriptor (E-29): each name from the grant down is opened beneath its opened
+/// parent with no link followed, checked on the descriptor, and bound from and onto the
+/// descriptor, so that a name the agent swaps for a link meanwhile moves nothing. Each
+/// directory is pinned once, before anything beneath it, and what is beneath is opened through
+/// the pin: a bind over a directory would hide the mounts beneath it and make a hole below
+/// writable again. A hole beneath another is left to it.
+fn carve(policy: &Policy, grants: &[Opened]) -> Result<(), String> {
+    let mut trees: Vec<(&Opened, Node)> = Vec::new();
     for hole in &policy.read_only {
-        // Landlock grants nothing beneath a grant that does not exist: no hole is needed there.
-        let Some(grant) = policy.write.iter().find(|w| hole.starts_with(w) && w.exists()) else { continue };
-        targets.push((place(hole, grant)?, grant));
+        // The outermost write grant the hole is beneath; none that exists, no hole is needed:
+        // Landlock grants nothing beneath a grant it could not open.
+        let Some(grant) =
+            grants.iter().filter(|g| hole.starts_with(&g.path)).min_by_key(|g| g.path.components().count())
+        else {
+            continue;
+        };
+        let relative =
+            hole.strip_prefix(&grant.path).map_err(|_| format!("cannot place {}", hole.display()))?;
+        let at = match trees.iter().position(|(g, _)| std::ptr::eq(*g, grant)) {
+            Some(at) => at,
+            None => {
+                trees.push((grant, Node::default()));
+                trees.len() - 1
+            }
+        };
+        if let Some((_, tree)) = trees.get_mut(at) {
+            tree.insert(relative.iter().map(OsStr::to_os_string).collect());
+        }
     }
-    let outer: Vec<(PathBuf, &Path)> = targets
-        .iter()
-        .filter(|(t, _)| !targets.iter().any(|(other, _)| other != t && t.starts_with(other)))
-        .cloned()
-        .collect();
-    let mut pins: Vec<&Path> = outer
-        .iter()
-        .flat_map(|(target, grant)| {
-            target.ancestors().skip(1).take_while(move |a| a != grant && a.starts_with(grant))
-        })
-        .collect();
-    pins.sort_by_key(|pin| (pin.components().count(), pin.to_path_buf()));
-    pins.dedup();
-    for pin in pins {
-        mount_bind(pin, pin).map_err(|e| mount_failed("pin", pin, e))?;
-    }
-    for (target, _) in &outer {
-        read_only(target)?;
+    for (grant, tree) in &trees {
+        if carve_beneath(&grant.fd, tree, &grant.path)? == Carved::Whole {
+            read_only(&grant.fd, &grant.path)?;
+        }
     }
     Ok(())
 }
 
-/// Where `hole`, beneath the existing write grant `grant`, is carved: itself, or its nearest
-/// existing real ancestor.
-fn place(hole: &Path, grant: &Path) -> Result<PathBuf, String> {
-    let mut target: PathBuf = hole.to_path_buf();
-    while target != grant && !is_real(&target) {
-        target = match target.parent() {
-            Some(parent) => parent.to_path_buf(),
-            None => return Err(format!("cannot place the hole {}", hole.display())),
-        };
-    }
-    let meta = std::fs::metadata(&target).map_err(|e| format!("cannot read {}: {e}", target.display()))?;
-    if meta.is_file() && std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
-        return Err(format!("the protected file {} has another hard link", target.display()));
-    }
-    Ok(target)
+/// The holes beneath one directory, by name.
+#[derive(Debug, Default)]
+struct Node {
+    /// This name is a hole: what is beneath it is its.
+    hole: bool,
+    children: BTreeMap<OsString, Node>,
 }
 
-/// Binds `target` onto itself read-only.
-fn read_only(target: &Path) -> Result<(), String> {
-    mount_bind(target, target).map_err(|e| mount_failed("bind", target, e))?;
+impl Node {
+    fn insert(&mut self, names: Vec<OsString>) {
+        let mut node = self;
+        for name in names {
+            if node.hole {
+                return;
+            }
+            node = node.children.entry(name).or_default();
+        }
+        node.hole = true;
+        node.children.clear();
+    }
+}
+
+/// What is left to the caller once the holes beneath a directory are carved.
+#[derive(Debug, PartialEq, Eq)]
+enum Carved {
+    /// Nothing.
+    Done,
+    /// A hole could not be carved where it is: the whole directory must be read-only.
+    Whole,
+}
+
+/// Carves `node`'s holes beneath the directory `dir` (`at` for messages).
+fn carve_beneath(dir: &OwnedFd, node: &Node, at: &Path) -> Result<Carved, String> {
+    for (name, child) in &node.children {
+        let path = at.join(name);
+        let fd = match open::beneath(dir, name) {
+            Ok(fd) => fd,
+            // Not there, a link, or a name on the way that is not a directory.
+            Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR) => return Ok(Carved::Whole),
+            Err(e) => return Err(mount_failed("open", &path, e)),
+        };
+        let kind = open::kind(&fd)?;
+        if child.hole {
+            match kind {
+                FileType::Directory => {}
+                FileType::RegularFile => {
+                    let links = fstat(&fd).map_err(|e| mount_failed("read", &path, e))?.st_nlink;
+                    if links > 1 {
+                        return Err(format!("the protected file {} has another hard link", path.display()));
+                    }
+                }
+                // A link, a device, a socket: its directory is read-only instead.
+                _ => return Ok(Carved::Whole),
+            }
+            read_only(&fd, &path)?;
+        } else {
+            if kind != FileType::Directory {
+                return Ok(Carved::Whole);
+            }
+            let pin = bind(&fd, &path)?;
+            if carve_beneath(&pin, child, &path)? == Carved::Whole {
+                read_only(&pin, &path)?;
+            }
+        }
+    }
+    Ok(Carved::Done)
+}
+
+/// Binds what `target` names onto itself, from the descriptor onto the descriptor: the new
+/// mount, whose root is what is now looked up there.
+fn bind(target: &OwnedFd, path: &Path) -> Result<OwnedFd, String> {
+    let tree = open_tree(
+        target,
+        "",
+        OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::OPEN_TREE_CLOEXEC | OpenTreeFlags::AT_EMPTY_PATH,
+    )
+    .map_err(|e| mount_failed("clone", path, e))?;
+    move_mount(
+        &tree,
+        "",
+        target,
+        "",
+        MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH | MoveMountFlags::MOVE_MOUNT_T_EMPTY_PATH,
+    )
+    .map_err(|e| mount_failed("bind", path, e))?;
+    Ok(tree)
+}
+
+/// Binds what `target` names onto itself read-only. The remount names the new mount through
+/// this process's own descriptor link (`mount(2)` takes no descriptor); whatever that name
+/// resolved to, the mount is read back by its descriptor afterwards and must be read-only.
+fn read_only(target: &OwnedFd, path: &Path) -> Result<(), String> {
+    let tree = bind(target, path)?;
     // A remount keeps the flags an unprivileged namespace may not drop (nosuid, nodev, …).
-    let kept = statvfs(target).map_err(|e| mount_failed("read the flags of", target, e))?.f_flag;
+    let kept = fstatvfs(&tree).map_err(|e| mount_failed("read the flags of", path, e))?.f_flag;
     let mut flags = MountFlags::BIND | MountFlags::RDONLY;
     for (vfs, mount) in [
         (StatVfsMountFlags::NOSUID, MountFlags::NOSUID),
@@ -139,13 +230,13 @@ fn read_only(target: &Path) -> Result<(), String> {
             flags |= mount;
         }
     }
-    mount_remount(target, flags, "").map_err(|e| mount_failed("make read-only", target, e))
-}
-
-/// Exists, and is its own real path: no symbolic link on the way to it, which the agent could
-/// replace after the hole is carved.
-fn is_real(path: &Path) -> bool {
-    std::fs::canonicalize(path).is_ok_and(|real| real == path)
+    mount_remount(format!("/proc/self/fd/{}", tree.as_raw_fd()), flags, "")
+        .map_err(|e| mount_failed("make read-only", path, e))?;
+    let now = fstatvfs(&tree).map_err(|e| mount_failed("read the flags of", path, e))?.f_flag;
+    if !now.contains(StatVfsMountFlags::RDONLY) {
+        return Err(format!("cannot make read-only {}: the mount is still writable", path.display()));
+    }
+    Ok(())
 }
 
 fn mount_failed(what: &str, path: &Path, e: rustix::io::Errno) -> String {

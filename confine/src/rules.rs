@@ -3,13 +3,12 @@
 //! sockets and signals scoped to the confined tree, and no new privileges. Landlock stacks: a
 //! launcher run again inside only narrows (E-7).
 
-use std::path::PathBuf;
-
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, NetPort, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, NetPort, PathBeneath, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
+use crate::open::Grants;
 use crate::policy::{Network, Policy};
 
 /// The least the kernel must enforce, or the call is refused (E-10): ABI 4, filesystem and TCP.
@@ -24,7 +23,7 @@ const WEB_PORTS: [u16; 2] = [80, 443];
 /// Confines this process: read beneath the read grants; everything but device ioctls beneath
 /// the write grants (a terminal's `TIOCSTI` would type commands into the user's own shell,
 /// E-10). What the kernel enforced: its Landlock ABI.
-pub(crate) fn restrict(policy: &Policy) -> Result<String, String> {
+pub(crate) fn restrict(policy: &Policy, grants: &Grants) -> Result<String, String> {
     let failed = |e: landlock::RulesetError| format!("Landlock: {e}");
     let ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
@@ -37,34 +36,17 @@ pub(crate) fn restrict(policy: &Policy) -> Result<String, String> {
         .map_err(failed)?
         .scope(Scope::from_all(WANTED))
         .map_err(failed)?;
-    let read: Vec<PathBuf> = match &policy.read {
-        None => vec![PathBuf::from("/")],
-        Some(dirs) => dirs.clone(),
-    };
-    // A grant that does not exist grants nothing (it cannot be opened); every other failure to
-    // add a rule refuses.
-    let existing = |paths: &[PathBuf]| paths.iter().filter(|p| p.exists()).cloned().collect::<Vec<_>>();
-    // A write grant is opened as its real path: with a symbolic link on the way, which an
-    // earlier call may have planted, it would grant wherever the link points (E-10).
-    for grant in existing(&policy.write) {
-        if std::fs::canonicalize(&grant).map_err(|e| format!("cannot resolve {}: {e}", grant.display()))?
-            != grant
-        {
-            return Err(format!("the write grant {} has a symbolic link on the way", grant.display()));
-        }
+    let mut created = ruleset.create().map_err(failed)?.set_compatibility(CompatLevel::HardRequirement);
+    // Each rule on the descriptor the launcher opened without following a link (E-29).
+    for grant in &grants.read {
+        created =
+            created.add_rule(PathBeneath::new(&grant.fd, AccessFs::from_read(REQUIRED))).map_err(failed)?;
     }
-    let mut created = ruleset
-        .create()
-        .map_err(failed)?
-        .set_compatibility(CompatLevel::HardRequirement)
-        .add_rules(path_beneath_rules(existing(&read), AccessFs::from_read(REQUIRED)))
-        .map_err(failed)?
-        .set_compatibility(CompatLevel::BestEffort)
-        .add_rules(path_beneath_rules(
-            existing(&policy.write),
-            AccessFs::from_all(WANTED) & !AccessFs::IoctlDev,
-        ))
-        .map_err(failed)?;
+    created = created.set_compatibility(CompatLevel::BestEffort);
+    for grant in &grants.write {
+        let all = AccessFs::from_all(WANTED) & !AccessFs::IoctlDev;
+        created = created.add_rule(PathBeneath::new(&grant.fd, all)).map_err(failed)?;
+    }
     if let Network::Web(_) = policy.network {
         for port in WEB_PORTS {
             created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp)).map_err(failed)?;

@@ -13,5 +13,7 @@ mod files;
 mod holes;
 #[path = "confined/processes.rs"]
 mod processes;
+#[path = "confined/races.rs"]
+mod races;
 #[path = "confined/tools.rs"]
 mod tools;

@@ -85,3 +85,19 @@ fn reads_are_limited_where_the_manifest_has_read_rules() {
     let output = tree.run(&tree.confinement(&["Read(/docs/**)"], &[]), "ls /usr/bin >/dev/null && echo ran");
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "ran", "{}", said(&output));
 }
+
+#[test]
+fn a_read_grant_that_is_a_symbolic_link_grants_nothing() {
+    let tree = Tree::new();
+    std::fs::write(tree.out().join("secret.txt"), "secret").unwrap();
+    // The agent made the granted directory a link to what it wants to read (E-30).
+    std::os::unix::fs::symlink(tree.out(), tree.ws().join("docs")).unwrap();
+    let output = tree.run(&tree.confinement(&["Read(/docs/**)"], &[]), "cat docs/secret.txt");
+    assert!(!output.status.success(), "the read grant followed the link: {}", said(&output));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("secret"), "{}", said(&output));
+    // Beneath a link on the way, the same.
+    std::fs::remove_file(tree.ws().join("docs")).unwrap();
+    std::os::unix::fs::symlink(tree.dir_path(), tree.ws().join("docs")).unwrap();
+    let output = tree.run(&tree.confinement(&["Read(/docs/out/**)"], &[]), "cat docs/out/secret.txt");
+    assert!(!output.status.success(), "the read grant followed the link: {}", said(&output));
+}

@@ -29,6 +29,11 @@ impl Tree {
         Tree { dir }
     }
 
+    /// The tree's own directory, above `ws/`, `tmp/` and `out/`.
+    pub(crate) fn dir_path(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
+    }
+
     pub(crate) fn ws(&self) -> PathBuf {
         self.dir.path().join("ws")
     }
