@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rustix::fs::{FileType, StatVfsMountFlags, fstat, fstatvfs};
 use rustix::io::Errno;
@@ -103,20 +103,90 @@ fn carve(policy: &Policy, grants: &[Opened]) -> Result<(), String> {
         };
         let relative =
             hole.strip_prefix(&grant.path).map_err(|_| format!("cannot place {}", hole.display()))?;
-        let at = match trees.iter().position(|(g, _)| std::ptr::eq(*g, grant)) {
-            Some(at) => at,
-            None => {
-                trees.push((grant, Node::default()));
-                trees.len() - 1
-            }
-        };
-        if let Some((_, tree)) = trees.get_mut(at) {
-            tree.insert(relative.iter().map(OsStr::to_os_string).collect());
-        }
+        insert(&mut trees, grant, relative);
     }
+    held(policy, grants, &mut trees)?;
     for (grant, tree) in &trees {
         if carve_beneath(&grant.fd, tree, &grant.path)? == Carved::Whole {
             read_only(&grant.fd, &grant.path)?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds `relative`, beneath `grant`, to the holes.
+fn insert<'g>(trees: &mut Vec<(&'g Opened, Node)>, grant: &'g Opened, relative: &Path) {
+    let at = match trees.iter().position(|(g, _)| std::ptr::eq(*g, grant)) {
+        Some(at) => at,
+        None => {
+            trees.push((grant, Node::default()));
+            trees.len() - 1
+        }
+    };
+    if let Some((_, tree)) = trees.get_mut(at) {
+        tree.insert(relative.iter().map(OsStr::to_os_string).collect());
+    }
+}
+
+/// Adds the held names that exist to the holes (E-31). They are looked for at each write
+/// grant's top, in the working directory and each directory above it up to its grant, and at
+/// each further place the policy names (the workspace root): where the tools a human runs
+/// next (git, a shell, direnv, npm, the harnesses) read them. Deeper ones are not looked for:
+/// a walk of the whole tree would cost what the tree costs on every call; the hook holds them
+/// for the file tools at any depth.
+///
+/// A held name is looked up by descriptor beneath its grant, following no link. One that is
+/// there is a hole, whatever it is (a link on the way too: carving makes its directory
+/// read-only); a held file only where it is not a directory; a name of more than one segment
+/// once its first is a directory, what is missing below it carved at its nearest ancestor, so
+/// that a `.git` without `hooks` is read-only whole rather than open to a new hook. One that is not there is not
+/// carved: nothing can be mounted on a name that does not exist, and making it would write the
+/// user's tree; a confined shell may create it (named in `confinement.md`). Should it vanish
+/// before it is carved, its directory is made read-only instead (E-4).
+fn held<'g>(
+    policy: &Policy,
+    grants: &'g [Opened],
+    trees: &mut Vec<(&'g Opened, Node)>,
+) -> Result<(), String> {
+    if policy.held.is_empty() && policy.held_files.is_empty() {
+        return Ok(());
+    }
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    for grant in grants {
+        if open::kind(&grant.fd)? != FileType::Directory {
+            continue;
+        }
+        let mut places: Vec<PathBuf> = vec![PathBuf::new()];
+        if let Ok(below) = cwd.strip_prefix(&grant.path) {
+            places.extend(below.ancestors().map(Path::to_path_buf));
+        }
+        places.extend(
+            policy.held_at.iter().filter_map(|at| at.strip_prefix(&grant.path).ok()).map(Path::to_path_buf),
+        );
+        places.sort();
+        places.dedup();
+        for place in &places {
+            let names =
+                policy.held.iter().map(|n| (n, false)).chain(policy.held_files.iter().map(|n| (n, true)));
+            for (name, file_only) in names {
+                // A name of more than one segment (`.git/hooks`) is held once its first is a
+                // directory: what is missing below it is carved at its nearest ancestor (E-4).
+                let mut segments = name.iter();
+                let first = place.join(segments.next().unwrap_or_default());
+                let deeper = segments.next().is_some();
+                let relative = place.join(name);
+                match open::beneath_path(&grant.fd, &first) {
+                    Ok(fd) if (file_only || deeper) && open::kind(&fd)? == FileType::Directory => {
+                        if deeper {
+                            insert(trees, grant, &relative);
+                        }
+                    }
+                    Ok(_) if deeper => {}
+                    Ok(_) | Err(Errno::LOOP) => insert(trees, grant, &relative),
+                    Err(Errno::NOENT | Errno::NOTDIR) => {}
+                    Err(e) => return Err(mount_failed("look for", &grant.path.join(&first), e)),
+                }
+            }
         }
     }
     Ok(())

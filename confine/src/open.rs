@@ -86,6 +86,13 @@ pub(crate) fn beneath(dir: impl AsFd, name: &OsStr) -> Result<OwnedFd, Errno> {
     retried(|| openat2(dir, name, PLACE, Mode::empty(), NO_LINKS | ResolveFlags::BENEATH))
 }
 
+/// Opens the relative `path` beneath the directory `dir`, following no link, never leaving
+/// `dir`: a link at the end is opened as the link.
+pub(crate) fn beneath_path(dir: impl AsFd, path: &Path) -> Result<OwnedFd, Errno> {
+    let dir = dir.as_fd();
+    retried(|| openat2(dir, path, PLACE, Mode::empty(), NO_LINKS | ResolveFlags::BENEATH))
+}
+
 /// What the descriptor names: a directory, a file, a link…
 pub(crate) fn kind(fd: impl AsFd) -> Result<FileType, String> {
     fstat(fd)

@@ -39,6 +39,13 @@ pub struct Policy {
     pub network: Network,
     /// The session's temporary directory: the command's `TMPDIR` (E-12).
     pub temp: Option<PathBuf>,
+    /// Held names (relative): read-only holes wherever they are found (E-31).
+    pub held: Vec<PathBuf>,
+    /// Held names (relative): read-only holes where found and not a directory (E-31).
+    pub held_files: Vec<PathBuf>,
+    /// Where held names are looked for besides the write grants' tops and the working
+    /// directory's way up to its grant (E-31).
+    pub held_at: Vec<PathBuf>,
 }
 
 /// Reads the launcher's first argument (E-8): `Err` says what is wrong with it.
@@ -59,6 +66,9 @@ pub fn decode(text: &str) -> Result<Policy, String> {
         read_only: Vec::new(),
         network: Network::None,
         temp: None,
+        held: Vec::new(),
+        held_files: Vec::new(),
+        held_at: Vec::new(),
     };
     let (mut all, mut some, mut net) = (false, false, None::<Network>);
     for word in words {
@@ -82,6 +92,9 @@ pub fn decode(text: &str) -> Result<Policy, String> {
                 }
             }
             ("ro", path) => policy.read_only.push(absolute(path)?),
+            ("held", name) => policy.held.push(relative(name)?),
+            ("heldfile", name) => policy.held_files.push(relative(name)?),
+            ("at", path) => policy.held_at.push(absolute(path)?),
             ("tmp", path) if policy.temp.is_none() => policy.temp = Some(absolute(path)?),
             _ => return Err(format!("`{word}` is not a word of the confinement")),
         }
@@ -117,6 +130,17 @@ fn absolute(text: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(OsString::from_vec(bytes)))
 }
 
+/// A held name: relative, no `.` or `..` or empty segment, no NUL.
+fn relative(text: &str) -> Result<PathBuf, String> {
+    let bytes = unescape(text)?;
+    let normal =
+        !bytes.contains(&0) && bytes.split(|b| *b == b'/').all(|s| !s.is_empty() && s != b"." && s != b"..");
+    if !normal {
+        return Err(format!("`{text}` is not a relative, normal name"));
+    }
+    Ok(PathBuf::from(OsString::from_vec(bytes)))
+}
+
 /// `%XX` back to its byte; every other byte must be one the encoding leaves as it is.
 fn unescape(text: &str) -> Result<Vec<u8>, String> {
     let bad = || format!("`{text}` is not escaped as the confinement escapes");
@@ -146,7 +170,13 @@ mod tests {
     #[test]
     fn the_argument_is_read_strictly() {
         // (argument, accepted, why)
-        let table: [(&str, bool, &str); 16] = [
+        let table: [(&str, bool, &str); 22] = [
+            ("v1 required w=/ws held=.git/hooks heldfile=.git at=/ws net=none", true, "held names"),
+            ("v1 required w=/ws held=/etc net=none", false, "an absolute held name"),
+            ("v1 required w=/ws held=../x net=none", false, "a held name going up"),
+            ("v1 required w=/ws held=a//b net=none", false, "an empty segment"),
+            ("v1 required w=/ws heldfile=./a net=none", false, "a `.` segment"),
+            ("v1 required w=/ws at=ws net=none", false, "a relative place to look"),
             ("v1 required w=/ws/okrs/a ro=/ws/okrs net=none", false, "a write grant inside a hole"),
             ("v1 required w=/ws ro=/ws/okrs net=none", true, "a hole inside a write grant"),
             ("v1 required r=* net=none tmp=/t", true, "a temporary directory"),

@@ -9,6 +9,8 @@ mod support;
 
 #[path = "confined/files.rs"]
 mod files;
+#[path = "confined/held.rs"]
+mod held;
 #[path = "confined/holes.rs"]
 mod holes;
 #[path = "confined/processes.rs"]

@@ -4,7 +4,9 @@
 //!
 //! The argument is words separated by one space: `v1`, the mode (`required` or `recorded`),
 //! then `w=PATH` for each write grant, `r=PATH` for each read grant or `r=*` for all, `ro=PATH`
-//! for each read-only hole, `net=none`, `net=any`, or `host=HOST` for each granted host, and
+//! for each read-only hole, `held=NAME` for each held name (relative) and `heldfile=NAME` for
+//! each held only where it is not a directory, `at=PATH` for each further place the launcher
+//! looks for them (E-31), `net=none`, `net=any`, or `host=HOST` for each granted host, and
 //! `tmp=PATH`, the session's temporary directory, at most once. A path or
 //! host has every byte but ASCII letters, digits and `/._-` written `%XX` (upper-case hex),
 //! so no path can end a word or start another. The launcher refuses any other argument.
@@ -41,6 +43,9 @@ impl Confinement {
             Reads::Beneath(dirs) => words.extend(dirs.iter().map(|p| format!("r={}", escape(p)))),
         }
         words.extend(self.read_only.iter().map(|p| format!("ro={}", escape(p))));
+        words.extend(self.held.iter().map(|p| format!("held={}", escape(p))));
+        words.extend(self.held_files.iter().map(|p| format!("heldfile={}", escape(p))));
+        words.extend(self.held_at.iter().map(|p| format!("at={}", escape(p))));
         match &self.network {
             Network::None => words.push("net=none".to_owned()),
             Network::Any => words.push("net=any".to_owned()),

@@ -33,6 +33,16 @@ pub struct Confinement {
     pub network: Network,
     /// The session's temporary directory, which the launcher names in `TMPDIR` (E-12).
     pub temp: Option<String>,
+    /// Held names (T-19), relative: where the launcher finds one at a place it looks (each
+    /// write grant's top, the working directory and each directory above it up to its grant,
+    /// and [`Confinement::held_at`]), it is a read-only hole, whatever it is; where there is
+    /// none, nothing is carved (E-31).
+    pub held: Vec<String>,
+    /// Held names the launcher holds only where they are not a directory: a `.git` file, which
+    /// would point git at another directory and its hooks (E-31).
+    pub held_files: Vec<String>,
+    /// More directories the launcher looks for held names in: the workspace root (E-31).
+    pub held_at: Vec<String>,
     /// The rules the kernel cannot enforce as written, each with why: they grant the shell
     /// nothing (E-2).
     pub unenforced: Vec<String>,

@@ -3,8 +3,9 @@
 
 use super::paths::{beneath, meet, outermost, under};
 use super::{Confinement, Network, Reads};
+use crate::lineage::held_names::{HELD_DIRECTORIES, HELD_DIRECTORY_RUNS, HELD_FILES};
 use crate::lineage::syntax::{EDIT_FAMILY, READ_FAMILY, WEB_FETCH};
-use crate::lineage::{Reach, ReadFrom, ToolRule, lexical};
+use crate::lineage::{HeldNames, Reach, ReadFrom, ToolRule, lexical};
 
 /// Where a shell call runs: every path absolute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +26,10 @@ pub struct Baseline {
     pub read_exec: Vec<String>,
     /// Write: the devices a shell writes to (`/dev/null`), and any cache a deployment lists.
     pub write: Vec<String>,
+    /// Held names (relative) read-only wherever the launcher finds them (E-31).
+    pub held: Vec<String>,
+    /// Held names read-only where the launcher finds them and they are not a directory (E-31).
+    pub held_files: Vec<String>,
 }
 
 impl Baseline {
@@ -44,9 +49,45 @@ impl Baseline {
                 .chain(tools.iter().map(|t| lexical(&format!("{home}/{t}"))))
                 .collect(),
             write: devices.iter().map(|p| (*p).to_owned()).collect(),
+            held: Vec::new(),
+            held_files: Vec::new(),
         }
+        .holding(HeldNames::NONE)
+    }
+
+    /// This baseline with the held names (T-19) for the shell (E-31): the domain's list and
+    /// `more` (a harness's own). A confined shell may write inside `.git` (a commit does) but
+    /// never its configuration or hooks: `.git` is held as `.git/config` and `.git/hooks` when
+    /// it is a directory, whole when it is a file. Every other held directory is held whole,
+    /// a worktree home too (its worktrees are granted by their own write grants, narrower
+    /// still beneath it), and a run of directories as its path.
+    pub fn holding(mut self, more: HeldNames<'_>) -> Baseline {
+        let mut held: Vec<String> = Vec::new();
+        for dir in HELD_DIRECTORIES.iter().chain(more.directories).chain(more.worktree_homes) {
+            if *dir == GIT {
+                held.extend(GIT_HELD.iter().map(|p| format!("{GIT}/{p}")));
+            } else {
+                held.push((*dir).to_owned());
+            }
+        }
+        held.extend(HELD_DIRECTORY_RUNS.iter().map(|run| run.join("/")));
+        held.extend(HELD_FILES.iter().chain(more.files).map(|f| (*f).to_owned()));
+        self.held.extend(held);
+        self.held.sort();
+        self.held.dedup();
+        if !self.held_files.iter().any(|f| f == GIT) {
+            self.held_files.push(GIT.to_owned());
+        }
+        self
     }
 }
+
+/// Git's directory, which a commit writes.
+const GIT: &str = ".git";
+
+/// What of `.git` is read as configuration or run as code, and never written by a confined
+/// shell (E-31).
+const GIT_HELD: [&str; 2] = ["config", "hooks"];
 
 /// The confinement `rules` grant a shell call at `place`, `protected` (absolute, or relative
 /// to the root: R-1) never writable, `baseline` added (E-1 … E-6).
@@ -120,6 +161,15 @@ pub fn confinement(
         network,
         temp: Some(lexical(place.session_tmp)),
         unenforced,
+        held: baseline.held.clone(),
+        held_files: baseline.held_files.clone(),
+        // The workspace root is looked in whatever the working directory: the human's tools
+        // read its held names at the next commit or shell (E-31).
+        held_at: if baseline.held.is_empty() && baseline.held_files.is_empty() {
+            Vec::new()
+        } else {
+            vec![root]
+        },
     }
 }
 

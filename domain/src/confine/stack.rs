@@ -57,6 +57,23 @@ impl Confinement {
         // The temporary directory is where the inner call's tools write; a right only where the
         // write grants say.
         let temp = inner.temp.clone().or_else(|| self.temp.clone());
-        Confinement { write, read, read_only: outermost(holes), network, temp, unenforced }
+        // Held names: those of either, looked for where either looks (E-31).
+        let union = |a: &[String], b: &[String]| {
+            let mut all: Vec<String> = a.iter().chain(b).cloned().collect();
+            all.sort();
+            all.dedup();
+            all
+        };
+        Confinement {
+            write,
+            read,
+            read_only: outermost(holes),
+            network,
+            temp,
+            unenforced,
+            held: union(&self.held, &inner.held),
+            held_files: union(&self.held_files, &inner.held_files),
+            held_at: union(&self.held_at, &inner.held_at),
+        }
     }
 }

@@ -105,7 +105,7 @@ fn protected_paths_are_holes_or_take_the_grant_away() {
 
 #[test]
 fn reads_are_all_without_read_rules_and_limited_with_them() {
-    let baseline = Baseline { read_exec: strings(&["/usr"]), write: Vec::new() };
+    let baseline = Baseline { read_exec: strings(&["/usr"]), ..Baseline::default() };
     let place = Place { root: ROOT, cwd: ROOT, session_tmp: TMP };
     // (rules, expected, why)
     let table: [(&[&str], Reads, &str); 4] = [
@@ -183,10 +183,14 @@ fn the_encoding_escapes_every_byte_that_could_split_a_word() {
         network: Network::Hosts(strings(&["none"])),
         temp: Some("/tmp/s 1".to_owned()),
         unenforced: Vec::new(),
+        held: strings(&[".git/hooks", "a b"]),
+        held_files: strings(&[".git"]),
+        held_at: strings(&["/ws"]),
     };
     assert_eq!(
         c.encode(Mode::Required),
-        "v1 required w=/ws/a%20b w=/ws/%25x r=/usr ro=/ws/a%20b/.git host=none tmp=/tmp/s%201"
+        "v1 required w=/ws/a%20b w=/ws/%25x r=/usr ro=/ws/a%20b/.git held=.git/hooks held=a%20b heldfile=.git \
+         at=/ws host=none tmp=/tmp/s%201"
     );
     assert_eq!(Confinement::default().encode(Mode::Recorded), "v1 recorded r=* net=none");
 }
@@ -283,4 +287,38 @@ proptest! {
         }
         prop_assert!(!both.may_reach(&host) || (a.may_reach(&host) && b.may_reach(&host)), "reach {host}");
     }
+}
+
+#[test]
+fn the_held_names_are_held_for_the_shell_and_git_may_still_commit() {
+    let harness =
+        crate::lineage::HeldNames { directories: &[".h2"], worktree_homes: &[".h1"], files: &[".h1.json"] };
+    let baseline = Baseline::unix("/home/u").holding(harness);
+    // (name, held whatever it is, held where it is not a directory, why)
+    let table: [(&str, bool, bool, &str); 9] = [
+        (".git/config", true, false, "git's configuration (E-31)"),
+        (".git/hooks", true, false, "git's hooks"),
+        (".git", false, true, "a `.git` file; a `.git` directory is for commits to write"),
+        (".bashrc", true, false, "a shell's start-up file"),
+        (".config/git", true, false, "a run of directories, as its path"),
+        (".vscode", true, false, "an editor's settings"),
+        (".h1", true, false, "a harness's worktree home, held whole for the shell"),
+        (".h2", true, false, "a harness's directory"),
+        (".h1.json", true, false, "a harness's file"),
+    ];
+    for (name, held, file, why) in table {
+        assert_eq!(baseline.held.iter().any(|h| h == name), held, "{name}: {why}");
+        assert_eq!(baseline.held_files.iter().any(|h| h == name), file, "{name}: {why}");
+    }
+    let place = Place { root: ROOT, cwd: "/ws/src", session_tmp: TMP };
+    let c = confinement(&rules(&[EDIT]), &place, &[], &baseline);
+    assert_eq!(c.held, baseline.held);
+    assert_eq!(c.held_at, strings(&[ROOT]), "the workspace root is looked in from anywhere");
+    // Stacked, the held names of either are held (E-7, E-31).
+    let mut other = c.clone();
+    other.held = strings(&[".extra"]);
+    assert!(c.stack(&other).held.iter().any(|h| h == ".extra"));
+    assert!(other.stack(&c).held.iter().any(|h| h == ".bashrc"));
+    // No held names, nothing to look for.
+    assert!(of(&[EDIT], &[]).held_at.is_empty());
 }
