@@ -10,6 +10,7 @@
 //!
 //! Synchronous and small like `warden-hook`: the Landlock crate and rustix, nothing else.
 
+mod filter;
 mod launch;
 mod namespace;
 mod open;

@@ -17,5 +17,7 @@ mod holes;
 mod processes;
 #[path = "confined/races.rs"]
 mod races;
+#[path = "confined/sockets.rs"]
+mod sockets;
 #[path = "confined/tools.rs"]
 mod tools;

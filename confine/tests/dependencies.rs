@@ -1,5 +1,5 @@
 //! `warden-confine`'s dependency tree (what it links, build scripts and proc-macros included)
-//! is the Landlock crate and rustix, and what they need: a closed list, so that a new crate in
+//! is the Landlock crate, rustix and seccompiler, and what they need: a closed list, so that a new crate in
 //! the launcher every confined call runs under is a decision, not an accident (issue 50).
 
 #![expect(clippy::unwrap_used, reason = "test code: a failure is a failed test")]
@@ -7,14 +7,15 @@
 use std::collections::BTreeSet;
 
 /// Every crate the launcher may link, and why.
-const ALLOWED: [(&str, &str); 14] = [
+const ALLOWED: [(&str, &str); 15] = [
     ("agentwarden-confine", "the launcher itself"),
     ("landlock", "the Landlock project's own crate: rulesets, rules, restrict_self"),
     ("enumflags2", "landlock's access-right flags"),
     ("enumflags2_derive", "enumflags2's derive (build time only)"),
     ("thiserror", "landlock's errors"),
     ("thiserror-impl", "thiserror's derive (build time only)"),
-    ("libc", "landlock's system calls"),
+    ("libc", "landlock's and seccompiler's system calls; the filter's numbers"),
+    ("seccompiler", "rust-vmm's seccomp-bpf compiler: the socket filter (E-32)"),
     ("rustix", "namespaces, mounts, identity, no-new-privileges"),
     ("bitflags", "rustix's flags"),
     ("linux-raw-sys", "rustix's kernel interface"),
