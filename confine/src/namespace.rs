@@ -1,12 +1,14 @@
 //! The namespaces a confined call runs in (E-11): a user namespace (so that root inside is not
 //! root outside, and so that an unprivileged user may do the rest), a mount namespace whose
 //! read-only binds carve the protected holes into the write grants (E-4: Landlock only adds
-//! rights, so a hole beneath a writable directory needs a mount), and, with no network granted,
-//! a network namespace with no interface (E-6).
+//! rights, so a hole beneath a writable directory needs a mount). No network namespace: with
+//! no network granted, Landlock refuses every TCP bind and connect and the socket filter every
+//! other IP socket, and a new network namespace cost more than a millisecond a call (E-33).
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{FileType, StatVfsMountFlags, fstat, fstatvfs};
@@ -18,7 +20,7 @@ use rustix::mount::{
 use rustix::thread::UnshareFlags;
 
 use crate::open::{self, Grants, Opened};
-use crate::policy::{Network, Policy};
+use crate::policy::Policy;
 
 /// Enters the new namespaces, maps the caller's own user and group into them, opens the grants
 /// there and carves the holes (E-29). The grants, opened. `Err` says which step the kernel
@@ -27,10 +29,7 @@ pub(crate) fn enter(policy: &Policy) -> Result<Grants, String> {
     let uid = rustix::process::geteuid().as_raw();
     let gid = rustix::process::getegid().as_raw();
     let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
-    let mut flags = UnshareFlags::NEWUSER | UnshareFlags::NEWNS;
-    if policy.network == Network::None {
-        flags |= UnshareFlags::NEWNET;
-    }
+    let flags = UnshareFlags::NEWUSER | UnshareFlags::NEWNS;
     // The one `unshare` flag that is not safe is `CLONE_FILES` (another thread's descriptors),
     // which this never passes, in a process with one thread.
     #[expect(deprecated, reason = "rustix's safe `unshare` is deprecated for CLONE_FILES alone")]
@@ -166,30 +165,53 @@ fn held<'g>(
         places.sort();
         places.dedup();
         for place in &places {
+            // One listing of the place, its names folded to ASCII lower case: on a directory
+            // that folds case, `.GIT` is what git opens as `.git`.
+            let listed = match listing(&grant.fd, place) {
+                Ok(listed) => listed,
+                Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP) => continue,
+                Err(e) => return Err(mount_failed("list", &grant.path.join(place), e)),
+            };
             let names =
                 policy.held.iter().map(|n| (n, false)).chain(policy.held_files.iter().map(|n| (n, true)));
             for (name, file_only) in names {
                 // A name of more than one segment (`.git/hooks`) is held once its first is a
                 // directory: what is missing below it is carved at its nearest ancestor (E-4).
                 let mut segments = name.iter();
-                let first = place.join(segments.next().unwrap_or_default());
+                let Some(wanted) = segments.next() else { continue };
                 let deeper = segments.next().is_some();
-                let relative = place.join(name);
-                match open::beneath_path(&grant.fd, &first) {
-                    Ok(fd) if (file_only || deeper) && open::kind(&fd)? == FileType::Directory => {
-                        if deeper {
-                            insert(trees, grant, &relative);
+                let rest: PathBuf = name.iter().skip(1).collect();
+                for entry in listed.iter().filter(|(folded, _)| *folded == wanted.to_ascii_lowercase()) {
+                    let first = place.join(&entry.1);
+                    let relative = first.join(&rest);
+                    match open::beneath_path(&grant.fd, &first) {
+                        Ok(fd) if (file_only || deeper) && open::kind(&fd)? == FileType::Directory => {
+                            if deeper {
+                                insert(trees, grant, &relative);
+                            }
                         }
+                        Ok(_) if deeper => {}
+                        Ok(_) | Err(Errno::LOOP) => insert(trees, grant, &relative),
+                        Err(Errno::NOENT | Errno::NOTDIR) => {}
+                        Err(e) => return Err(mount_failed("look for", &grant.path.join(&first), e)),
                     }
-                    Ok(_) if deeper => {}
-                    Ok(_) | Err(Errno::LOOP) => insert(trees, grant, &relative),
-                    Err(Errno::NOENT | Errno::NOTDIR) => {}
-                    Err(e) => return Err(mount_failed("look for", &grant.path.join(&first), e)),
                 }
             }
         }
     }
     Ok(())
+}
+
+/// The names in the directory `place` beneath `dir` (opened following no link), each with
+/// its ASCII lower-case fold.
+fn listing(dir: &OwnedFd, place: &Path) -> Result<Vec<(OsString, OsString)>, Errno> {
+    let place = if place.as_os_str().is_empty() { Path::new(".") } else { place };
+    let mut names = Vec::new();
+    for entry in rustix::fs::Dir::new(open::directory_beneath(dir, place)?)? {
+        let name = OsStr::from_bytes(entry?.file_name().to_bytes()).to_os_string();
+        names.push((name.to_ascii_lowercase(), name));
+    }
+    Ok(names)
 }
 
 /// The holes beneath one directory, by name.

@@ -93,6 +93,14 @@ pub(crate) fn beneath_path(dir: impl AsFd, path: &Path) -> Result<OwnedFd, Errno
     retried(|| openat2(dir, path, PLACE, Mode::empty(), NO_LINKS | ResolveFlags::BENEATH))
 }
 
+/// Opens the directory at the relative `path` beneath `dir` for reading its names, following
+/// no link, never leaving `dir`.
+pub(crate) fn directory_beneath(dir: impl AsFd, path: &Path) -> Result<OwnedFd, Errno> {
+    let dir = dir.as_fd();
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    retried(|| openat2(dir, path, flags, Mode::empty(), NO_LINKS | ResolveFlags::BENEATH))
+}
+
 /// What the descriptor names: a directory, a file, a link…
 pub(crate) fn kind(fd: impl AsFd) -> Result<FileType, String> {
     fstat(fd)

@@ -18,7 +18,7 @@ pub enum Mode {
 /// The network a confined process may reach (E-6).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Network {
-    /// None: a network namespace with no interface, and no TCP.
+    /// None: no TCP (Landlock), no other IP socket (the socket filter, E-33).
     None,
     /// TCP connect to the web ports (for the hosts named: the kernel cannot tell hosts apart).
     Web(Vec<String>),

@@ -5,6 +5,7 @@
 //! `cargo xtask bench server` runs only those), and, in a run without a filter, the domain gate
 //! against Cedar (`bench_cedar`; `cargo xtask bench cedar` runs only that). The whole-session
 //! rows of the real clients close every run (`bench_session`; `cargo xtask bench session`).
+//! `cargo xtask bench confine` times the confined-call launcher alone (`bench_confine`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -376,6 +377,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("session") {
         let bin = build_release()?;
         return crate::bench_session::run(&bin, args.get(1..).unwrap_or_default());
+    }
+    // `cargo xtask bench confine`: only the launcher around `true` against `true` (issue 50).
+    if args.first().map(String::as_str) == Some("confine") {
+        return crate::bench_confine::run();
     }
     // `cargo xtask bench cedar`: only the domain gate against Cedar.
     if args.first().map(String::as_str) == Some("cedar") {

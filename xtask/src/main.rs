@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_cedar;
+mod bench_confine;
 mod bench_export;
 mod bench_server;
 mod bench_session;

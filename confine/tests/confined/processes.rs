@@ -222,3 +222,54 @@ fn the_launch_line_hands_the_launcher_the_command_byte_for_byte() {
     let output = std::process::Command::new("sh").arg("-c").arg(&line).output().unwrap();
     assert!(!escaped.exists(), "{}", said(&output));
 }
+
+/// python3 sending over `protocol` (`mptcp` or `udp`) to 127.0.0.1:`port`: prints `sent` or
+/// `refused` and the error.
+fn other_protocol(protocol: &str, port: u16) -> String {
+    let open = match protocol {
+        "mptcp" => {
+            "s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); s.settimeout(3); \
+                    s.connect(('127.0.0.1', PORT)); s.send(b'x')"
+        }
+        _ => "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('127.0.0.1', PORT))",
+    };
+    format!(
+        "python3 -c \"import socket\ntry:\n    {}\n    print('sent')\nexcept OSError as e:\n    print('refused', e)\"",
+        open.replace("PORT", &port.to_string())
+    )
+}
+
+#[test]
+fn no_other_ip_protocol_reaches_a_port_the_grants_do_not_open() {
+    let tree = Tree::new();
+    let (port, accepted) = listener();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
+    let udp_port = udp.local_addr().unwrap().port();
+    // Unconfined, both reach their listener: the test can tell.
+    let output =
+        std::process::Command::new("sh").arg("-c").arg(other_protocol("mptcp", port)).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "sent", "{}", said(&output));
+    accepted.recv_timeout(Duration::from_secs(5)).unwrap();
+    let output =
+        std::process::Command::new("sh").arg("-c").arg(other_protocol("udp", udp_port)).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "sent", "{}", said(&output));
+    assert!(udp.recv(&mut [0_u8; 8]).is_ok(), "the datagram did not arrive unconfined");
+    // MPTCP is TCP to the listener but not to Landlock's port rule: with or without a web
+    // grant it reaches no port (E-33). UDP without a network grant reaches nothing (E-33).
+    for rules in [&["Edit"][..], &["Edit", "WebFetch"][..]] {
+        let output = tree.run(&tree.confinement(rules, &[]), &other_protocol("mptcp", port));
+        assert!(
+            String::from_utf8_lossy(&output.stdout).starts_with("refused"),
+            "{rules:?}: {}",
+            said(&output)
+        );
+        assert!(accepted.recv_timeout(Duration::from_millis(300)).is_err(), "{rules:?}: MPTCP accepted");
+    }
+    let output = tree.run(&tree.confinement(&["Edit"], &[]), &other_protocol("udp", udp_port));
+    assert!(
+        udp.recv(&mut [0_u8; 8]).is_err(),
+        "a datagram arrived with no network granted: {}",
+        said(&output)
+    );
+}
