@@ -64,10 +64,11 @@ pub(crate) fn run() -> Result<(), String> {
             String::from_utf8_lossy(&check.stderr)
         ));
     }
-    let (bare, confined, how) = medians(&launcher, &confinement, &ws)?;
+    let ([bare, shell, confined], how) = medians(&launcher, &confinement, &ws)?;
     let added = confined - bare;
     println!("\nwarden-confine around `true` against `true` alone ({how}; medians)\n");
     println!("{:<44} {:>10}", "`true` alone", format!("{bare:.2} ms"));
+    println!("{:<44} {:>10}", "`/bin/sh -c true` (what the launcher becomes)", format!("{shell:.2} ms"));
     println!("{:<44} {:>10}", "`warden-confine CONFINEMENT true`", format!("{confined:.2} ms"));
     println!(
         "{:<44} {:>10}  target ≤ {TARGET_MS} ms: {}",
@@ -115,9 +116,10 @@ fn build() -> Result<std::path::PathBuf, String> {
     Ok(launcher)
 }
 
-/// The medians of `true` and of the launcher around it, in ms, and how they were taken:
-/// hyperfine without a shell when installed, else a loop of our own; both in the same run.
-fn medians(launcher: &Path, confinement: &str, ws: &Path) -> Result<(f64, f64, String), String> {
+/// The medians of `true`, of `/bin/sh -c true` and of the launcher around `true`, in ms, and
+/// how they were taken: hyperfine without a shell when installed, else a loop of our own; all in
+/// the same run.
+fn medians(launcher: &Path, confinement: &str, ws: &Path) -> Result<([f64; 3], String), String> {
     let truth = Command::new("sh").args(["-c", "command -v true"]).output().map_err(|e| e.to_string())?;
     let truth = String::from_utf8_lossy(&truth.stdout).trim().to_owned();
     let has_hyperfine = Command::new("hyperfine").arg("--version").output().is_ok_and(|o| o.status.success());
@@ -130,6 +132,7 @@ fn medians(launcher: &Path, confinement: &str, ws: &Path) -> Result<(f64, f64, S
                 .args(["--style", "basic", "--export-json"])
                 .arg(&json)
                 .arg(&truth)
+                .arg("/bin/sh -c true")
                 .arg(&confined)
                 .current_dir(ws),
         )?;
@@ -146,10 +149,11 @@ fn medians(launcher: &Path, confinement: &str, ws: &Path) -> Result<(f64, f64, S
                 number.parse::<f64>().ok()
             })
             .collect();
-        let [bare, confined] = medians.as_slice() else {
-            return Err(format!("hyperfine: {} medians, not 2", medians.len()));
+        let [bare, shell, confined] = medians.as_slice() else {
+            return Err(format!("hyperfine: {} medians, not 3", medians.len()));
         };
-        return Ok((bare * 1e3, confined * 1e3, format!("hyperfine -N, {RUNS} runs each after {WARM_UP}")));
+        let how = format!("hyperfine -N, {RUNS} runs each after {WARM_UP}");
+        return Ok(([bare * 1e3, shell * 1e3, confined * 1e3], how));
     }
     let time = |command: &mut Command| -> Result<f64, String> {
         let mut times = Vec::new();
@@ -167,6 +171,7 @@ fn medians(launcher: &Path, confinement: &str, ws: &Path) -> Result<(f64, f64, S
         Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
     };
     let bare = time(Command::new(&truth).current_dir(ws))?;
+    let shell = time(Command::new("/bin/sh").args(["-c", "true"]).current_dir(ws))?;
     let confined = time(Command::new(launcher).arg(confinement).arg("true").current_dir(ws))?;
-    Ok((bare, confined, format!("own loop, {RUNS} runs each after {WARM_UP}")))
+    Ok(([bare, shell, confined], format!("own loop, {RUNS} runs each after {WARM_UP}")))
 }
