@@ -174,3 +174,23 @@ fn a_held_name_that_does_not_exist_leaves_the_workspace_writable() {
         tree.run(&tree.confinement(&["Edit"], &[]), "echo x > src/new.rs && echo x > top && echo ok");
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "ok", "{}", said(&output));
 }
+
+#[test]
+fn a_held_name_that_is_a_symbolic_link_cannot_be_replaced() {
+    // A dotfiles manager's `.bashrc` is a link: a link cannot be a mount point, so its directory
+    // is read-only instead (E-31, E-4), and the link stays.
+    let tree = Tree::new();
+    std::fs::write(tree.out().join("bashrc"), "kept").unwrap();
+    std::os::unix::fs::symlink(tree.out().join("bashrc"), tree.ws().join(".bashrc")).unwrap();
+    tree.file("src/main.rs", "fn main() {}");
+    let confinement = tree.confinement(&["Edit"], &[]);
+    let output = tree.run(&confinement, "rm -f .bashrc; echo evil > .bashrc; echo evil > src/main.rs");
+    assert!(
+        std::fs::symlink_metadata(tree.ws().join(".bashrc")).unwrap().file_type().is_symlink(),
+        "{}",
+        said(&output)
+    );
+    assert_eq!(std::fs::read_to_string(tree.out().join("bashrc")).unwrap(), "kept");
+    // Narrower: what is beneath the directory is read-only too.
+    assert_eq!(std::fs::read_to_string(tree.ws().join("src/main.rs")).unwrap(), "fn main() {}");
+}
