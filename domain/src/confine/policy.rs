@@ -125,12 +125,16 @@ pub fn confinement(
             Reach::Whole(_) | Reach::Other => {}
         }
     }
-    // A grant at or beneath a protected path is no grant (E-4).
+    // A grant at or beneath a protected path is no grant (E-4), nor one in the workspace at
+    // or beneath a held name (E-31).
     let mut granted = Vec::new();
     for dir in outermost(write) {
-        match protected.iter().find(|p| beneath(&dir, p)) {
-            Some(p) => unenforced.push(format!("write `{dir}`: at or beneath the protected path `{p}`")),
-            None => granted.push(dir),
+        if let Some(p) = protected.iter().find(|p| beneath(&dir, p)) {
+            unenforced.push(format!("write `{dir}`: at or beneath the protected path `{p}`"));
+        } else if let Some(name) = held_grant(&dir, &root, baseline) {
+            unenforced.push(format!("write `{dir}`: at or beneath the held name `{name}` (E-31)"));
+        } else {
+            granted.push(dir);
         }
     }
     let read_only =
@@ -186,6 +190,24 @@ pub fn lineage_confinement(
     let mut each = manifests.iter().map(|rules| confinement(rules, place, protected, baseline));
     let first = each.next().unwrap_or_else(|| confinement(&[], place, protected, baseline));
     each.fold(first, |outer, inner| outer.stack(&inner))
+}
+
+/// The held name a write grant in the workspace (beneath the root, not the root) is at or
+/// beneath, if any (E-31): one of its segments below the root is a held name's first segment,
+/// compared in ASCII lower case. The launcher holds a held name found beneath a grant; one the
+/// grant is itself, or is inside, it cannot see, so the grant is dropped instead. A grant outside
+/// the workspace (a cache a deployment grants) is the deployment's.
+fn held_grant(dir: &str, root: &str, baseline: &Baseline) -> Option<String> {
+    if dir == root || !beneath(dir, root) {
+        return None;
+    }
+    let rest = dir.get(root.len()..)?;
+    let segments: Vec<String> =
+        rest.split('/').filter(|s| !s.is_empty()).map(str::to_ascii_lowercase).collect();
+    baseline.held.iter().chain(&baseline.held_files).find_map(|held| {
+        let first = held.split('/').next()?.to_ascii_lowercase();
+        segments.contains(&first).then(|| held.clone())
+    })
 }
 
 /// The directory a path rule grants everything beneath (E-2): its segments must be literal,

@@ -322,3 +322,32 @@ fn the_held_names_are_held_for_the_shell_and_git_may_still_commit() {
     // No held names, nothing to look for.
     assert!(of(&[EDIT], &[]).held_at.is_empty());
 }
+
+#[test]
+fn a_write_grant_at_or_beneath_a_held_name_in_the_workspace_is_no_grant() {
+    let baseline = Baseline::unix("/home/u");
+    let place = Place { root: ROOT, cwd: ROOT, session_tmp: TMP };
+    // (rule, granted, why)
+    let table: [(&str, bool, &str); 7] = [
+        ("Edit(/.vscode/**)", false, "a held directory (E-31)"),
+        ("Edit(/.git/hooks/**)", false, "git's hooks"),
+        ("Edit(/.GIT/**)", false, "in another case"),
+        ("Edit(/sub/.husky/**)", false, "a held name deeper in the workspace"),
+        ("Edit(/.bashrc)", false, "a held file"),
+        ("Edit(/src/**)", true, "no held name on the way"),
+        ("Edit(//var/cache/.cargo/**)", true, "outside the workspace: the deployment's own grant"),
+    ];
+    for (rule, granted, why) in table {
+        let c = confinement(&rules(&[rule]), &place, &[], &baseline);
+        let dir = c.write.iter().any(|w| w != TMP && !w.starts_with("/dev/"));
+        assert_eq!(dir, granted, "{rule}: {why}: {:?}", c.write);
+        assert_eq!(
+            c.unenforced.iter().any(|u| u.contains("held name")),
+            !granted,
+            "{rule}: {:?}",
+            c.unenforced
+        );
+    }
+    // Without held names (a bare baseline) the grant stands.
+    assert!(of(&["Edit(/.vscode/**)"], &[]).write.iter().any(|w| w == "/ws/.vscode"));
+}
