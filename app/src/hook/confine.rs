@@ -341,8 +341,8 @@ fn judge(
 /// Whether the harness's `deny` or `ask` rule `rule` may match the shell command `command`,
 /// read widely so that Warden never misses one the harness would apply (H-61): a rule of
 /// another tool never; the bare shell rule, or one Warden cannot read, always; a rule with a
-/// specifier whenever the first word of its literal prefix appears anywhere in the command, or
-/// it has no literal prefix.
+/// specifier whenever the first word of each literal piece between its wildcards appears
+/// anywhere in the command (so always when it has none).
 pub(crate) fn may_match(rule: &str, command: &str) -> bool {
     let shell = agentwarden_domain::lineage::syntax::SHELL;
     let Some(rest) = rule.trim().strip_prefix(shell) else { return false };
@@ -355,11 +355,12 @@ pub(crate) fn may_match(rule: &str, command: &str) -> bool {
         return false;
     }
     let Some(spec) = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else { return true };
-    let literal = spec.split('*').next().unwrap_or_default().trim_end_matches(':');
-    match literal.split_whitespace().next() {
-        None => true,
-        Some(word) => command.contains(word),
-    }
+    // Every literal piece between its wildcards must be in a command the rule matches; the
+    // first word of each is looked for anywhere, which is wider.
+    spec.trim_end_matches(":*")
+        .split('*')
+        .filter_map(|piece| piece.split_whitespace().next())
+        .all(|word| command.contains(word.trim_end_matches(':')))
 }
 
 #[cfg(test)]
@@ -369,7 +370,10 @@ mod tests {
     /// (rule, command, may match, why), H-61.
     #[test]
     fn a_deny_or_ask_rule_is_read_widely() {
-        let table: [(&str, &str, bool, &str); 12] = [
+        let table: [(&str, &str, bool, &str); 15] = [
+            ("Bash(*warden seal*)", "python3 -c 1", false, "a piece between wildcards not in it"),
+            ("Bash(*warden seal*)", "cd a; warden  seal", true, "each piece's first word in it"),
+            ("Bash(**)", "ls", true, "only wildcards"),
             ("Bash", "ls", true, "the bare rule"),
             ("Bash(*)", "ls", true, "no literal prefix"),
             ("Bash(touch:*)", "touch x", true, "the prefix"),
