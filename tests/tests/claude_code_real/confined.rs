@@ -12,7 +12,7 @@ use super::*;
 /// The example with a coder held to `Bash(python3:*)`, `Edit(src/**)` and `Read(src/**)`,
 /// `[confine] mode = "required"` (and `main_session` when asked), a `.env` outside its reads,
 /// set up as the README says, the client's settings allowing the calls.
-fn confined_project(main_session: bool) -> Project {
+fn confined_project(main_session: bool, server: Option<&str>) -> Project {
     let project = Project::example(&tools());
     let launcher = project.tools.warden.parent().unwrap().join("warden-confine");
     assert!(
@@ -43,7 +43,10 @@ fn confined_project(main_session: bool) -> Project {
     project.git(&["add", "-A"]);
     project.git(&["commit", "-q", "-m", "a coder held to python3 and src/"]);
     let warden = project.tools.warden.to_string_lossy().into_owned();
-    project.warden_ok(&["init", "claude-code", "--warden", &warden]);
+    match server {
+        None => project.warden_ok(&["init", "claude-code", "--warden", &warden]),
+        Some(at) => project.warden_ok(&["init", "claude-code", "--warden", &warden, "--server", at]),
+    };
     let mut settings = project.settings();
     settings["permissions"]["allow"] = json!(["Agent", "Bash(python3:*)", "Read", "Edit", "Write"]);
     project.set_settings(&settings);
@@ -81,7 +84,52 @@ fn refused_by_the_kernel(text: &str) -> bool {
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn a_subagents_shell_call_runs_confined_to_its_manifest() {
-    let project = confined_project(false);
+    let project = confined_project(false, None);
+    let api = run_the_coder(&project);
+    the_coder_was_held(&project, &api);
+}
+
+/// The same through the resident service: the server decides, with the launcher beside its own
+/// executable (H-63).
+#[test]
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn through_the_resident_service_a_subagents_shell_call_runs_confined() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("warden.sock");
+    let at = socket.to_string_lossy().into_owned();
+    let project = confined_project(false, Some(&at));
+    let mut server = std::process::Command::new(&project.tools.warden)
+        .args(["serve", "--socket", &at])
+        .current_dir(&project.root)
+        .env_remove("CLAUDECODE")
+        .env("AGENTWARDEN_ENABLE_SUBAGENTS", "true")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(project.dir().join("serve.stderr.txt")).unwrap())
+        .spawn()
+        .expect("start warden serve");
+    let started = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(started.elapsed() < HELPER_TIMEOUT, "warden serve did not answer");
+        assert!(server.try_wait().unwrap().is_none(), "warden serve exited");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_the_coder(&project)));
+    rustix::process::kill_process(rustix::process::Pid::from_child(&server), rustix::process::Signal::TERM)
+        .expect("SIGTERM the server");
+    let status = server.wait().expect("the server exits");
+    let api = ran.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    assert!(status.success(), "SIGTERM drains and exits 0: {status}");
+    the_coder_was_held(&project, &api);
+    let authorized = project.audit_of("tool_call_authorized");
+    assert!(
+        authorized.iter().all(|e| str_of(e.get("actor")).starts_with("warden-serve peer uid=")),
+        "the server decided: {authorized:?}"
+    );
+}
+
+/// The coder's six calls, run.
+fn run_the_coder(project: &Project) -> FakeApi {
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -106,6 +154,11 @@ fn a_subagents_shell_call_runs_confined_to_its_manifest() {
     run.assert_finished();
     assert_loopback_only(&api);
     assert!(api.ran("CODETASK"), "the coder ran");
+    api
+}
+
+/// What the kernel did with each of the coder's calls, and what was recorded.
+fn the_coder_was_held(project: &Project, api: &FakeApi) {
     let result = |id: &str| api.tool_result(id).unwrap_or_else(|| panic!("no result for {id}"));
     let q4 = result("toolu_q4");
     assert!(q4.is_error && refused_by_the_kernel(&q4.text), "the kernel refused the write: {q4:?}");
@@ -139,7 +192,7 @@ fn a_subagents_shell_call_runs_confined_to_its_manifest() {
 #[test]
 #[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
 fn the_main_sessions_shell_cannot_write_a_protected_path_with_the_option_on() {
-    let project = confined_project(true);
+    let project = confined_project(true, None);
     let api = start(Script::new().agent(
         "MAINTASK",
         vec![
