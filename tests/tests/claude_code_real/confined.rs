@@ -187,6 +187,13 @@ fn the_coder_was_held(project: &Project, api: &FakeApi) {
         .filter(|e| payload(e, "confinement").is_some_and(|c| c["outcome"] == "confined"))
         .collect();
     assert_eq!(confined.len(), 6, "each Bash call: {authorized:?}");
+    // `warden audit explain` says it in words, with the digest of what the launcher read.
+    let seq = confined[0].get("seq").map(ToString::to_string).unwrap_or_default();
+    let explained = project.warden_ok(&["audit", "explain", &seq]);
+    assert!(
+        explained.contains("confinement: confined (required)") && explained.contains("confinement_digest"),
+        "{explained}"
+    );
 }
 
 #[test]
