@@ -130,6 +130,15 @@ pub(crate) fn install_pinned(pinned: &Pinned) -> Result<PathBuf, CannotRun> {
 
 /// Runs the suite with `claude` (already installed). `Err` names what failed.
 pub(crate) fn run_suite(claude: &Path) -> Result<(), String> {
+    // The confined scenarios run the launcher beside the suite's `warden` (H-63): build it, in
+    // the same profile.
+    let built = Command::new(env!("CARGO"))
+        .args(["build", "--locked", "-p", "agentwarden-confine", "--bin", "warden-confine"])
+        .status()
+        .map_err(|e| format!("cargo build -p agentwarden-confine: {e}"))?;
+    if !built.success() {
+        return Err(format!("cargo build -p agentwarden-confine failed ({built})"));
+    }
     // `--workspace --all-features`, as the test steps build: the same artifacts, no rebuild.
     let mut args = vec![
         "test",
