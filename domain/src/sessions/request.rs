@@ -124,6 +124,13 @@ pub enum ToolKind {
     },
     /// A tool that starts agents (H-22).
     StartsAgents,
+    /// A call of a harness's shell tool (each integration names its own, one list per harness):
+    /// the command line, as given. What it writes, as far as its text says, is checked against
+    /// the held names and the protected paths for every agent (T-31, T-32).
+    Shell {
+        /// The command line.
+        command: String,
+    },
     /// A shell command that runs one of Warden's human verbs (K-11).
     HumanVerb {
         /// `seal`, `approve`, `revoke` or `release`.
@@ -131,6 +138,17 @@ pub enum ToolKind {
     },
     /// Anything else: governed only by who calls it (H-23, H-24).
     Other,
+}
+
+impl ToolKind {
+    /// A call of a harness's shell tool with the command line `command`, as every integration
+    /// reads one: a human verb in it (K-11), else a [`ToolKind::Shell`] (T-31).
+    pub fn shell(command: String) -> ToolKind {
+        match human_verb_in(&command) {
+            Some(verb) => ToolKind::HumanVerb { verb },
+            None => ToolKind::Shell { command },
+        }
+    }
 }
 
 /// A tool call that spawns no agent.
