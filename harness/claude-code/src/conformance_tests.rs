@@ -39,6 +39,7 @@ impl Scenarios for ClaudeCode {
             ),
             ToolSpec::Read { path } => ("Read", json!({"file_path": path})),
             ToolSpec::Search { root } => ("Glob", json!({"path": root, "pattern": "*"})),
+            ToolSpec::Shell { tool, command } => (tool, json!({"command": command})),
         };
         let mut event = json!({
             "session_id": tool.session, "cwd": tool.cwd, "hook_event_name": "PreToolUse",

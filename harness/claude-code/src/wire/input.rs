@@ -210,7 +210,7 @@ mod tests {
         };
         let stop = |ids: &str| format!(r#"{{"hook_event_name":"SubagentStop","agent_type":"coder",{ids}}}"#);
         let long = "a".repeat(MAX_ID_LEN + 1);
-        let rows: [(&str, &str, &str); 18] = [
+        let rows: [(&str, &str, &str); 19] = [
             ("", "hook_input_empty", "empty stdin"),
             ("   \n", "hook_input_empty", "only whitespace"),
             ("{not json", "hook_input_invalid", "invalid JSON"),
@@ -228,6 +228,11 @@ mod tests {
                 r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{}}"#,
                 "hook_input_missing_field",
                 "a write without its file",
+            ),
+            (
+                r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}"#,
+                "hook_input_missing_field",
+                "a shell call without its command line (T-31)",
             ),
             (&spawn(r#"{"subagent_type":7}"#), "hook_input_wrong_type", "subagent_type a number"),
             (&spawn(r#"{"subagent_type":" "}"#), "hook_input_wrong_type", "subagent_type blank"),
