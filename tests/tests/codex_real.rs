@@ -207,6 +207,33 @@ fn a_write_into_a_protected_path_through_the_shell_or_the_patch_tool_is_denied()
     assert!(project.read("src/lib.rs").is_some_and(|s| s.contains("43")), "the granted patch was applied");
 }
 
+/// Issue 48's residual (T-31): the main session's shell, held to no manifest, writes a git hook
+/// by a redirection, by `cp` and through `sh -c`: each is denied `protected_path_write` naming
+/// `.git`, and no hook is written; an ordinary redirection runs.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn the_main_sessions_shell_writing_a_git_hook_is_denied() {
+    let project = CodexProject::setup(&tools());
+    let api = start(Script::new().agent(
+        "MAINTASK",
+        vec![
+            Item::shell("call_redirect", "echo x > .git/hooks/pre-commit"),
+            Item::shell("call_cp", "cp src/lib.rs .git/hooks/pre-commit"),
+            Item::shell("call_sh", "sh -c 'echo x >> .GIT/../.git/hooks/post-checkout'"),
+            Item::shell("call_ok", "echo ok > ok.txt"),
+        ],
+    ));
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    for call in ["call_redirect", "call_cp", "call_sh"] {
+        shown(&api, call, &["protected_path_write", ".git"]);
+    }
+    for hook in [".git/hooks/pre-commit", ".git/hooks/post-checkout"] {
+        assert!(!project.root.join(hook).exists(), "{hook} was not written");
+    }
+    assert_eq!(project.read("ok.txt").as_deref(), Some("ok\n"), "the ordinary redirection ran");
+}
+
 /// A path is judged where the patch lands (issue 47 item 5, T-17, R-32): with `src/l -> ../agents`
 /// and `src/up -> ..` made in the project (as the agent's shell would), the main session's
 /// `*** Update File: src/l/../okrs/q4.md` is denied (Codex's `apply_patch` hands the path to the

@@ -229,11 +229,13 @@ fn mention_words(line: &str) -> Vec<String> {
 /// `depth` groups deep at most; a word with none, or deeper, as it is, its braces and commas
 /// splitting it.
 fn expand_braces(word: &str, depth: usize, out: &mut Vec<String>) {
-    let group = word.find('{').and_then(|open| word[open..].find('}').map(|close| (open, open + close)));
+    let group = word.split_once('{').and_then(|(head, rest)| {
+        let (inner, tail) = rest.split_once('}')?;
+        Some((head, inner, tail))
+    });
     match group {
-        Some((open, close)) if depth > 0 => {
-            let (head, tail) = (&word[..open], &word[close + 1..]);
-            for choice in word[open + 1..close].split(',') {
+        Some((head, inner, tail)) if depth > 0 => {
+            for choice in inner.split(',') {
                 expand_braces(&format!("{head}{choice}{tail}"), depth - 1, out);
             }
         }
