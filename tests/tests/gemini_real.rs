@@ -433,7 +433,7 @@ fn the_main_sessions_shell_writing_a_git_hook_is_denied() {
         "MAINTASK",
         vec![
             Part::shell("echo x > .git/hooks/pre-commit"),
-            Part::shell("cp agentwarden.toml .git/hooks/pre-commit"),
+            Part::shell("cp src/lib.rs .git/hooks/post-merge"),
             Part::shell("sh -c 'echo x >> .GIT/../.git/hooks/post-checkout'"),
             Part::shell("echo ok > ok.txt"),
         ],
@@ -447,7 +447,7 @@ fn the_main_sessions_shell_writing_a_git_hook_is_denied() {
         let text = denied.to_string();
         assert!(text.contains("protected_path_write") && text.contains(".git"), "{text}");
     }
-    for hook in [".git/hooks/pre-commit", ".git/hooks/post-checkout"] {
+    for hook in [".git/hooks/pre-commit", ".git/hooks/post-merge", ".git/hooks/post-checkout"] {
         assert!(!project.root.join(hook).exists(), "{hook} was not written");
     }
     assert_eq!(project.read("ok.txt").as_deref(), Some("ok\n"), "the ordinary redirection ran");
