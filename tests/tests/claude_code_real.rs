@@ -600,6 +600,8 @@ mod deny_rules;
 mod differential;
 #[path = "claude_code_real/halt.rs"]
 mod halt;
+#[path = "claude_code_real/held_shell.rs"]
+mod held_shell;
 #[path = "claude_code_real/issue18.rs"]
 mod issue18;
 #[path = "claude_code_real/locked_stop.rs"]
