@@ -135,7 +135,8 @@ fn registered() -> [(agentwarden_hook_client::HookHarness, Arc<dyn agentwarden::
 
 /// [`registered`] as the server holds them: the default, and the others by their names.
 fn harnesses() -> agentwarden_server::Harnesses {
-    let mut harnesses = agentwarden_server::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode));
+    let mut harnesses =
+        agentwarden_server::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode));
     for (hook, harness) in registered() {
         if let Some(name) = hook.requested() {
             harnesses = harnesses.with(name, harness);

@@ -514,7 +514,8 @@ pub async fn a_shell_line_that_writes_a_held_name_is_denied(harness: &dyn Scenar
         for tool in shells {
             for (command, named) in lines {
                 let spec = ToolSpec::Shell { tool, command };
-                let wire = harness.tool(&Tool { session: SESSION, call_id: "call-7", caller, cwd: &cwd, spec });
+                let wire =
+                    harness.tool(&Tool { session: SESSION, call_id: "call-7", caller, cwd: &cwd, spec });
                 let situation = format!("{who}, `{tool}` `{command}`");
                 let expect = named.map_or(Expect::Proceed, |_| Expect::Deny("protected_path_write"));
                 let stored = kernel.ask(harness, &wire).await;
@@ -524,7 +525,9 @@ pub async fn a_shell_line_that_writes_a_held_name_is_denied(harness: &dyn Scenar
                 let config = Config::load(Some(&kernel.project.root.join("agentwarden.toml"))).unwrap();
                 let fast = crate::before_store_parsed(&config, &kernel.storage, &harness.decode(&wire));
                 let held = |answer: &HookAnswer| {
-                    named.is_some_and(|n| matches!(answer, HookAnswer::Deny { reason } if reason.as_str().contains(n)))
+                    named.is_some_and(
+                        |n| matches!(answer, HookAnswer::Deny { reason } if reason.as_str().contains(n)),
+                    )
                 };
                 let fast_denies = matches!(&fast, crate::Pre::Store { fallback: Some(deny) } if held(deny));
                 if named.is_some() != fast_denies {

@@ -194,7 +194,12 @@ fn protected_write(config: &Config, cwd: Option<&str>, own_root: Option<&str>, p
 /// The reason a shell line is refused, or `None`: the domain's rule
 /// ([`agentwarden_domain::sessions::protected_shell`]) over the same protected paths and held
 /// names as [`protected_write`] (T-31, T-32).
-fn protected_shell(config: &Config, cwd: Option<&str>, own_root: Option<&str>, command: &str) -> Option<String> {
+fn protected_shell(
+    config: &Config,
+    cwd: Option<&str>,
+    own_root: Option<&str>,
+    command: &str,
+) -> Option<String> {
     let root = absolute(&config.root);
     let protected = ProtectedPaths {
         root: root.as_deref(),

@@ -38,8 +38,8 @@ pub use real_path::{NoLinks, ResolvePath, joined, lexical, parent_and_leaf, plac
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};
-pub use shell_writes::{STREAM_FILES, ShellWrites, is_stream_file, shell_writes};
 pub(crate) use rules::{Reach, ReadFrom};
+pub use shell_writes::{STREAM_FILES, ShellWrites, is_stream_file, shell_writes};
 pub use tool_path::ToolPath;
 pub use tool_use::{Argument, CallArgument, RulesAs, ToolUse};
 pub use walk::{LineageVerdict, Pair, walk};

@@ -44,7 +44,9 @@ pub const STREAM_FILES: [&str; 5] = ["/dev/null", "/dev/stdin", "/dev/stdout", "
 /// Whether `target` is one of [`STREAM_FILES`] or `/dev/fd/N`.
 pub fn is_stream_file(target: &str) -> bool {
     STREAM_FILES.contains(&target)
-        || target.strip_prefix("/dev/fd/").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        || target
+            .strip_prefix("/dev/fd/")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// What `line` writes ([`ShellWrites`]).
@@ -106,7 +108,8 @@ fn read_command(segment: &str, depth: usize, writes: &mut ShellWrites) {
         if SHELLS.contains(&name.as_str()) {
             let rest = words.get(at + 1..).unwrap_or_default();
             // `-c`, in any cluster of short options (`-lc`, `-ec`): the next word is the text.
-            let command = rest.iter().position(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'));
+            let command =
+                rest.iter().position(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'));
             return match command.and_then(|c| rest.get(c + 1)) {
                 Some(text) => read_line(text, depth + 1, writes),
                 None => unread(writes, || format!("`{name}` runs a script or its input")),
@@ -136,7 +139,9 @@ fn read_command(segment: &str, depth: usize, writes: &mut ShellWrites) {
         }
     }
     match named_paths(words.get(at..).unwrap_or_default()) {
-        Ok(Some((Touches::Writes, paths))) => writes.targets.extend(paths.into_iter().filter(|p| !p.is_empty())),
+        Ok(Some((Touches::Writes, paths))) => {
+            writes.targets.extend(paths.into_iter().filter(|p| !p.is_empty()))
+        }
         Ok(Some((Touches::Reads, _)) | None) => {}
         Err(why) => unread(writes, || why),
     }
@@ -219,7 +224,8 @@ fn split(line: &str) -> Split {
 fn mention_words(line: &str) -> Vec<String> {
     let plain: String = line.chars().filter(|c| !"'\"\\".contains(*c)).collect();
     let mut words = Vec::new();
-    for word in plain.split(|c: char| c.is_whitespace() || ";&|<>()$`=".contains(c)).filter(|w| !w.is_empty()) {
+    for word in plain.split(|c: char| c.is_whitespace() || ";&|<>()$`=".contains(c)).filter(|w| !w.is_empty())
+    {
         expand_braces(word, MAX_DEPTH, &mut words);
     }
     words

@@ -145,7 +145,10 @@ pub fn protected_shell(
     let writes = shell_writes(command);
     for target in writes.targets.iter().filter(|t| !is_stream_file(&lexical(t)) || !t.starts_with('/')) {
         if let Some(refused) = protected_write(protected, resolve, cwd, own_root, target) {
-            return Some(Failed::new(refused.code, format!("{} (the shell command writes it)", refused.reason)));
+            return Some(Failed::new(
+                refused.code,
+                format!("{} (the shell command writes it)", refused.reason),
+            ));
         }
     }
     let why = writes.unread.as_deref()?;

@@ -99,7 +99,8 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         ToolKind::StartsAgents
     } else if SHELL_TOOLS.contains(&tool_name.as_str()) {
         // A shell call whose command line cannot be read cannot be checked: refused (T-31).
-        let command = text("command", "tool_input.command")?.ok_or(InputError::Missing("tool_input.command"))?;
+        let command =
+            text("command", "tool_input.command")?.ok_or(InputError::Missing("tool_input.command"))?;
         ToolKind::shell(command)
     } else {
         ToolKind::Other
@@ -399,7 +400,10 @@ mod tests {
                 ToolKind::Shell { command: "warden audit log --type approval_granted".into() },
             ),
             (("Bash", r#"{"command":"git approve"}"#), ToolKind::Shell { command: "git approve".into() }),
-            (("Bash", r#"{"command":"wardens approve"}"#), ToolKind::Shell { command: "wardens approve".into() }),
+            (
+                ("Bash", r#"{"command":"wardens approve"}"#),
+                ToolKind::Shell { command: "wardens approve".into() },
+            ),
             (("Read", r#"{"command":"warden approve"}"#), ToolKind::Other),
             (("Read", r#"{"file_path":"okrs/a.md"}"#), ToolKind::Other),
         ];
