@@ -35,7 +35,20 @@ pub struct ShellWrites {
     /// Every word of the line, split at blanks, quotes, escapes and the shell's operators (and at
     /// `=`), for the check of an unread line.
     pub words: Vec<String>,
+    /// The directories the line changes to (`cd DIR`, `pushd DIR`), as written, each also joined
+    /// to the one before it; a relative target is also placed under each (T-31).
+    pub dirs: Vec<String>,
+    /// Why the line is refused unread, when it is: brace groups that expand into more than
+    /// [`MAX_WORDS`] words (T-32).
+    pub refused: Option<String>,
 }
+
+/// The most directories a line's `cd`s are read for; a line with more is not read whole.
+const MAX_DIRS: usize = 16;
+
+/// The most words a line's brace groups expand into; a line whose groups expand into more is
+/// refused (T-32).
+pub const MAX_WORDS: usize = 4096;
 
 /// The shell's special files that a redirection names without opening a file of that name
 /// (bash opens the descriptor itself), and the null device: never a held name.
@@ -51,8 +64,16 @@ pub fn is_stream_file(target: &str) -> bool {
 
 /// What `line` writes ([`ShellWrites`]).
 pub fn shell_writes(line: &str) -> ShellWrites {
-    let mut writes = ShellWrites { words: mention_words(line), ..ShellWrites::default() };
+    let (words, expanded) = mention_words(line);
+    let refused = (expanded > MAX_WORDS).then(|| format!("its brace groups expand into more than {MAX_WORDS} words"));
+    let mut writes = ShellWrites { words, refused, ..ShellWrites::default() };
     read_line(line, 0, &mut writes);
+    // After a `cd`, a relative target lands under its directory: placed there too (the
+    // order of the commands is not read, so every target is placed under every one).
+    let relative: Vec<String> = writes.targets.iter().filter(|t| !t.starts_with('/')).cloned().collect();
+    let under: Vec<String> =
+        writes.dirs.iter().flat_map(|dir| relative.iter().map(move |t| format!("{dir}/{t}"))).collect();
+    writes.targets.extend(under);
     if let Some(expanded) = writes.targets.iter().find(|t| t.contains(['*', '?', '[', '{', '~'])) {
         let why = format!("`{}`, a target the shell expands", expanded.escape_debug());
         unread(&mut writes, || why);
@@ -99,6 +120,9 @@ fn read_command(segment: &str, depth: usize, writes: &mut ShellWrites) {
         unread(writes, || why);
     }
     let mut at = words.iter().position(|w| assignment(w).is_none()).unwrap_or(words.len());
+    if words.get(at).is_some_and(|w| ["cd", "pushd"].contains(&file_name(w).as_str())) {
+        return change_directory(words.get(at + 1..).unwrap_or_default(), writes);
+    }
     while let Some(word) = words.get(at) {
         let name = file_name(word);
         if name == "eval" {
@@ -145,6 +169,22 @@ fn read_command(segment: &str, depth: usize, writes: &mut ShellWrites) {
         Ok(Some((Touches::Reads, _)) | None) => {}
         Err(why) => unread(writes, || why),
     }
+}
+
+/// A `cd` (or `pushd`) with `args`: its directory kept in `writes`, joined to the one before it
+/// too; one the text does not say (none, `-`, an expansion, `~`) leaves the line unread.
+fn change_directory(args: &[String], writes: &mut ShellWrites) {
+    let mut dirs = args.iter().filter(|a| !a.starts_with('-') || *a == "-");
+    let dir = match (dirs.next(), dirs.next()) {
+        (Some(dir), None) if !(dir == "-" || dir.is_empty() || dir.contains(['$', '`', '~', '*', '?', '['])) => dir,
+        _ => return unread(writes, || "a `cd` to a directory the text does not say".to_owned()),
+    };
+    if writes.dirs.len() >= MAX_DIRS {
+        return unread(writes, || format!("more than {MAX_DIRS} changes of directory"));
+    }
+    let joined = writes.dirs.last().filter(|_| !dir.starts_with('/')).map(|last| format!("{last}/{dir}"));
+    writes.dirs.push(dir.clone());
+    writes.dirs.extend(joined);
 }
 
 /// A command word's file name, lower-cased (`/usr/bin/TEE` is `tee`).
@@ -221,20 +261,36 @@ fn split(line: &str) -> Split {
 /// operators, `$`, backquotes and `=`, each brace group expanded as the shell expands it
 /// (`.{npmrc,x}` is `.npmrc` and `.x`), for the check of an unread line: `D=.g'i't`,
 /// `"$(echo .bashrc)"` and `.{npmrc,x}` name `.git`, `.bashrc` and `.npmrc`.
-fn mention_words(line: &str) -> Vec<String> {
+/// Returns the words and how many the brace groups made of the words that hold one (counted up
+/// to just past [`MAX_WORDS`]).
+fn mention_words(line: &str) -> (Vec<String>, usize) {
     let plain: String = line.chars().filter(|c| !"'\"\\".contains(*c)).collect();
     let mut words = Vec::new();
+    let mut expanded = 0;
     for word in plain.split(|c: char| c.is_whitespace() || ";&|<>()$`=".contains(c)).filter(|w| !w.is_empty())
     {
-        expand_braces(word, MAX_DEPTH, &mut words);
+        if word.contains('{') {
+            let mut out = Vec::new();
+            expand_braces(word, MAX_DEPTH, &mut out);
+            expanded += out.len();
+            if expanded > MAX_WORDS {
+                break;
+            }
+            words.extend(out);
+        } else {
+            words.push(word.to_owned());
+        }
     }
-    words
+    (words, expanded)
 }
 
 /// `word` with its first brace group (`{a,b}`) expanded into `out`, the groups after it in turn,
 /// `depth` groups deep at most; a word with none, or deeper, as it is, its braces and commas
 /// splitting it.
 fn expand_braces(word: &str, depth: usize, out: &mut Vec<String>) {
+    if out.len() > MAX_WORDS {
+        return;
+    }
     let group = word.split_once('{').and_then(|(head, rest)| {
         let (inner, tail) = rest.split_once('}')?;
         Some((head, inner, tail))
@@ -289,6 +345,30 @@ mod tests {
             assert_eq!(writes.targets, targets.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>(), "{line}");
             assert_eq!(writes.unread.is_none(), read, "{line}: {writes:?}");
         }
+    }
+
+    /// A relative target after a `cd` is placed under its directory too; a `cd` the text does
+    /// not say leaves the line unread.
+    #[test]
+    fn a_target_after_a_cd_is_placed_under_its_directory() {
+        let writes = shell_writes("cd .git && cd hooks; echo x > pre-commit");
+        for target in ["pre-commit", ".git/pre-commit", "hooks/pre-commit", ".git/hooks/pre-commit"] {
+            assert!(writes.targets.iter().any(|t| t == target), "{target}: {writes:?}");
+        }
+        assert!(writes.unread.is_none(), "{writes:?}");
+        for line in ["cd && echo x > a", "cd - ; touch a", "cd \"$D\" && touch a", "cd ~/x && touch a"] {
+            assert!(shell_writes(line).unread.is_some(), "{line}");
+        }
+    }
+
+    /// Brace groups are expanded only so far: a line of many groups is not read, never slow.
+    #[test]
+    fn braces_expand_within_a_bound() {
+        let line = format!("cp x {}", "{a,b,c,d,e,f,g,h,i,j}".repeat(8));
+        let writes = shell_writes(&line);
+        assert!(writes.words.len() <= MAX_WORDS + 16, "{}", writes.words.len());
+        assert!(writes.refused.is_some(), "{writes:?}");
+        assert!(shell_writes("cp x .{a,b}{c,d}").refused.is_none());
     }
 
     #[test]

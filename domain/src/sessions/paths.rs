@@ -143,6 +143,15 @@ pub fn protected_shell(
     command: &str,
 ) -> Option<Failed> {
     let writes = shell_writes(command);
+    if let Some(why) = &writes.refused {
+        return Some(Failed::new(
+            Code::ProtectedPathWrite,
+            format!(
+                "Agent Warden denied this at protected_path (protected_path_write): the shell command cannot be \
+                 checked: {why}"
+            ),
+        ));
+    }
     for target in writes.targets.iter().filter(|t| !is_stream_file(&lexical(t)) || !t.starts_with('/')) {
         if let Some(refused) = protected_write(protected, resolve, cwd, own_root, target) {
             return Some(Failed::new(
@@ -343,6 +352,18 @@ mod tests {
             ("cat .git/config $X", ".git"),
             ("echo x > okrs/*", "okrs"),
         ];
+        // After a `cd`: a relative target lands under its directory, and where it would without.
+        let moved = [
+            ("cd .git && echo x > hooks/pre-commit", ".git"),
+            ("cd .git/hooks; cp evil pre-commit", ".git"),
+            ("cd src && cd ../.git; touch config", ".git"),
+            ("(cd src); echo x > okrs/q4.md", "okrs"),
+        ];
+        for (command, named) in moved {
+            let refused = protected_shell(protected, &links, Some("/p"), None, command);
+            let refused = refused.unwrap_or_else(|| panic!("`{command}` was let through"));
+            assert!(refused.reason.contains(named), "{command}: {}", refused.reason);
+        }
         for (command, named) in unread {
             let refused = protected_shell(protected, &links, Some("/p"), None, command);
             let refused = refused.unwrap_or_else(|| panic!("`{command}` was let through"));
@@ -362,6 +383,7 @@ mod tests {
             "echo '.git' > notes.txt",
             "cat <<'EOF' > notes.md\ndon't\nEOF",
             "okrs-notes/x",
+            "cd src && echo x > out.txt",
         ];
         for command in allowed {
             assert_eq!(protected_shell(protected, &links, Some("/p"), None, command), None, "{command}");
