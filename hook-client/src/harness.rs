@@ -141,7 +141,7 @@ mod tests {
                 let HookEvent::Tool(call) = event else { panic!("{name} `{tool}`: {event:?}") };
                 assert_eq!(
                     call.kind,
-                    ToolKind::Shell { command: "echo x > .git/hooks/pre-commit".into() },
+                    ToolKind::Shell { command: "echo x > .git/hooks/pre-commit".into(), dir: None },
                     "{name} `{tool}`"
                 );
             }

@@ -144,14 +144,16 @@ fn decide(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
                 return Pre::Store { fallback: Some(HookAnswer::deny(reason)) };
             }
         }
-        ToolKind::Shell { command } => {
+        ToolKind::Shell { command, dir } => {
             let own_root = match (&call.caller, &index) {
                 (Some(agent), Some(index)) => index.roots.get(&agent.agent_id).map(String::as_str),
                 _ => None,
             };
             // A shell line whose text writes a held name or a protected path, for every agent
             // (T-31, T-32).
-            if let Some(reason) = protected_shell(config, input.cwd.as_deref(), own_root, command) {
+            if let Some(reason) =
+                protected_shell(config, input.cwd.as_deref(), own_root, command, dir.as_deref())
+            {
                 return Pre::Store { fallback: Some(HookAnswer::deny(reason)) };
             }
         }
@@ -199,6 +201,7 @@ fn protected_shell(
     cwd: Option<&str>,
     own_root: Option<&str>,
     command: &str,
+    dir: Option<&str>,
 ) -> Option<String> {
     let root = absolute(&config.root);
     let protected = ProtectedPaths {
@@ -206,7 +209,7 @@ fn protected_shell(
         paths: &config.guardrails.protected,
         held: HARNESS_HELD_NAMES,
     };
-    agentwarden_domain::sessions::protected_shell(protected, &LocalPaths, cwd, own_root, command)
+    agentwarden_domain::sessions::protected_shell(protected, &LocalPaths, cwd, own_root, command, dir)
         .map(|refused| refused.reason.into_owned())
 }
 

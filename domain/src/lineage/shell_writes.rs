@@ -65,7 +65,8 @@ pub fn is_stream_file(target: &str) -> bool {
 /// What `line` writes ([`ShellWrites`]).
 pub fn shell_writes(line: &str) -> ShellWrites {
     let (words, expanded) = mention_words(line);
-    let refused = (expanded > MAX_WORDS).then(|| format!("its brace groups expand into more than {MAX_WORDS} words"));
+    let refused =
+        (expanded > MAX_WORDS).then(|| format!("its brace groups expand into more than {MAX_WORDS} words"));
     let mut writes = ShellWrites { words, refused, ..ShellWrites::default() };
     read_line(line, 0, &mut writes);
     // After a `cd`, a relative target lands under its directory: placed there too (the
@@ -176,7 +177,11 @@ fn read_command(segment: &str, depth: usize, writes: &mut ShellWrites) {
 fn change_directory(args: &[String], writes: &mut ShellWrites) {
     let mut dirs = args.iter().filter(|a| !a.starts_with('-') || *a == "-");
     let dir = match (dirs.next(), dirs.next()) {
-        (Some(dir), None) if !(dir == "-" || dir.is_empty() || dir.contains(['$', '`', '~', '*', '?', '['])) => dir,
+        (Some(dir), None)
+            if !(dir == "-" || dir.is_empty() || dir.contains(['$', '`', '~', '*', '?', '['])) =>
+        {
+            dir
+        }
         _ => return unread(writes, || "a `cd` to a directory the text does not say".to_owned()),
     };
     if writes.dirs.len() >= MAX_DIRS {

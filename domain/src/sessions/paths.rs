@@ -134,13 +134,15 @@ pub fn protected_write(
 /// text cannot be read whole (an expansion, a command substitution, a glob in a target, an
 /// unclosed quote, a script or piped text run) is refused only when one of its words, as a
 /// path from `cwd`, is or lies in a held name or a configured protected path; the rest of such
-/// a line is the confinement's (T-32).
+/// a line is the confinement's (T-32). A line the harness runs in another directory (`dir`,
+/// absolute or relative to `cwd`) has its relative targets placed there, and from `cwd` too.
 pub fn protected_shell(
     protected: ProtectedPaths<'_>,
     resolve: &dyn ResolvePath,
     cwd: Option<&str>,
     own_root: Option<&str>,
     command: &str,
+    dir: Option<&str>,
 ) -> Option<Failed> {
     let writes = shell_writes(command);
     if let Some(why) = &writes.refused {
@@ -152,12 +154,17 @@ pub fn protected_shell(
             ),
         ));
     }
+    let run_in = dir.and_then(|d| normalize(d, cwd));
+    let places: Vec<Option<&str>> = [run_in.as_deref(), cwd].into_iter().filter(Option::is_some).collect();
+    let places = if places.is_empty() { vec![None] } else { places };
     for target in writes.targets.iter().filter(|t| !is_stream_file(&lexical(t)) || !t.starts_with('/')) {
-        if let Some(refused) = protected_write(protected, resolve, cwd, own_root, target) {
-            return Some(Failed::new(
-                refused.code,
-                format!("{} (the shell command writes it)", refused.reason),
-            ));
+        for from in &places {
+            if let Some(refused) = protected_write(protected, resolve, *from, own_root, target) {
+                return Some(Failed::new(
+                    refused.code,
+                    format!("{} (the shell command writes it)", refused.reason),
+                ));
+            }
         }
     }
     let why = writes.unread.as_deref()?;
@@ -168,7 +175,7 @@ pub fn protected_shell(
         .flat_map(|base| protected.paths.iter().filter_map(|p| normalize(p, Some(base))))
         .collect();
     writes.words.iter().find_map(|word| {
-        let place = normalize(word, cwd)?;
+        let place = normalize(word, run_in.as_deref().or(cwd))?;
         let named = held_in(&place, protected.held)
             .map(|name| format!("the held name `{name}`"))
             .or_else(|| protected_target(&[place], &configured).map(|hit| format!("the protected path `{hit}`")))?;
@@ -335,7 +342,7 @@ mod tests {
         for writer in writers {
             for (target, named) in targets {
                 let command = writer(target);
-                let refused = protected_shell(protected, &links, Some("/p"), None, &command);
+                let refused = protected_shell(protected, &links, Some("/p"), None, &command, None);
                 let refused = refused.unwrap_or_else(|| panic!("`{command}` was let through"));
                 assert_eq!(refused.code, Code::ProtectedPathWrite, "{command}: {refused:?}");
                 assert!(refused.reason.contains(named), "{command}: {}", refused.reason);
@@ -360,12 +367,12 @@ mod tests {
             ("(cd src); echo x > okrs/q4.md", "okrs"),
         ];
         for (command, named) in moved {
-            let refused = protected_shell(protected, &links, Some("/p"), None, command);
+            let refused = protected_shell(protected, &links, Some("/p"), None, command, None);
             let refused = refused.unwrap_or_else(|| panic!("`{command}` was let through"));
             assert!(refused.reason.contains(named), "{command}: {}", refused.reason);
         }
         for (command, named) in unread {
-            let refused = protected_shell(protected, &links, Some("/p"), None, command);
+            let refused = protected_shell(protected, &links, Some("/p"), None, command, None);
             let refused = refused.unwrap_or_else(|| panic!("`{command}` was let through"));
             assert!(refused.reason.contains(named), "{command}: {}", refused.reason);
         }
@@ -385,8 +392,22 @@ mod tests {
             "okrs-notes/x",
             "cd src && echo x > out.txt",
         ];
+        // Gemini CLI's `dir_path`: the line runs there.
+        for dir in [".git", "/p/.git/hooks/..", "src/../.GIT"] {
+            let refused =
+                protected_shell(protected, &links, Some("/p"), None, "echo x > hooks/pre-commit", Some(dir));
+            assert!(refused.is_some_and(|r| r.reason.contains(".git")), "run in {dir}");
+        }
+        assert_eq!(
+            protected_shell(protected, &links, Some("/p"), None, "echo x > out.txt", Some("src")),
+            None
+        );
         for command in allowed {
-            assert_eq!(protected_shell(protected, &links, Some("/p"), None, command), None, "{command}");
+            assert_eq!(
+                protected_shell(protected, &links, Some("/p"), None, command, None),
+                None,
+                "{command}"
+            );
         }
     }
 

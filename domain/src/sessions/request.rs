@@ -130,6 +130,9 @@ pub enum ToolKind {
     Shell {
         /// The command line.
         command: String,
+        /// The directory the harness runs it in, when the call names one (Gemini CLI's
+        /// `dir_path`), as given; `None`: the hook input's `cwd`.
+        dir: Option<String>,
     },
     /// A shell command that runs one of Warden's human verbs (K-11).
     HumanVerb {
@@ -144,9 +147,15 @@ impl ToolKind {
     /// A call of a harness's shell tool with the command line `command`, as every integration
     /// reads one: a human verb in it (K-11), else a [`ToolKind::Shell`] (T-31).
     pub fn shell(command: String) -> ToolKind {
+        ToolKind::shell_in(command, None)
+    }
+
+    /// [`ToolKind::shell`] run in the directory `dir` (absolute, or relative to the hook input's
+    /// `cwd`), when the call names one.
+    pub fn shell_in(command: String, dir: Option<String>) -> ToolKind {
         match human_verb_in(&command) {
             Some(verb) => ToolKind::HumanVerb { verb },
-            None => ToolKind::Shell { command },
+            None => ToolKind::Shell { command, dir },
         }
     }
 }

@@ -115,7 +115,7 @@ pub fn check_tool(call: ToolCall, facts: &ToolFacts<'_>) -> Option<HookToolEvalu
                 target = Some(path.clone());
                 (Decision::Deny, Some(HookFailure::new("protected_path", refused.code, refused.reason)))
             }
-            ToolKind::Shell { command } => {
+            ToolKind::Shell { command, dir } => {
                 let own_root = call
                     .caller
                     .as_ref()
@@ -123,7 +123,14 @@ pub fn check_tool(call: ToolCall, facts: &ToolFacts<'_>) -> Option<HookToolEvalu
                     .and_then(|a| a.root.as_deref());
                 // A shell line that writes no held name nor protected path is not governed
                 // here; a subagent's still meets its tool rules (T-31).
-                let refused = protected_shell(facts.protected, facts.resolve, facts.cwd, own_root, command)?;
+                let refused = protected_shell(
+                    facts.protected,
+                    facts.resolve,
+                    facts.cwd,
+                    own_root,
+                    command,
+                    dir.as_deref(),
+                )?;
                 target = Some(command.clone());
                 (Decision::Deny, Some(HookFailure::new("protected_path", refused.code, refused.reason)))
             }

@@ -296,7 +296,7 @@ mod tests {
             tool_name: "Bash".into(),
             tool_use_id: None,
             caller: None,
-            kind: ToolKind::Shell { command: "ls".into() },
+            kind: ToolKind::Shell { command: "ls".into(), dir: None },
             rules_as: agentwarden_domain::lineage::RulesAs::Call {
                 tool: "Bash".into(),
                 argument: agentwarden_domain::lineage::CallArgument::Command("ls".into()),
@@ -384,7 +384,7 @@ mod tests {
             (("SendMessage", r#"{"message":"go on"}"#), ToolKind::SendMessage { to: None }),
             (("Workflow", r#"{}"#), ToolKind::StartsAgents),
             (("TeamCreate", r#"{}"#), ToolKind::StartsAgents),
-            (("Bash", r#"{"command":"ls"}"#), ToolKind::Shell { command: "ls".into() }),
+            (("Bash", r#"{"command":"ls"}"#), ToolKind::Shell { command: "ls".into(), dir: None }),
             (("Bash", r#"{"command":"warden approve --ref X"}"#), ToolKind::HumanVerb { verb: "approve" }),
             (
                 ("Bash", r#"{"command":"env -u CLAUDECODE /usr/local/bin/warden seal"}"#),
@@ -397,12 +397,15 @@ mod tests {
             ),
             (
                 ("Bash", r#"{"command":"warden audit log --type approval_granted"}"#),
-                ToolKind::Shell { command: "warden audit log --type approval_granted".into() },
+                ToolKind::Shell { command: "warden audit log --type approval_granted".into(), dir: None },
             ),
-            (("Bash", r#"{"command":"git approve"}"#), ToolKind::Shell { command: "git approve".into() }),
+            (
+                ("Bash", r#"{"command":"git approve"}"#),
+                ToolKind::Shell { command: "git approve".into(), dir: None },
+            ),
             (
                 ("Bash", r#"{"command":"wardens approve"}"#),
-                ToolKind::Shell { command: "wardens approve".into() },
+                ToolKind::Shell { command: "wardens approve".into(), dir: None },
             ),
             (("Read", r#"{"command":"warden approve"}"#), ToolKind::Other),
             (("Read", r#"{"file_path":"okrs/a.md"}"#), ToolKind::Other),

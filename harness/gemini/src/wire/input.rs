@@ -204,7 +204,9 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         let input = input_object(object)?;
         let command = input_string(input, "command", "tool_input.command")?
             .ok_or(InputError::Missing("tool_input.command"))?;
-        ToolKind::shell(command)
+        // The directory the shell runs in, when the call names one: its targets land there.
+        let dir = input_string(input, "dir_path", "tool_input.dir_path")?;
+        ToolKind::shell_in(command, dir)
     } else if WRITE_TOOLS.contains(&tool_name.as_str()) {
         ToolKind::Write { path: written(object)? }
     } else {

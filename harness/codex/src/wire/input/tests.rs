@@ -67,7 +67,7 @@ fn each_tool_is_read_as_the_kernel_needs_it() {
         (
             "Bash",
             json!({"command": "echo child"}),
-            ToolKind::Shell { command: "echo child".into() },
+            ToolKind::Shell { command: "echo child".into(), dir: None },
             shell("echo child"),
         ),
         (
