@@ -127,7 +127,10 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         let input = input_object(object)?;
         let command = input_string(input, "command", "tool_input.command")?
             .ok_or(InputError::Missing("tool_input.command"))?;
-        ToolKind::shell(command)
+        // The directory the command runs in, were the call to name one (`exec_command` takes a
+        // `workdir`; 0.169.0's hook was seen to send `{command}` alone): its targets land there.
+        let dir = input_string(input, "workdir", "tool_input.workdir")?;
+        ToolKind::shell_in(command, dir)
     } else if tool_name == PATCH_TOOL {
         let input = input_object(object)?;
         let patch = input_string(input, "command", "tool_input.command")?
