@@ -48,7 +48,7 @@ const MAX_DIRS: usize = 16;
 
 /// The most words a line's brace groups expand into; a line whose groups expand into more is
 /// refused (T-32).
-pub const MAX_WORDS: usize = 4096;
+pub(super) const MAX_WORDS: usize = 4096;
 
 /// The shell's special files that a redirection names without opening a file of that name
 /// (bash opens the descriptor itself), and the null device: never a held name.
