@@ -39,7 +39,7 @@ pub struct ShellWrites {
     /// to the one before it; a relative target is also placed under each (T-31).
     pub dirs: Vec<String>,
     /// Why the line is refused unread, when it is: brace groups that expand into more than
-    /// [`MAX_WORDS`] words (T-32).
+    /// 4 096 words (T-32).
     pub refused: Option<String>,
 }
 
