@@ -462,4 +462,94 @@ mod tests {
         assert_eq!(normalize("okrs/a", None), None, "relative without a cwd cannot be placed");
         assert_eq!(normalize("okrs/a", Some("rel")), None, "nor against a relative cwd");
     }
+
+    mod properties {
+        use std::collections::BTreeMap;
+
+        use proptest::prelude::*;
+
+        use super::super::*;
+        use crate::lineage::Links;
+
+        /// The writers of the property: each writes its one target.
+        const WRITERS: [&str; 10] = [
+            "echo x > {}",
+            "printf x >>{}",
+            "cat a | tee -a {}",
+            "cp -f evil {}",
+            "mv evil {}",
+            "ln -sf evil {}",
+            "touch {}",
+            "env A=1 timeout 9 install evil {}",
+            "sh -c 'echo x > {}'",
+            "eval touch {}",
+        ];
+
+        /// Held names, as a directory part (for a `cd`) and the rest.
+        const HELD: [(&str, &str); 6] = [
+            (".git", "hooks/pre-commit"),
+            (".git", "config"),
+            (".husky", "pre-commit"),
+            ("", ".bashrc"),
+            ("", ".npmrc"),
+            ("", ".mcp.json"),
+        ];
+
+        const PREFIXES: [&str; 5] = ["", "./", "src/../", "/p/", "sub/x/../../"];
+
+        /// `text` with the case of each ASCII letter flipped where `bits` says.
+        fn cased(text: &str, bits: u64) -> String {
+            text.chars()
+                .enumerate()
+                .map(|(at, c)| if bits >> (at % 64) & 1 == 1 { c.to_ascii_uppercase() } else { c })
+                .collect()
+        }
+
+        proptest! {
+            /// Issue 48's residual, generated: any writer, any held name, any case, prefix,
+            /// quoting, or a `cd` into the held directory first, is refused, naming the held name
+            /// (T-31).
+            #[test]
+            fn a_held_target_is_refused_however_it_is_spelt(
+                writer in 0_usize..WRITERS.len(),
+                held in 0_usize..HELD.len(),
+                bits in any::<u64>(),
+                prefix in 0_usize..PREFIXES.len(),
+                quote in 0_usize..3,
+                cd in any::<bool>(),
+            ) {
+                let links = Links(BTreeMap::new());
+                let protected = ProtectedPaths { root: Some("/p"), paths: &[], held: HeldNames::NONE };
+                let (dir, rest) = HELD[held];
+                let prefix = PREFIXES[prefix];
+                let (before, target) = if cd && !dir.is_empty() {
+                    (format!("cd {prefix}{} && ", cased(dir, bits)), rest.to_owned())
+                } else if dir.is_empty() {
+                    (String::new(), format!("{prefix}{}", cased(rest, bits)))
+                } else {
+                    (String::new(), format!("{prefix}{}/{rest}", cased(dir, bits)))
+                };
+                let target = match (quote, WRITERS[writer].contains('\'')) {
+                    (1, false) => format!("'{target}'"),
+                    (2, _) => format!("\"{target}\""),
+                    _ => target,
+                };
+                let command = format!("{before}{}", WRITERS[writer].replace("{}", &target));
+                let refused = protected_shell(protected, &links, Some("/p"), None, &command, None);
+                prop_assert!(refused.is_some(), "`{}` was let through", command);
+                let refused = refused.unwrap_or_else(|| unreachable!());
+                prop_assert_eq!(refused.code, Code::ProtectedPathWrite);
+                let name = if dir.is_empty() { rest } else { dir };
+                prop_assert!(refused.reason.contains(name), "{}: {}", command, refused.reason);
+            }
+
+            /// The reader never panics on any text, and answers in bounded time.
+            #[test]
+            fn any_line_is_read_without_a_panic(line in "\\PC{0,400}") {
+                let links = Links(BTreeMap::new());
+                let protected = ProtectedPaths { root: Some("/p"), paths: &[], held: HeldNames::NONE };
+                let _ = protected_shell(protected, &links, Some("/p"), None, &line, Some("src"));
+            }
+        }
+    }
 }
