@@ -392,7 +392,7 @@ mod tests {
             "okrs-notes/x",
             "cd src && echo x > out.txt",
         ];
-        // Gemini CLI's `dir_path`: the line runs there.
+        // A call that names the directory it runs in: the line runs there.
         for dir in [".git", "/p/.git/hooks/..", "src/../.GIT"] {
             let refused =
                 protected_shell(protected, &links, Some("/p"), None, "echo x > hooks/pre-commit", Some(dir));

@@ -130,8 +130,8 @@ pub enum ToolKind {
     Shell {
         /// The command line.
         command: String,
-        /// The directory the harness runs it in, when the call names one (Gemini CLI's
-        /// `dir_path`), as given; `None`: the hook input's `cwd`.
+        /// The directory the harness runs it in, when the call names one (an integration reads
+        /// it from its tool's input), as given; `None`: the hook input's `cwd`.
         dir: Option<String>,
     },
     /// A shell command that runs one of Warden's human verbs (K-11).
