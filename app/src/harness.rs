@@ -46,6 +46,12 @@ pub trait Harness: Send + Sync {
     /// argument, or a tool the integration does not know (T-8, T-16, C-6). What `warden
     /// authorize` asks of a request's input.
     fn rules_as(&self, tool: &str, input: &serde_json::Value) -> RulesAs;
+
+    /// Every tool of the harness that runs a shell command line (its `tool_input.command`),
+    /// which its [`Harness::decode`] reads as a [`agentwarden_domain::sessions::ToolKind::Shell`]:
+    /// what the line writes is checked for every agent, the main session included (T-31). No
+    /// default: a new harness names its own, and the conformance suite drives each.
+    fn shell_tools(&self) -> &'static [&'static str];
 }
 
 impl Warden {

@@ -118,21 +118,60 @@ pub(super) async fn serve(
         })?;
         Ok((warden, location))
     };
-    agentwarden_server::run(
-        options,
-        // Claude Code is the default (every line installed before there were two) (C-7).
-        agentwarden_server::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode))
-            .with("codex", Arc::new(agentwarden_codex::kernel::Codex))
-            .with("gemini", Arc::new(agentwarden_gemini::kernel::Gemini)),
-        open,
-        out,
-    )
-    .await?;
+    agentwarden_server::run(options, harnesses(), open, out).await?;
     Ok(EXIT_OK)
+}
+
+/// The harnesses the server decides, each by the name `--harness` gives it; Claude Code is the
+/// default (every line installed before there were two) (C-7).
+fn registered() -> [(agentwarden_hook_client::HookHarness, Arc<dyn agentwarden::harness::Harness>); 3] {
+    use agentwarden_hook_client::HookHarness;
+    [
+        (HookHarness::ClaudeCode, Arc::new(agentwarden_claude_code::kernel::ClaudeCode)),
+        (HookHarness::Codex, Arc::new(agentwarden_codex::kernel::Codex)),
+        (HookHarness::Gemini, Arc::new(agentwarden_gemini::kernel::Gemini)),
+    ]
+}
+
+/// [`registered`] as the server holds them: the default, and the others by their names.
+fn harnesses() -> agentwarden_server::Harnesses {
+    let mut harnesses =
+        agentwarden_server::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode));
+    for (hook, harness) in registered() {
+        if let Some(name) = hook.requested() {
+            harnesses = harnesses.with(name, harness);
+        }
+    }
+    harnesses
 }
 
 impl From<String> for Failure {
     fn from(reason: String) -> Self {
         Failure::usage(reason)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every harness `--harness` names is one the server decides, under the same name, and the
+    /// kernel's integration names the same shell tools as the hook's, whose every line is
+    /// checked for the held names (T-31): a harness added to one list and not the other, or
+    /// without its shell tools, fails here.
+    #[test]
+    fn every_harness_is_registered_with_its_shell_tools() {
+        let registered = registered();
+        let harnesses = harnesses();
+        for name in agentwarden_hook_client::HookHarness::NAMES {
+            let hook = agentwarden_hook_client::HookHarness::parse(name).unwrap();
+            let (_, kernel) = registered.iter().find(|(h, _)| *h == hook).unwrap();
+            let served = harnesses.get(hook.requested().as_deref()).unwrap();
+            assert_eq!(served.name(), kernel.name(), "{name}");
+            assert!(!kernel.shell_tools().is_empty(), "{name}");
+            assert_eq!(kernel.shell_tools(), hook.shell_tools(), "{name}");
+            assert_eq!(served.shell_tools(), hook.shell_tools(), "{name}");
+        }
+        assert_eq!(registered.len(), agentwarden_hook_client::HookHarness::NAMES.len());
     }
 }

@@ -69,6 +69,16 @@ impl HookHarness {
         }
     }
 
+    /// Every tool of this harness that runs a shell command line: [`HookHarness::decode`] reads
+    /// each as a shell call, whose writes are checked for every agent (T-31).
+    pub fn shell_tools(self) -> &'static [&'static str] {
+        match self {
+            HookHarness::ClaudeCode => &agentwarden_claude_code::wire::SHELL_TOOLS,
+            HookHarness::Codex => &agentwarden_codex::wire::SHELL_TOOLS,
+            HookHarness::Gemini => &agentwarden_gemini::wire::SHELL_TOOLS,
+        }
+    }
+
     /// The event on stdin, read as this harness writes it.
     pub fn decode(self, text: &str) -> Result<HookInput, InputError> {
         match self {
@@ -109,6 +119,34 @@ impl HookHarness {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every harness `--harness` names has shell tools, and reads a call of each, before it
+    /// runs, as a shell call (T-31): a harness added to the list without them fails here.
+    #[test]
+    fn every_harness_reads_each_of_its_shell_tools_as_a_shell_call() {
+        use agentwarden_domain::sessions::{HookEvent, ToolKind};
+        for name in HookHarness::NAMES {
+            let harness = HookHarness::parse(name).unwrap();
+            assert!(!harness.shell_tools().is_empty(), "{name} names no shell tool");
+            let before = match harness {
+                HookHarness::ClaudeCode | HookHarness::Codex => "PreToolUse",
+                HookHarness::Gemini => "BeforeTool",
+            };
+            for tool in harness.shell_tools() {
+                let wire = serde_json::json!({
+                    "session_id": "s", "hook_event_name": before, "cwd": "/p", "tool_name": tool,
+                    "tool_use_id": "t", "tool_input": {"command": "echo x > .git/hooks/pre-commit"},
+                });
+                let event = harness.decode(&wire.to_string()).unwrap().event;
+                let HookEvent::Tool(call) = event else { panic!("{name} `{tool}`: {event:?}") };
+                assert_eq!(
+                    call.kind,
+                    ToolKind::Shell { command: "echo x > .git/hooks/pre-commit".into(), dir: None },
+                    "{name} `{tool}`"
+                );
+            }
+        }
+    }
 
     #[test]
     fn each_harness_prints_its_own_protocol_and_never_a_silent_failure() {

@@ -323,7 +323,8 @@ fn a_subagent_that_rewrites_the_manifests_is_still_judged_by_the_sealed_rules() 
                     Turn::one(Block::tool_with_id(
                         "toolu_widen",
                         "Bash",
-                        json!({"command": "sed -i 's/Edit(src\\/\\*\\*)/Edit/' manifests.toml"}),
+                        // Through python's own logic, which the line's reading does not see (T-31).
+                        json!({"command": "python3 -c \"p='manif'+'ests.toml'; s=open(p).read(); open(p, 'w').write(s.replace('Edit(src/**)', 'Edit'))\""}),
                     )),
                     Turn::one(Block::tool_with_id(
                         "toolu_write",
@@ -396,7 +397,7 @@ fn a_nested_subagents_plain_write_to_okrs_is_reverted_at_its_stop() {
                 vec![Turn::one(Block::tool_with_id(
                     "toolu_write",
                     "Bash",
-                    json!({"command": "printf 'the coder was here\\n' > okrs/evil.md"}),
+                    json!({"command": "awk 'BEGIN { print \"the coder was here\" > \"okrs/evil.md\" }'"}),
                 ))],
             ),
     );
@@ -444,7 +445,7 @@ fn the_main_sessions_protected_change_is_put_back_at_the_sessions_stop() {
         vec![Turn::one(Block::tool_with_id(
             "toolu_main_write",
             "Bash",
-            json!({"command": "printf 'the main agent was here\\n' > okrs/q4.md && printf 'x\\n' > okrs/added.md"}),
+            json!({"command": "awk 'BEGIN { print \"the main agent was here\" > \"okrs/q4.md\"; print \"x\" > \"okrs/added.md\" }'"}),
         ))],
     ));
     let run = project.run(&api, "MAINTASK go", &RunOptions::default());
@@ -604,6 +605,8 @@ mod deny_rules;
 mod differential;
 #[path = "claude_code_real/halt.rs"]
 mod halt;
+#[path = "claude_code_real/held_shell.rs"]
+mod held_shell;
 #[path = "claude_code_real/issue18.rs"]
 mod issue18;
 #[path = "claude_code_real/locked_stop.rs"]

@@ -201,10 +201,38 @@ fn a_write_into_a_protected_path_through_the_shell_or_the_patch_tool_is_denied()
     let run = project.run(&api, "MAINTASK go", &CodexRun::default());
     finished(&run);
     shown(&api, "call_main_patch", &["okrs"]);
-    shown(&api, "call_redirect", &["tool_not_allowed"]);
+    // Its text writes a protected path: denied for every agent before the rules (T-31).
+    shown(&api, "call_redirect", &["protected_path_write", "okrs"]);
     shown(&api, "call_plan_patch", &["okrs"]);
     assert_eq!(project.read("okrs/q4.md").as_deref(), Some(ORIGINAL_Q4), "okrs/ untouched");
     assert!(project.read("src/lib.rs").is_some_and(|s| s.contains("43")), "the granted patch was applied");
+}
+
+/// Issue 48's residual (T-31): the main session's shell, held to no manifest, writes a git hook
+/// by a redirection, by `cp` and through `sh -c`: each is denied `protected_path_write` naming
+/// `.git`, and no hook is written; an ordinary redirection runs.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn the_main_sessions_shell_writing_a_git_hook_is_denied() {
+    let project = CodexProject::setup(&tools());
+    let api = start(Script::new().agent(
+        "MAINTASK",
+        vec![
+            Item::shell("call_redirect", "echo x > .git/hooks/pre-commit"),
+            Item::shell("call_cp", "cp src/lib.rs .git/hooks/pre-commit"),
+            Item::shell("call_sh", "sh -c 'echo x >> .GIT/../.git/hooks/post-checkout'"),
+            Item::shell("call_ok", "echo ok > ok.txt"),
+        ],
+    ));
+    let run = project.run(&api, "MAINTASK go", &CodexRun::default());
+    finished(&run);
+    for call in ["call_redirect", "call_cp", "call_sh"] {
+        shown(&api, call, &["protected_path_write", ".git"]);
+    }
+    for hook in [".git/hooks/pre-commit", ".git/hooks/post-checkout"] {
+        assert!(!project.root.join(hook).exists(), "{hook} was not written");
+    }
+    assert_eq!(project.read("ok.txt").as_deref(), Some("ok\n"), "the ordinary redirection ran");
 }
 
 /// A path is judged where the patch lands (issue 47 item 5, T-17, R-32): with `src/l -> ../agents`
@@ -246,7 +274,7 @@ fn a_patch_through_a_link_is_judged_where_it_lands() {
     assert!(project.read("src/lib.rs").is_some_and(|s| s.contains("43")), "the granted patch was applied");
 }
 
-/// The planner changes `okrs/q4.md` with a command its rules grant (`cp`): its stop is blocked,
+/// The planner changes `okrs/q4.md` with a command its bare `Bash` grants (`awk` writing by its own logic, which the line's reading does not see, T-31): its stop is blocked,
 /// the file put back, and Codex goes on with the reason; the next stop passes.
 #[test]
 #[ignore = "real Codex: run by `cargo xtask codex`"]
@@ -254,12 +282,14 @@ fn a_stop_after_a_protected_change_is_blocked_and_reverted() {
     let project = CodexProject::setup(&tools());
     let manifests = project.read("manifests.toml").unwrap().replace(
         "tools = [\"Bash(echo:*)\", \"Edit(src/**)\", \"multi_agent_v1wait_agent\"]",
-        "tools = [\"Bash(echo:*)\", \"Bash(cp:*)\", \"Edit(src/**)\", \"multi_agent_v1wait_agent\"]",
+        "tools = [\"Bash\", \"Edit(src/**)\", \"multi_agent_v1wait_agent\"]",
     );
     std::fs::write(project.root.join("manifests.toml"), manifests).unwrap();
     project.warden_ok(&["seal", "--by", "alice"]);
     let api = start(through_the_planner(vec![
-        Item::shell("call_cp", "cp src/lib.rs okrs/q4.md"),
+        // A write by the program's own logic, which no reading of the line sees (T-31's residual):
+        // the stop is the backstop.
+        Item::shell("call_awk", "awk 'BEGIN { print \"changed\" > \"okrs/q4.md\" }'"),
         Item::Text("changed it".into()),
         Item::Text("fixed".into()),
     ]));
@@ -271,7 +301,7 @@ fn a_stop_after_a_protected_change_is_blocked_and_reverted() {
     assert!(told.contains("protected_path_changed") || told.contains("okrs"), "the planner was told: {told}");
 }
 
-/// The main agent writes into `okrs/` through its shell, which no manifest
+/// The main agent writes into `okrs/` through its shell (by `awk`, which the line's reading does not see, T-31), which no manifest
 /// holds. The session's `Stop` puts the tree back to the snapshot taken at its `SessionStart`,
 /// blocks once (Codex goes on with the reason), and lets the repeated stop through (H-45, H-46, C-12).
 #[test]
@@ -281,9 +311,10 @@ fn the_main_sessions_protected_change_is_put_back_at_the_sessions_stop() {
     let api = start(Script::new().agent(
         "MAINTASK",
         vec![
+            // Written by awk's own logic, which no reading of the line sees (T-31's residual).
             Item::shell(
                 "call_main_write",
-                "printf 'the main agent was here\\n' > okrs/q4.md; printf 'x\\n' > okrs/added.md",
+                "awk 'BEGIN { print \"the main agent was here\" > \"okrs/q4.md\"; print \"x\" > \"okrs/added.md\" }'",
             ),
             Item::Text("changed it".into()),
             Item::Text("put back, done".into()),

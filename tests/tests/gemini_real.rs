@@ -422,6 +422,37 @@ fn warden_init_gemini_hooks_deny_a_write_to_a_protected_file() {
     assert!(!shown.is_empty() && shown.iter().all(|r| r.get("error").is_some()), "{shown:?}");
 }
 
+/// Issue 48's residual (T-31): the main session's shell, held to no manifest, writes a git hook
+/// by a redirection, by `cp` and through `sh -c`: each is denied, the model shown
+/// `protected_path_write` naming `.git`, and no hook is written; an ordinary redirection runs.
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn the_main_sessions_shell_writing_a_git_hook_is_denied() {
+    let project = GeminiProject::setup(&tools());
+    let api = start(Script::new().agent(
+        "MAINTASK",
+        vec![
+            Part::shell("echo x > .git/hooks/pre-commit"),
+            Part::shell("cp src/lib.rs .git/hooks/post-merge"),
+            Part::shell("sh -c 'echo x >> .GIT/../.git/hooks/post-checkout'"),
+            Part::shell("echo ok > ok.txt"),
+        ],
+    ));
+    let run = project.run(&api, "MAINTASK go", &GeminiRun::default());
+    finished(&run);
+    let shown = api.responses_to("run_shell_command");
+    println!("the model was shown: {shown:?}");
+    assert_eq!(shown.len(), 4, "{shown:?}");
+    for denied in shown.iter().take(3) {
+        let text = denied.to_string();
+        assert!(text.contains("protected_path_write") && text.contains(".git"), "{text}");
+    }
+    for hook in [".git/hooks/pre-commit", ".git/hooks/post-merge", ".git/hooks/post-checkout"] {
+        assert!(!project.root.join(hook).exists(), "{hook} was not written");
+    }
+    assert_eq!(project.read("ok.txt").as_deref(), Some("ok\n"), "the ordinary redirection ran");
+}
+
 /// The main session writes into `okrs/` (denied), then hands the planner an `echo` (allowed by
 /// its manifest): run through `route`. Panics if the run does not go that way.
 fn governed_run(project: &GeminiProject, route: HookRoute) {

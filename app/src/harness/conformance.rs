@@ -102,8 +102,11 @@ pub enum ToolSpec<'a> {
         /// The directory searched.
         root: &'a str,
     },
-    /// Runs `command` in the harness's shell.
+    /// Runs the command line `command` through the harness's shell tool `tool` (one of its
+    /// [`Harness::shell_tools`]), its `tool_input` `{"command": command}`.
     Shell {
+        /// The shell tool.
+        tool: &'a str,
         /// The command line.
         command: &'a str,
     },
@@ -176,6 +179,7 @@ pub async fn run_all(harness: &dyn Scenarios) {
     a_subagents_forbidden_tool_call_is_denied(harness).await;
     an_untracked_agent_may_call_nothing(harness).await;
     a_write_into_a_protected_path_is_denied(harness).await;
+    a_shell_line_that_writes_a_held_name_is_denied(harness).await;
     paths_are_judged_where_the_writer_writes(harness).await;
     a_stop_after_a_protected_change_is_blocked_and_reverted(harness).await;
     a_sessions_stop_without_a_snapshot_quarantines_it(harness).await;
@@ -477,6 +481,79 @@ pub async fn a_write_into_a_protected_path_is_denied(harness: &dyn Scenarios) {
     };
     let answer = kernel.ask(harness, &harness.tool(&tool)).await;
     denied_with(harness, &answer, "okrs", "a write into okrs/");
+}
+
+/// A shell line whose text writes a held name or a protected path is denied, for every shell
+/// tool the harness names, the main session and a subagent granted the bare `Bash` alike, on the
+/// store's path and on the hook's path that decides what it can before the store (T-31, T-32);
+/// the lines the main session runs every day proceed.
+pub async fn a_shell_line_that_writes_a_held_name_is_denied(harness: &dyn Scenarios) {
+    let shells = harness.shell_tools();
+    assert!(!shells.is_empty(), "{}: a harness names its shell tools", harness.name());
+    // Line, the name its deny gives (`None`: it proceeds).
+    let lines: [(&str, Option<&str>); 14] = [
+        ("echo x > .git/hooks/pre-commit", Some(".git")),
+        ("cp src/a.txt .git/hooks/pre-commit", Some(".git")),
+        ("printf x | tee -a .bashrc", Some(".bashrc")),
+        ("sed -i s/a/b/ .git/config", Some(".git")),
+        ("ln -s ../x .git/hooks/post-checkout", Some(".git")),
+        ("echo x > src/g/hooks/pre-commit", Some(".git")),
+        ("echo x >> .GIT/config", Some(".git")),
+        ("env A=1 sh -c 'echo x > .envrc'", Some(".envrc")),
+        ("timeout 5 cp src/a.txt .npmrc", Some(".npmrc")),
+        ("echo x > okrs/q4.md", Some("okrs")),
+        ("D=.git; echo x > $D/hooks/pre-commit", Some(".git")),
+        ("echo x > src/out.txt 2>/dev/null", None),
+        ("cat .git/config", None),
+        ("git status", None),
+    ];
+    let layout = |root: &Path| {
+        write(&root.join("src/a.txt"), "a\n");
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::os::unix::fs::symlink("../.git", root.join("src/g")).unwrap();
+    };
+    let mut wrong: Vec<String> = Vec::new();
+    let main = Kernel::new(true, true, true).await;
+    layout(&main.project.root);
+    let project = project_with("[\"Bash\"]");
+    layout(&project.root);
+    let kernel = Kernel::over(project, true, true, true).await;
+    let planner = kernel.planner(harness, "call-1").await;
+    for (kernel, caller, who) in [(&main, None, "the main session"), (&kernel, Some(planner), "a planner")] {
+        let cwd = kernel.cwd();
+        for tool in shells {
+            for (command, named) in lines {
+                let spec = ToolSpec::Shell { tool, command };
+                let wire =
+                    harness.tool(&Tool { session: SESSION, call_id: "call-7", caller, cwd: &cwd, spec });
+                let situation = format!("{who}, `{tool}` `{command}`");
+                let expect = named.map_or(Expect::Proceed, |_| Expect::Deny("protected_path_write"));
+                let stored = kernel.ask(harness, &wire).await;
+                wrong.extend(unexpected(&stored, expect, &format!("{situation}, the store")));
+                let hook = kernel.ask_as_hook(harness, &wire).await;
+                wrong.extend(unexpected(&hook, expect, &format!("{situation}, as the hook")));
+                let config = Config::load(Some(&kernel.project.root.join("agentwarden.toml"))).unwrap();
+                let fast = crate::before_store_parsed(&config, &kernel.storage, &harness.decode(&wire));
+                let held = |answer: &HookAnswer| {
+                    named.is_some_and(
+                        |n| matches!(answer, HookAnswer::Deny { reason } if reason.as_str().contains(n)),
+                    )
+                };
+                let fast_denies = matches!(&fast, crate::Pre::Store { fallback: Some(deny) } if held(deny));
+                if named.is_some() != fast_denies {
+                    wrong.push(format!("{situation}, before the store: {fast:?}"));
+                }
+                if named.is_some() && !held(&stored) {
+                    wrong.push(format!("{situation}: the deny does not name {named:?}: {stored:?}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}: shell lines that write held names:\n{}", harness.name(), wrong.join("\n"));
+    for kernel in [&main, &kernel] {
+        let hook = kernel.project.root.join(".git/hooks/pre-commit");
+        assert!(!hook.exists(), "{}: nothing ran, nothing was written", harness.name());
+    }
 }
 
 /// The links of [`paths_are_judged_where_the_writer_writes`], made in the project as the agent's
@@ -862,8 +939,9 @@ pub async fn an_allowed_shell_call_runs_under_the_launcher(harness: &dyn Scenari
     let planner = kernel.planner(harness, "call-1").await;
     let command = "python3 -c 'open(\"okrs/q4.md\", \"a\").write(\"x\")'";
     let launcher = kernel.project.root.join(FAKE_LAUNCHER).display().to_string();
+    let tool = harness.shell_tools().first().copied().unwrap_or("Bash");
     for (caller, situation) in [(Some(planner), "a subagent's"), (None, "the main session's")] {
-        let answer = kernel.tool_call(harness, caller, ToolSpec::Shell { command }).await;
+        let answer = kernel.tool_call(harness, caller, ToolSpec::Shell { tool, command }).await;
         if !harness.confines_shell() {
             denied_with(harness, &answer, "confinement_unavailable", situation);
             continue;

@@ -6,7 +6,8 @@
 //! 1. A `PreToolUse` in a session with a quarantine marker (or one that cannot be checked) is a
 //!    deny. The store is still opened to record it; if it cannot be, the deny stands unrecorded.
 //! 2. A `Write`/`Edit`/`MultiEdit`/`NotebookEdit` into a protected path, onto a held name or
-//!    through a final link, is a deny (recorded the same way).
+//!    through a final link, is a deny (recorded the same way); so is a shell line whose
+//!    text writes one, whoever calls it (T-31, T-32).
 //! 3. A spawn, a `SendMessage`, a tool that starts agents: the store decides.
 //! 4. Any other tool call of the main session is allowed at once when the session's index says
 //!    the session is not quarantined and names as the store's the configuration held here
@@ -143,6 +144,19 @@ fn decide(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
                 return Pre::Store { fallback: Some(HookAnswer::deny(reason)) };
             }
         }
+        ToolKind::Shell { command, dir } => {
+            let own_root = match (&call.caller, &index) {
+                (Some(agent), Some(index)) => index.roots.get(&agent.agent_id).map(String::as_str),
+                _ => None,
+            };
+            // A shell line whose text writes a held name or a protected path, for every agent
+            // (T-31, T-32).
+            if let Some(reason) =
+                protected_shell(config, input.cwd.as_deref(), own_root, command, dir.as_deref())
+            {
+                return Pre::Store { fallback: Some(HookAnswer::deny(reason)) };
+            }
+        }
         ToolKind::HumanVerb { verb } => {
             return Pre::Store { fallback: Some(HookAnswer::deny(human_verb_reason(verb))) };
         }
@@ -185,6 +199,26 @@ fn protected_write(config: &Config, cwd: Option<&str>, own_root: Option<&str>, p
         held: HARNESS_HELD_NAMES,
     };
     agentwarden_domain::sessions::protected_write(protected, &LocalPaths, cwd, own_root, path)
+        .map(|refused| refused.reason.into_owned())
+}
+
+/// The reason a shell line is refused, or `None`: the domain's rule
+/// ([`agentwarden_domain::sessions::protected_shell`]) over the same protected paths and held
+/// names as [`protected_write`] (T-31, T-32).
+fn protected_shell(
+    config: &Config,
+    cwd: Option<&str>,
+    own_root: Option<&str>,
+    command: &str,
+    dir: Option<&str>,
+) -> Option<String> {
+    let root = absolute(&config.root);
+    let protected = ProtectedPaths {
+        root: root.as_deref(),
+        paths: &config.guardrails.protected,
+        held: HARNESS_HELD_NAMES,
+    };
+    agentwarden_domain::sessions::protected_shell(protected, &LocalPaths, cwd, own_root, command, dir)
         .map(|refused| refused.reason.into_owned())
 }
 

@@ -646,7 +646,7 @@ super::codes! {
         Decision(
             "protected_path",
             "a tool call that writes a file into a protected path (H-26), or onto a held name or through a final \
-             link whatever is configured (R-33)",
+             link whatever is configured (R-33), a shell line whose text does so included (T-31, T-32)",
         ),
     }
     PathUnresolvable = "path_unresolvable" {

@@ -131,33 +131,17 @@ pub(super) fn reach(
             None => Reach::Inside,
         };
     };
-    let mut rest = words.iter().skip_while(|w| assignment(w).is_some());
-    let Some(touches) = rest.next().and_then(|name| known(name)) else { return Reach::Inside };
-    let mut paths: Vec<&str> = Vec::new();
-    let mut options_end = false;
-    for word in rest {
-        if options_end || !word.starts_with('-') || word == "-" {
-            paths.push(word);
-            paths.extend(assignment(word));
-        } else if word == "--" {
-            options_end = true;
-        } else if let Some(long) = word.strip_prefix("--") {
-            paths.extend(long.split_once('=').map(|(_, value)| value));
-        } else if word.len() > MAX_OPTION {
-            return Reach::Outside(format!("the option `{}` is too long to read", word.escape_debug()));
-        } else {
-            // `-t/etc`: the value attached to whichever letter takes one.
-            paths.extend(word.char_indices().skip(2).filter_map(|(at, _)| word.get(at..)));
-        }
-        if paths.len() > MAX_PATHS {
-            return Reach::Outside(format!("more than {MAX_PATHS} paths to read"));
-        }
-    }
+    let rest: Vec<String> = words.into_iter().skip_while(|w| assignment(w).is_some()).collect();
+    let (touches, paths) = match named_paths(&rest) {
+        Ok(Some(named)) => named,
+        Ok(None) => return Reach::Inside,
+        Err(why) => return Reach::Outside(why),
+    };
     let tree = match resolve.place(root) {
         Ok(tree) => tree,
         Err(why) => return Reach::Outside(format!("the working tree cannot be placed: {why}")),
     };
-    for path in paths.into_iter().filter(|p| !p.is_empty()) {
+    for path in paths.iter().map(String::as_str).filter(|p| !p.is_empty()) {
         let shown = path.escape_debug();
         let landing = match places(resolve, path, Some(cwd)) {
             Ok(landing) => landing,
@@ -173,6 +157,37 @@ pub(super) fn reach(
         }
     }
     Reach::Inside
+}
+
+/// Whether the known command `words` starts with (its words, quotes removed, assignments
+/// before it dropped) reads or writes, and the paths among its other words as T-20 reads them:
+/// every word that is not an option, the value of `--name=VALUE` and of `NAME=VALUE`, each tail
+/// of a short option from its second letter on, every word after `--`. `None` when it is not
+/// a known command; why not, when an option is too long or there are too many paths to read.
+pub(super) fn named_paths(words: &[String]) -> Result<Option<(Touches, Vec<String>)>, String> {
+    let mut rest = words.iter();
+    let Some(touches) = rest.next().and_then(|name| known(name)) else { return Ok(None) };
+    let mut paths: Vec<String> = Vec::new();
+    let mut options_end = false;
+    for word in rest {
+        if options_end || !word.starts_with('-') || word == "-" {
+            paths.push(word.clone());
+            paths.extend(assignment(word).map(str::to_owned));
+        } else if word == "--" {
+            options_end = true;
+        } else if let Some(long) = word.strip_prefix("--") {
+            paths.extend(long.split_once('=').map(|(_, value)| value.to_owned()));
+        } else if word.len() > MAX_OPTION {
+            return Err(format!("the option `{}` is too long to read", word.escape_debug()));
+        } else {
+            // `-t/etc`: the value attached to whichever letter takes one.
+            paths.extend(word.char_indices().skip(2).filter_map(|(at, _)| word.get(at..)).map(str::to_owned));
+        }
+        if paths.len() > MAX_PATHS {
+            return Err(format!("more than {MAX_PATHS} paths to read"));
+        }
+    }
+    Ok(Some((touches, paths)))
 }
 
 /// Why a command line of several commands (T-6) writes a held name (T-19), or `None`: a file
@@ -237,13 +252,13 @@ pub(super) fn compound_held(
 }
 
 /// The known command `word` (a path to it, or its name, in any letter case) runs, if any.
-fn known(word: &str) -> Option<Touches> {
+pub(super) fn known(word: &str) -> Option<Touches> {
     let name = word.rsplit('/').next().unwrap_or(word).to_lowercase();
     KNOWN_COMMANDS.iter().find(|(known, _)| *known == name).map(|(_, touches)| *touches)
 }
 
 /// The value of a `NAME=VALUE` word, when it is one.
-fn assignment(word: &str) -> Option<&str> {
+pub(super) fn assignment(word: &str) -> Option<&str> {
     let (name, value) = word.split_once('=')?;
     let mut chars = name.chars();
     let starts = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
@@ -259,7 +274,7 @@ fn within(path: &str, tree: &str) -> bool {
 /// `command` split into words as the shell splits one with no expansion in it: at blanks, a
 /// quoted run (`'…'`, `"…"`) part of its word, its quotes removed; `None` when a quote is not
 /// closed.
-fn words(command: &str) -> Option<Vec<String>> {
+pub(super) fn words(command: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;

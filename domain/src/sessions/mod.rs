@@ -43,7 +43,7 @@ pub use events::{
     ConfigChangeBlocked, HookFailure, HookInputRefused, HookToolEvaluated, SessionEnded, SessionQuarantined,
     SessionReleased, SessionStarted, SessionStopped, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
-pub use paths::{ProtectedPaths, is_within, normalize, protected_target, protected_write};
+pub use paths::{ProtectedPaths, is_within, normalize, protected_shell, protected_target, protected_write};
 pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantined_without_store, with_fix};
 pub use request::{
     Attribution, CallingAgent, HUMAN_VERBS, HookEvent, HookInput, InputError, MAX_HOOK_INPUT, MAX_ID_LEN,

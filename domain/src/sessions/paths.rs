@@ -12,7 +12,7 @@
 //! cannot be read, a final link to nothing — is refused (fail closed). A held name, and a
 //! final link, are refused whatever is configured (R-33).
 
-use crate::lineage::{HeldNames, ResolvePath, lexical, places};
+use crate::lineage::{HeldNames, ResolvePath, held_in, is_stream_file, lexical, places, shell_writes};
 use crate::verdict::{Code, Failed};
 
 /// `path` made absolute against `cwd` (when relative) and normalised as text; `None` when it is
@@ -124,6 +124,73 @@ pub fn protected_write(
         .and_then(|hit| deny(format!("`{path}` lands inside the protected path `{hit}`")))
 }
 
+/// Why a shell call's command line (from a hook input whose `cwd` is `cwd`) is refused, or
+/// `None`. Every agent's shell, the main session's included and whatever its rules say, may not
+/// write what a write tool may not: each file the line's text says it writes — an output
+/// redirection's target, a known writer's path (T-20), read through launchers, `eval` and
+/// `sh -c` (T-22) — is checked as a write tool's path is ([`protected_write`]: the held names
+/// as written and where it lands, a final link, the configured protected paths), the shell's
+/// own stream files (`/dev/null`, `/dev/stderr`, `/dev/fd/N`) excepted (T-31). A line whose
+/// text cannot be read whole (an expansion, a command substitution, a glob in a target, an
+/// unclosed quote, a script or piped text run) is refused only when one of its words, as a
+/// path from `cwd`, is or lies in a held name or a configured protected path; the rest of such
+/// a line is the confinement's (T-32). A line the harness runs in another directory (`dir`,
+/// absolute or relative to `cwd`) has its relative targets placed there, and from `cwd` too.
+pub fn protected_shell(
+    protected: ProtectedPaths<'_>,
+    resolve: &dyn ResolvePath,
+    cwd: Option<&str>,
+    own_root: Option<&str>,
+    command: &str,
+    dir: Option<&str>,
+) -> Option<Failed> {
+    let writes = shell_writes(command);
+    if let Some(why) = &writes.refused {
+        return Some(Failed::new(
+            Code::ProtectedPathWrite,
+            format!(
+                "Agent Warden denied this at protected_path (protected_path_write): the shell command cannot be \
+                 checked: {why}"
+            ),
+        ));
+    }
+    let run_in = dir.and_then(|d| normalize(d, cwd));
+    let places: Vec<Option<&str>> = [run_in.as_deref(), cwd].into_iter().filter(Option::is_some).collect();
+    let places = if places.is_empty() { vec![None] } else { places };
+    for target in writes.targets.iter().filter(|t| !is_stream_file(&lexical(t)) || !t.starts_with('/')) {
+        for from in &places {
+            if let Some(refused) = protected_write(protected, resolve, *from, own_root, target) {
+                return Some(Failed::new(
+                    refused.code,
+                    format!("{} (the shell command writes it)", refused.reason),
+                ));
+            }
+        }
+    }
+    let why = writes.unread.as_deref()?;
+    let mut bases: Vec<String> = protected.root.map(str::to_owned).into_iter().collect();
+    bases.extend([cwd, own_root].into_iter().flatten().filter_map(|c| normalize(c, None)));
+    let configured: Vec<String> = bases
+        .iter()
+        .flat_map(|base| protected.paths.iter().filter_map(|p| normalize(p, Some(base))))
+        .collect();
+    writes.words.iter().find_map(|word| {
+        let place = normalize(word, run_in.as_deref().or(cwd))?;
+        let named = held_in(&place, protected.held)
+            .map(|name| format!("the held name `{name}`"))
+            .or_else(|| protected_target(&[place], &configured).map(|hit| format!("the protected path `{hit}`")))?;
+        Some(Failed::new(
+            Code::ProtectedPathWrite,
+            format!(
+                "Agent Warden denied this at protected_path (protected_path_write): the shell command cannot be \
+                 read whole ({why}) and its word `{}` names {named}; a command that builds its paths at run \
+                 time may not name one; protected paths change only outside agent sessions",
+                word.escape_debug()
+            ),
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -223,6 +290,127 @@ mod tests {
         }
     }
 
+    /// Issue 48's residual: a shell line that writes a held name or a protected path is refused
+    /// for every agent, whatever the writer, the launcher or form it runs through, and however
+    /// the name is spelt: as written, from the cwd, through `..`, in another case, escaped or
+    /// quoted, through a link on the way or a final link (T-31).
+    #[test]
+    fn a_shell_line_that_writes_a_held_name_is_refused_however_it_is_written() {
+        const MORE: HeldNames<'static> = HeldNames { directories: &[".h1"], worktree_homes: &[], files: &[] };
+        let links = Links(BTreeMap::from([("/p/g", "/p/.git"), ("/p/src/fin", "/p/src/a.rs")]));
+        let configured = ["okrs".to_owned()];
+        let protected = ProtectedPaths { root: Some("/p"), paths: &configured, held: MORE };
+        let writers: [fn(&str) -> String; 18] = [
+            |t| format!("echo x > {t}"),
+            |t| format!("echo x >>{t}"),
+            |t| format!("true && echo x 2>&1 >| {t}"),
+            |t| format!("printf x | tee -a {t}"),
+            |t| format!("cp evil {t}"),
+            |t| format!("mv -f evil {t}"),
+            |t| format!("ln -s evil {t}"),
+            |t| format!("touch {t}"),
+            |t| format!("sed -i s/a/b/ {t}"),
+            |t| format!("install -m 755 evil {t}"),
+            |t| format!("dd if=evil of={t}"),
+            |t| format!("env A=1 tee {t}"),
+            |t| format!("timeout 5 cp evil {t}"),
+            |t| format!("sudo -u me nohup truncate -s0 {t}"),
+            |t| format!("exec touch {t}"),
+            |t| format!("sh -c 'echo x > {t}'"),
+            |t| format!("bash -ec \"touch {t}\""),
+            |t| format!("eval touch {t}"),
+        ];
+        // Target as the command spells it, the name the reason gives.
+        let targets: [(&str, &str); 16] = [
+            (".git/hooks/pre-commit", ".git"),
+            (".GIT/Hooks/pre-commit", ".git"),
+            ("./.git/config", ".git"),
+            ("src/../.git/config", ".git"),
+            ("../p/.git/hooks/post-checkout", ".git"),
+            ("/p/.git/hooks/post-checkout", ".git"),
+            (".g\\it/config", ".git"),
+            ("g/hooks/pre-commit", ".git"),
+            (".bashrc", ".bashrc"),
+            ("sub/.BashRC", ".bashrc"),
+            (".npmrc", ".npmrc"),
+            (".mcp.json", ".mcp.json"),
+            (".h1/config.toml", ".h1"),
+            (".husky/pre-commit", ".husky"),
+            ("src/fin", "symbolic link"),
+            ("okrs/q4.md", "okrs"),
+        ];
+        for writer in writers {
+            for (target, named) in targets {
+                let command = writer(target);
+                let refused = protected_shell(protected, &links, Some("/p"), None, &command, None);
+                let refused = refused.unwrap_or_else(|| panic!("`{command}` was let through"));
+                assert_eq!(refused.code, Code::ProtectedPathWrite, "{command}: {refused:?}");
+                assert!(refused.reason.contains(named), "{command}: {}", refused.reason);
+            }
+        }
+        // A line that cannot be read whole and names a held name or a protected path anywhere.
+        let unread = [
+            ("D=.git; echo x > $D/hooks/pre-commit", ".git"),
+            ("echo x > \"$(echo .git)/hooks/pre-commit\"", ".git"),
+            ("echo touch .npmrc | sh", ".npmrc"),
+            ("echo .bashrc | xargs touch", ".bashrc"),
+            ("find . -name x -exec touch .envrc ';'", ".envrc"),
+            ("cp evil .{npmrc,x}", ".npmrc"),
+            ("cat .git/config $X", ".git"),
+            ("echo x > okrs/*", "okrs"),
+        ];
+        // After a `cd`: a relative target lands under its directory, and where it would without.
+        let moved = [
+            ("cd .git && echo x > hooks/pre-commit", ".git"),
+            ("cd .git/hooks; cp evil pre-commit", ".git"),
+            ("cd src && cd ../.git; touch config", ".git"),
+            ("(cd src); echo x > okrs/q4.md", "okrs"),
+        ];
+        for (command, named) in moved {
+            let refused = protected_shell(protected, &links, Some("/p"), None, command, None);
+            let refused = refused.unwrap_or_else(|| panic!("`{command}` was let through"));
+            assert!(refused.reason.contains(named), "{command}: {}", refused.reason);
+        }
+        for (command, named) in unread {
+            let refused = protected_shell(protected, &links, Some("/p"), None, command, None);
+            let refused = refused.unwrap_or_else(|| panic!("`{command}` was let through"));
+            assert!(refused.reason.contains(named), "{command}: {}", refused.reason);
+        }
+        // What the main session's shell does every day stays its own.
+        let allowed = [
+            "echo x > src/out.txt",
+            "cp a b && mv b c",
+            "cat .git/config",
+            "git status && git diff > changes.patch",
+            "cargo test 2>/dev/null",
+            "ls | tee /dev/stderr >/dev/fd/2",
+            "cat .bashrc | wc -l",
+            "echo $HOME > home.txt",
+            "for f in *.rs; do echo $f; done > list.txt",
+            "echo '.git' > notes.txt",
+            "cat <<'EOF' > notes.md\ndon't\nEOF",
+            "okrs-notes/x",
+            "cd src && echo x > out.txt",
+        ];
+        // A call that names the directory it runs in: the line runs there.
+        for dir in [".git", "/p/.git/hooks/..", "src/../.GIT"] {
+            let refused =
+                protected_shell(protected, &links, Some("/p"), None, "echo x > hooks/pre-commit", Some(dir));
+            assert!(refused.is_some_and(|r| r.reason.contains(".git")), "run in {dir}");
+        }
+        assert_eq!(
+            protected_shell(protected, &links, Some("/p"), None, "echo x > out.txt", Some("src")),
+            None
+        );
+        for command in allowed {
+            assert_eq!(
+                protected_shell(protected, &links, Some("/p"), None, command, None),
+                None,
+                "{command}"
+            );
+        }
+    }
+
     /// No workspace root with protected paths configured: every write is refused, naming
     /// the root; with none configured, nothing is (X-62).
     #[test]
@@ -273,5 +461,95 @@ mod tests {
         }
         assert_eq!(normalize("okrs/a", None), None, "relative without a cwd cannot be placed");
         assert_eq!(normalize("okrs/a", Some("rel")), None, "nor against a relative cwd");
+    }
+
+    mod properties {
+        use std::collections::BTreeMap;
+
+        use proptest::prelude::*;
+
+        use super::super::*;
+        use crate::lineage::Links;
+
+        /// The writers of the property: each writes its one target.
+        const WRITERS: [&str; 10] = [
+            "echo x > {}",
+            "printf x >>{}",
+            "cat a | tee -a {}",
+            "cp -f evil {}",
+            "mv evil {}",
+            "ln -sf evil {}",
+            "touch {}",
+            "env A=1 timeout 9 install evil {}",
+            "sh -c 'echo x > {}'",
+            "eval touch {}",
+        ];
+
+        /// Held names, as a directory part (for a `cd`) and the rest.
+        const HELD: [(&str, &str); 6] = [
+            (".git", "hooks/pre-commit"),
+            (".git", "config"),
+            (".husky", "pre-commit"),
+            ("", ".bashrc"),
+            ("", ".npmrc"),
+            ("", ".mcp.json"),
+        ];
+
+        const PREFIXES: [&str; 5] = ["", "./", "src/../", "/p/", "sub/x/../../"];
+
+        /// `text` with the case of each ASCII letter flipped where `bits` says.
+        fn cased(text: &str, bits: u64) -> String {
+            text.chars()
+                .enumerate()
+                .map(|(at, c)| if bits >> (at % 64) & 1 == 1 { c.to_ascii_uppercase() } else { c })
+                .collect()
+        }
+
+        proptest! {
+            /// Issue 48's residual, generated: any writer, any held name, any case, prefix,
+            /// quoting, or a `cd` into the held directory first, is refused, naming the held name
+            /// (T-31).
+            #[test]
+            fn a_held_target_is_refused_however_it_is_spelt(
+                writer in 0_usize..WRITERS.len(),
+                held in 0_usize..HELD.len(),
+                bits in any::<u64>(),
+                prefix in 0_usize..PREFIXES.len(),
+                quote in 0_usize..3,
+                cd in any::<bool>(),
+            ) {
+                let links = Links(BTreeMap::new());
+                let protected = ProtectedPaths { root: Some("/p"), paths: &[], held: HeldNames::NONE };
+                let (dir, rest) = HELD[held];
+                let prefix = PREFIXES[prefix];
+                let (before, target) = if cd && !dir.is_empty() {
+                    (format!("cd {prefix}{} && ", cased(dir, bits)), rest.to_owned())
+                } else if dir.is_empty() {
+                    (String::new(), format!("{prefix}{}", cased(rest, bits)))
+                } else {
+                    (String::new(), format!("{prefix}{}/{rest}", cased(dir, bits)))
+                };
+                let target = match (quote, WRITERS[writer].contains('\'')) {
+                    (1, false) => format!("'{target}'"),
+                    (2, _) => format!("\"{target}\""),
+                    _ => target,
+                };
+                let command = format!("{before}{}", WRITERS[writer].replace("{}", &target));
+                let refused = protected_shell(protected, &links, Some("/p"), None, &command, None);
+                prop_assert!(refused.is_some(), "`{}` was let through", command);
+                let refused = refused.unwrap_or_else(|| unreachable!());
+                prop_assert_eq!(refused.code, Code::ProtectedPathWrite);
+                let name = if dir.is_empty() { rest } else { dir };
+                prop_assert!(refused.reason.contains(name), "{}: {}", command, refused.reason);
+            }
+
+            /// The reader never panics on any text, and answers in bounded time.
+            #[test]
+            fn any_line_is_read_without_a_panic(line in "\\PC{0,400}") {
+                let links = Links(BTreeMap::new());
+                let protected = ProtectedPaths { root: Some("/p"), paths: &[], held: HeldNames::NONE };
+                let _ = protected_shell(protected, &links, Some("/p"), None, &line, Some("src"));
+            }
+        }
     }
 }

@@ -124,6 +124,16 @@ pub enum ToolKind {
     },
     /// A tool that starts agents (H-22).
     StartsAgents,
+    /// A call of a harness's shell tool (each integration names its own, one list per harness):
+    /// the command line, as given. What it writes, as far as its text says, is checked against
+    /// the held names and the protected paths for every agent (T-31, T-32).
+    Shell {
+        /// The command line.
+        command: String,
+        /// The directory the harness runs it in, when the call names one (an integration reads
+        /// it from its tool's input), as given; `None`: the hook input's `cwd`.
+        dir: Option<String>,
+    },
     /// A shell command that runs one of Warden's human verbs (K-11).
     HumanVerb {
         /// `seal`, `approve`, `revoke` or `release`.
@@ -131,6 +141,23 @@ pub enum ToolKind {
     },
     /// Anything else: governed only by who calls it (H-23, H-24).
     Other,
+}
+
+impl ToolKind {
+    /// A call of a harness's shell tool with the command line `command`, as every integration
+    /// reads one: a human verb in it (K-11), else a [`ToolKind::Shell`] (T-31).
+    pub fn shell(command: String) -> ToolKind {
+        ToolKind::shell_in(command, None)
+    }
+
+    /// [`ToolKind::shell`] run in the directory `dir` (absolute, or relative to the hook input's
+    /// `cwd`), when the call names one.
+    pub fn shell_in(command: String, dir: Option<String>) -> ToolKind {
+        match human_verb_in(&command) {
+            Some(verb) => ToolKind::HumanVerb { verb },
+            None => ToolKind::Shell { command, dir },
+        }
+    }
 }
 
 /// A tool call that spawns no agent.

@@ -5,14 +5,15 @@
 //! In this order: a quarantined session denies everything (H-28); a subagent that no allowed
 //! spawn accounts for — untracked at its start, unknown, or claiming another type — may call
 //! nothing (H-23); a shell command that runs `warden seal|approve|revoke|release` is denied
-//! (K-11); a write into a protected path is denied (H-26); a `SendMessage` may resume only a
+//! (K-11); a write into a protected path is denied (H-26), and so is a shell line whose text
+//! writes one or a held name (T-31, T-32); a `SendMessage` may resume only a
 //! tracked agent whose approval is still active (H-21); a tool that starts agents needs the
 //! configured `agent_tools` (H-22). Anything else is not governed: allowed, not recorded
 //! (H-24).
 
 use super::answer::HookAnswer;
 use super::events::{HookFailure, HookToolEvaluated};
-use super::paths::{ProtectedPaths, protected_write};
+use super::paths::{ProtectedPaths, protected_shell, protected_write};
 use super::reasons::{human_verb_reason, quarantine_reason};
 use super::request::{CallingAgent, SpawnRequest, ToolCall, ToolKind};
 use super::state::SpawnTree;
@@ -112,6 +113,25 @@ pub fn check_tool(call: ToolCall, facts: &ToolFacts<'_>) -> Option<HookToolEvalu
                         .map(|refused| (path, refused))
                 })?;
                 target = Some(path.clone());
+                (Decision::Deny, Some(HookFailure::new("protected_path", refused.code, refused.reason)))
+            }
+            ToolKind::Shell { command, dir } => {
+                let own_root = call
+                    .caller
+                    .as_ref()
+                    .and_then(|c| tree.agents.get(&c.agent_id))
+                    .and_then(|a| a.root.as_deref());
+                // A shell line that writes no held name nor protected path is not governed
+                // here; a subagent's still meets its tool rules (T-31).
+                let refused = protected_shell(
+                    facts.protected,
+                    facts.resolve,
+                    facts.cwd,
+                    own_root,
+                    command,
+                    dir.as_deref(),
+                )?;
+                target = Some(command.clone());
                 (Decision::Deny, Some(HookFailure::new("protected_path", refused.code, refused.reason)))
             }
             ToolKind::SendMessage { to } => {

@@ -39,8 +39,8 @@ impl Scenarios for ClaudeCode {
             ),
             ToolSpec::Read { path } => ("Read", json!({"file_path": path})),
             ToolSpec::Search { root } => ("Glob", json!({"path": root, "pattern": "*"})),
-            ToolSpec::Shell { command } => (
-                "Bash",
+            ToolSpec::Shell { tool, command } => (
+                tool,
                 json!({"command": command, "description": "d", "timeout": 60000, "run_in_background": false}),
             ),
         };

@@ -38,6 +38,10 @@ impl Harness for ClaudeCode {
     fn rules_as(&self, tool: &str, input: &serde_json::Value) -> RulesAs {
         rules_as(tool, input)
     }
+
+    fn shell_tools(&self) -> &'static [&'static str] {
+        &crate::wire::SHELL_TOOLS
+    }
 }
 
 /// Answers one hook event given as the JSON text of its stdin, with the hook's files

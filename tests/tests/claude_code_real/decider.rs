@@ -45,7 +45,7 @@ fn an_agent_that_names_its_own_server_in_the_configuration_is_not_asked() {
     let socket = project.dir().join("tmp/x.sock");
     let count = project.dir().join("tmp/asked");
     let takeover = format!(
-        "printf '\\n[server]\\nsocket = \"{socket}\"\\n' >> agentwarden.toml && \
+        "awk 'BEGIN {{ printf \"\\n[server]\\nsocket = \\\"{socket}\\\"\\n\" >> (\"agentwarden\" \".toml\") }}' && \
          (nohup python3 {script} {socket} {count} >/dev/null 2>&1 &) && \
          for i in $(seq 50); do [ -S {socket} ] && break; sleep 0.1; done; [ -S {socket} ]",
         socket = socket.display(),

@@ -25,7 +25,7 @@ fn a_stop_under_a_lock_the_agent_holds_reverts_at_once_and_records_later() {
     ]);
     let pid_file = project.dir().join("tmp/flock.pid");
     let attack = format!(
-        "printf 'changed by the coder\\n' >> okrs/q4.md && \
+        "awk 'BEGIN {{ print \"changed by the coder\" >> (\"ok\" \"rs/q4.md\") }}' && \
          (flock -x .agentwarden/audit/db sleep 65 >/dev/null 2>&1 & echo $! > {pid}) && \
          for i in $(seq 50); do [ -s {pid} ] && break; sleep 0.1; done; sleep 0.5; echo locked",
         pid = pid_file.display()

@@ -19,7 +19,7 @@ use agentwarden_protocol::hook_json::{
 };
 use serde_json::{Map, Value};
 
-use super::rules::{DEFAULT_SUBAGENT_TYPE, SHELL_TOOL, SUBAGENT_TOOLS, rules_as};
+use super::rules::{DEFAULT_SUBAGENT_TYPE, SHELL_TOOLS, SUBAGENT_TOOLS, rules_as};
 
 /// Claude Code's built-in agent types: they have no instruction file of the project's, so a
 /// spawn of one is denied unless `[claude_code] builtin_agents` lists it (H-20).
@@ -97,11 +97,11 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         ToolKind::SendMessage { to: text("to", "tool_input.to")? }
     } else if AGENT_STARTING_TOOLS.contains(&tool_name.as_str()) {
         ToolKind::StartsAgents
-    } else if let Some(verb) = (tool_name == SHELL_TOOL)
-        .then(|| input.and_then(|i| i.get("command")).and_then(Value::as_str).and_then(human_verb_in))
-        .flatten()
-    {
-        ToolKind::HumanVerb { verb }
+    } else if SHELL_TOOLS.contains(&tool_name.as_str()) {
+        // A shell call whose command line cannot be read cannot be checked: refused (T-31).
+        let command =
+            text("command", "tool_input.command")?.ok_or(InputError::Missing("tool_input.command"))?;
+        ToolKind::shell(command)
     } else {
         ToolKind::Other
     };
@@ -221,7 +221,7 @@ mod tests {
         };
         let stop = |ids: &str| format!(r#"{{"hook_event_name":"SubagentStop","agent_type":"coder",{ids}}}"#);
         let long = "a".repeat(MAX_ID_LEN + 1);
-        let rows: [(&str, &str, &str); 18] = [
+        let rows: [(&str, &str, &str); 19] = [
             ("", "hook_input_empty", "empty stdin"),
             ("   \n", "hook_input_empty", "only whitespace"),
             ("{not json", "hook_input_invalid", "invalid JSON"),
@@ -239,6 +239,11 @@ mod tests {
                 r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{}}"#,
                 "hook_input_missing_field",
                 "a write without its file",
+            ),
+            (
+                r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}"#,
+                "hook_input_missing_field",
+                "a shell call without its command line (T-31)",
             ),
             (&spawn(r#"{"subagent_type":7}"#), "hook_input_wrong_type", "subagent_type a number"),
             (&spawn(r#"{"subagent_type":" "}"#), "hook_input_wrong_type", "subagent_type blank"),
@@ -301,7 +306,7 @@ mod tests {
             tool_name: "Bash".into(),
             tool_use_id: None,
             caller: None,
-            kind: ToolKind::Other,
+            kind: ToolKind::Shell { command: "ls".into(), dir: None },
             rules_as: agentwarden_domain::lineage::RulesAs::Call {
                 tool: "Bash".into(),
                 argument: agentwarden_domain::lineage::CallArgument::Command("ls".into()),
@@ -394,7 +399,7 @@ mod tests {
             (("SendMessage", r#"{"message":"go on"}"#), ToolKind::SendMessage { to: None }),
             (("Workflow", r#"{}"#), ToolKind::StartsAgents),
             (("TeamCreate", r#"{}"#), ToolKind::StartsAgents),
-            (("Bash", r#"{"command":"ls"}"#), ToolKind::Other),
+            (("Bash", r#"{"command":"ls"}"#), ToolKind::Shell { command: "ls".into(), dir: None }),
             (("Bash", r#"{"command":"warden approve --ref X"}"#), ToolKind::HumanVerb { verb: "approve" }),
             (
                 ("Bash", r#"{"command":"env -u CLAUDECODE /usr/local/bin/warden seal"}"#),
@@ -405,9 +410,18 @@ mod tests {
                 ("Bash", r#"{"command":"(warden release --session s)"}"#),
                 ToolKind::HumanVerb { verb: "release" },
             ),
-            (("Bash", r#"{"command":"warden audit log --type approval_granted"}"#), ToolKind::Other),
-            (("Bash", r#"{"command":"git approve"}"#), ToolKind::Other),
-            (("Bash", r#"{"command":"wardens approve"}"#), ToolKind::Other),
+            (
+                ("Bash", r#"{"command":"warden audit log --type approval_granted"}"#),
+                ToolKind::Shell { command: "warden audit log --type approval_granted".into(), dir: None },
+            ),
+            (
+                ("Bash", r#"{"command":"git approve"}"#),
+                ToolKind::Shell { command: "git approve".into(), dir: None },
+            ),
+            (
+                ("Bash", r#"{"command":"wardens approve"}"#),
+                ToolKind::Shell { command: "wardens approve".into(), dir: None },
+            ),
             (("Read", r#"{"command":"warden approve"}"#), ToolKind::Other),
             (("Read", r#"{"file_path":"okrs/a.md"}"#), ToolKind::Other),
         ];

@@ -14,7 +14,7 @@ pub use input::{
     AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, HUMAN_VERBS, SEND_MESSAGE_TOOL, WRITE_TOOLS, human_verb_in,
     parse_hook_input,
 };
-pub use rules::{DEFAULT_SUBAGENT_TYPE, FETCH_TOOL, SHELL_TOOL, SUBAGENT_TOOLS, rules_as};
+pub use rules::{DEFAULT_SUBAGENT_TYPE, FETCH_TOOL, SHELL_TOOL, SHELL_TOOLS, SUBAGENT_TOOLS, rules_as};
 
 /// The variable Claude Code sets in the environment of everything it runs: a human verb
 /// (`warden seal`, …) refuses to run where it is set.

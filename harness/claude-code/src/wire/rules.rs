@@ -24,6 +24,10 @@ pub const DEFAULT_SUBAGENT_TYPE: &str = "general-purpose";
 /// Claude Code's shell tool.
 pub const SHELL_TOOL: &str = "Bash";
 
+/// Every tool of Claude Code's that runs a shell command line: what it writes is checked for
+/// every agent (T-31).
+pub const SHELL_TOOLS: [&str; 1] = [SHELL_TOOL];
+
 /// Claude Code's fetch tool.
 pub const FETCH_TOOL: &str = "WebFetch";
 

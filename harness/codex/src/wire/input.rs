@@ -49,6 +49,10 @@ pub const BUILTIN_AGENT_TYPES: [&str; 4] = ["default", "explorer", "worker", "aw
 /// Codex's shell tool as its hooks name it.
 pub const SHELL_TOOL: &str = "Bash";
 
+/// Every tool of Codex's that runs a shell command line: what it writes is checked for every
+/// agent (T-31).
+pub const SHELL_TOOLS: [&str; 1] = [SHELL_TOOL];
+
 /// Codex's patch tool as its hooks name it.
 pub const PATCH_TOOL: &str = "apply_patch";
 
@@ -119,14 +123,14 @@ pub fn rules_as(tool: &str, input: &Value) -> RulesAs {
 
 /// What a tool call that spawns nothing asks for; the rules read it by [`rules_as`].
 fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
-    let kind = if tool_name == SHELL_TOOL {
+    let kind = if SHELL_TOOLS.contains(&tool_name.as_str()) {
         let input = input_object(object)?;
         let command = input_string(input, "command", "tool_input.command")?
             .ok_or(InputError::Missing("tool_input.command"))?;
-        match agentwarden_domain::sessions::human_verb_in(&command) {
-            Some(verb) => ToolKind::HumanVerb { verb },
-            None => ToolKind::Other,
-        }
+        // The directory the command runs in, were the call to name one (`exec_command` takes a
+        // `workdir`; 0.169.0's hook was seen to send `{command}` alone): its targets land there.
+        let dir = input_string(input, "workdir", "tool_input.workdir")?;
+        ToolKind::shell_in(command, dir)
     } else if tool_name == PATCH_TOOL {
         let input = input_object(object)?;
         let patch = input_string(input, "command", "tool_input.command")?

@@ -44,6 +44,10 @@ pub const COMPLETE_TOOL: &str = "complete_task";
 /// Gemini CLI's shell tool.
 pub const SHELL_TOOL: &str = "run_shell_command";
 
+/// Every tool of Gemini CLI's that runs a shell command line: what it writes is checked for
+/// every agent (T-31).
+pub const SHELL_TOOLS: [&str; 1] = [SHELL_TOOL];
+
 /// The tools that write the one file their `file_path` names: the whole file, or a replacement
 /// in it.
 pub const WRITE_TOOLS: [&str; 2] = ["write_file", "replace"];
@@ -196,14 +200,13 @@ pub fn rules_as(tool: &str, input: &Value) -> RulesAs {
 
 /// What a tool call that spawns nothing asks for; the rules read it by [`rules_as`].
 fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, InputError> {
-    let kind = if tool_name == SHELL_TOOL {
+    let kind = if SHELL_TOOLS.contains(&tool_name.as_str()) {
         let input = input_object(object)?;
         let command = input_string(input, "command", "tool_input.command")?
             .ok_or(InputError::Missing("tool_input.command"))?;
-        match agentwarden_domain::sessions::human_verb_in(&command) {
-            Some(verb) => ToolKind::HumanVerb { verb },
-            None => ToolKind::Other,
-        }
+        // The directory the shell runs in, when the call names one: its targets land there.
+        let dir = input_string(input, "dir_path", "tool_input.dir_path")?;
+        ToolKind::shell_in(command, dir)
     } else if WRITE_TOOLS.contains(&tool_name.as_str()) {
         ToolKind::Write { path: written(object)? }
     } else {

@@ -64,7 +64,12 @@ fn each_tool_is_read_as_the_kernel_needs_it() {
     /// The tool, its input, the kind read, how the rules read it.
     type Row = (&'static str, Value, ToolKind, RulesAs);
     let rows: Vec<Row> = vec![
-        ("Bash", json!({"command": "echo child"}), ToolKind::Other, shell("echo child")),
+        (
+            "Bash",
+            json!({"command": "echo child"}),
+            ToolKind::Shell { command: "echo child".into(), dir: None },
+            shell("echo child"),
+        ),
         (
             "Bash",
             json!({"command": "warden approve --ref X"}),

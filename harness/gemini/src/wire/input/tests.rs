@@ -87,8 +87,15 @@ fn spawn_ids_are_safe_and_tell_sessions_agents_and_prompts_apart() {
 
 #[test]
 fn each_tool_is_read_as_the_kernel_needs_it() {
-    let rows: [(String, ToolKind); 5] = [
-        (before("run_shell_command", json!({"command": "echo hi > out.txt"})), ToolKind::Other),
+    let rows: [(String, ToolKind); 6] = [
+        (
+            before("run_shell_command", json!({"command": "echo hi > out.txt"})),
+            ToolKind::Shell { command: "echo hi > out.txt".into(), dir: None },
+        ),
+        (
+            before("run_shell_command", json!({"command": "echo x > hooks/pre-commit", "dir_path": ".git"})),
+            ToolKind::Shell { command: "echo x > hooks/pre-commit".into(), dir: Some(".git".into()) },
+        ),
         (
             before("run_shell_command", json!({"command": "warden approve --ref X"})),
             ToolKind::HumanVerb { verb: "approve" },
