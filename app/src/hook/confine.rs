@@ -85,7 +85,7 @@ impl Warden {
         let place_tmp = tmp.as_deref().unwrap_or("/nonexistent-session-tmp").to_owned();
         let place = Place { root, cwd, session_tmp: &place_tmp };
         let home = std::env::var("HOME").unwrap_or_default();
-        let baseline = Baseline::unix(&home);
+        let baseline = Baseline::unix(&home).holding(super::fast::HARNESS_HELD_NAMES);
         let confinement = match lineage {
             Some((types, manifests)) => {
                 let rules: Vec<&[ToolRule]> = types
@@ -104,7 +104,7 @@ impl Warden {
                     .iter()
                     .map(|p| if p.starts_with('/') { p.clone() } else { format!("{root}/{p}") })
                     .collect();
-                main_session_confinement(&absolute, &place_tmp)
+                main_session_confinement(&absolute, &place, &baseline)
             }
         };
         let launcher = self.confine_launcher();
@@ -417,7 +417,12 @@ pub fn confine_report(
             .into_iter()
             .map(|name| {
                 let lineage: Vec<&[ToolRule]> = vec![rules_of(main), rules_of(name)];
-                let confinement = lineage_confinement(&lineage, &place, protected, &Baseline::unix(&home));
+                let confinement = lineage_confinement(
+                    &lineage,
+                    &place,
+                    protected,
+                    &Baseline::unix(&home).holding(super::fast::HARNESS_HELD_NAMES),
+                );
                 let Applied::Confined { grants, unenforced, .. } =
                     confinement.applied(agentwarden_domain::confine::Mode::Required)
                 else {

@@ -98,10 +98,16 @@ impl Confinement {
 }
 
 /// The confinement of the main session's shell with `[confine] main_session` (E-15): it may
-/// write everywhere its user may but beneath the protected paths (`protected` absolute), read
-/// everywhere, reach TCP on the web ports only (the launcher has no wider network grant), and
-/// writes its temporary files in `session_tmp`.
-pub fn main_session_confinement(protected: &[String], session_tmp: &str) -> Confinement {
+/// write everywhere its user may but beneath the protected paths (`protected` absolute) and the
+/// held names the `baseline` holds wherever the launcher finds them (E-31: the workspace root of
+/// `place` and the way up from the working directory), read everywhere, reach TCP on the web
+/// ports only (the launcher has no wider network grant), and writes its temporary files in the
+/// session's temporary directory.
+pub fn main_session_confinement(
+    protected: &[String],
+    place: &super::Place<'_>,
+    baseline: &super::Baseline,
+) -> Confinement {
     let mut read_only: Vec<String> = protected.iter().map(|p| crate::lineage::lexical(p)).collect();
     read_only.sort();
     read_only.dedup();
@@ -112,8 +118,11 @@ pub fn main_session_confinement(protected: &[String], session_tmp: &str) -> Conf
         read: Reads::All,
         read_only,
         network: Network::Any,
-        temp: Some(crate::lineage::lexical(session_tmp)),
+        temp: Some(crate::lineage::lexical(place.session_tmp)),
         unenforced: Vec::new(),
+        held: baseline.held.clone(),
+        held_files: baseline.held_files.clone(),
+        held_at: vec![crate::lineage::lexical(place.root)],
     }
 }
 
@@ -157,8 +166,16 @@ mod tests {
 
     #[test]
     fn the_main_session_writes_everywhere_but_the_protected_paths() {
-        let c = main_session_confinement(&["/ws/okrs".into(), "/ws/okrs/q4".into(), "/ws/.env".into()], "/t");
+        let place = crate::confine::Place { root: "/ws", cwd: "/ws/src", session_tmp: "/t" };
+        let baseline = crate::confine::Baseline::unix("/home/u");
+        let c = main_session_confinement(
+            &["/ws/okrs".into(), "/ws/okrs/q4".into(), "/ws/.env".into()],
+            &place,
+            &baseline,
+        );
         assert!(c.may_write("/ws/src/a") && c.may_write("/home/u/x") && c.may_write("/t/f"));
+        // The held names hold for the main session's shell too, the workspace root looked in (E-31).
+        assert!(c.held.iter().any(|h| h == ".git/hooks") && c.held_at == ["/ws"], "{c:?}");
         assert!(!c.may_write("/ws/okrs/q4.md") && !c.may_write("/ws/.env"));
         assert_eq!(c.read_only, ["/ws/.env", "/ws/okrs"]);
         assert!(c.may_read("/etc/passwd"));
@@ -166,7 +183,8 @@ mod tests {
 
     #[test]
     fn the_record_names_the_digest_of_what_the_launcher_reads() {
-        let c = main_session_confinement(&["/ws/okrs".into()], "/t");
+        let place = crate::confine::Place { root: "/ws", cwd: "/ws", session_tmp: "/t" };
+        let c = main_session_confinement(&["/ws/okrs".into()], &place, &crate::confine::Baseline::unix("/h"));
         let Applied::Confined { digest, .. } = c.applied(Mode::Required) else { panic!("confined") };
         assert_eq!(digest, blake3::hash(c.encode(Mode::Required).as_bytes()).to_hex().to_string());
         let json = serde_json::to_value(c.applied(Mode::Required)).unwrap();

@@ -108,7 +108,7 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     let whole = input.map_or(Value::Null, |i| Value::Object(i.clone()));
     // Claude Code judges its own permission rules against the input a hook hands back, and the
     // hook input names its permission mode: the application reads its settings (H-61).
-    let shell = (tool_name == SHELL_TOOL)
+    let shell = SHELL_TOOLS.contains(&tool_name.as_str())
         .then(|| {
             let permission_mode = object.get("permission_mode").and_then(Value::as_str).map(str::to_owned);
             ShellInput::new(&whole, "command", ClientRules::Settings { permission_mode })
