@@ -70,7 +70,7 @@ pub use storage::{HookStorage, Marker, SessionIndex};
 
 use session_rules::SessionRules;
 
-use crate::config::ClaudeCodeConfig;
+use crate::config::HarnessSettings;
 use crate::gate::GateRecords;
 use crate::guard::GuardTarget;
 use crate::warden::{Warden, WardenError};
@@ -228,6 +228,12 @@ impl Warden {
         if let Err(e) = self.record_pending(state, session, storage).await {
             tracing::warn!(error = %e, "the pending violations could not all be recorded yet");
         }
+        // Each harness is governed by its own section of the configuration (U-17, U-18).
+        let harness = match self.config.harness(&input.harness) {
+            Ok(harness) => harness,
+            Err(why) => return (HookAnswer::failed(format!("{}: {why}", Code::ConfigInvalid)), session_id),
+        };
+        let harness = &harness;
         let root = self.config.root.clone();
         let in_flight = input.attribution == Attribution::InFlight;
         let call = input.call.clone();
@@ -238,15 +244,24 @@ impl Warden {
             }
             HookEvent::Spawn(request) => match &quarantined {
                 Some(marker) => Ok(self.deny_in_quarantine(state, session, &request, marker).await),
-                None if in_flight => self.hook_spawn_in_flight(state, session, request, &root, storage).await,
-                None => self.hook_spawn(state, session, request).await,
+                None if in_flight => {
+                    self.hook_spawn_in_flight(state, session, harness, request, &root, storage).await
+                }
+                None => self.hook_spawn(state, session, harness, request).await,
             },
             HookEvent::Tool(call) if in_flight => Ok(self
-                .hook_tool_in_flight(state, session, input.cwd.as_deref(), call, quarantined.as_ref())
+                .hook_tool_in_flight(
+                    state,
+                    session,
+                    harness,
+                    input.cwd.as_deref(),
+                    call,
+                    quarantined.as_ref(),
+                )
                 .await),
-            HookEvent::Tool(call) => {
-                Ok(self.hook_tool(state, session, input.cwd.as_deref(), call, quarantined.as_ref()).await)
-            }
+            HookEvent::Tool(call) => Ok(self
+                .hook_tool(state, session, harness, input.cwd.as_deref(), call, quarantined.as_ref())
+                .await),
             // The end of a spawn that never started, or stopped already, has nothing to check (M-2).
             HookEvent::SubagentStop { agent, .. }
                 if in_flight && !in_flight::is_running(state, session, &agent.agent_id) =>
@@ -273,6 +288,7 @@ impl Warden {
                 self.hook_stop(
                     state,
                     session,
+                    harness,
                     agent,
                     stop_hook_active,
                     &root,
@@ -404,10 +420,11 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         request: SpawnRequest,
     ) -> Result<HookAnswer, WardenError> {
-        let claude_code = &self.config.claude_code;
-        let persona = request.persona(&claude_code.main_persona);
+        let own = &harness.config;
+        let persona = request.persona(&own.main_persona);
         let now = self.now();
         let subagents = [request.subagent_type.as_str()];
         let metadata = state.governance.metadata_for(persona, &subagents, now);
@@ -421,9 +438,9 @@ impl Warden {
         let records = GateRecords { require: true, approvals: state.governance.clone(), read };
         let (evaluation, _) = self.assess_delegation(gate_request, Some(records)).await;
         let facts = SpawnFacts {
-            main_persona: &claude_code.main_persona,
-            builtin_agents: &claude_code.builtin_agents,
-            terms: ClaudeCodeConfig::TERMS,
+            main_persona: &own.main_persona,
+            builtin_agents: &own.builtin_agents,
+            terms: harness.terms,
             tree: state.session_ref(session),
             gate: evaluation.report,
             manifests: manifests.as_deref().map_err(ToString::to_string),
@@ -600,6 +617,7 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         agent: CallingAgent,
         stop_hook_active: bool,
         root: &Path,
@@ -627,7 +645,7 @@ impl Warden {
             guard,
             result_path,
             result,
-            terms: ClaudeCodeConfig::TERMS,
+            terms: harness.terms,
         });
         let recorded = self
             .record_and_apply(
@@ -757,6 +775,7 @@ mod tests {
             }),
             attribution: Attribution::Named,
             call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
         }
     }
 
@@ -774,6 +793,7 @@ mod tests {
             }),
             attribution: Attribution::Named,
             call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
         }
     }
 
@@ -841,6 +861,7 @@ mod tests {
             }),
             attribution: Attribution::Named,
             call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
         };
         let session_start = |session: &str| HookInput {
             session_id: session.into(),

@@ -66,10 +66,27 @@ fn read(path: &Path) -> FileRead {
     }
 }
 
+/// The harness's section of the configuration and the sections no harness reads (U-17, U-19).
+fn harness_section(config: &Config, settings: &agentwarden::HarnessSettings) -> Check {
+    let known = agentwarden_hook_client::HookHarness::profiles();
+    let unread = config.sections_no_harness_reads(&known);
+    let section = settings.terms.section;
+    if unread.is_empty() {
+        let read = if config.harnesses.contains_key(section) { "its section" } else { "the defaults" };
+        Check::ok("harness section", format!("{} reads `[{section}]`: {read}", settings.terms.harness))
+    } else {
+        let keys: Vec<String> = known.iter().map(|p| format!("`[{}]`", p.terms.section)).collect();
+        Check::fail(
+            "harness section",
+            format!("no harness reads `[{}]`", unread.join("]`, `[")),
+            format!("name each harness's section by its key ({}) or remove it", keys.join(", ")),
+        )
+    }
+}
+
 /// The persona, agent and manifest files; returns the first declared subagent of the main
 /// persona (the canary asks for it).
-fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
-    let main = &config.claude_code.main_persona;
+fn check_files(config: &Config, main: &str, section: &str, checks: &mut Vec<Check>) -> Option<String> {
     let persona_file =
         agentwarden_domain::governance::Name::new(main).map(|name| config.subagents.persona_path(&name));
     let declared = match persona_file.as_ref().map(|path| (path, read_persona(main, Some(&read(path))))) {
@@ -77,7 +94,7 @@ fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
             checks.push(Check::fail(
                 "persona",
                 e.to_string(),
-                "set `[claude_code] main_persona` to a plain name",
+                format!("set `[{section}] main_persona` to a plain name"),
             ));
             Vec::new()
         }
@@ -623,7 +640,19 @@ pub(super) async fn doctor(
         }
         Ok(config) => {
             checks.push(Check::ok("config", format!("`{}` loads", config_path.display())));
-            let first = check_files(&config, &mut checks);
+            let profile = harness.profile();
+            let main = match config.harness(&profile) {
+                Ok(settings) => {
+                    checks.push(harness_section(&config, &settings));
+                    settings.config.main_persona
+                }
+                Err(why) => {
+                    let fix = format!("edit `{}` as it says", config_path.display());
+                    checks.push(Check::fail("harness section", why, fix));
+                    "main".to_owned()
+                }
+            };
+            let first = check_files(&config, &main, profile.terms.section, &mut checks);
             check_protection(harness, &project, &config, &mut checks);
             let var = &config.subagents.enable_env;
             checks.push(approval_keys(&config));

@@ -21,6 +21,7 @@ use agentwarden_domain::sessions::{
 };
 
 use super::storage::{HookStorage, Marker};
+use crate::config::HarnessSettings;
 use crate::warden::{Warden, WardenError};
 
 /// The subagents running in `session`, as the callers of an event that names none (M-2).
@@ -43,6 +44,7 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         mut request: SpawnRequest,
         root: &Path,
         storage: &HookStorage,
@@ -62,7 +64,7 @@ impl Warden {
         request.caller = None;
         let agent =
             CallingAgent { agent_id: request.tool_use_id.clone(), agent_type: request.subagent_type.clone() };
-        let answer = self.hook_spawn(state, session, request).await?;
+        let answer = self.hook_spawn(state, session, harness, request).await?;
         if answer != HookAnswer::Proceed {
             return Ok(answer);
         }
@@ -76,18 +78,19 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         cwd: Option<&str>,
         call: ToolCall,
         quarantined: Option<&Marker>,
     ) -> HookAnswer {
         let running = running(state, session);
         if running.is_empty() || call.caller.is_some() {
-            return self.hook_tool(state, session, cwd, call, quarantined).await;
+            return self.hook_tool(state, session, harness, cwd, call, quarantined).await;
         }
         // Judged as each running subagent; the first denial stands (M-2).
         for agent in running {
             let as_agent = ToolCall { caller: Some(agent), ..call.clone() };
-            let answer = self.hook_tool(state, session, cwd, as_agent, quarantined).await;
+            let answer = self.hook_tool(state, session, harness, cwd, as_agent, quarantined).await;
             if answer != HookAnswer::Proceed {
                 return answer;
             }

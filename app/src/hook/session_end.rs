@@ -83,7 +83,14 @@ mod tests {
     }
 
     fn input(event: HookEvent) -> HookInput {
-        HookInput { session_id: "s".into(), cwd: None, event, attribution: Attribution::Named, call: None }
+        HookInput {
+            session_id: "s".into(),
+            cwd: None,
+            event,
+            attribution: Attribution::Named,
+            call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
+        }
     }
 
     fn end() -> HookInput {

@@ -9,7 +9,7 @@ pub use agentwarden_protocol::exit_two::{
     render,
 };
 pub use input::{
-    BUILTIN_AGENTS, COMPLETE_TOOL, KNOWN_TOOLS, MCP_PREFIX, SHELL_TOOL, SPAWN_TOOL, WRITE_TOOLS,
+    BUILTIN_AGENTS, COMPLETE_TOOL, KNOWN_TOOLS, MCP_PREFIX, PROFILE, SHELL_TOOL, SPAWN_TOOL, WRITE_TOOLS,
     parse_hook_input, rules_as, spawn_id,
 };
 
