@@ -32,6 +32,11 @@ use crate::warden::{Warden, WardenError};
 pub(crate) mod sealed;
 mod signatures;
 
+/// Why a missing `[approvals] allowed_signers` file is refused, and what to do (N-11).
+pub(crate) const SIGNERS_MISSING: &str = "it does not exist: write it, one `PRINCIPAL KEYTYPE KEY` line per human who \
+     signs (the public half of their SSH key, as `ssh-keygen -Y verify` reads it: docs/signed-approvals.md), or take \
+     `[approvals] allowed_signers` out of the configuration";
+
 /// The name under which the projection is saved in the state store.
 pub const RECORDS_PROJECTION: &str = "claude_code";
 
@@ -323,6 +328,10 @@ impl Warden {
             let (read, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
             let digest = digest(&read, mode).ok_or_else(|| match &read {
                 FileRead::Unreadable(why) => format!("cannot seal `{}`: {why}", path.display()),
+                // The key list is the one sealed file the configuration names rather than finds (N-11).
+                FileRead::Missing if self.config.allowed_signers.as_ref() == Some(&path) => {
+                    format!("cannot seal `{}`: {SIGNERS_MISSING}", path.display())
+                }
                 _ => format!("cannot seal `{}`: it vanished", path.display()),
             })?;
             let name = key(&self.config.root, &path);
