@@ -218,7 +218,8 @@ impl Warden {
         self.refuse_inside_an_agent_session("releases a quarantine")?;
         if !is_safe_id(session) {
             return Err(HumanActError::usage(format!(
-                "--session `{session}` is not a Claude Code session id"
+                "--session `{session}` is not a session id (1 to {} of A-Z a-z 0-9 _ - ., not starting with `.`)",
+                agentwarden_domain::sessions::MAX_ID_LEN
             )));
         }
         let by = checked_name(signer.by.as_deref())?;

@@ -27,8 +27,8 @@ pub(super) struct HookArgs {
     /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Answer within this many milliseconds of starting, or exit 2 (H-10): below the Claude
-    /// Code timeout, which would let the call run.
+    /// Answer within this many milliseconds of starting, or exit 2 (H-10): below the harness's
+    /// hook timeout, past which Claude Code, Codex CLI and Gemini CLI let the call run.
     #[arg(long, default_value_t = super::wiring::DEFAULT_DEADLINE_MS, value_name = "MS")]
     deadline_ms: u64,
     /// The global `--server`: ask the resident service at this socket (`warden serve`) instead
