@@ -20,7 +20,7 @@
 //! protected = ["okrs"]      # relative to the workspace root
 //! actor = "daemon"          # who records guardrail_violation events
 //!
-//! [claude_code]             # one section per harness, named by its integration (U-17)
+//! [harness_key]             # one section per harness, keyed as its integration says (U-17)
 //! main_persona = "main"     # the main session's persona, the root of every spawn tree
 //! builtin_agents = []       # the harness's built-in agent types that may be spawned (H-20)
 //! agent_tools = []          # its tools that start agents (`Workflow`, …) that may be used (H-22)
@@ -150,7 +150,7 @@ pub struct SubagentConfig {
     /// A subagent's file name.
     pub agent_file_pattern: FilePattern,
     /// `approvalRef` must name a recorded approval in force and in scope, and a seal must be
-    /// recorded (the Claude Code hook always requires this; library consumers opt in) (G-21).
+    /// recorded (the hook always requires this; library consumers opt in) (G-21).
     pub require_recorded_approval: bool,
 }
 
@@ -211,8 +211,8 @@ impl Default for GuardrailsConfig {
     }
 }
 
-/// How `warden hook` governs one harness's sessions: its section of the file (`[claude_code]`,
-/// `[codex]`, `[gemini]`, … — the key its integration names). The loader checks each section's
+/// How `warden hook` governs one harness's sessions: its section of the file, under the key its
+/// integration names. The loader checks each section's
 /// keys and values; the names its lists may hold are the harness's own, checked by
 /// [`Config::harness`] against its integration's [`HarnessProfile`] (U-17).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -276,7 +276,7 @@ pub struct Config {
     /// `None` when not loaded from a file by `load`. A decision compares it with the seal
     /// (U-16).
     pub source_digest: Option<String>,
-    /// Each harness's section, by its key (`claude_code`, `codex`, `gemini`, …): any table the
+    /// Each harness's section, by the key its integration names: any table the
     /// loader does not know otherwise. Read through [`Config::harness`] (U-17).
     pub harnesses: BTreeMap<String, HarnessConfig>,
     /// `[subagents]`.
@@ -644,7 +644,7 @@ impl Config {
     /// reads its own section and no other (U-17), and its section's lists may hold only the
     /// harness's own names: another harness's built-in agent there is an error that says where
     /// it goes. A file that has the section this harness's settings were read from before each
-    /// harness had its own (`[claude_code]` for every harness, once) and not this harness's own
+    /// harness had its own (one harness's section read for every harness, once) and not this harness's own
     /// section was written for the old reading, and is refused with the key to add, never read
     /// silently with other settings (U-18).
     pub fn harness(&self, profile: &HarnessProfile) -> Result<HarnessSettings, String> {
@@ -901,7 +901,7 @@ mod tests {
         let name = Name::new("REVIEW").unwrap();
         for pattern in ["AGENT_{name}.md", "{name}.md", "agent-{name}", "{name}.persona.md"] {
             let pattern = FilePattern::new(pattern).unwrap();
-            for dir in ["", ".", "./agents", "agents/", "/abs/dir", "/", "a//b", ".claude/agents/"] {
+            for dir in ["", ".", "./agents", "agents/", "/abs/dir", "/", "a//b", ".hidden/agents/"] {
                 let dir = Path::new(dir);
                 assert_eq!(pattern.path_in(dir, &name), dir.join(pattern.file_name(&name)), "{dir:?}");
             }
@@ -918,18 +918,18 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("agentwarden.toml");
-        std::fs::write(&path, "[claude_code]\nmain_persona = \"main\"\n").unwrap();
+        std::fs::write(&path, "[some_harness]\nmain_persona = \"main\"\n").unwrap();
         let cache = ConfigCache::default();
         let first = Config::load_with(Some(&path), Some(&cache)).unwrap();
         assert_eq!(Config::load_with(Some(&path), Some(&cache)).unwrap(), first);
-        std::fs::write(&path, "[claude_code]\nmain_persona = \"lead\"\n").unwrap();
+        std::fs::write(&path, "[some_harness]\nmain_persona = \"lead\"\n").unwrap();
         let rewritten = Config::load_with(Some(&path), Some(&cache)).unwrap();
-        assert_eq!(rewritten.harnesses["claude_code"].main_persona, "lead");
+        assert_eq!(rewritten.harnesses["some_harness"].main_persona, "lead");
         assert_eq!(rewritten, Config::load(Some(&path)).unwrap(), "as an uncached load reads it");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         let chmodded = Config::load_with(Some(&path), Some(&cache)).unwrap();
         assert_ne!(chmodded.source_digest, rewritten.source_digest, "U-15: the mode is in the digest");
-        std::fs::write(&path, "[claude_code\n").unwrap();
+        std::fs::write(&path, "[some_harness\n").unwrap();
         assert!(Config::load_with(Some(&path), Some(&cache)).is_err(), "never the last good parse");
     }
 

@@ -1,9 +1,9 @@
-//! The events of a harness that never names its subagents (Gemini CLI, [`Attribution::InFlight`]):
+//! The events of a harness that never names its subagents ([`Attribution::InFlight`]):
 //! a subagent's calls arrive with its parent's session and no agent field, between the call that
 //! spawned it and that call's end, and no start event comes.
 //!
-//! - A spawn is the main session's, whatever runs: the one harness that names no subagent (Gemini
-//!   CLI 0.61) gives its subagents no spawn tool, so the main session is the only agent that can
+//! - A spawn is the main session's, whatever runs: the one harness that names no subagent (its
+//!   integration says so) gives its subagents no spawn tool, so the main session is the only agent that can
 //!   ask, and crediting a spawn to a running subagent would be a guess in the asker's favour
 //!   (M-22, superseding M-3). The same spawn (the integration names it by its input) while it
 //!   still runs is denied: the two would be one agent to Warden (M-4). An allowed spawn starts
