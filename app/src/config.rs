@@ -644,20 +644,25 @@ impl Config {
     /// reads its own section and no other (U-17), and its section's lists may hold only the
     /// harness's own names: another harness's built-in agent there is an error that says where
     /// it goes. A file that has the section this harness's settings were read from before each
-    /// harness had its own (one harness's section read for every harness, once) and not this harness's own
-    /// section was written for the old reading, and is refused with the key to add, never read
-    /// silently with other settings (U-18).
-    pub fn harness(&self, profile: &HarnessProfile) -> Result<HarnessSettings, String> {
+    /// harness had its own (one harness's section read for every harness, once) and not this
+    /// harness's own section was written for the old reading, and is refused with the key to
+    /// add, never read silently with other settings (U-18).
+    pub fn harness(&self, profile: &HarnessProfile) -> Result<HarnessSettings, ConfigError> {
         let terms = profile.terms;
         let key = terms.section;
+        let error = |message: String| ConfigError {
+            path: self.source.as_deref().map_or_else(|| CONFIG_FILE.to_owned(), |p| p.display().to_string()),
+            line: None,
+            message,
+        };
         let Some(section) = self.harnesses.get(key) else {
             if let Some(former) = profile.formerly.filter(|former| self.harnesses.contains_key(*former)) {
-                return Err(format!(
+                return Err(error(format!(
                     "`[{former}]` no longer governs {harness}: each harness reads its own section, and \
                      {harness} reads `[{key}]`, which this file does not have; add a `[{key}]` section \
                      (empty for the defaults) with what of `[{former}]` was meant for {harness} (U-18)",
                     harness = terms.harness,
-                ));
+                )));
             }
             return Ok(HarnessSettings { config: HarnessConfig::default(), terms });
         };
@@ -668,12 +673,12 @@ impl Config {
         for (field, listed, known, what) in lists {
             if let Some(unknown) = listed.iter().find(|name| !known.contains(&name.as_str())) {
                 let own = if known.is_empty() { "it has none".to_owned() } else { known.join(", ") };
-                return Err(format!(
+                return Err(error(format!(
                     "`[{key}] {field}`: `{}` is not a {what} of {harness} ({own}); each harness's names go \
                      in its own section, the section of the harness they belong to (U-17)",
                     unknown.escape_debug(),
                     harness = terms.harness,
-                ));
+                )));
             }
         }
         Ok(HarnessSettings { config: section.clone(), terms })
@@ -843,7 +848,7 @@ mod tests {
             ),
         ];
         for (text, profile, named, why) in rows {
-            let refused = parse(text).harness(&profile).unwrap_err();
+            let refused = parse(text).harness(&profile).unwrap_err().to_string();
             for part in named {
                 assert!(refused.contains(part), "{why}: {refused}");
             }
@@ -858,17 +863,20 @@ mod tests {
     fn a_former_shared_section_without_the_harness_own_is_refused_naming_the_new_key() {
         let parse = |text: &str| Config::parse(Path::new("w.toml"), text).unwrap();
         let old = parse("[some_harness]\nbuiltin_agents = [\"helper\"]\nmain_persona = \"main\"\n");
-        let refused = old.harness(&OTHER).unwrap_err();
+        let refused = old.harness(&OTHER).unwrap_err().to_string();
         for part in ["`[some_harness]` no longer governs Other Harness", "add a `[other]` section", "U-18"] {
             assert!(refused.contains(part), "{refused}");
         }
         // The same file read for the harness it now belongs to: its names are not that harness's.
         assert!(
-            old.harness(&SOME).unwrap_err().contains("`helper` is not a built-in agent type of Some Harness")
+            old.harness(&SOME)
+                .unwrap_err()
+                .message
+                .contains("`helper` is not a built-in agent type of Some Harness")
         );
         let only_persona = parse("[some_harness]\nmain_persona = \"main\"\n");
         assert!(
-            only_persona.harness(&OTHER).unwrap_err().contains("add a `[other]` section"),
+            only_persona.harness(&OTHER).unwrap_err().message.contains("add a `[other]` section"),
             "even a harmless one"
         );
         assert_eq!(only_persona.harness(&SOME).unwrap().config, HarnessConfig::default());

@@ -648,7 +648,7 @@ pub(super) async fn doctor(
                 }
                 Err(why) => {
                     let fix = format!("edit `{}` as it says", config_path.display());
-                    checks.push(Check::fail("harness section", why, fix));
+                    checks.push(Check::fail("harness section", why.message, fix));
                     "main".to_owned()
                 }
             };

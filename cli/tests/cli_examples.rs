@@ -69,7 +69,9 @@ fn rows(guide: &str) -> Vec<(String, String)> {
     text.lines()
         .filter_map(|line| line.strip_prefix("| `events/"))
         .map(|rest| {
-            let (file, answer) = rest.split_once("` | ").unwrap_or_else(|| panic!("{guide}: a row `{rest}`"));
+            let row = rest.split_once("` | ");
+            assert!(row.is_some(), "{guide}: a row `{rest}`");
+            let (file, answer) = row.unwrap();
             (file.to_owned(), answer.trim_end_matches(" |").trim().to_owned())
         })
         .collect()
@@ -99,7 +101,7 @@ fn set_up(example: &Example, dir: &Path) -> PathBuf {
             example.dir,
             String::from_utf8_lossy(&out.stderr)
         );
-        if args[0] == "init" {
+        if args.first() == Some(&"init") {
             git(&root, &["add", "-A"]);
             git(&root, &["commit", "-qm", "agent warden"]);
         }
@@ -161,9 +163,12 @@ fn every_bundled_event_is_answered_as_its_guide_says() {
                 &["hook", "--harness", example.harness, "--config", "agentwarden.toml"],
                 Some(&event),
             );
-            if let Err(seen) = answers(example, &out, claimed) {
-                panic!("docs/{}: `events/{file}` is claimed `{claimed}`, but: {seen}", example.guide);
-            }
+            let answered = answers(example, &out, claimed);
+            assert!(
+                answered.is_ok(),
+                "docs/{}: `events/{file}` is claimed `{claimed}`, but: {answered:?}",
+                example.guide
+            );
         }
     }
 }
