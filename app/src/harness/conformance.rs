@@ -870,6 +870,17 @@ pub async fn the_harness_is_governed_by_its_own_section(harness: &dyn Scenarios)
             &format!("a built-in {name} agent type"),
             "the denial names its harness",
         );
+        // Listed in its own section, sealed: the sealed configuration's section lets it past
+        // H-20 (the gate still wants an instruction file for it).
+        let listed = project_configured(&format!("[{section}]\nbuiltin_agents = [\"{builtin}\"]\n"));
+        let kernel = Kernel::over(listed, true, true, true).await;
+        let answer = kernel.ask(harness, &spawn_of(&kernel, builtin)).await;
+        let reason = answer.reason().map(|r| r.as_str().to_owned()).unwrap_or_default();
+        assert!(
+            !reason.contains("builtin_agent"),
+            "{}: a built-in agent its sealed section lists passes H-20: {answer:?}",
+            harness.name()
+        );
     }
     let failed_with = |answer: &HookAnswer, what: &str, situation: &str| match answer {
         HookAnswer::Failed { reason }
