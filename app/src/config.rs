@@ -889,6 +889,33 @@ mod tests {
         assert_eq!(parse("").harness(&OTHER).unwrap().config, HarnessConfig::default(), "no file's sections");
     }
 
+    /// `SECTIONS` names exactly `File`'s sections: a section added to `File` and not to
+    /// `SECTIONS` would be read as a harness's section too (U-19). The destructuring below
+    /// names every field, so a new one fails to compile here until it is added to both.
+    #[test]
+    fn the_known_sections_are_the_files_fields() {
+        let text = SECTIONS.iter().map(|s| format!("[{s}]\n")).collect::<String>();
+        // Each known section, empty, parses as Warden's own where it may be empty.
+        let file: File = toml::from_str(
+            &text.replace("[store]\n", "").replace("[server]\n", "").replace("[approvals]\n", ""),
+        )
+        .unwrap();
+        let File { subagents, lineage, guardrails, fan_out, store, server, approvals, audit } = file;
+        let fields = [
+            ("subagents", subagents.is_some()),
+            ("lineage", lineage.is_some()),
+            ("guardrails", guardrails.is_some()),
+            ("fan_out", fan_out.is_some()),
+            ("store", store.is_none()),
+            ("server", server.is_none()),
+            ("approvals", approvals.is_none()),
+            ("audit", audit.is_some()),
+        ];
+        assert_eq!(fields.map(|(name, _)| name), SECTIONS, "`SECTIONS` and `File` name the same sections");
+        assert!(fields.iter().all(|(_, read)| *read), "each was read as Warden's own: {fields:?}");
+        assert!(harness_sections(&text).unwrap().is_empty(), "none is a harness's section");
+    }
+
     /// A section no harness of the known ones reads is named, for the command line to refuse
     /// (U-19).
     #[test]
