@@ -198,3 +198,34 @@ fn each_answer_is_told_from_the_others() {
     assert!(answers(codex, &output(2, "", refused), "denied: `path_unresolvable`").is_ok());
     assert!(answers(codex, &output(2, "", "Agent Warden could not decide: x"), "allowed").is_err());
 }
+
+/// Through `warden hook`, as installed: a Codex project whose configuration still has the old
+/// shared `[claude_code]` and no `[codex]` fails every Codex event naming `[codex]` to add
+/// (U-18); a section no harness reads fails every event naming it (U-19); the Claude Code example
+/// with its own section is answered as before.
+#[test]
+fn a_configuration_for_the_old_shared_section_or_no_harness_is_refused_by_the_hook() {
+    let codex = &EXAMPLES[1];
+    let dir = tempfile::tempdir().unwrap();
+    let root = set_up(codex, dir.path());
+    let config = std::fs::read_to_string(root.join("agentwarden.toml")).unwrap();
+    let spawn = std::fs::read_to_string(root.join("events/pre-spawn-main-planner.json")).unwrap();
+    let hook = |root: &Path, harness: &str, event: &str| {
+        warden(root, &["hook", "--harness", harness, "--config", "agentwarden.toml"], Some(event))
+    };
+    assert!(answers(codex, &hook(&root, "codex", &spawn), "allowed").is_ok(), "its own section: allowed");
+    std::fs::write(root.join("agentwarden.toml"), config.replace("[codex]", "[claude_code]")).unwrap();
+    let out = hook(&root, "codex", &spawn);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("config_invalid") && said.contains("add a `[codex]` section"), "{said}");
+    std::fs::write(root.join("agentwarden.toml"), format!("{config}\n[codx]\nmain_persona = \"main\"\n"))
+        .unwrap();
+    let out = hook(&root, "codex", &spawn);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("config_invalid") && said.contains("`[codx]`") && said.contains("`[codex]`"),
+        "{said}"
+    );
+}
