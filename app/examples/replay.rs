@@ -28,7 +28,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for request in ["authorize-write", "authorize-escalation"] {
         let text = std::fs::read_to_string(examples.join(format!("lineage/{request}.json")))?;
         // These requests name their tool alone. A request with an input is read as a harness's
-        // hook reads it: pass its integration's reading (`agentwarden_claude_code::wire::rules_as`);
+        // hook reads it: pass its integration's reading (`Harness::rules_as`);
         // read by name, only a rule without a specifier grants it (T-16).
         let by_name = |tool: &str, _: &serde_json::Value| RulesAs::named(tool);
         let asked = ToolCallRequest::from_json(&text, &warden.request_root(), by_name, &NoLinks);

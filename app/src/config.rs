@@ -20,10 +20,10 @@
 //! protected = ["okrs"]      # relative to the workspace root (R-1)
 //! actor = "daemon"          # who records guardrail_violation events
 //!
-//! [claude_code]
+//! [harness_key]             # one section per harness, keyed as its integration says (U-17)
 //! main_persona = "main"     # the main session's persona, the root of every spawn tree
-//! builtin_agents = []       # Claude Code's built-in agent types that may be spawned (H-20)
-//! agent_tools = []          # tools that start agents (`Workflow`, …) that may be used (H-22)
+//! builtin_agents = []       # the harness's built-in agent types that may be spawned (H-20)
+//! agent_tools = []          # its tools that start agents (`Workflow`, …) that may be used (H-22)
 //! tools = "enforce"         # subagents' tool calls against the manifests' rules, or "shadow" (T-10)
 //!
 //! [confine]
@@ -48,10 +48,11 @@
 //! quorum = 1                                        # cosignatures, when sealed (A-41)
 //! ```
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agentwarden_domain::governance::Name;
-use agentwarden_domain::sessions::HarnessTerms;
+use agentwarden_domain::sessions::{HarnessProfile, HarnessTerms};
 use serde::Deserialize;
 
 /// The default kill-switch variable (G-2).
@@ -153,7 +154,7 @@ pub struct SubagentConfig {
     /// A subagent's file name.
     pub agent_file_pattern: FilePattern,
     /// `approvalRef` must name a recorded approval in force and in scope, and a seal must be
-    /// recorded (the Claude Code hook always requires this; library consumers opt in) (G-21).
+    /// recorded (the hook always requires this; library consumers opt in) (G-21).
     pub require_recorded_approval: bool,
 }
 
@@ -223,24 +224,27 @@ pub struct ConfineConfig {
     pub main_session: bool,
 }
 
-/// How `warden hook` governs Claude Code sessions.
+/// How `warden hook` governs one harness's sessions: its section of the file, under the key its
+/// integration names. The loader checks each section's
+/// keys and values; the names its lists may hold are the harness's own, checked by
+/// [`Config::harness`] against its integration's [`HarnessProfile`] (U-17).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClaudeCodeConfig {
+pub struct HarnessConfig {
     /// The persona of the main session (the root of every spawn tree): its instruction file
     /// says which subagents it may spawn, and the manifests what its type may do.
     /// A plain name, checked when the file is read (and again where it is used).
     pub main_persona: String,
-    /// Built-in agent types (`general-purpose`, `Explore`, …) a spawn may ask for; the rest are
-    /// denied before the gate (H-20). Default: none.
+    /// Built-in agent types of the harness a spawn may ask for; the rest are denied before the
+    /// gate (H-20). Default: none.
     pub builtin_agents: Vec<String>,
-    /// Tools other than `Agent`/`Task` that start agents (`Workflow`, …) and may be used;
-    /// the rest are denied (H-22). Default: none.
+    /// Tools of the harness other than its spawn tool that start agents and may be used; the
+    /// rest are denied (H-22). Default: none.
     pub agent_tools: Vec<String>,
     /// `tools`: what a subagent's tool call the manifests' rules do not grant gets (T-10).
     pub tools: ToolRules,
 }
 
-/// `[claude_code] tools`. Enforced unless the file says `"shadow"`: a new rule set is
+/// A harness section's `tools`. Enforced unless the file says `"shadow"`: a new rule set is
 /// rolled out by recording what it would deny first, never by default (T-10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ToolRules {
@@ -252,30 +256,25 @@ pub enum ToolRules {
     Shadow,
 }
 
-impl ClaudeCodeConfig {
-    /// How the kernel's reasons name Claude Code and this table (`[claude_code]`).
-    pub const TERMS: HarnessTerms<'static> = HarnessTerms { harness: "Claude Code", section: "claude_code" };
-
-    /// Claude Code's built-in agent types, the names `builtin_agents` may list (H-20). The same
-    /// list as `agentwarden_claude_code::wire::BUILTIN_AGENT_TYPES`, which marks a spawn of one
-    /// as built-in (its crate's tests check that they agree).
-    pub const BUILTIN_AGENT_TYPES: [&'static str; 7] =
-        ["general-purpose", "Explore", "Plan", "fork", "claude", "statusline-setup", "workflow-subagent"];
-
-    /// Claude Code's tools that start agents, the names `agent_tools` may list (H-22); the same
-    /// list as `agentwarden_claude_code::wire::AGENT_STARTING_TOOLS`.
-    pub const AGENT_STARTING_TOOLS: [&'static str; 3] = ["Workflow", "TeamCreate", "Teammate"];
-}
-
-impl Default for ClaudeCodeConfig {
+impl Default for HarnessConfig {
     fn default() -> Self {
-        ClaudeCodeConfig {
+        HarnessConfig {
             main_persona: "main".to_owned(),
             builtin_agents: Vec::new(),
             agent_tools: Vec::new(),
             tools: ToolRules::Enforce,
         }
     }
+}
+
+/// One harness's settings as a decision reads them: its section (the defaults when the file has
+/// none), checked against its profile, and the words its reasons use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HarnessSettings {
+    /// Its section.
+    pub config: HarnessConfig,
+    /// Its name and its section's key, in reasons.
+    pub terms: HarnessTerms<'static>,
 }
 
 /// The whole configuration.
@@ -290,8 +289,9 @@ pub struct Config {
     /// `None` when not loaded from a file by `load`. A decision compares it with the seal
     /// (U-16).
     pub source_digest: Option<String>,
-    /// `[claude_code]`.
-    pub claude_code: ClaudeCodeConfig,
+    /// Each harness's section, by the key its integration names: any table the
+    /// loader does not know otherwise. Read through [`Config::harness`] (U-17).
+    pub harnesses: BTreeMap<String, HarnessConfig>,
     /// `[subagents]`.
     pub subagents: SubagentConfig,
     /// `[lineage]`.
@@ -337,7 +337,7 @@ impl Default for Config {
             root: PathBuf::from("."),
             source: None,
             source_digest: None,
-            claude_code: ClaudeCodeConfig::default(),
+            harnesses: BTreeMap::new(),
             subagents: SubagentConfig::default(),
             lineage: LineageConfig::default(),
             guardrails: GuardrailsConfig::default(),
@@ -367,20 +367,24 @@ pub struct ConfigError {
     pub message: String,
 }
 
+/// The file's sections other than the harnesses' (U-17): any other top-level key is a harness's
+/// section, read by [`harness_sections`].
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct File {
     subagents: Option<SubagentsSection>,
     lineage: Option<LineageSection>,
     guardrails: Option<GuardrailsSection>,
     confine: Option<ConfineSection>,
     fan_out: Option<toml::Value>,
-    claude_code: Option<ClaudeCodeSection>,
     store: Option<StoreSection>,
     server: Option<ServerSection>,
     approvals: Option<ApprovalsSection>,
     audit: Option<AuditSection>,
 }
+
+/// The keys of [`File`]'s sections: every other top-level key is a harness's section.
+const SECTIONS: [&str; 9] =
+    ["subagents", "lineage", "guardrails", "confine", "fan_out", "store", "server", "approvals", "audit"];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -414,7 +418,7 @@ struct StoreSection {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ClaudeCodeSection {
+struct HarnessSection {
     main_persona: Option<String>,
     builtin_agents: Option<Vec<String>>,
     agent_tools: Option<Vec<String>>,
@@ -513,43 +517,7 @@ impl Config {
             }
             None => None,
         };
-        let mut claude_code = ClaudeCodeConfig::default();
-        if let Some(section) = file.claude_code {
-            if let Some(persona) = section.main_persona {
-                Name::new(&persona).map_err(|e| error(None, format!("claude_code.main_persona: {e}")))?;
-                claude_code.main_persona = persona;
-            }
-            if let Some(builtin) = section.builtin_agents {
-                let known = ClaudeCodeConfig::BUILTIN_AGENT_TYPES;
-                if let Some(unknown) = builtin.iter().find(|b| !known.contains(&b.as_str())) {
-                    return Err(error(
-                        None,
-                        format!("claude_code.builtin_agents: `{unknown}` is not one of {}", known.join(", ")),
-                    ));
-                }
-                claude_code.builtin_agents = builtin;
-            }
-            if let Some(tools) = section.agent_tools {
-                let known = ClaudeCodeConfig::AGENT_STARTING_TOOLS;
-                if let Some(unknown) = tools.iter().find(|t| !known.contains(&t.as_str())) {
-                    return Err(error(
-                        None,
-                        format!("claude_code.agent_tools: `{unknown}` is not one of {}", known.join(", ")),
-                    ));
-                }
-                claude_code.agent_tools = tools;
-            }
-            claude_code.tools = match section.tools.as_deref() {
-                None | Some("enforce") => ToolRules::Enforce,
-                Some("shadow") => ToolRules::Shadow,
-                Some(other) => {
-                    return Err(error(
-                        None,
-                        format!("claude_code.tools: `{}` is not `enforce` or `shadow`", other.escape_debug()),
-                    ));
-                }
-            };
-        }
+        let harnesses = harness_sections(text).map_err(|m| error(None, m))?;
         let store = match file.store.map(|s| s.url) {
             Some(url) if agentwarden_adapters::is_postgres_url(&url) => {
                 crate::StoreLocation::parse(&url).map_err(|e| error(None, format!("store.url: {e}")))?;
@@ -591,7 +559,7 @@ impl Config {
             store,
             source: Some(path.to_path_buf()),
             source_digest: None,
-            claude_code,
+            harnesses,
             subagents,
             lineage,
             guardrails,
@@ -645,6 +613,114 @@ impl Config {
             cache.put(path, &config);
         }
         Ok(config)
+    }
+}
+
+/// The harnesses' sections of `text` (a file [`File`] has parsed): every top-level key that is
+/// not one of [`SECTIONS`], each a table of a harness section's keys with valid values (U-17).
+/// Which names its lists may hold is the harness's to say ([`Config::harness`]).
+fn harness_sections(text: &str) -> Result<BTreeMap<String, HarnessConfig>, String> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+    let mut harnesses = BTreeMap::new();
+    for (key, value) in table {
+        if SECTIONS.contains(&key.as_str()) {
+            continue;
+        }
+        let shown = key.escape_debug();
+        let not_a_section = || {
+            format!(
+                "`{shown}` is not a section Warden reads ({}) nor a harness's section (a table of \
+                 main_persona, builtin_agents, agent_tools, tools)",
+                SECTIONS.join(", ")
+            )
+        };
+        if !key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            || !value.is_table()
+        {
+            return Err(not_a_section());
+        }
+        let section: HarnessSection =
+            value.try_into().map_err(|e: toml::de::Error| format!("{}: {}", not_a_section(), e.message()))?;
+        let mut config = HarnessConfig::default();
+        if let Some(persona) = section.main_persona {
+            Name::new(&persona).map_err(|e| format!("{shown}.main_persona: {e}"))?;
+            config.main_persona = persona;
+        }
+        if let Some(builtin) = section.builtin_agents {
+            config.builtin_agents = builtin;
+        }
+        if let Some(tools) = section.agent_tools {
+            config.agent_tools = tools;
+        }
+        config.tools = match section.tools.as_deref() {
+            None | Some("enforce") => ToolRules::Enforce,
+            Some("shadow") => ToolRules::Shadow,
+            Some(other) => {
+                return Err(format!(
+                    "{shown}.tools: `{}` is not `enforce` or `shadow`",
+                    other.escape_debug()
+                ));
+            }
+        };
+        harnesses.insert(key, config);
+    }
+    Ok(harnesses)
+}
+
+impl Config {
+    /// The settings of the harness `profile` describes, as a decision of its events reads them:
+    /// its own section (`[KEY]`, the key its integration names), else the defaults. Each harness
+    /// reads its own section and no other (U-17), and its section's lists may hold only the
+    /// harness's own names: another harness's built-in agent there is an error that says where
+    /// it goes. A file that has the section this harness's settings were read from before each
+    /// harness had its own (one harness's section read for every harness, once) and not this
+    /// harness's own section was written for the old reading, and is refused with the key to
+    /// add, never read silently with other settings (U-18).
+    pub fn harness(&self, profile: &HarnessProfile) -> Result<HarnessSettings, ConfigError> {
+        let terms = profile.terms;
+        let key = terms.section;
+        let error = |message: String| ConfigError {
+            path: self.source.as_deref().map_or_else(|| CONFIG_FILE.to_owned(), |p| p.display().to_string()),
+            line: None,
+            message,
+        };
+        let Some(section) = self.harnesses.get(key) else {
+            if let Some(former) = profile.formerly.filter(|former| self.harnesses.contains_key(*former)) {
+                return Err(error(format!(
+                    "`[{former}]` no longer governs {harness}: each harness reads its own section, and \
+                     {harness} reads `[{key}]`, which this file does not have; add a `[{key}]` section \
+                     (empty for the defaults) with what of `[{former}]` was meant for {harness} (U-18)",
+                    harness = terms.harness,
+                )));
+            }
+            return Ok(HarnessSettings { config: HarnessConfig::default(), terms });
+        };
+        let lists = [
+            ("builtin_agents", &section.builtin_agents, profile.builtin_agents, "built-in agent type"),
+            ("agent_tools", &section.agent_tools, profile.agent_tools, "tool that starts agents"),
+        ];
+        for (field, listed, known, what) in lists {
+            if let Some(unknown) = listed.iter().find(|name| !known.contains(&name.as_str())) {
+                let own = if known.is_empty() { "it has none".to_owned() } else { known.join(", ") };
+                return Err(error(format!(
+                    "`[{key}] {field}`: `{}` is not a {what} of {harness} ({own}); each harness's names go \
+                     in its own section, the section of the harness they belong to (U-17)",
+                    unknown.escape_debug(),
+                    harness = terms.harness,
+                )));
+            }
+        }
+        Ok(HarnessSettings { config: section.clone(), terms })
+    }
+
+    /// The sections of this file no harness of `known` reads (a misspelt key, a harness not
+    /// installed): the command line, which knows every harness, refuses them (U-19).
+    pub fn sections_no_harness_reads(&self, known: &[HarnessProfile]) -> Vec<&str> {
+        self.harnesses
+            .keys()
+            .map(String::as_str)
+            .filter(|key| !known.iter().any(|profile| profile.terms.section == *key))
+            .collect()
     }
 }
 
@@ -725,6 +801,164 @@ pub fn discover_from(start: &Path) -> Result<Option<PathBuf>, ConfigError> {
 mod tests {
     use super::*;
 
+    /// A harness with built-in agents and a tool that starts agents, for the sections' tests.
+    const SOME: HarnessProfile = HarnessProfile {
+        terms: HarnessTerms { harness: "Some Harness", section: "some_harness" },
+        builtin_agents: &["Explore", "Plan"],
+        agent_tools: &["Workflow"],
+        formerly: None,
+    };
+
+    /// Another, whose settings were once read from `[some_harness]`.
+    const OTHER: HarnessProfile = HarnessProfile {
+        terms: HarnessTerms { harness: "Other Harness", section: "other" },
+        builtin_agents: &["helper"],
+        agent_tools: &[],
+        formerly: Some("some_harness"),
+    };
+
+    /// Each harness reads its own section, whose lists hold only its own names; another
+    /// harness's name there says where it goes, and a section only another harness reads is
+    /// left to it (U-17).
+    #[test]
+    fn each_harness_reads_its_own_section_checked_against_its_own_names() {
+        let parse = |text: &str| Config::parse(Path::new("w.toml"), text).unwrap();
+        let both = parse(
+            "[some_harness]\nbuiltin_agents = [\"Plan\"]\nmain_persona = \"lead\"\n\n\
+             [other]\nbuiltin_agents = [\"helper\"]\ntools = \"shadow\"\n",
+        );
+        let some = both.harness(&SOME).unwrap().config;
+        assert_eq!(
+            (some.builtin_agents.as_slice(), some.main_persona.as_str()),
+            (&["Plan".to_owned()][..], "lead")
+        );
+        assert_eq!(some.tools, ToolRules::Enforce, "the other section's `tools` is not this one's");
+        let other = both.harness(&OTHER).unwrap().config;
+        assert_eq!(
+            (other.builtin_agents.as_slice(), other.tools),
+            (&["helper".to_owned()][..], ToolRules::Shadow)
+        );
+        assert_eq!(other.main_persona, "main", "the other section's persona is not this one's");
+        // (section text, harness asked, what the error names, why)
+        let rows: [(&str, HarnessProfile, &[&str], &str); 4] = [
+            (
+                "[some_harness]\nbuiltin_agents = [\"helper\"]\n",
+                SOME,
+                &[
+                    "`[some_harness] builtin_agents`",
+                    "`helper` is not a built-in agent type of Some Harness (Explore, Plan)",
+                    "its own section",
+                ],
+                "another harness's built-in agent in this one's section",
+            ),
+            (
+                "[other]\nbuiltin_agents = [\"Explore\"]\n[some_harness]\n",
+                OTHER,
+                &[
+                    "`[other] builtin_agents`",
+                    "`Explore` is not a built-in agent type of Other Harness (helper)",
+                ],
+                "this harness's section lists another's",
+            ),
+            (
+                "[other]\nagent_tools = [\"Workflow\"]\n[some_harness]\n",
+                OTHER,
+                &[
+                    "`[other] agent_tools`",
+                    "`Workflow` is not a tool that starts agents of Other Harness (it has none)",
+                ],
+                "a harness with no such tools lists one",
+            ),
+            (
+                "[some_harness]\nagent_tools = [\"workflow\"]\n",
+                SOME,
+                &["`workflow` is not a tool that starts agents of Some Harness (Workflow)"],
+                "names are exact: no case folding",
+            ),
+        ];
+        for (text, profile, named, why) in rows {
+            let refused = parse(text).harness(&profile).unwrap_err().to_string();
+            for part in named {
+                assert!(refused.contains(part), "{why}: {refused}");
+            }
+            assert!(refused.contains("U-17"), "{why}: {refused}");
+        }
+    }
+
+    /// A file with the section a harness's settings were read from before each had its own,
+    /// and not the harness's own, was written for the old reading: refused, naming the key to
+    /// add, for every event of that harness; with its own section (even empty), read (U-18).
+    #[test]
+    fn a_former_shared_section_without_the_harness_own_is_refused_naming_the_new_key() {
+        let parse = |text: &str| Config::parse(Path::new("w.toml"), text).unwrap();
+        let old = parse("[some_harness]\nbuiltin_agents = [\"helper\"]\nmain_persona = \"main\"\n");
+        let refused = old.harness(&OTHER).unwrap_err().to_string();
+        for part in ["`[some_harness]` no longer governs Other Harness", "add a `[other]` section", "U-18"] {
+            assert!(refused.contains(part), "{refused}");
+        }
+        // The same file read for the harness it now belongs to: its names are not that harness's.
+        assert!(
+            old.harness(&SOME)
+                .unwrap_err()
+                .message
+                .contains("`helper` is not a built-in agent type of Some Harness")
+        );
+        let only_persona = parse("[some_harness]\nmain_persona = \"main\"\n");
+        assert!(
+            only_persona.harness(&OTHER).unwrap_err().message.contains("add a `[other]` section"),
+            "even a harmless one"
+        );
+        assert_eq!(only_persona.harness(&SOME).unwrap().config, HarnessConfig::default());
+        let moved = parse("[some_harness]\nmain_persona = \"main\"\n[other]\n");
+        assert_eq!(
+            moved.harness(&OTHER).unwrap().config,
+            HarnessConfig::default(),
+            "its own, empty: the defaults"
+        );
+        assert_eq!(parse("").harness(&OTHER).unwrap().config, HarnessConfig::default(), "no file's sections");
+    }
+
+    /// `SECTIONS` names exactly `File`'s sections: a section added to `File` and not to
+    /// `SECTIONS` would be read as a harness's section too (U-19). The destructuring below
+    /// names every field, so a new one fails to compile here until it is added to both.
+    #[test]
+    fn the_known_sections_are_the_files_fields() {
+        let text = SECTIONS.iter().map(|s| format!("[{s}]\n")).collect::<String>();
+        // Each known section, empty, parses as Warden's own where it may be empty.
+        let file: File = toml::from_str(
+            &text.replace("[store]\n", "").replace("[server]\n", "").replace("[approvals]\n", ""),
+        )
+        .unwrap();
+        let File { subagents, lineage, guardrails, confine, fan_out, store, server, approvals, audit } = file;
+        let fields = [
+            ("subagents", subagents.is_some()),
+            ("lineage", lineage.is_some()),
+            ("guardrails", guardrails.is_some()),
+            ("confine", confine.is_some()),
+            ("fan_out", fan_out.is_some()),
+            ("store", store.is_none()),
+            ("server", server.is_none()),
+            ("approvals", approvals.is_none()),
+            ("audit", audit.is_some()),
+        ];
+        assert_eq!(fields.map(|(name, _)| name), SECTIONS, "`SECTIONS` and `File` name the same sections");
+        assert!(fields.iter().all(|(_, read)| *read), "each was read as Warden's own: {fields:?}");
+        assert!(harness_sections(&text).unwrap().is_empty(), "none is a harness's section");
+    }
+
+    /// A section no harness of the known ones reads is named, for the command line to refuse
+    /// (U-19).
+    #[test]
+    fn a_section_no_known_harness_reads_is_named() {
+        let config =
+            Config::parse(Path::new("w.toml"), "[some_harness]\n[othr]\nmain_persona = \"m\"\n").unwrap();
+        assert_eq!(config.sections_no_harness_reads(&[SOME, OTHER]), ["othr"]);
+        assert_eq!(config.sections_no_harness_reads(&[SOME]), ["othr"]);
+        assert_eq!(config.sections_no_harness_reads(&[]), ["othr", "some_harness"]);
+        let clean = Config::parse(Path::new("w.toml"), "[other]\n[guardrails]\nprotected = []\n").unwrap();
+        assert!(clean.sections_no_harness_reads(&[SOME, OTHER]).is_empty());
+    }
+
     /// The path a pattern builds in a directory is `dir.join(file_name)`, whatever the
     /// directory looks like.
     #[test]
@@ -732,7 +966,7 @@ mod tests {
         let name = Name::new("REVIEW").unwrap();
         for pattern in ["AGENT_{name}.md", "{name}.md", "agent-{name}", "{name}.persona.md"] {
             let pattern = FilePattern::new(pattern).unwrap();
-            for dir in ["", ".", "./agents", "agents/", "/abs/dir", "/", "a//b", ".claude/agents/"] {
+            for dir in ["", ".", "./agents", "agents/", "/abs/dir", "/", "a//b", ".hidden/agents/"] {
                 let dir = Path::new(dir);
                 assert_eq!(pattern.path_in(dir, &name), dir.join(pattern.file_name(&name)), "{dir:?}");
             }
@@ -749,18 +983,18 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("agentwarden.toml");
-        std::fs::write(&path, "[claude_code]\nmain_persona = \"main\"\n").unwrap();
+        std::fs::write(&path, "[some_harness]\nmain_persona = \"main\"\n").unwrap();
         let cache = ConfigCache::default();
         let first = Config::load_with(Some(&path), Some(&cache)).unwrap();
         assert_eq!(Config::load_with(Some(&path), Some(&cache)).unwrap(), first);
-        std::fs::write(&path, "[claude_code]\nmain_persona = \"lead\"\n").unwrap();
+        std::fs::write(&path, "[some_harness]\nmain_persona = \"lead\"\n").unwrap();
         let rewritten = Config::load_with(Some(&path), Some(&cache)).unwrap();
-        assert_eq!(rewritten.claude_code.main_persona, "lead");
+        assert_eq!(rewritten.harnesses["some_harness"].main_persona, "lead");
         assert_eq!(rewritten, Config::load(Some(&path)).unwrap(), "as an uncached load reads it");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         let chmodded = Config::load_with(Some(&path), Some(&cache)).unwrap();
         assert_ne!(chmodded.source_digest, rewritten.source_digest, "U-15: the mode is in the digest");
-        std::fs::write(&path, "[claude_code\n").unwrap();
+        std::fs::write(&path, "[some_harness\n").unwrap();
         assert!(Config::load_with(Some(&path), Some(&cache)).is_err(), "never the last good parse");
     }
 
@@ -781,20 +1015,24 @@ mod tests {
         let empty = Config::parse(Path::new("agentwarden.toml"), "").unwrap();
         assert_eq!(Config { source: None, ..empty }, Config::default());
         assert_eq!(config.root, Path::new("proj"), "the workspace root is the file's directory");
-        assert_eq!(config.claude_code.main_persona, "main");
-        assert!(config.claude_code.builtin_agents.is_empty() && config.claude_code.agent_tools.is_empty());
+        let defaults = config.harness(&SOME).unwrap().config;
+        assert_eq!(defaults, HarnessConfig::default(), "no section: the defaults");
+        assert_eq!(defaults.main_persona, "main");
+        assert!(defaults.builtin_agents.is_empty() && defaults.agent_tools.is_empty());
         let listed = Config::parse(
             Path::new("agentwarden.toml"),
-            "[claude_code]\nbuiltin_agents = [\"Explore\"]\nagent_tools = [\"Workflow\"]\n",
+            "[some_harness]\nbuiltin_agents = [\"Explore\"]\nagent_tools = [\"Workflow\"]\n",
         )
         .unwrap();
-        assert_eq!(listed.claude_code.builtin_agents, ["Explore"]);
-        assert_eq!(listed.claude_code.agent_tools, ["Workflow"]);
-        assert_eq!(config.claude_code.tools, ToolRules::Enforce, "enforced unless the file says shadow");
-        let shadow = Config::parse(Path::new("w.toml"), "[claude_code]\ntools = \"shadow\"\n").unwrap();
-        assert_eq!(shadow.claude_code.tools, ToolRules::Shadow);
+        let listed = listed.harness(&SOME).unwrap();
+        assert_eq!(listed.config.builtin_agents, ["Explore"]);
+        assert_eq!(listed.config.agent_tools, ["Workflow"]);
+        assert_eq!(listed.terms, SOME.terms);
+        assert_eq!(defaults.tools, ToolRules::Enforce, "enforced unless the file says shadow");
+        let shadow = Config::parse(Path::new("w.toml"), "[some_harness]\ntools = \"shadow\"\n").unwrap();
+        assert_eq!(shadow.harness(&SOME).unwrap().config.tools, ToolRules::Shadow);
         for bad in ["\"Shadow\"", "\"off\"", "\"\"", "false"] {
-            let text = format!("[claude_code]\ntools = {bad}\n");
+            let text = format!("[some_harness]\ntools = {bad}\n");
             assert!(Config::parse(Path::new("w.toml"), &text).is_err(), "{bad}");
         }
     }
@@ -812,11 +1050,13 @@ mod tests {
             "[subagents]\nagent_file_pattern = \"{name}\"\n",
             "[subagents]\nagent_file_pattern = \"{name}{name}.md\"\n",
             "[subagents]\nenable_env = \"A B\"\n",
-            "[claude_code]\nmain_persona = \"../main\"\n",
-            "[claude_code]\nmain_personas = \"main\"\n",
-            "[claude_code]\nbuiltin_agents = [\"general_purpose\"]\n",
-            "[claude_code]\nagent_tools = [\"Bash\"]\n",
-            "[nope]\n",
+            "[some_harness]\nmain_persona = \"../main\"\n",
+            "[some_harness]\nmain_personas = \"main\"\n",
+            "[some_harness]\nbuiltin_agents = \"Explore\"\n",
+            "[some_harness]\nagent_tools = [7]\n",
+            "[guardrail]\nprotected = [\"okrs\"]\n",
+            "[Some-Harness]\n",
+            "nope = 1\n",
             "[subagents\n",
             "[store]\nurl = \"postgres://u@h/d?bogus=1\"\n",
             "[store]\nurl = \"\"\n",

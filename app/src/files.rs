@@ -52,7 +52,7 @@ mod tests {
     fn keys_are_relative_and_slash_separated() {
         use std::path::Path;
         let root = Path::new("/p");
-        assert_eq!(super::key(root, Path::new("/p/.claude/agents/AGENT_A.md")), ".claude/agents/AGENT_A.md");
+        assert_eq!(super::key(root, Path::new("/p/.hidden/agents/AGENT_A.md")), ".hidden/agents/AGENT_A.md");
         assert_eq!(super::key(root, Path::new("/p/./a/./b")), "a/b");
         assert_eq!(super::key(root, Path::new("/etc/hosts")), "//etc/hosts");
         assert_eq!(super::key(Path::new("."), Path::new("./agentwarden.toml")), "agentwarden.toml");

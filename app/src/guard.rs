@@ -84,7 +84,7 @@ pub struct GuardTarget<'a> {
     pub item: &'a str,
     /// The run.
     pub run: &'a str,
-    /// The Claude Code session, when the hook checks a subagent: the violation is recorded
+    /// The harness's session, when the hook checks a subagent: the violation is recorded
     /// under it, so that the session's timeline shows it (H-30).
     pub session: Option<&'a str>,
     /// Where `violation.json` goes.

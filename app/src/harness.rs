@@ -11,7 +11,7 @@
 pub mod conformance;
 
 use agentwarden_domain::lineage::RulesAs;
-use agentwarden_domain::sessions::{HookAnswer, HookInput, InputError};
+use agentwarden_domain::sessions::{HarnessProfile, HookAnswer, HookInput, InputError};
 
 use crate::hook::HookStorage;
 use crate::warden::Warden;
@@ -32,6 +32,10 @@ pub struct Rendered {
 pub trait Harness: Send + Sync {
     /// The harness as its users call it.
     fn name(&self) -> &'static str;
+
+    /// What it says of itself to the kernel: its words, its configuration section and the names
+    /// that section may list (U-17). Its decoded events carry the same.
+    fn profile(&self) -> HarnessProfile;
 
     /// One hook event as the harness sent it, decoded into the kernel's question; an input the
     /// kernel cannot use is an [`InputError`] (answered as a failure and recorded, H-1, H-30).

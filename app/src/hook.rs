@@ -1,38 +1,40 @@
-//! The Claude Code hook use case: `warden hook` reads one hook event and answers in the
-//! protocol of Claude Code's hooks reference. It runs for every tool call (the hook is installed
-//! for all tools), so most of them are decided before the store is opened ([`fast`], H-24).
+//! The hook use case: one hook event of a harness, decoded by its integration into a
+//! [`HookInput`], decided and recorded here, and answered as the domain's [`HookAnswer`], which
+//! the integration renders in its harness's protocol. It runs for every tool call (the hook is
+//! installed for all tools), so most of them are decided before the store is opened ([`fast`],
+//! H-24). Each harness is governed by its own section of the configuration, checked against
+//! the names its integration gives ([`crate::Config::harness`], U-17, U-18).
 //!
-//! - `PreToolUse` of `Task`/`Agent`: the subagent gate (persona: the calling subagent's type,
-//!   or `[claude_code] main_persona`; metadata: the human approval state that only `warden
-//!   seal`/`approve`/`revoke` set) and the lineage walk of parent → requested type. A spawn
-//!   without `subagent_type` is `general-purpose`, and a built-in type is denied unless
-//!   `[claude_code] builtin_agents` lists it (H-20). Allow: exit 0, no output (Claude Code's own
-//!   permission flow goes on). Deny: exit 0 with a `permissionDecision: "deny"` carrying the
-//!   first failure's reason.
-//! - `PreToolUse` of any other tool: denied in a quarantined session (H-28) and from an agent
-//!   no allowed spawn accounts for (H-23); a write into a protected path is denied (H-26); a
-//!   `SendMessage` re-checks the approval its target runs under (H-21); a tool that starts
-//!   agents is denied unless `[claude_code] agent_tools` lists it (H-22). Each of those is
+//! - A spawn (`HookEvent::Spawn`): the subagent gate (persona: the calling subagent's type, or
+//!   the section's `main_persona`; metadata: the human approval state that only `warden
+//!   seal`/`approve`/`revoke` set) and the lineage walk of parent → requested type. A built-in
+//!   agent type of the harness is denied unless the section's `builtin_agents` lists it (H-20).
+//!   Allowed: the harness's own permission flow goes on. Denied: the first failure's reason.
+//! - Any other tool call: denied in a quarantined session (H-28) and from an agent no allowed
+//!   spawn accounts for (H-23); a write into a protected path is denied (H-26); a message that
+//!   resumes an agent re-checks the approval its target runs under (H-21); a tool that starts
+//!   agents is denied unless the section's `agent_tools` lists it (H-22). Each of those is
 //!   recorded (`hook_tool_evaluated`); anything else is allowed unrecorded.
-//! - `SubagentStart`: the agent is matched to a pending allowed spawn (H-2) and the protected
+//! - A subagent's start: the agent is matched to a pending allowed spawn (H-2) and the protected
 //!   paths are snapshotted for its stop check, in its own worktree when it has one (H-27); a
 //!   start of an agent already running replaces nothing, and a first snapshot is never replaced
 //!   (H-54).
-//! - `SubagentStop`: protected paths compared with that snapshot (reverted on a change), and the
-//!   `result.json` the prompt asked for validated; any failure blocks the stop with its reasons.
-//!   A stop that cannot be made safe quarantines the session (H-28, H-29).
-//! - `SessionStart` and the main session's `Stop` ([`session`]): the protected paths snapshotted
-//!   once a session, then compared and put back at every stop of the main session, which blocks
-//!   once on a change (H-45, H-46), and at every later start and at the end (H-52, H-53); no
-//!   event replaces or removes that first snapshot, since any can be forged by the agent.
+//! - A subagent's stop: protected paths compared with that snapshot (reverted on a change), and
+//!   the `result.json` the prompt asked for validated; any failure blocks the stop with its
+//!   reasons. A stop that cannot be made safe quarantines the session (H-28, H-29).
+//! - The session's start and the main session's stop ([`session`]): the protected paths
+//!   snapshotted once a session, then compared and put back at every stop of the main session,
+//!   which blocks once on a change (H-45, H-46), and at every later start and at the end (H-52,
+//!   H-53); no event replaces or removes that first snapshot, since any can be forged by the
+//!   agent.
 //!
 //! Every decision is one event, recorded before the answer, with the session as correlation
 //! and the tool-use and agent ids in its payload. Whatever goes wrong inside — bad input (then
 //! recorded as `hook_input_refused` when the store can be used), a store that cannot be opened
-//! or read, a log that does not verify — is exit 2, which Claude Code treats as a deny
-//! (`PreToolUse`) or a block (`SubagentStop`); any other exit code would let the call run.
+//! or read, a log that does not verify — is a failure, which every integration renders as what
+//! its harness treats as a deny of the call or a block of the stop, never an allow.
 //!
-//! the rules above are the domain's (`agentwarden_domain::claude_code`: `check_tool`,
+//! the rules above are the domain's (`agentwarden_domain::sessions`: `check_tool`,
 //! `judge_tool_rules`, `evaluate_spawn`, `evaluate_stop`, the answers they become); this module
 //! reads what they need, records the event, acts on the hook's files, then answers with the
 //! domain's typed `HookAnswer`.
@@ -72,7 +74,7 @@ pub use storage::{HookStorage, Marker, SessionIndex};
 
 use session_rules::SessionRules;
 
-use crate::config::ClaudeCodeConfig;
+use crate::config::HarnessSettings;
 use crate::gate::GateRecords;
 use crate::guard::GuardTarget;
 use crate::warden::{Warden, WardenError};
@@ -230,6 +232,12 @@ impl Warden {
         if let Err(e) = self.record_pending(state, session, storage).await {
             tracing::warn!(error = %e, "the pending violations could not all be recorded yet");
         }
+        // Each harness is governed by its own section of the configuration (U-17, U-18).
+        let harness = match self.config.harness(&input.harness) {
+            Ok(harness) => harness,
+            Err(why) => return (HookAnswer::failed(format!("{}: {why}", Code::ConfigInvalid)), session_id),
+        };
+        let harness = &harness;
         let root = self.config.root.clone();
         let in_flight = input.attribution == Attribution::InFlight;
         let call = input.call.clone();
@@ -240,15 +248,24 @@ impl Warden {
             }
             HookEvent::Spawn(request) => match &quarantined {
                 Some(marker) => Ok(self.deny_in_quarantine(state, session, &request, marker).await),
-                None if in_flight => self.hook_spawn_in_flight(state, session, request, &root, storage).await,
-                None => self.hook_spawn(state, session, request).await,
+                None if in_flight => {
+                    self.hook_spawn_in_flight(state, session, harness, request, &root, storage).await
+                }
+                None => self.hook_spawn(state, session, harness, request).await,
             },
             HookEvent::Tool(call) if in_flight => Ok(self
-                .hook_tool_in_flight(state, session, input.cwd.as_deref(), call, quarantined.as_ref())
+                .hook_tool_in_flight(
+                    state,
+                    session,
+                    harness,
+                    input.cwd.as_deref(),
+                    call,
+                    quarantined.as_ref(),
+                )
                 .await),
-            HookEvent::Tool(call) => {
-                Ok(self.hook_tool(state, session, input.cwd.as_deref(), call, quarantined.as_ref()).await)
-            }
+            HookEvent::Tool(call) => Ok(self
+                .hook_tool(state, session, harness, input.cwd.as_deref(), call, quarantined.as_ref())
+                .await),
             // The end of a spawn that never started, or stopped already, has nothing to check (M-2).
             HookEvent::SubagentStop { agent, .. }
                 if in_flight && !in_flight::is_running(state, session, &agent.agent_id) =>
@@ -275,6 +292,7 @@ impl Warden {
                 self.hook_stop(
                     state,
                     session,
+                    harness,
                     agent,
                     stop_hook_active,
                     &root,
@@ -420,10 +438,11 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         request: SpawnRequest,
     ) -> Result<HookAnswer, WardenError> {
-        let claude_code = &self.config.claude_code;
-        let persona = request.persona(&claude_code.main_persona);
+        let own = &harness.config;
+        let persona = request.persona(&own.main_persona);
         let now = self.now();
         let subagents = [request.subagent_type.as_str()];
         let metadata = state.governance.metadata_for(persona, &subagents, now);
@@ -437,9 +456,9 @@ impl Warden {
         let records = GateRecords { require: true, approvals: state.governance.clone(), read };
         let (evaluation, _) = self.assess_delegation(gate_request, Some(records)).await;
         let facts = SpawnFacts {
-            main_persona: &claude_code.main_persona,
-            builtin_agents: &claude_code.builtin_agents,
-            terms: ClaudeCodeConfig::TERMS,
+            main_persona: &own.main_persona,
+            builtin_agents: &own.builtin_agents,
+            terms: harness.terms,
             tree: state.session_ref(session),
             gate: evaluation.report,
             manifests: manifests.as_deref().map_err(ToString::to_string),
@@ -616,6 +635,7 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         agent: CallingAgent,
         stop_hook_active: bool,
         root: &Path,
@@ -643,7 +663,7 @@ impl Warden {
             guard,
             result_path,
             result,
-            terms: ClaudeCodeConfig::TERMS,
+            terms: harness.terms,
         });
         let recorded = self
             .record_and_apply(
@@ -773,6 +793,7 @@ mod tests {
             }),
             attribution: Attribution::Named,
             call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
         }
     }
 
@@ -791,6 +812,7 @@ mod tests {
             }),
             attribution: Attribution::Named,
             call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
         }
     }
 
@@ -858,6 +880,7 @@ mod tests {
             }),
             attribution: Attribution::Named,
             call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
         };
         let session_start = |session: &str| HookInput {
             session_id: session.into(),

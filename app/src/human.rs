@@ -218,7 +218,8 @@ impl Warden {
         self.refuse_inside_an_agent_session("releases a quarantine")?;
         if !is_safe_id(session) {
             return Err(HumanActError::usage(format!(
-                "--session `{session}` is not a Claude Code session id"
+                "--session `{session}` is not a session id (1 to {} of A-Z a-z 0-9 _ - ., not starting with `.`)",
+                agentwarden_domain::sessions::MAX_ID_LEN
             )));
         }
         let by = checked_name(signer.by.as_deref())?;
@@ -304,11 +305,23 @@ fn refused(refusal: &SignatureRefusal) -> HumanActError {
     HumanActError::refused(format!("refused: {}: {}", refusal.code.as_str(), refusal.reason))
 }
 
+/// The text of the SSH key file `key`; a missing one is refused with how to make one and have
+/// it trusted (N-11).
+fn read_key(key: &Path) -> Result<String, HumanActError> {
+    agentwarden_adapters::untrusted::read_text(None, key, MAX_INPUT_BYTES).map_err(|e| match e {
+        agentwarden_adapters::untrusted::UntrustedError::Missing { .. } => HumanActError::usage(format!(
+            "--key `{shown}` does not exist: make an SSH key with `ssh-keygen -t ed25519 -f {shown}` and have \
+             its public half listed in `[approvals] allowed_signers` (docs/signed-approvals.md)",
+            shown = key.display()
+        )),
+        e => HumanActError::usage(format!("--key `{}`: {e}", key.display())),
+    })
+}
+
 /// Signs `message` with `key`: in process for an unencrypted private key, else through
 /// `ssh-keygen -Y sign` (K-7). Returns the armored signature and the signer's public key.
 fn sign(key: &Path, message: &[u8]) -> Result<(String, PublicKey), HumanActError> {
-    let text = agentwarden_adapters::untrusted::read_text(None, key, MAX_INPUT_BYTES)
-        .map_err(|e| HumanActError::usage(format!("--key `{}`: {e}", key.display())))?;
+    let text = read_key(key)?;
     if let Ok(private) = PrivateKey::from_openssh(&text)
         && !private.is_encrypted()
     {
@@ -402,7 +415,7 @@ pub(crate) async fn signature_for(
     let now = warden.key_list_now(path).await?;
     let current = match now.read {
         FileRead::Text(text) => text,
-        FileRead::Missing => return Err(unavailable(path, "it is missing")),
+        FileRead::Missing => return Err(unavailable(path, crate::records::SIGNERS_MISSING)),
         FileRead::Unreadable(why) => return Err(unavailable(path, why)),
     };
     let is_seal = matches!(content, SignedContent::Seal { .. });
@@ -498,8 +511,7 @@ pub(crate) async fn signature_for(
 
 /// The public half of `key` (a private or a public key file).
 fn read_public(key: &Path) -> Result<PublicKey, HumanActError> {
-    let text = agentwarden_adapters::untrusted::read_text(None, key, MAX_INPUT_BYTES)
-        .map_err(|e| HumanActError::usage(format!("--key `{}`: {e}", key.display())))?;
+    let text = read_key(key)?;
     PublicKey::from_openssh(&text)
         .or_else(|_| PrivateKey::from_openssh(&text).map(|p| p.public_key().clone()))
         .map_err(|e| HumanActError::usage(format!("--key `{}` is not an OpenSSH key: {e}", key.display())))

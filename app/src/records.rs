@@ -1,5 +1,5 @@
-//! The recorded state Warden decides with: the seal and approvals (issue 11) and the Claude
-//! Code sessions' spawn trees, as one projection of the log ([`SessionRecords`]).
+//! The recorded state Warden decides with: the seal and approvals (issue 11) and the harness
+//! sessions' spawn trees, as one projection of the log ([`SessionRecords`]).
 //!
 //! H-3: it is rebuilt from the log, never trusted blindly. A Warden keeps it in memory and
 //! catches it up from its head before each decision (reading only the events since, with the
@@ -32,7 +32,13 @@ use crate::warden::{Warden, WardenError};
 pub(crate) mod sealed;
 mod signatures;
 
-/// The name under which the projection is saved in the state store.
+/// Why a missing `[approvals] allowed_signers` file is refused, and what to do (N-11).
+pub(crate) const SIGNERS_MISSING: &str = "it does not exist: write it, one `PRINCIPAL KEYTYPE KEY` line per human who \
+     signs (the public half of their SSH key, as `ssh-keygen -Y verify` reads it: docs/signed-approvals.md), or take \
+     `[approvals] allowed_signers` out of the configuration";
+
+/// The name under which the projection is saved in the state store: the name it was first saved
+/// under, when one harness had sessions, kept so that a saved projection is found again.
 pub const RECORDS_PROJECTION: &str = "claude_code";
 
 /// The files of `dir` whose names match: every entry that is not a directory (a link, a FIFO
@@ -323,6 +329,10 @@ impl Warden {
             let (read, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
             let digest = digest(&read, mode).ok_or_else(|| match &read {
                 FileRead::Unreadable(why) => format!("cannot seal `{}`: {why}", path.display()),
+                // The key list is the one sealed file the configuration names rather than finds (N-11).
+                FileRead::Missing if self.config.allowed_signers.as_ref() == Some(&path) => {
+                    format!("cannot seal `{}`: {SIGNERS_MISSING}", path.display())
+                }
                 _ => format!("cannot seal `{}`: it vanished", path.display()),
             })?;
             let name = key(&self.config.root, &path);
@@ -400,7 +410,7 @@ mod tests {
     async fn the_configuration_reads_as_changed_while_the_file_is_not_what_was_loaded() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("agentwarden.toml");
-        let loaded = "[claude_code]\nmain_persona = \"main\"\n";
+        let loaded = "[some_harness]\nmain_persona = \"main\"\n";
         std::fs::write(&path, loaded).unwrap();
         let config = Config::load(Some(&path)).unwrap();
         assert!(config.source_digest.is_some());

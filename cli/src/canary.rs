@@ -61,6 +61,16 @@ impl Harness {
         }
     }
 
+    /// What its integration says of it: its configuration section and the names it may list
+    /// (U-17).
+    pub(super) fn profile(self) -> agentwarden_domain::sessions::HarnessProfile {
+        match self {
+            Harness::ClaudeCode => agentwarden_hook_client::HookHarness::ClaudeCode.profile(),
+            Harness::Codex => agentwarden_hook_client::HookHarness::Codex.profile(),
+            Harness::Gemini => agentwarden_hook_client::HookHarness::Gemini.profile(),
+        }
+    }
+
     /// Its `warden init` subcommand.
     pub(super) fn init(self) -> &'static str {
         match self {

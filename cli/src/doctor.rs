@@ -66,10 +66,27 @@ fn read(path: &Path) -> FileRead {
     }
 }
 
+/// The harness's section of the configuration and the sections no harness reads (U-17, U-19).
+fn harness_section(config: &Config, settings: &agentwarden::HarnessSettings) -> Check {
+    let known = agentwarden_hook_client::HookHarness::profiles();
+    let unread = config.sections_no_harness_reads(&known);
+    let section = settings.terms.section;
+    if unread.is_empty() {
+        let read = if config.harnesses.contains_key(section) { "its section" } else { "the defaults" };
+        Check::ok("harness section", format!("{} reads `[{section}]`: {read}", settings.terms.harness))
+    } else {
+        let keys: Vec<String> = known.iter().map(|p| format!("`[{}]`", p.terms.section)).collect();
+        Check::fail(
+            "harness section",
+            format!("no harness reads `[{}]`", unread.join("]`, `[")),
+            format!("name each harness's section by its key ({}) or remove it", keys.join(", ")),
+        )
+    }
+}
+
 /// The persona, agent and manifest files; returns the first declared subagent of the main
 /// persona (the canary asks for it).
-fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
-    let main = &config.claude_code.main_persona;
+fn check_files(config: &Config, main: &str, section: &str, checks: &mut Vec<Check>) -> Option<String> {
     let persona_file =
         agentwarden_domain::governance::Name::new(main).map(|name| config.subagents.persona_path(&name));
     let declared = match persona_file.as_ref().map(|path| (path, read_persona(main, Some(&read(path))))) {
@@ -77,7 +94,7 @@ fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
             checks.push(Check::fail(
                 "persona",
                 e.to_string(),
-                "set `[claude_code] main_persona` to a plain name",
+                format!("set `[{section}] main_persona` to a plain name"),
             ));
             Vec::new()
         }
@@ -140,14 +157,14 @@ fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
 /// What the kernel offers and what each agent's shell is confined to (issue 50, E-13, H-63,
 /// H-64): a launcher or kernel that cannot confine warns under `on` and fails under `required`;
 /// nothing is said under `off`.
-fn confinement(project: &Path, config: &Config) -> Vec<Check> {
+fn confinement(project: &Path, config: &Config, main_persona: &str) -> Vec<Check> {
     use agentwarden_domain::confine::ConfineMode;
     let manifests = load_manifests(&config.lineage.manifests).map_err(|e| e.to_string());
     let root = project.to_string_lossy();
     let report = agentwarden::confine_report(
         config,
         manifests.as_ref().map_err(Clone::clone),
-        &config.claude_code.main_persona,
+        main_persona,
         &root,
     );
     if report.mode == ConfineMode::Off {
@@ -678,12 +695,24 @@ pub(super) async fn doctor(
         }
         Ok(config) => {
             checks.push(Check::ok("config", format!("`{}` loads", config_path.display())));
-            let first = check_files(&config, &mut checks);
+            let profile = harness.profile();
+            let main = match config.harness(&profile) {
+                Ok(settings) => {
+                    checks.push(harness_section(&config, &settings));
+                    settings.config.main_persona
+                }
+                Err(why) => {
+                    let fix = format!("edit `{}` as it says", config_path.display());
+                    checks.push(Check::fail("harness section", why.message, fix));
+                    "main".to_owned()
+                }
+            };
+            let first = check_files(&config, &main, profile.terms.section, &mut checks);
             check_protection(harness, &project, &config, &mut checks);
             let var = &config.subagents.enable_env;
             checks.push(approval_keys(&config));
             checks.extend(witnesses_fed(&config));
-            checks.extend(confinement(&project, &config));
+            checks.extend(confinement(&project, &config, &main));
             // Claude Code's own deny rules; Codex has none Warden writes (K-13).
             if harness == Harness::ClaudeCode {
                 checks.push(permission_rules(&project, &config, &args.managed));
@@ -808,11 +837,11 @@ mod approval_key_tests {
         let mut config = Config { root: dir.path().to_path_buf(), ..Config::default() };
         config.lineage.manifests = dir.path().join("manifests.toml");
         config.confine.mode = ConfineMode::Off;
-        assert_eq!(confinement(dir.path(), &config).len(), 1, "off: one line");
+        assert_eq!(confinement(dir.path(), &config, "main").len(), 1, "off: one line");
         // The test binary has no launcher beside it: `required` fails, `on` warns.
         for (mode, failed) in [(ConfineMode::Required, true), (ConfineMode::On, false)] {
             config.confine.mode = mode;
-            let checks = confinement(dir.path(), &config);
+            let checks = confinement(dir.path(), &config, "main");
             let text = format!("{checks:?}");
             assert!(text.contains("no launcher"), "{text}");
             assert_eq!(!checks[0].ok, failed, "{text}");

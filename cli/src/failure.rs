@@ -66,8 +66,16 @@ impl From<WardenError> for Failure {
             WardenError::Store(_) | WardenError::Event(_) => EXIT_STORE,
             WardenError::Invalid(_) | WardenError::Config(_) | WardenError::Incomplete { .. } => EXIT_USAGE,
         };
+        // No store yet: the refusal says how one comes to be, or how to name the right one (N-11).
+        let next = match &error {
+            WardenError::Store(StoreError::Missing { .. }) => {
+                ": the first decision or `warden seal` in the project makes it; if the project has one \
+                 elsewhere, name it with --store DIR|URL"
+            }
+            _ => "",
+        };
         // The store's and the application's errors print their reason alone (X-74).
-        Failure { exit, code: None, reason: error.to_string() }
+        Failure { exit, code: None, reason: format!("{error}{next}") }
     }
 }
 

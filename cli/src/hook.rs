@@ -27,8 +27,8 @@ pub(super) struct HookArgs {
     /// The configuration (default: the project's `agentwarden.toml`, from here upward).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Answer within this many milliseconds of starting, or exit 2 (H-10): below the Claude
-    /// Code timeout, which would let the call run.
+    /// Answer within this many milliseconds of starting, or exit 2 (H-10): below the harness's
+    /// hook timeout, past which Claude Code, Codex CLI and Gemini CLI let the call run.
     #[arg(long, default_value_t = super::wiring::DEFAULT_DEADLINE_MS, value_name = "MS")]
     deadline_ms: u64,
     /// The global `--server`: ask the resident service at this socket (`warden serve`) instead
@@ -231,6 +231,11 @@ pub(super) async fn hook(
             ),
         ));
     }
+    // A section no harness reads (a misspelt key) is refused, never left unread (U-19).
+    let unread = config.sections_no_harness_reads(&agentwarden_hook_client::HookHarness::profiles());
+    if let Some(section) = unread.first() {
+        return Err(hook_failed(Code::ConfigInvalid, unread_section(&config, section)));
+    }
     let storage = storage(&config);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
     let harness = args.harness();
@@ -261,6 +266,20 @@ pub(super) async fn hook(
     }
     let decided = warden.hook_parsed(&input, parsed, &storage).await;
     answer(decided, out)
+}
+
+/// Why `config` is refused for its section `[section]`, which no harness reads (U-19).
+pub(super) fn unread_section(config: &Config, section: &str) -> String {
+    let file = config.source.as_deref().map_or_else(String::new, |p| format!(" in `{}`", p.display()));
+    let keys: Vec<String> = agentwarden_hook_client::HookHarness::profiles()
+        .iter()
+        .map(|p| format!("`[{}]`", p.terms.section))
+        .collect();
+    format!(
+        "`[{}]`{file} is a section no harness reads: each harness reads its own ({}); rename or remove it (U-19)",
+        section.escape_debug(),
+        keys.join(", ")
+    )
 }
 
 /// Writes the answer unless the watchdog settled first (it is then ending the process with

@@ -117,31 +117,33 @@ enum Command {
     /// Read, verify and export the audit log.
     #[command(subcommand)]
     Audit(audit::AuditCommand),
-    /// The Claude Code hook: reads one hook event on stdin and answers in Claude Code's
-    /// protocol. Exit 0 (with a deny or block on stdout when refused); 2 when it cannot decide.
+    /// The hook every harness calls (Claude Code, Codex CLI, Gemini CLI; `--harness`): reads one
+    /// hook event on stdin and answers in that harness's protocol. Exit 0 when allowed (with
+    /// Claude Code's deny or block on stdout when refused); 2 when refused in Codex's or Gemini's
+    /// protocol, or when it cannot decide.
     Hook(hook::HookArgs),
     /// Seal the context: record the digest of every file decisions depend on (or --show the
-    /// seal in force). Refused inside a Claude Code session.
+    /// seal in force). Refused inside an agent's session (Claude Code, Codex CLI, Gemini CLI).
     Seal(hook::SealArgs),
-    /// Approve the pipeline run under a reference (recorded). Refused inside a Claude Code session.
+    /// Approve the pipeline run under a reference (recorded). Refused inside an agent's session
+    /// (Claude Code, Codex CLI, Gemini CLI).
     Approve(hook::ApproveArgs),
-    /// Withdraw an approval, or every approval and the seal (recorded). Refused inside a Claude
-    /// Code session.
+    /// Withdraw an approval, or every approval and the seal (recorded). Refused inside an agent's
+    /// session (Claude Code, Codex CLI, Gemini CLI).
     Revoke(hook::RevokeArgs),
     /// List the recorded approvals with their state, and the seal.
     Approvals(hook::ApprovalsArgs),
-    /// Lift a Claude Code session's quarantine after checking the workspace (recorded).
-    /// Refused inside a Claude Code session.
+    /// Lift a session's quarantine after checking the workspace (recorded). Refused inside an
+    /// agent's session (Claude Code, Codex CLI, Gemini CLI).
     Release(release::ReleaseArgs),
-    /// Set up a harness: `warden init claude-code` merges Warden's hooks into
-    /// `.claude/settings.json` (or writes a managed-settings drop-in) and adds the guard's own
-    /// files to its protected paths.
+    /// Set up a harness (`warden init claude-code`, `codex` or `gemini`): merge Warden's hooks
+    /// into its settings (or write a managed form for an administrator) and add the guard's own
+    /// files to the protected paths.
     #[command(subcommand)]
     Init(setup::InitCommand),
-    /// Check the Claude Code setup, or with `--harness codex` the Codex one (and run the installed
-    /// hook on a canary spawn), the persona
-    /// and agent files, the manifests, the store, the seal and the approvals; say what to fix.
-    /// Exit 0 when all is well, 1 otherwise.
+    /// Check a harness's setup (`--harness claude-code`, `codex` or `gemini`: its installed hooks,
+    /// run on a canary spawn), the persona and agent files, the manifests, the store, the seal
+    /// and the approvals; say what to fix. Exit 0 when all is well, 1 otherwise.
     Doctor(doctor::DoctorArgs),
     /// The resident service: hold the store open and answer `warden hook`, the decision commands
     /// and `warden status` over a Unix domain socket (`docs/server-protocol.md`). SIGTERM drains

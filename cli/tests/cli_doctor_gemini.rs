@@ -232,7 +232,10 @@ fn the_hook_answers_gemini_events_in_gemini_terms() {
     commit(&p.root);
     approve(&p);
     let run = |event: &str| {
-        let text = std::fs::read_to_string(p.root.join("events").join(event)).unwrap();
+        // `@PROJECT@` is the project's absolute path, as the guide puts it in (N-12).
+        let root = std::fs::canonicalize(&p.root).unwrap().display().to_string();
+        let text =
+            std::fs::read_to_string(p.root.join("events").join(event)).unwrap().replace("@PROJECT@", &root);
         let mut child = Command::new(WARDEN)
             .args([
                 "--store",
@@ -263,7 +266,10 @@ fn the_hook_answers_gemini_events_in_gemini_terms() {
     let write = run("before-write-okrs.json");
     let stderr = String::from_utf8_lossy(&write.stderr);
     assert_eq!(write.status.code(), Some(2), "{stderr}");
-    assert!(stderr.starts_with("Agent Warden denied this: ") && stderr.contains("okrs"), "{stderr}");
+    assert!(
+        stderr.starts_with("Agent Warden denied this: ") && stderr.contains("(protected_path_write)"),
+        "{stderr}"
+    );
 }
 
 /// The user form merges the hooks into the user's settings (`$GEMINI_CLI_HOME/.gemini/`),

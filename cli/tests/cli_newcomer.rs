@@ -312,3 +312,145 @@ fn counts_agree_with_their_noun() {
     let explained = stdout(&warden_in(dir.path(), &["audit", "explain", "1"]));
     assert!(explained.contains("invalid (1 problem)"), "{explained}");
 }
+
+/// Every refusal of the key, seal and store commands for something that does not exist says
+/// what to do next: the command that makes it, or where to write it (N-11). Each row is a
+/// command on a fresh machine (no key, no store, no checkpoint) and the step its refusal must
+/// name; every such refusal names one.
+#[test]
+fn a_refusal_for_something_missing_says_how_to_make_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let fresh = empty_repository();
+    let missing = |name: &str| dir.path().join(name).display().to_string();
+    // A project whose configuration names a key list that is there, and one whose key list is not.
+    let (_signed_dir, signed) = claude_code_project();
+    let key = dir.path().join("alice");
+    let made =
+        Command::new("ssh-keygen").args(["-q", "-t", "ed25519", "-N", "", "-f"]).arg(&key).status().unwrap();
+    assert!(made.success());
+    let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+    std::fs::write(signed.join("allowed_signers"), format!("alice {public}")).unwrap();
+    let config = std::fs::read_to_string(signed.join("agentwarden.toml")).unwrap();
+    let signers = format!("{config}\n[approvals]\nallowed_signers = \"allowed_signers\"\n");
+    std::fs::write(signed.join("agentwarden.toml"), &signers).unwrap();
+    let (_unlisted_dir, unlisted) = claude_code_project();
+    std::fs::write(unlisted.join("agentwarden.toml"), &signers).unwrap();
+    let (key_given, no_key) = (key.display().to_string(), missing("no-ssh-key"));
+    let (no_log_key, no_witness_key) = (missing("no-log.key"), missing("no-witness.key"));
+    let (no_checkpoint, no_proof) = (missing("no-checkpoint.txt"), missing("no-proof.txt"));
+    // (where, arguments, what is missing, the step the refusal must name)
+    let rows: Vec<(&Path, Vec<&str>, &str, &str)> = vec![
+        (
+            fresh.path(),
+            vec!["audit", "checkpoint"],
+            "does not exist",
+            "`warden audit keygen --origin NAME --out ",
+        ),
+        (
+            fresh.path(),
+            vec!["audit", "checkpoint", "--key", &no_log_key],
+            "does not exist",
+            "`warden audit keygen",
+        ),
+        (
+            fresh.path(),
+            vec![
+                "witness",
+                "add-checkpoint",
+                "--key",
+                &no_witness_key,
+                "--log",
+                "l+1+A",
+                "--state",
+                &no_proof,
+            ],
+            "does not exist",
+            "`warden witness keygen --name NAME --out ",
+        ),
+        (
+            fresh.path(),
+            vec![
+                "witness",
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--key",
+                &no_witness_key,
+                "--log",
+                "l+1+A",
+                "--state",
+                &no_proof,
+            ],
+            "does not exist",
+            "`warden witness keygen",
+        ),
+        (fresh.path(), vec!["audit", "log"], "no event store", "`warden seal` in the project makes it"),
+        (fresh.path(), vec!["audit", "verify"], "no event store", "name it with --store"),
+        (fresh.path(), vec!["audit", "stats"], "no event store", "`warden seal` in the project makes it"),
+        (
+            fresh.path(),
+            vec!["audit", "verify", "--checkpoint", &no_checkpoint],
+            "does not exist",
+            "`warden audit checkpoint > ",
+        ),
+        (
+            fresh.path(),
+            vec![
+                "audit",
+                "verify-proof",
+                "--proof",
+                &no_proof,
+                "--checkpoint",
+                &no_checkpoint,
+                "--verifier",
+                "l+1+A",
+            ],
+            "does not exist",
+            "`warden audit prove --checkpoint CHECKPOINT SEQ > ",
+        ),
+        (
+            &signed,
+            vec!["seal", "--by", "alice", "--key", &no_key],
+            "does not exist",
+            "`ssh-keygen -t ed25519 -f ",
+        ),
+        (
+            &signed,
+            vec!["approve", "--ref", "R-1", "--by", "alice", "--key", &no_key],
+            "does not exist",
+            "`ssh-keygen -t ed25519 -f ",
+        ),
+        (
+            &unlisted,
+            vec!["seal", "--by", "alice", "--key", &key_given],
+            "does not exist",
+            "write it, one `PRINCIPAL",
+        ),
+        (
+            &unlisted,
+            vec!["approve", "--ref", "R-1", "--by", "alice", "--key", &key_given],
+            "does not exist",
+            "write it, one `PRINCIPAL",
+        ),
+    ];
+    for (dir, args, what, step) in rows {
+        let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+            .args(&args)
+            .current_dir(dir)
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("AGENTWARDEN_STORE")
+            .env_remove("AGENTWARDEN_SERVER")
+            .env_remove("CLAUDECODE")
+            .env_remove("RUST_LOG")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let said = stderr(&out);
+        assert!(!out.status.success(), "warden {args:?} is refused: {said}");
+        assert!(said.contains(what), "warden {args:?}: the refusal says what is missing: {said}");
+        assert!(said.contains(step), "warden {args:?}: the refusal names `{step}`: {said}");
+    }
+}

@@ -4,7 +4,7 @@
 //! (C-7).
 
 use agentwarden_claude_code::wire::Rendering;
-use agentwarden_domain::sessions::{HookAnswer, HookInput, HookReason, InputError};
+use agentwarden_domain::sessions::{HarnessProfile, HookAnswer, HookInput, HookReason, InputError};
 
 /// A harness whose hook Warden answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,6 +49,25 @@ impl HookHarness {
             "gemini" => Ok(HookHarness::Gemini),
             other => Err(format!("`--harness {other}` is not one of {}", HookHarness::NAMES.join(", "))),
         }
+    }
+
+    /// Every harness whose hook Warden answers.
+    pub const ALL: [HookHarness; 3] = [HookHarness::ClaudeCode, HookHarness::Codex, HookHarness::Gemini];
+
+    /// What its integration says of it to the kernel: its words and its configuration section,
+    /// with the names that section may list (U-17).
+    pub fn profile(self) -> HarnessProfile {
+        match self {
+            HookHarness::ClaudeCode => agentwarden_claude_code::wire::PROFILE,
+            HookHarness::Codex => agentwarden_codex::wire::PROFILE,
+            HookHarness::Gemini => agentwarden_gemini::wire::PROFILE,
+        }
+    }
+
+    /// Every harness's profile: the sections a configuration may have besides Warden's own, any
+    /// other refused (U-19).
+    pub fn profiles() -> [HarnessProfile; 3] {
+        HookHarness::ALL.map(HookHarness::profile)
     }
 
     /// Its name on the command line.

@@ -340,6 +340,15 @@ async fn hook(
         Ok(config) => config,
         Err(e) => return Answered::Plain(HookAnswer::failed(format!("config_invalid: {e}"))),
     };
+    // A section no harness reads (a misspelt key) is refused, never left unread (U-19).
+    if let Some(section) = config.sections_no_harness_reads(&server.harnesses.profiles()).first() {
+        let why = format!(
+            "config_invalid: `[{}]` is a section no harness reads: each harness reads its own; rename or \
+             remove it (U-19)",
+            section.escape_debug()
+        );
+        return Answered::Plain(HookAnswer::failed(why));
+    }
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
     let harness = match server.harnesses.get(harness) {

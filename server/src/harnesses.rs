@@ -37,6 +37,12 @@ impl Harnesses {
         self
     }
 
+    /// The profiles of every harness it decides: the sections a configuration may have besides
+    /// Warden's own, any other refused (U-19).
+    pub fn profiles(&self) -> Vec<agentwarden::sessions::HarnessProfile> {
+        std::iter::once(&self.default).chain(self.named.values()).map(|harness| harness.profile()).collect()
+    }
+
     /// The harness of every request that names none.
     pub fn default_harness(&self) -> &dyn Harness {
         self.default.as_ref()

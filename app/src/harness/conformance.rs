@@ -188,6 +188,7 @@ pub async fn run_all(harness: &dyn Scenarios) {
     a_store_that_cannot_be_used_fails(harness).await;
     an_unsealed_configuration_edited_after_the_start_decides_nothing(harness).await;
     an_allowed_shell_call_runs_under_the_launcher(harness).await;
+    the_harness_is_governed_by_its_own_section(harness).await;
 }
 
 /// A project of the suite's own: a main persona that may spawn a planner, a planner that may
@@ -220,7 +221,7 @@ fn project_with(planner_tools: &str) -> Project {
         &format!(
             "[subagents]\nenable_env = \"{ENABLE}\"\npersonas_dir = \"agents\"\nagents_dir = \"agents\"\n\
              persona_file_pattern = \"{{name}}.md\"\nagent_file_pattern = \"{{name}}.md\"\n\n\
-             [claude_code]\nmain_persona = \"main\"\n\n[lineage]\nmanifests = \"manifests.toml\"\n\n\
+             [lineage]\nmanifests = \"manifests.toml\"\n\n\
              [guardrails]\nprotected = [\"okrs\"]\n"
         ),
     );
@@ -245,6 +246,16 @@ fn project_with(planner_tools: &str) -> Project {
     write(&root.join(PROTECTED.0), PROTECTED.1);
     let config = Config::load(Some(&root.join("agentwarden.toml"))).unwrap();
     Project { _dir: dir, root, config }
+}
+
+/// [`project`] with `section` added to its configuration: one harness's settings.
+fn project_configured(section: &str) -> Project {
+    let mut project = project();
+    let path = project.root.join("agentwarden.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    write(&path, &format!("{text}\n{section}"));
+    project.config = Config::load(Some(&path)).unwrap();
+    project
 }
 
 /// A kernel over a fresh project and store.
@@ -970,4 +981,95 @@ pub async fn an_allowed_shell_call_runs_under_the_launcher(harness: &dyn Scenari
     // A harness that names no subagent judges a call while one runs as that subagent's (M-2).
     let expected = if harness.subagents_spawn() { 1 } else { 2 };
     assert_eq!(confined, expected, "{}: each subagent's allow records its confinement", harness.name());
+}
+
+/// Each harness is governed by its own section of the configuration, keyed as its integration
+/// says (U-17): a spawn of one of its built-in agents is denied naming that section and the
+/// harness; a section that lists a name not the harness's own fails every event, in the store
+/// and before it; and a file with the section its settings were once read from and not its own
+/// fails naming the key to add (U-18).
+pub async fn the_harness_is_governed_by_its_own_section(harness: &dyn Scenarios) {
+    let profile = harness.profile();
+    let (name, section) = (profile.terms.harness, profile.terms.section);
+    let spawn_of = |kernel: &Kernel, subagent_type: &str| {
+        let cwd = kernel.cwd();
+        let spawn = Spawn {
+            session: SESSION,
+            call_id: "call-1",
+            subagent_type,
+            prompt: "p",
+            caller: None,
+            cwd: &cwd,
+        };
+        harness.spawn(&spawn)
+    };
+    if let Some(builtin) = profile.builtin_agents.first() {
+        let kernel = Kernel::over(project_configured(&format!("[{section}]\n")), true, true, true).await;
+        let answer = kernel.ask(harness, &spawn_of(&kernel, builtin)).await;
+        denied_with(
+            harness,
+            &answer,
+            &format!("`[{section}] builtin_agents`"),
+            "a built-in agent not listed",
+        );
+        denied_with(
+            harness,
+            &answer,
+            &format!("a built-in {name} agent type"),
+            "the denial names its harness",
+        );
+        // Listed in its own section, sealed: the sealed configuration's section lets it past
+        // H-20 (the gate still wants an instruction file for it).
+        let listed = project_configured(&format!("[{section}]\nbuiltin_agents = [\"{builtin}\"]\n"));
+        let kernel = Kernel::over(listed, true, true, true).await;
+        let answer = kernel.ask(harness, &spawn_of(&kernel, builtin)).await;
+        let reason = answer.reason().map(|r| r.as_str().to_owned()).unwrap_or_default();
+        assert!(
+            !reason.contains("builtin_agent"),
+            "{}: a built-in agent its sealed section lists passes H-20: {answer:?}",
+            harness.name()
+        );
+    }
+    let failed_with = |answer: &HookAnswer, what: &str, situation: &str| match answer {
+        HookAnswer::Failed { reason }
+            if reason.as_str().starts_with("config_invalid") && reason.as_str().contains(what) => {}
+        other => {
+            panic!("{}: {situation}: expected config_invalid naming `{what}`, got {other:?}", harness.name())
+        }
+    };
+    let foreign = project_configured(&format!("[{section}]\nbuiltin_agents = [\"no-harness-has-this\"]\n"));
+    let kernel = Kernel::over(foreign, true, true, true).await;
+    let answer = kernel.ask(harness, &spawn_of(&kernel, "planner")).await;
+    failed_with(
+        &answer,
+        &format!("`[{section}] builtin_agents`"),
+        "a name not the harness's own, at the store",
+    );
+    let cwd = kernel.cwd();
+    let path = kernel.project.root.join("notes.md").display().to_string();
+    let tool = Tool {
+        session: SESSION,
+        call_id: "call-2",
+        caller: None,
+        cwd: &cwd,
+        spec: ToolSpec::Write { path: &path },
+    };
+    let answer = kernel.ask_as_hook(harness, &harness.tool(&tool)).await;
+    failed_with(
+        &answer,
+        &format!("`[{section}] builtin_agents`"),
+        "a name not the harness's own, before the store",
+    );
+    if let Some(former) = profile.formerly {
+        let old = project_configured(&format!("[{former}]\nmain_persona = \"main\"\n"));
+        let kernel = Kernel::over(old, true, true, true).await;
+        let answer = kernel.ask(harness, &spawn_of(&kernel, "planner")).await;
+        failed_with(&answer, &format!("add a `[{section}]` section"), "the old shared section alone");
+        let answer = kernel.ask_as_hook(harness, &harness.tool(&tool)).await;
+        failed_with(
+            &answer,
+            &format!("add a `[{section}]` section"),
+            "the old shared section alone, before the store",
+        );
+    }
 }

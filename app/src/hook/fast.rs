@@ -37,6 +37,7 @@ use agentwarden_domain::lineage::HeldNames;
 
 use super::storage::HookStorage;
 use crate::Config;
+use agentwarden_domain::verdict::Code;
 
 /// The harnesses' own names no write reaches, held for every harness and every agent besides
 /// the kernel's list (T-19, R-33): Claude Code's settings directory (where its worktree
@@ -76,6 +77,11 @@ pub fn before_store_parsed(
         return Pre::Store {
             fallback: Some(super::approved::ran_unapproved_answer(&input.session_id, &failure)),
         };
+    }
+    // A harness's section that cannot govern it fails every event of the harness, here as at the
+    // store (U-17, U-18).
+    if let Err(why) = config.harness(&input.harness) {
+        return Pre::Done(HookAnswer::failed(format!("{}: {why}", Code::ConfigInvalid)));
     }
     let pre = decide(config, storage, input);
     // A call let through here is kept as approved; one that cannot be kept goes to the store,

@@ -125,8 +125,14 @@ impl Project {
     }
 
     async fn send(&self, event: HookEvent) -> HookAnswer {
-        let input =
-            HookInput { session_id: "s".into(), cwd: None, event, attribution: self.attribution, call: None };
+        let input = HookInput {
+            session_id: "s".into(),
+            cwd: None,
+            event,
+            attribution: self.attribution,
+            call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
+        };
         self.warden.hook_input(input, &self.storage).await
     }
 
@@ -289,6 +295,7 @@ async fn an_agents_first_snapshot_is_never_replaced_nor_removed_by_its_events() 
             event,
             attribution: Attribution::Named,
             call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
         };
         async { p.warden.hook_input(input, &p.storage).await }
     };

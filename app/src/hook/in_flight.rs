@@ -1,9 +1,9 @@
-//! The events of a harness that never names its subagents (Gemini CLI, [`Attribution::InFlight`]):
+//! The events of a harness that never names its subagents ([`Attribution::InFlight`]):
 //! a subagent's calls arrive with its parent's session and no agent field, between the call that
 //! spawned it and that call's end, and no start event comes.
 //!
-//! - A spawn is the main session's, whatever runs: the one harness that names no subagent (Gemini
-//!   CLI 0.61) gives its subagents no spawn tool, so the main session is the only agent that can
+//! - A spawn is the main session's, whatever runs: the one harness that names no subagent (its
+//!   integration says so) gives its subagents no spawn tool, so the main session is the only agent that can
 //!   ask, and crediting a spawn to a running subagent would be a guess in the asker's favour
 //!   (M-22, superseding M-3). The same spawn (the integration names it by its input) while it
 //!   still runs is denied: the two would be one agent to Warden (M-4). An allowed spawn starts
@@ -21,6 +21,7 @@ use agentwarden_domain::sessions::{
 };
 
 use super::storage::{HookStorage, Marker};
+use crate::config::HarnessSettings;
 use crate::warden::{Warden, WardenError};
 
 /// The subagents running in `session`, as the callers of an event that names none (M-2).
@@ -43,6 +44,7 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         mut request: SpawnRequest,
         root: &Path,
         storage: &HookStorage,
@@ -62,7 +64,7 @@ impl Warden {
         request.caller = None;
         let agent =
             CallingAgent { agent_id: request.tool_use_id.clone(), agent_type: request.subagent_type.clone() };
-        let answer = self.hook_spawn(state, session, request).await?;
+        let answer = self.hook_spawn(state, session, harness, request).await?;
         if answer != HookAnswer::Proceed {
             return Ok(answer);
         }
@@ -76,13 +78,14 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         cwd: Option<&str>,
         call: ToolCall,
         quarantined: Option<&Marker>,
     ) -> HookAnswer {
         let running = running(state, session);
         if running.is_empty() || call.caller.is_some() {
-            return self.hook_tool(state, session, cwd, call, quarantined).await;
+            return self.hook_tool(state, session, harness, cwd, call, quarantined).await;
         }
         // Judged as each running subagent; the first denial stands (M-2). A call each lets run
         // under the launcher must run under one confinement: the same from each, or it is denied
@@ -90,7 +93,7 @@ impl Warden {
         let mut rewrites: Vec<HookAnswer> = Vec::new();
         for agent in running {
             let as_agent = ToolCall { caller: Some(agent), ..call.clone() };
-            let answer = self.hook_tool(state, session, cwd, as_agent, quarantined).await;
+            let answer = self.hook_tool(state, session, harness, cwd, as_agent, quarantined).await;
             match answer {
                 HookAnswer::Proceed => {}
                 HookAnswer::Rewrite { .. } => {

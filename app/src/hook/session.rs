@@ -167,7 +167,14 @@ mod tests {
     }
 
     fn input(event: HookEvent) -> HookInput {
-        HookInput { session_id: "s".into(), cwd: None, event, attribution: Attribution::Named, call: None }
+        HookInput {
+            session_id: "s".into(),
+            cwd: None,
+            event,
+            attribution: Attribution::Named,
+            call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
+        }
     }
 
     fn stop(stop_hook_active: bool) -> HookInput {

@@ -2,7 +2,7 @@
 //! session's snapshot and put back, as at a stop of the main session (H-46), and the end is
 //! recorded (`session_ended`).
 //!
-//! Nothing can be blocked: Claude Code and Codex end the session whatever the hook answers (an
+//! Nothing can be blocked: the harnesses end the session whatever the hook answers (an
 //! exit 2 only shows its reason to the human). So the answer is a proceed when nothing was
 //! found, else a failure whose reason says what was put back or why the session is quarantined.
 //!
@@ -83,7 +83,14 @@ mod tests {
     }
 
     fn input(event: HookEvent) -> HookInput {
-        HookInput { session_id: "s".into(), cwd: None, event, attribution: Attribution::Named, call: None }
+        HookInput {
+            session_id: "s".into(),
+            cwd: None,
+            event,
+            attribution: Attribution::Named,
+            call: None,
+            harness: agentwarden_domain::sessions::HarnessProfile::NEUTRAL,
+        }
     }
 
     fn end() -> HookInput {

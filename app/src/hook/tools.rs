@@ -17,6 +17,7 @@ use agentwarden_domain::sessions::{
 use agentwarden_domain::verdict::Decision;
 
 use crate::ToolRules;
+use crate::config::HarnessSettings;
 
 use agentwarden_adapters::paths::LocalPaths;
 
@@ -36,16 +37,17 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         cwd: Option<&str>,
         call: ToolCall,
         quarantined: Option<&Marker>,
     ) -> HookAnswer {
         let rules_call = call.caller.is_some().then(|| call.clone());
         let main_shell = (call.caller.is_none() && call.is_shell()).then(|| call.shell.clone());
-        let answer = self.hook_tool_checks(state, session, cwd, call, quarantined).await;
+        let answer = self.hook_tool_checks(state, session, harness, cwd, call, quarantined).await;
         match (rules_call, main_shell) {
             (Some(call), _) if answer == HookAnswer::Proceed => {
-                self.hook_tool_rules(state, session, cwd, &call).await.unwrap_or(answer)
+                self.hook_tool_rules(state, session, harness, cwd, &call).await.unwrap_or(answer)
             }
             // The main session's shell with `[confine] main_session` (E-15): not recorded, as
             // none of its allowed calls is.
@@ -71,14 +73,18 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         cwd: Option<&str>,
         call: &ToolCall,
     ) -> Option<HookAnswer> {
         let tree = state.session_ref(session);
-        let main = match Name::new(&self.config.claude_code.main_persona) {
+        let main = match Name::new(&harness.config.main_persona) {
             Ok(main) => main,
             Err(e) => {
-                return Some(HookAnswer::failed(format!("config_invalid: claude_code.main_persona: {e}")));
+                return Some(HookAnswer::failed(format!(
+                    "config_invalid: {}.main_persona: {e}",
+                    harness.terms.section
+                )));
             }
         };
         // Paths are read from the agent's own root when it has one (a worktree, H-27).
@@ -103,7 +109,7 @@ impl Warden {
             tree,
             manifests: manifests.as_deref().map_err(ToString::to_string),
             seal: state.governance.seal_verdict(&read),
-            shadow_mode: self.config.claude_code.tools == ToolRules::Shadow,
+            shadow_mode: harness.config.tools == ToolRules::Shadow,
         };
         let lineage_of = |main: &Name| tree.caller_lineage(main, call.caller.as_ref()).ok();
         let types: Option<Vec<String>> =
@@ -146,11 +152,11 @@ impl Warden {
         &self,
         state: &mut SessionRecords,
         session: &str,
+        harness: &HarnessSettings,
         cwd: Option<&str>,
         call: ToolCall,
         quarantined: Option<&Marker>,
     ) -> HookAnswer {
-        let claude_code = &self.config.claude_code;
         let root = absolute(&self.config.root);
         let facts = ToolFacts {
             session,
@@ -159,8 +165,8 @@ impl Warden {
             tree: state.session_ref(session),
             approvals: &state.governance,
             now: self.now(),
-            agent_tools: &claude_code.agent_tools,
-            terms: crate::config::ClaudeCodeConfig::TERMS,
+            agent_tools: &harness.config.agent_tools,
+            terms: harness.terms,
             protected: ProtectedPaths {
                 root: root.as_deref(),
                 paths: &self.config.guardrails.protected,

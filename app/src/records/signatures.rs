@@ -123,7 +123,7 @@ impl Warden {
         let text = pin_matches
             .and_then(|()| match &read {
                 FileRead::Text(text) => Ok(text.as_str()),
-                FileRead::Missing => Err("it is missing".to_owned()),
+                FileRead::Missing => Err(crate::records::SIGNERS_MISSING.to_owned()),
                 FileRead::Unreadable(why) => Err(why.clone()),
             })
             .and_then(|text| AllowedSigners::parse(text).map(|signers| (text, signers)));

@@ -81,7 +81,8 @@ impl LogSigner {
 
     /// Reads the key from `path` (A-30): a regular file, not a link, readable by its holder only.
     pub fn read(path: &Path) -> Result<LogSigner, TlogError> {
-        let text = read_secret_file(path)?;
+        let make = format!("warden audit keygen --origin NAME --out {}", path.display());
+        let text = read_secret_file(path, &make)?;
         LogSigner::parse(&text)
             .map_err(|e| unusable(format!("the log's key `{}`: {}", path.display(), e.reason())))
     }
@@ -203,10 +204,16 @@ impl LogVerifier {
 
 /// The text of the key file `path` (A-30): a regular file, not a link, at most
 /// [`MAX_KEY_BYTES`], readable and writable by its owner alone.
-pub(super) fn read_secret_file(path: &Path) -> Result<String, TlogError> {
+/// A missing key is refused with `make`, the command that makes one (N-11).
+pub(super) fn read_secret_file(path: &Path, make: &str) -> Result<String, TlogError> {
     let shown = path.display();
-    let (bytes, mode) = agentwarden_adapters::untrusted::read_bytes_mode(None, path, MAX_KEY_BYTES)
-        .map_err(|e| unusable(format!("cannot read the key `{shown}`: {}", e.reason())))?;
+    let (bytes, mode) =
+        agentwarden_adapters::untrusted::read_bytes_mode(None, path, MAX_KEY_BYTES).map_err(|e| match e {
+            agentwarden_adapters::untrusted::UntrustedError::Missing { .. } => {
+                unusable(format!("the key `{shown}` does not exist: make one with `{make}`"))
+            }
+            e => unusable(format!("cannot read the key `{shown}`: {}", e.reason())),
+        })?;
     if mode & 0o077 != 0 {
         return Err(unusable(format!(
             "the key `{shown}` is open to group or others (mode {:o}): `chmod 600` it, and make a new key if \
@@ -323,7 +330,11 @@ mod tests {
             assert_eq!(refused.code().as_str(), "log_key_unusable", "{why}");
             assert!(refused.reason().contains(want), "{why}: {}", refused.reason());
         };
-        refuse(&dir.path().join("missing.key"), "cannot read", "missing");
+        refuse(
+            &dir.path().join("missing.key"),
+            "does not exist: make one with `warden audit keygen",
+            "missing",
+        );
         for mode in [0o640, 0o604, 0o620] {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
             refuse(&path, "open to group or others", "group or other bits");

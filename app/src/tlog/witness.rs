@@ -86,7 +86,8 @@ impl Cosigner {
 
     /// Reads the key from `path`, under the log key's rules.
     pub fn read(path: &Path) -> Result<Cosigner, TlogError> {
-        let text = super::key::read_secret_file(path)?;
+        let make = format!("warden witness keygen --name NAME --out {}", path.display());
+        let text = super::key::read_secret_file(path, &make)?;
         Cosigner::parse(&text)
             .map_err(|e| unusable(format!("the witness's key `{}`: {}", path.display(), e.reason())))
     }

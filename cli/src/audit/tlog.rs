@@ -10,6 +10,7 @@ use agentwarden::tlog::{
     LogSigner, LogVerifier, TlogError, WitnessPolicy, add_checkpoint_request, check_quorum, policy_in_force,
 };
 use agentwarden::{Verification, Warden, WardenError};
+use agentwarden_adapters::untrusted::UntrustedError;
 use agentwarden_domain::audit::Checkpoint;
 use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, TreeHead, parse_note};
 use agentwarden_domain::audit::proof::{InclusionProof, MAX_PROOF_BYTES};
@@ -108,8 +109,16 @@ pub(super) enum CheckpointFile {
 /// Reads `--checkpoint FILE`: a signed note, `audit checkpoint --json`'s object, or the old
 /// unsigned JSON.
 pub(super) fn read_checkpoint_file(path: &Path) -> Result<CheckpointFile, Failure> {
-    let text = agentwarden_adapters::untrusted::read_text(None, path, MAX_NOTE_BYTES as u64)
-        .map_err(|e| TlogError::CheckpointInvalid(format!("cannot read checkpoint: {e}")))?;
+    let text = agentwarden_adapters::untrusted::read_text(None, path, MAX_NOTE_BYTES as u64).map_err(
+        |e| match e {
+            // A missing file is refused with how one is made (N-11).
+            UntrustedError::Missing { .. } => TlogError::CheckpointInvalid(format!(
+                "cannot read checkpoint: {e}: write one with `warden audit checkpoint > {}`",
+                path.display()
+            )),
+            e => TlogError::CheckpointInvalid(format!("cannot read checkpoint: {e}")),
+        },
+    )?;
     if !text.trim_start().starts_with('{') {
         return Ok(CheckpointFile::Signed { note: text, chain: None });
     }
@@ -422,7 +431,13 @@ pub(super) fn verify_proof(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let text = agentwarden_adapters::untrusted::read_text(None, proof, MAX_PROOF_BYTES as u64)
-        .map_err(|e| TlogError::ProofMalformed(format!("cannot read the proof: {e}")))?;
+        .map_err(|e| match e {
+            UntrustedError::Missing { .. } => TlogError::ProofMalformed(format!(
+                "cannot read the proof: {e}: write one with `warden audit prove --checkpoint CHECKPOINT SEQ > {}`",
+                proof.display()
+            )),
+            e => TlogError::ProofMalformed(format!("cannot read the proof: {e}")),
+        })?;
     let proof = InclusionProof::parse(&text).map_err(|e| TlogError::ProofMalformed(e.to_string()))?;
     let head = signed_head(read_checkpoint_file(checkpoint)?, Some(verifier_key), "`audit verify-proof`")?;
     proof.verify(&head).map_err(|e| TlogError::ProofInvalid(e.to_string()))?;

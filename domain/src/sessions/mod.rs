@@ -60,7 +60,7 @@ pub use state::{
     TrackedAgent,
 };
 pub use stop::{StopDecision, StopFacts, evaluate_stop, quarantine_cause};
-pub use terms::HarnessTerms;
+pub use terms::{HarnessProfile, HarnessTerms};
 pub use tool::{QuarantineInForce, ToolFacts, check_tool, tool_answer};
 pub use tool_rules::{ToolRulesFacts, ToolRulesJudged, judge_tool_rules, tool_rules_answer};
 

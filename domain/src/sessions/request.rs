@@ -241,6 +241,9 @@ pub struct HookInput {
     /// The tool call this event asks for (its input kept when it proceeds) or says ran (its
     /// input checked against what was approved), when the integration names one (H-55).
     pub call: Option<super::CallStage>,
+    /// The harness the event came from, as its integration says (never the event's own
+    /// bytes): whose configuration section decides it, and the words its reasons use (U-17).
+    pub harness: super::HarnessProfile,
 }
 
 /// Why a hook input cannot be used.

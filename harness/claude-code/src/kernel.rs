@@ -23,6 +23,10 @@ impl Harness for ClaudeCode {
         "Claude Code"
     }
 
+    fn profile(&self) -> agentwarden::sessions::HarnessProfile {
+        crate::wire::PROFILE
+    }
+
     fn decode(&self, wire: &str) -> Result<HookInput, InputError> {
         parse_hook_input(wire)
     }
@@ -73,7 +77,7 @@ pub async fn store_unavailable(
 mod tests {
     use std::sync::Arc;
 
-    use agentwarden::{ClaudeCodeConfig, EventStore, MemoryEventStore};
+    use agentwarden::{EventStore, MemoryEventStore};
 
     use super::*;
     use crate::wire::{AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES};
@@ -111,11 +115,21 @@ mod tests {
         assert_eq!(types(typed_events), types(json_events));
     }
 
-    /// The names `[claude_code]` may list are the ones the wire marks (H-20, H-22).
+    /// The names `[claude_code]` may list are the ones the wire marks (H-20, H-22), and every
+    /// event it decodes names Claude Code's section (U-17).
     #[test]
-    fn the_configuration_knows_the_names_the_wire_marks() {
-        assert_eq!(ClaudeCodeConfig::BUILTIN_AGENT_TYPES, BUILTIN_AGENT_TYPES);
-        assert_eq!(ClaudeCodeConfig::AGENT_STARTING_TOOLS, AGENT_STARTING_TOOLS);
+    fn the_profile_holds_the_names_the_wire_marks() {
+        use agentwarden::sessions::HookEvent;
+        assert_eq!(crate::wire::PROFILE.builtin_agents, BUILTIN_AGENT_TYPES);
+        assert_eq!(crate::wire::PROFILE.agent_tools, AGENT_STARTING_TOOLS);
+        assert_eq!(crate::wire::PROFILE.terms.section, "claude_code");
+        assert_eq!(ClaudeCode.profile(), crate::wire::PROFILE);
+        for name in BUILTIN_AGENT_TYPES {
+            let text = SPAWN.replace("planner", name);
+            let input = parse_hook_input(&text).unwrap();
+            assert_eq!(input.harness, crate::wire::PROFILE);
+            assert!(matches!(input.event, HookEvent::Spawn(s) if s.builtin), "{name}");
+        }
         assert_eq!(agentwarden::human::CLAUDE_CODE_ENV, crate::wire::CLAUDE_CODE_ENV);
     }
 

@@ -20,6 +20,10 @@ impl Harness for Codex {
         "Codex CLI"
     }
 
+    fn profile(&self) -> agentwarden::sessions::HarnessProfile {
+        crate::wire::PROFILE
+    }
+
     fn decode(&self, wire: &str) -> Result<HookInput, InputError> {
         parse_hook_input(wire)
     }

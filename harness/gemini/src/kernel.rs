@@ -19,6 +19,10 @@ impl Harness for Gemini {
         "Gemini CLI"
     }
 
+    fn profile(&self) -> agentwarden::sessions::HarnessProfile {
+        crate::wire::PROFILE
+    }
+
     fn decode(&self, wire: &str) -> Result<HookInput, InputError> {
         parse_hook_input(wire)
     }

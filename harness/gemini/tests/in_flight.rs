@@ -45,7 +45,7 @@ async fn kernel() -> Kernel {
         &format!(
             "[subagents]\nenable_env = \"{ENABLE}\"\npersonas_dir = \"agents\"\nagents_dir = \"agents\"\n\
              persona_file_pattern = \"{{name}}.md\"\nagent_file_pattern = \"{{name}}.md\"\n\n\
-             [claude_code]\nmain_persona = \"main\"\n\n[lineage]\nmanifests = \"manifests.toml\"\n\n\
+             [gemini]\nmain_persona = \"main\"\n\n[lineage]\nmanifests = \"manifests.toml\"\n\n\
              [guardrails]\nprotected = [\"okrs\"]\n"
         ),
     );

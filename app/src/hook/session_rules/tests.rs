@@ -14,6 +14,12 @@ use crate::hook::HookStorage;
 use crate::human::Signer;
 use crate::{MemoryEventStore, Pre, before_store_parsed};
 
+/// The harness of these events: one with a tool that starts agents, which its section may list.
+const PROFILE: agentwarden_domain::sessions::HarnessProfile = agentwarden_domain::sessions::HarnessProfile {
+    agent_tools: &["Workflow"],
+    ..agentwarden_domain::sessions::HarnessProfile::NEUTRAL
+};
+
 const PROTECTING: &str = "[guardrails]\nprotected = [\"okrs\"]\n";
 const EMPTIED: &str = "[guardrails]\nprotected = []\n";
 
@@ -61,6 +67,7 @@ impl Project {
             event,
             attribution: Attribution::Named,
             call: None,
+            harness: PROFILE,
         };
         let parsed = Ok(input);
         match before_store_parsed(&self.live(), &self.storage, &parsed) {
@@ -224,6 +231,7 @@ async fn the_fast_path_answers_only_with_the_sessions_configuration() {
         event: p.bash(),
         attribution: Attribution::Named,
         call: None,
+        harness: PROFILE,
     });
     assert_eq!(
         before_store_parsed(&p.live(), &p.storage, &parsed),
@@ -250,7 +258,7 @@ async fn the_fast_path_answers_only_with_the_sessions_configuration() {
 async fn a_file_that_appears_after_the_start_decides_nothing() {
     let p = Project::new(None);
     assert_eq!(p.hook(HookEvent::SessionStart).await, HookAnswer::Proceed);
-    std::fs::write(p.config_path(), "[claude_code]\nagent_tools = [\"Workflow\"]\n").unwrap();
+    std::fs::write(p.config_path(), "[harness]\nagent_tools = [\"Workflow\"]\n").unwrap();
     let workflow = HookEvent::Tool(ToolCall {
         tool_name: "Workflow".into(),
         tool_use_id: Some("w".into()),

@@ -9,8 +9,8 @@
 
 use agentwarden_domain::json::type_name;
 use agentwarden_domain::sessions::{
-    Attribution, CallInput, CallStage, ClientRules, HookEvent, HookInput, InputError, ShellInput,
-    SpawnRequest, ToolCall, ToolKind, input_digest,
+    Attribution, CallInput, CallStage, ClientRules, HarnessProfile, HarnessTerms, HookEvent, HookInput,
+    InputError, ShellInput, SpawnRequest, ToolCall, ToolKind, input_digest,
 };
 pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use agentwarden_protocol::hook_json::{
@@ -30,6 +30,15 @@ pub const BUILTIN_AGENT_TYPES: [&str; 7] =
 /// `[claude_code] agent_tools` lists them (H-22). `Workflow` runs a scripted set of agents;
 /// `TeamCreate` and `Teammate` start agent-team members.
 pub const AGENT_STARTING_TOOLS: [&str; 3] = ["Workflow", "TeamCreate", "Teammate"];
+
+/// Claude Code to the kernel: its words, and what its `[claude_code]` section may list — its own
+/// built-in agent types and tools that start agents, and no other harness's (U-17).
+pub const PROFILE: HarnessProfile = HarnessProfile {
+    terms: HarnessTerms { harness: "Claude Code", section: "claude_code" },
+    builtin_agents: &BUILTIN_AGENT_TYPES,
+    agent_tools: &AGENT_STARTING_TOOLS,
+    formerly: None,
+};
 
 /// The tool that sends a message to (and so resumes) an existing agent (H-21).
 pub const SEND_MESSAGE_TOOL: &str = "SendMessage";
@@ -108,7 +117,8 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     let whole = input.map_or(Value::Null, |i| Value::Object(i.clone()));
     // Claude Code judges its own permission rules against the input a hook hands back, and the
     // hook input names its permission mode: the application reads its settings (H-61).
-    let shell = SHELL_TOOLS.contains(&tool_name.as_str())
+    let shell = SHELL_TOOLS
+        .contains(&tool_name.as_str())
         .then(|| {
             let permission_mode = object.get("permission_mode").and_then(Value::as_str).map(str::to_owned);
             ShellInput::new(&whole, "command", ClientRules::Settings { permission_mode })
@@ -170,7 +180,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named, call })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named, call, harness: PROFILE })
 }
 
 /// A tool call as `PreToolUse` asks for it and `PostToolUse` says it ran: its `tool_use_id` and

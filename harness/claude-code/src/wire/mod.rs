@@ -11,8 +11,8 @@ mod rules_tests;
 
 pub use answer::{HOOK_FAILED, Rendering, RenderingError};
 pub use input::{
-    AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, HUMAN_VERBS, SEND_MESSAGE_TOOL, WRITE_TOOLS, human_verb_in,
-    parse_hook_input,
+    AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, HUMAN_VERBS, PROFILE, SEND_MESSAGE_TOOL, WRITE_TOOLS,
+    human_verb_in, parse_hook_input,
 };
 pub use rules::{DEFAULT_SUBAGENT_TYPE, FETCH_TOOL, SHELL_TOOL, SHELL_TOOLS, SUBAGENT_TOOLS, rules_as};
 

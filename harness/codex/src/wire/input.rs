@@ -20,8 +20,8 @@
 
 use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
-    Attribution, CallInput, CallStage, HookEvent, HookInput, InputError, RulesAs, SpawnRequest, ToolCall,
-    ToolKind, input_digest,
+    Attribution, CallInput, CallStage, HarnessProfile, HarnessTerms, HookEvent, HookInput, InputError,
+    RulesAs, SpawnRequest, ToolCall, ToolKind, input_digest,
 };
 use agentwarden_protocol::hook_json::{
     EventObject, calling_agent as agent, event_object, optional_id as id, optional_text,
@@ -45,6 +45,16 @@ pub const DEFAULT_AGENT_TYPE: &str = "default";
 /// Codex's built-in agent roles: they have no instruction file of the project's, so a spawn of
 /// one is denied (C-3).
 pub const BUILTIN_AGENT_TYPES: [&str; 4] = ["default", "explorer", "worker", "awaiter"];
+
+/// Codex CLI to the kernel: its words, and what its `[codex]` section may list — its own
+/// built-in roles and no tool that starts agents past the gate (it has none) (U-17). Its
+/// settings were read from `[claude_code]` before each harness had its own section (U-18).
+pub const PROFILE: HarnessProfile = HarnessProfile {
+    terms: HarnessTerms { harness: "Codex CLI", section: "codex" },
+    builtin_agents: &BUILTIN_AGENT_TYPES,
+    agent_tools: &[],
+    formerly: Some("claude_code"),
+};
 
 /// Codex's shell tool as its hooks name it.
 pub const SHELL_TOOL: &str = "Bash";
@@ -213,7 +223,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named, call })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::Named, call, harness: PROFILE })
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub use agentwarden_protocol::exit_two::{
     render,
 };
 pub use input::{
-    BUILTIN_AGENT_TYPES, DEFAULT_AGENT_TYPE, KNOWN_TOOLS, MCP_PREFIX, PATCH_RULE_TOOL, PATCH_TOOL,
+    BUILTIN_AGENT_TYPES, DEFAULT_AGENT_TYPE, KNOWN_TOOLS, MCP_PREFIX, PATCH_RULE_TOOL, PATCH_TOOL, PROFILE,
     RESUME_SUFFIXES, SHELL_TOOL, SHELL_TOOLS, SPAWN_SUFFIX, parse_hook_input, rules_as,
 };
 pub use patch::{PatchError, patch_paths};

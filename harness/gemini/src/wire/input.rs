@@ -26,8 +26,8 @@
 
 use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
-    Attribution, CallInput, CallStage, CallingAgent, HookEvent, HookInput, InputError, RulesAs, SpawnRequest,
-    ToolCall, ToolKind, input_digest,
+    Attribution, CallInput, CallStage, CallingAgent, HarnessProfile, HarnessTerms, HookEvent, HookInput,
+    InputError, RulesAs, SpawnRequest, ToolCall, ToolKind, input_digest,
 };
 use agentwarden_protocol::hook_json::{
     EventObject, event_object, optional_text, required_string as required, session_end_reason,
@@ -55,6 +55,16 @@ pub const WRITE_TOOLS: [&str; 2] = ["write_file", "replace"];
 /// Gemini CLI's built-in subagents (0.61.0): they have no instruction file of the project's, so
 /// a spawn of one is denied unless the configuration allows it (H-20).
 pub const BUILTIN_AGENTS: [&str; 4] = ["codebase_investigator", "cli_help", "generalist", "browser_agent"];
+
+/// Gemini CLI to the kernel: its words, and what its `[gemini]` section may list — its own
+/// built-in subagents and no tool that starts agents past the gate (it has none) (U-17). Its
+/// settings were read from `[claude_code]` before each harness had its own section (U-18).
+pub const PROFILE: HarnessProfile = HarnessProfile {
+    terms: HarnessTerms { harness: "Gemini CLI", section: "gemini" },
+    builtin_agents: &BUILTIN_AGENTS,
+    agent_tools: &[],
+    formerly: Some("claude_code"),
+};
 
 /// The tools Warden knows without reading their input: the rules grant them by name.
 pub const KNOWN_TOOLS: [&str; 17] = [
@@ -268,7 +278,7 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
         "SessionEnd" => HookEvent::SessionEnd { reason: session_end_reason(&object) },
         _ => HookEvent::Other { name },
     };
-    Ok(HookInput { session_id, cwd, event, attribution: Attribution::InFlight, call })
+    Ok(HookInput { session_id, cwd, event, attribution: Attribution::InFlight, call, harness: PROFILE })
 }
 
 /// A tool call as Gemini names it at `BeforeTool` and `AfterTool`: no call id, so by the digest

@@ -9,8 +9,8 @@ pub use agentwarden_protocol::exit_two::{
     render,
 };
 pub use input::{
-    BUILTIN_AGENTS, COMPLETE_TOOL, KNOWN_TOOLS, MCP_PREFIX, SHELL_TOOL, SHELL_TOOLS, SPAWN_TOOL, WRITE_TOOLS,
-    parse_hook_input, rules_as, spawn_id,
+    BUILTIN_AGENTS, COMPLETE_TOOL, KNOWN_TOOLS, MCP_PREFIX, PROFILE, SHELL_TOOL, SHELL_TOOLS, SPAWN_TOOL,
+    WRITE_TOOLS, parse_hook_input, rules_as, spawn_id,
 };
 
 /// A variable Gemini CLI sets in the environment of every command its shell tool runs (seen
