@@ -763,3 +763,5 @@ fn a_rewriting_hook_in_each_place_codex_reads_is_run_and_caught() {
 }
 #[path = "codex_real/differential.rs"]
 mod differential;
+#[path = "codex_real/rewrite.rs"]
+mod rewrite;

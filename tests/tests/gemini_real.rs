@@ -713,3 +713,6 @@ fn a_hook_that_rewrites_an_approved_input_is_caught_and_quarantines() {
     assert_eq!(project.read("okrs/q4.md"), original, "the protected file is unchanged");
     assert_eq!(project.read("after.txt"), None, "nothing more ran in the session");
 }
+
+#[path = "gemini_real/rewrite.rs"]
+mod rewrite;
