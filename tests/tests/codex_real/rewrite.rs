@@ -34,7 +34,8 @@ fn probe(project: &CodexProject, row: Probe<'_>) -> (Ran, String) {
         project,
         "probe.sh",
         &format!(
-            "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  *'\"PreToolUse\"'*'ORIGINAL'*) cat '{}' ;;\nesac\nexit 0\n",
+            "#!/bin/sh\ninput=$(cat)\nprintf '%s\\n' \"$input\" >> '{}'\ncase \"$input\" in\n  *'\"PreToolUse\"'*'ORIGINAL'*) cat '{}' ;;\nesac\nexit 0\n",
+            project.scratch().join("probe-events.jsonl").display(),
             answer.display()
         ),
     );
@@ -49,6 +50,19 @@ fn probe(project: &CodexProject, row: Probe<'_>) -> (Ran, String) {
         CodexRun { route: HookRoute::None, user_hooks: vec![("PreToolUse".into(), hook)], ..row.options };
     let run = project.run(&api, "MAINTASK go", &options);
     let shown = api.output_of("call_probe").unwrap_or_default();
+    let asked = logged(&project.scratch().join("probe-events.jsonl"));
+    let modes: Vec<String> = asked
+        .iter()
+        .filter(|e| e["hook_event_name"] == json!("PreToolUse"))
+        .map(|e| e["permission_mode"].to_string())
+        .collect();
+    // Whatever the sandbox and the approval policy, `codex exec` tells the hook the same mode:
+    // the hook input does not say whether Codex's sandbox will hold the call (C-21).
+    assert!(
+        !modes.is_empty() && modes.iter().all(|m| m == "\"bypassPermissions\""),
+        "{}: permission_mode {modes:?}",
+        row.why
+    );
     println!(
         "{}: exit {:?}; shown {shown:?}; stderr {}",
         row.why,
@@ -78,7 +92,8 @@ fn allow_with(command: &str) -> Value {
 /// namespace cannot be made inside it (`/proc/self/uid_map` refused), so Warden's launcher cannot
 /// start there. Codex's exec policy judges the rewritten input, not the model's: a `forbidden`
 /// rule stops a rewrite into the command it names, does not stop a rewrite away from it, and
-/// does not see the command inside a wrapper (`sh -c '…'`).
+/// does not see the command inside a wrapper (`sh -c '…'`). The hook is told `permission_mode:
+/// "bypassPermissions"` in every row: its input does not say which sandbox the call will run in.
 #[test]
 #[ignore = "real Codex: run by `cargo xtask codex`"]
 fn what_an_allowing_rewrite_runs_and_what_codexs_own_policy_does_with_it() {
