@@ -761,6 +761,8 @@ fn a_rewriting_hook_in_each_place_codex_reads_is_run_and_caught() {
         assert_eq!(project.read("after.txt"), None, "{place}: nothing more ran");
     }
 }
+#[path = "codex_real/confine.rs"]
+mod confine;
 #[path = "codex_real/differential.rs"]
 mod differential;
 #[path = "codex_real/rewrite.rs"]

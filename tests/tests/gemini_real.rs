@@ -716,3 +716,6 @@ fn a_hook_that_rewrites_an_approved_input_is_caught_and_quarantines() {
 
 #[path = "gemini_real/rewrite.rs"]
 mod rewrite;
+
+#[path = "gemini_real/confine.rs"]
+mod confine;
