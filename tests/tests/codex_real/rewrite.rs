@@ -132,6 +132,17 @@ fn what_an_allowing_rewrite_runs_and_what_codexs_own_policy_does_with_it() {
             Ran::Rewritten,
         ),
         (
+            "allow with a reason + updatedInput",
+            "touch original # ORIGINAL",
+            Some(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                               "permissionDecisionReason": "confined by Agent Warden",
+                                               "updatedInput": {"command": "touch rewritten"}}})),
+            false,
+            false,
+            default(),
+            Ran::Rewritten,
+        ),
+        (
             "updatedInput without a decision",
             "touch original # ORIGINAL",
             Some(
