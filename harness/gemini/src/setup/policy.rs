@@ -82,19 +82,21 @@ mod tests {
 
     #[test]
     fn a_settings_file_adds_its_policy_paths_and_its_shell_exclusions() {
-        let rows: [(&str, Result<(Vec<&str>, bool), ()>); 6] = [
-            ("{}", Ok((vec![], false))),
+        /// The settings' text, and the paths and shell exclusion read (`None`: refused).
+        type Row<'a> = (&'a str, Option<(Vec<&'a str>, bool)>);
+        let rows: [Row<'_>; 6] = [
+            ("{}", Some((vec![], false))),
             (
                 r#"{"policyPaths": ["/a"], "adminPolicyPaths": ["/b.toml"]}"#,
-                Ok((vec!["/a", "/b.toml"], false)),
+                Some((vec!["/a", "/b.toml"], false)),
             ),
-            (r#"{"tools": {"exclude": ["run_shell_command(rm)"]}}"#, Ok((vec![], true))),
-            (r#"{"tools": {"exclude": ["web_fetch"]}}"#, Ok((vec![], false))),
-            (r#"{"policyPaths": "/a"}"#, Err(())),
-            ("{not json", Err(())),
+            (r#"{"tools": {"exclude": ["run_shell_command(rm)"]}}"#, Some((vec![], true))),
+            (r#"{"tools": {"exclude": ["web_fetch"]}}"#, Some((vec![], false))),
+            (r#"{"policyPaths": "/a"}"#, None),
+            ("{not json", None),
         ];
         for (text, expected) in rows {
-            let got = settings_policy(text).map(|(paths, excluded)| (paths, excluded)).map_err(|_| ());
+            let got = settings_policy(text).ok();
             let expected = expected.map(|(paths, excluded)| {
                 (paths.into_iter().map(str::to_owned).collect::<Vec<_>>(), excluded)
             });
