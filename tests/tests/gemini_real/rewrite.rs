@@ -68,6 +68,15 @@ fn what_a_rewrite_runs_and_what_geminis_own_policy_does_with_it() {
             Ran::Rewritten,
         ),
         (
+            "main: tool_input with allow and a systemMessage",
+            "touch original # ORIGINAL",
+            json!({"decision": "allow", "systemMessage": "confined by Agent Warden",
+                   "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": "touch rewritten"}}}),
+            false,
+            default(),
+            Ran::Rewritten,
+        ),
+        (
             "policy denies the rewrite's touch",
             "printf x > original # ORIGINAL",
             rewrite("touch rewritten", Some("allow")),
