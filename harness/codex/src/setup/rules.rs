@@ -25,12 +25,14 @@ pub const REFUSING: [&str; 2] = ["forbidden", "prompt"];
 pub const CONFINABLE_SANDBOX: &str = "danger-full-access";
 
 /// Every folder Codex reads exec-policy files from: the system layer's, the user's layer in
-/// `codex_home`, and each project layer's of `project_layers` (outermost first), each once.
-pub fn rules_dirs(codex_home: &Path, project_layers: &[PathBuf]) -> Vec<PathBuf> {
+/// `codex_home` (when it is known), and each project layer's of `project_layers` (outermost
+/// first), each once.
+pub fn rules_dirs(codex_home: Option<&Path>, project_layers: &[PathBuf]) -> Vec<PathBuf> {
     let dot_codex = |project: &PathBuf| {
         project.join(PROJECT_FILE).parent().map_or_else(|| project.join(".codex"), Path::to_path_buf)
     };
-    let mut dirs = vec![Path::new(SYSTEM_DIR).join(RULES_DIR), codex_home.join(RULES_DIR)];
+    let mut dirs = vec![Path::new(SYSTEM_DIR).join(RULES_DIR)];
+    dirs.extend(codex_home.map(|home| home.join(RULES_DIR)));
     dirs.extend(project_layers.iter().map(|p| dot_codex(p).join(RULES_DIR)));
     let mut seen = Vec::new();
     dirs.retain(|dir| {
@@ -78,9 +80,9 @@ mod tests {
     fn every_layer_has_its_rules_folder_once() {
         let layers = [PathBuf::from("/p"), PathBuf::from("/p/sub")];
         let dirs: Vec<String> =
-            rules_dirs(Path::new("/h"), &layers).iter().map(|d| d.display().to_string()).collect();
+            rules_dirs(Some(Path::new("/h")), &layers).iter().map(|d| d.display().to_string()).collect();
         assert_eq!(dirs, ["/etc/codex/rules", "/h/rules", "/p/.codex/rules", "/p/sub/.codex/rules"]);
-        let home_in_project = rules_dirs(Path::new("/p/.codex"), &[PathBuf::from("/p")]);
+        let home_in_project = rules_dirs(Some(Path::new("/p/.codex")), &[PathBuf::from("/p")]);
         assert_eq!(
             home_in_project.len(),
             2,
