@@ -20,7 +20,7 @@ pub const RULES_DIR: &str = "rules";
 pub const RULES_EXTENSION: &str = "rules";
 /// The decisions of Codex's exec policy that refuse or ask: behind the launcher they would not
 /// apply (C-22).
-pub const REFUSING: [&str; 2] = ["forbidden", "prompt"];
+pub use crate::wire::client_rules::REFUSING;
 /// The only `sandbox_mode` beside which Warden's launcher can make its namespaces (C-21).
 pub const CONFINABLE_SANDBOX: &str = "danger-full-access";
 

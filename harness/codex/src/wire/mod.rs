@@ -1,6 +1,7 @@
 //! Codex CLI's hooks protocol, in and out, over the domain alone (no application): what a thin
 //! hook client and the kernel's integration share.
 
+pub mod client_rules;
 mod input;
 mod patch;
 

@@ -19,7 +19,7 @@ pub const ADMIN_POLICIES: &str = "/etc/gemini-cli/policies";
 pub const POLICY_EXTENSION: &str = ".toml";
 /// The decisions of Gemini's policy engine that refuse or ask: behind the launcher they would
 /// not apply (M-30).
-pub const REFUSING: [&str; 2] = ["deny", "ask_user"];
+pub use crate::wire::client_rules::REFUSING;
 /// The shell tool, as a settings file's `tools.exclude` names it.
 pub const SHELL_TOOL: &str = "run_shell_command";
 

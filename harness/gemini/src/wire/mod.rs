@@ -1,6 +1,7 @@
 //! Gemini CLI's hooks protocol, in and out, over the domain alone (no application): what a thin
 //! hook client and the kernel's integration share.
 
+pub mod client_rules;
 mod input;
 
 /// Gemini CLI reads an answer from the exit code and stderr alone, as Codex does (M-1).
