@@ -26,6 +26,10 @@
 //! agent_tools = []          # tools that start agents (`Workflow`, …) that may be used (H-22)
 //! tools = "enforce"         # subagents' tool calls against the manifests' rules, or "shadow" (T-10)
 //!
+//! [confine]
+//! mode = "on"               # an agent's shell under the launcher: "off", "on" or "required" (E-13)
+//! main_session = false      # the main session's shell too: protected paths read-only (E-15)
+//!
 //! [approvals]
 //! allowed_signers = "allowed_signers"   # K-1: seals and approvals must be SSH-signed by these
 //!
@@ -210,6 +214,15 @@ impl Default for GuardrailsConfig {
     }
 }
 
+/// `[confine]`: whether an agent's shell call runs under the confinement launcher (issue 50).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConfineConfig {
+    /// `off`, `on` (the default) or `required` (E-13).
+    pub mode: agentwarden_domain::confine::ConfineMode,
+    /// The main session's shell too, with every protected path read-only (E-15).
+    pub main_session: bool,
+}
+
 /// How `warden hook` governs Claude Code sessions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClaudeCodeConfig {
@@ -285,6 +298,8 @@ pub struct Config {
     pub lineage: LineageConfig,
     /// `[guardrails]`.
     pub guardrails: GuardrailsConfig,
+    /// `[confine]`.
+    pub confine: ConfineConfig,
     /// `[store] url`: a `postgres://` URL or the embedded store's directory (relative to the
     /// file); followed only by `warden serve` reading a configuration `--config` names, and
     /// any other command refuses it unless `--store` names the store too (V-67).
@@ -326,6 +341,7 @@ impl Default for Config {
             subagents: SubagentConfig::default(),
             lineage: LineageConfig::default(),
             guardrails: GuardrailsConfig::default(),
+            confine: ConfineConfig::default(),
             store: None,
             fan_out: None,
             server: None,
@@ -357,6 +373,7 @@ struct File {
     subagents: Option<SubagentsSection>,
     lineage: Option<LineageSection>,
     guardrails: Option<GuardrailsSection>,
+    confine: Option<ConfineSection>,
     fan_out: Option<toml::Value>,
     claude_code: Option<ClaudeCodeSection>,
     store: Option<StoreSection>,
@@ -402,6 +419,13 @@ struct ClaudeCodeSection {
     builtin_agents: Option<Vec<String>>,
     agent_tools: Option<Vec<String>>,
     tools: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfineSection {
+    mode: Option<agentwarden_domain::confine::ConfineMode>,
+    main_session: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -479,6 +503,10 @@ impl Config {
                 guardrails.actor = actor;
             }
         }
+        let confine = ConfineConfig {
+            mode: file.confine.as_ref().and_then(|c| c.mode).unwrap_or_default(),
+            main_session: file.confine.as_ref().and_then(|c| c.main_session).unwrap_or(false),
+        };
         let fan_out = match file.fan_out {
             Some(table) => {
                 Some(serde_json::to_value(table).map_err(|e| error(None, format!("fan_out: {e}")))?)
@@ -567,6 +595,7 @@ impl Config {
             subagents,
             lineage,
             guardrails,
+            confine,
             fan_out,
             server,
             server_uid,

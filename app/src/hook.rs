@@ -38,6 +38,7 @@
 //! domain's typed `HookAnswer`.
 
 mod approved;
+mod confine;
 mod fast;
 #[cfg(test)]
 mod forged;
@@ -297,7 +298,21 @@ impl Warden {
         }
         // A call let through is kept as approved, to be checked when it has run; one that cannot
         // be kept is not let through (H-55).
-        if let (HookAnswer::Proceed, Some(CallStage::Asked(asked))) = (&answer, &call)
+        // A rewritten call is kept under its id with the input it runs with (H-55, H-62).
+        let kept = match (&answer, &call) {
+            (HookAnswer::Rewrite { input, .. }, Some(CallStage::Asked(asked))) => {
+                Some(agentwarden_domain::sessions::CallInput {
+                    digest: agentwarden_domain::sessions::input_digest(
+                        &asked.tool_name,
+                        &serde_json::Value::Object(input.clone()),
+                    ),
+                    ..asked.clone()
+                })
+            }
+            (HookAnswer::Proceed, Some(CallStage::Asked(asked))) => Some(asked.clone()),
+            _ => None,
+        };
+        if let Some(asked) = &kept
             && let Err(e) = storage.keep_approved(session, asked)
         {
             answer =
@@ -771,6 +786,7 @@ mod tests {
                 caller: caller.map(|(id, t)| CallingAgent { agent_id: id.into(), agent_type: t.into() }),
                 kind: agentwarden_domain::sessions::ToolKind::Other,
                 rules_as: agentwarden_domain::lineage::RulesAs::named(tool_name),
+                shell: None,
             }),
             attribution: Attribution::Named,
             call: None,

@@ -60,8 +60,8 @@ pub use agentwarden_ports::{
 };
 pub use audit_log::{Pages, Stats, Verification};
 pub use config::{
-    ClaudeCodeConfig, Config, ConfigCache, ConfigError, GuardrailsConfig, LineageConfig, SubagentConfig,
-    ToolRules,
+    ClaudeCodeConfig, Config, ConfigCache, ConfigError, ConfineConfig, GuardrailsConfig, LineageConfig,
+    SubagentConfig, ToolRules,
 };
 pub use durable::{Deferring, NotCovered, Synced, Undurable};
 pub use files::MAX_INPUT_BYTES;

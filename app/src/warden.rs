@@ -122,6 +122,9 @@ pub struct Warden {
     pub(crate) deferred: bool,
     /// Where a deferring Warden notes how far it appended (its clones share it).
     pub(crate) appended: Option<Arc<AppendedThrough>>,
+    /// The confinement launcher the builder named; `None`: the one installed beside the running
+    /// executable (H-63).
+    pub(crate) launcher: Option<Arc<PathBuf>>,
     actor: Actor,
 }
 
@@ -148,6 +151,7 @@ pub struct WardenBuilder {
     without_state: bool,
     config: Option<Config>,
     actor: Option<Actor>,
+    launcher: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for WardenBuilder {
@@ -160,6 +164,15 @@ impl std::fmt::Debug for WardenBuilder {
 }
 
 impl WardenBuilder {
+    /// Runs confined shell calls under this launcher instead of the `warden-confine` installed
+    /// beside the running executable (H-63): for an embedding application that installs it
+    /// elsewhere, and for tests. Named by the code that builds the facade, never by a file or a
+    /// variable the agent can write.
+    pub fn confine_launcher(mut self, launcher: impl Into<PathBuf>) -> Self {
+        self.launcher = Some(launcher.into());
+        self
+    }
+
     /// Uses this event store.
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
         self.store = Some(store);
@@ -325,6 +338,7 @@ impl WardenBuilder {
             saved_start: true,
             deferred: false,
             appended: None,
+            launcher: self.launcher.map(Arc::new),
             actor,
         })
     }

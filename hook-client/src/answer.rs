@@ -1,9 +1,11 @@
 //! The server's answer to a hook request, read back into the Claude Code answer (V-52, X-40).
 //!
 //! The wire carries the decision and its reason; the client renders it. It accepts exactly
-//! the four answers — `proceed` without a reason, `deny`, `block` or `failed` each with a reason
-//! that is not blank (X-41) — and an `error` (exit 2 with its code and reason). Anything else —
-//! a reason beside `proceed`, a blank or missing one, another kind of answer — is exit 2
+//! the five answers — `proceed` without a reason, `deny`, `block` or `failed` each with a reason
+//! that is not blank (X-41), `rewrite` with a reason and the input the call runs with (H-62) —
+//! and an `error` (exit 2 with its code and reason). Anything else — a reason beside `proceed`,
+//! a blank or missing one, an input beside any decision but `rewrite`, a `rewrite` without one,
+//! another kind of answer — is exit 2
 //! (`server_answer_invalid`), never a pass (V-6). X-74: the failures are a [`ClientError`], the
 //! code typed, until the hook renders one as its failure (`CODE: reason`).
 
@@ -16,8 +18,20 @@ use agentwarden_protocol::{Answer, ClientError, HookDecision};
 pub fn checked(answer: Answer) -> Result<HookAnswer, ClientError> {
     let invalid = |why: &str| Err(ClientError::new(Code::ServerAnswerInvalid, why));
     match answer {
-        Answer::Hook { decision, reason } => {
+        Answer::Hook { decision, reason, tool_input } => {
             let reason = reason.as_deref().map(|r| HookReason::parse(r).ok_or(r));
+            match (decision, tool_input) {
+                (HookDecision::Rewrite, None) => return invalid("`rewrite` without an input"),
+                (HookDecision::Rewrite, Some(tool_input)) => {
+                    return match reason {
+                        Some(Ok(reason)) => Ok(HookAnswer::Rewrite { input: tool_input, reason }),
+                        Some(Err(_)) => invalid("`rewrite` with a blank reason"),
+                        None => invalid("`rewrite` without a reason"),
+                    };
+                }
+                (_, Some(_)) => return invalid(&format!("an input beside `{}`", name(decision))),
+                (_, None) => {}
+            }
             match (decision, reason) {
                 (HookDecision::Proceed, None) => Ok(HookAnswer::Proceed),
                 (HookDecision::Proceed, Some(_)) => invalid("a reason beside `proceed`"),
@@ -26,6 +40,7 @@ pub fn checked(answer: Answer) -> Result<HookAnswer, ClientError> {
                 (HookDecision::Deny, Some(Ok(reason))) => Ok(HookAnswer::Deny { reason }),
                 (HookDecision::Block, Some(Ok(reason))) => Ok(HookAnswer::Block { reason }),
                 (HookDecision::Failed, Some(Ok(reason))) => Ok(HookAnswer::Failed { reason }),
+                (HookDecision::Rewrite, Some(Ok(_))) => invalid("`rewrite` without an input"),
             }
         }
         Answer::Error { code, reason } => Err(ClientError::new(code, reason)),
@@ -43,6 +58,7 @@ fn name(decision: HookDecision) -> &'static str {
         HookDecision::Deny => "deny",
         HookDecision::Block => "block",
         HookDecision::Failed => "failed",
+        HookDecision::Rewrite => "rewrite",
     }
 }
 
@@ -54,7 +70,37 @@ mod tests {
     use agentwarden_protocol::Outcome;
 
     fn hook(decision: HookDecision, reason: Option<&str>) -> Answer {
-        Answer::Hook { decision, reason: reason.map(str::to_owned) }
+        Answer::Hook { decision, reason: reason.map(str::to_owned), tool_input: None }
+    }
+
+    fn input() -> serde_json::Map<String, serde_json::Value> {
+        serde_json::json!({"command": "'/w' 'v1' 'ls'", "timeout": 5})
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// A rewrite is printed only with a reason and an input; an input beside any other decision
+    /// is refused (H-62, X-40).
+    #[test]
+    fn a_rewrite_frame_is_read_exactly() {
+        let with = |decision, reason: Option<&str>| Answer::Hook {
+            decision,
+            reason: reason.map(str::to_owned),
+            tool_input: Some(input()),
+        };
+        assert_eq!(checked(with(HookDecision::Rewrite, Some("r"))), Ok(HookAnswer::rewrite(input(), "r")));
+        let refused = [
+            (with(HookDecision::Rewrite, None), "a rewrite without a reason"),
+            (with(HookDecision::Rewrite, Some(" ")), "a rewrite with a blank reason"),
+            (hook(HookDecision::Rewrite, Some("r")), "a rewrite without an input"),
+            (with(HookDecision::Proceed, None), "an input beside proceed"),
+            (with(HookDecision::Deny, Some("r")), "an input beside deny"),
+            (with(HookDecision::Failed, Some("r")), "an input beside failed"),
+        ];
+        for (frame, why) in refused {
+            assert_eq!(checked(frame).map_err(|e| e.code), Err(Code::ServerAnswerInvalid), "{why}");
+        }
     }
 
     /// A frame the server sends is printed only when it is exactly one answer (X-40, V-52).

@@ -12,7 +12,10 @@
 //! - [`HookAnswer::Proceed`]: exit 0, nothing printed;
 //! - [`HookAnswer::Deny`]: exit 2, `Agent Warden denied this: REASON`;
 //! - [`HookAnswer::Block`]: exit 2, `Agent Warden blocked this stop: REASON`;
-//! - [`HookAnswer::Failed`]: exit 2, `Agent Warden could not decide: REASON`.
+//! - [`HookAnswer::Failed`]: exit 2, `Agent Warden could not decide: REASON`;
+//! - [`HookAnswer::Rewrite`]: this rendering has no field for a replaced input, so the call is
+//!   denied (exit 2, `Agent Warden denied this: …`), never run as sent; a harness whose
+//!   hook can replace an input renders the rewrite itself.
 
 use agentwarden_domain::sessions::{HookAnswer, HookReason};
 
@@ -61,6 +64,9 @@ pub fn render(answer: &HookAnswer) -> ExitTwoRendering {
         HookAnswer::Deny { reason } => Some(format!("{DENIED}{reason}")),
         HookAnswer::Block { reason } => Some(format!("{BLOCKED}{reason}")),
         HookAnswer::Failed { reason } => Some(format!("{FAILED}{reason}")),
+        HookAnswer::Rewrite { .. } => Some(format!(
+            "{DENIED}this hook's answer cannot replace the call's input, so the call cannot run confined (X-79)"
+        )),
     };
     let exit_code = if stderr.is_some() { HOOK_STOPS } else { 0 };
     ExitTwoRendering { exit_code, stdout: None, stderr }

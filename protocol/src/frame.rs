@@ -226,7 +226,11 @@ mod tests {
     /// key more is not an answer (V-52).
     #[test]
     fn a_hook_answer_is_a_decision_and_its_reason() {
-        let answer = Answer::Hook { decision: HookDecision::Deny, reason: Some("no \"seal\"\n".into()) };
+        let answer = Answer::Hook {
+            decision: HookDecision::Deny,
+            reason: Some("no \"seal\"\n".into()),
+            tool_input: None,
+        };
         let frame = encode(&answer).unwrap();
         let body = frame.get(4..).unwrap();
         assert_eq!(

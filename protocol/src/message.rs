@@ -70,6 +70,9 @@ pub enum HookDecision {
     Block,
     /// The hook could not decide: the harness denies the call or blocks the stop.
     Failed,
+    /// The tool call runs with the input the frame's `tool_input` holds in place of the one sent
+    /// (H-61, H-62); with a reason.
+    Rewrite,
 }
 
 /// How a server's OpenTelemetry export goes (V-61): what `warden status` shows (V-64).
@@ -111,6 +114,11 @@ pub enum Answer {
         decision: HookDecision,
         /// Why (`null` with `proceed`).
         reason: Option<String>,
+        /// With `rewrite` only: the whole input the tool runs with. Never written when absent,
+        /// so that every other answer is the frame an older client reads; an older client refuses
+        /// a frame with it (an unknown field), never runs the call as sent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_input: Option<serde_json::Map<String, serde_json::Value>>,
     },
     /// The server's state.
     Status {

@@ -463,13 +463,14 @@ async fn answer(server: &Server, request: Request, peer: Actor, uid: Option<u32>
 /// A hook answer as the protocol's `hook` frame (V-52): its decision and reason; the client
 /// renders it.
 pub fn hook_frame(answer: HookAnswer) -> Answer {
-    let (decision, reason) = match answer {
-        HookAnswer::Proceed => (HookDecision::Proceed, None),
-        HookAnswer::Deny { reason } => (HookDecision::Deny, Some(reason)),
-        HookAnswer::Block { reason } => (HookDecision::Block, Some(reason)),
-        HookAnswer::Failed { reason } => (HookDecision::Failed, Some(reason)),
+    let (decision, reason, tool_input) = match answer {
+        HookAnswer::Proceed => (HookDecision::Proceed, None, None),
+        HookAnswer::Deny { reason } => (HookDecision::Deny, Some(reason), None),
+        HookAnswer::Block { reason } => (HookDecision::Block, Some(reason), None),
+        HookAnswer::Failed { reason } => (HookDecision::Failed, Some(reason), None),
+        HookAnswer::Rewrite { input, reason } => (HookDecision::Rewrite, Some(reason), Some(input)),
     };
-    Answer::Hook { decision, reason: reason.map(|r| r.as_str().to_owned()) }
+    Answer::Hook { decision, reason: reason.map(|r| r.as_str().to_owned()), tool_input }
 }
 
 async fn status(server: &Server) -> Answer {

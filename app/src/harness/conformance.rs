@@ -102,6 +102,11 @@ pub enum ToolSpec<'a> {
         /// The directory searched.
         root: &'a str,
     },
+    /// Runs `command` in the harness's shell.
+    Shell {
+        /// The command line.
+        command: &'a str,
+    },
 }
 
 /// A call of a tool that spawns nothing.
@@ -152,6 +157,14 @@ pub trait Scenarios: Harness {
     fn reads_by_path(&self) -> bool {
         true
     }
+    /// Whether its rendering can run a shell call under the confinement launcher (a
+    /// [`HookAnswer::Rewrite`]); `false`: such a call is denied under `required` (H-61, E-13).
+    fn confines_shell(&self) -> bool {
+        false
+    }
+    /// Sets the harness's own settings in the project at `root` so that they allow the shell
+    /// call `rule` grants as sent (H-61); nothing for a harness without such rules.
+    fn allow_shell(&self, _root: &Path, _rule: &str) {}
 }
 
 /// Every situation, in turn.
@@ -170,6 +183,7 @@ pub async fn run_all(harness: &dyn Scenarios) {
     garbage_empty_and_oversized_input_fail(harness).await;
     a_store_that_cannot_be_used_fails(harness).await;
     an_unsealed_configuration_edited_after_the_start_decides_nothing(harness).await;
+    an_allowed_shell_call_runs_under_the_launcher(harness).await;
 }
 
 /// A project of the suite's own: a main persona that may spawn a planner, a planner that may
@@ -248,6 +262,7 @@ impl Kernel {
             .store(Arc::new(MemoryEventStore::new()))
             .environment(Arc::new(environment))
             .config(project.config.clone())
+            .confine_launcher(project.root.join(FAKE_LAUNCHER))
             .build()
             .unwrap();
         let signer = Signer { by: Some("conformance".to_owned()), key: None };
@@ -822,4 +837,60 @@ pub async fn an_unsealed_configuration_edited_after_the_start_decides_nothing(ha
         "{}: a call of a session with no recorded start: {answer:?}",
         harness.name()
     );
+}
+
+/// The fake launcher the confinement scenario installs: it passes the kernel probe (exit 0);
+/// the suite checks the answer and the record, the launcher's own tests what it enforces.
+const FAKE_LAUNCHER: &str = "bin/warden-confine";
+
+/// An allowed shell call of a subagent held to a manifest (issue 50): under `[confine] mode =
+/// "required"`, a harness whose hook can replace the input is answered with the call's input,
+/// the command the launcher around the original, every other field kept, read back exactly
+/// (H-61, H-62); any other is denied with `confinement_unavailable` (E-13). Either way the
+/// allow event records the outcome (E-14). With `main_session`, the main session's shell call
+/// is rewritten as well (E-15).
+pub async fn an_allowed_shell_call_runs_under_the_launcher(harness: &dyn Scenarios) {
+    let mut project = project_with(r#"["Bash(python3:*)", "Edit(src/**)"]"#);
+    project.config.confine =
+        crate::ConfineConfig { mode: agentwarden_domain::confine::ConfineMode::Required, main_session: true };
+    harness.allow_shell(&project.root, "Bash(python3:*)");
+    write(&project.root.join(FAKE_LAUNCHER), "#!/bin/sh\nexit 0\n");
+    let made_executable =
+        std::process::Command::new("chmod").arg("+x").arg(project.root.join(FAKE_LAUNCHER)).status();
+    assert!(made_executable.is_ok_and(|s| s.success()), "chmod the fake launcher");
+    let kernel = Kernel::over(project, true, true, true).await;
+    let planner = kernel.planner(harness, "call-1").await;
+    let command = "python3 -c 'open(\"okrs/q4.md\", \"a\").write(\"x\")'";
+    let launcher = kernel.project.root.join(FAKE_LAUNCHER).display().to_string();
+    for (caller, situation) in [(Some(planner), "a subagent's"), (None, "the main session's")] {
+        let answer = kernel.tool_call(harness, caller, ToolSpec::Shell { command }).await;
+        if !harness.confines_shell() {
+            denied_with(harness, &answer, "confinement_unavailable", situation);
+            continue;
+        }
+        let HookAnswer::Rewrite { input, .. } = &answer else {
+            panic!("{}: {situation} allowed shell call: expected a rewrite, got {answer:?}", harness.name());
+        };
+        let line =
+            input.values().filter_map(serde_json::Value::as_str).find(|v| v.contains("v1 required"));
+        let line = line.unwrap_or_else(|| panic!("{}: no launch line in {input:?}", harness.name()));
+        let (launcher_word, command_word) = (
+            agentwarden_domain::confine::shell_word(&launcher),
+            agentwarden_domain::confine::shell_word(command),
+        );
+        assert!(
+            line.starts_with(&format!("{launcher_word} ")) && line.ends_with(&format!(" {command_word}")),
+            "{}: {situation}: the launcher around the command, each one word: {line}",
+            harness.name()
+        );
+    }
+    let records = kernel.warden.event_store().read(1, 10_000).await.unwrap();
+    let confined = records
+        .iter()
+        .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+        .filter(|body| body.contains("tool_call_authorized") && body.contains("\"confinement\""))
+        .count();
+    // A harness that names no subagent judges a call while one runs as that subagent's (M-2).
+    let expected = if harness.subagents_spawn() { 1 } else { 2 };
+    assert_eq!(confined, expected, "{}: each subagent's allow records its confinement", harness.name());
 }

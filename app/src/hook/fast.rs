@@ -157,6 +157,15 @@ fn decide(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
     // A subagent's call is checked against the manifests' tool rules and recorded, by
     // the store; only the main session's calls are answered here (T-9). To a harness that
     // names no subagent, a call is the main session's only while none runs (M-2).
+    // The main session's shell under `[confine] main_session` runs under the launcher, which
+    // the store's path decides (E-15).
+    if call.caller.is_none()
+        && call.is_shell()
+        && config.confine.main_session
+        && config.confine.mode != agentwarden_domain::confine::ConfineMode::Off
+    {
+        return Pre::Store { fallback: None };
+    }
     match (&call.caller, input.attribution) {
         (None, Attribution::Named) => Pre::Done(HookAnswer::silent()),
         (None, Attribution::InFlight) if index.running.is_empty() => Pre::Done(HookAnswer::silent()),

@@ -62,6 +62,7 @@ fn every_event() -> Vec<HookEvent> {
             caller: None,
             kind: ToolKind::Write { path: "okrs/q4.md".into() },
             rules_as: RulesAs::named("Write"),
+            shell: None,
         }),
         HookEvent::Tool(ToolCall {
             tool_name: "Bash".into(),
@@ -69,6 +70,7 @@ fn every_event() -> Vec<HookEvent> {
             caller: None,
             kind: ToolKind::Other,
             rules_as: RulesAs::named("Bash"),
+            shell: None,
         }),
         HookEvent::SubagentStart(agent("a1")),
         HookEvent::SubagentStop { agent: agent("a1"), stop_hook_active: false },

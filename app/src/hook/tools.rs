@@ -14,6 +14,7 @@ use agentwarden_domain::sessions::{
     ToolCall, ToolFacts, ToolRulesFacts, ToolRulesJudged, check_tool, judge_tool_rules, tool_answer,
     tool_rules_answer,
 };
+use agentwarden_domain::verdict::Decision;
 
 use crate::ToolRules;
 
@@ -40,10 +41,24 @@ impl Warden {
         quarantined: Option<&Marker>,
     ) -> HookAnswer {
         let rules_call = call.caller.is_some().then(|| call.clone());
+        let main_shell = (call.caller.is_none() && call.is_shell()).then(|| call.shell.clone());
         let answer = self.hook_tool_checks(state, session, cwd, call, quarantined).await;
-        match rules_call {
-            Some(call) if answer == HookAnswer::Proceed => {
+        match (rules_call, main_shell) {
+            (Some(call), _) if answer == HookAnswer::Proceed => {
                 self.hook_tool_rules(state, session, cwd, &call).await.unwrap_or(answer)
+            }
+            // The main session's shell with `[confine] main_session` (E-15): not recorded, as
+            // none of its allowed calls is.
+            (None, Some(shell)) if answer == HookAnswer::Proceed => {
+                let root = absolute(&self.config.root).unwrap_or_default();
+                let cwd = cwd.map_or_else(|| root.clone(), str::to_owned);
+                match self.confine_call(session, shell.as_ref(), None, &root, &cwd) {
+                    Some(confined) => {
+                        tracing::info!(applied = %confined.applied.summary(), "the main session's shell call");
+                        confined.answer.unwrap_or(answer)
+                    }
+                    None => answer,
+                }
             }
             _ => answer,
         }
@@ -90,9 +105,27 @@ impl Warden {
             seal: state.governance.seal_verdict(&read),
             shadow_mode: self.config.claude_code.tools == ToolRules::Shadow,
         };
-        let ToolRulesJudged { event, refused } = judge_tool_rules(call, tool, facts)?;
+        let lineage_of = |main: &Name| tree.caller_lineage(main, call.caller.as_ref()).ok();
+        let types: Option<Vec<String>> =
+            lineage_of(&main).map(|l| l.iter().map(|a| a.agent_type.as_str().to_owned()).collect());
+        let held = manifests.as_deref().ok().cloned();
+        let ToolRulesJudged { mut event, mut refused } = judge_tool_rules(call, tool, facts)?;
         if let Some(reason) = refused.as_ref().and_then(HookAnswer::reason) {
             tracing::info!(%reason, "tool call denied by the manifests' rules");
+        }
+        // An allowed shell call runs under the launcher, its confinement recorded with the
+        // allow (E-13, E-14, H-61).
+        let mut rewrite = None;
+        if let (None, true, Some(types), Some(held), Decision::Allow) =
+            (&refused, call.is_shell(), &types, &held, &event.authorization.decision)
+            && let Some(confined) =
+                self.confine_call(session, call.shell.as_ref(), Some((types, held)), &root, &cwd)
+        {
+            match confined.answer {
+                Some(deny @ HookAnswer::Deny { .. }) => refused = Some(deny),
+                other => rewrite = other,
+            }
+            event.confinement = Some(confined.applied);
         }
         let recorded = self
             .record_and_apply(
@@ -101,7 +134,10 @@ impl Warden {
                 &AuditEvent::ToolCallAuthorized(Box::new(event)),
             )
             .await;
-        tool_rules_answer(refused, recorded.map(drop).map_err(|e| e.to_string()))
+        match tool_rules_answer(refused, recorded.map(drop).map_err(|e| e.to_string())) {
+            None => rewrite,
+            answer => answer,
+        }
     }
 
     /// The checks every tool call passes (the domain's `check_tool`), recorded when Warden

@@ -694,6 +694,14 @@ super::codes! {
              approval, or the call never reached Warden; recorded, and the session is quarantined (H-55)",
         ),
     }
+    ConfinementUnavailable = "confinement_unavailable" {
+        Decision(
+            "confine",
+            "an agent's shell call Warden allows cannot run confined (no launcher, a kernel without \
+             Landlock or user namespaces, or the harness's own rules would not let it run as sent) \
+             and `[confine] mode` is `required`: it is denied (E-13, H-61)",
+        ),
+    }
     ConfigChangeBlocked = "config_change_blocked" {
         Decision(
             "config_change",

@@ -10,11 +10,14 @@
 //! [`Confinement::unenforced`], never widened (E-2). The mechanism (Landlock, namespaces) is
 //! the launcher's (`confine/`), which reads the value as [`Confinement::encode`] writes it.
 
+mod applied;
 mod encode;
 mod paths;
 mod policy;
 mod stack;
 
+pub use crate::lineage::Applied;
+pub use applied::{ConfineMode, Findings, MECHANISM, main_session_confinement, outcome};
 pub use encode::{ENCODING_VERSION, Mode, shell_word};
 pub use paths::beneath;
 pub use policy::{Baseline, Place, confinement, lineage_confinement};

@@ -204,6 +204,13 @@ pub fn explain(envelope: &Envelope, event: &AuditEvent) -> Explanation {
             );
             x.lineage.clone_from(&e.lineage);
             x.digests.insert("lineage_digest", e.lineage_digest.clone());
+            // What the kernel was to enforce on the shell call (E-14).
+            if let Some(applied) = &e.confinement {
+                x.notes.push(format!("confinement: {}", applied.summary()));
+                if let crate::lineage::Applied::Confined { digest, .. } = applied {
+                    x.digests.insert("confinement_digest", digest.clone());
+                }
+            }
         }
         AuditEvent::ResultValidated(e) => {
             x.checks.extend(e.validation.problems.iter().map(|p| Check {

@@ -48,6 +48,11 @@ pub struct ToolCallAuthorized {
     /// the call went ahead. Absent (false) in events recorded before the field existed (T-10).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shadow: bool,
+    /// For an allowed shell call: whether it runs confined, and what the kernel enforces
+    /// (E-14). Absent for every other call, with `[confine] mode = "off"`, and in events
+    /// recorded before the field existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confinement: Option<super::Applied>,
 }
 
 impl ToolCallAuthorized {
@@ -69,6 +74,7 @@ impl ToolCallAuthorized {
             lineage_digest: super::lineage_digest(lineage),
             lineage: (lineage.len() <= super::RECORDED_LINEAGE_MAX).then(|| lineage.to_vec()),
             shadow,
+            confinement: None,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! [`Verdict`](crate::verdict::Verdict).
 
 mod command_paths;
+mod confined;
 mod events;
 pub mod held_names;
 mod manifest_text;
@@ -26,6 +27,7 @@ mod tool_use;
 mod walk;
 mod web_host;
 
+pub use confined::Applied;
 pub use events::{LineageChecked, ToolCallAuthorized};
 pub use held_names::{HeldNames, held_in, held_write};
 pub use manifest_text::{ManifestError, ManifestSet, parse_manifest_text};

@@ -1,7 +1,9 @@
-//! The kernel's answer to a harness's hook event, typed (issue 22): the four things Warden ever
+//! The kernel's answer to a harness's hook event, typed (issue 22): the five things Warden ever
 //! says about a session's event, whatever harness asked.
 //!
 //! - [`HookAnswer::Proceed`]: nothing to say; the harness's own flow goes on.
+//! - [`HookAnswer::Rewrite`]: the tool call runs, with the input Warden hands back in place of
+//!   the one sent: an agent's shell call under the confinement launcher (issue 50, H-61).
 //! - [`HookAnswer::Deny`]: the tool call does not run; the reason is shown to the model.
 //! - [`HookAnswer::Block`]: the agent's stop is refused; it goes on, told why.
 //! - [`HookAnswer::Failed`]: Warden could not decide; the harness must deny the call or block
@@ -56,6 +58,16 @@ pub enum HookAnswer {
     /// Nothing to say: the call runs (through the harness's own permission flow), the stop
     /// ends.
     Proceed,
+    /// The tool call runs with `input` in place of the input the harness sent: the whole
+    /// input, every field the harness sent kept but the one Warden replaced. Given only where
+    /// the harness's own rules would let the call run as sent (H-61); the harness renders it as
+    /// its allow with a replaced input.
+    Rewrite {
+        /// The input the tool runs with.
+        input: serde_json::Map<String, serde_json::Value>,
+        /// What Warden did, in one line (shown to the user, never blank).
+        reason: HookReason,
+    },
     /// The tool call does not run; the reason is shown to the model.
     Deny {
         /// Why.
@@ -98,14 +110,30 @@ impl HookAnswer {
     pub fn failure(&self) -> Option<&str> {
         match self {
             HookAnswer::Failed { reason } => Some(reason.as_str()),
-            HookAnswer::Proceed | HookAnswer::Deny { .. } | HookAnswer::Block { .. } => None,
+            HookAnswer::Proceed
+            | HookAnswer::Rewrite { .. }
+            | HookAnswer::Deny { .. }
+            | HookAnswer::Block { .. } => None,
         }
+    }
+
+    /// A rewrite of the call's input (H-61).
+    pub fn rewrite(
+        input: serde_json::Map<String, serde_json::Value>,
+        reason: impl Into<String>,
+    ) -> HookAnswer {
+        HookAnswer::Rewrite { input, reason: HookReason::new(reason) }
+    }
+
+    /// Whether the call runs: a proceed or a rewrite.
+    pub fn lets_run(&self) -> bool {
+        matches!(self, HookAnswer::Proceed | HookAnswer::Rewrite { .. })
     }
 
     /// The reason of a deny, a block or a failure.
     pub fn reason(&self) -> Option<&HookReason> {
         match self {
-            HookAnswer::Proceed => None,
+            HookAnswer::Proceed | HookAnswer::Rewrite { .. } => None,
             HookAnswer::Deny { reason } | HookAnswer::Block { reason } | HookAnswer::Failed { reason } => {
                 Some(reason)
             }

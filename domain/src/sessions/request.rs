@@ -147,6 +147,9 @@ pub struct ToolCall {
     /// How the manifests' tool rules read the call: the integration's reading of its name and
     /// input (T-8, T-16).
     pub rules_as: RulesAs,
+    /// The call's whole input when it is the harness's shell, so that Warden can run it under
+    /// the confinement launcher (H-62); `None` for every other tool.
+    pub shell: Option<super::ShellInput>,
 }
 
 /// One hook event, as far as Warden governs it.

@@ -310,7 +310,7 @@ mod tests {
             let seen = match decided.answer(Ok(())) {
                 HookAnswer::Proceed => "proceed",
                 HookAnswer::Block { .. } => "block",
-                HookAnswer::Deny { .. } | HookAnswer::Failed { .. } => "other",
+                HookAnswer::Rewrite { .. } | HookAnswer::Deny { .. } | HookAnswer::Failed { .. } => "other",
             };
             assert_eq!(seen, shape, "{why}");
             let unrecorded = decided.answer(Err("gone".into()));
@@ -366,7 +366,7 @@ mod tests {
             let seen = match decided.answer(Ok(())) {
                 HookAnswer::Proceed => "proceed",
                 HookAnswer::Failed { .. } => "failed",
-                HookAnswer::Block { .. } | HookAnswer::Deny { .. } => "other",
+                HookAnswer::Rewrite { .. } | HookAnswer::Block { .. } | HookAnswer::Deny { .. } => "other",
             };
             assert_eq!(seen, shape, "{why}");
             let unrecorded = decided.answer(Err("gone".into()));
@@ -456,7 +456,7 @@ mod tests {
             let seen = match decided.answer(Ok(())) {
                 HookAnswer::Proceed => "proceed",
                 HookAnswer::Failed { .. } => "failed",
-                HookAnswer::Block { .. } | HookAnswer::Deny { .. } => "other",
+                HookAnswer::Rewrite { .. } | HookAnswer::Block { .. } | HookAnswer::Deny { .. } => "other",
             };
             assert_eq!(seen, shape, "{why}");
             let unrecorded = decided.answer(Err("gone".into()));

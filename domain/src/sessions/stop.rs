@@ -312,7 +312,7 @@ mod tests {
             let seen = match answer {
                 HookAnswer::Proceed => "proceed",
                 HookAnswer::Block { .. } => "block",
-                HookAnswer::Deny { .. } | HookAnswer::Failed { .. } => "other",
+                HookAnswer::Rewrite { .. } | HookAnswer::Deny { .. } | HookAnswer::Failed { .. } => "other",
             };
             assert_eq!(seen, shape, "{why}: {answer:?}");
             assert!(

@@ -214,6 +214,7 @@ fn a_subagents_tool_call_runs_the_three_layers_on_its_recorded_lineage() {
         caller: agent.map(|a| CallingAgent { agent_id: a.into(), agent_type: "planner".into() }),
         kind: ToolKind::Other,
         rules_as: RulesAs::Call { tool: tool.into(), argument },
+        shell: None,
     };
     let decide = |c: &ToolCall| {
         let RulesAs::Call { tool, argument } = &c.rules_as else { panic!("a known tool") };

@@ -272,6 +272,7 @@ pub(super) mod tests {
             caller: caller.map(|(id, t)| CallingAgent { agent_id: id.into(), agent_type: t.into() }),
             kind,
             rules_as: RulesAs::named(tool),
+            shell: None,
         }
     }
 

@@ -39,6 +39,10 @@ impl Scenarios for ClaudeCode {
             ),
             ToolSpec::Read { path } => ("Read", json!({"file_path": path})),
             ToolSpec::Search { root } => ("Glob", json!({"path": root, "pattern": "*"})),
+            ToolSpec::Shell { command } => (
+                "Bash",
+                json!({"command": command, "description": "d", "timeout": 60000, "run_in_background": false}),
+            ),
         };
         let mut event = json!({
             "session_id": tool.session, "cwd": tool.cwd, "hook_event_name": "PreToolUse",
@@ -83,6 +87,16 @@ impl Scenarios for ClaudeCode {
     fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
         HookAnswer::from_rendering(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
             .map_err(|e| e.to_string())
+    }
+
+    fn confines_shell(&self) -> bool {
+        true
+    }
+
+    fn allow_shell(&self, root: &std::path::Path, rule: &str) {
+        let settings = json!({"permissions": {"allow": [rule]}});
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::write(root.join(".claude/settings.json"), settings.to_string()).unwrap();
     }
 }
 

@@ -58,6 +58,7 @@ impl Scenarios for Codex {
             ),
             ToolSpec::Read { path } => ("Bash", json!({"command": format!("cat {path}")})),
             ToolSpec::Search { root } => ("Bash", json!({"command": format!("ls {root}")})),
+            ToolSpec::Shell { command } => ("Bash", json!({"command": command})),
         };
         let mut event = with(
             event(tool.session, tool.cwd, "PreToolUse"),

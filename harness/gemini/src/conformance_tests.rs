@@ -46,6 +46,7 @@ impl Scenarios for Gemini {
             }
             ToolSpec::Read { path } => ("read_file", json!({"file_path": path})),
             ToolSpec::Search { root } => ("glob", json!({"dir_path": root, "pattern": "*"})),
+            ToolSpec::Shell { command } => ("run_shell_command", json!({"command": command})),
         };
         event(tool.session, tool.cwd, "BeforeTool", json!({"tool_name": name, "tool_input": input}))
     }

@@ -77,6 +77,7 @@ impl Project {
             caller: None,
             kind: ToolKind::Write { path },
             rules_as: RulesAs::named("Write"),
+            shell: None,
         })
     }
 
@@ -87,6 +88,7 @@ impl Project {
             caller: None,
             kind: ToolKind::Other,
             rules_as: RulesAs::named("Bash"),
+            shell: None,
         })
     }
 
@@ -255,6 +257,7 @@ async fn a_file_that_appears_after_the_start_decides_nothing() {
         caller: None,
         kind: ToolKind::StartsAgents,
         rules_as: RulesAs::named("Workflow"),
+        shell: None,
     });
     let answer = p.hook(workflow).await;
     assert!(denied_naming(&answer, &["changed since the session started"]), "{answer:?}");

@@ -7,6 +7,9 @@
 //! - [`HookAnswer::Block`]: exit 0, a `SubagentStop` `{"decision":"block","reason":…}`.
 //! - [`HookAnswer::Failed`]: exit 2, the reason on stderr; Claude Code denies the call or
 //!   blocks the stop (H-1).
+//! - [`HookAnswer::Rewrite`]: exit 0, a `PreToolUse` `permissionDecision: "allow"` with its reason
+//!   and the whole replaced input as `updatedInput`, which Claude Code runs in place of the input
+//!   sent (seen with 2.1.330, in the main session and in a subagent; H-61, H-62).
 //!
 //! No exit 1 (which would let the call run), no stdout of any other text. The resident service
 //! sends an answer as its rendering (`exit_code`, `stdout`, `stderr`);
@@ -37,6 +40,24 @@ struct PermissionDecision<'a> {
     reason: Cow<'a, str>,
 }
 
+/// `PreToolUse`'s allow with a replaced input as read back: its reason and input; the rest of
+/// its bytes are checked by rendering it again (X-40).
+#[derive(Deserialize)]
+struct RewriteOutput<'a> {
+    #[serde(rename = "hookSpecificOutput", borrow)]
+    hook_specific_output: Rewritten<'a>,
+}
+
+#[derive(Deserialize)]
+struct Rewritten<'a> {
+    #[serde(borrow, rename = "permissionDecision")]
+    decision: Cow<'a, str>,
+    #[serde(borrow, rename = "permissionDecisionReason")]
+    reason: Cow<'a, str>,
+    #[serde(rename = "updatedInput")]
+    input: serde_json::Map<String, Value>,
+}
+
 /// `SubagentStop`'s block as read back, the same way.
 #[derive(Deserialize)]
 struct BlockOutput<'a> {
@@ -59,8 +80,9 @@ pub enum RenderingError {
     /// Exit 0 with something on stderr.
     #[error("exit 0 with a reason on stderr")]
     StderrWithExit0,
-    /// Exit 0 with a stdout that is not exactly a deny or a block as Warden renders them.
-    #[error("its stdout is not exactly a deny or a block as Warden renders them: `{0}`")]
+    /// Exit 0 with a stdout that is not exactly a deny, a block or a rewrite as Warden renders
+    /// them.
+    #[error("its stdout is not exactly a deny, a block or a rewrite as Warden renders them: `{0}`")]
     Stdout(String),
 }
 
@@ -105,7 +127,10 @@ impl Rendering for HookAnswer {
     fn exit_code(&self) -> u8 {
         match self {
             HookAnswer::Failed { .. } => HOOK_FAILED,
-            HookAnswer::Proceed | HookAnswer::Deny { .. } | HookAnswer::Block { .. } => 0,
+            HookAnswer::Proceed
+            | HookAnswer::Rewrite { .. }
+            | HookAnswer::Deny { .. }
+            | HookAnswer::Block { .. } => 0,
         }
     }
 
@@ -122,6 +147,11 @@ impl Rendering for HookAnswer {
             HookAnswer::Block { reason } => {
                 Some(format!(r#"{{"decision":"block","reason":{}}}"#, string(reason)))
             }
+            HookAnswer::Rewrite { input, reason } => Some(format!(
+                r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":{},"updatedInput":{}}}}}"#,
+                string(reason),
+                Value::Object(input.clone())
+            )),
         }
     }
 
@@ -151,7 +181,13 @@ impl Rendering for HookAnswer {
 /// A deny's or a block's line, read back; refused unless it renders to the same bytes.
 fn from_stdout(text: &str) -> Result<HookAnswer, RenderingError> {
     let refused = || RenderingError::Stdout(quoted(text));
-    let answer = if let Ok(deny) = serde_json::from_str::<DenyOutput<'_>>(text) {
+    let rewrite = serde_json::from_str::<RewriteOutput<'_>>(text)
+        .ok()
+        .filter(|r| r.hook_specific_output.decision == "allow");
+    let answer = if let Some(rewrite) = rewrite {
+        let Rewritten { reason, input, .. } = rewrite.hook_specific_output;
+        HookAnswer::Rewrite { input, reason: HookReason::parse(&reason).ok_or_else(refused)? }
+    } else if let Ok(deny) = serde_json::from_str::<DenyOutput<'_>>(text) {
         let reason = deny.hook_specific_output.reason;
         HookAnswer::Deny { reason: HookReason::parse(&reason).ok_or_else(refused)? }
     } else if let Ok(block) = serde_json::from_str::<BlockOutput<'_>>(text) {
@@ -258,6 +294,33 @@ mod tests {
         }
     }
 
+    /// A rewrite is the allow with `updatedInput` Claude Code runs (H-61, H-62), read back only
+    /// as Warden renders it (X-40).
+    #[test]
+    fn a_rewrite_renders_an_allow_with_the_whole_input_and_reads_back_exactly() {
+        let input: serde_json::Map<String, Value> = serde_json::from_str(
+            r#"{"command":"'/w' 'v1' 'ls'","description":"d","run_in_background":true,"timeout":5}"#,
+        )
+        .unwrap();
+        let answer = HookAnswer::rewrite(input, "confined");
+        let line = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"confined","updatedInput":{"command":"'/w' 'v1' 'ls'","description":"d","run_in_background":true,"timeout":5}}}"#;
+        assert_eq!((answer.exit_code(), answer.stdout().as_deref(), answer.stderr()), (0, Some(line), None));
+        assert_eq!(from(0, Some(line), None), Ok(answer));
+        let refused = [
+            line.replace(r#""allow""#, r#""ask""#),
+            line.replace(r#""confined""#, r#""""#),
+            line.replace(r#""updatedInput":{"#, r#""updatedInput":{"extra":1,"#),
+            line.replace(r#""hookEventName":"PreToolUse","#, ""),
+            line.replace(r#""timeout":5}"#, r#""timeout":5},"continue":true"#),
+            line.replace(r#"{"command""#, r#"{ "command""#),
+            line.replace(r#""timeout":5"#, r#""timeout":05"#),
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"r","updatedInput":[]}}"#.to_owned(),
+        ];
+        for text in refused {
+            assert!(from(0, Some(&text), None).is_err(), "{text}");
+        }
+    }
+
     #[test]
     fn a_refused_stdout_is_quoted_truncated() {
         let long = "x".repeat(1000);
@@ -279,6 +342,14 @@ mod tests {
             reason.prop_map(HookAnswer::deny),
             reason.prop_map(HookAnswer::block),
             reason.prop_map(HookAnswer::failed),
+            (reason, reason, proptest::option::of(0u32..100_000)).prop_map(|(command, reason, timeout)| {
+                let mut input = serde_json::Map::new();
+                input.insert("command".into(), Value::String(command));
+                if let Some(t) = timeout {
+                    input.insert("timeout".into(), Value::from(t));
+                }
+                HookAnswer::rewrite(input, reason)
+            }),
         ]
     }
 
@@ -294,6 +365,12 @@ mod tests {
             HookAnswer::Block { reason } => {
                 serde_json::json!({"decision": "block", "reason": reason.as_str()})
             }
+            HookAnswer::Rewrite { input, reason } => serde_json::json!({"hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": reason.as_str(),
+                "updatedInput": input,
+            }}),
         };
         Some(json.to_string())
     }

@@ -9,8 +9,8 @@
 
 use agentwarden_domain::json::type_name;
 use agentwarden_domain::sessions::{
-    Attribution, CallInput, CallStage, HookEvent, HookInput, InputError, SpawnRequest, ToolCall, ToolKind,
-    input_digest,
+    Attribution, CallInput, CallStage, ClientRules, HookEvent, HookInput, InputError, ShellInput,
+    SpawnRequest, ToolCall, ToolKind, input_digest,
 };
 pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use agentwarden_protocol::hook_json::{
@@ -105,12 +105,22 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     } else {
         ToolKind::Other
     };
+    let whole = input.map_or(Value::Null, |i| Value::Object(i.clone()));
+    // Claude Code judges its own permission rules against the input a hook hands back, and the
+    // hook input names its permission mode: the application reads its settings (H-61).
+    let shell = (tool_name == SHELL_TOOL)
+        .then(|| {
+            let permission_mode = object.get("permission_mode").and_then(Value::as_str).map(str::to_owned);
+            ShellInput::new(&whole, "command", ClientRules::Settings { permission_mode })
+        })
+        .flatten();
     Ok(HookEvent::Tool(ToolCall {
         tool_use_id: id(object, "tool_use_id")?,
         caller: agent(object)?,
         kind,
-        rules_as: rules_as(&tool_name, &input.map_or(Value::Null, |i| Value::Object(i.clone()))),
+        rules_as: rules_as(&tool_name, &whole),
         tool_name,
+        shell,
     }))
 }
 
@@ -296,6 +306,11 @@ mod tests {
                 tool: "Bash".into(),
                 argument: agentwarden_domain::lineage::CallArgument::Command("ls".into()),
             },
+            shell: ShellInput::new(
+                &serde_json::json!({"command": "ls"}),
+                "command",
+                ClientRules::Settings { permission_mode: None },
+            ),
         });
         assert_eq!(parse(other).unwrap().event, bash);
         let stop = r#"{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a","agent_type":"coder",

@@ -150,6 +150,8 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         tool_use_id: id(object, "tool_use_id")?,
         caller: agent(object)?,
         kind,
+        // Not yet rendered as a rewrite for this harness: never confined (H-61).
+        shell: None,
     }))
 }
 

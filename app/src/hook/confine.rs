@@ -1,0 +1,429 @@
+//! An allowed shell call of an agent held to a manifest runs under the confinement launcher
+//! (issue 50): the harness is answered with the call's input, the command replaced by
+//! `warden-confine CONFINEMENT 'ORIGINAL'` ([`Confinement::launch_line`]), where the confinement
+//! is what the agent's and its ancestors' manifests grant ([`lineage_confinement`]), the
+//! protected paths read-only, the session's own temporary directory writable.
+//!
+//! What decides is what the human installed: the launcher beside the running `warden` (or the
+//! one the embedding code names), never a path the agent can name (H-63). Whether the kernel can
+//! confine is probed once per process by running the launcher itself (H-64). A call is rewritten
+//! only where the harness's own permission rules would have let it run as sent: Claude Code
+//! 2.1.330 judges its rules against the input a hook hands back, and a hook's allow skips its
+//! asking, so a rewrite of a call its rules deny, ask about or do not allow would widen them
+//! (H-61). [`outcome`] turns these findings and `[confine] mode` into what runs and what is
+//! recorded (E-13, E-14).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use agentwarden_adapters::paths::LocalPaths;
+use agentwarden_domain::code::Code;
+use agentwarden_domain::confine::{
+    Applied, Baseline, ConfineMode, Confinement, Findings, Place, lineage_confinement,
+    main_session_confinement, outcome,
+};
+use agentwarden_domain::lineage::{CallArgument, Manifests, ToolRule, ToolRuleSet, ToolUse};
+use agentwarden_domain::sessions::{ClientRules, HookAnswer, ShellInput};
+use serde_json::Value;
+
+use super::fast::HARNESS_HELD_NAMES;
+use crate::warden::Warden;
+
+/// The launcher's file name, installed beside `warden` and `warden-hook`.
+pub(crate) const LAUNCHER: &str = "warden-confine";
+
+/// The longest a settings file of the harness may be to be read (larger: unreadable, so not
+/// rewritten).
+const MAX_SETTINGS: u64 = 1024 * 1024;
+
+/// How long the kernel probe may take before it counts as a failure.
+const PROBE_DEADLINE: Duration = Duration::from_secs(5);
+
+/// What a shell call's confinement came to: the record for its event, and the answer when it is
+/// not [`HookAnswer::Proceed`].
+#[derive(Debug)]
+pub(crate) struct Confined {
+    /// What the allow event records (E-14).
+    pub(crate) applied: Applied,
+    /// A rewrite, a deny (`required`), or `None`: the call runs as sent.
+    pub(crate) answer: Option<HookAnswer>,
+}
+
+impl Warden {
+    /// The launcher the human installed: the one the builder named, else `warden-confine`
+    /// beside the running executable; it must be a regular, executable file (H-63).
+    pub(crate) fn confine_launcher(&self) -> Result<PathBuf, String> {
+        let path = match &self.launcher {
+            Some(path) => path.as_ref().clone(),
+            None => {
+                let exe =
+                    std::env::current_exe().map_err(|e| format!("the running executable is unknown: {e}"))?;
+                exe.parent().map(|dir| dir.join(LAUNCHER)).ok_or("the running executable has no directory")?
+            }
+        };
+        installed(&path).map(|()| path)
+    }
+
+    /// The confinement of a call of the agent whose lineage (root first) is `types`, at `root`
+    /// and `cwd` in `session` (E-1 … E-6 over the lineage, E-7); `None` for the main session's
+    /// call without `[confine] main_session` (E-15).
+    pub(crate) fn confine_call(
+        &self,
+        session: &str,
+        shell: Option<&ShellInput>,
+        lineage: Option<(&[String], &Manifests)>,
+        root: &str,
+        cwd: &str,
+    ) -> Option<Confined> {
+        let mode = self.config.confine.mode;
+        if mode == ConfineMode::Off || (lineage.is_none() && !self.config.confine.main_session) {
+            return None;
+        }
+        let protected: Vec<String> = self.config.guardrails.protected.clone();
+        let tmp = session_tmp(root, session);
+        let place_tmp = tmp.as_deref().unwrap_or("/nonexistent-session-tmp").to_owned();
+        let place = Place { root, cwd, session_tmp: &place_tmp };
+        let home = std::env::var("HOME").unwrap_or_default();
+        let baseline = Baseline::unix(&home);
+        let confinement = match lineage {
+            Some((types, manifests)) => {
+                let rules: Vec<&[ToolRule]> = types
+                    .iter()
+                    .map(|t| {
+                        manifests
+                            .iter()
+                            .find(|(name, _)| name.as_str() == t)
+                            .map_or(&[][..], |(_, m)| m.tools.rules())
+                    })
+                    .collect();
+                lineage_confinement(&rules, &place, &protected, &baseline)
+            }
+            None => {
+                let absolute: Vec<String> = protected
+                    .iter()
+                    .map(|p| if p.starts_with('/') { p.clone() } else { format!("{root}/{p}") })
+                    .collect();
+                main_session_confinement(&absolute, &place_tmp)
+            }
+        };
+        let launcher = self.confine_launcher();
+        let findings = Findings {
+            client: match shell {
+                Some(shell) => client_allows(shell, root, cwd, &home),
+                None => {
+                    Err("this harness's integration does not hand Warden the call's input to replace"
+                        .to_owned())
+                }
+            },
+            kernel: match (&launcher, &tmp) {
+                (Ok(path), Ok(_)) => probe(path),
+                (Err(_), _) => Err("the launcher was not probed".to_owned()),
+                (_, Err(why)) => Err(why.clone()),
+            },
+            launcher: launcher.as_ref().map(drop).map_err(Clone::clone),
+        };
+        let (applied, launch) = outcome(mode, &findings, &confinement)?;
+        let answer = match (&applied, launch, &launcher, shell) {
+            (Applied::Refused { why }, _, _, _) => {
+                Some(HookAnswer::deny(format!("{}: {why}", Code::ConfinementUnavailable)))
+            }
+            (_, Some(launch), Ok(path), Some(shell)) => {
+                let line = confinement.launch_line(launch, &path.to_string_lossy(), shell.command());
+                Some(HookAnswer::rewrite(shell.with_command(line), reason(&applied)))
+            }
+            _ => None,
+        };
+        Some(Confined { applied, answer })
+    }
+}
+
+/// The reason shown with a rewrite.
+fn reason(applied: &Applied) -> String {
+    format!("Agent Warden runs this command {}", applied.summary())
+}
+
+/// Whether `path` is a regular file someone may execute.
+fn installed(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).map_err(|e| format!("`{}`: {e}", path.display()))?;
+    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+        return Err(format!("`{}` is not an executable file", path.display()));
+    }
+    Ok(())
+}
+
+/// The kernel probe (H-64): the launcher run once around `true` with the narrowest
+/// confinement; it confines (user and mount namespaces, no network, Landlock) or says why not
+/// on standard error. Cached for the process, by launcher.
+pub(crate) fn probe(launcher: &Path) -> Result<(), String> {
+    static CACHE: Mutex<Option<(PathBuf, Result<(), String>)>> = Mutex::new(None);
+    if let Ok(cache) = CACHE.lock()
+        && let Some((path, result)) = cache.as_ref()
+        && path == launcher
+    {
+        return result.clone();
+    }
+    let result = run_probe(launcher);
+    if let Ok(mut cache) = CACHE.lock() {
+        *cache = Some((launcher.to_path_buf(), result.clone()));
+    }
+    result
+}
+
+fn run_probe(launcher: &Path) -> Result<(), String> {
+    let narrowest = Confinement::default().encode(agentwarden_domain::confine::Mode::Required);
+    let mut child = std::process::Command::new(launcher)
+        .arg(narrowest)
+        .arg("true")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("`{}` cannot be run: {e}", launcher.display()))?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => {
+                let mut stderr = String::new();
+                if let Some(mut pipe) = child.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
+                }
+                let line = stderr.lines().next().unwrap_or_default().trim().to_owned();
+                return Err(format!("the launcher's probe failed ({status}): {line}"));
+            }
+            Ok(None) if started.elapsed() < PROBE_DEADLINE => std::thread::sleep(Duration::from_millis(2)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("the launcher's probe did not finish within {PROBE_DEADLINE:?}"));
+            }
+            Err(e) => return Err(format!("the launcher's probe cannot be waited for: {e}")),
+        }
+    }
+}
+
+/// The session's own temporary directory (E-12, E-16): `.agentwarden/tmp/SESSION` beneath the
+/// workspace root, made by this process with mode 0700 when missing; it must be a directory of
+/// this process's user, reached without a symbolic link. Not a shared name (`/tmp/…`) another
+/// user could make first.
+pub(crate) fn session_tmp(root: &str, session: &str) -> Result<String, String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    if !agentwarden_domain::sessions::is_safe_id(session) {
+        return Err(format!("session id `{}` is not safe as a file name", session.escape_debug()));
+    }
+    let base = Path::new(root).join(".agentwarden").join("tmp");
+    let dir = base.join(session);
+    let made = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir);
+    if let Err(e) = made {
+        return Err(format!("the session's temporary directory `{}` cannot be made: {e}", dir.display()));
+    }
+    let real =
+        agentwarden_adapters::paths::canonical(&dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
+    if real != dir {
+        return Err(format!("the session's temporary directory `{}` has a link on the way", dir.display()));
+    }
+    let meta = std::fs::symlink_metadata(&dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
+    let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(u32::MAX);
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "the session's temporary directory `{}` is not a private directory of this user",
+            dir.display()
+        ));
+    }
+    Ok(dir.to_string_lossy().into_owned())
+}
+
+/// Whether the harness's own rules would let `shell` run as sent (H-61); `Err` says why not, or
+/// why Warden cannot tell.
+pub(crate) fn client_allows(shell: &ShellInput, root: &str, cwd: &str, home: &str) -> Result<(), String> {
+    let permission_mode = match &shell.client {
+        ClientRules::Unmodeled => {
+            return Err("Warden does not model this harness's own rules for a replaced input".into());
+        }
+        ClientRules::Settings { permission_mode } => permission_mode.as_deref(),
+    };
+    let rules = settings_rules(root, home)?;
+    judge(&rules, shell.command(), permission_mode, root, cwd)
+}
+
+/// A permission rule of the harness's settings: its list (`deny`, `ask`, `allow`), the rule,
+/// the file.
+type SettingsRule = (&'static str, String, String);
+
+/// The permission rules of every settings file Claude Code reads for a project at `root`
+/// (managed, the user's, the project's, the local one); a file that is missing has none, one
+/// that cannot be read or is not JSON is an `Err`.
+fn settings_rules(root: &str, home: &str) -> Result<Vec<SettingsRule>, String> {
+    let mut files: Vec<PathBuf> = vec![PathBuf::from("/etc/claude-code/managed-settings.json")];
+    if let Ok(entries) = std::fs::read_dir("/etc/claude-code/managed-settings.d") {
+        let mut more: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        more.sort();
+        files.extend(more.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")));
+    }
+    if !home.is_empty() {
+        files.push(Path::new(home).join(".claude/settings.json"));
+    }
+    files.push(Path::new(root).join(".claude/settings.json"));
+    files.push(Path::new(root).join(".claude/settings.local.json"));
+    let mut rules = Vec::new();
+    for file in files {
+        let text = match std::fs::metadata(&file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("`{}` cannot be read: {e}", file.display())),
+            Ok(meta) if meta.len() > MAX_SETTINGS => {
+                return Err(format!("`{}` is larger than {MAX_SETTINGS} bytes", file.display()));
+            }
+            Ok(_) => std::fs::read_to_string(&file)
+                .map_err(|e| format!("`{}` cannot be read: {e}", file.display()))?,
+        };
+        let value: Value =
+            serde_json::from_str(&text).map_err(|e| format!("`{}` is not JSON: {e}", file.display()))?;
+        for list in ["deny", "ask", "allow"] {
+            let Some(found) = value.pointer(&format!("/permissions/{list}")) else { continue };
+            let Value::Array(items) = found else {
+                return Err(format!("`{}`: `permissions.{list}` is not a list", file.display()));
+            };
+            for item in items {
+                let Value::String(rule) = item else {
+                    return Err(format!("`{}`: `permissions.{list}` holds a non-string", file.display()));
+                };
+                rules.push((list, rule.clone(), file.display().to_string()));
+            }
+        }
+    }
+    Ok(rules)
+}
+
+/// The judgement of `command` against the harness's rules (H-61): no `deny` or `ask` rule may
+/// match it (read widely: [`may_match`]), and either the mode is `bypassPermissions` or an
+/// `allow` rule grants it as Warden reads the rule (the same or less than the harness).
+fn judge(
+    rules: &[SettingsRule],
+    command: &str,
+    permission_mode: Option<&str>,
+    root: &str,
+    cwd: &str,
+) -> Result<(), String> {
+    for (list, rule, file) in rules.iter().filter(|(list, _, _)| *list != "allow") {
+        if may_match(rule, command) {
+            return Err(format!(
+                "its own `{list}` rule `{rule}` ({file}) may match the command as sent, and the harness would \
+                 judge only the launcher's command line"
+            ));
+        }
+    }
+    if permission_mode == Some("bypassPermissions") {
+        return Ok(());
+    }
+    let call = ToolUse::resolve_holding(
+        agentwarden_domain::lineage::syntax::SHELL,
+        &CallArgument::Command(command.to_owned()),
+        cwd,
+        root,
+        &LocalPaths,
+        HARNESS_HELD_NAMES,
+    );
+    let granted = rules.iter().filter(|(list, _, _)| *list == "allow").any(|(_, rule, _)| {
+        ToolRule::parse(rule).is_ok_and(|rule| ToolRuleSet::new(vec![rule]).grants(&call))
+    });
+    if granted {
+        return Ok(());
+    }
+    Err(format!(
+        "no `allow` rule of its settings grants the command as sent (mode `{}`): it would ask or refuse, and \
+         an allow from the hook would skip that",
+        permission_mode.unwrap_or("default")
+    ))
+}
+
+/// Whether the harness's `deny` or `ask` rule `rule` may match the shell command `command`,
+/// read widely so that Warden never misses one the harness would apply (H-61): a rule of
+/// another tool never; the bare shell rule, or one Warden cannot read, always; a rule with a
+/// specifier whenever the first word of its literal prefix appears anywhere in the command, or
+/// it has no literal prefix.
+pub(crate) fn may_match(rule: &str, command: &str) -> bool {
+    let shell = agentwarden_domain::lineage::syntax::SHELL;
+    let Some(rest) = rule.trim().strip_prefix(shell) else { return false };
+    let rest = rest.trim();
+    if rest.is_empty() {
+        return true;
+    }
+    // Another tool whose name starts with the shell's (`BashOutput`): not this rule.
+    if rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+        return false;
+    }
+    let Some(spec) = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else { return true };
+    let literal = spec.split('*').next().unwrap_or_default().trim_end_matches(':');
+    match literal.split_whitespace().next() {
+        None => true,
+        Some(word) => command.contains(word),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (rule, command, may match, why), H-61.
+    #[test]
+    fn a_deny_or_ask_rule_is_read_widely() {
+        let table: [(&str, &str, bool, &str); 12] = [
+            ("Bash", "ls", true, "the bare rule"),
+            ("Bash(*)", "ls", true, "no literal prefix"),
+            ("Bash(touch:*)", "touch x", true, "the prefix"),
+            ("Bash(touch:*)", "cd a && touch x", true, "inside a compound command"),
+            ("Bash(touch:*)", "python3 -c 'import os; os.system(\"touch x\")'", true, "anywhere at all"),
+            ("Bash(git push:*)", "git status", true, "the first word alone: wider than the harness"),
+            ("Bash(rm -rf /)", "echo hi", false, "another command"),
+            ("Read(.env)", "cat .env", false, "another tool"),
+            ("BashOutput", "ls", false, "another tool with the shell's name as a prefix"),
+            ("Bash(unclosed", "ls", true, "unreadable: matches"),
+            ("  Bash  ", "ls", true, "spaces around"),
+            ("Bash(warden seal:*)", "echo warden", true, "the word inside another"),
+        ];
+        for (rule, command, expected, why) in table {
+            assert_eq!(may_match(rule, command), expected, "{rule} / {command}: {why}");
+        }
+    }
+
+    fn rules(list: &[(&'static str, &str)]) -> Vec<SettingsRule> {
+        list.iter().map(|(l, r)| (*l, (*r).to_owned(), "f".to_owned())).collect()
+    }
+
+    /// What the harness itself would do with the call as sent, as measured on Claude Code
+    /// 2.1.330 (docs/decisions/H-61.md): a rewrite only where it would run it without asking.
+    #[test]
+    fn a_call_is_rewritten_only_where_the_harness_would_run_it_as_sent() {
+        let ok = |r: &[(&'static str, &str)], command: &str, mode: Option<&str>| {
+            judge(&rules(r), command, mode, "/p", "/p").is_ok()
+        };
+        assert!(ok(&[("allow", "Bash(python3:*)")], "python3 -c 1", Some("default")));
+        assert!(ok(&[("allow", "Bash")], "ls", None));
+        assert!(!ok(&[("allow", "Bash(python3:*)")], "ls", Some("default")), "no allow rule: it would ask");
+        assert!(!ok(&[], "ls", Some("dontAsk")), "no allow rule: it would refuse");
+        assert!(ok(&[], "ls", Some("bypassPermissions")), "it runs everything not denied");
+        assert!(!ok(&[("deny", "Bash(touch:*)")], "touch x", Some("bypassPermissions")), "a deny rule");
+        assert!(!ok(&[("allow", "Bash"), ("ask", "Bash(touch:*)")], "touch x", None), "an ask rule");
+        assert!(
+            !ok(&[("allow", "Bash(ls:*)"), ("allow", "Bash(python3:*)")], "ls && rm x", None),
+            "a compound"
+        );
+    }
+
+    #[test]
+    fn the_session_directory_is_private_and_reached_without_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let root = root.to_str().unwrap();
+        let made = session_tmp(root, "s1").unwrap();
+        assert_eq!(made, format!("{root}/.agentwarden/tmp/s1"));
+        assert_eq!(session_tmp(root, "s1").unwrap(), made, "the same one again");
+        std::fs::create_dir_all(format!("{root}/elsewhere")).unwrap();
+        std::os::unix::fs::symlink(format!("{root}/elsewhere"), format!("{root}/.agentwarden/tmp/s2"))
+            .unwrap();
+        assert!(session_tmp(root, "s2").is_err(), "a planted link");
+        assert!(session_tmp(root, "../x").is_err(), "an unsafe id");
+    }
+}

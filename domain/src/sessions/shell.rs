@@ -1,0 +1,90 @@
+//! A shell call's input as the harness sent it, kept whole so that Warden can hand the harness
+//! back the same input with only the command replaced: the confinement launcher around the
+//! original (issue 50, H-61, H-62).
+
+use serde_json::{Map, Value};
+
+/// How far Warden knows the harness's own permission rules for a shell call (H-61): a hook's
+/// allow with a replaced input skips the harness's own asking, and the harness judges its rules
+/// against the replaced input, not the one sent; so Warden rewrites only where it can show that
+/// the harness would have let the call run as sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientRules {
+    /// The harness reads permission rules from its settings files, and gave this permission
+    /// mode in the hook input: the application reads those files and judges the original
+    /// command against them before it rewrites.
+    Settings {
+        /// The mode as the harness named it (`None`: it named none).
+        permission_mode: Option<String>,
+    },
+    /// Warden does not model the harness's own rules for this call: it is never rewritten,
+    /// and so runs unconfined (recorded) or, under `required`, is denied.
+    Unmodeled,
+}
+
+impl super::ToolCall {
+    /// Whether this is a shell call: the integration handed its input ([`ToolCall::shell`]), or
+    /// the rules read it as the shell whatever the harness calls it (H-62). A shell call the
+    /// integration cannot rewrite is still one: unconfined under `on`, denied under `required`
+    /// (E-13).
+    ///
+    /// [`ToolCall::shell`]: super::ToolCall::shell
+    pub fn is_shell(&self) -> bool {
+        self.shell.is_some()
+            || matches!(&self.rules_as, crate::lineage::RulesAs::Call { tool, .. }
+                if tool == crate::lineage::syntax::SHELL)
+    }
+}
+
+/// A shell call's whole input (H-62).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShellInput {
+    /// The input, as sent.
+    pub input: Map<String, Value>,
+    /// The field that holds the command line.
+    pub field: String,
+    /// What Warden knows of the harness's own rules for it.
+    pub client: ClientRules,
+}
+
+impl ShellInput {
+    /// A shell call's input whose command is the string at `field`; `None` when the input has
+    /// no string there (such a call is not rewritten).
+    pub fn new(input: &Value, field: &str, client: ClientRules) -> Option<ShellInput> {
+        let input = input.as_object()?;
+        input.get(field)?.as_str()?;
+        Some(ShellInput { input: input.clone(), field: field.to_owned(), client })
+    }
+
+    /// The command line, as sent.
+    pub fn command(&self) -> &str {
+        self.input.get(&self.field).and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// The input with the command line replaced by `line`, every other field as sent (H-62).
+    pub fn with_command(&self, line: String) -> Map<String, Value> {
+        let mut input = self.input.clone();
+        input.insert(self.field.clone(), Value::String(line));
+        input
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn only_the_command_is_replaced() {
+        let sent = json!({"command": "ls", "description": "d", "timeout": 5, "run_in_background": true});
+        let shell = ShellInput::new(&sent, "command", ClientRules::Unmodeled).unwrap();
+        assert_eq!(shell.command(), "ls");
+        let mut expected = sent.as_object().unwrap().clone();
+        expected.insert("command".into(), json!("X"));
+        assert_eq!(shell.with_command("X".into()), expected);
+        for bad in [json!({"command": 1}), json!({}), json!("ls"), json!(null)] {
+            assert_eq!(ShellInput::new(&bad, "command", ClientRules::Unmodeled), None, "{bad}");
+        }
+    }
+}
