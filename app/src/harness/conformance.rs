@@ -871,8 +871,7 @@ pub async fn an_allowed_shell_call_runs_under_the_launcher(harness: &dyn Scenari
         let HookAnswer::Rewrite { input, .. } = &answer else {
             panic!("{}: {situation} allowed shell call: expected a rewrite, got {answer:?}", harness.name());
         };
-        let line =
-            input.values().filter_map(serde_json::Value::as_str).find(|v| v.contains("v1 required"));
+        let line = input.values().filter_map(serde_json::Value::as_str).find(|v| v.contains("v1 required"));
         let line = line.unwrap_or_else(|| panic!("{}: no launch line in {input:?}", harness.name()));
         let (launcher_word, command_word) = (
             agentwarden_domain::confine::shell_word(&launcher),

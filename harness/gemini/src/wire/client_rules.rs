@@ -4,6 +4,8 @@
 //! mentions either word, or a settings file that adds policies or excludes tools, stops the
 //! rewrite.
 
+use agentwarden_domain::sessions::{ClientRules, RuleSource};
+
 /// The folders of the policy files of the user's and the administrator's tiers: the
 /// administrator's on Linux, the user's beneath `~` or `$GEMINI_CLI_HOME` where it is set.
 pub const POLICY_FOLDERS: [&str; 3] =
@@ -23,3 +25,19 @@ pub const SETTINGS_FILES: [&str; 4] = [
 /// The keys of a settings file that add policy files or exclude tools, as they are written in
 /// its JSON (quoted): any mention stops the rewrite.
 pub const SETTINGS_REFUSING: [&str; 3] = ["\"policyPaths\"", "\"adminPolicyPaths\"", "\"exclude\""];
+
+/// Gemini's own rules for a shell call, as Warden reads them before a rewrite (M-30).
+pub fn client_rules() -> ClientRules {
+    let words = |list: &[&str]| list.iter().map(|w| (*w).to_owned()).collect::<Vec<String>>();
+    let folders = POLICY_FOLDERS.iter().map(|place| RuleSource {
+        place: (*place).to_owned(),
+        ending: Some(POLICY_ENDING.to_owned()),
+        refusing: words(&REFUSING),
+    });
+    let settings = SETTINGS_FILES.iter().map(|place| RuleSource {
+        place: (*place).to_owned(),
+        ending: None,
+        refusing: words(&SETTINGS_REFUSING),
+    });
+    ClientRules::Files { sources: folders.chain(settings).collect() }
+}
