@@ -23,6 +23,12 @@ fn confined_project(confine: &str) -> GeminiProject {
     let config = project.read("agentwarden.toml").expect("the configuration");
     std::fs::write(project.root.join("agentwarden.toml"), format!("{config}\n[confine]\n{confine}\n"))
         .expect("write the configuration");
+    // A protected path that does not exist is carved read-only at its nearest ancestor (E-4): the
+    // protected files `init` names are made, so that the project's root stays writable.
+    for name in ["GEMINI.md", ".env"] {
+        std::fs::write(project.root.join(name), "kept\n").expect("write a protected file");
+    }
+    project.git(&["add", "-A"]);
     project.git(&["commit", "-qam", "confined"]);
     project.warden_ok(&["seal", "--by", "alice"]);
     project
@@ -95,7 +101,7 @@ fn subagent_confined(served: bool) {
     let shown: Vec<String> = api.responses_to("run_shell_command").iter().map(Value::to_string).collect();
     println!("the shell was shown {shown:#?}");
     assert_eq!(shown.len(), 6, "each call ran: {shown:?}");
-    assert!(shown[0].contains("Read-only file system"), "the protected append was refused: {}", shown[0]);
+    assert!(shown[0].contains("PermissionError"), "the protected append was refused: {}", shown[0]);
     assert!(
         shown[2].contains("Permission denied"),
         "the read outside Read(src/**) was refused: {}",
