@@ -133,3 +133,21 @@ fn the_main_sessions_shell_cannot_write_a_protected_path() {
     assert_eq!(decisions(&project, "session_stopped"), ["allow"], "nothing to put back at the stop");
     assert!(project.audit_of("guardrail_violation").is_empty());
 }
+
+/// Codex judges its exec policy on the launcher's line (C-22): while a rules file of the user's
+/// holds a `forbidden` rule, the planner's call is not rewritten — under `required` it is denied
+/// naming the file, so Codex's rule is never hidden behind the launcher.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn a_refusing_exec_policy_file_stops_the_rewrite() {
+    let project = confined_project("mode = \"required\"");
+    let api = start(through_the_planner(vec![Item::shell(
+        "call_new",
+        "python3 -c \"open('src/new.txt','w').write('new')\"",
+    )]));
+    let rules = "prefix_rule(pattern = [\"rm\"], decision = \"forbidden\")\n".to_owned();
+    let run = project.run(&api, "MAINTASK go", &CodexRun { rules, ..CodexRun::default() });
+    finished(&run);
+    shown(&api, "call_new", &["confinement_unavailable", "default.rules", "forbidden"]);
+    assert_eq!(project.read("src/new.txt"), None, "denied, not run");
+}

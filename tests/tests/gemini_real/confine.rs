@@ -160,3 +160,26 @@ fn the_main_sessions_shell_cannot_write_a_protected_path() {
     assert_eq!(project.read("okrs/q4.md"), original);
     assert!(project.audit_of("guardrail_violation").is_empty(), "nothing to put back");
 }
+
+/// Gemini judges its policy on the launcher's line (M-30): while a policy file of the user's
+/// holds a `deny` rule, the planner's call is not rewritten — under `required` it is denied
+/// naming the file, so Gemini's rule is never hidden behind the launcher.
+#[test]
+#[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
+fn a_refusing_policy_file_stops_the_rewrite() {
+    let project = confined_project("mode = \"required\"");
+    let api = start(
+        Script::new()
+            .agent("MAINTASK", vec![Part::invoke("planner", "PLANTASK plan it")])
+            .agent("PLANTASK", vec![Part::shell("python3 -c \"open('src/new.txt','w').write('new')\"")]),
+    );
+    let policy = "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm\"\ndecision = \"deny\"\npriority = 100\n";
+    let run = project.run(&api, "MAINTASK go", &GeminiRun { policy: policy.into(), ..GeminiRun::default() });
+    finished(&run);
+    let shown: Vec<String> = api.responses_to("run_shell_command").iter().map(Value::to_string).collect();
+    assert!(
+        shown.iter().any(|s| s.contains("confinement_unavailable") && s.contains("user.toml")),
+        "denied, naming the file: {shown:?}"
+    );
+    assert_eq!(project.read("src/new.txt"), None, "denied, not run");
+}
