@@ -334,7 +334,7 @@ pub(in super::super) fn check_confinement(
         Check::warn(
             "codex exec policy",
             format!(
-                "Codex judges its exec policy on the launcher's line, not the command, so Warden denies every call it would confine while a rules file holds `forbidden` or `prompt` (C-22): {}",
+                "Codex judges its exec policy on the launcher's line, not the command, so Warden does not confine a call while a rules file holds `forbidden` or `prompt`: denied under `required`, unconfined under `on` (C-22): {}",
                 refusing.join(", ")
             ),
             "keep command refusals in the manifests and remove them from those files, or `[confine] mode = \"off\"` to keep Codex's rules",

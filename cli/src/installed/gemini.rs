@@ -288,7 +288,7 @@ pub(in super::super) fn check_confinement(project: &Path, checks: &mut Vec<Check
         Check::warn(
             "gemini policy",
             format!(
-                "Gemini judges its policy on the launcher's line, not the command, so Warden denies every call it would confine while a policy refuses or asks (M-30): {}",
+                "Gemini judges its policy on the launcher's line, not the command, so Warden does not confine a call while a policy refuses or asks: denied under `required`, unconfined under `on` (M-30): {}",
                 refusing.join(", ")
             ),
             "keep command refusals in the manifests and remove them from those files, or `[confine] mode = \"off\"` to keep Gemini's policies",
