@@ -272,19 +272,16 @@ pub(in super::super) fn check_confinement(
     use agentwarden_codex::setup::rules;
     let home = config::home(codex_home, std::env::var_os(config::HOME_ENV), std::env::var_os("HOME"));
     let mut sandboxes = Vec::new();
+    let mut modes = Vec::new();
     let configs: Vec<PathBuf> =
         home.iter().map(|h| h.join(config::HOME_FILE)).chain([project.join(config::PROJECT_FILE)]).collect();
     for file in configs {
-        match read_text(&file) {
-            Ok(None) => {}
-            Ok(Some(text)) => {
-                if let Some(why) = rules::sandbox_refusing_launcher(&text) {
-                    sandboxes.push(format!("`{}`: {why}", file.display()));
-                }
-            }
+        match read_text(&file).and_then(|text| text.map(|t| rules::sandbox_mode(&t)).transpose()) {
+            Ok(mode) => modes.push(mode.flatten()),
             Err(e) => sandboxes.push(format!("`{}`: {e}", file.display())),
         }
     }
+    sandboxes.extend(rules::sandbox_refusing_launcher(&modes));
     checks.push(if sandboxes.is_empty() {
         Check::ok("codex sandbox", "no sandbox_mode that keeps the launcher from confining a call")
     } else {

@@ -55,20 +55,28 @@ pub fn refuses(text: &str) -> bool {
     REFUSING.iter().any(|word| text.contains(word))
 }
 
-/// Why the sandbox that a Codex configuration's `text` asks for keeps the launcher from running
-/// (C-21): `Some(mode)` for a `sandbox_mode` other than [`CONFINABLE_SANDBOX`], `None` when it is
-/// that or is not set at the top level (Codex's own default is then its own business; doctor
-/// names it only where it is written). Text that is not TOML is `Some` with why.
-pub fn sandbox_refusing_launcher(text: &str) -> Option<String> {
-    let document: toml_edit::DocumentMut = match text.parse() {
-        Ok(document) => document,
-        Err(e) => return Some(format!("a configuration that is not valid TOML ({e})")),
-    };
-    let mode = document.get("sandbox_mode")?;
-    match mode.as_str() {
+/// The `sandbox_mode` a Codex configuration's `text` sets at its top level: `Ok(None)` when it
+/// sets none, an error that says why when the text is not TOML or the mode is not a string.
+pub fn sandbox_mode(text: &str) -> Result<Option<String>, String> {
+    let document: toml_edit::DocumentMut =
+        text.parse().map_err(|e| format!("a configuration that is not valid TOML ({e})"))?;
+    match document.get("sandbox_mode") {
+        None => Ok(None),
+        Some(mode) => mode
+            .as_str()
+            .map(|m| Some(m.to_owned()))
+            .ok_or_else(|| "a `sandbox_mode` that is not a string".to_owned()),
+    }
+}
+
+/// Why the sandbox the configurations' `modes` (each file's, in the order Codex layers them,
+/// the last one set winning) leave in force keeps the launcher from running (C-21): `None` only
+/// when the one in force is [`CONFINABLE_SANDBOX`]; none set is Codex's own default sandbox.
+pub fn sandbox_refusing_launcher(modes: &[Option<String>]) -> Option<String> {
+    match modes.iter().rev().find_map(Option::as_deref) {
         Some(CONFINABLE_SANDBOX) => None,
         Some(other) => Some(format!("`sandbox_mode = \"{other}\"`")),
-        None => Some("a `sandbox_mode` that is not a string".to_owned()),
+        None => Some("no `sandbox_mode`: Codex's default sandbox".to_owned()),
     }
 }
 
@@ -122,21 +130,26 @@ mod tests {
         }
     }
 
-    /// Table (C-21): only `danger-full-access`, or no top-level `sandbox_mode`, lets the launcher
-    /// make its namespaces.
+    /// Table (C-21): only `danger-full-access` in force lets the launcher make its namespaces; the
+    /// last file that sets a mode wins, and none set is Codex's default sandbox.
     #[test]
     fn a_sandbox_beside_the_launcher_is_named() {
-        let rows = [
-            ("sandbox_mode = \"danger-full-access\"", None),
-            ("model = \"m\"", None),
-            ("[profiles.x]\nsandbox_mode = \"read-only\"", None),
-            ("sandbox_mode = \"workspace-write\"", Some("`sandbox_mode = \"workspace-write\"`")),
-            ("sandbox_mode = \"read-only\"", Some("`sandbox_mode = \"read-only\"`")),
-            ("sandbox_mode = 1", Some("a `sandbox_mode` that is not a string")),
+        let dfa = || Some("danger-full-access".to_owned());
+        let ws = || Some("workspace-write".to_owned());
+        let rows: [(Vec<Option<String>>, bool); 6] = [
+            (vec![dfa()], false),
+            (vec![ws(), dfa()], false),
+            (vec![dfa(), ws()], true),
+            (vec![dfa(), None], false),
+            (vec![None, None], true),
+            (vec![], true),
         ];
-        for (text, expected) in rows {
-            assert_eq!(sandbox_refusing_launcher(text).as_deref(), expected, "{text}");
+        for (modes, named) in rows {
+            assert_eq!(sandbox_refusing_launcher(&modes).is_some(), named, "{modes:?}");
         }
-        assert!(sandbox_refusing_launcher("sandbox_mode = ").is_some_and(|w| w.contains("not valid TOML")));
+        assert_eq!(sandbox_mode("sandbox_mode = \"read-only\"").unwrap().as_deref(), Some("read-only"));
+        assert_eq!(sandbox_mode("model = \"m\"\n[profiles.x]\nsandbox_mode = \"read-only\""), Ok(None));
+        assert!(sandbox_mode("sandbox_mode = 1").is_err());
+        assert!(sandbox_mode("sandbox_mode = ").is_err_and(|e| e.contains("not valid TOML")));
     }
 }
