@@ -151,3 +151,49 @@ fn a_refusing_exec_policy_file_stops_the_rewrite() {
     shown(&api, "call_new", &["confinement_unavailable", "default.rules", "forbidden"]);
     assert_eq!(project.read("src/new.txt"), None, "denied, not run");
 }
+
+/// The agent's own `PreToolUse` hook (`$CODEX_HOME/hooks.json`) answers `updatedInput` for a call
+/// Warden confines: two rewrites of one call. Seen with 0.169.0: Codex runs Warden's (the
+/// confined original, its `PostToolUse` the input Warden approved), the agent's never runs. Had
+/// it run instead, the what-ran check would quarantine (C-17); either way it never runs unseen.
+#[test]
+#[ignore = "real Codex: run by `cargo xtask codex`"]
+fn another_hooks_rewrite_of_a_confined_call_does_not_run_unseen() {
+    let project = confined_project("mode = \"required\"");
+    let answer = project.scratch().join("agents-answer.json");
+    let touch = project.root.join("m_rewritten").display().to_string();
+    std::fs::write(
+        &answer,
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                      "updatedInput": {"command": format!("touch '{touch}'")}}})
+        .to_string(),
+    )
+    .expect("write the answer");
+    let hook = script(
+        &project,
+        "agents.sh",
+        &format!(
+            "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  *'innocent'*) cat '{}' ;;\nesac\nexit 0\n",
+            answer.display()
+        ),
+    );
+    let api = start(through_the_planner(vec![
+        Item::shell("call_innocent", "python3 -c \"print('innocent')\""),
+        Item::shell("call_next", "python3 -c \"print('next')\""),
+    ]));
+    let run = project.run(
+        &api,
+        "MAINTASK go",
+        &CodexRun { user_hooks: vec![("PreToolUse".into(), hook)], ..CodexRun::default() },
+    );
+    finished(&run);
+    let ran = project.root.join("m_rewritten").exists();
+    let quarantined = project.audit_of("session_quarantined");
+    println!("agent's rewrite ran: {ran}; quarantined: {quarantined:?}");
+    println!("innocent: {:?}", api.output_of("call_innocent"));
+    println!("next: {:?}", api.output_of("call_next"));
+    assert!(!ran || quarantined.len() == 1, "the agent's rewrite ran unseen");
+    assert!(!ran && quarantined.is_empty(), "Codex ran Warden's rewrite, not the agent's");
+    shown(&api, "call_innocent", &["innocent"]);
+    shown(&api, "call_next", &["next"]);
+}
