@@ -66,6 +66,7 @@ use agentwarden_domain::sessions::{
 pub use agentwarden_domain::sessions::{HookAnswer, with_fix};
 use agentwarden_domain::verdict::Code;
 
+pub use confine::{ConfineReport, confine_report};
 pub use fast::{HARNESS_HELD_NAMES, Pre, before_store_parsed};
 pub use storage::{HookStorage, Marker, SessionIndex};
 

@@ -68,8 +68,8 @@ pub use files::MAX_INPUT_BYTES;
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput};
 pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
 pub use hook::{
-    HARNESS_HELD_NAMES, HookAnswer, HookStorage, Marker, Pre, SessionIndex, before_store_parsed,
-    hook_store_unavailable, with_fix,
+    ConfineReport, HARNESS_HELD_NAMES, HookAnswer, HookStorage, Marker, Pre, SessionIndex,
+    before_store_parsed, confine_report, hook_store_unavailable, with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use records::RECORDS_PROJECTION;

@@ -137,6 +137,61 @@ fn check_files(config: &Config, checks: &mut Vec<Check>) -> Option<String> {
 
 /// The guard protects itself (H-12), the harness's own files included; reverts need git; git
 /// ignores the store.
+/// What the kernel offers and what each agent's shell is confined to (issue 50, E-13, H-63,
+/// H-64): a launcher or kernel that cannot confine warns under `on` and fails under `required`;
+/// nothing is said under `off`.
+fn confinement(project: &Path, config: &Config) -> Vec<Check> {
+    use agentwarden_domain::confine::ConfineMode;
+    let manifests = load_manifests(&config.lineage.manifests).map_err(|e| e.to_string());
+    let root = project.to_string_lossy();
+    let report = agentwarden::confine_report(
+        config,
+        manifests.as_ref().map_err(Clone::clone),
+        &config.claude_code.main_persona,
+        &root,
+    );
+    if report.mode == ConfineMode::Off {
+        return vec![Check::ok("confine", "`[confine] mode = \"off\"`: no shell call is confined")];
+    }
+    let mode = if report.mode == ConfineMode::Required { "required" } else { "on" };
+    let problem = |detail: String, fix: &str| match report.mode {
+        ConfineMode::Required => Check::fail("confine", detail, fix),
+        _ => Check::warn("confine", detail, fix),
+    };
+    let namespaces = match &report.user_namespaces {
+        Ok(n) => format!("user namespaces: up to {n}"),
+        Err(why) => format!("user namespaces: unknown ({why})"),
+    };
+    let mut checks = vec![match (&report.launcher, &report.kernel) {
+        (Err(why), _) => problem(
+            format!("mode {mode}: no launcher: {why}"),
+            "install `warden-confine` beside `warden` (`cargo install --path confine`)",
+        ),
+        (Ok(_), Err(why)) => problem(
+            format!("mode {mode}: the kernel cannot confine: {why}; {namespaces}"),
+            "a kernel with Landlock ABI 4 or newer and unprivileged user namespaces (docs/confinement.md)",
+        ),
+        (Ok(path), Ok(())) => Check::ok(
+            "confine",
+            format!(
+                "mode {mode}: `{}` confines here (Landlock ABI 4 or newer, user and mount namespaces); {namespaces}; \
+                 the main session's shell {}",
+                path.display(),
+                if report.main_session { "too, its protected paths read-only" } else { "is not confined" }
+            ),
+        ),
+    }];
+    match &report.agents {
+        Ok(agents) => checks.extend(
+            agents
+                .iter()
+                .map(|(name, grants)| Check::ok("confine", format!("agent `{name}`'s shell: {grants}"))),
+        ),
+        Err(why) => checks.push(problem(format!("the manifests cannot be read: {why}"), "fix the manifests")),
+    }
+    checks
+}
+
 fn check_protection(harness: Harness, project: &Path, config: &Config, checks: &mut Vec<Check>) {
     let init = format!("run `{} --project {}`", harness.init(), project.display());
     let protected = &config.guardrails.protected;
@@ -628,6 +683,7 @@ pub(super) async fn doctor(
             let var = &config.subagents.enable_env;
             checks.push(approval_keys(&config));
             checks.extend(witnesses_fed(&config));
+            checks.extend(confinement(&project, &config));
             // Claude Code's own deny rules; Codex has none Warden writes (K-13).
             if harness == Harness::ClaudeCode {
                 checks.push(permission_rules(&project, &config, &args.managed));
@@ -751,6 +807,32 @@ mod approval_key_tests {
     use super::*;
 
     /// Witnesses with no log key are said, with how to feed them (A-42).
+    #[test]
+    fn confinement_is_said_per_mode_and_agent() {
+        use agentwarden_domain::confine::ConfineMode;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("manifests.toml"),
+            "[agents.main]\ncan_spawn = [\"coder\"]\nmax_spawn_depth = 2\ntools = [\"Bash\", \"Edit\"]\n\n\
+             [agents.coder]\ncan_spawn = []\nmax_spawn_depth = 1\ntools = [\"Bash(python3:*)\", \"Edit(src/**)\"]\n",
+        )
+        .unwrap();
+        let mut config = Config { root: dir.path().to_path_buf(), ..Config::default() };
+        config.lineage.manifests = dir.path().join("manifests.toml");
+        config.confine.mode = ConfineMode::Off;
+        assert_eq!(confinement(dir.path(), &config).len(), 1, "off: one line");
+        // The test binary has no launcher beside it: `required` fails, `on` warns.
+        for (mode, failed) in [(ConfineMode::Required, true), (ConfineMode::On, false)] {
+            config.confine.mode = mode;
+            let checks = confinement(dir.path(), &config);
+            let text = format!("{checks:?}");
+            assert!(text.contains("no launcher"), "{text}");
+            assert_eq!(!checks[0].ok, failed, "{text}");
+            assert!(text.contains("agent `coder`'s shell: write:") && text.contains("/src"), "{text}");
+            assert!(!text.contains("agent `main`"), "{text}");
+        }
+    }
+
     #[test]
     fn witnesses_without_a_log_key_are_said() {
         let config = |key: Option<&str>| Config {

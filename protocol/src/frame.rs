@@ -248,4 +248,32 @@ mod tests {
         let error = decode::<Answer>(br#"{"version":2,"kind":"error","code":"frame_invalid","reason":"r"}"#);
         assert_eq!(error.unwrap(), Answer::Error { code: Code::FrameInvalid, reason: "r".into() });
     }
+
+    /// A rewrite carries the whole input the call runs with; every other answer's frame is the one
+    /// an older client reads, without the field (H-62).
+    #[test]
+    fn a_rewrite_carries_its_input_and_no_other_answer_does() {
+        let input = serde_json::json!({"command": "'/w' 'v1' 'ls'", "timeout": 5});
+        let answer = Answer::Hook {
+            decision: HookDecision::Rewrite,
+            reason: Some("confined".into()),
+            tool_input: input.as_object().cloned(),
+        };
+        let frame = encode(&answer).unwrap();
+        let body = frame.get(4..).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(body).unwrap(),
+            serde_json::json!({"version": 2, "kind": "hook", "decision": "rewrite", "reason": "confined", "tool_input": input})
+        );
+        assert_eq!(decode::<Answer>(body).unwrap(), answer);
+        let proceed = Answer::Hook { decision: HookDecision::Proceed, reason: None, tool_input: None };
+        let frame = encode(&proceed).unwrap();
+        assert!(!String::from_utf8_lossy(frame.get(4..).unwrap()).contains("tool_input"));
+        let bad = br#"{"version":2,"kind":"hook","decision":"rewrite","reason":"r","tool_input":[]}"#;
+        assert_eq!(
+            decode::<Answer>(bad).unwrap_err().code,
+            Code::FrameInvalid,
+            "an input that is not an object"
+        );
+    }
 }

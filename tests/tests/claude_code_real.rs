@@ -594,6 +594,8 @@ fn root_only_hooks_in_managed_settings_survive_an_edit_of_the_projects_settings(
 
 #[path = "claude_code_real/confine_facts.rs"]
 mod confine_facts;
+#[path = "claude_code_real/confined.rs"]
+mod confined;
 #[path = "claude_code_real/decider.rs"]
 mod decider;
 #[path = "claude_code_real/deny_rules.rs"]

@@ -421,8 +421,8 @@ fn judge(
 /// Whether the harness's `deny` or `ask` rule `rule` may match the shell command `command`,
 /// read widely so that Warden never misses one the harness would apply (H-61): a rule of
 /// another tool never; the bare shell rule, or one Warden cannot read, always; a rule with a
-/// specifier whenever the first word of its literal prefix appears anywhere in the command, or
-/// it has no literal prefix.
+/// specifier whenever the first word of each literal piece between its wildcards appears
+/// anywhere in the command (so always when it has none).
 pub(crate) fn may_match(rule: &str, command: &str) -> bool {
     let shell = agentwarden_domain::lineage::syntax::SHELL;
     let Some(rest) = rule.trim().strip_prefix(shell) else { return false };
@@ -435,10 +435,90 @@ pub(crate) fn may_match(rule: &str, command: &str) -> bool {
         return false;
     }
     let Some(spec) = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else { return true };
-    let literal = spec.split('*').next().unwrap_or_default().trim_end_matches(':');
-    match literal.split_whitespace().next() {
-        None => true,
-        Some(word) => command.contains(word),
+    // Every literal piece between its wildcards must be in a command the rule matches; the
+    // first word of each is looked for anywhere, which is wider.
+    spec.trim_end_matches(":*")
+        .split('*')
+        .filter_map(|piece| piece.split_whitespace().next())
+        .all(|word| command.contains(word.trim_end_matches(':')))
+}
+
+/// What `warden doctor` says of confinement (E-13, H-63, H-64): the mode, the launcher, what the
+/// kernel offers, and what each agent type's shell is confined to.
+#[derive(Debug)]
+pub struct ConfineReport {
+    /// `[confine] mode`.
+    pub mode: ConfineMode,
+    /// `[confine] main_session`.
+    pub main_session: bool,
+    /// The launcher beside the running executable, or why there is none usable (H-63).
+    pub launcher: Result<PathBuf, String>,
+    /// The launcher's probe of the kernel (H-64).
+    pub kernel: Result<(), String>,
+    /// `/proc/sys/user/max_user_namespaces`, or why it cannot be read.
+    pub user_namespaces: Result<u64, String>,
+    /// Each agent type of the manifests with what its shell is confined to under the main
+    /// session's (its own rules stacked on the root's; a deeper lineage only narrows it), or why
+    /// the manifests cannot be read.
+    pub agents: Result<Vec<(String, String)>, String>,
+}
+
+/// [`ConfineReport`] for `config`, `main` the main session's type, the manifests as `manifests`
+/// reads them, the workspace `root` (absolute).
+pub fn confine_report(
+    config: &crate::Config,
+    manifests: Result<&Manifests, String>,
+    main: &str,
+    root: &str,
+) -> ConfineReport {
+    let launcher = std::env::current_exe()
+        .map_err(|e| format!("the running executable is unknown: {e}"))
+        .and_then(|exe| exe.parent().map(|d| d.join(LAUNCHER)).ok_or_else(|| "no directory".to_owned()))
+        .and_then(|path| installed(&path).map(|()| path));
+    let kernel = match &launcher {
+        Ok(path) => probe(path),
+        Err(why) => Err(format!("not probed: {why}")),
+    };
+    let user_namespaces = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+        .map_err(|e| e.to_string())
+        .and_then(|t| t.trim().parse::<u64>().map_err(|e| e.to_string()));
+    let home = std::env::var("HOME").unwrap_or_default();
+    let tmp = format!("{root}/.agentwarden/tmp/SESSION");
+    let place = Place { root, cwd: root, session_tmp: &tmp };
+    let protected = &config.guardrails.protected;
+    let agents = manifests.map(|manifests| {
+        let rules_of = |name: &str| {
+            manifests.iter().find(|(n, _)| n.as_str() == name).map_or(&[][..], |(_, m)| m.tools.rules())
+        };
+        // The main session's own shell is confined by `main_session`, not by its manifest.
+        let mut names: Vec<&str> = manifests.keys().map(|n| n.as_str()).filter(|n| *n != main).collect();
+        names.sort_unstable();
+        names
+            .into_iter()
+            .map(|name| {
+                let lineage: Vec<&[ToolRule]> = vec![rules_of(main), rules_of(name)];
+                let confinement = lineage_confinement(&lineage, &place, protected, &Baseline::unix(&home));
+                let Applied::Confined { grants, unenforced, .. } =
+                    confinement.applied(agentwarden_domain::confine::Mode::Required)
+                else {
+                    return (name.to_owned(), String::new());
+                };
+                let unenforced = if unenforced.is_empty() {
+                    String::new()
+                } else {
+                    format!("; not enforced by the kernel: {}", unenforced.join("; "))
+                };
+                (name.to_owned(), format!("{grants}{unenforced}"))
+            })
+            .collect()
+    });
+    ConfineReport {
+        mode: config.confine.mode,
+        main_session: config.confine.main_session,
+        launcher,
+        kernel,
+        user_namespaces,
+        agents,
     }
 }
 
@@ -499,7 +579,10 @@ mod tests {
     /// (rule, command, may match, why), H-61.
     #[test]
     fn a_deny_or_ask_rule_is_read_widely() {
-        let table: [(&str, &str, bool, &str); 12] = [
+        let table: [(&str, &str, bool, &str); 15] = [
+            ("Bash(*warden seal*)", "python3 -c 1", false, "a piece between wildcards not in it"),
+            ("Bash(*warden seal*)", "cd a; warden  seal", true, "each piece's first word in it"),
+            ("Bash(**)", "ls", true, "only wildcards"),
             ("Bash", "ls", true, "the bare rule"),
             ("Bash(*)", "ls", true, "no literal prefix"),
             ("Bash(touch:*)", "touch x", true, "the prefix"),

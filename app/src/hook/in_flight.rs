@@ -84,14 +84,32 @@ impl Warden {
         if running.is_empty() || call.caller.is_some() {
             return self.hook_tool(state, session, cwd, call, quarantined).await;
         }
-        // Judged as each running subagent; the first denial stands (M-2).
+        // Judged as each running subagent; the first denial stands (M-2). A call each lets run
+        // under the launcher must run under one confinement: the same from each, or it is denied
+        // (E-13), never run under one agent's grants alone.
+        let mut rewrites: Vec<HookAnswer> = Vec::new();
         for agent in running {
             let as_agent = ToolCall { caller: Some(agent), ..call.clone() };
             let answer = self.hook_tool(state, session, cwd, as_agent, quarantined).await;
-            if answer != HookAnswer::Proceed {
-                return answer;
+            match answer {
+                HookAnswer::Proceed => {}
+                HookAnswer::Rewrite { .. } => {
+                    if !rewrites.contains(&answer) {
+                        rewrites.push(answer);
+                    }
+                }
+                HookAnswer::Deny { .. } | HookAnswer::Block { .. } | HookAnswer::Failed { .. } => {
+                    return answer;
+                }
             }
         }
-        HookAnswer::Proceed
+        match rewrites.as_slice() {
+            [] => HookAnswer::Proceed,
+            [one] => one.clone(),
+            _ => HookAnswer::deny(format!(
+                "{}: the call is judged as each of several running subagents, whose confinements differ",
+                agentwarden_domain::code::Code::ConfinementUnavailable
+            )),
+        }
     }
 }

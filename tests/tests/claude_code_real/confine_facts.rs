@@ -1,5 +1,9 @@
-//! Issue 50, measured before relying on it: what the pinned client does with a `PreToolUse`
-//! answer that replaces a `Bash` call's input, next to its own permission rules.
+//! Issue 50, measured before relying on it (H-61): what the pinned client does with a
+//! `PreToolUse` answer that replaces a `Bash` call's input, next to its own permission rules. A
+//! hook (not Warden) answers every `Bash` call with `allow` or `ask` and an input that runs
+//! `echo REWRITTEN-…` instead; each row says what the client then did. Should a new version
+//! judge its rules on the input as sent, or stop skipping its asking, this fails, and H-61 can
+//! be relaxed.
 
 use super::*;
 
@@ -25,17 +29,19 @@ fn settings(hook: &str, permissions: Value) -> Value {
         {"type": "command", "command": hook}]}]}})
 }
 
-fn report(label: &str, api: &FakeApi, run: &Run, ids: &[&str]) {
-    let decisions = agentwarden_tests::claude_code::client_decisions(run);
-    for id in ids {
-        let result = api.tool_result(id);
-        println!("FACT {label} {id}: decision {:?} result {:?}", decisions.get(*id), result);
+/// What the client did with the call `id`: `rewritten` (the replaced input ran), `refused`
+/// (by its own rule, or asking in `-p`), or what it showed.
+fn outcome(api: &FakeApi, id: &str) -> String {
+    match api.tool_result(id) {
+        Some(r) if !r.is_error && r.text.contains("REWRITTEN-") => "rewritten".to_owned(),
+        Some(r) if r.is_error => "refused".to_owned(),
+        other => format!("{other:?}"),
     }
 }
 
 #[test]
-#[ignore = "real Claude Code: an experiment"]
-fn facts_of_updated_input() {
+#[ignore = "real Claude Code: run by `cargo xtask claude-code`"]
+fn a_hooks_allow_with_a_replaced_input_is_judged_on_the_replaced_input_only() {
     for decision in ["allow", "ask"] {
         // 1. --allowedTools Bash, acceptEdits: rewrite in the main session and in a subagent.
         let project = Project::example(&tools());
@@ -59,21 +65,36 @@ fn facts_of_updated_input() {
                     vec![Turn::one(Block::tool_with_id("toolu_sub", "Bash", json!({"command": "echo sub"})))],
                 ),
         );
-        let run = project.run(&api, "MAINTASK go", &RunOptions::default());
-        report(&format!("{decision}/allowedTools"), &api, &run, &["toolu_main", "toolu_sub"]);
+        project.run(&api, "MAINTASK go", &RunOptions::default());
+        let expected = if decision == "allow" { "rewritten" } else { "refused" };
+        for id in ["toolu_main", "toolu_sub"] {
+            assert_eq!(outcome(&api, id), expected, "{decision}, `--allowedTools Bash`: {id}");
+        }
 
         // 2. The client's own rules decide (`--tools`, trusted project): a deny rule, an ask
         // rule, no rule under dontAsk, no rule under default mode, an allow rule.
-        for (label, permissions) in [
-            ("deny-rule", json!({"deny": ["Bash(echo:*)"], "allow": ["Bash"]})),
-            ("ask-rule", json!({"ask": ["Bash(echo:*)"], "allow": ["Bash"]})),
-            ("no-rule-dontAsk", json!({"defaultMode": "dontAsk"})),
-            ("no-rule-default", json!({})),
-            ("allow-rule", json!({"allow": ["Bash(echo:*)"], "defaultMode": "dontAsk"})),
-            ("deny-original-only", json!({"deny": ["Bash(touch:*)"], "allow": ["Bash"]})),
-            ("ask-original-only", json!({"ask": ["Bash(touch:*)"], "allow": ["Bash"]})),
-            ("deny-original-bypass", json!({"deny": ["Bash(touch:*)"], "defaultMode": "bypassPermissions"})),
-        ] {
+        // (label, the client's permissions, what it does with `touch x` answered `allow`).
+        let rows = [
+            (
+                "a deny rule on the original only",
+                json!({"deny": ["Bash(touch:*)"], "allow": ["Bash"]}),
+                "rewritten",
+            ),
+            (
+                "an ask rule on the original only",
+                json!({"ask": ["Bash(touch:*)"], "allow": ["Bash"]}),
+                "rewritten",
+            ),
+            (
+                "a deny rule on the replaced input",
+                json!({"deny": ["Bash(echo:*)"], "allow": ["Bash"]}),
+                "refused",
+            ),
+            ("no rule, dontAsk", json!({"defaultMode": "dontAsk"}), "rewritten"),
+            ("no rule, the default mode", json!({}), "rewritten"),
+            ("an allow rule", json!({"allow": ["Bash(touch:*)"], "defaultMode": "dontAsk"}), "rewritten"),
+        ];
+        for (label, permissions, when_allowed) in rows {
             let project = Project::example(&tools());
             let hook = rewriting_hook(&project, decision);
             project.set_settings(&settings(&hook, permissions));
@@ -84,10 +105,11 @@ fn facts_of_updated_input() {
             ));
             let options =
                 RunOptions { settings_decide: Some("Bash,Read,Agent".into()), ..RunOptions::default() };
-            let run = project.run(&api, "MAINTASK go", &options);
-            report(&format!("{decision}/{label}"), &api, &run, &["toolu_x"]);
-            let log = std::fs::read_to_string(project.dir().join("hook.log")).unwrap_or_default();
-            println!("FACT LOG {label}: {}", log.lines().next().unwrap_or_default());
+            project.run(&api, "MAINTASK go", &options);
+            // `ask` is a refusal in `-p` mode whatever the rules: it cannot carry a rewrite.
+            let expected = if decision == "allow" { when_allowed } else { "refused" };
+            assert_eq!(outcome(&api, "toolu_x"), expected, "{decision}: {label}");
+            assert!(!project.root.join("x").exists(), "{decision}: {label}: the original never ran");
         }
     }
 }
