@@ -717,6 +717,18 @@ pub(super) async fn doctor(
             if harness == Harness::ClaudeCode {
                 checks.push(permission_rules(&project, &config, &args.managed));
             }
+            // What Codex's and Gemini's own rules do to a confined call (C-21, C-22, M-30).
+            if config.confine.mode != agentwarden_domain::confine::ConfineMode::Off {
+                match harness {
+                    Harness::Codex => super::installed::codex::check_confinement(
+                        &project,
+                        args.codex_home.clone(),
+                        &mut checks,
+                    ),
+                    Harness::Gemini => super::installed::gemini::check_confinement(&project, &mut checks),
+                    Harness::ClaudeCode => {}
+                }
+            }
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
             Some(config)
         }

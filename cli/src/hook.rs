@@ -309,8 +309,12 @@ fn answer_with(
         harness,
         agentwarden_hook_client::HookHarness::Codex | agentwarden_hook_client::HookHarness::Gemini
     ) {
-        // Exit 2 with the line that names the answer, printed as it is (C-1, M-1).
+        // Exit 2 with the line that names the answer, printed as it is (C-1, M-1); a confined
+        // call's allow is exit 0 with its one line on stdout (C-20, M-29).
         let printed = harness.print(&answer, "warden");
+        if let Some(stdout) = &printed.stdout {
+            writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
+        }
         if let Some(stderr) = &printed.stderr {
             eprintln!("{stderr}");
         }

@@ -290,3 +290,41 @@ fn every_place_codex_reads_hooks_from_is_searched_for_a_rewriting_hook() {
     let (code, report) = doctor(&p, &[]);
     assert_eq!((code, failed(&report)), (0, Vec::<String>::new()), "whole again: {report}");
 }
+
+/// Beside `[confine]` (on by default), doctor names what Codex's own rules do to a confined call:
+/// a sandbox in force other than `danger-full-access` (every confined call fails, C-21) and a
+/// rules file that refuses or asks (no call is confined, C-22), each a warning with its fix; with
+/// `[confine] mode = "off"` neither is checked.
+#[test]
+fn doctor_names_codexs_sandbox_and_exec_policy_beside_confinement() {
+    let p = project();
+    init(&p, &[]);
+    commit(&p.root);
+    approve(&p);
+    let config = p.home.join("config.toml");
+    let trusted = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("sandbox_mode = \"danger-full-access\"\n{trusted}")).unwrap();
+    let (_, report) = doctor(&p, &[]);
+    assert!(check(&report, "codex sandbox")["fix"].is_null(), "{report}");
+    assert!(check(&report, "codex exec policy")["fix"].is_null(), "{report}");
+    std::fs::write(&config, format!("sandbox_mode = \"workspace-write\"\n{trusted}")).unwrap();
+    std::fs::create_dir_all(p.home.join("rules")).unwrap();
+    std::fs::write(
+        p.home.join("rules/default.rules"),
+        "prefix_rule(pattern = [\"rm\"], decision = \"forbidden\")\n",
+    )
+    .unwrap();
+    let (code, report) = doctor(&p, &[]);
+    assert_eq!(code, 0, "warnings, not failures: {report}");
+    let sandbox = check(&report, "codex sandbox");
+    assert!(sandbox["detail"].as_str().unwrap().contains("workspace-write"), "{report}");
+    assert!(sandbox["fix"].as_str().unwrap().contains("danger-full-access"), "{report}");
+    let policy = check(&report, "codex exec policy");
+    assert!(policy["detail"].as_str().unwrap().contains("default.rules"), "{report}");
+    let toml = p.root.join("agentwarden.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\n[confine]\nmode = \"off\"\n")).unwrap();
+    let (_, report) = doctor(&p, &[]);
+    let named = report["checks"].as_array().unwrap().iter().any(|c| c["check"] == "codex sandbox");
+    assert!(!named, "not checked with confinement off: {report}");
+}

@@ -127,8 +127,13 @@ impl HookHarness {
                 stdout: answer.stdout(),
                 stderr: answer.stderr().map(|reason| format!("{program}: {reason}")),
             },
-            HookHarness::Codex | HookHarness::Gemini => {
-                let rendered = agentwarden_protocol::exit_two::render(answer);
+            // Each its own rendering: a confined call's allow differs (C-20, M-29).
+            HookHarness::Codex => {
+                let rendered = agentwarden_codex::wire::render(answer);
+                Printed { exit_code: rendered.exit_code, stdout: rendered.stdout, stderr: rendered.stderr }
+            }
+            HookHarness::Gemini => {
+                let rendered = agentwarden_gemini::wire::render(answer);
                 Printed { exit_code: rendered.exit_code, stdout: rendered.stdout, stderr: rendered.stderr }
             }
         }

@@ -66,6 +66,18 @@ fn through_the_planner(turns: Vec<Item>) -> Script {
         .agent("PLANTASK", turns)
 }
 
+/// `[confine] mode = "off"` in `project`, sealed again: for the scenarios written before issue 50
+/// about what a subagent's unconfined shell can do (a stop that puts a change back, another hook's
+/// rewrite caught after it ran), which confinement (on by default, E-13) would otherwise refuse
+/// at the kernel first.
+fn confine_off(project: &CodexProject) {
+    let config = project.read("agentwarden.toml").expect("the configuration");
+    std::fs::write(project.root.join("agentwarden.toml"), format!("{config}\n[confine]\nmode = \"off\"\n"))
+        .expect("write the configuration");
+    project.git(&["commit", "-qam", "confinement off"]);
+    project.warden_ok(&["seal", "--by", "alice"]);
+}
+
 // ----- the pinned client -------------------------------------------------------------------
 
 /// Not ignored: needs no CLI. The harness's version, the manifest and the lock agree.
@@ -286,6 +298,7 @@ fn a_stop_after_a_protected_change_is_blocked_and_reverted() {
     );
     std::fs::write(project.root.join("manifests.toml"), manifests).unwrap();
     project.warden_ok(&["seal", "--by", "alice"]);
+    confine_off(&project);
     let api = start(through_the_planner(vec![
         // A write by the program's own logic, which no reading of the line sees (T-31's residual):
         // the stop is the backstop.
@@ -554,6 +567,7 @@ fn rewriter(project: &CodexProject, rows: &[(&str, &str)]) -> String {
 #[ignore = "real Codex: run by `cargo xtask codex`"]
 fn post_tool_use_carries_the_input_that_ran() {
     let project = CodexProject::setup(&tools());
+    confine_off(&project);
     let log = project.scratch().join("events.jsonl");
     let logger =
         script(&project, "log.sh", &format!("#!/bin/sh\n{{ cat; echo; }} >> '{}'\nexit 0\n", log.display()));
@@ -643,6 +657,7 @@ fn a_hook_that_rewrites_an_approved_input_is_caught_through_the_service() {
 
 fn rewrite_caught(served: bool) {
     let project = CodexProject::setup(&tools());
+    confine_off(&project);
     let mut server = served.then(|| serve(&project));
     let route = server.as_ref().map_or(HookRoute::Direct, |(_, socket)| HookRoute::Server(socket.clone()));
     let q4 = "*** Begin Patch\n*** Update File: okrs/q4.md\n@@\n-Ship the Codex integration.\n+rewritten\n*** End Patch\n";
@@ -792,5 +807,9 @@ fn a_rewriting_hook_in_each_place_codex_reads_is_run_and_caught() {
         assert_eq!(project.read("after.txt"), None, "{place}: nothing more ran");
     }
 }
+#[path = "codex_real/confine.rs"]
+mod confine;
 #[path = "codex_real/differential.rs"]
 mod differential;
+#[path = "codex_real/rewrite.rs"]
+mod rewrite;

@@ -121,6 +121,17 @@ fn common_fields(event: &Value) {
     }
 }
 
+/// `[confine] mode = "off"` in `project`, sealed again: for the scenarios written before issue 50
+/// about what an unconfined call can do (another hook's rewrite caught after it ran), which
+/// confinement (on by default, E-13) would otherwise change first.
+fn confine_off(project: &GeminiProject) {
+    let config = project.read("agentwarden.toml").expect("the configuration");
+    std::fs::write(project.root.join("agentwarden.toml"), format!("{config}\n[confine]\nmode = \"off\"\n"))
+        .expect("write the configuration");
+    project.git(&["commit", "-qam", "confinement off"]);
+    project.warden_ok(&["seal", "--by", "alice"]);
+}
+
 // ----- the pinned client -------------------------------------------------------------------
 
 /// Not ignored: needs no CLI. The harness's version, the manifest and the lock agree.
@@ -703,6 +714,7 @@ fn two_spawns_in_one_turn_are_both_the_main_sessions() {
 #[ignore = "needs the real Gemini CLI: cargo xtask gemini"]
 fn a_hook_that_rewrites_an_approved_input_is_caught_and_quarantines() {
     let project = GeminiProject::setup(&tools());
+    confine_off(&project);
     let root = project.root.display().to_string();
     let original = project.read("okrs/q4.md");
     let rewriter = project.scratch().join("rewrite.sh");
@@ -744,3 +756,9 @@ fn a_hook_that_rewrites_an_approved_input_is_caught_and_quarantines() {
     assert_eq!(project.read("okrs/q4.md"), original, "the protected file is unchanged");
     assert_eq!(project.read("after.txt"), None, "nothing more ran in the session");
 }
+
+#[path = "gemini_real/rewrite.rs"]
+mod rewrite;
+
+#[path = "gemini_real/confine.rs"]
+mod confine;

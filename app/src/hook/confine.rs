@@ -24,7 +24,7 @@ use agentwarden_domain::confine::{
     main_session_confinement, outcome,
 };
 use agentwarden_domain::lineage::{CallArgument, Manifests, ToolRule, ToolRuleSet, ToolUse};
-use agentwarden_domain::sessions::{ClientRules, HookAnswer, ShellInput};
+use agentwarden_domain::sessions::{ClientRules, HookAnswer, RuleSource, ShellInput};
 use serde_json::Value;
 
 use super::fast::HARNESS_HELD_NAMES;
@@ -243,9 +243,89 @@ pub(crate) fn client_allows(shell: &ShellInput, root: &str, cwd: &str, home: &st
             return Err("Warden does not model this harness's own rules for a replaced input".into());
         }
         ClientRules::Settings { permission_mode } => permission_mode.as_deref(),
+        ClientRules::Files { sources } => return files_allow(sources, root, cwd, home),
     };
     let rules = settings_rules(root, home)?;
     judge(&rules, shell.command(), permission_mode, root, cwd)
+}
+
+/// Whether a harness whose command rules are text files lets a rewrite be made (C-22, M-30): no
+/// file of `sources` mentions one of its refusing words, and each one there can be read; `Err`
+/// names the file and why. The files are the agent's to write, so they may only ever stop a
+/// rewrite: a file the agent adds denies its own calls, none turns confinement off.
+fn files_allow(sources: &[RuleSource], root: &str, cwd: &str, home: &str) -> Result<(), String> {
+    for source in sources {
+        for place in rule_places(&source.place, root, cwd, home)? {
+            let files = match &source.ending {
+                None => vec![place],
+                Some(ending) => match std::fs::read_dir(&place) {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(format!("`{}` cannot be listed: {e}", place.display())),
+                    Ok(entries) => {
+                        let mut files = Vec::new();
+                        for entry in entries {
+                            let entry =
+                                entry.map_err(|e| format!("`{}` cannot be listed: {e}", place.display()))?;
+                            let name = entry.file_name();
+                            let name = name.to_string_lossy();
+                            if name.len() > ending.len() && name.ends_with(ending.as_str()) {
+                                files.push(entry.path());
+                            }
+                        }
+                        files.sort();
+                        files
+                    }
+                },
+            };
+            for file in files {
+                let text = match std::fs::metadata(&file) {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(format!("`{}` cannot be read: {e}", file.display())),
+                    Ok(meta) if meta.len() > MAX_SETTINGS => {
+                        return Err(format!("`{}` is larger than {MAX_SETTINGS} bytes", file.display()));
+                    }
+                    Ok(_) => std::fs::read(&file)
+                        .map_err(|e| format!("`{}` cannot be read: {e}", file.display()))?,
+                };
+                let text = String::from_utf8_lossy(&text);
+                if let Some(word) = source.refusing.iter().find(|word| text.contains(word.as_str())) {
+                    return Err(format!(
+                        "`{}` holds `{word}`: a rule of the harness's own that would not see the command behind Warden's launcher",
+                        file.display()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The paths a [`RuleSource`]'s place names (see its doc): `Err` when it is beneath the user's
+/// home and no home is known (the user's rules cannot be told).
+fn rule_places(place: &str, root: &str, cwd: &str, home: &str) -> Result<Vec<PathBuf>, String> {
+    if let Some(rest) = place.strip_prefix("~/") {
+        if home.is_empty() {
+            return Err(format!("no home to find `{place}` in"));
+        }
+        return Ok(vec![Path::new(home).join(rest)]);
+    }
+    if let Some(rest) = place.strip_prefix('$') {
+        let (var, rest) = rest.split_once('/').unwrap_or((rest, ""));
+        return Ok(std::env::var_os(var).map(|value| Path::new(&value).join(rest)).into_iter().collect());
+    }
+    if let Some(rest) = place.strip_prefix("./") {
+        let root = Path::new(root);
+        let mut layers = vec![root.to_path_buf()];
+        if let Ok(below) = Path::new(cwd).strip_prefix(root) {
+            let mut at = root.to_path_buf();
+            for part in below.components() {
+                at.push(part);
+                layers.push(at.clone());
+            }
+        }
+        return Ok(layers.into_iter().map(|layer| layer.join(rest)).collect());
+    }
+    Ok(vec![PathBuf::from(place)])
 }
 
 /// A permission rule of the harness's settings: its list (`deny`, `ask`, `allow`), the rule,
@@ -450,6 +530,56 @@ pub fn confine_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Table (C-22, M-30): a harness whose rules are text files lets a rewrite be made only
+    /// where no file mentions a refusing word and each one there can be read; `~/`, `$VAR/` and
+    /// `./` places are found where the source says.
+    #[test]
+    fn rule_files_that_refuse_or_cannot_be_read_stop_the_rewrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, home) = (dir.path().join("p"), dir.path().join("h"));
+        let cwd = root.join("sub");
+        std::fs::create_dir_all(cwd.join(".x/rules")).unwrap();
+        std::fs::create_dir_all(home.join(".x/rules")).unwrap();
+        let source = |place: &str, ending: Option<&str>| RuleSource {
+            place: place.to_owned(),
+            ending: ending.map(str::to_owned),
+            refusing: vec!["forbidden".to_owned(), "prompt".to_owned()],
+        };
+        let (root_s, cwd_s, home_s) =
+            (root.display().to_string(), cwd.display().to_string(), home.display().to_string());
+        let allows = |sources: &[RuleSource]| files_allow(sources, &root_s, &cwd_s, &home_s);
+        let folders = [source("~/.x/rules", Some(".rules")), source("./.x/rules", Some(".rules"))];
+        assert_eq!(allows(&folders), Ok(()), "no files");
+        std::fs::write(home.join(".x/rules/a.rules"), "prefix_rule(pattern = [\"ls\"])").unwrap();
+        std::fs::write(cwd.join(".x/rules/b.txt"), "forbidden").unwrap();
+        std::fs::write(cwd.join(".x/rules/.rules"), "forbidden").unwrap();
+        assert_eq!(
+            allows(&folders),
+            Ok(()),
+            "allow rules alone; other endings and a bare ending are not read"
+        );
+        std::fs::write(cwd.join(".x/rules/c.rules"), "# decision = \"prompt\"").unwrap();
+        let refused = allows(&folders).unwrap_err();
+        assert!(
+            refused.contains("c.rules") && refused.contains("prompt"),
+            "a layer below the root: {refused}"
+        );
+        std::fs::remove_file(cwd.join(".x/rules/c.rules")).unwrap();
+        std::fs::create_dir(home.join(".x/rules/d.rules")).unwrap();
+        assert!(allows(&folders).is_err_and(|e| e.contains("cannot be read")), "an unreadable file refuses");
+        std::fs::remove_dir(home.join(".x/rules/d.rules")).unwrap();
+        let file = [source(&home.join("settings.json").display().to_string(), None)];
+        assert_eq!(allows(&file), Ok(()), "a missing file");
+        std::fs::write(home.join("settings.json"), "{\"forbidden\": 1}").unwrap();
+        assert!(allows(&file).is_err(), "one file, read whole");
+        assert!(
+            files_allow(&folders[..1], &root_s, &cwd_s, "").is_err(),
+            "no home: the user's rules cannot be told"
+        );
+        let unset = [source("$AGENTWARDEN_TEST_UNSET_VARIABLE/rules", Some(".rules"))];
+        assert_eq!(allows(&unset), Ok(()), "a variable that is not set names nothing");
+    }
 
     /// (rule, command, may match, why), H-61.
     #[test]

@@ -258,3 +258,83 @@ pub(in super::super) fn check(
         })
         .collect()
 }
+
+/// What Codex's own rules do to a confined call (C-21, C-22), for a project whose `[confine]` is
+/// not `off`: a `sandbox_mode` in the user's or the project's configuration beside which the
+/// launcher cannot make its namespaces (every confined call would fail), and the exec-policy
+/// files that hold a refusing or asking decision (every confined call would be denied). Each a
+/// warning with its fix; a file that cannot be read is named too.
+pub(in super::super) fn check_confinement(
+    project: &Path,
+    codex_home: Option<PathBuf>,
+    checks: &mut Vec<Check>,
+) {
+    use agentwarden_codex::setup::rules;
+    let home = config::home(codex_home, std::env::var_os(config::HOME_ENV), std::env::var_os("HOME"));
+    let mut sandboxes = Vec::new();
+    let mut modes = Vec::new();
+    let configs: Vec<PathBuf> =
+        home.iter().map(|h| h.join(config::HOME_FILE)).chain([project.join(config::PROJECT_FILE)]).collect();
+    for file in configs {
+        match read_text(&file).and_then(|text| text.map(|t| rules::sandbox_mode(&t)).transpose()) {
+            Ok(mode) => modes.push(mode.flatten()),
+            Err(e) => sandboxes.push(format!("`{}`: {e}", file.display())),
+        }
+    }
+    sandboxes.extend(rules::sandbox_refusing_launcher(&modes));
+    checks.push(if sandboxes.is_empty() {
+        Check::ok("codex sandbox", "no sandbox_mode that keeps the launcher from confining a call")
+    } else {
+        Check::warn(
+            "codex sandbox",
+            format!(
+                "Codex runs a confined call inside its own sandbox, where the launcher cannot make its namespaces: every confined call fails (C-21): {}",
+                sandboxes.join("; ")
+            ),
+            "set `sandbox_mode = \"danger-full-access\"` (Warden's confinement in place of Codex's sandbox), or `[confine] mode = \"off\"` to keep Codex's sandbox",
+        )
+    });
+    let mut refusing = Vec::new();
+    if home.is_none() {
+        refusing.push(
+            "no Codex home (`--codex-home`, CODEX_HOME, HOME): the user's rules cannot be told".to_owned(),
+        );
+    }
+    let dirs = rules::rules_dirs(home.as_deref(), &project_layers(project));
+    for dir in dirs {
+        let entries = match std::fs::read_dir(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                refusing.push(format!("`{}` cannot be listed: {e}", dir.display()));
+                continue;
+            }
+            Ok(entries) => entries,
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| rules::is_rules_file(&e.file_name().to_string_lossy()))
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        for file in files {
+            match read_text(&file) {
+                Ok(None) => {}
+                Ok(Some(text)) if rules::refuses(&text) => refusing.push(format!("`{}`", file.display())),
+                Ok(Some(_)) => {}
+                Err(e) => refusing.push(format!("`{}`: {e}", file.display())),
+            }
+        }
+    }
+    checks.push(if refusing.is_empty() {
+        Check::ok("codex exec policy", "no rules file holds a forbidden or prompt decision")
+    } else {
+        Check::warn(
+            "codex exec policy",
+            format!(
+                "Codex judges its exec policy on the launcher's line, not the command, so Warden does not confine a call while a rules file holds `forbidden` or `prompt`: denied under `required`, unconfined under `on` (C-22): {}",
+                refusing.join(", ")
+            ),
+            "keep command refusals in the manifests and remove them from those files, or `[confine] mode = \"off\"` to keep Codex's rules",
+        )
+    });
+}

@@ -220,3 +220,78 @@ fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &m
     let lines = entries.iter().map(|entry| (entry.event.clone(), settings::check_entry(entry))).collect();
     super::check_lines_by_path(lines, config_path, "Gemini CLI", &init, checks);
 }
+
+/// What Gemini's own policy engine does to a confined call (M-30), for a project whose
+/// `[confine]` is not `off`: the policy files outside Gemini's defaults (the user's, the
+/// administrator's, those the settings add with `policyPaths` and `adminPolicyPaths`) that hold
+/// a refusing or asking decision, and settings that exclude the shell by a command: every
+/// confined call would be denied. A warning with its fix; a file that cannot be read is named
+/// too.
+pub(in super::super) fn check_confinement(project: &Path, checks: &mut Vec<Check>) {
+    use agentwarden_gemini::setup::policy;
+    let mut refusing = Vec::new();
+    let mut folders: Vec<PathBuf> = vec![PathBuf::from(policy::ADMIN_POLICIES)];
+    match user_settings().and_then(|file| file.parent().and_then(Path::parent).map(Path::to_path_buf)) {
+        Some(home) => folders.push(home.join(policy::USER_POLICIES)),
+        None => {
+            refusing.push("no home (GEMINI_CLI_HOME, HOME): the user's policies cannot be told".to_owned())
+        }
+    }
+    let settings_files: Vec<PathBuf> = [Some(PathBuf::from(settings::SYSTEM_FILE)), user_settings()]
+        .into_iter()
+        .flatten()
+        .chain([project.join(settings::PROJECT_FILE)])
+        .collect();
+    let mut files = Vec::new();
+    for file in settings_files {
+        match read_text(&file) {
+            Ok(None) => {}
+            Ok(Some(text)) => match policy::settings_policy(&text) {
+                Ok((paths, shell_excluded)) => {
+                    if shell_excluded {
+                        refusing.push(format!("`{}` excludes the shell by a command", file.display()));
+                    }
+                    for path in paths.into_iter().map(PathBuf::from) {
+                        if path.is_dir() { folders.push(path) } else { files.push(path) }
+                    }
+                }
+                Err(e) => refusing.push(format!("`{}` {e}", file.display())),
+            },
+            Err(e) => refusing.push(format!("`{}`: {e}", file.display())),
+        }
+    }
+    for folder in folders {
+        match std::fs::read_dir(&folder) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => refusing.push(format!("`{}` cannot be listed: {e}", folder.display())),
+            Ok(entries) => {
+                let mut found: Vec<PathBuf> = entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                    .collect();
+                found.sort();
+                files.extend(found);
+            }
+        }
+    }
+    for file in files {
+        match read_text(&file) {
+            Ok(Some(text)) if policy::refuses(&text) => refusing.push(format!("`{}`", file.display())),
+            Ok(_) => {}
+            Err(e) => refusing.push(format!("`{}`: {e}", file.display())),
+        }
+    }
+    checks.push(if refusing.is_empty() {
+        Check::ok("gemini policy", "no policy file holds a deny or ask_user decision")
+    } else {
+        Check::warn(
+            "gemini policy",
+            format!(
+                "Gemini judges its policy on the launcher's line, not the command, so Warden does not confine a call while a policy refuses or asks: denied under `required`, unconfined under `on` (M-30): {}",
+                refusing.join(", ")
+            ),
+            "keep command refusals in the manifests and remove them from those files, or `[confine] mode = \"off\"` to keep Gemini's policies",
+        )
+    });
+}

@@ -53,7 +53,7 @@ pub use session_stop::{
     SessionEndDecision, SessionStartDecision, SessionStartFacts, SessionStopDecision, SessionStopFacts,
     evaluate_session_end, evaluate_session_start, evaluate_session_stop,
 };
-pub use shell::{ClientRules, ShellInput};
+pub use shell::{ClientRules, RuleSource, ShellInput};
 pub use spawn::{SpawnFacts, builtin_failure, evaluate_spawn, spawn_answer};
 pub use state::{
     MAX_PENDING, MAX_SESSIONS, PendingSpawn, Quarantine, Released, SessionRecords, SessionsEvent, SpawnTree,

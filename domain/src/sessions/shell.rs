@@ -20,6 +20,29 @@ pub enum ClientRules {
     /// Warden does not model the harness's own rules for this call: it is never rewritten,
     /// and so runs unconfined (recorded) or, under `required`, is denied.
     Unmodeled,
+    /// The harness's own command rules are text files Warden cannot read as rules but can read
+    /// as text: the call is rewritten only where no file of `sources` mentions a decision that
+    /// refuses or asks, and each one there can be read (C-22, M-30).
+    Files {
+        /// Where the harness reads its rules.
+        sources: Vec<RuleSource>,
+    },
+}
+
+/// A place a harness reads command rules from, for [`ClientRules::Files`] (C-22, M-30).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleSource {
+    /// The file, or the folder whose files ending in [`RuleSource::ending`] are read: an
+    /// absolute path; `~/PATH` beneath the user's home; `$VAR/PATH` beneath the value of the
+    /// variable `VAR` where it is set (else nowhere); `./PATH` beneath each folder from the
+    /// project's root down to the working directory.
+    pub place: String,
+    /// `Some(ending)`: the place is a folder, and its files whose names end so (and are longer)
+    /// are read; `None`: the place is one file.
+    pub ending: Option<String>,
+    /// Words any of which, anywhere in a file, mean a rule Warden cannot honour behind the
+    /// launcher.
+    pub refusing: Vec<String>,
 }
 
 impl super::ToolCall {

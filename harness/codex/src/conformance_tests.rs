@@ -106,6 +106,11 @@ impl Scenarios for Codex {
     }
 
     /// Codex reads files through its shell alone.
+    /// A shell call runs under the launcher through the client's own input rewrite (C-20, M-29).
+    fn confines_shell(&self) -> bool {
+        true
+    }
+
     fn reads_by_path(&self) -> bool {
         false
     }

@@ -89,6 +89,11 @@ impl Scenarios for Gemini {
     }
 
     /// Gemini CLI 0.61 gives its subagents no `invoke_agent` (M-22).
+    /// A shell call runs under the launcher through the client's own input rewrite (C-20, M-29).
+    fn confines_shell(&self) -> bool {
+        true
+    }
+
     fn subagents_spawn(&self) -> bool {
         false
     }

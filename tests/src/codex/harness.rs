@@ -110,6 +110,13 @@ pub struct CodexRun {
     /// TOML appended to Codex's own `config.toml` in its home (the user's, which the agent's
     /// shell can write).
     pub user_config: String,
+    /// Codex's `approval_policy` (default `never`).
+    pub approval_policy: String,
+    /// Codex's `sandbox_mode` (default `danger-full-access`).
+    pub sandbox_mode: String,
+    /// Codex's exec policy of the user's, written to `$CODEX_HOME/rules/default.rules` when not
+    /// empty (`prefix_rule(...)` lines).
+    pub rules: String,
 }
 
 impl Default for CodexRun {
@@ -121,6 +128,9 @@ impl Default for CodexRun {
             human: false,
             user_hooks: Vec::new(),
             user_config: String::new(),
+            approval_policy: "never".into(),
+            sandbox_mode: "danger-full-access".into(),
+            rules: String::new(),
         }
     }
 }
@@ -273,7 +283,8 @@ impl CodexProject {
     }
 
     /// Writes Codex's home for a run against `api` (see the module's doc).
-    fn write_home(&self, api: &FakeResponses, route: &HookRoute, user_config: &str) {
+    fn write_home(&self, api: &FakeResponses, options: &CodexRun) {
+        let (route, user_config) = (&options.route, options.user_config.as_str());
         let home = self.home();
         let models = output_within(
             Command::new(&self.tools.codex)
@@ -299,7 +310,7 @@ impl CodexProject {
         let trust = std::fs::read_to_string(home.join("trust.toml")).expect("read the project's trust");
         let config = format!(
             "model = \"{MODEL}\"\nmodel_provider = \"fake\"\nmodel_catalog_json = {}\n\
-             approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n\n\
+             approval_policy = {}\nsandbox_mode = {}\n\n\
              [features]\nmulti_agent = true\n\n\
              [model_providers.fake]\nname = \"fake\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\
              env_key = \"FAKE_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\n\
@@ -308,14 +319,22 @@ impl CodexProject {
              [agents.coder]\ndescription = \"Writes the code.\"\n\n\
              [agents.researcher]\ndescription = \"Reads and reports.\"\n\n{trust}\n{user_config}",
             toml_string(&catalog_file.display().to_string()),
+            toml_string(&options.approval_policy),
+            toml_string(&options.sandbox_mode),
             api.url()
         );
         std::fs::write(home.join("config.toml"), config).expect("write Codex's config");
+        let rules = home.join("rules");
+        let _ = std::fs::remove_dir_all(&rules);
+        if !options.rules.is_empty() {
+            std::fs::create_dir_all(&rules).expect("create the rules' dir");
+            std::fs::write(rules.join("default.rules"), &options.rules).expect("write the rules");
+        }
     }
 
     /// Runs `codex exec PROMPT` in the project against `api`.
     pub fn run(&self, api: &FakeResponses, prompt: &str, options: &CodexRun) -> CodexOutcome {
-        self.write_home(api, &options.route, &options.user_config);
+        self.write_home(api, options);
         let hooks_file = self.home().join("hooks.json");
         let _ = std::fs::remove_file(&hooks_file);
         if !options.user_hooks.is_empty() {

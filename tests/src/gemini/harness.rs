@@ -120,6 +120,11 @@ pub struct GeminiRun {
     /// Hooks of the user's own settings, each an event and a command, for every tool (the
     /// agent's own hooks beside Warden's: issue 47).
     pub user_hooks: Vec<(String, String)>,
+    /// A policy of the user's own, written to `~/.gemini/policies/user.toml` when not empty
+    /// (`[[rule]]` tables: the user tier of Gemini's policy engine).
+    pub policy: String,
+    /// `--yolo` (default); `false` runs in Gemini's default approval mode.
+    pub yolo: bool,
 }
 
 impl Default for GeminiRun {
@@ -131,6 +136,8 @@ impl Default for GeminiRun {
             hook_timeout_ms: 10_000,
             disabled: Vec::new(),
             user_hooks: Vec::new(),
+            policy: String::new(),
+            yolo: true,
         }
     }
 }
@@ -283,10 +290,17 @@ impl GeminiProject {
                                    "hooksConfig": {"disabled": options.disabled},
                                    "hooks": user_hooks});
         write_json(&home.join(".gemini/settings.json"), &user_settings);
+        let policies = home.join(".gemini/policies");
+        let _ = std::fs::remove_dir_all(&policies);
+        if !options.policy.is_empty() {
+            std::fs::create_dir_all(&policies).expect("create the policies' dir");
+            std::fs::write(policies.join("user.toml"), &options.policy).expect("write the policy");
+        }
         let url = api.url();
         let mut command = Command::new(&self.tools.gemini);
         command
-            .args(["-p", prompt, "-m", MODEL, "--yolo", "-o", "json"])
+            .args(["-p", prompt, "-m", MODEL, "-o", "json"])
+            .args(if options.yolo { &["--yolo"][..] } else { &[][..] })
             .current_dir(&self.root)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()))

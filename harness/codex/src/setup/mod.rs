@@ -13,8 +13,11 @@
 //!   answer reads (C-11).
 //! - [`places`] — every place Codex reads hooks from, as one list, and the hooks there that can
 //!   rewrite a tool's input (C-18).
+//! - [`rules`] — Codex's exec-policy folders, the rules files Warden cannot honour behind the
+//!   launcher, and the sandbox beside which it cannot run (C-21, C-22).
 
 pub mod canary;
 pub mod config;
 pub mod line;
 pub mod places;
+pub mod rules;

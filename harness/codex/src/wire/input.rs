@@ -21,7 +21,7 @@
 use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
     Attribution, CallInput, CallStage, HarnessProfile, HarnessTerms, HookEvent, HookInput, InputError,
-    RulesAs, SpawnRequest, ToolCall, ToolKind, input_digest,
+    RulesAs, ShellInput, SpawnRequest, ToolCall, ToolKind, input_digest,
 };
 use agentwarden_protocol::hook_json::{
     EventObject, calling_agent as agent, event_object, optional_id as id, optional_text,
@@ -158,14 +158,24 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
     } else {
         ToolKind::Other
     };
+    // The shell's whole input, handed back with the command under the launcher (C-20, M-29);
+    // whether the client's own rules let it be replaced is read from their files (C-22, M-30).
+    let shell = if tool_name == SHELL_TOOL {
+        ShellInput::new(
+            object.get("tool_input").unwrap_or(&Value::Null),
+            "command",
+            super::client_rules::client_rules(),
+        )
+    } else {
+        None
+    };
     Ok(HookEvent::Tool(ToolCall {
         rules_as: rules_as(&tool_name, object.get("tool_input").unwrap_or(&Value::Null)),
         tool_name,
         tool_use_id: id(object, "tool_use_id")?,
         caller: agent(object)?,
         kind,
-        // Not yet rendered as a rewrite for this harness: never confined (H-61).
-        shell: None,
+        shell,
     }))
 }
 

@@ -1,13 +1,14 @@
 //! Gemini CLI's hooks protocol, in and out, over the domain alone (no application): what a thin
 //! hook client and the kernel's integration share.
 
+mod answer;
+pub mod client_rules;
 mod input;
 
-/// Gemini CLI reads an answer from the exit code and stderr alone, as Codex does (M-1).
-pub use agentwarden_protocol::exit_two::{
-    BLOCKED, DENIED, ExitTwoRendering as GeminiRendering, FAILED, HOOK_STOPS, RenderingError, read_back,
-    render,
-};
+/// Gemini CLI reads an answer from the exit code and stderr, as Codex does (M-1), and a confined
+/// call's allow from stdout (M-29).
+pub use agentwarden_protocol::exit_two::{BLOCKED, DENIED, FAILED, HOOK_STOPS};
+pub use answer::{GeminiRendering, RenderingError, read_back, render};
 pub use input::{
     BUILTIN_AGENTS, COMPLETE_TOOL, KNOWN_TOOLS, MCP_PREFIX, PROFILE, SHELL_TOOL, SHELL_TOOLS, SPAWN_TOOL,
     WRITE_TOOLS, parse_hook_input, rules_as, spawn_id,
