@@ -111,16 +111,17 @@ fn a_subagents_python_is_held_by_the_kernel_to_its_manifest_through_the_service(
     subagent_confined(HookRoute::Server(std::path::PathBuf::new()));
 }
 
+/// The main session's write into `okrs/` by python's own logic, the name built from pieces: the
+/// line's reading (T-31) does not see it, so what refuses it is the kernel.
+const MAIN_WRITE: &str = "python3 -c \"open('ok'+'rs/q4.md','a').write('x')\"; echo main-done > main.txt";
+
 /// With `[confine] main_session = true` the main agent's shell cannot write `okrs/`: refused by
 /// the kernel, not put back at the stop (E-15).
 #[test]
 #[ignore = "real Codex: run by `cargo xtask codex`"]
 fn the_main_sessions_shell_cannot_write_a_protected_path() {
     let project = confined_project("main_session = true");
-    let api = start(Script::new().agent(
-        "MAINTASK",
-        vec![Item::shell("call_main_write", "printf 'x\\n' >> okrs/q4.md; echo main-done > main.txt")],
-    ));
+    let api = start(Script::new().agent("MAINTASK", vec![Item::shell("call_main_write", MAIN_WRITE)]));
     let run = project.run(&api, "MAINTASK go", &CodexRun::default());
     finished(&run);
     shown(&api, "call_main_write", &["Read-only file system"]);

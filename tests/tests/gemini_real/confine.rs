@@ -144,10 +144,10 @@ fn a_subagents_python_is_held_by_the_kernel_to_its_manifest_through_the_service(
 fn the_main_sessions_shell_cannot_write_a_protected_path() {
     let project = confined_project("main_session = true");
     let original = project.read("okrs/q4.md");
-    let api = start(
-        Script::new()
-            .agent("MAINTASK", vec![Part::shell("printf 'x\\n' >> okrs/q4.md; echo main-done > main.txt")]),
-    );
+    let api = start(Script::new().agent(
+        "MAINTASK",
+        vec![Part::shell("python3 -c \"open('ok'+'rs/q4.md','a').write('x')\"; echo main-done > main.txt")],
+    ));
     let run = project.run(&api, "MAINTASK go", &GeminiRun::default());
     finished(&run);
     let shown: Vec<String> = api.responses_to("run_shell_command").iter().map(Value::to_string).collect();
