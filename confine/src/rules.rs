@@ -38,12 +38,15 @@ fn creation() -> landlock::BitFlags<AccessFs> {
 /// E-10). What the kernel enforced: its Landlock ABI.
 pub(crate) fn restrict(policy: &Policy, grants: &Grants) -> Result<String, String> {
     let failed = |e: landlock::RulesetError| format!("Landlock: {e}");
-    let ruleset = Ruleset::default()
+    let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(REQUIRED))
-        .map_err(failed)?
-        .handle_access(AccessNet::from_all(REQUIRED))
-        .map_err(failed)?
+        .map_err(failed)?;
+    // The main session's whole network: no network right is handled, so none is refused (E-35).
+    if policy.network != Network::All {
+        ruleset = ruleset.handle_access(AccessNet::from_all(REQUIRED)).map_err(failed)?;
+    }
+    let ruleset = ruleset
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(WANTED))
         .map_err(failed)?
