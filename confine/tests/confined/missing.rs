@@ -95,3 +95,25 @@ fn under_a_grant_of_the_whole_filesystem_only_the_way_to_the_missing_path_refuse
         assert!(tree.ws().join(".mcp.json").symlink_metadata().is_err(), "`{attack}`: {}", said(&output));
     }
 }
+
+#[test]
+fn as_a_second_user_the_same_holds() {
+    if !crate::support::is_root() {
+        return;
+    }
+    let (tree, confinement) = workspace();
+    tree.give_to(crate::support::AGENT_UID);
+    let uid = crate::support::AGENT_UID;
+    let output = tree.run_as(uid, &confinement, "echo more >> README.md && echo x > src/new.rs");
+    assert!(output.status.success(), "{}", said(&output));
+    for attack in ["touch .mcp.json", "mv x .mcp.json", "ln -s x .mcp.json", "mkdir .claude/hooks"] {
+        let output = tree.run_as(uid, &confinement, attack);
+        for name in [".mcp.json", ".claude/hooks"] {
+            assert!(
+                tree.ws().join(name).symlink_metadata().is_err(),
+                "`{attack}` made {name}: {}",
+                said(&output)
+            );
+        }
+    }
+}
