@@ -299,16 +299,14 @@ impl Node {
             }
             node = node.children.entry(name).or_default();
         }
-        node.protected = if node.hole || !node.children.is_empty() {
-            node.protected && protected && node.all_protected()
-        } else {
-            protected
-        };
+        // A name that is both a held name and a protected path (or holds both beneath) is
+        // carved as a held name: read-only where missing below its first segment.
+        node.protected = protected && node.all_protected();
         node.hole = true;
         node.children.clear();
     }
 
-    /// Whether every hole here and beneath is a protected path.
+    /// Whether every hole here and beneath is a protected path (true where there is none).
     fn all_protected(&self) -> bool {
         if self.hole { self.protected } else { self.children.values().all(Node::all_protected) }
     }
@@ -440,7 +438,29 @@ fn mount_failed(what: &str, path: &Path, e: rustix::io::Errno) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::write_proc_self;
+    use super::{Node, write_proc_self};
+
+    /// A hole is protected (creation refused on its way where missing, E-34) only when every
+    /// hole it takes in was inserted as a protected path, in any order.
+    #[test]
+    fn a_hole_is_protected_only_when_all_it_holds_is() {
+        let names = |p: &str| p.split('/').map(std::ffi::OsString::from).collect::<Vec<_>>();
+        // (insertions, `a` protected)
+        let table: [(&[(&str, bool)], bool); 5] = [
+            (&[("a", true)], true),
+            (&[("a/b/x", true), ("a", true)], true),
+            (&[("a/b/x", false), ("a", true)], false),
+            (&[("a", true), ("a/b", false)], false),
+            (&[("a", false), ("a", true)], false),
+        ];
+        for (insertions, expected) in table {
+            let mut root = Node::default();
+            for (path, protected) in insertions {
+                root.insert(names(path), *protected);
+            }
+            assert_eq!(root.all_protected(), expected, "{insertions:?}");
+        }
+    }
 
     /// A name procfs does not have is refused, and nothing is created in its place (no
     /// `O_CREAT`): the launcher writes only files the kernel made (E-11).
