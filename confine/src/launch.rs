@@ -55,11 +55,16 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
 
 /// Confines this process as `policy` says: the namespaces and holes first (a Landlock domain
 /// may no longer mount), then Landlock, which also sets no-new-privileges, then the socket
-/// filter (E-32, E-33). What was enforced.
+/// filter (E-32, E-33), which the main session's whole network goes without (E-35). What was
+/// enforced.
 pub fn confine(policy: &Policy) -> Result<String, String> {
+    use crate::policy::Network;
     rustix::thread::set_no_new_privs(true).map_err(|e| format!("cannot set no-new-privileges: {e}"))?;
     let grants = crate::namespace::enter(policy)?;
     let enforced = crate::rules::restrict(policy, &grants)?;
-    crate::filter::restrict(policy.network != crate::policy::Network::None)?;
+    if policy.network == Network::All {
+        return Ok(enforced);
+    }
+    crate::filter::restrict(policy.network != Network::None)?;
     Ok(format!("{enforced}, seccomp"))
 }

@@ -42,8 +42,10 @@ pub(crate) fn enter(policy: &Policy) -> Result<Grants, String> {
     mount_change("/", MountPropagationFlags::PRIVATE | MountPropagationFlags::REC)
         .map_err(|e| format!("cannot make the mounts private: {e}"))?;
     // Opened in the new mount namespace: a mount moves only within its own.
-    let grants = open::grants(policy)?;
-    carve(policy, &grants.write)?;
+    let mut grants = open::grants(policy)?;
+    let narrowed = carve(policy, &grants.write)?;
+    grants.beside = beside(&narrowed)?;
+    grants.narrowed = narrowed;
     // The working directory was entered before the holes were mounted, and a path relative to
     // it would be looked up beneath them: entered again, it is looked up through them (E-4).
     std::env::set_current_dir(&cwd).map_err(|e| format!("cannot enter {} again: {e}", cwd.display()))?;
@@ -79,10 +81,14 @@ fn write_proc_self(name: &str, text: &str) -> Result<(), String> {
 
 /// Makes each hole read-only, and pins every directory between it and its write grant so
 /// that none can be renamed or removed (a mount point cannot be): else the agent would move
-/// the protected tree aside and make a new one in its place (E-4). A hole that does not exist,
-/// or has a symbolic link on the way to it (a link cannot be a mount point, and the agent may
-/// replace it), is carved at its nearest existing real ancestor instead: narrower, never wider.
-/// A protected file with another hard link refuses: the other name would write it.
+/// the protected tree aside and make a new one in its place (E-4). A protected path that does
+/// not exist (or has a file on the way to it) cannot be made: each directory from its grant's
+/// top down to its nearest existing ancestor refuses the creation of entries and keeps every
+/// other right, and is returned so that Landlock is told (E-34). A hole that has a symbolic
+/// link on the way to it (a link cannot be a mount point, and the agent may replace it), or a
+/// held name missing below its first segment, is carved at its nearest existing real ancestor
+/// instead: narrower, never wider. A protected file with another hard link refuses: the other
+/// name would write it.
 ///
 /// All of it by descriptor (E-29): each name from the grant down is opened beneath its opened
 /// parent with no link followed, checked on the descriptor, and bound from and onto the
@@ -90,7 +96,7 @@ fn write_proc_self(name: &str, text: &str) -> Result<(), String> {
 /// directory is pinned once, before anything beneath it, and what is beneath is opened through
 /// the pin: a bind over a directory would hide the mounts beneath it and make a hole below
 /// writable again. A hole beneath another is left to it.
-fn carve(policy: &Policy, grants: &[Opened]) -> Result<(), String> {
+fn carve(policy: &Policy, grants: &[Opened]) -> Result<Vec<Opened>, String> {
     let mut trees: Vec<(&Opened, Node)> = Vec::new();
     for hole in &policy.read_only {
         // The outermost write grant the hole is beneath; none that exists, no hole is needed:
@@ -102,19 +108,77 @@ fn carve(policy: &Policy, grants: &[Opened]) -> Result<(), String> {
         };
         let relative =
             hole.strip_prefix(&grant.path).map_err(|_| format!("cannot place {}", hole.display()))?;
-        insert(&mut trees, grant, relative);
+        insert(&mut trees, grant, relative, true);
     }
     held(policy, grants, &mut trees)?;
+    let mut narrowed = Vec::new();
     for (grant, tree) in &trees {
-        if carve_beneath(&grant.fd, tree, &grant.path)? == Carved::Whole {
-            read_only(&grant.fd, &grant.path)?;
+        match carve_beneath(&grant.fd, tree, &grant.path, &mut narrowed)? {
+            Carved::Whole => read_only(&grant.fd, &grant.path)?,
+            Carved::Create => {
+                let fd =
+                    grant.fd.try_clone().map_err(|e| format!("cannot keep {}: {e}", grant.path.display()))?;
+                narrowed.push(Opened { path: grant.path.clone(), fd });
+            }
+            Carved::Done => {}
         }
     }
-    Ok(())
+    Ok(narrowed)
+}
+
+/// The most entries a directory that refuses creation may hold (E-34): each directory among
+/// them takes a Landlock rule of its own, and a directory with more refuses the call (E-9).
+pub(crate) const MOST_ENTRIES: usize = 4096;
+
+/// The directories directly beneath each of the `narrowed` ones that are not narrowed
+/// themselves, each opened beneath its parent with no link followed: each takes the write
+/// grant's full rights by a rule of its own, since a full rule on a narrowed directory would
+/// give creation back beneath it (Landlock's rights are the union of the rules on a file's
+/// ancestors, E-34). A link or another kind of file takes no rule; a name gone meanwhile
+/// neither (narrower). More than [`MOST_ENTRIES`] entries in one directory refuses.
+fn beside(narrowed: &[Opened]) -> Result<Vec<Opened>, String> {
+    let mut beside = Vec::new();
+    for dir in narrowed {
+        let entries = rustix::fs::Dir::new(
+            open::directory_beneath(&dir.fd, Path::new("."))
+                .map_err(|e| mount_failed("list", &dir.path, e))?,
+        )
+        .map_err(|e| mount_failed("list", &dir.path, e))?;
+        let mut count = 0usize;
+        for entry in entries {
+            let entry = entry.map_err(|e| mount_failed("list", &dir.path, e))?;
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            if name == "." || name == ".." {
+                continue;
+            }
+            count += 1;
+            if count > MOST_ENTRIES {
+                return Err(format!(
+                    "{} holds more than {MOST_ENTRIES} entries on the way to a missing protected path",
+                    dir.path.display()
+                ));
+            }
+            let path = dir.path.join(name);
+            if narrowed.iter().any(|n| n.path == path) {
+                continue;
+            }
+            let fd = match open::beneath(&dir.fd, name) {
+                Ok(fd) => fd,
+                Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR) => continue,
+                Err(e) => return Err(mount_failed("open", &path, e)),
+            };
+            if open::kind(&fd)? == FileType::Directory {
+                beside.push(Opened { path, fd });
+            }
+        }
+    }
+    Ok(beside)
 }
 
 /// Adds `relative`, beneath `grant`, to the holes.
-fn insert<'g>(trees: &mut Vec<(&'g Opened, Node)>, grant: &'g Opened, relative: &Path) {
+/// `protected`: a protected path, which refuses creation on its way where it is missing
+/// (E-34), not a held name.
+fn insert<'g>(trees: &mut Vec<(&'g Opened, Node)>, grant: &'g Opened, relative: &Path, protected: bool) {
     let at = match trees.iter().position(|(g, _)| std::ptr::eq(*g, grant)) {
         Some(at) => at,
         None => {
@@ -123,7 +187,7 @@ fn insert<'g>(trees: &mut Vec<(&'g Opened, Node)>, grant: &'g Opened, relative: 
         }
     };
     if let Some((_, tree)) = trees.get_mut(at) {
-        tree.insert(relative.iter().map(OsStr::to_os_string).collect());
+        tree.insert(relative.iter().map(OsStr::to_os_string).collect(), protected);
     }
 }
 
@@ -187,11 +251,11 @@ fn held<'g>(
                     match open::beneath_path(&grant.fd, &first) {
                         Ok(fd) if (file_only || deeper) && open::kind(&fd)? == FileType::Directory => {
                             if deeper {
-                                insert(trees, grant, &relative);
+                                insert(trees, grant, &relative, false);
                             }
                         }
                         Ok(_) if deeper => {}
-                        Ok(_) | Err(Errno::LOOP) => insert(trees, grant, &relative),
+                        Ok(_) | Err(Errno::LOOP) => insert(trees, grant, &relative, false),
                         Err(Errno::NOENT | Errno::NOTDIR) => {}
                         Err(e) => return Err(mount_failed("look for", &grant.path.join(&first), e)),
                     }
@@ -219,20 +283,32 @@ fn listing(dir: &OwnedFd, place: &Path) -> Result<Vec<(OsString, OsString)>, Err
 struct Node {
     /// This name is a hole: what is beneath it is its.
     hole: bool,
+    /// Every hole here and beneath is a protected path (not a held name): where missing, its
+    /// way refuses creation rather than being made read-only (E-34).
+    protected: bool,
     children: BTreeMap<OsString, Node>,
 }
 
 impl Node {
-    fn insert(&mut self, names: Vec<OsString>) {
+    fn insert(&mut self, names: Vec<OsString>, protected: bool) {
         let mut node = self;
         for name in names {
             if node.hole {
+                node.protected &= protected;
                 return;
             }
             node = node.children.entry(name).or_default();
         }
+        // A name that is both a held name and a protected path (or holds both beneath) is
+        // carved as a held name: read-only where missing below its first segment.
+        node.protected = protected && node.all_protected();
         node.hole = true;
         node.children.clear();
+    }
+
+    /// Whether every hole here and beneath is a protected path (true where there is none).
+    fn all_protected(&self) -> bool {
+        if self.hole { self.protected } else { self.children.values().all(Node::all_protected) }
     }
 }
 
@@ -243,14 +319,29 @@ enum Carved {
     Done,
     /// A hole could not be carved where it is: the whole directory must be read-only.
     Whole,
+    /// A protected path beneath is missing: the directory must refuse the creation of
+    /// entries (E-34).
+    Create,
 }
 
-/// Carves `node`'s holes beneath the directory `dir` (`at` for messages).
-fn carve_beneath(dir: &OwnedFd, node: &Node, at: &Path) -> Result<Carved, String> {
+/// Carves `node`'s holes beneath the directory `dir` (`at` for messages), adding to
+/// `narrowed` each directory beneath `dir` that must refuse creation (E-34).
+fn carve_beneath(
+    dir: &OwnedFd,
+    node: &Node,
+    at: &Path,
+    narrowed: &mut Vec<Opened>,
+) -> Result<Carved, String> {
+    let mut create = false;
     for (name, child) in &node.children {
         let path = at.join(name);
         let fd = match open::beneath(dir, name) {
             Ok(fd) => fd,
+            // A protected path not there: nothing may be made on its way (E-34).
+            Err(Errno::NOENT | Errno::NOTDIR) if child.all_protected() => {
+                create = true;
+                continue;
+            }
             // Not there, a link, or a name on the way that is not a directory.
             Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR) => return Ok(Carved::Whole),
             Err(e) => return Err(mount_failed("open", &path, e)),
@@ -270,16 +361,26 @@ fn carve_beneath(dir: &OwnedFd, node: &Node, at: &Path) -> Result<Carved, String
             }
             read_only(&fd, &path)?;
         } else {
+            if kind == FileType::RegularFile && child.all_protected() {
+                // A file on the way: it may be removed, and nothing made in its place (E-34).
+                create = true;
+                continue;
+            }
             if kind != FileType::Directory {
                 return Ok(Carved::Whole);
             }
             let pin = bind(&fd, &path)?;
-            if carve_beneath(&pin, child, &path)? == Carved::Whole {
-                read_only(&pin, &path)?;
+            match carve_beneath(&pin, child, &path, narrowed)? {
+                Carved::Whole => read_only(&pin, &path)?,
+                Carved::Create => {
+                    narrowed.push(Opened { path, fd: pin });
+                    create = true;
+                }
+                Carved::Done => {}
             }
         }
     }
-    Ok(Carved::Done)
+    Ok(if create { Carved::Create } else { Carved::Done })
 }
 
 /// Binds what `target` names onto itself, from the descriptor onto the descriptor: the new
@@ -337,7 +438,29 @@ fn mount_failed(what: &str, path: &Path, e: rustix::io::Errno) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::write_proc_self;
+    use super::{Node, write_proc_self};
+
+    /// A hole is protected (creation refused on its way where missing, E-34) only when every
+    /// hole it takes in was inserted as a protected path, in any order.
+    #[test]
+    fn a_hole_is_protected_only_when_all_it_holds_is() {
+        let names = |p: &str| p.split('/').map(std::ffi::OsString::from).collect::<Vec<_>>();
+        // (insertions, `a` protected)
+        let table: [(&[(&str, bool)], bool); 5] = [
+            (&[("a", true)], true),
+            (&[("a/b/x", true), ("a", true)], true),
+            (&[("a/b/x", false), ("a", true)], false),
+            (&[("a", true), ("a/b", false)], false),
+            (&[("a", false), ("a", true)], false),
+        ];
+        for (insertions, expected) in table {
+            let mut root = Node::default();
+            for (path, protected) in insertions {
+                root.insert(names(path), *protected);
+            }
+            assert_eq!(root.all_protected(), expected, "{insertions:?}");
+        }
+    }
 
     /// A name procfs does not have is refused, and nothing is created in its place (no
     /// `O_CREAT`): the launcher writes only files the kernel made (E-11).

@@ -38,6 +38,12 @@ pub(crate) struct Grants {
     pub(crate) write: Vec<Opened>,
     /// The read grants that exist with no link on the way (`/` for reads everywhere).
     pub(crate) read: Vec<Opened>,
+    /// Directories in the write grants that refuse the creation of entries: on the way to a
+    /// missing protected path (E-34).
+    pub(crate) narrowed: Vec<Opened>,
+    /// The directories directly beneath the narrowed ones that are not narrowed: each takes
+    /// the write grant's rights by its own rule (E-34).
+    pub(crate) beside: Vec<Opened>,
 }
 
 /// Opens the policy's grants (E-29). A grant that does not exist grants nothing (Landlock grants
@@ -66,7 +72,7 @@ pub(crate) fn grants(policy: &Policy) -> Result<Grants, String> {
             Err(e) => return Err(format!("cannot open the read grant {}: {e}", path.display())),
         }
     }
-    Ok(Grants { write, read })
+    Ok(Grants { write, read, narrowed: Vec::new(), beside: Vec::new() })
 }
 
 /// Opens the absolute, normal `path` from the root, following no link: `None` when it does not

@@ -22,6 +22,9 @@ pub enum Network {
     None,
     /// TCP connect to the web ports (for the hosts named: the kernel cannot tell hosts apart).
     Web(Vec<String>),
+    /// Every network the user may reach: the main session's shell (E-35). Landlock handles no
+    /// network right and the socket filter is not installed.
+    All,
 }
 
 /// The confinement, decoded.
@@ -77,7 +80,8 @@ pub fn decode(text: &str) -> Result<Policy, String> {
             ("r", "*") => all = true,
             ("net", "none") if net.is_none() => net = Some(Network::None),
             ("net", "any") if net.is_none() => net = Some(Network::Web(Vec::new())),
-            ("host", host) if !matches!(net, Some(Network::None)) => {
+            ("net", "all") if net.is_none() => net = Some(Network::All),
+            ("host", host) if !matches!(net, Some(Network::None | Network::All)) => {
                 let host = String::from_utf8(unescape(host)?).map_err(|_| format!("`{word}`: not UTF-8"))?;
                 match &mut net {
                     Some(Network::Web(hosts)) => hosts.push(host),
@@ -111,7 +115,8 @@ pub fn decode(text: &str) -> Result<Policy, String> {
     {
         return Err(format!("the write grant {} is inside a read-only hole", grant.display()));
     }
-    policy.network = net.ok_or("the confinement names no network (`net=none`, `net=any` or `host=HOST`)")?;
+    policy.network =
+        net.ok_or("the confinement names no network (`net=none`, `net=any`, `net=all` or `host=HOST`)")?;
     Ok(policy)
 }
 
@@ -170,7 +175,10 @@ mod tests {
     #[test]
     fn the_argument_is_read_strictly() {
         // (argument, accepted, why)
-        let table: [(&str, bool, &str); 22] = [
+        let table: [(&str, bool, &str); 25] = [
+            ("v1 required w=/ r=* net=all", true, "the main session's network"),
+            ("v1 required w=/ r=* net=all host=x.org", false, "all and a host"),
+            ("v1 required w=/ r=* net=all net=none", false, "all and none"),
             ("v1 required w=/ws held=.git/hooks heldfile=.git at=/ws net=none", true, "held names"),
             ("v1 required w=/ws held=/etc net=none", false, "an absolute held name"),
             ("v1 required w=/ws held=../x net=none", false, "a held name going up"),
@@ -203,5 +211,21 @@ mod tests {
         assert_eq!(policy.read_only, vec![PathBuf::from("/a b/c")]);
         assert_eq!(policy.network, Network::Web(vec!["x.org".to_owned()]));
         assert_eq!(policy.mode, Mode::Recorded);
+    }
+
+    /// The domain's `net=all` (E-35), and each other network, read back as written.
+    #[test]
+    fn each_network_the_domain_writes_is_read_back() {
+        use agentwarden_domain::confine::{Confinement, Mode as Written, Network as Wrote};
+        for (wrote, read) in [
+            (Wrote::All, Network::All),
+            (Wrote::None, Network::None),
+            (Wrote::Any, Network::Web(Vec::new())),
+            (Wrote::Hosts(vec!["a.org".to_owned()]), Network::Web(vec!["a.org".to_owned()])),
+        ] {
+            let c = Confinement { write: vec!["/".to_owned()], network: wrote, ..Confinement::default() };
+            let text = c.encode(Written::Required);
+            assert_eq!(decode(&text).map(|p| p.network), Ok(read), "{text}");
+        }
     }
 }

@@ -20,17 +20,33 @@ const WANTED: ABI = ABI::V6;
 /// The web ports a network grant opens to TCP connect (E-6).
 const WEB_PORTS: [u16; 2] = [80, 443];
 
+/// The rights that make an entry in a directory: every kind of file, and a link or rename
+/// from another directory (E-34).
+fn creation() -> landlock::BitFlags<AccessFs> {
+    AccessFs::MakeChar
+        | AccessFs::MakeDir
+        | AccessFs::MakeReg
+        | AccessFs::MakeSock
+        | AccessFs::MakeFifo
+        | AccessFs::MakeBlock
+        | AccessFs::MakeSym
+        | AccessFs::Refer
+}
+
 /// Confines this process: read beneath the read grants; everything but device ioctls beneath
 /// the write grants (a terminal's `TIOCSTI` would type commands into the user's own shell,
 /// E-10). What the kernel enforced: its Landlock ABI.
 pub(crate) fn restrict(policy: &Policy, grants: &Grants) -> Result<String, String> {
     let failed = |e: landlock::RulesetError| format!("Landlock: {e}");
-    let ruleset = Ruleset::default()
+    let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(REQUIRED))
-        .map_err(failed)?
-        .handle_access(AccessNet::from_all(REQUIRED))
-        .map_err(failed)?
+        .map_err(failed)?;
+    // The main session's whole network: no network right is handled, so none is refused (E-35).
+    if policy.network != Network::All {
+        ruleset = ruleset.handle_access(AccessNet::from_all(REQUIRED)).map_err(failed)?;
+    }
+    let ruleset = ruleset
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(WANTED))
         .map_err(failed)?
@@ -43,9 +59,22 @@ pub(crate) fn restrict(policy: &Policy, grants: &Grants) -> Result<String, Strin
             created.add_rule(PathBeneath::new(&grant.fd, AccessFs::from_read(REQUIRED))).map_err(failed)?;
     }
     created = created.set_compatibility(CompatLevel::BestEffort);
+    // A rule's rights hold beneath it, and the rights on a file are the union of its
+    // ancestors' rules: no full rule may sit at or above a directory that refuses creation
+    // (E-34). Such a write grant takes the narrowed rights, and the directories beside the
+    // narrowed ones take the full rights each by its own rule.
+    let all = AccessFs::from_all(WANTED) & !AccessFs::IoctlDev;
+    let narrow = all & !creation();
+    let above_narrowed = |path: &std::path::Path| grants.narrowed.iter().any(|n| n.path.starts_with(path));
     for grant in &grants.write {
-        let all = AccessFs::from_all(WANTED) & !AccessFs::IoctlDev;
-        created = created.add_rule(PathBeneath::new(&grant.fd, all)).map_err(failed)?;
+        let rights = if above_narrowed(&grant.path) { narrow } else { all };
+        created = created.add_rule(PathBeneath::new(&grant.fd, rights)).map_err(failed)?;
+    }
+    for dir in &grants.narrowed {
+        created = created.add_rule(PathBeneath::new(&dir.fd, narrow)).map_err(failed)?;
+    }
+    for dir in grants.beside.iter().filter(|d| !above_narrowed(&d.path)) {
+        created = created.add_rule(PathBeneath::new(&dir.fd, all)).map_err(failed)?;
     }
     if let Network::Web(_) = policy.network {
         for port in WEB_PORTS {

@@ -13,6 +13,8 @@ mod files;
 mod held;
 #[path = "confined/holes.rs"]
 mod holes;
+#[path = "confined/missing.rs"]
+mod missing;
 #[path = "confined/processes.rs"]
 mod processes;
 #[path = "confined/races.rs"]

@@ -133,9 +133,10 @@ fn holes_that_share_a_parent_or_nest_all_hold() {
         (&["a/b/x", "a/y"], &["a/b/x", "a/y"]),
         (&["a", "a/b/x"], &["a/b/x", "a/y"]),
         (&["a/b/x", "a"], &["a/b/x", "a/y"]),
-        // A missing hole is carved at its parent `a`, which the other hole's pin would bind.
-        (&["a/missing", "a/b/x"], &["a/b/x", "a/y"]),
-        (&["a/b/x", "a/missing"], &["a/b/x", "a/y"]),
+        // A missing hole refuses creation in its parent `a`, which the other hole's pin binds;
+        // `a/y`, not protected, stays writable there (E-34).
+        (&["a/missing", "a/b/x"], &["a/b/x"]),
+        (&["a/b/x", "a/missing"], &["a/b/x"]),
     ];
     for (protected, files) in table {
         let tree = Tree::new();
@@ -152,6 +153,10 @@ fn holes_that_share_a_parent_or_nest_all_hold() {
             let kept = std::fs::read_to_string(tree.ws().join(file)).unwrap();
             assert_eq!(kept, "kept", "{protected:?}: {file} written: {}", said(&output));
         }
+        for path in protected.iter().filter(|p| !tree.ws().join(p).exists()) {
+            let output = tree.run(&confinement, &format!("echo evil > {path}"));
+            assert!(!tree.ws().join(path).exists(), "{protected:?}: {path} made: {}", said(&output));
+        }
     }
 }
 
@@ -162,9 +167,10 @@ fn a_protected_path_that_does_not_exist_cannot_be_made() {
     let confinement = tree.confinement(&["Edit"], &["okrs"]);
     let output = tree.run(&confinement, "mkdir okrs; echo evil > okrs/a.md");
     assert!(!tree.ws().join("okrs").exists(), "the agent made the protected path: {}", said(&output));
-    // Its nearest existing parent is read-only instead: narrower, never wider (E-4).
+    // The way to it refuses creation, nothing more: a directory beside it keeps the grant
+    // (E-34, which replaced the read-only parent of E-4).
     let output = tree.run(&confinement, "echo x > src/new.rs");
-    assert!(!tree.ws().join("src/new.rs").exists(), "{}", said(&output));
+    assert!(tree.ws().join("src/new.rs").exists(), "{}", said(&output));
 }
 
 #[test]

@@ -100,3 +100,51 @@ fn what_reaches_nothing_outside_still_works_and_the_other_ways_to_a_socket_are_s
         assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), expected, "{why}: {}", said(&output));
     }
 }
+
+/// The main session's network (E-35): `net=all` connects over TCP to any port and to a Unix
+/// socket; the same call under a subagent's `net=any` reaches neither.
+#[test]
+fn the_main_session_s_whole_network_reaches_any_port_and_a_unix_socket() {
+    let tree = Tree::new();
+    let socket = tree.out().join("agent.sock");
+    let accepted = listen(&socket);
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = tcp.local_addr().unwrap().port();
+    std::thread::spawn(move || for _ in tcp.incoming() {});
+    let tcp_connect = format!(
+        "python3 -c \"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), 5); \
+         print('connected')\nexcept OSError as e:\n    print('refused', e)\""
+    );
+    let ws = text(&tree.ws());
+    // (network word, connects, why)
+    for (net, connects, why) in
+        [("net=all", true, "the main session's"), ("net=any", false, "a web grant: ports 80 and 443 alone")]
+    {
+        let confinement = format!("v1 required w={ws} r=* {net}");
+        for command in [tcp_connect.clone(), connect(&text(&socket))] {
+            let output = tree.run(&confinement, &command);
+            let printed = String::from_utf8_lossy(&output.stdout);
+            assert_eq!(
+                printed.starts_with("connected"),
+                connects,
+                "{net}: {why}: {command}: {}",
+                said(&output)
+            );
+        }
+    }
+    accepted.recv_timeout(Duration::from_secs(5)).unwrap();
+    // Stacked beneath a subagent's confinement, the launcher run with `net=all` reaches nothing
+    // the outer one refuses (E-7, E-35): in `recorded` mode it runs the command even where it
+    // cannot confine it, and the outer confinement still holds.
+    let inner = format!("v1 recorded w={ws} r=* net=all");
+    let outer = tree.confinement(&["Edit"], &[]);
+    let output = tree.run(
+        &outer,
+        &format!(
+            "{} '{inner}' {}",
+            crate::support::LAUNCHER,
+            agentwarden_domain::confine::shell_word(&tcp_connect)
+        ),
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("refused"), "{}", said(&output));
+}

@@ -78,6 +78,7 @@ impl Confinement {
         let network = match &self.network {
             Network::None => "none".to_owned(),
             Network::Any => "tcp 80,443 any host".to_owned(),
+            Network::All => "all (unconfined)".to_owned(),
             Network::Hosts(hosts) => format!("tcp 80,443 for {}", hosts.join(" ")),
         };
         Applied::Confined {
@@ -100,9 +101,9 @@ impl Confinement {
 /// The confinement of the main session's shell with `[confine] main_session` (E-15): it may
 /// write everywhere its user may but beneath the protected paths (`protected` absolute) and the
 /// held names the `baseline` holds wherever the launcher finds them (E-31: the workspace root of
-/// `place` and the way up from the working directory), read everywhere, reach TCP on the web
-/// ports only (the launcher has no wider network grant), and writes its temporary files in the
-/// session's temporary directory.
+/// `place` and the way up from the working directory), read everywhere, reach every network
+/// its user may (its calls were unconfined before; only the protected paths and held names
+/// hold it, E-35), and writes its temporary files in the session's temporary directory.
 pub fn main_session_confinement(
     protected: &[String],
     place: &super::Place<'_>,
@@ -117,7 +118,7 @@ pub fn main_session_confinement(
         write: vec!["/".to_owned()],
         read: Reads::All,
         read_only,
-        network: Network::Any,
+        network: Network::All,
         temp: Some(crate::lineage::lexical(place.session_tmp)),
         unenforced: Vec::new(),
         held: baseline.held.clone(),
@@ -179,6 +180,9 @@ mod tests {
         assert!(!c.may_write("/ws/okrs/q4.md") && !c.may_write("/ws/.env"));
         assert_eq!(c.read_only, ["/ws/.env", "/ws/okrs"]);
         assert!(c.may_read("/etc/passwd"));
+        // Its network is all its user's: SSH, databases, an SSH agent (E-35).
+        assert_eq!(c.network, Network::All);
+        assert!(c.encode(Mode::Required).contains(" net=all"), "{}", c.encode(Mode::Required));
     }
 
     #[test]

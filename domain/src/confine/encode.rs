@@ -6,7 +6,8 @@
 //! then `w=PATH` for each write grant, `r=PATH` for each read grant or `r=*` for all, `ro=PATH`
 //! for each read-only hole, `held=NAME` for each held name (relative) and `heldfile=NAME` for
 //! each held only where it is not a directory, `at=PATH` for each further place the launcher
-//! looks for them (E-31), `net=none`, `net=any`, or `host=HOST` for each granted host, and
+//! looks for them (E-31), `net=none`, `net=any`, `net=all` (E-35) or `host=HOST` for each
+//! granted host, and
 //! `tmp=PATH`, the session's temporary directory, at most once. A path or
 //! host has every byte but ASCII letters, digits and `/._-` written `%XX` (upper-case hex),
 //! so no path can end a word or start another. The launcher refuses any other argument.
@@ -49,6 +50,7 @@ impl Confinement {
         match &self.network {
             Network::None => words.push("net=none".to_owned()),
             Network::Any => words.push("net=any".to_owned()),
+            Network::All => words.push("net=all".to_owned()),
             Network::Hosts(hosts) => words.extend(hosts.iter().map(|h| format!("host={}", escape(h)))),
         }
         words.extend(self.temp.iter().map(|p| format!("tmp={}", escape(p))));

@@ -72,6 +72,10 @@ pub enum Network {
     Hosts(Vec<String>),
     /// TCP to the web ports for any host: a bare `WebFetch` rule.
     Any,
+    /// Every network the user may reach, unconfined: the main session's shell alone
+    /// ([`main_session_confinement`], E-35), held only to its protected paths and held names.
+    /// No manifest grants it, and stacked with another it yields the other.
+    All,
 }
 
 #[cfg(test)]

@@ -24,14 +24,14 @@ impl Confinement {
     pub fn may_reach(&self, host: &str) -> bool {
         match &self.network {
             Network::None => false,
-            Network::Any => true,
+            Network::Any | Network::All => true,
             Network::Hosts(hosts) => hosts.iter().any(|h| h == host),
         }
     }
 
     /// This confinement with `inner` stacked under it (E-7): what both allow, never more
     /// than either: writes where both grant, every hole of either, reads where both grant,
-    /// the hosts both name.
+    /// the hosts both name, and the whole network only where both have it (E-35).
     pub fn stack(&self, inner: &Confinement) -> Confinement {
         let mut write = meet(&self.write, &inner.write);
         let mut holes: Vec<String> = self.read_only.iter().chain(&inner.read_only).cloned().collect();
@@ -45,6 +45,8 @@ impl Confinement {
         };
         let network = match (&self.network, &inner.network) {
             (Network::None, _) | (_, Network::None) => Network::None,
+            // The main session's network yields to the other's, whatever it is (E-35).
+            (Network::All, other) | (other, Network::All) => other.clone(),
             (Network::Any, other) | (other, Network::Any) => other.clone(),
             (Network::Hosts(a), Network::Hosts(b)) => {
                 let both: Vec<String> = a.iter().filter(|h| b.contains(h)).cloned().collect();

@@ -214,12 +214,18 @@ fn rule() -> impl Strategy<Value = String> {
         )
 }
 
+/// A manifest's confinement or, one time in four, one whose network is the main session's
+/// (E-35).
 fn arbitrary() -> impl Strategy<Value = Confinement> {
-    (prop::collection::vec(rule(), 0..5), prop::collection::vec(path(), 0..3)).prop_map(
-        |(texts, protected)| {
+    (prop::collection::vec(rule(), 0..5), prop::collection::vec(path(), 0..3), 0..4u8).prop_map(
+        |(texts, protected, all)| {
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             let place = Place { root: ROOT, cwd: ROOT, session_tmp: TMP };
-            confinement(&rules(&texts), &place, &protected, &Baseline::default())
+            let mut c = confinement(&rules(&texts), &place, &protected, &Baseline::default());
+            if all == 0 {
+                c.network = Network::All;
+            }
+            c
         },
     )
 }
@@ -286,6 +292,24 @@ proptest! {
             prop_assert!(!both.may_read(probe) || (a.may_read(probe) && b.may_read(probe)), "read {probe}");
         }
         prop_assert!(!both.may_reach(&host) || (a.may_reach(&host) && b.may_reach(&host)), "reach {host}");
+        // The whole network only where both have it: stacked with `all`, the other's (E-35).
+        prop_assert!(both.network != Network::All || (a.network == Network::All && b.network == Network::All));
+        if a.network == Network::All {
+            prop_assert_eq!(&both.network, &b.network);
+        }
+    }
+
+    /// No manifest's confinement, nor a lineage's, has the main session's whole network (E-35).
+    #[test]
+    fn no_manifest_grants_the_whole_network(
+        a in prop::collection::vec(rule(), 0..5),
+        b in prop::collection::vec(rule(), 0..5),
+    ) {
+        let place = Place { root: ROOT, cwd: ROOT, session_tmp: TMP };
+        let (a, b): (Vec<&str>, Vec<&str>) = (a.iter().map(String::as_str).collect(), b.iter().map(String::as_str).collect());
+        let (a, b) = (rules(&a), rules(&b));
+        prop_assert_ne!(confinement(&a, &place, &[], &Baseline::default()).network, Network::All);
+        prop_assert_ne!(lineage_confinement(&[&a, &b], &place, &[], &Baseline::default()).network, Network::All);
     }
 }
 

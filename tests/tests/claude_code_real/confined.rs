@@ -37,9 +37,8 @@ fn confined_project(main_session: bool, server: Option<&str>) -> Project {
     std::fs::create_dir_all(project.root.join("src")).unwrap();
     std::fs::write(project.root.join("src/lib.txt"), "in src\n").unwrap();
     std::fs::write(project.root.join(".env"), "SECRET=1\n").unwrap();
-    // A protected path that does not exist is carved read-only at its nearest real ancestor
-    // (E-4): without this file, the project's root itself would be read-only to the main session.
-    std::fs::write(project.root.join(".mcp.json"), "{\"mcpServers\":{}}\n").unwrap();
+    // No `.mcp.json`: a missing protected path refuses only creation on its way (E-34), and
+    // the main session's shell still writes `src/`.
     project.git(&["add", "-A"]);
     project.git(&["commit", "-q", "-m", "a coder held to python3 and src/"]);
     let warden = project.tools.warden.to_string_lossy().into_owned();
