@@ -65,7 +65,7 @@ pub fn outcome(
 
 /// The mechanisms the launcher uses, in words (docs/confinement.md).
 pub const MECHANISM: &str = "landlock (filesystem, tcp, scopes) + user and mount namespaces (read-only holes) \
-                             + network namespace without a network grant + no_new_privs";
+                             + seccomp socket filter + no_new_privs";
 
 impl Confinement {
     /// The record of this confinement run under the launcher in `mode` (E-14).
