@@ -1,5 +1,5 @@
-//! `cargo xtask install [--root DIR] [--debug]`: `warden` and a statically linked `warden-hook`
-//! (V-43).
+//! `cargo xtask install [--root DIR] [--debug] [--check]`: `warden`, a statically linked `warden-hook`
+//! (V-43) and the confinement launcher `warden-confine` beside them (H-63).
 //!
 //! `warden-hook` is the process Claude Code starts on every tool call when a resident service
 //! is configured, so its start-up is the floor of every governed call. Dynamically linked, about
@@ -93,8 +93,9 @@ pub(crate) fn static_hook(profile: Profile) -> Result<Linked, String> {
     }
 }
 
-/// Builds `warden` and `warden-hook` of `profile` as Cargo does by default (dynamically
-/// linked): what [`static_hook`] then relinks, and what it falls back to.
+/// Builds `warden`, `warden-hook` and the confinement launcher `warden-confine` of `profile` as
+/// Cargo does by default (dynamically linked): what [`static_hook`] then relinks, and what it
+/// falls back to. The launcher is installed beside `warden`, where the hook looks for it (H-63).
 pub(crate) fn build_bins(profile: Profile) -> Result<(), String> {
     exec(Command::new(cargo()).args(["build", "--locked"]).args(profile.args()).args([
         "-p",
@@ -105,6 +106,10 @@ pub(crate) fn build_bins(profile: Profile) -> Result<(), String> {
         "agentwarden-hook-client",
         "--bin",
         "warden-hook",
+        "-p",
+        "agentwarden-confine",
+        "--bin",
+        "warden-confine",
     ]))
 }
 
@@ -193,14 +198,16 @@ fn default_bin_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| "neither CARGO_INSTALL_ROOT, CARGO_HOME nor HOME is set: pass --root DIR".into())
 }
 
-/// What was installed: the two paths and how the client is linked.
+/// What was installed: the three paths and how the client is linked.
 pub(crate) struct Installed {
     pub(crate) warden: PathBuf,
     pub(crate) hook: PathBuf,
+    pub(crate) launcher: PathBuf,
     pub(crate) linked: Linked,
 }
 
-/// Builds and installs both binaries into `bin` (or the default) with `profile`.
+/// Builds and installs the three binaries into `bin` (or the default) with `profile`: the
+/// launcher beside `warden`, as the hook finds it (H-63).
 pub(crate) fn install(bin: Option<PathBuf>, profile: Profile) -> Result<Installed, String> {
     let bin = match bin {
         Some(bin) => bin,
@@ -212,7 +219,8 @@ pub(crate) fn install(bin: Option<PathBuf>, profile: Profile) -> Result<Installe
     let built = profile.dir();
     let warden = install_file(&built.join("warden"), &bin, "warden")?;
     let hook = install_file(&built.join("warden-hook"), &bin, "warden-hook")?;
-    Ok(Installed { warden, hook, linked })
+    let launcher = install_file(&built.join("warden-confine"), &bin, "warden-confine")?;
+    Ok(Installed { warden, hook, launcher, linked })
 }
 
 const USAGE: &str = "usage: cargo xtask install [--root DIR] [--debug] [--check]";
@@ -226,7 +234,32 @@ pub(crate) fn check(installed: &Installed) -> Result<(), String> {
     {
         return Err(format!("`warden-hook` is not statically linked: {why}"));
     }
-    crate::bench_server::installed_answers(&installed.warden, &installed.hook)
+    crate::bench_server::installed_answers(&installed.warden, &installed.hook)?;
+    launcher_confines(&installed.launcher)
+}
+
+/// The narrowest confinement the launcher reads (E-8): nothing written, reads everywhere, no
+/// network — what the hook's kernel probe runs (H-64).
+const NARROWEST: &str = "v1 required r=* net=none";
+
+/// The installed launcher confines `true` with [`NARROWEST`] and exits 0, or says why not: a
+/// kernel without Landlock or user namespaces fails the check, as `[confine] mode = "required"`
+/// would deny every shell call there.
+fn launcher_confines(launcher: &Path) -> Result<(), String> {
+    let out = Command::new(launcher)
+        .args([NARROWEST, "true"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("`{}` cannot be run: {e}", launcher.display()))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "`{}` cannot confine here ({}): {}",
+        launcher.display(),
+        out.status,
+        last_line(&String::from_utf8_lossy(&out.stderr))
+    ))
 }
 
 /// `cargo xtask install`.
@@ -252,9 +285,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             println!("installed {} (dynamically linked: {why})", installed.hook.display());
         }
     }
+    println!("installed {}", installed.launcher.display());
     if checked {
         check(&installed)?;
-        println!("checked: the installed pair answers hook events through `warden serve`");
+        println!(
+            "checked: the installed pair answers hook events through `warden serve`, and the launcher confines"
+        );
     }
     Ok(())
 }
