@@ -103,6 +103,82 @@ pub fn read_back(
     }
 }
 
+/// Where a harness that answers by exit code and stderr takes a replaced input: one JSON line on
+/// stdout beside exit 0 (Codex's `updatedInput` with `allow`, C-20; Gemini's `tool_input`,
+/// M-29). `line` writes it from the input and the reason, each already a JSON value; `input_at`
+/// and `reason_at` are the JSON pointers where it puts them.
+#[derive(Debug)]
+pub struct RewriteLine {
+    /// The line for `(input, reason)`, each written as JSON.
+    pub line: fn(&str, &str) -> String,
+    /// Where the input is in the line (a JSON pointer).
+    pub input_at: &'static str,
+    /// Where the reason is in the line (a JSON pointer).
+    pub reason_at: &'static str,
+}
+
+/// Why a rendering is not one of [`HookAnswer`]'s for a harness with a [`RewriteLine`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RewriteRenderingError {
+    /// Not one of C-1's renderings.
+    #[error(transparent)]
+    ExitCodeAndStderr(#[from] RenderingError),
+    /// Exit 0 with a stdout that is not exactly a rewrite's line.
+    #[error("exit 0 with a stdout that is not exactly a confined call's allow")]
+    Stdout,
+}
+
+impl RewriteLine {
+    /// `answer` as the harness reads it: a rewrite as its line, every other answer as
+    /// [`render`] writes it.
+    pub fn render(&self, answer: &HookAnswer) -> ExitTwoRendering {
+        match answer {
+            HookAnswer::Rewrite { input, reason } => ExitTwoRendering {
+                exit_code: 0,
+                stdout: Some((self.line)(
+                    &serde_json::Value::Object(input.clone()).to_string(),
+                    &serde_json::Value::String(reason.as_str().to_owned()).to_string(),
+                )),
+                stderr: None,
+            },
+            HookAnswer::Proceed
+            | HookAnswer::Deny { .. }
+            | HookAnswer::Block { .. }
+            | HookAnswer::Failed { .. } => render(answer),
+        }
+    }
+
+    /// The answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why there is
+    /// none: a stdout is read only beside exit 0 and no stderr, and only as a rewrite whose line
+    /// renders again to the same bytes; everything else as [`read_back`] reads it.
+    pub fn read_back(
+        &self,
+        exit_code: u8,
+        stdout: Option<&str>,
+        stderr: Option<&str>,
+    ) -> Result<HookAnswer, RewriteRenderingError> {
+        let (0, Some(text), None) = (exit_code, stdout, stderr) else {
+            return Ok(read_back(exit_code, stdout, stderr)?);
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|_| RewriteRenderingError::Stdout)?;
+        let input = value
+            .pointer(self.input_at)
+            .and_then(serde_json::Value::as_object)
+            .ok_or(RewriteRenderingError::Stdout)?;
+        let reason = value
+            .pointer(self.reason_at)
+            .and_then(serde_json::Value::as_str)
+            .and_then(HookReason::parse)
+            .ok_or(RewriteRenderingError::Stdout)?;
+        let answer = HookAnswer::Rewrite { input: input.clone(), reason };
+        match self.render(&answer).stdout {
+            Some(again) if again == text => Ok(answer),
+            _ => Err(RewriteRenderingError::Stdout),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

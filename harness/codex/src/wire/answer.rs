@@ -6,44 +6,29 @@
 //! only beside `allow` (`tests/tests/codex_real/rewrite.rs`). [`read_back`] takes exactly these
 //! renderings and nothing looser.
 
-use agentwarden_domain::sessions::{HookAnswer, HookReason};
-use agentwarden_protocol::exit_two;
-use serde_json::{Map, Value};
+use agentwarden_domain::sessions::HookAnswer;
+use agentwarden_protocol::exit_two::{self, RewriteLine};
 
 /// What a Codex hook process says: its exit code, its stdout and its stderr.
 pub use exit_two::ExitTwoRendering as CodexRendering;
 
 /// Why a rendering is not one of [`HookAnswer`]'s (C-1, C-20).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum RenderingError {
-    /// Not one of C-1's renderings.
-    #[error(transparent)]
-    ExitCodeAndStderr(#[from] exit_two::RenderingError),
-    /// Exit 0 with a stdout that is not exactly a rewrite's line.
-    #[error("exit 0 with a stdout that is not exactly a confined call's allow")]
-    Stdout,
-}
+pub use exit_two::RewriteRenderingError as RenderingError;
+
+/// Codex's line for a rewrite (C-20).
+const REWRITE: RewriteLine = RewriteLine {
+    line: |input, reason| {
+        format!(
+            r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":{reason},"updatedInput":{input}}}}}"#
+        )
+    },
+    input_at: "/hookSpecificOutput/updatedInput",
+    reason_at: "/hookSpecificOutput/permissionDecisionReason",
+};
 
 /// `answer` as Codex reads it.
 pub fn render(answer: &HookAnswer) -> CodexRendering {
-    match answer {
-        HookAnswer::Rewrite { input, reason } => {
-            CodexRendering { exit_code: 0, stdout: Some(rewrite_line(input, reason)), stderr: None }
-        }
-        HookAnswer::Proceed
-        | HookAnswer::Deny { .. }
-        | HookAnswer::Block { .. }
-        | HookAnswer::Failed { .. } => exit_two::render(answer),
-    }
-}
-
-/// The one line of a rewrite (C-20).
-fn rewrite_line(input: &Map<String, Value>, reason: &HookReason) -> String {
-    format!(
-        r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":{},"updatedInput":{}}}}}"#,
-        Value::String(reason.as_str().to_owned()),
-        Value::Object(input.clone())
-    )
+    REWRITE.render(answer)
 }
 
 /// The answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why there is
@@ -54,31 +39,14 @@ pub fn read_back(
     stdout: Option<&str>,
     stderr: Option<&str>,
 ) -> Result<HookAnswer, RenderingError> {
-    match (exit_code, stdout, stderr) {
-        (0, Some(text), None) => from_stdout(text),
-        _ => Ok(exit_two::read_back(exit_code, stdout, stderr)?),
-    }
-}
-
-fn from_stdout(text: &str) -> Result<HookAnswer, RenderingError> {
-    let value: Value = serde_json::from_str(text).map_err(|_| RenderingError::Stdout)?;
-    let specific = value.get("hookSpecificOutput").ok_or(RenderingError::Stdout)?;
-    let input = specific.get("updatedInput").and_then(Value::as_object).ok_or(RenderingError::Stdout)?;
-    let reason = specific
-        .get("permissionDecisionReason")
-        .and_then(Value::as_str)
-        .and_then(HookReason::parse)
-        .ok_or(RenderingError::Stdout)?;
-    let answer = HookAnswer::Rewrite { input: input.clone(), reason };
-    match render(&answer).stdout {
-        Some(again) if again == text => Ok(answer),
-        _ => Err(RenderingError::Stdout),
-    }
+    REWRITE.read_back(exit_code, stdout, stderr)
 }
 
 #[cfg(test)]
 mod tests {
+    use agentwarden_domain::sessions::HookReason;
     use proptest::prelude::*;
+    use serde_json::{Map, Value};
     use serde_json::json;
 
     use super::*;

@@ -6,44 +6,29 @@
 //! the model's that Warden did not judge (`tests/tests/gemini_real/rewrite.rs`). [`read_back`]
 //! takes exactly these renderings and nothing looser.
 
-use agentwarden_domain::sessions::{HookAnswer, HookReason};
-use agentwarden_protocol::exit_two;
-use serde_json::{Map, Value};
+use agentwarden_domain::sessions::HookAnswer;
+use agentwarden_protocol::exit_two::{self, RewriteLine};
 
 /// What a Gemini hook process says: its exit code, its stdout and its stderr.
 pub use exit_two::ExitTwoRendering as GeminiRendering;
 
 /// Why a rendering is not one of [`HookAnswer`]'s (M-1, M-29).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum RenderingError {
-    /// Not one of M-1's renderings.
-    #[error(transparent)]
-    ExitCodeAndStderr(#[from] exit_two::RenderingError),
-    /// Exit 0 with a stdout that is not exactly a rewrite's line.
-    #[error("exit 0 with a stdout that is not exactly a confined call's allow")]
-    Stdout,
-}
+pub use exit_two::RewriteRenderingError as RenderingError;
+
+/// Gemini's line for a rewrite (M-29).
+const REWRITE: RewriteLine = RewriteLine {
+    line: |input, reason| {
+        format!(
+            r#"{{"decision":"allow","systemMessage":{reason},"hookSpecificOutput":{{"hookEventName":"BeforeTool","tool_input":{input}}}}}"#
+        )
+    },
+    input_at: "/hookSpecificOutput/tool_input",
+    reason_at: "/systemMessage",
+};
 
 /// `answer` as Gemini reads it.
 pub fn render(answer: &HookAnswer) -> GeminiRendering {
-    match answer {
-        HookAnswer::Rewrite { input, reason } => {
-            GeminiRendering { exit_code: 0, stdout: Some(rewrite_line(input, reason)), stderr: None }
-        }
-        HookAnswer::Proceed
-        | HookAnswer::Deny { .. }
-        | HookAnswer::Block { .. }
-        | HookAnswer::Failed { .. } => exit_two::render(answer),
-    }
-}
-
-/// The one line of a rewrite (M-29).
-fn rewrite_line(input: &Map<String, Value>, reason: &HookReason) -> String {
-    format!(
-        r#"{{"decision":"allow","systemMessage":{},"hookSpecificOutput":{{"hookEventName":"BeforeTool","tool_input":{}}}}}"#,
-        Value::String(reason.as_str().to_owned()),
-        Value::Object(input.clone())
-    )
+    REWRITE.render(answer)
 }
 
 /// The answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why there is
@@ -54,34 +39,14 @@ pub fn read_back(
     stdout: Option<&str>,
     stderr: Option<&str>,
 ) -> Result<HookAnswer, RenderingError> {
-    match (exit_code, stdout, stderr) {
-        (0, Some(text), None) => from_stdout(text),
-        _ => Ok(exit_two::read_back(exit_code, stdout, stderr)?),
-    }
-}
-
-fn from_stdout(text: &str) -> Result<HookAnswer, RenderingError> {
-    let value: Value = serde_json::from_str(text).map_err(|_| RenderingError::Stdout)?;
-    let input = value
-        .get("hookSpecificOutput")
-        .and_then(|specific| specific.get("tool_input"))
-        .and_then(Value::as_object)
-        .ok_or(RenderingError::Stdout)?;
-    let reason = value
-        .get("systemMessage")
-        .and_then(Value::as_str)
-        .and_then(HookReason::parse)
-        .ok_or(RenderingError::Stdout)?;
-    let answer = HookAnswer::Rewrite { input: input.clone(), reason };
-    match render(&answer).stdout {
-        Some(again) if again == text => Ok(answer),
-        _ => Err(RenderingError::Stdout),
-    }
+    REWRITE.read_back(exit_code, stdout, stderr)
 }
 
 #[cfg(test)]
 mod tests {
+    use agentwarden_domain::sessions::HookReason;
     use proptest::prelude::*;
+    use serde_json::{Map, Value};
     use serde_json::json;
 
     use super::*;
