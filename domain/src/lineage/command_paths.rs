@@ -201,46 +201,9 @@ pub(super) fn compound_held(
     resolve: &dyn ResolvePath,
     more: HeldNames<'_>,
 ) -> Option<String> {
-    let mut segments: Vec<String> = Vec::new();
-    let mut targets: Vec<String> = Vec::new();
-    let mut segment = String::new();
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match quote {
-            Some(q) => {
-                if c == q {
-                    quote = None;
-                }
-                segment.push(c);
-            }
-            None if c == '\'' || c == '"' => {
-                quote = Some(c);
-                segment.push(c);
-            }
-            None if c == '>' => {
-                segments.push(std::mem::take(&mut segment));
-                while chars.next_if(|n| matches!(n, '>' | '|' | '&' | ' ' | '\t')).is_some() {}
-                let mut target = String::new();
-                let mut inner: Option<char> = None;
-                while let Some(n) =
-                    chars.next_if(|n| inner.is_some() || !(n.is_whitespace() || ";&|<>()".contains(*n)))
-                {
-                    match inner {
-                        Some(q) if n == q => inner = None,
-                        None if n == '\'' || n == '"' => inner = Some(n),
-                        // An unquoted backslash: the next character, as itself.
-                        None if n == '\\' => target.extend(chars.next()),
-                        _ => target.push(n),
-                    }
-                }
-                targets.push(target);
-            }
-            None if ";&|<()\n".contains(c) => segments.push(std::mem::take(&mut segment)),
-            None => segment.push(c),
-        }
-    }
-    segments.push(segment);
+    // Split as the line's check for every agent splits it (T-31): one reading of the shell's
+    // operators, quotes and escapes.
+    let super::shell_writes::Split { segments, targets, .. } = super::shell_writes::split(line);
     let target =
         targets.iter().filter(|t| !t.is_empty()).find_map(|t| held_write(resolve, more, t, Some(cwd)));
     target.or_else(|| {

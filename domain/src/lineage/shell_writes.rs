@@ -198,18 +198,18 @@ fn file_name(word: &str) -> String {
 }
 
 /// A line split at the shell's operators outside quotes.
-struct Split {
+pub(super) struct Split {
     /// The commands between operators, as written.
-    segments: Vec<String>,
+    pub(super) segments: Vec<String>,
     /// The targets of output redirections, quotes and escapes removed.
-    targets: Vec<String>,
+    pub(super) targets: Vec<String>,
     /// Whether a quote is left open at the end.
-    unclosed: bool,
+    pub(super) unclosed: bool,
 }
 
 /// `line` split at `;`, `&`, `|`, `<`, `>`, parentheses and newlines outside quotes and
 /// escapes; the word after each output redirection (`>`, `>>`, `>|`, `&>`, `2>`) is a target.
-fn split(line: &str) -> Split {
+pub(super) fn split(line: &str) -> Split {
     let mut segments: Vec<String> = Vec::new();
     let mut targets: Vec<String> = Vec::new();
     let mut segment = String::new();
