@@ -371,6 +371,91 @@ pub fn list_dir(root: Option<&Path>, path: &Path) -> Result<Vec<(OsString, FileT
     entries(dir.as_fd(), path)
 }
 
+/// The bytes of the regular file `path` as the program that reads it sees it, at most `max`
+/// one open, links followed (a harness follows them to its own rule files), without
+/// waiting on a FIFO; refused unless what was opened is a regular file; read through that same
+/// descriptor with the bound enforced on the read itself ([`read_bounded`]). Nothing is looked up
+/// by path before the open, so nothing can be swapped between a check and the read.
+pub fn read_followed(path: &Path, max: u64) -> Result<Vec<u8>, UntrustedError> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|e| {
+        if e == Errno::NOENT { UntrustedError::Missing { path: shown(path) } } else { io(path, e) }
+    })?;
+    let stat = rustix::fs::fstat(&fd).map_err(|e| io(path, e))?;
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if kind != FileType::RegularFile {
+        return Err(UntrustedError::WrongKind {
+            path: shown(path),
+            kind: kind_name(kind),
+            expected: "a regular file",
+        });
+    }
+    read_bounded(File::from(fd), u64::try_from(stat.st_size).unwrap_or(0), max, path)
+}
+
+/// The entries of the directory `path` as the program that lists it sees it: opened once,
+/// links followed, listed through that descriptor ([`entries`]).
+pub fn list_dir_followed(path: &Path) -> Result<Vec<(OsString, FileType)>, UntrustedError> {
+    let dir = open_anchor(path)?;
+    entries(dir.as_fd(), path)
+}
+
+/// The directory `names` beneath `root`, private to this process's user: `root` opened as
+/// the human named it, then each name opened beneath the one before without following a link
+/// (`O_NOFOLLOW | O_DIRECTORY`), made with mode 0700 when missing; the last one, as opened, must
+/// belong to this process's effective user and be writable by no one else (`fstat` on its
+/// descriptor). Returns the path, `root` joined with `names`.
+pub fn private_dir(root: &Path, names: &[OsString]) -> Result<PathBuf, UntrustedError> {
+    let path: PathBuf = names.iter().fold(root.to_path_buf(), |at, name| at.join(name));
+    let mut fd = open_anchor(root)?;
+    let mut at = root.to_path_buf();
+    for name in names {
+        at.push(name);
+        if name.as_bytes() == b".."
+            || name.as_bytes() == b"."
+            || name.is_empty()
+            || name.as_bytes().contains(&b'/')
+        {
+            return Err(UntrustedError::NotPlain { path: shown(&path) });
+        }
+        let opened = match rustix::fs::openat(&fd, name.as_os_str(), DIR_FLAGS, Mode::empty()) {
+            Err(Errno::NOENT) => {
+                match rustix::fs::mkdirat(&fd, name.as_os_str(), Mode::from_raw_mode(0o700)) {
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(e) => return Err(io(&at, e)),
+                }
+                rustix::fs::openat(&fd, name.as_os_str(), DIR_FLAGS, Mode::empty())
+            }
+            other => other,
+        };
+        fd = opened.map_err(|e| open_error(fd.as_fd(), name, e, &path, &at, "a directory"))?;
+    }
+    let stat = rustix::fs::fstat(&fd).map_err(|e| io(&path, e))?;
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if kind != FileType::Directory {
+        return Err(UntrustedError::WrongKind {
+            path: shown(&path),
+            kind: kind_name(kind),
+            expected: "a directory",
+        });
+    }
+    if stat.st_uid != rustix::process::geteuid().as_raw() {
+        return Err(UntrustedError::WrongKind {
+            path: shown(&path),
+            kind: "a directory of another user",
+            expected: "a private directory of this user",
+        });
+    }
+    if stat.st_mode & 0o022 != 0 {
+        return Err(UntrustedError::WrongKind {
+            path: shown(&path),
+            kind: "a directory others may write",
+            expected: "a private directory of this user",
+        });
+    }
+    Ok(path)
+}
+
 /// The entries of an open directory, `.` and `..` left out, sorted by name; an entry whose
 /// type the directory does not say is `stat`ed without following it.
 pub fn entries(dir: BorrowedFd<'_>, path: &Path) -> Result<Vec<(OsString, FileType)>, UntrustedError> {
