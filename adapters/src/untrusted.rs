@@ -665,5 +665,70 @@ mod tests {
         assert_eq!(std::fs::metadata(root.join("new/deep/f")).unwrap().permissions().mode() & 0o777, 0o640);
     }
 
+    /// a file is read as the program that reads it sees it — a link followed — through the
+    /// one descriptor it was opened with: a FIFO is refused at once, a directory or a device is
+    /// not a regular file, and the bound holds on the read (a file of `/proc` says size 0).
+    #[test]
+    fn a_followed_read_opens_once_and_reads_regular_files_only_within_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::write(p.join("rules.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(p.join("rules.json"), p.join("link.json")).unwrap();
+        assert_eq!(read_followed(&p.join("rules.json"), 2).unwrap(), b"{}");
+        assert_eq!(read_followed(&p.join("link.json"), 2).unwrap(), b"{}", "a link is followed");
+        assert!(matches!(read_followed(&p.join("rules.json"), 1), Err(UntrustedError::TooLarge { .. })));
+        assert!(matches!(read_followed(&p.join("none"), 9), Err(UntrustedError::Missing { .. })));
+        assert!(matches!(read_followed(p, 9), Err(UntrustedError::WrongKind { kind: "a directory", .. })));
+        assert!(matches!(read_followed(Path::new("/dev/zero"), 9), Err(UntrustedError::WrongKind { .. })));
+        let cwd = rustix::fs::open(p, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        rustix::fs::mknodat(&cwd, "f.json", FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+        let started = std::time::Instant::now();
+        let e = read_followed(&p.join("f.json"), 9).unwrap_err();
+        assert!(e.to_string().contains("a FIFO"), "{e}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let proc = read_followed(Path::new("/proc/self/stat"), 2).unwrap_err();
+        assert!(
+            matches!(proc, UntrustedError::TooLarge { size: None, .. }),
+            "a size-0 file past the bound: {proc}"
+        );
+        std::os::unix::fs::symlink(p, p.join("folder")).unwrap();
+        let listed: Vec<OsString> =
+            list_dir_followed(&p.join("folder")).unwrap().into_iter().map(|(n, _)| n).collect();
+        assert!(listed.contains(&OsString::from("rules.json")), "a linked folder is listed: {listed:?}");
+        assert!(matches!(list_dir_followed(&p.join("gone")), Err(UntrustedError::Missing { .. })));
+    }
+
+    /// a private directory is made 0700 beneath the root by descriptor, found again, and
+    /// refused where a link is planted on the way or at the end, where others may write it, or
+    /// where a name is not plain.
+    #[test]
+    fn a_private_directory_is_made_and_checked_by_descriptor() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let names = |last: &str| [".aw", "tmp", last].map(OsString::from);
+        let made = private_dir(root, &names("s1")).unwrap();
+        assert_eq!(made, root.join(".aw/tmp/s1"));
+        assert_eq!(std::fs::metadata(&made).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(private_dir(root, &names("s1")).unwrap(), made, "the same one again");
+        std::fs::create_dir(root.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join(".aw/tmp/s2")).unwrap();
+        assert!(
+            matches!(private_dir(root, &names("s2")), Err(UntrustedError::Link { .. })),
+            "a link at the end"
+        );
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join(".bw")).unwrap();
+        let through = private_dir(root, &[".bw", "tmp", "s"].map(OsString::from));
+        assert!(matches!(through, Err(UntrustedError::Link { .. })), "a link on the way: {through:?}");
+        assert!(!root.join("elsewhere/tmp").exists(), "nothing made behind the link");
+        std::fs::create_dir(root.join(".aw/tmp/s3")).unwrap();
+        std::fs::set_permissions(root.join(".aw/tmp/s3"), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let open = private_dir(root, &names("s3")).unwrap_err();
+        assert!(open.to_string().contains("others may write"), "{open}");
+        std::fs::write(root.join(".aw/tmp/s4"), "").unwrap();
+        assert!(private_dir(root, &names("s4")).is_err(), "a file");
+        assert!(matches!(private_dir(root, &names("..")), Err(UntrustedError::NotPlain { .. })));
+        assert!(matches!(private_dir(root, &names("a/b")), Err(UntrustedError::NotPlain { .. })));
+    }
+
     use std::os::unix::fs::PermissionsExt;
 }

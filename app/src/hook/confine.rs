@@ -568,6 +568,64 @@ mod tests {
         assert_eq!(allows(&unset), Ok(()), "a variable that is not set names nothing");
     }
 
+    /// X-86 with X-84: the settings places the integration names are what is read, each as its
+    /// form says (`^/` the root alone, not the layers below; a folder's files by their ending;
+    /// a linked file through its link); a deny rule in any stops the rewrite, and so does a file
+    /// that is not JSON, larger than the bound, or a FIFO (at once, never waited on).
+    #[test]
+    fn the_settings_places_the_integration_names_are_read_and_judged() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, home) = (dir.path().join("p"), dir.path().join("h"));
+        let cwd = root.join("sub");
+        std::fs::create_dir_all(cwd.join(".s")).unwrap();
+        std::fs::create_dir_all(home.join("managed.d")).unwrap();
+        let place = |place: &str, ending: Option<&str>| RuleSource {
+            place: place.to_owned(),
+            ending: ending.map(str::to_owned),
+            refusing: Vec::new(),
+        };
+        let sources = vec![place("~/managed.d", Some(".json")), place("^/.s/settings.json", None)];
+        let shell = ShellInput::new(
+            &serde_json::json!({"command": "touch x"}),
+            "command",
+            ClientRules::Settings { permission_mode: Some("bypassPermissions".to_owned()), sources },
+        )
+        .unwrap();
+        let (root_s, cwd_s, home_s) =
+            (root.display().to_string(), cwd.display().to_string(), home.display().to_string());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let allows = move || {
+            let (shell, root_s, cwd_s, home_s, tx) =
+                (shell.clone(), root_s.clone(), cwd_s.clone(), home_s.clone(), tx.clone());
+            std::thread::spawn(move || tx.send(client_allows(&shell, &root_s, &cwd_s, &home_s)));
+            rx.recv_timeout(Duration::from_secs(5)).expect("the read finished")
+        };
+        let deny = r#"{"permissions": {"deny": ["Bash(touch:*)"]}}"#;
+        assert_eq!(allows(), Ok(()), "no files");
+        std::fs::write(cwd.join(".s/settings.json"), deny).unwrap();
+        assert_eq!(allows(), Ok(()), "`^/` is the root alone, not the working directory");
+        std::fs::write(home.join("managed.d/a.txt"), deny).unwrap();
+        std::fs::write(home.join("managed.d/.json"), deny).unwrap();
+        assert_eq!(allows(), Ok(()), "other endings and a bare ending are not read");
+        std::fs::write(home.join("managed.d/b.json"), deny).unwrap();
+        assert!(allows().is_err_and(|e| e.contains("b.json")), "a folder's file");
+        std::fs::remove_file(home.join("managed.d/b.json")).unwrap();
+        std::fs::create_dir_all(root.join(".s")).unwrap();
+        std::fs::write(dir.path().join("kept.json"), deny).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("kept.json"), root.join(".s/settings.json")).unwrap();
+        assert!(allows().is_err_and(|e| e.contains("touch")), "a linked file is read through its link");
+        std::fs::remove_file(root.join(".s/settings.json")).unwrap();
+        std::fs::write(root.join(".s/settings.json"), "{").unwrap();
+        assert!(allows().is_err_and(|e| e.contains("not JSON")), "not JSON");
+        let large = format!("{{\"x\": \"{}\"}}", "a".repeat(usize::try_from(MAX_SETTINGS).unwrap()));
+        std::fs::write(root.join(".s/settings.json"), large).unwrap();
+        assert!(allows().is_err_and(|e| e.contains("cannot be read")), "over the bound");
+        std::fs::remove_file(root.join(".s/settings.json")).unwrap();
+        let fifo = std::process::Command::new("mkfifo").arg(root.join(".s/settings.json")).status().unwrap();
+        assert!(fifo.success());
+        assert!(allows().is_err_and(|e| e.contains("FIFO")), "a FIFO refuses at once");
+    }
+
     /// (rule, command, may match, why), H-61.
     #[test]
     fn a_deny_or_ask_rule_is_read_widely() {

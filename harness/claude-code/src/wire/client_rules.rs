@@ -29,3 +29,31 @@ pub fn client_rules(permission_mode: Option<String>) -> ClientRules {
         .collect();
     ClientRules::Settings { permission_mode, sources }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The files Claude Code reads its permission rules from, in its order (H-61, X-86): a place
+    /// missing here is a deny or ask rule Warden would not see before a rewrite.
+    #[test]
+    fn the_settings_places_are_claude_codes_own() {
+        let ClientRules::Settings { permission_mode, sources } = client_rules(Some("default".into())) else {
+            panic!("Claude Code's rules are its settings files");
+        };
+        assert_eq!(permission_mode.as_deref(), Some("default"));
+        let places: Vec<(&str, Option<&str>)> =
+            sources.iter().map(|s| (s.place.as_str(), s.ending.as_deref())).collect();
+        assert_eq!(
+            places,
+            [
+                ("/etc/claude-code/managed-settings.json", None),
+                ("/etc/claude-code/managed-settings.d", Some(".json")),
+                ("~/.claude/settings.json", None),
+                ("^/.claude/settings.json", None),
+                ("^/.claude/settings.local.json", None),
+            ]
+        );
+        assert!(sources.iter().all(|s| s.refusing.is_empty()), "the rules themselves are judged");
+    }
+}
