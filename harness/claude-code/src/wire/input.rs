@@ -324,7 +324,7 @@ mod tests {
             shell: ShellInput::new(
                 &serde_json::json!({"command": "ls"}),
                 "command",
-                super::client_rules::client_rules(None),
+                super::super::client_rules::client_rules(None),
             ),
         });
         assert_eq!(parse(other).unwrap().event, bash);
