@@ -665,9 +665,9 @@ mod tests {
         assert_eq!(std::fs::metadata(root.join("new/deep/f")).unwrap().permissions().mode() & 0o777, 0o640);
     }
 
-    /// a file is read as the program that reads it sees it — a link followed — through the
-    /// one descriptor it was opened with: a FIFO is refused at once, a directory or a device is
-    /// not a regular file, and the bound holds on the read (a file of `/proc` says size 0).
+    /// A file is read as the program that reads it sees it — a link followed — through the one
+    /// descriptor it was opened with: a FIFO is refused at once, a directory or a device is not a
+    /// regular file, and the bound holds on the read (a file of `/proc` says size 0).
     #[test]
     fn a_followed_read_opens_once_and_reads_regular_files_only_within_the_bound() {
         let dir = tempfile::tempdir().unwrap();
@@ -698,9 +698,9 @@ mod tests {
         assert!(matches!(list_dir_followed(&p.join("gone")), Err(UntrustedError::Missing { .. })));
     }
 
-    /// a private directory is made 0700 beneath the root by descriptor, found again, and
-    /// refused where a link is planted on the way or at the end, where others may write it, or
-    /// where a name is not plain.
+    /// A private directory is made 0700 beneath the root by descriptor, found again, and refused
+    /// where a link is planted on the way or at the end, where others may write it, or where a
+    /// name is not plain.
     #[test]
     fn a_private_directory_is_made_and_checked_by_descriptor() {
         let dir = tempfile::tempdir().unwrap();

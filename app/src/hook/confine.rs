@@ -568,10 +568,10 @@ mod tests {
         assert_eq!(allows(&unset), Ok(()), "a variable that is not set names nothing");
     }
 
-    /// X-86 with X-84: the settings places the integration names are what is read, each as its
-    /// form says (`^/` the root alone, not the layers below; a folder's files by their ending;
-    /// a linked file through its link); a deny rule in any stops the rewrite, and so does a file
-    /// that is not JSON, larger than the bound, or a FIFO (at once, never waited on).
+    /// The settings places the integration names are what is read, each as its form says (`^/`
+    /// the root alone, not the layers below; a folder's files by their ending; a linked file
+    /// through its link); a deny rule in any stops the rewrite, and so does a file that is not
+    /// JSON, larger than the bound, or a FIFO (at once, never waited on).
     #[test]
     fn the_settings_places_the_integration_names_are_read_and_judged() {
         let dir = tempfile::tempdir().unwrap();
