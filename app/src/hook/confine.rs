@@ -12,8 +12,8 @@
 //! would have them widened by a rewrite of a call they deny, ask about or do not allow (H-61).
 //! Where the harness reads those rules is named by its integration ([`ClientRules`], X-86); the
 //! files are reached through the adapters, each read once by descriptor, and the session's
-//! temporary directory is made and checked by descriptor. [`outcome`] turns these findings and `[confine] mode` into what runs and what is
-//! recorded (E-13, E-14).
+//! temporary directory is made and checked by descriptor. [`outcome`] turns these
+//! findings and `[confine] mode` into what runs and what is recorded (E-13, E-14).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
