@@ -24,6 +24,14 @@ pub fn entry_exists(path: &Path) -> io::Result<bool> {
     }
 }
 
+/// Whether `path`, links followed, is a regular file someone may execute (H-63): the
+/// launcher the human installed. `Err` when it cannot be looked up.
+pub fn executable_file(path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path)?;
+    Ok(meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
 /// Removes the entry at `path` (not a directory): `Ok(false)` when there was none.
 pub fn remove_entry(path: &Path) -> io::Result<bool> {
     match std::fs::remove_file(path) {

@@ -371,6 +371,91 @@ pub fn list_dir(root: Option<&Path>, path: &Path) -> Result<Vec<(OsString, FileT
     entries(dir.as_fd(), path)
 }
 
+/// The bytes of the regular file `path` as the program that reads it sees it, at most `max`
+/// one open, links followed (a harness follows them to its own rule files), without
+/// waiting on a FIFO; refused unless what was opened is a regular file; read through that same
+/// descriptor with the bound enforced on the read itself ([`read_bounded`]). Nothing is looked up
+/// by path before the open, so nothing can be swapped between a check and the read.
+pub fn read_followed(path: &Path, max: u64) -> Result<Vec<u8>, UntrustedError> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|e| {
+        if e == Errno::NOENT { UntrustedError::Missing { path: shown(path) } } else { io(path, e) }
+    })?;
+    let stat = rustix::fs::fstat(&fd).map_err(|e| io(path, e))?;
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if kind != FileType::RegularFile {
+        return Err(UntrustedError::WrongKind {
+            path: shown(path),
+            kind: kind_name(kind),
+            expected: "a regular file",
+        });
+    }
+    read_bounded(File::from(fd), u64::try_from(stat.st_size).unwrap_or(0), max, path)
+}
+
+/// The entries of the directory `path` as the program that lists it sees it: opened once,
+/// links followed, listed through that descriptor ([`entries`]).
+pub fn list_dir_followed(path: &Path) -> Result<Vec<(OsString, FileType)>, UntrustedError> {
+    let dir = open_anchor(path)?;
+    entries(dir.as_fd(), path)
+}
+
+/// The directory `names` beneath `root`, private to this process's user: `root` opened as
+/// the human named it, then each name opened beneath the one before without following a link
+/// (`O_NOFOLLOW | O_DIRECTORY`), made with mode 0700 when missing; the last one, as opened, must
+/// belong to this process's effective user and be writable by no one else (`fstat` on its
+/// descriptor). Returns the path, `root` joined with `names`.
+pub fn private_dir(root: &Path, names: &[OsString]) -> Result<PathBuf, UntrustedError> {
+    let path: PathBuf = names.iter().fold(root.to_path_buf(), |at, name| at.join(name));
+    let mut fd = open_anchor(root)?;
+    let mut at = root.to_path_buf();
+    for name in names {
+        at.push(name);
+        if name.as_bytes() == b".."
+            || name.as_bytes() == b"."
+            || name.is_empty()
+            || name.as_bytes().contains(&b'/')
+        {
+            return Err(UntrustedError::NotPlain { path: shown(&path) });
+        }
+        let opened = match rustix::fs::openat(&fd, name.as_os_str(), DIR_FLAGS, Mode::empty()) {
+            Err(Errno::NOENT) => {
+                match rustix::fs::mkdirat(&fd, name.as_os_str(), Mode::from_raw_mode(0o700)) {
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(e) => return Err(io(&at, e)),
+                }
+                rustix::fs::openat(&fd, name.as_os_str(), DIR_FLAGS, Mode::empty())
+            }
+            other => other,
+        };
+        fd = opened.map_err(|e| open_error(fd.as_fd(), name, e, &path, &at, "a directory"))?;
+    }
+    let stat = rustix::fs::fstat(&fd).map_err(|e| io(&path, e))?;
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if kind != FileType::Directory {
+        return Err(UntrustedError::WrongKind {
+            path: shown(&path),
+            kind: kind_name(kind),
+            expected: "a directory",
+        });
+    }
+    if stat.st_uid != rustix::process::geteuid().as_raw() {
+        return Err(UntrustedError::WrongKind {
+            path: shown(&path),
+            kind: "a directory of another user",
+            expected: "a private directory of this user",
+        });
+    }
+    if stat.st_mode & 0o022 != 0 {
+        return Err(UntrustedError::WrongKind {
+            path: shown(&path),
+            kind: "a directory others may write",
+            expected: "a private directory of this user",
+        });
+    }
+    Ok(path)
+}
+
 /// The entries of an open directory, `.` and `..` left out, sorted by name; an entry whose
 /// type the directory does not say is `stat`ed without following it.
 pub fn entries(dir: BorrowedFd<'_>, path: &Path) -> Result<Vec<(OsString, FileType)>, UntrustedError> {
@@ -578,6 +663,71 @@ mod tests {
         write_atomic(Some(root), &root.join("new/deep/f"), b"x", 0o640).unwrap();
         assert_eq!(std::fs::read_dir(root.join("new/deep")).unwrap().count(), 1);
         assert_eq!(std::fs::metadata(root.join("new/deep/f")).unwrap().permissions().mode() & 0o777, 0o640);
+    }
+
+    /// A file is read as the program that reads it sees it — a link followed — through the one
+    /// descriptor it was opened with: a FIFO is refused at once, a directory or a device is not a
+    /// regular file, and the bound holds on the read (a file of `/proc` says size 0).
+    #[test]
+    fn a_followed_read_opens_once_and_reads_regular_files_only_within_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::write(p.join("rules.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(p.join("rules.json"), p.join("link.json")).unwrap();
+        assert_eq!(read_followed(&p.join("rules.json"), 2).unwrap(), b"{}");
+        assert_eq!(read_followed(&p.join("link.json"), 2).unwrap(), b"{}", "a link is followed");
+        assert!(matches!(read_followed(&p.join("rules.json"), 1), Err(UntrustedError::TooLarge { .. })));
+        assert!(matches!(read_followed(&p.join("none"), 9), Err(UntrustedError::Missing { .. })));
+        assert!(matches!(read_followed(p, 9), Err(UntrustedError::WrongKind { kind: "a directory", .. })));
+        assert!(matches!(read_followed(Path::new("/dev/zero"), 9), Err(UntrustedError::WrongKind { .. })));
+        let cwd = rustix::fs::open(p, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        rustix::fs::mknodat(&cwd, "f.json", FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+        let started = std::time::Instant::now();
+        let e = read_followed(&p.join("f.json"), 9).unwrap_err();
+        assert!(e.to_string().contains("a FIFO"), "{e}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let proc = read_followed(Path::new("/proc/self/stat"), 2).unwrap_err();
+        assert!(
+            matches!(proc, UntrustedError::TooLarge { size: None, .. }),
+            "a size-0 file past the bound: {proc}"
+        );
+        std::os::unix::fs::symlink(p, p.join("folder")).unwrap();
+        let listed: Vec<OsString> =
+            list_dir_followed(&p.join("folder")).unwrap().into_iter().map(|(n, _)| n).collect();
+        assert!(listed.contains(&OsString::from("rules.json")), "a linked folder is listed: {listed:?}");
+        assert!(matches!(list_dir_followed(&p.join("gone")), Err(UntrustedError::Missing { .. })));
+    }
+
+    /// A private directory is made 0700 beneath the root by descriptor, found again, and refused
+    /// where a link is planted on the way or at the end, where others may write it, or where a
+    /// name is not plain.
+    #[test]
+    fn a_private_directory_is_made_and_checked_by_descriptor() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let names = |last: &str| [".aw", "tmp", last].map(OsString::from);
+        let made = private_dir(root, &names("s1")).unwrap();
+        assert_eq!(made, root.join(".aw/tmp/s1"));
+        assert_eq!(std::fs::metadata(&made).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(private_dir(root, &names("s1")).unwrap(), made, "the same one again");
+        std::fs::create_dir(root.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join(".aw/tmp/s2")).unwrap();
+        assert!(
+            matches!(private_dir(root, &names("s2")), Err(UntrustedError::Link { .. })),
+            "a link at the end"
+        );
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join(".bw")).unwrap();
+        let through = private_dir(root, &[".bw", "tmp", "s"].map(OsString::from));
+        assert!(matches!(through, Err(UntrustedError::Link { .. })), "a link on the way: {through:?}");
+        assert!(!root.join("elsewhere/tmp").exists(), "nothing made behind the link");
+        std::fs::create_dir(root.join(".aw/tmp/s3")).unwrap();
+        std::fs::set_permissions(root.join(".aw/tmp/s3"), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let open = private_dir(root, &names("s3")).unwrap_err();
+        assert!(open.to_string().contains("others may write"), "{open}");
+        std::fs::write(root.join(".aw/tmp/s4"), "").unwrap();
+        assert!(private_dir(root, &names("s4")).is_err(), "a file");
+        assert!(matches!(private_dir(root, &names("..")), Err(UntrustedError::NotPlain { .. })));
+        assert!(matches!(private_dir(root, &names("a/b")), Err(UntrustedError::NotPlain { .. })));
     }
 
     use std::os::unix::fs::PermissionsExt;

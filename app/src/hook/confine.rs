@@ -7,17 +7,21 @@
 //! What decides is what the human installed: the launcher beside the running `warden` (or the
 //! one the embedding code names), never a path the agent can name (H-63). Whether the kernel can
 //! confine is probed once per process by running the launcher itself (H-64). A call is rewritten
-//! only where the harness's own permission rules would have let it run as sent: Claude Code
-//! 2.1.330 judges its rules against the input a hook hands back, and a hook's allow skips its
-//! asking, so a rewrite of a call its rules deny, ask about or do not allow would widen them
-//! (H-61). [`outcome`] turns these findings and `[confine] mode` into what runs and what is
-//! recorded (E-13, E-14).
+//! only where the harness's own permission rules would have let it run as sent: a harness that
+//! judges its rules against the input a hook hands back, and whose asking a hook's allow skips,
+//! would have them widened by a rewrite of a call they deny, ask about or do not allow (H-61).
+//! Where the harness reads those rules is named by its integration ([`ClientRules`], X-86); the
+//! files are reached through the adapters, each read once by descriptor (X-84), and the session's
+//! temporary directory is made and checked by descriptor (X-85). [`outcome`] turns these
+//! findings and `[confine] mode` into what runs and what is recorded (E-13, E-14).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use agentwarden_adapters::paths::LocalPaths;
+use agentwarden_adapters::untrusted::{self, UntrustedError};
 use agentwarden_domain::code::Code;
 use agentwarden_domain::confine::{
     Applied, Baseline, ConfineMode, Confinement, Findings, Place, lineage_confinement,
@@ -33,8 +37,8 @@ use crate::warden::Warden;
 /// The launcher's file name, installed beside `warden` and `warden-hook`.
 pub(crate) const LAUNCHER: &str = "warden-confine";
 
-/// The longest a settings file of the harness may be to be read (larger: unreadable, so not
-/// rewritten).
+/// The longest a rule file of the harness may be to be read (larger: unreadable, so not
+/// rewritten; X-84).
 const MAX_SETTINGS: u64 = 1024 * 1024;
 
 /// How long the kernel probe may take before it counts as a failure.
@@ -145,12 +149,11 @@ fn reason(applied: &Applied) -> String {
 
 /// Whether `path` is a regular file someone may execute.
 fn installed(path: &Path) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::metadata(path).map_err(|e| format!("`{}`: {e}", path.display()))?;
-    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
-        return Err(format!("`{}` is not an executable file", path.display()));
+    match agentwarden_adapters::paths::executable_file(path) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(format!("`{}` is not an executable file", path.display())),
+        Err(e) => Err(format!("`{}`: {e}", path.display())),
     }
-    Ok(())
 }
 
 /// The kernel probe (H-64): the launcher run once around `true` with the narrowest
@@ -206,46 +209,31 @@ fn run_probe(launcher: &Path) -> Result<(), String> {
 
 /// The session's own temporary directory (E-12, E-16): `.agentwarden/tmp/SESSION` beneath the
 /// workspace root, made by this process with mode 0700 when missing; it must be a directory of
-/// this process's user, reached without a symbolic link. Not a shared name (`/tmp/…`) another
-/// user could make first.
+/// this process's user that no one else may write, reached from the root without a symbolic link.
+/// Not a shared name (`/tmp/…`) another user could make first. Each name is opened beneath the
+/// one before by descriptor, and the owner and mode are read from the last one's descriptor, so
+/// nothing is swapped between the check and what is checked (X-85).
 pub(crate) fn session_tmp(root: &str, session: &str) -> Result<String, String> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     if !agentwarden_domain::sessions::is_safe_id(session) {
         return Err(format!("session id `{}` is not safe as a file name", session.escape_debug()));
     }
-    let base = Path::new(root).join(".agentwarden").join("tmp");
-    let dir = base.join(session);
-    let made = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir);
-    if let Err(e) = made {
-        return Err(format!("the session's temporary directory `{}` cannot be made: {e}", dir.display()));
-    }
-    let real =
-        agentwarden_adapters::paths::canonical(&dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
-    if real != dir {
-        return Err(format!("the session's temporary directory `{}` has a link on the way", dir.display()));
-    }
-    let meta = std::fs::symlink_metadata(&dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
-    let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(u32::MAX);
-    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
-        return Err(format!(
-            "the session's temporary directory `{}` is not a private directory of this user",
-            dir.display()
-        ));
-    }
-    Ok(dir.to_string_lossy().into_owned())
+    let names = [".agentwarden", "tmp", session].map(OsString::from);
+    untrusted::private_dir(Path::new(root), &names)
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .map_err(|e| format!("the session's temporary directory cannot be used: {e}"))
 }
 
 /// Whether the harness's own rules would let `shell` run as sent (H-61); `Err` says why not, or
 /// why Warden cannot tell.
 pub(crate) fn client_allows(shell: &ShellInput, root: &str, cwd: &str, home: &str) -> Result<(), String> {
-    let permission_mode = match &shell.client {
+    let (permission_mode, sources) = match &shell.client {
         ClientRules::Unmodeled => {
             return Err("Warden does not model this harness's own rules for a replaced input".into());
         }
-        ClientRules::Settings { permission_mode } => permission_mode.as_deref(),
+        ClientRules::Settings { permission_mode, sources } => (permission_mode.as_deref(), sources),
         ClientRules::Files { sources } => return files_allow(sources, root, cwd, home),
     };
-    let rules = settings_rules(root, home)?;
+    let rules = settings_rules(sources, root, cwd, home)?;
     judge(&rules, shell.command(), permission_mode, root, cwd)
 }
 
@@ -255,49 +243,57 @@ pub(crate) fn client_allows(shell: &ShellInput, root: &str, cwd: &str, home: &st
 /// rewrite: a file the agent adds denies its own calls, none turns confinement off.
 fn files_allow(sources: &[RuleSource], root: &str, cwd: &str, home: &str) -> Result<(), String> {
     for source in sources {
-        for place in rule_places(&source.place, root, cwd, home)? {
-            let files = match &source.ending {
-                None => vec![place],
-                Some(ending) => match std::fs::read_dir(&place) {
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                    Err(e) => return Err(format!("`{}` cannot be listed: {e}", place.display())),
-                    Ok(entries) => {
-                        let mut files = Vec::new();
-                        for entry in entries {
-                            let entry =
-                                entry.map_err(|e| format!("`{}` cannot be listed: {e}", place.display()))?;
-                            let name = entry.file_name();
-                            let name = name.to_string_lossy();
-                            if name.len() > ending.len() && name.ends_with(ending.as_str()) {
-                                files.push(entry.path());
-                            }
-                        }
-                        files.sort();
-                        files
-                    }
-                },
-            };
-            for file in files {
-                let text = match std::fs::metadata(&file) {
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                    Err(e) => return Err(format!("`{}` cannot be read: {e}", file.display())),
-                    Ok(meta) if meta.len() > MAX_SETTINGS => {
-                        return Err(format!("`{}` is larger than {MAX_SETTINGS} bytes", file.display()));
-                    }
-                    Ok(_) => std::fs::read(&file)
-                        .map_err(|e| format!("`{}` cannot be read: {e}", file.display()))?,
-                };
-                let text = String::from_utf8_lossy(&text);
-                if let Some(word) = source.refusing.iter().find(|word| text.contains(word.as_str())) {
-                    return Err(format!(
-                        "`{}` holds `{word}`: a rule of the harness's own that would not see the command behind Warden's launcher",
-                        file.display()
-                    ));
-                }
+        for (file, bytes) in rule_files(source, root, cwd, home)? {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Some(word) = source.refusing.iter().find(|word| text.contains(word.as_str())) {
+                return Err(format!(
+                    "`{}` holds `{word}`: a rule of the harness's own that would not see the command behind Warden's launcher",
+                    file.display()
+                ));
             }
         }
     }
     Ok(())
+}
+
+/// The files `source` names, each with what it holds, in order: each place ([`rule_places`]);
+/// a folder's files whose names end in its ending (and are longer), by name. A file or folder
+/// that is missing holds nothing; one that cannot be read or listed, is not a regular file, or
+/// is larger than [`MAX_SETTINGS`] is an `Err` naming it. Each file is opened once, links
+/// followed as the harness follows them, and read through that descriptor with the bound
+/// enforced on the read (X-84).
+fn rule_files(
+    source: &RuleSource,
+    root: &str,
+    cwd: &str,
+    home: &str,
+) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
+    let mut read = Vec::new();
+    for place in rule_places(&source.place, root, cwd, home)? {
+        let files = match &source.ending {
+            None => vec![place],
+            Some(ending) => match untrusted::list_dir_followed(&place) {
+                Err(UntrustedError::Missing { .. }) => continue,
+                Err(e) => return Err(format!("`{}` cannot be listed: {}", place.display(), e.reason())),
+                Ok(entries) => entries
+                    .into_iter()
+                    .filter(|(name, _)| {
+                        let name = name.to_string_lossy();
+                        name.len() > ending.len() && name.ends_with(ending.as_str())
+                    })
+                    .map(|(name, _)| place.join(name))
+                    .collect(),
+            },
+        };
+        for file in files {
+            match untrusted::read_followed(&file, MAX_SETTINGS) {
+                Err(UntrustedError::Missing { .. }) => {}
+                Err(e) => return Err(format!("`{}` cannot be read: {}", file.display(), e.reason())),
+                Ok(bytes) => read.push((file, bytes)),
+            }
+        }
+    }
+    Ok(read)
 }
 
 /// The paths a [`RuleSource`]'s place names (see its doc): `Err` when it is beneath the user's
@@ -312,6 +308,9 @@ fn rule_places(place: &str, root: &str, cwd: &str, home: &str) -> Result<Vec<Pat
     if let Some(rest) = place.strip_prefix('$') {
         let (var, rest) = rest.split_once('/').unwrap_or((rest, ""));
         return Ok(std::env::var_os(var).map(|value| Path::new(&value).join(rest)).into_iter().collect());
+    }
+    if let Some(rest) = place.strip_prefix("^/") {
+        return Ok(vec![Path::new(root).join(rest)]);
     }
     if let Some(rest) = place.strip_prefix("./") {
         let root = Path::new(root);
@@ -332,44 +331,32 @@ fn rule_places(place: &str, root: &str, cwd: &str, home: &str) -> Result<Vec<Pat
 /// the file.
 type SettingsRule = (&'static str, String, String);
 
-/// The permission rules of every settings file Claude Code reads for a project at `root`
-/// (managed, the user's, the project's, the local one); a file that is missing has none, one
-/// that cannot be read or is not JSON is an `Err`.
-fn settings_rules(root: &str, home: &str) -> Result<Vec<SettingsRule>, String> {
-    let mut files: Vec<PathBuf> = vec![PathBuf::from("/etc/claude-code/managed-settings.json")];
-    if let Ok(entries) = std::fs::read_dir("/etc/claude-code/managed-settings.d") {
-        let mut more: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        more.sort();
-        files.extend(more.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")));
-    }
-    if !home.is_empty() {
-        files.push(Path::new(home).join(".claude/settings.json"));
-    }
-    files.push(Path::new(root).join(".claude/settings.json"));
-    files.push(Path::new(root).join(".claude/settings.local.json"));
+/// The permission rules (`permissions.deny`, `.ask`, `.allow`) of every settings file of
+/// `sources` (named by the harness's integration, X-86), read as [`rule_files`] reads them: a
+/// file that is missing has none; one that cannot be read, is not JSON, or holds a list that is
+/// not a list of strings is an `Err`.
+fn settings_rules(
+    sources: &[RuleSource],
+    root: &str,
+    cwd: &str,
+    home: &str,
+) -> Result<Vec<SettingsRule>, String> {
     let mut rules = Vec::new();
-    for file in files {
-        let text = match std::fs::metadata(&file) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(format!("`{}` cannot be read: {e}", file.display())),
-            Ok(meta) if meta.len() > MAX_SETTINGS => {
-                return Err(format!("`{}` is larger than {MAX_SETTINGS} bytes", file.display()));
-            }
-            Ok(_) => std::fs::read_to_string(&file)
-                .map_err(|e| format!("`{}` cannot be read: {e}", file.display()))?,
-        };
-        let value: Value =
-            serde_json::from_str(&text).map_err(|e| format!("`{}` is not JSON: {e}", file.display()))?;
-        for list in ["deny", "ask", "allow"] {
-            let Some(found) = value.pointer(&format!("/permissions/{list}")) else { continue };
-            let Value::Array(items) = found else {
-                return Err(format!("`{}`: `permissions.{list}` is not a list", file.display()));
-            };
-            for item in items {
-                let Value::String(rule) = item else {
-                    return Err(format!("`{}`: `permissions.{list}` holds a non-string", file.display()));
+    for source in sources {
+        for (file, bytes) in rule_files(source, root, cwd, home)? {
+            let value: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| format!("`{}` is not JSON: {e}", file.display()))?;
+            for list in ["deny", "ask", "allow"] {
+                let Some(found) = value.pointer(&format!("/permissions/{list}")) else { continue };
+                let Value::Array(items) = found else {
+                    return Err(format!("`{}`: `permissions.{list}` is not a list", file.display()));
                 };
-                rules.push((list, rule.clone(), file.display().to_string()));
+                for item in items {
+                    let Value::String(rule) = item else {
+                        return Err(format!("`{}`: `permissions.{list}` holds a non-string", file.display()));
+                    };
+                    rules.push((list, rule.clone(), file.display().to_string()));
+                }
             }
         }
     }
@@ -479,9 +466,9 @@ pub fn confine_report(
         Ok(path) => probe(path),
         Err(why) => Err(format!("not probed: {why}")),
     };
-    let user_namespaces = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+    let user_namespaces = untrusted::read_followed(Path::new("/proc/sys/user/max_user_namespaces"), 64)
         .map_err(|e| e.to_string())
-        .and_then(|t| t.trim().parse::<u64>().map_err(|e| e.to_string()));
+        .and_then(|t| String::from_utf8_lossy(&t).trim().parse::<u64>().map_err(|e| e.to_string()));
     let home = std::env::var("HOME").unwrap_or_default();
     let tmp = format!("{root}/.agentwarden/tmp/SESSION");
     let place = Place { root, cwd: root, session_tmp: &tmp };
@@ -581,6 +568,64 @@ mod tests {
         assert_eq!(allows(&unset), Ok(()), "a variable that is not set names nothing");
     }
 
+    /// The settings places the integration names are what is read, each as its form says (`^/`
+    /// the root alone, not the layers below; a folder's files by their ending; a linked file
+    /// through its link); a deny rule in any stops the rewrite, and so does a file that is not
+    /// JSON, larger than the bound, or a FIFO (at once, never waited on) (X-86, X-84).
+    #[test]
+    fn the_settings_places_the_integration_names_are_read_and_judged() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, home) = (dir.path().join("p"), dir.path().join("h"));
+        let cwd = root.join("sub");
+        std::fs::create_dir_all(cwd.join(".s")).unwrap();
+        std::fs::create_dir_all(home.join("managed.d")).unwrap();
+        let place = |place: &str, ending: Option<&str>| RuleSource {
+            place: place.to_owned(),
+            ending: ending.map(str::to_owned),
+            refusing: Vec::new(),
+        };
+        let sources = vec![place("~/managed.d", Some(".json")), place("^/.s/settings.json", None)];
+        let shell = ShellInput::new(
+            &serde_json::json!({"command": "touch x"}),
+            "command",
+            ClientRules::Settings { permission_mode: Some("bypassPermissions".to_owned()), sources },
+        )
+        .unwrap();
+        let (root_s, cwd_s, home_s) =
+            (root.display().to_string(), cwd.display().to_string(), home.display().to_string());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let allows = move || {
+            let (shell, root_s, cwd_s, home_s, tx) =
+                (shell.clone(), root_s.clone(), cwd_s.clone(), home_s.clone(), tx.clone());
+            std::thread::spawn(move || tx.send(client_allows(&shell, &root_s, &cwd_s, &home_s)));
+            rx.recv_timeout(Duration::from_secs(5)).expect("the read finished")
+        };
+        let deny = r#"{"permissions": {"deny": ["Bash(touch:*)"]}}"#;
+        assert_eq!(allows(), Ok(()), "no files");
+        std::fs::write(cwd.join(".s/settings.json"), deny).unwrap();
+        assert_eq!(allows(), Ok(()), "`^/` is the root alone, not the working directory");
+        std::fs::write(home.join("managed.d/a.txt"), deny).unwrap();
+        std::fs::write(home.join("managed.d/.json"), deny).unwrap();
+        assert_eq!(allows(), Ok(()), "other endings and a bare ending are not read");
+        std::fs::write(home.join("managed.d/b.json"), deny).unwrap();
+        assert!(allows().is_err_and(|e| e.contains("b.json")), "a folder's file");
+        std::fs::remove_file(home.join("managed.d/b.json")).unwrap();
+        std::fs::create_dir_all(root.join(".s")).unwrap();
+        std::fs::write(dir.path().join("kept.json"), deny).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("kept.json"), root.join(".s/settings.json")).unwrap();
+        assert!(allows().is_err_and(|e| e.contains("touch")), "a linked file is read through its link");
+        std::fs::remove_file(root.join(".s/settings.json")).unwrap();
+        std::fs::write(root.join(".s/settings.json"), "{").unwrap();
+        assert!(allows().is_err_and(|e| e.contains("not JSON")), "not JSON");
+        let large = format!("{{\"x\": \"{}\"}}", "a".repeat(usize::try_from(MAX_SETTINGS).unwrap()));
+        std::fs::write(root.join(".s/settings.json"), large).unwrap();
+        assert!(allows().is_err_and(|e| e.contains("cannot be read")), "over the bound");
+        std::fs::remove_file(root.join(".s/settings.json")).unwrap();
+        let fifo = std::process::Command::new("mkfifo").arg(root.join(".s/settings.json")).status().unwrap();
+        assert!(fifo.success());
+        assert!(allows().is_err_and(|e| e.contains("FIFO")), "a FIFO refuses at once");
+    }
+
     /// (rule, command, may match, why), H-61.
     #[test]
     fn a_deny_or_ask_rule_is_read_widely() {
@@ -610,8 +655,8 @@ mod tests {
         list.iter().map(|(l, r)| (*l, (*r).to_owned(), "f".to_owned())).collect()
     }
 
-    /// What the harness itself would do with the call as sent, as measured on Claude Code
-    /// 2.1.330 (docs/decisions/H-61.md): a rewrite only where it would run it without asking.
+    /// What the harness itself would do with the call as sent, as measured on the harness
+    /// (docs/decisions/H-61.md): a rewrite only where it would run it without asking.
     #[test]
     fn a_call_is_rewritten_only_where_the_harness_would_run_it_as_sent() {
         let ok = |r: &[(&'static str, &str)], command: &str, mode: Option<&str>| {

@@ -10,12 +10,16 @@ use serde_json::{Map, Value};
 /// the harness would have let the call run as sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClientRules {
-    /// The harness reads permission rules from its settings files, and gave this permission
-    /// mode in the hook input: the application reads those files and judges the original
-    /// command against them before it rewrites.
+    /// The harness reads permission rules (`permissions.deny`, `.ask`, `.allow`) from JSON
+    /// settings files, and gave this permission mode in the hook input: the application reads
+    /// those files and judges the original command against them before it rewrites.
     Settings {
         /// The mode as the harness named it (`None`: it named none).
         permission_mode: Option<String>,
+        /// Where the harness reads its settings, in the order it reads them (their
+        /// [`RuleSource::refusing`] is not used: the rules themselves are judged). Named by the
+        /// harness's integration, never by the application.
+        sources: Vec<RuleSource>,
     },
     /// Warden does not model the harness's own rules for this call: it is never rewritten,
     /// and so runs unconfined (recorded) or, under `required`, is denied.
@@ -35,7 +39,7 @@ pub struct RuleSource {
     /// The file, or the folder whose files ending in [`RuleSource::ending`] are read: an
     /// absolute path; `~/PATH` beneath the user's home; `$VAR/PATH` beneath the value of the
     /// variable `VAR` where it is set (else nowhere); `./PATH` beneath each folder from the
-    /// project's root down to the working directory.
+    /// project's root down to the working directory; `^/PATH` beneath the project's root alone.
     pub place: String,
     /// `Some(ending)`: the place is a folder, and its files whose names end so (and are longer)
     /// are read; `None`: the place is one file.

@@ -9,8 +9,8 @@
 
 use agentwarden_domain::json::type_name;
 use agentwarden_domain::sessions::{
-    Attribution, CallInput, CallStage, ClientRules, HarnessProfile, HarnessTerms, HookEvent, HookInput,
-    InputError, ShellInput, SpawnRequest, ToolCall, ToolKind, input_digest,
+    Attribution, CallInput, CallStage, HarnessProfile, HarnessTerms, HookEvent, HookInput, InputError,
+    ShellInput, SpawnRequest, ToolCall, ToolKind, input_digest,
 };
 pub use agentwarden_domain::sessions::{HUMAN_VERBS, human_verb_in};
 use agentwarden_protocol::hook_json::{
@@ -121,7 +121,7 @@ fn tool(object: &Map<String, Value>, tool_name: String) -> Result<HookEvent, Inp
         .contains(&tool_name.as_str())
         .then(|| {
             let permission_mode = object.get("permission_mode").and_then(Value::as_str).map(str::to_owned);
-            ShellInput::new(&whole, "command", ClientRules::Settings { permission_mode })
+            ShellInput::new(&whole, "command", super::client_rules::client_rules(permission_mode))
         })
         .flatten();
     Ok(HookEvent::Tool(ToolCall {
@@ -324,7 +324,7 @@ mod tests {
             shell: ShellInput::new(
                 &serde_json::json!({"command": "ls"}),
                 "command",
-                ClientRules::Settings { permission_mode: None },
+                super::super::client_rules::client_rules(None),
             ),
         });
         assert_eq!(parse(other).unwrap().event, bash);

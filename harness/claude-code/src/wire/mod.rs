@@ -2,6 +2,7 @@
 //! `warden-hook` client and the kernel's integration share.
 
 mod answer;
+pub mod client_rules;
 mod input;
 #[cfg(test)]
 mod paths_tests;
