@@ -46,8 +46,8 @@ pub fn read_back(
 mod tests {
     use agentwarden_domain::sessions::HookReason;
     use proptest::prelude::*;
-    use serde_json::{Map, Value};
     use serde_json::json;
+    use serde_json::{Map, Value};
 
     use super::*;
 
