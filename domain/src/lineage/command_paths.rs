@@ -203,7 +203,7 @@ pub(super) fn compound_held(
 ) -> Option<String> {
     // Split as the line's check for every agent splits it (T-31): one reading of the shell's
     // operators, quotes and escapes.
-    let super::shell_writes::Split { segments, targets, .. } = super::shell_writes::split(line);
+    let super::shell_split::Split { segments, targets, .. } = super::shell_split::split(line);
     let target =
         targets.iter().filter(|t| !t.is_empty()).find_map(|t| held_write(resolve, more, t, Some(cwd)));
     target.or_else(|| {

@@ -20,6 +20,7 @@ mod rule_set;
 mod rules;
 mod sed_script;
 mod shell_forms;
+mod shell_split;
 mod shell_words;
 mod shell_writes;
 pub mod syntax;
