@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 pub enum Applied {
     /// It runs under the launcher, which the kernel holds to the confinement.
     Confined {
-        /// BLAKE3 (hex) of the launcher's argument ([`Confinement::encode`]).
+        /// BLAKE3 (hex) of the launcher's argument ([`Confinement::encode`](crate::confine::Confinement::encode)).
         digest: String,
         /// The mechanisms, in words.
         mechanism: String,
