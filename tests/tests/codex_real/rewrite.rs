@@ -97,9 +97,16 @@ fn allow_with(command: &str) -> Value {
 #[test]
 #[ignore = "real Codex: run by `cargo xtask codex`"]
 fn what_an_allowing_rewrite_runs_and_what_codexs_own_policy_does_with_it() {
-    // Not under `/tmp`, which Codex's workspace-write sandbox lets a command write.
-    let outside =
-        tempfile::tempdir_in(workspace_root().join("target")).expect("a directory outside the project");
+    // Not under `/tmp` or `$TMPDIR`, which Codex's workspace-write sandbox lets a command write,
+    // wherever the repository is checked out (a clone under `/tmp` has its `target/` there too).
+    let writable_by_the_sandbox = |dir: &std::path::Path| {
+        dir.starts_with("/tmp") || std::env::var_os("TMPDIR").is_some_and(|t| dir.starts_with(t))
+    };
+    let parent = [std::path::PathBuf::from("/var/tmp"), workspace_root().join("target")]
+        .into_iter()
+        .find(|dir| dir.is_dir() && !writable_by_the_sandbox(dir))
+        .expect("a directory outside /tmp and $TMPDIR: /var/tmp or the workspace's target/");
+    let outside = tempfile::tempdir_in(parent).expect("a directory outside the project");
     let outside_file = outside.path().join("rewritten").display().to_string();
     let inside = |project: &CodexProject| project.root.join("rewritten").display().to_string();
     let default = CodexRun::default;
