@@ -11,13 +11,25 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// Every file under `dir`, recursively, whatever its kind (the neutrality tests read manifests
+/// and docs too). Panics like [`rust_files`].
+pub fn all_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    collect_where(dir, &|_| true, &mut found);
+    found
+}
+
 fn collect(dir: &Path, found: &mut Vec<PathBuf>) {
+    collect_where(dir, &|path| path.extension().is_some_and(|e| e == "rs"), found);
+}
+
+fn collect_where(dir: &Path, keep: &dyn Fn(&Path) -> bool, found: &mut Vec<PathBuf>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for entry in entries {
         let path = entry.unwrap_or_else(|e| panic!("{}: {e}", dir.display())).path();
         if path.is_dir() {
-            collect(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+            collect_where(&path, keep, found);
+        } else if keep(&path) {
             found.push(path);
         }
     }

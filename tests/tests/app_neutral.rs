@@ -9,7 +9,7 @@
 //! `ALLOWED` holds what cannot move into an integration, each with why. A listed file that no
 //! longer names a harness fails the test too, so that it is taken off.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Files of `app/` allowed to name a harness, and why.
 const ALLOWED: [(&str, &str); 3] = [
@@ -33,18 +33,6 @@ const ALLOWED: [(&str, &str); 3] = [
 /// Case-insensitive: a harness's name in any spelling.
 const HARNESSES: [&str; 3] = ["claude", "codex", "gemini"];
 
-fn files(dir: &Path, found: &mut Vec<PathBuf>) {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    for entry in entries {
-        let path = entry.unwrap_or_else(|e| panic!("{}: {e}", dir.display())).path();
-        if path.is_dir() {
-            files(&path, found);
-        } else {
-            found.push(path);
-        }
-    }
-}
-
 /// The harnesses `text` names.
 fn named(text: &str) -> Vec<&'static str> {
     let lower = text.to_lowercase();
@@ -54,8 +42,7 @@ fn named(text: &str) -> Vec<&'static str> {
 #[test]
 fn the_application_names_no_harness() {
     let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("../app");
-    let mut all = Vec::new();
-    files(&app, &mut all);
+    let all = agentwarden_tests::sources::all_files(&app);
     assert!(all.len() > 40, "the application's files were read: {}", all.len());
     let mut offending = Vec::new();
     let mut listed_but_clean = Vec::new();

@@ -16,7 +16,7 @@
 //! The list may only shrink: a listed file that no longer names anything fails the test too, so
 //! that it is taken off.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The rule syntax's keywords (T-16): the one file that may spell them.
 const SYNTAX: &str = "src/lineage/syntax.rs";
@@ -51,18 +51,6 @@ const WIRE: [&str; 15] = [
     "permissionDecision",
 ];
 
-fn files(dir: &Path, found: &mut Vec<PathBuf>) {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    for entry in entries {
-        let path = entry.unwrap_or_else(|e| panic!("{}: {e}", dir.display())).path();
-        if path.is_dir() {
-            files(&path, found);
-        } else {
-            found.push(path);
-        }
-    }
-}
-
 /// What `text` names that the domain must not, one entry per kind found.
 fn named(text: &str) -> Vec<&'static str> {
     let lower = text.to_lowercase();
@@ -84,8 +72,7 @@ fn named_in(relative: &str, text: &str) -> Vec<&'static str> {
 #[test]
 fn the_domain_names_no_harness_tool_exit_code_or_hook_json() {
     let domain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../domain");
-    let mut all = Vec::new();
-    files(&domain, &mut all);
+    let all = agentwarden_tests::sources::all_files(&domain);
     assert!(all.len() > 50, "the domain's files were read: {}", all.len());
     let mut offending = Vec::new();
     let mut listed_but_clean = Vec::new();
