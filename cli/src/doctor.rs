@@ -831,7 +831,8 @@ pub(super) async fn doctor(
 mod approval_key_tests {
     use super::*;
 
-    /// Witnesses with no log key are said, with how to feed them.
+    /// Each agent's confinement is said, and a missing launcher warns under `on` and fails under
+    /// `required` (E-13, H-64).
     #[test]
     fn confinement_is_said_per_mode_and_agent() {
         use agentwarden_domain::confine::ConfineMode;
@@ -858,6 +859,7 @@ mod approval_key_tests {
         }
     }
 
+    /// Witnesses with no log key are said, with how to feed them.
     #[test]
     fn witnesses_without_a_log_key_are_said() {
         let config = |key: Option<&str>| Config {

@@ -302,8 +302,9 @@ pub(in super::super) fn check_confinement(
     }
     let dirs = rules::rules_dirs(home.as_deref(), &project_layers(project));
     for dir in dirs {
-        let entries = match std::fs::read_dir(&dir) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+        // Listed as the hook lists it: opened once, through that descriptor.
+        let entries = match agentwarden_adapters::untrusted::list_dir_followed(&dir) {
+            Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => continue,
             Err(e) => {
                 refusing.push(format!("`{}` cannot be listed: {e}", dir.display()));
                 continue;
@@ -311,9 +312,9 @@ pub(in super::super) fn check_confinement(
             Ok(entries) => entries,
         };
         let mut files: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .filter(|e| rules::is_rules_file(&e.file_name().to_string_lossy()))
-            .map(|e| e.path())
+            .into_iter()
+            .filter(|(name, _)| rules::is_rules_file(&name.to_string_lossy()))
+            .map(|(name, _)| dir.join(name))
             .collect();
         files.sort();
         for file in files {

@@ -261,13 +261,14 @@ pub(in super::super) fn check_confinement(project: &Path, checks: &mut Vec<Check
         }
     }
     for folder in folders {
-        match std::fs::read_dir(&folder) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        // Listed as the hook lists it: opened once, through that descriptor.
+        match agentwarden_adapters::untrusted::list_dir_followed(&folder) {
+            Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => {}
             Err(e) => refusing.push(format!("`{}` cannot be listed: {e}", folder.display())),
             Ok(entries) => {
                 let mut found: Vec<PathBuf> = entries
-                    .filter_map(Result::ok)
-                    .map(|e| e.path())
+                    .into_iter()
+                    .map(|(name, _)| folder.join(name))
                     .filter(|p| p.extension().is_some_and(|e| e == "toml"))
                     .collect();
                 found.sort();
