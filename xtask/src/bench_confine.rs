@@ -84,35 +84,10 @@ pub(crate) fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// Builds the release launcher, linked statically where it can be (as `warden-hook` is).
+/// Builds the release launcher as `cargo xtask install` does (E-36) and says how it is linked.
 fn build() -> Result<std::path::PathBuf, String> {
-    let static_link = Command::new(cargo())
-        .args([
-            "rustc",
-            "--release",
-            "--locked",
-            "--quiet",
-            "-p",
-            "agentwarden-confine",
-            "--bin",
-            "warden-confine",
-        ])
-        .args(["--", "-C", "target-feature=+crt-static"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !static_link {
-        exec(Command::new(cargo()).args([
-            "build",
-            "--release",
-            "--locked",
-            "--quiet",
-            "-p",
-            "agentwarden-confine",
-        ]))?;
-    }
-    let launcher = target_dir().join("release").join("warden-confine");
-    let interpreter = crate::install::has_interpreter(&launcher)?;
-    println!("warden-confine: {}", if interpreter { "dynamically linked" } else { "statically linked" });
+    let (launcher, linked) = crate::install::launcher(crate::install::Profile::Release)?;
+    println!("warden-confine: {linked}");
     Ok(launcher)
 }
 

@@ -16,7 +16,15 @@
 //! (it reads stdin and its configuration and talks to a Unix socket), so nothing it does needs
 //! them.
 //!
-//! Both files are copied under a temporary name beside the destination and renamed over it, so
+//! The launcher `warden-confine` starts on every confined shell call, before `/bin/sh`, so its
+//! start-up is part of what confinement costs a call. It is linked statically against musl
+//! where the `x86_64-unknown-linux-musl` target is installed (`.ci/run` adds it): glibc's start
+//! asks the CPU its cache sizes (`cpuid`), which traps to the hypervisor in a virtual machine
+//! and cost about 0.3 ms of each start on these machines; musl's start asks nothing. Where the
+//! musl build fails, glibc linked statically, then dynamically, each with the reason printed
+//! (E-36). The launcher looks up no user, group or host name either.
+//!
+//! The files are copied under a temporary name beside the destination and renamed over it, so
 //! a hook that starts during an install runs the old binary or the new one, never half of one.
 
 use std::path::{Path, PathBuf};
@@ -49,11 +57,16 @@ impl Profile {
         }
     }
 
-    pub(crate) fn dir(self) -> PathBuf {
-        target_dir().join(match self {
+    /// The name of its directory in a target directory.
+    fn name(self) -> &'static str {
+        match self {
             Profile::Release => "release",
             Profile::Debug => "debug",
-        })
+        }
+    }
+
+    pub(crate) fn dir(self) -> PathBuf {
+        target_dir().join(self.name())
     }
 }
 
@@ -91,6 +104,47 @@ pub(crate) fn static_hook(profile: Profile) -> Result<Linked, String> {
         false => Ok(Linked::Static),
         true => Ok(Linked::Dynamic(format!("{} still names a program interpreter", binary.display()))),
     }
+}
+
+/// The target whose C library starts without asking the CPU anything (E-36).
+const MUSL: &str = "x86_64-unknown-linux-musl";
+
+/// Builds the confinement launcher of `profile` as fast to start as this host allows (E-36):
+/// for musl, statically, where that target is installed; else glibc linked statically; else as
+/// [`build_bins`] built it. The binary, and how it is linked (with the reason where it is not
+/// the first choice).
+pub(crate) fn launcher(profile: Profile) -> Result<(PathBuf, String), String> {
+    let musl = Command::new(cargo())
+        .args(["build", "--locked", "--quiet", "--target", MUSL])
+        .args(profile.args())
+        .args(["-p", "agentwarden-confine", "--bin", "warden-confine"])
+        .output()
+        .map_err(|e| format!("cannot run cargo build: {e}"))?;
+    let built = target_dir().join(MUSL).join(profile.name()).join("warden-confine");
+    if musl.status.success() && !has_interpreter(&built)? {
+        return Ok((built, MUSL_LINKED.to_owned()));
+    }
+    let why = last_line(&String::from_utf8_lossy(&musl.stderr)).to_owned();
+    let glibc = Command::new(cargo())
+        .args(["rustc", "--locked", "--quiet"])
+        .args(profile.args())
+        .args([
+            "-p",
+            "agentwarden-confine",
+            "--bin",
+            "warden-confine",
+            "--",
+            "-C",
+            "target-feature=+crt-static",
+        ])
+        .output()
+        .map_err(|e| format!("cannot run cargo rustc: {e}"))?;
+    let built = profile.dir().join("warden-confine");
+    if glibc.status.success() && !has_interpreter(&built)? {
+        return Ok((built, format!("statically linked, glibc: the {MUSL} build failed: {why}")));
+    }
+    build_bins(profile)?;
+    Ok((built, format!("dynamically linked: the {MUSL} build failed: {why}")))
 }
 
 /// Builds `warden`, `warden-hook` and the confinement launcher `warden-confine` of `profile` as
@@ -198,12 +252,13 @@ fn default_bin_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| "neither CARGO_INSTALL_ROOT, CARGO_HOME nor HOME is set: pass --root DIR".into())
 }
 
-/// What was installed: the three paths and how the client is linked.
+/// What was installed: the three paths, how the client is linked and how the launcher is.
 pub(crate) struct Installed {
     pub(crate) warden: PathBuf,
     pub(crate) hook: PathBuf,
     pub(crate) launcher: PathBuf,
     pub(crate) linked: Linked,
+    pub(crate) launcher_linked: String,
 }
 
 /// Builds and installs the three binaries into `bin` (or the default) with `profile`: the
@@ -219,14 +274,15 @@ pub(crate) fn install(bin: Option<PathBuf>, profile: Profile) -> Result<Installe
     let built = profile.dir();
     let warden = install_file(&built.join("warden"), &bin, "warden")?;
     let hook = install_file(&built.join("warden-hook"), &bin, "warden-hook")?;
-    let launcher = install_file(&built.join("warden-confine"), &bin, "warden-confine")?;
-    Ok(Installed { warden, hook, launcher, linked })
+    let (launcher, launcher_linked) = launcher(profile)?;
+    let launcher = install_file(&launcher, &bin, "warden-confine")?;
+    Ok(Installed { warden, hook, launcher, linked, launcher_linked })
 }
 
 const USAGE: &str = "usage: cargo xtask install [--root DIR] [--debug] [--check]";
 
-/// On a linux-gnu host the installed `warden-hook` must be statically linked, and the installed
-/// pair must answer real hook events through a `warden serve` and exit 2 once the server is gone
+/// On a linux-gnu host the installed `warden-hook` must be statically linked, the launcher
+/// linked against musl where that target is installed (E-36), and the installed pair must answer real hook events through a `warden serve` and exit 2 once the server is gone
 /// (V-43's check: `--check`, and a step of `cargo xtask ci`).
 pub(crate) fn check(installed: &Installed) -> Result<(), String> {
     if let Linked::Dynamic(why) = &installed.linked
@@ -235,7 +291,24 @@ pub(crate) fn check(installed: &Installed) -> Result<(), String> {
         return Err(format!("`warden-hook` is not statically linked: {why}"));
     }
     crate::bench_server::installed_answers(&installed.warden, &installed.hook)?;
+    if musl_installed() && !installed.launcher_linked.starts_with(MUSL_LINKED) {
+        return Err(format!(
+            "the {MUSL} target is installed but `warden-confine` is {} (E-36)",
+            installed.launcher_linked
+        ));
+    }
     launcher_confines(&installed.launcher)
+}
+
+/// How [`launcher`] says a musl build was linked.
+const MUSL_LINKED: &str = "statically linked against musl";
+
+/// Whether rustup lists the musl target as installed (E-36).
+fn musl_installed() -> bool {
+    Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).lines().any(|l| l.trim() == MUSL))
 }
 
 /// The narrowest confinement the launcher reads (E-8): nothing written, reads everywhere, no
@@ -285,7 +358,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             println!("installed {} (dynamically linked: {why})", installed.hook.display());
         }
     }
-    println!("installed {}", installed.launcher.display());
+    println!("installed {} ({})", installed.launcher.display(), installed.launcher_linked);
     if checked {
         check(&installed)?;
         println!(
