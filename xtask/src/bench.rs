@@ -325,8 +325,9 @@ fn print_peaks(peaks: &[Vec<Vec<Peak>>]) {
     }
 }
 
-/// Builds the release binaries the whole-process rows run: `warden` and `warden-hook` as
-/// `cargo xtask install` builds them, and the adapters' examples that build and scan stores.
+/// Builds the release binaries the whole-process rows run: `warden`, `warden-hook` and
+/// `warden-confine` as `cargo xtask install` builds them (the launcher beside `warden`, where
+/// the hook finds it), and the adapters' examples that build and scan stores.
 fn build_release() -> Result<PathBuf, String> {
     use crate::install::{Linked, Profile, build_bins, static_hook};
     exec(Command::new(cargo()).args([
@@ -352,6 +353,15 @@ fn build_release() -> Result<PathBuf, String> {
         Linked::Static => println!("warden-hook: statically linked (as installed)"),
         Linked::Dynamic(why) => println!("warden-hook: dynamically linked: {why}"),
     }
+    let (launcher, linked) = crate::install::launcher(Profile::Release)?;
+    let beside = bin.join("warden-confine");
+    if launcher != beside {
+        // Cargo's file there is a hard link to its own copy: replaced, not written through.
+        let _ = std::fs::remove_file(&beside);
+        std::fs::copy(&launcher, &beside)
+            .map_err(|e| format!("cannot put the launcher beside warden: {e}"))?;
+    }
+    println!("warden-confine: {linked} (as installed)");
     Ok(bin)
 }
 

@@ -42,7 +42,7 @@ const USAGE: &str =
           beside one that does not, proofs at 1M events (`bench server tlog`: only those);
           `bench cedar`: only the domain gate
           against Cedar's is_authorized on the same policy (xtask/cedar-bench, its own lock);
-          `bench session [--calls N] [--rounds R] [--harness claude-code|codex|all]`: only the
+          `bench session [--calls N] [--rounds R] [--harness claude-code|codex|gemini|all]`: only the
           whole-session rows, the real clients with no hook, a no-op hook and Warden
   codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
   public-api [--bless]  check the library crates' public API against docs/public-api/ (fails

@@ -1,28 +1,31 @@
 //! `cargo xtask bench session`: what Warden costs a whole session of a real harness, as a user
-//! feels it (issue 36, item 5).
+//! feels it (issue 36, item 5; issue 50, item 6).
 //!
-//! For each harness (the pinned Claude Code and Codex CLI, offline against their scripted fake
-//! model APIs), the same session is run in interleaved rounds under three hook set-ups:
+//! For each harness (the pinned Claude Code, Codex CLI and Gemini CLI, offline against their
+//! scripted fake model APIs), the same session is run in interleaved rounds under four hook
+//! set-ups:
 //!
 //! - **no hook**: the project without any hook (what the harness costs by itself);
 //! - **no-op hook**: the very hook entries `warden init` installs, each running `true` instead
 //!   of Warden (the harness's own cost of running any hook);
 //! - **Warden (service)**: `warden init … --server` and `warden serve`, the deployment the
-//!   guide recommends, its client `warden-hook`.
+//!   guide recommends, its client `warden-hook`, with `[confine] mode = "off"`;
+//! - **Warden (service), confined**: the same with `[confine] mode = "required"`, so that each
+//!   shell call runs under `warden-confine` (the one beside `warden` in `--bin`) or is denied.
 //!
-//! The session: the main agent spawns the planner and the planner makes `CALLS` tool calls, one
-//! a turn — with Claude Code a `Read` of `okrs/q4.md` (the example's planner is offered Read,
-//! Grep, Glob and Task), with Codex a shell command `echo` (its manifest grants `Bash(echo:*)`)
-//! — so every call of the subagent is a governed, allowed decision (its tool rules, its
-//! ancestors', a durable record), and each is checked to have run. The figure is the wall time of the client's process,
-//! median over the rounds; the target is Warden's session within 1.05 × the no-op session's.
-//! A round whose session did not finish, or a Warden arm that did not record every call, fails
-//! the bench: a figure is only printed for sessions that did what was asked.
+//! The session: the main agent spawns the planner and the planner makes `CALLS` shell calls,
+//! `echo step-N`, one a turn — the planner's manifest grants the shell, and the client's own
+//! settings allow the calls, so every call of the subagent is a governed, allowed decision (its
+//! tool rules, its ancestors', a durable record), and each is checked to have run. The figure
+//! is the wall time of the client's process, median over the rounds; the target is each
+//! Warden session within 1.05 × the no-op session's. A round whose session did not finish, a
+//! Warden arm that did not record every call as allowed, or a confined arm that did not record
+//! every call as confined, fails the bench: a figure is only printed for sessions that did what
+//! was asked.
 //!
-//! Usage: `session_bench --bin DIR [--calls N] [--rounds R] [--harness claude-code|codex|all]`,
-//! where `DIR` holds the release `warden` and `warden-hook`; the client binaries are found as
-//! the real-client suites find them (`cargo xtask claude-code-install`, `cargo xtask
-//! codex-install`).
+//! Usage: `session_bench --bin DIR [--calls N] [--rounds R] [--harness
+//! claude-code|codex|gemini|all]`, where `DIR` holds the release `warden`, `warden-hook` and
+//! `warden-confine`; the client binaries are found as the real-client suites find them.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -32,10 +35,16 @@ use agentwarden_tests::claude_code::{
     self as cc, APPROVAL_REF as CC_APPROVAL, Block, FakeApi, Project, RunOptions, Script, Turn,
 };
 use agentwarden_tests::codex::{self, CodexProject, CodexRun, CodexTools, FakeResponses, HookRoute, Item};
+use agentwarden_tests::gemini::{
+    self, FakeGemini, GeminiProject, GeminiRun, GeminiTools, HookRoute as GeminiRoute, Part,
+};
 use serde_json::{Value, json};
 
-/// The target: Warden's whole session within this factor of the no-op hook's (issue 36).
+/// The target: each Warden session within this factor of the no-op hook's (issue 36, issue 50).
 const TARGET: f64 = 1.05;
+
+/// The harnesses, as `--harness` names them.
+const HARNESSES: [&str; 3] = ["claude-code", "codex", "gemini"];
 
 /// How a session's hooks are set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,16 +52,27 @@ enum Arm {
     NoHook,
     NoOp,
     Warden,
+    Confined,
 }
 
 impl Arm {
-    const ALL: [Arm; 3] = [Arm::NoHook, Arm::NoOp, Arm::Warden];
+    const ALL: [Arm; 4] = [Arm::NoHook, Arm::NoOp, Arm::Warden, Arm::Confined];
 
     fn label(self) -> &'static str {
         match self {
             Arm::NoHook => "no hook",
             Arm::NoOp => "no-op hook (`true`)",
             Arm::Warden => "Warden through the service",
+            Arm::Confined => "Warden through the service, confined",
+        }
+    }
+
+    /// The `[confine]` section of Warden's arms: off, or every shell call confined or denied.
+    fn confine(self) -> Option<&'static str> {
+        match self {
+            Arm::NoHook | Arm::NoOp => None,
+            Arm::Warden => Some("mode = \"off\""),
+            Arm::Confined => Some("mode = \"required\""),
         }
     }
 }
@@ -68,7 +88,7 @@ fn options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let mut bin = None;
     let (mut calls, mut rounds) = (40, 7);
-    let mut harnesses = vec!["claude-code", "codex"];
+    let mut harnesses = HARNESSES.to_vec();
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("`{arg}` needs a value"));
         match arg.as_str() {
@@ -76,17 +96,17 @@ fn options() -> Result<Options, String> {
             "--calls" => calls = value()?.parse().map_err(|e| format!("--calls: {e}"))?,
             "--rounds" => rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
             "--harness" => {
-                harnesses = match value()?.as_str() {
-                    "claude-code" => vec!["claude-code"],
-                    "codex" => vec!["codex"],
-                    "all" => vec!["claude-code", "codex"],
-                    other => return Err(format!("--harness `{other}`: claude-code, codex or all")),
+                let named = value()?;
+                harnesses = match HARNESSES.iter().find(|h| **h == named) {
+                    Some(harness) => vec![*harness],
+                    None if named == "all" => HARNESSES.to_vec(),
+                    None => return Err(format!("--harness `{named}`: {} or all", HARNESSES.join(", "))),
                 }
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
-    let bin = bin.ok_or("--bin DIR (the release warden and warden-hook) is required")?;
+    let bin = bin.ok_or("--bin DIR (the release warden, warden-hook and warden-confine) is required")?;
     if calls == 0 || rounds == 0 {
         return Err("--calls and --rounds must be at least 1".into());
     }
@@ -99,7 +119,8 @@ fn main() -> ExitCode {
         for harness in &o.harnesses {
             let rows = match *harness {
                 "claude-code" => claude_code(&o),
-                _ => codex_cli(&o),
+                "codex" => codex_cli(&o),
+                _ => gemini_cli(&o),
             }?;
             ok &= report(harness, &o, &rows);
         }
@@ -143,35 +164,36 @@ fn median(times: &[Duration]) -> Duration {
     sorted.get(sorted.len() / 2).copied().unwrap_or_default()
 }
 
-/// Prints the harness's rows; false when Warden misses the target.
+/// Prints the harness's rows; false when a Warden arm misses the target.
 fn report(harness: &str, o: &Options, rows: &Rows) -> bool {
     let of = |arm: Arm| rows.iter().find(|(a, _)| *a == arm).map(|(_, t)| median(t)).unwrap_or_default();
-    let (none, noop, warden) = (of(Arm::NoHook), of(Arm::NoOp), of(Arm::Warden));
-    let per_call = |a: Duration, b: Duration| (a.as_secs_f64() - b.as_secs_f64()) * 1e3 / o.calls as f64;
-    let ratio = warden.as_secs_f64() / noop.as_secs_f64();
-    let pass = ratio <= TARGET;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let per_call = |a: Duration, b: Duration| (ms(a) - ms(b)) / o.calls as f64;
     println!(
-        "\nwhole session, {harness}: {} tool calls of a subagent, median of {} interleaved rounds",
+        "\nwhole session, {harness}: {} shell calls of a subagent, median of {} interleaved rounds",
         o.calls, o.rounds
     );
-    println!("{:<44} {:>10} {:>22}", "hooks", "session", "per call over the row above");
-    println!("{:<44} {:>7.0} ms", Arm::NoHook.label(), none.as_secs_f64() * 1e3);
-    println!(
-        "{:<44} {:>7.0} ms {:>+19.2} ms",
-        Arm::NoOp.label(),
-        noop.as_secs_f64() * 1e3,
-        per_call(noop, none)
-    );
-    println!(
-        "{:<44} {:>7.0} ms {:>+19.2} ms",
-        Arm::Warden.label(),
-        warden.as_secs_f64() * 1e3,
-        per_call(warden, noop)
-    );
-    println!(
-        "Warden / no-op session: {ratio:.3} (target ≤ {TARGET:.2})  {}",
-        if pass { "PASS" } else { "MISS" }
-    );
+    println!("{:<44} {:>10} {:>26}", "hooks", "session", "per call over the no-op hook");
+    let noop = of(Arm::NoOp);
+    let mut pass = true;
+    for arm in Arm::ALL {
+        let took = of(arm);
+        match arm {
+            Arm::NoHook | Arm::NoOp => println!("{:<44} {:>7.0} ms", arm.label(), ms(took)),
+            Arm::Warden | Arm::Confined => {
+                let ratio = took.as_secs_f64() / noop.as_secs_f64();
+                let met = ratio <= TARGET;
+                pass &= met;
+                println!(
+                    "{:<44} {:>7.0} ms {:>+23.2} ms   {ratio:.3} × no-op (target ≤ {TARGET:.2}) {}",
+                    arm.label(),
+                    ms(took),
+                    per_call(took, noop),
+                    if met { "PASS" } else { "MISS" }
+                );
+            }
+        }
+    }
     pass
 }
 
@@ -219,51 +241,147 @@ impl Drop for Server {
     }
 }
 
-/// How many events of `event_type` a `warden audit log --json` output holds that record an
-/// allowed decision.
-fn count_of(audit_json: &str, event_type: &str) -> usize {
-    audit_json
+/// How many allowed calls a `warden audit log --json` output records, and how many of them
+/// ran confined (E-14).
+fn allowed_calls(audit_json: &str) -> (usize, usize) {
+    let allowed: Vec<Value> = audit_json
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|e| e.get("event_type").and_then(Value::as_str) == Some(event_type))
+        .filter(|e| e.get("event_type").and_then(Value::as_str) == Some("tool_call_authorized"))
         .filter(|e| e.pointer("/payload/authorization/decision").and_then(Value::as_str) == Some("allow"))
-        .count()
+        .collect();
+    let confined = allowed
+        .iter()
+        .filter(|e| e.pointer("/payload/confinement/outcome").and_then(Value::as_str) == Some("confined"))
+        .count();
+    (allowed.len(), confined)
+}
+
+/// A Warden arm's service and the log's counts before it started.
+struct Served {
+    arm: Arm,
+    server: Server,
+    before: (usize, usize),
+}
+
+impl Served {
+    /// Starts the service of `arm`'s project, its log read first (the server holds the store).
+    fn start(arm: Arm, warden: &Path, root: &Path, socket: &Path, log: &str) -> Result<Served, String> {
+        let before = allowed_calls(log);
+        Ok(Served { arm, server: Server::start(warden, root, socket)?, before })
+    }
+
+    /// Stops the service, then checks that its log recorded each of the `calls` as allowed,
+    /// and as confined in the confined arm: `log` reads the log.
+    fn check(self, calls: usize, log: impl Fn() -> String) -> Result<(), String> {
+        let Served { arm, server, before } = self;
+        drop(server);
+        let (allowed, confined) = allowed_calls(&log());
+        let (allowed, confined) = (allowed - before.0, confined - before.1);
+        if allowed != calls {
+            return Err(format!(
+                "{}: Warden recorded {allowed} of the planner's {calls} calls as allowed",
+                arm.label()
+            ));
+        }
+        let expected = if arm == Arm::Confined { calls } else { 0 };
+        if confined != expected {
+            return Err(format!(
+                "{}: {confined} of the {calls} calls ran confined, not {expected}",
+                arm.label()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `agentwarden.toml` at `root` with `[confine]` as `section` says.
+fn set_confine(root: &Path, section: &str) -> Result<(), String> {
+    let path = root.join("agentwarden.toml");
+    let config = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(&path, format!("{config}\n[confine]\n{section}\n"))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The planner's `calls` shell commands, `echo step-N`.
+fn steps(calls: usize) -> impl Iterator<Item = (usize, String)> {
+    (0..calls).map(|i| (i, format!("echo step-{i}")))
 }
 
 // ----- Claude Code -------------------------------------------------------------------------
 
+/// The example's planner offered the shell as well (its manifest grants `Bash`).
+const CC_PLANNER_TOOLS: (&str, &str) =
+    ("tools: Read, Grep, Glob, Task\n", "tools: Read, Grep, Glob, Task, Bash\n");
+
+/// The tools the client offers; its own settings decide what they may do (H-61).
+const CC_TOOLS: &str = "Agent,Bash,Read";
+
 fn claude_code(o: &Options) -> Result<Rows, String> {
     let tools = cc::Tools::locate(o.bin.join("warden"))?;
     let warden = tools.warden.to_string_lossy().into_owned();
-    // As the README sets a project up: `init` (with `--server SOCKET` for the service), the seal
-    // and the approval.
-    let set_up = |project: &Project, server: Option<&Path>| {
-        let mut init = vec!["init", "claude-code", "--warden", &warden];
-        let socket = server.map(|path| path.to_string_lossy().into_owned());
-        if let Some(socket) = &socket {
-            init.extend(["--server", socket]);
+    // Each arm's project as the README sets one up — `init` (with `--server SOCKET` for the
+    // service), the seal, the approval — with the planner offered the shell, `[confine]` as the
+    // arm says, and the client's own settings allowing the calls: Warden confines a call only
+    // where those would run it as sent (H-61).
+    let project = |arm: Arm| -> Result<(Project, PathBuf), String> {
+        let project = Project::example(&tools);
+        let planner = project.root.join(".claude/agents/planner.md");
+        let text = std::fs::read_to_string(&planner).map_err(|e| e.to_string())?;
+        if !text.contains(CC_PLANNER_TOOLS.0) {
+            return Err(format!("{} does not offer `{}`", planner.display(), CC_PLANNER_TOOLS.0.trim()));
         }
-        project.warden_ok(&init);
-        project.warden_ok(&["seal", "--by", "alice"]);
-        project.warden_ok(&["approve", "--ref", CC_APPROVAL, "--by", "alice"]);
+        std::fs::write(&planner, text.replacen(CC_PLANNER_TOOLS.0, CC_PLANNER_TOOLS.1, 1))
+            .map_err(|e| e.to_string())?;
+        if let Some(section) = arm.confine() {
+            set_confine(&project.root, section)?;
+        }
+        project.git(&["add", "-A"]);
+        project.git(&["commit", "-q", "-m", "the bench's planner and configuration"]);
+        let socket = project.dir().join("warden.sock");
+        let socket_arg = socket.to_string_lossy().into_owned();
+        match arm {
+            Arm::NoHook => {}
+            Arm::NoOp => {
+                project.warden_ok(&["init", "claude-code", "--warden", &warden]);
+            }
+            Arm::Warden | Arm::Confined => {
+                project.warden_ok(&["init", "claude-code", "--warden", &warden, "--server", &socket_arg]);
+            }
+        }
+        let mut settings =
+            if project.root.join(".claude/settings.json").is_file() { project.settings() } else { json!({}) };
+        if arm == Arm::NoOp {
+            replace_commands(&mut settings, "true");
+        }
+        settings["permissions"]["allow"] = json!(["Agent", "Bash(echo:*)", "Read"]);
+        project.set_settings(&settings);
+        project.trust();
+        if arm != Arm::NoHook {
+            project.warden_ok(&["seal", "--by", "alice"]);
+            project.warden_ok(&["approve", "--ref", CC_APPROVAL, "--by", "alice"]);
+        }
+        Ok((project, socket))
     };
-    let no_hook = Project::example(&tools);
-    let noop = Project::example(&tools);
-    set_up(&noop, None);
-    let mut settings = noop.settings();
-    replace_commands(&mut settings, "true");
-    noop.set_settings(&settings);
-    let served = Project::example(&tools);
-    let socket = served.dir().join("warden.sock");
-    set_up(&served, Some(&socket));
-    // The server holds the store: the log is read before it starts and after it stopped.
-    let before = count_of(&served.warden_ok(&["audit", "log", "--json"]), "tool_call_authorized");
-    let server = Server::start(&tools.warden, &served.root, &socket)?;
-
-    // The planner's definition offers it Read, Grep, Glob and Task: it reads a file N times.
-    let script = |calls: usize, project: &Project| {
-        let file = project.root.join("okrs/q4.md").to_string_lossy().into_owned();
-        let turns = (0..calls).map(|_| Turn::one(Block::tool("Read", json!({"file_path": file})))).collect();
+    let projects: Vec<(Project, PathBuf)> =
+        Arm::ALL.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
+    let mut served = Vec::new();
+    for (arm, (project, socket)) in Arm::ALL.iter().zip(&projects) {
+        if arm.confine().is_some() {
+            let log = project.warden_ok(&["audit", "log", "--json"]);
+            served.push(Served::start(*arm, &tools.warden, &project.root, socket, &log)?);
+        }
+    }
+    let script = |calls: usize| {
+        let turns = steps(calls)
+            .map(|(i, command)| {
+                Turn::one(Block::tool_with_id(
+                    &format!("call_{i}"),
+                    "Bash",
+                    json!({"command": command, "description": "a step"}),
+                ))
+            })
+            .collect();
         Script::new()
             .agent(
                 "MAINTASK",
@@ -276,33 +394,35 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
             .agent("PLANTASK", turns)
     };
     let rows = interleaved(o.rounds, |arm| {
-        let project = match arm {
-            Arm::NoHook => &no_hook,
-            Arm::NoOp => &noop,
-            Arm::Warden => &served,
+        let index = Arm::ALL.iter().position(|a| *a == arm).ok_or("arm")?;
+        let (project, _) = projects.get(index).ok_or("project")?;
+        let api = FakeApi::start(script(o.calls)).map_err(|e| format!("fake API: {e}"))?;
+        let options = RunOptions {
+            timeout: Duration::from_secs(300),
+            settings_decide: Some(CC_TOOLS.into()),
+            ..RunOptions::default()
         };
-        let api = FakeApi::start(script(o.calls, project)).map_err(|e| format!("fake API: {e}"))?;
-        let options = RunOptions { timeout: Duration::from_secs(300), ..RunOptions::default() };
         let run = project.run(&api, "MAINTASK go", &options);
         if run.timed_out || run.exit != Some(0) {
             return Err(format!("claude -p did not finish (exit {:?}): {}", run.exit, run.stderr));
         }
         let results = api.tool_results();
-        let read = results.iter().filter(|r| !r.is_error && r.text.contains("Q4 objectives")).count();
-        if read != o.calls {
-            return Err(format!("{read} of the planner's {} reads ran: {results:?}", o.calls));
+        let ran = steps(o.calls)
+            .filter(|(i, _)| {
+                results.iter().any(|r| {
+                    r.tool_use_id == format!("call_{i}")
+                        && !r.is_error
+                        && r.text.contains(&format!("step-{i}"))
+                })
+            })
+            .count();
+        if ran != o.calls {
+            return Err(format!("{ran} of the planner's {} commands ran: {results:?}", o.calls));
         }
         Ok(run.elapsed)
     })?;
-    drop(server);
-    let log = served.warden_ok(&["audit", "log", "--json"]);
-    let after = count_of(&log, "tool_call_authorized");
-    if after - before != o.calls * o.rounds {
-        return Err(format!(
-            "Warden recorded {} of the planner's {} calls as allowed: the service did not allow them all\n{log}",
-            after - before,
-            o.calls * o.rounds
-        ));
+    for (served, (project, _)) in served.into_iter().zip(projects.iter().skip(2)) {
+        served.check(o.calls * o.rounds, || project.warden_ok(&["audit", "log", "--json"]))?;
     }
     Ok(rows)
 }
@@ -325,20 +445,28 @@ fn replace_commands(settings: &mut Value, command: &str) {
 
 fn codex_cli(o: &Options) -> Result<Rows, String> {
     let tools = CodexTools::locate(o.bin.join("warden"))?;
-    let no_hook = CodexProject::setup(&tools);
-    let noop = CodexProject::setup(&tools);
-    let served = CodexProject::setup(&tools);
-    let socket = served.root.parent().ok_or("project has a parent")?.join("tmp/warden.sock");
-    // The server holds the store: the log is read before it starts and after it stopped.
-    let count =
-        |p: &CodexProject| count_of(&p.warden_ok(&["audit", "log", "--json"]), "tool_call_authorized");
-    let before = count(&served);
-    let server = Server::start(&tools.warden, &served.root, &socket)?;
-
+    // The example, its planner's manifest granting `Bash(echo:*)`; Warden's arms with
+    // `[confine]` as the arm says, sealed again.
+    let project = |arm: Arm| -> Result<CodexProject, String> {
+        let project = CodexProject::setup(&tools);
+        if let Some(section) = arm.confine() {
+            set_confine(&project.root, section)?;
+            project.git(&["commit", "-qam", "the bench's configuration"]);
+            project.warden_ok(&["seal", "--by", "alice"]);
+        }
+        Ok(project)
+    };
+    let projects: Vec<CodexProject> = Arm::ALL.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
+    let socket = |p: &CodexProject| p.scratch().join("tmp/warden.sock");
+    let mut served = Vec::new();
+    for (arm, project) in Arm::ALL.iter().zip(&projects) {
+        if arm.confine().is_some() {
+            let log = project.warden_ok(&["audit", "log", "--json"]);
+            served.push(Served::start(*arm, &tools.warden, &project.root, &socket(project), &log)?);
+        }
+    }
     let script = |calls: usize| {
-        // The planner's manifest grants `Bash(echo:*)`: every call is an allowed, governed one.
-        let turns =
-            (0..calls).map(|i| Item::shell(&format!("call_{i}"), &format!("echo step-{i}"))).collect();
+        let turns = steps(calls).map(|(i, command)| Item::shell(&format!("call_{i}"), &command)).collect();
         codex::Script::new()
             .agent(
                 "MAINTASK",
@@ -347,10 +475,12 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
             .agent("PLANTASK", turns)
     };
     let rows = interleaved(o.rounds, |arm| {
-        let (project, route) = match arm {
-            Arm::NoHook => (&no_hook, HookRoute::None),
-            Arm::NoOp => (&noop, HookRoute::Command("true".into())),
-            Arm::Warden => (&served, HookRoute::Server(socket.clone())),
+        let index = Arm::ALL.iter().position(|a| *a == arm).ok_or("arm")?;
+        let project = projects.get(index).ok_or("project")?;
+        let route = match arm {
+            Arm::NoHook => HookRoute::None,
+            Arm::NoOp => HookRoute::Command("true".into()),
+            Arm::Warden | Arm::Confined => HookRoute::Server(socket(project)),
         };
         let api = FakeResponses::start(script(o.calls)).map_err(|e| format!("fake API: {e}"))?;
         let options = CodexRun { route, timeout: Duration::from_secs(300), ..CodexRun::default() };
@@ -358,8 +488,8 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
         if run.exit != Some(0) {
             return Err(format!("codex exec did not finish (exit {:?}): {}", run.exit, run.stderr));
         }
-        let ran = (0..o.calls)
-            .filter(|i| {
+        let ran = steps(o.calls)
+            .filter(|(i, _)| {
                 api.output_of(&format!("call_{i}")).is_some_and(|out| out.contains(&format!("step-{i}")))
             })
             .count();
@@ -368,14 +498,67 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
         }
         Ok(run.elapsed)
     })?;
-    drop(server);
-    let after = count(&served);
-    if after - before != o.calls * o.rounds {
-        return Err(format!(
-            "Warden recorded {} of the planner's {} calls as allowed: the service did not allow them all",
-            after - before,
-            o.calls * o.rounds
-        ));
+    for (served, project) in served.into_iter().zip(projects.iter().skip(2)) {
+        served.check(o.calls * o.rounds, || project.warden_ok(&["audit", "log", "--json"]))?;
+    }
+    Ok(rows)
+}
+
+// ----- Gemini CLI --------------------------------------------------------------------------
+
+fn gemini_cli(o: &Options) -> Result<Rows, String> {
+    let tools = GeminiTools::locate(o.bin.join("warden"))?;
+    // The example, its planner's manifest granting `Bash(echo:*)`; Warden's arms with
+    // `[confine]` as the arm says, sealed again.
+    let project = |arm: Arm| -> Result<GeminiProject, String> {
+        let project = GeminiProject::setup(&tools);
+        if let Some(section) = arm.confine() {
+            set_confine(&project.root, section)?;
+            project.git(&["commit", "-qam", "the bench's configuration"]);
+            project.warden_ok(&["seal", "--by", "alice"]);
+        }
+        Ok(project)
+    };
+    let projects: Vec<GeminiProject> = Arm::ALL.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
+    let socket = |p: &GeminiProject| p.scratch().join("warden.sock");
+    let mut served = Vec::new();
+    for (arm, project) in Arm::ALL.iter().zip(&projects) {
+        if arm.confine().is_some() {
+            let log = project.warden_ok(&["audit", "log", "--json"]);
+            served.push(Served::start(*arm, &tools.warden, &project.root, &socket(project), &log)?);
+        }
+    }
+    let script = |calls: usize| {
+        gemini::Script::new()
+            .agent("MAINTASK", vec![Part::invoke("planner", "PLANTASK plan it")])
+            .agent("PLANTASK", steps(calls).map(|(_, command)| Part::shell(&command)).collect())
+    };
+    let rows = interleaved(o.rounds, |arm| {
+        let index = Arm::ALL.iter().position(|a| *a == arm).ok_or("arm")?;
+        let project = projects.get(index).ok_or("project")?;
+        let route = match arm {
+            Arm::NoHook => GeminiRoute::None,
+            Arm::NoOp => GeminiRoute::Command("true".into()),
+            Arm::Warden | Arm::Confined => GeminiRoute::Server(socket(project)),
+        };
+        let api = FakeGemini::start(script(o.calls)).map_err(|e| format!("fake API: {e}"))?;
+        let options = GeminiRun { route, timeout: Duration::from_secs(300), ..GeminiRun::default() };
+        let run = project.run(&api, "MAINTASK go", &options);
+        if run.exit != Some(0) {
+            return Err(format!("gemini -p did not finish (exit {:?}): {}", run.exit, run.stderr));
+        }
+        let shown: Vec<String> = api.responses_to("run_shell_command").iter().map(Value::to_string).collect();
+        // The responses in the order of the calls: the N-th shows `step-N`.
+        let ran = steps(o.calls)
+            .filter(|(i, _)| shown.get(*i).is_some_and(|out| out.contains(&format!("step-{i}"))))
+            .count();
+        if ran != o.calls {
+            return Err(format!("{ran} of the planner's {} commands ran: {shown:?}", o.calls));
+        }
+        Ok(run.elapsed)
+    })?;
+    for (served, project) in served.into_iter().zip(projects.iter().skip(2)) {
+        served.check(o.calls * o.rounds, || project.warden_ok(&["audit", "log", "--json"]))?;
     }
     Ok(rows)
 }
