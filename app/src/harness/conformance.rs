@@ -310,12 +310,8 @@ impl Kernel {
     async fn ask_as_hook(&self, harness: &dyn Scenarios, wire: &str) -> HookAnswer {
         let config = Config::load(Some(&self.project.root.join("agentwarden.toml"))).unwrap();
         let parsed = harness.decode(wire);
-        let answer = match crate::before_store_parsed(&config, &self.storage, &parsed) {
-            crate::Pre::Done(answer) => answer,
-            crate::Pre::Store { .. } => {
-                self.warden.with_rules(config).hook_parsed(wire, parsed, &self.storage).await
-            }
-        };
+        let open = |config| Ok(self.warden.with_rules(config));
+        let answer = crate::answer_hook(config, &self.storage, wire, parsed, open).await;
         read_back(harness, &answer)
     }
 
@@ -544,13 +540,14 @@ pub async fn a_shell_line_that_writes_a_held_name_is_denied(harness: &dyn Scenar
                 let hook = kernel.ask_as_hook(harness, &wire).await;
                 wrong.extend(unexpected(&hook, expect, &format!("{situation}, as the hook")));
                 let config = Config::load(Some(&kernel.project.root.join("agentwarden.toml"))).unwrap();
-                let fast = crate::before_store_parsed(&config, &kernel.storage, &harness.decode(&wire));
+                let fast = crate::hook::before_store_parsed(&config, &kernel.storage, &harness.decode(&wire));
                 let held = |answer: &HookAnswer| {
                     named.is_some_and(
                         |n| matches!(answer, HookAnswer::Deny { reason } if reason.as_str().contains(n)),
                     )
                 };
-                let fast_denies = matches!(&fast, crate::Pre::Store { fallback: Some(deny) } if held(deny));
+                let fast_denies =
+                    matches!(&fast, crate::hook::Pre::Store { fallback: Some(deny) } if held(deny));
                 if named.is_some() != fast_denies {
                     wrong.push(format!("{situation}, before the store: {fast:?}"));
                 }
