@@ -349,6 +349,19 @@ impl Kernel {
     }
 }
 
+/// What the store alone decides of the event `text` as its harness parsed it (`parsed`),
+/// without the steps [`crate::answer_hook`] takes before it (H-55, H-28, H-24): for an
+/// integration's tests of the store's decision, as the suite's own `ask`. Not a way in for
+/// a hook: only the entry is.
+pub async fn decided_by_the_store(
+    warden: &Warden,
+    text: &str,
+    parsed: Result<agentwarden_domain::sessions::HookInput, agentwarden_domain::sessions::InputError>,
+    storage: &HookStorage,
+) -> HookAnswer {
+    warden.hook_parsed(text, parsed, storage).await
+}
+
 /// `answer` rendered by `harness` and read back, which must give `answer` again.
 fn read_back(harness: &dyn Scenarios, answer: &HookAnswer) -> HookAnswer {
     let rendered = harness.render(answer);

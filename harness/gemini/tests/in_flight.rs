@@ -105,10 +105,10 @@ impl Kernel {
         event.to_string()
     }
 
-    /// `text` answered through the hook's one entry, as `warden hook` answers it (H-24 first).
+    /// `text` decided by the store alone.
     async fn ask(&self, text: &str) -> HookAnswer {
-        let open = |_| Ok(self.warden.clone());
-        agentwarden::answer_hook(self.config.clone(), &self.storage, text, Gemini.decode(text), open).await
+        let parsed = Gemini.decode(text);
+        agentwarden::harness::conformance::decided_by_the_store(&self.warden, text, parsed, &self.storage).await
     }
 
     async fn spawn(&self, agent: &str, prompt: &str) -> HookAnswer {
@@ -123,9 +123,11 @@ impl Kernel {
         self.ask(&self.event("AfterTool", fields)).await
     }
 
-    /// As `warden hook` answers: before the store first, then the store when it must decide.
+    /// As `warden hook` answers: before the store first, then the store when it must decide
+    /// (the hook's one entry, X-88).
     async fn decide(&self, text: &str) -> HookAnswer {
-        self.ask(text).await
+        let open = |_| Ok(self.warden.clone());
+        agentwarden::answer_hook(self.config.clone(), &self.storage, text, Gemini.decode(text), open).await
     }
 
     /// What the hook decides before the store ([`Pre`]): its answer when it opened no store,
