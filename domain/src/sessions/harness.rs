@@ -47,13 +47,13 @@ pub trait Harness: Send + Sync {
         self.render(answer)
     }
 
-    /// How the manifests' tool rules read the harness's call of `tool` with `input` (its
-    /// `tool_input`), as its hook reads it: which of the rule syntax's tools it is and its
+    /// How the manifests' tool rules read the harness's call of `tool` with `input` (the tool's
+    /// input in its event), as its hook reads it: which of the rule syntax's tools it is and its
     /// argument, or a tool the integration does not know (T-8, T-16, C-6). What `warden
     /// authorize` asks of a request's input.
     fn rules_as(&self, tool: &str, input: &serde_json::Value) -> RulesAs;
 
-    /// Every tool of the harness that runs a shell command line (its `tool_input.command`),
+    /// Every tool of the harness that runs a shell command line (its input's `command`),
     /// which its [`Harness::decode`] reads as a [`super::ToolKind::Shell`]: what the line writes
     /// is checked for every agent, the main session included (T-31). No default: a new harness
     /// names its own, and the conformance suite drives each.

@@ -108,7 +108,8 @@ impl Kernel {
     /// `text` decided by the store alone.
     async fn ask(&self, text: &str) -> HookAnswer {
         let parsed = Gemini.decode(text);
-        agentwarden::harness::conformance::decided_by_the_store(&self.warden, text, parsed, &self.storage).await
+        agentwarden::harness::conformance::decided_by_the_store(&self.warden, text, parsed, &self.storage)
+            .await
     }
 
     async fn spawn(&self, agent: &str, prompt: &str) -> HookAnswer {
