@@ -4,7 +4,6 @@
 //! before it was decided. The resident service's decider makes a group of decisions durable with
 //! one sync and only then releases their answers (V-26); nothing else can read one out.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use agentwarden_domain::audit::Actor;
@@ -68,16 +67,14 @@ impl StoreDecides for Deferring {
     type Answer = Answered;
 
     /// The store's answer, undurable until the next sync.
-    fn decide<'a>(
+    async fn decide<'a>(
         &'a self,
         text: &'a str,
         parsed: Result<HookInput, InputError>,
         storage: &'a HookStorage,
-    ) -> impl Future<Output = Answered> + 'a {
-        async move {
-            let answer = self.warden.hook_parsed(text, parsed, storage).await;
-            Answered::Pending(Undurable { answer, through: self.appended_through() })
-        }
+    ) -> Answered {
+        let answer = self.warden.hook_parsed(text, parsed, storage).await;
+        Answered::Pending(Undurable { answer, through: self.appended_through() })
     }
 }
 
