@@ -4,7 +4,7 @@
 //! decides in between ([`crate::answer_hook`]); an integration knows its wire format and nothing
 //! of the store, a decision or a rule.
 //!
-//! With the feature `conformance`, [`conformance`] holds the harness conformance suite: the same
+//! With the feature `conformance`, `harness::conformance` holds the harness conformance suite: the same
 //! situations driven through each integration's wire format, as the ports' suites run on every
 //! adapter. A new harness is done when it passes.
 
