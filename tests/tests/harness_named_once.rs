@@ -5,11 +5,12 @@
 //! and gets it from the registry by its name; strings (a configuration key, a name on a command
 //! line) and comments may still say which harness a text is about.
 //!
-//! Each member's `src/` is read, its test modules left out (a `#[cfg(test)]` module last, a
-//! `tests.rs`, a `tests/` folder): tests drive a harness by name. Not `xtask` (the developer's
-//! tasks, which install and run each real client by name) nor the tests crate. `ALLOWED` holds what still
-//! names one, each with why; a listed file that no longer does fails the test too, so that it is
-//! taken off.
+//! Each workspace member's `src/` is read (the root manifest's list, so that a new crate is read
+//! too), its test modules left out (a `#[cfg(test)]` module last, a `tests.rs`, a `tests/`
+//! folder): tests drive a harness by name. Not `xtask` (the developer's tasks, which install and
+//! run each real client by name) nor the tests crate. `ALLOWED` holds what still names one, each
+//! with why; a listed file that no longer does, or is no longer there, fails the test too, so
+//! that it is taken off.
 
 use std::path::Path;
 
@@ -148,12 +149,12 @@ fn is_test_file(relative: &str) -> bool {
 #[test]
 fn no_source_outside_the_integrations_and_the_registry_names_a_harness() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let members =
-        ["domain", "ports", "adapters", "app", "protocol", "server", "hook-client", "confine", "cli"];
+    let members = members(&std::fs::read_to_string(root.join("Cargo.toml")).unwrap());
+    assert!(members.contains(&"cli".to_owned()) && members.contains(&"domain".to_owned()), "{members:?}");
     let mut read = 0;
     let mut offending = Vec::new();
     let mut listed_but_clean = Vec::new();
-    for member in members {
+    for member in &members {
         for path in agentwarden_tests::sources::rust_files(&root.join(member).join("src")) {
             let relative = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
             if is_test_file(&relative) {
@@ -179,6 +180,26 @@ fn no_source_outside_the_integrations_and_the_registry_names_a_harness() {
         offending.join("\n")
     );
     assert!(listed_but_clean.is_empty(), "neutral now: take these off `ALLOWED`: {listed_but_clean:?}");
+    let gone: Vec<&str> =
+        ALLOWED.iter().map(|(file, _)| *file).filter(|file| !root.join(file).is_file()).collect();
+    assert!(
+        gone.is_empty(),
+        "moved or removed: take these off `ALLOWED`, or list them where they are: {gone:?}"
+    );
+}
+
+/// The workspace's members (the root manifest's `members = [...]`) whose sources are read: not
+/// the integrations (`harness/…`), the developer's tasks (`xtask`) or the tests crate.
+fn members(manifest: &str) -> Vec<String> {
+    let list = manifest
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("members = ["))
+        .and_then(|rest| rest.split_once(']'))
+        .map_or("", |(list, _)| list);
+    list.split(',')
+        .map(|member| member.trim().trim_matches('"').to_owned())
+        .filter(|m| !m.is_empty() && !m.starts_with("harness/") && m != "xtask" && m != "tests")
+        .collect()
 }
 
 /// The check itself: an identifier that names a harness is found; a string, a comment, a
