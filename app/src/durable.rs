@@ -11,7 +11,7 @@ use agentwarden_domain::sessions::{HookAnswer, HookInput, InputError, SessionRec
 use agentwarden_ports::StoreError;
 
 use crate::config::Config;
-use crate::hook::HookStorage;
+use crate::hook::{HookStorage, StoreDecides};
 use crate::warden::{Warden, WardenError};
 
 /// A Warden whose decisions are appended deferred and whose records are left unsaved (V-25):
@@ -44,6 +44,39 @@ pub struct Synced {
 #[derive(Debug, thiserror::Error)]
 #[error("internal_error: an answer was released by a sync taken before it was decided")]
 pub struct NotCovered;
+
+/// A hook's answer as a [`Deferring`] Warden gives it through [`crate::answer_hook`]: decided
+/// without the store, or undurable until the group's sync releases it.
+#[derive(Debug)]
+#[must_use = "an answer not released is never given"]
+pub enum Answered {
+    /// Decided from the hook's own files and the configuration (or refused before): nothing it
+    /// rests on waits for a sync.
+    Plain(HookAnswer),
+    /// Decided on the store: released by the group's sync.
+    Pending(Undurable<HookAnswer>),
+}
+
+impl From<HookAnswer> for Answered {
+    fn from(answer: HookAnswer) -> Answered {
+        Answered::Plain(answer)
+    }
+}
+
+impl StoreDecides for Deferring {
+    type Answer = Answered;
+
+    /// The store's answer, undurable until the next sync.
+    async fn decide<'a>(
+        &'a self,
+        text: &'a str,
+        parsed: Result<HookInput, InputError>,
+        storage: &'a HookStorage,
+    ) -> Answered {
+        let answer = self.warden.hook_parsed(text, parsed, storage).await;
+        Answered::Pending(Undurable { answer, through: self.appended_through() })
+    }
+}
 
 impl<T> Undurable<T> {
     /// The answer, when `synced` covers every event it may rest on; else [`NotCovered`],
@@ -82,17 +115,6 @@ impl Deferring {
     /// The configuration it decides with.
     pub fn configuration(&self) -> &Config {
         self.warden.configuration()
-    }
-
-    /// [`Warden::hook_parsed`], its answer undurable until the next sync.
-    pub async fn hook_parsed(
-        &self,
-        text: &str,
-        parsed: Result<HookInput, InputError>,
-        storage: &HookStorage,
-    ) -> Undurable<HookAnswer> {
-        let answer = self.warden.hook_parsed(text, parsed, storage).await;
-        Undurable { answer, through: self.appended_through() }
     }
 
     /// Makes every event appended so far durable ([`agentwarden_ports::EventStore::sync`]).

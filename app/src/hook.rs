@@ -41,6 +41,7 @@
 
 mod approved;
 mod confine;
+mod entry;
 mod fast;
 #[cfg(test)]
 mod forged;
@@ -69,7 +70,10 @@ pub use agentwarden_domain::sessions::{HookAnswer, with_fix};
 use agentwarden_domain::verdict::Code;
 
 pub use confine::{ConfineReport, confine_report};
-pub use fast::{HARNESS_HELD_NAMES, Pre, before_store_parsed};
+pub use entry::{StoreDecides, answer_hook};
+pub use fast::HARNESS_HELD_NAMES;
+#[cfg(any(test, feature = "conformance"))]
+pub(crate) use fast::{Pre, before_store_parsed};
 pub use storage::{HookStorage, Marker, SessionIndex};
 
 use session_rules::SessionRules;
@@ -118,10 +122,10 @@ pub(crate) fn agent_root(workspace: &Path, cwd: Option<&str>) -> Option<PathBuf>
 
 impl Warden {
     /// Answers one hook event as a harness integration parsed it from `text` (`parsed`), with
-    /// the hook's files in `storage`. An input the integration refused is recorded, by digest
-    /// and length (H-30), and answered as a failure; a caller that asked
-    /// [`before_store_parsed`] first decides on the same parse.
-    pub async fn hook_parsed(
+    /// the hook's files in `storage`, on the store. An input the integration refused is
+    /// recorded, by digest and length (H-30), and answered as a failure. Reached through
+    /// [`answer_hook`], which asks [`before_store_parsed`] first on the same parse.
+    pub(crate) async fn hook_parsed(
         &self,
         text: &str,
         parsed: Result<HookInput, InputError>,
@@ -136,9 +140,8 @@ impl Warden {
         }
     }
 
-    /// Answers one hook event given typed (issue 22): a harness integration that already holds
-    /// the event as [`HookInput`] — parsed from its wire format, or built — asks with it.
-    pub async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
+    /// Answers one hook event given typed (issue 22), on the store.
+    async fn hook_input(&self, input: HookInput, storage: &HookStorage) -> HookAnswer {
         // Held for the whole decision, not copied; back in memory when it ends (V-38).
         let mut state = match self.hold().await {
             Ok(state) => state,
@@ -696,7 +699,7 @@ impl Warden {
 /// H-33: the stop does not wait for the log to put the protected paths back: they are restored
 /// from the snapshot copy beside the store, by a Warden of `config` over a store that refuses
 /// everything, and the violation is kept pending until the log can be written.
-pub async fn hook_store_unavailable(
+pub(crate) async fn hook_store_unavailable(
     config: crate::Config,
     storage: &HookStorage,
     input: Option<&HookInput>,
@@ -921,11 +924,15 @@ mod tests {
         let storage = HookStorage::new(dir.path().join("hook"));
         let store = Arc::new(MemoryEventStore::new());
         let deferring = warden(store.clone()).deferring();
+        let on_store = |answered| match answered {
+            crate::Answered::Pending(pending) => pending,
+            crate::Answered::Plain(answer) => panic!("decided without the store: {answer:?}"),
+        };
         let early = deferring.sync().await.unwrap();
-        let pending = deferring.hook_parsed("", Ok(spawn("t1")), &storage).await;
+        let pending = on_store(deferring.decide("", Ok(spawn("t1")), &storage).await);
         assert!(store.head().await.unwrap().seq >= 1, "the decision was appended");
         assert!(pending.release(early).is_err(), "a sync taken before the decision releases nothing");
-        let pending = deferring.hook_parsed("", Ok(spawn("t2")), &storage).await;
+        let pending = on_store(deferring.decide("", Ok(spawn("t2")), &storage).await);
         let later = deferring.sync().await.unwrap();
         assert!(decided(&pending.release(later).unwrap()));
     }

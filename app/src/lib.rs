@@ -63,13 +63,13 @@ pub use config::{
     Config, ConfigCache, ConfigError, ConfineConfig, GuardrailsConfig, HarnessConfig, HarnessSettings,
     LineageConfig, SubagentConfig, ToolRules,
 };
-pub use durable::{Deferring, NotCovered, Synced, Undurable};
+pub use durable::{Answered, Deferring, NotCovered, Synced, Undurable};
 pub use files::MAX_INPUT_BYTES;
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput};
 pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
 pub use hook::{
-    ConfineReport, HARNESS_HELD_NAMES, HookAnswer, HookStorage, Marker, Pre, SessionIndex,
-    before_store_parsed, confine_report, hook_store_unavailable, with_fix,
+    ConfineReport, HARNESS_HELD_NAMES, HookAnswer, HookStorage, Marker, SessionIndex, StoreDecides,
+    answer_hook, confine_report, with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use records::RECORDS_PROJECTION;

@@ -65,9 +65,9 @@ impl Harness {
     /// (U-17).
     pub(super) fn profile(self) -> agentwarden_domain::sessions::HarnessProfile {
         match self {
-            Harness::ClaudeCode => agentwarden_hook_client::HookHarness::ClaudeCode.profile(),
-            Harness::Codex => agentwarden_hook_client::HookHarness::Codex.profile(),
-            Harness::Gemini => agentwarden_hook_client::HookHarness::Gemini.profile(),
+            Harness::ClaudeCode => agentwarden_claude_code::wire::PROFILE,
+            Harness::Codex => agentwarden_codex::wire::PROFILE,
+            Harness::Gemini => agentwarden_gemini::wire::PROFILE,
         }
     }
 

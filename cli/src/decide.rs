@@ -38,7 +38,6 @@ use std::time::Duration;
 
 use agentwarden::code::Code;
 use agentwarden::{Config, StoreError, Warden, WardenError};
-use agentwarden_claude_code::kernel::ClaudeCode;
 use agentwarden_protocol::{AbsolutePath, Answer, ClientError, Outcome, Question, Request};
 use agentwarden_server::Unanswered;
 
@@ -199,7 +198,7 @@ pub(super) async fn answer(
             let refused = WardenError::Store(StoreError::Unavailable { reason: why.to_string() });
             let warden = opened(&checked.1, Err(refused), Some(config.clone()))?;
             let outcome =
-                agentwarden_server::decide(&warden, &ClaudeCode, checked.0).await.map_err(failure)?;
+                agentwarden_server::decide(&warden, default_harness(), checked.0).await.map_err(failure)?;
             Ok((outcome, Some(config)))
         }
     }
@@ -216,14 +215,15 @@ async fn local(
         // `result validate` reads no configuration: the project's store, as every such command.
         let checked = checked(question)?;
         let warden = opened(&checked.1, stores.open_plain(true), None)?;
-        let outcome = agentwarden_server::decide(&warden, &ClaudeCode, checked.0).await.map_err(failure)?;
+        let outcome =
+            agentwarden_server::decide(&warden, default_harness(), checked.0).await.map_err(failure)?;
         return Ok((outcome, None));
     }
     let config = Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
     let create = !matches!(question, Question::SealShow {});
     let checked = checked(question)?;
     let warden = opened(&checked.1, stores.open(config.clone(), create), Some(config.clone()))?;
-    let outcome = agentwarden_server::decide(&warden, &ClaudeCode, checked.0).await.map_err(failure)?;
+    let outcome = agentwarden_server::decide(&warden, default_harness(), checked.0).await.map_err(failure)?;
     Ok((outcome, Some(config)))
 }
 
@@ -233,6 +233,12 @@ async fn local(
 enum Kind {
     Decision,
     Listing,
+}
+
+/// The harness a decision command reads a request's tool input as (`warden authorize`): the
+/// registry's default, as the server's (C-7).
+fn default_harness() -> &'static dyn agentwarden::harness::Harness {
+    agentwarden_hook_client::HookHarness::default().harness()
 }
 
 /// The question checked, and its kind.

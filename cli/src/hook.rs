@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use agentwarden_claude_code::wire::{HOOK_FAILED, Rendering};
 use agentwarden_domain::audit::Actor;
 use agentwarden_domain::governance::SealRecord;
 use agentwarden_domain::sessions::MAX_HOOK_INPUT;
@@ -21,6 +20,7 @@ use agentwarden::code::Code;
 use agentwarden::human::ApprovalRequest;
 use agentwarden::{Config, Warden, WardenError};
 use agentwarden_protocol::ListedApproval;
+use agentwarden_protocol::hook_line::HOOK_FAILED;
 
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub(super) struct HookArgs {
@@ -237,34 +237,24 @@ pub(super) async fn hook(
         return Err(hook_failed(Code::ConfigInvalid, unread_section(&config, section)));
     }
     let storage = storage(&config);
-    // Parsed once: what `before_store` leaves to the store is decided on the same parse.
+    // Decoded once, answered through the hook's one entry, as the server answers.
     let harness = args.harness();
     let parsed = harness.decode(&input);
-    let fallback = match agentwarden::before_store_parsed(&config, &storage, &parsed) {
-        agentwarden::Pre::Done(done) => return answer(done, out),
-        agentwarden::Pre::Store { fallback } => fallback,
-    };
-    let warden = match open(config.clone()) {
-        Ok(warden) => warden,
-        Err(e) => {
-            // The answer's reason names its code first, as every hook answer's.
-            let why = format!("{}: the audit log is unavailable: {e}", Code::StoreUnavailable);
-            let unavailable =
-                agentwarden::hook_store_unavailable(config, &storage, parsed.as_ref().ok(), fallback, why);
-            return answer(unavailable.await, out);
+    let open = |config| {
+        let warden = open(config)?;
+        // Fault injection for the tests, in debug builds only: a panic mid-decision, with the
+        // store open, must still be exit 2 (the panic hook in `cli::main`), never Rust's 101,
+        // which Claude Code would let through.
+        #[cfg(debug_assertions)]
+        if std::env::var_os("AGENTWARDEN_FAULT_PANIC").is_some() {
+            #[expect(clippy::panic, reason = "fault injection for the tests; not in release builds")]
+            {
+                panic!("fault injected by AGENTWARDEN_FAULT_PANIC");
+            }
         }
+        Ok(warden)
     };
-    // Fault injection for the tests, in debug builds only: a panic mid-decision, with the store
-    // open, must still be exit 2 (the panic hook in `cli::main`), never Rust's 101, which
-    // Claude Code would let through.
-    #[cfg(debug_assertions)]
-    if std::env::var_os("AGENTWARDEN_FAULT_PANIC").is_some() {
-        #[expect(clippy::panic, reason = "fault injection for the tests; not in release builds")]
-        {
-            panic!("fault injected by AGENTWARDEN_FAULT_PANIC");
-        }
-    }
-    let decided = warden.hook_parsed(&input, parsed, &storage).await;
+    let decided = agentwarden::answer_hook(config, &storage, &input, parsed, open).await;
     answer(decided, out)
 }
 
@@ -297,36 +287,27 @@ fn answer_with(
         return Err(Failure::new(HOOK_FAILED, Code::DeadlinePassed, why));
     }
     let failed = |reason: String| Failure { exit: HOOK_FAILED, code: None, reason };
-    if halt && let agentwarden::HookAnswer::Failed { reason } = &answer {
-        // A stop's line: the failure ends the session with its reason (H-57).
-        let printed = agentwarden_hook_client::harness::Printed::halt(reason);
-        if let Some(stdout) = &printed.stdout {
-            writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
+    // A failure's reason is said without the credentials it may quote, as every failure of the
+    // command line is; a stop's halt (H-57) says it as it is.
+    let answer = match answer {
+        agentwarden::HookAnswer::Failed { reason } if !halt => {
+            agentwarden::HookAnswer::failed(agentwarden_domain::redact::credentials(reason.as_str()))
         }
-        return Ok(printed.exit_code);
-    }
-    if matches!(
-        harness,
-        agentwarden_hook_client::HookHarness::Codex | agentwarden_hook_client::HookHarness::Gemini
-    ) {
-        // Exit 2 with the line that names the answer, printed as it is (C-1, M-1); a confined
-        // call's allow is exit 0 with its one line on stdout (C-20, M-29).
-        let printed = harness.print(&answer, "warden");
-        if let Some(stdout) = &printed.stdout {
-            writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
-        }
-        if let Some(stderr) = &printed.stderr {
-            eprintln!("{stderr}");
-        }
-        return Ok(printed.exit_code);
-    }
-    if let Some(stdout) = answer.stdout() {
+        answer => answer,
+    };
+    // As the harness reads it, the same for every harness as `warden-hook` prints it: a stop's
+    // line halts on a failure (H-57); Claude Code's exit 2 names the hook on stderr; Codex's and
+    // Gemini's name the answer (C-1, M-1), and a confined call's allow is exit 0 with its one
+    // line on stdout (C-20, M-29).
+    let printed = harness.print_on(&answer, "warden", halt);
+    if let Some(stdout) = &printed.stdout {
         writeln!(out, "{stdout}").map_err(|e| failed(format!("cannot write the answer: {e}")))?;
     }
-    match answer.stderr() {
-        Some(reason) => Err(failed(reason.to_owned())),
-        None => Ok(answer.exit_code()),
+    if let Some(stderr) = &printed.stderr {
+        out.flush().map_err(|e| failed(format!("cannot write the answer: {e}")))?;
+        eprintln!("{stderr}");
     }
+    Ok(printed.exit_code)
 }
 
 fn refuse_inside_an_agent_session() -> Result<(), Failure> {

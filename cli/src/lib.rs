@@ -278,7 +278,7 @@ pub fn main() -> ExitCode {
     let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => {
-            let exit = if is_hook { agentwarden_claude_code::wire::HOOK_FAILED } else { EXIT_STORE };
+            let exit = if is_hook { agentwarden_protocol::hook_line::HOOK_FAILED } else { EXIT_STORE };
             let failure = Failure { exit, code: None, reason: format!("cannot start the runtime: {e}") };
             return if is_hook { hook_fail(&failure, halts) } else { fail(&failure) };
         }

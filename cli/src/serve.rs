@@ -122,21 +122,19 @@ pub(super) async fn serve(
     Ok(EXIT_OK)
 }
 
-/// The harnesses the server decides, each by the name `--harness` gives it; Claude Code is the
-/// default (every line installed before there were two) (C-7).
+/// The harnesses the server decides, each by the name `--harness` gives it, from the one
+/// registry; the default (every line installed before there were two) is the default (C-7).
 fn registered() -> [(agentwarden_hook_client::HookHarness, Arc<dyn agentwarden::harness::Harness>); 3] {
-    use agentwarden_hook_client::HookHarness;
-    [
-        (HookHarness::ClaudeCode, Arc::new(agentwarden_claude_code::kernel::ClaudeCode)),
-        (HookHarness::Codex, Arc::new(agentwarden_codex::kernel::Codex)),
-        (HookHarness::Gemini, Arc::new(agentwarden_gemini::kernel::Gemini)),
-    ]
+    agentwarden_hook_client::HookHarness::ALL.map(|hook| {
+        let harness: Arc<dyn agentwarden::harness::Harness> = Arc::new(hook.harness());
+        (hook, harness)
+    })
 }
 
 /// [`registered`] as the server holds them: the default, and the others by their names.
 fn harnesses() -> agentwarden_server::Harnesses {
-    let mut harnesses =
-        agentwarden_server::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode));
+    let default = agentwarden_hook_client::HookHarness::default().harness();
+    let mut harnesses = agentwarden_server::Harnesses::new(Arc::new(default));
     for (hook, harness) in registered() {
         if let Some(name) = hook.requested() {
             harnesses = harnesses.with(name, harness);

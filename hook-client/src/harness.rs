@@ -1,67 +1,71 @@
-//! Which harness calls the hook (issue 36): named on the hook's command line (`--harness
-//! codex`; absent, Claude Code, as every line installed before there were two), it says how the
-//! event on stdin is read and how the answer is printed, and the request names it to the server
-//! (C-7).
+//! The registry of harnesses (issues 36, 49): each harness whose hook Warden answers, by the name
+//! its hook's command line gives it (`--harness codex`; absent, Claude Code, as every line
+//! installed before there were two), held as its integration's [`Harness`] — how the event on
+//! stdin is read and how the answer is printed — and named to the server by a request (C-7).
+//! This table is the one place outside the integrations that names a harness: direct mode, the
+//! resident service's registration and this client all choose one here, by name.
 
-use agentwarden_claude_code::wire::Rendering;
-use agentwarden_domain::sessions::{HarnessProfile, HookAnswer, HookInput, HookReason, InputError};
+use agentwarden_claude_code::wire::ClaudeCode;
+use agentwarden_codex::wire::Codex;
+use agentwarden_domain::sessions::{Harness, HarnessProfile, HookAnswer, HookInput, InputError, Rendered};
+use agentwarden_gemini::wire::Gemini;
 
-/// A harness whose hook Warden answers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum HookHarness {
-    /// Claude Code (the default).
-    #[default]
-    ClaudeCode,
-    /// OpenAI Codex CLI.
-    Codex,
-    /// Google Gemini CLI.
-    Gemini,
+/// A harness whose hook Warden answers: its name on the command line and its integration.
+#[derive(Clone, Copy)]
+pub struct HookHarness {
+    name: &'static str,
+    harness: &'static dyn Harness,
 }
 
-/// What a hook process prints: its exit code, its stdout line, its stderr line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Printed {
-    /// The exit code.
-    pub exit_code: u8,
-    /// One line on stdout, if any.
-    pub stdout: Option<String>,
-    /// One line on stderr, if any.
-    pub stderr: Option<String>,
+/// The default: every line installed before there were two harnesses names none.
+const DEFAULT: HookHarness = HookHarness { name: "claude-code", harness: &ClaudeCode };
+const CODEX: HookHarness = HookHarness { name: "codex", harness: &Codex };
+const GEMINI: HookHarness = HookHarness { name: "gemini", harness: &Gemini };
+
+impl std::fmt::Debug for HookHarness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("HookHarness").field(&self.name).finish()
+    }
 }
 
-impl Printed {
-    /// The halt (H-57): exit 0, one line of JSON that ends the session with `reason`, nothing on
-    /// stderr; every harness Warden answers reads it the same way.
-    pub fn halt(reason: &HookReason) -> Printed {
-        Printed { exit_code: 0, stdout: Some(agentwarden_protocol::halt::render(reason)), stderr: None }
+impl PartialEq for HookHarness {
+    fn eq(&self, other: &HookHarness) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for HookHarness {}
+
+impl Default for HookHarness {
+    fn default() -> HookHarness {
+        DEFAULT
     }
 }
 
 impl HookHarness {
+    /// Every harness whose hook Warden answers, the default first.
+    pub const ALL: [HookHarness; 3] = [DEFAULT, CODEX, GEMINI];
+
     /// The names `--harness` takes.
-    pub const NAMES: [&'static str; 3] = ["claude-code", "codex", "gemini"];
+    pub const NAMES: [&'static str; 3] = [DEFAULT.name, CODEX.name, GEMINI.name];
 
     /// `--harness NAME`, or why it is refused.
     pub fn parse(name: &str) -> Result<HookHarness, String> {
-        match name {
-            "claude-code" => Ok(HookHarness::ClaudeCode),
-            "codex" => Ok(HookHarness::Codex),
-            "gemini" => Ok(HookHarness::Gemini),
-            other => Err(format!("`--harness {other}` is not one of {}", HookHarness::NAMES.join(", "))),
-        }
+        HookHarness::ALL
+            .into_iter()
+            .find(|harness| harness.name == name)
+            .ok_or_else(|| format!("`--harness {name}` is not one of {}", HookHarness::NAMES.join(", ")))
     }
 
-    /// Every harness whose hook Warden answers.
-    pub const ALL: [HookHarness; 3] = [HookHarness::ClaudeCode, HookHarness::Codex, HookHarness::Gemini];
+    /// Its integration, as the kernel and the resident service hold it.
+    pub fn harness(self) -> &'static dyn Harness {
+        self.harness
+    }
 
     /// What its integration says of it to the kernel: its words and its configuration section,
     /// with the names that section may list (U-17).
     pub fn profile(self) -> HarnessProfile {
-        match self {
-            HookHarness::ClaudeCode => agentwarden_claude_code::wire::PROFILE,
-            HookHarness::Codex => agentwarden_codex::wire::PROFILE,
-            HookHarness::Gemini => agentwarden_gemini::wire::PROFILE,
-        }
+        self.harness.profile()
     }
 
     /// Every harness's profile: the sections a configuration may have besides Warden's own, any
@@ -72,70 +76,39 @@ impl HookHarness {
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
-        match self {
-            HookHarness::ClaudeCode => "claude-code",
-            HookHarness::Codex => "codex",
-            HookHarness::Gemini => "gemini",
-        }
+        self.name
     }
 
     /// The name a request to the server gives (C-7): none for the default, so that the request
     /// is the bytes an older server reads; any other harness by its name.
     pub fn requested(self) -> Option<String> {
-        match self {
-            HookHarness::ClaudeCode => None,
-            HookHarness::Codex | HookHarness::Gemini => Some(self.name().to_owned()),
-        }
+        (self != DEFAULT).then(|| self.name.to_owned())
     }
 
     /// Every tool of this harness that runs a shell command line: [`HookHarness::decode`] reads
     /// each as a shell call, whose writes are checked for every agent (T-31).
     pub fn shell_tools(self) -> &'static [&'static str] {
-        match self {
-            HookHarness::ClaudeCode => &agentwarden_claude_code::wire::SHELL_TOOLS,
-            HookHarness::Codex => &agentwarden_codex::wire::SHELL_TOOLS,
-            HookHarness::Gemini => &agentwarden_gemini::wire::SHELL_TOOLS,
-        }
+        self.harness.shell_tools()
     }
 
     /// The event on stdin, read as this harness writes it.
     pub fn decode(self, text: &str) -> Result<HookInput, InputError> {
-        match self {
-            HookHarness::ClaudeCode => agentwarden_claude_code::wire::parse_hook_input(text),
-            HookHarness::Codex => agentwarden_codex::wire::parse_hook_input(text),
-            HookHarness::Gemini => agentwarden_gemini::wire::parse_hook_input(text),
-        }
+        self.harness.decode(text)
     }
 
-    /// `answer` as this harness reads it; `program` names the hook on a failure's stderr
-    /// (Claude Code's form, `warden: REASON`; Codex's and Gemini's name their answer itself,
-    /// C-1, M-1).
-    pub fn print(self, answer: &HookAnswer, program: &str) -> Printed {
-        self.print_on(answer, program, false)
+    /// `answer` as this harness reads it; `program` names the hook where the harness's protocol
+    /// names it beside a reason ([`Harness::print`]).
+    pub fn print(self, answer: &HookAnswer, program: &str) -> Rendered {
+        self.harness.print(answer, program)
     }
 
     /// `answer` as this harness reads it on a line that says whether a failure halts (H-57): on
     /// a stop's line (`halt_on_failure`) a failure is the halt, every other answer as
     /// [`HookHarness::print`] says it.
-    pub fn print_on(self, answer: &HookAnswer, program: &str, halt_on_failure: bool) -> Printed {
-        if let (true, HookAnswer::Failed { reason }) = (halt_on_failure, answer) {
-            return Printed::halt(reason);
-        }
-        match self {
-            HookHarness::ClaudeCode => Printed {
-                exit_code: answer.exit_code(),
-                stdout: answer.stdout(),
-                stderr: answer.stderr().map(|reason| format!("{program}: {reason}")),
-            },
-            // Each its own rendering: a confined call's allow differs (C-20, M-29).
-            HookHarness::Codex => {
-                let rendered = agentwarden_codex::wire::render(answer);
-                Printed { exit_code: rendered.exit_code, stdout: rendered.stdout, stderr: rendered.stderr }
-            }
-            HookHarness::Gemini => {
-                let rendered = agentwarden_gemini::wire::render(answer);
-                Printed { exit_code: rendered.exit_code, stdout: rendered.stdout, stderr: rendered.stderr }
-            }
+    pub fn print_on(self, answer: &HookAnswer, program: &str, halt_on_failure: bool) -> Rendered {
+        match (halt_on_failure, answer) {
+            (true, HookAnswer::Failed { reason }) => agentwarden_protocol::halt::rendered(reason),
+            _ => self.print(answer, program),
         }
     }
 }
@@ -152,9 +125,9 @@ mod tests {
         for name in HookHarness::NAMES {
             let harness = HookHarness::parse(name).unwrap();
             assert!(!harness.shell_tools().is_empty(), "{name} names no shell tool");
-            let before = match harness {
-                HookHarness::ClaudeCode | HookHarness::Codex => "PreToolUse",
-                HookHarness::Gemini => "BeforeTool",
+            let before = match name {
+                "gemini" => "BeforeTool",
+                _ => "PreToolUse",
             };
             for tool in harness.shell_tools() {
                 let wire = serde_json::json!({
@@ -183,13 +156,13 @@ mod tests {
             assert_eq!(harness.print(&HookAnswer::Proceed, "warden").exit_code, 0);
         }
         let deny = HookAnswer::deny("no");
-        assert_eq!(HookHarness::ClaudeCode.print(&deny, "warden").exit_code, 0, "a JSON deny");
-        let codex = HookHarness::Codex.print(&deny, "warden");
+        assert_eq!(DEFAULT.print(&deny, "warden").exit_code, 0, "a JSON deny");
+        let codex = CODEX.print(&deny, "warden");
         assert_eq!((codex.exit_code, codex.stderr.as_deref()), (2, Some("Agent Warden denied this: no")));
-        assert_eq!(HookHarness::ClaudeCode.requested(), None, "C-7: the default is not named");
-        assert_eq!(HookHarness::Codex.requested().as_deref(), Some("codex"));
-        assert_eq!(HookHarness::Gemini.requested().as_deref(), Some("gemini"));
-        let gemini = HookHarness::Gemini.print(&deny, "warden");
+        assert_eq!(DEFAULT.requested(), None, "C-7: the default is not named");
+        assert_eq!(CODEX.requested().as_deref(), Some("codex"));
+        assert_eq!(GEMINI.requested().as_deref(), Some("gemini"));
+        let gemini = GEMINI.print(&deny, "warden");
         assert_eq!((gemini.exit_code, gemini.stderr.as_deref()), (2, Some("Agent Warden denied this: no")));
         // On a stop's line a failure is the halt, in every harness; the other answers not (H-57).
         for name in HookHarness::NAMES {

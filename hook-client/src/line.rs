@@ -116,7 +116,7 @@ mod tests {
             deadline_ms,
             server: server.map(PathBuf::from),
             server_uid,
-            harness: crate::HookHarness::ClaudeCode,
+            harness: crate::HookHarness::default(),
             halt_on_failure: false,
         })
     }

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use agentwarden_claude_code::wire::HOOK_FAILED;
 use agentwarden_domain::code::Code;
 use agentwarden_domain::sessions::{HookAnswer, HookReason, MAX_HOOK_INPUT};
+use agentwarden_protocol::hook_line::HOOK_FAILED;
 use agentwarden_protocol::{ClientError, Request};
 
 use crate::line::{Asked, HookLine, USAGE, parse};
@@ -84,7 +84,7 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
 
 /// Writes what the harness reads: the stdout line, then the stderr line; a stdout that cannot
 /// be written is exit 2.
-pub fn print(printed: &crate::harness::Printed, name: &str) -> ExitCode {
+pub fn print(printed: &agentwarden_domain::sessions::Rendered, name: &str) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     if let Some(text) = &printed.stdout
         && let Err(e) = writeln!(stdout, "{text}").and_then(|()| stdout.flush())

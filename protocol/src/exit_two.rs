@@ -17,7 +17,7 @@
 //!   denied (exit 2, `Agent Warden denied this: …`), never run as sent; a harness whose
 //!   hook can replace an input renders the rewrite itself.
 
-use agentwarden_domain::sessions::{HookAnswer, HookReason};
+use agentwarden_domain::sessions::{HookAnswer, HookReason, Rendered};
 
 /// Exit code of every answer that stops the call or the stop.
 pub const HOOK_STOPS: u8 = 2;
@@ -28,17 +28,6 @@ pub const DENIED: &str = "Agent Warden denied this: ";
 pub const BLOCKED: &str = "Agent Warden blocked this stop: ";
 /// The words a failure's stderr starts with.
 pub const FAILED: &str = "Agent Warden could not decide: ";
-
-/// What such a hook process says: its exit code, its stdout and its stderr.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExitTwoRendering {
-    /// The exit code: 0 or [`HOOK_STOPS`].
-    pub exit_code: u8,
-    /// Never anything: the harness reads no answer of Warden's from stdout.
-    pub stdout: Option<String>,
-    /// The reason, after the words that name the answer.
-    pub stderr: Option<String>,
-}
 
 /// Why a rendering is not one of [`HookAnswer`]'s (C-1).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -58,7 +47,7 @@ pub enum RenderingError {
 }
 
 /// `answer` as the harness reads it.
-pub fn render(answer: &HookAnswer) -> ExitTwoRendering {
+pub fn render(answer: &HookAnswer) -> Rendered {
     let stderr = match answer {
         HookAnswer::Proceed => None,
         HookAnswer::Deny { reason } => Some(format!("{DENIED}{reason}")),
@@ -69,7 +58,7 @@ pub fn render(answer: &HookAnswer) -> ExitTwoRendering {
         )),
     };
     let exit_code = if stderr.is_some() { HOOK_STOPS } else { 0 };
-    ExitTwoRendering { exit_code, stdout: None, stderr }
+    Rendered { exit_code, stdout: None, stderr }
 }
 
 /// The answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why there is
@@ -131,9 +120,9 @@ pub enum RewriteRenderingError {
 impl RewriteLine {
     /// `answer` as the harness reads it: a rewrite as its line, every other answer as
     /// [`render`] writes it.
-    pub fn render(&self, answer: &HookAnswer) -> ExitTwoRendering {
+    pub fn render(&self, answer: &HookAnswer) -> Rendered {
         match answer {
-            HookAnswer::Rewrite { input, reason } => ExitTwoRendering {
+            HookAnswer::Rewrite { input, reason } => Rendered {
                 exit_code: 0,
                 stdout: Some((self.line)(
                     &serde_json::Value::Object(input.clone()).to_string(),
@@ -199,10 +188,7 @@ mod tests {
         ];
         for (answer, exit_code, stderr) in rows {
             let rendered = render(&answer);
-            assert_eq!(
-                rendered,
-                ExitTwoRendering { exit_code, stdout: None, stderr: stderr.map(str::to_owned) }
-            );
+            assert_eq!(rendered, Rendered { exit_code, stdout: None, stderr: stderr.map(str::to_owned) });
         }
     }
 

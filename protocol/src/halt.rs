@@ -14,7 +14,7 @@
 //! [`render`]; a block Warden decided stays a block; and the line's shell tail (in `hook_line`)
 //! says the same halt when the binary cannot run at all.
 
-use agentwarden_domain::sessions::HookReason;
+use agentwarden_domain::sessions::{HookReason, Rendered};
 use serde_json::Value;
 
 /// The hook's option that renders a failure as the halt (H-57): on the lines of the events
@@ -31,6 +31,12 @@ pub const NEXT: &str = " (fix it, then check with `warden doctor`)";
 pub fn render(reason: &HookReason) -> String {
     let text = Value::String(format!("{STOPPED}{reason}{NEXT}")).to_string();
     format!(r#"{{"continue":false,"stopReason":{text}}}"#)
+}
+
+/// The halt as the hook process says it: exit 0, [`render`]'s line on stdout, nothing on
+/// stderr; every harness Warden answers reads it the same way.
+pub fn rendered(reason: &HookReason) -> Rendered {
+    Rendered { exit_code: 0, stdout: Some(render(reason)), stderr: None }
 }
 
 /// Why a rendering is not a halt.

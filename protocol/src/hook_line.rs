@@ -16,6 +16,10 @@
 
 use std::path::{Path, PathBuf};
 
+/// The exit code of a hook that could not answer, whatever harness runs it: what the fail-closed
+/// tail keeps and turns every other failure into (H-9, C-1, M-1).
+pub const HOOK_FAILED: u8 = 2;
+
 /// The tail of the installed line: any exit but 0 and 2 becomes 2, with a line on stderr (the
 /// reason a harness needs to block, H-9, C-1).
 pub const FAIL_CLOSED: &str =

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
-use agentwarden::{Config, Deferring, HookAnswer, HookStorage, StoreLocation, Undurable};
+use agentwarden::{Answered, Config, Deferring, HookAnswer, HookStorage, StoreLocation};
 use agentwarden_domain::audit::Actor;
 use agentwarden_domain::code::Code;
 use agentwarden_protocol::Answer;
@@ -81,16 +81,6 @@ pub(crate) fn start(decider: Decider) -> Result<mpsc::Sender<Job>, String> {
         .spawn(move || runtime.block_on(decide(&decider, jobs)))
         .map_err(|e| format!("cannot start the decider: {e}"))?;
     Ok(send)
-}
-
-/// A hook's answer as the decider holds it: decided without the store, or undurable until the
-/// group's sync releases it.
-pub(crate) enum Answered {
-    /// Decided from the hook's own files and the configuration (or refused before): nothing it
-    /// rests on waits for a sync.
-    Plain(HookAnswer),
-    /// Decided on the store: released by the group's sync.
-    Pending(Undurable<HookAnswer>),
 }
 
 /// An answer decided in the current group, sent once the group is durable (V-26).
@@ -355,14 +345,10 @@ async fn hook(
         Ok(harness) => harness,
         Err(why) => return Answered::Plain(HookAnswer::failed(why)),
     };
-    let parsed = harness.decode(input);
-    match agentwarden::before_store_parsed(&config, &storage, &parsed) {
-        agentwarden::Pre::Done(done) => Answered::Plain(done),
-        agentwarden::Pre::Store { .. } => {
-            let warden = crate::commands::deferring_as_peer(&server.warden, config, &peer);
-            Answered::Pending(warden.hook_parsed(input, parsed, &storage).await)
-        }
-    }
+    // Decoded once, answered through the hook's one entry, as direct mode answers: the
+    // store the server holds, deferred, decides as the peer.
+    let open = |config| Ok(crate::commands::deferring_as_peer(&server.warden, config, &peer));
+    agentwarden::answer_hook(config, &storage, input, harness.decode(input), open).await
 }
 
 #[cfg(test)]
@@ -421,7 +407,7 @@ mod tests {
             config: Some(config.to_path_buf()),
             configs: agentwarden::ConfigCache::default(),
             host,
-            harnesses: crate::Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode)),
+            harnesses: crate::Harnesses::new(Arc::new(agentwarden_claude_code::wire::ClaudeCode)),
             tlog: Arc::new(crate::tlog::Tlog::new(warden.clone(), None)),
         }
     }

@@ -78,8 +78,8 @@ mod tests {
     /// No name is the default; a registered name its harness; any other name refused (C-7).
     #[test]
     fn a_request_is_decoded_by_the_harness_it_names_or_refused() {
-        let harnesses = Harnesses::new(Arc::new(agentwarden_claude_code::kernel::ClaudeCode))
-            .with("codex", Arc::new(agentwarden_codex::kernel::Codex));
+        let harnesses = Harnesses::new(Arc::new(agentwarden_claude_code::wire::ClaudeCode))
+            .with("codex", Arc::new(agentwarden_codex::wire::Codex));
         assert_eq!(harnesses.get(None).map(|h| h.name()), Ok("Claude Code"));
         assert_eq!(harnesses.get(Some("codex")).map(|h| h.name()), Ok("Codex CLI"));
         for unknown in ["claude-code", "Codex", "", "gemini"] {

@@ -3,11 +3,11 @@
 //! Unix domain socket, in the frames of `agentwarden-protocol`. The command line gives [`run`] its
 //! [`ServeOptions`], the harness and a way to open the store; everything else is here.
 //!
-//! V-1: a hook request is decided by exactly what the direct `warden hook` calls —
-//! [`agentwarden::before_store_parsed`], then [`Warden::hook_parsed`], in one place
-//! (`decider::hook`) — on the store the server holds, so the same events are recorded. The configuration is read again for every request (as every direct
-//! hook process reads it), from the server's own `--config`; V-36: parsed again only when its
-//! bytes changed.
+//! V-1: a hook request is decided by exactly what the direct `warden hook` calls — the hook's
+//! one entry, [`agentwarden::answer_hook`], from `decider::hook` — on the store the
+//! server holds, so the same events are recorded. The configuration is read again for every
+//! request (as every direct hook process reads it), from the server's own `--config`; V-36:
+//! parsed again only when its bytes changed.
 //!
 //! V-3: one server serves one configuration. A hook request names the client's configuration
 //! file; when it is not the server's (compared as canonical paths), the answer is exit 2

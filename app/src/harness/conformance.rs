@@ -310,12 +310,8 @@ impl Kernel {
     async fn ask_as_hook(&self, harness: &dyn Scenarios, wire: &str) -> HookAnswer {
         let config = Config::load(Some(&self.project.root.join("agentwarden.toml"))).unwrap();
         let parsed = harness.decode(wire);
-        let answer = match crate::before_store_parsed(&config, &self.storage, &parsed) {
-            crate::Pre::Done(answer) => answer,
-            crate::Pre::Store { .. } => {
-                self.warden.with_rules(config).hook_parsed(wire, parsed, &self.storage).await
-            }
-        };
+        let open = |config| Ok(self.warden.with_rules(config));
+        let answer = crate::answer_hook(config, &self.storage, wire, parsed, open).await;
         read_back(harness, &answer)
     }
 
@@ -351,6 +347,19 @@ impl Kernel {
         }
         agent
     }
+}
+
+/// What the store alone decides of the event `text` as its harness parsed it (`parsed`),
+/// without the steps [`crate::answer_hook`] takes before it (H-55, H-28, H-24): for an
+/// integration's tests of the store's decision, as the suite's own `ask`. Not a way in for
+/// a hook: only the entry is.
+pub async fn decided_by_the_store(
+    warden: &Warden,
+    text: &str,
+    parsed: Result<agentwarden_domain::sessions::HookInput, agentwarden_domain::sessions::InputError>,
+    storage: &HookStorage,
+) -> HookAnswer {
+    warden.hook_parsed(text, parsed, storage).await
 }
 
 /// `answer` rendered by `harness` and read back, which must give `answer` again.
@@ -544,13 +553,14 @@ pub async fn a_shell_line_that_writes_a_held_name_is_denied(harness: &dyn Scenar
                 let hook = kernel.ask_as_hook(harness, &wire).await;
                 wrong.extend(unexpected(&hook, expect, &format!("{situation}, as the hook")));
                 let config = Config::load(Some(&kernel.project.root.join("agentwarden.toml"))).unwrap();
-                let fast = crate::before_store_parsed(&config, &kernel.storage, &harness.decode(&wire));
+                let fast = crate::hook::before_store_parsed(&config, &kernel.storage, &harness.decode(&wire));
                 let held = |answer: &HookAnswer| {
                     named.is_some_and(
                         |n| matches!(answer, HookAnswer::Deny { reason } if reason.as_str().contains(n)),
                     )
                 };
-                let fast_denies = matches!(&fast, crate::Pre::Store { fallback: Some(deny) } if held(deny));
+                let fast_denies =
+                    matches!(&fast, crate::hook::Pre::Store { fallback: Some(deny) } if held(deny));
                 if named.is_some() != fast_denies {
                     wrong.push(format!("{situation}, before the store: {fast:?}"));
                 }

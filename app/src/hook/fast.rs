@@ -49,7 +49,7 @@ pub const HARNESS_HELD_NAMES: HeldNames<'static> =
 
 /// The hook's answer before the store, or what to answer if the store cannot be opened.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Pre {
+pub(crate) enum Pre {
     /// Decided without the store (nothing to record).
     Done(HookAnswer),
     /// The store decides; if it cannot be opened, `fallback` (a deny already known) or exit 2.
@@ -60,10 +60,10 @@ pub enum Pre {
 }
 
 /// Decides what it can without the store, on an event as a harness integration parsed it: a
-/// caller parses each event once and hands the same parse to [`crate::Warden::hook_parsed`] when
-/// the store decides. An input that does not parse goes to the store, which records its refusal
+/// caller parses each event once and hands the same parse to the store when it decides
+/// ([`super::answer_hook`]). An input that does not parse goes to the store, which records its refusal
 /// (H-30).
-pub fn before_store_parsed(
+pub(crate) fn before_store_parsed(
     config: &Config,
     storage: &HookStorage,
     parsed: &Result<HookInput, InputError>,

@@ -21,6 +21,7 @@ mod answer;
 mod call;
 mod config_change;
 mod events;
+mod harness;
 mod paths;
 mod reasons;
 mod request;
@@ -43,6 +44,7 @@ pub use events::{
     ConfigChangeBlocked, HookFailure, HookInputRefused, HookToolEvaluated, SessionEnded, SessionQuarantined,
     SessionReleased, SessionStarted, SessionStopped, SpawnEvaluated, SubagentStarted, SubagentStopped,
 };
+pub use harness::{Harness, Rendered};
 pub use paths::{ProtectedPaths, is_within, normalize, protected_shell, protected_target, protected_write};
 pub use reasons::{human_verb_reason, in_user_terms, quarantine_reason, quarantined_without_store, with_fix};
 pub use request::{

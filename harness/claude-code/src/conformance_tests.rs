@@ -3,9 +3,7 @@
 //! `Stop` inputs), answered by the kernel, rendered as Claude Code reads it and read back
 //! strictly.
 
-#![cfg(feature = "kernel")]
-
-use crate::kernel::ClaudeCode;
+use crate::wire::ClaudeCode;
 use crate::wire::Rendering;
 use agentwarden::harness::Rendered;
 use agentwarden::harness::conformance::{Agent, Scenarios, Spawn, Tool, ToolSpec, run_all};

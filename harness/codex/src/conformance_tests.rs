@@ -3,14 +3,12 @@
 //! `SubagentStart`, `SubagentStop`, `SessionStart`, the root's `Stop`), answered by the kernel, rendered as Codex reads it and read
 //! back strictly (C-1).
 
-#![cfg(feature = "kernel")]
-
 use agentwarden::harness::Rendered;
 use agentwarden::harness::conformance::{Agent, Scenarios, Spawn, Tool, ToolSpec, run_all};
 use agentwarden::sessions::HookAnswer;
 use serde_json::{Value, json};
 
-use crate::kernel::Codex;
+use crate::wire::Codex;
 use crate::wire::read_back;
 
 /// The fields every Codex event carries, as 0.169.0 sends them.

@@ -5,14 +5,12 @@
 //! caller is never said, the kernel holds each call to the subagent running (M-2), and there is
 //! no start to say.
 
-#![cfg(feature = "kernel")]
-
 use agentwarden::harness::Rendered;
 use agentwarden::harness::conformance::{Agent, Scenarios, Spawn, Tool, ToolSpec, run_all};
 use agentwarden::sessions::HookAnswer;
 use serde_json::{Value, json};
 
-use crate::kernel::Gemini;
+use crate::wire::Gemini;
 use crate::wire::read_back;
 
 /// The fields every Gemini event carries, as 0.61.0 sends them.

@@ -8,19 +8,19 @@
 //!   Gemini names no subagent, M-2), and the kernel's answer rendered as the exit code and
 //!   stderr Gemini reads (M-1). It depends on the domain alone, so a thin hook client builds it
 //!   with `default-features = false`.
-//! - [`kernel`] (feature `kernel`, on by default) — a hook event's text answered by a
-//!   [`Warden`](agentwarden::Warden), as for Claude Code and Codex.
+//!   [`wire::Gemini`] is the harness as the domain's
+//!   [`Harness`](agentwarden_domain::sessions::Harness), as for Claude Code and Codex.
 //! - [`setup`] (feature `setup`, on by default) — what `warden init gemini` writes into Gemini's
 //!   settings and `warden doctor --harness gemini` reads back.
 //!
-//! Dependencies point inward (issue 35): this crate → the application, the domain; the domain
+//! Dependencies point inward (issue 35): this crate → the domain (the application only in its tests); the domain
 //! names no harness. What Gemini was seen to send and decide is in `docs/gemini.md`.
 
-#[cfg(feature = "kernel")]
-pub mod kernel;
 #[cfg(feature = "setup")]
 pub mod setup;
 pub mod wire;
 
 #[cfg(test)]
 mod conformance_tests;
+#[cfg(test)]
+mod kernel_tests;

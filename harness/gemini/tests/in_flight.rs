@@ -13,12 +13,19 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agentwarden::harness::Harness;
 use agentwarden::human::{ApprovalRequest, Signer};
-use agentwarden::{
-    Config, EventStore, FixedEnvironment, HookAnswer, HookStorage, MemoryEventStore, Pre, Warden,
-};
-use agentwarden_gemini::kernel::{before_store, hook_with};
+use agentwarden::{Config, EventStore, FixedEnvironment, HookAnswer, HookStorage, MemoryEventStore, Warden};
+use agentwarden_gemini::wire::Gemini;
 use serde_json::{Value, json};
+
+/// What the hook decided before the store: done, or the store's turn with the deny already
+/// known (H-24).
+#[derive(Debug, PartialEq, Eq)]
+enum Pre {
+    Done(HookAnswer),
+    Store { fallback: Option<HookAnswer> },
+}
 
 const ENABLE: &str = "AGENTWARDEN_ENABLE_SUBAGENTS";
 const SESSION: &str = "gemini-session";
@@ -98,8 +105,11 @@ impl Kernel {
         event.to_string()
     }
 
+    /// `text` decided by the store alone.
     async fn ask(&self, text: &str) -> HookAnswer {
-        hook_with(&self.warden, text, &self.storage).await
+        let parsed = Gemini.decode(text);
+        agentwarden::harness::conformance::decided_by_the_store(&self.warden, text, parsed, &self.storage)
+            .await
     }
 
     async fn spawn(&self, agent: &str, prompt: &str) -> HookAnswer {
@@ -114,11 +124,32 @@ impl Kernel {
         self.ask(&self.event("AfterTool", fields)).await
     }
 
-    /// As `warden hook` answers: before the store first, then the store when it must decide.
+    /// As `warden hook` answers: before the store first, then the store when it must decide
+    /// (the hook's one entry, X-88).
     async fn decide(&self, text: &str) -> HookAnswer {
-        match before_store(&self.config, &self.storage, text) {
-            Pre::Done(answer) => answer,
-            Pre::Store { .. } => self.ask(text).await,
+        let open = |_| Ok(self.warden.clone());
+        agentwarden::answer_hook(self.config.clone(), &self.storage, text, Gemini.decode(text), open).await
+    }
+
+    /// What the hook decides before the store ([`Pre`]): its answer when it opened no store,
+    /// else the store's fallback, read through the entry with a store that cannot be opened.
+    async fn before_store(&self, text: &str) -> Pre {
+        let opened = std::cell::Cell::new(false);
+        let open = |_| -> Result<Warden, agentwarden::WardenError> {
+            opened.set(true);
+            Err(agentwarden::WardenError::Store(agentwarden::StoreError::Unavailable {
+                reason: "not opened: the test asks what comes before the store".into(),
+            }))
+        };
+        let answer =
+            agentwarden::answer_hook(self.config.clone(), &self.storage, text, Gemini.decode(text), open)
+                .await;
+        match (opened.get(), answer) {
+            (false, answer) => Pre::Done(answer),
+            (true, HookAnswer::Failed { reason }) if reason.as_str().starts_with("store_unavailable") => {
+                Pre::Store { fallback: None }
+            }
+            (true, answer) => Pre::Store { fallback: Some(answer) },
         }
     }
 
@@ -221,11 +252,11 @@ async fn the_fast_path_leaves_a_call_to_the_store_while_a_subagent_runs() {
     let k = kernel().await;
     let read = k.read_text();
     assert_eq!(k.ask(&read).await, HookAnswer::Proceed, "writes the session's index");
-    assert_eq!(before_store(&k.config, &k.storage, &read), Pre::Done(HookAnswer::Proceed));
+    assert_eq!(k.before_store(&read).await, Pre::Done(HookAnswer::Proceed));
     assert_eq!(k.spawn("planner", "plan").await, HookAnswer::Proceed);
-    assert_eq!(before_store(&k.config, &k.storage, &read), Pre::Store { fallback: None });
+    assert_eq!(k.before_store(&read).await, Pre::Store { fallback: None });
     assert_eq!(k.end("planner", "plan").await, HookAnswer::Proceed);
-    assert_eq!(before_store(&k.config, &k.storage, &read), Pre::Done(HookAnswer::Proceed));
+    assert_eq!(k.before_store(&read).await, Pre::Done(HookAnswer::Proceed));
 }
 
 /// A subagent's write into a protected path is denied before it runs, and a change it made
@@ -254,7 +285,7 @@ async fn a_protected_change_is_denied_and_put_back_at_the_spawns_end() {
         "{stopped:?}"
     );
     assert_eq!(k.ask(&k.read_text()).await, HookAnswer::Proceed);
-    assert_eq!(before_store(&k.config, &k.storage, &k.read_text()), Pre::Done(HookAnswer::Proceed));
+    assert_eq!(k.before_store(&k.read_text()).await, Pre::Done(HookAnswer::Proceed));
 }
 
 /// Table: a call's input at `BeforeTool` (approved) and at `AfterTool` (what ran). A run with an

@@ -3,6 +3,7 @@
 
 mod answer;
 pub mod client_rules;
+mod harness;
 mod input;
 #[cfg(test)]
 mod paths_tests;
@@ -11,6 +12,7 @@ mod rules;
 mod rules_tests;
 
 pub use answer::{HOOK_FAILED, Rendering, RenderingError};
+pub use harness::ClaudeCode;
 pub use input::{
     AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, HUMAN_VERBS, PROFILE, SEND_MESSAGE_TOOL, WRITE_TOOLS,
     human_verb_in, parse_hook_input,

@@ -6,11 +6,8 @@
 //! only beside `allow` (`tests/tests/codex_real/rewrite.rs`). [`read_back`] takes exactly these
 //! renderings and nothing looser.
 
-use agentwarden_domain::sessions::HookAnswer;
+use agentwarden_domain::sessions::{HookAnswer, Rendered};
 use agentwarden_protocol::exit_two::{self, RewriteLine};
-
-/// What a Codex hook process says: its exit code, its stdout and its stderr.
-pub use exit_two::ExitTwoRendering as CodexRendering;
 
 /// Why a rendering is not one of [`HookAnswer`]'s (C-1, C-20).
 pub use exit_two::RewriteRenderingError as RenderingError;
@@ -27,7 +24,7 @@ const REWRITE: RewriteLine = RewriteLine {
 };
 
 /// `answer` as Codex reads it.
-pub fn render(answer: &HookAnswer) -> CodexRendering {
+pub fn render(answer: &HookAnswer) -> Rendered {
     REWRITE.render(answer)
 }
 

@@ -3,13 +3,15 @@
 
 mod answer;
 pub mod client_rules;
+mod harness;
 mod input;
 mod patch;
 
 /// Codex reads an answer from the exit code and stderr (C-1), and a confined call's allow from
 /// stdout (C-20).
 pub use agentwarden_protocol::exit_two::{BLOCKED, DENIED, FAILED, HOOK_STOPS};
-pub use answer::{CodexRendering, RenderingError, read_back, render};
+pub use answer::{RenderingError, read_back, render};
+pub use harness::Codex;
 pub use input::{
     BUILTIN_AGENT_TYPES, DEFAULT_AGENT_TYPE, KNOWN_TOOLS, MCP_PREFIX, PATCH_RULE_TOOL, PATCH_TOOL, PROFILE,
     RESUME_SUFFIXES, SHELL_TOOL, SHELL_TOOLS, SPAWN_SUFFIX, parse_hook_input, rules_as,

@@ -6,11 +6,8 @@
 //! the model's that Warden did not judge (`tests/tests/gemini_real/rewrite.rs`). [`read_back`]
 //! takes exactly these renderings and nothing looser.
 
-use agentwarden_domain::sessions::HookAnswer;
+use agentwarden_domain::sessions::{HookAnswer, Rendered};
 use agentwarden_protocol::exit_two::{self, RewriteLine};
-
-/// What a Gemini hook process says: its exit code, its stdout and its stderr.
-pub use exit_two::ExitTwoRendering as GeminiRendering;
 
 /// Why a rendering is not one of [`HookAnswer`]'s (M-1, M-29).
 pub use exit_two::RewriteRenderingError as RenderingError;
@@ -27,7 +24,7 @@ const REWRITE: RewriteLine = RewriteLine {
 };
 
 /// `answer` as Gemini reads it.
-pub fn render(answer: &HookAnswer) -> GeminiRendering {
+pub fn render(answer: &HookAnswer) -> Rendered {
     REWRITE.render(answer)
 }
 

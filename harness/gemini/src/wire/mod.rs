@@ -3,12 +3,14 @@
 
 mod answer;
 pub mod client_rules;
+mod harness;
 mod input;
 
 /// Gemini CLI reads an answer from the exit code and stderr, as Codex does (M-1), and a confined
 /// call's allow from stdout (M-29).
 pub use agentwarden_protocol::exit_two::{BLOCKED, DENIED, FAILED, HOOK_STOPS};
-pub use answer::{GeminiRendering, RenderingError, read_back, render};
+pub use answer::{RenderingError, read_back, render};
+pub use harness::Gemini;
 pub use input::{
     BUILTIN_AGENTS, COMPLETE_TOOL, KNOWN_TOOLS, MCP_PREFIX, PROFILE, SHELL_TOOL, SHELL_TOOLS, SPAWN_TOOL,
     WRITE_TOOLS, parse_hook_input, rules_as, spawn_id,
