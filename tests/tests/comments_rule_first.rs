@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 /// The workspace's directories of Rust sources (the fuzz targets included).
-const DIRS: [&str; 15] = [
+const DIRS: [&str; 17] = [
     "domain",
     "ports",
     "adapters",
@@ -16,6 +16,8 @@ const DIRS: [&str; 15] = [
     "server",
     "hook-client",
     "confine",
+    "report",
+    "witness",
     "cli",
     "xtask",
     "tests",
