@@ -6,11 +6,12 @@
 use std::path::{Path, PathBuf};
 
 /// The workspace's directories of Rust sources (the fuzz targets included).
-const DIRS: [&str; 17] = [
+const DIRS: [&str; 18] = [
     "domain",
     "ports",
     "adapters",
     "app",
+    "doctor",
     "harness",
     "protocol",
     "server",
