@@ -2,7 +2,7 @@
 //! usable, and that the installed hook really blocks — by running it.
 //!
 //! H-14: the entries are read back from where Claude Code reads them and each line checked
-//! ([`super::installed`]: the form in force, `disableAllHooks`, a missing binary, a line
+//! (each harness crate's `setup::installed`, N-13: the form in force, `disableAllHooks`, a missing binary, a line
 //! without the `|| exit 2` tail, a timeout without margin over the lock wait and the
 //! deadline). C-10: with `--harness codex`, Codex's hooks the same way: the managed
 //! requirements or the project's configuration, the project trusted in Codex's home, each event
