@@ -30,9 +30,9 @@ use std::time::{Duration, Instant};
 use agentwarden_claude_code::setup::canary as claude_code;
 use agentwarden_codex::setup::canary as codex;
 
-use super::check::Check;
-use super::installed::Line;
 use super::wiring;
+use agentwarden_doctor::Check;
+use agentwarden_doctor::Line;
 
 /// The session id prefix of the canary's events (H-15).
 pub(super) const CANARY_SESSION: &str = "warden-doctor-canary-";

@@ -2,7 +2,7 @@
 //! usable, and that the installed hook really blocks — by running it.
 //!
 //! H-14: the entries are read back from where Claude Code reads them and each line checked
-//! ([`super::installed`]: the form in force, `disableAllHooks`, a missing binary, a line
+//! (each harness crate's `setup::installed`, N-13: the form in force, `disableAllHooks`, a missing binary, a line
 //! without the `|| exit 2` tail, a timeout without margin over the lock wait and the
 //! deadline). C-10: with `--harness codex`, Codex's hooks the same way: the managed
 //! requirements or the project's configuration, the project trusted in Codex's home, each event
@@ -23,12 +23,12 @@ use agentwarden_domain::governance::{
 };
 
 use super::canary::Harness;
-use super::check::Check;
 use super::setup::{covered, in_git_work_tree, own_files, own_files_of, store_ignored};
 use super::trust::{Given, Server, Trusted};
 use super::{EXIT_NO, EXIT_OK, Failure};
 use agentwarden::manifests::load_manifests;
 use agentwarden::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
+use agentwarden_doctor::Check;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct DoctorArgs {
@@ -529,7 +529,7 @@ fn check_server(socket: &Path, uid: Option<u32>, config_path: &Path, checks: &mu
 /// (what `init claude-code` writes). Defence in depth beside the hook and the signatures: a
 /// warning, with the rules missing, when any is not in force (K-13).
 fn permission_rules(project: &Path, config: &Config, managed: &[PathBuf]) -> Check {
-    let in_force = super::installed::claude_code::deny_rules_in_force(project, managed);
+    let in_force = agentwarden_claude_code::setup::installed::deny_rules_in_force(project, managed);
     let missing: Vec<String> = super::setup::deny_rules(project, config, None)
         .into_iter()
         .filter(|rule| !in_force.contains(rule))
@@ -661,8 +661,10 @@ pub(super) async fn doctor(
     let mut checks = Vec::new();
     let config_path = args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE));
     let entries = match harness {
-        Harness::ClaudeCode => super::installed::claude_code::check(&project, &args.managed, &mut checks),
-        Harness::Codex => super::installed::codex::check(
+        Harness::ClaudeCode => {
+            agentwarden_claude_code::setup::installed::check(&project, &args.managed, &mut checks)
+        }
+        Harness::Codex => agentwarden_codex::setup::installed::check(
             &project,
             &config_path,
             &args.managed,
@@ -670,7 +672,7 @@ pub(super) async fn doctor(
             &mut checks,
         ),
         Harness::Gemini => {
-            super::installed::gemini::check(&project, &config_path, &args.managed, &mut checks)
+            agentwarden_gemini::setup::installed::check(&project, &config_path, &args.managed, &mut checks)
         }
     };
     let mut canary_with = None;
@@ -716,12 +718,14 @@ pub(super) async fn doctor(
             // What Codex's and Gemini's own rules do to a confined call (C-21, C-22, M-30).
             if config.confine.mode != agentwarden_domain::confine::ConfineMode::Off {
                 match harness {
-                    Harness::Codex => super::installed::codex::check_confinement(
+                    Harness::Codex => agentwarden_codex::setup::installed::check_confinement(
                         &project,
                         args.codex_home.clone(),
                         &mut checks,
                     ),
-                    Harness::Gemini => super::installed::gemini::check_confinement(&project, &mut checks),
+                    Harness::Gemini => {
+                        agentwarden_gemini::setup::installed::check_confinement(&project, &mut checks)
+                    }
                     Harness::ClaudeCode => {}
                 }
             }
@@ -739,7 +743,7 @@ pub(super) async fn doctor(
     let again = |socket: &str| {
         format!("run `{} --project {} --server {socket}` again", harness.init(), project.display())
     };
-    let server = match super::installed::server_named(&entries) {
+    let server = match agentwarden_doctor::server_named(&entries) {
         Err(why) => Err((why, again("PATH"))),
         Ok(Some((socket, uid))) => match &configured {
             Some(trusted) if *trusted != socket => Err((

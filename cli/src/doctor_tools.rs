@@ -7,8 +7,8 @@
 use agentwarden_domain::governance::frontmatter::{Value, parse_instruction_file};
 use agentwarden_domain::lineage::{Manifests, compare_offered};
 
-use super::check::Check;
 use agentwarden::Config;
+use agentwarden_doctor::Check;
 
 /// One check per agent type whose definition has a `tools:` list.
 pub(super) fn check_tool_rules(config: &Config, manifests: &Manifests, checks: &mut Vec<Check>) {

@@ -14,7 +14,6 @@
 
 mod audit;
 mod canary;
-mod check;
 mod client;
 mod decide;
 mod doctor;
@@ -30,7 +29,6 @@ mod gate;
 mod guard;
 mod help;
 mod hook;
-mod installed;
 mod lineage;
 mod reference;
 mod release;

@@ -37,9 +37,7 @@ use serde_json::{Map, Value};
 
 use agentwarden_claude_code::setup::line::{deadline_for, hook_command};
 use agentwarden_claude_code::setup::settings::{self, EVENTS, add_deny_rules, human_verb_rules, merge_hooks};
-
-mod codex;
-mod gemini;
+use agentwarden_doctor::{Installing, Read};
 
 use super::wiring;
 use super::{EXIT_OK, Failure};
@@ -278,11 +276,51 @@ fn read_json_object(project: &Path, path: &Path) -> Result<Map<String, Value>, F
 
 /// Reads a file an agent can touch, by descriptor (U-1): `None` when it does not exist.
 pub(super) fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure> {
+    read_text(project, path).map_err(Failure::usage)
+}
+
+/// [`read_text_file`], its refusal as text.
+fn read_text(project: &Path, path: &Path) -> Result<Option<String>, String> {
     match untrusted::read_text(Some(project), path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(UntrustedError::Missing { .. }) => Ok(None),
-        Err(e) => Err(Failure::usage(format!("cannot read {e}; nothing written"))),
+        Err(e) => Err(format!("cannot read {e}; nothing written")),
     }
+}
+
+/// `warden init codex` and `init gemini` (N-14): the line prepared and the guard's own files
+/// protected here, the harness's files read and planned by its crate (`plan`), then every file
+/// written, the configuration first, and what was done said.
+fn init_by_path(
+    args: ByPathArgs<'_>,
+    plan: impl FnOnce(&Path, &str, Read<'_>) -> Result<Installing, String>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let lock_ms = args.lock_ms;
+    let ByPath { project, config_path, new_config, added, own, deadline, command } = ByPath::prepare(args)?;
+    let installing = plan(&project, &command, &mut read_text).map_err(Failure::usage)?;
+    if !added.is_empty() {
+        write_atomically(&project, &config_path, &new_config)?;
+    }
+    for write in &installing.writes {
+        if let Some(dir) = &write.make {
+            std::fs::create_dir_all(dir).map_err(|e| Failure::usage(format!("`{}`: {e}", dir.display())))?;
+        }
+        write_atomically(&write.root, &write.path, &write.text)?;
+    }
+    for line in &installing.said {
+        writeln!(out, "{line}")?;
+    }
+    writeln!(out, "  command: {command}")?;
+    writeln!(out, "  deadline: {deadline} ms (lock wait {lock_ms} ms)")?;
+    if added.is_empty() {
+        writeln!(out, "`[guardrails] protected` already covers {}", own.join(", "))?;
+    } else {
+        writeln!(out, "`[guardrails] protected` += {}", added.join(", "))?;
+    }
+    ignore_store(&project, out)?;
+    writeln!(out, "{}", installing.next)?;
+    Ok(EXIT_OK)
 }
 
 /// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
@@ -435,17 +473,42 @@ pub(super) fn init(
             (project, warden, timeout, managed, server)
         }
         InitCommand::Codex { project, warden, timeout, managed, codex_home, .. } => {
+            use agentwarden_codex::setup::{config::PROTECTED_FILES, install::install, line};
             init_trusted(project.as_deref(), given)?;
-            let server_uid = given.server_uid;
-            let options =
-                codex::Options { project, warden, timeout, managed, server, server_uid, codex_home };
-            return codex::init(options, lock_ms, out);
+            let args = ByPathArgs {
+                project,
+                warden,
+                server,
+                server_uid: given.server_uid,
+                lock_ms,
+                deadline: line::deadline_for(timeout, lock_ms),
+                guide: "docs/codex.md",
+                files: ("Codex's configuration", &PROTECTED_FILES),
+                line: line::hook_command,
+            };
+            let plan = |project: &Path, command: &str, read: Read<'_>| {
+                install(project, managed.as_deref(), codex_home, command, timeout, read)
+            };
+            return init_by_path(args, plan, out);
         }
         InitCommand::Gemini { project, warden, timeout, system, user, .. } => {
+            use agentwarden_gemini::setup::{install::install, line, settings::PROTECTED_FILES};
             init_trusted(project.as_deref(), given)?;
-            let server_uid = given.server_uid;
-            let options = gemini::Options { project, warden, timeout, system, user, server, server_uid };
-            return gemini::init(options, lock_ms, out);
+            let args = ByPathArgs {
+                project,
+                warden,
+                server,
+                server_uid: given.server_uid,
+                lock_ms,
+                deadline: line::deadline_for(timeout, lock_ms),
+                guide: "docs/gemini.md",
+                files: ("Gemini CLI's settings", &PROTECTED_FILES),
+                line: line::hook_command,
+            };
+            let plan = |project: &Path, command: &str, read: Read<'_>| {
+                install(project, system.as_deref(), user, command, timeout, read)
+            };
+            return init_by_path(args, plan, out);
         }
     };
     let project = match project {

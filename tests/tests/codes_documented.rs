@@ -2,8 +2,10 @@
 //! the variants). What could slip past that is a code built from a string in the sources: a
 //! `Code::Other(…)`, or a string literal parsed into a `Code`. The sources are scanned for both
 //! (outside tests), so a new code cannot bypass the table. X-73: nor may the command line or the
-//! hook client splice a code into a reason's text; X-75: every code the protocol and the server
-//! name is one of the protocol's codes, each a row of the server's table (X-1).
+//! hook client (nor what moved out of the command line: the report, the witness, the doctor's
+//! findings, each harness's setup) splice a code into a reason's text; X-75: every code the
+//! protocol and the server name is one of the protocol's codes, each a row of the server's table
+//! (X-1).
 
 use std::path::Path;
 
@@ -22,6 +24,14 @@ fn no_code_is_built_from_a_string_outside_the_table() {
         "server/src",
         "hook-client/src",
         "cli/src",
+        // What moved out of the command line (issue 49): its report, its witness, what its
+        // doctor reports in, and each harness's setup.
+        "report/src",
+        "witness/src",
+        "doctor/src",
+        "harness/claude-code/src/setup",
+        "harness/codex/src/setup",
+        "harness/gemini/src/setup",
     ] {
         files.extend(rust_files(&root.join(dir)));
     }
@@ -69,7 +79,17 @@ fn sources(dirs: &[&str]) -> Vec<(std::path::PathBuf, String)> {
 fn no_code_is_spliced_into_a_reason() {
     use agentwarden_domain::code::Code;
     let mut spliced = Vec::new();
-    for (path, source) in sources(&["cli/src", "hook-client/src"]) {
+    let dirs = [
+        "cli/src",
+        "hook-client/src",
+        "report/src",
+        "witness/src",
+        "doctor/src",
+        "harness/claude-code/src/setup",
+        "harness/codex/src/setup",
+        "harness/gemini/src/setup",
+    ];
+    for (path, source) in sources(&dirs) {
         for code in Code::ALL {
             if source.contains(&format!("\"{code}: ")) {
                 spliced.push(format!("{}: `{code}`", path.display()));

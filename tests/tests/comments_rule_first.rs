@@ -6,16 +6,19 @@
 use std::path::{Path, PathBuf};
 
 /// The workspace's directories of Rust sources (the fuzz targets included).
-const DIRS: [&str; 15] = [
+const DIRS: [&str; 18] = [
     "domain",
     "ports",
     "adapters",
     "app",
+    "doctor",
     "harness",
     "protocol",
     "server",
     "hook-client",
     "confine",
+    "report",
+    "witness",
     "cli",
     "xtask",
     "tests",

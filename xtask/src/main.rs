@@ -1,5 +1,5 @@
 //! `cargo xtask ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants |
-//! torture | claude-code | differential`: the project's automation, in Rust, with no dependencies (the public-API
+//! torture | claude-code | differential | lines`: the project's automation, in Rust, with no dependencies (the public-API
 //! renderer, a binary of its own behind the `public-api` feature, has its own: X-31).
 
 mod bench;
@@ -18,6 +18,7 @@ mod differential;
 mod fuzz;
 mod gemini;
 mod install;
+mod lines;
 mod links;
 mod measure;
 mod mutants;
@@ -31,7 +32,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | differential | codex | codex-install | gemini | gemini-install | install>
+    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | differential | codex | codex-install | gemini | gemini-install | install | lines>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code, Codex and Gemini CLI suites, the
           README's
           commands and guides, relative links, docs with warnings denied, the public API's
@@ -75,7 +76,9 @@ const USAGE: &str =
   install [--root DIR] [--debug] [--check]  build `warden` and a statically linked
           `warden-hook` (the resident service's hook client; dynamically linked where static
           linking is not possible, saying why) into ~/.cargo/bin (or DIR/bin); `--check`: then
-          check the installed pair answers hook events through `warden serve`";
+          check the installed pair answers hook events through `warden serve`
+  lines   [DIR…]  the lines of Rust under each DIR (default cli/src) outside `#[cfg(test)]`
+          items and test-only files, per file and in all";
 
 /// The workspace root.
 fn root() -> PathBuf {
@@ -136,6 +139,7 @@ fn main() -> ExitCode {
         Some("gemini-install") => gemini::install_command(),
         Some("readme") => readme::run(),
         Some("install") => install::run(args.get(1..).unwrap_or_default()),
+        Some("lines") => lines::run(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

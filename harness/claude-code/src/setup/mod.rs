@@ -1,6 +1,6 @@
 //! What `warden init claude-code` writes into Claude Code's settings and `warden doctor` reads
-//! back (issue 35): plain data and functions, no file opened. The command line reads and writes
-//! the files (by descriptor, U-1) and prints; this module knows where they are, their shape,
+//! back (issue 35): plain data and functions, no file opened but by `installed`. The command line
+//! reads and writes the files (by descriptor, U-1) and prints; this module knows where they are, their shape,
 //! the hook entries and the line to install, its time budget, and what the guard must protect.
 //!
 //! - [`line`](mod@line) — the installed command line, built to fail closed (H-6, H-9, H-10),
@@ -10,7 +10,11 @@
 //!   files the guard protects of Claude Code's (H-19).
 //! - [`canary`] — `warden doctor`'s canary in Claude Code's words: the spawn it sends and how
 //!   the answer reads (H-15).
+//! - `installed` (feature `doctor`) — Warden's hooks as Claude Code would run them, read back
+//!   from the managed, project and user settings and checked for `warden doctor` (H-14, N-13).
 
 pub mod canary;
+#[cfg(feature = "doctor")]
+pub mod installed;
 pub mod line;
 pub mod settings;

@@ -1,5 +1,5 @@
 //! What `warden init codex` writes into Codex's configuration and `warden doctor --harness codex`
-//! reads back (issue 36): plain data and functions, no file opened. The command line reads and
+//! reads back (issue 36): plain data and functions, no file opened but by `installed`. The command line reads and
 //! writes the files (by descriptor, U-1) and prints; this module knows where they are, their
 //! shape, the hooks and the line to install, its time budget, the project's trust, and what the
 //! guard must protect (C-8, C-10).
@@ -15,9 +15,18 @@
 //!   rewrite a tool's input (C-18).
 //! - [`rules`] — Codex's exec-policy folders, the rules files Warden cannot honour behind the
 //!   launcher, and the sandbox beside which it cannot run (C-21, C-22).
+//! - `install` (feature `doctor`) — what `warden init codex` writes and says, Codex's files
+//!   read through the command line's reader (C-8, N-14).
+//! - `installed` (feature `doctor`) — Warden's hooks as Codex would run them, read back from the
+//!   managed requirements and the project's configuration, its trust and its confinement checked
+//!   for `warden doctor` (C-10, N-13).
 
 pub mod canary;
 pub mod config;
+#[cfg(feature = "doctor")]
+pub mod install;
+#[cfg(feature = "doctor")]
+pub mod installed;
 pub mod line;
 pub mod places;
 pub mod rules;

@@ -1,10 +1,16 @@
 //! What `warden init gemini` writes into Gemini CLI's settings and `warden doctor --harness
 //! gemini` reads back: the installed line and its time budget ([`line`](mod@line)), the hooks merged into
 //! a settings file and read back ([`settings`]), the canary doctor sends ([`canary`]), the policy
-//! rules Warden cannot honour behind its launcher ([`policy`], M-30). Plain data and functions that open no file: the
-//! command line reads, writes and prints.
+//! rules Warden cannot honour behind its launcher ([`policy`], M-30), and (feature `doctor`)
+//! `install`, what `warden init gemini` writes and says (N-14), and `installed`, Warden's hooks as Gemini CLI would run them, read back and checked for `warden
+//! doctor` (N-13). Plain data and functions that open no file but `installed`'s: the command line
+//! reads, writes and prints.
 
 pub mod canary;
+#[cfg(feature = "doctor")]
+pub mod install;
+#[cfg(feature = "doctor")]
+pub mod installed;
 pub mod line;
 pub mod policy;
 pub mod settings;

@@ -7,11 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_gemini::setup::line;
-use agentwarden_gemini::setup::settings::{self, Entry};
+use crate::setup::line;
+use crate::setup::settings::{self, Entry};
 
-use super::super::check::Check;
-use super::{Line, read_text};
+use agentwarden_doctor::Check;
+use agentwarden_doctor::{Line, read_text};
 
 fn read_hooks(path: &Path) -> Result<Option<(String, Vec<Entry>)>, String> {
     let Some(text) = read_text(path)? else { return Ok(None) };
@@ -25,12 +25,7 @@ fn user_settings() -> Option<PathBuf> {
 }
 
 /// The hooks Gemini would run for `project`, checked, as [`Line`]s.
-pub(in super::super) fn check(
-    project: &Path,
-    config_path: &Path,
-    system: &[PathBuf],
-    checks: &mut Vec<Check>,
-) -> Vec<Line> {
+pub fn check(project: &Path, config_path: &Path, system: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Line> {
     let init = format!("run `warden init gemini --project {}`", project.display());
     let systems =
         if system.is_empty() { vec![PathBuf::from(settings::SYSTEM_FILE)] } else { system.to_vec() };
@@ -154,7 +149,7 @@ fn extensions_folders(project: &Path) -> [Option<PathBuf>; 2] {
 /// expected, an entry that is a link or cannot be read — each hides what Gemini would load, so
 /// each is named, never skipped. A folder that does not exist has no extension.
 fn extension_hooks(folder: &Path, files: &mut Vec<(PathBuf, String)>, found: &mut Vec<String>) {
-    use agentwarden_adapters::untrusted::{self, FileType, UntrustedError};
+    use agentwarden_doctor::untrusted::{self, FileType, UntrustedError};
     let listed = match untrusted::list_dir(None, folder) {
         Ok(listed) => listed,
         Err(UntrustedError::Missing { .. }) => return,
@@ -205,7 +200,7 @@ fn rewriting_hooks(project: &Path, texts: &[(PathBuf, String)], checks: &mut Vec
             }
         }
     }
-    checks.push(super::rewriting_check(
+    checks.push(agentwarden_doctor::rewriting_check(
         &found,
         "another BeforeTool hook can replace a tool's input after Warden approved it (H-55)",
         "remove every BeforeTool hook but Warden's from those files (a run with an input Warden did not \
@@ -218,7 +213,7 @@ fn rewriting_hooks(project: &Path, texts: &[(PathBuf, String)], checks: &mut Vec
 fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
     let init = format!("run `warden init gemini --project {}` again", project.display());
     let lines = entries.iter().map(|entry| (entry.event.clone(), settings::check_entry(entry))).collect();
-    super::check_lines_by_path(lines, config_path, "Gemini CLI", &init, checks);
+    agentwarden_doctor::check_lines_by_path(lines, config_path, "Gemini CLI", &init, checks);
 }
 
 /// What Gemini's own policy engine does to a confined call (M-30), for a project whose
@@ -227,8 +222,8 @@ fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &m
 /// a refusing or asking decision, and settings that exclude the shell by a command: every
 /// confined call would be denied. A warning with its fix; a file that cannot be read is named
 /// too.
-pub(in super::super) fn check_confinement(project: &Path, checks: &mut Vec<Check>) {
-    use agentwarden_gemini::setup::policy;
+pub fn check_confinement(project: &Path, checks: &mut Vec<Check>) {
+    use crate::setup::policy;
     let mut refusing = Vec::new();
     let mut folders: Vec<PathBuf> = vec![PathBuf::from(policy::ADMIN_POLICIES)];
     match user_settings().and_then(|file| file.parent().and_then(Path::parent).map(Path::to_path_buf)) {
@@ -262,8 +257,8 @@ pub(in super::super) fn check_confinement(project: &Path, checks: &mut Vec<Check
     }
     for folder in folders {
         // Listed as the hook lists it: opened once, through that descriptor (X-84).
-        match agentwarden_adapters::untrusted::list_dir_followed(&folder) {
-            Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => {}
+        match agentwarden_doctor::untrusted::list_dir_followed(&folder) {
+            Err(agentwarden_doctor::untrusted::UntrustedError::Missing { .. }) => {}
             Err(e) => refusing.push(format!("`{}` cannot be listed: {e}", folder.display())),
             Ok(entries) => {
                 let mut found: Vec<PathBuf> = entries

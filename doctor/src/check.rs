@@ -7,11 +7,15 @@ use serde::Serialize;
 
 /// One finding of `warden doctor`.
 #[derive(Debug, Serialize)]
-pub(super) struct Check {
-    pub(super) check: &'static str,
-    pub(super) ok: bool,
-    pub(super) detail: String,
-    pub(super) fix: Option<String>,
+pub struct Check {
+    /// What was checked.
+    pub check: &'static str,
+    /// Whether it is healthy.
+    pub ok: bool,
+    /// What was found.
+    pub detail: String,
+    /// How to fix it, when there is something to fix.
+    pub fix: Option<String>,
 }
 
 /// What a finding says, as shown: never a credential it quotes.
@@ -20,16 +24,21 @@ fn shown(text: impl Into<String>) -> String {
 }
 
 impl Check {
-    pub(super) fn ok(check: &'static str, detail: impl Into<String>) -> Check {
+    /// A healthy finding.
+    #[must_use]
+    pub fn ok(check: &'static str, detail: impl Into<String>) -> Check {
         Check { check, ok: true, detail: shown(detail), fix: None }
     }
 
-    pub(super) fn fail(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+    /// A failure, with its fix.
+    #[must_use]
+    pub fn fail(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
         Check { check, ok: false, detail: shown(detail), fix: Some(shown(fix)) }
     }
 
     /// A warning: healthy, with something to fix.
-    pub(super) fn warn(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+    #[must_use]
+    pub fn warn(check: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
         Check { check, ok: true, detail: shown(detail), fix: Some(shown(fix)) }
     }
 }

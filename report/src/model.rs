@@ -1,5 +1,5 @@
 //! What a report holds: plain, serialisable facts read from the verified log, one value per
-//! section of the page. Everything here is data; the page (`super::page`) renders it, and
+//! section of the page. Everything here is data; the page (`crate::page`) renders it, and
 //! nothing in it is markup.
 
 use std::collections::BTreeMap;
@@ -21,170 +21,170 @@ const MAX_NOTES: usize = 20;
 
 /// The whole report, embedded in the page as JSON.
 #[derive(Debug, Default, Serialize)]
-pub(super) struct Report {
-    pub(super) generated_at: String,
-    pub(super) window: Window,
-    pub(super) chain: Chain,
-    pub(super) rows: Vec<Row>,
-    pub(super) trees: Vec<Tree>,
-    pub(super) records: Records,
-    pub(super) violations: Vec<ViolationRow>,
+pub struct Report {
+    pub(crate) generated_at: String,
+    pub(crate) window: Window,
+    pub(crate) chain: Chain,
+    pub(crate) rows: Vec<Row>,
+    pub(crate) trees: Vec<Tree>,
+    pub(crate) records: Records,
+    pub(crate) violations: Vec<ViolationRow>,
     /// Events in the window this reader could not decode (ruling A-28).
-    pub(super) undecodable: u64,
+    pub(crate) undecodable: u64,
 }
 
 /// Which events the report covers.
 #[derive(Debug, Default, Serialize)]
-pub(super) struct Window {
-    pub(super) session: Option<String>,
-    pub(super) since: Option<String>,
-    pub(super) until: Option<String>,
+pub(crate) struct Window {
+    pub(crate) session: Option<String>,
+    pub(crate) since: Option<String>,
+    pub(crate) until: Option<String>,
 }
 
 /// The chain's verification, shown first.
 #[derive(Debug, Default, Serialize)]
-pub(super) struct Chain {
-    pub(super) intact: bool,
+pub(crate) struct Chain {
+    pub(crate) intact: bool,
     /// The last seq read and verified (every event shown is at or before it).
-    pub(super) verified_through: u64,
-    pub(super) head_hash: String,
+    pub(crate) verified_through: u64,
+    pub(crate) head_hash: String,
     /// The first broken seq and why, when the chain does not verify.
-    pub(super) broken: Option<Broken>,
+    pub(crate) broken: Option<Broken>,
     /// The checkpoint's verdict, when one was given.
-    pub(super) checkpoint: Option<CheckpointVerdict>,
+    pub(crate) checkpoint: Option<CheckpointVerdict>,
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct Broken {
-    pub(super) seq: u64,
-    pub(super) why: String,
+pub(crate) struct Broken {
+    pub(crate) seq: u64,
+    pub(crate) why: String,
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct CheckpointVerdict {
-    pub(super) ok: bool,
-    pub(super) text: String,
+pub(crate) struct CheckpointVerdict {
+    pub(crate) ok: bool,
+    pub(crate) text: String,
 }
 
 /// One event of the window.
 #[derive(Debug, Serialize)]
-pub(super) struct Row {
-    pub(super) seq: u64,
-    pub(super) at: String,
-    pub(super) actor: String,
-    pub(super) session: Option<String>,
+pub(crate) struct Row {
+    pub(crate) seq: u64,
+    pub(crate) at: String,
+    pub(crate) actor: String,
+    pub(crate) session: Option<String>,
     #[serde(rename = "type")]
-    pub(super) event_type: String,
+    pub(crate) event_type: String,
     /// `allow`, `deny`, `block` (a stop or settings change held back), or none.
-    pub(super) verdict: Option<&'static str>,
-    pub(super) summary: String,
+    pub(crate) verdict: Option<&'static str>,
+    pub(crate) summary: String,
     /// The acting or spawned agent, `type id`, when the event names one.
-    pub(super) agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Each failed check: the denial's layer (kind and name), rule (code) and reason.
-    pub(super) failed: Vec<Failed>,
-    pub(super) notes: Vec<String>,
+    pub(crate) failed: Vec<Failed>,
+    pub(crate) notes: Vec<String>,
     /// Why this reader could not decode it (then `raw` holds its payload, truncated).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) undecodable: Option<String>,
+    pub(crate) undecodable: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) raw: Option<String>,
+    pub(crate) raw: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct Failed {
-    pub(super) layer: String,
-    pub(super) code: Option<String>,
-    pub(super) reason: String,
+pub(crate) struct Failed {
+    pub(crate) layer: String,
+    pub(crate) code: Option<String>,
+    pub(crate) reason: String,
 }
 
 /// One session's spawn tree.
 #[derive(Debug, Serialize)]
-pub(super) struct Tree {
-    pub(super) session: Option<String>,
-    pub(super) agents: Vec<Agent>,
-    pub(super) unrecorded: u64,
+pub(crate) struct Tree {
+    pub(crate) session: Option<String>,
+    pub(crate) agents: Vec<Agent>,
+    pub(crate) unrecorded: u64,
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct Agent {
-    pub(super) id: String,
+pub(crate) struct Agent {
+    pub(crate) id: String,
     #[serde(rename = "type")]
-    pub(super) agent_type: String,
-    pub(super) depth: u64,
-    pub(super) parent: Option<String>,
-    pub(super) other_parents: Vec<String>,
-    pub(super) checks: u64,
-    pub(super) denied: u64,
-    pub(super) untracked: bool,
+    pub(crate) agent_type: String,
+    pub(crate) depth: u64,
+    pub(crate) parent: Option<String>,
+    pub(crate) other_parents: Vec<String>,
+    pub(crate) checks: u64,
+    pub(crate) denied: u64,
+    pub(crate) untracked: bool,
     /// The decision that let it start or refused it: the first event that named it.
-    pub(super) start: Start,
+    pub(crate) start: Start,
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct Start {
-    pub(super) seq: u64,
+pub(crate) struct Start {
+    pub(crate) seq: u64,
     /// The event decided about this agent (its spawn, or a check it was the newest agent of);
     /// false when it only named the agent as an ancestor (a root, say): then no verdict.
-    pub(super) decided: bool,
-    pub(super) verdict: Option<&'static str>,
-    pub(super) reason: Option<String>,
+    pub(crate) decided: bool,
+    pub(crate) verdict: Option<&'static str>,
+    pub(crate) reason: Option<String>,
 }
 
 /// The seal and approvals in force at the log's head, with their signatures' verdicts.
 #[derive(Debug, Default, Serialize)]
-pub(super) struct Records {
-    pub(super) as_of: u64,
+pub(crate) struct Records {
+    pub(crate) as_of: u64,
     /// Why they could not be read (a broken chain, an unreadable key list).
-    pub(super) unavailable: Option<String>,
-    pub(super) seal: Option<SealRow>,
-    pub(super) approvals: Vec<ApprovalRow>,
+    pub(crate) unavailable: Option<String>,
+    pub(crate) seal: Option<SealRow>,
+    pub(crate) approvals: Vec<ApprovalRow>,
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct SealRow {
-    pub(super) seq: u64,
-    pub(super) by: Option<String>,
-    pub(super) files: Vec<String>,
-    pub(super) signature: SignatureRow,
+pub(crate) struct SealRow {
+    pub(crate) seq: u64,
+    pub(crate) by: Option<String>,
+    pub(crate) files: Vec<String>,
+    pub(crate) signature: SignatureRow,
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct ApprovalRow {
-    pub(super) approval_ref: String,
-    pub(super) seq: u64,
-    pub(super) approved_by: Option<String>,
-    pub(super) expires_at: Option<String>,
-    pub(super) state: String,
-    pub(super) personas: Vec<String>,
-    pub(super) subagents: Vec<String>,
-    pub(super) signature: SignatureRow,
+pub(crate) struct ApprovalRow {
+    pub(crate) approval_ref: String,
+    pub(crate) seq: u64,
+    pub(crate) approved_by: Option<String>,
+    pub(crate) expires_at: Option<String>,
+    pub(crate) state: String,
+    pub(crate) personas: Vec<String>,
+    pub(crate) subagents: Vec<String>,
+    pub(crate) signature: SignatureRow,
     /// The decisions of the window that ran under it.
-    pub(super) used_by: Vec<u64>,
+    pub(crate) used_by: Vec<u64>,
 }
 
 /// Who signed, and whether the signature verified.
 #[derive(Debug, Serialize)]
-pub(super) struct SignatureRow {
-    pub(super) principal: Option<String>,
+pub(crate) struct SignatureRow {
+    pub(crate) principal: Option<String>,
     /// `verified`, `refused`, `not_checked` (no `allowed_signers` configured) or `unsigned`.
-    pub(super) status: &'static str,
-    pub(super) why: Option<String>,
+    pub(crate) status: &'static str,
+    pub(crate) why: Option<String>,
 }
 
 /// A protected path changed: by the guard (`guardrail_violation`) or seen at a stop.
 #[derive(Debug, Serialize)]
-pub(super) struct ViolationRow {
-    pub(super) seq: u64,
-    pub(super) at: String,
-    pub(super) who: String,
-    pub(super) kind: String,
-    pub(super) changed: Vec<String>,
-    pub(super) reverted: bool,
-    pub(super) error: String,
+pub(crate) struct ViolationRow {
+    pub(crate) seq: u64,
+    pub(crate) at: String,
+    pub(crate) who: String,
+    pub(crate) kind: String,
+    pub(crate) changed: Vec<String>,
+    pub(crate) reverted: bool,
+    pub(crate) error: String,
 }
 
 /// `text`, cut to `MAX_TEXT` characters (marked with `…`).
-pub(super) fn clip(text: &str) -> String {
+pub(crate) fn clip(text: &str) -> String {
     match text.char_indices().nth(MAX_TEXT) {
         Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),
         None => text.to_owned(),
@@ -192,7 +192,7 @@ pub(super) fn clip(text: &str) -> String {
 }
 
 /// The verdict label of an event: a held-back stop or settings change is a `block`.
-pub(super) fn verdict(event: &AuditEvent) -> Option<&'static str> {
+pub(crate) fn verdict(event: &AuditEvent) -> Option<&'static str> {
     Some(match event.decision()? {
         Decision::Allow => "allow",
         Decision::Deny
@@ -206,17 +206,17 @@ pub(super) fn verdict(event: &AuditEvent) -> Option<&'static str> {
 
 /// Folds the window's events into rows, trees, violations and approval uses.
 #[derive(Debug, Default)]
-pub(super) struct Collector {
-    pub(super) rows: Vec<Row>,
-    pub(super) trees: SpawnTreeState,
-    pub(super) violations: Vec<ViolationRow>,
-    pub(super) approval_uses: BTreeMap<String, Vec<u64>>,
-    pub(super) undecodable: u64,
+pub(crate) struct Collector {
+    pub(crate) rows: Vec<Row>,
+    pub(crate) trees: SpawnTreeState,
+    pub(crate) violations: Vec<ViolationRow>,
+    pub(crate) approval_uses: BTreeMap<String, Vec<u64>>,
+    pub(crate) undecodable: u64,
 }
 
 impl Collector {
     /// One event of the window, decoded (`Ok`) or not.
-    pub(super) fn push(
+    pub(crate) fn push(
         &mut self,
         envelope: &EnvelopeRef<'_>,
         owned: &Envelope,
@@ -276,7 +276,7 @@ impl Collector {
     }
 
     /// The spawn trees, each agent with the decision of the event that first named it.
-    pub(super) fn trees(&self) -> Vec<Tree> {
+    pub(crate) fn trees(&self) -> Vec<Tree> {
         let by_seq: BTreeMap<u64, &Row> = self.rows.iter().map(|r| (r.seq, r)).collect();
         let sessions = self.trees.sessions.iter().map(|(id, tree)| (Some(id.clone()), tree));
         let without =
@@ -393,7 +393,7 @@ mod tests {
 
     use super::{MAX_TEXT, clip, verdict};
 
-    const GOLDEN: &str = include_str!("../../../../domain/src/audit/testdata/log.jsonl");
+    const GOLDEN: &str = include_str!("../../domain/src/audit/testdata/log.jsonl");
 
     fn event(
         seq: usize,

@@ -1,9 +1,9 @@
-//! `warden witness serve`: the witness over HTTP, as C2SP `tlog-witness` says:
+//! The witness over HTTP (`warden witness serve`), as C2SP `tlog-witness` says:
 //! `POST /add-checkpoint` with the body `old N`, the consistency proof's lines, a blank line and
 //! the signed checkpoint; `200` with the cosignature line, `409` with the witness's size
 //! (`text/x.tlog.size`) when `old` is not it, `403` for a checkpoint no known key signed, `404`
 //! for a log it does not witness, `422` for a proof that does not hold (a fork), `400` for what
-//! cannot be read. The state is [`super::cosign`]'s, so the command line's
+//! cannot be read. The state is [`crate::cosign`]'s, so the command line's
 //! `add-checkpoint` and the server share it (one at a time, by its lock).
 //!
 //! A slow client holds no one else up: HTTP/1.1 is hyper's server, one request per
@@ -15,7 +15,6 @@
 //! else is `400`, `404`, `405`, `408`, `411`, `413` or `431`, never a panic.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -24,7 +23,6 @@ use std::time::Duration;
 use agentwarden::tlog::{Cosigner, LogVerifier, TlogError};
 use agentwarden_domain::audit::note::{TreeHead, parse_note};
 use agentwarden_domain::audit::proof::MAX_PROOF_BYTES;
-use clap::Args;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
@@ -33,8 +31,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 
-use super::super::{EXIT_OK, Failure};
-use super::{Refused, cosign, last_size};
+use crate::{Refused, cosign, last_size};
 
 /// The most connections open at once.
 const MAX_CONNECTIONS: usize = 128;
@@ -47,40 +44,45 @@ const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
 /// How long a connection may stay open at all: the request, the cosigning, the answer.
 const CONNECTION_DEADLINE: Duration = Duration::from_secs(20);
 
-#[derive(Debug, Args)]
-pub(crate) struct ServeArgs {
-    /// Where to listen (`127.0.0.1:PORT`; port 0 picks one, printed on start).
-    #[arg(long, value_name = "ADDR")]
-    listen: String,
-    /// The witness's cosigning key (from `warden witness keygen`).
-    #[arg(long, value_name = "FILE")]
-    key: PathBuf,
-    /// The directory that keeps the last checkpoint cosigned per log.
-    #[arg(long, value_name = "DIR")]
-    state: PathBuf,
-    /// The public key of a log witnessed (`NAME+ID+KEY`, from `warden audit keygen`), once per log.
-    #[arg(long = "log", value_name = "KEY", required = true)]
-    logs: Vec<String>,
-}
-
-struct Witnessing {
+/// What the witness serves with: its cosigning key, the logs it witnesses and its state
+/// directory (the one `add-checkpoint` keeps).
+#[derive(Debug)]
+pub struct Witnessing {
     cosigner: Cosigner,
     logs: Vec<LogVerifier>,
     state: PathBuf,
 }
 
-/// `warden witness serve`: serves until killed.
-pub(super) async fn serve(args: ServeArgs, out: &mut dyn Write) -> Result<u8, Failure> {
-    let cosigner = Cosigner::read(&args.key)?;
-    let logs = args.logs.iter().map(|l| LogVerifier::parse(l)).collect::<Result<Vec<_>, _>>()?;
-    let listener = TcpListener::bind(&args.listen)
-        .await
-        .map_err(|e| Failure::usage(format!("cannot listen on `{}`: {e}", args.listen)))?;
-    let at = listener.local_addr().map_err(|e| Failure::usage(e.to_string()))?;
-    writeln!(out, "witnessing on http://{at}/add-checkpoint")?;
-    out.flush()?;
-    accept(listener, Arc::new(Witnessing { cosigner, logs, state: args.state })).await;
-    Ok(EXIT_OK)
+impl Witnessing {
+    /// The witness of `logs` cosigning with `cosigner`, its state in `state`.
+    #[must_use]
+    pub fn new(cosigner: Cosigner, logs: Vec<LogVerifier>, state: PathBuf) -> Self {
+        Witnessing { cosigner, logs, state }
+    }
+}
+
+/// A witness bound to its address, not yet answering.
+#[derive(Debug)]
+pub struct Listening {
+    listener: TcpListener,
+    witnessing: Witnessing,
+}
+
+/// The witness `witnessing` bound to `addr` (`127.0.0.1:PORT`; port 0 picks one).
+pub async fn listen(addr: &str, witnessing: Witnessing) -> std::io::Result<Listening> {
+    Ok(Listening { listener: TcpListener::bind(addr).await?, witnessing })
+}
+
+impl Listening {
+    /// The address bound.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Answers `POST /add-checkpoint` until the process ends.
+    pub async fn serve(self) {
+        accept(self.listener, Arc::new(self.witnessing)).await;
+    }
 }
 
 /// Accepts connections until the listener fails for good, each admitted under the caps

@@ -3,14 +3,14 @@
 //! calls that set text (never markup), so the one place a log value meets HTML is the JSON
 //! block, and `embed_json` makes sure it cannot leave it.
 
-use super::model::Report;
+use crate::model::Report;
 
 const TEMPLATE: &str = include_str!("page.html");
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
 
 /// The page for `report`; `Err` says why it could not be made.
-pub(super) fn render(report: &Report) -> Result<String, String> {
+pub(crate) fn render(report: &Report) -> Result<String, String> {
     let json = serde_json::to_string(report).map_err(|e| format!("the report cannot be serialised: {e}"))?;
     let data = embed_json(&json);
     let mut page = String::with_capacity(TEMPLATE.len() + STYLE.len() + SCRIPT.len() + data.len());
@@ -30,7 +30,7 @@ pub(super) fn render(report: &Report) -> Result<String, String> {
 /// `<!--` can appear) and U+2028/U+2029 (line terminators to older script parsers) become
 /// `\uXXXX` escapes. Outside strings JSON has none of these characters, and inside a string the
 /// escape is the same character: the parsed value is unchanged.
-pub(super) fn embed_json(json: &str) -> String {
+pub(crate) fn embed_json(json: &str) -> String {
     let mut out = String::with_capacity(json.len() + json.len() / 16);
     for c in json.chars() {
         match c {
@@ -48,7 +48,7 @@ pub(super) fn embed_json(json: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{embed_json, render};
-    use crate::audit::report::model::Report;
+    use crate::model::Report;
 
     /// (value, why): each survives as the same string, and the embedded text holds nothing a
     /// script element's parser or an HTML parser would act on.

@@ -6,11 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_claude_code::setup::line;
-use agentwarden_claude_code::setup::settings::{self, Entry, Settings};
+use crate::setup::line;
+use crate::setup::settings::{self, Entry, Settings};
 
-use super::super::check::Check;
-use super::{Line, check_binaries, read_text};
+use agentwarden_doctor::Check;
+use agentwarden_doctor::{Line, check_binaries, read_text};
 
 /// A settings file Claude Code reads, read.
 #[derive(Debug)]
@@ -31,7 +31,7 @@ fn read_source(path: &Path) -> Result<Option<Source>, String> {
 /// by descriptor, never through a link, and each file listed is then read by descriptor like
 /// every other (U-1), so a link or FIFO there is refused, never followed or waited on.
 fn drop_ins(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    use agentwarden_adapters::untrusted::{self, UntrustedError};
+    use agentwarden_doctor::untrusted::{self, UntrustedError};
     match untrusted::list_dir(None, dir) {
         Ok(listed) => Ok(listed
             .into_iter()
@@ -69,7 +69,7 @@ fn user_file() -> Option<PathBuf> {
 /// The `permissions.deny` rules of every settings file Claude Code reads for `project`
 /// (managed, the project's, its local and the user's: Claude Code merges them). A file that
 /// cannot be read contributes nothing (the check then reports its rules missing) (K-13).
-pub(in super::super) fn deny_rules_in_force(project: &Path, managed: &[PathBuf]) -> Vec<String> {
+pub fn deny_rules_in_force(project: &Path, managed: &[PathBuf]) -> Vec<String> {
     // A drop-in folder that cannot be listed contributes nothing here; the form check names it.
     let (mut files, _) = managed_files(managed);
     files.push(project.join(settings::PROJECT_FILE));
@@ -216,7 +216,7 @@ fn check_rewriting(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>)
             read(&path, &mut found);
         }
     }
-    checks.push(super::rewriting_check(
+    checks.push(agentwarden_doctor::rewriting_check(
         &found,
         "another PreToolUse hook can replace a tool's input (`updatedInput`) after Warden approved it (H-55)",
         "remove every PreToolUse hook but Warden's from those files, or install the managed form with \
@@ -246,11 +246,18 @@ fn check_lines(project: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
     }
     check_binaries(&binaries, &init, checks);
     let fail_closed = "every line turns an exit other than 0 and 2 into exit 2, and every stop's line a failure into the halt (H-57)";
-    super::tail_and_budget((&open, &endings), &problems, "Claude Code", fail_closed, &init, checks);
+    agentwarden_doctor::tail_and_budget(
+        (&open, &endings),
+        &problems,
+        "Claude Code",
+        fail_closed,
+        &init,
+        checks,
+    );
 }
 
 /// The entries Claude Code would run for `project`, checked, as [`Line`]s (H-14).
-pub(in super::super) fn check(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Line> {
+pub fn check(project: &Path, managed: &[PathBuf], checks: &mut Vec<Check>) -> Vec<Line> {
     let entries = check_hooks(project, managed, checks);
     check_rewriting(project, managed, checks);
     check_lines(project, &entries, checks);

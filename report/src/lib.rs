@@ -1,6 +1,9 @@
-//! `warden audit report`: one self-contained HTML page for a session or a time window, read from
-//! the verified log through the app's public walk (`Warden::walk_verified`), the domain's
-//! projections and explanations, and the records (`Warden::records`).
+//! The session report of `warden audit report`: one self-contained HTML page for a session or a
+//! time window, read from the verified log through the app's public walk
+//! (`Warden::walk_verified`), the domain's projections and explanations, and the records
+//! (`Warden::records_from_log`). The command line parses the window, opens the store and writes
+//! the page; this crate gathers the facts ([`build`]), renders them ([`Report::render`]) and
+//! says what they call for ([`Report::verdict`]).
 //!
 //! Rulings (the fail-closed questions of a report):
 //! - a chain that does not verify is still reported — the page says so first, in red,
@@ -18,149 +21,121 @@
 mod model;
 mod page;
 
-use std::io::Write;
-use std::path::PathBuf;
-
-use agentwarden_domain::audit::{Envelope, Hash};
+use agentwarden_domain::audit::{Checkpoint, Envelope, Hash, Timestamp};
 use agentwarden_domain::events::decode_ref;
 use agentwarden_ports::StoreError;
 use serde_json::value::RawValue;
 
-use super::super::{EXIT_OK, Failure};
-use super::filter::{Filter, FilterArgs};
-use super::progress::Progress;
 use agentwarden::{Verification, Warden, WardenError};
+pub use model::Report;
 use model::{
-    ApprovalRow, Broken, CheckpointVerdict, Collector, Records, Report, SealRow, SignatureRow, Window, clip,
+    ApprovalRow, Broken, CheckpointVerdict, Collector, Records, SealRow, SignatureRow, Window, clip,
 };
 
-/// The flags of `warden audit report`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct ReportArgs {
-    /// The session to report.
-    #[arg(long, value_name = "ID")]
-    session: Option<String>,
-    /// Only events recorded at or after: RFC 3339, or a duration ago (`30m`, `2h`, `7d`).
-    #[arg(long, value_name = "WHEN")]
-    since: Option<String>,
-    /// Only events recorded at or before: RFC 3339, or a duration ago.
-    #[arg(long, value_name = "WHEN")]
-    until: Option<String>,
-    /// Write the page here instead of to stdout.
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-    /// A checkpoint from `warden audit checkpoint`, checked too and shown at the top.
-    #[arg(long, value_name = "FILE")]
-    checkpoint: Option<PathBuf>,
-    /// The configuration whose `[approvals] allowed_signers` the signatures are checked
-    /// against (found as every command finds it when not given).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+/// What a report covers: a session, a time window or both, and a checkpoint to check the log
+/// against.
+#[derive(Debug, Default)]
+pub struct Request {
+    /// Only this session's events.
+    pub session: Option<String>,
+    /// Only events recorded at or after.
+    pub since: Option<Timestamp>,
+    /// Only events recorded at or before.
+    pub until: Option<Timestamp>,
+    /// A checkpoint the log must extend, shown at the top.
+    pub checkpoint: Option<Checkpoint>,
 }
 
-impl ReportArgs {
-    /// `--config`.
-    pub(crate) fn config(&self) -> Option<&std::path::Path> {
-        self.config.as_deref()
+/// What a report's findings call for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Everything in the window verified and decoded.
+    Whole,
+    /// No event falls in the window; the page says so.
+    Empty,
+    /// The page is written but is not the whole story, for this reason: a broken chain,
+    /// an undecodable event or a log that does not extend the checkpoint.
+    Incomplete(String),
+}
+
+impl Report {
+    /// The page: one HTML file with its style, script and data inline; `Err` says why it could
+    /// not be made.
+    pub fn render(&self) -> Result<String, String> {
+        page::render(self)
+    }
+
+    /// What the report's findings call for.
+    #[must_use]
+    pub fn verdict(&self) -> Verdict {
+        if let Some(broken) = &self.chain.broken {
+            return Verdict::Incomplete(format!(
+                "the audit chain is broken at seq {}: {}; the report shows only what verified before it (A-27)",
+                broken.seq, broken.why
+            ));
+        }
+        if self.undecodable > 0 {
+            return Verdict::Incomplete(format!(
+                "{} event(s) of the window could not be decoded by this reader; the report marks them (A-28)",
+                self.undecodable
+            ));
+        }
+        if self.chain.checkpoint.as_ref().is_some_and(|c| !c.ok) {
+            return Verdict::Incomplete(
+                "the log does not extend the checkpoint; the report says so at the top".to_owned(),
+            );
+        }
+        if self.rows.is_empty() {
+            return Verdict::Empty;
+        }
+        Verdict::Whole
     }
 }
 
-/// `warden audit report`: every argument, the configuration among them, is read before the
-/// store is opened; the store is never created.
-pub(crate) async fn run(
-    args: ReportArgs,
-    open: impl FnOnce(agentwarden::Config) -> Result<Warden, WardenError>,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    if args.session.is_none() && args.since.is_none() && args.until.is_none() {
-        return Err(Failure::usage("a report needs --session ID, or --since/--until (A-29)"));
-    }
-    let filter_args = FilterArgs {
-        session: args.session.clone(),
-        since: args.since.clone(),
-        until: args.until.clone(),
-        ..FilterArgs::default()
-    };
-    let mut filter = Filter::parse(filter_args)?;
-    let now = agentwarden_ports::Clock::now(&agentwarden::SystemClock);
-    filter.resolve(now)?;
-    let checkpoint = args.checkpoint.as_deref().map(super::read_checkpoint).transpose()?;
-    let config =
-        agentwarden::Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-    let (since, until) = filter.window();
+/// The report of `request` from the store `opened`, as of `now`; `progress` hears each seq
+/// walked. A store that refused to open because its head does not verify is a report that says
+/// so; any other failure to open or read is `Err`.
+pub async fn build(
+    opened: Result<Warden, WardenError>,
+    request: Request,
+    now: Timestamp,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Report, WardenError> {
     let mut report = Report {
         generated_at: now.to_string(),
         window: Window {
-            session: args.session.clone(),
-            since: since.map(|t| t.to_string()),
-            until: until.map(|t| t.to_string()),
+            session: request.session.clone(),
+            since: request.since.map(|t| t.to_string()),
+            until: request.until.map(|t| t.to_string()),
         },
         ..Report::default()
     };
-    let warden = match open(config) {
-        Ok(warden) => Some(warden),
-        // A store whose head does not verify refuses to open: the page says that much.
+    match opened {
+        Ok(warden) => collect(&warden, request, &mut report, now, progress).await?,
         Err(WardenError::Store(StoreError::Corrupt { seq, why })) => {
             report.chain.broken = Some(Broken { seq, why: clip(&why) });
-            None
         }
-        Err(e) => return Err(e.into()),
-    };
-    if let Some(warden) = &warden {
-        collect(warden, &args, (since, until), checkpoint, &mut report, now).await?;
+        Err(e) => return Err(e),
     }
-    let html = page::render(&report).map_err(|e| Failure::no(format!("cannot write the report: {e}")))?;
-    match &args.out {
-        Some(path) => agentwarden_adapters::untrusted::write_atomic(None, path, html.as_bytes(), 0o644)
-            .map_err(|e| Failure::no(format!("cannot write the report: {e}")))?,
-        None => out.write_all(html.as_bytes())?,
-    }
-    verdict(&report)
+    Ok(report)
 }
-
-/// The exit code the report's findings call for.
-fn verdict(report: &Report) -> Result<u8, Failure> {
-    if let Some(broken) = &report.chain.broken {
-        return Err(Failure::no(format!(
-            "the audit chain is broken at seq {}: {}; the report shows only what verified before it (A-27)",
-            broken.seq, broken.why
-        )));
-    }
-    if report.undecodable > 0 {
-        return Err(Failure::no(format!(
-            "{} event(s) of the window could not be decoded by this reader; the report marks them (A-28)",
-            report.undecodable
-        )));
-    }
-    if report.chain.checkpoint.as_ref().is_some_and(|c| !c.ok) {
-        return Err(Failure::no("the log does not extend the checkpoint; the report says so at the top"));
-    }
-    if report.rows.is_empty() {
-        eprintln!("no event of the log falls in the window; the report says so (A-29)");
-    }
-    Ok(EXIT_OK)
-}
-
-type Bounds = (Option<agentwarden_domain::audit::Timestamp>, Option<agentwarden_domain::audit::Timestamp>);
 
 async fn collect(
     warden: &Warden,
-    args: &ReportArgs,
-    (since, until): Bounds,
-    checkpoint: Option<agentwarden_domain::audit::Checkpoint>,
+    request: Request,
     report: &mut Report,
-    now: agentwarden_domain::audit::Timestamp,
-) -> Result<(), Failure> {
-    let head = warden.head().await?;
-    let mut progress = Progress::new("report", head.seq);
+    now: Timestamp,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(), WardenError> {
+    let Request { session, since, until, checkpoint } = request;
     let mut collector = Collector::default();
     let mut prev = Hash::GENESIS;
     let mut last = 0;
     let walked = warden
-        .walk_verified(None, &mut |seq| progress.update(seq), |envelope| {
+        .walk_verified(None, progress, |envelope| {
             let before = std::mem::replace(&mut prev, envelope.hash);
             last = envelope.seq;
-            let in_window = args.session.as_deref().is_none_or(|s| envelope.session() == Some(s))
+            let in_window = session.as_deref().is_none_or(|s| envelope.session() == Some(s))
                 && since.is_none_or(|s| envelope.recorded_at >= s)
                 && until.is_none_or(|u| envelope.recorded_at <= u);
             if !in_window {
@@ -193,7 +168,7 @@ async fn collect(
         Err(WardenError::Broken(broken)) => {
             report.chain.broken = Some(Broken { seq: broken.seq, why: clip(&broken.why.to_string()) });
         }
-        Err(other) => return Err(other.into()),
+        Err(other) => return Err(other),
     }
     if report.chain.intact {
         if let Some(checkpoint) = checkpoint {
@@ -221,11 +196,7 @@ async fn collect(
 /// The seal and approvals at the head, each signature checked as every decision checks it (K-3),
 /// folded from the log's first event: a projection saved in the state store is not taken as a
 /// start (K-15), so a report never shows records written outside the log.
-async fn records(
-    warden: &Warden,
-    collector: &Collector,
-    now: agentwarden_domain::audit::Timestamp,
-) -> Records {
+async fn records(warden: &Warden, collector: &Collector, now: Timestamp) -> Records {
     let state = match warden.records_from_log().await {
         Ok(state) => state,
         Err(e) => return Records { unavailable: Some(clip(&e.to_string())), ..Records::default() },

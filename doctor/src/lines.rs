@@ -1,34 +1,29 @@
-//! Warden's hooks as installed, read back from where each harness reads them, the form in force
-//! named and each line checked: Claude Code's ([`claude_code`], H-11, H-14), Codex's
-//! ([`codex`], C-10) and Gemini CLI's ([`gemini`]). What each harness's files hold and how a line reads is the harness's
-//! knowledge (its integration crate's `setup`); here the files are read (by descriptor, U-1) and
-//! the findings reported. What both give the doctor is a list of [`Line`]s: the canary runs them
-//! and the server check reads which server they ask.
+//! Warden's hooks as installed, whatever the harness: each harness's `setup::installed` reads
+//! them back from where its harness reads them (Claude Code's H-11, H-14; Codex's C-10; Gemini
+//! CLI's), names the form in force and checks each line with what is here. What every harness
+//! gives the doctor is a list of [`Line`]s: the canary runs them and the server check reads which
+//! server they ask.
 
 use std::path::{Path, PathBuf};
 
-use super::check::Check;
-
-pub(super) mod claude_code;
-pub(super) mod codex;
-pub(super) mod gemini;
+use crate::check::Check;
 
 /// One installed hook, whatever the harness.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Line {
+pub struct Line {
     /// The event it is under.
-    pub(super) event: String,
+    pub event: String,
     /// The command line.
-    pub(super) command: String,
+    pub command: String,
     /// The harness's timeout for it, in seconds.
-    pub(super) timeout: Option<u64>,
+    pub timeout: Option<u64>,
     /// The socket its `--server` names, and the user `--server-uid` names (V-48, V-49).
-    pub(super) server: Option<(PathBuf, Option<u32>)>,
+    pub server: Option<(PathBuf, Option<u32>)>,
 }
 
 /// A file a harness reads, as text: `None` when it does not exist, an error that names it when
 /// it cannot be read.
-fn read_text(path: &Path) -> Result<Option<String>, String> {
+pub fn read_text(path: &Path) -> Result<Option<String>, String> {
     // By descriptor, like every read of a file an agent can touch (U-1).
     match agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
@@ -40,7 +35,7 @@ fn read_text(path: &Path) -> Result<Option<String>, String> {
 /// Each line of a harness that runs its hooks in the project (Codex, Gemini CLI), as `(event,
 /// findings)`: every binary exists, every line names the configuration checked here
 /// (`config_path`), the tail fails closed, the numbers leave margin; `init` is the fix.
-fn check_lines_by_path(
+pub fn check_lines_by_path(
     lines: Vec<(String, agentwarden_protocol::hook_line::LineFindings)>,
     config_path: &Path,
     harness: &str,
@@ -92,7 +87,7 @@ fn check_lines_by_path(
 /// (`open`, H-9) or fails the wrong way for its event (`endings`, H-57), and what is wrong with
 /// their budgets (`problems`, H-10), as two checks whose fix is `init`; `ok_tail` says what a
 /// passing tail does in `harness`'s terms.
-fn tail_and_budget(
+pub fn tail_and_budget(
     (open, endings): (&[String], &[String]),
     problems: &[String],
     harness: &str,
@@ -127,7 +122,7 @@ fn tail_and_budget(
 /// writes), with the user their `--server-uid` names (V-49): `None` when none names one. An
 /// error when some lines name one and others do not, or they name different sockets or users:
 /// the harness would then ask two deciders, and doctor cannot say which one is checked (V-48).
-pub(super) fn server_named(lines: &[Line]) -> Result<Option<(PathBuf, Option<u32>)>, String> {
+pub fn server_named(lines: &[Line]) -> Result<Option<(PathBuf, Option<u32>)>, String> {
     match lines.first() {
         None => Ok(None),
         Some(first) if lines.iter().all(|l| l.server == first.server) => Ok(first.server.clone()),
@@ -138,7 +133,7 @@ pub(super) fn server_named(lines: &[Line]) -> Result<Option<(PathBuf, Option<u32
 }
 
 /// Each binary the lines run exists and is executable, or the check says how to fix it.
-fn check_binaries(binaries: &[PathBuf], fix: &str, checks: &mut Vec<Check>) {
+pub fn check_binaries(binaries: &[PathBuf], fix: &str, checks: &mut Vec<Check>) {
     for binary in binaries {
         let usable = std::fs::metadata(binary).is_ok_and(|m| {
             use std::os::unix::fs::PermissionsExt;
@@ -162,7 +157,7 @@ fn check_binaries(binaries: &[PathBuf], fix: &str, checks: &mut Vec<Check>) {
 /// The rewriting-hooks check (H-55, H-56, C-18): passed when `found` is empty, else failed with
 /// `what` (the harness's own words for the other hooks and their rulings) and everything found,
 /// and `fix`.
-fn rewriting_check(found: &[String], what: &str, fix: &str) -> Check {
+pub fn rewriting_check(found: &[String], what: &str, fix: &str) -> Check {
     if found.is_empty() {
         Check::ok(
             "rewriting hooks",

@@ -1,4 +1,4 @@
-//! `warden witness`: a witness of other logs, run as another user or on another host. It
+//! The witness of `warden witness`: a witness of other logs, run as another user or on another host. It
 //! keeps, per log, the last checkpoint it cosigned in its state directory, and cosigns a new one
 //! only when the consistency proof from that one holds; it refuses a rollback and a fork and
 //! says which. One invocation at a time holds the state directory (an exclusive lock), and the
@@ -6,7 +6,7 @@
 
 mod http;
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agentwarden::tlog::{Cosigner, LogVerifier, TlogError, Witness, WitnessVerdict, parse_add_checkpoint};
@@ -14,63 +14,14 @@ use agentwarden_adapters::untrusted::{self, UntrustedError};
 use agentwarden_domain::audit::merkle::MerkleHash;
 use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, Note};
 use agentwarden_domain::audit::proof::MAX_PROOF_BYTES;
-use clap::{Args, Subcommand};
 
-use super::{EXIT_OK, Failure};
+pub use http::{Listening, Witnessing, listen};
 
-#[derive(Debug, Subcommand)]
-pub(super) enum WitnessCommand {
-    /// Make the witness's cosigning key (never over a file that exists) and print its public key.
-    Keygen {
-        /// The witness's name (e.g. `witness.example.com/w1`).
-        #[arg(long, value_name = "NAME")]
-        name: String,
-        /// Where to write the key.
-        #[arg(long, value_name = "FILE")]
-        out: PathBuf,
-    },
-    /// Answer a `tlog-witness` `add-checkpoint` request (from `warden audit witness-request`, on
-    /// stdin or --request): print the cosignature line when the log extends the last checkpoint
-    /// cosigned, refuse a rollback or a fork (exit 1).
-    AddCheckpoint(AddCheckpointArgs),
-    /// Answer C2SP `tlog-witness` `POST /add-checkpoint` over HTTP, with the state
-    /// `add-checkpoint` keeps, until killed.
-    Serve(http::ServeArgs),
-}
-
-#[derive(Debug, Args)]
-pub(super) struct AddCheckpointArgs {
-    /// The witness's cosigning key (from `warden witness keygen`).
-    #[arg(long, value_name = "FILE")]
-    key: PathBuf,
-    /// The public key of the log witnessed (`NAME+ID+KEY`, from `warden audit keygen`).
-    #[arg(long, value_name = "KEY")]
-    log: String,
-    /// The directory that keeps the last checkpoint cosigned per log.
-    #[arg(long, value_name = "DIR")]
-    state: PathBuf,
-    /// The request [default: stdin].
-    #[arg(long, value_name = "FILE")]
-    request: Option<PathBuf>,
-}
-
-pub(super) async fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<u8, Failure> {
-    match command {
-        WitnessCommand::Keygen { name, out: path } => {
-            let cosigner = Cosigner::generate(&name)?;
-            super::audit::write_new_key(&path, &cosigner.to_text())?;
-            writeln!(out, "{}", cosigner.verifier())?;
-            Ok(EXIT_OK)
-        }
-        WitnessCommand::AddCheckpoint(args) => add_checkpoint(&args, out),
-        WitnessCommand::Serve(args) => http::serve(args, out).await,
-    }
-}
-
-fn read_request(path: Option<&Path>) -> Result<String, Failure> {
+/// An `add-checkpoint` request from `path`, or stdin when `None`: at most 4 MiB of
+/// UTF-8.
+pub fn read_request(path: Option<&Path>) -> Result<String, TlogError> {
     let max = MAX_PROOF_BYTES as u64;
-    let malformed =
-        |why: String| Failure::from(TlogError::ProofMalformed(format!("cannot read the request: {why}")));
+    let malformed = |why: String| TlogError::ProofMalformed(format!("cannot read the request: {why}"));
     match path {
         Some(path) => untrusted::read_text(None, path, max).map_err(|e| malformed(e.to_string())),
         None => {
@@ -88,21 +39,9 @@ fn read_request(path: Option<&Path>) -> Result<String, Failure> {
     }
 }
 
-fn add_checkpoint(args: &AddCheckpointArgs, out: &mut dyn Write) -> Result<u8, Failure> {
-    let cosigner = Cosigner::read(&args.key)?;
-    let log = LogVerifier::parse(&args.log)?;
-    let body = read_request(args.request.as_deref())?;
-    let line = cosign(&cosigner, &log, &args.state, &body).map_err(|refused| match refused {
-        Refused::Tlog(e) => Failure::from(e),
-        Refused::State(why) => Failure::usage(why),
-    })?;
-    write!(out, "{line}")?;
-    Ok(EXIT_OK)
-}
-
 /// Why the witness did not cosign: the log's request, or its own state.
 #[derive(Debug)]
-pub(super) enum Refused {
+pub enum Refused {
     /// The request: not signed, a rollback, a fork, a conflict, malformed.
     Tlog(TlogError),
     /// The witness's state directory cannot be used.
@@ -116,7 +55,7 @@ impl From<TlogError> for Refused {
 }
 
 /// The size of the last checkpoint the witness in `state` cosigned for `log` (0: none).
-pub(super) fn last_size(log: &LogVerifier, state: &Path) -> Result<u64, Refused> {
+pub fn last_size(log: &LogVerifier, state: &Path) -> Result<u64, Refused> {
     Ok(last_checkpoint(log, state)?.map_or(0, |head| head.size))
 }
 
@@ -149,12 +88,7 @@ fn last_checkpoint(
 /// `add-checkpoint` on the witness's state directory: under its exclusive lock, the
 /// request checked against the last checkpoint cosigned for `log`, the new one stored, then its
 /// cosignature line returned.
-pub(super) fn cosign(
-    cosigner: &Cosigner,
-    log: &LogVerifier,
-    state: &Path,
-    body: &str,
-) -> Result<String, Refused> {
+pub fn cosign(cosigner: &Cosigner, log: &LogVerifier, state: &Path, body: &str) -> Result<String, Refused> {
     let (old, proof, note) = parse_add_checkpoint(body)?;
     let state_error =
         |why: String| Refused::State(format!("the witness's state `{}`: {why}", state.display()));

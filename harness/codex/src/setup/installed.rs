@@ -7,12 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_codex::setup::config::{self, Entry, Hooks};
-use agentwarden_codex::setup::line;
-use agentwarden_codex::setup::places::{self, Place};
+use crate::setup::config::{self, Entry, Hooks};
+use crate::setup::line;
+use crate::setup::places::{self, Place};
 
-use super::super::check::Check;
-use super::{Line, read_text};
+use agentwarden_doctor::Check;
+use agentwarden_doctor::{Line, read_text};
 
 fn read_hooks(path: &Path) -> Result<Option<Hooks>, String> {
     let Some(text) = read_text(path)? else { return Ok(None) };
@@ -215,7 +215,7 @@ fn check_rewriting(
             named.join(", ")
         ));
     }
-    checks.push(super::rewriting_check(
+    checks.push(agentwarden_doctor::rewriting_check(
         &found,
         "another PreToolUse hook can replace a tool's input (`updatedInput`) after Warden approved it \
          (C-18, H-55; a run with an input Warden did not approve quarantines the session)",
@@ -229,11 +229,11 @@ fn check_rewriting(
 fn check_lines(project: &Path, config_path: &Path, entries: &[Entry], checks: &mut Vec<Check>) {
     let init = format!("run `warden init codex --project {}` again", project.display());
     let lines = entries.iter().map(|entry| (entry.event.clone(), config::check_entry(entry))).collect();
-    super::check_lines_by_path(lines, config_path, "Codex", &init, checks);
+    agentwarden_doctor::check_lines_by_path(lines, config_path, "Codex", &init, checks);
 }
 
 /// The hooks Codex would run for `project`, checked, as [`Line`]s (C-10).
-pub(in super::super) fn check(
+pub fn check(
     project: &Path,
     config_path: &Path,
     managed: &[PathBuf],
@@ -264,12 +264,8 @@ pub(in super::super) fn check(
 /// launcher cannot make its namespaces (every confined call would fail), and the exec-policy
 /// files that hold a refusing or asking decision (every confined call would be denied). Each a
 /// warning with its fix; a file that cannot be read is named too.
-pub(in super::super) fn check_confinement(
-    project: &Path,
-    codex_home: Option<PathBuf>,
-    checks: &mut Vec<Check>,
-) {
-    use agentwarden_codex::setup::rules;
+pub fn check_confinement(project: &Path, codex_home: Option<PathBuf>, checks: &mut Vec<Check>) {
+    use crate::setup::rules;
     let home = config::home(codex_home, std::env::var_os(config::HOME_ENV), std::env::var_os("HOME"));
     let mut sandboxes = Vec::new();
     let mut modes = Vec::new();
@@ -303,8 +299,8 @@ pub(in super::super) fn check_confinement(
     let dirs = rules::rules_dirs(home.as_deref(), &project_layers(project));
     for dir in dirs {
         // Listed as the hook lists it: opened once, through that descriptor (X-84).
-        let entries = match agentwarden_adapters::untrusted::list_dir_followed(&dir) {
-            Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => continue,
+        let entries = match agentwarden_doctor::untrusted::list_dir_followed(&dir) {
+            Err(agentwarden_doctor::untrusted::UntrustedError::Missing { .. }) => continue,
             Err(e) => {
                 refusing.push(format!("`{}` cannot be listed: {e}", dir.display()));
                 continue;
