@@ -43,6 +43,10 @@ use serde_json::{Value, json};
 /// The target: each Warden session within this factor of the no-op hook's (issue 36, issue 50).
 const TARGET: f64 = 1.05;
 
+/// The most shell calls a Gemini CLI subagent makes in one session here: its subagents stop at
+/// a turn limit of their own (a 40-call session ran 29), so its rows are of at most this many.
+const GEMINI_MOST_CALLS: usize = 25;
+
 /// The harnesses, as `--harness` names them.
 const HARNESSES: [&str; 3] = ["claude-code", "codex", "gemini"];
 
@@ -117,12 +121,23 @@ fn main() -> ExitCode {
     let result = options().and_then(|o| {
         let mut ok = true;
         for harness in &o.harnesses {
-            let rows = match *harness {
-                "claude-code" => claude_code(&o),
-                "codex" => codex_cli(&o),
-                _ => gemini_cli(&o),
-            }?;
-            ok &= report(harness, &o, &rows);
+            let (rows, calls) = match *harness {
+                "claude-code" => (claude_code(&o)?, o.calls),
+                "codex" => (codex_cli(&o)?, o.calls),
+                _ => {
+                    let calls = o.calls.min(GEMINI_MOST_CALLS);
+                    (
+                        gemini_cli(&Options {
+                            bin: o.bin.clone(),
+                            calls,
+                            rounds: o.rounds,
+                            harnesses: Vec::new(),
+                        })?,
+                        calls,
+                    )
+                }
+            };
+            ok &= report(harness, calls, o.rounds, &rows);
         }
         Ok(ok)
     });
@@ -165,13 +180,12 @@ fn median(times: &[Duration]) -> Duration {
 }
 
 /// Prints the harness's rows; false when a Warden arm misses the target.
-fn report(harness: &str, o: &Options, rows: &Rows) -> bool {
+fn report(harness: &str, calls: usize, rounds: usize, rows: &Rows) -> bool {
     let of = |arm: Arm| rows.iter().find(|(a, _)| *a == arm).map(|(_, t)| median(t)).unwrap_or_default();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let per_call = |a: Duration, b: Duration| (ms(a) - ms(b)) / o.calls as f64;
+    let per_call = |a: Duration, b: Duration| (ms(a) - ms(b)) / calls as f64;
     println!(
-        "\nwhole session, {harness}: {} shell calls of a subagent, median of {} interleaved rounds",
-        o.calls, o.rounds
+        "\nwhole session, {harness}: {calls} shell calls of a subagent, median of {rounds} interleaved rounds"
     );
     println!("{:<44} {:>10} {:>26}", "hooks", "session", "per call over the no-op hook");
     let noop = of(Arm::NoOp);
