@@ -15,7 +15,7 @@
 use std::path::Path;
 
 /// Files (relative to the workspace's root) allowed to name a harness in their code, and why.
-const ALLOWED: [(&str, &str); 13] = [
+const ALLOWED: [(&str, &str); 7] = [
     (
         "hook-client/src/harness.rs",
         "the registry: each harness by the name its hook's command line gives it, the one place that \
@@ -36,12 +36,6 @@ const ALLOWED: [(&str, &str); 13] = [
     ),
     ("cli/src/doctor_env.rs", "`warden doctor`: each harness's environment (moving out, issue 49)"),
     ("cli/src/setup.rs", "`warden init HARNESS`: each harness's installer (moving out, issue 49)"),
-    ("cli/src/setup/codex.rs", "`warden init codex` (moving out, issue 49)"),
-    ("cli/src/setup/gemini.rs", "`warden init gemini` (moving out, issue 49)"),
-    ("cli/src/installed/mod.rs", "the installed lines of each harness, read back (moving out, issue 49)"),
-    ("cli/src/installed/claude_code.rs", "Claude Code's installed lines (moving out, issue 49)"),
-    ("cli/src/installed/codex.rs", "Codex's installed lines (moving out, issue 49)"),
-    ("cli/src/installed/gemini.rs", "Gemini's installed lines (moving out, issue 49)"),
     ("cli/src/wiring.rs", "the hook lines `warden init` installs, each harness's (moving out, issue 49)"),
 ];
 
