@@ -317,6 +317,90 @@ fn set_confine(root: &Path, section: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// What the bench does with each client's project: the same verbs on three types.
+trait Governed {
+    fn root(&self) -> &Path;
+    fn warden_ok(&self, args: &[&str]) -> String;
+    fn git(&self, args: &[&str]) -> String;
+}
+
+impl Governed for Project {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+    fn warden_ok(&self, args: &[&str]) -> String {
+        Project::warden_ok(self, args)
+    }
+    fn git(&self, args: &[&str]) -> String {
+        Project::git(self, args)
+    }
+}
+
+impl Governed for CodexProject {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+    fn warden_ok(&self, args: &[&str]) -> String {
+        CodexProject::warden_ok(self, args)
+    }
+    fn git(&self, args: &[&str]) -> String {
+        CodexProject::git(self, args)
+    }
+}
+
+impl Governed for GeminiProject {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+    fn warden_ok(&self, args: &[&str]) -> String {
+        GeminiProject::warden_ok(self, args)
+    }
+    fn git(&self, args: &[&str]) -> String {
+        GeminiProject::git(self, args)
+    }
+}
+
+/// A project already set up and sealed, with `[confine]` as `arm` says for Warden's arms,
+/// committed and sealed again.
+fn reconfined<P: Governed>(project: P, arm: Arm) -> Result<P, String> {
+    if let Some(section) = arm.confine() {
+        set_confine(project.root(), section)?;
+        project.git(&["commit", "-qam", "the bench's configuration"]);
+        project.warden_ok(&["seal", "--by", "alice"]);
+    }
+    Ok(project)
+}
+
+/// The project of `arm` among `projects`, one for each of [`Arm::ALL`] in its order.
+fn of_arm<P>(projects: &[P], arm: Arm) -> Result<&P, String> {
+    Arm::ALL.iter().position(|a| *a == arm).and_then(|i| projects.get(i)).ok_or_else(|| "no project".into())
+}
+
+/// Starts the service of each Warden arm's project, at the socket `socket` names for it.
+fn serve<P: Governed>(
+    warden: &Path,
+    projects: &[P],
+    socket: impl Fn(&P) -> PathBuf,
+) -> Result<Vec<Served>, String> {
+    let mut served = Vec::new();
+    for (arm, project) in Arm::ALL.iter().zip(projects) {
+        if arm.confine().is_some() {
+            let log = project.warden_ok(&["audit", "log", "--json"]);
+            served.push(Served::start(*arm, warden, project.root(), &socket(project), &log)?);
+        }
+    }
+    Ok(served)
+}
+
+/// Stops each service and checks its log ([`Served::check`]) for `calls` calls.
+fn checked<P: Governed>(served: Vec<Served>, projects: &[P], calls: usize) -> Result<(), String> {
+    for served in served {
+        let project = of_arm(projects, served.arm)?;
+        served.check(calls, || project.warden_ok(&["audit", "log", "--json"]))?;
+    }
+    Ok(())
+}
+
 /// The planner's `calls` shell commands, `echo step-N`.
 fn steps(calls: usize) -> impl Iterator<Item = (usize, String)> {
     (0..calls).map(|i| (i, format!("echo step-{i}")))
@@ -338,7 +422,7 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
     // service), the seal, the approval — with the planner offered the shell, `[confine]` as the
     // arm says, and the client's own settings allowing the calls: Warden confines a call only
     // where those would run it as sent (H-61).
-    let project = |arm: Arm| -> Result<(Project, PathBuf), String> {
+    let project = |arm: Arm| -> Result<Project, String> {
         let project = Project::example(&tools);
         let planner = project.root.join(".claude/agents/planner.md");
         let text = std::fs::read_to_string(&planner).map_err(|e| e.to_string())?;
@@ -352,8 +436,7 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
         }
         project.git(&["add", "-A"]);
         project.git(&["commit", "-q", "-m", "the bench's planner and configuration"]);
-        let socket = project.dir().join("warden.sock");
-        let socket_arg = socket.to_string_lossy().into_owned();
+        let socket_arg = project.dir().join("warden.sock").to_string_lossy().into_owned();
         match arm {
             Arm::NoHook => {}
             Arm::NoOp => {
@@ -375,17 +458,11 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
             project.warden_ok(&["seal", "--by", "alice"]);
             project.warden_ok(&["approve", "--ref", CC_APPROVAL, "--by", "alice"]);
         }
-        Ok((project, socket))
+        Ok(project)
     };
-    let projects: Vec<(Project, PathBuf)> =
-        Arm::ALL.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
-    let mut served = Vec::new();
-    for (arm, (project, socket)) in Arm::ALL.iter().zip(&projects) {
-        if arm.confine().is_some() {
-            let log = project.warden_ok(&["audit", "log", "--json"]);
-            served.push(Served::start(*arm, &tools.warden, &project.root, socket, &log)?);
-        }
-    }
+    let projects: Vec<Project> = Arm::ALL.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
+    let socket = |p: &Project| p.dir().join("warden.sock");
+    let served = serve(&tools.warden, &projects, socket)?;
     let script = |calls: usize| {
         let turns = steps(calls)
             .map(|(i, command)| {
@@ -408,8 +485,7 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
             .agent("PLANTASK", turns)
     };
     let rows = interleaved(o.rounds, |arm| {
-        let index = Arm::ALL.iter().position(|a| *a == arm).ok_or("arm")?;
-        let (project, _) = projects.get(index).ok_or("project")?;
+        let project = of_arm(&projects, arm)?;
         let api = FakeApi::start(script(o.calls)).map_err(|e| format!("fake API: {e}"))?;
         let options = RunOptions {
             timeout: Duration::from_secs(300),
@@ -435,9 +511,7 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
         }
         Ok(run.elapsed)
     })?;
-    for (served, (project, _)) in served.into_iter().zip(projects.iter().skip(2)) {
-        served.check(o.calls * o.rounds, || project.warden_ok(&["audit", "log", "--json"]))?;
-    }
+    checked(served, &projects, o.calls * o.rounds)?;
     Ok(rows)
 }
 
@@ -461,24 +535,10 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
     let tools = CodexTools::locate(o.bin.join("warden"))?;
     // The example, its planner's manifest granting `Bash(echo:*)`; Warden's arms with
     // `[confine]` as the arm says, sealed again.
-    let project = |arm: Arm| -> Result<CodexProject, String> {
-        let project = CodexProject::setup(&tools);
-        if let Some(section) = arm.confine() {
-            set_confine(&project.root, section)?;
-            project.git(&["commit", "-qam", "the bench's configuration"]);
-            project.warden_ok(&["seal", "--by", "alice"]);
-        }
-        Ok(project)
-    };
-    let projects: Vec<CodexProject> = Arm::ALL.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
+    let projects: Vec<CodexProject> =
+        Arm::ALL.iter().map(|arm| reconfined(CodexProject::setup(&tools), *arm)).collect::<Result<_, _>>()?;
     let socket = |p: &CodexProject| p.scratch().join("tmp/warden.sock");
-    let mut served = Vec::new();
-    for (arm, project) in Arm::ALL.iter().zip(&projects) {
-        if arm.confine().is_some() {
-            let log = project.warden_ok(&["audit", "log", "--json"]);
-            served.push(Served::start(*arm, &tools.warden, &project.root, &socket(project), &log)?);
-        }
-    }
+    let served = serve(&tools.warden, &projects, socket)?;
     let script = |calls: usize| {
         let turns = steps(calls).map(|(i, command)| Item::shell(&format!("call_{i}"), &command)).collect();
         codex::Script::new()
@@ -489,8 +549,7 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
             .agent("PLANTASK", turns)
     };
     let rows = interleaved(o.rounds, |arm| {
-        let index = Arm::ALL.iter().position(|a| *a == arm).ok_or("arm")?;
-        let project = projects.get(index).ok_or("project")?;
+        let project = of_arm(&projects, arm)?;
         let route = match arm {
             Arm::NoHook => HookRoute::None,
             Arm::NoOp => HookRoute::Command("true".into()),
@@ -512,9 +571,7 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
         }
         Ok(run.elapsed)
     })?;
-    for (served, project) in served.into_iter().zip(projects.iter().skip(2)) {
-        served.check(o.calls * o.rounds, || project.warden_ok(&["audit", "log", "--json"]))?;
-    }
+    checked(served, &projects, o.calls * o.rounds)?;
     Ok(rows)
 }
 
@@ -524,32 +581,19 @@ fn gemini_cli(o: &Options) -> Result<Rows, String> {
     let tools = GeminiTools::locate(o.bin.join("warden"))?;
     // The example, its planner's manifest granting `Bash(echo:*)`; Warden's arms with
     // `[confine]` as the arm says, sealed again.
-    let project = |arm: Arm| -> Result<GeminiProject, String> {
-        let project = GeminiProject::setup(&tools);
-        if let Some(section) = arm.confine() {
-            set_confine(&project.root, section)?;
-            project.git(&["commit", "-qam", "the bench's configuration"]);
-            project.warden_ok(&["seal", "--by", "alice"]);
-        }
-        Ok(project)
-    };
-    let projects: Vec<GeminiProject> = Arm::ALL.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
+    let projects: Vec<GeminiProject> = Arm::ALL
+        .iter()
+        .map(|arm| reconfined(GeminiProject::setup(&tools), *arm))
+        .collect::<Result<_, _>>()?;
     let socket = |p: &GeminiProject| p.scratch().join("warden.sock");
-    let mut served = Vec::new();
-    for (arm, project) in Arm::ALL.iter().zip(&projects) {
-        if arm.confine().is_some() {
-            let log = project.warden_ok(&["audit", "log", "--json"]);
-            served.push(Served::start(*arm, &tools.warden, &project.root, &socket(project), &log)?);
-        }
-    }
+    let served = serve(&tools.warden, &projects, socket)?;
     let script = |calls: usize| {
         gemini::Script::new()
             .agent("MAINTASK", vec![Part::invoke("planner", "PLANTASK plan it")])
             .agent("PLANTASK", steps(calls).map(|(_, command)| Part::shell(&command)).collect())
     };
     let rows = interleaved(o.rounds, |arm| {
-        let index = Arm::ALL.iter().position(|a| *a == arm).ok_or("arm")?;
-        let project = projects.get(index).ok_or("project")?;
+        let project = of_arm(&projects, arm)?;
         let route = match arm {
             Arm::NoHook => GeminiRoute::None,
             Arm::NoOp => GeminiRoute::Command("true".into()),
@@ -571,8 +615,6 @@ fn gemini_cli(o: &Options) -> Result<Rows, String> {
         }
         Ok(run.elapsed)
     })?;
-    for (served, project) in served.into_iter().zip(projects.iter().skip(2)) {
-        served.check(o.calls * o.rounds, || project.warden_ok(&["audit", "log", "--json"]))?;
-    }
+    checked(served, &projects, o.calls * o.rounds)?;
     Ok(rows)
 }
