@@ -11,28 +11,27 @@ use std::path::Path;
 
 use agentwarden_tests::sources::{outside_tests, rust_files};
 
+/// The edge's sources: the command line and the hook client, and what moved out of the command
+/// line (issue 49): its report, its witness, what its doctor reports in, each harness's setup.
+const EDGE: [&str; 8] = [
+    "cli/src",
+    "hook-client/src",
+    "report/src",
+    "witness/src",
+    "doctor/src",
+    "harness/claude-code/src/setup",
+    "harness/codex/src/setup",
+    "harness/gemini/src/setup",
+];
+
 #[test]
 fn no_code_is_built_from_a_string_outside_the_table() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for dir in [
-        "domain/src",
-        "ports/src",
-        "adapters/src",
-        "app/src",
-        "protocol/src",
-        "server/src",
-        "hook-client/src",
-        "cli/src",
-        // What moved out of the command line (issue 49): its report, its witness, what its
-        // doctor reports in, and each harness's setup.
-        "report/src",
-        "witness/src",
-        "doctor/src",
-        "harness/claude-code/src/setup",
-        "harness/codex/src/setup",
-        "harness/gemini/src/setup",
-    ] {
+    for dir in ["domain/src", "ports/src", "adapters/src", "app/src", "protocol/src", "server/src"]
+        .iter()
+        .chain(&EDGE)
+    {
         files.extend(rust_files(&root.join(dir)));
     }
     let mut scanned = 0;
@@ -79,17 +78,7 @@ fn sources(dirs: &[&str]) -> Vec<(std::path::PathBuf, String)> {
 fn no_code_is_spliced_into_a_reason() {
     use agentwarden_domain::code::Code;
     let mut spliced = Vec::new();
-    let dirs = [
-        "cli/src",
-        "hook-client/src",
-        "report/src",
-        "witness/src",
-        "doctor/src",
-        "harness/claude-code/src/setup",
-        "harness/codex/src/setup",
-        "harness/gemini/src/setup",
-    ];
-    for (path, source) in sources(&dirs) {
+    for (path, source) in sources(&EDGE) {
         for code in Code::ALL {
             if source.contains(&format!("\"{code}: ")) {
                 spliced.push(format!("{}: `{code}`", path.display()));
