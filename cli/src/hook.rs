@@ -287,14 +287,6 @@ fn answer_with(
         return Err(Failure::new(HOOK_FAILED, Code::DeadlinePassed, why));
     }
     let failed = |reason: String| Failure { exit: HOOK_FAILED, code: None, reason };
-    // A failure's reason is said without the credentials it may quote, as every failure of the
-    // command line is; a stop's halt (H-57) says it as it is.
-    let answer = match answer {
-        agentwarden::HookAnswer::Failed { reason } if !halt => {
-            agentwarden::HookAnswer::failed(agentwarden_domain::redact::credentials(reason.as_str()))
-        }
-        answer => answer,
-    };
     // As the harness reads it, the same for every harness as `warden-hook` prints it: a stop's
     // line halts on a failure (H-57); Claude Code's exit 2 names the hook on stderr; Codex's and
     // Gemini's name the answer (C-1, M-1), and a confined call's allow is exit 0 with its one

@@ -104,10 +104,16 @@ impl HookHarness {
 
     /// `answer` as this harness reads it on a line that says whether a failure halts (H-57): on
     /// a stop's line (`halt_on_failure`) a failure is the halt, every other answer as
-    /// [`HookHarness::print`] says it.
+    /// [`HookHarness::print`] says it, a failure's reason without the credentials it may quote
+    /// (a store's address, X-77). Direct mode and `warden-hook` both print through here, so
+    /// that neither says what the other hides.
     pub fn print_on(self, answer: &HookAnswer, program: &str, halt_on_failure: bool) -> Rendered {
         match (halt_on_failure, answer) {
             (true, HookAnswer::Failed { reason }) => agentwarden_protocol::halt::rendered(reason),
+            (false, HookAnswer::Failed { reason }) => {
+                let shown = agentwarden_domain::redact::credentials(reason.as_str());
+                self.print(&HookAnswer::failed(shown), program)
+            }
             _ => self.print(answer, program),
         }
     }
@@ -116,6 +122,19 @@ impl HookHarness {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A failure's reason is printed without the credentials it quotes, by every harness, as
+    /// direct mode and `warden-hook` both print it (X-77).
+    #[test]
+    fn a_failure_is_printed_without_its_credentials_by_every_harness() {
+        let failed = HookAnswer::failed("store_unavailable: cannot reach postgres://alice:s3cret@db/warden");
+        for name in HookHarness::NAMES {
+            let printed = HookHarness::parse(name).unwrap().print_on(&failed, "warden-hook", false);
+            let text = format!("{:?} {:?}", printed.stdout, printed.stderr);
+            assert!(!text.contains("s3cret"), "{name}: {text}");
+            assert!(text.contains("postgres://***@db/warden"), "{name} still says where: {text}");
+        }
+    }
 
     /// Every harness `--harness` names has shell tools, and reads a call of each, before it
     /// runs, as a shell call (T-31): a harness added to the list without them fails here.
