@@ -88,7 +88,7 @@ impl Warden {
         let tmp = session_tmp(root, session);
         let place_tmp = tmp.as_deref().unwrap_or("/nonexistent-session-tmp").to_owned();
         let place = Place { root, cwd, session_tmp: &place_tmp };
-        let home = std::env::var("HOME").unwrap_or_default();
+        let home = user_home();
         let baseline = Baseline::unix(&home).holding(super::fast::HARNESS_HELD_NAMES);
         let confinement = match lineage {
             Some((types, manifests)) => {
@@ -221,6 +221,15 @@ pub(crate) fn session_tmp(root: &str, session: &str) -> Result<String, String> {
     untrusted::private_dir(Path::new(root), &names)
         .map(|dir| dir.to_string_lossy().into_owned())
         .map_err(|e| format!("the session's temporary directory cannot be used: {e}"))
+}
+
+/// The user's home, where the harness's user-level rules are read and the toolchains' read
+/// grants are placed: `$HOME` of the deciding process, the variable the harness itself resolves
+/// `~` with, since the hook inherits the harness's environment; empty when unset, and then the
+/// user's rules cannot be told and no rewrite is made. The one reading of it the hook and
+/// `doctor` share.
+fn user_home() -> String {
+    std::env::var("HOME").unwrap_or_default()
 }
 
 /// Whether the harness's own rules would let `shell` run as sent (H-61); `Err` says why not, or
@@ -469,7 +478,7 @@ pub fn confine_report(
     let user_namespaces = untrusted::read_followed(Path::new("/proc/sys/user/max_user_namespaces"), 64)
         .map_err(|e| e.to_string())
         .and_then(|t| String::from_utf8_lossy(&t).trim().parse::<u64>().map_err(|e| e.to_string()));
-    let home = std::env::var("HOME").unwrap_or_default();
+    let home = user_home();
     let tmp = format!("{root}/.agentwarden/tmp/SESSION");
     let place = Place { root, cwd: root, session_tmp: &tmp };
     let protected = &config.guardrails.protected;
