@@ -366,6 +366,15 @@ fn build_release() -> Result<PathBuf, String> {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    // `--baseline REV` (server and session rows): another commit's binaries timed beside these in
+    // the same run, each row no more than 3 % slower (issue 49, item 8).
+    let (baseline, args) = crate::bench_baseline::split(args)?;
+    let args = args.as_slice();
+    let baseline = match (&baseline, args.first().map(String::as_str)) {
+        (None, _) => None,
+        (Some(rev), Some("server" | "session")) => Some(crate::bench_baseline::build(rev)?),
+        (Some(_), _) => return Err("--baseline is taken by `bench server` and `bench session` only".into()),
+    };
     // `cargo xtask bench server`: only the resident service's rows (with direct mode beside).
     if args.first().map(String::as_str) == Some("server") {
         let bin = build_release()?;
@@ -377,7 +386,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         if args.get(1).map(String::as_str) == Some("tlog") {
             return crate::bench_tlog::run(&bin.join("warden"), &bin);
         }
-        crate::bench_server::run(&bin.join("warden"), &bin)?;
+        crate::bench_server::run(&bin.join("warden"), &bin, baseline.as_deref())?;
         // Issue 37: a server that signs beside one that does not, and proofs at 1M events.
         crate::bench_tlog::run(&bin.join("warden"), &bin)?;
         // Issue 39: the OpenTelemetry export on and off, in the same run.
@@ -386,7 +395,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     // `cargo xtask bench session`: only the whole-session rows of the real clients (issue 36).
     if args.first().map(String::as_str) == Some("session") {
         let bin = build_release()?;
-        return crate::bench_session::run(&bin, args.get(1..).unwrap_or_default());
+        return crate::bench_session::run(&bin, baseline.as_deref(), args.get(1..).unwrap_or_default());
     }
     // `cargo xtask bench confine`: only the launcher around `true` against `true` (issue 50).
     if args.first().map(String::as_str) == Some("confine") {
@@ -540,9 +549,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         println!("fresh-process peak RSS: not measured (no /usr/bin/time; apt-get install time)");
     }
     print_peaks(&peaks);
-    crate::bench_server::run(&warden, &bin)?;
+    crate::bench_server::run(&warden, &bin, None)?;
     crate::bench_export::run(&warden, &bin)?;
-    crate::bench_session::run(&bin, &[])?;
+    crate::bench_session::run(&bin, None, &[])?;
     // The Cedar comparison closes a whole run (issue 20: side by side in one run); a run
     // filtered to some benches leaves it out rather than build Cedar for nothing.
     if args.is_empty() { crate::bench_cedar::run(&[]) } else { Ok(()) }

@@ -13,7 +13,8 @@ use crate::measure::{exec, target_dir};
 
 /// Runs the session rows with the release binaries in `bin`; `args` go to `session_bench`
 /// (`--calls N`, `--rounds R`, `--harness claude-code|codex|gemini|all`).
-pub(crate) fn run(bin: &Path, args: &[String]) -> Result<(), String> {
+/// With `baseline`, another build's binaries: a fifth arm, Warden through that build's service.
+pub(crate) fn run(bin: &Path, baseline: Option<&Path>, args: &[String]) -> Result<(), String> {
     let cannot = |CannotRun(why)| format!("the session bench cannot run: {why}");
     let claude = crate::claude_code::install().map_err(cannot)?;
     let codex = crate::codex::install().map_err(cannot)?;
@@ -29,11 +30,19 @@ pub(crate) fn run(bin: &Path, args: &[String]) -> Result<(), String> {
         "session_bench",
     ]))?;
     let bench = target_dir().join("release").join("session_bench");
-    println!("\n$ session_bench --bin {} {}", bin.display(), args.join(" "));
+    let baseline: Vec<&std::ffi::OsStr> =
+        baseline.map(|dir| vec!["--baseline-bin".as_ref(), dir.as_os_str()]).unwrap_or_default();
+    println!(
+        "\n$ session_bench --bin {} {} {}",
+        bin.display(),
+        baseline.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "),
+        args.join(" ")
+    );
     exec(
         Command::new(bench)
             .arg("--bin")
             .arg(bin)
+            .args(&baseline)
             .args(args)
             .env("AGENTWARDEN_CLAUDE_BIN", claude)
             .env("AGENTWARDEN_CODEX_BIN", codex)

@@ -3,6 +3,7 @@
 //! renderer, a binary of its own behind the `public-api` feature, has its own: X-31).
 
 mod bench;
+mod bench_baseline;
 mod bench_cedar;
 mod bench_confine;
 mod bench_export;
@@ -44,7 +45,9 @@ const USAGE: &str =
           `bench cedar`: only the domain gate
           against Cedar's is_authorized on the same policy (xtask/cedar-bench, its own lock);
           `bench session [--calls N] [--rounds R] [--harness claude-code|codex|gemini|all]`: only the
-          whole-session rows, the real clients with no hook, a no-op hook and Warden
+          whole-session rows, the real clients with no hook, a no-op hook and Warden;
+          `bench server|session --baseline REV`: the same rows of commit REV's build beside
+          these, in one run, each within 3 %
   codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
   public-api [--bless]  check the library crates' public API against docs/public-api/ (fails
           naming each crate whose surface changed); `--bless` rewrites the files

@@ -11,7 +11,11 @@
 //! - **Warden (service)**: `warden init … --server` and `warden serve`, the deployment the
 //!   guide recommends, its client `warden-hook`, with `[confine] mode = "off"`;
 //! - **Warden (service), confined**: the same with `[confine] mode = "required"`, so that each
-//!   shell call runs under `warden-confine` (the one beside `warden` in `--bin`) or is denied.
+//!   shell call runs under `warden-confine` (the one beside `warden` in `--bin`) or is denied;
+//! - with `--baseline-bin DIR`, **Warden (service), the baseline build**: the second set-up with
+//!   the binaries in `DIR` (another commit's, `cargo xtask bench session --baseline REV`), its
+//!   project set up, sealed and served by that build; the Warden arm is then also held to
+//!   1.03 × this one (issue 49, item 8).
 //!
 //! The session: the main agent spawns the planner and the planner makes `CALLS` shell calls,
 //! `echo step-N`, one a turn — the planner's manifest grants the shell, and the client's own
@@ -23,7 +27,7 @@
 //! every call as confined, fails the bench: a figure is only printed for sessions that did what
 //! was asked.
 //!
-//! Usage: `session_bench --bin DIR [--calls N] [--rounds R] [--harness
+//! Usage: `session_bench --bin DIR [--baseline-bin DIR] [--calls N] [--rounds R] [--harness
 //! claude-code|codex|gemini|all]`, where `DIR` holds the release `warden`, `warden-hook` and
 //! `warden-confine`; the client binaries are found as the real-client suites find them.
 
@@ -43,6 +47,9 @@ use serde_json::{Value, json};
 /// The target: each Warden session within this factor of the no-op hook's (issue 36, issue 50).
 const TARGET: f64 = 1.05;
 
+/// The Warden arm against the baseline build's: no more than 3 % slower (issue 49, item 8).
+const BASELINE_TARGET: f64 = 1.03;
+
 /// The most shell calls a Gemini CLI subagent makes in one session here: its subagents stop at
 /// a turn limit of their own (a 40-call session ran 29), so its rows are of at most this many.
 const GEMINI_MOST_CALLS: usize = 25;
@@ -57,10 +64,12 @@ enum Arm {
     NoOp,
     Warden,
     Confined,
+    /// Warden through the service of the baseline build (`--baseline-bin`), confinement off.
+    Baseline,
 }
 
 impl Arm {
-    const ALL: [Arm; 4] = [Arm::NoHook, Arm::NoOp, Arm::Warden, Arm::Confined];
+    const ALL: [Arm; 5] = [Arm::NoHook, Arm::NoOp, Arm::Warden, Arm::Confined, Arm::Baseline];
 
     fn label(self) -> &'static str {
         match self {
@@ -68,6 +77,7 @@ impl Arm {
             Arm::NoOp => "no-op hook (`true`)",
             Arm::Warden => "Warden through the service",
             Arm::Confined => "Warden through the service, confined",
+            Arm::Baseline => "Warden through the service, baseline build",
         }
     }
 
@@ -75,7 +85,7 @@ impl Arm {
     fn confine(self) -> Option<&'static str> {
         match self {
             Arm::NoHook | Arm::NoOp => None,
-            Arm::Warden => Some("mode = \"off\""),
+            Arm::Warden | Arm::Baseline => Some("mode = \"off\""),
             Arm::Confined => Some("mode = \"required\""),
         }
     }
@@ -83,6 +93,7 @@ impl Arm {
 
 struct Options {
     bin: PathBuf,
+    baseline: Option<PathBuf>,
     calls: usize,
     rounds: usize,
     harnesses: Vec<&'static str>,
@@ -90,13 +101,14 @@ struct Options {
 
 fn options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
-    let mut bin = None;
+    let (mut bin, mut baseline) = (None, None);
     let (mut calls, mut rounds) = (40, 7);
     let mut harnesses = HARNESSES.to_vec();
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("`{arg}` needs a value"));
         match arg.as_str() {
             "--bin" => bin = Some(PathBuf::from(value()?)),
+            "--baseline-bin" => baseline = Some(PathBuf::from(value()?)),
             "--calls" => calls = value()?.parse().map_err(|e| format!("--calls: {e}"))?,
             "--rounds" => rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
             "--harness" => {
@@ -114,7 +126,22 @@ fn options() -> Result<Options, String> {
     if calls == 0 || rounds == 0 {
         return Err("--calls and --rounds must be at least 1".into());
     }
-    Ok(Options { bin, calls, rounds, harnesses })
+    Ok(Options { bin, baseline, calls, rounds, harnesses })
+}
+
+impl Options {
+    /// The arms this run times: the baseline build's only when one is given.
+    fn arms(&self) -> Vec<Arm> {
+        Arm::ALL.into_iter().filter(|arm| *arm != Arm::Baseline || self.baseline.is_some()).collect()
+    }
+
+    /// The `warden` of `arm`: the baseline build's for its arm, else this build's.
+    fn warden(&self, arm: Arm) -> PathBuf {
+        match (&self.baseline, arm) {
+            (Some(dir), Arm::Baseline) => dir.join("warden"),
+            _ => self.bin.join("warden"),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -129,6 +156,7 @@ fn main() -> ExitCode {
                     (
                         gemini_cli(&Options {
                             bin: o.bin.clone(),
+                            baseline: o.baseline.clone(),
                             calls,
                             rounds: o.rounds,
                             harnesses: Vec::new(),
@@ -151,19 +179,21 @@ fn main() -> ExitCode {
     }
 }
 
-/// The wall times of each arm, in the order of [`Arm::ALL`].
+/// The wall times of each arm, in the order of [`Options::arms`].
 type Rows = Vec<(Arm, Vec<Duration>)>;
 
-/// Runs `rounds` rounds, each arm once a round, the arms' order rotating from round to round.
+/// Runs `rounds` rounds, each of `arms` once a round, the arms' order rotating from round to
+/// round.
 fn interleaved(
     rounds: usize,
+    arms: &[Arm],
     mut session: impl FnMut(Arm) -> Result<Duration, String>,
 ) -> Result<Rows, String> {
-    let mut rows: Rows = Arm::ALL.iter().map(|a| (*a, Vec::new())).collect();
+    let mut rows: Rows = arms.iter().map(|a| (*a, Vec::new())).collect();
     for round in 0..rounds {
-        for k in 0..Arm::ALL.len() {
-            let index = (round + k) % Arm::ALL.len();
-            let arm = Arm::ALL.get(index).copied().ok_or("arm index")?;
+        for k in 0..arms.len() {
+            let index = (round + k) % arms.len();
+            let arm = arms.get(index).copied().ok_or("arm index")?;
             let took = session(arm).map_err(|e| format!("round {round}, {}: {e}", arm.label()))?;
             if let Some((_, times)) = rows.get_mut(index) {
                 times.push(took);
@@ -190,11 +220,11 @@ fn report(harness: &str, calls: usize, rounds: usize, rows: &Rows) -> bool {
     println!("{:<44} {:>10} {:>26}", "hooks", "session", "per call over the no-op hook");
     let noop = of(Arm::NoOp);
     let mut pass = true;
-    for arm in Arm::ALL {
+    for arm in rows.iter().map(|(arm, _)| *arm) {
         let took = of(arm);
         match arm {
             Arm::NoHook | Arm::NoOp => println!("{:<44} {:>7.0} ms", arm.label(), ms(took)),
-            Arm::Warden | Arm::Confined => {
+            Arm::Warden | Arm::Confined | Arm::Baseline => {
                 let ratio = took.as_secs_f64() / noop.as_secs_f64();
                 let met = ratio <= TARGET;
                 pass &= met;
@@ -207,6 +237,18 @@ fn report(harness: &str, calls: usize, rounds: usize, rows: &Rows) -> bool {
                 );
             }
         }
+    }
+    // The same session through the baseline build's service, when there is one: this build's
+    // within 3 % of it (issue 49, item 8).
+    if rows.iter().any(|(arm, _)| *arm == Arm::Baseline) {
+        let ratio = of(Arm::Warden).as_secs_f64() / of(Arm::Baseline).as_secs_f64();
+        let met = ratio <= BASELINE_TARGET;
+        pass &= met;
+        println!(
+            "{:<44} {ratio:>10.3} × the baseline build (target ≤ {BASELINE_TARGET:.2}) {}",
+            Arm::Warden.label(),
+            if met { "PASS" } else { "MISS" }
+        );
     }
     pass
 }
@@ -371,31 +413,37 @@ fn reconfined<P: Governed>(project: P, arm: Arm) -> Result<P, String> {
     Ok(project)
 }
 
-/// The project of `arm` among `projects`, one for each of [`Arm::ALL`] in its order.
-fn of_arm<P>(projects: &[P], arm: Arm) -> Result<&P, String> {
-    Arm::ALL.iter().position(|a| *a == arm).and_then(|i| projects.get(i)).ok_or_else(|| "no project".into())
+/// The project of `arm` among `projects`, one for each of `arms` in its order.
+fn of_arm<'p, P>(projects: &'p [P], arms: &[Arm], arm: Arm) -> Result<&'p P, String> {
+    arms.iter().position(|a| *a == arm).and_then(|i| projects.get(i)).ok_or_else(|| "no project".into())
 }
 
-/// Starts the service of each Warden arm's project, at the socket `socket` names for it.
+/// Starts the service of each Warden arm's project with that arm's `warden`, at the socket
+/// `socket` names for it.
 fn serve<P: Governed>(
-    warden: &Path,
+    o: &Options,
     projects: &[P],
     socket: impl Fn(&P) -> PathBuf,
 ) -> Result<Vec<Served>, String> {
     let mut served = Vec::new();
-    for (arm, project) in Arm::ALL.iter().zip(projects) {
+    for (arm, project) in o.arms().iter().zip(projects) {
         if arm.confine().is_some() {
             let log = project.warden_ok(&["audit", "log", "--json"]);
-            served.push(Served::start(*arm, warden, project.root(), &socket(project), &log)?);
+            served.push(Served::start(*arm, &o.warden(*arm), project.root(), &socket(project), &log)?);
         }
     }
     Ok(served)
 }
 
 /// Stops each service and checks its log ([`Served::check`]) for `calls` calls.
-fn checked<P: Governed>(served: Vec<Served>, projects: &[P], calls: usize) -> Result<(), String> {
+fn checked<P: Governed>(
+    served: Vec<Served>,
+    projects: &[P],
+    arms: &[Arm],
+    calls: usize,
+) -> Result<(), String> {
     for served in served {
-        let project = of_arm(projects, served.arm)?;
+        let project = of_arm(projects, arms, served.arm)?;
         served.check(calls, || project.warden_ok(&["audit", "log", "--json"]))?;
     }
     Ok(())
@@ -416,13 +464,14 @@ const CC_PLANNER_TOOLS: (&str, &str) =
 const CC_TOOLS: &str = "Agent,Bash,Read";
 
 fn claude_code(o: &Options) -> Result<Rows, String> {
-    let tools = cc::Tools::locate(o.bin.join("warden"))?;
-    let warden = tools.warden.to_string_lossy().into_owned();
+    let arms = o.arms();
     // Each arm's project as the README sets one up — `init` (with `--server SOCKET` for the
     // service), the seal, the approval — with the planner offered the shell, `[confine]` as the
     // arm says, and the client's own settings allowing the calls: Warden confines a call only
     // where those would run it as sent (H-61).
     let project = |arm: Arm| -> Result<Project, String> {
+        let tools = cc::Tools::locate(o.warden(arm))?;
+        let warden = tools.warden.to_string_lossy().into_owned();
         let project = Project::example(&tools);
         let planner = project.root.join(".claude/agents/planner.md");
         let text = std::fs::read_to_string(&planner).map_err(|e| e.to_string())?;
@@ -442,7 +491,7 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
             Arm::NoOp => {
                 project.warden_ok(&["init", "claude-code", "--warden", &warden]);
             }
-            Arm::Warden | Arm::Confined => {
+            Arm::Warden | Arm::Confined | Arm::Baseline => {
                 project.warden_ok(&["init", "claude-code", "--warden", &warden, "--server", &socket_arg]);
             }
         }
@@ -460,9 +509,9 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
         }
         Ok(project)
     };
-    let projects: Vec<Project> = Arm::ALL.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
+    let projects: Vec<Project> = arms.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
     let socket = |p: &Project| p.dir().join("warden.sock");
-    let served = serve(&tools.warden, &projects, socket)?;
+    let served = serve(o, &projects, socket)?;
     let script = |calls: usize| {
         let turns = steps(calls)
             .map(|(i, command)| {
@@ -484,8 +533,8 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
             )
             .agent("PLANTASK", turns)
     };
-    let rows = interleaved(o.rounds, |arm| {
-        let project = of_arm(&projects, arm)?;
+    let rows = interleaved(o.rounds, &arms, |arm| {
+        let project = of_arm(&projects, &arms, arm)?;
         let api = FakeApi::start(script(o.calls)).map_err(|e| format!("fake API: {e}"))?;
         let options = RunOptions {
             timeout: Duration::from_secs(300),
@@ -511,7 +560,7 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
         }
         Ok(run.elapsed)
     })?;
-    checked(served, &projects, o.calls * o.rounds)?;
+    checked(served, &projects, &arms, o.calls * o.rounds)?;
     Ok(rows)
 }
 
@@ -532,13 +581,15 @@ fn replace_commands(settings: &mut Value, command: &str) {
 // ----- Codex CLI ---------------------------------------------------------------------------
 
 fn codex_cli(o: &Options) -> Result<Rows, String> {
-    let tools = CodexTools::locate(o.bin.join("warden"))?;
-    // The example, its planner's manifest granting `Bash(echo:*)`; Warden's arms with
-    // `[confine]` as the arm says, sealed again.
-    let projects: Vec<CodexProject> =
-        Arm::ALL.iter().map(|arm| reconfined(CodexProject::setup(&tools), *arm)).collect::<Result<_, _>>()?;
+    let arms = o.arms();
+    // The example, its planner's manifest granting `Bash(echo:*)`, set up by the arm's build;
+    // Warden's arms with `[confine]` as the arm says, sealed again.
+    let projects: Vec<CodexProject> = arms
+        .iter()
+        .map(|arm| reconfined(CodexProject::setup(&CodexTools::locate(o.warden(*arm))?), *arm))
+        .collect::<Result<_, _>>()?;
     let socket = |p: &CodexProject| p.scratch().join("tmp/warden.sock");
-    let served = serve(&tools.warden, &projects, socket)?;
+    let served = serve(o, &projects, socket)?;
     let script = |calls: usize| {
         let turns = steps(calls).map(|(i, command)| Item::shell(&format!("call_{i}"), &command)).collect();
         codex::Script::new()
@@ -548,12 +599,12 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
             )
             .agent("PLANTASK", turns)
     };
-    let rows = interleaved(o.rounds, |arm| {
-        let project = of_arm(&projects, arm)?;
+    let rows = interleaved(o.rounds, &arms, |arm| {
+        let project = of_arm(&projects, &arms, arm)?;
         let route = match arm {
             Arm::NoHook => HookRoute::None,
             Arm::NoOp => HookRoute::Command("true".into()),
-            Arm::Warden | Arm::Confined => HookRoute::Server(socket(project)),
+            Arm::Warden | Arm::Confined | Arm::Baseline => HookRoute::Server(socket(project)),
         };
         let api = FakeResponses::start(script(o.calls)).map_err(|e| format!("fake API: {e}"))?;
         let options = CodexRun { route, timeout: Duration::from_secs(300), ..CodexRun::default() };
@@ -571,33 +622,33 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
         }
         Ok(run.elapsed)
     })?;
-    checked(served, &projects, o.calls * o.rounds)?;
+    checked(served, &projects, &arms, o.calls * o.rounds)?;
     Ok(rows)
 }
 
 // ----- Gemini CLI --------------------------------------------------------------------------
 
 fn gemini_cli(o: &Options) -> Result<Rows, String> {
-    let tools = GeminiTools::locate(o.bin.join("warden"))?;
-    // The example, its planner's manifest granting `Bash(echo:*)`; Warden's arms with
-    // `[confine]` as the arm says, sealed again.
-    let projects: Vec<GeminiProject> = Arm::ALL
+    let arms = o.arms();
+    // The example, its planner's manifest granting `Bash(echo:*)`, set up by the arm's build;
+    // Warden's arms with `[confine]` as the arm says, sealed again.
+    let projects: Vec<GeminiProject> = arms
         .iter()
-        .map(|arm| reconfined(GeminiProject::setup(&tools), *arm))
+        .map(|arm| reconfined(GeminiProject::setup(&GeminiTools::locate(o.warden(*arm))?), *arm))
         .collect::<Result<_, _>>()?;
     let socket = |p: &GeminiProject| p.scratch().join("warden.sock");
-    let served = serve(&tools.warden, &projects, socket)?;
+    let served = serve(o, &projects, socket)?;
     let script = |calls: usize| {
         gemini::Script::new()
             .agent("MAINTASK", vec![Part::invoke("planner", "PLANTASK plan it")])
             .agent("PLANTASK", steps(calls).map(|(_, command)| Part::shell(&command)).collect())
     };
-    let rows = interleaved(o.rounds, |arm| {
-        let project = of_arm(&projects, arm)?;
+    let rows = interleaved(o.rounds, &arms, |arm| {
+        let project = of_arm(&projects, &arms, arm)?;
         let route = match arm {
             Arm::NoHook => GeminiRoute::None,
             Arm::NoOp => GeminiRoute::Command("true".into()),
-            Arm::Warden | Arm::Confined => GeminiRoute::Server(socket(project)),
+            Arm::Warden | Arm::Confined | Arm::Baseline => GeminiRoute::Server(socket(project)),
         };
         let api = FakeGemini::start(script(o.calls)).map_err(|e| format!("fake API: {e}"))?;
         let options = GeminiRun { route, timeout: Duration::from_secs(300), ..GeminiRun::default() };
@@ -615,6 +666,6 @@ fn gemini_cli(o: &Options) -> Result<Rows, String> {
         }
         Ok(run.elapsed)
     })?;
-    checked(served, &projects, o.calls * o.rounds)?;
+    checked(served, &projects, &arms, o.calls * o.rounds)?;
     Ok(rows)
 }
