@@ -9,6 +9,7 @@
 //! plays them through the real Claude Code and Warden's matcher. [`hostile`] is the
 //! hostile-filesystem kit: swaps, odd entries and planted links while `warden` runs.
 
+pub mod agent_sdk;
 pub mod claude_code;
 pub mod codex;
 pub mod differential;

@@ -235,6 +235,16 @@ fn real_gemini() -> Result<Option<String>, String> {
     }
 }
 
+/// The example harnesses on the Claude Agent SDK, TypeScript and Python, the same way (issue
+/// 51, H-41): a missing `node` or `python3` is a suite that cannot run.
+fn real_agent_sdk() -> Result<Option<String>, String> {
+    println!("\n==> real Claude Agent SDK: installing the pinned SDKs when absent");
+    match crate::agent_sdk::install() {
+        Ok(installed) => crate::agent_sdk::run_suite(&installed).map(|()| None),
+        Err(cannot) => skip_or_fail_named("Claude Agent SDK", cannot, claude_code::under_ci()),
+    }
+}
+
 /// A suite that cannot run fails the gate under CI, and is a loud skip elsewhere (H-41).
 fn skip_or_fail(cannot: CannotRun, under_ci: bool) -> Result<Option<String>, String> {
     skip_or_fail_named("Claude Code", cannot, under_ci)
@@ -358,6 +368,7 @@ pub(crate) fn run() -> Result<(), String> {
     let skipped = real_claude_code()?;
     let codex_skipped = real_codex()?;
     let gemini_skipped = real_gemini()?;
+    let sdk_skipped = real_agent_sdk()?;
     installed_client()?;
     // Seconds once `warden` is built: every ```sh block of the README, as written.
     println!("\n==> README commands: cargo xtask readme");
@@ -378,6 +389,7 @@ pub(crate) fn run() -> Result<(), String> {
         .into_iter()
         .chain(codex_skipped.map(|why| format!("real Codex: {why}")))
         .chain(gemini_skipped.map(|why| format!("real Gemini CLI: {why}")))
+        .chain(sdk_skipped.map(|why| format!("real Claude Agent SDK: {why}")))
         .chain(pg_skipped)
         .chain(browser_skipped)
         .collect();

@@ -30,6 +30,9 @@ pub(crate) struct Pinned {
     pub(crate) install_dir: &'static str,
     /// The native binary, relative to the install directory.
     pub(crate) binary: &'static str,
+    /// The version `binary --version` says, where it is not the package's (an SDK whose
+    /// package bundles a Claude Code of another version); `None`: the package's.
+    pub(crate) reports: Option<&'static str>,
 }
 
 /// `@anthropic-ai/claude-code`, pinned by `tests/claude-code/`.
@@ -39,6 +42,7 @@ const CLAUDE_CODE: Pinned = Pinned {
     package_dir: "tests/claude-code",
     install_dir: "target/claude-code",
     binary: "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+    reports: None,
 };
 
 const FILES: [&str; 2] = ["package.json", "package-lock.json"];
@@ -74,7 +78,7 @@ pub(crate) fn install() -> Result<PathBuf, CannotRun> {
 /// the installed lock differs or the binary is absent); returns the binary, checked to say the
 /// pinned version (H-41).
 pub(crate) fn install_pinned(pinned: &Pinned) -> Result<PathBuf, CannotRun> {
-    let Pinned { label, package, package_dir: dir, install_dir: into, binary } = pinned;
+    let Pinned { label, package, package_dir: dir, install_dir: into, binary, reports } = pinned;
     if !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64")) {
         return Err(CannotRun(format!("the suite runs the linux-x64 build of {label} only")));
     }
@@ -118,6 +122,7 @@ pub(crate) fn install_pinned(pinned: &Pinned) -> Result<PathBuf, CannotRun> {
         .output()
         .map_err(|e| CannotRun(format!("cannot run `{}`: {e}", binary.display())))?;
     let reported = String::from_utf8_lossy(&out.stdout);
+    let version = reports.map_or(version, str::to_owned);
     if !reported.split_whitespace().any(|word| word == version) {
         return Err(CannotRun(format!(
             "`{} --version` says {:?}, the pin is {version}",

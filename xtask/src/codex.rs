@@ -17,6 +17,7 @@ const CODEX: Pinned = Pinned {
     package_dir: "tests/codex",
     install_dir: "target/codex",
     binary: "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+    reports: None,
 };
 
 /// Installs the pinned Codex into `target/codex/` when needed; returns the binary.

@@ -22,6 +22,7 @@ const GEMINI: Pinned = Pinned {
     package_dir: "tests/gemini",
     install_dir: "target/gemini",
     binary: "node_modules/@google/gemini-cli/bundle/gemini.js",
+    reports: None,
 };
 
 /// Installs the pinned Gemini CLI into `target/gemini/` when needed; returns its script.

@@ -2,6 +2,7 @@
 //! torture | claude-code | differential | lines`: the project's automation, in Rust, with no dependencies (the public-API
 //! renderer, a binary of its own behind the `public-api` feature, has its own: X-31).
 
+mod agent_sdk;
 mod bench;
 mod bench_baseline;
 mod bench_cedar;
@@ -33,7 +34,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | differential | codex | codex-install | gemini | gemini-install | install | lines>
+    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | differential | codex | codex-install | gemini | gemini-install | agent-sdk | agent-sdk-install | install | lines>
   ci      fmt check, clippy -D warnings, all tests, the real Claude Code, Codex and Gemini CLI suites, the
           README's
           commands and guides, relative links, docs with warnings denied, the public API's
@@ -76,6 +77,11 @@ const USAGE: &str =
   gemini               install the pinned Gemini CLI when absent (npm ci into target/gemini),
                        then run its real-client suite (needs node)
   gemini-install       only install it, and print the script's path
+  agent-sdk            install the pinned Claude Agent SDKs when absent (TypeScript: npm ci
+                       into target/agent-sdk/typescript; Python: pip install --target
+                       target/agent-sdk/python), then run the example harnesses' suite
+                       (needs node and python3)
+  agent-sdk-install    only install them, and print both directories
   install [--root DIR] [--debug] [--check]  build `warden` and a statically linked
           `warden-hook` (the resident service's hook client; dynamically linked where static
           linking is not possible, saying why) into ~/.cargo/bin (or DIR/bin); `--check`: then
@@ -140,6 +146,8 @@ fn main() -> ExitCode {
         Some("codex-install") => codex::install_command(),
         Some("gemini") => gemini::run(),
         Some("gemini-install") => gemini::install_command(),
+        Some("agent-sdk") => agent_sdk::run(),
+        Some("agent-sdk-install") => agent_sdk::install_command(),
         Some("readme") => readme::run(),
         Some("install") => install::run(args.get(1..).unwrap_or_default()),
         Some("lines") => lines::run(args.get(1..).unwrap_or_default()),

@@ -91,6 +91,10 @@ pub struct RunOptions {
     /// --allowedTools`, so the client offers exactly these tools and only the settings files
     /// decide what they may do (with [`Project::trust`], the project's `permissions` apply).
     pub settings_decide: Option<String>,
+    /// `Some(ARGV)`: run this program instead of `claude -p PROMPT …` (a harness built on the
+    /// Claude Agent SDK, which starts its own Claude Code), in the same environment, directory,
+    /// namespace and deadline; the prompt is then the program's business.
+    pub program: Option<Vec<std::ffi::OsString>>,
 }
 
 impl Default for RunOptions {
@@ -102,6 +106,7 @@ impl Default for RunOptions {
             timeout: Duration::from_secs(60),
             managed_settings: None,
             settings_decide: None,
+            program: None,
         }
     }
 }
@@ -263,17 +268,31 @@ impl Project {
         let stdout = std::fs::File::create(&stdout_path).expect("create stdout file");
         let stderr = std::fs::File::create(&stderr_path).expect("create stderr file");
         let url = api.url();
+        let program = match &options.program {
+            Some(argv) => argv.first().map_or_else(|| self.tools.claude.clone(), PathBuf::from),
+            None => self.tools.claude.clone(),
+        };
         let mut command = match &options.managed_settings {
-            None => Command::new(&self.tools.claude),
-            Some(managed) => self.in_managed_namespace(managed),
+            None => Command::new(&program),
+            Some(managed) => self.in_managed_namespace(managed, &program),
         };
-        command.args(["-p", prompt, "--output-format", "stream-json", "--verbose"]);
-        match &options.settings_decide {
-            Some(tools) => command.args(["--tools", tools]),
-            None => {
-                command.args(["--permission-mode", "acceptEdits", "--allowedTools", &options.allowed_tools])
+        match &options.program {
+            Some(argv) => {
+                command.args(argv.iter().skip(1));
             }
-        };
+            None => {
+                command.args(["-p", prompt, "--output-format", "stream-json", "--verbose"]);
+                match &options.settings_decide {
+                    Some(tools) => command.args(["--tools", tools]),
+                    None => command.args([
+                        "--permission-mode",
+                        "acceptEdits",
+                        "--allowedTools",
+                        &options.allowed_tools,
+                    ]),
+                };
+            }
+        }
         command
             .current_dir(&self.root)
             .env_clear()
@@ -331,9 +350,9 @@ impl Project {
 
 impl Project {
     /// `unshare` into a private mount namespace, overlay `/etc` with an upper layer holding
-    /// `claude-code/` = a copy of `managed`, then `exec` Claude Code (same PID throughout, so the
+    /// `claude-code/` = a copy of `managed`, then `exec` `program` (same PID throughout, so the
     /// process group is still the run's).
-    fn in_managed_namespace(&self, managed: &Path) -> Command {
+    fn in_managed_namespace(&self, managed: &Path, program: &Path) -> Command {
         assert!(rustix::process::geteuid().is_root(), "managed settings need root (a mount namespace)");
         let layer = self.dir().join("etc-overlay");
         let (upper, work) = (layer.join("upper"), layer.join("work"));
@@ -346,7 +365,7 @@ impl Project {
             work.display()
         );
         let mut command = Command::new("unshare");
-        command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(&self.tools.claude);
+        command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(program);
         command
     }
 }
