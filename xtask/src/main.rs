@@ -13,6 +13,7 @@ mod ci;
 mod claude_code;
 mod codes;
 mod codex;
+mod copilot;
 mod demo;
 mod differential;
 mod fuzz;
@@ -32,8 +33,8 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | differential | codex | codex-install | gemini | gemini-install | install | lines>
-  ci      fmt check, clippy -D warnings, all tests, the real Claude Code, Codex and Gemini CLI suites, the
+    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | differential | codex | codex-install | gemini | gemini-install | copilot | copilot-install | install | lines>
+  ci      fmt check, clippy -D warnings, all tests, the real Claude Code, Codex, Gemini CLI and Copilot CLI suites, the
           README's
           commands and guides, relative links, docs with warnings denied, the public API's
           snapshots, the CLI reference, benches compiled, cargo deny
@@ -73,6 +74,9 @@ const USAGE: &str =
   gemini               install the pinned Gemini CLI when absent (npm ci into target/gemini),
                        then run its real-client suite (needs node)
   gemini-install       only install it, and print the script's path
+  copilot              install the pinned Copilot CLI when absent (npm ci into target/copilot),
+                       then run its real-client suite
+  copilot-install      only install it, and print the binary's path
   install [--root DIR] [--debug] [--check]  build `warden` and a statically linked
           `warden-hook` (the resident service's hook client; dynamically linked where static
           linking is not possible, saying why) into ~/.cargo/bin (or DIR/bin); `--check`: then
@@ -137,6 +141,8 @@ fn main() -> ExitCode {
         Some("codex-install") => codex::install_command(),
         Some("gemini") => gemini::run(),
         Some("gemini-install") => gemini::install_command(),
+        Some("copilot") => copilot::run(),
+        Some("copilot-install") => copilot::install_command(),
         Some("readme") => readme::run(),
         Some("install") => install::run(args.get(1..).unwrap_or_default()),
         Some("lines") => lines::run(args.get(1..).unwrap_or_default()),

@@ -62,11 +62,12 @@ pub const WRITE_TOOLS: [&str; 2] = ["Write", "Edit"];
 /// The tool that sends a message to a running agent (H-21).
 pub const SEND_MESSAGE_TOOL: &str = "write_agent";
 
-/// Copilot CLI's built-in agent types (1.0.102, the `agent_type` its `task` offers): they have
-/// no instruction file of the project's, so a spawn of one is denied unless the configuration
-/// allows it (H-20).
-pub const BUILTIN_AGENTS: [&str; 6] =
-    ["explore", "task", "general-purpose", "code-review", "research", "security-review"];
+/// Copilot CLI's built-in agent types (1.0.102: the `agent_type`s its `task` offers, and
+/// `rubber-duck`, which it accepts unoffered): they have no instruction file of the project's,
+/// so a spawn of one is denied unless the configuration allows it (H-20). A custom agent
+/// (`~/.copilot/agents/NAME.agent.md`, the project's `.github/agents/`) is spawned by its name.
+pub const BUILTIN_AGENTS: [&str; 7] =
+    ["explore", "task", "general-purpose", "rubber-duck", "code-review", "research", "security-review"];
 
 /// Copilot CLI to the kernel: its words, and what its `[copilot]` section may list — its own
 /// built-in agents and no tool that starts agents past the gate (it has none) (U-17).
