@@ -70,10 +70,13 @@ fn a_spawn_through_task_is_allowed() {
     assert!(api.ran("PLANMARK"), "the planner ran");
     assert!(refused(&api).is_empty(), "nothing refused: {:?}", api.tool_results());
     assert!(api.tool_results().iter().any(|r| r.contains("planned-by-planner")), "{:?}", api.tool_results());
-    let spawns = project.audit_of("spawn_evaluated");
-    assert!(!spawns.is_empty(), "the spawn was evaluated and recorded");
-    let started = project.audit_of("subagent_started");
-    assert!(!started.is_empty(), "the planner's start was recorded (H-66)");
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    assert_eq!(spawns.len(), 1, "the spawn was evaluated and recorded: {spawns:?}");
+    for event in ["subagent_started", "subagent_stopped", "session_started", "session_stopped", "session_ended"] {
+        assert!(!project.audit_of(event).is_empty(), "`{event}` recorded (H-66, H-45, H-46, H-48)");
+    }
+    let quarantined = project.audit_of("session_quarantined");
+    assert!(quarantined.is_empty(), "what ran is what was approved (H-55): {quarantined:?}");
 }
 
 /// The main session spawns a researcher, which its manifest does not list: denied before it
