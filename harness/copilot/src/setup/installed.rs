@@ -182,3 +182,42 @@ pub fn check(project: &Path, config_path: &Path, checks: &mut Vec<Check>) -> Vec
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A project's settings with `disableAllHooks: true` fail doctor, as does another
+    /// `preToolUse` hook beside Warden's (H-70, H-55).
+    #[test]
+    fn a_switch_that_disables_every_hook_fails() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let project = dir.path();
+        let write = |rel: &str, text: &str| {
+            let path = project.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap_or(project)).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
+        };
+        let line = line::hook_command(
+            Path::new("/w/warden"),
+            project,
+            &project.join("agentwarden.toml"),
+            5000,
+            28000,
+            None,
+        );
+        write(hooks::PROJECT_FILE, &hooks::hook_file(&line, 30));
+        write(".github/hooks/other.json", r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "rw.sh"}]}}"#);
+        write(".github/copilot/settings.json", r#"{"disableAllHooks": true}"#);
+        let mut checks = Vec::new();
+        let lines = check(project, &project.join("agentwarden.toml"), &mut checks);
+        assert_eq!(lines.len(), hooks::EVENTS.len(), "{checks:?}");
+        let failed = |name: &str| checks.iter().any(|c| c.check == name && !c.ok);
+        assert!(failed("switched off"), "{checks:?}");
+        assert!(failed("rewriting hooks"), "{checks:?}");
+        let mut none = Vec::new();
+        let empty = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        assert!(check(empty.path(), &empty.path().join("agentwarden.toml"), &mut none).is_empty());
+        assert!(none.iter().any(|c| c.check == "form" && !c.ok), "{none:?}");
+    }
+}

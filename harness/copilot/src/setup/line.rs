@@ -7,7 +7,9 @@
 //! the binary, the store and the configuration by absolute path, `hook --harness copilot`, a
 //! deadline below Copilot's timeout by the [`START_MS`] and [`ANSWER_MS`] margins — Warden
 //! answers and exits before the timeout, on a timeout of its own as on a crash — and the
-//! [`FAIL_CLOSED`] tail, which turns any other exit into exit 2 with a reason on stderr.
+//! [`FAIL_CLOSED`] tail, which turns any other exit into exit 2 with a reason on stderr. The
+//! stops' lines are the same: Copilot shows a stop's exit 2 and ends the stop, never prompting
+//! again, so no line needs the halt of H-57 (H-72).
 
 use std::path::Path;
 
