@@ -112,12 +112,14 @@ impl Harness {
     fn read(self, ran: &Ran) -> Answer {
         match self {
             // Copilot reads Claude Code's bytes from its Claude-style hooks (H-68).
-            Harness::ClaudeCode | Harness::Copilot => match claude_code::read_answer(ran.code, &ran.stdout, &ran.stderr) {
-                claude_code::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
-                claude_code::CanaryAnswer::LetThrough => Answer::LetThrough,
-                claude_code::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
-                claude_code::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
-            },
+            Harness::ClaudeCode | Harness::Copilot => {
+                match claude_code::read_answer(ran.code, &ran.stdout, &ran.stderr) {
+                    claude_code::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
+                    claude_code::CanaryAnswer::LetThrough => Answer::LetThrough,
+                    claude_code::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
+                    claude_code::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
+                }
+            }
             // Gemini reads the exit code and stderr as Codex does (M-1).
             Harness::Codex | Harness::Gemini => {
                 match codex::read_answer(ran.code, &ran.stdout, &ran.stderr) {

@@ -109,7 +109,10 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("revoke", "warden revoke --ref GATE-2026-02-21-001 --by alice"),
     ("approvals", "warden approvals --json"),
     ("release", "warden release --session SESSION --by alice"),
-    ("init", "warden init claude-code   # or codex, gemini, copilot; in the project's root, beside agentwarden.toml"),
+    (
+        "init",
+        "warden init claude-code   # or codex, gemini, copilot; in the project's root, beside agentwarden.toml",
+    ),
     ("init claude-code", "warden init claude-code   # in the project's root, beside agentwarden.toml"),
     ("init codex", "warden init codex   # in the project's root; trusts it in ~/.codex (docs/codex.md)"),
     (

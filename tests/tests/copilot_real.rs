@@ -10,8 +10,8 @@
 //! (or where it says, a wrong one), to show that what it checks is Warden's doing.
 
 use agentwarden_tests::copilot::{
-    CopilotOutcome, CopilotProject, CopilotRun, CopilotTools, FakeCopilotApi, HookRoute, PINNED_VERSION, Script,
-    Turn,
+    CopilotOutcome, CopilotProject, CopilotRun, CopilotTools, FakeCopilotApi, HookRoute, PINNED_VERSION,
+    Script, Turn,
 };
 
 fn tools() -> CopilotTools {
@@ -72,7 +72,9 @@ fn a_spawn_through_task_is_allowed() {
     assert!(api.tool_results().iter().any(|r| r.contains("planned-by-planner")), "{:?}", api.tool_results());
     let spawns = project.audit_of("subagent_spawn_evaluated");
     assert_eq!(spawns.len(), 1, "the spawn was evaluated and recorded: {spawns:?}");
-    for event in ["subagent_started", "subagent_stopped", "session_started", "session_stopped", "session_ended"] {
+    for event in
+        ["subagent_started", "subagent_stopped", "session_started", "session_stopped", "session_ended"]
+    {
         assert!(!project.audit_of(event).is_empty(), "`{event}` recorded (H-66, H-45, H-46, H-48)");
     }
     let quarantined = project.audit_of("session_quarantined");
@@ -124,7 +126,15 @@ fn a_protected_write_is_denied() {
     let project = CopilotProject::setup(&tools());
     let before = project.read("okrs/q4.md");
     let target = project.root.join("okrs/q4.md").display().to_string();
-    let script = || Script::new().agent("MAINMARK", vec![Turn::call("edit", serde_json::json!({"path": target, "old_str": "Q4", "new_str": "Q4 rewritten"}))]);
+    let script = || {
+        Script::new().agent(
+            "MAINMARK",
+            vec![Turn::call(
+                "edit",
+                serde_json::json!({"path": target, "old_str": "Q4", "new_str": "Q4 rewritten"}),
+            )],
+        )
+    };
     let api = start(script());
     run(&project, &api, "MAINMARK go", HookRoute::Direct);
     assert_eq!(project.read("okrs/q4.md"), before, "the protected file is unchanged");
@@ -155,7 +165,8 @@ fn an_ordinary_call_is_allowed() {
 fn a_failing_warden_blocks_the_call() {
     let project = CopilotProject::setup(&tools());
     let garbage = project.scratch().join("garbage.sh");
-    std::fs::write(&garbage, "#!/bin/sh\necho 'not json {'\necho oops >&2\nexit 1\n").expect("write the script");
+    std::fs::write(&garbage, "#!/bin/sh\necho 'not json {'\necho oops >&2\nexit 1\n")
+        .expect("write the script");
     let chmod = std::process::Command::new("chmod").arg("+x").arg(&garbage).status().expect("chmod");
     assert!(chmod.success());
     let programs = ["/nonexistent/agentwarden/warden".to_owned(), garbage.display().to_string()];

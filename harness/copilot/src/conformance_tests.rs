@@ -38,7 +38,13 @@ impl Scenarios for Copilot {
         let input = json!({
             "name": "helper", "description": "d", "prompt": spawn.prompt, "agent_type": spawn.subagent_type,
         });
-        event(spawn.session, spawn.caller, spawn.cwd, "PreToolUse", json!({"tool_name": "Agent", "tool_input": input}))
+        event(
+            spawn.session,
+            spawn.caller,
+            spawn.cwd,
+            "PreToolUse",
+            json!({"tool_name": "Agent", "tool_input": input}),
+        )
     }
 
     fn tool(&self, tool: &Tool<'_>) -> String {
@@ -49,7 +55,13 @@ impl Scenarios for Copilot {
             ToolSpec::Search { root } => ("Glob", json!({"pattern": "*", "paths": root})),
             ToolSpec::Shell { tool, command } => (tool, json!({"command": command, "description": "d"})),
         };
-        event(tool.session, tool.caller, tool.cwd, "PreToolUse", json!({"tool_name": name, "tool_input": input}))
+        event(
+            tool.session,
+            tool.caller,
+            tool.cwd,
+            "PreToolUse",
+            json!({"tool_name": name, "tool_input": input}),
+        )
     }
 
     fn start(&self, session: &str, agent: Agent<'_>, cwd: &str) -> Option<String> {

@@ -134,10 +134,18 @@ async fn a_subagents_subagent_cannot_be_attributed_and_may_call_nothing() {
     assert_eq!(k.decide(&session_start).await, HookAnswer::Proceed);
     assert_eq!(k.decide(&k.spawn(None, "planner")).await, HookAnswer::Proceed, "the main session spawns");
     assert_eq!(k.decide(&k.start(PLANNER, "planner", ROOT)).await, HookAnswer::Proceed);
-    assert_eq!(k.decide(&k.read(planner)).await, HookAnswer::Proceed, "the planner is attributed and may read");
+    assert_eq!(
+        k.decide(&k.read(planner)).await,
+        HookAnswer::Proceed,
+        "the planner is attributed and may read"
+    );
     let denied = k.decide(&k.spawn(planner, "scout")).await;
     assert!(matches!(denied, HookAnswer::Deny { .. }), "the lineage judges the planner's spawns: {denied:?}");
-    assert_eq!(k.decide(&k.spawn(planner, "coder")).await, HookAnswer::Proceed, "the planner may spawn a coder");
+    assert_eq!(
+        k.decide(&k.spawn(planner, "coder")).await,
+        HookAnswer::Proceed,
+        "the planner may spawn a coder"
+    );
     let started = k.decide(&k.start(CODER, "coder", PLANNER)).await;
     assert!(!matches!(started, HookAnswer::Deny { .. }), "a start cannot be refused: {started:?}");
     let answer = k.decide(&k.read(coder)).await;

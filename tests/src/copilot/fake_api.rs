@@ -210,8 +210,10 @@ fn answer(shared: &Shared, request: &Value) -> String {
     let first = first_user(request);
     let found = shared.script.agents.iter().find(|(marker, _)| first.contains(marker.as_str()));
     let marker = found.map(|(m, _)| m.clone()).unwrap_or_default();
-    let turn =
-        messages(request).iter().filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant")).count();
+    let turn = messages(request)
+        .iter()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .count();
     let mut out = String::new();
     match found.and_then(|(_, turns)| turns.get(turn)) {
         Some(Turn::Call { name, args }) => {

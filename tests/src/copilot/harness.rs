@@ -141,7 +141,8 @@ impl CopilotProject {
         std::fs::create_dir_all(home.join("agents")).expect("create the user agents' dir");
         for (name, description) in USER_AGENTS {
             let text = format!("---\nname: {name}\ndescription: {description}\n---\nYou are the {name}.\n");
-            std::fs::write(home.join("agents").join(format!("{name}.agent.md")), text).expect("write a user agent");
+            std::fs::write(home.join("agents").join(format!("{name}.agent.md")), text)
+                .expect("write a user agent");
         }
         let project = CopilotProject { dir, root, tools: tools.clone() };
         // `init copilot` adds Copilot's files to the protected paths: before the seal covers them.
@@ -211,7 +212,8 @@ impl CopilotProject {
             HookRoute::Command(command) => {
                 self.init(&HookRoute::Direct);
                 let text = std::fs::read_to_string(&file).expect("read the hook file");
-                let mut hooks: serde_json::Value = serde_json::from_str(&text).expect("the hook file is JSON");
+                let mut hooks: serde_json::Value =
+                    serde_json::from_str(&text).expect("the hook file is JSON");
                 if let Some(events) = hooks.get_mut("hooks").and_then(serde_json::Value::as_object_mut) {
                     for entries in events.values_mut() {
                         *entries = json!([{"type": "command", "bash": command, "timeoutSec": 30}]);

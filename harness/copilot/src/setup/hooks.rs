@@ -33,7 +33,10 @@ pub const HOME_ENV: &str = "COPILOT_HOME";
 pub const FILE_NAME: &str = "agentwarden.json";
 
 /// Copilot's home: `copilot_home` (the value of [`HOME_ENV`]), else `.copilot` in `home`.
-pub fn copilot_home(copilot_home: Option<std::ffi::OsString>, home: Option<std::ffi::OsString>) -> Option<PathBuf> {
+pub fn copilot_home(
+    copilot_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
     match copilot_home {
         Some(dir) => Some(PathBuf::from(dir)),
         None => home.map(|home| PathBuf::from(home).join(".copilot")),
@@ -84,10 +87,8 @@ fn object_of(text: &str) -> Result<Map<String, Value>, String> {
 pub fn hook_file(command: &str, timeout_s: u64) -> String {
     let mut hooks = Map::new();
     for event in EVENTS {
-        hooks.insert(
-            event.to_owned(),
-            json!([{"type": "command", "bash": command, "timeoutSec": timeout_s}]),
-        );
+        hooks
+            .insert(event.to_owned(), json!([{"type": "command", "bash": command, "timeoutSec": timeout_s}]));
     }
     let file = json!({"version": 1, "hooks": hooks});
     serde_json::to_string_pretty(&file).map(|text| text + "\n").unwrap_or_default()
@@ -121,7 +122,8 @@ pub fn read_all(text: &str) -> Result<Vec<Entry>, String> {
                 None => vec![item],
             };
             for hook in inner {
-                let timeout_s = hook.get("timeoutSec").or_else(|| hook.get("timeout")).and_then(Value::as_u64);
+                let timeout_s =
+                    hook.get("timeoutSec").or_else(|| hook.get("timeout")).and_then(Value::as_u64);
                 let command = command_of(hook).map(str::to_owned).unwrap_or_else(|| hook.to_string());
                 found.push(Entry { event: event.clone(), ours: is_ours(hook), command, timeout_s });
             }

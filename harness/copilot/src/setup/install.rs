@@ -23,8 +23,9 @@ pub fn install(
     let home = match user {
         false => None,
         true => Some(
-            hooks::copilot_home(std::env::var_os(hooks::HOME_ENV), std::env::var_os("HOME"))
-                .ok_or_else(|| "no user hooks folder: set COPILOT_HOME or HOME, or install in the project".to_owned())?,
+            hooks::copilot_home(std::env::var_os(hooks::HOME_ENV), std::env::var_os("HOME")).ok_or_else(
+                || "no user hooks folder: set COPILOT_HOME or HOME, or install in the project".to_owned(),
+            )?,
         ),
     };
     let (root, target) = match &home {
@@ -35,7 +36,8 @@ pub fn install(
     if let Some(text) = read(&root, &target)?
         && !text.trim().is_empty()
     {
-        let entries = hooks::read_all(&text).map_err(|e| format!("`{}`: {e}; nothing written", target.display()))?;
+        let entries =
+            hooks::read_all(&text).map_err(|e| format!("`{}`: {e}; nothing written", target.display()))?;
         if entries.iter().any(|e| !e.ours) {
             return Err(format!(
                 "`{}` holds hooks that are not Warden's; move them to another file, nothing written",
@@ -46,7 +48,10 @@ pub fn install(
     let events = EVENTS.join(", ");
     let said = match home {
         Some(_) => vec![
-            format!("wrote Warden's hooks to the user's {} ({events}; timeout {timeout} s)", target.display()),
+            format!(
+                "wrote Warden's hooks to the user's {} ({events}; timeout {timeout} s)",
+                target.display()
+            ),
             "  Copilot loads them in every project with no trust step; an agent running as you can edit \
              them (docs/copilot.md)"
                 .to_owned(),
@@ -89,7 +94,10 @@ mod tests {
         assert_eq!(write.and_then(|w| w.make.as_deref()), Some(Path::new("/p/x/.github/hooks")));
         assert!(plan.next.contains("warden doctor --harness copilot --project /p/x"));
         let mut foreign = |_: &Path, _: &Path| {
-            Ok(Some(r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "lint"}]}}"#.to_owned()))
+            Ok(Some(
+                r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "lint"}]}}"#
+                    .to_owned(),
+            ))
         };
         assert!(install(project, false, "warden hook", 30, &mut foreign).is_err());
     }

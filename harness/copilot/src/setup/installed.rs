@@ -37,7 +37,10 @@ fn json_files(folder: &Path, prefix: &str, found: &mut Vec<String>) -> Vec<PathB
         }
         Err(UntrustedError::Missing { .. }) => Vec::new(),
         Err(e) => {
-            found.push(format!("`{}` cannot be listed ({e}): the hooks in it cannot be told", folder.display()));
+            found.push(format!(
+                "`{}` cannot be listed ({e}): the hooks in it cannot be told",
+                folder.display()
+            ));
             Vec::new()
         }
     }
@@ -129,7 +132,10 @@ pub fn check(project: &Path, config_path: &Path, checks: &mut Vec<Check>) -> Vec
     });
     let missing = hooks::missing_events(&entries);
     checks.push(if missing.is_empty() {
-        Check::ok("hooks", "Warden's hook runs for every tool call, every subagent's start and stop, and the session's")
+        Check::ok(
+            "hooks",
+            "Warden's hook runs for every tool call, every subagent's start and stop, and the session's",
+        )
     } else {
         Check::fail("hooks", format!("Warden's hook is missing for {}", missing.join(", ")), init.clone())
     });
@@ -155,7 +161,9 @@ pub fn check(project: &Path, config_path: &Path, checks: &mut Vec<Check>) -> Vec
     let mut rewriting = Vec::new();
     for (path, text) in &texts {
         match hooks::rewriting_hooks(text) {
-            Ok(found) if !found.is_empty() => rewriting.push(format!("`{}`: {}", path.display(), found.join(", "))),
+            Ok(found) if !found.is_empty() => {
+                rewriting.push(format!("`{}`: {}", path.display(), found.join(", ")))
+            }
             Ok(_) => {}
             Err(e) => rewriting.push(format!("`{}` cannot be read ({e})", path.display())),
         }
@@ -207,7 +215,10 @@ mod tests {
             None,
         );
         write(hooks::PROJECT_FILE, &hooks::hook_file(&line, 30));
-        write(".github/hooks/other.json", r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "rw.sh"}]}}"#);
+        write(
+            ".github/hooks/other.json",
+            r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "rw.sh"}]}}"#,
+        );
         write(".github/copilot/settings.json", r#"{"disableAllHooks": true}"#);
         let mut checks = Vec::new();
         let lines = check(project, &project.join("agentwarden.toml"), &mut checks);

@@ -98,8 +98,12 @@ fn from_stdout(text: &str) -> Result<HookAnswer, RenderingError> {
     let deny = value.pointer("/hookSpecificOutput/permissionDecisionReason").and_then(Value::as_str);
     let block = value.get("reason").and_then(Value::as_str);
     let answer = match (deny, block) {
-        (Some(reason), None) => HookAnswer::Deny { reason: HookReason::parse(reason).ok_or(RenderingError::Stdout)? },
-        (None, Some(reason)) => HookAnswer::Block { reason: HookReason::parse(reason).ok_or(RenderingError::Stdout)? },
+        (Some(reason), None) => {
+            HookAnswer::Deny { reason: HookReason::parse(reason).ok_or(RenderingError::Stdout)? }
+        }
+        (None, Some(reason)) => {
+            HookAnswer::Block { reason: HookReason::parse(reason).ok_or(RenderingError::Stdout)? }
+        }
         _ => return Err(RenderingError::Stdout),
     };
     match render(&answer).stdout {
@@ -122,7 +126,9 @@ mod tests {
             (deny.exit_code, deny.stdout.as_deref(), deny.stderr.as_deref()),
             (
                 0,
-                Some(r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no \"seal\""}}"#),
+                Some(
+                    r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no \"seal\""}}"#
+                ),
                 None
             )
         );
@@ -139,7 +145,10 @@ mod tests {
         let input = serde_json::json!({"command": "echo"}).as_object().cloned().unwrap_or_default();
         let rendered = render(&HookAnswer::rewrite(input, "confined"));
         let read = read_back(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref());
-        assert!(matches!(&read, Ok(HookAnswer::Deny { reason }) if reason.as_str().starts_with("confinement_unavailable")), "{read:?}");
+        assert!(
+            matches!(&read, Ok(HookAnswer::Deny { reason }) if reason.as_str().starts_with("confinement_unavailable")),
+            "{read:?}"
+        );
     }
 
     /// Only the exact renderings read back.

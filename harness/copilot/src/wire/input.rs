@@ -36,8 +36,8 @@
 use agentwarden_domain::json::parse_strict;
 use agentwarden_domain::lineage::{CallArgument, syntax};
 use agentwarden_domain::sessions::{
-    Attribution, CallInput, CallStage, HarnessProfile, HarnessTerms, HookEvent, HookInput,
-    InputError, RulesAs, SpawnRequest, ToolCall, ToolKind, input_digest,
+    Attribution, CallInput, CallStage, HarnessProfile, HarnessTerms, HookEvent, HookInput, InputError,
+    RulesAs, SpawnRequest, ToolCall, ToolKind, input_digest,
 };
 use agentwarden_protocol::hook_json::{
     EventObject, calling_agent, event_object, optional_id, optional_string, optional_text,
@@ -148,7 +148,9 @@ fn read_paths(tool: &str, input: &Value) -> Option<CallArgument> {
                     for path in list {
                         match path.as_str().filter(|p| !p.trim().is_empty()) {
                             Some(path) => roots.push(path.to_owned()),
-                            None => return Some(CallArgument::Unresolved("a path it names is not text".into())),
+                            None => {
+                                return Some(CallArgument::Unresolved("a path it names is not text".into()));
+                            }
                         }
                     }
                     roots
@@ -251,7 +253,8 @@ fn session_of(object: &Map<String, Value>, session_id: String) -> Result<String,
 /// `agent_type` and `parent_agent_id` (H-66); `None` when the object is not that shape.
 fn subagent_start(text: &str) -> Result<Option<HookInput>, InputError> {
     let Ok(Value::Object(object)) = parse_strict(text) else { return Ok(None) };
-    let shaped = ["agentName", "agent_id", "agent_type", "parent_agent_id"].iter().all(|f| object.contains_key(*f));
+    let shaped =
+        ["agentName", "agent_id", "agent_type", "parent_agent_id"].iter().all(|f| object.contains_key(*f));
     if object.contains_key("hook_event_name") || !shaped {
         return Ok(None);
     }
@@ -299,7 +302,9 @@ pub fn parse_hook_input(text: &str) -> Result<HookInput, InputError> {
             call = Some(CallStage::Ran(call_input(&object, &tool_name)));
             HookEvent::Other { name }
         }
-        "SubagentStart" => HookEvent::SubagentStart(calling_agent(&object)?.ok_or(InputError::Missing("agent_id"))?),
+        "SubagentStart" => {
+            HookEvent::SubagentStart(calling_agent(&object)?.ok_or(InputError::Missing("agent_id"))?)
+        }
         "SubagentStop" => HookEvent::SubagentStop {
             agent: calling_agent(&object)?.ok_or(InputError::Missing("agent_id"))?,
             stop_hook_active: stop_hook_active(&object)?,

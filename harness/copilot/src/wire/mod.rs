@@ -8,8 +8,8 @@ mod input;
 pub use answer::{HOOK_FAILED, RenderingError, read_back, render};
 pub use harness::Copilot;
 pub use input::{
-    BUILTIN_AGENTS, KNOWN_TOOLS, PROFILE, SEND_MESSAGE_TOOL, SHELL_TOOL, SHELL_TOOLS, SPAWN_TOOL, WRITE_TOOLS,
-    parse_hook_input, rules_as, spawn_id,
+    BUILTIN_AGENTS, KNOWN_TOOLS, PROFILE, SEND_MESSAGE_TOOL, SHELL_TOOL, SHELL_TOOLS, SPAWN_TOOL,
+    WRITE_TOOLS, parse_hook_input, rules_as, spawn_id,
 };
 
 /// A variable Copilot CLI sets in the environment of every command its shell tool runs (seen

@@ -42,7 +42,10 @@ fn a_start_is_read_by_its_shape_and_nothing_looser() {
     assert_eq!(agent.agent_id, CHILD);
     let without = text.replace(r#""agentName":"general-purpose","#, "");
     assert!(parse_hook_input(&without).is_err(), "no event name and not a start's shape");
-    let unsafe_parent = text.replace(r#""parent_agent_id":"3ef1e9e0-cfc2-4483-a771-dfc5b087a2a1""#, r#""parent_agent_id":"../x""#);
+    let unsafe_parent = text.replace(
+        r#""parent_agent_id":"3ef1e9e0-cfc2-4483-a771-dfc5b087a2a1""#,
+        r#""parent_agent_id":"../x""#,
+    );
     assert!(matches!(parse_hook_input(&unsafe_parent), Err(InputError::UnsafeId { .. })));
 }
 
@@ -51,13 +54,18 @@ fn a_start_is_read_by_its_shape_and_nothing_looser() {
 #[test]
 fn stops() {
     let main = r#"{"hook_event_name":"Stop","session_id":"3ef1e9e0-cfc2-4483-a771-dfc5b087a2a1","cwd":"/tmp/p","stop_reason":"end_turn","stop_hook_active":true}"#;
-    assert!(matches!(parse_hook_input(main).unwrap().event, HookEvent::SessionStop { stop_hook_active: true }));
+    assert!(matches!(
+        parse_hook_input(main).unwrap().event,
+        HookEvent::SessionStop { stop_hook_active: true }
+    ));
     let own = r#"{"hook_event_name":"Stop","session_id":"68003ea3-c33f-410b-be5f-41528033f162","cwd":"/tmp/p","agent_id":"68003ea3-c33f-410b-be5f-41528033f162","agent_type":"general-purpose","parent_agent_id":"3ef1e9e0-cfc2-4483-a771-dfc5b087a2a1","stop_reason":"end_turn","stop_hook_active":false}"#;
     assert!(matches!(parse_hook_input(own).unwrap().event, HookEvent::Other { .. }));
     let sub = r#"{"hook_event_name":"SubagentStop","session_id":"3ef1e9e0-cfc2-4483-a771-dfc5b087a2a1","cwd":"/tmp/p","agent_id":"68003ea3-c33f-410b-be5f-41528033f162","agent_type":"general-purpose","parent_agent_id":"3ef1e9e0-cfc2-4483-a771-dfc5b087a2a1","agent_name":"general-purpose","stop_reason":"end_turn","stop_hook_active":false}"#;
     let input = parse_hook_input(sub).unwrap();
     assert_eq!(input.session_id, ROOT);
-    assert!(matches!(input.event, HookEvent::SubagentStop { agent, stop_hook_active: false } if agent.agent_id == CHILD));
+    assert!(
+        matches!(input.event, HookEvent::SubagentStop { agent, stop_hook_active: false } if agent.agent_id == CHILD)
+    );
 }
 
 /// A write names its `path`; one without it is refused (H-26); `PostToolUse` names what ran.
@@ -81,11 +89,24 @@ fn writes_and_what_ran() {
 #[test]
 fn the_rules_read_copilots_tools() {
     use serde_json::json;
-    assert!(matches!(rules_as("Read", &json!({"path": "a"})), RulesAs::Call { tool, .. } if tool == syntax::READ));
-    assert!(matches!(rules_as("Edit", &json!({"path": "a"})), RulesAs::Call { tool, .. } if tool == syntax::EDIT));
+    assert!(
+        matches!(rules_as("Read", &json!({"path": "a"})), RulesAs::Call { tool, .. } if tool == syntax::READ)
+    );
+    assert!(
+        matches!(rules_as("Edit", &json!({"path": "a"})), RulesAs::Call { tool, .. } if tool == syntax::EDIT)
+    );
     let glob = rules_as("Glob", &json!({"pattern": "src/*.rs", "paths": "."}));
-    assert_eq!(glob, RulesAs::Call { tool: syntax::READ.into(), argument: CallArgument::Paths(vec![".".into(), "./src".into()]) });
-    assert!(matches!(rules_as("Glob", &json!({"pattern": "../*"})), RulesAs::Call { argument: CallArgument::Unresolved(_), .. }));
+    assert_eq!(
+        glob,
+        RulesAs::Call {
+            tool: syntax::READ.into(),
+            argument: CallArgument::Paths(vec![".".into(), "./src".into()])
+        }
+    );
+    assert!(matches!(
+        rules_as("Glob", &json!({"pattern": "../*"})),
+        RulesAs::Call { argument: CallArgument::Unresolved(_), .. }
+    ));
     assert_eq!(rules_as("write_agent", &json!({})), RulesAs::Unknown);
     assert_eq!(rules_as("Agent", &json!({})), RulesAs::Unknown);
     assert_eq!(rules_as("read_bash", &json!({})), RulesAs::named("read_bash"));
