@@ -14,7 +14,7 @@
 //!
 //! The files are read and written by the command line; here they are JSON text.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
@@ -169,13 +169,6 @@ pub fn rewriting_hooks(text: &str) -> Result<Vec<String>, String> {
         .filter(|e| !e.ours && REWRITING_EVENTS.contains(&e.event.as_str()))
         .map(|e| format!("{} `{}`", e.event, e.command))
         .collect())
-}
-
-/// The files Copilot reads hooks or settings from for `project`, with Copilot's home `home`
-/// (`None`: none known): the user's hook files (listed by the caller), the user's settings, and
-/// the project's folders (listed by the caller).
-pub fn user_settings(home: &Path) -> PathBuf {
-    home.join("settings.json")
 }
 
 #[cfg(test)]
