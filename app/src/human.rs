@@ -46,11 +46,19 @@ pub const CODEX_ENV: &str = "CODEX_THREAD_ID";
 /// The variable Gemini CLI sets in the environment of every command its shell tool runs (seen
 /// with 0.61.0; the Gemini integration names it too, and a test holds the two equal).
 pub const GEMINI_ENV: &str = "GEMINI_CLI";
+/// The variable Copilot CLI sets in the environment of every command its shell tool runs (seen
+/// with 1.0.102, `COPILOT_CLI=1`; the Copilot integration names it too, and a test holds the
+/// two equal).
+pub const COPILOT_ENV: &str = "COPILOT_CLI";
 
 /// The variables that say a process runs inside an agent harness's session, each with
 /// the harness: a human verb, and the resident service, refuse to run where one is set (H-5, C-9).
-pub const AGENT_SESSION_ENVS: [(&str, &str); 3] =
-    [(CLAUDE_CODE_ENV, "Claude Code"), (CODEX_ENV, "Codex"), (GEMINI_ENV, "Gemini CLI")];
+pub const AGENT_SESSION_ENVS: [(&str, &str); 4] = [
+    (CLAUDE_CODE_ENV, "Claude Code"),
+    (CODEX_ENV, "Codex"),
+    (GEMINI_ENV, "Gemini CLI"),
+    (COPILOT_ENV, "Copilot CLI"),
+];
 
 /// The first of [`AGENT_SESSION_ENVS`] that `is_set` says is set: (variable, harness).
 pub fn agent_session(is_set: impl Fn(&str) -> bool) -> Option<(&'static str, &'static str)> {

@@ -49,6 +49,8 @@ pub(super) enum Harness {
     Codex,
     /// Gemini CLI.
     Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 impl Harness {
@@ -58,6 +60,7 @@ impl Harness {
             Harness::ClaudeCode => "Claude Code",
             Harness::Codex => "Codex",
             Harness::Gemini => "Gemini CLI",
+            Harness::Copilot => "Copilot CLI",
         }
     }
 
@@ -68,6 +71,7 @@ impl Harness {
             Harness::ClaudeCode => agentwarden_claude_code::wire::PROFILE,
             Harness::Codex => agentwarden_codex::wire::PROFILE,
             Harness::Gemini => agentwarden_gemini::wire::PROFILE,
+            Harness::Copilot => agentwarden_copilot::wire::PROFILE,
         }
     }
 
@@ -77,13 +81,14 @@ impl Harness {
             Harness::ClaudeCode => "warden init claude-code",
             Harness::Codex => "warden init codex",
             Harness::Gemini => "warden init gemini",
+            Harness::Copilot => "warden init copilot",
         }
     }
 
     /// The event its hook answers before a tool runs: where the canary's spawn goes.
     fn tool_event(self) -> &'static str {
         match self {
-            Harness::ClaudeCode | Harness::Codex => "PreToolUse",
+            Harness::ClaudeCode | Harness::Codex | Harness::Copilot => "PreToolUse",
             Harness::Gemini => "BeforeTool",
         }
     }
@@ -91,7 +96,7 @@ impl Harness {
     fn environment(self, project: &Path) -> Vec<(&'static str, String)> {
         match self {
             Harness::ClaudeCode => claude_code::environment(project),
-            Harness::Codex | Harness::Gemini => Vec::new(),
+            Harness::Codex | Harness::Gemini | Harness::Copilot => Vec::new(),
         }
     }
 
@@ -100,17 +105,21 @@ impl Harness {
             Harness::ClaudeCode => claude_code::event(session, project, subagent),
             Harness::Codex => codex::event(session, project, subagent),
             Harness::Gemini => agentwarden_gemini::setup::canary::event(session, project, subagent),
+            Harness::Copilot => agentwarden_copilot::setup::canary::event(session, project, subagent),
         }
     }
 
     fn read(self, ran: &Ran) -> Answer {
         match self {
-            Harness::ClaudeCode => match claude_code::read_answer(ran.code, &ran.stdout, &ran.stderr) {
-                claude_code::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
-                claude_code::CanaryAnswer::LetThrough => Answer::LetThrough,
-                claude_code::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
-                claude_code::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
-            },
+            // Copilot reads Claude Code's bytes from its Claude-style hooks (H-68).
+            Harness::ClaudeCode | Harness::Copilot => {
+                match claude_code::read_answer(ran.code, &ran.stdout, &ran.stderr) {
+                    claude_code::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
+                    claude_code::CanaryAnswer::LetThrough => Answer::LetThrough,
+                    claude_code::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
+                    claude_code::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
+                }
+            }
             // Gemini reads the exit code and stderr as Codex does (M-1).
             Harness::Codex | Harness::Gemini => {
                 match codex::read_answer(ran.code, &ran.stdout, &ran.stderr) {

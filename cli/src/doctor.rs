@@ -46,7 +46,7 @@ pub(super) struct DoctorArgs {
     #[arg(long, value_name = "FILE")]
     managed: Vec<PathBuf>,
     /// The harness whose installed hooks are checked (C-10).
-    #[arg(long, value_name = "NAME", default_value = "claude-code", value_parser = ["claude-code", "codex", "gemini"])]
+    #[arg(long, value_name = "NAME", default_value = "claude-code", value_parser = ["claude-code", "codex", "gemini", "copilot"])]
     harness: String,
     /// With `--harness codex`: Codex's home, where the project must be trusted [default:
     /// `$CODEX_HOME`, else `~/.codex`].
@@ -219,6 +219,12 @@ fn check_protection(harness: Harness, project: &Path, config: &Config, checks: &
         Harness::Gemini => own_files_of(
             "Gemini CLI's settings",
             &agentwarden_gemini::setup::settings::PROTECTED_FILES,
+            project,
+            config,
+        ),
+        Harness::Copilot => own_files_of(
+            "Copilot CLI's hooks and settings",
+            &agentwarden_copilot::setup::hooks::PROTECTED_FILES,
             project,
             config,
         ),
@@ -655,7 +661,8 @@ pub(super) async fn doctor(
     let harness = match args.harness.as_str() {
         "codex" => Harness::Codex,
         "gemini" => Harness::Gemini,
-        // clap admits only `claude-code`, `codex` and `gemini`.
+        "copilot" => Harness::Copilot,
+        // clap admits only `claude-code`, `codex`, `gemini` and `copilot`.
         _ => Harness::ClaudeCode,
     };
     let mut checks = Vec::new();
@@ -674,6 +681,7 @@ pub(super) async fn doctor(
         Harness::Gemini => {
             agentwarden_gemini::setup::installed::check(&project, &config_path, &args.managed, &mut checks)
         }
+        Harness::Copilot => agentwarden_copilot::setup::installed::check(&project, &config_path, &mut checks),
     };
     let mut canary_with = None;
     let loaded = match Config::load(Some(&config_path)) {
@@ -687,6 +695,7 @@ pub(super) async fn doctor(
                     }
                     Harness::Codex => format!("write `{}` (see docs/codex.md)", config_path.display()),
                     Harness::Gemini => format!("write `{}` (see docs/gemini.md)", config_path.display()),
+                    Harness::Copilot => format!("write `{}` (see docs/copilot.md)", config_path.display()),
                 },
             ));
             None
@@ -726,7 +735,7 @@ pub(super) async fn doctor(
                     Harness::Gemini => {
                         agentwarden_gemini::setup::installed::check_confinement(&project, &mut checks)
                     }
-                    Harness::ClaudeCode => {}
+                    Harness::ClaudeCode | Harness::Copilot => {}
                 }
             }
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));

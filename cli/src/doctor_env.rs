@@ -42,6 +42,8 @@ fn sources(harness: Harness, project: &Path, codex_home: Option<&Path>) -> Vec<(
                 .map(|f| (f, true))
                 .collect()
         }
+        // Copilot CLI 1.0.102 was not seen to load a file into its environment (docs/copilot.md).
+        Harness::Copilot => Vec::new(),
     }
 }
 

@@ -109,12 +109,19 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("revoke", "warden revoke --ref GATE-2026-02-21-001 --by alice"),
     ("approvals", "warden approvals --json"),
     ("release", "warden release --session SESSION --by alice"),
-    ("init", "warden init claude-code   # or codex, gemini; in the project's root, beside agentwarden.toml"),
+    (
+        "init",
+        "warden init claude-code   # or codex, gemini, copilot; in the project's root, beside agentwarden.toml",
+    ),
     ("init claude-code", "warden init claude-code   # in the project's root, beside agentwarden.toml"),
     ("init codex", "warden init codex   # in the project's root; trusts it in ~/.codex (docs/codex.md)"),
     (
         "init gemini",
         "warden init gemini   # in the project's root; hooks in .gemini/settings.json (docs/gemini.md)",
+    ),
+    (
+        "init copilot",
+        "warden init copilot   # in the project's root; hooks in .github/hooks/agentwarden.json (docs/copilot.md)",
     ),
     ("doctor", "warden doctor"),
     ("serve", "warden serve --socket /run/agentwarden/warden.sock --config agentwarden.toml"),
@@ -127,7 +134,8 @@ const EXAMPLES: &[(&str, &str)] = &[
 const HOOK: &str = "Stdin: one Claude Code hook event, JSON as Claude Code sends it (`hook_event_name`, \
 `session_id`, `cwd`, and for `PreToolUse` `tool_name` and `tool_input`; see docs/claude-code-protocol.md), \
 or with `--harness codex` one Codex CLI hook event (docs/codex.md), with `--harness gemini` one Gemini \
-CLI hook event (docs/gemini.md). Stdout: the protocol's answer (nothing when allowed). One file per \
+CLI hook event (docs/gemini.md), with `--harness copilot` one Copilot CLI hook event, Claude-style \
+(docs/copilot.md). Stdout: the protocol's answer (nothing when allowed). One file per \
 event to try it with: examples/claude-code/events/, examples/codex/events/, examples/gemini/events/.";
 
 /// `warden`'s command, with the examples and the global options shown once.

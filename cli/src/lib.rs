@@ -115,31 +115,31 @@ enum Command {
     /// Read, verify and export the audit log.
     #[command(subcommand)]
     Audit(audit::AuditCommand),
-    /// The hook every harness calls (Claude Code, Codex CLI, Gemini CLI; `--harness`): reads one
+    /// The hook every harness calls (Claude Code, Codex CLI, Gemini CLI, Copilot CLI; `--harness`): reads one
     /// hook event on stdin and answers in that harness's protocol. Exit 0 when allowed (with
-    /// Claude Code's deny or block on stdout when refused); 2 when refused in Codex's or Gemini's
+    /// Claude Code's or Copilot's deny or block on stdout when refused); 2 when refused in Codex's or Gemini's
     /// protocol, or when it cannot decide.
     Hook(hook::HookArgs),
     /// Seal the context: record the digest of every file decisions depend on (or --show the
-    /// seal in force). Refused inside an agent's session (Claude Code, Codex CLI, Gemini CLI).
+    /// seal in force). Refused inside an agent's session (Claude Code, Codex CLI, Gemini CLI, Copilot CLI).
     Seal(hook::SealArgs),
     /// Approve the pipeline run under a reference (recorded). Refused inside an agent's session
-    /// (Claude Code, Codex CLI, Gemini CLI).
+    /// (Claude Code, Codex CLI, Gemini CLI, Copilot CLI).
     Approve(hook::ApproveArgs),
     /// Withdraw an approval, or every approval and the seal (recorded). Refused inside an agent's
-    /// session (Claude Code, Codex CLI, Gemini CLI).
+    /// session (Claude Code, Codex CLI, Gemini CLI, Copilot CLI).
     Revoke(hook::RevokeArgs),
     /// List the recorded approvals with their state, and the seal.
     Approvals(hook::ApprovalsArgs),
     /// Lift a session's quarantine after checking the workspace (recorded). Refused inside an
-    /// agent's session (Claude Code, Codex CLI, Gemini CLI).
+    /// agent's session (Claude Code, Codex CLI, Gemini CLI, Copilot CLI).
     Release(release::ReleaseArgs),
-    /// Set up a harness (`warden init claude-code`, `codex` or `gemini`): merge Warden's hooks
+    /// Set up a harness (`warden init claude-code`, `codex`, `gemini` or `copilot`): merge Warden's hooks
     /// into its settings (or write a managed form for an administrator) and add the guard's own
     /// files to the protected paths.
     #[command(subcommand)]
     Init(setup::InitCommand),
-    /// Check a harness's setup (`--harness claude-code`, `codex` or `gemini`: its installed hooks,
+    /// Check a harness's setup (`--harness claude-code`, `codex`, `gemini` or `copilot`: its installed hooks,
     /// run on a canary spawn), the persona and agent files, the manifests, the store, the seal
     /// and the approvals; say what to fix. Exit 0 when all is well, 1 otherwise.
     Doctor(doctor::DoctorArgs),

@@ -124,7 +124,7 @@ pub(super) async fn serve(
 
 /// The harnesses the server decides, each by the name `--harness` gives it, from the one
 /// registry; the default (every line installed before there were two) is the default (C-7).
-fn registered() -> [(agentwarden_hook_client::HookHarness, Arc<dyn agentwarden::harness::Harness>); 3] {
+fn registered() -> [(agentwarden_hook_client::HookHarness, Arc<dyn agentwarden::harness::Harness>); 4] {
     agentwarden_hook_client::HookHarness::ALL.map(|hook| {
         let harness: Arc<dyn agentwarden::harness::Harness> = Arc::new(hook.harness());
         (hook, harness)

@@ -208,6 +208,30 @@ pub(super) enum InitCommand {
         #[arg(skip)]
         server: Option<PathBuf>,
     },
+    /// Write Warden's hooks to the project's `.github/hooks/agentwarden.json` (or the user's
+    /// hooks folder) and add the guard's own files to `[guardrails] protected`.
+    Copilot {
+        /// The project's root directory [default: the nearest directory, from here upward, with an
+        /// `agentwarden.toml` (N-1), else this one].
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// The `warden` binary the hook runs (default: this one).
+        #[arg(long, value_name = "PATH")]
+        warden: Option<PathBuf>,
+        /// Copilot's timeout for each hook call (`timeoutSec`), in seconds: at least the lock
+        /// wait (`--lock-timeout-ms`) plus 3 s.
+        #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+        timeout: u64,
+        /// Write the hooks to the user's hooks folder (`$COPILOT_HOME/hooks/agentwarden.json`,
+        /// else `~/.copilot/hooks/agentwarden.json`), which Copilot loads in every project with no
+        /// trust step, instead of the project's `.github/hooks`.
+        #[arg(long)]
+        user: bool,
+        /// The global `--server`: install the thin client of the resident service at this
+        /// socket (`warden serve`) (V-67).
+        #[arg(skip)]
+        server: Option<PathBuf>,
+    },
 }
 
 /// The lines `init` writes ask the server the command line names, as the user the command line
@@ -507,6 +531,25 @@ pub(super) fn init(
             };
             let plan = |project: &Path, command: &str, read: Read<'_>| {
                 install(project, system.as_deref(), user, command, timeout, read)
+            };
+            return init_by_path(args, plan, out);
+        }
+        InitCommand::Copilot { project, warden, timeout, user, .. } => {
+            use agentwarden_copilot::setup::{hooks::PROTECTED_FILES, install::install, line};
+            init_trusted(project.as_deref(), given)?;
+            let args = ByPathArgs {
+                project,
+                warden,
+                server,
+                server_uid: given.server_uid,
+                lock_ms,
+                deadline: line::deadline_for(timeout, lock_ms),
+                guide: "docs/copilot.md",
+                files: ("Copilot CLI's hooks and settings", &PROTECTED_FILES),
+                line: line::hook_command,
+            };
+            let plan = |project: &Path, command: &str, read: Read<'_>| {
+                install(project, user, command, timeout, read)
             };
             return init_by_path(args, plan, out);
         }

@@ -20,10 +20,11 @@ struct Example {
     deny_exits_two: bool,
 }
 
-const EXAMPLES: [Example; 3] = [
+const EXAMPLES: [Example; 4] = [
     Example { dir: "claude-code", guide: "claude-code.md", harness: "claude-code", deny_exits_two: false },
     Example { dir: "codex", guide: "codex.md", harness: "codex", deny_exits_two: true },
     Example { dir: "gemini", guide: "gemini.md", harness: "gemini", deny_exits_two: true },
+    Example { dir: "copilot", guide: "copilot.md", harness: "copilot", deny_exits_two: false },
 ];
 
 fn repository() -> PathBuf {
@@ -42,6 +43,7 @@ fn warden(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
         .env_remove("CLAUDECODE")
         .env_remove("CODEX_THREAD_ID")
         .env_remove("GEMINI_CLI")
+        .env_remove("COPILOT_CLI")
         .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

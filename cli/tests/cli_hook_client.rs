@@ -373,7 +373,7 @@ fn on_a_stops_line_every_failure_of_the_client_is_the_halt() {
     halted(&out, "server_unavailable", "no server named");
     let out = run(&client(), &p, &["hook", "--json", "--halt-on-failure"], &stop);
     halted(&out, "usage_invalid", "a line it cannot read");
-    let out = run(WARDEN, &p, &["hook", "--harness", "copilot", "--halt-on-failure"], &stop);
+    let out = run(WARDEN, &p, &["hook", "--harness", "no-such-harness", "--halt-on-failure"], &stop);
     halted(&out, "usage_invalid", "a line warden cannot read");
 }
 

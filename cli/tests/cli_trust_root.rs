@@ -210,6 +210,7 @@ const ROWS: &[(&str, Kind, &[&str], &str)] = &[
         "",
     ),
     ("init gemini", Kind::Resolves, &["init", "gemini", "--warden", "{warden}"], ""),
+    ("init copilot", Kind::Resolves, &["init", "copilot", "--warden", "{warden}"], ""),
     ("doctor", Kind::Resolves, &["doctor"], ""),
     // The socket's directory is a file: the start fails at once where nothing refuses it.
     ("serve", Kind::Serve, &["serve", "--socket", "{tmp}/a-file/w.sock"], ""),

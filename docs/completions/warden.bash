@@ -358,6 +358,9 @@ _warden() {
             warden__subcmd__help__subcmd__init,codex)
                 cmd="warden__subcmd__help__subcmd__init__subcmd__codex"
                 ;;
+            warden__subcmd__help__subcmd__init,copilot)
+                cmd="warden__subcmd__help__subcmd__init__subcmd__copilot"
+                ;;
             warden__subcmd__help__subcmd__init,gemini)
                 cmd="warden__subcmd__help__subcmd__init__subcmd__gemini"
                 ;;
@@ -382,6 +385,9 @@ _warden() {
             warden__subcmd__init,codex)
                 cmd="warden__subcmd__init__subcmd__codex"
                 ;;
+            warden__subcmd__init,copilot)
+                cmd="warden__subcmd__init__subcmd__copilot"
+                ;;
             warden__subcmd__init,gemini)
                 cmd="warden__subcmd__init__subcmd__gemini"
                 ;;
@@ -393,6 +399,9 @@ _warden() {
                 ;;
             warden__subcmd__init__subcmd__help,codex)
                 cmd="warden__subcmd__init__subcmd__help__subcmd__codex"
+                ;;
+            warden__subcmd__init__subcmd__help,copilot)
+                cmd="warden__subcmd__init__subcmd__help__subcmd__copilot"
                 ;;
             warden__subcmd__init__subcmd__help,gemini)
                 cmd="warden__subcmd__init__subcmd__help__subcmd__gemini"
@@ -1582,7 +1591,7 @@ _warden() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "claude-code codex gemini" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex gemini copilot" -- "${cur}"))
                     return 0
                     ;;
                 --codex-home)
@@ -2603,7 +2612,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__init)
-            opts="claude-code codex gemini"
+            opts="claude-code codex gemini copilot"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2631,6 +2640,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__help__subcmd__init__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__help__subcmd__init__subcmd__copilot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2856,7 +2879,7 @@ _warden() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "claude-code codex gemini" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex gemini copilot" -- "${cur}"))
                     return 0
                     ;;
                 --store)
@@ -2883,7 +2906,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init)
-            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help claude-code codex gemini help"
+            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help claude-code codex gemini copilot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3008,6 +3031,48 @@ _warden() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        warden__subcmd__init__subcmd__copilot)
+            opts="-h --project --warden --timeout --user --store --server --server-uid --fsync --lock-timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warden)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         warden__subcmd__init__subcmd__gemini)
             opts="-h --project --warden --timeout --system --user --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -3055,7 +3120,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init__subcmd__help)
-            opts="claude-code codex gemini help"
+            opts="claude-code codex gemini copilot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3083,6 +3148,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init__subcmd__help__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        warden__subcmd__init__subcmd__help__subcmd__copilot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

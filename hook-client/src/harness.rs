@@ -7,6 +7,7 @@
 
 use agentwarden_claude_code::wire::ClaudeCode;
 use agentwarden_codex::wire::Codex;
+use agentwarden_copilot::wire::Copilot;
 use agentwarden_domain::sessions::{Harness, HarnessProfile, HookAnswer, HookInput, InputError, Rendered};
 use agentwarden_gemini::wire::Gemini;
 
@@ -21,6 +22,7 @@ pub struct HookHarness {
 const DEFAULT: HookHarness = HookHarness { name: "claude-code", harness: &ClaudeCode };
 const CODEX: HookHarness = HookHarness { name: "codex", harness: &Codex };
 const GEMINI: HookHarness = HookHarness { name: "gemini", harness: &Gemini };
+const COPILOT: HookHarness = HookHarness { name: "copilot", harness: &Copilot };
 
 impl std::fmt::Debug for HookHarness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -44,10 +46,10 @@ impl Default for HookHarness {
 
 impl HookHarness {
     /// Every harness whose hook Warden answers, the default first.
-    pub const ALL: [HookHarness; 3] = [DEFAULT, CODEX, GEMINI];
+    pub const ALL: [HookHarness; 4] = [DEFAULT, CODEX, GEMINI, COPILOT];
 
     /// The names `--harness` takes.
-    pub const NAMES: [&'static str; 3] = [DEFAULT.name, CODEX.name, GEMINI.name];
+    pub const NAMES: [&'static str; 4] = [DEFAULT.name, CODEX.name, GEMINI.name, COPILOT.name];
 
     /// `--harness NAME`, or why it is refused.
     pub fn parse(name: &str) -> Result<HookHarness, String> {
@@ -70,7 +72,7 @@ impl HookHarness {
 
     /// Every harness's profile: the sections a configuration may have besides Warden's own, any
     /// other refused (U-19).
-    pub fn profiles() -> [HarnessProfile; 3] {
+    pub fn profiles() -> [HarnessProfile; 4] {
         HookHarness::ALL.map(HookHarness::profile)
     }
 

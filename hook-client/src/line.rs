@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 /// The usage line printed with `--help` and after a refused command line.
 pub const USAGE: &str = "usage: warden-hook [--lock-timeout-ms MS] hook [--config FILE] --server PATH \
-                         [--server-uid UID] [--deadline-ms MS] [--harness claude-code|codex|gemini] [--halt-on-failure] < EVENT\n\
+                         [--server-uid UID] [--deadline-ms MS] [--harness claude-code|codex|gemini|copilot] [--halt-on-failure] < EVENT\n\
                          The hook client of the resident service (`warden serve`): sends one Claude Code, \
-                         Codex or Gemini CLI hook event to the server and prints its answer; exit 2 when it cannot \
+                         Codex, Gemini CLI or Copilot CLI hook event to the server and prints its answer; exit 2 when it cannot \
                          (with --halt-on-failure, on a stop's line: the harness's halt, H-57).";
 
 /// What the hook's command line names (V-49): the configuration, the deadline, the server and

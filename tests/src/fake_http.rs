@@ -1,5 +1,6 @@
 //! The small HTTP/1.1 server the fakes of the harnesses' model APIs share (Claude Code's
-//! Messages API, Codex's Responses API, Gemini's API): one keep-alive connection read request
+//! Messages API, Codex's Responses API, Gemini's API, the chat-completions API Copilot CLI is
+//! pointed at): one keep-alive connection read request
 //! by request (bodies by `Content-Length` or chunked), each answered by the fake. A request for
 //! any host but the fake's own address — a `CONNECT`, an absolute target, another `Host` — is
 //! marked foreign: the fake is also the harness's proxy, and every other host is refused.

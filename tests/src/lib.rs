@@ -5,13 +5,15 @@
 //! PostgreSQL tests a server and schemas of their own (`AGENTWARDEN_TEST_PG`). [`claude_code`]
 //! runs the real Claude Code CLI against a scripted fake of the Messages API, [`codex`] the real
 //! Codex CLI against one of the Responses API, [`gemini`] the real Gemini CLI against one of
-//! the Gemini API. [`differential`] draws rules and calls from grammars and
+//! the Gemini API, [`copilot`] the real Copilot CLI against one of an OpenAI-compatible chat-completions
+//! API. [`differential`] draws rules and calls from grammars and
 //! plays them through the real Claude Code and Warden's matcher. [`hostile`] is the
 //! hostile-filesystem kit: swaps, odd entries and planted links while `warden` runs.
 
 pub mod agent_sdk;
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
 pub mod differential;
 pub mod fake_http;
 pub mod gemini;

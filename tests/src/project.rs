@@ -32,6 +32,7 @@ pub fn warden(warden: &Path, root: &Path, args: &[&str]) -> Output {
             .env_remove("CLAUDECODE")
             .env_remove("CODEX_THREAD_ID")
             .env_remove("GEMINI_CLI")
+            .env_remove("COPILOT_CLI")
             .env_remove("AGENTWARDEN_STORE")
             .env_remove("AGENTWARDEN_ENABLE_SUBAGENTS"),
         HELPER_TIMEOUT,

@@ -1,6 +1,6 @@
 //! Issue 49: one harness abstraction, chosen by name in one registry. Outside the
 //! integrations (`harness/…`), no production source names a harness in its code: no identifier
-//! spells `claude`, `codex` or `gemini` in any case (`HookHarness::Codex`, `ClaudeCode`,
+//! spells `claude`, `codex`, `gemini` or `copilot` in any case (`HookHarness::Codex`, `ClaudeCode`,
 //! `agentwarden_gemini::…`, `CLAUDE_CODE_ENV`). Code holds a harness as the domain's `Harness`
 //! and gets it from the registry by its name; strings (a configuration key, a name on a command
 //! line) and comments may still say which harness a text is about.
@@ -40,7 +40,7 @@ const ALLOWED: [(&str, &str); 7] = [
 ];
 
 /// Case-insensitive: a harness's name in an identifier.
-const HARNESSES: [&str; 3] = ["claude", "codex", "gemini"];
+const HARNESSES: [&str; 4] = ["claude", "codex", "gemini", "copilot"];
 
 /// `source` without its comments, string literals and character literals: its code.
 fn code(source: &str) -> String {

@@ -245,6 +245,15 @@ fn real_agent_sdk() -> Result<Option<String>, String> {
     }
 }
 
+/// The Copilot CLI real-client suite, the same way (issue 51, H-41).
+fn real_copilot() -> Result<Option<String>, String> {
+    println!("\n==> real Copilot CLI: installing the pinned CLI when absent");
+    match crate::copilot::install() {
+        Ok(binary) => crate::copilot::run_suite(&binary).map(|()| None),
+        Err(cannot) => skip_or_fail_named("Copilot CLI", cannot, claude_code::under_ci()),
+    }
+}
+
 /// A suite that cannot run fails the gate under CI, and is a loud skip elsewhere (H-41).
 fn skip_or_fail(cannot: CannotRun, under_ci: bool) -> Result<Option<String>, String> {
     skip_or_fail_named("Claude Code", cannot, under_ci)
@@ -369,6 +378,7 @@ pub(crate) fn run() -> Result<(), String> {
     let codex_skipped = real_codex()?;
     let gemini_skipped = real_gemini()?;
     let sdk_skipped = real_agent_sdk()?;
+    let copilot_skipped = real_copilot()?;
     installed_client()?;
     // Seconds once `warden` is built: every ```sh block of the README, as written.
     println!("\n==> README commands: cargo xtask readme");
@@ -390,6 +400,7 @@ pub(crate) fn run() -> Result<(), String> {
         .chain(codex_skipped.map(|why| format!("real Codex: {why}")))
         .chain(gemini_skipped.map(|why| format!("real Gemini CLI: {why}")))
         .chain(sdk_skipped.map(|why| format!("real Claude Agent SDK: {why}")))
+        .chain(copilot_skipped.map(|why| format!("real Copilot CLI: {why}")))
         .chain(pg_skipped)
         .chain(browser_skipped)
         .collect();

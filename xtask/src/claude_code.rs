@@ -117,13 +117,17 @@ pub(crate) fn install_pinned(pinned: &Pinned) -> Result<PathBuf, CannotRun> {
         }
         println!("==> installed in {:.0} s", started.elapsed().as_secs_f64());
     }
+    // A client that unpacks itself on first run (Copilot CLI) does so under the install
+    // directory, not the user's home.
     let out = Command::new(&binary)
         .arg("--version")
+        .env("XDG_CACHE_HOME", install_dir.join("cache"))
         .output()
         .map_err(|e| CannotRun(format!("cannot run `{}`: {e}", binary.display())))?;
     let reported = String::from_utf8_lossy(&out.stdout);
     let version = reports.map_or(version, str::to_owned);
-    if !reported.split_whitespace().any(|word| word == version) {
+    // `GitHub Copilot CLI 1.0.102.` ends its version with the sentence's full stop.
+    if !reported.split_whitespace().any(|word| word.trim_end_matches('.') == version) {
         return Err(CannotRun(format!(
             "`{} --version` says {:?}, the pin is {version}",
             binary.display(),

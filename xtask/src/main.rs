@@ -15,6 +15,7 @@ mod ci;
 mod claude_code;
 mod codes;
 mod codex;
+mod copilot;
 mod demo;
 mod differential;
 mod fuzz;
@@ -34,8 +35,8 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | differential | codex | codex-install | gemini | gemini-install | agent-sdk | agent-sdk-install | install | lines>
-  ci      fmt check, clippy -D warnings, all tests, the real Claude Code, Codex and Gemini CLI suites, the
+    "usage: cargo xtask <ci | bench | codes | public-api | reference | demo | readme | fuzz | mutants | torture | claude-code | claude-code-install | differential | codex | codex-install | gemini | gemini-install | agent-sdk | agent-sdk-install | copilot | copilot-install | install | lines>
+  ci      fmt check, clippy -D warnings, all tests, the real Claude Code, Codex, Gemini CLI and Copilot CLI suites, the Claude Agent SDK harnesses, the
           README's
           commands and guides, relative links, docs with warnings denied, the public API's
           snapshots, the CLI reference, benches compiled, cargo deny
@@ -82,6 +83,9 @@ const USAGE: &str =
                        target/agent-sdk/python), then run the example harnesses' suite
                        (needs node and python3)
   agent-sdk-install    only install them, and print both directories
+  copilot              install the pinned Copilot CLI when absent (npm ci into target/copilot),
+                       then run its real-client suite
+  copilot-install      only install it, and print the binary's path
   install [--root DIR] [--debug] [--check]  build `warden` and a statically linked
           `warden-hook` (the resident service's hook client; dynamically linked where static
           linking is not possible, saying why) into ~/.cargo/bin (or DIR/bin); `--check`: then
@@ -148,6 +152,8 @@ fn main() -> ExitCode {
         Some("gemini-install") => gemini::install_command(),
         Some("agent-sdk") => agent_sdk::run(),
         Some("agent-sdk-install") => agent_sdk::install_command(),
+        Some("copilot") => copilot::run(),
+        Some("copilot-install") => copilot::install_command(),
         Some("readme") => readme::run(),
         Some("install") => install::run(args.get(1..).unwrap_or_default()),
         Some("lines") => lines::run(args.get(1..).unwrap_or_default()),

@@ -32,6 +32,7 @@ const SURFACES: &[Surface] = &[
     Surface { package: "agentwarden-claude-code", features: &[] },
     Surface { package: "agentwarden-codex", features: &[] },
     Surface { package: "agentwarden-gemini", features: &[] },
+    Surface { package: "agentwarden-copilot", features: &[] },
     Surface { package: "agentwarden-protocol", features: &[] },
     Surface { package: "agentwarden-server", features: &[] },
 ];
@@ -265,6 +266,7 @@ mod tests {
                 "agentwarden-claude-code",
                 "agentwarden-codex",
                 "agentwarden-gemini",
+                "agentwarden-copilot",
                 "agentwarden-protocol",
                 "agentwarden-server"
             ]

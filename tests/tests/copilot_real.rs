@@ -1,0 +1,191 @@
+//! The Copilot CLI real-client suite (issue 51): the real GitHub Copilot CLI (the npm package
+//! pinned in `tests/copilot/`), `copilot -p` against a scripted fake of an OpenAI-compatible
+//! chat-completions API on 127.0.0.1, in a project governed for Copilot (`warden init copilot`,
+//! the project's `.github/hooks`, the folder trusted). Run it with `cargo xtask copilot` (it
+//! installs the CLI with `npm ci` when absent and runs these tests with `--ignored`); `cargo
+//! xtask ci` runs it as a step of its own.
+//!
+//! As the other suites (H-40): every test that needs the CLI is `#[ignore]`d, so a plain
+//! `cargo test` never runs it nor counts it as passed. Each scenario is first run with no hook
+//! (or where it says, a wrong one), to show that what it checks is Warden's doing.
+
+use agentwarden_tests::copilot::{
+    CopilotOutcome, CopilotProject, CopilotRun, CopilotTools, FakeCopilotApi, HookRoute, PINNED_VERSION,
+    Script, Turn,
+};
+
+fn tools() -> CopilotTools {
+    CopilotTools::locate(env!("CARGO_BIN_EXE_warden-under-test")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn start(script: Script) -> FakeCopilotApi {
+    FakeCopilotApi::start(script).expect("start the fake chat-completions API")
+}
+
+fn run(project: &CopilotProject, api: &FakeCopilotApi, prompt: &str, route: HookRoute) -> CopilotOutcome {
+    let run = project.run(api, prompt, &CopilotRun { route, ..CopilotRun::default() });
+    println!(
+        "run: exit {:?} in {:?}, foreign requests {:?}\nstdout:\n{}\nstderr:\n{}",
+        run.exit,
+        run.elapsed,
+        api.foreign_targets(),
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(run.exit, Some(0), "copilot -p did not finish cleanly");
+    run
+}
+
+/// The tool results that say Copilot refused the call on a hook's word.
+fn refused(api: &FakeCopilotApi) -> Vec<String> {
+    api.tool_results().into_iter().filter(|r| r.starts_with("Denied by preToolUse hook")).collect()
+}
+
+/// The pinned client is the one that runs.
+#[test]
+#[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
+fn the_pinned_client_runs() {
+    let tools = tools();
+    let out = std::process::Command::new(&tools.copilot)
+        .arg("--version")
+        .env("HOME", tempfile::tempdir().expect("temp dir").path())
+        .env("XDG_CACHE_HOME", agentwarden_tests::copilot::install_dir().join("cache"))
+        .output()
+        .expect("run copilot --version");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("{PINNED_VERSION}.")), "{said}");
+}
+
+/// The main session spawns a planner through `task`, which the gate and the lineage allow: the
+/// planner runs, and its own `echo` (its manifest's `Bash(echo:*)`) runs too.
+#[test]
+#[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
+fn a_spawn_through_task_is_allowed() {
+    let project = CopilotProject::setup(&tools());
+    let script = Script::new()
+        .agent("MAINMARK", vec![Turn::task("planner", "PLANMARK plan the change")])
+        .agent("PLANMARK", vec![Turn::shell("echo planned-by-planner")]);
+    let api = start(script);
+    run(&project, &api, "MAINMARK go", HookRoute::Direct);
+    assert!(api.ran("PLANMARK"), "the planner ran");
+    assert!(refused(&api).is_empty(), "nothing refused: {:?}", api.tool_results());
+    assert!(api.tool_results().iter().any(|r| r.contains("planned-by-planner")), "{:?}", api.tool_results());
+    let spawns = project.audit_of("subagent_spawn_evaluated");
+    assert_eq!(spawns.len(), 1, "the spawn was evaluated and recorded: {spawns:?}");
+    for event in
+        ["subagent_started", "subagent_stopped", "session_started", "session_stopped", "session_ended"]
+    {
+        assert!(!project.audit_of(event).is_empty(), "`{event}` recorded (H-66, H-45, H-46, H-48)");
+    }
+    let quarantined = project.audit_of("session_quarantined");
+    assert!(quarantined.is_empty(), "what ran is what was approved (H-55): {quarantined:?}");
+}
+
+/// The main session spawns a researcher, which its manifest does not list: denied before it
+/// starts. Without Warden's hook the same script does start it.
+#[test]
+#[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
+fn a_spawn_through_task_is_denied() {
+    let project = CopilotProject::setup(&tools());
+    let script = || Script::new().agent("MAINMARK", vec![Turn::task("researcher", "RESEARCHMARK look")]);
+    let unguarded = start(script());
+    run(&project, &unguarded, "MAINMARK go", HookRoute::None);
+    assert!(unguarded.ran("RESEARCHMARK"), "without Warden the researcher starts");
+    let api = start(script());
+    run(&project, &api, "MAINMARK go", HookRoute::Direct);
+    assert!(!api.ran("RESEARCHMARK"), "the researcher never started");
+    let refused = refused(&api);
+    assert!(refused.iter().any(|r| r.contains("Agent Warden") || r.contains("spawn")), "{refused:?}");
+}
+
+/// A subagent's call its manifest does not grant is denied: the planner may only `echo`.
+#[test]
+#[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
+fn a_subagents_call_is_held_to_its_manifest() {
+    let project = CopilotProject::setup(&tools());
+    let script = || {
+        Script::new()
+            .agent("MAINMARK", vec![Turn::task("planner", "PLANMARK plan")])
+            .agent("PLANMARK", vec![Turn::shell("touch planner-touched")])
+    };
+    let unguarded = start(script());
+    run(&project, &unguarded, "MAINMARK go", HookRoute::None);
+    assert!(project.root.join("planner-touched").exists(), "without Warden the planner's call runs");
+    std::fs::remove_file(project.root.join("planner-touched")).expect("remove the file");
+    let api = start(script());
+    run(&project, &api, "MAINMARK go", HookRoute::Direct);
+    assert!(api.ran("PLANMARK"), "the planner ran");
+    assert!(!project.root.join("planner-touched").exists(), "its call was denied");
+    assert_eq!(refused(&api).len(), 1, "{:?}", api.tool_results());
+}
+
+/// A write into a protected path is denied before it happens, from the main session.
+#[test]
+#[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
+fn a_protected_write_is_denied() {
+    let project = CopilotProject::setup(&tools());
+    let before = project.read("okrs/q4.md");
+    let target = project.root.join("okrs/q4.md").display().to_string();
+    let script = || {
+        Script::new().agent(
+            "MAINMARK",
+            vec![Turn::call(
+                "edit",
+                serde_json::json!({"path": target, "old_str": "Q4", "new_str": "Q4 rewritten"}),
+            )],
+        )
+    };
+    let api = start(script());
+    run(&project, &api, "MAINMARK go", HookRoute::Direct);
+    assert_eq!(project.read("okrs/q4.md"), before, "the protected file is unchanged");
+    let refused = refused(&api);
+    assert!(refused.iter().any(|r| r.contains("protected")), "{refused:?}");
+    let unguarded = start(script());
+    run(&project, &unguarded, "MAINMARK go", HookRoute::None);
+    assert_ne!(project.read("okrs/q4.md"), before, "without Warden the write happens");
+}
+
+/// An ordinary call of the main session runs: a new file under `src/`.
+#[test]
+#[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
+fn an_ordinary_call_is_allowed() {
+    let project = CopilotProject::setup(&tools());
+    let path = project.root.join("src/new.rs").display().to_string();
+    let api = start(Script::new().agent("MAINMARK", vec![Turn::create(&path, "pub fn new() {}\n")]));
+    run(&project, &api, "MAINMARK go", HookRoute::Direct);
+    assert_eq!(project.read("src/new.rs").as_deref(), Some("pub fn new() {}\n"));
+    assert!(refused(&api).is_empty(), "{:?}", api.tool_results());
+}
+
+/// A Warden that cannot answer — its binary gone, or one that prints garbage and fails — blocks
+/// the call through the installed line's own tail; an ordinary call that Warden allows is
+/// refused then, since nothing said yes.
+#[test]
+#[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
+fn a_failing_warden_blocks_the_call() {
+    let project = CopilotProject::setup(&tools());
+    let garbage = project.scratch().join("garbage.sh");
+    std::fs::write(&garbage, "#!/bin/sh\necho 'not json {'\necho oops >&2\nexit 1\n")
+        .expect("write the script");
+    let chmod = std::process::Command::new("chmod").arg("+x").arg(&garbage).status().expect("chmod");
+    assert!(chmod.success());
+    let programs = ["/nonexistent/agentwarden/warden".to_owned(), garbage.display().to_string()];
+    for (n, program) in programs.iter().enumerate() {
+        let name = format!("src/failing-{n}.rs");
+        let path = project.root.join(&name).display().to_string();
+        let api = start(Script::new().agent("MAINMARK", vec![Turn::create(&path, "x\n")]));
+        run(&project, &api, "MAINMARK go", HookRoute::Binary(program.clone()));
+        assert_eq!(project.read(&name), None, "{program}: the call was blocked");
+        assert_eq!(refused(&api).len(), 1, "{program}: {:?}", api.tool_results());
+    }
+    // The same script with the garbage printed and exit 0 instead: Copilot runs the call, the
+    // reason Warden's line never exits 0 without its own JSON (H-69).
+    let lenient = project.scratch().join("lenient.sh");
+    std::fs::write(&lenient, "#!/bin/sh\necho 'not json {'\nexit 0\n").expect("write the script");
+    let chmod = std::process::Command::new("chmod").arg("+x").arg(&lenient).status().expect("chmod");
+    assert!(chmod.success());
+    let path = project.root.join("src/lenient.rs").display().to_string();
+    let api = start(Script::new().agent("MAINMARK", vec![Turn::create(&path, "x\n")]));
+    run(&project, &api, "MAINMARK go", HookRoute::Command(lenient.display().to_string()));
+    assert!(project.read("src/lenient.rs").is_some(), "exit 0 with garbage lets the call run");
+}
