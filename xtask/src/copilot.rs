@@ -20,6 +20,7 @@ const COPILOT: Pinned = Pinned {
     package_dir: "tests/copilot",
     install_dir: "target/copilot",
     binary: "node_modules/@github/copilot-linux-x64/copilot",
+    reports: None,
 };
 
 /// Installs the pinned Copilot CLI into `target/copilot/` when needed; returns its binary.

@@ -46,7 +46,7 @@ const USAGE: &str =
           beside one that does not, proofs at 1M events (`bench server tlog`: only those);
           `bench cedar`: only the domain gate
           against Cedar's is_authorized on the same policy (xtask/cedar-bench, its own lock);
-          `bench session [--calls N] [--rounds R] [--harness claude-code|codex|gemini|all]`: only the
+          `bench session [--calls N] [--rounds R] [--harness claude-code|codex|gemini|copilot|all]`: only the
           whole-session rows, the real clients with no hook, a no-op hook and Warden;
           `bench server|session --baseline REV`: the same rows of commit REV's build beside
           these, in one run, each within 3 %

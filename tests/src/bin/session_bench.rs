@@ -1,9 +1,10 @@
 //! `cargo xtask bench session`: what Warden costs a whole session of a real harness, as a user
 //! feels it (issue 36, item 5; issue 50, item 6).
 //!
-//! For each harness (the pinned Claude Code, Codex CLI and Gemini CLI, offline against their
-//! scripted fake model APIs), the same session is run in interleaved rounds under four hook
-//! set-ups:
+//! For each harness (the pinned Claude Code, Codex CLI, Gemini CLI and Copilot CLI, offline
+//! against their scripted fake model APIs), the same session is run in interleaved rounds under
+//! four hook set-ups (Copilot CLI without the confined one: Warden does not confine its calls,
+//! H-68):
 //!
 //! - **no hook**: the project without any hook (what the harness costs by itself);
 //! - **no-op hook**: the very hook entries `warden init` installs, each running `true` instead
@@ -28,7 +29,7 @@
 //! was asked.
 //!
 //! Usage: `session_bench --bin DIR [--baseline-bin DIR] [--calls N] [--rounds R] [--harness
-//! claude-code|codex|gemini|all]`, where `DIR` holds the release `warden`, `warden-hook` and
+//! claude-code|codex|gemini|copilot|all]`, where `DIR` holds the release `warden`, `warden-hook` and
 //! `warden-confine`; the client binaries are found as the real-client suites find them.
 
 use std::path::{Path, PathBuf};
@@ -39,6 +40,9 @@ use agentwarden_tests::claude_code::{
     self as cc, APPROVAL_REF as CC_APPROVAL, Block, FakeApi, Project, RunOptions, Script, Turn,
 };
 use agentwarden_tests::codex::{self, CodexProject, CodexRun, CodexTools, FakeResponses, HookRoute, Item};
+use agentwarden_tests::copilot::{
+    self, CopilotProject, CopilotRun, CopilotTools, FakeCopilotApi, HookRoute as CopilotRoute,
+};
 use agentwarden_tests::gemini::{
     self, FakeGemini, GeminiProject, GeminiRun, GeminiTools, HookRoute as GeminiRoute, Part,
 };
@@ -55,7 +59,7 @@ const BASELINE_TARGET: f64 = 1.03;
 const GEMINI_MOST_CALLS: usize = 25;
 
 /// The harnesses, as `--harness` names them.
-const HARNESSES: [&str; 3] = ["claude-code", "codex", "gemini"];
+const HARNESSES: [&str; 4] = ["claude-code", "codex", "gemini", "copilot"];
 
 /// How a session's hooks are set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,6 +155,7 @@ fn main() -> ExitCode {
             let (rows, calls) = match *harness {
                 "claude-code" => (claude_code(&o)?, o.calls),
                 "codex" => (codex_cli(&o)?, o.calls),
+                "copilot" => (copilot_cli(&o)?, o.calls),
                 _ => {
                     let calls = o.calls.min(GEMINI_MOST_CALLS);
                     (
@@ -390,6 +395,18 @@ impl Governed for CodexProject {
     }
 }
 
+impl Governed for CopilotProject {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+    fn warden_ok(&self, args: &[&str]) -> String {
+        CopilotProject::warden_ok(self, args)
+    }
+    fn git(&self, args: &[&str]) -> String {
+        CopilotProject::git(self, args)
+    }
+}
+
 impl Governed for GeminiProject {
     fn root(&self) -> &Path {
         &self.root
@@ -418,15 +435,16 @@ fn of_arm<'p, P>(projects: &'p [P], arms: &[Arm], arm: Arm) -> Result<&'p P, Str
     arms.iter().position(|a| *a == arm).and_then(|i| projects.get(i)).ok_or_else(|| "no project".into())
 }
 
-/// Starts the service of each Warden arm's project with that arm's `warden`, at the socket
-/// `socket` names for it.
+/// Starts the service of each Warden arm among `arms` (one project each, in order) with that
+/// arm's `warden`, at the socket `socket` names for it.
 fn serve<P: Governed>(
     o: &Options,
+    arms: &[Arm],
     projects: &[P],
     socket: impl Fn(&P) -> PathBuf,
 ) -> Result<Vec<Served>, String> {
     let mut served = Vec::new();
-    for (arm, project) in o.arms().iter().zip(projects) {
+    for (arm, project) in arms.iter().zip(projects) {
         if arm.confine().is_some() {
             let log = project.warden_ok(&["audit", "log", "--json"]);
             served.push(Served::start(*arm, &o.warden(*arm), project.root(), &socket(project), &log)?);
@@ -511,7 +529,7 @@ fn claude_code(o: &Options) -> Result<Rows, String> {
     };
     let projects: Vec<Project> = arms.iter().map(|arm| project(*arm)).collect::<Result<_, _>>()?;
     let socket = |p: &Project| p.dir().join("warden.sock");
-    let served = serve(o, &projects, socket)?;
+    let served = serve(o, &arms, &projects, socket)?;
     let script = |calls: usize| {
         let turns = steps(calls)
             .map(|(i, command)| {
@@ -589,7 +607,7 @@ fn codex_cli(o: &Options) -> Result<Rows, String> {
         .map(|arm| reconfined(CodexProject::setup(&CodexTools::locate(o.warden(*arm))?), *arm))
         .collect::<Result<_, _>>()?;
     let socket = |p: &CodexProject| p.scratch().join("tmp/warden.sock");
-    let served = serve(o, &projects, socket)?;
+    let served = serve(o, &arms, &projects, socket)?;
     let script = |calls: usize| {
         let turns = steps(calls).map(|(i, command)| Item::shell(&format!("call_{i}"), &command)).collect();
         codex::Script::new()
@@ -637,7 +655,7 @@ fn gemini_cli(o: &Options) -> Result<Rows, String> {
         .map(|arm| reconfined(GeminiProject::setup(&GeminiTools::locate(o.warden(*arm))?), *arm))
         .collect::<Result<_, _>>()?;
     let socket = |p: &GeminiProject| p.scratch().join("warden.sock");
-    let served = serve(o, &projects, socket)?;
+    let served = serve(o, &arms, &projects, socket)?;
     let script = |calls: usize| {
         gemini::Script::new()
             .agent("MAINTASK", vec![Part::invoke("planner", "PLANTASK plan it")])
@@ -660,6 +678,51 @@ fn gemini_cli(o: &Options) -> Result<Rows, String> {
         // The responses in the order of the calls: the N-th shows `step-N`.
         let ran = steps(o.calls)
             .filter(|(i, _)| shown.get(*i).is_some_and(|out| out.contains(&format!("step-{i}"))))
+            .count();
+        if ran != o.calls {
+            return Err(format!("{ran} of the planner's {} commands ran: {shown:?}", o.calls));
+        }
+        Ok(run.elapsed)
+    })?;
+    checked(served, &projects, &arms, o.calls * o.rounds)?;
+    Ok(rows)
+}
+
+// ----- Copilot CLI -------------------------------------------------------------------------
+
+fn copilot_cli(o: &Options) -> Result<Rows, String> {
+    // Warden does not confine Copilot's calls (H-68): under `required` they would be denied.
+    let arms: Vec<Arm> = o.arms().into_iter().filter(|arm| *arm != Arm::Confined).collect();
+    // The example, its planner's manifest granting `Bash(echo:*)`, set up by the arm's build.
+    let projects: Vec<CopilotProject> = arms
+        .iter()
+        .map(|arm| reconfined(CopilotProject::setup(&CopilotTools::locate(o.warden(*arm))?), *arm))
+        .collect::<Result<_, _>>()?;
+    let socket = |p: &CopilotProject| p.scratch().join("warden.sock");
+    let served = serve(o, &arms, &projects, socket)?;
+    let script = |calls: usize| {
+        copilot::Script::new()
+            .agent("MAINTASK", vec![copilot::Turn::task("planner", "PLANTASK plan it")])
+            .agent("PLANTASK", steps(calls).map(|(_, command)| copilot::Turn::shell(&command)).collect())
+    };
+    let rows = interleaved(o.rounds, &arms, |arm| {
+        let project = of_arm(&projects, &arms, arm)?;
+        let route = match arm {
+            Arm::NoHook => CopilotRoute::None,
+            Arm::NoOp => CopilotRoute::Command("true".into()),
+            Arm::Warden | Arm::Confined | Arm::Baseline => CopilotRoute::Server(socket(project)),
+        };
+        let api = FakeCopilotApi::start(script(o.calls)).map_err(|e| format!("fake API: {e}"))?;
+        let options = CopilotRun { route, timeout: Duration::from_secs(300), ..CopilotRun::default() };
+        let run = project.run(&api, "MAINTASK go", &options);
+        if run.exit != Some(0) {
+            return Err(format!("copilot -p did not finish (exit {:?}): {}", run.exit, run.stderr));
+        }
+        let shown = api.tool_results();
+        let ran = steps(o.calls)
+            .filter(|(i, _)| {
+                shown.iter().any(|out| out.lines().any(|line| line.trim() == format!("step-{i}")))
+            })
             .count();
         if ran != o.calls {
             return Err(format!("{ran} of the planner's {} commands ran: {shown:?}", o.calls));

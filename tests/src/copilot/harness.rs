@@ -80,6 +80,9 @@ pub enum HookRoute {
     /// This command for every event Warden's file names, instead of Warden's line: a hook that
     /// fails, or answers garbage.
     Command(String),
+    /// Warden's hooks as `warden init copilot --server SOCKET` installs them: the thin client
+    /// `warden-hook` asking the resident service at this socket.
+    Server(PathBuf),
     /// Warden's hooks as `warden init copilot` installs them, the binary's path replaced by this
     /// program (one that does not exist, one that crashes or prints garbage): the line's own
     /// tail must still refuse.
@@ -205,6 +208,20 @@ impl CopilotProject {
                 let text = std::fs::read_to_string(&file).expect("read the hook file");
                 assert!(text.contains(&warden), "the hooks name {warden}");
                 std::fs::write(&file, text.replace(&warden, program)).expect("write the hook file");
+            }
+            HookRoute::Server(socket) => {
+                let _ = std::fs::remove_file(&file);
+                let socket = socket.display().to_string();
+                self.warden_ok(&[
+                    "init",
+                    "copilot",
+                    "--project",
+                    &root,
+                    "--warden",
+                    &warden,
+                    "--server",
+                    &socket,
+                ]);
             }
             HookRoute::None => {
                 let _ = std::fs::remove_file(&file);
