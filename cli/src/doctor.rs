@@ -11,7 +11,7 @@
 //! no git repository where reverts need one (any protected path: reverts restore what git `HEAD` holds),
 //! `.agentwarden/` not ignored by git (a subagent's `git add -A && git commit` would take the
 //! log into history), the guard's own files not protected (H-12), no seal in force, no active
-//! approval. Then the canary (H-15, [`super::canary`]) runs each installed line.
+//! approval. Then the canary (H-15, [`agentwarden_doctor::canary()`]) runs each installed line.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,13 +22,12 @@ use agentwarden_domain::governance::{
     ApprovalState, FileRead, PersonaReading, ReadDigests, read_agent, read_persona, seal_changes,
 };
 
-use super::canary::Harness;
-use super::setup::{covered, in_git_work_tree, own_files, own_files_of, store_ignored};
+use super::setup::{covered, in_git_work_tree, own_files_of, store_ignored};
 use super::trust::{Given, Server, Trusted};
 use super::{EXIT_NO, EXIT_OK, Failure};
 use agentwarden::manifests::load_manifests;
 use agentwarden::{Config, SledConfig, StoreError, Verification, Warden, WardenError};
-use agentwarden_doctor::Check;
+use agentwarden_doctor::{Check, Integration};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct DoctorArgs {
@@ -50,8 +49,8 @@ pub(super) struct DoctorArgs {
     harness: String,
     /// With `--harness codex`: Codex's home, where the project must be trusted [default:
     /// `$CODEX_HOME`, else `~/.codex`].
-    #[arg(long, value_name = "DIR")]
-    codex_home: Option<PathBuf>,
+    #[arg(id = "codex_home", long = "codex-home", value_name = "DIR")]
+    harness_home: Option<PathBuf>,
     /// Print the checks as one JSON object.
     #[arg(long)]
     json: bool,
@@ -205,24 +204,11 @@ fn confinement(project: &Path, config: &Config, main_persona: &str) -> Vec<Check
     checks
 }
 
-fn check_protection(harness: Harness, project: &Path, config: &Config, checks: &mut Vec<Check>) {
+fn check_protection(harness: &dyn Integration, project: &Path, config: &Config, checks: &mut Vec<Check>) {
     let init = format!("run `{} --project {}`", harness.init(), project.display());
     let protected = &config.guardrails.protected;
-    let own = match harness {
-        Harness::ClaudeCode => own_files(project, config),
-        Harness::Codex => own_files_of(
-            "Codex's configuration",
-            &agentwarden_codex::setup::config::PROTECTED_FILES,
-            project,
-            config,
-        ),
-        Harness::Gemini => own_files_of(
-            "Gemini CLI's settings",
-            &agentwarden_gemini::setup::settings::PROTECTED_FILES,
-            project,
-            config,
-        ),
-    };
+    let (what, files) = harness.protected_files();
+    let own = own_files_of(what, files, project, config);
     checks.push(match own {
         Err(e) => Check::fail("protected", e, "move the file into the project"),
         Ok(own) => {
@@ -528,22 +514,29 @@ fn check_server(socket: &Path, uid: Option<u32>, config_path: &Path, checks: &mu
 /// Claude Code's own deny rules for the human verbs and the files an agent must not edit
 /// (what `init claude-code` writes). Defence in depth beside the hook and the signatures: a
 /// warning, with the rules missing, when any is not in force (K-13).
-fn permission_rules(project: &Path, config: &Config, managed: &[PathBuf]) -> Check {
-    let in_force = agentwarden_claude_code::setup::installed::deny_rules_in_force(project, managed);
+fn permission_rules(
+    harness: &dyn Integration,
+    project: &Path,
+    config: &Config,
+    in_force: &[String],
+) -> Check {
     let missing: Vec<String> = super::setup::deny_rules(project, config, None)
         .into_iter()
         .filter(|rule| !in_force.contains(rule))
         .collect();
+    let name = harness.name();
     if missing.is_empty() {
         Check::ok(
             "permission rules",
-            "Claude Code denies the human verbs and edits of the store, the configuration and the key list",
+            format!(
+                "{name} denies the human verbs and edits of the store, the configuration and the key list"
+            ),
         )
     } else {
         Check::warn(
             "permission rules",
-            format!("Claude Code's `permissions.deny` lacks {}", missing.join(", ")),
-            format!("run `warden init claude-code --project {}` again", project.display()),
+            format!("{name}'s `permissions.deny` lacks {}", missing.join(", ")),
+            format!("run `{} --project {}` again", harness.init(), project.display()),
         )
     }
 }
@@ -583,7 +576,7 @@ async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
 /// a human starts the harness from, never from a file the harness loads into it (`from_files`,
 /// which the agent's shell can write): one that sets it fails the check when the hooks decide
 /// directly, and is a warning when they ask a server (which reads its own environment).
-fn kill_switch(var: &str, served: bool, harness: Harness, from_files: &[PathBuf]) -> Check {
+fn kill_switch(var: &str, served: bool, harness: &dyn Integration, from_files: &[PathBuf]) -> Check {
     if !from_files.is_empty() {
         let files: Vec<String> = from_files.iter().map(|f| format!("`{}`", f.display())).collect();
         let detail = format!(
@@ -652,42 +645,18 @@ pub(super) async fn doctor(
     };
     let project = std::fs::canonicalize(&project)
         .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
-    let harness = match args.harness.as_str() {
-        "codex" => Harness::Codex,
-        "gemini" => Harness::Gemini,
-        // clap admits only `claude-code`, `codex` and `gemini`.
-        _ => Harness::ClaudeCode,
-    };
+    let harness = super::integrations::by_name(&args.harness);
     let mut checks = Vec::new();
     let config_path = args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE));
-    let entries = match harness {
-        Harness::ClaudeCode => {
-            agentwarden_claude_code::setup::installed::check(&project, &args.managed, &mut checks)
-        }
-        Harness::Codex => agentwarden_codex::setup::installed::check(
-            &project,
-            &config_path,
-            &args.managed,
-            args.codex_home.clone(),
-            &mut checks,
-        ),
-        Harness::Gemini => {
-            agentwarden_gemini::setup::installed::check(&project, &config_path, &args.managed, &mut checks)
-        }
-    };
+    let entries =
+        harness.installed(&project, &config_path, &args.managed, args.harness_home.clone(), &mut checks);
     let mut canary_with = None;
     let loaded = match Config::load(Some(&config_path)) {
         Err(e) => {
             checks.push(Check::fail(
                 "config",
                 e.to_string(),
-                match harness {
-                    Harness::ClaudeCode => {
-                        format!("write `{}` (see the README's \"Guard Claude Code\")", config_path.display())
-                    }
-                    Harness::Codex => format!("write `{}` (see docs/codex.md)", config_path.display()),
-                    Harness::Gemini => format!("write `{}` (see docs/gemini.md)", config_path.display()),
-                },
+                format!("write `{}` (see {})", config_path.display(), harness.guide()),
             ));
             None
         }
@@ -711,23 +680,13 @@ pub(super) async fn doctor(
             checks.push(approval_keys(&config));
             checks.extend(witnesses_fed(&config));
             checks.extend(confinement(&project, &config, &main));
-            // Claude Code's own deny rules; Codex has none Warden writes (K-13).
-            if harness == Harness::ClaudeCode {
-                checks.push(permission_rules(&project, &config, &args.managed));
+            // The harness's own deny rules, where Warden writes any (Claude Code's, K-13).
+            if let Some(in_force) = harness.deny_rules_in_force(&project, &args.managed) {
+                checks.push(permission_rules(harness, &project, &config, &in_force));
             }
-            // What Codex's and Gemini's own rules do to a confined call (C-21, C-22, M-30).
+            // What the harness's own rules do to a confined call (C-21, C-22, M-30).
             if config.confine.mode != agentwarden_domain::confine::ConfineMode::Off {
-                match harness {
-                    Harness::Codex => agentwarden_codex::setup::installed::check_confinement(
-                        &project,
-                        args.codex_home.clone(),
-                        &mut checks,
-                    ),
-                    Harness::Gemini => {
-                        agentwarden_gemini::setup::installed::check_confinement(&project, &mut checks)
-                    }
-                    Harness::ClaudeCode => {}
-                }
+                harness.check_confinement(&project, args.harness_home.clone(), &mut checks);
             }
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
             Some(config)
@@ -787,12 +746,8 @@ pub(super) async fn doctor(
     // Lines whose server doctor may not ask are not run either (V-69).
     let runnable = server.is_ok();
     if let Some((var, _)) = &canary_with {
-        let codex_home = agentwarden_codex::setup::config::home(
-            args.codex_home.clone(),
-            std::env::var_os(agentwarden_codex::setup::config::HOME_ENV),
-            std::env::var_os("HOME"),
-        );
-        let from_files = super::doctor_env::kill_switch_files(harness, &project, codex_home.as_deref(), var);
+        let from_files =
+            agentwarden_doctor::kill_switch_files(harness, &project, args.harness_home.clone(), var);
         checks.push(kill_switch(var, served, harness, &from_files));
     }
     // The store is closed again before the canary runs: sled admits one process at a time.
@@ -807,10 +762,11 @@ pub(super) async fn doctor(
     }
     if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty() && runnable) {
         let probe = match served {
-            false => super::canary::Probe::KillSwitchUnset { subagent: &subagent },
-            true => super::canary::Probe::UndeclaredType,
+            false => agentwarden_doctor::Probe::KillSwitchUnset { subagent: &subagent },
+            true => agentwarden_doctor::Probe::UndeclaredType,
         };
-        super::canary::canary(harness, &project, &entries, &var, probe, &mut checks);
+        let timeout = super::integrations::DEFAULT_DEADLINE_MS / 1000;
+        agentwarden_doctor::canary(harness, &project, &entries, &var, probe, timeout, &mut checks);
     }
     let healthy = checks.iter().all(|c| c.ok);
     if args.json {

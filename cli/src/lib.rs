@@ -13,11 +13,9 @@
 //! carries only the command's output, so `--json` output is never mixed with logs.
 
 mod audit;
-mod canary;
 mod client;
 mod decide;
 mod doctor;
-mod doctor_env;
 mod doctor_tools;
 mod duration;
 mod failure;
@@ -29,6 +27,7 @@ mod gate;
 mod guard;
 mod help;
 mod hook;
+mod integrations;
 mod lineage;
 mod reference;
 mod release;

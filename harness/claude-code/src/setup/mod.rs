@@ -12,9 +12,13 @@
 //!   the answer reads (H-15).
 //! - `installed` (feature `doctor`) — Warden's hooks as Claude Code would run them, read back
 //!   from the managed, project and user settings and checked for `warden doctor` (H-14, N-13).
+//! - `integration` (feature `doctor`) — Claude Code as `warden doctor`'s one path for every
+//!   harness asks of it (N-15).
 
 pub mod canary;
 #[cfg(feature = "doctor")]
 pub mod installed;
+#[cfg(feature = "doctor")]
+pub mod integration;
 pub mod line;
 pub mod settings;
