@@ -16,7 +16,6 @@ mod audit;
 mod client;
 mod decide;
 mod doctor;
-mod doctor_tools;
 mod duration;
 mod failure;
 mod fanout;

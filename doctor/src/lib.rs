@@ -15,6 +15,8 @@ mod environment;
 mod install;
 mod integration;
 mod lines;
+mod project;
+mod tools;
 
 pub use agentwarden_adapters::untrusted;
 pub use canary::{CANARY_SESSION, CANARY_TYPE, Probe, canary};
@@ -25,3 +27,5 @@ pub use integration::{CanaryAnswer, EnvFile, Integration};
 pub use lines::{
     Line, check_binaries, check_lines_by_path, read_text, rewriting_check, server_named, tail_and_budget,
 };
+pub use project::{approval_keys, check_files, check_server, check_store, confinement};
+pub use tools::check_tool_rules;
