@@ -358,7 +358,7 @@ pub(super) async fn seal(
 
 /// `--expires-in`: a positive duration (`90s`, `30m`, `8h`, `7d`) in milliseconds.
 fn parse_duration(text: &str) -> Result<i64, Failure> {
-    super::duration::duration_ms(text).filter(|ms| *ms > 0).ok_or_else(|| {
+    agentwarden_report::duration_ms(text).filter(|ms| *ms > 0).ok_or_else(|| {
         Failure::usage(format!("--expires-in `{text}` is not a duration like `90s`, `30m`, `8h` or `7d`"))
     })
 }

@@ -16,7 +16,6 @@ mod audit;
 mod client;
 mod decide;
 mod doctor;
-mod duration;
 mod failure;
 mod fanout;
 #[cfg(feature = "fuzzing")]

@@ -17,8 +17,8 @@ use agentwarden_domain::events::{Explanation, decode, explain};
 
 use super::super::{EXIT_OK, Failure};
 use super::progress::Progress;
-use super::render;
 use agentwarden::{Warden, WardenError};
+use agentwarden_report::text as render;
 
 /// An investigation's failure, worded for the command line.
 fn refused(error: WardenError, what: &str) -> Failure {

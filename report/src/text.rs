@@ -1,4 +1,4 @@
-//! Human output of the investigations: short, one fact per line, the most alarming first
+//! The investigations as a human reads them (`warden audit replay`, `explain`): short, one fact per line, the most alarming first
 //! where there is one (`NOT reverted`, `DENIED`). `--json` prints the same states as JSON.
 
 use std::io::{Result, Write};
@@ -10,7 +10,7 @@ use agentwarden_domain::events::projections::{
 };
 use agentwarden_domain::events::{Explanation, PlanSummary};
 
-pub(super) fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {
+pub fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {
     if state.by_ref.is_empty() {
         writeln!(out, "no delegation was evaluated under an approval reference")?;
     }
@@ -49,7 +49,7 @@ fn counts(title: &str, map: &std::collections::BTreeMap<String, u64>, out: &mut 
     Ok(())
 }
 
-pub(super) fn denials(state: &DenialsState, out: &mut dyn Write) -> Result<()> {
+pub fn denials(state: &DenialsState, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "denials: {}", state.denials)?;
     counts("by gate", &state.by_gate, out)?;
     counts("by layer", &state.by_layer, out)?;
@@ -86,7 +86,7 @@ fn tree(tree: &SpawnTree, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn spawn_trees(state: &SpawnTreeState, out: &mut dyn Write) -> Result<()> {
+pub fn spawn_trees(state: &SpawnTreeState, out: &mut dyn Write) -> Result<()> {
     for (session, t) in &state.sessions {
         writeln!(out, "session {session}")?;
         tree(t, out)?;
@@ -101,7 +101,7 @@ pub(super) fn spawn_trees(state: &SpawnTreeState, out: &mut dyn Write) -> Result
     Ok(())
 }
 
-pub(super) fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
+pub fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
     if state.runs.is_empty() {
         writeln!(out, "no fan-out run was recorded")?;
     }
@@ -150,7 +150,7 @@ pub(super) fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn violations(state: &ViolationsState, out: &mut dyn Write) -> Result<()> {
+pub fn violations(state: &ViolationsState, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
         "violations: {} ({} reverted, {} NOT reverted)",
@@ -173,7 +173,7 @@ pub(super) fn violations(state: &ViolationsState, out: &mut dyn Write) -> Result
     Ok(())
 }
 
-pub(super) fn decisions(state: &DecisionsState, out: &mut dyn Write) -> Result<()> {
+pub fn decisions(state: &DecisionsState, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "{:<26} {:>10} {:>10}", "HOUR (UTC)", "ALLOW", "DENY")?;
     for (hour, c) in &state.hours {
         writeln!(out, "{hour:<26} {:>10} {:>10}", c.allow, c.deny)?;
@@ -182,7 +182,7 @@ pub(super) fn decisions(state: &DecisionsState, out: &mut dyn Write) -> Result<(
 }
 
 /// What enforcing the tool rules would have denied (T-10).
-pub(super) fn shadow(state: &ShadowState, out: &mut dyn Write) -> Result<()> {
+pub fn shadow(state: &ShadowState, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "{} tool calls recorded in shadow mode; enforcing would deny:", state.calls)?;
     if state.would_deny.is_empty() {
         return writeln!(out, "  none");
@@ -198,7 +198,7 @@ pub(super) fn shadow(state: &ShadowState, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Write) -> Result<()> {
+pub fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
         "event {}: {} v{}, recorded {} by {}",
