@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::setup::{covered, in_git_work_tree, own_files_of, store_ignored};
 use super::trust::{Given, Server, Trusted};
 use super::{EXIT_NO, EXIT_OK, Failure};
 use agentwarden::{Config, StoreError, Verification, Warden, WardenError};
@@ -66,66 +65,6 @@ fn harness_section(config: &Config, settings: &agentwarden::HarnessSettings) -> 
             format!("no harness reads `[{}]`", unread.join("]`, `[")),
             format!("name each harness's section by its key ({}) or remove it", keys.join(", ")),
         )
-    }
-}
-
-/// The guard protects itself (H-12), the harness's own files included; reverts need git; git
-/// ignores the store.
-fn check_protection(harness: &dyn Integration, project: &Path, config: &Config, checks: &mut Vec<Check>) {
-    let init = format!("run `{} --project {}`", harness.init(), project.display());
-    let protected = &config.guardrails.protected;
-    let (what, files) = harness.protected_files();
-    let own = own_files_of(what, files, project, config);
-    checks.push(match own {
-        Err(e) => Check::fail("protected", e, "move the file into the project"),
-        Ok(own) => {
-            let missing: Vec<&String> = own.iter().filter(|p| !covered(protected, p)).collect();
-            if missing.is_empty() {
-                Check::ok(
-                    "protected",
-                    format!("`[guardrails] protected` covers the guard's own files: {}", own.join(", ")),
-                )
-            } else {
-                let missing: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-                Check::fail(
-                    "protected",
-                    format!(
-                        "a subagent could change the guard's own files: {} not in `[guardrails] protected`",
-                        missing.join(", ")
-                    ),
-                    init,
-                )
-            }
-        }
-    });
-    let in_git = in_git_work_tree(project);
-    if !protected.is_empty() {
-        checks.push(if in_git {
-            Check::ok("git", "the project is in a git work tree: reverts restore what `HEAD` holds")
-        } else {
-            Check::fail(
-                "git",
-                format!(
-                    "`{}` is not in a git work tree: a change to a protected path cannot be reverted",
-                    project.display()
-                ),
-                format!(
-                    "`git -C {0} init && git -C {0} add -A && git -C {0} commit -m base`",
-                    project.display()
-                ),
-            )
-        });
-    }
-    if in_git {
-        checks.push(match store_ignored(project) {
-            Some(true) => Check::ok("ignored", "git ignores `.agentwarden/`"),
-            Some(false) => Check::fail(
-                "ignored",
-                "git does not ignore `.agentwarden/`: a subagent's `git add -A && git commit` takes the log and its violations into history",
-                format!("add `.agentwarden/` to `{}`", project.join(".gitignore").display()),
-            ),
-            None => Check::fail("ignored", "`git check-ignore` failed", "make `git` usable in the project"),
-        });
     }
 }
 
@@ -206,51 +145,6 @@ async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
     });
 }
 
-/// Where the kill switch `var` is read, and what it says there: through a server, the server's
-/// environment (V-4), which this process cannot see. G-25: it may come only from the environment
-/// a human starts the harness from, never from a file the harness loads into it (`from_files`,
-/// which the agent's shell can write): one that sets it fails the check when the hooks decide
-/// directly, and is a warning when they ask a server (which reads its own environment).
-fn kill_switch(var: &str, served: bool, harness: &dyn Integration, from_files: &[PathBuf]) -> Check {
-    if !from_files.is_empty() {
-        let files: Vec<String> = from_files.iter().map(|f| format!("`{}`", f.display())).collect();
-        let detail = format!(
-            "`{var}` is set in {}, which {} loads into its environment (and its hooks') at start: the agent's \
-             shell can write that file, so the next session's spawns would be enabled with no human involved (G-25)",
-            files.join(", "),
-            harness.name()
-        );
-        let fix = format!(
-            "remove `{var}` from {}; set it only in the environment you start {} from",
-            files.join(", "),
-            harness.name()
-        );
-        return if served {
-            Check::warn("kill switch", detail, fix)
-        } else {
-            Check::fail("kill switch", detail, fix)
-        };
-    }
-    match (served, std::env::var(var).as_deref()) {
-        (true, _) => Check::ok(
-            "kill switch",
-            format!(
-                "the hooks ask a server: `{var}` is read from the server's environment (V-4), not this shell's"
-            ),
-        ),
-        (false, Ok("true")) => {
-            Check::ok("kill switch", format!("`{var}` is `true`: subagents may be enabled"))
-        }
-        (false, _) => Check::ok(
-            "kill switch",
-            format!(
-                "`{var}` is not `true` here: every spawn is denied until {} runs with it set",
-                harness.name()
-            ),
-        ),
-    }
-}
-
 /// The configuration doctor checks: `--config`, else the project's `agentwarden.toml`.
 fn config_path(args: &DoctorArgs) -> Result<PathBuf, Failure> {
     let project = match &args.project {
@@ -310,7 +204,7 @@ pub(super) async fn doctor(
                 }
             };
             let first = agentwarden_doctor::check_files(&config, &main, profile.terms.section, &mut checks);
-            check_protection(harness, &project, &config, &mut checks);
+            agentwarden_doctor::check_protection(harness, &project, &config, &mut checks);
             let var = &config.subagents.enable_env;
             checks.push(agentwarden_doctor::approval_keys(&config));
             checks.extend(witnesses_fed(&config));
@@ -383,7 +277,7 @@ pub(super) async fn doctor(
     if let Some((var, _)) = &canary_with {
         let from_files =
             agentwarden_doctor::kill_switch_files(harness, &project, args.harness_home.clone(), var);
-        checks.push(kill_switch(var, served, harness, &from_files));
+        checks.push(agentwarden_doctor::kill_switch(var, served, harness, &from_files));
     }
     // The store is closed again before the canary runs: sled admits one process at a time.
     match (server, store.to_str().filter(|s| agentwarden::PgConfig::is_postgres_url(s))) {

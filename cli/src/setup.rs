@@ -29,15 +29,14 @@
 //! it yet, so a subagent's `git add -A && git commit` cannot take the log into history.
 
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 use serde_json::{Map, Value};
 
 use agentwarden_claude_code::setup::line::{deadline_for, hook_command};
 use agentwarden_claude_code::setup::settings::{self, EVENTS, add_deny_rules, human_verb_rules, merge_hooks};
-use agentwarden_doctor::{Installing, Read};
+use agentwarden_doctor::{Installing, Read, covered, in_git_work_tree, own_files_of, store_ignored};
 
 use super::wiring;
 use super::{EXIT_OK, Failure};
@@ -329,69 +328,10 @@ pub(super) fn write_atomically(project: &Path, path: &Path, text: &str) -> Resul
         .map_err(|e| Failure::usage(format!("cannot write {e}")))
 }
 
-/// `path` relative to `project`, as a plain protected-path entry (`a/b`), if it lies inside.
-fn inside(project: &Path, path: &Path) -> Option<String> {
-    let plain = |rel: &Path| -> Option<String> {
-        let mut parts = Vec::new();
-        for component in rel.components() {
-            match component {
-                Component::Normal(part) => parts.push(part.to_str()?.to_owned()),
-                Component::CurDir => {}
-                _ => return None,
-            }
-        }
-        (!parts.is_empty()).then(|| parts.join("/"))
-    };
-    if let Some(rel) = path.strip_prefix(project).ok().and_then(plain) {
-        return Some(rel);
-    }
-    let project = std::fs::canonicalize(project).ok()?;
-    let path = std::fs::canonicalize(path).ok()?;
-    path.strip_prefix(&project).ok().and_then(plain)
-}
-
 /// What the guard must protect of itself (H-12), relative to the project: Claude Code's files
 /// (`settings::PROTECTED_FILES`, H-19) and the sealed ones.
 pub(super) fn own_files(project: &Path, config: &Config) -> Result<Vec<String>, String> {
     own_files_of("Claude Code's settings", &settings::PROTECTED_FILES, project, config)
-}
-
-/// [`own_files`] with the harness's own files `harness_files` (`what` names them).
-pub(super) fn own_files_of(
-    what: &'static str,
-    harness_files: &[&str],
-    project: &Path,
-    config: &Config,
-) -> Result<Vec<String>, String> {
-    let harness = harness_files.iter().map(|f| (what, project.join(f)));
-    let named = harness.chain([
-        ("the configuration", project.join(CONFIG_FILE)),
-        ("`[subagents] personas_dir`", config.subagents.personas_dir.clone()),
-        ("`[subagents] agents_dir`", config.subagents.agents_dir.clone()),
-        ("`[lineage] manifests`", config.lineage.manifests.clone()),
-    ]);
-    let mut own = Vec::new();
-    for (what, path) in named {
-        let rel = inside(project, &path).ok_or_else(|| {
-            format!(
-                "{what} `{}` is outside the project `{}`: the guard cannot protect it; move it into the project",
-                path.display(),
-                project.display()
-            )
-        })?;
-        if !own.contains(&rel) {
-            own.push(rel);
-        }
-    }
-    Ok(own)
-}
-
-/// Whether `protected` already covers `path` (the entry itself or a directory above it).
-pub(super) fn covered(protected: &[String], path: &str) -> bool {
-    protected.iter().any(|entry| {
-        let entry = entry.trim_end_matches('/');
-        path == entry || path.strip_prefix(entry).is_some_and(|rest| rest.starts_with('/'))
-    })
 }
 
 /// Adds `wanted` to `[guardrails] protected` in the TOML `text`, keeping everything else;
@@ -436,26 +376,6 @@ pub(super) fn ignore_store(project: &Path, out: &mut dyn Write) -> Result<(), Fa
         writeln!(out, "added `.agentwarden/` to {}", gitignore.display())?;
     }
     Ok(())
-}
-
-/// `git` in `project`: `None` when git cannot run there, else whether it succeeded.
-pub(super) fn git(project: &Path, args: &[&str]) -> Option<std::process::Output> {
-    Command::new("git").arg("-C").arg(project).args(args).output().ok()
-}
-
-pub(super) fn in_git_work_tree(project: &Path) -> bool {
-    git(project, &["rev-parse", "--is-inside-work-tree"])
-        .is_some_and(|o| o.status.success() && o.stdout.starts_with(b"true"))
-}
-
-/// Whether git ignores the project's `.agentwarden/` (`None`: git could not tell).
-pub(super) fn store_ignored(project: &Path) -> Option<bool> {
-    let out = git(project, &["check-ignore", "-q", ".agentwarden/"])?;
-    match out.status.code() {
-        Some(0) => Some(true),
-        Some(1) => Some(false),
-        _ => None,
-    }
 }
 
 /// `warden init`. The server the lines ask is the global `--server` (V-67); a configuration
@@ -679,17 +599,5 @@ mod tests {
         assert!(protect("guardrails = 3\n", &wanted).is_err());
         assert!(protect("[guardrails]\nprotected = \"okrs\"\n", &wanted).is_err());
         assert!(protect("[guardrails]\nprotected = [1]\n", &wanted).is_err());
-    }
-
-    #[test]
-    fn paths_outside_the_project_are_not_ours_to_protect() {
-        let project = Path::new("/p");
-        assert_eq!(inside(project, Path::new("/p/./manifests.toml")).as_deref(), Some("manifests.toml"));
-        assert_eq!(inside(project, Path::new("/p/.claude/agents")).as_deref(), Some(".claude/agents"));
-        assert_eq!(inside(project, Path::new("/p")), None, "the project itself");
-        assert_eq!(inside(project, Path::new("/p/../etc/x")), None);
-        assert_eq!(inside(project, Path::new("/elsewhere/m.toml")), None);
-        assert!(covered(&[".claude/".into()], ".claude/agents"));
-        assert!(!covered(&[".cla".into()], ".claude"));
     }
 }

@@ -12,6 +12,7 @@
 mod canary;
 mod check;
 mod environment;
+mod guarded;
 mod install;
 mod integration;
 mod lines;
@@ -22,6 +23,9 @@ pub use agentwarden_adapters::untrusted;
 pub use canary::{CANARY_SESSION, CANARY_TYPE, Probe, canary};
 pub use check::Check;
 pub use environment::{dotenv_sets, kill_switch_files};
+pub use guarded::{
+    check_protection, covered, in_git_work_tree, inside, kill_switch, own_files_of, store_ignored,
+};
 pub use install::{FileWrite, Installing, Read};
 pub use integration::{CanaryAnswer, EnvFile, Integration};
 pub use lines::{
