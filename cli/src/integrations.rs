@@ -50,4 +50,44 @@ mod tests {
             assert_eq!(by_name(name).profile().terms.section, hook.terms.section, "{name}");
         }
     }
+
+    /// Each integration reads its own harness's answers as that harness does (H-15, C-11, M-1):
+    /// a deny as its hook prints it is the canary's pass, a proceed lets the spawn run, a failure
+    /// blocks without deciding; and the canary's event is read by the harness's own parser as a
+    /// spawn of the subagent asked for.
+    #[test]
+    fn each_integration_reads_its_own_harness_as_the_harness_does() {
+        use agentwarden_doctor::CanaryAnswer;
+        use agentwarden_domain::sessions::{HookAnswer, HookEvent};
+        for name in agentwarden_hook_client::HookHarness::NAMES {
+            let hook = agentwarden_hook_client::HookHarness::parse(name).unwrap();
+            let doctor = by_name(name);
+            let read = |answer: &HookAnswer| {
+                let printed = hook.print(answer, "warden");
+                doctor.read_canary(
+                    Some(i32::from(printed.exit_code)),
+                    printed.stdout.as_deref().unwrap_or(""),
+                    printed.stderr.as_deref().unwrap_or(""),
+                )
+            };
+            let denied = read(&HookAnswer::deny("the canary is denied"));
+            assert!(
+                matches!(&denied, CanaryAnswer::Denied(reason) if reason.contains("the canary is denied")),
+                "{name}: {denied:?}"
+            );
+            assert_eq!(read(&HookAnswer::Proceed), CanaryAnswer::LetThrough, "{name}");
+            let failed = read(&HookAnswer::failed("store_corrupt: x"));
+            assert!(
+                !matches!(failed, CanaryAnswer::Denied(_) | CanaryAnswer::LetThrough),
+                "{name}: a failure neither passes nor lets through: {failed:?}"
+            );
+            let event = doctor.canary_event("warden-doctor-canary-1", std::path::Path::new("/p"), "planner");
+            let input = hook.decode(&event).unwrap();
+            assert!(
+                matches!(&input.event, HookEvent::Spawn(spawn) if spawn.subagent_type.as_str() == "planner"),
+                "{name}: {:?}",
+                input.event
+            );
+        }
+    }
 }
