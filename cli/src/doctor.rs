@@ -21,7 +21,7 @@ use serde_json::json;
 use super::trust::{Given, Server, Trusted};
 use super::{EXIT_NO, EXIT_OK, Failure};
 use agentwarden::{Config, StoreError, Verification, Warden, WardenError};
-use agentwarden_doctor::{Check, Integration};
+use agentwarden_doctor::Check;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct DoctorArgs {
@@ -50,24 +50,6 @@ pub(super) struct DoctorArgs {
     json: bool,
 }
 
-/// The harness's section of the configuration and the sections no harness reads (U-17, U-19).
-fn harness_section(config: &Config, settings: &agentwarden::HarnessSettings) -> Check {
-    let known = agentwarden_hook_client::HookHarness::profiles();
-    let unread = config.sections_no_harness_reads(&known);
-    let section = settings.terms.section;
-    if unread.is_empty() {
-        let read = if config.harnesses.contains_key(section) { "its section" } else { "the defaults" };
-        Check::ok("harness section", format!("{} reads `[{section}]`: {read}", settings.terms.harness))
-    } else {
-        let keys: Vec<String> = known.iter().map(|p| format!("`[{}]`", p.terms.section)).collect();
-        Check::fail(
-            "harness section",
-            format!("no harness reads `[{}]`", unread.join("]`, `[")),
-            format!("name each harness's section by its key ({}) or remove it", keys.join(", ")),
-        )
-    }
-}
-
 /// A server whose configuration names witnesses and no log key refuses to start unless its
 /// command line gives one (A-42): said here before it is met at `warden serve`.
 fn witnesses_fed(config: &Config) -> Option<Check> {
@@ -82,36 +64,6 @@ fn witnesses_fed(config: &Config) -> Option<Check> {
             agentwarden_server::unfed_witnesses(n),
             "set `[server] log_key` (`warden audit keygen`), or start `warden serve --log-key FILE`",
         )),
-    }
-}
-
-/// Claude Code's own deny rules for the human verbs and the files an agent must not edit
-/// (what `init claude-code` writes). Defence in depth beside the hook and the signatures: a
-/// warning, with the rules missing, when any is not in force (K-13).
-fn permission_rules(
-    harness: &dyn Integration,
-    project: &Path,
-    config: &Config,
-    in_force: &[String],
-) -> Check {
-    let missing: Vec<String> = super::setup::deny_rules(project, config, None)
-        .into_iter()
-        .filter(|rule| !in_force.contains(rule))
-        .collect();
-    let name = harness.name();
-    if missing.is_empty() {
-        Check::ok(
-            "permission rules",
-            format!(
-                "{name} denies the human verbs and edits of the store, the configuration and the key list"
-            ),
-        )
-    } else {
-        Check::warn(
-            "permission rules",
-            format!("{name}'s `permissions.deny` lacks {}", missing.join(", ")),
-            format!("run `{} --project {}` again", harness.init(), project.display()),
-        )
     }
 }
 
@@ -194,7 +146,11 @@ pub(super) async fn doctor(
             let profile = harness.profile();
             let main = match config.harness(&profile) {
                 Ok(settings) => {
-                    checks.push(harness_section(&config, &settings));
+                    checks.push(agentwarden_doctor::harness_section(
+                        &config,
+                        &settings,
+                        &agentwarden_hook_client::HookHarness::profiles(),
+                    ));
                     settings.config.main_persona
                 }
                 Err(why) => {
@@ -211,7 +167,8 @@ pub(super) async fn doctor(
             checks.extend(agentwarden_doctor::confinement(&project, &config, &main));
             // The harness's own deny rules, where Warden writes any (Claude Code's, K-13).
             if let Some(in_force) = harness.deny_rules_in_force(&project, &args.managed) {
-                checks.push(permission_rules(harness, &project, &config, &in_force));
+                let wanted = super::setup::deny_rules(&project, &config, None);
+                checks.push(agentwarden_doctor::permission_rules(harness, &project, wanted, &in_force));
             }
             // What the harness's own rules do to a confined call (C-21, C-22, M-30).
             if config.confine.mode != agentwarden_domain::confine::ConfineMode::Off {
@@ -231,46 +188,7 @@ pub(super) async fn doctor(
     let again = |socket: &str| {
         format!("run `{} --project {} --server {socket}` again", harness.init(), project.display())
     };
-    let server = match agentwarden_doctor::server_named(&entries) {
-        Err(why) => Err((why, again("PATH"))),
-        Ok(Some((socket, uid))) => match &configured {
-            Some(trusted) if *trusted != socket => Err((
-                format!(
-                    "the installed lines ask the server at `{}`, but --server names `{}`",
-                    socket.display(),
-                    trusted.display()
-                ),
-                again(&trusted.display().to_string()),
-            )),
-            None => Err((
-                format!(
-                    "the installed lines ask the server at `{}`, and doctor asks only a server its own command \
-                     line names (V-67)",
-                    socket.display()
-                ),
-                format!(
-                    "run `warden doctor --server {}` (with --server-uid UID) to check it",
-                    socket.display()
-                ),
-            )),
-            _ if configured_uid.is_some() && uid != configured_uid => Err((
-                format!(
-                    "the installed lines believe a server running as {}, but --server-uid is {}",
-                    uid.map_or_else(|| "any user".to_owned(), |uid| format!("uid {uid}")),
-                    configured_uid.unwrap_or_default()
-                ),
-                again(&socket.display().to_string()),
-            )),
-            _ => Ok(Some(socket)),
-        },
-        Ok(None) if !entries.is_empty() && configured.is_some() => Err((
-            "--server names a server, but the installed lines ask none: the hooks decide directly and never \
-             ask it (V-49)"
-                .to_owned(),
-            again(&configured.as_ref().map(|c| c.display().to_string()).unwrap_or_default()),
-        )),
-        Ok(None) => Ok(configured),
-    };
+    let server = agentwarden_doctor::server_to_ask(&entries, configured, configured_uid, &again);
     let served = matches!(server, Ok(Some(_)));
     // Lines whose server doctor may not ask are not run either (V-69).
     let runnable = server.is_ok();

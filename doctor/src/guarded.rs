@@ -197,6 +197,34 @@ pub fn kill_switch(var: &str, served: bool, harness: &dyn Integration, from_file
     }
 }
 
+/// Claude Code's own deny rules for the human verbs and the files an agent must not edit
+/// (what `init claude-code` writes). Defence in depth beside the hook and the signatures: a
+/// warning, with the rules missing, when any is not in force (K-13); `wanted` the rules `init`
+/// writes.
+pub fn permission_rules(
+    harness: &dyn Integration,
+    project: &Path,
+    wanted: Vec<String>,
+    in_force: &[String],
+) -> Check {
+    let missing: Vec<String> = wanted.into_iter().filter(|rule| !in_force.contains(rule)).collect();
+    let name = harness.name();
+    if missing.is_empty() {
+        Check::ok(
+            "permission rules",
+            format!(
+                "{name} denies the human verbs and edits of the store, the configuration and the key list"
+            ),
+        )
+    } else {
+        Check::warn(
+            "permission rules",
+            format!("{name}'s `permissions.deny` lacks {}", missing.join(", ")),
+            format!("run `{} --project {}` again", harness.init(), project.display()),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,7 @@ mod install;
 mod integration;
 mod lines;
 mod project;
+mod server;
 mod tools;
 
 pub use agentwarden_adapters::untrusted;
@@ -24,12 +25,14 @@ pub use canary::{CANARY_SESSION, CANARY_TYPE, Probe, canary};
 pub use check::Check;
 pub use environment::{dotenv_sets, kill_switch_files};
 pub use guarded::{
-    check_protection, covered, in_git_work_tree, inside, kill_switch, own_files_of, store_ignored,
+    check_protection, covered, in_git_work_tree, inside, kill_switch, own_files_of, permission_rules,
+    store_ignored,
 };
 pub use install::{FileWrite, Installing, Read};
 pub use integration::{CanaryAnswer, EnvFile, Integration};
 pub use lines::{
     Line, check_binaries, check_lines_by_path, read_text, rewriting_check, server_named, tail_and_budget,
 };
-pub use project::{approval_keys, check_files, check_server, check_store, confinement};
+pub use project::{approval_keys, check_files, check_server, check_store, confinement, harness_section};
+pub use server::server_to_ask;
 pub use tools::check_tool_rules;

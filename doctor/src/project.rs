@@ -374,6 +374,28 @@ pub fn check_server(socket: &Path, uid: Option<u32>, config_path: &Path, checks:
     });
 }
 
+/// The harness's section of the configuration and the sections no harness reads (U-17, U-19),
+/// among the `known` harnesses' profiles.
+pub fn harness_section(
+    config: &Config,
+    settings: &agentwarden::HarnessSettings,
+    known: &[agentwarden_domain::sessions::HarnessProfile],
+) -> Check {
+    let unread = config.sections_no_harness_reads(known);
+    let section = settings.terms.section;
+    if unread.is_empty() {
+        let read = if config.harnesses.contains_key(section) { "its section" } else { "the defaults" };
+        Check::ok("harness section", format!("{} reads `[{section}]`: {read}", settings.terms.harness))
+    } else {
+        let keys: Vec<String> = known.iter().map(|p| format!("`[{}]`", p.terms.section)).collect();
+        Check::fail(
+            "harness section",
+            format!("no harness reads `[{}]`", unread.join("]`, `[")),
+            format!("name each harness's section by its key ({}) or remove it", keys.join(", ")),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
