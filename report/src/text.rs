@@ -3,12 +3,13 @@
 
 use std::io::{Result, Write};
 
-use agentwarden_domain::audit::Envelope;
+use agentwarden_domain::audit::{Envelope, Hash};
 use agentwarden_domain::events::projections::{
     ApprovalsState, DecisionsState, DenialsState, FanOutState, ShadowState, SpawnTree, SpawnTreeState,
-    ViolationsState, snake_name,
+    TimelineEntry, ViolationsState, snake_name,
 };
 use agentwarden_domain::events::{Explanation, PlanSummary};
+use serde::Serialize;
 
 pub fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {
     if state.by_ref.is_empty() {
@@ -250,4 +251,57 @@ pub fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Write) ->
         writeln!(out, "{note}")?;
     }
     Ok(())
+}
+
+/// One entry of `warden audit timeline`, as a row: seq, time, type, decision, summary.
+pub fn timeline_row(entry: &TimelineEntry, out: &mut dyn Write) -> Result<()> {
+    let decision = entry.decision.map_or("-".to_owned(), |d| snake_name(&d));
+    writeln!(
+        out,
+        "{:>6}  {}  {:<22}  {:<5}  {}",
+        entry.seq, entry.recorded_at, entry.event_type, decision, entry.summary
+    )
+}
+
+/// Where an explained event sits in the chain.
+#[derive(Debug, Serialize)]
+pub struct ChainPlace {
+    /// Every event from `verified_from` to `verified_to` verified.
+    pub verified_from: u64,
+    /// The last event verified: the one explained.
+    pub verified_to: u64,
+    /// The log's head when the explanation was made.
+    pub head: u64,
+    /// The event's `prev_hash`.
+    pub prev_hash: Hash,
+    /// The event's hash.
+    pub hash: Hash,
+}
+
+/// One event explained, with its place in the chain: `warden audit explain --json`.
+#[derive(Debug, Serialize)]
+pub struct Explained<'a> {
+    /// The event's sequence number.
+    pub seq: u64,
+    /// Its type.
+    pub event_type: &'a str,
+    /// Its type's version.
+    pub event_version: u32,
+    /// When it was recorded.
+    pub recorded_at: String,
+    /// Who recorded it.
+    pub actor: &'a str,
+    /// Its session, turn, run and item, when it has them.
+    pub session: Option<&'a str>,
+    /// Its turn.
+    pub turn: Option<&'a str>,
+    /// Its run.
+    pub run: Option<&'a str>,
+    /// Its item.
+    pub item: Option<&'a str>,
+    /// What it says, in words.
+    #[serde(flatten)]
+    pub explanation: &'a Explanation,
+    /// Where it sits in the chain.
+    pub chain: ChainPlace,
 }
