@@ -29,7 +29,7 @@ pub(super) struct HookArgs {
     config: Option<PathBuf>,
     /// Answer within this many milliseconds of starting, or exit 2 (H-10): below the harness's
     /// hook timeout, past which Claude Code, Codex CLI and Gemini CLI let the call run.
-    #[arg(long, default_value_t = super::wiring::DEFAULT_DEADLINE_MS, value_name = "MS")]
+    #[arg(long, default_value_t = super::integrations::DEFAULT_DEADLINE_MS, value_name = "MS")]
     deadline_ms: u64,
     /// The global `--server`: ask the resident service at this socket (`warden serve`) instead
     /// of deciding here. Only the line's option names it: not `AGENTWARDEN_SERVER`, not
@@ -358,7 +358,7 @@ pub(super) async fn seal(
 
 /// `--expires-in`: a positive duration (`90s`, `30m`, `8h`, `7d`) in milliseconds.
 fn parse_duration(text: &str) -> Result<i64, Failure> {
-    super::duration::duration_ms(text).filter(|ms| *ms > 0).ok_or_else(|| {
+    agentwarden_report::duration_ms(text).filter(|ms| *ms > 0).ok_or_else(|| {
         Failure::usage(format!("--expires-in `{text}` is not a duration like `90s`, `30m`, `8h` or `7d`"))
     })
 }

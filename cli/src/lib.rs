@@ -13,13 +13,9 @@
 //! carries only the command's output, so `--json` output is never mixed with logs.
 
 mod audit;
-mod canary;
 mod client;
 mod decide;
 mod doctor;
-mod doctor_env;
-mod doctor_tools;
-mod duration;
 mod failure;
 mod fanout;
 #[cfg(feature = "fuzzing")]
@@ -29,6 +25,7 @@ mod gate;
 mod guard;
 mod help;
 mod hook;
+mod integrations;
 mod lineage;
 mod reference;
 mod release;

@@ -1,22 +1,11 @@
-//! Which binary the installed hook line runs, and `warden hook`'s default deadline. The line
+//! Which binary the installed hook line runs (`warden hook`'s default deadline is the
+//! registry's, `super::integrations`). The line
 //! itself, its fail-closed tail and its time budget are each harness's knowledge
 //! (`agentwarden_claude_code::setup::line`, `agentwarden_codex::setup::line`, H-6, H-9, H-10);
 //! here is only what lies on this machine: the resident service's hook client beside `warden`
 //! (V-34).
 
 use std::path::{Path, PathBuf};
-
-/// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
-/// default timeout (H-10).
-pub(crate) const DEFAULT_DEADLINE_MS: u64 = agentwarden_claude_code::setup::line::DEFAULT_DEADLINE_MS;
-// `warden-hook` reads the same default (V-34), and so does the Codex line (C-10).
-const _: () = assert!(DEFAULT_DEADLINE_MS == agentwarden_hook_client::DEFAULT_DEADLINE_MS);
-const _: () = assert!(
-    agentwarden_codex::setup::line::DEFAULT_TIMEOUT_S * 1_000
-        - agentwarden_codex::setup::line::START_MS
-        - agentwarden_codex::setup::line::ANSWER_MS
-        == DEFAULT_DEADLINE_MS
-);
 
 /// The resident service's hook client, `warden-hook`, beside the `warden` binary at `exe`
 /// (canonical), when it is there and is a file (V-34).

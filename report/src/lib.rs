@@ -5,6 +5,11 @@
 //! the page; this crate gathers the facts ([`build`]), renders them ([`Report::render`]) and
 //! says what they call for ([`Report::verdict`]).
 //!
+//! The log as a human reads it on the command line lives here too (N-16): the filters of `warden
+//! audit log` and `audit report` ([`filter`], reasons a usage error gives), one event as JSON or
+//! a row of the table ([`rows`]), the investigations as text ([`text`]), and durations
+//! ([`duration_ms`]). The command line parses its arguments, opens the store, and prints.
+//!
 //! Rulings (the fail-closed questions of a report):
 //! - a chain that does not verify is still reported — the page says so first, in red,
 //!   and holds only the events before the break's page (all verified); nothing at or after the
@@ -18,8 +23,12 @@
 //! - a report needs a window (`--session`, `--since`, `--until`; checked before the store
 //!   is opened, A-24); a window no event falls in is a page that says so at the top, exit 0.
 
+mod duration;
+pub mod filter;
 mod model;
 mod page;
+pub mod rows;
+pub mod text;
 
 use agentwarden_domain::audit::{Checkpoint, Envelope, Hash, Timestamp};
 use agentwarden_domain::events::decode_ref;
@@ -27,6 +36,7 @@ use agentwarden_ports::StoreError;
 use serde_json::value::RawValue;
 
 use agentwarden::{Verification, Warden, WardenError};
+pub use duration::duration_ms;
 pub use model::Report;
 use model::{
     ApprovalRow, Broken, CheckpointVerdict, Collector, Records, SealRow, SignatureRow, Window, clip,

@@ -15,7 +15,7 @@
 use std::path::Path;
 
 /// Files (relative to the workspace's root) allowed to name a harness in their code, and why.
-const ALLOWED: [(&str, &str); 7] = [
+const ALLOWED: [(&str, &str); 4] = [
     (
         "hook-client/src/harness.rs",
         "the registry: each harness by the name its hook's command line gives it, the one place that \
@@ -27,16 +27,11 @@ const ALLOWED: [(&str, &str); 7] = [
          harness's session, whether or not the caller linked its integration (H-5, C-9; app_neutral.rs)",
     ),
     (
-        "cli/src/canary.rs",
-        "`warden doctor`'s canary: each harness's synthetic event and reading of the answer",
+        "cli/src/integrations.rs",
+        "what `warden doctor` knows of each harness, by the name `--harness` gives: the one place in the \
+         command line that chooses a harness's integration (N-15)",
     ),
-    (
-        "cli/src/doctor.rs",
-        "`warden doctor`: each harness's installed settings read back (moving out, issue 49)",
-    ),
-    ("cli/src/doctor_env.rs", "`warden doctor`: each harness's environment (moving out, issue 49)"),
     ("cli/src/setup.rs", "`warden init HARNESS`: each harness's installer (moving out, issue 49)"),
-    ("cli/src/wiring.rs", "the hook lines `warden init` installs, each harness's (moving out, issue 49)"),
 ];
 
 /// Case-insensitive: a harness's name in an identifier.

@@ -8,17 +8,15 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use agentwarden_domain::audit::Hash;
 use agentwarden_domain::events::projections::{
     Approvals, Decisions, Denials, FanOutRuns, NAMES, Projection, Shadow, SpawnTrees, Timeline, Violations,
-    snake_name,
 };
-use agentwarden_domain::events::{Explanation, decode, explain};
+use agentwarden_domain::events::{decode, explain};
 
 use super::super::{EXIT_OK, Failure};
 use super::progress::Progress;
-use super::render;
 use agentwarden::{Warden, WardenError};
+use agentwarden_report::text as render;
 
 /// An investigation's failure, worded for the command line.
 fn refused(error: WardenError, what: &str) -> Failure {
@@ -97,43 +95,10 @@ pub(super) async fn run_timeline(
         if json {
             writeln!(out, "{}", line(entry)?)?;
         } else {
-            let decision = entry.decision.map_or("-".to_owned(), |d| snake_name(&d));
-            writeln!(
-                out,
-                "{:>6}  {}  {:<22}  {:<5}  {}",
-                entry.seq, entry.recorded_at, entry.event_type, decision, entry.summary
-            )?;
+            render::timeline_row(entry, out)?;
         }
     }
     Ok(EXIT_OK)
-}
-
-/// Where an explained event sits in the chain.
-#[derive(Serialize)]
-struct ChainPlace {
-    /// Every event from `verified_from` to `verified_to` verified.
-    verified_from: u64,
-    verified_to: u64,
-    /// The log's head when the explanation was made.
-    head: u64,
-    prev_hash: Hash,
-    hash: Hash,
-}
-
-#[derive(Serialize)]
-struct Explained<'a> {
-    seq: u64,
-    event_type: &'a str,
-    event_version: u32,
-    recorded_at: String,
-    actor: &'a str,
-    session: Option<&'a str>,
-    turn: Option<&'a str>,
-    run: Option<&'a str>,
-    item: Option<&'a str>,
-    #[serde(flatten)]
-    explanation: &'a Explanation,
-    chain: ChainPlace,
 }
 
 /// `warden audit explain SEQ`.
@@ -163,7 +128,7 @@ pub(super) async fn run_explain(
     };
     let event = decode(&envelope).map_err(|error| refused(WardenError::Undecodable { seq, error }, what))?;
     let explanation = explain(&envelope, &event);
-    let explained = Explained {
+    let explained = render::Explained {
         seq,
         event_type: &envelope.event_type,
         event_version: envelope.event_version,
@@ -174,7 +139,7 @@ pub(super) async fn run_explain(
         run: envelope.run.as_deref(),
         item: envelope.item.as_deref(),
         explanation: &explanation,
-        chain: ChainPlace {
+        chain: render::ChainPlace {
             verified_from: 1,
             verified_to: verified.seq,
             head: head.seq,

@@ -2,10 +2,8 @@
 //! audit log. Every command streams the log a page at a time.
 
 pub(super) mod copy;
-mod filter;
 mod investigate;
 mod progress;
-mod render;
 pub(super) mod report;
 pub(super) mod served;
 mod tlog;
@@ -26,6 +24,7 @@ use agentwarden_ports::StoreError;
 
 use super::{EXIT_OK, Failure};
 use agentwarden::{Verification, Warden, WardenError};
+use agentwarden_report::rows::{pretty, to_json};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum AuditCommand {
@@ -330,11 +329,21 @@ pub(super) async fn run(
             since,
             until,
         } => {
-            let args = filter::FilterArgs { event_type, decision, session, run, approval_ref, since, until };
-            let mut filter = filter::Filter::parse(args)?;
+            let args = agentwarden_report::filter::FilterArgs {
+                event_type,
+                decision,
+                session,
+                run,
+                approval_ref,
+                since,
+                until,
+            };
+            let mut filter = agentwarden_report::filter::Filter::parse(args).map_err(Failure::usage)?;
             // Every filter is checked before the store is opened, an empty window
             // included; the command line's Warden keeps the system clock, so its now is this one.
-            filter.resolve(agentwarden_ports::Clock::now(&agentwarden::SystemClock))?;
+            filter
+                .resolve(agentwarden_ports::Clock::now(&agentwarden::SystemClock))
+                .map_err(Failure::usage)?;
             let warden = open(None)?;
             if !json {
                 writeln!(
@@ -357,9 +366,9 @@ pub(super) async fn run(
                     }
                     remaining -= 1;
                     if json {
-                        writeln!(out, "{}", to_json(&envelope)?)?;
+                        writeln!(out, "{}", to_json(&envelope).map_err(Failure::no)?)?;
                     } else {
-                        write_row(&envelope, out)?;
+                        agentwarden_report::rows::write_row(&envelope, out)?;
                     }
                 }
                 if let Some(last) = page.last() {
@@ -387,7 +396,11 @@ pub(super) async fn run(
             let Some(envelope) = warden.event(seq).await? else {
                 return Err(Failure::no(format!("there is no event {seq}")));
             };
-            let text = if json { to_json(&envelope)? } else { pretty(&envelope)? };
+            let text = if json {
+                to_json(&envelope).map_err(Failure::no)?
+            } else {
+                pretty(&envelope).map_err(Failure::no)?
+            };
             writeln!(out, "{text}")?;
             Ok(EXIT_OK)
         }
@@ -397,7 +410,7 @@ pub(super) async fn run(
             while let Some(page) = pages.next_page().await.map_err(WardenError::from)? {
                 for record in &page {
                     let envelope = Envelope::parse(record).map_err(|e| Failure::no(e.to_string()))?;
-                    writeln!(out, "{}", to_json(&envelope)?)?;
+                    writeln!(out, "{}", to_json(&envelope).map_err(Failure::no)?)?;
                 }
             }
             Ok(EXIT_OK)
@@ -464,38 +477,4 @@ pub(super) fn print_verification(
             Err(Failure::no(broken.to_string()))
         }
     }
-}
-
-fn to_json(envelope: &Envelope) -> Result<String, Failure> {
-    serde_json::to_string(envelope)
-        .map_err(|e| Failure::no(format!("cannot print event {}: {e}", envelope.seq)))
-}
-
-fn pretty(envelope: &Envelope) -> Result<String, Failure> {
-    serde_json::to_string_pretty(envelope)
-        .map_err(|e| Failure::no(format!("cannot print event {}: {e}", envelope.seq)))
-}
-
-fn write_row(e: &Envelope, out: &mut dyn Write) -> std::io::Result<()> {
-    let decision = serde_json::from_str::<serde_json::Value>(e.payload.get())
-        .ok()
-        .and_then(|p| {
-            // `tool_call_authorized` keeps its decision inside the authorization.
-            let decision =
-                p.get("decision").or_else(|| p.get("authorization").and_then(|a| a.get("decision")));
-            decision.and_then(|d| d.as_str().map(str::to_owned))
-        })
-        .unwrap_or_else(|| "-".into());
-    let hash = e.hash.to_string();
-    writeln!(
-        out,
-        "{:>6}  {:<24}  {:<10}  {:<24}  {:<8}  {:<16}  {}",
-        e.seq,
-        e.recorded_at.to_string(),
-        e.actor,
-        e.event_type,
-        decision,
-        e.session.as_deref().unwrap_or("-"),
-        hash.get(..12).unwrap_or(&hash),
-    )
 }

@@ -9,8 +9,8 @@ use agentwarden::{Warden, WardenError};
 use agentwarden_report::{Request, Verdict};
 
 use super::super::{EXIT_OK, Failure};
-use super::filter::{Filter, FilterArgs};
 use super::progress::Progress;
+use agentwarden_report::filter::{Filter, FilterArgs};
 
 /// The flags of `warden audit report`.
 #[derive(Debug, clap::Args)]
@@ -59,9 +59,9 @@ pub(crate) async fn run(
         until: args.until.clone(),
         ..FilterArgs::default()
     };
-    let mut filter = Filter::parse(filter_args)?;
+    let mut filter = Filter::parse(filter_args).map_err(Failure::usage)?;
     let now = agentwarden_ports::Clock::now(&agentwarden::SystemClock);
-    filter.resolve(now)?;
+    filter.resolve(now).map_err(Failure::usage)?;
     let checkpoint = args.checkpoint.as_deref().map(super::read_checkpoint).transpose()?;
     let config =
         agentwarden::Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;

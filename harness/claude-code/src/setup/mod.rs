@@ -10,11 +10,19 @@
 //!   files the guard protects of Claude Code's (H-19).
 //! - [`canary`] — `warden doctor`'s canary in Claude Code's words: the spawn it sends and how
 //!   the answer reads (H-15).
+//! - `install` (feature `doctor`) — what `warden init claude-code` writes and says, the settings
+//!   read through the command line's reader (H-11, H-13, K-13, N-17).
 //! - `installed` (feature `doctor`) — Warden's hooks as Claude Code would run them, read back
 //!   from the managed, project and user settings and checked for `warden doctor` (H-14, N-13).
+//! - `integration` (feature `doctor`) — Claude Code as `warden doctor`'s one path for every
+//!   harness asks of it (N-15).
 
 pub mod canary;
 #[cfg(feature = "doctor")]
+pub mod install;
+#[cfg(feature = "doctor")]
 pub mod installed;
+#[cfg(feature = "doctor")]
+pub mod integration;
 pub mod line;
 pub mod settings;

@@ -20,6 +20,8 @@
 //! - `installed` (feature `doctor`) — Warden's hooks as Codex would run them, read back from the
 //!   managed requirements and the project's configuration, its trust and its confinement checked
 //!   for `warden doctor` (C-10, N-13).
+//! - `integration` (feature `doctor`) — Codex as `warden doctor`'s one path for every harness
+//!   asks of it (N-15).
 
 pub mod canary;
 pub mod config;
@@ -27,6 +29,8 @@ pub mod config;
 pub mod install;
 #[cfg(feature = "doctor")]
 pub mod installed;
+#[cfg(feature = "doctor")]
+pub mod integration;
 pub mod line;
 pub mod places;
 pub mod rules;

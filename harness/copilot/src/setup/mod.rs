@@ -12,4 +12,6 @@ pub mod hooks;
 pub mod install;
 #[cfg(feature = "doctor")]
 pub mod installed;
+#[cfg(feature = "doctor")]
+pub mod integration;
 pub mod line;

@@ -3,7 +3,8 @@
 //! a settings file and read back ([`settings`]), the canary doctor sends ([`canary`]), the policy
 //! rules Warden cannot honour behind its launcher ([`policy`], M-30), and (feature `doctor`)
 //! `install`, what `warden init gemini` writes and says (N-14), and `installed`, Warden's hooks as Gemini CLI would run them, read back and checked for `warden
-//! doctor` (N-13). Plain data and functions that open no file but `installed`'s: the command line
+//! doctor` (N-13), and `integration`, Gemini CLI as `warden doctor`'s one path for every harness
+//! asks of it (N-15). Plain data and functions that open no file but `installed`'s: the command line
 //! reads, writes and prints.
 
 pub mod canary;
@@ -11,6 +12,8 @@ pub mod canary;
 pub mod install;
 #[cfg(feature = "doctor")]
 pub mod installed;
+#[cfg(feature = "doctor")]
+pub mod integration;
 pub mod line;
 pub mod policy;
 pub mod settings;

@@ -1,16 +1,17 @@
-//! Human output of the investigations: short, one fact per line, the most alarming first
+//! The investigations as a human reads them (`warden audit replay`, `explain`): short, one fact per line, the most alarming first
 //! where there is one (`NOT reverted`, `DENIED`). `--json` prints the same states as JSON.
 
 use std::io::{Result, Write};
 
-use agentwarden_domain::audit::Envelope;
+use agentwarden_domain::audit::{Envelope, Hash};
 use agentwarden_domain::events::projections::{
     ApprovalsState, DecisionsState, DenialsState, FanOutState, ShadowState, SpawnTree, SpawnTreeState,
-    ViolationsState, snake_name,
+    TimelineEntry, ViolationsState, snake_name,
 };
 use agentwarden_domain::events::{Explanation, PlanSummary};
+use serde::Serialize;
 
-pub(super) fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {
+pub fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {
     if state.by_ref.is_empty() {
         writeln!(out, "no delegation was evaluated under an approval reference")?;
     }
@@ -49,7 +50,7 @@ fn counts(title: &str, map: &std::collections::BTreeMap<String, u64>, out: &mut 
     Ok(())
 }
 
-pub(super) fn denials(state: &DenialsState, out: &mut dyn Write) -> Result<()> {
+pub fn denials(state: &DenialsState, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "denials: {}", state.denials)?;
     counts("by gate", &state.by_gate, out)?;
     counts("by layer", &state.by_layer, out)?;
@@ -86,7 +87,7 @@ fn tree(tree: &SpawnTree, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn spawn_trees(state: &SpawnTreeState, out: &mut dyn Write) -> Result<()> {
+pub fn spawn_trees(state: &SpawnTreeState, out: &mut dyn Write) -> Result<()> {
     for (session, t) in &state.sessions {
         writeln!(out, "session {session}")?;
         tree(t, out)?;
@@ -101,7 +102,7 @@ pub(super) fn spawn_trees(state: &SpawnTreeState, out: &mut dyn Write) -> Result
     Ok(())
 }
 
-pub(super) fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
+pub fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
     if state.runs.is_empty() {
         writeln!(out, "no fan-out run was recorded")?;
     }
@@ -150,7 +151,7 @@ pub(super) fn fan_out(state: &FanOutState, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn violations(state: &ViolationsState, out: &mut dyn Write) -> Result<()> {
+pub fn violations(state: &ViolationsState, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
         "violations: {} ({} reverted, {} NOT reverted)",
@@ -173,7 +174,7 @@ pub(super) fn violations(state: &ViolationsState, out: &mut dyn Write) -> Result
     Ok(())
 }
 
-pub(super) fn decisions(state: &DecisionsState, out: &mut dyn Write) -> Result<()> {
+pub fn decisions(state: &DecisionsState, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "{:<26} {:>10} {:>10}", "HOUR (UTC)", "ALLOW", "DENY")?;
     for (hour, c) in &state.hours {
         writeln!(out, "{hour:<26} {:>10} {:>10}", c.allow, c.deny)?;
@@ -182,7 +183,7 @@ pub(super) fn decisions(state: &DecisionsState, out: &mut dyn Write) -> Result<(
 }
 
 /// What enforcing the tool rules would have denied (T-10).
-pub(super) fn shadow(state: &ShadowState, out: &mut dyn Write) -> Result<()> {
+pub fn shadow(state: &ShadowState, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "{} tool calls recorded in shadow mode; enforcing would deny:", state.calls)?;
     if state.would_deny.is_empty() {
         return writeln!(out, "  none");
@@ -198,7 +199,7 @@ pub(super) fn shadow(state: &ShadowState, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Write) -> Result<()> {
+pub fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
         "event {}: {} v{}, recorded {} by {}",
@@ -250,4 +251,57 @@ pub(super) fn explanation(envelope: &Envelope, x: &Explanation, out: &mut dyn Wr
         writeln!(out, "{note}")?;
     }
     Ok(())
+}
+
+/// One entry of `warden audit timeline`, as a row: seq, time, type, decision, summary.
+pub fn timeline_row(entry: &TimelineEntry, out: &mut dyn Write) -> Result<()> {
+    let decision = entry.decision.map_or("-".to_owned(), |d| snake_name(&d));
+    writeln!(
+        out,
+        "{:>6}  {}  {:<22}  {:<5}  {}",
+        entry.seq, entry.recorded_at, entry.event_type, decision, entry.summary
+    )
+}
+
+/// Where an explained event sits in the chain.
+#[derive(Debug, Serialize)]
+pub struct ChainPlace {
+    /// Every event from `verified_from` to `verified_to` verified.
+    pub verified_from: u64,
+    /// The last event verified: the one explained.
+    pub verified_to: u64,
+    /// The log's head when the explanation was made.
+    pub head: u64,
+    /// The event's `prev_hash`.
+    pub prev_hash: Hash,
+    /// The event's hash.
+    pub hash: Hash,
+}
+
+/// One event explained, with its place in the chain: `warden audit explain --json`.
+#[derive(Debug, Serialize)]
+pub struct Explained<'a> {
+    /// The event's sequence number.
+    pub seq: u64,
+    /// Its type.
+    pub event_type: &'a str,
+    /// Its type's version.
+    pub event_version: u32,
+    /// When it was recorded.
+    pub recorded_at: String,
+    /// Who recorded it.
+    pub actor: &'a str,
+    /// Its session, turn, run and item, when it has them.
+    pub session: Option<&'a str>,
+    /// Its turn.
+    pub turn: Option<&'a str>,
+    /// Its run.
+    pub run: Option<&'a str>,
+    /// Its item.
+    pub item: Option<&'a str>,
+    /// What it says, in words.
+    #[serde(flatten)]
+    pub explanation: &'a Explanation,
+    /// Where it sits in the chain.
+    pub chain: ChainPlace,
 }

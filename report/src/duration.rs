@@ -2,7 +2,7 @@
 
 /// Milliseconds of `text`, or `None` if it is not digits followed by `s`, `m`, `h` or `d`, or
 /// does not fit.
-pub(crate) fn duration_ms(text: &str) -> Option<i64> {
+pub fn duration_ms(text: &str) -> Option<i64> {
     let (at, unit) = text.char_indices().last()?;
     let digits = text.get(..at).filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?;
     let unit_ms: i64 = match unit {

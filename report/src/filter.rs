@@ -1,5 +1,6 @@
-//! `warden audit log`'s filters: parsed before the store is opened, so that a malformed value
-//! is a one-line usage error (exit 2) and never an empty, misleading listing.
+//! `warden audit log`'s and `audit report`'s filters: parsed before the store is opened, so that a
+//! malformed value is a one-line usage error (the reason here; exit 2 on the command line) and
+//! never an empty, misleading listing.
 //!
 //! Every filter given must hold (AND). `--since`/`--until` are inclusive, RFC 3339
 //! (`2026-02-21T09:30:00Z`, fractions and offsets allowed) or relative to the clock's now
@@ -10,18 +11,17 @@ use agentwarden_domain::audit::{Envelope, Timestamp};
 use agentwarden_domain::events::{AuditEvent, EVENT_TYPES, decode};
 use agentwarden_domain::verdict::Decision;
 
-use super::super::Failure;
 use agentwarden::WardenError;
 
 /// A time bound as given: absolute, or this many milliseconds before now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum When {
+pub enum When {
     At(Timestamp),
     Ago(i64),
 }
 
 impl When {
-    pub(super) fn resolve(self, now: Timestamp) -> Timestamp {
+    pub fn resolve(self, now: Timestamp) -> Timestamp {
         match self {
             When::At(at) => at,
             When::Ago(ms) => Timestamp::saturating_from_unix_millis(now.unix_millis().saturating_sub(ms)),
@@ -31,19 +31,19 @@ impl When {
 
 /// The raw flags of `warden audit log`.
 #[derive(Debug, Default)]
-pub(super) struct FilterArgs {
-    pub(super) event_type: Option<String>,
-    pub(super) decision: Option<String>,
-    pub(super) session: Option<String>,
-    pub(super) run: Option<String>,
-    pub(super) approval_ref: Option<String>,
-    pub(super) since: Option<String>,
-    pub(super) until: Option<String>,
+pub struct FilterArgs {
+    pub event_type: Option<String>,
+    pub decision: Option<String>,
+    pub session: Option<String>,
+    pub run: Option<String>,
+    pub approval_ref: Option<String>,
+    pub since: Option<String>,
+    pub until: Option<String>,
 }
 
 /// Parsed filters; time bounds still relative until [`Filter::resolve`].
 #[derive(Debug, Default)]
-pub(super) struct Filter {
+pub struct Filter {
     event_type: Option<String>,
     decision: Option<Decision>,
     session: Option<String>,
@@ -55,26 +55,26 @@ pub(super) struct Filter {
 }
 
 impl Filter {
-    pub(super) fn parse(args: FilterArgs) -> Result<Filter, Failure> {
+    pub fn parse(args: FilterArgs) -> Result<Filter, String> {
         if let Some(t) = args.event_type.as_ref().filter(|t| !EVENT_TYPES.contains(&t.as_str())) {
-            return Err(Failure::usage(format!(
+            return Err(format!(
                 "--type `{t}` is not an event type; expected one of {}",
                 EVENT_TYPES.join(", ")
-            )));
+            ));
         }
         let decision = match args.decision.as_deref() {
             None => None,
             Some("allow") => Some(Decision::Allow),
             Some("deny") => Some(Decision::Deny),
             Some(other) => {
-                return Err(Failure::usage(format!("--decision `{other}` must be `allow` or `deny`")));
+                return Err(format!("--decision `{other}` must be `allow` or `deny`"));
             }
         };
         for (flag, value) in
             [("--session", &args.session), ("--run", &args.run), ("--approval-ref", &args.approval_ref)]
         {
             if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
-                return Err(Failure::usage(format!("{flag} is empty")));
+                return Err(format!("{flag} is empty"));
             }
         }
         let since = args.since.as_deref().map(|t| parse_when("--since", t)).transpose()?;
@@ -93,23 +93,21 @@ impl Filter {
 
     /// Fixes relative bounds against `now`; an empty window (`--since` after `--until`) is a
     /// usage error, not an empty listing.
-    pub(super) fn resolve(&mut self, now: Timestamp) -> Result<(), Failure> {
+    pub fn resolve(&mut self, now: Timestamp) -> Result<(), String> {
         self.window = (self.since.map(|w| w.resolve(now)), self.until.map(|w| w.resolve(now)));
         match self.window {
-            (Some(s), Some(u)) if s > u => {
-                Err(Failure::usage(format!("--since `{s}` is after --until `{u}`")))
-            }
+            (Some(s), Some(u)) if s > u => Err(format!("--since `{s}` is after --until `{u}`")),
             _ => Ok(()),
         }
     }
 
     /// The resolved time window (inclusive bounds).
-    pub(super) fn window(&self) -> (Option<Timestamp>, Option<Timestamp>) {
+    pub fn window(&self) -> (Option<Timestamp>, Option<Timestamp>) {
         self.window
     }
 
     /// Does `envelope` pass every filter? Decodes the payload only when a filter needs it.
-    pub(super) fn matches(&self, envelope: &Envelope) -> Result<bool, WardenError> {
+    pub fn matches(&self, envelope: &Envelope) -> Result<bool, WardenError> {
         let (since, until) = self.window;
         let cheap = self.event_type.as_ref().is_none_or(|t| *t == envelope.event_type)
             && self.session.as_ref().is_none_or(|s| envelope.session.as_ref() == Some(s))
@@ -133,11 +131,11 @@ impl Filter {
 }
 
 /// `2026-02-21T09:30:00Z`, `2026-02-21T09:30:00.5+02:00`, or `30m` / `2h` / `7d` / `90s` ago.
-pub(super) fn parse_when(flag: &str, text: &str) -> Result<When, Failure> {
+pub fn parse_when(flag: &str, text: &str) -> Result<When, String> {
     let bad = || {
-        Failure::usage(format!(
+        format!(
             "{flag} `{text}` is neither an RFC 3339 time (2026-02-21T09:30:00Z) nor a duration ago (30m, 2h, 7d)"
-        ))
+        )
     };
     // An RFC 3339 time always has `-` and `:`; a duration never does.
     if !text.contains(['-', ':']) {

@@ -7,11 +7,11 @@
 use agentwarden_domain::governance::frontmatter::{Value, parse_instruction_file};
 use agentwarden_domain::lineage::{Manifests, compare_offered};
 
+use crate::check::Check;
 use agentwarden::Config;
-use agentwarden_doctor::Check;
 
 /// One check per agent type whose definition has a `tools:` list.
-pub(super) fn check_tool_rules(config: &Config, manifests: &Manifests, checks: &mut Vec<Check>) {
+pub fn check_tool_rules(config: &Config, manifests: &Manifests, checks: &mut Vec<Check>) {
     for (name, manifest) in manifests {
         let path = config.subagents.agent_path(name);
         let Ok(text) = agentwarden_adapters::untrusted::read_text(None, &path, agentwarden::MAX_INPUT_BYTES)

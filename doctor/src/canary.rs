@@ -27,124 +27,20 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agentwarden_claude_code::setup::canary as claude_code;
-use agentwarden_codex::setup::canary as codex;
-
-use super::wiring;
-use agentwarden_doctor::Check;
-use agentwarden_doctor::Line;
+use crate::check::Check;
+use crate::integration::{CanaryAnswer as Answer, Integration};
+use crate::lines::Line;
 
 /// The session id prefix of the canary's events (H-15).
-pub(super) const CANARY_SESSION: &str = "warden-doctor-canary-";
+pub const CANARY_SESSION: &str = "warden-doctor-canary-";
 
 /// The subagent type of the canary sent to a server (V-48): declared by no persona.
-pub(super) const CANARY_TYPE: &str = "warden-doctor-canary";
-
-/// The harness whose installed lines the canary runs, in its words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Harness {
-    /// Claude Code (H-15).
-    ClaudeCode,
-    /// Codex CLI (C-11).
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// GitHub Copilot CLI.
-    Copilot,
-}
-
-impl Harness {
-    /// Its name in a finding.
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "Claude Code",
-            Harness::Codex => "Codex",
-            Harness::Gemini => "Gemini CLI",
-            Harness::Copilot => "Copilot CLI",
-        }
-    }
-
-    /// What its integration says of it: its configuration section and the names it may list
-    /// (U-17).
-    pub(super) fn profile(self) -> agentwarden_domain::sessions::HarnessProfile {
-        match self {
-            Harness::ClaudeCode => agentwarden_claude_code::wire::PROFILE,
-            Harness::Codex => agentwarden_codex::wire::PROFILE,
-            Harness::Gemini => agentwarden_gemini::wire::PROFILE,
-            Harness::Copilot => agentwarden_copilot::wire::PROFILE,
-        }
-    }
-
-    /// Its `warden init` subcommand.
-    pub(super) fn init(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "warden init claude-code",
-            Harness::Codex => "warden init codex",
-            Harness::Gemini => "warden init gemini",
-            Harness::Copilot => "warden init copilot",
-        }
-    }
-
-    /// The event its hook answers before a tool runs: where the canary's spawn goes.
-    fn tool_event(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode | Harness::Codex | Harness::Copilot => "PreToolUse",
-            Harness::Gemini => "BeforeTool",
-        }
-    }
-
-    fn environment(self, project: &Path) -> Vec<(&'static str, String)> {
-        match self {
-            Harness::ClaudeCode => claude_code::environment(project),
-            Harness::Codex | Harness::Gemini | Harness::Copilot => Vec::new(),
-        }
-    }
-
-    fn event(self, session: &str, project: &Path, subagent: &str) -> String {
-        match self {
-            Harness::ClaudeCode => claude_code::event(session, project, subagent),
-            Harness::Codex => codex::event(session, project, subagent),
-            Harness::Gemini => agentwarden_gemini::setup::canary::event(session, project, subagent),
-            Harness::Copilot => agentwarden_copilot::setup::canary::event(session, project, subagent),
-        }
-    }
-
-    fn read(self, ran: &Ran) -> Answer {
-        match self {
-            // Copilot reads Claude Code's bytes from its Claude-style hooks (H-68).
-            Harness::ClaudeCode | Harness::Copilot => {
-                match claude_code::read_answer(ran.code, &ran.stdout, &ran.stderr) {
-                    claude_code::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
-                    claude_code::CanaryAnswer::LetThrough => Answer::LetThrough,
-                    claude_code::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
-                    claude_code::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
-                }
-            }
-            // Gemini reads the exit code and stderr as Codex does (M-1).
-            Harness::Codex | Harness::Gemini => {
-                match codex::read_answer(ran.code, &ran.stdout, &ran.stderr) {
-                    codex::CanaryAnswer::Denied(reason) => Answer::Denied(reason),
-                    codex::CanaryAnswer::LetThrough => Answer::LetThrough,
-                    codex::CanaryAnswer::CannotDecide(last) => Answer::CannotDecide(last),
-                    codex::CanaryAnswer::Exited(code, last) => Answer::Exited(code, last),
-                }
-            }
-        }
-    }
-}
-
-/// What the line's answer means to its harness.
-enum Answer {
-    Denied(String),
-    LetThrough,
-    CannotDecide(String),
-    Exited(Option<i32>, String),
-}
+pub const CANARY_TYPE: &str = "warden-doctor-canary";
 
 /// The spawn the canary asks for, and so what its deny proves. The kill switch variable is
 /// removed from the line's environment either way.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Probe<'a> {
+pub enum Probe<'a> {
     /// Direct mode (H-15): `subagent`, which the main persona declares.
     KillSwitchUnset { subagent: &'a str },
     /// Through a server (V-48): [`CANARY_TYPE`], which no persona declares.
@@ -235,18 +131,19 @@ fn run_line(
 
 /// Runs each distinct installed line of the tool event (`PreToolUse`, Gemini's `BeforeTool`) on a spawn without the kill
 /// switch (H-15, C-11).
-pub(super) fn canary(
-    harness: Harness,
+pub fn canary(
+    harness: &dyn Integration,
     project: &Path,
     lines: &[Line],
     enable_env: &str,
     probe: Probe<'_>,
+    default_timeout_s: u64,
     checks: &mut Vec<Check>,
 ) {
     let mut distinct: Vec<(&str, u64)> = Vec::new();
     for line in lines.iter().filter(|l| l.event == harness.tool_event()) {
         if !distinct.iter().any(|(command, _)| *command == line.command) {
-            distinct.push((&line.command, line.timeout.unwrap_or(wiring::DEFAULT_DEADLINE_MS / 1000)));
+            distinct.push((&line.command, line.timeout.unwrap_or(default_timeout_s)));
         }
     }
     let now = std::time::SystemTime::now()
@@ -254,8 +151,8 @@ pub(super) fn canary(
         .map(|d| d.as_millis())
         .unwrap_or_default();
     let session = format!("{CANARY_SESSION}{now}");
-    let input = harness.event(&session, project, probe.subagent());
-    let env = harness.environment(project);
+    let input = harness.canary_event(&session, project, probe.subagent());
+    let env = harness.canary_environment(project);
     let name = harness.name();
     let fix =
         format!("fix what the reason names, then run `warden doctor` again; do not start {name} before");
@@ -268,7 +165,7 @@ pub(super) fn canary(
                 format!("no answer within the {name} timeout of {timeout} s: {name} would let the spawn run"),
                 fix.clone(),
             ),
-            Ok(Some(ran)) => match harness.read(&ran) {
+            Ok(Some(ran)) => match harness.read_canary(ran.code, &ran.stdout, &ran.stderr) {
                 Answer::Denied(reason) => Check::ok(
                     "canary",
                     format!(

@@ -7,15 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_claude_code::setup::settings as claude_code;
-use agentwarden_codex::setup::config as codex;
-use agentwarden_gemini::setup::settings as gemini;
-
-use super::canary::Harness;
+use crate::integration::{EnvFile, Integration};
 
 /// Whether the dotenv `text` sets `var`: a line `VAR=…`, `export VAR=…` or `VAR: …` (the forms
 /// Gemini's and Codex's readers take), whatever the value.
-pub(super) fn dotenv_sets(text: &str, var: &str) -> bool {
+pub fn dotenv_sets(text: &str, var: &str) -> bool {
     text.lines().any(|line| {
         let line = line.trim_start();
         let line = line.strip_prefix("export ").map_or(line, str::trim_start);
@@ -26,43 +22,25 @@ pub(super) fn dotenv_sets(text: &str, var: &str) -> bool {
     })
 }
 
-/// The files `harness` loads into its environment at start that the agent's user can write,
-/// and how each sets a variable: a dotenv file, or settings with an `env` object.
-fn sources(harness: Harness, project: &Path, codex_home: Option<&Path>) -> Vec<(PathBuf, bool)> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    match harness {
-        Harness::ClaudeCode => {
-            claude_code::env_settings(project, home.as_deref()).into_iter().map(|f| (f, false)).collect()
-        }
-        Harness::Codex => codex::env_files(project, codex_home).into_iter().map(|f| (f, true)).collect(),
-        Harness::Gemini => {
-            let gemini_home = std::env::var_os(gemini::HOME_ENV).map(PathBuf::from);
-            gemini::env_files(project, gemini_home.as_deref(), home.as_deref())
-                .into_iter()
-                .map(|f| (f, true))
-                .collect()
-        }
-        // Copilot CLI 1.0.102 was not seen to load a file into its environment (docs/copilot.md).
-        Harness::Copilot => Vec::new(),
-    }
-}
-
 /// Every file `harness` loads into its environment that sets `var` (G-25). A file that cannot
 /// be read sets nothing here: it cannot be loaded either.
-pub(super) fn kill_switch_files(
-    harness: Harness,
+pub fn kill_switch_files(
+    harness: &dyn Integration,
     project: &Path,
-    codex_home: Option<&Path>,
+    home: Option<PathBuf>,
     var: &str,
 ) -> Vec<PathBuf> {
-    sources(harness, project, codex_home)
+    let read =
+        |file: &Path| agentwarden_adapters::untrusted::read_text(None, file, agentwarden::MAX_INPUT_BYTES);
+    harness
+        .env_files(project, home)
         .into_iter()
-        .filter(|(file, dotenv)| {
-            agentwarden_adapters::untrusted::read_text(None, file, agentwarden::MAX_INPUT_BYTES).is_ok_and(
-                |text| if *dotenv { dotenv_sets(&text, var) } else { claude_code::env_sets(&text, var) },
-            )
+        .filter_map(|file| match file {
+            EnvFile::Dotenv(file) => read(&file).is_ok_and(|text| dotenv_sets(&text, var)).then_some(file),
+            EnvFile::Settings(file) => {
+                read(&file).is_ok_and(|text| harness.settings_set(&text, var)).then_some(file)
+            }
         })
-        .map(|(file, _)| file)
         .collect()
 }
 

@@ -1,0 +1,94 @@
+//! The registry of what `warden doctor` knows of each harness (N-15): each harness's integration
+//! crate says it once as an [`Integration`] (feature `doctor`), and this table, by the name
+//! `--harness` gives, is the one place in the command line that names a harness's crate; every
+//! other command-line source holds a harness as `&dyn Integration` and runs one path for all of
+//! them. Here too, `warden hook`'s default deadline, the same in every harness's line.
+
+use agentwarden_doctor::Integration;
+
+/// The default: `--harness` absent names Claude Code, as every line installed before there were two.
+const DEFAULT: &dyn Integration = &agentwarden_claude_code::setup::integration::Doctor;
+
+/// Every harness `warden doctor --harness` checks, the default first.
+const ALL: [&dyn Integration; 4] = [
+    DEFAULT,
+    &agentwarden_codex::setup::integration::Doctor,
+    &agentwarden_gemini::setup::integration::Doctor,
+    &agentwarden_copilot::setup::integration::Doctor,
+];
+
+/// The harness `--harness NAME` names, the default when it is none of them (clap admits only
+/// the names in [`ALL`]).
+pub(crate) fn by_name(name: &str) -> &'static dyn Integration {
+    ALL.into_iter().find(|harness| harness.command() == name).unwrap_or(DEFAULT)
+}
+
+/// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
+/// default timeout (H-10).
+pub(crate) const DEFAULT_DEADLINE_MS: u64 = agentwarden_claude_code::setup::line::DEFAULT_DEADLINE_MS;
+// `warden-hook` reads the same default (V-34), and so does the Codex line (C-10).
+const _: () = assert!(DEFAULT_DEADLINE_MS == agentwarden_hook_client::DEFAULT_DEADLINE_MS);
+const _: () = assert!(
+    agentwarden_codex::setup::line::DEFAULT_TIMEOUT_S * 1_000
+        - agentwarden_codex::setup::line::START_MS
+        - agentwarden_codex::setup::line::ANSWER_MS
+        == DEFAULT_DEADLINE_MS
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every name `--harness` takes finds its own integration, and the hook registry names the
+    /// same harnesses.
+    #[test]
+    fn every_name_finds_its_integration() {
+        let names: Vec<&str> = ALL.iter().map(|h| h.command()).collect();
+        assert_eq!(names, agentwarden_hook_client::HookHarness::NAMES);
+        for name in names {
+            assert_eq!(by_name(name).command(), name);
+            let hook = agentwarden_hook_client::HookHarness::parse(name).unwrap().profile();
+            assert_eq!(by_name(name).profile().terms.section, hook.terms.section, "{name}");
+        }
+    }
+
+    /// Each integration reads its own harness's answers as that harness does (H-15, C-11, M-1):
+    /// a deny as its hook prints it is the canary's pass, a proceed lets the spawn run, a failure
+    /// blocks without deciding; and the canary's event is read by the harness's own parser as a
+    /// spawn of the subagent asked for.
+    #[test]
+    fn each_integration_reads_its_own_harness_as_the_harness_does() {
+        use agentwarden_doctor::CanaryAnswer;
+        use agentwarden_domain::sessions::{HookAnswer, HookEvent};
+        for name in agentwarden_hook_client::HookHarness::NAMES {
+            let hook = agentwarden_hook_client::HookHarness::parse(name).unwrap();
+            let doctor = by_name(name);
+            let read = |answer: &HookAnswer| {
+                let printed = hook.print(answer, "warden");
+                doctor.read_canary(
+                    Some(i32::from(printed.exit_code)),
+                    printed.stdout.as_deref().unwrap_or(""),
+                    printed.stderr.as_deref().unwrap_or(""),
+                )
+            };
+            let denied = read(&HookAnswer::deny("the canary is denied"));
+            assert!(
+                matches!(&denied, CanaryAnswer::Denied(reason) if reason.contains("the canary is denied")),
+                "{name}: {denied:?}"
+            );
+            assert_eq!(read(&HookAnswer::Proceed), CanaryAnswer::LetThrough, "{name}");
+            let failed = read(&HookAnswer::failed("store_corrupt: x"));
+            assert!(
+                !matches!(failed, CanaryAnswer::Denied(_) | CanaryAnswer::LetThrough),
+                "{name}: a failure neither passes nor lets through: {failed:?}"
+            );
+            let event = doctor.canary_event("warden-doctor-canary-1", std::path::Path::new("/p"), "planner");
+            let input = hook.decode(&event).unwrap();
+            assert!(
+                matches!(&input.event, HookEvent::Spawn(spawn) if spawn.subagent_type.as_str() == "planner"),
+                "{name}: {:?}",
+                input.event
+            );
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! What `warden doctor` knows of one harness, said by that harness's integration crate (feature
+//! `doctor`): its names, its configuration section, where its installed hooks are read back, what
+//! its canary sends and how the answer reads, which files it loads into its environment, and what
+//! of its own the guard protects. The command line holds each harness as an [`Integration`],
+//! chosen by name in one registry, and runs one path for all of them (N-15): no `match` over the
+//! harnesses outside that registry.
+
+use std::path::{Path, PathBuf};
+
+use agentwarden_domain::sessions::HarnessProfile;
+
+use crate::check::Check;
+use crate::lines::Line;
+
+/// What the installed line's answer to the canary means to its harness (H-15, C-11).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CanaryAnswer {
+    /// The spawn is denied, for this reason: the one answer that passes.
+    Denied(String),
+    /// The harness lets the spawn run.
+    LetThrough,
+    /// Blocked (exit 2), but the hook could not decide; its last line on stderr.
+    CannotDecide(String),
+    /// Any other exit (`None`: a signal): the harness lets the spawn run; the last line on stderr.
+    Exited(Option<i32>, String),
+}
+
+/// A file a harness loads into its environment at start (G-25), as it reads a variable there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnvFile {
+    /// A dotenv file: a line `VAR=…`, `export VAR=…` or `VAR: …`.
+    Dotenv(PathBuf),
+    /// The harness's settings, read by [`Integration::settings_set`].
+    Settings(PathBuf),
+}
+
+/// One harness as `warden doctor` checks it (N-15): each integration crate implements it once,
+/// the command line's registry lists them.
+pub trait Integration: Sync {
+    /// Its name on the command line (`--harness NAME`, `warden init NAME`).
+    fn command(&self) -> &'static str;
+
+    /// Its name in a finding (`Claude Code`, `Gemini CLI`).
+    fn name(&self) -> &'static str;
+
+    /// Where a human reads how to set it up, in a fix (`docs/codex.md`).
+    fn guide(&self) -> &'static str;
+
+    /// What its integration says of it to the kernel: its words and its configuration section.
+    fn profile(&self) -> HarnessProfile;
+
+    /// Its `warden init` command.
+    fn init(&self) -> String {
+        format!("warden init {}", self.command())
+    }
+
+    /// Warden's hooks as the harness would run them for `project`, read back and checked, as
+    /// [`Line`]s: `managed` the managed or system files given instead of the usual ones, `home`
+    /// the harness's home when the command line names one.
+    fn installed(
+        &self,
+        project: &Path,
+        config_path: &Path,
+        managed: &[PathBuf],
+        home: Option<PathBuf>,
+        checks: &mut Vec<Check>,
+    ) -> Vec<Line>;
+
+    /// What the harness's own rules do to a confined call, for a project whose `[confine]` is not
+    /// `off`; nothing by default.
+    fn check_confinement(&self, _project: &Path, _home: Option<PathBuf>, _checks: &mut Vec<Check>) {}
+
+    /// The harness's own deny rules in force for `project` (K-13), when Warden writes any.
+    fn deny_rules_in_force(&self, _project: &Path, _managed: &[PathBuf]) -> Option<Vec<String>> {
+        None
+    }
+
+    /// The harness's own files the guard protects (H-12, H-19), and how a finding names them.
+    fn protected_files(&self) -> (&'static str, &'static [&'static str]);
+
+    /// The files it loads into its environment at start that the agent's user can write (G-25);
+    /// `home` the harness's home when the command line names one.
+    fn env_files(&self, project: &Path, home: Option<PathBuf>) -> Vec<EnvFile>;
+
+    /// Whether its settings' `text` set `var` ([`EnvFile::Settings`]).
+    fn settings_set(&self, _text: &str, _var: &str) -> bool {
+        false
+    }
+
+    /// The event its hook answers before a tool runs: where the canary's spawn goes.
+    fn tool_event(&self) -> &'static str;
+
+    /// The variables the harness gives a hook's process.
+    fn canary_environment(&self, _project: &Path) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
+    /// The spawn of `subagent` the canary asks for, in session `session`, as its hook input.
+    fn canary_event(&self, session: &str, project: &Path, subagent: &str) -> String;
+
+    /// The line's exit `code`, `stdout` and `stderr`, read as the harness reads them.
+    fn read_canary(&self, code: Option<i32>, stdout: &str, stderr: &str) -> CanaryAnswer;
+}

@@ -1,0 +1,80 @@
+//! Claude Code as `warden doctor` checks it (N-15): what the doctor's one path for every harness
+//! asks of this integration, answered from the rest of `setup`.
+
+use std::path::{Path, PathBuf};
+
+use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line};
+use agentwarden_domain::sessions::HarnessProfile;
+
+use super::{canary, installed, settings};
+
+/// Claude Code's integration, as the command line's registry holds it.
+#[derive(Clone, Copy, Debug)]
+pub struct Doctor;
+
+impl Integration for Doctor {
+    fn command(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn guide(&self) -> &'static str {
+        "the README's \"Guard Claude Code\""
+    }
+
+    fn profile(&self) -> HarnessProfile {
+        crate::wire::PROFILE
+    }
+
+    fn installed(
+        &self,
+        project: &Path,
+        _config_path: &Path,
+        managed: &[PathBuf],
+        _home: Option<PathBuf>,
+        checks: &mut Vec<Check>,
+    ) -> Vec<Line> {
+        installed::check(project, managed, checks)
+    }
+
+    fn deny_rules_in_force(&self, project: &Path, managed: &[PathBuf]) -> Option<Vec<String>> {
+        Some(installed::deny_rules_in_force(project, managed))
+    }
+
+    fn protected_files(&self) -> (&'static str, &'static [&'static str]) {
+        ("Claude Code's settings", &settings::PROTECTED_FILES)
+    }
+
+    fn env_files(&self, project: &Path, _home: Option<PathBuf>) -> Vec<EnvFile> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        settings::env_settings(project, home.as_deref()).into_iter().map(EnvFile::Settings).collect()
+    }
+
+    fn settings_set(&self, text: &str, var: &str) -> bool {
+        settings::env_sets(text, var)
+    }
+
+    fn tool_event(&self) -> &'static str {
+        "PreToolUse"
+    }
+
+    fn canary_environment(&self, project: &Path) -> Vec<(&'static str, String)> {
+        canary::environment(project)
+    }
+
+    fn canary_event(&self, session: &str, project: &Path, subagent: &str) -> String {
+        canary::event(session, project, subagent)
+    }
+
+    fn read_canary(&self, code: Option<i32>, stdout: &str, stderr: &str) -> CanaryAnswer {
+        match canary::read_answer(code, stdout, stderr) {
+            canary::CanaryAnswer::Denied(reason) => CanaryAnswer::Denied(reason),
+            canary::CanaryAnswer::LetThrough => CanaryAnswer::LetThrough,
+            canary::CanaryAnswer::CannotDecide(last) => CanaryAnswer::CannotDecide(last),
+            canary::CanaryAnswer::Exited(code, last) => CanaryAnswer::Exited(code, last),
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! Copilot CLI as `warden doctor` checks it (N-15): what the doctor's one path for every harness
+//! asks of this integration, answered from the rest of `setup`.
+
+use std::path::{Path, PathBuf};
+
+use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line};
+use agentwarden_domain::sessions::HarnessProfile;
+use serde_json::Value;
+
+use super::{canary, hooks, installed};
+
+/// Copilot CLI's integration, as the command line's registry holds it.
+#[derive(Clone, Copy, Debug)]
+pub struct Doctor;
+
+impl Integration for Doctor {
+    fn command(&self) -> &'static str {
+        "copilot"
+    }
+
+    fn name(&self) -> &'static str {
+        "Copilot CLI"
+    }
+
+    fn guide(&self) -> &'static str {
+        "docs/copilot.md"
+    }
+
+    fn profile(&self) -> HarnessProfile {
+        crate::wire::PROFILE
+    }
+
+    fn installed(
+        &self,
+        project: &Path,
+        config_path: &Path,
+        _managed: &[PathBuf],
+        _home: Option<PathBuf>,
+        checks: &mut Vec<Check>,
+    ) -> Vec<Line> {
+        installed::check(project, config_path, checks)
+    }
+
+    fn protected_files(&self) -> (&'static str, &'static [&'static str]) {
+        ("Copilot CLI's hooks and settings", &hooks::PROTECTED_FILES)
+    }
+
+    /// Copilot CLI 1.0.102 was not seen to load a file into its environment (docs/copilot.md).
+    fn env_files(&self, _project: &Path, _home: Option<PathBuf>) -> Vec<EnvFile> {
+        Vec::new()
+    }
+
+    fn tool_event(&self) -> &'static str {
+        "PreToolUse"
+    }
+
+    fn canary_event(&self, session: &str, project: &Path, subagent: &str) -> String {
+        canary::event(session, project, subagent)
+    }
+
+    /// Copilot reads Claude Code's bytes from its Claude-style hooks (H-68): only exit 0 with
+    /// `permissionDecision: "deny"` is a deny; exit 2 blocks without deciding.
+    fn read_canary(&self, code: Option<i32>, stdout: &str, stderr: &str) -> CanaryAnswer {
+        let last = stderr.lines().last().unwrap_or("").trim().to_owned();
+        match code {
+            Some(0) => {
+                let answer: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+                let decision = answer.pointer("/hookSpecificOutput/permissionDecision").and_then(Value::as_str);
+                let reason = answer.pointer("/hookSpecificOutput/permissionDecisionReason").and_then(Value::as_str);
+                match decision {
+                    Some("deny") => CanaryAnswer::Denied(reason.unwrap_or("").to_owned()),
+                    _ => CanaryAnswer::LetThrough,
+                }
+            }
+            Some(2) => CanaryAnswer::CannotDecide(last),
+            other => CanaryAnswer::Exited(other, last),
+        }
+    }
+}
