@@ -227,6 +227,7 @@ mod tests {
     #[test]
     fn a_hook_answer_is_a_decision_and_its_reason() {
         let answer = Answer::Hook {
+            code: None,
             decision: HookDecision::Deny,
             reason: Some("no \"seal\"\n".into()),
             tool_input: None,
@@ -249,12 +250,31 @@ mod tests {
         assert_eq!(error.unwrap(), Answer::Error { code: Code::FrameInvalid, reason: "r".into() });
     }
 
+    /// A failure carries its code as a field beside its reason, never in it (X-93).
+    #[test]
+    fn a_failure_carries_its_code_as_a_field() {
+        let answer = Answer::Hook {
+            code: Some(Code::StoreCorrupt),
+            decision: HookDecision::Failed,
+            reason: Some("x".into()),
+            tool_input: None,
+        };
+        let frame = encode(&answer).unwrap();
+        let body = frame.get(4..).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(body).unwrap(),
+            serde_json::json!({"version": 2, "kind": "hook", "decision": "failed", "code": "store_corrupt", "reason": "x"})
+        );
+        assert_eq!(decode::<Answer>(body).unwrap(), answer);
+    }
+
     /// A rewrite carries the whole input the call runs with; every other answer's frame is the one
     /// an older client reads, without the field (H-62).
     #[test]
     fn a_rewrite_carries_its_input_and_no_other_answer_does() {
         let input = serde_json::json!({"command": "'/w' 'v1' 'ls'", "timeout": 5});
         let answer = Answer::Hook {
+            code: None,
             decision: HookDecision::Rewrite,
             reason: Some("confined".into()),
             tool_input: input.as_object().cloned(),
@@ -266,7 +286,7 @@ mod tests {
             serde_json::json!({"version": 2, "kind": "hook", "decision": "rewrite", "reason": "confined", "tool_input": input})
         );
         assert_eq!(decode::<Answer>(body).unwrap(), answer);
-        let proceed = Answer::Hook { decision: HookDecision::Proceed, reason: None, tool_input: None };
+        let proceed = Answer::Hook { decision: HookDecision::Proceed, code: None, reason: None, tool_input: None };
         let frame = encode(&proceed).unwrap();
         assert!(!String::from_utf8_lossy(frame.get(4..).unwrap()).contains("tool_input"));
         let bad = br#"{"version":2,"kind":"hook","decision":"rewrite","reason":"r","tool_input":[]}"#;

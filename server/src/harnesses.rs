@@ -49,14 +49,15 @@ impl Harnesses {
     }
 
     /// The harness a request names (`None`: the default), or why there is none: a name the
-    /// server did not register is refused, never read in another harness's format (C-7).
+    /// server did not register is refused, never read in another harness's format (C-7); its
+    /// code is `request_invalid`, given beside the reason.
     pub fn get(&self, name: Option<&str>) -> Result<&dyn Harness, String> {
         match name {
             None => Ok(self.default_harness()),
             Some(name) => self.named.get(name).map(AsRef::as_ref).ok_or_else(|| {
                 let known: Vec<&str> = self.named.keys().map(String::as_str).collect();
                 format!(
-                    "request_invalid: this server decides no harness named `{}` (it knows: {})",
+                    "this server decides no harness named `{}` (it knows: {})",
                     name.escape_debug(),
                     if known.is_empty() { "none but its default".to_owned() } else { known.join(", ") }
                 )
@@ -84,7 +85,7 @@ mod tests {
         assert_eq!(harnesses.get(Some("codex")).map(|h| h.name()), Ok("Codex CLI"));
         for unknown in ["claude-code", "Codex", "", "gemini"] {
             let refused = harnesses.get(Some(unknown)).map(|h| h.name()).unwrap_err();
-            assert!(refused.starts_with("request_invalid: ") && refused.contains("codex"), "{refused}");
+            assert!(refused.starts_with("this server decides no harness named") && refused.contains("codex"), "{refused}");
         }
     }
 }

@@ -451,8 +451,8 @@ async fn answer(server: &Server, request: Request, peer: Actor, uid: Option<u32>
             match tokio::time::timeout(limit, asked).await {
                 Ok(Ok(answer)) => hook_frame(answer),
                 Ok(Err(())) => Answer::error(Code::InternalError, "the decider is gone"),
-                Err(_) => hook_frame(HookAnswer::failed(format!(
-                    "deadline_passed: the server did not decide within {} ms",
+                Err(_) => hook_frame(HookAnswer::failed(Code::DeadlinePassed, format!(
+                    "the server did not decide within {} ms",
                     limit.as_millis()
                 ))),
             }
@@ -460,17 +460,24 @@ async fn answer(server: &Server, request: Request, peer: Actor, uid: Option<u32>
     }
 }
 
-/// A hook answer as the protocol's `hook` frame (V-52): its decision and reason; the client
-/// renders it.
+/// A hook answer as the protocol's `hook` frame (V-52): its decision and reason, a failure's
+/// code beside them as a field; the client renders it.
 pub fn hook_frame(answer: HookAnswer) -> Answer {
     let (decision, reason, tool_input) = match answer {
         HookAnswer::Proceed => (HookDecision::Proceed, None, None),
         HookAnswer::Deny { reason } => (HookDecision::Deny, Some(reason), None),
         HookAnswer::Block { reason } => (HookDecision::Block, Some(reason), None),
-        HookAnswer::Failed { reason } => (HookDecision::Failed, Some(reason), None),
+        HookAnswer::Failed { code, reason } => {
+            return Answer::Hook {
+                decision: HookDecision::Failed,
+                code: Some(code),
+                reason: Some(reason.as_str().to_owned()),
+                tool_input: None,
+            };
+        }
         HookAnswer::Rewrite { input, reason } => (HookDecision::Rewrite, Some(reason), Some(input)),
     };
-    Answer::Hook { decision, reason: reason.map(|r| r.as_str().to_owned()), tool_input }
+    Answer::Hook { decision, code: None, reason: reason.map(|r| r.as_str().to_owned()), tool_input }
 }
 
 async fn status(server: &Server) -> Answer {
@@ -526,7 +533,7 @@ mod tests {
             HookAnswer::Proceed,
             HookAnswer::deny("a \"quoted\" reason\nof two lines"),
             HookAnswer::block("r1\nr2"),
-            HookAnswer::failed("store_unavailable: é"),
+            HookAnswer::failed(Code::StoreUnavailable, "é"),
         ] {
             let frame = agentwarden_protocol::encode(&hook_frame(answer.clone())).unwrap();
             let body = frame.get(4..).unwrap();

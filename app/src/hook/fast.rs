@@ -81,7 +81,7 @@ pub(crate) fn before_store_parsed(
     // A harness's section that cannot govern it fails every event of the harness, here as at the
     // store (U-17, U-18).
     if let Err(why) = config.harness(&input.harness) {
-        return Pre::Done(HookAnswer::failed(format!("{}: {why}", Code::ConfigInvalid)));
+        return Pre::Done(HookAnswer::failed(Code::ConfigInvalid, why.to_string()));
     }
     let pre = decide(config, storage, input);
     // A call let through here is kept as approved; one that cannot be kept goes to the store,

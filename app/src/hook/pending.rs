@@ -70,7 +70,7 @@ impl Warden {
         let said = match self.revert_from_copy(session, agent, storage, &marker).await {
             Ok(said) | Err(said) => said,
         };
-        HookAnswer::failed(format!("{}; {said}", quarantined_without_store(why, session)))
+        super::failed_text(format!("{}; {said}", quarantined_without_store(why, session)))
     }
 
     /// Puts `agent`'s protected paths back from the snapshot copy and keeps the violation

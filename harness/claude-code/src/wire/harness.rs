@@ -29,7 +29,7 @@ impl Harness for ClaudeCode {
         Rendered {
             exit_code: answer.exit_code(),
             stdout: answer.stdout(),
-            stderr: answer.stderr().map(str::to_owned),
+            stderr: answer.stderr(),
         }
     }
 
