@@ -50,6 +50,7 @@ pub const CODES: &[Code] = &[
     Code::ConfigInvalid,
     Code::StoreUnavailable,
     Code::InternalError,
+    Code::DeadlinePassed,
     // A client's exchange (V-6, V-12).
     Code::ServerUnavailable,
     Code::ServerAnswerInvalid,

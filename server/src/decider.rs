@@ -273,7 +273,7 @@ async fn complete(
                 let answer = synced
                     .ok_or(agentwarden::NotCovered)
                     .and_then(|synced| pending.release(synced))
-                    .unwrap_or_else(|e| HookAnswer::failed(Code::InternalError, e.to_string()));
+                    .unwrap_or_else(|e| HookAnswer::failed(e.code(), e.to_string()));
                 let _ = reply.send(answer);
             }
             (Decided::Decide(reply, _), Some(why)) => {
