@@ -193,7 +193,7 @@ where
         .or(config.server_log_key.as_deref())
         .map(|key| agentwarden::tlog::LogSigner::read(key).map(|signer| (signer, key.to_path_buf())))
         .transpose()
-        .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
+        .map_err(|e| E::from(format!("cannot sign checkpoints: {}: {}", e.code(), e.reason())))?;
     let witnessed = config.server_witnesses.clone();
     // A witness configured with no key to sign is never fed: a silent gap, so no start.
     if signer.is_none() && !witnessed.is_empty() {
