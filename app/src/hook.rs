@@ -74,7 +74,7 @@ pub use entry::{StoreDecides, answer_hook};
 pub use fast::HARNESS_HELD_NAMES;
 #[cfg(any(test, feature = "conformance"))]
 pub(crate) use fast::{Pre, before_store_parsed};
-pub use storage::{HookStorage, Marker, SessionIndex};
+pub use storage::{HookStorage, Marker, SessionIndex, StorageError};
 
 use session_rules::SessionRules;
 
@@ -391,7 +391,7 @@ impl Warden {
         let recorded = state.quarantined.get(session).cloned();
         match (storage.marker(session), recorded) {
             (Err(why), _) => {
-                Some(Marker { code: "session_quarantined".into(), reason: why, ..Marker::default() })
+                Some(Marker { code: "session_quarantined".into(), reason: why.to_string(), ..Marker::default() })
             }
             (Ok(Some(marker)), Some(_)) => Some(marker),
             (Ok(Some(marker)), None) => {

@@ -68,7 +68,7 @@ pub use files::MAX_INPUT_BYTES;
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput};
 pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
 pub use hook::{
-    ConfineReport, HARNESS_HELD_NAMES, HookAnswer, HookStorage, Marker, SessionIndex, StoreDecides,
+    ConfineReport, HARNESS_HELD_NAMES, HookAnswer, HookStorage, Marker, SessionIndex, StorageError, StoreDecides,
     answer_hook, confine_report, with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};

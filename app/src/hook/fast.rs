@@ -122,7 +122,7 @@ fn decide(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
     match storage.marker(session) {
         Ok(None) => {}
         Ok(Some(marker)) => return quarantined(&marker.code, &marker.reason),
-        Err(why) => return quarantined("session_quarantined", &why),
+        Err(why) => return quarantined("session_quarantined", &why.to_string()),
     }
     let Some(call) = call else { return Pre::Store { fallback: None } };
     let index = storage.read_index(session);
