@@ -37,18 +37,32 @@ impl std::fmt::Display for FrameError {
 
 impl std::error::Error for FrameError {}
 
+/// Why a value cannot be sent as a frame.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The value does not serialize as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// The value serializes as something other than a JSON object.
+    #[error("not an object")]
+    NotAnObject,
+    /// The frame would be longer than [`MAX_FRAME`].
+    #[error("a frame of {0} bytes is over the limit of {MAX_FRAME}")]
+    TooLarge(usize),
+}
+
 /// Encodes `value` with `"version"` added, as one frame.
-pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
-    let mut object = match serde_json::to_value(value).map_err(|e| e.to_string())? {
-        serde_json::Value::Object(object) => object,
-        _ => return Err("not an object".into()),
+pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, EncodeError> {
+    let serde_json::Value::Object(mut object) = serde_json::to_value(value)? else {
+        return Err(EncodeError::NotAnObject);
     };
     object.insert("version".into(), VERSION.into());
-    let body = serde_json::to_vec(&object).map_err(|e| e.to_string())?;
-    if body.len() > MAX_FRAME {
-        return Err(format!("a frame of {} bytes is over the limit of {MAX_FRAME}", body.len()));
-    }
-    let length = u32::try_from(body.len()).map_err(|e| e.to_string())?;
+    let body = serde_json::to_vec(&object)?;
+    let length = u32::try_from(body.len())
+        .ok()
+        .filter(|_| body.len() <= MAX_FRAME)
+        .ok_or(EncodeError::TooLarge(body.len()))?;
     let mut frame = length.to_be_bytes().to_vec();
     frame.extend_from_slice(&body);
     Ok(frame)

@@ -343,7 +343,7 @@ async fn hook(
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
     let harness = match server.harnesses.get(harness) {
         Ok(harness) => harness,
-        Err(why) => return Answered::Plain(HookAnswer::failed(Code::RequestInvalid, why)),
+        Err(why) => return Answered::Plain(HookAnswer::failed(why.code(), why.to_string())),
     };
     // Decoded once, answered through the hook's one entry, as direct mode answers: the
     // store the server holds, deferred, decides as the peer.

@@ -80,7 +80,7 @@ use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
 pub use commands::{Checked, Unanswered, checked, decide};
 use commands::{DecideRequest, Host, peer_actor};
 use decider::{DecideJob, Decider, HookJob, Job};
-pub use harnesses::Harnesses;
+pub use harnesses::{Harnesses, UnknownHarness};
 
 /// What `warden serve`'s command line sets.
 #[derive(Clone, Debug)]
@@ -391,7 +391,7 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
         server.served.fetch_add(1, Ordering::Relaxed);
         let frame = match agentwarden_protocol::encode(&answer) {
             Ok(frame) => frame,
-            Err(e) => match agentwarden_protocol::encode(&Answer::error(Code::InternalError, e)) {
+            Err(e) => match agentwarden_protocol::encode(&Answer::error(Code::InternalError, e.to_string())) {
                 Ok(frame) => frame,
                 Err(_) => return,
             },
