@@ -124,7 +124,7 @@ pub(super) async fn run(
             let target =
                 GuardTarget { root: &root, item: &item, run: &run, session: None, artifacts: &artifacts };
             let guarded =
-                warden.guarded_run(&target, &agent, result.as_deref()).await.map_err(Failure::no)?;
+                warden.guarded_run(&target, &agent, result.as_deref()).await.map_err(|e| Failure::no(e.to_string()))?;
             let (failed, exit, guard, validation) =
                 (guarded.item_failed, &guarded.command, &guarded.guard, &guarded.result);
             if json {

@@ -31,7 +31,7 @@ pub use environment::MockEnvironment;
 #[cfg(any(test, feature = "mocks"))]
 pub use event_store::MockEventStore;
 pub use event_store::{Appended, EventStore, Expected, StoreError, merkle_leaves, merkle_nodes_from_events};
-pub use file_system::FileSystem;
+pub use file_system::{FileSystem, FilesError};
 #[cfg(any(test, feature = "mocks"))]
 pub use file_system::MockFileSystem;
 #[cfg(any(test, feature = "mocks"))]
