@@ -49,7 +49,8 @@ impl FileSystem for LocalFileSystem {
     }
 
     async fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FilesError> {
-        untrusted::write_atomic(self.root.as_deref(), path, bytes, 0o644).map_err(|e| FilesError::Write(e.to_string()))
+        untrusted::write_atomic(self.root.as_deref(), path, bytes, 0o644)
+            .map_err(|e| FilesError::Write(e.to_string()))
     }
 
     async fn snapshot(&self, root: &Path, protected: &[String]) -> Result<TreeManifest, FilesError> {

@@ -22,8 +22,8 @@ fn fail(why: &str) -> ! {
 fn bench(c: &mut Criterion) {
     let key = PrivateKey::from(Ed25519Keypair::from_seed(&[7; 32]));
     let public = key.public_key().to_openssh().unwrap_or_else(|e| fail(&e.to_string()));
-    let signers =
-        AllowedSigners::parse(&format!("alice {public}\nbob {public}\n")).unwrap_or_else(|e| fail(&e.to_string()));
+    let signers = AllowedSigners::parse(&format!("alice {public}\nbob {public}\n"))
+        .unwrap_or_else(|e| fail(&e.to_string()));
     let scope = Scope { personas: vec!["MANAGER".into()], subagents: vec!["PREPARATION".into()] };
     let head = Head::EMPTY;
     let content =

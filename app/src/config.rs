@@ -88,11 +88,7 @@ impl FilePattern {
             && !pattern.contains(['/', '\\', '\0'])
             && !pattern.contains("..")
             && pattern != "{name}";
-        if ok {
-            Ok(FilePattern::split(pattern))
-        } else {
-            Err(PatternError { pattern: pattern.to_owned() })
-        }
+        if ok { Ok(FilePattern::split(pattern)) } else { Err(PatternError { pattern: pattern.to_owned() }) }
     }
 
     /// A pattern known to hold one `{name}`.
@@ -493,10 +489,12 @@ impl Config {
                 subagents.agents_dir = base.join(dir);
             }
             if let Some(p) = section.persona_file_pattern {
-                subagents.persona_file_pattern = FilePattern::new(&p).map_err(|m| error(None, m.to_string()))?;
+                subagents.persona_file_pattern =
+                    FilePattern::new(&p).map_err(|m| error(None, m.to_string()))?;
             }
             if let Some(p) = section.agent_file_pattern {
-                subagents.agent_file_pattern = FilePattern::new(&p).map_err(|m| error(None, m.to_string()))?;
+                subagents.agent_file_pattern =
+                    FilePattern::new(&p).map_err(|m| error(None, m.to_string()))?;
             }
             if let Some(require) = section.require_recorded_approval {
                 subagents.require_recorded_approval = require;

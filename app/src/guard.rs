@@ -180,7 +180,9 @@ impl Warden {
             (None, Revert::No) => RevertAttempt::NotRequested,
             (None, Revert::Restorer | Revert::Content(_)) => {
                 let restored = match revert {
-                    Revert::Content(snapshot) => self.files.restore(target.root, snapshot).await.map_err(|e| e.to_string()),
+                    Revert::Content(snapshot) => {
+                        self.files.restore(target.root, snapshot).await.map_err(|e| e.to_string())
+                    }
                     _ => self.restorer.restore(target.root, before, &changes).await,
                 };
                 let remaining = match self.files.snapshot(target.root, protected).await {

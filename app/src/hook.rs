@@ -203,7 +203,13 @@ impl Warden {
 
     /// The decision when the records cannot be read (`code`, `why`): a stop is checked without
     /// them (H-28), anything else fails.
-    async fn without_records(&self, input: HookInput, storage: &HookStorage, code: Code, why: &str) -> HookAnswer {
+    async fn without_records(
+        &self,
+        input: HookInput,
+        storage: &HookStorage,
+        code: Code,
+        why: &str,
+    ) -> HookAnswer {
         let session = input.session_id.as_str();
         // The stops' reasons are the text a quarantine marker keeps, code first.
         let why_text = || format!("{code}: {why}");
@@ -214,7 +220,9 @@ impl Warden {
             HookEvent::SessionStop { stop_hook_active } => {
                 self.session_stop_without_store(session, *stop_hook_active, storage, &why_text()).await
             }
-            HookEvent::SessionEnd { .. } => self.session_end_without_store(session, storage, &why_text()).await,
+            HookEvent::SessionEnd { .. } => {
+                self.session_end_without_store(session, storage, &why_text()).await
+            }
             _ => HookAnswer::failed(code, why),
         }
     }
@@ -390,9 +398,11 @@ impl Warden {
     ) -> Option<Marker> {
         let recorded = state.quarantined.get(session).cloned();
         match (storage.marker(session), recorded) {
-            (Err(why), _) => {
-                Some(Marker { code: "session_quarantined".into(), reason: why.to_string(), ..Marker::default() })
-            }
+            (Err(why), _) => Some(Marker {
+                code: "session_quarantined".into(),
+                reason: why.to_string(),
+                ..Marker::default()
+            }),
             (Ok(Some(marker)), Some(_)) => Some(marker),
             (Ok(Some(marker)), None) => {
                 let event = AuditEvent::SessionQuarantined(Box::new(SessionQuarantined {

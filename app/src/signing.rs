@@ -169,10 +169,10 @@ impl AllowedSigners {
                     match lower.strip_prefix("namespaces=") {
                         Some(_) => {
                             let value = option.get("namespaces=".len()..).unwrap_or("");
-                            let inner =
-                                value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).ok_or_else(
-                                    || at(SignersLineError::Namespaces(option.to_owned())),
-                                )?;
+                            let inner = value
+                                .strip_prefix('"')
+                                .and_then(|v| v.strip_suffix('"'))
+                                .ok_or_else(|| at(SignersLineError::Namespaces(option.to_owned())))?;
                             namespaces = Some(inner.split(',').map(str::to_owned).collect());
                         }
                         None => {
@@ -181,8 +181,8 @@ impl AllowedSigners {
                     }
                 }
             }
-            let key = PublicKey::from_openssh(&key_fields.join(" "))
-                .map_err(|e| at(SignersLineError::Key(e)))?;
+            let key =
+                PublicKey::from_openssh(&key_fields.join(" ")).map_err(|e| at(SignersLineError::Key(e)))?;
             entries.push(AllowedSigner { principals, namespaces, key });
         }
         Ok(AllowedSigners { entries })

@@ -175,7 +175,8 @@ pub(super) async fn answer(
             )
         })?;
         let request = Request::Decide {
-            config: AbsolutePath::new(file).map_err(|e| ClientError::new(Code::RequestInvalid, e.to_string()))?,
+            config: AbsolutePath::new(file)
+                .map_err(|e| ClientError::new(Code::RequestInvalid, e.to_string()))?,
             question: question.clone(),
             deadline_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
         };

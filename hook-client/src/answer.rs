@@ -131,7 +131,12 @@ mod tests {
         // The frame, why it is refused.
         let refused: [(Answer, &str); 11] = [
             (
-                Answer::Hook { decision: HookDecision::Failed, code: None, reason: Some("r".into()), tool_input: None },
+                Answer::Hook {
+                    decision: HookDecision::Failed,
+                    code: None,
+                    reason: Some("r".into()),
+                    tool_input: None,
+                },
                 "a failure without its code",
             ),
             (

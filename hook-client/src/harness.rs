@@ -124,14 +124,15 @@ impl HookHarness {
 
 #[cfg(test)]
 mod tests {
-    use agentwarden_domain::code::Code;
     use super::*;
+    use agentwarden_domain::code::Code;
 
     /// A failure's reason is printed without the credentials it quotes, by every harness, as
     /// direct mode and `warden-hook` both print it.
     #[test]
     fn a_failure_is_printed_without_its_credentials_by_every_harness() {
-        let failed = HookAnswer::failed(Code::StoreUnavailable, "cannot reach postgres://alice:s3cret@db/warden");
+        let failed =
+            HookAnswer::failed(Code::StoreUnavailable, "cannot reach postgres://alice:s3cret@db/warden");
         for name in HookHarness::NAMES {
             let printed = HookHarness::parse(name).unwrap().print_on(&failed, "warden-hook", false);
             let text = format!("{:?} {:?}", printed.stdout, printed.stderr);

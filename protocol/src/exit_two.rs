@@ -223,7 +223,8 @@ mod tests {
             Just(HookAnswer::Proceed),
             reason.prop_map(HookAnswer::deny),
             reason.prop_map(HookAnswer::block),
-            ("[a-z_]{1,16}", reason).prop_map(|(code, reason)| HookAnswer::failed(Code::parse(&code), reason)),
+            ("[a-z_]{1,16}", reason)
+                .prop_map(|(code, reason)| HookAnswer::failed(Code::parse(&code), reason)),
         ]
     }
 

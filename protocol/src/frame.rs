@@ -300,7 +300,8 @@ mod tests {
             serde_json::json!({"version": 2, "kind": "hook", "decision": "rewrite", "reason": "confined", "tool_input": input})
         );
         assert_eq!(decode::<Answer>(body).unwrap(), answer);
-        let proceed = Answer::Hook { decision: HookDecision::Proceed, code: None, reason: None, tool_input: None };
+        let proceed =
+            Answer::Hook { decision: HookDecision::Proceed, code: None, reason: None, tool_input: None };
         let frame = encode(&proceed).unwrap();
         assert!(!String::from_utf8_lossy(frame.get(4..).unwrap()).contains("tool_input"));
         let bad = br#"{"version":2,"kind":"hook","decision":"rewrite","reason":"r","tool_input":[]}"#;

@@ -28,7 +28,9 @@ mod message;
 mod question;
 
 pub use client::{ClientError, exchange, peer_uid};
-pub use frame::{EncodeError, FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking};
+pub use frame::{
+    EncodeError, FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking,
+};
 pub use message::{Answer, HookDecision, Request, SpanExport, WitnessReport};
 pub use question::{AbsolutePath, ListedApproval, Outcome, PathError, Question};
 

@@ -190,9 +190,7 @@ impl Broken {
     fn why(&self) -> Option<String> {
         match self.0.lock() {
             Ok(why) => why.clone(),
-            Err(_) => {
-                Some("the server's decider failed; restart `warden serve`".to_owned())
-            }
+            Err(_) => Some("the server's decider failed; restart `warden serve`".to_owned()),
         }
     }
 
@@ -225,9 +223,7 @@ async fn complete(
     if let Some(before) = before
         && let Err(e) = before.await
     {
-        broken.set(format!(
-            "the server lost a group of answers ({e}); restart `warden serve`"
-        ));
+        broken.set(format!("the server lost a group of answers ({e}); restart `warden serve`"));
     }
     let waited = started.elapsed();
     // Without a sync, nothing pending is released (a group that stored nothing holds
@@ -245,9 +241,8 @@ async fn complete(
             }
             Err(e) => {
                 tracing::error!(error = %e, "the group's events could not be made durable");
-                broken.set(format!(
-                    "the server could not make its log durable ({e}); restart `warden serve`"
-                ));
+                broken
+                    .set(format!("the server could not make its log durable ({e}); restart `warden serve`"));
             }
         }
     }

@@ -104,7 +104,10 @@ mod tests {
             let refused = harnesses.get(Some(unknown)).map(|h| h.name()).unwrap_err();
             assert_eq!(refused.code(), agentwarden_domain::code::Code::RequestInvalid);
             let text = refused.to_string();
-            assert!(text.starts_with("this server decides no harness named") && text.contains("codex"), "{text}");
+            assert!(
+                text.starts_with("this server decides no harness named") && text.contains("codex"),
+                "{text}"
+            );
         }
     }
 }

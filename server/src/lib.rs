@@ -391,10 +391,12 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
         server.served.fetch_add(1, Ordering::Relaxed);
         let frame = match agentwarden_protocol::encode(&answer) {
             Ok(frame) => frame,
-            Err(e) => match agentwarden_protocol::encode(&Answer::error(Code::InternalError, e.to_string())) {
-                Ok(frame) => frame,
-                Err(_) => return,
-            },
+            Err(e) => {
+                match agentwarden_protocol::encode(&Answer::error(Code::InternalError, e.to_string())) {
+                    Ok(frame) => frame,
+                    Err(_) => return,
+                }
+            }
         };
         slot.waiting();
         let written = tokio::select! {
@@ -451,10 +453,10 @@ async fn answer(server: &Server, request: Request, peer: Actor, uid: Option<u32>
             match tokio::time::timeout(limit, asked).await {
                 Ok(Ok(answer)) => hook_frame(answer),
                 Ok(Err(())) => Answer::error(Code::InternalError, "the decider is gone"),
-                Err(_) => hook_frame(HookAnswer::failed(Code::DeadlinePassed, format!(
-                    "the server did not decide within {} ms",
-                    limit.as_millis()
-                ))),
+                Err(_) => hook_frame(HookAnswer::failed(
+                    Code::DeadlinePassed,
+                    format!("the server did not decide within {} ms", limit.as_millis()),
+                )),
             }
         }
     }

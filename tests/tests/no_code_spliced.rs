@@ -86,14 +86,20 @@ fn spliced(text: &str) -> Vec<String> {
     for name in FORMATTING {
         for (at, _) in text.match_indices(name) {
             // `format!(` inside `my_format!(`: not this macro.
-            if text.get(..at).and_then(|before| before.chars().last()).is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            if text
+                .get(..at)
+                .and_then(|before| before.chars().last())
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            {
                 continue;
             }
             let args = arguments(text, at + name.len() - 1);
             let Some(quote) = args.find('"') else { continue };
             let Some((format, end)) = literal(args, quote) else { continue };
             let rest = args.get(end..).unwrap_or("");
-            if starts_with_a_placeholder(format) && rest.split(',').nth(1).is_some_and(|first| first.contains("code()")) {
+            if starts_with_a_placeholder(format)
+                && rest.split(',').nth(1).is_some_and(|first| first.contains("code()"))
+            {
                 found.push(format!("{name}\"{format}\"{rest})"));
             }
         }
@@ -123,14 +129,20 @@ fn members(manifest: &str) -> Vec<String> {
         .find_map(|line| line.trim().strip_prefix("members = ["))
         .and_then(|rest| rest.split_once(']'))
         .map_or("", |(list, _)| list);
-    list.split(',').map(|member| member.trim().trim_matches('"').to_owned()).filter(|m| !m.is_empty()).collect()
+    list.split(',')
+        .map(|member| member.trim().trim_matches('"').to_owned())
+        .filter(|m| !m.is_empty())
+        .collect()
 }
 
 #[test]
 fn no_code_is_spliced_into_a_message() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let members = members(&std::fs::read_to_string(root.join("Cargo.toml")).unwrap());
-    assert!(members.contains(&"app".to_owned()) && members.contains(&"harness/codex".to_owned()), "{members:?}");
+    assert!(
+        members.contains(&"app".to_owned()) && members.contains(&"harness/codex".to_owned()),
+        "{members:?}"
+    );
     let this = Path::new(file!()).file_name().unwrap().to_owned();
     let mut read = 0;
     let mut offending = Vec::new();
@@ -164,7 +176,10 @@ fn no_code_is_spliced_into_a_message() {
     assert!(listed_but_clean.is_empty(), "no splice left: take these off `ALLOWED`: {listed_but_clean:?}");
     let gone: Vec<&str> =
         ALLOWED.iter().map(|(file, _)| *file).filter(|file| !root.join(file).is_file()).collect();
-    assert!(gone.is_empty(), "moved or removed: take these off `ALLOWED`, or list them where they are: {gone:?}");
+    assert!(
+        gone.is_empty(),
+        "moved or removed: take these off `ALLOWED`, or list them where they are: {gone:?}"
+    );
 }
 
 /// The check itself: each shape is found, and what only looks like it is not.

@@ -1041,7 +1041,8 @@ pub async fn the_harness_is_governed_by_its_own_section(harness: &dyn Scenarios)
         );
     }
     let failed_with = |answer: &HookAnswer, what: &str, situation: &str| match answer {
-        HookAnswer::Failed { code: agentwarden_domain::code::Code::ConfigInvalid, reason } if reason.as_str().contains(what) => {}
+        HookAnswer::Failed { code: agentwarden_domain::code::Code::ConfigInvalid, reason }
+            if reason.as_str().contains(what) => {}
         other => {
             panic!("{}: {situation}: expected config_invalid naming `{what}`, got {other:?}", harness.name())
         }

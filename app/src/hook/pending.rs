@@ -83,7 +83,8 @@ impl Warden {
         marker: &Marker,
     ) -> Result<String, String> {
         let own = storage
-            .read_snapshot(session, agent).map_err(|e| e.to_string())?
+            .read_snapshot(session, agent)
+            .map_err(|e| e.to_string())?
             .ok_or("nothing was put back: no copy of the snapshot taken at its start")?;
         // Held to the session's snapshot at the session's root, as a stop with the store is (H-47).
         let copy = match (agent != ROOT_ID).then(|| storage.read_snapshot(session, ROOT_ID)) {

@@ -257,10 +257,9 @@ mod tests {
                 crate::hook::hook_store_unavailable(config.clone(), &storage, Some(&stop(active)), None, why)
                     .await;
             match active {
-                false => assert!(
-                    matches!(answer.failure(), Some(text) if text.contains("put back")),
-                    "{answer:?}"
-                ),
+                false => {
+                    assert!(matches!(answer.failure(), Some(text) if text.contains("put back")), "{answer:?}")
+                }
                 true => assert_eq!(answer, HookAnswer::Proceed),
             }
             assert_eq!(

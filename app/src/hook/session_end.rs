@@ -148,10 +148,7 @@ mod tests {
     async fn the_end_keeps_the_snapshot_on_any_failure_and_while_a_subagent_runs_at_the_root() {
         let (_dir, config, root, store, warden, storage) = project();
         let answer = warden.hook_input(end(), &storage).await;
-        assert!(
-            matches!(answer.failure(), Some(text) if text.contains("snapshot_missing")),
-            "{answer:?}"
-        );
+        assert!(matches!(answer.failure(), Some(text) if text.contains("snapshot_missing")), "{answer:?}");
         assert!(storage.marker("s").unwrap().is_some(), "no snapshot: quarantined");
         let (_dir, config2, root2, _store2, warden2, storage2) = project();
         assert_eq!(warden2.hook_input(input(HookEvent::SessionStart), &storage2).await, HookAnswer::Proceed);

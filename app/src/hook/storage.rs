@@ -29,7 +29,6 @@ use agentwarden_domain::guardrails::Violation;
 use agentwarden_domain::sessions::{SpawnTree, is_safe_id};
 use serde::{Deserialize, Serialize};
 
-
 /// Why a hook file cannot be used, by cause: a session or a file name that cannot name a
 /// file safely, an entry that cannot be looked at, read, written or removed, a copy that does not
 /// read as one. Every one is a failure on a decision path: the caller fails closed.
@@ -248,8 +247,11 @@ impl HookStorage {
     /// Whether anything is at `pending/<session>` (an entry that cannot be looked at counts).
     fn has_pending(&self, session: &str) -> Result<bool, StorageError> {
         let dir = self.named("pending", session, "")?;
-        paths::entry_exists(&dir)
-            .map_err(|source| StorageError::Unchecked { what: "pending violations", path: dir, source })
+        paths::entry_exists(&dir).map_err(|source| StorageError::Unchecked {
+            what: "pending violations",
+            path: dir,
+            source,
+        })
     }
 
     /// Quarantines `session`: its index is removed first (so that no fast path can allow from
@@ -267,7 +269,12 @@ impl HookStorage {
 
     /// Lists `name` among the marker's pending violations (H-33), writing `marker` first when
     /// there is none (or what is there does not read as a marker).
-    pub(crate) fn note_pending(&self, session: &str, marker: &Marker, name: &str) -> Result<(), StorageError> {
+    pub(crate) fn note_pending(
+        &self,
+        session: &str,
+        marker: &Marker,
+        name: &str,
+    ) -> Result<(), StorageError> {
         let path = self.named("quarantine", session, "")?;
         let mut marker = read_marker(&path).unwrap_or_else(|| marker.clone());
         if !marker.pending.iter().any(|n| n == name) {
@@ -310,7 +317,11 @@ impl HookStorage {
     }
 
     /// The snapshot copy of `session`'s `agent`: `Ok(None)` when there is none.
-    pub(crate) fn read_snapshot(&self, session: &str, agent: &str) -> Result<Option<SnapshotCopy>, StorageError> {
+    pub(crate) fn read_snapshot(
+        &self,
+        session: &str,
+        agent: &str,
+    ) -> Result<Option<SnapshotCopy>, StorageError> {
         let path = self.nested("snapshots", session, agent)?;
         match paths::entry_exists(&path) {
             Ok(false) => return Ok(None),
@@ -332,7 +343,11 @@ impl HookStorage {
 
     /// Writes `pending` under `session` (H-33), synced, named by the BLAKE3 of its bytes;
     /// returns the name.
-    pub(crate) fn add_pending(&self, session: &str, pending: &PendingViolation) -> Result<String, StorageError> {
+    pub(crate) fn add_pending(
+        &self,
+        session: &str,
+        pending: &PendingViolation,
+    ) -> Result<String, StorageError> {
         let bytes = serde_json::to_vec(pending)?;
         let name = format!("{}.json", blake3::hash(&bytes).to_hex());
         let path = self.nested("pending", session, &name)?;
@@ -345,8 +360,11 @@ impl HookStorage {
     /// is there but cannot be listed.
     pub(crate) fn pending(&self, session: &str) -> Result<Vec<PendingFile>, StorageError> {
         let dir = self.named("pending", session, "")?;
-        let there = paths::entry_exists(&dir)
-            .map_err(|source| StorageError::Unchecked { what: "pending violations", path: dir.clone(), source })?;
+        let there = paths::entry_exists(&dir).map_err(|source| StorageError::Unchecked {
+            what: "pending violations",
+            path: dir.clone(),
+            source,
+        })?;
         if !there {
             return Ok(Vec::new());
         }

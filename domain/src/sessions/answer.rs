@@ -164,9 +164,9 @@ impl HookAnswer {
     pub fn reason(&self) -> Option<&HookReason> {
         match self {
             HookAnswer::Proceed | HookAnswer::Rewrite { .. } => None,
-            HookAnswer::Deny { reason } | HookAnswer::Block { reason } | HookAnswer::Failed { reason, .. } => {
-                Some(reason)
-            }
+            HookAnswer::Deny { reason }
+            | HookAnswer::Block { reason }
+            | HookAnswer::Failed { reason, .. } => Some(reason),
         }
     }
 }
@@ -179,9 +179,11 @@ mod tests {
     #[test]
     fn a_blank_reason_is_replaced_never_rendered_blank() {
         for blank in ["", " ", "\n\t"] {
-            for answer in
-                [HookAnswer::failed(Code::InternalError, blank), HookAnswer::deny(blank), HookAnswer::block(blank)]
-            {
+            for answer in [
+                HookAnswer::failed(Code::InternalError, blank),
+                HookAnswer::deny(blank),
+                HookAnswer::block(blank),
+            ] {
                 assert_eq!(answer.reason().map(HookReason::as_str), Some(HookReason::MISSING), "{answer:?}");
             }
         }
@@ -199,7 +201,10 @@ mod tests {
         assert_eq!(failed.failure().as_deref(), Some("store_corrupt: the chain does not verify: x"));
         assert_eq!(failed.failure().as_deref().and_then(HookAnswer::failed_from_text), Some(failed));
         let newer = HookAnswer::failed_from_text("code_of_later: r");
-        assert_eq!(newer.as_ref().and_then(HookAnswer::failure_code), Some(&Code::Other("code_of_later".to_owned())));
+        assert_eq!(
+            newer.as_ref().and_then(HookAnswer::failure_code),
+            Some(&Code::Other("code_of_later".to_owned()))
+        );
         for refused in ["no code here", ": r", "Store: r", "store_corrupt: ", "store_corrupt:r", "a b: r"] {
             assert_eq!(HookAnswer::failed_from_text(refused), None, "{refused:?}");
         }

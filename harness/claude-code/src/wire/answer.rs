@@ -342,7 +342,8 @@ mod tests {
             Just(HookAnswer::Proceed),
             reason.prop_map(HookAnswer::deny),
             reason.prop_map(HookAnswer::block),
-            ("[a-z_]{1,16}", reason).prop_map(|(code, reason)| HookAnswer::failed(Code::parse(&code), reason)),
+            ("[a-z_]{1,16}", reason)
+                .prop_map(|(code, reason)| HookAnswer::failed(Code::parse(&code), reason)),
             (reason, reason, proptest::option::of(0u32..100_000)).prop_map(|(command, reason, timeout)| {
                 let mut input = serde_json::Map::new();
                 input.insert("command".into(), Value::String(command));
