@@ -67,7 +67,8 @@ fn raw_blake3(root: &Path) -> u64 {
 }
 
 fn snapshot_of(rt: &tokio::runtime::Runtime, root: &Path) -> TreeManifest {
-    rt.block_on(LocalFileSystem::default().snapshot(root, &["tree".to_owned()])).unwrap_or_else(|e| fail(&e))
+    rt.block_on(LocalFileSystem::default().snapshot(root, &["tree".to_owned()]))
+        .unwrap_or_else(|e| fail(&e.to_string()))
 }
 
 fn snapshots(c: &mut Criterion) {

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use agentwarden_domain::governance::FileRead;
 use agentwarden_domain::guardrails::{ContentSnapshot, TreeManifest};
-use agentwarden_ports::FileSystem;
+use agentwarden_ports::{FileSystem, FilesError};
 use async_trait::async_trait;
 
 use crate::untrusted::{self, UntrustedError};
@@ -48,29 +48,33 @@ impl FileSystem for LocalFileSystem {
         read_blocking(self.root.as_deref(), path, max_bytes)
     }
 
-    async fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), String> {
-        untrusted::write_atomic(self.root.as_deref(), path, bytes, 0o644).map_err(|e| e.to_string())
+    async fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FilesError> {
+        untrusted::write_atomic(self.root.as_deref(), path, bytes, 0o644)
+            .map_err(|e| FilesError::Write(e.to_string()))
     }
 
-    async fn snapshot(&self, root: &Path, protected: &[String]) -> Result<TreeManifest, String> {
+    async fn snapshot(&self, root: &Path, protected: &[String]) -> Result<TreeManifest, FilesError> {
         let (root, protected) = (root.to_owned(), protected.to_vec());
-        tokio::task::spawn_blocking(move || crate::snapshot::snapshot(&root, &protected))
-            .await
-            .unwrap_or_else(|e| Err(format!("the snapshot task failed: {e}")))
+        match tokio::task::spawn_blocking(move || crate::snapshot::snapshot(&root, &protected)).await {
+            Ok(done) => done.map_err(FilesError::Tree),
+            Err(e) => Err(FilesError::Task { what: "snapshot", reason: e.to_string() }),
+        }
     }
 
-    async fn capture(&self, root: &Path, protected: &[String]) -> Result<ContentSnapshot, String> {
+    async fn capture(&self, root: &Path, protected: &[String]) -> Result<ContentSnapshot, FilesError> {
         let (root, protected) = (root.to_owned(), protected.to_vec());
-        tokio::task::spawn_blocking(move || crate::snapshot::capture(&root, &protected))
-            .await
-            .unwrap_or_else(|e| Err(format!("the snapshot task failed: {e}")))
+        match tokio::task::spawn_blocking(move || crate::snapshot::capture(&root, &protected)).await {
+            Ok(done) => done.map_err(FilesError::Tree),
+            Err(e) => Err(FilesError::Task { what: "snapshot", reason: e.to_string() }),
+        }
     }
 
-    async fn restore(&self, root: &Path, snapshot: &ContentSnapshot) -> Result<(), String> {
+    async fn restore(&self, root: &Path, snapshot: &ContentSnapshot) -> Result<(), FilesError> {
         let (root, snapshot) = (root.to_owned(), snapshot.clone());
-        tokio::task::spawn_blocking(move || crate::restore::restore(&root, &snapshot))
-            .await
-            .unwrap_or_else(|e| Err(format!("the restore task failed: {e}")))
+        match tokio::task::spawn_blocking(move || crate::restore::restore(&root, &snapshot)).await {
+            Ok(done) => done.map_err(FilesError::Tree),
+            Err(e) => Err(FilesError::Task { what: "restore", reason: e.to_string() }),
+        }
     }
 }
 

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 use agentwarden::governance::{FileRead, Request, evaluate};
 use agentwarden::guardrails::TreeManifest;
 use agentwarden::human::Signer;
-use agentwarden::{Config, FileSystem, FixedEnvironment, MemoryEventStore, Warden};
+use agentwarden::{Config, FileSystem, FilesError, FixedEnvironment, MemoryEventStore, Warden};
 use criterion::{Criterion, criterion_group};
 
 /// `warden_memory_bounded` decides with a fresh Warden (and store) every this many decisions.
@@ -60,12 +60,12 @@ impl FileSystem for Files {
         self.0.get(path.as_os_str()).cloned().map_or(FileRead::Missing, FileRead::Text)
     }
 
-    async fn snapshot(&self, _root: &Path, _protected: &[String]) -> Result<TreeManifest, String> {
-        Err("not in this bench".into())
+    async fn snapshot(&self, _root: &Path, _protected: &[String]) -> Result<TreeManifest, FilesError> {
+        Err(FilesError::Unsupported("is not in this bench"))
     }
 
-    async fn write_atomic(&self, _path: &Path, _bytes: &[u8]) -> Result<(), String> {
-        Err("not in this bench".into())
+    async fn write_atomic(&self, _path: &Path, _bytes: &[u8]) -> Result<(), FilesError> {
+        Err(FilesError::Unsupported("is not in this bench"))
     }
 }
 

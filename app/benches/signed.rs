@@ -22,15 +22,15 @@ fn fail(why: &str) -> ! {
 fn bench(c: &mut Criterion) {
     let key = PrivateKey::from(Ed25519Keypair::from_seed(&[7; 32]));
     let public = key.public_key().to_openssh().unwrap_or_else(|e| fail(&e.to_string()));
-    let signers =
-        AllowedSigners::parse(&format!("alice {public}\nbob {public}\n")).unwrap_or_else(|e| fail(&e));
+    let signers = AllowedSigners::parse(&format!("alice {public}\nbob {public}\n"))
+        .unwrap_or_else(|e| fail(&e.to_string()));
     let scope = Scope { personas: vec!["MANAGER".into()], subagents: vec!["PREPARATION".into()] };
     let head = Head::EMPTY;
     let content =
         SignedContent::Approval { approval_ref: "GATE-2026-02-21-001", scope: &scope, expires_at: None };
     let bytes = |p: &str, s: u64, h: &str| signed_bytes(content, p, s, h);
     let message = bytes("alice", head.seq, &head.hash.to_string());
-    let sshsig = sign_with_private_key(&key, &message).unwrap_or_else(|e| fail(&e));
+    let sshsig = sign_with_private_key(&key, &message).unwrap_or_else(|e| fail(&e.to_string()));
     let signature =
         RecordSignature { principal: "alice".into(), head_seq: 0, head_hash: head.hash.to_string(), sshsig };
     if verify_record(&signers, 1, Some(head), Some(&signature), bytes).is_err() {

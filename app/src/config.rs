@@ -60,6 +60,17 @@ pub const DEFAULT_ENABLE_ENV: &str = "AGENTWARDEN_ENABLE_SUBAGENTS";
 /// The file looked for, from the working directory upward, when no `--config` is given (N-1).
 pub const CONFIG_FILE: &str = "agentwarden.toml";
 
+/// A file pattern refused: not exactly one `{name}`, or a path separator or `..` in it (X-95).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{pattern}` is not a file pattern: it needs exactly one {{name}}, an extension or prefix, and no `/`, \
+     `\\` or `..`"
+)]
+pub struct PatternError {
+    /// The pattern as given.
+    pub pattern: String,
+}
+
 /// A file-name pattern with exactly one `{name}` and no path separator.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilePattern {
@@ -72,19 +83,12 @@ pub struct FilePattern {
 
 impl FilePattern {
     /// Validates a pattern.
-    pub fn new(pattern: &str) -> Result<FilePattern, String> {
+    pub fn new(pattern: &str) -> Result<FilePattern, PatternError> {
         let ok = pattern.matches("{name}").count() == 1
             && !pattern.contains(['/', '\\', '\0'])
             && !pattern.contains("..")
             && pattern != "{name}";
-        if ok {
-            Ok(FilePattern::split(pattern))
-        } else {
-            Err(format!(
-                "`{pattern}` is not a file pattern: it needs exactly one {{name}}, an extension or prefix, \
-                 and no `/`, `\\` or `..`"
-            ))
-        }
+        if ok { Ok(FilePattern::split(pattern)) } else { Err(PatternError { pattern: pattern.to_owned() }) }
     }
 
     /// A pattern known to hold one `{name}`.
@@ -485,10 +489,12 @@ impl Config {
                 subagents.agents_dir = base.join(dir);
             }
             if let Some(p) = section.persona_file_pattern {
-                subagents.persona_file_pattern = FilePattern::new(&p).map_err(|m| error(None, m))?;
+                subagents.persona_file_pattern =
+                    FilePattern::new(&p).map_err(|m| error(None, m.to_string()))?;
             }
             if let Some(p) = section.agent_file_pattern {
-                subagents.agent_file_pattern = FilePattern::new(&p).map_err(|m| error(None, m))?;
+                subagents.agent_file_pattern =
+                    FilePattern::new(&p).map_err(|m| error(None, m.to_string()))?;
             }
             if let Some(require) = section.require_recorded_approval {
                 subagents.require_recorded_approval = require;

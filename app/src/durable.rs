@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use agentwarden_domain::audit::Actor;
+use agentwarden_domain::code::Code;
 use agentwarden_domain::sessions::{HookAnswer, HookInput, InputError, SessionRecords};
 use agentwarden_ports::StoreError;
 
@@ -40,10 +41,18 @@ pub struct Synced {
     through: u64,
 }
 
-/// An answer a sync did not cover: the sync was taken before the answer was decided.
+/// An answer a sync did not cover: the sync was taken before the answer was decided. Its code
+/// is [`NotCovered::code`], never in its message.
 #[derive(Debug, thiserror::Error)]
-#[error("internal_error: an answer was released by a sync taken before it was decided")]
+#[error("an answer was released by a sync taken before it was decided")]
 pub struct NotCovered;
+
+impl NotCovered {
+    /// The code: `internal_error`.
+    pub fn code(&self) -> Code {
+        Code::InternalError
+    }
+}
 
 /// A hook's answer as a [`Deferring`] Warden gives it through [`crate::answer_hook`]: decided
 /// without the store, or undurable until the group's sync releases it.

@@ -14,6 +14,8 @@ use agentwarden_domain::guardrails::{
 };
 use serde::Serialize;
 
+use agentwarden_ports::FilesError;
+
 use crate::warden::Warden;
 
 /// The answer of [`Warden::validate_result_file`].
@@ -91,9 +93,19 @@ pub struct GuardTarget<'a> {
     pub artifacts: &'a Path,
 }
 
+/// Why `warden guard run` did not run the agent: there is no snapshot to put the
+/// protected paths back from, so it fails closed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GuardRunError {
+    /// The content of the protected paths could not be kept (too large, unreadable).
+    #[error("snapshot: {0}")]
+    Snapshot(FilesError),
+}
+
 impl Warden {
     /// Writes a file atomically through the file-system port.
-    pub async fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), String> {
+    pub async fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), FilesError> {
         self.files.write_atomic(path, bytes).await
     }
 
@@ -101,7 +113,7 @@ impl Warden {
     pub async fn guard_snapshot(
         &self,
         root: &Path,
-    ) -> Result<agentwarden_domain::guardrails::TreeManifest, String> {
+    ) -> Result<agentwarden_domain::guardrails::TreeManifest, FilesError> {
         self.files.snapshot(root, &self.config.guardrails.protected).await
     }
 
@@ -121,7 +133,7 @@ impl Warden {
 
     /// The content snapshot of the protected paths under `root` (U-12), to be kept in Warden's
     /// own storage; an error (too large, unreadable) means there is none: fail closed.
-    pub async fn guard_capture(&self, root: &Path) -> Result<ContentSnapshot, String> {
+    pub async fn guard_capture(&self, root: &Path) -> Result<ContentSnapshot, FilesError> {
         self.files.capture(root, &self.config.guardrails.protected).await
     }
 
@@ -158,7 +170,7 @@ impl Warden {
         let protected = &before.protected;
         let (changes, unreadable, by_agent) = match self.files.snapshot(target.root, protected).await {
             Ok(after) => (diff(before, &after), None, own_start.map(|own| diff(own, &after).changed_paths())),
-            Err(why) => (TreeDiff::default(), Some(why), None),
+            Err(why) => (TreeDiff::default(), Some(why.to_string()), None),
         };
         if changes.is_empty() && unreadable.is_none() {
             return GuardOutcome { clean: true, violation: None, violation_file: None, audit: None };
@@ -168,7 +180,9 @@ impl Warden {
             (None, Revert::No) => RevertAttempt::NotRequested,
             (None, Revert::Restorer | Revert::Content(_)) => {
                 let restored = match revert {
-                    Revert::Content(snapshot) => self.files.restore(target.root, snapshot).await,
+                    Revert::Content(snapshot) => {
+                        self.files.restore(target.root, snapshot).await.map_err(|e| e.to_string())
+                    }
                     _ => self.restorer.restore(target.root, before, &changes).await,
                 };
                 let remaining = match self.files.snapshot(target.root, protected).await {
@@ -245,8 +259,8 @@ impl Warden {
         target: &GuardTarget<'_>,
         agent: &dyn agentwarden_ports::AgentRunner,
         result: Option<&Path>,
-    ) -> Result<GuardedRun, String> {
-        let before = self.guard_capture(target.root).await.map_err(|e| format!("snapshot: {e}"))?;
+    ) -> Result<GuardedRun, GuardRunError> {
+        let before = self.guard_capture(target.root).await.map_err(GuardRunError::Snapshot)?;
         let command = agent.run_agent(target.root).await;
         let guard = self.check_guardrails_restoring(target, &before).await;
         let correlation = Correlation {

@@ -74,7 +74,7 @@ pub use entry::{StoreDecides, answer_hook};
 pub use fast::HARNESS_HELD_NAMES;
 #[cfg(any(test, feature = "conformance"))]
 pub(crate) use fast::{Pre, before_store_parsed};
-pub use storage::{HookStorage, Marker, SessionIndex};
+pub use storage::{HookStorage, Marker, SessionIndex, StorageError};
 
 use session_rules::SessionRules;
 
@@ -135,7 +135,7 @@ impl Warden {
             Ok(input) => self.hook_input(input, storage).await,
             Err(e) => {
                 self.record_refused(&e, text).await;
-                HookAnswer::failed(format!("{}: {e}", e.code()))
+                HookAnswer::failed(e.code(), e.to_string())
             }
         }
     }
@@ -145,7 +145,7 @@ impl Warden {
         // Held for the whole decision, not copied; back in memory when it ends (V-38).
         let mut state = match self.hold().await {
             Ok(state) => state,
-            Err(e) => return self.without_records(input, storage, &format!("{}: {e}", e.code())).await,
+            Err(e) => return self.without_records(input, storage, e.code(), &e.to_string()).await,
         };
         // While a seal is in force the sealed rules decide, whatever the file reads now (H-49);
         // without one, the configuration the session's first start found (H-58).
@@ -169,7 +169,7 @@ impl Warden {
                     tracing::warn!(reason = %why, "no session rules to decide with");
                     // No index: the fast path never answers for rules nobody recorded (H-59).
                     storage.forget_index(&input.session_id);
-                    return HookAnswer::failed(why);
+                    return failed_text(why);
                 }
             },
             Ok(Some(rules)) => {
@@ -178,7 +178,7 @@ impl Warden {
             }
             Err(why) => {
                 tracing::warn!(reason = %why, "no sealed rules to decide with");
-                return HookAnswer::failed(format!("{}: {why}", Code::SealedFileChanged));
+                return HookAnswer::failed(Code::SealedFileChanged, why);
             }
         };
         let (mut answer, session) = warden.hook_held(input, storage, &mut state).await;
@@ -201,19 +201,29 @@ impl Warden {
         answer
     }
 
-    /// The decision when the records cannot be read: a stop is checked without them (H-28),
-    /// anything else fails.
-    async fn without_records(&self, input: HookInput, storage: &HookStorage, why: &str) -> HookAnswer {
+    /// The decision when the records cannot be read (`code`, `why`): a stop is checked without
+    /// them (H-28), anything else fails.
+    async fn without_records(
+        &self,
+        input: HookInput,
+        storage: &HookStorage,
+        code: Code,
+        why: &str,
+    ) -> HookAnswer {
         let session = input.session_id.as_str();
+        // The stops' reasons are the text a quarantine marker keeps, code first.
+        let why_text = || format!("{code}: {why}");
         match &input.event {
             HookEvent::SubagentStop { agent, .. } => {
-                self.stop_without_store(session, &agent.agent_id, storage, why).await
+                self.stop_without_store(session, &agent.agent_id, storage, &why_text()).await
             }
             HookEvent::SessionStop { stop_hook_active } => {
-                self.session_stop_without_store(session, *stop_hook_active, storage, why).await
+                self.session_stop_without_store(session, *stop_hook_active, storage, &why_text()).await
             }
-            HookEvent::SessionEnd { .. } => self.session_end_without_store(session, storage, why).await,
-            _ => HookAnswer::failed(why.to_owned()),
+            HookEvent::SessionEnd { .. } => {
+                self.session_end_without_store(session, storage, &why_text()).await
+            }
+            _ => HookAnswer::failed(code, why),
         }
     }
 
@@ -238,7 +248,7 @@ impl Warden {
         // Each harness is governed by its own section of the configuration (U-17, U-18).
         let harness = match self.config.harness(&input.harness) {
             Ok(harness) => harness,
-            Err(why) => return (HookAnswer::failed(format!("{}: {why}", Code::ConfigInvalid)), session_id),
+            Err(why) => return (HookAnswer::failed(Code::ConfigInvalid, why.to_string()), session_id),
         };
         let harness = &harness;
         let root = self.config.root.clone();
@@ -311,7 +321,7 @@ impl Warden {
             if is_stop {
                 quarantine_unrecorded(storage, session, None, &Code::StoreUnavailable, &e.to_string());
             }
-            HookAnswer::failed(format!("{}: {e}", e.code()))
+            HookAnswer::failed(e.code(), e.to_string())
         });
         // A run in a quarantined session (one not approved quarantined it before the store, H-55):
         // the harness shows the quarantine in place of its result.
@@ -337,8 +347,10 @@ impl Warden {
         if let Some(asked) = &kept
             && let Err(e) = storage.keep_approved(session, asked)
         {
-            answer =
-                HookAnswer::failed(format!("the approved input could not be kept ({e}): not let through"));
+            answer = HookAnswer::failed(
+                Code::InternalError,
+                format!("the approved input could not be kept ({e}): not let through"),
+            );
         }
         (answer, session_id)
     }
@@ -386,9 +398,11 @@ impl Warden {
     ) -> Option<Marker> {
         let recorded = state.quarantined.get(session).cloned();
         match (storage.marker(session), recorded) {
-            (Err(why), _) => {
-                Some(Marker { code: "session_quarantined".into(), reason: why, ..Marker::default() })
-            }
+            (Err(why), _) => Some(Marker {
+                code: "session_quarantined".into(),
+                reason: why.to_string(),
+                ..Marker::default()
+            }),
             (Ok(Some(marker)), Some(_)) => Some(marker),
             (Ok(Some(marker)), None) => {
                 let event = AuditEvent::SessionQuarantined(Box::new(SessionQuarantined {
@@ -722,7 +736,7 @@ pub(crate) async fn hook_store_unavailable(
             Err(e) => {
                 quarantine_unrecorded(storage, &input.session_id, None, &Code::StoreUnavailable, &why);
                 let why = format!("{why}; nothing was put back: {e}");
-                HookAnswer::failed(quarantined_without_store(&why, &input.session_id))
+                failed_text(quarantined_without_store(&why, &input.session_id))
             }
         };
     }
@@ -741,11 +755,18 @@ pub(crate) async fn hook_store_unavailable(
                     &why,
                 );
                 let why = format!("{why}; nothing was put back: {e}");
-                HookAnswer::failed(quarantined_without_store(&why, &input.session_id))
+                failed_text(quarantined_without_store(&why, &input.session_id))
             }
         };
     }
-    fallback.unwrap_or_else(|| HookAnswer::failed(why))
+    fallback.unwrap_or_else(|| failed_text(why))
+}
+
+/// A failure from a reason composed before its answer, `code: reason` (a store's or a
+/// quarantine's, kept as text in a marker): its code read back as a field, or
+/// `internal_error` when it names none.
+pub(crate) fn failed_text(text: String) -> HookAnswer {
+    HookAnswer::failed_from_text(&text).unwrap_or_else(|| HookAnswer::failed(Code::InternalError, text))
 }
 
 /// Writes the quarantine marker without the store (H-28); a failure is logged — the caller

@@ -239,7 +239,7 @@ impl Warden {
             .await
             .map_err(|e| HumanActError::Refused(format!("session `{session}` is not released: {e}")))?;
         let recorded = state.quarantined.get(session).cloned();
-        let marker = storage.marker(session).map_err(HumanActError::Refused)?;
+        let marker = storage.marker(session).map_err(|e| HumanActError::Refused(e.to_string()))?;
         if recorded.is_none() && marker.is_none() {
             return Err(HumanActError::usage(format!(
                 "session `{session}` is not quarantined: nothing to release"
@@ -250,7 +250,7 @@ impl Warden {
         let signed = signature_for(self, signer.key.as_deref(), by, content).await?;
         let (signature, at) = signed.map_or((None, None), |s| (Some(s.signature), Some(s.head)));
         let by = by.map(str::to_owned).or_else(|| signature.as_ref().map(|s| s.principal.clone()));
-        storage.release(session).map_err(HumanActError::Refused)?;
+        storage.release(session).map_err(|e| HumanActError::Refused(e.to_string()))?;
         let correlation = Correlation { session: CorrelationId::new(session).ok(), ..Correlation::default() };
         let event = AuditEvent::SessionReleased(SessionReleased { by, signature });
         match self.record_signed(correlation, &event, at).await {

@@ -55,8 +55,8 @@ pub use agentwarden_domain::{
     verdict,
 };
 pub use agentwarden_ports::{
-    AgentRunner, Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, MergedStore,
-    ProjectionStore, Restorer, SnapshotStore, StateStore, StoreError,
+    AgentRunner, Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, FilesError,
+    MergedStore, ProjectionStore, Restorer, SnapshotStore, StateStore, StoreError,
 };
 pub use audit_log::{Pages, Stats, Verification};
 pub use config::{
@@ -66,10 +66,10 @@ pub use config::{
 pub use durable::{Answered, Deferring, NotCovered, Synced, Undurable};
 pub use files::MAX_INPUT_BYTES;
 pub use gate::{AuditRef, DelegationGrant, GateOutcome, GateOutput};
-pub use guard::{GuardOutcome, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
+pub use guard::{GuardOutcome, GuardRunError, GuardTarget, GuardedRun, MAX_SNAPSHOT_BYTES, ResultOutcome};
 pub use hook::{
-    ConfineReport, HARNESS_HELD_NAMES, HookAnswer, HookStorage, Marker, SessionIndex, StoreDecides,
-    answer_hook, confine_report, with_fix,
+    ConfineReport, HARNESS_HELD_NAMES, HookAnswer, HookStorage, Marker, SessionIndex, StorageError,
+    StoreDecides, answer_hook, confine_report, with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use records::RECORDS_PROJECTION;

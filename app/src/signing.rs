@@ -65,8 +65,54 @@ fn split_options(field: &str) -> Vec<&str> {
     parts
 }
 
+/// Why an `allowed_signers` file is refused (K-4): the line, and what is wrong with it (X-95).
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {cause}")]
+pub struct AllowedSignersError {
+    /// The line, from 1.
+    pub line: usize,
+    /// What is wrong with it.
+    pub cause: SignersLineError,
+}
+
+/// What is wrong with a line of an `allowed_signers` file (K-4), by cause.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SignersLineError {
+    /// A double quote opened and never closed.
+    #[error("an unterminated quote")]
+    UnterminatedQuote,
+    /// A principal that is empty or a pattern (`*`, `?`, `"`): only literal ones are read.
+    #[error("`{0}` is not a literal principal")]
+    Principal(String),
+    /// A `namespaces=` option whose value is not one quoted list.
+    #[error("option `{0}` is not `namespaces=\"a,b\"`")]
+    Namespaces(String),
+    /// An option other than `namespaces=`.
+    #[error("option `{0}` is not supported (only `namespaces=`)")]
+    Unsupported(String),
+    /// The key fields are not an OpenSSH public key.
+    #[error("not an OpenSSH public key: {0}")]
+    Key(ssh_key::Error),
+}
+
+/// Why a record cannot be signed with a private key (X-95).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SigningError {
+    /// The key is protected by a passphrase, which Warden never asks for.
+    #[error("the key is protected by a passphrase; give its public key (`.pub`) to sign through ssh-agent")]
+    Encrypted,
+    /// The signature could not be made.
+    #[error("{0}")]
+    Sign(ssh_key::Error),
+    /// The signature could not be armored.
+    #[error("{0}")]
+    Armor(ssh_key::Error),
+}
+
 /// Splits a line into fields at whitespace outside double quotes.
-fn fields(line: &str) -> Result<Vec<&str>, String> {
+fn fields(line: &str) -> Result<Vec<&str>, SignersLineError> {
     let mut out = Vec::new();
     let mut quoted = false;
     let mut start: Option<usize> = None;
@@ -83,7 +129,7 @@ fn fields(line: &str) -> Result<Vec<&str>, String> {
         }
     }
     if quoted {
-        return Err("an unterminated quote".into());
+        return Err(SignersLineError::UnterminatedQuote);
     }
     if let Some(s) = start {
         out.push(line.get(s..).unwrap_or(""));
@@ -93,20 +139,20 @@ fn fields(line: &str) -> Result<Vec<&str>, String> {
 
 impl AllowedSigners {
     /// Parses the file's text (K-4); the error names the line.
-    pub fn parse(text: &str) -> Result<AllowedSigners, String> {
+    pub fn parse(text: &str) -> Result<AllowedSigners, AllowedSignersError> {
         let mut entries = Vec::new();
         for (number, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let at = |why: String| format!("line {}: {why}", number + 1);
+            let at = |cause: SignersLineError| AllowedSignersError { line: number + 1, cause };
             let parts = fields(line).map_err(at)?;
             let principals_field = parts.first().copied().unwrap_or("");
             let mut principals = Vec::new();
             for principal in principals_field.split(',') {
                 if principal.is_empty() || principal.contains(['*', '?', '"']) {
-                    return Err(at(format!("`{principal}` is not a literal principal")));
+                    return Err(at(SignersLineError::Principal(principal.to_owned())));
                 }
                 principals.push(principal.to_owned());
             }
@@ -123,22 +169,20 @@ impl AllowedSigners {
                     match lower.strip_prefix("namespaces=") {
                         Some(_) => {
                             let value = option.get("namespaces=".len()..).unwrap_or("");
-                            let inner =
-                                value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).ok_or_else(
-                                    || at(format!("option `{option}` is not `namespaces=\"a,b\"`")),
-                                )?;
+                            let inner = value
+                                .strip_prefix('"')
+                                .and_then(|v| v.strip_suffix('"'))
+                                .ok_or_else(|| at(SignersLineError::Namespaces(option.to_owned())))?;
                             namespaces = Some(inner.split(',').map(str::to_owned).collect());
                         }
                         None => {
-                            return Err(at(format!(
-                                "option `{option}` is not supported (only `namespaces=`)"
-                            )));
+                            return Err(at(SignersLineError::Unsupported(option.to_owned())));
                         }
                     }
                 }
             }
-            let key = PublicKey::from_openssh(&key_fields.join(" "))
-                .map_err(|e| at(format!("not an OpenSSH public key: {e}")))?;
+            let key =
+                PublicKey::from_openssh(&key_fields.join(" ")).map_err(|e| at(SignersLineError::Key(e)))?;
             entries.push(AllowedSigner { principals, namespaces, key });
         }
         Ok(AllowedSigners { entries })
@@ -238,15 +282,12 @@ impl VerifiedCache {
 
 /// Signs `message` with the unencrypted private key `key` (OpenSSH format), in Warden's
 /// namespace: the armored SSHSIG.
-pub fn sign_with_private_key(key: &PrivateKey, message: &[u8]) -> Result<String, String> {
+pub fn sign_with_private_key(key: &PrivateKey, message: &[u8]) -> Result<String, SigningError> {
     if key.is_encrypted() {
-        return Err(
-            "the key is protected by a passphrase; give its public key (`.pub`) to sign through ssh-agent"
-                .into(),
-        );
+        return Err(SigningError::Encrypted);
     }
-    let sig = key.sign(SIGNATURE_NAMESPACE, HashAlg::Sha512, message).map_err(|e| e.to_string())?;
-    sig.to_pem(LineEnding::LF).map_err(|e| e.to_string())
+    let sig = key.sign(SIGNATURE_NAMESPACE, HashAlg::Sha512, message).map_err(SigningError::Sign)?;
+    sig.to_pem(LineEnding::LF).map_err(SigningError::Armor)
 }
 
 #[cfg(test)]

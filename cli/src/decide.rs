@@ -85,7 +85,7 @@ fn absolute(path: &Path) -> Result<AbsolutePath, Failure> {
         .into_os_string()
         .into_string()
         .map_err(|p| Failure::usage(format!("the path `{}` is not UTF-8", p.to_string_lossy())))?;
-    AbsolutePath::new(text).map_err(Failure::usage)
+    AbsolutePath::new(text).map_err(|e| Failure::usage(e.to_string()))
 }
 
 /// The question `command` asks, when it is a decision command.
@@ -175,7 +175,8 @@ pub(super) async fn answer(
             )
         })?;
         let request = Request::Decide {
-            config: AbsolutePath::new(file).map_err(|e| ClientError::new(Code::RequestInvalid, e))?,
+            config: AbsolutePath::new(file)
+                .map_err(|e| ClientError::new(Code::RequestInvalid, e.to_string()))?,
             question: question.clone(),
             deadline_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
         };

@@ -123,8 +123,10 @@ pub(super) async fn run(
             let agent = ProcessAgentRunner::new(program.clone(), args.to_vec()).stdout_to_stderr(json);
             let target =
                 GuardTarget { root: &root, item: &item, run: &run, session: None, artifacts: &artifacts };
-            let guarded =
-                warden.guarded_run(&target, &agent, result.as_deref()).await.map_err(Failure::no)?;
+            let guarded = warden
+                .guarded_run(&target, &agent, result.as_deref())
+                .await
+                .map_err(|e| Failure::no(e.to_string()))?;
             let (failed, exit, guard, validation) =
                 (guarded.item_failed, &guarded.command, &guarded.guard, &guarded.result);
             if json {

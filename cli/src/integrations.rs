@@ -77,7 +77,7 @@ mod tests {
                 "{name}: {denied:?}"
             );
             assert_eq!(read(&HookAnswer::Proceed), CanaryAnswer::LetThrough, "{name}");
-            let failed = read(&HookAnswer::failed("store_corrupt: x"));
+            let failed = read(&HookAnswer::failed(agentwarden_domain::code::Code::StoreCorrupt, "x"));
             assert!(
                 !matches!(failed, CanaryAnswer::Denied(_) | CanaryAnswer::LetThrough),
                 "{name}: a failure neither passes nor lets through: {failed:?}"

@@ -310,7 +310,7 @@ pub fn approval_keys(config: &Config) -> Check {
                 agentwarden::MAX_INPUT_BYTES,
             )
             .map_err(|e| e.to_string())
-            .and_then(|text| agentwarden::signing::AllowedSigners::parse(&text))
+            .and_then(|text| agentwarden::signing::AllowedSigners::parse(&text).map_err(|e| e.to_string()))
             {
                 Ok(signers) if !signers.entries.is_empty() => Check::ok(
                     "approval keys",

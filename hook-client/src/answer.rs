@@ -18,7 +18,7 @@ use agentwarden_protocol::{Answer, ClientError, HookDecision};
 pub fn checked(answer: Answer) -> Result<HookAnswer, ClientError> {
     let invalid = |why: &str| Err(ClientError::new(Code::ServerAnswerInvalid, why));
     match answer {
-        Answer::Hook { decision, reason, tool_input } => {
+        Answer::Hook { decision, code, reason, tool_input } => {
             let reason = reason.as_deref().map(|r| HookReason::parse(r).ok_or(r));
             match (decision, tool_input) {
                 (HookDecision::Rewrite, None) => return invalid("`rewrite` without an input"),
@@ -32,6 +32,13 @@ pub fn checked(answer: Answer) -> Result<HookAnswer, ClientError> {
                 (_, Some(_)) => return invalid(&format!("an input beside `{}`", name(decision))),
                 (_, None) => {}
             }
+            // A code beside a failure only; a failure without one is not a failure's frame (X-93).
+            let code = match (decision, code) {
+                (HookDecision::Failed, Some(code)) => code,
+                (HookDecision::Failed, None) => return invalid("`failed` without a code"),
+                (_, Some(_)) => return invalid(&format!("a code beside `{}`", name(decision))),
+                (_, None) => Code::InternalError,
+            };
             match (decision, reason) {
                 (HookDecision::Proceed, None) => Ok(HookAnswer::Proceed),
                 (HookDecision::Proceed, Some(_)) => invalid("a reason beside `proceed`"),
@@ -39,7 +46,7 @@ pub fn checked(answer: Answer) -> Result<HookAnswer, ClientError> {
                 (_, Some(Err(_))) => invalid(&format!("`{}` with a blank reason", name(decision))),
                 (HookDecision::Deny, Some(Ok(reason))) => Ok(HookAnswer::Deny { reason }),
                 (HookDecision::Block, Some(Ok(reason))) => Ok(HookAnswer::Block { reason }),
-                (HookDecision::Failed, Some(Ok(reason))) => Ok(HookAnswer::Failed { reason }),
+                (HookDecision::Failed, Some(Ok(reason))) => Ok(HookAnswer::Failed { code, reason }),
                 (HookDecision::Rewrite, Some(Ok(_))) => invalid("`rewrite` without an input"),
             }
         }
@@ -70,7 +77,8 @@ mod tests {
     use agentwarden_protocol::Outcome;
 
     fn hook(decision: HookDecision, reason: Option<&str>) -> Answer {
-        Answer::Hook { decision, reason: reason.map(str::to_owned), tool_input: None }
+        let code = (decision == HookDecision::Failed).then_some(Code::StoreCorrupt);
+        Answer::Hook { decision, code, reason: reason.map(str::to_owned), tool_input: None }
     }
 
     fn input() -> serde_json::Map<String, serde_json::Value> {
@@ -86,6 +94,7 @@ mod tests {
     fn a_rewrite_frame_is_read_exactly() {
         let with = |decision, reason: Option<&str>| Answer::Hook {
             decision,
+            code: None,
             reason: reason.map(str::to_owned),
             tool_input: Some(input()),
         };
@@ -110,7 +119,7 @@ mod tests {
             (hook(HookDecision::Proceed, None), HookAnswer::Proceed),
             (hook(HookDecision::Deny, Some("r")), HookAnswer::deny("r")),
             (hook(HookDecision::Block, Some("r")), HookAnswer::block("r")),
-            (hook(HookDecision::Failed, Some("store_corrupt: x")), HookAnswer::failed("store_corrupt: x")),
+            (hook(HookDecision::Failed, Some("x")), HookAnswer::failed(Code::StoreCorrupt, "x")),
         ];
         for (frame, answer) in accepted {
             assert_eq!(checked(frame), Ok(answer));
@@ -120,7 +129,25 @@ mod tests {
         assert_eq!(error, ClientError::new(Code::RequestInvalid, "r"));
         assert_eq!(error.to_string(), "request_invalid: r");
         // The frame, why it is refused.
-        let refused: [(Answer, &str); 9] = [
+        let refused: [(Answer, &str); 11] = [
+            (
+                Answer::Hook {
+                    decision: HookDecision::Failed,
+                    code: None,
+                    reason: Some("r".into()),
+                    tool_input: None,
+                },
+                "a failure without its code",
+            ),
+            (
+                Answer::Hook {
+                    decision: HookDecision::Deny,
+                    code: Some(Code::StoreCorrupt),
+                    reason: Some("r".into()),
+                    tool_input: None,
+                },
+                "a code beside a deny",
+            ),
             (hook(HookDecision::Proceed, Some("r")), "a reason beside proceed"),
             (hook(HookDecision::Proceed, Some("")), "even a blank one"),
             (hook(HookDecision::Deny, None), "a deny without a reason"),
@@ -146,7 +173,7 @@ mod tests {
         for (frame, why) in refused {
             let error = checked(frame).unwrap_err();
             assert_eq!(error.code, Code::ServerAnswerInvalid, "{why}");
-            let answer = HookAnswer::failed(error.to_string());
+            let answer = HookAnswer::failed(error.code.clone(), error.reason.clone());
             assert_eq!(answer.exit_code(), agentwarden_claude_code::wire::HOOK_FAILED, "{why}");
             assert!(
                 answer.stderr().is_some_and(|r| r.starts_with("server_answer_invalid: ")),

@@ -111,10 +111,13 @@ impl HookHarness {
     /// that neither says what the other hides.
     pub fn print_on(self, answer: &HookAnswer, program: &str, halt_on_failure: bool) -> Rendered {
         match (halt_on_failure, answer) {
-            (true, HookAnswer::Failed { reason }) => agentwarden_protocol::halt::rendered(reason),
-            (false, HookAnswer::Failed { reason }) => {
+            (true, HookAnswer::Failed { .. }) => {
+                let text = answer.failure().unwrap_or_default();
+                agentwarden_protocol::halt::rendered(&agentwarden_domain::sessions::HookReason::new(text))
+            }
+            (false, HookAnswer::Failed { code, reason }) => {
                 let shown = agentwarden_domain::redact::credentials(reason.as_str());
-                self.print(&HookAnswer::failed(shown), program)
+                self.print(&HookAnswer::failed(code.clone(), shown), program)
             }
             _ => self.print(answer, program),
         }
@@ -124,12 +127,14 @@ impl HookHarness {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agentwarden_domain::code::Code;
 
     /// A failure's reason is printed without the credentials it quotes, by every harness, as
     /// direct mode and `warden-hook` both print it.
     #[test]
     fn a_failure_is_printed_without_its_credentials_by_every_harness() {
-        let failed = HookAnswer::failed("store_unavailable: cannot reach postgres://alice:s3cret@db/warden");
+        let failed =
+            HookAnswer::failed(Code::StoreUnavailable, "cannot reach postgres://alice:s3cret@db/warden");
         for name in HookHarness::NAMES {
             let printed = HookHarness::parse(name).unwrap().print_on(&failed, "warden-hook", false);
             let text = format!("{:?} {:?}", printed.stdout, printed.stderr);
@@ -171,7 +176,7 @@ mod tests {
         for name in HookHarness::NAMES {
             let harness = HookHarness::parse(name).unwrap();
             assert_eq!(harness.name(), name);
-            let failed = harness.print(&HookAnswer::failed("store_corrupt: x"), "warden");
+            let failed = harness.print(&HookAnswer::failed(Code::StoreCorrupt, "x"), "warden");
             assert_eq!(failed.exit_code, 2, "{name}");
             assert!(failed.stderr.is_some_and(|s| s.contains("store_corrupt: x")), "{name}");
             assert_eq!(harness.print(&HookAnswer::Proceed, "warden").exit_code, 0);
@@ -188,7 +193,7 @@ mod tests {
         // On a stop's line a failure is the halt, in every harness; the other answers not (H-57).
         for name in HookHarness::NAMES {
             let harness = HookHarness::parse(name).unwrap();
-            let halted = harness.print_on(&HookAnswer::failed("config_invalid: x"), "warden", true);
+            let halted = harness.print_on(&HookAnswer::failed(Code::ConfigInvalid, "x"), "warden", true);
             assert_eq!((halted.exit_code, &halted.stderr), (0, &None), "{name}");
             let reason = agentwarden_protocol::halt::read_back(0, halted.stdout.as_deref(), None);
             assert_eq!(reason.map(|r| r.as_str().to_owned()), Ok("config_invalid: x".to_owned()), "{name}");

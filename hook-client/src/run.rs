@@ -72,7 +72,7 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
                 .map_or(0, |spent| line.deadline_ms.saturating_sub(spent));
             ask(&socket, uid, config, input, line.harness, left)
         }
-        Err(why) => HookAnswer::failed(why.to_string()),
+        Err(why) => HookAnswer::failed(why.code, why.reason),
     };
     // Whoever settles first decides: this answer, or the watchdog's exit 2 (H-16).
     if settled.swap(true, Ordering::SeqCst) {
@@ -129,7 +129,7 @@ pub fn ask(
         Request::Hook { config, input, deadline_ms: Some(deadline_ms), harness: harness.requested() };
     agentwarden_protocol::exchange(socket, uid, &request, Duration::from_millis(deadline_ms))
         .and_then(crate::answer::checked)
-        .unwrap_or_else(|why| HookAnswer::failed(why.to_string()))
+        .unwrap_or_else(|why| HookAnswer::failed(why.code, why.reason))
 }
 
 /// Starts the deadline's watchdog (H-10): unless the answer is settled first, it writes the

@@ -31,9 +31,9 @@ pub use environment::MockEnvironment;
 #[cfg(any(test, feature = "mocks"))]
 pub use event_store::MockEventStore;
 pub use event_store::{Appended, EventStore, Expected, StoreError, merkle_leaves, merkle_nodes_from_events};
-pub use file_system::FileSystem;
 #[cfg(any(test, feature = "mocks"))]
 pub use file_system::MockFileSystem;
+pub use file_system::{FileSystem, FilesError};
 #[cfg(any(test, feature = "mocks"))]
 pub use restorer::MockRestorer;
 pub use restorer::Restorer;

@@ -12,7 +12,8 @@
 //! - [`HookAnswer::Proceed`]: exit 0, nothing printed;
 //! - [`HookAnswer::Deny`]: exit 2, `Agent Warden denied this: REASON`;
 //! - [`HookAnswer::Block`]: exit 2, `Agent Warden blocked this stop: REASON`;
-//! - [`HookAnswer::Failed`]: exit 2, `Agent Warden could not decide: REASON`;
+//! - [`HookAnswer::Failed`]: exit 2, `Agent Warden could not decide: CODE: REASON` (read back
+//!   with its code typed, X-93);
 //! - [`HookAnswer::Rewrite`]: this rendering has no field for a replaced input, so the call is
 //!   denied (exit 2, `Agent Warden denied this: …`), never run as sent; a harness whose
 //!   hook can replace an input renders the rewrite itself.
@@ -52,7 +53,7 @@ pub fn render(answer: &HookAnswer) -> Rendered {
         HookAnswer::Proceed => None,
         HookAnswer::Deny { reason } => Some(format!("{DENIED}{reason}")),
         HookAnswer::Block { reason } => Some(format!("{BLOCKED}{reason}")),
-        HookAnswer::Failed { reason } => Some(format!("{FAILED}{reason}")),
+        HookAnswer::Failed { .. } => answer.failure().map(|text| format!("{FAILED}{text}")),
         HookAnswer::Rewrite { .. } => Some(format!(
             "{DENIED}this hook's answer cannot replace the call's input, so the call cannot run confined (X-79)"
         )),
@@ -81,8 +82,8 @@ pub fn read_back(
                 Ok(HookAnswer::Deny { reason })
             } else if let Some(reason) = parsed(BLOCKED) {
                 Ok(HookAnswer::Block { reason })
-            } else if let Some(reason) = parsed(FAILED) {
-                Ok(HookAnswer::Failed { reason })
+            } else if let Some(failed) = text.strip_prefix(FAILED).and_then(HookAnswer::failed_from_text) {
+                Ok(failed)
             } else {
                 Err(RenderingError::NoReason)
             }
@@ -170,6 +171,7 @@ impl RewriteLine {
 
 #[cfg(test)]
 mod tests {
+    use agentwarden_domain::code::Code;
     use proptest::prelude::*;
 
     use super::*;
@@ -181,7 +183,7 @@ mod tests {
             (HookAnswer::deny("no seal"), 2, Some("Agent Warden denied this: no seal")),
             (HookAnswer::block("okrs changed"), 2, Some("Agent Warden blocked this stop: okrs changed")),
             (
-                HookAnswer::failed("store_corrupt: x"),
+                HookAnswer::failed(Code::StoreCorrupt, "x"),
                 2,
                 Some("Agent Warden could not decide: store_corrupt: x"),
             ),
@@ -221,7 +223,8 @@ mod tests {
             Just(HookAnswer::Proceed),
             reason.prop_map(HookAnswer::deny),
             reason.prop_map(HookAnswer::block),
-            reason.prop_map(HookAnswer::failed),
+            ("[a-z_]{1,16}", reason)
+                .prop_map(|(code, reason)| HookAnswer::failed(Code::parse(&code), reason)),
         ]
     }
 

@@ -37,18 +37,32 @@ impl std::fmt::Display for FrameError {
 
 impl std::error::Error for FrameError {}
 
+/// Why a value cannot be sent as a frame (X-95).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The value does not serialize as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// The value serializes as something other than a JSON object.
+    #[error("not an object")]
+    NotAnObject,
+    /// The frame would be longer than [`MAX_FRAME`].
+    #[error("a frame of {0} bytes is over the limit of {MAX_FRAME}")]
+    TooLarge(usize),
+}
+
 /// Encodes `value` with `"version"` added, as one frame.
-pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
-    let mut object = match serde_json::to_value(value).map_err(|e| e.to_string())? {
-        serde_json::Value::Object(object) => object,
-        _ => return Err("not an object".into()),
+pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, EncodeError> {
+    let serde_json::Value::Object(mut object) = serde_json::to_value(value)? else {
+        return Err(EncodeError::NotAnObject);
     };
     object.insert("version".into(), VERSION.into());
-    let body = serde_json::to_vec(&object).map_err(|e| e.to_string())?;
-    if body.len() > MAX_FRAME {
-        return Err(format!("a frame of {} bytes is over the limit of {MAX_FRAME}", body.len()));
-    }
-    let length = u32::try_from(body.len()).map_err(|e| e.to_string())?;
+    let body = serde_json::to_vec(&object)?;
+    let length = u32::try_from(body.len())
+        .ok()
+        .filter(|_| body.len() <= MAX_FRAME)
+        .ok_or(EncodeError::TooLarge(body.len()))?;
     let mut frame = length.to_be_bytes().to_vec();
     frame.extend_from_slice(&body);
     Ok(frame)
@@ -227,6 +241,7 @@ mod tests {
     #[test]
     fn a_hook_answer_is_a_decision_and_its_reason() {
         let answer = Answer::Hook {
+            code: None,
             decision: HookDecision::Deny,
             reason: Some("no \"seal\"\n".into()),
             tool_input: None,
@@ -249,12 +264,31 @@ mod tests {
         assert_eq!(error.unwrap(), Answer::Error { code: Code::FrameInvalid, reason: "r".into() });
     }
 
+    /// A failure carries its code as a field beside its reason, never in it (X-93).
+    #[test]
+    fn a_failure_carries_its_code_as_a_field() {
+        let answer = Answer::Hook {
+            code: Some(Code::StoreCorrupt),
+            decision: HookDecision::Failed,
+            reason: Some("x".into()),
+            tool_input: None,
+        };
+        let frame = encode(&answer).unwrap();
+        let body = frame.get(4..).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(body).unwrap(),
+            serde_json::json!({"version": 2, "kind": "hook", "decision": "failed", "code": "store_corrupt", "reason": "x"})
+        );
+        assert_eq!(decode::<Answer>(body).unwrap(), answer);
+    }
+
     /// A rewrite carries the whole input the call runs with; every other answer's frame is the one
     /// an older client reads, without the field (H-62).
     #[test]
     fn a_rewrite_carries_its_input_and_no_other_answer_does() {
         let input = serde_json::json!({"command": "'/w' 'v1' 'ls'", "timeout": 5});
         let answer = Answer::Hook {
+            code: None,
             decision: HookDecision::Rewrite,
             reason: Some("confined".into()),
             tool_input: input.as_object().cloned(),
@@ -266,7 +300,8 @@ mod tests {
             serde_json::json!({"version": 2, "kind": "hook", "decision": "rewrite", "reason": "confined", "tool_input": input})
         );
         assert_eq!(decode::<Answer>(body).unwrap(), answer);
-        let proceed = Answer::Hook { decision: HookDecision::Proceed, reason: None, tool_input: None };
+        let proceed =
+            Answer::Hook { decision: HookDecision::Proceed, code: None, reason: None, tool_input: None };
         let frame = encode(&proceed).unwrap();
         assert!(!String::from_utf8_lossy(frame.get(4..).unwrap()).contains("tool_input"));
         let bad = br#"{"version":2,"kind":"hook","decision":"rewrite","reason":"r","tool_input":[]}"#;

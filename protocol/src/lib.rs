@@ -28,9 +28,11 @@ mod message;
 mod question;
 
 pub use client::{ClientError, exchange, peer_uid};
-pub use frame::{FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking};
+pub use frame::{
+    EncodeError, FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking,
+};
 pub use message::{Answer, HookDecision, Request, SpanExport, WitnessReport};
-pub use question::{AbsolutePath, ListedApproval, Outcome, Question};
+pub use question::{AbsolutePath, ListedApproval, Outcome, PathError, Question};
 
 use agentwarden_domain::code::Code;
 
@@ -50,6 +52,7 @@ pub const CODES: &[Code] = &[
     Code::ConfigInvalid,
     Code::StoreUnavailable,
     Code::InternalError,
+    Code::DeadlinePassed,
     // A client's exchange (V-6, V-12).
     Code::ServerUnavailable,
     Code::ServerAnswerInvalid,

@@ -112,7 +112,13 @@ pub enum Answer {
     Hook {
         /// What was decided.
         decision: HookDecision,
-        /// Why (`null` with `proceed`).
+        /// With `failed` only: what failed, the stable code, a field beside the reason and
+        /// never spliced into it. Never written when absent, so that every other answer
+        /// is the frame an older client reads; an older client refuses a failure with it (an
+        /// unknown field), which it says as its own failure (exit 2), never a pass.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<Code>,
+        /// Why (`null` with `proceed`); a failure's without its code.
         reason: Option<String>,
         /// With `rewrite` only: the whole input the tool runs with. Never written when absent,
         /// so that every other answer is the frame an older client reads; an older client refuses

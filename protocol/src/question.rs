@@ -20,15 +20,27 @@ use serde::{Deserialize, Serialize};
 #[serde(try_from = "String", into = "String")]
 pub struct AbsolutePath(String);
 
+/// Why a path is not an [`AbsolutePath`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PathError {
+    /// The path does not start at the root.
+    #[error("the path `{0}` is not absolute")]
+    Relative(String),
+    /// The path holds a NUL byte.
+    #[error("a path holds a NUL byte")]
+    Nul,
+}
+
 impl AbsolutePath {
     /// `path`, when it is absolute and holds no NUL.
-    pub fn new(path: impl Into<String>) -> Result<AbsolutePath, String> {
+    pub fn new(path: impl Into<String>) -> Result<AbsolutePath, PathError> {
         let path = path.into();
         if !path.starts_with('/') {
-            return Err(format!("the path `{path}` is not absolute"));
+            return Err(PathError::Relative(path));
         }
         if path.contains('\0') {
-            return Err("a path holds a NUL byte".to_owned());
+            return Err(PathError::Nul);
         }
         Ok(AbsolutePath(path))
     }
@@ -45,7 +57,7 @@ impl AbsolutePath {
 }
 
 impl TryFrom<String> for AbsolutePath {
-    type Error = String;
+    type Error = PathError;
 
     fn try_from(path: String) -> Result<Self, Self::Error> {
         AbsolutePath::new(path)

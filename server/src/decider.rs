@@ -115,7 +115,7 @@ async fn decide(decider: &Decider, mut jobs: mpsc::Receiver<Job>) {
                 Job::Decide(job) if job.reply.is_closed() => {}
                 Job::Hook(job) => {
                     let answer = match broken.why() {
-                        Some(why) => Answered::Plain(HookAnswer::failed(why)),
+                        Some(why) => Answered::Plain(HookAnswer::failed(Code::StoreUnavailable, why)),
                         None => {
                             hook(decider, job.config.as_deref(), job.harness.as_deref(), &job.input, job.peer)
                                 .await
@@ -190,9 +190,7 @@ impl Broken {
     fn why(&self) -> Option<String> {
         match self.0.lock() {
             Ok(why) => why.clone(),
-            Err(_) => {
-                Some("store_unavailable: the server's decider failed; restart `warden serve`".to_owned())
-            }
+            Err(_) => Some("the server's decider failed; restart `warden serve`".to_owned()),
         }
     }
 
@@ -225,9 +223,7 @@ async fn complete(
     if let Some(before) = before
         && let Err(e) = before.await
     {
-        broken.set(format!(
-            "store_unavailable: the server lost a group of answers ({e}); restart `warden serve`"
-        ));
+        broken.set(format!("the server lost a group of answers ({e}); restart `warden serve`"));
     }
     let waited = started.elapsed();
     // Without a sync, nothing pending is released (a group that stored nothing holds
@@ -245,9 +241,8 @@ async fn complete(
             }
             Err(e) => {
                 tracing::error!(error = %e, "the group's events could not be made durable");
-                broken.set(format!(
-                    "store_unavailable: the server could not make its log durable ({e}); restart `warden serve`"
-                ));
+                broken
+                    .set(format!("the server could not make its log durable ({e}); restart `warden serve`"));
             }
         }
     }
@@ -264,7 +259,7 @@ async fn complete(
     for decided in answers {
         match (decided, &broken) {
             (Decided::Hook(reply, _), Some(why)) => {
-                let _ = reply.send(HookAnswer::failed(why.clone()));
+                let _ = reply.send(HookAnswer::failed(Code::StoreUnavailable, why.clone()));
             }
             (Decided::Hook(reply, Answered::Plain(answer)), None) => {
                 let _ = reply.send(answer);
@@ -273,7 +268,7 @@ async fn complete(
                 let answer = synced
                     .ok_or(agentwarden::NotCovered)
                     .and_then(|synced| pending.release(synced))
-                    .unwrap_or_else(|e| HookAnswer::failed(e.to_string()));
+                    .unwrap_or_else(|e| HookAnswer::failed(e.code(), e.to_string()));
                 let _ = reply.send(answer);
             }
             (Decided::Decide(reply, _), Some(why)) => {
@@ -319,31 +314,31 @@ async fn hook(
             p.as_ref().map_or_else(|| "none".to_owned(), |p| format!("`{}`", p.display()))
         };
         let why = format!(
-            "server_config_mismatch: the hook's configuration is {} but this server decides with {}; \
-             point the hook at the server of its project",
+            "the hook's configuration is {} but this server decides with {}; point the hook at the \
+             server of its project",
             name(&theirs),
             name(&server.config)
         );
-        return Answered::Plain(HookAnswer::failed(why));
+        return Answered::Plain(HookAnswer::failed(Code::ServerConfigMismatch, why));
     }
     let config = match Config::load_with(server.config.as_deref(), Some(&server.configs)) {
         Ok(config) => config,
-        Err(e) => return Answered::Plain(HookAnswer::failed(format!("config_invalid: {e}"))),
+        Err(e) => return Answered::Plain(HookAnswer::failed(Code::ConfigInvalid, e.to_string())),
     };
     // A section no harness reads (a misspelt key) is refused, never left unread (U-19).
     if let Some(section) = config.sections_no_harness_reads(&server.harnesses.profiles()).first() {
         let why = format!(
-            "config_invalid: `[{}]` is a section no harness reads: each harness reads its own; rename or \
-             remove it (U-19)",
+            "`[{}]` is a section no harness reads: each harness reads its own; rename or remove it \
+             (U-19)",
             section.escape_debug()
         );
-        return Answered::Plain(HookAnswer::failed(why));
+        return Answered::Plain(HookAnswer::failed(Code::ConfigInvalid, why));
     }
     let storage = HookStorage::for_store(Some(&server.location), &config.root);
     // Parsed once: what `before_store` leaves to the store is decided on the same parse.
     let harness = match server.harnesses.get(harness) {
         Ok(harness) => harness,
-        Err(why) => return Answered::Plain(HookAnswer::failed(why)),
+        Err(why) => return Answered::Plain(HookAnswer::failed(why.code(), why.to_string())),
     };
     // Decoded once, answered through the hook's one entry, as direct mode answers (X-88): the
     // store the server holds, deferred, decides as the peer.

@@ -49,19 +49,37 @@ impl Harnesses {
     }
 
     /// The harness a request names (`None`: the default), or why there is none: a name the
-    /// server did not register is refused, never read in another harness's format (C-7).
-    pub fn get(&self, name: Option<&str>) -> Result<&dyn Harness, String> {
+    /// server did not register is refused, never read in another harness's format (C-7); its
+    /// code is [`UnknownHarness::code`], beside the message.
+    pub fn get(&self, name: Option<&str>) -> Result<&dyn Harness, UnknownHarness> {
         match name {
             None => Ok(self.default_harness()),
-            Some(name) => self.named.get(name).map(AsRef::as_ref).ok_or_else(|| {
-                let known: Vec<&str> = self.named.keys().map(String::as_str).collect();
-                format!(
-                    "request_invalid: this server decides no harness named `{}` (it knows: {})",
-                    name.escape_debug(),
-                    if known.is_empty() { "none but its default".to_owned() } else { known.join(", ") }
-                )
+            Some(name) => self.named.get(name).map(AsRef::as_ref).ok_or_else(|| UnknownHarness {
+                name: name.to_owned(),
+                known: self.named.keys().cloned().collect(),
             }),
         }
+    }
+}
+
+/// A request names a harness this server did not register (C-7).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "this server decides no harness named `{}` (it knows: {})",
+    name.escape_debug(),
+    if known.is_empty() { "none but its default".to_owned() } else { known.join(", ") }
+)]
+pub struct UnknownHarness {
+    /// The name the request gave.
+    pub name: String,
+    /// The names the server knows, besides its default.
+    pub known: Vec<String>,
+}
+
+impl UnknownHarness {
+    /// The code: `request_invalid`.
+    pub fn code(&self) -> agentwarden_domain::code::Code {
+        agentwarden_domain::code::Code::RequestInvalid
     }
 }
 
@@ -84,7 +102,12 @@ mod tests {
         assert_eq!(harnesses.get(Some("codex")).map(|h| h.name()), Ok("Codex CLI"));
         for unknown in ["claude-code", "Codex", "", "gemini"] {
             let refused = harnesses.get(Some(unknown)).map(|h| h.name()).unwrap_err();
-            assert!(refused.starts_with("request_invalid: ") && refused.contains("codex"), "{refused}");
+            assert_eq!(refused.code(), agentwarden_domain::code::Code::RequestInvalid);
+            let text = refused.to_string();
+            assert!(
+                text.starts_with("this server decides no harness named") && text.contains("codex"),
+                "{text}"
+            );
         }
     }
 }

@@ -80,7 +80,7 @@ use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
 pub use commands::{Checked, Unanswered, checked, decide};
 use commands::{DecideRequest, Host, peer_actor};
 use decider::{DecideJob, Decider, HookJob, Job};
-pub use harnesses::Harnesses;
+pub use harnesses::{Harnesses, UnknownHarness};
 
 /// What `warden serve`'s command line sets.
 #[derive(Clone, Debug)]
@@ -193,7 +193,7 @@ where
         .or(config.server_log_key.as_deref())
         .map(|key| agentwarden::tlog::LogSigner::read(key).map(|signer| (signer, key.to_path_buf())))
         .transpose()
-        .map_err(|e| E::from(format!("cannot sign checkpoints: {e}")))?;
+        .map_err(|e| E::from(format!("cannot sign checkpoints: {}: {}", e.code(), e.reason())))?;
     let witnessed = config.server_witnesses.clone();
     // A witness configured with no key to sign is never fed: a silent gap, so no start.
     if signer.is_none() && !witnessed.is_empty() {
@@ -391,10 +391,12 @@ async fn connection(server: &Server, mut stream: UnixStream, peer: Peer, mut slo
         server.served.fetch_add(1, Ordering::Relaxed);
         let frame = match agentwarden_protocol::encode(&answer) {
             Ok(frame) => frame,
-            Err(e) => match agentwarden_protocol::encode(&Answer::error(Code::InternalError, e)) {
-                Ok(frame) => frame,
-                Err(_) => return,
-            },
+            Err(e) => {
+                match agentwarden_protocol::encode(&Answer::error(Code::InternalError, e.to_string())) {
+                    Ok(frame) => frame,
+                    Err(_) => return,
+                }
+            }
         };
         slot.waiting();
         let written = tokio::select! {
@@ -451,26 +453,33 @@ async fn answer(server: &Server, request: Request, peer: Actor, uid: Option<u32>
             match tokio::time::timeout(limit, asked).await {
                 Ok(Ok(answer)) => hook_frame(answer),
                 Ok(Err(())) => Answer::error(Code::InternalError, "the decider is gone"),
-                Err(_) => hook_frame(HookAnswer::failed(format!(
-                    "deadline_passed: the server did not decide within {} ms",
-                    limit.as_millis()
-                ))),
+                Err(_) => hook_frame(HookAnswer::failed(
+                    Code::DeadlinePassed,
+                    format!("the server did not decide within {} ms", limit.as_millis()),
+                )),
             }
         }
     }
 }
 
-/// A hook answer as the protocol's `hook` frame (V-52): its decision and reason; the client
-/// renders it.
+/// A hook answer as the protocol's `hook` frame (V-52): its decision and reason, a failure's
+/// code beside them as a field; the client renders it.
 pub fn hook_frame(answer: HookAnswer) -> Answer {
     let (decision, reason, tool_input) = match answer {
         HookAnswer::Proceed => (HookDecision::Proceed, None, None),
         HookAnswer::Deny { reason } => (HookDecision::Deny, Some(reason), None),
         HookAnswer::Block { reason } => (HookDecision::Block, Some(reason), None),
-        HookAnswer::Failed { reason } => (HookDecision::Failed, Some(reason), None),
+        HookAnswer::Failed { code, reason } => {
+            return Answer::Hook {
+                decision: HookDecision::Failed,
+                code: Some(code),
+                reason: Some(reason.as_str().to_owned()),
+                tool_input: None,
+            };
+        }
         HookAnswer::Rewrite { input, reason } => (HookDecision::Rewrite, Some(reason), Some(input)),
     };
-    Answer::Hook { decision, reason: reason.map(|r| r.as_str().to_owned()), tool_input }
+    Answer::Hook { decision, code: None, reason: reason.map(|r| r.as_str().to_owned()), tool_input }
 }
 
 async fn status(server: &Server) -> Answer {
@@ -526,7 +535,7 @@ mod tests {
             HookAnswer::Proceed,
             HookAnswer::deny("a \"quoted\" reason\nof two lines"),
             HookAnswer::block("r1\nr2"),
-            HookAnswer::failed("store_unavailable: é"),
+            HookAnswer::failed(Code::StoreUnavailable, "é"),
         ] {
             let frame = agentwarden_protocol::encode(&hook_frame(answer.clone())).unwrap();
             let body = frame.get(4..).unwrap();

@@ -755,7 +755,7 @@ pub async fn a_stop_after_a_protected_change_is_blocked_and_reverted(harness: &d
     std::fs::write(&file, "# Q4, changed before a resume\n").unwrap();
     let again = kernel.ask(harness, &harness.session_start(SESSION, &cwd)).await;
     assert!(
-        matches!(&again, HookAnswer::Failed { reason } if reason.as_str().contains("protected_path_changed")),
+        matches!(again.failure(), Some(text) if text.contains("protected_path_changed")),
         "{}: the session's second start puts back and says so: {again:?}",
         harness.name()
     );
@@ -931,7 +931,7 @@ pub async fn an_unsealed_configuration_edited_after_the_start_decides_nothing(ha
     };
     let answer = kernel.ask_as_hook(harness, &harness.tool(&unseen)).await;
     assert!(
-        matches!(&answer, HookAnswer::Failed { reason } if reason.as_str().contains("session_rules_missing")),
+        matches!(answer.failure(), Some(text) if text.contains("session_rules_missing")),
         "{}: a call of a session with no recorded start: {answer:?}",
         harness.name()
     );
@@ -1041,8 +1041,8 @@ pub async fn the_harness_is_governed_by_its_own_section(harness: &dyn Scenarios)
         );
     }
     let failed_with = |answer: &HookAnswer, what: &str, situation: &str| match answer {
-        HookAnswer::Failed { reason }
-            if reason.as_str().starts_with("config_invalid") && reason.as_str().contains(what) => {}
+        HookAnswer::Failed { code: agentwarden_domain::code::Code::ConfigInvalid, reason }
+            if reason.as_str().contains(what) => {}
         other => {
             panic!("{}: {situation}: expected config_invalid naming `{what}`, got {other:?}", harness.name())
         }

@@ -81,7 +81,7 @@ pub(crate) fn before_store_parsed(
     // A harness's section that cannot govern it fails every event of the harness, here as at the
     // store (U-17, U-18).
     if let Err(why) = config.harness(&input.harness) {
-        return Pre::Done(HookAnswer::failed(format!("{}: {why}", Code::ConfigInvalid)));
+        return Pre::Done(HookAnswer::failed(Code::ConfigInvalid, why.to_string()));
     }
     let pre = decide(config, storage, input);
     // A call let through here is kept as approved; one that cannot be kept goes to the store,
@@ -122,7 +122,7 @@ fn decide(config: &Config, storage: &HookStorage, input: &HookInput) -> Pre {
     match storage.marker(session) {
         Ok(None) => {}
         Ok(Some(marker)) => return quarantined(&marker.code, &marker.reason),
-        Err(why) => return quarantined("session_quarantined", &why),
+        Err(why) => return quarantined("session_quarantined", &why.to_string()),
     }
     let Some(call) = call else { return Pre::Store { fallback: None } };
     let index = storage.read_index(session);

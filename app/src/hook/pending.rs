@@ -70,7 +70,7 @@ impl Warden {
         let said = match self.revert_from_copy(session, agent, storage, &marker).await {
             Ok(said) | Err(said) => said,
         };
-        HookAnswer::failed(format!("{}; {said}", quarantined_without_store(why, session)))
+        super::failed_text(format!("{}; {said}", quarantined_without_store(why, session)))
     }
 
     /// Puts `agent`'s protected paths back from the snapshot copy and keeps the violation
@@ -83,7 +83,8 @@ impl Warden {
         marker: &Marker,
     ) -> Result<String, String> {
         let own = storage
-            .read_snapshot(session, agent)?
+            .read_snapshot(session, agent)
+            .map_err(|e| e.to_string())?
             .ok_or("nothing was put back: no copy of the snapshot taken at its start")?;
         // Held to the session's snapshot at the session's root, as a stop with the store is (H-47).
         let copy = match (agent != ROOT_ID).then(|| storage.read_snapshot(session, ROOT_ID)) {
@@ -125,8 +126,8 @@ impl Warden {
         violation: agentwarden_domain::guardrails::Violation,
     ) -> Result<(), String> {
         let pending = PendingViolation { agent_id: agent.to_owned(), violation };
-        let name = storage.add_pending(session, &pending)?;
-        storage.note_pending(session, marker, &name)
+        let name = storage.add_pending(session, &pending).map_err(|e| e.to_string())?;
+        storage.note_pending(session, marker, &name).map_err(|e| e.to_string())
     }
 
     /// Records `session`'s pending violations (H-33), each once, then removes it; a record the
@@ -138,7 +139,7 @@ impl Warden {
         session: &str,
         storage: &HookStorage,
     ) -> Result<(), String> {
-        let files = storage.pending(session)?;
+        let files = storage.pending(session).map_err(|e| e.to_string())?;
         let listed = storage.marker(session).ok().flatten().map(|m| m.pending).unwrap_or_default();
         let gone = listed.iter().filter(|name| !files.iter().any(|(found, _)| found == *name));
         let gone: Vec<(String, Result<PendingViolation, String>)> = gone
@@ -162,7 +163,7 @@ impl Warden {
                         .map_err(|e| e.to_string())
                 }
             };
-            match recorded.and_then(|()| storage.remove_pending(session, &name)) {
+            match recorded.and_then(|()| storage.remove_pending(session, &name).map_err(|e| e.to_string())) {
                 Ok(()) => {
                     if let Err(e) = storage.unlist_pending(session, &name) {
                         tracing::warn!(error = %e, "a recorded pending violation is still listed");

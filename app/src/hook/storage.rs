@@ -24,9 +24,60 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use agentwarden_adapters::paths;
+use agentwarden_adapters::untrusted::UntrustedError;
 use agentwarden_domain::guardrails::Violation;
 use agentwarden_domain::sessions::{SpawnTree, is_safe_id};
 use serde::{Deserialize, Serialize};
+
+/// Why a hook file cannot be used, by cause: a session or a file name that cannot name a
+/// file safely, an entry that cannot be looked at, read, written or removed, a copy that does not
+/// read as one. Every one is a failure on a decision path: the caller fails closed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StorageError {
+    /// A session id that is not one path component (H-25).
+    #[error("session id `{}` is not safe as a file name", .0.escape_debug())]
+    UnsafeSession(String),
+    /// A file name under a session that is not one path component (H-25).
+    #[error("`{}` is not safe as a file name", .0.escape_debug())]
+    UnsafeName(String),
+    /// Whether anything is at `path` cannot be told.
+    #[error("the {what} `{}` cannot be checked: {source}", path.display())]
+    Unchecked {
+        /// What is there: `quarantine marker`, `pending violations`, `snapshot copy`.
+        what: &'static str,
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A root that cannot be made absolute.
+    #[error("`{}`: {source}", path.display())]
+    Unresolvable {
+        /// The root as given.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An entry that cannot be removed.
+    #[error("cannot remove `{}`: {source}", path.display())]
+    Unremovable {
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file read or written by descriptor that cannot be (U-1, U-4): planted, too large, or
+    /// the I/O failed. The message names the path.
+    #[error(transparent)]
+    File(#[from] UntrustedError),
+    /// A snapshot copy that does not read as one.
+    #[error("the snapshot copy `{}` does not read as one", .0.display())]
+    NotASnapshot(PathBuf),
+    /// A value that cannot be written as JSON.
+    #[error(transparent)]
+    Encode(#[from] serde_json::Error),
+}
 
 /// The largest index read.
 const MAX_INDEX_BYTES: u64 = 1024 * 1024;
@@ -144,29 +195,29 @@ impl HookStorage {
         &self.dir
     }
 
-    fn named(&self, sub: &str, session: &str, suffix: &str) -> Result<PathBuf, String> {
+    fn named(&self, sub: &str, session: &str, suffix: &str) -> Result<PathBuf, StorageError> {
         if !is_safe_id(session) {
-            return Err(format!("session id `{}` is not safe as a file name", session.escape_debug()));
+            return Err(StorageError::UnsafeSession(session.to_owned()));
         }
         Ok(self.dir.join(sub).join(format!("{session}{suffix}")))
     }
 
     /// `sub/<session>/<leaf>`, both ids checked (H-25).
-    fn nested(&self, sub: &str, session: &str, leaf: &str) -> Result<PathBuf, String> {
+    fn nested(&self, sub: &str, session: &str, leaf: &str) -> Result<PathBuf, StorageError> {
         let dir = self.named(sub, session, "")?;
         if !is_safe_id(leaf) {
-            return Err(format!("`{}` is not safe as a file name", leaf.escape_debug()));
+            return Err(StorageError::UnsafeName(leaf.to_owned()));
         }
         Ok(dir.join(leaf))
     }
 
     /// The marker of `session`: `Ok(None)` when there is none, `Err` when it cannot be told
     /// (the caller treats that as quarantined).
-    pub fn marker(&self, session: &str) -> Result<Option<Marker>, String> {
+    pub fn marker(&self, session: &str) -> Result<Option<Marker>, StorageError> {
         let path = self.named("quarantine", session, "")?;
         let found = match paths::entry_exists(&path) {
             Ok(false) => Ok(None),
-            Err(e) => Err(format!("the quarantine marker `{}` cannot be checked: {e}", path.display())),
+            Err(source) => Err(StorageError::Unchecked { what: "quarantine marker", path, source }),
             Ok(true) => {
                 let marker = read_marker(&path).unwrap_or_else(|| Marker {
                     code: "session_quarantined".into(),
@@ -194,15 +245,18 @@ impl HookStorage {
     }
 
     /// Whether anything is at `pending/<session>` (an entry that cannot be looked at counts).
-    fn has_pending(&self, session: &str) -> Result<bool, String> {
+    fn has_pending(&self, session: &str) -> Result<bool, StorageError> {
         let dir = self.named("pending", session, "")?;
-        paths::entry_exists(&dir)
-            .map_err(|e| format!("the pending violations `{}` cannot be checked: {e}", dir.display()))
+        paths::entry_exists(&dir).map_err(|source| StorageError::Unchecked {
+            what: "pending violations",
+            path: dir,
+            source,
+        })
     }
 
     /// Quarantines `session`: its index is removed first (so that no fast path can allow from
     /// it), then the marker is written atomically. An existing marker is kept.
-    pub fn quarantine(&self, session: &str, marker: &Marker) -> Result<(), String> {
+    pub fn quarantine(&self, session: &str, marker: &Marker) -> Result<(), StorageError> {
         let path = self.named("quarantine", session, "")?;
         if let Ok(index) = self.named("sessions", session, ".json") {
             let _ = paths::remove_entry(&index);
@@ -210,12 +264,17 @@ impl HookStorage {
         if paths::entry_exists(&path).unwrap_or(false) {
             return Ok(());
         }
-        write_private(&path, &serde_json::to_vec(marker).map_err(|e| e.to_string())?)
+        write_private(&path, &serde_json::to_vec(marker)?)
     }
 
     /// Lists `name` among the marker's pending violations (H-33), writing `marker` first when
     /// there is none (or what is there does not read as a marker).
-    pub(crate) fn note_pending(&self, session: &str, marker: &Marker, name: &str) -> Result<(), String> {
+    pub(crate) fn note_pending(
+        &self,
+        session: &str,
+        marker: &Marker,
+        name: &str,
+    ) -> Result<(), StorageError> {
         let path = self.named("quarantine", session, "")?;
         let mut marker = read_marker(&path).unwrap_or_else(|| marker.clone());
         if !marker.pending.iter().any(|n| n == name) {
@@ -224,18 +283,18 @@ impl HookStorage {
         if let Ok(index) = self.named("sessions", session, ".json") {
             let _ = paths::remove_entry(&index);
         }
-        write_private(&path, &serde_json::to_vec(&marker).map_err(|e| e.to_string())?)
+        write_private(&path, &serde_json::to_vec(&marker)?)
     }
 
     /// Removes `name` from the marker's pending list, once it is recorded (best effort: a name
     /// left listed whose file is gone is reported as removed by the agent: fail closed).
-    pub(crate) fn unlist_pending(&self, session: &str, name: &str) -> Result<(), String> {
+    pub(crate) fn unlist_pending(&self, session: &str, name: &str) -> Result<(), StorageError> {
         let path = self.named("quarantine", session, "")?;
         let Some(mut marker) = read_marker(&path) else {
             return Ok(());
         };
         marker.pending.retain(|n| n != name);
-        write_private(&path, &serde_json::to_vec(&marker).map_err(|e| e.to_string())?)
+        write_private(&path, &serde_json::to_vec(&marker)?)
     }
 
     /// Keeps a copy of `session`'s `agent` content snapshot, taken in `root` (H-33; kept made
@@ -246,26 +305,30 @@ impl HookStorage {
         agent: &str,
         root: &Path,
         encoded: &[u8],
-    ) -> Result<(), String> {
+    ) -> Result<(), StorageError> {
         let path = self.nested("snapshots", session, agent)?;
         // Absolute: the stop that reads it may run from another working directory.
-        let root = paths::canonical(root).map_err(|e| format!("`{}`: {e}", root.display()))?;
-        let mut bytes = serde_json::to_vec(&root.to_string_lossy()).map_err(|e| e.to_string())?;
+        let root = paths::canonical(root)
+            .map_err(|source| StorageError::Unresolvable { path: root.to_path_buf(), source })?;
+        let mut bytes = serde_json::to_vec(&root.to_string_lossy())?;
         bytes.push(b'\n');
         bytes.extend_from_slice(encoded);
         write_private(&path, &bytes)
     }
 
     /// The snapshot copy of `session`'s `agent`: `Ok(None)` when there is none.
-    pub(crate) fn read_snapshot(&self, session: &str, agent: &str) -> Result<Option<SnapshotCopy>, String> {
+    pub(crate) fn read_snapshot(
+        &self,
+        session: &str,
+        agent: &str,
+    ) -> Result<Option<SnapshotCopy>, StorageError> {
         let path = self.nested("snapshots", session, agent)?;
         match paths::entry_exists(&path) {
             Ok(false) => return Ok(None),
             Ok(true) => {}
-            Err(e) => return Err(format!("the snapshot copy `{}` cannot be checked: {e}", path.display())),
+            Err(source) => return Err(StorageError::Unchecked { what: "snapshot copy", path, source }),
         }
-        let bytes = agentwarden_adapters::untrusted::read_bytes(None, &path, MAX_SNAPSHOT_COPY_BYTES)
-            .map_err(|e| e.to_string())?;
+        let bytes = agentwarden_adapters::untrusted::read_bytes(None, &path, MAX_SNAPSHOT_COPY_BYTES)?;
         let newline = bytes.iter().position(|b| *b == b'\n');
         let root = newline
             .and_then(|at| bytes.get(..at))
@@ -274,14 +337,18 @@ impl HookStorage {
             (Some(root), Some(encoded)) => {
                 Ok(Some(SnapshotCopy { root: PathBuf::from(root), encoded: encoded.to_vec() }))
             }
-            _ => Err(format!("the snapshot copy `{}` does not read as one", path.display())),
+            _ => Err(StorageError::NotASnapshot(path)),
         }
     }
 
     /// Writes `pending` under `session` (H-33), synced, named by the BLAKE3 of its bytes;
     /// returns the name.
-    pub(crate) fn add_pending(&self, session: &str, pending: &PendingViolation) -> Result<String, String> {
-        let bytes = serde_json::to_vec(pending).map_err(|e| e.to_string())?;
+    pub(crate) fn add_pending(
+        &self,
+        session: &str,
+        pending: &PendingViolation,
+    ) -> Result<String, StorageError> {
+        let bytes = serde_json::to_vec(pending)?;
         let name = format!("{}.json", blake3::hash(&bytes).to_hex());
         let path = self.nested("pending", session, &name)?;
         write_private(&path, &bytes)?;
@@ -291,12 +358,17 @@ impl HookStorage {
     /// Every pending violation of `session`, each read or with why it cannot be (a file that
     /// is not regular, not a violation, or not named by its digest). `Err` when the directory
     /// is there but cannot be listed.
-    pub(crate) fn pending(&self, session: &str) -> Result<Vec<PendingFile>, String> {
+    pub(crate) fn pending(&self, session: &str) -> Result<Vec<PendingFile>, StorageError> {
         let dir = self.named("pending", session, "")?;
-        if !paths::entry_exists(&dir).map_err(|e| format!("`{}` cannot be checked: {e}", dir.display()))? {
+        let there = paths::entry_exists(&dir).map_err(|source| StorageError::Unchecked {
+            what: "pending violations",
+            path: dir.clone(),
+            source,
+        })?;
+        if !there {
             return Ok(Vec::new());
         }
-        let listed = agentwarden_adapters::untrusted::list_dir(None, &dir).map_err(|e| e.to_string())?;
+        let listed = agentwarden_adapters::untrusted::list_dir(None, &dir)?;
         let mut out = Vec::new();
         for (name, _) in listed {
             let name = name.to_string_lossy().into_owned();
@@ -320,18 +392,18 @@ impl HookStorage {
 
     /// Removes the pending violation `name` of `session` (a file, or whatever is at its name),
     /// and the session's directory once it is empty.
-    pub(crate) fn remove_pending(&self, session: &str, name: &str) -> Result<(), String> {
+    pub(crate) fn remove_pending(&self, session: &str, name: &str) -> Result<(), StorageError> {
         let path = self.nested("pending", session, name)?;
-        paths::remove_tree(&path).map_err(|e| format!("cannot remove `{}`: {e}", path.display()))?;
+        paths::remove_tree(&path).map_err(|source| StorageError::Unremovable { path, source })?;
         let dir = self.named("pending", session, "")?;
         let _ = paths::remove_empty_dir(&dir);
         Ok(())
     }
 
     /// Removes the marker of `session`; `Ok(false)` when there was none.
-    pub fn release(&self, session: &str) -> Result<bool, String> {
+    pub fn release(&self, session: &str) -> Result<bool, StorageError> {
         let path = self.named("quarantine", session, "")?;
-        paths::remove_entry(&path).map_err(|e| format!("cannot remove `{}`: {e}", path.display()))
+        paths::remove_entry(&path).map_err(|source| StorageError::Unremovable { path, source })
     }
 
     /// The index of `session`, if it is there, readable, and about that session.
@@ -351,19 +423,19 @@ impl HookStorage {
 
     /// Writes the index of its session atomically (best effort: without it the next call takes
     /// the slow path).
-    pub fn write_index(&self, index: &SessionIndex) -> Result<(), String> {
+    pub fn write_index(&self, index: &SessionIndex) -> Result<(), StorageError> {
         let path = self.named("sessions", &index.session, ".json")?;
-        let bytes = serde_json::to_vec(index).map_err(|e| e.to_string())?;
+        let bytes = serde_json::to_vec(index)?;
         // Not synced: the index is a cache, and a lost one only sends the next call down the
         // slow path (H-24); written like every other file, never through a planted link (U-4).
-        agentwarden_adapters::untrusted::write_cache(None, &path, &bytes, 0o600).map_err(|e| e.to_string())
+        Ok(agentwarden_adapters::untrusted::write_cache(None, &path, &bytes, 0o600)?)
     }
 }
 
 /// Reads a regular file by descriptor, at most [`MAX_INDEX_BYTES`] (U-1, U-3): a link, a FIFO
 /// or anything else planted at the name is refused at once, never followed or waited on.
-fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    agentwarden_adapters::untrusted::read_bytes(None, path, MAX_INDEX_BYTES).map_err(|e| e.to_string())
+fn read_bounded(path: &Path) -> Result<Vec<u8>, UntrustedError> {
+    agentwarden_adapters::untrusted::read_bytes(None, path, MAX_INDEX_BYTES)
 }
 
 /// The marker at `path`, when it reads as one.
@@ -373,8 +445,8 @@ fn read_marker(path: &Path) -> Option<Marker> {
 
 /// Writes `bytes` at `path`, durable and not redirectable: a random temporary name,
 /// `O_EXCL | O_NOFOLLOW`, mode 0600, synced, renamed, the directory synced (U-4).
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    agentwarden_adapters::untrusted::write_atomic(None, path, bytes, 0o600).map_err(|e| e.to_string())
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
+    Ok(agentwarden_adapters::untrusted::write_atomic(None, path, bytes, 0o600)?)
 }
 
 #[cfg(test)]

@@ -81,10 +81,10 @@ impl Warden {
         let main = match Name::new(&harness.config.main_persona) {
             Ok(main) => main,
             Err(e) => {
-                return Some(HookAnswer::failed(format!(
-                    "config_invalid: {}.main_persona: {e}",
-                    harness.terms.section
-                )));
+                return Some(HookAnswer::failed(
+                    agentwarden_domain::code::Code::ConfigInvalid,
+                    format!("{}.main_persona: {e}", harness.terms.section),
+                ));
             }
         };
         // Paths are read from the agent's own root when it has one (a worktree, H-27).

@@ -126,7 +126,9 @@ impl Warden {
                 FileRead::Missing => Err(crate::records::SIGNERS_MISSING.to_owned()),
                 FileRead::Unreadable(why) => Err(why.clone()),
             })
-            .and_then(|text| AllowedSigners::parse(text).map(|signers| (text, signers)));
+            .and_then(|text| {
+                AllowedSigners::parse(text).map(|signers| (text, signers)).map_err(|e| e.to_string())
+            });
         let check = |seq: u64,
                      signature: Option<&RecordSignature>,
                      bytes: &dyn Fn(&str, u64, &str) -> Vec<u8>,

@@ -29,44 +29,45 @@ pub use witness::{
 
 use crate::WardenError;
 
-/// Why a key, a checkpoint or a proof is refused; each has its code.
+/// Why a key, a checkpoint or a proof is refused; each has its code, given by
+/// [`TlogError::code`] beside the message, which holds none.
 #[derive(Debug, thiserror::Error)]
 pub enum TlogError {
     /// The log's (or a witness's) signing key cannot be used.
-    #[error("log_key_unusable: {0}")]
+    #[error("{0}")]
     KeyUnusable(String),
     /// The checkpoint, or the verifier key, is not well formed.
-    #[error("checkpoint_invalid: {0}")]
+    #[error("{0}")]
     CheckpointInvalid(String),
     /// The checkpoint is not signed by the verifier key for its log.
-    #[error("checkpoint_signature_invalid: {0}")]
+    #[error("{0}")]
     SignatureInvalid(String),
     /// The log does not extend the checkpoint.
-    #[error("checkpoint_inconsistent: {0}")]
+    #[error("{0}")]
     Inconsistent(String),
     /// The inclusion proof is not well formed.
-    #[error("proof_malformed: {0}")]
+    #[error("{0}")]
     ProofMalformed(String),
     /// The inclusion proof does not hold.
-    #[error("proof_invalid: {0}")]
+    #[error("{0}")]
     ProofInvalid(String),
     /// A witness refused a smaller tree than the last it cosigned.
-    #[error("witness_rollback: {0}")]
+    #[error("{0}")]
     WitnessRollback(String),
     /// A witness refused a tree that does not extend the last it cosigned.
-    #[error("witness_fork: {0}")]
+    #[error("{0}")]
     WitnessFork(String),
     /// A witness's last checkpoint is not of the size the request's proof starts from.
-    #[error("witness_conflict: {0}")]
+    #[error("{0}")]
     WitnessConflict(String),
     /// Fewer distinct witness keys than the quorum cosigned the checkpoint.
-    #[error("witness_quorum_unmet: {0}")]
+    #[error("{0}")]
     QuorumUnmet(String),
     /// The configuration's witness policy cannot be used.
-    #[error("witness_policy_invalid: {0}")]
+    #[error("{0}")]
     PolicyInvalid(String),
     /// The configuration's witness policy is not the one sealed.
-    #[error("witness_policy_unsealed: {0}")]
+    #[error("{0}")]
     PolicyUnsealed(String),
     /// The store failed.
     #[error(transparent)]

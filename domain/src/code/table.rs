@@ -490,6 +490,11 @@ super::codes! {
             "no answer within `--deadline-ms` (the store busy or locked, a slow file system): a failure \
              before the harness's timeout would let the call run (H-10)",
         ),
+        Server(
+            "the server",
+            "a hook's event was not decided within the request's `deadline_ms` (or the server's own \
+             limit): its `failed` answer carries the code (X-93)",
+        ),
     }
     ServerUnavailable = "server_unavailable" {
         Server(
@@ -504,7 +509,8 @@ super::codes! {
             "the thin client, `warden status`",
             "the server answered something that is not a hook answer of this protocol: not JSON, another \
              version or kind, an unknown decision or a key more, a reason beside `proceed`, a `deny`, \
-             `block` or `failed` without a reason or with a blank one (V-6, V-52)",
+             `block` or `failed` without a reason or with a blank one, a `failed` without its `code` or \
+             a `code` beside another decision (V-6, V-52, X-93)",
         ),
     }
     TrustRootRefused = "trust_root_refused" {

@@ -7,13 +7,18 @@
 //! - [`HookAnswer::Deny`]: the tool call does not run; the reason is shown to the model.
 //! - [`HookAnswer::Block`]: the agent's stop is refused; it goes on, told why.
 //! - [`HookAnswer::Failed`]: Warden could not decide; the harness must deny the call or block
-//!   the stop (H-1).
+//!   the stop (H-1). It carries the failure's [`Code`] as a field beside its reason; only a
+//!   harness's renderer composes the two into text ([`HookAnswer::failure`], `code: reason`),
+//!   and a rendering read back gives the code back typed ([`HookAnswer::failed_from_text`],
+//!   X-93).
 //!
 //! Nothing else is representable: no failure without a reason (X-41). How each answer is said in
 //! a harness's protocol (its bytes, its exit codes), and the strict reading back of a rendering
 //! (X-40), belong to that harness's integration.
 
 use std::fmt;
+
+use crate::code::Code;
 
 /// The reason of an answer: never blank (X-41).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -80,7 +85,9 @@ pub enum HookAnswer {
     },
     /// Warden could not decide: the harness denies the call or blocks the stop.
     Failed {
-        /// Why, in one line.
+        /// What failed: the stable code (X-1), never spliced into the reason (X-93).
+        code: Code,
+        /// Why, in one line, without the code.
         reason: HookReason,
     },
 }
@@ -101,15 +108,38 @@ impl HookAnswer {
         HookAnswer::Block { reason: HookReason::new(reason) }
     }
 
-    /// A failure: Warden could not decide.
-    pub fn failed(reason: impl Into<String>) -> HookAnswer {
-        HookAnswer::Failed { reason: HookReason::new(reason) }
+    /// A failure: Warden could not decide, for the cause `code` (X-93).
+    pub fn failed(code: Code, reason: impl Into<String>) -> HookAnswer {
+        HookAnswer::Failed { code, reason: HookReason::new(reason) }
     }
 
-    /// The reason of a failure, if it is one.
-    pub fn failure(&self) -> Option<&str> {
+    /// The failure a rendered failure's text stands for: `code: reason`, the code a snake_case
+    /// word (a code this version does not know is kept, X-30), the reason not blank. `None` for
+    /// any other text: a rendering without its code is not a failure's (X-93).
+    pub fn failed_from_text(text: &str) -> Option<HookAnswer> {
+        let (code, reason) = text.split_once(": ")?;
+        let word = !code.is_empty()
+            && code.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        let reason = HookReason::parse(reason)?;
+        word.then(|| HookAnswer::Failed { code: Code::parse(code), reason })
+    }
+
+    /// A failure as a harness prints it, `code: reason` (the one place the two are composed,
+    /// X-93), if it is one.
+    pub fn failure(&self) -> Option<String> {
         match self {
-            HookAnswer::Failed { reason } => Some(reason.as_str()),
+            HookAnswer::Failed { code, reason } => Some(format!("{code}: {reason}")),
+            HookAnswer::Proceed
+            | HookAnswer::Rewrite { .. }
+            | HookAnswer::Deny { .. }
+            | HookAnswer::Block { .. } => None,
+        }
+    }
+
+    /// The code of a failure, if it is one.
+    pub fn failure_code(&self) -> Option<&Code> {
+        match self {
+            HookAnswer::Failed { code, .. } => Some(code),
             HookAnswer::Proceed
             | HookAnswer::Rewrite { .. }
             | HookAnswer::Deny { .. }
@@ -130,13 +160,13 @@ impl HookAnswer {
         matches!(self, HookAnswer::Proceed | HookAnswer::Rewrite { .. })
     }
 
-    /// The reason of a deny, a block or a failure.
+    /// The reason of a deny, a block or a failure (a failure's without its code).
     pub fn reason(&self) -> Option<&HookReason> {
         match self {
             HookAnswer::Proceed | HookAnswer::Rewrite { .. } => None,
-            HookAnswer::Deny { reason } | HookAnswer::Block { reason } | HookAnswer::Failed { reason } => {
-                Some(reason)
-            }
+            HookAnswer::Deny { reason }
+            | HookAnswer::Block { reason }
+            | HookAnswer::Failed { reason, .. } => Some(reason),
         }
     }
 }
@@ -149,11 +179,34 @@ mod tests {
     #[test]
     fn a_blank_reason_is_replaced_never_rendered_blank() {
         for blank in ["", " ", "\n\t"] {
-            for answer in [HookAnswer::failed(blank), HookAnswer::deny(blank), HookAnswer::block(blank)] {
+            for answer in [
+                HookAnswer::failed(Code::InternalError, blank),
+                HookAnswer::deny(blank),
+                HookAnswer::block(blank),
+            ] {
                 assert_eq!(answer.reason().map(HookReason::as_str), Some(HookReason::MISSING), "{answer:?}");
             }
         }
         assert_eq!(HookReason::parse(" "), None);
         assert_eq!(HookReason::parse("r").map(|r| r.to_string()), Some("r".to_owned()));
+    }
+
+    /// A failure carries its code as a field; only its rendering composes `code: reason`, and
+    /// reading that text back gives the same code and reason (X-93).
+    #[test]
+    fn a_failure_carries_its_code_typed_and_reads_back_from_its_text() {
+        let failed = HookAnswer::failed(Code::StoreCorrupt, "the chain does not verify: x");
+        assert_eq!(failed.failure_code(), Some(&Code::StoreCorrupt));
+        assert_eq!(failed.reason().map(HookReason::as_str), Some("the chain does not verify: x"));
+        assert_eq!(failed.failure().as_deref(), Some("store_corrupt: the chain does not verify: x"));
+        assert_eq!(failed.failure().as_deref().and_then(HookAnswer::failed_from_text), Some(failed));
+        let newer = HookAnswer::failed_from_text("code_of_later: r");
+        assert_eq!(
+            newer.as_ref().and_then(HookAnswer::failure_code),
+            Some(&Code::Other("code_of_later".to_owned()))
+        );
+        for refused in ["no code here", ": r", "Store: r", "store_corrupt: ", "store_corrupt:r", "a b: r"] {
+            assert_eq!(HookAnswer::failed_from_text(refused), None, "{refused:?}");
+        }
     }
 }

@@ -135,9 +135,16 @@ impl SessionStartDecision {
 /// A failure that tells the human every reason, and the quarantine when there is one: the
 /// answer of an event the harness does not hold on (a start, an end).
 fn told(failures: &[HookFailure], cause: Option<&HookFailure>, recorded: Result<(), String>) -> HookAnswer {
-    let mut reasons: Vec<String> = match recorded {
-        Err(e) => vec![HookFailure::unrecorded(&e).describe()],
-        Ok(()) => failures.iter().map(HookFailure::describe).collect(),
+    // The failure's code is its first reason's.
+    let (code, mut reasons): (Code, Vec<String>) = match recorded {
+        Err(e) => {
+            let unrecorded = HookFailure::unrecorded(&e);
+            (unrecorded.code.clone(), vec![unrecorded.describe()])
+        }
+        Ok(()) => (
+            failures.first().map_or(Code::InternalError, |first| first.code.clone()),
+            failures.iter().map(HookFailure::describe).collect(),
+        ),
     };
     if let Some(cause) = cause {
         reasons.push(format!(
@@ -145,7 +152,7 @@ fn told(failures: &[HookFailure], cause: Option<&HookFailure>, recorded: Result<
             cause.code, cause.reason
         ));
     }
-    HookAnswer::failed(reasons.join("\n"))
+    HookAnswer::failed(code, reasons.join("\n"))
 }
 
 /// The session's end decided (H-48).
@@ -371,7 +378,7 @@ mod tests {
             assert_eq!(seen, shape, "{why}");
             let unrecorded = decided.answer(Err("gone".into()));
             assert!(
-                matches!(&unrecorded, HookAnswer::Failed { reason } if reason.as_str().contains("audit_unavailable")),
+                matches!(unrecorded.failure(), Some(text) if text.contains("audit_unavailable")),
                 "{why}: unrecorded: {unrecorded:?}"
             );
         }
@@ -461,7 +468,7 @@ mod tests {
             assert_eq!(seen, shape, "{why}");
             let unrecorded = decided.answer(Err("gone".into()));
             assert!(
-                matches!(&unrecorded, HookAnswer::Failed { reason } if reason.as_str().contains("audit_unavailable")),
+                matches!(unrecorded.failure(), Some(text) if text.contains("audit_unavailable")),
                 "{why}: unrecorded: {unrecorded:?}"
             );
         }

@@ -146,7 +146,7 @@ impl Kernel {
                 .await;
         match (opened.get(), answer) {
             (false, answer) => Pre::Done(answer),
-            (true, HookAnswer::Failed { reason }) if reason.as_str().starts_with("store_unavailable") => {
+            (true, HookAnswer::Failed { code: agentwarden_domain::code::Code::StoreUnavailable, .. }) => {
                 Pre::Store { fallback: None }
             }
             (true, answer) => Pre::Store { fallback: Some(answer) },

@@ -112,7 +112,7 @@ fn denied_naming(answer: &HookAnswer, what: &[&str]) -> bool {
 }
 
 fn failed_naming(answer: &HookAnswer, what: &str) -> bool {
-    matches!(answer, HookAnswer::Failed { reason } if reason.as_str().contains(what))
+    matches!(answer.failure(), Some(text) if text.contains(what))
 }
 
 /// How the situation is set up before the protected write, in one row.

@@ -71,7 +71,7 @@ pub enum RenderingError {
     /// An exit code other than 0 and 2.
     #[error("exit code {0}, not 0 or 2")]
     ExitCode(u8),
-    /// Exit 2 without a reason on stderr, or a blank one.
+    /// Exit 2 without a failure on stderr (`code: reason`), or with a blank reason.
     #[error("exit 2 without a reason")]
     NoReason,
     /// Exit 2 with something on stdout.
@@ -108,8 +108,9 @@ pub trait Rendering: Sized {
     /// The one line of JSON printed on stdout (without its newline), if any: a deny or a block.
     fn stdout(&self) -> Option<String>;
 
-    /// The reason printed on stderr (after `warden: `) with exit 2, if any.
-    fn stderr(&self) -> Option<&str>;
+    /// The failure printed on stderr (after `warden: `) with exit 2, if any: `code: reason`,
+    /// composed here from the failure's fields (X-93).
+    fn stderr(&self) -> Option<String>;
 
     /// The answer whose rendering is exactly (`exit_code`, `stdout`, `stderr`), or why
     /// there is none. Exit 0 with nothing; exit 0 with exactly a deny's or a block's line (the
@@ -155,7 +156,7 @@ impl Rendering for HookAnswer {
         }
     }
 
-    fn stderr(&self) -> Option<&str> {
+    fn stderr(&self) -> Option<String> {
         self.failure()
     }
 
@@ -169,10 +170,9 @@ impl Rendering for HookAnswer {
             (0, None, None) => Ok(HookAnswer::Proceed),
             (0, Some(text), None) => from_stdout(text),
             (HOOK_FAILED, Some(_), _) => Err(RenderingError::StdoutWithExit2),
-            (HOOK_FAILED, None, reason) => reason
-                .and_then(HookReason::parse)
-                .map(|reason| HookAnswer::Failed { reason })
-                .ok_or(RenderingError::NoReason),
+            (HOOK_FAILED, None, reason) => {
+                reason.and_then(HookAnswer::failed_from_text).ok_or(RenderingError::NoReason)
+            }
             (other, _, _) => Err(RenderingError::ExitCode(other)),
         }
     }
@@ -203,6 +203,7 @@ fn from_stdout(text: &str) -> Result<HookAnswer, RenderingError> {
 
 #[cfg(test)]
 mod tests {
+    use agentwarden_domain::code::Code;
     use proptest::prelude::*;
 
     use super::*;
@@ -224,12 +225,12 @@ mod tests {
                 None,
             ),
             (HookAnswer::block("a\nb"), 0, Some(r#"{"decision":"block","reason":"a\nb"}"#), None),
-            (HookAnswer::failed("store_corrupt: x"), HOOK_FAILED, None, Some("store_corrupt: x")),
+            (HookAnswer::failed(Code::StoreCorrupt, "x"), HOOK_FAILED, None, Some("store_corrupt: x")),
         ];
         for (answer, exit_code, stdout, stderr) in rows {
             assert_eq!(answer.exit_code(), exit_code, "{answer:?}");
             assert_eq!(answer.stdout().as_deref(), stdout, "{answer:?}");
-            assert_eq!(answer.stderr(), stderr, "{answer:?}");
+            assert_eq!(answer.stderr().as_deref(), stderr, "{answer:?}");
             assert_eq!(answer.stdout(), untyped_line(&answer), "the bytes of before");
         }
     }
@@ -244,7 +245,7 @@ mod tests {
             (0, None, None, HookAnswer::Proceed),
             (0, Some(deny), None, HookAnswer::deny("r")),
             (0, Some(block), None, HookAnswer::block("r")),
-            (2, None, Some("store_corrupt: x"), HookAnswer::failed("store_corrupt: x")),
+            (2, None, Some("store_corrupt: x"), HookAnswer::failed(Code::StoreCorrupt, "x")),
         ];
         for (exit_code, stdout, stderr, answer) in accepted {
             assert_eq!(from(exit_code, stdout, stderr), Ok(answer));
@@ -341,7 +342,8 @@ mod tests {
             Just(HookAnswer::Proceed),
             reason.prop_map(HookAnswer::deny),
             reason.prop_map(HookAnswer::block),
-            reason.prop_map(HookAnswer::failed),
+            ("[a-z_]{1,16}", reason)
+                .prop_map(|(code, reason)| HookAnswer::failed(Code::parse(&code), reason)),
             (reason, reason, proptest::option::of(0u32..100_000)).prop_map(|(command, reason, timeout)| {
                 let mut input = serde_json::Map::new();
                 input.insert("command".into(), Value::String(command));
@@ -381,7 +383,7 @@ mod tests {
         #[test]
         fn a_rendered_answer_reads_back_as_itself(answer in any_answer()) {
             let stdout = answer.stdout();
-            let read = <HookAnswer as Rendering>::from_rendering(answer.exit_code(), stdout.as_deref(), answer.stderr());
+            let read = <HookAnswer as Rendering>::from_rendering(answer.exit_code(), stdout.as_deref(), answer.stderr().as_deref());
             prop_assert_eq!(read, Ok(answer.clone()));
             prop_assert_eq!(&stdout, &untyped_line(&answer));
             if let Some(line) = stdout {

@@ -26,11 +26,7 @@ impl Harness for ClaudeCode {
     }
 
     fn render(&self, answer: &HookAnswer) -> Rendered {
-        Rendered {
-            exit_code: answer.exit_code(),
-            stdout: answer.stdout(),
-            stderr: answer.stderr().map(str::to_owned),
-        }
+        Rendered { exit_code: answer.exit_code(), stdout: answer.stdout(), stderr: answer.stderr() }
     }
 
     /// A failure's stderr names the hook's process first (`warden: REASON`), as Claude Code

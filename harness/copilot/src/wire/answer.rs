@@ -66,7 +66,7 @@ pub fn render(answer: &HookAnswer) -> Rendered {
         HookAnswer::Deny { reason } => (0, Some(deny_line(reason)), None),
         HookAnswer::Rewrite { .. } => (0, Some(deny_line(&HookReason::new(NO_REWRITE))), None),
         HookAnswer::Block { reason } => (0, Some(block_line(reason)), None),
-        HookAnswer::Failed { reason } => (HOOK_FAILED, None, Some(reason.as_str().to_owned())),
+        HookAnswer::Failed { .. } => (HOOK_FAILED, None, answer.failure()),
     };
     Rendered { exit_code, stdout, stderr }
 }
@@ -84,10 +84,7 @@ pub fn read_back(
         (0, None, None) => Ok(HookAnswer::Proceed),
         (0, Some(text), None) => from_stdout(text),
         (HOOK_FAILED, Some(_), _) => Err(RenderingError::StdoutWithExit2),
-        (HOOK_FAILED, None, reason) => reason
-            .and_then(HookReason::parse)
-            .map(|reason| HookAnswer::Failed { reason })
-            .ok_or(RenderingError::NoReason),
+        (HOOK_FAILED, None, reason) => reason.and_then(HookAnswer::failed_from_text).ok_or(RenderingError::NoReason),
         (other, _, _) => Err(RenderingError::ExitCode(other)),
     }
 }
@@ -117,6 +114,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use agentwarden_domain::code::Code;
 
     /// The bytes Copilot was seen to obey, for each answer.
     #[test]
@@ -134,8 +132,11 @@ mod tests {
         );
         let block = render(&HookAnswer::block("go on"));
         assert_eq!(block.stdout.as_deref(), Some(r#"{"decision":"block","reason":"go on"}"#));
-        let failed = render(&HookAnswer::failed("store"));
-        assert_eq!((failed.exit_code, failed.stdout, failed.stderr.as_deref()), (2, None, Some("store")));
+        let failed = render(&HookAnswer::failed(Code::StoreUnavailable, "store"));
+        assert_eq!(
+            (failed.exit_code, failed.stdout, failed.stderr.as_deref()),
+            (2, None, Some("store_unavailable: store"))
+        );
         assert_eq!(render(&HookAnswer::Proceed), Rendered { exit_code: 0, stdout: None, stderr: None });
     }
 
@@ -176,7 +177,8 @@ mod tests {
             Just(HookAnswer::Proceed),
             reason.prop_map(HookAnswer::deny),
             reason.prop_map(HookAnswer::block),
-            reason.prop_map(HookAnswer::failed),
+            ("[a-z_]{1,16}", reason)
+                .prop_map(|(code, reason)| HookAnswer::failed(Code::parse(&code), reason)),
         ]
     }
 

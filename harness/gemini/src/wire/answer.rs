@@ -41,6 +41,7 @@ pub fn read_back(
 
 #[cfg(test)]
 mod tests {
+    use agentwarden_domain::code::Code;
     use agentwarden_domain::sessions::HookReason;
     use proptest::prelude::*;
     use serde_json::json;
@@ -65,9 +66,12 @@ mod tests {
                 r#"{"decision":"allow","systemMessage":"confined to src/","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"'/usr/bin/warden-confine' 'v1;…' 'echo a'","description":"d"}}}"#
             )
         );
-        for answer in
-            [HookAnswer::Proceed, HookAnswer::deny("no"), HookAnswer::block("b"), HookAnswer::failed("f")]
-        {
+        for answer in [
+            HookAnswer::Proceed,
+            HookAnswer::deny("no"),
+            HookAnswer::block("b"),
+            HookAnswer::failed(Code::InternalError, "f"),
+        ] {
             assert_eq!(render(&answer), exit_two::render(&answer), "{answer:?}");
         }
     }
@@ -101,7 +105,8 @@ mod tests {
             Just(HookAnswer::Proceed),
             reason.prop_map(HookAnswer::deny),
             reason.prop_map(HookAnswer::block),
-            reason.prop_map(HookAnswer::failed),
+            ("[a-z_]{1,16}", reason)
+                .prop_map(|(code, reason)| HookAnswer::failed(Code::parse(&code), reason)),
             (input, "(?s).{1,64}").prop_filter_map("a reason that is not blank", |(input, reason)| {
                 let map: Map<String, Value> = input.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
                 HookReason::parse(&reason).map(|_| HookAnswer::rewrite(map, reason))
