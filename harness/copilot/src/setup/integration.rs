@@ -65,8 +65,10 @@ impl Integration for Doctor {
         match code {
             Some(0) => {
                 let answer: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-                let decision = answer.pointer("/hookSpecificOutput/permissionDecision").and_then(Value::as_str);
-                let reason = answer.pointer("/hookSpecificOutput/permissionDecisionReason").and_then(Value::as_str);
+                let decision =
+                    answer.pointer("/hookSpecificOutput/permissionDecision").and_then(Value::as_str);
+                let reason =
+                    answer.pointer("/hookSpecificOutput/permissionDecisionReason").and_then(Value::as_str);
                 match decision {
                     Some("deny") => CanaryAnswer::Denied(reason.unwrap_or("").to_owned()),
                     _ => CanaryAnswer::LetThrough,

@@ -84,7 +84,9 @@ pub fn read_back(
         (0, None, None) => Ok(HookAnswer::Proceed),
         (0, Some(text), None) => from_stdout(text),
         (HOOK_FAILED, Some(_), _) => Err(RenderingError::StdoutWithExit2),
-        (HOOK_FAILED, None, reason) => reason.and_then(HookAnswer::failed_from_text).ok_or(RenderingError::NoReason),
+        (HOOK_FAILED, None, reason) => {
+            reason.and_then(HookAnswer::failed_from_text).ok_or(RenderingError::NoReason)
+        }
         (other, _, _) => Err(RenderingError::ExitCode(other)),
     }
 }
