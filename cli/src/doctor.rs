@@ -38,9 +38,11 @@ pub(super) struct DoctorArgs {
     /// with `--harness gemini`, the system settings instead of `/etc/gemini-cli/settings.json`.
     #[arg(long, value_name = "FILE")]
     managed: Vec<PathBuf>,
-    /// The harness whose installed hooks are checked (C-10).
-    #[arg(long, value_name = "NAME", default_value = "claude-code", value_parser = ["claude-code", "codex", "gemini", "copilot"])]
-    harness: String,
+    /// The harness whose installed hooks are checked (C-10) [default: every harness whose
+    /// Warden hooks are installed for the project, each in turn; when none is, the first of the
+    /// values, whose checks name the hooks missing] (N-18).
+    #[arg(long, value_name = "NAME", value_parser = super::integrations::names())]
+    harness: Option<String>,
     /// With `--harness codex`: Codex's home, where the project must be trusted [default:
     /// `$CODEX_HOME`, else `~/.codex`].
     #[arg(id = "codex_home", long = "codex-home", value_name = "DIR")]
@@ -114,6 +116,11 @@ pub(super) fn trusted(args: &DoctorArgs, given: &Given) -> Result<Trusted, Failu
     super::trust::resolve(given, config.as_ref(), true)
 }
 
+/// `warden doctor`: the harness `--harness` names, else every harness whose Warden hooks are
+/// installed for the project, one after the other, each under its name, and Claude Code's
+/// checks when none is (they say the hooks are missing). One harness prints as it always did;
+/// with several, each one's findings follow a line naming it, and `--json` prints one object
+/// with each harness's (N-18). The exit is 0 only when every harness checked is healthy.
 pub(super) async fn doctor(
     args: DoctorArgs,
     store: &Path,
@@ -126,7 +133,71 @@ pub(super) async fn doctor(
     };
     let project = std::fs::canonicalize(&project)
         .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
-    let harness = super::integrations::by_name(&args.harness);
+    let harnesses = match &args.harness {
+        Some(name) => vec![super::integrations::by_name(name)],
+        None => {
+            let config_path =
+                args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE));
+            let installed =
+                super::integrations::installed(&project, &config_path, &args.managed, &args.harness_home);
+            if installed.is_empty() { vec![super::integrations::by_name("")] } else { installed }
+        }
+    };
+    let mut reports = Vec::new();
+    for harness in &harnesses {
+        reports.push((*harness, checked(*harness, &args, &project, store, trusted_server).await?));
+    }
+    let healthy = reports.iter().all(|(_, checks)| checks.iter().all(|c| c.ok));
+    let [(_, checks)] = reports.as_slice() else {
+        if args.json {
+            let each: Vec<_> = reports
+                .iter()
+                .map(|(harness, checks)| {
+                    json!({"harness": harness.command(), "healthy": checks.iter().all(|c| c.ok), "checks": checks})
+                })
+                .collect();
+            writeln!(out, "{}", json!({"healthy": healthy, "harnesses": each}))?;
+        } else {
+            for (harness, checks) in &reports {
+                writeln!(out, "== {} (`--harness {}`)", harness.name(), harness.command())?;
+                print_checks(checks, out)?;
+            }
+        }
+        return Ok(if healthy { EXIT_OK } else { EXIT_NO });
+    };
+    if args.json {
+        writeln!(out, "{}", json!({"healthy": healthy, "checks": checks}))?;
+    } else {
+        print_checks(checks, out)?;
+    }
+    Ok(if healthy { EXIT_OK } else { EXIT_NO })
+}
+
+/// Each finding as a line, its fix under it.
+fn print_checks(checks: &[Check], out: &mut dyn Write) -> std::io::Result<()> {
+    for c in checks {
+        let mark = match (c.ok, &c.fix) {
+            (true, None) => "ok  ",
+            (true, Some(_)) => "warn",
+            (false, _) => "FAIL",
+        };
+        writeln!(out, "{mark}  {}: {}", c.check, c.detail)?;
+        if let Some(fix) = &c.fix {
+            writeln!(out, "      fix: {fix}")?;
+        }
+    }
+    Ok(())
+}
+
+/// What `warden doctor` finds of `harness` in `project`.
+async fn checked(
+    harness: &'static dyn agentwarden_doctor::Integration,
+    args: &DoctorArgs,
+    project: &Path,
+    store: &Path,
+    trusted_server: Option<&Server>,
+) -> Result<Vec<Check>, Failure> {
+    let project = project.to_path_buf();
     let mut checks = Vec::new();
     let config_path = args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE));
     let entries =
@@ -217,23 +288,7 @@ pub(super) async fn doctor(
         let timeout = super::integrations::DEFAULT_DEADLINE_MS / 1000;
         agentwarden_doctor::canary(harness, &project, &entries, &var, probe, timeout, &mut checks);
     }
-    let healthy = checks.iter().all(|c| c.ok);
-    if args.json {
-        writeln!(out, "{}", json!({"healthy": healthy, "checks": checks}))?;
-    } else {
-        for c in &checks {
-            let mark = match (c.ok, &c.fix) {
-                (true, None) => "ok  ",
-                (true, Some(_)) => "warn",
-                (false, _) => "FAIL",
-            };
-            writeln!(out, "{mark}  {}: {}", c.check, c.detail)?;
-            if let Some(fix) = &c.fix {
-                writeln!(out, "      fix: {fix}")?;
-            }
-        }
-    }
-    Ok(if healthy { EXIT_OK } else { EXIT_NO })
+    Ok(checks)
 }
 
 #[cfg(test)]

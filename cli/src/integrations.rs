@@ -23,6 +23,76 @@ pub(crate) fn by_name(name: &str) -> &'static dyn Integration {
     ALL.into_iter().find(|harness| harness.command() == name).unwrap_or(DEFAULT)
 }
 
+/// The names `--harness` takes, in the registry's order.
+pub(crate) fn names() -> [&'static str; ALL.len()] {
+    ALL.map(|harness| harness.command())
+}
+
+/// The harnesses whose Warden hooks are installed for `project` (each reads its own places, as
+/// `doctor` checks them), in the registry's order (N-18).
+pub(crate) fn installed(
+    project: &std::path::Path,
+    config_path: &std::path::Path,
+    managed: &[std::path::PathBuf],
+    home: &Option<std::path::PathBuf>,
+) -> Vec<&'static dyn Integration> {
+    ALL.into_iter()
+        .filter(|harness| {
+            // Only whether it finds lines counts here: its findings are made again when it is checked.
+            let mut scratch = Vec::new();
+            !harness.installed(project, config_path, managed, home.clone(), &mut scratch).is_empty()
+        })
+        .collect()
+}
+
+/// Each harness whose signs are found, in the project or in `home`, with what was found
+/// (`` `.claude` in the project ``), in the registry's order (N-18). A sign is a path that exists
+/// as anything (its link not followed): the answer only chooses what `init` offers to set up.
+pub(crate) fn found(
+    project: &std::path::Path,
+    home: Option<&std::path::Path>,
+) -> Vec<(&'static dyn Integration, Vec<String>)> {
+    ALL.into_iter()
+        .filter_map(|harness| {
+            let signs = harness.signs();
+            let exists = |path: std::path::PathBuf| path.symlink_metadata().is_ok();
+            let mut seen: Vec<String> = signs
+                .project
+                .iter()
+                .filter(|sign| exists(project.join(sign)))
+                .map(|sign| format!("`{sign}` in the project"))
+                .collect();
+            if let Some(home) = home {
+                seen.extend(
+                    signs
+                        .home
+                        .iter()
+                        .filter(|sign| exists(home.join(sign)))
+                        .map(|sign| format!("`~/{sign}`")),
+                );
+            }
+            (!seen.is_empty()).then_some((harness, seen))
+        })
+        .collect()
+}
+
+/// Every harness's signs, as a refusal names them.
+pub(crate) fn signs_said() -> String {
+    ALL.iter()
+        .map(|harness| {
+            let signs = harness.signs();
+            let each: Vec<String> = signs
+                .project
+                .iter()
+                .map(|sign| format!("`{sign}`"))
+                .chain(signs.home.iter().map(|sign| format!("`~/{sign}`")))
+                .collect();
+            format!("{}: {}", harness.name(), each.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
 /// default timeout (H-10).
 pub(crate) const DEFAULT_DEADLINE_MS: u64 = agentwarden_claude_code::setup::line::DEFAULT_DEADLINE_MS;

@@ -133,9 +133,9 @@ enum Command {
     Release(release::ReleaseArgs),
     /// Set up a harness (`warden init claude-code`, `codex`, `gemini` or `copilot`): merge Warden's hooks
     /// into its settings (or write a managed form for an administrator) and add the guard's own
-    /// files to the protected paths.
-    #[command(subcommand)]
-    Init(setup::InitCommand),
+    /// files to the protected paths. With no harness named, every harness the project or your
+    /// home shows is used, each as its own `init` would.
+    Init(setup::InitArgs),
     /// Check a harness's setup (`--harness claude-code`, `codex`, `gemini` or `copilot`: its installed hooks,
     /// run on a canary spawn), the persona and agent files, the manifests, the store, the seal
     /// and the approvals; say what to fix. Exit 0 when all is well, 1 otherwise.
@@ -528,7 +528,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
         }
         Command::Approve(args) => hook::approve(args, |config| stores.open(config, true), out).await,
         Command::Revoke(args) => hook::revoke(args, |config| stores.open(config, true), out).await,
-        Command::Init(command) => setup::init(command, &given, cli.lock_timeout_ms, out),
+        Command::Init(args) => setup::init_args(args, &given, cli.lock_timeout_ms, out),
         Command::Serve(args) => serve::serve(args, &given, &stores, out).await,
         Command::Status(args) => client::status(args, trusted.server.as_ref(), out),
         Command::Witness(command) => witness::run(command, out).await,

@@ -148,6 +148,72 @@ impl ByPath {
     }
 }
 
+/// `warden init [HARNESS]`: one harness by name, or, with none, every harness the project or the
+/// user's home shows is used (N-18).
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub(super) struct InitArgs {
+    #[command(subcommand)]
+    command: Option<InitCommand>,
+    /// With no harness named: the project's root directory [default: the nearest directory, from
+    /// here upward, with an `agentwarden.toml` (N-1), else this one].
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// With no harness named: the `warden` binary the hooks run (default: this one).
+    #[arg(long, value_name = "PATH")]
+    warden: Option<PathBuf>,
+}
+
+/// `warden init` with no harness named: each harness whose signs (its folder in the project or
+/// in the user's home, N-18) are found is installed as `warden init HARNESS --project DIR` would
+/// install it, in the registry's order, each under a line saying what was found. Only what each
+/// harness's own `init` writes by default is written — the project's files, and what that
+/// harness needs to load them (Codex's trust of the project) — never a managed or user-level
+/// form, which a human asks for by name. None found is a refusal naming the commands; the first
+/// harness whose `init` refuses stops the rest, and its refusal is the command's.
+pub(super) fn init_args(
+    args: InitArgs,
+    given: &super::trust::Given,
+    lock_ms: u64,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    use clap::FromArgMatches;
+    if let Some(command) = args.command {
+        return init(command, given, lock_ms, out);
+    }
+    let project = match args.project {
+        Some(project) => project,
+        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+    };
+    let found = super::integrations::found(&project, std::env::home_dir().as_deref());
+    if found.is_empty() {
+        let names = super::integrations::names();
+        return Err(Failure::usage(format!(
+            "no harness is used in `{}` or in your home (none of {}); name the one to set up: warden init {}",
+            project.display(),
+            super::integrations::signs_said(),
+            names.join("|")
+        )));
+    }
+    for (harness, seen) in found {
+        writeln!(out, "== {}: found {}", harness.name(), seen.join(", "))?;
+        let mut argv: Vec<std::ffi::OsString> = vec!["init".into(), harness.command().into()];
+        argv.extend(["--project".into(), project.clone().into_os_string()]);
+        if let Some(warden) = &args.warden {
+            argv.extend(["--warden".into(), warden.clone().into_os_string()]);
+        }
+        let command = InitCommand::augment_subcommands(clap::Command::new("init"))
+            .try_get_matches_from(argv)
+            .and_then(|matches| InitCommand::from_arg_matches(&matches))
+            .map_err(|e| Failure::usage(format!("`{}`: {e}", harness.init())))?;
+        let code = init(command, given, lock_ms, out)?;
+        if code != EXIT_OK {
+            return Ok(code);
+        }
+    }
+    Ok(EXIT_OK)
+}
+
 #[derive(Debug, Subcommand)]
 pub(super) enum InitCommand {
     /// Merge Warden's hook entries into `.claude/settings.json` (other keys are kept), and add

@@ -2906,12 +2906,20 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init)
-            opts="-h --store --server --server-uid --fsync --lock-timeout-ms --help claude-code codex gemini copilot help"
+            opts="-h --project --warden --store --server --server-uid --fsync --lock-timeout-ms --help claude-code codex gemini copilot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warden)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

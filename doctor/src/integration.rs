@@ -34,6 +34,16 @@ pub enum EnvFile {
     Settings(PathBuf),
 }
 
+/// The paths whose presence shows a harness is used: relative to the project, and to the user's
+/// home (N-18).
+#[derive(Clone, Copy, Debug)]
+pub struct Signs {
+    /// Relative to the project's root (`.claude`).
+    pub project: &'static [&'static str],
+    /// Relative to the user's home (`.codex`).
+    pub home: &'static [&'static str],
+}
+
 /// One harness as `warden doctor` checks it (N-15): each integration crate implements it once,
 /// the command line's registry lists them.
 pub trait Integration: Sync {
@@ -48,6 +58,10 @@ pub trait Integration: Sync {
 
     /// What its integration says of it to the kernel: its words and its configuration section.
     fn profile(&self) -> HarnessProfile;
+
+    /// Where a project and a user's home show the harness is used, relative to each: what
+    /// `warden init` with no harness named looks for (N-18).
+    fn signs(&self) -> Signs;
 
     /// Its `warden init` command.
     fn init(&self) -> String {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line};
+use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line, Signs};
 use agentwarden_domain::sessions::HarnessProfile;
 
 use super::{canary, installed, settings};
@@ -19,6 +19,10 @@ impl Integration for Doctor {
 
     fn name(&self) -> &'static str {
         "Claude Code"
+    }
+
+    fn signs(&self) -> Signs {
+        Signs { project: &[".claude", "CLAUDE.md"], home: &[".claude", ".claude.json"] }
     }
 
     fn guide(&self) -> &'static str {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line};
+use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line, Signs};
 use agentwarden_domain::sessions::HarnessProfile;
 
 use super::{canary, config, installed};
@@ -20,6 +20,10 @@ impl Integration for Doctor {
 
     fn name(&self) -> &'static str {
         "Codex"
+    }
+
+    fn signs(&self) -> Signs {
+        Signs { project: &[".codex"], home: &[".codex"] }
     }
 
     fn guide(&self) -> &'static str {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line};
+use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line, Signs};
 use agentwarden_domain::sessions::HarnessProfile;
 use serde_json::Value;
 
@@ -20,6 +20,13 @@ impl Integration for Doctor {
 
     fn name(&self) -> &'static str {
         "Copilot CLI"
+    }
+
+    fn signs(&self) -> Signs {
+        Signs {
+            project: &[".github/copilot", ".github/hooks", ".github/copilot-instructions.md"],
+            home: &[".copilot"],
+        }
     }
 
     fn guide(&self) -> &'static str {

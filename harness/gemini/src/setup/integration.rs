@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line};
+use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line, Signs};
 use agentwarden_domain::sessions::{HarnessProfile, HookAnswer};
 
 use super::{canary, installed, settings};
@@ -21,6 +21,10 @@ impl Integration for Doctor {
 
     fn name(&self) -> &'static str {
         "Gemini CLI"
+    }
+
+    fn signs(&self) -> Signs {
+        Signs { project: &[".gemini", "GEMINI.md"], home: &[".gemini"] }
     }
 
     fn guide(&self) -> &'static str {
