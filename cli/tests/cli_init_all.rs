@@ -6,7 +6,7 @@
 
 #![expect(
     clippy::unwrap_used,
-    clippy::panic,
+    clippy::indexing_slicing,
     reason = "test code: a failed unwrap or index is a failed test"
 )]
 
