@@ -691,8 +691,23 @@ fn gemini_cli(o: &Options) -> Result<Rows, String> {
 // ----- Copilot CLI -------------------------------------------------------------------------
 
 fn copilot_cli(o: &Options) -> Result<Rows, String> {
-    // Warden does not confine Copilot's calls (H-68): under `required` they would be denied.
-    let arms: Vec<Arm> = o.arms().into_iter().filter(|arm| *arm != Arm::Confined).collect();
+    // Warden does not confine Copilot's calls (H-68): under `required` they would be denied. A
+    // baseline build older than the Copilot integration has no arm here, said so.
+    let baseline_knows = o.baseline.is_some()
+        && Command::new(o.warden(Arm::Baseline))
+            .args(["init", "copilot", "--help"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+    if o.baseline.is_some() && !baseline_knows {
+        println!("\nthe baseline build has no `init copilot`: Copilot CLI's rows are without it");
+    }
+    let arms: Vec<Arm> = o
+        .arms()
+        .into_iter()
+        .filter(|arm| *arm != Arm::Confined && (*arm != Arm::Baseline || baseline_knows))
+        .collect();
     // The example, its planner's manifest granting `Bash(echo:*)`, set up by the arm's build.
     let projects: Vec<CopilotProject> = arms
         .iter()
