@@ -371,53 +371,24 @@ trait Governed {
     fn git(&self, args: &[&str]) -> String;
 }
 
-impl Governed for Project {
-    fn root(&self) -> &Path {
-        &self.root
-    }
-    fn warden_ok(&self, args: &[&str]) -> String {
-        Project::warden_ok(self, args)
-    }
-    fn git(&self, args: &[&str]) -> String {
-        Project::git(self, args)
-    }
+/// The same three verbs, each the project type's own method of that name.
+macro_rules! governed {
+    ($($project:ty),*) => {$(
+        impl Governed for $project {
+            fn root(&self) -> &Path {
+                &self.root
+            }
+            fn warden_ok(&self, args: &[&str]) -> String {
+                <$project>::warden_ok(self, args)
+            }
+            fn git(&self, args: &[&str]) -> String {
+                <$project>::git(self, args)
+            }
+        }
+    )*};
 }
 
-impl Governed for CodexProject {
-    fn root(&self) -> &Path {
-        &self.root
-    }
-    fn warden_ok(&self, args: &[&str]) -> String {
-        CodexProject::warden_ok(self, args)
-    }
-    fn git(&self, args: &[&str]) -> String {
-        CodexProject::git(self, args)
-    }
-}
-
-impl Governed for CopilotProject {
-    fn root(&self) -> &Path {
-        &self.root
-    }
-    fn warden_ok(&self, args: &[&str]) -> String {
-        CopilotProject::warden_ok(self, args)
-    }
-    fn git(&self, args: &[&str]) -> String {
-        CopilotProject::git(self, args)
-    }
-}
-
-impl Governed for GeminiProject {
-    fn root(&self) -> &Path {
-        &self.root
-    }
-    fn warden_ok(&self, args: &[&str]) -> String {
-        GeminiProject::warden_ok(self, args)
-    }
-    fn git(&self, args: &[&str]) -> String {
-        GeminiProject::git(self, args)
-    }
-}
+governed!(Project, CodexProject, CopilotProject, GeminiProject);
 
 /// A project already set up and sealed, with `[confine]` as `arm` says for Warden's arms,
 /// committed and sealed again.
