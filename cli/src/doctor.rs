@@ -39,7 +39,7 @@ pub(super) struct DoctorArgs {
     #[arg(long, value_name = "FILE")]
     managed: Vec<PathBuf>,
     /// The harness whose installed hooks are checked (C-10) [default: every harness whose
-    /// Warden hooks are installed for the project, each in turn; when none is, the first of the
+    /// Warden hooks are installed for the project or whose folder the project holds, each in turn; when none is, the first of the
     /// values, whose checks name the hooks missing] (N-18).
     #[arg(long, value_name = "NAME", value_parser = super::integrations::names())]
     harness: Option<String>,
@@ -117,7 +117,7 @@ pub(super) fn trusted(args: &DoctorArgs, given: &Given) -> Result<Trusted, Failu
 }
 
 /// `warden doctor`: the harness `--harness` names, else every harness whose Warden hooks are
-/// installed for the project, one after the other, each under its name, and Claude Code's
+/// installed for the project or whose folder the project holds (N-18), one after the other, each under its name, and Claude Code's
 /// checks when none is (they say the hooks are missing). One harness prints as it always did;
 /// with several, each one's findings follow a line naming it, and `--json` prints one object
 /// with each harness's (N-18). The exit is 0 only when every harness checked is healthy.
@@ -139,7 +139,7 @@ pub(super) async fn doctor(
             let config_path =
                 args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE));
             let installed =
-                super::integrations::installed(&project, &config_path, &args.managed, &args.harness_home);
+                super::integrations::in_use(&project, &config_path, &args.managed, &args.harness_home);
             if installed.is_empty() { vec![super::integrations::by_name("")] } else { installed }
         }
     };

@@ -28,9 +28,27 @@ pub(crate) fn names() -> [&'static str; ALL.len()] {
     ALL.map(|harness| harness.command())
 }
 
+/// The harnesses `warden doctor` checks when none is named: each whose Warden hooks are
+/// installed for `project` (each reads its own places, as `doctor` checks them), and each the
+/// project shows is used although its hooks are not (removing a harness's hooks must not take
+/// it out of the check: it is checked, and fails, N-18), in the registry's order.
+pub(crate) fn in_use(
+    project: &std::path::Path,
+    config_path: &std::path::Path,
+    managed: &[std::path::PathBuf],
+    home: &Option<std::path::PathBuf>,
+) -> Vec<&'static dyn Integration> {
+    let shown: Vec<&str> = found(project, None).iter().map(|(harness, _)| harness.command()).collect();
+    let hooked: Vec<&str> =
+        installed(project, config_path, managed, home).iter().map(|harness| harness.command()).collect();
+    ALL.into_iter()
+        .filter(|harness| shown.contains(&harness.command()) || hooked.contains(&harness.command()))
+        .collect()
+}
+
 /// The harnesses whose Warden hooks are installed for `project` (each reads its own places, as
 /// `doctor` checks them), in the registry's order (N-18).
-pub(crate) fn installed(
+fn installed(
     project: &std::path::Path,
     config_path: &std::path::Path,
     managed: &[std::path::PathBuf],

@@ -107,6 +107,18 @@ fn init_with_no_harness_installs_each_one_the_project_shows_and_doctor_checks_ea
         "{report}"
     );
 
+    // Hooks removed from one harness do not take it out of the check: it is still checked, and
+    // fails (N-18).
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    settings.as_object_mut().unwrap().remove("hooks");
+    std::fs::write(p.root.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let out = warden(&p, &["doctor", "--project", &root]);
+    let said = text(&out);
+    assert!(said.contains("== Claude Code (`--harness claude-code`)"), "{said}");
+    assert_eq!(out.status.code(), Some(1), "{said}");
+
     // One harness named: its checks alone, printed as they always were.
     let out = warden(&p, &["doctor", "--project", &root, "--harness", "gemini"]);
     assert!(!text(&out).contains("== "), "{}", text(&out));

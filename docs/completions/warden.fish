@@ -520,7 +520,7 @@ complete -c warden -n "__fish_warden_using_subcommand init; and __fish_seen_subc
 complete -c warden -n "__fish_warden_using_subcommand doctor" -l project -d 'The project\'s root directory [default: the nearest directory, from here upward, with an `agentwarden.toml` (N-1), else this one]' -r -F
 complete -c warden -n "__fish_warden_using_subcommand doctor" -l config -d 'The configuration (default: `agentwarden.toml` in the project)' -r -F
 complete -c warden -n "__fish_warden_using_subcommand doctor" -l managed -d 'A managed-settings file to read instead of `/etc/claude-code/managed-settings.json` and `/etc/claude-code/managed-settings.d/*.json` (repeatable, in merge order); with `--harness codex`, the managed requirements instead of `/etc/codex/requirements.toml`; with `--harness gemini`, the system settings instead of `/etc/gemini-cli/settings.json`' -r -F
-complete -c warden -n "__fish_warden_using_subcommand doctor" -l harness -d 'The harness whose installed hooks are checked (C-10) [default: every harness whose Warden hooks are installed for the project, each in turn; when none is, the first of the values, whose checks name the hooks missing] (N-18)' -r -f -a "claude-code\t''
+complete -c warden -n "__fish_warden_using_subcommand doctor" -l harness -d 'The harness whose installed hooks are checked (C-10) [default: every harness whose Warden hooks are installed for the project or whose folder the project holds, each in turn; when none is, the first of the values, whose checks name the hooks missing] (N-18)' -r -f -a "claude-code\t''
 codex\t''
 gemini\t''
 copilot\t''"
