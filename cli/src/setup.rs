@@ -311,8 +311,13 @@ pub(super) enum InitCommand {
         /// Write the hooks to the user's hooks folder (`$COPILOT_HOME/hooks/agentwarden.json`,
         /// else `~/.copilot/hooks/agentwarden.json`), which Copilot loads in every project with no
         /// trust step, instead of the project's `.github/hooks`.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "managed")]
         user: bool,
+        /// Write Warden's hooks as a managed plugin to DIR (its `managed-settings.json`, merged,
+        /// and `agentwarden-marketplace/`), for an administrator to install as
+        /// `/etc/github-copilot`: Copilot then runs them for every user (H-75).
+        #[arg(long, value_name = "DIR")]
+        managed: Option<PathBuf>,
         /// The global `--server`: install the thin client of the resident service at this
         /// socket (`warden serve`) (V-67).
         #[arg(skip)]
@@ -597,7 +602,7 @@ pub(super) fn init(
             };
             init_by_path(args, plan, out)
         }
-        InitCommand::Copilot { project, warden, timeout, user, .. } => {
+        InitCommand::Copilot { project, warden, timeout, user, managed, .. } => {
             use agentwarden_copilot::setup::{hooks::PROTECTED_FILES, install::install, line};
             init_trusted(project.as_deref(), given)?;
             let args = ByPathArgs {
@@ -611,8 +616,11 @@ pub(super) fn init(
                 files: ("Copilot CLI's hooks and settings", &PROTECTED_FILES),
                 line: line::hook_command,
             };
-            let plan = |project: &Path, command: &str, read: Read<'_>| {
-                install(project, user, command, timeout, read)
+            let plan = |project: &Path, command: &str, read: Read<'_>| match &managed {
+                Some(dir) => {
+                    agentwarden_copilot::setup::managed::install(dir, project, command, timeout, read)
+                }
+                None => install(project, user, command, timeout, read),
             };
             init_by_path(args, plan, out)
         }

@@ -3040,7 +3040,7 @@ _warden() {
             return 0
             ;;
         warden__subcmd__init__subcmd__copilot)
-            opts="-h --project --warden --timeout --user --store --server --server-uid --fsync --lock-timeout-ms --help"
+            opts="-h --project --warden --timeout --user --managed --store --server --server-uid --fsync --lock-timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3055,6 +3055,10 @@ _warden() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --managed)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -189,3 +189,121 @@ fn a_failing_warden_blocks_the_call() {
     run(&project, &api, "MAINMARK go", HookRoute::Command(lenient.display().to_string()));
     assert!(project.read("src/lenient.rs").is_some(), "exit 0 with garbage lets the call run");
 }
+
+/// A Warden that cannot answer in time answers no at its own deadline, before Copilot's
+/// timeout (H-69): the store held locked by another process, and a line whose lock wait (60 s)
+/// outlasts Copilot's `timeoutSec` (30 s) but whose `--deadline-ms` (4 s) does not. Were the
+/// deadline not kept, Copilot would kill the hook at 30 s and run the call. The same line with
+/// the store free lets the call run (the line itself is sound); a hook that outlasts its
+/// `timeoutSec` is killed and the call runs — what the deadline is there to prevent.
+#[test]
+#[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
+fn a_warden_past_its_deadline_blocks_the_call() {
+    let project = CopilotProject::setup(&tools());
+    let line = project.installed_line();
+    let (Some(lock), Some(deadline)) = (line.find("--lock-timeout-ms "), line.find("--deadline-ms ")) else {
+        panic!("the line names its lock wait and deadline: {line}")
+    };
+    let number_end = |at: usize, flag: &str| {
+        let start = at + flag.len();
+        start + line[start..].find(' ').unwrap_or(line.len() - start)
+    };
+    let (lock_end, deadline_end) =
+        (number_end(lock, "--lock-timeout-ms "), number_end(deadline, "--deadline-ms "));
+    let slow = format!(
+        "{}--lock-timeout-ms 60000{}--deadline-ms 4000{}",
+        &line[..lock],
+        &line[lock_end..deadline],
+        &line[deadline_end..]
+    );
+    let create = |name: &str| {
+        let path = project.root.join(name).display().to_string();
+        start(Script::new().agent("MAINMARK", vec![Turn::create(&path, "x\n")]))
+    };
+    // The store free: the slow line allows an ordinary call.
+    let api = create("src/free.rs");
+    run(&project, &api, "MAINMARK go", HookRoute::Command(slow.clone()));
+    assert!(
+        project.read("src/free.rs").is_some(),
+        "the line allows when the store is free: {:?}",
+        api.tool_results()
+    );
+    // The store locked by another process for longer than Copilot waits.
+    let mut holder = std::process::Command::new("flock")
+        .args(["-x", ".agentwarden/audit/db", "sleep", "300"])
+        .current_dir(&project.root)
+        .spawn()
+        .expect("start flock");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let api = create("src/locked.rs");
+    let outcome = run(&project, &api, "MAINMARK go", HookRoute::Command(slow));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(project.read("src/locked.rs"), None, "refused within the deadline, in {:?}", outcome.elapsed);
+    assert_eq!(refused(&api).len(), 1, "{:?}", api.tool_results());
+    // A hook that outlasts its `timeoutSec`: Copilot kills it and runs the call.
+    let api = create("src/overstayed.rs");
+    run(&project, &api, "MAINMARK go", HookRoute::Timed("sleep 20; exit 2".into(), 2));
+    assert!(project.read("src/overstayed.rs").is_some(), "Copilot ran the call past the hook's timeout");
+}
+
+/// The managed form (H-75): `warden init copilot --managed DIR`, and DIR as
+/// `/etc/github-copilot` for the run only (a mount namespace; root), with no Warden hook in the
+/// project nor the user's home: a protected write is refused, and still when the user's
+/// settings say `disableAllHooks: true`. With `allowManagedHooksOnly: true` added to the
+/// managed settings Copilot runs no hook at all, the managed plugin's included, and the write
+/// happens (H-76): what `init` refuses to write and doctor fails.
+#[test]
+#[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
+fn root_only_the_managed_plugin_governs_the_session() {
+    let project = CopilotProject::setup(&tools());
+    let managed = project.scratch().join("managed");
+    let (warden, root) = (project.tools.warden.display().to_string(), project.root.display().to_string());
+    project.warden_ok(&[
+        "init",
+        "copilot",
+        "--managed",
+        &managed.display().to_string(),
+        "--project",
+        &root,
+        "--warden",
+        &warden,
+    ]);
+    let before = project.read("okrs/q4.md");
+    let target = project.root.join("okrs/q4.md").display().to_string();
+    let script = || {
+        Script::new().agent(
+            "MAINMARK",
+            vec![Turn::call(
+                "edit",
+                serde_json::json!({"path": target, "old_str": "Q4", "new_str": "Q4 rewritten"}),
+            )],
+        )
+    };
+    let options =
+        CopilotRun { route: HookRoute::None, managed: Some(managed.clone()), ..CopilotRun::default() };
+    let governed = |why: &str| {
+        let api = start(script());
+        let outcome = project.run(&api, "MAINMARK go", &options);
+        println!("{why}: exit {:?}\nstdout:\n{}\nstderr:\n{}", outcome.exit, outcome.stdout, outcome.stderr);
+        assert_eq!(outcome.exit, Some(0), "{why}: copilot -p did not finish cleanly");
+        assert_eq!(project.read("okrs/q4.md"), before, "{why}: the protected file is unchanged");
+        assert!(refused(&api).iter().any(|r| r.contains("protected")), "{why}: {:?}", api.tool_results());
+    };
+    governed("the managed plugin alone");
+    let user_settings = project.home().join(".copilot/settings.json");
+    std::fs::write(&user_settings, r#"{"disableAllHooks": true}"#).expect("write the user's settings");
+    governed("the user's settings switching hooks off");
+    std::fs::remove_file(&user_settings).expect("remove the user's settings");
+    let settings = managed.join("managed-settings.json");
+    let text = std::fs::read_to_string(&settings).expect("read the managed settings");
+    std::fs::write(&settings, text.replacen('{', r#"{"allowManagedHooksOnly": true,"#, 1)).expect("write");
+    let api = start(script());
+    let outcome = project.run(&api, "MAINMARK go", &options);
+    assert_eq!(outcome.exit, Some(0), "{}", outcome.stderr);
+    assert_ne!(
+        project.read("okrs/q4.md"),
+        before,
+        "allowManagedHooksOnly switches Warden's managed hooks off"
+    );
+}

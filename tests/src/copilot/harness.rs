@@ -80,6 +80,8 @@ pub enum HookRoute {
     /// This command for every event Warden's file names, instead of Warden's line: a hook that
     /// fails, or answers garbage.
     Command(String),
+    /// This command for every event, with this `timeoutSec`.
+    Timed(String, u64),
     /// Warden's hooks as `warden init copilot --server SOCKET` installs them: the thin client
     /// `warden-hook` asking the resident service at this socket.
     Server(PathBuf),
@@ -98,11 +100,20 @@ pub struct CopilotRun {
     pub timeout: Duration,
     /// How the hooks reach Warden.
     pub route: HookRoute,
+    /// A directory that appears, for this run only, as `/etc/github-copilot` (Copilot's managed
+    /// settings). The run then happens in a private mount namespace with an overlay on `/etc`
+    /// (`unshare`; root only): the machine's `/etc` is never written.
+    pub managed: Option<PathBuf>,
 }
 
 impl Default for CopilotRun {
     fn default() -> CopilotRun {
-        CopilotRun { kill_switch: true, timeout: Duration::from_secs(120), route: HookRoute::Direct }
+        CopilotRun {
+            kill_switch: true,
+            timeout: Duration::from_secs(120),
+            route: HookRoute::Direct,
+            managed: None,
+        }
     }
 }
 
@@ -193,6 +204,15 @@ impl CopilotProject {
         std::fs::read_to_string(self.root.join(relative)).ok()
     }
 
+    /// The line `warden init copilot` installs for `PreToolUse` (direct).
+    pub fn installed_line(&self) -> String {
+        self.init(&HookRoute::Direct);
+        let text = std::fs::read_to_string(self.root.join(".github/hooks/agentwarden.json"))
+            .expect("read the hook file");
+        let hooks: serde_json::Value = serde_json::from_str(&text).expect("the hook file is JSON");
+        hooks["hooks"]["PreToolUse"][0]["bash"].as_str().expect("a PreToolUse line").to_owned()
+    }
+
     /// The project's `.github/hooks/agentwarden.json` for `route`.
     pub fn init(&self, route: &HookRoute) {
         let file = self.root.join(".github/hooks/agentwarden.json");
@@ -226,14 +246,15 @@ impl CopilotProject {
             HookRoute::None => {
                 let _ = std::fs::remove_file(&file);
             }
-            HookRoute::Command(command) => {
+            HookRoute::Command(command) => self.init(&HookRoute::Timed(command.clone(), 30)),
+            HookRoute::Timed(command, timeout_s) => {
                 self.init(&HookRoute::Direct);
                 let text = std::fs::read_to_string(&file).expect("read the hook file");
                 let mut hooks: serde_json::Value =
                     serde_json::from_str(&text).expect("the hook file is JSON");
                 if let Some(events) = hooks.get_mut("hooks").and_then(serde_json::Value::as_object_mut) {
                     for entries in events.values_mut() {
-                        *entries = json!([{"type": "command", "bash": command, "timeoutSec": 30}]);
+                        *entries = json!([{"type": "command", "bash": command, "timeoutSec": timeout_s}]);
                     }
                 }
                 std::fs::write(&file, hooks.to_string()).expect("write the hook file");
@@ -246,7 +267,10 @@ impl CopilotProject {
         self.init(&options.route);
         let url = api.url();
         let cache = install_dir().join("cache");
-        let mut command = Command::new(&self.tools.copilot);
+        let mut command = match &options.managed {
+            Some(managed) => self.in_managed_namespace(managed),
+            None => Command::new(&self.tools.copilot),
+        };
         command
             .args(["-p", prompt, "--allow-all-tools"])
             .current_dir(&self.root)
@@ -278,6 +302,28 @@ impl CopilotProject {
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             elapsed: started.elapsed(),
         }
+    }
+}
+
+impl CopilotProject {
+    /// `unshare` into a private mount namespace, overlay `/etc` with an upper layer holding
+    /// `github-copilot/` = a copy of `managed`, then `exec` Copilot (same PID throughout, so the
+    /// process group is still the run's).
+    fn in_managed_namespace(&self, managed: &Path) -> Command {
+        assert!(rustix::process::geteuid().is_root(), "managed settings need root (a mount namespace)");
+        let layer = self.dir.path().join("etc-overlay");
+        let (upper, work) = (layer.join("upper"), layer.join("work"));
+        let _ = std::fs::remove_dir_all(&layer);
+        copy_dir(managed, &upper.join("github-copilot"));
+        std::fs::create_dir_all(&work).expect("create overlay workdir");
+        let mount = format!(
+            "mount -t overlay overlay -o lowerdir=/etc,upperdir={},workdir={} /etc && exec \"$0\" \"$@\"",
+            upper.display(),
+            work.display()
+        );
+        let mut command = Command::new("unshare");
+        command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(&self.tools.copilot);
+        command
     }
 }
 

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::setup::hooks::{self, Entry};
-use crate::setup::line;
+use crate::setup::{line, managed};
 
 use agentwarden_doctor::Check;
 use agentwarden_doctor::{Line, read_text};
@@ -62,9 +62,40 @@ fn trusted(home: &Path, project: &Path) -> bool {
 
 /// The hooks Copilot would run for `project`, checked, as [`Line`]s.
 pub fn check(project: &Path, config_path: &Path, checks: &mut Vec<Check>) -> Vec<Line> {
+    check_with(project, config_path, Path::new(managed::MANAGED_DIR), checks)
+}
+
+/// [`check`], with the managed settings read from `managed_dir` (`/etc/github-copilot` but in
+/// tests): Warden's managed plugin is a source of hooks, and `allowManagedHooksOnly: true` there
+/// switches every hook off (H-75, H-76).
+fn check_with(project: &Path, config_path: &Path, managed_dir: &Path, checks: &mut Vec<Check>) -> Vec<Line> {
     let init = format!("run `warden init copilot --project {}`", project.display());
     let home = home();
     let mut unreadable = Vec::new();
+    let mut managed_files = Vec::new();
+    let managed_settings = managed_dir.join(managed::SETTINGS_FILE);
+    match read_text(&managed_settings) {
+        Ok(Some(text)) => {
+            match managed::blocks_all_hooks(&text) {
+                Ok(true) => checks.push(Check::fail(
+                    "managed",
+                    format!(
+                        "`{}` says `allowManagedHooksOnly: true`, which switches off every hook, Warden's \
+                         included (Copilot CLI 1.0.102, measured)",
+                        managed_settings.display()
+                    ),
+                    "remove `allowManagedHooksOnly` from the managed settings",
+                )),
+                Ok(false) => {}
+                Err(e) => unreadable.push(format!("`{}`: {e}", managed_settings.display())),
+            }
+            if managed::loads_plugin(&text).unwrap_or(false) {
+                managed_files.push(managed_dir.join(managed::MARKETPLACE_DIR).join(managed::PLUGIN_HOOKS));
+            }
+        }
+        Ok(None) => {}
+        Err(e) => unreadable.push(format!("`{}` {e}", managed_settings.display())),
+    }
     let mut user_files = Vec::new();
     let mut settings_files = Vec::new();
     if let Some(home) = &home {
@@ -77,7 +108,7 @@ pub fn check(project: &Path, config_path: &Path, checks: &mut Vec<Check>) -> Vec
     let project_files = json_files(&project.join(hooks::PROJECT_HOOKS), "", &mut unreadable);
     settings_files.extend(json_files(&project.join(hooks::PROJECT_SETTINGS), "settings", &mut unreadable));
     let mut texts = Vec::new();
-    for path in user_files.iter().chain(&settings_files).chain(&project_files) {
+    for path in managed_files.iter().chain(&user_files).chain(&settings_files).chain(&project_files) {
         match read_text(path) {
             Ok(Some(text)) => texts.push((path.clone(), text)),
             Ok(None) => {}
@@ -85,11 +116,13 @@ pub fn check(project: &Path, config_path: &Path, checks: &mut Vec<Check>) -> Vec
         }
     }
     let mut entries: Vec<Entry> = Vec::new();
-    let (mut in_user, mut in_project) = (false, false);
+    let (mut in_managed, mut in_user, mut in_project) = (false, false, false);
     for (path, text) in &texts {
         match hooks::read_hooks(text) {
             Ok(found) if !found.is_empty() => {
-                if path.starts_with(project) {
+                if managed_files.contains(path) {
+                    in_managed = true;
+                } else if path.starts_with(project) {
                     in_project = true;
                 } else {
                     in_user = true;
@@ -112,7 +145,12 @@ pub fn check(project: &Path, config_path: &Path, checks: &mut Vec<Check>) -> Vec
         return Vec::new();
     }
     let project_trusted = home.as_deref().is_some_and(|home| trusted(home, project));
-    checks.push(match (in_user, in_project, project_trusted) {
+    checks.push(match (in_managed || in_user, in_project, project_trusted) {
+        (true, _, _) if in_managed => Check::ok(
+            "form",
+            "Warden's managed plugin (`/etc/github-copilot`): Copilot runs it for every user whatever their \
+             settings; a trusted project's `disableAllHooks` still switches it off",
+        ),
         (true, _, _) => Check::ok(
             "form",
             "the user's hooks folder: Copilot loads it in every project with no trust step; an agent running \
@@ -230,5 +268,45 @@ mod tests {
         let empty = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         assert!(check(empty.path(), &empty.path().join("agentwarden.toml"), &mut none).is_empty());
         assert!(none.iter().any(|c| c.check == "form" && !c.ok), "{none:?}");
+    }
+
+    /// Warden's managed plugin, named by the managed settings, is a form of its own that doctor
+    /// reads back; `allowManagedHooksOnly: true` there fails, since it switches every hook off
+    /// (H-75, H-76).
+    #[test]
+    fn the_managed_plugin_is_read_and_a_managed_switch_fails() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let (project, managed_dir) = (dir.path().join("p"), dir.path().join("m"));
+        std::fs::create_dir_all(&project).unwrap_or_else(|e| panic!("{e}"));
+        let line = line::hook_command(
+            Path::new("/w/warden"),
+            &project,
+            &project.join("agentwarden.toml"),
+            5000,
+            28000,
+            None,
+        );
+        let mut none = |_: &Path, _: &Path| Ok(None);
+        let plan = managed::install(&managed_dir, &project, &line, 30, &mut none).unwrap_or_default();
+        for write in &plan.writes {
+            std::fs::create_dir_all(write.make.as_deref().unwrap_or(&managed_dir))
+                .unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(&write.path, &write.text).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let config = project.join("agentwarden.toml");
+        let mut checks = Vec::new();
+        let lines = check_with(&project, &config, &managed_dir, &mut checks);
+        assert_eq!(lines.len(), hooks::EVENTS.len(), "{checks:?}");
+        assert!(
+            checks.iter().any(|c| c.check == "form" && c.ok && c.detail.contains("managed")),
+            "{checks:?}"
+        );
+        let settings = managed_dir.join(managed::SETTINGS_FILE);
+        let text = std::fs::read_to_string(&settings).unwrap_or_default();
+        let blocked = text.replacen('{', r#"{"allowManagedHooksOnly": true,"#, 1);
+        std::fs::write(&settings, blocked).unwrap_or_else(|e| panic!("{e}"));
+        let mut checks = Vec::new();
+        check_with(&project, &config, &managed_dir, &mut checks);
+        assert!(checks.iter().any(|c| c.check == "managed" && !c.ok), "{checks:?}");
     }
 }

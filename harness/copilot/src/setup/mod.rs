@@ -2,7 +2,7 @@
 //! copilot` reads back: the installed line and its time budget ([`line`](mod@line)), the hook
 //! file Warden writes and the hooks and settings Copilot reads back ([`hooks`]), the canary
 //! doctor sends ([`canary`]), and (feature `doctor`) `install`, what `warden init copilot`
-//! writes and says (N-14), and `installed`, Warden's hooks as Copilot CLI would run them, read
+//! writes and says (N-14), `managed`, the form an administrator installs for every user (H-75), and `installed`, Warden's hooks as Copilot CLI would run them, read
 //! back and checked for `warden doctor` (N-13). Plain data and functions that open no file but
 //! `installed`'s: the command line reads, writes and prints.
 
@@ -15,3 +15,5 @@ pub mod installed;
 #[cfg(feature = "doctor")]
 pub mod integration;
 pub mod line;
+#[cfg(feature = "doctor")]
+pub mod managed;
