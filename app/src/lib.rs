@@ -34,8 +34,10 @@ mod hook;
 pub mod human;
 mod lineage;
 pub mod manifests;
+pub mod observe;
 mod records;
 mod replay;
+pub mod requests;
 pub mod signing;
 pub mod store;
 #[cfg(test)]
@@ -50,6 +52,9 @@ pub use agentwarden_adapters::{
 };
 #[cfg(feature = "postgres")]
 pub use agentwarden_adapters::{PgConfig, PostgresEventStore};
+/// The code every answer and every refusal carries, named by the crates above the facade
+/// without reaching the domain.
+pub use agentwarden_domain::code::Code;
 pub use agentwarden_domain::{
     audit, code, events, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, sessions,
     verdict,
