@@ -2,7 +2,8 @@
 //! 5): a gate's, a lineage's or a tool call's request read and decided in one call
 //! ([`Warden::evaluate_delegation_at`], [`Warden::check_lineage_at`],
 //! [`Warden::authorize_tool_call_at`]), a guard check's snapshot read ([`read_snapshot`]), and
-//! what a caller names beside them: who asks ([`Actor`]) and under which ids ([`Correlation`]).
+//! what a caller names beside them: who asks ([`Actor`]) and under which ids ([`Correlation`]);
+//! a snapshot refused names why ([`SnapshotError`], an [`UntrustedError`] when unreadable).
 //! The server and direct mode (through the server's `decide`) answer every decision command
 //! here, and read no file of their own for it.
 //!
@@ -12,6 +13,7 @@
 
 use std::path::Path;
 
+pub use agentwarden_adapters::untrusted::UntrustedError;
 pub use agentwarden_domain::audit::{Actor, Correlation, CorrelationId};
 use agentwarden_domain::governance::Request;
 pub use agentwarden_domain::guardrails::TreeManifest;
@@ -28,7 +30,7 @@ use crate::warden::Warden;
 pub enum SnapshotError {
     /// The file could not be read (missing, too large, not UTF-8, not a regular file, …).
     #[error("cannot read snapshot: {0}")]
-    Unreadable(#[source] agentwarden_adapters::untrusted::UntrustedError),
+    Unreadable(#[source] UntrustedError),
     /// The file is not a snapshot's JSON.
     #[error("`{path}` is not a snapshot: {why}")]
     Invalid {
