@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use agentwarden::fanout::run_chunks;
 use agentwarden::fanout_rules::{ChunkInput, MergeStatus};
-use agentwarden::{ChunkRunner, ProcessChunkRunner};
+use agentwarden::wiring::{ChunkRunner, ProcessChunkRunner};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const AGENT: &str = r#"read input; echo '{"chunk_index":0,"status":"completed","elapsed_ms":0,"test_results":{"passed":1,"failed":0,"skipped":0}}'"#;

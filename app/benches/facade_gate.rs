@@ -35,7 +35,9 @@ use std::time::{Duration, Instant};
 use agentwarden::governance::{FileRead, Request, evaluate};
 use agentwarden::guardrails::TreeManifest;
 use agentwarden::human::Signer;
-use agentwarden::{Config, FileSystem, FilesError, FixedEnvironment, MemoryEventStore, Warden};
+use agentwarden::store::MemoryEventStore;
+use agentwarden::wiring::{FileSystem, FilesError, FixedEnvironment};
+use agentwarden::{Config, Warden};
 use criterion::{Criterion, criterion_group};
 
 /// `warden_memory_bounded` decides with a fresh Warden (and store) every this many decisions.

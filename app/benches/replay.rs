@@ -13,10 +13,11 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentwarden::Warden;
 use agentwarden::audit::{Actor, Correlation, CorrelationId, EventDraft, RecordPage, Timestamp};
 use agentwarden::events::projections::Decisions;
 use agentwarden::events::{AuditEvent, OperatorNote};
-use agentwarden::{Archiving, EventStore, Expected, SledConfig, SledEventStore, Warden};
+use agentwarden::store::{Archiving, EventStore, Expected, SledConfig, SledEventStore};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 #[expect(clippy::panic, reason = "a broken bench setup must stop the bench")]

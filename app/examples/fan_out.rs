@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use agentwarden::fanout::FanOutRequest;
 use agentwarden::fanout_rules::{ChunkInput, ChunkRun};
-use agentwarden::{ChunkRunner, Config, MemoryEventStore, Warden};
+use agentwarden::store::MemoryEventStore;
+use agentwarden::wiring::ChunkRunner;
+use agentwarden::{Config, Warden};
 
 /// A chunk agent in process: every test passes but those named `flaky`.
 struct InProcess;

@@ -12,7 +12,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agentwarden::governance::Request;
-use agentwarden::{Config, FixedEnvironment, MemoryEventStore, Warden};
+use agentwarden::store::MemoryEventStore;
+use agentwarden::wiring::FixedEnvironment;
+use agentwarden::{Config, Warden};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

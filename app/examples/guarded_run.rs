@@ -9,7 +9,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agentwarden::{AgentRunner, Config, GuardTarget, MemoryEventStore, Warden};
+use agentwarden::store::MemoryEventStore;
+use agentwarden::wiring::AgentRunner;
+use agentwarden::{Config, GuardTarget, Warden};
 
 /// The agent under guard: it does its work, and then touches what it must not.
 struct Careless;

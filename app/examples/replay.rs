@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use agentwarden::events::projections::{Denials, SpawnTrees, Timeline};
 use agentwarden::lineage_rules::{LineageRequest, NoLinks, RulesAs, ToolCallRequest};
-use agentwarden::{Config, MemoryEventStore, Warden};
+use agentwarden::store::MemoryEventStore;
+use agentwarden::{Config, Warden};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

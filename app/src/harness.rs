@@ -11,4 +11,4 @@
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
-pub use agentwarden_domain::sessions::{Harness, Rendered};
+pub use agentwarden_domain::sessions::{Harness, HarnessProfile, Rendered};

@@ -6,14 +6,27 @@
 //! never a fall-back to the embedded store: a host that was told to record into the fleet's log
 //! must not quietly record somewhere else (fail closed). X-23: so is a URL in a build without
 //! the `postgres` feature — refused, never taken for a directory's name.
+//!
+//! Beside the location, the stores themselves (the embedded sled store and its settings, the
+//! in-memory one, the one that always fails, PostgreSQL with the `postgres` feature; A-49), the
+//! state ports a store may also be, and what a caller that implements or wraps an
+//! [`EventStore`] handles (the server's telemetry tap, a test's failing store): the drafts
+//! appended, the records and pages read, the head, the Merkle nodes, and the store's errors
+//! (issue 49, item 5; A-48).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use agentwarden_adapters::{
+    Archiving, Durability, MemoryEventStore, SledConfig, SledEventStore, UnavailableEventStore,
+};
 #[cfg(feature = "postgres")]
-use agentwarden_adapters::{PgConfig, PostgresEventStore};
-use agentwarden_adapters::{SledConfig, SledEventStore};
-use agentwarden_ports::{EventStore, StoreError};
+pub use agentwarden_adapters::{PgConfig, PostgresEventStore};
+pub use agentwarden_domain::audit::merkle::{MerkleHash, Node};
+pub use agentwarden_domain::audit::{EventDraft, Hash, Head, RecordPage, StoredRecord};
+pub use agentwarden_ports::{
+    Appended, EventStore, Expected, MergedStore, ProjectionStore, SnapshotStore, StateStore, StoreError,
+};
 
 /// Where an event store is.
 #[derive(Clone, Debug)]

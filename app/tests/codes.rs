@@ -1,9 +1,10 @@
 //! Every code the crate can emit is a [`Code`] variant, and `docs/codes.md` is rendered
 //! from the variants' table: it fails here when it is stale (`cargo xtask codes` writes it).
 
+use agentwarden::WardenError;
 use agentwarden::audit::Actor;
 use agentwarden::code::Code;
-use agentwarden::{StoreError, WardenError};
+use agentwarden::store::StoreError;
 
 const STALE: &str = "docs/codes.md is stale: run `cargo xtask codes`";
 

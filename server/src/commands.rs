@@ -4,13 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden::harness::Harness;
-use agentwarden::{Config, Deferring, Warden, WardenError};
-use agentwarden_adapters::paths::LocalPaths;
-use agentwarden_domain::audit::{Actor, Correlation, CorrelationId};
-use agentwarden_domain::code::Code;
-use agentwarden_domain::governance::Request;
-use agentwarden_domain::guardrails::TreeManifest;
-use agentwarden_domain::lineage::{LineageRequest, ToolCallRequest};
+use agentwarden::requests::{Actor, Correlation, CorrelationId, TreeManifest, read_snapshot};
+use agentwarden::{Code, Config, Deferring, Warden, WardenError};
 use agentwarden_protocol::{AbsolutePath, Answer, ListedApproval, Outcome, Question};
 
 /// One `decide` request, as the decider takes it.
@@ -97,14 +92,7 @@ pub fn checked(question: Question) -> Result<Checked, Unanswered> {
             }
         }
         Question::GuardCheck { snapshot, revert, item, run, artifacts, root } => {
-            let text = agentwarden_adapters::untrusted::read_text(
-                None,
-                snapshot.as_path(),
-                agentwarden::MAX_SNAPSHOT_BYTES,
-            )
-            .map_err(|e| Unanswered::Input(format!("cannot read snapshot: {e}")))?;
-            let before = serde_json::from_str(&text)
-                .map_err(|e| Unanswered::Input(format!("`{}` is not a snapshot: {e}", snapshot.as_str())))?;
+            let before = read_snapshot(snapshot.as_path()).map_err(|e| Unanswered::Input(e.to_string()))?;
             Inner::GuardCheck { before, revert, item, run, artifacts, root }
         }
         asked => Inner::Asked(asked),
@@ -124,11 +112,7 @@ pub async fn decide(
 ) -> Result<Outcome, Unanswered> {
     Ok(match question.0 {
         Inner::Asked(Question::Gate { request }) => {
-            let request = match warden.read_request(request.as_path()).await {
-                Ok(text) => Request::from_json(&text),
-                Err(why) => Request::unreadable(why),
-            };
-            let outcome = warden.evaluate_delegation(request).await;
+            let outcome = warden.evaluate_delegation_at(request.as_path()).await;
             Outcome::Gate {
                 report: outcome.report,
                 evaluation_us: outcome.evaluation_us,
@@ -136,20 +120,12 @@ pub async fn decide(
             }
         }
         Inner::Asked(Question::LineageCheck { lineage }) => {
-            let request = warden.read_request(lineage.as_path()).await;
-            let outcome = warden.check_lineage(request.and_then(|t| LineageRequest::from_json(&t))).await;
+            let outcome = warden.check_lineage_at(lineage.as_path()).await;
             Outcome::LineageCheck { decision: outcome.decision, result: outcome.result, audit: outcome.audit }
         }
         Inner::Asked(Question::Authorize { request }) => {
             // Its paths are placed as the hook places them (T-17).
-            let root = warden.request_root();
-            let request = warden.read_request(request.as_path()).await;
-            let read = |tool: &str, input: &serde_json::Value| harness.rules_as(tool, input);
-            let outcome = warden
-                .authorize_tool_call(
-                    request.and_then(|t| ToolCallRequest::from_json(&t, &root, read, &LocalPaths)),
-                )
-                .await;
+            let outcome = warden.authorize_tool_call_at(request.as_path(), harness).await;
             Outcome::Authorize { authorization: outcome.authorization, audit: outcome.audit }
         }
         Inner::ResultValidate { file, correlation } => {

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
+use agentwarden::Code;
+use agentwarden::requests::Actor;
 use agentwarden::{Answered, Config, Deferring, HookAnswer, HookStorage, StoreLocation};
-use agentwarden_domain::audit::Actor;
-use agentwarden_domain::code::Code;
 use agentwarden_protocol::Answer;
 
 use crate::commands::{DecideRequest, Host};
@@ -61,7 +61,7 @@ pub(crate) struct Decider {
 ///
 /// V-26 (group commit): it takes every request already waiting (at most [`QUEUE`]), decides
 /// them one after another with its events appended deferred ([`Warden::deferring`]), makes
-/// them all durable with one [`agentwarden_ports::EventStore::sync`], and only then sends
+/// them all durable with one [`agentwarden::store::EventStore::sync`], and only then sends
 /// the answers — an answer never leaves before its event is durable, and one flush serves the
 /// whole group. An answer that recorded nothing waits for the same sync when it may rest on
 /// the group's earlier events (the session index they rewrote); V-35: one decided before any
@@ -357,8 +357,7 @@ mod tests {
     use std::path::Path;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use agentwarden_domain::audit::{EventDraft, Head, StoredRecord};
-    use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+    use agentwarden::store::{Appended, EventDraft, EventStore, Expected, Head, StoreError, StoredRecord};
 
     /// A store that fails every call, and counts them.
     #[derive(Default)]
@@ -486,7 +485,7 @@ mod tests {
             .unwrap();
         let ids: Vec<String> = records
             .iter()
-            .map(|r| agentwarden_domain::audit::Envelope::parse(r).unwrap().payload.get().to_owned())
+            .map(|r| agentwarden::observe::Envelope::parse(r).unwrap().payload.get().to_owned())
             .map(|p| {
                 serde_json::from_str::<serde_json::Value>(&p).unwrap()["tool_use_id"]
                     .as_str()

@@ -39,7 +39,7 @@ impl Harnesses {
 
     /// The profiles of every harness it decides: the sections a configuration may have besides
     /// Warden's own, any other refused (U-19).
-    pub fn profiles(&self) -> Vec<agentwarden::sessions::HarnessProfile> {
+    pub fn profiles(&self) -> Vec<agentwarden::harness::HarnessProfile> {
         std::iter::once(&self.default).chain(self.named.values()).map(|harness| harness.profile()).collect()
     }
 
@@ -78,8 +78,8 @@ pub struct UnknownHarness {
 
 impl UnknownHarness {
     /// The code: `request_invalid`.
-    pub fn code(&self) -> agentwarden_domain::code::Code {
-        agentwarden_domain::code::Code::RequestInvalid
+    pub fn code(&self) -> agentwarden::Code {
+        agentwarden::Code::RequestInvalid
     }
 }
 
@@ -102,7 +102,7 @@ mod tests {
         assert_eq!(harnesses.get(Some("codex")).map(|h| h.name()), Ok("Codex CLI"));
         for unknown in ["claude-code", "Codex", "", "gemini"] {
             let refused = harnesses.get(Some(unknown)).map(|h| h.name()).unwrap_err();
-            assert_eq!(refused.code(), agentwarden_domain::code::Code::RequestInvalid);
+            assert_eq!(refused.code(), agentwarden::Code::RequestInvalid);
             let text = refused.to_string();
             assert!(
                 text.starts_with("this server decides no harness named") && text.contains("codex"),

@@ -59,8 +59,8 @@ use tokio::io::AsyncReadExt;
 use tokio::net::UnixStream;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use agentwarden_domain::audit::Actor;
-use agentwarden_domain::code::Code;
+use agentwarden::Code;
+use agentwarden::requests::Actor;
 use agentwarden_protocol::{Answer, ClientError, FrameError, HookDecision, Request};
 
 use admission::{Admission, Peer, Slot};

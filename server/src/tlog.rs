@@ -22,12 +22,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agentwarden::Code;
 use agentwarden::Warden;
-use agentwarden::tlog::{LogSigner, TlogError};
-use agentwarden_domain::audit::Head;
-use agentwarden_domain::audit::merkle::MerkleHash;
-use agentwarden_domain::audit::note::TreeHead;
-use agentwarden_domain::code::Code;
+use agentwarden::store::Head;
+use agentwarden::tlog::{LogSigner, MerkleHash, TlogError, TreeHead};
 use agentwarden_protocol::Answer;
 
 /// Why a tree request is refused: its `error` answer's code and reason.
@@ -210,11 +208,7 @@ impl Tlog {
     }
 
     /// The consistency proof from `old` events to `size` (A-40: a witness's request).
-    pub(crate) async fn consistency_proof(
-        &self,
-        old: u64,
-        size: u64,
-    ) -> Result<Vec<agentwarden_domain::audit::merkle::MerkleHash>, TlogError> {
+    pub(crate) async fn consistency_proof(&self, old: u64, size: u64) -> Result<Vec<MerkleHash>, TlogError> {
         self.warden.consistency_proof(old, size).await
     }
 
@@ -346,8 +340,8 @@ mod tests {
 
     async fn noted(warden: &Warden, n: usize) {
         for i in 0..n {
-            let note = agentwarden_domain::events::OperatorNote { message: format!("n {i}") };
-            warden.record(agentwarden_domain::audit::Correlation::default(), &note).await.unwrap();
+            let note = agentwarden::observe::OperatorNote { message: format!("n {i}") };
+            warden.record(agentwarden::requests::Correlation::default(), &note).await.unwrap();
         }
     }
 

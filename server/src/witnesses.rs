@@ -14,9 +14,9 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agentwarden::observe::credentials;
+use agentwarden::tlog::parse_note;
 use agentwarden::tlog::{add_checkpoint_request, verify_cosignature};
-use agentwarden_domain::audit::note::parse_note;
-use agentwarden_domain::redact::credentials;
 use agentwarden_protocol::WitnessReport;
 
 use crate::tlog::Tlog;

@@ -17,6 +17,8 @@ mod witness;
 
 use agentwarden_domain::code::Code;
 
+pub use agentwarden_domain::audit::merkle::MerkleHash;
+pub use agentwarden_domain::audit::note::{TreeHead, parse_note};
 pub use kept::{check_extends, keep, kept_path, read_kept};
 pub use key::{LogSigner, LogVerifier, MAX_KEY_BYTES};
 pub use log::CheckpointCheck;

@@ -24,8 +24,8 @@ use opentelemetry_sdk::trace::{SpanData, SpanExporter as _};
 use tokio::sync::{mpsc, oneshot};
 
 use agentwarden::Warden;
-use agentwarden_domain::audit::{EventDraft, Hash, Head};
-use agentwarden_domain::redact::credentials;
+use agentwarden::observe::{Envelope, Hash, credentials, seal};
+use agentwarden::store::{EventDraft, Head};
 use agentwarden_protocol::SpanExport;
 
 mod spans;
@@ -308,10 +308,10 @@ fn derive(lineage: &mut Lineage, recorded: impl Iterator<Item = Recorded>) -> Ve
 
 /// The envelope of an appended draft at its seq: the body the store wrote (its chain fields
 /// aside, which no span uses).
-fn envelope(recorded: &Recorded) -> Option<agentwarden_domain::audit::Envelope> {
+fn envelope(recorded: &Recorded) -> Option<Envelope> {
     let prev = Head { seq: recorded.seq.checked_sub(1)?, hash: Hash::GENESIS };
-    let record = agentwarden_domain::audit::seal(&prev, &recorded.draft).ok()?;
-    agentwarden_domain::audit::Envelope::parse(&record).ok()
+    let record = seal(&prev, &recorded.draft).ok()?;
+    Envelope::parse(&record).ok()
 }
 
 /// Sends `spans` in one request (before `deadline`, when given), and counts them.

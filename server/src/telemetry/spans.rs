@@ -29,10 +29,7 @@ use opentelemetry::trace::{SpanContext, SpanId, SpanKind, Status, TraceFlags, Tr
 use opentelemetry::{InstrumentationScope, KeyValue};
 use opentelemetry_sdk::trace::{SpanData, SpanEvents, SpanLinks};
 
-use agentwarden_domain::audit::{Envelope, Timestamp};
-use agentwarden_domain::code::Code;
-use agentwarden_domain::events::AuditEvent;
-use agentwarden_domain::verdict::Decision;
+use agentwarden::observe::{AuditEvent, Code, Decision, Envelope, Timestamp};
 
 /// How many spawns and agents the lineage remembers (each): past it the oldest are forgotten,
 /// and their agents' decisions become roots (V-63).
@@ -64,7 +61,7 @@ impl Lineage {
     /// The span of the event `envelope` records, if it records a decision; what it says about
     /// the lineage is remembered either way.
     pub(crate) fn span(&mut self, envelope: &Envelope) -> Option<SpanData> {
-        let event = agentwarden_domain::events::decode(envelope).ok()?;
+        let event = agentwarden::observe::decode(envelope).ok()?;
         let session = envelope.session.as_deref();
         let key = |id: &str| (session.unwrap_or_default().to_owned(), id.to_owned());
         let span_id = self.span_id(envelope.seq);

@@ -6,9 +6,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use agentwarden_domain::audit::merkle::{MerkleHash, Node};
-use agentwarden_domain::audit::{EventDraft, Head, RecordPage, StoredRecord};
-use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+use agentwarden::store::{
+    Appended, EventDraft, EventStore, Expected, Head, MerkleHash, Node, RecordPage, StoreError, StoredRecord,
+};
 
 use super::Queue;
 

@@ -2,9 +2,9 @@ use super::*;
 
 use std::sync::atomic::AtomicBool;
 
-use agentwarden_domain::audit::{Actor, Correlation, StoredRecord, Timestamp};
-use agentwarden_domain::events::{AuditEvent, OperatorNote};
-use agentwarden_ports::{Appended, EventStore, Expected, StoreError};
+use agentwarden::observe::{AuditEvent, OperatorNote, Timestamp};
+use agentwarden::requests::{Actor, Correlation};
+use agentwarden::store::{Appended, EventStore, Expected, StoreError, StoredRecord};
 
 /// Which variables turn the export on, where it goes, and which refuse the start (V-60).
 #[test]
@@ -177,7 +177,7 @@ fn a_full_queue_drops_and_counts_without_waiting() {
 /// An event of any type name, with an empty payload.
 struct Typed(&'static str);
 
-impl agentwarden_domain::audit::EventPayload for Typed {
+impl agentwarden::observe::EventPayload for Typed {
     fn event_type(&self) -> &'static str {
         self.0
     }
