@@ -7,10 +7,11 @@
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 20] = [
+const TARGETS: [&str; 21] = [
     "hook_input",
     "codex_hook_input",
     "gemini_hook_input",
+    "copilot_hook_input",
     "gate_request",
     "instruction_file",
     "lineage_request",
