@@ -169,7 +169,7 @@ impl Warden {
                     tracing::warn!(reason = %why, "no session rules to decide with");
                     // No index: the fast path never answers for rules nobody recorded (H-59).
                     storage.forget_index(&input.session_id);
-                    return failed_text(why);
+                    return HookAnswer::failed(Code::SessionRulesMissing, why);
                 }
             },
             Ok(Some(rules)) => {
@@ -212,7 +212,7 @@ impl Warden {
     ) -> HookAnswer {
         let session = input.session_id.as_str();
         // The stops' reasons are the text a quarantine marker keeps, code first.
-        let why_text = || format!("{code}: {why}");
+        let why_text = || failure_text(&code, why);
         match &input.event {
             HookEvent::SubagentStop { agent, .. } => {
                 self.stop_without_store(session, &agent.agent_id, storage, &why_text()).await
@@ -718,8 +718,12 @@ pub(crate) async fn hook_store_unavailable(
     storage: &HookStorage,
     input: Option<&HookInput>,
     fallback: Option<HookAnswer>,
-    why: String,
+    code: Code,
+    reason: String,
 ) -> HookAnswer {
+    // The stops' reasons are the text a quarantine marker keeps, code first, composed by the
+    // failure's one renderer.
+    let why = failure_text(&code, &reason);
     if let Some(input) = input
         && let HookEvent::SessionStop { .. } | HookEvent::SessionEnd { .. } = &input.event
     {
@@ -759,7 +763,14 @@ pub(crate) async fn hook_store_unavailable(
             }
         };
     }
-    fallback.unwrap_or_else(|| failed_text(why))
+    fallback.unwrap_or_else(|| HookAnswer::failed(code, reason))
+}
+
+/// `code: reason`, the text a stop's reason and a quarantine marker keep of a failure:
+/// composed by the one renderer of a failure, [`HookAnswer::failure`], so that a caller passes
+/// the code as a value.
+pub(crate) fn failure_text(code: &Code, reason: &str) -> String {
+    HookAnswer::failed(code.clone(), reason).failure().unwrap_or_else(|| reason.to_owned())
 }
 
 /// A failure from a reason composed before its answer, `code: reason` (a store's or a

@@ -130,7 +130,7 @@ impl Warden {
         let (applied, launch) = outcome(mode, &findings, &confinement)?;
         let answer = match (&applied, launch, &launcher, shell) {
             (Applied::Refused { why }, _, _, _) => {
-                Some(HookAnswer::deny(format!("{}: {why}", Code::ConfinementUnavailable)))
+                Some(HookAnswer::deny_for(&Code::ConfinementUnavailable, why))
             }
             (_, Some(launch), Ok(path), Some(shell)) => {
                 let line = confinement.launch_line(launch, &path.to_string_lossy(), shell.command());

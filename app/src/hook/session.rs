@@ -253,9 +253,15 @@ mod tests {
         for active in [false, true] {
             std::fs::write(root.join("okrs/q4.md"), "changed\n").unwrap();
             let why = "the store is locked".to_owned();
-            let answer =
-                crate::hook::hook_store_unavailable(config.clone(), &storage, Some(&stop(active)), None, why)
-                    .await;
+            let answer = crate::hook::hook_store_unavailable(
+                config.clone(),
+                &storage,
+                Some(&stop(active)),
+                None,
+                agentwarden_domain::code::Code::StoreUnavailable,
+                why,
+            )
+            .await;
             match active {
                 false => {
                     assert!(matches!(answer.failure(), Some(text) if text.contains("put back")), "{answer:?}")
@@ -299,9 +305,15 @@ mod tests {
             } else {
                 let why = "the store is locked".to_owned();
                 let input = subagent_stop(background);
-                let _ =
-                    crate::hook::hook_store_unavailable(config.clone(), &storage, Some(&input), None, why)
-                        .await;
+                let _ = crate::hook::hook_store_unavailable(
+                    config.clone(),
+                    &storage,
+                    Some(&input),
+                    None,
+                    agentwarden_domain::code::Code::StoreUnavailable,
+                    why,
+                )
+                .await;
             }
             assert_eq!(std::fs::read_to_string(&q4).unwrap(), "# Q4\n", "{background}: not brought back");
         }
