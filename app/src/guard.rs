@@ -8,6 +8,7 @@ use std::path::Path;
 
 use agentwarden_domain::audit::{Correlation, Head};
 use agentwarden_domain::events::{AuditEvent, ResultValidated};
+use agentwarden_domain::fact::FactError;
 use agentwarden_domain::guardrails::{
     ContentSnapshot, MAX_RESULT_BYTES, ResultValidation, RevertAttempt, TreeDiff, Violation, diff,
     item_failed, validate_result,
@@ -180,10 +181,12 @@ impl Warden {
             (None, Revert::No) => RevertAttempt::NotRequested,
             (None, Revert::Restorer | Revert::Content(_)) => {
                 let restored = match revert {
-                    Revert::Content(snapshot) => {
-                        self.files.restore(target.root, snapshot).await.map_err(|e| e.to_string())
-                    }
-                    _ => self.restorer.restore(target.root, before, &changes).await,
+                    Revert::Content(snapshot) => self
+                        .files
+                        .restore(target.root, snapshot)
+                        .await
+                        .map_err(|e| FactError::new(e.to_string())),
+                    _ => self.restorer.restore(target.root, before, &changes).await.map_err(FactError::from),
                 };
                 let remaining = match self.files.snapshot(target.root, protected).await {
                     Ok(now) => diff(before, &now).changed_paths(),
@@ -228,7 +231,7 @@ pub struct GuardedRun {
     pub item_failed: bool,
     /// The agent's exit code (`None`: ended by a signal), or why it could not be started.
     #[serde(serialize_with = "command_json")]
-    pub command: Result<Option<i32>, String>,
+    pub command: Result<Option<i32>, FactError>,
     /// The guard's check after the run, reverted from the content kept before it.
     pub guard: GuardOutcome,
     /// The `result.json` verdict, recorded.
@@ -236,14 +239,14 @@ pub struct GuardedRun {
 }
 
 fn command_json<S: serde::Serializer>(
-    command: &Result<Option<i32>, String>,
+    command: &Result<Option<i32>, FactError>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let mut map = s.serialize_map(Some(1))?;
     match command {
         Ok(code) => map.serialize_entry("exit_code", code)?,
-        Err(why) => map.serialize_entry("error", why)?,
+        Err(why) => map.serialize_entry("error", why.reason())?,
     }
     map.end()
 }
@@ -261,7 +264,7 @@ impl Warden {
         result: Option<&Path>,
     ) -> Result<GuardedRun, GuardRunError> {
         let before = self.guard_capture(target.root).await.map_err(GuardRunError::Snapshot)?;
-        let command = agent.run_agent(target.root).await;
+        let command = agent.run_agent(target.root).await.map_err(FactError::from);
         let guard = self.check_guardrails_restoring(target, &before).await;
         let correlation = Correlation {
             item: agentwarden_domain::audit::CorrelationId::new(target.item).ok(),

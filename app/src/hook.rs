@@ -58,6 +58,7 @@ use std::path::{Path, PathBuf};
 use agentwarden_adapters::paths;
 use agentwarden_domain::audit::{Correlation, CorrelationId};
 use agentwarden_domain::events::AuditEvent;
+use agentwarden_domain::fact::FactError;
 use agentwarden_domain::governance::{ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::sessions::{
@@ -478,7 +479,7 @@ impl Warden {
             terms: harness.terms,
             tree: state.session_ref(session),
             gate: evaluation.report,
-            manifests: manifests.as_deref().map_err(ToString::to_string),
+            manifests: manifests.as_deref().map_err(|e| FactError::new(e.to_string())),
         };
         let event = evaluate_spawn(&request, facts);
         let first_failure = event.first_failure.clone();
@@ -489,7 +490,10 @@ impl Warden {
                 &AuditEvent::SpawnEvaluated(Box::new(event)),
             )
             .await;
-        Ok(spawn_answer(first_failure.as_ref(), recorded.map(drop).map_err(|e| e.to_string())))
+        Ok(spawn_answer(
+            first_failure.as_ref(),
+            recorded.map(drop).map_err(|e| FactError::new(e.to_string())),
+        ))
     }
 
     /// A subagent's start: matched to a pending allowed spawn (H-2), its protected paths
@@ -620,8 +624,8 @@ impl Warden {
         agent_id: &str,
         root: &Path,
         storage: &HookStorage,
-    ) -> Result<Option<agentwarden_domain::guardrails::Violation>, String> {
-        let (before, own) = self.baseline(session, agent_id, root).await?;
+    ) -> Result<Option<agentwarden_domain::guardrails::Violation>, FactError> {
+        let (before, own) = self.baseline(session, agent_id, root).await.map_err(FactError::from)?;
         let artifacts = pending::artifacts(root, session, agent_id);
         let target =
             GuardTarget { root, item: agent_id, run: session, session: Some(session), artifacts: &artifacts };
@@ -690,7 +694,7 @@ impl Warden {
             )
             .await
             .map(drop)
-            .map_err(|e| e.to_string());
+            .map_err(|e| FactError::new(e.to_string()));
         // The agent's snapshot is kept after its stop, allowed or not: a stop cannot be told
         // from one the agent sent itself, and the agent may go on; its next stop is checked
         // against the same snapshot (H-54).

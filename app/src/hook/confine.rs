@@ -27,6 +27,7 @@ use agentwarden_domain::confine::{
     Applied, Baseline, ConfineMode, Confinement, Findings, Place, lineage_confinement,
     main_session_confinement, outcome,
 };
+use agentwarden_domain::fact::FactError;
 use agentwarden_domain::lineage::{CallArgument, Manifests, ToolRule, ToolRuleSet, ToolUse};
 use agentwarden_domain::sessions::{ClientRules, HookAnswer, RuleSource, ShellInput};
 use serde_json::Value;
@@ -114,18 +115,17 @@ impl Warden {
         let launcher = self.confine_launcher();
         let findings = Findings {
             client: match shell {
-                Some(shell) => client_allows(shell, root, cwd, &home),
-                None => {
-                    Err("this harness's integration does not hand Warden the call's input to replace"
-                        .to_owned())
-                }
+                Some(shell) => client_allows(shell, root, cwd, &home).map_err(FactError::from),
+                None => Err(FactError::new(
+                    "this harness's integration does not hand Warden the call's input to replace",
+                )),
             },
             kernel: match (&launcher, &tmp) {
-                (Ok(path), Ok(_)) => probe(path),
-                (Err(_), _) => Err("the launcher was not probed".to_owned()),
-                (_, Err(why)) => Err(why.clone()),
+                (Ok(path), Ok(_)) => probe(path).map_err(FactError::from),
+                (Err(_), _) => Err(FactError::new("the launcher was not probed")),
+                (_, Err(why)) => Err(FactError::new(why.clone())),
             },
-            launcher: launcher.as_ref().map(drop).map_err(Clone::clone),
+            launcher: launcher.as_ref().map(drop).map_err(|why| FactError::new(why.clone())),
         };
         let (applied, launch) = outcome(mode, &findings, &confinement)?;
         let answer = match (&applied, launch, &launcher, shell) {
