@@ -186,7 +186,7 @@ impl Warden {
                         .restore(target.root, snapshot)
                         .await
                         .map_err(|e| FactError::new(e.to_string())),
-                    _ => self.restorer.restore(target.root, before, &changes).await.map_err(FactError::from),
+                    _ => self.restorer.restore(target.root, before, &changes).await,
                 };
                 let remaining = match self.files.snapshot(target.root, protected).await {
                     Ok(now) => diff(before, &now).changed_paths(),
@@ -264,7 +264,7 @@ impl Warden {
         result: Option<&Path>,
     ) -> Result<GuardedRun, GuardRunError> {
         let before = self.guard_capture(target.root).await.map_err(GuardRunError::Snapshot)?;
-        let command = agent.run_agent(target.root).await.map_err(FactError::from);
+        let command = agent.run_agent(target.root).await;
         let guard = self.check_guardrails_restoring(target, &before).await;
         let correlation = Correlation {
             item: agentwarden_domain::audit::CorrelationId::new(target.item).ok(),
@@ -294,11 +294,12 @@ mod guarded_run_tests {
 
     #[async_trait::async_trait]
     impl agentwarden_ports::AgentRunner for Agent {
-        async fn run_agent(&self, root: &Path) -> Result<Option<i32>, String> {
+        async fn run_agent(&self, root: &Path) -> Result<Option<i32>, FactError> {
             if !self.starts {
                 return Err("cannot run `agent`".into());
             }
-            std::fs::write(root.join("okrs/q4.md"), "rewritten by the agent").map_err(|e| e.to_string())?;
+            std::fs::write(root.join("okrs/q4.md"), "rewritten by the agent")
+                .map_err(|e| FactError::new(e.to_string()))?;
             Ok(Some(0))
         }
     }

@@ -51,8 +51,8 @@ pub use agentwarden_adapters::{
 #[cfg(feature = "postgres")]
 pub use agentwarden_adapters::{PgConfig, PostgresEventStore};
 pub use agentwarden_domain::{
-    audit, code, events, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, sessions,
-    verdict,
+    audit, code, events, fact, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules,
+    sessions, verdict,
 };
 pub use agentwarden_ports::{
     AgentRunner, Appended, ChunkRunner, Clock, Environment, EventStore, Expected, FileSystem, FilesError,

@@ -98,8 +98,12 @@ pub fn confinement(project: &Path, config: &Config, main_persona: &str) -> Vec<C
     use agentwarden_domain::confine::ConfineMode;
     let manifests = load_manifests(&config.lineage.manifests).map_err(|e| e.to_string());
     let root = project.to_string_lossy();
-    let report =
-        agentwarden::confine_report(config, manifests.as_ref().map_err(Clone::clone), main_persona, &root);
+    let report = agentwarden::confine_report(
+        config,
+        manifests.as_ref().map_err(|e| e.as_str().into()),
+        main_persona,
+        &root,
+    );
     if report.mode == ConfineMode::Off {
         return vec![Check::ok("confine", "`[confine] mode = \"off\"`: no shell call is confined")];
     }

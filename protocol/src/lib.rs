@@ -26,6 +26,7 @@ pub mod hook_json;
 pub mod hook_line;
 mod message;
 mod question;
+pub mod settings_file;
 
 pub use client::{ClientError, exchange, peer_uid};
 pub use frame::{

@@ -448,36 +448,38 @@ pub struct ConfineReport {
     /// `[confine] main_session`.
     pub main_session: bool,
     /// The launcher beside the running executable, or why there is none usable (H-63).
-    pub launcher: Result<PathBuf, String>,
+    pub launcher: Result<PathBuf, FactError>,
     /// The launcher's probe of the kernel (H-64).
-    pub kernel: Result<(), String>,
+    pub kernel: Result<(), FactError>,
     /// `/proc/sys/user/max_user_namespaces`, or why it cannot be read.
-    pub user_namespaces: Result<u64, String>,
+    pub user_namespaces: Result<u64, FactError>,
     /// Each agent type of the manifests with what its shell is confined to under the main
     /// session's (its own rules stacked on the root's; a deeper lineage only narrows it), or why
     /// the manifests cannot be read.
-    pub agents: Result<Vec<(String, String)>, String>,
+    pub agents: Result<Vec<(String, String)>, FactError>,
 }
 
 /// [`ConfineReport`] for `config`, `main` the main session's type, the manifests as `manifests`
 /// reads them, the workspace `root` (absolute).
 pub fn confine_report(
     config: &crate::Config,
-    manifests: Result<&Manifests, String>,
+    manifests: Result<&Manifests, FactError>,
     main: &str,
     root: &str,
 ) -> ConfineReport {
     let launcher = std::env::current_exe()
         .map_err(|e| format!("the running executable is unknown: {e}"))
         .and_then(|exe| exe.parent().map(|d| d.join(LAUNCHER)).ok_or_else(|| "no directory".to_owned()))
-        .and_then(|path| installed(&path).map(|()| path));
+        .and_then(|path| installed(&path).map(|()| path))
+        .map_err(FactError::from);
     let kernel = match &launcher {
-        Ok(path) => probe(path),
-        Err(why) => Err(format!("not probed: {why}")),
+        Ok(path) => probe(path).map_err(FactError::from),
+        Err(why) => Err(FactError::new(format!("not probed: {why}"))),
     };
     let user_namespaces = untrusted::read_followed(Path::new("/proc/sys/user/max_user_namespaces"), 64)
         .map_err(|e| e.to_string())
-        .and_then(|t| String::from_utf8_lossy(&t).trim().parse::<u64>().map_err(|e| e.to_string()));
+        .and_then(|t| String::from_utf8_lossy(&t).trim().parse::<u64>().map_err(|e| e.to_string()))
+        .map_err(FactError::from);
     let home = user_home();
     let tmp = format!("{root}/.agentwarden/tmp/SESSION");
     let place = Place { root, cwd: root, session_tmp: &tmp };
