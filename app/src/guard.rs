@@ -41,7 +41,7 @@ impl Warden {
                 Ok(text) => {
                     (validate_result(&text), Some(blake3::hash(text.as_bytes()).to_hex().to_string()))
                 }
-                Err(why) => (ResultValidation::unreadable(why), None),
+                Err(why) => (ResultValidation::unreadable(why.to_string()), None),
             };
         let event =
             ResultValidated { path: path.display().to_string(), digest, validation: validation.clone() };

@@ -72,7 +72,7 @@ pub use hook::{
     StoreDecides, answer_hook, confine_report, with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
-pub use records::RECORDS_PROJECTION;
+pub use records::{RECORDS_PROJECTION, SealError};
 pub use store::StoreLocation;
 pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};
 

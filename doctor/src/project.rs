@@ -245,7 +245,7 @@ async fn check_governance(
             Check::ok("seal", format!("in force since seq {} ({} file(s))", seal.seq, seal.files.len()))
         }
         Some(seal) => match warden.seal_digests().await {
-            Err(e) => Check::fail("seal", e, "make the sealed files readable"),
+            Err(e) => Check::fail("seal", e.to_string(), "make the sealed files readable"),
             Ok(now) => {
                 // What the gate would read now, beside what was sealed (missing: `None`).
                 let mut read: ReadDigests = now.into_iter().map(|(path, digest)| (path, Some(digest))).collect();
