@@ -28,9 +28,11 @@ impl ProcessAgentRunner {
     }
 }
 
+use agentwarden_domain::fact::FactError;
+
 #[async_trait]
 impl AgentRunner for ProcessAgentRunner {
-    async fn run_agent(&self, root: &Path) -> Result<Option<i32>, String> {
+    async fn run_agent(&self, root: &Path) -> Result<Option<i32>, FactError> {
         let mut command = tokio::process::Command::new(&self.program);
         command.args(&self.args).current_dir(root);
         if self.stdout_to_stderr {
@@ -38,10 +40,13 @@ impl AgentRunner for ProcessAgentRunner {
             let stderr = std::io::stderr()
                 .as_fd()
                 .try_clone_to_owned()
-                .map_err(|e| format!("cannot hand over stderr: {e}"))?;
+                .map_err(|e| FactError::new(format!("cannot hand over stderr: {e}")))?;
             command.stdout(Stdio::from(stderr));
         }
-        let status = command.status().await.map_err(|e| format!("cannot run `{}`: {e}", self.program))?;
+        let status = command
+            .status()
+            .await
+            .map_err(|e| FactError::new(format!("cannot run `{}`: {e}", self.program)))?;
         Ok(status.code())
     }
 }
@@ -59,6 +64,6 @@ mod tests {
         assert_eq!(std::path::Path::new(here.trim()), dir.path().canonicalize().unwrap());
         assert_eq!(sh("kill -9 $$").run_agent(dir.path()).await, Ok(None), "a signal ended it");
         let missing = ProcessAgentRunner::new("/nonexistent/agent", Vec::new()).run_agent(dir.path()).await;
-        assert!(missing.unwrap_err().contains("cannot run `/nonexistent/agent`"));
+        assert!(missing.unwrap_err().reason().contains("cannot run `/nonexistent/agent`"));
     }
 }

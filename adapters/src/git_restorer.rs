@@ -132,10 +132,16 @@ impl GitRestorer {
 
 #[async_trait]
 impl Restorer for GitRestorer {
-    async fn restore(&self, root: &Path, before: &TreeManifest, diff: &TreeDiff) -> Result<(), String> {
+    async fn restore(
+        &self,
+        root: &Path,
+        before: &TreeManifest,
+        diff: &TreeDiff,
+    ) -> Result<(), agentwarden_domain::fact::FactError> {
         let (me, root, before, diff) = (self.clone(), root.to_owned(), before.clone(), diff.clone());
         tokio::task::spawn_blocking(move || me.restore_blocking(&root, &before, &diff))
             .await
             .unwrap_or_else(|e| Err(format!("the restore task failed: {e}")))
+            .map_err(agentwarden_domain::fact::FactError::from)
     }
 }

@@ -87,7 +87,7 @@ pub use git_restorer::GitRestorer;
 pub use memory::MemoryEventStore;
 #[cfg(feature = "postgres")]
 pub use postgres::{PgConfig, PostgresEventStore};
-pub use process_runner::{BASE_ENV, MAX_CHUNK_STDERR, MAX_CHUNK_STDOUT, ProcessChunkRunner};
+pub use process_runner::{BASE_ENV, MAX_CHUNK_STDERR, MAX_CHUNK_STDOUT, ProcessChunkRunner, SweepError};
 pub use sled::{Archiving, Discarded, Durability, Leftover, SledConfig, SledEventStore};
 pub use unavailable::UnavailableEventStore;
 

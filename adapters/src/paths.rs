@@ -10,6 +10,8 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use agentwarden_domain::lineage::PlaceError;
+
 /// The most symbolic links one path may go through, as Linux's `MAXSYMLINKS`: more is a loop.
 pub const MAX_LINKS: usize = 40;
 
@@ -78,9 +80,9 @@ pub fn canonical(path: &Path) -> io::Result<PathBuf> {
 /// a final component that is a link to nothing (a writer would create its target, or refuse),
 /// a result that is not UTF-8. What is read may change the next instant: the caller judges a
 /// moment, not the write (the race in `docs/threat-model.md`).
-pub fn place(path: &str) -> Result<String, String> {
+pub fn place(path: &str) -> Result<String, PlaceError> {
     if !path.starts_with('/') || path.contains('\0') {
-        return Err(format!("`{}` is not an absolute path", path.escape_debug()));
+        return Err(PlaceError::NotAbsolute { path: path.to_owned() });
     }
     let mut pending: Vec<OsString> = components(Path::new(path));
     let mut real = PathBuf::from("/");
@@ -102,21 +104,16 @@ pub fn place(path: &str) -> Result<String, String> {
                 // `/proc/self/cwd`, `/dev/fd/N`: what such a link names depends on who reads
                 // it, and Warden is not the writer.
                 if names_by_reader(&real) {
-                    return Err(format!(
-                        "`{}` is a link of the process file system, which names what its reader sees, \
-                         not what the writer will",
-                        next.display()
-                    ));
+                    return Err(PlaceError::ReaderDependent { link: next.display().to_string() });
                 }
                 links += 1;
                 if links > MAX_LINKS {
-                    return Err(format!(
-                        "more than {MAX_LINKS} symbolic links (a loop) at `{}`",
-                        next.display()
-                    ));
+                    return Err(PlaceError::TooManyLinks { at: next.display().to_string(), max: MAX_LINKS });
                 }
-                let target = std::fs::read_link(&next)
-                    .map_err(|e| format!("the link `{}` cannot be read: {e}", next.display()))?;
+                let target = std::fs::read_link(&next).map_err(|e| PlaceError::LinkUnreadable {
+                    link: next.display().to_string(),
+                    reason: e.to_string(),
+                })?;
                 final_link = pending.is_empty();
                 if target.is_absolute() {
                     real = PathBuf::from("/");
@@ -129,13 +126,18 @@ pub fn place(path: &str) -> Result<String, String> {
                 missing = true;
                 real = next;
             }
-            Err(e) => return Err(format!("`{}` cannot be looked up: {e}", next.display())),
+            Err(e) => {
+                return Err(PlaceError::LookupFailed {
+                    at: next.display().to_string(),
+                    reason: e.to_string(),
+                });
+            }
         }
     }
     if final_link && missing {
-        return Err(format!("`{path}` ends in a symbolic link to nothing"));
+        return Err(PlaceError::LinkToNothing { path: path.to_owned() });
     }
-    real.into_os_string().into_string().map_err(|_| format!("`{path}` lands on a name that is not UTF-8"))
+    real.into_os_string().into_string().map_err(|_| PlaceError::NotUtf8 { path: path.to_owned() })
 }
 
 /// Whether the links in `dir` are the process file system's (`/proc`, wherever it is mounted),
@@ -151,11 +153,11 @@ fn names_by_reader(dir: &Path) -> bool {
 pub struct LocalPaths;
 
 impl agentwarden_domain::lineage::ResolvePath for LocalPaths {
-    fn place(&self, path: &str) -> Result<String, String> {
+    fn place(&self, path: &str) -> Result<String, PlaceError> {
         place(path)
     }
 
-    fn leaf_is_link(&self, path: &str) -> Result<bool, String> {
+    fn leaf_is_link(&self, path: &str) -> Result<bool, PlaceError> {
         leaf_is_link(path)
     }
 }
@@ -163,14 +165,14 @@ impl agentwarden_domain::lineage::ResolvePath for LocalPaths {
 /// Whether `path` (absolute, as written) ends in a symbolic link (T-18): its parent placed by
 /// [`place`], its last name there looked up without following it (`lstat`). A last name that is
 /// `.`, `..`, or not there is not a link; a lookup that fails otherwise is an error.
-pub fn leaf_is_link(path: &str) -> Result<bool, String> {
+pub fn leaf_is_link(path: &str) -> Result<bool, PlaceError> {
     let Some((parent, leaf)) = agentwarden_domain::lineage::parent_and_leaf(path) else { return Ok(false) };
     let parent = place(parent)?;
     let here = Path::new(&parent).join(leaf);
     match std::fs::symlink_metadata(&here) {
         Ok(meta) => Ok(meta.file_type().is_symlink()),
         Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => Ok(false),
-        Err(e) => Err(format!("`{}` cannot be looked up: {e}", here.display())),
+        Err(e) => Err(PlaceError::LookupFailed { at: here.display().to_string(), reason: e.to_string() }),
     }
 }
 

@@ -189,6 +189,22 @@ fn sweep(since: u64, everything: bool) -> Result<(), String> {
     }
 }
 
+/// Why the sweep of a run's leftover processes failed: what could not be listed, killed or
+/// reaped, in one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SweepError {
+    /// Why.
+    pub reason: String,
+}
+
+impl std::fmt::Display for SweepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for SweepError {}
+
 async fn sweep_async(since: u64, everything: bool) -> Result<(), String> {
     tokio::task::spawn_blocking(move || sweep(since, everything))
         .await
@@ -268,8 +284,8 @@ impl ProcessChunkRunner {
     /// Kills and reaps every child of this process, chunk roots included, and everything they
     /// started: for a run that is being abandoned (F-16). The chunks' tasks may not have been
     /// dropped yet (an aborted task is dropped later), so nothing is spared.
-    pub async fn kill_leftovers() -> Result<(), String> {
-        sweep_async(0, true).await
+    pub async fn kill_leftovers() -> Result<(), SweepError> {
+        sweep_async(0, true).await.map_err(|reason| SweepError { reason })
     }
 
     async fn run(&self, input: &ChunkInput, timeout: Duration) -> ChunkRun {

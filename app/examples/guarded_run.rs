@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use agentwarden::fact::FactError;
 use agentwarden::store::MemoryEventStore;
 use agentwarden::wiring::AgentRunner;
 use agentwarden::{Config, GuardTarget, Warden};
@@ -18,10 +19,10 @@ struct Careless;
 
 #[async_trait::async_trait]
 impl AgentRunner for Careless {
-    async fn run_agent(&self, root: &Path) -> Result<Option<i32>, String> {
-        std::fs::write(root.join("notes.md"), "work done").map_err(|e| e.to_string())?;
+    async fn run_agent(&self, root: &Path) -> Result<Option<i32>, FactError> {
+        std::fs::write(root.join("notes.md"), "work done").map_err(|e| FactError::new(e.to_string()))?;
         std::fs::write(root.join("okrs/q4.md"), "objectives, rewritten by the agent")
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| FactError::new(e.to_string()))?;
         Ok(Some(0))
     }
 }

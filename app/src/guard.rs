@@ -8,6 +8,7 @@ use std::path::Path;
 
 use agentwarden_domain::audit::{Correlation, Head};
 use agentwarden_domain::events::{AuditEvent, ResultValidated};
+use agentwarden_domain::fact::FactError;
 use agentwarden_domain::guardrails::{
     ContentSnapshot, MAX_RESULT_BYTES, ResultValidation, RevertAttempt, TreeDiff, Violation, diff,
     item_failed, validate_result,
@@ -40,7 +41,7 @@ impl Warden {
                 Ok(text) => {
                     (validate_result(&text), Some(blake3::hash(text.as_bytes()).to_hex().to_string()))
                 }
-                Err(why) => (ResultValidation::unreadable(why), None),
+                Err(why) => (ResultValidation::unreadable(why.to_string()), None),
             };
         let event =
             ResultValidated { path: path.display().to_string(), digest, validation: validation.clone() };
@@ -180,9 +181,11 @@ impl Warden {
             (None, Revert::No) => RevertAttempt::NotRequested,
             (None, Revert::Restorer | Revert::Content(_)) => {
                 let restored = match revert {
-                    Revert::Content(snapshot) => {
-                        self.files.restore(target.root, snapshot).await.map_err(|e| e.to_string())
-                    }
+                    Revert::Content(snapshot) => self
+                        .files
+                        .restore(target.root, snapshot)
+                        .await
+                        .map_err(|e| FactError::new(e.to_string())),
                     _ => self.restorer.restore(target.root, before, &changes).await,
                 };
                 let remaining = match self.files.snapshot(target.root, protected).await {
@@ -228,7 +231,7 @@ pub struct GuardedRun {
     pub item_failed: bool,
     /// The agent's exit code (`None`: ended by a signal), or why it could not be started.
     #[serde(serialize_with = "command_json")]
-    pub command: Result<Option<i32>, String>,
+    pub command: Result<Option<i32>, FactError>,
     /// The guard's check after the run, reverted from the content kept before it.
     pub guard: GuardOutcome,
     /// The `result.json` verdict, recorded.
@@ -236,14 +239,14 @@ pub struct GuardedRun {
 }
 
 fn command_json<S: serde::Serializer>(
-    command: &Result<Option<i32>, String>,
+    command: &Result<Option<i32>, FactError>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let mut map = s.serialize_map(Some(1))?;
     match command {
         Ok(code) => map.serialize_entry("exit_code", code)?,
-        Err(why) => map.serialize_entry("error", why)?,
+        Err(why) => map.serialize_entry("error", why.reason())?,
     }
     map.end()
 }
@@ -291,11 +294,12 @@ mod guarded_run_tests {
 
     #[async_trait::async_trait]
     impl agentwarden_ports::AgentRunner for Agent {
-        async fn run_agent(&self, root: &Path) -> Result<Option<i32>, String> {
+        async fn run_agent(&self, root: &Path) -> Result<Option<i32>, FactError> {
             if !self.starts {
                 return Err("cannot run `agent`".into());
             }
-            std::fs::write(root.join("okrs/q4.md"), "rewritten by the agent").map_err(|e| e.to_string())?;
+            std::fs::write(root.join("okrs/q4.md"), "rewritten by the agent")
+                .map_err(|e| FactError::new(e.to_string()))?;
             Ok(Some(0))
         }
     }

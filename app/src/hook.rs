@@ -58,6 +58,7 @@ use std::path::{Path, PathBuf};
 use agentwarden_adapters::paths;
 use agentwarden_domain::audit::{Correlation, CorrelationId};
 use agentwarden_domain::events::AuditEvent;
+use agentwarden_domain::fact::FactError;
 use agentwarden_domain::governance::{ReadDigests, Request};
 use agentwarden_domain::guardrails::ContentSnapshot;
 use agentwarden_domain::sessions::{
@@ -169,7 +170,7 @@ impl Warden {
                     tracing::warn!(reason = %why, "no session rules to decide with");
                     // No index: the fast path never answers for rules nobody recorded (H-59).
                     storage.forget_index(&input.session_id);
-                    return failed_text(why);
+                    return HookAnswer::failed(Code::SessionRulesMissing, why);
                 }
             },
             Ok(Some(rules)) => {
@@ -212,7 +213,7 @@ impl Warden {
     ) -> HookAnswer {
         let session = input.session_id.as_str();
         // The stops' reasons are the text a quarantine marker keeps, code first.
-        let why_text = || format!("{code}: {why}");
+        let why_text = || failure_text(&code, why);
         match &input.event {
             HookEvent::SubagentStop { agent, .. } => {
                 self.stop_without_store(session, &agent.agent_id, storage, &why_text()).await
@@ -478,7 +479,7 @@ impl Warden {
             terms: harness.terms,
             tree: state.session_ref(session),
             gate: evaluation.report,
-            manifests: manifests.as_deref().map_err(ToString::to_string),
+            manifests: manifests.as_deref().map_err(|e| FactError::new(e.to_string())),
         };
         let event = evaluate_spawn(&request, facts);
         let first_failure = event.first_failure.clone();
@@ -489,7 +490,10 @@ impl Warden {
                 &AuditEvent::SpawnEvaluated(Box::new(event)),
             )
             .await;
-        Ok(spawn_answer(first_failure.as_ref(), recorded.map(drop).map_err(|e| e.to_string())))
+        Ok(spawn_answer(
+            first_failure.as_ref(),
+            recorded.map(drop).map_err(|e| FactError::new(e.to_string())),
+        ))
     }
 
     /// A subagent's start: matched to a pending allowed spawn (H-2), its protected paths
@@ -620,8 +624,8 @@ impl Warden {
         agent_id: &str,
         root: &Path,
         storage: &HookStorage,
-    ) -> Result<Option<agentwarden_domain::guardrails::Violation>, String> {
-        let (before, own) = self.baseline(session, agent_id, root).await?;
+    ) -> Result<Option<agentwarden_domain::guardrails::Violation>, FactError> {
+        let (before, own) = self.baseline(session, agent_id, root).await.map_err(FactError::from)?;
         let artifacts = pending::artifacts(root, session, agent_id);
         let target =
             GuardTarget { root, item: agent_id, run: session, session: Some(session), artifacts: &artifacts };
@@ -690,7 +694,7 @@ impl Warden {
             )
             .await
             .map(drop)
-            .map_err(|e| e.to_string());
+            .map_err(|e| FactError::new(e.to_string()));
         // The agent's snapshot is kept after its stop, allowed or not: a stop cannot be told
         // from one the agent sent itself, and the agent may go on; its next stop is checked
         // against the same snapshot (H-54).
@@ -718,8 +722,12 @@ pub(crate) async fn hook_store_unavailable(
     storage: &HookStorage,
     input: Option<&HookInput>,
     fallback: Option<HookAnswer>,
-    why: String,
+    code: Code,
+    reason: String,
 ) -> HookAnswer {
+    // The stops' reasons are the text a quarantine marker keeps, code first, composed by the
+    // failure's one renderer.
+    let why = failure_text(&code, &reason);
     if let Some(input) = input
         && let HookEvent::SessionStop { .. } | HookEvent::SessionEnd { .. } = &input.event
     {
@@ -759,7 +767,14 @@ pub(crate) async fn hook_store_unavailable(
             }
         };
     }
-    fallback.unwrap_or_else(|| failed_text(why))
+    fallback.unwrap_or_else(|| HookAnswer::failed(code, reason))
+}
+
+/// `code: reason`, the text a stop's reason and a quarantine marker keep of a failure:
+/// composed by the one renderer of a failure, [`HookAnswer::failure`], so that a caller passes
+/// the code as a value.
+pub(crate) fn failure_text(code: &Code, reason: &str) -> String {
+    HookAnswer::failed(code.clone(), reason).failure().unwrap_or_else(|| reason.to_owned())
 }
 
 /// A failure from a reason composed before its answer, `code: reason` (a store's or a

@@ -140,7 +140,7 @@ impl Warden {
     pub async fn seal(&self, signer: &Signer) -> Result<Appended, HumanActError> {
         self.refuse_inside_an_agent_session("seals")?;
         let by = checked_name(signer.by.as_deref())?;
-        let (files, texts) = self.seal_contents().await.map_err(HumanActError::Usage)?;
+        let (files, texts) = self.seal_contents().await.map_err(|e| HumanActError::Usage(e.to_string()))?;
         if files.is_empty() {
             return Err(HumanActError::Usage(nothing_to_seal(&self.config)));
         }

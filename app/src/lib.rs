@@ -50,8 +50,8 @@ pub mod wiring;
 /// without reaching the domain.
 pub use agentwarden_domain::code::Code;
 pub use agentwarden_domain::{
-    audit, code, events, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules, sessions,
-    verdict,
+    audit, code, events, fact, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules,
+    sessions, verdict,
 };
 pub use audit_log::{Pages, Stats, Verification};
 pub use config::{
@@ -67,7 +67,7 @@ pub use hook::{
     StoreDecides, answer_hook, confine_report, with_fix,
 };
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
-pub use records::RECORDS_PROJECTION;
+pub use records::{RECORDS_PROJECTION, SealError};
 pub use store::StoreLocation;
 // The adapters and ports are grouped in `store` and `wiring`; the root keeps, hidden, only the
 // names that the command line, doctor, their tests, the harness crates' tests and the

@@ -54,7 +54,11 @@ impl Warden {
     /// one that cannot be read is the decision's reason (`request_unreadable`), never an error.
     pub async fn read_request(&self, path: &Path) -> Result<String, Failed> {
         let described = format!("request file `{}`", path.display());
-        self.files.read_text(path, MAX_INPUT_BYTES).await.into_text(&described).map_err(unreadable)
+        self.files
+            .read_text(path, MAX_INPUT_BYTES)
+            .await
+            .into_text(&described)
+            .map_err(|e| unreadable(e.to_string()))
     }
 
     fn correlation(session: Option<String>) -> Correlation {

@@ -302,7 +302,7 @@ impl Warden {
 
     /// The digest of every file a seal covers (G-20); an unreadable one is an error: a seal
     /// must not silently leave a file out.
-    pub async fn seal_digests(&self) -> Result<BTreeMap<String, String>, String> {
+    pub async fn seal_digests(&self) -> Result<BTreeMap<String, String>, SealError> {
         Ok(self.seal_contents().await?.0)
     }
 
@@ -311,7 +311,7 @@ impl Warden {
     /// however the file reads later (H-49).
     pub(crate) async fn seal_contents(
         &self,
-    ) -> Result<(BTreeMap<String, String>, BTreeMap<String, String>), String> {
+    ) -> Result<(BTreeMap<String, String>, BTreeMap<String, String>), SealError> {
         let subagents = &self.config.subagents;
         let mut files: Vec<PathBuf> = self.config.source.iter().cloned().collect();
         // The key list is sealed: a key added after the seal fails `context_sealed` (K-6).
@@ -328,12 +328,12 @@ impl Warden {
         for path in files {
             let (read, mode) = self.files.read_text_mode(&path, MAX_INPUT_BYTES).await;
             let digest = digest(&read, mode).ok_or_else(|| match &read {
-                FileRead::Unreadable(why) => format!("cannot seal `{}`: {why}", path.display()),
+                FileRead::Unreadable(why) => SealError::Unreadable { path: path.clone(), why: why.clone() },
                 // The key list is the one sealed file the configuration names rather than finds (N-11).
                 FileRead::Missing if self.config.allowed_signers.as_ref() == Some(&path) => {
-                    format!("cannot seal `{}`: {SIGNERS_MISSING}", path.display())
+                    SealError::SignersMissing { path: path.clone() }
                 }
-                _ => format!("cannot seal `{}`: it vanished", path.display()),
+                _ => SealError::Vanished { path: path.clone() },
             })?;
             let name = key(&self.config.root, &path);
             if Some(&path) == self.config.source.as_ref()
@@ -345,6 +345,33 @@ impl Warden {
         }
         Ok((digests, texts))
     }
+}
+
+/// Why a file a seal covers cannot be sealed, by cause: a seal must not silently leave a
+/// file out (G-20).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SealError {
+    /// The file cannot be read.
+    #[error("cannot seal `{}`: {why}", .path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// The `allowed_signers` file the configuration names is not there (N-11).
+    #[error("cannot seal `{}`: {SIGNERS_MISSING}", .path.display())]
+    SignersMissing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file was there when listed and is gone.
+    #[error("cannot seal `{}`: it vanished", .path.display())]
+    Vanished {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 /// The records held for one decision (V-38, [`Warden::hold`]): put back into memory when dropped.

@@ -135,7 +135,7 @@ pub(super) async fn run(
                 let command_text = match exit {
                     Ok(Some(code)) => format!("exit {code}"),
                     Ok(None) => "killed by a signal".to_owned(),
-                    Err(e) => e.clone(),
+                    Err(e) => e.to_string(),
                 };
                 writeln!(out, "{}  command: {command_text}", if failed { "FAILED" } else { "OK" })?;
                 match &guard.violation {

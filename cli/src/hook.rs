@@ -343,7 +343,7 @@ pub(super) async fn seal(
             .build()?
             .seal_digests()
             .await
-            .map_err(Failure::usage)?;
+            .map_err(|e| Failure::usage(e.to_string()))?;
         if files.is_empty() {
             return Err(Failure::usage(agentwarden::human::nothing_to_seal(&config)));
         }

@@ -208,9 +208,15 @@ pub fn main() -> ExitCode {
                 // A stop's line this binary cannot read still halts, with clap's reason (H-57).
                 let text = e.render().to_string();
                 let first = text.lines().next().unwrap_or_default();
-                let why =
-                    format!("{}: {}", Code::UsageInvalid, first.strip_prefix("error: ").unwrap_or(first));
-                return ExitCode::from(agentwarden_hook_client::run::exit_failed("warden", &why, true));
+                let why = agentwarden_protocol::ClientError::new(
+                    Code::UsageInvalid,
+                    first.strip_prefix("error: ").unwrap_or(first),
+                );
+                return ExitCode::from(agentwarden_hook_client::run::exit_failed(
+                    "warden",
+                    &why.to_string(),
+                    true,
+                ));
             }
             let _ = e.print();
             if !e.use_stderr() {
@@ -248,7 +254,8 @@ pub fn main() -> ExitCode {
     }
     if is_hook {
         std::panic::set_hook(Box::new(move |info| {
-            let why = format!("{}: {info}", Code::InternalError);
+            let why =
+                agentwarden_protocol::ClientError::new(Code::InternalError, info.to_string()).to_string();
             std::process::exit(i32::from(agentwarden_hook_client::run::exit_failed("warden", &why, halts)));
         }));
     }

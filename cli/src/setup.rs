@@ -77,7 +77,7 @@ struct ByPathArgs<'a> {
     server_uid: Option<u32>,
     lock_ms: u64,
     /// The deadline for the harness's timeout and the lock wait, or why there is none.
-    deadline: Result<u64, String>,
+    deadline: Result<u64, agentwarden_protocol::hook_line::BudgetError>,
     /// The guide to write a configuration with.
     guide: &'a str,
     /// What the harness's files are called, and the files.

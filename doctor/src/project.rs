@@ -98,8 +98,12 @@ pub fn confinement(project: &Path, config: &Config, main_persona: &str) -> Vec<C
     use agentwarden_domain::confine::ConfineMode;
     let manifests = load_manifests(&config.lineage.manifests).map_err(|e| e.to_string());
     let root = project.to_string_lossy();
-    let report =
-        agentwarden::confine_report(config, manifests.as_ref().map_err(Clone::clone), main_persona, &root);
+    let report = agentwarden::confine_report(
+        config,
+        manifests.as_ref().map_err(|e| e.as_str().into()),
+        main_persona,
+        &root,
+    );
     if report.mode == ConfineMode::Off {
         return vec![Check::ok("confine", "`[confine] mode = \"off\"`: no shell call is confined")];
     }
@@ -241,7 +245,7 @@ async fn check_governance(
             Check::ok("seal", format!("in force since seq {} ({} file(s))", seal.seq, seal.files.len()))
         }
         Some(seal) => match warden.seal_digests().await {
-            Err(e) => Check::fail("seal", e, "make the sealed files readable"),
+            Err(e) => Check::fail("seal", e.to_string(), "make the sealed files readable"),
             Ok(now) => {
                 // What the gate would read now, beside what was sealed (missing: `None`).
                 let mut read: ReadDigests = now.into_iter().map(|(path, digest)| (path, Some(digest))).collect();

@@ -9,6 +9,7 @@ pub mod audit;
 pub mod code;
 pub mod confine;
 pub mod events;
+pub mod fact;
 pub mod fanout;
 pub mod governance;
 pub mod guardrails;

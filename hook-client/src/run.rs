@@ -25,8 +25,8 @@ pub fn main() -> ExitCode {
     // Read before the line is: a panic, or a line it cannot read, on a stop's line halts too.
     let halting = halting_line(std::env::args_os());
     std::panic::set_hook(Box::new(move |info| {
-        let why = format!("{}: {info}", Code::InternalError);
-        std::process::exit(i32::from(exit_failed("warden-hook", &why, halting)));
+        let why = ClientError::new(Code::InternalError, info.to_string());
+        std::process::exit(i32::from(exit_failed("warden-hook", &why.to_string(), halting)));
     }));
     let line = match parse(std::env::args_os().skip(1)) {
         Ok(Asked::Hook(line)) => line,
@@ -42,8 +42,7 @@ pub fn main() -> ExitCode {
             if !halting {
                 eprintln!("{USAGE}");
             }
-            let why = format!("{}: {why}", Code::UsageInvalid);
-            return ExitCode::from(exit_failed("warden-hook", &why, halting));
+            return failed("warden-hook", &ClientError::new(Code::UsageInvalid, why), halting);
         }
     };
     if line.server.is_none() {
@@ -144,11 +143,11 @@ pub fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>, halt: bool) -> std::
         std::thread::sleep(deadline);
         if !settled.swap(true, Ordering::SeqCst) {
             let why = format!(
-                "{}: no answer within --deadline-ms {deadline_ms} (the store busy or locked, or a slow \
-                 file system)",
-                Code::DeadlinePassed
+                "no answer within --deadline-ms {deadline_ms} (the store busy or locked, or a slow file \
+                 system)"
             );
-            std::process::exit(i32::from(exit_failed("warden", &why, halt)));
+            let why = ClientError::new(Code::DeadlinePassed, why);
+            std::process::exit(i32::from(exit_failed("warden", &why.to_string(), halt)));
         }
     })?;
     Ok(())

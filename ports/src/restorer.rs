@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use agentwarden_domain::fact::FactError;
 use agentwarden_domain::guardrails::{TreeDiff, TreeManifest};
 use async_trait::async_trait;
 
@@ -11,6 +12,7 @@ use async_trait::async_trait;
 pub trait Restorer: Send + Sync {
     /// Puts the paths of `diff` back as `before` had them — modified and removed entries
     /// restored, added entries removed — touching nothing else. `Err` says what could not be
-    /// reverted; the caller verifies the result with a new snapshot either way.
-    async fn restore(&self, root: &Path, before: &TreeManifest, diff: &TreeDiff) -> Result<(), String>;
+    /// reverted (a fact handed to the guard's decision, X-98); the caller verifies the result
+    /// with a new snapshot either way.
+    async fn restore(&self, root: &Path, before: &TreeManifest, diff: &TreeDiff) -> Result<(), FactError>;
 }

@@ -43,24 +43,37 @@ impl std::fmt::Display for ClientError {
 
 impl std::error::Error for ClientError {}
 
+/// Why the user a socket's peer runs as cannot be told, by cause.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PeerError {
+    /// The kernel refused `SO_PEERCRED`.
+    #[error("SO_PEERCRED: {0}")]
+    Credentials(String),
+    /// This system does not report a socket peer's user.
+    #[error("the peer's user cannot be read on this system")]
+    Unsupported,
+}
+
 /// The user the peer of `stream` runs as, as the kernel reports it.
-pub fn peer_uid(stream: &UnixStream) -> Result<u32, String> {
+pub fn peer_uid(stream: &UnixStream) -> Result<u32, PeerError> {
     #[cfg(target_os = "linux")]
     {
-        let peer = rustix::net::sockopt::socket_peercred(stream).map_err(|e| format!("SO_PEERCRED: {e}"))?;
+        let peer = rustix::net::sockopt::socket_peercred(stream)
+            .map_err(|e| PeerError::Credentials(e.to_string()))?;
         Ok(peer.uid.as_raw())
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = stream;
-        Err("the peer's user cannot be read on this system".to_owned())
+        Err(PeerError::Unsupported)
     }
 }
 
 /// The server must run as `uid` (when one is named), or the answer is not read (V-12).
 fn check_peer(stream: &UnixStream, uid: Option<u32>) -> Result<(), String> {
     let Some(wanted) = uid else { return Ok(()) };
-    let seen = peer_uid(stream)?;
+    let seen = peer_uid(stream).map_err(|e| e.to_string())?;
     if seen == wanted {
         return Ok(());
     }

@@ -62,37 +62,98 @@ pub const ANSWER_MS: u64 = 1_000;
 /// appending and flushing the decision (H-10).
 pub const DECIDE_MS: u64 = 1_000;
 
+/// Why a hook line's time budget does not hold (H-10), by cause (X-97): each variant carries
+/// the numbers it was told from, and says what mends it; `harness` is named as its user knows
+/// it. More causes may come as lines gain numbers.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BudgetError {
+    /// The harness's timeout leaves no margin over the lock wait, the time to decide, to start
+    /// and to answer: the harness would give up first and let the call run.
+    #[error(
+        "a {harness} timeout of {timeout_s} s leaves no margin over the store's lock wait of {lock_ms} ms \
+         (lock wait + {DECIDE_MS} ms to decide + {START_MS} ms to start + {ANSWER_MS} ms to answer): \
+         {harness} would give up first and let the call run; use --timeout {minimum} or more, or a \
+         lower --lock-timeout-ms"
+    )]
+    NoMargin {
+        /// The harness, as its user knows it.
+        harness: String,
+        /// Its timeout, in seconds.
+        timeout_s: u64,
+        /// The store's lock wait, in milliseconds.
+        lock_ms: u64,
+        /// The least timeout that leaves the margin, in seconds.
+        minimum: u64,
+    },
+    /// The line's deadline lies too close to the harness's timeout.
+    #[error(
+        "`--deadline-ms {deadline_ms}` is too close to the {harness} timeout of {timeout_s} s \
+         (at most {wanted} ms leaves {START_MS} ms to start and {ANSWER_MS} ms to answer)"
+    )]
+    DeadlineTooClose {
+        /// The harness, as its user knows it.
+        harness: String,
+        /// Its timeout, in seconds.
+        timeout_s: u64,
+        /// The line's deadline, in milliseconds.
+        deadline_ms: u64,
+        /// The latest deadline that fits, in milliseconds.
+        wanted: u64,
+    },
+    /// The lock wait fills the deadline: no time is left to decide.
+    #[error("the lock wait of {lock_ms} ms leaves no time to decide within `--deadline-ms {deadline_ms}`")]
+    NoTimeToDecide {
+        /// The store's lock wait, in milliseconds.
+        lock_ms: u64,
+        /// The line's deadline, in milliseconds.
+        deadline_ms: u64,
+    },
+    /// The hook has no `timeout`: the harness's default applies, which is not checked.
+    #[error("no `timeout`: {harness}'s default applies, unchecked")]
+    NoTimeout {
+        /// The harness, as its user knows it.
+        harness: String,
+    },
+    /// The line has no `--lock-timeout-ms`.
+    #[error("no `--lock-timeout-ms` on the line")]
+    NoLockWait,
+    /// The line has no `--deadline-ms`: the hook has no bound below the timeout.
+    #[error("no `--deadline-ms` on the line: the hook has no bound below the timeout")]
+    NoDeadline,
+}
+
 /// The deadline for a `harness` timeout of `timeout_s` and a lock wait of `lock_ms`, or why the
 /// timeout leaves no margin (named after `harness`, as its user knows it).
-pub fn deadline_for(harness: &str, timeout_s: u64, lock_ms: u64) -> Result<u64, String> {
+pub fn deadline_for(harness: &str, timeout_s: u64, lock_ms: u64) -> Result<u64, BudgetError> {
     let deadline = timeout_s.saturating_mul(1_000).saturating_sub(START_MS + ANSWER_MS);
     let needed = lock_ms.saturating_add(DECIDE_MS);
     if timeout_s.saturating_mul(1_000) >= needed.saturating_add(START_MS + ANSWER_MS) {
         return Ok(deadline);
     }
     let minimum = needed.saturating_add(START_MS + ANSWER_MS).div_ceil(1_000);
-    Err(format!(
-        "a {harness} timeout of {timeout_s} s leaves no margin over the store's lock wait of {lock_ms} ms \
-         (lock wait + {DECIDE_MS} ms to decide + {START_MS} ms to start + {ANSWER_MS} ms to answer): \
-         {harness} would give up first and let the call run; use --timeout {minimum} or more, or a \
-         lower --lock-timeout-ms"
-    ))
+    Err(BudgetError::NoMargin { harness: harness.to_owned(), timeout_s, lock_ms, minimum })
 }
 
 /// Checks that an installed line's numbers fit a `harness` timeout: the deadline lies below it
 /// by the start and answer margins, and the lock wait fits in the deadline with time to decide.
-pub fn check_budget(harness: &str, timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), String> {
+pub fn check_budget(
+    harness: &str,
+    timeout_s: u64,
+    lock_ms: u64,
+    deadline_ms: u64,
+) -> Result<(), BudgetError> {
     let wanted = deadline_for(harness, timeout_s, lock_ms)?;
     if deadline_ms > wanted {
-        return Err(format!(
-            "`--deadline-ms {deadline_ms}` is too close to the {harness} timeout of {timeout_s} s \
-             (at most {wanted} ms leaves {START_MS} ms to start and {ANSWER_MS} ms to answer)"
-        ));
+        return Err(BudgetError::DeadlineTooClose {
+            harness: harness.to_owned(),
+            timeout_s,
+            deadline_ms,
+            wanted,
+        });
     }
     if lock_ms.saturating_add(DECIDE_MS) > deadline_ms {
-        return Err(format!(
-            "the lock wait of {lock_ms} ms leaves no time to decide within `--deadline-ms {deadline_ms}`"
-        ));
+        return Err(BudgetError::NoTimeToDecide { lock_ms, deadline_ms });
     }
     Ok(())
 }
@@ -163,11 +224,9 @@ pub fn check_line(
     let ending = check_ending(harness, event, &parsed, halting);
     let budget = match (timeout_s, parsed.lock_ms, parsed.deadline_ms) {
         (Some(timeout), Some(lock), Some(deadline)) => check_budget(harness, timeout, lock, deadline),
-        (None, _, _) => Err(format!("no `timeout`: {harness}'s default applies, unchecked")),
-        (_, None, _) => Err("no `--lock-timeout-ms` on the line".to_owned()),
-        (_, _, None) => {
-            Err("no `--deadline-ms` on the line: the hook has no bound below the timeout".to_owned())
-        }
+        (None, _, _) => Err(BudgetError::NoTimeout { harness: harness.to_owned() }),
+        (_, None, _) => Err(BudgetError::NoLockWait),
+        (_, _, None) => Err(BudgetError::NoDeadline),
     };
     if let Err(why) = budget {
         problems.push(format!("{event}: {why}"));
@@ -378,13 +437,13 @@ mod tests {
         for (timeout, lock, expected, why) in table {
             assert_eq!(deadline_for("Some CLI", timeout, lock).map_err(|_| ()), expected, "{why}");
         }
-        let refusal = deadline_for("Some CLI", 2, 5000).unwrap_err();
+        let refusal = deadline_for("Some CLI", 2, 5000).unwrap_err().to_string();
         assert!(
             refusal.contains("a Some CLI timeout of 2 s") && refusal.contains("--timeout 8"),
             "{refusal}"
         );
         assert!(check_budget("Some CLI", 30, 5000, 28000).is_ok());
-        let close = check_budget("Some CLI", 30, 5000, 29500).unwrap_err();
+        let close = check_budget("Some CLI", 30, 5000, 29500).unwrap_err().to_string();
         assert!(close.contains("too close to the Some CLI timeout"), "{close}");
         assert!(check_budget("Some CLI", 30, 5000, 5500).is_err(), "lock wait fills the deadline");
     }

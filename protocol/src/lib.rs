@@ -26,8 +26,9 @@ pub mod hook_json;
 pub mod hook_line;
 mod message;
 mod question;
+pub mod settings_file;
 
-pub use client::{ClientError, exchange, peer_uid};
+pub use client::{ClientError, PeerError, exchange, peer_uid};
 pub use frame::{
     EncodeError, FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking,
 };

@@ -5,8 +5,9 @@
 //! - an error message that starts with a known code, `#[error("store_corrupt: {0}")]`: the code
 //!   belongs in a `code()` method or a field beside the message;
 //! - a string composed with a code as its first word from a `code()` call,
-//!   `format!("{}: {e}", e.code())`: the value carries the code, and only a renderer composes
-//!   text. `ALLOWED` holds the renderers that do, each with why; a listed file that no longer
+//!   `format!("{}: {e}", e.code())`, or from a code named by its path or its text,
+//!   `format!("{}: {why}", Code::UsageInvalid)`, `format!("{}: {why}", code.as_str())` (X-96): the
+//!   value carries the code, and only a renderer composes text. `ALLOWED` holds the renderers that do, each with why; a listed file that no longer
 //!   does, or is no longer there, fails the test too, so that it is taken off.
 
 use std::path::{Path, PathBuf};
@@ -15,10 +16,16 @@ use agentwarden_domain::code::Code;
 
 /// Files (relative to the workspace's root) that compose `code: reason` from a `code()` call,
 /// and why: each is a rendering of a typed value, the one place its text is made.
-const ALLOWED: [(&str, &str); 1] = [(
-    "witness/src/http.rs",
-    "the witness's HTTP error body: a refusal rendered as the protocol's text/plain `code: reason` (A-34)",
-)];
+const ALLOWED: [(&str, &str); 2] = [
+    (
+        "witness/src/http.rs",
+        "the witness's HTTP error body: a refusal rendered as the protocol's text/plain `code: reason` (A-34)",
+    ),
+    (
+        "domain/src/governance/signed.rs",
+        "`SignatureRefusal`'s `Display`: the one renderer of a typed refusal, `code: reason` (K-3, X-96)",
+    ),
+];
 
 /// The macros whose first string literal is a format string.
 const FORMATTING: [&str; 5] = ["format!(", "write!(", "writeln!(", "format_args!(", "panic!("];
@@ -72,6 +79,13 @@ fn starts_with_a_placeholder(format: &str) -> bool {
     })
 }
 
+/// Whether a format's first argument is a code: a `code()` call, a `Code::` path (a constant of
+/// the table, `Code::UsageInvalid`), or a code's text (`code.as_str()`) (X-94, X-96).
+fn names_a_code(argument: &str) -> bool {
+    let argument = argument.trim();
+    argument.contains("code()") || argument.contains("Code::") || argument.ends_with("code.as_str()")
+}
+
 /// The places of `text` that splice a code into a message, each as a short excerpt.
 fn spliced(text: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -97,9 +111,7 @@ fn spliced(text: &str) -> Vec<String> {
             let Some(quote) = args.find('"') else { continue };
             let Some((format, end)) = literal(args, quote) else { continue };
             let rest = args.get(end..).unwrap_or("");
-            if starts_with_a_placeholder(format)
-                && rest.split(',').nth(1).is_some_and(|first| first.contains("code()"))
-            {
+            if starts_with_a_placeholder(format) && rest.split(',').nth(1).is_some_and(names_a_code) {
                 found.push(format!("{name}\"{format}\"{rest})"));
             }
         }
@@ -185,7 +197,7 @@ fn no_code_is_spliced_into_a_message() {
 /// The check itself: each shape is found, and what only looks like it is not.
 #[test]
 fn a_spliced_code_is_found_and_nothing_else() {
-    let rows: [(&str, usize, &str); 10] = [
+    let rows: [(&str, usize, &str); 15] = [
         ("#[error(\"store_corrupt: {0}\")]", 1, "a known code first in an error message"),
         ("#[error(\"checkpoint_invalid: the note: {0}\")]", 1, "another known code"),
         ("#[error(\"{0}\")]", 0, "a message without a code"),
@@ -196,6 +208,11 @@ fn a_spliced_code_is_found_and_nothing_else() {
         ("write!(f, \"{}: {}\", self.code(), self.reason)", 1, "a Display that splices"),
         ("format!(\"exit {:?}: {stderr}\", out.status.code())", 0, "words before the placeholder"),
         ("format!(\"{}: {why}\", show(name))", 0, "no code() call"),
+        ("format!(\"{}: {why}\", Code::UsageInvalid)", 1, "a code's constant spliced first"),
+        ("let why = format!(\n    \"{}: no answer\",\n    Code::DeadlinePassed\n);", 1, "over lines"),
+        ("format!(\"{}: {why}\", code.as_str())", 1, "a code's text spliced first"),
+        ("format!(\"{}: {why}\", agentwarden::code::Code::InternalError)", 1, "a code's full path"),
+        ("format!(\"{}: {}\", what, Code::UsageInvalid)", 0, "a code that is not first"),
     ];
     for (text, expected, why) in rows {
         assert_eq!(spliced(text).len(), expected, "{why}: {text}");

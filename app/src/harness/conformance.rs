@@ -148,8 +148,9 @@ pub trait Scenarios: Harness {
     fn session_end(&self, _session: &str, _cwd: &str) -> Option<String> {
         None
     }
-    /// What the hook printed, read back as the answer it says; `Err` when it says none.
-    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String>;
+    /// What the hook printed, read back as the answer it says; `Err` when it says none: the
+    /// harness's own reading error, by cause.
+    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, Box<dyn std::error::Error + Send + Sync>>;
     /// Whether a subagent of this harness can spawn: `false` when it gives its subagents no
     /// spawn tool, and every spawn is then the main session's (M-22).
     fn subagents_spawn(&self) -> bool {

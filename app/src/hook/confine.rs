@@ -27,6 +27,7 @@ use agentwarden_domain::confine::{
     Applied, Baseline, ConfineMode, Confinement, Findings, Place, lineage_confinement,
     main_session_confinement, outcome,
 };
+use agentwarden_domain::fact::FactError;
 use agentwarden_domain::lineage::{CallArgument, Manifests, ToolRule, ToolRuleSet, ToolUse};
 use agentwarden_domain::sessions::{ClientRules, HookAnswer, RuleSource, ShellInput};
 use serde_json::Value;
@@ -114,23 +115,22 @@ impl Warden {
         let launcher = self.confine_launcher();
         let findings = Findings {
             client: match shell {
-                Some(shell) => client_allows(shell, root, cwd, &home),
-                None => {
-                    Err("this harness's integration does not hand Warden the call's input to replace"
-                        .to_owned())
-                }
+                Some(shell) => client_allows(shell, root, cwd, &home).map_err(FactError::from),
+                None => Err(FactError::new(
+                    "this harness's integration does not hand Warden the call's input to replace",
+                )),
             },
             kernel: match (&launcher, &tmp) {
-                (Ok(path), Ok(_)) => probe(path),
-                (Err(_), _) => Err("the launcher was not probed".to_owned()),
-                (_, Err(why)) => Err(why.clone()),
+                (Ok(path), Ok(_)) => probe(path).map_err(FactError::from),
+                (Err(_), _) => Err(FactError::new("the launcher was not probed")),
+                (_, Err(why)) => Err(FactError::new(why.clone())),
             },
-            launcher: launcher.as_ref().map(drop).map_err(Clone::clone),
+            launcher: launcher.as_ref().map(drop).map_err(|why| FactError::new(why.clone())),
         };
         let (applied, launch) = outcome(mode, &findings, &confinement)?;
         let answer = match (&applied, launch, &launcher, shell) {
             (Applied::Refused { why }, _, _, _) => {
-                Some(HookAnswer::deny(format!("{}: {why}", Code::ConfinementUnavailable)))
+                Some(HookAnswer::deny_for(&Code::ConfinementUnavailable, why))
             }
             (_, Some(launch), Ok(path), Some(shell)) => {
                 let line = confinement.launch_line(launch, &path.to_string_lossy(), shell.command());
@@ -448,36 +448,38 @@ pub struct ConfineReport {
     /// `[confine] main_session`.
     pub main_session: bool,
     /// The launcher beside the running executable, or why there is none usable (H-63).
-    pub launcher: Result<PathBuf, String>,
+    pub launcher: Result<PathBuf, FactError>,
     /// The launcher's probe of the kernel (H-64).
-    pub kernel: Result<(), String>,
+    pub kernel: Result<(), FactError>,
     /// `/proc/sys/user/max_user_namespaces`, or why it cannot be read.
-    pub user_namespaces: Result<u64, String>,
+    pub user_namespaces: Result<u64, FactError>,
     /// Each agent type of the manifests with what its shell is confined to under the main
     /// session's (its own rules stacked on the root's; a deeper lineage only narrows it), or why
     /// the manifests cannot be read.
-    pub agents: Result<Vec<(String, String)>, String>,
+    pub agents: Result<Vec<(String, String)>, FactError>,
 }
 
 /// [`ConfineReport`] for `config`, `main` the main session's type, the manifests as `manifests`
 /// reads them, the workspace `root` (absolute).
 pub fn confine_report(
     config: &crate::Config,
-    manifests: Result<&Manifests, String>,
+    manifests: Result<&Manifests, FactError>,
     main: &str,
     root: &str,
 ) -> ConfineReport {
     let launcher = std::env::current_exe()
         .map_err(|e| format!("the running executable is unknown: {e}"))
         .and_then(|exe| exe.parent().map(|d| d.join(LAUNCHER)).ok_or_else(|| "no directory".to_owned()))
-        .and_then(|path| installed(&path).map(|()| path));
+        .and_then(|path| installed(&path).map(|()| path))
+        .map_err(FactError::from);
     let kernel = match &launcher {
-        Ok(path) => probe(path),
-        Err(why) => Err(format!("not probed: {why}")),
+        Ok(path) => probe(path).map_err(FactError::from),
+        Err(why) => Err(FactError::new(format!("not probed: {why}"))),
     };
     let user_namespaces = untrusted::read_followed(Path::new("/proc/sys/user/max_user_namespaces"), 64)
         .map_err(|e| e.to_string())
-        .and_then(|t| String::from_utf8_lossy(&t).trim().parse::<u64>().map_err(|e| e.to_string()));
+        .and_then(|t| String::from_utf8_lossy(&t).trim().parse::<u64>().map_err(|e| e.to_string()))
+        .map_err(FactError::from);
     let home = user_home();
     let tmp = format!("{root}/.agentwarden/tmp/SESSION");
     let place = Place { root, cwd: root, session_tmp: &tmp };

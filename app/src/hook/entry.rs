@@ -65,8 +65,11 @@ pub async fn answer_hook<D: StoreDecides>(
     match open(config.clone()) {
         Ok(decides) => decides.decide(text, parsed, storage).await,
         Err(e) => {
-            let why = format!("{}: the audit log is unavailable: {e}", Code::StoreUnavailable);
-            super::hook_store_unavailable(config, storage, parsed.as_ref().ok(), fallback, why).await.into()
+            let why = format!("the audit log is unavailable: {e}");
+            let input = parsed.as_ref().ok();
+            super::hook_store_unavailable(config, storage, input, fallback, Code::StoreUnavailable, why)
+                .await
+                .into()
         }
     }
 }

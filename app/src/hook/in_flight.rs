@@ -109,10 +109,10 @@ impl Warden {
         match rewrites.as_slice() {
             [] => HookAnswer::Proceed,
             [one] => one.clone(),
-            _ => HookAnswer::deny(format!(
-                "{}: the call is judged as each of several running subagents, whose confinements differ",
-                agentwarden_domain::code::Code::ConfinementUnavailable
-            )),
+            _ => HookAnswer::deny_for(
+                &agentwarden_domain::code::Code::ConfinementUnavailable,
+                "the call is judged as each of several running subagents, whose confinements differ",
+            ),
         }
     }
 }

@@ -14,6 +14,7 @@
 //! protected paths are compared with the kept snapshot and put back, as at a stop.
 
 use agentwarden_domain::events::AuditEvent;
+use agentwarden_domain::fact::FactError;
 use agentwarden_domain::sessions::{
     HookAnswer, HookFailure, ROOT_ID, SessionRecords, SessionStartFacts, SessionStopFacts,
     evaluate_session_start, evaluate_session_stop,
@@ -46,7 +47,9 @@ impl Warden {
                 guard: self.guard_against_snapshot(session, ROOT_ID, &root, storage).await,
             },
             Err(e) => SessionStartFacts::Kept {
-                guard: Err(format!("the session's kept snapshot could not be looked up: {e}")),
+                guard: Err(FactError::new(format!(
+                    "the session's kept snapshot could not be looked up: {e}"
+                ))),
             },
             Ok(false) => {
                 // The configuration deciding now is kept with the snapshot, the session's rules
@@ -91,12 +94,12 @@ impl Warden {
         storage: &HookStorage,
         event: AuditEvent,
         cause: Option<&HookFailure>,
-    ) -> Result<(), String> {
+    ) -> Result<(), FactError> {
         let recorded = self
             .record_and_apply(state, session_correlation(session), &event)
             .await
             .map(drop)
-            .map_err(|e| e.to_string());
+            .map_err(|e| FactError::new(e.to_string()));
         if let Err(e) = &recorded {
             let why = HookFailure::unrecorded(e);
             quarantine_unrecorded(storage, session, None, &why.code, &why.reason);
@@ -253,9 +256,15 @@ mod tests {
         for active in [false, true] {
             std::fs::write(root.join("okrs/q4.md"), "changed\n").unwrap();
             let why = "the store is locked".to_owned();
-            let answer =
-                crate::hook::hook_store_unavailable(config.clone(), &storage, Some(&stop(active)), None, why)
-                    .await;
+            let answer = crate::hook::hook_store_unavailable(
+                config.clone(),
+                &storage,
+                Some(&stop(active)),
+                None,
+                agentwarden_domain::code::Code::StoreUnavailable,
+                why,
+            )
+            .await;
             match active {
                 false => {
                     assert!(matches!(answer.failure(), Some(text) if text.contains("put back")), "{answer:?}")
@@ -299,9 +308,15 @@ mod tests {
             } else {
                 let why = "the store is locked".to_owned();
                 let input = subagent_stop(background);
-                let _ =
-                    crate::hook::hook_store_unavailable(config.clone(), &storage, Some(&input), None, why)
-                        .await;
+                let _ = crate::hook::hook_store_unavailable(
+                    config.clone(),
+                    &storage,
+                    Some(&input),
+                    None,
+                    agentwarden_domain::code::Code::StoreUnavailable,
+                    why,
+                )
+                .await;
             }
             assert_eq!(std::fs::read_to_string(&q4).unwrap(), "# Q4\n", "{background}: not brought back");
         }

@@ -161,7 +161,15 @@ mod tests {
         assert!(storage2.read_snapshot("s", ROOT_ID).unwrap().is_some(), "held for the running subagent");
         std::fs::write(root2.join("okrs/q4.md"), "changed, the store locked\n").unwrap();
         let why = "the store is locked".to_owned();
-        let answer = crate::hook::hook_store_unavailable(config2, &storage2, Some(&end()), None, why).await;
+        let answer = crate::hook::hook_store_unavailable(
+            config2,
+            &storage2,
+            Some(&end()),
+            None,
+            agentwarden_domain::code::Code::StoreUnavailable,
+            why,
+        )
+        .await;
         assert!(matches!(answer, HookAnswer::Failed { .. }), "{answer:?}");
         assert_eq!(
             std::fs::read_to_string(root2.join("okrs/q4.md")).unwrap(),

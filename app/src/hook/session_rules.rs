@@ -18,7 +18,6 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_domain::sessions::HookEvent;
-use agentwarden_domain::verdict::Code;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{CONFIG_FILE, Config};
@@ -87,7 +86,8 @@ pub(crate) enum SessionRules {
     Uncopied,
     /// The copy, the live file being another (named in `changed`).
     Copied(Box<Warden>, String),
-    /// Nothing: the event fails with this reason (its code first).
+    /// Nothing: the event fails with this reason, for the cause `session_rules_missing` (the
+    /// code is a field of the answer, never spliced into the reason, X-96).
     Missing(String),
 }
 
@@ -139,7 +139,7 @@ impl Warden {
     pub(crate) async fn session_rules(&self, session: &str, event: &HookEvent) -> SessionRules {
         let needs = matches!(event, HookEvent::Tool(_));
         let missing = |why: String| match needs {
-            true => SessionRules::Missing(format!("{}: {why}: {FIX}", Code::SessionRulesMissing)),
+            true => SessionRules::Missing(format!("{why}: {FIX}")),
             false => {
                 // A first start has none yet: nothing to warn of.
                 tracing::debug!(reason = %why, "the session's configuration is not there; the live one decides");

@@ -7,6 +7,7 @@
 //! the file system for protected writes), records the event, then answers.
 
 use agentwarden_domain::events::AuditEvent;
+use agentwarden_domain::fact::FactError;
 use agentwarden_domain::governance::{Name, ReadDigests};
 use agentwarden_domain::lineage::ToolUse;
 use agentwarden_domain::sessions::{
@@ -107,7 +108,7 @@ impl Warden {
         let facts = ToolRulesFacts {
             main: &main,
             tree,
-            manifests: manifests.as_deref().map_err(ToString::to_string),
+            manifests: manifests.as_deref().map_err(|e| FactError::new(e.to_string())),
             seal: state.governance.seal_verdict(&read),
             shadow_mode: harness.config.tools == ToolRules::Shadow,
         };
@@ -140,7 +141,7 @@ impl Warden {
                 &AuditEvent::ToolCallAuthorized(Box::new(event)),
             )
             .await;
-        match tool_rules_answer(refused, recorded.map(drop).map_err(|e| e.to_string())) {
+        match tool_rules_answer(refused, recorded.map(drop).map_err(|e| FactError::new(e.to_string()))) {
             None => rewrite,
             answer => answer,
         }
@@ -209,7 +210,7 @@ impl Warden {
             )
             .await
             .map(drop)
-            .map_err(|e| e.to_string());
+            .map_err(|e| FactError::new(e.to_string()));
         if let (Err(e), Some(_)) = (&recorded, &failure) {
             tracing::warn!(error = %e, "a denied tool call could not be recorded");
         }

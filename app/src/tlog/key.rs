@@ -49,7 +49,7 @@ fn unusable(why: impl Into<String>) -> TlogError {
 impl LogSigner {
     /// The key named `name` (the log's origin) with the secret `seed`.
     pub fn from_seed(name: &str, seed: [u8; 32]) -> Result<LogSigner, TlogError> {
-        check_key_name(name).map_err(unusable)?;
+        check_key_name(name).map_err(|e| unusable(e.to_string()))?;
         Ok(LogSigner { name: name.to_owned(), key: SigningKey::from_bytes(&seed) })
     }
 
@@ -62,7 +62,7 @@ impl LogSigner {
 
     /// Reads the key's text: an Ed25519 key whose id is its own.
     pub fn parse(text: &str) -> Result<LogSigner, TlogError> {
-        let read = SignerKeyText::parse(text).map_err(unusable)?;
+        let read = SignerKeyText::parse(text).map_err(|e| unusable(e.to_string()))?;
         if read.signature_type != ED25519 {
             return Err(unusable(format!(
                 "the key is of type {:#04x}, not Ed25519 (0x01)",
@@ -145,7 +145,8 @@ impl LogVerifier {
     /// Reads a verifier key (`NAME+ID+BASE64(0x01 ‖ public key)`).
     pub fn parse(text: &str) -> Result<LogVerifier, TlogError> {
         let bad = |why: String| TlogError::CheckpointInvalid(format!("the verifier key: {why}"));
-        let (name, kind, public) = parse_verifier_key(text.trim_end_matches('\n')).map_err(bad)?;
+        let (name, kind, public) =
+            parse_verifier_key(text.trim_end_matches('\n')).map_err(|e| bad(e.to_string()))?;
         if kind != ED25519 {
             return Err(bad(format!("type {kind:#04x}, not Ed25519 (0x01)")));
         }

@@ -51,7 +51,7 @@ fn cosigned_message(checkpoint: &str, timestamp: u64) -> String {
 impl Cosigner {
     /// The witness key named `name` with the secret `seed`.
     pub fn from_seed(name: &str, seed: [u8; 32]) -> Result<Cosigner, TlogError> {
-        check_key_name(name).map_err(unusable)?;
+        check_key_name(name).map_err(|e| unusable(e.to_string()))?;
         Ok(Cosigner { name: name.to_owned(), key: SigningKey::from_bytes(&seed) })
     }
 
@@ -68,7 +68,7 @@ impl Cosigner {
 
     /// Reads the key's text: `PRIVATE+KEY+NAME+ID+BASE64(0x04 ‖ seed)`, its id its own.
     pub fn parse(text: &str) -> Result<Cosigner, TlogError> {
-        let read = SignerKeyText::parse(text).map_err(unusable)?;
+        let read = SignerKeyText::parse(text).map_err(|e| unusable(e.to_string()))?;
         if read.signature_type != COSIGNATURE {
             return Err(unusable(format!(
                 "the key is of type {:#04x}, not a witness's Ed25519 cosigning key (0x04)",
@@ -120,7 +120,7 @@ impl Cosigner {
 /// Checks a cosignature of `checkpoint` by the witness verifier key `vkey`; its timestamp.
 pub fn verify_cosignature(vkey: &str, checkpoint: &str, signature: &NoteSignature) -> Result<u64, TlogError> {
     let bad = |why: String| TlogError::CheckpointInvalid(format!("the witness key: {why}"));
-    let (name, kind, public) = parse_verifier_key(vkey).map_err(bad)?;
+    let (name, kind, public) = parse_verifier_key(vkey).map_err(|e| bad(e.to_string()))?;
     if kind != COSIGNATURE {
         return Err(bad(format!("type {kind:#04x}, not a cosignature key (0x04)")));
     }

@@ -56,11 +56,32 @@ impl MerkleHash {
     }
 
     /// A hash from standard base64 of exactly 32 bytes.
-    pub fn from_base64(text: &str) -> Result<MerkleHash, String> {
-        let bytes = base64ct::Base64::decode_vec(text).map_err(|e| format!("`{text}` is not base64: {e}"))?;
-        let hash: [u8; 32] = bytes.try_into().map_err(|_| format!("`{text}` is not 32 bytes"))?;
+    pub fn from_base64(text: &str) -> Result<MerkleHash, MerkleHashError> {
+        let bytes = base64ct::Base64::decode_vec(text)
+            .map_err(|e| MerkleHashError::NotBase64 { text: text.to_owned(), detail: e.to_string() })?;
+        let hash: [u8; 32] =
+            bytes.try_into().map_err(|_| MerkleHashError::NotThirtyTwoBytes { text: text.to_owned() })?;
         Ok(MerkleHash(hash))
     }
+}
+
+/// Why a text is not a Merkle hash in base64, by cause.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MerkleHashError {
+    /// The text is not base64.
+    #[error("`{text}` is not base64: {detail}")]
+    NotBase64 {
+        /// The text.
+        text: String,
+        /// The decoder's reason.
+        detail: String,
+    },
+    /// The text decodes to another length than a hash's.
+    #[error("`{text}` is not 32 bytes")]
+    NotThirtyTwoBytes {
+        /// The text.
+        text: String,
+    },
 }
 
 impl fmt::Debug for MerkleHash {

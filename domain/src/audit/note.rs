@@ -74,14 +74,60 @@ pub struct Note {
 }
 
 /// A key name as signed notes allow it: not empty, no white space, no `+`.
-pub fn check_key_name(name: &str) -> Result<(), String> {
+pub fn check_key_name(name: &str) -> Result<(), KeyError> {
     if name.is_empty() {
-        return Err("the key name is empty".to_owned());
+        return Err(KeyError::EmptyName);
     }
-    if let Some(c) = name.chars().find(|c| c.is_whitespace() || c.is_control() || *c == '+') {
-        return Err(format!("the key name `{}` holds {c:?}", name.escape_debug()));
+    if let Some(found) = name.chars().find(|c| c.is_whitespace() || c.is_control() || *c == '+') {
+        return Err(KeyError::NameHolds { name: name.to_owned(), found });
     }
     Ok(())
+}
+
+/// Why a key's text (a verifier key, a signer key) cannot be read, by cause. More causes
+/// may come with another key format.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// The key's name is empty.
+    #[error("the key name is empty")]
+    EmptyName,
+    /// The key's name holds white space, a control character or `+`.
+    #[error("the key name `{}` holds {found:?}", .name.escape_debug())]
+    NameHolds {
+        /// The name.
+        name: String,
+        /// The first character it may not hold.
+        found: char,
+    },
+    /// The text is not of the key's form, `expected`.
+    #[error("a {kind} is {expected}")]
+    Form {
+        /// Which key (`verifier key`, `signer key`).
+        kind: &'static str,
+        /// Its form.
+        expected: &'static str,
+    },
+    /// The key id is not 8 lowercase hex digits.
+    #[error("the key id is not 8 lowercase hex digits")]
+    IdNotHex,
+    /// The key is not base64.
+    #[error("the key is not base64: {detail}")]
+    NotBase64 {
+        /// The decoder's reason.
+        detail: String,
+    },
+    /// The key decodes to nothing.
+    #[error("the key is empty")]
+    Empty,
+    /// The key id is not the key's.
+    #[error("the key id `{id}` is not the key's (`{expected}`)")]
+    WrongId {
+        /// The id the text gives.
+        id: String,
+        /// The key's own.
+        expected: String,
+    },
 }
 
 /// A key's id: the first four bytes of `SHA-256(name ‖ "\n" ‖ type ‖ public key)`.
@@ -106,17 +152,17 @@ pub fn verifier_key(name: &str, signature_type: u8, public_key: &[u8]) -> String
 
 /// Reads a verifier key (`NAME+KEYID+BASE64(type ‖ public key)`): its name, type and public
 /// key, the id checked against them.
-pub fn parse_verifier_key(text: &str) -> Result<(String, u8, Vec<u8>), String> {
+pub fn parse_verifier_key(text: &str) -> Result<(String, u8, Vec<u8>), KeyError> {
     let mut parts = text.trim_end_matches('\n').splitn(3, '+');
     let (Some(name), Some(id), Some(key)) = (parts.next(), parts.next(), parts.next()) else {
-        return Err("a verifier key is NAME+KEYID+KEY".to_owned());
+        return Err(KeyError::Form { kind: "verifier key", expected: "NAME+KEYID+KEY" });
     };
     check_key_name(name)?;
-    let key = Base64::decode_vec(key).map_err(|e| format!("the key is not base64: {e}"))?;
-    let Some((&kind, public)) = key.split_first() else { return Err("the key is empty".to_owned()) };
+    let key = Base64::decode_vec(key).map_err(|e| KeyError::NotBase64 { detail: e.to_string() })?;
+    let Some((&kind, public)) = key.split_first() else { return Err(KeyError::Empty) };
     let expected: String = key_id(name, kind, public).iter().map(|b| format!("{b:02x}")).collect();
     if id != expected {
-        return Err(format!("the key id `{id}` is not the key's (`{expected}`)"));
+        return Err(KeyError::WrongId { id: id.to_owned(), expected });
     }
     Ok((name.to_owned(), kind, public.to_vec()))
 }
@@ -177,7 +223,7 @@ pub fn parse_note(text: &str) -> Result<Note, NoteError> {
 fn signature(line: &str) -> Result<NoteSignature, String> {
     let rest = line.strip_prefix("— ").ok_or("it does not start with `— `")?;
     let (name, blob) = rest.split_once(' ').ok_or("it has no signature after the key name")?;
-    check_key_name(name)?;
+    check_key_name(name).map_err(|e| e.to_string())?;
     let blob = Base64::decode_vec(blob).map_err(|e| format!("the signature is not base64: {e}"))?;
     let (id, signature) = blob.split_at_checked(4).ok_or("the signature is shorter than a key id")?;
     let key_id: [u8; 4] = id.try_into().map_err(|_| "the key id is not four bytes")?;
@@ -265,7 +311,7 @@ mod tests {
         assert_eq!((name.as_str(), kind, read.as_slice()), ("example.com/log", ED25519, &public[..]));
         let mut wrong = key.clone();
         wrong.replace_range(16..18, if &key[16..18] == "00" { "01" } else { "00" });
-        assert!(parse_verifier_key(&wrong).unwrap_err().contains("key id"), "{wrong}");
+        assert!(matches!(parse_verifier_key(&wrong), Err(KeyError::WrongId { .. })), "{wrong}");
         assert!(parse_verifier_key("a b+00000000+AQ==").is_err());
     }
 

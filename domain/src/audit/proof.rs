@@ -22,7 +22,7 @@
 use base64ct::{Base64, Encoding};
 
 use super::merkle::{MerkleHash, ProofError, verify_inclusion};
-use super::note::{TreeHead, check_key_name};
+use super::note::{KeyError, TreeHead, check_key_name};
 
 /// The first line of a proof.
 pub const PROOF_HEADER: &str = "agentwarden/inclusion-proof/v1";
@@ -179,20 +179,21 @@ impl std::fmt::Debug for SignerKeyText {
 
 impl SignerKeyText {
     /// Reads the key's text (one line, an optional final newline).
-    pub fn parse(text: &str) -> Result<SignerKeyText, String> {
+    pub fn parse(text: &str) -> Result<SignerKeyText, KeyError> {
+        let form = KeyError::Form { kind: "signer key", expected: "PRIVATE+KEY+NAME+KEYID+KEY" };
         let line = text.strip_suffix('\n').unwrap_or(text);
-        let rest = line.strip_prefix("PRIVATE+KEY+").ok_or("a signer key is PRIVATE+KEY+NAME+KEYID+KEY")?;
+        let rest = line.strip_prefix("PRIVATE+KEY+").ok_or_else(|| form.clone())?;
         let mut parts = rest.splitn(3, '+');
         let (Some(name), Some(id), Some(key)) = (parts.next(), parts.next(), parts.next()) else {
-            return Err("a signer key is PRIVATE+KEY+NAME+KEYID+KEY".to_owned());
+            return Err(form);
         };
         check_key_name(name)?;
         if id.len() != 8 || !id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
-            return Err("the key id is not 8 lowercase hex digits".to_owned());
+            return Err(KeyError::IdNotHex);
         }
-        let key = Base64::decode_vec(key).map_err(|e| format!("the key is not base64: {e}"))?;
+        let key = Base64::decode_vec(key).map_err(|e| KeyError::NotBase64 { detail: e.to_string() })?;
         let Some((&signature_type, secret)) = key.split_first() else {
-            return Err("the key is empty".to_owned());
+            return Err(KeyError::Empty);
         };
         Ok(SignerKeyText {
             name: name.to_owned(),

@@ -5,7 +5,9 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
-use crate::events::{AuditEvent, DecodeError, OperatorNote, Upcast, decode, decode_ref, decode_with};
+use crate::events::{
+    AuditEvent, DecodeError, OperatorNote, Upcast, UpcastError, decode, decode_ref, decode_with,
+};
 
 fn draft(message: &str, millis: i64) -> EventDraft {
     EventDraft::new(
@@ -150,12 +152,16 @@ fn note_envelope(version: u32, payload: serde_json::Value) -> Envelope {
 #[test]
 fn upcasting_turns_old_versions_into_todays_type() {
     // A hypothetical version 0 of `operator_note` that called the field `text`.
-    fn rename_text(mut v: serde_json::Value) -> Result<serde_json::Value, String> {
-        let text = v.get_mut("text").map(serde_json::Value::take).ok_or("no `text`")?;
+    fn rename_text(mut v: serde_json::Value) -> Result<serde_json::Value, UpcastError> {
+        let text = v
+            .get_mut("text")
+            .map(serde_json::Value::take)
+            .ok_or(UpcastError::Missing { version: 0, field: "text" })?;
         Ok(json!({ "message": text }))
     }
-    fn wrong(_: serde_json::Value) -> Result<serde_json::Value, String> {
-        Err("the step of another type or version ran".into())
+    // The step of another type or version ran.
+    fn wrong(_: serde_json::Value) -> Result<serde_json::Value, UpcastError> {
+        Err(UpcastError::NotAnObject { event_type: "wrong" })
     }
     // Decoys first: a step is chosen by type and version together, never by one of them.
     let steps = [

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Confinement, Mode, Network, Reads};
+use crate::fact::FactError;
 use crate::lineage::Applied;
 
 /// `[confine] mode` (E-13): what Warden does with an agent's shell call.
@@ -25,11 +26,11 @@ pub enum ConfineMode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Findings {
     /// The launcher the human installed, found and executable.
-    pub launcher: Result<(), String>,
+    pub launcher: Result<(), FactError>,
     /// The kernel confines (the probe of Landlock and user namespaces).
-    pub kernel: Result<(), String>,
+    pub kernel: Result<(), FactError>,
     /// The harness's own rules would let the call run as sent (H-61).
-    pub client: Result<(), String>,
+    pub client: Result<(), FactError>,
 }
 
 /// A shell call's outcome under `mode` with `findings`: `None` when the mode is off; else the
@@ -132,7 +133,7 @@ mod tests {
     use super::*;
 
     fn findings(launcher: bool, kernel: bool, client: bool) -> Findings {
-        let r = |ok: bool, why: &str| if ok { Ok(()) } else { Err(why.to_owned()) };
+        let r = |ok: bool, why: &str| if ok { Ok(()) } else { Err(FactError::new(why)) };
         Findings { launcher: r(launcher, "l"), kernel: r(kernel, "k"), client: r(client, "c") }
     }
 

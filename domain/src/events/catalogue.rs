@@ -406,7 +406,36 @@ pub struct Upcast {
     /// The version it reads.
     pub from_version: u32,
     /// The conversion; an error says what in the old payload could not be carried over.
-    pub step: fn(serde_json::Value) -> Result<serde_json::Value, String>,
+    pub step: fn(serde_json::Value) -> Result<serde_json::Value, UpcastError>,
+}
+
+/// Why an old payload cannot be carried over to the next version, by cause. More causes
+/// may come with later upcasts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UpcastError {
+    /// The payload is not a JSON object.
+    #[error("a `{event_type}` payload must be an object")]
+    NotAnObject {
+        /// The event type.
+        event_type: &'static str,
+    },
+    /// The payload lacks a field its version has.
+    #[error("version {version} must have `{field}`")]
+    Missing {
+        /// The version read.
+        version: u32,
+        /// The field.
+        field: &'static str,
+    },
+    /// The payload has a field its version does not have.
+    #[error("version {version} has no `{field}`")]
+    Unexpected {
+        /// The version read.
+        version: u32,
+        /// The field.
+        field: &'static str,
+    },
 }
 
 /// The upcasting steps of the current schema, applied in order by [`decode`].
@@ -415,12 +444,12 @@ pub const UPCASTS: &[Upcast] =
 
 /// `lineage_checked` 1 → 2: `length` is renamed `lineage_length`. A version-1 payload without
 /// `length`, or with `lineage_length` already, is not a version-1 payload: refused.
-fn lineage_checked_v1_to_v2(mut payload: serde_json::Value) -> Result<serde_json::Value, String> {
-    let object = payload.as_object_mut().ok_or("a `lineage_checked` payload must be an object")?;
+fn lineage_checked_v1_to_v2(mut payload: serde_json::Value) -> Result<serde_json::Value, UpcastError> {
+    let object = payload.as_object_mut().ok_or(UpcastError::NotAnObject { event_type: "lineage_checked" })?;
     if object.contains_key("lineage_length") {
-        return Err("version 1 has no `lineage_length`".into());
+        return Err(UpcastError::Unexpected { version: 1, field: "lineage_length" });
     }
-    let length = object.remove("length").ok_or("version 1 must have `length`")?;
+    let length = object.remove("length").ok_or(UpcastError::Missing { version: 1, field: "length" })?;
     object.insert("lineage_length".into(), length);
     Ok(payload)
 }
@@ -499,7 +528,7 @@ fn decode_payload(
             .iter()
             .find(|u| u.event_type == event_type && u.from_version == version)
             .ok_or_else(|| DecodeError::NoUpcast { event_type: event_type.to_owned(), version })?;
-        payload = (step.step)(payload).map_err(invalid)?;
+        payload = (step.step)(payload).map_err(|e| invalid(e.to_string()))?;
         version += 1;
     }
     AuditEvent::from_current(event_type, Payload::Upcast(payload))

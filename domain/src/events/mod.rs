@@ -17,7 +17,7 @@ mod views;
 
 pub use catalogue::{
     AuditEvent, DecodeError, EVENT_TYPES, FanOutMerged, FanOutPlanned, OperatorNote, PlanSummary,
-    ResultValidated, UPCASTS, Upcast, decode, decode_ref, decode_with,
+    ResultValidated, UPCASTS, Upcast, UpcastError, decode, decode_ref, decode_with,
 };
 pub use explain::{Explanation, explain};
 pub use projections::{Projection, Recorded};

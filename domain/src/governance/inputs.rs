@@ -24,13 +24,34 @@ pub enum FileRead {
 }
 
 impl FileRead {
-    /// The text, or why there is none, as `"{described} does not exist"` or
+    /// The text, or why there is none, said `"{described} does not exist"` or
     /// `"{described} {why}"` (e.g. described = "request file `r.json`").
-    pub fn into_text(self, described: &str) -> Result<String, String> {
+    pub fn into_text(self, described: &str) -> Result<String, FileReadError> {
         match self {
             FileRead::Text(text) => Ok(text),
-            FileRead::Missing => Err(format!("{described} does not exist")),
-            FileRead::Unreadable(why) => Err(format!("{described} {why}")),
+            FileRead::Missing => Err(FileReadError::Missing { described: described.to_owned() }),
+            FileRead::Unreadable(why) => {
+                Err(FileReadError::Unreadable { described: described.to_owned(), why })
+            }
         }
     }
+}
+
+/// Why a file read has no text, by cause: the file as the reader described it, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FileReadError {
+    /// There is no such file.
+    #[error("{described} does not exist")]
+    Missing {
+        /// The file, as the reader described it (`request file `r.json``).
+        described: String,
+    },
+    /// It exists but could not be read.
+    #[error("{described} {why}")]
+    Unreadable {
+        /// The file, as the reader described it.
+        described: String,
+        /// Why, as the reader said it (`is not UTF-8`).
+        why: String,
+    },
 }

@@ -30,7 +30,7 @@ mod signed;
 pub use agent::{AgentReading, read_agent};
 pub use events::{ApprovalGranted, ApprovalRevoked, ContextSealed};
 pub use gate::{Delegation, Evaluation, GateInputs, candidate_names, candidates_to_read, evaluate};
-pub use inputs::{EnvValue, FileRead};
+pub use inputs::{EnvValue, FileRead, FileReadError};
 pub use metadata::{KNOWN_FIELDS, MAX_APPROVAL_REF, Metadata, check_approval_ref};
 pub(crate) use names::show;
 pub use names::{InvalidName, MAX_NAME_LEN, Name};

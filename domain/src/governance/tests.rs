@@ -221,11 +221,11 @@ fn an_approval_ref_of_256_characters_passes_and_257_do_not() {
 fn a_file_read_is_its_text_or_says_why_not() {
     assert_eq!(FileRead::Text("x".into()).into_text("persona file `p.md`"), Ok("x".to_owned()));
     assert_eq!(
-        FileRead::Missing.into_text("persona file `p.md`"),
+        FileRead::Missing.into_text("persona file `p.md`").map_err(|e| e.to_string()),
         Err("persona file `p.md` does not exist".to_owned())
     );
     assert_eq!(
-        FileRead::Unreadable("is not UTF-8".into()).into_text("agent file `a.md`"),
+        FileRead::Unreadable("is not UTF-8".into()).into_text("agent file `a.md`").map_err(|e| e.to_string()),
         Err("agent file `a.md` is not UTF-8".to_owned())
     );
 }

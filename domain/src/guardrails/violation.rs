@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::manifest::TreeDiff;
+use crate::fact::FactError;
 
 /// `violation.json`: `{"violation_type", "details": {…}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,7 +68,7 @@ pub enum RevertAttempt {
     /// tree that could not be read then is named as such among them).
     Made {
         /// The restore's answer.
-        restored: Result<(), String>,
+        restored: Result<(), FactError>,
         /// What a new snapshot still finds changed.
         remaining: Vec<String>,
     },
@@ -80,7 +81,7 @@ impl RevertAttempt {
         match self {
             RevertAttempt::Unreadable(why) => (false, format!("the protected tree could not be read: {why}")),
             RevertAttempt::NotRequested => (false, "revert not requested".to_owned()),
-            RevertAttempt::Made { restored: Err(e), .. } => (false, e),
+            RevertAttempt::Made { restored: Err(e), .. } => (false, e.to_string()),
             RevertAttempt::Made { restored: Ok(()), remaining } if remaining.is_empty() => {
                 (true, String::new())
             }
@@ -154,7 +155,7 @@ impl Violation {
 /// A guarded run's item fails when its agent did not exit 0 (or could not start, or was
 /// ended by a signal), when the guard found a change, or when its result is invalid.
 pub fn item_failed(
-    command: &Result<Option<i32>, String>,
+    command: &Result<Option<i32>, FactError>,
     guard_clean: bool,
     result_valid: Option<bool>,
 ) -> bool {
@@ -167,7 +168,7 @@ mod tests {
 
     #[test]
     fn a_revert_counts_only_when_restored_and_nothing_remains() {
-        let made = |restored: Result<(), String>, remaining: &[&str]| RevertAttempt::Made {
+        let made = |restored: Result<(), FactError>, remaining: &[&str]| RevertAttempt::Made {
             restored,
             remaining: remaining.iter().map(|s| (*s).to_owned()).collect(),
         };
@@ -233,7 +234,7 @@ mod tests {
     #[test]
     fn an_item_fails_on_a_bad_exit_a_change_or_an_invalid_result() {
         /// The agent's exit, the guard clean, the result valid, the item failed, why.
-        type Row = (Result<Option<i32>, String>, bool, Option<bool>, bool, &'static str);
+        type Row = (Result<Option<i32>, FactError>, bool, Option<bool>, bool, &'static str);
         let rows: [Row; 7] = [
             (Ok(Some(0)), true, None, false, "clean exit, nothing changed, no result asked"),
             (Ok(Some(0)), true, Some(true), false, "a valid result"),

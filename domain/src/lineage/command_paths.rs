@@ -145,7 +145,7 @@ pub(super) fn reach(
         let shown = path.escape_debug();
         let landing = match places(resolve, path, Some(cwd)) {
             Ok(landing) => landing,
-            Err(why) => return Reach::Outside(why),
+            Err(why) => return Reach::Outside(why.to_string()),
         };
         if let Some(outside) = landing.iter().find(|place| !within(place, &tree)) {
             return Reach::Outside(format!("`{shown}` lands outside the working tree, at `{outside}`"));

@@ -37,7 +37,7 @@ pub use model::{AgentIdentifier, Manifest, Manifests};
 pub use pipeline::{Authorization, Layer, LayerFailure, LayerResult, ToolCall, authorize, refuse};
 #[cfg(test)]
 pub(crate) use real_path::Links;
-pub use real_path::{NoLinks, ResolvePath, joined, lexical, parent_and_leaf, places};
+pub use real_path::{NoLinks, PlaceError, ResolvePath, joined, lexical, parent_and_leaf, places};
 pub use request::{LineageRequest, MAX_TOOL_LEN, ToolCallRequest};
 pub use rule_set::{Disagreement, ToolRuleSet, compare_offered, granted};
 pub use rules::{MAX_RULE_LEN, RuleError, ToolRule};

@@ -16,6 +16,80 @@
 //! confinement of the writer closes that (the residual risks in `docs/threat-model.md`).
 
 /// How the file system resolves a path: the application's side of [`places`].
+/// Why a path cannot be placed where a write would land (T-17, T-18), by cause: what
+/// was seen is a field, the message says it as the refusals always have. More causes may come
+/// with another file system.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlaceError {
+    /// Not absolute, or it holds a NUL.
+    #[error("`{}` is not an absolute path", .path.escape_debug())]
+    NotAbsolute {
+        /// The path, as given.
+        path: String,
+    },
+    /// A link of the process file system (`/proc/self/cwd`, `/dev/fd/N`), which names what its
+    /// reader sees, not what the writer will.
+    #[error(
+        "`{link}` is a link of the process file system, which names what its reader sees, not what the writer will"
+    )]
+    ReaderDependent {
+        /// The link.
+        link: String,
+    },
+    /// More symbolic links than the kernel follows: a loop.
+    #[error("more than {max} symbolic links (a loop) at `{at}`")]
+    TooManyLinks {
+        /// Where the count passed.
+        at: String,
+        /// The most links followed.
+        max: usize,
+    },
+    /// A link that cannot be read.
+    #[error("the link `{link}` cannot be read: {reason}")]
+    LinkUnreadable {
+        /// The link.
+        link: String,
+        /// The file system's reason.
+        reason: String,
+    },
+    /// A component that cannot be looked up, for another reason than its absence.
+    #[error("`{at}` cannot be looked up: {reason}")]
+    LookupFailed {
+        /// The component.
+        at: String,
+        /// The file system's reason.
+        reason: String,
+    },
+    /// The final component is a symbolic link to nothing: a writer would create its target, or
+    /// refuse.
+    #[error("`{path}` ends in a symbolic link to nothing")]
+    LinkToNothing {
+        /// The path, as given.
+        path: String,
+    },
+    /// The place is a name that is not UTF-8.
+    #[error("`{path}` lands on a name that is not UTF-8")]
+    NotUtf8 {
+        /// The path, as given.
+        path: String,
+    },
+    /// A relative path with no absolute working directory to place it under.
+    #[error("`{}` is relative and the call gives no absolute working directory to place it", .path.escape_debug())]
+    Relative {
+        /// The path, as written in the call.
+        path: String,
+    },
+    /// One of the path's readings cannot be placed.
+    #[error("`{}` cannot be placed: {cause}", .path.escape_debug())]
+    Unplaceable {
+        /// The path, as written in the call.
+        path: String,
+        /// Why its reading cannot be placed.
+        cause: Box<PlaceError>,
+    },
+}
+
 pub trait ResolvePath {
     /// `path` (absolute, as written: `.`, `..` and symbolic links not yet applied) resolved as
     /// the kernel resolves it, component by component, a symbolic link followed before a `..`
@@ -23,13 +97,13 @@ pub trait ResolvePath {
     /// (a tail that does not exist yet, names a writer would create, kept as written). `Err`
     /// says why it cannot be placed: too many links (a loop), a component that cannot be read,
     /// a final component that is a link to nothing.
-    fn place(&self, path: &str) -> Result<String, String>;
+    fn place(&self, path: &str) -> Result<String, PlaceError>;
 
     /// Whether `path` (absolute, as written) ends in a symbolic link: its parent placed as
     /// [`ResolvePath::place`] places it, its last name there a link, to something or to nothing.
     /// A last name that is `.` or `..`, or that does not exist, is not a link. `Err` says why it
     /// cannot be told (T-18).
-    fn leaf_is_link(&self, path: &str) -> Result<bool, String>;
+    fn leaf_is_link(&self, path: &str) -> Result<bool, PlaceError>;
 }
 
 /// `path` (absolute) split into its parent and its last name; `None` when the last name is `.`,
@@ -48,14 +122,14 @@ pub fn parent_and_leaf(path: &str) -> Option<(&str, &str)> {
 pub struct NoLinks;
 
 impl ResolvePath for NoLinks {
-    fn place(&self, path: &str) -> Result<String, String> {
+    fn place(&self, path: &str) -> Result<String, PlaceError> {
         if !path.starts_with('/') || path.contains('\0') {
-            return Err(format!("`{}` is not an absolute path", path.escape_debug()));
+            return Err(PlaceError::NotAbsolute { path: path.to_owned() });
         }
         Ok(lexical(path))
     }
 
-    fn leaf_is_link(&self, _path: &str) -> Result<bool, String> {
+    fn leaf_is_link(&self, _path: &str) -> Result<bool, PlaceError> {
         Ok(false)
     }
 }
@@ -94,16 +168,13 @@ pub fn joined(path: &str, cwd: Option<&str>) -> Option<String> {
 /// reading, and the reading of a writer that removes `..` as text first, each resolved by
 /// `resolve`; one place when they agree. `Err` says why it cannot be placed: relative with no
 /// absolute `cwd`, or either reading cannot be resolved.
-pub fn places(resolve: &dyn ResolvePath, path: &str, cwd: Option<&str>) -> Result<Vec<String>, String> {
-    let shown = path.escape_debug();
+pub fn places(resolve: &dyn ResolvePath, path: &str, cwd: Option<&str>) -> Result<Vec<String>, PlaceError> {
     let Some(joined) = joined(path, cwd) else {
-        return Err(format!(
-            "`{shown}` is relative and the call gives no absolute working directory to place it"
-        ));
+        return Err(PlaceError::Relative { path: path.to_owned() });
     };
-    let kernel = resolve.place(&joined).map_err(|why| format!("`{shown}` cannot be placed: {why}"))?;
-    let text =
-        resolve.place(&lexical(&joined)).map_err(|why| format!("`{shown}` cannot be placed: {why}"))?;
+    let unplaceable = |cause| PlaceError::Unplaceable { path: path.to_owned(), cause: Box::new(cause) };
+    let kernel = resolve.place(&joined).map_err(unplaceable)?;
+    let text = resolve.place(&lexical(&joined)).map_err(unplaceable)?;
     Ok(if kernel == text { vec![kernel] } else { vec![kernel, text] })
 }
 
@@ -114,7 +185,7 @@ pub(crate) struct Links(pub(crate) std::collections::BTreeMap<&'static str, &'st
 
 #[cfg(test)]
 impl ResolvePath for Links {
-    fn place(&self, path: &str) -> Result<String, String> {
+    fn place(&self, path: &str) -> Result<String, PlaceError> {
         let mut pending: Vec<String> = path.split('/').rev().map(str::to_owned).collect();
         let mut real: Vec<String> = Vec::new();
         let mut links = 0;
@@ -131,11 +202,13 @@ impl ResolvePath for Links {
                     );
                     match self.0.get(here.as_str()) {
                         None => real.push(name.to_owned()),
-                        Some(&"!") if pending.is_empty() => return Err("a link to nothing".into()),
+                        Some(&"!") if pending.is_empty() => {
+                            return Err(PlaceError::LinkToNothing { path: path.to_owned() });
+                        }
                         Some(target) => {
                             links += 1;
                             if links > 40 {
-                                return Err("too many links".into());
+                                return Err(PlaceError::TooManyLinks { at: here, max: 40 });
                             }
                             if target.starts_with('/') {
                                 real.clear();
@@ -149,7 +222,7 @@ impl ResolvePath for Links {
         Ok(format!("/{}", real.join("/")))
     }
 
-    fn leaf_is_link(&self, path: &str) -> Result<bool, String> {
+    fn leaf_is_link(&self, path: &str) -> Result<bool, PlaceError> {
         let Some((parent, leaf)) = parent_and_leaf(path) else { return Ok(false) };
         let parent = self.place(parent)?;
         let here = format!("{}/{leaf}", parent.trim_end_matches('/'));

@@ -190,7 +190,7 @@ impl ToolUse {
             }
             let landing = match places(resolve, path, Some(cwd)) {
                 Ok(landing) => landing,
-                Err(why) => return refused(Argument::Unplaced(why)),
+                Err(why) => return refused(Argument::Unplaced(why.to_string())),
             };
             // No rule grants a write to a held name or through a final link (T-18, T-19).
             if EDIT_FAMILY.contains(&tool)

@@ -103,6 +103,12 @@ impl HookAnswer {
         HookAnswer::Deny { reason: HookReason::new(reason) }
     }
 
+    /// A deny of the tool call for the cause `code`, said `code: reason`: the one place a deny's
+    /// code is composed into its text, so that a caller passes the code as a value.
+    pub fn deny_for(code: &Code, reason: impl fmt::Display) -> HookAnswer {
+        HookAnswer::deny(format!("{code}: {reason}"))
+    }
+
     /// A block of the stop.
     pub fn block(reason: impl Into<String>) -> HookAnswer {
         HookAnswer::Block { reason: HookReason::new(reason) }

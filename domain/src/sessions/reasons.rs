@@ -12,7 +12,7 @@ impl HookFailure {
 
     /// A decision whose event could not be appended (`audit`, `audit_unavailable`): an allow
     /// that the log does not hold is not given.
-    pub fn unrecorded(error: &str) -> HookFailure {
+    pub fn unrecorded(error: impl std::fmt::Display) -> HookFailure {
         HookFailure::new(
             "audit",
             Code::AuditUnavailable,

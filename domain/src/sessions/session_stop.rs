@@ -17,6 +17,7 @@
 use super::answer::HookAnswer;
 use super::events::{HookFailure, SessionEnded, SessionStarted, SessionStopped};
 use super::stop::{GuardFound, guard_found};
+use crate::fact::FactError;
 use crate::guardrails::Violation;
 use crate::verdict::{Code, Decision};
 
@@ -27,7 +28,7 @@ pub struct SessionStopFacts {
     pub stop_hook_active: bool,
     /// The guard's check of the protected paths against the session's snapshot: the violation
     /// found (reverted or not), none, or why there was no snapshot to check against.
-    pub guard: Result<Option<Violation>, String>,
+    pub guard: Result<Option<Violation>, FactError>,
 }
 
 /// The main session's stop decided.
@@ -69,7 +70,7 @@ pub enum SessionStartFacts {
     /// checked against (it does not decode, it cannot be read).
     Kept {
         /// The guard's check against the kept snapshot.
-        guard: Result<Option<Violation>, String>,
+        guard: Result<Option<Violation>, FactError>,
     },
 }
 
@@ -124,7 +125,7 @@ impl SessionStartDecision {
     /// call of the session is denied from then on, H-45); a later start that found nothing
     /// proceeds, and one that put something back or quarantined is a failure whose reason says
     /// which, as at the end (H-52, H-48).
-    pub fn answer(&self, recorded: Result<(), String>) -> HookAnswer {
+    pub fn answer(&self, recorded: Result<(), FactError>) -> HookAnswer {
         match recorded {
             Ok(()) if !self.event.kept || self.event.failures.is_empty() => HookAnswer::Proceed,
             recorded => told(&self.event.failures, self.cause.as_ref(), recorded),
@@ -134,7 +135,11 @@ impl SessionStartDecision {
 
 /// A failure that tells the human every reason, and the quarantine when there is one: the
 /// answer of an event the harness does not hold on (a start, an end).
-fn told(failures: &[HookFailure], cause: Option<&HookFailure>, recorded: Result<(), String>) -> HookAnswer {
+fn told(
+    failures: &[HookFailure],
+    cause: Option<&HookFailure>,
+    recorded: Result<(), FactError>,
+) -> HookAnswer {
     // The failure's code is its first reason's.
     let (code, mut reasons): (Code, Vec<String>) = match recorded {
         Err(e) => {
@@ -168,7 +173,7 @@ pub struct SessionEndDecision {
 /// nothing to put back; else a deny with its reason, and a quarantine when the paths could not
 /// be checked or put back. `reason` is the harness's own word for why the session ended.
 pub fn evaluate_session_end(
-    guard: Result<Option<Violation>, String>,
+    guard: Result<Option<Violation>, FactError>,
     reason: Option<String>,
 ) -> SessionEndDecision {
     let GuardFound { failure, changed_files, reverted } = guard_found(guard);
@@ -184,7 +189,7 @@ impl SessionEndDecision {
     /// cannot be blocked (the harness ends the session whatever it is told), so a clean end
     /// proceeds and any other is a failure whose reason tells the human what was put back or
     /// why the session is quarantined (H-48).
-    pub fn answer(&self, recorded: Result<(), String>) -> HookAnswer {
+    pub fn answer(&self, recorded: Result<(), FactError>) -> HookAnswer {
         match recorded {
             Ok(()) if self.event.decision == Decision::Allow => HookAnswer::Proceed,
             recorded => told(&self.event.failures, self.cause.as_ref(), recorded),
@@ -224,7 +229,7 @@ impl SessionStopDecision {
     /// quarantine, when there is one), unless the harness already went on once after a block
     /// (`stop_hook_active`): then it proceeds, the check made and the session quarantined where
     /// it had to be.
-    pub fn answer(&self, recorded: Result<(), String>) -> HookAnswer {
+    pub fn answer(&self, recorded: Result<(), FactError>) -> HookAnswer {
         let mut reasons: Vec<String> = match recorded {
             Err(e) => vec![HookFailure::unrecorded(&e).describe()],
             Ok(()) if self.event.decision == Decision::Allow => return HookAnswer::Proceed,
@@ -271,7 +276,7 @@ mod tests {
     fn the_sessions_stop_blocks_once_and_quarantines_what_it_cannot_make_safe() {
         /// The guard, `stop_hook_active`, the decision, the quarantine's code, the answer, why.
         type Row = (
-            Result<Option<Violation>, String>,
+            Result<Option<Violation>, FactError>,
             bool,
             Decision,
             Option<&'static str>,
@@ -357,8 +362,13 @@ mod tests {
     #[test]
     fn the_sessions_end_never_blocks_and_quarantines_what_it_cannot_make_safe() {
         /// The guard, the decision, the quarantine's code, the answer, why.
-        type Row =
-            (Result<Option<Violation>, String>, Decision, Option<&'static str>, &'static str, &'static str);
+        type Row = (
+            Result<Option<Violation>, FactError>,
+            Decision,
+            Option<&'static str>,
+            &'static str,
+            &'static str,
+        );
         let rows: [Row; 4] = [
             (Ok(None), Decision::Allow, None, "proceed", "nothing changed"),
             (Ok(Some(violation(true))), Decision::Deny, None, "failed", "put back: as the snapshot holds"),

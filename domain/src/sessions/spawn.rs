@@ -8,6 +8,7 @@ use super::reasons::in_user_terms;
 use super::request::{SpawnRequest, requested_result_path};
 use super::state::SpawnTree;
 use super::terms::HarnessTerms;
+use crate::fact::FactError;
 use crate::governance::{GateReport, Name};
 use crate::lineage::{LineageVerdict, Manifests, walk};
 use crate::verdict::{Code, Decision, Failed, Verdict};
@@ -26,7 +27,7 @@ pub struct SpawnFacts<'a> {
     /// The gate's report on the spawn, its persona [`SpawnRequest::persona`].
     pub gate: GateReport,
     /// The manifests as sealed (T-11), or why they could not be read.
-    pub manifests: Result<&'a Manifests, String>,
+    pub manifests: Result<&'a Manifests, FactError>,
 }
 
 impl SpawnRequest {
@@ -123,7 +124,7 @@ fn failed_walk(failed: Failed) -> LineageVerdict {
 /// (`recorded`: `Ok`) or not (`Err`, why): a deny with the first failure; an allow proceeds
 /// (the harness's own permission flow goes on), unless it could not be recorded — then a deny
 /// at `audit`, as is any spawn unrecorded.
-pub fn spawn_answer(first_failure: Option<&HookFailure>, recorded: Result<(), String>) -> HookAnswer {
+pub fn spawn_answer(first_failure: Option<&HookFailure>, recorded: Result<(), FactError>) -> HookAnswer {
     match (recorded, first_failure) {
         (Err(e), _) => HookAnswer::deny(HookFailure::unrecorded(&e).describe()),
         (Ok(()), Some(f)) => HookAnswer::deny(f.describe()),
@@ -166,7 +167,7 @@ mod tests {
     fn a_spawn_proceeds_only_when_allowed_and_recorded() {
         let deny = HookFailure::new("gate: environment", Code::EnvNotEnabled, "r");
         /// First failure, recorded, the answer, why.
-        type Row = (Option<HookFailure>, Result<(), String>, HookAnswer, &'static str);
+        type Row = (Option<HookFailure>, Result<(), FactError>, HookAnswer, &'static str);
         let rows: [Row; 4] = [
             (None, Ok(()), HookAnswer::Proceed, "allowed and recorded"),
             (Some(deny.clone()), Ok(()), HookAnswer::deny(deny.describe()), "denied and recorded"),

@@ -6,6 +6,7 @@ use super::answer::HookAnswer;
 use super::events::{HookFailure, SubagentStopped};
 use super::request::CallingAgent;
 use super::terms::HarnessTerms;
+use crate::fact::FactError;
 use crate::guardrails::{ResultValidation, Violation};
 use crate::verdict::{Code, Decision};
 
@@ -21,7 +22,7 @@ pub struct StopFacts<'a> {
     pub ended: bool,
     /// The guard's check of the protected paths against the content kept at the start: the
     /// violation found (reverted or not), none, or why there was no snapshot to check against.
-    pub guard: Result<Option<Violation>, String>,
+    pub guard: Result<Option<Violation>, FactError>,
     /// The `result.json` the spawn asked for, if it did.
     pub result_path: Option<String>,
     /// Its verdict, when one was asked for.
@@ -42,10 +43,10 @@ pub(super) struct GuardFound {
 
 /// The guard's check as a failure: no snapshot to check against, or protected paths changed
 /// (reverted or not, with what is odd among them and why a revert failed).
-pub(super) fn guard_found(guard: Result<Option<Violation>, String>) -> GuardFound {
+pub(super) fn guard_found(guard: Result<Option<Violation>, FactError>) -> GuardFound {
     match guard {
         Err(why) => GuardFound {
-            failure: Some(HookFailure::new("guardrails", Code::SnapshotMissing, why)),
+            failure: Some(HookFailure::new("guardrails", Code::SnapshotMissing, why.to_string())),
             changed_files: Vec::new(),
             reverted: false,
         },
@@ -132,7 +133,7 @@ impl StopDecision {
     /// proceeds too (H-29: blocking again would only loop until the harness's cap lets the
     /// stop through; the quarantine is what holds the session now). Any other deny blocks,
     /// with every reason, one a line.
-    pub fn answer(&self, recorded: Result<(), String>, in_quarantine: bool) -> HookAnswer {
+    pub fn answer(&self, recorded: Result<(), FactError>, in_quarantine: bool) -> HookAnswer {
         if let Err(e) = recorded {
             return HookAnswer::block(HookFailure::unrecorded(&e).describe());
         }
@@ -227,7 +228,7 @@ mod tests {
     }
 
     fn facts(
-        guard: Result<Option<Violation>, String>,
+        guard: Result<Option<Violation>, FactError>,
         result: Option<bool>,
         active: bool,
     ) -> StopFacts<'static> {

@@ -19,6 +19,7 @@ use super::request::{CallingAgent, SpawnRequest, ToolCall, ToolKind};
 use super::state::SpawnTree;
 use super::terms::HarnessTerms;
 use crate::audit::Timestamp;
+use crate::fact::FactError;
 use crate::governance::Approvals;
 use crate::lineage::ResolvePath;
 use crate::verdict::{Code, Decision};
@@ -242,7 +243,7 @@ impl HookToolEvaluated {
 /// event was appended (`recorded`: `Ok`) or not (`Err`, why). A deny stands either way (a
 /// quarantine's and a protected write's reason already say where they were denied; any other
 /// names its stage); an allow not recorded is a deny at `audit`.
-pub fn tool_answer(failure: Option<&HookFailure>, recorded: Result<(), String>) -> HookAnswer {
+pub fn tool_answer(failure: Option<&HookFailure>, recorded: Result<(), FactError>) -> HookAnswer {
     let answer = match failure {
         Some(f) if f.stage == "quarantine" || f.stage == "protected_path" => HookAnswer::deny(&f.reason),
         Some(f) => HookAnswer::deny(f.describe()),
@@ -419,7 +420,7 @@ pub(super) mod tests {
         let resume = HookFailure::new("resume", Code::ApprovalNotActive, "r");
         let unrecorded = HookAnswer::deny(HookFailure::unrecorded("disk full").describe());
         /// Failure, recorded, the answer, why.
-        type Row = (Option<HookFailure>, Result<(), String>, HookAnswer, &'static str);
+        type Row = (Option<HookFailure>, Result<(), FactError>, HookAnswer, &'static str);
         let rows: [Row; 5] = [
             (None, Ok(()), HookAnswer::Proceed, "an allow recorded"),
             (None, Err("disk full".into()), unrecorded, "an allow not recorded"),

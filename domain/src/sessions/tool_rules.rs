@@ -5,6 +5,7 @@ use super::answer::HookAnswer;
 use super::events::HookFailure;
 use super::request::ToolCall;
 use super::state::SpawnTree;
+use crate::fact::FactError;
 use crate::governance::Name;
 use crate::lineage::RulesAs;
 use crate::lineage::ToolCallAuthorized;
@@ -19,7 +20,7 @@ pub struct ToolRulesFacts<'a> {
     /// The session's spawn tree.
     pub tree: &'a SpawnTree,
     /// The manifests as read now (T-11), or why they could not be read.
-    pub manifests: Result<&'a Manifests, String>,
+    pub manifests: Result<&'a Manifests, FactError>,
     /// The seal's verdict on the files as read now; `None` when no seal is recorded.
     pub seal: Option<Verdict>,
     /// The configured `tools = "shadow"`: a denial by the rules is recorded, not enforced.
@@ -96,7 +97,7 @@ pub fn judge_tool_rules(
 /// The answer to a subagent's call judged by the tool rules ([`ToolRulesJudged::refused`]),
 /// once its event was appended or not: `Some` when the call is not to run — a denial enforced,
 /// recorded or not, or an allow that could not be recorded (at `audit`); `None` when it may.
-pub fn tool_rules_answer(refused: Option<HookAnswer>, recorded: Result<(), String>) -> Option<HookAnswer> {
+pub fn tool_rules_answer(refused: Option<HookAnswer>, recorded: Result<(), FactError>) -> Option<HookAnswer> {
     match (recorded, refused) {
         (_, Some(refused)) => Some(refused),
         (Ok(()), None) => None,

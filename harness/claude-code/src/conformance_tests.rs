@@ -82,9 +82,9 @@ impl Scenarios for ClaudeCode {
         Some(end.to_string())
     }
 
-    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
+    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, Box<dyn std::error::Error + Send + Sync>> {
         HookAnswer::from_rendering(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
-            .map_err(|e| e.to_string())
+            .map_err(Into::into)
     }
 
     fn confines_shell(&self) -> bool {

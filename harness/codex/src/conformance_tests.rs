@@ -98,9 +98,9 @@ impl Scenarios for Codex {
         Some(with(event(session, cwd, "SessionEnd"), json!({"reason": "other"})).to_string())
     }
 
-    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
+    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, Box<dyn std::error::Error + Send + Sync>> {
         read_back(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
-            .map_err(|e| e.to_string())
+            .map_err(Into::into)
     }
 
     /// Codex reads files through its shell alone.

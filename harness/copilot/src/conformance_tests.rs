@@ -104,9 +104,9 @@ impl Scenarios for Copilot {
         Some(event(session, None, cwd, "SessionEnd", json!({"reason": "complete"})))
     }
 
-    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
+    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, Box<dyn std::error::Error + Send + Sync>> {
         read_back(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
-            .map_err(|e| e.to_string())
+            .map_err(Into::into)
     }
 
     /// Copilot's subagents get `task` too (seen with 1.0.102).

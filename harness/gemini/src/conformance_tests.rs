@@ -81,9 +81,9 @@ impl Scenarios for Gemini {
         Some(event(session, cwd, "SessionEnd", json!({"reason": "exit"})))
     }
 
-    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, String> {
+    fn read_back(&self, rendered: &Rendered) -> Result<HookAnswer, Box<dyn std::error::Error + Send + Sync>> {
         read_back(rendered.exit_code, rendered.stdout.as_deref(), rendered.stderr.as_deref())
-            .map_err(|e| e.to_string())
+            .map_err(Into::into)
     }
 
     /// Gemini CLI 0.61 gives its subagents no `invoke_agent` (M-22).

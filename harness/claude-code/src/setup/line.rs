@@ -19,8 +19,8 @@ use serde_json::Value;
 pub const MARK: &str = r#"hook --config "$CLAUDE_PROJECT_DIR/agentwarden.toml""#;
 
 pub use agentwarden_protocol::hook_line::{
-    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HALT_ON_ANY_EXIT, HookLine, START_MS, check_ending, halting, parse,
-    shell_quote,
+    ANSWER_MS, BudgetError, DECIDE_MS, FAIL_CLOSED, HALT_ON_ANY_EXIT, HookLine, START_MS, check_ending,
+    halting, parse, shell_quote,
 };
 
 /// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
@@ -36,12 +36,12 @@ const HARNESS: &str = "Claude Code";
 
 /// The deadline for a Claude Code `timeout_s` and a lock wait of `lock_ms`, or why the
 /// timeout leaves no margin (H-10).
-pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, String> {
+pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, BudgetError> {
     agentwarden_protocol::hook_line::deadline_for(HARNESS, timeout_s, lock_ms)
 }
 
 /// Checks that an installed entry's numbers fit a Claude Code timeout (H-10).
-pub fn check_budget(timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), String> {
+pub fn check_budget(timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), BudgetError> {
     agentwarden_protocol::hook_line::check_budget(HARNESS, timeout_s, lock_ms, deadline_ms)
 }
 
@@ -137,7 +137,7 @@ mod tests {
             assert_eq!(deadline_for(timeout, lock).map_err(|_| ()), expected, "{why}");
         }
         assert_eq!(deadline_for(DEFAULT_TIMEOUT_S, 5000), Ok(DEFAULT_DEADLINE_MS));
-        let refusal = deadline_for(2, 5000).unwrap_err();
+        let refusal = deadline_for(2, 5000).unwrap_err().to_string();
         assert!(refusal.contains("--timeout 8"), "{refusal}");
         assert!(check_budget(30, 5000, 28000).is_ok());
         assert!(check_budget(30, 5000, 29500).is_err(), "deadline too close to the timeout");

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::line::{self, is_ours};
+use agentwarden_protocol::settings_file::SettingsError;
 
 /// Where Claude Code reads managed settings on Linux.
 pub const MANAGED_FILE: &str = "/etc/claude-code/managed-settings.json";
@@ -95,12 +96,20 @@ pub fn env_sets(text: &str, var: &str) -> bool {
 
 /// Merges Warden's entries into `settings`: any earlier Warden entry is replaced, every other
 /// key and hook is kept.
-pub fn merge_hooks(settings: &mut Map<String, Value>, command: &str, timeout: u64) -> Result<(), String> {
+pub fn merge_hooks(
+    settings: &mut Map<String, Value>,
+    command: &str,
+    timeout: u64,
+) -> Result<(), SettingsError> {
     let hooks = settings.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(hooks) = hooks else { return Err("`hooks` is not an object".into()) };
+    let Value::Object(hooks) = hooks else {
+        return Err(SettingsError::Shape { key: "hooks".into(), expected: "an object" });
+    };
     for (event, matcher) in EVENTS {
         let groups = hooks.entry(event).or_insert_with(|| Value::Array(Vec::new()));
-        let Value::Array(groups) = groups else { return Err(format!("`hooks.{event}` is not an array")) };
+        let Value::Array(groups) = groups else {
+            return Err(SettingsError::Shape { key: format!("hooks.{event}"), expected: "an array" });
+        };
         groups.retain_mut(|group| {
             let Some(Value::Array(list)) = group.get_mut("hooks") else { return true };
             let before = list.len();
@@ -175,11 +184,15 @@ pub fn edit_rule(absolute: &Path, tree: bool) -> String {
 }
 
 /// Adds each of `rules` not there yet to `permissions.deny`; returns how many it added.
-pub fn add_deny_rules(settings: &mut Map<String, Value>, rules: &[String]) -> Result<usize, String> {
+pub fn add_deny_rules(settings: &mut Map<String, Value>, rules: &[String]) -> Result<usize, SettingsError> {
     let permissions = settings.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(permissions) = permissions else { return Err("`permissions` is not an object".into()) };
+    let Value::Object(permissions) = permissions else {
+        return Err(SettingsError::Shape { key: "permissions".into(), expected: "an object" });
+    };
     let deny = permissions.entry("deny").or_insert_with(|| Value::Array(Vec::new()));
-    let Value::Array(deny) = deny else { return Err("`permissions.deny` is not a list".into()) };
+    let Value::Array(deny) = deny else {
+        return Err(SettingsError::Shape { key: "permissions.deny".into(), expected: "a list" });
+    };
     let before = deny.len();
     for rule in rules {
         if !deny.iter().any(|r| r.as_str() == Some(rule)) {
@@ -225,8 +238,9 @@ pub struct Settings {
 pub const REWRITING_EVENTS: [&str; 1] = ["PreToolUse"];
 
 /// A settings file's text read: an error (text that says why) when it is not JSON.
-pub fn read_settings(text: &str) -> Result<Settings, String> {
-    let settings: Value = serde_json::from_str(text).map_err(|e| format!("is not valid JSON: {e}"))?;
+pub fn read_settings(text: &str) -> Result<Settings, SettingsError> {
+    let settings: Value = serde_json::from_str(text)
+        .map_err(|e| SettingsError::NotValid { format: "JSON", detail: e.to_string() })?;
     let mut entries = Vec::new();
     for (event, _) in EVENTS {
         let groups = settings.pointer(&format!("/hooks/{event}")).and_then(Value::as_array);
@@ -318,11 +332,9 @@ pub fn check_entry(entry: &Entry) -> LineFindings {
     }
     let budget = match (entry.timeout, parsed.lock_ms, parsed.deadline_ms) {
         (Some(timeout), Some(lock), Some(deadline)) => line::check_budget(timeout, lock, deadline),
-        (None, _, _) => Err("no `timeout`: Claude Code's default applies, unchecked".to_owned()),
-        (_, None, _) => Err("no `--lock-timeout-ms` on the line".to_owned()),
-        (_, _, None) => {
-            Err("no `--deadline-ms` on the line: the hook has no bound below the timeout".to_owned())
-        }
+        (None, _, _) => Err(line::BudgetError::NoTimeout { harness: "Claude Code".to_owned() }),
+        (_, None, _) => Err(line::BudgetError::NoLockWait),
+        (_, _, None) => Err(line::BudgetError::NoDeadline),
     };
     if let Err(why) = budget {
         problems.push(format!("{}: {why}", entry.event));
@@ -396,7 +408,7 @@ mod tests {
         let mut settings: Map<String, Value> =
             serde_json::from_str(r#"{"hooks":{"SubagentStop":{}}}"#).unwrap();
         assert!(merge_hooks(&mut settings, "x", 30).is_err());
-        assert!(read_settings("{").unwrap_err().starts_with("is not valid JSON"));
+        assert!(read_settings("{").unwrap_err().to_string().starts_with("is not valid JSON"));
     }
 
     #[test]

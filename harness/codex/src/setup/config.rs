@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::line::MARK;
+use agentwarden_protocol::settings_file::SettingsError;
 
 /// Where Codex reads its managed requirements.
 pub const MANAGED_FILE: &str = "/etc/codex/requirements.toml";
@@ -67,19 +68,23 @@ fn is_ours(group: &Table) -> bool {
 
 /// Merges Warden's hook groups into the TOML `text`: an earlier Warden group is replaced,
 /// everything else kept; with `managed`, `allow_managed_hooks_only = true` too.
-pub fn merge_hooks(text: &str, command: &str, timeout: u64, managed: bool) -> Result<String, String> {
-    let mut document: DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+pub fn merge_hooks(text: &str, command: &str, timeout: u64, managed: bool) -> Result<String, SettingsError> {
+    let mut document: DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| SettingsError::Unreadable { detail: e.to_string() })?;
     if managed {
         document.insert(MANAGED_ONLY, value(true));
     }
     let hooks = document.as_table_mut().entry("hooks").or_insert_with(toml_edit::table);
-    let hooks = hooks.as_table_mut().ok_or("`hooks` is not a table")?;
+    let hooks =
+        hooks.as_table_mut().ok_or(SettingsError::Shape { key: "hooks".into(), expected: "a table" })?;
     hooks.set_implicit(true);
     for event in EVENTS {
         let groups = hooks.entry(event).or_insert(Item::ArrayOfTables(ArrayOfTables::new()));
-        let groups = groups
-            .as_array_of_tables_mut()
-            .ok_or_else(|| format!("`hooks.{event}` is not a list of tables"))?;
+        let groups = groups.as_array_of_tables_mut().ok_or_else(|| SettingsError::Shape {
+            key: format!("hooks.{event}"),
+            expected: "a list of tables",
+        })?;
         groups.retain(|group| !is_ours(group));
         let mut hook = Table::new();
         hook.insert("type", value("command"));
@@ -101,22 +106,31 @@ pub fn merge_hooks(text: &str, command: &str, timeout: u64, managed: bool) -> Re
 }
 
 /// Trusts `project` in Codex's configuration `text` (`[projects."PATH"] trust_level`).
-pub fn trust_project(text: &str, project: &Path) -> Result<String, String> {
-    let mut document: DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+pub fn trust_project(text: &str, project: &Path) -> Result<String, SettingsError> {
+    let mut document: DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| SettingsError::Unreadable { detail: e.to_string() })?;
     let projects = document.as_table_mut().entry("projects").or_insert_with(toml_edit::table);
-    let projects = projects.as_table_mut().ok_or("`projects` is not a table")?;
+    let projects = projects
+        .as_table_mut()
+        .ok_or(SettingsError::Shape { key: "projects".into(), expected: "a table" })?;
     projects.set_implicit(true);
     let key = project.display().to_string();
     let entry = projects.entry(&key).or_insert_with(toml_edit::table);
-    let entry = entry.as_table_mut().ok_or_else(|| format!("`projects.\"{key}\"` is not a table"))?;
+    let entry = entry
+        .as_table_mut()
+        .ok_or_else(|| SettingsError::Shape { key: format!("projects.\"{key}\""), expected: "a table" })?;
     entry.insert("trust_level", value("trusted"));
     Ok(document.to_string())
 }
 
 /// Whether Codex's configuration `text` trusts `project`; an error (text that says why) when it
 /// is not TOML.
-pub fn is_trusted(text: &str, project: &Path) -> Result<bool, String> {
-    let document: DocumentMut = text.parse().map_err(|e| format!("is not valid TOML: {e}"))?;
+pub fn is_trusted(text: &str, project: &Path) -> Result<bool, SettingsError> {
+    let document: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| SettingsError::NotValid {
+        format: "TOML",
+        detail: e.to_string(),
+    })?;
     let key = project.display().to_string();
     let level = document
         .get("projects")
@@ -151,8 +165,11 @@ pub struct Hooks {
 }
 
 /// A configuration's text read: an error (text that says why) when it is not TOML.
-pub fn read_hooks(text: &str) -> Result<Hooks, String> {
-    let document: DocumentMut = text.parse().map_err(|e| format!("is not valid TOML: {e}"))?;
+pub fn read_hooks(text: &str) -> Result<Hooks, SettingsError> {
+    let document: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| SettingsError::NotValid {
+        format: "TOML",
+        detail: e.to_string(),
+    })?;
     let mut entries = Vec::new();
     for event in EVENTS {
         let groups = document.get("hooks").and_then(|h| h.get(event)).and_then(Item::as_array_of_tables);
@@ -250,7 +267,7 @@ mod tests {
             assert_eq!(line::parse(&entry.command).halts, halts, "{entry:?}");
             assert_eq!(entry.command.ends_with(line::HALT_UNLESS_TWO), halts, "{entry:?}");
         }
-        assert!(read_hooks("[[").unwrap_err().starts_with("is not valid TOML"));
+        assert!(read_hooks("[[").unwrap_err().to_string().starts_with("is not valid TOML"));
     }
 
     #[test]

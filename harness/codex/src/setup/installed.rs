@@ -272,7 +272,9 @@ pub fn check_confinement(project: &Path, codex_home: Option<PathBuf>, checks: &m
     let configs: Vec<PathBuf> =
         home.iter().map(|h| h.join(config::HOME_FILE)).chain([project.join(config::PROJECT_FILE)]).collect();
     for file in configs {
-        match read_text(&file).and_then(|text| text.map(|t| rules::sandbox_mode(&t)).transpose()) {
+        match read_text(&file)
+            .and_then(|text| text.map(|t| rules::sandbox_mode(&t).map_err(|e| e.to_string())).transpose())
+        {
             Ok(mode) => modes.push(mode.flatten()),
             Err(e) => sandboxes.push(format!("`{}`: {e}", file.display())),
         }

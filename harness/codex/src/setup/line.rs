@@ -14,7 +14,8 @@ use std::path::Path;
 pub const MARK: &str = " hook --harness codex ";
 
 pub use agentwarden_protocol::hook_line::{
-    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HALT_UNLESS_TWO, HookLine, START_MS, halting, parse, shell_quote,
+    ANSWER_MS, BudgetError, DECIDE_MS, FAIL_CLOSED, HALT_UNLESS_TWO, HookLine, START_MS, halting, parse,
+    shell_quote,
 };
 
 /// Codex's timeout for each hook call that `init codex` installs unless told otherwise, in
@@ -26,12 +27,12 @@ const HARNESS: &str = "Codex";
 
 /// The deadline for a Codex `timeout_s` and a lock wait of `lock_ms`, or why the timeout leaves
 /// no margin (H-10).
-pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, String> {
+pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, BudgetError> {
     agentwarden_protocol::hook_line::deadline_for(HARNESS, timeout_s, lock_ms)
 }
 
 /// Checks that an installed hook's numbers fit a Codex timeout (H-10).
-pub fn check_budget(timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), String> {
+pub fn check_budget(timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), BudgetError> {
     agentwarden_protocol::hook_line::check_budget(HARNESS, timeout_s, lock_ms, deadline_ms)
 }
 
@@ -112,7 +113,7 @@ mod tests {
         for (timeout, lock, expected, why) in table {
             assert_eq!(deadline_for(timeout, lock).map_err(|_| ()), expected, "{why}");
         }
-        let refusal = deadline_for(2, 5000).unwrap_err();
+        let refusal = deadline_for(2, 5000).unwrap_err().to_string();
         assert!(refusal.contains("a Codex timeout of 2 s") && refusal.contains("--timeout 8"), "{refusal}");
         assert!(check_budget(30, 5000, 28000).is_ok());
         assert!(check_budget(30, 5000, 29500).is_err(), "deadline too close to the timeout");

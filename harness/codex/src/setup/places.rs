@@ -18,6 +18,7 @@ use toml_edit::{DocumentMut, Item};
 
 use super::config::{HOME_FILE, PROJECT_FILE};
 use super::line::MARK;
+use agentwarden_protocol::settings_file::SettingsError;
 
 /// The system configuration layer's folder.
 pub const SYSTEM_DIR: &str = "/etc/codex";
@@ -82,24 +83,30 @@ pub fn places(managed: &[PathBuf], codex_home: &Path, project_layers: &[PathBuf]
 /// each named by its command (or its type when it has none); Warden's own (its line's mark) are
 /// returned apart, as `(others, wardens)`. An error (text that says why) when the text cannot be
 /// read as its format, or its `PreToolUse` is not a list of groups.
-pub fn pre_tool_use_hooks(text: &str, format: Format) -> Result<(Vec<String>, Vec<String>), String> {
+pub fn pre_tool_use_hooks(text: &str, format: Format) -> Result<(Vec<String>, Vec<String>), SettingsError> {
     let hooks: Json = match format {
-        Format::Json => serde_json::from_str(text).map_err(|e| format!("is not valid JSON: {e}"))?,
+        Format::Json => serde_json::from_str(text)
+            .map_err(|e| SettingsError::NotValid { format: "JSON", detail: e.to_string() })?,
         Format::Toml => {
-            let document: DocumentMut = text.parse().map_err(|e| format!("is not valid TOML: {e}"))?;
+            let document: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+                SettingsError::NotValid { format: "TOML", detail: e.to_string() }
+            })?;
             toml_json(document.as_item())
         }
     };
     let Some(groups) = hooks.get("hooks").and_then(|h| h.get(REWRITING_EVENT)) else {
         return Ok((Vec::new(), Vec::new()));
     };
-    let groups = groups.as_array().ok_or_else(|| format!("`hooks.{REWRITING_EVENT}` is not a list"))?;
+    let groups = groups.as_array().ok_or_else(|| SettingsError::Shape {
+        key: format!("hooks.{REWRITING_EVENT}"),
+        expected: "a list",
+    })?;
     let (mut others, mut wardens) = (Vec::new(), Vec::new());
     for group in groups {
         let handlers = match group.get("hooks") {
             None => continue,
             Some(Json::Array(handlers)) => handlers,
-            Some(_) => return Err(format!("a `hooks.{REWRITING_EVENT}` group's `hooks` is not a list")),
+            Some(_) => return Err(SettingsError::GroupNotAList { event: REWRITING_EVENT.to_owned() }),
         };
         for handler in handlers {
             let command = handler.get("command").and_then(Json::as_str);

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::config::PROJECT_FILE;
 use super::places::SYSTEM_DIR;
+use agentwarden_protocol::settings_file::SettingsError;
 
 /// The folder of a configuration layer that holds its exec-policy files.
 pub const RULES_DIR: &str = "rules";
@@ -57,15 +58,16 @@ pub fn refuses(text: &str) -> bool {
 
 /// The `sandbox_mode` a Codex configuration's `text` sets at its top level: `Ok(None)` when it
 /// sets none, an error that says why when the text is not TOML or the mode is not a string.
-pub fn sandbox_mode(text: &str) -> Result<Option<String>, String> {
-    let document: toml_edit::DocumentMut =
-        text.parse().map_err(|e| format!("a configuration that is not valid TOML ({e})"))?;
+pub fn sandbox_mode(text: &str) -> Result<Option<String>, SettingsError> {
+    let document: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        SettingsError::NotValidConfiguration { format: "TOML", detail: e.to_string() }
+    })?;
     match document.get("sandbox_mode") {
         None => Ok(None),
         Some(mode) => mode
             .as_str()
             .map(|m| Some(m.to_owned()))
-            .ok_or_else(|| "a `sandbox_mode` that is not a string".to_owned()),
+            .ok_or_else(|| SettingsError::NotAString { key: "sandbox_mode".to_owned() }),
     }
 }
 
@@ -150,6 +152,6 @@ mod tests {
         assert_eq!(sandbox_mode("sandbox_mode = \"read-only\"").unwrap().as_deref(), Some("read-only"));
         assert_eq!(sandbox_mode("model = \"m\"\n[profiles.x]\nsandbox_mode = \"read-only\""), Ok(None));
         assert!(sandbox_mode("sandbox_mode = 1").is_err());
-        assert!(sandbox_mode("sandbox_mode = ").is_err_and(|e| e.contains("not valid TOML")));
+        assert!(sandbox_mode("sandbox_mode = ").is_err_and(|e| e.to_string().contains("not valid TOML")));
     }
 }

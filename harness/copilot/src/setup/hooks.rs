@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 
 use super::line::MARK;
+use agentwarden_protocol::settings_file::SettingsError;
 
 /// Warden's hook file in the project, relative to its root: loaded once the folder is trusted.
 pub const PROJECT_FILE: &str = ".github/hooks/agentwarden.json";
@@ -72,14 +73,14 @@ fn command_of(hook: &Value) -> Option<&str> {
 }
 
 /// A hooks or settings file's JSON object (an empty text is an empty object), or why not.
-fn object_of(text: &str) -> Result<Map<String, Value>, String> {
+fn object_of(text: &str) -> Result<Map<String, Value>, SettingsError> {
     if text.trim().is_empty() {
         return Ok(Map::new());
     }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err("the file is not a JSON object".into()),
-        Err(e) => Err(format!("not plain JSON ({e})")),
+        Ok(_) => Err(SettingsError::NotAnObject { what: "the file" }),
+        Err(e) => Err(SettingsError::NotPlainJson { detail: e.to_string(), advice: "" }),
     }
 }
 
@@ -108,13 +109,16 @@ pub struct Entry {
 }
 
 /// Every hook in the hooks or settings file `text`, in either form.
-pub fn read_all(text: &str) -> Result<Vec<Entry>, String> {
+pub fn read_all(text: &str) -> Result<Vec<Entry>, SettingsError> {
     let object = object_of(text)?;
     let Some(hooks) = object.get("hooks") else { return Ok(Vec::new()) };
-    let hooks = hooks.as_object().ok_or("`hooks` is not an object")?;
+    let hooks =
+        hooks.as_object().ok_or(SettingsError::Shape { key: "hooks".into(), expected: "an object" })?;
     let mut found = Vec::new();
     for (event, list) in hooks {
-        let list = list.as_array().ok_or_else(|| format!("`hooks.{event}` is not a list"))?;
+        let list = list
+            .as_array()
+            .ok_or_else(|| SettingsError::Shape { key: format!("hooks.{event}"), expected: "a list" })?;
         for item in list {
             // Claude Code's nesting: a group with a matcher and its own list of hooks.
             let inner: Vec<&Value> = match item.get("hooks").and_then(Value::as_array) {
@@ -133,7 +137,7 @@ pub fn read_all(text: &str) -> Result<Vec<Entry>, String> {
 }
 
 /// Warden's hooks in the file `text`.
-pub fn read_hooks(text: &str) -> Result<Vec<Entry>, String> {
+pub fn read_hooks(text: &str) -> Result<Vec<Entry>, SettingsError> {
     Ok(read_all(text)?.into_iter().filter(|e| e.ours).collect())
 }
 
@@ -152,7 +156,7 @@ pub fn check_entry(entry: &Entry) -> LineFindings {
 }
 
 /// Whether the settings `text` switches every hook off (`disableAllHooks: true`, H-70).
-pub fn disables_all(text: &str) -> Result<bool, String> {
+pub fn disables_all(text: &str) -> Result<bool, SettingsError> {
     Ok(object_of(text)?.get("disableAllHooks") == Some(&Value::Bool(true)))
 }
 
@@ -163,7 +167,7 @@ pub const REWRITING_EVENTS: [&str; 2] = ["PreToolUse", "preToolUse"];
 
 /// Every hook but Warden's in the file `text` that can rewrite a tool's input, each as `EVENT`
 /// and its command.
-pub fn rewriting_hooks(text: &str) -> Result<Vec<String>, String> {
+pub fn rewriting_hooks(text: &str) -> Result<Vec<String>, SettingsError> {
     Ok(read_all(text)?
         .into_iter()
         .filter(|e| !e.ours && REWRITING_EVENTS.contains(&e.event.as_str()))

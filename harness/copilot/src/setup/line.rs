@@ -17,7 +17,7 @@ use std::path::Path;
 pub const MARK: &str = " hook --harness copilot ";
 
 pub use agentwarden_protocol::hook_line::{
-    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HookLine, START_MS, parse, shell_quote,
+    ANSWER_MS, BudgetError, DECIDE_MS, FAIL_CLOSED, HookLine, START_MS, parse, shell_quote,
 };
 
 /// Copilot's timeout for each hook call that `init copilot` installs unless told otherwise, in
@@ -29,12 +29,12 @@ const HARNESS: &str = "Copilot CLI";
 
 /// The deadline for a Copilot timeout of `timeout_s` and a lock wait of `lock_ms`, or why the
 /// timeout leaves no margin (H-10, H-69).
-pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, String> {
+pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, BudgetError> {
     agentwarden_protocol::hook_line::deadline_for(HARNESS, timeout_s, lock_ms)
 }
 
 /// Checks that an installed hook's numbers fit a Copilot timeout of `timeout_s` (H-10, H-69).
-pub fn check_budget(timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), String> {
+pub fn check_budget(timeout_s: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), BudgetError> {
     agentwarden_protocol::hook_line::check_budget(HARNESS, timeout_s, lock_ms, deadline_ms)
 }
 

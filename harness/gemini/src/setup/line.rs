@@ -15,7 +15,8 @@ use std::path::Path;
 pub const MARK: &str = " hook --harness gemini ";
 
 pub use agentwarden_protocol::hook_line::{
-    ANSWER_MS, DECIDE_MS, FAIL_CLOSED, HALT_UNLESS_TWO, HookLine, START_MS, halting, parse, shell_quote,
+    ANSWER_MS, BudgetError, DECIDE_MS, FAIL_CLOSED, HALT_UNLESS_TWO, HookLine, START_MS, halting, parse,
+    shell_quote,
 };
 
 /// Gemini's timeout for each hook call that `init gemini` installs unless told otherwise, in
@@ -27,13 +28,13 @@ const HARNESS: &str = "Gemini CLI";
 
 /// The deadline for a Gemini timeout of `timeout_s` and a lock wait of `lock_ms`, or why the
 /// timeout leaves no margin (H-10).
-pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, String> {
+pub fn deadline_for(timeout_s: u64, lock_ms: u64) -> Result<u64, BudgetError> {
     agentwarden_protocol::hook_line::deadline_for(HARNESS, timeout_s, lock_ms)
 }
 
 /// Checks that an installed hook's numbers fit a Gemini timeout of `timeout_ms` (H-10): a
 /// timeout that is not whole seconds is checked as the seconds it holds, rounded down.
-pub fn check_budget(timeout_ms: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), String> {
+pub fn check_budget(timeout_ms: u64, lock_ms: u64, deadline_ms: u64) -> Result<(), BudgetError> {
     agentwarden_protocol::hook_line::check_budget(HARNESS, timeout_ms / 1000, lock_ms, deadline_ms)
 }
 

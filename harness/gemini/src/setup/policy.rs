@@ -9,6 +9,7 @@
 //! a settings file that excludes the shell by a command (`tools.exclude`), which Gemini turns
 //! into such a rule.
 
+use agentwarden_protocol::settings_file::SettingsError;
 use serde_json::Value;
 
 /// The user's policy folder, beneath Gemini's home (`~/.gemini`).
@@ -33,18 +34,21 @@ pub fn refuses(text: &str) -> bool {
 /// `policyPaths` and `adminPolicyPaths` name (each read as the policy folders are), and whether
 /// its `tools.exclude` names the shell (a refusing rule of its own). Text that is not JSON, or
 /// a list that is not of strings, is an error that says why: the caller treats it as refusing.
-pub fn settings_policy(text: &str) -> Result<(Vec<String>, bool), String> {
-    let settings: Value = serde_json::from_str(text).map_err(|e| format!("is not valid JSON: {e}"))?;
-    let strings = |value: Option<&Value>, what: &str| -> Result<Vec<String>, String> {
+pub fn settings_policy(text: &str) -> Result<(Vec<String>, bool), SettingsError> {
+    let settings: Value = serde_json::from_str(text)
+        .map_err(|e| SettingsError::NotValid { format: "JSON", detail: e.to_string() })?;
+    let strings = |value: Option<&Value>, what: &str| -> Result<Vec<String>, SettingsError> {
         match value {
             None | Some(Value::Null) => Ok(Vec::new()),
             Some(Value::Array(items)) => items
                 .iter()
                 .map(|item| {
-                    item.as_str().map(str::to_owned).ok_or_else(|| format!("`{what}` holds a non-string"))
+                    item.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| SettingsError::NonString { key: what.to_owned() })
                 })
                 .collect(),
-            Some(_) => Err(format!("`{what}` is not a list")),
+            Some(_) => Err(SettingsError::Shape { key: what.to_owned(), expected: "a list" }),
         }
     };
     let mut paths = strings(settings.get("policyPaths"), "policyPaths")?;

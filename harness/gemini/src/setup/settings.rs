@@ -12,6 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use super::line::MARK;
+use agentwarden_protocol::settings_file::SettingsError;
 
 /// The project's settings, relative to the project: where `init gemini` merges the hooks.
 pub const PROJECT_FILE: &str = ".gemini/settings.json";
@@ -89,26 +90,32 @@ fn is_ours(hook: &Value) -> bool {
 }
 
 /// A settings file's JSON object (an empty text is an empty object), or why not.
-fn object_of(text: &str) -> Result<Map<String, Value>, String> {
+fn object_of(text: &str) -> Result<Map<String, Value>, SettingsError> {
     if text.trim().is_empty() {
         return Ok(Map::new());
     }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err("the settings are not a JSON object".into()),
-        Err(e) => Err(format!("not plain JSON ({e}); Warden does not rewrite settings with comments")),
+        Ok(_) => Err(SettingsError::NotAnObject { what: "the settings" }),
+        Err(e) => Err(SettingsError::NotPlainJson {
+            detail: e.to_string(),
+            advice: "; Warden does not rewrite settings with comments",
+        }),
     }
 }
 
 /// Merges Warden's hooks into the settings `text`: an earlier Warden hook of each event is
 /// replaced, everything else kept; each runs `command` with Gemini's `timeout_ms`.
-pub fn merge_hooks(text: &str, command: &str, timeout_ms: u64) -> Result<String, String> {
+pub fn merge_hooks(text: &str, command: &str, timeout_ms: u64) -> Result<String, SettingsError> {
     let mut settings = object_of(text)?;
     let hooks = settings.entry("hooks").or_insert_with(|| json!({}));
-    let hooks = hooks.as_object_mut().ok_or("`hooks` is not an object")?;
+    let hooks =
+        hooks.as_object_mut().ok_or(SettingsError::Shape { key: "hooks".into(), expected: "an object" })?;
     for (event, matcher) in EVENTS {
         let groups = hooks.entry(event).or_insert_with(|| json!([]));
-        let groups = groups.as_array_mut().ok_or_else(|| format!("`hooks.{event}` is not a list"))?;
+        let groups = groups
+            .as_array_mut()
+            .ok_or_else(|| SettingsError::Shape { key: format!("hooks.{event}"), expected: "a list" })?;
         for group in groups.iter_mut() {
             if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
                 list.retain(|hook| !is_ours(hook));
@@ -127,7 +134,9 @@ pub fn merge_hooks(text: &str, command: &str, timeout_ms: u64) -> Result<String,
             "hooks": [{"type": "command", "name": HOOK_NAME, "command": command, "timeout": timeout_ms}],
         }));
     }
-    serde_json::to_string_pretty(&Value::Object(settings)).map(|text| text + "\n").map_err(|e| e.to_string())
+    serde_json::to_string_pretty(&Value::Object(settings))
+        .map(|text| text + "\n")
+        .map_err(|e| SettingsError::Encode { detail: e.to_string() })
 }
 
 /// One of Warden's hooks found in a settings file.
@@ -144,10 +153,11 @@ pub struct Entry {
 }
 
 /// Warden's hooks in the settings `text`.
-pub fn read_hooks(text: &str) -> Result<Vec<Entry>, String> {
+pub fn read_hooks(text: &str) -> Result<Vec<Entry>, SettingsError> {
     let settings = object_of(text)?;
     let Some(hooks) = settings.get("hooks") else { return Ok(Vec::new()) };
-    let hooks = hooks.as_object().ok_or("`hooks` is not an object")?;
+    let hooks =
+        hooks.as_object().ok_or(SettingsError::Shape { key: "hooks".into(), expected: "an object" })?;
     let mut found = Vec::new();
     for (event, groups) in hooks {
         for group in groups.as_array().into_iter().flatten() {
@@ -200,7 +210,7 @@ pub fn check_entry(entry: &Entry) -> LineFindings {
 /// The names of Warden's hooks the settings `text` switches off (`hooksConfig.disabled`, or
 /// `hooksConfig.enabled: false`, which switches off every hook): Gemini merges the lists of
 /// every settings file, so a user's file can switch off a system hook by its name.
-pub fn switched_off(text: &str, commands: &[String]) -> Result<Vec<String>, String> {
+pub fn switched_off(text: &str, commands: &[String]) -> Result<Vec<String>, SettingsError> {
     let settings = object_of(text)?;
     let Some(config) = settings.get("hooksConfig") else { return Ok(Vec::new()) };
     let mut off = Vec::new();
@@ -229,14 +239,17 @@ pub const EXTENSION_HOOKS_FILE: &str = "hooks/hooks.json";
 /// Every hook but Warden's in the settings (or an extension's hooks file) `text` that can
 /// rewrite a tool's input ([`REWRITING_EVENTS`]), each as `EVENT` and its name or command.
 /// Whatever its matcher: a matcher Warden cannot evaluate as Gemini does is not a reason to pass.
-pub fn rewriting_hooks(text: &str) -> Result<Vec<String>, String> {
+pub fn rewriting_hooks(text: &str) -> Result<Vec<String>, SettingsError> {
     let settings = object_of(text)?;
     let Some(hooks) = settings.get("hooks") else { return Ok(Vec::new()) };
-    let hooks = hooks.as_object().ok_or("`hooks` is not an object")?;
+    let hooks =
+        hooks.as_object().ok_or(SettingsError::Shape { key: "hooks".into(), expected: "an object" })?;
     let mut found = Vec::new();
     for event in REWRITING_EVENTS {
         let Some(groups) = hooks.get(event) else { continue };
-        let groups = groups.as_array().ok_or_else(|| format!("`hooks.{event}` is not a list"))?;
+        let groups = groups
+            .as_array()
+            .ok_or_else(|| SettingsError::Shape { key: format!("hooks.{event}"), expected: "a list" })?;
         for group in groups {
             for hook in group.get("hooks").and_then(Value::as_array).into_iter().flatten() {
                 if is_ours(hook) {
