@@ -53,6 +53,10 @@ fn the_rule_table() {
         ("Edit", call("NotebookEdit", json!({"notebook_path": "n.ipynb"})), false, "nor NotebookEdit"),
         ("Edit", edit("MultiEdit", "/home/u/project/a"), false, "nor MultiEdit"),
         ("Write", edit("Write", "/etc/hosts"), true, "a bare Write is every Write"),
+        // A sed script other than `s`, `p`, `d`, `q` may write or run: no pattern grants it
+        // (T-23; the case the prefix property drew, `sed a a a`).
+        ("Bash(sed * a *)", bash("sed a a a"), false, "sed's `a` script is granted by no pattern"),
+        ("Bash(sed *)", bash("sed s/a/b/ f"), true, "a plain sed script is"),
         ("Write", edit("Edit", "/home/u/project/a"), false, "Write is Write only"),
         ("Glob", call("Glob", json!({"pattern": "*", "path": "/etc"})), true, "a bare Glob is every Glob"),
         ("Glob", call("Grep", json!({"pattern": "*", "path": "/etc"})), false, "and nothing else"),
@@ -449,10 +453,12 @@ proptest! {
     /// Only a prefix rule (`PREFIX *`, its one star last) also matches its bare prefix (T-4).
     #[test]
     fn only_a_prefix_rule_matches_its_bare_prefix(a in "[a-z]{1,5}", b in "[a-z]{1,5}", c in "[a-z]{1,5}") {
-        // A launcher first is granted by no pattern rule (T-22).
-        prop_assume!(matches!(bash(&a).argument, Argument::Command(_)));
-        let rule = ToolRule::parse(&format!("Bash({a} * {c} *)")).unwrap();
         let (bare, longer) = (format!("{a} {b} {c}"), format!("{a} {b} {c} {b}"));
+        // A launcher first, or a command whose words run or write something else (`sed a a a`:
+        // a sed script other than `s`, `p`, `d`, `q`), is granted by no pattern rule (T-22, T-23).
+        prop_assume!(matches!(bash(&a).argument, Argument::Command(_)));
+        prop_assume!(matches!(bash(&longer).argument, Argument::Command(_)));
+        let rule = ToolRule::parse(&format!("Bash({a} * {c} *)")).unwrap();
         prop_assert!(!rule.grants(&bash(&bare)));
         prop_assert!(rule.grants(&bash(&longer)));
         let prefix = ToolRule::parse(&format!("Bash({a} *)")).unwrap();
