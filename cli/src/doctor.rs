@@ -238,7 +238,7 @@ async fn checked(
             checks.extend(agentwarden_doctor::confinement(&project, &config, &main));
             // The harness's own deny rules, where Warden writes any (Claude Code's, K-13).
             if let Some(in_force) = harness.deny_rules_in_force(&project, &args.managed) {
-                let wanted = super::setup::deny_rules(&project, &config, None);
+                let wanted = harness.deny_rules(&project, config.allowed_signers.as_deref(), None);
                 checks.push(agentwarden_doctor::permission_rules(harness, &project, wanted, &in_force));
             }
             // What the harness's own rules do to a confined call (C-21, C-22, M-30).

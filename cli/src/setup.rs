@@ -27,15 +27,12 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
-use agentwarden_claude_code::setup::line::{deadline_for, hook_command};
-use agentwarden_claude_code::setup::settings::{self, human_verb_rules};
 use agentwarden_doctor::init::{Prepared, Preparing, ignore_store, read_text};
 use agentwarden_doctor::{Installing, Read};
 
 use super::wiring;
 use super::{EXIT_OK, Failure};
 
-use agentwarden::Config;
 use agentwarden::config::CONFIG_FILE;
 
 /// `warden init [HARNESS]`: one harness by name, or, with none, every harness the project or the
@@ -242,25 +239,6 @@ fn init_trusted(project: Option<&Path>, given: &super::trust::Given) -> Result<(
     }
 }
 
-/// `path` from the filesystem root, through any link, for a rule of Claude Code's.
-fn rule_path(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// Every rule `init claude-code` puts in `permissions.deny`: the human verbs by name and
-/// by the installed binary's path `exe`, when known (`settings::human_verb_rules`, K-12, K-18),
-/// and `Edit` rules for the store directory (`.agentwarden`), `agentwarden.toml` and, when
-/// configured, `allowed_signers`, each from the filesystem root (`settings::edit_rule`) (K-13).
-pub(super) fn deny_rules(project: &Path, config: &Config, exe: Option<&Path>) -> Vec<String> {
-    let mut rules = human_verb_rules(exe);
-    rules.push(settings::edit_rule(&rule_path(&project.join(".agentwarden")), true));
-    rules.push(settings::edit_rule(&rule_path(&project.join(CONFIG_FILE)), false));
-    if let Some(signers) = &config.allowed_signers {
-        rules.push(settings::edit_rule(&rule_path(signers), false));
-    }
-    rules
-}
-
 /// `warden init claude-code` (N-17): the line prepared and the guard's own files protected as for
 /// the other harnesses, the settings read and planned by the harness crate with the deny rules
 /// made here (K-13), then written, the configuration first, and what was done said.
@@ -271,8 +249,10 @@ fn init_settings(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     use agentwarden_claude_code::setup::install::install;
+    let args_harness = args.harness;
     let prepared = Prepared::prepare(args).map_err(Failure::usage)?;
-    let rules = deny_rules(&prepared.project, &prepared.config, Some(&prepared.exe));
+    let rules = prepared.config.allowed_signers.as_deref();
+    let rules = args_harness.deny_rules(&prepared.project, rules, Some(&prepared.exe));
     let (installing, rules_said) =
         install(&prepared.project, managed, &prepared.command, timeout, &rules, &mut read_text)
             .map_err(Failure::usage)?;
@@ -358,85 +338,50 @@ pub(super) fn init(
     lock_ms: u64,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let server = given.server.clone();
+    // The harness by its name in the registry, and what `init` is given for it.
+    let preparing = |name: &str, project, warden, timeout| Preparing {
+        project,
+        warden,
+        server: given.server.clone(),
+        server_uid: given.server_uid,
+        lock_ms,
+        timeout,
+        harness: super::integrations::by_name(name),
+        client: wiring::client_binary,
+    };
     match command {
         InitCommand::ClaudeCode { project, warden, timeout, managed, .. } => {
             init_trusted(project.as_deref(), given)?;
-            let args = Preparing {
-                project,
-                warden,
-                server,
-                server_uid: given.server_uid,
-                lock_ms,
-                deadline: deadline_for(timeout, lock_ms),
-                guide: "the README's \"Guard Claude Code\"",
-                files: ("Claude Code's settings", &settings::PROTECTED_FILES),
-                line: |binary, _, _, lock_ms, deadline, server| {
-                    hook_command(binary, lock_ms, deadline, server)
-                },
-                client: wiring::client_binary,
-            };
-            init_settings(args, managed.as_deref(), timeout, out)
+            init_settings(
+                preparing("claude-code", project, warden, timeout),
+                managed.as_deref(),
+                timeout,
+                out,
+            )
         }
         InitCommand::Codex { project, warden, timeout, managed, codex_home, .. } => {
-            use agentwarden_codex::setup::{config::PROTECTED_FILES, install::install, line};
+            use agentwarden_codex::setup::install::install;
             init_trusted(project.as_deref(), given)?;
-            let args = Preparing {
-                project,
-                warden,
-                server,
-                server_uid: given.server_uid,
-                lock_ms,
-                deadline: line::deadline_for(timeout, lock_ms),
-                guide: "docs/codex.md",
-                files: ("Codex's configuration", &PROTECTED_FILES),
-                line: line::hook_command,
-                client: wiring::client_binary,
-            };
             let plan = |project: &Path, command: &str, read: Read<'_>| {
                 install(project, managed.as_deref(), codex_home, command, timeout, read)
             };
-            init_by_path(args, plan, out)
+            init_by_path(preparing("codex", project, warden, timeout), plan, out)
         }
         InitCommand::Gemini { project, warden, timeout, system, user, .. } => {
-            use agentwarden_gemini::setup::{install::install, line, settings::PROTECTED_FILES};
+            use agentwarden_gemini::setup::install::install;
             init_trusted(project.as_deref(), given)?;
-            let args = Preparing {
-                project,
-                warden,
-                server,
-                server_uid: given.server_uid,
-                lock_ms,
-                deadline: line::deadline_for(timeout, lock_ms),
-                guide: "docs/gemini.md",
-                files: ("Gemini CLI's settings", &PROTECTED_FILES),
-                line: line::hook_command,
-                client: wiring::client_binary,
-            };
             let plan = |project: &Path, command: &str, read: Read<'_>| {
                 install(project, system.as_deref(), user, command, timeout, read)
             };
-            init_by_path(args, plan, out)
+            init_by_path(preparing("gemini", project, warden, timeout), plan, out)
         }
         InitCommand::Copilot { project, warden, timeout, user, .. } => {
-            use agentwarden_copilot::setup::{hooks::PROTECTED_FILES, install::install, line};
+            use agentwarden_copilot::setup::install::install;
             init_trusted(project.as_deref(), given)?;
-            let args = Preparing {
-                project,
-                warden,
-                server,
-                server_uid: given.server_uid,
-                lock_ms,
-                deadline: line::deadline_for(timeout, lock_ms),
-                guide: "docs/copilot.md",
-                files: ("Copilot CLI's hooks and settings", &PROTECTED_FILES),
-                line: line::hook_command,
-                client: wiring::client_binary,
-            };
             let plan = |project: &Path, command: &str, read: Read<'_>| {
                 install(project, user, command, timeout, read)
             };
-            init_by_path(args, plan, out)
+            init_by_path(preparing("copilot", project, warden, timeout), plan, out)
         }
     }
 }

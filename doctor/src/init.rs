@@ -16,17 +16,14 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden::Config;
-use agentwarden::config::{CONFIG_FILE, GuardrailsConfig};
+/// The project's configuration file, whose deny rule a harness writes (K-13).
+pub use agentwarden::config::CONFIG_FILE;
+use agentwarden::config::GuardrailsConfig;
 use agentwarden_adapters::untrusted::{self, UntrustedError};
 
-use crate::{Installing, covered, in_git_work_tree, own_files_of, store_ignored};
-
-/// A harness's hook line for (binary, project, configuration, lock wait, deadline, the server
-/// and its user).
-pub type HookLineFn = fn(&Path, &Path, &Path, u64, u64, Option<(&Path, Option<u32>)>) -> String;
+use crate::{Installing, Integration, covered, in_git_work_tree, own_files_of, store_ignored};
 
 /// The inputs of [`Prepared::prepare`]: the command line's, and the harness's words.
-#[derive(Debug)]
 pub struct Preparing<'a> {
     /// `--project`, else the project found from here upward (N-1).
     pub project: Option<PathBuf>,
@@ -38,16 +35,23 @@ pub struct Preparing<'a> {
     pub server_uid: Option<u32>,
     /// The lock wait, in milliseconds.
     pub lock_ms: u64,
-    /// The deadline for the harness's timeout and the lock wait, or why there is none.
-    pub deadline: Result<u64, String>,
-    /// The guide to write a configuration with.
-    pub guide: &'a str,
-    /// What the harness's files are called, and the files.
-    pub files: (&'static str, &'a [&'a str]),
-    /// The harness's hook line.
-    pub line: HookLineFn,
+    /// The harness's timeout for each hook call, in seconds.
+    pub timeout: u64,
+    /// The harness: its deadline, its line, its guide and its own files.
+    pub harness: &'a dyn Integration,
     /// The resident service's hook client beside the `warden` binary, when there is one (V-34).
     pub client: fn(&Path) -> Option<PathBuf>,
+}
+
+impl std::fmt::Debug for Preparing<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Preparing")
+            .field("project", &self.project)
+            .field("warden", &self.warden)
+            .field("server", &self.server)
+            .field("harness", &self.harness.command())
+            .finish_non_exhaustive()
+    }
 }
 
 /// What every harness's `init` has before it writes anything.
@@ -93,7 +97,9 @@ impl Prepared {
             .map(|socket| std::path::absolute(&socket))
             .transpose()
             .map_err(|e| format!("--server: {e}"))?;
-        let deadline = args.deadline.map_err(|e| format!("refused: {e}"))?;
+        let harness = args.harness;
+        let deadline =
+            harness.deadline_for(args.timeout, args.lock_ms).map_err(|e| format!("refused: {e}"))?;
         let exe = match args.warden {
             Some(path) => path,
             None => std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?,
@@ -105,11 +111,11 @@ impl Prepared {
             format!(
                 "there is no `{}`; write it first (see {}), nothing written",
                 config_path.display(),
-                args.guide
+                harness.guide()
             )
         })?;
         let config = Config::load(Some(&config_path)).map_err(|e| format!("{e}; nothing written"))?;
-        let (label, files) = args.files;
+        let (label, files) = harness.protected_files();
         let own =
             own_files_of(label, files, &project, &config).map_err(|e| format!("{e}; nothing written"))?;
         let (new_config, added) = protect(&config_text, &own)
@@ -118,7 +124,7 @@ impl Prepared {
         // The line names the server and its user as the command line does (V-67).
         let server = server.as_deref().map(|socket| (socket, args.server_uid));
         let binary = hook_binary.as_deref().unwrap_or(&exe);
-        let command = (args.line)(binary, &project, &config_path, args.lock_ms, deadline, server);
+        let command = (harness.hook_line())(binary, &project, &config_path, args.lock_ms, deadline, server);
         let served = server.is_some();
         Ok(Prepared {
             project,

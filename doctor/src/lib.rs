@@ -32,7 +32,7 @@ pub use guarded::{
     store_ignored,
 };
 pub use install::{FileWrite, Installing, Read};
-pub use integration::{CanaryAnswer, EnvFile, Integration, Signs};
+pub use integration::{CanaryAnswer, EnvFile, HookLineFn, Integration, Signs};
 pub use lines::{
     Line, check_binaries, check_lines_by_path, read_text, rewriting_check, server_named, tail_and_budget,
 };
