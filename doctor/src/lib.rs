@@ -13,6 +13,7 @@
 
 mod canary;
 mod check;
+mod checkup;
 mod environment;
 mod guarded;
 pub mod init;
@@ -26,6 +27,7 @@ mod tools;
 pub use agentwarden_adapters::untrusted;
 pub use canary::{CANARY_SESSION, CANARY_TYPE, Probe, canary};
 pub use check::Check;
+pub use checkup::{Checkup, checkup};
 pub use environment::{dotenv_sets, kill_switch_files};
 pub use guarded::{
     check_protection, covered, in_git_work_tree, inside, kill_switch, own_files_of, permission_rules,
