@@ -21,7 +21,7 @@ use agentwarden::audit::{Actor, BreakKind, ChainBreak, Correlation, CorrelationI
 use agentwarden::events::OperatorNote;
 use agentwarden::tlog::CheckpointFile;
 use agentwarden::{StoreError, Verification, Warden, WardenError};
-use agentwarden_report::rows::{pretty, to_json};
+use agentwarden_report::rows::{ListError, pretty, to_json};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum AuditCommand {
@@ -336,35 +336,18 @@ pub(super) async fn run(
             filter.resolve(agentwarden::Clock::now(&agentwarden::SystemClock)).map_err(Failure::usage)?;
             let warden = open(None)?;
             if !json {
-                writeln!(
-                    out,
-                    "{:>6}  {:<24}  {:<10}  {:<24}  {:<8}  {:<16}  HASH",
-                    "SEQ", "RECORDED_AT", "ACTOR", "TYPE", "DECISION", "SESSION"
-                )?;
+                agentwarden_report::rows::write_header(out)?;
             }
-            let mut remaining = limit.unwrap_or(u64::MAX);
             let total = warden.head().await?.seq;
             let mut progress = progress::Progress::new("log", total);
-            let mut pages = warden.pages(from, None);
-            while remaining > 0 {
-                let Some(page) = pages.next_page().await.map_err(WardenError::from)? else { break };
-                for record in &page {
-                    let envelope = Envelope::parse(record)
-                        .map_err(|e| Failure::no(format!("{e} (run `warden audit verify`)")))?;
-                    if remaining == 0 || !filter.matches(&envelope)? {
-                        continue;
-                    }
-                    remaining -= 1;
-                    if json {
-                        writeln!(out, "{}", to_json(&envelope).map_err(Failure::no)?)?;
-                    } else {
-                        agentwarden_report::rows::write_row(&envelope, out)?;
-                    }
-                }
-                if let Some(last) = page.last() {
-                    progress.update(last.seq);
-                }
-            }
+            let mut on_page = |seq| progress.update(seq);
+            let listed =
+                agentwarden_report::rows::list(&warden, (from, limit), &filter, json, &mut on_page, out);
+            listed.await.map_err(|e| match e {
+                ListError::Unreadable(reason) => Failure::no(reason),
+                ListError::Warden(e) => e.into(),
+                ListError::Io(e) => e.into(),
+            })?;
             Ok(EXIT_OK)
         }
         AuditCommand::Report(_) => Err(Failure::usage("`audit report` opens its own store")),
