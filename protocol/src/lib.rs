@@ -27,7 +27,7 @@ pub mod hook_line;
 mod message;
 mod question;
 
-pub use client::{ClientError, exchange, peer_uid};
+pub use client::{ClientError, decide, exchange, peer_uid};
 pub use frame::{
     EncodeError, FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking,
 };
