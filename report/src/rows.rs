@@ -31,6 +31,32 @@ impl From<std::io::Error> for ListError {
     }
 }
 
+/// `audit export --format jsonl`: the whole log, one envelope a line.
+pub async fn export(warden: &Warden, out: &mut dyn Write) -> Result<(), ListError> {
+    let mut pages = warden.pages(1, None);
+    while let Some(page) = pages.next_page().await.map_err(WardenError::from)? {
+        for record in &page {
+            let envelope = Envelope::parse(record).map_err(|e| ListError::Unreadable(e.to_string()))?;
+            writeln!(out, "{}", to_json(&envelope).map_err(ListError::Unreadable)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// `audit stats`: the counts by type and by decision, as text.
+pub fn write_stats(stats: &agentwarden::Stats, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(out, "events: {}", stats.events)?;
+    writeln!(out, "by type:")?;
+    for (event_type, n) in &stats.by_type {
+        writeln!(out, "  {event_type:<28} {n:>10}")?;
+    }
+    writeln!(out, "by decision:")?;
+    for (decision, n) in &stats.by_decision {
+        writeln!(out, "  {decision:<28} {n:>10}")?;
+    }
+    Ok(())
+}
+
 /// The table's header, above [`write_row`]'s rows.
 pub fn write_header(out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(

@@ -17,7 +17,7 @@ use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use super::{EXIT_OK, Failure};
-use agentwarden::audit::{Actor, BreakKind, ChainBreak, Correlation, CorrelationId, Envelope};
+use agentwarden::audit::{Actor, BreakKind, ChainBreak, Correlation, CorrelationId};
 use agentwarden::events::OperatorNote;
 use agentwarden::tlog::CheckpointFile;
 use agentwarden::{StoreError, Verification, Warden, WardenError};
@@ -343,11 +343,7 @@ pub(super) async fn run(
             let mut on_page = |seq| progress.update(seq);
             let listed =
                 agentwarden_report::rows::list(&warden, (from, limit), &filter, json, &mut on_page, out);
-            listed.await.map_err(|e| match e {
-                ListError::Unreadable(reason) => Failure::no(reason),
-                ListError::Warden(e) => e.into(),
-                ListError::Io(e) => e.into(),
-            })?;
+            listed.await.map_err(listed_failure)?;
             Ok(EXIT_OK)
         }
         AuditCommand::Report(_) => Err(Failure::usage("`audit report` opens its own store")),
@@ -378,34 +374,27 @@ pub(super) async fn run(
             Ok(EXIT_OK)
         }
         AuditCommand::Export { format: ExportFormat::Jsonl } => {
-            let warden = open(None)?;
-            let mut pages = warden.pages(1, None);
-            while let Some(page) = pages.next_page().await.map_err(WardenError::from)? {
-                for record in &page {
-                    let envelope = Envelope::parse(record).map_err(|e| Failure::no(e.to_string()))?;
-                    writeln!(out, "{}", to_json(&envelope).map_err(Failure::no)?)?;
-                }
-            }
+            agentwarden_report::rows::export(&open(None)?, out).await.map_err(listed_failure)?;
             Ok(EXIT_OK)
         }
         AuditCommand::Stats { json } => {
-            let warden = open(None)?;
-            let stats = warden.stats().await?;
+            let stats = open(None)?.stats().await?;
             if json {
                 writeln!(out, "{}", serde_json::to_string(&stats).map_err(|e| Failure::no(e.to_string()))?)?;
             } else {
-                writeln!(out, "events: {}", stats.events)?;
-                writeln!(out, "by type:")?;
-                for (event_type, n) in &stats.by_type {
-                    writeln!(out, "  {event_type:<28} {n:>10}")?;
-                }
-                writeln!(out, "by decision:")?;
-                for (decision, n) in &stats.by_decision {
-                    writeln!(out, "  {decision:<28} {n:>10}")?;
-                }
+                agentwarden_report::rows::write_stats(&stats, out)?;
             }
             Ok(EXIT_OK)
         }
+    }
+}
+
+/// A listing's failure as the command line fails.
+fn listed_failure(error: ListError) -> Failure {
+    match error {
+        ListError::Unreadable(reason) => Failure::no(reason),
+        ListError::Warden(e) => e.into(),
+        ListError::Io(e) => e.into(),
     }
 }
 
