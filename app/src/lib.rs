@@ -24,6 +24,7 @@
 
 mod audit_log;
 pub mod config;
+pub mod copy;
 mod durable;
 pub mod fanout;
 mod files;

@@ -174,21 +174,9 @@ pub(super) async fn answer(
                 format!("the configuration `{}` is not UTF-8", f.to_string_lossy()),
             )
         })?;
-        let request = Request::Decide {
-            config: AbsolutePath::new(file)
-                .map_err(|e| ClientError::new(Code::RequestInvalid, e.to_string()))?,
-            question: question.clone(),
-            deadline_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
-        };
-        let answer = agentwarden_protocol::exchange(&socket, uid, &request, timeout)?;
-        match answer {
-            Answer::Decided { outcome } if outcome.answers(&question) => Ok(*outcome),
-            Answer::Error { code, reason } => Err(ClientError::new(code, reason)),
-            _ => Err(ClientError::new(
-                Code::ServerAnswerInvalid,
-                format!("the server at `{}` answered another kind of answer", socket.display()),
-            )),
-        }
+        let file =
+            AbsolutePath::new(file).map_err(|e| ClientError::new(Code::RequestInvalid, e.to_string()))?;
+        agentwarden_protocol::decide(&socket, uid, file, &question, timeout)
     })();
     match asked {
         Ok(outcome) => Ok((outcome, loaded.ok())),

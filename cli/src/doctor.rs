@@ -20,7 +20,7 @@ use serde_json::json;
 
 use super::trust::{Given, Server, Trusted};
 use super::{EXIT_NO, EXIT_OK, Failure};
-use agentwarden::{Config, StoreError, Verification, Warden, WardenError};
+use agentwarden::Config;
 use agentwarden_doctor::Check;
 
 #[derive(Debug, clap::Args)]
@@ -69,36 +69,6 @@ fn witnesses_fed(config: &Config) -> Option<Check> {
     }
 }
 
-/// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
-async fn check_fleet_store(url: &str, checks: &mut Vec<Check>) {
-    let config = match agentwarden::PgConfig::parse(url) {
-        Ok(config) => config.create_if_missing(false),
-        Err(e) => return checks.push(Check::fail("store", e.to_string(), "fix the postgres:// URL")),
-    };
-    let server = config.server();
-    let warden = match Warden::builder().postgres(config).build() {
-        Ok(warden) => warden,
-        Err(e) => {
-            return checks.push(Check::fail("store", e.to_string(), "check the PostgreSQL server and URL"));
-        }
-    };
-    checks.push(match warden.verify(None).await {
-        Ok(Verification::Intact { head }) => {
-            Check::ok("store", format!("PostgreSQL at `{server}` verifies: {} event(s)", head.seq))
-        }
-        Ok(Verification::Broken(broken)) => Check::fail(
-            "store",
-            format!("the chain is broken at seq {}: {broken}", broken.seq),
-            "investigate with `warden audit verify`; do not append to a broken log",
-        ),
-        Err(WardenError::Store(StoreError::Missing { .. })) => Check::ok(
-            "store",
-            format!("PostgreSQL at `{server}` has no event store yet: the first append creates it"),
-        ),
-        Err(e) => Check::fail("store", e.to_string(), "make the PostgreSQL server reachable from this host"),
-    });
-}
-
 /// The configuration doctor checks: `--config`, else the project's `agentwarden.toml`.
 fn config_path(args: &DoctorArgs) -> Result<PathBuf, Failure> {
     let project = match &args.project {
@@ -143,9 +113,20 @@ pub(super) async fn doctor(
             if installed.is_empty() { vec![super::integrations::by_name("")] } else { installed }
         }
     };
+    let given = agentwarden_doctor::Checkup {
+        project: &project,
+        config_path: args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE)),
+        managed: &args.managed,
+        harness_home: args.harness_home.clone(),
+        store,
+        server: trusted_server.map(|s| (s.socket.clone(), s.uid)),
+        profiles: &agentwarden_hook_client::HookHarness::profiles(),
+        witnesses: witnesses_fed,
+        deadline_ms: super::integrations::DEFAULT_DEADLINE_MS,
+    };
     let mut reports = Vec::new();
     for harness in &harnesses {
-        reports.push((*harness, checked(*harness, &args, &project, store, trusted_server).await?));
+        reports.push((*harness, agentwarden_doctor::checkup(*harness, &given).await));
     }
     let healthy = reports.iter().all(|(_, checks)| checks.iter().all(|c| c.ok));
     let [(_, checks)] = reports.as_slice() else {
@@ -187,108 +168,6 @@ fn print_checks(checks: &[Check], out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// What `warden doctor` finds of `harness` in `project`.
-async fn checked(
-    harness: &'static dyn agentwarden_doctor::Integration,
-    args: &DoctorArgs,
-    project: &Path,
-    store: &Path,
-    trusted_server: Option<&Server>,
-) -> Result<Vec<Check>, Failure> {
-    let project = project.to_path_buf();
-    let mut checks = Vec::new();
-    let config_path = args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE));
-    let entries =
-        harness.installed(&project, &config_path, &args.managed, args.harness_home.clone(), &mut checks);
-    let mut canary_with = None;
-    let loaded = match Config::load(Some(&config_path)) {
-        Err(e) => {
-            checks.push(Check::fail(
-                "config",
-                e.to_string(),
-                format!("write `{}` (see {})", config_path.display(), harness.guide()),
-            ));
-            None
-        }
-        Ok(config) => {
-            checks.push(Check::ok("config", format!("`{}` loads", config_path.display())));
-            let profile = harness.profile();
-            let main = match config.harness(&profile) {
-                Ok(settings) => {
-                    checks.push(agentwarden_doctor::harness_section(
-                        &config,
-                        &settings,
-                        &agentwarden_hook_client::HookHarness::profiles(),
-                    ));
-                    settings.config.main_persona
-                }
-                Err(why) => {
-                    let fix = format!("edit `{}` as it says", config_path.display());
-                    checks.push(Check::fail("harness section", why.message, fix));
-                    "main".to_owned()
-                }
-            };
-            let first = agentwarden_doctor::check_files(&config, &main, profile.terms.section, &mut checks);
-            agentwarden_doctor::check_protection(harness, &project, &config, &mut checks);
-            let var = &config.subagents.enable_env;
-            checks.push(agentwarden_doctor::approval_keys(&config));
-            checks.extend(witnesses_fed(&config));
-            checks.extend(agentwarden_doctor::confinement(&project, &config, &main));
-            // The harness's own deny rules, where Warden writes any (Claude Code's, K-13).
-            if let Some(in_force) = harness.deny_rules_in_force(&project, &args.managed) {
-                let wanted = super::setup::deny_rules(&project, &config, None);
-                checks.push(agentwarden_doctor::permission_rules(harness, &project, wanted, &in_force));
-            }
-            // What the harness's own rules do to a confined call (C-21, C-22, M-30).
-            if config.confine.mode != agentwarden_domain::confine::ConfineMode::Off {
-                harness.check_confinement(&project, args.harness_home.clone(), &mut checks);
-            }
-            canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
-            Some(config)
-        }
-    };
-    // With a server named, the store is the server's: it is asked, not opened.
-    // V-48, V-49, V-67: the hooks ask the server their installed lines name (`--server`), and
-    // only that one; doctor asks only the server its own command line names (`--server`, with
-    // `--server-uid`), never one named by the lines or the configuration alone: lines that ask
-    // another one, or none while it names one, go around it and fail without being run (V-19).
-    let configured = trusted_server.map(|s| s.socket.clone());
-    let configured_uid = trusted_server.and_then(|s| s.uid);
-    let again = |socket: &str| {
-        format!("run `{} --project {} --server {socket}` again", harness.init(), project.display())
-    };
-    let server = agentwarden_doctor::server_to_ask(&entries, configured, configured_uid, &again);
-    let served = matches!(server, Ok(Some(_)));
-    // Lines whose server doctor may not ask are not run either (V-69).
-    let runnable = server.is_ok();
-    if let Some((var, _)) = &canary_with {
-        let from_files =
-            agentwarden_doctor::kill_switch_files(harness, &project, args.harness_home.clone(), var);
-        checks.push(agentwarden_doctor::kill_switch(var, served, harness, &from_files));
-    }
-    // The store is closed again before the canary runs: sled admits one process at a time.
-    match (server, store.to_str().filter(|s| agentwarden::PgConfig::is_postgres_url(s))) {
-        (Err((why, fix)), _) => checks.push(Check::fail("server", why, fix)),
-        (Ok(Some(socket)), _) => {
-            agentwarden_doctor::check_server(&socket, configured_uid, &config_path, &mut checks)
-        }
-        (Ok(None), Some(url)) => check_fleet_store(url, &mut checks).await,
-        (Ok(None), None) => {
-            let store = if store.is_absolute() { store.to_path_buf() } else { project.join(store) };
-            agentwarden_doctor::check_store(&store, loaded.as_ref(), &mut checks).await;
-        }
-    }
-    if let Some((var, subagent)) = canary_with.filter(|_| !entries.is_empty() && runnable) {
-        let probe = match served {
-            false => agentwarden_doctor::Probe::KillSwitchUnset { subagent: &subagent },
-            true => agentwarden_doctor::Probe::UndeclaredType,
-        };
-        let timeout = super::integrations::DEFAULT_DEADLINE_MS / 1000;
-        agentwarden_doctor::canary(harness, &project, &entries, &var, probe, timeout, &mut checks);
-    }
-    Ok(checks)
 }
 
 #[cfg(test)]

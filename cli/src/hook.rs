@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use agentwarden::governance::SealRecord;
 use agentwarden_domain::audit::Actor;
-use agentwarden_domain::governance::SealRecord;
 use agentwarden_domain::sessions::MAX_HOOK_INPUT;
 
 use super::{EXIT_OK, EXIT_USAGE, Failure};
@@ -404,16 +404,7 @@ pub(super) fn render_seal(
         writeln!(out, "{}", serde_json::to_string(&seal).map_err(|e| Failure::no(e.to_string()))?)?;
         return Ok(EXIT_OK);
     }
-    match seal {
-        None => writeln!(out, "no seal in force")?,
-        Some(seal) => {
-            let by = seal.by.as_ref().map(|b| format!(" by {b}")).unwrap_or_default();
-            writeln!(out, "sealed at seq {}{by}: {} file(s)", seal.seq, seal.files.len())?;
-            for (path, digest) in &seal.files {
-                writeln!(out, "  {digest}  {path}")?;
-            }
-        }
-    }
+    agentwarden_report::text::seal(seal, out)?;
     Ok(EXIT_OK)
 }
 
@@ -431,30 +422,8 @@ pub(super) fn render_approvals(
         writeln!(out, "{}", serde_json::json!({"approvals": list, "seal": seal}))?;
         return Ok(EXIT_OK);
     }
-    match seal {
-        Some(seal) => writeln!(out, "seal: in force since seq {} ({} file(s))", seal.seq, seal.files.len())?,
-        None => writeln!(out, "seal: none")?,
-    }
-    if approvals.is_empty() {
-        writeln!(out, "no approvals recorded")?;
-    }
-    for ListedApproval { record: r, state } in approvals {
-        let state = match &r.refused {
-            Some(refused) => refused.code.as_str().to_owned(),
-            None => format!("{state:?}").to_lowercase(),
-        };
-        let by = r.approved_by.as_deref().unwrap_or("-");
-        let expires = r.expires_at.map_or_else(|| "never".to_owned(), |t| t.to_string());
-        let personas =
-            if r.scope.personas.is_empty() { "any".to_owned() } else { r.scope.personas.join(",") };
-        let subagents =
-            if r.scope.subagents.is_empty() { "any".to_owned() } else { r.scope.subagents.join(",") };
-        writeln!(
-            out,
-            "{:<28} {state:<8} seq {:<6} by {by:<12} expires {expires}  personas {personas}  subagents {subagents}",
-            r.approval_ref, r.seq
-        )?;
-    }
+    let approvals: Vec<_> = approvals.iter().map(|a| (&a.record, &a.state)).collect();
+    agentwarden_report::text::approvals_now(seal, &approvals, out)?;
     Ok(EXIT_OK)
 }
 

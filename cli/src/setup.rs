@@ -11,14 +11,8 @@
 //! refuses a timeout without margin over the lock wait, and Warden itself turns every internal
 //! failure into exit 2.
 //!
-//! H-12: the guard protects itself. `init` adds to `[guardrails] protected` `.claude` (the
-//! settings that install the hooks, the agent definitions) and every file the seal covers: the
-//! configuration itself, the persona and agent directories and the manifests — each as a path
-//! relative to the project, unless an entry already covers it. Paths outside the project cannot
-//! be protected: `init` refuses them and writes nothing. When the configuration has no
-//! `protected` key, the list starts from the default (`okrs`), so adding ours drops nothing the
-//! guard protected before. The file is edited with `toml_edit`: comments, order and formatting
-//! are kept.
+//! H-12, H-17: what every harness's `init` shares — the guard's own files protected, the files
+//! written by descriptor, the store ignored by git — is `agentwarden_doctor::init`'s.
 //!
 //! H-13: `init claude-code --managed FILE` writes the hooks, with `"allowManagedHooksOnly":
 //! true`, to FILE instead of the project's settings, for an administrator to install where an
@@ -28,125 +22,18 @@
 //! line names `$CLAUDE_PROJECT_DIR/agentwarden.toml`, so on such a machine every project Claude
 //! Code opens must have one: a project without it gets exit 2, every governed call blocked.
 //!
-//! H-17: `init` appends `.agentwarden/` to the project's `.gitignore` when git does not ignore
-//! it yet, so a subagent's `git add -A && git commit` cannot take the log into history.
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
-use agentwarden_claude_code::setup::line::{deadline_for, hook_command};
-use agentwarden_claude_code::setup::settings::{self, human_verb_rules};
-use agentwarden_doctor::{Installing, Read, covered, in_git_work_tree, own_files_of, store_ignored};
+use agentwarden_doctor::init::{Prepared, Preparing, ignore_store, read_text};
+use agentwarden_doctor::{Installing, Read};
 
 use super::wiring;
 use super::{EXIT_OK, Failure};
-use agentwarden_adapters::untrusted::{self, UntrustedError};
 
-use agentwarden::Config;
-use agentwarden::config::{CONFIG_FILE, GuardrailsConfig};
-
-/// What `init codex` and `init gemini` share before they write anything: the project's root,
-/// the warden binary, the deadline below the harness's timeout, the configuration with the
-/// harness's own files added to `[guardrails] protected`, and the hook line — direct, or the
-/// client of the server at `--server` (V-10, V-34). Any failure writes nothing.
-struct ByPath {
-    project: PathBuf,
-    config_path: PathBuf,
-    /// The configuration with the guard's own files protected, when any was added.
-    new_config: String,
-    added: Vec<String>,
-    own: Vec<String>,
-    deadline: u64,
-    command: String,
-    /// The `warden` binary, and the configuration as loaded (Claude Code's deny rules name both).
-    exe: PathBuf,
-    config: Config,
-    /// The hook line's server, and its client beside `warden` when there is one (V-34).
-    served: bool,
-    hook_binary: Option<PathBuf>,
-}
-
-/// The inputs of [`ByPath::prepare`]: the command line's, and the harness's words.
-struct ByPathArgs<'a> {
-    project: Option<PathBuf>,
-    warden: Option<PathBuf>,
-    server: Option<PathBuf>,
-    /// `--server-uid`: the user the line's server must run as (V-12, V-67).
-    server_uid: Option<u32>,
-    lock_ms: u64,
-    /// The deadline for the harness's timeout and the lock wait, or why there is none.
-    deadline: Result<u64, agentwarden_protocol::hook_line::BudgetError>,
-    /// The guide to write a configuration with.
-    guide: &'a str,
-    /// What the harness's files are called, and the files.
-    files: (&'static str, &'a [&'a str]),
-    /// The harness's hook line.
-    line: HookLineFn,
-}
-
-/// A harness's hook line for (binary, project, configuration, lock wait, deadline, the server
-/// and its user).
-type HookLineFn = fn(&Path, &Path, &Path, u64, u64, Option<(&Path, Option<u32>)>) -> String;
-
-impl ByPath {
-    fn prepare(args: ByPathArgs<'_>) -> Result<ByPath, Failure> {
-        let project = match args.project {
-            Some(project) => project,
-            None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
-        };
-        let project = std::fs::canonicalize(&project)
-            .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
-        let server = args
-            .server
-            .map(|socket| std::path::absolute(&socket))
-            .transpose()
-            .map_err(|e| Failure::usage(format!("--server: {e}")))?;
-        let deadline = args.deadline.map_err(|e| Failure::usage(format!("refused: {e}")))?;
-        let exe = match args.warden {
-            Some(path) => path,
-            None => std::env::current_exe()
-                .map_err(|e| Failure::usage(format!("cannot find this binary: {e}")))?,
-        };
-        let exe = std::fs::canonicalize(&exe)
-            .map_err(|e| Failure::usage(format!("`{}` is not a usable warden binary: {e}", exe.display())))?;
-        let config_path = project.join(CONFIG_FILE);
-        let config_text = read_text_file(&project, &config_path)?.ok_or_else(|| {
-            Failure::usage(format!(
-                "there is no `{}`; write it first (see {}), nothing written",
-                config_path.display(),
-                args.guide
-            ))
-        })?;
-        let config =
-            Config::load(Some(&config_path)).map_err(|e| Failure::usage(format!("{e}; nothing written")))?;
-        let (label, files) = args.files;
-        let own = own_files_of(label, files, &project, &config)
-            .map_err(|e| Failure::usage(format!("{e}; nothing written")))?;
-        let (new_config, added) = protect(&config_text, &own)
-            .map_err(|e| Failure::usage(format!("`{}`: {e}; nothing written", config_path.display())))?;
-        let hook_binary = server.as_ref().and_then(|_| wiring::client_binary(&exe));
-        // The line names the server and its user as the command line does (V-67).
-        let server = server.as_deref().map(|socket| (socket, args.server_uid));
-        let binary = hook_binary.as_deref().unwrap_or(&exe);
-        let command = (args.line)(binary, &project, &config_path, args.lock_ms, deadline, server);
-        let served = server.is_some();
-        Ok(ByPath {
-            project,
-            config_path,
-            new_config,
-            added,
-            own,
-            deadline,
-            command,
-            exe,
-            config,
-            served,
-            hook_binary,
-        })
-    }
-}
+use agentwarden::config::CONFIG_FILE;
 
 /// `warden init [HARNESS]`: one harness by name, or, with none, every harness the project or the
 /// user's home shows is used (N-18).
@@ -357,77 +244,42 @@ fn init_trusted(project: Option<&Path>, given: &super::trust::Given) -> Result<(
     }
 }
 
-/// `path` from the filesystem root, through any link, for a rule of Claude Code's.
-fn rule_path(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// Every rule `init claude-code` puts in `permissions.deny`: the human verbs by name and
-/// by the installed binary's path `exe`, when known (`settings::human_verb_rules`, K-12, K-18),
-/// and `Edit` rules for the store directory (`.agentwarden`), `agentwarden.toml` and, when
-/// configured, `allowed_signers`, each from the filesystem root (`settings::edit_rule`) (K-13).
-pub(super) fn deny_rules(project: &Path, config: &Config, exe: Option<&Path>) -> Vec<String> {
-    let mut rules = human_verb_rules(exe);
-    rules.push(settings::edit_rule(&rule_path(&project.join(".agentwarden")), true));
-    rules.push(settings::edit_rule(&rule_path(&project.join(CONFIG_FILE)), false));
-    if let Some(signers) = &config.allowed_signers {
-        rules.push(settings::edit_rule(&rule_path(signers), false));
-    }
-    rules
-}
-
-/// Reads a file an agent can touch, by descriptor (U-1): `None` when it does not exist.
-pub(super) fn read_text_file(project: &Path, path: &Path) -> Result<Option<String>, Failure> {
-    read_text(project, path).map_err(Failure::usage)
-}
-
-/// [`read_text_file`], its refusal as text.
-fn read_text(project: &Path, path: &Path) -> Result<Option<String>, String> {
-    match untrusted::read_text(Some(project), path, agentwarden::MAX_INPUT_BYTES) {
-        Ok(text) => Ok(Some(text)),
-        Err(UntrustedError::Missing { .. }) => Ok(None),
-        Err(e) => Err(format!("cannot read {e}; nothing written")),
-    }
-}
-
 /// `warden init claude-code` (N-17): the line prepared and the guard's own files protected as for
 /// the other harnesses, the settings read and planned by the harness crate with the deny rules
 /// made here (K-13), then written, the configuration first, and what was done said.
 fn init_settings(
-    args: ByPathArgs<'_>,
+    args: Preparing<'_>,
     managed: Option<&Path>,
     timeout: u64,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     use agentwarden_claude_code::setup::install::install;
-    let lock_ms = args.lock_ms;
-    let ByPath {
+    let args_harness = args.harness;
+    let prepared = Prepared::prepare(args).map_err(Failure::usage)?;
+    let rules = prepared.config.allowed_signers.as_deref();
+    let rules = args_harness.deny_rules(&prepared.project, rules, Some(&prepared.exe));
+    let (installing, rules_said) =
+        install(&prepared.project, managed, &prepared.command, timeout, &rules, &mut read_text)
+            .map_err(Failure::usage)?;
+    let Prepared {
         project,
         config_path,
-        new_config,
         added,
         own,
         deadline,
+        lock_ms,
         command,
         exe,
-        config,
         served,
         hook_binary,
-    } = ByPath::prepare(args)?;
-    let rules = deny_rules(&project, &config, Some(&exe));
-    let (installing, rules_said) =
-        install(&project, managed, &command, timeout, &rules, &mut read_text).map_err(Failure::usage)?;
-    if !added.is_empty() {
-        write_atomically(&project, &config_path, &new_config)?;
-    }
-    for write in &installing.writes {
-        write_atomically(&write.root, &write.path, &write.text)?;
-    }
+        ..
+    } = &prepared;
+    prepared.write(&installing).map_err(Failure::usage)?;
     for line in &installing.said {
         writeln!(out, "{line}")?;
     }
     writeln!(out, "  command: {command}")?;
-    if served && hook_binary.is_none() {
+    if *served && hook_binary.is_none() {
         writeln!(
             out,
             "  (no `warden-hook` beside `{}`: the client is `warden hook`, which starts slower)",
@@ -446,32 +298,21 @@ fn init_settings(
             added.join(", ")
         )?;
     }
-    ignore_store(&project, out)?;
-    writeln!(out, "{}", installing.next)?;
-    Ok(EXIT_OK)
+    said_last(project, &installing, out)
 }
 
-/// `warden init codex` and `init gemini` (N-14): the line prepared and the guard's own files
-/// protected here, the harness's files read and planned by its crate (`plan`), then every file
-/// written, the configuration first, and what was done said.
+/// `warden init codex`, `init gemini` and `init copilot` (N-14): the line prepared and the guard's
+/// own files protected, the harness's files read and planned by its crate (`plan`), then every
+/// file written, the configuration first, and what was done said.
 fn init_by_path(
-    args: ByPathArgs<'_>,
+    args: Preparing<'_>,
     plan: impl FnOnce(&Path, &str, Read<'_>) -> Result<Installing, String>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let lock_ms = args.lock_ms;
-    let ByPath { project, config_path, new_config, added, own, deadline, command, .. } =
-        ByPath::prepare(args)?;
-    let installing = plan(&project, &command, &mut read_text).map_err(Failure::usage)?;
-    if !added.is_empty() {
-        write_atomically(&project, &config_path, &new_config)?;
-    }
-    for write in &installing.writes {
-        if let Some(dir) = &write.make {
-            std::fs::create_dir_all(dir).map_err(|e| Failure::usage(format!("`{}`: {e}", dir.display())))?;
-        }
-        write_atomically(&write.root, &write.path, &write.text)?;
-    }
+    let prepared = Prepared::prepare(args).map_err(Failure::usage)?;
+    let installing = plan(&prepared.project, &prepared.command, &mut read_text).map_err(Failure::usage)?;
+    prepared.write(&installing).map_err(Failure::usage)?;
+    let Prepared { project, added, own, deadline, lock_ms, command, .. } = &prepared;
     for line in &installing.said {
         writeln!(out, "{line}")?;
     }
@@ -482,59 +323,16 @@ fn init_by_path(
     } else {
         writeln!(out, "`[guardrails] protected` += {}", added.join(", "))?;
     }
-    ignore_store(&project, out)?;
+    said_last(project, &installing, out)
+}
+
+/// The store ignored by git (H-17), and the human's next step said.
+fn said_last(project: &Path, installing: &Installing, out: &mut dyn Write) -> Result<u8, Failure> {
+    if let Some(said) = ignore_store(project).map_err(Failure::usage)? {
+        writeln!(out, "{said}")?;
+    }
     writeln!(out, "{}", installing.next)?;
     Ok(EXIT_OK)
-}
-
-/// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
-pub(super) fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), Failure> {
-    untrusted::write_atomic(Some(project), path, text.as_bytes(), 0o644)
-        .map_err(|e| Failure::usage(format!("cannot write {e}")))
-}
-
-/// Adds `wanted` to `[guardrails] protected` in the TOML `text`, keeping everything else;
-/// returns the new text and what was added.
-pub(super) fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), String> {
-    let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
-    let guardrails = document.as_table_mut().entry("guardrails").or_insert_with(toml_edit::table);
-    let guardrails = guardrails.as_table_like_mut().ok_or("`guardrails` is not a table")?;
-    if guardrails.get("protected").is_none() {
-        let defaults: toml_edit::Array = GuardrailsConfig::default().protected.iter().collect();
-        guardrails.insert("protected", toml_edit::value(defaults));
-    }
-    let protected = guardrails
-        .get_mut("protected")
-        .and_then(toml_edit::Item::as_array_mut)
-        .ok_or("`guardrails.protected` is not an array")?;
-    let mut present: Vec<String> = protected
-        .iter()
-        .map(|v| v.as_str().map(str::to_owned).ok_or("`guardrails.protected` holds a non-string"))
-        .collect::<Result<_, _>>()?;
-    let mut added = Vec::new();
-    for path in wanted {
-        if !covered(&present, path) {
-            protected.push(path.as_str());
-            present.push(path.clone());
-            added.push(path.clone());
-        }
-    }
-    Ok((document.to_string(), added))
-}
-
-/// Appends `.agentwarden/` to the project's `.gitignore` when git does not ignore it yet (H-17).
-pub(super) fn ignore_store(project: &Path, out: &mut dyn Write) -> Result<(), Failure> {
-    if in_git_work_tree(project) && store_ignored(project) == Some(false) {
-        let gitignore = project.join(".gitignore");
-        let mut existing = read_text_file(project, &gitignore)?.unwrap_or_default();
-        if !existing.is_empty() && !existing.ends_with('\n') {
-            existing.push('\n');
-        }
-        existing.push_str(".agentwarden/\n");
-        write_atomically(project, &gitignore, &existing)?;
-        writeln!(out, "added `.agentwarden/` to {}", gitignore.display())?;
-    }
-    Ok(())
 }
 
 /// `warden init`. The server the lines ask is the global `--server` (V-67); a configuration
@@ -545,139 +343,53 @@ pub(super) fn init(
     lock_ms: u64,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let server = given.server.clone();
+    // The harness by its name in the registry, and what `init` is given for it.
+    let preparing = |name: &str, project, warden, timeout| Preparing {
+        project,
+        warden,
+        server: given.server.clone(),
+        server_uid: given.server_uid,
+        lock_ms,
+        timeout,
+        harness: super::integrations::by_name(name),
+        client: wiring::client_binary,
+    };
     match command {
         InitCommand::ClaudeCode { project, warden, timeout, managed, .. } => {
             init_trusted(project.as_deref(), given)?;
-            let args = ByPathArgs {
-                project,
-                warden,
-                server,
-                server_uid: given.server_uid,
-                lock_ms,
-                deadline: deadline_for(timeout, lock_ms),
-                guide: "the README's \"Guard Claude Code\"",
-                files: ("Claude Code's settings", &settings::PROTECTED_FILES),
-                line: |binary, _, _, lock_ms, deadline, server| {
-                    hook_command(binary, lock_ms, deadline, server)
-                },
-            };
-            init_settings(args, managed.as_deref(), timeout, out)
+            init_settings(
+                preparing("claude-code", project, warden, timeout),
+                managed.as_deref(),
+                timeout,
+                out,
+            )
         }
         InitCommand::Codex { project, warden, timeout, managed, codex_home, .. } => {
-            use agentwarden_codex::setup::{config::PROTECTED_FILES, install::install, line};
+            use agentwarden_codex::setup::install::install;
             init_trusted(project.as_deref(), given)?;
-            let args = ByPathArgs {
-                project,
-                warden,
-                server,
-                server_uid: given.server_uid,
-                lock_ms,
-                deadline: line::deadline_for(timeout, lock_ms),
-                guide: "docs/codex.md",
-                files: ("Codex's configuration", &PROTECTED_FILES),
-                line: line::hook_command,
-            };
             let plan = |project: &Path, command: &str, read: Read<'_>| {
                 install(project, managed.as_deref(), codex_home, command, timeout, read)
             };
-            init_by_path(args, plan, out)
+            init_by_path(preparing("codex", project, warden, timeout), plan, out)
         }
         InitCommand::Gemini { project, warden, timeout, system, user, .. } => {
-            use agentwarden_gemini::setup::{install::install, line, settings::PROTECTED_FILES};
+            use agentwarden_gemini::setup::install::install;
             init_trusted(project.as_deref(), given)?;
-            let args = ByPathArgs {
-                project,
-                warden,
-                server,
-                server_uid: given.server_uid,
-                lock_ms,
-                deadline: line::deadline_for(timeout, lock_ms),
-                guide: "docs/gemini.md",
-                files: ("Gemini CLI's settings", &PROTECTED_FILES),
-                line: line::hook_command,
-            };
             let plan = |project: &Path, command: &str, read: Read<'_>| {
                 install(project, system.as_deref(), user, command, timeout, read)
             };
-            init_by_path(args, plan, out)
+            init_by_path(preparing("gemini", project, warden, timeout), plan, out)
         }
         InitCommand::Copilot { project, warden, timeout, user, managed, .. } => {
-            use agentwarden_copilot::setup::{hooks::PROTECTED_FILES, install::install, line};
+            use agentwarden_copilot::setup::install::install;
             init_trusted(project.as_deref(), given)?;
-            let args = ByPathArgs {
-                project,
-                warden,
-                server,
-                server_uid: given.server_uid,
-                lock_ms,
-                deadline: line::deadline_for(timeout, lock_ms),
-                guide: "docs/copilot.md",
-                files: ("Copilot CLI's hooks and settings", &PROTECTED_FILES),
-                line: line::hook_command,
-            };
             let plan = |project: &Path, command: &str, read: Read<'_>| match &managed {
                 Some(dir) => {
                     agentwarden_copilot::setup::managed::install(dir, project, command, timeout, read)
                 }
                 None => install(project, user, command, timeout, read),
             };
-            init_by_path(args, plan, out)
+            init_by_path(preparing("copilot", project, warden, timeout), plan, out)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn protecting_keeps_the_users_text_and_adds_only_what_is_missing() {
-        let wanted: Vec<String> = [".claude", "agentwarden.toml", "manifests.toml", "okrs/q1"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
-        // (input, expected protected list, why)
-        let table = [
-            (
-                "# mine\n[guardrails]\nprotected = [\"okrs\"]  # keep\n",
-                vec!["okrs", ".claude", "agentwarden.toml", "manifests.toml"],
-                "okrs covers okrs/q1; comments kept",
-            ),
-            (
-                "[lineage]\nmanifests = \"manifests.toml\"\n",
-                vec!["okrs", ".claude", "agentwarden.toml", "manifests.toml"],
-                "no key: starts from the default",
-            ),
-            (
-                "[guardrails]\nactor = \"ci\"\n",
-                vec!["okrs", ".claude", "agentwarden.toml", "manifests.toml"],
-                "a table without the key",
-            ),
-            (
-                "guardrails = { protected = [\".claude/\", \"agentwarden.toml\", \"manifests.toml\", \"okrs\"] }\n",
-                vec![".claude/", "agentwarden.toml", "manifests.toml", "okrs"],
-                "all present: nothing added",
-            ),
-        ];
-        for (input, expected, why) in table {
-            let (text, _) = protect(input, &wanted).unwrap();
-            let parsed: toml::Table = toml::from_str(&text).unwrap();
-            let list: Vec<&str> = parsed["guardrails"]["protected"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_str().unwrap())
-                .collect();
-            assert_eq!(list, expected, "{why}: {text}");
-            if input.contains("# keep") {
-                assert!(text.starts_with("# mine\n") && text.contains("# keep"), "{text}");
-            }
-        }
-        let (again, added) = protect(&protect("", &wanted).unwrap().0, &wanted).unwrap();
-        assert!(added.is_empty(), "idempotent: {again}");
-        assert!(protect("guardrails = 3\n", &wanted).is_err());
-        assert!(protect("[guardrails]\nprotected = \"okrs\"\n", &wanted).is_err());
-        assert!(protect("[guardrails]\nprotected = [1]\n", &wanted).is_err());
     }
 }

@@ -12,6 +12,10 @@ use agentwarden_domain::sessions::HarnessProfile;
 use crate::check::Check;
 use crate::lines::Line;
 
+/// A harness's hook line for (binary, project, configuration, lock wait, deadline, the server
+/// and its user).
+pub type HookLineFn = fn(&Path, &Path, &Path, u64, u64, Option<(&Path, Option<u32>)>) -> String;
+
 /// What the installed line's answer to the canary means to its harness (H-15, C-11).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CanaryAnswer {
@@ -66,6 +70,29 @@ pub trait Integration: Sync {
     /// Its `warden init` command.
     fn init(&self) -> String {
         format!("warden init {}", self.command())
+    }
+
+    /// The deadline `warden init` puts on its line for the harness's `timeout` (seconds) over the
+    /// lock wait `lock_ms`, or why that timeout leaves no margin (H-6).
+    fn deadline_for(
+        &self,
+        timeout_s: u64,
+        lock_ms: u64,
+    ) -> Result<u64, agentwarden_protocol::hook_line::BudgetError>;
+
+    /// The hook line `warden init` installs for it (H-6, H-9, H-10).
+    fn hook_line(&self) -> HookLineFn;
+
+    /// The deny rules `warden init` writes into the harness's own settings (K-13), for `project`,
+    /// the configuration's `allowed_signers` and the installed binary `exe` when known; none by
+    /// default.
+    fn deny_rules(
+        &self,
+        _project: &Path,
+        _allowed_signers: Option<&Path>,
+        _exe: Option<&Path>,
+    ) -> Vec<String> {
+        Vec::new()
     }
 
     /// Warden's hooks as the harness would run them for `project`, read back and checked, as

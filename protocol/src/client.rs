@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use agentwarden_domain::code::Code;
 
-use crate::{Answer, Request, decode, encode, read_frame_blocking};
+use crate::{AbsolutePath, Answer, Outcome, Question, Request, decode, encode, read_frame_blocking};
 
 /// Why a client of the server failed — its exchange, or a step before it (reading the
 /// configuration that names the server's user, the event it sends): a code of the code table
@@ -78,6 +78,31 @@ fn check_peer(stream: &UnixStream, uid: Option<u32>) -> Result<(), String> {
         return Ok(());
     }
     Err(format!("it runs as uid {seen}, not uid {wanted} (`--server-uid`, `[server] uid`)"))
+}
+
+/// A decision command's question asked of the server (V-13): the `decide` request for the
+/// project whose configuration is `config`, with `budget` as its deadline, and the outcome it
+/// answers, which must answer this question; the server's refusal keeps its code.
+pub fn decide(
+    socket: &Path,
+    uid: Option<u32>,
+    config: AbsolutePath,
+    question: &Question,
+    budget: Duration,
+) -> Result<Outcome, ClientError> {
+    let request = Request::Decide {
+        config,
+        question: question.clone(),
+        deadline_ms: Some(u64::try_from(budget.as_millis()).unwrap_or(u64::MAX)),
+    };
+    match exchange(socket, uid, &request, budget)? {
+        Answer::Decided { outcome } if outcome.answers(question) => Ok(*outcome),
+        Answer::Error { code, reason } => Err(ClientError::new(code, reason)),
+        _ => Err(ClientError::new(
+            Code::ServerAnswerInvalid,
+            format!("the server at `{}` answered another kind of answer", socket.display()),
+        )),
+    }
 }
 
 /// One request, one answer, within `budget`, from a server running as `uid` when given. The

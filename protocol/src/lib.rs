@@ -28,7 +28,7 @@ mod message;
 mod question;
 pub mod settings_file;
 
-pub use client::{ClientError, PeerError, exchange, peer_uid};
+pub use client::{ClientError, PeerError, decide, exchange, peer_uid};
 pub use frame::{
     EncodeError, FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking,
 };

@@ -1,5 +1,6 @@
 //! The investigations as a human reads them (`warden audit replay`, `explain`): short, one fact per line, the most alarming first
-//! where there is one (`NOT reverted`, `DENIED`). `--json` prints the same states as JSON.
+//! where there is one (`NOT reverted`, `DENIED`). `--json` prints the same states as JSON. The seal
+//! and the approvals as `warden seal --show` and `warden approvals` list them are here too.
 
 use std::io::{Result, Write};
 
@@ -9,6 +10,7 @@ use agentwarden_domain::events::projections::{
     TimelineEntry, ViolationsState, snake_name,
 };
 use agentwarden_domain::events::{Explanation, PlanSummary};
+use agentwarden_domain::governance::{ApprovalRecord, ApprovalState, SealRecord};
 use serde::Serialize;
 
 pub fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {
@@ -304,4 +306,52 @@ pub struct Explained<'a> {
     pub explanation: &'a Explanation,
     /// Where it sits in the chain.
     pub chain: ChainPlace,
+}
+
+/// The seal in force, as `warden seal --show` prints it.
+pub fn seal(seal: Option<&SealRecord>, out: &mut dyn Write) -> Result<()> {
+    match seal {
+        None => writeln!(out, "no seal in force")?,
+        Some(seal) => {
+            let by = seal.by.as_ref().map(|b| format!(" by {b}")).unwrap_or_default();
+            writeln!(out, "sealed at seq {}{by}: {} file(s)", seal.seq, seal.files.len())?;
+            for (path, digest) in &seal.files {
+                writeln!(out, "  {digest}  {path}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The seal and every approval with its state now, as `warden approvals` prints them.
+pub fn approvals_now<'a>(
+    seal: Option<&SealRecord>,
+    approvals: &[(&'a ApprovalRecord, &'a ApprovalState)],
+    out: &mut dyn Write,
+) -> Result<()> {
+    match seal {
+        Some(seal) => writeln!(out, "seal: in force since seq {} ({} file(s))", seal.seq, seal.files.len())?,
+        None => writeln!(out, "seal: none")?,
+    }
+    if approvals.is_empty() {
+        writeln!(out, "no approvals recorded")?;
+    }
+    for (r, state) in approvals {
+        let state = match &r.refused {
+            Some(refused) => refused.code.as_str().to_owned(),
+            None => format!("{state:?}").to_lowercase(),
+        };
+        let by = r.approved_by.as_deref().unwrap_or("-");
+        let expires = r.expires_at.map_or_else(|| "never".to_owned(), |t| t.to_string());
+        let personas =
+            if r.scope.personas.is_empty() { "any".to_owned() } else { r.scope.personas.join(",") };
+        let subagents =
+            if r.scope.subagents.is_empty() { "any".to_owned() } else { r.scope.subagents.join(",") };
+        writeln!(
+            out,
+            "{:<28} {state:<8} seq {:<6} by {by:<12} expires {expires}  personas {personas}  subagents {subagents}",
+            r.approval_ref, r.seq
+        )?;
+    }
+    Ok(())
 }

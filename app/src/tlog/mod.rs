@@ -8,6 +8,7 @@
 //! [`agentwarden_domain::audit::note`]); here are the key, what is read from the store, and the
 //! witness's state.
 
+mod files;
 mod kept;
 mod key;
 mod log;
@@ -19,6 +20,10 @@ use agentwarden_domain::code::Code;
 
 pub use agentwarden_domain::audit::merkle::MerkleHash;
 pub use agentwarden_domain::audit::note::{TreeHead, parse_note};
+pub use files::{
+    CheckpointFile, Consistency, ProvenEvent, configured_policy, root64, sign_and_keep, verify_proof_file,
+    witnessed,
+};
 pub use kept::{check_extends, keep, kept_path, read_kept};
 pub use key::{LogSigner, LogVerifier, MAX_KEY_BYTES};
 pub use log::CheckpointCheck;

@@ -16,15 +16,12 @@ use std::path::PathBuf;
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
-use agentwarden_domain::audit::{
-    Actor, BreakKind, ChainBreak, Checkpoint, Correlation, CorrelationId, Envelope,
-};
-use agentwarden_domain::events::OperatorNote;
-use agentwarden_ports::StoreError;
-
 use super::{EXIT_OK, Failure};
-use agentwarden::{Verification, Warden, WardenError};
-use agentwarden_report::rows::{pretty, to_json};
+use agentwarden::audit::{Actor, BreakKind, ChainBreak, Correlation, CorrelationId};
+use agentwarden::events::OperatorNote;
+use agentwarden::tlog::CheckpointFile;
+use agentwarden::{StoreError, Verification, Warden, WardenError};
+use agentwarden_report::rows::{ListError, pretty, to_json};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum AuditCommand {
@@ -271,34 +268,29 @@ pub(super) async fn run(
             tlog::witness_request(old, &checkpoint, verifier.as_deref(), served, open, out).await
         }
         AuditCommand::Verify { checkpoint, verifier, witnesses, quorum, json } => {
-            let file = checkpoint.map(|path| tlog::read_checkpoint_file(&path)).transpose()?;
-            // The configuration's witness policy is read, and its quorum checked, before the store
-            // is opened; the flags' quorum is a check of its own beside it.
-            let policy = match &file {
-                Some(_) => Some(tlog::configured_policy(file.as_ref())?),
-                None => None,
-            };
-            if !witnesses.is_empty() {
-                tlog::witnessed(file.as_ref(), &witnesses, quorum)?;
-            }
-            let checkpoint = match file {
-                Some(tlog::CheckpointFile::Signed { note, chain }) => {
-                    let (config, policy) =
-                        policy.ok_or_else(|| Failure::usage("no configuration was read"))?;
+            let file = checkpoint.map(|path| CheckpointFile::read(&path)).transpose()?;
+            if !witnesses.is_empty() || file.is_some() {
+                // The configuration's witness policy is read, and its quorum checked, before the
+                // store is opened; the flags' quorum is a check of its own beside it (A-41, A-38,
+                //
+                let config = agentwarden::Config::load(None).map_err(|e| Failure::usage(e.to_string()))?;
+                let policy = agentwarden::tlog::configured_policy(&config, file.as_ref())?;
+                if !witnesses.is_empty() {
+                    agentwarden::tlog::witnessed(file.as_ref(), &witnesses, quorum)?;
+                }
+                if let Some(CheckpointFile::Signed { note, chain }) = file {
                     let held = tlog::Held { config, has_policy: policy.is_some() };
                     return tlog::verify_signed(&note, chain, verifier.as_deref(), json, held, open, out)
                         .await;
                 }
-                Some(tlog::CheckpointFile::Chain(checkpoint)) => Some(checkpoint),
-                None => None,
+            }
+            let checkpoint = match file {
+                Some(CheckpointFile::Chain(checkpoint)) => Some(checkpoint),
+                _ => None,
             };
-            let verification = match open(None) {
+            let verification = match opened(open(None))? {
                 Ok(warden) => warden.verify(checkpoint).await?,
-                // A store whose head does not verify refuses to open; that is a verdict too.
-                Err(WardenError::Store(StoreError::Corrupt { seq, why })) => {
-                    Verification::Broken(ChainBreak { seq, why: BreakKind::Unreadable { why } })
-                }
-                Err(e) => return Err(e.into()),
+                Err(broken) => broken,
             };
             print_verification(&verification, json, out)
         }
@@ -341,46 +333,23 @@ pub(super) async fn run(
             let mut filter = agentwarden_report::filter::Filter::parse(args).map_err(Failure::usage)?;
             // Every filter is checked before the store is opened, an empty window
             // included; the command line's Warden keeps the system clock, so its now is this one.
-            filter
-                .resolve(agentwarden_ports::Clock::now(&agentwarden::SystemClock))
-                .map_err(Failure::usage)?;
+            filter.resolve(agentwarden::Clock::now(&agentwarden::SystemClock)).map_err(Failure::usage)?;
             let warden = open(None)?;
             if !json {
-                writeln!(
-                    out,
-                    "{:>6}  {:<24}  {:<10}  {:<24}  {:<8}  {:<16}  HASH",
-                    "SEQ", "RECORDED_AT", "ACTOR", "TYPE", "DECISION", "SESSION"
-                )?;
+                agentwarden_report::rows::write_header(out)?;
             }
-            let mut remaining = limit.unwrap_or(u64::MAX);
             let total = warden.head().await?.seq;
             let mut progress = progress::Progress::new("log", total);
-            let mut pages = warden.pages(from, None);
-            while remaining > 0 {
-                let Some(page) = pages.next_page().await.map_err(WardenError::from)? else { break };
-                for record in &page {
-                    let envelope = Envelope::parse(record)
-                        .map_err(|e| Failure::no(format!("{e} (run `warden audit verify`)")))?;
-                    if remaining == 0 || !filter.matches(&envelope)? {
-                        continue;
-                    }
-                    remaining -= 1;
-                    if json {
-                        writeln!(out, "{}", to_json(&envelope).map_err(Failure::no)?)?;
-                    } else {
-                        agentwarden_report::rows::write_row(&envelope, out)?;
-                    }
-                }
-                if let Some(last) = page.last() {
-                    progress.update(last.seq);
-                }
-            }
+            let mut on_page = |seq| progress.update(seq);
+            let listed =
+                agentwarden_report::rows::list(&warden, (from, limit), &filter, json, &mut on_page, out);
+            listed.await.map_err(listed_failure)?;
             Ok(EXIT_OK)
         }
         AuditCommand::Report(_) => Err(Failure::usage("`audit report` opens its own store")),
         AuditCommand::Explain { seq, json } => investigate::run_explain(&open(None)?, seq, json, out).await,
         AuditCommand::Replay { projection, json } => {
-            if !agentwarden_domain::events::projections::NAMES.contains(&projection.as_str()) {
+            if !agentwarden::events::projections::NAMES.contains(&projection.as_str()) {
                 return investigate::run_replay_name_error(&projection);
             }
             investigate::run_replay(&open(None)?, &projection, json, out).await
@@ -405,50 +374,38 @@ pub(super) async fn run(
             Ok(EXIT_OK)
         }
         AuditCommand::Export { format: ExportFormat::Jsonl } => {
-            let warden = open(None)?;
-            let mut pages = warden.pages(1, None);
-            while let Some(page) = pages.next_page().await.map_err(WardenError::from)? {
-                for record in &page {
-                    let envelope = Envelope::parse(record).map_err(|e| Failure::no(e.to_string()))?;
-                    writeln!(out, "{}", to_json(&envelope).map_err(Failure::no)?)?;
-                }
-            }
+            agentwarden_report::rows::export(&open(None)?, out).await.map_err(listed_failure)?;
             Ok(EXIT_OK)
         }
         AuditCommand::Stats { json } => {
-            let warden = open(None)?;
-            let stats = warden.stats().await?;
+            let stats = open(None)?.stats().await?;
             if json {
                 writeln!(out, "{}", serde_json::to_string(&stats).map_err(|e| Failure::no(e.to_string()))?)?;
             } else {
-                writeln!(out, "events: {}", stats.events)?;
-                writeln!(out, "by type:")?;
-                for (event_type, n) in &stats.by_type {
-                    writeln!(out, "  {event_type:<28} {n:>10}")?;
-                }
-                writeln!(out, "by decision:")?;
-                for (decision, n) in &stats.by_decision {
-                    writeln!(out, "  {decision:<28} {n:>10}")?;
-                }
+                agentwarden_report::rows::write_stats(&stats, out)?;
             }
             Ok(EXIT_OK)
         }
     }
 }
 
-/// The unsigned checkpoint of `--checkpoint FILE` (the old `{"seq", "head_hash"}`, or the one
-/// `audit checkpoint --json` carries beside its note).
-fn read_checkpoint(path: &std::path::Path) -> Result<Checkpoint, Failure> {
-    match tlog::read_checkpoint_file(path)? {
-        tlog::CheckpointFile::Chain(checkpoint)
-        | tlog::CheckpointFile::Signed { chain: Some(checkpoint), .. } => Ok(checkpoint),
-        tlog::CheckpointFile::Signed { chain: None, .. } => {
-            Err(agentwarden::tlog::TlogError::CheckpointInvalid(format!(
-                "`{}` is a bare signed note; give `warden audit checkpoint --json`'s object",
-                path.display()
-            ))
-            .into())
+/// A listing's failure as the command line fails.
+fn listed_failure(error: ListError) -> Failure {
+    match error {
+        ListError::Unreadable(reason) => Failure::no(reason),
+        ListError::Warden(e) => e.into(),
+        ListError::Io(e) => e.into(),
+    }
+}
+
+/// The store opened, or, when its head does not verify and it refuses to open, that verdict.
+fn opened(warden: Result<Warden, WardenError>) -> Result<Result<Warden, Verification>, Failure> {
+    match warden {
+        Ok(warden) => Ok(Ok(warden)),
+        Err(WardenError::Store(StoreError::Corrupt { seq, why })) => {
+            Ok(Err(Verification::Broken(ChainBreak { seq, why: BreakKind::Unreadable { why } })))
         }
+        Err(e) => Err(e.into()),
     }
 }
 

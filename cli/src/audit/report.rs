@@ -62,7 +62,8 @@ pub(crate) async fn run(
     let mut filter = Filter::parse(filter_args).map_err(Failure::usage)?;
     let now = agentwarden_ports::Clock::now(&agentwarden::SystemClock);
     filter.resolve(now).map_err(Failure::usage)?;
-    let checkpoint = args.checkpoint.as_deref().map(super::read_checkpoint).transpose()?;
+    let checkpoint =
+        args.checkpoint.as_deref().map(agentwarden::tlog::CheckpointFile::read_chain).transpose()?;
     let config =
         agentwarden::Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     let (since, until) = filter.window();

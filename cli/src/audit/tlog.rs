@@ -6,14 +6,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use agentwarden::audit::Checkpoint;
+use agentwarden::audit::note::TreeHead;
 use agentwarden::tlog::{
-    LogSigner, LogVerifier, TlogError, WitnessPolicy, add_checkpoint_request, check_quorum, policy_in_force,
+    CheckpointFile, Consistency, LogSigner, LogVerifier, ProvenEvent, TlogError, add_checkpoint_request,
+    policy_in_force, root64, sign_and_keep, verify_proof_file,
 };
 use agentwarden::{Verification, Warden, WardenError};
-use agentwarden_adapters::untrusted::UntrustedError;
-use agentwarden_domain::audit::Checkpoint;
-use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, TreeHead, parse_note};
-use agentwarden_domain::audit::proof::{InclusionProof, MAX_PROOF_BYTES};
 use serde_json::json;
 
 use super::super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
@@ -97,58 +96,6 @@ pub(crate) fn write_new_key(path: &Path, text: &str) -> Result<(), Failure> {
         .map_err(|e| unusable(format!("cannot write `{shown}`: {e}")))
 }
 
-/// What a `--checkpoint FILE` holds.
-pub(super) enum CheckpointFile {
-    /// The unsigned `{"seq", "head_hash"}` of the chain.
-    Chain(Checkpoint),
-    /// A signed note (bare, or the `note` of `audit checkpoint --json`), with the chain's
-    /// checkpoint when the JSON carried one.
-    Signed { note: String, chain: Option<Checkpoint> },
-}
-
-/// Reads `--checkpoint FILE`: a signed note, `audit checkpoint --json`'s object, or the old
-/// unsigned JSON (A-32).
-pub(super) fn read_checkpoint_file(path: &Path) -> Result<CheckpointFile, Failure> {
-    let text = agentwarden_adapters::untrusted::read_text(None, path, MAX_NOTE_BYTES as u64).map_err(
-        |e| match e {
-            // A missing file is refused with how one is made (N-11).
-            UntrustedError::Missing { .. } => TlogError::CheckpointInvalid(format!(
-                "cannot read checkpoint: {e}: write one with `warden audit checkpoint > {}`",
-                path.display()
-            )),
-            e => TlogError::CheckpointInvalid(format!("cannot read checkpoint: {e}")),
-        },
-    )?;
-    if !text.trim_start().starts_with('{') {
-        return Ok(CheckpointFile::Signed { note: text, chain: None });
-    }
-    let invalid = |e: String| {
-        Failure::from(TlogError::CheckpointInvalid(format!(
-            "`{}` is not a checkpoint (a signed note, `audit checkpoint --json`'s object, or {{\"seq\", \
-             \"head_hash\"}}): {e}",
-            path.display()
-        )))
-    };
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-    match value.get("note").and_then(serde_json::Value::as_str) {
-        Some(note) => {
-            let chain = match (value.get("seq"), value.get("head_hash")) {
-                (Some(seq), Some(hash)) => Some(
-                    serde_json::from_value(json!({"seq": seq, "head_hash": hash}))
-                        .map_err(|e| invalid(e.to_string()))?,
-                ),
-                _ => None,
-            };
-            Ok(CheckpointFile::Signed { note: note.to_owned(), chain })
-        }
-        None => serde_json::from_value(value).map(CheckpointFile::Chain).map_err(|e| invalid(e.to_string())),
-    }
-}
-
-fn root64(head: &TreeHead) -> String {
-    head.to_text().lines().nth(2).unwrap_or_default().to_owned()
-}
-
 fn verifier(text: Option<&str>, what: &str) -> Result<LogVerifier, Failure> {
     let text = text.ok_or_else(|| {
         TlogError::CheckpointInvalid(format!("{what} needs --verifier KEY (the log's public key)"))
@@ -186,32 +133,14 @@ pub(super) async fn checkpoint(
             }
             (tree, head_hash)
         }
-        None => {
-            let warden = open(None)?;
-            let head = warden.head().await?;
-            let tree = TreeHead {
-                origin: signer.name().to_owned(),
-                size: head.seq,
-                root: warden.tree_root(head.seq).await?,
-            };
-            if let Some(kept) = &kept {
-                let proof = match kept.size <= tree.size {
-                    true => warden.consistency_proof(kept.size, tree.size).await?,
-                    false => Vec::new(),
-                };
-                agentwarden::tlog::check_extends(kept, &tree, &proof)?;
-            }
-            (tree, head.hash.to_string())
-        }
+        None => open(None)?.signable_head(signer.name(), kept.as_ref()).await?,
     };
-    let size = tree.size;
-    let note = signer.sign_checkpoint(&tree)?.to_text();
     // Kept before it is printed: a note out is always the key's last (A-44).
-    agentwarden::tlog::keep(&path, &note)?;
+    let note = sign_and_keep(&signer, &path, &tree)?;
     if json {
         let object = json!({
             "origin": tree.origin, "size": tree.size, "root": root64(&tree),
-            "seq": size, "head_hash": head_hash, "note": note,
+            "seq": tree.size, "head_hash": head_hash, "note": note,
         });
         writeln!(out, "{object}")?;
     } else {
@@ -228,23 +157,6 @@ pub(super) fn server_note(served: Option<&Served>, out: &mut dyn Write) -> Resul
     Ok(EXIT_OK)
 }
 
-/// The signed checkpoint of `file`, checked against `verifier` when given, else only read.
-fn signed_head(file: CheckpointFile, verifier: Option<&str>, what: &str) -> Result<TreeHead, Failure> {
-    let CheckpointFile::Signed { note, .. } = file else {
-        return Err(Failure::from(TlogError::CheckpointInvalid(format!(
-            "{what} needs a signed checkpoint (`warden audit checkpoint`), not the unsigned {{\"seq\", \
-             \"head_hash\"}}"
-        ))));
-    };
-    match verifier {
-        Some(key) => Ok(LogVerifier::parse(key)?.open_checkpoint(&note)?.1),
-        None => {
-            let read = parse_note(&note).map_err(|e| TlogError::CheckpointInvalid(e.to_string()))?;
-            Ok(TreeHead::parse(&read.text).map_err(|e| TlogError::CheckpointInvalid(e.to_string()))?)
-        }
-    }
-}
-
 /// `warden audit prove SEQ --checkpoint FILE`: the inclusion proof of event SEQ in the
 /// checkpoint's tree, which must be the store's (A-31, A-33).
 pub(super) async fn prove(
@@ -256,7 +168,7 @@ pub(super) async fn prove(
     open: impl FnOnce(Option<agentwarden::Config>) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let head = signed_head(read_checkpoint_file(checkpoint)?, verifier, "`audit prove`")?;
+    let head = CheckpointFile::read(checkpoint)?.signed_head(verifier, "`audit prove`")?;
     let proof = match served {
         Some(served) => served.prove(seq, &head)?,
         None => open(None)?.prove_in(seq, &head).await?,
@@ -282,12 +194,11 @@ pub(super) async fn witness_request(
     open: impl FnOnce(Option<agentwarden::Config>) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let file = read_checkpoint_file(checkpoint)?;
-    let CheckpointFile::Signed { note, .. } = &file else {
+    let file = CheckpointFile::read(checkpoint)?;
+    let Some(note) = file.note() else {
         return Err(TlogError::CheckpointInvalid("a witness cosigns signed checkpoints only".into()).into());
     };
-    let note = note.clone();
-    let head = signed_head(file, verifier_key, "`audit witness-request`")?;
+    let head = file.signed_head(verifier_key, "`audit witness-request`")?;
     if old > head.size {
         return Err(Failure::usage(format!("--old {old} is past the checkpoint's {} events", head.size)));
     }
@@ -299,27 +210,8 @@ pub(super) async fn witness_request(
             warden.consistency_proof(old, head.size).await?
         }
     };
-    write!(out, "{}", add_checkpoint_request(old, &proof, &note))?;
+    write!(out, "{}", add_checkpoint_request(old, &proof, note))?;
     Ok(EXIT_OK)
-}
-
-/// The configuration `verify --checkpoint` runs with, and the sealed policy it names (A-41),
-/// checked against the checkpoint: a policy needs a signed one carrying its quorum.
-pub(super) fn configured_policy(
-    file: Option<&CheckpointFile>,
-) -> Result<(agentwarden::Config, Option<WitnessPolicy>), Failure> {
-    let config = agentwarden::Config::load(None).map_err(|e| Failure::usage(e.to_string()))?;
-    let policy = WitnessPolicy::configured(&config)?;
-    if let Some(policy) = &policy {
-        let Some(CheckpointFile::Signed { note, .. }) = file else {
-            return Err(TlogError::CheckpointInvalid(
-                "the configuration's `[audit] witnesses` need a signed checkpoint, cosigned by them".into(),
-            )
-            .into());
-        };
-        policy.check(note)?;
-    }
-    Ok((config, policy))
 }
 
 /// What `verify --checkpoint` holds to the seal once the store is open (A-41).
@@ -342,16 +234,9 @@ pub(super) async fn verify_signed(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let (_, head) = verifier(verifier_key, "a signed checkpoint")?.open_checkpoint(note)?;
-    let warden = match open(Some(held.config)) {
+    let warden = match super::opened(open(Some(held.config)))? {
         Ok(warden) => warden,
-        Err(WardenError::Store(agentwarden_ports::StoreError::Corrupt { seq, why })) => {
-            let broken = agentwarden_domain::audit::ChainBreak {
-                seq,
-                why: agentwarden_domain::audit::BreakKind::Unreadable { why },
-            };
-            return super::print_verification(&Verification::Broken(broken), json, out);
-        }
-        Err(e) => return Err(e.into()),
+        Err(broken) => return super::print_verification(&broken, json, out),
     };
     let chain_head = match warden.verify(chain).await? {
         Verification::Intact { head } => head,
@@ -359,67 +244,38 @@ pub(super) async fn verify_signed(
     };
     // A policy counts only as sealed; a configuration changed since the seal refuses (A-41).
     policy_in_force(&warden.configuration_seal().await?, held.has_policy)?;
-    let checkpoint = json!({"origin": head.origin, "size": head.size, "root": root64(&head)});
-    // The walk proved the chain; the kept tree is held to the events it walked (A-35) before
-    // its nodes prove the checkpoint's consistency.
-    let checked = match warden.check_kept_tree(&[head.size.min(chain_head.seq), chain_head.seq]).await {
-        Ok(()) => warden.check_checkpoint(&head).await,
-        Err(e) => Err(e),
-    };
-    match checked {
-        Ok(check) => {
-            let new_root =
-                TreeHead { origin: head.origin.clone(), size: check.new_size, root: check.new_root };
+    match warden.consistent_with(&head, chain_head).await {
+        Consistency::Consistent { chain, now } => {
             if json {
                 let object = json!({
-                    "intact": true, "events": chain_head.seq, "head_hash": chain_head.hash,
+                    "intact": true, "events": chain.seq, "head_hash": chain.hash,
                     "checkpoint": {"origin": head.origin, "size": head.size, "root": root64(&head),
-                                   "consistent": true, "root_now": root64(&new_root)},
+                                   "consistent": true, "root_now": root64(&now)},
                 });
                 writeln!(out, "{object}")?;
             } else {
-                writeln!(out, "intact: {} events, head {}", chain_head.seq, chain_head.hash)?;
+                writeln!(out, "intact: {} events, head {}", chain.seq, chain.hash)?;
                 writeln!(
                     out,
                     "consistent: the log extends {}'s checkpoint of {} events (root now {})",
                     head.origin,
                     head.size,
-                    root64(&new_root)
+                    root64(&now)
                 )?;
             }
             Ok(EXIT_OK)
         }
-        Err(e) => {
+        Consistency::Inconsistent { chain, why } => {
             if json {
-                let mut checkpoint = checkpoint;
-                if let Some(object) = checkpoint.as_object_mut() {
-                    object.insert("consistent".into(), json!(false));
-                    object.insert("code".into(), json!(e.code().as_str()));
-                    object.insert("why".into(), json!(e.reason()));
-                }
-                let object = json!({"intact": false, "events": chain_head.seq, "checkpoint": checkpoint});
-                writeln!(out, "{object}")?;
+                let checkpoint = json!({
+                    "origin": head.origin, "size": head.size, "root": root64(&head),
+                    "consistent": false, "code": why.code().as_str(), "why": why.reason(),
+                });
+                writeln!(out, "{}", json!({"intact": false, "events": chain.seq, "checkpoint": checkpoint}))?;
             }
-            Err(e.into())
+            Err(why.into())
         }
     }
-}
-
-/// `--witness VKEY… --quorum K` (A-38): the signed checkpoint carries cosignatures by at least
-/// K distinct given witness keys (all of them by default).
-pub(super) fn witnessed(
-    file: Option<&CheckpointFile>,
-    witnesses: &[String],
-    quorum: Option<usize>,
-) -> Result<usize, Failure> {
-    let Some(CheckpointFile::Signed { note, .. }) = file else {
-        return Err(TlogError::CheckpointInvalid(
-            "--witness needs a signed checkpoint (`warden audit checkpoint`, cosigned by witnesses)".into(),
-        )
-        .into());
-    };
-    let distinct = witnesses.iter().collect::<std::collections::BTreeSet<_>>().len();
-    Ok(check_quorum(note, witnesses, quorum.unwrap_or(distinct))?)
 }
 
 /// `warden audit verify-proof`: an event, its proof and a checkpoint, with no store.
@@ -430,21 +286,7 @@ pub(super) fn verify_proof(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let text = agentwarden_adapters::untrusted::read_text(None, proof, MAX_PROOF_BYTES as u64)
-        .map_err(|e| match e {
-            UntrustedError::Missing { .. } => TlogError::ProofMalformed(format!(
-                "cannot read the proof: {e}: write one with `warden audit prove --checkpoint CHECKPOINT SEQ > {}`",
-                proof.display()
-            )),
-            e => TlogError::ProofMalformed(format!("cannot read the proof: {e}")),
-        })?;
-    let proof = InclusionProof::parse(&text).map_err(|e| TlogError::ProofMalformed(e.to_string()))?;
-    let head = signed_head(read_checkpoint_file(checkpoint)?, Some(verifier_key), "`audit verify-proof`")?;
-    proof.verify(&head).map_err(|e| TlogError::ProofInvalid(e.to_string()))?;
-    let event_type = serde_json::from_str::<serde_json::Value>(&proof.event)
-        .ok()
-        .and_then(|v| v.get("event_type").and_then(|t| t.as_str().map(str::to_owned)))
-        .unwrap_or_else(|| "-".into());
+    let ProvenEvent { proof, event_type, head } = verify_proof_file(proof, checkpoint, verifier_key)?;
     if json {
         let object = json!({
             "valid": true, "seq": proof.seq, "event_type": event_type,

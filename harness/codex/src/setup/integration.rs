@@ -53,6 +53,18 @@ impl Integration for Doctor {
         ("Codex's configuration", &config::PROTECTED_FILES)
     }
 
+    fn deadline_for(
+        &self,
+        timeout_s: u64,
+        lock_ms: u64,
+    ) -> Result<u64, agentwarden_protocol::hook_line::BudgetError> {
+        super::line::deadline_for(timeout_s, lock_ms)
+    }
+
+    fn hook_line(&self) -> agentwarden_doctor::HookLineFn {
+        super::line::hook_command
+    }
+
     fn env_files(&self, project: &Path, home: Option<PathBuf>) -> Vec<EnvFile> {
         let home = config::home(home, std::env::var_os(config::HOME_ENV), std::env::var_os("HOME"));
         config::env_files(project, home.as_deref()).into_iter().map(EnvFile::Dotenv).collect()

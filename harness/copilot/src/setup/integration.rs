@@ -52,6 +52,18 @@ impl Integration for Doctor {
         ("Copilot CLI's hooks and settings", &hooks::PROTECTED_FILES)
     }
 
+    fn deadline_for(
+        &self,
+        timeout_s: u64,
+        lock_ms: u64,
+    ) -> Result<u64, agentwarden_protocol::hook_line::BudgetError> {
+        super::line::deadline_for(timeout_s, lock_ms)
+    }
+
+    fn hook_line(&self) -> agentwarden_doctor::HookLineFn {
+        super::line::hook_command
+    }
+
     /// Copilot CLI 1.0.102 was not seen to load a file into its environment (docs/copilot.md).
     fn env_files(&self, _project: &Path, _home: Option<PathBuf>) -> Vec<EnvFile> {
         Vec::new()

@@ -54,6 +54,18 @@ impl Integration for Doctor {
         ("Gemini CLI's settings", &settings::PROTECTED_FILES)
     }
 
+    fn deadline_for(
+        &self,
+        timeout_s: u64,
+        lock_ms: u64,
+    ) -> Result<u64, agentwarden_protocol::hook_line::BudgetError> {
+        super::line::deadline_for(timeout_s, lock_ms)
+    }
+
+    fn hook_line(&self) -> agentwarden_doctor::HookLineFn {
+        super::line::hook_command
+    }
+
     fn env_files(&self, project: &Path, _home: Option<PathBuf>) -> Vec<EnvFile> {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let gemini_home = std::env::var_os(settings::HOME_ENV).map(PathBuf::from);
