@@ -21,6 +21,9 @@ use agentwarden_domain::fanout::{
     ChunkInput, ChunkOutcome, ChunkStatus, Merged, Plan, WorkItems, merge, outcome_of, plan, validate_config,
     validate_items,
 };
+/// The strict JSON reader the fan-out's inputs are read with (duplicate keys refused), for the
+/// command line that reads them from files.
+pub use agentwarden_domain::json::parse_strict;
 use agentwarden_ports::ChunkRunner;
 use serde::Serialize;
 use tokio::sync::Semaphore;

@@ -7,6 +7,14 @@ use std::path::Path;
 
 use agentwarden_domain::governance::FileRead;
 
+/// How a caller above the facade reads, lists and writes a file the agent may have touched, as
+/// Warden itself does: by descriptor, a regular file only, never through a link at its last
+/// name, bounded in size, and written whole through a random temporary name (U-4). The command
+/// line reaches files through these, not through the adapters (A-48).
+pub use agentwarden_adapters::untrusted::{
+    UntrustedError, list_dir, open_for_write, read_text, write_atomic,
+};
+
 /// Instruction files and requests larger than this are unreadable (and so denied).
 pub const MAX_INPUT_BYTES: u64 = 1024 * 1024;
 

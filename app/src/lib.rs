@@ -27,7 +27,7 @@ pub mod config;
 pub mod copy;
 mod durable;
 pub mod fanout;
-mod files;
+pub mod files;
 mod gate;
 mod guard;
 pub mod harness;

@@ -77,7 +77,7 @@ pub(super) fn status(args: StatusArgs, server: Option<&Server>, out: &mut dyn Wr
     };
     // A server masks credentials already; what this command prints is masked again, whoever
     // answered.
-    let shown = |text: &str| agentwarden_domain::redact::credentials(text);
+    let shown = |text: &str| agentwarden::observe::credentials(text);
     let store = shown(&store);
     let export = export.map(|e| agentwarden_protocol::SpanExport {
         endpoint: shown(&e.endpoint),

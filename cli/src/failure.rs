@@ -7,8 +7,8 @@
 //! the store's and the application's errors (their exit code says which kind), the arguments'
 //! usage errors and the output's I/O errors print their reason alone, as before.
 
+use agentwarden::store::StoreError;
 use agentwarden::{WardenError, code::Code};
-use agentwarden_ports::StoreError;
 use agentwarden_protocol::ClientError;
 
 use super::{EXIT_NO, EXIT_OK, EXIT_STORE, EXIT_USAGE};
@@ -47,7 +47,7 @@ impl Failure {
     /// reason alone when there is no code.
     /// The failure as printed: never a credential a reason quotes.
     pub(crate) fn line(&self) -> String {
-        let reason = agentwarden_domain::redact::credentials(&self.reason);
+        let reason = agentwarden::observe::credentials(&self.reason);
         match &self.code {
             Some(code) => format!("{code}: {reason}"),
             None => reason,

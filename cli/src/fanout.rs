@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agentwarden_domain::audit::CorrelationId;
-use agentwarden_domain::fanout::{
+use agentwarden::audit::CorrelationId;
+use agentwarden::fanout::parse_strict;
+use agentwarden::fanout_rules::{
     MergeStatus, Merged, Plan, WorkItems, merge, plan, validate_chunk_result, validate_config, validate_items,
 };
-use agentwarden_domain::json::parse_strict;
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
@@ -70,7 +70,7 @@ pub(super) enum FanoutCommand {
 }
 
 fn read_items(path: &std::path::Path) -> Result<serde_json::Value, Failure> {
-    let text = agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES)
+    let text = agentwarden::files::read_text(None, path, agentwarden::MAX_INPUT_BYTES)
         .map_err(|e| Failure::usage(format!("cannot read items: {e}")))?;
     parse_strict(&text).map_err(|e| Failure::usage(format!("`{}`: {e}", path.display())))
 }
@@ -158,10 +158,9 @@ pub(super) async fn run(
         FanoutCommand::Merge { results, json } => {
             let mut outcomes = Vec::with_capacity(results.len());
             for (index, path) in results.iter().enumerate() {
-                let value =
-                    agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES)
-                        .ok()
-                        .and_then(|t| parse_strict(&t).ok());
+                let value = agentwarden::files::read_text(None, path, agentwarden::MAX_INPUT_BYTES)
+                    .ok()
+                    .and_then(|t| parse_strict(&t).ok());
                 outcomes.push(validate_chunk_result(index, value.as_ref()));
             }
             let merged = merge(&outcomes);

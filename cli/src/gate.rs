@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use agentwarden_domain::audit::Head;
-use agentwarden_domain::governance::{Decision, GateReport, Name};
+use agentwarden::audit::Head;
+use agentwarden::governance::{Decision, GateReport, Name};
 
 use super::{Failure, decision_exit};
 use agentwarden::config::FilePattern;
@@ -53,7 +53,7 @@ pub(super) fn where_looked(dir: &Path, pattern: &FilePattern, name: &str) -> Str
         Ok(name) => format!("looked for `{}`", dir.join(pattern.file_name(&name)).display()),
         Err(_) => format!("looked in `{}`", dir.display()),
     };
-    let mut names: Vec<String> = match agentwarden_adapters::untrusted::list_dir(None, dir) {
+    let mut names: Vec<String> = match agentwarden::files::list_dir(None, dir) {
         Ok(entries) => entries
             .iter()
             .filter_map(|(file, _)| pattern.name_of(&file.to_string_lossy()).map(str::to_owned))

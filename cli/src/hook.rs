@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use agentwarden::audit::Actor;
 use agentwarden::governance::SealRecord;
-use agentwarden_domain::audit::Actor;
-use agentwarden_domain::sessions::MAX_HOOK_INPUT;
+use agentwarden::sessions::MAX_HOOK_INPUT;
 
 use super::{EXIT_OK, EXIT_USAGE, Failure};
 use agentwarden::code::Code;

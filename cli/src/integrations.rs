@@ -146,8 +146,8 @@ mod tests {
     /// spawn of the subagent asked for.
     #[test]
     fn each_integration_reads_its_own_harness_as_the_harness_does() {
+        use agentwarden::sessions::{HookAnswer, HookEvent};
         use agentwarden_doctor::CanaryAnswer;
-        use agentwarden_domain::sessions::{HookAnswer, HookEvent};
         for name in agentwarden_hook_client::HookHarness::NAMES {
             let hook = agentwarden_hook_client::HookHarness::parse(name).unwrap();
             let doctor = by_name(name);
@@ -165,7 +165,7 @@ mod tests {
                 "{name}: {denied:?}"
             );
             assert_eq!(read(&HookAnswer::Proceed), CanaryAnswer::LetThrough, "{name}");
-            let failed = read(&HookAnswer::failed(agentwarden_domain::code::Code::StoreCorrupt, "x"));
+            let failed = read(&HookAnswer::failed(agentwarden::Code::StoreCorrupt, "x"));
             assert!(
                 !matches!(failed, CanaryAnswer::Denied(_) | CanaryAnswer::LetThrough),
                 "{name}: a failure neither passes nor lets through: {failed:?}"

@@ -177,10 +177,10 @@ pub(crate) fn unavailable(
 }
 
 /// The exit code of a decision.
-pub(crate) fn decision_exit(decision: agentwarden_domain::verdict::Decision) -> u8 {
+pub(crate) fn decision_exit(decision: agentwarden::verdict::Decision) -> u8 {
     match decision {
-        agentwarden_domain::verdict::Decision::Allow => EXIT_OK,
-        agentwarden_domain::verdict::Decision::Deny => EXIT_NO,
+        agentwarden::verdict::Decision::Allow => EXIT_OK,
+        agentwarden::verdict::Decision::Deny => EXIT_NO,
     }
 }
 
@@ -396,7 +396,7 @@ struct Masked<W: Write>(W);
 impl<W: Write> Write for Masked<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        self.0.write_all(agentwarden_domain::redact::credentials(&text).as_bytes())?;
+        self.0.write_all(agentwarden::observe::credentials(&text).as_bytes())?;
         Ok(buf.len())
     }
 

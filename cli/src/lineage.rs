@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentwarden_domain::verdict::Decision;
+use agentwarden::verdict::Decision;
 use clap::Subcommand;
 
 use super::{Failure, decision_exit};

@@ -96,7 +96,7 @@ pub(crate) fn manpages(args: &ManpagesArgs, out: &mut dyn Write) -> Result<u8, F
     pages(command, &mut rendered).map_err(|e| cannot(e.to_string()))?;
     rendered.sort();
     for (name, page) in &rendered {
-        agentwarden_adapters::untrusted::write_atomic(None, &dir.join(name), page, 0o644)
+        agentwarden::files::write_atomic(None, &dir.join(name), page, 0o644)
             .map_err(|e| cannot(e.to_string()))?;
     }
     for (name, _) in rendered {

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentwarden_ports::Appended;
+use agentwarden::store::Appended;
 
 use super::{EXIT_OK, Failure};
 use agentwarden::human::{HumanActError, Signer};

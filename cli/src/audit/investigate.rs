@@ -8,10 +8,10 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use agentwarden_domain::events::projections::{
+use agentwarden::events::projections::{
     Approvals, Decisions, Denials, FanOutRuns, NAMES, Projection, Shadow, SpawnTrees, Timeline, Violations,
 };
-use agentwarden_domain::events::{decode, explain};
+use agentwarden::events::{decode, explain};
 
 use super::super::{EXIT_OK, Failure};
 use super::progress::Progress;

@@ -60,7 +60,7 @@ pub(crate) async fn run(
         ..FilterArgs::default()
     };
     let mut filter = Filter::parse(filter_args).map_err(Failure::usage)?;
-    let now = agentwarden_ports::Clock::now(&agentwarden::SystemClock);
+    let now = agentwarden::wiring::Clock::now(&agentwarden::wiring::SystemClock);
     filter.resolve(now).map_err(Failure::usage)?;
     let checkpoint =
         args.checkpoint.as_deref().map(agentwarden::tlog::CheckpointFile::read_chain).transpose()?;
@@ -78,7 +78,7 @@ pub(crate) async fn run(
     drop(progress);
     let html = report.render().map_err(|e| Failure::no(format!("cannot write the report: {e}")))?;
     match &args.out {
-        Some(path) => agentwarden_adapters::untrusted::write_atomic(None, path, html.as_bytes(), 0o644)
+        Some(path) => agentwarden::files::write_atomic(None, path, html.as_bytes(), 0o644)
             .map_err(|e| Failure::no(format!("cannot write the report: {e}")))?,
         None => out.write_all(html.as_bytes())?,
     }

@@ -14,11 +14,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use agentwarden::audit::proof::InclusionProof;
 use agentwarden::code::Code;
+use agentwarden::tlog::MerkleHash;
 use agentwarden::tlog::TlogError;
-use agentwarden_domain::audit::merkle::MerkleHash;
-use agentwarden_domain::audit::note::TreeHead;
-use agentwarden_domain::audit::proof::InclusionProof;
+use agentwarden::tlog::TreeHead;
 use agentwarden_protocol::{Answer, ClientError, Request};
 
 use super::super::{EXIT_NO, Failure};

@@ -84,13 +84,12 @@ pub(crate) fn write_new_key(path: &Path, text: &str) -> Result<(), Failure> {
             .map_err(|e| unusable(format!("cannot make `{}`: {e}", parent.display())))?;
     }
     // By descriptor, never through a planted link or FIFO (`O_EXCL`, `O_NOFOLLOW`) (U-1, U-3).
-    let mut file =
-        agentwarden_adapters::untrusted::open_for_write(path, 0o600, true).map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => {
-                unusable(format!("`{shown}` exists: a key is never overwritten"))
-            }
-            _ => unusable(format!("cannot create `{shown}`: {e}")),
-        })?;
+    let mut file = agentwarden::files::open_for_write(path, 0o600, true).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => {
+            unusable(format!("`{shown}` exists: a key is never overwritten"))
+        }
+        _ => unusable(format!("cannot create `{shown}`: {e}")),
+    })?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(|e| unusable(format!("cannot write `{shown}`: {e}")))
