@@ -103,3 +103,38 @@ pub(crate) fn kill_group(group: rustix::process::Pid) {
         let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
 }
+
+/// Copies the directory `from` to `to`, recursively (an example project into a test's own).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read example dir") {
+        let entry = entry.expect("read example entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy example file");
+        }
+    }
+}
+
+/// A command that `unshare`s into a private mount namespace, overlays `/etc` with an upper
+/// layer (under `scratch`) holding `/etc/ETC_NAME` = a copy of `managed`, then `exec`s
+/// `program` (same PID throughout, so the process group is still the run's): a harness's
+/// managed settings for one run, the machine's `/etc` never written. Root only.
+pub fn in_managed_namespace(scratch: &Path, etc_name: &str, managed: &Path, program: &Path) -> Command {
+    assert!(rustix::process::geteuid().is_root(), "managed settings need root (a mount namespace)");
+    let layer = scratch.join("etc-overlay");
+    let (upper, work) = (layer.join("upper"), layer.join("work"));
+    let _ = std::fs::remove_dir_all(&layer);
+    copy_dir(managed, &upper.join(etc_name));
+    std::fs::create_dir_all(&work).expect("create overlay workdir");
+    let mount = format!(
+        "mount -t overlay overlay -o lowerdir=/etc,upperdir={},workdir={} /etc && exec \"$0\" \"$@\"",
+        upper.display(),
+        work.display()
+    );
+    let mut command = Command::new("unshare");
+    command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(program);
+    command
+}

@@ -7,6 +7,7 @@
 //! group of its own, killed as a group (hooks, shells and all) at the deadline and again when it
 //! has exited, so nothing it started outlives the test.
 
+use crate::project::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -349,39 +350,12 @@ impl Project {
 }
 
 impl Project {
-    /// `unshare` into a private mount namespace, overlay `/etc` with an upper layer holding
-    /// `claude-code/` = a copy of `managed`, then `exec` `program` (same PID throughout, so the
-    /// process group is still the run's).
+    /// `unshare` into a private mount namespace with `/etc/claude-code` = a copy of `managed`,
+    /// then `exec` `program` ([`crate::project::in_managed_namespace`]).
     fn in_managed_namespace(&self, managed: &Path, program: &Path) -> Command {
-        assert!(rustix::process::geteuid().is_root(), "managed settings need root (a mount namespace)");
-        let layer = self.dir().join("etc-overlay");
-        let (upper, work) = (layer.join("upper"), layer.join("work"));
-        let _ = std::fs::remove_dir_all(&layer);
-        copy_dir(managed, &upper.join("claude-code"));
-        std::fs::create_dir_all(&work).expect("create overlay workdir");
-        let mount = format!(
-            "mount -t overlay overlay -o lowerdir=/etc,upperdir={},workdir={} /etc && exec \"$0\" \"$@\"",
-            upper.display(),
-            work.display()
-        );
-        let mut command = Command::new("unshare");
-        command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(program);
-        command
+        crate::project::in_managed_namespace(self.dir(), "claude-code", managed, program)
     }
 }
 
 use crate::project::kill_group;
 pub use crate::project::{HELPER_TIMEOUT, output_within};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create dir");
-    for entry in std::fs::read_dir(from).expect("read example dir") {
-        let entry = entry.expect("read example entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("copy example file");
-        }
-    }
-}

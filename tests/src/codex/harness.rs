@@ -10,6 +10,7 @@
 //! Every run: an environment built from `PATH` alone, the fake as the API and the proxy for every
 //! other host, a process group of its own killed at the deadline and after it exits.
 
+use crate::project::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -425,17 +426,4 @@ fn toml_string(text: &str) -> String {
         })
         .collect();
     format!("\"{escaped}\"")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create dir");
-    for entry in std::fs::read_dir(from).expect("read example dir") {
-        let entry = entry.expect("read example entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("copy example file");
-        }
-    }
 }

@@ -10,6 +10,7 @@
 //! under the install directory (`XDG_CACHE_HOME`), a process group of its own killed at the
 //! deadline and after it exits.
 
+use crate::project::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -306,36 +307,9 @@ impl CopilotProject {
 }
 
 impl CopilotProject {
-    /// `unshare` into a private mount namespace, overlay `/etc` with an upper layer holding
-    /// `github-copilot/` = a copy of `managed`, then `exec` Copilot (same PID throughout, so the
-    /// process group is still the run's).
+    /// `unshare` into a private mount namespace with `/etc/github-copilot` = a copy of
+    /// `managed`, then `exec` Copilot ([`crate::project::in_managed_namespace`]).
     fn in_managed_namespace(&self, managed: &Path) -> Command {
-        assert!(rustix::process::geteuid().is_root(), "managed settings need root (a mount namespace)");
-        let layer = self.dir.path().join("etc-overlay");
-        let (upper, work) = (layer.join("upper"), layer.join("work"));
-        let _ = std::fs::remove_dir_all(&layer);
-        copy_dir(managed, &upper.join("github-copilot"));
-        std::fs::create_dir_all(&work).expect("create overlay workdir");
-        let mount = format!(
-            "mount -t overlay overlay -o lowerdir=/etc,upperdir={},workdir={} /etc && exec \"$0\" \"$@\"",
-            upper.display(),
-            work.display()
-        );
-        let mut command = Command::new("unshare");
-        command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(&self.tools.copilot);
-        command
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create dir");
-    for entry in std::fs::read_dir(from).expect("read example dir") {
-        let entry = entry.expect("read example entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("copy example file");
-        }
+        crate::project::in_managed_namespace(self.dir.path(), "github-copilot", managed, &self.tools.copilot)
     }
 }

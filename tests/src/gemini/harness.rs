@@ -10,6 +10,7 @@
 //! `PATH` alone, the fake as the API (`GOOGLE_GEMINI_BASE_URL`) and the proxy for every other
 //! host, a process group of its own killed at the deadline and after it exits.
 
+use crate::project::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -343,17 +344,4 @@ fn write_json(path: &Path, value: &Value) {
     }
     std::fs::write(path, serde_json::to_string_pretty(value).expect("settings are JSON"))
         .expect("write settings");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create dir");
-    for entry in std::fs::read_dir(from).expect("read example dir") {
-        let entry = entry.expect("read example entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("copy example file");
-        }
-    }
 }
