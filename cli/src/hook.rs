@@ -281,10 +281,11 @@ fn answer_with(
     line: (u64, bool),
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let (deadline_ms, halt) = line;
+    let (_, halt) = line;
+    // The watchdog settled first and is ending the process with its own failure: one answer
+    // only (H-16, H-57).
     if settled.swap(true, Ordering::SeqCst) {
-        let why = format!("no answer within --deadline-ms {deadline_ms}");
-        return Err(Failure::new(HOOK_FAILED, Code::DeadlinePassed, why));
+        agentwarden_hook_client::run::leave_to_watchdog()
     }
     let failed = |reason: String| Failure { exit: HOOK_FAILED, code: None, reason };
     // As the harness reads it, the same for every harness as `warden-hook` prints it: a stop's

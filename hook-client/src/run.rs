@@ -75,10 +75,20 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
     };
     // Whoever settles first decides: this answer, or the watchdog's exit 2 (H-16).
     if settled.swap(true, Ordering::SeqCst) {
-        let why = format!("no answer within --deadline-ms {}", line.deadline_ms);
-        return failed(name, &ClientError::new(Code::DeadlinePassed, why), halt);
+        leave_to_watchdog()
     }
     print(&line.harness.print_on(&answer, name, halt), name)
+}
+
+/// The watchdog settled first: it is writing its failure (exit 2, or a stop's halt) and ending
+/// the process, so this thread writes nothing and waits for that end. Writing a second answer
+/// would put two on the harness's pipes — a stop's halt twice is not the one JSON object the
+/// harness reads, and a harness that cannot read a stop's answer lets the stop through (H-16,
+/// H-57).
+pub fn leave_to_watchdog() -> ! {
+    loop {
+        std::thread::park();
+    }
 }
 
 /// Writes what the harness reads: the stdout line, then the stderr line; a stdout that cannot
