@@ -216,7 +216,7 @@ pub(super) async fn hook(
 ) -> Result<u8, Failure> {
     let Begun { args, settled, input, loaded } = begun;
     let answer = |answer: agentwarden::HookAnswer, out: &mut dyn Write| {
-        answer_with(args.harness(), answer, &settled, (args.deadline_ms, args.halt_on_failure), out)
+        answer_with(args.harness(), answer, &settled, args.halt_on_failure, out)
     };
     let config = loaded.map_err(|e| hook_failed(Code::ConfigInvalid, e.to_string()))?;
     // The store is the line's `--store`: a configuration's `[store] url` without it is refused,
@@ -278,10 +278,9 @@ fn answer_with(
     harness: agentwarden_hook_client::HookHarness,
     answer: agentwarden::HookAnswer,
     settled: &AtomicBool,
-    line: (u64, bool),
+    halt: bool,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let (_, halt) = line;
     // The watchdog settled first and is ending the process with its own failure: one answer
     // only (H-16, H-57).
     if settled.swap(true, Ordering::SeqCst) {

@@ -119,22 +119,20 @@ fn a_subagents_call_is_held_to_its_manifest() {
     assert_eq!(refused(&api).len(), 1, "{:?}", api.tool_results());
 }
 
+/// The main session's `edit` of the protected `okrs/q4.md`.
+fn edit_protected(project: &CopilotProject) -> Script {
+    let target = project.root.join("okrs/q4.md").display().to_string();
+    let edit = serde_json::json!({"path": target, "old_str": "Q4", "new_str": "Q4 rewritten"});
+    Script::new().agent("MAINMARK", vec![Turn::call("edit", edit)])
+}
+
 /// A write into a protected path is denied before it happens, from the main session.
 #[test]
 #[ignore = "real Copilot CLI: run with `cargo xtask copilot`"]
 fn a_protected_write_is_denied() {
     let project = CopilotProject::setup(&tools());
     let before = project.read("okrs/q4.md");
-    let target = project.root.join("okrs/q4.md").display().to_string();
-    let script = || {
-        Script::new().agent(
-            "MAINMARK",
-            vec![Turn::call(
-                "edit",
-                serde_json::json!({"path": target, "old_str": "Q4", "new_str": "Q4 rewritten"}),
-            )],
-        )
-    };
+    let script = || edit_protected(&project);
     let api = start(script());
     run(&project, &api, "MAINMARK go", HookRoute::Direct);
     assert_eq!(project.read("okrs/q4.md"), before, "the protected file is unchanged");
@@ -270,16 +268,7 @@ fn root_only_the_managed_plugin_governs_the_session() {
         &warden,
     ]);
     let before = project.read("okrs/q4.md");
-    let target = project.root.join("okrs/q4.md").display().to_string();
-    let script = || {
-        Script::new().agent(
-            "MAINMARK",
-            vec![Turn::call(
-                "edit",
-                serde_json::json!({"path": target, "old_str": "Q4", "new_str": "Q4 rewritten"}),
-            )],
-        )
-    };
+    let script = || edit_protected(&project);
     let options =
         CopilotRun { route: HookRoute::None, managed: Some(managed.clone()), ..CopilotRun::default() };
     let governed = |why: &str| {

@@ -73,7 +73,7 @@ fn command_of(hook: &Value) -> Option<&str> {
 }
 
 /// A hooks or settings file's JSON object (an empty text is an empty object), or why not.
-fn object_of(text: &str) -> Result<Map<String, Value>, SettingsError> {
+pub(crate) fn object_of(text: &str) -> Result<Map<String, Value>, SettingsError> {
     if text.trim().is_empty() {
         return Ok(Map::new());
     }

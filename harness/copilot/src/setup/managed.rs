@@ -21,9 +21,9 @@
 use std::path::Path;
 
 use agentwarden_doctor::{FileWrite, Installing, Read};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::setup::hooks::{EVENTS, hook_file};
+use crate::setup::hooks::{self, EVENTS, hook_file};
 
 /// The folder Copilot reads its managed settings from, on Linux.
 pub const MANAGED_DIR: &str = "/etc/github-copilot";
@@ -40,16 +40,10 @@ pub const PLUGIN_KEY: &str = "agentwarden@agentwarden";
 /// The plugin's hook file, relative to the marketplace's folder.
 pub const PLUGIN_HOOKS: &str = "agentwarden/hooks/hooks.json";
 
-/// Why a managed settings text cannot carry Warden's plugin, or what it says that matters.
-fn object_of(text: &str) -> Result<Map<String, Value>, String> {
-    if text.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err("the file is not a JSON object".into()),
-        Err(e) => Err(format!("not plain JSON ({e})")),
-    }
+/// The managed settings `text` as a JSON object (an empty text is an empty one), read as every
+/// Copilot settings file is ([`hooks::object_of`]).
+fn object_of(text: &str) -> Result<serde_json::Map<String, Value>, String> {
+    hooks::object_of(text).map_err(|e| e.to_string())
 }
 
 /// Whether the managed settings `text` switch off every hook, Warden's managed plugin's
