@@ -55,6 +55,10 @@ use agentwarden_domain::governance::Name;
 use agentwarden_domain::sessions::{HarnessProfile, HarnessTerms};
 use serde::Deserialize;
 
+/// Whether an agent's shell call runs confined: [`ConfineConfig::mode`] (E-13), named by a
+/// caller above the facade without reaching the domain.
+pub use agentwarden_domain::confine::ConfineMode;
+
 /// The default kill-switch variable (G-2).
 pub const DEFAULT_ENABLE_ENV: &str = "AGENTWARDEN_ENABLE_SUBAGENTS";
 /// The file looked for, from the working directory upward, when no `--config` is given (N-1).
@@ -223,7 +227,7 @@ impl Default for GuardrailsConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ConfineConfig {
     /// `off`, `on` (the default) or `required` (E-13).
-    pub mode: agentwarden_domain::confine::ConfineMode,
+    pub mode: ConfineMode,
     /// The main session's shell too, with every protected path read-only (E-15).
     pub main_session: bool,
 }

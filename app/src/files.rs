@@ -9,10 +9,12 @@ use agentwarden_domain::governance::FileRead;
 
 /// How a caller above the facade reads, lists and writes a file the agent may have touched, as
 /// Warden itself does: by descriptor, a regular file only, never through a link at its last
-/// name, bounded in size, and written whole through a random temporary name (U-4). The command
-/// line reaches files through these, not through the adapters (A-48).
+/// name, bounded in size, and written whole through a random temporary name (U-4); a listing
+/// names each entry's [`FileType`]. A folder the system manages may be listed through its links
+/// ([`list_dir_followed`]). The command line, doctor, the witness and the harness crates reach
+/// files through these, not through the adapters.
 pub use agentwarden_adapters::untrusted::{
-    UntrustedError, list_dir, open_for_write, read_text, write_atomic,
+    FileType, UntrustedError, list_dir, list_dir_followed, open_for_write, read_text, write_atomic,
 };
 
 /// Instruction files and requests larger than this are unreadable (and so denied).

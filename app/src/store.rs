@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 pub use agentwarden_adapters::{
     Archiving, Durability, MemoryEventStore, SledConfig, SledEventStore, UnavailableEventStore,
+    is_postgres_url,
 };
 #[cfg(feature = "postgres")]
 pub use agentwarden_adapters::{PgConfig, PostgresEventStore};

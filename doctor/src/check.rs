@@ -2,7 +2,7 @@
 //! every part of the doctor — the files, the installed lines, the canary, the tool rules —
 //! reports in, so that none of them needs the doctor itself.
 
-use agentwarden_domain::redact::credentials;
+use agentwarden::observe::credentials;
 use serde::Serialize;
 
 /// One finding of `warden doctor`.

@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden::Config;
-use agentwarden_domain::sessions::HarnessProfile;
+use agentwarden::sessions::HarnessProfile;
 
 use crate::{Check, Integration, Probe};
 
@@ -83,7 +83,7 @@ pub async fn checkup(harness: &'static dyn Integration, given: &Checkup<'_>) -> 
                 checks.push(crate::permission_rules(harness, &project, wanted, &in_force));
             }
             // What the harness's own rules do to a confined call (C-21, C-22, M-30).
-            if config.confine.mode != agentwarden_domain::confine::ConfineMode::Off {
+            if config.confine.mode != agentwarden::config::ConfineMode::Off {
                 harness.check_confinement(&project, given.harness_home.clone(), &mut checks);
             }
             canary_with = Some((var.clone(), first.unwrap_or_else(|| "general-purpose".to_owned())));
@@ -106,7 +106,7 @@ pub async fn checkup(harness: &'static dyn Integration, given: &Checkup<'_>) -> 
     }
     // The store is closed again before the canary runs: sled admits one process at a time.
     let store = given.store;
-    match (server, store.to_str().filter(|s| agentwarden_adapters::is_postgres_url(s))) {
+    match (server, store.to_str().filter(|s| agentwarden::store::is_postgres_url(s))) {
         (Err((why, fix)), _) => checks.push(Check::fail("server", why, fix)),
         (Ok(Some(socket)), _) => crate::check_server(&socket, configured_uid, config_path, &mut checks),
         (Ok(None), Some(url)) => checks.push(fleet_store(url).await),
@@ -130,7 +130,7 @@ pub async fn checkup(harness: &'static dyn Integration, given: &Checkup<'_>) -> 
 #[cfg(feature = "postgres")]
 async fn fleet_store(url: &str) -> Check {
     use agentwarden::{StoreError, Verification, Warden, WardenError};
-    let config = match agentwarden::PgConfig::parse(url) {
+    let config = match agentwarden::store::PgConfig::parse(url) {
         Ok(config) => config.create_if_missing(false),
         Err(e) => return Check::fail("store", e.to_string(), "fix the postgres:// URL"),
     };

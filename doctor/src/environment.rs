@@ -31,7 +31,7 @@ pub fn kill_switch_files(
     var: &str,
 ) -> Vec<PathBuf> {
     let read =
-        |file: &Path| agentwarden_adapters::untrusted::read_text(None, file, agentwarden::MAX_INPUT_BYTES);
+        |file: &Path| agentwarden::files::read_text(None, file, agentwarden::MAX_INPUT_BYTES);
     harness
         .env_files(project, home)
         .into_iter()

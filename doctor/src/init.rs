@@ -19,7 +19,7 @@ use agentwarden::Config;
 /// The project's configuration file, whose deny rule a harness writes (K-13).
 pub use agentwarden::config::CONFIG_FILE;
 use agentwarden::config::GuardrailsConfig;
-use agentwarden_adapters::untrusted::{self, UntrustedError};
+use agentwarden::files::{self, UntrustedError};
 
 use crate::{Installing, Integration, covered, in_git_work_tree, own_files_of, store_ignored};
 
@@ -160,7 +160,7 @@ impl Prepared {
 
 /// Reads a file an agent can touch, by descriptor (U-1): `None` when it does not exist.
 pub fn read_text(project: &Path, path: &Path) -> Result<Option<String>, String> {
-    match untrusted::read_text(Some(project), path, agentwarden::MAX_INPUT_BYTES) {
+    match files::read_text(Some(project), path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(UntrustedError::Missing { .. }) => Ok(None),
         Err(e) => Err(format!("cannot read {e}; nothing written")),
@@ -169,7 +169,7 @@ pub fn read_text(project: &Path, path: &Path) -> Result<Option<String>, String> 
 
 /// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
 pub fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), String> {
-    untrusted::write_atomic(Some(project), path, text.as_bytes(), 0o644)
+    files::write_atomic(Some(project), path, text.as_bytes(), 0o644)
         .map_err(|e| format!("cannot write {e}"))
 }
 

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_domain::sessions::HarnessProfile;
+use agentwarden::sessions::HarnessProfile;
 
 use crate::check::Check;
 use crate::lines::Line;

@@ -24,7 +24,7 @@ mod project;
 mod server;
 mod tools;
 
-pub use agentwarden_adapters::untrusted;
+pub use agentwarden::files as untrusted;
 pub use canary::{CANARY_SESSION, CANARY_TYPE, Probe, canary};
 pub use check::Check;
 pub use checkup::{Checkup, checkup};

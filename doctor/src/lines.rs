@@ -25,9 +25,9 @@ pub struct Line {
 /// it cannot be read.
 pub fn read_text(path: &Path) -> Result<Option<String>, String> {
     // By descriptor, like every read of a file an agent can touch (U-1).
-    match agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES) {
+    match agentwarden::files::read_text(None, path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
-        Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => Ok(None),
+        Err(agentwarden::files::UntrustedError::Missing { .. }) => Ok(None),
         Err(e) => Err(format!("cannot read {e}")),
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use agentwarden::manifests::load_manifests;
 use agentwarden::{Config, SledConfig, Verification, Warden};
-use agentwarden_domain::governance::{
+use agentwarden::governance::{
     ApprovalState, FileRead, PersonaReading, ReadDigests, read_agent, read_persona, seal_changes,
 };
 
@@ -16,9 +16,9 @@ use crate::check::Check;
 
 fn read(path: &Path) -> FileRead {
     // By descriptor, like every read of a file an agent can touch (U-1).
-    match agentwarden_adapters::untrusted::read_text(None, path, agentwarden::MAX_INPUT_BYTES) {
+    match agentwarden::files::read_text(None, path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => FileRead::Text(text),
-        Err(agentwarden_adapters::untrusted::UntrustedError::Missing { .. }) => FileRead::Missing,
+        Err(agentwarden::files::UntrustedError::Missing { .. }) => FileRead::Missing,
         Err(e) => FileRead::Unreadable(e.to_string()),
     }
 }
@@ -27,7 +27,7 @@ fn read(path: &Path) -> FileRead {
 /// persona (the canary asks for it).
 pub fn check_files(config: &Config, main: &str, section: &str, checks: &mut Vec<Check>) -> Option<String> {
     let persona_file =
-        agentwarden_domain::governance::Name::new(main).map(|name| config.subagents.persona_path(&name));
+        agentwarden::governance::Name::new(main).map(|name| config.subagents.persona_path(&name));
     let declared = match persona_file.as_ref().map(|path| (path, read_persona(main, Some(&read(path))))) {
         Err(e) => {
             checks.push(Check::fail(
@@ -76,7 +76,7 @@ pub fn check_files(config: &Config, main: &str, section: &str, checks: &mut Vec<
     checks.push(match load_manifests(&config.lineage.manifests) {
         Err(e) => Check::fail("manifests", e.to_string(), "fix the manifest file named above"),
         Ok(manifests) => {
-            match agentwarden_domain::governance::Name::new(main).ok().and_then(|n| manifests.get(&n)) {
+            match agentwarden::governance::Name::new(main).ok().and_then(|n| manifests.get(&n)) {
                 Some(_) => {
                     Check::ok("manifests", format!("{} agent type(s), `{main}` included", manifests.len()))
                 }
@@ -95,7 +95,7 @@ pub fn check_files(config: &Config, main: &str, section: &str, checks: &mut Vec<
 /// H-64): a launcher or kernel that cannot confine warns under `on` and fails under `required`;
 /// nothing is said under `off`.
 pub fn confinement(project: &Path, config: &Config, main_persona: &str) -> Vec<Check> {
-    use agentwarden_domain::confine::ConfineMode;
+    use agentwarden::config::ConfineMode;
     let manifests = load_manifests(&config.lineage.manifests).map_err(|e| e.to_string());
     let root = project.to_string_lossy();
     let report = agentwarden::confine_report(
@@ -308,7 +308,7 @@ async fn check_governance(
 pub fn approval_keys(config: &Config) -> Check {
     match &config.allowed_signers {
         Some(path) => {
-            match agentwarden_adapters::untrusted::read_text(
+            match agentwarden::files::read_text(
                 Some(&config.root),
                 path,
                 agentwarden::MAX_INPUT_BYTES,
@@ -383,7 +383,7 @@ pub fn check_server(socket: &Path, uid: Option<u32>, config_path: &Path, checks:
 pub fn harness_section(
     config: &Config,
     settings: &agentwarden::HarnessSettings,
-    known: &[agentwarden_domain::sessions::HarnessProfile],
+    known: &[agentwarden::sessions::HarnessProfile],
 ) -> Check {
     let unread = config.sections_no_harness_reads(known);
     let section = settings.terms.section;
@@ -408,7 +408,7 @@ mod tests {
     /// `required` (E-13, H-64).
     #[test]
     fn confinement_is_said_per_mode_and_agent() {
-        use agentwarden_domain::confine::ConfineMode;
+        use agentwarden::config::ConfineMode;
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("manifests.toml"),

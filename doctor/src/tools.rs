@@ -4,8 +4,8 @@
 //! list does not offer, the rule never applies (a type that spawns needs rules for what its
 //! descendants use: delegation, T-9). Both are warnings: the rules are what binds.
 
-use agentwarden_domain::governance::frontmatter::{Value, parse_instruction_file};
-use agentwarden_domain::lineage::{Manifests, compare_offered};
+use agentwarden::governance::frontmatter::{Value, parse_instruction_file};
+use agentwarden::lineage_rules::{Manifests, compare_offered};
 
 use crate::check::Check;
 use agentwarden::Config;
@@ -14,7 +14,7 @@ use agentwarden::Config;
 pub fn check_tool_rules(config: &Config, manifests: &Manifests, checks: &mut Vec<Check>) {
     for (name, manifest) in manifests {
         let path = config.subagents.agent_path(name);
-        let Ok(text) = agentwarden_adapters::untrusted::read_text(None, &path, agentwarden::MAX_INPUT_BYTES)
+        let Ok(text) = agentwarden::files::read_text(None, &path, agentwarden::MAX_INPUT_BYTES)
         else {
             continue;
         };

@@ -7,9 +7,9 @@
 //! (`90s`, `30m`, `2h`, `7d`). A `--type` that names no event type is refused rather than
 //! matching nothing.
 
-use agentwarden_domain::audit::{Envelope, Timestamp};
-use agentwarden_domain::events::{AuditEvent, EVENT_TYPES, decode};
-use agentwarden_domain::verdict::Decision;
+use agentwarden::audit::{Envelope, Timestamp};
+use agentwarden::events::{AuditEvent, EVENT_TYPES, decode};
+use agentwarden::verdict::Decision;
 
 use agentwarden::WardenError;
 

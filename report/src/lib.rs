@@ -30,9 +30,9 @@ mod page;
 pub mod rows;
 pub mod text;
 
-use agentwarden_domain::audit::{Checkpoint, Envelope, Hash, Timestamp};
-use agentwarden_domain::events::decode_ref;
-use agentwarden_ports::StoreError;
+use agentwarden::audit::{Checkpoint, Envelope, Hash, Timestamp};
+use agentwarden::events::decode_ref;
+use agentwarden::store::StoreError;
 use serde_json::value::RawValue;
 
 use agentwarden::{Verification, Warden, WardenError};
@@ -212,8 +212,8 @@ async fn records(warden: &Warden, collector: &Collector, now: Timestamp) -> Reco
         Err(e) => return Records { unavailable: Some(clip(&e.to_string())), ..Records::default() },
     };
     let checked = warden.configuration().allowed_signers.is_some();
-    let signature = |signature: Option<&agentwarden_domain::governance::RecordSignature>,
-                     refused: Option<&agentwarden_domain::governance::SignatureRefusal>| {
+    let signature = |signature: Option<&agentwarden::governance::RecordSignature>,
+                     refused: Option<&agentwarden::governance::SignatureRefusal>| {
         let principal = signature.map(|s| clip(&s.principal));
         match (signature, refused) {
             (_, Some(refused)) => {
@@ -246,7 +246,7 @@ async fn records(warden: &Warden, collector: &Collector, now: Timestamp) -> Reco
                 seq: a.seq,
                 approved_by: a.approved_by.as_deref().map(clip),
                 expires_at: a.expires_at.map(|t| t.to_string()),
-                state: agentwarden_domain::events::projections::snake_name(&a.state(now)),
+                state: agentwarden::events::projections::snake_name(&a.state(now)),
                 personas: a.scope.personas.iter().map(|p| clip(p)).collect(),
                 subagents: a.scope.subagents.iter().map(|s| clip(s)).collect(),
                 signature: signature(a.signature.as_ref(), a.refused.as_ref()),

@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use agentwarden_domain::audit::{Envelope, EnvelopeRef};
-use agentwarden_domain::events::projections::{
+use agentwarden::audit::{Envelope, EnvelopeRef};
+use agentwarden::events::projections::{
     Projection, Recorded, SpawnTreeState, SpawnTrees, SpawnedAgent,
 };
-use agentwarden_domain::events::{AuditEvent, explain};
-use agentwarden_domain::verdict::Decision;
+use agentwarden::events::{AuditEvent, explain};
+use agentwarden::verdict::Decision;
 
 /// The most characters of one value kept in the page (a reason, a path, a raw payload).
 const MAX_TEXT: usize = 2000;
@@ -388,8 +388,8 @@ fn violation(envelope: &EnvelopeRef<'_>, event: &AuditEvent) -> Option<Violation
 
 #[cfg(test)]
 mod tests {
-    use agentwarden_domain::audit::Envelope;
-    use agentwarden_domain::events::decode;
+    use agentwarden::audit::Envelope;
+    use agentwarden::events::decode;
 
     use super::{MAX_TEXT, clip, verdict};
 
@@ -398,7 +398,7 @@ mod tests {
     fn event(
         seq: usize,
         edit: impl FnOnce(&mut serde_json::Value),
-    ) -> agentwarden_domain::events::AuditEvent {
+    ) -> agentwarden::events::AuditEvent {
         let line = GOLDEN.lines().nth(seq - 1).unwrap_or_default();
         let mut value: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
         edit(&mut value);

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use agentwarden::{Warden, WardenError};
-use agentwarden_domain::audit::Envelope;
+use agentwarden::audit::Envelope;
 
 use crate::filter::Filter;
 

@@ -4,13 +4,13 @@
 
 use std::io::{Result, Write};
 
-use agentwarden_domain::audit::{Envelope, Hash};
-use agentwarden_domain::events::projections::{
+use agentwarden::audit::{Envelope, Hash};
+use agentwarden::events::projections::{
     ApprovalsState, DecisionsState, DenialsState, FanOutState, ShadowState, SpawnTree, SpawnTreeState,
     TimelineEntry, ViolationsState, snake_name,
 };
-use agentwarden_domain::events::{Explanation, PlanSummary};
-use agentwarden_domain::governance::{ApprovalRecord, ApprovalState, SealRecord};
+use agentwarden::events::{Explanation, PlanSummary};
+use agentwarden::governance::{ApprovalRecord, ApprovalState, SealRecord};
 use serde::Serialize;
 
 pub fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {

@@ -2,38 +2,27 @@
 //! kernel only through the facade (`agentwarden`) and the protocol, never the domain, the ports
 //! or the adapters beneath it. `cargo metadata` is read here, and each row of `ABOVE` names the
 //! workspace crates its crate's normal dependencies (optional ones included) may be; any other
-//! `agentwarden…` crate there fails the test. A row not held yet is checked the other way round,
-//! so that it is flipped the day it holds. Dev-dependencies are not read: a test may build what
-//! it needs from any ring.
+//! `agentwarden…` crate there fails the test. Dev-dependencies are not read: a test may build
+//! what it needs from any ring.
+
 
 use std::collections::BTreeSet;
 use std::process::Command;
 
 use serde_json::Value;
 
-/// Whether a row's boundary is held today.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Held {
-    /// Held: the crate's workspace dependencies are only the row's.
-    Yes,
-    /// Not held yet: the crate still depends on a crate beneath the facade, and this test fails
-    /// when it no longer does, so that the row is flipped to `Yes`.
-    NotYet,
-}
-
-/// A crate above the facade, the workspace crates it may depend on, and whether that holds.
+/// A crate above the facade and the workspace crates it may depend on.
 struct Row {
     krate: &'static str,
     allowed: &'static [&'static str],
-    held: Held,
 }
 
-/// The rings beneath the facade, which no crate of `ABOVE` may name once its row is held.
+/// The rings beneath the facade, which no crate of `ABOVE` may name.
 const BENEATH: [&str; 3] = ["agentwarden-domain", "agentwarden-ports", "agentwarden-adapters"];
 
 /// The crates above the facade and what each may depend on.
 const ABOVE: [Row; 5] = [
-    Row { krate: "agentwarden-server", allowed: &["agentwarden", "agentwarden-protocol"], held: Held::Yes },
+    Row { krate: "agentwarden-server", allowed: &["agentwarden", "agentwarden-protocol"] },
     Row {
         krate: "agentwarden-cli",
         allowed: &[
@@ -49,20 +38,11 @@ const ABOVE: [Row; 5] = [
             "agentwarden-report",
             "agentwarden-witness",
         ],
-        held: Held::Yes,
     },
-    // The command line's libraries: still beneath the facade in places (issue 49 item 5).
-    Row {
-        krate: "agentwarden-doctor",
-        allowed: &["agentwarden", "agentwarden-protocol"],
-        held: Held::NotYet,
-    },
-    Row { krate: "agentwarden-report", allowed: &["agentwarden"], held: Held::NotYet },
-    Row {
-        krate: "agentwarden-witness",
-        allowed: &["agentwarden", "agentwarden-protocol"],
-        held: Held::NotYet,
-    },
+    // The command line's libraries (issue 49 item 5).
+    Row { krate: "agentwarden-doctor", allowed: &["agentwarden", "agentwarden-protocol"] },
+    Row { krate: "agentwarden-report", allowed: &["agentwarden"] },
+    Row { krate: "agentwarden-witness", allowed: &["agentwarden", "agentwarden-protocol"] },
 ];
 
 /// Every workspace package's name with the names of its normal dependencies, from `cargo
@@ -117,7 +97,6 @@ fn the_crates_above_the_facade_reach_the_kernel_only_through_it() {
     let packages = normal_dependencies();
     let broken: Vec<String> = ABOVE
         .iter()
-        .filter(|row| row.held == Held::Yes)
         .filter_map(|row| {
             let beyond = beyond(row, &packages);
             (!beyond.is_empty()).then(|| format!("`{}` depends on {beyond:?}", row.krate))
@@ -131,19 +110,6 @@ fn the_crates_above_the_facade_reach_the_kernel_only_through_it() {
 }
 
 #[test]
-fn a_row_not_held_yet_still_crosses_the_boundary() {
-    let packages = normal_dependencies();
-    for row in ABOVE.iter().filter(|row| row.held == Held::NotYet) {
-        let beyond = beyond(row, &packages);
-        assert!(
-            !beyond.is_empty(),
-            "`{}` now reaches the kernel only through the facade: flip its row to `Held::Yes`",
-            row.krate
-        );
-    }
-}
-
-#[test]
 fn the_rings_beneath_are_allowed_to_no_row() {
     for row in &ABOVE {
         for beneath in BENEATH {
@@ -151,3 +117,4 @@ fn the_rings_beneath_are_allowed_to_no_row() {
         }
     }
 }
+

@@ -21,8 +21,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use agentwarden::tlog::{Cosigner, LogVerifier, TlogError};
-use agentwarden_domain::audit::note::{TreeHead, parse_note};
-use agentwarden_domain::audit::proof::MAX_PROOF_BYTES;
+use agentwarden::tlog::{MAX_PROOF_BYTES, TreeHead, parse_note};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};

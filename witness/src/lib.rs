@@ -10,10 +10,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agentwarden::tlog::{Cosigner, LogVerifier, TlogError, Witness, WitnessVerdict, parse_add_checkpoint};
-use agentwarden_adapters::untrusted::{self, UntrustedError};
-use agentwarden_domain::audit::merkle::MerkleHash;
-use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, Note};
-use agentwarden_domain::audit::proof::MAX_PROOF_BYTES;
+use agentwarden::files::{self, UntrustedError};
+use agentwarden::tlog::{MAX_NOTE_BYTES, MAX_PROOF_BYTES, MerkleHash, Note};
 
 pub use http::{Listening, Witnessing, listen};
 
@@ -23,7 +21,7 @@ pub fn read_request(path: Option<&Path>) -> Result<String, TlogError> {
     let max = MAX_PROOF_BYTES as u64;
     let malformed = |why: String| TlogError::ProofMalformed(format!("cannot read the request: {why}"));
     match path {
-        Some(path) => untrusted::read_text(None, path, max).map_err(|e| malformed(e.to_string())),
+        Some(path) => files::read_text(None, path, max).map_err(|e| malformed(e.to_string())),
         None => {
             let mut bytes = Vec::new();
             std::io::stdin()
@@ -67,9 +65,9 @@ fn state_file(log: &LogVerifier, state: &Path) -> PathBuf {
 fn last_checkpoint(
     log: &LogVerifier,
     state: &Path,
-) -> Result<Option<agentwarden_domain::audit::note::TreeHead>, Refused> {
+) -> Result<Option<agentwarden::tlog::TreeHead>, Refused> {
     let file = state_file(log, state);
-    match untrusted::read_text(None, &file, MAX_NOTE_BYTES as u64) {
+    match files::read_text(None, &file, MAX_NOTE_BYTES as u64) {
         Ok(text) => Ok(Some(
             log.open_checkpoint(&text)
                 .map_err(|e| {
@@ -100,7 +98,7 @@ pub fn cosign(cosigner: &Cosigner, log: &LogVerifier, state: &Path, body: &str) 
         .map_err(|e| state_error(e.to_string()))?;
     // By descriptor; a link or FIFO planted at the lock's name is refused, never
     // followed or waited on (U-1, U-3).
-    let lock = untrusted::open_for_write(&state.join(".lock"), 0o600, false)
+    let lock = files::open_for_write(&state.join(".lock"), 0o600, false)
         .map_err(|e| state_error(e.to_string()))?;
     rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
         .map_err(|e| state_error(e.to_string()))?;
@@ -111,7 +109,7 @@ pub fn cosign(cosigner: &Cosigner, log: &LogVerifier, state: &Path, body: &str) 
         .as_secs();
     let WitnessVerdict::Cosigned { cosignature, .. } =
         Witness::new(log.clone(), last).add_checkpoint(old, &proof, &note, cosigner, now)?;
-    untrusted::write_atomic(None, &state_file(log, state), note.as_bytes(), 0o600)
+    files::write_atomic(None, &state_file(log, state), note.as_bytes(), 0o600)
         .map_err(|e| state_error(e.to_string()))?;
     let line = Note { text: String::new(), signatures: vec![cosignature] }.to_text();
     Ok(line.trim_start_matches('\n').to_owned())

@@ -6,7 +6,8 @@
 //! `tlog-cosignature`; RFC 6962 hashing), so their tools read what Warden writes. The tree and
 //! the note format are the domain's ([`agentwarden_domain::audit::merkle`],
 //! [`agentwarden_domain::audit::note`]); here are the key, what is read from the store, and the
-//! witness's state.
+//! witness's state. A witness above the facade reads a note, a tree head and a proof's bounds
+//! here too, not in the domain.
 
 mod files;
 mod kept;
@@ -19,7 +20,8 @@ mod witness;
 use agentwarden_domain::code::Code;
 
 pub use agentwarden_domain::audit::merkle::MerkleHash;
-pub use agentwarden_domain::audit::note::{TreeHead, parse_note};
+pub use agentwarden_domain::audit::note::{MAX_NOTE_BYTES, Note, TreeHead, parse_note};
+pub use agentwarden_domain::audit::proof::{InclusionProof, MAX_PROOF_BYTES};
 pub use files::{
     CheckpointFile, Consistency, ProvenEvent, configured_policy, root64, sign_and_keep, verify_proof_file,
     witnessed,
