@@ -22,38 +22,44 @@
 //! Architecture invariant: use cases read through ports, ask the domain, append the decision's
 //! event, and only then return. Nothing outside this crate wires adapters together.
 
+pub mod audit;
 mod audit_log;
+pub mod code;
 pub mod config;
 pub mod copy;
 mod durable;
+pub mod events;
+pub mod fact;
 pub mod fanout;
+pub mod fanout_rules;
 pub mod files;
 mod gate;
+pub mod governance;
 mod guard;
+pub mod guardrails;
 pub mod harness;
 mod hook;
 pub mod human;
 mod lineage;
+pub mod lineage_rules;
 pub mod manifests;
 pub mod observe;
 mod records;
 mod replay;
 pub mod requests;
+pub mod sessions;
 pub mod signing;
 pub mod store;
 #[cfg(test)]
 mod testing;
 pub mod tlog;
+pub mod verdict;
 mod warden;
 pub mod wiring;
 
 /// The code every answer and every refusal carries, named by the crates above the facade
 /// without reaching the domain.
 pub use agentwarden_domain::code::Code;
-pub use agentwarden_domain::{
-    audit, code, events, fact, fanout as fanout_rules, governance, guardrails, lineage as lineage_rules,
-    sessions, verdict,
-};
 pub use audit_log::{Pages, Stats, Verification};
 pub use config::{
     Config, ConfigCache, ConfigError, ConfineConfig, GuardrailsConfig, HarnessConfig, HarnessSettings,

@@ -824,7 +824,7 @@ pub async fn a_late_subagent_and_the_sessions_end_hold_the_sessions_start(harnes
     let ended = kernel.ask(harness, &end).await;
     assert!(matches!(ended, HookAnswer::Failed { .. }), "{}: told, never blocked: {ended:?}", harness.name());
     at_start("after the session's end");
-    let copy = kernel.storage.read_snapshot(SESSION, crate::sessions::ROOT_ID).unwrap();
+    let copy = kernel.storage.read_snapshot(SESSION, agentwarden_domain::sessions::ROOT_ID).unwrap();
     assert!(copy.is_some(), "{}: the session's snapshot is kept at its end (H-53)", harness.name());
     assert!(
         kernel.storage.marker(SESSION).unwrap().is_none(),
@@ -836,7 +836,7 @@ pub async fn a_late_subagent_and_the_sessions_end_hold_the_sessions_start(harnes
     let again = kernel.ask(harness, &harness.session_start(SESSION, &cwd)).await;
     assert!(matches!(again, HookAnswer::Failed { .. }), "{}: told, never held: {again:?}", harness.name());
     at_start("after a start that followed the end");
-    let kept = kernel.storage.read_snapshot(SESSION, crate::sessions::ROOT_ID).unwrap();
+    let kept = kernel.storage.read_snapshot(SESSION, agentwarden_domain::sessions::ROOT_ID).unwrap();
     assert_eq!(kept, copy, "{}: the start replaced nothing", harness.name());
 }
 

@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentwarden::audit::proof::InclusionProof;
+use agentwarden::tlog::InclusionProof;
 use agentwarden::code::Code;
 use agentwarden::tlog::MerkleHash;
 use agentwarden::tlog::TlogError;

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use agentwarden::audit::Checkpoint;
-use agentwarden::audit::note::TreeHead;
+use agentwarden::tlog::TreeHead;
 use agentwarden::tlog::{
     CheckpointFile, Consistency, LogSigner, LogVerifier, ProvenEvent, TlogError, add_checkpoint_request,
     policy_in_force, root64, sign_and_keep, verify_proof_file,
