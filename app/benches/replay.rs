@@ -116,7 +116,7 @@ fn replay(c: &mut Criterion) {
                     read += page.len();
                     buffer = page;
                 }
-                Ok::<_, agentwarden::StoreError>(read)
+                Ok::<_, agentwarden::store::StoreError>(read)
             });
             assert_eq!(read.unwrap_or_else(|e| fail(&e.to_string())) as u64, count);
         })

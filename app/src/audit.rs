@@ -7,6 +7,6 @@
 //! signed checkpoints, notes and proofs are in [`crate::tlog`].
 
 pub use agentwarden_domain::audit::{
-    Actor, BreakKind, ChainBreak, Checkpoint, Correlation, CorrelationId, Envelope, EnvelopeRef, EventDraft, Hash,
-    Head, InvalidText, InvalidTimestamp, RecordPage, StoredRecord, Timestamp,
+    Actor, BreakKind, ChainBreak, Checkpoint, Correlation, CorrelationId, Envelope, EnvelopeRef, EventDraft,
+    Hash, Head, InvalidText, InvalidTimestamp, RecordPage, StoredRecord, Timestamp,
 };

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use agentwarden_domain::audit::{ChainVerifier, Head, StoredRecord};
 use agentwarden_ports::{EventStore, StoreError};
 
-use crate::{SledConfig, StoreLocation, WardenError};
+use crate::{StoreLocation, WardenError, store::SledConfig};
 
 const PAGE: usize = 1000;
 

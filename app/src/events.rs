@@ -5,20 +5,20 @@
 //! record means in words ([`explain`] into an [`Explanation`]), and the investigations' folds
 //! ([`projections`]), each replayed by [`crate::Warden::replay`].
 
-pub use agentwarden_domain::events::{
-    AuditEvent, DecodeError, EVENT_TYPES, Explanation, OperatorNote, PlanSummary, Projection, Recorded, decode,
-    decode_ref,
-};
 /// What a record means in words: the function, not the domain's module of the same name (a
 /// `use` of `events::explain` would re-export both).
 pub use agentwarden_domain::events::explain::explain;
+pub use agentwarden_domain::events::{
+    AuditEvent, DecodeError, EVENT_TYPES, Explanation, OperatorNote, PlanSummary, Projection, Recorded,
+    decode, decode_ref,
+};
 
 /// The investigations as pure folds over the log (`warden audit replay`): each [`Projection`]
 /// with the state it folds into, by the names [`NAMES`] lists.
 pub mod projections {
     pub use agentwarden_domain::events::projections::{
-        Approvals, ApprovalsState, Decisions, DecisionsState, Denials, DenialsState, FanOutRuns, FanOutState, NAMES,
-        Projection, Recorded, Shadow, ShadowState, SpawnTree, SpawnTreeState, SpawnTrees, SpawnedAgent, Timeline,
-        TimelineEntry, Violations, ViolationsState, snake_name,
+        Approvals, ApprovalsState, Decisions, DecisionsState, Denials, DenialsState, FanOutRuns, FanOutState,
+        NAMES, Projection, Recorded, Shadow, ShadowState, SpawnTree, SpawnTreeState, SpawnTrees,
+        SpawnedAgent, Timeline, TimelineEntry, Violations, ViolationsState, snake_name,
     };
 }

@@ -176,7 +176,7 @@ mod tests {
     use agentwarden_ports::MergedStore;
 
     use super::*;
-    use crate::MemoryEventStore;
+    use crate::store::MemoryEventStore;
 
     /// Completes each chunk at once, or never (for a cancellation).
     struct Chunks {

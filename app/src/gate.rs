@@ -270,7 +270,7 @@ mod tests {
     use agentwarden_domain::governance::{Decision, FileRead, Request, Stage};
     use agentwarden_ports::{MockEventStore, MockFileSystem, StoreError};
 
-    use crate::{FixedEnvironment, Warden};
+    use crate::{Warden, wiring::FixedEnvironment};
 
     const REQUEST: &str = r#"{"persona":"M","opts":{"subagentGovernance":
         {"contextSealed":true,"pipelineRunApproved":true,"approvalRef":"GATE-1"}}}"#;
@@ -341,7 +341,7 @@ mod tests {
     async fn the_report_handed_back_is_the_report_recorded() {
         use agentwarden_domain::audit::EnvelopeRef;
         use agentwarden_domain::events::{AuditEvent, decode_ref};
-        let store = Arc::new(crate::MemoryEventStore::new());
+        let store = Arc::new(crate::store::MemoryEventStore::new());
         let files = example_files();
         let warden = Warden::builder()
             .store(store.clone())

@@ -9,9 +9,9 @@
 //! [`frontmatter`].
 
 pub use agentwarden_domain::governance::{
-    ApprovalGranted, ApprovalRecord, ApprovalState, ContextSealed, Decision, Delegation, FileRead, GateInputs,
-    GateReport, Name, PersonaReading, ReadDigests, RecordSignature, Request, SIGNATURE_NAMESPACE, Scope,
-    SealRecord, SignatureCode, SignatureRefusal, SignedContent, evaluate, read_agent, read_persona,
+    ApprovalGranted, ApprovalRecord, ApprovalState, ContextSealed, Decision, Delegation, FileRead,
+    GateInputs, GateReport, Name, PersonaReading, ReadDigests, RecordSignature, Request, SIGNATURE_NAMESPACE,
+    Scope, SealRecord, SignatureCode, SignatureRefusal, SignedContent, evaluate, read_agent, read_persona,
     seal_changes, signed_bytes,
 };
 

@@ -285,7 +285,7 @@ mod guarded_run_tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::{Config, GuardrailsConfig, MemoryEventStore};
+    use crate::{Config, GuardrailsConfig, store::MemoryEventStore};
 
     /// Writes into the protected `okrs/` and exits 0, or cannot start.
     struct Agent {

@@ -731,7 +731,7 @@ pub(crate) async fn hook_store_unavailable(
     if let Some(input) = input
         && let HookEvent::SessionStop { .. } | HookEvent::SessionEnd { .. } = &input.event
     {
-        let store = std::sync::Arc::new(crate::UnavailableEventStore::new(why.clone()));
+        let store = std::sync::Arc::new(crate::store::UnavailableEventStore::new(why.clone()));
         return match Warden::builder().event_store(store).without_state().config(config).build() {
             Ok(warden) => match &input.event {
                 HookEvent::SessionStop { stop_hook_active } => {
@@ -751,7 +751,7 @@ pub(crate) async fn hook_store_unavailable(
     if let Some(input) = input
         && let HookEvent::SubagentStop { agent, .. } = &input.event
     {
-        let store = std::sync::Arc::new(crate::UnavailableEventStore::new(why.clone()));
+        let store = std::sync::Arc::new(crate::store::UnavailableEventStore::new(why.clone()));
         return match Warden::builder().event_store(store).without_state().config(config).build() {
             Ok(warden) => warden.stop_without_store(&input.session_id, &agent.agent_id, storage, &why).await,
             Err(e) => {
@@ -814,7 +814,7 @@ mod tests {
     use agentwarden_ports::{EventStore, ProjectionStore};
 
     use super::*;
-    use crate::MemoryEventStore;
+    use crate::store::MemoryEventStore;
     use crate::testing::FixedLog;
 
     /// A spawn of a `planner` from the main session of `s`, by the tool call `id`.

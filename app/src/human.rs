@@ -530,7 +530,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::{FixedEnvironment, MemoryEventStore};
+    use crate::{store::MemoryEventStore, wiring::FixedEnvironment};
 
     #[test]
     fn scopes_parse_or_are_usage_errors() {

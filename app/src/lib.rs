@@ -76,22 +76,7 @@ pub use hook::{
 pub use lineage::{AuthorizationOutcome, LineageOutcome};
 pub use records::{RECORDS_PROJECTION, SealError};
 pub use store::StoreLocation;
-// The adapters and ports are grouped in `store` and `wiring`; the root keeps, hidden, only the
-// names that the command line, doctor, their tests, the harness crates' tests and the
-// workspace's tests still name there, until they name the grouped paths.
-#[doc(hidden)]
-pub use store::{
-    Appended, Archiving, Durability, EventStore, Expected, MemoryEventStore, ProjectionStore, SledConfig,
-    SledEventStore, StoreError, UnavailableEventStore,
-};
-#[cfg(feature = "postgres")]
-#[doc(hidden)]
-pub use store::{PgConfig, PostgresEventStore};
 pub use warden::{DEFAULT_STORE, Warden, WardenBuilder, WardenError};
-#[doc(hidden)]
-pub use wiring::{
-    Clock, FixedEnvironment, ProcessAgentRunner, ProcessChunkRunner, SteppingClock, SystemClock,
-};
 
 /// The README's code, compiled as a doc test so that the quick start cannot rot.
 #[doc = include_str!("../../README.md")]

@@ -494,7 +494,7 @@ mod tests {
     /// naming what is missing; given them (or told to go without), it builds.
     #[test]
     fn an_incomplete_set_of_adapters_is_refused_when_it_builds() {
-        let memory = || Arc::new(crate::MemoryEventStore::new());
+        let memory = || Arc::new(crate::store::MemoryEventStore::new());
         let missing = |builder: WardenBuilder| match builder.build() {
             Err(WardenError::Incomplete { missing }) => missing,
             other => panic!("built: {other:?}"),

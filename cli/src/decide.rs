@@ -37,7 +37,7 @@ use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use agentwarden::code::Code;
-use agentwarden::{Config, StoreError, Warden, WardenError};
+use agentwarden::{Config, Warden, WardenError, store::StoreError};
 use agentwarden_protocol::{AbsolutePath, Answer, ClientError, Outcome, Question, Request};
 use agentwarden_server::Unanswered;
 

@@ -14,7 +14,7 @@ use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
 use agentwarden::fanout::{FanOutRequest, FanOutStopped};
-use agentwarden::{Config, ProcessChunkRunner, Warden, WardenError};
+use agentwarden::{Config, Warden, WardenError, wiring::ProcessChunkRunner};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum FanoutCommand {

@@ -8,7 +8,7 @@ use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
 use agentwarden::code::Code;
-use agentwarden::{Config, GuardOutcome, GuardTarget, ProcessAgentRunner, Warden, WardenError};
+use agentwarden::{Config, GuardOutcome, GuardTarget, Warden, WardenError, wiring::ProcessAgentRunner};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum GuardCommand {

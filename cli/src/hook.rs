@@ -338,7 +338,7 @@ pub(super) async fn seal(
     if !args.show {
         // What would be sealed is known before any store is opened (or created) (N-3).
         let files = Warden::builder()
-            .store(std::sync::Arc::new(agentwarden::MemoryEventStore::new()))
+            .store(std::sync::Arc::new(agentwarden::store::MemoryEventStore::new()))
             .config(config.clone())
             .build()?
             .seal_digests()

@@ -46,7 +46,10 @@ use std::time::Duration;
 use clap::{FromArgMatches, Parser, Subcommand};
 
 use agentwarden::code::Code;
-use agentwarden::{Durability, SledConfig, Warden, WardenError};
+use agentwarden::{
+    Warden, WardenError,
+    store::{Durability, SledConfig},
+};
 use failure::Failure;
 
 /// Exit code: success.
@@ -167,7 +170,7 @@ pub(crate) fn unavailable(
     error: &WardenError,
 ) -> Result<Warden, Failure> {
     tracing::error!(error = %error, "the store cannot be used; deciding against an unavailable store");
-    let store = std::sync::Arc::new(agentwarden::UnavailableEventStore::new(error.to_string()));
+    let store = std::sync::Arc::new(agentwarden::store::UnavailableEventStore::new(error.to_string()));
     let builder = Warden::builder().event_store(store).without_state();
     let builder = match config {
         Some(config) => builder.config(config),

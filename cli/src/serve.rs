@@ -108,7 +108,7 @@ pub(super) async fn serve(
         };
         // The server moves older events into segments on a thread of the store's own: no
         // answer waits for a move (S-13).
-        stores.sled = stores.sled.archiving(agentwarden::Archiving::Background);
+        stores.sled = stores.sled.archiving(agentwarden::store::Archiving::Background);
         let location = stores.location(Some(&config))?;
         let warden = stores.open(config, true).map_err(|e| {
             Failure::usage(format!(

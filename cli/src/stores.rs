@@ -4,7 +4,10 @@
 //! followed (V-67; [`super::trust`] refuses it first, this refuses it again where the store is
 //! opened).
 
-use agentwarden::{Archiving, Config, SledConfig, StoreLocation, Warden, WardenBuilder, WardenError};
+use agentwarden::{
+    Config, StoreLocation, Warden, WardenBuilder, WardenError,
+    store::{Archiving, SledConfig},
+};
 
 /// The global store options, resolved per command.
 #[derive(Clone, Debug)]

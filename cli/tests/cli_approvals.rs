@@ -12,7 +12,11 @@ use agentwarden::audit::{Correlation, Timestamp};
 use agentwarden::events::AuditEvent;
 use agentwarden::governance::ApprovalGranted;
 use agentwarden::governance::Scope;
-use agentwarden::{Clock, Config, FixedEnvironment, MemoryEventStore, Warden};
+use agentwarden::{
+    Config, Warden,
+    store::MemoryEventStore,
+    wiring::{Clock, FixedEnvironment},
+};
 use serde_json::Value;
 
 mod forge;

@@ -196,7 +196,8 @@ fn show_of_a_missing_event_exits_1() {
 fn a_locked_store_fails_after_the_wait_with_exit_3() {
     let s = store();
     notes(&s.path, 1);
-    let _holder = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(&s.path)).unwrap();
+    let _holder =
+        agentwarden::store::SledEventStore::open(&agentwarden::store::SledConfig::new(&s.path)).unwrap();
     let out = warden(&s.path, &["--lock-timeout-ms", "200", "audit", "log"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(stderr(&out).contains("locked by another process"), "{}", stderr(&out));
@@ -258,16 +259,17 @@ fn a_reader_that_leaves_early_is_not_an_error() {
     let s = store();
     {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let store = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(&s.path)).unwrap();
+        let store =
+            agentwarden::store::SledEventStore::open(&agentwarden::store::SledConfig::new(&s.path)).unwrap();
         runtime.block_on(async {
-            use agentwarden::EventStore;
             use agentwarden::audit::{Actor, Correlation, EventDraft, Timestamp};
             use agentwarden::events::{AuditEvent, OperatorNote};
+            use agentwarden::store::EventStore;
             let event = AuditEvent::OperatorNote(OperatorNote { message: "x".repeat(200) });
             let at = Timestamp::from_unix_millis(0).unwrap();
             let draft =
                 EventDraft::new(at, Actor::new("t").unwrap(), Correlation::default(), &event).unwrap();
-            store.append(agentwarden::Expected::Any, vec![draft; 2000]).await.unwrap();
+            store.append(agentwarden::store::Expected::Any, vec![draft; 2000]).await.unwrap();
         });
     }
     let mut child = Command::new(env!("CARGO_BIN_EXE_warden"))

@@ -395,18 +395,18 @@ fn a_truncated_archive_segment_is_found() {
     let log = log();
     {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let config = agentwarden::SledConfig::new(&log.store).archive_sizes(4, 8);
-        let store = agentwarden::SledEventStore::open(&config).unwrap();
+        let config = agentwarden::store::SledConfig::new(&log.store).archive_sizes(4, 8);
+        let store = agentwarden::store::SledEventStore::open(&config).unwrap();
         runtime.block_on(async {
-            use agentwarden::EventStore;
             use agentwarden::audit::{Actor, Correlation, EventDraft, Timestamp};
             use agentwarden::events::{AuditEvent, OperatorNote};
+            use agentwarden::store::EventStore;
             for i in 0..40 {
                 let event = AuditEvent::OperatorNote(OperatorNote { message: format!("note {i}") });
                 let at = Timestamp::from_unix_millis(i).unwrap();
                 let draft =
                     EventDraft::new(at, Actor::new("t").unwrap(), Correlation::default(), &event).unwrap();
-                store.append(agentwarden::Expected::Any, vec![draft]).await.unwrap();
+                store.append(agentwarden::store::Expected::Any, vec![draft]).await.unwrap();
             }
         });
     }

@@ -390,7 +390,8 @@ fn approvals_are_human_commands_only_and_checked() {
 fn a_store_held_past_the_lock_wait_is_exit_2() {
     let p = project();
     approve(&p);
-    let held = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(&p.store)).unwrap();
+    let held =
+        agentwarden::store::SledEventStore::open(&agentwarden::store::SledConfig::new(&p.store)).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_warden"))
         .arg("--store")
         .arg(&p.store)

@@ -13,7 +13,7 @@ mod pg;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use agentwarden::{EventStore, SledConfig, SledEventStore};
+use agentwarden::store::{EventStore, SledConfig, SledEventStore};
 
 fn warden(store: Option<&str>, args: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_warden"));
@@ -74,7 +74,8 @@ async fn notes_verify_and_copy_round_trip_sled_postgres_sled() {
     let (a, b) = (sled_records(&first).await, sled_records(&second).await);
     assert_eq!(a.len(), 27);
     assert_eq!(a, b, "the same bytes and hashes after sled → PostgreSQL → sled");
-    let pg_store = agentwarden::PostgresEventStore::new(agentwarden::PgConfig::parse(&url).unwrap());
+    let pg_store =
+        agentwarden::store::PostgresEventStore::new(agentwarden::store::PgConfig::parse(&url).unwrap());
     assert_eq!(pg_store.read(1, 100).await.unwrap(), a);
     // A destination that diverges from the source is refused, and nothing is written.
     let other = dir.path().join("other");

@@ -1287,7 +1287,7 @@ fn doctor_asks_the_configured_server_and_fails_when_it_is_down() {
 /// H-3 leaves, found by `doctor`); the resident service folds the log itself and is not misled (K-15).
 #[tokio::test]
 async fn the_server_folds_the_log_and_is_not_misled_by_a_forged_saved_projection() {
-    use agentwarden::ProjectionStore;
+    use agentwarden::store::ProjectionStore;
     let p = project();
     approve(&p);
     let store = store_arg(&p);
@@ -1301,7 +1301,8 @@ async fn the_server_folds_the_log_and_is_not_misled_by_a_forged_saved_projection
     assert!(revoked.1.contains("pipelineRunApproved is boolean false"), "{revoked:?}");
     // The agent rewrites the saved projection: the revocation forgotten.
     {
-        let sled = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(&p.store)).unwrap();
+        let sled =
+            agentwarden::store::SledEventStore::open(&agentwarden::store::SledConfig::new(&p.store)).unwrap();
         let saved = sled.read_projection(agentwarden::RECORDS_PROJECTION).await.unwrap().unwrap();
         let mut state: agentwarden::sessions::SessionRecords = serde_json::from_slice(&saved).unwrap();
         for approval in state.governance.approvals.values_mut() {
@@ -1326,7 +1327,8 @@ fn saved_records(store: &Path) -> (Option<u64>, u64) {
     use agentwarden_ports::{EventStore, ProjectionStore};
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let store = agentwarden::SledEventStore::open(&agentwarden::SledConfig::new(store)).unwrap();
+        let store =
+            agentwarden::store::SledEventStore::open(&agentwarden::store::SledConfig::new(store)).unwrap();
         let saved = store.read_projection(agentwarden::RECORDS_PROJECTION).await.unwrap();
         let saved = saved
             .map(|bytes| serde_json::from_slice::<Value>(&bytes).unwrap()["head"]["seq"].as_u64().unwrap());

@@ -15,7 +15,10 @@ use agentwarden::events::AuditEvent;
 use agentwarden::governance::ApprovalGranted;
 use agentwarden::governance::{RecordSignature, Scope, SignedContent, signed_bytes};
 use agentwarden::signing::{AllowedSigners, sign_with_private_key, verify_record};
-use agentwarden::{Config, SledConfig, SledEventStore, Warden};
+use agentwarden::{
+    Config, Warden,
+    store::{SledConfig, SledEventStore},
+};
 use serde_json::Value;
 
 mod forge;
@@ -426,7 +429,7 @@ fn verification_agrees_with_ssh_keygen_both_ways() {
 async fn an_unsigned_release_lifts_no_quarantine_and_a_signed_one_does() {
     let p = project();
     let config = Config::load(Some(&p.root.join("agentwarden.toml"))).unwrap();
-    let warden = Forger::new(std::sync::Arc::new(agentwarden::MemoryEventStore::new()), |store| {
+    let warden = Forger::new(std::sync::Arc::new(agentwarden::store::MemoryEventStore::new()), |store| {
         Warden::builder().store(store).config(config).build().unwrap()
     });
     let session = Correlation {
@@ -663,7 +666,7 @@ async fn the_key_list_changes_only_through_a_seal_signed_by_a_key_of_the_pinned_
 /// the gate then refuses the agent's seal as a change of the list it did not sign for (K-15).
 #[tokio::test]
 async fn a_forged_saved_projection_is_found_by_doctor_and_rebuilt_from_the_log() {
-    use agentwarden::ProjectionStore;
+    use agentwarden::store::ProjectionStore;
     let p = project();
     ok(&p, &["seal", "--key", key(&p)]);
     ok(&p, &["approve", "--ref", REF, "--key", key(&p)]);

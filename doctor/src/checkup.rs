@@ -129,7 +129,7 @@ pub async fn checkup(harness: &'static dyn Integration, given: &Checkup<'_>) -> 
 /// The PostgreSQL fleet store: reachable, migrated, and its chain verifies.
 #[cfg(feature = "postgres")]
 async fn fleet_store(url: &str) -> Check {
-    use agentwarden::{StoreError, Verification, Warden, WardenError};
+    use agentwarden::{Verification, Warden, WardenError, store::StoreError};
     let config = match agentwarden::store::PgConfig::parse(url) {
         Ok(config) => config.create_if_missing(false),
         Err(e) => return Check::fail("store", e.to_string(), "fix the postgres:// URL"),

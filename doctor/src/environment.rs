@@ -30,8 +30,7 @@ pub fn kill_switch_files(
     home: Option<PathBuf>,
     var: &str,
 ) -> Vec<PathBuf> {
-    let read =
-        |file: &Path| agentwarden::files::read_text(None, file, agentwarden::MAX_INPUT_BYTES);
+    let read = |file: &Path| agentwarden::files::read_text(None, file, agentwarden::MAX_INPUT_BYTES);
     harness
         .env_files(project, home)
         .into_iter()

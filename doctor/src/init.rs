@@ -169,8 +169,7 @@ pub fn read_text(project: &Path, path: &Path) -> Result<Option<String>, String> 
 
 /// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
 pub fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), String> {
-    files::write_atomic(Some(project), path, text.as_bytes(), 0o644)
-        .map_err(|e| format!("cannot write {e}"))
+    files::write_atomic(Some(project), path, text.as_bytes(), 0o644).map_err(|e| format!("cannot write {e}"))
 }
 
 /// Adds `wanted` to `[guardrails] protected` in the TOML `text`, keeping everything else;

@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use agentwarden::manifests::load_manifests;
-use agentwarden::{Config, SledConfig, Verification, Warden};
 use agentwarden::governance::{
     ApprovalState, FileRead, PersonaReading, ReadDigests, read_agent, read_persona, seal_changes,
 };
+use agentwarden::manifests::load_manifests;
+use agentwarden::{Config, Verification, Warden, store::SledConfig};
 
 use crate::check::Check;
 
@@ -308,14 +308,11 @@ async fn check_governance(
 pub fn approval_keys(config: &Config) -> Check {
     match &config.allowed_signers {
         Some(path) => {
-            match agentwarden::files::read_text(
-                Some(&config.root),
-                path,
-                agentwarden::MAX_INPUT_BYTES,
-            )
-            .map_err(|e| e.to_string())
-            .and_then(|text| agentwarden::signing::AllowedSigners::parse(&text).map_err(|e| e.to_string()))
-            {
+            match agentwarden::files::read_text(Some(&config.root), path, agentwarden::MAX_INPUT_BYTES)
+                .map_err(|e| e.to_string())
+                .and_then(|text| {
+                    agentwarden::signing::AllowedSigners::parse(&text).map_err(|e| e.to_string())
+                }) {
                 Ok(signers) if !signers.entries.is_empty() => Check::ok(
                     "approval keys",
                     format!(

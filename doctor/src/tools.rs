@@ -14,8 +14,7 @@ use agentwarden::Config;
 pub fn check_tool_rules(config: &Config, manifests: &Manifests, checks: &mut Vec<Check>) {
     for (name, manifest) in manifests {
         let path = config.subagents.agent_path(name);
-        let Ok(text) = agentwarden::files::read_text(None, &path, agentwarden::MAX_INPUT_BYTES)
-        else {
+        let Ok(text) = agentwarden::files::read_text(None, &path, agentwarden::MAX_INPUT_BYTES) else {
             continue;
         };
         let Some(tools) = parse_instruction_file(&text)

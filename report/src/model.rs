@@ -7,9 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use agentwarden::audit::{Envelope, EnvelopeRef};
-use agentwarden::events::projections::{
-    Projection, Recorded, SpawnTreeState, SpawnTrees, SpawnedAgent,
-};
+use agentwarden::events::projections::{Projection, Recorded, SpawnTreeState, SpawnTrees, SpawnedAgent};
 use agentwarden::events::{AuditEvent, explain};
 use agentwarden::verdict::Decision;
 
@@ -395,10 +393,7 @@ mod tests {
 
     const GOLDEN: &str = include_str!("../../domain/src/audit/testdata/log.jsonl");
 
-    fn event(
-        seq: usize,
-        edit: impl FnOnce(&mut serde_json::Value),
-    ) -> agentwarden::events::AuditEvent {
+    fn event(seq: usize, edit: impl FnOnce(&mut serde_json::Value)) -> agentwarden::events::AuditEvent {
         let line = GOLDEN.lines().nth(seq - 1).unwrap_or_default();
         let mut value: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
         edit(&mut value);

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use agentwarden::{Warden, WardenError};
 use agentwarden::audit::Envelope;
+use agentwarden::{Warden, WardenError};
 
 use crate::filter::Filter;
 

@@ -546,7 +546,7 @@ mod tests {
     /// A memory store that counts its deferred appends and its syncs, each sync held: for a
     /// while, or until the test lets it end (and failing, when told).
     struct Held {
-        inner: agentwarden::MemoryEventStore,
+        inner: agentwarden::store::MemoryEventStore,
         deferred: AtomicUsize,
         begun: AtomicUsize,
         ended: AtomicUsize,
@@ -564,7 +564,7 @@ mod tests {
     impl Held {
         fn new(hold: Hold) -> Self {
             Held {
-                inner: agentwarden::MemoryEventStore::default(),
+                inner: agentwarden::store::MemoryEventStore::default(),
                 deferred: AtomicUsize::new(0),
                 begun: AtomicUsize::new(0),
                 ended: AtomicUsize::new(0),

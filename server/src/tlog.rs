@@ -349,7 +349,7 @@ mod tests {
     /// the proof is served and the note signs exactly that head (V-65, A-43).
     #[tokio::test]
     async fn only_the_durable_head_is_proven_and_signed() {
-        let store = std::sync::Arc::new(agentwarden::MemoryEventStore::new());
+        let store = std::sync::Arc::new(agentwarden::store::MemoryEventStore::new());
         let warden = Warden::builder().store(store).build().unwrap();
         let signer = || LogSigner::from_seed("log.example/a", [7; 32]).unwrap();
         let tlog = Tlog::new(warden.clone(), Some(signer()));
@@ -377,7 +377,7 @@ mod tests {
     /// serve the older note.
     #[tokio::test]
     async fn the_signer_signs_the_newest_head_and_checkpoint_waits_for_it() {
-        let store = std::sync::Arc::new(agentwarden::MemoryEventStore::new());
+        let store = std::sync::Arc::new(agentwarden::store::MemoryEventStore::new());
         let warden = Warden::builder().store(store).build().unwrap();
         let signer = || LogSigner::from_seed("log.example/a", [7; 32]).unwrap();
         let keys = tempfile::tempdir().unwrap();
@@ -403,7 +403,7 @@ mod tests {
     /// current; with no signer at all it waits for nothing.
     #[tokio::test]
     async fn a_failing_signer_fails_the_checkpoint_with_its_reason() {
-        let store = std::sync::Arc::new(agentwarden::MemoryEventStore::new());
+        let store = std::sync::Arc::new(agentwarden::store::MemoryEventStore::new());
         let warden = Warden::builder().store(store).build().unwrap();
         let signer = LogSigner::from_seed("log.example/a", [7; 32]).unwrap();
         let keys = tempfile::tempdir().unwrap();

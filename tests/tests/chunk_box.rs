@@ -6,9 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentwarden::ProcessChunkRunner;
 use agentwarden::fanout::run_chunks;
 use agentwarden::fanout_rules::{ChunkInput, ChunkRun, ChunkStatus};
+use agentwarden::wiring::ProcessChunkRunner;
 use agentwarden_adapters::MAX_CHUNK_STDOUT;
 use agentwarden_ports::ChunkRunner;
 

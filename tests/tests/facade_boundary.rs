@@ -124,8 +124,11 @@ fn the_rings_beneath_are_allowed_to_no_row() {
 }
 
 /// The crates beneath the facade as a source names them, with their `src` folders.
-const BENEATH_SOURCES: [(&str, &str); 3] =
-    [("agentwarden_domain", "domain/src"), ("agentwarden_ports", "ports/src"), ("agentwarden_adapters", "adapters/src")];
+const BENEATH_SOURCES: [(&str, &str); 3] = [
+    ("agentwarden_domain", "domain/src"),
+    ("agentwarden_ports", "ports/src"),
+    ("agentwarden_adapters", "adapters/src"),
+];
 
 /// Every `.rs` file under `dir`.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
@@ -199,15 +202,9 @@ fn expand(tree: &str) -> Vec<String> {
 
 /// What each `pub use` of `text` names, statement by statement (comments dropped).
 fn public_uses(text: &str) -> Vec<String> {
-    let code: String = text
-        .lines()
-        .map(|line| line.split("//").next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join(" ");
-    code.split("pub use ")
-        .skip(1)
-        .flat_map(|rest| expand(rest.split(';').next().unwrap_or("")))
-        .collect()
+    let code: String =
+        text.lines().map(|line| line.split("//").next().unwrap_or("")).collect::<Vec<_>>().join(" ");
+    code.split("pub use ").skip(1).flat_map(|rest| expand(rest.split(';').next().unwrap_or(""))).collect()
 }
 
 #[test]
@@ -226,7 +223,8 @@ fn the_facade_re_exports_named_items_never_a_whole_module_beneath() {
                 let Some(rest) = path.strip_prefix(&format!("{name}::")) else { continue };
                 let rest = rest.strip_suffix("::self").unwrap_or(rest);
                 if rest == "*" || rest.ends_with("::*") || modules.contains(rest) {
-                    wholesale.push(format!("{}: `pub use {path}`", file.strip_prefix(root).unwrap().display()));
+                    wholesale
+                        .push(format!("{}: `pub use {path}`", file.strip_prefix(root).unwrap().display()));
                 }
             }
         }

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentwarden::ProcessChunkRunner;
 use agentwarden::fanout::run_chunks;
 use agentwarden::fanout_rules::{ChunkStatus, MergeStatus};
+use agentwarden::wiring::ProcessChunkRunner;
 
 /// Reads its chunk from stdin and behaves by `chunk_index`.
 const AGENT: &str = r#"read input

@@ -9,7 +9,11 @@ use agentwarden::audit::{Envelope, Timestamp};
 use agentwarden::config::{Config, SubagentConfig};
 use agentwarden::events::{AuditEvent, decode};
 use agentwarden::governance::Decision;
-use agentwarden::{EventStore, FixedEnvironment, MemoryEventStore, SteppingClock, Warden};
+use agentwarden::{
+    Warden,
+    store::{EventStore, MemoryEventStore},
+    wiring::{FixedEnvironment, SteppingClock},
+};
 use serde_json::Value;
 
 fn corpus() -> Vec<PathBuf> {

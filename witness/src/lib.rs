@@ -9,8 +9,8 @@ mod http;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use agentwarden::tlog::{Cosigner, LogVerifier, TlogError, Witness, WitnessVerdict, parse_add_checkpoint};
 use agentwarden::files::{self, UntrustedError};
+use agentwarden::tlog::{Cosigner, LogVerifier, TlogError, Witness, WitnessVerdict, parse_add_checkpoint};
 use agentwarden::tlog::{MAX_NOTE_BYTES, MAX_PROOF_BYTES, MerkleHash, Note};
 
 pub use http::{Listening, Witnessing, listen};
@@ -62,10 +62,7 @@ fn state_file(log: &LogVerifier, state: &Path) -> PathBuf {
     state.join(format!("{}.checkpoint", MerkleHash::leaf(log.to_text().as_bytes()).to_hex()))
 }
 
-fn last_checkpoint(
-    log: &LogVerifier,
-    state: &Path,
-) -> Result<Option<agentwarden::tlog::TreeHead>, Refused> {
+fn last_checkpoint(log: &LogVerifier, state: &Path) -> Result<Option<agentwarden::tlog::TreeHead>, Refused> {
     let file = state_file(log, state);
     match files::read_text(None, &file, MAX_NOTE_BYTES as u64) {
         Ok(text) => Ok(Some(
@@ -98,8 +95,8 @@ pub fn cosign(cosigner: &Cosigner, log: &LogVerifier, state: &Path, body: &str) 
         .map_err(|e| state_error(e.to_string()))?;
     // By descriptor; a link or FIFO planted at the lock's name is refused, never
     // followed or waited on (U-1, U-3).
-    let lock = files::open_for_write(&state.join(".lock"), 0o600, false)
-        .map_err(|e| state_error(e.to_string()))?;
+    let lock =
+        files::open_for_write(&state.join(".lock"), 0o600, false).map_err(|e| state_error(e.to_string()))?;
     rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
         .map_err(|e| state_error(e.to_string()))?;
     let last = last_checkpoint(log, state)?;

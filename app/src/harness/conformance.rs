@@ -41,7 +41,11 @@ use agentwarden_domain::sessions::{HookAnswer, MAX_HOOK_INPUT};
 
 use super::{Harness, Rendered};
 use crate::human::{ApprovalRequest, Signer};
-use crate::{Config, FixedEnvironment, HookStorage, MemoryEventStore, UnavailableEventStore, Warden};
+use crate::{
+    Config, HookStorage, Warden,
+    store::{MemoryEventStore, UnavailableEventStore},
+    wiring::FixedEnvironment,
+};
 
 /// The kill switch of the suite's project.
 const ENABLE: &str = "AGENTWARDEN_ENABLE_SUBAGENTS";

@@ -13,7 +13,7 @@ use agentwarden_domain::sessions::{
 use agentwarden_ports::{EventStore, SnapshotStore};
 
 use super::HookStorage;
-use crate::{Config, MemoryEventStore, Warden};
+use crate::{Config, Warden, store::MemoryEventStore};
 
 const ORIGINAL: &str = "# Q4\n";
 

@@ -156,7 +156,7 @@ mod tests {
     use agentwarden_ports::EventStore;
 
     use super::*;
-    use crate::{Config, MemoryEventStore};
+    use crate::{Config, store::MemoryEventStore};
 
     /// A project with one protected directory, `okrs/q4.md` in it.
     fn project() -> (tempfile::TempDir, Config, std::path::PathBuf) {

@@ -65,7 +65,7 @@ mod tests {
     use agentwarden_ports::EventStore;
 
     use super::*;
-    use crate::{Config, MemoryEventStore};
+    use crate::{Config, store::MemoryEventStore};
 
     /// A project with one protected directory, `okrs/q4.md` in it, and a Warden over a store.
     fn project() -> (tempfile::TempDir, Config, std::path::PathBuf, Arc<MemoryEventStore>, Warden, HookStorage)

@@ -202,7 +202,7 @@ mod tests {
     use agentwarden_ports::{Appended, EventStore, Expected};
 
     use super::*;
-    use crate::MemoryEventStore;
+    use crate::store::MemoryEventStore;
     use crate::tlog::LogSigner;
 
     async fn log(n: usize) -> (Warden, Arc<MemoryEventStore>) {

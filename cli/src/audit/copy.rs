@@ -6,8 +6,8 @@ use std::io::Write;
 use serde_json::json;
 
 use super::super::{EXIT_OK, Failure};
-use agentwarden::SledConfig;
 use agentwarden::copy::{CopyError, copy_log};
+use agentwarden::store::SledConfig;
 
 pub(crate) async fn run(
     from: &str,

@@ -20,7 +20,7 @@ use super::{EXIT_OK, Failure};
 use agentwarden::audit::{Actor, BreakKind, ChainBreak, Correlation, CorrelationId};
 use agentwarden::events::OperatorNote;
 use agentwarden::tlog::CheckpointFile;
-use agentwarden::{StoreError, Verification, Warden, WardenError};
+use agentwarden::{Verification, Warden, WardenError, store::StoreError};
 use agentwarden_report::rows::{ListError, pretty, to_json};
 
 #[derive(Debug, Subcommand)]
@@ -333,7 +333,9 @@ pub(super) async fn run(
             let mut filter = agentwarden_report::filter::Filter::parse(args).map_err(Failure::usage)?;
             // Every filter is checked before the store is opened, an empty window
             // included; the command line's Warden keeps the system clock, so its now is this one.
-            filter.resolve(agentwarden::Clock::now(&agentwarden::SystemClock)).map_err(Failure::usage)?;
+            filter
+                .resolve(agentwarden::wiring::Clock::now(&agentwarden::wiring::SystemClock))
+                .map_err(Failure::usage)?;
             let warden = open(None)?;
             if !json {
                 agentwarden_report::rows::write_header(out)?;

@@ -14,8 +14,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentwarden::tlog::InclusionProof;
 use agentwarden::code::Code;
+use agentwarden::tlog::InclusionProof;
 use agentwarden::tlog::MerkleHash;
 use agentwarden::tlog::TlogError;
 use agentwarden::tlog::TreeHead;

@@ -10,7 +10,10 @@ use std::sync::Arc;
 
 use agentwarden::audit::{Actor, Correlation, EventDraft, Timestamp};
 use agentwarden::events::AuditEvent;
-use agentwarden::{Appended, EventStore, Expected, StoreError, Warden};
+use agentwarden::{
+    Warden,
+    store::{Appended, EventStore, Expected, StoreError},
+};
 
 /// The Warden, and a way around it to the store.
 pub(crate) struct Forger {

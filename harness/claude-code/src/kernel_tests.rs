@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use agentwarden::harness::Harness;
 use agentwarden::sessions::{HookInput, InputError};
-use agentwarden::{Config, EventStore, HookAnswer, HookStorage, MemoryEventStore, Warden};
+use agentwarden::{
+    Config, HookAnswer, HookStorage, Warden,
+    store::{EventStore, MemoryEventStore},
+};
 
 use crate::wire::{AGENT_STARTING_TOOLS, BUILTIN_AGENT_TYPES, ClaudeCode, Rendering, parse_hook_input};
 

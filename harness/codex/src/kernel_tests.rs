@@ -6,7 +6,10 @@
 use std::sync::Arc;
 
 use agentwarden::harness::{Harness, Rendered};
-use agentwarden::{Config, EventStore, HookAnswer, HookStorage, MemoryEventStore, Warden};
+use agentwarden::{
+    Config, HookAnswer, HookStorage, Warden,
+    store::{EventStore, MemoryEventStore},
+};
 
 use crate::wire::Codex;
 

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use agentwarden::harness::Harness;
 use agentwarden::human::{ApprovalRequest, Signer};
-use agentwarden::{Config, FixedEnvironment, HookAnswer, HookStorage, MemoryEventStore, Warden};
+use agentwarden::{
+    Config, HookAnswer, HookStorage, Warden, store::MemoryEventStore, wiring::FixedEnvironment,
+};
 use agentwarden_copilot::wire::Copilot;
 use serde_json::{Value, json};
 

@@ -15,7 +15,11 @@ use std::sync::Arc;
 
 use agentwarden::harness::Harness;
 use agentwarden::human::{ApprovalRequest, Signer};
-use agentwarden::{Config, EventStore, FixedEnvironment, HookAnswer, HookStorage, MemoryEventStore, Warden};
+use agentwarden::{
+    Config, HookAnswer, HookStorage, Warden,
+    store::{EventStore, MemoryEventStore},
+    wiring::FixedEnvironment,
+};
 use agentwarden_gemini::wire::Gemini;
 use serde_json::{Value, json};
 
@@ -137,7 +141,7 @@ impl Kernel {
         let opened = std::cell::Cell::new(false);
         let open = |_| -> Result<Warden, agentwarden::WardenError> {
             opened.set(true);
-            Err(agentwarden::WardenError::Store(agentwarden::StoreError::Unavailable {
+            Err(agentwarden::WardenError::Store(agentwarden::store::StoreError::Unavailable {
                 reason: "not opened: the test asks what comes before the store".into(),
             }))
         };

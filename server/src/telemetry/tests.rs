@@ -89,7 +89,7 @@ fn the_variables_decide_whether_and_where_to_export() {
 /// A memory store whose sync fails when told.
 #[derive(Default)]
 struct Failing {
-    inner: agentwarden::MemoryEventStore,
+    inner: agentwarden::store::MemoryEventStore,
     fail: AtomicBool,
 }
 

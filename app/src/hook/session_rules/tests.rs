@@ -10,10 +10,10 @@ use agentwarden_domain::sessions::{
 use agentwarden_ports::SnapshotStore;
 
 use super::*;
-use crate::MemoryEventStore;
 use crate::hook::HookStorage;
 use crate::hook::{Pre, before_store_parsed};
 use crate::human::Signer;
+use crate::store::MemoryEventStore;
 
 /// The harness of these events: one with a tool that starts agents, which its section may list.
 const PROFILE: agentwarden_domain::sessions::HarnessProfile = agentwarden_domain::sessions::HarnessProfile {
