@@ -1,7 +1,7 @@
 //! The audit log's values as a caller names them (issue 49, item 5; A-48): who acts
 //! ([`Actor`]) and under which ids ([`Correlation`], [`CorrelationId`]), a record's envelope
 //! ([`Envelope`], [`EnvelopeRef`] borrowed from the stored bytes), its time ([`Timestamp`]) and
-//! hash ([`Hash`]), a draft appended ([`EventDraft`]), what the store keeps and pages
+//! hash ([`Hash`](struct@Hash)), a draft appended ([`EventDraft`]), what the store keeps and pages
 //! ([`StoredRecord`], [`RecordPage`], [`Head`]), a checkpoint to verify against
 //! ([`Checkpoint`]), and where and why a chain breaks ([`ChainBreak`], [`BreakKind`]). The
 //! signed checkpoints, notes and proofs are in [`crate::tlog`].

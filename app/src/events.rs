@@ -13,9 +13,10 @@ pub use agentwarden_domain::events::{
     decode, decode_ref,
 };
 
-/// The investigations as pure folds over the log (`warden audit replay`): each [`Projection`]
-/// with the state it folds into, by the names [`NAMES`] lists.
 pub mod projections {
+    //! The investigations as pure folds over the log (`warden audit replay`): each
+    //! [`Projection`] with the state it folds into, by the names [`NAMES`] lists.
+
     pub use agentwarden_domain::events::projections::{
         Approvals, ApprovalsState, Decisions, DecisionsState, Denials, DenialsState, FanOutRuns, FanOutState,
         NAMES, Projection, Recorded, Shadow, ShadowState, SpawnTree, SpawnTreeState, SpawnTrees,

@@ -15,8 +15,9 @@ pub use agentwarden_domain::governance::{
     seal_changes, signed_bytes,
 };
 
-/// An instruction file's front matter: its fields ([`Value`]) as [`parse_instruction_file`]
-/// reads them.
 pub mod frontmatter {
+    //! An instruction file's front matter: its fields ([`Value`]) as [`parse_instruction_file`]
+    //! reads them.
+
     pub use agentwarden_domain::governance::frontmatter::{Value, parse_instruction_file};
 }
