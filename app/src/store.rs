@@ -12,7 +12,8 @@
 //! state ports a store may also be, and what a caller that implements or wraps an
 //! [`EventStore`] handles (the server's telemetry tap, a test's failing store): the drafts
 //! appended, the records and pages read, the head, the Merkle nodes, and the store's errors
-//! (issue 49, item 5; A-48).
+//! (issue 49, item 5; A-48). Whether a location names PostgreSQL is [`is_postgres_url`], with or
+//! without the feature (doctor asks it before it checks a fleet store).
 
 use std::path::PathBuf;
 use std::sync::Arc;
