@@ -21,7 +21,24 @@ pub use agentwarden::config::CONFIG_FILE;
 use agentwarden::config::GuardrailsConfig;
 use agentwarden_adapters::untrusted::{self, UntrustedError};
 
-use crate::{Installing, Integration, covered, in_git_work_tree, own_files_of, store_ignored};
+use crate::{
+    Installing, Integration, Protecting, Read, covered, in_git_work_tree, own_files_of, store_ignored,
+};
+
+/// What `warden init NAME` was given, as the harness's own subcommand parsed it
+/// ([`Integration::init_command`]): the options every harness takes, and the harness's install
+/// with its own (N-14).
+pub trait InitOptions: std::fmt::Debug {
+    /// `--project`: the project's root directory, else the project found from here upward (N-1).
+    fn project(&self) -> Option<&Path>;
+    /// `--warden`: the `warden` binary the hooks run, else this one.
+    fn warden(&self) -> Option<&Path>;
+    /// `--timeout`: the harness's timeout for each hook call, in seconds.
+    fn timeout(&self) -> u64;
+    /// What the harness writes and says for the `prepared` line, its files read through `read`;
+    /// `Err` says why nothing is written.
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String>;
+}
 
 /// The inputs of [`Prepared::prepare`]: the command line's, and the harness's words.
 pub struct Preparing<'a> {
@@ -140,6 +157,26 @@ impl Prepared {
             served,
             hook_binary,
         })
+    }
+
+    /// What `init` says once every file is written: what the harness wrote, the line, the
+    /// harness's notes, the deadline, and what was added to `[guardrails] protected`.
+    pub fn said(&self, installing: &Installing) -> Vec<String> {
+        let mut lines = installing.said.clone();
+        lines.push(format!("  command: {}", self.command));
+        lines.extend(installing.noted.iter().cloned());
+        lines.push(format!("  deadline: {} ms (lock wait {} ms)", self.deadline, self.lock_ms));
+        let added = self.added.join(", ");
+        lines.push(match installing.protecting {
+            _ if self.added.is_empty() => {
+                format!("`[guardrails] protected` already covers {}", self.own.join(", "))
+            }
+            Protecting::Appended => format!("`[guardrails] protected` += {added}"),
+            Protecting::InFile => {
+                format!("added to `[guardrails] protected` in {}: {added}", self.config_path.display())
+            }
+        });
+        lines
     }
 
     /// Writes the configuration (when anything was added to it), then each of the harness's

@@ -25,6 +25,10 @@ pub struct Installing {
     pub writes: Vec<FileWrite>,
     /// What was written where, said before the line and the deadline.
     pub said: Vec<String>,
+    /// Said after the line, before its deadline (Claude Code: the client's note and its deny rules).
+    pub noted: Vec<String>,
+    /// How what was added to `[guardrails] protected` is said.
+    pub protecting: Protecting,
     /// The last line: what the human does next.
     pub next: String,
 }
@@ -32,3 +36,13 @@ pub struct Installing {
 /// A harness's file as text under a root (`None`: it does not exist), or why it cannot be read;
 /// the command line's, by descriptor (U-1).
 pub type Read<'a> = &'a mut dyn FnMut(&Path, &Path) -> Result<Option<String>, String>;
+
+/// How `warden init HARNESS` says what it added to `[guardrails] protected`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protecting {
+    /// `` `[guardrails] protected` += A, B ``.
+    #[default]
+    Appended,
+    /// `` added to `[guardrails] protected` in FILE: A, B `` (Claude Code's words).
+    InFile,
+}

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use agentwarden_domain::sessions::HarnessProfile;
 
 use crate::check::Check;
+use crate::init::InitOptions;
 use crate::lines::Line;
 
 /// A harness's hook line for (binary, project, configuration, lock wait, deadline, the server
@@ -71,6 +72,12 @@ pub trait Integration: Sync {
     fn init(&self) -> String {
         format!("warden init {}", self.command())
     }
+
+    /// Its `warden init NAME` subcommand: the options it takes, its help (N-14).
+    fn init_command(&self) -> clap::Command;
+
+    /// What its `init_command` parsed into `matches`, its install with them.
+    fn init_options(&self, matches: &clap::ArgMatches) -> Result<Box<dyn InitOptions>, clap::Error>;
 
     /// The deadline `warden init` puts on its line for the harness's `timeout` (seconds) over the
     /// lock wait `lock_ms`, or why that timeout leaves no margin (H-6).

@@ -33,7 +33,7 @@ pub use guarded::{
     check_protection, covered, in_git_work_tree, inside, kill_switch, own_files_of, permission_rules,
     store_ignored,
 };
-pub use install::{FileWrite, Installing, Read};
+pub use install::{FileWrite, Installing, Protecting, Read};
 pub use integration::{CanaryAnswer, EnvFile, HookLineFn, Integration, Signs};
 pub use lines::{
     Line, check_binaries, check_lines_by_path, read_text, rewriting_check, server_named, tail_and_budget,
