@@ -2,7 +2,8 @@
 //! crate says it once as an [`Integration`] (feature `doctor`), and this table, by the name
 //! `--harness` gives, is the one place in the command line that names a harness's crate; every
 //! other command-line source holds a harness as `&dyn Integration` and runs one path for all of
-//! them. Here too, `warden hook`'s default deadline, the same in every harness's line.
+//! them; `warden init`'s subcommands are theirs, in this order (N-19). Here too, `warden
+//! hook`'s default deadline, the same in every harness's line.
 
 use agentwarden_doctor::Integration;
 

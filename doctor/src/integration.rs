@@ -1,9 +1,10 @@
 //! What `warden doctor` knows of one harness, said by that harness's integration crate (feature
 //! `doctor`): its names, its configuration section, where its installed hooks are read back, what
 //! its canary sends and how the answer reads, which files it loads into its environment, and what
-//! of its own the guard protects. The command line holds each harness as an [`Integration`],
-//! chosen by name in one registry, and runs one path for all of them (N-15): no `match` over the
-//! harnesses outside that registry.
+//! of its own the guard protects; and its `warden init NAME` subcommand with what that parsed
+//! (N-19). The command line holds each harness as an [`Integration`], chosen by name in one
+//! registry, and runs one path for all of them (N-15): no `match` over the harnesses outside
+//! that registry.
 
 use std::path::{Path, PathBuf};
 
