@@ -21,24 +21,8 @@ pub use agentwarden::config::CONFIG_FILE;
 use agentwarden::config::GuardrailsConfig;
 use agentwarden_adapters::untrusted::{self, UntrustedError};
 
-use crate::{
-    Installing, Integration, Protecting, Read, covered, in_git_work_tree, own_files_of, store_ignored,
-};
-
-/// What `warden init NAME` was given, as the harness's own subcommand parsed it
-/// ([`Integration::init_command`]): the options every harness takes, and the harness's install
-/// with its own (N-14).
-pub trait InitOptions: std::fmt::Debug {
-    /// `--project`: the project's root directory, else the project found from here upward (N-1).
-    fn project(&self) -> Option<&Path>;
-    /// `--warden`: the `warden` binary the hooks run, else this one.
-    fn warden(&self) -> Option<&Path>;
-    /// `--timeout`: the harness's timeout for each hook call, in seconds.
-    fn timeout(&self) -> u64;
-    /// What the harness writes and says for the `prepared` line, its files read through `read`;
-    /// `Err` says why nothing is written.
-    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String>;
-}
+pub use crate::install::{InitOptions, Prepared};
+use crate::{Installing, Integration, Protecting, covered, in_git_work_tree, own_files_of, store_ignored};
 
 /// The inputs of [`Prepared::prepare`]: the command line's, and the harness's words.
 pub struct Preparing<'a> {
@@ -71,35 +55,7 @@ impl std::fmt::Debug for Preparing<'_> {
     }
 }
 
-/// What every harness's `init` has before it writes anything.
-#[derive(Debug)]
-pub struct Prepared {
-    /// The project's root, canonical.
-    pub project: PathBuf,
-    /// Its `agentwarden.toml`.
-    pub config_path: PathBuf,
-    /// The configuration with the guard's own files protected, when any was added.
-    pub new_config: String,
-    /// The files added to `[guardrails] protected`.
-    pub added: Vec<String>,
-    /// The guard's own files.
-    pub own: Vec<String>,
-    /// The line's deadline, in milliseconds.
-    pub deadline: u64,
-    /// The lock wait, in milliseconds.
-    pub lock_ms: u64,
-    /// The hook line.
-    pub command: String,
-    /// The `warden` binary, and the configuration as loaded (Claude Code's deny rules name both).
-    pub exe: PathBuf,
-    /// The configuration as loaded.
-    pub config: Config,
-    /// Whether the line asks a server.
-    pub served: bool,
-    /// The hook client beside `warden` the line runs, when there is one (V-34).
-    pub hook_binary: Option<PathBuf>,
-}
-
+/// Making what `init` has before it writes, writing it, and saying what was done.
 impl Prepared {
     /// The project, the binary, the deadline, the configuration with the harness's own files
     /// added to `[guardrails] protected`, and the hook line; a refusal's reason otherwise.

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use agentwarden::Config;
+
 /// One file `warden init` writes.
 #[derive(Debug, PartialEq, Eq)]
 pub struct FileWrite {
@@ -45,4 +47,49 @@ pub enum Protecting {
     Appended,
     /// `` added to `[guardrails] protected` in FILE: A, B `` (Claude Code's words).
     InFile,
+}
+
+/// What every harness's `init` has before it writes anything: made by `init`'s
+/// `Prepared::prepare`, handed to the harness's [`InitOptions::install`].
+#[derive(Debug)]
+pub struct Prepared {
+    /// The project's root, canonical.
+    pub project: PathBuf,
+    /// Its `agentwarden.toml`.
+    pub config_path: PathBuf,
+    /// The configuration with the guard's own files protected, when any was added.
+    pub new_config: String,
+    /// The files added to `[guardrails] protected`.
+    pub added: Vec<String>,
+    /// The guard's own files.
+    pub own: Vec<String>,
+    /// The line's deadline, in milliseconds.
+    pub deadline: u64,
+    /// The lock wait, in milliseconds.
+    pub lock_ms: u64,
+    /// The hook line.
+    pub command: String,
+    /// The `warden` binary, and the configuration as loaded (Claude Code's deny rules name both).
+    pub exe: PathBuf,
+    /// The configuration as loaded.
+    pub config: Config,
+    /// Whether the line asks a server.
+    pub served: bool,
+    /// The hook client beside `warden` the line runs, when there is one (V-34).
+    pub hook_binary: Option<PathBuf>,
+}
+
+/// What `warden init NAME` was given, as the harness's own subcommand parsed it
+/// ([`Integration::init_command`]): the options every harness takes, and the harness's install
+/// with its own (N-14).
+pub trait InitOptions: std::fmt::Debug {
+    /// `--project`: the project's root directory, else the project found from here upward (N-1).
+    fn project(&self) -> Option<&Path>;
+    /// `--warden`: the `warden` binary the hooks run, else this one.
+    fn warden(&self) -> Option<&Path>;
+    /// `--timeout`: the harness's timeout for each hook call, in seconds.
+    fn timeout(&self) -> u64;
+    /// What the harness writes and says for the `prepared` line, its files read through `read`;
+    /// `Err` says why nothing is written.
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String>;
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use agentwarden_domain::sessions::HarnessProfile;
 
 use crate::check::Check;
-use crate::init::InitOptions;
+use crate::install::InitOptions;
 use crate::lines::Line;
 
 /// A harness's hook line for (binary, project, configuration, lock wait, deadline, the server

@@ -21,8 +21,8 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_doctor::init::{InitOptions, Prepared};
-use agentwarden_doctor::{FileWrite, Installing, Integration, Protecting, Read};
+use agentwarden_doctor::init::{CONFIG_FILE, InitOptions, Prepared};
+use agentwarden_doctor::{FileWrite, Installing, Protecting, Read};
 use serde_json::{Map, Value};
 
 use crate::setup::settings::{self, EVENTS, add_deny_rules, merge_hooks};
@@ -67,7 +67,7 @@ impl InitOptions for InitArgs {
     /// when no `warden-hook` is beside `warden` (V-34), then the rules.
     fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String> {
         let signers = prepared.config.allowed_signers.as_deref();
-        let rules = super::integration::Doctor.deny_rules(&prepared.project, signers, Some(&prepared.exe));
+        let rules = deny_rules(&prepared.project, signers, Some(&prepared.exe));
         let (mut installing, rules_said) = install(
             &prepared.project,
             self.managed.as_deref(),
@@ -86,6 +86,26 @@ impl InitOptions for InitArgs {
         installing.protecting = Protecting::InFile;
         Ok(installing)
     }
+}
+
+/// Every rule `init claude-code` puts in `permissions.deny`: the human verbs by name and by
+/// the installed binary's path `exe`, when known (`settings::human_verb_rules`, K-12, K-18),
+/// and `Edit` rules for the store directory (`.agentwarden`), `agentwarden.toml` and, when
+/// configured, `allowed_signers`, each from the filesystem root (`settings::edit_rule`) (K-13).
+pub fn deny_rules(project: &Path, allowed_signers: Option<&Path>, exe: Option<&Path>) -> Vec<String> {
+    // `path` from the filesystem root, through any link, for a rule of Claude Code's.
+    let rule_path = |path: &Path| {
+        std::fs::canonicalize(path)
+            .or_else(|_| std::path::absolute(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    let mut rules = settings::human_verb_rules(exe);
+    rules.push(settings::edit_rule(&rule_path(&project.join(".agentwarden")), true));
+    rules.push(settings::edit_rule(&rule_path(&project.join(CONFIG_FILE)), false));
+    if let Some(signers) = allowed_signers {
+        rules.push(settings::edit_rule(&rule_path(signers), false));
+    }
+    rules
 }
 
 /// What `warden init claude-code` writes and says for the hook line `command` with Claude Code's
