@@ -80,7 +80,7 @@ pub struct Prepared {
 }
 
 /// What `warden init NAME` was given, as the harness's own subcommand parsed it
-/// ([`Integration::init_command`]): the options every harness takes, and the harness's install
+/// ([`Integration::init_command`](crate::Integration::init_command)): the options every harness takes, and the harness's install
 /// with its own (N-14).
 pub trait InitOptions: std::fmt::Debug {
     /// `--project`: the project's root directory, else the project found from here upward (N-1).
