@@ -123,12 +123,10 @@ impl Prepared {
         lines.extend(installing.noted.iter().cloned());
         lines.push(format!("  deadline: {} ms (lock wait {} ms)", self.deadline, self.lock_ms));
         let added = self.added.join(", ");
-        lines.push(match installing.protecting {
-            _ if self.added.is_empty() => {
-                format!("`[guardrails] protected` already covers {}", self.own.join(", "))
-            }
-            Protecting::Appended => format!("`[guardrails] protected` += {added}"),
-            Protecting::InFile => {
+        lines.push(match (self.added.is_empty(), installing.protecting) {
+            (true, _) => format!("`[guardrails] protected` already covers {}", self.own.join(", ")),
+            (false, Protecting::Appended) => format!("`[guardrails] protected` += {added}"),
+            (false, Protecting::InFile) => {
                 format!("added to `[guardrails] protected` in {}: {added}", self.config_path.display())
             }
         });
@@ -214,6 +212,55 @@ pub fn ignore_store(project: &Path) -> Result<Option<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `init` says after the files are written, in order: the harness's lines, the line,
+    /// its notes, the deadline, then the protected paths in the harness's words, or that they
+    /// were covered already.
+    #[test]
+    fn what_init_says_keeps_its_order_and_each_harness_words() {
+        let prepared = |added: &[&str]| Prepared {
+            project: PathBuf::from("/p"),
+            config_path: PathBuf::from("/p/agentwarden.toml"),
+            new_config: String::new(),
+            added: added.iter().map(|s| (*s).to_owned()).collect(),
+            own: vec!["a".to_owned(), "b".to_owned()],
+            deadline: 28_000,
+            lock_ms: 5_000,
+            command: "warden hook".to_owned(),
+            exe: PathBuf::from("/bin/warden"),
+            config: Config::default(),
+            served: false,
+            hook_binary: None,
+        };
+        let installing = |protecting| Installing {
+            said: vec!["wrote".to_owned()],
+            noted: vec!["  a note".to_owned()],
+            protecting,
+            ..Installing::default()
+        };
+        // (added, wording, last line, why)
+        let rows = [
+            (&["a", "b"][..], Protecting::Appended, "`[guardrails] protected` += a, b", "the default words"),
+            (
+                &["a"][..],
+                Protecting::InFile,
+                "added to `[guardrails] protected` in /p/agentwarden.toml: a",
+                "Claude Code's words",
+            ),
+            (&[][..], Protecting::InFile, "`[guardrails] protected` already covers a, b", "nothing added"),
+        ];
+        for (added, protecting, last, why) in rows {
+            let said = prepared(added).said(&installing(protecting));
+            let expected = [
+                "wrote",
+                "  command: warden hook",
+                "  a note",
+                "  deadline: 28000 ms (lock wait 5000 ms)",
+                last,
+            ];
+            assert_eq!(said, expected, "{why}");
+        }
+    }
 
     #[test]
     fn protecting_keeps_the_users_text_and_adds_only_what_is_missing() {

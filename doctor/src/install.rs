@@ -1,7 +1,9 @@
 //! What `warden init HARNESS` writes and says, once the line to install is known (N-14): each
 //! harness crate's `setup::install` reads the harness's own files through the reader it is
 //! handed and answers with an [`Installing`]; the command line writes the files by descriptor
-//! (U-4), in order, and prints. Nothing is written when the harness refuses.
+//! (U-4), in order, and prints. Nothing is written when the harness refuses. Here too what a
+//! harness's install is handed: its own options as its `init` subcommand parsed them
+//! ([`InitOptions`]) and the line the command line prepared ([`Prepared`], N-19).
 
 use std::path::{Path, PathBuf};
 
@@ -80,8 +82,8 @@ pub struct Prepared {
 }
 
 /// What `warden init NAME` was given, as the harness's own subcommand parsed it
-/// ([`Integration::init_command`](crate::Integration::init_command)): the options every harness takes, and the harness's install
-/// with its own (N-14).
+/// ([`Integration::init_command`](crate::Integration::init_command)): the options every harness
+/// takes, and the harness's install with its own (N-14, N-19).
 pub trait InitOptions: std::fmt::Debug {
     /// `--project`: the project's root directory, else the project found from here upward (N-1).
     fn project(&self) -> Option<&Path>;
