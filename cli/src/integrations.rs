@@ -2,7 +2,8 @@
 //! crate says it once as an [`Integration`] (feature `doctor`), and this table, by the name
 //! `--harness` gives, is the one place in the command line that names a harness's crate; every
 //! other command-line source holds a harness as `&dyn Integration` and runs one path for all of
-//! them. Here too, `warden hook`'s default deadline, the same in every harness's line.
+//! them; `warden init`'s subcommands are theirs, in this order (N-19). Here too, `warden
+//! hook`'s default deadline, the same in every harness's line.
 
 use agentwarden_doctor::Integration;
 
@@ -20,7 +21,17 @@ const ALL: [&dyn Integration; 4] = [
 /// The harness `--harness NAME` names, the default when it is none of them (clap admits only
 /// the names in [`ALL`]).
 pub(crate) fn by_name(name: &str) -> &'static dyn Integration {
-    ALL.into_iter().find(|harness| harness.command() == name).unwrap_or(DEFAULT)
+    named(name).unwrap_or(DEFAULT)
+}
+
+/// The harness known by `name` (`warden init NAME`), if any.
+pub(crate) fn named(name: &str) -> Option<&'static dyn Integration> {
+    ALL.into_iter().find(|harness| harness.command() == name)
+}
+
+/// Every harness, in the registry's order: `warden init`'s subcommands.
+pub(crate) fn all() -> [&'static dyn Integration; ALL.len()] {
+    ALL
 }
 
 /// The names `--harness` takes, in the registry's order.
@@ -137,6 +148,23 @@ mod tests {
             assert_eq!(by_name(name).command(), name);
             let hook = agentwarden_hook_client::HookHarness::parse(name).unwrap().profile();
             assert_eq!(by_name(name).profile().terms.section, hook.terms.section, "{name}");
+        }
+    }
+
+    /// Every harness in the registry has its `warden init NAME` subcommand, named as the registry
+    /// names it, which takes `--project DIR` and hands it on: a harness added to the registry
+    /// cannot be left without an `init` (N-14).
+    #[test]
+    fn every_harness_has_an_init_that_takes_a_project() {
+        for harness in all() {
+            let name = harness.command();
+            let command = harness.init_command();
+            assert_eq!(command.get_name(), name);
+            let matches = command.try_get_matches_from([name, "--project", "/p"]).unwrap();
+            let options = harness.init_options(&matches).unwrap();
+            assert_eq!(options.project(), Some(std::path::Path::new("/p")), "{name}");
+            assert_eq!(options.warden(), None, "{name}");
+            assert_eq!(options.timeout(), 30, "{name}: the default timeout");
         }
     }
 

@@ -21,7 +21,8 @@ pub use agentwarden::config::CONFIG_FILE;
 use agentwarden::config::GuardrailsConfig;
 use agentwarden::files::{self, UntrustedError};
 
-use crate::{Installing, Integration, covered, in_git_work_tree, own_files_of, store_ignored};
+pub use crate::install::{InitOptions, Prepared};
+use crate::{Installing, Integration, Protecting, covered, in_git_work_tree, own_files_of, store_ignored};
 
 /// The inputs of [`Prepared::prepare`]: the command line's, and the harness's words.
 pub struct Preparing<'a> {
@@ -54,35 +55,7 @@ impl std::fmt::Debug for Preparing<'_> {
     }
 }
 
-/// What every harness's `init` has before it writes anything.
-#[derive(Debug)]
-pub struct Prepared {
-    /// The project's root, canonical.
-    pub project: PathBuf,
-    /// Its `agentwarden.toml`.
-    pub config_path: PathBuf,
-    /// The configuration with the guard's own files protected, when any was added.
-    pub new_config: String,
-    /// The files added to `[guardrails] protected`.
-    pub added: Vec<String>,
-    /// The guard's own files.
-    pub own: Vec<String>,
-    /// The line's deadline, in milliseconds.
-    pub deadline: u64,
-    /// The lock wait, in milliseconds.
-    pub lock_ms: u64,
-    /// The hook line.
-    pub command: String,
-    /// The `warden` binary, and the configuration as loaded (Claude Code's deny rules name both).
-    pub exe: PathBuf,
-    /// The configuration as loaded.
-    pub config: Config,
-    /// Whether the line asks a server.
-    pub served: bool,
-    /// The hook client beside `warden` the line runs, when there is one (V-34).
-    pub hook_binary: Option<PathBuf>,
-}
-
+/// Making what `init` has before it writes, writing it, and saying what was done.
 impl Prepared {
     /// The project, the binary, the deadline, the configuration with the harness's own files
     /// added to `[guardrails] protected`, and the hook line; a refusal's reason otherwise.
@@ -140,6 +113,24 @@ impl Prepared {
             served,
             hook_binary,
         })
+    }
+
+    /// What `init` says once every file is written: what the harness wrote, the line, the
+    /// harness's notes, the deadline, and what was added to `[guardrails] protected`.
+    pub fn said(&self, installing: &Installing) -> Vec<String> {
+        let mut lines = installing.said.clone();
+        lines.push(format!("  command: {}", self.command));
+        lines.extend(installing.noted.iter().cloned());
+        lines.push(format!("  deadline: {} ms (lock wait {} ms)", self.deadline, self.lock_ms));
+        let added = self.added.join(", ");
+        lines.push(match (self.added.is_empty(), installing.protecting) {
+            (true, _) => format!("`[guardrails] protected` already covers {}", self.own.join(", ")),
+            (false, Protecting::Appended) => format!("`[guardrails] protected` += {added}"),
+            (false, Protecting::InFile) => {
+                format!("added to `[guardrails] protected` in {}: {added}", self.config_path.display())
+            }
+        });
+        lines
     }
 
     /// Writes the configuration (when anything was added to it), then each of the harness's
@@ -220,6 +211,55 @@ pub fn ignore_store(project: &Path) -> Result<Option<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `init` says after the files are written, in order: the harness's lines, the line,
+    /// its notes, the deadline, then the protected paths in the harness's words, or that they
+    /// were covered already.
+    #[test]
+    fn what_init_says_keeps_its_order_and_each_harness_words() {
+        let prepared = |added: &[&str]| Prepared {
+            project: PathBuf::from("/p"),
+            config_path: PathBuf::from("/p/agentwarden.toml"),
+            new_config: String::new(),
+            added: added.iter().map(|s| (*s).to_owned()).collect(),
+            own: vec!["a".to_owned(), "b".to_owned()],
+            deadline: 28_000,
+            lock_ms: 5_000,
+            command: "warden hook".to_owned(),
+            exe: PathBuf::from("/bin/warden"),
+            config: Config::default(),
+            served: false,
+            hook_binary: None,
+        };
+        let installing = |protecting| Installing {
+            said: vec!["wrote".to_owned()],
+            noted: vec!["  a note".to_owned()],
+            protecting,
+            ..Installing::default()
+        };
+        // (added, wording, last line, why)
+        let rows = [
+            (&["a", "b"][..], Protecting::Appended, "`[guardrails] protected` += a, b", "the default words"),
+            (
+                &["a"][..],
+                Protecting::InFile,
+                "added to `[guardrails] protected` in /p/agentwarden.toml: a",
+                "Claude Code's words",
+            ),
+            (&[][..], Protecting::InFile, "`[guardrails] protected` already covers a, b", "nothing added"),
+        ];
+        for (added, protecting, last, why) in rows {
+            let said = prepared(added).said(&installing(protecting));
+            let expected = [
+                "wrote",
+                "  command: warden hook",
+                "  a note",
+                "  deadline: 28000 ms (lock wait 5000 ms)",
+                last,
+            ];
+            assert_eq!(said, expected, "{why}");
+        }
+    }
 
     #[test]
     fn protecting_keeps_the_users_text_and_adds_only_what_is_missing() {

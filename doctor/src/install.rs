@@ -1,9 +1,13 @@
 //! What `warden init HARNESS` writes and says, once the line to install is known (N-14): each
 //! harness crate's `setup::install` reads the harness's own files through the reader it is
 //! handed and answers with an [`Installing`]; the command line writes the files by descriptor
-//! (U-4), in order, and prints. Nothing is written when the harness refuses.
+//! (U-4), in order, and prints. Nothing is written when the harness refuses. Here too what a
+//! harness's install is handed: its own options as its `init` subcommand parsed them
+//! ([`InitOptions`]) and the line the command line prepared ([`Prepared`], N-19).
 
 use std::path::{Path, PathBuf};
+
+use agentwarden::Config;
 
 /// One file `warden init` writes.
 #[derive(Debug, PartialEq, Eq)]
@@ -25,6 +29,10 @@ pub struct Installing {
     pub writes: Vec<FileWrite>,
     /// What was written where, said before the line and the deadline.
     pub said: Vec<String>,
+    /// Said after the line, before its deadline (Claude Code: the client's note and its deny rules).
+    pub noted: Vec<String>,
+    /// How what was added to `[guardrails] protected` is said.
+    pub protecting: Protecting,
     /// The last line: what the human does next.
     pub next: String,
 }
@@ -32,3 +40,58 @@ pub struct Installing {
 /// A harness's file as text under a root (`None`: it does not exist), or why it cannot be read;
 /// the command line's, by descriptor (U-1).
 pub type Read<'a> = &'a mut dyn FnMut(&Path, &Path) -> Result<Option<String>, String>;
+
+/// How `warden init HARNESS` says what it added to `[guardrails] protected`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protecting {
+    /// `` `[guardrails] protected` += A, B ``.
+    #[default]
+    Appended,
+    /// `` added to `[guardrails] protected` in FILE: A, B `` (Claude Code's words).
+    InFile,
+}
+
+/// What every harness's `init` has before it writes anything: made by `init`'s
+/// `Prepared::prepare`, handed to the harness's [`InitOptions::install`].
+#[derive(Debug)]
+pub struct Prepared {
+    /// The project's root, canonical.
+    pub project: PathBuf,
+    /// Its `agentwarden.toml`.
+    pub config_path: PathBuf,
+    /// The configuration with the guard's own files protected, when any was added.
+    pub new_config: String,
+    /// The files added to `[guardrails] protected`.
+    pub added: Vec<String>,
+    /// The guard's own files.
+    pub own: Vec<String>,
+    /// The line's deadline, in milliseconds.
+    pub deadline: u64,
+    /// The lock wait, in milliseconds.
+    pub lock_ms: u64,
+    /// The hook line.
+    pub command: String,
+    /// The `warden` binary, and the configuration as loaded (Claude Code's deny rules name both).
+    pub exe: PathBuf,
+    /// The configuration as loaded.
+    pub config: Config,
+    /// Whether the line asks a server.
+    pub served: bool,
+    /// The hook client beside `warden` the line runs, when there is one (V-34).
+    pub hook_binary: Option<PathBuf>,
+}
+
+/// What `warden init NAME` was given, as the harness's own subcommand parsed it
+/// ([`Integration::init_command`](crate::Integration::init_command)): the options every harness
+/// takes, and the harness's install with its own (N-14, N-19).
+pub trait InitOptions: std::fmt::Debug {
+    /// `--project`: the project's root directory, else the project found from here upward (N-1).
+    fn project(&self) -> Option<&Path>;
+    /// `--warden`: the `warden` binary the hooks run, else this one.
+    fn warden(&self) -> Option<&Path>;
+    /// `--timeout`: the harness's timeout for each hook call, in seconds.
+    fn timeout(&self) -> u64;
+    /// What the harness writes and says for the `prepared` line, its files read through `read`;
+    /// `Err` says why nothing is written.
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String>;
+}

@@ -1,15 +1,17 @@
 //! What `warden doctor` knows of one harness, said by that harness's integration crate (feature
 //! `doctor`): its names, its configuration section, where its installed hooks are read back, what
 //! its canary sends and how the answer reads, which files it loads into its environment, and what
-//! of its own the guard protects. The command line holds each harness as an [`Integration`],
-//! chosen by name in one registry, and runs one path for all of them (N-15): no `match` over the
-//! harnesses outside that registry.
+//! of its own the guard protects; and its `warden init NAME` subcommand with what that parsed
+//! (N-19). The command line holds each harness as an [`Integration`], chosen by name in one
+//! registry, and runs one path for all of them (N-15): no `match` over the harnesses outside
+//! that registry.
 
 use std::path::{Path, PathBuf};
 
 use agentwarden::sessions::HarnessProfile;
 
 use crate::check::Check;
+use crate::install::InitOptions;
 use crate::lines::Line;
 
 /// A harness's hook line for (binary, project, configuration, lock wait, deadline, the server
@@ -71,6 +73,12 @@ pub trait Integration: Sync {
     fn init(&self) -> String {
         format!("warden init {}", self.command())
     }
+
+    /// Its `warden init NAME` subcommand: the options it takes, its help (N-14).
+    fn init_command(&self) -> clap::Command;
+
+    /// What its `init_command` parsed into `matches`, its install with them.
+    fn init_options(&self, matches: &clap::ArgMatches) -> Result<Box<dyn InitOptions>, clap::Error>;
 
     /// The deadline `warden init` puts on its line for the harness's `timeout` (seconds) over the
     /// lock wait `lock_ms`, or why that timeout leaves no margin (H-6).

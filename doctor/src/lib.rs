@@ -4,9 +4,8 @@
 //! binaries, the configuration they name, their fail-closed tail and their time budget). Each
 //! harness crate's `setup::installed` (feature `doctor`) reads its own files with these and
 //! reports; the command line loops over the harnesses and prints. What `warden init` writes for
-//! a harness that installs by path (Codex, Gemini CLI) is said in [`Installing`] (N-14), and what
-//! every harness's `init` shares — the line prepared, the guard's files protected, the files
-//! written — is [`init`]'s.
+//! a harness is said in [`Installing`] (N-14, N-17), and what every harness's `init` shares —
+//! the line prepared, the guard's files protected, the files written — is [`init`]'s.
 //! Each harness crate says what the doctor knows of it as an [`Integration`], and the doctor's
 //! harness-wide steps run over that: the canary ([`canary()`], H-15, C-11) and the files that may
 //! set the kill switch ([`kill_switch_files`], G-25), one path for every harness (N-15).
@@ -33,7 +32,7 @@ pub use guarded::{
     check_protection, covered, in_git_work_tree, inside, kill_switch, own_files_of, permission_rules,
     store_ignored,
 };
-pub use install::{FileWrite, Installing, Read};
+pub use install::{FileWrite, Installing, Protecting, Read};
 pub use integration::{CanaryAnswer, EnvFile, HookLineFn, Integration, Signs};
 pub use lines::{
     Line, check_binaries, check_lines_by_path, read_text, rewriting_check, server_named, tail_and_budget,

@@ -15,7 +15,7 @@
 use std::path::Path;
 
 /// Files (relative to the workspace's root) allowed to name a harness in their code, and why.
-const ALLOWED: [(&str, &str); 4] = [
+const ALLOWED: [(&str, &str); 3] = [
     (
         "hook-client/src/harness.rs",
         "the registry: each harness by the name its hook's command line gives it, the one place that \
@@ -31,7 +31,6 @@ const ALLOWED: [(&str, &str); 4] = [
         "what `warden doctor` knows of each harness, by the name `--harness` gives: the one place in the \
          command line that chooses a harness's integration (N-15)",
     ),
-    ("cli/src/setup.rs", "`warden init HARNESS`: each harness's installer (moving out, issue 49)"),
 ];
 
 /// Case-insensitive: a harness's name in an identifier.

@@ -3,11 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_doctor::init::CONFIG_FILE;
 use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, HookLineFn, Integration, Line, Signs};
 use agentwarden_domain::sessions::HarnessProfile;
 
-use super::{canary, installed, line, settings};
+use super::{canary, install, installed, line, settings};
 
 /// Claude Code's integration, as the command line's registry holds it.
 #[derive(Clone, Copy, Debug)]
@@ -53,6 +52,17 @@ impl Integration for Doctor {
         ("Claude Code's settings", &settings::PROTECTED_FILES)
     }
 
+    fn init_command(&self) -> clap::Command {
+        <install::InitArgs as clap::Args>::augment_args(clap::Command::new(self.command()))
+    }
+
+    fn init_options(
+        &self,
+        matches: &clap::ArgMatches,
+    ) -> Result<Box<dyn agentwarden_doctor::init::InitOptions>, clap::Error> {
+        Ok(Box::new(<install::InitArgs as clap::FromArgMatches>::from_arg_matches(matches)?))
+    }
+
     fn deadline_for(
         &self,
         timeout_s: u64,
@@ -65,24 +75,8 @@ impl Integration for Doctor {
         |binary, _, _, lock_ms, deadline, server| line::hook_command(binary, lock_ms, deadline, server)
     }
 
-    /// Every rule `init claude-code` puts in `permissions.deny`: the human verbs by name and by
-    /// the installed binary's path `exe`, when known (`settings::human_verb_rules`, K-12, K-18),
-    /// and `Edit` rules for the store directory (`.agentwarden`), `agentwarden.toml` and, when
-    /// configured, `allowed_signers`, each from the filesystem root (`settings::edit_rule`) (K-13).
     fn deny_rules(&self, project: &Path, allowed_signers: Option<&Path>, exe: Option<&Path>) -> Vec<String> {
-        // `path` from the filesystem root, through any link, for a rule of Claude Code's.
-        let rule_path = |path: &Path| {
-            std::fs::canonicalize(path)
-                .or_else(|_| std::path::absolute(path))
-                .unwrap_or_else(|_| path.to_path_buf())
-        };
-        let mut rules = settings::human_verb_rules(exe);
-        rules.push(settings::edit_rule(&rule_path(&project.join(".agentwarden")), true));
-        rules.push(settings::edit_rule(&rule_path(&project.join(CONFIG_FILE)), false));
-        if let Some(signers) = allowed_signers {
-            rules.push(settings::edit_rule(&rule_path(signers), false));
-        }
-        rules
+        install::deny_rules(project, allowed_signers, exe)
     }
 
     fn env_files(&self, project: &Path, _home: Option<PathBuf>) -> Vec<EnvFile> {

@@ -10,8 +10,9 @@
 //!   files the guard protects of Claude Code's (H-19).
 //! - [`canary`] — `warden doctor`'s canary in Claude Code's words: the spawn it sends and how
 //!   the answer reads (H-15).
-//! - `install` (feature `doctor`) — what `warden init claude-code` writes and says, the settings
-//!   read through the command line's reader (H-11, H-13, K-13, N-17).
+//! - `install` (feature `doctor`) — `warden init claude-code`'s options (N-19) and what it
+//!   writes and says, the settings read through the command line's reader (H-11, H-13, K-13,
+//!   N-17).
 //! - `installed` (feature `doctor`) — Warden's hooks as Claude Code would run them, read back
 //!   from the managed, project and user settings and checked for `warden doctor` (H-14, N-13).
 //! - `integration` (feature `doctor`) — Claude Code as `warden doctor`'s one path for every

@@ -13,9 +13,53 @@
 
 use std::path::{Path, PathBuf};
 
+use agentwarden_doctor::init::{InitOptions, Prepared};
 use agentwarden_doctor::{FileWrite, Installing, Read};
 
 use crate::setup::config::{self, EVENTS, merge_hooks, trust_project};
+
+/// Merge Warden's hooks into the project's `.codex/config.toml` (other keys are kept), trust
+/// the project in Codex's home, and add the guard's own files to `[guardrails] protected`.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// The project's root directory [default: the nearest directory, from here upward, with an
+    /// `agentwarden.toml` (N-1), else this one].
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// The `warden` binary the hook runs (default: this one).
+    #[arg(long, value_name = "PATH")]
+    warden: Option<PathBuf>,
+    /// Codex's timeout for each hook call, in seconds: at least the lock wait
+    /// (`--lock-timeout-ms`) plus 3 s.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    timeout: u64,
+    /// Write the hooks with `allow_managed_hooks_only` to FILE, for an administrator to
+    /// install as `/etc/codex/requirements.toml`, instead of the project's configuration.
+    #[arg(long, value_name = "FILE")]
+    managed: Option<PathBuf>,
+    /// Codex's home, where the project is trusted [default: `$CODEX_HOME`, else `~/.codex`].
+    #[arg(long, value_name = "DIR")]
+    codex_home: Option<PathBuf>,
+}
+
+impl InitOptions for InitArgs {
+    fn project(&self) -> Option<&Path> {
+        self.project.as_deref()
+    }
+
+    fn warden(&self) -> Option<&Path> {
+        self.warden.as_deref()
+    }
+
+    fn timeout(&self) -> u64 {
+        self.timeout
+    }
+
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String> {
+        let (managed, home) = (self.managed.as_deref(), self.codex_home.clone());
+        install(&prepared.project, managed, home, &prepared.command, self.timeout, read)
+    }
+}
 
 /// What `warden init codex` writes and says for the hook line `command` with Codex's `timeout`
 /// (seconds): the managed requirements at `managed`, else the project's configuration and the
@@ -79,7 +123,7 @@ pub fn install(
          `warden doctor --harness codex --project {}`, then run Codex with AGENTWARDEN_ENABLE_SUBAGENTS=true",
         project.display()
     );
-    Ok(Installing { writes, said, next })
+    Ok(Installing { writes, said, next, ..Installing::default() })
 }
 
 #[cfg(test)]

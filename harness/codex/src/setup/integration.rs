@@ -53,6 +53,17 @@ impl Integration for Doctor {
         ("Codex's configuration", &config::PROTECTED_FILES)
     }
 
+    fn init_command(&self) -> clap::Command {
+        <super::install::InitArgs as clap::Args>::augment_args(clap::Command::new(self.command()))
+    }
+
+    fn init_options(
+        &self,
+        matches: &clap::ArgMatches,
+    ) -> Result<Box<dyn agentwarden_doctor::init::InitOptions>, clap::Error> {
+        Ok(Box::new(<super::install::InitArgs as clap::FromArgMatches>::from_arg_matches(matches)?))
+    }
+
     fn deadline_for(
         &self,
         timeout_s: u64,

@@ -15,8 +15,8 @@
 //!   rewrite a tool's input (C-18).
 //! - [`rules`] — Codex's exec-policy folders, the rules files Warden cannot honour behind the
 //!   launcher, and the sandbox beside which it cannot run (C-21, C-22).
-//! - `install` (feature `doctor`) — what `warden init codex` writes and says, Codex's files
-//!   read through the command line's reader (C-8, N-14).
+//! - `install` (feature `doctor`) — `warden init codex`'s options (N-19) and what it writes and
+//!   says, Codex's files read through the command line's reader (C-8, N-14).
 //! - `installed` (feature `doctor`) — Warden's hooks as Codex would run them, read back from the
 //!   managed requirements and the project's configuration, its trust and its confinement checked
 //!   for `warden doctor` (C-10, N-13).

@@ -4,11 +4,62 @@
 //! the line and protects the guard's own files; this says what to write. The file is Warden's
 //! own: written whole, whatever it held.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use agentwarden_doctor::init::{InitOptions, Prepared};
 use agentwarden_doctor::{FileWrite, Installing, Read};
 
 use crate::setup::hooks::{self, EVENTS, hook_file};
+
+/// Write Warden's hooks to the project's `.github/hooks/agentwarden.json` (or the user's
+/// hooks folder) and add the guard's own files to `[guardrails] protected`.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// The project's root directory [default: the nearest directory, from here upward, with an
+    /// `agentwarden.toml` (N-1), else this one].
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// The `warden` binary the hook runs (default: this one).
+    #[arg(long, value_name = "PATH")]
+    warden: Option<PathBuf>,
+    /// Copilot's timeout for each hook call (`timeoutSec`), in seconds: at least the lock
+    /// wait (`--lock-timeout-ms`) plus 3 s.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    timeout: u64,
+    /// Write the hooks to the user's hooks folder (`$COPILOT_HOME/hooks/agentwarden.json`,
+    /// else `~/.copilot/hooks/agentwarden.json`), which Copilot loads in every project with no
+    /// trust step, instead of the project's `.github/hooks`.
+    #[arg(long, conflicts_with = "managed")]
+    user: bool,
+    /// Write Warden's hooks as a managed plugin to DIR (its `managed-settings.json`, merged,
+    /// and `agentwarden-marketplace/`), for an administrator to install as
+    /// `/etc/github-copilot`: Copilot then runs them for every user (H-75).
+    #[arg(long, value_name = "DIR")]
+    managed: Option<PathBuf>,
+}
+
+impl InitOptions for InitArgs {
+    fn project(&self) -> Option<&Path> {
+        self.project.as_deref()
+    }
+
+    fn warden(&self) -> Option<&Path> {
+        self.warden.as_deref()
+    }
+
+    fn timeout(&self) -> u64 {
+        self.timeout
+    }
+
+    /// The managed plugin at `--managed DIR` (H-75), else the hook file.
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String> {
+        let (project, command) = (&prepared.project, &prepared.command);
+        match &self.managed {
+            Some(dir) => super::managed::install(dir, project, command, self.timeout, read),
+            None => install(project, self.user, command, self.timeout, read),
+        }
+    }
+}
 
 /// What `warden init copilot` writes and says for the hook line `command` with Copilot's
 /// `timeout` (seconds): the user's hook file when `user`, else the project's. `Err` says why
@@ -73,6 +124,7 @@ pub fn install(
         writes: vec![FileWrite { root, path: target, text: hook_file(command, timeout), make }],
         said,
         next,
+        ..Installing::default()
     })
 }
 

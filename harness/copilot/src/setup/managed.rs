@@ -156,7 +156,7 @@ pub fn install(
          copilot --project {}`, then run Copilot with AGENTWARDEN_ENABLE_SUBAGENTS=true",
         project.display()
     );
-    Ok(Installing { writes, said, next })
+    Ok(Installing { writes, said, next, ..Installing::default() })
 }
 
 #[cfg(test)]

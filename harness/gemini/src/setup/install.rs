@@ -4,11 +4,55 @@
 //! own files; this reads Gemini's settings through the reader it is handed and says what to
 //! write.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use agentwarden_doctor::init::{InitOptions, Prepared};
 use agentwarden_doctor::{FileWrite, Installing, Read};
 
 use crate::setup::settings::{self, EVENTS, merge_hooks};
+
+/// Merge Warden's hooks into the project's `.gemini/settings.json` (other keys are kept) and
+/// add the guard's own files to `[guardrails] protected`.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// The project's root directory [default: the nearest directory, from here upward, with an
+    /// `agentwarden.toml` (N-1), else this one].
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// The `warden` binary the hook runs (default: this one).
+    #[arg(long, value_name = "PATH")]
+    warden: Option<PathBuf>,
+    /// Gemini's timeout for each hook call, in seconds (written in milliseconds): at least
+    /// the lock wait (`--lock-timeout-ms`) plus 3 s.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    timeout: u64,
+    /// Write the hooks to FILE, for an administrator to install as
+    /// `/etc/gemini-cli/settings.json`, instead of the project's settings.
+    #[arg(long, value_name = "FILE", conflicts_with = "user")]
+    system: Option<PathBuf>,
+    /// Merge the hooks into the user's settings (`$GEMINI_CLI_HOME/.gemini/settings.json`,
+    /// else `~/.gemini/settings.json`), for every project, instead of the project's settings.
+    #[arg(long)]
+    user: bool,
+}
+
+impl InitOptions for InitArgs {
+    fn project(&self) -> Option<&Path> {
+        self.project.as_deref()
+    }
+
+    fn warden(&self) -> Option<&Path> {
+        self.warden.as_deref()
+    }
+
+    fn timeout(&self) -> u64 {
+        self.timeout
+    }
+
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String> {
+        install(&prepared.project, self.system.as_deref(), self.user, &prepared.command, self.timeout, read)
+    }
+}
 
 /// What `warden init gemini` writes and says for the hook line `command` with Gemini's
 /// `timeout` (seconds; written in milliseconds): the system settings at `system`, else the
@@ -74,6 +118,7 @@ pub fn install(
         writes: vec![FileWrite { root: project.to_path_buf(), path: target, text: merged, make }],
         said,
         next,
+        ..Installing::default()
     })
 }
 

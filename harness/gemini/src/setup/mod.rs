@@ -2,7 +2,7 @@
 //! gemini` reads back: the installed line and its time budget ([`line`](mod@line)), the hooks merged into
 //! a settings file and read back ([`settings`]), the canary doctor sends ([`canary`]), the policy
 //! rules Warden cannot honour behind its launcher ([`policy`], M-30), and (feature `doctor`)
-//! `install`, what `warden init gemini` writes and says (N-14), and `installed`, Warden's hooks as Gemini CLI would run them, read back and checked for `warden
+//! `install`, `warden init gemini`'s options and what it writes and says (N-14, N-19), and `installed`, Warden's hooks as Gemini CLI would run them, read back and checked for `warden
 //! doctor` (N-13), and `integration`, Gemini CLI as `warden doctor`'s one path for every harness
 //! asks of it (N-15). Plain data and functions that open no file but `installed`'s: the command line
 //! reads, writes and prints.
