@@ -36,6 +36,7 @@ pub mod human;
 mod lineage;
 pub mod manifests;
 pub mod observe;
+pub mod questions;
 mod records;
 mod replay;
 pub mod requests;
