@@ -8,8 +8,6 @@ pub(super) mod report;
 pub(super) mod served;
 mod tlog;
 
-pub(super) use tlog::write_new_key;
-
 use std::io::Write;
 use std::path::PathBuf;
 
