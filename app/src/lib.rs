@@ -45,6 +45,7 @@ pub mod store;
 #[cfg(test)]
 mod testing;
 pub mod tlog;
+pub mod trust;
 mod warden;
 pub mod wiring;
 

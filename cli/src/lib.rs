@@ -241,7 +241,8 @@ pub fn main() -> ExitCode {
     // No variable chooses the server or the store: set, they refuse every command but the hook,
     // whose installed line names all it trusts and which ignores them (its environment comes
     // from settings the agent can write) (V-49, V-67).
-    if !is_hook && let Err(f) = trust::refuse_variables(|name| std::env::var_os(name)) {
+    if !is_hook && let Err(f) = trust::refuse_variables(|name| std::env::var_os(name)).map_err(Failure::from)
+    {
         if json {
             let _ = print_error_object(&mut std::io::stdout().lock(), &f);
         }
@@ -463,7 +464,7 @@ fn trusted(command: &Command, given: &trust::Given) -> Result<trust::Trusted, Fa
         | Command::Manpages(_) => None,
     };
     match config {
-        Some(path) => trust::resolve(given, trust::load(path).as_ref(), served),
+        Some(path) => Ok(trust::resolve(given, trust::load(path).as_ref(), served)?),
         None => Ok(trust::trusted(given)),
     }
 }
