@@ -43,10 +43,10 @@ use agentwarden::{Config, StoreError, Warden, WardenError};
 use agentwarden_protocol::{AbsolutePath, Answer, ClientError, Outcome, Question, Request};
 
 use super::client::ServerArgs;
-use super::stores::Stores;
 use super::trust::Server;
 use super::{Command, EXIT_STORE, EXIT_USAGE, Failure, guard::GuardCommand, lineage::LineageCommand};
 use super::{result::ResultCommand, unavailable};
+use agentwarden::store::Stores;
 
 /// A decision command, read: its question and what it was asked with.
 pub(super) struct Asked<'a> {
