@@ -504,7 +504,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
             // A checkpoint and a proof ask the server holding the store, when one is
             // configured and no --store names another (V-65).
             let served = match command.served() {
-                true => audit::served::Served::named(&trusted),
+                true => audit::served::named(&trusted),
                 false => None,
             };
             // `verify --checkpoint` opens with the configuration it holds to the seal.

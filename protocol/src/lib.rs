@@ -27,6 +27,7 @@ pub mod hook_line;
 mod message;
 mod question;
 pub mod settings_file;
+mod tree;
 
 pub use client::{ClientError, PeerError, decide, exchange, peer_uid};
 pub use frame::{
@@ -34,6 +35,7 @@ pub use frame::{
 };
 pub use message::{Answer, HookDecision, Request, SpanExport, WitnessReport};
 pub use question::{AbsolutePath, ListedApproval, Outcome, PathError, Question};
+pub use tree::{TreeClient, TreeError};
 
 use agentwarden_domain::code::Code;
 
