@@ -42,6 +42,7 @@ mod replay;
 pub mod requests;
 pub mod signing;
 pub mod store;
+pub mod stores;
 #[cfg(test)]
 mod testing;
 pub mod tlog;

@@ -46,7 +46,7 @@ use super::client::ServerArgs;
 use super::trust::Server;
 use super::{Command, EXIT_STORE, EXIT_USAGE, Failure, guard::GuardCommand, lineage::LineageCommand};
 use super::{result::ResultCommand, unavailable};
-use agentwarden::store::Stores;
+use agentwarden::stores::Stores;
 
 /// A decision command, read: its question and what it was asked with.
 pub(super) struct Asked<'a> {

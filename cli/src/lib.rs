@@ -476,7 +476,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
         trust::Given { server: cli.server.clone(), server_uid: cli.server_uid, store: cli.store.clone() };
     // Who decides and which log, from the command line alone, once for every command (V-67).
     let trusted = trusted(&cli.command, &given)?;
-    let stores = agentwarden::store::Stores { explicit: trusted.store.clone(), sled, follow_config: false };
+    let stores = agentwarden::stores::Stores { explicit: trusted.store.clone(), sled, follow_config: false };
     // A decision command is a question, answered here or by the server, rendered here (V-13, V-54).
     if let Some(asked) = decide::asked(&cli.command)? {
         let (outcome, config) = decide::answer(asked, &stores, trusted.server.as_ref()).await?;

@@ -32,6 +32,9 @@ pub enum TreeError {
     /// The server signs no checkpoint: it has no `[server] log_key` (`log_key_unusable`, A-43).
     #[error("{0}")]
     NoLogKey(String),
+    /// The server gives an event's body only to its own user (`event_withheld`, V-66).
+    #[error("{0}")]
+    Withheld(String),
 }
 
 /// A server the log's tree is asked of.
@@ -129,13 +132,10 @@ impl TreeClient {
             .map_err(|e| self.invalid(&format!("a bad hash: {e}")))?;
         // The event's body goes only to the server's own user (or root) (V-66).
         let event = event.ok_or_else(|| {
-            TreeError::Client(ClientError::new(
-                Code::EventWithheld,
-                format!(
-                    "the server at `{}` gives an event's body only to its own user: run this as that user, or \
-                     against the store with --store",
-                    self.socket.display()
-                ),
+            TreeError::Withheld(format!(
+                "the server at `{}` gives an event's body only to its own user: run this as that user, or \
+                 against the store with --store",
+                self.socket.display()
             ))
         })?;
         let proof = InclusionProof { seq, size, event, hashes };

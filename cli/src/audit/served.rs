@@ -36,6 +36,7 @@ impl From<TreeError> for Failure {
             TreeError::Client(e) => Failure::client(EXIT_NO, e),
             TreeError::Inconsistent(why) => TlogError::Inconsistent(why).into(),
             TreeError::NoLogKey(why) => TlogError::KeyUnusable(why).into(),
+            TreeError::Withheld(why) => Failure::new(EXIT_NO, agentwarden::code::Code::EventWithheld, why),
         }
     }
 }
