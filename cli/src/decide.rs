@@ -40,7 +40,7 @@ use std::time::Duration;
 use agentwarden::code::Code;
 use agentwarden::questions::{Checked, Unanswered, decide};
 use agentwarden::{Config, StoreError, Warden, WardenError};
-use agentwarden_protocol::{AbsolutePath, Answer, ClientError, Outcome, Question, Request};
+use agentwarden_protocol::{AbsolutePath, ClientError, Outcome, Question};
 
 use super::client::ServerArgs;
 use super::trust::Server;
@@ -282,8 +282,8 @@ pub(super) fn refuse_human_verb(command: &Command, server: Option<&Server>) -> R
     let Some(Server { socket, uid }) = server else {
         return Ok(());
     };
-    match agentwarden_protocol::exchange(socket, *uid, &Request::Status {}, HUMAN_PROBE) {
-        Ok(Answer::Status { pid, .. }) => Err(Failure::new(
+    match agentwarden_protocol::status(socket, *uid, HUMAN_PROBE) {
+        Ok(agentwarden_protocol::ServerStatus { pid, .. }) => Err(Failure::new(
             EXIT_USAGE,
             Code::ServerHoldsStore,
             format!(

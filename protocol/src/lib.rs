@@ -29,7 +29,7 @@ mod question;
 pub mod settings_file;
 mod tree;
 
-pub use client::{ClientError, PeerError, decide, exchange, peer_uid};
+pub use client::{ClientError, PeerError, ServerStatus, decide, exchange, peer_uid, status};
 pub use frame::{
     EncodeError, FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking,
 };
