@@ -308,6 +308,13 @@ pub fn open_file_at(
     Ok((File::from(fd), size, stat.st_mode & 0o7777))
 }
 
+/// Makes the directory `path` and its missing parents with `mode`, as `mkdir -p -m MODE` does
+/// (the directories of a new secret key are made 0700, A-30).
+pub fn create_dirs(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(mode).create(path)
+}
+
 /// Opens the regular file `path` for writing by descriptor (U-1, U-3): its directory opened as
 /// the human named it, then the name opened in it without following a link and without waiting
 /// on a FIFO (`O_NOFOLLOW | O_NONBLOCK`), created with `mode` when missing — with `create_new`,

@@ -170,6 +170,59 @@ pub async fn run_chunks(
     (outcomes, merged)
 }
 
+/// `warden fanout plan`'s use case: the work `items` validated and planned for `phase` under the
+/// configuration's `[fan_out]` (F-3), with the warnings of both checks; `single` (or a
+/// `[fan_out]` that disables it) takes the single-agent path.
+pub fn plan_items(
+    config: &crate::Config,
+    items: &serde_json::Value,
+    phase: &str,
+    single: bool,
+) -> (Plan, Vec<String>) {
+    let (validated, mut warnings) = validate_config(config.fan_out.as_ref());
+    let (items, item_warnings) = validate_items(items);
+    warnings.extend(item_warnings);
+    let planned = match items {
+        WorkItems::Items(list) => {
+            let off = single || !validated.enabled();
+            plan(list, &validated.phase(phase), validated.max_agents(), off)
+        }
+        WorkItems::NotAList => Plan::SingleAgent { reason: "work items are not an array".into() },
+        WorkItems::Empty => Plan::SingleAgent { reason: "the work list is empty".into() },
+    };
+    (planned, warnings)
+}
+
+/// The chunk agent `program args` as the runner of a fan-out under `config`: it is passed the
+/// variables `[fan_out] pass_env` names, never the kill switch's, whatever its name (F-19).
+pub fn chunk_runner(
+    config: &crate::Config,
+    program: &str,
+    args: &[String],
+) -> crate::wiring::ProcessChunkRunner {
+    let (validated, _) = validate_config(config.fan_out.as_ref());
+    let enable_env = &config.subagents.enable_env;
+    let pass = validated.pass_env().iter().filter(|n| *n != enable_env).cloned();
+    crate::wiring::ProcessChunkRunner::new(program, args.to_vec()).pass_env(pass)
+}
+
+/// `warden fanout merge`'s use case: each chunk's result, in chunk order (one that cannot be
+/// read, or is not strict JSON, is that chunk's failure, F-8), and their merge.
+pub fn merge_results(results: &[std::path::PathBuf]) -> (Vec<ChunkOutcome>, Merged) {
+    let outcomes: Vec<ChunkOutcome> = results
+        .iter()
+        .enumerate()
+        .map(|(index, path)| {
+            let value = crate::files::read_text(None, path, crate::MAX_INPUT_BYTES)
+                .ok()
+                .and_then(|t| parse_strict(&t).ok());
+            agentwarden_domain::fanout::validate_chunk_result(index, value.as_ref())
+        })
+        .collect();
+    let merged = merge(&outcomes);
+    (outcomes, merged)
+}
+
 #[cfg(test)]
 mod tests {
     use agentwarden_domain::fanout::{ChunkRun, MergeStatus};

@@ -115,13 +115,7 @@ impl Warden {
     /// A human verb is refused inside an agent harness's session (`CLAUDECODE`
     /// or `CODEX_THREAD_ID` set in this Warden's environment) (H-5, H-32, C-9).
     fn refuse_inside_an_agent_session(&self, act: &str) -> Result<(), HumanActError> {
-        match agent_session(|var| !matches!(self.environment.var(var), EnvValue::Unset)) {
-            None => Ok(()),
-            Some((var, harness)) => Err(HumanActError::usage(format!(
-                "refused: `{var}` is set, so this runs inside a {harness} session; \
-                 a human {act} from their own terminal"
-            ))),
-        }
+        refuse_inside_an_agent_session(|var| !matches!(self.environment.var(var), EnvValue::Unset), act)
     }
 
     /// Appends `event` at `head` when it was signed against it (K-7), else wherever the head is.
@@ -290,6 +284,36 @@ fn parse_scope(entries: &[String]) -> Result<Scope, HumanActError> {
         }
     }
     Ok(scope)
+}
+
+/// A human verb is refused inside an agent harness's session, one of [`AGENT_SESSION_ENVS`] that
+/// `is_set` says is set (H-5, H-32, C-9): the refusal says that a human `act`s (`approves`,
+/// `releases a quarantine`) from their own terminal. The command line asks it before any store
+/// is opened; the Warden asks it again of its own environment.
+pub fn refuse_inside_an_agent_session(is_set: impl Fn(&str) -> bool, act: &str) -> Result<(), HumanActError> {
+    match agent_session(is_set) {
+        None => Ok(()),
+        Some((var, harness)) => Err(HumanActError::usage(format!(
+            "refused: `{var}` is set, so this runs inside a {harness} session; \
+             a human {act} from their own terminal"
+        ))),
+    }
+}
+
+/// What `config` would seal, known before any store is opened (or created) (N-3): a seal of
+/// nothing is refused ([`nothing_to_seal`]).
+pub async fn refuse_nothing_to_seal(config: &crate::Config) -> Result<(), HumanActError> {
+    let files = Warden::builder()
+        .store(std::sync::Arc::new(crate::store::MemoryEventStore::new()))
+        .config(config.clone())
+        .build()?
+        .seal_digests()
+        .await
+        .map_err(|e| HumanActError::usage(e.to_string()))?;
+    match files.is_empty() {
+        true => Err(HumanActError::usage(nothing_to_seal(config))),
+        false => Ok(()),
+    }
 }
 
 /// A seal of no file would pass `context_sealed` for every decision while checking nothing,

@@ -44,15 +44,18 @@ mod lineage;
 pub mod lineage_rules;
 pub mod manifests;
 pub mod observe;
+pub mod questions;
 mod records;
 mod replay;
 pub mod requests;
 pub mod sessions;
 pub mod signing;
 pub mod store;
+pub mod stores;
 #[cfg(test)]
 mod testing;
 pub mod tlog;
+pub mod trust;
 pub mod verdict;
 mod warden;
 pub mod wiring;

@@ -22,9 +22,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentwarden::code::Code;
-use agentwarden_protocol::{Answer, Request, exchange};
-
 use super::trust::Server;
 use super::{EXIT_NO, EXIT_OK, Failure};
 
@@ -64,35 +61,18 @@ impl StatusArgs {
 pub(super) fn status(args: StatusArgs, server: Option<&Server>, out: &mut dyn Write) -> Result<u8, Failure> {
     let Server { socket, uid } =
         server.cloned().ok_or_else(|| Failure::usage("no server: give --server PATH (V-67)"))?;
-    let answer = exchange(&socket, uid, &Request::Status {}, Duration::from_millis(args.timeout_ms))
+    let status = agentwarden_protocol::status(&socket, uid, Duration::from_millis(args.timeout_ms))
         .map_err(|e| Failure::client(EXIT_NO, e))?;
-    let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served, export, witnesses } =
-        answer
-    else {
-        return Err(Failure::new(
-            EXIT_NO,
-            Code::ServerAnswerInvalid,
-            format!("not a status answer: {answer:?}"),
-        ));
-    };
-    // A server masks credentials already; what this command prints is masked again, whoever
-    // answered.
-    let shown = |text: &str| agentwarden::observe::credentials(text);
-    let store = shown(&store);
-    let export = export.map(|e| agentwarden_protocol::SpanExport {
-        endpoint: shown(&e.endpoint),
-        last_error: e.last_error.as_deref().map(shown),
-        ..e
-    });
-    let witnesses = witnesses.map(|all| {
-        all.into_iter()
-            .map(|w| agentwarden_protocol::WitnessReport {
-                url: shown(&w.url),
-                last_error: w.last_error.as_deref().map(shown),
-                ..w
-            })
-            .collect::<Vec<_>>()
-    });
+    let agentwarden_protocol::ServerStatus {
+        pid,
+        store,
+        head_seq,
+        head_hash,
+        uptime_ms,
+        requests_served,
+        export,
+        witnesses,
+    } = status;
     if args.json {
         let object = serde_json::json!({
             "answering": true, "socket": socket, "pid": pid, "store": store,

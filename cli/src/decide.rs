@@ -1,7 +1,7 @@
 //! The decision commands (issue 20, V-13, V-54): `warden gate`, `lineage check`, `authorize`,
 //! `result validate`, `guard check`, `approvals` and `seal --show`. Each is read into a typed
 //! question ([`Question`], its paths made absolute against the working directory), answered
-//! here with the use case the server runs (`agentwarden_server::decide`) or by the server, and
+//! here with the use case the server runs (`agentwarden::questions`) or by the server, and
 //! the typed outcome rendered by the command's own module: args → question → local or client →
 //! render, the same output, `--json` contract and events in both modes.
 //!
@@ -21,7 +21,8 @@
 //! falls back to it.
 //!
 //! V-54: a question names files by absolute path: relative ones are resolved here, against the
-//! client's working directory, before anything is asked; the server never changes its own.
+//! client's working directory, before anything is asked (`AbsolutePath::resolved`); the server
+//! never changes its own.
 //!
 //! V-17: the human verbs (`seal`, `approve`, `revoke`, `release`) are never served: they record a
 //! human's act, which the agent must not reach through the socket. With a server configured that
@@ -33,19 +34,19 @@
 //! it: `audit checkpoint` and `audit prove` ask the server (`audit::served`).
 
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentwarden::code::Code;
+use agentwarden::questions::{Checked, Unanswered, decide};
 use agentwarden::{Config, Warden, WardenError, store::StoreError};
-use agentwarden_protocol::{AbsolutePath, Answer, ClientError, Outcome, Question, Request};
-use agentwarden_server::Unanswered;
+use agentwarden_protocol::{AbsolutePath, ClientError, Outcome, Question};
 
 use super::client::ServerArgs;
-use super::stores::Stores;
 use super::trust::Server;
 use super::{Command, EXIT_STORE, EXIT_USAGE, Failure, guard::GuardCommand, lineage::LineageCommand};
 use super::{result::ResultCommand, unavailable};
+use agentwarden::stores::Stores;
 
 /// A decision command, read: its question and what it was asked with.
 pub(super) struct Asked<'a> {
@@ -59,33 +60,9 @@ pub(super) struct Asked<'a> {
 /// `result validate` has no `--config`.
 const NO_CONFIG: Option<PathBuf> = None;
 
-/// A path of a question (V-54): absolute, against the working directory when relative. The
-/// working directory is the kernel's (`getcwd`: physical, no link in it), so a `..` that leads a
-/// relative path is its parent exactly, as the kernel would resolve it; any later `..` is kept
-/// for the reader to judge (U-2), never resolved by text.
+/// A path of a question, absolute (V-54, `AbsolutePath::resolved`).
 fn absolute(path: &Path) -> Result<AbsolutePath, Failure> {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        let mut base = std::env::current_dir()
-            .map_err(|e| Failure::usage(format!("`{}` cannot be made absolute: {e}", path.display())))?;
-        let mut rest = PathBuf::new();
-        for component in path.components() {
-            match component {
-                Component::CurDir => {}
-                Component::ParentDir if rest.as_os_str().is_empty() => {
-                    base.pop();
-                }
-                other => rest.push(other),
-            }
-        }
-        base.join(rest)
-    };
-    let text = joined
-        .into_os_string()
-        .into_string()
-        .map_err(|p| Failure::usage(format!("the path `{}` is not UTF-8", p.to_string_lossy())))?;
-    AbsolutePath::new(text).map_err(|e| Failure::usage(e.to_string()))
+    AbsolutePath::resolved(path).map_err(|e| Failure::usage(e.to_string()))
 }
 
 /// The question `command` asks, when it is a decision command.
@@ -185,9 +162,8 @@ pub(super) async fn answer(
             let config = loaded.map_err(|e| Failure::usage(e.to_string()))?;
             let checked = checked(question)?;
             let refused = WardenError::Store(StoreError::Unavailable { reason: why.to_string() });
-            let warden = opened(&checked.1, Err(refused), Some(config.clone()))?;
-            let outcome =
-                agentwarden_server::decide(&warden, default_harness(), checked.0).await.map_err(failure)?;
+            let warden = opened(&checked, Err(refused), Some(config.clone()))?;
+            let outcome = decide(&warden, default_harness(), checked).await.map_err(failure)?;
             Ok((outcome, Some(config)))
         }
     }
@@ -203,25 +179,16 @@ async fn local(
     if matches!(question, Question::ResultValidate { .. }) {
         // `result validate` reads no configuration: the project's store, as every such command.
         let checked = checked(question)?;
-        let warden = opened(&checked.1, stores.open_plain(true), None)?;
-        let outcome =
-            agentwarden_server::decide(&warden, default_harness(), checked.0).await.map_err(failure)?;
+        let warden = opened(&checked, stores.open_plain(true), None)?;
+        let outcome = decide(&warden, default_harness(), checked).await.map_err(failure)?;
         return Ok((outcome, None));
     }
     let config = Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
     let create = !matches!(question, Question::SealShow {});
     let checked = checked(question)?;
-    let warden = opened(&checked.1, stores.open(config.clone(), create), Some(config.clone()))?;
-    let outcome = agentwarden_server::decide(&warden, default_harness(), checked.0).await.map_err(failure)?;
+    let warden = opened(&checked, stores.open(config.clone(), create), Some(config.clone()))?;
+    let outcome = decide(&warden, default_harness(), checked).await.map_err(failure)?;
     Ok((outcome, Some(config)))
-}
-
-/// Whether a question decides (and so answers on a store that cannot be used, A-22) or lists
-/// (and fails with the store's error).
-#[derive(Clone, Copy)]
-enum Kind {
-    Decision,
-    Listing,
 }
 
 /// The harness a decision command reads a request's tool input as (`warden authorize`): the
@@ -230,29 +197,22 @@ fn default_harness() -> &'static dyn agentwarden::harness::Harness {
     agentwarden_hook_client::HookHarness::default().harness()
 }
 
-/// The question checked, and its kind.
-fn checked(question: Question) -> Result<(agentwarden_server::Checked, Kind), Failure> {
-    let kind = match question {
-        Question::Gate { .. }
-        | Question::LineageCheck { .. }
-        | Question::Authorize { .. }
-        | Question::ResultValidate { .. } => Kind::Decision,
-        Question::GuardCheck { .. } | Question::Approvals {} | Question::SealShow {} => Kind::Listing,
-    };
-    Ok((agentwarden_server::checked(question).map_err(failure)?, kind))
+/// The question checked.
+fn checked(question: Question) -> Result<Checked, Failure> {
+    agentwarden::questions::checked(question).map_err(failure)
 }
 
 /// The Warden a question is answered with: the store opened, or, for a decision, one on a store
 /// that refuses everything with the reason it could not be.
 fn opened(
-    kind: &Kind,
+    question: &Checked,
     warden: Result<Warden, WardenError>,
     config: Option<Config>,
 ) -> Result<Warden, Failure> {
-    match (warden, kind) {
-        (Ok(warden), _) => Ok(warden),
-        (Err(e), Kind::Decision) => unavailable(config, &e),
-        (Err(e), Kind::Listing) => Err(Failure::from(e)),
+    match warden {
+        Ok(warden) => Ok(warden),
+        Err(e) if question.decides() => unavailable(config, &e),
+        Err(e) => Err(Failure::from(e)),
     }
 }
 
@@ -322,8 +282,8 @@ pub(super) fn refuse_human_verb(command: &Command, server: Option<&Server>) -> R
     let Some(Server { socket, uid }) = server else {
         return Ok(());
     };
-    match agentwarden_protocol::exchange(socket, *uid, &Request::Status {}, HUMAN_PROBE) {
-        Ok(Answer::Status { pid, .. }) => Err(Failure::new(
+    match agentwarden_protocol::status(socket, *uid, HUMAN_PROBE) {
+        Ok(agentwarden_protocol::ServerStatus { pid, .. }) => Err(Failure::new(
             EXIT_USAGE,
             Code::ServerHoldsStore,
             format!(
@@ -339,30 +299,3 @@ pub(super) fn refuse_human_verb(command: &Command, server: Option<&Server>) -> R
 
 /// How long a human verb waits to learn whether the server answers.
 const HUMAN_PROBE: Duration = Duration::from_millis(2_000);
-
-#[cfg(test)]
-mod tests {
-    use std::os::unix::ffi::OsStrExt;
-
-    use super::*;
-
-    /// A relative path is made absolute against the working directory; a leading `..` is
-    /// its parent (the working directory is physical); a later `..` is kept for the reader (V-54).
-    #[test]
-    fn a_relative_path_is_made_absolute_against_the_working_directory_and_nothing_else_is_resolved() {
-        let cwd = std::env::current_dir().unwrap();
-        let parent = cwd.parent().unwrap().to_path_buf();
-        let text = |p: &Path| absolute(p).unwrap().as_str().to_owned();
-        for (given, expected, why) in [
-            ("r.json", cwd.join("r.json"), "relative"),
-            ("./r.json", cwd.join("r.json"), "a leading dot"),
-            ("../r.json", parent.join("r.json"), "a leading `..` is the parent"),
-            ("a/../r.json", cwd.join("a/../r.json"), "a later `..` is kept"),
-            ("/etc/../r.json", PathBuf::from("/etc/../r.json"), "an absolute path as given"),
-        ] {
-            assert_eq!(text(Path::new(given)), expected.display().to_string(), "{why}");
-        }
-        let not_utf8 = std::ffi::OsStr::from_bytes(b"\xff.json");
-        assert!(absolute(Path::new(not_utf8)).is_err(), "not UTF-8");
-    }
-}

@@ -83,7 +83,7 @@ fn config_path(args: &DoctorArgs) -> Result<PathBuf, Failure> {
 pub(super) fn trusted(args: &DoctorArgs, given: &Given) -> Result<Trusted, Failure> {
     let config = config_path(args).ok().and_then(|path| super::trust::load(Some(&path)));
     // With a server named, doctor asks it and opens no store.
-    super::trust::resolve(given, config.as_ref(), true)
+    Ok(super::trust::resolve(given, config.as_ref(), true)?)
 }
 
 /// `warden doctor`: the harness `--harness` names, else every harness whose Warden hooks are

@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use agentwarden::audit::CorrelationId;
 use agentwarden::fanout::parse_strict;
-use agentwarden::fanout_rules::{
-    MergeStatus, Merged, Plan, WorkItems, merge, plan, validate_chunk_result, validate_config, validate_items,
-};
+use agentwarden::fanout_rules::{MergeStatus, Merged, Plan};
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
@@ -94,17 +92,8 @@ pub(super) async fn run(
     match command {
         FanoutCommand::Plan { items, phase, config, no_fan_out, json } => {
             let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-            let (validated, mut warnings) = validate_config(config.fan_out.as_ref());
-            let (items, item_warnings) = validate_items(&read_items(&items)?);
-            warnings.extend(item_warnings);
-            let planned = match items {
-                WorkItems::Items(list) => {
-                    let off = no_fan_out || !validated.enabled();
-                    plan(list, &validated.phase(&phase), validated.max_agents(), off)
-                }
-                WorkItems::NotAList => Plan::SingleAgent { reason: "work items are not an array".into() },
-                WorkItems::Empty => Plan::SingleAgent { reason: "the work list is empty".into() },
-            };
+            let (planned, warnings) =
+                agentwarden::fanout::plan_items(&config, &read_items(&items)?, &phase, no_fan_out);
             if json {
                 json_line(&serde_json::json!({"phase": phase, "warnings": warnings, "plan": planned}), out)?;
             } else {
@@ -129,11 +118,7 @@ pub(super) async fn run(
             let items = read_items(&items)?;
             let (program, args) =
                 command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
-            // The kill-switch variable is Warden's too, whatever its name (F-19).
-            let (validated, _) = validate_config(config.fan_out.as_ref());
-            let enable_env = config.subagents.enable_env.clone();
-            let pass = validated.pass_env().iter().filter(|n| **n != enable_env).cloned();
-            let runner = Arc::new(ProcessChunkRunner::new(program.clone(), args.to_vec()).pass_env(pass));
+            let runner = Arc::new(agentwarden::fanout::chunk_runner(&config, program, args));
             let warden = open(config)?;
             let request = FanOutRequest { phase, items, run };
             let report = match warden.run_fan_out(request, runner, interrupted()).await {
@@ -156,14 +141,7 @@ pub(super) async fn run(
             Ok(merge_exit(report.merged.status))
         }
         FanoutCommand::Merge { results, json } => {
-            let mut outcomes = Vec::with_capacity(results.len());
-            for (index, path) in results.iter().enumerate() {
-                let value = agentwarden::files::read_text(None, path, agentwarden::MAX_INPUT_BYTES)
-                    .ok()
-                    .and_then(|t| parse_strict(&t).ok());
-                outcomes.push(validate_chunk_result(index, value.as_ref()));
-            }
-            let merged = merge(&outcomes);
+            let (outcomes, merged) = agentwarden::fanout::merge_results(&results);
             if json {
                 json_line(&serde_json::json!({"chunks": outcomes, "merged": merged}), out)?;
             } else {

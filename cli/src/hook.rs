@@ -302,14 +302,9 @@ fn answer_with(
     Ok(printed.exit_code)
 }
 
+/// A human verb run inside an agent's session is refused before any store is opened (H-5, C-9).
 fn refuse_inside_an_agent_session() -> Result<(), Failure> {
-    match agentwarden::human::agent_session(|var| std::env::var_os(var).is_some()) {
-        Some((var, harness)) => Err(Failure::usage(format!(
-            "refused: `{var}` is set, so this runs inside a {harness} session; \
-             a human approves from their own terminal"
-        ))),
-        None => Ok(()),
-    }
+    Ok(agentwarden::human::refuse_inside_an_agent_session(|var| std::env::var_os(var).is_some(), "approves")?)
 }
 
 /// `--by`, checked before any store is opened (the facade checks it too).
@@ -337,16 +332,7 @@ pub(super) async fn seal(
     let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     if !args.show {
         // What would be sealed is known before any store is opened (or created) (N-3).
-        let files = Warden::builder()
-            .store(std::sync::Arc::new(agentwarden::store::MemoryEventStore::new()))
-            .config(config.clone())
-            .build()?
-            .seal_digests()
-            .await
-            .map_err(|e| Failure::usage(e.to_string()))?;
-        if files.is_empty() {
-            return Err(Failure::usage(agentwarden::human::nothing_to_seal(&config)));
-        }
+        agentwarden::human::refuse_nothing_to_seal(&config).await?;
     }
     if args.show {
         return Err(Failure::new(EXIT_USAGE, Code::InternalError, "`seal --show` is a question"));

@@ -33,7 +33,6 @@ mod result;
 mod serve;
 mod setup;
 mod signed;
-mod stores;
 mod trust;
 mod wiring;
 mod witness;
@@ -244,7 +243,8 @@ pub fn main() -> ExitCode {
     // No variable chooses the server or the store: set, they refuse every command but the hook,
     // whose installed line names all it trusts and which ignores them (its environment comes
     // from settings the agent can write) (V-49, V-67).
-    if !is_hook && let Err(f) = trust::refuse_variables(|name| std::env::var_os(name)) {
+    if !is_hook && let Err(f) = trust::refuse_variables(|name| std::env::var_os(name)).map_err(Failure::from)
+    {
         if json {
             let _ = print_error_object(&mut std::io::stdout().lock(), &f);
         }
@@ -466,7 +466,7 @@ fn trusted(command: &Command, given: &trust::Given) -> Result<trust::Trusted, Fa
         | Command::Manpages(_) => None,
     };
     match config {
-        Some(path) => trust::resolve(given, trust::load(path).as_ref(), served),
+        Some(path) => Ok(trust::resolve(given, trust::load(path).as_ref(), served)?),
         None => Ok(trust::trusted(given)),
     }
 }
@@ -479,7 +479,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
         trust::Given { server: cli.server.clone(), server_uid: cli.server_uid, store: cli.store.clone() };
     // Who decides and which log, from the command line alone, once for every command (V-67).
     let trusted = trusted(&cli.command, &given)?;
-    let stores = stores::Stores { explicit: trusted.store.clone(), sled, follow_config: false };
+    let stores = agentwarden::stores::Stores { explicit: trusted.store.clone(), sled, follow_config: false };
     // A decision command is a question, answered here or by the server, rendered here (V-13, V-54).
     if let Some(asked) = decide::asked(&cli.command)? {
         let (outcome, config) = decide::answer(asked, &stores, trusted.server.as_ref()).await?;
@@ -507,7 +507,7 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
             // A checkpoint and a proof ask the server holding the store, when one is
             // configured and no --store names another (V-65).
             let served = match command.served() {
-                true => audit::served::Served::named(&trusted),
+                true => audit::served::named(&trusted),
                 false => None,
             };
             // `verify --checkpoint` opens with the configuration it holds to the seal.

@@ -35,12 +35,9 @@ pub(super) async fn run(
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    if let Some((var, harness)) = agentwarden::human::agent_session(|var| std::env::var_os(var).is_some()) {
-        return Err(Failure::usage(format!(
-            "refused: `{var}` is set, so this runs inside a {harness} session; \
-             a human releases a quarantine from their own terminal"
-        )));
-    }
+    // Before any store is opened (H-5, C-9).
+    let is_set = |var: &str| std::env::var_os(var).is_some();
+    agentwarden::human::refuse_inside_an_agent_session(is_set, "releases a quarantine")?;
     let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     let storage = storage(&config);
     let warden = open(config)?;

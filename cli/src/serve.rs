@@ -67,7 +67,7 @@ fn parse_mode(text: &str) -> Result<u32, String> {
 pub(super) async fn serve(
     args: ServeArgs,
     given: &super::trust::Given,
-    stores: &super::stores::Stores,
+    stores: &agentwarden::stores::Stores,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     if given.server.is_some() {
@@ -79,7 +79,7 @@ pub(super) async fn serve(
     if let Some(config) = super::trust::load(args.config.as_deref()) {
         super::trust::refuse_implicit_server_config(&config, explicit)?;
     }
-    let stores = &super::stores::Stores { follow_config: explicit, ..stores.clone() };
+    let stores = &agentwarden::stores::Stores { follow_config: explicit, ..stores.clone() };
     let options = agentwarden_server::ServeOptions {
         socket: args.socket,
         config: args.config,
@@ -98,7 +98,7 @@ pub(super) async fn serve(
                 let dir = dir
                     .to_str()
                     .ok_or_else(|| Failure::usage(format!("`{}` is not UTF-8", dir.display())))?;
-                super::stores::Stores {
+                agentwarden::stores::Stores {
                     explicit: Some(dir.to_owned()),
                     sled: stores.sled.clone(),
                     follow_config: stores.follow_config,

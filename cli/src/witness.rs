@@ -66,7 +66,7 @@ pub(super) async fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<
     match command {
         WitnessCommand::Keygen { name, out: path } => {
             let cosigner = Cosigner::generate(&name)?;
-            super::audit::write_new_key(&path, &cosigner.to_text())?;
+            agentwarden::tlog::write_new_key(&path, &cosigner.to_text())?;
             writeln!(out, "{}", cosigner.verifier())?;
         }
         WitnessCommand::AddCheckpoint(args) => {

@@ -454,3 +454,28 @@ fn a_refusal_for_something_missing_says_how_to_make_it() {
         assert!(said.contains(step), "warden {args:?}: the refusal names `{step}`: {said}");
     }
 }
+
+/// A refusal of an argument given empty, or naming what the log does not hold, says what to
+/// give instead (issue 49 item 6: every refusal says what to do next).
+#[test]
+fn a_refusal_of_an_empty_or_unknown_argument_says_what_to_give() {
+    let dir = empty_repository();
+    let noted = warden_in(dir.path(), &["audit", "note", "first"]);
+    assert!(noted.status.success(), "{}", stderr(&noted));
+    // (arguments, exit code, what is refused, what to do)
+    let rows: [(&[&str], i32, &str, &str); 5] = [
+        (&["audit", "note", "  "], 2, "the note is empty", "`warden audit note \"maintenance begins\"`"),
+        (&["audit", "timeline", "--session", " "], 2, "--session is empty", "`warden audit log`"),
+        (&["audit", "log", "--session", " "], 2, "--session is empty", "leave --session out"),
+        (&["audit", "timeline", "--session", "nope"], 1, "session `nope`", "`warden audit log`"),
+        (&["audit", "show", "9"], 1, "there is no event 9 (the log ends at seq 1", "`warden audit log`"),
+    ];
+    for (args, exit, what, step) in rows {
+        let out = warden_in(dir.path(), args);
+        let said = stderr(&out);
+        assert_eq!(out.status.code(), Some(exit), "warden {args:?}: {said}");
+        assert_eq!(said.lines().count(), 1, "warden {args:?}: one line: {said}");
+        assert!(said.contains(what), "warden {args:?}: the refusal says what is refused: {said}");
+        assert!(said.contains(step), "warden {args:?}: the refusal names `{step}`: {said}");
+    }
+}

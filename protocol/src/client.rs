@@ -105,6 +105,64 @@ pub fn decide(
     }
 }
 
+/// What a server says of itself (`warden status`), its credentials masked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerStatus {
+    /// The process id.
+    pub pid: u32,
+    /// The store, described.
+    pub store: String,
+    /// The log's head: sequence number.
+    pub head_seq: u64,
+    /// The log's head: hash.
+    pub head_hash: String,
+    /// Milliseconds since the server started.
+    pub uptime_ms: u64,
+    /// Requests answered so far.
+    pub requests_served: u64,
+    /// The OpenTelemetry export, when the server exports (V-61).
+    pub export: Option<crate::SpanExport>,
+    /// The witnesses, when the server submits to any.
+    pub witnesses: Option<Vec<crate::WitnessReport>>,
+}
+
+/// The server's `status` answer within `budget`. A server masks credentials already; what a
+/// client shows of it (the store, an endpoint, a witness's URL, their errors) is masked again,
+/// whoever answered. Any other answer is `server_answer_invalid`.
+pub fn status(socket: &Path, uid: Option<u32>, budget: Duration) -> Result<ServerStatus, ClientError> {
+    let answer = exchange(socket, uid, &Request::Status {}, budget)?;
+    let Answer::Status { pid, store, head_seq, head_hash, uptime_ms, requests_served, export, witnesses } =
+        answer
+    else {
+        return Err(ClientError::new(Code::ServerAnswerInvalid, format!("not a status answer: {answer:?}")));
+    };
+    let shown = |text: &str| agentwarden_domain::redact::credentials(text);
+    let export = export.map(|e| crate::SpanExport {
+        endpoint: shown(&e.endpoint),
+        last_error: e.last_error.as_deref().map(shown),
+        ..e
+    });
+    let witnesses = witnesses.map(|all| {
+        all.into_iter()
+            .map(|w| crate::WitnessReport {
+                url: shown(&w.url),
+                last_error: w.last_error.as_deref().map(shown),
+                ..w
+            })
+            .collect()
+    });
+    Ok(ServerStatus {
+        pid,
+        store: shown(&store),
+        head_seq,
+        head_hash,
+        uptime_ms,
+        requests_served,
+        export,
+        witnesses,
+    })
+}
+
 /// One request, one answer, within `budget`, from a server running as `uid` when given. The
 /// error's code is [`Code::ServerUnavailable`] (not reached, closed, too slow, not the named
 /// user) or [`Code::ServerAnswerInvalid`] (not an answer of this protocol).

@@ -27,13 +27,15 @@ pub mod hook_line;
 mod message;
 mod question;
 pub mod settings_file;
+mod tree;
 
-pub use client::{ClientError, PeerError, decide, exchange, peer_uid};
+pub use client::{ClientError, PeerError, ServerStatus, decide, exchange, peer_uid, status};
 pub use frame::{
     EncodeError, FrameError, MAX_FRAME, Refused, VERSION, decode, encode, length, read_frame_blocking,
 };
 pub use message::{Answer, HookDecision, Request, SpanExport, WitnessReport};
 pub use question::{AbsolutePath, ListedApproval, Outcome, PathError, Question};
+pub use tree::{TreeClient, TreeError};
 
 use agentwarden_domain::code::Code;
 

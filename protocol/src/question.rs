@@ -30,6 +30,17 @@ pub enum PathError {
     /// The path holds a NUL byte.
     #[error("a path holds a NUL byte")]
     Nul,
+    /// A relative path, and the working directory to resolve it against cannot be read.
+    #[error("`{path}` cannot be made absolute: {why}")]
+    Unresolved {
+        /// The path as given.
+        path: String,
+        /// Why the working directory cannot be read.
+        why: String,
+    },
+    /// The path is not UTF-8 (shown lossily).
+    #[error("the path `{0}` is not UTF-8")]
+    NotUtf8(String),
 }
 
 impl AbsolutePath {
@@ -43,6 +54,39 @@ impl AbsolutePath {
             return Err(PathError::Nul);
         }
         Ok(AbsolutePath(path))
+    }
+
+    /// `path` as a question names it (V-54): absolute, against the working directory when
+    /// relative. The working directory is the kernel's (`getcwd`: physical, no link in it), so a
+    /// `..` that leads a relative path is its parent exactly, as the kernel would resolve it; any
+    /// later `..` is kept for the reader to judge (U-2), never resolved by text. The client
+    /// resolves it before anything is asked; the server never changes its own directory.
+    pub fn resolved(path: &std::path::Path) -> Result<AbsolutePath, PathError> {
+        use std::path::{Component, PathBuf};
+        let joined = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            let mut base = std::env::current_dir().map_err(|e| PathError::Unresolved {
+                path: path.display().to_string(),
+                why: e.to_string(),
+            })?;
+            let mut rest = PathBuf::new();
+            for component in path.components() {
+                match component {
+                    Component::CurDir => {}
+                    Component::ParentDir if rest.as_os_str().is_empty() => {
+                        base.pop();
+                    }
+                    other => rest.push(other),
+                }
+            }
+            base.join(rest)
+        };
+        let text = joined
+            .into_os_string()
+            .into_string()
+            .map_err(|p| PathError::NotUtf8(p.to_string_lossy().into_owned()))?;
+        AbsolutePath::new(text)
     }
 
     /// The path.
@@ -235,7 +279,30 @@ impl Outcome {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Path, PathBuf};
+
     use super::*;
+
+    /// A relative path is made absolute against the working directory; a leading `..` is
+    /// its parent (the working directory is physical); a later `..` is kept for the reader (V-54).
+    #[test]
+    fn a_relative_path_is_made_absolute_against_the_working_directory_and_nothing_else_is_resolved() {
+        let cwd = std::env::current_dir().unwrap();
+        let parent = cwd.parent().unwrap().to_path_buf();
+        let text = |p: &Path| AbsolutePath::resolved(p).unwrap().as_str().to_owned();
+        for (given, expected, why) in [
+            ("r.json", cwd.join("r.json"), "relative"),
+            ("./r.json", cwd.join("r.json"), "a leading dot"),
+            ("../r.json", parent.join("r.json"), "a leading `..` is the parent"),
+            ("a/../r.json", cwd.join("a/../r.json"), "a later `..` is kept"),
+            ("/etc/../r.json", PathBuf::from("/etc/../r.json"), "an absolute path as given"),
+        ] {
+            assert_eq!(text(Path::new(given)), expected.display().to_string(), "{why}");
+        }
+        let not_utf8 = std::ffi::OsStr::from_bytes(b"\xff.json");
+        assert!(AbsolutePath::resolved(Path::new(not_utf8)).is_err(), "not UTF-8");
+    }
 
     #[test]
     fn only_an_absolute_path_without_nul_is_a_path_of_a_question() {

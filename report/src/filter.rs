@@ -74,7 +74,7 @@ impl Filter {
             [("--session", &args.session), ("--run", &args.run), ("--approval-ref", &args.approval_ref)]
         {
             if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
-                return Err(format!("{flag} is empty"));
+                return Err(format!("{flag} is empty: give a value, or leave {flag} out"));
             }
         }
         let since = args.since.as_deref().map(|t| parse_when("--since", t)).transpose()?;

@@ -1,7 +1,8 @@
 //! The resident service (`warden serve`): one process holds the store open and answers hook
-//! requests, the decision commands' typed questions ([`decide`], V-13, V-54) and `status` over a
-//! Unix domain socket, in the frames of `agentwarden-protocol`. The command line gives [`run`] its
-//! [`ServeOptions`], the harness and a way to open the store; everything else is here.
+//! requests, the decision commands' typed questions ([`agentwarden::questions::decide`], V-13,
+//! V-54) and `status` over a Unix domain socket, in the frames of `agentwarden-protocol`. The
+//! command line gives [`run`] its [`ServeOptions`], the harness and a way to open the store;
+//! everything else is here.
 //!
 //! V-1: a hook request is decided by exactly what the direct `warden hook` calls — the hook's
 //! one entry, [`agentwarden::answer_hook`], from `decider::hook` — on the store the
@@ -77,7 +78,6 @@ mod tlog;
 mod witnesses;
 
 use agentwarden::{Config, HookAnswer, StoreLocation, Warden};
-pub use commands::{Checked, Unanswered, checked, decide};
 use commands::{DecideRequest, Host, peer_actor};
 use decider::{DecideJob, Decider, HookJob, Job};
 pub use harnesses::{Harnesses, UnknownHarness};

@@ -16,7 +16,8 @@
 //! both match) that verifies, no signature by that key that fails, and an origin that is the
 //! key's name — one log, one key; signatures by other keys are ignored, as the spec says.
 
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use agentwarden_domain::audit::note::{
     ED25519, Note, NoteSignature, TreeHead, check_key_name, key_id, parse_note, parse_verifier_key,
@@ -225,6 +226,39 @@ pub(super) fn read_secret_file(path: &Path, make: &str) -> Result<String, TlogEr
     String::from_utf8(bytes).map_err(|_| unusable(format!("the key `{shown}` is not text")))
 }
 
+/// The default place of the log's key: `$XDG_CONFIG_HOME/agentwarden/log.key`, else
+/// `~/.config/agentwarden/log.key`; `var` reads the process's environment.
+pub fn default_key_path(var: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf, TlogError> {
+    let config = var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".config")))
+        .ok_or_else(|| unusable("no --key, and neither XDG_CONFIG_HOME nor HOME is set"))?;
+    Ok(config.join("agentwarden").join("log.key"))
+}
+
+/// Writes a secret key's `text` to the new file `path` (never over one that exists), mode 600,
+/// its missing directories made mode 700: the log's key and a witness's.
+pub fn write_new_key(path: &Path, text: &str) -> Result<(), TlogError> {
+    use std::io::Write;
+    let shown = path.display();
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        agentwarden_adapters::untrusted::create_dirs(parent, 0o700)
+            .map_err(|e| unusable(format!("cannot make `{}`: {e}", parent.display())))?;
+    }
+    // By descriptor, never through a planted link or FIFO (`O_EXCL`, `O_NOFOLLOW`) (U-1, U-3).
+    let mut file =
+        agentwarden_adapters::untrusted::open_for_write(path, 0o600, true).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => {
+                unusable(format!("`{shown}` exists: a key is never overwritten"))
+            }
+            _ => unusable(format!("cannot create `{shown}`: {e}")),
+        })?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| unusable(format!("cannot write `{shown}`: {e}")))
+}
+
 /// Lowercase hex.
 pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -240,6 +274,53 @@ mod tests {
     const GO_VKEY: &str = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
     const GO_TEXT: &str = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n";
     const GO_NOTE_SIGNATURE: &str = "— PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n";
+
+    /// The log key's default place: under an absolute `XDG_CONFIG_HOME`, else under
+    /// `~/.config`; neither set is a refusal that says to give --key.
+    #[test]
+    fn the_default_key_is_under_the_config_home_else_the_home() {
+        let env = |xdg: Option<&'static str>, home: Option<&'static str>| {
+            move |name: &str| match name {
+                "XDG_CONFIG_HOME" => xdg.map(OsString::from),
+                "HOME" => home.map(OsString::from),
+                _ => None,
+            }
+        };
+        for (xdg, home, expected, why) in [
+            (Some("/x"), Some("/h"), "/x/agentwarden/log.key", "XDG_CONFIG_HOME first"),
+            (
+                Some("rel"),
+                Some("/h"),
+                "/h/.config/agentwarden/log.key",
+                "a relative XDG_CONFIG_HOME is ignored",
+            ),
+            (None, Some("/h"), "/h/.config/agentwarden/log.key", "HOME's .config"),
+        ] {
+            assert_eq!(default_key_path(env(xdg, home)).unwrap(), PathBuf::from(expected), "{why}");
+        }
+        let refused = default_key_path(env(None, None)).unwrap_err();
+        assert!(
+            matches!(refused, TlogError::KeyUnusable(ref why) if why.contains("no --key")),
+            "{refused:?}"
+        );
+    }
+
+    /// A new key is written mode 600 in directories made 700, and never over one that exists.
+    #[test]
+    fn a_new_key_is_private_and_never_overwritten() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("made/agentwarden/log.key");
+        write_new_key(&path, "secret").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&path), mode(path.parent().unwrap())), (0o600, 0o700));
+        let again = write_new_key(&path, "other").unwrap_err();
+        assert!(
+            matches!(again, TlogError::KeyUnusable(ref why) if why.contains("never overwritten")),
+            "{again:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "secret");
+    }
 
     /// The example of Go's `golang.org/x/mod/sumdb/note` (the signed-note reference): its signer
     /// key reads, its public half is its verifier key, and signing its text gives its note byte

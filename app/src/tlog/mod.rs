@@ -27,7 +27,7 @@ pub use files::{
     witnessed,
 };
 pub use kept::{check_extends, keep, kept_path, read_kept};
-pub use key::{LogSigner, LogVerifier, MAX_KEY_BYTES};
+pub use key::{LogSigner, LogVerifier, MAX_KEY_BYTES, default_key_path, write_new_key};
 pub use log::CheckpointCheck;
 pub use policy::{ConfigSeal, WitnessPolicy, policy_in_force};
 pub use quorum::check_quorum;

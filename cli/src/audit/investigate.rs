@@ -89,7 +89,10 @@ pub(super) async fn run_timeline(
 ) -> Result<u8, Failure> {
     let entries = replay(warden, &Timeline { session: session.clone() }, "timeline").await?;
     if entries.is_empty() {
-        return Err(Failure::no(format!("no event is filed under session `{session}`")));
+        return Err(Failure::no(format!(
+            "no event is filed under session `{session}`; the SESSION column of `warden audit log` shows the \
+             sessions that have events"
+        )));
     }
     for entry in &entries {
         if json {

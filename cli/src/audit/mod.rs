@@ -8,8 +8,6 @@ pub(super) mod report;
 pub(super) mod served;
 mod tlog;
 
-pub(super) use tlog::write_new_key;
-
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -297,7 +295,9 @@ pub(super) async fn run(
         AuditCommand::Note { message, actor, session } => {
             let message = message.trim_end().to_owned();
             if message.trim().is_empty() {
-                return Err(Failure::usage("the note is empty"));
+                return Err(Failure::usage(
+                    "the note is empty: give its text, as in `warden audit note \"maintenance begins\"`",
+                ));
             }
             let actor = Actor::new(actor).map_err(|e| Failure::usage(e.to_string()))?;
             let session =
@@ -358,14 +358,19 @@ pub(super) async fn run(
         }
         AuditCommand::Timeline { session, json } => {
             if session.trim().is_empty() {
-                return Err(Failure::usage("--session is empty"));
+                return Err(Failure::usage(
+                    "--session is empty: give a session's id, as the SESSION column of `warden audit log` shows it",
+                ));
             }
             investigate::run_timeline(&open(None)?, session, json, out).await
         }
         AuditCommand::Show { seq, json } => {
             let warden = open(None)?;
             let Some(envelope) = warden.event(seq).await? else {
-                return Err(Failure::no(format!("there is no event {seq}")));
+                let head = warden.head().await?.seq;
+                return Err(Failure::no(format!(
+                    "there is no event {seq} (the log ends at seq {head}; `warden audit log` lists its events)"
+                )));
             };
             let text = if json {
                 to_json(&envelope).map_err(Failure::no)?

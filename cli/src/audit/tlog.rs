@@ -43,19 +43,9 @@ impl From<TlogError> for Failure {
     }
 }
 
-/// The default place of the log's key: `$XDG_CONFIG_HOME/agentwarden/log.key`, else
-/// `~/.config/agentwarden/log.key`.
-pub(super) fn default_key() -> Result<PathBuf, Failure> {
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
-        .ok_or_else(|| {
-            Failure::from(TlogError::KeyUnusable(
-                "no --key, and neither XDG_CONFIG_HOME nor HOME is set".into(),
-            ))
-        })?;
-    Ok(config.join("agentwarden").join("log.key"))
+/// The default place of the log's key, from the process's environment.
+fn default_key() -> Result<PathBuf, Failure> {
+    Ok(agentwarden::tlog::default_key_path(|name| std::env::var_os(name))?)
 }
 
 /// `warden audit keygen`: a new log key at `out`, its verifier key printed.
@@ -65,34 +55,9 @@ pub(super) fn keygen(origin: &str, out_path: Option<PathBuf>, out: &mut dyn Writ
         None => default_key()?,
     };
     let signer = LogSigner::generate(origin)?;
-    write_new_key(&path, &signer.to_text())?;
+    agentwarden::tlog::write_new_key(&path, &signer.to_text())?;
     writeln!(out, "{}", signer.verifier().to_text())?;
     Ok(EXIT_OK)
-}
-
-/// Writes a secret key's `text` to the new file `path` (never over one that exists), mode 600,
-/// its missing directories made mode 700.
-pub(crate) fn write_new_key(path: &Path, text: &str) -> Result<(), Failure> {
-    use std::os::unix::fs::DirBuilderExt;
-    let unusable = |why: String| Failure::from(TlogError::KeyUnusable(why));
-    let shown = path.display();
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(parent)
-            .map_err(|e| unusable(format!("cannot make `{}`: {e}", parent.display())))?;
-    }
-    // By descriptor, never through a planted link or FIFO (`O_EXCL`, `O_NOFOLLOW`) (U-1, U-3).
-    let mut file = agentwarden::files::open_for_write(path, 0o600, true).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => {
-            unusable(format!("`{shown}` exists: a key is never overwritten"))
-        }
-        _ => unusable(format!("cannot create `{shown}`: {e}")),
-    })?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| unusable(format!("cannot write `{shown}`: {e}")))
 }
 
 fn verifier(text: Option<&str>, what: &str) -> Result<LogVerifier, Failure> {
