@@ -8,8 +8,6 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use agentwarden::audit::Actor;
 use agentwarden::governance::SealRecord;
@@ -19,6 +17,7 @@ use super::{EXIT_OK, EXIT_USAGE, Failure};
 use agentwarden::code::Code;
 use agentwarden::human::ApprovalRequest;
 use agentwarden::{Config, Warden, WardenError};
+use agentwarden_hook_client::run::Settle;
 use agentwarden_protocol::ListedApproval;
 use agentwarden_protocol::hook_line::HOOK_FAILED;
 
@@ -169,7 +168,7 @@ pub(super) struct ApprovalsArgs {
 /// `warden hook` (deciding here) once its input is read: the watchdog runs (H-10).
 pub(super) struct Begun {
     args: HookArgs,
-    settled: Arc<AtomicBool>,
+    settle: Settle,
     input: String,
     loaded: Result<Config, agentwarden::ConfigError>,
 }
@@ -188,9 +187,8 @@ fn hook_failed(code: Code, reason: String) -> Failure {
 /// `--server-uid` (the configuration's `[server] uid` may only agree), the store by `--store`
 /// (not `AGENTWARDEN_STORE`, `cli::main`), the deadline by `--deadline-ms` (V-49). Whatever
 /// the configuration says besides is held against the seal where it decides (T-11).
-pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
-    let settled = Arc::new(AtomicBool::new(false));
-    agentwarden_hook_client::run::watchdog(args.deadline_ms, Arc::clone(&settled), args.halt_on_failure)
+pub(super) fn begin(args: HookArgs, settle: Settle) -> Result<Begun, Failure> {
+    agentwarden_hook_client::run::watchdog(args.deadline_ms, settle.clone(), args.halt_on_failure)
         .map_err(|e| hook_failed(Code::InternalError, format!("cannot start the deadline watchdog: {e}")))?;
     let mut input = String::new();
     let limit = u64::try_from(MAX_HOOK_INPUT).unwrap_or(u64::MAX).saturating_add(1);
@@ -199,7 +197,7 @@ pub(super) fn begin(args: HookArgs) -> Result<Begun, Failure> {
         .read_to_string(&mut input)
         .map_err(|e| hook_failed(Code::HookInputInvalid, format!("cannot read stdin: {e}")))?;
     let loaded = Config::load(args.config.as_deref());
-    Ok(Begun { args, settled, input, loaded })
+    Ok(Begun { args, settle, input, loaded })
 }
 
 /// Runs `warden hook`: every failure, whatever its cause, is exit 2 with one line on stderr;
@@ -214,9 +212,9 @@ pub(super) async fn hook(
     open: impl FnOnce(Config) -> Result<Warden, WardenError>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let Begun { args, settled, input, loaded } = begun;
+    let Begun { args, settle, input, loaded } = begun;
     let answer = |answer: agentwarden::HookAnswer, out: &mut dyn Write| {
-        answer_with(args.harness(), answer, &settled, args.halt_on_failure, out)
+        answer_with(args.harness(), answer, &settle, args.halt_on_failure, out)
     };
     let config = loaded.map_err(|e| hook_failed(Code::ConfigInvalid, e.to_string()))?;
     // The store is the line's `--store`: a configuration's `[store] url` without it is refused,
@@ -277,13 +275,13 @@ pub(super) fn unread_section(config: &Config, section: &str) -> String {
 fn answer_with(
     harness: agentwarden_hook_client::HookHarness,
     answer: agentwarden::HookAnswer,
-    settled: &AtomicBool,
+    settle: &Settle,
     halt: bool,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     // The watchdog settled first and is ending the process with its own failure: one answer
     // only (H-16, H-57).
-    if settled.swap(true, Ordering::SeqCst) {
+    if !settle.claim() {
         agentwarden_hook_client::run::leave_to_watchdog()
     }
     let failed = |reason: String| Failure { exit: HOOK_FAILED, code: None, reason };

@@ -255,12 +255,11 @@ pub fn main() -> ExitCode {
         args.server = cli.server.clone();
         args.server_uid = cli.server_uid;
     }
+    // The hook call's one claim on its answer, which its watchdog, its panic hook and every
+    // failure it returns ask before they write.
+    let settle = agentwarden_hook_client::run::Settle::new();
     if is_hook {
-        std::panic::set_hook(Box::new(move |info| {
-            let why =
-                agentwarden_protocol::ClientError::new(Code::InternalError, info.to_string()).to_string();
-            std::process::exit(i32::from(agentwarden_hook_client::run::exit_failed("warden", &why, halts)));
-        }));
+        agentwarden_hook_client::run::panic_fails(settle.clone(), "warden", halts);
     }
     // `warden hook` reads its input and picks its route before anything else starts: the
     // thin client (`warden-hook`'s, V-34) asks the server without a runtime or a log subscriber
@@ -268,10 +267,10 @@ pub fn main() -> ExitCode {
     let mut begun = None;
     if let Command::Hook(args) = &cli.command {
         if let Some(line) = args.server_line() {
-            return agentwarden_hook_client::answer_through_server(&line, "warden");
+            return agentwarden_hook_client::answer_through_server(&line, "warden", &settle);
         }
-        match hook::begin(args.clone()) {
-            Err(f) => return hook_fail(&f, halts),
+        match hook::begin(args.clone(), settle.clone()) {
+            Err(f) => return hook_fail(&f, halts, &settle),
             Ok(direct) => begun = Some(direct),
         }
     }
@@ -285,7 +284,7 @@ pub fn main() -> ExitCode {
         Err(e) => {
             let exit = if is_hook { agentwarden_protocol::hook_line::HOOK_FAILED } else { EXIT_STORE };
             let failure = Failure { exit, code: None, reason: format!("cannot start the runtime: {e}") };
-            return if is_hook { hook_fail(&failure, halts) } else { fail(&failure) };
+            return if is_hook { hook_fail(&failure, halts, &settle) } else { fail(&failure) };
         }
     };
     let _file_size_limit = survive_file_size_limit(&runtime);
@@ -308,7 +307,7 @@ pub fn main() -> ExitCode {
         Err(f) if f.exit == EXIT_OK && !is_hook => ExitCode::from(EXIT_OK),
         Err(f) if is_hook => {
             drop(stdout);
-            hook_fail(&f, halts)
+            hook_fail(&f, halts, &settle)
         }
         Err(f) => fail(&f),
     }
@@ -369,8 +368,21 @@ impl<W: Write> Write for Counted<W> {
 
 /// The hook's failure: exit 2 with its line on stderr, or, on a stop's line (`halts`), the
 /// harness's halt with that line as its reason (H-57).
-fn hook_fail(failure: &Failure, halts: bool) -> ExitCode {
-    ExitCode::from(agentwarden_hook_client::run::exit_failed("warden", &failure.line(), halts))
+/// Says the hook's failure as its line asks, unless the deadline's watchdog claimed the answer
+/// first: it is then writing its own failure and ending the process, and this thread writes
+/// nothing (one answer per call, X-99).
+fn hook_fail(failure: &Failure, halts: bool, settle: &agentwarden_hook_client::run::Settle) -> ExitCode {
+    if !settle.claim() {
+        agentwarden_hook_client::run::leave_to_watchdog()
+    }
+    let code = agentwarden_hook_client::run::exit_failed("warden", &failure.line(), halts);
+    // Fault injection for the tests, in debug builds only: the process lingers after its failure
+    // is written, as a descheduled one would, past a deadline its watchdog still runs to.
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("AGENTWARDEN_FAULT_LINGER_MS").ok().and_then(|ms| ms.parse().ok()) {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+    ExitCode::from(code)
 }
 
 fn fail(failure: &Failure) -> ExitCode {

@@ -493,6 +493,57 @@ fn a_panic_mid_decision_is_exit_2_not_101() {
     assert_eq!(warden(&p, &["audit", "verify"], "", true).status.code(), Some(0), "the log still verifies");
 }
 
+/// One answer per call, whoever writes it (X-99): a failure `warden hook` returns before its
+/// answer — here a configuration it refuses — claims the answer before it is written, so that
+/// the deadline's watchdog, still running while the process lingers (a debug-only fault keeps it
+/// alive past `--deadline-ms`, as a descheduled process would be), writes nothing more. On a
+/// stop's line that is one halt object on stdout, never two, which the harness could not read
+/// and would let the stop through; on another line one reason on stderr.
+#[test]
+fn a_failure_before_the_answer_is_the_only_answer_when_the_deadline_passes() {
+    let p = project();
+    let config = p.root.join("agentwarden.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("\n[no_such_section]\nkey = 1\n");
+    std::fs::write(&config, text).unwrap();
+    let stop = format!(
+        r#"{{"session_id":"s-linger","transcript_path":"/t","cwd":{},"hook_event_name":"Stop","stop_hook_active":false}}"#,
+        Value::from(p.root.to_str().unwrap())
+    );
+    for halt in [true, false] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_warden"));
+        command
+            .arg("--store")
+            .arg(&p.store)
+            .args(["hook", "--config", "agentwarden.toml", "--deadline-ms", "300"])
+            .args(halt.then_some("--halt-on-failure"))
+            .current_dir(&p.root)
+            .env_remove("CLAUDECODE")
+            .env("AGENTWARDEN_FAULT_LINGER_MS", "1500")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(stop.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if halt {
+            assert_eq!(out.status.code(), Some(0), "the halt: {stderr}");
+            assert_eq!(stdout.lines().count(), 1, "one halt object, not the watchdog's too: {stdout}");
+            let answer: Value = serde_json::from_str(&stdout).unwrap();
+            assert_eq!(answer["continue"], Value::Bool(false), "{answer}");
+            let reason = answer["stopReason"].as_str().unwrap_or_default();
+            assert!(reason.contains("no_such_section") && !reason.contains("deadline"), "{reason}");
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{stderr}");
+            assert!(out.stdout.is_empty(), "{stdout}");
+            assert_eq!(stderr.lines().count(), 1, "one reason, not the watchdog's too: {stderr}");
+            assert!(stderr.contains("no_such_section") && !stderr.contains("deadline_passed"), "{stderr}");
+        }
+    }
+}
+
 #[test]
 fn a_store_truncated_between_runs_is_exit_2_never_an_allow() {
     let p = project();

@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use agentwarden_domain::code::Code;
@@ -24,10 +24,8 @@ use crate::line::{Asked, HookLine, USAGE, parse};
 pub fn main() -> ExitCode {
     // Read before the line is: a panic, or a line it cannot read, on a stop's line halts too.
     let halting = halting_line(std::env::args_os());
-    std::panic::set_hook(Box::new(move |info| {
-        let why = ClientError::new(Code::InternalError, info.to_string());
-        std::process::exit(i32::from(exit_failed("warden-hook", &why.to_string(), halting)));
-    }));
+    let settle = Settle::new();
+    panic_fails(settle.clone(), "warden-hook", halting);
     let line = match parse(std::env::args_os().skip(1)) {
         Ok(Asked::Hook(line)) => line,
         Ok(Asked::Help) => {
@@ -52,16 +50,16 @@ pub fn main() -> ExitCode {
         let why = ClientError::new(Code::ServerUnavailable, why);
         return failed("warden-hook", &why, line.halt_on_failure);
     }
-    answer_through_server(&line, "warden-hook")
+    answer_through_server(&line, "warden-hook", &settle)
 }
 
 /// Asks the server `line` names and prints its answer; any failure is exit 2
 /// with one line on stderr, prefixed by the binary's `name`. Synchronous: no runtime (V-5, V-6, V-29).
-pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
+/// `settle` is the process's one claim on its answer, shared with its panic hook ([`Settle`]).
+pub fn answer_through_server(line: &HookLine, name: &str, settle: &Settle) -> ExitCode {
     let started = Instant::now();
-    let settled = Arc::new(AtomicBool::new(false));
     let halt = line.halt_on_failure;
-    if let Err(e) = watchdog(line.deadline_ms, Arc::clone(&settled), halt) {
+    if let Err(e) = watchdog(line.deadline_ms, settle.clone(), halt) {
         let why = format!("cannot start the deadline watchdog: {e}");
         return failed(name, &ClientError::new(Code::InternalError, why), halt);
     }
@@ -74,10 +72,62 @@ pub fn answer_through_server(line: &HookLine, name: &str) -> ExitCode {
         Err(why) => HookAnswer::failed(why.code, why.reason),
     };
     // Whoever settles first decides: this answer, or the watchdog's exit 2 (H-16).
-    if settled.swap(true, Ordering::SeqCst) {
+    if !settle.claim() {
         leave_to_watchdog()
     }
     print(&line.harness.print_on(&answer, name, halt), name)
+}
+
+/// Who writes a hook call's one answer: the hook's own thread (its answer, or its failure, or its
+/// panic's) or the deadline's watchdog, whichever claims it first (H-16, H-57). The claim is
+/// kept: a thread that claimed the answer and then failed to write it still writes its failure,
+/// and every later writer of the process asks the same claim — the failure a command returns
+/// before its answer, the panic hook — so that only the watchdog's claim makes one stand down
+/// ([`leave_to_watchdog`]), and a claim of the hook's own never does (which would wait for an
+/// end that nothing brings) (X-99).
+#[derive(Clone, Debug, Default)]
+pub struct Settle(Arc<AtomicU8>);
+
+impl Settle {
+    /// Nobody has claimed the answer yet.
+    const OPEN: u8 = 0;
+    /// The hook's thread holds it.
+    const HOOK: u8 = 1;
+    /// The watchdog holds it: it is writing its failure and ending the process.
+    const WATCHDOG: u8 = 2;
+
+    /// An answer not yet claimed.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The hook's side claims the answer: `true` when it holds it (now, or since an earlier claim
+    /// of its own), `false` when the watchdog claimed it first.
+    pub fn claim(&self) -> bool {
+        match self.0.compare_exchange(Self::OPEN, Self::HOOK, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => true,
+            Err(held) => held == Self::HOOK,
+        }
+    }
+
+    /// The watchdog claims the answer: `true` only when nobody had.
+    fn claim_for_watchdog(&self) -> bool {
+        self.0.compare_exchange(Self::OPEN, Self::WATCHDOG, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+    }
+}
+
+/// Installs the process's panic hook for a hook call: a panic is the call's failure (exit 2,
+/// or a stop's halt), never Rust's 101, which a harness lets through; unless the watchdog
+/// claimed the answer first, when the panicking thread writes nothing and waits for the
+/// watchdog's end (X-99).
+pub fn panic_fails(settle: Settle, name: &'static str, halt: bool) {
+    std::panic::set_hook(Box::new(move |info| {
+        if !settle.claim() {
+            leave_to_watchdog()
+        }
+        let why = ClientError::new(Code::InternalError, info.to_string());
+        std::process::exit(i32::from(exit_failed(name, &why.to_string(), halt)));
+    }));
 }
 
 /// The watchdog settled first: it is writing its failure (exit 2, or a stop's halt) and ending
@@ -144,14 +194,14 @@ pub fn ask(
 /// Starts the deadline's watchdog (H-10): unless the answer is settled first, it writes the
 /// reason and ends the process with exit 2 when `deadline_ms` has passed — whatever the hook is
 /// waiting for (the server, the store's lock, a slow file system, a hung read). H-16: whoever
-/// sets `settled` first decides: the hook before it writes its answer, the watchdog before it
-/// exits. `warden hook` deciding without a server starts the same one. With `halt` (a stop's
-/// line, H-57) the deadline is the halt instead of exit 2.
-pub fn watchdog(deadline_ms: u64, settled: Arc<AtomicBool>, halt: bool) -> std::io::Result<()> {
+/// claims `settle` first decides: the hook before it writes its answer, the watchdog before it
+/// exits ([`Settle`]). `warden hook` deciding without a server starts the same one. With `halt`
+/// (a stop's line, H-57) the deadline is the halt instead of exit 2.
+pub fn watchdog(deadline_ms: u64, settle: Settle, halt: bool) -> std::io::Result<()> {
     let deadline = Duration::from_millis(deadline_ms);
     std::thread::Builder::new().name("hook-deadline".into()).spawn(move || {
         std::thread::sleep(deadline);
-        if !settled.swap(true, Ordering::SeqCst) {
+        if settle.claim_for_watchdog() {
             let why = format!(
                 "no answer within --deadline-ms {deadline_ms} (the store busy or locked, or a slow file \
                  system)"
@@ -188,4 +238,25 @@ pub fn exit_failed(name: &str, why: &str, halt: bool) -> u8 {
 /// The failure said as the line asks ([`exit_failed`]), `CODE: reason` for a [`ClientError`].
 fn failed(name: &str, reason: &dyn std::fmt::Display, halt: bool) -> ExitCode {
     ExitCode::from(exit_failed(name, &reason.to_string(), halt))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Settle;
+
+    /// The hook's side keeps its claim (its failure after a failed answer is still written);
+    /// the watchdog's claim stands only where nobody claimed, and then the hook's side stands
+    /// down (X-99).
+    #[test]
+    fn the_first_claim_holds_and_the_hooks_own_claim_is_kept() {
+        let settle = Settle::new();
+        assert!(settle.claim(), "an open answer is the hook's");
+        assert!(settle.claim(), "the hook's own claim is kept: its failure may still be written");
+        assert!(!settle.claim_for_watchdog(), "the watchdog writes nothing once the hook claimed");
+        let settle = Settle::new();
+        assert!(settle.claim_for_watchdog(), "an open answer at the deadline is the watchdog's");
+        assert!(!settle.claim(), "then the hook's side stands down");
+        assert!(!settle.clone().claim(), "every clone shares the one claim");
+        assert!(!settle.claim_for_watchdog(), "claimed once");
+    }
 }
