@@ -402,10 +402,7 @@ pub(super) fn render_approvals(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     if args.json {
-        let list: Vec<serde_json::Value> =
-            approvals.iter().map(|a| serde_json::json!({"record": a.record, "state": a.state})).collect();
-        let seal = seal.map(|s| serde_json::json!({"seq": s.seq, "by": s.by, "files": s.files.len()}));
-        writeln!(out, "{}", serde_json::json!({"approvals": list, "seal": seal}))?;
+        writeln!(out, "{}", agentwarden_report::text::approvals_json(seal, approvals))?;
         return Ok(EXIT_OK);
     }
     let approvals: Vec<_> = approvals.iter().map(|a| (&a.record, &a.state)).collect();

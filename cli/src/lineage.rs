@@ -3,7 +3,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentwarden::verdict::Decision;
 use clap::Subcommand;
 
 use super::{Failure, decision_exit};
@@ -57,19 +56,7 @@ pub(super) fn render_check(
     if *as_json {
         writeln!(out, "{}", json(&outcome)?)?;
     } else {
-        let verdict = &outcome.result.verdict;
-        match (outcome.decision, verdict.code()) {
-            (Decision::Allow, _) => writeln!(out, "ALLOW  lineage: {}", verdict.reason())?,
-            (Decision::Deny, code) => {
-                writeln!(out, "DENY  lineage ({}): {}", code.map_or("?", |c| c.as_str()), verdict.reason())?;
-                if let Some(pair) = outcome.result.pair {
-                    writeln!(out, "  failing pair: positions {} -> {}", pair.parent, pair.child)?;
-                }
-            }
-        }
-        if let Some(head) = outcome.audit {
-            writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash)?;
-        }
+        agentwarden_report::text::lineage::check(&outcome, out)?;
     }
     Ok(decision_exit(outcome.decision))
 }
@@ -84,17 +71,7 @@ pub(super) fn render_authorize(
     if args.json {
         writeln!(out, "{}", json(&outcome)?)?;
     } else {
-        match (&outcome.authorization.first_failure, decision) {
-            (Some(f), _) => writeln!(out, "DENY  layer {} {:?} ({}): {}", f.layer, f.name, f.code, f.reason)?,
-            (None, _) => writeln!(out, "ALLOW  all {} layers passed", outcome.authorization.layers.len())?,
-        }
-        for layer in &outcome.authorization.layers {
-            let verdict = if layer.verdict.passed() { "pass" } else { "FAIL" };
-            writeln!(out, "  {} {:?}: {verdict}: {}", layer.layer, layer.name, layer.verdict.reason())?;
-        }
-        if let Some(head) = outcome.audit {
-            writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash)?;
-        }
+        agentwarden_report::text::lineage::authorize(&outcome, out)?;
     }
     Ok(decision_exit(decision))
 }

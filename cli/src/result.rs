@@ -38,12 +38,7 @@ pub(super) fn render(
     if *json {
         writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| Failure::no(e.to_string()))?)?;
     } else {
-        let verdict = if outcome.validation.valid { "VALID" } else { "INVALID" };
-        writeln!(out, "{verdict}  {}", file.display())?;
-        for p in &outcome.validation.problems {
-            let at = if p.pointer.is_empty() { "(document)" } else { p.pointer.as_str() };
-            writeln!(out, "  {at} ({}): {}", p.code, p.message)?;
-        }
+        agentwarden_report::text::result::validation(file, &outcome, out)?;
     }
     Ok(if outcome.validation.valid { EXIT_OK } else { EXIT_NO })
 }
