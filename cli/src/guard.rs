@@ -8,7 +8,7 @@ use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
 use agentwarden::code::Code;
-use agentwarden::{Config, GuardOutcome, GuardTarget, Warden, WardenError, wiring::ProcessAgentRunner};
+use agentwarden::{Config, GuardTarget, Warden, WardenError, wiring::ProcessAgentRunner};
 use agentwarden_report::text::guard as render;
 
 #[derive(Debug, Subcommand)]
@@ -135,19 +135,4 @@ pub(super) async fn run(
             Err(Failure::new(EXIT_USAGE, Code::InternalError, "`guard check` is a question"))
         }
     }
-}
-
-/// Prints a guardrail check's outcome and returns its exit code.
-pub(super) fn render_check(
-    command: &GuardCommand,
-    outcome: GuardOutcome,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    let json = matches!(command, GuardCommand::Check { json: true, .. });
-    if json {
-        writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| Failure::no(e.to_string()))?)?;
-    } else {
-        render::check(&outcome, out)?;
-    }
-    Ok(if outcome.clean { EXIT_OK } else { EXIT_NO })
 }

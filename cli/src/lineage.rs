@@ -1,12 +1,8 @@
 //! `warden lineage check` and `warden authorize`: exit 0 allow, 1 deny, 2 usage.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Subcommand;
-
-use super::{Failure, decision_exit};
-use agentwarden::{AuthorizationOutcome, LineageOutcome};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum LineageCommand {
@@ -37,41 +33,7 @@ pub(super) struct AuthorizeArgs {
     pub(super) config: Option<PathBuf>,
     /// Print the answer as one JSON object.
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
     #[command(flatten)]
     pub(super) server: super::client::ServerArgs,
-}
-
-fn json(value: &impl serde::Serialize) -> Result<String, Failure> {
-    serde_json::to_string(value).map_err(|e| Failure::no(format!("deny: {e}")))
-}
-
-/// Prints a lineage check's outcome and returns its exit code.
-pub(super) fn render_check(
-    command: &LineageCommand,
-    outcome: LineageOutcome,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    let LineageCommand::Check { json: as_json, .. } = command;
-    if *as_json {
-        writeln!(out, "{}", json(&outcome)?)?;
-    } else {
-        agentwarden_report::text::lineage::check(&outcome, out)?;
-    }
-    Ok(decision_exit(outcome.decision))
-}
-
-/// Prints a tool call's authorization and returns its exit code.
-pub(super) fn render_authorize(
-    args: &AuthorizeArgs,
-    outcome: AuthorizationOutcome,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    let decision = outcome.authorization.decision;
-    if args.json {
-        writeln!(out, "{}", json(&outcome)?)?;
-    } else {
-        agentwarden_report::text::lineage::authorize(&outcome, out)?;
-    }
-    Ok(decision_exit(decision))
 }

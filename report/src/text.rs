@@ -7,13 +7,15 @@
 //!
 //! Here: the investigations (`warden audit replay`, `explain`, `timeline`), the seal and the
 //! approvals as `warden seal --show` and `warden approvals` list them; in the modules, each
-//! command's answer: [`gate`], [`lineage`] (and `authorize`), [`guard`], [`result`], [`fanout`],
+//! command's answer: [`gate`], [`lineage`] (and `authorize`), [`guard`], [`result`] (all four
+//! reached through [`outcome`], the decision commands' answer), [`fanout`],
 //! [`tlog`] (the chain's verdict, checkpoints and proofs) and [`status`] (the server's).
 
 pub mod fanout;
 pub mod gate;
 pub mod guard;
 pub mod lineage;
+pub mod outcome;
 pub mod result;
 pub mod status;
 pub mod tlog;
