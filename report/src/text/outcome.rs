@@ -85,3 +85,26 @@ pub fn outcome(outcome: Outcome, shown: &Shown<'_>, out: &mut dyn Write) -> Resu
         Outcome::SealShow { seal: shown_seal } => Ok(seal(shown_seal.as_ref(), out)?),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the listing commands print with nothing to list, in text and as `--json`'s line:
+    /// (answer, --json, expected, why).
+    #[test]
+    fn an_empty_seal_and_no_approvals_print_as_the_commands_always_did() {
+        let seal = || Outcome::SealShow { seal: None };
+        let approvals = || Outcome::Approvals { seal: None, approvals: Vec::new() };
+        for (answer, json, expected, why) in [
+            (seal(), false, "no seal in force\n", "seal --show"),
+            (seal(), true, "null\n", "seal --show --json"),
+            (approvals(), false, "seal: none\nno approvals recorded\n", "approvals"),
+            (approvals(), true, "{\"approvals\":[],\"seal\":null}\n", "approvals --json"),
+        ] {
+            let mut out = Vec::new();
+            outcome(answer, &Shown { json, ..Shown::default() }, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), expected, "{why}");
+        }
+    }
+}
