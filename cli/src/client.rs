@@ -63,48 +63,6 @@ pub(super) fn status(args: StatusArgs, server: Option<&Server>, out: &mut dyn Wr
         server.cloned().ok_or_else(|| Failure::usage("no server: give --server PATH (V-67)"))?;
     let status = agentwarden_protocol::status(&socket, uid, Duration::from_millis(args.timeout_ms))
         .map_err(|e| Failure::client(EXIT_NO, e))?;
-    let agentwarden_protocol::ServerStatus {
-        pid,
-        store,
-        head_seq,
-        head_hash,
-        uptime_ms,
-        requests_served,
-        export,
-        witnesses,
-    } = status;
-    if args.json {
-        let object = serde_json::json!({
-            "answering": true, "socket": socket, "pid": pid, "store": store,
-            "head": {"seq": head_seq, "hash": head_hash}, "uptime_ms": uptime_ms,
-            "requests_served": requests_served, "export": export,
-            "witnesses": witnesses,
-        });
-        writeln!(out, "{object}")?;
-    } else {
-        writeln!(out, "server at {} answers (pid {pid})", socket.display())?;
-        writeln!(out, "store: {store}, head seq {head_seq} ({head_hash})")?;
-        writeln!(out, "uptime: {} s, requests served: {requests_served}", uptime_ms / 1000)?;
-        // The spans dropped are counted and shown (V-61).
-        match export {
-            None => writeln!(out, "export: off")?,
-            Some(e) => {
-                let failing =
-                    e.last_error.map(|why| format!("; last export failed: {why}")).unwrap_or_default();
-                writeln!(
-                    out,
-                    "export: spans to {}: {} exported, {} dropped, {} queued{failing}",
-                    e.endpoint, e.exported, e.dropped, e.queued
-                )?;
-            }
-        }
-        // A witness that failed is shown, never hidden.
-        for w in witnesses.unwrap_or_default() {
-            let cosigned = w.cosigned.map_or_else(|| "nothing yet".to_owned(), |n| format!("{n} events"));
-            let failing =
-                w.last_error.map(|why| format!("; last submission failed: {why}")).unwrap_or_default();
-            writeln!(out, "witness {}: cosigned {cosigned}{failing}", w.url)?;
-        }
-    }
+    agentwarden_report::text::status::status(&socket, status, args.json, out)?;
     Ok(EXIT_OK)
 }

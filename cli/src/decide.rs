@@ -2,8 +2,9 @@
 //! `result validate`, `guard check`, `approvals` and `seal --show`. Each is read into a typed
 //! question ([`Question`], its paths made absolute against the working directory), answered
 //! here with the use case the server runs (`agentwarden::questions`) or by the server, and
-//! the typed outcome rendered by the command's own module: args → question → local or client →
-//! render, the same output, `--json` contract and events in both modes.
+//! the typed outcome printed by `agentwarden-report` (`text::outcome`) as the command's flags
+//! ask: args → question → local or client → render, the same output, `--json` contract and
+//! events in both modes.
 //!
 //! V-13, V-67: with a server named (`--server PATH` on the command line, and only there: a
 //! configuration's `[server] socket` without it refuses the command, [`super::trust`]), the
@@ -44,21 +45,21 @@ use agentwarden_protocol::{AbsolutePath, ClientError, Outcome, Question};
 
 use super::client::ServerArgs;
 use super::trust::Server;
-use super::{Command, EXIT_STORE, EXIT_USAGE, Failure, guard::GuardCommand, lineage::LineageCommand};
-use super::{result::ResultCommand, unavailable};
+use super::{Command, EXIT_NO, EXIT_OK, EXIT_USAGE, Failure, guard::GuardCommand, lineage::LineageCommand};
+use super::{decision_exit, result::ResultCommand, unavailable};
 use agentwarden::stores::Stores;
+use agentwarden_report::text::outcome::{Shown, Unprinted};
 
-/// A decision command, read: its question and what it was asked with.
+/// A decision command, read: its question, what it was asked with and how it prints the answer.
 pub(super) struct Asked<'a> {
     /// The question, its paths absolute.
     pub(super) question: Question,
     /// `--config`, when the command has one.
     config: Option<&'a Path>,
     server: &'a ServerArgs,
+    /// `--json`, and the file `result validate` names.
+    pub(super) shown: Shown<'a>,
 }
-
-/// `result validate` has no `--config`.
-const NO_CONFIG: Option<PathBuf> = None;
 
 /// A path of a question, absolute (V-54, `AbsolutePath::resolved`).
 fn absolute(path: &Path) -> Result<AbsolutePath, Failure> {
@@ -71,21 +72,26 @@ pub(super) fn asked(command: &Command) -> Result<Option<Asked<'_>>, Failure> {
         question: Question,
         config: &'a Option<PathBuf>,
         server: &'a ServerArgs,
+        json: bool,
     ) -> Result<Option<Asked<'a>>, Failure> {
-        Ok(Some(Asked { question, config: config.as_deref(), server }))
+        let shown = Shown { json, ..Shown::default() };
+        Ok(Some(Asked { question, config: config.as_deref(), server, shown }))
     }
     match command {
-        Command::Gate(a) => asked(Question::Gate { request: absolute(&a.request)? }, &a.config, &a.server),
-        Command::Lineage(LineageCommand::Check { lineage, config, server, .. }) => {
-            asked(Question::LineageCheck { lineage: absolute(lineage)? }, config, server)
+        Command::Gate(a) => {
+            asked(Question::Gate { request: absolute(&a.request)? }, &a.config, &a.server, a.json)
+        }
+        Command::Lineage(LineageCommand::Check { lineage, config, server, json }) => {
+            asked(Question::LineageCheck { lineage: absolute(lineage)? }, config, server, *json)
         }
         Command::Authorize(a) => {
-            asked(Question::Authorize { request: absolute(&a.request)? }, &a.config, &a.server)
+            asked(Question::Authorize { request: absolute(&a.request)? }, &a.config, &a.server, a.json)
         }
-        Command::Result(ResultCommand::Validate { file, item, run, server, .. }) => {
+        Command::Result(ResultCommand::Validate { file, item, run, server, json }) => {
             let question =
                 Question::ResultValidate { file: absolute(file)?, item: item.clone(), run: run.clone() };
-            asked(question, &NO_CONFIG, server)
+            let shown = Shown { json: *json, file: Some(file), subagents: None };
+            Ok(Some(Asked { question, config: None, server, shown }))
         }
         Command::Guard(GuardCommand::Check {
             snapshot,
@@ -96,7 +102,7 @@ pub(super) fn asked(command: &Command) -> Result<Option<Asked<'_>>, Failure> {
             root,
             config,
             server,
-            ..
+            json,
         }) => {
             let question = Question::GuardCheck {
                 snapshot: absolute(snapshot)?,
@@ -106,10 +112,10 @@ pub(super) fn asked(command: &Command) -> Result<Option<Asked<'_>>, Failure> {
                 artifacts: absolute(artifacts)?,
                 root: absolute(root)?,
             };
-            asked(question, config, server)
+            asked(question, config, server, *json)
         }
-        Command::Approvals(a) => asked(Question::Approvals {}, &a.config, &a.server),
-        Command::Seal(a) if a.show => asked(Question::SealShow {}, &a.config, &a.server),
+        Command::Approvals(a) => asked(Question::Approvals {}, &a.config, &a.server, a.json),
+        Command::Seal(a) if a.show => asked(Question::SealShow {}, &a.config, &a.server, a.json),
         _ => Ok(None),
     }
 }
@@ -121,7 +127,7 @@ pub(super) async fn answer(
     stores: &Stores,
     server: Option<&Server>,
 ) -> Result<(Outcome, Option<Config>), Failure> {
-    let Asked { question, config, server: options } = asked;
+    let Asked { question, config, server: options, .. } = asked;
     let timeout = Duration::from_millis(options.server_timeout_ms);
     // The server is the command line's alone (V-67).
     let Some(Server { socket, uid }) = server.cloned() else {
@@ -224,49 +230,29 @@ fn failure(error: Unanswered) -> Failure {
     }
 }
 
-/// Renders `outcome` as the command that asked prints it, and returns its exit code.
-pub(super) fn render(
-    command: &Command,
+/// Prints `outcome` as the command that asked, `shown`, prints it (`agentwarden-report`), and
+/// returns its exit code: a decision's (0 allow, 1 deny), 1 for an invalid result or a guard's
+/// violation, else 0.
+pub(super) fn render<'a>(
+    mut shown: Shown<'a>,
     outcome: Outcome,
-    config: Option<&Config>,
+    config: Option<&'a Config>,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    match (command, outcome) {
-        (Command::Gate(args), Outcome::Gate { report, evaluation_us, audit }) => {
-            super::gate::render(args, &report, evaluation_us, audit, config, out)
-        }
-        (Command::Lineage(command), Outcome::LineageCheck { decision, result, audit }) => {
-            super::lineage::render_check(
-                command,
-                agentwarden::LineageOutcome { decision, result, audit },
-                out,
-            )
-        }
-        (Command::Authorize(args), Outcome::Authorize { authorization, audit }) => {
-            super::lineage::render_authorize(
-                args,
-                agentwarden::AuthorizationOutcome { authorization, audit },
-                out,
-            )
-        }
-        (Command::Result(command), Outcome::ResultValidate { validation, audit }) => {
-            super::result::render(command, agentwarden::ResultOutcome { validation, audit }, out)
-        }
-        (Command::Guard(command), Outcome::GuardCheck { clean, violation, violation_file, audit }) => {
-            super::guard::render_check(
-                command,
-                agentwarden::GuardOutcome { clean, violation, violation_file, audit },
-                out,
-            )
-        }
-        (Command::Approvals(args), Outcome::Approvals { seal, approvals }) => {
-            super::hook::render_approvals(args, seal.as_ref(), &approvals, out)
-        }
-        (Command::Seal(args), Outcome::SealShow { seal }) => {
-            super::hook::render_seal(args, seal.as_ref(), out)
-        }
-        _ => Err(Failure::new(EXIT_STORE, Code::InternalError, "an outcome of another command")),
-    }
+    let (exit, unprinted) = match &outcome {
+        Outcome::Gate { report, .. } => (decision_exit(report.decision), "deny: "),
+        Outcome::LineageCheck { decision, .. } => (decision_exit(*decision), "deny: "),
+        Outcome::Authorize { authorization, .. } => (decision_exit(authorization.decision), "deny: "),
+        Outcome::ResultValidate { validation, .. } if !validation.valid => (EXIT_NO, ""),
+        Outcome::GuardCheck { clean: false, .. } => (EXIT_NO, ""),
+        _ => (EXIT_OK, ""),
+    };
+    shown.subagents = config.map(|c| &c.subagents);
+    agentwarden_report::text::outcome::outcome(outcome, &shown, out).map_err(|e| match e {
+        Unprinted::Io(e) => Failure::from(e),
+        Unprinted::Json(e) => Failure::no(format!("{unprinted}{e}")),
+    })?;
+    Ok(exit)
 }
 
 /// A human verb while a server configured for it answers is refused, naming the fix (V-17).

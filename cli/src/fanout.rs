@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use agentwarden::audit::CorrelationId;
 use agentwarden::fanout::parse_strict;
-use agentwarden::fanout_rules::{MergeStatus, Merged, Plan};
+use agentwarden::fanout_rules::MergeStatus;
+use agentwarden_report::text::fanout as render;
 use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, Failure};
@@ -95,20 +96,9 @@ pub(super) async fn run(
             let (planned, warnings) =
                 agentwarden::fanout::plan_items(&config, &read_items(&items)?, &phase, no_fan_out);
             if json {
-                json_line(&serde_json::json!({"phase": phase, "warnings": warnings, "plan": planned}), out)?;
+                json_line(&render::plan_json(&phase, &planned, &warnings), out)?;
             } else {
-                match &planned {
-                    Plan::SingleAgent { reason } => writeln!(out, "single agent: {reason}")?,
-                    Plan::FanOut { strategy, chunks } => {
-                        writeln!(out, "fan-out ({strategy:?}): {} chunk(s)", chunks.len())?;
-                        for (i, chunk) in chunks.iter().enumerate() {
-                            writeln!(out, "  chunk {i}: {} item(s)", chunk.len())?;
-                        }
-                    }
-                }
-                for w in &warnings {
-                    writeln!(out, "  warning: {w}")?;
-                }
+                render::plan(&planned, &warnings, out)?;
             }
             Ok(EXIT_OK)
         }
@@ -136,38 +126,20 @@ pub(super) async fn run(
             if json {
                 json_line(&serde_json::to_value(&report).map_err(|e| Failure::no(e.to_string()))?, out)?;
             } else {
-                write_merged(&report.merged, out)?;
+                render::merged(&report.merged, out)?;
             }
             Ok(merge_exit(report.merged.status))
         }
         FanoutCommand::Merge { results, json } => {
             let (outcomes, merged) = agentwarden::fanout::merge_results(&results);
             if json {
-                json_line(&serde_json::json!({"chunks": outcomes, "merged": merged}), out)?;
+                json_line(&render::merge_json(&outcomes, &merged), out)?;
             } else {
-                write_merged(&merged, out)?;
+                render::merged(&merged, out)?;
             }
             Ok(merge_exit(merged.status))
         }
     }
-}
-
-/// The merged result in text: the counts, then each failed test and each failed chunk by name,
-/// so "1 failed" is never said without saying which.
-fn write_merged(merged: &Merged, out: &mut dyn Write) -> std::io::Result<()> {
-    let t = &merged.test_results;
-    writeln!(out, "{:?}: {} passed, {} failed, {} skipped", merged.status, t.passed, t.failed, t.skipped)?;
-    for test in &t.failures {
-        writeln!(out, "  failed: {test}")?;
-    }
-    let unnamed = usize::try_from(t.failed).unwrap_or(usize::MAX).saturating_sub(t.failures.len());
-    if unnamed > 0 {
-        writeln!(out, "  ({unnamed} failed test(s) not named by their chunk's result)")?;
-    }
-    for f in &merged.failures {
-        writeln!(out, "  chunk {} {:?}: {}", f.chunk_index, f.status, f.error)?;
-    }
-    Ok(())
 }
 
 /// Resolves with the signal's name when the run is asked to stop (SIGTERM, SIGINT, SIGHUP). The

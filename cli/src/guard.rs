@@ -8,7 +8,8 @@ use clap::Subcommand;
 
 use super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
 use agentwarden::code::Code;
-use agentwarden::{Config, GuardOutcome, GuardTarget, Warden, WardenError, wiring::ProcessAgentRunner};
+use agentwarden::{Config, GuardTarget, Warden, WardenError, wiring::ProcessAgentRunner};
+use agentwarden_report::text::guard as render;
 
 #[derive(Debug, Subcommand)]
 pub(super) enum GuardCommand {
@@ -103,14 +104,9 @@ pub(super) async fn run(
             let bytes = serde_json::to_vec(&manifest).map_err(|e| Failure::no(e.to_string()))?;
             warden.write_file(&file, &bytes).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
             if json {
-                let summary = serde_json::json!({
-                    "out": file.display().to_string(),
-                    "protected": manifest.protected,
-                    "entries": manifest.entries.len(),
-                });
-                writeln!(out, "{summary}")?;
+                writeln!(out, "{}", render::snapshot_json(&file, &manifest))?;
             } else {
-                writeln!(out, "{} entries under {}", manifest.entries.len(), manifest.protected.join(", "))?;
+                render::snapshot(&manifest, out)?;
             }
             Ok(EXIT_OK)
         }
@@ -127,63 +123,16 @@ pub(super) async fn run(
                 .guarded_run(&target, &agent, result.as_deref())
                 .await
                 .map_err(|e| Failure::no(e.to_string()))?;
-            let (failed, exit, guard, validation) =
-                (guarded.item_failed, &guarded.command, &guarded.guard, &guarded.result);
             if json {
                 writeln!(out, "{}", serde_json::to_value(&guarded).map_err(|e| Failure::no(e.to_string()))?)?;
             } else {
-                let command_text = match exit {
-                    Ok(Some(code)) => format!("exit {code}"),
-                    Ok(None) => "killed by a signal".to_owned(),
-                    Err(e) => e.to_string(),
-                };
-                writeln!(out, "{}  command: {command_text}", if failed { "FAILED" } else { "OK" })?;
-                match &guard.violation {
-                    Some(v) => writeln!(
-                        out,
-                        "  guard: {} {} (reverted: {})",
-                        v.violation_type,
-                        v.details.changed_files.join(", "),
-                        v.details.reverted
-                    )?,
-                    None => writeln!(out, "  guard: clean")?,
-                }
-                if let Some(v) = &validation {
-                    writeln!(out, "  result: {}", if v.validation.valid { "valid" } else { "invalid" })?;
-                    for p in &v.validation.problems {
-                        writeln!(out, "    {} ({}): {}", p.pointer, p.code, p.message)?;
-                    }
-                }
+                render::run(&guarded, out)?;
             }
-            Ok(if failed { EXIT_NO } else { EXIT_OK })
+            Ok(if guarded.item_failed { EXIT_NO } else { EXIT_OK })
         }
         // A decision command: asked through `super::decide`.
         GuardCommand::Check { .. } => {
             Err(Failure::new(EXIT_USAGE, Code::InternalError, "`guard check` is a question"))
         }
     }
-}
-
-/// Prints a guardrail check's outcome and returns its exit code.
-pub(super) fn render_check(
-    command: &GuardCommand,
-    outcome: GuardOutcome,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    let json = matches!(command, GuardCommand::Check { json: true, .. });
-    if json {
-        writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| Failure::no(e.to_string()))?)?;
-    } else if let Some(v) = &outcome.violation {
-        writeln!(out, "VIOLATION  {}: {}", v.violation_type, v.details.changed_files.join(", "))?;
-        let d = &v.details;
-        writeln!(
-            out,
-            "  reverted: {}{}",
-            d.reverted,
-            if d.revert_error.is_empty() { String::new() } else { format!(" ({})", d.revert_error) }
-        )?;
-    } else {
-        writeln!(out, "CLEAN  no protected path changed")?;
-    }
-    Ok(if outcome.clean { EXIT_OK } else { EXIT_NO })
 }

@@ -10,15 +10,13 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use agentwarden::audit::Actor;
-use agentwarden::governance::SealRecord;
 use agentwarden::sessions::MAX_HOOK_INPUT;
 
-use super::{EXIT_OK, EXIT_USAGE, Failure};
+use super::{EXIT_USAGE, Failure};
 use agentwarden::code::Code;
 use agentwarden::human::ApprovalRequest;
 use agentwarden::{Config, Warden, WardenError};
 use agentwarden_hook_client::run::Settle;
-use agentwarden_protocol::ListedApproval;
 use agentwarden_protocol::hook_line::HOOK_FAILED;
 
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
@@ -96,7 +94,7 @@ pub(super) struct SealArgs {
     pub(super) show: bool,
     /// With --show: print it as JSON.
     #[arg(long, requires = "show")]
-    json: bool,
+    pub(super) json: bool,
     #[command(flatten)]
     by: ByArgs,
     #[command(flatten)]
@@ -155,7 +153,7 @@ pub(super) struct RevokeArgs {
 pub(super) struct ApprovalsArgs {
     /// One JSON object.
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
     /// The configuration (default: the project's `agentwarden.toml`, from here upward):
     /// with `[approvals] allowed_signers`, records whose signature does not verify are shown
     /// refused.
@@ -375,40 +373,6 @@ pub(super) async fn revoke(
     let warden = open(config)?;
     let appended = warden.revoke(args.reference.as_deref(), &args.key.signer(by)).await?;
     super::signed::print(&appended, out)
-}
-
-/// `warden approvals`: every approval with its state now, and the seal.
-/// Prints the seal in force (`seal --show`) and returns its exit code.
-pub(super) fn render_seal(
-    args: &SealArgs,
-    seal: Option<&SealRecord>,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string(&seal).map_err(|e| Failure::no(e.to_string()))?)?;
-        return Ok(EXIT_OK);
-    }
-    agentwarden_report::text::seal(seal, out)?;
-    Ok(EXIT_OK)
-}
-
-/// Prints the seal and the approvals (`warden approvals`) and returns its exit code.
-pub(super) fn render_approvals(
-    args: &ApprovalsArgs,
-    seal: Option<&SealRecord>,
-    approvals: &[ListedApproval],
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    if args.json {
-        let list: Vec<serde_json::Value> =
-            approvals.iter().map(|a| serde_json::json!({"record": a.record, "state": a.state})).collect();
-        let seal = seal.map(|s| serde_json::json!({"seq": s.seq, "by": s.by, "files": s.files.len()}));
-        writeln!(out, "{}", serde_json::json!({"approvals": list, "seal": seal}))?;
-        return Ok(EXIT_OK);
-    }
-    let approvals: Vec<_> = approvals.iter().map(|a| (&a.record, &a.state)).collect();
-    agentwarden_report::text::approvals_now(seal, &approvals, out)?;
-    Ok(EXIT_OK)
 }
 
 #[cfg(test)]

@@ -494,8 +494,9 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
     let stores = agentwarden::stores::Stores { explicit: trusted.store.clone(), sled, follow_config: false };
     // A decision command is a question, answered here or by the server, rendered here (V-13, V-54).
     if let Some(asked) = decide::asked(&cli.command)? {
+        let shown = asked.shown;
         let (outcome, config) = decide::answer(asked, &stores, trusted.server.as_ref()).await?;
-        return decide::render(&cli.command, outcome, config.as_ref(), out);
+        return decide::render(shown, outcome, config.as_ref(), out);
     }
     decide::refuse_human_verb(&cli.command, trusted.server.as_ref())?;
     match cli.command {

@@ -1,13 +1,8 @@
 //! `warden lineage check` and `warden authorize`: exit 0 allow, 1 deny, 2 usage.
 
-use std::io::Write;
 use std::path::PathBuf;
 
-use agentwarden::verdict::Decision;
 use clap::Subcommand;
-
-use super::{Failure, decision_exit};
-use agentwarden::{AuthorizationOutcome, LineageOutcome};
 
 #[derive(Debug, Subcommand)]
 pub(super) enum LineageCommand {
@@ -38,63 +33,7 @@ pub(super) struct AuthorizeArgs {
     pub(super) config: Option<PathBuf>,
     /// Print the answer as one JSON object.
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
     #[command(flatten)]
     pub(super) server: super::client::ServerArgs,
-}
-
-fn json(value: &impl serde::Serialize) -> Result<String, Failure> {
-    serde_json::to_string(value).map_err(|e| Failure::no(format!("deny: {e}")))
-}
-
-/// Prints a lineage check's outcome and returns its exit code.
-pub(super) fn render_check(
-    command: &LineageCommand,
-    outcome: LineageOutcome,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    let LineageCommand::Check { json: as_json, .. } = command;
-    if *as_json {
-        writeln!(out, "{}", json(&outcome)?)?;
-    } else {
-        let verdict = &outcome.result.verdict;
-        match (outcome.decision, verdict.code()) {
-            (Decision::Allow, _) => writeln!(out, "ALLOW  lineage: {}", verdict.reason())?,
-            (Decision::Deny, code) => {
-                writeln!(out, "DENY  lineage ({}): {}", code.map_or("?", |c| c.as_str()), verdict.reason())?;
-                if let Some(pair) = outcome.result.pair {
-                    writeln!(out, "  failing pair: positions {} -> {}", pair.parent, pair.child)?;
-                }
-            }
-        }
-        if let Some(head) = outcome.audit {
-            writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash)?;
-        }
-    }
-    Ok(decision_exit(outcome.decision))
-}
-
-/// Prints a tool call's authorization and returns its exit code.
-pub(super) fn render_authorize(
-    args: &AuthorizeArgs,
-    outcome: AuthorizationOutcome,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    let decision = outcome.authorization.decision;
-    if args.json {
-        writeln!(out, "{}", json(&outcome)?)?;
-    } else {
-        match (&outcome.authorization.first_failure, decision) {
-            (Some(f), _) => writeln!(out, "DENY  layer {} {:?} ({}): {}", f.layer, f.name, f.code, f.reason)?,
-            (None, _) => writeln!(out, "ALLOW  all {} layers passed", outcome.authorization.layers.len())?,
-        }
-        for layer in &outcome.authorization.layers {
-            let verdict = if layer.verdict.passed() { "pass" } else { "FAIL" };
-            writeln!(out, "  {} {:?}: {verdict}: {}", layer.layer, layer.name, layer.verdict.reason())?;
-        }
-        if let Some(head) = outcome.audit {
-            writeln!(out, "  audit: seq {} hash {}", head.seq, head.hash)?;
-        }
-    }
-    Ok(decision_exit(decision))
 }

@@ -1,12 +1,8 @@
 //! `warden result validate FILE`: exit 0 valid, 1 invalid (or unreadable), 2 usage.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Subcommand;
-
-use super::{EXIT_NO, EXIT_OK, Failure};
-use agentwarden::ResultOutcome;
 
 #[derive(Debug, Subcommand)]
 pub(super) enum ResultCommand {
@@ -26,24 +22,4 @@ pub(super) enum ResultCommand {
         #[command(flatten)]
         server: super::client::ServerArgs,
     },
-}
-
-/// Prints a `result.json`'s verdict and returns its exit code.
-pub(super) fn render(
-    command: &ResultCommand,
-    outcome: ResultOutcome,
-    out: &mut dyn Write,
-) -> Result<u8, Failure> {
-    let ResultCommand::Validate { file, json, .. } = command;
-    if *json {
-        writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| Failure::no(e.to_string()))?)?;
-    } else {
-        let verdict = if outcome.validation.valid { "VALID" } else { "INVALID" };
-        writeln!(out, "{verdict}  {}", file.display())?;
-        for p in &outcome.validation.problems {
-            let at = if p.pointer.is_empty() { "(document)" } else { p.pointer.as_str() };
-            writeln!(out, "  {at} ({}): {}", p.code, p.message)?;
-        }
-    }
-    Ok(if outcome.validation.valid { EXIT_OK } else { EXIT_NO })
 }

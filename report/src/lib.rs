@@ -7,8 +7,12 @@
 //!
 //! The log as a human reads it on the command line lives here too (N-16): the filters of `warden
 //! audit log` and `audit report` ([`filter`], reasons a usage error gives), one event as JSON or
-//! a row of the table ([`rows`]), the investigations as text ([`text`]), and durations
-//! ([`duration_ms`]). The command line parses its arguments, opens the store, and prints.
+//! a row of the table ([`rows`]), the investigations as text ([`text`]), durations
+//! ([`duration_ms`]) and the progress of a long walk on stderr ([`progress`]). So does what the
+//! kernel answers the other commands, as text or the JSON objects the command line builds
+//! ([`text`]'s modules: the gate, lineage, guard, result, fan-out, checkpoints and proofs, the
+//! server's status). The command line parses its arguments, opens the store, asks, and prints
+//! with these.
 //!
 //! Rulings (the fail-closed questions of a report):
 //! - a chain that does not verify is still reported — the page says so first, in red,
@@ -27,6 +31,7 @@ mod duration;
 pub mod filter;
 mod model;
 mod page;
+pub mod progress;
 pub mod rows;
 pub mod text;
 

@@ -1,6 +1,24 @@
-//! The investigations as a human reads them (`warden audit replay`, `explain`): short, one fact per line, the most alarming first
-//! where there is one (`NOT reverted`, `DENIED`). `--json` prints the same states as JSON. The seal
-//! and the approvals as `warden seal --show` and `warden approvals` list them are here too.
+//! What the kernel answers, as a human reads it on the command line: short, one fact per line,
+//! the most alarming first where there is one (`NOT reverted`, `DENIED`, `DENY`, `VIOLATION`).
+//! Each renderer is a function from a use case's typed answer to text written to a `Write`, or
+//! to the JSON object the command line prints with `--json` where it builds one by hand (a
+//! serialized outcome is the facade's own type). The command line parses its arguments, asks, and
+//! calls these; the exit code stays its own.
+//!
+//! Here: the investigations (`warden audit replay`, `explain`, `timeline`), the seal and the
+//! approvals as `warden seal --show` and `warden approvals` list them; in the modules, each
+//! command's answer: [`gate`], [`lineage`] (and `authorize`), [`guard`], [`result`] (all four
+//! reached through [`outcome`], the decision commands' answer), [`fanout`],
+//! [`tlog`] (the chain's verdict, checkpoints and proofs) and [`status`] (the server's).
+
+pub mod fanout;
+pub mod gate;
+pub mod guard;
+pub mod lineage;
+pub mod outcome;
+pub mod result;
+pub mod status;
+pub mod tlog;
 
 use std::io::{Result, Write};
 
@@ -11,6 +29,7 @@ use agentwarden::events::projections::{
 };
 use agentwarden::events::{Explanation, PlanSummary};
 use agentwarden::governance::{ApprovalRecord, ApprovalState, SealRecord};
+use agentwarden_protocol::ListedApproval;
 use serde::Serialize;
 
 pub fn approvals(state: &ApprovalsState, out: &mut dyn Write) -> Result<()> {
@@ -308,6 +327,44 @@ pub struct Explained<'a> {
     pub chain: ChainPlace,
 }
 
+impl<'a> Explained<'a> {
+    /// `envelope`, explained as `explanation`, once every event from seq 1 to it verified in a
+    /// log whose head is at `head`.
+    pub fn new(envelope: &'a Envelope, explanation: &'a Explanation, head: u64) -> Self {
+        Explained {
+            seq: envelope.seq,
+            event_type: &envelope.event_type,
+            event_version: envelope.event_version,
+            recorded_at: envelope.recorded_at.to_string(),
+            actor: &envelope.actor,
+            session: envelope.session.as_deref(),
+            turn: envelope.turn.as_deref(),
+            run: envelope.run.as_deref(),
+            item: envelope.item.as_deref(),
+            explanation,
+            chain: ChainPlace {
+                verified_from: 1,
+                verified_to: envelope.seq,
+                head,
+                prev_hash: envelope.prev_hash,
+                hash: envelope.hash,
+            },
+        }
+    }
+
+    /// `warden audit explain` in text: the explanation of `envelope` (the one explained), then
+    /// its place in the chain.
+    pub fn text(&self, envelope: &Envelope, out: &mut dyn Write) -> Result<()> {
+        explanation(envelope, self.explanation, out)?;
+        let (seq, chain) = (self.seq, &self.chain);
+        writeln!(
+            out,
+            "chain: event {seq} of {} — verified from seq 1 to {seq}; prev_hash {}, hash {}",
+            chain.head, chain.prev_hash, chain.hash
+        )
+    }
+}
+
 /// The seal in force, as `warden seal --show` prints it.
 pub fn seal(seal: Option<&SealRecord>, out: &mut dyn Write) -> Result<()> {
     match seal {
@@ -321,6 +378,15 @@ pub fn seal(seal: Option<&SealRecord>, out: &mut dyn Write) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `warden approvals --json`: every approval with its state now, and the seal (its seq, who
+/// sealed and how many files).
+pub fn approvals_json(seal: Option<&SealRecord>, approvals: &[ListedApproval]) -> serde_json::Value {
+    let list: Vec<serde_json::Value> =
+        approvals.iter().map(|a| serde_json::json!({"record": a.record, "state": a.state})).collect();
+    let seal = seal.map(|s| serde_json::json!({"seq": s.seq, "by": s.by, "files": s.files.len()}));
+    serde_json::json!({"approvals": list, "seal": seal})
 }
 
 /// The seal and every approval with its state now, as `warden approvals` prints them.

@@ -46,7 +46,7 @@ const ABOVE: [Row; 5] = [
     },
     // The command line's libraries (issue 49 item 5).
     Row { krate: "agentwarden-doctor", allowed: &["agentwarden", "agentwarden-protocol"] },
-    Row { krate: "agentwarden-report", allowed: &["agentwarden"] },
+    Row { krate: "agentwarden-report", allowed: &["agentwarden", "agentwarden-protocol"] },
     Row { krate: "agentwarden-witness", allowed: &["agentwarden", "agentwarden-protocol"] },
 ];
 

@@ -14,8 +14,8 @@ use agentwarden::events::projections::{
 use agentwarden::events::{decode, explain};
 
 use super::super::{EXIT_OK, Failure};
-use super::progress::Progress;
 use agentwarden::{Warden, WardenError};
+use agentwarden_report::progress::Progress;
 use agentwarden_report::text as render;
 
 /// An investigation's failure, worded for the command line.
@@ -131,34 +131,11 @@ pub(super) async fn run_explain(
     };
     let event = decode(&envelope).map_err(|error| refused(WardenError::Undecodable { seq, error }, what))?;
     let explanation = explain(&envelope, &event);
-    let explained = render::Explained {
-        seq,
-        event_type: &envelope.event_type,
-        event_version: envelope.event_version,
-        recorded_at: envelope.recorded_at.to_string(),
-        actor: &envelope.actor,
-        session: envelope.session.as_deref(),
-        turn: envelope.turn.as_deref(),
-        run: envelope.run.as_deref(),
-        item: envelope.item.as_deref(),
-        explanation: &explanation,
-        chain: render::ChainPlace {
-            verified_from: 1,
-            verified_to: verified.seq,
-            head: head.seq,
-            prev_hash: envelope.prev_hash,
-            hash: envelope.hash,
-        },
-    };
+    let explained = render::Explained::new(&envelope, &explanation, head.seq);
     if json {
         writeln!(out, "{}", line(&explained)?)?;
     } else {
-        render::explanation(&envelope, &explanation, out)?;
-        writeln!(
-            out,
-            "chain: event {seq} of {} — verified from seq 1 to {seq}; prev_hash {}, hash {}",
-            head.seq, envelope.prev_hash, envelope.hash
-        )?;
+        explained.text(&envelope, out)?;
     }
     Ok(EXIT_OK)
 }

@@ -3,7 +3,6 @@
 
 pub(super) mod copy;
 mod investigate;
-mod progress;
 pub(super) mod report;
 pub(super) mod served;
 mod tlog;
@@ -341,7 +340,7 @@ pub(super) async fn run(
                 agentwarden_report::rows::write_header(out)?;
             }
             let total = warden.head().await?.seq;
-            let mut progress = progress::Progress::new("log", total);
+            let mut progress = agentwarden_report::progress::Progress::new("log", total);
             let mut on_page = |seq| progress.update(seq);
             let listed =
                 agentwarden_report::rows::list(&warden, (from, limit), &filter, json, &mut on_page, out);
@@ -416,29 +415,15 @@ fn opened(warden: Result<Warden, WardenError>) -> Result<Result<Warden, Verifica
     }
 }
 
+/// Prints the chain's verdict; a break is the command's failure (exit 1).
 pub(super) fn print_verification(
     verification: &Verification,
     json: bool,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
+    agentwarden_report::text::tlog::verification(verification, json, out)?;
     match verification {
-        Verification::Intact { head } => {
-            if json {
-                writeln!(out, "{}", json!({"intact": true, "events": head.seq, "head_hash": head.hash}))?;
-            } else {
-                writeln!(out, "intact: {} events, head {}", head.seq, head.hash)?;
-            }
-            Ok(EXIT_OK)
-        }
-        Verification::Broken(broken) => {
-            if json {
-                writeln!(
-                    out,
-                    "{}",
-                    json!({"intact": false, "seq": broken.seq, "why": broken.why.to_string()})
-                )?;
-            }
-            Err(Failure::no(broken.to_string()))
-        }
+        Verification::Intact { .. } => Ok(EXIT_OK),
+        Verification::Broken(broken) => Err(Failure::no(broken.to_string())),
     }
 }

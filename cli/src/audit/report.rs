@@ -9,8 +9,8 @@ use agentwarden::{Warden, WardenError};
 use agentwarden_report::{Request, Verdict};
 
 use super::super::{EXIT_OK, Failure};
-use super::progress::Progress;
 use agentwarden_report::filter::{Filter, FilterArgs};
+use agentwarden_report::progress::Progress;
 
 /// The flags of `warden audit report`.
 #[derive(Debug, clap::Args)]

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use agentwarden::audit::Checkpoint;
 use agentwarden::tlog::TreeHead;
 use agentwarden::tlog::{
-    CheckpointFile, Consistency, LogSigner, LogVerifier, ProvenEvent, TlogError, add_checkpoint_request,
-    policy_in_force, root64, sign_and_keep, verify_proof_file,
+    CheckpointFile, Consistency, LogSigner, LogVerifier, TlogError, add_checkpoint_request, policy_in_force,
+    sign_and_keep, verify_proof_file,
 };
 use agentwarden::{Verification, Warden, WardenError};
-use serde_json::json;
+use agentwarden_report::text::tlog as render;
 
 use super::super::{EXIT_NO, EXIT_OK, EXIT_USAGE, Failure};
 use super::served::Served;
@@ -102,11 +102,7 @@ pub(super) async fn checkpoint(
     // Kept before it is printed: a note out is always the key's last.
     let note = sign_and_keep(&signer, &path, &tree)?;
     if json {
-        let object = json!({
-            "origin": tree.origin, "size": tree.size, "root": root64(&tree),
-            "seq": tree.size, "head_hash": head_hash, "note": note,
-        });
-        writeln!(out, "{object}")?;
+        writeln!(out, "{}", render::checkpoint_json(&tree, &head_hash, &note))?;
     } else {
         write!(out, "{note}")?;
     }
@@ -138,10 +134,7 @@ pub(super) async fn prove(
         None => open(None)?.prove_in(seq, &head).await?,
     };
     if json {
-        let object = json!({
-            "origin": head.origin, "size": head.size, "root": root64(&head), "seq": seq, "proof": proof.to_text(),
-        });
-        writeln!(out, "{object}")?;
+        writeln!(out, "{}", render::prove_json(&head, seq, &proof.to_text()))?;
     } else {
         write!(out, "{}", proof.to_text())?;
     }
@@ -210,32 +203,12 @@ pub(super) async fn verify_signed(
     policy_in_force(&warden.configuration_seal().await?, held.has_policy)?;
     match warden.consistent_with(&head, chain_head).await {
         Consistency::Consistent { chain, now } => {
-            if json {
-                let object = json!({
-                    "intact": true, "events": chain.seq, "head_hash": chain.hash,
-                    "checkpoint": {"origin": head.origin, "size": head.size, "root": root64(&head),
-                                   "consistent": true, "root_now": root64(&now)},
-                });
-                writeln!(out, "{object}")?;
-            } else {
-                writeln!(out, "intact: {} events, head {}", chain.seq, chain.hash)?;
-                writeln!(
-                    out,
-                    "consistent: the log extends {}'s checkpoint of {} events (root now {})",
-                    head.origin,
-                    head.size,
-                    root64(&now)
-                )?;
-            }
+            render::consistent(&chain, &head, &now, json, out)?;
             Ok(EXIT_OK)
         }
         Consistency::Inconsistent { chain, why } => {
             if json {
-                let checkpoint = json!({
-                    "origin": head.origin, "size": head.size, "root": root64(&head),
-                    "consistent": false, "code": why.code().as_str(), "why": why.reason(),
-                });
-                writeln!(out, "{}", json!({"intact": false, "events": chain.seq, "checkpoint": checkpoint}))?;
+                writeln!(out, "{}", render::inconsistent_json(&chain, &head, &why))?;
             }
             Err(why.into())
         }
@@ -250,22 +223,6 @@ pub(super) fn verify_proof(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let ProvenEvent { proof, event_type, head } = verify_proof_file(proof, checkpoint, verifier_key)?;
-    if json {
-        let object = json!({
-            "valid": true, "seq": proof.seq, "event_type": event_type,
-            "origin": head.origin, "size": head.size, "root": root64(&head),
-        });
-        writeln!(out, "{object}")?;
-    } else {
-        writeln!(
-            out,
-            "valid: event {} ({event_type}) is in {}'s log of {} events (root {})",
-            proof.seq,
-            head.origin,
-            head.size,
-            root64(&head)
-        )?;
-    }
+    render::proven(&verify_proof_file(proof, checkpoint, verifier_key)?, json, out)?;
     Ok(EXIT_OK)
 }

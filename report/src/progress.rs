@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 /// Prints "seq N of M" at most every 200 ms, and clears the line when dropped.
 #[derive(Debug)]
-pub(super) struct Progress {
+pub struct Progress {
     what: &'static str,
     total: u64,
     shown: bool,
@@ -19,11 +19,13 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    pub(super) fn new(what: &'static str, total: u64) -> Self {
+    /// A progress line for `what`, a walk to seq `total`; shown only on a terminal.
+    pub fn new(what: &'static str, total: u64) -> Self {
         Progress { what, total, shown: false, enabled: std::io::stderr().is_terminal(), last: Instant::now() }
     }
 
-    pub(super) fn update(&mut self, seq: u64) {
+    /// The walk reached `seq`.
+    pub fn update(&mut self, seq: u64) {
         if !self.enabled || self.last.elapsed() < Duration::from_millis(200) {
             return;
         }
