@@ -33,6 +33,23 @@ pub fn inside(project: &Path, path: &Path) -> Option<String> {
     path.strip_prefix(&project).ok().and_then(plain)
 }
 
+/// A file the guard must protect of itself that lies outside the project (H-12): it cannot be
+/// protected there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{what} `{}` is outside the project `{}`: the guard cannot protect it; move it into the project",
+    path.display(),
+    project.display()
+)]
+pub struct OutsideProject {
+    /// What the file is, in the harness's or the configuration's words.
+    pub what: &'static str,
+    /// The file.
+    pub path: PathBuf,
+    /// The project's root.
+    pub project: PathBuf,
+}
+
 /// What the guard must protect of itself (H-12), relative to the project: the harness's own
 /// files `harness_files` (`what` names them) and the sealed ones.
 pub fn own_files_of(
@@ -40,7 +57,7 @@ pub fn own_files_of(
     harness_files: &[&str],
     project: &Path,
     config: &Config,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, OutsideProject> {
     let harness = harness_files.iter().map(|f| (what, project.join(f)));
     let named = harness.chain([
         ("the configuration", project.join(CONFIG_FILE)),
@@ -50,13 +67,9 @@ pub fn own_files_of(
     ]);
     let mut own = Vec::new();
     for (what, path) in named {
-        let rel = inside(project, &path).ok_or_else(|| {
-            format!(
-                "{what} `{}` is outside the project `{}`: the guard cannot protect it; move it into the project",
-                path.display(),
-                project.display()
-            )
-        })?;
+        let Some(rel) = inside(project, &path) else {
+            return Err(OutsideProject { what, path, project: project.to_path_buf() });
+        };
         if !own.contains(&rel) {
             own.push(rel);
         }
@@ -100,7 +113,7 @@ pub fn check_protection(harness: &dyn Integration, project: &Path, config: &Conf
     let (what, files) = harness.protected_files();
     let own = own_files_of(what, files, project, config);
     checks.push(match own {
-        Err(e) => Check::fail("protected", e, "move the file into the project"),
+        Err(e) => Check::fail("protected", e.to_string(), "move the file into the project"),
         Ok(own) => {
             let missing: Vec<&String> = own.iter().filter(|p| !covered(protected, p)).collect();
             if missing.is_empty() {

@@ -15,14 +15,64 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden::Config;
 /// The project's configuration file, whose deny rule a harness writes (K-13).
 pub use agentwarden::config::CONFIG_FILE;
 use agentwarden::config::GuardrailsConfig;
 use agentwarden::files::{self, UntrustedError};
+use agentwarden::{Config, ConfigError};
+use agentwarden_protocol::hook_line::BudgetError;
 
-pub use crate::install::{InitOptions, Prepared};
-use crate::{Installing, Integration, Protecting, covered, in_git_work_tree, own_files_of, store_ignored};
+pub use crate::install::{InitOptions, InstallError, Prepared};
+use crate::{
+    Installing, Integration, OutsideProject, Protecting, covered, in_git_work_tree, own_files_of,
+    store_ignored,
+};
+
+/// Why `warden init HARNESS` refuses before it writes (its words say "nothing written" where a
+/// file was to be read or edited), or why a write failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InitError {
+    /// No project found from here upward (N-1).
+    #[error(transparent)]
+    NoProject(Box<ConfigError>),
+    /// The project's directory cannot be made canonical.
+    #[error("`{}`: {source}", project.display())]
+    Project { project: PathBuf, source: std::io::Error },
+    /// `--server` cannot be made absolute.
+    #[error("--server: {0}")]
+    Server(#[source] std::io::Error),
+    /// The hook line's time budget leaves no room (H-10).
+    #[error("refused: {0}")]
+    Budget(#[source] BudgetError),
+    /// This binary cannot be found.
+    #[error("cannot find this binary: {0}")]
+    NoBinary(#[source] std::io::Error),
+    /// `--warden` names no usable binary.
+    #[error("`{}` is not a usable warden binary: {source}", exe.display())]
+    Binary { exe: PathBuf, source: std::io::Error },
+    /// The project has no configuration; `guide` says how to write one.
+    #[error("there is no `{}`; write it first (see {guide}), nothing written", config.display())]
+    NoConfig { config: PathBuf, guide: &'static str },
+    /// The configuration does not load.
+    #[error("{0}; nothing written")]
+    Config(#[source] Box<ConfigError>),
+    /// A file the guard must protect lies outside the project (H-12).
+    #[error("{0}; nothing written")]
+    Outside(#[source] OutsideProject),
+    /// `[guardrails] protected` cannot be added to (H-12).
+    #[error("`{}`: {source}; nothing written", config.display())]
+    Protect { config: PathBuf, source: ProtectError },
+    /// A directory a file goes in cannot be made.
+    #[error("`{}`: {source}", dir.display())]
+    MakeDir { dir: PathBuf, source: std::io::Error },
+    /// A file cannot be read by descriptor (U-1).
+    #[error("cannot read {0}; nothing written")]
+    Unreadable(#[source] UntrustedError),
+    /// A file cannot be written by descriptor (U-4).
+    #[error("cannot write {0}")]
+    Unwritable(#[source] UntrustedError),
+}
 
 /// The inputs of [`Prepared::prepare`]: the command line's, and the harness's words.
 pub struct Preparing<'a> {
@@ -59,40 +109,30 @@ impl std::fmt::Debug for Preparing<'_> {
 impl Prepared {
     /// The project, the binary, the deadline, the configuration with the harness's own files
     /// added to `[guardrails] protected`, and the hook line; a refusal's reason otherwise.
-    pub fn prepare(args: Preparing<'_>) -> Result<Prepared, String> {
+    pub fn prepare(args: Preparing<'_>) -> Result<Prepared, InitError> {
         let project = match args.project {
             Some(project) => project,
-            None => agentwarden::config::project_root().map_err(|e| e.to_string())?,
+            None => agentwarden::config::project_root().map_err(|e| InitError::NoProject(Box::new(e)))?,
         };
-        let project = std::fs::canonicalize(&project).map_err(|e| format!("`{}`: {e}", project.display()))?;
-        let server = args
-            .server
-            .map(|socket| std::path::absolute(&socket))
-            .transpose()
-            .map_err(|e| format!("--server: {e}"))?;
+        let project =
+            std::fs::canonicalize(&project).map_err(|source| InitError::Project { project, source })?;
+        let server =
+            args.server.map(|socket| std::path::absolute(&socket)).transpose().map_err(InitError::Server)?;
         let harness = args.harness;
-        let deadline =
-            harness.deadline_for(args.timeout, args.lock_ms).map_err(|e| format!("refused: {e}"))?;
+        let deadline = harness.deadline_for(args.timeout, args.lock_ms).map_err(InitError::Budget)?;
         let exe = match args.warden {
             Some(path) => path,
-            None => std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?,
+            None => std::env::current_exe().map_err(InitError::NoBinary)?,
         };
-        let exe = std::fs::canonicalize(&exe)
-            .map_err(|e| format!("`{}` is not a usable warden binary: {e}", exe.display()))?;
+        let exe = std::fs::canonicalize(&exe).map_err(|source| InitError::Binary { exe, source })?;
         let config_path = project.join(CONFIG_FILE);
-        let config_text = read_text(&project, &config_path)?.ok_or_else(|| {
-            format!(
-                "there is no `{}`; write it first (see {}), nothing written",
-                config_path.display(),
-                harness.guide()
-            )
-        })?;
-        let config = Config::load(Some(&config_path)).map_err(|e| format!("{e}; nothing written"))?;
+        let config_text = read_text(&project, &config_path)?
+            .ok_or_else(|| InitError::NoConfig { config: config_path.clone(), guide: harness.guide() })?;
+        let config = Config::load(Some(&config_path)).map_err(|e| InitError::Config(Box::new(e)))?;
         let (label, files) = harness.protected_files();
-        let own =
-            own_files_of(label, files, &project, &config).map_err(|e| format!("{e}; nothing written"))?;
+        let own = own_files_of(label, files, &project, &config).map_err(InitError::Outside)?;
         let (new_config, added) = protect(&config_text, &own)
-            .map_err(|e| format!("`{}`: {e}; nothing written", config_path.display()))?;
+            .map_err(|source| InitError::Protect { config: config_path.clone(), source })?;
         let hook_binary = server.as_ref().and_then(|_| (args.client)(&exe));
         // The line names the server and its user as the command line does (V-67).
         let server = server.as_deref().map(|socket| (socket, args.server_uid));
@@ -135,13 +175,14 @@ impl Prepared {
 
     /// Writes the configuration (when anything was added to it), then each of the harness's
     /// files in order, each directory it needs made first.
-    pub fn write(&self, installing: &Installing) -> Result<(), String> {
+    pub fn write(&self, installing: &Installing) -> Result<(), InitError> {
         if !self.added.is_empty() {
             write_atomically(&self.project, &self.config_path, &self.new_config)?;
         }
         for write in &installing.writes {
             if let Some(dir) = &write.make {
-                std::fs::create_dir_all(dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
+                std::fs::create_dir_all(dir)
+                    .map_err(|source| InitError::MakeDir { dir: dir.clone(), source })?;
             }
             write_atomically(&write.root, &write.path, &write.text)?;
         }
@@ -150,25 +191,44 @@ impl Prepared {
 }
 
 /// Reads a file an agent can touch, by descriptor (U-1): `None` when it does not exist.
-pub fn read_text(project: &Path, path: &Path) -> Result<Option<String>, String> {
+pub fn read_text(project: &Path, path: &Path) -> Result<Option<String>, InitError> {
     match files::read_text(Some(project), path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(UntrustedError::Missing { .. }) => Ok(None),
-        Err(e) => Err(format!("cannot read {e}; nothing written")),
+        Err(e) => Err(InitError::Unreadable(e)),
     }
 }
 
 /// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
-pub fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), String> {
-    files::write_atomic(Some(project), path, text.as_bytes(), 0o644).map_err(|e| format!("cannot write {e}"))
+pub fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), InitError> {
+    files::write_atomic(Some(project), path, text.as_bytes(), 0o644).map_err(InitError::Unwritable)
+}
+
+/// Why `[guardrails] protected` cannot be added to: the configuration is not TOML, or the key
+/// is not what Warden writes into.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProtectError {
+    /// The configuration is not TOML.
+    #[error(transparent)]
+    Toml(Box<toml_edit::TomlError>),
+    /// `guardrails` is not a table.
+    #[error("`guardrails` is not a table")]
+    NotATable,
+    /// `guardrails.protected` is not an array.
+    #[error("`guardrails.protected` is not an array")]
+    NotAnArray,
+    /// `guardrails.protected` holds something other than a string.
+    #[error("`guardrails.protected` holds a non-string")]
+    NonString,
 }
 
 /// Adds `wanted` to `[guardrails] protected` in the TOML `text`, keeping everything else;
 /// returns the new text and what was added.
-pub fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), String> {
-    let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+pub fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), ProtectError> {
+    let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| ProtectError::Toml(Box::new(e)))?;
     let guardrails = document.as_table_mut().entry("guardrails").or_insert_with(toml_edit::table);
-    let guardrails = guardrails.as_table_like_mut().ok_or("`guardrails` is not a table")?;
+    let guardrails = guardrails.as_table_like_mut().ok_or(ProtectError::NotATable)?;
     if guardrails.get("protected").is_none() {
         let defaults: toml_edit::Array = GuardrailsConfig::default().protected.iter().collect();
         guardrails.insert("protected", toml_edit::value(defaults));
@@ -176,10 +236,10 @@ pub fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), S
     let protected = guardrails
         .get_mut("protected")
         .and_then(toml_edit::Item::as_array_mut)
-        .ok_or("`guardrails.protected` is not an array")?;
+        .ok_or(ProtectError::NotAnArray)?;
     let mut present: Vec<String> = protected
         .iter()
-        .map(|v| v.as_str().map(str::to_owned).ok_or("`guardrails.protected` holds a non-string"))
+        .map(|v| v.as_str().map(str::to_owned).ok_or(ProtectError::NonString))
         .collect::<Result<_, _>>()?;
     let mut added = Vec::new();
     for path in wanted {
@@ -194,7 +254,7 @@ pub fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), S
 
 /// Appends `.agentwarden/` to the project's `.gitignore` when git does not ignore it yet (H-17);
 /// returns what to say when it did.
-pub fn ignore_store(project: &Path) -> Result<Option<String>, String> {
+pub fn ignore_store(project: &Path) -> Result<Option<String>, InitError> {
     if !(in_git_work_tree(project) && store_ignored(project) == Some(false)) {
         return Ok(None);
     }
