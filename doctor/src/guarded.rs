@@ -10,6 +10,7 @@ use agentwarden::Config;
 use agentwarden::config::CONFIG_FILE;
 
 use crate::check::Check;
+use crate::error::OutsideProject;
 use crate::integration::Integration;
 
 /// `path` relative to `project`, as a plain protected-path entry (`a/b`), if it lies inside.
@@ -31,23 +32,6 @@ pub fn inside(project: &Path, path: &Path) -> Option<String> {
     let project = std::fs::canonicalize(project).ok()?;
     let path = std::fs::canonicalize(path).ok()?;
     path.strip_prefix(&project).ok().and_then(plain)
-}
-
-/// A file the guard must protect of itself that lies outside the project (H-12): it cannot be
-/// protected there.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{what} `{}` is outside the project `{}`: the guard cannot protect it; move it into the project",
-    path.display(),
-    project.display()
-)]
-pub struct OutsideProject {
-    /// What the file is, in the harness's or the configuration's words.
-    pub what: &'static str,
-    /// The file.
-    pub path: PathBuf,
-    /// The project's root.
-    pub project: PathBuf,
 }
 
 /// What the guard must protect of itself (H-12), relative to the project: the harness's own

@@ -15,64 +15,15 @@
 
 use std::path::{Path, PathBuf};
 
+use agentwarden::Config;
 /// The project's configuration file, whose deny rule a harness writes (K-13).
 pub use agentwarden::config::CONFIG_FILE;
 use agentwarden::config::GuardrailsConfig;
 use agentwarden::files::{self, UntrustedError};
-use agentwarden::{Config, ConfigError};
-use agentwarden_protocol::hook_line::BudgetError;
 
+pub use crate::error::{InitError, ProtectError};
 pub use crate::install::{InitOptions, InstallError, Prepared};
-use crate::{
-    Installing, Integration, OutsideProject, Protecting, covered, in_git_work_tree, own_files_of,
-    store_ignored,
-};
-
-/// Why `warden init HARNESS` refuses before it writes (its words say "nothing written" where a
-/// file was to be read or edited), or why a write failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum InitError {
-    /// No project found from here upward (N-1).
-    #[error(transparent)]
-    NoProject(Box<ConfigError>),
-    /// The project's directory cannot be made canonical.
-    #[error("`{}`: {source}", project.display())]
-    Project { project: PathBuf, source: std::io::Error },
-    /// `--server` cannot be made absolute.
-    #[error("--server: {0}")]
-    Server(#[source] std::io::Error),
-    /// The hook line's time budget leaves no room (H-10).
-    #[error("refused: {0}")]
-    Budget(#[source] BudgetError),
-    /// This binary cannot be found.
-    #[error("cannot find this binary: {0}")]
-    NoBinary(#[source] std::io::Error),
-    /// `--warden` names no usable binary.
-    #[error("`{}` is not a usable warden binary: {source}", exe.display())]
-    Binary { exe: PathBuf, source: std::io::Error },
-    /// The project has no configuration; `guide` says how to write one.
-    #[error("there is no `{}`; write it first (see {guide}), nothing written", config.display())]
-    NoConfig { config: PathBuf, guide: &'static str },
-    /// The configuration does not load.
-    #[error("{0}; nothing written")]
-    Config(#[source] Box<ConfigError>),
-    /// A file the guard must protect lies outside the project (H-12).
-    #[error("{0}; nothing written")]
-    Outside(#[source] OutsideProject),
-    /// `[guardrails] protected` cannot be added to (H-12).
-    #[error("`{}`: {source}; nothing written", config.display())]
-    Protect { config: PathBuf, source: ProtectError },
-    /// A directory a file goes in cannot be made.
-    #[error("`{}`: {source}", dir.display())]
-    MakeDir { dir: PathBuf, source: std::io::Error },
-    /// A file cannot be read by descriptor (U-1).
-    #[error("cannot read {0}; nothing written")]
-    Unreadable(#[source] UntrustedError),
-    /// A file cannot be written by descriptor (U-4).
-    #[error("cannot write {0}")]
-    Unwritable(#[source] UntrustedError),
-}
+use crate::{Installing, Integration, Protecting, covered, in_git_work_tree, own_files_of, store_ignored};
 
 /// The inputs of [`Prepared::prepare`]: the command line's, and the harness's words.
 pub struct Preparing<'a> {
@@ -202,25 +153,6 @@ pub fn read_text(project: &Path, path: &Path) -> Result<Option<String>, InitErro
 /// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
 pub fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), InitError> {
     files::write_atomic(Some(project), path, text.as_bytes(), 0o644).map_err(InitError::Unwritable)
-}
-
-/// Why `[guardrails] protected` cannot be added to: the configuration is not TOML, or the key
-/// is not what Warden writes into.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ProtectError {
-    /// The configuration is not TOML.
-    #[error(transparent)]
-    Toml(Box<toml_edit::TomlError>),
-    /// `guardrails` is not a table.
-    #[error("`guardrails` is not a table")]
-    NotATable,
-    /// `guardrails.protected` is not an array.
-    #[error("`guardrails.protected` is not an array")]
-    NotAnArray,
-    /// `guardrails.protected` holds something other than a string.
-    #[error("`guardrails.protected` holds a non-string")]
-    NonString,
 }
 
 /// Adds `wanted` to `[guardrails] protected` in the TOML `text`, keeping everything else;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use agentwarden::Config;
 
-use crate::init::InitError;
+use crate::error::InitError;
 
 /// One file `warden init` writes.
 #[derive(Debug, PartialEq, Eq)]

@@ -14,6 +14,7 @@ mod canary;
 mod check;
 mod checkup;
 mod environment;
+mod error;
 mod guarded;
 pub mod init;
 mod install;
@@ -28,9 +29,10 @@ pub use canary::{CANARY_SESSION, CANARY_TYPE, Probe, canary};
 pub use check::Check;
 pub use checkup::{Checkup, checkup};
 pub use environment::{dotenv_sets, kill_switch_files};
+pub use error::OutsideProject;
 pub use guarded::{
-    OutsideProject, check_protection, covered, in_git_work_tree, inside, kill_switch, own_files_of,
-    permission_rules, store_ignored,
+    check_protection, covered, in_git_work_tree, inside, kill_switch, own_files_of, permission_rules,
+    store_ignored,
 };
 pub use install::{FileWrite, InstallError, Installing, Protecting, Read};
 pub use integration::{CanaryAnswer, EnvFile, HookLineFn, Integration, Signs};
