@@ -188,13 +188,13 @@ pub(super) fn init(
         harness,
         client: wiring::client_binary,
     })
-    .map_err(Failure::usage)?;
-    let installing = options.install(&prepared, &mut read_text).map_err(Failure::usage)?;
-    prepared.write(&installing).map_err(Failure::usage)?;
+    .map_err(|e| Failure::usage(e.to_string()))?;
+    let installing = options.install(&prepared, &mut read_text).map_err(|e| Failure::usage(e.to_string()))?;
+    prepared.write(&installing).map_err(|e| Failure::usage(e.to_string()))?;
     for line in prepared.said(&installing) {
         writeln!(out, "{line}")?;
     }
-    if let Some(said) = ignore_store(&prepared.project).map_err(Failure::usage)? {
+    if let Some(said) = ignore_store(&prepared.project).map_err(|e| Failure::usage(e.to_string()))? {
         writeln!(out, "{said}")?;
     }
     writeln!(out, "{}", installing.next)?;

@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 
-use crate::policy::{Mode, Policy, decode};
+use crate::policy::{Mode, Policy, PolicyError, decode};
 
 /// The exit status when the launcher refuses (E-9): as `env` and `chroot` do, 125 says the
 /// launcher failed and the command never ran.
@@ -21,11 +21,7 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
         eprintln!("warden-confine: usage: warden-confine CONFINEMENT COMMAND (two arguments)");
         return REFUSED;
     };
-    let policy = match confinement
-        .to_str()
-        .ok_or_else(|| "the confinement is not UTF-8".to_owned())
-        .and_then(decode)
-    {
+    let policy = match confinement.to_str().ok_or(PolicyError::NotUtf8).and_then(decode) {
         Ok(policy) => policy,
         Err(why) => {
             eprintln!("warden-confine: refused: {why}");
@@ -53,18 +49,37 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
     REFUSED
 }
 
+/// Why the launcher could not confine itself (E-9), by the mechanism that failed; each carries
+/// the reason that mechanism's step gave, which names what it was doing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfineError {
+    /// No-new-privileges could not be set.
+    #[error("cannot set no-new-privileges: {0}")]
+    NoNewPrivileges(#[source] rustix::io::Errno),
+    /// The namespaces, their mounts or the holes (E-31).
+    #[error("{0}")]
+    Namespaces(String),
+    /// Landlock (E-7).
+    #[error("{0}")]
+    Landlock(String),
+    /// The socket filter (E-32, E-33).
+    #[error("{0}")]
+    Seccomp(String),
+}
+
 /// Confines this process as `policy` says: the namespaces and holes first (a Landlock domain
 /// may no longer mount), then Landlock, which also sets no-new-privileges, then the socket
 /// filter (E-32, E-33), which the main session's whole network goes without (E-35). What was
 /// enforced.
-pub fn confine(policy: &Policy) -> Result<String, String> {
+pub fn confine(policy: &Policy) -> Result<String, ConfineError> {
     use crate::policy::Network;
-    rustix::thread::set_no_new_privs(true).map_err(|e| format!("cannot set no-new-privileges: {e}"))?;
-    let grants = crate::namespace::enter(policy)?;
-    let enforced = crate::rules::restrict(policy, &grants)?;
+    rustix::thread::set_no_new_privs(true).map_err(ConfineError::NoNewPrivileges)?;
+    let grants = crate::namespace::enter(policy).map_err(ConfineError::Namespaces)?;
+    let enforced = crate::rules::restrict(policy, &grants).map_err(ConfineError::Landlock)?;
     if policy.network == Network::All {
         return Ok(enforced);
     }
-    crate::filter::restrict(policy.network != Network::None)?;
+    crate::filter::restrict(policy.network != Network::None).map_err(ConfineError::Seccomp)?;
     Ok(format!("{enforced}, seccomp"))
 }

@@ -17,4 +17,4 @@ mod open;
 pub mod policy;
 mod rules;
 
-pub use launch::{REFUSED, SHELL, confine, main_with};
+pub use launch::{ConfineError, REFUSED, SHELL, confine, main_with};

@@ -51,16 +51,58 @@ pub struct Policy {
     pub held_at: Vec<PathBuf>,
 }
 
+/// What is wrong with the launcher's first argument (E-8): the launcher refuses it (E-9).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// The argument is not UTF-8.
+    #[error("the confinement is not UTF-8")]
+    NotUtf8,
+    /// An unknown version.
+    #[error("the confinement does not start with `v1`")]
+    Version,
+    /// An unknown mode.
+    #[error("the confinement's second word is `required` or `recorded`")]
+    Mode,
+    /// A word without `=`.
+    #[error("`{word}` is not KEY=VALUE")]
+    NotKeyValue { word: String },
+    /// A host that unescapes to bytes that are not UTF-8.
+    #[error("`{word}`: not UTF-8")]
+    HostNotUtf8 { word: String },
+    /// A key the confinement has not, or one given where it may not be.
+    #[error("`{word}` is not a word of the confinement")]
+    UnknownWord { word: String },
+    /// Every read and some reads at once.
+    #[error("`r=*` and `r=PATH` together")]
+    AllAndSome,
+    /// A write grant that would make a protected path writable.
+    #[error("the write grant {} is inside a read-only hole", grant.display())]
+    WriteInHole { grant: PathBuf },
+    /// No network word: not read as none or any.
+    #[error("the confinement names no network (`net=none`, `net=any`, `net=all` or `host=HOST`)")]
+    NoNetwork,
+    /// A path word that is not absolute and normal.
+    #[error("`{text}` is not an absolute, normal path")]
+    NotAbsolute { text: String },
+    /// A held name that is not relative and normal.
+    #[error("`{text}` is not a relative, normal name")]
+    NotRelative { text: String },
+    /// A value not escaped as the confinement escapes.
+    #[error("`{text}` is not escaped as the confinement escapes")]
+    NotEscaped { text: String },
+}
+
 /// Reads the launcher's first argument (E-8): `Err` says what is wrong with it.
-pub fn decode(text: &str) -> Result<Policy, String> {
+pub fn decode(text: &str) -> Result<Policy, PolicyError> {
     let mut words = text.split(' ');
     if words.next() != Some("v1") {
-        return Err("the confinement does not start with `v1`".into());
+        return Err(PolicyError::Version);
     }
     let mode = match words.next() {
         Some("required") => Mode::Required,
         Some("recorded") => Mode::Recorded,
-        _ => return Err("the confinement's second word is `required` or `recorded`".into()),
+        _ => return Err(PolicyError::Mode),
     };
     let mut policy = Policy {
         mode,
@@ -75,14 +117,16 @@ pub fn decode(text: &str) -> Result<Policy, String> {
     };
     let (mut all, mut some, mut net) = (false, false, None::<Network>);
     for word in words {
-        let (key, value) = word.split_once('=').ok_or_else(|| format!("`{word}` is not KEY=VALUE"))?;
+        let (key, value) =
+            word.split_once('=').ok_or_else(|| PolicyError::NotKeyValue { word: word.to_owned() })?;
         match (key, value) {
             ("r", "*") => all = true,
             ("net", "none") if net.is_none() => net = Some(Network::None),
             ("net", "any") if net.is_none() => net = Some(Network::Web(Vec::new())),
             ("net", "all") if net.is_none() => net = Some(Network::All),
             ("host", host) if !matches!(net, Some(Network::None | Network::All)) => {
-                let host = String::from_utf8(unescape(host)?).map_err(|_| format!("`{word}`: not UTF-8"))?;
+                let host = String::from_utf8(unescape(host)?)
+                    .map_err(|_| PolicyError::HostNotUtf8 { word: word.to_owned() })?;
                 match &mut net {
                     Some(Network::Web(hosts)) => hosts.push(host),
                     _ => net = Some(Network::Web(vec![host])),
@@ -100,11 +144,11 @@ pub fn decode(text: &str) -> Result<Policy, String> {
             ("heldfile", name) => policy.held_files.push(relative(name)?),
             ("at", path) => policy.held_at.push(absolute(path)?),
             ("tmp", path) if policy.temp.is_none() => policy.temp = Some(absolute(path)?),
-            _ => return Err(format!("`{word}` is not a word of the confinement")),
+            _ => return Err(PolicyError::UnknownWord { word: word.to_owned() }),
         }
     }
     if all && some {
-        return Err("`r=*` and `r=PATH` together".into());
+        return Err(PolicyError::AllAndSome);
     }
     if all {
         policy.read = None;
@@ -113,15 +157,14 @@ pub fn decode(text: &str) -> Result<Policy, String> {
     // domain never writes one, and the launcher does not read one as either.
     if let Some(grant) = policy.write.iter().find(|w| policy.read_only.iter().any(|hole| w.starts_with(hole)))
     {
-        return Err(format!("the write grant {} is inside a read-only hole", grant.display()));
+        return Err(PolicyError::WriteInHole { grant: grant.clone() });
     }
-    policy.network =
-        net.ok_or("the confinement names no network (`net=none`, `net=any`, `net=all` or `host=HOST`)")?;
+    policy.network = net.ok_or(PolicyError::NoNetwork)?;
     Ok(policy)
 }
 
 /// A path word: absolute, no `.` or `..` segment, no NUL.
-fn absolute(text: &str) -> Result<PathBuf, String> {
+fn absolute(text: &str) -> Result<PathBuf, PolicyError> {
     let bytes = unescape(text)?;
     let normal = bytes.first() == Some(&b'/')
         && !bytes.contains(&0)
@@ -130,25 +173,25 @@ fn absolute(text: &str) -> Result<PathBuf, String> {
             .skip(1)
             .all(|s| s != b"." && s != b".." && (!s.is_empty() || bytes.len() == 1));
     if !normal {
-        return Err(format!("`{text}` is not an absolute, normal path"));
+        return Err(PolicyError::NotAbsolute { text: text.to_owned() });
     }
     Ok(PathBuf::from(OsString::from_vec(bytes)))
 }
 
 /// A held name: relative, no `.` or `..` or empty segment, no NUL.
-fn relative(text: &str) -> Result<PathBuf, String> {
+fn relative(text: &str) -> Result<PathBuf, PolicyError> {
     let bytes = unescape(text)?;
     let normal =
         !bytes.contains(&0) && bytes.split(|b| *b == b'/').all(|s| !s.is_empty() && s != b"." && s != b"..");
     if !normal {
-        return Err(format!("`{text}` is not a relative, normal name"));
+        return Err(PolicyError::NotRelative { text: text.to_owned() });
     }
     Ok(PathBuf::from(OsString::from_vec(bytes)))
 }
 
 /// `%XX` back to its byte; every other byte must be one the encoding leaves as it is.
-fn unescape(text: &str) -> Result<Vec<u8>, String> {
-    let bad = || format!("`{text}` is not escaped as the confinement escapes");
+fn unescape(text: &str) -> Result<Vec<u8>, PolicyError> {
+    let bad = || PolicyError::NotEscaped { text: text.to_owned() };
     let mut out = Vec::with_capacity(text.len());
     let mut bytes = text.bytes();
     while let Some(byte) = bytes.next() {

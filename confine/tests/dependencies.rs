@@ -12,7 +12,7 @@ const ALLOWED: [(&str, &str); 15] = [
     ("landlock", "the Landlock project's own crate: rulesets, rules, restrict_self"),
     ("enumflags2", "landlock's access-right flags"),
     ("enumflags2_derive", "enumflags2's derive (build time only)"),
-    ("thiserror", "landlock's errors"),
+    ("thiserror", "landlock's errors and the launcher's error enums"),
     ("thiserror-impl", "thiserror's derive (build time only)"),
     ("libc", "landlock's and seccompiler's system calls; the filter's numbers"),
     ("seccompiler", "rust-vmm's seccomp-bpf compiler: the socket filter (E-32)"),

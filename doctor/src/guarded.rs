@@ -10,6 +10,7 @@ use agentwarden::Config;
 use agentwarden::config::CONFIG_FILE;
 
 use crate::check::Check;
+use crate::error::OutsideProject;
 use crate::integration::Integration;
 
 /// `path` relative to `project`, as a plain protected-path entry (`a/b`), if it lies inside.
@@ -40,7 +41,7 @@ pub fn own_files_of(
     harness_files: &[&str],
     project: &Path,
     config: &Config,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, OutsideProject> {
     let harness = harness_files.iter().map(|f| (what, project.join(f)));
     let named = harness.chain([
         ("the configuration", project.join(CONFIG_FILE)),
@@ -50,13 +51,9 @@ pub fn own_files_of(
     ]);
     let mut own = Vec::new();
     for (what, path) in named {
-        let rel = inside(project, &path).ok_or_else(|| {
-            format!(
-                "{what} `{}` is outside the project `{}`: the guard cannot protect it; move it into the project",
-                path.display(),
-                project.display()
-            )
-        })?;
+        let Some(rel) = inside(project, &path) else {
+            return Err(OutsideProject { what, path, project: project.to_path_buf() });
+        };
         if !own.contains(&rel) {
             own.push(rel);
         }
@@ -100,7 +97,7 @@ pub fn check_protection(harness: &dyn Integration, project: &Path, config: &Conf
     let (what, files) = harness.protected_files();
     let own = own_files_of(what, files, project, config);
     checks.push(match own {
-        Err(e) => Check::fail("protected", e, "move the file into the project"),
+        Err(e) => Check::fail("protected", e.to_string(), "move the file into the project"),
         Ok(own) => {
             let missing: Vec<&String> = own.iter().filter(|p| !covered(protected, p)).collect();
             if missing.is_empty() {

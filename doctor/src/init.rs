@@ -21,7 +21,8 @@ pub use agentwarden::config::CONFIG_FILE;
 use agentwarden::config::GuardrailsConfig;
 use agentwarden::files::{self, UntrustedError};
 
-pub use crate::install::{InitOptions, Prepared};
+pub use crate::error::{InitError, ProtectError};
+pub use crate::install::{InitOptions, InstallError, Prepared};
 use crate::{Installing, Integration, Protecting, covered, in_git_work_tree, own_files_of, store_ignored};
 
 /// The inputs of [`Prepared::prepare`]: the command line's, and the harness's words.
@@ -59,40 +60,30 @@ impl std::fmt::Debug for Preparing<'_> {
 impl Prepared {
     /// The project, the binary, the deadline, the configuration with the harness's own files
     /// added to `[guardrails] protected`, and the hook line; a refusal's reason otherwise.
-    pub fn prepare(args: Preparing<'_>) -> Result<Prepared, String> {
+    pub fn prepare(args: Preparing<'_>) -> Result<Prepared, InitError> {
         let project = match args.project {
             Some(project) => project,
-            None => agentwarden::config::project_root().map_err(|e| e.to_string())?,
+            None => agentwarden::config::project_root().map_err(|e| InitError::NoProject(Box::new(e)))?,
         };
-        let project = std::fs::canonicalize(&project).map_err(|e| format!("`{}`: {e}", project.display()))?;
-        let server = args
-            .server
-            .map(|socket| std::path::absolute(&socket))
-            .transpose()
-            .map_err(|e| format!("--server: {e}"))?;
+        let project =
+            std::fs::canonicalize(&project).map_err(|source| InitError::Project { project, source })?;
+        let server =
+            args.server.map(|socket| std::path::absolute(&socket)).transpose().map_err(InitError::Server)?;
         let harness = args.harness;
-        let deadline =
-            harness.deadline_for(args.timeout, args.lock_ms).map_err(|e| format!("refused: {e}"))?;
+        let deadline = harness.deadline_for(args.timeout, args.lock_ms).map_err(InitError::Budget)?;
         let exe = match args.warden {
             Some(path) => path,
-            None => std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?,
+            None => std::env::current_exe().map_err(InitError::NoBinary)?,
         };
-        let exe = std::fs::canonicalize(&exe)
-            .map_err(|e| format!("`{}` is not a usable warden binary: {e}", exe.display()))?;
+        let exe = std::fs::canonicalize(&exe).map_err(|source| InitError::Binary { exe, source })?;
         let config_path = project.join(CONFIG_FILE);
-        let config_text = read_text(&project, &config_path)?.ok_or_else(|| {
-            format!(
-                "there is no `{}`; write it first (see {}), nothing written",
-                config_path.display(),
-                harness.guide()
-            )
-        })?;
-        let config = Config::load(Some(&config_path)).map_err(|e| format!("{e}; nothing written"))?;
+        let config_text = read_text(&project, &config_path)?
+            .ok_or_else(|| InitError::NoConfig { config: config_path.clone(), guide: harness.guide() })?;
+        let config = Config::load(Some(&config_path)).map_err(|e| InitError::Config(Box::new(e)))?;
         let (label, files) = harness.protected_files();
-        let own =
-            own_files_of(label, files, &project, &config).map_err(|e| format!("{e}; nothing written"))?;
+        let own = own_files_of(label, files, &project, &config).map_err(InitError::Outside)?;
         let (new_config, added) = protect(&config_text, &own)
-            .map_err(|e| format!("`{}`: {e}; nothing written", config_path.display()))?;
+            .map_err(|source| InitError::Protect { config: config_path.clone(), source })?;
         let hook_binary = server.as_ref().and_then(|_| (args.client)(&exe));
         // The line names the server and its user as the command line does (V-67).
         let server = server.as_deref().map(|socket| (socket, args.server_uid));
@@ -135,13 +126,14 @@ impl Prepared {
 
     /// Writes the configuration (when anything was added to it), then each of the harness's
     /// files in order, each directory it needs made first.
-    pub fn write(&self, installing: &Installing) -> Result<(), String> {
+    pub fn write(&self, installing: &Installing) -> Result<(), InitError> {
         if !self.added.is_empty() {
             write_atomically(&self.project, &self.config_path, &self.new_config)?;
         }
         for write in &installing.writes {
             if let Some(dir) = &write.make {
-                std::fs::create_dir_all(dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
+                std::fs::create_dir_all(dir)
+                    .map_err(|source| InitError::MakeDir { dir: dir.clone(), source })?;
             }
             write_atomically(&write.root, &write.path, &write.text)?;
         }
@@ -150,25 +142,25 @@ impl Prepared {
 }
 
 /// Reads a file an agent can touch, by descriptor (U-1): `None` when it does not exist.
-pub fn read_text(project: &Path, path: &Path) -> Result<Option<String>, String> {
+pub fn read_text(project: &Path, path: &Path) -> Result<Option<String>, InitError> {
     match files::read_text(Some(project), path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(UntrustedError::Missing { .. }) => Ok(None),
-        Err(e) => Err(format!("cannot read {e}; nothing written")),
+        Err(e) => Err(InitError::Unreadable(e)),
     }
 }
 
 /// Writes `text` to `path` atomically, by descriptor, through a random temporary name (U-4).
-pub fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), String> {
-    files::write_atomic(Some(project), path, text.as_bytes(), 0o644).map_err(|e| format!("cannot write {e}"))
+pub fn write_atomically(project: &Path, path: &Path, text: &str) -> Result<(), InitError> {
+    files::write_atomic(Some(project), path, text.as_bytes(), 0o644).map_err(InitError::Unwritable)
 }
 
 /// Adds `wanted` to `[guardrails] protected` in the TOML `text`, keeping everything else;
 /// returns the new text and what was added.
-pub fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), String> {
-    let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+pub fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), ProtectError> {
+    let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| ProtectError::Toml(Box::new(e)))?;
     let guardrails = document.as_table_mut().entry("guardrails").or_insert_with(toml_edit::table);
-    let guardrails = guardrails.as_table_like_mut().ok_or("`guardrails` is not a table")?;
+    let guardrails = guardrails.as_table_like_mut().ok_or(ProtectError::NotATable)?;
     if guardrails.get("protected").is_none() {
         let defaults: toml_edit::Array = GuardrailsConfig::default().protected.iter().collect();
         guardrails.insert("protected", toml_edit::value(defaults));
@@ -176,10 +168,10 @@ pub fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), S
     let protected = guardrails
         .get_mut("protected")
         .and_then(toml_edit::Item::as_array_mut)
-        .ok_or("`guardrails.protected` is not an array")?;
+        .ok_or(ProtectError::NotAnArray)?;
     let mut present: Vec<String> = protected
         .iter()
-        .map(|v| v.as_str().map(str::to_owned).ok_or("`guardrails.protected` holds a non-string"))
+        .map(|v| v.as_str().map(str::to_owned).ok_or(ProtectError::NonString))
         .collect::<Result<_, _>>()?;
     let mut added = Vec::new();
     for path in wanted {
@@ -194,7 +186,7 @@ pub fn protect(text: &str, wanted: &[String]) -> Result<(String, Vec<String>), S
 
 /// Appends `.agentwarden/` to the project's `.gitignore` when git does not ignore it yet (H-17);
 /// returns what to say when it did.
-pub fn ignore_store(project: &Path) -> Result<Option<String>, String> {
+pub fn ignore_store(project: &Path) -> Result<Option<String>, InitError> {
     if !(in_git_work_tree(project) && store_ignored(project) == Some(false)) {
         return Ok(None);
     }

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use agentwarden::Config;
 
+use crate::error::InitError;
+
 /// One file `warden init` writes.
 #[derive(Debug, PartialEq, Eq)]
 pub struct FileWrite {
@@ -39,7 +41,44 @@ pub struct Installing {
 
 /// A harness's file as text under a root (`None`: it does not exist), or why it cannot be read;
 /// the command line's, by descriptor (U-1).
-pub type Read<'a> = &'a mut dyn FnMut(&Path, &Path) -> Result<Option<String>, String>;
+pub type Read<'a> = &'a mut dyn FnMut(&Path, &Path) -> Result<Option<String>, InitError>;
+
+/// Why a harness's `init` writes nothing (N-14): a file it reads that cannot be read or is not
+/// what Warden writes into, a place it cannot find, hooks not Warden's where it would write.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InstallError {
+    /// A file cannot be read (the reader's reason).
+    #[error(transparent)]
+    Read(#[from] InitError),
+    /// The harness's own file is not what Warden writes into: why, in the harness's words.
+    #[error("`{}`: {reason}; nothing written", file.display())]
+    File {
+        file: PathBuf,
+        #[source]
+        reason: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The harness's settings file is not a JSON object.
+    #[error("`{}` is not a JSON object; nothing written", file.display())]
+    NotAnObject { file: PathBuf },
+    /// The merged settings cannot be encoded.
+    #[error("cannot encode the settings: {0}")]
+    Encode(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The harness's home or user folder cannot be found: `what` is missing, `fix` says how
+    /// to name it.
+    #[error("no {what}: {fix}")]
+    NoPlace { what: &'static str, fix: &'static str },
+    /// The file Warden would write holds hooks that are not Warden's (a hand-written one).
+    #[error("`{}` holds hooks that are not Warden's; move them to another file, nothing written", file.display())]
+    ForeignHooks { file: PathBuf },
+}
+
+impl InstallError {
+    /// `file` is not what Warden writes into, for `reason`.
+    pub fn file(file: &Path, reason: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> InstallError {
+        InstallError::File { file: file.to_path_buf(), reason: reason.into() }
+    }
+}
 
 /// How `warden init HARNESS` says what it added to `[guardrails] protected`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -93,5 +132,5 @@ pub trait InitOptions: std::fmt::Debug {
     fn timeout(&self) -> u64;
     /// What the harness writes and says for the `prepared` line, its files read through `read`;
     /// `Err` says why nothing is written.
-    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String>;
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, InstallError>;
 }

@@ -14,6 +14,7 @@ mod canary;
 mod check;
 mod checkup;
 mod environment;
+mod error;
 mod guarded;
 pub mod init;
 mod install;
@@ -28,14 +29,16 @@ pub use canary::{CANARY_SESSION, CANARY_TYPE, Probe, canary};
 pub use check::Check;
 pub use checkup::{Checkup, checkup};
 pub use environment::{dotenv_sets, kill_switch_files};
+pub use error::OutsideProject;
 pub use guarded::{
     check_protection, covered, in_git_work_tree, inside, kill_switch, own_files_of, permission_rules,
     store_ignored,
 };
-pub use install::{FileWrite, Installing, Protecting, Read};
+pub use install::{FileWrite, InstallError, Installing, Protecting, Read};
 pub use integration::{CanaryAnswer, EnvFile, HookLineFn, Integration, Signs};
 pub use lines::{
-    Line, check_binaries, check_lines_by_path, read_text, rewriting_check, server_named, tail_and_budget,
+    Line, MixedServers, Unreadable, check_binaries, check_lines_by_path, read_text, rewriting_check,
+    server_named, tail_and_budget,
 };
 pub use project::{approval_keys, check_files, check_server, check_store, confinement, harness_section};
 pub use server::server_to_ask;

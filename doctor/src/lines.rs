@@ -21,14 +21,19 @@ pub struct Line {
     pub server: Option<(PathBuf, Option<u32>)>,
 }
 
+/// A file a harness reads that cannot be read (U-1): the reader's reason, which names it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read {0}")]
+pub struct Unreadable(#[source] pub agentwarden::files::UntrustedError);
+
 /// A file a harness reads, as text: `None` when it does not exist, an error that names it when
 /// it cannot be read.
-pub fn read_text(path: &Path) -> Result<Option<String>, String> {
+pub fn read_text(path: &Path) -> Result<Option<String>, Unreadable> {
     // By descriptor, like every read of a file an agent can touch (U-1).
     match agentwarden::files::read_text(None, path, agentwarden::MAX_INPUT_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(agentwarden::files::UntrustedError::Missing { .. }) => Ok(None),
-        Err(e) => Err(format!("cannot read {e}")),
+        Err(e) => Err(Unreadable(e)),
     }
 }
 
@@ -118,17 +123,20 @@ pub fn tail_and_budget(
     });
 }
 
+/// The installed lines do not all name the same server and user (V-48).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the installed lines do not all name the same server (`--server`, `--server-uid`)")]
+pub struct MixedServers;
+
 /// The socket the installed lines name with `--server` (the client form `init --server`
 /// writes), with the user their `--server-uid` names (V-49): `None` when none names one. An
 /// error when some lines name one and others do not, or they name different sockets or users:
 /// the harness would then ask two deciders, and doctor cannot say which one is checked (V-48).
-pub fn server_named(lines: &[Line]) -> Result<Option<(PathBuf, Option<u32>)>, String> {
+pub fn server_named(lines: &[Line]) -> Result<Option<(PathBuf, Option<u32>)>, MixedServers> {
     match lines.first() {
         None => Ok(None),
         Some(first) if lines.iter().all(|l| l.server == first.server) => Ok(first.server.clone()),
-        Some(_) => {
-            Err("the installed lines do not all name the same server (`--server`, `--server-uid`)".to_owned())
-        }
+        Some(_) => Err(MixedServers),
     }
 }
 

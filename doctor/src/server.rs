@@ -18,7 +18,7 @@ pub fn server_to_ask(
     again: &dyn Fn(&str) -> String,
 ) -> Result<Option<PathBuf>, (String, String)> {
     match server_named(entries) {
-        Err(why) => Err((why, again("PATH"))),
+        Err(why) => Err((why.to_string(), again("PATH"))),
         Ok(Some((socket, uid))) => match &configured {
             Some(trusted) if *trusted != socket => Err((
                 format!(

@@ -11,6 +11,14 @@ use agentwarden_copilot::wire::Copilot;
 use agentwarden_domain::sessions::{Harness, HarnessProfile, HookAnswer, HookInput, InputError, Rendered};
 use agentwarden_gemini::wire::Gemini;
 
+/// `--harness NAME` names no harness whose hook Warden answers.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`--harness {name}` is not one of {}", HookHarness::NAMES.join(", "))]
+pub struct UnknownHarness {
+    /// The name given.
+    pub name: String,
+}
+
 /// A harness whose hook Warden answers: its name on the command line and its integration.
 #[derive(Clone, Copy)]
 pub struct HookHarness {
@@ -52,11 +60,11 @@ impl HookHarness {
     pub const NAMES: [&'static str; 4] = [DEFAULT.name, CODEX.name, GEMINI.name, COPILOT.name];
 
     /// `--harness NAME`, or why it is refused.
-    pub fn parse(name: &str) -> Result<HookHarness, String> {
+    pub fn parse(name: &str) -> Result<HookHarness, UnknownHarness> {
         HookHarness::ALL
             .into_iter()
             .find(|harness| harness.name == name)
-            .ok_or_else(|| format!("`--harness {name}` is not one of {}", HookHarness::NAMES.join(", ")))
+            .ok_or_else(|| UnknownHarness { name: name.to_owned() })
     }
 
     /// Its integration, as the kernel and the resident service hold it.

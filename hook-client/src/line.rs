@@ -42,30 +42,64 @@ pub enum Asked {
     Version,
 }
 
+/// Why the command line is refused: a usage error (exit 2, with the usage line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LineError {
+    /// An argument that is not UTF-8, shown lossily.
+    #[error("`{arg}` is not UTF-8")]
+    NotUtf8 { arg: String },
+    /// An option given without its value, or with one that is not UTF-8.
+    #[error("`{name}` needs a UTF-8 value")]
+    NeedsValue { name: String },
+    /// `--lock-timeout-ms` or `--deadline-ms` with a value that is no number.
+    #[error("`{name} {value}` is not a number of milliseconds")]
+    NotMilliseconds { name: String, value: String },
+    /// `--store` or `--fsync`: the hook client opens no store (V-49).
+    #[error("`{name}`: warden-hook opens no store; the server holds it")]
+    OpensNoStore { name: String },
+    /// `--server-uid` with a value that is no user id.
+    #[error("`--server-uid {value}` is not a user id")]
+    NotUid { value: String },
+    /// `--harness` names no harness.
+    #[error(transparent)]
+    Harness(#[from] super::harness::UnknownHarness),
+    /// An argument the line does not take.
+    #[error("unexpected argument `{arg}`")]
+    Unexpected { arg: String },
+    /// No `hook` command.
+    #[error("the `hook` command is missing")]
+    NoHook,
+    /// `--server-uid` without `--server` (V-49).
+    #[error("`--server-uid` names the user of a server, and no `--server` is given")]
+    UidWithoutServer,
+}
+
 /// Reads the command line (without the program's name), or says why it is refused.
-pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, String> {
+pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, LineError> {
     let mut args = args.into_iter();
     let mut hook = false;
     let (mut config, mut server, mut server_uid, mut deadline_ms) = (None, None, None, None);
     let mut harness = super::HookHarness::default();
     let mut halt_on_failure = false;
     while let Some(arg) = args.next() {
-        let text = arg.to_str().ok_or_else(|| format!("`{}` is not UTF-8", arg.to_string_lossy()))?;
+        let text =
+            arg.to_str().ok_or_else(|| LineError::NotUtf8 { arg: arg.to_string_lossy().into_owned() })?;
         let (name, inline) = match text.split_once('=') {
             Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
             _ => (text, None),
         };
-        let mut value = || -> Result<String, String> {
+        let mut value = || -> Result<String, LineError> {
             match inline.clone() {
                 Some(value) => Ok(value),
                 None => args
                     .next()
                     .and_then(|v| v.into_string().ok())
-                    .ok_or_else(|| format!("`{name}` needs a UTF-8 value")),
+                    .ok_or_else(|| LineError::NeedsValue { name: name.to_owned() }),
             }
         };
         let number = |name: &str, value: String| {
-            value.parse::<u64>().map_err(|_| format!("`{name} {value}` is not a number of milliseconds"))
+            value.parse::<u64>().map_err(|_| LineError::NotMilliseconds { name: name.to_owned(), value })
         };
         match (name, hook) {
             ("--help" | "-h", _) => return Ok(Asked::Help),
@@ -76,27 +110,26 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked
                 number(name, value()?)?;
             }
             ("--store" | "--fsync", _) => {
-                return Err(format!("`{name}`: warden-hook opens no store; the server holds it"));
+                return Err(LineError::OpensNoStore { name: name.to_owned() });
             }
             ("--config", true) => config = Some(PathBuf::from(value()?)),
             ("--server", true) => server = Some(PathBuf::from(value()?)),
             ("--server-uid", true) => {
                 let text = value()?;
-                let uid =
-                    text.parse::<u32>().map_err(|_| format!("`--server-uid {text}` is not a user id"))?;
+                let uid = text.parse::<u32>().map_err(|_| LineError::NotUid { value: text })?;
                 server_uid = Some(uid);
             }
             ("--deadline-ms", true) => deadline_ms = Some(number(name, value()?)?),
             ("--harness", true) => harness = super::HookHarness::parse(&value()?)?,
             ("--halt-on-failure", true) if inline.is_none() => halt_on_failure = true,
-            _ => return Err(format!("unexpected argument `{text}`")),
+            _ => return Err(LineError::Unexpected { arg: text.to_owned() }),
         }
     }
     if !hook {
-        return Err("the `hook` command is missing".to_owned());
+        return Err(LineError::NoHook);
     }
     if server_uid.is_some() && server.is_none() {
-        return Err("`--server-uid` names the user of a server, and no `--server` is given".to_owned());
+        return Err(LineError::UidWithoutServer);
     }
     let deadline_ms = deadline_ms.unwrap_or(super::DEFAULT_DEADLINE_MS);
     Ok(Asked::Hook(HookLine { config, deadline_ms, server, server_uid, harness, halt_on_failure }))
@@ -106,7 +139,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked
 mod tests {
     use super::*;
 
-    fn read(line: &str) -> Result<Asked, String> {
+    fn read(line: &str) -> Result<Asked, LineError> {
         parse(line.split_whitespace().map(std::ffi::OsString::from))
     }
 
@@ -131,7 +164,7 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         });
-        let rows: [(&str, Result<Asked, String>, &str); 11] = [
+        let rows: [(&str, Result<Asked, ()>, &str); 11] = [
             (
                 "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000 --halt-on-failure",
                 Ok(halting),
@@ -161,8 +194,8 @@ mod tests {
             ("hook --lock-timeout-ms 5", Ok(hook(None, default, None, None)), "a global option after `hook`"),
             ("hook --version", Ok(Asked::Version), "the version"),
             ("--help", Ok(Asked::Help), "the help"),
-            ("--lock-timeout-ms 5000 hook --json", Err(String::new()), "an option warden hook lacks"),
-            ("--store /x hook", Err(String::new()), "a store it would not open"),
+            ("--lock-timeout-ms 5000 hook --json", Err(()), "an option warden hook lacks"),
+            ("--store /x hook", Err(()), "a store it would not open"),
         ];
         for (line, expected, why) in rows {
             match (read(line), expected) {

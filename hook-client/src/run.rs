@@ -40,7 +40,7 @@ pub fn main() -> ExitCode {
             if !halting {
                 eprintln!("{USAGE}");
             }
-            return failed("warden-hook", &ClientError::new(Code::UsageInvalid, why), halting);
+            return failed("warden-hook", &ClientError::new(Code::UsageInvalid, why.to_string()), halting);
         }
     };
     if line.server.is_none() {

@@ -13,6 +13,29 @@ use agentwarden::verdict::Decision;
 
 use agentwarden::WardenError;
 
+/// Why a filter's flag is refused: a one-line usage error on the command line (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FilterError {
+    /// `--type` names no event type.
+    #[error("--type `{given}` is not an event type; expected one of {}", EVENT_TYPES.join(", "))]
+    UnknownType { given: String },
+    /// `--decision` is neither `allow` nor `deny`.
+    #[error("--decision `{given}` must be `allow` or `deny`")]
+    Decision { given: String },
+    /// A flag given with a blank value.
+    #[error("{flag} is empty: give a value, or leave {flag} out")]
+    Empty { flag: &'static str },
+    /// A time bound that is neither an RFC 3339 time nor a duration ago.
+    #[error(
+        "{flag} `{text}` is neither an RFC 3339 time (2026-02-21T09:30:00Z) nor a duration ago (30m, 2h, 7d)"
+    )]
+    When { flag: String, text: String },
+    /// `--since` after `--until`: an empty window is refused, not listed empty.
+    #[error("--since `{since}` is after --until `{until}`")]
+    EmptyWindow { since: Timestamp, until: Timestamp },
+}
+
 /// A time bound as given: absolute, or this many milliseconds before now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum When {
@@ -55,26 +78,23 @@ pub struct Filter {
 }
 
 impl Filter {
-    pub fn parse(args: FilterArgs) -> Result<Filter, String> {
+    pub fn parse(args: FilterArgs) -> Result<Filter, FilterError> {
         if let Some(t) = args.event_type.as_ref().filter(|t| !EVENT_TYPES.contains(&t.as_str())) {
-            return Err(format!(
-                "--type `{t}` is not an event type; expected one of {}",
-                EVENT_TYPES.join(", ")
-            ));
+            return Err(FilterError::UnknownType { given: t.clone() });
         }
         let decision = match args.decision.as_deref() {
             None => None,
             Some("allow") => Some(Decision::Allow),
             Some("deny") => Some(Decision::Deny),
             Some(other) => {
-                return Err(format!("--decision `{other}` must be `allow` or `deny`"));
+                return Err(FilterError::Decision { given: other.to_owned() });
             }
         };
         for (flag, value) in
             [("--session", &args.session), ("--run", &args.run), ("--approval-ref", &args.approval_ref)]
         {
             if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
-                return Err(format!("{flag} is empty: give a value, or leave {flag} out"));
+                return Err(FilterError::Empty { flag });
             }
         }
         let since = args.since.as_deref().map(|t| parse_when("--since", t)).transpose()?;
@@ -93,10 +113,10 @@ impl Filter {
 
     /// Fixes relative bounds against `now`; an empty window (`--since` after `--until`) is a
     /// usage error, not an empty listing.
-    pub fn resolve(&mut self, now: Timestamp) -> Result<(), String> {
+    pub fn resolve(&mut self, now: Timestamp) -> Result<(), FilterError> {
         self.window = (self.since.map(|w| w.resolve(now)), self.until.map(|w| w.resolve(now)));
         match self.window {
-            (Some(s), Some(u)) if s > u => Err(format!("--since `{s}` is after --until `{u}`")),
+            (Some(since), Some(until)) if since > until => Err(FilterError::EmptyWindow { since, until }),
             _ => Ok(()),
         }
     }
@@ -131,12 +151,8 @@ impl Filter {
 }
 
 /// `2026-02-21T09:30:00Z`, `2026-02-21T09:30:00.5+02:00`, or `30m` / `2h` / `7d` / `90s` ago.
-pub fn parse_when(flag: &str, text: &str) -> Result<When, String> {
-    let bad = || {
-        format!(
-            "{flag} `{text}` is neither an RFC 3339 time (2026-02-21T09:30:00Z) nor a duration ago (30m, 2h, 7d)"
-        )
-    };
+pub fn parse_when(flag: &str, text: &str) -> Result<When, FilterError> {
+    let bad = || FilterError::When { flag: flag.to_owned(), text: text.to_owned() };
     // An RFC 3339 time always has `-` and `:`; a duration never does.
     if !text.contains(['-', ':']) {
         return crate::duration::duration_ms(text).map(When::Ago).ok_or_else(bad);

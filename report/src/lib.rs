@@ -46,6 +46,7 @@ pub use model::Report;
 use model::{
     ApprovalRow, Broken, CheckpointVerdict, Collector, Records, SealRow, SignatureRow, Window, clip,
 };
+pub use page::RenderError;
 
 /// What a report covers: a session, a time window or both, and a checkpoint to check the log
 /// against.
@@ -76,7 +77,7 @@ pub enum Verdict {
 impl Report {
     /// The page: one HTML file with its style, script and data inline; `Err` says why it could
     /// not be made.
-    pub fn render(&self) -> Result<String, String> {
+    pub fn render(&self) -> Result<String, RenderError> {
         page::render(self)
     }
 

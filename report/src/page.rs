@@ -9,15 +9,27 @@ const TEMPLATE: &str = include_str!("page.html");
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
 
+/// Why the report's page could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// The report's data did not serialise to JSON.
+    #[error("the report cannot be serialised: {0}")]
+    Serialise(#[source] serde_json::Error),
+    /// The page template lacks a marker its content goes in.
+    #[error("the page template has no `{marker}` marker")]
+    NoMarker { marker: String },
+}
+
 /// The page for `report`; `Err` says why it could not be made.
-pub(crate) fn render(report: &Report) -> Result<String, String> {
-    let json = serde_json::to_string(report).map_err(|e| format!("the report cannot be serialised: {e}"))?;
+pub(crate) fn render(report: &Report) -> Result<String, RenderError> {
+    let json = serde_json::to_string(report).map_err(RenderError::Serialise)?;
     let data = embed_json(&json);
     let mut page = String::with_capacity(TEMPLATE.len() + STYLE.len() + SCRIPT.len() + data.len());
     let mut rest = TEMPLATE;
     for (marker, content) in [("<!--STYLE-->", STYLE), ("<!--DATA-->", &data), ("<!--SCRIPT-->", SCRIPT)] {
         let (before, after) =
-            rest.split_once(marker).ok_or_else(|| format!("the page template has no `{marker}` marker"))?;
+            rest.split_once(marker).ok_or_else(|| RenderError::NoMarker { marker: marker.to_owned() })?;
         page.push_str(before);
         page.push_str(content);
         rest = after;

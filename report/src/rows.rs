@@ -37,7 +37,7 @@ pub async fn export(warden: &Warden, out: &mut dyn Write) -> Result<(), ListErro
     while let Some(page) = pages.next_page().await.map_err(WardenError::from)? {
         for record in &page {
             let envelope = Envelope::parse(record).map_err(|e| ListError::Unreadable(e.to_string()))?;
-            writeln!(out, "{}", to_json(&envelope).map_err(ListError::Unreadable)?)?;
+            writeln!(out, "{}", to_json(&envelope).map_err(|e| ListError::Unreadable(e.to_string()))?)?;
         }
     }
     Ok(())
@@ -89,7 +89,7 @@ pub async fn list(
             }
             remaining -= 1;
             if json {
-                writeln!(out, "{}", to_json(&envelope).map_err(ListError::Unreadable)?)?;
+                writeln!(out, "{}", to_json(&envelope).map_err(|e| ListError::Unreadable(e.to_string()))?)?;
             } else {
                 write_row(&envelope, out)?;
             }
@@ -101,14 +101,23 @@ pub async fn list(
     Ok(())
 }
 
+/// Why an event cannot be printed as JSON.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot print event {seq}: {source}")]
+pub struct PrintError {
+    /// The event's place in the log.
+    pub seq: u64,
+    source: serde_json::Error,
+}
+
 /// One event as one line of JSON, or why it cannot be printed.
-pub fn to_json(envelope: &Envelope) -> Result<String, String> {
-    serde_json::to_string(envelope).map_err(|e| format!("cannot print event {}: {e}", envelope.seq))
+pub fn to_json(envelope: &Envelope) -> Result<String, PrintError> {
+    serde_json::to_string(envelope).map_err(|source| PrintError { seq: envelope.seq, source })
 }
 
 /// One event as indented JSON, or why it cannot be printed.
-pub fn pretty(envelope: &Envelope) -> Result<String, String> {
-    serde_json::to_string_pretty(envelope).map_err(|e| format!("cannot print event {}: {e}", envelope.seq))
+pub fn pretty(envelope: &Envelope) -> Result<String, PrintError> {
+    serde_json::to_string_pretty(envelope).map_err(|source| PrintError { seq: envelope.seq, source })
 }
 
 /// One event as a row of the table: seq, time, actor, type, decision, session, hash.

@@ -20,21 +20,28 @@ struct Surface {
     features: &'static [&'static str],
 }
 
-/// The crates a library consumer compiles against: the library, and the resident
-/// service's protocol and server (another client or host builds on them). Not
-/// `agentwarden-tests`, `xtask` or the fuzz targets (nobody depends on them), nor the command
-/// line's crate or the hook client's (binaries).
+/// The library crates a consumer or the command line links: the library, the
+/// resident service's protocol and server (another client or host builds on them), each
+/// harness's integration with its `setup` and `doctor` features (what `warden init` and `warden
+/// doctor` call), the doctor, the report, the witness, the confinement launcher's library and
+/// the hook client's. Not `agentwarden-tests`, `xtask` or the fuzz targets (nobody depends on
+/// them), nor the command line's crate (a binary: its surface is its help, `docs/reference`).
 const SURFACES: &[Surface] = &[
     Surface { package: "agentwarden", features: &["--features", "postgres,conformance"] },
     Surface { package: "agentwarden-domain", features: &[] },
     Surface { package: "agentwarden-ports", features: &["--features", "conformance"] },
     Surface { package: "agentwarden-adapters", features: &["--features", "postgres"] },
-    Surface { package: "agentwarden-claude-code", features: &[] },
-    Surface { package: "agentwarden-codex", features: &[] },
-    Surface { package: "agentwarden-gemini", features: &[] },
-    Surface { package: "agentwarden-copilot", features: &[] },
+    Surface { package: "agentwarden-claude-code", features: &["--features", "doctor"] },
+    Surface { package: "agentwarden-codex", features: &["--features", "setup,doctor"] },
+    Surface { package: "agentwarden-gemini", features: &["--features", "setup,doctor"] },
+    Surface { package: "agentwarden-copilot", features: &["--features", "setup,doctor"] },
     Surface { package: "agentwarden-protocol", features: &[] },
     Surface { package: "agentwarden-server", features: &[] },
+    Surface { package: "agentwarden-doctor", features: &["--features", "postgres"] },
+    Surface { package: "agentwarden-report", features: &[] },
+    Surface { package: "agentwarden-witness", features: &[] },
+    Surface { package: "agentwarden-confine", features: &[] },
+    Surface { package: "agentwarden-hook-client", features: &[] },
 ];
 
 /// Where the snapshots live, relative to the workspace root.
@@ -268,7 +275,12 @@ mod tests {
                 "agentwarden-gemini",
                 "agentwarden-copilot",
                 "agentwarden-protocol",
-                "agentwarden-server"
+                "agentwarden-server",
+                "agentwarden-doctor",
+                "agentwarden-report",
+                "agentwarden-witness",
+                "agentwarden-confine",
+                "agentwarden-hook-client"
             ]
         );
         for surface in SURFACES {
@@ -287,5 +299,14 @@ mod tests {
             app.features.iter().any(|f| f.contains("conformance")),
             "the harness conformance suite is part of what an integration uses"
         );
+        for harness in
+            ["agentwarden-claude-code", "agentwarden-codex", "agentwarden-gemini", "agentwarden-copilot"]
+        {
+            let surface = SURFACES.iter().find(|s| s.package == harness).unwrap();
+            assert!(
+                surface.features.iter().any(|f| f.contains("doctor")),
+                "{harness}: what `warden init` and `warden doctor` call is part of its surface (X-100)"
+            );
+        }
     }
 }

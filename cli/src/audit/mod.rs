@@ -329,12 +329,13 @@ pub(super) async fn run(
                 since,
                 until,
             };
-            let mut filter = agentwarden_report::filter::Filter::parse(args).map_err(Failure::usage)?;
+            let mut filter =
+                agentwarden_report::filter::Filter::parse(args).map_err(|e| Failure::usage(e.to_string()))?;
             // Every filter is checked before the store is opened, an empty window
             // included; the command line's Warden keeps the system clock, so its now is this one.
             filter
                 .resolve(agentwarden::wiring::Clock::now(&agentwarden::wiring::SystemClock))
-                .map_err(Failure::usage)?;
+                .map_err(|e| Failure::usage(e.to_string()))?;
             let warden = open(None)?;
             if !json {
                 agentwarden_report::rows::write_header(out)?;
@@ -372,9 +373,9 @@ pub(super) async fn run(
                 )));
             };
             let text = if json {
-                to_json(&envelope).map_err(Failure::no)?
+                to_json(&envelope).map_err(|e| Failure::no(e.to_string()))?
             } else {
-                pretty(&envelope).map_err(Failure::no)?
+                pretty(&envelope).map_err(|e| Failure::no(e.to_string()))?
             };
             writeln!(out, "{text}")?;
             Ok(EXIT_OK)

@@ -59,9 +59,9 @@ pub(crate) async fn run(
         until: args.until.clone(),
         ..FilterArgs::default()
     };
-    let mut filter = Filter::parse(filter_args).map_err(Failure::usage)?;
+    let mut filter = Filter::parse(filter_args).map_err(|e| Failure::usage(e.to_string()))?;
     let now = agentwarden::wiring::Clock::now(&agentwarden::wiring::SystemClock);
-    filter.resolve(now).map_err(Failure::usage)?;
+    filter.resolve(now).map_err(|e| Failure::usage(e.to_string()))?;
     let checkpoint =
         args.checkpoint.as_deref().map(agentwarden::tlog::CheckpointFile::read_chain).transpose()?;
     let config =

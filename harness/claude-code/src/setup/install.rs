@@ -22,7 +22,7 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_doctor::init::{CONFIG_FILE, InitOptions, Prepared};
-use agentwarden_doctor::{FileWrite, Installing, Protecting, Read};
+use agentwarden_doctor::{FileWrite, InstallError, Installing, Protecting, Read};
 use serde_json::{Map, Value};
 
 use crate::setup::settings::{self, EVENTS, add_deny_rules, merge_hooks};
@@ -65,7 +65,7 @@ impl InitOptions for InitArgs {
     /// The settings planned with Claude Code's deny rules (K-13) for the prepared project, its
     /// configuration's key list and binary; said after the line: a client line's slower start
     /// when no `warden-hook` is beside `warden` (V-34), then the rules.
-    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String> {
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, InstallError> {
         let signers = prepared.config.allowed_signers.as_deref();
         let rules = deny_rules(&prepared.project, signers, Some(&prepared.exe));
         let (mut installing, rules_said) = install(
@@ -119,25 +119,23 @@ pub fn install(
     timeout: u64,
     rules: &[String],
     read: Read<'_>,
-) -> Result<(Installing, String), String> {
+) -> Result<(Installing, String), InstallError> {
     let target = managed.map_or_else(|| project.join(settings::PROJECT_FILE), Path::to_path_buf);
     let mut settings = match read(project, &target)? {
         None => Map::new(),
         Some(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => map,
-            Ok(_) => return Err(format!("`{}` is not a JSON object; nothing written", target.display())),
-            Err(e) => return Err(format!("`{}`: {e}; nothing written", target.display())),
+            Ok(_) => return Err(InstallError::NotAnObject { file: target }),
+            Err(e) => return Err(InstallError::file(&target, e)),
         },
     };
-    merge_hooks(&mut settings, command, timeout)
-        .map_err(|e| format!("`{}`: {e}; nothing written", target.display()))?;
-    let denied = add_deny_rules(&mut settings, rules)
-        .map_err(|e| format!("`{}`: {e}; nothing written", target.display()))?;
+    merge_hooks(&mut settings, command, timeout).map_err(|e| InstallError::file(&target, e))?;
+    let denied = add_deny_rules(&mut settings, rules).map_err(|e| InstallError::file(&target, e))?;
     if managed.is_some() {
         settings.insert(settings::MANAGED_ONLY.into(), Value::Bool(true));
     }
     let mut text = serde_json::to_string_pretty(&Value::Object(settings))
-        .map_err(|e| format!("cannot encode the settings: {e}"))?;
+        .map_err(|e| InstallError::Encode(Box::new(e)))?;
     text.push('\n');
     let events = EVENTS
         .iter()

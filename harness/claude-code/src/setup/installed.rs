@@ -20,7 +20,7 @@ struct Source {
 }
 
 fn read_source(path: &Path) -> Result<Option<Source>, String> {
-    let Some(text) = read_text(path)? else { return Ok(None) };
+    let Some(text) = read_text(path).map_err(|e| e.to_string())? else { return Ok(None) };
     let settings = settings::read_settings(&text).map_err(|e| format!("`{}` {e}", path.display()))?;
     Ok(Some(Source { path: path.to_path_buf(), settings }))
 }

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_doctor::init::{InitOptions, Prepared};
-use agentwarden_doctor::{FileWrite, Installing, Read};
+use agentwarden_doctor::{FileWrite, InstallError, Installing, Read};
 
 use crate::setup::config::{self, EVENTS, merge_hooks, trust_project};
 
@@ -55,7 +55,7 @@ impl InitOptions for InitArgs {
         self.timeout
     }
 
-    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String> {
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, InstallError> {
         let (managed, home) = (self.managed.as_deref(), self.codex_home.clone());
         install(&prepared.project, managed, home, &prepared.command, self.timeout, read)
     }
@@ -72,11 +72,11 @@ pub fn install(
     command: &str,
     timeout: u64,
     read: Read<'_>,
-) -> Result<Installing, String> {
+) -> Result<Installing, InstallError> {
     let target = managed.map_or_else(|| project.join(config::PROJECT_FILE), Path::to_path_buf);
     let text = read(project, &target)?.unwrap_or_default();
     let merged = merge_hooks(&text, command, timeout, managed.is_some())
-        .map_err(|e| format!("`{}`: {e}; nothing written", target.display()))?;
+        .map_err(|e| InstallError::file(&target, e))?;
     let events = EVENTS.join(", ");
     let mut writes =
         vec![FileWrite { root: project.to_path_buf(), path: target.clone(), text: merged, make: None }];
@@ -96,13 +96,13 @@ pub fn install(
             // Without a managed file, the project must be trusted in Codex's home or its hooks
             // are skipped silently.
             let home = config::home(home, std::env::var_os(config::HOME_ENV), std::env::var_os("HOME"))
-                .ok_or_else(|| {
-                    "no Codex home: give --codex-home DIR (or set CODEX_HOME or HOME)".to_owned()
+                .ok_or(InstallError::NoPlace {
+                    what: "Codex home",
+                    fix: "give --codex-home DIR (or set CODEX_HOME or HOME)",
                 })?;
             let file = home.join(config::HOME_FILE);
             let text = read(&home, &file)?.unwrap_or_default();
-            let trusted = trust_project(&text, project)
-                .map_err(|e| format!("`{}`: {e}; nothing written", file.display()))?;
+            let trusted = trust_project(&text, project).map_err(|e| InstallError::file(&file, e))?;
             writes.push(FileWrite {
                 root: home.clone(),
                 path: file.clone(),
@@ -152,8 +152,18 @@ mod tests {
         assert_eq!(paths, [Path::new("/p/x/.codex/config.toml"), Path::new("/h/.codex/config.toml")]);
         assert_eq!(project_form.writes.get(1).and_then(|w| w.make.clone()), home);
 
-        let mut refused = |_: &Path, path: &Path| Err(format!("cannot read `{}`", path.display()));
+        let mut refused = |_: &Path, path: &Path| {
+            Err(agentwarden_doctor::init::InitError::Unreadable(
+                agentwarden_doctor::untrusted::UntrustedError::NotPlain { path: path.display().to_string() },
+            ))
+        };
         let refusal = install(project, None, Some(PathBuf::from("/h")), "warden hook", 30, &mut refused);
-        assert_eq!(refusal, Err("cannot read `/p/x/.codex/config.toml`".to_owned()));
+        let why = refusal.map(|_| ()).map_err(|e| e.to_string());
+        assert!(
+            why.as_ref().is_err_and(
+                |why| why.contains("/p/x/.codex/config.toml") && why.ends_with("; nothing written")
+            ),
+            "{why:?}"
+        );
     }
 }

@@ -15,7 +15,7 @@ use agentwarden_doctor::Check;
 use agentwarden_doctor::{Line, read_text};
 
 fn read_hooks(path: &Path) -> Result<Option<Hooks>, String> {
-    let Some(text) = read_text(path)? else { return Ok(None) };
+    let Some(text) = read_text(path).map_err(|e| e.to_string())? else { return Ok(None) };
     config::read_hooks(&text).map(Some).map_err(|e| format!("`{}` {e}", path.display()))
 }
 
@@ -30,7 +30,7 @@ fn check_trust(project: &Path, codex_home: Option<PathBuf>, init: &str, checks: 
         ));
     };
     let file = home.join(config::HOME_FILE);
-    let trusted = read_text(&file).and_then(|text| match text {
+    let trusted = read_text(&file).map_err(|e| e.to_string()).and_then(|text| match text {
         None => Ok(false),
         Some(text) => config::is_trusted(&text, project).map_err(|e| format!("`{}` {e}", file.display())),
     });
@@ -186,7 +186,7 @@ fn check_rewriting(
         if managed_only && !managed {
             continue;
         }
-        let hooks = read_text(&path).and_then(|text| match text {
+        let hooks = read_text(&path).map_err(|e| e.to_string()).and_then(|text| match text {
             None => Ok(None),
             Some(text) => places::pre_tool_use_hooks(&text, format)
                 .map(Some)
@@ -273,6 +273,7 @@ pub fn check_confinement(project: &Path, codex_home: Option<PathBuf>, checks: &m
         home.iter().map(|h| h.join(config::HOME_FILE)).chain([project.join(config::PROJECT_FILE)]).collect();
     for file in configs {
         match read_text(&file)
+            .map_err(|e| e.to_string())
             .and_then(|text| text.map(|t| rules::sandbox_mode(&t).map_err(|e| e.to_string())).transpose())
         {
             Ok(mode) => modes.push(mode.flatten()),

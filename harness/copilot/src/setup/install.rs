@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_doctor::init::{InitOptions, Prepared};
-use agentwarden_doctor::{FileWrite, Installing, Read};
+use agentwarden_doctor::{FileWrite, InstallError, Installing, Read};
 
 use crate::setup::hooks::{self, EVENTS, hook_file};
 
@@ -52,7 +52,7 @@ impl InitOptions for InitArgs {
     }
 
     /// The managed plugin at `--managed DIR` (H-75), else the hook file.
-    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String> {
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, InstallError> {
         let (project, command) = (&prepared.project, &prepared.command);
         match &self.managed {
             Some(dir) => super::managed::install(dir, project, command, self.timeout, read),
@@ -70,14 +70,17 @@ pub fn install(
     command: &str,
     timeout: u64,
     read: Read<'_>,
-) -> Result<Installing, String> {
+) -> Result<Installing, InstallError> {
     let home = match user {
         false => None,
-        true => Some(
-            hooks::copilot_home(std::env::var_os(hooks::HOME_ENV), std::env::var_os("HOME")).ok_or_else(
-                || "no user hooks folder: set COPILOT_HOME or HOME, or install in the project".to_owned(),
-            )?,
-        ),
+        true => {
+            Some(hooks::copilot_home(std::env::var_os(hooks::HOME_ENV), std::env::var_os("HOME")).ok_or(
+                InstallError::NoPlace {
+                    what: "user hooks folder",
+                    fix: "set COPILOT_HOME or HOME, or install in the project",
+                },
+            )?)
+        }
     };
     let (root, target) = match &home {
         Some(home) => (home.clone(), home.join("hooks").join(hooks::FILE_NAME)),
@@ -87,13 +90,9 @@ pub fn install(
     if let Some(text) = read(&root, &target)?
         && !text.trim().is_empty()
     {
-        let entries =
-            hooks::read_all(&text).map_err(|e| format!("`{}`: {e}; nothing written", target.display()))?;
+        let entries = hooks::read_all(&text).map_err(|e| InstallError::file(&target, e))?;
         if entries.iter().any(|e| !e.ours) {
-            return Err(format!(
-                "`{}` holds hooks that are not Warden's; move them to another file, nothing written",
-                target.display()
-            ));
+            return Err(InstallError::ForeignHooks { file: target });
         }
     }
     let events = EVENTS.join(", ");

@@ -20,7 +20,8 @@
 
 use std::path::Path;
 
-use agentwarden_doctor::{FileWrite, Installing, Read};
+use agentwarden_doctor::{FileWrite, InstallError, Installing, Read};
+use agentwarden_protocol::settings_file::SettingsError;
 use serde_json::{Value, json};
 
 use crate::setup::hooks::{self, EVENTS, hook_file};
@@ -40,21 +41,41 @@ pub const PLUGIN_KEY: &str = "agentwarden@agentwarden";
 /// The plugin's hook file, relative to the marketplace's folder.
 pub const PLUGIN_HOOKS: &str = "agentwarden/hooks/hooks.json";
 
+/// Why the managed settings cannot carry Warden's plugin.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManagedError {
+    /// The file is not a JSON object, read as every Copilot settings file is.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// `allowManagedHooksOnly: true` switches off every hook, the plugin's included (H-76).
+    #[error(
+        "it says `allowManagedHooksOnly: true`, which switches off every hook, Warden's managed plugin's included (Copilot CLI 1.0.102, measured); remove that key"
+    )]
+    BlocksAllHooks,
+    /// A key Warden writes into that holds something other than an object.
+    #[error("`{key}` is not an object")]
+    NotAnObject { key: &'static str },
+    /// The merged settings did not serialise.
+    #[error(transparent)]
+    Serialise(#[from] serde_json::Error),
+}
+
 /// The managed settings `text` as a JSON object (an empty text is an empty one), read as every
 /// Copilot settings file is ([`hooks::object_of`]).
-fn object_of(text: &str) -> Result<serde_json::Map<String, Value>, String> {
-    hooks::object_of(text).map_err(|e| e.to_string())
+fn object_of(text: &str) -> Result<serde_json::Map<String, Value>, ManagedError> {
+    Ok(hooks::object_of(text)?)
 }
 
 /// Whether the managed settings `text` switch off every hook, Warden's managed plugin's
 /// included (`allowManagedHooksOnly: true`, H-76).
-pub fn blocks_all_hooks(text: &str) -> Result<bool, String> {
+pub fn blocks_all_hooks(text: &str) -> Result<bool, ManagedError> {
     Ok(object_of(text)?.get("allowManagedHooksOnly") == Some(&Value::Bool(true)))
 }
 
 /// Whether the managed settings `text` load Warden's plugin: its marketplace named at
 /// [`MARKETPLACE_PATH`] and the plugin force-enabled.
-pub fn loads_plugin(text: &str) -> Result<bool, String> {
+pub fn loads_plugin(text: &str) -> Result<bool, ManagedError> {
     let object = object_of(text)?;
     let enabled = object.get("enabledPlugins").and_then(|p| p.get(PLUGIN_KEY)) == Some(&Value::Bool(true));
     let source = object.get("extraKnownMarketplaces").and_then(|m| m.get(NAME)).and_then(|m| m.get("source"));
@@ -66,25 +87,23 @@ pub fn loads_plugin(text: &str) -> Result<bool, String> {
 /// The managed settings `text` with Warden's marketplace and plugin added, every other key
 /// kept; `Err` when the text is not an object of objects where Warden writes, or says
 /// `allowManagedHooksOnly: true`, which would switch Warden's hooks off (H-76).
-pub fn merged_settings(text: &str) -> Result<String, String> {
+pub fn merged_settings(text: &str) -> Result<String, ManagedError> {
     if blocks_all_hooks(text)? {
-        return Err("it says `allowManagedHooksOnly: true`, which switches off every hook, Warden's \
-                    managed plugin's included (Copilot CLI 1.0.102, measured); remove that key"
-            .into());
+        return Err(ManagedError::BlocksAllHooks);
     }
     let mut object = object_of(text)?;
     let source = json!({"source": {"source": "directory", "path": MARKETPLACE_PATH}});
     let markets = object.entry("extraKnownMarketplaces").or_insert_with(|| json!({}));
     markets
         .as_object_mut()
-        .ok_or("`extraKnownMarketplaces` is not an object")?
+        .ok_or(ManagedError::NotAnObject { key: "extraKnownMarketplaces" })?
         .insert(NAME.to_owned(), source);
     let plugins = object.entry("enabledPlugins").or_insert_with(|| json!({}));
     plugins
         .as_object_mut()
-        .ok_or("`enabledPlugins` is not an object")?
+        .ok_or(ManagedError::NotAnObject { key: "enabledPlugins" })?
         .insert(PLUGIN_KEY.to_owned(), json!(true));
-    serde_json::to_string_pretty(&Value::Object(object)).map(|t| t + "\n").map_err(|e| e.to_string())
+    Ok(serde_json::to_string_pretty(&Value::Object(object)).map(|t| t + "\n")?)
 }
 
 /// The marketplace's catalogue, naming the one plugin.
@@ -116,11 +135,10 @@ pub fn install(
     command: &str,
     timeout: u64,
     read: Read<'_>,
-) -> Result<Installing, String> {
+) -> Result<Installing, InstallError> {
     let settings = dir.join(SETTINGS_FILE);
     let old = read(dir, &settings)?.unwrap_or_default();
-    let merged =
-        merged_settings(&old).map_err(|e| format!("`{}`: {e}; nothing written", settings.display()))?;
+    let merged = merged_settings(&old).map_err(|e| InstallError::file(&settings, e))?;
     let market = dir.join(MARKETPLACE_DIR);
     let file = |relative: &str, text: String| {
         let path = market.join(relative);
@@ -175,9 +193,9 @@ mod tests {
         assert_eq!(value["model"], "m");
         assert_eq!(value["enabledPlugins"]["other@x"], false);
         assert_eq!(value["enabledPlugins"]["agentwarden@agentwarden"], true);
-        assert_eq!(loads_plugin(&merged), Ok(true));
-        assert_eq!(loads_plugin(old), Ok(false));
-        assert_eq!(loads_plugin(""), Ok(false));
+        assert_eq!(loads_plugin(&merged).ok(), Some(true));
+        assert_eq!(loads_plugin(old).ok(), Some(false));
+        assert_eq!(loads_plugin("").ok(), Some(false));
     }
 
     /// A file that switches every hook off, is not an object, or holds a key Warden writes
@@ -193,8 +211,8 @@ mod tests {
         ] {
             assert!(merged_settings(text).is_err(), "{text}");
         }
-        assert_eq!(blocks_all_hooks(r#"{"allowManagedHooksOnly": true}"#), Ok(true));
-        assert_eq!(blocks_all_hooks(r#"{"allowManagedHooksOnly": false}"#), Ok(false));
+        assert_eq!(blocks_all_hooks(r#"{"allowManagedHooksOnly": true}"#).ok(), Some(true));
+        assert_eq!(blocks_all_hooks(r#"{"allowManagedHooksOnly": false}"#).ok(), Some(false));
     }
 
     /// The plan writes the marketplace, the plugin and its hook file under DIR, then the

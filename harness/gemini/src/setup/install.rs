@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_doctor::init::{InitOptions, Prepared};
-use agentwarden_doctor::{FileWrite, Installing, Read};
+use agentwarden_doctor::{FileWrite, InstallError, Installing, Read};
 
 use crate::setup::settings::{self, EVENTS, merge_hooks};
 
@@ -49,7 +49,7 @@ impl InitOptions for InitArgs {
         self.timeout
     }
 
-    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, String> {
+    fn install(&self, prepared: &Prepared, read: Read<'_>) -> Result<Installing, InstallError> {
         install(&prepared.project, self.system.as_deref(), self.user, &prepared.command, self.timeout, read)
     }
 }
@@ -64,14 +64,17 @@ pub fn install(
     command: &str,
     timeout: u64,
     read: Read<'_>,
-) -> Result<Installing, String> {
+) -> Result<Installing, InstallError> {
     let user_file = match user {
         false => None,
-        true => Some(
-            settings::user_file(std::env::var_os(settings::HOME_ENV), std::env::var_os("HOME")).ok_or_else(
-                || "no user settings: set GEMINI_CLI_HOME or HOME, or install in the project".to_owned(),
-            )?,
-        ),
+        true => {
+            Some(settings::user_file(std::env::var_os(settings::HOME_ENV), std::env::var_os("HOME")).ok_or(
+                InstallError::NoPlace {
+                    what: "user settings",
+                    fix: "set GEMINI_CLI_HOME or HOME, or install in the project",
+                },
+            )?)
+        }
     };
     let target = system
         .map(Path::to_path_buf)
@@ -79,7 +82,7 @@ pub fn install(
         .unwrap_or_else(|| project.join(settings::PROJECT_FILE));
     let text = read(project, &target)?.unwrap_or_default();
     let merged = merge_hooks(&text, command, timeout.saturating_mul(1000))
-        .map_err(|e| format!("`{}`: {e}; nothing written", target.display()))?;
+        .map_err(|e| InstallError::file(&target, e))?;
     let events: Vec<&str> = EVENTS.iter().map(|(event, _)| *event).collect();
     let events = events.join(", ");
     let said = match system {

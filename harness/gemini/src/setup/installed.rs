@@ -14,7 +14,7 @@ use agentwarden_doctor::Check;
 use agentwarden_doctor::{Line, read_text};
 
 fn read_hooks(path: &Path) -> Result<Option<(String, Vec<Entry>)>, String> {
-    let Some(text) = read_text(path)? else { return Ok(None) };
+    let Some(text) = read_text(path).map_err(|e| e.to_string())? else { return Ok(None) };
     let entries = settings::read_hooks(&text).map_err(|e| format!("`{}`: {e}", path.display()))?;
     Ok(Some((text, entries)))
 }
