@@ -120,6 +120,20 @@ pub struct Prepared {
     pub hook_binary: Option<PathBuf>,
 }
 
+/// `warden init NAME`'s subcommand, named `name`, with the options of the harness's `A` (what
+/// each harness's [`Integration::init_command`](crate::Integration::init_command) returns, N-19).
+pub fn init_command<A: clap::Args>(name: &'static str) -> clap::Command {
+    A::augment_args(clap::Command::new(name))
+}
+
+/// What that subcommand parsed into `matches`, as the harness's `A` (each harness's
+/// [`Integration::init_options`](crate::Integration::init_options), N-19).
+pub fn init_options<A: clap::FromArgMatches + InitOptions + 'static>(
+    matches: &clap::ArgMatches,
+) -> Result<Box<dyn InitOptions>, clap::Error> {
+    Ok(Box::new(A::from_arg_matches(matches)?))
+}
+
 /// What `warden init NAME` was given, as the harness's own subcommand parsed it
 /// ([`Integration::init_command`](crate::Integration::init_command)): the options every harness
 /// takes, and the harness's install with its own (N-14, N-19).

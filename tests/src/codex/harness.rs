@@ -397,20 +397,7 @@ impl CodexProject {
     /// `unshare` into a private mount namespace, overlay `/etc` with [`Self::managed_dir`] as
     /// its upper layer, then `exec` Codex (same PID, so the process group is still the run's).
     fn in_managed_namespace(&self) -> Command {
-        assert!(rustix::process::geteuid().is_root(), "managed requirements need root (a mount namespace)");
-        let layer = self.dir.path().join("etc-overlay");
-        let (upper, work) = (layer.join("upper"), layer.join("work"));
-        let _ = std::fs::remove_dir_all(&layer);
-        copy_dir(&self.managed_dir(), &upper);
-        std::fs::create_dir_all(&work).expect("create overlay workdir");
-        let mount = format!(
-            "mount -t overlay overlay -o lowerdir=/etc,upperdir={},workdir={} /etc && exec \"$0\" \"$@\"",
-            upper.display(),
-            work.display()
-        );
-        let mut command = Command::new("unshare");
-        command.args(["--mount", "--propagation", "private", "sh", "-c", &mount]).arg(&self.tools.codex);
-        command
+        crate::project::in_managed_namespace(self.dir.path(), "", &self.managed_dir(), &self.tools.codex)
     }
 }
 

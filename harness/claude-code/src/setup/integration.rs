@@ -53,14 +53,14 @@ impl Integration for Doctor {
     }
 
     fn init_command(&self) -> clap::Command {
-        <install::InitArgs as clap::Args>::augment_args(clap::Command::new(self.command()))
+        agentwarden_doctor::init::init_command::<install::InitArgs>(self.command())
     }
 
     fn init_options(
         &self,
         matches: &clap::ArgMatches,
     ) -> Result<Box<dyn agentwarden_doctor::init::InitOptions>, clap::Error> {
-        Ok(Box::new(<install::InitArgs as clap::FromArgMatches>::from_arg_matches(matches)?))
+        agentwarden_doctor::init::init_options::<install::InitArgs>(matches)
     }
 
     fn deadline_for(

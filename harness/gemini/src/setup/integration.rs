@@ -55,14 +55,14 @@ impl Integration for Doctor {
     }
 
     fn init_command(&self) -> clap::Command {
-        <super::install::InitArgs as clap::Args>::augment_args(clap::Command::new(self.command()))
+        agentwarden_doctor::init::init_command::<super::install::InitArgs>(self.command())
     }
 
     fn init_options(
         &self,
         matches: &clap::ArgMatches,
     ) -> Result<Box<dyn agentwarden_doctor::init::InitOptions>, clap::Error> {
-        Ok(Box::new(<super::install::InitArgs as clap::FromArgMatches>::from_arg_matches(matches)?))
+        agentwarden_doctor::init::init_options::<super::install::InitArgs>(matches)
     }
 
     fn deadline_for(
