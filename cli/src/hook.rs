@@ -40,7 +40,7 @@ pub(super) struct HookArgs {
     /// The harness that calls the hook: how its event is read and its answer printed
     /// (issue 36).
     #[arg(long, value_name = "NAME", default_value = "claude-code",
-          value_parser = clap::builder::PossibleValuesParser::new(agentwarden_hook_client::HookHarness::NAMES))]
+          value_parser = clap::builder::PossibleValuesParser::new(agentwarden_hook_client::HookHarness::names()))]
     harness: String,
     /// A failure halts the session (the harness's `continue: false` with the reason) instead of
     /// exit 2: on the lines of the events whose block the harness answers by prompting the model

@@ -1,42 +1,32 @@
-//! The registry of what `warden doctor` knows of each harness (N-15): each harness's integration
-//! crate says it once as an [`Integration`] (feature `doctor`), and this table, by the name
-//! `--harness` gives, is the one place in the command line that names a harness's crate; every
-//! other command-line source holds a harness as `&dyn Integration` and runs one path for all of
-//! them; `warden init`'s subcommands are theirs, in this order (N-19). Here too, `warden
-//! hook`'s default deadline, the same in every harness's line.
+//! What `warden doctor` and `warden init` ask of the one registry of harnesses (N-15, X-101):
+//! each harness's integration, as the hook client's registry holds it (feature `doctor`); every
+//! command-line source holds a harness as `&dyn Integration` and runs one path for all of them
+//! `warden init`'s subcommands are theirs, in the registry's order (N-19). Here too,
+//! `warden hook`'s default deadline, the same in every harness's line.
 
 use agentwarden_doctor::Integration;
-
-/// The default: `--harness` absent names Claude Code, as every line installed before there were two.
-const DEFAULT: &dyn Integration = &agentwarden_claude_code::setup::integration::Doctor;
-
-/// Every harness `warden doctor --harness` checks, the default first.
-const ALL: [&dyn Integration; 4] = [
-    DEFAULT,
-    &agentwarden_codex::setup::integration::Doctor,
-    &agentwarden_gemini::setup::integration::Doctor,
-    &agentwarden_copilot::setup::integration::Doctor,
-];
+use agentwarden_hook_client::HookHarness;
 
 /// The harness `--harness NAME` names, the default when it is none of them (clap admits only
-/// the names in [`ALL`]).
+/// the registry's names).
 pub(crate) fn by_name(name: &str) -> &'static dyn Integration {
-    named(name).unwrap_or(DEFAULT)
+    HookHarness::parse(name).unwrap_or_default().integration()
 }
 
 /// The harness known by `name` (`warden init NAME`), if any.
 pub(crate) fn named(name: &str) -> Option<&'static dyn Integration> {
-    ALL.into_iter().find(|harness| harness.command() == name)
+    HookHarness::parse(name).ok().map(HookHarness::integration)
 }
 
-/// Every harness, in the registry's order: `warden init`'s subcommands.
-pub(crate) fn all() -> [&'static dyn Integration; ALL.len()] {
-    ALL
+/// Every harness, in the registry's order (the default first): `warden init`'s subcommands,
+/// what `warden doctor` checks.
+pub(crate) fn all() -> [&'static dyn Integration; HookHarness::ALL.len()] {
+    HookHarness::ALL.map(HookHarness::integration)
 }
 
 /// The names `--harness` takes, in the registry's order.
-pub(crate) fn names() -> [&'static str; ALL.len()] {
-    ALL.map(|harness| harness.command())
+pub(crate) fn names() -> [&'static str; HookHarness::ALL.len()] {
+    HookHarness::names()
 }
 
 /// The harnesses `warden doctor` checks when none is named: each whose Warden hooks are
@@ -52,7 +42,8 @@ pub(crate) fn in_use(
     let shown: Vec<&str> = found(project, None).iter().map(|(harness, _)| harness.command()).collect();
     let hooked: Vec<&str> =
         installed(project, config_path, managed, home).iter().map(|harness| harness.command()).collect();
-    ALL.into_iter()
+    all()
+        .into_iter()
         .filter(|harness| shown.contains(&harness.command()) || hooked.contains(&harness.command()))
         .collect()
 }
@@ -65,7 +56,8 @@ fn installed(
     managed: &[std::path::PathBuf],
     home: &Option<std::path::PathBuf>,
 ) -> Vec<&'static dyn Integration> {
-    ALL.into_iter()
+    all()
+        .into_iter()
         .filter(|harness| {
             // Only whether it finds lines counts here: its findings are made again when it is checked.
             let mut scratch = Vec::new();
@@ -81,7 +73,8 @@ pub(crate) fn found(
     project: &std::path::Path,
     home: Option<&std::path::Path>,
 ) -> Vec<(&'static dyn Integration, Vec<String>)> {
-    ALL.into_iter()
+    all()
+        .into_iter()
         .filter_map(|harness| {
             let signs = harness.signs();
             let exists = |path: std::path::PathBuf| path.symlink_metadata().is_ok();
@@ -107,7 +100,8 @@ pub(crate) fn found(
 
 /// Every harness's signs, as a refusal names them.
 pub(crate) fn signs_said() -> String {
-    ALL.iter()
+    all()
+        .iter()
         .map(|harness| {
             let signs = harness.signs();
             let each: Vec<String> = signs
@@ -123,16 +117,8 @@ pub(crate) fn signs_said() -> String {
 }
 
 /// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
-/// default timeout (H-10).
-pub(crate) const DEFAULT_DEADLINE_MS: u64 = agentwarden_claude_code::setup::line::DEFAULT_DEADLINE_MS;
-// `warden-hook` reads the same default (V-34), and so does the Codex line (C-10).
-const _: () = assert!(DEFAULT_DEADLINE_MS == agentwarden_hook_client::DEFAULT_DEADLINE_MS);
-const _: () = assert!(
-    agentwarden_codex::setup::line::DEFAULT_TIMEOUT_S * 1_000
-        - agentwarden_codex::setup::line::START_MS
-        - agentwarden_codex::setup::line::ANSWER_MS
-        == DEFAULT_DEADLINE_MS
-);
+/// default timeout (H-10), the same in every harness's line (the registry checks it).
+pub(crate) const DEFAULT_DEADLINE_MS: u64 = agentwarden_hook_client::DEFAULT_DEADLINE_MS;
 
 #[cfg(test)]
 mod tests {
@@ -142,8 +128,8 @@ mod tests {
     /// same harnesses.
     #[test]
     fn every_name_finds_its_integration() {
-        let names: Vec<&str> = ALL.iter().map(|h| h.command()).collect();
-        assert_eq!(names, agentwarden_hook_client::HookHarness::NAMES);
+        let names: Vec<&str> = all().iter().map(|h| h.command()).collect();
+        assert_eq!(names, agentwarden_hook_client::HookHarness::names());
         for name in names {
             assert_eq!(by_name(name).command(), name);
             let hook = agentwarden_hook_client::HookHarness::parse(name).unwrap().profile();
@@ -176,7 +162,7 @@ mod tests {
     fn each_integration_reads_its_own_harness_as_the_harness_does() {
         use agentwarden::sessions::{HookAnswer, HookEvent};
         use agentwarden_doctor::CanaryAnswer;
-        for name in agentwarden_hook_client::HookHarness::NAMES {
+        for name in agentwarden_hook_client::HookHarness::names() {
             let hook = agentwarden_hook_client::HookHarness::parse(name).unwrap();
             let doctor = by_name(name);
             let read = |answer: &HookAnswer| {

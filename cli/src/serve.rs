@@ -161,7 +161,7 @@ mod tests {
     fn every_harness_is_registered_with_its_shell_tools() {
         let registered = registered();
         let harnesses = harnesses();
-        for name in agentwarden_hook_client::HookHarness::NAMES {
+        for name in agentwarden_hook_client::HookHarness::names() {
             let hook = agentwarden_hook_client::HookHarness::parse(name).unwrap();
             let (_, kernel) = registered.iter().find(|(h, _)| *h == hook).unwrap();
             let served = harnesses.get(hook.requested().as_deref()).unwrap();
@@ -170,6 +170,6 @@ mod tests {
             assert_eq!(kernel.shell_tools(), hook.shell_tools(), "{name}");
             assert_eq!(served.shell_tools(), hook.shell_tools(), "{name}");
         }
-        assert_eq!(registered.len(), agentwarden_hook_client::HookHarness::NAMES.len());
+        assert_eq!(registered.len(), agentwarden_hook_client::HookHarness::names().len());
     }
 }

@@ -1,14 +1,15 @@
-//! What `warden doctor` knows of one harness, said by that harness's integration crate (feature
-//! `doctor`): its names, its configuration section, where its installed hooks are read back, what
-//! its canary sends and how the answer reads, which files it loads into its environment, and what
-//! of its own the guard protects; and its `warden init NAME` subcommand with what that parsed
-//! (N-19). The command line holds each harness as an [`Integration`], chosen by name in one
-//! registry, and runs one path for all of them (N-15): no `match` over the harnesses outside
-//! that registry.
+//! What `warden doctor` and `warden init` know of one harness, said by that harness's integration
+//! crate (feature `doctor`) on the same object that reads its hook's events and prints its
+//! answers: an [`Integration`] is a [`Harness`] that also says where its installed hooks are read
+//! back, what its canary sends and how the answer reads, which files it loads into its
+//! environment, what of its own the guard protects, and its `warden init NAME` subcommand with
+//! what that parsed (N-19). One registry (the hook client's, feature `doctor`) holds each
+//! harness once, chosen by name; the command line runs one path for all of them (N-15):
+//! no `match` over the harnesses outside that registry.
 
 use std::path::{Path, PathBuf};
 
-use agentwarden::sessions::HarnessProfile;
+use agentwarden::harness::Harness;
 
 use crate::check::Check;
 use crate::install::InitOptions;
@@ -50,20 +51,13 @@ pub struct Signs {
     pub home: &'static [&'static str],
 }
 
-/// One harness as `warden doctor` checks it (N-15): each integration crate implements it once,
-/// the command line's registry lists them.
-pub trait Integration: Sync {
-    /// Its name on the command line (`--harness NAME`, `warden init NAME`).
-    fn command(&self) -> &'static str;
-
-    /// Its name in a finding (`Claude Code`, `Gemini CLI`).
-    fn name(&self) -> &'static str;
-
+/// One harness as `warden doctor` checks it and `warden init` installs it (N-15), over the
+/// [`Harness`] its hook answers as: its names ([`Harness::command`] on the command line,
+/// [`Harness::name`] in a finding) and its profile are that harness's own, said once.
+/// Each integration crate implements it on its one harness type; the registry lists them.
+pub trait Integration: Harness {
     /// Where a human reads how to set it up, in a fix (`docs/codex.md`).
     fn guide(&self) -> &'static str;
-
-    /// What its integration says of it to the kernel: its words and its configuration section.
-    fn profile(&self) -> HarnessProfile;
 
     /// Where a project and a user's home show the harness is used, relative to each: what
     /// `warden init` with no harness named looks for (N-18).

@@ -1,9 +1,12 @@
-//! The registry of harnesses (issues 36, 49): each harness whose hook Warden answers, by the name
-//! its hook's command line gives it (`--harness codex`; absent, Claude Code, as every line
-//! installed before there were two), held as its integration's [`Harness`] — how the event on
-//! stdin is read and how the answer is printed — and named to the server by a request (C-7).
-//! This table is the one place outside the integrations that names a harness: direct mode, the
-//! resident service's registration and this client all choose one here, by name.
+//! The registry of harnesses (issues 36, 49): each harness Warden answers, by the name its hook's
+//! command line gives it (`--harness codex`; absent, Claude Code, as every line installed before
+//! there were two), held as the one object its integration crate implements: the [`Harness`]
+//! its hook's events are read and its answers printed as, and, with this crate's feature
+//! `doctor`, the same object as the [`Integration`](agentwarden_doctor::Integration) `warden
+//! init` installs and `warden doctor` checks. This table is the one place outside the
+//! integrations that names a harness: direct mode, the resident service's registration, this
+//! client, `init` and `doctor` all choose one here, by name. Without `doctor` the
+//! hook client links no installer (`tests/dependencies.rs`).
 
 use agentwarden_claude_code::wire::ClaudeCode;
 use agentwarden_codex::wire::Codex;
@@ -13,34 +16,54 @@ use agentwarden_gemini::wire::Gemini;
 
 /// `--harness NAME` names no harness whose hook Warden answers.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`--harness {name}` is not one of {}", HookHarness::NAMES.join(", "))]
+#[error("`--harness {name}` is not one of {}", HookHarness::names().join(", "))]
 pub struct UnknownHarness {
     /// The name given.
     pub name: String,
 }
 
-/// A harness whose hook Warden answers: its name on the command line and its integration.
+/// What the registry holds of a harness: its integration's one object, as the hook uses it.
+#[cfg(not(feature = "doctor"))]
+type Entry = &'static dyn Harness;
+
+/// What the registry holds of a harness: its integration's one object, as the hook, `warden
+/// init` and `warden doctor` use it.
+#[cfg(feature = "doctor")]
+type Entry = &'static dyn agentwarden_doctor::Integration;
+
+/// A harness Warden answers, as the registry holds it.
 #[derive(Clone, Copy)]
-pub struct HookHarness {
-    name: &'static str,
-    harness: &'static dyn Harness,
-}
+pub struct HookHarness(Entry);
 
 /// The default: every line installed before there were two harnesses names none.
-const DEFAULT: HookHarness = HookHarness { name: "claude-code", harness: &ClaudeCode };
-const CODEX: HookHarness = HookHarness { name: "codex", harness: &Codex };
-const GEMINI: HookHarness = HookHarness { name: "gemini", harness: &Gemini };
-const COPILOT: HookHarness = HookHarness { name: "copilot", harness: &Copilot };
+const DEFAULT: HookHarness = HookHarness(&ClaudeCode);
+const CODEX: HookHarness = HookHarness(&Codex);
+const GEMINI: HookHarness = HookHarness(&Gemini);
+const COPILOT: HookHarness = HookHarness(&Copilot);
+
+// `warden hook`'s and `warden-hook`'s deadline when the line gives none (V-34) is what `warden
+// init` installs with each harness's default timeout (H-10): Claude Code's line, and Codex's
+// timeout less its start and answer margins (C-10).
+#[cfg(feature = "doctor")]
+const _: () =
+    assert!(agentwarden_claude_code::setup::line::DEFAULT_DEADLINE_MS == crate::DEFAULT_DEADLINE_MS);
+#[cfg(feature = "doctor")]
+const _: () = assert!(
+    agentwarden_codex::setup::line::DEFAULT_TIMEOUT_S * 1_000
+        - agentwarden_codex::setup::line::START_MS
+        - agentwarden_codex::setup::line::ANSWER_MS
+        == crate::DEFAULT_DEADLINE_MS
+);
 
 impl std::fmt::Debug for HookHarness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("HookHarness").field(&self.name).finish()
+        f.debug_tuple("HookHarness").field(&self.command()).finish()
     }
 }
 
 impl PartialEq for HookHarness {
     fn eq(&self, other: &HookHarness) -> bool {
-        self.name == other.name
+        self.command() == other.command()
     }
 }
 
@@ -56,26 +79,35 @@ impl HookHarness {
     /// Every harness whose hook Warden answers, the default first.
     pub const ALL: [HookHarness; 4] = [DEFAULT, CODEX, GEMINI, COPILOT];
 
-    /// The names `--harness` takes.
-    pub const NAMES: [&'static str; 4] = [DEFAULT.name, CODEX.name, GEMINI.name, COPILOT.name];
+    /// The names `--harness` takes, in the registry's order.
+    pub fn names() -> [&'static str; 4] {
+        HookHarness::ALL.map(HookHarness::command)
+    }
 
     /// `--harness NAME`, or why it is refused.
     pub fn parse(name: &str) -> Result<HookHarness, UnknownHarness> {
         HookHarness::ALL
             .into_iter()
-            .find(|harness| harness.name == name)
+            .find(|harness| harness.command() == name)
             .ok_or_else(|| UnknownHarness { name: name.to_owned() })
     }
 
     /// Its integration, as the kernel and the resident service hold it.
     pub fn harness(self) -> &'static dyn Harness {
-        self.harness
+        self.0
+    }
+
+    /// Its integration, as `warden init` installs it and `warden doctor` checks it: the same
+    /// object as [`HookHarness::harness`].
+    #[cfg(feature = "doctor")]
+    pub fn integration(self) -> &'static dyn agentwarden_doctor::Integration {
+        self.0
     }
 
     /// What its integration says of it to the kernel: its words and its configuration section,
     /// with the names that section may list (U-17).
     pub fn profile(self) -> HarnessProfile {
-        self.harness.profile()
+        self.0.profile()
     }
 
     /// Every harness's profile: the sections a configuration may have besides Warden's own, any
@@ -84,32 +116,32 @@ impl HookHarness {
         HookHarness::ALL.map(HookHarness::profile)
     }
 
-    /// Its name on the command line.
-    pub fn name(self) -> &'static str {
-        self.name
+    /// Its name on the command line ([`Harness::command`]).
+    pub fn command(self) -> &'static str {
+        self.0.command()
     }
 
     /// The name a request to the server gives (C-7): none for the default, so that the request
     /// is the bytes an older server reads; any other harness by its name.
     pub fn requested(self) -> Option<String> {
-        (self != DEFAULT).then(|| self.name.to_owned())
+        (self != DEFAULT).then(|| self.command().to_owned())
     }
 
     /// Every tool of this harness that runs a shell command line: [`HookHarness::decode`] reads
     /// each as a shell call, whose writes are checked for every agent (T-31).
     pub fn shell_tools(self) -> &'static [&'static str] {
-        self.harness.shell_tools()
+        self.0.shell_tools()
     }
 
     /// The event on stdin, read as this harness writes it.
     pub fn decode(self, text: &str) -> Result<HookInput, InputError> {
-        self.harness.decode(text)
+        self.0.decode(text)
     }
 
     /// `answer` as this harness reads it; `program` names the hook where the harness's protocol
     /// names it beside a reason ([`Harness::print`]).
     pub fn print(self, answer: &HookAnswer, program: &str) -> Rendered {
-        self.harness.print(answer, program)
+        self.0.print(answer, program)
     }
 
     /// `answer` as this harness reads it on a line that says whether a failure halts (H-57): on
@@ -143,7 +175,7 @@ mod tests {
     fn a_failure_is_printed_without_its_credentials_by_every_harness() {
         let failed =
             HookAnswer::failed(Code::StoreUnavailable, "cannot reach postgres://alice:s3cret@db/warden");
-        for name in HookHarness::NAMES {
+        for name in HookHarness::names() {
             let printed = HookHarness::parse(name).unwrap().print_on(&failed, "warden-hook", false);
             let text = format!("{:?} {:?}", printed.stdout, printed.stderr);
             assert!(!text.contains("s3cret"), "{name}: {text}");
@@ -156,7 +188,7 @@ mod tests {
     #[test]
     fn every_harness_reads_each_of_its_shell_tools_as_a_shell_call() {
         use agentwarden_domain::sessions::{HookEvent, ToolKind};
-        for name in HookHarness::NAMES {
+        for name in HookHarness::names() {
             let harness = HookHarness::parse(name).unwrap();
             assert!(!harness.shell_tools().is_empty(), "{name} names no shell tool");
             let before = match name {
@@ -181,9 +213,9 @@ mod tests {
 
     #[test]
     fn each_harness_prints_its_own_protocol_and_never_a_silent_failure() {
-        for name in HookHarness::NAMES {
+        for name in HookHarness::names() {
             let harness = HookHarness::parse(name).unwrap();
-            assert_eq!(harness.name(), name);
+            assert_eq!(harness.command(), name);
             let failed = harness.print(&HookAnswer::failed(Code::StoreCorrupt, "x"), "warden");
             assert_eq!(failed.exit_code, 2, "{name}");
             assert!(failed.stderr.is_some_and(|s| s.contains("store_corrupt: x")), "{name}");
@@ -199,7 +231,7 @@ mod tests {
         let gemini = GEMINI.print(&deny, "warden");
         assert_eq!((gemini.exit_code, gemini.stderr.as_deref()), (2, Some("Agent Warden denied this: no")));
         // On a stop's line a failure is the halt, in every harness; the other answers not (H-57).
-        for name in HookHarness::NAMES {
+        for name in HookHarness::names() {
             let harness = HookHarness::parse(name).unwrap();
             let halted = harness.print_on(&HookAnswer::failed(Code::ConfigInvalid, "x"), "warden", true);
             assert_eq!((halted.exit_code, &halted.stderr), (0, &None), "{name}");

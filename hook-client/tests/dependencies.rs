@@ -7,13 +7,18 @@
 use std::collections::BTreeSet;
 
 /// The crates `warden-hook` must not link, and why.
-const FORBIDDEN: [(&str, &str); 6] = [
+const FORBIDDEN: [(&str, &str); 7] = [
     ("sled", "the embedded store: the server holds it"),
     ("tokio-postgres", "the fleet store: the server holds it"),
     ("tokio", "a runtime: the client is synchronous (V-29)"),
     ("clap", "the command tree: the line is read by hand (V-34)"),
     ("agentwarden", "the application: the client decides nothing"),
     ("agentwarden-adapters", "the adapters: the client opens nothing"),
+    (
+        "agentwarden-doctor",
+        "the installers and checks: the registry holds them only with the feature `doctor`, which the command \
+         line turns on (X-101)",
+    ),
 ];
 
 /// The names of the packages in `package`'s tree, by normal and build edges.

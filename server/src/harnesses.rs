@@ -99,7 +99,7 @@ mod tests {
         let harnesses = Harnesses::new(Arc::new(agentwarden_claude_code::wire::ClaudeCode))
             .with("codex", Arc::new(agentwarden_codex::wire::Codex));
         assert_eq!(harnesses.get(None).map(|h| h.name()), Ok("Claude Code"));
-        assert_eq!(harnesses.get(Some("codex")).map(|h| h.name()), Ok("Codex CLI"));
+        assert_eq!(harnesses.get(Some("codex")).map(|h| h.name()), Ok("Codex"));
         for unknown in ["claude-code", "Codex", "", "gemini"] {
             let refused = harnesses.get(Some(unknown)).map(|h| h.name()).unwrap_err();
             assert_eq!(refused.code(), agentwarden::Code::RequestInvalid);

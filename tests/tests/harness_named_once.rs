@@ -15,21 +15,16 @@
 use std::path::Path;
 
 /// Files (relative to the workspace's root) allowed to name a harness in their code, and why.
-const ALLOWED: [(&str, &str); 3] = [
+const ALLOWED: [(&str, &str); 2] = [
     (
         "hook-client/src/harness.rs",
         "the registry: each harness by the name its hook's command line gives it, the one place that \
-         chooses one (X-89)",
+         chooses one, for the hook, the server, `init` and `doctor` (X-89, X-101)",
     ),
     (
         "app/src/human.rs",
         "the variables each harness sets in the processes its agent runs: a human verb refuses inside any \
          harness's session, whether or not the caller linked its integration (H-5, C-9; app_neutral.rs)",
-    ),
-    (
-        "cli/src/integrations.rs",
-        "what `warden doctor` knows of each harness, by the name `--harness` gives: the one place in the \
-         command line that chooses a harness's integration (N-15)",
     ),
 ];
 

@@ -24,7 +24,7 @@ struct Surface {
 /// resident service's protocol and server (another client or host builds on them), each
 /// harness's integration with its `setup` and `doctor` features (what `warden init` and `warden
 /// doctor` call), the doctor, the report, the witness, the confinement launcher's library and
-/// the hook client's. Not `agentwarden-tests`, `xtask` or the fuzz targets (nobody depends on
+/// the hook client's (with `doctor`, its registry as the command line links it). Not `agentwarden-tests`, `xtask` or the fuzz targets (nobody depends on
 /// them), nor the command line's crate (a binary: its surface is its help, `docs/reference`).
 const SURFACES: &[Surface] = &[
     Surface { package: "agentwarden", features: &["--features", "postgres,conformance"] },
@@ -41,7 +41,7 @@ const SURFACES: &[Surface] = &[
     Surface { package: "agentwarden-report", features: &[] },
     Surface { package: "agentwarden-witness", features: &[] },
     Surface { package: "agentwarden-confine", features: &[] },
-    Surface { package: "agentwarden-hook-client", features: &[] },
+    Surface { package: "agentwarden-hook-client", features: &["--features", "doctor"] },
 ];
 
 /// Where the snapshots live, relative to the workspace root.

@@ -24,8 +24,13 @@ pub struct Rendered {
 
 /// A harness integration: its wire format in and out.
 pub trait Harness: Send + Sync {
-    /// The harness as its users call it.
+    /// The harness as its users call it: in a reason and in a finding.
     fn name(&self) -> &'static str;
+
+    /// Its name on a command line and in a request: one lower-case word or words joined by `-`,
+    /// what `--harness NAME` and `warden init NAME` give, and what a request to the server names
+    /// (C-7). The one registry chooses a harness by it.
+    fn command(&self) -> &'static str;
 
     /// What it says of itself to the kernel: its words, its configuration section and the names
     /// that section may list (U-17). Its decoded events carry the same.
@@ -65,6 +70,10 @@ pub trait Harness: Send + Sync {
 impl<H: Harness + ?Sized> Harness for &H {
     fn name(&self) -> &'static str {
         (**self).name()
+    }
+
+    fn command(&self) -> &'static str {
+        (**self).command()
     }
 
     fn profile(&self) -> HarnessProfile {

@@ -4,33 +4,19 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, HookLineFn, Integration, Line, Signs};
-use agentwarden_domain::sessions::HarnessProfile;
+use agentwarden_domain::sessions::Harness;
 
 use super::{canary, install, installed, line, settings};
 
-/// Claude Code's integration, as the command line's registry holds it.
-#[derive(Clone, Copy, Debug)]
-pub struct Doctor;
-
-impl Integration for Doctor {
-    fn command(&self) -> &'static str {
-        "claude-code"
-    }
-
-    fn name(&self) -> &'static str {
-        "Claude Code"
-    }
-
+/// Claude Code as `warden doctor` checks it and `warden init` installs it: the same object its hook
+/// reads events and prints answers as.
+impl Integration for crate::wire::ClaudeCode {
     fn signs(&self) -> Signs {
         Signs { project: &[".claude", "CLAUDE.md"], home: &[".claude", ".claude.json"] }
     }
 
     fn guide(&self) -> &'static str {
         "the README's \"Guard Claude Code\""
-    }
-
-    fn profile(&self) -> HarnessProfile {
-        crate::wire::PROFILE
     }
 
     fn installed(

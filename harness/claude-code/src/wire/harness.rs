@@ -17,6 +17,10 @@ impl Harness for ClaudeCode {
         "Claude Code"
     }
 
+    fn command(&self) -> &'static str {
+        "claude-code"
+    }
+
     fn profile(&self) -> HarnessProfile {
         PROFILE
     }

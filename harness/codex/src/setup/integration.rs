@@ -5,33 +5,19 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line, Signs};
-use agentwarden_domain::sessions::HarnessProfile;
+use agentwarden_domain::sessions::Harness;
 
 use super::{canary, config, installed};
 
-/// Codex's integration, as the command line's registry holds it.
-#[derive(Clone, Copy, Debug)]
-pub struct Doctor;
-
-impl Integration for Doctor {
-    fn command(&self) -> &'static str {
-        "codex"
-    }
-
-    fn name(&self) -> &'static str {
-        "Codex"
-    }
-
+/// Codex as `warden doctor` checks it and `warden init` installs it: the same object its hook
+/// reads events and prints answers as.
+impl Integration for crate::wire::Codex {
     fn signs(&self) -> Signs {
         Signs { project: &[".codex"], home: &[".codex"] }
     }
 
     fn guide(&self) -> &'static str {
         "docs/codex.md"
-    }
-
-    fn profile(&self) -> HarnessProfile {
-        crate::wire::PROFILE
     }
 
     fn installed(

@@ -14,7 +14,11 @@ pub struct Codex;
 
 impl Harness for Codex {
     fn name(&self) -> &'static str {
-        "Codex CLI"
+        "Codex"
+    }
+
+    fn command(&self) -> &'static str {
+        "codex"
     }
 
     fn profile(&self) -> HarnessProfile {

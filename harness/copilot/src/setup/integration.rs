@@ -4,24 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line, Signs};
-use agentwarden_domain::sessions::HarnessProfile;
+use agentwarden_domain::sessions::Harness;
 use serde_json::Value;
 
 use super::{canary, hooks, installed};
 
-/// Copilot CLI's integration, as the command line's registry holds it.
-#[derive(Clone, Copy, Debug)]
-pub struct Doctor;
-
-impl Integration for Doctor {
-    fn command(&self) -> &'static str {
-        "copilot"
-    }
-
-    fn name(&self) -> &'static str {
-        "Copilot CLI"
-    }
-
+/// Copilot CLI as `warden doctor` checks it and `warden init` installs it: the same object its hook
+/// reads events and prints answers as.
+impl Integration for crate::wire::Copilot {
     fn signs(&self) -> Signs {
         Signs {
             project: &[".github/copilot", ".github/hooks", ".github/copilot-instructions.md"],
@@ -31,10 +21,6 @@ impl Integration for Doctor {
 
     fn guide(&self) -> &'static str {
         "docs/copilot.md"
-    }
-
-    fn profile(&self) -> HarnessProfile {
-        crate::wire::PROFILE
     }
 
     fn installed(

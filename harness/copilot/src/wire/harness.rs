@@ -17,6 +17,10 @@ impl Harness for Copilot {
         "Copilot CLI"
     }
 
+    fn command(&self) -> &'static str {
+        "copilot"
+    }
+
     fn profile(&self) -> HarnessProfile {
         PROFILE
     }

@@ -5,34 +5,20 @@
 use std::path::{Path, PathBuf};
 
 use agentwarden_doctor::{CanaryAnswer, Check, EnvFile, Integration, Line, Signs};
-use agentwarden_domain::sessions::{HarnessProfile, HookAnswer};
+use agentwarden_domain::sessions::{Harness, HookAnswer};
 
 use super::{canary, installed, settings};
 use crate::wire::{HOOK_STOPS, read_back};
 
-/// Gemini CLI's integration, as the command line's registry holds it.
-#[derive(Clone, Copy, Debug)]
-pub struct Doctor;
-
-impl Integration for Doctor {
-    fn command(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn name(&self) -> &'static str {
-        "Gemini CLI"
-    }
-
+/// Gemini CLI as `warden doctor` checks it and `warden init` installs it: the same object its hook
+/// reads events and prints answers as.
+impl Integration for crate::wire::Gemini {
     fn signs(&self) -> Signs {
         Signs { project: &[".gemini", "GEMINI.md"], home: &[".gemini"] }
     }
 
     fn guide(&self) -> &'static str {
         "docs/gemini.md"
-    }
-
-    fn profile(&self) -> HarnessProfile {
-        crate::wire::PROFILE
     }
 
     fn installed(

@@ -17,6 +17,10 @@ impl Harness for Gemini {
         "Gemini CLI"
     }
 
+    fn command(&self) -> &'static str {
+        "gemini"
+    }
+
     fn profile(&self) -> HarnessProfile {
         PROFILE
     }
