@@ -22,7 +22,7 @@ use agentwarden::config::GuardrailsConfig;
 use agentwarden::files::{self, UntrustedError};
 
 pub use crate::error::{InitError, ProtectError};
-pub use crate::install::{InitOptions, InstallError, Prepared, init_command, init_options};
+pub use crate::install::{InitOptions, InitPlaces, InstallError, Prepared, init_command, init_options};
 use crate::{Installing, Integration, Protecting, covered, in_git_work_tree, own_files_of, store_ignored};
 
 /// The inputs of [`Prepared::prepare`]: the command line's, and the harness's words.

@@ -134,14 +134,33 @@ pub fn init_options<A: clap::FromArgMatches + InitOptions + 'static>(
     Ok(Box::new(A::from_arg_matches(matches)?))
 }
 
+/// The options of `warden init NAME` every harness takes, in the same words: where the project
+/// is and which `warden` its hooks run. Each harness's options flatten them first (N-19).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct InitPlaces {
+    /// The project's root directory [default: the nearest directory, from here upward, with an
+    /// `agentwarden.toml` (N-1), else this one].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// The `warden` binary the hook runs (default: this one).
+    #[arg(long, value_name = "PATH")]
+    pub warden: Option<PathBuf>,
+}
+
 /// What `warden init NAME` was given, as the harness's own subcommand parsed it
 /// ([`Integration::init_command`](crate::Integration::init_command)): the options every harness
 /// takes, and the harness's install with its own (N-14, N-19).
 pub trait InitOptions: std::fmt::Debug {
+    /// The options every harness's `init` takes ([`InitPlaces`]).
+    fn places(&self) -> &InitPlaces;
     /// `--project`: the project's root directory, else the project found from here upward (N-1).
-    fn project(&self) -> Option<&Path>;
+    fn project(&self) -> Option<&Path> {
+        self.places().project.as_deref()
+    }
     /// `--warden`: the `warden` binary the hooks run, else this one.
-    fn warden(&self) -> Option<&Path>;
+    fn warden(&self) -> Option<&Path> {
+        self.places().warden.as_deref()
+    }
     /// `--timeout`: the harness's timeout for each hook call, in seconds.
     fn timeout(&self) -> u64;
     /// What the harness writes and says for the `prepared` line, its files read through `read`;

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwarden_doctor::init::{InitOptions, Prepared};
+use agentwarden_doctor::init::{InitOptions, InitPlaces, Prepared};
 use agentwarden_doctor::{FileWrite, InstallError, Installing, Read};
 
 use crate::setup::settings::{self, EVENTS, merge_hooks};
@@ -15,13 +15,9 @@ use crate::setup::settings::{self, EVENTS, merge_hooks};
 /// add the guard's own files to `[guardrails] protected`.
 #[derive(Debug, clap::Args)]
 pub struct InitArgs {
-    /// The project's root directory [default: the nearest directory, from here upward, with an
-    /// `agentwarden.toml` (N-1), else this one].
-    #[arg(long, value_name = "DIR")]
-    project: Option<PathBuf>,
-    /// The `warden` binary the hook runs (default: this one).
-    #[arg(long, value_name = "PATH")]
-    warden: Option<PathBuf>,
+    // `--project` and `--warden`, as every harness's `init` takes them.
+    #[command(flatten)]
+    places: InitPlaces,
     /// Gemini's timeout for each hook call, in seconds (written in milliseconds): at least
     /// the lock wait (`--lock-timeout-ms`) plus 3 s.
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
@@ -37,12 +33,8 @@ pub struct InitArgs {
 }
 
 impl InitOptions for InitArgs {
-    fn project(&self) -> Option<&Path> {
-        self.project.as_deref()
-    }
-
-    fn warden(&self) -> Option<&Path> {
-        self.warden.as_deref()
+    fn places(&self) -> &InitPlaces {
+        &self.places
     }
 
     fn timeout(&self) -> u64 {
