@@ -195,6 +195,15 @@ pub fn command() -> clap::Command {
 
 /// Runs `warden` with the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
+    // `warden hook --server …` is `warden-hook`'s client (V-34): a line that client reads as
+    // the command tree would is answered through it before the tree is built, which costs more
+    // than the answer (V-71, issue 49 item 8); any other line, the same client's included, is read by
+    // the tree below as before.
+    if let Some(line) = hook_line_read_early(std::env::args_os().skip(1)) {
+        let settle = agentwarden_hook_client::run::Settle::new();
+        agentwarden_hook_client::run::panic_fails(settle.clone(), "warden", line.halt_on_failure);
+        return agentwarden_hook_client::answer_through_server(&line, "warden", &settle);
+    }
     let parsed =
         help::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let (mut cli, json) = match parsed {
@@ -250,11 +259,7 @@ pub fn main() -> ExitCode {
         }
         return fail(&f);
     }
-    // The hook's server is its line's `--server` (V-49).
-    if let Command::Hook(args) = &mut cli.command {
-        args.server = cli.server.clone();
-        args.server_uid = cli.server_uid;
-    }
+    give_the_hook_its_server(&mut cli);
     // The hook call's one claim on its answer, which its watchdog, its panic hook and every
     // failure it returns ask before they write.
     let settle = agentwarden_hook_client::run::Settle::new();
@@ -310,6 +315,26 @@ pub fn main() -> ExitCode {
             hook_fail(&f, halts, &settle)
         }
         Err(f) => fail(&f),
+    }
+}
+
+/// `args` (without the program's name) as `warden-hook` reads them strictly, when they are a
+/// hook's line through a server (`--server`): the line the command tree reads them as, or `None`
+/// for the tree to read (`the_hook_line_read_early_is_the_line_clap_reads`).
+fn hook_line_read_early(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Option<agentwarden_hook_client::HookLine> {
+    match agentwarden_hook_client::line::parse_strict(args) {
+        Ok(agentwarden_hook_client::line::Asked::Hook(line)) if line.server.is_some() => Some(line),
+        _ => None,
+    }
+}
+
+/// The hook's server is its line's `--server`, a global option of the tree (V-49).
+fn give_the_hook_its_server(cli: &mut Cli) {
+    if let Command::Hook(args) = &mut cli.command {
+        args.server = cli.server.clone();
+        args.server_uid = cli.server_uid;
     }
 }
 
@@ -560,6 +585,121 @@ async fn run(cli: Cli, begun: Option<hook::Begun>, out: &mut dyn Write) -> Resul
         Command::Doctor(args) => {
             let store = PathBuf::from(cli.store.as_deref().unwrap_or(agentwarden::DEFAULT_STORE));
             doctor::doctor(args, &store, trusted.server.as_ref(), out).await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the command tree reads `args` as, when it reads them as a hook's line through a
+    /// server: the line `main` hands `warden-hook`'s client after the tree.
+    fn read_by_the_tree(args: &[&str]) -> Option<agentwarden_hook_client::HookLine> {
+        let matches =
+            help::command().try_get_matches_from(std::iter::once("warden").chain(args.iter().copied()));
+        let mut cli = Cli::from_arg_matches(&matches.ok()?).ok()?;
+        give_the_hook_its_server(&mut cli);
+        match &cli.command {
+            Command::Hook(args) => args.server_line(),
+            _ => None,
+        }
+    }
+
+    fn read_early(args: &[&str]) -> Option<agentwarden_hook_client::HookLine> {
+        hook_line_read_early(args.iter().map(std::ffi::OsString::from))
+    }
+
+    /// The lines `warden init … --server` installs with `warden` as the client, in each form,
+    /// are answered before the tree is built, as the tree reads them.
+    #[test]
+    fn a_server_line_is_read_early_as_the_tree_reads_it() {
+        for line in [
+            "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000",
+            "--lock-timeout-ms 5000 hook --harness codex --config c.toml --server /s --server-uid 998 --deadline-ms 28000",
+            "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000 --halt-on-failure",
+            "hook --server=/s --harness=gemini --config=c.toml",
+            "hook --server /s --config -",
+        ] {
+            let args: Vec<&str> = line.split_whitespace().collect();
+            let early = read_early(&args);
+            assert!(early.is_some(), "`{line}` is read early");
+            assert_eq!(early, read_by_the_tree(&args), "`{line}`");
+        }
+        // What the tree reads otherwise or refuses, the tree reads: a repeated option (the client
+        // takes the last, the tree refuses), a value the tree reads as an option, no server.
+        for line in [
+            "hook --server /s --deadline-ms 1 --deadline-ms 2",
+            "hook --server /s --halt-on-failure --halt-on-failure",
+            "hook --server /s --config -x",
+            "hook --config c.toml",
+            "--server /s hook",
+            "hook --server /s --json",
+        ] {
+            let args: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(read_early(&args), None, "`{line}` is left to the tree");
+        }
+    }
+
+    /// Pieces of a line: options with and without their values, in the forms either parser may
+    /// read differently.
+    const PIECES: &[&[&str]] = &[
+        &["--server", "/s"],
+        &["--server=/s"],
+        &["--server", ""],
+        &["--server="],
+        &["--server", "-"],
+        &["--server", "-x"],
+        &["--server-uid", "0"],
+        &["--server-uid=998"],
+        &["--server-uid", "-1"],
+        &["--config", "c.toml"],
+        &["--config=-x"],
+        &["--config", "-x"],
+        &["--config", "-"],
+        &["--deadline-ms", "100"],
+        &["--deadline-ms=0"],
+        &["--deadline-ms", "-5"],
+        &["--harness", "codex"],
+        &["--harness=copilot"],
+        &["--harness", "Codex"],
+        &["--halt-on-failure"],
+        &["--halt-on-failure=true"],
+        &["--lock-timeout-ms", "5000"],
+        &["--lock-timeout-ms=1"],
+        &["--store", "/x"],
+        &["--fsync"],
+        &["--json"],
+        &["--"],
+        &["-h"],
+        &["--version"],
+        &["gate"],
+        &["hook"],
+        &["-"],
+        &[""],
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// Whatever line is answered before the command tree is built, the tree reads as the same
+        /// hook's line through the same server: the early path takes no line the tree refuses or
+        /// reads otherwise (issue 49 item 8).
+        #[test]
+        fn the_hook_line_read_early_is_the_line_clap_reads(
+            before in prop::collection::vec(prop::sample::select(PIECES), 0..3),
+            after in prop::collection::vec(prop::sample::select(PIECES), 0..5),
+        ) {
+            let args: Vec<&str> = before
+                .iter()
+                .flat_map(|piece| piece.iter().copied())
+                .chain(std::iter::once("hook"))
+                .chain(after.iter().flat_map(|piece| piece.iter().copied()))
+                .collect();
+            if let Some(early) = read_early(&args) {
+                prop_assert_eq!(Some(early), read_by_the_tree(&args), "{:?}", args);
+            }
         }
     }
 }

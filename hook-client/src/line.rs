@@ -70,6 +70,9 @@ pub enum LineError {
     /// No `hook` command.
     #[error("the `hook` command is missing")]
     NoHook,
+    /// An option given twice, read strictly ([`parse_strict`]).
+    #[error("`{name}` is given twice")]
+    Repeated { name: String },
     /// `--server-uid` without `--server` (V-49).
     #[error("`--server-uid` names the user of a server, and no `--server` is given")]
     UidWithoutServer,
@@ -77,7 +80,23 @@ pub enum LineError {
 
 /// Reads the command line (without the program's name), or says why it is refused.
 pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, LineError> {
+    read(args, false)
+}
+
+/// Reads the command line as [`parse`] does, and refuses besides what `warden`'s own parser
+/// reads otherwise or refuses: an option given twice (`warden-hook` takes the last), an empty
+/// value, and a value given apart that begins with `-` (but `-` itself), which `warden` reads
+/// as an option. What this takes, `warden hook` reads as the same line, so `warden hook --server`
+/// may answer through it before building its command tree (V-71, issue 49 item 8; the command line's
+/// `the_hook_line_read_early_is_the_line_clap_reads` checks it against that parser).
+pub fn parse_strict(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, LineError> {
+    read(args, true)
+}
+
+/// [`parse`], or with `strict` [`parse_strict`].
+fn read(args: impl IntoIterator<Item = std::ffi::OsString>, strict: bool) -> Result<Asked, LineError> {
     let mut args = args.into_iter();
+    let mut given: Vec<String> = Vec::new();
     let mut hook = false;
     let (mut config, mut server, mut server_uid, mut deadline_ms) = (None, None, None, None);
     let mut harness = super::HookHarness::default();
@@ -89,14 +108,23 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked
             Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
             _ => (text, None),
         };
+        if strict && name.starts_with("--") {
+            if given.iter().any(|seen| seen == name) {
+                return Err(LineError::Repeated { name: name.to_owned() });
+            }
+            given.push(name.to_owned());
+        }
         let mut value = || -> Result<String, LineError> {
-            match inline.clone() {
-                Some(value) => Ok(value),
+            let value = match inline.clone() {
+                Some(value) => Some(value),
                 None => args
                     .next()
                     .and_then(|v| v.into_string().ok())
-                    .ok_or_else(|| LineError::NeedsValue { name: name.to_owned() }),
-            }
+                    .filter(|v| !strict || v == "-" || !v.starts_with('-')),
+            };
+            value
+                .filter(|v| !strict || !v.is_empty())
+                .ok_or_else(|| LineError::NeedsValue { name: name.to_owned() })
         };
         let number = |name: &str, value: String| {
             value.parse::<u64>().map_err(|_| LineError::NotMilliseconds { name: name.to_owned(), value })
@@ -221,6 +249,41 @@ mod tests {
             "hook --halt-on-failure=yes",
         ] {
             assert!(read(refused).is_err(), "`{refused}` is refused");
+        }
+    }
+
+    /// Read strictly, a line is refused where `warden`'s parser reads it otherwise or refuses it
+    /// (V-71); the lines `init` installs are read the same both ways.
+    #[test]
+    fn a_strict_reading_refuses_what_warden_reads_otherwise() {
+        let strict = |line: &str| parse_strict(line.split(' ').map(std::ffi::OsString::from));
+        for installed in [
+            "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000 --halt-on-failure",
+            "hook --server=/s --config=c.toml --harness codex --server-uid 998",
+            "hook --server /s --config -",
+        ] {
+            assert_eq!(strict(installed), read(installed), "`{installed}`");
+            assert!(strict(installed).is_ok(), "`{installed}`");
+        }
+        for (line, refused) in [
+            (
+                "hook --deadline-ms 100 --deadline-ms 200",
+                LineError::Repeated { name: "--deadline-ms".into() },
+            ),
+            (
+                "--lock-timeout-ms 1 hook --lock-timeout-ms=2",
+                LineError::Repeated { name: "--lock-timeout-ms".into() },
+            ),
+            ("hook --server /s --server=/t", LineError::Repeated { name: "--server".into() }),
+            ("hook --server=", LineError::NeedsValue { name: "--server".into() }),
+            ("hook --server ", LineError::NeedsValue { name: "--server".into() }),
+            ("hook --server /s --config -x", LineError::NeedsValue { name: "--config".into() }),
+        ] {
+            assert_eq!(strict(line), Err(refused), "`{line}`");
+            assert!(
+                line.ends_with(' ') || line.ends_with('=') || read(line).is_ok(),
+                "`{line}`: read leniently"
+            );
         }
     }
 }
