@@ -157,13 +157,17 @@ pub(crate) fn build_bins(profile: Profile) -> Result<(), String> {
         "--bin",
         "warden",
         "-p",
-        "agentwarden-hook-client",
-        "--bin",
-        "warden-hook",
-        "-p",
         "agentwarden-confine",
         "--bin",
         "warden-confine",
+    ]))?;
+    // Alone, with its own features: built beside `warden`, cargo would give it the command
+    // line's (the registry's installers, `doctor`, X-101), which it does not use.
+    exec(Command::new(cargo()).args(["build", "--locked"]).args(profile.args()).args([
+        "-p",
+        "agentwarden-hook-client",
+        "--bin",
+        "warden-hook",
     ]))
 }
 
