@@ -20,8 +20,10 @@
 //!   were and how much of that was the crowd's own (the rest is other work on the machine: the
 //!   figure is only as good as the machine was quiet) (V-46); with
 //!   `--baseline REV` (another commit's binaries, built by `bench_baseline`), every per-call
-//!   row — direct mode and through the service — and the same crowds right after against that
-//!   build, each row no more than 3 % slower than the baseline's (issue 49, item 8);
+//!   row — direct mode and through the service — timed again on this build and on that one in
+//!   turn, five rounds, each build's median of its round medians (a drift of the machine falls
+//!   on both), and the same crowds right after against that build, each row no more than 3 %
+//!   slower than the baseline's (issue 49, item 8);
 //! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
 //!   dynamically linked one Cargo builds by default is timed beside it for `Bash`, `Read` and
 //!   the 20 concurrent clients;
@@ -594,70 +596,117 @@ pub(crate) fn show(result: &Result<(f64, &'static str), String>) -> String {
     }
 }
 
-/// The baseline build's rows (V-46): its per-call rows through its own client, and its crowds.
+/// A row timed on this build and on the baseline's: this build's median, the baseline's, and how.
+type Paired = Result<(f64, f64, &'static str), String>;
+
+/// How many rounds a paired row takes, each a whole timing of each build.
+const PAIRED_ROUNDS: usize = 5;
+
+/// The baseline build's rows (V-46): each per-call row timed on both builds in turn, and its
+/// crowds.
 struct BaselineRows {
-    /// `warden hook` (the baseline's `warden`) in direct mode, on an empty store of its own.
-    direct: Result<(f64, &'static str), String>,
+    /// `warden hook` in direct mode, each build on an empty store of its own.
+    direct: Paired,
     /// The same for a subagent's `Read`.
-    direct_read: Result<(f64, &'static str), String>,
-    /// `warden hook` (the baseline's `warden`) through its server.
-    via: Result<(f64, &'static str), String>,
-    spawn: Result<(f64, &'static str), String>,
-    bash: Result<(f64, &'static str), String>,
-    read: Result<(f64, &'static str), String>,
+    direct_read: Paired,
+    /// `warden hook` through each build's own server.
+    via: Paired,
+    spawn: Paired,
+    bash: Paired,
+    read: Paired,
     crowd: Result<Vec<f64>, String>,
     client_crowd: Result<(Vec<f64>, CrowdCpu), String>,
 }
 
+/// The same row on this build (`ours`: its program and its run) and on the baseline's
+/// (`theirs`), timed in turn, [`PAIRED_ROUNDS`] rounds, the first of a round alternating: the
+/// median of each build's round medians. Two builds compared at one time, not one after the
+/// other: a drift of the machine over the run (its clock, another process) falls on both
+/// (issue 49 item 8).
+fn paired(ours: (&Path, &WholeProcess<'_>), theirs: (&Path, &WholeProcess<'_>)) -> Paired {
+    let (mut mine, mut base, mut how) = (Vec::new(), Vec::new(), "");
+    for round in 0..PAIRED_ROUNDS {
+        let order = if round % 2 == 0 { [true, false] } else { [false, true] };
+        for is_ours in order {
+            let (program, run) = if is_ours { ours } else { theirs };
+            let (ms, timed) = time_warden(program, run)?;
+            how = timed;
+            if is_ours { mine.push(ms) } else { base.push(ms) }
+        }
+    }
+    let median = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    Ok((median(mine), median(base), how))
+}
+
+/// What this build's rows ran, to run again beside the baseline's: `warden` and `warden-hook`,
+/// direct mode's arguments, and its server's hook arguments.
+struct Ours<'a> {
+    warden: &'a Path,
+    client: &'a Path,
+    direct: &'a [String],
+    served: &'a [String],
+}
+
 /// Measures the build whose `warden` is `old` (and `warden-hook` beside it) on a server of its
-/// own: `inputs` are the spawn, `Bash` and `Read` events.
-fn baseline_rows(old: &Path, bin: &Path, [spawn, bash, read]: [&str; 3]) -> Result<BaselineRows, String> {
+/// own, each per-call row in turn with this build's ([`paired`]): `inputs` are the spawn, `Bash`
+/// and `Read` events.
+fn baseline_rows(
+    old: &Path,
+    bin: &Path,
+    ours: &Ours<'_>,
+    [spawn, bash, read]: [&str; 3],
+) -> Result<BaselineRows, String> {
     let client = old.with_file_name("warden-hook");
-    let (direct, direct_read) = direct_rows(old, "baseline-direct", spawn, read)?;
+    let direct_args = direct_store(old, "baseline-direct")?;
+    track_planner(old, &direct_args, "bench-sub")?;
     let server = Server::start(old, bin, "baseline", 0)?;
-    let timed = |name, stdin| {
-        time_warden(
-            &client,
-            &WholeProcess { name, args: server.hook_args(), stdin: Some(stdin), env: KILL_SWITCH },
+    let served = server.hook_args();
+    let pair = |name, mine: &Path, theirs: &Path, (ours_args, base_args): (&[String], &[String]), stdin| {
+        paired(
+            (mine, &WholeProcess { name, args: ours_args.to_vec(), stdin: Some(stdin), env: KILL_SWITCH }),
+            (theirs, &WholeProcess { name, args: base_args.to_vec(), stdin: Some(stdin), env: KILL_SWITCH }),
         )
     };
-    let via = time_warden(
-        old,
-        &WholeProcess {
-            name: "baseline-spawn",
-            args: server.hook_args(),
-            stdin: Some(spawn),
-            env: KILL_SWITCH,
-        },
-    );
-    let spawn = timed("baseline-spawn-client", spawn);
-    hook_output(old, &server.hook_args(), &bash_event("bench-session")?)?;
-    let bash = timed("baseline-bash-client", bash);
-    let read = track_planner(&client, &server.hook_args(), "bench-sub")
-        .and_then(|()| timed("baseline-read-client", read));
+    let direct = pair("paired-direct", ours.warden, old, (ours.direct, &direct_args), spawn);
+    let direct_read = pair("paired-direct-read", ours.warden, old, (ours.direct, &direct_args), read);
+    let via = pair("paired-spawn", ours.warden, old, (ours.served, &served), spawn);
+    let spawn = pair("paired-spawn-client", ours.client, &client, (ours.served, &served), spawn);
+    hook_output(old, &served, &bash_event("bench-session")?)?;
+    let bash = pair("paired-bash-client", ours.client, &client, (ours.served, &served), bash);
+    let read = track_planner(&client, &served, "bench-sub")
+        .and_then(|()| pair("paired-read-client", ours.client, &client, (ours.served, &served), read));
     let crowd = concurrent(old, &server, 20, 10, 5_000_000);
     let client_crowd = concurrent_cpu(&client, &server, 20, 10, 4_000_000);
     server.stop();
     Ok(BaselineRows { direct, direct_read, via, spawn, bash, read, crowd, client_crowd })
 }
 
-/// `warden hook` (the build whose `warden` is `warden`) in direct mode on a sealed and approved
-/// empty store in `target/bench-serve-NAME`: a spawn of the planner, then (the planner tracked)
-/// its `Read`.
-#[expect(clippy::type_complexity, reason = "two timed rows, each a result")]
-fn direct_rows(
-    warden: &Path,
-    name: &str,
-    spawn: &str,
-    read: &str,
-) -> Result<(Result<(f64, &'static str), String>, Result<(f64, &'static str), String>), String> {
+/// Direct mode's arguments (`--store DIR hook --config …`) on a sealed and approved empty store
+/// in `target/bench-serve-NAME`, made anew by `warden`.
+fn direct_store(warden: &Path, name: &str) -> Result<Vec<String>, String> {
     let dir = target_dir().join(format!("bench-serve-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     let store = dir.join("audit").to_string_lossy().into_owned();
     for verb in [["seal", "--config", CONFIG], ["approve", "--ref", "GATE-BENCH"]] {
         exec(Command::new(warden).args(["--store", &store]).args(verb).env_remove("CLAUDECODE"))?;
     }
-    let args = ["--store", &store, "hook", "--config", CONFIG].map(str::to_owned).to_vec();
+    Ok(["--store", &store, "hook", "--config", CONFIG].map(str::to_owned).to_vec())
+}
+
+/// `warden hook` (the build whose `warden` is `warden`) in direct mode on a sealed and approved
+/// empty store in `target/bench-serve-NAME`: a spawn of the planner, then (the planner tracked)
+/// its `Read`; and the arguments that name that store.
+#[expect(clippy::type_complexity, reason = "two timed rows, each a result, and the arguments")]
+fn direct_rows(
+    warden: &Path,
+    name: &str,
+    spawn: &str,
+    read: &str,
+) -> Result<(Vec<String>, Result<(f64, &'static str), String>, Result<(f64, &'static str), String>), String> {
+    let args = direct_store(warden, name)?;
     let direct = time_warden(
         warden,
         &WholeProcess { name: "serve-direct", args: args.clone(), stdin: Some(spawn), env: KILL_SWITCH },
@@ -665,10 +714,15 @@ fn direct_rows(
     let direct_read = track_planner(warden, &args, "bench-sub").and_then(|()| {
         time_warden(
             warden,
-            &WholeProcess { name: "serve-direct-read", args, stdin: Some(read), env: KILL_SWITCH },
+            &WholeProcess {
+                name: "serve-direct-read",
+                args: args.clone(),
+                stdin: Some(read),
+                env: KILL_SWITCH,
+            },
         )
     });
-    Ok((direct, direct_read))
+    Ok((args, direct, direct_read))
 }
 
 /// The server rows: builds what they need, measures, prints.
@@ -683,7 +737,7 @@ pub(crate) fn run(warden: &Path, bin: &Path, baseline: Option<&Path>) -> Result<
     let read = write_input("subagent-read", &subagent_read_event("bench-sub")?)?;
 
     // Direct mode, in the same run: the baseline.
-    let (direct, direct_read) = direct_rows(warden, "direct", &spawn, &read)?;
+    let (direct_args, direct, direct_read) = direct_rows(warden, "direct", &spawn, &read)?;
 
     let empty = Server::start(warden, bin, "empty", 0)?;
     let timed = |name, hook: &Path, stdin| {
@@ -719,9 +773,11 @@ pub(crate) fn run(warden: &Path, bin: &Path, baseline: Option<&Path>) -> Result<
     // stores of its own, right after this one's, take the same per-call rows and the same two
     // crowds: two builds compared under the same load of the machine, in one run (V-46).
     let baseline = baseline.map(|dir| dir.join("warden"));
+    let served = empty.hook_args();
+    let ours = Ours { warden, client: &client, direct: &direct_args, served: &served };
     let baseline_rows = baseline
         .as_deref()
-        .map(|old| baseline_rows(old, bin, [spawn.as_str(), bash.as_str(), read.as_str()]));
+        .map(|old| baseline_rows(old, bin, &ours, [spawn.as_str(), bash.as_str(), read.as_str()]));
     let dynamic_crowd = concurrent(&dynamic, &empty, 20, 10, 3_000_000);
     // The same crowd of processes that ask nothing, the floor under the crowds above (V-47).
     let floor =
@@ -861,20 +917,29 @@ pub(crate) fn run(warden: &Path, bin: &Path, baseline: Option<&Path>) -> Result<
         match rows {
             Ok(rows) => {
                 println!(
-                    "\nThe same against the baseline build ({}), its own server and client",
+                    "\nThe same against the baseline build ({}), its own server and client, each row \
+                     timed on both builds in turn ({PAIRED_ROUNDS} rounds, the medians of each build's \
+                     round medians)",
                     old.display()
                 );
-                for (what, ours, theirs) in [
-                    ("`warden hook` Agent, direct, empty store", &direct, &rows.direct),
-                    ("`warden hook` subagent tool call (Read), direct", &direct_read, &rows.direct_read),
-                    ("`warden hook` Agent, through the server, empty store", &via_empty, &rows.via),
-                    ("`warden-hook` Agent, through the server, empty store", &client_empty, &rows.spawn),
-                    ("`warden-hook` Bash (nothing governs), through the server", &client_bash, &rows.bash),
-                    ("`warden-hook` subagent tool call (Read), through the server", &client_read, &rows.read),
+                for (what, pair) in [
+                    ("`warden hook` Agent, direct, empty store", &rows.direct),
+                    ("`warden hook` subagent tool call (Read), direct", &rows.direct_read),
+                    ("`warden hook` Agent, through the server, empty store", &rows.via),
+                    ("`warden-hook` Agent, through the server, empty store", &rows.spawn),
+                    ("`warden-hook` Bash (nothing governs), through the server", &rows.bash),
+                    ("`warden-hook` subagent tool call (Read), through the server", &rows.read),
                 ] {
                     // No worse: within 3 % of the baseline's median (issue 49, item 8).
-                    let pass = crate::bench_baseline::within(ms(ours), ms(theirs));
-                    row(what, &show(ours), &format!("≤ 1.03 × {} baseline", show(theirs)), pass);
+                    match pair {
+                        Ok((ours, theirs, _)) => {
+                            let pass = crate::bench_baseline::within(Some(*ours), Some(*theirs));
+                            let against =
+                                format!("≤ 1.03 × {theirs:.2} ms baseline ({:.3} ×)", ours / theirs);
+                            row(what, &format!("{ours:.2} ms"), &against, pass);
+                        }
+                        Err(e) => row(what, &format!("not measured: {e}"), "", None),
+                    }
                 }
                 crowd_rows("`warden hook` (baseline build)", rows.crowd.as_deref());
                 crowd_rows(
