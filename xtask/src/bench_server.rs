@@ -641,13 +641,10 @@ fn paired(ours: (&Path, &WholeProcess<'_>), theirs: (&Path, &WholeProcess<'_>)) 
     Ok((median(mine), median(base), how))
 }
 
-/// What this build's rows ran, to run again beside the baseline's: `warden` and `warden-hook`,
-/// direct mode's arguments, and its server's hook arguments.
+/// This build's `warden` and `warden-hook`, to time beside the baseline's.
 struct Ours<'a> {
     warden: &'a Path,
     client: &'a Path,
-    direct: &'a [String],
-    served: &'a [String],
 }
 
 /// Measures the build whose `warden` is `old` (and `warden-hook` beside it) on a server of its
@@ -660,24 +657,33 @@ fn baseline_rows(
     [spawn, bash, read]: [&str; 3],
 ) -> Result<BaselineRows, String> {
     let client = old.with_file_name("warden-hook");
+    // Each build on stores and a server of its own, made alike, anew: the rows before this one
+    // left this build's with events the baseline's would not have.
     let direct_args = direct_store(old, "baseline-direct")?;
     track_planner(old, &direct_args, "bench-sub")?;
+    let ours_direct = direct_store(ours.warden, "paired-direct")?;
+    track_planner(ours.warden, &ours_direct, "bench-sub")?;
     let server = Server::start(old, bin, "baseline", 0)?;
     let served = server.hook_args();
+    let ours_server = Server::start(ours.warden, bin, "paired", 0)?;
+    let ours_served = ours_server.hook_args();
     let pair = |name, mine: &Path, theirs: &Path, (ours_args, base_args): (&[String], &[String]), stdin| {
         paired(
             (mine, &WholeProcess { name, args: ours_args.to_vec(), stdin: Some(stdin), env: KILL_SWITCH }),
             (theirs, &WholeProcess { name, args: base_args.to_vec(), stdin: Some(stdin), env: KILL_SWITCH }),
         )
     };
-    let direct = pair("paired-direct", ours.warden, old, (ours.direct, &direct_args), spawn);
-    let direct_read = pair("paired-direct-read", ours.warden, old, (ours.direct, &direct_args), read);
-    let via = pair("paired-spawn", ours.warden, old, (ours.served, &served), spawn);
-    let spawn = pair("paired-spawn-client", ours.client, &client, (ours.served, &served), spawn);
+    let direct = pair("paired-direct", ours.warden, old, (&ours_direct, &direct_args), spawn);
+    let direct_read = pair("paired-direct-read", ours.warden, old, (&ours_direct, &direct_args), read);
+    let via = pair("paired-spawn", ours.warden, old, (&ours_served, &served), spawn);
+    let spawn = pair("paired-spawn-client", ours.client, &client, (&ours_served, &served), spawn);
     hook_output(old, &served, &bash_event("bench-session")?)?;
-    let bash = pair("paired-bash-client", ours.client, &client, (ours.served, &served), bash);
+    hook_output(ours.warden, &ours_served, &bash_event("bench-session")?)?;
+    let bash = pair("paired-bash-client", ours.client, &client, (&ours_served, &served), bash);
     let read = track_planner(&client, &served, "bench-sub")
-        .and_then(|()| pair("paired-read-client", ours.client, &client, (ours.served, &served), read));
+        .and_then(|()| track_planner(ours.client, &ours_served, "bench-sub"))
+        .and_then(|()| pair("paired-read-client", ours.client, &client, (&ours_served, &served), read));
+    ours_server.stop();
     let crowd = concurrent(old, &server, 20, 10, 5_000_000);
     let client_crowd = concurrent_cpu(&client, &server, 20, 10, 4_000_000);
     server.stop();
@@ -698,14 +704,14 @@ fn direct_store(warden: &Path, name: &str) -> Result<Vec<String>, String> {
 
 /// `warden hook` (the build whose `warden` is `warden`) in direct mode on a sealed and approved
 /// empty store in `target/bench-serve-NAME`: a spawn of the planner, then (the planner tracked)
-/// its `Read`; and the arguments that name that store.
-#[expect(clippy::type_complexity, reason = "two timed rows, each a result, and the arguments")]
+/// its `Read`.
+#[expect(clippy::type_complexity, reason = "two timed rows, each a result")]
 fn direct_rows(
     warden: &Path,
     name: &str,
     spawn: &str,
     read: &str,
-) -> Result<(Vec<String>, Result<(f64, &'static str), String>, Result<(f64, &'static str), String>), String> {
+) -> Result<(Result<(f64, &'static str), String>, Result<(f64, &'static str), String>), String> {
     let args = direct_store(warden, name)?;
     let direct = time_warden(
         warden,
@@ -714,15 +720,10 @@ fn direct_rows(
     let direct_read = track_planner(warden, &args, "bench-sub").and_then(|()| {
         time_warden(
             warden,
-            &WholeProcess {
-                name: "serve-direct-read",
-                args: args.clone(),
-                stdin: Some(read),
-                env: KILL_SWITCH,
-            },
+            &WholeProcess { name: "serve-direct-read", args, stdin: Some(read), env: KILL_SWITCH },
         )
     });
-    Ok((args, direct, direct_read))
+    Ok((direct, direct_read))
 }
 
 /// The server rows: builds what they need, measures, prints.
@@ -737,7 +738,7 @@ pub(crate) fn run(warden: &Path, bin: &Path, baseline: Option<&Path>) -> Result<
     let read = write_input("subagent-read", &subagent_read_event("bench-sub")?)?;
 
     // Direct mode, in the same run: the baseline.
-    let (direct_args, direct, direct_read) = direct_rows(warden, "direct", &spawn, &read)?;
+    let (direct, direct_read) = direct_rows(warden, "direct", &spawn, &read)?;
 
     let empty = Server::start(warden, bin, "empty", 0)?;
     let timed = |name, hook: &Path, stdin| {
@@ -773,8 +774,7 @@ pub(crate) fn run(warden: &Path, bin: &Path, baseline: Option<&Path>) -> Result<
     // stores of its own, right after this one's, take the same per-call rows and the same two
     // crowds: two builds compared under the same load of the machine, in one run (V-46).
     let baseline = baseline.map(|dir| dir.join("warden"));
-    let served = empty.hook_args();
-    let ours = Ours { warden, client: &client, direct: &direct_args, served: &served };
+    let ours = Ours { warden, client: &client };
     let baseline_rows = baseline
         .as_deref()
         .map(|old| baseline_rows(old, bin, &ours, [spawn.as_str(), bash.as_str(), read.as_str()]));
