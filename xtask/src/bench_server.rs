@@ -21,8 +21,8 @@
 //!   figure is only as good as the machine was quiet) (V-46); with
 //!   `--baseline REV` (another commit's binaries, built by `bench_baseline`), every per-call
 //!   row — direct mode and through the service — timed again on this build and on that one in
-//!   turn, five rounds, each build's median of its round medians (a drift of the machine falls
-//!   on both), and the same crowds right after against that build, each row no more than 3 %
+//!   turn, five rounds of our own loop (no shell), each build's median of its round medians (a
+//!   drift of the machine falls on both), and the same crowds right after against that build, each row no more than 3 %
 //!   slower than the baseline's (issue 49, item 8);
 //! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
 //!   dynamically linked one Cargo builds by default is timed beside it for `Bash`, `Read` and
@@ -620,7 +620,8 @@ struct BaselineRows {
 
 /// The same row on this build (`ours`: its program and its run) and on the baseline's
 /// (`theirs`), timed in turn, [`PAIRED_ROUNDS`] rounds, the first of a round alternating: the
-/// median of each build's round medians. Two builds compared at one time, not one after the
+/// median of each build's round medians, each round our own loop (no shell between, whose start
+/// is more than the difference sought). Two builds compared at one time, not one after the
 /// other: a drift of the machine over the run (its clock, another process) falls on both
 /// (issue 49 item 8).
 fn paired(ours: (&Path, &WholeProcess<'_>), theirs: (&Path, &WholeProcess<'_>)) -> Paired {
@@ -629,7 +630,7 @@ fn paired(ours: (&Path, &WholeProcess<'_>), theirs: (&Path, &WholeProcess<'_>)) 
         let order = if round % 2 == 0 { [true, false] } else { [false, true] };
         for is_ours in order {
             let (program, run) = if is_ours { ours } else { theirs };
-            let (ms, timed) = time_warden(program, run)?;
+            let (ms, timed) = crate::measure::time_loop(program, run)?;
             how = timed;
             if is_ours { mine.push(ms) } else { base.push(ms) }
         }
