@@ -21,7 +21,7 @@
 //!   figure is only as good as the machine was quiet) (V-46); with
 //!   `--baseline REV` (another commit's binaries, built by `bench_baseline`), every per-call
 //!   row — direct mode and through the service — timed again on this build and on that one in
-//!   turn, five rounds of our own loop (no shell), each build's median of its round medians (a
+//!   turn, nine rounds of our own loop (no shell), each build's median of its round medians (a
 //!   drift of the machine falls on both), and the same crowds right after against that build, each row no more than 3 %
 //!   slower than the baseline's (issue 49, item 8);
 //! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
@@ -600,7 +600,7 @@ pub(crate) fn show(result: &Result<(f64, &'static str), String>) -> String {
 type Paired = Result<(f64, f64, &'static str), String>;
 
 /// How many rounds a paired row takes, each a whole timing of each build.
-const PAIRED_ROUNDS: usize = 5;
+const PAIRED_ROUNDS: usize = 9;
 
 /// The baseline build's rows (V-46): each per-call row timed on both builds in turn, and its
 /// crowds.
