@@ -21,8 +21,9 @@
 //!   figure is only as good as the machine was quiet) (V-46); with
 //!   `--baseline REV` (another commit's binaries, built by `bench_baseline`), every per-call
 //!   row — direct mode and through the service — timed again on this build and on that one in
-//!   turn, nine rounds of our own loop (no shell), each build's median of its round medians (a
-//!   drift of the machine falls on both), and the same crowds right after against that build, each row no more than 3 %
+//!   turn, nine rounds of our own loop (no shell), each round on stores and servers made anew,
+//!   each build's median of its round medians (a drift of the machine, or of one server
+//!   process, falls on both), and the same crowds right after against that build, each row no more than 3 %
 //!   slower than the baseline's (issue 49, item 8);
 //! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
 //!   dynamically linked one Cargo builds by default is timed beside it for `Bash`, `Read` and
@@ -618,29 +619,8 @@ struct BaselineRows {
     client_crowd: Result<(Vec<f64>, CrowdCpu), String>,
 }
 
-/// The same row on this build (`ours`: its program and its run) and on the baseline's
-/// (`theirs`), timed in turn, [`PAIRED_ROUNDS`] rounds, the first of a round alternating: the
-/// median of each build's round medians, each round our own loop (no shell between, whose start
-/// is more than the difference sought). Two builds compared at one time, not one after the
-/// other: a drift of the machine over the run (its clock, another process) falls on both
-/// (issue 49 item 8).
-fn paired(ours: (&Path, &WholeProcess<'_>), theirs: (&Path, &WholeProcess<'_>)) -> Paired {
-    let (mut mine, mut base, mut how) = (Vec::new(), Vec::new(), "");
-    for round in 0..PAIRED_ROUNDS {
-        let order = if round % 2 == 0 { [true, false] } else { [false, true] };
-        for is_ours in order {
-            let (program, run) = if is_ours { ours } else { theirs };
-            let (ms, timed) = crate::measure::time_loop(program, run)?;
-            how = timed;
-            if is_ours { mine.push(ms) } else { base.push(ms) }
-        }
-    }
-    let median = |mut values: Vec<f64>| {
-        values.sort_by(f64::total_cmp);
-        values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-    };
-    Ok((median(mine), median(base), how))
-}
+/// One paired row: its name, each build's program and arguments (this build's first), its stdin.
+type PairedRow<'a> = (&'a str, [(&'a Path, &'a [String]); 2], &'a str);
 
 /// This build's `warden` and `warden-hook`, to time beside the baseline's.
 struct Ours<'a> {
@@ -648,9 +628,14 @@ struct Ours<'a> {
     client: &'a Path,
 }
 
-/// Measures the build whose `warden` is `old` (and `warden-hook` beside it) on a server of its
-/// own, each per-call row in turn with this build's ([`paired`]): `inputs` are the spawn, `Bash`
-/// and `Read` events.
+/// Measures the build whose `warden` is `old` (and `warden-hook` beside it), each per-call row
+/// beside this build's, in turn, [`PAIRED_ROUNDS`] rounds: in each round each build on a store
+/// and a server of its own made alike and anew (a server is one process for as long as it
+/// runs, and what differs between two for their whole life is averaged out only by starting
+/// them again), each row timed on both, the first of a row alternating between rounds, each
+/// time our own loop (no shell between, whose start is more than the difference sought); each
+/// build's median of its round medians (issue 49 item 8). Then its crowds, on a server of its
+/// own. `inputs` are the spawn, `Bash` and `Read` events.
 fn baseline_rows(
     old: &Path,
     bin: &Path,
@@ -658,33 +643,54 @@ fn baseline_rows(
     [spawn, bash, read]: [&str; 3],
 ) -> Result<BaselineRows, String> {
     let client = old.with_file_name("warden-hook");
-    // Each build on stores and a server of its own, made alike, anew: the rows before this one
-    // left this build's with events the baseline's would not have.
-    let direct_args = direct_store(old, "baseline-direct")?;
-    track_planner(old, &direct_args, "bench-sub")?;
-    let ours_direct = direct_store(ours.warden, "paired-direct")?;
-    track_planner(ours.warden, &ours_direct, "bench-sub")?;
-    let server = Server::start(old, bin, "baseline", 0)?;
-    let served = server.hook_args();
-    let ours_server = Server::start(ours.warden, bin, "paired", 0)?;
-    let ours_served = ours_server.hook_args();
-    let pair = |name, mine: &Path, theirs: &Path, (ours_args, base_args): (&[String], &[String]), stdin| {
-        paired(
-            (mine, &WholeProcess { name, args: ours_args.to_vec(), stdin: Some(stdin), env: KILL_SWITCH }),
-            (theirs, &WholeProcess { name, args: base_args.to_vec(), stdin: Some(stdin), env: KILL_SWITCH }),
-        )
+    let mut times: [[Vec<f64>; 2]; 6] = Default::default();
+    let mut how = "";
+    for round in 0..PAIRED_ROUNDS {
+        let mine_direct = direct_store(ours.warden, "paired-direct")?;
+        let base_direct = direct_store(old, "baseline-direct")?;
+        let mine_server = Server::start(ours.warden, bin, "paired", 0)?;
+        let base_server = Server::start(old, bin, "baseline", 0)?;
+        let (mine_served, base_served) = (mine_server.hook_args(), base_server.hook_args());
+        for (warden, hook, direct, served) in [
+            (ours.warden, ours.client, &mine_direct, &mine_served),
+            (old, &client, &base_direct, &base_served),
+        ] {
+            track_planner(warden, direct, "bench-sub")?;
+            // The first `Bash` call of the session writes its index; the rest take the fast path.
+            hook_output(warden, served, &bash_event("bench-session")?)?;
+            track_planner(hook, served, "bench-sub")?;
+        }
+        let rows: [PairedRow<'_>; 6] = [
+            ("paired-direct", [(ours.warden, &mine_direct), (old, &base_direct)], spawn),
+            ("paired-direct-read", [(ours.warden, &mine_direct), (old, &base_direct)], read),
+            ("paired-spawn", [(ours.warden, &mine_served), (old, &base_served)], spawn),
+            ("paired-spawn-client", [(ours.client, &mine_served), (&client, &base_served)], spawn),
+            ("paired-bash-client", [(ours.client, &mine_served), (&client, &base_served)], bash),
+            ("paired-read-client", [(ours.client, &mine_served), (&client, &base_served)], read),
+        ];
+        for ((name, builds, stdin), slots) in rows.into_iter().zip(times.iter_mut()) {
+            let mut turns: Vec<_> = builds.into_iter().zip(slots.iter_mut()).collect();
+            if round % 2 == 1 {
+                turns.reverse();
+            }
+            for ((program, args), slot) in turns {
+                let run = WholeProcess { name, args: args.to_vec(), stdin: Some(stdin), env: KILL_SWITCH };
+                let (ms, timed) = crate::measure::time_loop(program, &run)?;
+                slot.push(ms);
+                how = timed;
+            }
+        }
+        mine_server.stop();
+        base_server.stop();
+    }
+    let median = |values: &[f64]| {
+        let mut values = values.to_vec();
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
     };
-    let direct = pair("paired-direct", ours.warden, old, (&ours_direct, &direct_args), spawn);
-    let direct_read = pair("paired-direct-read", ours.warden, old, (&ours_direct, &direct_args), read);
-    let via = pair("paired-spawn", ours.warden, old, (&ours_served, &served), spawn);
-    let spawn = pair("paired-spawn-client", ours.client, &client, (&ours_served, &served), spawn);
-    hook_output(old, &served, &bash_event("bench-session")?)?;
-    hook_output(ours.warden, &ours_served, &bash_event("bench-session")?)?;
-    let bash = pair("paired-bash-client", ours.client, &client, (&ours_served, &served), bash);
-    let read = track_planner(&client, &served, "bench-sub")
-        .and_then(|()| track_planner(ours.client, &ours_served, "bench-sub"))
-        .and_then(|()| pair("paired-read-client", ours.client, &client, (&ours_served, &served), read));
-    ours_server.stop();
+    let [direct, direct_read, via, spawn, bash, read] =
+        times.map(|[mine, base]| Ok((median(&mine), median(&base), how)));
+    let server = Server::start(old, bin, "baseline", 0)?;
     let crowd = concurrent(old, &server, 20, 10, 5_000_000);
     let client_crowd = concurrent_cpu(&client, &server, 20, 10, 4_000_000);
     server.stop();
