@@ -63,7 +63,7 @@ pub(super) struct Asked<'a> {
 
 /// A path of a question, absolute (V-54, `AbsolutePath::resolved`).
 fn absolute(path: &Path) -> Result<AbsolutePath, Failure> {
-    AbsolutePath::resolved(path).map_err(|e| Failure::usage(e.to_string()))
+    AbsolutePath::resolved(path).map_err(Failure::usage)
 }
 
 /// The question `command` asks, when it is a decision command.
@@ -165,7 +165,7 @@ pub(super) async fn answer(
         Ok(outcome) => Ok((outcome, loaded.ok())),
         Err(why) => {
             tracing::error!(reason = %why, "no usable answer from the server; failing as on an unusable store");
-            let config = loaded.map_err(|e| Failure::usage(e.to_string()))?;
+            let config = loaded.map_err(Failure::usage)?;
             let checked = checked(question)?;
             let refused = WardenError::Store(StoreError::Unavailable { reason: why.to_string() });
             let warden = opened(&checked, Err(refused), Some(config.clone()))?;
@@ -189,7 +189,7 @@ async fn local(
         let outcome = decide(&warden, default_harness(), checked).await.map_err(failure)?;
         return Ok((outcome, None));
     }
-    let config = Config::load(config).map_err(|e| Failure::usage(e.to_string()))?;
+    let config = Config::load(config).map_err(Failure::usage)?;
     let create = !matches!(question, Question::SealShow {});
     let checked = checked(question)?;
     let warden = opened(&checked, stores.open(config.clone(), create), Some(config.clone()))?;

@@ -41,7 +41,7 @@ pub(super) struct DoctorArgs {
     /// The harness whose installed hooks are checked (C-10) [default: every harness whose
     /// Warden hooks are installed for the project or whose folder the project holds, each in turn; when none is, the first of the
     /// values, whose checks name the hooks missing] (N-18).
-    #[arg(long, value_name = "NAME", value_parser = super::integrations::names())]
+    #[arg(long, value_name = "NAME", value_parser = agentwarden_hook_client::HookHarness::names())]
     harness: Option<String>,
     /// With `--harness codex`: Codex's home, where the project must be trusted [default:
     /// `$CODEX_HOME`, else `~/.codex`].
@@ -73,7 +73,7 @@ fn witnesses_fed(config: &Config) -> Option<Check> {
 fn config_path(args: &DoctorArgs) -> Result<PathBuf, Failure> {
     let project = match &args.project {
         Some(project) => project.clone(),
-        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+        None => agentwarden::config::project_root().map_err(Failure::usage)?,
     };
     Ok(args.config.clone().unwrap_or_else(|| project.join(agentwarden::config::CONFIG_FILE)))
 }
@@ -99,7 +99,7 @@ pub(super) async fn doctor(
 ) -> Result<u8, Failure> {
     let project = match &args.project {
         Some(project) => project.clone(),
-        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+        None => agentwarden::config::project_root().map_err(Failure::usage)?,
     };
     let project = std::fs::canonicalize(&project)
         .map_err(|e| Failure::usage(format!("`{}`: {e}", project.display())))?;
@@ -122,7 +122,7 @@ pub(super) async fn doctor(
         server: trusted_server.map(|s| (s.socket.clone(), s.uid)),
         profiles: &agentwarden_hook_client::HookHarness::profiles(),
         witnesses: witnesses_fed,
-        deadline_ms: super::integrations::DEFAULT_DEADLINE_MS,
+        deadline_ms: agentwarden_hook_client::DEFAULT_DEADLINE_MS,
     };
     let mut reports = Vec::new();
     for harness in &harnesses {

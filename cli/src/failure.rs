@@ -28,14 +28,15 @@ impl Failure {
         Failure { exit, code: Some(code), reason: reason.into() }
     }
 
-    /// A usage error (exit 2) without a code.
-    pub(crate) fn usage(reason: impl Into<String>) -> Self {
-        Failure { exit: EXIT_USAGE, code: None, reason: reason.into() }
+    /// A usage error (exit 2) without a code, for `reason` as it reads: a text or an
+    /// error.
+    pub(crate) fn usage(reason: impl std::fmt::Display) -> Self {
+        Failure { exit: EXIT_USAGE, code: None, reason: reason.to_string() }
     }
 
-    /// The answer is no (exit 1), without a code.
-    pub(crate) fn no(reason: impl Into<String>) -> Self {
-        Failure { exit: EXIT_NO, code: None, reason: reason.into() }
+    /// The answer is no (exit 1), without a code, for `reason` as it reads.
+    pub(crate) fn no(reason: impl std::fmt::Display) -> Self {
+        Failure { exit: EXIT_NO, code: None, reason: reason.to_string() }
     }
 
     /// A client's failure with its code, and the exit code it has where it happened.

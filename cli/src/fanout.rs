@@ -92,7 +92,7 @@ pub(super) async fn run(
     };
     match command {
         FanoutCommand::Plan { items, phase, config, no_fan_out, json } => {
-            let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+            let config = Config::load(config.as_deref()).map_err(Failure::usage)?;
             let (planned, warnings) =
                 agentwarden::fanout::plan_items(&config, &read_items(&items)?, &phase, no_fan_out);
             if json {
@@ -103,8 +103,8 @@ pub(super) async fn run(
             Ok(EXIT_OK)
         }
         FanoutCommand::Run { items, phase, run, config, json, command } => {
-            let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
-            let run = run.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))?;
+            let config = Config::load(config.as_deref()).map_err(Failure::usage)?;
+            let run = run.map(CorrelationId::new).transpose().map_err(Failure::usage)?;
             let items = read_items(&items)?;
             let (program, args) =
                 command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
@@ -124,7 +124,7 @@ pub(super) async fn run(
                 Err(FanOutStopped::Warden(e)) => return Err(e.into()),
             };
             if json {
-                json_line(&serde_json::to_value(&report).map_err(|e| Failure::no(e.to_string()))?, out)?;
+                json_line(&serde_json::to_value(&report).map_err(Failure::no)?, out)?;
             } else {
                 render::merged(&report.merged, out)?;
             }

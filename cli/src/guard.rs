@@ -97,11 +97,11 @@ pub(super) async fn run(
 ) -> Result<u8, Failure> {
     match command {
         GuardCommand::Snapshot { out: file, root, config, json } => {
-            let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+            let config = Config::load(config.as_deref()).map_err(Failure::usage)?;
             let warden = open(config)?;
             let manifest =
                 warden.guard_snapshot(&root).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
-            let bytes = serde_json::to_vec(&manifest).map_err(|e| Failure::no(e.to_string()))?;
+            let bytes = serde_json::to_vec(&manifest).map_err(Failure::no)?;
             warden.write_file(&file, &bytes).await.map_err(|e| Failure::no(format!("snapshot: {e}")))?;
             if json {
                 writeln!(out, "{}", render::snapshot_json(&file, &manifest))?;
@@ -111,7 +111,7 @@ pub(super) async fn run(
             Ok(EXIT_OK)
         }
         GuardCommand::Run { item, run, artifacts, result, root, config, json, command } => {
-            let config = Config::load(config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+            let config = Config::load(config.as_deref()).map_err(Failure::usage)?;
             // Every argument is checked before the store is opened.
             let (program, args) =
                 command.split_first().ok_or_else(|| Failure::usage("no command after `--`"))?;
@@ -119,12 +119,10 @@ pub(super) async fn run(
             let agent = ProcessAgentRunner::new(program.clone(), args.to_vec()).stdout_to_stderr(json);
             let target =
                 GuardTarget { root: &root, item: &item, run: &run, session: None, artifacts: &artifacts };
-            let guarded = warden
-                .guarded_run(&target, &agent, result.as_deref())
-                .await
-                .map_err(|e| Failure::no(e.to_string()))?;
+            let guarded =
+                warden.guarded_run(&target, &agent, result.as_deref()).await.map_err(Failure::no)?;
             if json {
-                writeln!(out, "{}", serde_json::to_value(&guarded).map_err(|e| Failure::no(e.to_string()))?)?;
+                writeln!(out, "{}", serde_json::to_value(&guarded).map_err(Failure::no)?)?;
             } else {
                 render::run(&guarded, out)?;
             }

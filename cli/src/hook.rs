@@ -26,7 +26,7 @@ pub(super) struct HookArgs {
     config: Option<PathBuf>,
     /// Answer within this many milliseconds of starting, or exit 2 (H-10): below the harness's
     /// hook timeout, past which Claude Code, Codex CLI and Gemini CLI let the call run.
-    #[arg(long, default_value_t = super::integrations::DEFAULT_DEADLINE_MS, value_name = "MS")]
+    #[arg(long, default_value_t = agentwarden_hook_client::DEFAULT_DEADLINE_MS, value_name = "MS")]
     deadline_ms: u64,
     /// The global `--server`: ask the resident service at this socket (`warden serve`) instead
     /// of deciding here. Only the line's option names it: not `AGENTWARDEN_SERVER`, not
@@ -325,7 +325,7 @@ pub(super) async fn seal(
         refuse_inside_an_agent_session()?;
     }
     let by = name(args.by)?;
-    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let config = Config::load(args.config.as_deref()).map_err(Failure::usage)?;
     if !args.show {
         // What would be sealed is known before any store is opened (or created) (N-3).
         agentwarden::human::refuse_nothing_to_seal(&config).await?;
@@ -355,7 +355,7 @@ pub(super) async fn approve(
     let expires_in_ms = args.expires_in.as_deref().map(parse_duration).transpose()?;
     let request = ApprovalRequest { reference: args.reference, scope: args.scope, expires_in_ms };
     let by = name(args.by)?;
-    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let config = Config::load(args.config.as_deref()).map_err(Failure::usage)?;
     let warden = open(config)?;
     let appended = warden.approve(&request, &args.key.signer(by)).await?;
     super::signed::print(&appended, out)
@@ -369,7 +369,7 @@ pub(super) async fn revoke(
 ) -> Result<u8, Failure> {
     refuse_inside_an_agent_session()?;
     let by = name(args.by)?;
-    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let config = Config::load(args.config.as_deref()).map_err(Failure::usage)?;
     let warden = open(config)?;
     let appended = warden.revoke(args.reference.as_deref(), &args.key.signer(by)).await?;
     super::signed::print(&appended, out)

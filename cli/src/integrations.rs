@@ -1,8 +1,7 @@
 //! What `warden doctor` and `warden init` ask of the one registry of harnesses (N-15, X-101):
 //! each harness's integration, as the hook client's registry holds it (feature `doctor`); every
 //! command-line source holds a harness as `&dyn Integration` and runs one path for all of them
-//! `warden init`'s subcommands are theirs, in the registry's order (N-19). Here too,
-//! `warden hook`'s default deadline, the same in every harness's line.
+//! `warden init`'s subcommands are theirs, in the registry's order (N-19).
 
 use agentwarden_doctor::Integration;
 use agentwarden_hook_client::HookHarness;
@@ -22,11 +21,6 @@ pub(crate) fn named(name: &str) -> Option<&'static dyn Integration> {
 /// what `warden doctor` checks.
 pub(crate) fn all() -> [&'static dyn Integration; HookHarness::ALL.len()] {
     HookHarness::ALL.map(HookHarness::integration)
-}
-
-/// The names `--harness` takes, in the registry's order.
-pub(crate) fn names() -> [&'static str; HookHarness::ALL.len()] {
-    HookHarness::names()
 }
 
 /// The harnesses `warden doctor` checks when none is named: each whose Warden hooks are
@@ -115,10 +109,6 @@ pub(crate) fn signs_said() -> String {
         .collect::<Vec<_>>()
         .join("; ")
 }
-
-/// `warden hook`'s deadline when no `--deadline-ms` is given: what `init` installs with its
-/// default timeout (H-10), the same in every harness's line (the registry checks it).
-pub(crate) const DEFAULT_DEADLINE_MS: u64 = agentwarden_hook_client::DEFAULT_DEADLINE_MS;
 
 #[cfg(test)]
 mod tests {

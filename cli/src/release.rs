@@ -38,7 +38,7 @@ pub(super) async fn run(
     // Before any store is opened (H-5, C-9).
     let is_set = |var: &str| std::env::var_os(var).is_some();
     agentwarden::human::refuse_inside_an_agent_session(is_set, "releases a quarantine")?;
-    let config = Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let config = Config::load(args.config.as_deref()).map_err(Failure::usage)?;
     let storage = storage(&config);
     let warden = open(config)?;
     let appended = warden.release(&args.session, &storage, &args.key.signer(args.by)).await?;

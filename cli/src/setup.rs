@@ -101,11 +101,11 @@ pub(super) fn init_args(
     }
     let project = match args.project {
         Some(project) => project,
-        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+        None => agentwarden::config::project_root().map_err(Failure::usage)?,
     };
     let found = super::integrations::found(&project, std::env::home_dir().as_deref());
     if found.is_empty() {
-        let names = super::integrations::names();
+        let names = agentwarden_hook_client::HookHarness::names();
         return Err(Failure::usage(format!(
             "no harness is used in `{}` or in your home (none of {}); name the one to set up: warden init {}",
             project.display(),
@@ -142,7 +142,7 @@ pub(super) fn init_args(
 fn init_trusted(project: Option<&Path>, given: &super::trust::Given) -> Result<(), Failure> {
     let project = match project {
         Some(project) => project.to_path_buf(),
-        None => agentwarden::config::project_root().map_err(|e| Failure::usage(e.to_string()))?,
+        None => agentwarden::config::project_root().map_err(Failure::usage)?,
     };
     let direct = given.server.is_none();
     if let Some(config) = super::trust::load(Some(&project.join(CONFIG_FILE))) {
@@ -188,13 +188,13 @@ pub(super) fn init(
         harness,
         client: wiring::client_binary,
     })
-    .map_err(|e| Failure::usage(e.to_string()))?;
-    let installing = options.install(&prepared, &mut read_text).map_err(|e| Failure::usage(e.to_string()))?;
-    prepared.write(&installing).map_err(|e| Failure::usage(e.to_string()))?;
+    .map_err(Failure::usage)?;
+    let installing = options.install(&prepared, &mut read_text).map_err(Failure::usage)?;
+    prepared.write(&installing).map_err(Failure::usage)?;
     for line in prepared.said(&installing) {
         writeln!(out, "{line}")?;
     }
-    if let Some(said) = ignore_store(&prepared.project).map_err(|e| Failure::usage(e.to_string()))? {
+    if let Some(said) = ignore_store(&prepared.project).map_err(Failure::usage)? {
         writeln!(out, "{said}")?;
     }
     writeln!(out, "{}", installing.next)?;

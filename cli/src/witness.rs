@@ -89,7 +89,7 @@ pub(super) async fn run(command: WitnessCommand, out: &mut dyn Write) -> Result<
                 agentwarden_witness::listen(&args.listen, Witnessing::new(cosigner, logs, args.state))
                     .await
                     .map_err(|e| Failure::usage(format!("cannot listen on `{}`: {e}", args.listen)))?;
-            let at = listening.local_addr().map_err(|e| Failure::usage(e.to_string()))?;
+            let at = listening.local_addr().map_err(Failure::usage)?;
             writeln!(out, "witnessing on http://{at}/add-checkpoint")?;
             out.flush()?;
             listening.serve().await;

@@ -142,8 +142,7 @@ fn medians(launcher: &Path, confinement: &str, ws: &Path) -> Result<([f64; 3], S
                 times.push(started.elapsed().as_secs_f64() * 1e3);
             }
         }
-        times.sort_by(f64::total_cmp);
-        Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
+        Ok(crate::measure::median(&mut times).unwrap_or(f64::NAN))
     };
     let bare = time(Command::new(&truth).current_dir(ws))?;
     let shell = time(Command::new("/bin/sh").args(["-c", "true"]).current_dir(ws))?;

@@ -22,7 +22,7 @@ use crate::bench_server::{
     KILL_SWITCH, Server, bash_event, decisions, hook_output, row, spawn_event, subagent_read_event,
     track_planner, write_input,
 };
-use crate::measure::{WholeProcess, time_warden};
+use crate::measure::{WholeProcess, median, time_warden};
 
 /// Rounds of each measurement, alternating export off and on.
 const ROUNDS: usize = 11;
@@ -72,12 +72,6 @@ fn sink() -> Result<(String, Arc<AtomicU64>), String> {
         }
     });
     Ok((url, requests))
-}
-
-/// The median of `values` (sorted in place).
-fn median(values: &mut [f64]) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied()
 }
 
 /// A number after `"key":` in the JSON `text` (the status, read without a JSON parser).

@@ -683,13 +683,9 @@ fn baseline_rows(
         mine_server.stop();
         base_server.stop();
     }
-    let median = |values: &[f64]| {
-        let mut values = values.to_vec();
-        values.sort_by(f64::total_cmp);
-        values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-    };
+    let median = |mut values: Vec<f64>| crate::measure::median(&mut values).unwrap_or(f64::NAN);
     let [direct, direct_read, via, spawn, bash, read] =
-        times.map(|[mine, base]| Ok((median(&mine), median(&base), how)));
+        times.map(|[mine, base]| Ok((median(mine), median(base), how)));
     let server = Server::start(old, bin, "baseline", 0)?;
     let crowd = concurrent(old, &server, 20, 10, 5_000_000);
     let client_crowd = concurrent_cpu(&client, &server, 20, 10, 4_000_000);

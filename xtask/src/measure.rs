@@ -118,6 +118,11 @@ pub(crate) fn time_loop(warden: &Path, run: &WholeProcess<'_>) -> Result<(f64, &
             times.push(started.elapsed().as_secs_f64() * 1e3);
         }
     }
-    times.sort_by(f64::total_cmp);
-    Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), "own loop, 100 runs after 5 warm-up"))
+    Ok((median(&mut times).unwrap_or(f64::NAN), "own loop, 100 runs after 5 warm-up"))
+}
+
+/// The median of `values` (sorted in place); `None` when there are none.
+pub(crate) fn median(values: &mut [f64]) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied()
 }

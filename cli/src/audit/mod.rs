@@ -270,7 +270,7 @@ pub(super) async fn run(
                 // The configuration's witness policy is read, and its quorum checked, before the
                 // store is opened; the flags' quorum is a check of its own beside it (A-41, A-38,
                 //
-                let config = agentwarden::Config::load(None).map_err(|e| Failure::usage(e.to_string()))?;
+                let config = agentwarden::Config::load(None).map_err(Failure::usage)?;
                 let policy = agentwarden::tlog::configured_policy(&config, file.as_ref())?;
                 if !witnesses.is_empty() {
                     agentwarden::tlog::witnessed(file.as_ref(), &witnesses, quorum)?;
@@ -298,9 +298,8 @@ pub(super) async fn run(
                     "the note is empty: give its text, as in `warden audit note \"maintenance begins\"`",
                 ));
             }
-            let actor = Actor::new(actor).map_err(|e| Failure::usage(e.to_string()))?;
-            let session =
-                session.map(CorrelationId::new).transpose().map_err(|e| Failure::usage(e.to_string()))?;
+            let actor = Actor::new(actor).map_err(Failure::usage)?;
+            let session = session.map(CorrelationId::new).transpose().map_err(Failure::usage)?;
             let warden = open(None)?.with_actor(actor);
             let appended = warden
                 .record(Correlation { session, ..Correlation::default() }, &OperatorNote { message })
@@ -329,13 +328,12 @@ pub(super) async fn run(
                 since,
                 until,
             };
-            let mut filter =
-                agentwarden_report::filter::Filter::parse(args).map_err(|e| Failure::usage(e.to_string()))?;
+            let mut filter = agentwarden_report::filter::Filter::parse(args).map_err(Failure::usage)?;
             // Every filter is checked before the store is opened, an empty window
             // included; the command line's Warden keeps the system clock, so its now is this one.
             filter
                 .resolve(agentwarden::wiring::Clock::now(&agentwarden::wiring::SystemClock))
-                .map_err(|e| Failure::usage(e.to_string()))?;
+                .map_err(Failure::usage)?;
             let warden = open(None)?;
             if !json {
                 agentwarden_report::rows::write_header(out)?;
@@ -373,9 +371,9 @@ pub(super) async fn run(
                 )));
             };
             let text = if json {
-                to_json(&envelope).map_err(|e| Failure::no(e.to_string()))?
+                to_json(&envelope).map_err(Failure::no)?
             } else {
-                pretty(&envelope).map_err(|e| Failure::no(e.to_string()))?
+                pretty(&envelope).map_err(Failure::no)?
             };
             writeln!(out, "{text}")?;
             Ok(EXIT_OK)
@@ -387,7 +385,7 @@ pub(super) async fn run(
         AuditCommand::Stats { json } => {
             let stats = open(None)?.stats().await?;
             if json {
-                writeln!(out, "{}", serde_json::to_string(&stats).map_err(|e| Failure::no(e.to_string()))?)?;
+                writeln!(out, "{}", serde_json::to_string(&stats).map_err(Failure::no)?)?;
             } else {
                 agentwarden_report::rows::write_stats(&stats, out)?;
             }

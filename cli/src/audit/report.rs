@@ -59,13 +59,12 @@ pub(crate) async fn run(
         until: args.until.clone(),
         ..FilterArgs::default()
     };
-    let mut filter = Filter::parse(filter_args).map_err(|e| Failure::usage(e.to_string()))?;
+    let mut filter = Filter::parse(filter_args).map_err(Failure::usage)?;
     let now = agentwarden::wiring::Clock::now(&agentwarden::wiring::SystemClock);
-    filter.resolve(now).map_err(|e| Failure::usage(e.to_string()))?;
+    filter.resolve(now).map_err(Failure::usage)?;
     let checkpoint =
         args.checkpoint.as_deref().map(agentwarden::tlog::CheckpointFile::read_chain).transpose()?;
-    let config =
-        agentwarden::Config::load(args.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let config = agentwarden::Config::load(args.config.as_deref()).map_err(Failure::usage)?;
     let (since, until) = filter.window();
     let opened = open(config);
     let total = match &opened {
