@@ -318,13 +318,13 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `args` (without the program's name) as `warden-hook` reads them strictly, when they are a
+/// `args` (without the program's name) as `warden-hook` reads them, when they are a
 /// hook's line through a server (`--server`): the line the command tree reads them as, or `None`
 /// for the tree to read (`the_hook_line_read_early_is_the_line_clap_reads`).
 fn hook_line_read_early(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Option<agentwarden_hook_client::HookLine> {
-    match agentwarden_hook_client::line::parse_strict(args) {
+    match agentwarden_hook_client::line::parse(args) {
         Ok(agentwarden_hook_client::line::Asked::Hook(line)) if line.server.is_some() => Some(line),
         _ => None,
     }
@@ -627,8 +627,8 @@ mod tests {
             assert!(early.is_some(), "`{line}` is read early");
             assert_eq!(early, read_by_the_tree(&args), "`{line}`");
         }
-        // What the tree reads otherwise or refuses, the tree reads: a repeated option (the client
-        // takes the last, the tree refuses), a value the tree reads as an option, no server.
+        // What the client refuses (a repeated option, a value the tree reads as an option) or
+        // does not send to a server, the tree reads.
         for line in [
             "hook --server /s --deadline-ms 1 --deadline-ms 2",
             "hook --server /s --halt-on-failure --halt-on-failure",

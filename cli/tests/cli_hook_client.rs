@@ -304,6 +304,14 @@ fn a_server_that_is_down_silent_or_talking_nonsense_or_none_at_all_is_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
+    // An option given twice is refused as `warden hook` refuses it, not read as its last (V-72).
+    let twice = ["hook", "--server", "/s", "--deadline-ms", "1000", "--deadline-ms", "2000"];
+    for bin in [client().as_str(), WARDEN] {
+        let out = run(bin, &p, &twice, &spawn);
+        assert_eq!(out.status.code(), Some(2), "{bin}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("--deadline-ms") && !said.contains("server_unavailable"), "{bin}: {said}");
+    }
     assert!(!p.root.join(".agentwarden").exists() && !p.store.exists(), "the client opened no store");
 }
 

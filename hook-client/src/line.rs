@@ -70,7 +70,7 @@ pub enum LineError {
     /// No `hook` command.
     #[error("the `hook` command is missing")]
     NoHook,
-    /// An option given twice, read strictly ([`parse_strict`]).
+    /// An option given twice (V-72).
     #[error("`{name}` is given twice")]
     Repeated { name: String },
     /// `--server-uid` without `--server` (V-49).
@@ -78,23 +78,15 @@ pub enum LineError {
     UidWithoutServer,
 }
 
-/// Reads the command line (without the program's name), or says why it is refused.
+/// Reads the command line (without the program's name), or says why it is refused. The reading
+/// is strict: besides what it does not take, it refuses what `warden`'s own parser reads
+/// otherwise or refuses — an option given twice, an empty value, and a value given apart that
+/// begins with `-` (but `-` itself), which `warden` reads as an option — so that `warden-hook`
+/// and `warden hook` read one line one way: what this takes, `warden hook` reads as the same
+/// line, and `warden hook --server` may answer through it before building its command tree
+/// (V-71, V-72; the command line's `the_hook_line_read_early_is_the_line_clap_reads` checks it
+/// against that parser).
 pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, LineError> {
-    read(args, false)
-}
-
-/// Reads the command line as [`parse`] does, and refuses besides what `warden`'s own parser
-/// reads otherwise or refuses: an option given twice (`warden-hook` takes the last), an empty
-/// value, and a value given apart that begins with `-` (but `-` itself), which `warden` reads
-/// as an option. What this takes, `warden hook` reads as the same line, so `warden hook --server`
-/// may answer through it before building its command tree (V-71, issue 49 item 8; the command line's
-/// `the_hook_line_read_early_is_the_line_clap_reads` checks it against that parser).
-pub fn parse_strict(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Asked, LineError> {
-    read(args, true)
-}
-
-/// [`parse`], or with `strict` [`parse_strict`].
-fn read(args: impl IntoIterator<Item = std::ffi::OsString>, strict: bool) -> Result<Asked, LineError> {
     let mut args = args.into_iter();
     let mut given: Vec<String> = Vec::new();
     let mut hook = false;
@@ -108,7 +100,7 @@ fn read(args: impl IntoIterator<Item = std::ffi::OsString>, strict: bool) -> Res
             Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
             _ => (text, None),
         };
-        if strict && name.starts_with("--") {
+        if name.starts_with("--") {
             if given.iter().any(|seen| seen == name) {
                 return Err(LineError::Repeated { name: name.to_owned() });
             }
@@ -117,14 +109,11 @@ fn read(args: impl IntoIterator<Item = std::ffi::OsString>, strict: bool) -> Res
         let mut value = || -> Result<String, LineError> {
             let value = match inline.clone() {
                 Some(value) => Some(value),
-                None => args
-                    .next()
-                    .and_then(|v| v.into_string().ok())
-                    .filter(|v| !strict || v == "-" || !v.starts_with('-')),
+                None => {
+                    args.next().and_then(|v| v.into_string().ok()).filter(|v| v == "-" || !v.starts_with('-'))
+                }
             };
-            value
-                .filter(|v| !strict || !v.is_empty())
-                .ok_or_else(|| LineError::NeedsValue { name: name.to_owned() })
+            value.filter(|v| !v.is_empty()).ok_or_else(|| LineError::NeedsValue { name: name.to_owned() })
         };
         let number = |name: &str, value: String| {
             value.parse::<u64>().map_err(|_| LineError::NotMilliseconds { name: name.to_owned(), value })
@@ -192,7 +181,7 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         });
-        let rows: [(&str, Result<Asked, ()>, &str); 11] = [
+        let rows: [(&str, Result<Asked, ()>, &str); 10] = [
             (
                 "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000 --halt-on-failure",
                 Ok(halting),
@@ -213,11 +202,6 @@ mod tests {
                 "hook --server=/s --config=c.toml",
                 Ok(hook(Some("c.toml"), default, Some("/s"), None)),
                 "`=` forms",
-            ),
-            (
-                "hook --deadline-ms 100 --deadline-ms 200",
-                Ok(hook(None, 200, None, None)),
-                "the last one wins",
             ),
             ("hook --lock-timeout-ms 5", Ok(hook(None, default, None, None)), "a global option after `hook`"),
             ("hook --version", Ok(Asked::Version), "the version"),
@@ -252,18 +236,18 @@ mod tests {
         }
     }
 
-    /// Read strictly, a line is refused where `warden`'s parser reads it otherwise or refuses it
-    /// (V-71); the lines `init` installs are read the same both ways.
+    /// The reading is strict: a line is refused where `warden`'s parser reads it otherwise or
+    /// refuses it (V-71, V-72) — `warden-hook` once took the last of a repeated option where
+    /// `warden hook` refused the line.
     #[test]
-    fn a_strict_reading_refuses_what_warden_reads_otherwise() {
-        let strict = |line: &str| parse_strict(line.split(' ').map(std::ffi::OsString::from));
+    fn a_line_warden_reads_otherwise_is_refused() {
+        let read = |line: &str| parse(line.split(' ').map(std::ffi::OsString::from));
         for installed in [
             "--lock-timeout-ms 5000 hook --config c.toml --server /s --deadline-ms 28000 --halt-on-failure",
             "hook --server=/s --config=c.toml --harness codex --server-uid 998",
             "hook --server /s --config -",
         ] {
-            assert_eq!(strict(installed), read(installed), "`{installed}`");
-            assert!(strict(installed).is_ok(), "`{installed}`");
+            assert!(matches!(read(installed), Ok(Asked::Hook(_))), "`{installed}`");
         }
         for (line, refused) in [
             (
@@ -279,11 +263,7 @@ mod tests {
             ("hook --server ", LineError::NeedsValue { name: "--server".into() }),
             ("hook --server /s --config -x", LineError::NeedsValue { name: "--config".into() }),
         ] {
-            assert_eq!(strict(line), Err(refused), "`{line}`");
-            assert!(
-                line.ends_with(' ') || line.ends_with('=') || read(line).is_ok(),
-                "`{line}`: read leniently"
-            );
+            assert_eq!(read(line), Err(refused), "`{line}`");
         }
     }
 }
