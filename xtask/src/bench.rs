@@ -382,6 +382,20 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         if args.get(1).map(String::as_str) == Some("export") {
             return crate::bench_export::run(&bin.join("warden"), &bin);
         }
+        // `cargo xtask bench server work --baseline REV`: only the decisions' instructions beside
+        // that build's (issue 49, item 8).
+        if args.get(1).map(String::as_str) == Some("work") {
+            let old = baseline.as_deref().ok_or("`bench server work` needs --baseline REV")?;
+            let (warden, client) = (bin.join("warden"), bin.join("warden-hook"));
+            let ours = crate::bench_work::Build { warden: &warden, client: &client };
+            let (warden, client) = (old.join("warden"), old.join("warden-hook"));
+            crate::bench_work::run(
+                &bin,
+                &ours,
+                &crate::bench_work::Build { warden: &warden, client: &client },
+            );
+            return Ok(());
+        }
         // `cargo xtask bench server tlog`: only the log tree's rows (issue 37).
         if args.get(1).map(String::as_str) == Some("tlog") {
             return crate::bench_tlog::run(&bin.join("warden"), &bin);

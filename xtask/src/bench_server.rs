@@ -24,7 +24,8 @@
 //!   turn, nine rounds of our own loop (no shell), each round on stores and servers made anew,
 //!   each build's median of its round medians (a drift of the machine, or of one server
 //!   process, falls on both), and the same crowds right after against that build, each row no more than 3 %
-//!   slower than the baseline's (issue 49, item 8);
+//!   slower than the baseline's (issue 49, item 8); then the work of the same decisions in
+//!   instructions, on both builds (`bench_work`);
 //! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
 //!   dynamically linked one Cargo builds by default is timed beside it for `Bash`, `Read` and
 //!   the 20 concurrent clients;
@@ -85,6 +86,20 @@ impl Server {
         env: &[(&str, &str)],
         serve_args: &[&str],
     ) -> Result<Server, String> {
+        Server::start_under(&[], warden, bin, name, events, env, serve_args)
+    }
+
+    /// [`Server::start_serving`] with `warden` run under the program `under` names (with its
+    /// arguments: a profiler), or directly when `under` is empty.
+    pub(crate) fn start_under(
+        under: &[&str],
+        warden: &Path,
+        bin: &Path,
+        name: &str,
+        events: u64,
+        env: &[(&str, &str)],
+        serve_args: &[&str],
+    ) -> Result<Server, String> {
         let dir = target_dir().join(format!("bench-serve-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -102,7 +117,15 @@ impl Server {
                 .env_remove("CLAUDECODE"),
         )?;
         let socket = dir.join("warden.sock");
-        let child = Command::new(warden)
+        let mut command = match under.split_first() {
+            Some((program, args)) => {
+                let mut command = Command::new(program);
+                command.args(args).arg(warden);
+                command
+            }
+            None => Command::new(warden),
+        };
+        let child = command
             .args(["--store", &at, "serve", "--config", CONFIG, "--request-timeout-ms", "120000", "--socket"])
             .arg(&socket)
             .args(serve_args)
@@ -136,6 +159,11 @@ impl Server {
 
     pub(crate) fn hook_args(&self) -> Vec<String> {
         ["hook", "--config", CONFIG, "--server", &self.socket.to_string_lossy()].map(str::to_owned).to_vec()
+    }
+
+    /// The server's process id (under a profiler, the profiler's, which runs it).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// `VmRSS` and `VmHWM` in KiB.
@@ -955,6 +983,9 @@ pub(crate) fn run(warden: &Path, bin: &Path, baseline: Option<&Path>) -> Result<
             }
             Err(e) => println!("the baseline build ({}): not measured: {e}", old.display()),
         }
+        // The same decisions counted in instructions, which the machine's load does not move.
+        let theirs = crate::bench_work::Build { warden: old, client: &old.with_file_name("warden-hook") };
+        crate::bench_work::run(bin, &crate::bench_work::Build { warden, client: &client }, &theirs);
     }
     let kib = |r: &Result<(u64, u64), String>| match r {
         Ok((rss, hwm)) => format!("{rss} KiB (peak {hwm})"),

@@ -11,6 +11,7 @@ mod bench_export;
 mod bench_server;
 mod bench_session;
 mod bench_tlog;
+mod bench_work;
 mod ci;
 mod claude_code;
 mod codes;
@@ -49,7 +50,8 @@ const USAGE: &str =
           `bench session [--calls N] [--rounds R] [--harness claude-code|codex|gemini|copilot|all]`: only the
           whole-session rows, the real clients with no hook, a no-op hook and Warden;
           `bench server|session --baseline REV`: the same rows of commit REV's build beside
-          these, in one run, each within 3 %
+          these, in one run, each within 3 % (`bench server work --baseline REV`: only each
+          decision's instructions, callgrind's, beside that build's)
   codes   write docs/codes.md from the Code enum's table (a test fails when it is stale)
   public-api [--bless]  check the library crates' public API against docs/public-api/ (fails
           naming each crate whose surface changed); `--bless` rewrites the files
