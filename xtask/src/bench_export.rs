@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::bench_server::{
-    KILL_SWITCH, Server, bash_event, decisions, hook_output, row, spawn_event, subagent_read_event,
+    KILL_SWITCH, Server, Serving, bash_event, decisions, hook_output, row, spawn_event, subagent_read_event,
     track_planner, write_input,
 };
 use crate::measure::{WholeProcess, median, time_warden};
@@ -84,8 +84,9 @@ fn field(text: &str, key: &str) -> Option<u64> {
 pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     let (endpoint, requests) = sink()?;
     let client = bin.join("warden-hook");
-    let off = Server::start_with(warden, bin, "export-off", 0, &[])?;
-    let on = Server::start_with(warden, bin, "export-on", 0, &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)])?;
+    let off = Server::start(warden, bin, "export-off", 0)?;
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str())];
+    let on = Server::start_as(warden, bin, "export-on", 0, &Serving { env: &env, ..Serving::default() })?;
     let spawn = write_input("export-spawn", &spawn_event(1, "bench-session")?)?;
     let bash = write_input("export-bash", &bash_event("bench-session")?)?;
     let read = write_input("export-read", &subagent_read_event("bench-sub")?)?;

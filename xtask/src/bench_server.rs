@@ -52,6 +52,17 @@ const SPAWN: &str = "examples/claude-code/events/pre-task-main-planner.json";
 const START: &str = "examples/claude-code/events/start-planner.json";
 pub(crate) const KILL_SWITCH: (&str, &str) = ("AGENTWARDEN_ENABLE_SUBAGENTS", "true");
 
+/// How a [`Server`] is started besides its store: all empty by default.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Serving<'a> {
+    /// Variables set for the server (the export's, issue 39).
+    pub(crate) env: &'a [(&'a str, &'a str)],
+    /// Arguments after `serve`'s own (its log key, A-43).
+    pub(crate) serve_args: &'a [&'a str],
+    /// A program (with its arguments: a profiler) that runs `warden`; none: run directly.
+    pub(crate) under: &'a [&'a str],
+}
+
 /// A `warden serve` on a store of its own, stopped (SIGTERM, then SIGKILL) when dropped.
 pub(crate) struct Server {
     child: Child,
@@ -63,43 +74,18 @@ impl Server {
     /// A sealed and approved store of `events` events (0: empty) in `target/bench-serve-NAME`,
     /// and a server on it.
     pub(crate) fn start(warden: &Path, bin: &Path, name: &str, events: u64) -> Result<Server, String> {
-        Server::start_with(warden, bin, name, events, &[])
+        Server::start_as(warden, bin, name, events, &Serving::default())
     }
 
-    /// [`Server::start`] with the variables `env` set for the server (the export's, issue 39).
-    pub(crate) fn start_with(
+    /// [`Server::start`] as `how` says: with variables, arguments, under a profiler.
+    pub(crate) fn start_as(
         warden: &Path,
         bin: &Path,
         name: &str,
         events: u64,
-        env: &[(&str, &str)],
+        how: &Serving<'_>,
     ) -> Result<Server, String> {
-        Server::start_serving(warden, bin, name, events, env, &[])
-    }
-
-    /// [`Server::start_with`] with `serve_args` on the server's command line (its log key, A-43).
-    pub(crate) fn start_serving(
-        warden: &Path,
-        bin: &Path,
-        name: &str,
-        events: u64,
-        env: &[(&str, &str)],
-        serve_args: &[&str],
-    ) -> Result<Server, String> {
-        Server::start_under(&[], warden, bin, name, events, env, serve_args)
-    }
-
-    /// [`Server::start_serving`] with `warden` run under the program `under` names (with its
-    /// arguments: a profiler), or directly when `under` is empty.
-    pub(crate) fn start_under(
-        under: &[&str],
-        warden: &Path,
-        bin: &Path,
-        name: &str,
-        events: u64,
-        env: &[(&str, &str)],
-        serve_args: &[&str],
-    ) -> Result<Server, String> {
+        let Serving { env, serve_args, under } = *how;
         let dir = target_dir().join(format!("bench-serve-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;

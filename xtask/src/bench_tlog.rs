@@ -18,7 +18,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::bench_server::{
-    KILL_SWITCH, Server, concurrent, crowd_rows, ms, percentile, row, show, spawn_event, write_input,
+    KILL_SWITCH, Server, Serving, concurrent, crowd_rows, ms, percentile, row, show, spawn_event, write_input,
 };
 use crate::measure::{WholeProcess, exec, target_dir, time_warden};
 
@@ -45,7 +45,8 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
         ("tlog-signed", signed.clone()),
         ("tlog-unsigned", Vec::new()),
     ] {
-        let server = Server::start_serving(warden, bin, name, 0, &[], &args)?;
+        let server =
+            Server::start_as(warden, bin, name, 0, &Serving { serve_args: &args, ..Serving::default() })?;
         let one = time_warden(
             &client,
             &WholeProcess { name, args: server.hook_args(), stdin: Some(&spawn), env: KILL_SWITCH },

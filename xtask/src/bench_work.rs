@@ -24,7 +24,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::bench_server::{
-    KILL_SWITCH, Server, bash_event, row, spawn_event, subagent_read_event, track_planner,
+    KILL_SWITCH, Server, Serving, bash_event, row, spawn_event, subagent_read_event, track_planner,
 };
 
 /// The calls of each kind the server's counters are read over.
@@ -105,7 +105,8 @@ fn counts(bin: &Path, build: &Build<'_>, name: &str) -> Result<Counts, String> {
     // Fair scheduling (here and for each whole process): valgrind runs one thread at a time, and
     // without it a thread that spins waiting for another may hold the turn for minutes.
     let under = ["valgrind", "--tool=callgrind", "--fair-sched=yes", &out_arg];
-    let server = Server::start_under(&under, build.warden, bin, name, 0, &[], &[])?;
+    let server =
+        Server::start_as(build.warden, bin, name, 0, &Serving { under: &under, ..Serving::default() })?;
     let args = server.hook_args();
     let args = [args.as_slice(), &["--deadline-ms".to_owned(), "60000".to_owned()]].concat();
     track_planner(build.client, &args, "bench-sub")?;
