@@ -383,17 +383,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             return crate::bench_export::run(&bin.join("warden"), &bin);
         }
         // `cargo xtask bench server work --baseline REV`: only the decisions' instructions beside
-        // that build's (issue 49, item 8).
+        // that build's (issue 49, item 8), which the full run prints after its own rows.
         if args.get(1).map(String::as_str) == Some("work") {
             let old = baseline.as_deref().ok_or("`bench server work` needs --baseline REV")?;
-            let (warden, client) = (bin.join("warden"), bin.join("warden-hook"));
-            let ours = crate::bench_work::Build { warden: &warden, client: &client };
-            let (warden, client) = (old.join("warden"), old.join("warden-hook"));
-            crate::bench_work::run(
-                &bin,
-                &ours,
-                &crate::bench_work::Build { warden: &warden, client: &client },
-            );
+            crate::bench_work::run(&bin, old);
             return Ok(());
         }
         // `cargo xtask bench server tlog`: only the log tree's rows (issue 37).
@@ -401,6 +394,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             return crate::bench_tlog::run(&bin.join("warden"), &bin);
         }
         crate::bench_server::run(&bin.join("warden"), &bin, baseline.as_deref())?;
+        if let Some(old) = baseline.as_deref() {
+            crate::bench_work::run(&bin, old);
+        }
         // Issue 37: a server that signs beside one that does not, and proofs at 1M events.
         crate::bench_tlog::run(&bin.join("warden"), &bin)?;
         // Issue 39: the OpenTelemetry export on and off, in the same run.

@@ -24,8 +24,8 @@
 //!   turn, nine rounds of our own loop (no shell), each round on stores and servers made anew,
 //!   each build's median of its round medians (a drift of the machine, or of one server
 //!   process, falls on both), and the same crowds right after against that build, each row no more than 3 %
-//!   slower than the baseline's (issue 49, item 8); then the work of the same decisions in
-//!   instructions, on both builds (`bench_work`);
+//!   slower than the baseline's (issue 49, item 8) (after these rows `bench` prints the work
+//!   of the same decisions in instructions, on both builds: `bench_work`);
 //! - `warden-hook` is the statically linked client `cargo xtask install` ships (V-43); the
 //!   dynamically linked one Cargo builds by default is timed beside it for `Bash`, `Read` and
 //!   the 20 concurrent clients;
@@ -969,9 +969,6 @@ pub(crate) fn run(warden: &Path, bin: &Path, baseline: Option<&Path>) -> Result<
             }
             Err(e) => println!("the baseline build ({}): not measured: {e}", old.display()),
         }
-        // The same decisions counted in instructions, which the machine's load does not move.
-        let theirs = crate::bench_work::Build { warden: old, client: &old.with_file_name("warden-hook") };
-        crate::bench_work::run(bin, &crate::bench_work::Build { warden, client: &client }, &theirs);
     }
     let kib = |r: &Result<(u64, u64), String>| match r {
         Ok((rss, hwm)) => format!("{rss} KiB (peak {hwm})"),

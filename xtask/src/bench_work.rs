@@ -20,7 +20,7 @@
 //! around it, so the timed rows stay the measure and these say whether a build does more work.
 //! Without valgrind the rows are not measured, and say so.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::bench_server::{
@@ -50,22 +50,31 @@ fn kinds() -> Result<[Kind; 3], String> {
 }
 
 /// One build: its `warden` and its `warden-hook`.
-pub(crate) struct Build<'a> {
-    pub(crate) warden: &'a Path,
-    pub(crate) client: &'a Path,
+struct Build {
+    warden: PathBuf,
+    client: PathBuf,
 }
 
-/// Each row's instructions for one build, in the order [`rows`] prints them.
+impl Build {
+    /// The build whose binaries are in `dir`.
+    fn in_dir(dir: &Path) -> Build {
+        Build { warden: dir.join("warden"), client: dir.join("warden-hook") }
+    }
+}
+
+/// Each row's instructions for one build, in the order [`run`] prints them.
 type Counts = Vec<(String, u64)>;
 
-/// Counts the rows for both builds and prints them beside each other.
-pub(crate) fn run(bin: &Path, ours: &Build<'_>, theirs: &Build<'_>) {
+/// Counts the rows for this build (its binaries in `bin`, with the `build_log` example the
+/// servers' stores need) and for the baseline's (in `theirs`), and prints them beside each other.
+pub(crate) fn run(bin: &Path, theirs: &Path) {
     println!(
         "\nThe work of each decision, counted (callgrind's instructions: the same for the same binary \
          and input however busy the machine; this build beside the baseline's)"
     );
+    let (ours, theirs) = (Build::in_dir(bin), Build::in_dir(theirs));
     let counted = valgrind()
-        .and_then(|()| Ok((counts(bin, ours, "work-ours")?, counts(bin, theirs, "work-baseline")?)));
+        .and_then(|()| Ok((counts(bin, &ours, "work-ours")?, counts(bin, &theirs, "work-baseline")?)));
     match counted {
         Ok((mine, base)) => {
             for ((what, ours), (_, theirs)) in mine.iter().zip(&base) {
@@ -94,7 +103,7 @@ fn valgrind() -> Result<(), String> {
 }
 
 /// The rows of one build, its stores and servers in `target/bench-serve-NAME…`.
-fn counts(bin: &Path, build: &Build<'_>, name: &str) -> Result<Counts, String> {
+fn counts(bin: &Path, build: &Build, name: &str) -> Result<Counts, String> {
     let dir = crate::measure::target_dir().join(format!("bench-serve-{name}-callgrind"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -106,17 +115,17 @@ fn counts(bin: &Path, build: &Build<'_>, name: &str) -> Result<Counts, String> {
     // without it a thread that spins waiting for another may hold the turn for minutes.
     let under = ["valgrind", "--tool=callgrind", "--fair-sched=yes", &out_arg];
     let server =
-        Server::start_as(build.warden, bin, name, 0, &Serving { under: &under, ..Serving::default() })?;
+        Server::start_as(&build.warden, bin, name, 0, &Serving { under: &under, ..Serving::default() })?;
     let args = server.hook_args();
     let args = [args.as_slice(), &["--deadline-ms".to_owned(), "60000".to_owned()]].concat();
-    track_planner(build.client, &args, "bench-sub")?;
+    track_planner(&build.client, &args, "bench-sub")?;
     let kinds = kinds()?;
     for kind in &kinds {
         // One call first, not counted: the first `Bash` of a session writes its index.
-        ask(build.client, &args, &kind.input)?;
+        ask(&build.client, &args, &kind.input)?;
         control(&server, &["--zero"])?;
         for _ in 0..CALLS {
-            ask(build.client, &args, &kind.input)?;
+            ask(&build.client, &args, &kind.input)?;
         }
         control(&server, &[&format!("--dump={}", kind.key)])?;
         let total = dumped(&dir, kind.key)?;
@@ -124,19 +133,19 @@ fn counts(bin: &Path, build: &Build<'_>, name: &str) -> Result<Counts, String> {
     }
     server.stop();
     // The whole client process, against a server of the same build run directly.
-    let server = Server::start(build.warden, bin, &format!("{name}-client"), 0)?;
+    let server = Server::start(&build.warden, bin, &format!("{name}-client"), 0)?;
     let args = server.hook_args();
-    track_planner(build.client, &args, "bench-sub")?;
+    track_planner(&build.client, &args, "bench-sub")?;
     for kind in &kinds {
-        ask(build.client, &args, &kind.input)?;
+        ask(&build.client, &args, &kind.input)?;
         let out = dir.join(format!("client-{}", kind.key));
-        let counted = whole(build.client, &args, &kind.input, &out)?;
+        let counted = whole(&build.client, &args, &kind.input, &out)?;
         counts.push((format!("`warden-hook` {}, through the server, whole process", kind.name), counted));
     }
     // `warden hook --server`, which answers through the same client before its command tree
     // (V-71).
     let spawn = kinds.first().ok_or("no kinds")?;
-    let counted = whole(build.warden, &args, &spawn.input, &dir.join("client-warden"))?;
+    let counted = whole(&build.warden, &args, &spawn.input, &dir.join("client-warden"))?;
     counts.push((format!("`warden hook` {}, through the server, whole process", spawn.name), counted));
     server.stop();
     Ok(counts)
