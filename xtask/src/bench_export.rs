@@ -19,8 +19,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::bench_server::{
-    KILL_SWITCH, Server, Serving, bash_event, decisions, hook_output, row, spawn_event, subagent_read_event,
-    track_planner, write_input,
+    KILL_SWITCH, Server, Serving, bash_event, decisions, hook_output, row, timed_events, track_planner,
+    write_input,
 };
 use crate::measure::{WholeProcess, median, time_warden};
 
@@ -87,9 +87,10 @@ pub(crate) fn run(warden: &Path, bin: &Path) -> Result<(), String> {
     let off = Server::start(warden, bin, "export-off", 0)?;
     let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str())];
     let on = Server::start_as(warden, bin, "export-on", 0, &Serving { env: &env, ..Serving::default() })?;
-    let spawn = write_input("export-spawn", &spawn_event(1, "bench-session")?)?;
-    let bash = write_input("export-bash", &bash_event("bench-session")?)?;
-    let read = write_input("export-read", &subagent_read_event("bench-sub")?)?;
+    let [spawn, bash, read] = timed_events()?;
+    let spawn = write_input("export-spawn", &spawn)?;
+    let bash = write_input("export-bash", &bash)?;
+    let read = write_input("export-read", &read)?;
     for server in [&off, &on] {
         // The first `Bash` of the session writes its index; the planner is made a subagent.
         hook_output(warden, &server.hook_args(), &bash_event("bench-session")?)?;

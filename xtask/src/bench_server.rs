@@ -154,8 +154,8 @@ impl Server {
 
     /// `VmRSS` and `VmHWM` in KiB.
     fn memory_kib(&self) -> Result<(u64, u64), String> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .map_err(|e| format!("/proc/{}/status: {e}", self.child.id()))?;
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .map_err(|e| format!("/proc/{}/status: {e}", self.pid()))?;
         let field = |name: &str| {
             status
                 .lines()
@@ -194,6 +194,13 @@ impl Drop for Server {
 pub(crate) fn spawn_event(n: u64, session: &str) -> Result<String, String> {
     let text = std::fs::read_to_string(SPAWN).map_err(|e| format!("{SPAWN}: {e}"))?;
     Ok(text.replace("toolu_01", &format!("toolu_b{n}")).replace("demo-session", session))
+}
+
+/// The events of the three decisions every server row times, as they send them: the planner's
+/// spawn in the main session, a `Bash` there that nothing governs, the planner's `Read` in a
+/// session of its own (issue 24).
+pub(crate) fn timed_events() -> Result<[String; 3], String> {
+    Ok([spawn_event(1, "bench-session")?, bash_event("bench-session")?, subagent_read_event("bench-sub")?])
 }
 
 /// The planner's `SubagentStart` in `session` (it is then a tracked subagent).
@@ -750,9 +757,9 @@ pub(crate) fn run(warden: &Path, bin: &Path, baseline: Option<&Path>) -> Result<
         std::env::var("AGENTWARDEN_BENCH_DECISIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
     let client = bin.join("warden-hook");
     let dynamic = bin.join("warden-hook-dynamic");
-    let spawn = write_input("spawn", &spawn_event(1, "bench-session")?)?;
-    let bash = write_input("bash", &bash_event("bench-session")?)?;
-    let read = write_input("subagent-read", &subagent_read_event("bench-sub")?)?;
+    let [spawn, bash, read] = timed_events()?;
+    let (spawn, bash, read) =
+        (write_input("spawn", &spawn)?, write_input("bash", &bash)?, write_input("subagent-read", &read)?);
 
     // Direct mode, in the same run: the baseline.
     let (direct, direct_read) = direct_rows(warden, "direct", &spawn, &read)?;

@@ -23,9 +23,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::bench_server::{
-    KILL_SWITCH, Server, Serving, bash_event, row, spawn_event, subagent_read_event, track_planner,
-};
+use crate::bench_server::{KILL_SWITCH, Server, Serving, hook_output, row, timed_events, track_planner};
 
 /// The calls of each kind the server's counters are read over.
 const CALLS: u64 = 20;
@@ -40,12 +38,13 @@ struct Kind {
     input: String,
 }
 
-/// The three decisions the rows count: the timed rows' inputs.
+/// The three decisions the rows count, with the timed rows' events.
 fn kinds() -> Result<[Kind; 3], String> {
+    let [agent, bash, read] = timed_events()?;
     Ok([
-        Kind { name: "Agent", key: "agent", input: spawn_event(1, "bench-session")? },
-        Kind { name: "Bash (nothing governs)", key: "bash", input: bash_event("bench-session")? },
-        Kind { name: "subagent tool call (Read)", key: "read", input: subagent_read_event("bench-sub")? },
+        Kind { name: "Agent", key: "agent", input: agent },
+        Kind { name: "Bash (nothing governs)", key: "bash", input: bash },
+        Kind { name: "subagent tool call (Read)", key: "read", input: read },
     ])
 }
 
@@ -122,10 +121,10 @@ fn counts(bin: &Path, build: &Build, name: &str) -> Result<Counts, String> {
     let kinds = kinds()?;
     for kind in &kinds {
         // One call first, not counted: the first `Bash` of a session writes its index.
-        ask(&build.client, &args, &kind.input)?;
+        hook_output(&build.client, &args, &kind.input)?;
         control(&server, &["--zero"])?;
         for _ in 0..CALLS {
-            ask(&build.client, &args, &kind.input)?;
+            hook_output(&build.client, &args, &kind.input)?;
         }
         control(&server, &[&format!("--dump={}", kind.key)])?;
         let total = dumped(&dir, kind.key)?;
@@ -137,7 +136,7 @@ fn counts(bin: &Path, build: &Build, name: &str) -> Result<Counts, String> {
     let args = server.hook_args();
     track_planner(&build.client, &args, "bench-sub")?;
     for kind in &kinds {
-        ask(&build.client, &args, &kind.input)?;
+        hook_output(&build.client, &args, &kind.input)?;
         let out = dir.join(format!("client-{}", kind.key));
         let counted = whole(&build.client, &args, &kind.input, &out)?;
         counts.push((format!("`warden-hook` {}, through the server, whole process", kind.name), counted));
@@ -149,11 +148,6 @@ fn counts(bin: &Path, build: &Build, name: &str) -> Result<Counts, String> {
     counts.push((format!("`warden hook` {}, through the server, whole process", spawn.name), counted));
     server.stop();
     Ok(counts)
-}
-
-/// One hook process through `hook` with `args`, `input` on its stdin; an error unless it exits 0.
-fn ask(hook: &Path, args: &[String], input: &str) -> Result<(), String> {
-    crate::bench_server::hook_output(hook, args, input).map(drop)
 }
 
 /// `callgrind_control ARGS PID` for the valgrind that runs `server`; it returns once callgrind
